@@ -1,0 +1,28 @@
+# Each target sets itself up on a fresh machine: a venv in .venv with pinned dependencies.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint lit pytest bench venv
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+venv: $(BIN)/.installed
+
+demo: $(BIN)/.installed
+	$(BIN)/relay-demo
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+
+lit: $(BIN)/.installed
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv --order=smart tests/filecheck
+
+pytest: $(BIN)/.installed
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -n 2 tests
+
+test: lint lit pytest

@@ -1,0 +1,1 @@
+"""xrelay: Relay on xDSL."""
