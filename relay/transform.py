@@ -1,0 +1,123 @@
+"""
+The Python pass API, mirroring `tvm.relay.transform`.
+
+Besides `PassContext`, `Sequential`, `PassInfo`, `Pass` and `module_pass`, every
+registered pass is available by its Relay name as a factory taking Relay's arguments
+and returning a `Pass`::
+
+    from xrelay.relay import transform
+    with transform.PassContext(opt_level=3):
+        mod = transform.Sequential([transform.SimplifyInference(), transform.FuseOps()])(mod)
+
+Pass names are resolved lazily through the registry (`xrelay.transforms.get_all_passes`),
+so passes added later appear here too. Arguments map onto the `ModulePass` fields (the
+snake_case form of the CLI options): positional arguments in field order, keywords by
+field name or by a Relay alias (`register_argument_aliases`), lists become tuples.
+Passes rewrite the module in place and return it (see `xrelay.transforms.infra`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from xdsl.passes import ModulePass
+from xrelay.transforms.infra import (
+    Pass,
+    PassContext,
+    PassInfo,
+    PassLookupError,
+    Sequential,
+    as_pass,
+    build_pipeline,
+    get_pass_class,
+    module_pass,
+    registered_pass_classes,
+    relay_name_of,
+)
+
+__all__ = [
+    "Pass",
+    "PassContext",
+    "PassInfo",
+    "Sequential",
+    "build_pipeline",
+    "module_pass",
+    "register_argument_aliases",
+]
+
+# Relay keyword -> ModulePass field, per Relay pass name, where the names differ.
+_ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
+    "FuseOps": {"fuse_opt_level": "opt_level"},
+}
+
+
+def register_argument_aliases(relay_name: str, aliases: Mapping[str, str]) -> None:
+    """Accept the Relay keyword arguments in `aliases` (keyword -> field name) for the
+    pass `relay_name`, added to any already registered."""
+    _ARGUMENT_ALIASES.setdefault(relay_name, {}).update(aliases)
+
+
+def _convert(value: Any) -> Any:
+    # ModulePass options are hashable: Relay's lists become tuples.
+    if isinstance(value, list | tuple):
+        return tuple(_convert(v) for v in value)
+    return value
+
+
+def instantiate(cls: type[ModulePass], args: tuple[Any, ...], kwargs: dict[str, Any]) -> ModulePass:
+    """Build `cls` from Relay-style positional and keyword arguments."""
+    relay_name = relay_name_of(cls)
+    fields = [f.name for f in dataclasses.fields(cls) if f.init]
+    aliases = _ARGUMENT_ALIASES.get(relay_name, {})
+    if len(args) > len(fields):
+        raise TypeError(
+            f"{relay_name}() takes at most {len(fields)} positional arguments "
+            f"({', '.join(fields) or 'none'}), got {len(args)}"
+        )
+    values: dict[str, Any] = dict(zip(fields, map(_convert, args)))
+    for key, value in kwargs.items():
+        field_name = key if key in fields else aliases.get(key)
+        if field_name not in fields:
+            valid = fields + [a for a, f in aliases.items() if f in fields]
+            raise TypeError(
+                f"{relay_name}() got an unexpected keyword argument '{key}'; "
+                f"valid arguments: {', '.join(valid) or 'none'}"
+            )
+        if field_name in values:
+            raise TypeError(f"{relay_name}() got multiple values for argument '{key}'")
+        values[field_name] = _convert(value)
+    return cls(**values)
+
+
+def _factory(relay_name: str, cls: type[ModulePass]) -> Callable[..., Pass]:
+    def make(*args: Any, **kwargs: Any) -> Pass:
+        # Look the class up again: the registry may have changed since.
+        return as_pass(instantiate(get_pass_class(relay_name), args, kwargs))
+
+    make.__name__ = make.__qualname__ = relay_name
+    make.__doc__ = cls.__doc__
+    return make
+
+
+def __getattr__(name: str) -> Callable[..., Pass]:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        cls = get_pass_class(name)
+    except PassLookupError as exc:
+        raise AttributeError(
+            f"module 'xrelay.relay.transform' has no pass '{name}': {exc}"
+        ) from None
+    if relay_name_of(cls) != name:
+        raise AttributeError(
+            f"module 'xrelay.relay.transform' has no attribute '{name}'; "
+            f"the pass is called {relay_name_of(cls)} here"
+        )
+    return _factory(name, cls)
+
+
+def __dir__() -> list[str]:
+    names = set(__all__) | {relay_name_of(c) for c in registered_pass_classes().values()}
+    return sorted(names)

@@ -1,0 +1,765 @@
+"""
+Relay's pass infrastructure on top of xDSL module passes.
+
+Every xrelay pass is an xDSL `ModulePass` that also carries Relay's pass metadata as
+class variables::
+
+    @dataclass(frozen=True)
+    class FuseOpsPass(ModulePass):
+        name = "fuse-ops"                                    # CLI name
+        relay_name: ClassVar[str] = "FuseOps"                # Relay's PassInfo name
+        opt_level: ClassVar[int] = 0                         # Relay's PassInfo opt_level
+        required: ClassVar[tuple[str, ...]] = ("InferType",)  # Relay names
+
+A pass without these class variables (xDSL's own `cse`, `dce`, `canonicalize`) is named
+by its CLI name, has opt_level 0 and requires nothing. A composite pass (Relay's
+`FoldScaleAxis`) additionally declares `sequence: ClassVar[tuple[str, ...]]`, the CLI
+names of its parts; the infrastructure runs it as a nested `Sequential` named after
+the composite, so instruments and timing see the nesting as in Relay.
+
+This module mirrors `tvm.transform`: `PassContext` (opt level, required and disabled
+passes, instruments, configuration), `PassInfo`, `Pass` (a callable on a module) and
+`Sequential`, with Relay's semantics (see `reference/relay.md` §1 and §6). One
+deliberate departure: Relay's passes are functional (they return a new module), while
+xDSL's passes rewrite the module in place. Here `Pass.__call__(mod)` mutates `mod` and
+returns the same object, so both `mod = pass_(mod)` and `pass_(mod)` work. The config
+`testing.immutable_module=True` restores a functional behaviour for testing: each pass
+then runs on a copy and the input is left untouched.
+
+A "module" is either an xDSL `ModuleOp` or an object with a `.module` attribute holding
+one (`xrelay.relay.IRModule`). Instruments receive that object unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+if TYPE_CHECKING:
+    from xrelay.transforms.instrument import PassInstrument
+
+__all__ = [
+    "BUILD_PIPELINE_PASSES",
+    "ModulePassAdapter",
+    "Pass",
+    "PassContext",
+    "PassInfo",
+    "PassLookupError",
+    "Sequential",
+    "as_pass",
+    "build_pipeline",
+    "get_pass",
+    "get_pass_class",
+    "get_xdsl_context",
+    "has_pass",
+    "module_op",
+    "module_pass",
+    "override_pass_registry",
+    "pass_info_of",
+    "register_config",
+    "registered_pass_classes",
+    "relay_name_of",
+]
+
+_logger = logging.getLogger(__name__)
+
+ModuleT = TypeVar("ModuleT")
+
+PassRegistry = Mapping[str, Callable[[], type[ModulePass]]]
+
+
+# --------------------------------------------------------------------------------------
+# Modules and xDSL contexts
+# --------------------------------------------------------------------------------------
+
+
+def module_op(mod: Any) -> ModuleOp:
+    """Return the `ModuleOp` behind `mod` (a `ModuleOp` or an object with `.module`)."""
+    if isinstance(mod, ModuleOp):
+        return mod
+    inner = getattr(mod, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner
+    raise TypeError(
+        f"expected an xDSL ModuleOp or an IRModule holding one in '.module', "
+        f"got {type(mod).__name__}"
+    )
+
+
+def _copy_module(mod: ModuleT) -> ModuleT:
+    """A copy of `mod` whose ModuleOp can be rewritten without touching `mod`."""
+    if isinstance(mod, ModuleOp):
+        return mod.clone()  # type: ignore[return-value]
+    new = copy.copy(mod)
+    new.module = module_op(mod).clone()  # type: ignore[attr-defined]
+    return new
+
+
+_default_xdsl_context: Context | None = None
+
+
+def _make_default_xdsl_context() -> Context:
+    """The xrelay context, or the upstream dialects xrelay builds on if it is missing."""
+    try:
+        from xrelay.dialects import make_context  # type: ignore[attr-defined]
+    except ImportError:
+        make_context = None
+    if make_context is not None:
+        return make_context()
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.dialects.test import Test
+
+    ctx = Context()
+    for dialect in (Builtin, Func, Arith, Test):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def get_xdsl_context() -> Context:
+    """
+    The xDSL `Context` handed to `ModulePass.apply`.
+
+    It is the `xdsl_context` of the current `PassContext` if one was given (relay-opt
+    passes its own), otherwise one shared context with the xrelay dialects loaded.
+    """
+    ctx = PassContext.current().xdsl_context
+    if ctx is not None:
+        return ctx
+    global _default_xdsl_context
+    if _default_xdsl_context is None:
+        _default_xdsl_context = _make_default_xdsl_context()
+    return _default_xdsl_context
+
+
+# --------------------------------------------------------------------------------------
+# Pass registry
+# --------------------------------------------------------------------------------------
+
+
+class PassLookupError(LookupError):
+    """Raised when a pass name is neither a registered CLI name nor a Relay name."""
+
+
+def _xrelay_registry() -> PassRegistry:
+    try:
+        from xrelay.transforms import get_all_passes  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    return get_all_passes()
+
+
+_registry_provider: Callable[[], PassRegistry] = _xrelay_registry
+# Relay name -> CLI name, filled while scanning the registry (revalidated on use).
+_relay_to_cli: dict[str, str] = {}
+
+
+@contextmanager
+def override_pass_registry(
+    registry: PassRegistry | Callable[[], PassRegistry],
+) -> Iterator[None]:
+    """
+    Use another pass registry (a mapping CLI name -> class factory, or a function
+    returning one) inside the `with` block; meant for tests.
+    """
+    global _registry_provider
+    provider = registry if callable(registry) else (lambda: registry)
+    saved_provider, saved_cache = _registry_provider, dict(_relay_to_cli)
+    _registry_provider = provider  # type: ignore[assignment]
+    _relay_to_cli.clear()
+    try:
+        yield
+    finally:
+        _registry_provider = saved_provider
+        _relay_to_cli.clear()
+        _relay_to_cli.update(saved_cache)
+
+
+def relay_name_of(cls: type[ModulePass]) -> str:
+    """Relay's name of a pass class; its CLI name when it has no `relay_name`."""
+    return getattr(cls, "relay_name", None) or cls.name
+
+
+def get_pass_class(name: str) -> type[ModulePass]:
+    """
+    Look up a pass class by CLI name (`fuse-ops`) or Relay name (`FuseOps`).
+
+    Raises `PassLookupError` listing the known names when there is no such pass.
+    """
+    registry = _registry_provider()
+    if name in registry:
+        return registry[name]()
+    cli = _relay_to_cli.get(name)
+    if cli is not None and cli in registry:
+        cls = registry[cli]()
+        if relay_name_of(cls) == name:
+            return cls
+    # Scan every pass; a module that fails to import must not hide the others.
+    broken: list[str] = []
+    found: type[ModulePass] | None = None
+    for cli_name, factory in registry.items():
+        try:
+            cls = factory()
+        except Exception as exc:
+            broken.append(f"{cli_name} ({type(exc).__name__}: {exc})")
+            continue
+        _relay_to_cli[relay_name_of(cls)] = cli_name
+        if found is None and relay_name_of(cls) == name:
+            found = cls
+    if found is not None:
+        return found
+    known = sorted(set(registry) | {r for r, c in _relay_to_cli.items() if c in registry})
+    message = f"unknown pass '{name}'; known passes: {', '.join(known) or '(none)'}"
+    if broken:
+        message += f"; passes that failed to load: {'; '.join(broken)}"
+    raise PassLookupError(message)
+
+
+def has_pass(name: str) -> bool:
+    """Whether `name` (CLI or Relay name) names a registered pass."""
+    try:
+        get_pass_class(name)
+    except PassLookupError:
+        return False
+    return True
+
+
+def registered_pass_classes() -> dict[str, type[ModulePass]]:
+    """CLI name -> class of every registered pass (passes that fail to load left out)."""
+    classes: dict[str, type[ModulePass]] = {}
+    for cli_name, factory in _registry_provider().items():
+        try:
+            classes[cli_name] = factory()
+        except Exception:
+            continue
+    return classes
+
+
+def _canonical_name(name: str) -> str:
+    """The Relay name for a CLI name of a registered pass; any other name unchanged."""
+    registry = _registry_provider()
+    if name in registry:
+        try:
+            return relay_name_of(registry[name]())
+        except Exception:
+            return name
+    return name
+
+
+def get_pass(name: str) -> Pass:
+    """A `Pass` with default options for the pass named `name` (CLI or Relay name)."""
+    return as_pass(get_pass_class(name)())
+
+
+# --------------------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ConfigOption:
+    key: str
+    type: type
+    default: Any
+
+
+_config_registry: dict[str, _ConfigOption] = {}
+_MISSING: Any = object()
+
+
+def register_config(key: str, value_type: type, default: Any = None) -> None:
+    """
+    Declare a `PassContext` config option `key` holding values of `value_type`.
+
+    Registering a key again replaces the declaration (so modules can be reloaded).
+    """
+    if not isinstance(value_type, type):
+        raise TypeError(f"config option '{key}': type must be a class, got {value_type!r}")
+    _config_registry[key] = _ConfigOption(key, value_type, default)
+
+
+def _check_config_value(key: str, value: Any) -> Any:
+    if key not in _config_registry:
+        raise AttributeError(
+            f"Invalid config option '{key}' candidates are: {', '.join(sorted(_config_registry))}"
+        )
+    option = _config_registry[key]
+    expected = option.type
+    # Relay converts integers to Bool and Integer options; accept what it accepts.
+    if expected is bool and isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if expected is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if expected is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if expected not in (bool, int, float) and isinstance(value, expected):
+        return value
+    raise TypeError(
+        f"config option '{key}' expects a value of type {expected.__name__}, "
+        f"got {value!r} of type {type(value).__name__}"
+    )
+
+
+register_config("relay.FuseOps.max_depth", int, 256)
+register_config("relay.FuseOps.link_params", bool, False)
+register_config("relay.fallback_device_type", int, 1)
+register_config("relay.ToMixedPrecision.keep_orig_output_dtype", bool, False)
+register_config("relay.backend.use_auto_scheduler", bool, False)
+register_config("testing.immutable_module", bool, False)
+
+
+# --------------------------------------------------------------------------------------
+# PassInfo and PassContext
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    """Relay's pass metadata: optimization level, name and the passes it requires."""
+
+    opt_level: int
+    name: str
+    required: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "required", tuple(self.required))
+
+    def __str__(self) -> str:
+        return (
+            f"The meta data of the pass - pass name: {self.name}, opt_level: "
+            f"{self.opt_level}, required passes: [{', '.join(self.required)}]"
+        )
+
+
+def pass_info_of(cls: type[ModulePass]) -> PassInfo:
+    """The `PassInfo` of a pass class, from its class variables (see the module doc)."""
+    return PassInfo(
+        getattr(cls, "opt_level", 0), relay_name_of(cls), tuple(getattr(cls, "required", ()))
+    )
+
+
+class _ContextStack(threading.local):
+    """Per-thread stack of entered contexts above a per-thread default context."""
+
+    def __init__(self):
+        self.stack: list[PassContext] = []
+        self.default: PassContext | None = None
+
+
+_contexts = _ContextStack()
+
+
+class PassContext:
+    """
+    The settings passes run under, as `tvm.transform.PassContext`.
+
+    Use it as a context manager; `PassContext.current()` is the innermost entered one
+    (a default context with opt_level 2 exists per thread).
+
+    * `opt_level`: inside a `Sequential`, a pass runs only when
+      `ctx.opt_level >= pass.opt_level` or it is in `required_pass`, and it is not in
+      `disabled_pass` (names may be CLI or Relay names).
+    * `instruments`: `PassInstrument`s called around every pass; entering the context
+      calls their `enter_pass_ctx`, leaving it their `exit_pass_ctx`, with Relay's
+      rules on failure (relay.md §6.2): a failing enter exits the already entered ones in
+      reverse order, clears the list and propagates without entering the context; a
+      failing exit propagates at once, leaves the rest un-exited and clears the list.
+    * `config`: options declared with `register_config`; an unknown key raises
+      `AttributeError`, a value of the wrong type `TypeError`.
+    * `xdsl_context`: the xDSL `Context` for `ModulePass.apply` (default: one with the
+      xrelay dialects, see `get_xdsl_context`).
+    """
+
+    def __init__(
+        self,
+        opt_level: int = 2,
+        required_pass: Iterable[str] = (),
+        disabled_pass: Iterable[str] = (),
+        instruments: Iterable[PassInstrument] = (),
+        config: Mapping[str, Any] | None = None,
+        *,
+        xdsl_context: Context | None = None,
+    ):
+        from xrelay.transforms.instrument import PassInstrument
+
+        if not isinstance(opt_level, int) or isinstance(opt_level, bool):
+            raise TypeError(f"opt_level must be an int, got {opt_level!r}")
+        for names, what in ((required_pass, "required_pass"), (disabled_pass, "disabled_pass")):
+            if isinstance(names, str):
+                raise TypeError(f"{what} must be a list of pass names, not a string")
+        self.opt_level = opt_level
+        self.required_pass = tuple(required_pass)
+        self.disabled_pass = tuple(disabled_pass)
+        self._required = frozenset(_canonical_name(n) for n in self.required_pass)
+        self._disabled = frozenset(_canonical_name(n) for n in self.disabled_pass)
+        instruments = list(instruments)
+        for instrument in instruments:
+            if not isinstance(instrument, PassInstrument):
+                raise TypeError(
+                    f"{instrument!r} is not a PassInstrument; subclass PassInstrument "
+                    "or decorate its class with @pass_instrument"
+                )
+        self._instruments: list[PassInstrument] = instruments
+        self._config = {key: _check_config_value(key, v) for key, v in (config or {}).items()}
+        self.xdsl_context = xdsl_context
+
+    # ---- accessors -----------------------------------------------------------------
+
+    @property
+    def instruments(self) -> tuple[PassInstrument, ...]:
+        """The installed instruments, in call order."""
+        return tuple(self._instruments)
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        """The options set explicitly on this context (read-only)."""
+        return MappingProxyType(self._config)
+
+    def get_config(self, key: str, default: Any = _MISSING) -> Any:
+        """The value of config option `key`: as set here, else `default` if given, else
+        the registered default. An unknown key raises `AttributeError`."""
+        if key not in _config_registry:
+            _check_config_value(key, None)  # raises the "Invalid config option" error
+        if key in self._config:
+            return self._config[key]
+        return _config_registry[key].default if default is _MISSING else default
+
+    @staticmethod
+    def list_configs() -> dict[str, dict[str, Any]]:
+        """Every registered config option: `{key: {"type": name, "default": value}}`."""
+        return {
+            key: {"type": opt.type.__name__, "default": opt.default}
+            for key, opt in sorted(_config_registry.items())
+        }
+
+    @staticmethod
+    def current() -> PassContext:
+        """The innermost entered context, or this thread's default context."""
+        if _contexts.stack:
+            return _contexts.stack[-1]
+        if _contexts.default is None:
+            _contexts.default = PassContext()
+        return _contexts.default
+
+    def pass_enabled(self, info: PassInfo) -> bool:
+        """Relay's `PassEnabled`: not disabled, and required or within the opt level."""
+        if info.name in self._disabled:
+            return False
+        return info.name in self._required or self.opt_level >= info.opt_level
+
+    def is_required(self, info: PassInfo) -> bool:
+        """Whether the pass is in this context's `required_pass`."""
+        return info.name in self._required
+
+    def __repr__(self) -> str:
+        return (
+            f"PassContext(opt_level={self.opt_level}, required_pass={list(self.required_pass)}, "
+            f"disabled_pass={list(self.disabled_pass)}, instruments={self._instruments}, "
+            f"config={self._config})"
+        )
+
+    # ---- scope and instruments -----------------------------------------------------
+
+    def __enter__(self) -> PassContext:
+        self._enter_instruments()
+        _contexts.stack.append(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not _contexts.stack or _contexts.stack[-1] is not self:
+            raise RuntimeError("PassContext exited out of order")
+        _contexts.stack.pop()
+        self._exit_instruments()
+
+    def override_instruments(self, instruments: Iterable[PassInstrument]) -> None:
+        """
+        Replace the instruments: exit the current ones, install `instruments`, enter
+        them. A failure follows the enter/exit rules above (the list ends up empty).
+        """
+        from xrelay.transforms.instrument import PassInstrument
+
+        new = list(instruments)
+        for instrument in new:
+            if not isinstance(instrument, PassInstrument):
+                raise TypeError(f"{instrument!r} is not a PassInstrument")
+        self._exit_instruments()
+        self._instruments = new
+        self._enter_instruments()
+
+    def _enter_instruments(self) -> None:
+        entered: list[PassInstrument] = []
+        try:
+            for instrument in self._instruments:
+                instrument.enter_pass_ctx()
+                entered.append(instrument)
+        except BaseException:
+            _logger.warning(
+                "Pass instrumentation entering pass context failed; disabling pass instrumentation."
+            )
+            for instrument in reversed(entered):
+                try:
+                    instrument.exit_pass_ctx()
+                except Exception:
+                    # Relay's clean-up runs in destructors; keep the original error.
+                    _logger.exception("%s failed to exit the PassContext", instrument.name)
+            self._instruments = []
+            raise
+
+    def _exit_instruments(self) -> None:
+        try:
+            for instrument in self._instruments:
+                instrument.exit_pass_ctx()
+        except BaseException:
+            _logger.warning(
+                "Pass instrumentation exiting pass context failed; disabling pass instrumentation."
+            )
+            self._instruments = []
+            raise
+
+    def _instrument_before_pass(self, mod: Any, info: PassInfo) -> bool:
+        """should_run (all instruments, no short-circuit, skipped for required passes),
+        then run_before_pass; returns whether the pass should run."""
+        should_run = True
+        if not self.is_required(info):
+            for instrument in self._instruments:
+                should_run &= bool(instrument.should_run(mod, info))
+        if should_run:
+            for instrument in self._instruments:
+                instrument.run_before_pass(mod, info)
+        return should_run
+
+    def _instrument_after_pass(self, mod: Any, info: PassInfo) -> None:
+        for instrument in self._instruments:
+            instrument.run_after_pass(mod, info)
+
+
+# --------------------------------------------------------------------------------------
+# Passes
+# --------------------------------------------------------------------------------------
+
+
+class Pass(ABC):
+    """
+    A pass callable on a module, as `tvm.transform.Pass`.
+
+    `pass_(mod)` runs the pass under `PassContext.current()`, whatever its opt level:
+    the instruments' `should_run` may skip it, `run_before_pass`/`run_after_pass` are
+    called around it. The module is rewritten in place and returned (see the module
+    docstring for this departure from Relay).
+    """
+
+    @property
+    @abstractmethod
+    def info(self) -> PassInfo:
+        """The pass metadata."""
+
+    @abstractmethod
+    def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
+        """Run the pass body on `mod` (no instrumentation); return the module."""
+
+    def __call__(self, mod: ModuleT) -> ModuleT:
+        module_op(mod)  # fail early on something that is not a module
+        ctx = PassContext.current()
+        info = self.info
+        if ctx.get_config("testing.immutable_module"):
+            mod = _copy_module(mod)
+        if not ctx._instrument_before_pass(mod, info):
+            return mod
+        mod = self._transform(mod, ctx)
+        ctx._instrument_after_pass(mod, info)
+        return mod
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.info.name}>"
+
+
+class ModulePassAdapter(Pass):
+    """A `Pass` running one xDSL `ModulePass` instance (use `as_pass` to build one)."""
+
+    def __init__(self, module_pass: ModulePass):
+        if not isinstance(module_pass, ModulePass):
+            raise TypeError(f"expected a ModulePass instance, got {module_pass!r}")
+        self.module_pass = module_pass
+        self._info = pass_info_of(type(module_pass))
+
+    @property
+    def info(self) -> PassInfo:
+        return self._info
+
+    def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
+        self.module_pass.apply(get_xdsl_context(), module_op(mod))
+        return mod
+
+    def __repr__(self) -> str:
+        return f"<ModulePassAdapter {self._info.name}: {self.module_pass!r}>"
+
+
+def as_pass(p: Pass | ModulePass) -> Pass:
+    """
+    `p` as a `Pass`: a `Pass` as is, a `ModulePass` instance wrapped, and a composite
+    `ModulePass` (with a `sequence` class variable) as a `Sequential` of its parts named
+    by its Relay name, with its opt_level and required passes.
+    """
+    if isinstance(p, Pass):
+        return p
+    if isinstance(p, ModulePass):
+        cls = type(p)
+        sequence = getattr(cls, "sequence", None)
+        if sequence:
+            info = pass_info_of(cls)
+            return Sequential(
+                [get_pass(name) for name in sequence], info.opt_level, info.name, info.required
+            )
+        return ModulePassAdapter(p)
+    if isinstance(p, type) and issubclass(p, ModulePass):
+        raise TypeError(f"expected a pass instance, got the class {p.__name__}; call it first")
+    raise TypeError(f"expected a Pass or an xDSL ModulePass, got {p!r}")
+
+
+class Sequential(Pass):
+    """
+    A list of passes run in order, as `tvm.transform.Sequential`.
+
+    Each pass runs only if `PassContext.current().pass_enabled(pass.info)`; before it,
+    the passes it requires run (looked up by name, called like a direct call, so
+    instruments see them and their own opt level does not matter). Sequentials nest.
+    `passes` may hold `Pass`es and xDSL `ModulePass` instances.
+    """
+
+    def __init__(
+        self,
+        passes: Sequence[Pass | ModulePass] | None = None,
+        opt_level: int = 0,
+        name: str = "sequential",
+        required: Iterable[str] = (),
+    ):
+        if isinstance(passes, Pass | ModulePass):
+            raise TypeError("Sequential expects a list of passes, not a single pass")
+        self.passes: list[Pass] = [as_pass(p) for p in passes or ()]
+        self._info = PassInfo(opt_level, name, tuple(required))
+
+    @property
+    def info(self) -> PassInfo:
+        return self._info
+
+    def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
+        for p in self.passes:
+            info = p.info
+            if not ctx.pass_enabled(info):
+                continue
+            for name in info.required:
+                mod = get_pass(name)(mod)
+            mod = p(mod)
+        return mod
+
+    def __repr__(self) -> str:
+        inner = ", ".join(p.info.name for p in self.passes)
+        return f"<Sequential {self._info.name}: [{inner}]>"
+
+
+class _FunctionPass(Pass):
+    """A pass made from a Python function by `module_pass`."""
+
+    def __init__(self, func: Callable[[Any, PassContext], Any], info: PassInfo):
+        self.func = func
+        self._info = info
+
+    @property
+    def info(self) -> PassInfo:
+        return self._info
+
+    def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
+        result = self.func(mod, ctx)
+        return mod if result is None else result
+
+
+def module_pass(
+    pass_func: Callable[[Any, PassContext], Any] | None = None,
+    opt_level: int | None = None,
+    name: str | None = None,
+    required: Iterable[str] = (),
+) -> Any:
+    """
+    Make a `Pass` from a Python function `pass_func(mod, ctx)`, as
+    `tvm.transform.module_pass`. The function rewrites `mod` (whatever the pass was
+    called on: a `ModuleOp` or an `IRModule`) in place and returns None, or returns the
+    module to continue with. Usable as a decorator, `@module_pass(opt_level=1)`.
+    """
+    if opt_level is None:
+        raise ValueError("module_pass: please provide opt_level for the pass")
+
+    def create(func: Callable[[Any, PassContext], Any]) -> Pass:
+        if not callable(func):
+            raise TypeError(f"module_pass expects a function, got {func!r}")
+        return _FunctionPass(func, PassInfo(opt_level, name or func.__name__, tuple(required)))
+
+    if pass_func is not None:
+        return create(pass_func)
+    return create
+
+
+# --------------------------------------------------------------------------------------
+# The relay.build pipeline
+# --------------------------------------------------------------------------------------
+
+BUILD_PIPELINE_PASSES: tuple[str, ...] = (
+    "RemoveUnusedFunctions",
+    "SimplifyInference",
+    "EliminateCommonSubexpr",
+    "FoldConstant",
+    "FoldScaleAxis",
+    "CanonicalizeOps",
+    "FoldConstant",
+    "FuseOps",
+)
+"""
+The passes `relay.build` runs up to fusion, in its order, that xrelay mirrors (Relay
+names). Relay's other steps (ToBasicBlockNormalForm, Legalize, CombineParallel*,
+SimplifyExpr, CanonicalizeCast, AlterOpLayout, FastMath, PlanDevices, ...) are left out.
+"""
+
+
+class _BuildPipeline(Sequential):
+    """A Sequential that gates its passes by a fixed opt level instead of the context's."""
+
+    def __init__(self, passes: Sequence[Pass], opt_level: int | None):
+        super().__init__(passes, 0, "sequential")
+        self.gate_opt_level = opt_level
+
+    def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
+        if self.gate_opt_level is None:
+            return super()._transform(mod, ctx)
+        saved = ctx.opt_level
+        ctx.opt_level = self.gate_opt_level
+        try:
+            return super()._transform(mod, ctx)
+        finally:
+            ctx.opt_level = saved
+
+
+def build_pipeline(opt_level: int | None = None) -> Sequential:
+    """
+    The optimizations `relay.build` applies before code generation, as one `Sequential`
+    named "sequential" (as in Relay's `build_module.cc`).
+
+    The list is `BUILD_PIPELINE_PASSES`; passes xrelay does not (yet) register are left
+    out, looked up when this function is called. Each pass runs if enabled by the
+    current `PassContext`; with `opt_level` given, that level replaces the context's
+    while the pipeline runs (disabled/required passes and instruments still apply).
+    """
+    if opt_level is not None and (not isinstance(opt_level, int) or isinstance(opt_level, bool)):
+        raise TypeError(f"opt_level must be an int or None, got {opt_level!r}")
+    passes = [get_pass(name) for name in BUILD_PIPELINE_PASSES if has_pass(name)]
+    return _BuildPipeline(passes, opt_level)
