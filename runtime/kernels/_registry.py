@@ -1,0 +1,171 @@
+"""The kernel registry and the helpers every kernel shares.
+
+A kernel is a plain function ``kernel(*inputs, out=None, **attrs)``. Single-result kernels write
+into ``out`` (which may be a strided view into a larger arena) and return it, or allocate a fresh
+array when ``out`` is None. Multi-result kernels take and return tuples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class Kernel(Protocol):
+    """The calling convention of every entry of ``KERNELS``."""
+
+    def __call__(self, *inputs: np.ndarray, out: Any = None, **attrs: Any) -> Any: ...
+
+
+KERNELS: dict[str, Kernel] = {}
+"""Relay op name (without the dialect prefix) -> numpy kernel."""
+
+
+def register(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a kernel under one or more Relay op names."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for name in names:
+            if name in KERNELS:
+                raise ValueError(f"kernel {name!r} registered twice")
+            KERNELS[name] = fn
+        return fn
+
+    return wrap
+
+
+def has_kernel(name: str) -> bool:
+    """Whether a kernel exists for Relay op ``name`` (e.g. ``"nn.conv2d"``)."""
+    return name in KERNELS
+
+
+def get_kernel(name: str) -> Kernel:
+    """The kernel of Relay op ``name``; a KeyError that names the op when there is none."""
+    try:
+        return KERNELS[name]
+    except KeyError:
+        raise KeyError(f"no numpy kernel for relay op {name!r}") from None
+
+
+# Relay dtype strings that have a numpy equivalent.
+_DTYPES: dict[str, np.dtype] = {
+    name: np.dtype(name)
+    for name in (
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    )
+}
+
+
+def to_numpy_dtype(dtype: str | np.dtype | type) -> np.dtype:
+    """Map a Relay dtype string (``"float32"``, ``"uint8"``, ``"bool"``...) to a numpy dtype.
+
+    Raises ValueError for dtypes numpy cannot compute in (``bfloat16``, ``int4``, ...).
+    """
+    if isinstance(dtype, str):
+        try:
+            return _DTYPES[dtype]
+        except KeyError:
+            if dtype == "bfloat16":
+                raise ValueError(
+                    "dtype 'bfloat16' is not supported by the numpy kernels; "
+                    "cast to float32 before this op"
+                ) from None
+            raise ValueError(f"unknown or unsupported relay dtype {dtype!r}") from None
+    dt = np.dtype(dtype)
+    if dt.name not in _DTYPES:
+        raise ValueError(f"numpy dtype {dt} is not a supported relay dtype")
+    return dt
+
+
+def out_dtype_or(out_dtype: str | None, default: np.dtype) -> np.dtype:
+    """Resolve Relay's ``out_dtype`` attribute: "" or None means the input dtype."""
+    if out_dtype in ("", None):
+        return default
+    return to_numpy_dtype(out_dtype)
+
+
+def check_float(name: str, x: np.ndarray) -> None:
+    """Raise a clear error when an op that only makes sense on floats gets another dtype."""
+    if x.dtype.kind != "f":
+        raise ValueError(f"{name} requires a floating-point input, got {x.dtype}")
+
+
+def compute_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype to accumulate in: float16 goes through float32 (numpy has no fast float16)."""
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def check_out(out: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, op: str) -> None:
+    """Validate a destination buffer; kernels never resize or re-type it."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{op}: out must be a numpy array, got {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise ValueError(f"{op}: out has shape {out.shape}, the result has shape {tuple(shape)}")
+    if out.dtype != dtype:
+        raise ValueError(f"{op}: out has dtype {out.dtype}, the result has dtype {dtype}")
+
+
+def emit(result: np.ndarray, out: np.ndarray | None, op: str, dtype: Any = None) -> np.ndarray:
+    """Deliver ``result`` (cast to ``dtype`` if given) into ``out``, or as a fresh array."""
+    dt = result.dtype if dtype is None else np.dtype(dtype)
+    if out is None:
+        # A fresh array that owns its memory, never a view of an input.
+        res = np.array(result, dtype=dt, copy=True, order="C")
+        return res
+    check_out(out, result.shape, dt, op)
+    np.copyto(out, result, casting="unsafe")
+    return out
+
+
+def emit_many(
+    results: Sequence[np.ndarray], out: Sequence[np.ndarray] | None, op: str
+) -> tuple[np.ndarray, ...]:
+    """``emit`` for multi-result ops; ``out`` is None or one buffer per result."""
+    if out is None:
+        return tuple(emit(r, None, op) for r in results)
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{op}: out must be a tuple or list of {len(results)} arrays")
+    if len(out) != len(results):
+        raise ValueError(f"{op}: got {len(out)} output buffers for {len(results)} results")
+    return tuple(emit(r, o, op) for r, o in zip(results, out))
+
+
+def prepare_out(out: np.ndarray | None, shape: tuple[int, ...], dtype: Any, op: str) -> np.ndarray:
+    """Return ``out`` after validation, or allocate an uninitialised result."""
+    dt = np.dtype(dtype)
+    if out is None:
+        return np.empty(shape, dtype=dt)
+    check_out(out, shape, dt, op)
+    return out
+
+
+def norm_axis(axis: int, ndim: int, op: str) -> int:
+    """Normalise a possibly negative axis, with an error that names the op."""
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{op}: axis {axis} is out of range for a {ndim}-d tensor")
+    return axis % ndim
+
+
+def truncdiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer division rounding toward zero (C / TVM ``truncdiv``); x/0 gives 0."""
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(a, b)
+        if np.dtype(q.dtype).kind == "i":
+            r = np.remainder(a, b)
+            # floor and trunc differ when the remainder is non-zero and the signs differ.
+            fix = (r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+            q = q + fix.astype(q.dtype)
+    return q
