@@ -1,0 +1,50 @@
+"""xrelay's dialects and the context that loads them.
+
+``get_all_dialects`` follows xDSL's registry style: names to lazy factories, so tools start fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+
+
+def _relay() -> Dialect:
+    from xrelay.dialects.relay import Relay
+
+    return Relay
+
+
+def _memory() -> Dialect:
+    from xrelay.dialects.memory import Memory
+
+    return Memory
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    """xrelay's own dialects by name."""
+    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay}
+    try:
+        import xrelay.dialects.memory  # noqa: F401
+
+        dialects["memory"] = _memory
+    except ImportError:
+        pass
+    return dialects
+
+
+def make_context() -> Context:
+    """A context with builtin, func, arith, test and xrelay's dialects loaded."""
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.dialects.test import Test
+
+    ctx = Context()
+    for d in (Builtin, Func, Arith, Test):
+        ctx.load_dialect(d)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
