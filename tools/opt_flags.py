@@ -1,0 +1,174 @@
+"""
+relay-opt's pass-infrastructure flags: Relay's instruments and opt levels on the CLI.
+
+`add_arguments` adds the flags to relay-opt's parser; `run_pipeline` runs the `-p`
+passes (already parsed by xDSL into `ModulePass` instances) through
+`xrelay.transforms.infra`, so instruments see every pass, nested ones included:
+
+* `--pass-timing`: Relay's timing profile (`PassTimingInstrument.render()`);
+* `--print-ir-before-all`, `--print-ir-after-all`, `--print-ir-before=A,B`,
+  `--print-ir-after=A,B`: IR dumps with `// -----// IR Dump After X //----- //`
+  headers (names are CLI or Relay names), parseable with `--split-input-file`;
+* `--print-op-diff`: the op count change of every pass that changed it (`OpCountDiff`);
+* `-O0` .. `-O3`: after the `-p` passes (or alone), run `build_pipeline` at that level;
+* `--disable-pass=A,B`: passes the `-O` pipeline (and any Sequential) skips.
+
+Each `-p` pass is called directly, as `pass(mod)` in Relay: it runs whatever the opt
+level and disabled passes say, and does not run its required passes first. Everything
+the flags print goes to stderr, so stdout holds only the resulting module. Unless
+`--disable-verify` is given, the module is verified after every pass, and a failure
+names the pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xrelay.transforms.infra import PassContext, PassInfo, as_pass, build_pipeline, module_op
+from xrelay.transforms.instrument import (
+    OpCountDiff,
+    PassInstrument,
+    PassPrintingInstrument,
+    PassTimingInstrument,
+    PrintAfterAll,
+    PrintBeforeAll,
+)
+
+__all__ = ["add_arguments", "instruments_from_args", "run_pipeline"]
+
+
+def _names(value: str) -> list[str]:
+    names = [name.strip() for name in value.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"empty pass name in '{value}'")
+    return names
+
+
+def add_arguments(arg_parser: argparse.ArgumentParser) -> None:
+    """Add the pass-infrastructure flags to relay-opt's argument parser."""
+    group = arg_parser.add_argument_group("Relay pass infrastructure")
+    group.add_argument(
+        "--pass-timing",
+        action="store_true",
+        help="print the time of every pass in Relay's nested format to stderr",
+    )
+    group.add_argument(
+        "--print-ir-before-all",
+        action="store_true",
+        help="print the IR before every pass to stderr",
+    )
+    group.add_argument(
+        "--print-ir-after-all",
+        action="store_true",
+        help="print the IR after every pass to stderr",
+    )
+    group.add_argument(
+        "--print-ir-before",
+        type=_names,
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]",
+        help="print the IR before the named passes (CLI or Relay names) to stderr",
+    )
+    group.add_argument(
+        "--print-ir-after",
+        type=_names,
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]",
+        help="print the IR after the named passes (CLI or Relay names) to stderr",
+    )
+    group.add_argument(
+        "--print-op-diff",
+        action="store_true",
+        help="print the op count changes of every pass to stderr",
+    )
+    group.add_argument(
+        "-O",
+        dest="opt_level",
+        type=int,
+        choices=range(4),
+        default=None,
+        metavar="{0,1,2,3}",
+        help="run relay.build's optimization pipeline at this level after the -p passes",
+    )
+    group.add_argument(
+        "--disable-pass",
+        type=_names,
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]",
+        help="passes the -O pipeline skips (CLI or Relay names)",
+    )
+
+
+def _flatten(lists: Sequence[Sequence[str]] | None) -> list[str]:
+    return [name for names in lists or () for name in names]
+
+
+class _VerifyAfterPass(PassInstrument):
+    """Verifies the module after every pass, naming the pass when it fails."""
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        try:
+            module_op(mod).verify()
+        except Exception as exc:
+            exc.add_note(f"(the IR did not verify after pass {info.name})")
+            raise
+
+
+def instruments_from_args(args: argparse.Namespace) -> list[PassInstrument]:
+    """The instruments the flags ask for, printing to stderr (timing last, so the
+    other instruments' before-hooks are not timed)."""
+    stream = sys.stderr
+    instruments: list[PassInstrument] = []
+    if args.print_ir_before_all:
+        instruments.append(PrintBeforeAll(stream))
+    before, after = _flatten(args.print_ir_before), _flatten(args.print_ir_after)
+    if before or after:
+        instruments.append(PassPrintingInstrument(before, after, stream))
+    if args.print_ir_after_all:
+        instruments.append(PrintAfterAll(stream))
+    if args.print_op_diff:
+        instruments.append(OpCountDiff())
+    if args.pass_timing:
+        instruments.append(PassTimingInstrument())
+    return instruments
+
+
+def run_pipeline(
+    args: argparse.Namespace, ctx: Context, module: ModuleOp, passes: list[ModulePass]
+) -> None:
+    """
+    Run `passes` (relay-opt's `-p` pipeline) on `module` in place, then the `-O`
+    pipeline if asked, with the instruments the flags request, and print their reports
+    (timing profile, op diff) to stderr.
+    """
+    instruments = instruments_from_args(args)
+    all_instruments = list(instruments)
+    if not getattr(args, "disable_verify", False):
+        all_instruments.append(_VerifyAfterPass())
+    opt_level = args.opt_level if args.opt_level is not None else 2
+    with PassContext(
+        opt_level=opt_level,
+        disabled_pass=_flatten(args.disable_pass),
+        instruments=all_instruments,
+        xdsl_context=ctx,
+    ):
+        for module_pass in passes:
+            as_pass(module_pass)(module)
+        if args.opt_level is not None:
+            build_pipeline(args.opt_level)(module)
+        # Reports are read before leaving the context, which clears the profile.
+        if args.pass_timing:
+            sys.stderr.write(PassTimingInstrument.render())
+        for instrument in instruments:
+            if isinstance(instrument, OpCountDiff):
+                sys.stderr.write(instrument.render())
+    sys.stderr.flush()
