@@ -240,3 +240,20 @@ def test_sequential_rejects_non_passes(registry):
         Sequential(registry.AppendOp())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="expected a Pass"):
         Sequential(["AppendOp"])  # type: ignore[list-item]
+
+
+def test_upstream_xdsl_pass_runs_through_the_infra():
+    from xdsl.dialects import test
+    from xdsl.dialects.builtin import i32
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from xrelay.transforms.instrument import OpCountDiff
+
+    mod = ModuleOp([test.TestPureOp(result_types=[i32]), test.TestOp(result_types=[i32])])
+    dce = as_pass(DeadCodeElimination())
+    assert dce.info == PassInfo(0, "dce", ())
+    diff = OpCountDiff()
+    with PassContext(instruments=[diff]):
+        dce(mod)
+    # The unused pure op is gone, the effectful test.op stays.
+    assert [op.name for op in mod.ops] == ["test.op"]
+    assert diff.diffs == [(0, "dce", {"test.pureop": -1})]
