@@ -44,6 +44,8 @@ def shape_and_axes(draw, min_nd=1):
 def test_reduce_vs_onnxruntime(h, op, dtype, sa, keepdims, seed):
     shape, axes = sa
     lo, hi = (-2, 2) if op == "prod" else (-100, 100)
+    if op == "prod" and np.dtype(dtype).kind in "iu":
+        lo, hi = -1, 1  # products that fit; onnxruntime's overflow is no reference
     x = h.rand(np.random.default_rng(seed), shape, dtype, lo, hi)
     if np.dtype(dtype).kind in "iu":
         x = np.clip(x, lo if np.dtype(dtype).kind == "i" else 0, hi).astype(dtype)

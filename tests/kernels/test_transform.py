@@ -195,9 +195,14 @@ def test_strided_slice_vs_onnxruntime(h, shape, data):
     x = _data(h, shape)
     nd = len(shape)
     k = data.draw(st.integers(1, nd))
-    begin = [data.draw(st.integers(-2 * d - 1, 2 * d + 1)) for d in shape[:k]]
-    end = [data.draw(st.integers(-2 * d - 1, 2 * d + 1)) for d in shape[:k]]
     strides = [data.draw(st.sampled_from([-3, -2, -1, 1, 2, 3])) for _ in range(k)]
+    # With a negative stride, onnxruntime clamps a begin before the start to 0 where TVM (and
+    # Python) clamp it to -1, i.e. an empty slice; that case is tested on its own below.
+    begin = [
+        data.draw(st.integers(-d if s < 0 else -2 * d - 1, 2 * d + 1))
+        for d, s in zip(shape, strides)
+    ]
+    end = [data.draw(st.integers(-2 * d - 1, 2 * d + 1)) for d in shape[:k]]
     ref_in = [x] + [np.array(v, np.int64) for v in (begin, end, list(range(k)), strides)]
     (ref,) = h.run_onnx("Slice", ref_in)
     h.assert_same(KERNELS["strided_slice"](x, begin=begin, end=end, strides=strides), ref)
@@ -211,6 +216,15 @@ def test_strided_slice_vs_onnxruntime(h, shape, data):
         axes=list(perm),
     )
     h.assert_same(res, ref)
+
+
+def test_strided_slice_negative_stride_clamps_like_tvm():
+    x = np.arange(6, dtype=np.int32)
+    # begin -8 + 6 = -2 clamps to -1 ("before the start"): nothing to take going backwards.
+    assert KERNELS["strided_slice"](x, begin=[-8], end=[-10], strides=[-1]).shape == (0,)
+    assert KERNELS["strided_slice"](x, begin=[10], end=[-10], strides=[-2]).tolist() == [5, 3, 1]
+    assert KERNELS["strided_slice"](x, begin=[4], end=[1], strides=[-1]).tolist() == [4, 3, 2]
+    assert KERNELS["strided_slice"](x, begin=[-100], end=[100], strides=[4]).tolist() == [0, 4]
 
 
 def test_strided_slice_size_mode_and_defaults(h):
