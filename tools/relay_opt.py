@@ -1,0 +1,179 @@
+"""``relay-opt``: xrelay's optimizer driver (xDSL's ``xDSLOptMain`` with xrelay's dialects and passes).
+
+    relay-opt model.mlir -p 'simplify-inference,fold-constant,fuse-ops' [--params weights.npz]
+
+Passes run through xrelay's pass infrastructure, so Relay's instruments work from the command
+line (``--pass-timing``, ``--print-ir-after-all``, ``-O3``, ...; see ``tools/opt_flags.py``).
+Weights: ``--params FILE.npz`` resolves ``relay.constant @name`` references and binds ``main``'s
+parameters of the same names to constants (Relay's ``bind_params_by_name``); ``--emit-params
+OUT.npz`` prints named and large constants by reference and saves their data there.
+
+Every error (a parse error with file, line and column, a verifier error naming the op, an unknown
+pass with the known ones) is one message on stderr and exit code 1, never a Python traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from xrelay.dialects import get_all_dialects
+from xrelay.transforms import get_all_passes
+
+
+class RelayOptMain(xDSLOptMain):
+    """The optimizer driver; closed over xrelay's passes plus cse, dce and canonicalize."""
+
+    def __init__(self, args: Sequence[str] | None = None):
+        self.params: dict[str, np.ndarray] | None = None
+        self.emitted: dict[str, np.ndarray] = {}
+        super().__init__(description="xrelay optimizer driver", args=args)
+        if self.args.params is not None:
+            self.params = load_params(self.args.params)
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        for name, factory in get_all_dialects().items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--params",
+            metavar="FILE.npz",
+            help="weights: resolve `relay.constant @name` and bind main's parameters of those names",
+        )
+        arg_parser.add_argument(
+            "--no-bind-params",
+            action="store_true",
+            help="with --params, only resolve constant references; keep main's parameters",
+        )
+        arg_parser.add_argument(
+            "--emit-params",
+            metavar="OUT.npz",
+            help="print named and large constants by reference and save their data to OUT.npz",
+        )
+        arg_parser.add_argument(
+            "--elide-large-constants",
+            metavar="N",
+            type=int,
+            help="print the data of constants with more than N elements as __elided__ (not parseable)",
+        )
+        # opt_flags hook: Relay's instruments and opt levels
+        from xrelay.tools import opt_flags
+
+        opt_flags.add_arguments(arg_parser)
+
+    def setup_pipeline(self):
+        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes)
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
+        from xrelay.dialects.relay import params_source
+
+        with params_source(self.params):
+            return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog: ModuleOp):
+        if not self.args.disable_verify:
+            prog.verify()
+        if self.params is not None and not self.args.no_bind_params:
+            from xrelay.transforms.bind_params import bind_params_by_name
+
+            bind_params_by_name(prog, self.params)
+        from xrelay.tools import opt_flags
+
+        opt_flags.run_pipeline(self.args, self.ctx, prog, list(self.pipeline.passes))
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        from xrelay.dialects.relay import print_options
+
+        if self.args.emit_params is None and self.args.elide_large_constants is None:
+            return super().output_resulting_program(prog)
+        external = self.emitted if self.args.emit_params is not None else None
+        with print_options(external=external, elide_larger_than=self.args.elide_large_constants):
+            return super().output_resulting_program(prog)
+
+
+def load_params(path: str) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except OSError as e:
+        raise ToolError(f"cannot read params '{path}': {e.strerror or e}") from None
+    except ValueError as e:
+        raise ToolError(f"cannot read params '{path}': {e}") from None
+
+
+class ToolError(Exception):
+    """An error a tool reports as one line, without a traceback."""
+
+
+def report(exc: BaseException, prog: str = "relay-opt") -> int:
+    """Print an exception the way the tools report errors; return the exit code."""
+    if isinstance(exc, ParseError):
+        sys.stderr.write(f"{exc}\n")
+    elif isinstance(exc, DiagnosticException):
+        # xDSL attaches the whole module as a note; for real models that is megabytes, so show
+        # only the lines around the marked op.
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        for note in getattr(exc, "__notes__", []):
+            sys.stderr.write(_excerpt(str(note)))
+    else:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+    return 1
+
+
+def _excerpt(note: str, context: int = 2) -> str:
+    lines = note.splitlines()
+    marks = [i for i, line in enumerate(lines) if line.lstrip().startswith("^")]
+    if not marks:
+        return ""
+    lo, hi = max(0, marks[0] - context), min(len(lines), marks[0] + context + 2)
+    return "\n".join(lines[lo:hi]) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        tool = RelayOptMain(args=argv)
+        tool.run()
+        if tool.args.emit_params is not None:
+            np.savez(tool.args.emit_params, **tool.emitted)
+    except SystemExit as e:
+        return int(e.code or 0) if not isinstance(e.code, str) else 1
+    except (ParseError, DiagnosticException, ToolError) as e:
+        return report(e)
+    except ArgSpecParseError as e:
+        return report(ToolError(f"bad pass pipeline: {e}"))
+    except FileNotFoundError as e:
+        return report(ToolError(f"no such file: '{e.filename}'"))
+    except (ValueError, LookupError, TypeError) as e:
+        # unknown pass names, bad pass options, unknown file extensions ...
+        return report(ToolError(_explain(e)))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _explain(e: Exception) -> str:
+    text = str(e)
+    if "Unrecognized passes" in text:
+        known = ", ".join(sorted(get_all_passes()))
+        return f"{text}\nknown passes: {known}"
+    return text
+
+
+if __name__ == "__main__":
+    sys.exit(main())
