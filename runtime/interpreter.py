@@ -1,0 +1,558 @@
+"""The reference interpreter: run a relay module op by op with the numpy kernels.
+
+It is built on xDSL's interpreter framework. ``RelayFunctions`` gives every relay op one
+generic implementation (look up ``KERNELS[op.RELAY_NAME]``, call it with ``op.attrs``),
+``relay.constant`` yields a read-only numpy view of its data, and ``func.call`` runs the
+callee, whether a private primitive (fused) function or a global one. Values are numpy
+arrays; multi-result ops (``nn.batch_norm``, ``split``...) and functions with several results
+give one array per result.
+
+The interpreter is the project's definition of what a module *means*: passes are checked
+against it (``xrelay.testing.semantics.check_semantics``), so it is strict. After every op it
+checks each result array against the result's declared type: a kernel that returns the wrong
+shape or dtype fails at once, naming the op, instead of corrupting later results.
+
+>>> import numpy as np
+>>> from xdsl.parser import Parser
+>>> from xrelay.dialects import make_context
+>>> mod = Parser(make_context(), '''
+... func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+...   %y = relay.add %x, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+...   func.return %y : tensor<2xf32>
+... }''').parse_module()
+>>> run(mod, {"x": np.array([1.0, 2.0], "float32")})
+[array([2., 4.], dtype=float32)]
+
+**Parameter names.** The entry function's parameters are matched to inputs by the SSA name
+hints of its block arguments (``%x`` is named ``x``); ``arg_attrs`` are not consulted. A
+parameter without a name hint (``%0``) is named ``arg<i>`` after its position.
+
+Errors are ``RunError`` (a ``ValueError``) with one clear message: a missing or unknown input,
+a wrong shape or dtype, an op without an implementation, a kernel that raised or returned the
+wrong type. Errors inside a called function say where the call came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    OpImplResult,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_callable,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import VarResultDef
+
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+
+__all__ = [
+    "RelayFunctions",
+    "RelayInterpreter",
+    "RunError",
+    "Runner",
+    "bind_inputs",
+    "entry_function",
+    "parameter_specs",
+    "random_array",
+    "random_inputs",
+    "run",
+]
+
+
+class RunError(ValueError):
+    """Interpreting a module failed; the message names the input or op at fault."""
+
+    def add_frame(self, where: str) -> None:
+        """Record that the failing code was reached through the call ``where``."""
+        self.args = (f"{self.args[0]}\n  called from {where}", *self.args[1:])
+
+
+# --------------------------------------------------------------------------------------------
+# Describing ops and types in messages
+# --------------------------------------------------------------------------------------------
+
+
+def _enclosing_function(op: Operation) -> func.FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def describe_op(op: Operation) -> str:
+    """Where ``op`` is, for messages: ``@main, op #3 (%y = relay.nn.conv2d)``.
+
+    Ops are numbered from 1 in their block's order; only called on error paths, since finding
+    the position walks the block.
+    """
+    fn = _enclosing_function(op)
+    where = f"@{fn.sym_name.data}" if fn is not None else "<no function>"
+    block = op.parent_block()
+    if block is not None:
+        for index, other in enumerate(block.ops, start=1):
+            if other is op:
+                where += f", op #{index}"
+                break
+    names = [f"%{r.name_hint}" for r in op.results if r.name_hint]
+    text = f"{', '.join(names)} = {op.name}" if names else op.name
+    return f"{where} ({text})"
+
+
+def _describe_array(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    return f"{type(value).__name__} (not a numpy array)"
+
+
+def _matches(value: Any, ty: TensorType, want_dtype: np.dtype) -> bool:
+    if not isinstance(value, np.ndarray) or value.dtype != want_dtype:
+        return False
+    shape = shape_of(ty)
+    if len(shape) != value.ndim:
+        return False
+    return all(d is None or d == n for d, n in zip(shape, value.shape))
+
+
+# --------------------------------------------------------------------------------------------
+# Implementations
+# --------------------------------------------------------------------------------------------
+
+
+def _is_multi_result(cls: type[RelayOp]) -> bool:
+    defs = cls.get_irdl_definition().results
+    return len(defs) != 1 or any(isinstance(d, VarResultDef) for _, d in defs)
+
+
+class RelayFunctions(InterpreterFunctions):
+    """xDSL interpreter functions for relay ops, ``relay.constant`` and ``func``.
+
+    Every class in ``RELAY_OPS`` gets the same implementation, ``run_relay_op``, registered in
+    a loop below this class. Per-op data (kernel, attributes, constant arrays) is computed on
+    first use and cached, so an instance must not outlive changes to the module it ran.
+    """
+
+    def __init__(self) -> None:
+        self._plans: dict[Operation, tuple[Callable[..., Any], dict[str, Any], bool]] = {}
+        self._constants: dict[Operation, np.ndarray] = {}
+        self._symbols: dict[ModuleOp, dict[str, func.FuncOp]] = {}
+
+    def run_relay_op(
+        self, interpreter: Interpreter, op: RelayOp, args: PythonValues
+    ) -> PythonValues:
+        plan = self._plans.get(op)
+        if plan is None:
+            plan = self._plan(op)
+        kernel, attrs, multi = plan
+        result = kernel(*args, **attrs)
+        if multi:
+            return tuple(result)
+        return (result,)
+
+    def _plan(self, op: RelayOp) -> tuple[Callable[..., Any], dict[str, Any], bool]:
+        from xrelay.runtime.kernels import KERNELS
+
+        kernel = KERNELS.get(op.RELAY_NAME)
+        if kernel is None:
+            raise RunError(f"{describe_op(op)}: no numpy kernel implements {op.name}")
+        plan = (kernel, op.attrs, _is_multi_result(type(op)))
+        self._plans[op] = plan
+        return plan
+
+    @impl(ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value = self._constants.get(op)
+        if value is None:
+            value = self._constants[op] = op.numpy()
+        return (value,)
+
+    @impl(func.CallOp)
+    def run_call(
+        self, interpreter: Interpreter, op: func.CallOp, args: PythonValues
+    ) -> PythonValues:
+        name = op.callee.root_reference.data
+        callee = self._lookup(interpreter.module, name)
+        if callee is None:
+            raise RunError(f"{describe_op(op)}: calls @{name}, which the module does not define")
+        if not callee.body.blocks or callee.body.blocks.first is None:
+            raise RunError(
+                f"{describe_op(op)}: calls @{name}, which is only declared (no body); "
+                "the interpreter cannot run external functions"
+            )
+        n_params = len(callee.body.blocks.first.args)
+        if n_params != len(args):
+            raise RunError(
+                f"{describe_op(op)}: passes {len(args)} argument(s) to @{name}, "
+                f"which takes {n_params}"
+            )
+        return interpreter.call_op(callee, args)
+
+    def _lookup(self, module: ModuleOp, name: str) -> func.FuncOp | None:
+        table = self._symbols.get(module)
+        if table is None:
+            table = self._symbols[module] = {
+                f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)
+            }
+        return table.get(name)
+
+    @impl_callable(func.FuncOp)
+    def call_func(
+        self, interpreter: Interpreter, op: func.FuncOp, args: PythonValues
+    ) -> PythonValues:
+        return interpreter.run_ssacfg_region(op.body, args, op.sym_name.data)
+
+    @impl_terminator(func.ReturnOp)
+    def run_return(
+        self, interpreter: Interpreter, op: func.ReturnOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+def _relay_impl(op_type: type[RelayOp]) -> Any:
+    @impl(op_type)
+    def run(self: RelayFunctions, interpreter: Interpreter, op: RelayOp, args: PythonValues):
+        return self.run_relay_op(interpreter, op, args)
+
+    run.__name__ = "run_" + op_type.RELAY_NAME.replace(".", "_")
+    return run
+
+
+# One implementation per op class (xDSL dispatches on the exact class, not on RelayOp);
+# they are attached before ``register_impls`` collects the class's implementations.
+for _cls in RELAY_OPS.values():
+    _fn = _relay_impl(_cls)
+    setattr(RelayFunctions, _fn.__name__, _fn)
+register_impls(RelayFunctions)
+del _cls, _fn
+
+
+class RelayInterpreter(Interpreter):
+    """xDSL's ``Interpreter`` with relay's error reporting and result checks.
+
+    ``_run_op`` is replaced for two reasons: upstream attaches a generic print of the whole
+    module to every error (minutes for a model with megabytes of weights), and every result
+    is checked here against its declared type, whatever dialect the op belongs to.
+    """
+
+    def __init__(self, module: ModuleOp, listeners: Sequence[Interpreter.Listener] = ()):
+        super().__init__(module, listeners=tuple(listeners))
+        self.register_implementations(RelayFunctions())
+        # (type, numpy dtype) of each op's results, or None for non-tensor results.
+        self._result_specs: dict[Operation, list[tuple[TensorType, np.dtype] | None]] = {}
+
+    def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
+        for listener in self.listeners:
+            listener.will_interpret_op(op, inputs)
+        entry = self._impls._impl_dict.get(type(op))
+        if entry is None:
+            raise RunError(
+                f"{describe_op(op)}: no implementation for op '{op.name}' "
+                "(the interpreter runs relay ops, relay.constant and func.call/return)"
+            )
+        ft, fn = entry
+        try:
+            result = fn(ft, self, op, inputs)
+        except RunError as e:
+            if isinstance(op, func.CallOp):
+                e.add_frame(describe_op(op))
+            raise
+        except RecursionError:
+            raise RunError(f"{describe_op(op)}: calls nest too deeply (recursion?)") from None
+        except Exception as e:
+            raise RunError(f"{describe_op(op)}: {op.name} failed: {type(e).__name__}: {e}") from e
+        self._check_results(op, result.values)
+        for listener in self.listeners:
+            listener.did_interpret_op(op, result.values)
+        return result
+
+    def _check_results(self, op: Operation, values: PythonValues) -> None:
+        specs = self._result_specs.get(op)
+        if specs is None:
+            specs = self._result_specs[op] = [_spec_of(r.type) for r in op.results]
+        if len(values) != len(specs):
+            raise RunError(
+                f"{describe_op(op)}: produced {len(values)} value(s) for {len(specs)} result(s)"
+            )
+        for index, (value, spec) in enumerate(zip(values, specs)):
+            if spec is not None and not _matches(value, *spec):
+                raise RunError(self._mismatch_message(op, index, value, spec[0]))
+
+    @staticmethod
+    def _mismatch_message(op: Operation, index: int, value: Any, ty: TensorType) -> str:
+        where = describe_op(op)
+        got = _describe_array(value)
+        if isinstance(op, RelayOp):
+            # An ill-typed op and a wrong kernel look alike here; tell them apart.
+            try:
+                inferred = op.inferred_types()
+            except Exception as e:
+                return f"{where}: the op is ill-typed: {e}"
+            declared = [r.type for r in op.results]
+            if inferred != declared:
+                return (
+                    f"{where}: the op is ill-typed: it declares result type(s) "
+                    f"{', '.join(map(str, declared))} but its operands give "
+                    f"{', '.join(map(str, inferred))}"
+                )
+            return (
+                f"{where}: kernel bug: the kernel returned a {got} for result {index}, "
+                f"whose type is {ty}"
+            )
+        if isinstance(op, func.CallOp):
+            return (
+                f"{where}: @{op.callee.root_reference.data} returned a {got} for result "
+                f"{index}, but the call's result type is {ty}"
+            )
+        return f"{where}: result {index} is a {got}, but its type is {ty}"
+
+
+def _spec_of(ty: Attribute) -> tuple[TensorType, np.dtype] | None:
+    if not isinstance(ty, TensorType):
+        return None
+    try:
+        return ty, numpy_dtype(ty.element_type)
+    except ValueError:  # bfloat16: no numpy dtype; the kernels reject it themselves
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Entry functions and inputs
+# --------------------------------------------------------------------------------------------
+
+
+def _module_op(mod: Any) -> ModuleOp:
+    if isinstance(mod, ModuleOp):
+        return mod
+    inner = getattr(mod, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner
+    raise TypeError(
+        f"expected an xDSL ModuleOp or an object holding one in '.module', got {type(mod).__name__}"
+    )
+
+
+def entry_function(mod: Any, entry: str = "main") -> func.FuncOp:
+    """The function ``@entry`` of ``mod``; a ``RunError`` listing the functions if absent."""
+    module = _module_op(mod)
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    for f in funcs:
+        if f.sym_name.data == entry:
+            if not f.body.blocks:
+                raise RunError(f"@{entry} is only declared (no body); nothing to run")
+            return f
+    known = ", ".join(f"@{f.sym_name.data}" for f in funcs) or "none"
+    raise RunError(f"the module has no function @{entry}; functions: {known}")
+
+
+def parameter_specs(mod: Any, entry: str = "main") -> list[tuple[str, Attribute]]:
+    """(name, type) of each parameter of ``@entry``, named by SSA name hints (or ``arg<i>``)."""
+    fn = entry_function(mod, entry)
+    return [
+        (arg.name_hint or f"arg{i}", arg.type) for i, arg in enumerate(fn.body.blocks.first.args)
+    ]
+
+
+def _format_names(names: Iterable[str]) -> str:
+    return ", ".join(names) or "none"
+
+
+def _coerce(name: str, value: Any, ty: Attribute) -> Any:
+    """Check (or, for non-numpy values, convert) an input against its parameter's type."""
+    if not isinstance(ty, TensorType):
+        return value
+    want = numpy_dtype(ty.element_type)
+    if not isinstance(value, np.ndarray):
+        # Python scalars and lists get the declared dtype when numpy calls that safe-ish.
+        arr = np.asarray(value)
+        if arr.dtype == object or not np.can_cast(arr.dtype, want, casting="same_kind"):
+            raise RunError(
+                f"input '{name}': expected {ty} ({want}), got a {type(value).__name__} "
+                f"of dtype {arr.dtype}"
+            )
+        value = arr.astype(want)
+    if value.dtype != want:
+        raise RunError(f"input '{name}' has dtype {value.dtype}, expected {want} (type {ty})")
+    shape = shape_of(ty)
+    if value.ndim != len(shape) or any(
+        d is not None and d != n for d, n in zip(shape, value.shape)
+    ):
+        expected = tuple("?" if d is None else d for d in shape)
+        raise RunError(f"input '{name}' has shape {value.shape}, expected {expected} (type {ty})")
+    return value
+
+
+def bind_inputs(
+    mod: Any,
+    inputs: Mapping[str, Any] | Sequence[Any] | None = None,
+    params: Mapping[str, Any] | None = None,
+    entry: str = "main",
+) -> list[Any]:
+    """The arguments of ``@entry``, in order, from ``inputs`` and ``params``.
+
+    ``inputs`` is a dict (by parameter name) or a sequence (the first parameters in order);
+    an input naming no parameter is an error. ``params`` binds parameters by name too, but
+    entries that name no parameter are ignored: a params file usually also holds the data of
+    external constants. A parameter bound twice, or not at all, is an error.
+    """
+    specs = parameter_specs(mod, entry)
+    names = [n for n, _ in specs]
+    index_of: dict[str, int] = {}
+    for i, n in enumerate(names):
+        index_of.setdefault(n, i)
+    bound: dict[int, tuple[str, Any]] = {}
+
+    def bind(name: str, value: Any, source: str) -> None:
+        i = index_of[name]
+        if names.count(name) > 1:
+            raise RunError(
+                f"@{entry} has several parameters named '{name}'; pass the inputs as a list"
+            )
+        if i in bound:
+            raise RunError(f"parameter '{name}' is given twice ({bound[i][0]} and {source})")
+        bound[i] = (source, value)
+
+    if inputs is None:
+        inputs = {}
+    if isinstance(inputs, Mapping):
+        unknown = [k for k in inputs if k not in index_of]
+        if unknown:
+            raise RunError(
+                f"unknown input(s) {_format_names(map(repr, unknown))}; "
+                f"@{entry} takes: {_format_names(names)}"
+            )
+        for k, v in inputs.items():
+            bind(k, v, "inputs")
+    else:
+        values = list(inputs)
+        if len(values) > len(names):
+            raise RunError(
+                f"{len(values)} positional input(s) given, but @{entry} takes {len(names)}: "
+                f"{_format_names(names)}"
+            )
+        for i, v in enumerate(values):
+            bound[i] = ("inputs", v)
+    for k, v in (params or {}).items():
+        if k in index_of:
+            bind(k, v, "params")
+    missing = [names[i] for i in range(len(names)) if i not in bound]
+    if missing:
+        raise RunError(
+            f"missing input(s) {_format_names(missing)}; @{entry} takes: "
+            + ", ".join(f"{n}: {t}" for n, t in specs)
+        )
+    return [_coerce(names[i], bound[i][1], specs[i][1]) for i in range(len(names))]
+
+
+def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -> np.ndarray:
+    """A random array of a static tensor type.
+
+    Floats are standard normal, signed integers uniform in [-5, 5], unsigned ones in [0, 10],
+    bools fair coin flips: small integers keep index-like inputs meaningful.
+    """
+    if not isinstance(ty, TensorType):
+        raise RunError(f"{name}: cannot make random data for non-tensor type {ty}")
+    shape = shape_of(ty)
+    if any(d is None for d in shape):
+        raise RunError(f"{name}: type {ty} has dynamic dimensions; give this input explicitly")
+    dtype = dtype_of(ty.element_type)
+    want = numpy_dtype(dtype)
+    if want.kind == "f":
+        return rng.standard_normal(shape).astype(want)
+    if want.kind == "b":
+        return rng.random(shape) < 0.5
+    if want.kind == "u":
+        return rng.integers(0, 11, size=shape).astype(want)
+    return rng.integers(-5, 6, size=shape).astype(want)
+
+
+def random_inputs(
+    mod: Any, seed: int = 0, entry: str = "main", skip: Iterable[str] = ()
+) -> dict[str, np.ndarray]:
+    """Random arrays for the parameters of ``@entry`` not named in ``skip`` (see random_array)."""
+    rng = np.random.default_rng(seed)
+    skip = set(skip)
+    return {
+        name: random_array(ty, rng, f"input '{name}'")
+        for name, ty in parameter_specs(mod, entry)
+        if name not in skip
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------------------------
+
+
+class Runner:
+    """Runs one module repeatedly, keeping per-op data (kernels, attributes) between runs.
+
+    The module must not change while a ``Runner`` uses it; make a new one after a pass.
+    ``listeners`` are xDSL ``Interpreter.Listener`` objects (profilers, op counters).
+    """
+
+    def __init__(
+        self, mod: Any, entry: str = "main", listeners: Sequence[Interpreter.Listener] = ()
+    ):
+        self.module = _module_op(mod)
+        self.entry = entry
+        self.function = entry_function(self.module, entry)
+        self.interpreter = RelayInterpreter(self.module, listeners)
+
+    def run(
+        self,
+        inputs: Mapping[str, Any] | Sequence[Any] | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> list[np.ndarray]:
+        """Run ``@entry`` on ``inputs``/``params`` (see ``bind_inputs``); one array per result."""
+        args = bind_inputs(self.module, inputs, params, self.entry)
+        outputs = list(self.interpreter.call_op(self.function, tuple(args)))
+        return _own_outputs(outputs, args)
+
+
+def _own_outputs(outputs: list[Any], args: Sequence[Any]) -> list[np.ndarray]:
+    """Give the caller arrays it may modify: copy constants, inputs and repeated results."""
+    owned: list[np.ndarray] = []
+    for value in outputs:
+        arr = value
+        if isinstance(arr, np.ndarray) and (
+            not arr.flags.writeable
+            or any(np.may_share_memory(arr, a) for a in args if isinstance(a, np.ndarray))
+            or any(np.may_share_memory(arr, o) for o in owned)
+        ):
+            arr = arr.copy()
+        owned.append(arr)
+    return owned
+
+
+def run(
+    mod: Any,
+    inputs: Mapping[str, Any] | Sequence[Any] | None = None,
+    params: Mapping[str, Any] | None = None,
+    entry: str = "main",
+) -> list[np.ndarray]:
+    """Interpret ``@entry`` of ``mod`` and return its results as numpy arrays.
+
+    ``mod`` is an xDSL ``ModuleOp`` or an object with ``.module`` (the Python API's IRModule).
+    ``inputs`` binds the entry function's parameters by name (a dict; names are the SSA name
+    hints of its arguments) or by position (a list); ``params`` binds further parameters by
+    name and may hold entries for no parameter (they are ignored). numpy inputs must have the
+    parameter's exact dtype and shape (``?`` dims match any size); Python scalars and lists
+    are converted to the declared dtype when that is a same-kind cast.
+
+    Raises ``RunError`` (a ``ValueError``) with a message naming the input or op at fault.
+    The module is not verified first; an ill-typed op is reported when it runs.
+    """
+    return Runner(mod, entry).run(inputs, params)
