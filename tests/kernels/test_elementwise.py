@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from xrelay.runtime.kernels import KERNELS
 
 FLOATS = ["float16", "float32", "float64"]

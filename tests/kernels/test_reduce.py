@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from xrelay.runtime.kernels import KERNELS
 
 ORT_DTYPES = {

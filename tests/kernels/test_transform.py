@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from xrelay.runtime.kernels import KERNELS, infer_reshape, parse_layout
 
 FAST = settings(max_examples=15, deadline=None)
