@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import Pure
+
 from xrelay.dialects.relay.base import (
     Bool,
     Float,
@@ -71,8 +72,9 @@ class UnaryOp(RelayOp):
         return [in_types[0]]
 
 
-def _unary(relay_name: str, doc: str, **attrs: Any) -> type[RelayOp]:
-    ns = {"__doc__": f"{doc}\n\n```mlir\n%y = relay.{relay_name} %x : (tensor<4xf32>) -> tensor<4xf32>\n```"}
+def _unary(relay_name: str, doc: str, example_attrs: str = "", **attrs: Any) -> type[RelayOp]:
+    example = f"%y = relay.{relay_name} %x{example_attrs} : (tensor<4xf32>) -> tensor<4xf32>"
+    ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```"}
     ns.update(attrs)
     cls = type(_class_name(relay_name), (UnaryOp,), ns)
     cls.__module__ = __name__
@@ -100,8 +102,12 @@ RoundOp = _unary("round", "Round half away from zero.")
 CopyOp = _unary("copy", "A copy of x.")
 ZerosLikeOp = _unary("zeros_like", "Zeros of x's type.")
 OnesLikeOp = _unary("ones_like", "Ones of x's type.")
-LeakyReluOp = _unary("nn.leaky_relu", "x if x > 0 else alpha * x.", alpha=Float(0.25))
-ClipOp = _unary("clip", "min(max(x, a_min), a_max).", a_min=Float(), a_max=Float())
+LeakyReluOp = _unary(
+    "nn.leaky_relu", "x if x > 0 else alpha * x.", " {alpha = 0.1}", alpha=Float(0.25)
+)
+ClipOp = _unary(
+    "clip", "min(max(x, a_min), a_max).", " {a_min = 0.0, a_max = 6.0}", a_min=Float(), a_max=Float()
+)
 
 
 @relay_op("cast", E)
@@ -152,7 +158,11 @@ class BinaryOp(RelayOp):
 
 
 def _binary(relay_name: str, doc: str, result_bool: bool = False) -> type[RelayOp]:
-    ns = {"__doc__": doc, "RESULT_BOOL": result_bool}
+    res = "i1" if result_bool else "f32"
+    example = (
+        f"%z = relay.{relay_name} %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3x{res}>"
+    )
+    ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```", "RESULT_BOOL": result_bool}
     cls = type(_class_name(relay_name), (BinaryOp,), ns)
     cls.__module__ = __name__
     return relay_op(relay_name, B)(cls)
@@ -887,10 +897,9 @@ class _Reduce(RelayOp):
 
 
 def _reduce(relay_name: str, doc: str, result_dtype: str = "") -> type[RelayOp]:
-    ns = {
-        "__doc__": f"{doc}\n\n```mlir\n%y = relay.{relay_name} %x {{axis = [1]}} : (tensor<2x3xf32>) -> tensor<2x{'xi32' if result_dtype else 'xf32'}>\n```".replace("2xxi32", "2xi32").replace("2xxf32", "2xf32"),
-        "RESULT_DTYPE": result_dtype,
-    }
+    res = "i32" if result_dtype else "f32"
+    example = f"%y = relay.{relay_name} %x {{axis = [1]}} : (tensor<2x3xf32>) -> tensor<2x{res}>"
+    ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```", "RESULT_DTYPE": result_dtype}
     cls = type(_class_name(relay_name), (_Reduce,), ns)
     cls.__module__ = __name__
     return relay_op(relay_name, R)(cls)

@@ -1,0 +1,517 @@
+// RUN: RELAY_ROUNDTRIP
+// RUN: RELAY_GENERIC_ROUNDTRIP
+
+// Every relay op prints in the custom syntax (defaults omitted) and round-trips through
+// both the custom and the generic form. The examples are the ops' docstring examples.
+
+
+// abs
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.abs %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.abs %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// add
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// annotation.stop_fusion
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.annotation.stop_fusion %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.annotation.stop_fusion %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// argmax
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.argmax %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xi32>
+// CHECK{LITERAL}: %y = relay.argmax %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xi32>
+// -----
+
+// argmin
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.argmin %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xi32>
+// CHECK{LITERAL}: %y = relay.argmin %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xi32>
+// -----
+
+// broadcast_to
+  %x = "test.op"() : () -> tensor<1x3xf32>
+  %y = relay.broadcast_to %x {shape = [4, 3]} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: %y = relay.broadcast_to %x {shape = [4, 3]} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+// -----
+
+// cast
+  %x = "test.op"() : () -> tensor<1x2xi16>
+  %y = relay.cast %x {dtype = "uint32"} : (tensor<1x2xi16>) -> tensor<1x2xui32>
+// CHECK{LITERAL}: %y = relay.cast %x {dtype = "uint32"} : (tensor<1x2xi16>) -> tensor<1x2xui32>
+// -----
+
+// ceil
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.ceil %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.ceil %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// clip
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.clip %x {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.clip %x {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// concatenate
+  %a = "test.op"() : () -> tensor<1x2xf32>
+  %b = "test.op"() : () -> tensor<1x3xf32>
+  %y = relay.concatenate %a, %b {axis = 1} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: %y = relay.concatenate %a, %b {axis = 1} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
+// -----
+
+// copy
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.copy %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.copy %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// device_copy
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.device_copy %x {src_virtual_device = "cpu", dst_virtual_device = "npu"} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.device_copy %x {src_virtual_device = "cpu", dst_virtual_device = "npu"} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// divide
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.divide %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.divide %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// equal
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// -----
+
+// erf
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// exp
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// expand_dims
+  %x = "test.op"() : () -> tensor<64xf32>
+  %y = relay.expand_dims %x {axis = 1, num_newaxis = 2} : (tensor<64xf32>) -> tensor<64x1x1xf32>
+// CHECK{LITERAL}: %y = relay.expand_dims %x {axis = 1, num_newaxis = 2} : (tensor<64xf32>) -> tensor<64x1x1xf32>
+// -----
+
+// floor
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// greater
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.greater %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.greater %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// -----
+
+// greater_equal
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.greater_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.greater_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// -----
+
+// layout_transform
+  %x = "test.op"() : () -> tensor<1x8x2x2xf32>
+  %y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+// CHECK{LITERAL}: %y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+// -----
+
+// less
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.less %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.less %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// -----
+
+// less_equal
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.less_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.less_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// -----
+
+// log
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.log %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.log %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// max
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.max %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: %y = relay.max %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// -----
+
+// maximum
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.maximum %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.maximum %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// mean
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.mean %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: %y = relay.mean %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// -----
+
+// min
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.min %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: %y = relay.min %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// -----
+
+// minimum
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.minimum %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.minimum %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// multiply
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.multiply %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.multiply %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// negative
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// nn.adaptive_avg_pool2d
+  %x = "test.op"() : () -> tensor<1x8x7x7xf32>
+  %y = relay.nn.adaptive_avg_pool2d %x {output_size = [1, 1]} : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
+// CHECK{LITERAL}: %y = relay.nn.adaptive_avg_pool2d %x {output_size = [1, 1]} : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
+// -----
+
+// nn.avg_pool2d
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %y = relay.nn.avg_pool2d %x {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+// CHECK{LITERAL}: %y = relay.nn.avg_pool2d %x {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+// -----
+
+// nn.batch_flatten
+  %x = "test.op"() : () -> tensor<1x512x1x1xf32>
+  %y = relay.nn.batch_flatten %x : (tensor<1x512x1x1xf32>) -> tensor<1x512xf32>
+// CHECK{LITERAL}: %y = relay.nn.batch_flatten %x : (tensor<1x512x1x1xf32>) -> tensor<1x512xf32>
+// -----
+
+// nn.batch_matmul
+  %a = "test.op"() : () -> tensor<2x4x8xf32>
+  %b = "test.op"() : () -> tensor<2x3x8xf32>
+  %y = relay.nn.batch_matmul %a, %b {transpose_b = true} : (tensor<2x4x8xf32>, tensor<2x3x8xf32>) -> tensor<2x4x3xf32>
+// CHECK{LITERAL}: %y = relay.nn.batch_matmul %a, %b {transpose_b = true} : (tensor<2x4x8xf32>, tensor<2x3x8xf32>) -> tensor<2x4x3xf32>
+// -----
+
+// nn.batch_norm
+  %x = "test.op"() : () -> tensor<1x64x56x56xf32>
+  %gamma = "test.op"() : () -> tensor<64xf32>
+  %beta = "test.op"() : () -> tensor<64xf32>
+  %mean = "test.op"() : () -> tensor<64xf32>
+  %var = "test.op"() : () -> tensor<64xf32>
+  %y:3 = relay.nn.batch_norm %x, %gamma, %beta, %mean, %var {epsilon = 2.0e-05} : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK{LITERAL}: %y, %y_1, %y_2 = relay.nn.batch_norm %x, %gamma, %beta, %mean, %var {epsilon = 2.0e-05} : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
+// -----
+
+// nn.bias_add
+  %x = "test.op"() : () -> tensor<1x10xf32>
+  %b = "test.op"() : () -> tensor<10xf32>
+  %y = relay.nn.bias_add %x, %b {axis = -1} : (tensor<1x10xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+// CHECK{LITERAL}: %y = relay.nn.bias_add %x, %b {axis = -1} : (tensor<1x10xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+// -----
+
+// nn.conv2d
+  %x = "test.op"() : () -> tensor<1x3x224x224xf32>
+  %w = "test.op"() : () -> tensor<64x3x7x7xf32>
+  %y = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [3, 3, 3, 3], channels = 64, kernel_size = [7, 7]} : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32>
+// CHECK{LITERAL}: %y = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [3, 3, 3, 3], channels = 64, kernel_size = [7, 7]} : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32>
+// -----
+
+// nn.conv2d_transpose
+  %x = "test.op"() : () -> tensor<1x8x4x4xf32>
+  %w = "test.op"() : () -> tensor<8x4x3x3xf32>
+  %y = relay.nn.conv2d_transpose %x, %w {strides = [2, 2]} : (tensor<1x8x4x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x4x9x9xf32>
+// CHECK{LITERAL}: %y = relay.nn.conv2d_transpose %x, %w {strides = [2, 2]} : (tensor<1x8x4x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x4x9x9xf32>
+// -----
+
+// nn.dense
+  %x = "test.op"() : () -> tensor<1x64xf32>
+  %w = "test.op"() : () -> tensor<10x64xf32>
+  %y = relay.nn.dense %x, %w {units = 10} : (tensor<1x64xf32>, tensor<10x64xf32>) -> tensor<1x10xf32>
+// CHECK{LITERAL}: %y = relay.nn.dense %x, %w {units = 10} : (tensor<1x64xf32>, tensor<10x64xf32>) -> tensor<1x10xf32>
+// -----
+
+// nn.dropout
+  %x = "test.op"() : () -> tensor<1x8xf32>
+  %y:2 = relay.nn.dropout %x {rate = 0.1} : (tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+// CHECK{LITERAL}: %y, %y_1 = relay.nn.dropout %x {rate = 0.1} : (tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+// -----
+
+// nn.global_avg_pool2d
+  %x = "test.op"() : () -> tensor<1x512x7x7xf32>
+  %y = relay.nn.global_avg_pool2d %x : (tensor<1x512x7x7xf32>) -> tensor<1x512x1x1xf32>
+// CHECK{LITERAL}: %y = relay.nn.global_avg_pool2d %x : (tensor<1x512x7x7xf32>) -> tensor<1x512x1x1xf32>
+// -----
+
+// nn.global_max_pool2d
+  %x = "test.op"() : () -> tensor<1x512x7x7xf32>
+  %y = relay.nn.global_max_pool2d %x : (tensor<1x512x7x7xf32>) -> tensor<1x512x1x1xf32>
+// CHECK{LITERAL}: %y = relay.nn.global_max_pool2d %x : (tensor<1x512x7x7xf32>) -> tensor<1x512x1x1xf32>
+// -----
+
+// nn.layer_norm
+  %x = "test.op"() : () -> tensor<1x8x16xf32>
+  %gamma = "test.op"() : () -> tensor<16xf32>
+  %beta = "test.op"() : () -> tensor<16xf32>
+  %y = relay.nn.layer_norm %x, %gamma, %beta : (tensor<1x8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x8x16xf32>
+// CHECK{LITERAL}: %y = relay.nn.layer_norm %x, %gamma, %beta : (tensor<1x8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x8x16xf32>
+// -----
+
+// nn.leaky_relu
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.nn.leaky_relu %x {alpha = 0.1} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.nn.leaky_relu %x {alpha = 0.1} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// nn.log_softmax
+  %x = "test.op"() : () -> tensor<2x10xf32>
+  %y = relay.nn.log_softmax %x {axis = 1} : (tensor<2x10xf32>) -> tensor<2x10xf32>
+// CHECK{LITERAL}: %y = relay.nn.log_softmax %x {axis = 1} : (tensor<2x10xf32>) -> tensor<2x10xf32>
+// -----
+
+// nn.matmul
+  %a = "test.op"() : () -> tensor<4x8xf32>
+  %b = "test.op"() : () -> tensor<8x3xf32>
+  %y = relay.nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: %y = relay.nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+// -----
+
+// nn.max_pool2d
+  %x = "test.op"() : () -> tensor<1x64x112x112xf32>
+  %y = relay.nn.max_pool2d %x {pool_size = [3, 3], strides = [2, 2], padding = [1, 1, 1, 1]} : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
+// CHECK{LITERAL}: %y = relay.nn.max_pool2d %x {pool_size = [3, 3], strides = [2, 2], padding = [1, 1, 1, 1]} : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
+// -----
+
+// nn.pad
+  %x = "test.op"() : () -> tensor<1x3x4x4xf32>
+  %v = "test.op"() : () -> tensor<f32>
+  %y = relay.nn.pad %x, %v {pad_width = [[0, 0], [0, 0], [1, 1], [1, 1]]} : (tensor<1x3x4x4xf32>, tensor<f32>) -> tensor<1x3x6x6xf32>
+// CHECK{LITERAL}: %y = relay.nn.pad %x, %v {pad_width = [[0, 0], [0, 0], [1, 1], [1, 1]]} : (tensor<1x3x4x4xf32>, tensor<f32>) -> tensor<1x3x6x6xf32>
+// -----
+
+// nn.prelu
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %alpha = "test.op"() : () -> tensor<4xf32>
+  %y = relay.nn.prelu %x, %alpha : (tensor<1x4x8x8xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK{LITERAL}: %y = relay.nn.prelu %x, %alpha : (tensor<1x4x8x8xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// -----
+
+// nn.relu
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// nn.softmax
+  %x = "test.op"() : () -> tensor<1x1000xf32>
+  %y = relay.nn.softmax %x : (tensor<1x1000xf32>) -> tensor<1x1000xf32>
+// CHECK{LITERAL}: %y = relay.nn.softmax %x : (tensor<1x1000xf32>) -> tensor<1x1000xf32>
+// -----
+
+// not_equal
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.not_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.not_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+// -----
+
+// on_device
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.on_device %x {virtual_device = "cpu"} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.on_device %x {virtual_device = "cpu"} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// ones_like
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.ones_like %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.ones_like %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// power
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.power %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.power %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// prod
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.prod %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: %y = relay.prod %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// -----
+
+// reshape
+  %x = "test.op"() : () -> tensor<1x4x5x6xf32>
+  %y = relay.reshape %x {newshape = [0, -1]} : (tensor<1x4x5x6xf32>) -> tensor<1x120xf32>
+// CHECK{LITERAL}: %y = relay.reshape %x {newshape = [0, -1]} : (tensor<1x4x5x6xf32>) -> tensor<1x120xf32>
+// -----
+
+// round
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.round %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.round %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// rsqrt
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// shape_of
+  %x = "test.op"() : () -> tensor<1x3x4xf32>
+  %s = relay.shape_of %x : (tensor<1x3x4xf32>) -> tensor<3xi32>
+// CHECK{LITERAL}: %s = relay.shape_of %x : (tensor<1x3x4xf32>) -> tensor<3xi32>
+// -----
+
+// sigmoid
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// split
+  %x = "test.op"() : () -> tensor<1x4xf32>
+  %y:2 = relay.split %x {indices_or_sections = 2, axis = 1} : (tensor<1x4xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+// CHECK{LITERAL}: %y, %y_1 = relay.split %x {indices_or_sections = 2, axis = 1} : (tensor<1x4xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+// -----
+
+// sqrt
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// squeeze
+  %x = "test.op"() : () -> tensor<1x8x1x1xf32>
+  %y = relay.squeeze %x {axis = [2, 3]} : (tensor<1x8x1x1xf32>) -> tensor<1x8xf32>
+// CHECK{LITERAL}: %y = relay.squeeze %x {axis = [2, 3]} : (tensor<1x8x1x1xf32>) -> tensor<1x8xf32>
+// -----
+
+// stack
+  %a = "test.op"() : () -> tensor<3xf32>
+  %b = "test.op"() : () -> tensor<3xf32>
+  %y = relay.stack %a, %b {axis = 0} : (tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %y = relay.stack %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// strided_slice
+  %x = "test.op"() : () -> tensor<4x4xf32>
+  %y = relay.strided_slice %x {begin = [0, 1], end = [2, 3]} : (tensor<4x4xf32>) -> tensor<2x2xf32>
+// CHECK{LITERAL}: %y = relay.strided_slice %x {begin = [0, 1], end = [2, 3]} : (tensor<4x4xf32>) -> tensor<2x2xf32>
+// -----
+
+// subtract
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = "test.op"() : () -> tensor<3xf32>
+  %z = relay.subtract %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.subtract %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// -----
+
+// sum
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.sum %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: %y = relay.sum %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+// -----
+
+// take
+  %x = "test.op"() : () -> tensor<10x4xf32>
+  %i = "test.op"() : () -> tensor<3xi32>
+  %y = relay.take %x, %i {axis = 0} : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+// CHECK{LITERAL}: %y = relay.take %x, %i {axis = 0} : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+// -----
+
+// tanh
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// tile
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.tile %x {reps = [2, 1]} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: %y = relay.tile %x {reps = [2, 1]} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+// -----
+
+// transpose
+  %x = "test.op"() : () -> tensor<1x3x4x5xf32>
+  %y = relay.transpose %x {axes = [0, 2, 3, 1]} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
+// CHECK{LITERAL}: %y = relay.transpose %x {axes = [0, 2, 3, 1]} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
+// -----
+
+// where
+  %c = "test.op"() : () -> tensor<4xi1>
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = "test.op"() : () -> tensor<4xf32>
+  %z = relay.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %z = relay.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// zeros_like
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.zeros_like %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.zeros_like %x : (tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// Constants: anonymous, named inline, splat, integer and bool data.
+%c0 = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
+// CHECK{LITERAL}: %c0 = relay.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+%c1 = relay.constant @fc1_bias dense<0.5> : tensor<10xf32>
+// CHECK: %c1 = relay.constant @fc1_bias dense<5.000000e-01> : tensor<10xf32>
+%c2 = relay.constant dense<[4000000000, 1]> : tensor<2xui32>
+// CHECK{LITERAL}: %c2 = relay.constant dense<[4000000000, 1]> : tensor<2xui32>
+%c3 = relay.constant dense<[true, false]> : tensor<2xi1>
+// CHECK{LITERAL}: %c3 = relay.constant dense<[true, false]> : tensor<2xi1>
+%c4 = relay.constant dense<-3> : tensor<i8>
+// CHECK: %c4 = relay.constant dense<-3> : tensor<i8>
+
+// -----
+
+// Functions carry Relay's attributes as discardable relay.* attributes; dynamic dims print as ?.
+func.func private @fused_nn_relu(%p0: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.primitive = 1 : i64, relay.used_memory = [32 : i64]} {
+  %0 = relay.nn.relu %p0 : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %0 : tensor<?x4xf32>
+}
+// CHECK: func.func private @fused_nn_relu(%p0: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.primitive = 1 : i64, relay.used_memory = [32 : i64]} {
+// CHECK-NEXT: %0 = relay.nn.relu %p0 : (tensor<?x4xf32>) -> tensor<?x4xf32>
+func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_used_memory = 64 : i64} {
+  %y = func.call @fused_nn_relu(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %y : tensor<?x4xf32>
+}
+// CHECK: func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_used_memory = 64 : i64} {
+// CHECK-NEXT: %y = func.call @fused_nn_relu(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
