@@ -1,0 +1,222 @@
+"""Check that a pass keeps a module's meaning: run it before and after, compare the results.
+
+Every pass in the project is tested twice: its IR with FileCheck, and its meaning here::
+
+    from xrelay.testing.semantics import check_semantics
+
+    before, after = check_semantics("simplify-inference,fold-constant", mod)
+
+``check_semantics`` clones the module, applies the pass to the clone, verifies the result,
+runs both on the same random inputs with the reference interpreter
+(``xrelay.runtime.interpreter``) and fails with an ``AssertionError`` naming the output and
+the size of the error when they disagree. The module passed in is left unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import DiagnosticException
+
+from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
+
+__all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "pass_name"]
+
+PassLike = Any
+"""A ModulePass, a pipeline string, an ``xrelay.transforms.infra.Pass``, a callable on
+modules, or a sequence of these."""
+
+
+def _module_op(mod: Any) -> ModuleOp:
+    if isinstance(mod, ModuleOp):
+        return mod
+    inner = getattr(mod, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner
+    raise TypeError(
+        f"expected an xDSL ModuleOp or an object holding one in '.module', got {type(mod).__name__}"
+    )
+
+
+def _clone(mod: Any) -> Any:
+    """A copy of ``mod`` (ModuleOp or IRModule-like) with its own ModuleOp."""
+    if isinstance(mod, ModuleOp):
+        return mod.clone()
+    new = copy.copy(mod)
+    new.module = _module_op(mod).clone()
+    return new
+
+
+def pass_name(p: PassLike) -> str:
+    """A short name of a pass-like object for messages."""
+    if isinstance(p, str):
+        return repr(p)
+    if isinstance(p, ModulePass):
+        return p.name
+    info = getattr(p, "info", None)
+    if info is not None and hasattr(info, "name"):
+        return str(info.name)
+    if isinstance(p, Sequence):
+        return "[" + ", ".join(pass_name(q) for q in p) + "]"
+    return getattr(p, "__name__", None) or type(p).__name__
+
+
+def apply_pass(p: PassLike, mod: Any) -> Any:
+    """Apply a pass-like object to ``mod`` in place; return the resulting module.
+
+    A string is an xDSL pipeline spec over ``xrelay.transforms.get_all_passes()``; every
+    ModulePass runs through ``xrelay.transforms.infra`` (so composite passes expand and the
+    current ``PassContext``'s instruments see it); an infra ``Pass`` is called; any other
+    callable is called on the module and may return a new one (or None: changed in place).
+    """
+    from xrelay.transforms.infra import Pass, as_pass
+
+    if isinstance(p, str):
+        from xrelay.transforms import get_all_passes
+
+        pipeline = PassPipeline.parse_spec(get_all_passes(), p)
+        for module_pass in pipeline.passes:
+            mod = as_pass(module_pass)(mod)
+        return mod
+    if isinstance(p, ModulePass | Pass):
+        return as_pass(p)(mod)
+    if isinstance(p, Sequence):
+        for q in p:
+            mod = apply_pass(q, mod)
+        return mod
+    if callable(p):
+        result = p(mod)
+        return mod if result is None else result
+    raise TypeError(
+        f"expected a ModulePass, a pipeline string, a Pass, a callable or a sequence, got {p!r}"
+    )
+
+
+def _bind_after(
+    before: ModuleOp, after: ModuleOp, values: Mapping[str, np.ndarray], entry: str
+) -> dict[str, np.ndarray] | list[np.ndarray]:
+    """The inputs of the transformed entry function: by name, else by position.
+
+    A pass may drop parameters (binding weights to constants), so only the names the new
+    function still takes are passed. If it renamed them, the old positional order is used
+    when the signature is otherwise unchanged.
+    """
+    new = parameter_specs(after, entry)
+    if all(name in values for name, _ in new):
+        return {name: values[name] for name, _ in new}
+    old = parameter_specs(before, entry)
+    if [t for _, t in old] == [t for _, t in new]:
+        return [values[name] for name, _ in old]
+    raise AssertionError(
+        f"@{entry}'s parameters changed in a way inputs cannot follow: before "
+        f"({', '.join(f'{n}: {t}' for n, t in old)}), after "
+        f"({', '.join(f'{n}: {t}' for n, t in new)})"
+    )
+
+
+def assert_outputs_match(
+    before: Sequence[np.ndarray],
+    after: Sequence[np.ndarray],
+    *,
+    rtol: float = 1e-4,
+    atol: float = 1e-4,
+    what: str = "",
+) -> None:
+    """Assert two result lists agree: count, shapes, dtypes, values within tolerance.
+
+    Values match when ``|after - before| <= atol + rtol * |before|``, as ``numpy.isclose``;
+    NaNs match NaNs and infinities match equal infinities. Integers and bools are compared
+    the same way, which for them means exactly (with the default tolerances).
+    """
+    prefix = f"{what}: " if what else ""
+    if len(before) != len(after):
+        raise AssertionError(
+            f"{prefix}the number of outputs changed: {len(before)} before, {len(after)} after"
+        )
+    for i, (a, b) in enumerate(zip(before, after)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            raise AssertionError(f"{prefix}output {i}: shape {a.shape} before, {b.shape} after")
+        if a.dtype != b.dtype:
+            raise AssertionError(f"{prefix}output {i}: dtype {a.dtype} before, {b.dtype} after")
+        if a.size == 0:
+            continue
+        wa, wb = a.astype(np.float64), b.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(wb - wa)
+            close = diff <= atol + rtol * np.abs(wa)
+        close |= (wa == wb) | (np.isnan(wa) & np.isnan(wb))
+        if close.all():
+            continue
+        bad = ~close
+        finite = np.isfinite(diff)
+        max_abs = float(diff[bad & finite].max()) if (bad & finite).any() else float("inf")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(finite, diff / np.maximum(np.abs(wa), np.finfo(np.float64).tiny), 0)
+        max_rel = float(rel[bad].max()) if finite[bad].any() else float("inf")
+        where = np.unravel_index(int(np.argmax(bad)), a.shape)
+        raise AssertionError(
+            f"{prefix}output {i}: {int(bad.sum())} of {a.size} values differ "
+            f"(rtol={rtol}, atol={atol}); max abs error {max_abs:.4g}, max rel error "
+            f"{max_rel:.4g}; first at index {tuple(int(k) for k in where)}: "
+            f"before {a[where]!r}, after {b[where]!r}"
+        )
+
+
+def check_semantics(
+    pass_or_pipeline: PassLike,
+    mod: Any,
+    *,
+    params: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
+    rtol: float = 1e-4,
+    atol: float = 1e-4,
+    trials: int = 1,
+    entry: str = "main",
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Assert that ``pass_or_pipeline`` keeps the meaning of ``mod``; return the outputs.
+
+    ``mod`` is a ``ModuleOp`` or an object with ``.module``; it is cloned, and only the clone
+    is transformed (see ``apply_pass`` for what a pass may be). The transformed module must
+    verify. Both modules then run on the same inputs: ``params`` binds parameters by name,
+    the others get random data (``xrelay.runtime.interpreter.random_inputs``: standard normal
+    floats, small integers, fair bools) from ``seed``, ``seed + 1``, ... for each of
+    ``trials`` runs. Results must agree as ``assert_outputs_match`` says.
+
+    Returns the (before, after) outputs of the first trial. Raises ``AssertionError`` naming
+    the pass and the output at fault.
+    """
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
+    original = _module_op(mod)
+    params = dict(params or {})
+    runs: list[tuple[dict[str, np.ndarray], list[np.ndarray]]] = []
+    for t in range(trials):
+        inputs = random_inputs(original, seed + t, entry, skip=params)
+        runs.append((inputs, run(original, inputs, params, entry)))
+
+    name = pass_name(pass_or_pipeline)
+    transformed = _module_op(apply_pass(pass_or_pipeline, _clone(mod)))
+    try:
+        transformed.verify()
+    except DiagnosticException as e:
+        raise AssertionError(f"the module does not verify after {name}: {e}") from e
+
+    first: tuple[list[np.ndarray], list[np.ndarray]] | None = None
+    for t, (inputs, before) in enumerate(runs):
+        args = _bind_after(original, transformed, {**params, **inputs}, entry)
+        try:
+            after = run(transformed, args, entry=entry)
+        except RunError as e:
+            raise AssertionError(f"running the module after {name} failed: {e}") from e
+        trial = f" (trial {t}, seed {seed + t})" if trials > 1 else ""
+        assert_outputs_match(before, after, rtol=rtol, atol=atol, what=f"after {name}{trial}")
+        if first is None:
+            first = (before, after)
+    assert first is not None
+    return first
