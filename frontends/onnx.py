@@ -1,0 +1,1261 @@
+"""Import ONNX models into the relay dialect, like ``tvm.relay.frontend.from_onnx``.
+
+``from_onnx(model)`` returns ``(mod, params)``: ``mod`` holds ``func.func @main`` whose
+parameters are the graph's real inputs (named after them) followed by the initializers it uses,
+and ``params`` maps those initializers' names to numpy arrays. With ``freeze_params=True`` the
+initializers are bound instead as named constants (``relay.constant @name``) and ``params`` is
+empty. The default follows TVM: ``freeze_params=False``.
+
+Decisions a user may want to know:
+
+* **Names.** ONNX names may hold characters MLIR identifiers cannot (``onnx::Conv_7``,
+  ``input:0``); they are sanitised (every other character becomes ``_``, a leading digit gets
+  a ``_`` prefix, a trailing ``_<digits>`` becomes ``.<digits>`` because xDSL strips it from
+  value names, clashes get a ``.N`` suffix). Parameter names, the keys of ``params`` and
+  ``param_name`` of frozen constants all use the sanitised form; ``OnnxImport.input_names``
+  maps original input names to it.
+* **Folding during import.** An op whose inputs are all known (Constant nodes, initializers,
+  static ``Shape`` results, values folded before) is evaluated at import time with the numpy
+  kernels, so exporter shape arithmetic (``Shape -> Gather -> Concat -> Reshape``,
+  ``Unsqueeze``/``Cast`` of constants) gives a static ``newshape``. Without
+  ``freeze_params``, initializers with more than ``FOLD_PARAM_LIMIT`` elements are never folded
+  (they stay parameters); small ones (shape tensors, axes) are.
+* **Parameters.** Only initializers that some op takes as a run-time operand become parameters
+  of ``main``, in order of first use; those consumed at import time (a Reshape's shape, a
+  Slice's starts) do not appear in ``params``.
+* **Errors.** Every failure raises ``OnnxImportError`` (a ``ValueError``). Unsupported operators
+  are collected over the whole graph first, so one error lists them all with their node names.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Region, SSAValue
+
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayTypeError, numpy_dtype
+from xrelay.dialects.relay.dtypes import dtype_from_numpy, dtype_of, shape_of, tensor_type
+
+FOLD_PARAM_LIMIT = 1024
+"""Initializers with more elements are never folded at import when params are not frozen."""
+
+
+class OnnxImportError(ValueError):
+    """An ONNX model that cannot be imported; the message says which nodes and why."""
+
+
+@dataclass
+class OnnxImport:
+    """Everything one import produced (``from_onnx`` returns ``(mod, params)`` from it)."""
+
+    module: ModuleOp
+    params: dict[str, np.ndarray]
+    input_names: dict[str, str]
+    """Original ONNX input name -> parameter name in ``main``."""
+    output_names: list[str]
+    """The ONNX graph's output names, in the order ``main`` returns them."""
+    opset: int
+
+
+# ============================================================================================
+# Values
+# ============================================================================================
+
+
+@dataclass(eq=False)
+class _Val:
+    """An ONNX tensor during import: a run-time SSA value or a value known now."""
+
+    value: SSAValue | None = None
+    const: np.ndarray | None = None
+    param: str | None = None
+    """The initializer's (sanitised) name when ``const`` is an initializer."""
+    _ssa: SSAValue | None = field(default=None, repr=False)
+
+    @property
+    def known(self) -> bool:
+        return self.const is not None
+
+
+@dataclass
+class _Node:
+    op_type: str
+    name: str
+    inputs: list[_Val | None]
+    attrs: dict[str, Any]
+    num_outputs: int
+    opset: int
+
+    def input(self, i: int) -> _Val | None:
+        return self.inputs[i] if i < len(self.inputs) else None
+
+    def fail(self, msg: str) -> OnnxImportError:
+        return OnnxImportError(f"{self.op_type} node '{self.name}': {msg}")
+
+
+_NAME_BAD = re.compile(r"[^\w$.-]")
+_NAME_NUM_SUFFIX = re.compile(r"_(\d+)$")
+
+
+def _sanitize(name: str) -> str:
+    """A valid MLIR value name that xDSL keeps as is.
+
+    xDSL drops a trailing ``_<digits>`` from name hints (it reserves it for uniquing), so such
+    a suffix is written ``.<digits>`` instead: ``onnx::Conv_7`` becomes ``onnx__Conv.7``.
+    """
+    out = _NAME_BAD.sub("_", name) or "v"
+    if out[0].isdigit():
+        out = "_" + out
+    return _NAME_NUM_SUFFIX.sub(lambda m: "." + m.group(1), out)
+
+_ONNX_DTYPES = {
+    onnx.TensorProto.FLOAT: "float32",
+    onnx.TensorProto.DOUBLE: "float64",
+    onnx.TensorProto.FLOAT16: "float16",
+    onnx.TensorProto.BFLOAT16: "bfloat16",
+    onnx.TensorProto.INT8: "int8",
+    onnx.TensorProto.INT16: "int16",
+    onnx.TensorProto.INT32: "int32",
+    onnx.TensorProto.INT64: "int64",
+    onnx.TensorProto.UINT8: "uint8",
+    onnx.TensorProto.UINT16: "uint16",
+    onnx.TensorProto.UINT32: "uint32",
+    onnx.TensorProto.UINT64: "uint64",
+    onnx.TensorProto.BOOL: "bool",
+}
+
+
+def _relay_dtype(elem_type: int, what: str) -> str:
+    try:
+        return _ONNX_DTYPES[elem_type]
+    except KeyError:
+        name = onnx.TensorProto.DataType.Name(elem_type) if elem_type else "undefined"
+        raise OnnxImportError(f"{what}: ONNX element type {name} is not supported") from None
+
+
+# ============================================================================================
+# The importer
+# ============================================================================================
+
+
+class _Importer:
+    def __init__(self, model: onnx.ModelProto, shape, dtype, freeze_params: bool):
+        self.model = model
+        self.graph = model.graph
+        self.freeze = freeze_params
+        self.opset = _default_opset(model)
+        self.names: set[str] = set()
+        self.vals: dict[str, _Val] = {}
+        self.block = Block()
+        self.params: dict[str, np.ndarray] = {}
+        self.param_args: dict[str, SSAValue] = {}
+        self.frozen: dict[str, SSAValue] = {}
+        self.input_names: dict[str, str] = {}
+        self.shape = dict(shape or {})
+        self.dtype = dtype
+
+    # ---- names ----------------------------------------------------------------------------
+
+    def fresh_name(self, name: str) -> str:
+        base = _sanitize(name)
+        out, k = base, 0
+        while out in self.names:
+            k += 1
+            out = f"{base}.{k}"
+        self.names.add(out)
+        return out
+
+    # ---- values ---------------------------------------------------------------------------
+
+    def const(self, array: Any, dtype: str | None = None) -> _Val:
+        arr = np.asarray(array)
+        if dtype is not None:
+            arr = arr.astype(numpy_dtype(dtype))
+        return _Val(const=arr)
+
+    def shape_of(self, v: _Val) -> tuple[int | None, ...]:
+        if v.known:
+            return tuple(v.const.shape)
+        return shape_of(v.value.type)
+
+    def static_shape(self, v: _Val, node: _Node) -> tuple[int, ...]:
+        s = self.shape_of(v)
+        if any(d is None for d in s):
+            raise node.fail(f"needs a static input shape, got {list(s)} (pass shape={{...}})")
+        return s  # type: ignore[return-value]
+
+    def dtype_of(self, v: _Val) -> str:
+        if v.known:
+            return dtype_from_numpy(v.const.dtype)
+        return dtype_of(v.value.type)
+
+    def rank(self, v: _Val) -> int:
+        return len(self.shape_of(v))
+
+    def ssa(self, v: _Val) -> SSAValue:
+        """The run-time value of ``v``, materialising constants and parameters once."""
+        if v.value is not None:
+            return v.value
+        if v._ssa is not None:
+            return v._ssa
+        if v.param is not None and not self.freeze:
+            if v.param not in self.param_args:
+                ty = tensor_type(v.const.shape, dtype_from_numpy(v.const.dtype))
+                arg = self.block.insert_arg(ty, len(self.block.args))
+                arg.name_hint = v.param
+                self.param_args[v.param] = arg
+                self.params[v.param] = np.asarray(v.const)
+            v._ssa = self.param_args[v.param]
+            return v._ssa
+        if v.param is not None:
+            if v.param not in self.frozen:
+                op = ConstantOp.from_numpy(v.const, param_name=v.param)
+                self.block.add_op(op)
+                self.frozen[v.param] = op.result
+            v._ssa = self.frozen[v.param]
+            return v._ssa
+        op = ConstantOp.from_numpy(v.const)
+        self.block.add_op(op)
+        v._ssa = op.result
+        return v._ssa
+
+    def foldable(self, vals: Sequence[_Val]) -> bool:
+        if not all(v.known for v in vals):
+            return False
+        if self.freeze:
+            return True
+        return all(v.param is None or v.const.size <= FOLD_PARAM_LIMIT for v in vals)
+
+    def emit(self, name: str, vals: Sequence[_Val], **attrs: Any) -> list[_Val]:
+        """Apply Relay op ``name``: fold it when every input is known, else add the op."""
+        cls = RELAY_OPS[name]
+        if self.foldable(vals) and name in _KERNEL_NAMES and not cls.STATEFUL:
+            folded = self._fold(cls, name, vals, attrs)
+            if folded is not None:
+                return folded
+        op = cls.make([self.ssa(v) for v in vals], **attrs)
+        self.block.add_op(op)
+        return [_Val(value=r) for r in op.results]
+
+    def emit1(self, name: str, vals: Sequence[_Val], **attrs: Any) -> _Val:
+        return self.emit(name, vals, **attrs)[0]
+
+    def _fold(self, cls, name: str, vals: Sequence[_Val], attrs: dict[str, Any]) -> list[_Val] | None:
+        from xrelay.runtime.kernels import KERNELS
+
+        in_types = [tensor_type(v.const.shape, dtype_from_numpy(v.const.dtype)) for v in vals]
+        full = cls.complete_attrs(attrs, in_types)
+        out_types = cls.infer_types(in_types, full)
+        kernel = KERNELS[name]
+        accepted = _kernel_params(name, kernel)
+        kw = {k: v for k, v in full.items() if k in accepted and v is not None}
+        res = kernel(*[v.const for v in vals], **kw)
+        results = list(res) if isinstance(res, tuple) else [res]
+        out: list[_Val] = []
+        for r, t in zip(results, out_types, strict=True):
+            r = np.asarray(r)
+            if tuple(r.shape) != tuple(t.get_shape()):  # a kernel disagreeing with inference
+                return None
+            out.append(_Val(const=r.astype(numpy_dtype(t.element_type), copy=False)))
+        return out
+
+    def static(self, v: _Val | None, node: _Node, what: str) -> np.ndarray | None:
+        """The value of an input that must be known at import time (None when absent)."""
+        if v is None:
+            return None
+        if not v.known:
+            raise node.fail(f"input '{what}' must be a constant (or computable from static shapes)")
+        return v.const
+
+    def cast_like(self, v: _Val, dtype: str) -> _Val:
+        if self.dtype_of(v) == dtype:
+            return v
+        return self.emit1("cast", [v], dtype=dtype)
+
+    def scalar(self, value: float, like: _Val) -> _Val:
+        return self.const(np.array(value, dtype=numpy_dtype(self.dtype_of(like))))
+
+    def reshape(self, v: _Val, shape: Sequence[int]) -> _Val:
+        if tuple(self.shape_of(v)) == tuple(shape):
+            return v
+        return self.emit1("reshape", [v], newshape=list(shape))
+
+    # ---- the graph ------------------------------------------------------------------------
+
+    def run(self) -> OnnxImport:
+        graph = self.graph
+        self.check_supported()
+        init_names = {t.name for t in graph.initializer}
+        for t in graph.initializer:
+            arr = numpy_helper.to_array(t)
+            _relay_dtype(t.data_type, f"initializer '{t.name}'")
+            self.vals[t.name] = _Val(const=np.asarray(arr), param=None)
+        # sanitised parameter names are given after the inputs so inputs keep their names
+        for inp in graph.input:
+            if inp.name in init_names:
+                continue  # old exporters list initializers as inputs too
+            ty = self.input_type(inp)
+            arg = self.block.insert_arg(ty, len(self.block.args))
+            sname = self.fresh_name(inp.name)
+            arg.name_hint = sname
+            self.input_names[inp.name] = sname
+            self.vals[inp.name] = _Val(value=arg)
+        unknown = set(self.shape) - set(self.input_names)
+        if unknown:
+            raise OnnxImportError(
+                f"shape given for unknown input(s) {', '.join(sorted(unknown))}; "
+                f"the graph's inputs are {', '.join(self.input_names) or 'none'}"
+            )
+        for t in graph.initializer:
+            self.vals[t.name].param = self.fresh_name(t.name)
+        for node in graph.node:
+            self.convert(node)
+        outs: list[SSAValue] = []
+        for o in graph.output:
+            if o.name not in self.vals:
+                raise OnnxImportError(f"graph output '{o.name}' is not produced by any node")
+            v = self.vals[o.name]
+            ssa = self.ssa(v)
+            if ssa.name_hint is None:
+                ssa.name_hint = _sanitize(o.name)
+            outs.append(ssa)
+        self.block.add_op(ReturnOp(*outs))
+        ftype = ([a.type for a in self.block.args], [v.type for v in outs])
+        func = FuncOp("main", ftype, Region(self.block))
+        module = ModuleOp([func])
+        try:
+            module.verify()
+        except Exception as e:  # an importer bug rather than a model problem; say so
+            raise OnnxImportError(f"the imported module does not verify: {e}") from e
+        return OnnxImport(
+            module,
+            self.params,
+            self.input_names,
+            [o.name for o in graph.output],
+            self.opset,
+        )
+
+    def input_type(self, inp: onnx.ValueInfoProto) -> TensorType:
+        tt = inp.type.tensor_type
+        if not inp.type.HasField("tensor_type"):
+            raise OnnxImportError(f"input '{inp.name}' is not a tensor")
+        if isinstance(self.dtype, Mapping):
+            dtype = self.dtype.get(inp.name) or _relay_dtype(tt.elem_type, f"input '{inp.name}'")
+        elif isinstance(self.dtype, str):
+            dtype = self.dtype
+        else:
+            dtype = _relay_dtype(tt.elem_type, f"input '{inp.name}'")
+        if inp.name in self.shape:
+            dims = [None if d is None or d == -1 else int(d) for d in self.shape[inp.name]]
+        else:
+            dims = []
+            for d in tt.shape.dim:
+                dims.append(d.dim_value if d.HasField("dim_value") else None)
+        return tensor_type(dims, dtype)
+
+    def check_supported(self) -> None:
+        missing: dict[str, list[str]] = {}
+        for i, node in enumerate(self.graph.node):
+            domain = node.domain or "ai.onnx"
+            key = node.op_type if domain == "ai.onnx" else f"{domain}.{node.op_type}"
+            if domain != "ai.onnx" or node.op_type not in _CONVERTERS:
+                missing.setdefault(key, []).append(node.name or f"#{i}")
+        if missing:
+            parts = [f"{op} ({', '.join(names)})" for op, names in sorted(missing.items())]
+            raise OnnxImportError(
+                f"{sum(map(len, missing.values()))} node(s) use unsupported ONNX operators "
+                f"(opset {self.opset}): " + "; ".join(parts)
+            )
+
+    def convert(self, proto: onnx.NodeProto) -> None:
+        ins: list[_Val | None] = []
+        for name in proto.input:
+            if name == "":
+                ins.append(None)
+            elif name not in self.vals:
+                raise OnnxImportError(
+                    f"{proto.op_type} node '{proto.name}': input '{name}' is not defined before use"
+                )
+            else:
+                ins.append(self.vals[name])
+        attrs = {a.name: _attr_value(a) for a in proto.attribute}
+        node = _Node(proto.op_type, proto.name or proto.output[0], ins, attrs, len(proto.output), self.opset)
+        try:
+            outs = _CONVERTERS[proto.op_type](self, node)
+        except OnnxImportError:
+            raise
+        except (RelayTypeError, ValueError, IndexError, KeyError) as e:
+            raise node.fail(str(e)) from e
+        for name, v in zip(proto.output, outs):
+            if name:
+                self.vals[name] = v
+        used = [n for n in proto.output[len(outs) :] if n]
+        if used:
+            raise node.fail(f"optional output(s) {', '.join(used)} are not supported")
+
+
+def _default_opset(model: onnx.ModelProto) -> int:
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return imp.version
+    return 1
+
+
+def _attr_value(a: onnx.AttributeProto) -> Any:
+    v = onnx.helper.get_attribute_value(a)
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, onnx.TensorProto):
+        return numpy_helper.to_array(v)
+    if isinstance(v, list) and v and isinstance(v[0], bytes):
+        return [x.decode() for x in v]
+    return v
+
+
+_KERNEL_SIGS: dict[str, set[str]] = {}
+
+
+def _kernel_params(name: str, kernel: Callable[..., Any]) -> set[str]:
+    if name not in _KERNEL_SIGS:
+        _KERNEL_SIGS[name] = {
+            p.name for p in inspect.signature(kernel).parameters.values() if p.kind == p.KEYWORD_ONLY
+        }
+    return _KERNEL_SIGS[name]
+
+
+def _kernel_names() -> set[str]:
+    from xrelay.runtime.kernels import KERNELS
+
+    return set(KERNELS)
+
+
+_KERNEL_NAMES = _kernel_names()
+
+
+# ============================================================================================
+# Converters
+# ============================================================================================
+
+_CONVERTERS: dict[str, Callable[[_Importer, _Node], list[_Val]]] = {}
+
+
+def _op(*names: str):
+    def wrap(fn):
+        for n in names:
+            _CONVERTERS[n] = fn
+        return fn
+
+    return wrap
+
+
+SUPPORTED_OPS = _CONVERTERS
+"""ONNX operator type -> converter; the keys are every operator the importer handles."""
+
+
+# ---- elementwise ---------------------------------------------------------------------------
+
+_UNARY = {
+    "Relu": "nn.relu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Erf": "erf",
+    "Sqrt": "sqrt",
+    "Exp": "exp",
+    "Log": "log",
+    "Neg": "negative",
+    "Abs": "abs",
+    "Floor": "floor",
+    "Ceil": "ceil",
+}
+
+
+@_op(*_UNARY)
+def _unary(im: _Importer, node: _Node) -> list[_Val]:
+    return im.emit(_UNARY[node.op_type], [node.inputs[0]])
+
+
+@_op("Identity", "Dropout")
+def _identity(im: _Importer, node: _Node) -> list[_Val]:
+    x = node.inputs[0]
+    if node.op_type == "Dropout":
+        training = node.input(2)
+        if training is not None and (not training.known or bool(training.const)):
+            raise node.fail("training mode is not supported (inference import)")
+        if node.num_outputs > 1:
+            mask = im.const(np.ones(im.static_shape(x, node), dtype=np.bool_))
+            return [x, mask]
+    return [x]
+
+
+@_op("LeakyRelu")
+def _leaky_relu(im, node):
+    return im.emit("nn.leaky_relu", [node.inputs[0]], alpha=float(node.attrs.get("alpha", 0.01)))
+
+
+@_op("Reciprocal")
+def _reciprocal(im, node):
+    x = node.inputs[0]
+    return im.emit("divide", [im.scalar(1.0, x), x])
+
+
+@_op("Clip")
+def _clip(im, node):
+    x = node.inputs[0]
+    if node.opset < 11:
+        lo = node.attrs.get("min", -math.inf)
+        hi = node.attrs.get("max", math.inf)
+        return im.emit("clip", [x], a_min=float(lo), a_max=float(hi))
+    lo_v, hi_v = node.input(1), node.input(2)
+    if (lo_v is None or lo_v.known) and (hi_v is None or hi_v.known):
+        lo = -math.inf if lo_v is None else float(np.asarray(lo_v.const).reshape(()))
+        hi = math.inf if hi_v is None else float(np.asarray(hi_v.const).reshape(()))
+        return im.emit("clip", [x], a_min=lo, a_max=hi)
+    # run-time bounds: max then min, as the ONNX definition reads
+    out = x
+    if lo_v is not None:
+        out = im.emit1("maximum", [out, lo_v])
+    if hi_v is not None:
+        out = im.emit1("minimum", [out, hi_v])
+    return [out]
+
+
+_BINARY = {
+    "Add": "add",
+    "Sub": "subtract",
+    "Mul": "multiply",
+    "Div": "divide",
+    "Equal": "equal",
+    "Less": "less",
+    "LessOrEqual": "less_equal",
+    "Greater": "greater",
+    "GreaterOrEqual": "greater_equal",
+}
+
+
+@_op(*_BINARY)
+def _binary(im, node):
+    a, b = node.inputs[0], node.inputs[1]
+    if node.opset < 7 and node.attrs.get("broadcast", 0) and node.attrs.get("axis") is not None:
+        raise node.fail("legacy axis broadcasting (opset < 7) is not supported")
+    return im.emit(_BINARY[node.op_type], [a, b])
+
+
+@_op("Pow")
+def _pow(im, node):
+    a, b = node.inputs[0], node.inputs[1]
+    return im.emit("power", [a, im.cast_like(b, im.dtype_of(a))])
+
+
+@_op("Max", "Min", "Sum", "Mean")
+def _variadic(im, node):
+    relay = {"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}[node.op_type]
+    vals = [v for v in node.inputs if v is not None]
+    out = vals[0]
+    for v in vals[1:]:
+        out = im.emit1(relay, [out, v])
+    if node.op_type == "Mean" and len(vals) > 1:
+        out = im.emit1("divide", [out, im.scalar(len(vals), out)])
+    return [out]
+
+
+@_op("Where")
+def _where(im, node):
+    return im.emit("where", node.inputs[:3])
+
+
+@_op("PRelu")
+def _prelu(im, node):
+    x, slope = node.inputs[0], node.inputs[1]
+    ss = im.shape_of(slope)
+    xs = im.shape_of(x)
+    if len(xs) >= 2 and xs[1] is not None and [d for d in ss if d != 1] in ([xs[1]], []) and (
+        len(ss) == 1 or (len(ss) == len(xs) - 1 and ss[0] == xs[1])
+    ):
+        if len(ss) == 1 and ss[0] != xs[1]:
+            slope = im.emit1("broadcast_to", [slope], shape=[xs[1]])
+        else:
+            slope = im.reshape(slope, [xs[1]])
+        return im.emit("nn.prelu", [x, slope], axis=1)
+    # general broadcasting slope: where(x < 0, x * slope, x)
+    zero = im.scalar(0.0, x)
+    neg = im.emit1("less", [x, zero])
+    return im.emit("where", [neg, im.emit1("multiply", [x, slope]), x])
+
+
+@_op("Cast")
+def _cast(im, node):
+    dtype = _relay_dtype(node.attrs["to"], f"Cast node '{node.name}'")
+    return im.emit("cast", [node.inputs[0]], dtype=dtype)
+
+
+@_op("Constant")
+def _constant(im, node):
+    a = node.attrs
+    if "value" in a:
+        return [im.const(a["value"])]
+    if "value_float" in a:
+        return [im.const(np.float32(a["value_float"]))]
+    if "value_floats" in a:
+        return [im.const(np.array(a["value_floats"], dtype=np.float32))]
+    if "value_int" in a:
+        return [im.const(np.int64(a["value_int"]))]
+    if "value_ints" in a:
+        return [im.const(np.array(a["value_ints"], dtype=np.int64))]
+    raise node.fail(f"unsupported value attribute(s) {', '.join(a) or 'none'}")
+
+
+@_op("ConstantOfShape")
+def _constant_of_shape(im, node):
+    shape = im.static(node.inputs[0], node, "input")
+    value = node.attrs.get("value", np.zeros(1, np.float32))
+    return [im.const(np.full(tuple(int(d) for d in shape), np.asarray(value).reshape(-1)[0]))]
+
+
+@_op("Range")
+def _range(im, node):
+    start, limit, delta = (im.static(node.inputs[i], node, n) for i, n in enumerate(("start", "limit", "delta")))
+    return [im.const(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]
+
+
+# ---- shapes ---------------------------------------------------------------------------------
+
+
+@_op("Shape")
+def _shape(im, node):
+    x = node.inputs[0]
+    s = im.shape_of(x)
+    start = node.attrs.get("start", 0)
+    end = node.attrs.get("end", None)
+    sel = list(s)[slice(start, end)]
+    if all(d is not None for d in sel):
+        return [im.const(np.array(sel, dtype=np.int64))]
+    out = im.emit1("shape_of", [x], dtype="int64")
+    if (start, end) != (0, None):
+        r = len(s)
+        b = max(0, min(r, start + r if start < 0 else start))
+        e = r if end is None else max(0, min(r, end + r if end < 0 else end))
+        out = im.emit1("strided_slice", [out], begin=[b], end=[e], axes=[0])
+    return [out]
+
+
+def _reshape_target(in_shape, shape: Sequence[int], allowzero: bool, node: _Node) -> list[int | None]:
+    out: list[int | None] = []
+    infer = None
+    for i, d in enumerate(shape):
+        d = int(d)
+        if d == 0 and not allowzero:
+            if i >= len(in_shape):
+                raise node.fail(f"shape {list(shape)}: 0 copies dimension {i} beyond rank {len(in_shape)}")
+            out.append(in_shape[i])
+        elif d == -1:
+            if infer is not None:
+                raise node.fail(f"shape {list(shape)} has more than one -1")
+            infer = i
+            out.append(-1)
+        elif d < -1:
+            raise node.fail(f"shape {list(shape)} has invalid value {d}")
+        else:
+            out.append(d)
+    if infer is not None:
+        rest = [d for k, d in enumerate(out) if k != infer]
+        if any(d is None for d in in_shape) or any(d is None for d in rest):
+            out[infer] = None
+        else:
+            total, known = math.prod(in_shape), math.prod(rest)
+            if known == 0 or total % known:
+                raise node.fail(f"cannot reshape {list(in_shape)} to {list(shape)}")
+            out[infer] = total // known
+    return out
+
+
+@_op("Reshape")
+def _reshape(im, node):
+    x = node.inputs[0]
+    if node.opset < 5:
+        shape = node.attrs["shape"]
+    else:
+        shape = im.static(node.inputs[1], node, "shape")
+    allowzero = bool(node.attrs.get("allowzero", 0))
+    target = _reshape_target(im.shape_of(x), shape, allowzero, node)
+    if all(d is not None for d in target):
+        return [im.reshape(x, target)]
+    # dynamic dims: hand Relay ONNX's own special values (same meaning for 0 and -1)
+    return im.emit("reshape", [x], newshape=[int(d) for d in shape], allowzero=allowzero)
+
+
+@_op("Flatten")
+def _flatten(im, node):
+    x = node.inputs[0]
+    s = im.shape_of(x)
+    axis = node.attrs.get("axis", 1)
+    axis = axis + len(s) if axis < 0 else axis
+    if axis == 1 and len(s) >= 2:
+        return im.emit("nn.batch_flatten", [x])
+    s = im.static_shape(x, node)
+    return [im.reshape(x, [math.prod(s[:axis]), math.prod(s[axis:])])]
+
+
+@_op("Transpose")
+def _transpose(im, node):
+    perm = node.attrs.get("perm")
+    return im.emit("transpose", [node.inputs[0]], axes=None if perm is None else list(perm))
+
+
+@_op("Concat")
+def _concat(im, node):
+    vals = [v for v in node.inputs if v is not None]
+    return im.emit("concatenate", vals, axis=node.attrs["axis"])
+
+
+@_op("Split")
+def _split(im, node):
+    x = node.inputs[0]
+    axis = node.attrs.get("axis", 0)
+    s = im.shape_of(x)
+    ax = axis + len(s) if axis < 0 else axis
+    dim = s[ax]
+    if node.opset < 13:
+        sizes = node.attrs.get("split")
+    else:
+        sizes = im.static(node.input(1), node, "split")
+    n = node.num_outputs
+    if sizes is None and "num_outputs" in node.attrs:
+        n = node.attrs["num_outputs"]
+        if dim is None:
+            raise node.fail("num_outputs needs a static split axis")
+        chunk = -(-dim // n)
+        sizes = [min(chunk, dim - i * chunk) for i in range(n)]
+    if sizes is None:
+        if n == 1:
+            return [x]
+        return im.emit("split", [x], indices_or_sections=n, axis=ax)
+    sizes = [int(v) for v in sizes]
+    if dim is not None and sum(sizes) != dim:
+        raise node.fail(f"split sizes {sizes} do not add up to axis {ax} of size {dim}")
+    if len(sizes) == 1:
+        return [x]
+    return im.emit("split", [x], indices_or_sections=list(np.cumsum(sizes)[:-1]), axis=ax)
+
+
+def _axes_arg(im: _Importer, node: _Node, attr_opset: int, index: int = 1) -> list[int] | None:
+    """Axes from the attribute (before ``attr_opset``) or from input ``index``."""
+    if node.opset < attr_opset:
+        axes = node.attrs.get("axes")
+    else:
+        axes = im.static(node.input(index), node, "axes")
+    return None if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+
+
+@_op("Squeeze")
+def _squeeze(im, node):
+    axes = _axes_arg(im, node, 13)
+    return im.emit("squeeze", [node.inputs[0]], axis=axes)
+
+
+@_op("Unsqueeze")
+def _unsqueeze(im, node):
+    x = node.inputs[0]
+    axes = _axes_arg(im, node, 13)
+    if axes is None:
+        raise node.fail("axes are required")
+    out_rank = im.rank(x) + len(axes)
+    norm = sorted(a + out_rank if a < 0 else a for a in axes)
+    if len(set(norm)) != len(norm) or any(not 0 <= a < out_rank for a in norm):
+        raise node.fail(f"invalid axes {axes} for output rank {out_rank}")
+    for a in norm:
+        x = im.emit1("expand_dims", [x], axis=a)
+    return [x]
+
+
+@_op("Expand")
+def _expand(im, node):
+    x = node.inputs[0]
+    shape = [int(d) for d in im.static(node.inputs[1], node, "shape")]
+    xs = im.shape_of(x)
+    rank = max(len(xs), len(shape))
+    xs_p = [1] * (rank - len(xs)) + list(xs)
+    sh_p = [1] * (rank - len(shape)) + shape
+    target = []
+    for a, b in zip(xs_p, sh_p):
+        if a is None:
+            raise node.fail("needs a static input shape")
+        if a != 1 and b != 1 and a != b:
+            raise node.fail(f"cannot expand {list(xs)} to {shape}")
+        target.append(a if b == 1 else b)
+    return im.emit("broadcast_to", [x], shape=target)
+
+
+@_op("Tile")
+def _tile(im, node):
+    reps = im.static(node.inputs[1], node, "repeats")
+    return im.emit("tile", [node.inputs[0]], reps=[int(r) for r in reps])
+
+
+_I64_MAX = np.iinfo(np.int64).max
+
+
+@_op("Slice")
+def _slice(im, node):
+    x = node.inputs[0]
+    if node.opset < 10:
+        starts = node.attrs["starts"]
+        ends = node.attrs["ends"]
+        axes = node.attrs.get("axes")
+        steps = None
+    else:
+        starts = im.static(node.inputs[1], node, "starts")
+        ends = im.static(node.inputs[2], node, "ends")
+        axes = im.static(node.input(3), node, "axes")
+        steps = im.static(node.input(4), node, "steps")
+    starts = [int(v) for v in np.asarray(starts).reshape(-1)]
+    ends = [int(v) for v in np.asarray(ends).reshape(-1)]
+    rank = im.rank(x)
+    axes = list(range(len(starts))) if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+    steps = [1] * len(starts) if steps is None else [int(v) for v in np.asarray(steps).reshape(-1)]
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise node.fail("starts, ends, axes and steps must have the same length")
+    s = im.shape_of(x)
+    begin, end, strides, ax_out = [], [], [], []
+    for st, en, ax, step in zip(starts, ends, axes, steps):
+        ax = ax + rank if ax < 0 else ax
+        if not 0 <= ax < rank:
+            raise node.fail(f"axis {ax} out of range for rank {rank}")
+        if step == 0:
+            raise node.fail("steps must be non-zero")
+        d = s[ax]
+        if d is None:
+            raise node.fail(f"slicing the dynamic axis {ax} is not supported")
+        # ONNX's clamping, resolved here so Relay gets plain in-range bounds
+        st = st + d if st < 0 else st
+        en = en + d if en < 0 else en
+        if step > 0:
+            st, en = min(max(st, 0), d), min(max(en, 0), d)
+        else:
+            st, en = min(max(st, 0), d - 1), min(max(en, -1), d - 1)
+        begin.append(st)
+        end.append(en)
+        strides.append(step)
+        ax_out.append(ax)
+    return im.emit("strided_slice", [x], begin=begin, end=end, strides=strides, axes=ax_out)
+
+
+@_op("Gather")
+def _gather(im, node):
+    data, idx = node.inputs[0], node.inputs[1]
+    axis = node.attrs.get("axis", 0)
+    rank = im.rank(data)
+    ax = axis + rank if axis < 0 else axis
+    if idx.known:
+        dim = im.shape_of(data)[ax]
+        if dim is not None:
+            i = np.asarray(idx.const).astype(np.int64)
+            if np.any(i < -dim) or np.any(i >= dim):
+                raise node.fail(f"indices {i.tolist()} out of range for axis {ax} of size {dim}")
+            idx = im.const(np.where(i < 0, i + dim, i).astype(idx.const.dtype))
+            return im.emit("take", [data, idx], axis=ax)
+    # run-time indices may be negative: wrap them, which is ONNX's meaning for [-n, n)
+    return im.emit("take", [data, idx], axis=ax, mode="wrap")
+
+
+# ---- nn ---------------------------------------------------------------------------------
+
+
+def _spatial_pads(node: _Node, in_hw, kernel, strides, dilations, transposed=False):
+    """Relay's [top, left, bottom, right] from ONNX pads / auto_pad for 2-D windows."""
+    auto = node.attrs.get("auto_pad", "NOTSET")
+    if auto in ("NOTSET", ""):
+        pads = list(node.attrs.get("pads", [0, 0, 0, 0]))
+        if len(pads) != 4:
+            raise node.fail(f"pads {pads} must have 4 values for 2-D")
+        return pads
+    if auto == "VALID":
+        return [0, 0, 0, 0]
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise node.fail(f"unknown auto_pad '{auto}'")
+    before, after = [], []
+    for n, k, s, d in zip(in_hw, kernel, strides, dilations):
+        if n is None:
+            raise node.fail("auto_pad SAME needs static spatial dims")
+        total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+        small, big = total // 2, total - total // 2
+        if auto == "SAME_UPPER":
+            before.append(small)
+            after.append(big)
+        else:
+            before.append(big)
+            after.append(small)
+    return before + after
+
+
+def _check_2d(im: _Importer, node: _Node, x: _Val) -> None:
+    if im.rank(x) != 4:
+        raise node.fail(f"only 2-D (NCHW) inputs are supported, got rank {im.rank(x)}")
+
+
+@_op("Conv")
+def _conv(im, node):
+    x, w, b = node.inputs[0], node.inputs[1], node.input(2)
+    _check_2d(im, node, x)
+    ws = im.shape_of(w)
+    kernel = list(node.attrs.get("kernel_shape", ws[2:]))
+    strides = list(node.attrs.get("strides", [1, 1]))
+    dil = list(node.attrs.get("dilations", [1, 1]))
+    pads = _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dil)
+    y = im.emit1(
+        "nn.conv2d",
+        [x, w],
+        strides=strides,
+        padding=pads,
+        dilation=dil,
+        groups=node.attrs.get("group", 1),
+        channels=ws[0],
+        kernel_size=kernel,
+    )
+    if b is not None:
+        y = im.emit1("nn.bias_add", [y, b], axis=1)
+    return [y]
+
+
+@_op("ConvTranspose")
+def _conv_transpose(im, node):
+    x, w, b = node.inputs[0], node.inputs[1], node.input(2)
+    _check_2d(im, node, x)
+    ws = im.shape_of(w)
+    xs = im.shape_of(x)
+    kernel = list(node.attrs.get("kernel_shape", ws[2:]))
+    strides = list(node.attrs.get("strides", [1, 1]))
+    dil = list(node.attrs.get("dilations", [1, 1]))
+    out_pad = list(node.attrs.get("output_padding", [0, 0]))
+    group = node.attrs.get("group", 1)
+    auto = node.attrs.get("auto_pad", "NOTSET")
+    if "output_shape" in node.attrs or auto in ("SAME_UPPER", "SAME_LOWER"):
+        if "output_shape" in node.attrs:
+            target = list(node.attrs["output_shape"])[-2:]
+        else:
+            target = [n * s for n, s in zip(xs[2:], strides)]
+        before, after = [], []
+        for n, k, s, d, op, t in zip(xs[2:], kernel, strides, dil, out_pad, target):
+            if n is None:
+                raise node.fail("output_shape / auto_pad SAME need static spatial dims")
+            total = s * (n - 1) + op + (k - 1) * d + 1 - t
+            if total < 0:
+                raise node.fail(f"output_shape {target} is larger than the full output")
+            # onnxruntime puts the odd pixel at the end for SAME_UPPER (and NOTSET)
+            if auto == "SAME_LOWER":
+                before.append(total - total // 2)
+                after.append(total // 2)
+            else:
+                before.append(total // 2)
+                after.append(total - total // 2)
+        pads = before + after
+    elif auto == "VALID":
+        pads = [0, 0, 0, 0]
+    else:
+        pads = list(node.attrs.get("pads", [0, 0, 0, 0]))
+    y = im.emit1(
+        "nn.conv2d_transpose",
+        [x, w],
+        strides=strides,
+        padding=pads,
+        dilation=dil,
+        output_padding=out_pad,
+        groups=group,
+        kernel_size=kernel,
+    )
+    if b is not None:
+        y = im.emit1("nn.bias_add", [y, b], axis=1)
+    return [y]
+
+
+@_op("BatchNormalization")
+def _batch_norm(im, node):
+    if node.attrs.get("training_mode", 0):
+        raise node.fail("training_mode = 1 is not supported (inference import)")
+    if node.num_outputs > 1 and node.opset < 14 and node.opset >= 9:
+        pass  # optional training outputs; convert() rejects them when they are used
+    x, g, b, m, v = node.inputs[:5]
+    outs = im.emit("nn.batch_norm", [x, g, b, m, v], axis=1, epsilon=float(node.attrs.get("epsilon", 1e-5)))
+    return [outs[0]]
+
+
+def _pool(im: _Importer, node: _Node, relay_name: str, **extra) -> list[_Val]:
+    x = node.inputs[0]
+    _check_2d(im, node, x)
+    if node.num_outputs > 1:
+        raise node.fail("the Indices output is not supported")
+    if node.attrs.get("storage_order", 0):
+        raise node.fail("storage_order = 1 is not supported")
+    kernel = list(node.attrs["kernel_shape"])
+    strides = list(node.attrs.get("strides", [1, 1]))
+    dil = list(node.attrs.get("dilations", [1, 1]))
+    pads = _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dil)
+    ceil = bool(node.attrs.get("ceil_mode", 0))
+    attrs = dict(pool_size=kernel, strides=strides, padding=pads, ceil_mode=ceil, **extra)
+    if dil != [1, 1]:
+        attrs["dilation"] = dil
+    y = im.emit1(relay_name, [x], **attrs)
+    if ceil:
+        # ONNX drops a last window that would start inside the right padding; Relay keeps it
+        xs, ys = im.shape_of(x), im.shape_of(y)
+        want = list(ys[2:])
+        for i in range(2):
+            if xs[2 + i] is not None and (want[i] - 1) * strides[i] >= xs[2 + i] + pads[i]:
+                want[i] -= 1
+        if want != list(ys[2:]):
+            y = im.emit1("strided_slice", [y], begin=[0, 0], end=want, axes=[2, 3])
+    return [y]
+
+
+@_op("MaxPool")
+def _max_pool(im, node):
+    return _pool(im, node, "nn.max_pool2d")
+
+
+@_op("AveragePool")
+def _avg_pool(im, node):
+    return _pool(im, node, "nn.avg_pool2d", count_include_pad=bool(node.attrs.get("count_include_pad", 0)))
+
+
+@_op("GlobalAveragePool")
+def _global_avg_pool(im, node):
+    _check_2d(im, node, node.inputs[0])
+    return im.emit("nn.global_avg_pool2d", [node.inputs[0]])
+
+
+@_op("GlobalMaxPool")
+def _global_max_pool(im, node):
+    _check_2d(im, node, node.inputs[0])
+    return im.emit("nn.global_max_pool2d", [node.inputs[0]])
+
+
+@_op("Gemm")
+def _gemm(im, node):
+    a, b, c = node.inputs[0], node.inputs[1], node.input(2)
+    alpha = float(node.attrs.get("alpha", 1.0))
+    beta = float(node.attrs.get("beta", 1.0))
+    if im.rank(a) != 2 or im.rank(b) != 2:
+        raise node.fail("A and B must be 2-D")
+    if node.attrs.get("transA", 0):
+        a = im.emit1("transpose", [a], axes=[1, 0])
+    if node.attrs.get("transB", 0):
+        y = im.emit1("nn.dense", [a, b], units=im.shape_of(b)[0])
+    else:
+        y = im.emit1("nn.matmul", [a, b], units=im.shape_of(b)[1])
+    if alpha != 1.0:
+        y = im.emit1("multiply", [y, im.scalar(alpha, y)])
+    if c is not None and beta != 0.0:
+        if beta != 1.0:
+            c = im.emit1("multiply", [c, im.scalar(beta, c)])
+        cs, ys = im.shape_of(c), im.shape_of(y)
+        if len(cs) == 1 and cs[0] == ys[1] and cs[0] is not None:
+            y = im.emit1("nn.bias_add", [y, c], axis=-1)
+        else:
+            y = im.emit1("add", [y, c])
+    return [y]
+
+
+@_op("MatMul")
+def _matmul(im, node):
+    a, b = node.inputs[0], node.inputs[1]
+    sa, sb = im.shape_of(a), im.shape_of(b)
+    if not sa or not sb:
+        raise node.fail("MatMul operands must have rank >= 1")
+    a1 = im.reshape(a, [1, sa[0]]) if len(sa) == 1 else a
+    b1 = im.reshape(b, [sb[0], 1]) if len(sb) == 1 else b
+    sa1, sb1 = im.shape_of(a1), im.shape_of(b1)
+    if len(sb1) == 2:
+        y = im.emit1("nn.matmul", [a1, b1])
+    else:
+        if any(d is None for d in sa1[:-2]) or any(d is None for d in sb1[:-2]):
+            raise node.fail("batched MatMul needs static batch dims")
+        batch = tuple(np.broadcast_shapes(tuple(sa1[:-2]), tuple(sb1[:-2])))
+        nb = math.prod(batch)
+
+        def to3(v, s):
+            if tuple(s[:-2]) != batch and math.prod(s[:-2]) != 1:
+                v = im.emit1("broadcast_to", [v], shape=[*batch, *s[-2:]])
+                return im.reshape(v, [nb, *s[-2:]])
+            return im.reshape(v, [math.prod(s[:-2]), *s[-2:]])
+
+        y = im.emit1("nn.batch_matmul", [to3(a1, sa1), to3(b1, sb1)], transpose_b=False)
+        ys = im.shape_of(y)
+        y = im.reshape(y, [*batch, ys[1], ys[2]])
+    ys = list(im.shape_of(y))
+    if len(sa) == 1:
+        del ys[-2]
+    if len(sb) == 1:
+        del ys[-1]
+    if len(ys) != im.rank(y):
+        if any(d is None for d in ys):
+            raise node.fail("1-D MatMul operands need static shapes")
+        y = im.reshape(y, ys)
+    return [y]
+
+
+@_op("Softmax", "LogSoftmax")
+def _softmax(im, node):
+    x = node.inputs[0]
+    relay = "nn.softmax" if node.op_type == "Softmax" else "nn.log_softmax"
+    rank = im.rank(x)
+    if node.opset >= 13:
+        return im.emit(relay, [x], axis=node.attrs.get("axis", -1))
+    axis = node.attrs.get("axis", 1)
+    axis = axis + rank if axis < 0 else axis
+    if axis == rank - 1:
+        return im.emit(relay, [x], axis=-1)
+    # opset < 13: the input is viewed as 2-D [prod(d[:axis]), prod(d[axis:])]
+    s = im.static_shape(x, node)
+    flat = im.reshape(x, [math.prod(s[:axis]), math.prod(s[axis:])])
+    return [im.reshape(im.emit1(relay, [flat], axis=1), s)]
+
+
+_REDUCE = {
+    "ReduceMean": ("mean", 18),
+    "ReduceSum": ("sum", 13),
+    "ReduceMax": ("max", 18),
+    "ReduceMin": ("min", 18),
+    "ReduceProd": ("prod", 18),
+}
+
+
+@_op(*_REDUCE)
+def _reduce(im, node):
+    relay, input_opset = _REDUCE[node.op_type]
+    x = node.inputs[0]
+    axes = _axes_arg(im, node, input_opset)
+    keep = bool(node.attrs.get("keepdims", 1))
+    if not axes:
+        if node.attrs.get("noop_with_empty_axes", 0):
+            return [x]
+        axes = None
+    return im.emit(relay, [x], axis=axes, keepdims=keep)
+
+
+@_op("Pad")
+def _pad(im, node):
+    x = node.inputs[0]
+    mode = node.attrs.get("mode", "constant")
+    if mode not in ("constant", "edge", "reflect"):
+        raise node.fail(f"pad mode '{mode}' is not supported")
+    rank = im.rank(x)
+    if node.opset < 11:
+        pads = list(node.attrs.get("pads", node.attrs.get("paddings", [])))
+        value = im.scalar(float(node.attrs.get("value", 0.0)), x)
+        axes = list(range(rank))
+    else:
+        pads = [int(p) for p in im.static(node.inputs[1], node, "pads")]
+        v = node.input(2)
+        value = im.scalar(0, x) if v is None else im.reshape(v, [])
+        ax = im.static(node.input(3), node, "axes")
+        axes = list(range(rank)) if ax is None else [int(a) + rank if a < 0 else int(a) for a in ax]
+    n = len(axes)
+    if len(pads) != 2 * n:
+        raise node.fail(f"pads {pads} must have 2 values per padded axis ({n})")
+    if any(p < 0 for p in pads):
+        raise node.fail(f"negative pads {pads} are not supported")
+    width = [[0, 0] for _ in range(rank)]
+    for k, a in enumerate(axes):
+        width[a] = [pads[k], pads[k + n]]
+    return im.emit("nn.pad", [x, value], pad_width=width, pad_mode=mode)
+
+
+@_op("LayerNormalization")
+def _layer_norm(im, node):
+    x, scale, bias = node.inputs[0], node.inputs[1], node.input(2)
+    if node.num_outputs > 1:
+        pass  # Mean / InvStdDev: convert() rejects them when used
+    rank = im.rank(x)
+    axis = node.attrs.get("axis", -1)
+    axis = axis + rank if axis < 0 else axis
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    xs = im.shape_of(x)
+    if axis == rank - 1 and im.shape_of(scale) == (xs[-1],) and (bias is None or im.shape_of(bias) == (xs[-1],)):
+        center = bias is not None
+        if bias is None:
+            bias = im.const(np.zeros(xs[-1], numpy_dtype(im.dtype_of(x))))
+        return im.emit("nn.layer_norm", [x, scale, bias], axis=-1, epsilon=eps, center=center)
+    # normalising several trailing axes: mean / variance arithmetic
+    axes = list(range(axis, rank))
+    mean = im.emit1("mean", [x], axis=axes, keepdims=True)
+    d = im.emit1("subtract", [x, mean])
+    var = im.emit1("mean", [im.emit1("multiply", [d, d])], axis=axes, keepdims=True)
+    denom = im.emit1("sqrt", [im.emit1("add", [var, im.scalar(eps, var)])])
+    y = im.emit1("multiply", [im.emit1("divide", [d, denom]), scale])
+    if bias is not None:
+        y = im.emit1("add", [y, bias])
+    return [y]
+
+
+# ============================================================================================
+# Entry points
+# ============================================================================================
+
+
+def load_model(model: onnx.ModelProto | str | os.PathLike) -> onnx.ModelProto:
+    """An ``onnx.ModelProto`` from a proto or a path, with a clear error for bad files."""
+    if isinstance(model, onnx.ModelProto):
+        return model
+    if isinstance(model, str | os.PathLike):
+        try:
+            return onnx.load(os.fspath(model))
+        except FileNotFoundError:
+            raise OnnxImportError(f"no such ONNX file: {os.fspath(model)}") from None
+        except Exception as e:
+            raise OnnxImportError(f"cannot read ONNX model {os.fspath(model)}: {e}") from None
+    raise OnnxImportError(f"expected an onnx.ModelProto or a path, got {type(model).__name__}")
+
+
+def import_onnx(
+    model: onnx.ModelProto | str | os.PathLike,
+    shape: Mapping[str, Sequence[int | None]] | None = None,
+    dtype: str | Mapping[str, str] | None = None,
+    freeze_params: bool = False,
+) -> OnnxImport:
+    """Import ``model`` and return the module together with its name mappings (``OnnxImport``)."""
+    proto = load_model(model)
+    return _Importer(proto, shape, dtype, freeze_params).run()
+
+
+def from_onnx(
+    model: onnx.ModelProto | str | os.PathLike,
+    shape: Mapping[str, Sequence[int | None]] | None = None,
+    dtype: str | Mapping[str, str] | None = None,
+    freeze_params: bool = False,
+) -> tuple[Any, dict[str, np.ndarray]]:
+    """Convert an ONNX model to Relay: ``(mod, params)`` like ``tvm.relay.frontend.from_onnx``.
+
+    ``shape`` maps input names to shapes overriding the graph's (needed for dynamic dims;
+    ``None``/-1 keeps a dim dynamic). ``dtype`` overrides input dtypes (one string for all, or
+    a dict by name); by default the graph's are used. With ``freeze_params=False`` (TVM's
+    default) the initializers become parameters of ``main`` after the real inputs and are
+    returned in ``params``; with ``True`` they are bound as named constants and ``params`` is
+    empty. ``mod`` is an ``xrelay.relay.IRModule`` when that class exists, else the xDSL
+    ``ModuleOp``. Raises ``OnnxImportError`` (a ``ValueError``) for unsupported models.
+    """
+    result = import_onnx(model, shape, dtype, freeze_params)
+    return _wrap_module(result.module), result.params
+
+
+def _wrap_module(module: ModuleOp) -> Any:
+    try:
+        from xrelay.relay import IRModule  # type: ignore[attr-defined]
+    except ImportError:
+        return module
+    for ctor in ("from_module_op", "from_module"):
+        if hasattr(IRModule, ctor):
+            return getattr(IRModule, ctor)(module)
+    try:
+        return IRModule(module)
+    except Exception:
+        return module
