@@ -8,6 +8,7 @@ Function-level Relay attributes live on ``func.func`` as discardable attributes 
 """
 
 from xdsl.ir import Dialect
+
 from xrelay.dialects.relay import ops as _ops
 from xrelay.dialects.relay.base import (
     RELAY_OPS,

@@ -48,6 +48,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
 from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
 
 
@@ -351,6 +352,15 @@ class RelayOp(IRDLOperation):
         return type(self).infer_types(in_types, self.attrs)
 
     def verify_(self) -> None:
+        attrs = self.attrs
+        canonical = type(self).normalize_attrs(dict(attrs), [o.type for o in self.operands])
+        for name, value in canonical.items():
+            spec = self.ATTRS[name]
+            if value is not None and spec.from_attribute(spec.to_attribute(value)) != attrs[name]:
+                raise RelayTypeError(
+                    f"{self.name}: attribute '{name}' = {_format_value(attrs[name])} is not in "
+                    f"canonical form; expected {_format_value(spec.from_attribute(spec.to_attribute(value)))}"
+                )
         inferred = self.inferred_types()
         actual = [r.type for r in self.results]
         if len(inferred) != len(actual):
@@ -431,12 +441,27 @@ class RelayOp(IRDLOperation):
         parser.parse_punctuation(":")
         fn_type = parser.parse_function_type()
         operands = parser.resolve_operands(unresolved, fn_type.inputs.data, pos)
-        props = {}
-        for name, spec in cls.ATTRS.items():
-            if name in given:
-                props[name] = spec.to_attribute(given[name])
+        in_types = [t for t in fn_type.inputs.data if isinstance(t, TensorType)]
+        try:
+            full = cls.complete_attrs(given, in_types)
+        except RelayTypeError as e:
+            parser.raise_error(str(e), pos, parser.pos)
+        # store what was written, in canonical form (padding [1, 1] -> [1, 1, 1, 1])
+        props = {name: cls.ATTRS[name].to_attribute(full[name]) for name in given}
+        result_defs = cls.get_irdl_definition().results
+        n_results = len(fn_type.outputs.data)
+        if not any(isinstance(d, VarResultDef) for _, d in result_defs) and n_results != len(result_defs):
+            parser.raise_error(
+                f"relay.{cls.RELAY_NAME} has {len(result_defs)} result(s), but the type lists {n_results}",
+                pos,
+                parser.pos,
+            )
+        try:
+            groups = cls.operand_groups(operands)
+        except RelayTypeError as e:
+            parser.raise_error(str(e), pos, parser.pos)
         op = cls.build(
-            operands=cls.operand_groups(operands),
+            operands=groups,
             result_types=cls.result_groups(fn_type.outputs.data),
             properties=props,
         )

@@ -33,6 +33,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
+
 from xrelay.dialects.relay.dtypes import dtype_of, numpy_dtype, tensor_type
 
 
