@@ -166,10 +166,10 @@ def _num(v: float | int | bool) -> str:
 def execute(args: argparse.Namespace, out: TextIO) -> int:
     """Run the tool for parsed arguments; errors are raised for ``main`` to report."""
     params = load_params(args.params) if args.params else None
+    inputs = load_inputs(args.inputs)
     module = parse_module(args.file, params)
     if not args.no_verify:
         module.verify()
-    inputs = load_inputs(args.inputs)
     if args.random_inputs is not None:
         bound = set(inputs) | set(params or {})
         inputs.update(random_inputs(module, args.random_inputs, args.entry, skip=bound))
