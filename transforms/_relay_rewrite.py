@@ -1,0 +1,77 @@
+"""Small helpers shared by the graph passes (simplify-inference, fold-constant, fold-scale-axis, ...).
+
+They build relay ops in front of an anchor op through a ``PatternRewriter`` (so the rewrite
+walker learns about every new op), read constants, and test per-channel shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+
+
+class OpBuilder:
+    """Insert relay ops before ``anchor`` with ``rewriter``: ``b("add", [x, y])`` returns the result."""
+
+    def __init__(self, rewriter: PatternRewriter, anchor: Operation):
+        self.rewriter = rewriter
+        self.anchor = anchor
+        self.new_ops: list[Operation] = []
+
+    def op(self, name: str, operands: list[SSAValue], **attrs: Any) -> RelayOp:
+        new = RELAY_OPS[name].make(operands, **attrs)
+        self.rewriter.insert(new, InsertPoint.before(self.anchor))
+        self.new_ops.append(new)
+        return new
+
+    def __call__(self, name: str, operands: list[SSAValue], **attrs: Any) -> SSAValue:
+        return self.op(name, operands, **attrs).results[0]
+
+    def const(self, array: np.ndarray, dtype: str, param_name: str | None = None) -> SSAValue:
+        new = ConstantOp.from_numpy(np.asarray(array, dtype=numpy_dtype(dtype)), param_name, dtype)
+        self.rewriter.insert(new, InsertPoint.before(self.anchor))
+        self.new_ops.append(new)
+        return new.result
+
+    def scalar(self, value: float, dtype: str) -> SSAValue:
+        """A rank-0 constant of ``dtype`` (Relay's ``MakeConstantScalar``)."""
+        return self.const(np.array(value), dtype)
+
+
+def constant_value(value: SSAValue) -> np.ndarray | None:
+    """The array behind ``value`` when a ``relay.constant`` defines it, else None."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp):
+        return owner.numpy()
+    return None
+
+
+def tensor_dtype(value: SSAValue) -> str:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return dtype_of(t.element_type)
+
+
+def rank_of(value: SSAValue) -> int:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return len(shape_of(t))
+
+
+def single_user(value: SSAValue) -> Operation | None:
+    """The only op using ``value`` (with one use), else None."""
+    uses = value.uses
+    if len(uses) != 1:
+        return None
+    return next(iter(uses)).operation
+
+
+def result_used(value: SSAValue) -> bool:
+    return bool(value.uses)

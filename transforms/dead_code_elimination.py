@@ -1,0 +1,48 @@
+"""``dead-code-elimination``: remove ops whose results are unused (Relay's DeadCodeElimination).
+
+Relay's pass removes unused let-bindings; on SSA the same thing is xDSL's ``dce``: every
+side-effect-free op with no uses is erased, repeatedly, including chains that become dead.
+Stateful ops (``nn.dropout``, which carries no ``Pure`` trait) are kept, as Relay keeps impure
+calls, unless ``ignore-impurity=true`` (Relay's ``ignore_impurity``) also drops stateful relay
+ops whose results are all unused. Relay's ``inline_once`` has no meaning without let-bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.transforms.dead_code_elimination import region_dce
+
+from xrelay.dialects.relay import RelayOp
+
+
+def _drop_unused_stateful(module: ModuleOp) -> bool:
+    changed = False
+    for op in reversed(list(module.walk())):
+        if isinstance(op, RelayOp) and op.STATEFUL and not any(r.uses for r in op.results):
+            Rewriter.erase_op(op)
+            changed = True
+    return changed
+
+
+@dataclass(frozen=True)
+class DeadCodeEliminationPass(ModulePass):
+    """Erase unused side-effect-free ops (xDSL's dce); keep stateful ones."""
+
+    name = "dead-code-elimination"
+    relay_name: ClassVar[str] = "DeadCodeElimination"
+    opt_level: ClassVar[int] = 1
+    required: ClassVar[tuple[str, ...]] = ("InferType",)
+
+    ignore_impurity: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        while True:
+            region_dce(op.body)
+            if not (self.ignore_impurity and _drop_unused_stateful(op)):
+                break
