@@ -1,1 +1,25 @@
 """xrelay: Relay on xDSL."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Lazy exports: name -> (module, attribute or None for the module itself). Importing xrelay
+# stays cheap; add entries here rather than eager imports.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "IRModule": ("xrelay.relay.module", "IRModule"),
+    "relay": ("xrelay.relay", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'xrelay' has no attribute '{name}'")
+    module = importlib.import_module(entry[0])
+    return module if entry[1] is None else getattr(module, entry[1])
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

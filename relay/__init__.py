@@ -1,0 +1,90 @@
+"""``xrelay.relay``: the Python API shaped like ``tvm.relay``.
+
+Port a script by changing imports only: ``from xrelay import relay`` for ``from tvm import
+relay``, ``xrelay.IRModule`` (or ``relay.IRModule``) for ``tvm.IRModule``::
+
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.var("w", shape=(4, 3, 3, 3))
+    y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
+    mod = relay.IRModule.from_expr(y)
+    print(mod)
+
+Expressions are typed eagerly (``expr.checked_type``); see ``xrelay.relay.expr`` for the
+departures from Relay and ``xrelay.relay.module`` for how expressions become IR.
+``relay.transform``, ``relay.testing``, ``relay.build_module`` and ``relay.expr_functor`` are
+imported lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+import typing
+
+from xrelay.dialects.relay import RelayTypeError
+from xrelay.relay import analysis, annotation, expr, nn, op
+from xrelay.relay.expr import (
+    Any,
+    Call,
+    Constant,
+    Expr,
+    Function,
+    FuncType,
+    GlobalVar,
+    Op,
+    TensorType,
+    Tuple,
+    TupleGetItem,
+    TupleType,
+    TupleWrapper,
+    Var,
+    const,
+    var,
+)
+from xrelay.relay.module import IRModule
+from xrelay.relay.op import *  # noqa: F403 - every op function, as tvm.relay exports them
+from xrelay.relay.op import __all__ as _op_all
+
+_LAZY_SUBMODULES = ("transform", "testing", "build_module", "expr_functor")
+
+__all__ = [
+    "Any",
+    "Call",
+    "Constant",
+    "Expr",
+    "FuncType",
+    "Function",
+    "GlobalVar",
+    "IRModule",
+    "Op",
+    "RelayTypeError",
+    "TensorType",
+    "Tuple",
+    "TupleGetItem",
+    "TupleType",
+    "TupleWrapper",
+    "Var",
+    "analysis",
+    "annotation",
+    "bind_params_by_name",
+    "const",
+    "expr",
+    "nn",
+    "op",
+    "var",
+    *_op_all,
+]
+
+
+def bind_params_by_name(func: Function, params: dict[str, typing.Any]) -> Function:
+    """``func`` with the parameters named in ``params`` replaced by named constants."""
+    from xrelay.relay.build_module import bind_params_by_name as bind
+
+    return bind(func, params)
+
+
+def __getattr__(name: str) -> typing.Any:
+    if name in _LAZY_SUBMODULES:
+        if name == "testing":
+            return importlib.import_module("xrelay.testing")
+        return importlib.import_module(f"xrelay.relay.{name}")
+    raise AttributeError(f"module 'xrelay.relay' has no attribute '{name}'")

@@ -1,0 +1,685 @@
+"""Relay expressions in Python, shaped like ``tvm.relay.expr``.
+
+An expression is an immutable graph of ``Var``, ``Constant``, ``Call``, ``Tuple``,
+``TupleGetItem``, ``Function``, ``GlobalVar`` and ``Op`` nodes. Sharing a node means sharing a
+value: the lowering to the relay dialect (``xrelay.relay.module``) emits each node once.
+
+Typing is eager: every expression gets its ``checked_type`` when it is built, using the op
+class's ``infer_types`` from the relay dialect, so an ill-typed expression raises
+``RelayTypeError`` at once, naming the op and the operand types. Types are the builtin
+``TensorType`` (dynamic dims are ``?``), ``TupleType`` for tuples and multi-result ops, and
+``FuncType`` for functions. The only expressions without a known type are those that depend
+on a ``relay.var`` given no shape or on a ``GlobalVar`` not yet typed by a module; their type
+is resolved when the function is added to an ``IRModule``.
+
+Departures from Relay, on purpose:
+
+* ``Constant.data`` is a read-only numpy array (Relay gives an NDArray).
+* Node equality is identity, as in Relay; there is no structural hashing here.
+* Tuples flatten when lowered: a tuple of tuples returned from a function becomes one flat
+  list of results (DESIGN.md decision 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any as _AnyT
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType as _BuiltinTensorType
+from xdsl.irdl import VarOperandDef, VarResultDef
+
+from xrelay.dialects.relay import (
+    RELAY_OPS,
+    RelayOp,
+    RelayTypeError,
+    dtype_of,
+    numpy_dtype,
+    shape_of,
+    tensor_type,
+)
+from xrelay.dialects.relay.dtypes import dtype_from_numpy
+
+__all__ = [
+    "Any",
+    "Attrs",
+    "Call",
+    "Constant",
+    "Expr",
+    "FuncType",
+    "Function",
+    "GlobalVar",
+    "Op",
+    "Tuple",
+    "TupleGetItem",
+    "TupleType",
+    "TupleWrapper",
+    "TensorType",
+    "Var",
+    "const",
+    "var",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Types
+# --------------------------------------------------------------------------------------------
+
+
+class Any:
+    """A dynamic dimension (Relay's ``relay.Any()``); printed ``?`` in tensor types."""
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+def _dims(shape: _AnyT) -> tuple[int | None, ...]:
+    if shape is None:
+        return ()
+    if isinstance(shape, int | np.integer | Any):
+        shape = (shape,)
+    out: list[int | None] = []
+    for d in shape:
+        if d is None or isinstance(d, Any):
+            out.append(None)
+        elif isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0:
+            out.append(int(d))
+        else:
+            raise ValueError(f"invalid dimension {d!r} in shape {shape!r}")
+    return tuple(out)
+
+
+def TensorType(shape: _AnyT = (), dtype: str = "float32") -> _AnyT:  # noqa: N802
+    """A builtin ``tensor<...>`` type from a Relay shape (``relay.Any()`` for ``?``) and dtype."""
+    return tensor_type(_dims(shape), dtype)
+
+
+class TupleType:
+    """The type of a tuple (and of a multi-result op such as ``nn.batch_norm``)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Sequence[_AnyT]):
+        self.fields = tuple(fields)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TupleType) and other.fields == self.fields
+
+    def __hash__(self) -> int:
+        return hash(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __repr__(self) -> str:
+        return "(" + ", ".join(_type_str(f) for f in self.fields) + ")"
+
+
+class FuncType:
+    """The type of a function: parameter types and return type."""
+
+    __slots__ = ("arg_types", "ret_type")
+
+    def __init__(self, arg_types: Sequence[_AnyT], ret_type: _AnyT):
+        self.arg_types = tuple(arg_types)
+        self.ret_type = ret_type
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, FuncType)
+            and other.arg_types == self.arg_types
+            and other.ret_type == self.ret_type
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.arg_types, self.ret_type))
+
+    def __repr__(self) -> str:
+        args = ", ".join(_type_str(t) for t in self.arg_types)
+        return f"fn ({args}) -> {_type_str(self.ret_type)}"
+
+
+def _type_str(t: _AnyT) -> str:
+    return "?" if t is None else str(t)
+
+
+def _flat_tensor_types(t: _AnyT) -> list[_AnyT] | None:
+    """The tensor types a value of type ``t`` lowers to, or None if unknown."""
+    if t is None:
+        return None
+    if isinstance(t, TupleType):
+        out: list[_AnyT] = []
+        for f in t.fields:
+            sub = _flat_tensor_types(f)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    if isinstance(t, FuncType):
+        raise RelayTypeError(f"a function value ({t}) cannot be used as an operand")
+    return [t]
+
+
+# --------------------------------------------------------------------------------------------
+# Expressions
+# --------------------------------------------------------------------------------------------
+
+
+class Expr:
+    """Base of every Relay expression; supports ``+ - * /`` and unary ``-`` like Relay."""
+
+    _type: _AnyT = None
+
+    @property
+    def checked_type(self) -> _AnyT:
+        """The inferred type; raises if it depends on something not yet typed."""
+        if self._type is None:
+            raise ValueError(
+                f"the type of {self!r} is not known yet: it depends on a relay.var without "
+                "a shape or on a GlobalVar that is not in a module"
+            )
+        return self._type
+
+    @property
+    def type_known(self) -> bool:
+        return self._type is not None
+
+    def astext(self, **kwargs: _AnyT) -> str:
+        """xrelay's textual IR of this expression (as ``@main`` of a module of its own)."""
+        from xrelay.relay.module import IRModule
+
+        return IRModule.from_expr(self).astext(**kwargs)
+
+    def __str__(self) -> str:
+        try:
+            return self.astext()
+        except Exception:  # printing must not raise; fall back to the short form
+            return repr(self)
+
+    # ---- arithmetic sugar ---------------------------------------------------------------
+
+    def _binary(self, name: str, other: _AnyT, reverse: bool = False) -> Call:
+        other = _to_expr(other, like=self)
+        lhs, rhs = (other, self) if reverse else (self, other)
+        return Call(Op.get(name), [lhs, rhs])
+
+    def __add__(self, other: _AnyT) -> Call:
+        return self._binary("add", other)
+
+    def __radd__(self, other: _AnyT) -> Call:
+        return self._binary("add", other, True)
+
+    def __sub__(self, other: _AnyT) -> Call:
+        return self._binary("subtract", other)
+
+    def __rsub__(self, other: _AnyT) -> Call:
+        return self._binary("subtract", other, True)
+
+    def __mul__(self, other: _AnyT) -> Call:
+        return self._binary("multiply", other)
+
+    def __rmul__(self, other: _AnyT) -> Call:
+        return self._binary("multiply", other, True)
+
+    def __truediv__(self, other: _AnyT) -> Call:
+        return self._binary("divide", other)
+
+    def __rtruediv__(self, other: _AnyT) -> Call:
+        return self._binary("divide", other, True)
+
+    def __neg__(self) -> Call:
+        return Call(Op.get("negative"), [self])
+
+    # identity semantics, as Relay's ObjectRef
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+
+class Var(Expr):
+    """A local variable: a function parameter (or a free variable until bound)."""
+
+    def __init__(self, name_hint: str, type_annotation: _AnyT = None):
+        if not isinstance(name_hint, str):
+            raise TypeError(f"variable name must be a string, got {name_hint!r}")
+        if type_annotation is not None and not isinstance(
+            type_annotation, _BuiltinTensorType | TupleType | FuncType
+        ):
+            raise TypeError(f"unsupported type annotation {type_annotation!r}")
+        self.name_hint = name_hint
+        self.type_annotation = type_annotation
+        self._type = type_annotation
+
+    def __repr__(self) -> str:
+        return f"Var({self.name_hint}, ty={_type_str(self._type)})"
+
+
+class Constant(Expr):
+    """A tensor constant; ``name`` is the parameter it was bound from, if any."""
+
+    def __init__(self, data: np.ndarray, name: str | None = None, dtype: str | None = None):
+        arr = np.asarray(data)
+        if dtype is not None and arr.dtype != numpy_dtype(dtype):
+            arr = arr.astype(numpy_dtype(dtype))
+        dt = dtype or dtype_from_numpy(arr.dtype)
+        self.data = arr
+        self.name = name
+        self._type = tensor_type(arr.shape, dt)
+
+    @property
+    def dtype(self) -> str:
+        return dtype_of(self._type)
+
+    def __repr__(self) -> str:
+        label = f"@{self.name} " if self.name else ""
+        return f"Constant({label}{_type_str(self._type)})"
+
+
+class Op(Expr):
+    """A reference to a relay op by name (``relay.op.get("nn.conv2d")``)."""
+
+    _cache: dict[str, Op] = {}
+
+    def __init__(self, name: str):
+        if name not in RELAY_OPS:
+            close = [n for n in RELAY_OPS if n.split(".")[-1] == name.split(".")[-1]]
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ValueError(f"operator '{name}' is not a relay op{hint}")
+        self.name = name
+        self.op_class: type[RelayOp] = RELAY_OPS[name]
+
+    @classmethod
+    def get(cls, name: str) -> Op:
+        """The (shared) Op object for ``name``."""
+        op = cls._cache.get(name)
+        if op is None:
+            op = cls._cache[name] = cls(name)
+        return op
+
+    def __call__(self, *args: Expr, **attrs: _AnyT) -> Call:
+        return Call(self, list(args), attrs)
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+
+class Attrs(Mapping[str, _AnyT]):
+    """Read-only attributes of a call or function; ``attrs["x"]`` and ``attrs.x`` both work."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, d: Mapping[str, _AnyT] | None = None):
+        object.__setattr__(self, "_d", dict(d or {}))
+
+    def __getitem__(self, key: str) -> _AnyT:
+        return self._d[key]
+
+    def __getattr__(self, key: str) -> _AnyT:
+        try:
+            return self._d[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._d)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k}={v!r}" for k, v in self._d.items()) + "}"
+
+
+def _op_has_var_operands(cls: type[RelayOp]) -> bool:
+    return any(isinstance(d, VarOperandDef) for _, d in cls.get_irdl_definition().operands)
+
+
+def _op_returns_tuple(cls: type[RelayOp]) -> bool:
+    results = cls.get_irdl_definition().results
+    return len(results) > 1 or any(isinstance(d, VarResultDef) for _, d in results)
+
+
+class Call(Expr):
+    """A call of an op, a function literal, a ``GlobalVar`` or a function-typed value.
+
+    For op calls ``attrs`` holds every Relay attribute (defaults filled, normalised), and the
+    result type is inferred at once by the op's ``infer_types``.
+    """
+
+    def __init__(
+        self,
+        op: Expr,
+        args: Sequence[Expr],
+        attrs: Mapping[str, _AnyT] | None = None,
+        type_args: _AnyT = None,
+        span: _AnyT = None,
+    ):
+        if isinstance(op, str):
+            op = Op.get(op)
+        if not isinstance(op, Expr):
+            raise TypeError(f"cannot call {op!r}")
+        args = [a if isinstance(a, Expr) else _to_expr(a) for a in args]
+        self.op = op
+        self.args = tuple(args)
+        self._raw_attrs = dict(attrs or {})
+        self._full_attrs: dict[str, _AnyT] | None = None
+        if isinstance(op, Op):
+            self._type = self._infer_op_call(op)
+            shown = self._full_attrs if self._full_attrs is not None else self._raw_attrs
+            self.attrs = Attrs(shown)
+        else:
+            if attrs:
+                raise TypeError("only op calls take attributes")
+            self.attrs = Attrs()
+            self._type = self._infer_fn_call(op)
+
+    def _operand_types(self) -> list[_AnyT] | None:
+        out: list[_AnyT] = []
+        for a in self.args:
+            sub = _flat_tensor_types(a._type)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+
+    def _infer_op_call(self, op: Op) -> _AnyT:
+        cls = op.op_class
+        if not _op_has_var_operands(cls):
+            for i, a in enumerate(self.args):
+                if isinstance(a._type, TupleType):
+                    raise RelayTypeError(
+                        f"relay.{op.name}: argument {i} is a tuple {a._type}; "
+                        "take an element with [i] first"
+                    )
+        in_types = self._operand_types()
+        if in_types is None:
+            return None  # resolved when lowered in a module
+        for i, t in enumerate(in_types):
+            if not isinstance(t, _BuiltinTensorType):
+                raise RelayTypeError(f"relay.{op.name}: operand {i} has type {t}, expected a tensor")
+        cls.operand_groups([None] * len(in_types))  # arity check with Relay's message
+        full = cls.complete_attrs(self._raw_attrs, in_types)
+        results = cls.infer_types(in_types, full)
+        self._full_attrs = full
+        if _op_returns_tuple(cls):
+            return TupleType(results)
+        return results[0]
+
+    def _infer_fn_call(self, callee: Expr) -> _AnyT:
+        ft = callee._type
+        if ft is None:
+            return None
+        if not isinstance(ft, FuncType):
+            raise RelayTypeError(f"cannot call {callee!r} of non-function type {_type_str(ft)}")
+        if len(ft.arg_types) != len(self.args):
+            raise RelayTypeError(
+                f"call of {_callee_name(callee)}: expects {len(ft.arg_types)} argument(s), "
+                f"got {len(self.args)}"
+            )
+        for i, (want, a) in enumerate(zip(ft.arg_types, self.args)):
+            if want is not None and a._type is not None and want != a._type:
+                raise RelayTypeError(
+                    f"call of {_callee_name(callee)}: argument {i} has type {_type_str(a._type)} "
+                    f"but the parameter expects {_type_str(want)}"
+                )
+        return ft.ret_type
+
+    def __repr__(self) -> str:
+        return f"Call({_callee_name(self.op)}, {len(self.args)} args, ty={_type_str(self._type)})"
+
+
+def _callee_name(e: Expr) -> str:
+    if isinstance(e, Op):
+        return e.name
+    if isinstance(e, GlobalVar):
+        return "@" + e.name_hint
+    if isinstance(e, Var):
+        return "%" + e.name_hint
+    return "a function literal"
+
+
+class Tuple(Expr):
+    """A tuple of values."""
+
+    def __init__(self, fields: Sequence[Expr], span: _AnyT = None):
+        self.fields = tuple(f if isinstance(f, Expr) else _to_expr(f) for f in fields)
+        types = [f._type for f in self.fields]
+        self._type = None if any(t is None for t in types) else TupleType(types)
+
+    def __getitem__(self, i: int) -> Expr:
+        return self.fields[i]
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def astuple(self) -> Tuple:
+        return self
+
+    def __repr__(self) -> str:
+        return f"Tuple({len(self.fields)} fields)"
+
+
+class TupleGetItem(Expr):
+    """Field ``index`` of a tuple-typed value (Relay's ``%0.1``)."""
+
+    def __init__(self, tuple_value: Expr, index: int, span: _AnyT = None):
+        if isinstance(tuple_value, TupleWrapper):
+            tuple_value = tuple_value.tuple_value
+        self.tuple_value = tuple_value
+        self.index = int(index)
+        t = tuple_value._type
+        if t is None:
+            self._type = None
+            return
+        if not isinstance(t, TupleType):
+            raise RelayTypeError(f"TupleGetItem: {tuple_value!r} has type {t}, not a tuple type")
+        if not -len(t.fields) <= self.index < len(t.fields):
+            raise RelayTypeError(
+                f"TupleGetItem: index {index} out of range for a tuple of {len(t.fields)} fields"
+            )
+        if self.index < 0:
+            self.index += len(t.fields)
+        self._type = t.fields[self.index]
+
+    def __repr__(self) -> str:
+        return f"TupleGetItem({self.tuple_value!r}, {self.index})"
+
+
+class TupleWrapper:
+    """A tuple-valued expression with known size, as returned by multi-result ops.
+
+    Index it (``bn[0]``), unpack it (``y, mean, var = relay.nn.batch_norm(...)``) or get the
+    expression itself with ``astuple()``.
+    """
+
+    def __init__(self, tuple_value: Expr, size: int):
+        self.tuple_value = tuple_value
+        self.size = size
+
+    def astuple(self) -> Expr:
+        return self.tuple_value
+
+    def astext(self) -> str:
+        return self.tuple_value.astext()
+
+    def __getitem__(self, index: int) -> Expr:
+        if not -self.size <= index < self.size:
+            raise IndexError(f"tuple index {index} out of range for {self.size} fields")
+        if isinstance(self.tuple_value, Tuple):
+            return self.tuple_value.fields[index]
+        return TupleGetItem(self.tuple_value, index % self.size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[Expr]:
+        return (self[i] for i in range(self.size))
+
+    def __repr__(self) -> str:
+        return f"TupleWrapper({self.tuple_value!r}, {self.size})"
+
+
+class GlobalVar(Expr):
+    """A reference to a module-level function by name (``@name``)."""
+
+    def __init__(self, name_hint: str, type_annot: _AnyT = None):
+        self.name_hint = name_hint
+        self._type = type_annot
+
+    def __call__(self, *args: Expr) -> Call:
+        return Call(self, list(args))
+
+    def __repr__(self) -> str:
+        return f"GlobalVar({self.name_hint})"
+
+
+class Function(Expr):
+    """A function literal ``fn (params) -> ret_type { body }`` with Relay attributes.
+
+    Attributes are Relay's names (``Primitive``, ``Composite``, ``Inline``, ``used_memory``,
+    ...); ``with_attr`` returns a copy with one more. A function literal that is called is
+    outlined into a private ``func.func`` when lowered; its free variables become extra
+    parameters.
+    """
+
+    def __init__(
+        self,
+        params: Sequence[Var],
+        body: Expr,
+        ret_type: _AnyT = None,
+        type_params: _AnyT = None,
+        attrs: Mapping[str, _AnyT] | None = None,
+        span: _AnyT = None,
+    ):
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Var):
+                raise TypeError(f"function parameters must be relay.var, got {p!r}")
+        if isinstance(body, TupleWrapper):
+            body = body.astuple()
+        if not isinstance(body, Expr):
+            body = _to_expr(body)
+        self.params = tuple(params)
+        self.body = body
+        self.attrs = Attrs(attrs)
+        self._source_name: str | None = None  # the func.func this was rebuilt from, if any
+        body_type = body._type
+        if ret_type is not None and body_type is not None and ret_type != body_type:
+            raise RelayTypeError(
+                f"function body has type {_type_str(body_type)} but the return type is "
+                f"annotated {_type_str(ret_type)}"
+            )
+        self.ret_type = ret_type if ret_type is not None else body_type
+        arg_types = [p._type for p in self.params]
+        self._type = FuncType(arg_types, self.ret_type) if self.ret_type is not None else None
+
+    def with_attr(self, attr_key: str | Mapping[str, _AnyT], attr_value: _AnyT = None) -> Function:
+        """A copy with ``attr_key`` set (or with every entry of a dict set)."""
+        new_attrs = dict(self.attrs)
+        if isinstance(attr_key, Mapping):
+            new_attrs.update(attr_key)
+        else:
+            new_attrs[attr_key] = _plain_attr(attr_value)
+        fn = Function.__new__(Function)
+        fn.params, fn.body, fn.ret_type, fn._type = self.params, self.body, self.ret_type, self._type
+        fn.attrs = Attrs(new_attrs)
+        fn._source_name = self._source_name
+        return fn
+
+    def without_attr(self, attr_key: str) -> Function:
+        new_attrs = {k: v for k, v in self.attrs.items() if k != attr_key}
+        fn = self.with_attr(new_attrs)
+        fn.attrs = Attrs(new_attrs)
+        return fn
+
+    def __call__(self, *args: Expr) -> Call:
+        return Call(self, list(args))
+
+    def __repr__(self) -> str:
+        names = ", ".join("%" + p.name_hint for p in self.params)
+        return f"Function(({names}), ty={_type_str(self._type)}, attrs={self.attrs!r})"
+
+
+def _plain_attr(v: _AnyT) -> _AnyT:
+    # tvm.tir.IntImm-like values (anything with an integer .value) become plain ints
+    if hasattr(v, "value") and isinstance(v.value, int | np.integer):
+        return int(v.value)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, list | tuple):
+        return [_plain_attr(x) for x in v]
+    return v
+
+
+# --------------------------------------------------------------------------------------------
+# Constructors
+# --------------------------------------------------------------------------------------------
+
+
+def var(
+    name_hint: str,
+    type_annotation: _AnyT = None,
+    shape: _AnyT = None,
+    dtype: str = "float32",
+    span: _AnyT = None,
+) -> Var:
+    """A variable. Give its type by ``shape`` (+ ``dtype``) or ``type_annotation``.
+
+    ``relay.var("x", shape=(1, relay.Any()), dtype="int8")``; as in Relay, a string second
+    argument is a dtype (``relay.var("n", "int32")`` is a scalar).
+    """
+    if isinstance(type_annotation, str):
+        type_annotation = TensorType((), type_annotation)
+    if shape is not None:
+        if type_annotation is not None:
+            raise ValueError("give either shape or type_annotation, not both")
+        type_annotation = TensorType(shape, dtype)
+    return Var(name_hint, type_annotation)
+
+
+_DEFAULT_NARROW = {np.dtype("float64"): "float32", np.dtype("int64"): "int32"}
+
+
+def const(value: _AnyT, dtype: str | None = None, span: _AnyT = None) -> Constant:
+    """A constant from a Python scalar, list or numpy array.
+
+    Without ``dtype``, Python floats and float64 arrays become float32, Python ints and int64
+    arrays int32, as in Relay.
+    """
+    if isinstance(value, Constant):
+        return value
+    if dtype is not None:
+        from xrelay.dialects.relay import numpy_dtype
+
+        arr = np.asarray(value, dtype=numpy_dtype(dtype))
+        return Constant(arr, dtype=dtype)
+    arr = np.asarray(value)
+    if arr.dtype in _DEFAULT_NARROW:
+        narrow = _DEFAULT_NARROW[arr.dtype]
+        return Constant(arr.astype(narrow), dtype=narrow)
+    return Constant(arr)
+
+
+def _to_expr(value: _AnyT, like: Expr | None = None) -> Expr:
+    """An Expr for ``value``; Python scalars take the dtype of ``like`` when it is known."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, TupleWrapper):
+        return value.astuple()
+    if isinstance(value, bool | int | float | np.number | np.bool_):
+        t = like._type if like is not None else None
+        if isinstance(t, _BuiltinTensorType):
+            return const(value, dtype_of(t))
+        return const(value)
+    if isinstance(value, np.ndarray | list):
+        return const(value)
+    raise TypeError(f"cannot use {value!r} as a relay expression")
+
+
+def shape_dims(t: _AnyT) -> tuple[int | None, ...]:
+    """The shape of a tensor type, with None for dynamic dims."""
+    return shape_of(t)

@@ -1,0 +1,175 @@
+"""``relay.expr_functor``: visitors and mutators over Python Relay expressions.
+
+``ExprVisitor`` and ``ExprMutator`` dispatch on the node kind to ``visit_<kind>`` methods and
+memoise shared nodes, as in Relay. They recurse like Relay's Python classes; for very deep
+graphs use ``relay.analysis.post_order_visit`` or ``substitute``, which are iterative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from xrelay.relay.analysis import post_order
+from xrelay.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    Op,
+    Tuple,
+    TupleGetItem,
+    TupleWrapper,
+    Var,
+)
+
+__all__ = ["ExprMutator", "ExprVisitor", "substitute"]
+
+
+class _Dispatch:
+    def visit(self, expr: Expr) -> Any:
+        if isinstance(expr, TupleWrapper):
+            expr = expr.astuple()
+        if id(expr) in self.memo_map:
+            return self.memo_map[id(expr)][1]
+        if isinstance(expr, Function):
+            res = self.visit_function(expr)
+        elif isinstance(expr, Call):
+            res = self.visit_call(expr)
+        elif isinstance(expr, Var):
+            res = self.visit_var(expr)
+        elif isinstance(expr, Constant):
+            res = self.visit_constant(expr)
+        elif isinstance(expr, Tuple):
+            res = self.visit_tuple(expr)
+        elif isinstance(expr, TupleGetItem):
+            res = self.visit_tuple_getitem(expr)
+        elif isinstance(expr, GlobalVar):
+            res = self.visit_global_var(expr)
+        elif isinstance(expr, Op):
+            res = self.visit_op(expr)
+        else:
+            raise TypeError(f"unexpected node {expr!r}")
+        # keep the key alive so id() stays unique while memoised
+        self.memo_map[id(expr)] = (expr, res)
+        return res
+
+
+class ExprVisitor(_Dispatch):
+    """Visit every node once; override ``visit_<kind>`` and call ``super()`` to descend."""
+
+    def __init__(self) -> None:
+        self.memo_map: dict[int, tuple[Expr, Any]] = {}
+
+    def visit_function(self, fn: Function) -> None:
+        for p in fn.params:
+            self.visit(p)
+        self.visit(fn.body)
+
+    def visit_call(self, call: Call) -> None:
+        self.visit(call.op)
+        for a in call.args:
+            self.visit(a)
+
+    def visit_var(self, var: Var) -> None:
+        pass
+
+    def visit_constant(self, const: Constant) -> None:
+        pass
+
+    def visit_tuple(self, tup: Tuple) -> None:
+        for f in tup.fields:
+            self.visit(f)
+
+    def visit_tuple_getitem(self, t: TupleGetItem) -> None:
+        self.visit(t.tuple_value)
+
+    def visit_global_var(self, gv: GlobalVar) -> None:
+        pass
+
+    def visit_op(self, op: Op) -> None:
+        pass
+
+
+class ExprMutator(_Dispatch):
+    """Rebuild an expression bottom-up; a node whose children did not change is kept."""
+
+    def __init__(self) -> None:
+        self.memo_map: dict[int, tuple[Expr, Any]] = {}
+
+    def visit_function(self, fn: Function) -> Expr:
+        params = [self.visit(p) for p in fn.params]
+        body = self.visit(fn.body)
+        if all(a is b for a, b in zip(params, fn.params)) and body is fn.body:
+            return fn
+        return _new_function(fn, params, body)
+
+    def visit_call(self, call: Call) -> Expr:
+        op = self.visit(call.op)
+        args = [self.visit(a) for a in call.args]
+        if op is call.op and all(a is b for a, b in zip(args, call.args)):
+            return call
+        return _new_call(call, op, args)
+
+    def visit_var(self, var: Var) -> Expr:
+        return var
+
+    def visit_constant(self, const: Constant) -> Expr:
+        return const
+
+    def visit_tuple(self, tup: Tuple) -> Expr:
+        fields = [self.visit(f) for f in tup.fields]
+        if all(a is b for a, b in zip(fields, tup.fields)):
+            return tup
+        return Tuple(fields)
+
+    def visit_tuple_getitem(self, t: TupleGetItem) -> Expr:
+        tv = self.visit(t.tuple_value)
+        return t if tv is t.tuple_value else TupleGetItem(tv, t.index)
+
+    def visit_global_var(self, gv: GlobalVar) -> Expr:
+        return gv
+
+    def visit_op(self, op: Op) -> Expr:
+        return op
+
+
+def _new_call(call: Call, op: Expr, args: list[Expr]) -> Call:
+    if isinstance(op, Op):
+        return Call(op, args, call._raw_attrs)
+    return Call(op, args)
+
+
+def _new_function(fn: Function, params: list[Var], body: Expr) -> Function:
+    new = Function(params, body, attrs=dict(fn.attrs))
+    new._source_name = fn._source_name
+    return new
+
+
+def substitute(expr: Expr, mapping: Mapping[Expr, Expr]) -> Expr:
+    """``expr`` with every node in ``mapping`` replaced (iteratively; shared nodes rebuilt
+    once). Function literals inside are rebuilt too; their parameters may be replaced."""
+    repl: dict[int, Expr] = {id(k): v for k, v in mapping.items()}
+    for node in post_order(expr):
+        if id(node) in repl:
+            continue
+        if isinstance(node, Call):
+            op = repl.get(id(node.op), node.op)
+            args = [repl.get(id(a), a) for a in node.args]
+            if op is not node.op or any(a is not b for a, b in zip(args, node.args)):
+                repl[id(node)] = _new_call(node, op, args)
+        elif isinstance(node, Tuple):
+            fields = [repl.get(id(f), f) for f in node.fields]
+            if any(a is not b for a, b in zip(fields, node.fields)):
+                repl[id(node)] = Tuple(fields)
+        elif isinstance(node, TupleGetItem):
+            tv = repl.get(id(node.tuple_value), node.tuple_value)
+            if tv is not node.tuple_value:
+                repl[id(node)] = TupleGetItem(tv, node.index)
+        elif isinstance(node, Function):
+            params = [repl.get(id(p), p) for p in node.params]
+            body = repl.get(id(node.body), node.body)
+            if body is not node.body or any(a is not b for a, b in zip(params, node.params)):
+                repl[id(node)] = _new_function(node, params, body)
+    return repl.get(id(expr), expr)

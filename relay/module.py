@@ -1,0 +1,628 @@
+"""``IRModule``: Relay functions held as an xDSL ``ModuleOp`` of ``func.func``s.
+
+The xDSL module (``mod.module``) is the source of truth: passes rewrite it in place, and
+``mod["main"]`` rebuilds a Python ``Function`` expression from the ``func.func`` each time.
+
+Lowering a Python expression to the relay dialect (``mod["f"] = fn``):
+
+* The expression is a DAG: a node used several times is emitted once; ops come out in
+  topological (post-) order, operands left to right.
+* A called function literal is outlined into a private ``func.func`` (DESIGN.md decision 3);
+  the variables it captures from the enclosing function become extra parameters after its own.
+  A literal called twice is outlined once. Outlined functions are named after the ops in
+  their body, in post-order: ``fused_<op>_<op>...`` for ``Primitive`` functions and
+  ``fn_<op>_...`` otherwise (dots become ``_``, at most 60 characters of op names), then
+  ``_1``, ``_2``, ... to make them unique. A function rebuilt from a private ``func.func``
+  keeps that function's name when it is free.
+* Multi-result ops (``nn.batch_norm``, ``nn.dropout``, ``split``): ``TupleGetItem`` picks a
+  result. A tuple returned from a function becomes several results; ``concatenate``/``stack``
+  take the tuple's fields as variadic operands.
+* Relay function attributes become discardable attributes named per ``FUNC_ATTRS``
+  (``Primitive`` -> ``relay.primitive = 1 : i64``); other keys get a ``relay.`` prefix.
+
+Rebuilding goes the other way: a ``func.call`` of a private function becomes a call of a
+function literal (rebuilt once per callee), a call of a public one a call of a ``GlobalVar``,
+and each result of a multi-result op a ``TupleGetItem``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f64,
+    i64,
+)
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from xrelay.dialects.relay import (
+    FUNC_ATTRS,
+    ConstantOp,
+    RelayOp,
+    RelayTypeError,
+    dense_from_numpy,
+    dtype_of,
+    params_source,
+    print_options,
+)
+from xrelay.relay.analysis import free_vars, post_order
+from xrelay.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    FuncType,
+    GlobalVar,
+    Op,
+    Tuple,
+    TupleGetItem,
+    TupleType,
+    TupleWrapper,
+    Var,
+    _flat_tensor_types,
+    _op_has_var_operands,
+    _op_returns_tuple,
+)
+
+__all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
+
+_ATTR_TO_IR = dict(FUNC_ATTRS)
+_IR_TO_ATTR = {v: k for k, v in FUNC_ATTRS.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# Function attributes
+# --------------------------------------------------------------------------------------------
+
+
+def _attr_value_to_ir(key: str, v: Any) -> Attribute:
+    if isinstance(v, bool):
+        return IntegerAttr(int(v), i64)
+    if isinstance(v, int | np.integer):
+        return IntegerAttr(int(v), i64)
+    if isinstance(v, float):
+        return FloatAttr(v, f64)
+    if isinstance(v, str):
+        return StringAttr(v)
+    if isinstance(v, list | tuple):
+        return ArrayAttr([_attr_value_to_ir(key, x) for x in v])
+    if isinstance(v, Attribute):
+        return v
+    raise TypeError(f"function attribute {key}={v!r}: unsupported value type {type(v).__name__}")
+
+
+def _attr_value_from_ir(a: Attribute) -> Any:
+    if isinstance(a, IntegerAttr):
+        return a.value.data
+    if isinstance(a, FloatAttr):
+        return a.value.data
+    if isinstance(a, StringAttr):
+        return a.data
+    if isinstance(a, ArrayAttr):
+        return [_attr_value_from_ir(x) for x in a.data]
+    return a
+
+
+def func_attrs_to_ir(attrs: Mapping[str, Any]) -> dict[str, Attribute]:
+    """Relay function attributes as ``func.func`` discardable attributes."""
+    return {
+        _ATTR_TO_IR.get(k, "relay." + k): _attr_value_to_ir(k, v) for k, v in attrs.items()
+    }
+
+
+def _func_attrs_from_ir(fop: FuncOp) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in fop.attributes.items():
+        if k in _IR_TO_ATTR:
+            out[_IR_TO_ATTR[k]] = _attr_value_from_ir(v)
+        elif k.startswith("relay."):
+            out[k[len("relay.") :]] = _attr_value_from_ir(v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Lowering: Function -> func.func
+# --------------------------------------------------------------------------------------------
+
+_NAME_OK = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+
+
+def _value_name(name: str) -> str | None:
+    """A valid SSA name hint from a Relay variable name (None if nothing is left)."""
+    cleaned = re.sub(r"[^\w$.-]", "_", name)
+    if cleaned and cleaned[0].isdigit():
+        cleaned = "v" + cleaned
+    return cleaned if _NAME_OK.fullmatch(cleaned or "") else None
+
+
+def _symbols(module: ModuleOp) -> dict[str, FuncOp]:
+    return {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+
+
+class _Lowering:
+    """Lowers Function expressions into ``func.func`` ops of one module."""
+
+    def __init__(self, symbols: dict[str, FuncOp]):
+        self.symbols = symbols
+        self.outlined: dict[int, tuple[str, list[Var]]] = {}
+        self.new_funcs: list[FuncOp] = []
+
+    def unique_name(self, base: str) -> str:
+        if base not in self.symbols:
+            return base
+        i = 1
+        while f"{base}_{i}" in self.symbols:
+            i += 1
+        return f"{base}_{i}"
+
+    def lower(
+        self, fn: Function, name: str, private: bool, extra_params: Iterable[Var] = ()
+    ) -> FuncOp:
+        params = [*fn.params, *extra_params]
+        arg_types = []
+        for p in params:
+            t = p._type
+            if t is None:
+                raise RelayTypeError(
+                    f"parameter %{p.name_hint} of @{name} has no type: give relay.var a shape"
+                )
+            if not isinstance(t, TensorType):
+                raise RelayTypeError(
+                    f"parameter %{p.name_hint} of @{name} has type {t}; only tensor parameters "
+                    "are supported"
+                )
+            arg_types.append(t)
+        block = Block(arg_types=arg_types)
+        env: dict[int, list[SSAValue]] = {}
+        for p, arg in zip(params, block.args):
+            arg.name_hint = _value_name(p.name_hint)
+            env[id(p)] = [arg]
+        self._emit_body(fn.body, block, env, name)
+        results = env[id(fn.body)]
+        block.add_op(ReturnOp(*results))
+        fop = FuncOp(
+            name,
+            (arg_types, [r.type for r in results]),
+            Region(block),
+            visibility="private" if private else None,
+        )
+        fop.attributes.update(func_attrs_to_ir(fn.attrs))
+        self.symbols[name] = fop
+        return fop
+
+    def _emit_body(self, body: Expr, block: Block, env: dict[int, list[SSAValue]], where: str) -> None:
+        def vals(e: Expr) -> list[SSAValue]:
+            v = env.get(id(e))
+            if v is None:
+                if isinstance(e, Function):
+                    raise RelayTypeError(
+                        f"in @{where}: a function literal is used as a value; functions can "
+                        "only be called (higher-order functions are not supported)"
+                    )
+                if isinstance(e, GlobalVar | Op):
+                    raise RelayTypeError(f"in @{where}: {e!r} is used as a value, not called")
+                raise RelayTypeError(f"in @{where}: no value for {e!r}")
+            return v
+
+        for node in post_order(body, into_functions=False):
+            if id(node) in env:
+                continue
+            if isinstance(node, Var):
+                raise RelayTypeError(
+                    f"in @{where}: free variable %{node.name_hint} is not a parameter "
+                    "(use relay.analysis.free_vars to build the parameter list)"
+                )
+            if isinstance(node, Constant):
+                op = ConstantOp(dense_from_numpy(node.data, node._type), node.name)
+                block.add_op(op)
+                env[id(node)] = [op.result]
+            elif isinstance(node, Tuple):
+                env[id(node)] = [v for f in node.fields for v in vals(f)]
+            elif isinstance(node, TupleGetItem):
+                env[id(node)] = self._get_item(node, vals)
+            elif isinstance(node, Call):
+                env[id(node)] = self._emit_call(node, block, env, vals, where)
+            # Function, Op and GlobalVar nodes have no value of their own
+
+    @staticmethod
+    def _get_item(node: TupleGetItem, vals: Any) -> list[SSAValue]:
+        tv = node.tuple_value
+        if isinstance(tv, Tuple):
+            return vals(tv.fields[node.index])
+        flat = vals(tv)
+        t = tv._type
+        if isinstance(t, TupleType):
+            sizes = [len(_flat_tensor_types(f) or [None]) for f in t.fields]
+        else:
+            sizes = [1] * len(flat)
+        start = sum(sizes[: node.index])
+        return flat[start : start + sizes[node.index]]
+
+    def _emit_call(self, node: Call, block: Block, env: Any, vals: Any, where: str) -> list[SSAValue]:
+        operands = [v for a in node.args for v in vals(a)]
+        callee = node.op
+        if isinstance(callee, Op):
+            cls = callee.op_class
+            if node._full_attrs is not None and node._type is not None:
+                result_types = (
+                    list(node._type.fields) if isinstance(node._type, TupleType) else [node._type]
+                )
+                op = cls.build(
+                    operands=cls.operand_groups(operands),
+                    result_types=cls.result_groups(result_types),
+                    properties=cls.attrs_to_properties(node._full_attrs),
+                )
+            else:
+                op = cls.make(operands, **node._raw_attrs)
+            block.add_op(op)
+            return list(op.results)
+        if isinstance(callee, Function):
+            name, captured = self.outline(callee)
+            operands += [v for c in captured for v in vals(c)]
+        elif isinstance(callee, GlobalVar):
+            name = callee.name_hint
+            if name not in self.symbols:
+                raise RelayTypeError(
+                    f"in @{where}: @{name} is not defined in the module (add it first)"
+                )
+        else:
+            raise RelayTypeError(
+                f"in @{where}: calling {callee!r} is not supported (only ops, function "
+                "literals and global functions can be called)"
+            )
+        fop = self.symbols[name]
+        want = list(fop.function_type.inputs.data)
+        got = [o.type for o in operands]
+        if want != got:
+            raise RelayTypeError(
+                f"in @{where}: call of @{name} with argument types "
+                f"({', '.join(map(str, got))}) but it takes ({', '.join(map(str, want))})"
+            )
+        call = CallOp(name, operands, list(fop.function_type.outputs.data))
+        block.add_op(call)
+        return list(call.results)
+
+    def outline(self, fn: Function) -> tuple[str, list[Var]]:
+        done = self.outlined.get(id(fn))
+        if done is not None:
+            return done
+        captured = free_vars(fn)
+        if fn._source_name is not None and fn._source_name not in self.symbols:
+            name = fn._source_name
+        else:
+            name = self.unique_name(_outline_base(fn))
+        self.symbols[name] = None  # type: ignore[assignment]  # reserve the name (recursion)
+        fop = self.lower(fn, name, private=True, extra_params=captured)
+        self.new_funcs.append(fop)
+        self.outlined[id(fn)] = (name, captured)
+        return name, captured
+
+
+def _outline_base(fn: Function) -> str:
+    ops = [
+        n.op.name.replace(".", "_")
+        for n in post_order(fn.body, into_functions=False)
+        if isinstance(n, Call) and isinstance(n.op, Op)
+    ]
+    prefix = "fused" if fn.attrs.get("Primitive") else "fn"
+    tail = "_".join(ops)[:60].rstrip("_")
+    return f"{prefix}_{tail}" if tail else prefix
+
+
+def lower_function(fn: Function, name: str, module: ModuleOp | None = None) -> list[FuncOp]:
+    """Lower ``fn`` to a public ``func.func @name`` plus the private functions it outlines.
+
+    ``module`` supplies the functions that ``GlobalVar`` calls refer to and the names already
+    taken; it is not modified. Returns the outlined functions first, ``@name`` last.
+    """
+    symbols = _symbols(module) if module is not None else {}
+    symbols.pop(name, None)
+    low = _Lowering(symbols)
+    main = low.lower(fn, name, private=False)
+    return [*low.new_funcs, main]
+
+
+# --------------------------------------------------------------------------------------------
+# Rebuilding: func.func -> Function
+# --------------------------------------------------------------------------------------------
+
+
+def function_from_func(
+    fop: FuncOp, symbols: Mapping[str, FuncOp], cache: dict[str, Function] | None = None
+) -> Function:
+    """The Relay ``Function`` expression of a ``func.func`` (see the module docstring)."""
+    cache = {} if cache is None else cache
+    block = fop.body.block
+    params = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)]
+    env: dict[SSAValue, Expr] = dict(zip(block.args, params))
+    body: Expr | None = None
+    where = fop.sym_name.data
+    for op in block.ops:
+        if isinstance(op, ConstantOp):
+            env[op.result] = Constant(
+                op.numpy(),
+                op.param_name.data if op.param_name else None,
+                dtype=dtype_of(op.result.type),
+            )
+        elif isinstance(op, RelayOp):
+            cls = type(op)
+            args = [env[o] for o in op.operands]
+            if _op_has_var_operands(cls):
+                args = [Tuple(args)]
+            call = Call(Op.get(cls.RELAY_NAME), args, op.attrs)
+            _bind_results(env, op.results, call, _op_returns_tuple(cls))
+        elif isinstance(op, CallOp):
+            callee_name = op.callee.root_reference.data
+            callee = symbols.get(callee_name)
+            if callee is None:
+                raise RelayTypeError(f"in @{where}: call of undefined function @{callee_name}")
+            args = [env[o] for o in op.arguments]
+            if callee.sym_visibility is not None and callee.sym_visibility.data == "private":
+                fn = cache.get(callee_name)
+                if fn is None:
+                    fn = cache[callee_name] = function_from_func(callee, symbols, cache)
+                    fn._source_name = callee_name
+                call = Call(fn, args)
+            else:
+                gv = GlobalVar(callee_name, _func_type(callee))
+                call = Call(gv, args)
+            _bind_results(env, op.results, call, len(op.results) != 1)
+        elif isinstance(op, ReturnOp):
+            rets = [env[a] for a in op.arguments]
+            body = rets[0] if len(rets) == 1 else Tuple(rets)
+        else:
+            raise RelayTypeError(
+                f"in @{where}: '{op.name}' has no Relay expression form (only relay ops, "
+                "relay.constant, func.call and func.return do)"
+            )
+    if body is None:
+        raise RelayTypeError(f"@{where} has no func.return")
+    fn = Function(params, body, attrs=_func_attrs_from_ir(fop))
+    return fn
+
+
+def _bind_results(env: dict[SSAValue, Expr], results: Any, call: Call, as_tuple: bool) -> None:
+    if not as_tuple:
+        env[results[0]] = call
+        return
+    for i, r in enumerate(results):
+        env[r] = TupleGetItem(call, i)
+
+
+def _func_type(fop: FuncOp) -> FuncType:
+    ins = list(fop.function_type.inputs.data)
+    outs = list(fop.function_type.outputs.data)
+    return FuncType(ins, outs[0] if len(outs) == 1 else TupleType(outs))
+
+
+# --------------------------------------------------------------------------------------------
+# IRModule
+# --------------------------------------------------------------------------------------------
+
+
+class IRModule:
+    """A module of Relay functions, as ``tvm.IRModule``; ``module`` is the xDSL ``ModuleOp``.
+
+    ``mod["f"] = fn`` lowers a ``Function`` (replacing any function of that name and
+    dropping private functions nothing calls any more); ``mod["f"]`` rebuilds it.
+    """
+
+    def __init__(self, functions: Mapping[Any, Function] | None = None, type_definitions: Any = None):
+        if type_definitions:
+            raise NotImplementedError("type definitions (ADTs) are not supported")
+        self.module = ModuleOp([])
+        self._gvars: dict[str, GlobalVar] = {}
+        for key, fn in (functions or {}).items():
+            self[key] = fn
+
+    # ---- construction ---------------------------------------------------------------------
+
+    @staticmethod
+    def from_expr(expr: Any, functions: Mapping[Any, Function] | None = None, type_defs: Any = None) -> IRModule:
+        """A module whose ``main`` is ``expr`` (wrapped in a function of its free variables
+        when it is not a function)."""
+        if isinstance(expr, TupleWrapper):
+            expr = expr.astuple()
+        if not isinstance(expr, Expr):
+            raise TypeError(f"expected a relay expression, got {expr!r}")
+        mod = IRModule(functions, type_defs)
+        if not isinstance(expr, Function):
+            expr = Function(free_vars(expr), expr)
+        mod["main"] = expr
+        return mod
+
+    @staticmethod
+    def from_module_op(module: ModuleOp) -> IRModule:
+        """Wrap an existing xDSL ``ModuleOp`` (not copied)."""
+        mod = IRModule()
+        mod.module = module
+        return mod
+
+    @staticmethod
+    def from_text(text: str, params: Mapping[str, np.ndarray] | None = None) -> IRModule:
+        """Parse xrelay's textual IR; ``relay.constant @name : type`` reads ``params``."""
+        from xdsl.parser import Parser
+
+        from xrelay.dialects import make_context
+
+        with params_source(params):
+            module = Parser(make_context(), text).parse_module()
+        module.verify()
+        return IRModule.from_module_op(module)
+
+    @staticmethod
+    def load(path_mlir: str | Path, path_npz: str | Path | None = None) -> IRModule:
+        """Read a module written by ``save`` (weights from the ``.npz`` file)."""
+        text = Path(path_mlir).read_text()
+        params = None
+        if path_npz is not None:
+            with np.load(path_npz, allow_pickle=False) as data:
+                params = {k: data[k] for k in data.files}
+        return IRModule.from_text(text, params)
+
+    # ---- functions ------------------------------------------------------------------------
+
+    def _name(self, key: Any) -> str:
+        if isinstance(key, GlobalVar):
+            return key.name_hint
+        if isinstance(key, str):
+            return key
+        raise TypeError(f"module keys are names or GlobalVars, got {key!r}")
+
+    def _public(self) -> dict[str, FuncOp]:
+        return {
+            name: fop
+            for name, fop in _symbols(self.module).items()
+            if fop.sym_visibility is None or fop.sym_visibility.data != "private"
+        }
+
+    def __setitem__(self, key: Any, fn: Function) -> None:
+        if isinstance(fn, Expr) and not isinstance(fn, Function):
+            raise TypeError(f"only functions can be added to a module, got {fn!r}")
+        if not isinstance(fn, Function):
+            raise TypeError(f"expected a relay.Function, got {fn!r}")
+        name = self._name(key)
+        old = _symbols(self.module).get(name)
+        if old is not None:
+            old.detach()
+            old.erase()
+            self._drop_dead_private()
+        funcs = lower_function(fn, name, self.module)
+        for f in funcs:
+            self.module.body.block.add_op(f)
+        gv = key if isinstance(key, GlobalVar) else self._gvars.get(name) or GlobalVar(name)
+        gv._type = _func_type(funcs[-1])
+        self._gvars[name] = gv
+
+    def _drop_dead_private(self) -> None:
+        """Erase private functions that no function calls (outlined helpers of a replaced one)."""
+        while True:
+            syms = _symbols(self.module)
+            called = {
+                op.callee.root_reference.data
+                for f in syms.values()
+                for op in f.walk()
+                if isinstance(op, CallOp)
+            }
+            dead = [
+                f
+                for n, f in syms.items()
+                if f.sym_visibility is not None and f.sym_visibility.data == "private" and n not in called
+            ]
+            if not dead:
+                return
+            for f in dead:
+                f.detach()
+                f.erase()
+
+    def __getitem__(self, key: Any) -> Function:
+        name = self._name(key)
+        syms = _symbols(self.module)
+        fop = syms.get(name)
+        if fop is None:
+            have = ", ".join(sorted(self._public())) or "none"
+            raise KeyError(f"no function @{name} in the module (functions: {have})")
+        return function_from_func(fop, syms)
+
+    def __contains__(self, key: Any) -> bool:
+        return self._name(key) in _symbols(self.module)
+
+    def __delitem__(self, key: Any) -> None:
+        name = self._name(key)
+        fop = _symbols(self.module).get(name)
+        if fop is None:
+            raise KeyError(name)
+        fop.detach()
+        fop.erase()
+        self._drop_dead_private()
+
+    def get_global_var(self, name: str) -> GlobalVar:
+        """The GlobalVar of the public function ``name``."""
+        fop = self._public().get(name)
+        if fop is None:
+            raise ValueError(f"cannot find global var {name} in the module")
+        gv = self._gvars.get(name)
+        if gv is None:
+            gv = self._gvars[name] = GlobalVar(name)
+        gv._type = _func_type(fop)
+        return gv
+
+    def get_global_vars(self) -> list[GlobalVar]:
+        """GlobalVars of the public functions, sorted by name (as Relay prints them)."""
+        return [self.get_global_var(n) for n in sorted(self._public())]
+
+    @property
+    def functions(self) -> dict[GlobalVar, Function]:
+        """Every public function by its GlobalVar (private ones appear as literals inside)."""
+        syms = _symbols(self.module)
+        cache: dict[str, Function] = {}
+        return {
+            self.get_global_var(n): function_from_func(syms[n], syms, cache)
+            for n in sorted(self._public())
+        }
+
+    # ---- text -----------------------------------------------------------------------------
+
+    def astext(self, show_meta_data: bool = True, elide_large_constants: int | None = None) -> str:
+        """The module as xrelay text (MLIR syntax). With ``elide_large_constants=N``, data of
+        constants with more than N elements is elided (readable, not parseable)."""
+        from xdsl.printer import Printer
+
+        out = io.StringIO()
+        with print_options(elide_larger_than=elide_large_constants):
+            Printer(stream=out).print_op(self.module)
+        out.write("\n")
+        return out.getvalue()
+
+    def __str__(self) -> str:
+        return self.astext()
+
+    def __repr__(self) -> str:
+        names = ", ".join("@" + n for n in sorted(self._public()))
+        return f"IRModule({names})"
+
+    def show(self, **kwargs: Any) -> None:
+        """Print the module."""
+        print(self.astext(**kwargs), end="")
+
+    def save(self, path_mlir: str | Path, path_npz: str | Path) -> dict[str, np.ndarray]:
+        """Write the text to ``path_mlir`` with the constants' data (weights) in ``path_npz``.
+
+        Named constants and constants of 2 or more elements are stored by name; returns the
+        stored arrays.
+        """
+        from xdsl.printer import Printer
+
+        params: dict[str, np.ndarray] = {}
+        out = io.StringIO()
+        with print_options(external=params):
+            Printer(stream=out).print_op(self.module)
+        out.write("\n")
+        Path(path_mlir).write_text(out.getvalue())
+        with open(path_npz, "wb") as f:
+            np.savez(f, **params)
+        return params
+
+    def clone(self) -> IRModule:
+        """A deep copy (the xDSL module is cloned)."""
+        mod = IRModule.from_module_op(self.module.clone())
+        return mod
+
+    def copy(self) -> IRModule:
+        return self.clone()
+
+    def verify(self) -> None:
+        """Verify the xDSL module (types, symbols)."""
+        self.module.verify()

@@ -1,0 +1,307 @@
+"""``relay.nn``: neural-network operators with tvm.relay.nn's signatures and Python defaults.
+
+Multi-result ops return a ``TupleWrapper`` (``batch_norm``, ``dropout_raw``); ``dropout``
+returns the first result, as in Relay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xrelay.relay.expr import Call, Expr, Op, TupleWrapper, _to_expr
+
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_flatten",
+    "batch_matmul",
+    "batch_norm",
+    "bias_add",
+    "conv2d",
+    "conv2d_transpose",
+    "dense",
+    "dropout",
+    "dropout_raw",
+    "global_avg_pool2d",
+    "global_max_pool2d",
+    "layer_norm",
+    "leaky_relu",
+    "log_softmax",
+    "matmul",
+    "max_pool2d",
+    "pad",
+    "prelu",
+    "relu",
+    "softmax",
+]
+
+
+def _call(name: str, args: list[Any], **attrs: Any) -> Call:
+    return Call(Op.get("nn." + name), args, attrs)
+
+
+def _out_dtype(v: Any) -> str:
+    return v or ""
+
+
+def conv2d(
+    data: Expr,
+    weight: Expr,
+    strides: Any = (1, 1),
+    padding: Any = (0, 0),
+    dilation: Any = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: Any = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """2-D convolution; ``padding`` of 1, 2 or 4 values ([top, left, bottom, right])."""
+    return _call(
+        "conv2d",
+        [data, weight],
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+        channels=channels,
+        kernel_size=kernel_size,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        out_dtype=_out_dtype(out_dtype),
+    )
+
+
+def conv2d_transpose(
+    data: Expr,
+    weight: Expr,
+    strides: Any = (1, 1),
+    padding: Any = (0, 0),
+    dilation: Any = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: Any = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "IOHW",
+    out_layout: str = "",
+    output_padding: Any = (0, 0),
+    out_dtype: str = "",
+) -> Call:
+    """Transposed 2-D convolution (weight IOHW by default)."""
+    return _call(
+        "conv2d_transpose",
+        [data, weight],
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+        channels=channels,
+        kernel_size=kernel_size,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        output_padding=output_padding,
+        out_dtype=_out_dtype(out_dtype),
+    )
+
+
+def max_pool2d(
+    data: Expr,
+    pool_size: Any = (1, 1),
+    strides: Any = (1, 1),
+    dilation: Any = (1, 1),
+    padding: Any = (0, 0),
+    layout: str = "NCHW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+) -> Call:
+    """2-D max pooling."""
+    return _call(
+        "max_pool2d",
+        [data],
+        pool_size=pool_size,
+        strides=strides,
+        dilation=dilation,
+        padding=padding,
+        layout=layout,
+        out_layout=out_layout,
+        ceil_mode=ceil_mode,
+    )
+
+
+def avg_pool2d(
+    data: Expr,
+    pool_size: Any = (1, 1),
+    strides: Any = (1, 1),
+    dilation: Any = (1, 1),
+    padding: Any = (0, 0),
+    layout: str = "NCHW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> Call:
+    """2-D average pooling."""
+    return _call(
+        "avg_pool2d",
+        [data],
+        pool_size=pool_size,
+        strides=strides,
+        dilation=dilation,
+        padding=padding,
+        layout=layout,
+        out_layout=out_layout,
+        ceil_mode=ceil_mode,
+        count_include_pad=count_include_pad,
+    )
+
+
+def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+    """Average over the whole spatial extent."""
+    return _call("global_avg_pool2d", [data], layout=layout, out_layout=out_layout)
+
+
+def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+    """Maximum over the whole spatial extent."""
+    return _call("global_max_pool2d", [data], layout=layout, out_layout=out_layout)
+
+
+def adaptive_avg_pool2d(data: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = "") -> Call:
+    """Average pooling to a fixed ``output_size``."""
+    if isinstance(output_size, int):
+        output_size = (output_size, output_size)
+    return _call(
+        "adaptive_avg_pool2d", [data], output_size=output_size, layout=layout, out_layout=out_layout
+    )
+
+
+def batch_norm(
+    data: Expr,
+    gamma: Expr,
+    beta: Expr,
+    moving_mean: Expr,
+    moving_var: Expr,
+    axis: int = 1,
+    epsilon: float = 1e-5,
+    center: bool = True,
+    scale: bool = True,
+) -> TupleWrapper:
+    """Batch normalisation: a TupleWrapper of (output, new_mean, new_var)."""
+    call = _call(
+        "batch_norm",
+        [data, gamma, beta, moving_mean, moving_var],
+        axis=axis,
+        epsilon=epsilon,
+        center=center,
+        scale=scale,
+    )
+    return TupleWrapper(call, 3)
+
+
+def layer_norm(
+    data: Expr,
+    gamma: Expr,
+    beta: Expr,
+    axis: int = -1,
+    epsilon: float = 1e-5,
+    center: bool = True,
+    scale: bool = True,
+) -> Call:
+    """Layer normalisation over ``axis``."""
+    return _call(
+        "layer_norm", [data, gamma, beta], axis=axis, epsilon=epsilon, center=center, scale=scale
+    )
+
+
+def dropout_raw(data: Expr, rate: float = 0.5) -> TupleWrapper:
+    """Dropout: a TupleWrapper of (output, mask)."""
+    return TupleWrapper(_call("dropout", [data], rate=rate), 2)
+
+
+def dropout(data: Expr, rate: float = 0.5) -> Expr:
+    """Dropout's output (``dropout_raw(data, rate)[0]``)."""
+    return dropout_raw(data, rate)[0]
+
+
+def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
+    """``data @ weight.T``; weight is (units, in)."""
+    return _call("dense", [data, weight], units=units, out_dtype=_out_dtype(out_dtype))
+
+
+def matmul(
+    tensor_a: Expr,
+    tensor_b: Expr,
+    units: int | None = None,
+    out_dtype: str = "",
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+) -> Call:
+    """Matrix product with optional transposes."""
+    return _call(
+        "matmul",
+        [tensor_a, tensor_b],
+        units=units,
+        out_dtype=_out_dtype(out_dtype),
+        transpose_a=transpose_a,
+        transpose_b=transpose_b,
+    )
+
+
+def batch_matmul(
+    tensor_a: Expr,
+    tensor_b: Expr,
+    out_dtype: str = "",
+    transpose_a: bool = False,
+    transpose_b: bool = True,
+) -> Call:
+    """Batched matrix product; note Relay's Python default ``transpose_b=True``."""
+    return _call(
+        "batch_matmul",
+        [tensor_a, tensor_b],
+        out_dtype=_out_dtype(out_dtype),
+        transpose_a=transpose_a,
+        transpose_b=transpose_b,
+    )
+
+
+def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
+    """Add a 1-D ``bias`` along ``axis``."""
+    return _call("bias_add", [data, bias], axis=axis)
+
+
+def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
+    """Parametric ReLU with per-channel ``alpha`` along ``axis``."""
+    return _call("prelu", [data, alpha], axis=axis)
+
+
+def relu(data: Expr) -> Call:
+    """``max(data, 0)``."""
+    return _call("relu", [data])
+
+
+def leaky_relu(data: Expr, alpha: float = 0.01) -> Call:
+    """``data if data > 0 else alpha * data`` (Python default alpha 0.01, as tvm.relay)."""
+    return _call("leaky_relu", [data], alpha=alpha)
+
+
+def softmax(data: Expr, axis: int = -1) -> Call:
+    """Softmax over ``axis``."""
+    return _call("softmax", [data], axis=axis)
+
+
+def log_softmax(data: Expr, axis: int = -1) -> Call:
+    """Log-softmax over ``axis``."""
+    return _call("log_softmax", [data], axis=axis)
+
+
+def batch_flatten(data: Expr) -> Call:
+    """Flatten every axis but the first."""
+    return _call("batch_flatten", [data])
+
+
+def pad(data: Expr, pad_width: Any, pad_value: Any = 0.0, pad_mode: str = "constant") -> Call:
+    """Pad with ``pad_width`` ([before, after] per axis); a scalar ``pad_value`` takes data's dtype."""
+    value = _to_expr(pad_value, like=data)
+    return _call("pad", [data, value], pad_width=[list(p) for p in pad_width], pad_mode=pad_mode)

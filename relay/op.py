@@ -1,0 +1,317 @@
+"""Relay's operator functions (``relay.add``, ``relay.reshape``, ...) with tvm.relay's signatures.
+
+Each function builds a ``Call`` of the relay dialect op of the same name; the call's type is
+inferred at once (see ``xrelay.relay.expr``). Python defaults are tvm.relay's Python defaults,
+which in a few places differ from the C++ attribute defaults the dialect uses (for example
+``nn.batch_matmul``'s ``transpose_b=True``); such values are passed explicitly and so printed.
+
+Python scalars mixed with tensors (``relay.add(x, 1.0)``, ``x * 2``) become constants of the
+tensor's dtype. Ops returning several values (``split``) return a ``TupleWrapper``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, _to_expr
+
+__all__ = [
+    "Op",
+    "get",
+    "list_op_names",
+]
+
+
+def get(name: str) -> Op:
+    """The op named ``name`` (``"nn.conv2d"``); raises ValueError for an unknown name."""
+    return Op.get(name)
+
+
+def list_op_names() -> list[str]:
+    """Every relay op name, sorted."""
+    from xrelay.dialects.relay import RELAY_OPS
+
+    return sorted(RELAY_OPS)
+
+
+def _call(name: str, args: Sequence[Any], **attrs: Any) -> Call:
+    return Call(Op.get(name), list(args), attrs)
+
+
+def _tensor_args(*args: Any) -> list[Expr]:
+    """Convert scalars among ``args`` to constants of the dtype of the first typed Expr."""
+    like = next((a for a in args if isinstance(a, Expr) and a.type_known), None)
+    return [_to_expr(a, like=like) for a in args]
+
+
+def _tuple_arg(data: Any) -> Expr:
+    if isinstance(data, TupleWrapper):
+        return data.astuple()
+    if isinstance(data, list | tuple):
+        return Tuple([_to_expr(d) for d in data])
+    if isinstance(data, Expr):
+        return data
+    raise TypeError(f"expected a list or tuple of expressions, got {data!r}")
+
+
+def _export(fn: Any) -> Any:
+    __all__.append(fn.__name__)
+    return fn
+
+
+# ---- elementwise unary ------------------------------------------------------------------
+
+_UNARY = (
+    "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "negative", "abs", "erf", "floor",
+    "ceil", "round", "copy", "zeros_like", "ones_like",
+)  # fmt: skip
+
+
+def _make_unary(name: str) -> Any:
+    def unary(data: Expr) -> Call:
+        return _call(name, [data])
+
+    unary.__name__ = unary.__qualname__ = name
+    unary.__doc__ = f"Elementwise ``{name}``."
+    return unary
+
+
+for _name in _UNARY:
+    globals()[_name] = _export(_make_unary(_name))
+
+
+@_export
+def clip(a: Expr, a_min: float, a_max: float) -> Call:
+    """Clamp ``a`` into ``[a_min, a_max]``."""
+    return _call("clip", [a], a_min=a_min, a_max=a_max)
+
+
+@_export
+def cast(data: Expr, dtype: str) -> Call:
+    """Convert ``data`` to ``dtype``."""
+    return _call("cast", [data], dtype=dtype)
+
+
+# ---- binary, broadcasting ----------------------------------------------------------------
+
+_BINARY = (
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal",
+)  # fmt: skip
+
+
+def _make_binary(name: str) -> Any:
+    def binary(lhs: Any, rhs: Any) -> Call:
+        return _call(name, _tensor_args(lhs, rhs))
+
+    binary.__name__ = binary.__qualname__ = name
+    binary.__doc__ = f"Broadcasting ``{name}``; a Python scalar takes the other side's dtype."
+    return binary
+
+
+for _name in _BINARY:
+    globals()[_name] = _export(_make_binary(_name))
+
+
+@_export
+def where(condition: Expr, x: Any, y: Any) -> Call:
+    """``x`` where ``condition`` else ``y`` (all broadcast)."""
+    x, y = _tensor_args(x, y)
+    return _call("where", [condition, x, y])
+
+
+# ---- reductions ----------------------------------------------------------------------------
+
+
+def _make_reduce(name: str) -> Any:
+    def reduce(data: Expr, axis: Any = None, keepdims: bool = False, exclude: bool = False) -> Call:
+        return _call(name, [data], axis=axis, keepdims=keepdims, exclude=exclude)
+
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = f"``{name}`` over ``axis`` (all axes when None; the others with exclude)."
+    return reduce
+
+
+for _name in ("sum", "mean", "max", "min", "prod"):
+    globals()[_name] = _export(_make_reduce(_name))
+
+
+def _make_arg_reduce(name: str) -> Any:
+    def arg_reduce(
+        data: Expr,
+        axis: Any = None,
+        keepdims: bool = False,
+        exclude: bool = False,
+        select_last_index: bool = False,
+    ) -> Call:
+        if select_last_index:
+            raise NotImplementedError(f"{name}: select_last_index=True is not supported")
+        return _call(name, [data], axis=axis, keepdims=keepdims, exclude=exclude)
+
+    arg_reduce.__name__ = arg_reduce.__qualname__ = name
+    arg_reduce.__doc__ = f"``{name}`` over ``axis`` (int32 indices)."
+    return arg_reduce
+
+
+for _name in ("argmax", "argmin"):
+    globals()[_name] = _export(_make_arg_reduce(_name))
+
+
+# ---- shape and layout ----------------------------------------------------------------------
+
+
+@_export
+def reshape(data: Expr, newshape: Any, allowzero: bool = False) -> Call:
+    """Reshape with Relay's special values (0 copy, -1 infer, -2, -3, -4)."""
+    if isinstance(newshape, int):
+        newshape = [newshape]
+    return _call("reshape", [data], newshape=list(newshape), allowzero=allowzero)
+
+
+@_export
+def transpose(data: Expr, axes: Any = None) -> Call:
+    """Permute axes (reverse them when ``axes`` is None)."""
+    return _call("transpose", [data], axes=None if axes is None else list(axes))
+
+
+@_export
+def concatenate(data: Any, axis: int) -> Call:
+    """Join a list/tuple of tensors along ``axis``."""
+    return _call("concatenate", [_tuple_arg(data)], axis=axis)
+
+
+@_export
+def stack(data: Any, axis: int) -> Call:
+    """Stack a list/tuple of equally shaped tensors along a new ``axis``."""
+    return _call("stack", [_tuple_arg(data)], axis=axis)
+
+
+@_export
+def split(data: Expr, indices_or_sections: Any, axis: int = 0) -> TupleWrapper:
+    """Split into ``indices_or_sections`` equal parts (int) or at indices (list)."""
+    if not isinstance(indices_or_sections, int):
+        indices_or_sections = list(indices_or_sections)
+    call = _call("split", [data], indices_or_sections=indices_or_sections, axis=axis)
+    return TupleWrapper(call, len(call.checked_type.fields) if call.type_known else _n_split(indices_or_sections))
+
+
+def _n_split(ios: Any) -> int:
+    return ios if isinstance(ios, int) else len(ios) + 1
+
+
+@_export
+def squeeze(data: Expr, axis: Any = None) -> Call:
+    """Remove size-1 axes (all of them when ``axis`` is None)."""
+    if isinstance(axis, int):
+        axis = [axis]
+    return _call("squeeze", [data], axis=None if axis is None else list(axis))
+
+
+@_export
+def expand_dims(data: Expr, axis: int, num_newaxis: int = 1) -> Call:
+    """Insert ``num_newaxis`` size-1 axes at ``axis``."""
+    return _call("expand_dims", [data], axis=axis, num_newaxis=num_newaxis)
+
+
+@_export
+def strided_slice(
+    data: Expr,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    axes: Any = None,
+    slice_mode: str = "end",
+) -> Call:
+    """Slice ``data``; ``slice_mode="size"`` reads ``end`` as sizes (-1: to the end)."""
+
+    def ints(v: Any) -> Any:
+        if v is None:
+            return None
+        return [v] if isinstance(v, int) else list(v)
+
+    return _call(
+        "strided_slice",
+        [data],
+        begin=ints(begin),
+        end=ints(end),
+        strides=ints(strides),
+        axes=ints(axes),
+        slice_mode=slice_mode,
+    )
+
+
+@_export
+def layout_transform(data: Expr, src_layout: str, dst_layout: str) -> Call:
+    """Change the data layout (``NCHW`` -> ``NHWC``, ``NCHW8c``, ...)."""
+    return _call("layout_transform", [data], src_layout=src_layout, dst_layout=dst_layout)
+
+
+@_export
+def broadcast_to(data: Expr, shape: Any) -> Call:
+    """Broadcast to ``shape``."""
+    return _call("broadcast_to", [data], shape=list(shape))
+
+
+@_export
+def take(data: Expr, indices: Any, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
+    """Gather along ``axis`` (the flattened tensor when None); Python ints become int32."""
+    if not isinstance(indices, Expr):
+        indices = _to_expr(indices)
+    return _call("take", [data, indices], axis=axis, batch_dims=batch_dims, mode=mode)
+
+
+@_export
+def tile(data: Expr, reps: Any) -> Call:
+    """Repeat ``data`` ``reps`` times per axis."""
+    return _call("tile", [data], reps=list(reps))
+
+
+@_export
+def shape_of(data: Expr, dtype: str = "int32") -> Call:
+    """The shape of ``data`` as a 1-D tensor."""
+    return _call("shape_of", [data], dtype=dtype)
+
+
+# ---- devices ---------------------------------------------------------------------------------
+
+
+def _device_str(device: Any) -> str:
+    if isinstance(device, str):
+        return device
+    if isinstance(device, int):
+        return {1: "cpu", 2: "cuda", 4: "opencl"}.get(device, str(device))
+    # tvm.runtime.Device-like: device_type + device_id
+    kind = getattr(device, "device_type", None)
+    if kind is not None:
+        return f"{_device_str(int(kind))}:{int(getattr(device, 'device_id', 0))}"
+    return str(device)
+
+
+@_export
+def on_device(body: Expr, device: Any, constrain_result: bool = False, constrain_body: bool = True) -> Call:
+    """Annotate that ``body`` lives on ``device`` (a name such as ``"cuda"``)."""
+    return _call(
+        "on_device",
+        [body],
+        virtual_device=_device_str(device),
+        constrain_result=constrain_result,
+        constrain_body=constrain_body,
+    )
+
+
+@_export
+def device_copy(data: Expr, src_device: Any, dst_device: Any) -> Call:
+    """Copy ``data`` from ``src_device`` to ``dst_device``."""
+    return _call(
+        "device_copy",
+        [data],
+        src_virtual_device=_device_str(src_device),
+        dst_virtual_device=_device_str(dst_device),
+    )
+
+
+@_export
+def stop_fusion(data: Expr) -> Call:
+    """An identity that fusion does not cross (``relay.annotation.stop_fusion``)."""
+    return _call("annotation.stop_fusion", [data])
