@@ -215,8 +215,8 @@ def _layout_axes(cls, layout: str, letters: str) -> list[int]:
     return [layout.index(c) for c in letters]
 
 
-def _pad4(cls, padding: Sequence[int]) -> tuple[int, int, int, int]:
-    p = list(padding)
+def _pad4(cls, padding: int | Sequence[int]) -> tuple[int, int, int, int]:
+    p = [padding] if isinstance(padding, int) else list(padding)
     if len(p) == 1:
         return (p[0],) * 4
     if len(p) == 2:
@@ -1204,9 +1204,9 @@ def strided_slice_bounds(
     axes = list(range(rank)) if axes is None else [a + rank if a < 0 else a for a in axes]
     n = len(axes)
     begin = list(begin) + [0] * (n - len(begin))
-    strides = list(strides or [1]) if strides else [1]
-    if len(strides) < n:
-        strides = strides + [strides[-1] if len(strides) == 1 else 1] * (n - len(strides))
+    # axes past the given begin/strides are taken whole with stride 1, as Relay does
+    strides = list(strides) if strides else []
+    strides = strides + [1] * (n - len(strides))
     end_given = list(end)
     out = [(0, d, 1) for d in ds]
     for k, ax in enumerate(axes):
@@ -1228,8 +1228,9 @@ def strided_slice_bounds(
             e = e + d if e < 0 else e
             b, e = min(max(b, 0), d), min(max(e, 0), d)
         else:
+            # negative stride: indices run down from begin to just above end; -1 is "before 0"
             b = b + d if b < 0 else b
-            e = e + d if e < -1 and e < 0 else e
+            e = e + d if e < 0 else e
             b = min(max(b, -1), d - 1)
             e = min(max(e, -1), d - 1)
         out[ax] = (b, e, s)
