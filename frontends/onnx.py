@@ -843,6 +843,8 @@ def _slice(im, node):
             st, en = min(max(st, 0), d), min(max(en, 0), d)
         else:
             st, en = min(max(st, 0), d - 1), min(max(en, -1), d - 1)
+            if en == -1:
+                en = -d - 1  # "before index 0": Relay reads a plain -1 as the last index
         begin.append(st)
         end.append(en)
         strides.append(step)
@@ -951,13 +953,13 @@ def _conv_transpose(im, node):
             total = s * (n - 1) + op + (k - 1) * d + 1 - t
             if total < 0:
                 raise node.fail(f"output_shape {target} is larger than the full output")
-            # onnxruntime puts the odd pixel at the end for SAME_UPPER (and NOTSET)
-            if auto == "SAME_LOWER":
-                before.append(total - total // 2)
-                after.append(total // 2)
-            else:
+            # the ONNX spec (and onnxruntime): an odd pixel goes at the end only for SAME_UPPER
+            if auto == "SAME_UPPER":
                 before.append(total // 2)
                 after.append(total - total // 2)
+            else:
+                before.append(total - total // 2)
+                after.append(total // 2)
         pads = before + after
     elif auto == "VALID":
         pads = [0, 0, 0, 0]
