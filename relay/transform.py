@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from xdsl.passes import ModulePass
+
 from xrelay.transforms.infra import (
     Pass,
     PassContext,

@@ -30,6 +30,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xrelay.transforms.infra import PassContext, PassInfo, as_pass, build_pipeline, module_op
 from xrelay.transforms.instrument import (
     OpCountDiff,

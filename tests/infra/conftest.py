@@ -14,6 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects import test
 from xdsl.dialects.builtin import ModuleOp, i32
 from xdsl.passes import ModulePass
+
 from xrelay.transforms.infra import PassContext, override_pass_registry
 from xrelay.transforms.instrument import PassTimingInstrument
 

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
 from xdsl.dialects.test import Test
 from xdsl.parser import Parser
+
 from xrelay.instrument import (
     OpCountDiff,
     PassPrintingInstrument,

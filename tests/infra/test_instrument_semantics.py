@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects.builtin import ModuleOp
+
 from xrelay.instrument import PassInstrument, pass_instrument
 from xrelay.transforms.infra import PassContext, PassInfo, Sequential, module_pass
 

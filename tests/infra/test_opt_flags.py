@@ -8,6 +8,7 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.test import Test
+
 from xrelay.tools.opt_flags import add_arguments, instruments_from_args, run_pipeline
 from xrelay.transforms.instrument import (
     OpCountDiff,

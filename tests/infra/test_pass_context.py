@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects.builtin import ModuleOp
+
 from xrelay.transforms.infra import (
     PassContext,
     PassInfo,
@@ -246,6 +247,7 @@ def test_upstream_xdsl_pass_runs_through_the_infra():
     from xdsl.dialects import test
     from xdsl.dialects.builtin import i32
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
     from xrelay.transforms.instrument import OpCountDiff
 
     mod = ModuleOp([test.TestPureOp(result_types=[i32]), test.TestOp(result_types=[i32])])

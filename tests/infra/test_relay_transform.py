@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects.builtin import ModuleOp
+
 from xrelay.instrument import PassTimingInstrument
 from xrelay.relay import transform
 from xrelay.transforms.infra import (
@@ -63,6 +64,7 @@ def test_names_resolved_lazily(registry, module: ModuleOp):
     from typing import ClassVar
 
     from xdsl.passes import ModulePass
+
     from xrelay.transforms.infra import override_pass_registry
 
     @dataclass(frozen=True)
