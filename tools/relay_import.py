@@ -1,0 +1,137 @@
+"""``relay-import``: convert an ONNX model to relay-dialect text.
+
+    relay-import model.onnx -o model.mlir --params params.npz [--shape data=1,3,224,224]
+    relay-import model.onnx -o model.mlir --freeze-params            # weights inline
+    relay-import model.onnx -o model.mlir --freeze-params --params params.npz
+
+Weights are kept out of the text whenever ``--params`` is given:
+
+* without ``--freeze-params`` (TVM's default) they are parameters of ``@main`` after the real
+  inputs, and ``--params`` receives them by name; ``relay-run --params`` binds them back.
+  Since the text alone would lack the weights, ``--params`` is then required (unless the
+  model has none);
+* with ``--freeze-params`` they are named constants: printed as
+  ``relay.constant @name : tensor<...>`` with their data in ``--params``, or inline as
+  ``dense<...>`` when no ``--params`` is given.
+
+``--shape NAME=D0,D1,...`` (repeatable) overrides an input's shape; ``?`` or ``-1`` keeps a
+dim dynamic. ``--dtype`` overrides every input's dtype. ``-o -`` (the default) writes to stdout.
+
+Every error (unreadable file, unsupported operators, a bad ``--shape``) is one line on stderr
+and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.printer import Printer
+
+from xrelay.dialects.relay import print_options
+from xrelay.frontends.onnx import OnnxImportError, import_onnx
+
+PROG = "relay-import"
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """relay-import's command line."""
+    p = argparse.ArgumentParser(prog=PROG, description="Convert an ONNX model to relay-dialect MLIR text.")
+    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
+    p.add_argument("-o", "--output", default="-", metavar="FILE.mlir", help="where to write the module ('-': stdout)")
+    p.add_argument("--params", metavar="FILE.npz", help="write the weights here instead of into the text")
+    p.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=D0,D1,...",
+        help="override an input's shape ('?' or -1 for a dynamic dim); repeatable",
+    )
+    p.add_argument("--dtype", metavar="DTYPE", help="override every input's dtype (e.g. float32)")
+    p.add_argument(
+        "--freeze-params",
+        action="store_true",
+        help="bind the weights as named constants instead of parameters of @main",
+    )
+    return p
+
+
+def parse_shape(text: str) -> tuple[str, list[int | None]]:
+    """``NAME=1,3,224,224`` -> ("NAME", [1, 3, 224, 224]); ``?``/-1 are dynamic dims."""
+    name, sep, dims = text.rpartition("=")
+    if not sep or not name:
+        raise _UsageError(f"--shape expects NAME=D0,D1,..., got '{text}'")
+    out: list[int | None] = []
+    for d in dims.split(",") if dims.strip() else []:
+        d = d.strip()
+        if d in ("?", "-1"):
+            out.append(None)
+            continue
+        try:
+            v = int(d)
+        except ValueError:
+            raise _UsageError(f"--shape {text}: '{d}' is not a dimension") from None
+        if v < 0:
+            raise _UsageError(f"--shape {text}: negative dimension {v}")
+        out.append(v)
+    return name, out
+
+
+def execute(args: argparse.Namespace) -> int:
+    shapes = dict(parse_shape(s) for s in args.shape)
+    result = import_onnx(args.model, shape=shapes or None, dtype=args.dtype, freeze_params=args.freeze_params)
+    if not args.freeze_params and result.params and not args.params:
+        raise _UsageError(
+            f"the model has {len(result.params)} weight(s) that become parameters of @main; "
+            "give --params FILE.npz to save them, or --freeze-params to bind them as constants"
+        )
+    external: dict[str, np.ndarray] | None = None
+    out = sys.stdout if args.output == "-" else None
+    try:
+        stream = out or open(args.output, "w")  # noqa: SIM115 - closed below
+    except OSError as e:
+        raise _UsageError(f"cannot write '{args.output}': {e.strerror or e}") from None
+    try:
+        if args.freeze_params and args.params:
+            external = {}
+            with print_options(external=external):
+                Printer(stream=stream).print_op(result.module)
+        else:
+            Printer(stream=stream).print_op(result.module)
+        stream.write("\n")
+    finally:
+        if out is None:
+            stream.close()
+    if args.params:
+        weights = external if external is not None else result.params
+        try:
+            np.savez(args.params, **weights)
+        except OSError as e:
+            raise _UsageError(f"cannot write '{args.params}': {e.strerror or e}") from None
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``relay-import``; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0) if not isinstance(e.code, str) else 2
+    try:
+        return execute(args)
+    except (OnnxImportError, _UsageError) as e:
+        sys.stderr.write(f"{PROG}: error: {e}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
