@@ -34,6 +34,7 @@ wrong type. Errors inside a called function say where the call came from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -130,6 +131,7 @@ def _matches(value: Any, ty: TensorType, want_dtype: np.dtype) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
+@functools.cache
 def _is_multi_result(cls: type[RelayOp]) -> bool:
     defs = cls.get_irdl_definition().results
     return len(defs) != 1 or any(isinstance(d, VarResultDef) for _, d in defs)
