@@ -10,6 +10,7 @@ from typing import Any
 _LAZY: dict[str, tuple[str, str | None]] = {
     "IRModule": ("xrelay.relay.module", "IRModule"),
     "relay": ("xrelay.relay", None),
+    "run": ("xrelay.runtime.interpreter", "run"),
 }
 
 
