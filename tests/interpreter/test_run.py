@@ -438,3 +438,16 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 def test_not_a_module():
     with pytest.raises(TypeError, match="expected an xDSL ModuleOp"):
         run(object(), {})
+
+
+def test_xrelay_run_on_a_python_api_module():
+    import xrelay
+    from xrelay import relay
+
+    x = relay.var("x", shape=(2, 3), dtype="float32")
+    f = relay.Function([x], relay.nn.relu(relay.add(x, relay.const(np.ones((2, 3), "float32")))))
+    mod = xrelay.IRModule.from_expr(f)
+    assert xrelay.run is run
+    data = np.array([[-2, -1, 0], [1, 2, 3]], "float32")
+    (y,) = xrelay.run(mod, {"x": data})
+    np.testing.assert_array_equal(y, np.maximum(data + 1, 0))
