@@ -575,6 +575,8 @@ class Pass(ABC):
         info = self.info
         if ctx.get_config("testing.immutable_module"):
             mod = _copy_module(mod)
+        # Build the xDSL context (slow the first time) before the instruments start timing.
+        get_xdsl_context()
         if not ctx._instrument_before_pass(mod, info):
             return mod
         mod = self._transform(mod, ctx)
