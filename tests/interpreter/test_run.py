@@ -451,3 +451,26 @@ def test_xrelay_run_on_a_python_api_module():
     data = np.array([[-2, -1, 0], [1, 2, 3]], "float32")
     (y,) = xrelay.run(mod, {"x": data})
     np.testing.assert_array_equal(y, np.maximum(data + 1, 0))
+
+
+def test_relay_op_without_kernel(monkeypatch):
+    from xrelay.runtime.kernels import KERNELS
+
+    monkeypatch.delitem(KERNELS, "add")
+    x = np.zeros((2, 3), "float32")
+    with pytest.raises(
+        RunError, match=r"^@main, op #1 \(%z = relay.add\): no numpy kernel implements relay.add$"
+    ):
+        run(parse(ADD), {"x": x, "y": x})
+
+
+def test_listeners_see_every_op():
+    from xdsl.interpreter import OpCounter
+
+    counter = OpCounter()
+    mod = parse(CONV_BN)
+    Runner(mod, listeners=[counter]).run(conv_bn_inputs(np.random.default_rng(0)))
+    assert counter.ops["relay.nn.conv2d"] == 1
+    assert counter.ops["relay.add"] == 1  # inside the called function
+    assert counter.ops["func.call"] == 1
+    assert counter.ops["func.return"] == 2
