@@ -28,7 +28,7 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRefAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -49,12 +49,19 @@ def _symbol_refs(attr: Attribute) -> Iterator[str]:
             yield from _symbol_refs(a)
 
 
+def op_symbol_refs(op: Operation) -> list[str]:
+    """Root names of the symbols ``op``'s properties and attributes reference."""
+    names: list[str] = []
+    for attr in (*op.properties.values(), *op.attributes.values()):
+        names.extend(_symbol_refs(attr))
+    return names
+
+
 def referenced_symbols(fn: func.FuncOp) -> set[str]:
     """Names of every symbol referenced inside ``fn``'s body."""
     names: set[str] = set()
     for op in fn.body.walk():
-        for attr in (*op.properties.values(), *op.attributes.values()):
-            names.update(_symbol_refs(attr))
+        names.update(op_symbol_refs(op))
     return names
 
 
