@@ -185,10 +185,17 @@ class Expr:
         return self._type is not None
 
     def astext(self, **kwargs: _AnyT) -> str:
-        """xrelay's textual IR of this expression (as ``@main`` of a module of its own)."""
-        from xrelay.relay.module import IRModule
+        """xrelay's textual IR of this expression: a function of its own named ``@main``
+        (a non-function is wrapped in a function of its free variables), plus the private
+        functions it outlines. Keywords are those of ``IRModule.astext``."""
+        from xdsl.dialects.builtin import ModuleOp
 
-        return IRModule.from_expr(self).astext(**kwargs)
+        from xrelay.relay.analysis import free_vars
+        from xrelay.relay.module import IRModule, lower_function
+
+        fn = self if isinstance(self, Function) else Function(free_vars(self), self)
+        mod = IRModule.from_module_op(ModuleOp(lower_function(fn, "main", allow_external=True)))
+        return mod.astext(**kwargs)
 
     def __str__(self) -> str:
         try:

@@ -154,8 +154,9 @@ def _symbols(module: ModuleOp) -> dict[str, FuncOp]:
 class _Lowering:
     """Lowers Function expressions into ``func.func`` ops of one module."""
 
-    def __init__(self, symbols: dict[str, FuncOp]):
+    def __init__(self, symbols: dict[str, FuncOp], allow_external: bool = False):
         self.symbols = symbols
+        self.allow_external = allow_external
         self.outlined: dict[int, tuple[str, list[Var]]] = {}
         self.new_funcs: list[FuncOp] = []
 
@@ -274,6 +275,12 @@ class _Lowering:
         elif isinstance(callee, GlobalVar):
             name = callee.name_hint
             if name not in self.symbols:
+                ft = callee._type
+                if self.allow_external and isinstance(ft, FuncType):
+                    outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
+                    call = CallOp(name, operands, list(outs))
+                    block.add_op(call)
+                    return list(call.results)
                 raise RelayTypeError(
                     f"in @{where}: @{name} is not defined in the module (add it first)"
                 )
@@ -321,15 +328,19 @@ def _outline_base(fn: Function) -> str:
     return f"{prefix}_{tail}" if tail else prefix
 
 
-def lower_function(fn: Function, name: str, module: ModuleOp | None = None) -> list[FuncOp]:
+def lower_function(
+    fn: Function, name: str, module: ModuleOp | None = None, allow_external: bool = False
+) -> list[FuncOp]:
     """Lower ``fn`` to a public ``func.func @name`` plus the private functions it outlines.
 
     ``module`` supplies the functions that ``GlobalVar`` calls refer to and the names already
-    taken; it is not modified. Returns the outlined functions first, ``@name`` last.
+    taken; it is not modified. With ``allow_external``, calls of typed GlobalVars missing from
+    ``module`` are emitted anyway (for printing a lone function). Returns the outlined
+    functions first, ``@name`` last.
     """
     symbols = _symbols(module) if module is not None else {}
     symbols.pop(name, None)
-    low = _Lowering(symbols)
+    low = _Lowering(symbols, allow_external)
     main = low.lower(fn, name, private=False)
     return [*low.new_funcs, main]
 

@@ -1,0 +1,88 @@
+"""``xrelay.testing``: built-in workloads and helpers, as ``tvm.relay.testing``.
+
+``resnet``, ``mobilenet`` and ``mlp`` have ``get_workload(...) -> (mod, params)``;
+``create_workload`` turns any network function into a module plus deterministic parameters.
+Params are numpy arrays (Relay gives NDArrays). ``check_semantics`` (from
+``xrelay.testing.semantics``) is re-exported lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from xrelay.dialects.relay import RelayOp, numpy_dtype
+from xrelay.relay import IRModule
+from xrelay.relay.expr import Expr, Function
+from xrelay.testing.init import Initializer, Xavier
+
+__all__ = [
+    "count_ops",
+    "create_workload",
+    "init",
+    "layers",
+    "mlp",
+    "mobilenet",
+    "resnet",
+    "run_infer_type",
+    "run_opt_pass",
+]
+
+_LAZY = {"check_semantics": ("xrelay.testing.semantics", "check_semantics")}
+_SUBMODULES = ("init", "layers", "mlp", "mobilenet", "resnet")
+
+
+def create_workload(
+    net: Expr, initializer: Initializer | None = None, seed: int = 0
+) -> tuple[IRModule, dict[str, np.ndarray]]:
+    """``(mod, params)``: ``net`` as ``main`` and an array for every parameter but ``data``.
+
+    Arrays are filled by name suffix (see ``xrelay.testing.init``), in parameter order, from
+    ``numpy.random.default_rng(seed)`` unless ``initializer`` brings its own generator.
+    """
+    mod = IRModule.from_expr(net)
+    fn = net if isinstance(net, Function) else mod["main"]
+    if initializer is None:
+        initializer = Xavier(rng=np.random.default_rng(seed))
+    params: dict[str, np.ndarray] = {}
+    for p in fn.params:
+        if p.name_hint == "data":
+            continue
+        t = p.checked_type
+        arr = np.zeros(tuple(t.get_shape()), dtype=numpy_dtype(t))
+        initializer(p.name_hint, arr)
+        params[p.name_hint] = arr
+    return mod, params
+
+
+def count_ops(mod: Any) -> Counter[str]:
+    """How many times each relay op occurs in the module (all functions), by Relay name."""
+    from xrelay.transforms.infra import module_op
+
+    return Counter(op.RELAY_NAME for op in module_op(mod).walk() if isinstance(op, RelayOp))
+
+
+def run_opt_pass(expr: Expr, opt_pass: Any) -> Expr:
+    """Run ``opt_pass`` on ``IRModule.from_expr(expr)``; return main (or its body when
+    ``expr`` is not a function), as Relay's helper."""
+    mod = opt_pass(IRModule.from_expr(expr))
+    entry = mod["main"]
+    return entry if isinstance(expr, Function) else entry.body
+
+
+def run_infer_type(expr: Expr) -> Expr:
+    """Types are inferred eagerly in xrelay; this returns ``expr`` after checking it has one."""
+    expr.checked_type  # noqa: B018 - raises when the type is not known
+    return expr
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"xrelay.testing.{name}")
+    entry = _LAZY.get(name)
+    if entry is not None:
+        return getattr(importlib.import_module(entry[0]), entry[1])
+    raise AttributeError(f"module 'xrelay.testing' has no attribute '{name}'")
