@@ -15,7 +15,8 @@ passes (already parsed by xDSL into `ModulePass` instances) through
 
 Each `-p` pass is called directly, as `pass(mod)` in Relay: it runs whatever the opt
 level and disabled passes say, and does not run its required passes first. Everything
-the flags print goes to stderr, so stdout holds only the resulting module. Unless
+the flags print goes to stderr, so stdout holds only the resulting module; a pass name
+in the flags that names no registered pass gets a warning there. Unless
 `--disable-verify` is given, the module is verified after every pass, and a failure
 names the pass.
 """
@@ -31,7 +32,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from xrelay.transforms.infra import PassContext, PassInfo, as_pass, build_pipeline, module_op
+from xrelay.transforms.infra import (
+    PassContext,
+    PassInfo,
+    as_pass,
+    build_pipeline,
+    has_pass,
+    module_op,
+)
 from xrelay.transforms.instrument import (
     OpCountDiff,
     PassInstrument,
@@ -143,6 +151,19 @@ def instruments_from_args(args: argparse.Namespace) -> list[PassInstrument]:
     return instruments
 
 
+def _warn_unknown_names(args: argparse.Namespace) -> None:
+    """Warn about pass names in the flags that name no registered pass (likely typos);
+    not an error, as Relay accepts any name in `disabled_pass`."""
+    for flag, lists in (
+        ("--print-ir-before", args.print_ir_before),
+        ("--print-ir-after", args.print_ir_after),
+        ("--disable-pass", args.disable_pass),
+    ):
+        for name in _flatten(lists):
+            if name != "sequential" and not has_pass(name):
+                sys.stderr.write(f"relay-opt: warning: {flag}: no pass named '{name}'\n")
+
+
 def run_pipeline(
     args: argparse.Namespace, ctx: Context, module: ModuleOp, passes: list[ModulePass]
 ) -> None:
@@ -151,6 +172,7 @@ def run_pipeline(
     pipeline if asked, with the instruments the flags request, and print their reports
     (timing profile, op diff) to stderr.
     """
+    _warn_unknown_names(args)
     instruments = instruments_from_args(args)
     all_instruments = list(instruments)
     if not getattr(args, "disable_verify", False):

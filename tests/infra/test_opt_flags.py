@@ -93,3 +93,12 @@ def test_run_pipeline_verifies_after_each_pass(registry, capsys):
     args.disable_verify = True
     run_pipeline(args, _ctx(), bad, [registry.Noop()])
     assert registry.log == ["noop", "noop"]
+
+
+def test_unknown_names_in_flags_warn(registry, module: ModuleOp, capsys):
+    args = _parse("--print-ir-after=AppendOpp,sequential", "--disable-pass=noop,nope")
+    run_pipeline(args, _ctx(), module, [registry.Noop()])
+    assert capsys.readouterr().err.splitlines() == [
+        "relay-opt: warning: --print-ir-after: no pass named 'AppendOpp'",
+        "relay-opt: warning: --disable-pass: no pass named 'nope'",
+    ]
