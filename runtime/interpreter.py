@@ -72,6 +72,10 @@ __all__ = [
 ]
 
 
+_ResultSpec = tuple[tuple[int | None, ...], np.dtype, TensorType]
+"""What a result must be: its shape (None for dynamic dims), numpy dtype, and type."""
+
+
 class RunError(ValueError):
     """Interpreting a module failed; the message names the input or op at fault."""
 
@@ -117,11 +121,9 @@ def _describe_array(value: Any) -> str:
     return f"{type(value).__name__} (not a numpy array)"
 
 
-def _matches(value: Any, ty: TensorType, want_dtype: np.dtype) -> bool:
-    if not isinstance(value, np.ndarray) or value.dtype != want_dtype:
-        return False
-    shape = shape_of(ty)
-    if len(shape) != value.ndim:
+def _matches(value: Any, spec: _ResultSpec) -> bool:
+    shape, dtype, _ = spec
+    if not isinstance(value, np.ndarray) or value.dtype != dtype or value.ndim != len(shape):
         return False
     return all(d is None or d == n for d, n in zip(shape, value.shape))
 
@@ -253,7 +255,7 @@ class RelayInterpreter(Interpreter):
         super().__init__(module, listeners=tuple(listeners))
         self.register_implementations(RelayFunctions())
         # (type, numpy dtype) of each op's results, or None for non-tensor results.
-        self._result_specs: dict[Operation, list[tuple[TensorType, np.dtype] | None]] = {}
+        self._result_specs: dict[Operation, list[_ResultSpec | None]] = {}
 
     def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
         for listener in self.listeners:
@@ -280,6 +282,14 @@ class RelayInterpreter(Interpreter):
             listener.did_interpret_op(op, result.values)
         return result
 
+    def call_entry(self, function: func.FuncOp, args: Sequence[Any]) -> PythonValues:
+        """Call ``function``; after an error, drop the scopes the failed call left behind."""
+        root = self._ctx
+        try:
+            return self.call_op(function, tuple(args))
+        finally:
+            self._ctx = root
+
     def _check_results(self, op: Operation, values: PythonValues) -> None:
         specs = self._result_specs.get(op)
         if specs is None:
@@ -289,8 +299,8 @@ class RelayInterpreter(Interpreter):
                 f"{describe_op(op)}: produced {len(values)} value(s) for {len(specs)} result(s)"
             )
         for index, (value, spec) in enumerate(zip(values, specs)):
-            if spec is not None and not _matches(value, *spec):
-                raise RunError(self._mismatch_message(op, index, value, spec[0]))
+            if spec is not None and not _matches(value, spec):
+                raise RunError(self._mismatch_message(op, index, value, spec[2]))
 
     @staticmethod
     def _mismatch_message(op: Operation, index: int, value: Any, ty: TensorType) -> str:
@@ -321,11 +331,11 @@ class RelayInterpreter(Interpreter):
         return f"{where}: result {index} is a {got}, but its type is {ty}"
 
 
-def _spec_of(ty: Attribute) -> tuple[TensorType, np.dtype] | None:
+def _spec_of(ty: Attribute) -> _ResultSpec | None:
     if not isinstance(ty, TensorType):
         return None
     try:
-        return ty, numpy_dtype(ty.element_type)
+        return shape_of(ty), numpy_dtype(ty.element_type), ty
     except ValueError:  # bfloat16: no numpy dtype; the kernels reject it themselves
         return None
 
@@ -520,7 +530,7 @@ class Runner:
     ) -> list[np.ndarray]:
         """Run ``@entry`` on ``inputs``/``params`` (see ``bind_inputs``); one array per result."""
         args = bind_inputs(self.module, inputs, params, self.entry)
-        outputs = list(self.interpreter.call_op(self.function, tuple(args)))
+        outputs = list(self.interpreter.call_entry(self.function, args))
         return _own_outputs(outputs, args)
 
 

@@ -474,3 +474,24 @@ def test_listeners_see_every_op():
     assert counter.ops["relay.add"] == 1  # inside the called function
     assert counter.ops["func.call"] == 1
     assert counter.ops["func.return"] == 2
+
+
+def test_runner_recovers_after_a_failed_run(monkeypatch):
+    from xrelay.runtime.kernels import KERNELS
+
+    mod = parse(CONV_BN)
+    runner = Runner(mod)
+    inp = conv_bn_inputs(np.random.default_rng(5))
+    good = runner.run(inp)
+    scopes = list(runner.interpreter.scope_names())
+    relu = KERNELS["nn.relu"]
+    monkeypatch.setitem(KERNELS, "nn.relu", lambda x, out=None: 1 / 0)
+    with pytest.raises(RunError, match=r"@fused_add_relu, op #2 .*ZeroDivisionError"):
+        Runner(mod).run(inp)  # a fresh runner plans with the broken kernel
+    failing = Runner(mod)
+    with pytest.raises(RunError):
+        failing.run(inp)
+    # the failed call's scopes (and the arrays in them) are gone
+    assert list(failing.interpreter.scope_names()) == scopes
+    monkeypatch.setitem(KERNELS, "nn.relu", relu)
+    np.testing.assert_array_equal(Runner(mod).run(inp)[0], good[0])
