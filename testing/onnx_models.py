@@ -338,6 +338,101 @@ def bert_inputs(batch: int = 1, seq: int = 128, hidden: int = 768, seed: int = 1
     return {"hidden_states": rng.standard_normal((batch, seq, hidden)).astype(np.float32), "attention_mask": mask}
 
 
+# ============================================================================================
+# Relay's testing ResNet (pre-activation) as ONNX
+# ============================================================================================
+
+_RESNET_UNITS = {18: [2, 2, 2, 2], 34: [3, 4, 6, 3], 50: [3, 4, 6, 3], 101: [3, 4, 23, 3],
+                 152: [3, 8, 36, 3], 200: [3, 24, 36, 3], 269: [3, 30, 48, 8]}
+
+
+def relay_resnet_v2(
+    num_layers: int = 18,
+    batch_size: int = 1,
+    image_shape: Sequence[int] = (3, 224, 224),
+    num_classes: int = 1000,
+    params: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
+) -> onnx.ModelProto:
+    """``xrelay.testing.resnet.get_workload``'s network (NCHW) as an ONNX graph.
+
+    The structure is Relay's pre-activation ResNet unit for unit (reference/relay.md §7), and
+    initializers carry Relay's parameter names (``conv0_weight``, ``bn_data_moving_var``,
+    ``stage1_unit1_sc_weight``, ``fc1_bias``...), taken from ``params``; when ``params`` is
+    None they come from ``get_workload(..., seed=seed)``. ``bn_data`` has no scale
+    (``scale=False``), which ONNX expresses with a gamma of ones. The input is ``data``.
+    """
+    if params is None:
+        from xrelay.testing.resnet import get_workload
+
+        _, params = get_workload(batch_size, num_classes, num_layers, tuple(image_shape), seed=seed)
+    params = {k: np.asarray(v) for k, v in params.items()}
+    height = image_shape[1]
+    if height <= 28:
+        if (num_layers - 2) % 9 == 0 and num_layers >= 164:
+            units, filters, bottleneck = [(num_layers - 2) // 9] * 3, [16, 64, 128, 256], True
+        elif (num_layers - 2) % 6 == 0 and num_layers < 164:
+            units, filters, bottleneck = [(num_layers - 2) // 6] * 3, [16, 16, 32, 64], False
+        else:
+            raise ValueError(f"no CIFAR ResNet with {num_layers} layers")
+    else:
+        if num_layers not in _RESNET_UNITS:
+            raise ValueError(f"no ResNet with {num_layers} layers (one of {sorted(_RESNET_UNITS)})")
+        units = _RESNET_UNITS[num_layers]
+        bottleneck = num_layers >= 50
+        filters = [64, 256, 512, 1024, 2048] if bottleneck else [64, 64, 128, 256, 512]
+    g = GraphBuilder(seed)
+    used: set[str] = set()
+
+    def p(name: str) -> str:
+        if name not in params:
+            raise KeyError(f"relay_resnet_v2: params has no entry {name!r}")
+        if name not in used:
+            g.init(name, params[name])
+            used.add(name)
+        return name
+
+    def bn(x: str, name: str, scale: bool = True) -> str:
+        if scale:
+            gamma = p(f"{name}_gamma")
+        else:  # Relay keeps the gamma parameter but does not use it
+            beta = params[p(f"{name}_beta")]
+            gamma = g.init(f"{name}_gamma_ones", np.ones_like(beta))
+        ins = [x, gamma, p(f"{name}_beta"), p(f"{name}_moving_mean"), p(f"{name}_moving_var")]
+        return g.node("BatchNormalization", ins, base=name, epsilon=2e-5)
+
+    def conv(x: str, name: str, k: int, s: int, pad: int) -> str:
+        return g.node("Conv", [x, p(f"{name}_weight")], base=name, kernel_shape=[k, k], strides=[s, s],
+                      pads=[pad] * 4)
+
+    def unit(x: str, nf: int, s: int, dim_match: bool, name: str) -> str:
+        act1 = g.relu(bn(x, f"{name}_bn1"))
+        if bottleneck:
+            c1 = conv(act1, f"{name}_conv1", 1, s, 0)
+            c2 = conv(g.relu(bn(c1, f"{name}_bn2")), f"{name}_conv2", 3, 1, 1)
+            body = conv(g.relu(bn(c2, f"{name}_bn3")), f"{name}_conv3", 1, 1, 0)
+        else:
+            c1 = conv(act1, f"{name}_conv1", 3, s, 1)
+            body = conv(g.relu(bn(c1, f"{name}_bn2")), f"{name}_conv2", 3, 1, 1)
+        short = x if dim_match else conv(act1, f"{name}_sc", 1, s, 0)
+        return g.node("Add", [body, short], base=f"{name}_plus")
+
+    x = bn("data", "bn_data", scale=False)
+    if height <= 32:
+        x = conv(x, "conv0", 3, 1, 1)
+    else:
+        x = g.relu(bn(conv(x, "conv0", 7, 2, 3), "bn0"))
+        x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for i, n in enumerate(units):
+        x = unit(x, filters[i + 1], 1 if i == 0 else 2, False, f"stage{i + 1}_unit1")
+        for j in range(n - 1):
+            x = unit(x, filters[i + 1], 1, True, f"stage{i + 1}_unit{j + 2}")
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [g.relu(bn(x, "bn1"))])], axis=1)
+    x = g.node("Gemm", [x, p("fc1_weight"), p("fc1_bias")], base="fc1", transB=1)
+    x = g.node("Softmax", [x], axis=-1)
+    return g.model({"data": ([batch_size, *image_shape], np.float32)}, [x], f"relay_resnet{num_layers}_v2")
+
+
 __all__ = [
     "OPSET",
     "GraphBuilder",
@@ -347,6 +442,7 @@ __all__ = [
     "make_model",
     "mlp",
     "mobilenet_v2",
+    "relay_resnet_v2",
     "resnet18",
     "resnet50",
     "run_onnxruntime",
