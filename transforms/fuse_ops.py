@@ -1,0 +1,571 @@
+"""``fuse-ops``: Relay's FuseOps, operator fusion into primitive functions.
+
+The pass partitions each function's dataflow graph exactly as Relay's ``GraphPartitioner``
+does (reference/relay.md §2.1) and outlines every group into a private ``func.func`` marked
+``relay.primitive = 1 : i64``, called from where the group's result was computed::
+
+    func.func @main(%x: tensor<1x4xf32>, %y: tensor<1x4xf32>) -> tensor<1x4xf32> {
+      %a = relay.add %x, %y : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+      %r = relay.nn.relu %a : (tensor<1x4xf32>) -> tensor<1x4xf32>
+      func.return %r : tensor<1x4xf32>
+    }
+
+becomes::
+
+    func.func private @fused_add_nn_relu(%p0: tensor<1x4xf32>, %p1: tensor<1x4xf32>)
+        -> tensor<1x4xf32> attributes {relay.primitive = 1 : i64} {
+      %a = relay.add %p0, %p1 : ...
+      %r = relay.nn.relu %a : ...
+      func.return %r : tensor<1x4xf32>
+    }
+    func.func @main(...) {
+      %r = func.call @fused_add_nn_relu(%x, %y) : (...) -> tensor<1x4xf32>
+      func.return %r : tensor<1x4xf32>
+    }
+
+**Graph.** ``_fusion_graph`` builds Relay's indexed forward graph, with virtual tuple and
+tuple-get-item nodes where Relay's program would have them (see that module): the variadic
+operands of ``concatenate``/``stack`` are a ``Tuple`` (pattern TUPLE, fields with INJECTIVE
+edges), each used result of a multi-result op (``split``: INJECTIVE; ``nn.batch_norm``:
+OUT_ELEMWISE_FUSABLE; ``nn.dropout``: OPAQUE) is a ``TupleGetItem`` (INJECTIVE), and a
+multi-value ``func.return`` is the function's extern tuple body. So phase 1 can fuse a tuple
+into its injective consumer, phase 2 fuses injective producers into a tuple already fused
+into its consumer, a tuple returned from the function stops fusion of its fields, and an
+isolated get-item stays outside any group, as in Relay.
+
+**Partition.** Post-dominator tree (``dominators.py``), then Relay's three phases with its
+path rules and its ``max_depth`` count (virtual nodes count, as Relay's tuple nodes do).
+``opt_level == 0`` puts every node in its own group. Relay's ``max_function_args`` target
+limit does not exist here (there are no targets).
+
+**Outlining.** A group becomes a function when its root is a relay op (or a get-item whose
+op is in the group); singletons of non-relay ops, ``relay.constant``, non-computational ops
+(``on_device``) and tuples stay where they are; ``annotation.stop_fusion`` is removed (its
+operand is used directly), after it cut the group. The function:
+
+* is named ``fused_`` + the group's relay op names in post-DFS order with ``.`` -> ``_``
+  (``fused_nn_conv2d_add_nn_relu``); a name longer than 80 characters is cut to 80 and given
+  ``_`` + 8 hex digits of a CRC-32 of the full name (Relay cuts at 80 and appends a hash too);
+  names are made unique in the module with ``_1``, ``_2``, ... Identical groups are not
+  merged: one function per group, as in Relay;
+* takes the group's external inputs as parameters ``p0, p1, ...`` in order of first use
+  (members in post-DFS order, operands left to right, as Relay's mutator allocates them); a
+  value used twice is one parameter. Where Relay would pass a tuple (a get-item or tuple
+  whose producer is outside the group) each field used is its own parameter;
+* clones scalar constants of the group into its body; other constants are parameters, unless
+  the config ``relay.FuseOps.link_params`` is true, which clones them in too;
+* returns the root's results: all results of a multi-result root op, one result for a
+  get-item root;
+* carries ``relay.primitive = 1 : i64``, and ``relay.reshape_only = 1 : i64`` when every op
+  in it is reshape-only (``reshape``, ``squeeze``, ``expand_dims``) and no parameter stands
+  for a Relay tuple.
+
+The group's ops keep their order; the ``func.call`` replaces the root. Functions that are
+already primitive (or have ``relay.compiler``) are skipped; every other function is fused.
+Ops that the function's result does not depend on are deleted, since Relay's graphs cannot
+hold them. Functions must have one block and no ops with regions.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, OpPattern, RelayOp
+from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
+
+__all__ = [
+    "FuseOpsError",
+    "FuseOpsPass",
+    "GraphPartitioner",
+    "fuse_function",
+    "fuse_ops",
+    "is_primitive",
+    "partition",
+]
+
+MAX_FUSED_OPS = 256
+"""Relay's ``kMaxFusedOps``: the default of ``relay.FuseOps.max_depth``."""
+
+MAX_NAME_LENGTH = 80
+"""Fused function names longer than this are cut and given a hash (Relay's limit)."""
+
+PRIMITIVE = FUNC_ATTRS["Primitive"]
+RESHAPE_ONLY = FUNC_ATTRS["reshape_only"]
+COMPILER = FUNC_ATTRS["Compiler"]
+
+E, B, I, R, O, T, X = (  # noqa: E741 - Relay's pattern keys
+    OpPattern.ELEMWISE,
+    OpPattern.BROADCAST,
+    OpPattern.INJECTIVE,
+    OpPattern.COMM_REDUCE,
+    OpPattern.OUT_ELEMWISE_FUSABLE,
+    OpPattern.TUPLE,
+    OpPattern.OPAQUE,
+)
+
+
+class FuseOpsError(DiagnosticException):
+    """The module cannot be fused (bad options, unsupported IR); the message says why."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Partition
+# ---------------------------------------------------------------------------------------------
+
+
+class Group:
+    """A union-find set of graph nodes (Relay's ``GraphPartitioner::Group``).
+
+    Every node starts with its own ``Group``; merging links a root under another root. As in
+    Relay, only roots are updated on merges, and several rules read a node's *own* group
+    object (its initial pattern, its node count at the time it was merged).
+    """
+
+    __slots__ = ("anchor", "node", "num_nodes", "parent", "pattern")
+
+    def __init__(self, node: int, pattern: OpPattern):
+        self.parent: Group | None = None
+        self.node = node
+        """Index of the node this group object was made for (the root node for a root)."""
+        self.pattern = pattern
+        self.anchor = node if pattern == O else -1
+        self.num_nodes = 1
+
+    def find_root(self) -> Group:
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        node = self
+        while node is not root:  # path compression
+            nxt = node.parent
+            assert nxt is not None
+            node.parent = root
+            node = nxt
+        return root
+
+
+def _combine(lhs: OpPattern, rhs: OpPattern) -> OpPattern:
+    if lhs > B and rhs > B:
+        raise FuseOpsError("fuse-ops: internal error: cannot merge two complex groups together")
+    return max(lhs, rhs)
+
+
+class GraphPartitioner:
+    """Relay's three-phase partition of a ``FusionGraph`` into fusion groups."""
+
+    def __init__(self, opt_level: int, max_depth: int = MAX_FUSED_OPS):
+        self.opt_level = opt_level
+        self.max_depth = max_depth
+
+    def partition(self, graph: FusionGraph) -> list[Group]:
+        """The group object of every node (``find_root()`` gives its group)."""
+        self.graph = graph
+        self.groups = [Group(n.index, n.pattern) for n in graph.nodes]
+        if self.opt_level == 0:
+            return self.groups
+        for phase in range(3):
+            self._run_fuse(phase)
+        return self.groups
+
+    # ---- helpers on the graph (iterative: paths can be long) --------------------------------
+
+    def _check_path(self, src: GraphNode, sink: GraphNode, cond) -> bool:
+        """Every node on every path from ``src`` (excluded) to ``sink`` satisfies ``cond``."""
+        groups = self.groups
+        visited: set[int] = set()
+        stack = [c for c, _ in src.outputs]
+        while stack:
+            node = stack.pop()
+            if node.index in visited:
+                continue
+            visited.add(node.index)
+            is_sink = node is sink
+            if not cond(groups[node.index].find_root().pattern, is_sink):
+                return False
+            if not is_sink:
+                stack.extend(c for c, _ in node.outputs)
+        return True
+
+    def _merge(self, child: Group, parent: Group) -> None:
+        child = child.find_root()
+        parent = parent.find_root()
+        if child is parent:
+            return
+        parent.num_nodes += child.num_nodes
+        child.parent = parent
+        if child.anchor != -1:
+            if parent.anchor != -1:
+                raise FuseOpsError("fuse-ops: internal error: two anchors in one group")
+            parent.anchor = child.anchor
+            parent.pattern = _combine(child.pattern, parent.pattern)
+
+    def _commit_fuse(self, src: GraphNode, sink: GraphNode) -> None:
+        """Merge every node on the paths from ``src`` to ``sink`` into ``sink``'s group."""
+        target = self.groups[sink.index]
+        visited: set[int] = set()
+        stack = [src]
+        while stack:
+            node = stack.pop()
+            if node is sink or node.index in visited:
+                continue
+            visited.add(node.index)
+            self._merge(self.groups[node.index], target)
+            stack.extend(c for c, _ in node.outputs)
+
+    def _count_fused_nodes(self, child: GraphNode, dom_parent: GraphNode) -> int:
+        groups = self.groups
+        total = groups[dom_parent.index].find_root().num_nodes
+        visited: set[int] = set()
+        stack = [child]
+        while stack:
+            node = stack.pop()
+            if node is dom_parent or node.index in visited:
+                continue
+            visited.add(node.index)
+            total += groups[node.index].num_nodes
+            stack.extend(c for c, _ in node.outputs)
+        return total
+
+    # ---- the phases --------------------------------------------------------------------------
+
+    def _run_fuse(self, phase: int) -> None:
+        nodes = self.graph.nodes
+        tree = self.graph.post_dom
+        groups = self.groups
+        for nid, node in enumerate(nodes):
+            group = groups[nid]
+            if group.pattern == X:
+                continue
+            dom = tree.parent[nid]
+            if dom == -1:
+                continue
+            dom_node = nodes[dom]
+            if self._count_fused_nodes(node, dom_node) > self.max_depth:
+                continue
+            dom_group = groups[dom]
+            if phase == 2:
+                # fuse injective ops into an intermediate tuple already fused into its consumer
+                if group.pattern > I:
+                    continue
+                dom_root = dom_group.find_root()
+                if dom_root.pattern == T:
+                    continue
+                if dom_group.pattern == T and dom_root.pattern <= I:
+                    if self._check_path(node, dom_node, lambda k, s: k <= I):
+                        self._commit_fuse(node, dom_node)
+                continue
+            if group.find_root() is dom_group.find_root():
+                continue
+            if dom_group.pattern == T:
+                continue
+            if group.pattern == O:
+                if phase != 0:
+                    continue
+                if tree.pattern[nid] == E and self._check_path(node, dom_node, lambda k, s: k <= B):
+                    self._commit_fuse(node, dom_node)
+            elif group.pattern <= B:
+                path = tree.pattern[nid]
+                if path <= I or path == R:
+                    if self._check_path(node, dom_node, _elemwise_path):
+                        self._commit_fuse(node, dom_node)
+            elif group.pattern in (I, T):
+                # injective fusion waits for phase 1 so that conv2d groups finish first
+                if phase != 1:
+                    continue
+                if self._check_path(node, dom_node, lambda k, s: k <= I):
+                    self._commit_fuse(node, dom_node)
+            # COMM_REDUCE never starts a fusion; producers fuse into it
+
+
+def _elemwise_path(kind: OpPattern, is_sink: bool) -> bool:
+    if not is_sink:
+        return kind <= I
+    return kind <= B or kind in (R, I, O)
+
+
+def partition(
+    block: Block, opt_level: int = 2, max_depth: int = MAX_FUSED_OPS
+) -> tuple[FusionGraph, list[Group]]:
+    """The fusion graph of a function body and every node's group (for inspection)."""
+    graph = FusionGraph(block)
+    return graph, GraphPartitioner(opt_level, max_depth).partition(graph)
+
+
+# ---------------------------------------------------------------------------------------------
+# Outlining
+# ---------------------------------------------------------------------------------------------
+
+
+def is_primitive(fn: func.FuncOp) -> bool:
+    """Whether ``fn`` carries a non-zero ``relay.primitive`` attribute."""
+    attr = fn.attributes.get(PRIMITIVE)
+    return isinstance(attr, IntegerAttr) and attr.value.data != 0
+
+
+def _is_stop_fusion(op: Operation) -> bool:
+    return isinstance(op, RelayOp) and op.RELAY_NAME == "annotation.stop_fusion"
+
+
+class _Namer:
+    """Unique symbol names: ``name``, then ``name_1``, ``name_2``, ..."""
+
+    def __init__(self, taken: Iterable[str]):
+        self.taken = set(taken)
+        self.counters: dict[str, int] = {}
+
+    def __call__(self, base: str) -> str:
+        if len(base) > MAX_NAME_LENGTH:
+            base = f"{base[:MAX_NAME_LENGTH]}_{zlib.crc32(base.encode()):08x}"
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        k = self.counters.get(base, 0)
+        while True:
+            k += 1
+            name = f"{base}_{k}"
+            if name not in self.taken:
+                break
+        self.counters[base] = k
+        self.taken.add(name)
+        return name
+
+
+@dataclass
+class _Outliner:
+    """Rewrites one function body given its graph and groups."""
+
+    fn: func.FuncOp
+    graph: FusionGraph
+    groups: list[Group]
+    namer: _Namer
+    link_params: bool
+    new_functions: list[func.FuncOp] = field(default_factory=list)
+    replaced: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    to_erase: set[Operation] = field(default_factory=set)
+
+    def resolve(self, value: SSAValue) -> SSAValue:
+        return self.replaced.get(value, value)
+
+    def run(self) -> None:
+        nodes = self.graph.nodes
+        members: dict[int, list[GraphNode]] = {}
+        for node in nodes:
+            members.setdefault(self.groups[node.index].find_root().node, []).append(node)
+        for node in nodes:
+            if self.groups[node.index].find_root().node != node.index:
+                continue
+            if node.kind == "op":
+                op = node.op
+                assert op is not None
+                if _is_stop_fusion(op):
+                    self.replaced[op.results[0]] = self.resolve(op.operands[0])
+                    self.to_erase.add(op)
+                    continue
+                if not isinstance(op, RelayOp) or op.NON_COMPUTATIONAL:
+                    continue
+                self._outline(node, members[node.index])
+            elif node.kind == "getitem":
+                producer = self.graph.op_nodes[node.op]  # type: ignore[index]
+                if self.groups[producer.index].find_root() is self.groups[node.index]:
+                    self._outline(node, members[node.index])
+        for old, new in self.replaced.items():
+            old.replace_all_uses_with(new)
+        block = self.fn.body.block
+        for op in reversed(list(block.ops)):
+            if op in self.to_erase:
+                block.erase_op(op)
+
+    def _in_group(self, node: GraphNode, root: Group) -> bool:
+        return self.groups[node.index].find_root() is root
+
+    def _outline(self, root: GraphNode, group_nodes: list[GraphNode]) -> None:
+        root_group = self.groups[root.index]
+        params: list[SSAValue] = []  # resolved outer values, in parameter order
+        param_index: dict[SSAValue, int] = {}
+        linked: set[Operation] = set()
+        tuple_param = False
+
+        def use(value: SSAValue) -> None:
+            value = self.resolve(value)
+            if value not in param_index:
+                param_index[value] = len(params)
+                params.append(value)
+
+        for node in group_nodes:
+            for arg in node.args:
+                if not isinstance(arg, GraphNode):
+                    use(arg)
+                    continue
+                if self._in_group(arg, root_group):
+                    continue
+                if self.link_params and arg.kind == "op" and isinstance(arg.op, ConstantOp):
+                    linked.add(arg.op)
+                    continue
+                if node.kind == "getitem":
+                    tuple_param = True
+                for value in arg.values():
+                    use(value)
+
+        block = Block(arg_types=[v.type for v in params])
+        for i, arg in enumerate(block.args):
+            arg.name_hint = f"p{i}"
+        inner: dict[SSAValue, SSAValue] = {}
+        op_names: list[str] = []
+        reshape_only = not tuple_param
+        for node in group_nodes:
+            if node.kind != "op":
+                continue
+            op = node.op
+            assert op is not None
+            mapping: dict[SSAValue, SSAValue] = {}
+            for value in op.operands:
+                if value in inner:
+                    mapping[value] = inner[value]
+                    continue
+                owner = value.owner
+                if isinstance(owner, ConstantOp) and owner in linked:
+                    const = owner.clone()
+                    block.add_op(const)
+                    inner[value] = mapping[value] = const.result
+                    continue
+                mapping[value] = block.args[param_index[self.resolve(value)]]
+            new_op = op.clone(value_mapper=mapping)
+            block.add_op(new_op)
+            for old, new in zip(op.results, new_op.results, strict=True):
+                inner[old] = new
+            self.to_erase.add(op)
+            if isinstance(op, RelayOp):
+                op_names.append(op.RELAY_NAME.replace(".", "_"))
+                reshape_only &= op.RESHAPE_ONLY
+
+        if root.kind == "getitem":
+            assert root.op is not None
+            anchor_op = root.op
+            outputs = [root.op.results[root.item]]
+        else:
+            assert root.op is not None
+            anchor_op = root.op
+            outputs = list(root.op.results)
+        block.add_op(func.ReturnOp(*[inner[v] for v in outputs]))
+
+        name = self.namer("fused_" + "_".join(op_names))
+        fused = func.FuncOp(
+            name,
+            ([v.type for v in params], [v.type for v in outputs]),
+            Region(block),
+            visibility="private",
+        )
+        fused.attributes[PRIMITIVE] = IntegerAttr(1, i64)
+        if reshape_only and op_names:
+            fused.attributes[RESHAPE_ONLY] = IntegerAttr(1, i64)
+        self.new_functions.append(fused)
+
+        call = func.CallOp(name, params, [v.type for v in outputs])
+        anchor_op.parent_block().insert_op_before(call, anchor_op)  # type: ignore[union-attr]
+        for old, new in zip(outputs, call.results, strict=True):
+            if old.name_hint is not None:
+                new.name_hint = old.name_hint
+            self.replaced[old] = new
+
+
+def _check_body(fn: func.FuncOp) -> Block:
+    blocks = list(fn.body.blocks)
+    if len(blocks) != 1:
+        raise FuseOpsError(
+            f"fuse-ops: @{fn.sym_name.data} has {len(blocks)} blocks; relay functions have one"
+        )
+    for op in blocks[0].ops:
+        if op.regions:
+            raise FuseOpsError(
+                f"fuse-ops: @{fn.sym_name.data} contains '{op.name}', an op with regions, "
+                "which fusion does not support"
+            )
+    return blocks[0]
+
+
+def fuse_function(
+    fn: func.FuncOp,
+    namer: _Namer,
+    *,
+    opt_level: int,
+    max_depth: int = MAX_FUSED_OPS,
+    link_params: bool = False,
+) -> list[func.FuncOp]:
+    """Fuse one function in place; return the new primitive functions (not yet inserted)."""
+    block = _check_body(fn)
+    graph = FusionGraph(block)
+    for op in reversed(graph.dead_ops):
+        block.erase_op(op)
+    groups = GraphPartitioner(opt_level, max_depth).partition(graph)
+    outliner = _Outliner(fn, graph, groups, namer, link_params)
+    outliner.run()
+    return outliner.new_functions
+
+
+def fuse_ops(
+    module: ModuleOp, *, opt_level: int = 2, max_depth: int = MAX_FUSED_OPS, link_params: bool = False
+) -> int:
+    """Fuse every non-primitive function of ``module`` in place; return the number of
+    primitive functions created."""
+    if opt_level < 0:
+        raise FuseOpsError(f"fuse-ops: opt-level must be >= 0 here, got {opt_level}")
+    if max_depth < 0:
+        raise FuseOpsError(f"fuse-ops: max-depth must be >= 0, got {max_depth}")
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    namer = _Namer(f.sym_name.data for f in funcs)
+    created = 0
+    for fn in funcs:
+        if fn.is_declaration or is_primitive(fn) or COMPILER in fn.attributes:
+            continue
+        new = fuse_function(fn, namer, opt_level=opt_level, max_depth=max_depth, link_params=link_params)
+        for f in new:
+            module.body.block.insert_op_before(f, fn)
+        created += len(new)
+    return created
+
+
+@dataclass(frozen=True)
+class FuseOpsPass(ModulePass):
+    """Fuse ops into primitive functions (Relay's ``FuseOps(fuse_opt_level=-1)``).
+
+    Options: ``opt_level`` (``-1``, the default, takes ``PassContext.current().opt_level``,
+    as Relay's ``fuse_opt_level=-1``; ``0`` outlines every op alone, any higher level fuses);
+    ``max_depth`` (the most nodes in one group; unset takes the config
+    ``relay.FuseOps.max_depth``, default 256). The config ``relay.FuseOps.link_params``
+    keeps non-scalar constants inside the fused functions.
+    """
+
+    name = "fuse-ops"
+    relay_name: ClassVar[str] = "FuseOps"
+    required: ClassVar[tuple[str, ...]] = ("InferType",)
+
+    # A factory default keeps the class attribute free: ``opt_level`` on the class is Relay's
+    # PassInfo level (0, set below), on an instance it is the fuse_opt_level option.
+    opt_level: int = field(default_factory=lambda: -1)
+    max_depth: int | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xrelay.transforms.infra import PassContext
+
+        pctx = PassContext.current()
+        opt_level = pctx.opt_level if self.opt_level == -1 else self.opt_level
+        if self.opt_level < -1:
+            raise FuseOpsError(f"fuse-ops: opt-level must be -1 or >= 0, got {self.opt_level}")
+        max_depth = self.max_depth
+        if max_depth is None:
+            max_depth = int(pctx.get_config("relay.FuseOps.max_depth", MAX_FUSED_OPS))
+        link_params = bool(pctx.get_config("relay.FuseOps.link_params", False))
+        fuse_ops(op, opt_level=opt_level, max_depth=max_depth, link_params=link_params)
+
+
+FuseOpsPass.opt_level = 0  # type: ignore[misc] - Relay's PassInfo opt_level of FuseOps
