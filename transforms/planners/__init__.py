@@ -1,0 +1,33 @@
+"""
+Static memory planners: assign every buffer of a schedule a pool and an offset.
+
+Public API: the data model (``Buffer``, ``Pool``, ``Plan``, ``PlanError``), ``plan_memory``
+with the algorithms named in ``ALGORITHMS``, the bounds ``lower_bound`` and ``peak``, the
+independent checker ``verify_plan``, and ``format_report``/``plot_plan`` for humans.
+"""
+
+from xrelay.transforms.planners.model import (
+    Buffer,
+    Plan,
+    PlanError,
+    Pool,
+    lower_bound,
+    peak,
+    verify_plan,
+)
+from xrelay.transforms.planners.plan import ALGORITHMS, plan_memory
+from xrelay.transforms.planners.report import format_report, plot_plan
+
+__all__ = [
+    "ALGORITHMS",
+    "Buffer",
+    "Plan",
+    "PlanError",
+    "Pool",
+    "format_report",
+    "lower_bound",
+    "peak",
+    "plan_memory",
+    "plot_plan",
+    "verify_plan",
+]

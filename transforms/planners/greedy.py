@@ -1,0 +1,374 @@
+"""
+Heuristic offset planners: the greedy algorithms of TFLite, TFLite Micro, TVM USMP,
+ExecuTorch (Cadence hierarchy planners) and Relay's GraphPlanMemory shared objects.
+
+All offset planners share one placement engine (``_Placer``): buffers are visited in an
+algorithm-specific order and each is put in the first pool of its allowed pools (priority
+order) where the algorithm's placement rule yields an offset that fits the pool. A buffer
+that fits nowhere raises ``PlanError`` naming the buffer and every pool's free space.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from xrelay.transforms.planners.model import (
+    Buffer,
+    Plan,
+    PlanError,
+    Pool,
+    align_up,
+    allowed_pools,
+    effective_alignment,
+    footprint,
+)
+
+# A placed buffer inside a pool: (offset, top = offset + footprint, start, end).
+_Entry = tuple[int, int, int, int]
+# A placement rule: (conflicting entries sorted by offset, footprint, alignment) -> offset.
+_Rule = Callable[[list[_Entry], int, int], int]
+
+
+def _best_fit(conflicts: list[_Entry], size: int, align: int) -> int:
+    """Smallest gap between lifetime-conflicting buffers that holds ``size`` bytes
+    (Pisarchyk & Lee Alg. 3 / TFLite SimpleMemoryArena); else above all of them."""
+    best, best_gap, prev = -1, math.inf, 0
+    for off, top, _, _ in conflicts:
+        cand = align_up(prev, align)
+        gap = off - cand
+        if size <= gap < best_gap:
+            best, best_gap = cand, gap
+            if gap == size:
+                break
+        prev = max(prev, top)
+    return best if best >= 0 else align_up(prev, align)
+
+
+def _first_fit(conflicts: list[_Entry], size: int, align: int) -> int:
+    """First (lowest) gap that holds ``size`` bytes (TFLite Micro GreedyMemoryPlanner)."""
+    prev = 0
+    for off, top, _, _ in conflicts:
+        cand = align_up(prev, align)
+        if off - cand >= size:
+            return cand
+        prev = max(prev, top)
+    return align_up(prev, align)
+
+
+def _above_conflicts(conflicts: list[_Entry], size: int, align: int) -> int:
+    """Above the highest conflicting buffer, no gap filling (TVM USMP greedy)."""
+    return align_up(max((top for _, top, _, _ in conflicts), default=0), align)
+
+
+def _bump_past(conflicts: list[_Entry], size: int, align: int) -> int:
+    """Start at 0 and jump past any conflicting buffer overlapping the candidate range
+    until none does (ExecuTorch Cadence position-based greedy)."""
+    offset = 0
+    moved = True
+    while moved:
+        moved = False
+        for off, top, _, _ in conflicts:
+            if off < offset + size and offset < top:
+                offset = align_up(top, align)
+                moved = True
+    return offset
+
+
+class _Placer:
+    """Places buffers one by one into pools and remembers what is where."""
+
+    def __init__(self, pools: Sequence[Pool]):
+        self.pools = list(pools)
+        self.placed: dict[str, list[_Entry]] = {p.name: [] for p in pools}
+        self.offsets: dict[str, tuple[str, int]] = {}
+        self.used: dict[str, int] = {p.name: 0 for p in pools}
+
+    def place(self, b: Buffer, rule: _Rule | None) -> None:
+        """Put ``b`` into its first allowed pool where ``rule`` fits; ``rule=None`` bumps
+        at the pool's current end (no reuse)."""
+        candidates = allowed_pools(b, self.pools)
+        if b.size == 0:
+            self.offsets[b.name] = (candidates[0].name, 0)
+            return
+        for pool in candidates:
+            align = effective_alignment(b, pool)
+            size = footprint(b, pool)
+            entries = self.placed[pool.name]
+            if rule is None:
+                offset = align_up(self.used[pool.name], align)
+            else:
+                conflicts = [e for e in entries if e[2] <= b.end and b.start <= e[3]]
+                offset = rule(conflicts, size, align)
+            if pool.size is not None and offset + size > pool.size:
+                continue
+            bisect.insort(entries, (offset, offset + size, b.start, b.end))
+            self.offsets[b.name] = (pool.name, offset)
+            self.used[pool.name] = max(self.used[pool.name], offset + size)
+            return
+        raise fits_nowhere_error(b, candidates, self.pools, self.placed)
+
+    def plan(self, algorithm: str) -> Plan:
+        return Plan(algorithm, dict(self.offsets), dict(self.used))
+
+
+def fits_nowhere_error(
+    b: Buffer,
+    candidates: Sequence[Pool],
+    pools: Sequence[Pool],
+    placed: dict[str, list[_Entry]],
+) -> PlanError:
+    """The error for a buffer no allowed pool can hold, with each pool's largest free
+    contiguous range over the buffer's lifetime."""
+    parts = []
+    for pool in candidates:
+        conflicts = sorted(e for e in placed[pool.name] if e[2] <= b.end and b.start <= e[3])
+        gaps, prev = [], 0
+        for off, top, _, _ in conflicts:
+            gaps.append(off - prev)
+            prev = max(prev, top)
+        limit = pool.size if pool.size is not None else math.inf
+        gaps.append(limit - prev)
+        free = max(0, max(gaps))
+        parts.append(
+            f"pool '{pool.name}' ({pool.size} bytes, alignment "
+            f"{effective_alignment(b, pool)}) has at most {free} contiguous free bytes"
+        )
+    others = [p.name for p in pools if p not in candidates]
+    text = (
+        f"buffer '{b.name}' ({b.size} bytes, steps {b.start}..{b.end}) fits in no pool: "
+        + "; ".join(parts)
+    )
+    if others:
+        text += f"; not allowed in {', '.join(repr(n) for n in others)}"
+    return PlanError(text)
+
+
+def _run(buffers: Sequence[Buffer], pools: Sequence[Pool], order, rule, name) -> Plan:
+    placer = _Placer(pools)
+    for b in order:
+        placer.place(b, rule)
+    return placer.plan(name)
+
+
+def _by_size(buffers: Sequence[Buffer]) -> list[Buffer]:
+    # Stable: equal sizes keep the input order, as in TFLite Micro's bubble sort.
+    return sorted(buffers, key=lambda b: -b.size)
+
+
+def conflict_counts(buffers: Sequence[Buffer]) -> list[int]:
+    """Number of other non-empty buffers each buffer conflicts with (O(n log n))."""
+    live = [b for b in buffers if b.size]
+    starts = sorted(b.start for b in live)
+    ends = sorted(b.end for b in live)
+    n = len(live)
+    counts = []
+    for b in buffers:
+        if not b.size:
+            counts.append(0)
+            continue
+        before = bisect.bisect_left(ends, b.start)
+        after = n - bisect.bisect_right(starts, b.end)
+        counts.append(n - before - after - 1)
+    return counts
+
+
+def plan_naive(buffers, pools, **_) -> Plan:
+    """No reuse: every buffer at the current end of its pool, in the given order."""
+    return _run(buffers, pools, buffers, None, "naive")
+
+
+def plan_greedy_by_size(buffers, pools, **_) -> Plan:
+    """TFLite ArenaPlanner order (buffers live over the whole schedule first, then by
+    decreasing size, ties by first step) with best-fit placement."""
+    if not buffers:
+        return _Placer(pools).plan("greedy-by-size")
+    first = min(b.start for b in buffers)
+    last = max(b.end for b in buffers)
+    order = sorted(
+        buffers,
+        key=lambda b: (not (b.start == first and b.end == last), -b.size, b.start),
+    )
+    return _run(buffers, pools, order, _best_fit, "greedy-by-size")
+
+
+def plan_greedy_by_size_first_fit(buffers, pools, **_) -> Plan:
+    """TFLite Micro GreedyMemoryPlanner: decreasing size, first fitting gap."""
+    return _run(buffers, pools, _by_size(buffers), _first_fit, "greedy-by-size-first-fit")
+
+
+def _usmp_size_order(buffers: Sequence[Buffer]) -> list[Buffer]:
+    counts = conflict_counts(buffers)
+    idx = sorted(range(len(buffers)), key=lambda i: (-buffers[i].size, -counts[i], buffers[i].name))
+    return [buffers[i] for i in idx]
+
+
+def plan_greedy_by_conflicts(buffers, pools, **_) -> Plan:
+    """TVM USMP greedy_by_conflicts: most conflicts first (then larger), each buffer above
+    its highest conflicting placed buffer."""
+    counts = conflict_counts(buffers)
+    idx = sorted(range(len(buffers)), key=lambda i: (-counts[i], -buffers[i].size, buffers[i].name))
+    return _run(buffers, pools, [buffers[i] for i in idx], _above_conflicts, "greedy-by-conflicts")
+
+
+def plan_position_greedy_hierarchy(buffers, pools, **_) -> Plan:
+    """ExecuTorch Cadence PositionBasedGreedyWithHierarchy: decreasing size; in each pool
+    (fastest first) bump past overlapping buffers from offset 0; first pool that fits."""
+    return _run(buffers, pools, _by_size(buffers), _bump_past, "position-greedy-hierarchy")
+
+
+def plan_greedy_hierarchy(buffers, pools, **_) -> Plan:
+    """ExecuTorch Cadence GreedyWithHeuristic: decreasing size, best-fit gap per pool with
+    the pool's alignment, first pool (fastest first) that fits."""
+    return _run(buffers, pools, _by_size(buffers), _best_fit, "greedy-hierarchy")
+
+
+def plan_hill_climb(
+    buffers, pools, *, time_limit: float | None = None, seed: int = 0, lower: int = 0, **_
+) -> Plan:
+    """TVM USMP hill_climb: repeat the above-conflicts greedy on perturbed orders.
+
+    Starts from the greedy-by-size order; each attempt swaps the buffer that sets the
+    top of the fullest pool with a random conflicting neighbour (first or second level)
+    earlier in the order, keeps the change if the total does not grow, otherwise with a
+    probability that falls with the loss and over time. Deterministic for a given
+    ``seed``; stops after 500 attempts, at ``time_limit`` seconds, or as soon as the total
+    reaches ``lower`` (the lower bound).
+    """
+    rng = random.Random(seed)
+    order = _usmp_size_order(buffers)
+    if not order:
+        return _Placer(pools).plan("hill-climb")
+    pos = {b.name: i for i, b in enumerate(order)}
+    deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
+    nonzero = [b for b in buffers if b.size]
+    neighbours: dict[str, list[Buffer]] = {
+        b.name: [c for c in nonzero if c is not b and b.conflicts(c)] for b in nonzero
+    }
+
+    def evaluate(seq: list[Buffer]) -> tuple[int, _Placer]:
+        placer = _Placer(pools)
+        for b in seq:
+            placer.place(b, _above_conflicts)
+        return sum(placer.used.values()), placer
+
+    current, placer = evaluate(order)
+    best, best_placer = current, placer
+    attempts = 500
+    for attempt in range(attempts):
+        if best <= lower or time.perf_counter() > deadline:
+            break
+        # The buffer defining the top of the fullest pool.
+        pool_name = max(placer.used, key=placer.used.get)
+        top_buffer = max(
+            (b for b in nonzero if placer.offsets[b.name][0] == pool_name),
+            key=lambda b: placer.offsets[b.name][1] + b.size,
+            default=None,
+        )
+        if top_buffer is None:
+            break
+        first = neighbours[top_buffer.name]
+        pool = first + [c for f in first[:4] for c in neighbours[f.name]]
+        if not pool:
+            break
+        other = rng.choice(pool)
+        i, j = pos[top_buffer.name], pos[other.name]
+        if i == j:
+            continue
+        # Move the top buffer earlier by swapping it with the chosen neighbour.
+        i, j = min(i, j), max(i, j)
+        candidate = list(order)
+        candidate[i], candidate[j] = candidate[j], candidate[i]
+        try:
+            total, cand_placer = evaluate(candidate)
+        except PlanError:
+            continue
+        temperature = max(1e-9, 1.0 - attempt / attempts)
+        loss = (total - current) / max(current, 1)
+        if total <= current or rng.random() < math.exp(-loss * 50 / temperature):
+            order, current, placer = candidate, total, cand_placer
+            pos = {b.name: k for k, b in enumerate(order)}
+            if total < best:
+                best, best_placer = total, cand_placer
+    plan = best_placer.plan("hill-climb")
+    plan.stats["attempts"] = attempt + 1
+    return plan
+
+
+def plan_storage_ids(buffers, pools, **_) -> Plan:
+    """Relay GraphPlanMemory shared objects (storage tokens).
+
+    Buffers are visited by first step (ties: input order). Before a buffer asks for
+    storage, the tokens of buffers whose last step is earlier go back to the free list of
+    their pool. A request of ``n`` bytes (footprint in the buffer's first allowed pool)
+    takes the smallest free token of at least ``n`` bytes with size ``<= 16 n``, else the
+    largest free token smaller than ``n`` with size ``>= n // 16`` (which then grows to
+    ``n``), else a new token. Inputs and constants (Relay's params) get tokens that are
+    never reused; outputs are never released. The objects are then laid out back to back
+    in their pool (each aligned for its buffers), so the result is also an offset plan.
+    """
+    match_range = 16
+    order = sorted(range(len(buffers)), key=lambda i: (buffers[i].start, i))
+    token_pool: list[str] = []
+    token_bytes: list[int] = []
+    token_align: list[int] = []
+    free: dict[str, list[tuple[int, int, int]]] = {p.name: [] for p in pools}  # (key, seq, id)
+    holders: list[tuple[int, int, int]] = []  # heap-like list of (end, index, token)
+    ids: dict[str, int] = {}
+    seq = 0
+    by_name = {p.name: p for p in pools}
+    for i in order:
+        b = buffers[i]
+        # Release the tokens of buffers dead before this one starts.
+        holders.sort()
+        while holders and holders[0][0] < b.start:
+            _, _, tok = holders.pop(0)
+            bisect.insort(free[token_pool[tok]], (token_bytes[tok], seq, tok))
+            seq += 1
+        pool = allowed_pools(b, pools)[0]
+        size = footprint(b, pool)
+        tok = -1
+        if b.kind not in ("input", "constant"):
+            lst = free[pool.name]
+            lo = bisect.bisect_left(lst, (size // match_range, -1, -1))
+            mid = bisect.bisect_left(lst, (size, -1, -1))
+            hi = bisect.bisect_right(lst, (size * match_range, math.inf, math.inf))
+            if mid < hi:
+                tok = lst.pop(mid)[2]
+            elif mid > lo:
+                # Among equal keys the last released one, like a multimap walked backwards.
+                tok = lst.pop(mid - 1)[2]
+        if tok < 0:
+            tok = len(token_bytes)
+            token_pool.append(pool.name)
+            token_bytes.append(size)
+            token_align.append(effective_alignment(b, pool))
+        else:
+            token_bytes[tok] = max(token_bytes[tok], size)
+            token_align[tok] = max(token_align[tok], effective_alignment(b, pool))
+        ids[b.name] = tok
+        if b.kind not in ("input", "constant", "output"):
+            holders.append((b.end, i, tok))
+    # Lay the objects out back to back, pool by pool, in id order.
+    token_offset: list[int] = []
+    used = {p.name: 0 for p in pools}
+    for tok, nbytes in enumerate(token_bytes):
+        name = token_pool[tok]
+        offset = align_up(used[name], token_align[tok])
+        token_offset.append(offset)
+        used[name] = offset + nbytes
+    for name, total in used.items():
+        size = by_name[name].size
+        if size is not None and total > size:
+            raise PlanError(
+                f"storage-ids: the shared objects of pool '{name}' need {total} bytes but "
+                f"the pool has {size}"
+            )
+    offsets = {b.name: (token_pool[ids[b.name]], token_offset[ids[b.name]]) for b in buffers}
+    plan = Plan("storage-ids", offsets, used)
+    plan.storage_ids = ids
+    plan.storage_sizes = dict(enumerate(token_bytes))
+    return plan

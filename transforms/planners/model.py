@@ -1,0 +1,276 @@
+"""
+Data model of static memory planning: buffers, pools, plans, and their checks.
+
+A buffer is a block of bytes live over an inclusive range of schedule steps. A plan
+assigns every buffer a pool and a byte offset inside that pool such that no two buffers
+whose lifetimes overlap share a byte. Everything here is plain Python so that the planners
+can be used (and tested) without any IR; the memory dialect produces these objects.
+
+Conventions used by every planner:
+
+* lifetimes are inclusive: ``[start, end]`` with ``start <= end``; two buffers conflict when
+  ``a.start <= b.end and b.start <= a.end``;
+* a buffer placed in pool ``p`` has the effective alignment
+  ``max(buffer.alignment, p.alignment)``; its offset (relative to the pool start) is a
+  multiple of it and its *footprint* is its size rounded up to it;
+* a pool's used size (``Plan.pool_sizes``) is the highest ``offset + footprint`` in it;
+* size-0 buffers are placed at offset 0 and never conflict with anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+BUFFER_KINDS = ("intermediate", "workspace", "input", "output", "constant")
+
+DEFAULT_POOL_NAME = "global"
+DEFAULT_POOL_ALIGNMENT = 16
+
+
+class PlanError(Exception):
+    """A problem cannot be planned, or a plan is invalid for its problem."""
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A block of ``size`` bytes live from step ``start`` to step ``end`` (both inclusive)."""
+
+    name: str
+    size: int
+    start: int
+    end: int
+    alignment: int = 1
+    kind: str = "intermediate"
+    pools: tuple[str, ...] | None = None
+    """Allowed pools in priority order (``None``: any pool, in the pools' order)."""
+    forbidden_pools: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.size < 0:
+            raise PlanError(f"buffer '{self.name}' has a negative size {self.size}")
+        if self.start > self.end:
+            raise PlanError(
+                f"buffer '{self.name}' has an empty lifetime [{self.start}, {self.end}]"
+            )
+        if self.alignment < 1:
+            raise PlanError(f"buffer '{self.name}' has alignment {self.alignment} < 1")
+        if self.kind not in BUFFER_KINDS:
+            raise PlanError(
+                f"buffer '{self.name}' has unknown kind '{self.kind}' "
+                f"(known: {', '.join(BUFFER_KINDS)})"
+            )
+        if isinstance(self.pools, list):
+            object.__setattr__(self, "pools", tuple(self.pools))
+        if isinstance(self.forbidden_pools, list):
+            object.__setattr__(self, "forbidden_pools", tuple(self.forbidden_pools))
+
+    def conflicts(self, other: Buffer) -> bool:
+        """Whether both buffers are live at a common step and both hold bytes."""
+        return (
+            self.size > 0
+            and other.size > 0
+            and self.start <= other.end
+            and other.start <= self.end
+        )
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A memory region; ``size=None`` means unbounded. Offsets are relative to its start."""
+
+    name: str
+    size: int | None = None
+    alignment: int = DEFAULT_POOL_ALIGNMENT
+    base_address: int = 0
+
+    def __post_init__(self):
+        if self.size is not None and self.size < 0:
+            raise PlanError(f"pool '{self.name}' has a negative size {self.size}")
+        if self.alignment < 1:
+            raise PlanError(f"pool '{self.name}' has alignment {self.alignment} < 1")
+        if self.base_address < 0:
+            raise PlanError(f"pool '{self.name}' has a negative base address")
+
+
+@dataclass
+class Plan:
+    """The result of a planner.
+
+    ``offsets`` maps each buffer name to ``(pool name, offset inside the pool)``;
+    ``pool_sizes`` holds the used bytes of every pool (the arena to allocate, 0 if unused).
+    ``storage_ids``/``storage_sizes`` are only set by the shared-object planner
+    (``storage-ids``): the object of every buffer and the byte size of every object.
+    """
+
+    algorithm: str
+    offsets: dict[str, tuple[str, int]]
+    pool_sizes: dict[str, int]
+    optimal: bool | None = None
+    seconds: float = 0.0
+    storage_ids: dict[str, int] | None = None
+    storage_sizes: dict[int, int] | None = None
+    stats: dict[str, object] = field(default_factory=dict)
+    """Free-form planner statistics (search nodes, bounds tried, ...)."""
+
+    @property
+    def total_size(self) -> int:
+        """Sum of the used sizes of all pools."""
+        return sum(self.pool_sizes.values())
+
+
+def align_up(value: int, alignment: int) -> int:
+    """The smallest multiple of ``alignment`` that is ``>= value``."""
+    return -(-value // alignment) * alignment
+
+
+def effective_alignment(buffer: Buffer, pool: Pool) -> int:
+    return max(buffer.alignment, pool.alignment)
+
+
+def footprint(buffer: Buffer, pool: Pool) -> int:
+    """Bytes a buffer occupies in a pool: its size rounded up to its effective alignment."""
+    return align_up(buffer.size, effective_alignment(buffer, pool))
+
+
+def default_pools() -> list[Pool]:
+    return [Pool(DEFAULT_POOL_NAME, None, DEFAULT_POOL_ALIGNMENT)]
+
+
+def check_problem(buffers: Sequence[Buffer], pools: Sequence[Pool]) -> None:
+    """Reject malformed problems: duplicate names, no pools, unknown pool references."""
+    if not pools:
+        raise PlanError("no pools given")
+    pool_names = [p.name for p in pools]
+    if len(set(pool_names)) != len(pool_names):
+        dup = sorted({n for n in pool_names if pool_names.count(n) > 1})
+        raise PlanError(f"duplicate pool names: {', '.join(dup)}")
+    for p in pools:
+        if p.base_address % p.alignment:
+            raise PlanError(
+                f"pool '{p.name}' base address {p.base_address:#x} is not a multiple "
+                f"of its alignment {p.alignment}"
+            )
+    seen: set[str] = set()
+    for b in buffers:
+        if b.name in seen:
+            raise PlanError(f"duplicate buffer name '{b.name}'")
+        seen.add(b.name)
+        for name in (b.pools or ()) + b.forbidden_pools:
+            if name not in pool_names:
+                raise PlanError(
+                    f"buffer '{b.name}' refers to unknown pool '{name}' "
+                    f"(pools: {', '.join(pool_names)})"
+                )
+        if not allowed_pools(b, pools):
+            raise PlanError(f"buffer '{b.name}' is allowed in no pool")
+
+
+def allowed_pools(buffer: Buffer, pools: Sequence[Pool]) -> list[Pool]:
+    """The pools a buffer may go to, in priority order."""
+    by_name = {p.name: p for p in pools}
+    order = [by_name[n] for n in buffer.pools] if buffer.pools is not None else list(pools)
+    return [p for p in order if p.name not in buffer.forbidden_pools]
+
+
+def _sweep(items: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
+    """Max over steps of the summed weight of live ``(weight, start, end)`` items, and
+    the first step where that max occurs."""
+    events: dict[int, int] = {}
+    for weight, start, end in items:
+        if weight:
+            events[start] = events.get(start, 0) + weight
+            events[end + 1] = events.get(end + 1, 0) - weight
+    best, best_step, live = 0, 0, 0
+    for step in sorted(events):
+        live += events[step]
+        if live > best:
+            best, best_step = live, step
+    return best, best_step
+
+
+def peak(buffers: Sequence[Buffer]) -> tuple[int, int]:
+    """Max live bytes (unaligned sizes) over all steps and the first step where it occurs."""
+    return _sweep((b.size, b.start, b.end) for b in buffers)
+
+
+def lower_bound(buffers: Sequence[Buffer], pools: Sequence[Pool] | None = None) -> int:
+    """Max over steps of live bytes, each buffer counted with its smallest footprint over
+    the pools it may use. No plan can use fewer bytes in total over all pools."""
+    pools = list(pools) if pools is not None else default_pools()
+    return _sweep(
+        (min(footprint(b, p) for p in allowed_pools(b, pools)), b.start, b.end)
+        for b in buffers
+    )[0]
+
+
+def pool_lower_bound(buffers: Sequence[Buffer], pool: Pool) -> int:
+    """Max live footprint bytes if all ``buffers`` are placed in ``pool``."""
+    return _sweep((footprint(b, pool), b.start, b.end) for b in buffers)[0]
+
+
+def verify_plan(buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: Plan) -> None:
+    """Check a plan independently of the planner that made it; raise ``PlanError``.
+
+    Checked: every buffer has an offset in a known pool that it may use; offsets are
+    multiples of the effective alignment and non-negative; every buffer lies within its
+    pool's size and within the pool size reported by the plan; no two buffers with
+    overlapping lifetimes share a byte in the same pool.
+    """
+    pools = list(pools) if pools is not None else default_pools()
+    by_name = {p.name: p for p in pools}
+    names = {b.name for b in buffers}
+    for extra in sorted(set(plan.offsets) - names):
+        raise PlanError(f"plan places unknown buffer '{extra}'")
+    per_pool: dict[str, list[tuple[int, int, Buffer]]] = {p.name: [] for p in pools}
+    for b in buffers:
+        if b.name not in plan.offsets:
+            raise PlanError(f"buffer '{b.name}' is missing from the plan")
+        pool_name, offset = plan.offsets[b.name]
+        pool = by_name.get(pool_name)
+        if pool is None:
+            raise PlanError(f"buffer '{b.name}' is placed in unknown pool '{pool_name}'")
+        if b.pools is not None and pool_name not in b.pools:
+            raise PlanError(
+                f"buffer '{b.name}' is placed in pool '{pool_name}' but is pinned to "
+                f"{', '.join(repr(n) for n in b.pools)}"
+            )
+        if pool_name in b.forbidden_pools:
+            raise PlanError(f"buffer '{b.name}' is placed in forbidden pool '{pool_name}'")
+        if offset < 0:
+            raise PlanError(f"buffer '{b.name}' has a negative offset {offset}")
+        align = effective_alignment(b, pool)
+        if b.size and offset % align:
+            raise PlanError(
+                f"buffer '{b.name}' at offset {offset} in pool '{pool_name}' is not "
+                f"aligned to {align} bytes"
+            )
+        end = offset + b.size
+        if pool.size is not None and b.size and end > pool.size:
+            raise PlanError(
+                f"buffer '{b.name}' [{offset}, {end}) exceeds pool '{pool_name}' "
+                f"of {pool.size} bytes"
+            )
+        used = plan.pool_sizes.get(pool_name, 0)
+        if b.size and end > used:
+            raise PlanError(
+                f"buffer '{b.name}' [{offset}, {end}) exceeds the {used} bytes the plan "
+                f"reports for pool '{pool_name}'"
+            )
+        if b.size:
+            per_pool[pool_name].append((offset, end, b))
+    for pool_name, placed in per_pool.items():
+        # Sweep by offset; only buffers whose byte ranges overlap are compared.
+        placed.sort(key=lambda t: t[0])
+        active: list[tuple[int, int, Buffer]] = []
+        for offset, end, b in placed:
+            active = [a for a in active if a[1] > offset]
+            for a_off, a_end, a in active:
+                if a.conflicts(b):
+                    raise PlanError(
+                        f"buffers '{a.name}' (steps {a.start}..{a.end}, bytes "
+                        f"[{a_off}, {a_end})) and '{b.name}' (steps {b.start}..{b.end}, "
+                        f"bytes [{offset}, {end})) are live at the same time and overlap "
+                        f"in pool '{pool_name}'"
+                    )
+            active.append((offset, end, b))
