@@ -97,7 +97,7 @@ def plot_plan(
     shown = [p for p in pools if any(plan.offsets[b.name][0] == p.name for b in buffers)]
     shown = shown or pools[:1]
     fig, axes = plt.subplots(
-        len(shown), 1, figsize=(10, 3.2 * len(shown) + 1), squeeze=False, sharex=True
+        len(shown), 1, figsize=(12, 3.2 * len(shown) + 1), squeeze=False, sharex=True
     )
     cmap = plt.get_cmap("tab20")
     for ax, pool in zip(axes[:, 0], shown):
@@ -116,13 +116,13 @@ def plot_plan(
         t0 = min((b.start for b in buffers), default=0)
         t1 = max((b.end + 1 for b in buffers), default=1)
         ax.set_xlim(t0, t1)
-        ax.set_ylim(0, max(used, lb, 1) * 1.05)
+        ax.set_ylim(0, max(used, lb, 1) * 1.08)
         ax.axhline(lb, color="red", linestyle="--", linewidth=1, label=f"lower bound {lb}")
         ax.axhline(used, color="blue", linestyle=":", linewidth=1, label=f"arena {used}")
         if pool.size is not None and pool.size <= used * 1.05:
             ax.axhline(pool.size, color="gray", linewidth=1, label=f"pool size {pool.size}")
         ax.set_ylabel(f"{pool.name}: offset (bytes)")
-        ax.legend(loc="upper right", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     axes[-1, 0].set_xlabel("step")
     fig.suptitle(
         title or f"{plan.algorithm}: {plan.total_size} bytes, {len(buffers)} buffers"

@@ -1,0 +1,145 @@
+"""
+``relay-plan``: run a static memory planner on a problem file and report the plan.
+
+    relay-plan FILE.csv --algorithm NAME [--output OUT.csv] [--time-limit S]
+               [--plot PNG] [--pool NAME:SIZE[:ALIGN[:BASE]] ...]
+
+Problems are loaded by ``load_problem``, which dispatches on the file extension through
+``LOADERS`` (extension -> function returning ``list[Buffer]``); other formats (such as the
+memory dialect's ``.mlir``) plug in by adding an entry. MiniMalloc CSV files
+(``id,lower,upper,size``, half-open lifetimes) are built in. With no ``--pool``, a single
+unbounded pool ``global`` with alignment 1 is used, so that arena sizes match MiniMalloc's.
+Every plan is checked by ``verify_plan`` before it is written. Errors print one line on
+stderr and exit with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from xrelay.transforms.planners import (
+    ALGORITHMS,
+    Buffer,
+    PlanError,
+    Pool,
+    format_report,
+    plan_memory,
+    plot_plan,
+    verify_plan,
+)
+from xrelay.transforms.planners.csv_io import format_minimalloc_csv, read_minimalloc_csv
+
+LOADERS: dict[str, Callable[[Path], list[Buffer]]] = {
+    ".csv": read_minimalloc_csv,
+}
+"""Problem loaders by lower-case file extension."""
+
+CLI_DEFAULT_POOL = Pool("global", None, alignment=1)
+
+
+def load_problem(path: str | Path) -> list[Buffer]:
+    """The buffers of a problem file, loaded by the ``LOADERS`` entry of its extension."""
+    path = Path(path)
+    loader = LOADERS.get(path.suffix.lower())
+    if loader is None:
+        known = ", ".join(sorted(LOADERS))
+        raise PlanError(f"{path}: unknown problem format '{path.suffix}' (known: {known})")
+    if not path.exists():
+        raise PlanError(f"{path}: no such file")
+    return loader(path)
+
+
+def _int(text: str, what: str, spec: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise PlanError(f"--pool {spec}: {what} '{text}' is not an integer") from None
+
+
+def parse_pool(spec: str) -> Pool:
+    """``NAME:SIZE[:ALIGN[:BASE]]``; SIZE may be ``inf`` (or ``none``) for unbounded;
+    numbers accept Python literals (``0x1000``). ALIGN defaults to 1, BASE to 0."""
+    parts = spec.split(":")
+    if not 2 <= len(parts) <= 4 or not parts[0]:
+        raise PlanError(f"--pool {spec}: expected NAME:SIZE[:ALIGN[:BASE]]")
+    name = parts[0]
+    size = None if parts[1].lower() in ("inf", "none") else _int(parts[1], "size", spec)
+    align = _int(parts[2], "alignment", spec) if len(parts) > 2 else 1
+    base = _int(parts[3], "base address", spec) if len(parts) > 3 else 0
+    return Pool(name, size, align, base)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="relay-plan",
+        description="Plan buffer offsets with a static memory planner and report the plan.",
+    )
+    parser.add_argument("problem", help="problem file (.csv: MiniMalloc id,lower,upper,size)")
+    parser.add_argument(
+        "--algorithm",
+        "-a",
+        default="greedy-by-size",
+        help=f"planner (default greedy-by-size): {', '.join(ALGORITHMS)}",
+    )
+    parser.add_argument("--output", "-o", help="write the plan as CSV (input columns + offset)")
+    parser.add_argument(
+        "--time-limit", type=float, default=None, help="seconds for optimal/hill-climb"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for hill-climb")
+    parser.add_argument("--plot", help="write a PNG picture of the plan")
+    parser.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="NAME:SIZE[:ALIGN[:BASE]]",
+        help="a memory pool, fastest first; repeat for several (default: one unbounded, "
+        "alignment 1)",
+    )
+    return parser
+
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        if args.algorithm not in ALGORITHMS:
+            raise PlanError(
+                f"unknown algorithm '{args.algorithm}' (known: {', '.join(ALGORITHMS)})"
+            )
+        if args.time_limit is not None and args.time_limit <= 0:
+            raise PlanError(f"--time-limit must be positive, got {args.time_limit}")
+        pools = [parse_pool(spec) for spec in args.pool] or [CLI_DEFAULT_POOL]
+        buffers = load_problem(args.problem)
+        plan = plan_memory(
+            buffers, args.algorithm, pools, time_limit=args.time_limit, seed=args.seed
+        )
+        verify_plan(buffers, pools, plan)
+        if args.output:
+            text = format_minimalloc_csv(buffers, plan, with_pool=len(pools) > 1)
+            try:
+                Path(args.output).write_text(text)
+            except OSError as err:
+                raise PlanError(f"{args.output}: cannot write: {err.strerror}") from None
+        if args.plot:
+            try:
+                plot_plan(buffers, pools, plan, args.plot, title=Path(args.problem).name)
+            except OSError as err:
+                raise PlanError(f"{args.plot}: cannot write: {err.strerror}") from None
+    except PlanError as err:
+        print(f"relay-plan: error: {err}", file=sys.stderr)
+        return 1
+    print(f"{args.problem}: {len(buffers)} buffers")
+    print(format_report(buffers, pools, plan))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
