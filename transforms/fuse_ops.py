@@ -412,7 +412,11 @@ class _Outliner:
                     linked.add(arg.op)
                     continue
                 if node.kind == "getitem":
+                    # Relay passes the whole tuple; only the field used is passed here
+                    assert node.op is not None
                     tuple_param = True
+                    use(node.op.results[node.item])
+                    continue
                 for value in arg.values():
                     use(value)
 
