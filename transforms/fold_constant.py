@@ -1,0 +1,162 @@
+"""``fold-constant``: evaluate constant subgraphs at compile time (Relay's FoldConstant).
+
+Every relay op whose operands are all ``relay.constant`` is run with the numpy kernels
+(``xrelay.runtime.kernels.KERNELS``, the op's Relay attributes as keywords) and its used results
+become constants. Ops are visited in program order, so whole constant subgraphs collapse in one
+pass, in time linear in the number of ops. Relay's rules kept:
+
+* stateful ops (``nn.dropout``) are never evaluated, nor ``device_copy`` (a transfer, not a
+  computation), nor annotations (``on_device``, ``annotation.stop_fusion``);
+* ``shape_of`` of a statically shaped tensor is folded even when the tensor is not constant;
+* calls of functions are not evaluated (Relay folds only calls of operators).
+
+Two decisions of xrelay:
+
+* **Size limit.** A result with more than ``max-elements`` elements (default 2**24, i.e. 64 MiB
+  of float32, larger than any weight of the ResNet/MobileNet workloads) is not materialised,
+  so a ``broadcast_to``/``tile`` of a small constant cannot blow up the module by accident.
+  ``max-elements=0`` removes the limit.
+* **Names.** A folded constant keeps the ``param_name`` of its largest named input (the
+  weight in ``multiply(@conv0_weight, scale)``), so it still prints by reference with
+  ``--emit-params``; the printer makes clashing names unique. Anonymous inputs give an
+  anonymous constant.
+
+An op whose kernel raises (an unsupported dtype, say) is left as it is. Constants orphaned by
+folding are erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xrelay.dialects.relay import ConstantOp, RelayOp, numpy_dtype, shape_of
+
+DEFAULT_MAX_ELEMENTS = 2**24
+
+_NEVER_FOLD = frozenset({"device_copy", "on_device", "annotation.stop_fusion"})
+
+
+def _num_elements(t: TensorType) -> int | None:
+    shape = shape_of(t)
+    if any(d is None for d in shape):
+        return None
+    return int(np.prod(shape, dtype=np.int64)) if shape else 1
+
+
+def _derived_name(inputs: list[ConstantOp]) -> str | None:
+    best: ConstantOp | None = None
+    for c in inputs:
+        if c.param_name is not None and (best is None or c.num_elements > best.num_elements):
+            best = c
+    return None if best is None else best.param_name.data
+
+
+def _evaluate(op: RelayOp) -> list[np.ndarray] | None:
+    from xrelay.runtime.kernels import KERNELS
+
+    kernel = KERNELS.get(op.RELAY_NAME)
+    if kernel is None:
+        return None
+    args = [o.owner.numpy() for o in op.operands]  # type: ignore[union-attr]
+    try:
+        with np.errstate(all="ignore"):
+            out = kernel(*args, **op.attrs)
+    except Exception:  # noqa: BLE001 - an op the kernels cannot run is simply not folded
+        return None
+    results = list(out) if len(op.results) > 1 or isinstance(out, tuple | list) else [out]
+    if len(results) != len(op.results):
+        return None
+    arrays = []
+    for value, res in zip(results, op.results, strict=True):
+        t = res.type
+        assert isinstance(t, TensorType)
+        array = np.asarray(value)
+        if tuple(array.shape) != tuple(shape_of(t)):
+            return None
+        arrays.append(array.astype(numpy_dtype(t.element_type), copy=False))
+    return arrays
+
+
+def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS) -> bool:
+    """Fold ``op`` into constants if it qualifies; return whether it was folded."""
+    if not isinstance(op, RelayOp) or op.STATEFUL or op.RELAY_NAME in _NEVER_FOLD:
+        return False
+    used = [r for r in op.results if r.uses]
+    if not used:
+        return False
+    for r in used:
+        n = _num_elements(r.type)  # type: ignore[arg-type]
+        if n is None or (max_elements and n > max_elements):
+            return False
+    if op.RELAY_NAME == "shape_of":
+        in_shape = shape_of(op.operands[0].type)  # type: ignore[arg-type]
+        if any(d is None for d in in_shape):
+            return False
+        arrays = [np.array(in_shape, dtype=numpy_dtype(op.results[0].type.element_type))]  # type: ignore[union-attr]
+        inputs: list[ConstantOp] = []
+    else:
+        inputs = []
+        for o in op.operands:
+            if not isinstance(o.owner, ConstantOp):
+                return False
+            inputs.append(o.owner)
+        arrays = _evaluate(op)
+        if arrays is None:
+            return False
+    name = _derived_name(inputs)
+    for res, array in zip(op.results, arrays, strict=True):
+        if not res.uses:
+            continue
+        t = res.type
+        assert isinstance(t, TensorType)
+        const = ConstantOp.from_numpy(array, name, _relay_dtype(t))
+        Rewriter.insert_op(const, InsertPoint.before(op))
+        if res.name_hint is not None:
+            const.result.name_hint = res.name_hint
+        res.replace_all_uses_with(const.result)
+    operands = [o.owner for o in op.operands]
+    Rewriter.erase_op(op)
+    for owner in operands:
+        if isinstance(owner, ConstantOp) and owner.parent is not None and not owner.result.uses:
+            Rewriter.erase_op(owner)
+    return True
+
+
+def _relay_dtype(t: TensorType) -> str:
+    from xrelay.dialects.relay import dtype_of
+
+    return dtype_of(t.element_type)
+
+
+def fold_constants(module: ModuleOp, max_elements: int = DEFAULT_MAX_ELEMENTS) -> int:
+    """Fold every constant subgraph in ``module``; return the number of ops folded."""
+    folded = 0
+    for op in list(module.walk()):
+        if op.parent is not None and fold_op(op, max_elements):
+            folded += 1
+    return folded
+
+
+@dataclass(frozen=True)
+class FoldConstantPass(ModulePass):
+    """Evaluate ops whose operands are all constants (and static ``shape_of``)."""
+
+    name = "fold-constant"
+    relay_name: ClassVar[str] = "FoldConstant"
+    opt_level: ClassVar[int] = 2
+    required: ClassVar[tuple[str, ...]] = ()
+
+    max_elements: int = DEFAULT_MAX_ELEMENTS
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.max_elements < 0:
+            raise ValueError(f"fold-constant: max-elements must be >= 0, got {self.max_elements}")
+        fold_constants(op, self.max_elements)
