@@ -89,9 +89,18 @@ def _dims(shape: _AnyT) -> tuple[int | None, ...]:
     return tuple(out)
 
 
-def TensorType(shape: _AnyT = (), dtype: str = "float32") -> _AnyT:  # noqa: N802
-    """A builtin ``tensor<...>`` type from a Relay shape (``relay.Any()`` for ``?``) and dtype."""
-    return tensor_type(_dims(shape), dtype)
+class _TensorTypeMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, _BuiltinTensorType)
+
+
+class TensorType(metaclass=_TensorTypeMeta):
+    """``relay.TensorType(shape, dtype)``: builds a builtin ``tensor<...>`` type (dynamic dims
+    as ``relay.Any()``); ``isinstance(t, relay.TensorType)`` accepts any builtin tensor type.
+    Read shapes with ``xrelay.dialects.relay.shape_of`` (None for ``?``)."""
+
+    def __new__(cls, shape: _AnyT = (), dtype: str = "float32") -> _AnyT:  # type: ignore[misc]
+        return tensor_type(_dims(shape), dtype)
 
 
 class TupleType:

@@ -19,6 +19,9 @@ Lowering a Python expression to the relay dialect (``mod["f"] = fn``):
   take the tuple's fields as variadic operands.
 * Relay function attributes become discardable attributes named per ``FUNC_ATTRS``
   (``Primitive`` -> ``relay.primitive = 1 : i64``); other keys get a ``relay.`` prefix.
+* Parameter names become SSA name hints: characters MLIR does not allow become ``_``, a
+  leading digit gets a ``v`` prefix, and xDSL drops a trailing ``_<digits>`` (``x_1`` reads
+  back as ``x``); duplicate names print as ``%x``, ``%x_1``.
 
 Rebuilding goes the other way: a ``func.call`` of a private function becomes a call of a
 function literal (rebuilt once per callee), a call of a public one a call of a ``GlobalVar``,

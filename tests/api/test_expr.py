@@ -119,6 +119,8 @@ def test_dynamic_dims_and_scalar_vars():
     assert "?x4xf32" in str(relay.IRModule.from_expr(y))
     n = relay.var("n", "int32")
     assert n.checked_type == tensor_type((), "int32")
+    assert isinstance(n.checked_type, relay.TensorType)
+    assert relay.TensorType((relay.Any(), 2), "int8") == tensor_type((None, 2), "int8")
 
 
 @pytest.mark.parametrize(
