@@ -414,6 +414,11 @@ def _default_opset(model: onnx.ModelProto) -> int:
 
 def _attr_value(a: onnx.AttributeProto) -> Any:
     v = onnx.helper.get_attribute_value(a)
+    if isinstance(v, float):
+        # ONNX stores float32: print 1e-12, not its float64 widening 9.999999960041972e-13
+        return float(str(np.float32(v)))
+    if isinstance(v, list) and v and isinstance(v[0], float):
+        return [float(str(np.float32(x))) for x in v]
     if isinstance(v, bytes):
         return v.decode()
     if isinstance(v, onnx.TensorProto):

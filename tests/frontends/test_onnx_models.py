@@ -99,3 +99,24 @@ def test_resnet50_imports_with_shapes():
 def test_builders_are_deterministic(builder):
     kw = {"seq": 8, "hidden": 32, "heads": 2} if builder is M.bert_layer else {}
     assert builder(**kw).SerializeToString() == builder(**kw).SerializeToString()
+
+
+def test_bert_layer_text_round_trip_with_external_weights():
+    from xdsl.parser import Parser
+
+    from xrelay.dialects import make_context
+    from xrelay.dialects.relay import params_source, print_options
+
+    model = M.bert_layer(seq=8, hidden=32, heads=2)
+    imp = import_onnx(model, freeze_params=True)
+    weights: dict[str, np.ndarray] = {}
+    with print_options(external=weights):
+        text = str(imp.module)
+    assert "relay.constant @query.weight : tensor<32x32xf32>" in text
+    assert "epsilon = 1.0e-12" in text
+    with params_source(weights):
+        module = Parser(make_context(), text).parse_module()
+    module.verify()
+    inputs = M.bert_inputs(seq=8, hidden=32)
+    want = M.run_onnxruntime(model, inputs)[0]
+    np.testing.assert_allclose(run(module, inputs)[0], want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
