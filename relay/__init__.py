@@ -84,7 +84,5 @@ def bind_params_by_name(func: Function, params: dict[str, typing.Any]) -> Functi
 
 def __getattr__(name: str) -> typing.Any:
     if name in _LAZY_SUBMODULES:
-        if name == "testing":
-            return importlib.import_module("xrelay.testing")
         return importlib.import_module(f"xrelay.relay.{name}")
     raise AttributeError(f"module 'xrelay.relay' has no attribute '{name}'")

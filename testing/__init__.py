@@ -17,6 +17,7 @@ import numpy as np
 from xrelay.dialects.relay import RelayOp, numpy_dtype
 from xrelay.relay import IRModule
 from xrelay.relay.expr import Expr, Function
+from xrelay.testing import init, layers, mlp, mobilenet, resnet
 from xrelay.testing.init import Initializer, Xavier
 
 __all__ = [
@@ -32,7 +33,6 @@ __all__ = [
 ]
 
 _LAZY = {"check_semantics": ("xrelay.testing.semantics", "check_semantics")}
-_SUBMODULES = ("init", "layers", "mlp", "mobilenet", "resnet")
 
 
 def create_workload(
@@ -80,8 +80,6 @@ def run_infer_type(expr: Expr) -> Expr:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SUBMODULES:
-        return importlib.import_module(f"xrelay.testing.{name}")
     entry = _LAZY.get(name)
     if entry is not None:
         return getattr(importlib.import_module(entry[0]), entry[1])

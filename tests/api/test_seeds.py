@@ -138,3 +138,15 @@ def test_seed_002_constructions():
     y = relay.Tuple((relay.nn.conv2d(x, w1), relay.nn.conv2d(x, w2), relay.nn.max_pool2d(x)))
     mod = tvm.IRModule.from_expr(relay.Function([x, w1, w2], y))
     assert len(mod["main"].checked_type.ret_type.fields) == 3
+
+
+def test_relay_testing_import_paths():
+    from xrelay.relay.testing import mlp as relay_mlp
+    from xrelay.relay.testing import resnet as relay_resnet
+
+    assert relay_resnet is resnet
+    assert relay.testing.mlp is relay_mlp
+    import pytest
+
+    with pytest.raises(AttributeError):
+        relay.testing.no_such_helper  # noqa: B018
