@@ -146,6 +146,9 @@ def test_relay_testing_import_paths():
 
     assert relay_resnet is resnet
     assert relay.testing.mlp is relay_mlp
+    import xrelay.testing
+
+    assert relay.testing.check_semantics is xrelay.testing.check_semantics  # lazy re-export
     import pytest
 
     with pytest.raises(AttributeError):
