@@ -1,0 +1,239 @@
+"""``plan-memory``: give every arena storage a pool and an offset, and every pool its size.
+
+The problem is read from a lowered module (``lower-to-memory``) by ``liveness``: one buffer
+per non-external ``memory.alloc_storage`` with its size, alignment, inclusive lifetime and
+pool constraints (``pools = [...]`` pins it to pools in priority order, ``forbidden_pools``
+keeps it out). ``planners.plan_memory`` solves it with ``algorithm`` (any of
+``planners.ALGORITHMS``; default ``greedy-by-size``), the plan is checked with
+``planners.verify_plan``, and only then written: ``pool``/``offset`` on every storage and one
+``memory.pool`` per pool at the top of the module with its planned ``size``. If no plan
+exists (a buffer fits in no pool), the pass fails with the planner's message and leaves the
+module unchanged.
+
+Pools come from, in order: the ``pools`` option, ``memory.pool`` ops already in the module
+(their ``capacity``, ``alignment``, ``base_address``), or one unbounded pool ``global``
+aligned to ``alignment``. The option is a comma-separated list of
+``name:size[:alignment[:base_address]]``; size 0 means unbounded, the alignment defaults to
+the ``alignment`` option, the base address to 0 (numbers may be written in hex, ``0x...``).
+Pools are listed fastest first: planners that fall back between pools try them in this order.
+xDSL's pipeline syntax needs the items quoted (a comma inside one string also separates)::
+
+    relay-opt model.mlir -p 'lower-to-memory,plan-memory{pools="sram:262144:16,dram:0:64" report=true}'
+
+Whether graph inputs and outputs live in the arena is decided when lowering
+(``lower-to-memory{inputs-in-arena=... outputs-in-arena=...}``): external storage is not planned.
+``report=true`` prints ``memory_report`` (per pool: name, base address, size, peak usage;
+total peak with its step; lower bound; ratio) to stderr, and ``plot=path.png`` draws the plan.
+
+```mlir
+%0 = memory.alloc_storage {size = 1024, alignment = 64, kind = "intermediate", lifetime = [0, 1]}
+// after plan-memory:
+memory.pool @global {alignment = 16, size = 2048}
+%0 = memory.alloc_storage {size = 1024, alignment = 64, kind = "intermediate", lifetime = [0, 1], pool = "global", offset = 0}
+```
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from xrelay.dialects.memory import PoolOp
+from xrelay.transforms.liveness import LivenessError, storage_buffers
+from xrelay.transforms.planners import (
+    ALGORITHMS,
+    Buffer,
+    Plan,
+    PlanError,
+    Pool,
+    format_report,
+    plan_memory,
+    plot_plan,
+    verify_plan,
+)
+
+DEFAULT_POOL = "global"
+DEFAULT_POOL_ALIGNMENT = 16
+
+
+class PlanMemoryError(DiagnosticException):
+    """No valid plan; the module was left unchanged."""
+
+
+def parse_pools(
+    specs: tuple[str, ...] | str, alignment: int = DEFAULT_POOL_ALIGNMENT
+) -> list[Pool]:
+    """Pools from ``name:size[:alignment[:base_address]]`` items (size 0: unbounded)."""
+    if isinstance(specs, str):
+        specs = (specs,)
+    specs = tuple(item for s in specs for item in s.split(",") if item.strip())
+    pools: list[Pool] = []
+    for spec in specs:
+        parts = spec.strip().split(":")
+        if not 2 <= len(parts) <= 4 or not parts[0]:
+            raise PlanError(f"bad pool '{spec}': expected name:size[:alignment[:base_address]]")
+        try:
+            numbers = [int(p, 0) for p in parts[1:]]
+        except ValueError:
+            raise PlanError(
+                f"bad pool '{spec}': size, alignment and base must be integers"
+            ) from None
+        size = numbers[0]
+        align = numbers[1] if len(numbers) > 1 else alignment
+        base = numbers[2] if len(numbers) > 2 else 0
+        pools.append(Pool(parts[0], None if size == 0 else size, align, base))
+    return pools
+
+
+def module_pools(module: ModuleOp) -> list[Pool]:
+    """The ``memory.pool`` declarations of a module as planner pools (capacity as size)."""
+    return [
+        Pool(
+            op.pool_name,
+            None if op.capacity is None else op.capacity.value.data,
+            op.alignment.value.data,
+            op.base_address.value.data,
+        )
+        for op in module.ops
+        if isinstance(op, PoolOp)
+    ]
+
+
+def read_plan(module: ModuleOp, entry: str = "main") -> tuple[list[Buffer], list[Pool], Plan]:
+    """The problem and the plan written in a planned module, for checks and reports.
+
+    Raises ``PlanError`` if a storage is not placed or a pool has no planned size.
+    """
+    pairs = storage_buffers(module, entry)
+    pools = module_pools(module)
+    if not pools:
+        raise PlanError("the module declares no memory.pool (run plan-memory)")
+    sizes: dict[str, int] = {}
+    for op in module.ops:
+        if isinstance(op, PoolOp):
+            if op.size is None:
+                raise PlanError(f"memory.pool @{op.pool_name} has no planned size")
+            sizes[op.pool_name] = op.size.value.data
+    offsets: dict[str, tuple[str, int]] = {}
+    for op, b in pairs:
+        placement = op.placement
+        if placement is None:
+            raise PlanError(f"storage '{b.name}' ({b.kind}, {b.size} bytes) is not placed")
+        offsets[b.name] = placement
+    plan = Plan("from IR", offsets, sizes)
+    return [b for _, b in pairs], pools, plan
+
+
+def memory_report(module: ModuleOp, entry: str = "main") -> str:
+    """A table per pool (name, base address, size, used bytes, live peak) and a summary (peak
+    across pools with its step, the lower bound over the buffers, arena/lower-bound ratio)
+    of a planned module."""
+    buffers, pools, plan = read_plan(module, entry)
+    return format_report(buffers, pools, plan)
+
+
+def plan_module(
+    module: ModuleOp,
+    algorithm: str = "greedy-by-size",
+    pools: list[Pool] | None = None,
+    time_limit: float | None = None,
+    seed: int = 0,
+    entry: str = "main",
+) -> tuple[list[Buffer], list[Pool], Plan]:
+    """Plan a lowered module in place (see the module docstring); return problem and plan.
+
+    Raises ``PlanError`` and leaves the module unchanged if no valid plan is found.
+    """
+    try:
+        pairs = storage_buffers(module, entry)
+    except LivenessError as e:
+        raise PlanError(str(e)) from None
+    if pools is None:
+        pools = module_pools(module) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
+    buffers = [b for _, b in pairs]
+    plan = plan_memory(buffers, algorithm, pools, time_limit, seed)
+    verify_plan(buffers, pools, plan)
+    # Only now touch the IR.
+    for op in list(module.ops):
+        if isinstance(op, PoolOp):
+            Rewriter.erase_op(op)
+    new_pools = [
+        PoolOp(
+            p.name,
+            alignment=p.alignment,
+            base_address=p.base_address,
+            capacity=p.size,
+            size=plan.pool_sizes.get(p.name, 0),
+        )
+        for p in pools
+    ]
+    first = module.body.block.first_op
+    if first is None:
+        module.body.block.add_ops(new_pools)
+    else:
+        Rewriter.insert_op(new_pools, InsertPoint.before(first))
+    for op, b in pairs:
+        op.set_placement(*plan.offsets[b.name])
+    return buffers, pools, plan
+
+
+@dataclass(frozen=True)
+class PlanMemoryPass(ModulePass):
+    """Static memory planning of a lowered module into pools (see the module docstring)."""
+
+    name = "plan-memory"
+    relay_name: ClassVar[str] = "PlanMemory"
+    opt_level: ClassVar[int] = 0
+    required: ClassVar[tuple[str, ...]] = ()
+
+    algorithm: str = "greedy-by-size"
+    """One of ``planners.ALGORITHMS``."""
+    pools: tuple[str, ...] = ()
+    """``name:size[:alignment[:base]]`` items, fastest first; size 0 = unbounded."""
+    alignment: int = DEFAULT_POOL_ALIGNMENT
+    """Alignment of the default pool and of pools given without one."""
+    time_limit: float = 0.0
+    """Seconds for ``optimal`` and ``hill-climb`` (0: the planner's default)."""
+    seed: int = 0
+    """Seed of ``hill-climb``."""
+    report: bool = False
+    """Print ``memory_report`` to stderr."""
+    plot: str = ""
+    """Write a PNG of the plan to this path."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise PlanMemoryError(
+                f"plan-memory: unknown algorithm '{self.algorithm}' (known: {', '.join(ALGORITHMS)})"
+            )
+        try:
+            pools = parse_pools(self.pools, self.alignment) if self.pools else None
+            if pools is None and not any(isinstance(o, PoolOp) for o in op.ops):
+                pools = [Pool(DEFAULT_POOL, None, self.alignment)]
+            buffers, pools, plan = plan_module(
+                op, self.algorithm, pools, self.time_limit or None, self.seed
+            )
+        except PlanError as e:
+            raise PlanMemoryError(f"plan-memory: {e}") from None
+        if self.report:
+            print(format_report(buffers, pools, plan), file=sys.stderr)
+        if self.plot:
+            plot_plan(buffers, pools, plan, self.plot, title=f"plan-memory ({self.algorithm})")
+
+
+__all__ = [
+    "PlanMemoryError",
+    "PlanMemoryPass",
+    "memory_report",
+    "module_pools",
+    "parse_pools",
+    "plan_module",
+    "read_plan",
+]
