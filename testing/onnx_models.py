@@ -129,12 +129,13 @@ class GraphBuilder:
         )
         return name
 
-    def bn(self, x: str, c: int, name: str | None = None, eps: float = 1e-5) -> str:
+    def bn(self, x: str, c: int, name: str | None = None, eps: float = 1e-5, gamma: float = 1.0) -> str:
+        """Batch norm with random statistics; ``gamma`` scales the random scale (around 1)."""
         name = self.name(name or "bn")
         r = self.rng
         ins = [
             x,
-            self.init(f"{name}_gamma", r.uniform(0.5, 1.5, c).astype(np.float32)),
+            self.init(f"{name}_gamma", (gamma * r.uniform(0.5, 1.5, c)).astype(np.float32)),
             self.init(f"{name}_beta", r.normal(0, 0.1, c).astype(np.float32)),
             self.init(f"{name}_mean", r.normal(0, 0.1, c).astype(np.float32)),
             self.init(f"{name}_var", r.uniform(0.5, 1.5, c).astype(np.float32)),
@@ -173,6 +174,8 @@ def _resnet(depth: int, batch: int, image: int, num_classes: int, seed: int) -> 
     x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
     cin = 64
     expansion = 4 if bottleneck else 1
+    # residual branches end in a batch norm with a small scale (like torchvision's
+    # zero_init_residual, but not zero) so activations do not grow with depth
     for stage, (n, width) in enumerate(zip(layers, [64, 128, 256, 512])):
         for unit in range(n):
             stride = 2 if stage > 0 and unit == 0 else 1
@@ -181,10 +184,10 @@ def _resnet(depth: int, batch: int, image: int, num_classes: int, seed: int) -> 
             if bottleneck:
                 y = g.relu(g.bn(g.conv(x, cin, width, 1, name=f"{pre}.conv1"), width))
                 y = g.relu(g.bn(g.conv(y, width, width, 3, stride=stride, name=f"{pre}.conv2"), width))
-                y = g.bn(g.conv(y, width, cout, 1, name=f"{pre}.conv3"), cout)
+                y = g.bn(g.conv(y, width, cout, 1, name=f"{pre}.conv3"), cout, gamma=0.3)
             else:
                 y = g.relu(g.bn(g.conv(x, cin, width, 3, stride=stride, name=f"{pre}.conv1"), width))
-                y = g.bn(g.conv(y, width, width, 3, name=f"{pre}.conv2"), width)
+                y = g.bn(g.conv(y, width, width, 3, name=f"{pre}.conv2"), width, gamma=0.3)
             if stride != 1 or cin != cout:
                 sc = g.bn(g.conv(x, cin, cout, 1, stride=stride, name=f"{pre}.downsample"), cout)
             else:

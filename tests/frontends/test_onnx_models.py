@@ -120,3 +120,28 @@ def test_bert_layer_text_round_trip_with_external_weights():
     inputs = M.bert_inputs(seq=8, hidden=32)
     want = M.run_onnxruntime(model, inputs)[0]
     np.testing.assert_allclose(run(module, inputs)[0], want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "bert_layer"])
+def test_full_size_models_run_in_onnxruntime_and_import(name):
+    model = getattr(M, name)()
+    onnx.checker.check_model(model)
+    if name == "bert_layer":
+        inputs, out_type = M.bert_inputs(), "tensor<1x128x768xf32>"
+    else:
+        inputs, out_type = _image(size=224), "tensor<1x1000xf32>"
+    (out,) = M.run_onnxruntime(model, inputs)
+    # meaningful scales: neither vanishing nor exploding through the depth
+    assert np.isfinite(out).all() and 0.5 < float(out.std()) < 50.0
+    func = next(iter(import_onnx(model).module.ops))
+    assert [str(t) for t in func.function_type.outputs.data] == [out_type]
+
+
+def test_importer_covers_the_required_operators():
+    from xrelay.frontends import SUPPORTED_OPS
+
+    required = """Conv ConvTranspose BatchNormalization Relu Clip LeakyRelu Sigmoid Tanh Erf MaxPool
+    AveragePool GlobalAveragePool Gemm MatMul Add Sub Mul Div Pow Sqrt Reshape Flatten Transpose
+    Concat Split Squeeze Unsqueeze Slice Gather Softmax ReduceMean ReduceSum Cast Constant
+    Identity Dropout Pad Shape LayerNormalization""".split()
+    assert [op for op in required if op not in SUPPORTED_OPS] == []
