@@ -15,6 +15,7 @@ pass with the known ones) is one message on stderr and exit code 1, never a Pyth
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -78,6 +79,18 @@ class RelayOptMain(xDSLOptMain):
         opt_flags.add_arguments(arg_parser)
 
     def setup_pipeline(self):
+        # Relay's names work in -p too (FuseOps for fuse-ops): register the ones the pipeline uses.
+        from xdsl.utils.arg_spec import parse_pipeline
+
+        from xrelay.transforms.infra import PassLookupError, get_pass_class
+
+        for spec in parse_pipeline(self.args.passes):
+            if spec.name not in self.available_passes:
+                try:
+                    cls = get_pass_class(spec.name)
+                except PassLookupError:
+                    continue
+                self.available_passes[spec.name] = lambda cls=cls: cls
         self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes)
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
@@ -164,6 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(ToolError(_explain(e)))
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # a bug in a pass: still one message, unless asked for the traceback
+        if os.environ.get("XRELAY_TRACEBACK"):
+            raise
+        return report(
+            ToolError(f"internal error: {type(e).__name__}: {e} (set XRELAY_TRACEBACK=1 for details)")
+        )
     return 0
 
 

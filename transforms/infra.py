@@ -11,6 +11,9 @@ class variables::
         opt_level: ClassVar[int] = 0                         # Relay's PassInfo opt_level
         required: ClassVar[tuple[str, ...]] = ("InferType",)  # Relay names
 
+A pass whose own option is named `opt_level` (`fuse-ops{opt-level=0}`) declares Relay's level
+as `relay_opt_level: ClassVar[int]` instead, which takes precedence.
+
 A pass without these class variables (xDSL's own `cse`, `dce`, `canonicalize`) is named
 by its CLI name, has opt_level 0 and requires nothing. A composite pass (Relay's
 `FoldScaleAxis`) additionally declares `sequence: ClassVar[tuple[str, ...]]`, the CLI
@@ -345,9 +348,12 @@ class PassInfo:
 
 def pass_info_of(cls: type[ModulePass]) -> PassInfo:
     """The `PassInfo` of a pass class, from its class variables (see the module doc)."""
-    return PassInfo(
-        getattr(cls, "opt_level", 0), relay_name_of(cls), tuple(getattr(cls, "required", ()))
-    )
+    # A pass whose own option is called opt_level (fuse-ops{opt-level=0}) declares Relay's
+    # level as `relay_opt_level` instead, since one class attribute cannot be both.
+    level = getattr(cls, "relay_opt_level", None)
+    if level is None:
+        level = getattr(cls, "opt_level", 0)
+    return PassInfo(level, relay_name_of(cls), tuple(getattr(cls, "required", ())))
 
 
 class _ContextStack(threading.local):
