@@ -673,11 +673,14 @@ def _reshape_target(in_shape, shape: Sequence[int], allowzero: bool, node: _Node
         else:
             out.append(d)
     if infer is not None:
-        rest = [d for k, d in enumerate(out) if k != infer]
-        if any(d is None for d in in_shape) or any(d is None for d in rest):
+        # dims copied by 0 cancel out, so a dynamic batch copied through still lets -1 resolve
+        copied = {i for i, d in enumerate(shape) if int(d) == 0 and not allowzero}
+        in_rest = [d for i, d in enumerate(in_shape) if i not in copied]
+        rest = [d for k, d in enumerate(out) if k != infer and k not in copied]
+        if any(d is None for d in in_rest) or any(d is None for d in rest):
             out[infer] = None
         else:
-            total, known = math.prod(in_shape), math.prod(rest)
+            total, known = math.prod(in_rest), math.prod(rest)
             if known == 0 or total % known:
                 raise node.fail(f"cannot reshape {list(in_shape)} to {list(shape)}")
             out[infer] = total // known
@@ -695,7 +698,11 @@ def _reshape(im, node):
     target = _reshape_target(im.shape_of(x), shape, allowzero, node)
     if all(d is not None for d in target):
         return [im.reshape(x, target)]
-    # dynamic dims: hand Relay ONNX's own special values (same meaning for 0 and -1)
+    copied = [not allowzero and int(d) == 0 for d in shape]
+    if all(d is not None or c for d, c in zip(target, copied)):
+        # only copied dims are dynamic: 0 for them (Relay's 0 copies too), sizes elsewhere
+        return im.emit("reshape", [x], newshape=[0 if d is None else d for d in target])
+    # otherwise hand Relay ONNX's own special values (same meaning for 0 and -1)
     return im.emit("reshape", [x], newshape=[int(d) for d in shape], allowzero=allowzero)
 
 

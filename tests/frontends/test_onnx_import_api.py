@@ -205,3 +205,18 @@ def test_output_that_is_an_input_or_a_constant():
     got = xrelay.run(imp.module, {"x": x})
     np.testing.assert_array_equal(got[0], x)
     np.testing.assert_array_equal(got[1], np.arange(3, dtype=F32))
+
+
+def test_reshape_with_dynamic_batch_keeps_onnx_special_values():
+    nodes = [helper.make_node("Reshape", ["x", "s"], ["y"])]
+    model = make_model(nodes, {"x": (["n", 3, 4], F32)}, ["y"], {"s": np.array([0, -1], np.int64)})
+    imp = import_onnx(model)
+    assert "newshape = [0, 12]" in str(imp.module)
+    assert str(_main(imp.module).function_type.outputs.data[0]) == "tensor<?x12xf32>"
+    x = np.arange(24, dtype=F32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(xrelay.run(imp.module, {"x": x})[0], x.reshape(2, 12))
+    # a -1 that needs the dynamic dim stays -1, with Relay inferring a dynamic dim
+    model = make_model(nodes, {"x": (["n", 3, 4], F32)}, ["y"], {"s": np.array([-1, 4], np.int64)})
+    imp = import_onnx(model)
+    assert "newshape = [-1, 4]" in str(imp.module)
+    np.testing.assert_array_equal(xrelay.run(imp.module, {"x": x})[0], x.reshape(6, 4))
