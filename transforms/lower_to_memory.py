@@ -151,7 +151,7 @@ class _Lowering:
         ret = block.last_op
         if not isinstance(ret, func.ReturnOp):
             raise LowerToMemoryError("lower-to-memory: @main must end with func.return")
-        for v in ret.arguments:
+        for v in (*block.args, *ret.arguments):
             _static(v)
 
         # Unfused relay ops become one-op primitive functions.
