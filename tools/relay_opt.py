@@ -79,19 +79,27 @@ class RelayOptMain(xDSLOptMain):
         opt_flags.add_arguments(arg_parser)
 
     def setup_pipeline(self):
-        # Relay's names work in -p too (FuseOps for fuse-ops): register the ones the pipeline uses.
+        # Relay's names work in -p too (FuseOps for fuse-ops): they are mapped to CLI names.
+        import dataclasses
+
         from xdsl.utils.arg_spec import parse_pipeline
 
         from xrelay.transforms.infra import PassLookupError, get_pass_class
 
+        specs = []
         for spec in parse_pipeline(self.args.passes):
             if spec.name not in self.available_passes:
                 try:
-                    cls = get_pass_class(spec.name)
+                    spec = dataclasses.replace(spec, name=get_pass_class(spec.name).name)
                 except PassLookupError:
-                    continue
-                self.available_passes[spec.name] = lambda cls=cls: cls
-        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes)
+                    pass
+            specs.append(spec)
+        unknown = [s.name for s in specs if s.name not in self.available_passes]
+        if unknown:
+            raise ValueError(f"Unrecognized passes: {unknown}")
+        self.pipeline = PassPipeline(
+            tuple(self.available_passes[s.name]().from_pass_spec(s) for s in specs)
+        )
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
         from xrelay.dialects.relay import params_source
