@@ -363,7 +363,7 @@ def preorder_key(items: Sequence[Item], sa, sb, heuristic: str):
         "A": [it.size * (it.end - it.start + 1) for it in items],
         "T": [int(totals[sa[i] : sb[i]].max()) for i in range(len(items))],
     }
-    return lambda i: tuple(-feats[c][i] for c in heuristic) + (i,)
+    return lambda i: tuple(-feats[c][i] for c in heuristic) + (items[i].key,)
 
 
 def split_components(items: Sequence[Item]) -> list[list[Item]]:
