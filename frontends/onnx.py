@@ -996,8 +996,7 @@ def _conv_transpose(im, node):
 def _batch_norm(im, node):
     if node.attrs.get("training_mode", 0):
         raise node.fail("training_mode = 1 is not supported (inference import)")
-    if node.num_outputs > 1 and node.opset < 14 and node.opset >= 9:
-        pass  # optional training outputs; convert() rejects them when they are used
+    # training outputs (running mean / var) are rejected by convert() when they are used
     x, g, b, m, v = node.inputs[:5]
     outs = im.emit("nn.batch_norm", [x, g, b, m, v], axis=1, epsilon=float(node.attrs.get("epsilon", 1e-5)))
     return [outs[0]]
@@ -1187,8 +1186,6 @@ def _pad(im, node):
 @_op("LayerNormalization")
 def _layer_norm(im, node):
     x, scale, bias = node.inputs[0], node.inputs[1], node.input(2)
-    if node.num_outputs > 1:
-        pass  # Mean / InvStdDev: convert() rejects them when used
     rank = im.rank(x)
     axis = node.attrs.get("axis", -1)
     axis = axis + rank if axis < 0 else axis
