@@ -67,10 +67,7 @@ def rank_of(value: SSAValue) -> int:
 
 def single_user(value: SSAValue) -> Operation | None:
     """The only op using ``value`` (with one use), else None."""
-    uses = value.uses
-    if len(uses) != 1:
-        return None
-    return next(iter(uses)).operation
+    return value.get_user_of_unique_use()
 
 
 def result_used(value: SSAValue) -> bool:
