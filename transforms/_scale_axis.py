@@ -116,6 +116,10 @@ def conv_input_scale(info: ConvInfo, weight_shape: tuple[int, ...], vec: np.ndar
     """A kernel-shaped multiplier scaling input channel c by vec[c] (any ``groups``):
     output channel o of group g reads input channels g*I .. g*I+I-1."""
     n_out, n_in = weight_shape[info.kernel_o], weight_shape[info.kernel_i]
+    if info.groups == 1:  # every output channel reads every input channel: one row suffices
+        shape = [1] * len(weight_shape)
+        shape[info.kernel_i] = n_in
+        return vec.reshape(shape)
     group = np.arange(n_out) // (n_out // info.groups)
     oi = vec[group[:, None] * n_in + np.arange(n_in)[None, :]]
     if info.kernel_o > info.kernel_i:

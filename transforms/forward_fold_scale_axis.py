@@ -1,0 +1,208 @@
+"""``forward-fold-scale-axis``: fold an input scale forward into the consuming conv2d/dense weights.
+
+Relay's ForwardFoldScaleAxis (src/relay/transforms/fold_scale_axis.cc) on SSA. The pattern is
+
+    multiply(x, scale)   # scale: constant, per channel of x
+      -> [relu | leaky_relu (scale > 0)] -> [add | subtract | bias_add with a per-channel operand]
+      -> conv2d | dense  (as the data operand)
+
+``conv2d(x * s, w) == conv2d(x, w * s)`` along the kernel's input-channel axis, a positive scale
+commutes with relu, and ``x * s + b == (x + b / s) * s``. So the multiply disappears, the added
+operands are divided by the scale, and the weights are multiplied by it (fold-constant then
+folds both). This is how a batch norm before a convolution disappears.
+
+Two phases, both linear in the number of ops:
+
+1. *Analysis* in reverse program order: a conv2d/dense asks its data operand for a scale along
+   the channel axis; a relu/leaky_relu passes the request on requiring a positive scale; an
+   add/subtract/bias_add passes it on to one operand when the other broadcasts along that axis
+   only (Relay prefers the left operand). A value gets a message only when *every* use asks
+   for the same axis (Relay intersects the messages of all consumers), so a scaled value
+   feeding two convolutions folds into both weights.
+2. *Rewrite* in program order: a ``multiply`` whose result has a message and whose other
+   operand is a per-channel constant (positive if required) becomes "x scaled by s"; each
+   consumer is rebuilt on the unscaled value, and the convolutions absorb the scale.
+
+conv2d of any ``groups`` is handled (input channel c of group g scales the weights of that
+group's output channels at kernel input index c - g*I); layouts must be plain (no split
+channels); only float tensors are folded. Relay has no forward rule for dense; the same
+algebra (scale the weight's columns) is used here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from xrelay.dialects.relay import ConstantOp, RelayOp
+from xrelay.transforms._scale_axis import (
+    Message,
+    broadcasts_along,
+    channel_vector,
+    const_before,
+    conv_info,
+    conv_input_scale,
+    is_dense,
+    is_float,
+    make_before,
+    static_shape,
+    vector_for,
+)
+
+_ACTIVATIONS = ("nn.relu", "nn.leaky_relu")
+_ADD_SUB = ("add", "subtract")
+
+
+def _requests(op: Operation, msg: dict[SSAValue, Message]) -> list[tuple[SSAValue, Message]]:
+    """The scales ``op`` can absorb on its operands, given the messages of its results."""
+    if not isinstance(op, RelayOp) or len(op.results) != 1:
+        return []
+    name = op.RELAY_NAME
+    if name == "nn.conv2d":
+        info = conv_info(op)
+        x, w = op.operands
+        xs, ws = static_shape(x), static_shape(w)
+        if info is None or xs is None or ws is None:
+            return []
+        if ws[info.kernel_i] * info.groups != xs[info.in_axis]:
+            return []
+        return [(x, Message(info.in_axis, False))]
+    if name == "nn.dense":
+        x = op.operands[0]
+        if not is_dense(op) or static_shape(x) is None:
+            return []
+        return [(x, Message(len(static_shape(x) or ()) - 1, False))]
+    m = msg.get(op.results[0])
+    if m is None:
+        return []
+    if name in _ACTIVATIONS:
+        return [(op.operands[0], Message(m.axis, True))]
+    if name in _ADD_SUB:
+        a, b = op.operands
+        res = op.results[0]
+        if a.type == res.type and broadcasts_along(b, a, m.axis):
+            return [(a, m)]
+        if b.type == res.type and broadcasts_along(a, b, m.axis):
+            return [(b, m)]
+        return []
+    if name == "nn.bias_add":
+        rank = len(static_shape(op.results[0]) or ())
+        axis = op.attrs["axis"]
+        if rank and (axis + rank if axis < 0 else axis) == m.axis:
+            return [(op.operands[0], m)]
+    return []
+
+
+def analyse(ops: list[Operation]) -> dict[SSAValue, Message]:
+    """Messages of the values every user of which can absorb a per-channel scale."""
+    asked: dict[SSAValue, list[Message]] = {}
+    msg: dict[SSAValue, Message] = {}
+    for op in reversed(ops):
+        for res in op.results:
+            got = asked.get(res)
+            if not got or len(got) != res.uses.get_length() or not is_float(res):
+                continue
+            if any(g.axis != got[0].axis for g in got):
+                continue
+            msg[res] = Message(got[0].axis, any(g.require_positive for g in got))
+        for value, m in _requests(op, msg):
+            asked.setdefault(value, []).append(m)
+    return msg
+
+
+def fold_function(fn: func.FuncOp) -> int:
+    """Fold every qualifying input scale in ``fn``; return how many multiplies went."""
+    ops = list(fn.body.walk())
+    msg = analyse(ops)
+    # value -> (the unscaled value, the per-channel vector, the axis)
+    scaled: dict[SSAValue, tuple[SSAValue, np.ndarray, int]] = {}
+    replaced: list[Operation] = []
+    folded = 0
+    for op in ops:
+        if not isinstance(op, RelayOp) or not op.operands:
+            continue
+        name = op.RELAY_NAME
+        if name == "multiply":
+            m = msg.get(op.results[0])
+            if m is None:
+                continue
+            for x, s in (op.operands, op.operands[::-1]):
+                if x.type != op.results[0].type:
+                    continue
+                vec = channel_vector(s, x, m.axis)
+                if vec is None or (m.require_positive and not np.all(vec > 0)):
+                    continue
+                if np.any(vec == 0):
+                    continue  # added operands are divided by the scale
+                scaled[op.results[0]] = (x, vec, m.axis)
+                replaced.append(op)
+                folded += 1
+                break
+            continue
+        inputs = [o for o in op.operands if o in scaled]
+        if not inputs:
+            continue
+        src = inputs[0]
+        u, vec, axis = scaled[src]
+        attrs = op.attrs
+        if name in ("nn.conv2d", "nn.dense") and op.operands[0] is src and len(inputs) == 1:
+            w = op.operands[1]
+            ws = static_shape(w)
+            assert ws is not None
+            if name == "nn.conv2d":
+                info = conv_info(op)
+                assert info is not None
+                factor = conv_input_scale(info, ws, vec)
+            else:
+                factor = vec.reshape(1, -1)
+            new_w = make_before("multiply", [w, const_before(factor, w, op)], op)
+            out = make_before(name, [u, new_w], op, **attrs)
+            op.results[0].replace_all_uses_with(out)
+            replaced.append(op)
+        elif name in _ACTIVATIONS and op.results[0] in msg:
+            scaled[op.results[0]] = (make_before(name, [u], op, **attrs), vec, axis)
+            replaced.append(op)
+        elif name in (*_ADD_SUB, "nn.bias_add") and op.results[0] in msg and len(inputs) == 1:
+            rank = len(static_shape(src) or ())
+            operands = []
+            for o in op.operands:
+                if o is src:
+                    operands.append(u)
+                else:
+                    div = vec if name == "nn.bias_add" else vector_for(o, rank, axis, vec)
+                    operands.append(make_before("divide", [o, const_before(div, o, op)], op))
+            scaled[op.results[0]] = (make_before(name, operands, op, **attrs), vec, axis)
+            replaced.append(op)
+    # the old chain (multiply, relu, add, conv) is dead now; the scale constants may be too
+    for op in reversed(replaced):
+        if op.parent is None or any(r.uses for r in op.results):
+            continue
+        owners = [o.owner for o in op.operands]
+        Rewriter.erase_op(op)
+        for owner in owners:
+            if isinstance(owner, ConstantOp) and owner.parent is not None and not owner.result.uses:
+                Rewriter.erase_op(owner)
+    return folded
+
+
+@dataclass(frozen=True)
+class ForwardFoldScaleAxisPass(ModulePass):
+    """Fold per-channel input scales forward into conv2d/dense weights."""
+
+    name = "forward-fold-scale-axis"
+    relay_name: ClassVar[str] = "ForwardFoldScaleAxis"
+    opt_level: ClassVar[int] = 3
+    required: ClassVar[tuple[str, ...]] = ("InferType",)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in list(op.ops):
+            if isinstance(fn, func.FuncOp) and not fn.is_declaration:
+                fold_function(fn)
