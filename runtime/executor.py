@@ -1,0 +1,343 @@
+"""The arena executor: a planned memory-dialect program compiled once into a flat step list.
+
+``Executor(program)`` reads a module after ``lower-to-memory`` and ``plan-memory``:
+
+* every ``memory.pool`` becomes ONE numpy buffer of its planned size (aligned to 64 bytes);
+  every placed ``memory.alloc_storage`` is the slice ``arena[offset:offset + size]``, and every
+  tensor the view ``storage[offset:offset + nbytes].view(dtype).reshape(shape)``;
+  ``memory.alias`` is a reshaped view, ``memory.kill`` is nothing;
+* ``external`` storage (outputs kept out of the arena) gets its own buffer, once;
+* every parameter of ``@main`` gets an input buffer owned by the executor (``set_input``
+  copies into it; ``memory.copy`` steps move it into the arena at the start of a run);
+* every ``memory.invoke`` is compiled by ``fast_kernels.compile_function`` into thunks bound
+  to those views, its constants and its planned workspace.
+
+``run()`` then only calls the thunks: it allocates no activation memory (the tests check this
+with tracemalloc and by looking at the base of every array). ``profile()`` times every step
+and every op family. ``run_memory_compiled`` runs the memory-dialect *interpreter* (hostile
+mode: poisoned arenas, workspaces and killed storage) with the executor's kernels, which is
+the bitwise reference for the numba paths.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.interpreter import Interpreter, PythonValues, impl, register_impls
+from xdsl.ir import SSAValue
+
+from xrelay.dialects.memory import (
+    AliasOp,
+    AllocStorageOp,
+    AllocTensorOp,
+    CopyOp,
+    InvokeOp,
+    KillOp,
+    PoolOp,
+)
+from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
+from xrelay.runtime.fast_kernels import (
+    FAMILIES,
+    CompiledFunction,
+    KernelError,
+    compile_function,
+)
+
+__all__ = [
+    "ARENA_ALIGNMENT",
+    "Executor",
+    "ExecutorError",
+    "StepProfile",
+    "run_memory_compiled",
+]
+
+ARENA_ALIGNMENT = 64
+"""Byte alignment of every arena's first byte (a cache line; BLAS likes it)."""
+
+
+class ExecutorError(ValueError):
+    """The program cannot be executed; the message names the op or input at fault."""
+
+
+def aligned_empty(nbytes: int, alignment: int = ARENA_ALIGNMENT) -> np.ndarray:
+    """An uninitialised uint8 buffer of ``nbytes`` whose first byte is ``alignment``-aligned."""
+    raw = np.empty(nbytes + alignment, np.uint8)
+    start = (-raw.ctypes.data) % alignment
+    return raw[start : start + nbytes]
+
+
+def _view(raw: np.ndarray, offset: int, t: TensorType) -> np.ndarray:
+    dt = numpy_dtype(dtype_of(t.element_type))
+    return raw[offset : offset + byte_size(t)].view(dt).reshape(t.get_shape())
+
+
+def _name_of(v: SSAValue, index: int) -> str:
+    return v.name_hint if v.name_hint else f"arg{index}"
+
+
+@dataclass
+class StepProfile:
+    """Time of one step (a memory.invoke or an input copy) in one profiled run."""
+
+    index: int
+    name: str
+    ops: str
+    seconds: float
+    shapes: str
+
+
+def _is_planned(fn: func.FuncOp) -> bool:
+    arena = [op for op in fn.body.walk() if isinstance(op, AllocStorageOp) and not op.is_external]
+    return all(s.placement is not None for s in arena)
+
+
+class Executor:
+    """A planned program bound to its arenas; see the module docstring."""
+
+    def __init__(
+        self,
+        program: ModuleOp,
+        *,
+        entry: str = "main",
+        fast: bool = True,
+        use_numba: bool = True,
+    ):
+        self.module = program
+        self.entry = entry
+        self.fast = fast
+        self.use_numba = use_numba
+        self.functions = {op.sym_name.data: op for op in program.ops if isinstance(op, func.FuncOp)}
+        fn = self.functions.get(entry)
+        if fn is None:
+            raise ExecutorError(f"the program has no @{entry} function")
+        self.function = fn
+        if not any(isinstance(op, InvokeOp | AllocStorageOp) for op in fn.body.block.ops):
+            raise ExecutorError(
+                f"@{entry} is not lowered to the memory dialect (run lower-to-memory and "
+                "plan-memory, or use xrelay.build)"
+            )
+        if not _is_planned(fn):
+            raise ExecutorError(
+                f"@{entry} is not planned: some storage has no pool and offset (run plan-memory)"
+            )
+        self.pool_sizes: dict[str, int] = {}
+        for op in program.ops:
+            if isinstance(op, PoolOp):
+                if op.size is None:
+                    raise ExecutorError(f"memory.pool @{op.pool_name} has no planned size")
+                self.pool_sizes[op.pool_name] = op.size.value.data
+        self.arenas = {name: aligned_empty(size) for name, size in self.pool_sizes.items()}
+        self.external_bytes = 0
+        self._relay_interp: Any = None
+        self._compile()
+
+    # ----------------------------------------------------------------------------------------
+    # Compilation
+    # ----------------------------------------------------------------------------------------
+
+    def _compile(self) -> None:
+        block = self.function.body.block
+        env: dict[SSAValue, Any] = {}
+        self.input_names: list[str] = []
+        self.input_buffers: list[np.ndarray] = []
+        self.input_types: list[TensorType] = []
+        for i, arg in enumerate(block.args):
+            t = arg.type
+            if not isinstance(t, TensorType) or not t.has_static_shape():
+                raise ExecutorError(f"input '{_name_of(arg, i)}' has no static tensor type ({t})")
+            buf = np.empty(t.get_shape(), numpy_dtype(dtype_of(t.element_type)))
+            env[arg] = buf
+            self.input_names.append(_name_of(arg, i))
+            self.input_buffers.append(buf)
+            self.input_types.append(t)
+        self.steps: list[tuple[str, str, CompiledFunction]] = []
+        self.step_dests: list[list[np.ndarray]] = []
+        self.tensor_views: dict[str, np.ndarray] = {}
+        self.scratch_bytes = 0
+        for op in block.ops:
+            if isinstance(op, AllocStorageOp):
+                placement = op.placement
+                if placement is not None and not op.is_external:
+                    pool, offset = placement
+                    arena = self.arenas.get(pool)
+                    if arena is None:
+                        raise ExecutorError(
+                            f"storage placed in pool '{pool}', which is not declared"
+                        )
+                    if offset + op.nbytes > arena.size:
+                        raise ExecutorError(
+                            f"storage of {op.nbytes} bytes at offset {offset} lies outside pool "
+                            f"'{pool}' of {arena.size} bytes"
+                        )
+                    env[op.result] = arena[offset : offset + op.nbytes]
+                else:
+                    env[op.result] = aligned_empty(op.nbytes)
+                    self.external_bytes += op.nbytes
+            elif isinstance(op, AllocTensorOp):
+                t = op.result.type
+                assert isinstance(t, TensorType)
+                view = _view(env[op.storage], op.offset.value.data, t)
+                env[op.result] = view
+                self.tensor_views[op.result.name_hint or f"t{len(self.tensor_views)}"] = view
+            elif isinstance(op, AliasOp):
+                t = op.result.type
+                assert isinstance(t, TensorType)
+                env[op.result] = env[op.source].reshape(t.get_shape())
+            elif isinstance(op, ConstantOp):
+                env[op.result] = op.numpy()
+            elif isinstance(op, CopyOp):
+                src, dst = env[op.source], env[op.dest]
+                compiled = CompiledFunction("memory.copy")
+                compiled.thunks.append(("copy", "copy", _copy_thunk(dst, src)))
+                self.steps.append(("memory.copy", "copy", compiled))
+                self.step_dests.append([dst])
+            elif isinstance(op, InvokeOp):
+                self.steps.append(self._compile_invoke(op, env))
+                self.step_dests.append([env[v] for v in op.outs])
+            elif isinstance(op, KillOp | PoolOp):
+                continue
+            elif isinstance(op, func.ReturnOp):
+                self.outputs = [env[v] for v in op.arguments]
+                self.output_types = [v.type for v in op.arguments]
+            else:
+                raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
+        self._thunks = [t for _, _, c in self.steps for _, _, t in c.thunks]
+
+    def _compile_invoke(
+        self, op: InvokeOp, env: dict[SSAValue, Any]
+    ) -> tuple[str, str, CompiledFunction]:
+        name = op.callee_name
+        fn = self.functions.get(name)
+        if fn is None:
+            raise ExecutorError(f"memory.invoke of unknown function @{name}")
+        ins = [env[v] for v in op.inputs]
+        outs = [env[v] for v in op.outs]
+        ws = env[op.workspace[0]] if op.workspace else None
+        try:
+            compiled = compile_function(
+                fn,
+                ins,
+                outs,
+                ws,
+                fast=self.fast,
+                use_numba=self.use_numba,
+                call_function=self._call_reference,
+                lookup=self.functions.get,
+            )
+        except KernelError as e:
+            raise ExecutorError(f"step {len(self.steps)} (@{name}): {e}") from None
+        self.scratch_bytes += compiled.scratch_bytes
+        ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
+        return name, ops, compiled
+
+    def _call_reference(self, fn: func.FuncOp, args: tuple[Any, ...]) -> Sequence[Any]:
+        if self._relay_interp is None:
+            from xrelay.runtime.interpreter import RelayInterpreter
+
+            self._relay_interp = RelayInterpreter(self.module)
+        return self._relay_interp.call_op(fn, args)
+
+    # ----------------------------------------------------------------------------------------
+    # Running
+    # ----------------------------------------------------------------------------------------
+
+    @property
+    def arena_bytes(self) -> int:
+        """Bytes of all arenas together (the plan's pool sizes)."""
+        return sum(self.pool_sizes.values())
+
+    def run(self) -> None:
+        """Run every step on the current inputs; results stay in ``self.outputs`` (views)."""
+        for t in self._thunks:
+            t()
+
+    def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
+        """Run once, timing each step and each op family (im2col, matmul, ...)."""
+        steps: list[StepProfile] = []
+        families = dict.fromkeys(FAMILIES, 0.0)
+        clock = time.perf_counter
+        for index, (name, ops, compiled) in enumerate(self.steps):
+            start = clock()
+            for _, fam, t in compiled.thunks:
+                t0 = clock()
+                t()
+                families[fam] += clock() - t0
+            steps.append(StepProfile(index, name, ops, clock() - start, ""))
+        return steps, families
+
+    def step_outputs(self) -> list[list[np.ndarray]]:
+        """Run once, step by step, and return a copy of every step's destinations."""
+        results: list[list[np.ndarray]] = []
+        for (_, _, compiled), outs in zip(self.steps, self.step_dests):
+            compiled()
+            results.append([np.array(o, copy=True) for o in outs])
+        return results
+
+
+def _copy_thunk(dst: np.ndarray, src: np.ndarray):
+    def copy() -> None:
+        np.copyto(dst, src)
+
+    return copy
+
+
+# --------------------------------------------------------------------------------------------
+# The memory interpreter with the executor's kernels
+# --------------------------------------------------------------------------------------------
+
+
+def run_memory_compiled(
+    program: ModuleOp,
+    inputs: Mapping[str, Any] | Sequence[Any] | None = None,
+    *,
+    entry: str = "main",
+    fast: bool = True,
+    use_numba: bool = True,
+    poison: bool = True,
+) -> list[np.ndarray]:
+    """Interpret a planned program with ``run_memory``'s machinery (arenas, aliases, kills,
+    poisoning) but run each ``memory.invoke`` with the executor's compiled kernels.
+
+    This is the bitwise reference for the executor when its kernels round differently from
+    the reference kernels (numba depthwise convolutions); with ``fast=False`` and
+    ``use_numba=False`` it equals ``run_memory``.
+    """
+    from xrelay.runtime.memory_interpreter import MemoryFunctions, MemoryRunner
+
+    @register_impls
+    class _Compiled(MemoryFunctions):
+        @impl(InvokeOp)
+        def run_invoke(
+            self, interpreter: Interpreter, op: InvokeOp, args: PythonValues
+        ) -> PythonValues:
+            n_in, n_out = len(op.inputs), len(op.outs)
+            ins, outs = args[:n_in], args[n_in : n_in + n_out]
+            ws = args[n_in + n_out :]
+            if self.poison:
+                for w in ws:
+                    w.fill(0xA5)
+            fn = self._funcs[op.callee_name]
+            compiled = compile_function(
+                fn,
+                list(ins),
+                list(outs),
+                ws[0] if ws else None,
+                fast=fast,
+                use_numba=use_numba,
+                call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
+                lookup=self._funcs.get,
+            )
+            compiled()
+            return ()
+
+    runner = MemoryRunner(program, entry, True, poison)
+    runner.interpreter.register_implementations(
+        _Compiled(runner.module, runner.arenas, poison), override=True
+    )
+    return runner.run(inputs)
