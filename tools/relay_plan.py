@@ -37,6 +37,17 @@ LOADERS: dict[str, Callable[[Path], list[Buffer]]] = {
 }
 """Problem loaders by lower-case file extension."""
 
+
+
+def _load_mlir(path: Path) -> list[Buffer]:
+    # Imported lazily: the IR stack is only needed for .mlir problems.
+    from xrelay.transforms.plan_memory import load_mlir_problem
+
+    return load_mlir_problem(path)
+
+
+LOADERS[".mlir"] = _load_mlir
+
 CLI_DEFAULT_POOL = Pool("global", None, alignment=1)
 
 

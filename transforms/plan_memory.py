@@ -37,16 +37,18 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from xrelay.dialects.memory import PoolOp
-from xrelay.transforms.liveness import LivenessError, storage_buffers
+from xrelay.dialects.memory import AllocStorageOp, PoolOp
+from xrelay.transforms.liveness import LivenessError, buffer_lifetimes, storage_buffers
 from xrelay.transforms.planners import (
     ALGORITHMS,
     Buffer,
@@ -184,6 +186,34 @@ def plan_module(
     return buffers, pools, plan
 
 
+def load_mlir_problem(path: str | Path) -> list[Buffer]:
+    """The planning problem of a ``.mlir`` file, for ``relay-plan``.
+
+    A module already lowered to the memory dialect is read as is. A relay module is lowered
+    first with ``lower-to-memory``'s defaults, after ``fuse-ops`` if it has no primitive
+    function yet (so one buffer per fused group, as a compiler would plan it).
+    """
+    from xdsl.parser import Parser
+
+    from xrelay.dialects import make_context
+    from xrelay.transforms.annotate_used_memory import is_primitive
+    from xrelay.transforms.fuse_ops import FuseOpsPass
+    from xrelay.transforms.lower_to_memory import LowerToMemoryPass
+
+    ctx = make_context()
+    try:
+        module = Parser(ctx, Path(path).read_text(), str(path)).parse_module()
+        module.verify()
+        lowered = any(isinstance(op, AllocStorageOp) for op in module.walk())
+        if not lowered:
+            if not any(isinstance(f, func.FuncOp) and is_primitive(f) for f in module.ops):
+                FuseOpsPass().apply(ctx, module)
+            LowerToMemoryPass().apply(ctx, module)
+        return buffer_lifetimes(module)
+    except (DiagnosticException, ParseError, LivenessError, OSError) as e:
+        raise PlanError(f"{path}: {e}") from None
+
+
 @dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
     """Static memory planning of a lowered module into pools (see the module docstring)."""
@@ -231,6 +261,7 @@ class PlanMemoryPass(ModulePass):
 __all__ = [
     "PlanMemoryError",
     "PlanMemoryPass",
+    "load_mlir_problem",
     "memory_report",
     "module_pools",
     "parse_pools",
