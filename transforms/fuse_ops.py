@@ -222,8 +222,12 @@ class GraphPartitioner:
             self._merge(self.groups[node.index], target)
             stack.extend(c for c, _ in node.outputs)
 
-    def _count_fused_nodes(self, child: GraphNode, dom_parent: GraphNode) -> int:
+    def _too_many_nodes(self, child: GraphNode, dom_parent: GraphNode) -> bool:
+        """Whether fusing ``child`` into ``dom_parent``'s group exceeds ``max_depth`` nodes
+        (Relay's ``CountFusedNodesWithNewChild``; stops counting once over the limit, which
+        bounds the walk by ``max_depth``)."""
         groups = self.groups
+        limit = self.max_depth
         total = groups[dom_parent.index].find_root().num_nodes
         visited: set[int] = set()
         stack = [child]
@@ -233,8 +237,10 @@ class GraphPartitioner:
                 continue
             visited.add(node.index)
             total += groups[node.index].num_nodes
+            if total > limit:
+                return True
             stack.extend(c for c, _ in node.outputs)
-        return total
+        return total > limit
 
     # ---- the phases --------------------------------------------------------------------------
 
@@ -250,7 +256,7 @@ class GraphPartitioner:
             if dom == -1:
                 continue
             dom_node = nodes[dom]
-            if self._count_fused_nodes(node, dom_node) > self.max_depth:
+            if self._too_many_nodes(node, dom_node):
                 continue
             dom_group = groups[dom]
             if phase == 2:
