@@ -29,14 +29,18 @@ starts from the best greedy plan.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 RUNNING, FOUND, EXHAUSTED = 0, 1, 2
+# Kernel options: 1 = split parts keep the monotonic floor, 2 = dynamic decomposition.
+FLAGS = 3
 
 
 @njit(cache=True, nogil=True)
@@ -54,7 +58,7 @@ def _search(  # noqa: C901 - one tight loop on purpose
     w, al, sa, sb, rank, height, n_sections,
     floor, rem, placed, off, chosen, cand, cand_off, ncand, ci, save, saveptr,
     tmp_off, sec_min, scratch, g_lo, g_hi, g_ol, g_rl, jump_at, pend, npend,
-    ctl, max_nodes,
+    ctl, max_nodes, flags,
 ):  # fmt: skip
     """Run the DFS for at most ``max_nodes`` expansions; the state lives in the arrays.
 
@@ -124,7 +128,7 @@ def _search(  # noqa: C901 - one tight loop on purpose
                 if s > lo:
                     run += scratch[s]
                 covered = s < hi and rem[s] > 0
-                starts = covered and (s == lo or run == 0 or seg0 < 0)
+                starts = covered and (s == lo or (run == 0 and flags & 2 != 0) or seg0 < 0)
                 if seg0 >= 0 and (not covered or starts):
                     # Close the segment [seg0, s).
                     if nseg == 0:
@@ -134,8 +138,8 @@ def _search(  # noqa: C901 - one tight loop on purpose
                         k = npend[d]
                         pend[d, k, 0] = seg0
                         pend[d, k, 1] = s
-                        pend[d, k, 2] = o_last
-                        pend[d, k, 3] = r_last
+                        pend[d, k, 2] = o_last if flags & 1 else 0
+                        pend[d, k, 3] = r_last if flags & 1 else -1
                         pend[d, k, 4] = d
                         npend[d] = k + 1
                     nseg += 1
@@ -143,6 +147,11 @@ def _search(  # noqa: C901 - one tight loop on purpose
                 if covered and seg0 < 0:
                     seg0 = s
                 s += 1
+            if nseg > 1 and not flags & 1:
+                o_last = 0
+                r_last = -1
+                g_ol[d] = 0
+                g_rl[d] = -1
             lo = first_lo
             hi = first_hi
             g_lo[d] = lo
@@ -338,7 +347,7 @@ class _Component:
             self.floor, self.rem, self.placed, self.off, self.chosen, self.cand,
             self.cand_off, self.ncand, self.ci, self.save, self.saveptr, self.tmp_off,
             self.sec_min, self.scratch, self.g_lo, self.g_hi, self.g_ol, self.g_rl,
-            self.jump_at, self.pend, self.npend, self.ctl, max_nodes,
+            self.jump_at, self.pend, self.npend, self.ctl, max_nodes, FLAGS,
         )  # fmt: skip
         return self.status
 
@@ -349,7 +358,7 @@ class _Component:
 HEURISTICS = ("WAT", "TAW", "TWA")
 """Static buffer orders tried in turn (as MiniMalloc does), each letter a descending key:
 W = lifetime width (steps), A = area (bytes x steps), T = the largest total of bytes live
-in any section the buffer covers."""
+in any section the buffer covers, Z = size."""
 
 
 def preorder_key(items: Sequence[Item], sa, sb, heuristic: str):
@@ -362,8 +371,18 @@ def preorder_key(items: Sequence[Item], sa, sb, heuristic: str):
         "W": [it.end - it.start + 1 for it in items],
         "A": [it.size * (it.end - it.start + 1) for it in items],
         "T": [int(totals[sa[i] : sb[i]].max()) for i in range(len(items))],
+        "Z": [it.size for it in items],
     }
     return lambda i: tuple(-feats[c][i] for c in heuristic) + (items[i].key,)
+
+
+def _workers() -> int:
+    """Threads for the parallel searches: the usable cores, at most one per heuristic."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, len(HEURISTICS)))
 
 
 def split_components(items: Sequence[Item]) -> list[list[Item]]:
@@ -402,18 +421,27 @@ def decide(
     for part in parts:
         # Interleave one resumable search per static order with doubling node slices:
         # the first to finish decides (each search alone is complete).
+        # The compiled kernel releases the GIL, so the searches share the cores.
         comps = [_Component(part, height, h) for h in HEURISTICS]
         chunk = max(len(part), 16)
         status = RUNNING
         winner = comps[0]
         while status == RUNNING:
-            for comp in comps:
-                status = comp.step(chunk, jit)
-                if status != RUNNING:
-                    winner = comp
+            if jit and _workers() > 1:
+                with ThreadPoolExecutor(_workers()) as pool:
+                    statuses = list(pool.map(lambda c, k=chunk: c.step(k, True), comps))
+            else:
+                statuses = []
+                for comp in comps:
+                    statuses.append(comp.step(chunk, jit))
+                    if statuses[-1] != RUNNING:
+                        break
+            for comp, st in zip(comps, statuses):
+                if st != RUNNING:
+                    status, winner = st, comp
                     break
-                if time.perf_counter() > deadline:
-                    return DecisionResult(RUNNING, {}, nodes + sum(c.nodes for c in comps))
+            if status == RUNNING and time.perf_counter() > deadline:
+                return DecisionResult(RUNNING, {}, nodes + sum(c.nodes for c in comps))
             chunk = min(chunk * 2, 100_000)
         nodes += sum(c.nodes for c in comps)
         if status == EXHAUSTED:
@@ -471,8 +499,9 @@ def minimise(
         if remaining <= 0:
             break
         if first:
+            # The lower bound is often the optimum (zero fragmentation): most time here.
             probe = lo
-            budget = remaining * 0.5
+            budget = remaining * 2 / 3
         else:
             probe = lo + ((hi - lo) // (2 * g)) * g
             budget = remaining / 2 if hi - lo > 4 * g else remaining
