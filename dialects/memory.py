@@ -422,8 +422,7 @@ class AllocStorageOp(IRDLOperation):
             raise VerifyException(f"{where}: external storage cannot be placed in pool")
         if self.is_external and self.storage_kind not in ("input", "output"):
             raise VerifyException(
-                f"{where}: only input and output storage can be external, not "
-                f"'{self.storage_kind}'"
+                f"{where}: only input and output storage can be external, not '{self.storage_kind}'"
             )
         module = self.get_toplevel_object()
         if self.pool is not None and isinstance(module, Operation):
@@ -817,9 +816,7 @@ def _conv2d_im2col_bytes(op: RelayOp) -> int:
         w = weight_t.get_shape()
         kh, kw = w[kl.index("H")], w[kl.index("W")]
     groups = a["groups"]
-    pointwise = (
-        (kh, kw) == (1, 1) and tuple(a["strides"]) == (1, 1) and not any(a["padding"])
-    )
+    pointwise = (kh, kw) == (1, 1) and tuple(a["strides"]) == (1, 1) and not any(a["padding"])
     if pointwise:
         return 0  # the input already is the im2col matrix
     elem = byte_size(TensorType(data_t.element_type, [1]))

@@ -132,7 +132,9 @@ def used_memory(module: ModuleOp, entry: str = "main") -> tuple[dict[str, list[i
         name = op.callee.root_reference.data
         callee = funcs.get(name)
         if callee is None:
-            raise AnnotateUsedMemoryError(f"@{entry} calls @{name}, which the module does not define")
+            raise AnnotateUsedMemoryError(
+                f"@{entry} calls @{name}, which the module does not define"
+            )
         if not is_primitive(callee):
             raise AnnotateUsedMemoryError(
                 f"@{entry} calls @{name}, which is not primitive: expect top-level functions "
