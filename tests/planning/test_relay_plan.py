@@ -77,7 +77,7 @@ def test_storage_ids_reports_objects(capsys):
         (["five.csv", "--pool", "p:big"], "--pool p:big: size 'big' is not an integer"),
         (["five.csv", "--pool", "nosize"], "expected NAME:SIZE[:ALIGN[:BASE]]"),
         (["five.csv", "--time-limit", "0"], "--time-limit must be positive"),
-        (["problem.json"], "unknown problem format '.json' (known: .csv)"),
+        (["problem.json"], "unknown problem format '.json' (known: .csv"),
     ],
 )
 def test_errors_are_one_line_exit_1(capsys, argv, message):

@@ -376,6 +376,18 @@ def preorder_key(items: Sequence[Item], sa, sb, heuristic: str):
     return lambda i: tuple(-feats[c][i] for c in heuristic) + (items[i].key,)
 
 
+_compiled = False
+
+
+def ensure_compiled() -> None:
+    """Compile (or load from numba's disk cache) the search kernel once per process, so
+    that the one-off compile time is not charged to a search's time limit."""
+    global _compiled
+    if not _compiled:
+        _Component([Item(0, 1, 1, 0, 0)], 1).step(10, True)
+        _compiled = True
+
+
 def _workers() -> int:
     """Threads for the parallel searches: the usable cores, at most one per heuristic."""
     try:
@@ -473,9 +485,11 @@ def minimise(
     ``capacity`` bounds the height (a pool size) or is ``None``. Heights are searched in
     multiples of the gcd of all sizes and alignments, which every canonical height is.
     """
+    nonzero = [it for it in items if it.size > 0]
+    if jit or (jit is None and len(nonzero) > 24):
+        ensure_compiled()
     start = time.perf_counter()
     deadline = start + time_limit
-    nonzero = [it for it in items if it.size > 0]
     stats: dict[str, object] = {"probes": []}
     if not nonzero:
         return OptimalResult({it.key: 0 for it in items}, 0, True, stats)
