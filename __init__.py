@@ -9,6 +9,7 @@ from typing import Any
 # stays cheap; add entries here rather than eager imports.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "IRModule": ("xrelay.relay.module", "IRModule"),
+    "build": ("xrelay.runtime.build", "build"),
     "relay": ("xrelay.relay", None),
     "run": ("xrelay.runtime.interpreter", "run"),
 }

@@ -9,6 +9,8 @@
 * ``external`` storage (outputs kept out of the arena) gets its own buffer, once;
 * every parameter of ``@main`` gets an input buffer owned by the executor (``set_input``
   copies into it; ``memory.copy`` steps move it into the arena at the start of a run);
+* ``@main``'s constants are bound as they are (read-only views of the IR's data, no copy),
+  or replaced by the arrays given in ``constants`` (params loaded later);
 * every ``memory.invoke`` is compiled by ``fast_kernels.compile_function`` into thunks bound
   to those views, its constants and its planned workspace.
 
@@ -107,8 +109,10 @@ class Executor:
         entry: str = "main",
         fast: bool = True,
         use_numba: bool = True,
+        constants: Mapping[ConstantOp, np.ndarray] | None = None,
     ):
         self.module = program
+        self.constants = dict(constants or {})
         self.entry = entry
         self.fast = fast
         self.use_numba = use_numba
@@ -190,7 +194,8 @@ class Executor:
                 assert isinstance(t, TensorType)
                 env[op.result] = env[op.source].reshape(t.get_shape())
             elif isinstance(op, ConstantOp):
-                env[op.result] = op.numpy()
+                value = self.constants.get(op)
+                env[op.result] = op.numpy() if value is None else value
             elif isinstance(op, CopyOp):
                 src, dst = env[op.source], env[op.dest]
                 compiled = CompiledFunction("memory.copy")

@@ -1,0 +1,124 @@
+"""``xrelay.build``: optimise, fuse, lower, plan, and bind a module to the arena executor.
+
+    >>> m = xrelay.build(mod, params, opt_level=3, plan="greedy-by-size")  # doctest: +SKIP
+
+The stages, each a pass you can also run alone:
+
+1. ``params`` (a dict of arrays) are bound to ``@main``'s parameters of those names as named
+   constants (``bind_params_by_name``), so folding sees the real weights;
+2. ``build_pipeline(opt_level)`` (Relay's pre-fusion passes and ``fuse-ops``) runs inside a
+   ``PassContext(opt_level=opt_level)``;
+3. ``lower-to-memory`` makes storage explicit (inputs and outputs in the arena by default,
+   a planned workspace for every im2col convolution);
+4. ``plan-memory`` places every storage with ``plan`` (any of ``planners.ALGORITHMS``) into
+   ``pools`` (``None``: one unbounded pool; or ``Pool`` objects; or a ``"name:size,..."`` string);
+5. the planned program becomes a ``GraphModule`` (``runtime.graph_executor``).
+
+The module given is not modified. Errors of every stage keep their own exception type
+(``RelayTypeError``, ``PlanError``, ...); ``BuildError`` is raised for bad arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from xrelay.runtime.graph_executor import GraphModule
+from xrelay.transforms.planners import ALGORITHMS, Pool
+
+__all__ = ["BuildError", "build", "build_program"]
+
+
+class BuildError(ValueError):
+    """``build`` got arguments it cannot use."""
+
+
+def _pools(pools: Sequence[Pool] | str | None) -> list[Pool] | None:
+    from xrelay.transforms.plan_memory import parse_pools
+
+    if pools is None:
+        return None
+    if isinstance(pools, str):
+        return parse_pools(pools)
+    pools = list(pools)
+    if not all(isinstance(p, Pool) for p in pools):
+        raise BuildError("pools must be planners.Pool objects or a 'name:size,...' string")
+    return pools
+
+
+def build_program(
+    mod: Any,
+    params: Mapping[str, Any] | None = None,
+    opt_level: int = 3,
+    plan: str = "greedy-by-size",
+    pools: Sequence[Pool] | str | None = None,
+    *,
+    inputs_in_arena: bool = True,
+    outputs_in_arena: bool = True,
+    time_limit: float | None = None,
+) -> tuple[ModuleOp, Any]:
+    """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``."""
+    from xrelay.dialects import make_context
+    from xrelay.transforms.bind_params import bind_params_by_name
+    from xrelay.transforms.infra import PassContext, build_pipeline, module_op
+    from xrelay.transforms.lower_to_memory import LowerToMemoryPass
+    from xrelay.transforms.plan_memory import DEFAULT_POOL, DEFAULT_POOL_ALIGNMENT, plan_module
+
+    if plan not in ALGORITHMS:
+        raise BuildError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
+    if not isinstance(opt_level, int) or isinstance(opt_level, bool) or not 0 <= opt_level <= 4:
+        raise BuildError(f"opt_level must be an integer from 0 to 4, got {opt_level!r}")
+    module = module_op(mod).clone()
+    if params:
+        arrays = {
+            k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
+        }
+        bind_params_by_name(module, arrays)
+    with PassContext(opt_level=opt_level):
+        optimised = module_op(build_pipeline(opt_level)(module))
+    LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
+        make_context(), optimised
+    )
+    pool_list = _pools(pools)
+    if pool_list is None:
+        pool_list = [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
+    info = plan_module(optimised, plan, pool_list, time_limit)
+    return optimised, info
+
+
+def build(
+    mod: Any,
+    params: Mapping[str, Any] | None = None,
+    opt_level: int = 3,
+    plan: str = "greedy-by-size",
+    pools: Sequence[Pool] | str | None = None,
+    *,
+    target: str | None = None,
+    debug: bool = False,
+    use_numba: bool = True,
+    inputs_in_arena: bool = True,
+    outputs_in_arena: bool = True,
+    time_limit: float | None = None,
+) -> GraphModule:
+    """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
+
+    ``target`` exists for TVM compatibility: only ``None``, ``"llvm"`` and ``"cpu"`` (numpy on
+    the host) are accepted. ``use_numba=False`` keeps every kernel bitwise equal to the
+    reference kernels (depthwise convolutions are then slower).
+    """
+    if target not in (None, "llvm", "cpu", "numpy"):
+        raise BuildError(f"unsupported target {target!r}: xrelay runs on the host CPU (llvm)")
+    program, info = build_program(
+        mod,
+        params,
+        opt_level,
+        plan,
+        pools,
+        inputs_in_arena=inputs_in_arena,
+        outputs_in_arena=outputs_in_arena,
+        time_limit=time_limit,
+    )
+    return GraphModule(program, debug=debug, use_numba=use_numba, plan_info=info)

@@ -1,0 +1,469 @@
+"""The graph-executor module: TVM's ``GraphModule`` API over the arena executor.
+
+``xrelay.build(mod, params)`` or ``xrelay.runtime.create(program)`` return a ``GraphModule``::
+
+    m = xrelay.build(mod, params, opt_level=3, plan="greedy-by-size")
+    m.set_input("data", x)          # or m.set_input(data=x), or m.run(data=x)
+    m.run()
+    y = m.get_output(0)             # a copy; get_output(0, out=buf) copies into buf
+    print(m.benchmark(repeat=5, number=5))
+    print(m.memory_report())        # the plan: pools, peak, lower bound
+
+**Inputs** are ``@main``'s parameters, by name (their SSA names) or index. ``set_input``
+copies the value into a buffer the module owns, checking name, shape and dtype (a clear
+``GraphModuleError`` names the input and what it expected); a float64 array is not silently
+narrowed to float32: dtypes must match exactly (cast first).
+
+**Params** are the constants of the planned ``@main`` (weights after optimisation), named
+``p0, p1, ...`` in the order ``@main`` first uses them, like the params of TVM's
+``relay.build``. ``save_params()`` gives them as the bytes of an ``.npz``; ``load_params``
+replaces those it names (checking shape and dtype; names that are not params are ignored, as
+TVM ignores them). ``set_input`` also accepts a param name. ``share_params(other, bytes)``
+makes this module use ``other``'s arrays for the params named in ``bytes`` (no copy).
+Replacing params rebinds the steps (a few milliseconds), never in ``run``.
+
+**Debug**: ``GraphModule(..., debug=True)`` (or ``DebugModule``) records every step's outputs
+and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op table).
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tabulate import tabulate
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from xrelay.dialects.relay import ConstantOp, dtype_of, shape_of
+from xrelay.runtime.executor import Executor, ExecutorError
+
+__all__ = [
+    "BenchmarkResult",
+    "DebugModule",
+    "GraphModule",
+    "GraphModuleError",
+    "create",
+]
+
+
+class GraphModuleError(ValueError):
+    """Wrong use of a module: unknown input, wrong shape or dtype, bad params."""
+
+
+@dataclass
+class BenchmarkResult:
+    """Seconds per run of each repeat (``results``) and their statistics."""
+
+    results: list[float]
+    number: int = 1
+    mean: float = field(init=False)
+    median: float = field(init=False)
+    std: float = field(init=False)
+    min: float = field(init=False)
+    max: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        r = self.results
+        if not r:
+            raise ValueError("a benchmark needs at least one result")
+        self.mean = statistics.fmean(r)
+        self.median = statistics.median(r)
+        self.std = statistics.pstdev(r) if len(r) > 1 else 0.0
+        self.min = min(r)
+        self.max = max(r)
+
+    def __str__(self) -> str:
+        ms = [self.mean, self.median, self.max, self.min, self.std]
+        return "Execution time summary:\n" + tabulate(
+            [[f"{v * 1000:.4f}" for v in ms]],
+            headers=["mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)"],
+        )
+
+
+def _main_constants(program: ModuleOp, entry: str) -> list[ConstantOp]:
+    """@main's constants in the order the steps first use them (TVM's p0, p1, ...)."""
+    fn = next(op for op in program.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry)
+    seen: dict[ConstantOp, None] = {}
+    for op in fn.body.block.ops:
+        for v in op.operands:
+            if isinstance(v.owner, ConstantOp):
+                seen.setdefault(v.owner, None)
+    for op in fn.body.block.ops:
+        if isinstance(op, ConstantOp):
+            seen.setdefault(op, None)
+    return list(seen)
+
+
+class GraphModule:
+    """A planned program ready to run; see the module docstring."""
+
+    def __init__(
+        self,
+        program: ModuleOp,
+        *,
+        entry: str = "main",
+        debug: bool = False,
+        fast: bool = True,
+        use_numba: bool = True,
+        plan_info: Any = None,
+    ):
+        self.program = program
+        self.entry = entry
+        self.debug = debug
+        self._fast = fast
+        self._use_numba = use_numba
+        self._plan_info = plan_info
+        self._constants = _main_constants(program, entry)
+        self.param_names = [f"p{i}" for i in range(len(self._constants))]
+        self._params: dict[str, np.ndarray] = {}
+        try:
+            self._executor = Executor(program, entry=entry, fast=fast, use_numba=use_numba)
+        except ExecutorError as e:
+            raise GraphModuleError(str(e)) from None
+        self._input_index = {n: i for i, n in enumerate(self._executor.input_names)}
+        self._debug_outputs: list[list[np.ndarray]] = []
+        self._debug_times: list[float] = []
+
+    # ---------------------------------------------------------------------------------------
+    # Inputs
+    # ---------------------------------------------------------------------------------------
+
+    @property
+    def executor(self) -> Executor:
+        """The compiled step list (arenas, views, thunks)."""
+        return self._executor
+
+    def get_num_inputs(self) -> int:
+        """The number of graph inputs (``@main``'s parameters)."""
+        return len(self._executor.input_names)
+
+    def get_input_index(self, name: str) -> int:
+        """The index of input ``name``; -1 if there is none (as TVM)."""
+        return self._input_index.get(name, -1)
+
+    def get_input_info(self) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
+        """``(shape_dict, dtype_dict)`` of the graph inputs, by name (TVM's order)."""
+        ex = self._executor
+        shapes = {n: tuple(shape_of(t)) for n, t in zip(ex.input_names, ex.input_types)}
+        dtypes = {n: dtype_of(t.element_type) for n, t in zip(ex.input_names, ex.input_types)}
+        return shapes, dtypes
+
+    def _index(self, key: int | str) -> int:
+        if isinstance(key, bool) or not isinstance(key, int | str | np.integer):
+            raise GraphModuleError(f"an input is named by a string or an index, got {key!r}")
+        if isinstance(key, str):
+            i = self._input_index.get(key)
+            if i is None:
+                known = ", ".join(self._executor.input_names) or "none"
+                raise GraphModuleError(f"unknown input '{key}' (inputs: {known})")
+            return i
+        n = self.get_num_inputs()
+        if not -n <= int(key) < n:
+            raise GraphModuleError(f"input index {key} out of range: the graph has {n} input(s)")
+        return int(key) % n
+
+    def get_input(self, index: int | str, out: np.ndarray | None = None) -> np.ndarray:
+        """A copy of input ``index`` (a name or a position), or copied into ``out``."""
+        buf = self._executor.input_buffers[self._index(index)]
+        if out is None:
+            return buf.copy()
+        np.copyto(out, buf)
+        return out
+
+    def set_input(self, key: int | str | None = None, value: Any = None, **inputs: Any) -> None:
+        """Set one input (``set_input("x", arr)`` / ``set_input(0, arr)``) and/or several by
+        keyword (``set_input(x=arr, y=arr2)``); a param name sets that param."""
+        if key is not None:
+            if value is None:
+                raise GraphModuleError(f"set_input({key!r}) needs a value")
+            self._set_one(key, value)
+        elif value is not None:
+            raise GraphModuleError("set_input got a value but no input name or index")
+        for name, v in inputs.items():
+            self._set_one(name, v)
+
+    def _set_one(self, key: int | str, value: Any) -> None:
+        if isinstance(key, str) and key not in self._input_index and key in self.param_names:
+            self._set_params({key: value})
+            return
+        i = self._index(key)
+        name = self._executor.input_names[i]
+        buf = self._executor.input_buffers[i]
+        arr = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+        want_dt = dtype_of(self._executor.input_types[i].element_type)
+        if arr.shape != buf.shape:
+            raise GraphModuleError(
+                f"input '{name}': expected shape {buf.shape} ({want_dt}), got {arr.shape}"
+            )
+        if arr.dtype != buf.dtype:
+            raise GraphModuleError(
+                f"input '{name}': expected dtype {want_dt} (shape {buf.shape}), got {arr.dtype}"
+            )
+        np.copyto(buf, arr)
+
+    # ---------------------------------------------------------------------------------------
+    # Params
+    # ---------------------------------------------------------------------------------------
+
+    def get_params(self) -> dict[str, np.ndarray]:
+        """The params by name (read-only views; the module's own arrays)."""
+        return {n: self._param_array(n) for n in self.param_names}
+
+    def _param_array(self, name: str) -> np.ndarray:
+        arr = self._params.get(name)
+        if arr is None:
+            arr = self._constants[self.param_names.index(name)].numpy()
+        return arr
+
+    def save_params(self) -> bytes:
+        """The params as the bytes of an ``.npz`` (``np.load(io.BytesIO(b))`` reads them)."""
+        buf = io.BytesIO()
+        np.savez(buf, **self.get_params())
+        return buf.getvalue()
+
+    def load_params(self, params_bytes: bytes | Mapping[str, Any]) -> None:
+        """Replace the params named in ``params_bytes`` (``.npz`` bytes, or a dict)."""
+        self._set_params(_read_params(params_bytes), copy=True)
+
+    def share_params(self, other: GraphModule, params_bytes: bytes | Mapping[str, Any]) -> None:
+        """Use ``other``'s arrays for the params named in ``params_bytes`` (no copy)."""
+        names = _read_params(params_bytes)
+        self._set_params(
+            {n: other._param_array(n) for n in names if n in other.param_names}, copy=False
+        )
+
+    def _set_params(self, params: Mapping[str, Any], copy: bool = True) -> None:
+        changed = False
+        for name, value in params.items():
+            if name not in self.param_names:
+                continue
+            arr = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+            const = self._constants[self.param_names.index(name)]
+            want = const.numpy()
+            if arr.shape != want.shape or arr.dtype != want.dtype:
+                raise GraphModuleError(
+                    f"param '{name}': expected {want.dtype} of shape {want.shape}, got "
+                    f"{arr.dtype} of shape {arr.shape}"
+                )
+            self._params[name] = np.array(arr, copy=True) if copy else arr
+            changed = True
+        if changed:
+            self._rebind()
+
+    def _rebind(self) -> None:
+        overrides = {self._constants[self.param_names.index(n)]: a for n, a in self._params.items()}
+        inputs = [b.copy() for b in self._executor.input_buffers]
+        self._executor = Executor(
+            self.program,
+            entry=self.entry,
+            fast=self._fast,
+            use_numba=self._use_numba,
+            constants=overrides,
+        )
+        for buf, value in zip(self._executor.input_buffers, inputs):
+            np.copyto(buf, value)
+
+    # ---------------------------------------------------------------------------------------
+    # Running
+    # ---------------------------------------------------------------------------------------
+
+    def run(self, **inputs: Any) -> None:
+        """Set ``inputs`` (by name) if given, then run every step."""
+        if inputs:
+            self.set_input(**inputs)
+        if self.debug:
+            self._run_debug()
+        else:
+            self._executor.run()
+
+    def _run_debug(self) -> None:
+        ex = self._executor
+        self._debug_outputs, self._debug_times = [], []
+        for (_, _, compiled), dests in zip(ex.steps, ex.step_dests):
+            t0 = time.perf_counter()
+            compiled()
+            self._debug_times.append(time.perf_counter() - t0)
+            self._debug_outputs.append([d.copy() for d in dests])
+
+    def get_num_outputs(self) -> int:
+        """The number of results of ``@main``."""
+        return len(self._executor.outputs)
+
+    def get_output(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
+        """A copy of output ``index`` (the arena is reused by the next run), or copied into
+        ``out`` (which must have the output's shape and dtype)."""
+        n = self.get_num_outputs()
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int | np.integer)
+            or not -n <= index < n
+        ):
+            raise GraphModuleError(
+                f"output index {index!r} out of range: the graph has {n} output(s)"
+            )
+        value = self._executor.outputs[int(index)]
+        if out is None:
+            return np.array(value, copy=True)
+        if out.shape != value.shape or out.dtype != value.dtype:
+            raise GraphModuleError(
+                f"get_output({index}, out=...): out is {out.dtype} {out.shape}, the output is "
+                f"{value.dtype} {value.shape}"
+            )
+        np.copyto(out, value)
+        return out
+
+    def benchmark(
+        self,
+        repeat: int = 5,
+        number: int = 5,
+        min_repeat_ms: float | None = None,
+        end_to_end: bool = False,
+        cooldown_interval_ms: float | None = None,
+        repeats_to_cooldown: int = 1,
+        **inputs: Any,
+    ) -> BenchmarkResult:
+        """Time ``run``: ``repeat`` measurements, each the mean of ``number`` runs (seconds).
+
+        ``min_repeat_ms`` raises ``number`` until one repeat lasts that long; ``end_to_end``
+        includes copying the inputs in and every output out; ``cooldown_interval_ms`` sleeps
+        between every ``repeats_to_cooldown`` repeats. One untimed run warms up first.
+        """
+        if repeat < 1 or number < 1:
+            raise GraphModuleError("benchmark needs repeat >= 1 and number >= 1")
+        if inputs:
+            self.set_input(**inputs)
+        ex = self._executor
+        current_inputs = [b.copy() for b in ex.input_buffers] if end_to_end else []
+        outs = [np.empty_like(o) for o in ex.outputs] if end_to_end else []
+
+        def once() -> None:
+            if end_to_end:
+                for i, v in enumerate(current_inputs):
+                    self._set_one(i, v)
+            self.run()
+            if end_to_end:
+                for i, o in enumerate(outs):
+                    self.get_output(i, out=o)
+
+        once()
+        if min_repeat_ms:
+            while True:
+                t0 = time.perf_counter()
+                for _ in range(number):
+                    once()
+                if (time.perf_counter() - t0) * 1000 >= min_repeat_ms:
+                    break
+                number *= 2
+        results = []
+        for r in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                once()
+            results.append((time.perf_counter() - t0) / number)
+            if cooldown_interval_ms and (r + 1) % max(1, repeats_to_cooldown) == 0:
+                time.sleep(cooldown_interval_ms / 1000)
+        return BenchmarkResult(results, number)
+
+    # ---------------------------------------------------------------------------------------
+    # Memory
+    # ---------------------------------------------------------------------------------------
+
+    @property
+    def arena_bytes(self) -> int:
+        """The bytes of all arenas (the plan's pool sizes)."""
+        return self._executor.arena_bytes
+
+    def memory_report(self) -> str:
+        """The plan's report: per pool, peak with its step, lower bound and ratio."""
+        from xrelay.transforms.plan_memory import memory_report
+
+        return memory_report(self.program, self.entry)
+
+    # ---------------------------------------------------------------------------------------
+    # Debug
+    # ---------------------------------------------------------------------------------------
+
+    def debug_get_output(self, step: int) -> list[np.ndarray]:
+        """The destinations of step ``step`` as recorded by the last debug run."""
+        if not self._debug_outputs:
+            raise GraphModuleError("no debug run yet (create the module with debug=True, run it)")
+        return self._debug_outputs[step]
+
+    def profile(self, runs: int = 1) -> str:
+        """Run ``runs`` times timing each step and op family; a table per step (slowest
+        first) and one per op family (tabulate)."""
+        total: dict[int, float] = {}
+        families: dict[str, float] = {}
+        steps = []
+        for _ in range(max(1, runs)):
+            steps, fams = self._executor.profile()
+            for s in steps:
+                total[s.index] = total.get(s.index, 0.0) + s.seconds
+            for k, v in fams.items():
+                families[k] = families.get(k, 0.0) + v
+        runs = max(1, runs)
+        all_time = sum(total.values()) or 1e-12
+        rows = sorted(
+            (
+                [
+                    s.index,
+                    s.name,
+                    s.ops,
+                    total[s.index] / runs * 1000,
+                    total[s.index] / all_time * 100,
+                ]
+                for s in steps
+            ),
+            key=lambda r: -r[3],
+        )
+        table = tabulate(
+            rows,
+            headers=["Step", "Function", "Ops", "Time (ms)", "Percent"],
+            floatfmt=(".0f", "", "", ".3f", ".1f"),
+        )
+        fam_rows = [[k, v / runs * 1000, v / all_time * 100] for k, v in families.items() if v > 0]
+        fam_table = tabulate(
+            sorted(fam_rows, key=lambda r: -r[1]),
+            headers=["Op family", "Time (ms)", "Percent"],
+            floatfmt=("", ".3f", ".1f"),
+        )
+        return f"{table}\n\n{fam_table}\nTotal: {all_time / runs * 1000:.3f} ms per run"
+
+    def export(self, graph_json_path: str, lib_mlir_path: str, params_npz_path: str) -> None:
+        """Write the three files of TVM's ``(graph, lib, params)`` (see ``graph_json``)."""
+        from xrelay.runtime.graph_json import export
+
+        export(self, graph_json_path, lib_mlir_path, params_npz_path)
+
+
+class DebugModule(GraphModule):
+    """A ``GraphModule`` that records every step's outputs and time on each run."""
+
+    def __init__(self, program: ModuleOp, **kwargs: Any):
+        kwargs["debug"] = True
+        super().__init__(program, **kwargs)
+
+
+def _read_params(params: bytes | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(params, Mapping):
+        return dict(params)
+    if not isinstance(params, bytes | bytearray | memoryview):
+        raise GraphModuleError(f"params must be .npz bytes or a dict, got {type(params).__name__}")
+    try:
+        with np.load(io.BytesIO(bytes(params)), allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError) as e:
+        raise GraphModuleError(f"cannot read params: {e}") from None
+
+
+def create(program: Any, *, debug: bool = False, **kwargs: Any) -> GraphModule:
+    """A module for an already lowered and planned program (a ``ModuleOp`` or ``IRModule``)."""
+    from xrelay.transforms.infra import module_op
+
+    return GraphModule(module_op(program), debug=debug, **kwargs)
