@@ -11,7 +11,13 @@
 // O3:      {{^}}pass                      op             change{{$}}
 // O3-NEXT: {{^}}  EliminateCommonSubexpr  relay.add      -1{{$}}
 // O3-NEXT: {{^}}                          relay.nn.relu  -1{{$}}
-// O3-NEXT: {{^}}sequential                relay.add      -1{{$}}
+// O3-NEXT: {{^}}  FuseOps                 func.call      +1{{$}}
+// O3-NEXT: {{^}}                          func.func      +1{{$}}
+// O3-NEXT: {{^}}                          func.return    +1{{$}}
+// O3-NEXT: {{^}}sequential                func.call      +1{{$}}
+// O3-NEXT: {{^}}                          func.func      +1{{$}}
+// O3-NEXT: {{^}}                          func.return    +1{{$}}
+// O3-NEXT: {{^}}                          relay.add      -1{{$}}
 // O3-NEXT: {{^}}                          relay.nn.relu  -1{{$}}
 
 // RUN: relay-opt %s -p infer-type --print-op-diff -o %t 2>&1 | filecheck %s --check-prefix=NONE
