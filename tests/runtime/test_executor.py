@@ -1,0 +1,170 @@
+"""The arena executor on whole models: bitwise equal to the memory-dialect interpreter on the
+same planned program, close to the reference interpreter on the unoptimised module, for every
+planning algorithm, and without allocating activation memory while it runs."""
+
+from __future__ import annotations
+
+import functools
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.build import build, build_program
+from xrelay.runtime.executor import Executor, run_memory_compiled
+from xrelay.runtime.interpreter import random_inputs, run
+from xrelay.runtime.memory_interpreter import run_memory
+from xrelay.testing import onnx_models
+from xrelay.testing.random_graphs import random_dag
+from xrelay.transforms.planners import ALGORITHMS
+
+
+@functools.cache
+def _onnx(name: str, **kwargs):
+    model = getattr(onnx_models, name)(**kwargs)
+    return from_onnx(model)
+
+
+def _inputs(ex: Executor, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        n: rng.standard_normal(b.shape).astype(b.dtype)
+        for n, b in zip(ex.input_names, ex.input_buffers)
+    }
+
+
+def _run(ex: Executor, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    for name, buf in zip(ex.input_names, ex.input_buffers):
+        np.copyto(buf, inputs[name])
+    ex.run()
+    return [o.copy() for o in ex.outputs]
+
+
+def _check_model(mod, params, inputs, plan: str, use_numba: bool, rtol=1e-4, atol=1e-4):
+    program, (buffers, _, _) = build_program(mod, params, plan=plan, time_limit=2.0)
+    ex = Executor(program, use_numba=use_numba)
+    ex.buffer_bytes = sum(b.size for b in buffers)
+    outs = _run(ex, inputs)
+    # Bitwise: the memory interpreter (hostile: poisoned arenas and kills) on the same program.
+    if use_numba:
+        expect = run_memory_compiled(program, inputs)
+    else:
+        expect = run_memory(program, inputs)
+    assert len(outs) == len(expect)
+    for a, b in zip(outs, expect):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert np.array_equal(a, b, equal_nan=True)
+    # Within tolerance: the reference interpreter on the unoptimised module.
+    ref = run(mod, inputs, params)
+    for a, r in zip(outs, ref):
+        np.testing.assert_allclose(a, r, rtol=rtol, atol=atol)
+    # A second run on the same arenas gives the same bits (no state leaks between runs).
+    for a, b in zip(_run(ex, inputs), outs):
+        assert np.array_equal(a, b, equal_nan=True)
+    return ex
+
+
+@pytest.mark.parametrize("plan", ALGORITHMS)
+def test_resnet18_every_planner(plan):
+    mod, params = _onnx("resnet18", image=32, num_classes=10)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 3, 32, 32)).astype("float32")
+    ex = _check_model(mod, params, {"data": x}, plan, use_numba=False)
+    # Buffers really share bytes: the arena is far below the sum of the buffers.
+    assert plan == "naive" or ex.arena_bytes < ex.buffer_bytes / 2
+
+
+@pytest.mark.parametrize("plan", ["greedy-by-size", "storage-ids", "greedy-by-conflicts"])
+@pytest.mark.parametrize("use_numba", [False, True])
+def test_mobilenet_v2(plan, use_numba):
+    mod, params = _onnx("mobilenet_v2", image=32, num_classes=10, width=0.5)
+    x = np.random.default_rng(1).standard_normal((1, 3, 32, 32)).astype("float32")
+    ex = _check_model(mod, params, {"data": x}, plan, use_numba=use_numba)
+    kinds = {fam for _, _, c in ex.steps for _, fam, _ in c.thunks}
+    assert ("depthwise" in kinds) == use_numba
+
+
+@pytest.mark.parametrize("plan", ["greedy-by-size", "hill-climb", "naive"])
+def test_mlp(plan):
+    mod, params = _onnx("mlp", batch=2)
+    x = np.random.default_rng(2).standard_normal((2, 1, 28, 28)).astype("float32")
+    _check_model(mod, params, {"data": x}, plan, use_numba=True)
+
+
+@pytest.mark.parametrize("plan", ["greedy-by-size", "storage-ids", "greedy-by-size-first-fit"])
+def test_bert_layer(plan):
+    mod, params = _onnx("bert_layer", seq=16, hidden=64, heads=4)
+    inputs = onnx_models.bert_inputs(seq=16, hidden=64)
+    _check_model(mod, params, inputs, plan, use_numba=True, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("plan", ["greedy-by-size", "storage-ids", "hill-climb"])
+def test_random_dags(seed, plan):
+    mod = random_dag(seed, 25)
+    inputs = random_inputs(mod, seed)
+    _check_model(mod, None, inputs, plan, use_numba=True)
+
+
+def test_onnxruntime_agrees_on_resnet18():
+    model = onnx_models.resnet18(image=32, num_classes=10)
+    mod, params = from_onnx(model)
+    x = np.random.default_rng(3).standard_normal((1, 3, 32, 32)).astype("float32")
+    m = build(mod, params)
+    m.run(data=x)
+    (expect,) = onnx_models.run_onnxruntime(model, {"data": x})
+    np.testing.assert_allclose(m.get_output(0), expect, rtol=1e-4, atol=1e-4)
+
+
+def test_resnet18_run_allocates_no_activation_memory():
+    mod, params = _onnx("resnet18", image=96, num_classes=10)
+    program, _ = build_program(mod, params)
+    ex = Executor(program)
+    arenas = list(ex.arenas.values())
+    assert ex.scratch_bytes == 0
+    assert ex.external_bytes == 0  # inputs and outputs live in the arena too
+
+    def in_arena(a: np.ndarray) -> bool:
+        return any(np.shares_memory(a, arena) for arena in arenas)
+
+    # Every destination of every step is a view of an arena.
+    for dests in ex.step_dests:
+        assert dests and all(in_arena(d) for d in dests)
+    assert all(in_arena(o) for o in ex.outputs)
+    # Every fused step ran through the fast kernels (no reference-kernel temporaries).
+    for name, _, compiled in ex.steps:
+        if name != "memory.copy":
+            assert compiled.fast_ops >= 1 or "flatten" in name, name
+    np.copyto(ex.input_buffers[0], np.random.default_rng(4).standard_normal((1, 3, 96, 96)))
+    ex.run()
+    tracemalloc.start()
+    try:
+        ex.run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # What remains are numpy's fixed-size iteration buffers for strided operands (8192
+    # elements per operand of a ufunc call), freed at once: independent of the model's size
+    # and far below any activation of this network.
+    largest = max(v.nbytes for v in ex.tensor_views.values())
+    assert largest >= 64 * 48 * 48 * 4
+    assert peak < 128 * 1024 < largest / 4, peak
+
+
+def test_resnet18_workspace_is_the_planned_one():
+    """A conv step's im2col matrix lives in its planned workspace, not in fresh memory."""
+    mod, params = _onnx("resnet18", image=32, num_classes=10)
+    program, _ = build_program(mod, params)
+    ex = Executor(program)
+    matmuls = [
+        t
+        for _, _, c in ex.steps
+        for name, fam, t in c.thunks
+        if fam == "matmul" and name == "nn.conv2d"
+    ]
+    assert matmuls
+    arenas = list(ex.arenas.values())
+    for t in matmuls:
+        cols = t.args[1]
+        assert any(np.shares_memory(cols, a) for a in arenas)
