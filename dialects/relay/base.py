@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     FloatAttr,
+    FunctionType,
     IntegerAttr,
     StringAttr,
     TensorType,
@@ -439,7 +440,7 @@ class RelayOp(IRDLOperation):
                 parser.parse_punctuation("}")
         extra = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_punctuation(":")
-        fn_type = parser.parse_function_type()
+        fn_type = _parse_function_type_cached(parser)
         operands = parser.resolve_operands(unresolved, fn_type.inputs.data, pos)
         in_types = [t for t in fn_type.inputs.data if isinstance(t, TensorType)]
         try:
@@ -468,6 +469,35 @@ class RelayOp(IRDLOperation):
         if extra is not None:
             op.attributes.update(extra.data)
         return op
+
+
+_TYPE_CACHE: dict[str, FunctionType] = {}
+
+
+def _parse_function_type_cached(parser: Parser) -> FunctionType:
+    """Parse the ``(...) -> ...`` that ends a relay op's line, reusing earlier parses.
+
+    Parsing is the slowest stage (xDSL re-lexes every tensor type), and a model repeats the same
+    few signatures hundreds of times. The signature is the rest of the line, so the text is the
+    cache key; on a hit the parser resumes after it. Lines with anything else after the type
+    (comments) take the normal path.
+    """
+    start = parser.pos
+    content = parser.lexer.input.content
+    end = content.find("\n", start)
+    if end < 0:
+        end = len(content)
+    snippet = content[start:end].rstrip()
+    cached = _TYPE_CACHE.get(snippet)
+    if cached is not None:
+        parser._resume_from(start + len(snippet))  # noqa: SLF001 - xDSL has no public seek
+        return cached
+    fn_type = parser.parse_function_type()
+    if "//" not in snippet and parser.pos >= start + len(snippet):
+        if len(_TYPE_CACHE) > 50_000:
+            _TYPE_CACHE.clear()
+        _TYPE_CACHE[snippet] = fn_type
+    return fn_type
 
 
 def _canon_default(spec: AttrSpec) -> Any:
