@@ -14,6 +14,11 @@ so passes added later appear here too. Arguments map onto the `ModulePass` field
 snake_case form of the CLI options): positional arguments in field order, keywords by
 field name or by a Relay alias (`register_argument_aliases`), lists become tuples.
 Passes rewrite the module in place and return it (see `xrelay.transforms.infra`).
+
+Where Relay's factory is named differently from the pass it makes, both work: `Inline()`
+makes the pass named `InlineGlobals`, as in Relay. `_ffi_api` holds the same factories, so
+scripts that reach for `relay.transform._ffi_api.AnnotateUsedMemory()` (as Relay's own tests
+do for passes without a Python wrapper) port too.
 """
 
 from __future__ import annotations
@@ -51,6 +56,12 @@ __all__ = [
 # Relay keyword -> ModulePass field, per Relay pass name, where the names differ.
 _ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
     "FuseOps": {"fuse_opt_level": "opt_level"},
+}
+
+
+# Relay factory name -> Relay name of the pass it makes, where they differ.
+_FACTORY_ALIASES: dict[str, str] = {
+    "Inline": "InlineGlobals",
 }
 
 
@@ -102,9 +113,40 @@ def _factory(relay_name: str, cls: type[ModulePass]) -> Callable[..., Pass]:
     return make
 
 
+class _FFIApi:
+    """Relay's `relay.transform._ffi_api`: every pass factory, looked up by name."""
+
+    def __getattr__(self, name: str) -> Callable[..., Pass]:
+        return _lookup_factory(name)
+
+    def __dir__(self) -> list[str]:
+        return [n for n in __dir__() if n[0].isupper()]
+
+    def __repr__(self) -> str:
+        return "<xrelay.relay.transform._ffi_api>"
+
+
+_ffi_api = _FFIApi()
+
+
 def __getattr__(name: str) -> Callable[..., Pass]:
+    return _lookup_factory(name)
+
+
+def _lookup_factory(name: str) -> Callable[..., Pass]:
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _FACTORY_ALIASES:
+        target = _FACTORY_ALIASES[name]
+        try:
+            cls = get_pass_class(target)
+        except PassLookupError as exc:
+            raise AttributeError(
+                f"module 'xrelay.relay.transform' has no pass '{name}': {exc}"
+            ) from None
+        factory = _factory(target, cls)
+        factory.__name__ = factory.__qualname__ = name
+        return factory
     try:
         cls = get_pass_class(name)
     except PassLookupError as exc:
@@ -121,4 +163,5 @@ def __getattr__(name: str) -> Callable[..., Pass]:
 
 def __dir__() -> list[str]:
     names = set(__all__) | {relay_name_of(c) for c in registered_pass_classes().values()}
+    names |= {alias for alias, target in _FACTORY_ALIASES.items() if target in names}
     return sorted(names)

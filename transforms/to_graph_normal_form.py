@@ -1,0 +1,33 @@
+"""``to-graph-normal-form``: Relay's ToGraphNormalForm, which on SSA has nothing left to do.
+
+Relay's ToGraphNormalForm removes ``let`` bindings and turns the program back into a
+dataflow graph where shared subexpressions are shared nodes. xrelay's IR has no ``let``: ops
+refer to their operands by SSA use-def edges, so the module already is that graph (and also
+in A-normal form, see ``to-a-normal-form``). This pass leaves the module unchanged.
+
+It exists so that Relay scripts calling ``relay.transform.ToGraphNormalForm()`` port without
+edits, and so that pipelines naming it keep working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+
+@dataclass(frozen=True)
+class ToGraphNormalFormPass(ModulePass):
+    """Leave the module unchanged: SSA use-def edges already form the dataflow graph."""
+
+    name = "to-graph-normal-form"
+    relay_name: ClassVar[str] = "ToGraphNormalForm"
+    opt_level: ClassVar[int] = 1
+    required: ClassVar[tuple[str, ...]] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # No let-bindings exist to remove.
+        return None
