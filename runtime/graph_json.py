@@ -1,0 +1,305 @@
+"""TVM graph-executor JSON for a planned program, and the three-file export (graph, lib, params).
+
+``graph_json(program)`` writes the format of TVM's ``GraphExecutorCodegen`` (reference
+relay.md section 8):
+
+* ``nodes``: ``@main``'s parameters first (``{"op": "null", "name": ..., "inputs": []}``), then
+  in program order one ``tvm_op`` node per ``memory.invoke`` (``attrs``: ``func_name`` = the
+  primitive function, ``flatten_data``, ``num_inputs``, ``num_outputs``, all strings; the
+  node's name is the function name made unique with ``_1``, ``_2``...), one ``reshape_nop``
+  node (``func_name = "__nop"``) per ``memory.alias``, and a ``null`` node ``p0, p1, ...`` for
+  each constant of ``@main`` where it is first used (TVM's params);
+* ``arg_nodes`` (the ``null`` nodes), ``heads`` (``[node, index, 0]`` per result),
+  ``node_row_ptr`` (prefix sums of the outputs per node);
+* ``attrs``: per node entry ``shape``, ``dltype``, ``storage_id`` and ``device_index`` (1, the
+  CPU).
+
+Storage ids come from the ``storage-ids`` planner (Relay's ``GraphPlanMemory`` tokens) run on
+the program's storages: one buffer per storage that holds a node entry (workspaces are not
+entries), the graph inputs and constants as never-reused ``input``/``constant`` buffers; a
+``memory.alias`` shares its source's id, as Relay's ``__nop`` shares its input's token.
+
+``export(module, graph, lib, params)`` writes the JSON, the planned program as ``.mlir`` (every
+function, ``@main``'s constants printed by reference as ``relay.constant @p<k>``) and the params
+as ``.npz``; ``load(graph, lib, params)`` reads the three back into a runnable ``GraphModule``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import SSAValue
+
+from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp
+from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of
+from xrelay.transforms.liveness import entry_block, storage_lifetimes
+from xrelay.transforms.planners import Buffer, Pool
+from xrelay.transforms.planners.greedy import plan_storage_ids
+
+__all__ = ["GraphJsonError", "export", "graph_json", "load"]
+
+CPU_DEVICE = 1  # kDLCPU
+
+
+class GraphJsonError(ValueError):
+    """The program cannot be written as graph JSON, or an export cannot be loaded."""
+
+
+def _root_storage(v: SSAValue) -> AllocStorageOp | None:
+    while True:
+        owner = v.owner
+        if isinstance(owner, AllocTensorOp):
+            v = owner.storage
+        elif isinstance(owner, AliasOp):
+            v = owner.source
+        elif isinstance(owner, AllocStorageOp):
+            return owner
+        else:
+            return None
+
+
+def _input_name(v: SSAValue, index: int) -> str:
+    return v.name_hint if v.name_hint else f"arg{index}"
+
+
+def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
+    """The graph-executor JSON object of a lowered (and usually planned) program."""
+    block = entry_block(program, entry)
+    lifetimes, _ = storage_lifetimes(program, entry)
+    nodes: list[dict[str, Any]] = []
+    entries: dict[SSAValue, tuple[int, int]] = {}
+    # Entry -> the key of its storage buffer, for storage ids.
+    entry_key: dict[tuple[int, int], str] = {}
+    buffers: list[Buffer] = []
+    keys: dict[Any, str] = {}
+
+    def buffer_for(obj: Any, size: int, start: int, end: int, kind: str) -> str:
+        key = keys.get(obj)
+        if key is None:
+            key = keys[obj] = f"b{len(keys)}"
+            buffers.append(Buffer(key, size, start, end, 1, kind))
+        return key
+
+    def add_node(node: dict[str, Any]) -> int:
+        nodes.append(node)
+        return len(nodes) - 1
+
+    # Graph inputs: their arena copy (if any) is the same entry.
+    copies = {op.source: op.dest for op in block.ops if isinstance(op, CopyOp)}
+    for i, arg in enumerate(block.args):
+        nid = add_node({"op": "null", "name": _input_name(arg, i), "inputs": []})
+        entries[arg] = (nid, 0)
+        dest = copies.get(arg)
+        t = arg.type
+        assert isinstance(t, TensorType)
+        storage = _root_storage(dest) if dest is not None else None
+        if dest is not None:
+            entries[dest] = (nid, 0)
+        if storage is not None:
+            first, last = lifetimes[storage]
+            entry_key[(nid, 0)] = buffer_for(storage, storage.nbytes, first, last, "input")
+        else:
+            entry_key[(nid, 0)] = buffer_for(arg, byte_size(t), 0, 0, "input")
+
+    used_names: dict[str, int] = {}
+    n_const = 0
+    step = -1
+
+    def unique(name: str) -> str:
+        k = used_names.get(name, 0)
+        used_names[name] = k + 1
+        return name if k == 0 else f"{name}_{k}"
+
+    def ref(v: SSAValue) -> list[int]:
+        nonlocal n_const
+        e = entries.get(v)
+        if e is None:
+            owner = v.owner
+            if not isinstance(owner, ConstantOp):
+                raise GraphJsonError(f"graph JSON: a step reads a value of {owner} it cannot name")
+            nid = add_node({"op": "null", "name": f"p{n_const}", "inputs": []})
+            n_const += 1
+            e = entries[v] = (nid, 0)
+            t = v.type
+            assert isinstance(t, TensorType)
+            s = max(step, 0)
+            entry_key[e] = buffer_for(owner, byte_size(t), s, s, "constant")
+        return [e[0], e[1], 0]
+
+    # Relay's visitor order: post-order DFS from the results, operands first.
+    producer: dict[SSAValue, Any] = {}
+    for op in block.ops:
+        if isinstance(op, InvokeOp):
+            for v in op.outs:
+                producer[v] = op
+        elif isinstance(op, AliasOp):
+            producer[op.result] = op
+    ret = block.last_op
+    if not isinstance(ret, func.ReturnOp):
+        raise GraphJsonError(f"@{entry} must end with func.return")
+    order: list[Any] = []
+    seen: set[Any] = set()
+    stack: list[tuple[Any, bool]] = [
+        (producer[v], False) for v in reversed(ret.arguments) if v in producer
+    ]
+    while stack:
+        op, expanded = stack.pop()
+        if expanded:
+            order.append(op)
+            continue
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.append((op, True))
+        operands = op.inputs if isinstance(op, InvokeOp) else [op.source]
+        for v in reversed(list(operands)):
+            if v in producer and producer[v] not in seen:
+                stack.append((producer[v], False))
+    for op in order:
+        if isinstance(op, InvokeOp):
+            step = op.step.value.data if op.step is not None else 0
+            inputs = [ref(v) for v in op.inputs]
+            name = op.callee_name
+            nid = add_node(
+                {
+                    "op": "tvm_op",
+                    "name": unique(name),
+                    "attrs": {
+                        "func_name": name,
+                        "flatten_data": "0",
+                        "num_inputs": str(len(op.inputs)),
+                        "num_outputs": str(len(op.outs)),
+                    },
+                    "inputs": inputs,
+                }
+            )
+            for k, v in enumerate(op.outs):
+                entries[v] = (nid, k)
+                storage = _root_storage(v)
+                assert storage is not None
+                first, last = lifetimes[storage]
+                entry_key[(nid, k)] = buffer_for(
+                    storage, storage.nbytes, first, last, _kind(storage)
+                )
+        elif isinstance(op, AliasOp):
+            src = ref(op.source)
+            nid = add_node(
+                {
+                    "op": "tvm_op",
+                    "name": "reshape_nop",
+                    "attrs": {
+                        "func_name": "__nop",
+                        "flatten_data": "0",
+                        "num_inputs": "1",
+                        "num_outputs": "1",
+                    },
+                    "inputs": [src],
+                }
+            )
+            entries[op.result] = (nid, 0)
+            entry_key[(nid, 0)] = entry_key[(src[0], src[1])]
+    heads = [ref(v) for v in ret.arguments]
+
+    plan = plan_storage_ids(buffers, [Pool("global", None, 1)])
+    assert plan.storage_ids is not None
+    shapes, dltypes, sids = [], [], []
+    row_ptr = [0]
+    values_of: dict[tuple[int, int], SSAValue] = {}
+    for v, e in entries.items():
+        values_of.setdefault(e, v)
+    for nid, node in enumerate(nodes):
+        n_out = int(node.get("attrs", {}).get("num_outputs", "1"))
+        for k in range(n_out):
+            v = values_of[(nid, k)]
+            t = v.type
+            assert isinstance(t, TensorType)
+            shapes.append(list(t.get_shape()))
+            dltypes.append(dtype_of(t.element_type))
+            sids.append(plan.storage_ids[entry_key[(nid, k)]])
+        row_ptr.append(row_ptr[-1] + n_out)
+    return {
+        "nodes": nodes,
+        "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
+        "heads": heads,
+        "attrs": {
+            "shape": ["list_shape", shapes],
+            "storage_id": ["list_int", sids],
+            "device_index": ["list_int", [CPU_DEVICE] * len(sids)],
+            "dltype": ["list_str", dltypes],
+        },
+        "node_row_ptr": row_ptr,
+    }
+
+
+def _kind(storage: AllocStorageOp) -> str:
+    kind = storage.storage_kind
+    return kind if kind in ("intermediate", "output", "input") else "intermediate"
+
+
+def export(
+    module: Any, graph_json_path: str | os.PathLike, lib_mlir_path: str | os.PathLike,
+    params_npz_path: str | os.PathLike,
+) -> None:  # fmt: skip
+    """Write ``module`` (a ``GraphModule``) as graph JSON, ``.mlir`` lib and ``.npz`` params."""
+    from xrelay.dialects.relay import print_options
+    from xrelay.runtime.graph_executor import _main_constants
+
+    program: ModuleOp = module.program
+    doc = graph_json(program, module.entry)
+    clone = program.clone()
+    for k, op in enumerate(_main_constants(clone, module.entry)):
+        op.param_name = StringAttr(f"p{k}")
+    external: dict[str, np.ndarray] = {}
+    with print_options(external=external, external_min_elements=1):
+        text = str(clone)
+    external.update(module.get_params())
+    with open(graph_json_path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    with open(lib_mlir_path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    np.savez(params_npz_path, **external)
+
+
+def load(
+    graph_json_path: str | os.PathLike,
+    lib_mlir_path: str | os.PathLike,
+    params_npz_path: str | os.PathLike,
+    **kwargs: Any,
+):
+    """Read an export back into a runnable ``GraphModule`` (``kwargs`` go to its constructor).
+
+    The graph JSON is checked against the program: the same inputs in the same order and as
+    many heads as results.
+    """
+    from xdsl.parser import Parser
+
+    from xrelay.dialects import make_context
+    from xrelay.dialects.relay import params_source
+    from xrelay.runtime.graph_executor import GraphModule
+
+    try:
+        with open(graph_json_path, encoding="utf-8") as f:
+            doc = json.load(f)
+        with open(lib_mlir_path, encoding="utf-8") as f:
+            text = f.read()
+        with np.load(params_npz_path, allow_pickle=False) as data:
+            params = {k: data[k] for k in data.files}
+    except (OSError, ValueError) as e:
+        raise GraphJsonError(f"cannot read the export: {e}") from None
+    with params_source(params):
+        program = Parser(make_context(), text, str(lib_mlir_path)).parse_module()
+    del params
+    module = GraphModule(program, **kwargs)
+    names = [doc["nodes"][i]["name"] for i in doc.get("arg_nodes", [])]
+    inputs = module.executor.input_names
+    if names[: len(inputs)] != inputs or len(doc.get("heads", [])) != module.get_num_outputs():
+        raise GraphJsonError(
+            f"{graph_json_path} does not describe {lib_mlir_path}: inputs {names[: len(inputs)]} "
+            f"vs {inputs}, {len(doc.get('heads', []))} heads vs {module.get_num_outputs()} results"
+        )
+    return module
