@@ -17,8 +17,15 @@ Every error (a parse error with file:line:col, a verifier error, a missing or un
 a wrong shape or dtype, an op the interpreter cannot run, a kernel failure) is one message on
 stderr and exit code 1, never a traceback.
 
-The argument parser is built by ``build_parser``; later options (planning, benchmarking,
-profiling) add themselves there and act in ``execute``.
+**The arena executor.** ``--plan ALGO`` (any planner of ``plan-memory``), ``--benchmark`` or
+``--profile`` run the module through ``xrelay.build`` instead: optimised at ``--opt-level``
+(default 3), fused, lowered, planned with ALGO (default ``greedy-by-size``) and run by the arena
+executor. ``--params`` then binds ``@main``'s parameters of those names as constants before
+optimising. ``--benchmark [N]`` prints the latency summary of N repeats (default 10) after the
+outputs; ``--profile`` prints a per-step and per-op-family table (tabulate); ``--memory-report``
+prints the plan's report. Each prints to stdout after the output lines.
+
+The argument parser is built by ``build_parser``; options act in ``execute``.
 """
 
 from __future__ import annotations
@@ -72,6 +79,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", "-o", metavar="OUT.npz", help="save the results here")
     parser.add_argument(
         "--no-verify", action="store_true", help="do not verify the module before running"
+    )
+    arena = parser.add_argument_group("arena executor (xrelay.build)")
+    arena.add_argument(
+        "--plan",
+        metavar="ALGO",
+        help="build, plan memory with ALGO and run with the arena executor",
+    )
+    arena.add_argument(
+        "--opt-level", type=int, default=3, help="optimisation level of the build (default 3)"
+    )
+    arena.add_argument(
+        "--benchmark",
+        nargs="?",
+        const=10,
+        type=int,
+        default=None,
+        metavar="N",
+        help="print the latency of N timed repeats (default 10) with the arena executor",
+    )
+    arena.add_argument(
+        "--profile", action="store_true", help="print a per-step and per-op-family time table"
+    )
+    arena.add_argument(
+        "--memory-report", action="store_true", help="print the memory plan's report"
     )
     return parser
 
@@ -173,7 +204,10 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     if args.random_inputs is not None:
         bound = set(inputs) | set(params or {})
         inputs.update(random_inputs(module, args.random_inputs, args.entry, skip=bound))
-    outputs = run(module, inputs, params, entry=args.entry)
+    if args.plan or args.benchmark is not None or args.profile or args.memory_report:
+        outputs = _run_arena(args, module, inputs, params, out)
+    else:
+        outputs = run(module, inputs, params, entry=args.entry)
     for i, value in enumerate(outputs):
         out.write(f"output {i}: {summarize(value)}\n")
     if args.output:
@@ -181,7 +215,56 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
             np.savez(args.output, **{f"output_{i}": v for i, v in enumerate(outputs)})
         except OSError as e:
             raise ToolError(f"cannot write '{args.output}': {e.strerror or e}") from None
+    for text in getattr(args, "_reports", []):
+        out.write(text + "\n")
     return 0
+
+
+def _run_arena(
+    args: argparse.Namespace,
+    module: ModuleOp,
+    inputs: Mapping[str, np.ndarray],
+    params: Mapping[str, np.ndarray] | None,
+    out: TextIO,
+) -> list[np.ndarray]:
+    """Build with the arena executor, run once, and queue the requested reports."""
+    from xrelay.runtime.build import BuildError, build
+    from xrelay.runtime.graph_executor import GraphModuleError
+    from xrelay.transforms.planners import ALGORITHMS, PlanError
+
+    if args.entry != "main":
+        raise ToolError("--plan/--benchmark/--profile run @main only")
+    plan = args.plan or "greedy-by-size"
+    if plan not in ALGORITHMS:
+        raise ToolError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
+    try:
+        m = build(module, params, opt_level=args.opt_level, plan=plan)
+        unknown = [k for k in inputs if m.get_input_index(k) < 0 and k not in (params or {})]
+        if unknown:
+            raise ToolError(
+                f"unknown input(s) {', '.join(unknown)}; @main takes: "
+                + ", ".join(m.executor.input_names)
+            )
+        m.set_input(**{k: v for k, v in inputs.items() if m.get_input_index(k) >= 0})
+        missing = [n for n in m.executor.input_names if n not in inputs]
+        if missing:
+            raise ToolError(
+                f"no value for input(s) {', '.join(missing)} (use --input or --random-inputs)"
+            )
+        m.run()
+        outputs = [m.get_output(i) for i in range(m.get_num_outputs())]
+        reports: list[str] = []
+        if args.memory_report:
+            reports.append(m.memory_report())
+        if args.benchmark is not None:
+            res = m.benchmark(repeat=max(1, args.benchmark), number=1)
+            reports.append(f"arena: {m.arena_bytes} bytes, plan {plan}\n{res}")
+        if args.profile:
+            reports.append(m.profile())
+    except (BuildError, GraphModuleError, PlanError) as e:
+        raise ToolError(str(e)) from None
+    args._reports = reports
+    return outputs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
