@@ -66,6 +66,7 @@ __all__ = [
     "analysis",
     "annotation",
     "bind_params_by_name",
+    "build",
     "const",
     "expr",
     "nn",
@@ -80,6 +81,13 @@ def bind_params_by_name(func: Function, params: dict[str, typing.Any]) -> Functi
     from xrelay.relay.build_module import bind_params_by_name as bind
 
     return bind(func, params)
+
+
+def build(ir_mod: typing.Any, target: typing.Any = None, **kwargs: typing.Any) -> typing.Any:
+    """Relay's ``relay.build``; see ``xrelay.relay.build_module.build``."""
+    from xrelay.relay.build_module import build as _build
+
+    return _build(ir_mod, target, **kwargs)
 
 
 def __getattr__(name: str) -> typing.Any:
