@@ -84,6 +84,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import RelayOp, byte_size, dtype_of
+from xrelay.dialects.relay.base import format_value, parse_value
 
 STORAGE_KINDS = ("intermediate", "workspace", "input", "output")
 """Kinds of ``memory.alloc_storage`` (constants are never storage: they stay relay.constant)."""
@@ -101,41 +102,10 @@ class StorageType(ParametrizedAttribute, TypeAttribute):
 # --------------------------------------------------------------------------------------------
 
 
-def _format(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_format(v) for v in value) + "]"
-    raise TypeError(f"cannot print memory property value {value!r}")
-
-
 def _print_fields(printer: Printer, fields: Sequence[tuple[str, Any]]) -> None:
     shown = [(k, v) for k, v in fields if v is not None]
     if shown:
-        printer.print_string(" {" + ", ".join(f"{k} = {_format(v)}" for k, v in shown) + "}")
-
-
-def _parse_value(parser: Parser) -> Any:
-    if parser.parse_optional_punctuation("["):
-        items: list[Any] = []
-        if parser.parse_optional_punctuation("]"):
-            return items
-        items.append(_parse_value(parser))
-        while parser.parse_optional_punctuation(","):
-            items.append(_parse_value(parser))
-        parser.parse_punctuation("]")
-        return items
-    if (s := parser.parse_optional_str_literal()) is not None:
-        return s
-    if (b := parser.parse_optional_boolean()) is not None:
-        return b
-    if (n := parser.parse_optional_integer()) is not None:
-        return n
-    parser.raise_error("expected an integer, string, boolean or list")
+        printer.print_string(" {" + ", ".join(f"{k} = {format_value(v)}" for k, v in shown) + "}")
 
 
 def _parse_fields(parser: Parser, op_name: str, known: Sequence[str]) -> dict[str, Any]:
@@ -154,7 +124,7 @@ def _parse_fields(parser: Parser, op_name: str, known: Sequence[str]) -> dict[st
         if key in fields:
             parser.raise_error(f"{op_name}: property '{key}' given twice", pos, parser.pos)
         parser.parse_punctuation("=")
-        fields[key] = _parse_value(parser)
+        fields[key] = parse_value(parser, allow_float=False)
         if not parser.parse_optional_punctuation(","):
             break
     parser.parse_punctuation("}")

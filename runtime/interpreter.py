@@ -57,6 +57,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import VarResultDef
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+from xrelay.transforms.infra import module_op
 
 __all__ = [
     "RelayFunctions",
@@ -345,20 +346,11 @@ def _spec_of(ty: Attribute) -> _ResultSpec | None:
 # --------------------------------------------------------------------------------------------
 
 
-def _module_op(mod: Any) -> ModuleOp:
-    if isinstance(mod, ModuleOp):
-        return mod
-    inner = getattr(mod, "module", None)
-    if isinstance(inner, ModuleOp):
-        return inner
-    raise TypeError(
-        f"expected an xDSL ModuleOp or an object holding one in '.module', got {type(mod).__name__}"
-    )
 
 
 def entry_function(mod: Any, entry: str = "main") -> func.FuncOp:
     """The function ``@entry`` of ``mod``; a ``RunError`` listing the functions if absent."""
-    module = _module_op(mod)
+    module = module_op(mod)
     funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
     for f in funcs:
         if f.sym_name.data == entry:
@@ -518,7 +510,7 @@ class Runner:
     def __init__(
         self, mod: Any, entry: str = "main", listeners: Sequence[Interpreter.Listener] = ()
     ):
-        self.module = _module_op(mod)
+        self.module = module_op(mod)
         self.entry = entry
         self.function = entry_function(self.module, entry)
         self.interpreter = RelayInterpreter(self.module, listeners)

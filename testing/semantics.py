@@ -24,6 +24,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
+from xrelay.transforms.infra import module_op
 
 __all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "pass_name"]
 
@@ -32,15 +33,6 @@ PassLike = Any
 modules, or a sequence of these."""
 
 
-def _module_op(mod: Any) -> ModuleOp:
-    if isinstance(mod, ModuleOp):
-        return mod
-    inner = getattr(mod, "module", None)
-    if isinstance(inner, ModuleOp):
-        return inner
-    raise TypeError(
-        f"expected an xDSL ModuleOp or an object holding one in '.module', got {type(mod).__name__}"
-    )
 
 
 def _clone(mod: Any) -> Any:
@@ -48,7 +40,7 @@ def _clone(mod: Any) -> Any:
     if isinstance(mod, ModuleOp):
         return mod.clone()
     new = copy.copy(mod)
-    new.module = _module_op(mod).clone()
+    new.module = module_op(mod).clone()
     return new
 
 
@@ -193,7 +185,7 @@ def check_semantics(
     """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
-    original = _module_op(mod)
+    original = module_op(mod)
     params = dict(params or {})
     runs: list[tuple[dict[str, np.ndarray], list[np.ndarray]]] = []
     for t in range(trials):
@@ -201,7 +193,7 @@ def check_semantics(
         runs.append((inputs, run(original, inputs, params, entry)))
 
     name = pass_name(pass_or_pipeline)
-    transformed = _module_op(apply_pass(pass_or_pipeline, _clone(mod)))
+    transformed = module_op(apply_pass(pass_or_pipeline, _clone(mod)))
     try:
         transformed.verify()
     except DiagnosticException as e:

@@ -359,8 +359,8 @@ class RelayOp(IRDLOperation):
             spec = self.ATTRS[name]
             if value is not None and spec.from_attribute(spec.to_attribute(value)) != attrs[name]:
                 raise RelayTypeError(
-                    f"{self.name}: attribute '{name}' = {_format_value(attrs[name])} is not in "
-                    f"canonical form; expected {_format_value(spec.from_attribute(spec.to_attribute(value)))}"
+                    f"{self.name}: attribute '{name}' = {format_value(attrs[name])} is not in "
+                    f"canonical form; expected {format_value(spec.from_attribute(spec.to_attribute(value)))}"
                 )
         inferred = self.inferred_types()
         actual = [r.type for r in self.results]
@@ -389,7 +389,7 @@ class RelayOp(IRDLOperation):
             value = spec.from_attribute(attr)
             if spec.default is not REQUIRED and value == _canon_default(spec):
                 continue
-            items.append(f"{name} = {_format_value(value)}")
+            items.append(f"{name} = {format_value(value)}")
         if items:
             printer.print_string(" {" + ", ".join(items) + "}")
         if self.attributes:
@@ -429,7 +429,7 @@ class RelayOp(IRDLOperation):
                         )
                     parser.parse_punctuation("=")
                     val_pos = parser.pos
-                    value = _parse_value(parser)
+                    value = parse_value(parser)
                     try:
                         cls.ATTRS[key].to_attribute(value)
                     except RelayTypeError as e:
@@ -506,7 +506,8 @@ def _canon_default(spec: AttrSpec) -> Any:
     return spec.from_attribute(spec.to_attribute(spec.default))
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """Print a plain attribute value as the relay and memory syntaxes write it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -522,24 +523,29 @@ def _format_value(value: Any) -> str:
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(_format_value(v) for v in value) + "]"
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
     raise TypeError(f"cannot print attribute value {value!r}")
 
 
-def _parse_value(parser: Parser) -> Any:
+def parse_value(parser: Parser, allow_float: bool = True) -> Any:
+    """Parse a plain value: integer, float, string, boolean or a (nested) list of them."""
     if parser.parse_optional_punctuation("["):
         items: list[Any] = []
         if parser.parse_optional_punctuation("]"):
             return items
-        items.append(_parse_value(parser))
+        items.append(parse_value(parser, allow_float))
         while parser.parse_optional_punctuation(","):
-            items.append(_parse_value(parser))
+            items.append(parse_value(parser, allow_float))
         parser.parse_punctuation("]")
         return items
     if (s := parser.parse_optional_str_literal()) is not None:
         return s
     if (b := parser.parse_optional_boolean()) is not None:
         return b
+    if not allow_float:
+        if (i := parser.parse_optional_integer(allow_boolean=False)) is not None:
+            return i
+        parser.raise_error("expected an integer, string, boolean or list")
     if (n := parser.parse_optional_number()) is not None:
         return n
     for word, val in (("inf", math.inf), ("nan", math.nan)):
