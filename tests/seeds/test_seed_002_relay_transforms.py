@@ -431,3 +431,11 @@ def test_fold_scale_axis_is_a_sequence_of_three_passes():
         "ForwardFoldScaleAxis",
         "FoldConstant",
     ]
+
+
+def test_relay_factory_names():
+    # Relay's factory names where the pass has another name, and the normal-form passes.
+    names = dir(relay.transform)
+    for name in ("Inline", "InlineGlobals", "ToANormalForm", "ToGraphNormalForm", "FuseOps"):
+        assert name in names
+    assert relay.transform._ffi_api.FuseOps().info.name == "FuseOps"

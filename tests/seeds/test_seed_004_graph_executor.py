@@ -226,3 +226,20 @@ def test_xrelay_build_convolutional_network(plan):
     assert gmod.arena_bytes <= naive.arena_bytes
     if plan == "greedy-by-size":
         assert gmod.arena_bytes < naive.arena_bytes
+
+
+def test_relay_build_arguments(mlp_workload):
+    mod, params, lib = mlp_workload
+    from xrelay.runtime.build import BuildError
+
+    assert repr(lib) == "<GraphExecutorFactoryModule default>"
+    named = relay.build(mod, "llvm", params=params, mod_name="mlp")
+    assert named["mlp"](dev).get_num_outputs() == 1
+    with pytest.raises(BuildError, match="target_host is not supported"):
+        relay.build(mod, "llvm", target_host="llvm", params=params)
+    with pytest.raises(BuildError, match="unsupported target 'cuda'"):
+        relay.build(mod, "cuda", params=params)
+    # The opt level is the current PassContext's, as in Relay: at 0 nothing is fused.
+    with relay.transform.PassContext(opt_level=0):
+        unfused = relay.build(mod, "llvm", params=params)
+    assert len(unfused.get_graph_json()) > len(lib.get_graph_json())
