@@ -45,12 +45,12 @@ from xrelay.runtime.interpreter import (
     RelayInterpreter,
     RunError,
     _is_multi_result,
-    _module_op,
     _own_outputs,
     bind_inputs,
     describe_op,
     entry_function,
 )
+from xrelay.transforms.infra import module_op
 
 __all__ = ["MemoryFunctions", "MemoryRunner", "is_planned", "run_memory"]
 
@@ -253,7 +253,7 @@ class MemoryRunner:
         use_plan: bool | None = None,
         poison: bool = True,
     ):
-        self.module = _module_op(mod)
+        self.module = module_op(mod)
         self.entry = entry
         self.function = entry_function(self.module, entry)
         if use_plan is None:

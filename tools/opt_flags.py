@@ -14,7 +14,9 @@ passes (already parsed by xDSL into `ModulePass` instances) through
 * `--disable-pass=A,B`: passes the `-O` pipeline (and any Sequential) skips.
 
 Each `-p` pass is called directly, as `pass(mod)` in Relay: it runs whatever the opt
-level and disabled passes say, and does not run its required passes first. Everything
+level and disabled passes say, and does not run its required passes first. The context's
+opt level is 3 unless `-O<n>` sets it, so the parts of a composite pass named in `-p`
+(`fold-scale-axis`: backward, forward, fold-constant) all run. Everything
 the flags print goes to stderr, so stdout holds only the resulting module; a pass name
 in the flags that names no registered pass gets a warning there. Unless
 `--disable-verify` is given, the module is verified after every pass, and a failure
@@ -177,7 +179,9 @@ def run_pipeline(
     all_instruments = list(instruments)
     if not getattr(args, "disable_verify", False):
         all_instruments.append(_VerifyAfterPass())
-    opt_level = args.opt_level if args.opt_level is not None else 2
+    # Without -O the context is at Relay's highest standard level, so a composite pass named
+    # in -p (fold-scale-axis) runs all its parts; -O<n> sets both the pipeline and the gate.
+    opt_level = args.opt_level if args.opt_level is not None else 3
     with PassContext(
         opt_level=opt_level,
         disabled_pass=_flatten(args.disable_pass),

@@ -1,8 +1,10 @@
 // RUN: relay-opt %s -p backward-fold-scale-axis,forward-fold-scale-axis,fold-constant | filecheck %s
-// RUN: relay-opt %s -p fold-scale-axis | filecheck %s --check-prefix=O2
+// RUN: relay-opt %s -p fold-scale-axis | filecheck %s
+// RUN: relay-opt %s -p fold-scale-axis -O2 --disable-pass=FuseOps | filecheck %s --check-prefix=O2
 
-// As in Relay, fold-scale-axis is a Sequential whose parts have opt_level 3: at relay-opt's
-// default opt level 2 they are skipped and the module is unchanged.
+// fold-scale-axis is Relay's Sequential of the three passes above, whose first two have
+// opt_level 3. relay-opt's context has opt level 3 unless -O says otherwise, so the composite
+// does all its parts; at -O2 they are skipped, as in Relay, and the scales stay.
 // O2: relay.multiply %0, %s1
 // O2: relay.multiply %2, %s2
 
