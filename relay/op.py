@@ -145,9 +145,14 @@ def _make_arg_reduce(name: str) -> Any:
         exclude: bool = False,
         select_last_index: bool = False,
     ) -> Call:
-        if select_last_index:
-            raise NotImplementedError(f"{name}: select_last_index=True is not supported")
-        return _call(name, [data], axis=axis, keepdims=keepdims, exclude=exclude)
+        return _call(
+            name,
+            [data],
+            axis=axis,
+            keepdims=keepdims,
+            exclude=exclude,
+            select_last_index=select_last_index,
+        )
 
     arg_reduce.__name__ = arg_reduce.__qualname__ = name
     arg_reduce.__doc__ = f"``{name}`` over ``axis`` (int32 indices)."

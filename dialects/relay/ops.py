@@ -896,10 +896,11 @@ class _Reduce(RelayOp):
         return [new_tensor(out, cls.RESULT_DTYPE or _dt(in_types[0]))]
 
 
-def _reduce(relay_name: str, doc: str, result_dtype: str = "") -> type[RelayOp]:
+def _reduce(relay_name: str, doc: str, result_dtype: str = "", **attrs: Any) -> type[RelayOp]:
     res = "i32" if result_dtype else "f32"
     example = f"%y = relay.{relay_name} %x {{axis = [1]}} : (tensor<2x3xf32>) -> tensor<2x{res}>"
     ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```", "RESULT_DTYPE": result_dtype}
+    ns.update(attrs)
     cls = type(_class_name(relay_name), (_Reduce,), ns)
     cls.__module__ = __name__
     return relay_op(relay_name, R)(cls)
@@ -910,8 +911,12 @@ MeanOp = _reduce("mean", "Mean over axes.")
 MaxOp = _reduce("max", "Maximum over axes.")
 MinOp = _reduce("min", "Minimum over axes.")
 ProdOp = _reduce("prod", "Product over axes.")
-ArgmaxOp = _reduce("argmax", "Index of the maximum (int32).", "int32")
-ArgminOp = _reduce("argmin", "Index of the minimum (int32).", "int32")
+ArgmaxOp = _reduce(
+    "argmax", "Index of the maximum (int32).", "int32", select_last_index=Bool(False)
+)
+ArgminOp = _reduce(
+    "argmin", "Index of the minimum (int32).", "int32", select_last_index=Bool(False)
+)
 
 
 # ============================================================================================

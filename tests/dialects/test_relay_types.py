@@ -287,3 +287,20 @@ def test_every_op_has_metadata_and_an_example():
     assert RELAY_OPS["nn.conv2d"].PATTERN == OpPattern.OUT_ELEMWISE_FUSABLE
     assert RELAY_OPS["add"].PATTERN == OpPattern.BROADCAST
     assert RELAY_OPS["sum"].PATTERN == OpPattern.COMM_REDUCE
+
+
+def test_arg_reductions_select_last_index_runs():
+    import numpy as np
+
+    import xrelay
+    from xrelay import relay
+
+    x = relay.var("x", shape=(2, 4))
+    mod = xrelay.IRModule.from_expr(relay.argmax(x, axis=1, select_last_index=True))
+    assert "select_last_index = true" in str(mod)
+    data = np.array([[1, 3, 3, 0], [5, 5, 1, 5]], "float32")
+    (out,) = xrelay.run(mod, {"x": data})
+    assert out.tolist() == [2, 3]
+    mod = xrelay.IRModule.from_expr(relay.argmin(x, axis=1))
+    (out,) = xrelay.run(mod, {"x": -data})
+    assert out.tolist() == [1, 0]
