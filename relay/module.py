@@ -78,6 +78,7 @@ from xrelay.relay.expr import (
     _op_has_var_operands,
     _op_returns_tuple,
 )
+from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
 
@@ -473,7 +474,7 @@ class IRModule:
 
         with params_source(params):
             module = Parser(make_context(), text).parse_module()
-        module.verify()
+        verify_module(module)
         return IRModule.from_module_op(module)
 
     @staticmethod
@@ -639,4 +640,4 @@ class IRModule:
 
     def verify(self) -> None:
         """Verify the xDSL module (types, symbols)."""
-        self.module.verify()
+        verify_module(self.module)

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
 from xrelay.transforms.infra import module_op
+from xrelay.transforms.utils import verify_module
 
 __all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "pass_name"]
 
@@ -195,7 +196,7 @@ def check_semantics(
     name = pass_name(pass_or_pipeline)
     transformed = module_op(apply_pass(pass_or_pipeline, _clone(mod)))
     try:
-        transformed.verify()
+        verify_module(transformed)
     except DiagnosticException as e:
         raise AssertionError(f"the module does not verify after {name}: {e}") from e
 

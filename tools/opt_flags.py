@@ -50,6 +50,7 @@ from xrelay.transforms.instrument import (
     PrintAfterAll,
     PrintBeforeAll,
 )
+from xrelay.transforms.utils import verify_module
 
 __all__ = ["add_arguments", "instruments_from_args", "run_pipeline"]
 
@@ -128,7 +129,7 @@ class _VerifyAfterPass(PassInstrument):
 
     def run_after_pass(self, mod: Any, info: PassInfo) -> None:
         try:
-            module_op(mod).verify()
+            verify_module(module_op(mod))
         except Exception as exc:
             exc.add_note(f"(the IR did not verify after pass {info.name})")
             raise

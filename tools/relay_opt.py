@@ -28,6 +28,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelay.dialects import get_all_dialects
 from xrelay.transforms import get_all_passes
+from xrelay.transforms.utils import verify_module
 
 
 class RelayOptMain(xDSLOptMain):
@@ -109,7 +110,7 @@ class RelayOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp):
         if not self.args.disable_verify:
-            prog.verify()
+            verify_module(prog)
         if self.params is not None and not self.args.no_bind_params:
             from xrelay.transforms.bind_params import bind_params_by_name
 

@@ -42,6 +42,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from xrelay.runtime.interpreter import RunError, random_inputs, run
 from xrelay.tools.relay_opt import ToolError, load_params, report
+from xrelay.transforms.utils import verify_module
 
 PROG = "relay-run"
 
@@ -200,7 +201,7 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     inputs = load_inputs(args.inputs)
     module = parse_module(args.file, params)
     if not args.no_verify:
-        module.verify()
+        verify_module(module)
     if args.random_inputs is not None:
         bound = set(inputs) | set(params or {})
         inputs.update(random_inputs(module, args.random_inputs, args.entry, skip=bound))

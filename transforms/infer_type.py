@@ -48,10 +48,14 @@ def call_graph_order(module: ModuleOp) -> list[func.FuncOp]:
     return order
 
 
-def infer_function(fn: func.FuncOp, errors: list[str]) -> bool:
+def infer_function(
+    fn: func.FuncOp, errors: list[str], funcs: dict[str, func.FuncOp] | None = None
+) -> bool:
     """Retype ``fn``'s body and signature in place; return whether anything changed."""
     changed = False
     module = fn.parent_op()
+    if funcs is None and isinstance(module, ModuleOp):
+        funcs = _functions(module)
     for op in fn.walk():
         new_types = None
         if isinstance(op, RelayOp):
@@ -61,7 +65,7 @@ def infer_function(fn: func.FuncOp, errors: list[str]) -> bool:
                 errors.append(f"in @{fn.sym_name.data}: {e}")
                 continue
         elif isinstance(op, func.CallOp) and isinstance(module, ModuleOp):
-            callee = _lookup(module, op.callee.root_reference.data)
+            callee = funcs.get(op.callee.root_reference.data)
             if callee is not None:
                 new_types = list(callee.function_type.outputs.data)
                 want_in = list(callee.function_type.inputs.data)
@@ -92,19 +96,17 @@ def infer_function(fn: func.FuncOp, errors: list[str]) -> bool:
     return changed
 
 
-def _lookup(module: ModuleOp, name: str) -> func.FuncOp | None:
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
-            return op
-    return None
+def _functions(module: ModuleOp) -> dict[str, func.FuncOp]:
+    return {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
 
 
 def infer_types(module: ModuleOp) -> bool:
     """Run type inference over a module; raise ``InferTypeError`` listing every failure."""
     errors: list[str] = []
     changed = False
+    funcs = _functions(module)
     for fn in call_graph_order(module):
-        changed |= infer_function(fn, errors)
+        changed |= infer_function(fn, errors, funcs)
     if errors:
         raise InferTypeError("infer-type failed:\n  " + "\n  ".join(errors))
     return changed

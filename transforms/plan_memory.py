@@ -60,6 +60,7 @@ from xrelay.transforms.planners import (
     plot_plan,
     verify_plan,
 )
+from xrelay.transforms.utils import verify_module
 
 DEFAULT_POOL = "global"
 DEFAULT_POOL_ALIGNMENT = 16
@@ -203,7 +204,7 @@ def load_mlir_problem(path: str | Path) -> list[Buffer]:
     ctx = make_context()
     try:
         module = Parser(ctx, Path(path).read_text(), str(path)).parse_module()
-        module.verify()
+        verify_module(module)
         lowered = any(isinstance(op, AllocStorageOp) for op in module.walk())
         if not lowered:
             if not any(isinstance(f, func.FuncOp) and is_primitive(f) for f in module.ops):
