@@ -98,9 +98,17 @@ class RelayOptMain(xDSLOptMain):
         unknown = [s.name for s in specs if s.name not in self.available_passes]
         if unknown:
             raise ValueError(f"Unrecognized passes: {unknown}")
-        self.pipeline = PassPipeline(
-            tuple(self.available_passes[s.name]().from_pass_spec(s) for s in specs)
-        )
+        passes = []
+        for spec in specs:
+            cls = self.available_passes[spec.name]()
+            try:
+                passes.append(cls.from_pass_spec(spec))
+            except Exception as e:  # xDSL reports bad options without naming the pass
+                options = ", ".join(
+                    f.name.replace("_", "-") for f in dataclasses.fields(cls)
+                ) or "none"
+                raise ToolError(f"pass '{spec.name}': {e} (options: {options})") from None
+        self.pipeline = PassPipeline(tuple(passes))
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
         from xrelay.dialects.relay import params_source

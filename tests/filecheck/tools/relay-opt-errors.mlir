@@ -20,6 +20,13 @@
 // RUN: not relay-opt %s -p 'infer-type{' 2>&1 | filecheck %s --check-prefix=PIPE
 // PIPE: relay-opt: error: bad pass pipeline
 
+// RUN: not relay-opt %s -p 'fuse-ops{max-depth=x}' 2>&1 | filecheck %s --check-prefix=OPTION
+// OPTION: relay-opt: error: pass 'fuse-ops': {{.*}} (options: opt-level, max-depth)
+
+// Relay's names work in -p as well.
+// RUN: relay-opt %s -p InferType,FuseOps | filecheck %s --check-prefix=RELAYNAME
+// RELAYNAME: func.func @main
+
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   func.return %x : tensor<2xf32>
 }
