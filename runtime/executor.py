@@ -12,10 +12,13 @@
 * ``@main``'s constants are bound as they are (read-only views of the IR's data, no copy),
   or replaced by the arrays given in ``constants`` (params loaded later);
 * every ``memory.invoke`` is compiled by ``fast_kernels.compile_function`` into thunks bound
-  to those views, its constants and its planned workspace.
+  to those views, its constants and its planned workspace; big kernels are cut into fixed
+  chunks that run on a ``parallel.WorkerPool`` of ``threads`` threads.
 
-``run()`` then only calls the thunks: it allocates no activation memory (the tests check this
-with tracemalloc and by looking at the base of every array). ``profile()`` times every step
+``run()`` then only calls the thunks, with BLAS held to one thread per call (the executor's
+own threads do the parallel work; see ``xrelay.runtime.parallel`` for why): it allocates no
+activation memory (the tests check this with tracemalloc and by looking at the base of every
+array). Results are bitwise the same from run to run and for any ``threads``. ``profile()`` times every step
 and every op family. ``run_memory_compiled`` runs the memory-dialect *interpreter* (hostile
 mode: poisoned arenas, workspaces and killed storage) with the executor's kernels, which is
 the bitwise reference for the numba paths.
@@ -50,6 +53,7 @@ from xrelay.runtime.fast_kernels import (
     KernelError,
     compile_function,
 )
+from xrelay.runtime.parallel import WorkerPool, blas_single_thread, default_threads
 
 __all__ = [
     "ARENA_ALIGNMENT",
@@ -99,8 +103,19 @@ def _is_planned(fn: func.FuncOp) -> bool:
     return all(s.placement is not None for s in arena)
 
 
+def _pool(threads: int | None) -> WorkerPool:
+    n = default_threads() if threads is None else threads
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ExecutorError(f"threads must be a positive integer, got {threads!r}")
+    return WorkerPool.shared(n)
+
+
 class Executor:
-    """A planned program bound to its arenas; see the module docstring."""
+    """A planned program bound to its arenas; see the module docstring.
+
+    ``threads`` (default: ``TVM_NUM_THREADS`` or the cores this process may use) is the
+    number of threads that run the chunks of a step, the caller's included.
+    """
 
     def __init__(
         self,
@@ -110,7 +125,9 @@ class Executor:
         fast: bool = True,
         use_numba: bool = True,
         constants: Mapping[ConstantOp, np.ndarray] | None = None,
+        threads: int | None = None,
     ):
+        self.pool = _pool(threads)
         self.module = program
         self.constants = dict(constants or {})
         self.entry = entry
@@ -232,6 +249,7 @@ class Executor:
                 ws,
                 fast=self.fast,
                 use_numba=self.use_numba,
+                pool=self.pool,
                 call_function=self._call_reference,
                 lookup=self.functions.get,
             )
@@ -257,31 +275,39 @@ class Executor:
         """Bytes of all arenas together (the plan's pool sizes)."""
         return sum(self.pool_sizes.values())
 
+    @property
+    def threads(self) -> int:
+        """Threads that run a step's chunks (the caller's included)."""
+        return self.pool.threads
+
     def run(self) -> None:
         """Run every step on the current inputs; results stay in ``self.outputs`` (views)."""
-        for t in self._thunks:
-            t()
+        with blas_single_thread():
+            for t in self._thunks:
+                t()
 
     def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
         """Run once, timing each step and each op family (im2col, matmul, ...)."""
         steps: list[StepProfile] = []
         families = dict.fromkeys(FAMILIES, 0.0)
         clock = time.perf_counter
-        for index, (name, ops, compiled) in enumerate(self.steps):
-            start = clock()
-            for _, fam, t in compiled.thunks:
-                t0 = clock()
-                t()
-                families[fam] += clock() - t0
-            steps.append(StepProfile(index, name, ops, clock() - start, ""))
+        with blas_single_thread():
+            for index, (name, ops, compiled) in enumerate(self.steps):
+                start = clock()
+                for _, fam, t in compiled.thunks:
+                    t0 = clock()
+                    t()
+                    families[fam] += clock() - t0
+                steps.append(StepProfile(index, name, ops, clock() - start, ""))
         return steps, families
 
     def step_outputs(self) -> list[list[np.ndarray]]:
         """Run once, step by step, and return a copy of every step's destinations."""
         results: list[list[np.ndarray]] = []
-        for (_, _, compiled), outs in zip(self.steps, self.step_dests):
-            compiled()
-            results.append([np.array(o, copy=True) for o in outs])
+        with blas_single_thread():
+            for (_, _, compiled), outs in zip(self.steps, self.step_dests):
+                compiled()
+                results.append([np.array(o, copy=True) for o in outs])
         return results
 
 
@@ -305,14 +331,17 @@ def run_memory_compiled(
     fast: bool = True,
     use_numba: bool = True,
     poison: bool = True,
+    threads: int | None = None,
 ) -> list[np.ndarray]:
     """Interpret a planned program with ``run_memory``'s machinery (arenas, aliases, kills,
     poisoning) but run each ``memory.invoke`` with the executor's compiled kernels.
 
     This is the bitwise reference for the executor when its kernels round differently from
     the reference kernels (numba depthwise convolutions); with ``fast=False`` and
-    ``use_numba=False`` it equals ``run_memory``.
+    ``use_numba=False`` it equals ``run_memory``. ``threads`` is the executor's argument:
+    the kernels are chunked the same way.
     """
+    pool = _pool(threads)
     from xrelay.runtime.memory_interpreter import MemoryFunctions, MemoryRunner
 
     @register_impls
@@ -335,6 +364,7 @@ def run_memory_compiled(
                 ws[0] if ws else None,
                 fast=fast,
                 use_numba=use_numba,
+                pool=pool,
                 call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
                 lookup=self._funcs.get,
             )
@@ -345,4 +375,5 @@ def run_memory_compiled(
     runner.interpreter.register_implementations(
         _Compiled(runner.module, runner.arenas, poison), override=True
     )
-    return runner.run(inputs)
+    with blas_single_thread():
+        return runner.run(inputs)

@@ -49,6 +49,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.runtime.kernels import KERNELS
+from xrelay.runtime.parallel import WorkerPool
 
 __all__ = [
     "CompiledFunction",
@@ -60,8 +61,9 @@ __all__ = [
 
 Thunk = Callable[[], Any]
 
-FAMILIES = ("im2col", "matmul", "depthwise", "elementwise", "pool", "copy", "other")
-"""Op families a thunk is counted in by the profiler."""
+FAMILIES = ("conv", "im2col", "matmul", "depthwise", "elementwise", "pool", "copy", "other")
+"""Op families a thunk is counted in by the profiler. ``conv`` is a convolution whose chunks
+each run im2col, matmul and the fused elementwise epilogue (they cannot be timed apart)."""
 
 # Ops that may write their destination while reading an operand of the same type from the
 # same buffer: they compute elementwise (a ufunc, or a full temporary before writing).
@@ -90,6 +92,30 @@ class KernelError(RuntimeError):
     """A step could not be compiled or failed while running; the message names the op."""
 
 
+class _Out:
+    """Marks the kernel's own output in an epilogue operation."""
+
+    def __repr__(self) -> str:
+        return "OUT"
+
+
+_OUT: Any = _Out()
+
+
+@dataclass
+class _Options:
+    """What a fast kernel maker may use."""
+
+    use_numba: bool = False
+    pool: WorkerPool | None = None
+    epilogue: list[tuple[np.ufunc, Any, Any]] = field(default_factory=list)
+    """In-place elementwise ops to run on the output after the kernel, chunk by chunk:
+    ``(ufunc, a, b)`` computing ``out = ufunc(a, b)`` where ``a``/``b`` is ``_OUT`` or an
+    array broadcasting to the output."""
+    columns: list[np.ndarray] = field(default_factory=list)
+    """Where a convolution put its im2col matrix (reported in ``CompiledFunction.columns``)."""
+
+
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
     t = v.type
     if not isinstance(t, TensorType) or not t.has_static_shape():
@@ -108,6 +134,8 @@ class CompiledFunction:
     """Bytes of internal temporaries allocated at compile time (outside the arena)."""
     fast_ops: int = 0
     """How many ops run through a fast kernel (the rest use the reference kernels)."""
+    columns: list[np.ndarray] = field(default_factory=list)
+    """The im2col matrices of the function's convolutions (views of the planned workspace)."""
 
     def __call__(self) -> None:
         for _, _, t in self.thunks:
@@ -148,7 +176,7 @@ def _float_same(*arrays: np.ndarray) -> bool:
     return dt.kind == "f" and dt != np.float16 and all(a.dtype == dt for a in arrays)
 
 
-def _fast_binary(op: RelayOp, vals, out, ws, use_numba):
+def _fast_binary(op: RelayOp, vals, out, ws, opts):
     uf = _BINARY_UFUNCS[op.RELAY_NAME]
     a, b = vals
     if a.dtype != b.dtype or out.dtype != a.dtype or a.dtype == np.bool_:
@@ -159,14 +187,14 @@ def _fast_binary(op: RelayOp, vals, out, ws, use_numba):
     return [("elementwise", functools.partial(uf, a, b, out=out))]
 
 
-def _fast_relu(op, vals, out, ws, use_numba):
+def _fast_relu(op, vals, out, ws, opts):
     (x,) = vals
     if not _float_same(x, out) or x.shape != out.shape:
         return None
     return [("elementwise", functools.partial(np.maximum, x, np.zeros((), x.dtype), out=out))]
 
 
-def _fast_clip(op, vals, out, ws, use_numba):
+def _fast_clip(op, vals, out, ws, opts):
     (x,) = vals
     if not _float_same(x, out) or x.shape != out.shape:
         return None
@@ -180,7 +208,7 @@ def _fast_clip(op, vals, out, ws, use_numba):
     ]
 
 
-def _fast_global_avg_pool(op, vals, out, ws, use_numba):
+def _fast_global_avg_pool(op, vals, out, ws, opts):
     (x,) = vals
     a = op.attrs
     if a["layout"] != "NCHW" or (a["out_layout"] or "NCHW") != "NCHW":
@@ -199,7 +227,7 @@ def _valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) 
     return lo, max(lo, hi)
 
 
-def _fast_max_pool(op, vals, out, ws, use_numba):
+def _fast_max_pool(op, vals, out, ws, opts):
     (x,) = vals
     a = op.attrs
     if a["layout"] != "NCHW" or (a.get("out_layout") or "NCHW") != "NCHW":
@@ -212,6 +240,24 @@ def _fast_max_pool(op, vals, out, ws, use_numba):
     pt, pl = a["padding"][0], a["padding"][1]
     h, w = x.shape[2:]
     oh, ow = out.shape[2:]
+    if opts.use_numba and numba_available() and x.flags.c_contiguous:
+        kernel = _kernels()["max_pool"]
+        n, c = x.shape[:2]
+        parts = _chunks(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
+        geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
+        return [
+            (
+                "pool",
+                _parallel(
+                    opts,
+                    [
+                        functools.partial(kernel, x[b], out[b], c0, c1, *geometry)
+                        for c0, c1 in _ranges(c, parts)
+                    ],
+                ),
+            )
+            for b in range(n)
+        ]
     thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
     # The reference pads with -inf and folds np.maximum over the taps in this order; skipping
     # the padded positions gives the same maxima.
@@ -245,7 +291,130 @@ def _conv_geometry(op: RelayOp, x: np.ndarray, w: np.ndarray, out: np.ndarray):
     return a
 
 
-def _fast_conv2d(op, vals, out, ws, use_numba):
+# --------------------------------------------------------------------------------------------
+# Chunks: how a step is cut for the worker pool
+# --------------------------------------------------------------------------------------------
+
+CHUNKS_PER_THREAD = 2
+"""Chunks per pool thread for a big kernel: more than one, so a thread that loses its core
+to another process leaves work the others can take (dynamic load balance)."""
+
+_MIN_CHUNK_COLUMNS = 256  # output pixels per matmul chunk below which BLAS loses efficiency
+_MIN_CHUNK_ROWS = 32  # output channels per matmul chunk (a multiple of the SIMD micro-tile)
+_MIN_CHUNK_ELEMENTS = 16384  # elements per chunk of a memory-bound kernel (pool, depthwise)
+_MIN_CHUNK_MNK = 2_000_000
+"""Multiply-adds per matmul chunk, at least. Also a correctness bound: OpenBLAS computes
+products of at most 1e6 multiply-adds with its small-matrix kernels, which sum in another
+order; above that an element's bits do not depend on how the rows or columns are cut, so
+chunked results equal the whole product (the tests check it)."""
+
+
+def _ranges(extent: int, parts: int, align: int = 1) -> list[tuple[int, int]]:
+    """``extent`` cut into at most ``parts`` non-empty ranges, boundaries multiples of
+    ``align`` (deterministic: a function of the arguments only)."""
+    parts = max(1, min(parts, extent // max(align, 1) or 1))
+    bounds = [min(extent, round(extent * k / parts / align) * align) for k in range(parts + 1)]
+    bounds[-1] = extent
+    return [(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+
+
+def _matmul_ranges(extent: int, parts: int, align: int, per_unit: int) -> list[tuple[int, int]]:
+    """``_ranges`` with every range worth at least ``_MIN_CHUNK_MNK`` multiply-adds
+    (``per_unit`` for each unit of ``extent``); fewer ranges where needed."""
+    while parts > 1:
+        ranges = _ranges(extent, parts, align)
+        if min(hi - lo for lo, hi in ranges) * per_unit >= _MIN_CHUNK_MNK:
+            return ranges
+        parts -= 1
+    return [(0, extent)]
+
+
+def _chunks(opts: _Options) -> int:
+    return 1 if opts.pool is None or opts.pool.threads == 1 else opts.pool.threads * CHUNKS_PER_THREAD
+
+
+def _as_operand(v: Any, shape: tuple[int, ...], index: tuple) -> Any:
+    if v is _OUT:
+        return v
+    if v.ndim == 0:
+        return v
+    return np.broadcast_to(v, shape)[index]
+
+
+def _epilogue_thunks(epilogue: Sequence[tuple], out: np.ndarray, index: tuple) -> list[Thunk]:
+    """The in-place elementwise ops after a kernel, restricted to ``out[index]``.
+
+    Elementwise ops compute every element independently, so running them per chunk gives
+    the very bits of running them over the whole output (while the chunk is in cache).
+    """
+    part = out[index]
+    thunks = []
+    for uf, a, b in epilogue:
+        a_ = part if a is _OUT else _as_operand(a, out.shape, index)
+        b_ = part if b is _OUT else _as_operand(b, out.shape, index)
+        thunks.append(functools.partial(uf, a_, b_, out=part))
+    return thunks
+
+
+_EPILOGUE_CODES = {np.add: 0, np.subtract: 1, np.multiply: 2, np.maximum: 3, np.minimum: 4}
+
+
+def _epilogue_chunk(
+    epilogue: Sequence[tuple], out: np.ndarray, b: int, channels: tuple, rows: tuple, opts
+) -> list[Thunk]:
+    """The epilogue on ``out[b, c0:c1, y0:y1]``: one numba pass (no temporaries, no numpy
+    iteration buffers) or, without numba, numpy ufuncs on the slice."""
+    if not epilogue:
+        return []
+    (c0, c1), (y0, y1) = channels, rows
+    if not (opts.use_numba and numba_available() and out.ndim == 4 and out.flags.c_contiguous):
+        return _epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
+    kernel = _kernels()["epilogue"]
+    thunks = []
+    for start in range(0, len(epilogue), 4):  # the kernel takes up to four ops
+        ops = list(epilogue[start : start + 4])
+        codes = np.full(4, -1, np.int64)
+        swapped = np.zeros(4, np.bool_)
+        operands = []
+        for i, (uf, a, b_) in enumerate(ops):
+            codes[i] = _EPILOGUE_CODES[uf]
+            swapped[i] = a is not _OUT
+            other = a if a is not _OUT else b_
+            operands.append(out[b] if other is _OUT else np.broadcast_to(other, out.shape)[b])
+        operands += [out[b]] * (4 - len(operands))  # unused (code -1)
+        thunks.append(
+            functools.partial(kernel, out[b], *operands, codes, swapped, c0, c1, y0, y1)
+        )
+    return thunks
+
+
+def _sequence(parts: Sequence[Thunk]) -> Thunk:
+    parts = tuple(parts)
+    if len(parts) == 1:
+        return parts[0]
+
+    def run() -> None:
+        for p in parts:
+            p()
+
+    return run
+
+
+def _parallel(opts: _Options, chunks: Sequence[Thunk]) -> Thunk:
+    """One thunk running ``chunks`` on the pool (or in order without one)."""
+    if opts.pool is None or len(chunks) == 1:
+        return _sequence(chunks)
+    from xrelay.runtime.parallel import Job
+
+    return functools.partial(opts.pool.run, Job(chunks))
+
+
+# --------------------------------------------------------------------------------------------
+# Convolutions
+# --------------------------------------------------------------------------------------------
+
+
+def _fast_conv2d(op, vals, out, ws, opts):
     x, w = vals
     a = _conv_geometry(op, x, w, out)
     if a is None:
@@ -258,68 +427,125 @@ def _fast_conv2d(op, vals, out, ws, use_numba):
     pt, pl, _, _ = a["padding"]
     groups = a["groups"]
     if groups != 1:
-        if use_numba and groups == c == o and cg == 1:
-            return _depthwise(x, w, out, (sh, sw), (dh, dw), (pt, pl))
+        if opts.use_numba and groups == c == o and cg == 1 and numba_available():
+            return _depthwise(x, w, out, (sh, sw, dh, dw, pt, pl), opts)
         return None
     k = c * kh * kw
     p = oh * ow
     wmat = np.ascontiguousarray(w.reshape(o, k))  # packed once, here
-    thunks: list[tuple[str, Thunk]] = []
     pointwise = kh == kw == 1 and sh == sw == 1 and not any(a["padding"])
     if pointwise:
         if not x.flags.c_contiguous:
             return None
-        for b in range(n):
-            thunks.append(
-                (
-                    "matmul",
-                    functools.partial(
-                        np.matmul, wmat, x[b].reshape(c, p), out=out[b].reshape(o, p)
-                    ),
-                )
-            )
-        return thunks
-    need = k * p * x.dtype.itemsize
-    if ws is None or ws.nbytes < need:
-        return None  # lowered without a workspace: the reference kernel allocates
-    cols = ws[:need].view(x.dtype).reshape(k, p)
-    cols6 = cols.reshape(c, kh, kw, oh, ow)
+        cols = None
+    else:
+        need = k * p * x.dtype.itemsize
+        if ws is None or ws.nbytes < need:
+            return None  # lowered without a workspace: the reference kernel allocates
+        cols = ws[:need].view(x.dtype).reshape(k, p)
+        opts.columns.append(cols)
+    geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
+    numba_cols = opts.use_numba and numba_available()
+    parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
+    # Cut by output rows (each chunk gathers its own columns, multiplies and finishes them:
+    # no barrier) when the image is large; by output channels when it is small.
+    by_rows = parts > 1 and p // parts >= _MIN_CHUNK_COLUMNS and (pointwise or numba_cols)
+    thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
-        xb = x[b]
-        for i in range(kh):
-            r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
-            for j in range(kw):
-                c0, c1 = _valid_range(ow, wd, j * dw, sw, pl)
-                tap = cols6[:, i, j]
-                # Zero the border the padding would give, then copy the valid window.
-                for zone in (tap[:, :r0], tap[:, r1:], tap[:, r0:r1, :c0], tap[:, r0:r1, c1:]):
-                    if zone.size:
-                        thunks.append(("im2col", functools.partial(zone.fill, 0)))
-                if r0 < r1 and c0 < c1:
-                    y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
-                    src = xb[
-                        :,
-                        y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh,
-                        x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw,
-                    ]
-                    thunks.append(
-                        ("im2col", functools.partial(np.copyto, tap[:, r0:r1, c0:c1], src))
-                    )
-        thunks.append(
-            ("matmul", functools.partial(np.matmul, wmat, cols, out=out[b].reshape(o, p)))
-        )
+        out2 = out[b].reshape(o, p)
+        src = x[b].reshape(c, p) if pointwise else cols
+        if by_rows:
+            chunks = []
+            for y0, y1 in _matmul_ranges(oh, parts, 1, ow * o * k):
+                p0, p1 = y0 * ow, y1 * ow
+                steps: list[Thunk] = []
+                if cols is not None:
+                    steps.append(_im2col_numba(x[b], cols, 0, c, y0, y1, (oh, ow), geometry))
+                steps.append(
+                    functools.partial(np.matmul, wmat, src[:, p0:p1], out=out2[:, p0:p1])
+                )
+                steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (y0, y1), opts)
+                chunks.append(_sequence(steps))
+            thunks.append(("conv", _parallel(opts, chunks)))
+            continue
+        if cols is not None:
+            if numba_cols:
+                gathers = [
+                    _im2col_numba(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
+                    for c0, c1 in _ranges(c, parts if c * p >= parts * _MIN_CHUNK_ELEMENTS else 1)
+                ]
+                thunks.append(("im2col", _parallel(opts, gathers)))
+            else:
+                thunks += _im2col_numpy(x[b], cols, out.shape[2:], geometry)
+        row_parts = min(parts, o // _MIN_CHUNK_ROWS) or 1
+        chunks = []
+        for o0, o1 in _matmul_ranges(o, row_parts, 16, k * p):
+            steps = [functools.partial(np.matmul, wmat[o0:o1], src, out=out2[o0:o1])]
+            steps += _epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
+            chunks.append(_sequence(steps))
+        thunks.append(("conv" if opts.epilogue else "matmul", _parallel(opts, chunks)))
+    return thunks
+
+
+def _im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
+    """im2col of one image with numpy copies (the reference kernel's exact values)."""
+    kh, kw, sh, sw, dh, dw, pt, pl = geometry
+    c, h, wd = xb.shape
+    oh, ow = out_hw
+    cols6 = cols.reshape(c, kh, kw, oh, ow)
+    thunks: list[tuple[str, Thunk]] = []
+    for i in range(kh):
+        r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
+        for j in range(kw):
+            c0, c1 = _valid_range(ow, wd, j * dw, sw, pl)
+            tap = cols6[:, i, j]
+            # Zero the border the padding would give, then copy the valid window.
+            for zone in (tap[:, :r0], tap[:, r1:], tap[:, r0:r1, :c0], tap[:, r0:r1, c1:]):
+                if zone.size:
+                    thunks.append(("im2col", functools.partial(zone.fill, 0)))
+            if r0 < r1 and c0 < c1:
+                y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
+                src = xb[
+                    :,
+                    y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh,
+                    x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw,
+                ]
+                thunks.append(("im2col", functools.partial(np.copyto, tap[:, r0:r1, c0:c1], src)))
+    return thunks
+
+
+def _im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
+    """Columns ``y0 * ow .. y1 * ow`` of the rows of channels ``c0 .. c1`` (a pure copy with
+    zeros for the padding: the same values as ``_im2col_numpy``)."""
+    return functools.partial(_kernels()["gather"], xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
+
+
+def _depthwise(x, w, out, geometry, opts):
+    kernel = _kernels()["depthwise"]
+    wc = np.ascontiguousarray(w)
+    n, c = x.shape[:2]
+    per_channel = out.shape[2] * out.shape[3]
+    parts = _chunks(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
+    thunks: list[tuple[str, Thunk]] = []
+    for b in range(n):
+        chunks = []
+        for c0, c1 in _ranges(c, parts):
+            steps = [functools.partial(kernel, x[b], wc, out[b], c0, c1, *geometry)]
+            steps += _epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
+            chunks.append(_sequence(steps))
+        thunks.append(("depthwise", _parallel(opts, chunks)))
     return thunks
 
 
 # --------------------------------------------------------------------------------------------
-# numba depthwise convolution
+# numba kernels (nogil: the pool runs their chunks at the same time)
 # --------------------------------------------------------------------------------------------
 
 _NUMBA: dict[str, Any] = {}
 
 
 def numba_available() -> bool:
-    """Whether numba imports (the depthwise kernel needs it)."""
+    """Whether numba imports (the depthwise, im2col and max-pool kernels need it)."""
     if "ok" not in _NUMBA:
         try:
             import numba  # noqa: F401
@@ -330,44 +556,136 @@ def numba_available() -> bool:
     return _NUMBA["ok"]
 
 
-def _depthwise_kernel() -> Callable[..., None]:
-    kernel = _NUMBA.get("depthwise")
-    if kernel is None:
-        import numba
+def _kernels() -> dict[str, Callable[..., None]]:
+    """Compile (once per process; numba caches the machine code on disk) the numba kernels."""
+    if "kernels" in _NUMBA:
+        return _NUMBA["kernels"]
+    import numba
 
-        @numba.njit(cache=False, fastmath=False, nogil=True)
-        def depthwise(x, w, out, sh, sw, dh, dw, pt, pl):  # pragma: no cover - compiled
-            n, c, h, wd = x.shape
-            _, _, kh, kw = w.shape
-            oh, ow = out.shape[2], out.shape[3]
-            for b in range(n):
-                for ch in range(c):
-                    for y in range(oh):
-                        for xo in range(ow):
-                            out[b, ch, y, xo] = 0.0
-                    for i in range(kh):
-                        for j in range(kw):
-                            wv = w[ch, 0, i, j]
-                            for y in range(oh):
-                                iy = y * sh + i * dh - pt
-                                if iy < 0 or iy >= h:
-                                    continue
-                                for xo in range(ow):
-                                    ix = xo * sw + j * dw - pl
-                                    if ix >= 0 and ix < wd:
-                                        out[b, ch, y, xo] += wv * x[b, ch, iy, ix]
+    jit = numba.njit(cache=True, fastmath=False, nogil=True, boundscheck=False)
 
-        kernel = _NUMBA["depthwise"] = depthwise
-    return kernel
+    @jit
+    def span(n_out, n_in, offset, stride):  # pragma: no cover - compiled
+        # Output indices o with 0 <= o * stride + offset < n_in.
+        lo = 0 if offset >= 0 else -(offset // stride)
+        hi = (n_in - 1 - offset) // stride + 1 if n_in - 1 - offset >= 0 else 0
+        return lo, max(lo, min(n_out, hi))
 
+    @jit
+    def gather(xb, cols, c0, c1, y0, y1, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):  # pragma: no cover
+        _, h, wd = xb.shape
+        for ch in range(c0, c1):
+            for i in range(kh):
+                for j in range(kw):
+                    row = cols[(ch * kh + i) * kw + j]
+                    lo, hi = span(ow, wd, j * dw - pl, sw)
+                    for y in range(y0, y1):
+                        base = y * ow
+                        iy = y * sh + i * dh - pt
+                        if iy < 0 or iy >= h:
+                            for xo in range(ow):
+                                row[base + xo] = 0.0
+                            continue
+                        src = xb[ch, iy]
+                        for xo in range(lo):
+                            row[base + xo] = 0.0
+                        ix0 = j * dw - pl
+                        for xo in range(lo, hi):
+                            row[base + xo] = src[xo * sw + ix0]
+                        for xo in range(hi, ow):
+                            row[base + xo] = 0.0
 
-def _depthwise(x, w, out, strides, dilation, pads):
-    if not numba_available():
-        return None
-    kernel = _depthwise_kernel()
-    wc = np.ascontiguousarray(w)
-    call = functools.partial(kernel, x, wc, out, *strides, *dilation, *pads)
-    return [("depthwise", call)]
+    @jit
+    def depthwise(xb, w, ob, c0, c1, sh, sw, dh, dw, pt, pl):  # pragma: no cover - compiled
+        _, h, wd = xb.shape
+        kh, kw = w.shape[2], w.shape[3]
+        oh, ow = ob.shape[1], ob.shape[2]
+        for ch in range(c0, c1):
+            for y in range(oh):
+                row = ob[ch, y]
+                for xo in range(ow):
+                    row[xo] = 0.0
+                # Taps in (i, j) order for every output element, as before chunking.
+                for i in range(kh):
+                    iy = y * sh + i * dh - pt
+                    if iy < 0 or iy >= h:
+                        continue
+                    src = xb[ch, iy]
+                    for j in range(kw):
+                        wv = w[ch, 0, i, j]
+                        ix0 = j * dw - pl
+                        lo, hi = span(ow, wd, ix0, sw)
+                        for xo in range(lo, hi):
+                            row[xo] += wv * src[xo * sw + ix0]
+
+    @jit
+    def max_pool(xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):  # pragma: no cover
+        _, h, wd = xb.shape
+        oh, ow = ob.shape[1], ob.shape[2]
+        for ch in range(c0, c1):
+            for y in range(oh):
+                row = ob[ch, y]
+                for xo in range(ow):
+                    row[xo] = -np.inf
+                for i in range(kh):
+                    iy = y * sh + i * dh - pt
+                    if iy < 0 or iy >= h:
+                        continue
+                    src = xb[ch, iy]
+                    for j in range(kw):
+                        ix0 = j * dw - pl
+                        lo, hi = span(ow, wd, ix0, sw)
+                        for xo in range(lo, hi):
+                            a = row[xo]
+                            # np.maximum(a, b): a if a > b or a is NaN, else b (NaN included).
+                            if not (a > src[xo * sw + ix0] or a != a):
+                                row[xo] = src[xo * sw + ix0]
+
+    @jit
+    def apply(row, other, code, swapped):  # pragma: no cover - compiled
+        ow = row.shape[0]
+        if code == 0:
+            for xo in range(ow):
+                row[xo] = row[xo] + other[xo]
+        elif code == 1:
+            if swapped:
+                for xo in range(ow):
+                    row[xo] = other[xo] - row[xo]
+            else:
+                for xo in range(ow):
+                    row[xo] = row[xo] - other[xo]
+        elif code == 2:
+            for xo in range(ow):
+                row[xo] = row[xo] * other[xo]
+        elif code == 3:
+            # np.maximum/np.minimum's rules (NaN wins, ties give b), operands in their order.
+            for xo in range(ow):
+                a, b = (other[xo], row[xo]) if swapped else (row[xo], other[xo])
+                row[xo] = a if (a > b or a != a) else b
+        elif code == 4:
+            for xo in range(ow):
+                a, b = (other[xo], row[xo]) if swapped else (row[xo], other[xo])
+                row[xo] = a if (a < b or a != a) else b
+
+    @jit
+    def epilogue(ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):  # pragma: no cover
+        # Row by row, each op over the whole row: the row stays in cache, the op is fixed.
+        for ch in range(c0, c1):
+            for y in range(y0, y1):
+                row = ob[ch, y]
+                apply(row, p0[ch, y], codes[0], swapped[0])
+                apply(row, p1[ch, y], codes[1], swapped[1])
+                apply(row, p2[ch, y], codes[2], swapped[2])
+                apply(row, p3[ch, y], codes[3], swapped[3])
+
+    kernels = {
+        "gather": gather,
+        "depthwise": depthwise,
+        "max_pool": max_pool,
+        "epilogue": epilogue,
+    }
+    _NUMBA["kernels"] = kernels
+    return kernels
 
 
 _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
@@ -446,6 +764,60 @@ def _assign_destinations(fn: func.FuncOp, outs: Sequence[np.ndarray]) -> tuple[d
     return dest, views
 
 
+def _epilogue_of(
+    op: RelayOp, dest: dict[SSAValue, Any], operand: Callable[[SSAValue], Any]
+) -> list[tuple[RelayOp, list[tuple[np.ufunc, Any, Any]]]]:
+    """The chain of in-place elementwise ops that finish ``op``'s result in its buffer.
+
+    An op joins the chain when it is the only user of the chain's value, writes the same
+    buffer (``_assign_destinations`` made it in place) and its other operand is known before
+    ``op`` runs (an argument of the function or a constant) and does not overlap the buffer.
+    ``operand`` gives such an operand's array, or None when it is not known yet.
+    """
+    r = op.results[0]
+    buf = dest.get(r)
+    if buf is None or not isinstance(buf, np.ndarray):
+        return []
+    chain: list[tuple[RelayOp, list[tuple[np.ufunc, Any, Any]]]] = []
+    while r.uses.get_length() == 1:
+        user = next(iter(r.uses)).operation
+        if (
+            not isinstance(user, RelayOp)
+            or len(user.results) != 1
+            or dest.get(user.results[0]) is not buf
+            or user.results[0].type != r.type
+        ):
+            break
+        name = user.RELAY_NAME
+        if name in _BINARY_UFUNCS:
+            args = []
+            for v in user.operands:
+                if v is r:
+                    args.append(_OUT)
+                    continue
+                value = operand(v)
+                if (
+                    not isinstance(value, np.ndarray)
+                    or value.dtype != buf.dtype
+                    or np.broadcast_shapes(value.shape, buf.shape) != buf.shape
+                    or np.shares_memory(value, buf)
+                ):
+                    return chain
+                args.append(value)
+            steps = [(_BINARY_UFUNCS[name], args[0], args[1])]
+        elif name == "nn.relu" and _float_same(buf):
+            steps = [(np.maximum, _OUT, np.zeros((), buf.dtype))]
+        elif name == "clip" and _float_same(buf):
+            lo = np.asarray(user.attrs["a_min"], dtype=buf.dtype)
+            hi = np.asarray(user.attrs["a_max"], dtype=buf.dtype)
+            steps = [(np.maximum, _OUT, lo), (np.minimum, _OUT, hi)]
+        else:
+            break
+        chain.append((user, steps))
+        r = user.results[0]
+    return chain
+
+
 def compile_function(
     fn: func.FuncOp,
     inputs: Sequence[np.ndarray],
@@ -454,13 +826,16 @@ def compile_function(
     *,
     fast: bool = True,
     use_numba: bool = False,
+    pool: WorkerPool | None = None,
     call_function: Callable[[func.FuncOp, tuple[Any, ...]], Sequence[Any]] | None = None,
     lookup: Callable[[str], func.FuncOp | None] | None = None,
 ) -> CompiledFunction:
     """Bind ``fn``'s body to ``inputs``/``outs``/``workspace`` and return its thunks.
 
     ``fast=False`` runs every op through the reference kernels (still in place where the
-    destinations allow). ``call_function`` runs composite functions called inside ``fn``
+    destinations allow). With ``fast``, a convolution also runs the in-place elementwise ops
+    that follow it (bias, residual add, relu, clip) chunk by chunk on its output, and with a
+    ``pool`` of several threads its chunks run in parallel (same bits as one thread). ``call_function`` runs composite functions called inside ``fn``
     (found with ``lookup``) with reference semantics. Raises ``KernelError`` naming the op for
     ops without a kernel.
     """
@@ -476,11 +851,25 @@ def compile_function(
     dest, views = _assign_destinations(fn, outs)
     ret = body.last_op
     assert isinstance(ret, func.ReturnOp)
+    fused: set[RelayOp] = set()
+
+    def known(v: SSAValue) -> Any:
+        if v in env:
+            return env[v]
+        if isinstance(v.owner, ConstantOp):
+            env[v] = v.owner.numpy()
+            return env[v]
+        return None
+
     for op in body.ops:
         if op is ret:
             break
         if isinstance(op, ConstantOp):
-            env[op.result] = op.numpy()
+            if op.result not in env:
+                env[op.result] = op.numpy()
+            continue
+        if op in fused:
+            env[op.results[0]] = dest[op.results[0]]
             continue
         if isinstance(op, func.CallOp):
             callee_name = op.callee.root_reference.data
@@ -529,18 +918,32 @@ def compile_function(
         env.update(zip(op.results, results))
         out = results[0] if len(op.results) == 1 and not _multi(op) else tuple(results)
         thunks = None
+        chain: list = []
         if fast and not isinstance(out, tuple):
             maker = _FAST.get(op.RELAY_NAME)
+            if op.RELAY_NAME == "nn.conv2d":
+                chain = _epilogue_of(op, dest, known)
             if maker is not None:
-                thunks = maker(op, vals, out, workspace, use_numba)
+                epilogue = [s for _, steps in chain for s in steps]
+                opts = _Options(use_numba, pool, epilogue, compiled.columns)
+                thunks = maker(op, vals, out, workspace, opts)
+        label = "+".join([op.RELAY_NAME] + [u.RELAY_NAME for u, _ in chain])
+        fused.update(u for u, _ in chain)
         if thunks is not None:
-            compiled.fast_ops += 1
-            compiled.thunks.extend((op.RELAY_NAME, fam, t) for fam, t in thunks)
+            compiled.fast_ops += 1 + len(chain)
+            compiled.thunks.extend((label, fam, t) for fam, t in thunks)
             continue
         kernel = KERNELS.get(op.RELAY_NAME)
         if kernel is None:
             raise KernelError(f"@{name}: no numpy kernel implements {op.name}")
         compiled.thunks.append((op.RELAY_NAME, _family(op), _generic(kernel, vals, op.attrs, out)))
+        if chain:
+            # The reference kernel ran whole; its epilogue runs whole after it.
+            epilogue = [s for _, steps in chain for s in steps]
+            compiled.fast_ops += len(chain)
+            compiled.thunks.extend(
+                (label, "elementwise", t) for t in _epilogue_thunks(epilogue, out, ())
+            )
     for i, v in enumerate(ret.arguments):
         value = env[v]
         if value is outs[i]:
