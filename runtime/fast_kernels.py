@@ -578,22 +578,22 @@ def _kernels() -> dict[str, Callable[..., None]]:
             for i in range(kh):
                 for j in range(kw):
                     row = cols[(ch * kh + i) * kw + j]
-                    lo, hi = span(ow, wd, j * dw - pl, sw)
+                    ix0 = j * dw - pl
+                    lo, hi = span(ow, wd, ix0, sw)
                     for y in range(y0, y1):
-                        base = y * ow
+                        out = row[y * ow : (y + 1) * ow]
                         iy = y * sh + i * dh - pt
-                        if iy < 0 or iy >= h:
-                            for xo in range(ow):
-                                row[base + xo] = 0.0
+                        if iy < 0 or iy >= h or lo >= hi:
+                            out[:] = 0.0
                             continue
                         src = xb[ch, iy]
-                        for xo in range(lo):
-                            row[base + xo] = 0.0
-                        ix0 = j * dw - pl
-                        for xo in range(lo, hi):
-                            row[base + xo] = src[xo * sw + ix0]
-                        for xo in range(hi, ow):
-                            row[base + xo] = 0.0
+                        out[:lo] = 0.0
+                        if sw == 1:
+                            out[lo:hi] = src[lo + ix0 : hi + ix0]
+                        else:
+                            for xo in range(lo, hi):
+                                out[xo] = src[xo * sw + ix0]
+                        out[hi:] = 0.0
 
     @jit
     def depthwise(xb, w, ob, c0, c1, sh, sw, dh, dw, pt, pl):  # pragma: no cover - compiled
@@ -603,9 +603,8 @@ def _kernels() -> dict[str, Callable[..., None]]:
         for ch in range(c0, c1):
             for y in range(oh):
                 row = ob[ch, y]
-                for xo in range(ow):
-                    row[xo] = 0.0
-                # Taps in (i, j) order for every output element, as before chunking.
+                row[:] = 0.0
+                # Taps in (i, j) order for every output element.
                 for i in range(kh):
                     iy = y * sh + i * dh - pt
                     if iy < 0 or iy >= h:
@@ -615,8 +614,19 @@ def _kernels() -> dict[str, Callable[..., None]]:
                         wv = w[ch, 0, i, j]
                         ix0 = j * dw - pl
                         lo, hi = span(ow, wd, ix0, sw)
-                        for xo in range(lo, hi):
-                            row[xo] += wv * src[xo * sw + ix0]
+                        if sw == 1:
+                            # Unit stride: a plain axpy LLVM vectorises.
+                            part = row[lo:hi]
+                            seg = src[lo + ix0 : hi + ix0]
+                            for xo in range(hi - lo):
+                                part[xo] += wv * seg[xo]
+                        elif sw == 2:
+                            # A constant stride LLVM can vectorise with shuffles.
+                            for xo in range(lo, hi):
+                                row[xo] += wv * src[2 * xo + ix0]
+                        else:
+                            for xo in range(lo, hi):
+                                row[xo] += wv * src[xo * sw + ix0]
 
     @jit
     def max_pool(xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):  # pragma: no cover
@@ -625,8 +635,7 @@ def _kernels() -> dict[str, Callable[..., None]]:
         for ch in range(c0, c1):
             for y in range(oh):
                 row = ob[ch, y]
-                for xo in range(ow):
-                    row[xo] = -np.inf
+                row[:] = -np.inf
                 for i in range(kh):
                     iy = y * sh + i * dh - pt
                     if iy < 0 or iy >= h:
@@ -637,46 +646,88 @@ def _kernels() -> dict[str, Callable[..., None]]:
                         lo, hi = span(ow, wd, ix0, sw)
                         for xo in range(lo, hi):
                             a = row[xo]
-                            # np.maximum(a, b): a if a > b or a is NaN, else b (NaN included).
-                            if not (a > src[xo * sw + ix0] or a != a):
-                                row[xo] = src[xo * sw + ix0]
+                            b = src[xo * sw + ix0]
+                            # np.maximum(a, b): a if a > b or a is NaN, else b (branch-free).
+                            row[xo] = a if (a > b or a != a) else b
 
     @jit
-    def apply(row, other, code, swapped):  # pragma: no cover - compiled
-        ow = row.shape[0]
-        if code == 0:
-            for xo in range(ow):
-                row[xo] = row[xo] + other[xo]
-        elif code == 1:
-            if swapped:
-                for xo in range(ow):
-                    row[xo] = other[xo] - row[xo]
-            else:
-                for xo in range(ow):
-                    row[xo] = row[xo] - other[xo]
-        elif code == 2:
-            for xo in range(ow):
-                row[xo] = row[xo] * other[xo]
-        elif code == 3:
-            # np.maximum/np.minimum's rules (NaN wins, ties give b), operands in their order.
-            for xo in range(ow):
-                a, b = (other[xo], row[xo]) if swapped else (row[xo], other[xo])
-                row[xo] = a if (a > b or a != a) else b
-        elif code == 4:
-            for xo in range(ow):
-                a, b = (other[xo], row[xo]) if swapped else (row[xo], other[xo])
-                row[xo] = a if (a < b or a != a) else b
+    def apply(ob, other, code, swapped, c0, c1, y0, y1):  # pragma: no cover - compiled
+        # One op over a chunk (it is in cache: the kernel just wrote it), the op chosen
+        # once so every loop is a plain one LLVM vectorises. np.maximum/np.minimum's
+        # rules: a NaN wins, a tie gives the second operand; operands in the op's order.
+        ow = ob.shape[2]
+        if code < 0:
+            return
+        if other.strides[2] == 0 and swapped:
+            # other - x, max(other, x), min(other, x) with one value per row
+            for ch in range(c0, c1):
+                for y in range(y0, y1):
+                    v = other[ch, y, 0]
+                    row = ob[ch, y]
+                    if code == 0:
+                        for xo in range(ow):
+                            row[xo] = v + row[xo]
+                    elif code == 1:
+                        for xo in range(ow):
+                            row[xo] = v - row[xo]
+                    elif code == 2:
+                        for xo in range(ow):
+                            row[xo] = v * row[xo]
+                    elif code == 3:
+                        for xo in range(ow):
+                            a = row[xo]
+                            row[xo] = v if (v > a or v != v) else a
+                    else:
+                        for xo in range(ow):
+                            a = row[xo]
+                            row[xo] = v if (v < a or v != v) else a
+        elif other.strides[2] == 0:
+            for ch in range(c0, c1):
+                for y in range(y0, y1):
+                    v = other[ch, y, 0]
+                    row = ob[ch, y]
+                    if code == 0:
+                        for xo in range(ow):
+                            row[xo] = row[xo] + v
+                    elif code == 1:
+                        for xo in range(ow):
+                            row[xo] = row[xo] - v
+                    elif code == 2:
+                        for xo in range(ow):
+                            row[xo] = row[xo] * v
+                    elif code == 3:
+                        for xo in range(ow):
+                            a = row[xo]
+                            row[xo] = a if (a > v or a != a) else v
+                    else:
+                        for xo in range(ow):
+                            a = row[xo]
+                            row[xo] = a if (a < v or a != a) else v
+        else:
+            for ch in range(c0, c1):
+                for y in range(y0, y1):
+                    row = ob[ch, y]
+                    src = other[ch, y]
+                    for xo in range(ow):
+                        a, b = (src[xo], row[xo]) if swapped else (row[xo], src[xo])
+                        if code == 0:
+                            r = a + b
+                        elif code == 1:
+                            r = a - b
+                        elif code == 2:
+                            r = a * b
+                        elif code == 3:
+                            r = a if (a > b or a != a) else b
+                        else:
+                            r = a if (a < b or a != a) else b
+                        row[xo] = r
 
     @jit
     def epilogue(ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):  # pragma: no cover
-        # Row by row, each op over the whole row: the row stays in cache, the op is fixed.
-        for ch in range(c0, c1):
-            for y in range(y0, y1):
-                row = ob[ch, y]
-                apply(row, p0[ch, y], codes[0], swapped[0])
-                apply(row, p1[ch, y], codes[1], swapped[1])
-                apply(row, p2[ch, y], codes[2], swapped[2])
-                apply(row, p3[ch, y], codes[3], swapped[3])
+        apply(ob, p0, codes[0], swapped[0], c0, c1, y0, y1)
+        apply(ob, p1, codes[1], swapped[1], c0, c1, y0, y1)
+        apply(ob, p2, codes[2], swapped[2], c0, c1, y0, y1)
+        apply(ob, p3, codes[3], swapped[3], c0, c1, y0, y1)
 
     kernels = {
         "gather": gather,

@@ -18,6 +18,12 @@ given chunking: every chunk writes its own part of the output with the same oper
 The chunk boundaries are a function of the shapes and of ``threads`` only, so results are
 bitwise stable from run to run.
 
+**Busy cores.** When the caller, after its own chunks, waits for a worker's chunk longer
+than a quarter of its own work, a worker was preempted (another process holds a core): the
+pool then runs the next ``BACKOFF_JOBS`` jobs serially in the caller (one thread, no waiting)
+and tries the workers again after that. With a busy core the executor thus runs about as
+fast as on one thread instead of collapsing; on a quiet machine it keeps all threads.
+
 The pool is shared per thread count (``WorkerPool.shared``). A pool runs one job at a time;
 a job submitted while it is busy (another thread's executor, or a chunk that itself asks
 for parallelism) runs serially in the caller instead of waiting.
@@ -29,6 +35,7 @@ import contextlib
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -108,15 +115,29 @@ class Job:
 
 
 class WorkerPool:
-    """``threads - 1`` daemon worker threads that help the calling thread run a ``Job``."""
+    """``threads - 1`` daemon worker threads that help the calling thread run a ``Job``.
+
+    ``adaptive`` (default) enables the busy-core back-off of the module docstring;
+    ``stats`` counts jobs run in parallel, serially after a back-off, and back-offs.
+    """
+
+    BACKOFF_JOBS = 200
+    """Jobs run serially after a worker was found late (several model runs)."""
+    LATE_FRACTION = 0.25
+    """A wait for workers longer than this fraction of the caller's own work is late."""
+    LATE_SLACK = 100e-6
+    """Seconds of waiting always tolerated (waking a sleeping thread takes some)."""
 
     _shared: dict[int, WorkerPool] = {}
     _shared_lock = threading.Lock()
 
-    def __init__(self, threads: int):
+    def __init__(self, threads: int, *, adaptive: bool = True):
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
         self.threads = threads
+        self.adaptive = adaptive
+        self.stats = {"parallel": 0, "serial": 0, "backoffs": 0}
+        self._serial_left = 0
         self._busy = threading.Lock()
         self._wake = threading.Semaphore(0)
         self._job: Job | None = None
@@ -146,18 +167,31 @@ class WorkerPool:
 
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
-        if self.threads == 1 or len(job.tasks) <= 1 or not self._busy.acquire(blocking=False):
+        if self.threads == 1 or len(job.tasks) <= 1:
             job.run_serial()
             return
+        if self._serial_left > 0 or not self._busy.acquire(blocking=False):
+            self._serial_left = max(0, self._serial_left - 1)
+            self.stats["serial"] += 1
+            job.run_serial()
+            return
+        clock = time.perf_counter
         try:
+            self.stats["parallel"] += 1
             job._reset()
             self._job = job
             for _ in range(min(len(self._workers), len(job.tasks) - 1)):
                 self._wake.release()
+            start = clock()
             job._work()
+            mine = clock()
             # Wait only for chunks a worker has claimed; unclaimed ones were done above.
             job._finished.wait()
+            waited = clock() - mine
             self._job = None
+            if self.adaptive and waited > self.LATE_SLACK + self.LATE_FRACTION * (mine - start):
+                self._serial_left = self.BACKOFF_JOBS
+                self.stats["backoffs"] += 1
         finally:
             self._busy.release()
         if job._error is not None:
