@@ -36,247 +36,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-RUNNING, FOUND, EXHAUSTED = 0, 1, 2
-# Kernel options: 1 = split parts keep the monotonic floor, 2 = dynamic decomposition.
-FLAGS = 3
-
-
-@njit(cache=True, nogil=True)
-def _undo(b, w, sa, sb, floor, rem, placed, save, saveptr, d):
-    p = saveptr[d]
-    for s in range(sa[b], sb[b]):
-        floor[s] = save[p]
-        p += 1
-        rem[s] += w[b]
-    placed[b] = 0
-
-
-@njit(cache=True, nogil=True)
-def _search(  # noqa: C901 - one tight loop on purpose
-    w, al, sa, sb, rank, height, n_sections,
-    floor, rem, placed, off, chosen, cand, cand_off, ncand, ci, save, saveptr,
-    tmp_off, sec_min, scratch, g_lo, g_hi, g_ol, g_rl, jump_at, pend, npend,
-    ctl, max_nodes, flags,
-):  # fmt: skip
-    """Run the DFS for at most ``max_nodes`` expansions; the state lives in the arrays.
-
-    Node ``d`` (``d`` buffers placed) works on one *group*: the unplaced buffers within
-    sections ``[g_lo[d], g_hi[d])``, placed in canonical order after offset ``g_ol[d]``
-    (rank ``g_rl[d]`` for ties). Groups split where no unplaced buffer crosses a section
-    boundary; the other parts wait in ``pend[d]`` with the depth that split them, and a
-    part that fails makes that splitting node fail (its siblings cannot help it).
-    ``ctl`` = [depth, need_expand, nodes_total]; returns RUNNING, FOUND or EXHAUSTED.
-    """
-    n = w.shape[0]
-    d = ctl[0]
-    need = ctl[1]
-    nodes = 0
-    big = np.int64(1) << np.int64(62)
-    while True:
-        if need == 1:
-            if d == n:
-                ctl[0] = d
-                ctl[1] = 0
-                ctl[2] += nodes
-                return FOUND
-            if nodes >= max_nodes:
-                ctl[0] = d
-                ctl[1] = 1
-                ctl[2] += nodes
-                return RUNNING
-            nodes += 1
-            need = 0
-            ncand[d] = 0
-            ci[d] = 0
-            lo = g_lo[d]
-            hi = g_hi[d]
-            # Done with the current group: take the next waiting one.
-            while True:
-                cnt = 0
-                for c in range(n):
-                    if placed[c] == 0 and sa[c] >= lo and sb[c] <= hi:
-                        cnt += 1
-                        break
-                if cnt > 0 or npend[d] == 0:
-                    break
-                k = npend[d] - 1
-                lo = pend[d, k, 0]
-                hi = pend[d, k, 1]
-                g_ol[d] = pend[d, k, 2]
-                g_rl[d] = pend[d, k, 3]
-                jump_at[d] = pend[d, k, 4]
-                npend[d] = k
-            o_last = g_ol[d]
-            r_last = g_rl[d]
-            # Split the group where no unplaced buffer crosses a section boundary.
-            for s in range(lo, hi + 1):
-                scratch[s] = 0
-            for c in range(n):
-                if placed[c] == 0 and sa[c] >= lo and sb[c] <= hi:
-                    scratch[sa[c] + 1] += 1
-                    scratch[sb[c]] -= 1
-            # Sections covered by some unplaced buffer have rem > 0.
-            seg0 = -1
-            nseg = 0
-            first_lo = -1
-            first_hi = -1
-            run = 0
-            s = lo
-            while s <= hi:
-                if s > lo:
-                    run += scratch[s]
-                covered = s < hi and rem[s] > 0
-                starts = covered and (s == lo or (run == 0 and flags & 2 != 0) or seg0 < 0)
-                if seg0 >= 0 and (not covered or starts):
-                    # Close the segment [seg0, s).
-                    if nseg == 0:
-                        first_lo = seg0
-                        first_hi = s
-                    else:
-                        k = npend[d]
-                        pend[d, k, 0] = seg0
-                        pend[d, k, 1] = s
-                        pend[d, k, 2] = o_last if flags & 1 else 0
-                        pend[d, k, 3] = r_last if flags & 1 else -1
-                        pend[d, k, 4] = d
-                        npend[d] = k + 1
-                    nseg += 1
-                    seg0 = -1
-                if covered and seg0 < 0:
-                    seg0 = s
-                s += 1
-            if nseg > 1 and not flags & 1:
-                o_last = 0
-                r_last = -1
-                g_ol[d] = 0
-                g_rl[d] = -1
-            lo = first_lo
-            hi = first_hi
-            g_lo[d] = lo
-            g_hi[d] = hi
-            ok = True
-            # Canonical offset of every unplaced buffer; the two lowest tops.
-            min1 = big
-            min1_i = -1
-            min2 = big
-            for s in range(lo, hi):
-                sec_min[s] = big
-            for c in range(n):
-                if placed[c] == 1 or sa[c] < lo or sb[c] > hi:
-                    continue
-                mf = 0
-                for s in range(sa[c], sb[c]):
-                    if floor[s] > mf:
-                        mf = floor[s]
-                a = al[c]
-                o = ((mf + a - 1) // a) * a
-                if o + w[c] > height:
-                    ok = False
-                    break
-                tmp_off[c] = o
-                top = o + w[c]
-                if top < min1:
-                    min2 = min1
-                    min1 = top
-                    min1_i = c
-                elif top < min2:
-                    min2 = top
-                for s in range(sa[c], sb[c]):
-                    if o < sec_min[s]:
-                        sec_min[s] = o
-            if ok:
-                # Cross-section inference.
-                for s in range(lo, hi):
-                    if rem[s] == 0:
-                        continue
-                    eff = floor[s]
-                    if o_last > eff:
-                        eff = o_last
-                    if sec_min[s] > eff:
-                        eff = sec_min[s]
-                    if rem[s] > height - eff:
-                        ok = False
-                        break
-            if ok:
-                k = 0
-                for c in range(n):
-                    if placed[c] == 1 or sa[c] < lo or sb[c] > hi:
-                        continue
-                    o = tmp_off[c]
-                    if o < o_last or (o == o_last and rank[c] < r_last):
-                        continue
-                    dom = min2 if c == min1_i else min1
-                    if o >= dom:
-                        continue
-                    # Insertion sort by (offset, rank).
-                    j = k
-                    while j > 0:
-                        p = cand[d, j - 1]
-                        po = cand_off[d, j - 1]
-                        if po < o or (po == o and rank[p] < rank[c]):
-                            break
-                        cand[d, j] = p
-                        cand_off[d, j] = po
-                        j -= 1
-                    cand[d, j] = c
-                    cand_off[d, j] = o
-                    k += 1
-                ncand[d] = k
-        if ci[d] < ncand[d]:
-            b = cand[d, ci[d]]
-            o = cand_off[d, ci[d]]
-            ci[d] += 1
-            p = saveptr[d]
-            top = o + w[b]
-            for s in range(sa[b], sb[b]):
-                save[p] = floor[s]
-                p += 1
-                floor[s] = top
-                rem[s] -= w[b]
-            saveptr[d + 1] = p
-            # Hatless: nothing unplaced shares a section with b, so any other choice
-            # here would only leave b higher: no alternatives after this one.
-            hat = False
-            for s in range(sa[b], sb[b]):
-                if rem[s] > 0:
-                    hat = True
-                    break
-            if not hat:
-                ci[d] = ncand[d]
-            placed[b] = 1
-            off[b] = o
-            chosen[d] = b
-            # The child continues this group after b.
-            g_lo[d + 1] = g_lo[d]
-            g_hi[d + 1] = g_hi[d]
-            g_ol[d + 1] = o
-            g_rl[d + 1] = rank[b]
-            jump_at[d + 1] = -1
-            k = npend[d]
-            for j in range(k):
-                for f in range(5):
-                    pend[d + 1, j, f] = pend[d, j, f]
-            npend[d + 1] = k
-            d += 1
-            need = 1
-        else:
-            t = jump_at[d]
-            if t >= 0 and t < d:
-                # A waiting part failed: fail the node that split it off.
-                while d > t:
-                    d -= 1
-                    _undo(chosen[d], w, sa, sb, floor, rem, placed, save, saveptr, d)
-                ci[d] = ncand[d]
-                continue
-            if d == 0:
-                ctl[0] = 0
-                ctl[1] = 0
-                ctl[2] += nodes
-                return EXHAUSTED
-            d -= 1
-            _undo(chosen[d], w, sa, sb, floor, rem, placed, save, saveptr, d)
+from xrelay.transforms.planners._bnb import (
+    DEFAULT_OPTIONS,
+    EXHAUSTED,
+    FOUND,
+    HEURISTIC_LETTERS,
+    RUNNING,
+    _order_part,
+    search,
+)
 
 
 @dataclass
@@ -293,47 +62,81 @@ class Item:
 class _Component:
     """Search state of one independent part of the schedule at a fixed height."""
 
-    def __init__(self, items: Sequence[Item], height: int, heuristic: str = "WAT"):
+    def __init__(self, items: Sequence[Item], height: int, heuristic: str = "WAT",
+                 options: int = DEFAULT_OPTIONS):  # fmt: skip
         self.items = list(items)
-        points = sorted({it.start for it in items} | {it.end + 1 for it in items})
-        index = {t: i for i, t in enumerate(points)}
         n = len(items)
-        self.n_sections = max(len(points) - 1, 0)
+        start = np.array([it.start for it in items], dtype=np.int64)
+        stop = np.array([it.end + 1 for it in items], dtype=np.int64)
+        # Sections end where buffers end: each one's live set is a clique.
+        ends = np.unique(stop)
+        S = len(ends)
+        self.sa = np.searchsorted(ends, start, side="right").astype(np.int64)
+        self.sb = (np.searchsorted(ends, stop, side="left") + 1).astype(np.int64)
+        sa, sb = self.sa, self.sb
         self.w = np.array([it.size for it in items], dtype=np.int64)
         self.al = np.array([it.align for it in items], dtype=np.int64)
-        self.sa = np.array([index[it.start] for it in items], dtype=np.int64)
-        self.sb = np.array([index[it.end + 1] for it in items], dtype=np.int64)
-        order = sorted(range(n), key=preorder_key(items, self.sa, self.sb, heuristic))
-        self.rank = np.empty(n, dtype=np.int64)
-        for r, i in enumerate(order):
-            self.rank[i] = r
+        self.width = stop - start
+        self.area = self.w * self.width
+        # Buffers overlapping in time (CSR), and the buffers of every section (CSR).
+        conflict = (sa[:, None] < sb[None, :]) & (sa[None, :] < sb[:, None])
+        np.fill_diagonal(conflict, False)
+        self.ov_ptr = np.zeros(n + 1, dtype=np.int64)
+        self.ov_ptr[1:] = np.cumsum(conflict.sum(axis=1))
+        self.ov_idx = np.nonzero(conflict)[1].astype(np.int64)
+        secs = np.arange(S)
+        inside = (sa[None, :] <= secs[:, None]) & (secs[:, None] < sb[None, :])
+        self.sec_ptr = np.zeros(S + 1, dtype=np.int64)
+        self.sec_ptr[1:] = np.cumsum(inside.sum(axis=1))
+        self.sec_idx = np.nonzero(inside)[1].astype(np.int64)
+        self.keys = np.array([HEURISTIC_LETTERS.index(c) for c in heuristic], dtype=np.int64)
         self.height = height
-        S = self.n_sections
+        self.options = options
+        self.off = np.full(n, -1, dtype=np.int64)
+        self.minoff = np.zeros(n, dtype=np.int64)
         self.floor = np.zeros(S, dtype=np.int64)
-        self.rem = np.zeros(S, dtype=np.int64)
-        for i in range(n):
-            self.rem[self.sa[i] : self.sb[i]] += self.w[i]
-        self.placed = np.zeros(n, dtype=np.int64)
-        self.off = np.zeros(n, dtype=np.int64)
-        self.chosen = np.zeros(n + 1, dtype=np.int64)
-        self.cand = np.zeros((n + 1, max(n, 1)), dtype=np.int64)
-        self.cand_off = np.zeros((n + 1, max(n, 1)), dtype=np.int64)
-        self.ncand = np.zeros(n + 1, dtype=np.int64)
-        self.ci = np.zeros(n + 1, dtype=np.int64)
-        self.save = np.zeros(int((self.sb - self.sa).sum()) + 1, dtype=np.int64)
-        self.saveptr = np.zeros(n + 2, dtype=np.int64)
-        self.tmp_off = np.zeros(n, dtype=np.int64)
-        self.sec_min = np.zeros(S, dtype=np.int64)
-        self.scratch = np.zeros(S + 2, dtype=np.int64)
-        self.g_lo = np.zeros(n + 1, dtype=np.int64)
-        self.g_hi = np.zeros(n + 1, dtype=np.int64)
-        self.g_hi[0] = S
-        self.g_ol = np.zeros(n + 1, dtype=np.int64)
-        self.g_rl = np.full(n + 1, -1, dtype=np.int64)
-        self.jump_at = np.full(n + 1, -1, dtype=np.int64)
-        self.pend = np.zeros((n + 1, S + 1, 5), dtype=np.int64)
-        self.npend = np.zeros(n + 1, dtype=np.int64)
-        self.ctl = np.array([0, 1, 0], dtype=np.int64)
+        self.total = inside.astype(np.int64) @ self.w if n else np.zeros(S, dtype=np.int64)
+        self.cuts = np.zeros(max(S, 1), dtype=np.int64)
+        if S > 1:
+            self.cuts[: S - 1] = ((sa[None, :] <= secs[:-1, None])
+                                  & (sb[None, :] > secs[:-1, None] + 1)).sum(axis=1)
+        self.static_order = np.zeros(max(n, 1), dtype=np.int64)
+        _order_part(np.arange(n, dtype=np.int64), n, self.w, self.width, self.area, sa, sb,
+                    self.total, self.keys, self.static_order)  # fmt: skip
+        self.stamp_of = np.zeros(S, dtype=np.int64)
+        self.tmo_idx = np.zeros(len(self.ov_idx) + 1, dtype=np.int64)
+        self.tmo_old = np.zeros_like(self.tmo_idx)
+        self.tfl_idx = np.zeros(int((sb - sa).sum()) + n * S + 1, dtype=np.int64)
+        self.tfl_old = np.zeros_like(self.tfl_idx)
+        self.aff = np.zeros(S, dtype=np.int64)
+        F = n + 2
+        self.part = np.zeros((F, max(n, 1)), dtype=np.int64)
+        self.f_root = np.full(F, -1, dtype=np.int64)
+        self.f_plen = np.zeros(F, dtype=np.int64)
+        self.f_lo = np.zeros(F, dtype=np.int64)
+        self.f_hi = np.zeros(F, dtype=np.int64)
+        self.f_mo = np.zeros(F, dtype=np.int64)
+        self.f_mp = np.zeros(F, dtype=np.int64)
+        self.cand = np.zeros((F, max(n, 1)), dtype=np.int64)
+        self.cand_o = np.zeros((F, max(n, 1)), dtype=np.int64)
+        self.f_cn = np.zeros(F, dtype=np.int64)
+        self.f_ci = np.zeros(F, dtype=np.int64)
+        self.f_fail = np.full(F, -1, dtype=np.int64)
+        self.f_pend = np.zeros(F, dtype=np.int64)
+        self.f_tmo = np.zeros(F, dtype=np.int64)
+        self.f_tfl = np.zeros(F, dtype=np.int64)
+        self.f_b = np.full(F, -1, dtype=np.int64)
+        self.f_hat = np.zeros(F, dtype=np.int64)
+        # The whole component waits as the first part; its failure fails the search.
+        self.pend = np.zeros((S + 1, 5), dtype=np.int64)
+        # Parts already independent wait separately (leftmost on top).
+        bounds = [0] + [k + 1 for k in range(S - 1) if self.cuts[k] == 0] + [S]
+        for k, (lo, hi) in enumerate(reversed(list(zip(bounds, bounds[1:])))):
+            self.pend[k] = (lo, hi, 0, 0, -1)
+        self.members = np.zeros(max(n, 1), dtype=np.int64)
+        self.cuts_new = np.zeros(max(S, 1), dtype=np.int64)
+        self.ctl = np.zeros(7, dtype=np.int64)
+        self.ctl[3] = len(bounds) - 1
         self.status = RUNNING
 
     @property
@@ -341,13 +144,19 @@ class _Component:
         return int(self.ctl[2])
 
     def step(self, max_nodes: int, jit: bool) -> int:
-        fn = _search if jit else _search.py_func
+        if self.status != RUNNING:
+            return self.status
+        fn = search if jit else search.py_func
         self.status = fn(
-            self.w, self.al, self.sa, self.sb, self.rank, self.height, self.n_sections,
-            self.floor, self.rem, self.placed, self.off, self.chosen, self.cand,
-            self.cand_off, self.ncand, self.ci, self.save, self.saveptr, self.tmp_off,
-            self.sec_min, self.scratch, self.g_lo, self.g_hi, self.g_ol, self.g_rl,
-            self.jump_at, self.pend, self.npend, self.ctl, max_nodes, FLAGS,
+            self.w, self.al, self.sa, self.sb, self.width, self.area, self.ov_ptr,
+            self.ov_idx, self.sec_ptr, self.sec_idx, self.keys, self.static_order, self.height,
+            self.options,
+            self.off, self.minoff, self.floor, self.total, self.cuts, self.stamp_of,
+            self.tmo_idx, self.tmo_old, self.tfl_idx, self.tfl_old, self.aff,
+            self.part, self.f_root, self.f_plen, self.f_lo, self.f_hi, self.f_mo,
+            self.f_mp, self.cand, self.cand_o, self.f_cn, self.f_ci, self.f_fail,
+            self.f_pend, self.f_tmo, self.f_tfl, self.f_b, self.f_hat, self.pend,
+            self.members, self.cuts_new, self.ctl, max_nodes,
         )  # fmt: skip
         return self.status
 
@@ -356,24 +165,8 @@ class _Component:
 
 
 HEURISTICS = ("WAT", "TAW", "TWA")
-"""Static buffer orders tried in turn (as MiniMalloc does), each letter a descending key:
-W = lifetime width (steps), A = area (bytes x steps), T = the largest total of bytes live
-in any section the buffer covers, Z = size."""
-
-
-def preorder_key(items: Sequence[Item], sa, sb, heuristic: str):
-    """Sort key of buffer indices for a static order given by ``heuristic`` letters."""
-    n_sections = int(max(sb, default=0))
-    totals = np.zeros(n_sections + 1, dtype=np.int64)
-    for i, it in enumerate(items):
-        totals[sa[i] : sb[i]] += it.size
-    feats = {
-        "W": [it.end - it.start + 1 for it in items],
-        "A": [it.size * (it.end - it.start + 1) for it in items],
-        "T": [int(totals[sa[i] : sb[i]].max()) for i in range(len(items))],
-        "Z": [it.size for it in items],
-    }
-    return lambda i: tuple(-feats[c][i] for c in heuristic) + (items[i].key,)
+"""Static buffer orders tried side by side (as MiniMalloc does), letters as in
+``_bnb.HEURISTIC_LETTERS``."""
 
 
 _compiled = False
