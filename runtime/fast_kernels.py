@@ -245,19 +245,14 @@ def _fast_max_pool(op, vals, out, ws, opts):
         n, c = x.shape[:2]
         parts = _chunks(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
         geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
-        return [
-            (
-                "pool",
-                _parallel(
-                    opts,
-                    [
-                        functools.partial(kernel, x[b], out[b], c0, c1, *geometry)
-                        for c0, c1 in _ranges(c, parts)
-                    ],
-                ),
-            )
-            for b in range(n)
-        ]
+        thunks = []
+        for b in range(n):
+
+            def make(c0: int, c1: int, b: int = b) -> Thunk:
+                return functools.partial(kernel, x[b], out[b], c0, c1, *geometry)
+
+            thunks.append(("pool", _split(opts, make, _ranges(c, parts), c)))
+        return thunks
     thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
     # The reference pads with -inf and folds np.maximum over the taps in this order; skipping
     # the padded positions gives the same maxima.
@@ -400,13 +395,17 @@ def _sequence(parts: Sequence[Thunk]) -> Thunk:
     return run
 
 
-def _parallel(opts: _Options, chunks: Sequence[Thunk]) -> Thunk:
-    """One thunk running ``chunks`` on the pool (or in order without one)."""
-    if opts.pool is None or len(chunks) == 1:
-        return _sequence(chunks)
+def _split(
+    opts: _Options, make: Callable[[int, int], Thunk], ranges: list[tuple[int, int]], extent: int
+) -> Thunk:
+    """One thunk running ``make(lo, hi)`` for every range on the pool; run serially it runs
+    ``make(0, extent)`` instead (one call each, no chunking overhead: the same values)."""
+    if opts.pool is None or opts.pool.threads == 1 or len(ranges) <= 1:
+        return make(0, extent)
     from xrelay.runtime.parallel import Job
 
-    return functools.partial(opts.pool.run, Job(chunks))
+    job = Job([make(lo, hi) for lo, hi in ranges], serial=make(0, extent))
+    return functools.partial(opts.pool.run, job)
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,8 +454,8 @@ def _fast_conv2d(op, vals, out, ws, opts):
         out2 = out[b].reshape(o, p)
         src = x[b].reshape(c, p) if pointwise else cols
         if by_rows:
-            chunks = []
-            for y0, y1 in _matmul_ranges(oh, parts, 1, ow * o * k):
+
+            def rows(y0: int, y1: int, b: int = b, out2=out2, src=src) -> Thunk:
                 p0, p1 = y0 * ow, y1 * ow
                 steps: list[Thunk] = []
                 if cols is not None:
@@ -465,25 +464,29 @@ def _fast_conv2d(op, vals, out, ws, opts):
                     functools.partial(np.matmul, wmat, src[:, p0:p1], out=out2[:, p0:p1])
                 )
                 steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (y0, y1), opts)
-                chunks.append(_sequence(steps))
-            thunks.append(("conv", _parallel(opts, chunks)))
+                return _sequence(steps)
+
+            ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
+            thunks.append(("conv", _split(opts, rows, ranges, oh)))
             continue
         if cols is not None:
             if numba_cols:
-                gathers = [
-                    _im2col_numba(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
-                    for c0, c1 in _ranges(c, parts if c * p >= parts * _MIN_CHUNK_ELEMENTS else 1)
-                ]
-                thunks.append(("im2col", _parallel(opts, gathers)))
+
+                def gather(c0: int, c1: int, b: int = b) -> Thunk:
+                    return _im2col_numba(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
+
+                gparts = parts if c * p >= parts * _MIN_CHUNK_ELEMENTS else 1
+                thunks.append(("im2col", _split(opts, gather, _ranges(c, gparts), c)))
             else:
                 thunks += _im2col_numpy(x[b], cols, out.shape[2:], geometry)
-        row_parts = min(parts, o // _MIN_CHUNK_ROWS) or 1
-        chunks = []
-        for o0, o1 in _matmul_ranges(o, row_parts, 16, k * p):
+
+        def channels(o0: int, o1: int, b: int = b, out2=out2, src=src) -> Thunk:
             steps = [functools.partial(np.matmul, wmat[o0:o1], src, out=out2[o0:o1])]
             steps += _epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
-            chunks.append(_sequence(steps))
-        thunks.append(("conv" if opts.epilogue else "matmul", _parallel(opts, chunks)))
+            return _sequence(steps)
+
+        ranges = _matmul_ranges(o, min(parts, o // _MIN_CHUNK_ROWS) or 1, 16, k * p)
+        thunks.append(("conv" if opts.epilogue else "matmul", _split(opts, channels, ranges, o)))
     return thunks
 
 
@@ -528,12 +531,13 @@ def _depthwise(x, w, out, geometry, opts):
     parts = _chunks(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
     thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
-        chunks = []
-        for c0, c1 in _ranges(c, parts):
+
+        def make(c0: int, c1: int, b: int = b) -> Thunk:
             steps = [functools.partial(kernel, x[b], wc, out[b], c0, c1, *geometry)]
             steps += _epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
-            chunks.append(_sequence(steps))
-        thunks.append(("depthwise", _parallel(opts, chunks)))
+            return _sequence(steps)
+
+        thunks.append(("depthwise", _split(opts, make, _ranges(c, parts), c)))
     return thunks
 
 

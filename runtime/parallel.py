@@ -18,11 +18,13 @@ given chunking: every chunk writes its own part of the output with the same oper
 The chunk boundaries are a function of the shapes and of ``threads`` only, so results are
 bitwise stable from run to run.
 
-**Busy cores.** When the caller, after its own chunks, waits for a worker's chunk longer
-than a quarter of its own work, a worker was preempted (another process holds a core): the
-pool then runs the next ``BACKOFF_JOBS`` jobs serially in the caller (one thread, no waiting)
-and tries the workers again after that. With a busy core the executor thus runs about as
-fast as on one thread instead of collapsing; on a quiet machine it keeps all threads.
+**Busy cores.** Whether splitting pays depends on the machine's load, which changes while a
+model runs: with a core taken by another process, two threads of ours share the remaining
+time slices and the caller often waits for a preempted worker. So every job keeps the
+running mean of its time in parallel and in serial (the caller alone, no waiting), runs the
+faster way, and tries the other way every ``EXPLORE_EVERY``-th run to notice the load
+change. On a quiet machine the jobs stay parallel; with a busy core they drift to serial
+and the executor runs about as fast as on one thread instead of collapsing.
 
 The pool is shared per thread count (``WorkerPool.shared``). A pool runs one job at a time;
 a job submitted while it is busy (another thread's executor, or a chunk that itself asks
@@ -71,10 +73,20 @@ class Job:
     Built once at compile time; running it allocates nothing but the pool's bookkeeping.
     """
 
-    __slots__ = ("tasks", "_claim", "_done", "_lock", "_finished", "_error")
+    __slots__ = (
+        "tasks", "serial", "_claim", "_done", "_lock", "_finished", "_error", "_runs", "_mean",
+    )  # fmt: skip
 
-    def __init__(self, tasks: Sequence[Callable[[], Any]]):
+    def __init__(
+        self, tasks: Sequence[Callable[[], Any]], serial: Callable[[], Any] | None = None
+    ):
         self.tasks = tuple(tasks)
+        self.serial = serial
+        """What to run instead of the chunks when running alone (same results; e.g. one big
+        matmul instead of four small ones); None runs the chunks in order."""
+        self._runs = 0
+        # Running mean seconds of [serial, parallel] runs; -1 while never measured.
+        self._mean = [-1.0, -1.0]
         self._claim: Iterator[int] = iter(())
         self._done = 0
         self._lock = threading.Lock()
@@ -109,7 +121,10 @@ class Job:
                         self._finished.set()
 
     def run_serial(self) -> None:
-        """Run every chunk in the calling thread, in order."""
+        """Run the job in the calling thread: ``serial``, or every chunk in order."""
+        if self.serial is not None:
+            self.serial()
+            return
         for t in self.tasks:
             t()
 
@@ -117,16 +132,14 @@ class Job:
 class WorkerPool:
     """``threads - 1`` daemon worker threads that help the calling thread run a ``Job``.
 
-    ``adaptive`` (default) enables the busy-core back-off of the module docstring;
-    ``stats`` counts jobs run in parallel, serially after a back-off, and back-offs.
+    ``adaptive`` (default) picks serial or parallel per job by measured time (module
+    docstring); ``stats`` counts the jobs run each way.
     """
 
-    BACKOFF_JOBS = 200
-    """Jobs run serially after a worker was found late (several model runs)."""
-    LATE_FRACTION = 0.25
-    """A wait for workers longer than this fraction of the caller's own work is late."""
-    LATE_SLACK = 100e-6
-    """Seconds of waiting always tolerated (waking a sleeping thread takes some)."""
+    EXPLORE_EVERY = 8
+    """Every this many runs of a job, it runs the way that measured slower (to re-measure)."""
+    SMOOTHING = 0.3
+    """Weight of the newest time in a job's running means."""
 
     _shared: dict[int, WorkerPool] = {}
     _shared_lock = threading.Lock()
@@ -136,8 +149,7 @@ class WorkerPool:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
         self.threads = threads
         self.adaptive = adaptive
-        self.stats = {"parallel": 0, "serial": 0, "backoffs": 0}
-        self._serial_left = 0
+        self.stats = {"parallel": 0, "serial": 0}
         self._busy = threading.Lock()
         self._wake = threading.Semaphore(0)
         self._job: Job | None = None
@@ -165,35 +177,52 @@ class WorkerPool:
                 # A worker that wakes late finds every chunk claimed and goes back to sleep.
                 job._work()
 
+    def _choose(self, job: Job) -> bool:
+        """Whether to run ``job`` in parallel this time."""
+        if not self.adaptive:
+            return True
+        job._runs += 1
+        serial, parallel = job._mean
+        if parallel < 0 or serial < 0:
+            return parallel < 0  # measure both ways first, parallel first
+        faster_parallel = parallel <= serial
+        if job._runs % self.EXPLORE_EVERY == 0:
+            return not faster_parallel
+        return faster_parallel
+
+    def _record(self, job: Job, parallel: bool, seconds: float) -> None:
+        old = job._mean[parallel]
+        job._mean[parallel] = (
+            seconds if old < 0 else old + self.SMOOTHING * (seconds - old)
+        )
+
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
         if self.threads == 1 or len(job.tasks) <= 1:
             job.run_serial()
             return
-        if self._serial_left > 0 or not self._busy.acquire(blocking=False):
-            self._serial_left = max(0, self._serial_left - 1)
+        clock = time.perf_counter
+        start = clock()
+        if not self._choose(job) or not self._busy.acquire(blocking=False):
             self.stats["serial"] += 1
             job.run_serial()
+            if self.adaptive:
+                self._record(job, False, clock() - start)
             return
-        clock = time.perf_counter
         try:
             self.stats["parallel"] += 1
             job._reset()
             self._job = job
             for _ in range(min(len(self._workers), len(job.tasks) - 1)):
                 self._wake.release()
-            start = clock()
             job._work()
-            mine = clock()
             # Wait only for chunks a worker has claimed; unclaimed ones were done above.
             job._finished.wait()
-            waited = clock() - mine
             self._job = None
-            if self.adaptive and waited > self.LATE_SLACK + self.LATE_FRACTION * (mine - start):
-                self._serial_left = self.BACKOFF_JOBS
-                self.stats["backoffs"] += 1
         finally:
             self._busy.release()
+        if self.adaptive:
+            self._record(job, True, clock() - start)
         if job._error is not None:
             raise job._error
 
