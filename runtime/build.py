@@ -102,12 +102,15 @@ def build(
     inputs_in_arena: bool = True,
     outputs_in_arena: bool = True,
     time_limit: float | None = None,
+    threads: int | None = None,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
     ``target`` exists for TVM compatibility: only ``None``, ``"llvm"`` and ``"cpu"`` (numpy on
     the host) are accepted. ``use_numba=False`` keeps every kernel bitwise equal to the
-    reference kernels (depthwise convolutions are then slower).
+    reference kernels (depthwise convolutions are then slower). ``threads`` is how many
+    threads run the chunks of a big kernel (default: ``TVM_NUM_THREADS`` or the cores this
+    process may use); results do not depend on it.
     """
     if target not in (None, "llvm", "cpu", "numpy"):
         raise BuildError(f"unsupported target {target!r}: xrelay runs on the host CPU (llvm)")
@@ -121,7 +124,9 @@ def build(
         outputs_in_arena=outputs_in_arena,
         time_limit=time_limit,
     )
-    return GraphModule(program, debug=debug, use_numba=use_numba, plan_info=info)
+    return GraphModule(
+        program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads
+    )
 
 
 def demo_resnet18(

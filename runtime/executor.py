@@ -103,7 +103,9 @@ def _is_planned(fn: func.FuncOp) -> bool:
     return all(s.placement is not None for s in arena)
 
 
-def _pool(threads: int | None) -> WorkerPool:
+def _pool(threads: int | WorkerPool | None) -> WorkerPool:
+    if isinstance(threads, WorkerPool):
+        return threads
     n = default_threads() if threads is None else threads
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ExecutorError(f"threads must be a positive integer, got {threads!r}")
@@ -114,7 +116,8 @@ class Executor:
     """A planned program bound to its arenas; see the module docstring.
 
     ``threads`` (default: ``TVM_NUM_THREADS`` or the cores this process may use) is the
-    number of threads that run the chunks of a step, the caller's included.
+    number of threads that run the chunks of a step, the caller's included; a
+    ``parallel.WorkerPool`` may be given instead of the process-wide pool of that size.
     """
 
     def __init__(
@@ -125,7 +128,7 @@ class Executor:
         fast: bool = True,
         use_numba: bool = True,
         constants: Mapping[ConstantOp, np.ndarray] | None = None,
-        threads: int | None = None,
+        threads: int | WorkerPool | None = None,
     ):
         self.pool = _pool(threads)
         self.module = program
@@ -331,7 +334,7 @@ def run_memory_compiled(
     fast: bool = True,
     use_numba: bool = True,
     poison: bool = True,
-    threads: int | None = None,
+    threads: int | WorkerPool | None = None,
 ) -> list[np.ndarray]:
     """Interpret a planned program with ``run_memory``'s machinery (arenas, aliases, kills,
     poisoning) but run each ``memory.invoke`` with the executor's compiled kernels.

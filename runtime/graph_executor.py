@@ -22,6 +22,10 @@ TVM ignores them). ``set_input`` also accepts a param name. ``share_params(other
 makes this module use ``other``'s arrays for the params named in ``bytes`` (no copy).
 Replacing params rebinds the steps (a few milliseconds), never in ``run``.
 
+**Threads**: ``GraphModule(..., threads=n)`` (``xrelay.build(..., threads=n)``; default
+``TVM_NUM_THREADS`` or the cores this process may use) runs each big kernel in chunks on
+``n`` threads; results are the same bits for every ``n`` (``xrelay.runtime.parallel``).
+
 **Debug**: ``GraphModule(..., debug=True)`` (or ``DebugModule``) records every step's outputs
 and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op table).
 """
@@ -112,8 +116,10 @@ class GraphModule:
         fast: bool = True,
         use_numba: bool = True,
         plan_info: Any = None,
+        threads: int | None = None,
     ):
         self.program = program
+        self._threads = threads
         self.entry = entry
         self.debug = debug
         self._fast = fast
@@ -123,7 +129,9 @@ class GraphModule:
         self.param_names = [f"p{i}" for i in range(len(self._constants))]
         self._params: dict[str, np.ndarray] = {}
         try:
-            self._executor = Executor(program, entry=entry, fast=fast, use_numba=use_numba)
+            self._executor = Executor(
+                program, entry=entry, fast=fast, use_numba=use_numba, threads=threads
+            )
         except ExecutorError as e:
             raise GraphModuleError(str(e)) from None
         self._input_index = {n: i for i, n in enumerate(self._executor.input_names)}
@@ -265,6 +273,7 @@ class GraphModule:
             fast=self._fast,
             use_numba=self._use_numba,
             constants=overrides,
+            threads=self._threads,
         )
         for buf, value in zip(self._executor.input_buffers, inputs):
             np.copyto(buf, value)

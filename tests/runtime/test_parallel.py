@@ -1,0 +1,328 @@
+"""The executor's own parallelism: chunked kernels give the same bits for any thread count and
+equal the memory interpreter run with the same kernels; the worker pool runs every chunk once,
+reports errors, falls back to serial when busy and picks the faster way per job; the numba
+epilogue, max-pool and im2col kernels follow numpy's rules bit for bit."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.build import build_program
+from xrelay.runtime.executor import Executor, ExecutorError, run_memory_compiled
+from xrelay.runtime.fast_kernels import (
+    _OUT,
+    _epilogue_chunk,
+    _epilogue_thunks,
+    _kernels,
+    _Options,
+    _ranges,
+)
+from xrelay.runtime.memory_interpreter import run_memory
+from xrelay.runtime.parallel import Job, WorkerPool, default_threads
+from xrelay.testing import onnx_models
+
+
+@functools.cache
+def _resnet(image: int):
+    return build_program(*from_onnx(onnx_models.resnet18(image=image, num_classes=10)))[0]
+
+
+@functools.cache
+def _mobilenet():
+    model = onnx_models.mobilenet_v2(image=64, num_classes=10, width=0.5)
+    return build_program(*from_onnx(model))[0]
+
+
+def _outputs(ex: Executor, x: np.ndarray) -> list[np.ndarray]:
+    np.copyto(ex.input_buffers[0], x)
+    ex.run()
+    return [o.copy() for o in ex.outputs]
+
+
+def _jobs(ex: Executor) -> list[Job]:
+    return [
+        t.args[0]
+        for _, _, c in ex.steps
+        for _, _, t in c.thunks
+        if isinstance(t, functools.partial) and isinstance(t.args[0], Job)
+    ]
+
+
+@pytest.mark.parametrize("use_numba", [True, False])
+def test_resnet_chunks_bitwise_for_any_thread_count(use_numba):
+    program = _resnet(128)
+    x = np.random.default_rng(0).standard_normal((1, 3, 128, 128)).astype("float32")
+    one = Executor(program, threads=1, use_numba=use_numba)
+    assert not _jobs(one)
+    expect = _outputs(one, x)
+    for threads in (2, 3):
+        # A non-adaptive pool: every job really runs its chunks on the threads.
+        pool = WorkerPool(threads, adaptive=False)
+        ex = Executor(program, threads=pool, use_numba=use_numba)
+        jobs = _jobs(ex)
+        # Convolutions cut by output rows (big images) and by output channels (small ones).
+        assert len(jobs) >= 10 and max(len(j) for j in jobs) == 2 * threads
+        before = pool.stats["parallel"]
+        for _ in range(2):
+            got = _outputs(ex, x)
+            assert all(np.array_equal(a, b) for a, b in zip(got, expect))
+        assert pool.stats["parallel"] - before == 2 * len(jobs)
+    # The memory interpreter (poisoned arenas) with the same chunked kernels.
+    if use_numba:
+        ref = run_memory_compiled(program, {"data": x}, threads=WorkerPool(2, adaptive=False))
+    else:
+        ref = run_memory(program, {"data": x})  # the reference kernels themselves
+    assert all(np.array_equal(a, b) for a, b in zip(ref, expect))
+
+
+def test_mobilenet_depthwise_chunks_bitwise():
+    program = _mobilenet()
+    x = np.random.default_rng(1).standard_normal((1, 3, 64, 64)).astype("float32")
+    expect = _outputs(Executor(program, threads=1), x)
+    ex = Executor(program, threads=WorkerPool(2, adaptive=False))
+    assert any(fam == "depthwise" for _, _, c in ex.steps for _, fam, _ in c.thunks)
+    assert np.array_equal(_outputs(ex, x)[0], expect[0])
+    ref = run_memory_compiled(program, {"data": x}, threads=2)
+    assert np.array_equal(ref[0], expect[0])
+
+
+def test_parallel_run_allocates_no_activation_memory():
+    program = _resnet(128)
+    ex = Executor(program, threads=WorkerPool(2, adaptive=False))
+    assert ex.scratch_bytes == 0 and ex.external_bytes == 0
+    np.copyto(ex.input_buffers[0], np.random.default_rng(4).standard_normal((1, 3, 128, 128)))
+    ex.run()
+    tracemalloc.start()
+    try:
+        ex.run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    largest = max(v.nbytes for v in ex.tensor_views.values())
+    assert largest >= 64 * 64 * 64 * 4
+    # Pool bookkeeping and numba's argument boxing only: far below any activation.
+    assert peak < 32 * 1024, peak
+
+
+def test_build_threads_argument():
+    mod, params = from_onnx(onnx_models.resnet18(image=32, num_classes=10))
+    x = np.random.default_rng(2).standard_normal((1, 3, 32, 32)).astype("float32")
+    a = xrelay.build(mod, params, threads=1)
+    b = xrelay.build(mod, params, threads=2)
+    assert a.executor.threads == 1 and b.executor.threads == 2
+    a.run(data=x)
+    b.run(data=x)
+    assert np.array_equal(a.get_output(0), b.get_output(0))
+    b.load_params(b.save_params())  # rebinding keeps the thread count
+    assert b.executor.threads == 2
+    with pytest.raises(ExecutorError, match="threads must be a positive integer"):
+        Executor(_resnet(32), threads=0)
+
+
+def test_default_threads_honours_tvm_num_threads(monkeypatch):
+    monkeypatch.setenv("TVM_NUM_THREADS", "3")
+    assert default_threads() == 3
+    monkeypatch.setenv("TVM_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="TVM_NUM_THREADS must be a positive integer"):
+        default_threads()
+    monkeypatch.delenv("TVM_NUM_THREADS")
+    assert default_threads() >= 1
+
+
+# --------------------------------------------------------------------------------------------
+# The worker pool
+# --------------------------------------------------------------------------------------------
+
+
+def test_pool_runs_every_chunk_once_on_several_threads():
+    pool = WorkerPool(3, adaptive=False)
+    seen: list[tuple[int, str]] = []
+    lock = threading.Lock()
+    gate = threading.Barrier(2, timeout=10)
+
+    def chunk(i: int) -> None:
+        if i < 2:
+            gate.wait()  # the first two chunks only finish when two threads run them at once
+        with lock:
+            seen.append((i, threading.current_thread().name))
+
+    job = Job([functools.partial(chunk, i) for i in range(7)])
+    for _ in range(3):
+        seen.clear()
+        pool.run(job)
+        assert sorted(i for i, _ in seen) == list(range(7))
+        assert len({name for _, name in seen}) >= 2
+
+
+def test_pool_reraises_a_chunk_error_after_all_chunks():
+    pool = WorkerPool(2, adaptive=False)
+    ran = []
+
+    def bad() -> None:
+        raise KeyError("chunk 1")
+
+    job = Job([lambda: ran.append(0), bad, lambda: ran.append(2), lambda: ran.append(3)])
+    with pytest.raises(KeyError, match="chunk 1"):
+        pool.run(job)
+    assert sorted(ran) == [0, 2, 3]
+    pool.run(Job([lambda: ran.append(9)] * 2))  # the pool still works
+    assert ran.count(9) == 2
+
+
+def test_busy_pool_runs_a_nested_job_serially():
+    pool = WorkerPool(2, adaptive=False)
+    order: list[str] = []
+    inner = Job(
+        [lambda: order.append("a"), lambda: order.append("b")],
+        serial=lambda: order.append("inner serial"),
+    )
+    pool.run(Job([lambda: pool.run(inner), lambda: None]))
+    assert order == ["inner serial"]
+
+
+def test_adaptive_choice_follows_the_measured_times():
+    pool = WorkerPool(2)
+    job = Job([lambda: None] * 2)
+    # Both ways are measured first, parallel first.
+    assert pool._choose(job) is True
+    pool._record(job, True, 5e-3)
+    assert pool._choose(job) is False
+    pool._record(job, False, 1e-3)
+    choices = [pool._choose(job) for _ in range(16)]
+    # Serial is faster: serial, except one exploring run in every EXPLORE_EVERY.
+    assert choices.count(True) == 16 // WorkerPool.EXPLORE_EVERY
+    # The machine gets quiet: parallel measures faster and wins.
+    for _ in range(10):
+        pool._record(job, True, 0.2e-3)
+    choices = [pool._choose(job) for _ in range(16)]
+    assert choices.count(False) == 16 // WorkerPool.EXPLORE_EVERY
+    with pytest.raises(ValueError, match="threads must be a positive integer"):
+        WorkerPool(0)
+
+
+def test_ranges_are_deterministic_and_cover():
+    assert _ranges(10, 4) == [(0, 2), (2, 5), (5, 8), (8, 10)]
+    assert _ranges(128, 4, 16) == [(0, 32), (32, 64), (64, 96), (96, 128)]
+    assert _ranges(3, 8) == [(0, 1), (1, 2), (2, 3)]
+    assert _ranges(5, 1) == [(0, 5)]
+
+
+# --------------------------------------------------------------------------------------------
+# numba kernels against numpy's rules
+# --------------------------------------------------------------------------------------------
+
+
+def _special(shape, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape).astype("float32")
+    flat = a.reshape(-1)
+    flat[::7] = np.nan
+    flat[1::11] = -0.0
+    flat[2::13] = 0.0
+    flat[3::17] = np.inf
+    return a
+
+
+def _epilogue_both_ways(epilogue, out):
+    expect = out.copy()
+    with np.errstate(all="ignore"):
+        for t in _epilogue_thunks(epilogue, expect, ()):
+            t()
+    got = out.copy()
+    opts = _Options(use_numba=True)
+    # Chunks of channels and rows per image, as the pool would cut them.
+    for b in range(out.shape[0]):
+        for chans, rows in (((0, 3), (0, 6)), ((3, 5), (0, 2)), ((3, 5), (2, 6))):
+            thunks = _epilogue_chunk(epilogue, got, b, chans, rows, opts)
+            assert len(thunks) == -(-len(epilogue) // 4)  # four ops per kernel call
+            for t in thunks:
+                t()
+    assert np.array_equal(got, expect, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(expect))
+
+
+_SHAPE = (2, 5, 6, 7)
+_OTHERS = {
+    "per-channel": _special((5, 1, 1), 1),
+    "full": _special(_SHAPE, 2),
+    "row": _special((1, 1, 7), 3),
+    "zero": np.zeros((), "float32"),
+    "minus-zero": np.asarray(-0.0, "float32"),
+}
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("other", list(_OTHERS))
+@pytest.mark.parametrize("uf", [np.add, np.subtract, np.multiply, np.maximum, np.minimum])
+def test_numba_epilogue_op_is_numpy_bit_for_bit(uf, other, swap):
+    value = _OTHERS[other]
+    out = _special(_SHAPE, 0)
+    # Ties of signed zeros with the other operand, where np.maximum's choice shows.
+    out.reshape(-1)[4::9] = -0.0 if other != "minus-zero" else 0.0
+    _epilogue_both_ways([(uf, value, _OUT) if swap else (uf, _OUT, value)], out)
+
+
+def test_numba_epilogue_chain_is_numpy_bit_for_bit():
+    bias, res = _OTHERS["per-channel"], _OTHERS["full"]
+    zero, six = np.zeros((), "float32"), np.asarray(6, "float32")
+    epilogue = [
+        (np.add, _OUT, bias), (np.subtract, res, _OUT), (np.multiply, _OUT, bias),
+        (np.maximum, _OUT, zero), (np.minimum, _OUT, six), (np.add, _OUT, _OUT),
+        (np.maximum, res, _OUT), (np.minimum, _OUT, res), (np.subtract, _OUT, bias),
+    ]  # fmt: skip
+    _epilogue_both_ways(epilogue, _special(_SHAPE, 4))
+
+
+def test_numba_max_pool_and_im2col_match_numpy():
+    k = _kernels()
+    x = _special((3, 9, 10), 3)
+    # 3x3, stride 2, padding 1, dilation 1 and 2.
+    for dil in (1, 2):
+        oh, ow = 5, 5
+        got = np.empty((3, oh, ow), "float32")
+        k["max_pool"](x, got, 0, 3, 3, 3, 2, 2, dil, dil, 1, 1)
+        padded = np.full((3, 9 + 2 + 4, 10 + 2 + 4), -np.inf, "float32")
+        padded[:, 1:10, 1:11] = x
+        expect = np.full((3, oh, ow), -np.inf, "float32")
+        for i in range(3):
+            for j in range(3):
+                tap = padded[:, i * dil : i * dil + 2 * oh : 2, j * dil : j * dil + 2 * ow : 2]
+                np.maximum(expect, tap, out=expect)
+        assert np.array_equal(got, expect, equal_nan=True)
+        assert np.array_equal(np.signbit(got), np.signbit(expect))
+        cols = np.full((3 * 9, oh * ow), 7.0, "float32")
+        k["gather"](x, cols, 0, 3, 0, oh, oh, ow, 3, 3, 2, 2, dil, dil, 1, 1)
+        zeros = np.zeros((3, 9 + 2 + 4, 10 + 2 + 4), "float32")
+        zeros[:, 1:10, 1:11] = x
+        expect_cols = np.stack(
+            [
+                zeros[c, i * dil : i * dil + 2 * oh : 2, j * dil : j * dil + 2 * ow : 2].reshape(-1)
+                for c in range(3)
+                for i in range(3)
+                for j in range(3)
+            ]
+        )
+        assert np.array_equal(cols, expect_cols, equal_nan=True)
+
+
+def test_max_pool_numba_equals_reference_in_a_model():
+    x = relay.var("x", shape=(1, 4, 11, 11), dtype="float32")
+    y = relay.nn.max_pool2d(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1), ceil_mode=True)
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    data = _special((1, 4, 11, 11), 5)
+    outs = []
+    for use_numba in (False, True):
+        m = xrelay.build(mod, use_numba=use_numba)
+        m.run(x=data)
+        outs.append(m.get_output(0))
+    assert outs[0].shape == (1, 4, 6, 6)
+    assert np.array_equal(outs[0], outs[1], equal_nan=True)
+    assert np.array_equal(np.signbit(outs[0]), np.signbit(outs[1]))
