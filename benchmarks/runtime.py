@@ -18,6 +18,11 @@ would, the onnxruntime one the ``.onnx`` file; each runs the model 3 times and r
 
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
+
+**Busy core.** ``--busy-core`` keeps one core busy with a spinning process (``while True:
+pass``) during the latency pairs: how both runtimes degrade when another program takes a
+core (OpenBLAS's own threads collapse then, which is why the executor runs its own).
+``--threads`` sets xrelay's thread count (default: ``TVM_NUM_THREADS`` or the cores).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -82,39 +88,61 @@ def _ort_session(model_bytes: bytes):
     return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
 
 
-def _build(name: str, model, plan: str):
+def _build(name: str, model, plan: str, threads: int | None = None):
     import xrelay
     from xrelay.frontends.onnx import from_onnx
 
     mod, params = from_onnx(model)
-    return xrelay.build(mod, params, opt_level=3, plan=plan)
+    return xrelay.build(mod, params, opt_level=3, plan=plan, threads=threads)
 
 
-def measure_latency(name: str, plan: str, pairs: int, warmup: int, profile: bool) -> dict:
+class BusyCore:
+    """A process spinning on one core while the block runs."""
+
+    def __enter__(self) -> BusyCore:
+        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.2)  # let it get scheduled
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def measure_latency(
+    name: str,
+    plan: str,
+    pairs: int,
+    warmup: int,
+    profile: bool,
+    threads: int | None = None,
+    busy_core: bool = False,
+) -> dict:
     model = _model(name)
     inputs = _inputs(name, model)
     t0 = time.perf_counter()
-    m = _build(name, model, plan)
+    m = _build(name, model, plan, threads)
     build_s = time.perf_counter() - t0
     sess = _ort_session(model.SerializeToString())
     m.set_input(**inputs)
     m.run()
     (expect, *_) = sess.run(None, inputs)
     err = float(np.max(np.abs(m.get_output(0) - expect)))
-    for _ in range(warmup):
-        m.run()
-        sess.run(None, inputs)
     xs, os_, ratios = [], [], []
-    for _ in range(pairs):
-        t = time.perf_counter()
-        m.run()
-        a = time.perf_counter() - t
-        t = time.perf_counter()
-        sess.run(None, inputs)
-        b = time.perf_counter() - t
-        xs.append(a)
-        os_.append(b)
-        ratios.append(a / b)
+    with BusyCore() if busy_core else contextlib.nullcontext():
+        for _ in range(warmup):
+            m.run()
+            sess.run(None, inputs)
+        for _ in range(pairs):
+            t = time.perf_counter()
+            m.run()
+            a = time.perf_counter() - t
+            t = time.perf_counter()
+            sess.run(None, inputs)
+            b = time.perf_counter() - t
+            xs.append(a)
+            os_.append(b)
+            ratios.append(a / b)
     result = {
         "model": name,
         "xrelay_ms": statistics.median(xs) * 1000,
@@ -127,6 +155,7 @@ def measure_latency(name: str, plan: str, pairs: int, warmup: int, profile: bool
         ),
         "max_abs_err_vs_ort": err,
         "build_s": build_s,
+        "threads": m.executor.threads,
     }
     if profile:
         result["profile"] = m.profile(runs=3)
@@ -193,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS processes")
     parser.add_argument("--profile", action="store_true", help="print xrelay's op profile")
+    parser.add_argument("--threads", type=int, default=None, help="xrelay's threads")
+    parser.add_argument(
+        "--busy-core", action="store_true", help="keep one core busy during the latency pairs"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -203,7 +236,15 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     for name in args.models:
-        r = measure_latency(name, args.plan, max(args.pairs, 1), args.warmup, args.profile)
+        r = measure_latency(
+            name,
+            args.plan,
+            max(args.pairs, 1),
+            args.warmup,
+            args.profile,
+            args.threads,
+            args.busy_core,
+        )
         rss = None if args.no_rss else measure_rss(name, args.plan)
         target = r["target"]
         verdict = "" if target is None else ("ok" if r["ratio"] <= target else "MISS")
@@ -242,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     )
-    print(f"plan {args.plan}, {args.pairs} A/B pairs after {args.warmup} warm-up pairs")
+    print(
+        f"plan {args.plan}, {args.pairs} A/B pairs after {args.warmup} warm-up pairs, xrelay "
+        f"threads {r['threads']}, onnxruntime threads 2"
+        + (", one core kept busy by another process" if args.busy_core else "")
+    )
     return 0
 
 
