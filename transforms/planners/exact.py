@@ -2,28 +2,23 @@
 Exact offset planning (``optimal``): a MiniMalloc-style branch and bound.
 
 The decision problem "do all buffers fit below height H?" is solved by a depth-first
-search over *canonical* solutions: buffers are placed one at a time, each at the lowest
-aligned offset above everything already placed in the time sections it covers (its
-"floor"), in non-decreasing order of offset (ties in a fixed buffer order). Any feasible
-problem has such a solution (take one minimising the sum of offsets and sort it), so the
-search is complete. Pruning, all sound for that minimal solution:
+search over *canonical* solutions (``_bnb``): buffers are placed one at a time, each at
+its lowest aligned offset above the already placed buffers it overlaps in time, in
+non-decreasing order of offset (ties in a static buffer order). Any feasible problem has
+such a solution (take one minimising the sum of offsets and sort it), so the search is
+complete; the pruning (cross-section inference, dominance, hatless buffers, dynamic
+decomposition) is sound for that solution. See ``_bnb`` for the details.
 
-* cross-section inference: in every time section, the bytes of the unplaced buffers must
-  fit between the section's effective floor and H, where the effective floor is the
-  highest of the placed floor, the last placed offset (offsets never decrease) and the
-  lowest offset any unplaced buffer of that section can still take;
-* an unplaced buffer that no longer fits below H ends the branch;
-* dominance: a buffer may not be placed at or above the top an unplaced buffer would have
-  at its current offset (that buffer could be moved below it: never minimal);
-* decomposition: the schedule is cut where no buffer crosses, and every part is solved on
-  its own.
-
-Candidates are tried lowest offset first, then longer-lived, then larger buffers. The
-search itself is a resumable, explicit-stack loop compiled with numba; Python drives it in
-slices of nodes so that a wall-clock limit can be kept. Optimisation is a search over H:
-the max-live lower bound first (a hit proves optimality), then bisection between the
-largest height proven infeasible (or the lower bound) and the best plan found, which
-starts from the best greedy plan.
+As MiniMalloc, ``decide`` runs one search per static order (``HEURISTICS``) side by side,
+resumably and in growing node slices (in threads when there are several cores: the
+compiled kernel releases the GIL); the first to finish decides, since each alone is
+complete. Optimisation (``minimise``) is a search over H: the max-live lower bound first
+(a hit proves optimality), then rounds of bisection between the lower bound and the best
+plan found (which starts as the best greedy plan) with short probes, a probe out of time
+counting as infeasible for that round only; the probe budget doubles after every round
+without progress. A probe that exhausts its search
+proves every lower height infeasible; the plan is optimal once the best plan meets that
+bound.
 """
 
 from __future__ import annotations
@@ -232,6 +227,7 @@ def decide(
         status = RUNNING
         winner = comps[0]
         while status == RUNNING:
+            t0 = time.perf_counter()
             if jit and _workers() > 1:
                 with ThreadPoolExecutor(_workers()) as pool:
                     statuses = list(pool.map(lambda c, k=chunk: c.step(k, True), comps))
@@ -245,9 +241,12 @@ def decide(
                 if st != RUNNING:
                     status, winner = st, comp
                     break
-            if status == RUNNING and time.perf_counter() > deadline:
+            now = time.perf_counter()
+            if status == RUNNING and now > deadline:
                 return DecisionResult(RUNNING, {}, nodes + sum(c.nodes for c in comps))
-            chunk = min(chunk * 2, 100_000)
+            # Grow the slices while they are short, so that deadlines are kept closely.
+            if now - t0 < 0.05:
+                chunk = min(chunk * 2, 100_000)
         nodes += sum(c.nodes for c in comps)
         if status == EXHAUSTED:
             return DecisionResult(EXHAUSTED, {}, nodes)
@@ -277,13 +276,15 @@ def minimise(
     ``upper``/``upper_offsets`` is a known feasible plan (e.g. greedy) or ``None``;
     ``capacity`` bounds the height (a pool size) or is ``None``. Heights are searched in
     multiples of the gcd of all sizes and alignments, which every canonical height is.
+    ``stats["probes"]`` lists every probe as (height, outcome, nodes).
     """
     nonzero = [it for it in items if it.size > 0]
     if jit or (jit is None and len(nonzero) > 24):
         ensure_compiled()
     start = time.perf_counter()
     deadline = start + time_limit
-    stats: dict[str, object] = {"probes": []}
+    probes: list[tuple[int, str, int]] = []
+    stats: dict[str, object] = {"probes": probes}
     if not nonzero:
         return OptimalResult({it.key: 0 for it in items}, 0, True, stats)
     g = 0
@@ -291,45 +292,57 @@ def minimise(
         g = math.gcd(g, it.size)
         if it.align > 1:
             g = math.gcd(g, it.align)
-    best_h = upper if upper is not None else None
-    best = upper_offsets
+    best_h, best = upper, upper_offsets
     if capacity is not None and (best_h is None or best_h > capacity):
         best_h, best = None, None
-    # Infeasible heights are < lo; the answer lies in [lo, hi].
+    # Every height below lo is infeasible (proven, or by the lower bound).
     lo = -(-lower // g) * g
-    hi = best_h if best_h is not None else (capacity // g) * g
-    proven_lo = True  # every height below lo is proven infeasible
-    first = True
-    while lo <= hi and (best_h is None or lo < best_h):
-        now = time.perf_counter()
-        remaining = deadline - now
-        if remaining <= 0:
-            break
-        if first:
-            # The lower bound is often the optimum (zero fragmentation): most time here.
-            probe = lo
-            budget = remaining * 2 / 3
-        else:
-            probe = lo + ((hi - lo) // (2 * g)) * g
-            budget = remaining / 2 if hi - lo > 4 * g else remaining
-        if best_h is None and not first and probe < hi:
-            probe = hi  # nothing feasible yet: try the capacity itself
-            budget = remaining
-        first = False
-        res = decide(nonzero, probe, now + budget, jit)
-        stats["probes"].append((probe, ("running", "found", "exhausted")[res.status], res.nodes))
+    # Nothing known to fit: the capacity itself is the first height above the bound.
+    cap = (capacity // g) * g if capacity is not None else None
+
+    def probe(h: int, budget: float) -> int:
+        nonlocal best_h, best, lo
+        res = decide(nonzero, h, min(time.perf_counter() + budget, deadline), jit)
+        probes.append((h, ("running", "found", "exhausted")[res.status], res.nodes))
         if res.status == FOUND:
-            h = max((res.offsets[it.key] + it.size for it in nonzero), default=0)
-            best_h, best = h, res.offsets
-            hi = h - g
+            best_h = max(res.offsets[it.key] + it.size for it in nonzero)
+            best = res.offsets
         elif res.status == EXHAUSTED:
-            lo = probe + g
-        else:
-            proven_lo = False
-            lo = probe + g
+            lo = h + g
+        return res.status
+
+    def target() -> int | None:
+        return best_h if best_h is not None else cap
+
+    # The lower bound is often the optimum (zero fragmentation): a generous first try.
+    if target() is not None and lo <= target() - (g if best_h is not None else 0):
+        probe(lo, time_limit / 4)
+    budget = max(time_limit / 100, 0.05)
+    while time.perf_counter() < deadline:
+        top = target()
+        if top is None or lo > top or (best_h is not None and lo >= best_h):
+            break
+        if best_h is None:
+            # Only the capacity is left to try: give it everything.
+            if probe(top, deadline - time.perf_counter()) != FOUND:
+                break
+            continue
+        # One round: bisect between the bound and the best plan with short probes; a
+        # probe out of time counts as infeasible for this round only.
+        soft_lo = lo
+        progress = False
+        while time.perf_counter() < deadline and soft_lo < best_h:
+            h = max(soft_lo + ((best_h - soft_lo) // (2 * g)) * g, lo)
+            status = probe(h, budget)
+            if status == RUNNING:
+                soft_lo = h + g
+            else:
+                progress = True
+                soft_lo = max(soft_lo, lo)
+        if not progress:
+            budget *= 2
     if best is None:
         return OptimalResult(None, 0, False, stats)
     offsets = {it.key: best.get(it.key, 0) for it in items}
-    optimal = proven_lo and lo >= best_h
     stats["seconds"] = time.perf_counter() - start
-    return OptimalResult(offsets, best_h, optimal, stats)
+    return OptimalResult(offsets, best_h, lo >= best_h, stats)
