@@ -40,6 +40,7 @@ from xrelay.dialects.relay import (
 )
 from xrelay.transforms import get_all_passes
 from xrelay.transforms.bind_params import bind_params_by_name
+from xrelay.transforms.infra import PassContext, as_pass
 
 PASSES = (
     "simplify-inference",
@@ -116,8 +117,10 @@ def time_passes(make: Callable[[], ModuleOp], label: str, rows: list[list]) -> N
         module = base.clone()
         passes = [_pass(p) for p in PIPELINE] if name == "pipeline" else [_pass(name)]
         start = time.perf_counter()
-        for p in passes:
-            p.apply(ctx, module)
+        # through the pass infrastructure, as relay-opt and Python users run passes
+        with PassContext(opt_level=3, xdsl_context=ctx):
+            for p in passes:
+                as_pass(p)(module)
         dt = time.perf_counter() - start
         rows.append([label, n, name, f"{dt:.3f}", f"{dt / n * 1000:.4f}"])
         print(*rows[-1], sep="\t", flush=True)
@@ -144,9 +147,9 @@ def resnet50(rows: list[list]) -> None:
     time_passes(lambda: parsed, "resnet-50", rows)
     out: dict[str, np.ndarray] = {}
     module = parsed.clone()
-    ctx = make_context()
-    for p in PIPELINE:
-        _pass(p).apply(ctx, module)
+    with PassContext(opt_level=3):
+        for p in PIPELINE:
+            as_pass(_pass(p))(module)
     start = time.perf_counter()
     with print_options(external=out):
         str(module)
