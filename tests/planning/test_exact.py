@@ -1,0 +1,187 @@
+"""The exact planner's search: soundness and completeness against CP-SAT, every kernel
+option, the MiniMalloc challenging files at their lower bound, and its time limit."""
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from ortools.sat.python import cp_model
+
+from xrelay.transforms.planners import Pool, exact, lower_bound, plan_memory, verify_plan
+from xrelay.transforms.planners._bnb import (
+    DEFAULT_OPTIONS,
+    OPT_FIT_CHECK,
+    OPT_KEEP_FLOOR,
+    OPT_REORDER,
+    OPT_UNALLOC_FLOOR,
+)
+from xrelay.transforms.planners.csv_io import read_minimalloc_csv
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc"
+POOLS = [Pool("global", None, alignment=1)]
+OPTION_SETS = (
+    DEFAULT_OPTIONS,
+    0,
+    OPT_KEEP_FLOOR,
+    OPT_FIT_CHECK,
+    OPT_UNALLOC_FLOOR,
+    OPT_REORDER,
+    OPT_UNALLOC_FLOOR | OPT_REORDER,
+)
+
+
+def random_items(rng: random.Random, n: int) -> list[exact.Item]:
+    items = []
+    for i in range(n):
+        start = rng.randrange(12)
+        end = min(11, start + rng.randrange(6))
+        align = rng.choice([1, 1, 2, 4])
+        items.append(exact.Item(i, rng.choice([1, 2, 3, 4, 5, 8]) * align, align, start, end))
+    return items
+
+
+def cpsat_optimum(items: list[exact.Item]) -> int:
+    """The optimal height by an independent model: CP-SAT's NoOverlap2D."""
+    model = cp_model.CpModel()
+    bound = sum(it.size for it in items)
+    height = model.NewIntVar(0, bound, "height")
+    times, spaces = [], []
+    for it in items:
+        slot = model.NewIntVar(0, bound // it.align, "")
+        offset = model.NewIntVar(0, bound, "")
+        model.Add(offset == slot * it.align)
+        model.Add(offset + it.size <= height)
+        times.append(model.NewIntervalVar(it.start, it.end + 1 - it.start, it.end + 1, ""))
+        spaces.append(model.NewIntervalVar(offset, it.size, offset + it.size, ""))
+    model.AddNoOverlap2D(times, spaces)
+    model.Minimize(height)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    return int(solver.Value(height))
+
+
+def check_offsets(items: list[exact.Item], offsets: dict[int, int], height: int) -> None:
+    for a in items:
+        assert offsets[a.key] % a.align == 0
+        assert 0 <= offsets[a.key] and offsets[a.key] + a.size <= height
+        for b in items:
+            if a.key < b.key and a.start <= b.end and b.start <= a.end:
+                oa, ob = offsets[a.key], offsets[b.key]
+                assert oa + a.size <= ob or ob + b.size <= oa, (a, b, offsets)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kernel_matches_cpsat_for_every_order_and_option(seed):
+    rng = random.Random(seed)
+    for _ in range(15):
+        items = random_items(rng, rng.randint(1, 9))
+        opt = cpsat_optimum(items)
+        for heuristic in exact.HEURISTICS:
+            for options in OPTION_SETS:
+                comp = exact._Component(items, opt, heuristic, options)
+                assert comp.step(10**6, True) == exact.FOUND, (heuristic, options, items)
+                check_offsets(items, comp.offsets(), opt)
+                if opt > 1:
+                    comp = exact._Component(items, opt - 1, heuristic, options)
+                    status = comp.step(10**6, True)
+                    assert status == exact.EXHAUSTED, (heuristic, options, items)
+
+
+def test_interpreted_kernel_follows_the_same_search():
+    rng = random.Random(11)
+    for _ in range(10):
+        items = random_items(rng, 8)
+        opt = cpsat_optimum(items)
+        for height in (opt, opt - 1):
+            compiled = exact._Component(items, height, "TWA")
+            interpreted = exact._Component(items, height, "TWA")
+            assert compiled.step(10**6, True) == interpreted.step(10**6, False)
+            assert compiled.nodes == interpreted.nodes
+            if compiled.status == exact.FOUND:
+                assert compiled.offsets() == interpreted.offsets()
+
+
+def test_search_resumes_across_slices():
+    rng = random.Random(5)
+    while True:  # a deterministic instance whose infeasibility proof takes a while
+        items = random_items(rng, 12)
+        opt = cpsat_optimum(items)
+        whole = exact._Component(items, opt - 1, "WAT")
+        assert whole.step(10**6, True) == exact.EXHAUSTED
+        if whole.nodes >= 20:
+            break
+    sliced = exact._Component(items, opt - 1, "WAT")
+    calls = 1
+    while sliced.step(1, True) == exact.RUNNING:
+        calls += 1
+    assert sliced.status == exact.EXHAUSTED
+    # At most one node per slice, and the same search cut into pieces.
+    assert sliced.nodes == whole.nodes
+    assert calls >= whole.nodes
+
+
+def test_independent_parts_are_searched_separately():
+    # Two copies of a tight packing, disjoint in time, handed to one search.
+    tight = [(4, 0, 1), (4, 0, 0), (2, 1, 3), (2, 1, 2), (4, 2, 3)]
+    items = [
+        exact.Item(k * 5 + i, size, 1, start + 10 * k, end + 10 * k)
+        for k in range(2)
+        for i, (size, start, end) in enumerate(tight)
+    ]
+    comp = exact._Component(items, 8, "WAT")
+    assert comp.step(10**6, True) == exact.FOUND
+    check_offsets(items, comp.offsets(), 8)
+    assert exact._Component(items, 7, "WAT").step(10**6, True) == exact.EXHAUSTED
+
+
+def test_minimise_proves_cpsat_optimum():
+    rng = random.Random(3)
+    for _ in range(10):
+        items = random_items(rng, rng.randint(2, 9))
+        opt = cpsat_optimum(items)
+        greedy = {}
+        top = 0
+        for it in items:  # stack everything: a valid but poor start
+            greedy[it.key] = -(-top // it.align) * it.align
+            top = greedy[it.key] + it.size
+        greedy_top = max(greedy[it.key] + it.size for it in items)
+        res = exact.minimise(items, 1, greedy_top, greedy, None, 10.0, jit=True)
+        assert (res.height, res.optimal) == (opt, True)
+        check_offsets(items, res.offsets, opt)
+
+
+@pytest.mark.parametrize("name", ["A", "B", "C", "E", "F", "G", "H", "I", "K"])
+def test_minimalloc_files_reach_their_lower_bound(name):
+    buffers = read_minimalloc_csv(SHARED / f"{name}.1048576.csv")
+    plan = plan_memory(buffers, "optimal", POOLS, time_limit=30.0)
+    verify_plan(buffers, POOLS, plan)
+    assert plan.total_size == lower_bound(buffers, POOLS)
+    assert plan.total_size == (1_039_360 if name == "C" else 1_048_576)
+    assert plan.optimal is True
+
+
+def test_time_limit_is_kept_and_best_plan_returned():
+    buffers = read_minimalloc_csv(SHARED / "D.1048576.csv")
+    greedy = plan_memory(buffers, "greedy-by-size", POOLS)
+    exact.ensure_compiled()
+    start = time.perf_counter()
+    plan = plan_memory(buffers, "optimal", POOLS, time_limit=2.0)
+    assert time.perf_counter() - start < 4.0
+    verify_plan(buffers, POOLS, plan)
+    assert plan.optimal is False
+    assert lower_bound(buffers, POOLS) < plan.total_size < greedy.total_size
+    probes = plan.stats["global"]["probes"]
+    assert probes[0][:2] == (lower_bound(buffers, POOLS), "running")
+    assert any(outcome == "found" for _, outcome, _ in probes)
+
+
+def test_bounded_pool_below_every_greedy_plan():
+    # A tight instance at its lower bound in a pool of exactly that size.
+    buffers = read_minimalloc_csv(SHARED / "H.1048576.csv")
+    pools = [Pool("global", 1_048_576, alignment=1)]
+    plan = plan_memory(buffers, "optimal", pools, time_limit=30.0)
+    verify_plan(buffers, pools, plan)
+    assert plan.pool_sizes["global"] == 1_048_576
+    assert plan.optimal is True
