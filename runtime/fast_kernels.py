@@ -523,9 +523,20 @@ def _im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
     return functools.partial(_kernels()["gather"], xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
 
 
+_SMALL_ROW = 28
+"""Output rows up to this long run the 3x3 depthwise kernel at stride 1 too (its one loop
+per row beats nine short ones); longer stride-1 rows vectorise better tap by tap."""
+
+
 def _depthwise(x, w, out, geometry, opts):
-    kernel = _kernels()["depthwise"]
+    sh, sw, dh, dw, pt, pl = geometry
     wc = np.ascontiguousarray(w)
+    if wc.shape[2:] == (3, 3) and dh == dw == 1 and (sw > 1 or out.shape[3] <= _SMALL_ROW):
+        # The same sums in the same order as the generic kernel (bitwise equal; tested).
+        kernel = _kernels()["depthwise3x3"]
+        geometry = (sh, sw, pt, pl)
+    else:
+        kernel = _kernels()["depthwise"]
     n, c = x.shape[:2]
     per_channel = out.shape[2] * out.shape[3]
     parts = _chunks(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
@@ -641,6 +652,61 @@ def _kernels() -> dict[str, Callable[..., None]]:
                                 row[xo] += wv * src[xo * sw + ix0]
 
     @jit
+    def depthwise_edge(xb, w, ob, ch, y, x0, x1, sh, sw, pt, pl):  # pragma: no cover
+        # Output elements [x0, x1) of a row near the border, taps in (i, j) order.
+        _, h, wd = xb.shape
+        for xo in range(x0, x1):
+            acc = np.float32(0.0)
+            for i in range(3):
+                iy = y * sh + i - pt
+                if iy < 0 or iy >= h:
+                    continue
+                for j in range(3):
+                    ix = xo * sw + j - pl
+                    if ix >= 0 and ix < wd:
+                        acc += w[ch, 0, i, j] * xb[ch, iy, ix]
+            ob[ch, y, xo] = acc
+
+    @jit
+    def depthwise3x3(xb, w, ob, c0, c1, sh, sw, pt, pl):  # pragma: no cover - compiled
+        # 3x3, dilation 1: the nine taps of an interior element in one expression (the same
+        # sum, in the same (i, j) order, as ``depthwise``), one loop per output row.
+        _, h, wd = xb.shape
+        oh, ow = ob.shape[1], ob.shape[2]
+        # Output columns whose three input columns are all inside the row.
+        xlo, xhi = span(ow, wd - 2, -pl, sw)
+        for ch in range(c0, c1):
+            w00, w01, w02 = w[ch, 0, 0, 0], w[ch, 0, 0, 1], w[ch, 0, 0, 2]
+            w10, w11, w12 = w[ch, 0, 1, 0], w[ch, 0, 1, 1], w[ch, 0, 1, 2]
+            w20, w21, w22 = w[ch, 0, 2, 0], w[ch, 0, 2, 1], w[ch, 0, 2, 2]
+            for y in range(oh):
+                iy = y * sh - pt
+                if iy < 0 or iy + 2 >= h or xlo >= xhi:
+                    depthwise_edge(xb, w, ob, ch, y, 0, ow, sh, sw, pt, pl)
+                    continue
+                depthwise_edge(xb, w, ob, ch, y, 0, xlo, sh, sw, pt, pl)
+                depthwise_edge(xb, w, ob, ch, y, xhi, ow, sh, sw, pt, pl)
+                o = ob[ch, y]
+                r0, r1, r2 = xb[ch, iy], xb[ch, iy + 1], xb[ch, iy + 2]
+                zero = np.float32(0.0)
+                if sw == 1:
+                    for xo in range(xlo, xhi):
+                        b = xo - pl
+                        o[xo] = (
+                            zero + w00 * r0[b] + w01 * r0[b + 1] + w02 * r0[b + 2]
+                            + w10 * r1[b] + w11 * r1[b + 1] + w12 * r1[b + 2]
+                            + w20 * r2[b] + w21 * r2[b + 1] + w22 * r2[b + 2]
+                        )  # fmt: skip
+                else:
+                    for xo in range(xlo, xhi):
+                        b = xo * sw - pl
+                        o[xo] = (
+                            zero + w00 * r0[b] + w01 * r0[b + 1] + w02 * r0[b + 2]
+                            + w10 * r1[b] + w11 * r1[b + 1] + w12 * r1[b + 2]
+                            + w20 * r2[b] + w21 * r2[b + 1] + w22 * r2[b + 2]
+                        )  # fmt: skip
+
+    @jit
     def max_pool(xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):  # pragma: no cover
         _, h, wd = xb.shape
         oh, ow = ob.shape[1], ob.shape[2]
@@ -739,6 +805,7 @@ def _kernels() -> dict[str, Callable[..., None]]:
     kernels = {
         "gather": gather,
         "depthwise": depthwise,
+        "depthwise3x3": depthwise3x3,
         "max_pool": max_pool,
         "epilogue": epilogue,
     }

@@ -326,3 +326,32 @@ def test_max_pool_numba_equals_reference_in_a_model():
     assert outs[0].shape == (1, 4, 6, 6)
     assert np.array_equal(outs[0], outs[1], equal_nan=True)
     assert np.array_equal(np.signbit(outs[0]), np.signbit(outs[1]))
+
+
+@pytest.mark.parametrize(
+    "shape, stride, pad",
+    [((3, 9, 10), 1, 1), ((3, 9, 10), 2, 1), ((2, 7, 7), 1, 0), ((2, 8, 5), 2, 0),
+     ((2, 3, 3), 1, 1), ((2, 2, 2), 2, 1), ((1, 6, 11), 3, 1)],
+)  # fmt: skip
+def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad):
+    k = _kernels()
+    c, h, w = shape
+    x = _special(shape, 6)
+    wt = np.random.default_rng(7).standard_normal((c, 1, 3, 3)).astype("float32")
+    oh, ow = (h + 2 * pad - 3) // stride + 1, (w + 2 * pad - 3) // stride + 1
+    a = np.full((c, oh, ow), 5.0, "float32")
+    b = np.full((c, oh, ow), -5.0, "float32")
+    k["depthwise"](x, wt, a, 0, c, stride, stride, 1, 1, pad, pad)
+    k["depthwise3x3"](x, wt, b, 0, c, stride, stride, pad, pad)
+    assert np.array_equal(a, b, equal_nan=True)
+    # And both are the convolution (a NaN-free input against a float64 reference).
+    x = np.nan_to_num(x, posinf=3.0)
+    k["depthwise3x3"](x, wt, b, 0, c, stride, stride, pad, pad)
+    xp = np.pad(x.astype("float64"), ((0, 0), (pad, pad), (pad, pad)))
+    ref = sum(
+        wt[:, 0, i, j, None, None]
+        * xp[:, i : i + stride * (oh - 1) + 1 : stride, j : j + stride * (ow - 1) + 1 : stride]
+        for i in range(3)
+        for j in range(3)
+    )
+    np.testing.assert_allclose(b, ref, rtol=1e-5, atol=1e-5)
