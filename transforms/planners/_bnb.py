@@ -11,9 +11,13 @@ Everything a placement changes is updated incrementally and undone from trails:
 
 * the minimum offsets of the unplaced buffers that overlap the placed one (only these
   can change), failing at once when one of them is pushed above the height;
-* per section, the floor (top of the last buffer placed there, raised to the lowest
-  minimum offset of its unplaced buffers) and the total of its unplaced bytes; a section
-  whose ``max(floor, last offset) + total`` exceeds the height ends the branch;
+* per section, the total of its unplaced bytes. Cross-section inference asks, for every
+  section, that ``max(top of its last placed buffer, lowest minimum offset of its unplaced
+  buffers, last offset) + total <= height``. Placing a buffer at ``o`` leaves ``o +
+  total`` to hold in every section, so candidates above ``height - max total`` are never
+  tried; past that filter only the sections whose lowest minimum offset rose need a look,
+  and there it is enough to find one unplaced buffer low enough (a remembered witness
+  usually is). This is MiniMalloc's "unallocated floor" check without maintaining floors;
 * per section boundary, how many unplaced buffers cross it: when a boundary reaches zero,
   the partition splits and each part is searched on its own (a failing part fails the
   node that split it: its siblings' choices cannot change it).
@@ -36,7 +40,7 @@ canonical order every later buffer sits at or above it)."""
 OPT_FIT_CHECK = 2
 """Fail as soon as a minimum offset pushes an unplaced buffer's top above the height."""
 OPT_UNALLOC_FLOOR = 4
-"""Raise section floors to the lowest minimum offset of the section's unplaced buffers."""
+"""Count the lowest minimum offset of a section's unplaced buffers in its inference."""
 OPT_REORDER = 8
 """Order each new part by the heuristic with the current section totals (else keep the
 order of the part it was split from)."""
@@ -49,7 +53,7 @@ steps), T = the largest total of unplaced bytes in a section the buffer covers, 
 # Phases of the loop.
 _INIT, _NEXT, _BACK = 0, 1, 2
 # ctl slots.
-_D, _PHASE, _NODES, _PEND, _TMO, _TFL, _STAMP = range(7)
+_D, _PHASE, _NODES, _PEND, _TMO, _STAMP = range(6)
 
 
 @njit(cache=True, nogil=True)
@@ -81,19 +85,13 @@ def _order_part(members, m, w, width, area, sa, sb, total, keys, out):
 
 
 @njit(cache=True, nogil=True)
-def _undo(x, w, sa, sb, off, minoff, floor, total, cuts, f_b, f_tmo, f_tfl,
-          tmo_idx, tmo_old, tfl_idx, tfl_old, ctl):  # fmt: skip
+def _undo(x, w, sa, sb, off, minoff, total, cuts, f_b, f_tmo, tmo_idx, tmo_old, ctl):
     """Take back the placement of frame ``x`` (the newest one still in place)."""
     top = ctl[_TMO]
     while top > f_tmo[x]:
         top -= 1
         minoff[tmo_idx[top]] = tmo_old[top]
     ctl[_TMO] = top
-    top = ctl[_TFL]
-    while top > f_tfl[x]:
-        top -= 1
-        floor[tfl_idx[top]] = tfl_old[top]
-    ctl[_TFL] = top
     b = f_b[x]
     for s in range(sa[b], sb[b]):
         total[s] += w[b]
@@ -106,16 +104,16 @@ def _undo(x, w, sa, sb, off, minoff, floor, total, cuts, f_b, f_tmo, f_tfl,
 @njit(cache=True, nogil=True)
 def search(  # noqa: C901 - one tight loop on purpose
     w, al, sa, sb, width, area, ov_ptr, ov_idx, sec_ptr, sec_idx, keys, static_order, cap,
-    options, off, minoff, floor, total, cuts, stamp_of,
-    tmo_idx, tmo_old, tfl_idx, tfl_old, aff,
+    options, off, minoff, total, cuts, stamp_of, wit,
+    tmo_idx, tmo_old, aff,
     part, f_root, f_plen, f_lo, f_hi, f_mo, f_mp, cand, cand_o, f_cn, f_ci,
-    f_fail, f_pend, f_tmo, f_tfl, f_b, f_hat, pend, members, cuts_new,
+    f_fail, f_pend, f_tmo, f_b, f_hat, pend, members, cuts_new,
     ctl, max_nodes,
 ):  # fmt: skip
     """Run the search for at most ``max_nodes`` nodes; all state lives in the arrays.
 
     ``ctl`` holds the loop registers (depth, phase, node count, pending-part count, trail
-    tops, stamp). Frame ``d`` searches the partition listed in ``part[f_root[d]]``
+    top, stamp). Frame ``d`` searches the partition listed in ``part[f_root[d]]``
     (``f_plen`` entries, some already placed) over sections ``[f_lo, f_hi)``; its
     candidates are ``cand[d]`` (positions in that list) at offsets ``cand_o[d]``. Parts
     waiting to be searched are rows of ``pend``: (lo, hi, floor, min position, frame to
@@ -231,7 +229,6 @@ def search(  # noqa: C901 - one tight loop on purpose
             # Place b at o, recording everything for the undo.
             f_pend[d] = ctl[_PEND]
             f_tmo[d] = ctl[_TMO]
-            f_tfl[d] = ctl[_TFL]
             f_b[d] = b
             off[b] = o
             top_b = o + w[b]
@@ -264,26 +261,8 @@ def search(  # noqa: C901 - one tight loop on purpose
                             naff += 1
             ctl[_TMO] = tmo
             f_hat[d] = hat
-            tfl = ctl[_TFL]
             for s in range(sa[b], sb[b]):
-                tfl_idx[tfl] = s
-                tfl_old[tfl] = floor[s]
-                tfl += 1
-                floor[s] = top_b
                 total[s] -= w[b]
-            for k in range(naff):
-                s = aff[k]
-                lowest = big
-                for q in range(sec_ptr[s], sec_ptr[s + 1]):
-                    c = sec_idx[q]
-                    if off[c] < 0 and minoff[c] < lowest:
-                        lowest = minoff[c]
-                if lowest != big and floor[s] < lowest:
-                    tfl_idx[tfl] = s
-                    tfl_old[tfl] = floor[s]
-                    tfl += 1
-                    floor[s] = lowest
-            ctl[_TFL] = tfl
             ncut = 0
             for s in range(sa[b], sb[b] - 1):
                 cuts[s] -= 1
@@ -293,21 +272,31 @@ def search(  # noqa: C901 - one tight loop on purpose
             lo = f_lo[d]
             hi = f_hi[d]
             if not fail:
-                # Cross-section inference. Only b's and the affected sections changed:
-                # the others passed at the parent, and o <= cap - total[s] everywhere
-                # (candidate filter), so max(floor, o) + total <= cap still holds there.
-                for s in range(sa[b], sb[b]):
-                    if floor[s] + total[s] > cap:
-                        fail = True
-                        break
+                # Cross-section inference: in every section, the unplaced bytes must fit
+                # between max(top of the last buffer placed there, lowest minimum offset
+                # of its unplaced buffers) and the height. Only b's sections and those
+                # whose minimum offsets rose can have changed: the others passed at the
+                # parent. In b's sections the top is o + w[b], fine by the candidate
+                # filter (o + total <= cap before placing b).
                 for k in range(naff):
                     s = aff[k]
-                    if floor[s] + total[s] > cap:
-                        fail = True
+                    if total[s] == 0:
+                        continue
+                    limit = cap - total[s]
+                    c = wit[s]
+                    if off[c] < 0 and minoff[c] <= limit:
+                        continue
+                    fail = True
+                    for q in range(sec_ptr[s], sec_ptr[s + 1]):
+                        c = sec_idx[q]
+                        if off[c] < 0 and minoff[c] <= limit:
+                            wit[s] = c  # a hint for the next check only
+                            fail = False
+                            break
+                    if fail:
                         break
             if fail:
-                _undo(d, w, sa, sb, off, minoff, floor, total, cuts, f_b, f_tmo, f_tfl,
-                      tmo_idx, tmo_old, tfl_idx, tfl_old, ctl)  # fmt: skip
+                _undo(d, w, sa, sb, off, minoff, total, cuts, f_b, f_tmo, tmo_idx, tmo_old, ctl)
                 if not hat:
                     phase = _BACK
                 continue
@@ -359,8 +348,7 @@ def search(  # noqa: C901 - one tight loop on purpose
                 return EXHAUSTED
             x = d - 1
             while x >= t:
-                _undo(x, w, sa, sb, off, minoff, floor, total, cuts, f_b, f_tmo, f_tfl,
-                      tmo_idx, tmo_old, tfl_idx, tfl_old, ctl)  # fmt: skip
+                _undo(x, w, sa, sb, off, minoff, total, cuts, f_b, f_tmo, tmo_idx, tmo_old, ctl)
                 x -= 1
             d = t
             ctl[_PEND] = f_pend[d]

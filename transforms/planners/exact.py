@@ -89,7 +89,6 @@ class _Component:
         self.options = options
         self.off = np.full(n, -1, dtype=np.int64)
         self.minoff = np.zeros(n, dtype=np.int64)
-        self.floor = np.zeros(S, dtype=np.int64)
         self.total = inside.astype(np.int64) @ self.w if n else np.zeros(S, dtype=np.int64)
         self.cuts = np.zeros(max(S, 1), dtype=np.int64)
         if S > 1:
@@ -99,10 +98,9 @@ class _Component:
         _order_part(np.arange(n, dtype=np.int64), n, self.w, self.width, self.area, sa, sb,
                     self.total, self.keys, self.static_order)  # fmt: skip
         self.stamp_of = np.zeros(S, dtype=np.int64)
+        self.wit = self.sec_idx[self.sec_ptr[:-1]].copy() if S else np.zeros(0, np.int64)
         self.tmo_idx = np.zeros(len(self.ov_idx) + 1, dtype=np.int64)
         self.tmo_old = np.zeros_like(self.tmo_idx)
-        self.tfl_idx = np.zeros(int((sb - sa).sum()) + n * S + 1, dtype=np.int64)
-        self.tfl_old = np.zeros_like(self.tfl_idx)
         self.aff = np.zeros(S, dtype=np.int64)
         F = n + 2
         self.part = np.zeros((F, max(n, 1)), dtype=np.int64)
@@ -119,7 +117,6 @@ class _Component:
         self.f_fail = np.full(F, -1, dtype=np.int64)
         self.f_pend = np.zeros(F, dtype=np.int64)
         self.f_tmo = np.zeros(F, dtype=np.int64)
-        self.f_tfl = np.zeros(F, dtype=np.int64)
         self.f_b = np.full(F, -1, dtype=np.int64)
         self.f_hat = np.zeros(F, dtype=np.int64)
         # The whole component waits as the first part; its failure fails the search.
@@ -130,7 +127,7 @@ class _Component:
             self.pend[k] = (lo, hi, 0, 0, -1)
         self.members = np.zeros(max(n, 1), dtype=np.int64)
         self.cuts_new = np.zeros(max(S, 1), dtype=np.int64)
-        self.ctl = np.zeros(7, dtype=np.int64)
+        self.ctl = np.zeros(6, dtype=np.int64)
         self.ctl[3] = len(bounds) - 1
         self.status = RUNNING
 
@@ -146,11 +143,11 @@ class _Component:
             self.w, self.al, self.sa, self.sb, self.width, self.area, self.ov_ptr,
             self.ov_idx, self.sec_ptr, self.sec_idx, self.keys, self.static_order, self.height,
             self.options,
-            self.off, self.minoff, self.floor, self.total, self.cuts, self.stamp_of,
-            self.tmo_idx, self.tmo_old, self.tfl_idx, self.tfl_old, self.aff,
+            self.off, self.minoff, self.total, self.cuts, self.stamp_of, self.wit,
+            self.tmo_idx, self.tmo_old, self.aff,
             self.part, self.f_root, self.f_plen, self.f_lo, self.f_hi, self.f_mo,
             self.f_mp, self.cand, self.cand_o, self.f_cn, self.f_ci, self.f_fail,
-            self.f_pend, self.f_tmo, self.f_tfl, self.f_b, self.f_hat, self.pend,
+            self.f_pend, self.f_tmo, self.f_b, self.f_hat, self.pend,
             self.members, self.cuts_new, self.ctl, max_nodes,
         )  # fmt: skip
         return self.status
