@@ -241,10 +241,14 @@ def _fast_max_pool(op, vals, out, ws, opts):
     h, w = x.shape[2:]
     oh, ow = out.shape[2:]
     if opts.use_numba and numba_available() and x.flags.c_contiguous:
-        kernel = _kernels()["max_pool"]
+        if (kh, kw, dh, dw) == (3, 3, 1, 1):
+            kernel = _kernels()["max_pool3x3"]
+            geometry: tuple[int, ...] = (sh, sw, pt, pl)
+        else:
+            kernel = _kernels()["max_pool"]
+            geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
         n, c = x.shape[:2]
         parts = _chunks(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
-        geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
         thunks = []
         for b in range(n):
 
@@ -802,11 +806,52 @@ def _kernels() -> dict[str, Callable[..., None]]:
         apply(ob, p2, codes[2], swapped[2], c0, c1, y0, y1)
         apply(ob, p3, codes[3], swapped[3], c0, c1, y0, y1)
 
+    @jit
+    def pick(a, b):  # pragma: no cover - compiled
+        # np.maximum(a, b): a if a > b or a is NaN, else b.
+        return a if (a > b or a != a) else b
+
+    @jit
+    def max_pool3x3(xb, ob, c0, c1, sh, sw, pt, pl):  # pragma: no cover - compiled
+        # 3x3, dilation 1: an interior element's nine taps in one expression, folded in the
+        # (i, j) order of ``max_pool`` from -inf (bitwise the same maxima); borders by it.
+        _, h, wd = xb.shape
+        oh, ow = ob.shape[1], ob.shape[2]
+        xlo, xhi = span(ow, wd - 2, -pl, sw)
+        ninf = np.float32(-np.inf)
+        for ch in range(c0, c1):
+            for y in range(oh):
+                iy = y * sh - pt
+                if iy < 0 or iy + 2 >= h or xlo >= xhi:
+                    max_pool(xb, ob[:, y : y + 1, :], ch, ch + 1, 3, 3, sh, sw, 1, 1,
+                             pt - y * sh, pl)  # fmt: skip
+                    continue
+                if xlo > 0:
+                    max_pool(xb, ob[:, y : y + 1, :xlo], ch, ch + 1, 3, 3, sh, sw, 1, 1,
+                             pt - y * sh, pl)  # fmt: skip
+                if xhi < ow:
+                    max_pool(xb, ob[:, y : y + 1, xhi:], ch, ch + 1, 3, 3, sh, sw, 1, 1,
+                             pt - y * sh, pl - xhi * sw)  # fmt: skip
+                o = ob[ch, y]
+                r0, r1, r2 = xb[ch, iy], xb[ch, iy + 1], xb[ch, iy + 2]
+                for xo in range(xlo, xhi):
+                    b = xo * sw - pl
+                    m = pick(ninf, r0[b])
+                    m = pick(m, r0[b + 1])
+                    m = pick(m, r0[b + 2])
+                    m = pick(m, r1[b])
+                    m = pick(m, r1[b + 1])
+                    m = pick(m, r1[b + 2])
+                    m = pick(m, r2[b])
+                    m = pick(m, r2[b + 1])
+                    o[xo] = pick(m, r2[b + 2])
+
     kernels = {
         "gather": gather,
         "depthwise": depthwise,
         "depthwise3x3": depthwise3x3,
         "max_pool": max_pool,
+        "max_pool3x3": max_pool3x3,
         "epilogue": epilogue,
     }
     _NUMBA["kernels"] = kernels

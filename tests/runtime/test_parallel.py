@@ -298,6 +298,11 @@ def test_numba_max_pool_and_im2col_match_numpy():
                 np.maximum(expect, tap, out=expect)
         assert np.array_equal(got, expect, equal_nan=True)
         assert np.array_equal(np.signbit(got), np.signbit(expect))
+        if dil == 1:
+            got3 = np.full((3, oh, ow), 2.0, "float32")
+            k["max_pool3x3"](x, got3, 0, 3, 2, 2, 1, 1)
+            assert np.array_equal(got3, expect, equal_nan=True)
+            assert np.array_equal(np.signbit(got3), np.signbit(expect))
         cols = np.full((3 * 9, oh * ow), 7.0, "float32")
         k["gather"](x, cols, 0, 3, 0, oh, oh, ow, 3, 3, 2, 2, dil, dil, 1, 1)
         zeros = np.zeros((3, 9 + 2 + 4, 10 + 2 + 4), "float32")
