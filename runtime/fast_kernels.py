@@ -28,11 +28,25 @@ in the same order as the reference kernels (so results are bitwise identical):
 * ``nn.global_avg_pool2d`` (float), ``clip``, ``nn.relu`` and the binary ufunc ops: one or two
   ufunc calls with ``out=`` and no temporary.
 
-With ``use_numba=True`` depthwise convolutions (groups = channels = output channels) run in a
-numba kernel instead of the reference grouped matmul: several times faster, but it sums the
-taps in another order, so results differ from the reference kernels in the last bits
-(``MemoryRunner``-style comparisons then use ``xrelay.runtime.executor.run_memory_compiled``,
-which runs the memory interpreter with these very kernels).
+**Epilogues.** A convolution also runs the in-place elementwise ops that follow it in its
+function (bias add, residual add, relu, clip, ...) on each part of its output right after
+computing that part, while it is in cache; elementwise ops give the same bits in any order.
+
+**Chunks.** With a ``parallel.WorkerPool`` of several threads, big kernels are cut into fixed
+chunks: a convolution by output rows (each chunk gathers its own im2col columns, multiplies
+and finishes them) when the image is large, else by output channels; depthwise convolutions
+and max pools by channels. A matmul chunk never falls below ``_MIN_CHUNK_MNK`` multiply-adds,
+above which OpenBLAS's result for an element does not depend on the cut, so every thread
+count gives the bits of one thread (tested). Run serially, a job calls the uncut kernel.
+
+**Loop kernels** (``use_numba=True``, the default): im2col, max pool, the epilogue and
+depthwise convolutions (groups = channels = output channels) run as compiled loops, C built
+by ``xrelay.runtime.native`` where a compiler exists, else numba (both give the same bits).
+im2col, max pool and epilogue compute the reference's values exactly; the depthwise kernel
+sums the taps in another order than the reference grouped matmul, so depthwise results
+differ from the reference kernels in the last bits (``MemoryRunner``-style comparisons then
+use ``xrelay.runtime.executor.run_memory_compiled``, which runs the memory interpreter with
+these very kernels). ``use_numba=False`` keeps every kernel bitwise the reference's.
 """
 
 from __future__ import annotations
@@ -240,12 +254,14 @@ def _fast_max_pool(op, vals, out, ws, opts):
     pt, pl = a["padding"][0], a["padding"][1]
     h, w = x.shape[2:]
     oh, ow = out.shape[2:]
-    if opts.use_numba and numba_available() and x.flags.c_contiguous:
-        if (kh, kw, dh, dw) == (3, 3, 1, 1):
-            kernel = _kernels()["max_pool3x3"]
+    if opts.use_numba and loop_kernels_available() and x.flags.c_contiguous:
+        # numba vectorises the 3x3 kernel's one expression better than the generic tap loop;
+        # gcc the other way round (measured). Both give the same maxima.
+        if (kh, kw, dh, dw) == (3, 3, 1, 1) and not _native():
+            kernel = "max_pool3x3"
             geometry: tuple[int, ...] = (sh, sw, pt, pl)
         else:
-            kernel = _kernels()["max_pool"]
+            kernel = "max_pool"
             geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
         n, c = x.shape[:2]
         parts = _chunks(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
@@ -253,7 +269,7 @@ def _fast_max_pool(op, vals, out, ws, opts):
         for b in range(n):
 
             def make(c0: int, c1: int, b: int = b) -> Thunk:
-                return functools.partial(kernel, x[b], out[b], c0, c1, *geometry)
+                return _bind(kernel, x[b], out[b], c0, c1, *geometry)
 
             thunks.append(("pool", _split(opts, make, _ranges(c, parts), c)))
         return thunks
@@ -366,9 +382,8 @@ def _epilogue_chunk(
     if not epilogue:
         return []
     (c0, c1), (y0, y1) = channels, rows
-    if not (opts.use_numba and numba_available() and out.ndim == 4 and out.flags.c_contiguous):
+    if not (opts.use_numba and loop_kernels_available() and out.ndim == 4 and out.flags.c_contiguous):
         return _epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
-    kernel = _kernels()["epilogue"]
     thunks = []
     for start in range(0, len(epilogue), 4):  # the kernel takes up to four ops
         ops = list(epilogue[start : start + 4])
@@ -382,7 +397,7 @@ def _epilogue_chunk(
             operands.append(out[b] if other is _OUT else np.broadcast_to(other, out.shape)[b])
         operands += [out[b]] * (4 - len(operands))  # unused (code -1)
         thunks.append(
-            functools.partial(kernel, out[b], *operands, codes, swapped, c0, c1, y0, y1)
+            _bind("epilogue", out[b], *operands, codes, swapped, c0, c1, y0, y1)
         )
     return thunks
 
@@ -430,7 +445,7 @@ def _fast_conv2d(op, vals, out, ws, opts):
     pt, pl, _, _ = a["padding"]
     groups = a["groups"]
     if groups != 1:
-        if opts.use_numba and groups == c == o and cg == 1 and numba_available():
+        if opts.use_numba and groups == c == o and cg == 1 and loop_kernels_available():
             return _depthwise(x, w, out, (sh, sw, dh, dw, pt, pl), opts)
         return None
     k = c * kh * kw
@@ -448,7 +463,7 @@ def _fast_conv2d(op, vals, out, ws, opts):
         cols = ws[:need].view(x.dtype).reshape(k, p)
         opts.columns.append(cols)
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
-    numba_cols = opts.use_numba and numba_available()
+    numba_cols = opts.use_numba and loop_kernels_available()
     parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
     # Cut by output rows (each chunk gathers its own columns, multiplies and finishes them:
     # no barrier) when the image is large; by output channels when it is small.
@@ -524,7 +539,7 @@ def _im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
 def _im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
     """Columns ``y0 * ow .. y1 * ow`` of the rows of channels ``c0 .. c1`` (a pure copy with
     zeros for the padding: the same values as ``_im2col_numpy``)."""
-    return functools.partial(_kernels()["gather"], xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
+    return _bind("gather", xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
 
 
 _SMALL_ROW = 28
@@ -537,10 +552,10 @@ def _depthwise(x, w, out, geometry, opts):
     wc = np.ascontiguousarray(w)
     if wc.shape[2:] == (3, 3) and dh == dw == 1 and (sw > 1 or out.shape[3] <= _SMALL_ROW):
         # The same sums in the same order as the generic kernel (bitwise equal; tested).
-        kernel = _kernels()["depthwise3x3"]
+        kernel = "depthwise3x3"
         geometry = (sh, sw, pt, pl)
     else:
-        kernel = _kernels()["depthwise"]
+        kernel = "depthwise"
     n, c = x.shape[:2]
     per_channel = out.shape[2] * out.shape[3]
     parts = _chunks(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
@@ -548,7 +563,7 @@ def _depthwise(x, w, out, geometry, opts):
     for b in range(n):
 
         def make(c0: int, c1: int, b: int = b) -> Thunk:
-            steps = [functools.partial(kernel, x[b], wc, out[b], c0, c1, *geometry)]
+            steps = [_bind(kernel, x[b], wc, out[b], c0, c1, *geometry)]
             steps += _epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
             return _sequence(steps)
 
@@ -575,7 +590,45 @@ def numba_available() -> bool:
     return _NUMBA["ok"]
 
 
-def _kernels() -> dict[str, Callable[..., None]]:
+def _kernels() -> dict[str, Any]:
+    """The loop kernels to use: the C ones (``xrelay.runtime.native``) where a compiler
+    built them, else the numba ones (same signatures, same bits)."""
+    if "preferred" not in _NUMBA:
+        from xrelay.runtime.native import native_kernels
+
+        native = native_kernels()
+        _NUMBA["preferred"] = native if native is not None else _numba_kernels()
+    return _NUMBA["preferred"]
+
+
+def _bind(name: str, *args: Any) -> Thunk:
+    """A thunk calling loop kernel ``name`` on ``args``; the numba one where the C one
+    cannot take the arrays (e.g. a non-contiguous input)."""
+    kernel = _kernels()[name]
+    if hasattr(kernel, "bind"):
+        from xrelay.runtime.native import NativeError
+
+        try:
+            return kernel.bind(*args)
+        except NativeError:
+            kernel = _numba_kernels()[name]
+    return functools.partial(kernel, *args)
+
+
+def _native() -> bool:
+    return hasattr(_kernels()["gather"], "bind")
+
+
+def loop_kernels_available() -> bool:
+    """Whether compiled loop kernels exist (C through a system compiler, or numba)."""
+    if "available" not in _NUMBA:
+        from xrelay.runtime.native import native_kernels
+
+        _NUMBA["available"] = native_kernels() is not None or numba_available()
+    return _NUMBA["available"]
+
+
+def _numba_kernels() -> dict[str, Callable[..., None]]:
     """Compile (once per process; numba caches the machine code on disk) the numba kernels."""
     if "kernels" in _NUMBA:
         return _NUMBA["kernels"]

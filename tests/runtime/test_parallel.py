@@ -15,13 +15,15 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime import native
 from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor, ExecutorError, run_memory_compiled
 from xrelay.runtime.fast_kernels import (
     _OUT,
+    _bind,
     _epilogue_chunk,
     _epilogue_thunks,
-    _kernels,
+    _numba_kernels,
     _Options,
     _ranges,
 )
@@ -281,8 +283,20 @@ def test_numba_epilogue_chain_is_numpy_bit_for_bit():
     _epilogue_both_ways(epilogue, _special(_SHAPE, 4))
 
 
-def test_numba_max_pool_and_im2col_match_numpy():
-    k = _kernels()
+KERNEL_SETS = ["native", "numba"]
+
+
+def _kernel_set(name: str):
+    if name == "numba":
+        return _numba_kernels()
+    kernels = native.native_kernels()
+    assert kernels is not None, "the C kernels did not build (is there a C compiler?)"
+    return kernels
+
+
+@pytest.mark.parametrize("kernels", KERNEL_SETS)
+def test_loop_kernels_max_pool_and_im2col_match_numpy(kernels):
+    k = _kernel_set(kernels)
     x = _special((3, 9, 10), 3)
     # 3x3, stride 2, padding 1, dilation 1 and 2.
     for dil in (1, 2):
@@ -338,8 +352,9 @@ def test_max_pool_numba_equals_reference_in_a_model():
     [((3, 9, 10), 1, 1), ((3, 9, 10), 2, 1), ((2, 7, 7), 1, 0), ((2, 8, 5), 2, 0),
      ((2, 3, 3), 1, 1), ((2, 2, 2), 2, 1), ((1, 6, 11), 3, 1)],
 )  # fmt: skip
-def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad):
-    k = _kernels()
+@pytest.mark.parametrize("kernels", KERNEL_SETS)
+def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad, kernels):
+    k = _kernel_set(kernels)
     c, h, w = shape
     x = _special(shape, 6)
     wt = np.random.default_rng(7).standard_normal((c, 1, 3, 3)).astype("float32")
@@ -360,3 +375,72 @@ def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad):
         for j in range(3)
     )
     np.testing.assert_allclose(b, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_native_and_numba_kernels_give_the_same_bits():
+    c, n = native.native_kernels(), _numba_kernels()
+    assert c is not None and set(c) == set(n)
+    rng = np.random.default_rng(8)
+
+    def both(name, shape, *args):
+        outs = []
+        for k in (c, n):
+            out = np.full(shape, 3.0, "float32")
+            k[name](*[out if a is None else a for a in args])
+            outs.append(out)
+        assert np.array_equal(outs[0], outs[1], equal_nan=True), name
+        assert np.array_equal(np.signbit(outs[0]), np.signbit(outs[1])), name
+
+    for ch, h, s in [(5, 17, 2), (4, 16, 1), (6, 7, 1), (3, 5, 3)]:
+        x = _special((ch, h, h), h)
+        w = rng.standard_normal((ch, 1, 3, 3)).astype("float32")
+        oh = (h + 2 - 3) // s + 1
+        both("depthwise", (ch, oh, oh), x, w, None, 0, ch, s, s, 1, 1, 1, 1)
+        both("depthwise3x3", (ch, oh, oh), x, w, None, 0, ch, s, s, 1, 1)
+        both("max_pool", (ch, oh, oh), x, None, 0, ch, 3, 3, s, s, 1, 1, 1, 1)
+        both("max_pool3x3", (ch, oh, oh), x, None, 0, ch, s, s, 1, 1)
+        w5 = rng.standard_normal((ch, 1, 5, 5)).astype("float32")
+        o5 = (h + 4 - 9) // s + 1  # 5x5, dilation 2, padding 2
+        both("depthwise", (ch, o5, o5), x, w5, None, 1, ch, s, s, 2, 2, 2, 2)
+        both("gather", (ch * 49, o5 * o5), x, None, 0, ch, 0, o5, o5, o5, 7, 7, s, s, 1, 1, 3, 2)
+    out = _special((5, 6, 7), 9)
+    ops = [
+        np.broadcast_to(_special((5, 1, 1), 10), out.shape),
+        np.broadcast_to(_special((5, 6, 7), 11), out.shape),
+        np.broadcast_to(np.zeros((), "float32"), out.shape),
+        np.broadcast_to(_special((1, 1, 7), 12), out.shape),
+    ]
+    for codes in ([0, 1, 2, 3], [4, 3, 1, 0], [2, -1, 4, 1]):
+        for swapped in ([0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]):
+            args = (*ops, np.array(codes), np.array(swapped, np.bool_), 0, 5, 1, 6)
+            a, b = out.copy(), out.copy()
+            c["epilogue"](a, *args)
+            n["epilogue"](b, *args)
+            assert np.array_equal(a, b, equal_nan=True)
+            assert np.array_equal(np.signbit(a), np.signbit(b))
+            assert not np.array_equal(a, out, equal_nan=True)
+
+
+def test_native_kernels_fall_back_to_numba_for_strided_arrays():
+    x = _special((4, 9, 9), 13)[:, :, ::-1]  # not contiguous
+    k = native.native_kernels()["max_pool"]
+    with pytest.raises(native.NativeError, match="C-contiguous"):
+        k.bind(x, np.empty((4, 5, 5), "float32"), 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
+    out = np.empty((4, 5, 5), "float32")
+    thunk = _bind("max_pool", x, out, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
+    thunk()
+    expect = np.empty_like(out)
+    _numba_kernels()["max_pool"](np.ascontiguousarray(x), expect, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
+    assert np.array_equal(out, expect, equal_nan=True)
+
+
+def test_native_kernels_can_be_disabled(monkeypatch, tmp_path):
+    monkeypatch.setattr(native, "_STATE", {})
+    monkeypatch.setenv("XRELAY_NATIVE", "0")
+    assert native.native_kernels() is None
+    # A fresh cache directory: the library is built there, then loaded from there.
+    monkeypatch.setattr(native, "_STATE", {})
+    monkeypatch.setenv("XRELAY_NATIVE", "1")
+    monkeypatch.setenv("XRELAY_CACHE_DIR", str(tmp_path))
+    assert native.native_kernels() is not None
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".so"]

@@ -1,0 +1,464 @@
+"""The executor's loop kernels as C, compiled once per machine and called through ctypes.
+
+The fast kernels that are loops (im2col gather, depthwise convolution, max pool, the
+elementwise epilogue of a convolution) exist twice: here in C, and in ``fast_kernels`` as
+numba functions. Both compute the same operations in the same order (each output element's
+taps in (i, j) order from 0 or -inf; the epilogue's ops in program order; no
+floating-point contraction or reassociation), so they give the same bits (the tests check).
+
+C is preferred when a compiler is there: numba costs about 130 MB of resident memory (its
+import and LLVM's JIT), more than onnxruntime's whole process for MobileNetV2, and a ctypes
+call releases the GIL just as numba's ``nogil`` does. The library is built with ``cc -O3
+-march=native -ffp-contract=off`` into ``$XRELAY_CACHE_DIR`` (default
+``~/.cache/xrelay``), keyed by the hash of the source and flags, and loaded from there
+afterwards; ``XRELAY_NATIVE=0`` disables it (numba is used then).
+
+Every kernel object is callable with numpy arrays (the numba kernel's signature) and has
+``bind(*args)``, which checks the arrays once and returns a zero-argument thunk.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["NativeError", "native_kernels"]
+
+
+class NativeError(RuntimeError):
+    """An array a native kernel cannot take (not contiguous, wrong dtype)."""
+
+
+_TEMPLATE = r"""
+#include <math.h>
+#include <stdint.h>
+typedef int64_t i64;
+
+static inline void span_SFX(i64 n_out, i64 n_in, i64 offset, i64 stride, i64 *lo, i64 *hi) {
+    /* output indices o with 0 <= o * stride + offset < n_in */
+    i64 l = 0, h;
+    if (offset < 0) l = (-offset + stride - 1) / stride;
+    if (n_in - 1 - offset >= 0) h = (n_in - 1 - offset) / stride + 1; else h = 0;
+    if (h > n_out) h = n_out;
+    if (h < l) h = l;
+    *lo = l; *hi = h;
+}
+
+static inline REAL pick_SFX(REAL a, REAL b) { return (a > b || a != a) ? a : b; }  /* np.maximum */
+static inline REAL pickmin_SFX(REAL a, REAL b) { return (a < b || a != a) ? a : b; }  /* np.minimum */
+
+void gather_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict cols, i64 p, i64 c0, i64 c1,
+              i64 y0, i64 y1, i64 oh, i64 ow, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw,
+              i64 pt, i64 pl) {
+    (void)oh;
+    for (i64 ch = c0; ch < c1; ch++)
+        for (i64 i = 0; i < kh; i++)
+            for (i64 j = 0; j < kw; j++) {
+                REAL *row = cols + ((ch * kh + i) * kw + j) * p;
+                i64 ix0 = j * dw - pl, lo, hi;
+                span_SFX(ow, wd, ix0, sw, &lo, &hi);
+                for (i64 y = y0; y < y1; y++) {
+                    REAL *out = row + y * ow;
+                    i64 iy = y * sh + i * dh - pt;
+                    if (iy < 0 || iy >= h || lo >= hi) {
+                        for (i64 xo = 0; xo < ow; xo++) out[xo] = 0;
+                        continue;
+                    }
+                    const REAL *src = x + (ch * h + iy) * wd;
+                    for (i64 xo = 0; xo < lo; xo++) out[xo] = 0;
+                    if (sw == 1) {
+                        for (i64 xo = lo; xo < hi; xo++) out[xo] = src[xo + ix0];
+                    } else {
+                        for (i64 xo = lo; xo < hi; xo++) out[xo] = src[xo * sw + ix0];
+                    }
+                    for (i64 xo = hi; xo < ow; xo++) out[xo] = 0;
+                }
+            }
+}
+
+void depthwise_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w, i64 kh, i64 kw,
+                 REAL *restrict o, i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 dh, i64 dw,
+                 i64 pt, i64 pl) {
+    for (i64 ch = c0; ch < c1; ch++)
+        for (i64 y = 0; y < oh; y++) {
+            REAL *row = o + (ch * oh + y) * ow;
+            for (i64 xo = 0; xo < ow; xo++) row[xo] = 0;
+            for (i64 i = 0; i < kh; i++) {
+                i64 iy = y * sh + i * dh - pt;
+                if (iy < 0 || iy >= h) continue;
+                const REAL *src = x + (ch * h + iy) * wd;
+                for (i64 j = 0; j < kw; j++) {
+                    REAL wv = w[(ch * kh + i) * kw + j];
+                    i64 ix0 = j * dw - pl, lo, hi;
+                    span_SFX(ow, wd, ix0, sw, &lo, &hi);
+                    if (sw == 1) {
+                        for (i64 xo = lo; xo < hi; xo++) row[xo] += wv * src[xo + ix0];
+                    } else if (sw == 2) {
+                        for (i64 xo = lo; xo < hi; xo++) row[xo] += wv * src[2 * xo + ix0];
+                    } else {
+                        for (i64 xo = lo; xo < hi; xo++) row[xo] += wv * src[xo * sw + ix0];
+                    }
+                }
+            }
+        }
+}
+
+static void depthwise_edge_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
+                             REAL *restrict o, i64 oh, i64 ow, i64 ch, i64 y, i64 x0, i64 x1,
+                             i64 sh, i64 sw, i64 pt, i64 pl) {
+    for (i64 xo = x0; xo < x1; xo++) {
+        REAL acc = 0;
+        for (i64 i = 0; i < 3; i++) {
+            i64 iy = y * sh + i - pt;
+            if (iy < 0 || iy >= h) continue;
+            for (i64 j = 0; j < 3; j++) {
+                i64 ix = xo * sw + j - pl;
+                if (ix >= 0 && ix < wd) acc += w[ch * 9 + i * 3 + j] * x[(ch * h + iy) * wd + ix];
+            }
+        }
+        o[(ch * oh + y) * ow + xo] = acc;
+    }
+}
+
+void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w, REAL *restrict o,
+                    i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt, i64 pl) {
+    i64 xlo, xhi;
+    span_SFX(ow, wd - 2, -pl, sw, &xlo, &xhi);
+    for (i64 ch = c0; ch < c1; ch++) {
+        const REAL *k = w + ch * 9;
+        for (i64 y = 0; y < oh; y++) {
+            i64 iy = y * sh - pt;
+            if (iy < 0 || iy + 2 >= h || xlo >= xhi) {
+                depthwise_edge_SFX(x, h, wd, w, o, oh, ow, ch, y, 0, ow, sh, sw, pt, pl);
+                continue;
+            }
+            depthwise_edge_SFX(x, h, wd, w, o, oh, ow, ch, y, 0, xlo, sh, sw, pt, pl);
+            depthwise_edge_SFX(x, h, wd, w, o, oh, ow, ch, y, xhi, ow, sh, sw, pt, pl);
+            REAL *row = o + (ch * oh + y) * ow;
+            const REAL *r0 = x + (ch * h + iy) * wd, *r1 = r0 + wd, *r2 = r1 + wd;
+            for (i64 xo = xlo; xo < xhi; xo++) {
+                i64 b = xo * sw - pl;
+                REAL acc = 0;
+                acc += k[0] * r0[b]; acc += k[1] * r0[b + 1]; acc += k[2] * r0[b + 2];
+                acc += k[3] * r1[b]; acc += k[4] * r1[b + 1]; acc += k[5] * r1[b + 2];
+                acc += k[6] * r2[b]; acc += k[7] * r2[b + 1]; acc += k[8] * r2[b + 2];
+                row[xo] = acc;
+            }
+        }
+    }
+}
+
+void max_pool_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 oh, i64 ow,
+                i64 ostride_c, i64 ostride_y, i64 c0, i64 c1, i64 kh, i64 kw, i64 sh, i64 sw,
+                i64 dh, i64 dw, i64 pt, i64 pl) {
+    for (i64 ch = c0; ch < c1; ch++)
+        for (i64 y = 0; y < oh; y++) {
+            REAL *row = o + ch * ostride_c + y * ostride_y;
+            for (i64 xo = 0; xo < ow; xo++) row[xo] = -INFINITY;
+            for (i64 i = 0; i < kh; i++) {
+                i64 iy = y * sh + i * dh - pt;
+                if (iy < 0 || iy >= h) continue;
+                const REAL *src = x + (ch * h + iy) * wd;
+                for (i64 j = 0; j < kw; j++) {
+                    i64 ix0 = j * dw - pl, lo, hi;
+                    span_SFX(ow, wd, ix0, sw, &lo, &hi);
+                    for (i64 xo = lo; xo < hi; xo++) row[xo] = pick_SFX(row[xo], src[xo * sw + ix0]);
+                }
+            }
+        }
+}
+
+void max_pool3x3_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 oh, i64 ow, i64 c0,
+                   i64 c1, i64 sh, i64 sw, i64 pt, i64 pl) {
+    i64 xlo, xhi;
+    span_SFX(ow, wd - 2, -pl, sw, &xlo, &xhi);
+    for (i64 ch = c0; ch < c1; ch++)
+        for (i64 y = 0; y < oh; y++) {
+            i64 iy = y * sh - pt;
+            REAL *row = o + (ch * oh + y) * ow;
+            if (iy < 0 || iy + 2 >= h || xlo >= xhi) {
+                max_pool_SFX(x, h, wd, row - ch * oh * ow, 1, ow, oh * ow, 0, ch, ch + 1, 3, 3,
+                           sh, sw, 1, 1, pt - y * sh, pl);
+                continue;
+            }
+            if (xlo > 0)
+                max_pool_SFX(x, h, wd, row - ch * oh * ow, 1, xlo, oh * ow, 0, ch, ch + 1, 3, 3,
+                           sh, sw, 1, 1, pt - y * sh, pl);
+            if (xhi < ow)
+                max_pool_SFX(x, h, wd, row + xhi - ch * oh * ow, 1, ow - xhi, oh * ow, 0, ch,
+                           ch + 1, 3, 3, sh, sw, 1, 1, pt - y * sh, pl - xhi * sw);
+            const REAL *r0 = x + (ch * h + iy) * wd, *r1 = r0 + wd, *r2 = r1 + wd;
+            for (i64 xo = xlo; xo < xhi; xo++) {
+                i64 b = xo * sw - pl;
+                REAL m = pick_SFX(-INFINITY, r0[b]);
+                m = pick_SFX(m, r0[b + 1]); m = pick_SFX(m, r0[b + 2]);
+                m = pick_SFX(m, r1[b]); m = pick_SFX(m, r1[b + 1]); m = pick_SFX(m, r1[b + 2]);
+                m = pick_SFX(m, r2[b]); m = pick_SFX(m, r2[b + 1]);
+                row[xo] = pick_SFX(m, r2[b + 2]);
+            }
+        }
+}
+
+static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *other, const i64 *st, i64 code,
+                    i64 swapped, i64 c0, i64 c1, i64 y0, i64 y1) {
+    if (code < 0) return;
+    for (i64 ch = c0; ch < c1; ch++)
+        for (i64 y = y0; y < y1; y++) {
+            REAL *row = o + (ch * oh + y) * ow;
+            const REAL *src = other + ch * st[0] + y * st[1];
+            if (st[2] == 0) {
+                REAL v = src[0];
+                switch (code * 2 + (swapped != 0)) {
+                case 0: case 1: for (i64 i = 0; i < ow; i++) row[i] = swapped ? v + row[i] : row[i] + v; break;
+                case 2: for (i64 i = 0; i < ow; i++) row[i] = row[i] - v; break;
+                case 3: for (i64 i = 0; i < ow; i++) row[i] = v - row[i]; break;
+                case 4: case 5: for (i64 i = 0; i < ow; i++) row[i] = swapped ? v * row[i] : row[i] * v; break;
+                case 6: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(row[i], v); break;
+                case 7: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(v, row[i]); break;
+                case 8: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(row[i], v); break;
+                default: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(v, row[i]); break;
+                }
+            } else {
+                i64 s = st[2];
+                switch (code * 2 + (swapped != 0)) {
+                case 0: for (i64 i = 0; i < ow; i++) row[i] = row[i] + src[i * s]; break;
+                case 1: for (i64 i = 0; i < ow; i++) row[i] = src[i * s] + row[i]; break;
+                case 2: for (i64 i = 0; i < ow; i++) row[i] = row[i] - src[i * s]; break;
+                case 3: for (i64 i = 0; i < ow; i++) row[i] = src[i * s] - row[i]; break;
+                case 4: for (i64 i = 0; i < ow; i++) row[i] = row[i] * src[i * s]; break;
+                case 5: for (i64 i = 0; i < ow; i++) row[i] = src[i * s] * row[i]; break;
+                case 6: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(row[i], src[i * s]); break;
+                case 7: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(src[i * s], row[i]); break;
+                case 8: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(row[i], src[i * s]); break;
+                default: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(src[i * s], row[i]); break;
+                }
+            }
+        }
+}
+
+void epilogue_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *p0, const REAL *p1, const REAL *p2,
+                const REAL *p3, const i64 *strides, const i64 *codes, const i64 *swapped, i64 c0,
+                i64 c1, i64 y0, i64 y1) {
+    apply_SFX(o, oh, ow, p0, strides, codes[0], swapped[0], c0, c1, y0, y1);
+    apply_SFX(o, oh, ow, p1, strides + 3, codes[1], swapped[1], c0, c1, y0, y1);
+    apply_SFX(o, oh, ow, p2, strides + 6, codes[2], swapped[2], c0, c1, y0, y1);
+    apply_SFX(o, oh, ow, p3, strides + 9, codes[3], swapped[3], c0, c1, y0, y1);
+}
+"""
+
+_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
+_TYPES = {"f32": "float", "f64": "double"}
+
+
+def _source() -> str:
+    return "\n".join(
+        _TEMPLATE.replace("_SFX(", f"_{suffix}(").replace("REAL", ctype)
+        for suffix, ctype in _TYPES.items()
+    )
+
+
+def _machine() -> str:
+    """What ``-march=native`` depends on (a cache shared by several machines stays valid)."""
+    import platform
+
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        pass
+    return platform.machine() + flags
+
+
+def _cache_dir() -> str:
+    path = os.environ.get("XRELAY_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "xrelay"
+    )
+    try:
+        os.makedirs(path, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    return tempfile.gettempdir()
+
+
+def _build() -> ctypes.CDLL | None:
+    source = _source()
+    compiler = os.environ.get("CC", "cc")
+    key = hashlib.sha256(
+        "\0".join([source, compiler, *_FLAGS, _machine()]).encode()
+    ).hexdigest()[:16]
+    lib_path = os.path.join(_cache_dir(), f"xrelay_kernels_{key}.so")
+    if not os.path.exists(lib_path):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "kernels.c")
+            with open(src, "w") as f:
+                f.write(source)
+            out = os.path.join(tmp, "kernels.so")
+            try:
+                subprocess.run(
+                    [compiler, *_FLAGS, src, "-o", out, "-lm"],
+                    check=True,
+                    capture_output=True,
+                    timeout=120,
+                )
+            except (OSError, subprocess.SubprocessError) as e:
+                print(f"xrelay: native kernels not built ({e}); using numba", file=sys.stderr)
+                return None
+            # Atomic: concurrent builders (test workers) each publish a whole file.
+            staged = f"{lib_path}.{os.getpid()}.tmp"
+            _copy(out, staged)
+            os.replace(staged, lib_path)
+    return ctypes.CDLL(lib_path)
+
+
+def _copy(src: str, dst: str) -> None:
+    with open(src, "rb") as a, open(dst, "wb") as b:
+        b.write(a.read())
+
+
+_I64 = ctypes.c_int64
+_PTR = ctypes.c_void_p
+
+
+def _ptr(a: np.ndarray, dtype: np.dtype, what: str, contiguous: bool = True) -> int:
+    if a.dtype != dtype:
+        raise NativeError(f"{what}: expected {dtype}, got {a.dtype}")
+    if contiguous and not a.flags.c_contiguous:
+        raise NativeError(f"{what}: the native kernels need a C-contiguous array")
+    return a.ctypes.data
+
+
+class _Kernel:
+    """One C kernel for both float types; ``bind`` converts the numba-style arguments."""
+
+    def __init__(self, lib: ctypes.CDLL, name: str, convert: Callable[..., tuple]):
+        self.name = name
+        self._convert = convert
+        self._fns = {}
+        for suffix in _TYPES:
+            fn = getattr(lib, f"{name}_{suffix}")
+            fn.restype = None
+            self._fns[suffix] = fn
+
+    def bind(self, *args: Any) -> Callable[[], None]:
+        first = args[0]
+        suffix = "f32" if first.dtype == np.float32 else "f64"
+        if first.dtype not in (np.float32, np.float64):
+            raise NativeError(f"{self.name}: float32 or float64 arrays only, got {first.dtype}")
+        cargs, keep = self._convert(first.dtype, *args)
+        fn = self._fns[suffix]
+        fn.argtypes = None
+        call = functools.partial(fn, *cargs)
+        call.keep = keep  # type: ignore[attr-defined]  # the arrays the pointers point into
+        return call
+
+    def __call__(self, *args: Any) -> None:
+        self.bind(*args)()
+
+
+def _ints(*values: int) -> list[ctypes.c_int64]:
+    return [_I64(int(v)) for v in values]
+
+
+def _gather(dt, xb, cols, c0, c1, y0, y1, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):
+    _, h, wd = xb.shape
+    return (
+        [_PTR(_ptr(xb, dt, "gather input")), *_ints(h, wd), _PTR(_ptr(cols, dt, "columns")),
+         *_ints(cols.shape[1], c0, c1, y0, y1, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl)],
+        (xb, cols),
+    )  # fmt: skip
+
+
+def _depthwise(dt, xb, w, ob, c0, c1, sh, sw, dh, dw, pt, pl):
+    _, h, wd = xb.shape
+    return (
+        [_PTR(_ptr(xb, dt, "depthwise input")), *_ints(h, wd), _PTR(_ptr(w, dt, "weight")),
+         *_ints(w.shape[2], w.shape[3]), _PTR(_ptr(ob, dt, "depthwise output")),
+         *_ints(ob.shape[1], ob.shape[2], c0, c1, sh, sw, dh, dw, pt, pl)],
+        (xb, w, ob),
+    )  # fmt: skip
+
+
+def _depthwise3x3(dt, xb, w, ob, c0, c1, sh, sw, pt, pl):
+    _, h, wd = xb.shape
+    return (
+        [_PTR(_ptr(xb, dt, "depthwise input")), *_ints(h, wd), _PTR(_ptr(w, dt, "weight")),
+         _PTR(_ptr(ob, dt, "depthwise output")),
+         *_ints(ob.shape[1], ob.shape[2], c0, c1, sh, sw, pt, pl)],
+        (xb, w, ob),
+    )  # fmt: skip
+
+
+def _max_pool(dt, xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):
+    _, h, wd = xb.shape
+    return (
+        [_PTR(_ptr(xb, dt, "pool input")), *_ints(h, wd), _PTR(_ptr(ob, dt, "pool output")),
+         *_ints(ob.shape[1], ob.shape[2], ob.shape[1] * ob.shape[2], ob.shape[2], c0, c1, kh,
+                kw, sh, sw, dh, dw, pt, pl)],
+        (xb, ob),
+    )  # fmt: skip
+
+
+def _max_pool3x3(dt, xb, ob, c0, c1, sh, sw, pt, pl):
+    _, h, wd = xb.shape
+    return (
+        [_PTR(_ptr(xb, dt, "pool input")), *_ints(h, wd), _PTR(_ptr(ob, dt, "pool output")),
+         *_ints(ob.shape[1], ob.shape[2], c0, c1, sh, sw, pt, pl)],
+        (xb, ob),
+    )  # fmt: skip
+
+
+def _epilogue(dt, ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):
+    operands = (p0, p1, p2, p3)
+    strides = np.zeros(12, np.int64)
+    for k, p in enumerate(operands):
+        if p.dtype != dt or p.shape != ob.shape:
+            raise NativeError("epilogue: operands must be broadcast to the output")
+        if any(s % dt.itemsize for s in p.strides):
+            raise NativeError("epilogue: operand strides must be whole elements")
+        strides[3 * k : 3 * k + 3] = [s // dt.itemsize for s in p.strides]
+    codes = np.ascontiguousarray(codes, np.int64)
+    flags = np.ascontiguousarray(swapped, np.int64)
+    return (
+        [_PTR(_ptr(ob, dt, "epilogue output")), *_ints(ob.shape[1], ob.shape[2]),
+         *[_PTR(_ptr(p, dt, "operand", contiguous=False)) for p in operands],
+         _PTR(strides.ctypes.data), _PTR(codes.ctypes.data), _PTR(flags.ctypes.data),
+         *_ints(c0, c1, y0, y1)],
+        (ob, *operands, strides, codes, flags),
+    )  # fmt: skip
+
+
+_CONVERTERS = {
+    "gather": _gather,
+    "depthwise": _depthwise,
+    "depthwise3x3": _depthwise3x3,
+    "max_pool": _max_pool,
+    "max_pool3x3": _max_pool3x3,
+    "epilogue": _epilogue,
+}
+
+_STATE: dict[str, Any] = {}
+
+
+def native_kernels() -> dict[str, _Kernel] | None:
+    """The C kernels by name (built on first use), or None without a working compiler or
+    with ``XRELAY_NATIVE=0``."""
+    if "kernels" not in _STATE:
+        kernels = None
+        if os.environ.get("XRELAY_NATIVE", "1") != "0":
+            lib = _build()
+            if lib is not None:
+                kernels = {n: _Kernel(lib, n, c) for n, c in _CONVERTERS.items()}
+        _STATE["kernels"] = kernels
+    return _STATE["kernels"]
