@@ -43,7 +43,7 @@ OPT_UNALLOC_FLOOR = 4
 """Count the lowest minimum offset of a section's unplaced buffers in its inference."""
 OPT_REORDER = 8
 """Order each new part by the heuristic with the current section totals (else keep the
-order of the part it was split from)."""
+initial order, filtered to the part)."""
 DEFAULT_OPTIONS = OPT_KEEP_FLOOR | OPT_FIT_CHECK | OPT_UNALLOC_FLOOR | OPT_REORDER
 
 HEURISTIC_LETTERS = "WATZ"
