@@ -71,11 +71,10 @@ class Job:
     """A fixed list of chunks (zero-argument callables) run together by a pool.
 
     Built once at compile time; running it allocates nothing but the pool's bookkeeping.
+    Raw locks (not ``threading.Event``/``Semaphore``, which are Python code) signal the end.
     """
 
-    __slots__ = (
-        "tasks", "serial", "_claim", "_done", "_lock", "_finished", "_error", "_runs", "_mean",
-    )  # fmt: skip
+    __slots__ = ("tasks", "serial", "_claim", "_done", "_finished", "_error", "_runs", "_mean")
 
     def __init__(
         self, tasks: Sequence[Callable[[], Any]], serial: Callable[[], Any] | None = None
@@ -88,23 +87,23 @@ class Job:
         # Running mean seconds of [serial, parallel] runs; -1 while never measured.
         self._mean = [-1.0, -1.0]
         self._claim: Iterator[int] = iter(())
-        self._done = 0
-        self._lock = threading.Lock()
-        self._finished = threading.Event()
+        self._done: Iterator[int] = iter(())
+        # Held while chunks are outstanding; the thread finishing the last one releases it.
+        self._finished = threading.Lock()
+        self._finished.acquire()
         self._error: BaseException | None = None
 
     def __len__(self) -> int:
         return len(self.tasks)
 
     def _reset(self) -> None:
-        self._done = 0
         self._error = None
-        self._finished.clear()
         # itertools.count's next() is atomic under the GIL: each index is claimed once.
         self._claim = itertools.count()
+        self._done = itertools.count(1)
 
     def _work(self) -> None:
-        claim, tasks, n = self._claim, self.tasks, len(self.tasks)
+        claim, done, tasks, n = self._claim, self._done, self.tasks, len(self.tasks)
         while True:
             i = next(claim)
             if i >= n:
@@ -115,10 +114,8 @@ class Job:
                 if self._error is None:
                     self._error = e
             finally:
-                with self._lock:
-                    self._done += 1
-                    if self._done == n:
-                        self._finished.set()
+                if next(done) == n:
+                    self._finished.release()
 
     def run_serial(self) -> None:
         """Run the job in the calling thread: ``serial``, or every chunk in order."""
@@ -151,10 +148,15 @@ class WorkerPool:
         self.adaptive = adaptive
         self.stats = {"parallel": 0, "serial": 0}
         self._busy = threading.Lock()
-        self._wake = threading.Semaphore(0)
         self._job: Job | None = None
+        # Per worker: a raw lock it blocks on until released, and whether a release is
+        # pending (so a release is never doubled, which would raise).
+        self._go = [threading.Lock() for _ in range(threads - 1)]
+        self._armed = [False] * (threads - 1)
+        for go in self._go:
+            go.acquire()
         self._workers = [
-            threading.Thread(target=self._loop, name=f"xrelay-worker-{i}", daemon=True)
+            threading.Thread(target=self._loop, args=(i,), name=f"xrelay-worker-{i}", daemon=True)
             for i in range(threads - 1)
         ]
         for w in self._workers:
@@ -169,9 +171,11 @@ class WorkerPool:
                 pool = cls._shared[threads] = cls(threads)
             return pool
 
-    def _loop(self) -> None:
+    def _loop(self, index: int) -> None:
+        go = self._go[index]
         while True:
-            self._wake.acquire()
+            go.acquire()
+            self._armed[index] = False
             job = self._job
             if job is not None:
                 # A worker that wakes late finds every chunk claimed and goes back to sleep.
@@ -213,11 +217,13 @@ class WorkerPool:
             self.stats["parallel"] += 1
             job._reset()
             self._job = job
-            for _ in range(min(len(self._workers), len(job.tasks) - 1)):
-                self._wake.release()
+            for i in range(min(len(self._workers), len(job.tasks) - 1)):
+                if not self._armed[i]:
+                    self._armed[i] = True
+                    self._go[i].release()
             job._work()
             # Wait only for chunks a worker has claimed; unclaimed ones were done above.
-            job._finished.wait()
+            job._finished.acquire()
             self._job = None
         finally:
             self._busy.release()
