@@ -20,6 +20,7 @@ from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor, ExecutorError, run_memory_compiled
 from xrelay.runtime.fast_kernels import (
     _OUT,
+    CHUNKS_PER_THREAD,
     _bind,
     _epilogue_chunk,
     _epilogue_thunks,
@@ -71,7 +72,7 @@ def test_resnet_chunks_bitwise_for_any_thread_count(use_numba):
         ex = Executor(program, threads=pool, use_numba=use_numba)
         jobs = _jobs(ex)
         # Convolutions cut by output rows (big images) and by output channels (small ones).
-        assert len(jobs) >= 10 and max(len(j) for j in jobs) == 2 * threads
+        assert len(jobs) >= 10 and max(len(j) for j in jobs) == CHUNKS_PER_THREAD * threads
         before = pool.stats["parallel"]
         for _ in range(2):
             got = _outputs(ex, x)
