@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.dialects.relay import ConstantOp, dtype_of, shape_of
 from xrelay.runtime.executor import Executor, ExecutorError
+from xrelay.runtime.parallel import blas_single_thread
 
 __all__ = [
     "BenchmarkResult",
@@ -294,11 +295,12 @@ class GraphModule:
     def _run_debug(self) -> None:
         ex = self._executor
         self._debug_outputs, self._debug_times = [], []
-        for (_, _, compiled), dests in zip(ex.steps, ex.step_dests):
-            t0 = time.perf_counter()
-            compiled()
-            self._debug_times.append(time.perf_counter() - t0)
-            self._debug_outputs.append([d.copy() for d in dests])
+        with blas_single_thread():
+            for (_, _, compiled), dests in zip(ex.steps, ex.step_dests):
+                t0 = time.perf_counter()
+                compiled()
+                self._debug_times.append(time.perf_counter() - t0)
+                self._debug_outputs.append([d.copy() for d in dests])
 
     def get_num_outputs(self) -> int:
         """The number of results of ``@main``."""
