@@ -271,7 +271,8 @@ def _fast_max_pool(op, vals, out, ws, opts):
             def make(c0: int, c1: int, b: int = b) -> Thunk:
                 return _bind(kernel, x[b], out[b], c0, c1, *geometry)
 
-            thunks.append(("pool", _split(opts, make, _ranges(c, parts), c)))
+            fine = _ranges(c, _chunks(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
+            thunks.append(("pool", _split(opts, make, _ranges(c, parts), c, fine)))
         return thunks
     thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
     # The reference pads with -inf and folds np.maximum over the taps in this order; skipping
@@ -311,10 +312,14 @@ def _conv_geometry(op: RelayOp, x: np.ndarray, w: np.ndarray, out: np.ndarray):
 # --------------------------------------------------------------------------------------------
 
 CHUNKS_PER_THREAD = 1
-"""Chunks per pool thread for a big kernel. More would balance better when a thread loses its
-core, but every chunk costs BLAS efficiency and a hand-off; measured on 2 cores, one chunk
-per thread gave the best parallel speedup (ResNet-18 1.5x vs 1.3-1.4x with two), and the
-pool's serial fallback handles busy cores."""
+"""Chunks per pool thread for a big kernel's coarse cut. More balance better when a thread
+loses its core, but every chunk costs BLAS efficiency and a hand-off; measured on 2 cores,
+one chunk per thread gave the best parallel speedup on a quiet machine (ResNet-18 1.5x vs
+1.3-1.4x with two)."""
+
+FINE_CHUNKS_PER_THREAD = 4
+"""Chunks per pool thread of the fine cut, which the pool measures too and picks when it is
+faster (typically while another process holds a core)."""
 
 _MIN_CHUNK_COLUMNS = 256  # output pixels per matmul chunk below which BLAS loses efficiency
 _MIN_CHUNK_ROWS = 32  # output channels per matmul chunk (a multiple of the SIMD micro-tile)
@@ -346,8 +351,8 @@ def _matmul_ranges(extent: int, parts: int, align: int, per_unit: int) -> list[t
     return [(0, extent)]
 
 
-def _chunks(opts: _Options) -> int:
-    return 1 if opts.pool is None or opts.pool.threads == 1 else opts.pool.threads * CHUNKS_PER_THREAD
+def _chunks(opts: _Options, per_thread: int = CHUNKS_PER_THREAD) -> int:
+    return 1 if opts.pool is None or opts.pool.threads == 1 else opts.pool.threads * per_thread
 
 
 def _as_operand(v: Any, shape: tuple[int, ...], index: tuple) -> Any:
@@ -417,15 +422,23 @@ def _sequence(parts: Sequence[Thunk]) -> Thunk:
 
 
 def _split(
-    opts: _Options, make: Callable[[int, int], Thunk], ranges: list[tuple[int, int]], extent: int
+    opts: _Options,
+    make: Callable[[int, int], Thunk],
+    ranges: list[tuple[int, int]],
+    extent: int,
+    fine: list[tuple[int, int]] | None = None,
 ) -> Thunk:
-    """One thunk running ``make(lo, hi)`` for every range on the pool; run serially it runs
+    """One thunk running ``make(lo, hi)`` for every range on the pool (or for every range of
+    ``fine``, a finer cut the pool may prefer when a core is busy); run serially it runs
     ``make(0, extent)`` instead (one call each, no chunking overhead: the same values)."""
     if opts.pool is None or opts.pool.threads == 1 or len(ranges) <= 1:
         return make(0, extent)
     from xrelay.runtime.parallel import Job
 
-    job = Job([make(lo, hi) for lo, hi in ranges], serial=make(0, extent))
+    fine_tasks = None
+    if fine is not None and len(fine) > len(ranges):
+        fine_tasks = [make(lo, hi) for lo, hi in fine]
+    job = Job([make(lo, hi) for lo, hi in ranges], serial=make(0, extent), fine=fine_tasks)
     return functools.partial(opts.pool.run, job)
 
 
@@ -488,7 +501,8 @@ def _fast_conv2d(op, vals, out, ws, opts):
                 return _sequence(steps)
 
             ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
-            thunks.append(("conv", _split(opts, rows, ranges, oh)))
+            fine = _matmul_ranges(oh, _chunks(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
+            thunks.append(("conv", _split(opts, rows, ranges, oh, fine)))
             continue
         if cols is not None:
             if numba_cols:
@@ -507,7 +521,10 @@ def _fast_conv2d(op, vals, out, ws, opts):
             return _sequence(steps)
 
         ranges = _matmul_ranges(o, min(parts, o // _MIN_CHUNK_ROWS) or 1, 16, k * p)
-        thunks.append(("conv" if opts.epilogue else "matmul", _split(opts, channels, ranges, o)))
+        fine_parts = min(_chunks(opts, FINE_CHUNKS_PER_THREAD), o // _MIN_CHUNK_ROWS) or 1
+        fine = _matmul_ranges(o, fine_parts, 16, k * p)
+        family = "conv" if opts.epilogue else "matmul"
+        thunks.append((family, _split(opts, channels, ranges, o, fine)))
     return thunks
 
 
@@ -569,7 +586,8 @@ def _depthwise(x, w, out, geometry, opts):
             steps += _epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
             return _sequence(steps)
 
-        thunks.append(("depthwise", _split(opts, make, _ranges(c, parts), c)))
+        fine = _ranges(c, _chunks(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
+        thunks.append(("depthwise", _split(opts, make, _ranges(c, parts), c, fine)))
     return thunks
 
 

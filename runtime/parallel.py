@@ -21,9 +21,9 @@ bitwise stable from run to run.
 **Busy cores.** Whether splitting pays depends on the machine's load, which changes while a
 model runs: with a core taken by another process, two threads of ours share the remaining
 time slices and the caller often waits for a preempted worker. So every job keeps the
-running mean of its time in parallel and in serial (the caller alone, no waiting), runs the
-faster way, and tries the other way every ``EXPLORE_EVERY``-th run to notice the load
-change. On a quiet machine the jobs stay parallel; with a busy core they drift to serial
+running mean of its time in each way it can run (serially, the caller alone; in parallel
+with a coarse cut; with a fine cut, where a preempted worker holds back less), runs the
+fastest, and tries another way every ``EXPLORE_EVERY``-th run to notice the load change. On a quiet machine the jobs stay parallel; with a busy core they drift to serial
 and the executor runs about as fast as on one thread instead of collapsing.
 
 The pool is shared per thread count (``WorkerPool.shared``). A pool runs one job at a time;
@@ -68,26 +68,33 @@ def default_threads() -> int:
 
 
 class Job:
-    """A fixed list of chunks (zero-argument callables) run together by a pool.
-
-    Built once at compile time; running it allocates nothing but the pool's bookkeeping.
+    """Chunks (zero-argument callables) run together by a pool, in one of several fixed
+    cuts: ``tasks`` (coarse: about one chunk per thread) and optionally ``fine`` (several per
+    thread: a preempted thread then holds back less work), plus ``serial``, what one thread
+    runs instead (the uncut kernel; None runs ``tasks`` in order). Every cut gives the same
+    results. Built once at compile time; running it allocates only the pool's bookkeeping.
     Raw locks (not ``threading.Event``/``Semaphore``, which are Python code) signal the end.
     """
 
-    __slots__ = ("tasks", "serial", "_claim", "_done", "_finished", "_error", "_runs", "_mean")
+    __slots__ = ("tasks", "serial", "cuts", "_state", "_finished", "_error", "_runs", "_mean")
 
     def __init__(
-        self, tasks: Sequence[Callable[[], Any]], serial: Callable[[], Any] | None = None
+        self,
+        tasks: Sequence[Callable[[], Any]],
+        serial: Callable[[], Any] | None = None,
+        fine: Sequence[Callable[[], Any]] | None = None,
     ):
         self.tasks = tuple(tasks)
         self.serial = serial
-        """What to run instead of the chunks when running alone (same results; e.g. one big
-        matmul instead of four small ones); None runs the chunks in order."""
+        self.cuts: list[tuple[Callable[[], Any], ...]] = [self.tasks]
+        if fine is not None and len(fine) > len(self.tasks):
+            self.cuts.append(tuple(fine))
         self._runs = 0
-        # Running mean seconds of [serial, parallel] runs; -1 while never measured.
-        self._mean = [-1.0, -1.0]
-        self._claim: Iterator[int] = iter(())
-        self._done: Iterator[int] = iter(())
+        # Running mean seconds per mode (0: serial, k: cut k - 1); -1 while never measured.
+        self._mean = [-1.0] * (1 + len(self.cuts))
+        # (claim counter, done counter, chunks) of the current run, swapped as one object so
+        # a late worker never mixes one run's counter with another run's chunks.
+        self._state: tuple[Iterator[int], Iterator[int], tuple] = (iter(()), iter(()), ())
         # Held while chunks are outstanding; the thread finishing the last one releases it.
         self._finished = threading.Lock()
         self._finished.acquire()
@@ -96,14 +103,14 @@ class Job:
     def __len__(self) -> int:
         return len(self.tasks)
 
-    def _reset(self) -> None:
+    def _reset(self, mode: int = 1) -> None:
         self._error = None
         # itertools.count's next() is atomic under the GIL: each index is claimed once.
-        self._claim = itertools.count()
-        self._done = itertools.count(1)
+        self._state = (itertools.count(), itertools.count(1), self.cuts[mode - 1])
 
     def _work(self) -> None:
-        claim, done, tasks, n = self._claim, self._done, self.tasks, len(self.tasks)
+        claim, done, tasks = self._state
+        n = len(tasks)
         while True:
             i = next(claim)
             if i >= n:
@@ -181,24 +188,24 @@ class WorkerPool:
                 # A worker that wakes late finds every chunk claimed and goes back to sleep.
                 job._work()
 
-    def _choose(self, job: Job) -> bool:
-        """Whether to run ``job`` in parallel this time."""
+    def _choose(self, job: Job) -> int:
+        """How to run ``job`` this time: 0 serially, ``k`` in parallel with cut ``k - 1``."""
         if not self.adaptive:
-            return True
+            return 1
         job._runs += 1
-        serial, parallel = job._mean
-        if parallel < 0 or serial < 0:
-            return parallel < 0  # measure both ways first, parallel first
-        faster_parallel = parallel <= serial
+        mean = job._mean
+        for mode in (*range(1, len(mean)), 0):  # measure every way once, coarse cut first
+            if mean[mode] < 0:
+                return mode
+        best = min(range(len(mean)), key=mean.__getitem__)
         if job._runs % self.EXPLORE_EVERY == 0:
-            return not faster_parallel
-        return faster_parallel
+            others = [m for m in range(len(mean)) if m != best]
+            return others[(job._runs // self.EXPLORE_EVERY) % len(others)]
+        return best
 
-    def _record(self, job: Job, parallel: bool, seconds: float) -> None:
-        old = job._mean[parallel]
-        job._mean[parallel] = (
-            seconds if old < 0 else old + self.SMOOTHING * (seconds - old)
-        )
+    def _record(self, job: Job, mode: int, seconds: float) -> None:
+        old = job._mean[mode]
+        job._mean[mode] = seconds if old < 0 else old + self.SMOOTHING * (seconds - old)
 
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
@@ -207,17 +214,18 @@ class WorkerPool:
             return
         clock = time.perf_counter
         start = clock()
-        if not self._choose(job) or not self._busy.acquire(blocking=False):
+        mode = self._choose(job)
+        if mode == 0 or not self._busy.acquire(blocking=False):
             self.stats["serial"] += 1
             job.run_serial()
             if self.adaptive:
-                self._record(job, False, clock() - start)
+                self._record(job, 0, clock() - start)
             return
         try:
             self.stats["parallel"] += 1
-            job._reset()
+            job._reset(mode)
             self._job = job
-            for i in range(min(len(self._workers), len(job.tasks) - 1)):
+            for i in range(min(len(self._workers), len(job.cuts[mode - 1]) - 1)):
                 if not self._armed[i]:
                     self._armed[i] = True
                     self._go[i].release()
@@ -228,7 +236,7 @@ class WorkerPool:
         finally:
             self._busy.release()
         if self.adaptive:
-            self._record(job, True, clock() - start)
+            self._record(job, mode, clock() - start)
         if job._error is not None:
             raise job._error
 

@@ -50,6 +50,13 @@ def _outputs(ex: Executor, x: np.ndarray) -> list[np.ndarray]:
     return [o.copy() for o in ex.outputs]
 
 
+class _FinePool(WorkerPool):
+    """Always runs a job's finest cut."""
+
+    def _choose(self, job: Job) -> int:
+        return len(job.cuts)
+
+
 def _jobs(ex: Executor) -> list[Job]:
     return [
         t.args[0]
@@ -78,6 +85,12 @@ def test_resnet_chunks_bitwise_for_any_thread_count(use_numba):
             got = _outputs(ex, x)
             assert all(np.array_equal(a, b) for a, b in zip(got, expect))
         assert pool.stats["parallel"] - before == 2 * len(jobs)
+    # The fine cuts (several chunks per thread) too.
+    fine_pool = _FinePool(2)
+    ex = Executor(program, threads=fine_pool, use_numba=use_numba)
+    assert max(len(j.cuts[-1]) for j in _jobs(ex)) > 2
+    assert all(np.array_equal(a, b) for a, b in zip(_outputs(ex, x), expect))
+    assert fine_pool.stats["parallel"] >= len(_jobs(ex))
     # The memory interpreter (poisoned arenas) with the same chunked kernels.
     if use_numba:
         ref = run_memory_compiled(program, {"data": x}, threads=WorkerPool(2, adaptive=False))
@@ -193,22 +206,41 @@ def test_busy_pool_runs_a_nested_job_serially():
 
 def test_adaptive_choice_follows_the_measured_times():
     pool = WorkerPool(2)
-    job = Job([lambda: None] * 2)
-    # Both ways are measured first, parallel first.
-    assert pool._choose(job) is True
-    pool._record(job, True, 5e-3)
-    assert pool._choose(job) is False
-    pool._record(job, False, 1e-3)
-    choices = [pool._choose(job) for _ in range(16)]
-    # Serial is faster: serial, except one exploring run in every EXPLORE_EVERY.
-    assert choices.count(True) == 16 // WorkerPool.EXPLORE_EVERY
-    # The machine gets quiet: parallel measures faster and wins.
+    job = Job([lambda: None] * 2, fine=[lambda: None] * 8)
+    assert len(job.cuts) == 2
+    # Every way is measured first: the coarse cut, the fine cut, then serially.
+    for mode, seconds in ((1, 5e-3), (2, 4e-3), (0, 1e-3)):
+        assert pool._choose(job) == mode
+        pool._record(job, mode, seconds)
+    choices = [pool._choose(job) for _ in range(32)]
+    # Serial is fastest: serial, except one exploring run in every EXPLORE_EVERY, which
+    # tries the two parallel cuts in turn.
+    explore = 32 // WorkerPool.EXPLORE_EVERY
+    assert choices.count(0) == 32 - explore
+    assert sorted(c for c in choices if c) == [1] * (explore // 2) + [2] * (explore // 2)
+    # The machine gets quiet: the coarse cut measures fastest and wins.
     for _ in range(10):
-        pool._record(job, True, 0.2e-3)
-    choices = [pool._choose(job) for _ in range(16)]
-    assert choices.count(False) == 16 // WorkerPool.EXPLORE_EVERY
+        pool._record(job, 1, 0.2e-3)
+    choices = [pool._choose(job) for _ in range(32)]
+    assert choices.count(1) == 32 - explore
+    # Without adaptation: always the coarse cut.
+    assert WorkerPool(2, adaptive=False)._choose(job) == 1
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         WorkerPool(0)
+
+
+def test_pool_runs_the_fine_cut_once_each():
+    pool = WorkerPool(2)
+    ran: list[str] = []
+    job = Job(
+        [lambda: ran.append("c0"), lambda: ran.append("c1")],
+        serial=lambda: ran.append("s"),
+        fine=[functools.partial(ran.append, f"f{i}") for i in range(5)],
+    )
+    for expect in (["c0", "c1"], [f"f{i}" for i in range(5)], ["s"]):
+        ran.clear()
+        pool.run(job)
+        assert sorted(ran) == expect
 
 
 def test_ranges_are_deterministic_and_cover():
