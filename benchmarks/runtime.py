@@ -5,7 +5,8 @@
 
 Every model is built as an ONNX graph (``xrelay.testing.onnx_models``), imported into xrelay
 and built with ``xrelay.build`` (-O3, fused, lowered, planned); the same ONNX runs in
-onnxruntime. Batch 1, float32, 2 threads each (``intra_op_num_threads = 2``; BLAS threads 2).
+onnxruntime. Batch 1, float32, 2 threads each (``intra_op_num_threads = 2``; xrelay's own
+worker pool of 2, with BLAS held to one thread per call inside ``run``).
 
 **Latency.** The machine is noisy, so both sessions live in this one process and run
 alternately (A B A B ...) after a warm-up; the result is the median over at least ``--pairs``
