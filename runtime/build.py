@@ -124,9 +124,7 @@ def build(
         outputs_in_arena=outputs_in_arena,
         time_limit=time_limit,
     )
-    return GraphModule(
-        program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads
-    )
+    return GraphModule(program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads)
 
 
 def demo_resnet18(

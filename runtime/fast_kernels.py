@@ -389,7 +389,9 @@ def _epilogue_chunk(
     if not epilogue:
         return []
     (c0, c1), (y0, y1) = channels, rows
-    if not (opts.use_numba and loop_kernels_available() and out.ndim == 4 and out.flags.c_contiguous):
+    if not (
+        opts.use_numba and loop_kernels_available() and out.ndim == 4 and out.flags.c_contiguous
+    ):
         return _epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
     thunks = []
     for start in range(0, len(epilogue), 4):  # the kernel takes up to four ops
@@ -403,9 +405,7 @@ def _epilogue_chunk(
             other = a if a is not _OUT else b_
             operands.append(out[b] if other is _OUT else np.broadcast_to(other, out.shape)[b])
         operands += [out[b]] * (4 - len(operands))  # unused (code -1)
-        thunks.append(
-            _bind("epilogue", out[b], *operands, codes, swapped, c0, c1, y0, y1)
-        )
+        thunks.append(_bind("epilogue", out[b], *operands, codes, swapped, c0, c1, y0, y1))
     return thunks
 
 
@@ -494,9 +494,7 @@ def _fast_conv2d(op, vals, out, ws, opts):
                 steps: list[Thunk] = []
                 if cols is not None:
                     steps.append(_im2col_numba(x[b], cols, 0, c, y0, y1, (oh, ow), geometry))
-                steps.append(
-                    functools.partial(np.matmul, wmat, src[:, p0:p1], out=out2[:, p0:p1])
-                )
+                steps.append(functools.partial(np.matmul, wmat, src[:, p0:p1], out=out2[:, p0:p1]))
                 steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (y0, y1), opts)
                 return _sequence(steps)
 
@@ -667,7 +665,9 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
     # reference counts, which dominates on the 7x7 images of a network's last layers.
 
     @jit
-    def gather(xb, cols, c0, c1, y0, y1, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):  # pragma: no cover
+    def gather(
+        xb, cols, c0, c1, y0, y1, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl
+    ):  # pragma: no cover
         _, h, wd = xb.shape
         for ch in range(c0, c1):
             for i in range(kh):
@@ -859,7 +859,11 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
             for ch in range(c0, c1):
                 for y in range(y0, y1):
                     for xo in range(ow):
-                        a, b = (other[ch, y, xo], ob[ch, y, xo]) if swapped else (ob[ch, y, xo], other[ch, y, xo])
+                        a, b = (
+                            (other[ch, y, xo], ob[ch, y, xo])
+                            if swapped
+                            else (ob[ch, y, xo], other[ch, y, xo])
+                        )
                         if code == 0:
                             r = a + b
                         elif code == 1:

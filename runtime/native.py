@@ -295,9 +295,9 @@ def _cache_dir() -> str:
 def _build() -> ctypes.CDLL | None:
     source = _source()
     compiler = os.environ.get("CC", "cc")
-    key = hashlib.sha256(
-        "\0".join([source, compiler, *_FLAGS, _machine()]).encode()
-    ).hexdigest()[:16]
+    key = hashlib.sha256("\0".join([source, compiler, *_FLAGS, _machine()]).encode()).hexdigest()[
+        :16
+    ]
     lib_path = os.path.join(_cache_dir(), f"xrelay_kernels_{key}.so")
     if not os.path.exists(lib_path):
         with tempfile.TemporaryDirectory() as tmp:
