@@ -482,7 +482,11 @@ def _fast_conv2d(op, vals, out, ws, opts):
     parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
     # Cut by output rows (each chunk gathers its own columns, multiplies and finishes them:
     # no barrier) when the image is large; by output channels when it is small.
-    by_rows = parts > 1 and p // parts >= _MIN_CHUNK_COLUMNS and (pointwise or numba_cols)
+    # (Rows at least 16 pixels wide: a chunk is then never a matrix-vector product, which
+    # BLAS computes with other kernels than the whole matrix product.)
+    by_rows = (
+        parts > 1 and p // parts >= _MIN_CHUNK_COLUMNS and ow >= 16 and (pointwise or numba_cols)
+    )
     thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
         out2 = out[b].reshape(o, p)
