@@ -76,7 +76,11 @@ class Job:
     Raw locks (not ``threading.Event``/``Semaphore``, which are Python code) signal the end.
     """
 
-    __slots__ = ("tasks", "serial", "cuts", "_state", "_finished", "_error", "_runs", "_mean")
+    __slots__ = (
+        "tasks", "serial", "cuts", "_state", "_finished", "_error", "_runs", "_mean", "_phase",
+    )  # fmt: skip
+
+    _created = itertools.count()
 
     def __init__(
         self,
@@ -90,6 +94,8 @@ class Job:
         if fine is not None and len(fine) > len(self.tasks):
             self.cuts.append(tuple(fine))
         self._runs = 0
+        # Jobs explore in different runs (not all in the same one: no slow runs every so often).
+        self._phase = next(Job._created)
         # Running mean seconds per mode (0: serial, k: cut k - 1); -1 while never measured.
         self._mean = [-1.0] * (1 + len(self.cuts))
         # (claim counter, done counter, chunks) of the current run, swapped as one object so
@@ -198,9 +204,10 @@ class WorkerPool:
             if mean[mode] < 0:
                 return mode
         best = min(range(len(mean)), key=mean.__getitem__)
-        if job._runs % self.EXPLORE_EVERY == 0:
+        turn = job._runs + job._phase
+        if turn % self.EXPLORE_EVERY == 0:
             others = [m for m in range(len(mean)) if m != best]
-            return others[(job._runs // self.EXPLORE_EVERY) % len(others)]
+            return others[(turn // self.EXPLORE_EVERY) % len(others)]
         return best
 
     def _record(self, job: Job, mode: int, seconds: float) -> None:
