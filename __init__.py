@@ -10,6 +10,9 @@ from typing import Any
 _LAZY: dict[str, tuple[str, str | None]] = {
     "IRModule": ("xrelay.relay.module", "IRModule"),
     "build": ("xrelay.runtime.build", "build"),
+    "contrib": ("xrelay.contrib", None),
+    "cpu": ("xrelay.runtime.device", "cpu"),
+    "device": ("xrelay.runtime.device", "device"),
     "relay": ("xrelay.relay", None),
     "run": ("xrelay.runtime.interpreter", "run"),
 }

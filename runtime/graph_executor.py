@@ -329,7 +329,38 @@ class GraphModule:
         np.copyto(out, value)
         return out
 
-    def benchmark(
+    def benchmark(self, *args: Any, **kwargs: Any) -> BenchmarkResult:
+        """Time ``run``: ``benchmark(repeat=5, number=5, min_repeat_ms=None, end_to_end=False,
+        cooldown_interval_ms=None, repeats_to_cooldown=1, **inputs)``.
+
+        ``repeat`` measurements, each the mean of ``number`` runs (seconds). ``min_repeat_ms``
+        raises ``number`` until one repeat lasts that long; ``end_to_end`` includes copying the
+        inputs in and every output out; ``cooldown_interval_ms`` sleeps between every
+        ``repeats_to_cooldown`` repeats. One untimed run warms up first. TVM's form
+        ``benchmark(dev, func_name="run", repeat=..., number=...)`` works too: a leading device
+        and the function name (only ``"run"`` can be timed) are accepted and skipped.
+        """
+        rest = list(args)
+        if rest and not isinstance(rest[0], int):  # TVM's leading device
+            rest.pop(0)
+        func_name = rest.pop(0) if rest and isinstance(rest[0], str) else kwargs.pop("func_name", "run")
+        if func_name != "run":
+            raise GraphModuleError(f"benchmark can only time 'run', not {func_name!r}")
+        kwargs.pop("limit_zero_time_iterations", None)  # TVM's guard for zero timings
+        return self._benchmark(*rest, **kwargs)
+
+    _PACKED_FUNCS = (
+        "set_input", "run", "get_output", "get_num_outputs", "get_input", "get_num_inputs",
+        "get_input_index", "get_input_info", "load_params", "share_params", "benchmark",
+    )
+
+    def __getitem__(self, name: str) -> Any:
+        """TVM's ``module["run"]`` style: the method of that name."""
+        if name not in self._PACKED_FUNCS:
+            raise KeyError(f"graph module has no function {name!r}; it has {', '.join(self._PACKED_FUNCS)}")
+        return getattr(self, name)
+
+    def _benchmark(
         self,
         repeat: int = 5,
         number: int = 5,
@@ -339,12 +370,6 @@ class GraphModule:
         repeats_to_cooldown: int = 1,
         **inputs: Any,
     ) -> BenchmarkResult:
-        """Time ``run``: ``repeat`` measurements, each the mean of ``number`` runs (seconds).
-
-        ``min_repeat_ms`` raises ``number`` until one repeat lasts that long; ``end_to_end``
-        includes copying the inputs in and every output out; ``cooldown_interval_ms`` sleeps
-        between every ``repeats_to_cooldown`` repeats. One untimed run warms up first.
-        """
         if repeat < 1 or number < 1:
             raise GraphModuleError("benchmark needs repeat >= 1 and number >= 1")
         if inputs:

@@ -11,15 +11,16 @@ The seed is the source of TVM's graph executor; its docstring shows the script u
 
 Mapping onto xrelay (kept in the script's structure below):
 
-* ``relay.build(mod, target, params=params)`` exists and returns a factory:
-  ``lib["default"](dev)`` is already the ``GraphModule`` (no extra wrapping), and the device
-  is ignored (the host CPU). ``xrelay.build(mod, params, opt_level, plan=...)`` builds a
-  ``GraphModule`` in one call.
+* ``relay.build(mod, target, params=params)`` exists and returns a factory;
+  ``xrelay.contrib.graph_executor.GraphModule(lib["default"](dev))`` works as in TVM
+  (``lib["default"](dev)`` already is the module, so the wrapper hands it back) and
+  ``xrelay.cpu(0)`` is the device (the host CPU). ``xrelay.build(mod, params, opt_level,
+  plan=...)`` builds a ``GraphModule`` in one call.
 * ``export_library``/``load_module``: ``lib.export(graph.json, lib.mlir, params.npz)`` and
   ``xrelay.runtime.load(...)``; ``graph_executor.create(graph, lib, dev)`` is
   ``xrelay.runtime.create(lib)`` where ``lib`` is the planned program.
-* ``benchmark(device, func_name="run", repeat=..., number=...)``: xrelay's ``benchmark`` has no
-  device or function name argument; it times ``run``: ``benchmark(repeat=..., number=...)``.
+* ``benchmark(device, func_name="run", repeat=..., number=...)`` works as written (the device
+  is skipped; only ``run`` can be timed), and so does ``benchmark(repeat=..., number=...)``.
 * ``load_params``/``share_params`` take the bytes of an ``.npz`` (TVM's are
   ``relay.save_param_dict`` bytes); ``GraphModule.save_params()`` writes them.
 
@@ -36,10 +37,11 @@ import pytest
 import xrelay
 import xrelay.runtime
 from xrelay import relay
+from xrelay.contrib import graph_executor
 from xrelay.relay.testing import mlp, resnet
 from xrelay.runtime.graph_executor import GraphModuleError
 
-dev = None  # tvm.cpu(0): xrelay runs on the host CPU; the device argument is ignored
+dev = xrelay.cpu(0)
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +67,7 @@ def test_docstring_example(mlp_workload, tmp_path):
     paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
     lib.export(*paths)
     loaded = xrelay.runtime.load(*paths)
-    # gmod = graph_executor.GraphModule(lib["default"](dev))
-    for gmod in (lib["default"](dev), loaded):
+    for gmod in (graph_executor.GraphModule(lib["default"](dev)), loaded):
         # use the graph module.
         gmod.set_input("data", data)
         gmod.run()
@@ -183,8 +184,7 @@ def test_share_params(mlp_workload):
 def test_benchmark(mlp_workload):
     _, _, lib = mlp_workload
     gmod = lib["default"](dev)
-    # gmod.benchmark(dev, repeat=3, number=2, data=...) in TVM
-    result = gmod.benchmark(repeat=3, number=2, data=_data(8))
+    result = gmod.benchmark(dev, repeat=3, number=2, data=_data(8))
     assert len(result.results) == 3
     assert all(t > 0 for t in result.results)
     assert result.min <= result.median <= result.max
@@ -195,6 +195,15 @@ def test_benchmark(mlp_workload):
     np.testing.assert_array_equal(gmod.get_input("data"), _data(8))
     end_to_end = gmod.benchmark(repeat=2, number=1, end_to_end=True)
     assert len(end_to_end.results) == 2
+    assert len(gmod.benchmark(dev, "run", 4, 1).results) == 4
+    with pytest.raises(GraphModuleError, match="only time 'run'"):
+        gmod.benchmark(dev, func_name="get_output")
+    # TVM's packed-function style
+    gmod["set_input"]("data", _data(9))
+    gmod["run"]()
+    np.testing.assert_array_equal(gmod["get_output"](0), gmod.get_output(0))
+    with pytest.raises(KeyError, match="no function 'nope'"):
+        gmod["nope"]
 
 
 def test_set_input_errors(mlp_workload):

@@ -1,0 +1,1 @@
+"""Counterparts of ``tvm.contrib`` modules that Relay scripts import (``graph_executor``)."""
