@@ -122,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     so.inter_op_num_threads = 1
+    # as benchmarks/runtime.py: spinning onnxruntime threads would steal the cores from xrelay's
+    # pool in the alternation (and slow onnxruntime's own next run less than ours)
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     (expect,) = sess.run(None, {"data": x})
     print(f"max |arena - onnxruntime| = {float(np.max(np.abs(got - expect))):.2e}")
