@@ -253,6 +253,7 @@ class Executor:
                 fast=self.fast,
                 use_numba=self.use_numba,
                 pool=self.pool,
+                fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
                 call_function=self._call_reference,
                 lookup=self.functions.get,
             )
@@ -368,6 +369,7 @@ def run_memory_compiled(
                 fast=fast,
                 use_numba=use_numba,
                 pool=pool,
+                fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
                 call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
                 lookup=self._funcs.get,
             )

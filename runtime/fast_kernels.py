@@ -52,6 +52,7 @@ these very kernels). ``use_numba=False`` keeps every kernel bitwise the referenc
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,6 +129,11 @@ class _Options:
     array broadcasting to the output."""
     columns: list[np.ndarray] = field(default_factory=list)
     """Where a convolution put its im2col matrix (reported in ``CompiledFunction.columns``)."""
+    winograd: list[np.ndarray] = field(default_factory=list)
+    """The transformed weights of the Winograd convolutions (``CompiledFunction.winograd``)."""
+    fixed: tuple[bool, ...] = ()
+    """Per operand of the op: whether its values stay the same while the thunks are used
+    (a constant), so a kernel may transform it once at compile time (Winograd weights)."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -149,7 +155,11 @@ class CompiledFunction:
     fast_ops: int = 0
     """How many ops run through a fast kernel (the rest use the reference kernels)."""
     columns: list[np.ndarray] = field(default_factory=list)
-    """The im2col matrices of the function's convolutions (views of the planned workspace)."""
+    """The scratch matrices of the function's convolutions, views of the planned workspace:
+    an im2col matrix, or a Winograd convolution's transformed tiles and products."""
+    winograd: list[np.ndarray] = field(default_factory=list)
+    """The transformed weights (``16 x out_channels x in_channels``, packed at compile time)
+    of the convolutions that run as Winograd F(2x2, 3x3)."""
 
     def __call__(self) -> None:
         for _, _, t in self.thunks:
@@ -463,6 +473,8 @@ def _fast_conv2d(op, vals, out, ws, opts):
         if opts.use_numba and groups == c == o and cg == 1 and loop_kernels_available():
             return _depthwise(x, w, out, (sh, sw, dh, dw, pt, pl), opts)
         return None
+    if _winograd_fits(x, w, out, a, ws, opts):
+        return _winograd(x, w, out, ws, (pt, pl), opts)
     k = c * kh * kw
     p = oh * ow
     wmat = np.ascontiguousarray(w.reshape(o, k))  # packed once, here
@@ -527,6 +539,149 @@ def _fast_conv2d(op, vals, out, ws, opts):
         fine = _matmul_ranges(o, fine_parts, 16, k * p)
         family = "conv" if opts.epilogue else "matmul"
         thunks.append((family, _split(opts, channels, ranges, o, fine)))
+    return thunks
+
+
+# Winograd F(2x2, 3x3): a 4x4 input tile d gives the 2x2 output block A^T [(G g G^T) * (B^T d B)] A.
+_WINO_G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
+
+
+def winograd_enabled() -> bool:
+    """Whether 3x3 stride-1 convolutions use Winograd F(2x2, 3x3) (``XRELAY_WINOGRAD=0``
+    turns it off; read when a function is compiled)."""
+    return os.environ.get("XRELAY_WINOGRAD", "1") != "0"
+
+
+def _wino_slice_bytes(rows: int, tiles: int, itemsize: int) -> int:
+    """Bytes between two of the 16 tile-element matrices: whole cache lines, an odd number
+    of them, so the 16 rows a transform writes (or reads) at once never share cache sets
+    (a power-of-two distance made the input transform 8x slower, measured)."""
+    lines = -(-rows * tiles * itemsize // 64)
+    return 64 * (lines + 1 - lines % 2)
+
+
+def winograd_scratch_bytes(c: int, o: int, oh: int, ow: int, itemsize: int) -> int:
+    """Workspace bytes of one image's Winograd convolution: the transformed input tiles
+    (16 matrices ``c x T``, ``T`` the 2x2 output blocks) and the products (16 matrices
+    ``o x T``), each matrix starting on a cache line (see ``_wino_slice_bytes``)."""
+    tiles = -(-oh // 2) * -(-ow // 2)
+    return 16 * (_wino_slice_bytes(c, tiles, itemsize) + _wino_slice_bytes(o, tiles, itemsize))
+
+
+def _winograd_fits(x, w, out, a, ws, opts) -> bool:
+    """A 3x3, stride-1, dilation-1, ungrouped convolution with a large enough workspace, on
+    the loop-kernel path (``use_numba``; the reference path stays the reference's bits)."""
+    if not (opts.use_numba and winograd_enabled() and loop_kernels_available()):
+        return False
+    if opts.fixed[1:2] != (True,):
+        return False  # the weights are transformed once, so they must be a constant
+    if w.shape[2:] != (3, 3) or tuple(a["strides"]) != (1, 1) or tuple(a["dilation"]) != (1, 1):
+        return False
+    if not x.flags.c_contiguous or x.dtype != np.float32:
+        return False
+    c, o = x.shape[1], w.shape[0]
+    oh, ow = out.shape[2:]
+    # Too few tiles: the 16 products are thin matrices BLAS runs slowly (measured).
+    if -(-oh // 2) * -(-ow // 2) < _WINO_MIN_TILES:
+        return False
+    need = winograd_scratch_bytes(c, o, oh, ow, x.dtype.itemsize)
+    return ws is not None and ws.nbytes >= need
+
+
+WINOGRAD_CHUNKS = 4
+"""Chunks of a Winograd convolution, whatever the thread count (fewer for small images).
+Its 16 matrix products are each about a ninth of the direct convolution's, too small for
+the ``_MIN_CHUNK_MNK`` bound that makes a thread-count-dependent cut bitwise safe; so the cut
+is fixed by the shapes alone and one thread runs the same chunks in turn."""
+
+_WINO_MIN_TILES = 16
+"""2x2 output blocks per image below which the im2col path is used instead."""
+
+
+def _wino_matrices(ws: np.ndarray, start: int, rows: int, tiles: int, dt: np.dtype) -> np.ndarray:
+    """The 16 ``rows x tiles`` matrices at ``ws[start:]``, ``_wino_slice_bytes`` apart."""
+    step = _wino_slice_bytes(rows, tiles, dt.itemsize)
+    base = ws[start : start + 16 * step].view(dt)
+    return np.lib.stride_tricks.as_strided(
+        base, (16, rows, tiles), (step, tiles * dt.itemsize, dt.itemsize), writeable=True
+    )
+
+
+def _fixed_split(opts: _Options, tasks: Sequence[Thunk]) -> Thunk:
+    """``tasks`` on the pool, or in order on one thread (the same chunks either way)."""
+    if opts.pool is None or opts.pool.threads == 1 or len(tasks) <= 1:
+        return _sequence(tasks)
+    from xrelay.runtime.parallel import Job
+
+    return functools.partial(opts.pool.run, Job(tasks))
+
+
+def _winograd(x, w, out, ws, pads, opts):
+    """Winograd F(2x2, 3x3) per image: input tiles transformed into the workspace, 16
+    matrix products (one per tile element) with the weights transformed here once, and the
+    output transform writing the destination, followed by the epilogue.
+
+    Cut (``WINOGRAD_CHUNKS``) by tile rows when the image is large (each chunk transforms,
+    multiplies and finishes its own rows: no barrier), else by output channels after a
+    transform of the whole input. The results differ from direct convolution by float32
+    rounding only (the transforms add a few additions per element); they are the same bits
+    for any thread count.
+    """
+    pt, pl = pads
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    oh, ow = out.shape[2:]
+    th, tw = -(-oh // 2), -(-ow // 2)
+    nt = th * tw
+    dt = x.dtype
+    # The transformed weights, packed once (computed in float64, rounded once).
+    g = w.astype(np.float64)
+    u = np.einsum("ai,ocij,bj->aboc", _WINO_G, g, _WINO_G)
+    u = np.ascontiguousarray(u.reshape(16, o, c).astype(dt))
+    v = _wino_matrices(ws, 0, c, nt, dt)
+    m = _wino_matrices(ws, 16 * _wino_slice_bytes(c, nt, dt.itemsize), o, nt, dt)
+    opts.columns += [v, m]
+    opts.winograd.append(u)
+    # Rows when every chunk keeps 64 tiles or more (BLAS stays efficient); else channels.
+    by_rows = nt >= WINOGRAD_CHUNKS * 64 and th >= WINOGRAD_CHUNKS
+    thunks: list[tuple[str, Thunk]] = []
+    for b in range(n):
+        xb, ob = x[b], out[b]
+        if by_rows:
+
+            def rows(r0: int, r1: int, xb=xb, ob=ob, b=b) -> Thunk:
+                t0, t1 = r0 * tw, r1 * tw
+                steps = [
+                    _bind("wino_input", xb, v, 0, c, r0, r1, tw, pt, pl),
+                    functools.partial(np.matmul, u, v[:, :, t0:t1], out=m[:, :, t0:t1]),
+                    _bind("wino_output", m, tw, ob, 0, o, r0, r1),
+                ]
+                y1 = min(oh, 2 * r1)
+                steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (2 * r0, y1), opts)
+                return _sequence(steps)
+
+            tasks = [rows(lo, hi) for lo, hi in _ranges(th, WINOGRAD_CHUNKS)]
+            thunks.append(("conv", _fixed_split(opts, tasks)))
+            continue
+
+        def tiles(c0: int, c1: int, xb=xb) -> Thunk:
+            return _bind("wino_input", xb, v, c0, c1, 0, th, tw, pt, pl)
+
+        # The input transform gives the same values however it is cut.
+        gparts = _chunks(opts) if c * nt * 16 >= 2 * _MIN_CHUNK_ELEMENTS else 1
+        thunks.append(("im2col", _split(opts, tiles, _ranges(c, gparts), c)))
+
+        def channels(o0: int, o1: int, ob=ob, b=b) -> Thunk:
+            steps = [
+                functools.partial(np.matmul, u[:, o0:o1], v, out=m[:, o0:o1]),
+                _bind("wino_output", m, tw, ob, o0, o1, 0, th),
+            ]
+            steps += _epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
+            return _sequence(steps)
+
+        parts = min(WINOGRAD_CHUNKS, o // _MIN_CHUNK_ROWS) or 1
+        tasks = [channels(lo, hi) for lo, hi in _ranges(o, parts, 16)]
+        thunks.append(("conv", _fixed_split(opts, tasks)))
     return thunks
 
 
@@ -927,7 +1082,59 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
                     m = pick(m, r2[b + 1])
                     o[xo] = pick(m, r2[b + 2])
 
+    @jit
+    def wino_input(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
+        # The C kernel's operations in its order (B^T d B of each 4x4 patch, zero outside).
+        _, h, wd = xb.shape
+        d = np.zeros((4, 4), xb.dtype)
+        e = np.zeros((4, 4), xb.dtype)
+        for ch in range(c0, c1):
+            for ty in range(r0, r1):
+                iy = 2 * ty - pt
+                for tx in range(tw):
+                    ix = 2 * tx - pl
+                    for i in range(4):
+                        for j in range(4):
+                            yy, xx = iy + i, ix + j
+                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
+                            d[i, j] = xb[ch, yy, xx] if inside else 0.0
+                    for j in range(4):
+                        e[0, j] = d[0, j] - d[2, j]
+                        e[1, j] = d[1, j] + d[2, j]
+                        e[2, j] = d[2, j] - d[1, j]
+                        e[3, j] = d[1, j] - d[3, j]
+                    t = ty * tw + tx
+                    for i in range(4):
+                        v[4 * i, ch, t] = e[i, 0] - e[i, 2]
+                        v[4 * i + 1, ch, t] = e[i, 1] + e[i, 2]
+                        v[4 * i + 2, ch, t] = e[i, 2] - e[i, 1]
+                        v[4 * i + 3, ch, t] = e[i, 1] - e[i, 3]
+
+    @jit
+    def wino_output(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
+        # The C kernel's operations in its order (A^T m A, blocks cut at the edge).
+        oh, ow = ob.shape[1], ob.shape[2]
+        s = np.zeros((2, 4), m.dtype)
+        for oc in range(o0, o1):
+            for ty in range(r0, r1):
+                for tx in range(tw):
+                    t = ty * tw + tx
+                    for j in range(4):
+                        a0, a1 = m[j, oc, t], m[4 + j, oc, t]
+                        a2, a3 = m[8 + j, oc, t], m[12 + j, oc, t]
+                        s[0, j] = a0 + a1 + a2
+                        s[1, j] = a1 - a2 - a3
+                    y, xo = 2 * ty, 2 * tx
+                    for i in range(2):
+                        if y + i >= oh:
+                            break
+                        ob[oc, y + i, xo] = s[i, 0] + s[i, 1] + s[i, 2]
+                        if xo + 1 < ow:
+                            ob[oc, y + i, xo + 1] = s[i, 1] - s[i, 2] - s[i, 3]
+
     kernels = {
+        "wino_input": wino_input,
+        "wino_output": wino_output,
         "gather": gather,
         "depthwise": depthwise,
         "depthwise3x3": depthwise3x3,
@@ -1080,6 +1287,7 @@ def compile_function(
     pool: WorkerPool | None = None,
     call_function: Callable[[func.FuncOp, tuple[Any, ...]], Sequence[Any]] | None = None,
     lookup: Callable[[str], func.FuncOp | None] | None = None,
+    fixed: Sequence[bool] | None = None,
 ) -> CompiledFunction:
     """Bind ``fn``'s body to ``inputs``/``outs``/``workspace`` and return its thunks.
 
@@ -1087,8 +1295,10 @@ def compile_function(
     destinations allow). With ``fast``, a convolution also runs the in-place elementwise ops
     that follow it (bias, residual add, relu, clip) chunk by chunk on its output, and with a
     ``pool`` of several threads its chunks run in parallel (same bits as one thread). ``call_function`` runs composite functions called inside ``fn``
-    (found with ``lookup``) with reference semantics. Raises ``KernelError`` naming the op for
-    ops without a kernel.
+    (found with ``lookup``) with reference semantics. ``fixed`` says which inputs are
+    constants, bound for as long as the thunks are used: kernels may pre-transform them here
+    (the Winograd convolution's weights; an input not marked is read when a thunk runs).
+    Raises ``KernelError`` naming the op for ops without a kernel.
     """
     name = fn.sym_name.data
     body = fn.body.block
@@ -1099,6 +1309,11 @@ def compile_function(
         )
     compiled = CompiledFunction(name)
     env: dict[SSAValue, Any] = dict(zip(body.args, inputs))
+    constant_args = {a for a, f in zip(body.args, fixed or ()) if f}
+
+    def is_fixed(v: SSAValue) -> bool:
+        return v in constant_args or isinstance(v.owner, ConstantOp)
+
     dest, views = _assign_destinations(fn, outs)
     ret = body.last_op
     assert isinstance(ret, func.ReturnOp)
@@ -1176,7 +1391,8 @@ def compile_function(
                 chain = _epilogue_of(op, dest, known)
             if maker is not None:
                 epilogue = [s for _, steps in chain for s in steps]
-                opts = _Options(use_numba, pool, epilogue, compiled.columns)
+                opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
+                opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 thunks = maker(op, vals, out, workspace, opts)
         label = "+".join([op.RELAY_NAME] + [u.RELAY_NAME for u, _ in chain])
         fused.update(u for u, _ in chain)

@@ -245,6 +245,80 @@ static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *other, const
         }
 }
 
+/* Winograd F(2x2, 3x3): input tiles of tile rows [r0, r1) of channels [c0, c1):
+   v[k * ks + ch * nt + t] = (B^T d B)[k] for the 4x4 patch d at (2 ty - pt, 2 tx - pl), zero
+   outside. */
+void wino_input_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
+                  i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
+    for (i64 ch = c0; ch < c1; ch++) {
+        const REAL *xc = x + ch * h * wd;
+        REAL *vc = v + ch * nt;
+        for (i64 ty = r0; ty < r1; ty++) {
+            i64 iy = 2 * ty - pt;
+            int inside_y = iy >= 0 && iy + 3 < h;
+            for (i64 tx = 0; tx < tw; tx++) {
+                i64 ix = 2 * tx - pl;
+                REAL d[4][4];
+                if (inside_y && ix >= 0 && ix + 3 < wd) {
+                    for (int i = 0; i < 4; i++)
+                        for (int j = 0; j < 4; j++) d[i][j] = xc[(iy + i) * wd + ix + j];
+                } else {
+                    for (int i = 0; i < 4; i++)
+                        for (int j = 0; j < 4; j++) {
+                            i64 yy = iy + i, xx = ix + j;
+                            d[i][j] = (yy >= 0 && yy < h && xx >= 0 && xx < wd)
+                                ? xc[yy * wd + xx] : (REAL)0;
+                        }
+                }
+                REAL e[4][4];
+                for (int j = 0; j < 4; j++) {
+                    e[0][j] = d[0][j] - d[2][j];
+                    e[1][j] = d[1][j] + d[2][j];
+                    e[2][j] = d[2][j] - d[1][j];
+                    e[3][j] = d[1][j] - d[3][j];
+                }
+                i64 t = ty * tw + tx;
+                for (int i = 0; i < 4; i++) {
+                    REAL *o = vc + (4 * i) * ks + t;
+                    o[0] = e[i][0] - e[i][2];
+                    o[ks] = e[i][1] + e[i][2];
+                    o[2 * ks] = e[i][2] - e[i][1];
+                    o[3 * ks] = e[i][1] - e[i][3];
+                }
+            }
+        }
+    }
+}
+
+/* Winograd F(2x2, 3x3): output 2x2 blocks (A^T m A) of tile rows [r0, r1), channels
+   [o0, o1), from m[k * ks + oc * nt + t] into o[oc][oh][ow] (blocks cut at the image's
+   edge). */
+void wino_output_SFX(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out,
+                   i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {
+    for (i64 oc = o0; oc < o1; oc++) {
+        const REAL *mc = m + oc * nt;
+        REAL *dst = out + oc * oh * ow;
+        for (i64 ty = r0; ty < r1; ty++)
+            for (i64 tx = 0; tx < tw; tx++) {
+                i64 t = ty * tw + tx;
+                REAL s[2][4];
+                for (int j = 0; j < 4; j++) {
+                    REAL a0 = mc[j * ks + t], a1 = mc[(4 + j) * ks + t];
+                    REAL a2 = mc[(8 + j) * ks + t], a3 = mc[(12 + j) * ks + t];
+                    s[0][j] = a0 + a1 + a2;
+                    s[1][j] = a1 - a2 - a3;
+                }
+                i64 y = 2 * ty, xo = 2 * tx;
+                for (int i = 0; i < 2; i++) {
+                    if (y + i >= oh) break;
+                    REAL *row = dst + (y + i) * ow + xo;
+                    row[0] = s[i][0] + s[i][1] + s[i][2];
+                    if (xo + 1 < ow) row[1] = s[i][1] - s[i][2] - s[i][3];
+                }
+            }
+    }
+}
+
 void epilogue_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *p0, const REAL *p1, const REAL *p2,
                 const REAL *p3, const i64 *strides, const i64 *codes, const i64 *swapped, i64 c0,
                 i64 c1, i64 y0, i64 y1) {
@@ -439,6 +513,36 @@ def _epilogue(dt, ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):
     )  # fmt: skip
 
 
+def _tile_matrices(a: np.ndarray, dt: np.dtype, what: str) -> tuple[int, int]:
+    """Pointer and element distance between the matrices of 16 ``rows x tiles`` matrices
+    (rows contiguous, matrices any whole number of elements apart)."""
+    if a.dtype != dt or a.ndim != 3 or a.shape[0] != 16:
+        raise NativeError(f"{what}: expected 16 matrices of {dt}, got {a.shape} {a.dtype}")
+    step, row, col = a.strides
+    if col != dt.itemsize or row != a.shape[2] * dt.itemsize or step % dt.itemsize:
+        raise NativeError(f"{what}: every matrix must be C-contiguous")
+    return a.ctypes.data, step // dt.itemsize
+
+
+def _wino_input(dt, xb, v, c0, c1, r0, r1, tw, pt, pl):
+    _, h, wd = xb.shape
+    ptr, ks = _tile_matrices(v, dt, "tiles")
+    return (
+        [_PTR(_ptr(xb, dt, "winograd input")), *_ints(h, wd), _PTR(ptr),
+         *_ints(ks, v.shape[2], tw, c0, c1, r0, r1, pt, pl)],
+        (xb, v),
+    )  # fmt: skip
+
+
+def _wino_output(dt, m, tw, ob, o0, o1, r0, r1):
+    ptr, ks = _tile_matrices(m, dt, "winograd products")
+    return (
+        [_PTR(ptr), *_ints(ks, m.shape[2], tw),
+         _PTR(_ptr(ob, dt, "winograd output")), *_ints(ob.shape[1], ob.shape[2], o0, o1, r0, r1)],
+        (m, ob),
+    )  # fmt: skip
+
+
 _CONVERTERS = {
     "gather": _gather,
     "depthwise": _depthwise,
@@ -446,6 +550,8 @@ _CONVERTERS = {
     "max_pool": _max_pool,
     "max_pool3x3": _max_pool3x3,
     "epilogue": _epilogue,
+    "wino_input": _wino_input,
+    "wino_output": _wino_output,
 }
 
 _STATE: dict[str, Any] = {}

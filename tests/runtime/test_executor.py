@@ -13,6 +13,7 @@ import pytest
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.build import build, build_program
 from xrelay.runtime.executor import Executor, run_memory_compiled
+from xrelay.runtime.fast_kernels import winograd_enabled
 from xrelay.runtime.interpreter import random_inputs, run
 from xrelay.runtime.memory_interpreter import run_memory
 from xrelay.testing import onnx_models
@@ -158,8 +159,12 @@ def test_resnet18_workspace_is_the_planned_one():
     program, _ = build_program(mod, params)
     ex = Executor(program)
     columns = [cols for _, _, c in ex.steps for cols in c.columns]
-    # Every 3x3 and strided convolution gathers its columns; 1x1 stride-1 ones need none.
-    assert len(columns) == 1 + 2 * 8 + 3
+    winograd = sum(len(c.winograd) for _, _, c in ex.steps)
+    # Every 3x3 and strided convolution gathers its columns (a Winograd one has its tiles
+    # and products instead); 1x1 stride-1 ones need none.
+    assert len(columns) == 1 + 2 * 8 + 3 + winograd
+    # At 32x32, layer1's 8x8 images run as Winograd; the smaller ones do not.
+    assert winograd == (4 if winograd_enabled() else 0)
     arenas = list(ex.arenas.values())
     for cols in columns:
         assert any(np.shares_memory(cols, a) for a in arenas)

@@ -21,6 +21,7 @@ from xrelay.runtime.executor import Executor, ExecutorError, run_memory_compiled
 from xrelay.runtime.fast_kernels import (
     _OUT,
     CHUNKS_PER_THREAD,
+    WINOGRAD_CHUNKS,
     _bind,
     _epilogue_chunk,
     _epilogue_thunks,
@@ -66,20 +67,26 @@ def _jobs(ex: Executor) -> list[Job]:
     ]
 
 
-@pytest.mark.parametrize("use_numba", [True, False])
-def test_resnet_chunks_bitwise_for_any_thread_count(use_numba):
+@pytest.mark.parametrize(("use_numba", "winograd"), [(True, True), (True, False), (False, False)])
+def test_resnet_chunks_bitwise_for_any_thread_count(use_numba, winograd, monkeypatch):
+    monkeypatch.setenv("XRELAY_WINOGRAD", "1" if winograd else "0")
     program = _resnet(128)
     x = np.random.default_rng(0).standard_normal((1, 3, 128, 128)).astype("float32")
     one = Executor(program, threads=1, use_numba=use_numba)
     assert not _jobs(one)
+    # The 3x3 stride-1 convolutions with 16 tiles or more (layer1-3's, not the first of a
+    # stage, which has stride 2, nor layer4's 4x4 images) run as Winograd.
+    assert sum(len(c.winograd) for _, _, c in one.steps) == (10 if winograd else 0)
     expect = _outputs(one, x)
     for threads in (2, 3):
         # A non-adaptive pool: every job really runs its chunks on the threads.
         pool = WorkerPool(threads, adaptive=False)
         ex = Executor(program, threads=pool, use_numba=use_numba)
         jobs = _jobs(ex)
-        # Convolutions cut by output rows (big images) and by output channels (small ones).
-        assert len(jobs) >= 10 and max(len(j) for j in jobs) == CHUNKS_PER_THREAD * threads
+        # Convolutions cut by output rows (big images) and by output channels (small ones);
+        # Winograd ones into WINOGRAD_CHUNKS whatever the thread count.
+        most = max(CHUNKS_PER_THREAD * threads, WINOGRAD_CHUNKS if winograd else 0)
+        assert len(jobs) >= 10 and max(len(j) for j in jobs) == most
         before = pool.stats["parallel"]
         for _ in range(2):
             got = _outputs(ex, x)
