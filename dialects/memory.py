@@ -790,7 +790,64 @@ def _conv2d_im2col_bytes(op: RelayOp) -> int:
     if pointwise:
         return 0  # the input already is the im2col matrix
     elem = byte_size(TensorType(data_t.element_type, [1]))
-    return out_h * out_w * (in_c // groups) * kh * kw * elem
+    im2col = out_h * out_w * (in_c // groups) * kh * kw * elem
+    out_c = out_shape[out_layout.index("C")]
+    if winograd_applies(
+        (kh, kw), tuple(a["strides"]), tuple(a["dilation"]), groups, in_c, out_c, out_h, out_w
+    ) and (dl, kl, out_layout, elem) == ("NCHW", "OIHW", "NCHW", 4):
+        return max(im2col, winograd_scratch_bytes(in_c, out_c, out_h, out_w, elem))
+    return im2col
+
+
+WINOGRAD_MIN_TILES = 16
+"""2x2 output blocks per image below which a convolution keeps im2col (the 16 products
+would be thin matrices BLAS runs slowly)."""
+
+WINOGRAD_MIN_CHANNELS = 16
+"""Input and output channels below which a convolution keeps im2col (tiny products)."""
+
+
+def winograd_applies(
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    groups: int,
+    in_c: int,
+    out_c: int,
+    out_h: int,
+    out_w: int,
+) -> bool:
+    """Whether the arena executor may run this convolution as Winograd F(2x2, 3x3): 3x3,
+    stride 1, dilation 1, ungrouped, at least ``WINOGRAD_MIN_CHANNELS`` channels in and out
+    and ``WINOGRAD_MIN_TILES`` output blocks (it also needs float32 NCHW/OIHW data and
+    constant weights, and ``XRELAY_WINOGRAD`` not ``0``)."""
+    return (
+        tuple(kernel) == (3, 3)
+        and tuple(strides) == (1, 1)
+        and tuple(dilation) == (1, 1)
+        and groups == 1
+        and min(in_c, out_c) >= WINOGRAD_MIN_CHANNELS
+        and -(-out_h // 2) * -(-out_w // 2) >= WINOGRAD_MIN_TILES
+    )
+
+
+def winograd_slice_bytes(rows: int, tiles: int, itemsize: int) -> int:
+    """Bytes between two of a Winograd convolution's 16 tile-element matrices (``rows x
+    tiles``): whole cache lines, an odd number of them, so the 16 rows a transform writes or
+    reads at once never share cache sets (a power-of-two distance made the input transform
+    8x slower, measured)."""
+    lines = -(-rows * tiles * itemsize // 64)
+    return 64 * (lines + 1 - lines % 2)
+
+
+def winograd_scratch_bytes(in_c: int, out_c: int, out_h: int, out_w: int, itemsize: int) -> int:
+    """Scratch bytes of one image's Winograd convolution: the transformed input tiles (16
+    matrices ``in_c x T``, ``T`` the 2x2 output blocks) and the products (16 matrices
+    ``out_c x T``), each matrix starting on a cache line (see ``winograd_slice_bytes``)."""
+    tiles = -(-out_h // 2) * -(-out_w // 2)
+    return 16 * (
+        winograd_slice_bytes(in_c, tiles, itemsize) + winograd_slice_bytes(out_c, tiles, itemsize)
+    )
 
 
 def workspace_bytes(
@@ -803,6 +860,10 @@ def workspace_bytes(
     its scratch is the im2col matrix of one group::
 
         out_h * out_w * (in_c / groups) * kh * kw * bytes_per_element(data)
+
+    A float32 NCHW convolution that may run as Winograd F(2x2, 3x3) (``winograd_applies``)
+    needs the larger of that and ``winograd_scratch_bytes`` (whether Winograd is switched on
+    when the program runs does not change the lowering).
 
     Operations in a function run one after another, so the function needs the largest such
     value over its convolutions (including those of composite functions it calls, found with
@@ -846,5 +907,8 @@ __all__ = [
     "Memory",
     "PoolOp",
     "StorageType",
+    "winograd_applies",
+    "winograd_scratch_bytes",
+    "winograd_slice_bytes",
     "workspace_bytes",
 ]

@@ -62,6 +62,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
+from xrelay.dialects.memory import (
+    winograd_applies,
+    winograd_scratch_bytes,
+    winograd_slice_bytes,
+)
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.runtime.kernels import KERNELS
 from xrelay.runtime.parallel import WorkerPool
@@ -552,37 +557,19 @@ def winograd_enabled() -> bool:
     return os.environ.get("XRELAY_WINOGRAD", "1") != "0"
 
 
-def _wino_slice_bytes(rows: int, tiles: int, itemsize: int) -> int:
-    """Bytes between two of the 16 tile-element matrices: whole cache lines, an odd number
-    of them, so the 16 rows a transform writes (or reads) at once never share cache sets
-    (a power-of-two distance made the input transform 8x slower, measured)."""
-    lines = -(-rows * tiles * itemsize // 64)
-    return 64 * (lines + 1 - lines % 2)
-
-
-def winograd_scratch_bytes(c: int, o: int, oh: int, ow: int, itemsize: int) -> int:
-    """Workspace bytes of one image's Winograd convolution: the transformed input tiles
-    (16 matrices ``c x T``, ``T`` the 2x2 output blocks) and the products (16 matrices
-    ``o x T``), each matrix starting on a cache line (see ``_wino_slice_bytes``)."""
-    tiles = -(-oh // 2) * -(-ow // 2)
-    return 16 * (_wino_slice_bytes(c, tiles, itemsize) + _wino_slice_bytes(o, tiles, itemsize))
-
-
 def _winograd_fits(x, w, out, a, ws, opts) -> bool:
-    """A 3x3, stride-1, dilation-1, ungrouped convolution with a large enough workspace, on
-    the loop-kernel path (``use_numba``; the reference path stays the reference's bits)."""
+    """A convolution ``winograd_applies`` to, float32, with constant weights and a large
+    enough workspace, on the loop-kernel path (``use_numba``; the reference path keeps the
+    reference kernels' bits)."""
     if not (opts.use_numba and winograd_enabled() and loop_kernels_available()):
         return False
     if opts.fixed[1:2] != (True,):
         return False  # the weights are transformed once, so they must be a constant
-    if w.shape[2:] != (3, 3) or tuple(a["strides"]) != (1, 1) or tuple(a["dilation"]) != (1, 1):
-        return False
-    if not x.flags.c_contiguous or x.dtype != np.float32:
+    if w.shape[2:] != (3, 3) or not x.flags.c_contiguous or x.dtype != np.float32:
         return False
     c, o = x.shape[1], w.shape[0]
     oh, ow = out.shape[2:]
-    # Too few tiles: the 16 products are thin matrices BLAS runs slowly (measured).
-    if -(-oh // 2) * -(-ow // 2) < _WINO_MIN_TILES:
+    if not winograd_applies((3, 3), a["strides"], a["dilation"], a["groups"], c, o, oh, ow):
         return False
     need = winograd_scratch_bytes(c, o, oh, ow, x.dtype.itemsize)
     return ws is not None and ws.nbytes >= need
@@ -594,13 +581,10 @@ Its 16 matrix products are each about a ninth of the direct convolution's, too s
 the ``_MIN_CHUNK_MNK`` bound that makes a thread-count-dependent cut bitwise safe; so the cut
 is fixed by the shapes alone and one thread runs the same chunks in turn."""
 
-_WINO_MIN_TILES = 16
-"""2x2 output blocks per image below which the im2col path is used instead."""
-
 
 def _wino_matrices(ws: np.ndarray, start: int, rows: int, tiles: int, dt: np.dtype) -> np.ndarray:
-    """The 16 ``rows x tiles`` matrices at ``ws[start:]``, ``_wino_slice_bytes`` apart."""
-    step = _wino_slice_bytes(rows, tiles, dt.itemsize)
+    """The 16 ``rows x tiles`` matrices at ``ws[start:]``, ``winograd_slice_bytes`` apart."""
+    step = winograd_slice_bytes(rows, tiles, dt.itemsize)
     base = ws[start : start + 16 * step].view(dt)
     return np.lib.stride_tricks.as_strided(
         base, (16, rows, tiles), (step, tiles * dt.itemsize, dt.itemsize), writeable=True
@@ -639,7 +623,7 @@ def _winograd(x, w, out, ws, pads, opts):
     u = np.einsum("ai,ocij,bj->aboc", _WINO_G, g, _WINO_G)
     u = np.ascontiguousarray(u.reshape(16, o, c).astype(dt))
     v = _wino_matrices(ws, 0, c, nt, dt)
-    m = _wino_matrices(ws, 16 * _wino_slice_bytes(c, nt, dt.itemsize), o, nt, dt)
+    m = _wino_matrices(ws, 16 * winograd_slice_bytes(c, nt, dt.itemsize), o, nt, dt)
     opts.columns += [v, m]
     opts.winograd.append(u)
     # Rows when every chunk keeps 64 tiles or more (BLAS stays efficient); else channels.

@@ -1,0 +1,161 @@
+"""Winograd F(2x2, 3x3) convolutions in the arena executor: accuracy, bits, switch, fallbacks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.parser import Parser
+
+from xrelay.dialects import make_context
+from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
+from xrelay.runtime.build import build_program
+from xrelay.runtime.executor import Executor, run_memory_compiled
+from xrelay.runtime.fast_kernels import (
+    _bind,
+    _numba_kernels,
+    _wino_matrices,
+    winograd_enabled,
+)
+from xrelay.runtime.interpreter import run
+from xrelay.runtime.parallel import WorkerPool
+
+
+def _module(c: int, o: int, h: int, w: int, pad: tuple[int, int, int, int]):
+    """conv(x, w) + b + x2, relu: the epilogue a ResNet block fuses into its convolution."""
+    oh, ow = h + pad[0] + pad[2] - 2, w + pad[1] + pad[3] - 2
+    x_t, w_t = f"tensor<1x{c}x{h}x{w}xf32>", f"tensor<{o}x{c}x3x3xf32>"
+    y_t, b_t = f"tensor<1x{o}x{oh}x{ow}xf32>", f"tensor<{o}x1x1xf32>"
+    text = f"""
+func.func @main(%x: {x_t}, %r: {y_t}, %w: {w_t}, %b: {b_t}) -> {y_t} {{
+  %y = relay.nn.conv2d %x, %w {{padding = [{", ".join(map(str, pad))}]}} : ({x_t}, {w_t}) -> {y_t}
+  %z = relay.add %y, %b : ({y_t}, {b_t}) -> {y_t}
+  %s = relay.add %z, %r : ({y_t}, {y_t}) -> {y_t}
+  %a = relay.nn.relu %s : ({y_t}) -> {y_t}
+  func.return %a : {y_t}
+}}
+"""
+    return Parser(make_context(), text).parse_module(), (oh, ow)
+
+
+def _case(c, o, h, w, pad, seed=0):
+    mod, (oh, ow) = _module(c, o, h, w, pad)
+    rng = np.random.default_rng(seed)
+    params = {
+        "w": (rng.standard_normal((o, c, 3, 3)) / np.sqrt(9 * c)).astype("float32"),
+        "b": rng.standard_normal((o, 1, 1)).astype("float32"),
+    }
+    inputs = {
+        "x": rng.standard_normal((1, c, h, w)).astype("float32"),
+        "r": rng.standard_normal((1, o, oh, ow)).astype("float32"),
+    }
+    return mod, params, inputs
+
+
+def _outputs(ex: Executor, inputs) -> np.ndarray:
+    for name, buf in zip(ex.input_names, ex.input_buffers):
+        np.copyto(buf, inputs[name])
+    ex.run()
+    return ex.outputs[0].copy()
+
+
+def _winograd_convs(ex: Executor) -> int:
+    return sum(len(c.winograd) for _, _, c in ex.steps)
+
+
+SHAPES = [
+    (16, 24, 9, 7, (1, 1, 1, 1)),  # odd sizes: the last 2x2 blocks are cut
+    (16, 40, 12, 12, (0, 0, 0, 0)),  # no padding, more outputs than inputs
+    (24, 17, 11, 14, (2, 1, 0, 2)),  # asymmetric padding, wider than 1
+    (64, 64, 40, 40, (1, 1, 1, 1)),  # big enough to be cut by tile rows
+    (96, 64, 14, 14, (1, 1, 1, 1)),  # cut by output channels
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_winograd_matches_the_reference_and_is_bitwise_stable(shape):
+    mod, params, inputs = _case(*shape)
+    program, _ = build_program(mod, params)
+    one = Executor(program, threads=1)
+    assert winograd_enabled() and _winograd_convs(one) == 1
+    got = _outputs(one, inputs)
+    (ref,) = run(mod, inputs, params)
+    # float32 rounding of the transforms only: well inside the documented tolerance.
+    scale = float(np.abs(ref).max())
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5 * scale)
+    # Same bits: again, on two and three threads, and in the memory interpreter.
+    assert np.array_equal(_outputs(one, inputs), got)
+    for threads in (2, 3):
+        ex = Executor(program, threads=WorkerPool(threads, adaptive=False))
+        assert np.array_equal(_outputs(ex, inputs), got)
+    assert np.array_equal(run_memory_compiled(program, inputs, threads=2)[0], got)
+
+
+def test_winograd_switch(monkeypatch):
+    mod, params, inputs = _case(*SHAPES[0])
+    program, _ = build_program(mod, params)
+    on = _outputs(Executor(program, threads=1), inputs)
+    monkeypatch.setenv("XRELAY_WINOGRAD", "0")
+    assert not winograd_enabled()
+    ex = Executor(program, threads=1)
+    assert _winograd_convs(ex) == 0
+    off = _outputs(ex, inputs)
+    # Direct convolution (im2col) gives the reference kernels' bits; Winograd rounds apart.
+    (ref,) = run(mod, inputs, params)
+    np.testing.assert_allclose(off, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(on, off, rtol=1e-4, atol=1e-4)
+    # The reference-kernel path (use_numba=False) never uses Winograd.
+    monkeypatch.setenv("XRELAY_WINOGRAD", "1")
+    assert _winograd_convs(Executor(program, threads=1, use_numba=False)) == 0
+
+
+def test_runtime_weights_are_not_pretransformed():
+    """Weights that are an input (not a constant) are read at run time: im2col path."""
+    mod, params, inputs = _case(*SHAPES[0])
+    program, _ = build_program(mod, {"b": params["b"]})
+    ex = Executor(program, threads=1)
+    assert _winograd_convs(ex) == 0
+    got = _outputs(ex, {**inputs, "w": params["w"]})
+    (ref,) = run(mod, inputs, params)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_small_convolutions_keep_im2col():
+    # 3x3 blocks (< 16), 8 input channels (< 16): im2col
+    for shape in [(16, 16, 6, 6, (1, 1, 1, 1)), (8, 32, 16, 16, (1, 1, 1, 1))]:
+        mod, params, _ = _case(*shape)
+        assert _winograd_convs(Executor(build_program(mod, params)[0], threads=1)) == 0
+
+
+def test_transforms_native_and_numba_agree():
+    rng = np.random.default_rng(5)
+    c, h, wd, o = 6, 9, 11, 5
+    th, tw = 5, 6
+    nt = th * tw
+    x = rng.standard_normal((c, h, wd)).astype("float32")
+    ws = np.zeros(winograd_scratch_bytes(c, o, 2 * th, 2 * tw, 4), np.uint8)
+    v = _wino_matrices(ws, 0, c, nt, np.dtype("float32"))
+    m = _wino_matrices(ws, 16 * winograd_slice_bytes(c, nt, 4), o, nt, np.dtype("float32"))
+    numba = _numba_kernels()
+    _bind("wino_input", x, v, 0, c, 0, th, tw, 1, 2)()
+    v_c = v.copy()
+    v[...] = np.nan
+    numba["wino_input"](x, v, 0, c, 0, th, tw, 1, 2)
+    assert np.array_equal(v, v_c)
+    # A 4x4 patch's transform: B^T d B with d zero outside the image (tile (0, 0) here).
+    bt = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64)
+    d = np.zeros((4, 4))
+    d[1:, 2:] = x[0, :3, :2]
+    np.testing.assert_allclose(v_c[:, 0, 0], (bt @ d @ bt.T).reshape(16), rtol=1e-6)
+    m[...] = rng.standard_normal(m.shape).astype("float32")
+    out_c = np.full((o, 2 * th - 1, 2 * tw - 1), np.nan, np.float32)
+    out_n = out_c.copy()
+    _bind("wino_output", m, tw, out_c, 0, o, 0, th)()
+    numba["wino_output"](m, tw, out_n, 0, o, 0, th)
+    assert not np.isnan(out_c).any() and np.array_equal(out_c, out_n)
+
+
+def test_scratch_matrices_avoid_power_of_two_strides():
+    # 64 x 784 floats is 49 pages: the matrices are spaced by an odd number of cache lines.
+    step = winograd_slice_bytes(64, 784, 4)
+    assert step % 64 == 0 and (step // 64) % 2 == 1 and step >= 64 * 784 * 4
+    assert winograd_scratch_bytes(64, 64, 56, 56, 4) == 32 * step
