@@ -792,10 +792,11 @@ def _conv2d_im2col_bytes(op: RelayOp) -> int:
     elem = byte_size(TensorType(data_t.element_type, [1]))
     im2col = out_h * out_w * (in_c // groups) * kh * kw * elem
     out_c = out_shape[out_layout.index("C")]
-    if winograd_applies(
+    tile = winograd_tile(
         (kh, kw), tuple(a["strides"]), tuple(a["dilation"]), groups, in_c, out_c, out_h, out_w
-    ) and (dl, kl, out_layout, elem) == ("NCHW", "OIHW", "NCHW", 4):
-        return max(im2col, winograd_scratch_bytes(in_c, out_c, out_h, out_w, elem))
+    )
+    if tile and (dl, kl, out_layout, elem) == ("NCHW", "OIHW", "NCHW", 4):
+        return max(im2col, winograd_scratch_bytes(in_c, out_c, out_h, out_w, elem, tile))
     return im2col
 
 
@@ -807,7 +808,11 @@ WINOGRAD_MIN_CHANNELS = 16
 """Input and output channels below which a convolution keeps im2col (tiny products)."""
 
 
-def winograd_applies(
+WINOGRAD_F4_MIN_SIZE = 28
+"""Output height and width from which F(4x4, 3x3) is used instead of F(2x2, 3x3)."""
+
+
+def winograd_tile(
     kernel: tuple[int, ...],
     strides: tuple[int, ...],
     dilation: tuple[int, ...],
@@ -816,36 +821,43 @@ def winograd_applies(
     out_c: int,
     out_h: int,
     out_w: int,
-) -> bool:
-    """Whether the arena executor may run this convolution as Winograd F(2x2, 3x3): 3x3,
-    stride 1, dilation 1, ungrouped, at least ``WINOGRAD_MIN_CHANNELS`` channels in and out
-    and ``WINOGRAD_MIN_TILES`` output blocks (it also needs float32 NCHW/OIHW data and
-    constant weights, and ``XRELAY_WINOGRAD`` not ``0``)."""
-    return (
+) -> int:
+    """The output block size ``m`` with which the arena executor may run this convolution
+    as Winograd F(m x m, 3x3), or 0: 3x3, stride 1, dilation 1, ungrouped, at least
+    ``WINOGRAD_MIN_CHANNELS`` channels in and out and ``WINOGRAD_MIN_TILES`` 2x2 output
+    blocks; 4 from ``WINOGRAD_F4_MIN_SIZE`` on, else 2. (It also needs float32 NCHW/OIHW
+    data and constant weights, and ``XRELAY_WINOGRAD`` not ``0``.)"""
+    if not (
         tuple(kernel) == (3, 3)
         and tuple(strides) == (1, 1)
         and tuple(dilation) == (1, 1)
         and groups == 1
         and min(in_c, out_c) >= WINOGRAD_MIN_CHANNELS
         and -(-out_h // 2) * -(-out_w // 2) >= WINOGRAD_MIN_TILES
-    )
+    ):
+        return 0
+    return 4 if min(out_h, out_w) >= WINOGRAD_F4_MIN_SIZE else 2
 
 
 def winograd_slice_bytes(rows: int, tiles: int, itemsize: int) -> int:
-    """Bytes between two of a Winograd convolution's 16 tile-element matrices (``rows x
-    tiles``): whole cache lines, an odd number of them, so the 16 rows a transform writes or
-    reads at once never share cache sets (a power-of-two distance made the input transform
-    8x slower, measured)."""
+    """Bytes between two of a Winograd convolution's tile-element matrices (``rows x
+    tiles``): whole cache lines, an odd number of them, so the 16 or 36 rows a transform
+    writes or reads at once never share cache sets (a power-of-two distance made the input
+    transform 8x slower, measured)."""
     lines = -(-rows * tiles * itemsize // 64)
     return 64 * (lines + 1 - lines % 2)
 
 
-def winograd_scratch_bytes(in_c: int, out_c: int, out_h: int, out_w: int, itemsize: int) -> int:
-    """Scratch bytes of one image's Winograd convolution: the transformed input tiles (16
-    matrices ``in_c x T``, ``T`` the 2x2 output blocks) and the products (16 matrices
-    ``out_c x T``), each matrix starting on a cache line (see ``winograd_slice_bytes``)."""
-    tiles = -(-out_h // 2) * -(-out_w // 2)
-    return 16 * (
+def winograd_scratch_bytes(
+    in_c: int, out_c: int, out_h: int, out_w: int, itemsize: int, tile: int = 2
+) -> int:
+    """Scratch bytes of one image's Winograd F(tile x tile, 3x3) convolution: the
+    transformed input tiles (``(tile + 2)**2`` matrices ``in_c x T``, ``T`` the output
+    blocks) and the products (as many matrices ``out_c x T``), each matrix starting on a
+    cache line (see ``winograd_slice_bytes``)."""
+    tiles = -(-out_h // tile) * -(-out_w // tile)
+    count = (tile + 2) ** 2
+    return count * (
         winograd_slice_bytes(in_c, tiles, itemsize) + winograd_slice_bytes(out_c, tiles, itemsize)
     )
 
@@ -861,9 +873,9 @@ def workspace_bytes(
 
         out_h * out_w * (in_c / groups) * kh * kw * bytes_per_element(data)
 
-    A float32 NCHW convolution that may run as Winograd F(2x2, 3x3) (``winograd_applies``)
-    needs the larger of that and ``winograd_scratch_bytes`` (whether Winograd is switched on
-    when the program runs does not change the lowering).
+    A float32 NCHW convolution that may run as Winograd (``winograd_tile``) needs the larger
+    of that and ``winograd_scratch_bytes`` (whether Winograd is switched on when the program
+    runs does not change the lowering).
 
     Operations in a function run one after another, so the function needs the largest such
     value over its convolutions (including those of composite functions it calls, found with
@@ -907,7 +919,7 @@ __all__ = [
     "Memory",
     "PoolOp",
     "StorageType",
-    "winograd_applies",
+    "winograd_tile",
     "winograd_scratch_bytes",
     "winograd_slice_bytes",
     "workspace_bytes",

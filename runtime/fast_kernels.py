@@ -39,6 +39,15 @@ and max pools by channels. A matmul chunk never falls below ``_MIN_CHUNK_MNK`` m
 above which OpenBLAS's result for an element does not depend on the cut, so every thread
 count gives the bits of one thread (tested). Run serially, a job calls the uncut kernel.
 
+**Winograd.** With the loop kernels, a 3x3 stride-1 float32 convolution with constant
+weights, enough channels and a large enough image (``dialects.memory.winograd_tile``) runs as
+Winograd F(4x4, 3x3) (outputs from 28x28 on) or F(2x2, 3x3): weights transformed once at
+compile time, input tiles transformed by a loop kernel into the planned workspace, 36 or 16
+batched matmuls, the output transform and the epilogue writing the destination. It needs
+2.25x (F(2x2)) or 4x (F(4x4)) fewer multiplications; its results differ from direct
+convolution by float32 rounding (relative error about 1e-6 and 1e-5 of the output's scale,
+tested) and are the same bits for any thread count. ``XRELAY_WINOGRAD=0`` turns it off.
+
 **Loop kernels** (``use_numba=True``, the default): im2col, max pool, the epilogue and
 depthwise convolutions (groups = channels = output channels) run as compiled loops, C built
 by ``xrelay.runtime.native`` where a compiler exists, else numba (both give the same bits).
@@ -62,11 +71,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
-from xrelay.dialects.memory import (
-    winograd_applies,
-    winograd_scratch_bytes,
-    winograd_slice_bytes,
-)
+from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes, winograd_tile
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.runtime.kernels import KERNELS
 from xrelay.runtime.parallel import WorkerPool
@@ -478,8 +483,9 @@ def _fast_conv2d(op, vals, out, ws, opts):
         if opts.use_numba and groups == c == o and cg == 1 and loop_kernels_available():
             return _depthwise(x, w, out, (sh, sw, dh, dw, pt, pl), opts)
         return None
-    if _winograd_fits(x, w, out, a, ws, opts):
-        return _winograd(x, w, out, ws, (pt, pl), opts)
+    tile = _winograd_tile(x, w, out, a, ws, opts)
+    if tile:
+        return _winograd(x, w, out, ws, (pt, pl), tile, opts)
     k = c * kh * kw
     p = oh * ow
     wmat = np.ascontiguousarray(w.reshape(o, k))  # packed once, here
@@ -547,47 +553,69 @@ def _fast_conv2d(op, vals, out, ws, opts):
     return thunks
 
 
-# Winograd F(2x2, 3x3): a 4x4 input tile d gives the 2x2 output block A^T [(G g G^T) * (B^T d B)] A.
-_WINO_G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
+# Winograd F(m x m, 3x3): an (m + 2)^2 input tile d gives the m x m output block
+# A^T [(G g G^T) * (B^T d B)] A; the weight transforms G by m (B and A are in the kernels).
+_WINO_G = {
+    2: np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]),
+    4: np.array(
+        [
+            [1 / 4, 0, 0],
+            [-1 / 6, -1 / 6, -1 / 6],
+            [-1 / 6, 1 / 6, -1 / 6],
+            [1 / 24, 1 / 12, 1 / 6],
+            [1 / 24, -1 / 12, 1 / 6],
+            [0, 0, 1],
+        ]
+    ),
+}
+_WINO_KERNELS = {2: ("wino_input", "wino_output"), 4: ("wino4_input", "wino4_output")}
 
 
 def winograd_enabled() -> bool:
-    """Whether 3x3 stride-1 convolutions use Winograd F(2x2, 3x3) (``XRELAY_WINOGRAD=0``
-    turns it off; read when a function is compiled)."""
+    """Whether 3x3 stride-1 convolutions may run as Winograd (``XRELAY_WINOGRAD=0`` turns it
+    off; read when a function is compiled). Which ones, and with which block size, says
+    ``xrelay.dialects.memory.winograd_tile``; ``XRELAY_WINOGRAD_TILE=2`` or ``4`` forces the
+    block size (where the planned workspace is large enough; for measurements)."""
     return os.environ.get("XRELAY_WINOGRAD", "1") != "0"
 
 
-def _winograd_fits(x, w, out, a, ws, opts) -> bool:
-    """A convolution ``winograd_applies`` to, float32, with constant weights and a large
+def _winograd_tile(x, w, out, a, ws, opts) -> int:
+    """The ``winograd_tile`` of a float32 convolution with constant weights and a large
     enough workspace, on the loop-kernel path (``use_numba``; the reference path keeps the
-    reference kernels' bits)."""
+    reference kernels' bits), else 0."""
     if not (opts.use_numba and winograd_enabled() and loop_kernels_available()):
-        return False
+        return 0
     if opts.fixed[1:2] != (True,):
-        return False  # the weights are transformed once, so they must be a constant
+        return 0  # the weights are transformed once, so they must be a constant
     if w.shape[2:] != (3, 3) or not x.flags.c_contiguous or x.dtype != np.float32:
-        return False
+        return 0
     c, o = x.shape[1], w.shape[0]
     oh, ow = out.shape[2:]
-    if not winograd_applies((3, 3), a["strides"], a["dilation"], a["groups"], c, o, oh, ow):
-        return False
-    need = winograd_scratch_bytes(c, o, oh, ow, x.dtype.itemsize)
-    return ws is not None and ws.nbytes >= need
+    tile = winograd_tile((3, 3), a["strides"], a["dilation"], a["groups"], c, o, oh, ow)
+    forced = os.environ.get("XRELAY_WINOGRAD_TILE", "")
+    if tile and forced in ("2", "4"):
+        tile = int(forced)
+    if not tile:
+        return 0
+    need = winograd_scratch_bytes(c, o, oh, ow, x.dtype.itemsize, tile)
+    return tile if ws is not None and ws.nbytes >= need else 0
 
 
 WINOGRAD_CHUNKS = 4
 """Chunks of a Winograd convolution cut by tile rows, whatever the thread count.
-Its 16 matrix products are each about a ninth of the direct convolution's, too small for
+Its matrix products are each a small part of the direct convolution's, too small for
 the ``_MIN_CHUNK_MNK`` bound that makes a thread-count-dependent cut bitwise safe; so the cut
 is fixed by the shapes alone and one thread runs the same chunks in turn."""
 
 
-def _wino_matrices(ws: np.ndarray, start: int, rows: int, tiles: int, dt: np.dtype) -> np.ndarray:
-    """The 16 ``rows x tiles`` matrices at ``ws[start:]``, ``winograd_slice_bytes`` apart."""
+def _wino_matrices(
+    ws: np.ndarray, start: int, count: int, rows: int, tiles: int, dt: np.dtype
+) -> np.ndarray:
+    """``count`` matrices ``rows x tiles`` at ``ws[start:]``, ``winograd_slice_bytes`` apart."""
     step = winograd_slice_bytes(rows, tiles, dt.itemsize)
-    base = ws[start : start + 16 * step].view(dt)
+    base = ws[start : start + count * step].view(dt)
     return np.lib.stride_tricks.as_strided(
-        base, (16, rows, tiles), (step, tiles * dt.itemsize, dt.itemsize), writeable=True
+        base, (count, rows, tiles), (step, tiles * dt.itemsize, dt.itemsize), writeable=True
     )
 
 
@@ -600,14 +628,15 @@ def _fixed_split(opts: _Options, tasks: Sequence[Thunk]) -> Thunk:
     return functools.partial(opts.pool.run, Job(tasks))
 
 
-def _winograd(x, w, out, ws, pads, opts):
-    """Winograd F(2x2, 3x3) per image: input tiles transformed into the workspace, 16
-    matrix products (one per tile element) with the weights transformed here once, and the
-    output transform writing the destination, followed by the epilogue.
+def _winograd(x, w, out, ws, pads, tile, opts):
+    """Winograd F(tile x tile, 3x3) per image (tile 2 or 4): input tiles transformed into
+    the workspace, ``(tile + 2)**2`` matrix products (one per tile element) with the weights
+    transformed here once, and the output transform writing the destination, followed by
+    the epilogue.
 
     Large images are cut into ``WINOGRAD_CHUNKS`` ranges of tile rows (each chunk
     transforms, multiplies and finishes its own rows: no barrier); smaller ones run in three
-    parallel phases: the input transform cut by channels, the 16 products shared out whole,
+    parallel phases: the input transform cut by channels, the products shared out whole,
     the output transform and epilogue cut by output channels (three hand-offs, but no thin
     products; measured faster from 28x28 images down). The results differ from direct
     convolution by float32 rounding only (the transforms add a few additions per element);
@@ -617,15 +646,17 @@ def _winograd(x, w, out, ws, pads, opts):
     n, c = x.shape[:2]
     o = w.shape[0]
     oh, ow = out.shape[2:]
-    th, tw = -(-oh // 2), -(-ow // 2)
+    th, tw = -(-oh // tile), -(-ow // tile)
     nt = th * tw
+    count = (tile + 2) ** 2
+    k_in, k_out = _WINO_KERNELS[tile]
     dt = x.dtype
     # The transformed weights, packed once (computed in float64, rounded once).
     g = w.astype(np.float64)
-    u = np.einsum("ai,ocij,bj->aboc", _WINO_G, g, _WINO_G)
-    u = np.ascontiguousarray(u.reshape(16, o, c).astype(dt))
-    v = _wino_matrices(ws, 0, c, nt, dt)
-    m = _wino_matrices(ws, 16 * winograd_slice_bytes(c, nt, dt.itemsize), o, nt, dt)
+    u = np.einsum("ai,ocij,bj->aboc", _WINO_G[tile], g, _WINO_G[tile])
+    u = np.ascontiguousarray(u.reshape(count, o, c).astype(dt))
+    v = _wino_matrices(ws, 0, count, c, nt, dt)
+    m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, o, nt, dt)
     opts.columns += [v, m]
     opts.winograd.append(u)
     # Rows when every chunk keeps 64 tiles or more (BLAS stays efficient); else channels.
@@ -638,12 +669,12 @@ def _winograd(x, w, out, ws, pads, opts):
             def rows(r0: int, r1: int, xb=xb, ob=ob, b=b) -> Thunk:
                 t0, t1 = r0 * tw, r1 * tw
                 steps = [
-                    _bind("wino_input", xb, v, 0, c, r0, r1, tw, pt, pl),
+                    _bind(k_in, xb, v, 0, c, r0, r1, tw, pt, pl),
                     functools.partial(np.matmul, u, v[:, :, t0:t1], out=m[:, :, t0:t1]),
-                    _bind("wino_output", m, tw, ob, 0, o, r0, r1),
+                    _bind(k_out, m, tw, ob, 0, o, r0, r1),
                 ]
-                y1 = min(oh, 2 * r1)
-                steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (2 * r0, y1), opts)
+                y1 = min(oh, tile * r1)
+                steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (tile * r0, y1), opts)
                 return _sequence(steps)
 
             tasks = [rows(lo, hi) for lo, hi in _ranges(th, WINOGRAD_CHUNKS)]
@@ -651,21 +682,22 @@ def _winograd(x, w, out, ws, pads, opts):
             continue
 
         def tiles(c0: int, c1: int, xb=xb) -> Thunk:
-            return _bind("wino_input", xb, v, c0, c1, 0, th, tw, pt, pl)
+            return _bind(k_in, xb, v, c0, c1, 0, th, tw, pt, pl)
 
         # The input transform gives the same values however it is cut.
-        gparts = _chunks(opts) if c * nt * 16 >= 2 * _MIN_CHUNK_ELEMENTS else 1
+        gparts = _chunks(opts) if c * nt * count >= 2 * _MIN_CHUNK_ELEMENTS else 1
         thunks.append(("im2col", _split(opts, tiles, _ranges(c, gparts), c)))
 
-        # The 16 products, each whole (the same call however they are shared out).
+        # The products, each whole (the same call however they are shared out).
         def products(k0: int, k1: int) -> Thunk:
             return functools.partial(np.matmul, u[k0:k1], v[k0:k1], out=m[k0:k1])
 
-        fine = _ranges(16, _chunks(opts, FINE_CHUNKS_PER_THREAD))
-        thunks.append(("matmul", _split(opts, products, _ranges(16, _chunks(opts)), 16, fine)))
+        fine = _ranges(count, _chunks(opts, FINE_CHUNKS_PER_THREAD))
+        cut = _ranges(count, _chunks(opts))
+        thunks.append(("matmul", _split(opts, products, cut, count, fine)))
 
         def finish(o0: int, o1: int, ob=ob, b=b) -> Thunk:
-            steps = [_bind("wino_output", m, tw, ob, o0, o1, 0, th)]
+            steps = [_bind(k_out, m, tw, ob, o0, o1, 0, th)]
             steps += _epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
             return _sequence(steps)
 
@@ -1121,7 +1153,79 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
                         if xo + 1 < ow:
                             ob[oc, y + i, xo + 1] = s[i, 1] - s[i, 2] - s[i, 3]
 
+    @jit
+    def wino4_input(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
+        # The C kernel's operations in its order (float32 constants: float32 arithmetic).
+        _, h, wd = xb.shape
+        d = np.zeros((6, 6), xb.dtype)
+        e = np.zeros((6, 6), xb.dtype)
+        two, four, five = np.float32(2.0), np.float32(4.0), np.float32(5.0)
+        for ch in range(c0, c1):
+            for ty in range(r0, r1):
+                iy = 4 * ty - pt
+                for tx in range(tw):
+                    ix = 4 * tx - pl
+                    for i in range(6):
+                        for j in range(6):
+                            yy, xx = iy + i, ix + j
+                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
+                            d[i, j] = xb[ch, yy, xx] if inside else 0.0
+                    for j in range(6):
+                        t1, t2 = d[4, j] - four * d[2, j], d[3, j] - four * d[1, j]
+                        t3, t4 = d[4, j] - d[2, j], two * (d[3, j] - d[1, j])
+                        e[0, j] = four * d[0, j] - five * d[2, j] + d[4, j]
+                        e[1, j] = t1 + t2
+                        e[2, j] = t1 - t2
+                        e[3, j] = t3 + t4
+                        e[4, j] = t3 - t4
+                        e[5, j] = four * d[1, j] - five * d[3, j] + d[5, j]
+                    t = ty * tw + tx
+                    for i in range(6):
+                        t1, t2 = e[i, 4] - four * e[i, 2], e[i, 3] - four * e[i, 1]
+                        t3, t4 = e[i, 4] - e[i, 2], two * (e[i, 3] - e[i, 1])
+                        v[6 * i, ch, t] = four * e[i, 0] - five * e[i, 2] + e[i, 4]
+                        v[6 * i + 1, ch, t] = t1 + t2
+                        v[6 * i + 2, ch, t] = t1 - t2
+                        v[6 * i + 3, ch, t] = t3 + t4
+                        v[6 * i + 4, ch, t] = t3 - t4
+                        v[6 * i + 5, ch, t] = four * e[i, 1] - five * e[i, 3] + e[i, 5]
+
+    @jit
+    def wino4_output(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
+        # The C kernel's operations in its order (A^T m A, 4x4 blocks cut at the edge).
+        oh, ow = ob.shape[1], ob.shape[2]
+        s = np.zeros((4, 6), m.dtype)
+        b = np.zeros(4, m.dtype)
+        two, four, eight = np.float32(2.0), np.float32(4.0), np.float32(8.0)
+        for oc in range(o0, o1):
+            for ty in range(r0, r1):
+                for tx in range(tw):
+                    t = ty * tw + tx
+                    for j in range(6):
+                        a0, a1, a2 = m[j, oc, t], m[6 + j, oc, t], m[12 + j, oc, t]
+                        a3, a4, a5 = m[18 + j, oc, t], m[24 + j, oc, t], m[30 + j, oc, t]
+                        p, q, u, w = a1 + a2, a1 - a2, a3 + a4, a3 - a4
+                        s[0, j] = a0 + p + u
+                        s[1, j] = q + two * w
+                        s[2, j] = p + four * u
+                        s[3, j] = q + eight * w + a5
+                    y, xo = 4 * ty, 4 * tx
+                    for i in range(4):
+                        if y + i >= oh:
+                            break
+                        p, q = s[i, 1] + s[i, 2], s[i, 1] - s[i, 2]
+                        u, w = s[i, 3] + s[i, 4], s[i, 3] - s[i, 4]
+                        b[0] = s[i, 0] + p + u
+                        b[1] = q + two * w
+                        b[2] = p + four * u
+                        b[3] = q + eight * w + s[i, 5]
+                        for j in range(4):
+                            if xo + j < ow:
+                                ob[oc, y + i, xo + j] = b[j]
+
     kernels = {
+        "wino4_input": wino4_input,
+        "wino4_output": wino4_output,
         "wino_input": wino_input,
         "wino_output": wino_output,
         "gather": gather,

@@ -319,6 +319,92 @@ void wino_output_SFX(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restr
     }
 }
 
+/* Winograd F(4x4, 3x3): as wino_input with 6x6 patches at (4 ty - pt, 4 tx - pl) and 36
+   matrices (points 0, +-1, +-2, infinity). */
+void wino4_input_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
+                   i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
+    for (i64 ch = c0; ch < c1; ch++) {
+        const REAL *xc = x + ch * h * wd;
+        REAL *vc = v + ch * nt;
+        for (i64 ty = r0; ty < r1; ty++) {
+            i64 iy = 4 * ty - pt;
+            int inside_y = iy >= 0 && iy + 5 < h;
+            for (i64 tx = 0; tx < tw; tx++) {
+                i64 ix = 4 * tx - pl;
+                REAL d[6][6], e[6][6];
+                if (inside_y && ix >= 0 && ix + 5 < wd) {
+                    for (int i = 0; i < 6; i++)
+                        for (int j = 0; j < 6; j++) d[i][j] = xc[(iy + i) * wd + ix + j];
+                } else {
+                    for (int i = 0; i < 6; i++)
+                        for (int j = 0; j < 6; j++) {
+                            i64 yy = iy + i, xx = ix + j;
+                            d[i][j] = (yy >= 0 && yy < h && xx >= 0 && xx < wd)
+                                ? xc[yy * wd + xx] : (REAL)0;
+                        }
+                }
+                for (int j = 0; j < 6; j++) {
+                    REAL t1 = d[4][j] - (REAL)4 * d[2][j], t2 = d[3][j] - (REAL)4 * d[1][j];
+                    REAL t3 = d[4][j] - d[2][j], t4 = (REAL)2 * (d[3][j] - d[1][j]);
+                    e[0][j] = (REAL)4 * d[0][j] - (REAL)5 * d[2][j] + d[4][j];
+                    e[1][j] = t1 + t2;
+                    e[2][j] = t1 - t2;
+                    e[3][j] = t3 + t4;
+                    e[4][j] = t3 - t4;
+                    e[5][j] = (REAL)4 * d[1][j] - (REAL)5 * d[3][j] + d[5][j];
+                }
+                i64 t = ty * tw + tx;
+                for (int i = 0; i < 6; i++) {
+                    const REAL *r = e[i];
+                    REAL *o = vc + (6 * i) * ks + t;
+                    REAL t1 = r[4] - (REAL)4 * r[2], t2 = r[3] - (REAL)4 * r[1];
+                    REAL t3 = r[4] - r[2], t4 = (REAL)2 * (r[3] - r[1]);
+                    o[0] = (REAL)4 * r[0] - (REAL)5 * r[2] + r[4];
+                    o[ks] = t1 + t2;
+                    o[2 * ks] = t1 - t2;
+                    o[3 * ks] = t3 + t4;
+                    o[4 * ks] = t3 - t4;
+                    o[5 * ks] = (REAL)4 * r[1] - (REAL)5 * r[3] + r[5];
+                }
+            }
+        }
+    }
+}
+
+/* Winograd F(4x4, 3x3): 4x4 output blocks A^T m A from 36 matrices, as wino_output. */
+void wino4_output_SFX(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out,
+                    i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {
+    for (i64 oc = o0; oc < o1; oc++) {
+        const REAL *mc = m + oc * nt;
+        REAL *dst = out + oc * oh * ow;
+        for (i64 ty = r0; ty < r1; ty++)
+            for (i64 tx = 0; tx < tw; tx++) {
+                i64 t = ty * tw + tx;
+                REAL s[4][6];
+                for (int j = 0; j < 6; j++) {
+                    REAL a0 = mc[j * ks + t], a1 = mc[(6 + j) * ks + t];
+                    REAL a2 = mc[(12 + j) * ks + t], a3 = mc[(18 + j) * ks + t];
+                    REAL a4 = mc[(24 + j) * ks + t], a5 = mc[(30 + j) * ks + t];
+                    REAL p = a1 + a2, q = a1 - a2, u = a3 + a4, w = a3 - a4;
+                    s[0][j] = a0 + p + u;
+                    s[1][j] = q + (REAL)2 * w;
+                    s[2][j] = p + (REAL)4 * u;
+                    s[3][j] = q + (REAL)8 * w + a5;
+                }
+                i64 y = 4 * ty, xo = 4 * tx;
+                for (int i = 0; i < 4; i++) {
+                    if (y + i >= oh) break;
+                    const REAL *r = s[i];
+                    REAL p = r[1] + r[2], q = r[1] - r[2], u = r[3] + r[4], w = r[3] - r[4];
+                    REAL b[4] = {r[0] + p + u, q + (REAL)2 * w, p + (REAL)4 * u,
+                                 q + (REAL)8 * w + r[5]};
+                    REAL *row = dst + (y + i) * ow + xo;
+                    for (int j = 0; j < 4 && xo + j < ow; j++) row[j] = b[j];
+                }
+            }
+    }
+}
+
 void epilogue_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *p0, const REAL *p1, const REAL *p2,
                 const REAL *p3, const i64 *strides, const i64 *codes, const i64 *swapped, i64 c0,
                 i64 c1, i64 y0, i64 y1) {
@@ -514,10 +600,10 @@ def _epilogue(dt, ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):
 
 
 def _tile_matrices(a: np.ndarray, dt: np.dtype, what: str) -> tuple[int, int]:
-    """Pointer and element distance between the matrices of 16 ``rows x tiles`` matrices
+    """Pointer and element distance between the matrices of 16 (or 36) ``rows x tiles`` matrices
     (rows contiguous, matrices any whole number of elements apart)."""
-    if a.dtype != dt or a.ndim != 3 or a.shape[0] != 16:
-        raise NativeError(f"{what}: expected 16 matrices of {dt}, got {a.shape} {a.dtype}")
+    if a.dtype != dt or a.ndim != 3 or a.shape[0] not in (16, 36):
+        raise NativeError(f"{what}: expected 16 or 36 matrices of {dt}, got {a.shape} {a.dtype}")
     step, row, col = a.strides
     if col != dt.itemsize or row != a.shape[2] * dt.itemsize or step % dt.itemsize:
         raise NativeError(f"{what}: every matrix must be C-contiguous")
@@ -552,6 +638,8 @@ _CONVERTERS = {
     "epilogue": _epilogue,
     "wino_input": _wino_input,
     "wino_output": _wino_output,
+    "wino4_input": _wino_input,
+    "wino4_output": _wino_output,
 }
 
 _STATE: dict[str, Any] = {}

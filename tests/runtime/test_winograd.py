@@ -66,17 +66,24 @@ SHAPES = [
     (16, 24, 9, 7, (1, 1, 1, 1)),  # odd sizes: the last 2x2 blocks are cut
     (16, 40, 12, 12, (0, 0, 0, 0)),  # no padding, more outputs than inputs
     (24, 17, 11, 14, (2, 1, 0, 2)),  # asymmetric padding, wider than 1
-    (64, 64, 40, 40, (1, 1, 1, 1)),  # big enough to be cut by tile rows
+    (64, 64, 40, 40, (1, 1, 1, 1)),  # F(4x4, 3x3)
+    (16, 32, 30, 29, (1, 1, 1, 1)),  # F(4x4, 3x3), the last 4x4 blocks cut
+    (32, 32, 36, 36, (1, 1, 1, 1)),  # F(2x2, 3x3) forced below: cut by tile rows
     (96, 64, 14, 14, (1, 1, 1, 1)),  # cut by output channels
 ]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_winograd_matches_the_reference_and_is_bitwise_stable(shape):
+def test_winograd_matches_the_reference_and_is_bitwise_stable(shape, monkeypatch):
     mod, params, inputs = _case(*shape)
     program, _ = build_program(mod, params)
+    if shape[2] == 36:
+        monkeypatch.setenv("XRELAY_WINOGRAD_TILE", "2")
     one = Executor(program, threads=1)
     assert winograd_enabled() and _winograd_convs(one) == 1
+    (u,) = [u for _, _, c in one.steps for u in c.winograd]
+    # F(4x4, 3x3) (36 products) from 28x28 outputs on, else F(2x2, 3x3) (16 products).
+    assert u.shape == ((36 if min(shape[2:4]) >= 28 and shape[2] != 36 else 16),) + shape[1::-1]
     got = _outputs(one, inputs)
     (ref,) = run(mod, inputs, params)
     # float32 rounding of the transforms only: well inside the documented tolerance.
@@ -126,31 +133,45 @@ def test_small_convolutions_keep_im2col():
         assert _winograd_convs(Executor(build_program(mod, params)[0], threads=1)) == 0
 
 
-def test_transforms_native_and_numba_agree():
+@pytest.mark.parametrize("tile", [2, 4])
+def test_transforms_native_and_numba_agree(tile):
     rng = np.random.default_rng(5)
     c, h, wd, o = 6, 9, 11, 5
     th, tw = 5, 6
-    nt = th * tw
+    nt, count, a = th * tw, (tile + 2) ** 2, tile + 2
+    k_in, k_out = ("wino_input", "wino_output") if tile == 2 else ("wino4_input", "wino4_output")
     x = rng.standard_normal((c, h, wd)).astype("float32")
-    ws = np.zeros(winograd_scratch_bytes(c, o, 2 * th, 2 * tw, 4), np.uint8)
-    v = _wino_matrices(ws, 0, c, nt, np.dtype("float32"))
-    m = _wino_matrices(ws, 16 * winograd_slice_bytes(c, nt, 4), o, nt, np.dtype("float32"))
+    ws = np.zeros(winograd_scratch_bytes(c, o, tile * th, tile * tw, 4, tile), np.uint8)
+    v = _wino_matrices(ws, 0, count, c, nt, np.dtype("float32"))
+    start = count * winograd_slice_bytes(c, nt, 4)
+    m = _wino_matrices(ws, start, count, o, nt, np.dtype("float32"))
     numba = _numba_kernels()
-    _bind("wino_input", x, v, 0, c, 0, th, tw, 1, 2)()
+    _bind(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
     v_c = v.copy()
     v[...] = np.nan
-    numba["wino_input"](x, v, 0, c, 0, th, tw, 1, 2)
+    numba[k_in](x, v, 0, c, 0, th, tw, 1, 2)
     assert np.array_equal(v, v_c)
-    # A 4x4 patch's transform: B^T d B with d zero outside the image (tile (0, 0) here).
-    bt = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64)
-    d = np.zeros((4, 4))
-    d[1:, 2:] = x[0, :3, :2]
-    np.testing.assert_allclose(v_c[:, 0, 0], (bt @ d @ bt.T).reshape(16), rtol=1e-6)
+    # A patch's transform: B^T d B with d zero outside the image (tile (0, 0), pads 1, 2).
+    bt = {
+        2: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
+        4: [
+            [4, 0, -5, 0, 1, 0],
+            [0, -4, -4, 1, 1, 0],
+            [0, 4, -4, -1, 1, 0],
+            [0, -2, -1, 2, 1, 0],
+            [0, 2, -1, -2, 1, 0],
+            [0, 4, 0, -5, 0, 1],
+        ],
+    }[tile]
+    bt = np.array(bt, np.float64)
+    d = np.zeros((a, a))
+    d[1:, 2:] = x[0, : a - 1, : a - 2]
+    np.testing.assert_allclose(v_c[:, 0, 0], (bt @ d @ bt.T).reshape(count), rtol=1e-5)
     m[...] = rng.standard_normal(m.shape).astype("float32")
-    out_c = np.full((o, 2 * th - 1, 2 * tw - 1), np.nan, np.float32)
+    out_c = np.full((o, tile * th - 1, tile * tw - 1), np.nan, np.float32)
     out_n = out_c.copy()
-    _bind("wino_output", m, tw, out_c, 0, o, 0, th)()
-    numba["wino_output"](m, tw, out_n, 0, o, 0, th)
+    _bind(k_out, m, tw, out_c, 0, o, 0, th)()
+    numba[k_out](m, tw, out_n, 0, o, 0, th)
     assert not np.isnan(out_c).any() and np.array_equal(out_c, out_n)
 
 
@@ -159,3 +180,6 @@ def test_scratch_matrices_avoid_power_of_two_strides():
     step = winograd_slice_bytes(64, 784, 4)
     assert step % 64 == 0 and (step // 64) % 2 == 1 and step >= 64 * 784 * 4
     assert winograd_scratch_bytes(64, 64, 56, 56, 4) == 32 * step
+    # F(4x4, 3x3): 36 matrices of 14 x 14 blocks.
+    step = winograd_slice_bytes(64, 196, 4)
+    assert winograd_scratch_bytes(64, 64, 56, 56, 4, 4) == 72 * step
