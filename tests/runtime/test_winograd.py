@@ -20,11 +20,11 @@ from xrelay.runtime.interpreter import run
 from xrelay.runtime.parallel import WorkerPool
 
 
-def _module(c: int, o: int, h: int, w: int, pad: tuple[int, int, int, int]):
+def _module(c: int, o: int, h: int, w: int, pad: tuple[int, int, int, int], n: int = 1):
     """conv(x, w) + b + x2, relu: the epilogue a ResNet block fuses into its convolution."""
     oh, ow = h + pad[0] + pad[2] - 2, w + pad[1] + pad[3] - 2
-    x_t, w_t = f"tensor<1x{c}x{h}x{w}xf32>", f"tensor<{o}x{c}x3x3xf32>"
-    y_t, b_t = f"tensor<1x{o}x{oh}x{ow}xf32>", f"tensor<{o}x1x1xf32>"
+    x_t, w_t = f"tensor<{n}x{c}x{h}x{w}xf32>", f"tensor<{o}x{c}x3x3xf32>"
+    y_t, b_t = f"tensor<{n}x{o}x{oh}x{ow}xf32>", f"tensor<{o}x1x1xf32>"
     text = f"""
 func.func @main(%x: {x_t}, %r: {y_t}, %w: {w_t}, %b: {b_t}) -> {y_t} {{
   %y = relay.nn.conv2d %x, %w {{padding = [{", ".join(map(str, pad))}]}} : ({x_t}, {w_t}) -> {y_t}
@@ -37,16 +37,16 @@ func.func @main(%x: {x_t}, %r: {y_t}, %w: {w_t}, %b: {b_t}) -> {y_t} {{
     return Parser(make_context(), text).parse_module(), (oh, ow)
 
 
-def _case(c, o, h, w, pad, seed=0):
-    mod, (oh, ow) = _module(c, o, h, w, pad)
+def _case(c, o, h, w, pad, seed=0, n=1):
+    mod, (oh, ow) = _module(c, o, h, w, pad, n)
     rng = np.random.default_rng(seed)
     params = {
         "w": (rng.standard_normal((o, c, 3, 3)) / np.sqrt(9 * c)).astype("float32"),
         "b": rng.standard_normal((o, 1, 1)).astype("float32"),
     }
     inputs = {
-        "x": rng.standard_normal((1, c, h, w)).astype("float32"),
-        "r": rng.standard_normal((1, o, oh, ow)).astype("float32"),
+        "x": rng.standard_normal((n, c, h, w)).astype("float32"),
+        "r": rng.standard_normal((n, o, oh, ow)).astype("float32"),
     }
     return mod, params, inputs
 
@@ -95,6 +95,19 @@ def test_winograd_matches_the_reference_and_is_bitwise_stable(shape, monkeypatch
         ex = Executor(program, threads=WorkerPool(threads, adaptive=False))
         assert np.array_equal(_outputs(ex, inputs), got)
     assert np.array_equal(run_memory_compiled(program, inputs, threads=2)[0], got)
+
+
+@pytest.mark.parametrize("shape", [SHAPES[0], SHAPES[3]], ids=str)
+def test_winograd_batch_of_images(shape):
+    """Every image of a batch goes through the same scratch, one after the other."""
+    mod, params, inputs = _case(*shape, seed=3, n=3)
+    program, _ = build_program(mod, params)
+    ex = Executor(program, threads=WorkerPool(2, adaptive=False))
+    assert _winograd_convs(ex) == 1
+    got = _outputs(ex, inputs)
+    (ref,) = run(mod, inputs, params)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5 * float(np.abs(ref).max()))
+    assert np.array_equal(run_memory_compiled(program, inputs, threads=1)[0], got)
 
 
 def test_winograd_switch(monkeypatch):
