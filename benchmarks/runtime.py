@@ -284,9 +284,12 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     )
+    from xrelay.runtime.fast_kernels import winograd_enabled
+
     print(
         f"plan {args.plan}, {args.pairs} A/B pairs after {args.warmup} warm-up pairs, xrelay "
-        f"threads {r['threads']}, onnxruntime threads 2"
+        f"threads {r['threads']}, onnxruntime threads 2, Winograd "
+        + ("on" if winograd_enabled() else "off (XRELAY_WINOGRAD=0)")
         + (", one core kept busy by another process" if args.busy_core else "")
     )
     return 0

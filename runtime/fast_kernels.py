@@ -640,7 +640,9 @@ def _winograd(x, w, out, ws, pads, tile, opts):
     the output transform and epilogue cut by output channels (three hand-offs, but no thin
     products; measured faster from 28x28 images down). The results differ from direct
     convolution by float32 rounding only (the transforms add a few additions per element);
-    they are the same bits for any thread count.
+    they are the same bits for any thread count. The profiler counts the input transform as
+    ``im2col``, the products as ``matmul`` and the rest (or a whole tile-row chunk) as
+    ``conv``.
     """
     pt, pl = pads
     n, c = x.shape[:2]
