@@ -320,51 +320,74 @@ void wino_output_SFX(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restr
 }
 
 /* Winograd F(4x4, 3x3): as wino_input with 6x6 patches at (4 ty - pt, 4 tx - pl) and 36
-   matrices (points 0, +-1, +-2, infinity). */
+   matrices (points 0, +-1, +-2, infinity). Blocks of up to WTB consecutive tiles (across
+   tile rows) at a time, arranged so the arithmetic runs over tiles with unit stride
+   (vectorised): the patches' 36 values gathered tile by tile into 36 rows (zero padding),
+   transformed down the patch rows, then across. Each value takes the same operations in
+   the same order as one patch at a time (the numba kernel), so the bits are the same. */
+#define WTB 128
 void wino4_input_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
                    i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
+    REAL row[4 * WTB + 8], d[6][6][WTB], e[6][6][WTB];
+    i64 first = r0 * tw, last = r1 * tw;
     for (i64 ch = c0; ch < c1; ch++) {
         const REAL *xc = x + ch * h * wd;
         REAL *vc = v + ch * nt;
-        for (i64 ty = r0; ty < r1; ty++) {
-            i64 iy = 4 * ty - pt;
-            int inside_y = iy >= 0 && iy + 5 < h;
-            for (i64 tx = 0; tx < tw; tx++) {
-                i64 ix = 4 * tx - pl;
-                REAL d[6][6], e[6][6];
-                if (inside_y && ix >= 0 && ix + 5 < wd) {
-                    for (int i = 0; i < 6; i++)
-                        for (int j = 0; j < 6; j++) d[i][j] = xc[(iy + i) * wd + ix + j];
-                } else {
-                    for (int i = 0; i < 6; i++)
-                        for (int j = 0; j < 6; j++) {
-                            i64 yy = iy + i, xx = ix + j;
-                            d[i][j] = (yy >= 0 && yy < h && xx >= 0 && xx < wd)
-                                ? xc[yy * wd + xx] : (REAL)0;
-                        }
-                }
-                for (int j = 0; j < 6; j++) {
-                    REAL t1 = d[4][j] - (REAL)4 * d[2][j], t2 = d[3][j] - (REAL)4 * d[1][j];
-                    REAL t3 = d[4][j] - d[2][j], t4 = (REAL)2 * (d[3][j] - d[1][j]);
-                    e[0][j] = (REAL)4 * d[0][j] - (REAL)5 * d[2][j] + d[4][j];
-                    e[1][j] = t1 + t2;
-                    e[2][j] = t1 - t2;
-                    e[3][j] = t3 + t4;
-                    e[4][j] = t3 - t4;
-                    e[5][j] = (REAL)4 * d[1][j] - (REAL)5 * d[3][j] + d[5][j];
-                }
-                i64 t = ty * tw + tx;
+        for (i64 b0 = first; b0 < last; b0 += WTB) {
+            i64 nb = last - b0 < WTB ? last - b0 : WTB;
+            /* Gather: tile-row segments [b, b + n) of the block. */
+            for (i64 b = b0; b < b0 + nb;) {
+                i64 ty = b / tw, tx0 = b % tw;
+                i64 n = tw - tx0 < b0 + nb - b ? tw - tx0 : b0 + nb - b;
+                i64 iy = 4 * ty - pt, ix0 = 4 * tx0 - pl, width = 4 * n + 2, off = b - b0;
                 for (int i = 0; i < 6; i++) {
-                    const REAL *r = e[i];
-                    REAL *o = vc + (6 * i) * ks + t;
-                    REAL t1 = r[4] - (REAL)4 * r[2], t2 = r[3] - (REAL)4 * r[1];
-                    REAL t3 = r[4] - r[2], t4 = (REAL)2 * (r[3] - r[1]);
-                    o[0] = (REAL)4 * r[0] - (REAL)5 * r[2] + r[4];
-                    o[ks] = t1 + t2;
-                    o[2 * ks] = t1 - t2;
-                    o[3 * ks] = t3 + t4;
-                    o[4 * ks] = t3 - t4;
-                    o[5 * ks] = (REAL)4 * r[1] - (REAL)5 * r[3] + r[5];
+                    i64 yy = iy + i;
+                    if (yy < 0 || yy >= h) {
+                        for (i64 q = 0; q < width; q++) row[q] = 0;
+                    } else {
+                        const REAL *src = xc + yy * wd;
+                        for (i64 q = 0; q < width; q++) {
+                            i64 xx = ix0 + q;
+                            row[q] = (xx >= 0 && xx < wd) ? src[xx] : (REAL)0;
+                        }
+                    }
+                    for (int j = 0; j < 6; j++) {
+                        REAL *dst = d[i][j] + off;
+                        for (i64 t = 0; t < n; t++) dst[t] = row[4 * t + j];
+                    }
+                }
+                b += n;
+            }
+            for (int j = 0; j < 6; j++) {
+                const REAL *d0 = d[0][j], *d1 = d[1][j], *d2 = d[2][j];
+                const REAL *d3 = d[3][j], *d4 = d[4][j], *d5 = d[5][j];
+#pragma GCC ivdep
+                for (i64 t = 0; t < nb; t++) {
+                    REAL t1 = d4[t] - (REAL)4 * d2[t], t2 = d3[t] - (REAL)4 * d1[t];
+                    REAL t3 = d4[t] - d2[t], t4 = (REAL)2 * (d3[t] - d1[t]);
+                    e[0][j][t] = (REAL)4 * d0[t] - (REAL)5 * d2[t] + d4[t];
+                    e[1][j][t] = t1 + t2;
+                    e[2][j][t] = t1 - t2;
+                    e[3][j][t] = t3 + t4;
+                    e[4][j][t] = t3 - t4;
+                    e[5][j][t] = (REAL)4 * d1[t] - (REAL)5 * d3[t] + d5[t];
+                }
+            }
+            for (int i = 0; i < 6; i++) {
+                const REAL *q0 = e[i][0], *q1 = e[i][1], *q2 = e[i][2];
+                const REAL *q3 = e[i][3], *q4 = e[i][4], *q5 = e[i][5];
+                REAL *o0 = vc + (6 * i) * ks + b0, *o1 = o0 + ks, *o2 = o1 + ks;
+                REAL *o3 = o2 + ks, *o4 = o3 + ks, *o5 = o4 + ks;
+#pragma GCC ivdep
+                for (i64 t = 0; t < nb; t++) {
+                    REAL t1 = q4[t] - (REAL)4 * q2[t], t2 = q3[t] - (REAL)4 * q1[t];
+                    REAL t3 = q4[t] - q2[t], t4 = (REAL)2 * (q3[t] - q1[t]);
+                    o0[t] = (REAL)4 * q0[t] - (REAL)5 * q2[t] + q4[t];
+                    o1[t] = t1 + t2;
+                    o2[t] = t1 - t2;
+                    o3[t] = t3 + t4;
+                    o4[t] = t3 - t4;
+                    o5[t] = (REAL)4 * q1[t] - (REAL)5 * q3[t] + q5[t];
                 }
             }
         }

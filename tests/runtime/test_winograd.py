@@ -69,6 +69,7 @@ SHAPES = [
     (64, 64, 40, 40, (1, 1, 1, 1)),  # F(4x4, 3x3)
     (16, 32, 30, 29, (1, 1, 1, 1)),  # F(4x4, 3x3), the last 4x4 blocks cut
     (32, 32, 36, 36, (1, 1, 1, 1)),  # F(2x2, 3x3) forced below: cut by tile rows
+    (16, 16, 64, 64, (1, 1, 1, 1)),  # F(4x4, 3x3) cut by tile rows
     (96, 64, 14, 14, (1, 1, 1, 1)),  # cut by output channels
 ]
 
