@@ -394,37 +394,68 @@ void wino4_input_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i6
     }
 }
 
-/* Winograd F(4x4, 3x3): 4x4 output blocks A^T m A from 36 matrices, as wino_output. */
+/* Winograd F(4x4, 3x3): 4x4 output blocks A^T m A from 36 matrices, as wino_output; in
+   blocks of up to WTB consecutive tiles, down the 6 rows then across, each loop over tiles
+   with unit stride (the same operations per value as the numba kernel), then stored. */
 void wino4_output_SFX(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out,
                     i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {
+    REAL sv[4][6][WTB], bv[4][4][WTB];
+    i64 first = r0 * tw, last = r1 * tw;
     for (i64 oc = o0; oc < o1; oc++) {
         const REAL *mc = m + oc * nt;
         REAL *dst = out + oc * oh * ow;
-        for (i64 ty = r0; ty < r1; ty++)
-            for (i64 tx = 0; tx < tw; tx++) {
-                i64 t = ty * tw + tx;
-                REAL s[4][6];
-                for (int j = 0; j < 6; j++) {
-                    REAL a0 = mc[j * ks + t], a1 = mc[(6 + j) * ks + t];
-                    REAL a2 = mc[(12 + j) * ks + t], a3 = mc[(18 + j) * ks + t];
-                    REAL a4 = mc[(24 + j) * ks + t], a5 = mc[(30 + j) * ks + t];
-                    REAL p = a1 + a2, q = a1 - a2, u = a3 + a4, w = a3 - a4;
-                    s[0][j] = a0 + p + u;
-                    s[1][j] = q + (REAL)2 * w;
-                    s[2][j] = p + (REAL)4 * u;
-                    s[3][j] = q + (REAL)8 * w + a5;
-                }
-                i64 y = 4 * ty, xo = 4 * tx;
-                for (int i = 0; i < 4; i++) {
-                    if (y + i >= oh) break;
-                    const REAL *r = s[i];
-                    REAL p = r[1] + r[2], q = r[1] - r[2], u = r[3] + r[4], w = r[3] - r[4];
-                    REAL b[4] = {r[0] + p + u, q + (REAL)2 * w, p + (REAL)4 * u,
-                                 q + (REAL)8 * w + r[5]};
-                    REAL *row = dst + (y + i) * ow + xo;
-                    for (int j = 0; j < 4 && xo + j < ow; j++) row[j] = b[j];
+        for (i64 b0 = first; b0 < last; b0 += WTB) {
+            i64 nb = last - b0 < WTB ? last - b0 : WTB;
+            for (int j = 0; j < 6; j++) {
+                const REAL *a0 = mc + j * ks + b0, *a1 = a0 + 6 * ks, *a2 = a1 + 6 * ks;
+                const REAL *a3 = a2 + 6 * ks, *a4 = a3 + 6 * ks, *a5 = a4 + 6 * ks;
+#pragma GCC ivdep
+                for (i64 t = 0; t < nb; t++) {
+                    REAL p = a1[t] + a2[t], q = a1[t] - a2[t];
+                    REAL u = a3[t] + a4[t], w = a3[t] - a4[t];
+                    sv[0][j][t] = a0[t] + p + u;
+                    sv[1][j][t] = q + (REAL)2 * w;
+                    sv[2][j][t] = p + (REAL)4 * u;
+                    sv[3][j][t] = q + (REAL)8 * w + a5[t];
                 }
             }
+            for (int i = 0; i < 4; i++) {
+                const REAL *c0 = sv[i][0], *c1 = sv[i][1], *c2 = sv[i][2];
+                const REAL *c3 = sv[i][3], *c4 = sv[i][4], *c5 = sv[i][5];
+#pragma GCC ivdep
+                for (i64 t = 0; t < nb; t++) {
+                    REAL p = c1[t] + c2[t], q = c1[t] - c2[t];
+                    REAL u = c3[t] + c4[t], w = c3[t] - c4[t];
+                    bv[i][0][t] = c0[t] + p + u;
+                    bv[i][1][t] = q + (REAL)2 * w;
+                    bv[i][2][t] = p + (REAL)4 * u;
+                    bv[i][3][t] = q + (REAL)8 * w + c5[t];
+                }
+            }
+            for (i64 b = b0; b < b0 + nb;) {
+                i64 ty = b / tw, tx0 = b % tw;
+                i64 n = tw - tx0 < b0 + nb - b ? tw - tx0 : b0 + nb - b;
+                i64 off = b - b0, full = (ow - 4 * tx0) / 4;  /* whole 4-wide blocks */
+                if (full > n) full = n;
+                for (int i = 0; i < 4; i++) {
+                    i64 y = 4 * ty + i;
+                    if (y >= oh) break;
+                    REAL *row = dst + y * ow + 4 * tx0;
+                    const REAL *e0 = bv[i][0] + off, *e1 = bv[i][1] + off;
+                    const REAL *e2 = bv[i][2] + off, *e3 = bv[i][3] + off;
+                    for (i64 t = 0; t < full; t++) {
+                        row[4 * t] = e0[t];
+                        row[4 * t + 1] = e1[t];
+                        row[4 * t + 2] = e2[t];
+                        row[4 * t + 3] = e3[t];
+                    }
+                    for (i64 t = full; t < n; t++)
+                        for (int jj = 0; jj < 4 && 4 * (tx0 + t) + jj < ow; jj++)
+                            row[4 * t + jj] = bv[i][jj][off + t];
+                }
+                b += n;
+            }
+        }
     }
 }
 
