@@ -653,10 +653,14 @@ def _winograd(x, w, out, ws, pads, tile, opts):
     count = (tile + 2) ** 2
     k_in, k_out = _WINO_KERNELS[tile]
     dt = x.dtype
-    # The transformed weights, packed once (computed in float64, rounded once).
-    g = w.astype(np.float64)
-    u = np.einsum("ai,ocij,bj->aboc", _WINO_G[tile], g, _WINO_G[tile])
-    u = np.ascontiguousarray(u.reshape(count, o, c).astype(dt))
+    # The transformed weights, packed once: computed in float64 and rounded once, a few
+    # output channels at a time (float64 temporaries of the whole weight would raise the
+    # peak memory by several times its size).
+    gm = _WINO_G[tile]
+    u = np.empty((count, o, c), dt)
+    for o0 in range(0, o, 32):
+        part = np.einsum("ai,ocij,bj->aboc", gm, w[o0 : o0 + 32].astype(np.float64), gm)
+        u[:, o0 : o0 + 32] = part.reshape(count, -1, c)
     v = _wino_matrices(ws, 0, count, c, nt, dt)
     m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, o, nt, dt)
     opts.columns += [v, m]
