@@ -1,7 +1,8 @@
 """The executor's loop kernels as C, compiled once per machine and called through ctypes.
 
 The fast kernels that are loops (im2col gather, depthwise convolution, max pool, the
-elementwise epilogue of a convolution) exist twice: here in C, and in ``fast_kernels`` as
+elementwise epilogue of a convolution, the input and output transforms of Winograd
+F(2x2, 3x3) and F(4x4, 3x3) convolutions) exist twice: here in C, and in ``fast_kernels`` as
 numba functions. Both compute the same operations in the same order (each output element's
 taps in (i, j) order from 0 or -inf; the epilogue's ops in program order; no
 floating-point contraction or reassociation), so they give the same bits (the tests check).
