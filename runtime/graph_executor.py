@@ -417,6 +417,12 @@ class GraphModule:
 
     def memory_report(self) -> str:
         """The plan's report: per pool, peak with its step, lower bound and ratio."""
+        if self._plan_info is not None:
+            # built here: the planner's own record (algorithm, time, optimality)
+            from xrelay.transforms.planners import format_report
+
+            buffers, pools, plan = self._plan_info
+            return format_report(buffers, pools, plan)
         from xrelay.transforms.plan_memory import memory_report
 
         return memory_report(self.program, self.entry)
