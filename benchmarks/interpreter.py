@@ -33,6 +33,8 @@ def session(model) -> ort.InferenceSession:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 2
     opts.inter_op_num_threads = 1
+    # spinning threads would take the cores from the interpreter's BLAS calls in the alternation
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
