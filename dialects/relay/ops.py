@@ -249,15 +249,8 @@ def _check_rank(cls, t: TensorType, rank: int, what: str) -> tuple:
 # ============================================================================================
 
 
-@relay_op("nn.conv2d", O)
-class Conv2DOp(RelayOp):
-    """2-D convolution.
-
-    ```mlir
-    %y = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [3, 3, 3, 3], channels = 64, kernel_size = [7, 7]}
-           : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32>
-    ```
-    """
+class _ConvBase(RelayOp):
+    """Operands, attributes and normalisation shared by conv2d and conv2d_transpose."""
 
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
@@ -273,15 +266,27 @@ class Conv2DOp(RelayOp):
     kernel_layout = Str("OIHW")
     out_layout = Str("")
     out_dtype = Str("")
+    PAIRS: ClassVar[tuple[str, ...]] = ("strides", "dilation")
 
     @classmethod
     def normalize_attrs(cls, attrs, in_types):
         attrs["padding"] = _pad4(cls, attrs["padding"])
-        attrs["strides"] = _pair(cls, "strides", attrs["strides"])
-        attrs["dilation"] = _pair(cls, "dilation", attrs["dilation"])
+        for k in cls.PAIRS:
+            attrs[k] = _pair(cls, k, attrs[k])
         if attrs["kernel_size"] is not None:
             attrs["kernel_size"] = _pair(cls, "kernel_size", attrs["kernel_size"])
         return attrs
+
+
+@relay_op("nn.conv2d", O)
+class Conv2DOp(_ConvBase):
+    """2-D convolution.
+
+    ```mlir
+    %y = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [3, 3, 3, 3], channels = 64, kernel_size = [7, 7]}
+           : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32>
+    ```
+    """
 
     @classmethod
     def infer_types(cls, in_types, attrs):
@@ -325,7 +330,7 @@ class Conv2DOp(RelayOp):
 
 
 @relay_op("nn.conv2d_transpose", O)
-class Conv2DTransposeOp(RelayOp):
+class Conv2DTransposeOp(_ConvBase):
     """Transposed 2-D convolution (weight IOHW by default, as Relay).
 
     ```mlir
@@ -333,30 +338,9 @@ class Conv2DTransposeOp(RelayOp):
     ```
     """
 
-    data = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    strides = Ints((1, 1))
-    padding = Ints((0, 0, 0, 0))
-    dilation = Ints((1, 1))
     output_padding = Ints((0, 0))
-    groups = Int(1)
-    channels = Int(None)
-    kernel_size = Ints(None)
-    data_layout = Str("NCHW")
     kernel_layout = Str("IOHW")
-    out_layout = Str("")
-    out_dtype = Str("")
-
-    @classmethod
-    def normalize_attrs(cls, attrs, in_types):
-        attrs["padding"] = _pad4(cls, attrs["padding"])
-        for k in ("strides", "dilation", "output_padding"):
-            attrs[k] = _pair(cls, k, attrs[k])
-        if attrs["kernel_size"] is not None:
-            attrs["kernel_size"] = _pair(cls, "kernel_size", attrs["kernel_size"])
-        return attrs
+    PAIRS: ClassVar[tuple[str, ...]] = ("strides", "dilation", "output_padding")
 
     @classmethod
     def infer_types(cls, in_types, attrs):
