@@ -25,70 +25,16 @@ def infer_reshape(
     Special values: 0 copies the matching input dim (a literal 0 when ``allowzero``), -1 is
     inferred, -2 copies all remaining input dims, -3 merges the next two input dims, and
     -4 splits one input dim into the two values that follow it (one of which may be -1).
+    The rules are the relay dialect's type inference (one implementation for both).
     """
-    shape = [int(d) for d in shape]
-    new = [int(d) for d in newshape]
-    total = int(np.prod(shape, dtype=np.int64))
-    res: list[int] = []
-    infer_at = -1
-    src = 0
-    i = 0
-    while i < len(new):
-        v = new[i]
-        if v > 0 or (v == 0 and allowzero):
-            res.append(v)
-            src += 1
-        elif v == 0:
-            if src >= len(shape):
-                raise ValueError(f"reshape: 0 at position {i} has no input dim to copy")
-            res.append(shape[src])
-            src += 1
-        elif v == -1:
-            if infer_at >= 0:
-                raise ValueError("reshape: more than one -1 in newshape")
-            infer_at = len(res)
-            res.append(1)
-            src += 1
-        elif v == -2:
-            res.extend(shape[src:])
-            src = len(shape)
-        elif v == -3:
-            if src + 1 >= len(shape):
-                raise ValueError("reshape: -3 needs two remaining input dims")
-            res.append(shape[src] * shape[src + 1])
-            src += 2
-        elif v == -4:
-            if i + 2 >= len(new) or src >= len(shape):
-                raise ValueError("reshape: -4 must be followed by two values and have an input dim")
-            d0, d1 = new[i + 1], new[i + 2]
-            dim = shape[src]
-            if d0 == -1 and d1 == -1:
-                raise ValueError("reshape: -4 split with two -1")
-            if d0 == -1:
-                d0 = dim // d1 if d1 else 0
-            elif d1 == -1:
-                d1 = dim // d0 if d0 else 0
-            if d0 * d1 != dim:
-                raise ValueError(f"reshape: -4 cannot split dim {dim} into {d0} x {d1}")
-            res.extend((d0, d1))
-            src += 1
-            i += 2
-        else:
-            raise ValueError(f"reshape: invalid newshape value {v}")
-        i += 1
-    if infer_at >= 0:
-        rest = int(np.prod([d for j, d in enumerate(res) if j != infer_at], dtype=np.int64))
-        if rest == 0 or total % rest:
-            raise ValueError(
-                f"reshape: cannot infer -1 reshaping {tuple(shape)} to {tuple(newshape)}"
-            )
-        res[infer_at] = total // rest
-    if int(np.prod(res, dtype=np.int64)) != total:
-        raise ValueError(
-            f"reshape: {tuple(newshape)} gives {tuple(res)}, which does not match "
-            f"the {total} elements of {tuple(shape)}"
-        )
-    return tuple(res)
+    from xrelay.dialects.relay import RelayTypeError
+    from xrelay.dialects.relay.ops import infer_reshape as infer
+
+    try:
+        out = infer("relay.reshape", [int(d) for d in shape], [int(d) for d in newshape], allowzero)
+    except RelayTypeError as e:
+        raise ValueError(str(e)) from None
+    return tuple(int(d) for d in out)
 
 
 @register("reshape")

@@ -75,7 +75,7 @@ def test_reshape_special_values(h, shape, newshape, expected):
 def test_reshape_allowzero_and_errors():
     x = np.zeros((0, 3), np.float32)
     assert KERNELS["reshape"](x, newshape=(3, 0), allowzero=True).shape == (3, 0)
-    with pytest.raises(ValueError, match="does not match|cannot infer"):
+    with pytest.raises(ValueError, match=r"cannot reshape \[2, 3\] to \[4, -1\]"):
         KERNELS["reshape"](np.zeros((2, 3)), newshape=(4, -1))
     with pytest.raises(ValueError, match="more than one -1"):
         KERNELS["reshape"](np.zeros((2, 3)), newshape=(-1, -1))
