@@ -209,41 +209,73 @@ void max_pool3x3_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i6
         }
 }
 
-static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *other, const i64 *st, i64 code,
-                    i64 swapped, i64 c0, i64 c1, i64 y0, i64 y1) {
-    if (code < 0) return;
-    for (i64 ch = c0; ch < c1; ch++)
-        for (i64 y = y0; y < y1; y++) {
-            REAL *row = o + (ch * oh + y) * ow;
-            const REAL *src = other + ch * st[0] + y * st[1];
-            if (st[2] == 0) {
-                REAL v = src[0];
-                switch (code * 2 + (swapped != 0)) {
-                case 0: case 1: for (i64 i = 0; i < ow; i++) row[i] = swapped ? v + row[i] : row[i] + v; break;
-                case 2: for (i64 i = 0; i < ow; i++) row[i] = row[i] - v; break;
-                case 3: for (i64 i = 0; i < ow; i++) row[i] = v - row[i]; break;
-                case 4: case 5: for (i64 i = 0; i < ow; i++) row[i] = swapped ? v * row[i] : row[i] * v; break;
-                case 6: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(row[i], v); break;
-                case 7: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(v, row[i]); break;
-                case 8: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(row[i], v); break;
-                default: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(v, row[i]); break;
-                }
+/* One epilogue op on n elements: row[i] = op(row[i], src[i * s]) (operands swapped when
+   asked); s == 0 broadcasts src[0]. */
+static inline void apply_run_SFX(REAL *restrict row, i64 n, const REAL *src, i64 s, i64 code,
+                                 i64 swapped) {
+    if (s == 0) {
+        REAL v = src[0];
+        switch (code * 2 + (swapped != 0)) {
+        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + v; break;
+        case 1: for (i64 i = 0; i < n; i++) row[i] = v + row[i]; break;
+        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - v; break;
+        case 3: for (i64 i = 0; i < n; i++) row[i] = v - row[i]; break;
+        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * v; break;
+        case 5: for (i64 i = 0; i < n; i++) row[i] = v * row[i]; break;
+        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], v); break;
+        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(v, row[i]); break;
+        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], v); break;
+        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(v, row[i]); break;
+        }
+    } else if (s == 1) {
+        switch (code * 2 + (swapped != 0)) {
+        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + src[i]; break;
+        case 1: for (i64 i = 0; i < n; i++) row[i] = src[i] + row[i]; break;
+        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - src[i]; break;
+        case 3: for (i64 i = 0; i < n; i++) row[i] = src[i] - row[i]; break;
+        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * src[i]; break;
+        case 5: for (i64 i = 0; i < n; i++) row[i] = src[i] * row[i]; break;
+        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], src[i]); break;
+        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(src[i], row[i]); break;
+        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], src[i]); break;
+        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(src[i], row[i]); break;
+        }
+    } else {
+        switch (code * 2 + (swapped != 0)) {
+        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + src[i * s]; break;
+        case 1: for (i64 i = 0; i < n; i++) row[i] = src[i * s] + row[i]; break;
+        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - src[i * s]; break;
+        case 3: for (i64 i = 0; i < n; i++) row[i] = src[i * s] - row[i]; break;
+        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * src[i * s]; break;
+        case 5: for (i64 i = 0; i < n; i++) row[i] = src[i * s] * row[i]; break;
+        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], src[i * s]); break;
+        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(src[i * s], row[i]); break;
+        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], src[i * s]); break;
+        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(src[i * s], row[i]); break;
+        }
+    }
+}
+
+/* Epilogue ops k0 .. k1 - 1 on channels [c0, c1), rows [y0, y1). An operand constant over a
+   channel's plane, or laid out like the output, is applied to the rows as one run (no
+   per-row overhead on small images); elementwise ops give the same bits either way. */
+static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *const *ops, const i64 *st,
+                    const i64 *codes, const i64 *swapped, i64 c0, i64 c1, i64 y0, i64 y1) {
+    for (i64 ch = c0; ch < c1; ch++) {
+        REAL *base = o + (ch * oh + y0) * ow;
+        for (int k = 0; k < 4; k++) {
+            i64 code = codes[k];
+            const i64 *s = st + 3 * k;
+            if (code < 0) continue;
+            const REAL *src = ops[k] + ch * s[0] + y0 * s[1];
+            if ((s[1] == 0 && s[2] == 0) || (s[2] == 1 && s[1] == ow)) {
+                apply_run_SFX(base, (y1 - y0) * ow, src, s[2], code, swapped[k]);
             } else {
-                i64 s = st[2];
-                switch (code * 2 + (swapped != 0)) {
-                case 0: for (i64 i = 0; i < ow; i++) row[i] = row[i] + src[i * s]; break;
-                case 1: for (i64 i = 0; i < ow; i++) row[i] = src[i * s] + row[i]; break;
-                case 2: for (i64 i = 0; i < ow; i++) row[i] = row[i] - src[i * s]; break;
-                case 3: for (i64 i = 0; i < ow; i++) row[i] = src[i * s] - row[i]; break;
-                case 4: for (i64 i = 0; i < ow; i++) row[i] = row[i] * src[i * s]; break;
-                case 5: for (i64 i = 0; i < ow; i++) row[i] = src[i * s] * row[i]; break;
-                case 6: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(row[i], src[i * s]); break;
-                case 7: for (i64 i = 0; i < ow; i++) row[i] = pick_SFX(src[i * s], row[i]); break;
-                case 8: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(row[i], src[i * s]); break;
-                default: for (i64 i = 0; i < ow; i++) row[i] = pickmin_SFX(src[i * s], row[i]); break;
-                }
+                for (i64 y = 0; y < y1 - y0; y++)
+                    apply_run_SFX(base + y * ow, ow, src + y * s[1], s[2], code, swapped[k]);
             }
         }
+    }
 }
 
 /* Winograd F(2x2, 3x3): input tiles of tile rows [r0, r1) of channels [c0, c1):
@@ -463,10 +495,8 @@ void wino4_output_SFX(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *rest
 void epilogue_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *p0, const REAL *p1, const REAL *p2,
                 const REAL *p3, const i64 *strides, const i64 *codes, const i64 *swapped, i64 c0,
                 i64 c1, i64 y0, i64 y1) {
-    apply_SFX(o, oh, ow, p0, strides, codes[0], swapped[0], c0, c1, y0, y1);
-    apply_SFX(o, oh, ow, p1, strides + 3, codes[1], swapped[1], c0, c1, y0, y1);
-    apply_SFX(o, oh, ow, p2, strides + 6, codes[2], swapped[2], c0, c1, y0, y1);
-    apply_SFX(o, oh, ow, p3, strides + 9, codes[3], swapped[3], c0, c1, y0, y1);
+    const REAL *ops[4] = {p0, p1, p2, p3};
+    apply_SFX(o, oh, ow, ops, strides, codes, swapped, c0, c1, y0, y1);
 }
 """
 
