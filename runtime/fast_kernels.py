@@ -746,14 +746,17 @@ def _im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
 
 
 _SMALL_ROW = 28
-"""Output rows up to this long run the 3x3 depthwise kernel at stride 1 too (its one loop
-per row beats nine short ones); longer stride-1 rows vectorise better tap by tap."""
+"""With the numba kernels, output rows up to this long run the 3x3 depthwise kernel at
+stride 1 too (its one loop per row beats nine short ones); longer stride-1 rows vectorise
+better tap by tap. The C 3x3 kernel (padded planes, vectorised over the outputs) wins at
+every size."""
 
 
 def _depthwise(x, w, out, geometry, opts):
     sh, sw, dh, dw, pt, pl = geometry
     wc = np.ascontiguousarray(w)
-    if wc.shape[2:] == (3, 3) and dh == dw == 1 and (sw > 1 or out.shape[3] <= _SMALL_ROW):
+    small = sw > 1 or out.shape[3] <= _SMALL_ROW
+    if wc.shape[2:] == (3, 3) and dh == dw == 1 and (small or _native()):
         # The same sums in the same order as the generic kernel (bitwise equal; tested).
         kernel = "depthwise3x3"
         geometry = (sh, sw, pt, pl)

@@ -130,8 +130,8 @@ static void depthwise_edge_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL
     }
 }
 
-void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w, REAL *restrict o,
-                    i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt, i64 pl) {
+static void depthwise3x3_rows_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
+                    REAL *restrict o, i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt, i64 pl) {
     i64 xlo, xhi;
     span_SFX(ow, wd - 2, -pl, sw, &xlo, &xhi);
     for (i64 ch = c0; ch < c1; ch++) {
@@ -153,6 +153,95 @@ void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restric
                 acc += k[3] * r1[b]; acc += k[4] * r1[b + 1]; acc += k[5] * r1[b + 2];
                 acc += k[6] * r2[b]; acc += k[7] * r2[b + 1]; acc += k[8] * r2[b + 2];
                 row[xo] = acc;
+            }
+        }
+    }
+}
+
+/* t[q] = the nine taps s[0..8][q] weighted by k, summed in (i, j) order from 0: the same
+   operations per output as the kernels above. Vectorised over q. */
+static void dw_taps_SFX(const REAL *const *s, const REAL *restrict k, REAL *restrict t, i64 n) {
+    const REAL *s0 = s[0], *s1 = s[1], *s2 = s[2], *s3 = s[3], *s4 = s[4];
+    const REAL *s5 = s[5], *s6 = s[6], *s7 = s[7], *s8 = s[8];
+    REAL k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6];
+    REAL k7 = k[7], k8 = k[8];
+    for (i64 q = 0; q < n; q++) {
+        REAL acc = 0;
+        acc += k0 * s0[q]; acc += k1 * s1[q]; acc += k2 * s2[q];
+        acc += k3 * s3[q]; acc += k4 * s4[q]; acc += k5 * s5[q];
+        acc += k6 * s6[q]; acc += k7 * s7[q]; acc += k8 * s8[q];
+        t[q] = acc;
+    }
+}
+
+#define DW_MAX_PLANE 65536  /* elements of a padded plane kept on the stack */
+#define DW_FLAT_ROW 16      /* output rows shorter than this run as one flat loop */
+
+/* 3x3 depthwise convolution, stride (sh, sw), padding (pt, pl), channels [c0, c1). Each
+   channel is copied into a zero-padded plane (stride 2: its even and odd columns apart; the
+   zero border is written once for all channels), so every output is the same nine
+   multiply-adds with unit-stride loads, which the compiler vectorises; short rows run as one
+   loop over the whole plane (the values between rows are computed and dropped). A padded
+   tap adds w * 0 = +-0, which leaves the sum's bits unchanged for a finite weight; channels
+   with a non-finite weight take the row kernel, which skips padded taps. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))  /* no memcpy for tiny rows */
+void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
+                    REAL *restrict o, i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt,
+                    i64 pl) {
+    if (oh <= 0 || ow <= 0 || c0 >= c1) return;
+    i64 ph = (oh - 1) * sh + 3, pw = (ow - 1) * sw + 3;
+    i64 qw = ow + 1;  /* stride 2: columns of the even and odd halves */
+    int s1 = sh == 1 && sw == 1, s2 = sh == 2 && sw == 2;
+    i64 plane = s1 ? ph * pw : 2 * ph * qw;
+    i64 tmp = ow < DW_FLAT_ROW ? (s1 ? oh * pw : oh * 2 * qw) : 1;
+    if (!(s1 || s2) || plane > DW_MAX_PLANE || tmp > DW_MAX_PLANE) {
+        depthwise3x3_rows_SFX(x, h, wd, w, o, oh, ow, c0, c1, sh, sw, pt, pl);
+        return;
+    }
+    REAL pad[plane], t[tmp];
+    for (i64 q = 0; q < plane; q++) pad[q] = 0;
+    /* the part of the padded plane the input covers: rows [r0, r1), columns [lo, hi) */
+    i64 r0 = pt < 0 ? 0 : (pt > ph ? ph : pt);
+    i64 r1 = pt + h < r0 ? r0 : (pt + h > ph ? ph : pt + h);
+    i64 lo = pl < 0 ? 0 : (pl > pw ? pw : pl);
+    i64 hi = pl + wd < lo ? lo : (pl + wd > pw ? pw : pl + wd);
+    REAL *ev = pad, *od = pad + ph * qw;
+    const REAL *s[9];
+    i64 step;  /* plane elements between output rows */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            s[3 * i + j] = s1 ? pad + i * pw + j : (j == 1 ? od : ev) + i * qw + (j == 2);
+    step = s1 ? pw : 2 * qw;
+    for (i64 ch = c0; ch < c1; ch++) {
+        const REAL *k = w + ch * 9;
+        int finite = 1;
+        for (int q = 0; q < 9; q++) finite &= isfinite(k[q]) != 0;
+        if (!finite) {
+            depthwise3x3_rows_SFX(x, h, wd, w, o, oh, ow, ch, ch + 1, sh, sw, pt, pl);
+            continue;
+        }
+        const REAL *xc = x + ch * h * wd;
+        REAL *oc = o + ch * oh * ow;
+        for (i64 r = r0; r < r1; r++) {
+            const REAL *src = xc + (r - pt) * wd - pl;  /* src[c]: padded column c */
+            if (s1) {
+                REAL *dst = pad + r * pw;
+                for (i64 c = lo; c < hi; c++) dst[c] = src[c];
+            } else {
+                REAL *de = ev + r * qw, *dd = od + r * qw;
+                for (i64 c = (lo + 1) / 2; 2 * c < hi; c++) de[c] = src[2 * c];
+                for (i64 c = lo / 2; 2 * c + 1 < hi; c++) dd[c] = src[2 * c + 1];
+            }
+        }
+        if (ow < DW_FLAT_ROW) {
+            dw_taps_SFX(s, k, t, (oh - 1) * step + ow);
+            for (i64 y = 0; y < oh; y++)
+                for (i64 xo = 0; xo < ow; xo++) oc[y * ow + xo] = t[y * step + xo];
+        } else {
+            for (i64 y = 0; y < oh; y++) {
+                const REAL *sy[9];
+                for (int q = 0; q < 9; q++) sy[q] = s[q] + y * step;
+                dw_taps_SFX(sy, k, oc + y * ow, ow);
             }
         }
     }
