@@ -345,24 +345,39 @@ static inline void apply_run_SFX(REAL *restrict row, i64 n, const REAL *src, i64
     }
 }
 
-/* Epilogue ops k0 .. k1 - 1 on channels [c0, c1), rows [y0, y1). An operand constant over a
-   channel's plane, or laid out like the output, is applied to the rows as one run (no
-   per-row overhead on small images); elementwise ops give the same bits either way. */
+#define EPI_BLOCK 1024  /* elements every op of the epilogue finishes while they are in L1 */
+
+/* The four epilogue ops (code -1: none) on channels [c0, c1), rows [y0, y1), in one pass:
+   every block of a channel's elements gets op 0, 1, 2, 3 in turn while it is in cache. An
+   operand constant over a channel's plane, or laid out like the output, is applied to the
+   rows as one run (no per-row overhead on small images); other operands row by row.
+   Elementwise ops give the same bits in any blocking. */
 static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *const *ops, const i64 *st,
                     const i64 *codes, const i64 *swapped, i64 c0, i64 c1, i64 y0, i64 y1) {
+    int flat = 1;
+    for (int k = 0; k < 4; k++) {
+        const i64 *s = st + 3 * k;
+        if (codes[k] >= 0 && !((s[1] == 0 && s[2] == 0) || (s[2] == 1 && s[1] == ow))) flat = 0;
+    }
+    i64 n = (y1 - y0) * ow;
     for (i64 ch = c0; ch < c1; ch++) {
         REAL *base = o + (ch * oh + y0) * ow;
-        for (int k = 0; k < 4; k++) {
-            i64 code = codes[k];
-            const i64 *s = st + 3 * k;
-            if (code < 0) continue;
-            const REAL *src = ops[k] + ch * s[0] + y0 * s[1];
-            if ((s[1] == 0 && s[2] == 0) || (s[2] == 1 && s[1] == ow)) {
-                apply_run_SFX(base, (y1 - y0) * ow, src, s[2], code, swapped[k]);
-            } else {
-                for (i64 y = 0; y < y1 - y0; y++)
-                    apply_run_SFX(base + y * ow, ow, src + y * s[1], s[2], code, swapped[k]);
+        const REAL *src[4];
+        for (int k = 0; k < 4; k++) src[k] = ops[k] + ch * st[3 * k] + y0 * st[3 * k + 1];
+        if (flat) {
+            for (i64 b = 0; b < n; b += EPI_BLOCK) {
+                i64 m = n - b < EPI_BLOCK ? n - b : EPI_BLOCK;
+                for (int k = 0; k < 4; k++)
+                    if (codes[k] >= 0)
+                        apply_run_SFX(base + b, m, src[k] + b * st[3 * k + 2], st[3 * k + 2],
+                                      codes[k], swapped[k]);
             }
+        } else {
+            for (i64 y = 0; y < y1 - y0; y++)
+                for (int k = 0; k < 4; k++)
+                    if (codes[k] >= 0)
+                        apply_run_SFX(base + y * ow, ow, src[k] + y * st[3 * k + 1],
+                                      st[3 * k + 2], codes[k], swapped[k]);
         }
     }
 }
