@@ -415,18 +415,24 @@ def _epilogue_chunk(
         return _epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
     thunks = []
     for start in range(0, len(epilogue), 4):  # the kernel takes up to four ops
-        ops = list(epilogue[start : start + 4])
-        codes = np.full(4, -1, np.int64)
-        swapped = np.zeros(4, np.bool_)
-        operands = []
-        for i, (uf, a, b_) in enumerate(ops):
-            codes[i] = _EPILOGUE_CODES[uf]
-            swapped[i] = a is not _OUT
-            other = a if a is not _OUT else b_
-            operands.append(out[b] if other is _OUT else np.broadcast_to(other, out.shape)[b])
-        operands += [out[b]] * (4 - len(operands))  # unused (code -1)
-        thunks.append(_bind("epilogue", out[b], *operands, codes, swapped, c0, c1, y0, y1))
+        args = _epilogue_args(epilogue[start : start + 4], out, b)
+        thunks.append(_bind("epilogue", out[b], *args, c0, c1, y0, y1))
     return thunks
+
+
+def _epilogue_args(ops: Sequence[tuple], out: np.ndarray, b: int) -> tuple:
+    """The epilogue kernel's ``(p0, p1, p2, p3, codes, swapped)`` for up to four ops on
+    ``out[b]``."""
+    codes = np.full(4, -1, np.int64)
+    swapped = np.zeros(4, np.bool_)
+    operands = []
+    for i, (uf, a, b_) in enumerate(ops):
+        codes[i] = _EPILOGUE_CODES[uf]
+        swapped[i] = a is not _OUT
+        other = a if a is not _OUT else b_
+        operands.append(out[b] if other is _OUT else np.broadcast_to(other, out.shape)[b])
+    operands += [out[b]] * (4 - len(operands))  # unused (code -1)
+    return (*operands, codes, swapped)
 
 
 def _sequence(parts: Sequence[Thunk]) -> Thunk:
@@ -763,12 +769,22 @@ def _depthwise(x, w, out, geometry, opts):
     else:
         kernel = "depthwise"
     n, c = x.shape[:2]
+    fuse = (
+        kernel == "depthwise3x3"
+        and 0 < len(opts.epilogue) <= 4
+        and out.flags.c_contiguous
+        and x.flags.c_contiguous
+    )
     per_channel = out.shape[2] * out.shape[3]
     parts = _chunks(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
     thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
 
         def make(c0: int, c1: int, b: int = b) -> Thunk:
+            if fuse:
+                # The epilogue inside the kernel, each channel while it is in cache.
+                args = _epilogue_args(opts.epilogue, out, b)
+                return _bind("depthwise3x3_epi", x[b], wc, out[b], c0, c1, *geometry, *args)
             steps = [_bind(kernel, x[b], wc, out[b], c0, c1, *geometry)]
             steps += _epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
             return _sequence(steps)
@@ -1232,6 +1248,14 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
                             if xo + j < ow:
                                 ob[oc, y + i, xo + j] = b[j]
 
+    @jit
+    def depthwise3x3_epi(
+        xb, w, ob, c0, c1, sh, sw, pt, pl, p0, p1, p2, p3, codes, swapped
+    ):  # pragma: no cover - compiled
+        # The same values as the C kernel, which runs the epilogue channel by channel.
+        depthwise3x3(xb, w, ob, c0, c1, sh, sw, pt, pl)
+        epilogue(ob, p0, p1, p2, p3, codes, swapped, c0, c1, 0, ob.shape[1])
+
     kernels = {
         "wino4_input": wino4_input,
         "wino4_output": wino4_output,
@@ -1240,6 +1264,7 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
         "gather": gather,
         "depthwise": depthwise,
         "depthwise3x3": depthwise3x3,
+        "depthwise3x3_epi": depthwise3x3_epi,
         "max_pool": max_pool,
         "max_pool3x3": max_pool3x3,
         "epilogue": epilogue,

@@ -57,6 +57,91 @@ static inline void span_SFX(i64 n_out, i64 n_in, i64 offset, i64 stride, i64 *lo
 static inline REAL pick_SFX(REAL a, REAL b) { return (a > b || a != a) ? a : b; }  /* np.maximum */
 static inline REAL pickmin_SFX(REAL a, REAL b) { return (a < b || a != a) ? a : b; }  /* np.minimum */
 
+/* One epilogue op on n elements: row[i] = op(row[i], src[i * s]) (operands swapped when
+   asked); s == 0 broadcasts src[0]. */
+static inline void apply_run_SFX(REAL *restrict row, i64 n, const REAL *src, i64 s, i64 code,
+                                 i64 swapped) {
+    if (s == 0) {
+        REAL v = src[0];
+        switch (code * 2 + (swapped != 0)) {
+        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + v; break;
+        case 1: for (i64 i = 0; i < n; i++) row[i] = v + row[i]; break;
+        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - v; break;
+        case 3: for (i64 i = 0; i < n; i++) row[i] = v - row[i]; break;
+        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * v; break;
+        case 5: for (i64 i = 0; i < n; i++) row[i] = v * row[i]; break;
+        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], v); break;
+        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(v, row[i]); break;
+        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], v); break;
+        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(v, row[i]); break;
+        }
+    } else if (s == 1) {
+        switch (code * 2 + (swapped != 0)) {
+        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + src[i]; break;
+        case 1: for (i64 i = 0; i < n; i++) row[i] = src[i] + row[i]; break;
+        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - src[i]; break;
+        case 3: for (i64 i = 0; i < n; i++) row[i] = src[i] - row[i]; break;
+        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * src[i]; break;
+        case 5: for (i64 i = 0; i < n; i++) row[i] = src[i] * row[i]; break;
+        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], src[i]); break;
+        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(src[i], row[i]); break;
+        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], src[i]); break;
+        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(src[i], row[i]); break;
+        }
+    } else {
+        switch (code * 2 + (swapped != 0)) {
+        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + src[i * s]; break;
+        case 1: for (i64 i = 0; i < n; i++) row[i] = src[i * s] + row[i]; break;
+        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - src[i * s]; break;
+        case 3: for (i64 i = 0; i < n; i++) row[i] = src[i * s] - row[i]; break;
+        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * src[i * s]; break;
+        case 5: for (i64 i = 0; i < n; i++) row[i] = src[i * s] * row[i]; break;
+        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], src[i * s]); break;
+        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(src[i * s], row[i]); break;
+        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], src[i * s]); break;
+        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(src[i * s], row[i]); break;
+        }
+    }
+}
+
+#define EPI_BLOCK 1024  /* elements every op of the epilogue finishes while they are in L1 */
+
+/* The four epilogue ops (code -1: none) on channels [c0, c1), rows [y0, y1), in one pass:
+   every block of a channel's elements gets op 0, 1, 2, 3 in turn while it is in cache. An
+   operand constant over a channel's plane, or laid out like the output, is applied to the
+   rows as one run (no per-row overhead on small images); other operands row by row.
+   Elementwise ops give the same bits in any blocking. */
+static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *const *ops, const i64 *st,
+                    const i64 *codes, const i64 *swapped, i64 c0, i64 c1, i64 y0, i64 y1) {
+    int flat = 1;
+    for (int k = 0; k < 4; k++) {
+        const i64 *s = st + 3 * k;
+        if (codes[k] >= 0 && !((s[1] == 0 && s[2] == 0) || (s[2] == 1 && s[1] == ow))) flat = 0;
+    }
+    i64 n = (y1 - y0) * ow;
+    for (i64 ch = c0; ch < c1; ch++) {
+        REAL *base = o + (ch * oh + y0) * ow;
+        const REAL *src[4];
+        for (int k = 0; k < 4; k++) src[k] = ops[k] + ch * st[3 * k] + y0 * st[3 * k + 1];
+        if (flat) {
+            for (i64 b = 0; b < n; b += EPI_BLOCK) {
+                i64 m = n - b < EPI_BLOCK ? n - b : EPI_BLOCK;
+                for (int k = 0; k < 4; k++)
+                    if (codes[k] >= 0)
+                        apply_run_SFX(base + b, m, src[k] + b * st[3 * k + 2], st[3 * k + 2],
+                                      codes[k], swapped[k]);
+            }
+        } else {
+            for (i64 y = 0; y < y1 - y0; y++)
+                for (int k = 0; k < 4; k++)
+                    if (codes[k] >= 0)
+                        apply_run_SFX(base + y * ow, ow, src[k] + y * st[3 * k + 1],
+                                      st[3 * k + 2], codes[k], swapped[k]);
+        }
+    }
+}
+
+
 void gather_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict cols, i64 p, i64 c0, i64 c1,
               i64 y0, i64 y1, i64 oh, i64 ow, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw,
               i64 pt, i64 pl) {
@@ -185,9 +270,10 @@ static void dw_taps_SFX(const REAL *const *s, const REAL *restrict k, REAL *rest
    tap adds w * 0 = +-0, which leaves the sum's bits unchanged for a finite weight; channels
    with a non-finite weight take the row kernel, which skips padded taps. */
 __attribute__((optimize("no-tree-loop-distribute-patterns")))  /* no memcpy for tiny rows */
-void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
+static void dw3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
                     REAL *restrict o, i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt,
-                    i64 pl) {
+                    i64 pl, const REAL *const *ops, const i64 *st, const i64 *codes,
+                    const i64 *swapped) {
     if (oh <= 0 || ow <= 0 || c0 >= c1) return;
     i64 ph = (oh - 1) * sh + 3, pw = (ow - 1) * sw + 3;
     i64 qw = ow + 1;  /* stride 2: columns of the even and odd halves */
@@ -196,6 +282,7 @@ void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restric
     i64 tmp = ow < DW_FLAT_ROW ? (s1 ? oh * pw : oh * 2 * qw) : 1;
     if (!(s1 || s2) || plane > DW_MAX_PLANE || tmp > DW_MAX_PLANE) {
         depthwise3x3_rows_SFX(x, h, wd, w, o, oh, ow, c0, c1, sh, sw, pt, pl);
+        if (codes) apply_SFX(o, oh, ow, ops, st, codes, swapped, c0, c1, 0, oh);
         return;
     }
     REAL pad[plane], t[tmp];
@@ -218,6 +305,7 @@ void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restric
         for (int q = 0; q < 9; q++) finite &= isfinite(k[q]) != 0;
         if (!finite) {
             depthwise3x3_rows_SFX(x, h, wd, w, o, oh, ow, ch, ch + 1, sh, sw, pt, pl);
+            if (codes) apply_SFX(o, oh, ow, ops, st, codes, swapped, ch, ch + 1, 0, oh);
             continue;
         }
         const REAL *xc = x + ch * h * wd;
@@ -244,7 +332,24 @@ void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restric
                 dw_taps_SFX(sy, k, oc + y * ow, ow);
             }
         }
+        /* the epilogue while the channel is in cache */
+        if (codes) apply_SFX(o, oh, ow, ops, st, codes, swapped, ch, ch + 1, 0, oh);
     }
+}
+
+void depthwise3x3_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
+                    REAL *restrict o, i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt,
+                    i64 pl) {
+    dw3_SFX(x, h, wd, w, o, oh, ow, c0, c1, sh, sw, pt, pl, 0, 0, 0, 0);
+}
+
+/* depthwise3x3 followed by the epilogue (as epilogue_SFX) on each channel it computed. */
+void depthwise3x3_epi_SFX(const REAL *restrict x, i64 h, i64 wd, const REAL *restrict w,
+                    REAL *restrict o, i64 oh, i64 ow, i64 c0, i64 c1, i64 sh, i64 sw, i64 pt,
+                    i64 pl, const REAL *p0, const REAL *p1, const REAL *p2, const REAL *p3,
+                    const i64 *strides, const i64 *codes, const i64 *swapped) {
+    const REAL *ops[4] = {p0, p1, p2, p3};
+    dw3_SFX(x, h, wd, w, o, oh, ow, c0, c1, sh, sw, pt, pl, ops, strides, codes, swapped);
 }
 
 void max_pool_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 oh, i64 ow,
@@ -296,90 +401,6 @@ void max_pool3x3_SFX(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i6
                 row[xo] = pick_SFX(m, r2[b + 2]);
             }
         }
-}
-
-/* One epilogue op on n elements: row[i] = op(row[i], src[i * s]) (operands swapped when
-   asked); s == 0 broadcasts src[0]. */
-static inline void apply_run_SFX(REAL *restrict row, i64 n, const REAL *src, i64 s, i64 code,
-                                 i64 swapped) {
-    if (s == 0) {
-        REAL v = src[0];
-        switch (code * 2 + (swapped != 0)) {
-        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + v; break;
-        case 1: for (i64 i = 0; i < n; i++) row[i] = v + row[i]; break;
-        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - v; break;
-        case 3: for (i64 i = 0; i < n; i++) row[i] = v - row[i]; break;
-        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * v; break;
-        case 5: for (i64 i = 0; i < n; i++) row[i] = v * row[i]; break;
-        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], v); break;
-        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(v, row[i]); break;
-        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], v); break;
-        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(v, row[i]); break;
-        }
-    } else if (s == 1) {
-        switch (code * 2 + (swapped != 0)) {
-        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + src[i]; break;
-        case 1: for (i64 i = 0; i < n; i++) row[i] = src[i] + row[i]; break;
-        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - src[i]; break;
-        case 3: for (i64 i = 0; i < n; i++) row[i] = src[i] - row[i]; break;
-        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * src[i]; break;
-        case 5: for (i64 i = 0; i < n; i++) row[i] = src[i] * row[i]; break;
-        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], src[i]); break;
-        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(src[i], row[i]); break;
-        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], src[i]); break;
-        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(src[i], row[i]); break;
-        }
-    } else {
-        switch (code * 2 + (swapped != 0)) {
-        case 0: for (i64 i = 0; i < n; i++) row[i] = row[i] + src[i * s]; break;
-        case 1: for (i64 i = 0; i < n; i++) row[i] = src[i * s] + row[i]; break;
-        case 2: for (i64 i = 0; i < n; i++) row[i] = row[i] - src[i * s]; break;
-        case 3: for (i64 i = 0; i < n; i++) row[i] = src[i * s] - row[i]; break;
-        case 4: for (i64 i = 0; i < n; i++) row[i] = row[i] * src[i * s]; break;
-        case 5: for (i64 i = 0; i < n; i++) row[i] = src[i * s] * row[i]; break;
-        case 6: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(row[i], src[i * s]); break;
-        case 7: for (i64 i = 0; i < n; i++) row[i] = pick_SFX(src[i * s], row[i]); break;
-        case 8: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(row[i], src[i * s]); break;
-        default: for (i64 i = 0; i < n; i++) row[i] = pickmin_SFX(src[i * s], row[i]); break;
-        }
-    }
-}
-
-#define EPI_BLOCK 1024  /* elements every op of the epilogue finishes while they are in L1 */
-
-/* The four epilogue ops (code -1: none) on channels [c0, c1), rows [y0, y1), in one pass:
-   every block of a channel's elements gets op 0, 1, 2, 3 in turn while it is in cache. An
-   operand constant over a channel's plane, or laid out like the output, is applied to the
-   rows as one run (no per-row overhead on small images); other operands row by row.
-   Elementwise ops give the same bits in any blocking. */
-static void apply_SFX(REAL *restrict o, i64 oh, i64 ow, const REAL *const *ops, const i64 *st,
-                    const i64 *codes, const i64 *swapped, i64 c0, i64 c1, i64 y0, i64 y1) {
-    int flat = 1;
-    for (int k = 0; k < 4; k++) {
-        const i64 *s = st + 3 * k;
-        if (codes[k] >= 0 && !((s[1] == 0 && s[2] == 0) || (s[2] == 1 && s[1] == ow))) flat = 0;
-    }
-    i64 n = (y1 - y0) * ow;
-    for (i64 ch = c0; ch < c1; ch++) {
-        REAL *base = o + (ch * oh + y0) * ow;
-        const REAL *src[4];
-        for (int k = 0; k < 4; k++) src[k] = ops[k] + ch * st[3 * k] + y0 * st[3 * k + 1];
-        if (flat) {
-            for (i64 b = 0; b < n; b += EPI_BLOCK) {
-                i64 m = n - b < EPI_BLOCK ? n - b : EPI_BLOCK;
-                for (int k = 0; k < 4; k++)
-                    if (codes[k] >= 0)
-                        apply_run_SFX(base + b, m, src[k] + b * st[3 * k + 2], st[3 * k + 2],
-                                      codes[k], swapped[k]);
-            }
-        } else {
-            for (i64 y = 0; y < y1 - y0; y++)
-                for (int k = 0; k < 4; k++)
-                    if (codes[k] >= 0)
-                        apply_run_SFX(base + y * ow, ow, src[k] + y * st[3 * k + 1],
-                                      st[3 * k + 2], codes[k], swapped[k]);
-        }
-    }
 }
 
 /* Winograd F(2x2, 3x3): input tiles of tile rows [r0, r1) of channels [c0, c1):
@@ -749,6 +770,12 @@ def _depthwise3x3(dt, xb, w, ob, c0, c1, sh, sw, pt, pl):
     )  # fmt: skip
 
 
+def _depthwise3x3_epi(dt, xb, w, ob, c0, c1, sh, sw, pt, pl, p0, p1, p2, p3, codes, swapped):
+    args, keep = _depthwise3x3(dt, xb, w, ob, c0, c1, sh, sw, pt, pl)
+    e_args, e_keep = _epilogue(dt, ob, p0, p1, p2, p3, codes, swapped, c0, c1, 0, ob.shape[1])
+    return args + e_args[3:10], keep + e_keep
+
+
 def _max_pool(dt, xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):
     _, h, wd = xb.shape
     return (
@@ -822,6 +849,7 @@ _CONVERTERS = {
     "gather": _gather,
     "depthwise": _depthwise,
     "depthwise3x3": _depthwise3x3,
+    "depthwise3x3_epi": _depthwise3x3_epi,
     "max_pool": _max_pool,
     "max_pool3x3": _max_pool3x3,
     "epilogue": _epilogue,

@@ -93,3 +93,30 @@ def test_depthwise3x3_non_finite_weight_and_channel_range():
     # The border row of channel 2 only has taps that skip the infinite one: finite values.
     assert np.isfinite(outs[0][2, 0]).all()
     assert not np.isfinite(outs[0][2, 1:, 1:]).any()
+
+
+@pytest.mark.parametrize("c, h, w, stride, pad", [(5, 7, 7, 1, 1), (3, 20, 18, 2, 1)])
+def test_depthwise3x3_epi_is_the_kernel_then_the_epilogue(c, h, w, stride, pad):
+    """The fused kernel (C and numba) gives the bits of depthwise3x3 followed by the epilogue
+    kernel: bias add (per channel), a residual subtract (swapped) and clip."""
+    kc, kn = native.native_kernels(), _numba_kernels()
+    x = _special((c, h, w), 21)
+    wt = np.random.default_rng(22).standard_normal((c, 1, 3, 3)).astype("float32")
+    oh, ow = (h + 2 * pad - 3) // stride + 1, (w + 2 * pad - 3) // stride + 1
+    shape = (c, oh, ow)
+    ops = [
+        np.broadcast_to(_special((c, 1, 1), 23), shape),
+        np.broadcast_to(_special(shape, 24), shape),
+        np.broadcast_to(np.float32(0), shape),
+        np.broadcast_to(np.float32(6), shape),
+    ]
+    codes, swapped = np.array([0, 1, 3, 4]), np.array([0, 1, 0, 0], np.bool_)
+    expect = np.full(shape, 1.0, "float32")
+    kc["depthwise3x3"](x, wt, expect, 1, c, stride, stride, pad, pad)
+    kc["epilogue"](expect, *ops, codes, swapped, 1, c, 0, oh)
+    for k in (kc, kn):
+        got = np.full(shape, 1.0, "float32")
+        k["depthwise3x3_epi"](x, wt, got, 1, c, stride, stride, pad, pad, *ops, codes, swapped)
+        _same(got, expect)
+    assert np.all(got[0] == 1.0)
+    assert np.nanmax(got[1:]) <= 6.0
