@@ -289,6 +289,7 @@ class Executor:
         with blas_single_thread():
             for t in self._thunks:
                 t()
+        self.pool.park()
 
     def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
         """Run once, timing each step and each op family (im2col, matmul, ...)."""

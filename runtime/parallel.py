@@ -26,6 +26,13 @@ with a coarse cut; with a fine cut, where a preempted worker holds back less), r
 fastest, and tries another way every ``EXPLORE_EVERY``-th run to notice the load change. On a quiet machine the jobs stay parallel; with a busy core they drift to serial
 and the executor runs about as fast as on one thread instead of collapsing.
 
+**Waking.** Waking a thread that sleeps on a lock costs tens of microseconds on a virtual
+machine, as much as a small layer's chunk. So between the jobs of a run an idle worker
+waits for the next one by spinning in C (``native.spin_wait``, without the GIL) for up to
+``WorkerPool.SPIN_SECONDS``, and the caller waits for the last chunk the same way;
+``WorkerPool.park`` (called at the end of ``Executor.run``) sends the workers to sleep at
+once, so no core is taken between runs. Without the native library they only sleep.
+
 The pool is shared per thread count (``WorkerPool.shared``). A pool runs one job at a time;
 a job submitted while it is busy (another thread's executor, or a chunk that itself asks
 for parallelism) runs serially in the caller instead of waiting.
@@ -34,6 +41,7 @@ for parallelism) runs serially in the caller instead of waiting.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import os
 import threading
@@ -78,6 +86,7 @@ class Job:
 
     __slots__ = (
         "tasks", "serial", "cuts", "_state", "_finished", "_error", "_runs", "_mean", "_phase",
+        "_ends",
     )  # fmt: skip
 
     _created = itertools.count()
@@ -104,6 +113,9 @@ class Job:
         # Held while chunks are outstanding; the thread finishing the last one releases it.
         self._finished = threading.Lock()
         self._finished.acquire()
+        # Bumped with that release: the caller spins on it (without the GIL) before it
+        # sleeps on the lock, as a wake-up from sleep costs tens of microseconds.
+        self._ends = ctypes.c_int64(0)
         self._error: BaseException | None = None
 
     def __len__(self) -> int:
@@ -128,6 +140,7 @@ class Job:
                     self._error = e
             finally:
                 if next(done) == n:
+                    self._ends.value += 1
                     self._finished.release()
 
     def run_serial(self) -> None:
@@ -154,11 +167,20 @@ class WorkerPool:
     _shared: dict[int, WorkerPool] = {}
     _shared_lock = threading.Lock()
 
-    def __init__(self, threads: int, *, adaptive: bool = True):
+    SPIN_SECONDS = 0.0005
+    """How long an idle worker waits for the next job spinning (without the GIL) before it
+    sleeps: jobs of one model run follow each other closely, and waking a sleeping thread
+    costs about 100 us on a virtual machine, more than a small layer takes."""
+
+    def __init__(self, threads: int, *, adaptive: bool = True, spin: bool = True):
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
         self.threads = threads
         self.adaptive = adaptive
+        # Bumped for every job posted; spinning workers watch it (native spin_wait).
+        self._seq = ctypes.c_int64(0)
+        self._spin = _spin_wait() if spin and threads > 1 else None
+        self._wait_ns = int(self.SPIN_SECONDS * 1e9)
         self.stats = {"parallel": 0, "serial": 0}
         self._busy = threading.Lock()
         self._job: Job | None = None
@@ -186,10 +208,21 @@ class WorkerPool:
 
     def _loop(self, index: int) -> None:
         go = self._go[index]
+        spin = self._spin
+        seq = self._seq
+        address = ctypes.addressof(seq)
+        budget = int(self.SPIN_SECONDS * 1e9)
+        spin_next = False
         while True:
-            go.acquire()
-            self._armed[index] = False
+            seen = seq.value
+            if not (spin_next and spin is not None and spin(address, seen, budget)):
+                go.acquire()
+                self._armed[index] = False
+            # (A release that arrives after a spinning wake-up wakes it once more later: it
+            # then finds the job's chunks claimed, as any late worker does.)
             job = self._job
+            # Spin for the next job only after one (not after ``park``).
+            spin_next = job is not None
             if job is not None:
                 # A worker that wakes late finds every chunk claimed and goes back to sleep.
                 job._work()
@@ -214,6 +247,13 @@ class WorkerPool:
         old = job._mean[mode]
         job._mean[mode] = seconds if old < 0 else old + self.SMOOTHING * (seconds - old)
 
+    def park(self) -> None:
+        """Send spinning workers to sleep now (the end of a model run: no job follows soon,
+        and a spinning thread would take a core from whatever the process does next)."""
+        if self._spin is not None:
+            self._job = None
+            self._seq.value += 1
+
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
         if self.threads == 1 or len(job.tasks) <= 1:
@@ -231,13 +271,17 @@ class WorkerPool:
         try:
             self.stats["parallel"] += 1
             job._reset(mode)
+            ends = job._ends.value
             self._job = job
+            self._seq.value += 1
             for i in range(min(len(self._workers), len(job.cuts[mode - 1]) - 1)):
                 if not self._armed[i]:
                     self._armed[i] = True
                     self._go[i].release()
             job._work()
             # Wait only for chunks a worker has claimed; unclaimed ones were done above.
+            if self._spin is not None and job._ends.value == ends:
+                self._spin(ctypes.addressof(job._ends), ends, self._wait_ns)
             job._finished.acquire()
             self._job = None
         finally:
@@ -246,6 +290,15 @@ class WorkerPool:
             self._record(job, mode, clock() - start)
         if job._error is not None:
             raise job._error
+
+
+def _spin_wait() -> Callable[[int, int, int], int] | None:
+    try:
+        from xrelay.runtime.native import spin_wait
+
+        return spin_wait()
+    except Exception:  # pragma: no cover - no compiler: workers only sleep
+        return None
 
 
 _BLAS: dict[str, Any] = {}
