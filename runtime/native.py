@@ -631,21 +631,40 @@ _TYPES = {"f32": "float", "f64": "double"}
 
 _SPIN = r"""
 #include <time.h>
+static int64_t elapsed_ns(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec);
+}
+
 /* Wait until *seq != seen, for at most max_ns nanoseconds, without sleeping (called through
    ctypes, so without the GIL): 1 if it changed, else 0. A pool worker waits here between
-   jobs; waking a sleeping thread costs the next job about 100 us on a virtual machine. */
-int64_t xrelay_spin_wait(volatile const int64_t *seq, int64_t seen, int64_t max_ns) {
-    struct timespec t0, t;
+   jobs; waking a sleeping thread costs the next job tens of microseconds on a virtual
+   machine. After the change it spins settle_ns more: the thread that made the change
+   still holds the GIL for a moment, and asking for it then would put this one to sleep. */
+int64_t xrelay_spin_wait(volatile const int64_t *seq, int64_t seen, int64_t max_ns,
+                         int64_t settle_ns) {
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        for (int i = 0; i < 256; i++) {
-            if (*seq != seen) return 1;
+        for (int i = 0; i < 64; i++) {
+            if (*seq != seen) {
+                if (settle_ns > 0) {
+                    struct timespec t1;
+                    clock_gettime(CLOCK_MONOTONIC, &t1);
+                    while (elapsed_ns(&t1) < settle_ns) {
+#if defined(__x86_64__) || defined(__i386__)
+                        __builtin_ia32_pause();
+#endif
+                    }
+                }
+                return 1;
+            }
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
         }
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > max_ns) return 0;
+        if (elapsed_ns(&t0) > max_ns) return 0;
     }
 }
 """
@@ -889,15 +908,15 @@ _CONVERTERS = {
 _STATE: dict[str, Any] = {}
 
 
-def spin_wait() -> Callable[[int, int, int], int] | None:
-    """``spin_wait()(address, seen, max_ns)``: wait (spinning, GIL released) until the int64
-    at ``address`` differs from ``seen`` or ``max_ns`` passed; 1 if it changed. None without
-    the native library."""
+def spin_wait() -> Callable[[int, int, int, int], int] | None:
+    """``spin_wait()(address, seen, max_ns, settle_ns)``: wait (spinning, GIL released) until
+    the int64 at ``address`` differs from ``seen`` (then ``settle_ns`` more) or ``max_ns``
+    passed; 1 if it changed. None without the native library."""
     if "spin" not in _STATE:
         fn = None
         if native_kernels() is not None:
             fn = _STATE["lib"].xrelay_spin_wait
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
             fn.restype = ctypes.c_int64
         _STATE["spin"] = fn
     return _STATE["spin"]

@@ -172,6 +172,10 @@ class WorkerPool:
     sleeps: jobs of one model run follow each other closely, and waking a sleeping thread
     costs about 100 us on a virtual machine, more than a small layer takes."""
 
+    SETTLE_SECONDS = 3e-6
+    """After the awaited change, spin this long more before taking the GIL: the thread that
+    made it gives the GIL up within microseconds, and a thread that finds it taken sleeps."""
+
     def __init__(self, threads: int, *, adaptive: bool = True, spin: bool = True):
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
@@ -181,6 +185,7 @@ class WorkerPool:
         self._seq = ctypes.c_int64(0)
         self._spin = _spin_wait() if spin and threads > 1 else None
         self._wait_ns = int(self.SPIN_SECONDS * 1e9)
+        self._settle_ns = int(self.SETTLE_SECONDS * 1e9)
         self.stats = {"parallel": 0, "serial": 0}
         self._busy = threading.Lock()
         self._job: Job | None = None
@@ -212,10 +217,11 @@ class WorkerPool:
         seq = self._seq
         address = ctypes.addressof(seq)
         budget = int(self.SPIN_SECONDS * 1e9)
+        settle = int(self.SETTLE_SECONDS * 1e9)
         spin_next = False
         while True:
             seen = seq.value
-            if not (spin_next and spin is not None and spin(address, seen, budget)):
+            if not (spin_next and spin is not None and spin(address, seen, budget, settle)):
                 go.acquire()
                 self._armed[index] = False
             # (A release that arrives after a spinning wake-up wakes it once more later: it
@@ -281,7 +287,7 @@ class WorkerPool:
             job._work()
             # Wait only for chunks a worker has claimed; unclaimed ones were done above.
             if self._spin is not None and job._ends.value == ends:
-                self._spin(ctypes.addressof(job._ends), ends, self._wait_ns)
+                self._spin(ctypes.addressof(job._ends), ends, self._wait_ns, self._settle_ns)
             job._finished.acquire()
             self._job = None
         finally:

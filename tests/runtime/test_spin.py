@@ -17,11 +17,11 @@ def test_spin_wait_sees_a_change_and_times_out():
     assert spin is not None
     seq = ctypes.c_int64(5)
     address = ctypes.addressof(seq)
-    assert spin(address, 4, 10_000_000) == 1  # already different
-    assert spin(address, 5, 200_000) == 0  # 0.2 ms, nothing changes
+    assert spin(address, 4, 10_000_000, 0) == 1  # already different
+    assert spin(address, 5, 200_000, 1000) == 0  # 0.2 ms, nothing changes
     timer = threading.Timer(0.01, lambda: setattr(seq, "value", 6))
     timer.start()
-    assert spin(address, 5, 5_000_000_000) == 1  # released by the change, not the timeout
+    assert spin(address, 5, 5_000_000_000, 1000) == 1  # released by the change, not the timeout
     timer.join()
 
 
