@@ -55,7 +55,10 @@ im2col, max pool and epilogue compute the reference's values exactly; the depthw
 sums the taps in another order than the reference grouped matmul, so depthwise results
 differ from the reference kernels in the last bits (``MemoryRunner``-style comparisons then
 use ``xrelay.runtime.executor.run_memory_compiled``, which runs the memory interpreter with
-these very kernels). ``use_numba=False`` keeps every kernel bitwise the reference's.
+these very kernels). ``use_numba=False`` keeps every kernel bitwise the reference's. A 3x3
+depthwise convolution runs its epilogue inside the kernel (``depthwise3x3_epi``), channel by
+channel while the channel is in cache; the C kernel copies each channel into a zero-padded
+plane and sums the nine taps vectorised over the outputs (the same sums, so the same bits).
 """
 
 from __future__ import annotations
