@@ -172,7 +172,7 @@ class WorkerPool:
     sleeps: jobs of one model run follow each other closely, and waking a sleeping thread
     costs about 100 us on a virtual machine, more than a small layer takes."""
 
-    SETTLE_SECONDS = 3e-6
+    SETTLE_SECONDS = 6e-6
     """After the awaited change, spin this long more before taking the GIL: the thread that
     made it gives the GIL up within microseconds, and a thread that finds it taken sleeps."""
 
