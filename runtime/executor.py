@@ -285,7 +285,11 @@ class Executor:
         return self.pool.threads
 
     def run(self) -> None:
-        """Run every step on the current inputs; results stay in ``self.outputs`` (views)."""
+        """Run every step on the current inputs; results stay in ``self.outputs`` (views).
+
+        At the end the pool's workers, which spin between the steps' jobs, are parked
+        (``WorkerPool.park``): they take no core between runs.
+        """
         with blas_single_thread():
             for t in self._thunks:
                 t()
