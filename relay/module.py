@@ -436,7 +436,7 @@ class IRModule:
 
     def __init__(self, functions: Mapping[Any, Function] | None = None, type_definitions: Any = None):
         if type_definitions:
-            raise NotImplementedError("type definitions (ADTs) are not supported")
+            raise ValueError("IRModule: xrelay has no algebraic data types, so type_definitions must be empty")
         self.module = ModuleOp([])
         self._gvars: dict[str, GlobalVar] = {}
         for key, fn in (functions or {}).items():

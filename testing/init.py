@@ -8,12 +8,14 @@ from a ``numpy.random.Generator`` so workloads are reproducible from a seed.
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 __all__ = ["Constant", "Initializer", "Xavier"]
 
 
-class Initializer:
+class Initializer(abc.ABC):
     """Fill parameters by name suffix; subclasses choose how weights are drawn."""
 
     def __init__(self, rng: np.random.Generator | int | None = None):
@@ -29,8 +31,9 @@ class Initializer:
         else:
             self._init_default(name, arr)
 
+    @abc.abstractmethod
     def _init_weight(self, name: str, arr: np.ndarray) -> None:
-        raise NotImplementedError("subclasses initialise weights")
+        """Fill a ``*weight`` parameter (the subclass's distribution)."""
 
     def _init_default(self, name: str, arr: np.ndarray) -> None:
         raise ValueError(

@@ -285,8 +285,11 @@ class RelayOp(IRDLOperation):
 
     @classmethod
     def infer_types(cls, in_types: Sequence[TensorType], attrs: dict[str, Any]) -> list[TensorType]:
-        """Result types from operand types and (completed) attributes; raise RelayTypeError."""
-        raise NotImplementedError(f"relay.{cls.RELAY_NAME} has no type inference")
+        """Result types from operand types and (completed) attributes; raise RelayTypeError.
+
+        Every registered op defines it (``relay_op`` refuses a class that does not).
+        """
+        raise RelayTypeError(f"relay.{cls.RELAY_NAME} has no type inference")
 
     @classmethod
     def operand_groups(cls, operands: Sequence[SSAValue]) -> list[Any]:
@@ -594,6 +597,8 @@ def relay_op(
                     setattr(klass, key, _prop_for(value))
                 _OWN_SPECS[klass] = own
             specs.update(_OWN_SPECS[klass])
+        if cls.infer_types.__func__ is RelayOp.infer_types.__func__:
+            raise TypeError(f"relay op {relay_name} must define infer_types")
         cls.ATTRS = specs
         cls.name = "relay." + relay_name
         annotations = dict(cls.__dict__.get("__annotations__", {}))

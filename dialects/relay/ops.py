@@ -1023,14 +1023,8 @@ class TransposeOp(RelayOp):
         return [new_tensor([ds[a] for a in axes], _dt(in_types[0]))]
 
 
-@relay_op("concatenate", I)
-class ConcatenateOp(RelayOp):
-    """Concatenate tensors along an axis (Relay's tuple input is the variadic operand list).
-
-    ```mlir
-    %y = relay.concatenate %a, %b {axis = 1} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
-    ```
-    """
+class _JoinOp(RelayOp):
+    """Ops joining a variadic list of tensors of one dtype along an axis (Relay's tuple input)."""
 
     data = var_operand_def(TensorType)
     result = result_def(TensorType)
@@ -1038,10 +1032,24 @@ class ConcatenateOp(RelayOp):
     axis = Int(0)
 
     @classmethod
-    def infer_types(cls, in_types, attrs):
+    def joined_dtype(cls, in_types) -> str:
         if not in_types:
             raise fail(cls, "needs at least one operand")
-        dtype = same_dtype(cls, in_types)
+        return same_dtype(cls, in_types)
+
+
+@relay_op("concatenate", I)
+class ConcatenateOp(_JoinOp):
+    """Concatenate tensors along an axis (Relay's tuple input is the variadic operand list).
+
+    ```mlir
+    %y = relay.concatenate %a, %b {axis = 1} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
+    ```
+    """
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        dtype = cls.joined_dtype(in_types)
         shapes = [shape_of(t) for t in in_types]
         rank = len(shapes[0])
         if any(len(s) != rank for s in shapes):
@@ -1061,7 +1069,7 @@ class ConcatenateOp(RelayOp):
 
 
 @relay_op("stack", I)
-class StackOp(RelayOp):
+class StackOp(_JoinOp):
     """Stack tensors of one shape along a new axis.
 
     ```mlir
@@ -1069,16 +1077,9 @@ class StackOp(RelayOp):
     ```
     """
 
-    data = var_operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    axis = Int(0)
-
     @classmethod
     def infer_types(cls, in_types, attrs):
-        if not in_types:
-            raise fail(cls, "needs at least one operand")
-        dtype = same_dtype(cls, in_types)
+        dtype = cls.joined_dtype(in_types)
         shapes = {shape_of(t) for t in in_types}
         if len(shapes) != 1:
             raise fail(cls, "operand shapes differ: " + ", ".join(map(str, in_types)))
