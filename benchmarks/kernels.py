@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from xrelay.runtime.kernels import KERNELS
+from xrelay.kernels import KERNELS
 
 
 def resnet18_convs() -> list[tuple[str, int, int, int, int, int, int]]:

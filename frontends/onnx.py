@@ -252,7 +252,7 @@ class _Importer:
         return self.emit(name, vals, **attrs)[0]
 
     def _fold(self, cls, name: str, vals: Sequence[_Val], attrs: dict[str, Any]) -> list[_Val] | None:
-        from xrelay.runtime.kernels import KERNELS
+        from xrelay.kernels import KERNELS
 
         in_types = [tensor_type(v.const.shape, dtype_from_numpy(v.const.dtype)) for v in vals]
         full = cls.complete_attrs(attrs, in_types)
@@ -440,7 +440,7 @@ def _kernel_params(name: str, kernel: Callable[..., Any]) -> set[str]:
 
 
 def _kernel_names() -> set[str]:
-    from xrelay.runtime.kernels import KERNELS
+    from xrelay.kernels import KERNELS
 
     return set(KERNELS)
 

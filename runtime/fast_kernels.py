@@ -16,7 +16,7 @@ Where the result goes (decided backwards from ``func.return``):
 * any other internal value gets a scratch array allocated here, at compile time, never in a
   run (``CompiledFunction.scratch_bytes`` counts them; ResNet-style models need none).
 
-Kernels: every op can run through the reference kernels (``xrelay.runtime.kernels``) called
+Kernels: every op can run through the reference kernels (``xrelay.kernels``) called
 with ``out=`` exactly as the memory-dialect interpreter calls them. Faster versions exist for
 the ops that dominate CNNs, written so that they compute the *same* floating-point operations
 in the same order as the reference kernels (so results are bitwise identical):
@@ -76,7 +76,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes, winograd_tile
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
-from xrelay.runtime.kernels import KERNELS
+from xrelay.kernels import KERNELS
 from xrelay.runtime.parallel import WorkerPool
 
 __all__ = [

@@ -166,7 +166,7 @@ class RelayFunctions(InterpreterFunctions):
         return (result,)
 
     def _plan(self, op: RelayOp) -> tuple[Callable[..., Any], dict[str, Any], bool]:
-        from xrelay.runtime.kernels import KERNELS
+        from xrelay.kernels import KERNELS
 
         kernel = KERNELS.get(op.RELAY_NAME)
         if kernel is None:

@@ -11,7 +11,7 @@ optionally ``plan-memory``) on xDSL's interpreter framework:
 ``memory.alloc_tensor`` views its storage's bytes as the tensor
 (``storage[offset:offset + nbytes].view(dtype).reshape(shape)``), ``memory.alias`` reshapes a
 view without copying, ``memory.copy`` copies, and ``memory.invoke`` runs the primitive
-function's body with the reference kernels (``xrelay.runtime.kernels``), the ops that produce
+function's body with the reference kernels (``xrelay.kernels``), the ops that produce
 the function's results writing straight into the destination views through ``out=``.
 
 To make a wrong plan visible, the interpreter is hostile by default (``poison=True``): arenas
@@ -185,7 +185,7 @@ class MemoryFunctions(InterpreterFunctions):
         return plan
 
     def _run_function(self, fn: func.FuncOp, inputs: Sequence[Any], outs: Sequence[Any]) -> None:
-        from xrelay.runtime.kernels import KERNELS
+        from xrelay.kernels import KERNELS
 
         ret, direct = self._plan(fn)
         env: dict[SSAValue, Any] = dict(zip(fn.body.block.args, inputs))

@@ -1,7 +1,7 @@
 """``fold-constant``: evaluate constant subgraphs at compile time (Relay's FoldConstant).
 
 Every relay op whose operands are all ``relay.constant`` is run with the numpy kernels
-(``xrelay.runtime.kernels.KERNELS``, the op's Relay attributes as keywords) and its used results
+(``xrelay.kernels.KERNELS``, the op's Relay attributes as keywords) and its used results
 become constants. Ops are visited in program order, so whole constant subgraphs collapse in one
 pass, in time linear in the number of ops. Relay's rules kept:
 
@@ -60,7 +60,7 @@ def _derived_name(inputs: list[ConstantOp]) -> str | None:
 
 
 def _evaluate(op: RelayOp) -> list[np.ndarray] | None:
-    from xrelay.runtime.kernels import KERNELS
+    from xrelay.kernels import KERNELS
 
     kernel = KERNELS.get(op.RELAY_NAME)
     if kernel is None:

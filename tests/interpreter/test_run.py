@@ -335,7 +335,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 
 def test_kernel_failure_is_reraised_with_the_op_and_the_call_path(monkeypatch):
-    from xrelay.runtime.kernels import KERNELS
+    from xrelay.kernels import KERNELS
 
     def broken(*args, **kwargs):
         raise FloatingPointError("boom")
@@ -364,7 +364,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 
 def test_kernel_returning_the_wrong_dtype_or_shape_is_caught(monkeypatch):
-    from xrelay.runtime.kernels import KERNELS
+    from xrelay.kernels import KERNELS
 
     mod = parse(ADD)
     x = np.ones((2, 3), "float32")
@@ -454,7 +454,7 @@ def test_xrelay_run_on_a_python_api_module():
 
 
 def test_relay_op_without_kernel(monkeypatch):
-    from xrelay.runtime.kernels import KERNELS
+    from xrelay.kernels import KERNELS
 
     monkeypatch.delitem(KERNELS, "add")
     x = np.zeros((2, 3), "float32")
@@ -477,7 +477,7 @@ def test_listeners_see_every_op():
 
 
 def test_runner_recovers_after_a_failed_run(monkeypatch):
-    from xrelay.runtime.kernels import KERNELS
+    from xrelay.kernels import KERNELS
 
     mod = parse(CONV_BN)
     runner = Runner(mod)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xrelay.runtime.kernels import KERNELS, get_kernel, has_kernel, to_numpy_dtype
+from xrelay.kernels import KERNELS, get_kernel, has_kernel, to_numpy_dtype
 
 SENTINEL = 77
 

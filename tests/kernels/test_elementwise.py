@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xrelay.runtime.kernels import KERNELS
+from xrelay.kernels import KERNELS
 
 FLOATS = ["float16", "float32", "float64"]
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from xrelay.runtime.kernels import KERNELS
+from xrelay.kernels import KERNELS
 
 FAST = settings(max_examples=15, deadline=None)
 

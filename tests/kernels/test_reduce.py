@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xrelay.runtime.kernels import KERNELS
+from xrelay.kernels import KERNELS
 
 ORT_DTYPES = {
     "sum": ("ReduceSum", ["float16", "float32", "float64", "int32", "int64"]),

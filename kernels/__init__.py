@@ -8,7 +8,7 @@ kernels (``nn.batch_norm``, ``nn.dropout``, ``split``) take ``out`` as a sequenc
 return a tuple. ``concatenate`` and ``stack`` take their tensors as varargs.
 
 >>> import numpy as np
->>> from xrelay.runtime.kernels import KERNELS
+>>> from xrelay.kernels import KERNELS
 >>> KERNELS["add"](np.ones(2, "float32"), np.ones(2, "float32"))
 array([2., 2.], dtype=float32)
 """
