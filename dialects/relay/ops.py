@@ -36,15 +36,6 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
 
-E, B, I, R, O, X = (  # noqa: E741 - Relay's one-letter pattern keys
-    OpPattern.ELEMWISE,
-    OpPattern.BROADCAST,
-    OpPattern.INJECTIVE,
-    OpPattern.COMM_REDUCE,
-    OpPattern.OUT_ELEMWISE_FUSABLE,
-    OpPattern.OPAQUE,
-)
-
 
 def _dt(t: TensorType) -> str:
     return dtype_of(t.element_type)
@@ -72,45 +63,192 @@ class UnaryOp(RelayOp):
         return [in_types[0]]
 
 
-def _unary(relay_name: str, doc: str, example_attrs: str = "", **attrs: Any) -> type[RelayOp]:
-    example = f"%y = relay.{relay_name} %x{example_attrs} : (tensor<4xf32>) -> tensor<4xf32>"
-    ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```"}
-    ns.update(attrs)
-    cls = type(_class_name(relay_name), (UnaryOp,), ns)
-    cls.__module__ = __name__
-    return relay_op(relay_name, E)(cls)
+@relay_op("nn.relu", OpPattern.ELEMWISE)
+class ReluOp(UnaryOp):
+    """max(x, 0).
+
+    ```mlir
+    %y = relay.nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
 
 
-def _class_name(relay_name: str) -> str:
-    parts = re.split(r"[._]", relay_name)
-    return "".join(p[:1].upper() + p[1:] for p in parts if p) + "Op"
+@relay_op("tanh", OpPattern.ELEMWISE)
+class TanhOp(UnaryOp):
+    """Hyperbolic tangent.
+
+    ```mlir
+    %y = relay.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
 
 
-ReluOp = _unary("nn.relu", "max(x, 0).")
-TanhOp = _unary("tanh", "Hyperbolic tangent.")
-SigmoidOp = _unary("sigmoid", "1 / (1 + exp(-x)).")
-ExpOp = _unary("exp", "e ** x.")
-LogOp = _unary("log", "Natural logarithm.")
-SqrtOp = _unary("sqrt", "Square root.")
-RsqrtOp = _unary("rsqrt", "1 / sqrt(x).")
-AbsOp = _unary("abs", "Absolute value.")
-NegativeOp = _unary("negative", "-x.")
-ErfOp = _unary("erf", "The Gauss error function.")
-FloorOp = _unary("floor", "Round toward -inf.")
-CeilOp = _unary("ceil", "Round toward +inf.")
-RoundOp = _unary("round", "Round half away from zero.")
-CopyOp = _unary("copy", "A copy of x.")
-ZerosLikeOp = _unary("zeros_like", "Zeros of x's type.")
-OnesLikeOp = _unary("ones_like", "Ones of x's type.")
-LeakyReluOp = _unary(
-    "nn.leaky_relu", "x if x > 0 else alpha * x.", " {alpha = 0.1}", alpha=Float(0.25)
-)
-ClipOp = _unary(
-    "clip", "min(max(x, a_min), a_max).", " {a_min = 0.0, a_max = 6.0}", a_min=Float(), a_max=Float()
-)
+@relay_op("sigmoid", OpPattern.ELEMWISE)
+class SigmoidOp(UnaryOp):
+    """1 / (1 + exp(-x)).
+
+    ```mlir
+    %y = relay.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
 
 
-@relay_op("cast", E)
+@relay_op("exp", OpPattern.ELEMWISE)
+class ExpOp(UnaryOp):
+    """e ** x.
+
+    ```mlir
+    %y = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("log", OpPattern.ELEMWISE)
+class LogOp(UnaryOp):
+    """Natural logarithm.
+
+    ```mlir
+    %y = relay.log %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("sqrt", OpPattern.ELEMWISE)
+class SqrtOp(UnaryOp):
+    """Square root.
+
+    ```mlir
+    %y = relay.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("rsqrt", OpPattern.ELEMWISE)
+class RsqrtOp(UnaryOp):
+    """1 / sqrt(x).
+
+    ```mlir
+    %y = relay.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("abs", OpPattern.ELEMWISE)
+class AbsOp(UnaryOp):
+    """Absolute value.
+
+    ```mlir
+    %y = relay.abs %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("negative", OpPattern.ELEMWISE)
+class NegativeOp(UnaryOp):
+    """-x.
+
+    ```mlir
+    %y = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("erf", OpPattern.ELEMWISE)
+class ErfOp(UnaryOp):
+    """The Gauss error function.
+
+    ```mlir
+    %y = relay.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("floor", OpPattern.ELEMWISE)
+class FloorOp(UnaryOp):
+    """Round toward -inf.
+
+    ```mlir
+    %y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("ceil", OpPattern.ELEMWISE)
+class CeilOp(UnaryOp):
+    """Round toward +inf.
+
+    ```mlir
+    %y = relay.ceil %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("round", OpPattern.ELEMWISE)
+class RoundOp(UnaryOp):
+    """Round half away from zero.
+
+    ```mlir
+    %y = relay.round %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("copy", OpPattern.ELEMWISE)
+class CopyOp(UnaryOp):
+    """A copy of x.
+
+    ```mlir
+    %y = relay.copy %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("zeros_like", OpPattern.ELEMWISE)
+class ZerosLikeOp(UnaryOp):
+    """Zeros of x's type.
+
+    ```mlir
+    %y = relay.zeros_like %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("ones_like", OpPattern.ELEMWISE)
+class OnesLikeOp(UnaryOp):
+    """Ones of x's type.
+
+    ```mlir
+    %y = relay.ones_like %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("nn.leaky_relu", OpPattern.ELEMWISE)
+class LeakyReluOp(UnaryOp):
+    """x if x > 0 else alpha * x.
+
+    ```mlir
+    %y = relay.nn.leaky_relu %x {alpha = 0.1} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    alpha = Float(0.25)
+
+
+@relay_op("clip", OpPattern.ELEMWISE)
+class ClipOp(UnaryOp):
+    """min(max(x, a_min), a_max).
+
+    ```mlir
+    %y = relay.clip %x {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    a_min = Float()
+    a_max = Float()
+
+
+@relay_op("cast", OpPattern.ELEMWISE)
 class CastOp(RelayOp):
     """Convert to another dtype.
 
@@ -157,33 +295,148 @@ class BinaryOp(RelayOp):
         return [new_tensor(shape, "bool" if cls.RESULT_BOOL else dtype)]
 
 
-def _binary(relay_name: str, doc: str, result_bool: bool = False) -> type[RelayOp]:
-    res = "i1" if result_bool else "f32"
-    example = (
-        f"%z = relay.{relay_name} %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3x{res}>"
-    )
-    ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```", "RESULT_BOOL": result_bool}
-    cls = type(_class_name(relay_name), (BinaryOp,), ns)
-    cls.__module__ = __name__
-    return relay_op(relay_name, B)(cls)
+class ComparisonOp(BinaryOp):
+    """A broadcasting comparison: operands of one dtype, a bool result.
+
+    ```mlir
+    %z = relay.less %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+    RESULT_BOOL: ClassVar[bool] = True
 
 
-AddOp = _binary("add", "x + y.")
-SubtractOp = _binary("subtract", "x - y.")
-MultiplyOp = _binary("multiply", "x * y.")
-DivideOp = _binary("divide", "x / y (truncating for integers, as Relay).")
-PowerOp = _binary("power", "x ** y.")
-MaximumOp = _binary("maximum", "max(x, y).")
-MinimumOp = _binary("minimum", "min(x, y).")
-EqualOp = _binary("equal", "x == y (bool result).", True)
-NotEqualOp = _binary("not_equal", "x != y (bool result).", True)
-LessOp = _binary("less", "x < y (bool result).", True)
-LessEqualOp = _binary("less_equal", "x <= y (bool result).", True)
-GreaterOp = _binary("greater", "x > y (bool result).", True)
-GreaterEqualOp = _binary("greater_equal", "x >= y (bool result).", True)
+@relay_op("add", OpPattern.BROADCAST)
+class AddOp(BinaryOp):
+    """x + y.
+
+    ```mlir
+    %z = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
 
 
-@relay_op("where", B)
+@relay_op("subtract", OpPattern.BROADCAST)
+class SubtractOp(BinaryOp):
+    """x - y.
+
+    ```mlir
+    %z = relay.subtract %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("multiply", OpPattern.BROADCAST)
+class MultiplyOp(BinaryOp):
+    """x * y.
+
+    ```mlir
+    %z = relay.multiply %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("divide", OpPattern.BROADCAST)
+class DivideOp(BinaryOp):
+    """x / y (truncating for integers, as Relay).
+
+    ```mlir
+    %z = relay.divide %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("power", OpPattern.BROADCAST)
+class PowerOp(BinaryOp):
+    """x ** y.
+
+    ```mlir
+    %z = relay.power %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("maximum", OpPattern.BROADCAST)
+class MaximumOp(BinaryOp):
+    """max(x, y).
+
+    ```mlir
+    %z = relay.maximum %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("minimum", OpPattern.BROADCAST)
+class MinimumOp(BinaryOp):
+    """min(x, y).
+
+    ```mlir
+    %z = relay.minimum %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("equal", OpPattern.BROADCAST)
+class EqualOp(ComparisonOp):
+    """x == y (bool result).
+
+    ```mlir
+    %z = relay.equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+
+@relay_op("not_equal", OpPattern.BROADCAST)
+class NotEqualOp(ComparisonOp):
+    """x != y (bool result).
+
+    ```mlir
+    %z = relay.not_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+
+@relay_op("less", OpPattern.BROADCAST)
+class LessOp(ComparisonOp):
+    """x < y (bool result).
+
+    ```mlir
+    %z = relay.less %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+
+@relay_op("less_equal", OpPattern.BROADCAST)
+class LessEqualOp(ComparisonOp):
+    """x <= y (bool result).
+
+    ```mlir
+    %z = relay.less_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+
+@relay_op("greater", OpPattern.BROADCAST)
+class GreaterOp(ComparisonOp):
+    """x > y (bool result).
+
+    ```mlir
+    %z = relay.greater %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+
+@relay_op("greater_equal", OpPattern.BROADCAST)
+class GreaterEqualOp(ComparisonOp):
+    """x >= y (bool result).
+
+    ```mlir
+    %z = relay.greater_equal %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+    """
+
+
+@relay_op("where", OpPattern.BROADCAST)
 class WhereOp(RelayOp):
     """Select from x where cond is true, else from y; all three broadcast.
 
@@ -278,7 +531,7 @@ class _ConvBase(RelayOp):
         return attrs
 
 
-@relay_op("nn.conv2d", O)
+@relay_op("nn.conv2d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class Conv2DOp(_ConvBase):
     """2-D convolution.
 
@@ -329,7 +582,7 @@ class Conv2DOp(_ConvBase):
         return [new_tensor(out, attrs["out_dtype"] or _dt(data))]
 
 
-@relay_op("nn.conv2d_transpose", O)
+@relay_op("nn.conv2d_transpose", OpPattern.OUT_ELEMWISE_FUSABLE)
 class Conv2DTransposeOp(_ConvBase):
     """Transposed 2-D convolution (weight IOHW by default, as Relay).
 
@@ -404,7 +657,7 @@ class _Pool2D(RelayOp):
         return [new_tensor(out, _dt(data))]
 
 
-@relay_op("nn.max_pool2d", O)
+@relay_op("nn.max_pool2d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class MaxPool2DOp(_Pool2D):
     """2-D max pooling.
 
@@ -423,7 +676,7 @@ class MaxPool2DOp(_Pool2D):
     ceil_mode = Bool(False)
 
 
-@relay_op("nn.avg_pool2d", O)
+@relay_op("nn.avg_pool2d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class AvgPool2DOp(_Pool2D):
     """2-D average pooling.
 
@@ -457,7 +710,7 @@ class _GlobalPool2D(RelayOp):
         return [new_tensor(ds, _dt(in_types[0]))]
 
 
-@relay_op("nn.global_avg_pool2d", O)
+@relay_op("nn.global_avg_pool2d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class GlobalAvgPool2DOp(_GlobalPool2D):
     """Mean over the spatial axes, keeping them as size 1.
 
@@ -467,7 +720,7 @@ class GlobalAvgPool2DOp(_GlobalPool2D):
     """
 
 
-@relay_op("nn.global_max_pool2d", O)
+@relay_op("nn.global_max_pool2d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class GlobalMaxPool2DOp(_GlobalPool2D):
     """Max over the spatial axes, keeping them as size 1.
 
@@ -477,7 +730,7 @@ class GlobalMaxPool2DOp(_GlobalPool2D):
     """
 
 
-@relay_op("nn.adaptive_avg_pool2d", O)
+@relay_op("nn.adaptive_avg_pool2d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class AdaptiveAvgPool2DOp(RelayOp):
     """Average pooling to a given output size (absent: the input size).
 
@@ -519,7 +772,7 @@ def _check_vec(cls, t: TensorType, n: int | None, what: str, ref: TensorType) ->
         raise fail(cls, f"{what} {t} must be a vector of {n} elements to match {ref}")
 
 
-@relay_op("nn.batch_norm", O)
+@relay_op("nn.batch_norm", OpPattern.OUT_ELEMWISE_FUSABLE)
 class BatchNormOp(RelayOp):
     """Batch normalisation (inference form); results: out, moving mean, moving var.
 
@@ -556,7 +809,7 @@ class BatchNormOp(RelayOp):
         return [data, vec, vec]
 
 
-@relay_op("nn.layer_norm", X)
+@relay_op("nn.layer_norm", OpPattern.OPAQUE)
 class LayerNormOp(RelayOp):
     """Layer normalisation over one axis (no fusion pattern: simplify-inference removes it).
 
@@ -586,7 +839,7 @@ class LayerNormOp(RelayOp):
         return [data]
 
 
-@relay_op("nn.dropout", X, stateful=True)
+@relay_op("nn.dropout", OpPattern.OPAQUE, stateful=True)
 class DropoutOp(RelayOp):
     """Dropout; results: out and mask. Stateful, so it carries effects and is never deleted.
 
@@ -607,7 +860,7 @@ class DropoutOp(RelayOp):
         return [in_types[0], in_types[0]]
 
 
-@relay_op("nn.dense", O)
+@relay_op("nn.dense", OpPattern.OUT_ELEMWISE_FUSABLE)
 class DenseOp(RelayOp):
     """x @ w.T with w of shape (units, in).
 
@@ -636,7 +889,7 @@ class DenseOp(RelayOp):
         return [new_tensor((*ds[:-1], ws[0]), attrs["out_dtype"] or _dt(data))]
 
 
-@relay_op("nn.matmul", O)
+@relay_op("nn.matmul", OpPattern.OUT_ELEMWISE_FUSABLE)
 class MatmulOp(RelayOp):
     """a @ b with optional transposes (Relay's nn.matmul; b is (in, units) unless transpose_b).
 
@@ -668,7 +921,7 @@ class MatmulOp(RelayOp):
         return [new_tensor((*lead, n), attrs["out_dtype"] or _dt(a))]
 
 
-@relay_op("nn.batch_matmul", O)
+@relay_op("nn.batch_matmul", OpPattern.OUT_ELEMWISE_FUSABLE)
 class BatchMatmulOp(RelayOp):
     """Batched a @ b on 3-D tensors (C++ default transpose_b = false; the Python API's is true).
 
@@ -701,7 +954,7 @@ class BatchMatmulOp(RelayOp):
         return [new_tensor((batch, m, n), attrs["out_dtype"] or _dt(a))]
 
 
-@relay_op("nn.bias_add", B)
+@relay_op("nn.bias_add", OpPattern.BROADCAST)
 class BiasAddOp(RelayOp):
     """Add a vector along one axis.
 
@@ -726,7 +979,7 @@ class BiasAddOp(RelayOp):
         return [data]
 
 
-@relay_op("nn.prelu", B)
+@relay_op("nn.prelu", OpPattern.BROADCAST)
 class PReluOp(RelayOp):
     """x if x > 0 else alpha[c] * x, alpha a vector along axis.
 
@@ -763,7 +1016,7 @@ class _Softmax(RelayOp):
         return [in_types[0]]
 
 
-@relay_op("nn.softmax", O)
+@relay_op("nn.softmax", OpPattern.OUT_ELEMWISE_FUSABLE)
 class SoftmaxOp(_Softmax):
     """Softmax along an axis.
 
@@ -773,7 +1026,7 @@ class SoftmaxOp(_Softmax):
     """
 
 
-@relay_op("nn.log_softmax", O)
+@relay_op("nn.log_softmax", OpPattern.OUT_ELEMWISE_FUSABLE)
 class LogSoftmaxOp(_Softmax):
     """Log of softmax along an axis.
 
@@ -783,7 +1036,7 @@ class LogSoftmaxOp(_Softmax):
     """
 
 
-@relay_op("nn.batch_flatten", I)
+@relay_op("nn.batch_flatten", OpPattern.INJECTIVE)
 class BatchFlattenOp(RelayOp):
     """Flatten all but the first axis.
 
@@ -806,7 +1059,7 @@ class BatchFlattenOp(RelayOp):
         return [new_tensor((ds[0], flat), _dt(in_types[0]))]
 
 
-@relay_op("nn.pad", I)
+@relay_op("nn.pad", OpPattern.INJECTIVE)
 class PadOp(RelayOp):
     """Pad with a scalar value (a 0-d tensor operand), per axis (before, after).
 
@@ -854,7 +1107,14 @@ def reduce_axes(cls, rank: int, axis: Sequence[int] | None, exclude: bool) -> li
     return axes
 
 
-class _Reduce(RelayOp):
+class ReduceOp(RelayOp):
+    """A reduction over axes (all when absent; the others with exclude); keepdims keeps them as 1.
+
+    ```mlir
+    %y = relay.sum %x {axis = [1], keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+    ```
+    """
+
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -880,27 +1140,81 @@ class _Reduce(RelayOp):
         return [new_tensor(out, cls.RESULT_DTYPE or _dt(in_types[0]))]
 
 
-def _reduce(relay_name: str, doc: str, result_dtype: str = "", **attrs: Any) -> type[RelayOp]:
-    res = "i32" if result_dtype else "f32"
-    example = f"%y = relay.{relay_name} %x {{axis = [1]}} : (tensor<2x3xf32>) -> tensor<2x{res}>"
-    ns = {"__doc__": f"{doc}\n\n```mlir\n{example}\n```", "RESULT_DTYPE": result_dtype}
-    ns.update(attrs)
-    cls = type(_class_name(relay_name), (_Reduce,), ns)
-    cls.__module__ = __name__
-    return relay_op(relay_name, R)(cls)
+class ArgReduceOp(ReduceOp):
+    """A reduction to the int32 index of the selected element (the last one on ties if asked)."""
+
+    select_last_index = Bool(False)
+    RESULT_DTYPE: ClassVar[str] = "int32"
 
 
-SumOp = _reduce("sum", "Sum over axes (all when absent; the others with exclude).")
-MeanOp = _reduce("mean", "Mean over axes.")
-MaxOp = _reduce("max", "Maximum over axes.")
-MinOp = _reduce("min", "Minimum over axes.")
-ProdOp = _reduce("prod", "Product over axes.")
-ArgmaxOp = _reduce(
-    "argmax", "Index of the maximum (int32).", "int32", select_last_index=Bool(False)
-)
-ArgminOp = _reduce(
-    "argmin", "Index of the minimum (int32).", "int32", select_last_index=Bool(False)
-)
+@relay_op("sum", OpPattern.COMM_REDUCE)
+class SumOp(ReduceOp):
+    """Sum over axes (all when absent; the others with exclude).
+
+    ```mlir
+    %y = relay.sum %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+    """
+
+
+@relay_op("mean", OpPattern.COMM_REDUCE)
+class MeanOp(ReduceOp):
+    """Mean over axes.
+
+    ```mlir
+    %y = relay.mean %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+    """
+
+
+@relay_op("max", OpPattern.COMM_REDUCE)
+class MaxOp(ReduceOp):
+    """Maximum over axes.
+
+    ```mlir
+    %y = relay.max %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+    """
+
+
+@relay_op("min", OpPattern.COMM_REDUCE)
+class MinOp(ReduceOp):
+    """Minimum over axes.
+
+    ```mlir
+    %y = relay.min %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+    """
+
+
+@relay_op("prod", OpPattern.COMM_REDUCE)
+class ProdOp(ReduceOp):
+    """Product over axes.
+
+    ```mlir
+    %y = relay.prod %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+    """
+
+
+@relay_op("argmax", OpPattern.COMM_REDUCE)
+class ArgmaxOp(ArgReduceOp):
+    """Index of the maximum (int32).
+
+    ```mlir
+    %y = relay.argmax %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xi32>
+    ```
+    """
+
+
+@relay_op("argmin", OpPattern.COMM_REDUCE)
+class ArgminOp(ArgReduceOp):
+    """Index of the minimum (int32).
+
+    ```mlir
+    %y = relay.argmin %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xi32>
+    ```
+    """
 
 
 # ============================================================================================
@@ -976,7 +1290,7 @@ def infer_reshape(cls, ds: Sequence[int | None], newshape: Sequence[int], allowz
     return out
 
 
-@relay_op("reshape", I, reshape_only=True)
+@relay_op("reshape", OpPattern.INJECTIVE, reshape_only=True)
 class ReshapeOp(RelayOp):
     """Reshape with Relay's special values (0, -1, -2, -3, -4).
 
@@ -997,7 +1311,7 @@ class ReshapeOp(RelayOp):
         return [new_tensor(out, _dt(in_types[0]))]
 
 
-@relay_op("transpose", I)
+@relay_op("transpose", OpPattern.INJECTIVE)
 class TransposeOp(RelayOp):
     """Permute axes (reverse when absent).
 
@@ -1038,7 +1352,7 @@ class _JoinOp(RelayOp):
         return same_dtype(cls, in_types)
 
 
-@relay_op("concatenate", I)
+@relay_op("concatenate", OpPattern.INJECTIVE)
 class ConcatenateOp(_JoinOp):
     """Concatenate tensors along an axis (Relay's tuple input is the variadic operand list).
 
@@ -1068,7 +1382,7 @@ class ConcatenateOp(_JoinOp):
         return [new_tensor(out, dtype)]
 
 
-@relay_op("stack", I)
+@relay_op("stack", OpPattern.INJECTIVE)
 class StackOp(_JoinOp):
     """Stack tensors of one shape along a new axis.
 
@@ -1089,7 +1403,7 @@ class StackOp(_JoinOp):
         return [new_tensor(s, dtype)]
 
 
-@relay_op("split", I)
+@relay_op("split", OpPattern.INJECTIVE)
 class SplitOp(RelayOp):
     """Split into equal sections (an integer) or at indices (a list); several results.
 
@@ -1129,7 +1443,7 @@ class SplitOp(RelayOp):
         return out
 
 
-@relay_op("squeeze", I, reshape_only=True)
+@relay_op("squeeze", OpPattern.INJECTIVE, reshape_only=True)
 class SqueezeOp(RelayOp):
     """Remove size-1 axes (all of them when absent).
 
@@ -1161,7 +1475,7 @@ class SqueezeOp(RelayOp):
         return [new_tensor([d for i, d in enumerate(ds) if i not in axes], _dt(in_types[0]))]
 
 
-@relay_op("expand_dims", B, reshape_only=True)
+@relay_op("expand_dims", OpPattern.BROADCAST, reshape_only=True)
 class ExpandDimsOp(RelayOp):
     """Insert num_newaxis size-1 axes at axis.
 
@@ -1227,7 +1541,7 @@ def strided_slice_bounds(
     return out
 
 
-@relay_op("strided_slice", I)
+@relay_op("strided_slice", OpPattern.INJECTIVE)
 class StridedSliceOp(RelayOp):
     """Relay's strided_slice: begin/end/strides per axis (or per listed axes), slice_mode end|size.
 
@@ -1342,7 +1656,7 @@ def layout_transform_shape(cls, ds, src: str, dst: str) -> list[int | None]:
     return out
 
 
-@relay_op("layout_transform", I)
+@relay_op("layout_transform", OpPattern.INJECTIVE)
 class LayoutTransformOp(RelayOp):
     """Change data layout, including blocked layouts such as NCHW8c.
 
@@ -1363,7 +1677,7 @@ class LayoutTransformOp(RelayOp):
         return [new_tensor(out, _dt(in_types[0]))]
 
 
-@relay_op("broadcast_to", B)
+@relay_op("broadcast_to", OpPattern.BROADCAST)
 class BroadcastToOp(RelayOp):
     """Broadcast to a shape.
 
@@ -1386,7 +1700,7 @@ class BroadcastToOp(RelayOp):
         return [target]
 
 
-@relay_op("take", I)
+@relay_op("take", OpPattern.INJECTIVE)
 class TakeOp(RelayOp):
     """Gather elements along an axis (flattened when absent); mode clip|wrap|fast.
 
@@ -1419,7 +1733,7 @@ class TakeOp(RelayOp):
         return [new_tensor(out, _dt(data))]
 
 
-@relay_op("tile", B)
+@relay_op("tile", OpPattern.BROADCAST)
 class TileOp(RelayOp):
     """Repeat the tensor reps times per axis.
 
@@ -1449,7 +1763,7 @@ class TileOp(RelayOp):
 # ============================================================================================
 
 
-@relay_op("shape_of", X)
+@relay_op("shape_of", OpPattern.OPAQUE)
 class ShapeOfOp(RelayOp):
     """The shape of a tensor as a 1-D tensor.
 
@@ -1468,7 +1782,7 @@ class ShapeOfOp(RelayOp):
         return [new_tensor((len(shape_of(in_types[0])),), attrs["dtype"])]
 
 
-@relay_op("on_device", X, non_computational=True)
+@relay_op("on_device", OpPattern.OPAQUE, non_computational=True)
 class OnDeviceOp(RelayOp):
     """Annotate where a value lives; an identity for computation.
 
@@ -1489,7 +1803,7 @@ class OnDeviceOp(RelayOp):
         return [in_types[0]]
 
 
-@relay_op("device_copy", X)
+@relay_op("device_copy", OpPattern.OPAQUE)
 class DeviceCopyOp(RelayOp):
     """Copy between devices; never folded.
 
@@ -1509,7 +1823,7 @@ class DeviceCopyOp(RelayOp):
         return [in_types[0]]
 
 
-@relay_op("annotation.stop_fusion", X)
+@relay_op("annotation.stop_fusion", OpPattern.OPAQUE)
 class StopFusionOp(RelayOp):
     """Identity that cuts fusion groups; fuse-ops strips it.
 
