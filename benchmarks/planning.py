@@ -3,7 +3,7 @@ Planning benchmark: every planner on the MiniMalloc challenging files A-K.
 
     python -m xrelay.benchmarks.planning [--time-limit 60] [--algorithms a,b] [--files A,B]
 
-Reads ``<repo>/../shared/benchmarks/minimalloc/{A..K}.1048576.csv`` (one unbounded pool,
+Reads ``benchmarks/data/minimalloc/{A..K}.1048576.csv`` (one unbounded pool,
 alignment 1, as MiniMalloc), verifies every plan with ``verify_plan`` and prints two
 markdown tables: arena / max-live lower bound, and planning seconds, per file and
 algorithm. ``optimal`` results carry ``*`` when proven optimal. Optimal arena sizes in
@@ -21,7 +21,7 @@ from pathlib import Path
 from xrelay.transforms.planners import ALGORITHMS, Pool, lower_bound, plan_memory, verify_plan
 from xrelay.transforms.planners.csv_io import read_minimalloc_csv
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "benchmarks" / "minimalloc"
+DATA = Path(__file__).resolve().parent / "data" / "minimalloc"
 FILES = tuple("ABCDEFGHIJK")
 TARGET = {f: 1_048_576 for f in FILES} | {"C": 1_039_360}
 

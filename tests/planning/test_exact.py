@@ -18,7 +18,8 @@ from xrelay.transforms.planners._bnb import (
 )
 from xrelay.transforms.planners.csv_io import read_minimalloc_csv
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc"
+# MiniMalloc's benchmark inputs, shipped with the repository (see its README.md there).
+MINIMALLOC = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "minimalloc"
 POOLS = [Pool("global", None, alignment=1)]
 OPTION_SETS = (
     DEFAULT_OPTIONS,
@@ -154,7 +155,7 @@ def test_minimise_proves_cpsat_optimum():
 
 @pytest.mark.parametrize("name", ["A", "B", "C", "E", "F", "G", "H", "I", "K"])
 def test_minimalloc_files_reach_their_lower_bound(name):
-    buffers = read_minimalloc_csv(SHARED / f"{name}.1048576.csv")
+    buffers = read_minimalloc_csv(MINIMALLOC / f"{name}.1048576.csv")
     plan = plan_memory(buffers, "optimal", POOLS, time_limit=30.0)
     verify_plan(buffers, POOLS, plan)
     assert plan.total_size == lower_bound(buffers, POOLS)
@@ -163,7 +164,7 @@ def test_minimalloc_files_reach_their_lower_bound(name):
 
 
 def test_time_limit_is_kept_and_best_plan_returned():
-    buffers = read_minimalloc_csv(SHARED / "D.1048576.csv")
+    buffers = read_minimalloc_csv(MINIMALLOC / "D.1048576.csv")
     greedy = plan_memory(buffers, "greedy-by-size", POOLS)
     exact.ensure_compiled()
     start = time.perf_counter()
@@ -179,7 +180,7 @@ def test_time_limit_is_kept_and_best_plan_returned():
 
 def test_bounded_pool_below_every_greedy_plan():
     # A tight instance at its lower bound in a pool of exactly that size.
-    buffers = read_minimalloc_csv(SHARED / "H.1048576.csv")
+    buffers = read_minimalloc_csv(MINIMALLOC / "H.1048576.csv")
     pools = [Pool("global", 1_048_576, alignment=1)]
     plan = plan_memory(buffers, "optimal", pools, time_limit=30.0)
     verify_plan(buffers, pools, plan)

@@ -19,7 +19,8 @@ from xrelay.transforms.planners import (
 )
 from xrelay.transforms.planners.csv_io import read_minimalloc_csv
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc"
+# MiniMalloc's benchmark inputs, shipped with the repository (see its README.md there).
+MINIMALLOC = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "minimalloc"
 EXACT_LIMIT = 5.0
 
 
@@ -113,7 +114,7 @@ def test_zero_size_buffers_sit_at_offset_zero():
 
 
 def test_input_12_optimal_is_12():
-    buffers = read_minimalloc_csv(SHARED / "input.12.csv")
+    buffers = read_minimalloc_csv(MINIMALLOC / "input.12.csv")
     assert len(buffers) == 5
     pools = [Pool("global", None, 1)]
     plan = plan_memory(buffers, "optimal", pools, time_limit=EXACT_LIMIT)
