@@ -8,7 +8,9 @@ BIN := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+# The root is the package, so setuptools serves the editable install through an import
+# finder and says so on every install (an informational note, not a problem): hush it.
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install -q -e '.[test]'
 	touch $@
 
 venv: $(BIN)/.installed
