@@ -44,11 +44,13 @@ from xrelay.transforms.infra import (
 )
 
 __all__ = [
+    "FunctionPass",
     "Pass",
     "PassContext",
     "PassInfo",
     "Sequential",
     "build_pipeline",
+    "function_pass",
     "module_pass",
     "register_argument_aliases",
 ]
@@ -62,7 +64,73 @@ _ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
 # Relay factory name -> Relay name of the pass it makes, where they differ.
 _FACTORY_ALIASES: dict[str, str] = {
     "Inline": "InlineGlobals",
+    "CombineParallelConv2D": "CombineParallelConv2d",
 }
+
+
+class FunctionPass(Pass):
+    """A pass that rewrites each function of a module (Relay's ``FunctionPass``), made by
+    ``function_pass``: ``pass_func(func, mod, ctx)`` returns the new ``Function`` (or the
+    same one). Functions handed to an external compiler (``Compiler`` attribute) are
+    skipped, as in Relay."""
+
+    def __init__(self, func: Callable[..., Any], info: PassInfo):
+        self.func = func
+        self._info = info
+
+    @property
+    def info(self) -> PassInfo:
+        return self._info
+
+    def _transform(self, mod: Any, ctx: PassContext) -> Any:
+        from xrelay.relay.module import IRModule
+
+        irmod = mod if isinstance(mod, IRModule) else IRModule.from_module_op(mod)
+        for gv in irmod.get_global_vars():
+            fn = irmod[gv]
+            if "Compiler" in fn.attrs:
+                continue
+            new = self.func(fn, irmod, ctx)
+            if new is None or new is fn:
+                continue
+            irmod[gv] = new
+        return mod
+
+
+def function_pass(
+    pass_func: Any = None,
+    opt_level: int | None = None,
+    name: str | None = None,
+    required: Any = (),
+) -> Any:
+    """Relay's ``function_pass``: a ``FunctionPass`` from ``pass_func(func, mod, ctx)``, or
+    from a class with a ``transform_function(self, func, mod, ctx)`` method (the decorated
+    class's instances are the passes). Usable as ``@function_pass(opt_level=1)``."""
+    if opt_level is None:
+        raise ValueError("function_pass: please provide opt_level for the pass")
+
+    def create(target: Any) -> Any:
+        if isinstance(target, type):
+            if not hasattr(target, "transform_function"):
+                raise TypeError(f"{target.__name__} needs a transform_function(func, mod, ctx) method")
+            cls_name = name or target.__name__
+
+            def make(*args: Any, **kwargs: Any) -> FunctionPass:
+                inst = target(*args, **kwargs)
+                return FunctionPass(
+                    inst.transform_function, PassInfo(opt_level, cls_name, tuple(required or ()))
+                )
+
+            make.__name__ = make.__qualname__ = target.__name__
+            make.__doc__ = target.__doc__
+            return make
+        if not callable(target):
+            raise TypeError(f"function_pass expects a function, got {target!r}")
+        return FunctionPass(target, PassInfo(opt_level, name or target.__name__, tuple(required or ())))
+
+    if pass_func is not None:
+        return create(pass_func)
+    return create
 
 
 def register_argument_aliases(relay_name: str, aliases: Mapping[str, str]) -> None:
