@@ -46,12 +46,13 @@ from xdsl.ir import Block, Region, SSAValue
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayTypeError, numpy_dtype
 from xrelay.dialects.relay.dtypes import dtype_from_numpy, dtype_of, shape_of, tensor_type
+from xrelay.error import TVMError
 
 FOLD_PARAM_LIMIT = 1024
 """Initializers with more elements are never folded at import when params are not frozen."""
 
 
-class OnnxImportError(ValueError):
+class OnnxImportError(ValueError, TVMError):
     """An ONNX model that cannot be imported; the message says which nodes and why."""
 
 

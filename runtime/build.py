@@ -26,13 +26,14 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from xrelay.error import TVMError
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.planners import ALGORITHMS, Pool
 
 __all__ = ["BuildError", "build", "build_program", "demo_resnet18"]
 
 
-class BuildError(ValueError):
+class BuildError(ValueError, TVMError):
     """``build`` got arguments it cannot use."""
 
 

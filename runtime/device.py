@@ -1,28 +1,126 @@
-"""Devices, as TVM scripts name them. xrelay runs on the host CPU only."""
+"""Devices, as TVM scripts name them: ``tvm.cpu(0)``, ``tvm.cuda(0)``, ``tvm.device("cpu", 0)``.
+
+Every device TVM names can be constructed (so scripts import and set up unchanged), with
+TVM's DLPack type code as ``device_type`` and ``str(dev) == "cuda(0)"``. xrelay executes on
+the host CPU only: building or creating a module for any other device is a ``TVMError`` that
+names the device, raised there and not when the device is made.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from xrelay.error import TVMError
+
+__all__ = [
+    "Device",
+    "DeviceUnavailableError",
+    "check_runnable",
+    "cl",
+    "cpu",
+    "cuda",
+    "device",
+    "ext_dev",
+    "gpu",
+    "hexagon",
+    "metal",
+    "opencl",
+    "rocm",
+    "vpi",
+    "vulkan",
+    "webgpu",
+]
+
+# DLPack's DLDeviceType codes, TVM's Device.device_type.
+DEVICE_CODES: dict[str, int] = {
+    "cpu": 1, "cuda": 2, "cuda_host": 3, "opencl": 4, "vulkan": 7, "metal": 8, "vpi": 9,
+    "rocm": 10, "ext_dev": 12, "webgpu": 15, "hexagon": 16,
+}  # fmt: skip
+_CODE_NAMES = {code: name for name, code in DEVICE_CODES.items()}
+# Names tvm.device() also accepts (target kinds and old spellings).
+_ALIASES = {"llvm": "cpu", "c": "cpu", "stackvm": "cpu", "gpu": "cuda", "nvptx": "cuda", "cl": "opencl"}
+
+
+class DeviceUnavailableError(TVMError, ValueError):
+    """A module was built or created for a device xrelay cannot execute on."""
 
 
 @dataclass(frozen=True)
 class Device:
-    """A device handle (``tvm.cpu(0)``); only ``cpu`` exists."""
+    """A device handle: DLPack ``device_type`` code and ``device_id`` (TVM's ``Device``)."""
 
-    device_type: str = "cpu"
+    device_type: int = 1
     device_id: int = 0
 
+    @property
+    def name(self) -> str:
+        """The device kind (``"cpu"``, ``"cuda"``, ...)."""
+        return _CODE_NAMES.get(self.device_type, f"device{self.device_type}")
+
+    @property
+    def exist(self) -> bool:
+        """Whether xrelay can execute on this device (only the host CPU)."""
+        return self.device_type == DEVICE_CODES["cpu"]
+
+    def sync(self) -> None:
+        """Wait for the device (host execution is synchronous: nothing to wait for)."""
+
     def __str__(self) -> str:
-        return f"{self.device_type}({self.device_id})"
+        return f"{self.name}({self.device_id})"
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
-def cpu(dev_id: int = 0) -> Device:
-    """The host CPU, ``tvm.cpu(0)``."""
-    return Device("cpu", dev_id)
+def check_runnable(dev: Any, what: str = "run a module") -> None:
+    """Raise ``DeviceUnavailableError`` unless ``dev`` (a ``Device`` or None) is the host CPU."""
+    if dev is None or (isinstance(dev, Device) and dev.exist):
+        return
+    if not isinstance(dev, Device):
+        raise DeviceUnavailableError(f"expected a device such as xrelay.cpu(0), got {dev!r}")
+    raise DeviceUnavailableError(
+        f"cannot {what} on {dev}: xrelay executes on the host CPU only (use xrelay.cpu(0))"
+    )
 
 
-def device(dev_type: str = "cpu", dev_id: int = 0) -> Device:
-    """``tvm.device("cpu", 0)``; any other device type is an error."""
-    if dev_type not in ("cpu", "llvm"):
-        raise ValueError(f"xrelay runs on the host CPU; there is no device '{dev_type}'")
-    return Device("cpu", dev_id)
+def device(dev_type: str | int = "cpu", dev_id: int = 0) -> Device:
+    """``tvm.device("cuda", 0)``: a device by kind name (or code, or ``"cuda -arch=..."``)."""
+    if isinstance(dev_type, int) and not isinstance(dev_type, bool):
+        if dev_type not in _CODE_NAMES:
+            raise TVMError(f"unknown device type code {dev_type}")
+        return Device(dev_type, dev_id)
+    if not isinstance(dev_type, str) or not dev_type.strip():
+        raise TVMError(f"unknown device {dev_type!r}")
+    head = dev_type.split()[0]
+    if ":" in head:  # tvm.device("cuda:1")
+        head, _, sid = head.partition(":")
+        dev_id = int(sid) if sid.isdigit() else dev_id
+    name = _ALIASES.get(head, head)
+    if name not in DEVICE_CODES:
+        known = ", ".join(sorted(set(DEVICE_CODES) | set(_ALIASES)))
+        raise TVMError(f"unknown device {dev_type!r} (known: {known})")
+    return Device(DEVICE_CODES[name], dev_id)
+
+
+def _constructor(kind: str):
+    def make(dev_id: int = 0) -> Device:
+        return Device(DEVICE_CODES[kind], dev_id)
+
+    make.__doc__ = f"``tvm.{kind}(dev_id)``: a {kind} device handle."
+    return make
+
+
+cpu = _constructor("cpu")
+cuda = _constructor("cuda")
+gpu = cuda
+rocm = _constructor("rocm")
+opencl = _constructor("opencl")
+cl = opencl
+vulkan = _constructor("vulkan")
+metal = _constructor("metal")
+vpi = _constructor("vpi")
+ext_dev = _constructor("ext_dev")
+hexagon = _constructor("hexagon")
+webgpu = _constructor("webgpu")
+cpu.__name__ = "cpu"

@@ -47,6 +47,7 @@ from xrelay.dialects.memory import (
     PoolOp,
 )
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
+from xrelay.error import TVMError
 from xrelay.runtime.fast_kernels import (
     FAMILIES,
     CompiledFunction,
@@ -67,7 +68,7 @@ ARENA_ALIGNMENT = 64
 """Byte alignment of every arena's first byte (a cache line; BLAS likes it)."""
 
 
-class ExecutorError(ValueError):
+class ExecutorError(ValueError, TVMError):
     """The program cannot be executed; the message names the op or input at fault."""
 
 

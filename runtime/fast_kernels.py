@@ -76,6 +76,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes, winograd_tile
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
+from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
 from xrelay.runtime.parallel import WorkerPool
 
@@ -116,7 +117,7 @@ _BINARY_UFUNCS: dict[str, np.ufunc] = {
 }
 
 
-class KernelError(RuntimeError):
+class KernelError(TVMError):
     """A step could not be compiled or failed while running; the message names the op."""
 
 

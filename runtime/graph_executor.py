@@ -45,6 +45,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.dialects.relay import ConstantOp, dtype_of, shape_of
+from xrelay.error import TVMError
 from xrelay.runtime.executor import Executor, ExecutorError
 from xrelay.runtime.parallel import blas_single_thread
 
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 
-class GraphModuleError(ValueError):
+class GraphModuleError(ValueError, TVMError):
     """Wrong use of a module: unknown input, wrong shape or dtype, bad params."""
 
 

@@ -37,6 +37,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of
+from xrelay.error import TVMError
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
@@ -46,7 +47,7 @@ __all__ = ["GraphJsonError", "export", "graph_json", "load"]
 CPU_DEVICE = 1  # kDLCPU
 
 
-class GraphJsonError(ValueError):
+class GraphJsonError(ValueError, TVMError):
     """The program cannot be written as graph JSON, or an export cannot be loaded."""
 
 

@@ -58,6 +58,7 @@ from xdsl.irdl import VarResultDef
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.transforms.infra import module_op
+from xrelay.error import TVMError
 
 __all__ = [
     "RelayFunctions",
@@ -77,7 +78,7 @@ _ResultSpec = tuple[tuple[int | None, ...], np.dtype, TensorType]
 """What a result must be: its shape (None for dynamic dims), numpy dtype, and type."""
 
 
-class RunError(ValueError):
+class RunError(ValueError, TVMError):
     """Interpreting a module failed; the message names the input or op at fault."""
 
     def add_frame(self, where: str) -> None:

@@ -32,10 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.error import TVMError
+
 __all__ = ["NativeError", "native_kernels", "spin_wait"]
 
 
-class NativeError(RuntimeError):
+class NativeError(TVMError):
     """An array a native kernel cannot take (not contiguous, wrong dtype)."""
 
 

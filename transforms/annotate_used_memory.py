@@ -41,9 +41,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import FUNC_ATTRS, byte_size
+from xrelay.error import TVMError
 
 
-class AnnotateUsedMemoryError(DiagnosticException):
+class AnnotateUsedMemoryError(DiagnosticException, TVMError):
     """The module cannot be annotated; the message names the value or call at fault."""
 
 

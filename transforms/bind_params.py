@@ -22,9 +22,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import ConstantOp, numpy_dtype, shape_of
+from xrelay.error import TVMError
 
 
-class BindParamsError(DiagnosticException):
+class BindParamsError(DiagnosticException, TVMError):
     pass
 
 

@@ -44,12 +44,13 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.error import TVMError
 from xrelay.transforms.fuse_ops import is_primitive
 
 __all__ = ["DefuseOpsError", "DefuseOpsPass", "defuse_ops"]
 
 
-class DefuseOpsError(DiagnosticException):
+class DefuseOpsError(DiagnosticException, TVMError):
     """A primitive call cannot be inlined; the message names it."""
 
 

@@ -81,6 +81,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, OpPattern, RelayOp
+from xrelay.error import TVMError
 from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
 
 __all__ = [
@@ -114,7 +115,7 @@ E, B, I, R, O, T, X = (  # noqa: E741 - Relay's pattern keys
 )
 
 
-class FuseOpsError(DiagnosticException):
+class FuseOpsError(DiagnosticException, TVMError):
     """The module cannot be fused (bad options, unsupported IR); the message says why."""
 
 

@@ -20,9 +20,10 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import RelayOp, RelayTypeError
+from xrelay.error import TVMError
 
 
-class InferTypeError(DiagnosticException):
+class InferTypeError(DiagnosticException, TVMError):
     """One or more ops could not be typed; the message lists all of them."""
 
 

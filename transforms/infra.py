@@ -50,6 +50,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xrelay.error import TVMError
+
 if TYPE_CHECKING:
     from xrelay.transforms.instrument import PassInstrument
 
@@ -153,7 +155,7 @@ def get_xdsl_context() -> Context:
 # --------------------------------------------------------------------------------------
 
 
-class PassLookupError(LookupError):
+class PassLookupError(LookupError, TVMError):
     """Raised when a pass name is neither a registered CLI name nor a Relay name."""
 
 
@@ -722,6 +724,10 @@ class _FunctionPass(Pass):
     def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
         result = self.func(mod, ctx)
         return mod if result is None else result
+
+
+PythonModulePass = _FunctionPass
+"""The class of passes `module_pass` makes (`tvm.transform.ModulePass`)."""
 
 
 def module_pass(

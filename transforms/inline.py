@@ -33,13 +33,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import FUNC_ATTRS
+from xrelay.error import TVMError
 from xrelay.transforms.remove_unused_functions import op_symbol_refs
 
 INLINE_ATTR = FUNC_ATTRS["Inline"]
 COMPILER_ATTR = FUNC_ATTRS["Compiler"]
 
 
-class InlineError(DiagnosticException):
+class InlineError(DiagnosticException, TVMError):
     pass
 
 

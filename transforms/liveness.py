@@ -21,10 +21,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, InvokeOp, KillOp
+from xrelay.error import TVMError
 from xrelay.transforms.planners import Buffer, Pool, lower_bound
 
 
-class LivenessError(ValueError):
+class LivenessError(ValueError, TVMError):
     """The module is not a lowered memory-dialect program."""
 
 

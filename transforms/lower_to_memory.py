@@ -67,12 +67,13 @@ from xrelay.dialects.memory import (
     workspace_bytes,
 )
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp, byte_size, dtype_of
+from xrelay.error import TVMError
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 
 DEFAULT_ALIGNMENT = 64
 
 
-class LowerToMemoryError(DiagnosticException):
+class LowerToMemoryError(DiagnosticException, TVMError):
     """The module cannot be lowered; the message names the op or value at fault."""
 
 

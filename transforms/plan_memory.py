@@ -48,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from xrelay.dialects.memory import AllocStorageOp, PoolOp
+from xrelay.error import TVMError
 from xrelay.transforms.liveness import LivenessError, buffer_lifetimes, storage_buffers
 from xrelay.transforms.planners import (
     ALGORITHMS,
@@ -66,7 +67,7 @@ DEFAULT_POOL = "global"
 DEFAULT_POOL_ALIGNMENT = 16
 
 
-class PlanMemoryError(DiagnosticException):
+class PlanMemoryError(DiagnosticException, TVMError):
     """No valid plan; the module was left unchanged."""
 
 

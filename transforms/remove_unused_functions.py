@@ -33,8 +33,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.error import TVMError
 
-class RemoveUnusedFunctionsError(DiagnosticException):
+
+class RemoveUnusedFunctionsError(DiagnosticException, TVMError):
     pass
 
 

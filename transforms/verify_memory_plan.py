@@ -26,12 +26,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.error import TVMError
 from xrelay.transforms.liveness import LivenessError, storage_buffers
 from xrelay.transforms.plan_memory import read_plan
 from xrelay.transforms.planners import PlanError, verify_plan
 
 
-class VerifyMemoryPlanError(DiagnosticException):
+class VerifyMemoryPlanError(DiagnosticException, TVMError):
     """The plan in the module is invalid."""
 
 

@@ -52,8 +52,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
 
+from xrelay.error import TVMError
 
-class RelayTypeError(VerifyException):
+class RelayTypeError(VerifyException, TVMError):
     """An ill-typed relay op: raised by builders, the verifier and infer-type."""
 
 

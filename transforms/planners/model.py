@@ -22,13 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from xrelay.error import TVMError
+
 BUFFER_KINDS = ("intermediate", "workspace", "input", "output", "constant")
 
 DEFAULT_POOL_NAME = "global"
 DEFAULT_POOL_ALIGNMENT = 16
 
 
-class PlanError(Exception):
+class PlanError(TVMError):
     """A problem cannot be planned, or a plan is invalid for its problem."""
 
 

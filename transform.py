@@ -1,0 +1,36 @@
+"""``tvm.transform``: the pass infrastructure under its TVM name.
+
+``from xrelay import transform`` gives ``PassContext``, ``Sequential``, ``Pass``,
+``PassInfo``, ``module_pass`` / ``ModulePass`` and ``function_pass`` / ``FunctionPass`` -- the
+same objects as ``xrelay.relay.transform`` and ``xrelay.transforms.infra`` (one
+implementation, re-exported), so ``tvm.transform.PassContext(opt_level=3)`` ports as
+``xrelay.transform.PassContext(opt_level=3)``.
+"""
+
+from xrelay.relay.transform import FunctionPass, function_pass
+from xrelay.transforms.infra import (
+    ModulePassAdapter,
+    Pass,
+    PassContext,
+    PassInfo,
+    PythonModulePass,
+    Sequential,
+    module_pass,
+)
+from xrelay.transforms.instrument import PassInstrument
+
+ModulePass = PythonModulePass
+"""The class of passes made by ``module_pass`` (TVM's ``tvm.transform.ModulePass``)."""
+
+__all__ = [
+    "FunctionPass",
+    "ModulePass",
+    "ModulePassAdapter",
+    "Pass",
+    "PassContext",
+    "PassInfo",
+    "PassInstrument",
+    "Sequential",
+    "function_pass",
+    "module_pass",
+]
