@@ -51,8 +51,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
-
 from xrelay.error import TVMError
+
 
 class RelayTypeError(VerifyException, TVMError):
     """An ill-typed relay op: raised by builders, the verifier and infer-type."""
