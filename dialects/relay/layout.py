@@ -1,0 +1,711 @@
+"""Data layouts and the relay ops' layout rules (Relay's ``FInferCorrectLayout`` and
+``FTVMConvertOpLayout``), registered by op name like Relay's op attributes.
+
+A layout names the axes of a tensor: upper-case letters are primal axes, a lower-case letter
+with a factor is a sub-axis of the primal axis of the same letter (``NCHW8c``: C split into
+``C/8`` blocks of 8). ``None`` stands for Relay's undefined layout; ``Layout("")`` is the
+layout of a scalar.
+
+A layout rule answers, for one op: given the layouts its inputs had before the rewrite
+(``old``) and, when some producer changed them, the layouts they have now (``new``), which
+layouts the op wants for its inputs, which layouts its results have, and its attributes in
+the new layouts::
+
+    infer_layout("nn.relu", attrs, new=[Layout("NHWC")], old=[Layout("NCHW")], types)
+    # -> LayoutInference(inputs=[NHWC], outputs=[NHWC], attrs=attrs)
+
+Rules return ``None`` (or a ``None`` among the layouts) when they cannot infer, and the pass
+then keeps the op in its old layout. ``convert-layout`` and ``alter-op-layout`` run them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import TensorType
+
+from xrelay.dialects.relay.dtypes import shape_of
+
+_AXIS_RE = re.compile(r"(\d*)([A-Za-z])")
+
+
+class LayoutError(ValueError):
+    """A layout string that does not parse or an impossible layout operation."""
+
+
+class Layout:
+    """A parsed layout such as ``NCHW``, ``NHWC`` or ``NCHW16c`` (immutable, compares by name)."""
+
+    __slots__ = ("axes", "name")
+
+    def __init__(self, name: str):
+        axes: list[tuple[str, int]] = []
+        pos = 0
+        for m in _AXIS_RE.finditer(name):
+            if m.start() != pos:
+                break
+            pos = m.end()
+            factor, letter = m.groups()
+            if letter.isupper() == bool(factor):
+                raise LayoutError(f"invalid layout '{name}': a factor goes with a lower-case sub-axis")
+            axes.append((letter, int(factor) if factor else 0))
+        letters = [a for a, _ in axes]
+        if pos != len(name) or len(set(letters)) != len(letters):
+            raise LayoutError(f"invalid layout '{name}'")
+        for a, f in axes:
+            if a.islower() and (a.upper() not in letters or f <= 0):
+                raise LayoutError(f"invalid layout '{name}': sub-axis {f}{a} without primal {a.upper()}")
+        self.name = name
+        self.axes = tuple(axes)
+
+    def __repr__(self) -> str:
+        return f"Layout({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __len__(self) -> int:
+        return len(self.axes)
+
+    def __getitem__(self, i: int) -> str:
+        """The axis letter at position ``i`` (``C`` or ``c``)."""
+        return self.axes[i][0]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.axes)
+
+    @property
+    def ndim_primal(self) -> int:
+        return sum(a.isupper() for a, _ in self.axes)
+
+    def index_of(self, axis: str) -> int:
+        """Position of exactly this axis (primal and sub-axis differ), -1 if absent."""
+        for i, (a, _) in enumerate(self.axes):
+            if a == axis:
+                return i
+        return -1
+
+    def contains(self, axis: str) -> bool:
+        return self.index_of(axis) >= 0
+
+    def factor_of(self, axis: str) -> int:
+        """The block size of ``axis``'s sub-axis (either case names it), -1 if not split."""
+        for a, f in self.axes:
+            if a == axis.lower():
+                return f
+        return -1
+
+    def sublayout(self, pos: int, length: int) -> Layout:
+        return Layout("".join(_axis_text(a, f) for a, f in self.axes[pos : pos + length]))
+
+    def expand_primal(self, dst: Layout) -> Layout:
+        """``C`` expanded to ``NHWC`` for ``dst = NCHW``: the missing primal axes first, in dst order."""
+        missing = "".join(a for a, _ in dst.axes if a.isupper() and not self.contains(a))
+        return Layout(missing + self.name)
+
+    def primal(self) -> Layout:
+        """The layout without its sub-axes (``NCHW8c`` -> ``NCHW``)."""
+        return Layout("".join(a for a, _ in self.axes if a.isupper()))
+
+
+def _axis_text(axis: str, factor: int) -> str:
+    return f"{factor}{axis}" if axis.islower() else axis
+
+
+def layout_or_none(name: str | None) -> Layout | None:
+    return None if name is None else Layout(name)
+
+
+def same(a: Layout | None, b: Layout | None) -> bool:
+    """Relay's ``Layout::Equals``: undefined equals undefined."""
+    return (a.name if a else None) == (b.name if b else None)
+
+
+def isomorphic(lhs: Layout, rhs: Layout) -> bool:
+    """The two layouts are the same up to renaming axes (factors must agree)."""
+    if lhs.ndim != rhs.ndim:
+        return False
+    to: dict[str, str] = {}
+    back: dict[str, str] = {}
+    for (la, lf), (ra, rf) in zip(lhs.axes, rhs.axes, strict=True):
+        if la.isupper() != ra.isupper():
+            return False
+        if to.setdefault(la, ra) != ra or back.setdefault(ra, la) != la:
+            return False
+        if la.islower() and lf != rf:
+            return False
+    return True
+
+
+def try_transform_like(old: Layout, ref_old: Layout, ref_new: Layout) -> Layout | None:
+    """Transform ``old`` the way ``ref_old`` became ``ref_new`` (Relay's TryTransformLike).
+
+    ``old`` must match the trailing axes of ``ref_old`` (a broadcast operand): ``C`` against
+    ``NCHW -> NCHW16c`` gives ``C16c``... renamed to ``old``'s letters. None when not possible.
+    """
+    large, small = (ref_old, old) if ref_old.ndim > old.ndim else (old, ref_old)
+    large_sub = large.sublayout(large.ndim - small.ndim, small.ndim)
+    rest = large.sublayout(0, large.ndim - small.ndim)
+    for a, _ in rest.axes:
+        if large_sub.contains(a.upper()) or large_sub.contains(a.lower()):
+            return None
+    if not isomorphic(large_sub, small):
+        return None
+    if old.ndim == 0:
+        return old
+    mapping: dict[str, str] = {}
+    used: set[str] = set()
+    j, i = old.ndim - 1, ref_old.ndim - 1
+    while j >= 0:
+        name_ref, name = ref_old[i].upper(), old[j].upper()
+        mapping[name_ref] = name
+        used.add(name)
+        i, j = i - 1, j - 1
+    for i in range(ref_old.ndim - 1, -1, -1):
+        name_ref = ref_old[i].upper()
+        if name_ref not in mapping:
+            pick = name_ref if name_ref not in used else next(
+                c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used
+            )
+            mapping[name_ref] = pick
+            used.add(pick)
+    out = []
+    for a, f in ref_new.axes:
+        m = mapping[a.upper()]
+        out.append(_axis_text(m.lower(), f) if a.islower() else m)
+    return Layout("".join(out))
+
+
+def adjust_subordinate_factors(src: Layout, old: Layout, old_shape: Sequence[int | None]) -> Layout:
+    """Block factors of ``src`` become 1 where the operand's axis has size 1 (it broadcasts)."""
+    out = []
+    for a, f in src.axes:
+        if a.islower():
+            k = old.index_of(a.upper())
+            one = k < 0 or (old_shape[k] == 1 and old.index_of(a) < 0)
+            out.append(f"1{a}" if one else f"{f}{a}")
+        else:
+            out.append(a)
+    return Layout("".join(out))
+
+
+# --------------------------------------------------------------------------------------------
+# The registry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LayoutInference:
+    """What a layout rule decided: input layouts, result layouts, attributes in the new layouts."""
+
+    inputs: list[Layout | None]
+    outputs: list[Layout | None]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return all(lay is not None for lay in (*self.inputs, *self.outputs))
+
+
+InferLayout = Callable[
+    [dict[str, Any], list[Layout] | None, list[Layout | None], list[TensorType]],
+    LayoutInference | None,
+]
+"""``(attrs, new_in_layouts or None, old_in_layouts, old_in_types) -> LayoutInference``."""
+
+ConvertLayout = Callable[[dict[str, Any], list[TensorType], list[str]], tuple[str | None, dict[str, Any]]]
+"""``(attrs, in_types, desired_layouts) -> (op name or None for the same op, attrs)``."""
+
+INFER_LAYOUT: dict[str, InferLayout] = {}
+"""Relay's FInferCorrectLayout by op name."""
+
+CONVERT_LAYOUT: dict[str, ConvertLayout] = {}
+"""Relay's FTVMConvertOpLayout by op name (the ops ``desired_layouts`` may name)."""
+
+
+def register_infer_layout(*names: str) -> Callable[[InferLayout], InferLayout]:
+    def wrap(fn: InferLayout) -> InferLayout:
+        for n in names:
+            INFER_LAYOUT[n] = fn
+        return fn
+
+    return wrap
+
+
+def register_convert_layout(*names: str) -> Callable[[ConvertLayout], ConvertLayout]:
+    def wrap(fn: ConvertLayout) -> ConvertLayout:
+        for n in names:
+            CONVERT_LAYOUT[n] = fn
+        return fn
+
+    return wrap
+
+
+def infer_layout(
+    name: str,
+    attrs: dict[str, Any],
+    new: list[Layout | None] | None,
+    old: list[Layout | None],
+    types: list[TensorType],
+) -> LayoutInference | None:
+    """Run ``name``'s rule; None when the op has none or the rule cannot infer every layout."""
+    rule = INFER_LAYOUT.get(name)
+    if rule is None:
+        return None
+    try:
+        out = rule(dict(attrs), new, old, types)
+    except LayoutError:
+        return None
+    if out is None or not out.complete:
+        return None
+    return out
+
+
+def _shapes(types: Sequence[TensorType]) -> list[tuple]:
+    return [shape_of(t) for t in types]
+
+
+def _norm(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+# --------------------------------------------------------------------------------------------
+# Rules (Relay's registrations: op_common.h, infer_layout_utils, nn.cc, convolution.h,
+# pooling_common.h, transform.cc, reduce.cc, pad.cc)
+# --------------------------------------------------------------------------------------------
+
+ELEMWISE_OPS = (
+    "nn.relu", "nn.leaky_relu", "tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt", "abs",
+    "negative", "erf", "floor", "ceil", "round", "clip", "cast", "copy", "zeros_like",
+    "ones_like", "on_device", "device_copy", "annotation.stop_fusion",
+)  # fmt: skip
+BROADCAST_OPS = (
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal",
+)  # fmt: skip
+
+
+@register_infer_layout(*ELEMWISE_OPS)
+def elemwise_arbitrary_layout(attrs, new, old, types):
+    """Every input and the result in the first known layout (ElemwiseArbitraryLayout)."""
+    if new is not None:
+        ret = new[0]
+    else:
+        ret = next((lay for lay in old if lay is not None), None)
+    return LayoutInference([ret] * len(old), [ret], attrs)
+
+
+@register_infer_layout("nn.dropout")
+def _dropout_layout(attrs, new, old, types):
+    # ElemwiseArbitraryLayout; the mask (xrelay's second result) has the data's layout too.
+    out = elemwise_arbitrary_layout(attrs, new, old, types)
+    return LayoutInference(out.inputs, out.outputs * 2, attrs)
+
+
+@register_infer_layout(*BROADCAST_OPS)
+def binary_broadcast_layout(attrs, new, old, types):
+    """Relay's BinaryBroadcastLayout: the smaller operand follows the larger one's change.
+
+    A per-channel operand ``C`` of an ``NCHW`` tensor becomes ``C`` of ``NHWC`` (the same
+    axis letters), and for ``NCHW16c`` it is expanded and blocked to ``NCHW16c`` too (or
+    ``NCHW1c`` where it broadcasts along C).
+    """
+    shapes = _shapes(types)
+    old_large = 0 if len(shapes[0]) >= len(shapes[1]) else 1
+    layouts = list(old)
+    fail = LayoutInference([None, None], [None], attrs)
+    if layouts[0] is None and layouts[1] is None:
+        return fail
+    if layouts[0] is None or layouts[1] is None:
+        d = 0 if layouts[0] is not None else 1
+        u = 1 - d
+        if len(shapes[d]) < len(shapes[u]):
+            return fail
+        layouts[u] = layouts[d].sublayout(len(shapes[d]) - len(shapes[u]), len(shapes[u]))
+        out = LayoutInference(list(layouts), [layouts[d]], attrs)
+    else:
+        out = LayoutInference(list(layouts), [layouts[old_large]], attrs)
+    if new is None:
+        return out
+    ret = new[old_large]
+    large = 0 if new[0].ndim_primal >= new[1].ndim_primal else 1
+    small = 1 - large
+    target = try_transform_like(layouts[small], layouts[large], new[large])
+    if target is None:
+        return fail
+    layouts[small] = adjust_subordinate_factors(target, layouts[small], shapes[small])
+    layouts[large] = new[large]
+    return LayoutInference(layouts, [ret], attrs)
+
+
+@register_infer_layout("where")
+def _where_layout(attrs, new, old, types):
+    # Relay registers no rule for where (three operands): keep it in the old layout.
+    return None
+
+
+@register_infer_layout("nn.conv2d", "nn.conv2d_transpose")
+def conv_layout(attrs, new, old, types):
+    """Convolutions decide their own layouts: the others follow them (ConvInferCorrectLayout)."""
+    out = attrs["out_layout"] or attrs["data_layout"]
+    return LayoutInference(
+        [Layout(attrs["data_layout"]), Layout(attrs["kernel_layout"])], [Layout(out)], attrs
+    )
+
+
+@register_infer_layout(
+    "nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d",
+    "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d",
+)  # fmt: skip
+def pool_layout(attrs, new, old, types):
+    """Pools take the layout they are given unless ``out_layout`` pins one (PoolInferCorrectLayout)."""
+    if attrs.get("out_layout"):
+        if attrs["out_layout"] != attrs["layout"]:
+            raise LayoutError("pool input and output layouts differ")
+    elif new is not None:
+        lay = new[0]
+        if lay.contains("h") or lay.contains("w"):
+            return None  # H and W cannot be split for pools
+        attrs["layout"] = lay.name
+    return LayoutInference([Layout(attrs["layout"])], [Layout(attrs["layout"])], attrs)
+
+
+def _axis_rule(n_params: int, n_param_outputs: int):
+    """batch_norm / layer_norm: the data layout moves ``axis``; the parameters stay ``C``."""
+
+    def rule(attrs, new, old, types):
+        rank = len(shape_of(types[0]))
+        ret = None
+        if new is not None and old[0] is not None:
+            axis = _norm(attrs["axis"], rank)
+            attrs["axis"] = new[0].index_of(old[0][axis])
+            ret = new[0]
+        else:
+            ret = old[0]
+        c = Layout("C")
+        return LayoutInference([ret] + [c] * n_params, [ret] + [c] * n_param_outputs, attrs)
+
+    return rule
+
+
+register_infer_layout("nn.batch_norm")(_axis_rule(4, 2))
+register_infer_layout("nn.layer_norm")(_axis_rule(2, 0))
+
+
+@register_infer_layout("nn.prelu")
+def prelu_layout(attrs, new, old, types):
+    """Relay keeps prelu's data layout as it was (PReluInferCorrectLayout)."""
+    return LayoutInference([old[0], Layout("C")], [old[0]], attrs)
+
+
+@register_infer_layout("nn.dense", "nn.matmul")
+def dense_layout(attrs, new, old, types):
+    return LayoutInference([Layout("NC"), Layout("NC")], [Layout("NC")], attrs)
+
+
+@register_infer_layout("concatenate")
+def concatenate_layout(attrs, new, old, types):
+    """All inputs in one new layout moves the axis there; otherwise the first known layout."""
+    rank = len(shape_of(types[0]))
+    axis = _norm(attrs["axis"], rank)
+    n = len(old)
+    if new is not None and old[0] is not None and all(lay == new[0] for lay in new):
+        attrs["axis"] = new[0].index_of(old[0][axis])
+        return LayoutInference([new[0]] * n, [new[0]], attrs)
+    ret = next((lay for lay in old if lay is not None), None)
+    if ret is None or ret.ndim <= axis or not ret[axis].isupper():
+        return None
+    return LayoutInference([ret] * n, [ret], attrs)
+
+
+@register_infer_layout("split")
+def split_layout(attrs, new, old, types):
+    """The split axis follows the layout; indices are divided by a block factor when they can be."""
+    rank = len(shape_of(types[0]))
+    axis = _norm(attrs["axis"], rank)
+    ios = attrs["indices_or_sections"]
+    size = ios if isinstance(ios, int) else len(ios) + 1
+    ret = old[0]
+    if new is not None and old[0] is not None:
+        dim = old[0][axis]
+        factor = new[0].factor_of(dim)
+        divisible = True
+        if factor > 1 and not isinstance(ios, int):
+            divisible = all(v % factor == 0 for v in ios)
+            if divisible:
+                attrs["indices_or_sections"] = tuple(v // factor for v in ios)
+        if divisible:
+            attrs["axis"] = new[0].index_of(dim)
+            ret = new[0]
+    return LayoutInference([ret], [ret] * size, attrs)
+
+
+def _reduce_rule(attrs, new, old, types):
+    """Reduce axes follow the layout; a reduced blocked axis reduces its block too."""
+    from xrelay.dialects.relay.ops import reduce_axes
+
+    rank = len(shape_of(types[0]))
+    r_axes = reduce_axes(rank, attrs["axis"], attrs["exclude"])
+    exclude, keep = attrs["exclude"], attrs["keepdims"]
+
+    def infer(layout: Layout):
+        old_dims = {old[0][a] for a in r_axes}
+        new_axes: list[int] = []
+        in_s, out_s = [], []
+
+        def push(dim: str, index: int) -> bool:
+            if (dim in old_dims) != exclude:
+                new_axes.append(index)
+                return True
+            return False
+
+        for i, (a, f) in enumerate(layout.axes):
+            if a.isupper():
+                push(a, i)
+                in_s.append(a)
+                if a not in old_dims or keep:
+                    out_s.append(a)
+            else:
+                packed = f"{f}{a}"
+                in_s.append(packed)
+                if push(a.upper(), i):
+                    if exclude:
+                        out_s.append(packed)
+                    elif keep:
+                        out_s.append(f"1{a}")
+                else:
+                    out_s.append(packed)
+        return Layout("".join(in_s)), Layout("".join(out_s)), new_axes
+
+    inferred_in = inferred_out = None
+    if new is not None and r_axes and old[0] is not None:
+        inferred_in, inferred_out, axes = infer(new[0])
+        attrs["axis"] = tuple(axes)
+    elif old[0] is not None:
+        inferred_in, inferred_out, _ = infer(old[0])
+    return LayoutInference([inferred_in], [inferred_out], attrs)
+
+
+register_infer_layout("sum", "mean", "max", "min", "prod", "argmax", "argmin")(_reduce_rule)
+
+
+@register_infer_layout("nn.pad")
+def pad_layout(attrs, new, old, types):
+    """Padding widths move with their axes; a padded axis must not be split into blocks."""
+    ret = None
+    modified = new is not None and old[0] is not None
+    if modified:
+        width = {a: w for (a, _), w in zip(old[0].axes, attrs["pad_width"], strict=True)}
+        new_width = []
+        for a, _ in new[0].axes:
+            if a.isupper() and a in width:
+                new_width.append(width[a])
+            else:
+                w = width.get(a.upper())
+                if w is None:
+                    return None
+                new_width.append(w)
+                if any(w):
+                    modified = False
+        if modified:
+            ret = new[0]
+            attrs["pad_width"] = tuple(tuple(w) for w in new_width)
+    if not modified:
+        ret = old[0]
+    return LayoutInference([ret, Layout("")], [ret], attrs)
+
+
+@register_infer_layout("transpose")
+def transpose_layout(attrs, new, old, types):
+    """A transpose of the new layout that gives the same result axes (TransposeInferCorrectLayout)."""
+    if old[0] is None:
+        return None
+    old_layout = old[0]
+    axes = list(attrs["axes"] or range(old_layout.ndim - 1, -1, -1))
+    axes = [_norm(a, old_layout.ndim) for a in axes]
+    in_s = ""
+    if new is not None and new[0] is not None:
+        nl = new[0]
+        new_axes = [nl.index_of(old_layout[a]) for a in axes]
+        if -1 not in new_axes and len(new_axes) == nl.ndim:
+            attrs["axes"] = tuple(new_axes)
+            in_s = nl.name
+    if not in_s:
+        attrs["axes"] = tuple(axes)
+        in_s = old_layout.name
+    in_l = Layout(in_s)
+    try:
+        out = Layout("".join(_axis_text(*in_l.axes[a]) for a in attrs["axes"]))
+    except (LayoutError, IndexError):
+        return None
+    return LayoutInference([in_l], [out], attrs)
+
+
+@register_infer_layout("squeeze")
+def squeeze_layout(attrs, new, old, types):
+    inferred = new[0] if new is not None else old[0]
+    if inferred is None:
+        return None
+    shape = shape_of(types[0])
+    axis = list(attrs["axis"]) if attrs["axis"] is not None else [i for i, d in enumerate(shape) if d == 1]
+    if new is not None and old[0] is not None:
+        axis = [new[0].index_of(old[0][e]) for e in axis]
+        attrs["axis"] = tuple(axis)
+    drop = {_norm(a, inferred.ndim) for a in axis}
+    kept = "".join(_axis_text(a, f) for i, (a, f) in enumerate(inferred.axes) if i not in drop)
+    return LayoutInference([inferred], [Layout(kept)], attrs)
+
+
+@register_infer_layout("strided_slice")
+def strided_slice_layout(attrs, new, old, types):
+    """Slices move with their axes; a sliced blocked axis needs bounds on block edges."""
+    layout = old[0]
+    if layout is None or new is None:
+        return LayoutInference([layout], [layout], attrs)
+    nl = new[0]
+    shape = shape_of(types[0])
+    begin, end = list(attrs["begin"]), list(attrs["end"])
+    strides = list(attrs["strides"] or [1])
+    size_mode = attrs["slice_mode"] == "size"
+    if size_mode:
+        strides = [1] * len(strides)
+    axes = attrs["axes"]
+    on, nn_ = layout.name, nl.name
+    if not on.startswith(nn_) and not nn_.startswith(on):
+        if len(on) != len(nn_):
+            return None
+        if axes is not None:
+            attrs["axes"] = tuple(nl.index_of(layout[a]) for a in axes)
+            return LayoutInference([nl], [nl], attrs)
+        nb, ne, ns = [], [], []
+        for i in range(len(nn_)):
+            k = layout.index_of(nl[i])
+            if k < 0:
+                return None
+            ns.append(strides[k] if k < len(strides) else 1)
+            nb.append(begin[k] if k < len(begin) else 0)
+            if k < len(end):
+                ne.append(end[k])
+            elif shape[k] is None:
+                return None
+            else:
+                ne.append(shape[k])
+        attrs.update(begin=tuple(nb), end=tuple(ne), strides=tuple(ns))
+        return LayoutInference([nl], [nl], attrs)
+    if len(on) < len(nn_):
+        nb, ne = [], []
+        if axes is not None:
+            new_axes = []
+            for i, a in enumerate(axes):
+                axis = layout[a]
+                new_axes.append(nl.index_of(axis))
+                factor = nl.factor_of(axis)
+                if factor == -1:
+                    nb.append(begin[i])
+                    ne.append(end[i])
+                    continue
+                if i < len(strides) and strides[i] != 1:
+                    return None
+                if begin[i] % factor or end[i] % factor:
+                    return None
+                nb.append(begin[i] // factor)
+                ne.append(end[i] // factor)
+            attrs["axes"] = tuple(new_axes)
+        else:
+            for i in range(len(begin)):
+                axis = layout[i]
+                factor = nl.factor_of(axis)
+                if factor == -1:
+                    nb.append(begin[i])
+                    ne.append(end[i])
+                    continue
+                if i < len(strides) and strides[i] != 1:
+                    return None
+                bg = begin[i]
+                if i >= len(end):
+                    ed = shape[i]
+                elif size_mode:
+                    ed = shape[i] if end[i] < 0 else bg + end[i]
+                else:
+                    ed = end[i]
+                if ed is None or bg % factor or ed % factor:
+                    return None
+                nb.append(bg // factor)
+                ne.append(ed // factor)
+        attrs.update(begin=tuple(nb), end=tuple(ne))
+        return LayoutInference([nl], [nl], attrs)
+    return LayoutInference([layout], [layout], attrs)
+
+
+# --------------------------------------------------------------------------------------------
+# Conversions for convert-layout (python/tvm/relay/op/nn/_nn.py)
+# --------------------------------------------------------------------------------------------
+
+
+def is_depthwise(data: TensorType, data_layout: str, weight: TensorType, kernel_layout: str, groups: int) -> bool:
+    """Relay's is_depthwise_conv2d: groups = input channels = output channels."""
+    ds, ws = shape_of(data), shape_of(weight)
+    return ds[data_layout.index("C")] == groups == ws[kernel_layout.index("O")]
+
+
+_NCHWC = re.compile(r"NCHW(\d+)c$")
+
+
+@register_convert_layout("nn.conv2d")
+def convert_conv2d(attrs, types, desired):
+    """``[data, kernel]`` layouts; ``"default"`` kernel picks Relay's partner (NHWC -> HWIO/HWOI).
+
+    ``convert-layout`` has checked that there are two layouts and the data's is not default.
+    """
+    data_l, kernel_l = desired
+    old_data, old_kernel = attrs["data_layout"], attrs["kernel_layout"]
+    attrs = dict(attrs, data_layout=data_l)
+    tile = _NCHWC.match(data_l)
+    if kernel_l != "default" and not tile:
+        attrs["kernel_layout"] = kernel_l
+    elif data_l == "NCHW":
+        attrs["kernel_layout"] = "OIHW"
+    elif data_l == "NHWC":
+        dw = is_depthwise(types[0], old_data, types[1], old_kernel, attrs["groups"])
+        attrs["kernel_layout"] = "HWOI" if dw else "HWIO"
+    elif data_l == "HWNC":
+        attrs["kernel_layout"] = "HWOI"
+    elif tile:
+        if kernel_l == "default":
+            raise ValueError("nn.conv2d: kernel layout cannot be 'default' for a blocked layout")
+        attrs["kernel_layout"] = kernel_l
+    else:
+        raise ValueError(f"nn.conv2d: layout {data_l} is not supported")
+    return "nn.conv2d", attrs
+
+
+@register_convert_layout("nn.conv2d_transpose")
+def convert_conv2d_transpose(attrs, types, desired):
+    """Like conv2d; the default kernel partners are IOHW (NCHW) and HWIO (NHWC)."""
+    data_l, kernel_l = desired
+    attrs = dict(attrs, data_layout=data_l)
+    if kernel_l != "default":
+        attrs["kernel_layout"] = kernel_l
+    elif data_l == "NCHW":
+        attrs["kernel_layout"] = "IOHW"
+    elif data_l == "NHWC":
+        attrs["kernel_layout"] = "HWIO"
+    else:
+        raise ValueError(f"nn.conv2d_transpose: layout {data_l} is not supported")
+    return "nn.conv2d_transpose", attrs
+
+
+@register_convert_layout("nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d")
+def convert_pool(attrs, types, desired):
+    """The pool's ``layout`` and ``out_layout`` both become the desired one."""
+    return None, dict(attrs, layout=desired[0], out_layout=desired[0])
