@@ -22,7 +22,7 @@ from ._registry import (
     out_dtype_or,
     to_numpy_dtype,
 )
-from .transform import infer_reshape, layout_transform_array, parse_layout
+from .transform import infer_reshape, layout_transform_array
 
 __all__ = [
     "KERNELS",
@@ -32,6 +32,5 @@ __all__ = [
     "infer_reshape",
     "layout_transform_array",
     "out_dtype_or",
-    "parse_layout",
     "to_numpy_dtype",
 ]

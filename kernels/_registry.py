@@ -3,14 +3,21 @@
 A kernel is a plain function ``kernel(*inputs, out=None, **attrs)``. Single-result kernels write
 into ``out`` (which may be a strided view into a larger arena) and return it, or allocate a fresh
 array when ``out`` is None. Multi-result kernels take and return tuples.
+
+A kernel of a relay dialect op declares the op's attributes as keyword-only parameters without
+defaults: the defaults are the dialect's (``RelayOp.default_attrs``), bound by ``register``, so
+``KERNELS["nn.conv2d"](x, w)`` convolves with the op's default strides, padding, layouts, ...
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
+
+from xrelay.dialects.relay import RELAY_OPS, RelayOp
 
 
 class Kernel(Protocol):
@@ -20,17 +27,27 @@ class Kernel(Protocol):
 
 
 KERNELS: dict[str, Kernel] = {}
-"""Relay op name (without the dialect prefix) -> numpy kernel."""
+"""Relay op name (without the dialect prefix) -> numpy kernel, the op's defaults bound."""
 
 
-def register(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a kernel under one or more Relay op names."""
+def register(
+    *names: str, defaults_of: type[RelayOp] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a kernel under one or more Relay op names.
+
+    For a name the relay dialect defines, the entry is the kernel with the op's attribute
+    defaults bound (``functools.partial``; keywords given at the call win). A kernel ahead of
+    the dialect (no op of that name yet) may name an op whose attributes it shares with
+    ``defaults_of``.
+    """
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         for name in names:
             if name in KERNELS:
                 raise ValueError(f"kernel {name!r} registered twice")
-            KERNELS[name] = fn
+            op = RELAY_OPS.get(name, defaults_of)
+            defaults = {} if op is None else op.default_attrs()
+            KERNELS[name] = functools.partial(fn, **defaults) if defaults else fn
         return fn
 
     return wrap

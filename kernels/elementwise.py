@@ -169,7 +169,7 @@ def relu(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
 
 
 @register("nn.leaky_relu")
-def leaky_relu(x: np.ndarray, *, out: np.ndarray | None = None, alpha: float = 0.01) -> np.ndarray:
+def leaky_relu(x: np.ndarray, *, out: np.ndarray | None = None, alpha: float) -> np.ndarray:
     """Relay ``nn.leaky_relu``: x if x > 0 else alpha * x (float inputs)."""
     check_float("nn.leaky_relu", x)
     a = np.asarray(alpha, dtype=compute_dtype(x.dtype))
@@ -179,7 +179,7 @@ def leaky_relu(x: np.ndarray, *, out: np.ndarray | None = None, alpha: float = 0
 
 @register("nn.prelu")
 def prelu(
-    x: np.ndarray, alpha: np.ndarray, *, out: np.ndarray | None = None, axis: int = 1
+    x: np.ndarray, alpha: np.ndarray, *, out: np.ndarray | None = None, axis: int
 ) -> np.ndarray:
     """Relay ``nn.prelu``: x if x > 0 else alpha[c] * x, where c indexes ``axis``."""
     ax = norm_axis(axis, x.ndim, "nn.prelu")
@@ -193,7 +193,7 @@ def prelu(
 
 @register("clip")
 def clip(
-    x: np.ndarray, *, out: np.ndarray | None = None, a_min: float = 0.0, a_max: float = 0.0
+    x: np.ndarray, *, out: np.ndarray | None = None, a_min: float, a_max: float
 ) -> np.ndarray:
     """Relay ``clip(x, a_min, a_max)``.
 
@@ -217,7 +217,7 @@ def clip(
 
 
 @register("cast")
-def cast(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str = "float32") -> np.ndarray:
+def cast(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.ndarray:
     """Relay ``cast(x, dtype)`` between any pair of supported dtypes.
 
     float -> int truncates toward zero like a C cast; values outside the target range wrap

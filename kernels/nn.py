@@ -186,16 +186,16 @@ def conv2d(
     weight: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    strides: Sequence[int] = (1, 1),
-    padding: Sequence[int] = (0, 0, 0, 0),
-    dilation: Sequence[int] = (1, 1),
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: Sequence[int] | None = None,
-    data_layout: str = "NCHW",
-    kernel_layout: str = "OIHW",
-    out_layout: str = "",
-    out_dtype: str = "",
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    channels: int | None,
+    kernel_size: Sequence[int] | None,
+    data_layout: str,
+    kernel_layout: str,
+    out_layout: str,
+    out_dtype: str,
 ) -> np.ndarray:
     """Relay ``nn.conv2d`` (grouped, depthwise, dilated, asymmetric padding) via im2col + matmul."""
     op = "nn.conv2d"
@@ -258,17 +258,17 @@ def conv2d_transpose(
     weight: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    strides: Sequence[int] = (1, 1),
-    padding: Sequence[int] = (0, 0, 0, 0),
-    dilation: Sequence[int] = (1, 1),
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: Sequence[int] | None = None,
-    data_layout: str = "NCHW",
-    kernel_layout: str = "IOHW",
-    out_layout: str = "",
-    output_padding: Sequence[int] = (0, 0),
-    out_dtype: str = "",
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    channels: int | None,
+    kernel_size: Sequence[int] | None,
+    data_layout: str,
+    kernel_layout: str,
+    out_layout: str,
+    output_padding: Sequence[int],
+    out_dtype: str,
 ) -> np.ndarray:
     """Relay ``nn.conv2d_transpose`` (the gradient of conv2d w.r.t. its input).
 
@@ -413,13 +413,13 @@ def max_pool2d(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    pool_size: Sequence[int] = (1, 1),
-    strides: Sequence[int] = (1, 1),
-    dilation: Sequence[int] = (1, 1),
-    padding: Sequence[int] = (0, 0, 0, 0),
-    layout: str = "NCHW",
-    out_layout: str = "",
-    ceil_mode: bool = False,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    out_layout: str,
+    ceil_mode: bool,
 ) -> np.ndarray:
     """Relay ``nn.max_pool2d``; padding never wins (it is the dtype's lowest value)."""
     res = _pool2d(
@@ -435,14 +435,14 @@ def avg_pool2d(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    pool_size: Sequence[int] = (1, 1),
-    strides: Sequence[int] = (1, 1),
-    dilation: Sequence[int] = (1, 1),
-    padding: Sequence[int] = (0, 0, 0, 0),
-    layout: str = "NCHW",
-    out_layout: str = "",
-    ceil_mode: bool = False,
-    count_include_pad: bool = False,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    out_layout: str,
+    ceil_mode: bool,
+    count_include_pad: bool,
 ) -> np.ndarray:
     """Relay ``nn.avg_pool2d`` (see the module docstring for the divisor rules)."""
     res = _pool2d(
@@ -475,7 +475,7 @@ def _mean_hw(x: np.ndarray, axes: tuple[int, int]) -> np.ndarray:
 
 @register("nn.global_avg_pool2d")
 def global_avg_pool2d(
-    x: np.ndarray, *, out: np.ndarray | None = None, layout: str = "NCHW", out_layout: str = ""
+    x: np.ndarray, *, out: np.ndarray | None = None, layout: str, out_layout: str
 ) -> np.ndarray:
     """Relay ``nn.global_avg_pool2d``: mean over H and W, kept as size-1 dims."""
     axes = _hw_axes(layout, x.ndim, "nn.global_avg_pool2d")
@@ -487,7 +487,7 @@ def global_avg_pool2d(
 
 @register("nn.global_max_pool2d")
 def global_max_pool2d(
-    x: np.ndarray, *, out: np.ndarray | None = None, layout: str = "NCHW", out_layout: str = ""
+    x: np.ndarray, *, out: np.ndarray | None = None, layout: str, out_layout: str
 ) -> np.ndarray:
     """Relay ``nn.global_max_pool2d``: max over H and W, kept as size-1 dims."""
     axes = _hw_axes(layout, x.ndim, "nn.global_max_pool2d")
@@ -531,9 +531,9 @@ def adaptive_avg_pool2d(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    output_size: Sequence[int] | None = None,
-    layout: str = "NCHW",
-    out_layout: str = "",
+    output_size: Sequence[int] | None,
+    layout: str,
+    out_layout: str,
 ) -> np.ndarray:
     """Relay ``nn.adaptive_avg_pool2d``; ``output_size=None`` means (1, 1)."""
     res = _adaptive(x, output_size, layout, out_layout, "nn.adaptive_avg_pool2d", _mean_hw)
@@ -581,10 +581,10 @@ def batch_norm(
     moving_var: np.ndarray,
     *,
     out: Sequence[np.ndarray] | None = None,
-    axis: int = 1,
-    epsilon: float = 1e-5,
-    center: bool = True,
-    scale: bool = True,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Relay ``nn.batch_norm`` in inference form.
 
@@ -621,10 +621,10 @@ def layer_norm(
     beta: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    axis: int = -1,
-    epsilon: float = 1e-5,
-    center: bool = True,
-    scale: bool = True,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
 ) -> np.ndarray:
     """Relay ``nn.layer_norm``: normalise over ``axis``; gamma/beta have that axis's length."""
     op = "nn.layer_norm"
@@ -715,8 +715,8 @@ def dense(
     weight: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    units: int | None = None,
-    out_dtype: str = "",
+    units: int | None,
+    out_dtype: str,
 ) -> np.ndarray:
     """Relay ``nn.dense``: ``x @ weight.T`` with weight (units, in); x may have leading dims."""
     op = "nn.dense"
@@ -734,10 +734,10 @@ def matmul(
     b: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    units: int | None = None,
-    out_dtype: str = "",
-    transpose_a: bool = False,
-    transpose_b: bool = False,
+    units: int | None,
+    out_dtype: str,
+    transpose_a: bool,
+    transpose_b: bool,
 ) -> np.ndarray:
     """Relay ``nn.matmul``: ``op(a) @ op(b)`` where op transposes the last two axes if asked."""
     op = "nn.matmul"
@@ -759,9 +759,9 @@ def batch_matmul(
     b: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    out_dtype: str = "",
-    transpose_a: bool = False,
-    transpose_b: bool = True,
+    out_dtype: str,
+    transpose_a: bool,
+    transpose_b: bool,
 ) -> np.ndarray:
     """Relay ``nn.batch_matmul`` on 3-d tensors (a batch of 1 broadcasts); default NT form."""
     op = "nn.batch_matmul"
@@ -779,7 +779,7 @@ def batch_matmul(
 
 @register("nn.bias_add")
 def bias_add(
-    x: np.ndarray, bias: np.ndarray, *, out: np.ndarray | None = None, axis: int = 1
+    x: np.ndarray, bias: np.ndarray, *, out: np.ndarray | None = None, axis: int
 ) -> np.ndarray:
     """Relay ``nn.bias_add``: add a 1-d bias along ``axis``."""
     op = "nn.bias_add"
@@ -803,7 +803,7 @@ def bias_add(
 
 
 @register("nn.softmax")
-def softmax(x: np.ndarray, *, out: np.ndarray | None = None, axis: int = -1) -> np.ndarray:
+def softmax(x: np.ndarray, *, out: np.ndarray | None = None, axis: int) -> np.ndarray:
     """Relay ``nn.softmax`` (max-subtracted, so large inputs do not overflow)."""
     check_float("nn.softmax", x)
     ax = norm_axis(axis, x.ndim, "nn.softmax")
@@ -815,7 +815,7 @@ def softmax(x: np.ndarray, *, out: np.ndarray | None = None, axis: int = -1) -> 
 
 
 @register("nn.log_softmax")
-def log_softmax(x: np.ndarray, *, out: np.ndarray | None = None, axis: int = -1) -> np.ndarray:
+def log_softmax(x: np.ndarray, *, out: np.ndarray | None = None, axis: int) -> np.ndarray:
     """Relay ``nn.log_softmax``: x - max - log(sum(exp(x - max)))."""
     check_float("nn.log_softmax", x)
     ax = norm_axis(axis, x.ndim, "nn.log_softmax")
@@ -828,7 +828,7 @@ def log_softmax(x: np.ndarray, *, out: np.ndarray | None = None, axis: int = -1)
 
 @register("nn.dropout")
 def dropout(
-    x: np.ndarray, *, out: Sequence[np.ndarray] | None = None, rate: float = 0.5
+    x: np.ndarray, *, out: Sequence[np.ndarray] | None = None, rate: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Relay ``nn.dropout`` at inference: (x, a mask of ones in x's dtype)."""
     if not 0.0 <= rate < 1.0:
@@ -842,8 +842,8 @@ def pad(
     pad_value: np.ndarray | float = 0.0,
     *,
     out: np.ndarray | None = None,
-    pad_width: Sequence[Sequence[int]] = (),
-    pad_mode: str = "constant",
+    pad_width: Sequence[Sequence[int]],
+    pad_mode: str,
 ) -> np.ndarray:
     """Relay ``nn.pad``: ``pad_width`` is one (before, after) pair per axis.
 

@@ -1,9 +1,9 @@
 """Reduction kernels: sum, mean, max, min, prod, all, any, argmax, argmin.
 
 ``axis`` is a tuple of ints (negative allowed) or None for all axes; ``exclude=True`` reduces
-over every axis NOT listed. ``sum``/``prod`` of integers accumulate in the input dtype and wrap
-like TVM; float16 accumulates in float32. ``mean`` of integers is the exact sum (in 64 bits)
-divided with truncation toward zero. ``argmax``/``argmin`` return int32 indices into the
+over every axis NOT listed (the dialect's ``reduce_axes``: Relay's GetReduceAxes). ``sum`` and
+``prod`` of integers accumulate in the input dtype and wrap like TVM; float16 accumulates in
+float32. ``mean`` of integers is the exact sum (in 64 bits) divided with truncation toward zero. ``argmax``/``argmin`` return int32 indices into the
 flattened reduced axes, the first occurrence unless ``select_last_index``.
 """
 
@@ -13,40 +13,36 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._registry import compute_dtype, emit, norm_axis, register, truncdiv
+from xrelay.dialects.relay.ops import SumOp, reduce_axes
+
+from ._registry import compute_dtype, emit, register, truncdiv
 
 
-def reduce_axes(
-    ndim: int, axis: int | Sequence[int] | None, exclude: bool, op: str
-) -> tuple[int, ...]:
-    """The sorted axes a Relay reduction reduces over (``axis=None``: all, whatever ``exclude``)."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (int, np.integer)):
-        axis = (int(axis),)
-    axes = {norm_axis(a, ndim, op) for a in axis}
-    if exclude:
-        axes = set(range(ndim)) - axes
-    return tuple(sorted(axes))
+def _axes(x: np.ndarray, axis: int | Sequence[int] | None, exclude: bool, op: str) -> tuple[int, ...]:
+    try:
+        return reduce_axes(x.ndim, axis, exclude)
+    except ValueError as e:
+        raise ValueError(f"{op}: {e}") from None
 
 
 def _reduction(name: str, fn: Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]):
-    @register(name)
+    # all/any have no relay dialect op yet; they take the reductions' attributes
+    @register(name, defaults_of=SumOp)
     def kernel(
         x: np.ndarray,
         *,
         out: np.ndarray | None = None,
-        axis: int | Sequence[int] | None = None,
-        keepdims: bool = False,
-        exclude: bool = False,
+        axis: int | Sequence[int] | None,
+        keepdims: bool,
+        exclude: bool,
     ) -> np.ndarray:
-        axes = reduce_axes(x.ndim, axis, exclude, name)
+        axes = _axes(x, axis, exclude, name)
         with np.errstate(all="ignore"):
             res = fn(x, axes, keepdims)
         return emit(np.asarray(res), out, name, x.dtype)
 
     kernel.__name__ = name
-    kernel.__doc__ = f"Relay ``{name}(x, axis=None, keepdims=False, exclude=False)``."
+    kernel.__doc__ = f"Relay ``{name}(x, axis, keepdims, exclude)``."
     return kernel
 
 
@@ -97,12 +93,12 @@ def _arg_reduce(name: str, fn: Callable[..., np.ndarray]):
         x: np.ndarray,
         *,
         out: np.ndarray | None = None,
-        axis: int | Sequence[int] | None = None,
-        keepdims: bool = False,
-        exclude: bool = False,
-        select_last_index: bool = False,
+        axis: int | Sequence[int] | None,
+        keepdims: bool,
+        exclude: bool,
+        select_last_index: bool,
     ) -> np.ndarray:
-        axes = reduce_axes(x.ndim, axis, exclude, name)
+        axes = _axes(x, axis, exclude, name)
         if any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"{name} over an empty axis")
         kept = [a for a in range(x.ndim) if a not in axes]

@@ -5,10 +5,13 @@ Every kernel copies into its destination; with ``out=None`` the result never ali
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from xrelay.dialects.relay import RelayTypeError
+from xrelay.dialects.relay.ops import infer_reshape as dialect_infer_reshape
+from xrelay.dialects.relay.ops import parse_layout
 
 from ._registry import emit, emit_many, norm_axis, prepare_out, register, to_numpy_dtype
 
@@ -27,11 +30,8 @@ def infer_reshape(
     -4 splits one input dim into the two values that follow it (one of which may be -1).
     The rules are the relay dialect's type inference (one implementation for both).
     """
-    from xrelay.dialects.relay import RelayTypeError
-    from xrelay.dialects.relay.ops import infer_reshape as infer
-
     try:
-        out = infer("relay.reshape", [int(d) for d in shape], [int(d) for d in newshape], allowzero)
+        out = dialect_infer_reshape("relay.reshape", [int(d) for d in shape], [int(d) for d in newshape], allowzero)
     except RelayTypeError as e:
         raise ValueError(str(e)) from None
     return tuple(int(d) for d in out)
@@ -42,8 +42,8 @@ def reshape(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    newshape: Sequence[int] = (),
-    allowzero: bool = False,
+    newshape: Sequence[int],
+    allowzero: bool,
 ) -> np.ndarray:
     """Relay ``reshape`` with the special values documented in :func:`infer_reshape`."""
     shape = infer_reshape(x.shape, newshape, allowzero)
@@ -66,7 +66,7 @@ def batch_flatten(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray
 
 @register("transpose")
 def transpose(
-    x: np.ndarray, *, out: np.ndarray | None = None, axes: Sequence[int] | None = None
+    x: np.ndarray, *, out: np.ndarray | None = None, axes: Sequence[int] | None
 ) -> np.ndarray:
     """Relay ``transpose``; ``axes=None`` reverses them; negative axes allowed."""
     if axes is not None:
@@ -78,7 +78,7 @@ def transpose(
 
 @register("squeeze")
 def squeeze(
-    x: np.ndarray, *, out: np.ndarray | None = None, axis: Sequence[int] | None = None
+    x: np.ndarray, *, out: np.ndarray | None = None, axis: Sequence[int] | None
 ) -> np.ndarray:
     """Relay ``squeeze``; ``axis=None`` drops every size-1 dim, listed axes must be size 1."""
     if axis is None:
@@ -94,7 +94,7 @@ def squeeze(
 
 @register("expand_dims")
 def expand_dims(
-    x: np.ndarray, *, out: np.ndarray | None = None, axis: int = 0, num_newaxis: int = 1
+    x: np.ndarray, *, out: np.ndarray | None = None, axis: int, num_newaxis: int
 ) -> np.ndarray:
     """Relay ``expand_dims``: insert ``num_newaxis`` size-1 dims at ``axis`` in [-ndim-1, ndim]."""
     if not -x.ndim - 1 <= axis <= x.ndim:
@@ -119,7 +119,7 @@ def _check_dtypes(op: str, xs: Sequence[np.ndarray]) -> None:
 
 
 @register("concatenate")
-def concatenate(*xs: np.ndarray, out: np.ndarray | None = None, axis: int = 0) -> np.ndarray:
+def concatenate(*xs: np.ndarray, out: np.ndarray | None = None, axis: int) -> np.ndarray:
     """Relay ``concatenate``; the tensors are passed as varargs."""
     _check_dtypes("concatenate", xs)
     ax = norm_axis(axis, xs[0].ndim, "concatenate")
@@ -136,7 +136,7 @@ def concatenate(*xs: np.ndarray, out: np.ndarray | None = None, axis: int = 0) -
 
 
 @register("stack")
-def stack(*xs: np.ndarray, out: np.ndarray | None = None, axis: int = 0) -> np.ndarray:
+def stack(*xs: np.ndarray, out: np.ndarray | None = None, axis: int) -> np.ndarray:
     """Relay ``stack``: join same-shape tensors along a new axis in [-ndim-1, ndim]."""
     _check_dtypes("stack", xs)
     nd = xs[0].ndim
@@ -152,8 +152,8 @@ def split(
     x: np.ndarray,
     *,
     out: Sequence[np.ndarray] | None = None,
-    indices_or_sections: int | Sequence[int] = 1,
-    axis: int = 0,
+    indices_or_sections: int | Sequence[int],
+    axis: int,
 ) -> tuple[np.ndarray, ...]:
     """Relay ``split``: ``int`` equal sections (must divide the axis) or a tuple of split points."""
     ax = norm_axis(axis, x.ndim, "split")
@@ -200,11 +200,11 @@ def strided_slice(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    begin: Sequence[int] = (),
-    end: Sequence[int] = (),
-    strides: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    slice_mode: str = "end",
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Sequence[int] | None,
+    axes: Sequence[int] | None,
+    slice_mode: str,
 ) -> np.ndarray:
     """Relay ``strided_slice``.
 
@@ -253,41 +253,6 @@ def strided_slice(
 # ---------------------------------------------------------------------------------------------
 # layout_transform
 # ---------------------------------------------------------------------------------------------
-
-_LAYOUT_TOKEN = re.compile(r"(\d*)([A-Za-z])")
-
-
-def parse_layout(layout: str) -> list[tuple[str, int]]:
-    """Split a TVM layout like ``"NCHW8c"`` into ``[("N",0), ("C",0), ..., ("c",8)]``.
-
-    Upper-case letters are primal axes (factor 0); a lower-case letter with its preceding
-    factor is the inner part of the matching primal axis.
-    """
-    toks: list[tuple[str, int]] = []
-    pos = 0
-    for m in _LAYOUT_TOKEN.finditer(layout):
-        if m.start() != pos:
-            break
-        digits, letter = m.groups()
-        if letter.isupper():
-            if digits:
-                raise ValueError(f"layout {layout!r}: a factor must precede a lower-case axis")
-            toks.append((letter, 0))
-        else:
-            if not digits or int(digits) <= 0:
-                raise ValueError(f"layout {layout!r}: sub-axis {letter!r} needs a positive factor")
-            toks.append((letter, int(digits)))
-        pos = m.end()
-    if pos != len(layout) or not layout:
-        raise ValueError(f"invalid layout {layout!r}")
-    names = [t for t, _ in toks]
-    if len(set(names)) != len(names):
-        raise ValueError(f"layout {layout!r} repeats an axis")
-    for t, _ in toks:
-        if t.islower() and t.upper() not in names:
-            raise ValueError(f"layout {layout!r}: sub-axis {t!r} without primal axis {t.upper()!r}")
-    return toks
-
 
 def layout_transform_array(x: np.ndarray, src_layout: str, dst_layout: str) -> np.ndarray:
     """``x`` in ``src_layout`` rearranged to ``dst_layout`` (a view where numpy allows)."""
@@ -345,7 +310,7 @@ def layout_transform_array(x: np.ndarray, src_layout: str, dst_layout: str) -> n
 
 @register("layout_transform")
 def layout_transform(
-    x: np.ndarray, *, out: np.ndarray | None = None, src_layout: str = "", dst_layout: str = ""
+    x: np.ndarray, *, out: np.ndarray | None = None, src_layout: str, dst_layout: str
 ) -> np.ndarray:
     """Relay ``layout_transform`` between permuted and blocked layouts (``NCHW8c``, ``OIHW4i8o``).
 
@@ -361,7 +326,7 @@ def layout_transform(
 
 @register("broadcast_to")
 def broadcast_to(
-    x: np.ndarray, *, out: np.ndarray | None = None, shape: Sequence[int] = ()
+    x: np.ndarray, *, out: np.ndarray | None = None, shape: Sequence[int]
 ) -> np.ndarray:
     """Relay ``broadcast_to(shape)`` with numpy broadcasting rules."""
     try:
@@ -385,9 +350,9 @@ def take(
     indices: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    axis: int | None = None,
-    batch_dims: int = 0,
-    mode: str = "clip",
+    axis: int | None,
+    batch_dims: int,
+    mode: str,
 ) -> np.ndarray:
     """Relay ``take``: gather along ``axis`` (``None``: from the flattened tensor).
 
@@ -429,13 +394,13 @@ def take(
 
 
 @register("tile")
-def tile(x: np.ndarray, *, out: np.ndarray | None = None, reps: Sequence[int] = ()) -> np.ndarray:
+def tile(x: np.ndarray, *, out: np.ndarray | None = None, reps: Sequence[int]) -> np.ndarray:
     """Relay ``tile``: shorter ``reps`` are padded with leading 1s, longer ones add leading dims."""
     return emit(np.tile(x, tuple(int(r) for r in reps)), out, "tile")
 
 
 @register("shape_of")
-def shape_of(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str = "int32") -> np.ndarray:
+def shape_of(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.ndarray:
     """Relay ``shape_of``: the shape as a 1-d tensor of ``dtype``."""
     return emit(np.array(x.shape, dtype=to_numpy_dtype(dtype)), out, "shape_of")
 

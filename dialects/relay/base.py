@@ -51,10 +51,9 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
-from xrelay.error import TVMError
 
 
-class RelayTypeError(VerifyException, TVMError):
+class RelayTypeError(VerifyException):
     """An ill-typed relay op: raised by builders, the verifier and infer-type."""
 
 
@@ -252,6 +251,14 @@ class RelayOp(IRDLOperation):
             else:
                 out[name] = spec.from_attribute(attr)
         return out
+
+    @classmethod
+    def default_attrs(cls) -> dict[str, Any]:
+        """Every attribute that has a default (None for an optional one), with that default.
+
+        The one declaration of the defaults: the Python API and the kernels read it from here.
+        """
+        return {name: spec.default for name, spec in cls.ATTRS.items() if spec.default is not REQUIRED}
 
     @classmethod
     def normalize_attrs(cls, attrs: dict[str, Any], in_types: Sequence[TensorType]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ TReshapeOp / TNonComputational.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -1097,14 +1098,25 @@ class PadOp(RelayOp):
 # ============================================================================================
 
 
-def reduce_axes(cls, rank: int, axis: Sequence[int] | None, exclude: bool) -> list[int]:
-    if axis is None:
-        axes = list(range(rank))
-        return [] if exclude else axes
-    axes = sorted({norm_axis(cls, a, rank) for a in axis})
+def reduce_axes(rank: int, axis: int | Sequence[int] | None, exclude: bool) -> tuple[int, ...]:
+    """The sorted axes a reduction reduces, as Relay's GetReduceAxes defines them.
+
+    ``axis`` None or empty: every axis, whatever ``exclude``. Otherwise the listed axes
+    (negative ones count from the end), or with ``exclude`` every axis not listed. The type
+    relation and the kernels both use this; raises ValueError for an axis out of range.
+    """
+    if isinstance(axis, numbers.Integral):
+        axis = (int(axis),)
+    if not axis:
+        return tuple(range(rank))
+    axes = set()
+    for a in axis:
+        if not -rank <= a < rank:
+            raise ValueError(f"axis {a} is out of range for rank {rank}")
+        axes.add(a % rank)
     if exclude:
-        axes = [a for a in range(rank) if a not in axes]
-    return axes
+        axes = set(range(rank)) - axes
+    return tuple(sorted(axes))
 
 
 class ReduceOp(RelayOp):
@@ -1132,7 +1144,10 @@ class ReduceOp(RelayOp):
     @classmethod
     def infer_types(cls, in_types, attrs):
         ds = shape_of(in_types[0])
-        axes = reduce_axes(cls, len(ds), attrs["axis"], attrs["exclude"])
+        try:
+            axes = reduce_axes(len(ds), attrs["axis"], attrs["exclude"])
+        except ValueError as e:
+            raise fail(cls, str(e)) from None
         if attrs["keepdims"]:
             out = [1 if i in axes else d for i, d in enumerate(ds)]
         else:
@@ -1589,39 +1604,46 @@ class StridedSliceOp(RelayOp):
         return [new_tensor(out, _dt(in_types[0]))]
 
 
-_LAYOUT_RE = re.compile(r"(\d*)([A-Za-z])")
+_LAYOUT_TOKEN = re.compile(r"(\d*)([A-Za-z])")
 
 
 def parse_layout(layout: str) -> list[tuple[str, int]]:
-    """``NCHW8c`` -> [(N,0), (C,0), (H,0), (W,0), (c,8)]: primal axes and sub-axes with factors."""
-    out = []
+    """Split a layout like ``"NCHW8c"`` into ``[("N", 0), ("C", 0), ("H", 0), ("W", 0), ("c", 8)]``.
+
+    Upper-case letters are primal axes (factor 0); a lower-case letter with its preceding
+    factor is the inner part of the matching primal axis. Raises ValueError naming the flaw.
+    """
+    toks: list[tuple[str, int]] = []
     pos = 0
-    for m in _LAYOUT_RE.finditer(layout):
+    for m in _LAYOUT_TOKEN.finditer(layout):
         if m.start() != pos:
-            raise ValueError(layout)
+            break
+        digits, letter = m.groups()
+        if letter.isupper():
+            if digits:
+                raise ValueError(f"layout {layout!r}: a factor must precede a lower-case axis")
+            toks.append((letter, 0))
+        else:
+            if not digits or int(digits) <= 0:
+                raise ValueError(f"layout {layout!r}: sub-axis {letter!r} needs a positive factor")
+            toks.append((letter, int(digits)))
         pos = m.end()
-        factor, letter = m.groups()
-        if letter.islower() and not factor:
-            raise ValueError(layout)
-        if letter.isupper() and factor:
-            raise ValueError(layout)
-        out.append((letter, int(factor) if factor else 0))
-    if pos != len(layout) or not out:
-        raise ValueError(layout)
-    letters = [ax for ax, _ in out]
-    if len(set(letters)) != len(letters):
-        raise ValueError(layout)
-    for ax, _ in out:
-        if ax.islower() and ax.upper() not in letters:
-            raise ValueError(layout)
-    return out
+    if pos != len(layout) or not layout:
+        raise ValueError(f"invalid layout {layout!r}")
+    names = [t for t, _ in toks]
+    if len(set(names)) != len(names):
+        raise ValueError(f"layout {layout!r} repeats an axis")
+    for t, _ in toks:
+        if t.islower() and t.upper() not in names:
+            raise ValueError(f"layout {layout!r}: sub-axis {t!r} without primal axis {t.upper()!r}")
+    return toks
 
 
 def layout_transform_shape(cls, ds, src: str, dst: str) -> list[int | None]:
     try:
         s_axes, d_axes = parse_layout(src), parse_layout(dst)
     except ValueError as e:
-        raise fail(cls, f"invalid layout '{e}'") from None
+        raise fail(cls, str(e)) from None
     if len(ds) != len(s_axes):
         raise fail(cls, f"layout '{src}' has {len(s_axes)} axes but the input has rank {len(ds)}")
     primal_s = sorted(a for a, _ in s_axes if a.isupper())

@@ -58,7 +58,7 @@ CASES = [
     ("nn.global_avg_pool2d", [_f(1, 2, 5, 5)], {}),
     ("nn.adaptive_avg_pool2d", [_f(1, 2, 5, 5)], {"output_size": (2, 2)}),
     ("nn.dense", [_f(3, 5), _f(4, 5, seed=1)], {}),
-    ("nn.batch_matmul", [_f(2, 3, 5), _f(2, 4, 5, seed=1)], {}),
+    ("nn.batch_matmul", [_f(2, 3, 5), _f(2, 4, 5, seed=1)], {"transpose_b": True}),
     ("nn.bias_add", [_f(2, 3, 2), _f(3)], {}),
     ("nn.softmax", [_f(2, 5)], {}),
     ("nn.layer_norm", [_f(2, 5), _f(5), _f(5, seed=2)], {}),

@@ -558,12 +558,15 @@ def test_batch_matmul_and_matmul_vs_onnxruntime(h, b, m, k, n, ta, tb, bcast, se
     h.assert_same(res2, ref[0], accum=True)
 
 
-def test_batch_matmul_default_is_nt():
+def test_batch_matmul_defaults_are_the_dialects():
+    # the op's attribute default is transpose_b = false (Relay's C++ attrs; only the Python
+    # API's relay.nn.batch_matmul defaults to true)
     a = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
-    b = np.arange(12, dtype=np.float32).reshape(1, 4, 3)  # (batch, N, K)
+    b = np.arange(12, dtype=np.float32).reshape(1, 3, 4)  # (batch, K, N)
     res = KERNELS["nn.batch_matmul"](a, b)
-    ref = [[[sum(a[0, i, t] * b[0, j, t] for t in range(3)) for j in range(4)] for i in range(2)]]
-    np.testing.assert_array_equal(res, np.array(ref, np.float32))
+    np.testing.assert_array_equal(res, a @ b)
+    bt = np.ascontiguousarray(b.transpose(0, 2, 1))
+    np.testing.assert_array_equal(KERNELS["nn.batch_matmul"](a, bt, transpose_b=True), a @ b)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])

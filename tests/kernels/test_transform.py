@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xrelay.kernels import KERNELS, infer_reshape, parse_layout
+from xrelay.dialects.relay.ops import parse_layout
+from xrelay.kernels import KERNELS, infer_reshape
 
 FAST = settings(max_examples=15, deadline=None)
 DTYPES = ["float32", "float16", "int8", "uint16", "int64", "bool"]

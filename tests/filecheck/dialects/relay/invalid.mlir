@@ -438,7 +438,7 @@
 
 %a = "test.op"() : () -> tensor<1x8x2x2xf32>
 %r = relay.layout_transform %a {src_layout = "NCHW", dst_layout = "NCHw8"} : (tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
-// CHECK{LITERAL}: relay.layout_transform: invalid layout
+// CHECK{LITERAL}: relay.layout_transform: layout 'NCHw8': sub-axis 'w' needs a positive factor
 
 // -----
 
