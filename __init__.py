@@ -9,6 +9,9 @@ from typing import Any
 # stays cheap; add entries here rather than eager imports.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "IRModule": ("xrelay.relay.module", "IRModule"),
+    "MemoryScope": ("xrelay.dialects.relay.devices", "MemoryScope"),
+    "VirtualDevice": ("xrelay.dialects.relay.devices", "VirtualDevice"),
+    "register_device": ("xrelay.dialects.relay.devices", "register_device"),
     "build": ("xrelay.runtime.build", "build"),
     "contrib": ("xrelay.contrib", None),
     "cpu": ("xrelay.runtime.device", "cpu"),

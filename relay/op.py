@@ -281,25 +281,18 @@ def shape_of(data: Expr, dtype: str = "int32") -> Call:
 # ---- devices ---------------------------------------------------------------------------------
 
 
-def _device_str(device: Any) -> str:
-    if isinstance(device, str):
-        return device
-    if isinstance(device, int):
-        return {1: "cpu", 2: "cuda", 4: "opencl"}.get(device, str(device))
-    # tvm.runtime.Device-like: device_type + device_id
-    kind = getattr(device, "device_type", None)
-    if kind is not None:
-        return f"{_device_str(int(kind))}:{int(getattr(device, 'device_id', 0))}"
-    return str(device)
-
-
 @_export
 def on_device(body: Expr, device: Any, constrain_result: bool = False, constrain_body: bool = True) -> Call:
-    """Annotate that ``body`` lives on ``device`` (a name such as ``"cuda"``)."""
+    """Annotate that ``body`` is computed on ``device`` (Relay's ``relay.annotation.on_device``).
+
+    ``device``: a device handle (``xrelay.cpu(0)``), a name (``"cuda"``, ``"cpu(1)"``, a
+    registered device) or a ``VirtualDevice``. ``constrain_result`` also pins the result there;
+    with the default ``False``, plan-devices copies it to wherever it is used.
+    """
     return _call(
         "on_device",
         [body],
-        virtual_device=_device_str(device),
+        virtual_device=device,
         constrain_result=constrain_result,
         constrain_body=constrain_body,
     )
@@ -307,13 +300,8 @@ def on_device(body: Expr, device: Any, constrain_result: bool = False, constrain
 
 @_export
 def device_copy(data: Expr, src_device: Any, dst_device: Any) -> Call:
-    """Copy ``data`` from ``src_device`` to ``dst_device``."""
-    return _call(
-        "device_copy",
-        [data],
-        src_virtual_device=_device_str(src_device),
-        dst_virtual_device=_device_str(dst_device),
-    )
+    """Copy ``data`` from ``src_device`` to ``dst_device`` (devices as for ``on_device``, or type codes)."""
+    return _call("device_copy", [data], src_virtual_device=src_device, dst_virtual_device=dst_device)
 
 
 @_export

@@ -25,6 +25,7 @@ from xrelay.dialects.relay.constant import (
     params_source,
     print_options,
 )
+from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.dialects.relay.dtypes import (
     byte_size,
     dtype_of,
@@ -46,7 +47,7 @@ FUNC_ATTRS = {
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 
-Relay = Dialect("relay", [ConstantOp, *RELAY_OPS.values()], [])
+Relay = Dialect("relay", [ConstantOp, *RELAY_OPS.values()], [VirtualDeviceAttr])
 
 __all__ = [
     "FUNC_ATTRS",
@@ -58,6 +59,7 @@ __all__ = [
     "Relay",
     "RelayOp",
     "RelayTypeError",
+    "VirtualDeviceAttr",
     "byte_size",
     "dense_from_numpy",
     "dtype_of",

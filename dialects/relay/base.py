@@ -50,6 +50,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, as_virtual_device
 from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
 
 
@@ -99,6 +100,7 @@ class AttrSpec:
             "bool": IntegerAttr,
             "str": StringAttr,
             "ints_list": ArrayAttr,
+            "device": VirtualDeviceAttr,
         }[self.kind]
 
     def to_attribute(self, value: Any) -> Attribute:
@@ -123,6 +125,8 @@ class AttrSpec:
                 if isinstance(value, int) and not isinstance(value, bool):
                     return IntegerAttr(value, i64)
                 return DenseArrayBase.from_list(i64, [_as_int(v) for v in _as_seq(value)])
+            if k == "device":
+                return as_virtual_device(value)
             if k == "ints_list":
                 return ArrayAttr(
                     [
@@ -130,12 +134,16 @@ class AttrSpec:
                         for row in _as_seq(value)
                     ]
                 )
+        except DeviceError as e:
+            raise RelayTypeError(f"attribute '{self.name}': {e}") from None
         except (TypeError, ValueError):
             pass
         raise RelayTypeError(f"attribute '{self.name}' expects {_KIND_DOC[k]}, got {value!r}")
 
     def from_attribute(self, attr: Attribute) -> Any:
         """The plain Python value of a stored attribute."""
+        if isinstance(attr, VirtualDeviceAttr):
+            return attr
         if isinstance(attr, DenseArrayBase):
             return tuple(attr.get_values())
         if isinstance(attr, IntegerAttr):
@@ -160,6 +168,7 @@ _KIND_DOC = {
     "str": "a string",
     "int_or_ints": "an integer or a list of integers",
     "ints_list": "a list of lists of integers",
+    "device": "a device",
 }
 
 
@@ -207,6 +216,11 @@ def IntOrInts(default: Any = REQUIRED) -> Any:  # noqa: N802
 
 def IntsList(default: Any = REQUIRED) -> Any:  # noqa: N802
     return AttrSpec("ints_list", default)
+
+
+def Device(default: Any = REQUIRED) -> Any:  # noqa: N802
+    """A ``#relay.virtual_device<...>`` (devices.py); Python values go through ``as_virtual_device``."""
+    return AttrSpec("device", default)
 
 
 # --------------------------------------------------------------------------------------------
@@ -535,6 +549,8 @@ def format_value(value: Any) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, tuple | list):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if isinstance(value, VirtualDeviceAttr):
+        return str(value)
     raise TypeError(f"cannot print attribute value {value!r}")
 
 
@@ -551,6 +567,8 @@ def parse_value(parser: Parser, allow_float: bool = True) -> Any:
         return items
     if (s := parser.parse_optional_str_literal()) is not None:
         return s
+    if parser.parse_optional_characters("#relay.virtual_device") is not None:
+        return VirtualDeviceAttr.new(VirtualDeviceAttr.parse_parameters(parser))
     if (b := parser.parse_optional_boolean()) is not None:
         return b
     if not allow_float:

@@ -19,6 +19,7 @@ from xdsl.traits import Pure
 
 from xrelay.dialects.relay.base import (
     Bool,
+    Device,
     Float,
     Int,
     IntOrInts,
@@ -1806,17 +1807,20 @@ class ShapeOfOp(RelayOp):
 
 @relay_op("on_device", OpPattern.OPAQUE, non_computational=True)
 class OnDeviceOp(RelayOp):
-    """Annotate where a value lives; an identity for computation.
+    """Annotate where a value lives (Relay's ``on_device``); an identity for computation.
+
+    ``constrain_body``: the operand is computed on ``virtual_device``; ``constrain_result``: the
+    result lives there (plan-devices inserts a ``device_copy`` where they differ).
 
     ```mlir
-    %y = relay.on_device %x {virtual_device = "cpu"} : (tensor<4xf32>) -> tensor<4xf32>
+    %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(0)>} : (tensor<4xf32>) -> tensor<4xf32>
     ```
     """
 
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    virtual_device = Str("")
+    virtual_device = Device()
     constrain_result = Bool(False)
     constrain_body = Bool(True)
 
@@ -1827,18 +1831,18 @@ class OnDeviceOp(RelayOp):
 
 @relay_op("device_copy", OpPattern.OPAQUE)
 class DeviceCopyOp(RelayOp):
-    """Copy between devices; never folded.
+    """Copy a tensor from one device (or memory scope) to another; never folded.
 
     ```mlir
-    %y = relay.device_copy %x {src_virtual_device = "cpu", dst_virtual_device = "npu"} : (tensor<4xf32>) -> tensor<4xf32>
+    %y = relay.device_copy %x {src_virtual_device = #relay.virtual_device<cpu(0)>, dst_virtual_device = #relay.virtual_device<cuda(0)>} : (tensor<4xf32>) -> tensor<4xf32>
     ```
     """
 
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    src_virtual_device = Str()
-    dst_virtual_device = Str()
+    src_virtual_device = Device()
+    dst_virtual_device = Device()
 
     @classmethod
     def infer_types(cls, in_types, attrs):

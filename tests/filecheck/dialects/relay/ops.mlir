@@ -75,8 +75,8 @@
 
 // device_copy
   %x = "test.op"() : () -> tensor<4xf32>
-  %y = relay.device_copy %x {src_virtual_device = "cpu", dst_virtual_device = "npu"} : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK{LITERAL}: %y = relay.device_copy %x {src_virtual_device = "cpu", dst_virtual_device = "npu"} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = relay.device_copy %x {src_virtual_device = #relay.virtual_device<cpu(0)>, dst_virtual_device = #relay.virtual_device<cuda(0)>} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.device_copy %x {src_virtual_device = #relay.virtual_device<cpu(0)>, dst_virtual_device = #relay.virtual_device<cuda(0)>} : (tensor<4xf32>) -> tensor<4xf32>
 // -----
 
 // divide
@@ -351,8 +351,18 @@
 
 // on_device
   %x = "test.op"() : () -> tensor<4xf32>
-  %y = relay.on_device %x {virtual_device = "cpu"} : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK{LITERAL}: %y = relay.on_device %x {virtual_device = "cpu"} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(0)>} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(0)>} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// on_device with a memory scope, both constraints; a device name is read as that device
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(1), target = "llvm", memory_scope = "sram">, constrain_result = true} : (tensor<4xf32>) -> tensor<4xf32>
+  %z = relay.on_device %x {virtual_device = "cuda", constrain_body = false} : (tensor<4xf32>) -> tensor<4xf32>
+  %w = relay.device_copy %x {src_virtual_device = #relay.virtual_device<?>, dst_virtual_device = #relay.virtual_device<cuda>} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(1), target = "llvm", memory_scope = "sram">, constrain_result = true} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %z = relay.on_device %x {virtual_device = #relay.virtual_device<cuda(0)>, constrain_body = false} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %w = relay.device_copy %x {src_virtual_device = #relay.virtual_device<?>, dst_virtual_device = #relay.virtual_device<cuda>} : (tensor<4xf32>) -> tensor<4xf32>
 // -----
 
 // ones_like
