@@ -1,4 +1,4 @@
-"""The memory dialect: explicit storage for a relay program (DESIGN.md decision 7).
+"""The memory dialect: explicit storage for a relay program (docs/design.md, decision 7).
 
 After ``lower-to-memory``, ``@main`` is a list of *steps*: each ``memory.invoke`` runs one
 primitive (fused) function, writing its results into destination tensors placed in storage.

@@ -17,7 +17,7 @@ Departures from Relay, on purpose:
 * ``Constant.data`` is a read-only numpy array (Relay gives an NDArray).
 * Node equality is identity, as in Relay; there is no structural hashing here.
 * Tuples flatten when lowered: a tuple of tuples returned from a function becomes one flat
-  list of results (DESIGN.md decision 3).
+  list of results (docs/design.md, decision 3).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Lowering a Python expression to the relay dialect (``mod["f"] = fn``):
 
 * The expression is a DAG: a node used several times is emitted once; ops come out in
   topological (post-) order, operands left to right.
-* A called function literal is outlined into a private ``func.func`` (DESIGN.md decision 3);
+* A called function literal is outlined into a private ``func.func`` (docs/design.md, decision 3);
   the variables it captures from the enclosing function become extra parameters after its own.
   A literal called twice is outlined once. Outlined functions are named after the ops in
   their body, in post-order: ``fused_<op>_<op>...`` for ``Primitive`` functions and

@@ -1,7 +1,7 @@
 """TVM graph-executor JSON for a planned program, and the three-file export (graph, lib, params).
 
-``graph_json(program)`` writes the format of TVM's ``GraphExecutorCodegen`` (reference
-relay.md section 8):
+``graph_json(program)`` writes the format of TVM's ``GraphExecutorCodegen`` (see
+docs/relay-semantics.md §8):
 
 * ``nodes``: ``@main``'s parameters first (``{"op": "null", "name": ..., "inputs": []}``), then
   in program order one ``tvm_op`` node per ``memory.invoke`` (``attrs``: ``func_name`` = the

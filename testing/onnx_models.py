@@ -359,7 +359,7 @@ def relay_resnet_v2(
 ) -> onnx.ModelProto:
     """``xrelay.testing.resnet.get_workload``'s network (NCHW) as an ONNX graph.
 
-    The structure is Relay's pre-activation ResNet unit for unit (reference/relay.md §7), and
+    The structure is Relay's pre-activation ResNet unit for unit (docs/relay-semantics.md §7), and
     initializers carry Relay's parameter names (``conv0_weight``, ``bn_data_moving_var``,
     ``stage1_unit1_sc_weight``, ``fc1_bias``...), taken from ``params``; when ``params`` is
     None they come from ``get_workload(..., seed=seed)``. ``bn_data`` has no scale

@@ -1,7 +1,7 @@
 """The dataflow graph fuse-ops partitions: Relay's ``IndexedForwardGraph`` of one function.
 
 Relay builds this graph from an expression tree with ``Tuple`` and ``TupleGetItem`` nodes.
-xrelay has no tuple values (DESIGN.md decision 3), so the builder puts *virtual* nodes where
+xrelay has no tuple values (docs/design.md, decision 3), so the builder puts *virtual* nodes where
 Relay's graph would have them, which makes the graph, and thus the partition, the one Relay
 builds for the same program:
 

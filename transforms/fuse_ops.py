@@ -1,7 +1,7 @@
 """``fuse-ops``: Relay's FuseOps, operator fusion into primitive functions.
 
 The pass partitions each function's dataflow graph exactly as Relay's ``GraphPartitioner``
-does (reference/relay.md §2.1) and outlines every group into a private ``func.func`` marked
+does (docs/relay-semantics.md §2.1) and outlines every group into a private ``func.func`` marked
 ``relay.primitive = 1 : i64``, called from where the group's result was computed::
 
     func.func @main(%x: tensor<1x4xf32>, %y: tensor<1x4xf32>) -> tensor<1x4xf32> {

@@ -22,7 +22,7 @@ the composite, so instruments and timing see the nesting as in Relay.
 
 This module mirrors `tvm.transform`: `PassContext` (opt level, required and disabled
 passes, instruments, configuration), `PassInfo`, `Pass` (a callable on a module) and
-`Sequential`, with Relay's semantics (see `reference/relay.md` §1 and §6). One
+`Sequential`, with Relay's semantics (see `docs/relay-semantics.md` §1 and §6). One
 deliberate departure: Relay's passes are functional (they return a new module), while
 xDSL's passes rewrite the module in place. Here `Pass.__call__(mod)` mutates `mod` and
 returns the same object, so both `mod = pass_(mod)` and `pass_(mod)` work. The config
@@ -382,7 +382,7 @@ class PassContext:
       `disabled_pass` (names may be CLI or Relay names).
     * `instruments`: `PassInstrument`s called around every pass; entering the context
       calls their `enter_pass_ctx`, leaving it their `exit_pass_ctx`, with Relay's
-      rules on failure (relay.md §6.2): a failing enter exits the already entered ones in
+      rules on failure (docs/relay-semantics.md §6.2): a failing enter exits the already entered ones in
       reverse order, clears the list and propagates without entering the context; a
       failing exit propagates at once, leaves the rest un-exited and clears the list.
     * `config`: options declared with `register_config`; an unknown key raises

@@ -1,6 +1,6 @@
 """``inline``: inline functions marked ``relay.inline`` into their callers (Relay's InlineGlobals).
 
-Relay's rules (src/relay/transforms/inline.cc, reference/relay.md §2.3) on ``func.func``:
+Relay's rules (src/relay/transforms/inline.cc, docs/relay-semantics.md §2.3) on ``func.func``:
 
 * A callee is inlined at a ``func.call`` when it has a body, carries ``relay.inline`` (non-zero),
   is not recursive (not in a cycle of the call graph) and is a leaf once its own callees have

@@ -2,7 +2,7 @@
 
 * ``nn.batch_norm`` whose first result is used and whose moving-statistics results (1 and 2)
   are unused becomes a multiply and an add with per-channel vectors, exactly as Relay builds them
-  (reference/relay.md §2.2)::
+  (docs/relay-semantics.md §2.2)::
 
       scale = 1 / sqrt(var + eps)      # eps a scalar constant of the data's dtype
       scale = scale * gamma            # only if scale=true

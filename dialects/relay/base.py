@@ -3,7 +3,7 @@
 Every relay op is an ``IRDLOperation`` whose Relay attributes are properties. An op class declares
 them with the small spec helpers below (``Int``, ``Ints``, ``Float``, ``Bool``, ``Str``, ...);
 the ``@relay_op`` decorator turns the specs into ``prop_def``s, records them in ``ATTRS`` and
-registers the op by its Relay name. Defaults are Relay's (reference/relay.md §5) and are never
+registers the op by its Relay name. Defaults are Relay's (docs/relay-semantics.md §5) and are never
 printed.
 
 All relay ops share one hand-written syntax, readable like Relay's text format::

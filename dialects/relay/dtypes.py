@@ -1,7 +1,7 @@
 """Relay dtypes and their builtin MLIR element types.
 
 Relay names dtypes with strings (``"float32"``, ``"int8"``, ``"bool"``); xrelay stores tensors as
-builtin ``tensor<...>`` types (DESIGN.md decision 1): float16/32/64 -> f16/f32/f64, bfloat16 ->
+builtin ``tensor<...>`` types (docs/design.md, decision 1): float16/32/64 -> f16/f32/f64, bfloat16 ->
 bf16, intN -> iN (signless means signed, as in Relay), uintN -> uiN, bool -> i1.
 """
 

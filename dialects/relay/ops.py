@@ -1,7 +1,7 @@
 """The relay dialect's ops: Relay's operators with their attributes, defaults and type relations.
 
 Each op's docstring gives its custom syntax. Attribute names and defaults are Relay's
-(reference/relay.md §5); pattern kinds and flags are Relay's TOpPattern / TOpIsStateful /
+(docs/relay-semantics.md §5); pattern kinds and flags are Relay's TOpPattern / TOpIsStateful /
 TReshapeOp / TNonComputational.
 """
 

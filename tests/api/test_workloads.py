@@ -27,7 +27,7 @@ def r18():
 
 
 def _expected_counts(units: list[int], bottleneck: bool, imagenet_stem: bool) -> dict[str, int]:
-    """Op counts derived from the structure (reference/relay.md §7)."""
+    """Op counts derived from the structure (docs/relay-semantics.md §7)."""
     n_units = sum(units)
     per_unit = 3 if bottleneck else 2
     stages = len(units)

@@ -1,5 +1,5 @@
 """
-Relay's pass-instrument call order and exception semantics (relay.md §6.2), ported from
+Relay's pass-instrument call order and exception semantics (docs/relay-semantics.md §6.2), ported from
 TVM's tests/python/relay/test_pass_instrument.py.
 """
 

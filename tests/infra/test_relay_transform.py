@@ -92,7 +92,7 @@ def test_composite_factory_is_a_sequential(registry):
 
 
 def test_tutorial_timing_shape(registry, module: ModuleOp):
-    # relay.md §6.1: FoldScaleAxis at opt_level 2 runs only FoldConstant inside.
+    # docs/relay-semantics.md §6.1: FoldScaleAxis at opt_level 2 runs only FoldConstant inside.
     timing = PassTimingInstrument()
     with PassContext(instruments=[timing]):
         module = transform.InferType()(module)

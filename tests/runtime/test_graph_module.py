@@ -186,7 +186,7 @@ def test_build_with_pools_and_no_arena_inputs():
 
 
 # ------------------------------------------------------------------------------------------
-# Graph JSON (reference/relay.md section 8)
+# Graph JSON (docs/relay-semantics.md §8)
 # ------------------------------------------------------------------------------------------
 
 

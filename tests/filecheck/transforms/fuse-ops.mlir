@@ -7,7 +7,7 @@
 // ERR: relay-opt: error: fuse-ops: max-depth must be >= 0, got -1
 // ERR2: relay-opt: error: fuse-ops: opt-level must be -1 or >= 0, got -2
 
-// Expected groups follow Relay's GraphPartitioner (reference/relay.md section 2.1); each case
+// Expected groups follow Relay's GraphPartitioner (docs/relay-semantics.md §2.1); each case
 // says why.
 
 // chain of elementwise ops: one group
