@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -203,10 +203,18 @@ class DecisionResult:
 
 
 def decide(
-    items: Sequence[Item], height: int, deadline: float, jit: bool | None = None
+    items: Sequence[Item],
+    height: int,
+    deadline: float,
+    jit: bool | None = None,
+    stop: Callable[[], bool] | None = None,
+    threads: int | None = None,
 ) -> DecisionResult:
     """Do ``items`` fit below ``height``? Searches each component until ``deadline``
-    (a ``time.perf_counter()`` value)."""
+    (a ``time.perf_counter()`` value) or until ``stop()`` says another search answered
+    (both end it as out of time). ``threads`` caps the threads of the side-by-side
+    searches (default: one per usable core, at most one per heuristic)."""
+    workers = _workers() if threads is None else max(1, min(threads, _workers()))
     items = [it for it in items if it.size > 0]
     if jit is None:
         # Small problems run faster uncompiled than the first (cached) JIT load.
@@ -225,8 +233,8 @@ def decide(
         winner = comps[0]
         while status == RUNNING:
             t0 = time.perf_counter()
-            if jit and _workers() > 1:
-                with ThreadPoolExecutor(_workers()) as pool:
+            if jit and workers > 1:
+                with ThreadPoolExecutor(workers) as pool:
                     statuses = list(pool.map(lambda c, k=chunk: c.step(k, True), comps))
             else:
                 statuses = []
@@ -239,7 +247,7 @@ def decide(
                     status, winner = st, comp
                     break
             now = time.perf_counter()
-            if status == RUNNING and now > deadline:
+            if status == RUNNING and (now > deadline or (stop is not None and stop())):
                 return DecisionResult(RUNNING, {}, nodes + sum(c.nodes for c in comps))
             # Grow the slices while they are short, so that deadlines are kept closely.
             if now - t0 < 0.05:
@@ -267,13 +275,21 @@ def minimise(
     capacity: int | None,
     time_limit: float,
     jit: bool | None = None,
+    portfolio: bool = True,
+    progress: Callable[[int | None, int, float], None] | None = None,
 ) -> OptimalResult:
     """Smallest height found within ``time_limit`` seconds for ``items``.
 
     ``upper``/``upper_offsets`` is a known feasible plan (e.g. greedy) or ``None``;
     ``capacity`` bounds the height (a pool size) or is ``None``. Heights are searched in
     multiples of the gcd of all sizes and alignments, which every canonical height is.
-    ``stats["probes"]`` lists every probe as (height, outcome, nodes).
+
+    With ``portfolio``, a CP-SAT decision search at the lower bound (``cpsat``) runs in
+    the background for the whole time while the branch and bound bisects: whichever
+    reaches the bound first ends the search. ``progress(best, bound, elapsed)`` is called
+    after every probe. ``stats``: ``probes`` lists every probe as (height, outcome, nodes);
+    ``first_best_seconds`` is when the final height was first reached, ``proof_seconds``
+    when it was proven optimal (``None`` if not), ``best_by`` which search found it.
     """
     nonzero = [it for it in items if it.size > 0]
     if jit or (jit is None and len(nonzero) > 24):
@@ -281,8 +297,9 @@ def minimise(
     start = time.perf_counter()
     deadline = start + time_limit
     probes: list[tuple[int, str, int]] = []
-    stats: dict[str, object] = {"probes": probes}
+    stats: dict[str, object] = {"probes": probes, "best_by": "greedy", "first_best_seconds": 0.0}
     if not nonzero:
+        stats.update(proof_seconds=0.0, seconds=0.0)
         return OptimalResult({it.key: 0 for it in items}, 0, True, stats)
     g = 0
     for it in nonzero:
@@ -297,49 +314,93 @@ def minimise(
     # Nothing known to fit: the capacity itself is the first height above the bound.
     cap = (capacity // g) * g if capacity is not None else None
 
+    def improve(h: int, offsets: dict[int, int], by: str) -> None:
+        nonlocal best_h, best
+        if best_h is None or h < best_h:
+            best_h, best = h, offsets
+            stats["best_by"] = by
+            stats["first_best_seconds"] = time.perf_counter() - start
+
+    background = None
+    if portfolio and len(nonzero) > 1 and (best_h is None or lo < best_h):
+        if cap is None or lo <= cap:
+            from xrelay.transforms.planners.cpsat import CpSatProbe
+
+            background = CpSatProbe(nonzero, lo, deadline)
+
+    def background_answered() -> bool:
+        return background is not None and background.status != RUNNING
+
+    def absorb_background() -> None:
+        nonlocal lo
+        if background is None or background.status == RUNNING or background.height != lo:
+            return
+        if background.status == FOUND:
+            h = max(background.offsets[it.key] + it.size for it in nonzero)
+            improve(h, background.offsets, "cp-sat")
+        else:
+            lo = background.height + g
+
     def probe(h: int, budget: float) -> int:
-        nonlocal best_h, best, lo
-        res = decide(nonzero, h, min(time.perf_counter() + budget, deadline), jit)
+        nonlocal lo
+        # While CP-SAT runs it takes the other cores: one thread for the branch and bound.
+        threads = 1 if background is not None and not background.done else None
+        res = decide(
+            nonzero, h, min(time.perf_counter() + budget, deadline), jit, background_answered,
+            threads,
+        )
         probes.append((h, ("running", "found", "exhausted")[res.status], res.nodes))
         if res.status == FOUND:
-            best_h = max(res.offsets[it.key] + it.size for it in nonzero)
-            best = res.offsets
+            improve(max(res.offsets[it.key] + it.size for it in nonzero), res.offsets, "bnb")
         elif res.status == EXHAUSTED:
-            lo = h + g
+            lo = max(lo, h + g)
+        absorb_background()
+        if progress is not None:
+            progress(best_h, lo, time.perf_counter() - start)
         return res.status
 
     def target() -> int | None:
         return best_h if best_h is not None else cap
 
-    # The lower bound is often the optimum (zero fragmentation): a generous first try.
-    if target() is not None and lo <= target() - (g if best_h is not None else 0):
-        probe(lo, time_limit / 4)
-    budget = max(time_limit / 100, 0.05)
-    while time.perf_counter() < deadline:
-        top = target()
-        if top is None or lo > top or (best_h is not None and lo >= best_h):
-            break
-        if best_h is None:
-            # Only the capacity is left to try: give it everything.
-            if probe(top, deadline - time.perf_counter()) != FOUND:
+    try:
+        # The lower bound is often the optimum (zero fragmentation): a generous first try.
+        if target() is not None and lo <= target() - (g if best_h is not None else 0):
+            probe(lo, time_limit / 4)
+        budget = max(time_limit / 100, 0.05)
+        while time.perf_counter() < deadline:
+            absorb_background()
+            top = target()
+            if top is None or lo > top or (best_h is not None and lo >= best_h):
                 break
-            continue
-        # One round: bisect between the bound and the best plan with short probes; a
-        # probe out of time counts as infeasible for this round only.
-        soft_lo = lo
-        progress = False
-        while time.perf_counter() < deadline and soft_lo < best_h:
-            h = max(soft_lo + ((best_h - soft_lo) // (2 * g)) * g, lo)
-            status = probe(h, budget)
-            if status == RUNNING:
-                soft_lo = h + g
-            else:
-                progress = True
-                soft_lo = max(soft_lo, lo)
-        if not progress:
-            budget *= 2
+            if best_h is None:
+                # Only the capacity is left to try: give it everything.
+                if probe(top, deadline - time.perf_counter()) != FOUND:
+                    break
+                continue
+            # One round: bisect between the bound and the best plan with short probes; a
+            # probe out of time counts as infeasible for this round only.
+            soft_lo = lo
+            progress_made = False
+            while time.perf_counter() < deadline and soft_lo < best_h:
+                h = max(soft_lo + ((best_h - soft_lo) // (2 * g)) * g, lo)
+                status = probe(h, budget)
+                if status == RUNNING:
+                    soft_lo = h + g
+                else:
+                    progress_made = True
+                    soft_lo = max(soft_lo, lo)
+            if not progress_made:
+                budget *= 2
+    finally:
+        if background is not None:
+            background.stop()
+            absorb_background()
+    elapsed = time.perf_counter() - start
+    stats["seconds"] = elapsed
     if best is None:
+        stats["proof_seconds"] = None
         return OptimalResult(None, 0, False, stats)
     offsets = {it.key: best.get(it.key, 0) for it in items}
-    stats["seconds"] = time.perf_counter() - start
-    return OptimalResult(offsets, best_h, lo >= best_h, stats)
+    proven = lo >= best_h
+    stats["proof_seconds"] = elapsed if proven else None
+    return OptimalResult(offsets, best_h, proven, stats)
