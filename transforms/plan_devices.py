@@ -190,7 +190,8 @@ def _bodies(module: ModuleOp) -> list[func.FuncOp]:
 # ----------------------------------------------------------------------------------------------
 
 
-def _copy(value: SSAValue, src: VirtualDeviceAttr, dst: VirtualDeviceAttr, before: Operation) -> SSAValue:
+def insert_device_copy(value: SSAValue, src: VirtualDeviceAttr, dst: VirtualDeviceAttr, before: Operation) -> SSAValue:
+    """A ``device_copy`` of ``value`` from ``src`` to ``dst``, inserted before ``before``."""
     op = RELAY_OPS["device_copy"].make([value], src_virtual_device=src, dst_virtual_device=dst)
     Rewriter.insert_op(op, InsertPoint.before(before))
     return op.results[0]
@@ -254,7 +255,7 @@ def _copy_conflicting_uses(fn: func.FuncOp) -> None:
         src, dst = seen[operand], call_devices[op]
         if src.is_fully_unconstrained() or dst.is_fully_unconstrained() or src == dst:
             continue
-        op.operands[index] = _copy(operand, src, dst, op)
+        op.operands[index] = insert_device_copy(operand, src, dst, op)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -379,7 +380,7 @@ def _capture(planner: _Planner, fn: func.FuncOp) -> None:
             if body == res:
                 op.results[0].replace_all_uses_with(op.operands[0])
             else:
-                copy = _copy(op.operands[0], body, res, op)
+                copy = insert_device_copy(op.operands[0], body, res, op)
                 planner.value_dom[copy] = planner.dom(op.results[0])
                 op.results[0].replace_all_uses_with(copy)
             block.erase_op(op)
@@ -421,7 +422,7 @@ def _wrap_operands(planner: _Planner, fn: func.FuncOp, op: Operation, rd: Virtua
         if child != want:
             if isinstance(v.owner, Operation):
                 new = _on_device_fixed(new, child, op)
-            new = _copy(new, child, want, op)
+            new = insert_device_copy(new, child, want, op)
         if want != lexical and isinstance(new.owner, Operation):
             new = _on_device_fixed(new, want, op)
         if new is not v:
@@ -466,4 +467,4 @@ def plan_devices(module: ModuleOp, default: VirtualDeviceAttr | None = None) -> 
         _capture(planner, fn)
 
 
-__all__ = ["HOST", "PlanDevicesError", "PlanDevicesPass", "describe", "plan_devices"]
+__all__ = ["HOST", "PlanDevicesError", "PlanDevicesPass", "describe", "insert_device_copy", "plan_devices"]
