@@ -1,14 +1,18 @@
 """``relay.nn``: neural-network operators with tvm.relay.nn's signatures and Python defaults.
 
 Multi-result ops return a ``TupleWrapper`` (``batch_norm``, ``dropout_raw``); ``dropout``
-returns the first result, as in Relay.
+returns the first result, as in Relay. Attribute parameters default to the relay dialect's
+defaults (``DEFAULT``, see ``xrelay.relay.op``); where tvm.relay's Python default differs from
+the attribute's (``pool_size``, ``leaky_relu``'s ``alpha``, ``batch_matmul``'s ``transpose_b``)
+the function states tvm.relay's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from xrelay.relay.expr import Call, Expr, Op, TupleWrapper, _to_expr
+from xrelay.relay.expr import Call, Expr, TupleWrapper, _to_expr
+from xrelay.relay.op import DEFAULT, dialect_defaults, make_call
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -37,26 +41,23 @@ __all__ = [
 
 
 def _call(name: str, args: list[Any], **attrs: Any) -> Call:
-    return Call(Op.get("nn." + name), args, attrs)
+    return make_call("nn." + name, args, **attrs)
 
 
-def _out_dtype(v: Any) -> str:
-    return v or ""
-
-
+@dialect_defaults("nn.conv2d")
 def conv2d(
     data: Expr,
     weight: Expr,
-    strides: Any = (1, 1),
-    padding: Any = (0, 0),
-    dilation: Any = (1, 1),
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: Any = None,
-    data_layout: str = "NCHW",
-    kernel_layout: str = "OIHW",
-    out_layout: str = "",
-    out_dtype: str = "",
+    strides: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    groups: int = DEFAULT,
+    channels: int | None = DEFAULT,
+    kernel_size: Any = DEFAULT,
+    data_layout: str = DEFAULT,
+    kernel_layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    out_dtype: str = DEFAULT,
 ) -> Call:
     """2-D convolution; ``padding`` of 1, 2 or 4 values ([top, left, bottom, right])."""
     return _call(
@@ -71,24 +72,25 @@ def conv2d(
         data_layout=data_layout,
         kernel_layout=kernel_layout,
         out_layout=out_layout,
-        out_dtype=_out_dtype(out_dtype),
+        out_dtype=out_dtype,
     )
 
 
+@dialect_defaults("nn.conv2d_transpose")
 def conv2d_transpose(
     data: Expr,
     weight: Expr,
-    strides: Any = (1, 1),
-    padding: Any = (0, 0),
-    dilation: Any = (1, 1),
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: Any = None,
-    data_layout: str = "NCHW",
-    kernel_layout: str = "IOHW",
-    out_layout: str = "",
-    output_padding: Any = (0, 0),
-    out_dtype: str = "",
+    strides: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    groups: int = DEFAULT,
+    channels: int | None = DEFAULT,
+    kernel_size: Any = DEFAULT,
+    data_layout: str = DEFAULT,
+    kernel_layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    output_padding: Any = DEFAULT,
+    out_dtype: str = DEFAULT,
 ) -> Call:
     """Transposed 2-D convolution (weight IOHW by default)."""
     return _call(
@@ -104,19 +106,20 @@ def conv2d_transpose(
         kernel_layout=kernel_layout,
         out_layout=out_layout,
         output_padding=output_padding,
-        out_dtype=_out_dtype(out_dtype),
+        out_dtype=out_dtype,
     )
 
 
+@dialect_defaults("nn.max_pool2d")
 def max_pool2d(
     data: Expr,
     pool_size: Any = (1, 1),
-    strides: Any = (1, 1),
-    dilation: Any = (1, 1),
-    padding: Any = (0, 0),
-    layout: str = "NCHW",
-    out_layout: str = "",
-    ceil_mode: bool = False,
+    strides: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    ceil_mode: bool = DEFAULT,
 ) -> Call:
     """2-D max pooling."""
     return _call(
@@ -132,16 +135,17 @@ def max_pool2d(
     )
 
 
+@dialect_defaults("nn.avg_pool2d")
 def avg_pool2d(
     data: Expr,
     pool_size: Any = (1, 1),
-    strides: Any = (1, 1),
-    dilation: Any = (1, 1),
-    padding: Any = (0, 0),
-    layout: str = "NCHW",
-    out_layout: str = "",
-    ceil_mode: bool = False,
-    count_include_pad: bool = False,
+    strides: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    ceil_mode: bool = DEFAULT,
+    count_include_pad: bool = DEFAULT,
 ) -> Call:
     """2-D average pooling."""
     return _call(
@@ -158,17 +162,20 @@ def avg_pool2d(
     )
 
 
-def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+@dialect_defaults("nn.global_avg_pool2d")
+def global_avg_pool2d(data: Expr, layout: str = DEFAULT, out_layout: str = DEFAULT) -> Call:
     """Average over the whole spatial extent."""
     return _call("global_avg_pool2d", [data], layout=layout, out_layout=out_layout)
 
 
-def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+@dialect_defaults("nn.global_max_pool2d")
+def global_max_pool2d(data: Expr, layout: str = DEFAULT, out_layout: str = DEFAULT) -> Call:
     """Maximum over the whole spatial extent."""
     return _call("global_max_pool2d", [data], layout=layout, out_layout=out_layout)
 
 
-def adaptive_avg_pool2d(data: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = "") -> Call:
+@dialect_defaults("nn.adaptive_avg_pool2d")
+def adaptive_avg_pool2d(data: Expr, output_size: Any = DEFAULT, layout: str = DEFAULT, out_layout: str = DEFAULT) -> Call:
     """Average pooling to a fixed ``output_size``."""
     if isinstance(output_size, int):
         output_size = (output_size, output_size)
@@ -177,16 +184,17 @@ def adaptive_avg_pool2d(data: Expr, output_size: Any = None, layout: str = "NCHW
     )
 
 
+@dialect_defaults("nn.batch_norm")
 def batch_norm(
     data: Expr,
     gamma: Expr,
     beta: Expr,
     moving_mean: Expr,
     moving_var: Expr,
-    axis: int = 1,
-    epsilon: float = 1e-5,
-    center: bool = True,
-    scale: bool = True,
+    axis: int = DEFAULT,
+    epsilon: float = DEFAULT,
+    center: bool = DEFAULT,
+    scale: bool = DEFAULT,
 ) -> TupleWrapper:
     """Batch normalisation: a TupleWrapper of (output, new_mean, new_var)."""
     call = _call(
@@ -200,14 +208,15 @@ def batch_norm(
     return TupleWrapper(call, 3)
 
 
+@dialect_defaults("nn.layer_norm")
 def layer_norm(
     data: Expr,
     gamma: Expr,
     beta: Expr,
-    axis: int = -1,
-    epsilon: float = 1e-5,
-    center: bool = True,
-    scale: bool = True,
+    axis: int = DEFAULT,
+    epsilon: float = DEFAULT,
+    center: bool = DEFAULT,
+    scale: bool = DEFAULT,
 ) -> Call:
     """Layer normalisation over ``axis``."""
     return _call(
@@ -215,63 +224,70 @@ def layer_norm(
     )
 
 
-def dropout_raw(data: Expr, rate: float = 0.5) -> TupleWrapper:
+@dialect_defaults("nn.dropout")
+def dropout_raw(data: Expr, rate: float = DEFAULT) -> TupleWrapper:
     """Dropout: a TupleWrapper of (output, mask)."""
     return TupleWrapper(_call("dropout", [data], rate=rate), 2)
 
 
-def dropout(data: Expr, rate: float = 0.5) -> Expr:
+@dialect_defaults("nn.dropout")
+def dropout(data: Expr, rate: float = DEFAULT) -> Expr:
     """Dropout's output (``dropout_raw(data, rate)[0]``)."""
     return dropout_raw(data, rate)[0]
 
 
-def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
+@dialect_defaults("nn.dense")
+def dense(data: Expr, weight: Expr, units: int | None = DEFAULT, out_dtype: str = DEFAULT) -> Call:
     """``data @ weight.T``; weight is (units, in)."""
-    return _call("dense", [data, weight], units=units, out_dtype=_out_dtype(out_dtype))
+    return _call("dense", [data, weight], units=units, out_dtype=out_dtype)
 
 
+@dialect_defaults("nn.matmul")
 def matmul(
     tensor_a: Expr,
     tensor_b: Expr,
-    units: int | None = None,
-    out_dtype: str = "",
-    transpose_a: bool = False,
-    transpose_b: bool = False,
+    units: int | None = DEFAULT,
+    out_dtype: str = DEFAULT,
+    transpose_a: bool = DEFAULT,
+    transpose_b: bool = DEFAULT,
 ) -> Call:
     """Matrix product with optional transposes."""
     return _call(
         "matmul",
         [tensor_a, tensor_b],
         units=units,
-        out_dtype=_out_dtype(out_dtype),
+        out_dtype=out_dtype,
         transpose_a=transpose_a,
         transpose_b=transpose_b,
     )
 
 
+@dialect_defaults("nn.batch_matmul")
 def batch_matmul(
     tensor_a: Expr,
     tensor_b: Expr,
-    out_dtype: str = "",
-    transpose_a: bool = False,
+    out_dtype: str = DEFAULT,
+    transpose_a: bool = DEFAULT,
     transpose_b: bool = True,
 ) -> Call:
     """Batched matrix product; note Relay's Python default ``transpose_b=True``."""
     return _call(
         "batch_matmul",
         [tensor_a, tensor_b],
-        out_dtype=_out_dtype(out_dtype),
+        out_dtype=out_dtype,
         transpose_a=transpose_a,
         transpose_b=transpose_b,
     )
 
 
-def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
+@dialect_defaults("nn.bias_add")
+def bias_add(data: Expr, bias: Expr, axis: int = DEFAULT) -> Call:
     """Add a 1-D ``bias`` along ``axis``."""
     return _call("bias_add", [data, bias], axis=axis)
 
 
-def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
+@dialect_defaults("nn.prelu")
+def prelu(data: Expr, alpha: Expr, axis: int = DEFAULT) -> Call:
     """Parametric ReLU with per-channel ``alpha`` along ``axis``."""
     return _call("prelu", [data, alpha], axis=axis)
 
@@ -281,17 +297,20 @@ def relu(data: Expr) -> Call:
     return _call("relu", [data])
 
 
+@dialect_defaults("nn.leaky_relu")
 def leaky_relu(data: Expr, alpha: float = 0.01) -> Call:
     """``data if data > 0 else alpha * data`` (Python default alpha 0.01, as tvm.relay)."""
     return _call("leaky_relu", [data], alpha=alpha)
 
 
-def softmax(data: Expr, axis: int = -1) -> Call:
+@dialect_defaults("nn.softmax")
+def softmax(data: Expr, axis: int = DEFAULT) -> Call:
     """Softmax over ``axis``."""
     return _call("softmax", [data], axis=axis)
 
 
-def log_softmax(data: Expr, axis: int = -1) -> Call:
+@dialect_defaults("nn.log_softmax")
+def log_softmax(data: Expr, axis: int = DEFAULT) -> Call:
     """Log-softmax over ``axis``."""
     return _call("log_softmax", [data], axis=axis)
 
@@ -301,7 +320,8 @@ def batch_flatten(data: Expr) -> Call:
     return _call("batch_flatten", [data])
 
 
-def pad(data: Expr, pad_width: Any, pad_value: Any = 0.0, pad_mode: str = "constant") -> Call:
+@dialect_defaults("nn.pad")
+def pad(data: Expr, pad_width: Any, pad_value: Any = 0.0, pad_mode: str = DEFAULT) -> Call:
     """Pad with ``pad_width`` ([before, after] per axis); a scalar ``pad_value`` takes data's dtype."""
     value = _to_expr(pad_value, like=data)
     return _call("pad", [data, value], pad_width=[list(p) for p in pad_width], pad_mode=pad_mode)

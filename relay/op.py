@@ -1,9 +1,11 @@
 """Relay's operator functions (``relay.add``, ``relay.reshape``, ...) with tvm.relay's signatures.
 
 Each function builds a ``Call`` of the relay dialect op of the same name; the call's type is
-inferred at once (see ``xrelay.relay.expr``). Python defaults are tvm.relay's Python defaults,
-which in a few places differ from the C++ attribute defaults the dialect uses (for example
-``nn.batch_matmul``'s ``transpose_b=True``); such values are passed explicitly and so printed.
+inferred at once (see ``xrelay.relay.expr``). Parameters are tvm.relay's, in its order. An
+attribute parameter defaults to ``DEFAULT``, the relay dialect's default for that attribute
+(declared once, on the op class; ``@dialect_defaults`` shows it in the signature). Where
+tvm.relay's Python default differs from the attribute's (for example ``nn.batch_matmul``'s
+``transpose_b=True``), the function keeps tvm.relay's value, which is then printed.
 
 Python scalars mixed with tensors (``relay.add(x, 1.0)``, ``x * 2``) become constants of the
 tensor's dtype. Ops returning several values (``split``) return a ``TupleWrapper``.
@@ -11,16 +13,56 @@ tensor's dtype. Ops returning several values (``split``) return a ``TupleWrapper
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
+from xrelay.dialects.relay import RELAY_OPS
 from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, _to_expr
 
 __all__ = [
+    "DEFAULT",
     "Op",
+    "dialect_defaults",
     "get",
     "list_op_names",
 ]
+
+
+class _DialectDefault:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT: Any = _DialectDefault()
+"""The default of an attribute parameter: the relay dialect's default for that attribute."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def dialect_defaults(op_name: str) -> Callable[[_F], _F]:
+    """Show op ``op_name``'s attribute defaults in the signature of an API function.
+
+    Every parameter defaulting to ``DEFAULT`` must be an attribute of the op with a default
+    (checked here, at import); ``help()`` and ``inspect.signature`` then show that default.
+    """
+    defaults = RELAY_OPS[op_name].default_attrs()
+
+    def wrap(fn: _F) -> _F:
+        sig = inspect.signature(fn)
+        params = []
+        for p in sig.parameters.values():
+            if p.default is DEFAULT:
+                if p.name not in defaults:
+                    raise TypeError(f"{fn.__name__}: relay.{op_name} has no attribute {p.name!r} with a default")
+                p = p.replace(default=defaults[p.name])
+            params.append(p)
+        fn.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        return fn
+
+    return wrap
 
 
 def get(name: str) -> Op:
@@ -30,13 +72,15 @@ def get(name: str) -> Op:
 
 def list_op_names() -> list[str]:
     """Every relay op name, sorted."""
-    from xrelay.dialects.relay import RELAY_OPS
-
     return sorted(RELAY_OPS)
 
 
-def _call(name: str, args: Sequence[Any], **attrs: Any) -> Call:
-    return Call(Op.get(name), list(args), attrs)
+def make_call(name: str, args: Sequence[Any], **attrs: Any) -> Call:
+    """A call of relay op ``name``; attributes given as ``DEFAULT`` take the dialect's default."""
+    return Call(Op.get(name), list(args), {k: v for k, v in attrs.items() if v is not DEFAULT})
+
+
+_call = make_call
 
 
 def _tensor_args(*args: Any) -> list[Expr]:
@@ -125,12 +169,12 @@ def where(condition: Expr, x: Any, y: Any) -> Call:
 
 
 def _make_reduce(name: str) -> Any:
-    def reduce(data: Expr, axis: Any = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    def reduce(data: Expr, axis: Any = DEFAULT, keepdims: bool = DEFAULT, exclude: bool = DEFAULT) -> Call:
         return _call(name, [data], axis=axis, keepdims=keepdims, exclude=exclude)
 
     reduce.__name__ = reduce.__qualname__ = name
-    reduce.__doc__ = f"``{name}`` over ``axis`` (all axes when None; the others with exclude)."
-    return reduce
+    reduce.__doc__ = f"``{name}`` over ``axis`` (all axes when None or empty; the others with exclude)."
+    return dialect_defaults(name)(reduce)
 
 
 for _name in ("sum", "mean", "max", "min", "prod"):
@@ -140,10 +184,10 @@ for _name in ("sum", "mean", "max", "min", "prod"):
 def _make_arg_reduce(name: str) -> Any:
     def arg_reduce(
         data: Expr,
-        axis: Any = None,
-        keepdims: bool = False,
-        exclude: bool = False,
-        select_last_index: bool = False,
+        axis: Any = DEFAULT,
+        keepdims: bool = DEFAULT,
+        exclude: bool = DEFAULT,
+        select_last_index: bool = DEFAULT,
     ) -> Call:
         return _call(
             name,
@@ -156,7 +200,7 @@ def _make_arg_reduce(name: str) -> Any:
 
     arg_reduce.__name__ = arg_reduce.__qualname__ = name
     arg_reduce.__doc__ = f"``{name}`` over ``axis`` (int32 indices)."
-    return arg_reduce
+    return dialect_defaults(name)(arg_reduce)
 
 
 for _name in ("argmax", "argmin"):
@@ -167,7 +211,8 @@ for _name in ("argmax", "argmin"):
 
 
 @_export
-def reshape(data: Expr, newshape: Any, allowzero: bool = False) -> Call:
+@dialect_defaults("reshape")
+def reshape(data: Expr, newshape: Any, allowzero: bool = DEFAULT) -> Call:
     """Reshape with Relay's special values (0 copy, -1 infer, -2, -3, -4)."""
     if isinstance(newshape, int):
         newshape = [newshape]
@@ -175,9 +220,10 @@ def reshape(data: Expr, newshape: Any, allowzero: bool = False) -> Call:
 
 
 @_export
-def transpose(data: Expr, axes: Any = None) -> Call:
+@dialect_defaults("transpose")
+def transpose(data: Expr, axes: Any = DEFAULT) -> Call:
     """Permute axes (reverse them when ``axes`` is None)."""
-    return _call("transpose", [data], axes=None if axes is None else list(axes))
+    return _call("transpose", [data], axes=axes)
 
 
 @_export
@@ -193,7 +239,8 @@ def stack(data: Any, axis: int) -> Call:
 
 
 @_export
-def split(data: Expr, indices_or_sections: Any, axis: int = 0) -> TupleWrapper:
+@dialect_defaults("split")
+def split(data: Expr, indices_or_sections: Any, axis: int = DEFAULT) -> TupleWrapper:
     """Split into ``indices_or_sections`` equal parts (int) or at indices (list)."""
     if not isinstance(indices_or_sections, int):
         indices_or_sections = list(indices_or_sections)
@@ -206,34 +253,35 @@ def _n_split(ios: Any) -> int:
 
 
 @_export
-def squeeze(data: Expr, axis: Any = None) -> Call:
+@dialect_defaults("squeeze")
+def squeeze(data: Expr, axis: Any = DEFAULT) -> Call:
     """Remove size-1 axes (all of them when ``axis`` is None)."""
     if isinstance(axis, int):
         axis = [axis]
-    return _call("squeeze", [data], axis=None if axis is None else list(axis))
+    return _call("squeeze", [data], axis=axis)
 
 
 @_export
-def expand_dims(data: Expr, axis: int, num_newaxis: int = 1) -> Call:
+@dialect_defaults("expand_dims")
+def expand_dims(data: Expr, axis: int, num_newaxis: int = DEFAULT) -> Call:
     """Insert ``num_newaxis`` size-1 axes at ``axis``."""
     return _call("expand_dims", [data], axis=axis, num_newaxis=num_newaxis)
 
 
 @_export
+@dialect_defaults("strided_slice")
 def strided_slice(
     data: Expr,
     begin: Any,
     end: Any,
-    strides: Any = None,
-    axes: Any = None,
-    slice_mode: str = "end",
+    strides: Any = DEFAULT,
+    axes: Any = DEFAULT,
+    slice_mode: str = DEFAULT,
 ) -> Call:
     """Slice ``data``; ``slice_mode="size"`` reads ``end`` as sizes (-1: to the end)."""
 
     def ints(v: Any) -> Any:
-        if v is None:
-            return None
-        return [v] if isinstance(v, int) else list(v)
+        return [v] if isinstance(v, int) else v
 
     return _call(
         "strided_slice",
@@ -259,7 +307,8 @@ def broadcast_to(data: Expr, shape: Any) -> Call:
 
 
 @_export
-def take(data: Expr, indices: Any, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
+@dialect_defaults("take")
+def take(data: Expr, indices: Any, axis: int | None = DEFAULT, batch_dims: int = DEFAULT, mode: str = DEFAULT) -> Call:
     """Gather along ``axis`` (the flattened tensor when None); Python ints become int32."""
     if not isinstance(indices, Expr):
         indices = _to_expr(indices)
@@ -273,7 +322,8 @@ def tile(data: Expr, reps: Any) -> Call:
 
 
 @_export
-def shape_of(data: Expr, dtype: str = "int32") -> Call:
+@dialect_defaults("shape_of")
+def shape_of(data: Expr, dtype: str = DEFAULT) -> Call:
     """The shape of ``data`` as a 1-D tensor."""
     return _call("shape_of", [data], dtype=dtype)
 
@@ -282,7 +332,8 @@ def shape_of(data: Expr, dtype: str = "int32") -> Call:
 
 
 @_export
-def on_device(body: Expr, device: Any, constrain_result: bool = False, constrain_body: bool = True) -> Call:
+@dialect_defaults("on_device")
+def on_device(body: Expr, device: Any, constrain_result: bool = DEFAULT, constrain_body: bool = DEFAULT) -> Call:
     """Annotate that ``body`` is computed on ``device`` (Relay's ``relay.annotation.on_device``).
 
     ``device``: a device handle (``xrelay.cpu(0)``), a name (``"cuda"``, ``"cpu(1)"``, a
