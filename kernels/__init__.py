@@ -24,6 +24,9 @@ from ._registry import (
 )
 from .transform import infer_reshape, layout_transform_array
 
+# isort: split
+from . import blocked  # noqa: F401  (blocked layouts for the layout kernels: after they register)
+
 __all__ = [
     "KERNELS",
     "Kernel",

@@ -499,6 +499,26 @@ def _check_rank(cls, t: TensorType, rank: int, what: str) -> tuple:
     return s
 
 
+def _blocked_types(cls, in_types, attrs, in_keys: tuple[str, ...], out_key: str):
+    """Result types for blocked layouts (``NCHW8c`` data, ``OIHW8i8o`` kernel), else None.
+
+    The operands are read in their primal layouts (``NCHW``, ``OIHW``), the op infers there,
+    and the result is blocked as ``out_key`` (default: the first layout) says.
+    """
+    layouts = [attrs[k] for k in in_keys]
+    out_layout = attrs[out_key] or layouts[0]
+    if all(lay.isupper() for lay in (*layouts, out_layout)):
+        return None
+    primal = ["".join(c for c in lay if not c.isdigit() and c.isupper()) for lay in layouts]
+    shapes = [
+        layout_transform_shape(cls, shape_of(t), lay, p)
+        for t, lay, p in zip(in_types, layouts, primal, strict=False)
+    ]
+    plain = dict(attrs, **dict(zip(in_keys, primal, strict=True)), **{out_key: ""})
+    (res,) = cls.infer_types([new_tensor(s, _dt(t)) for s, t in zip(shapes, in_types, strict=False)], plain)
+    return [new_tensor(layout_transform_shape(cls, shape_of(res), primal[0], out_layout), _dt(res))]
+
+
 # ============================================================================================
 # Convolutions and pools
 # ============================================================================================
@@ -545,6 +565,8 @@ class Conv2DOp(_ConvBase):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("data_layout", "kernel_layout"), "out_layout")):
+            return blocked
         data, weight = in_types
         ds = _check_rank(cls, data, 4, "data")
         ws = _check_rank(cls, weight, 4, "weight")
@@ -599,6 +621,8 @@ class Conv2DTransposeOp(_ConvBase):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("data_layout", "kernel_layout"), "out_layout")):
+            return blocked
         data, weight = in_types
         ds = _check_rank(cls, data, 4, "data")
         ws = _check_rank(cls, weight, 4, "weight")
@@ -639,6 +663,8 @@ class _Pool2D(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout")):
+            return blocked
         (data,) = in_types
         ds = _check_rank(cls, data, 4, "data")
         _, _, h_, w_ = _layout_axes(cls, attrs["layout"], "NCHW")
@@ -706,6 +732,8 @@ class _GlobalPool2D(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout")):
+            return blocked
         ds = list(_check_rank(cls, in_types[0], 4, "data"))
         _, _, h_, w_ = _layout_axes(cls, attrs["layout"], "NCHW")
         ds[h_] = ds[w_] = 1
@@ -756,6 +784,8 @@ class AdaptiveAvgPool2DOp(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout")):
+            return blocked
         ds = list(_check_rank(cls, in_types[0], 4, "data"))
         _, _, h_, w_ = _layout_axes(cls, attrs["layout"], "NCHW")
         if attrs["output_size"] is not None:

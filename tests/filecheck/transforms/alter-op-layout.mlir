@@ -1,0 +1,47 @@
+// RUN: relay-opt %s -p alter-op-layout --split-input-file | filecheck %s
+// RUN: relay-opt %s -p 'alter-op-layout{simd-width=8}' --split-input-file | filecheck %s --check-prefix=AVX2
+// RUN: not relay-opt %s -p 'alter-op-layout{simd-width=0}' 2>&1 | filecheck %s --check-prefix=ERR
+
+// ERR: alter-op-layout: simd-width must be positive, got 0
+
+// Block sizes per layer (32 -> 16 lanes, 24 -> 12; input blocks up to the output's); the bias
+// is expanded and blocked like the conv output, relu and the pool stay blocked, two block
+// sizes meet with one transform between them, and the result goes back to NCHW.
+// CHECK:  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW8c"} : (tensor<1x8x6x6xf32>) -> tensor<1x1x6x6x8xf32>
+// CHECK-NEXT:  %1 = relay.layout_transform %w {src_layout = "OIHW", dst_layout = "OIHW8i16o"} : (tensor<32x8x3x3xf32>) -> tensor<2x1x3x3x8x16xf32>
+// CHECK-NEXT:  %y = relay.nn.conv2d %0, %1 {padding = [1, 1, 1, 1], channels = 32, data_layout = "NCHW8c", kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"} : (tensor<1x1x6x6x8xf32>, tensor<2x1x3x3x8x16xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK-NEXT:  %e = relay.expand_dims %b {axis = 1, num_newaxis = 2} : (tensor<32xf32>) -> tensor<32x1x1xf32>
+// CHECK-NEXT:  %2 = relay.expand_dims %e {axis = 0} : (tensor<32x1x1xf32>) -> tensor<1x32x1x1xf32>
+// CHECK-NEXT:  %3 = relay.layout_transform %2 {src_layout = "NCHW", dst_layout = "NCHW16c"} : (tensor<1x32x1x1xf32>) -> tensor<1x2x1x1x16xf32>
+// CHECK-NEXT:  %a = relay.add %y, %3 : (tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK-NEXT:  %r = relay.nn.relu %a : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK-NEXT:  %p = relay.nn.max_pool2d %r {pool_size = [2, 2], strides = [2, 2], layout = "NCHW16c"} : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x3x3x16xf32>
+// CHECK-NEXT:  %4 = relay.layout_transform %p {src_layout = "NCHW16c", dst_layout = "NCHW8c"} : (tensor<1x2x3x3x16xf32>) -> tensor<1x4x3x3x8xf32>
+// CHECK-NEXT:  %5 = relay.layout_transform %w2 {src_layout = "OIHW", dst_layout = "OIHW8i12o"} : (tensor<24x32x1x1xf32>) -> tensor<2x4x1x1x8x12xf32>
+// CHECK-NEXT:  %z = relay.nn.conv2d %4, %5 {channels = 24, data_layout = "NCHW8c", kernel_layout = "OIHW8i12o", out_layout = "NCHW12c"} : (tensor<1x4x3x3x8xf32>, tensor<2x4x1x1x8x12xf32>) -> tensor<1x2x3x3x12xf32>
+// CHECK-NEXT:  %6 = relay.layout_transform %z {src_layout = "NCHW12c", dst_layout = "NCHW"} : (tensor<1x2x3x3x12xf32>) -> tensor<1x24x3x3xf32>
+// CHECK-NEXT:  func.return %6 : tensor<1x24x3x3xf32>
+func.func @main(%x: tensor<1x8x6x6xf32>, %w: tensor<32x8x3x3xf32>, %w2: tensor<24x32x1x1xf32>, %b: tensor<32xf32>) -> tensor<1x24x3x3xf32> {
+  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x8x6x6xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x6x6xf32>
+  %e = relay.expand_dims %b {axis = 1, num_newaxis = 2} : (tensor<32xf32>) -> tensor<32x1x1xf32>
+  %a = relay.add %y, %e : (tensor<1x32x6x6xf32>, tensor<32x1x1xf32>) -> tensor<1x32x6x6xf32>
+  %r = relay.nn.relu %a : (tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
+  %p = relay.nn.max_pool2d %r {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x32x6x6xf32>) -> tensor<1x32x3x3xf32>
+  %z = relay.nn.conv2d %p, %w2 : (tensor<1x32x3x3xf32>, tensor<24x32x1x1xf32>) -> tensor<1x24x3x3xf32>
+  func.return %z : tensor<1x24x3x3xf32>
+}
+
+// -----
+
+// Depthwise: OIHW1i{oc}o; other grouped convolutions keep NCHW (TVM's x86 rule).
+// AVX2:  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW8c"} : (tensor<1x16x4x4xf32>) -> tensor<1x2x4x4x8xf32>
+// AVX2-NEXT:  %1 = relay.layout_transform %dw {src_layout = "OIHW", dst_layout = "OIHW1i8o"} : (tensor<16x1x3x3xf32>) -> tensor<2x1x3x3x1x8xf32>
+// AVX2-NEXT:  %y = relay.nn.conv2d %0, %1 {padding = [1, 1, 1, 1], groups = 16, channels = 16, data_layout = "NCHW8c", kernel_layout = "OIHW1i8o", out_layout = "NCHW8c"} : (tensor<1x2x4x4x8xf32>, tensor<2x1x3x3x1x8xf32>) -> tensor<1x2x4x4x8xf32>
+// AVX2-NEXT:  %2 = relay.layout_transform %y {src_layout = "NCHW8c", dst_layout = "NCHW"} : (tensor<1x2x4x4x8xf32>) -> tensor<1x16x4x4xf32>
+// AVX2-NEXT:  %z = relay.nn.conv2d %2, %g {groups = 2} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
+// AVX2-NEXT:  func.return %z : tensor<1x16x4x4xf32>
+func.func @depthwise_and_group(%x: tensor<1x16x4x4xf32>, %dw: tensor<16x1x3x3xf32>, %g: tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
+  %y = relay.nn.conv2d %x, %dw {padding = [1, 1, 1, 1], groups = 16} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %z = relay.nn.conv2d %y, %g {groups = 2} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
+  func.return %z : tensor<1x16x4x4xf32>
+}

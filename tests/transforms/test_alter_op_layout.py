@@ -1,0 +1,91 @@
+"""alter-op-layout: TVM's x86 blocked layouts, folded weights, transforms only at run edges."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from xrelay.kernels import KERNELS, layout_transform_array
+from xrelay.relay import transform
+from xrelay.relay.build_module import bind_params_by_name
+from xrelay.testing import mobilenet, resnet
+from xrelay.testing.random_graphs import random_dags
+from xrelay.testing.semantics import check_semantics
+from xrelay.transforms.alter_op_layout import AlterOpLayoutPass
+from xrelay.transforms.canonicalize_ops import CanonicalizeOpsPass
+from xrelay.transforms.fold_constant import FoldConstantPass
+from xrelay.transforms.simplify_inference import SimplifyInferencePass
+
+
+def _ops(mod):
+    return [op for op in mod.module.walk() if op.name.startswith("relay.")]
+
+
+def _prepared(workload, **kw):
+    mod, params = workload.get_workload(image_shape=(3, 32, 32), num_classes=10, **kw)
+    mod["main"] = bind_params_by_name(mod["main"], params)
+    for p in (SimplifyInferencePass(), CanonicalizeOpsPass(), FoldConstantPass()):
+        p.apply(None, mod.module)
+    return mod
+
+
+def test_resnet18_blocks_per_layer_and_weights_fold():
+    mod = _prepared(resnet, num_layers=18)
+    check_semantics([AlterOpLayoutPass(), FoldConstantPass()], mod)
+    AlterOpLayoutPass().apply(None, mod.module)
+    FoldConstantPass().apply(None, mod.module)
+    convs = [op for op in _ops(mod) if op.name == "relay.nn.conv2d"]
+    layouts = Counter((c.attrs["data_layout"], c.attrs["kernel_layout"], c.attrs["out_layout"]) for c in convs)
+    # the stem has 3 input channels; every later layer has 64..512 (blocks of 16)
+    assert layouts == {("NCHW3c", "OIHW3i16o", "NCHW16c"): 1, ("NCHW16c", "OIHW16i16o", "NCHW16c"): 20}
+    transforms = [op for op in _ops(mod) if op.name == "relay.layout_transform"]
+    # weights were transformed at compile time; what is left is the edges of the blocked run:
+    # the input into NCHW3c, NCHW16c into the stem's blocks... and out before batch_flatten
+    assert all(op.operands[0].owner.name != "relay.constant" for op in transforms)
+    assert sorted((t.attrs["src_layout"], t.attrs["dst_layout"]) for t in transforms) == [
+        ("NCHW", "NCHW3c"),
+        ("NCHW16c", "NCHW"),
+    ]
+
+
+def test_mobilenet_depthwise_and_meaning():
+    mod = _prepared(mobilenet)
+    check_semantics([AlterOpLayoutPass(simd_width=8), FoldConstantPass()], mod)
+    AlterOpLayoutPass(simd_width=8).apply(None, mod.module)
+    kernels = {op.attrs["kernel_layout"] for op in _ops(mod) if op.name == "relay.nn.conv2d"}
+    assert "OIHW1i8o" in kernels and "OIHW8i8o" in kernels
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_random_dags_meaning(index):
+    check_semantics(AlterOpLayoutPass(simd_width=4), random_dags(4, num_ops=30, first_seed=40)[index])
+
+
+def test_blocked_kernels_match_plain():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 12, 7, 7)).astype("float32")
+    w = rng.standard_normal((8, 12, 3, 3)).astype("float32")
+    plain = KERNELS["nn.conv2d"](x, w, padding=(1, 1, 1, 1), strides=(2, 2))
+    blocked = KERNELS["nn.conv2d"](
+        layout_transform_array(x, "NCHW", "NCHW4c"),
+        layout_transform_array(w, "OIHW", "OIHW4i8o"),
+        padding=(1, 1, 1, 1),
+        strides=(2, 2),
+        data_layout="NCHW4c",
+        kernel_layout="OIHW4i8o",
+        out_layout="NCHW8c",
+    )
+    np.testing.assert_allclose(layout_transform_array(blocked, "NCHW8c", "NCHW"), plain, rtol=1e-5, atol=1e-5)
+    pooled = KERNELS["nn.avg_pool2d"](layout_transform_array(x, "NCHW", "NCHW3c"), pool_size=(2, 2), layout="NCHW3c")
+    np.testing.assert_allclose(
+        layout_transform_array(pooled, "NCHW3c", "NCHW"), KERNELS["nn.avg_pool2d"](x, pool_size=(2, 2)), rtol=1e-6
+    )
+
+
+def test_factory_and_errors():
+    p = transform.AlterOpLayout()
+    assert p.info.name == "AlterOpLayout" and p.info.opt_level == 3
+    with pytest.raises(ValueError, match="simd-width must be positive"):
+        AlterOpLayoutPass(simd_width=0).apply(None, _prepared(resnet, num_layers=18).module)

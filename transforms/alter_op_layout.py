@@ -1,0 +1,93 @@
+"""``alter-op-layout``: give convolutions the x86 blocked layouts (Relay's AlterOpLayout).
+
+TVM's x86 rule (``topi/x86/conv2d_alter_op.py`` with its fallback configuration) turns an
+``NCHW``/``OIHW`` float convolution into ``NCHW{ic}c`` data, ``OIHW{ic}i{oc}o`` kernel and
+``NCHW{oc}c`` output, with block sizes chosen per layer: ``oc`` is the largest divisor of the
+output channels up to the SIMD width (``simd-width``, 16 float32 lanes for AVX-512), ``ic`` the
+largest divisor of the input channels up to ``oc``. A depthwise convolution gets
+``OIHW1i{oc}o``; other grouped convolutions keep their layout.
+
+The ops between convolutions follow the blocked layout through their layout rules (see
+``_layout_rewrite``), so ``layout_transform`` appears only at the edges of a run of blocked ops
+and where two layers use different block sizes. The kernel's transform has a constant input
+when the weights are bound, and ``fold-constant`` does it at compile time.
+
+```mlir
+%y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x8x6x6xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x6x6xf32>
+// alter-op-layout
+%0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW8c"} : ...
+%1 = relay.layout_transform %w {src_layout = "OIHW", dst_layout = "OIHW8i16o"} : ...
+%y = relay.nn.conv2d %0, %1 {padding = [1, 1, 1, 1], channels = 32, data_layout = "NCHW8c", kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"} : ...
+%2 = relay.layout_transform %y {src_layout = "NCHW16c", dst_layout = "NCHW"} : ...
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.passes import ModulePass
+
+from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay.layout import is_depthwise
+from xrelay.transforms._layout_rewrite import LayoutRewriter
+
+
+def _largest_divisor(n: int, limit: int) -> int:
+    return next(b for b in range(min(limit, n), 0, -1) if n % b == 0)
+
+
+def x86_conv2d_layouts(
+    data: TensorType, weight: TensorType, attrs: dict[str, Any], simd_width: int
+) -> dict[str, Any] | None:
+    """The blocked attributes TVM's x86 fallback picks for this conv2d, or None to keep it."""
+    if attrs["data_layout"] != "NCHW" or attrs["kernel_layout"] != "OIHW" or attrs["out_layout"]:
+        return None
+    if dtype_of(data.element_type) not in ("float32", "float16", "float64"):
+        return None
+    ds, ws = shape_of(data), shape_of(weight)
+    if None in ds or None in ws:
+        return None
+    in_channels, out_channels = ds[1], ws[0]
+    groups = attrs["groups"]
+    depthwise = is_depthwise(data, "NCHW", weight, "OIHW", groups)
+    if groups != 1 and not depthwise:
+        return None  # TVM's x86 grouped convolution stays NCHW
+    oc_bn = _largest_divisor(out_channels, simd_width)
+    ic_bn = oc_bn if depthwise else _largest_divisor(in_channels, oc_bn)
+    kernel = f"OIHW1i{oc_bn}o" if depthwise else f"OIHW{ic_bn}i{oc_bn}o"
+    return dict(
+        attrs,
+        channels=out_channels,
+        data_layout=f"NCHW{ic_bn}c",
+        kernel_layout=kernel,
+        out_layout=f"NCHW{oc_bn}c",
+    )
+
+
+@dataclass(frozen=True)
+class AlterOpLayoutPass(ModulePass):
+    """Blocked NCHW{c}c layouts for convolutions (TVM's x86 rule); the rest follows."""
+
+    name = "alter-op-layout"
+    relay_name: ClassVar[str] = "AlterOpLayout"
+    opt_level: ClassVar[int] = 3
+    required: ClassVar[tuple[str, ...]] = ("InferType",)
+
+    simd_width: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.simd_width < 1:
+            raise ValueError(f"alter-op-layout: simd-width must be positive, got {self.simd_width}")
+
+        def new_call(o: RelayOp, attrs: dict[str, Any], types: list[TensorType]) -> tuple[str, dict[str, Any]]:
+            if o.RELAY_NAME == "nn.conv2d":
+                altered = x86_conv2d_layouts(types[0], types[1], attrs, self.simd_width)
+                if altered is not None:
+                    return "nn.conv2d", altered
+            return o.RELAY_NAME, attrs
+
+        LayoutRewriter(new_call).run(op)
