@@ -23,9 +23,15 @@ def _memory() -> Dialect:
     return Memory
 
 
+def _qnn() -> Dialect:
+    from xrelay.dialects.qnn import Qnn
+
+    return Qnn
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """xrelay's own dialects by name."""
-    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay}
+    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn}
     try:
         import xrelay.dialects.memory  # noqa: F401
 

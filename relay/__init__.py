@@ -44,7 +44,7 @@ from xrelay.relay.module import IRModule
 from xrelay.relay.op import *  # noqa: F403 - every op function, as tvm.relay exports them
 from xrelay.relay.op import __all__ as _op_all
 
-_LAZY_SUBMODULES = ("transform", "testing", "build_module", "expr_functor")
+_LAZY_SUBMODULES = ("transform", "testing", "build_module", "expr_functor", "qnn")
 
 __all__ = [
     "Any",

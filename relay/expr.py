@@ -29,6 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType as _BuiltinTensorType
 from xdsl.irdl import VarOperandDef, VarResultDef
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import (
     RELAY_OPS,
     RelayOp,
@@ -301,12 +302,13 @@ class Op(Expr):
     _cache: dict[str, Op] = {}
 
     def __init__(self, name: str):
-        if name not in RELAY_OPS:
-            close = [n for n in RELAY_OPS if n.split(".")[-1] == name.split(".")[-1]]
+        ops = QNN_OPS if name.startswith("qnn.") else RELAY_OPS
+        if name not in ops:
+            close = [n for n in ops if n.split(".")[-1] == name.split(".")[-1]]
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ValueError(f"operator '{name}' is not a relay op{hint}")
         self.name = name
-        self.op_class: type[RelayOp] = RELAY_OPS[name]
+        self.op_class: type[RelayOp] = ops[name]
 
     @classmethod
     def get(cls, name: str) -> Op:

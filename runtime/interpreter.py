@@ -56,6 +56,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import VarResultDef
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.transforms.infra import module_op
 from xrelay.error import TVMError
@@ -238,7 +239,7 @@ def _relay_impl(op_type: type[RelayOp]) -> Any:
 
 # One implementation per op class (xDSL dispatches on the exact class, not on RelayOp);
 # they are attached before ``register_impls`` collects the class's implementations.
-for _cls in RELAY_OPS.values():
+for _cls in (*RELAY_OPS.values(), *QNN_OPS.values()):
     _fn = _relay_impl(_cls)
     setattr(RelayFunctions, _fn.__name__, _fn)
 register_impls(RelayFunctions)

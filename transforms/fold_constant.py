@@ -8,7 +8,9 @@ pass, in time linear in the number of ops. Relay's rules kept:
 * stateful ops (``nn.dropout``) are never evaluated, nor ``device_copy`` (a transfer, not a
   computation), nor annotations (``on_device``, ``annotation.stop_fusion``);
 * ``shape_of`` of a statically shaped tensor is folded even when the tensor is not constant;
-* calls of functions are not evaluated (Relay folds only calls of operators).
+* calls of functions are not evaluated (Relay folds only calls of operators);
+* qnn ops are folded only with ``fold-qnn=true`` (Relay's ``FoldConstant(fold_qnn=True)``),
+  evaluated with their reference kernels, which give the bits of their lowering.
 
 Two decisions of xrelay:
 
@@ -85,9 +87,11 @@ def _evaluate(op: RelayOp) -> list[np.ndarray] | None:
     return arrays
 
 
-def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS) -> bool:
+def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: bool = False) -> bool:
     """Fold ``op`` into constants if it qualifies; return whether it was folded."""
     if not isinstance(op, RelayOp) or op.STATEFUL or op.RELAY_NAME in _NEVER_FOLD:
+        return False
+    if not fold_qnn and op.RELAY_NAME.startswith("qnn."):
         return False
     used = [r for r in op.results if r.uses]
     if not used:
@@ -136,11 +140,13 @@ def _relay_dtype(t: TensorType) -> str:
     return dtype_of(t.element_type)
 
 
-def fold_constants(module: ModuleOp, max_elements: int = DEFAULT_MAX_ELEMENTS) -> int:
+def fold_constants(
+    module: ModuleOp, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: bool = False
+) -> int:
     """Fold every constant subgraph in ``module``; return the number of ops folded."""
     folded = 0
     for op in list(module.walk()):
-        if op.parent is not None and fold_op(op, max_elements):
+        if op.parent is not None and fold_op(op, max_elements, fold_qnn):
             folded += 1
     return folded
 
@@ -155,8 +161,9 @@ class FoldConstantPass(ModulePass):
     required: ClassVar[tuple[str, ...]] = ()
 
     max_elements: int = DEFAULT_MAX_ELEMENTS
+    fold_qnn: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_elements < 0:
             raise ValueError(f"fold-constant: max-elements must be >= 0, got {self.max_elements}")
-        fold_constants(op, self.max_elements)
+        fold_constants(op, self.max_elements, self.fold_qnn)

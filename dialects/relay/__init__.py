@@ -9,6 +9,7 @@ Function-level Relay attributes live on ``func.func`` as discardable attributes 
 
 from xdsl.ir import Dialect
 
+from xrelay.dialects.relay import integer as _integer  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import ops as _ops
 from xrelay.dialects.relay.base import (
     RELAY_OPS,
@@ -71,4 +72,4 @@ __all__ = [
     "shape_of",
     "tensor_type",
 ]
-del _ops
+del _ops, _integer

@@ -286,14 +286,14 @@ class RelayOp(IRDLOperation):
         if unknown:
             known = ", ".join(cls.ATTRS) or "none"
             raise RelayTypeError(
-                f"relay.{cls.RELAY_NAME}: unknown attribute(s) {', '.join(unknown)}; known: {known}"
+                f"{cls.name}: unknown attribute(s) {', '.join(unknown)}; known: {known}"
             )
         attrs: dict[str, Any] = {}
         for name, spec in cls.ATTRS.items():
             if name in given and given[name] is not None:
                 attrs[name] = given[name]
             elif spec.default is REQUIRED:
-                raise RelayTypeError(f"relay.{cls.RELAY_NAME}: attribute '{name}' is required")
+                raise RelayTypeError(f"{cls.name}: attribute '{name}' is required")
             else:
                 attrs[name] = spec.default
         attrs = cls.normalize_attrs(attrs, in_types)
@@ -311,7 +311,7 @@ class RelayOp(IRDLOperation):
 
         Every registered op defines it (``relay_op`` refuses a class that does not).
         """
-        raise RelayTypeError(f"relay.{cls.RELAY_NAME} has no type inference")
+        raise RelayTypeError(f"{cls.name} has no type inference")
 
     @classmethod
     def operand_groups(cls, operands: Sequence[SSAValue]) -> list[Any]:
@@ -321,13 +321,13 @@ class RelayOp(IRDLOperation):
         if n_var == 0:
             if len(operands) != len(defs):
                 raise RelayTypeError(
-                    f"relay.{cls.RELAY_NAME} takes {len(defs)} operand(s), got {len(operands)}"
+                    f"{cls.name} takes {len(defs)} operand(s), got {len(operands)}"
                 )
             return list(operands)
         n_fixed = len(defs) - n_var
         if len(operands) < n_fixed:
             raise RelayTypeError(
-                f"relay.{cls.RELAY_NAME} takes at least {n_fixed} operand(s), got {len(operands)}"
+                f"{cls.name} takes at least {n_fixed} operand(s), got {len(operands)}"
             )
         groups: list[Any] = []
         i = 0
@@ -448,7 +448,7 @@ class RelayOp(IRDLOperation):
                     if key not in cls.ATTRS:
                         known = ", ".join(cls.ATTRS) or "none"
                         parser.raise_error(
-                            f"relay.{cls.RELAY_NAME} has no attribute '{key}' (known: {known})",
+                            f"{cls.name} has no attribute '{key}' (known: {known})",
                             key_pos,
                             parser.pos,
                         )
@@ -478,7 +478,7 @@ class RelayOp(IRDLOperation):
         n_results = len(fn_type.outputs.data)
         if not any(isinstance(d, VarResultDef) for _, d in result_defs) and n_results != len(result_defs):
             parser.raise_error(
-                f"relay.{cls.RELAY_NAME} has {len(result_defs)} result(s), but the type lists {n_results}",
+                f"{cls.name} has {len(result_defs)} result(s), but the type lists {n_results}",
                 pos,
                 parser.pos,
             )
@@ -585,7 +585,7 @@ def parse_value(parser: Parser, allow_float: bool = True) -> Any:
 
 def _tensor_operand(cls: type[RelayOp], index: int, t: Attribute) -> TensorType:
     if not isinstance(t, TensorType):
-        raise RelayTypeError(f"relay.{cls.RELAY_NAME}: operand {index} has type {t}, expected a tensor")
+        raise RelayTypeError(f"{cls.name}: operand {index} has type {t}, expected a tensor")
     return t
 
 
@@ -609,8 +609,14 @@ def relay_op(
     stateful: bool = False,
     reshape_only: bool = False,
     non_computational: bool = False,
+    dialect: str = "relay",
+    registry: dict[str, type[RelayOp]] | None = None,
 ) -> Callable[[_T], _T]:
-    """Turn a class with ``AttrSpec`` fields into a registered relay op definition."""
+    """Turn a class with ``AttrSpec`` fields into a registered relay op definition.
+
+    Ops of another dialect built on this machinery (``qnn``) pass their dialect, whose prefix
+    Relay's name already carries (``qnn.conv2d``), and their own registry.
+    """
     from xdsl.irdl import irdl_op_definition
 
     def wrap(cls: _T) -> _T:
@@ -626,7 +632,7 @@ def relay_op(
         if cls.infer_types.__func__ is RelayOp.infer_types.__func__:
             raise TypeError(f"relay op {relay_name} must define infer_types")
         cls.ATTRS = specs
-        cls.name = "relay." + relay_name
+        cls.name = relay_name if dialect != "relay" else "relay." + relay_name
         annotations = dict(cls.__dict__.get("__annotations__", {}))
         for key in ("ATTRS", "RELAY_NAME", "PATTERN", "STATEFUL", "RESHAPE_ONLY", "NON_COMPUTATIONAL"):
             annotations[key] = ClassVar
@@ -640,7 +646,7 @@ def relay_op(
         cls.RESHAPE_ONLY = reshape_only
         cls.NON_COMPUTATIONAL = non_computational
         defined = irdl_op_definition(cls)
-        RELAY_OPS[relay_name] = defined
+        (RELAY_OPS if registry is None else registry)[relay_name] = defined
         return defined
 
     return wrap
@@ -652,7 +658,7 @@ def relay_op(
 
 
 def fail(cls: type[RelayOp] | str, msg: str) -> RelayTypeError:
-    name = cls if isinstance(cls, str) else f"relay.{cls.RELAY_NAME}"
+    name = cls if isinstance(cls, str) else f"{cls.name}"
     return RelayTypeError(f"{name}: {msg}")
 
 

@@ -111,6 +111,21 @@
 // CHECK{LITERAL}: %y = relay.expand_dims %x {axis = 1, num_newaxis = 2} : (tensor<64xf32>) -> tensor<64x1x1xf32>
 // -----
 
+// fixed_point_multiply
+  %x = "test.op"() : () -> tensor<1x16xi32>
+  %y = relay.fixed_point_multiply %x {multiplier = 1395864371, shift = -5} : (tensor<1x16xi32>) -> tensor<1x16xi32>
+// CHECK{LITERAL}: %y = relay.fixed_point_multiply %x {multiplier = 1395864371, shift = -5} : (tensor<1x16xi32>) -> tensor<1x16xi32>
+// -----
+
+// fixed_point_multiply_per_axis
+  %x = "test.op"() : () -> tensor<1x8x4x4xi32>
+  %m = "test.op"() : () -> tensor<8xi32>
+  %ls = "test.op"() : () -> tensor<8xi32>
+  %rs = "test.op"() : () -> tensor<8xi32>
+  %y = relay.fixed_point_multiply_per_axis %x, %m, %ls, %rs {is_lshift_required = false, is_rshift_required = true, axes = [1]} : (tensor<1x8x4x4xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>) -> tensor<1x8x4x4xi32>
+// CHECK{LITERAL}: %y = relay.fixed_point_multiply_per_axis %x, %m, %ls, %rs {is_lshift_required = false, is_rshift_required = true, axes = [1]} : (tensor<1x8x4x4xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>) -> tensor<1x8x4x4xi32>
+// -----
+
 // floor
   %x = "test.op"() : () -> tensor<4xf32>
   %y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>
@@ -135,6 +150,13 @@
   %x = "test.op"() : () -> tensor<1x8x2x2xf32>
   %y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
 // CHECK{LITERAL}: %y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+// -----
+
+// left_shift
+  %x = "test.op"() : () -> tensor<4xi64>
+  %s = "test.op"() : () -> tensor<i64>
+  %y = relay.left_shift %x, %s : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+// CHECK{LITERAL}: %y = relay.left_shift %x, %s : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
 // -----
 
 // less
@@ -388,6 +410,13 @@
   %x = "test.op"() : () -> tensor<1x4x5x6xf32>
   %y = relay.reshape %x {newshape = [0, -1]} : (tensor<1x4x5x6xf32>) -> tensor<1x120xf32>
 // CHECK{LITERAL}: %y = relay.reshape %x {newshape = [0, -1]} : (tensor<1x4x5x6xf32>) -> tensor<1x120xf32>
+// -----
+
+// right_shift
+  %x = "test.op"() : () -> tensor<4xi64>
+  %s = "test.op"() : () -> tensor<i64>
+  %y = relay.right_shift %x, %s : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+// CHECK{LITERAL}: %y = relay.right_shift %x, %s : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
 // -----
 
 // round

@@ -1,0 +1,594 @@
+"""The qnn dialect: Relay's quantized operators (``qnn.*``) with scales and zero points as operands.
+
+Ops are named ``qnn.<name>`` as in Relay (``qnn.conv2d``); attributes are properties with Relay's
+names and defaults, shared with the relay op they quantize where Relay shares them
+(``qnn.conv2d`` has ``nn.conv2d``'s attributes). Scales are ``f32`` and zero points ``i32``
+tensors, either scalars (per-tensor) or vectors along ``axis`` (per-channel), checked as Relay's
+type relations check them. The syntax is the relay dialect's::
+
+    %y = qnn.requantize %x, %in_scale, %in_zp, %out_scale, %out_zp {rounding = "TONEAREST"}
+           : (tensor<1x16xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x16xi8>
+
+Every op but ``qnn.simulated_quantize`` / ``qnn.simulated_dequantize`` is lowered to integer
+relay ops by ``qnn-canonicalize-ops`` (Relay's ``qnn.transform.CanonicalizeOps``); the reference
+kernels in ``xrelay.kernels.qnn`` give each op its meaning directly, so the lowering can be
+checked against them. The ops are ``RelayOp`` subclasses (same machinery, same ``attrs``,
+``make`` and ``infer_types``) registered in ``QNN_OPS`` by Relay name, not in ``RELAY_OPS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Dialect
+from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def
+from xdsl.traits import Pure
+
+from xrelay.dialects.relay.base import (
+    Bool,
+    Int,
+    Ints,
+    OpPattern,
+    RelayOp,
+    Str,
+    broadcast_shapes,
+    fail,
+    new_tensor,
+    relay_op,
+)
+from xrelay.dialects.relay.dtypes import dtype_of, shape_of
+from xrelay.dialects.relay.ops import (
+    AvgPool2DOp,
+    BatchMatmulOp,
+    ConcatenateOp,
+    Conv2DOp,
+    Conv2DTransposeOp,
+    DenseOp,
+    _ConvBase,
+    _JoinOp,
+)
+
+QNN_OPS: dict[str, type[RelayOp]] = {}
+"""Every qnn op class by its Relay name (``"qnn.conv2d"``)."""
+
+QUANTIZED_DTYPES = ("int8", "uint8", "int16", "uint16", "int32")
+
+SQNN_DTYPE_TO_CODE = {"disable": 0, "int8": 1, "uint8": 2, "int32": 3}
+"""Relay's codes for the dtype operand of the simulated ops (``topi.nn.qnn``)."""
+
+
+def qnn_op(name: str, pattern: OpPattern = OpPattern.OPAQUE):
+    """Register a qnn op; Relay gives most qnn ops no pattern (opaque), conv2d/dense kOutEWiseFusable."""
+    return relay_op(name, pattern, dialect="qnn", registry=QNN_OPS)
+
+
+def _dt(t: TensorType) -> str:
+    return dtype_of(t.element_type)
+
+
+def _check_dtype(cls, t: TensorType, allowed: Sequence[str], what: str) -> None:
+    if _dt(t) not in allowed:
+        raise fail(cls, f"{what} must be one of [{', '.join(allowed)}], got {t}")
+
+
+def _check_out_dtype(cls, dtype: str, allowed: Sequence[str]) -> None:
+    if dtype not in allowed:
+        raise fail(cls, f"out_dtype must be one of [{', '.join(allowed)}], got '{dtype}'")
+
+
+def check_scalar(cls, t: TensorType, dtype: str, what: str) -> None:
+    """A per-tensor parameter: a 0-d tensor of ``dtype`` (Relay's IsScalarType)."""
+    if shape_of(t) != () or _dt(t) != dtype:
+        raise fail(cls, f"{what} must be a scalar tensor<{_short(dtype)}>, got {t}")
+
+
+def check_param(cls, t: TensorType, dtype: str, n: int | None, what: str) -> None:
+    """A scale or zero point: a scalar, or a vector of ``n`` values (Relay's AssignType)."""
+    s = shape_of(t)
+    if _dt(t) != dtype or not (
+        s == () or (len(s) == 1 and (n is None or s[0] is None or s[0] == n))
+    ):
+        want = f"a scalar or a vector of {n} values" if n is not None else "a scalar or a vector"
+        raise fail(cls, f"{what} must be {want} of {dtype}, got {t}")
+
+
+def channel_axis(cls, axis: int, rank: int, name: str = "axis") -> int:
+    """Relay's axis rule for quantization parameters: negative counts from the end, rank 0 is 0."""
+    a = (rank + axis if rank > 0 else 0) if axis < 0 else axis
+    if not 0 <= a < max(rank, 1):
+        raise fail(cls, f"{name} {axis} is out of range for rank {rank}")
+    return a
+
+
+def _short(dtype: str) -> str:
+    return {"float32": "f32", "int32": "i32"}.get(dtype, dtype)
+
+
+# ============================================================================================
+# quantize, dequantize, requantize
+# ============================================================================================
+
+
+@qnn_op("qnn.quantize")
+class QuantizeOp(RelayOp):
+    """Float to integer: ``clip(round(data / scale) + zero_point)`` cast to ``out_dtype``.
+
+    Scale and zero point are scalars or vectors along ``axis`` (per-channel).
+
+    ```mlir
+    %q = qnn.quantize %x, %scale, %zp {out_dtype = "uint8"}
+           : (tensor<1x8xf32>, tensor<f32>, tensor<i32>) -> tensor<1x8xui8>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(-1)
+    out_dtype = Str("int8")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, scale, zp = in_types
+        _check_dtype(cls, data, ("float32",), "data")
+        ds = shape_of(data)
+        axis = channel_axis(cls, attrs["axis"], len(ds))
+        n = ds[axis] if ds else 1
+        check_param(cls, scale, "float32", n, "output_scale")
+        check_param(cls, zp, "int32", n, "output_zero_point")
+        _check_out_dtype(cls, attrs["out_dtype"], QUANTIZED_DTYPES)
+        return [new_tensor(ds, attrs["out_dtype"])]
+
+
+@qnn_op("qnn.dequantize")
+class DequantizeOp(RelayOp):
+    """Integer to float: ``scale * (data - zero_point)``.
+
+    ```mlir
+    %x = qnn.dequantize %q, %scale, %zp : (tensor<1x8xui8>, tensor<f32>, tensor<i32>) -> tensor<1x8xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(-1)
+    out_dtype = Str("float32")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, scale, zp = in_types
+        _check_dtype(cls, data, QUANTIZED_DTYPES, "data")
+        ds = shape_of(data)
+        axis = channel_axis(cls, attrs["axis"], len(ds))
+        n = ds[axis] if ds else 1
+        check_param(cls, scale, "float32", n, "input_scale")
+        check_param(cls, zp, "int32", n, "input_zero_point")
+        _check_out_dtype(cls, attrs["out_dtype"], ("float16", "float32"))
+        return [new_tensor(ds, attrs["out_dtype"])]
+
+
+ROUNDINGS = ("None", "UPWARD", "TONEAREST")
+COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
+
+
+@qnn_op("qnn.requantize")
+class RequantizeOp(RelayOp):
+    """One quantized tensor to another: ``out_zp + in_scale / out_scale * (data - in_zp)``.
+
+    The input scale and zero point may be per-channel along ``axis``; the output's are scalars.
+    ``rounding`` ("UPWARD", "TONEAREST") and ``compute_dtype`` ("int64", "float32",
+    "float64") default to "None": the lowering then uses Relay's defaults (UPWARD, int64).
+
+    ```mlir
+    %y = qnn.requantize %acc, %s_in, %zp_in, %s_out, %zp_out {out_dtype = "uint8"}
+           : (tensor<1x16xi32>, tensor<16xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x16xui8>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(-1)
+    rounding = Str("None")
+    compute_dtype = Str("None")
+    out_dtype = Str("int8")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, s_in, zp_in, s_out, zp_out = in_types
+        _check_dtype(cls, data, ("int8", "uint8", "int16", "int32", "int64"), "data")
+        ds = shape_of(data)
+        axis = channel_axis(cls, attrs["axis"], len(ds))
+        n = ds[axis] if ds else 1
+        check_param(cls, s_in, "float32", n, "input_scale")
+        check_param(cls, zp_in, "int32", n, "input_zero_point")
+        check_scalar(cls, s_out, "float32", "output_scale")
+        check_scalar(cls, zp_out, "int32", "output_zero_point")
+        if attrs["rounding"] not in ROUNDINGS:
+            raise fail(cls, f"rounding must be one of {', '.join(ROUNDINGS)}, got '{attrs['rounding']}'")
+        if attrs["compute_dtype"] not in COMPUTE_DTYPES:
+            raise fail(
+                cls,
+                f"compute_dtype must be one of {', '.join(COMPUTE_DTYPES)}, got '{attrs['compute_dtype']}'",
+            )
+        _check_out_dtype(cls, attrs["out_dtype"], ("int8", "uint8", "int16", "int32"))
+        return [new_tensor(ds, attrs["out_dtype"])]
+
+
+# ============================================================================================
+# Convolutions, dense, batch_matmul
+# ============================================================================================
+
+
+def _check_conv_quant(cls, in_types, attrs, o_len: int | None, allowed_weight: Sequence[str]):
+    data, weight, zp_in, zp_k, s_in, s_k = in_types
+    _check_dtype(cls, data, ("int8", "uint8", "int16"), "data")
+    _check_dtype(cls, weight, allowed_weight, "weight")
+    _check_out_dtype(cls, attrs["out_dtype"], ("int16", "int32", "int64"))
+    check_scalar(cls, zp_in, "int32", "input_zero_point")
+    check_scalar(cls, s_in, "float32", "input_scale")
+    check_param(cls, zp_k, "int32", o_len, "kernel_zero_point")
+    check_param(cls, s_k, "float32", o_len, "kernel_scale")
+
+
+class _QnnConvBase(_ConvBase):
+    # all six operands in Relay's order (IRDL puts a subclass's own fields first)
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    kernel_zero_point = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    kernel_scale = operand_def(TensorType)
+    out_dtype = Str("int32")
+
+
+@qnn_op("qnn.conv2d", OpPattern.OUT_ELEMWISE_FUSABLE)
+class QnnConv2DOp(_QnnConvBase):
+    """Quantized 2-D convolution: ``conv2d(data - input_zp, weight - kernel_zp)`` in ``out_dtype``.
+
+    Operands: data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale
+    (Relay's order). The result's scale is ``input_scale * kernel_scale`` and its zero point 0;
+    ``qnn.requantize`` brings it back to 8 bits. The kernel's scale and zero point may be
+    per output channel.
+
+    ```mlir
+    %y = qnn.conv2d %x, %w, %zp_x, %zp_w, %s_x, %s_w {padding = [1, 1, 1, 1], channels = 8, kernel_size = [3, 3]}
+           : (tensor<1x4x8x8xui8>, tensor<8x4x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<8xf32>)
+           -> tensor<1x8x8x8xi32>
+    ```
+    """
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        out = Conv2DOp.infer_types.__func__(cls, in_types[:2], attrs)
+        ws = shape_of(in_types[1])
+        o = ws[attrs["kernel_layout"].index("O")] if "O" in attrs["kernel_layout"] else None
+        if attrs["groups"] != 1 and attrs["channels"] is not None:
+            o = attrs["channels"]
+        _check_conv_quant(cls, in_types, attrs, o, ("int8", "uint8", "int16"))
+        return out
+
+
+@qnn_op("qnn.conv2d_transpose")
+class QnnConv2DTransposeOp(_QnnConvBase):
+    """Quantized transposed 2-D convolution (weight IOHW by default), ``out_dtype`` int32.
+
+    ```mlir
+    %y = qnn.conv2d_transpose %x, %w, %zp_x, %zp_w, %s_x, %s_w {strides = [2, 2]}
+           : (tensor<1x8x4x4xi8>, tensor<8x4x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>)
+           -> tensor<1x4x9x9xi32>
+    ```
+    """
+
+    output_padding = Ints((0, 0))
+    kernel_layout = Str("IOHW")
+    PAIRS = ("strides", "dilation", "output_padding")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        out = Conv2DTransposeOp.infer_types.__func__(cls, in_types[:2], attrs)
+        c = shape_of(out[0])[attrs["data_layout"].index("C")]
+        _check_conv_quant(cls, in_types, attrs, c, ("int8", "uint8"))
+        return out
+
+
+@qnn_op("qnn.dense", OpPattern.OUT_ELEMWISE_FUSABLE)
+class QnnDenseOp(RelayOp):
+    """Quantized dense: ``(data - input_zp) @ (weight - kernel_zp).T`` in ``out_dtype``.
+
+    ```mlir
+    %y = qnn.dense %x, %w, %zp_x, %zp_w, %s_x, %s_w {units = 10}
+           : (tensor<1x64xi8>, tensor<10x64xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<10xf32>)
+           -> tensor<1x10xi32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    kernel_zero_point = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    kernel_scale = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    units = Int(None)
+    out_dtype = Str("int32")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        out = DenseOp.infer_types.__func__(cls, in_types[:2], attrs)
+        data, weight, zp_in, zp_k, s_in, s_k = in_types
+        _check_dtype(cls, data, ("int8", "uint8", "int16", "uint16"), "data")
+        _check_dtype(cls, weight, ("int8", "uint8"), "weight")
+        _check_out_dtype(cls, attrs["out_dtype"], ("int32", "int64"))
+        check_scalar(cls, zp_in, "int32", "input_zero_point")
+        check_scalar(cls, s_in, "float32", "input_scale")
+        units = shape_of(weight)[0]
+        check_param(cls, zp_k, "int32", units, "kernel_zero_point")
+        check_param(cls, s_k, "float32", units, "kernel_scale")
+        return out
+
+
+@qnn_op("qnn.batch_matmul")
+class QnnBatchMatmulOp(RelayOp):
+    """Quantized batch matmul ``(x - x_zp) @ (y - y_zp)^T`` (Relay supports only transpose_b).
+
+    ```mlir
+    %z = qnn.batch_matmul %x, %y, %zp_x, %zp_y, %s_x, %s_y
+           : (tensor<2x4x8xi8>, tensor<2x3x8xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>)
+           -> tensor<2x4x3xi32>
+    ```
+    """
+
+    tensor_a = operand_def(TensorType)
+    tensor_b = operand_def(TensorType)
+    x_zero_point = operand_def(TensorType)
+    y_zero_point = operand_def(TensorType)
+    x_scale = operand_def(TensorType)
+    y_scale = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    out_dtype = Str("int32")
+    transpose_a = Bool(False)
+    transpose_b = Bool(True)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        if attrs["transpose_a"] or not attrs["transpose_b"]:
+            raise fail(cls, "only transpose_a = false, transpose_b = true is supported (as in Relay)")
+        out = BatchMatmulOp.infer_types.__func__(cls, in_types[:2], attrs)
+        x, y, zp_x, zp_y, s_x, s_y = in_types
+        _check_dtype(cls, x, ("int8", "uint8"), "x")
+        _check_dtype(cls, y, ("int8", "uint8"), "y")
+        _check_out_dtype(cls, attrs["out_dtype"], ("int32",))
+        check_scalar(cls, zp_x, "int32", "x_zero_point")
+        check_scalar(cls, zp_y, "int32", "y_zero_point")
+        check_scalar(cls, s_x, "float32", "x_scale")
+        check_scalar(cls, s_y, "float32", "y_scale")
+        return out
+
+
+# ============================================================================================
+# Binary ops
+# ============================================================================================
+
+
+class _QnnBinaryOp(RelayOp):
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    lhs_scale = operand_def(TensorType)
+    lhs_zero_point = operand_def(TensorType)
+    rhs_scale = operand_def(TensorType)
+    rhs_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    lhs_axis = Int(-1)
+    rhs_axis = Int(-1)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o = in_types
+        for t, s, zp, key, side in ((lhs, s_l, zp_l, "lhs_axis", "lhs"), (rhs, s_r, zp_r, "rhs_axis", "rhs")):
+            sh = shape_of(t)
+            n = None
+            if shape_of(s) != () or shape_of(zp) != ():
+                rank = len(sh)
+                a = channel_axis(cls, attrs[key], rank, key) if rank > 1 else 0
+                n = sh[a] if sh else 1
+            check_param(cls, s, "float32", n, f"{side}_scale")
+            check_param(cls, zp, "int32", n, f"{side}_zero_point")
+        check_scalar(cls, s_o, "float32", "output_scale")
+        check_scalar(cls, zp_o, "int32", "output_zero_point")
+        if _dt(lhs) != _dt(rhs):
+            raise fail(cls, f"lhs and rhs dtypes differ: {lhs}, {rhs}")
+        return [new_tensor(broadcast_shapes(cls, [lhs, rhs]), _dt(lhs))]
+
+
+@qnn_op("qnn.add", OpPattern.BROADCAST)
+class QnnAddOp(_QnnBinaryOp):
+    """Quantized add: both sides requantized to the output's parameters, added, clipped.
+
+    ```mlir
+    %z = qnn.add %a, %b, %sa, %zpa, %sb, %zpb, %so, %zpo
+           : (tensor<1x8xui8>, tensor<1x8xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>)
+           -> tensor<1x8xui8>
+    ```
+    """
+
+
+@qnn_op("qnn.subtract", OpPattern.BROADCAST)
+class QnnSubtractOp(_QnnBinaryOp):
+    """Quantized subtract (as ``qnn.add`` with a subtraction).
+
+    ```mlir
+    %z = qnn.subtract %a, %b, %sa, %zpa, %sb, %zpb, %so, %zpo
+           : (tensor<1x8xi8>, tensor<1x8xi8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>)
+           -> tensor<1x8xi8>
+    ```
+    """
+
+
+@qnn_op("qnn.mul", OpPattern.BROADCAST)
+class QnnMulOp(_QnnBinaryOp):
+    """Quantized multiply: ``(a - zpa) * (b - zpb)`` requantized from ``sa * sb`` to the output.
+
+    ```mlir
+    %z = qnn.mul %a, %b, %sa, %zpa, %sb, %zpb, %so, %zpo
+           : (tensor<1x8xui8>, tensor<1x8xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>)
+           -> tensor<1x8xui8>
+    ```
+    """
+
+
+# ============================================================================================
+# concatenate, avg_pool2d
+# ============================================================================================
+
+
+@qnn_op("qnn.concatenate")
+class QnnConcatenateOp(_JoinOp):
+    """Quantized concatenate: each input requantized to the output's parameters, then joined.
+
+    Relay passes three tuples; here the variadic operands are the N tensors, then their N
+    scales, then their N zero points, then the output scale and zero point.
+
+    ```mlir
+    %y = qnn.concatenate %a, %b, %sa, %sb, %zpa, %zpb, %so, %zpo {axis = 1}
+           : (tensor<1x2xi8>, tensor<1x3xi8>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<i32>)
+           -> tensor<1x5xi8>
+    ```
+    """
+
+    data = var_operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        *rest, s_o, zp_o = in_types
+        if not rest or len(rest) % 3:
+            raise fail(cls, f"expects N tensors, N scales and N zero points, got {len(rest)} operands")
+        n = len(rest) // 3
+        tensors, scales, zps = rest[:n], rest[n : 2 * n], rest[2 * n :]
+        for i, (s, zp) in enumerate(zip(scales, zps)):
+            check_scalar(cls, s, "float32", f"input_scales[{i}]")
+            check_scalar(cls, zp, "int32", f"input_zero_points[{i}]")
+        check_scalar(cls, s_o, "float32", "output_scale")
+        check_scalar(cls, zp_o, "int32", "output_zero_point")
+        return ConcatenateOp.infer_types.__func__(cls, tensors, attrs)
+
+    @classmethod
+    def split_operands(cls, operands: Sequence):
+        """(tensors, scales, zero points, output scale, output zero point)."""
+        *rest, s_o, zp_o = operands
+        n = len(rest) // 3
+        return list(rest[:n]), list(rest[n : 2 * n]), list(rest[2 * n :]), s_o, zp_o
+
+
+@qnn_op("qnn.avg_pool2d", OpPattern.OUT_ELEMWISE_FUSABLE)
+class QnnAvgPool2DOp(RelayOp):
+    """Quantized 2-D average pooling; input and output share the dtype (int8, uint8).
+
+    ```mlir
+    %y = qnn.avg_pool2d %x, %s, %zp, %so, %zpo {pool_size = [2, 2], strides = [2, 2], layout = "NHWC"}
+           : (tensor<1x8x8x4xi8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x4x4x4xi8>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    pool_size = Ints()
+    strides = Ints((1, 1))
+    dilation = Ints((1, 1))
+    padding = Ints((0, 0, 0, 0))
+    layout = Str("NCHW")
+    out_layout = Str("")
+    ceil_mode = Bool(False)
+    count_include_pad = Bool(False)
+
+    @classmethod
+    def normalize_attrs(cls, attrs, in_types):
+        return AvgPool2DOp.normalize_attrs.__func__(cls, attrs, in_types)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, s_in, zp_in, s_o, zp_o = in_types
+        _check_dtype(cls, data, ("int8", "uint8"), "data")
+        for t, dtype, what in (
+            (s_in, "float32", "input_scale"),
+            (zp_in, "int32", "input_zero_point"),
+            (s_o, "float32", "output_scale"),
+            (zp_o, "int32", "output_zero_point"),
+        ):
+            check_scalar(cls, t, dtype, what)
+        return AvgPool2DOp.infer_types.__func__(cls, in_types[:1], attrs)
+
+
+# ============================================================================================
+# Simulated quantization (float in, float out; the dtype is a runtime operand)
+# ============================================================================================
+
+
+class _SimulatedOp(RelayOp):
+    data = operand_def(TensorType)
+    dtype_code = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(-1)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, code, scale, zp = in_types
+        if shape_of(code) != () or _dt(code) != "int32":
+            raise fail(cls, f"the dtype operand must be a scalar tensor<i32> (a code of SQNN_DTYPE_TO_CODE), got {code}")
+        for t, what in ((scale, "scale"), (zp, "zero_point")):
+            if len(shape_of(t)) > 1:
+                raise fail(cls, f"{what} must be a scalar or a vector, got {t}")
+        return [data]
+
+
+@qnn_op("qnn.simulated_quantize", OpPattern.ELEMWISE)
+class SimulatedQuantizeOp(_SimulatedOp):
+    """Quantize and keep the float type: ``clip(round(x / scale) + zp)`` to the coded dtype's range.
+
+    Operands: data, the dtype code (0 disable, 1 int8, 2 uint8, 3 int32), scale, zero point
+    (scalars or vectors along ``axis``; the Python API reshapes them to 1-D as Relay does).
+
+    ```mlir
+    %y = qnn.simulated_quantize %x, %code, %s, %zp : (tensor<4x8xf32>, tensor<i32>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x8xf32>
+    ```
+    """
+
+
+@qnn_op("qnn.simulated_dequantize", OpPattern.ELEMWISE)
+class SimulatedDequantizeOp(_SimulatedOp):
+    """Dequantize values held in a float tensor: ``(x - zp) * scale`` unless the code is 0.
+
+    ```mlir
+    %y = qnn.simulated_dequantize %x, %code, %s, %zp : (tensor<4x8xf32>, tensor<i32>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x8xf32>
+    ```
+    """
+
+
+Qnn = Dialect("qnn", list(QNN_OPS.values()), [])
+
+__all__ = ["QNN_OPS", "SQNN_DTYPE_TO_CODE", "Qnn", "check_param", "check_scalar", "qnn_op"]

@@ -1,0 +1,484 @@
+"""Reference kernels for the qnn ops and the integer ops their lowering emits.
+
+Each qnn kernel computes Relay's meaning of the op directly (zero points subtracted, products
+accumulated in int32/int64, requantization as Relay's fixed-point multiply), without going
+through the lowering; ``qnn-canonicalize-ops`` is checked bit for bit against these kernels.
+
+Fixed-point arithmetic follows TVM: ``fixed_point_multiplier_shift`` is
+``GetFixedPointMultiplierShift`` (frexp, Q31 significand rounded half away from zero),
+``q_multiply_shift`` is TIR's ``q_multiply_shift`` legalisation (int64 product, +2**(n-1),
+arithmetic shift right: rounding half up). Requantize's rounding modes: UPWARD (half up) and
+TONEAREST (half away from zero); ``compute_dtype`` "int64" (default) uses the fixed-point path,
+"float32"/"float64" the floating one (``floor(x + 0.5)`` / ``round`` as on an SSE4.1 target).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import nn
+from ._registry import emit, has_kernel, register, to_numpy_dtype
+
+
+def _qrange(dtype: str) -> tuple[int, int]:
+    info = np.iinfo(to_numpy_dtype(dtype))
+    return int(info.min), int(info.max)
+
+
+def _along(v: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    """A scalar stays a scalar; a vector is shaped to broadcast along ``axis``."""
+    v = np.asarray(v)
+    if v.ndim == 0 or ndim == 0:
+        return v.reshape(()) if v.size == 1 else v
+    shape = [1] * ndim
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
+def _axis(axis: int, ndim: int) -> int:
+    return (ndim + axis if ndim > 0 else 0) if axis < 0 else axis
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixed-point multiplication
+# ---------------------------------------------------------------------------------------------
+
+
+def fixed_point_multiplier_shift(multiplier: float) -> tuple[int, int]:
+    """(Q31 significand, exponent) with ``multiplier = significand * 2**(exponent - 31)``."""
+    if multiplier == 0.0:
+        return 0, 0
+    significand, exponent = math.frexp(multiplier)
+    q = math.floor(abs(significand) * (1 << 31) + 0.5) * (1 if significand >= 0 else -1)
+    if q == 1 << 31:
+        q //= 2
+        exponent += 1
+    return int(q), exponent
+
+
+def q_multiply_shift(
+    x: np.ndarray, multiplier: np.ndarray | int, left: np.ndarray | int, right: np.ndarray | int
+) -> np.ndarray:
+    """``(x << left) * multiplier``, rounded half up and shifted right by ``31 + right`` (int32)."""
+    with np.errstate(over="ignore"):
+        v = x.astype(np.int64) << np.asarray(left, np.int64)
+        v = v * np.asarray(multiplier, np.int64)
+        total = np.asarray(right, np.int64) + 31
+        v = (v + (np.int64(1) << (total - 1))) >> total
+    return v.astype(np.int32)
+
+
+def q_multiply_shift_to_nearest(
+    x: np.ndarray, multiplier: np.ndarray | int, left: np.ndarray | int, right: np.ndarray | int
+) -> np.ndarray:
+    """As ``q_multiply_shift`` but midpoints round away from zero (Relay's TONEAREST lowering)."""
+    with np.errstate(over="ignore"):
+        v = x.astype(np.int64) << np.asarray(left, np.int64)
+        v = v * np.asarray(multiplier, np.int64)
+        total = np.asarray(right, np.int64) + 31
+        pos = np.int64(1) << (total - 1)
+        v = (v + np.where(v >= 0, pos, pos - 1)) >> total
+    return v.astype(np.int32)
+
+
+def split_shift(shift: int) -> tuple[int, int]:
+    """(left, right) shifts of a ``fixed_point_multiplier_shift`` exponent."""
+    return (shift, 0) if shift > 0 else (0, -shift)
+
+
+@register("fixed_point_multiply")
+def fixed_point_multiply(
+    x: np.ndarray, *, out: np.ndarray | None = None, multiplier: int, shift: int
+) -> np.ndarray:
+    """Relay ``fixed_point_multiply`` (TOPI ``q_multiply_shift``, incl. its power-of-two case)."""
+    if multiplier == 1 << 30:
+        # 0.5 * 2**shift exactly: TVM shifts in int32 instead of multiplying
+        e = shift - 1
+        with np.errstate(over="ignore"):
+            if e > 0:
+                res = (x.astype(np.int32) << np.int32(e)).astype(np.int32)
+            elif e == 0:
+                res = x.astype(np.int32)
+            else:
+                k = np.int32(-e)
+                res = ((x.astype(np.int32) + (np.int32(1) << (k - 1))) >> k).astype(np.int32)
+        return emit(res, out, "fixed_point_multiply")
+    left, right = split_shift(shift)
+    return emit(q_multiply_shift(x, multiplier, left, right), out, "fixed_point_multiply")
+
+
+@register("fixed_point_multiply_per_axis")
+def fixed_point_multiply_per_axis(
+    x: np.ndarray,
+    multiplier: np.ndarray,
+    left_shift: np.ndarray,
+    right_shift: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    is_lshift_required: bool,
+    is_rshift_required: bool,
+    axes: Sequence[int],
+) -> np.ndarray:
+    """Relay ``fixed_point_multiply_per_axis``: per-channel multiplier and shifts along ``axes``."""
+    axis = _axis(axes[0], x.ndim)
+    m = _along(multiplier, axis, x.ndim)
+    ls = _along(left_shift, axis, x.ndim) if is_lshift_required else 0
+    rs = _along(right_shift, axis, x.ndim)
+    return emit(q_multiply_shift(x, m, ls, rs), out, "fixed_point_multiply_per_axis")
+
+
+def _shift(name: str, fn) -> None:
+    if has_kernel(name):  # the layout issue may own the shift ops
+        return
+
+    def kernel(a: np.ndarray, b: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            res = fn(a, b.astype(a.dtype, copy=False))
+        return emit(np.asarray(res, a.dtype), out, name)
+
+    kernel.__name__ = name
+    kernel.__doc__ = f"Relay ``{name}`` (broadcasting, integers)."
+    register(name)(kernel)
+
+
+_shift("left_shift", np.left_shift)
+_shift("right_shift", np.right_shift)
+
+
+# ---------------------------------------------------------------------------------------------
+# quantize, dequantize, requantize
+# ---------------------------------------------------------------------------------------------
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)
+
+
+@register("qnn.quantize")
+def quantize(
+    data: np.ndarray,
+    scale: np.ndarray,
+    zero_point: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    axis: int,
+    out_dtype: str,
+) -> np.ndarray:
+    """``clip(round(data / scale) + zero_point)`` in float32, cast to ``out_dtype``."""
+    a = _axis(axis, data.ndim)
+    s = _along(scale.astype(np.float32), a, data.ndim)
+    zp = _along(zero_point, a, data.ndim).astype(np.float32)
+    lo, hi = _qrange(out_dtype)
+    with np.errstate(all="ignore"):
+        v = _round_half_away((data / s).astype(np.float32)) + zp
+        v = np.clip(v, lo, hi)
+    return emit(v.astype(to_numpy_dtype(out_dtype)), out, "qnn.quantize")
+
+
+@register("qnn.dequantize")
+def dequantize(
+    data: np.ndarray,
+    scale: np.ndarray,
+    zero_point: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    axis: int,
+    out_dtype: str,
+) -> np.ndarray:
+    """``(data - zero_point) * scale`` in float32 (int32 subtraction)."""
+    a = _axis(axis, data.ndim)
+    s = _along(scale.astype(np.float32), a, data.ndim)
+    zp = _along(zero_point, a, data.ndim).astype(np.int32)
+    with np.errstate(all="ignore"):
+        v = (data.astype(np.int32) - zp).astype(np.float32) * s
+    return emit(v.astype(to_numpy_dtype(out_dtype)), out, "qnn.dequantize")
+
+
+def requantize_array(
+    data: np.ndarray,
+    input_scale: np.ndarray,
+    input_zero_point: np.ndarray,
+    output_scale: np.ndarray,
+    output_zero_point: np.ndarray,
+    axis: int = -1,
+    rounding: str = "UPWARD",
+    compute_dtype: str = "int64",
+    out_dtype: str = "int8",
+) -> np.ndarray:
+    """Relay's requantize: ``out_zp + in_scale / out_scale * (data - in_zp)``, clipped."""
+    rounding = "UPWARD" if rounding == "None" else rounding
+    compute_dtype = "int64" if compute_dtype == "None" else compute_dtype
+    a = _axis(axis, data.ndim)
+    in_s = np.asarray(input_scale, np.float32)
+    out_s = float(np.asarray(output_scale, np.float32))
+    if out_s == 0.0:
+        raise ValueError("qnn.requantize: output scale is 0")
+    in_zp = np.asarray(input_zero_point, np.int32).reshape(-1)
+    out_zp = int(np.asarray(output_zero_point))
+    with np.errstate(all="ignore"):
+        if compute_dtype == "int64":
+            t = data.astype(np.int32)
+            if in_zp.size > 1 or in_zp[0] != 0:
+                t = t - _along(in_zp, a, data.ndim)
+            if in_s.ndim == 0:
+                if float(in_s) != out_s:
+                    m, sh = fixed_point_multiplier_shift(float(in_s) / out_s)
+                    left, right = split_shift(sh)
+                    if rounding == "UPWARD":
+                        t = fixed_point_multiply(t, multiplier=m, shift=sh)
+                    else:
+                        t = q_multiply_shift_to_nearest(t, m, left, right)
+            else:
+                ms, ls, rs = per_channel_multipliers(in_s, out_s)
+                fn = q_multiply_shift if rounding == "UPWARD" else q_multiply_shift_to_nearest
+                lsv = _along(ls, a, data.ndim) if ls.any() or rounding != "UPWARD" else 0
+                t = fn(t, _along(ms, a, data.ndim), lsv, _along(rs, a, data.ndim))
+            if out_zp != 0:
+                t = np.int32(out_zp) + t
+        else:
+            ft = np.dtype(compute_dtype)
+            t = data.astype(ft)
+            if in_zp.size > 1 or in_zp[0] != 0:
+                t = t - _along(in_zp, a, data.ndim).astype(ft)
+            if in_s.ndim == 0:
+                if float(in_s) != out_s:
+                    t = ft.type(float(in_s) / out_s) * t
+            else:
+                mult = np.array([float(s) / out_s for s in in_s.reshape(-1)], ft)
+                t = t * _along(mult, a, data.ndim)
+            if out_zp != 0:
+                t = t + ft.type(out_zp)
+            t = np.floor(t + ft.type(0.5)) if rounding == "UPWARD" else _round_half_away(t)
+            t = t.astype(np.int32)
+    if out_dtype == "int32":
+        return t.astype(np.int32)
+    lo, hi = _qrange(out_dtype)
+    return np.clip(t, lo, hi).astype(to_numpy_dtype(out_dtype))
+
+
+def per_channel_multipliers(in_scales: np.ndarray, out_scale: float):
+    """int32 vectors (multiplier, left shift, right shift) for ``in_scales / out_scale``."""
+    ms, ls, rs = [], [], []
+    for s in np.asarray(in_scales, np.float32).reshape(-1):
+        m, sh = fixed_point_multiplier_shift(float(s) / out_scale)
+        left, right = split_shift(sh)
+        ms.append(m)
+        ls.append(left)
+        rs.append(right)
+    return np.array(ms, np.int32), np.array(ls, np.int32), np.array(rs, np.int32)
+
+
+@register("qnn.requantize")
+def requantize(
+    data: np.ndarray,
+    input_scale: np.ndarray,
+    input_zero_point: np.ndarray,
+    output_scale: np.ndarray,
+    output_zero_point: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    axis: int,
+    rounding: str,
+    compute_dtype: str,
+    out_dtype: str,
+) -> np.ndarray:
+    """Relay ``qnn.requantize`` (see ``requantize_array``)."""
+    res = requantize_array(
+        data, input_scale, input_zero_point, output_scale, output_zero_point,
+        axis, rounding, compute_dtype, out_dtype,
+    )  # fmt: skip
+    return emit(res, out, "qnn.requantize")
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolutions, dense, batch_matmul: zero points subtracted, accumulated in out_dtype
+# ---------------------------------------------------------------------------------------------
+
+
+def _acc_dtype(out_dtype: str) -> np.dtype:
+    return np.dtype(np.int64) if out_dtype == "int64" else np.dtype(np.int32)
+
+
+def _shifted_weight(weight: np.ndarray, zp: np.ndarray, layout: str, letter: str, acc) -> np.ndarray:
+    zp = np.asarray(zp)
+    if zp.ndim == 1 and zp.size > 1:
+        zp = _along(zp, layout.index(letter), weight.ndim)
+    return weight.astype(acc) - zp.astype(acc)
+
+
+@register("qnn.conv2d")
+def conv2d(
+    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
+    out=None, out_dtype: str, kernel_layout: str, **attrs,
+) -> np.ndarray:  # fmt: skip
+    """``nn.conv2d(data - input_zp, weight - kernel_zp)`` accumulated in ``out_dtype``."""
+    acc = _acc_dtype(out_dtype)
+    x = data.astype(acc) - np.asarray(input_zero_point).astype(acc)
+    w = _shifted_weight(weight, kernel_zero_point, kernel_layout, "O", acc)
+    res = nn.conv2d(x, w, out_dtype=str(acc), kernel_layout=kernel_layout, **attrs)
+    return emit(res, out, "qnn.conv2d", out_dtype)
+
+
+@register("qnn.conv2d_transpose")
+def conv2d_transpose(
+    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
+    out=None, out_dtype: str, kernel_layout: str, **attrs,
+) -> np.ndarray:  # fmt: skip
+    """``nn.conv2d_transpose(data - input_zp, weight - kernel_zp)`` in ``out_dtype``."""
+    acc = _acc_dtype(out_dtype)
+    x = data.astype(acc) - np.asarray(input_zero_point).astype(acc)
+    w = _shifted_weight(weight, kernel_zero_point, kernel_layout, "O", acc)
+    res = nn.conv2d_transpose(x, w, out_dtype=str(acc), kernel_layout=kernel_layout, **attrs)
+    return emit(res, out, "qnn.conv2d_transpose", out_dtype)
+
+
+@register("qnn.dense")
+def dense(
+    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
+    out=None, units=None, out_dtype: str,
+) -> np.ndarray:  # fmt: skip
+    """``(data - input_zp) @ (weight - kernel_zp).T`` in ``out_dtype``."""
+    acc = _acc_dtype(out_dtype)
+    x = data.astype(acc) - np.asarray(input_zero_point).astype(acc)
+    w = _shifted_weight(weight, kernel_zero_point, "OI", "O", acc)
+    with np.errstate(all="ignore"):
+        res = np.matmul(x, w.T)
+    return emit(res, out, "qnn.dense", out_dtype)
+
+
+@register("qnn.batch_matmul")
+def batch_matmul(
+    x, y, x_zero_point, y_zero_point, x_scale, y_scale, *,
+    out=None, out_dtype: str, transpose_a: bool, transpose_b: bool,
+) -> np.ndarray:  # fmt: skip
+    """``(x - x_zp) @ (y - y_zp)^T`` per batch, in int32."""
+    acc = _acc_dtype(out_dtype)
+    a = x.astype(acc) - np.asarray(x_zero_point).astype(acc)
+    b = y.astype(acc) - np.asarray(y_zero_point).astype(acc)
+    with np.errstate(all="ignore"):
+        res = np.matmul(a, np.swapaxes(b, -1, -2))
+    return emit(res, out, "qnn.batch_matmul", out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# add, subtract, mul, concatenate, avg_pool2d
+# ---------------------------------------------------------------------------------------------
+
+
+def _to_int32(t, s, zp, axis, s_out, zp_out):
+    """Relay's RequantizeOrUpcast: requantize to the output's parameters (int32) or just cast."""
+    same = (
+        np.asarray(s).size == 1 and np.asarray(zp).size == 1
+        and float(np.asarray(s, np.float32).reshape(())) == float(s_out)
+        and int(np.asarray(zp).reshape(())) == int(zp_out)
+    )  # fmt: skip
+    if same:
+        return t.astype(np.int32)
+    return requantize_array(t, s, zp, s_out, zp_out, axis, "None", "None", "int32")
+
+
+def _binary_axis(axis: int, ndim: int) -> int:
+    return 0 if ndim <= 1 else _axis(axis, ndim)
+
+
+def _add_sub(name, sign, lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o, lhs_axis, rhs_axis, out):
+    dtype = lhs.dtype.name
+    lo, hi = _qrange(dtype)
+    with np.errstate(all="ignore"):
+        a = _to_int32(lhs, s_l, zp_l, _binary_axis(lhs_axis, lhs.ndim), s_o, zp_o)
+        b = _to_int32(rhs, s_r, zp_r, _binary_axis(rhs_axis, rhs.ndim), s_o, zp_o)
+        v = a + b if sign > 0 else a - b
+        v = v - np.int32(zp_o) if sign > 0 else v + np.int32(zp_o)
+    return emit(np.clip(v, lo, hi).astype(lhs.dtype), out, name)
+
+
+@register("qnn.add")
+def add(lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o, *, out=None, lhs_axis: int, rhs_axis: int):
+    """Both sides requantized to the output's parameters; ``a + b - out_zp``, clipped."""
+    return _add_sub("qnn.add", 1, lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o, lhs_axis, rhs_axis, out)
+
+
+@register("qnn.subtract")
+def subtract(lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o, *, out=None, lhs_axis: int, rhs_axis: int):
+    """Both sides requantized to the output's parameters; ``a - b + out_zp``, clipped."""
+    return _add_sub("qnn.subtract", -1, lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o, lhs_axis, rhs_axis, out)
+
+
+@register("qnn.mul")
+def mul(lhs, rhs, s_l, zp_l, s_r, zp_r, s_o, zp_o, *, out=None, lhs_axis: int, rhs_axis: int):
+    """``(a - zpa) * (b - zpb)`` in int32, requantized from ``sa * sb`` to the output."""
+    la, ra = _binary_axis(lhs_axis, lhs.ndim), _binary_axis(rhs_axis, rhs.ndim)
+    with np.errstate(all="ignore"):
+        a = lhs.astype(np.int32) - _along(np.asarray(zp_l, np.int32), la, lhs.ndim)
+        b = rhs.astype(np.int32) - _along(np.asarray(zp_r, np.int32), ra, rhs.ndim)
+        prod = a * b
+        s = np.asarray(s_l, np.float32) * np.asarray(s_r, np.float32)
+    res = requantize_array(prod, s, np.int32(0), s_o, zp_o, la, "None", "None", lhs.dtype.name)
+    return emit(res, out, "qnn.mul")
+
+
+@register("qnn.concatenate")
+def concatenate(*operands: np.ndarray, out=None, axis: int) -> np.ndarray:
+    """Each input requantized to the output's parameters (or cast), then joined along ``axis``."""
+    *rest, s_o, zp_o = operands
+    n = len(rest) // 3
+    tensors, scales, zps = rest[:n], rest[n : 2 * n], rest[2 * n :]
+    dtype = tensors[0].dtype
+    parts = []
+    for t, s, zp in zip(tensors, scales, zps):
+        if float(s) == float(s_o) and int(zp) == int(zp_o):
+            parts.append(t)
+        else:
+            parts.append(requantize_array(t, s, zp, s_o, zp_o, -1, "None", "None", dtype.name))
+    return emit(np.concatenate(parts, axis=axis).astype(dtype), out, "qnn.concatenate")
+
+
+@register("qnn.avg_pool2d")
+def avg_pool2d(data, s_in, zp_in, s_o, zp_o, *, out=None, **attrs) -> np.ndarray:
+    """Requantized to the output's parameters in int32 (or cast), ``nn.avg_pool2d``, clipped."""
+    x = _to_int32(data, s_in, zp_in, -1, s_o, zp_o)
+    pooled = nn.avg_pool2d(x, **attrs)
+    lo, hi = _qrange(data.dtype.name)
+    return emit(np.clip(pooled, lo, hi).astype(data.dtype), out, "qnn.avg_pool2d")
+
+
+# ---------------------------------------------------------------------------------------------
+# Simulated quantization (float in, float out)
+# ---------------------------------------------------------------------------------------------
+
+_SQNN = {1: "int8", 2: "uint8", 3: "int32"}
+
+
+def _sim_params(x: np.ndarray, scale: np.ndarray, zp: np.ndarray, axis: int):
+    a = _axis(axis, x.ndim)
+    s, z = np.asarray(scale).reshape(-1), np.asarray(zp).reshape(-1)
+    idx = np.arange(x.shape[a]) if x.ndim else np.zeros(1, np.int64)
+    return _along(s[idx % s.size], a, x.ndim), _along(z[idx % z.size], a, x.ndim)
+
+
+@register("qnn.simulated_quantize")
+def simulated_quantize(x, dtype_code, scale, zp, *, out=None, axis: int) -> np.ndarray:
+    """TOPI's simulated quantize: ``clip(round(x / s) + zp)`` to the coded dtype, kept as float."""
+    code = int(dtype_code)
+    if code not in _SQNN:
+        return emit(x, out, "qnn.simulated_quantize")
+    s, z = _sim_params(x, scale, zp, axis)
+    lo, hi = _qrange(_SQNN[code])
+    with np.errstate(all="ignore"):
+        v = _round_half_away(x / s.astype(x.dtype)) + z.astype(x.dtype)
+        v = np.minimum(np.maximum(v, x.dtype.type(lo)), x.dtype.type(hi))
+    return emit(v.astype(x.dtype), out, "qnn.simulated_quantize")
+
+
+@register("qnn.simulated_dequantize")
+def simulated_dequantize(x, dtype_code, scale, zp, *, out=None, axis: int) -> np.ndarray:
+    """TOPI's simulated dequantize: ``(x - zp) * s`` unless the code is 0 (pass through)."""
+    if int(dtype_code) not in _SQNN:
+        return emit(x, out, "qnn.simulated_dequantize")
+    s, z = _sim_params(x, scale, zp, axis)
+    with np.errstate(all="ignore"):
+        v = (x - z.astype(x.dtype)) * s.astype(x.dtype)
+    return emit(v.astype(x.dtype), out, "qnn.simulated_dequantize")
