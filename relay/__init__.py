@@ -43,6 +43,7 @@ from xrelay.relay.expr import (
 from xrelay.relay.module import IRModule
 from xrelay.relay.op import *  # noqa: F403 - every op function, as tvm.relay exports them
 from xrelay.relay.op import __all__ as _op_all
+from xrelay.runtime.params import load_param_dict, save_param_dict
 
 _LAZY_SUBMODULES = ("transform", "testing", "build_module", "expr_functor", "qnn")
 
@@ -69,8 +70,10 @@ __all__ = [
     "build",
     "const",
     "expr",
+    "load_param_dict",
     "nn",
     "op",
+    "save_param_dict",
     "var",
     *_op_all,
 ]

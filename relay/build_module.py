@@ -24,6 +24,7 @@ import numpy as np
 from xrelay.dialects.relay import RelayTypeError, dtype_of
 from xrelay.relay.expr import Constant, Function
 from xrelay.relay.expr_functor import substitute
+from xrelay.runtime.module import GraphExecutorFactoryModule
 
 __all__ = ["GraphExecutorFactoryModule", "bind_params_by_name", "build"]
 
@@ -68,59 +69,6 @@ def bind_params_by_name(func: Function, params: Mapping[str, Any]) -> Function:
     return new
 
 
-class GraphExecutorFactoryModule:
-    """What ``relay.build`` returns: the built program and ways to get a runnable module.
-
-    ``factory[mod_name](dev)`` (``mod_name`` is ``"default"`` unless given to ``build``)
-    creates a new ``GraphModule`` with its own arenas each time; the device argument exists
-    for TVM compatibility and is ignored (xrelay runs on the host CPU).
-    """
-
-    def __init__(self, module: Any, mod_name: str = "default"):
-        self.module = module
-        self.libmod_name = mod_name
-
-    def __getitem__(self, key: str) -> Any:
-        if key != self.libmod_name:
-            raise KeyError(
-                f"the built module is named '{self.libmod_name}', not {key!r} "
-                "(relay.build(..., mod_name=...) chooses the name)"
-            )
-        return self._create
-
-    def _create(self, *devices: Any) -> Any:
-        from xrelay.runtime.graph_executor import GraphModule
-
-        return GraphModule(self.module.program.clone(), entry=self.module.entry)
-
-    def get_graph_json(self) -> str:
-        """TVM's graph-executor JSON of the planned program."""
-        import json
-
-        from xrelay.runtime.graph_json import graph_json
-
-        return json.dumps(graph_json(self.module.program, self.module.entry))
-
-    def get_lib(self) -> Any:
-        """The planned program (a ``ModuleOp``), xrelay's counterpart of the compiled library."""
-        return self.module.program
-
-    def get_params(self) -> dict[str, np.ndarray]:
-        """The constants of ``@main`` by graph name (``p0, p1, ...``)."""
-        return dict(self.module.get_params())
-
-    def export(self, graph_json_path: str, lib_mlir_path: str, params_npz_path: str) -> None:
-        """Write graph JSON, program and params (see ``xrelay.runtime.graph_json.export``)."""
-        self.module.export(graph_json_path, lib_mlir_path, params_npz_path)
-
-    def __iter__(self) -> Any:
-        # TVM's legacy ``graph, lib, params = relay.build(...)``.
-        return iter((self.get_graph_json(), self.get_lib(), self.get_params()))
-
-    def __repr__(self) -> str:
-        return f"<GraphExecutorFactoryModule {self.libmod_name}>"
-
-
 def build(
     ir_mod: Any,
     target: Any = None,
@@ -137,24 +85,28 @@ def build(
     """Relay's ``relay.build``: compile ``ir_mod`` (an ``IRModule`` or a ``Function``, which
     becomes ``main``) at the current ``PassContext``'s opt level with ``xrelay.build``.
 
-    ``target`` may be None, ``"llvm"``, ``"cpu"`` or ``"numpy"`` (all the host CPU);
-    ``target_host``, ``executor`` and ``runtime`` are accepted for compatibility and must be
-    None; ``workspace_memory_pools`` may be a list of ``planners.Pool`` (or a
+    ``target`` and ``target_host`` must mean the host CPU (``"llvm -mcpu=..."``, a
+    ``Target``, a dict ``{"cpu": "llvm"}``; see ``xrelay.runtime.target``); ``executor`` and
+    ``runtime`` are accepted for compatibility and must be None; ``workspace_memory_pools`` may be a list of ``planners.Pool`` (or a
     ``"name:size,..."`` string) to plan into; ``plan`` names the planning algorithm.
     """
     from xrelay.relay.module import IRModule
     from xrelay.runtime.build import BuildError
     from xrelay.runtime.build import build as xbuild
+    from xrelay.runtime.target import TargetError, resolve_build_target
     from xrelay.transforms.infra import PassContext
 
     for name, value in (
-        ("target_host", target_host),
         ("executor", executor),
         ("runtime", runtime),
         ("constant_memory_pools", constant_memory_pools),
     ):
         if value is not None:
             raise BuildError(f"relay.build: {name} is not supported by xrelay (got {value!r})")
+    try:
+        host_target = resolve_build_target(target, target_host)
+    except TargetError as e:
+        raise BuildError(str(e)) from None
     if isinstance(ir_mod, Function):
         ir_mod = IRModule.from_expr(ir_mod)
     opt_level = PassContext.current().opt_level
@@ -164,6 +116,6 @@ def build(
         opt_level=opt_level,
         plan=plan,
         pools=workspace_memory_pools,
-        target=target,
+        target=host_target,
     )
     return GraphExecutorFactoryModule(module, mod_name)

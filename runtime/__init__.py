@@ -1,7 +1,9 @@
 """xrelay's runtime: numpy kernels, the reference and memory interpreters, the arena executor.
 
 ``create(program)`` wraps an already planned program in a ``GraphModule``; ``load(graph_json,
-lib_mlir, params_npz)`` reads the three files of an export back. Both are imported lazily.
+lib_mlir, params_npz)`` reads the three files of an export back; ``load_module(path)`` reads a
+library written by ``export_library``. TVM's ``tvm.runtime`` names ``DataType``, ``Device``,
+``NDArray``, ``save_param_dict``/``load_param_dict`` are here too. All are imported lazily.
 """
 
 from __future__ import annotations
@@ -14,6 +16,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "GraphModule": ("xrelay.runtime.graph_executor", "GraphModule"),
     "DebugModule": ("xrelay.runtime.graph_executor", "DebugModule"),
     "load": ("xrelay.runtime.graph_json", "load"),
+    # TVM's tvm.runtime names
+    "DataType": ("xrelay.runtime.data_type", "DataType"),
+    "Device": ("xrelay.runtime.device", "Device"),
+    "NDArray": ("xrelay.runtime.ndarray", "NDArray"),
+    "load_module": ("xrelay.runtime.module", "load_module"),
+    "load_param_dict": ("xrelay.runtime.params", "load_param_dict"),
+    "save_param_dict": ("xrelay.runtime.params", "save_param_dict"),
 }
 
 

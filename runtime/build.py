@@ -97,7 +97,7 @@ def build(
     plan: str = "greedy-by-size",
     pools: Sequence[Pool] | str | None = None,
     *,
-    target: str | None = None,
+    target: Any = None,
     debug: bool = False,
     use_numba: bool = True,
     inputs_in_arena: bool = True,
@@ -107,14 +107,19 @@ def build(
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
-    ``target`` exists for TVM compatibility: only ``None``, ``"llvm"`` and ``"cpu"`` (numpy on
-    the host) are accepted. ``use_numba=False`` keeps every kernel bitwise equal to the
-    reference kernels (depthwise convolutions are then slower). ``threads`` is how many
+    ``target`` means the host CPU (``"llvm -mcpu=..."``, a ``Target``, ``{"cpu": "llvm"}``;
+    see ``xrelay.runtime.target``); any other is a ``BuildError``. ``use_numba=False`` keeps
+    every kernel bitwise equal to the reference kernels (depthwise convolutions are then
+    slower). ``threads`` is how many
     threads run the chunks of a big kernel (default: ``TVM_NUM_THREADS`` or the cores this
     process may use); results do not depend on it.
     """
-    if target not in (None, "llvm", "cpu", "numpy"):
-        raise BuildError(f"unsupported target {target!r}: xrelay runs on the host CPU (llvm)")
+    from xrelay.runtime.target import TargetError, resolve_build_target
+
+    try:
+        resolve_build_target(target)
+    except TargetError as e:  # a target that is not the host CPU
+        raise BuildError(str(e)) from None
     program, info = build_program(
         mod,
         params,

@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xrelay.dialects.relay import ConstantOp, dtype_of, shape_of
 from xrelay.error import TVMError
 from xrelay.runtime.executor import Executor, ExecutorError
+from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.parallel import blas_single_thread
 
 __all__ = [
@@ -85,10 +86,20 @@ class BenchmarkResult:
         self.max = max(r)
 
     def __str__(self) -> str:
-        ms = [self.mean, self.median, self.max, self.min, self.std]
-        return "Execution time summary:\n" + tabulate(
-            [[f"{v * 1000:.4f}" for v in ms]],
-            headers=["mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)"],
+        # TVM's summary, character for character: centred columns of width 12.
+        return (
+            f"Execution time summary:\n"
+            f"{'mean (ms)':^12} {'median (ms)':^12} {'max (ms)':^12} "
+            f"{'min (ms)':^12} {'std (ms)':^12}\n"
+            f"{self.mean * 1000:^12.4f} {self.median * 1000:^12.4f} {self.max * 1000:^12.4f} "
+            f"{self.min * 1000:^12.4f} {self.std * 1000:^12.4f}"
+            "               "
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"BenchmarkResult(min={self.min}, mean={self.mean}, median={self.median}, "
+            f"max={self.max}, std={self.std}, results={self.results})"
         )
 
 
@@ -321,7 +332,7 @@ class GraphModule:
             )
         value = self._executor.outputs[int(index)]
         if out is None:
-            return np.array(value, copy=True)
+            return np.array(value, copy=True).view(NDArray)
         if out.shape != value.shape or out.dtype != value.dtype:
             raise GraphModuleError(
                 f"get_output({index}, out=...): out is {out.dtype} {out.shape}, the output is "
@@ -432,11 +443,36 @@ class GraphModule:
     # Debug
     # ---------------------------------------------------------------------------------------
 
-    def debug_get_output(self, step: int) -> list[np.ndarray]:
-        """The destinations of step ``step`` as recorded by the last debug run."""
+    def debug_get_output(self, node: int | str, out: np.ndarray | None = None) -> Any:
+        """The outputs of step ``node`` (its index, or the name of the function it calls) as
+        recorded by the last debug run: a list of arrays, or, with ``out`` (TVM's form),
+        the step's first output copied into ``out``."""
         if not self._debug_outputs:
-            raise GraphModuleError("no debug run yet (create the module with debug=True, run it)")
-        return self._debug_outputs[step]
+            raise GraphModuleError(
+                "debug_get_output needs a debug run: build with xrelay.build(..., debug=True) "
+                "(or GraphModule(..., debug=True)) and run it first"
+            )
+        steps = self._executor.steps
+        if isinstance(node, str):
+            found = [i for i, (name, _, _) in enumerate(steps) if name == node]
+            if len(found) != 1:
+                raise GraphModuleError(
+                    f"debug_get_output: {len(found)} steps call {node!r} "
+                    f"(steps: {', '.join(n for n, _, _ in steps)}); pass the step index"
+                )
+            node = found[0]
+        if isinstance(node, bool) or not isinstance(node, int) or not -len(steps) <= node < len(steps):
+            raise GraphModuleError(f"debug_get_output: no step {node!r} (the program has {len(steps)})")
+        values = self._debug_outputs[node]
+        if out is None:
+            return values
+        if out.shape != values[0].shape or out.dtype != values[0].dtype:
+            raise GraphModuleError(
+                f"debug_get_output({node}, out=...): out is {out.dtype} {out.shape}, the step's "
+                f"output is {values[0].dtype} {values[0].shape}"
+            )
+        np.copyto(out, values[0])
+        return out
 
     def profile(self, runs: int = 1) -> str:
         """Run ``runs`` times timing each step and op family; a table per step (slowest
@@ -498,6 +534,13 @@ def _read_params(params: bytes | Mapping[str, Any]) -> dict[str, Any]:
         return dict(params)
     if not isinstance(params, bytes | bytearray | memoryview):
         raise GraphModuleError(f"params must be .npz bytes or a dict, got {type(params).__name__}")
+    from xrelay.runtime.params import ParamsFormatError, is_param_dict, load_param_dict
+
+    if is_param_dict(params):  # TVM's format (relay.save_param_dict)
+        try:
+            return dict(load_param_dict(params))
+        except ParamsFormatError as e:
+            raise GraphModuleError(f"cannot read params: {e}") from None
     try:
         with np.load(io.BytesIO(bytes(params)), allow_pickle=False) as data:
             return {k: data[k] for k in data.files}

@@ -244,8 +244,7 @@ def test_relay_build_arguments(mlp_workload):
     assert repr(lib) == "<GraphExecutorFactoryModule default>"
     named = relay.build(mod, "llvm", params=params, mod_name="mlp")
     assert named["mlp"](dev).get_num_outputs() == 1
-    with pytest.raises(BuildError, match="target_host is not supported"):
-        relay.build(mod, "llvm", target_host="llvm", params=params)
+    assert relay.build(mod, "llvm", target_host="llvm", params=params)["default"](dev)
     with pytest.raises(BuildError, match="unsupported target 'cuda'"):
         relay.build(mod, "cuda", params=params)
     # The opt level is the current PassContext's, as in Relay: at 0 nothing is fused.
