@@ -16,9 +16,11 @@ stderr and exit with status 1.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from xrelay.transforms.planners import (
     ALGORITHMS,
@@ -114,6 +116,45 @@ def _parser() -> argparse.ArgumentParser:
 
 
 
+class Progress:
+    """Shows ``optimal``'s search once it has run for a second: best arena, proven bound,
+    gap, elapsed. On a terminal one line is rewritten in place; otherwise a line is
+    printed at most every few seconds, so logs stay short."""
+
+    AFTER = 1.0
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every = 0.2 if self.tty else 5.0
+        self.last = -math.inf
+        self.shown = False
+
+    def __call__(self, pool: str, best: int | None, bound: int, elapsed: float) -> None:
+        if elapsed < self.AFTER or elapsed - self.last < self.every:
+            return
+        self.last = elapsed
+        if best is None:
+            text = f"optimal [{pool}]: no plan yet, bound {bound:,} bytes, {elapsed:.1f} s"
+        else:
+            gap = (best - bound) / best if best else 0.0
+            text = (
+                f"optimal [{pool}]: best {best:,} bytes, bound {bound:,} "
+                f"(gap {max(gap, 0.0):.2%}), {elapsed:.1f} s"
+            )
+        if self.tty:
+            self.stream.write("\r\x1b[K" + text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown and self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
@@ -125,13 +166,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise PlanError(
                 f"unknown algorithm '{args.algorithm}' (known: {', '.join(ALGORITHMS)})"
             )
-        if args.time_limit is not None and args.time_limit <= 0:
-            raise PlanError(f"--time-limit must be positive, got {args.time_limit}")
+        if args.time_limit is not None and not (0 < args.time_limit < math.inf):
+            raise PlanError(
+                f"--time-limit must be a positive number of seconds, got {args.time_limit}"
+            )
         pools = [parse_pool(spec) for spec in args.pool] or [CLI_DEFAULT_POOL]
         buffers = load_problem(args.problem)
-        plan = plan_memory(
-            buffers, args.algorithm, pools, time_limit=args.time_limit, seed=args.seed
-        )
+        progress = Progress(sys.stderr)
+        try:
+            plan = plan_memory(
+                buffers, args.algorithm, pools, time_limit=args.time_limit, seed=args.seed,
+                progress=progress,
+            )  # fmt: skip
+        finally:
+            progress.close()
         verify_plan(buffers, pools, plan)
         if args.output:
             text = format_minimalloc_csv(buffers, plan, with_pool=len(pools) > 1)

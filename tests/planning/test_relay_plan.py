@@ -1,11 +1,12 @@
 """relay-plan end to end through main(), including its error exits."""
 
 import csv
+import io
 from pathlib import Path
 
 import pytest
 
-from xrelay.tools.relay_plan import LOADERS, load_problem, main, parse_pool
+from xrelay.tools.relay_plan import LOADERS, Progress, load_problem, main, parse_pool
 from xrelay.transforms.planners import Buffer, PlanError, Pool
 
 DATA = Path(__file__).parent / "data"
@@ -76,7 +77,9 @@ def test_storage_ids_reports_objects(capsys):
         (["five.csv", "-a", "optimal", "--pool", "tiny:8"], "holds 8 bytes"),
         (["five.csv", "--pool", "p:big"], "--pool p:big: size 'big' is not an integer"),
         (["five.csv", "--pool", "nosize"], "expected NAME:SIZE[:ALIGN[:BASE]]"),
-        (["five.csv", "--time-limit", "0"], "--time-limit must be positive"),
+        (["five.csv", "--time-limit", "0"], "--time-limit must be a positive number"),
+        (["five.csv", "--time-limit", "nan"], "--time-limit must be a positive number"),
+        (["five.csv", "--time-limit", "inf"], "--time-limit must be a positive number"),
         (["problem.json"], "unknown problem format '.json' (known: .csv"),
     ],
 )
@@ -117,3 +120,34 @@ def test_loader_registry_is_pluggable(tmp_path):
 def test_parse_pool():
     assert parse_pool("l1:0x400:64:0x2000") == Pool("l1", 1024, 64, 0x2000)
     assert parse_pool("dram:inf") == Pool("dram", None, 1, 0)
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_waits_a_second_then_shows_best_bound_and_gap():
+    log = io.StringIO()
+    progress = Progress(log)
+    progress("global", 2000, 1000, 0.5)  # under a second: silent
+    assert log.getvalue() == ""
+    progress("global", 2000, 1000, 1.5)
+    progress("global", 1500, 1000, 2.0)  # within 5 s of the last line: silent in a log
+    progress("global", None, 1000, 7.0)
+    progress.close()
+    assert log.getvalue().splitlines() == [
+        "optimal [global]: best 2,000 bytes, bound 1,000 (gap 50.00%), 1.5 s",
+        "optimal [global]: no plan yet, bound 1,000 bytes, 7.0 s",
+    ]
+
+
+def test_progress_rewrites_one_line_on_a_terminal():
+    tty = _Tty()
+    progress = Progress(tty)
+    progress("sram", 1024, 1024, 1.0)
+    progress("sram", 1024, 1024, 1.3)
+    progress.close()
+    text = tty.getvalue()
+    assert text.count("\r\x1b[K") == 3 and "\n" not in text
+    assert "optimal [sram]: best 1,024 bytes, bound 1,024 (gap 0.00%), 1.3 s" in text

@@ -287,7 +287,7 @@ def minimise(
     With ``portfolio``, a CP-SAT decision search at the lower bound (``cpsat``) runs in
     the background for the whole time while the branch and bound bisects: whichever
     reaches the bound first ends the search. ``progress(best, bound, elapsed)`` is called
-    after every probe. ``stats``: ``probes`` lists every probe as (height, outcome, nodes);
+    after every probe and between the slices of a long one. ``stats``: ``probes`` lists every probe as (height, outcome, nodes);
     ``first_best_seconds`` is when the final height was first reached, ``proof_seconds``
     when it was proven optimal (``None`` if not), ``best_by`` which search found it.
     """
@@ -328,7 +328,10 @@ def minimise(
 
             background = CpSatProbe(nonzero, lo, deadline)
 
-    def background_answered() -> bool:
+    def tick() -> bool:
+        """Called between search slices: report, and end the probe if CP-SAT answered."""
+        if progress is not None:
+            progress(best_h, lo, time.perf_counter() - start)
         return background is not None and background.status != RUNNING
 
     def absorb_background() -> None:
@@ -346,8 +349,7 @@ def minimise(
         # While CP-SAT runs it takes the other cores: one thread for the branch and bound.
         threads = 1 if background is not None and not background.done else None
         res = decide(
-            nonzero, h, min(time.perf_counter() + budget, deadline), jit, background_answered,
-            threads,
+            nonzero, h, min(time.perf_counter() + budget, deadline), jit, tick, threads,
         )
         probes.append((h, ("running", "found", "exhausted")[res.status], res.nodes))
         if res.status == FOUND:

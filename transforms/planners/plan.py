@@ -5,7 +5,7 @@ The planner entry point: ``plan_memory`` dispatching to the algorithms by CLI na
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xrelay.transforms.planners import greedy
 from xrelay.transforms.planners.model import (
@@ -47,9 +47,13 @@ def plan_optimal(
     pools: Sequence[Pool],
     *,
     time_limit: float | None = None,
+    progress: Callable[[str, int | None, int, float], None] | None = None,
     **_,
 ) -> Plan:
-    """Exact branch and bound (see ``exact``) under a time limit (default 60 s).
+    """Exact branch and bound (see ``exact``) under a time limit (default 60 s), with a
+    CP-SAT decision search at the lower bound beside it (``cpsat``); it stops at the
+    limit or when the plan is proven optimal, whichever comes first.
+    ``progress(pool, best, bound, elapsed)`` is called as the search goes.
 
     With one pool, the plan is proven optimal (``Plan.optimal``) when the search closes
     the gap to the lower bound or proves every smaller height infeasible. With several
@@ -101,7 +105,11 @@ def plan_optimal(
             )
         remaining = limit - (time.perf_counter() - start)
         share = max(remaining / (len(active) - k), 0.0)
-        res = minimise(items, lower, upper, upper_offsets, pool.size, share)
+        report = None
+        if progress is not None:
+            def report(best, bound, t, name=pool.name):
+                progress(name, best, bound, t)
+        res = minimise(items, lower, upper, upper_offsets, pool.size, share, progress=report)
         stats[pool.name] = res.stats
         if res.offsets is None:
             raise PlanError(
@@ -144,11 +152,13 @@ def plan_memory(
     pools: Sequence[Pool] | None = None,
     time_limit: float | None = None,
     seed: int = 0,
+    progress: Callable[[str, int | None, int, float], None] | None = None,
 ) -> Plan:
     """Plan ``buffers`` into ``pools`` (default: one unbounded pool "global" aligned to 16).
 
     ``time_limit`` (seconds) bounds ``optimal`` and ``hill-climb``; ``seed`` makes
-    ``hill-climb`` reproducible. Raises ``PlanError`` for malformed problems, unknown
+    ``hill-climb`` reproducible; ``progress(pool, best, bound, elapsed)`` follows
+    ``optimal``'s search (best height so far or ``None``, proven lower bound, seconds). Raises ``PlanError`` for malformed problems, unknown
     algorithms and buffers that fit in no pool; never returns a partial plan. The plan's
     ``seconds`` is the wall time spent planning.
     """
@@ -161,6 +171,8 @@ def plan_memory(
     check_problem(buffers, pools)
     start = time.perf_counter()
     kwargs: dict[str, object] = {"time_limit": time_limit, "seed": seed}
+    if algorithm == "optimal":
+        kwargs["progress"] = progress
     if algorithm == "hill-climb":
         kwargs["lower"] = lower_bound(buffers, pools)
     plan = _ALGORITHMS[algorithm](buffers, pools, **kwargs)
