@@ -21,6 +21,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from xrelay.dialects.relay.ops import AdaptiveAvgPool2DOp
+
 from ._registry import (
     check_float,
     compute_dtype,
@@ -500,7 +502,7 @@ def global_max_pool2d(
 def _adaptive(x, output_size, layout, out_layout, op, reducer):
     ha, wa = _hw_axes(layout, x.ndim, op)
     if output_size is None or len(output_size) == 0:
-        oh = ow = 1
+        oh, ow = x.shape[ha], x.shape[wa]  # Relay's AdaptivePool2DRel: the input's size
     elif len(output_size) == 1:
         oh = ow = int(output_size[0])
     else:
@@ -535,21 +537,22 @@ def adaptive_avg_pool2d(
     layout: str,
     out_layout: str,
 ) -> np.ndarray:
-    """Relay ``nn.adaptive_avg_pool2d``; ``output_size=None`` means (1, 1)."""
+    """Relay ``nn.adaptive_avg_pool2d``; ``output_size=None`` keeps the input's spatial size."""
     res = _adaptive(x, output_size, layout, out_layout, "nn.adaptive_avg_pool2d", _mean_hw)
     return emit(res, out, "nn.adaptive_avg_pool2d")
 
 
-@register("nn.adaptive_max_pool2d")
+# no relay dialect op yet: it takes adaptive_avg_pool2d's attributes
+@register("nn.adaptive_max_pool2d", defaults_of=AdaptiveAvgPool2DOp)
 def adaptive_max_pool2d(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    output_size: Sequence[int] | None = None,
-    layout: str = "NCHW",
-    out_layout: str = "",
+    output_size: Sequence[int] | None,
+    layout: str,
+    out_layout: str,
 ) -> np.ndarray:
-    """Relay ``nn.adaptive_max_pool2d``; ``output_size=None`` means (1, 1)."""
+    """Relay ``nn.adaptive_max_pool2d``; ``output_size=None`` keeps the input's spatial size."""
     res = _adaptive(
         x,
         output_size,
@@ -650,10 +653,10 @@ def instance_norm(
     beta: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    axis: int = 1,
-    epsilon: float = 1e-5,
-    center: bool = True,
-    scale: bool = True,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
 ) -> np.ndarray:
     """Relay ``nn.instance_norm``: normalise over every axis except 0 and ``axis``."""
     op = "nn.instance_norm"
@@ -676,8 +679,8 @@ def l2_normalize(
     x: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    eps: float = 0.0,
-    axis: Sequence[int] | None = None,
+    eps: float,
+    axis: Sequence[int] | None,
 ) -> np.ndarray:
     """Relay ``nn.l2_normalize``: x / sqrt(max(sum(x^2 over axis), eps))."""
     op = "nn.l2_normalize"
