@@ -761,6 +761,8 @@ def module_pass(
 
 BUILD_PIPELINE_PASSES: tuple[str, ...] = (
     "RemoveUnusedFunctions",
+    "QnnLegalize",
+    "QnnCanonicalize",
     "SimplifyInference",
     "EliminateCommonSubexpr",
     "FoldConstant",
