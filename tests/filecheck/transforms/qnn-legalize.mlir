@@ -20,6 +20,8 @@ func.func @dense(%x: tensor<1x8xi8>, %w: tensor<4x8xi8>) -> tensor<1x4xi32> {
 }
 
 // CHECK-LABEL: func.func @already_uint8_int8
+// CHECK-NEXT: %z = relay.constant dense<0> : tensor<i32>
+// CHECK-NEXT: %s = relay.constant dense<1.000000e-01> : tensor<f32>
 // CHECK-NEXT: %y = qnn.dense %x, %w, %z, %z, %s, %s
 func.func @already_uint8_int8(%x: tensor<1x8xui8>, %w: tensor<4x8xi8>) -> tensor<1x4xi32> {
   %z = relay.constant dense<0> : tensor<i32>
