@@ -485,7 +485,8 @@ def _reduce_rule(attrs, new, old, types):
                         out_s.append(f"1{a}")
                 else:
                     out_s.append(packed)
-        return Layout("".join(in_s)), Layout("".join(out_s)), new_axes
+        # Relay's Layout("") is undefined: a reduction to a scalar keeps its old layout
+        return Layout("".join(in_s)), Layout("".join(out_s)) if out_s else None, new_axes
 
     inferred_in = inferred_out = None
     if new is not None and r_axes and old[0] is not None:
