@@ -1,0 +1,103 @@
+"""ONNX int8 models made by onnxruntime's own quantizer, to check the qnn path against it.
+
+``quantize(model, inputs, per_channel, quant_format)`` runs
+``onnxruntime.quantization.quantize_static`` with random calibration data made here
+(``calibration_inputs``), in QDQ format (QuantizeLinear/DequantizeLinear pairs around float
+ops, onnxruntime's default) or QOperator format (QLinearConv, QLinearMatMul, ...).
+``compare(model, inputs)`` runs it in onnxruntime and in xrelay (imported, built at -O3 and run
+in the arena) and returns both outputs; ``quantization_steps`` measures their difference in
+units of the output's quantization step.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from xrelay.testing.onnx_models import run_onnxruntime
+
+
+def calibration_inputs(model: onnx.ModelProto, count: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
+    """``count`` random standard-normal float32 feeds for the model's inputs."""
+    rng = np.random.default_rng(seed)
+    init = {t.name for t in model.graph.initializer}
+    feeds = []
+    for _ in range(count):
+        feed = {}
+        for inp in model.graph.input:
+            if inp.name in init:
+                continue
+            shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+            feed[inp.name] = rng.standard_normal(shape).astype(np.float32)
+        feeds.append(feed)
+    return feeds
+
+
+def quantize(
+    model: onnx.ModelProto, calibration: list[Mapping[str, np.ndarray]], per_channel: bool = False,
+    quant_format: str = "QDQ",
+) -> onnx.ModelProto:  # fmt: skip
+    """``quantize_static`` (uint8 activations, int8 weights) of ``model`` calibrated on the feeds."""
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.it = iter(calibration)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "f32.onnx", Path(tmp) / "int8.onnx"
+        onnx.save(model, src)
+        quantize_static(
+            str(src), str(dst), Reader(), quant_format=getattr(QuantFormat, quant_format),
+            per_channel=per_channel, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+        )  # fmt: skip
+        return onnx.load(dst)
+
+
+def output_step(model: onnx.ModelProto) -> float:
+    """The quantization step of the graph's output (the scale of the last DequantizeLinear)."""
+    out = model.graph.output[0].name
+    inits = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+    producers = {o: n for n in model.graph.node for o in n.output}
+    node = producers.get(out)
+    while node is not None and node.op_type != "DequantizeLinear":
+        node = producers.get(node.input[0])
+    if node is None:
+        return 0.0
+    return float(np.asarray(inits[node.input[1]]).reshape(-1)[0])
+
+
+def build(model: onnx.ModelProto, opt_level: int = 3):
+    """Import ``model`` and build it for the arena runtime."""
+    import xrelay
+    from xrelay.frontends.onnx import from_onnx
+
+    mod, params = from_onnx(model)
+    return xrelay.build(mod, params, opt_level=opt_level, plan="greedy-by-size")
+
+
+def compare(model: onnx.ModelProto, inputs: Mapping[str, np.ndarray], module=None):
+    """(onnxruntime output, xrelay output) of the first graph output on ``inputs``."""
+    ref = run_onnxruntime(model, inputs)[0]
+    m = module if module is not None else build(model)
+    for name, value in inputs.items():
+        m.set_input(name.replace(":", "_"), value)
+    m.run()
+    return ref, m.get_output(0)
+
+
+def quantization_steps(ref: np.ndarray, out: np.ndarray, step: float) -> np.ndarray:
+    """|ref - out| in quantization steps (rounded to cancel float noise)."""
+    return np.round(np.abs(ref.astype(np.float64) - out.astype(np.float64)) / step, 3)
