@@ -407,7 +407,7 @@ def shape_of(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.
 
 @register("ndarray_size")
 def ndarray_size(
-    x: np.ndarray, *, out: np.ndarray | None = None, dtype: str = "int32"
+    x: np.ndarray, *, out: np.ndarray | None = None, dtype: str
 ) -> np.ndarray:
     """Relay ``ndarray_size``: the element count as a 0-d tensor."""
     return emit(np.array(x.size, dtype=to_numpy_dtype(dtype)), out, "ndarray_size")

@@ -10,7 +10,10 @@ Function-level Relay attributes live on ``func.func`` as discardable attributes 
 from xdsl.ir import Dialect
 
 from xrelay.dialects.relay import integer as _integer  # noqa: F401 - registers its ops
+from xrelay.dialects.relay import normalization as _normalization  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import ops as _ops
+from xrelay.dialects.relay import shape_ops as _shape_ops  # noqa: F401 - registers its ops
+from xrelay.dialects.relay import spatial as _spatial  # noqa: F401 - registers its ops
 from xrelay.dialects.relay.base import (
     RELAY_OPS,
     REQUIRED,

@@ -100,6 +100,7 @@ class AttrSpec:
             "bool": IntegerAttr,
             "str": StringAttr,
             "ints_list": ArrayAttr,
+            "floats": DenseArrayBase,
             "device": VirtualDeviceAttr,
         }[self.kind]
 
@@ -121,6 +122,8 @@ class AttrSpec:
                 if not isinstance(value, str):
                     raise TypeError
                 return StringAttr(value)
+            if k == "floats":
+                return DenseArrayBase.from_list(f64, [float(_as_number(v)) for v in _as_seq(value)])
             if k == "int_or_ints":
                 if isinstance(value, int) and not isinstance(value, bool):
                     return IntegerAttr(value, i64)
@@ -168,6 +171,7 @@ _KIND_DOC = {
     "str": "a string",
     "int_or_ints": "an integer or a list of integers",
     "ints_list": "a list of lists of integers",
+    "floats": "a list of numbers",
     "device": "a device",
 }
 
@@ -182,6 +186,12 @@ def _as_int(v: Any) -> int:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     raise TypeError
+
+
+def _as_number(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise TypeError
+    return v
 
 
 def _as_seq(v: Any) -> Sequence[Any]:
@@ -216,6 +226,10 @@ def IntOrInts(default: Any = REQUIRED) -> Any:  # noqa: N802
 
 def IntsList(default: Any = REQUIRED) -> Any:  # noqa: N802
     return AttrSpec("ints_list", default)
+
+
+def Floats(default: Any = REQUIRED) -> Any:  # noqa: N802
+    return AttrSpec("floats", default)
 
 
 def Device(default: Any = REQUIRED) -> Any:  # noqa: N802

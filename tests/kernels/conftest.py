@@ -102,6 +102,22 @@ def rand(rng: np.random.Generator, shape, dtype, lo=-4.0, hi=4.0) -> np.ndarray:
     return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
 
 
+def run_op(name: str, *arrays: np.ndarray, **given_attrs) -> np.ndarray:
+    """The kernel of relay op ``name`` on ``arrays``, with the attributes the dialect completes
+    from ``given_attrs`` (its defaults and normal forms); the result must have the shape the
+    op's type inference gives."""
+    from xrelay.dialects.relay import RELAY_OPS, tensor_type
+    from xrelay.kernels import KERNELS
+
+    op = RELAY_OPS[name]
+    types = [tensor_type(a.shape, a.dtype.name) for a in arrays]
+    attrs = op.complete_attrs(given_attrs, types)
+    (want,) = op.infer_types(types, attrs)
+    res = KERNELS[name](*arrays, **attrs)
+    assert res.shape == tuple(want.get_shape()), (name, res.shape, want)
+    return res
+
+
 @pytest.fixture(scope="session")
 def h() -> SimpleNamespace:
     """The helpers above, as one session fixture (safe to use inside hypothesis tests)."""

@@ -527,6 +527,103 @@
 
 // -----
 
+// contrib_reverse_reshape
+  %x = "test.op"() : () -> tensor<10x5x4xf32>
+  %y = relay.contrib_reverse_reshape %x {newshape = [-1, 0]} : (tensor<10x5x4xf32>) -> tensor<50x4xf32>
+// CHECK{LITERAL}: %y = relay.contrib_reverse_reshape %x {newshape = [-1, 0]} : (tensor<10x5x4xf32>) -> tensor<50x4xf32>
+// -----
+
+// gather_nd
+  %x = "test.op"() : () -> tensor<3x4x5xf32>
+  %i = relay.constant dense<[[0, 1, 2, 2, 1, 0], [3, 0, 1, 2, 3, 0]]> : tensor<2x6xi64>
+  %y = relay.gather_nd %x, %i : (tensor<3x4x5xf32>, tensor<2x6xi64>) -> tensor<6x5xf32>
+// CHECK{LITERAL}: %y = relay.gather_nd %x, %i : (tensor<3x4x5xf32>, tensor<2x6xi64>) -> tensor<6x5xf32>
+// -----
+
+// image.resize2d
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %y = relay.image.resize2d %x {size = [16, 16]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x16xf32>
+// CHECK{LITERAL}: %y = relay.image.resize2d %x {size = [16, 16]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x16xf32>
+// -----
+
+// ndarray_size
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %n = relay.ndarray_size %x {dtype = "int64"} : (tensor<2x3xf32>) -> tensor<i64>
+// CHECK{LITERAL}: %n = relay.ndarray_size %x {dtype = "int64"} : (tensor<2x3xf32>) -> tensor<i64>
+// -----
+
+// nn.adaptive_avg_pool3d
+  %x = "test.op"() : () -> tensor<1x8x4x7x7xf32>
+  %y = relay.nn.adaptive_avg_pool3d %x {output_size = [1, 1, 1]} : (tensor<1x8x4x7x7xf32>) -> tensor<1x8x1x1x1xf32>
+// CHECK{LITERAL}: %y = relay.nn.adaptive_avg_pool3d %x {output_size = [1, 1, 1]} : (tensor<1x8x4x7x7xf32>) -> tensor<1x8x1x1x1xf32>
+// -----
+
+// nn.adaptive_max_pool3d
+  %x = "test.op"() : () -> tensor<1x8x4x8x8xf32>
+  %y = relay.nn.adaptive_max_pool3d %x {output_size = [2, 2, 2]} : (tensor<1x8x4x8x8xf32>) -> tensor<1x8x2x2x2xf32>
+// CHECK{LITERAL}: %y = relay.nn.adaptive_max_pool3d %x {output_size = [2, 2, 2]} : (tensor<1x8x4x8x8xf32>) -> tensor<1x8x2x2x2xf32>
+// -----
+
+// nn.avg_pool3d
+  %x = "test.op"() : () -> tensor<1x4x8x8x8xf32>
+  %y = relay.nn.avg_pool3d %x {pool_size = [2, 2, 2], strides = [2, 2, 2]} : (tensor<1x4x8x8x8xf32>) -> tensor<1x4x4x4x4xf32>
+// CHECK{LITERAL}: %y = relay.nn.avg_pool3d %x {pool_size = [2, 2, 2], strides = [2, 2, 2]} : (tensor<1x4x8x8x8xf32>) -> tensor<1x4x4x4x4xf32>
+// -----
+
+// nn.conv1d
+  %x = "test.op"() : () -> tensor<1x4x16xf32>
+  %w = "test.op"() : () -> tensor<8x4x3xf32>
+  %y = relay.nn.conv1d %x, %w {padding = [1, 1]} : (tensor<1x4x16xf32>, tensor<8x4x3xf32>) -> tensor<1x8x16xf32>
+// CHECK{LITERAL}: %y = relay.nn.conv1d %x, %w {padding = [1, 1]} : (tensor<1x4x16xf32>, tensor<8x4x3xf32>) -> tensor<1x8x16xf32>
+// -----
+
+// nn.conv3d
+  %x = "test.op"() : () -> tensor<1x2x4x8x8xf32>
+  %w = "test.op"() : () -> tensor<4x2x3x3x3xf32>
+  %y = relay.nn.conv3d %x, %w {padding = [1, 1, 1, 1, 1, 1]} : (tensor<1x2x4x8x8xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x4x4x8x8xf32>
+// CHECK{LITERAL}: %y = relay.nn.conv3d %x, %w {padding = [1, 1, 1, 1, 1, 1]} : (tensor<1x2x4x8x8xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x4x4x8x8xf32>
+// -----
+
+// nn.group_norm
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %gamma = "test.op"() : () -> tensor<4xf32>
+  %beta = "test.op"() : () -> tensor<4xf32>
+  %y = relay.nn.group_norm %x, %gamma, %beta {num_groups = 2} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK{LITERAL}: %y = relay.nn.group_norm %x, %gamma, %beta {num_groups = 2} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// -----
+
+// nn.instance_norm
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %gamma = "test.op"() : () -> tensor<4xf32>
+  %beta = "test.op"() : () -> tensor<4xf32>
+  %y = relay.nn.instance_norm %x, %gamma, %beta : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK{LITERAL}: %y = relay.nn.instance_norm %x, %gamma, %beta : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// -----
+
+// nn.l2_normalize
+  %x = "test.op"() : () -> tensor<2x8xf32>
+  %y = relay.nn.l2_normalize %x {eps = 1.0e-10, axis = [1]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK{LITERAL}: %y = relay.nn.l2_normalize %x {eps = 1.0e-10, axis = [1]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// -----
+
+// nn.max_pool3d
+  %x = "test.op"() : () -> tensor<1x4x8x8x8xf32>
+  %y = relay.nn.max_pool3d %x {pool_size = [2, 2, 2], strides = [2, 2, 2]} : (tensor<1x4x8x8x8xf32>) -> tensor<1x4x4x4x4xf32>
+// CHECK{LITERAL}: %y = relay.nn.max_pool3d %x {pool_size = [2, 2, 2], strides = [2, 2, 2]} : (tensor<1x4x8x8x8xf32>) -> tensor<1x4x4x4x4xf32>
+// -----
+
+// nn.upsampling
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %y = relay.nn.upsampling %x {scale_h = 2.0, scale_w = 2.0} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x16xf32>
+// CHECK{LITERAL}: %y = relay.nn.upsampling %x {scale_h = 2.0, scale_w = 2.0} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x16xf32>
+// -----
+
+// repeat
+  %x = "test.op"() : () -> tensor<2x1xf32>
+  %y = relay.repeat %x {repeats = 3, axis = 1} : (tensor<2x1xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %y = relay.repeat %x {repeats = 3, axis = 1} : (tensor<2x1xf32>) -> tensor<2x3xf32>
+// -----
+
 // Constants: anonymous, named inline, splat, integer and bool data.
 %c0 = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
 // CHECK{LITERAL}: %c0 = relay.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>

@@ -1,0 +1,62 @@
+"""Kernels of ``repeat``, ``gather_nd`` and ``contrib_reverse_reshape`` (``ndarray_size`` is in
+``transform.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ._registry import emit, norm_axis, register
+from .transform import infer_reshape
+
+
+@register("repeat")
+def repeat(x: np.ndarray, *, out: np.ndarray | None = None, repeats: int, axis: int) -> np.ndarray:
+    """Relay ``repeat``: every element ``repeats`` times along ``axis``."""
+    if repeats < 1:
+        raise ValueError(f"repeat: repeats must be at least 1, got {repeats}")
+    return emit(np.repeat(x, repeats, axis=norm_axis(axis, x.ndim, "repeat")), out, "repeat")
+
+
+@register("gather_nd")
+def gather_nd(
+    x: np.ndarray,
+    indices: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    batch_dims: int,
+    index_rank: int | None,
+) -> np.ndarray:
+    """Relay ``gather_nd``: index tuples along ``indices``' first axis; the first
+    ``batch_dims`` axes of ``x`` pair with ``indices``' axes 1..batch_dims. Negative indices
+    count from the end (as ONNX's GatherND); out-of-range ones raise IndexError."""
+    op = "gather_nd"
+    if indices.dtype.kind not in "iu":
+        raise ValueError(f"{op}: indices must be integers, got {indices.dtype}")
+    m = indices.shape[0]
+    b = batch_dims
+    if b + m > x.ndim:
+        raise ValueError(f"{op}: batch_dims {b} + index depth {m} exceed the rank of {x.shape}")
+    batch = x.shape[:b]
+    if indices.shape[1 : 1 + b] != batch:
+        raise ValueError(f"{op}: batch axes of indices {indices.shape} and data {x.shape} differ")
+    y_shape = indices.shape[1 + b :]
+    idx = indices.reshape(m, int(np.prod(batch, dtype=np.int64)), -1).astype(np.int64)
+    dims = np.array(x.shape[b : b + m], dtype=np.int64).reshape(m, 1, 1)
+    if np.any(idx < -dims) or np.any(idx >= dims):
+        raise IndexError(f"{op}: an index is out of range for data {x.shape}")
+    idx = np.where(idx < 0, idx + dims, idx)
+    flat = x.reshape(int(np.prod(batch, dtype=np.int64)), *x.shape[b:])
+    bidx = np.arange(flat.shape[0]).reshape(-1, 1)
+    res = flat[(bidx, *idx)]  # (batch, Y, rest)
+    return emit(res.reshape(*batch, *y_shape, *x.shape[b + m :]), out, op)
+
+
+@register("contrib_reverse_reshape")
+def reverse_reshape(
+    x: np.ndarray, *, out: np.ndarray | None = None, newshape: Sequence[int], allowzero: bool
+) -> np.ndarray:
+    """Relay ``reverse_reshape``: reshape with the special values read right to left."""
+    shape = infer_reshape(x.shape[::-1], list(newshape)[::-1], allowzero)[::-1]
+    return emit(x.reshape(shape), out, "contrib_reverse_reshape")

@@ -1,0 +1,90 @@
+"""gather_nd, ndarray_size against onnxruntime (GatherND, Size); repeat against a loop reference;
+reverse_reshape against TVM's own cases (test_op_level3.py ``verify_reverse_reshape``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xrelay.dialects.relay import RelayTypeError
+
+from .conftest import run_op as run
+
+FAST = settings(max_examples=15, deadline=None)
+
+
+@FAST
+@given(batch_dims=st.integers(0, 1), depth=st.integers(1, 2), y=st.integers(1, 3), seed=st.integers(0, 2**16))
+def test_gather_nd_vs_onnx(h, batch_dims, depth, y, seed):
+    rng = np.random.default_rng(seed)
+    data = h.rand(rng, (2, 3, 4, 5), "float32")
+    dims = data.shape[batch_dims : batch_dims + depth]
+    # ONNX: index tuples along the last axis, possibly negative
+    idx = np.stack([rng.integers(-d, d, size=(*data.shape[:batch_dims], y)) for d in dims], axis=-1)
+    (want,) = h.run_onnx("GatherND", [data, idx.astype(np.int64)], {"batch_dims": batch_dims})
+    relay_idx = np.moveaxis(idx, -1, 0).astype(np.int64)  # Relay: along the first axis
+    h.assert_same(run("gather_nd", data, relay_idx, batch_dims=batch_dims), want)
+
+
+def test_gather_nd_relay_examples():
+    # TVM's test_op_level3 gather_nd cases
+    data = np.arange(4).reshape(2, 2).astype("int32")
+    np.testing.assert_array_equal(run("gather_nd", data, np.array([[1, 0], [0, 1]])), [2, 1])
+    data = np.arange(8).reshape(2, 2, 2).astype("float32")
+    got = run("gather_nd", data, np.array([[0, 1], [1, 0]]))
+    np.testing.assert_array_equal(got, [[2, 3], [4, 5]])
+    got = run("gather_nd", data, np.array([[1, 0]]), batch_dims=1)
+    np.testing.assert_array_equal(got, [[2, 3], [4, 5]])
+    with pytest.raises(IndexError, match="out of range"):
+        run("gather_nd", data, np.array([[2], [0]]))
+    with pytest.raises(RelayTypeError, match="index_rank = 1"):
+        run("gather_nd", data, np.array([[0, 1], [1, 0]]), index_rank=1)
+
+
+def test_ndarray_size_vs_onnx(h):
+    x = np.zeros((2, 3, 4), "float32")
+    (want,) = h.run_onnx("Size", [x], out_dtypes=[np.int64])
+    h.assert_same(run("ndarray_size", x, dtype="int64"), want)
+    got = run("ndarray_size", x)
+    assert got.dtype == np.int32 and got.shape == () and int(got) == 24
+
+
+@FAST
+@given(repeats=st.integers(1, 3), axis=st.integers(-3, 2), seed=st.integers(0, 2**16))
+def test_repeat(h, repeats, axis, seed):
+    x = h.rand(np.random.default_rng(seed), (2, 3, 2), "int32")
+    got = run("repeat", x, repeats=repeats, axis=axis)
+    ax = axis % 3
+    for i in range(got.shape[ax]):
+        np.testing.assert_array_equal(np.take(got, i, axis=ax), np.take(x, i // repeats, axis=ax))
+
+
+def test_repeat_errors():
+    with pytest.raises(RelayTypeError, match="repeats must be at least 1"):
+        run("repeat", np.zeros(3, "float32"), repeats=0, axis=0)
+    with pytest.raises(RelayTypeError, match="axis 1 is out of range"):
+        run("repeat", np.zeros(3, "float32"), repeats=2, axis=1)
+
+
+@pytest.mark.parametrize(
+    ("shape", "newshape", "out"),
+    [
+        ((2, 3, 4), (4, 0, 2), (4, 3, 2)),
+        ((2, 3, 4), (2, 0, 0), (2, 3, 4)),
+        ((2, 3, 4), (0, -1), (3, 8)),
+        ((2, 3, 4), (-1, 0), (6, 4)),
+        ((2, 3, 4), (0, -3), (2, 12)),
+    ],
+)
+def test_reverse_reshape_tvm_cases(shape, newshape, out):
+    x = np.arange(np.prod(shape), dtype="float32").reshape(shape)
+    got = run("contrib_reverse_reshape", x, newshape=newshape)
+    assert got.shape == out
+    np.testing.assert_array_equal(got.reshape(-1), x.reshape(-1))
+
+
+def test_reverse_reshape_rejects_split():
+    with pytest.raises(RelayTypeError, match="not supported in reverse"):
+        run("contrib_reverse_reshape", np.zeros((2, 6), "float32"), newshape=(-4, 1, 2, -1))
