@@ -30,6 +30,8 @@ from xrelay.relay.expr import (
     Function,
     FuncType,
     GlobalVar,
+    If,
+    Let,
     Op,
     TensorType,
     Tuple,
@@ -43,6 +45,7 @@ from xrelay.relay.expr import (
 from xrelay.relay.module import IRModule
 from xrelay.relay.op import *  # noqa: F403 - every op function, as tvm.relay exports them
 from xrelay.relay.op import __all__ as _op_all
+from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.params import load_param_dict, save_param_dict
 
 _LAZY_SUBMODULES = ("transform", "testing", "build_module", "expr_functor", "qnn")
@@ -56,6 +59,9 @@ __all__ = [
     "Function",
     "GlobalVar",
     "IRModule",
+    "If",
+    "Let",
+    "ScopeBuilder",
     "Op",
     "RelayTypeError",
     "TensorType",
@@ -70,6 +76,7 @@ __all__ = [
     "build",
     "const",
     "expr",
+    "fromtext",
     "load_param_dict",
     "nn",
     "op",
@@ -91,6 +98,13 @@ def build(ir_mod: typing.Any, target: typing.Any = None, **kwargs: typing.Any) -
     from xrelay.relay.build_module import build as _build
 
     return _build(ir_mod, target, **kwargs)
+
+
+def fromtext(text: str, source_name: str = "from_string") -> IRModule:
+    """Relay's ``relay.fromtext``: an IRModule from Relay text (``xrelay.relay.parser``)."""
+    from xrelay.relay.parser import parse
+
+    return parse(text, source_name)
 
 
 def __getattr__(name: str) -> typing.Any:

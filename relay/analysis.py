@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from xrelay.relay.expr import Call, Expr, Function, Tuple, TupleGetItem, TupleWrapper, Var
+from xrelay.relay.expr import Call, Expr, Function, If, Let, Tuple, TupleGetItem, TupleWrapper, Var
 
 __all__ = ["all_vars", "bound_vars", "children", "free_vars", "post_order", "post_order_visit"]
 
@@ -23,6 +23,10 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.tuple_value,)
     if isinstance(expr, Function):
         return (*expr.params, expr.body)
+    if isinstance(expr, Let):  # the value first: it is evaluated before the variable is bound
+        return (expr.value, expr.var, expr.body)
+    if isinstance(expr, If):
+        return (expr.cond, expr.true_branch, expr.false_branch)
     return ()
 
 
@@ -80,6 +84,8 @@ def _free_vars(expr: Expr, memo: dict[int, list[Var]]) -> list[Var]:
                     seen.add(id(v))
                     out.append(v)
             continue
+        if isinstance(node, Let):
+            bound.add(id(node.var))
         stack.extend(reversed(children(node)))
     return out
 

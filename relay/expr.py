@@ -50,6 +50,8 @@ __all__ = [
     "FuncType",
     "Function",
     "GlobalVar",
+    "If",
+    "Let",
     "Op",
     "Tuple",
     "TupleGetItem",
@@ -194,23 +196,26 @@ class Expr:
     def type_known(self) -> bool:
         return self._type is not None
 
-    def astext(self, **kwargs: _AnyT) -> str:
-        """xrelay's textual IR of this expression: a function of its own named ``@main``
-        (a non-function is wrapped in a function of its free variables), plus the private
-        functions it outlines. Keywords are those of ``IRModule.astext``."""
+    def _as_module(self) -> _AnyT:
         from xdsl.dialects.builtin import ModuleOp
 
         from xrelay.relay.analysis import free_vars
         from xrelay.relay.module import IRModule, lower_function
 
         fn = self if isinstance(self, Function) else Function(free_vars(self), self)
-        mod = IRModule.from_module_op(ModuleOp(lower_function(fn, "main", allow_external=True)))
-        return mod.astext(**kwargs)
+        return IRModule.from_module_op(ModuleOp(lower_function(fn, "main", allow_external=True)))
+
+    def astext(self, **kwargs: _AnyT) -> str:
+        """Relay's text of this expression, printed as a module whose ``@main`` is it (a
+        non-function is wrapped in a function of its free variables). Keywords are those of
+        ``IRModule.astext``."""
+        return self._as_module().astext(**kwargs)
 
     def __str__(self) -> str:
+        # MLIR text, as str(IRModule); printing must not raise, so fall back to the short form
         try:
-            return self.astext()
-        except Exception:  # printing must not raise; fall back to the short form
+            return self._as_module().mlir_text()
+        except Exception:
             return repr(self)
 
     # ---- arithmetic sugar ---------------------------------------------------------------
@@ -620,6 +625,50 @@ class Function(Expr):
     def __repr__(self) -> str:
         names = ", ".join("%" + p.name_hint for p in self.params)
         return f"Function(({names}), ty={_type_str(self._type)}, attrs={self.attrs!r})"
+
+
+class Let(Expr):
+    """``let %var = value; body``: in xrelay's SSA IR the value gets the variable's name (its
+    SSA name hint) and the body uses it directly; the text printer shows it as a ``let``."""
+
+    def __init__(self, variable: Var, value: Expr, body: Expr, span: _AnyT = None):
+        if not isinstance(variable, Var):
+            raise TypeError(f"let binds a relay.var, got {variable!r}")
+        value = value.astuple() if isinstance(value, TupleWrapper) else _to_expr(value)
+        body = body.astuple() if isinstance(body, TupleWrapper) else _to_expr(body)
+        ann, vt = variable.type_annotation, value._type
+        if ann is not None and vt is not None and ann != vt:
+            raise RelayTypeError(
+                f"let %{variable.name_hint}: the value has type {_type_str(vt)} but the variable "
+                f"is annotated {_type_str(ann)}"
+            )
+        if variable._type is None and vt is not None:
+            variable._type = vt
+        self.var, self.value, self.body = variable, value, body
+        self._type = body._type
+
+    def __repr__(self) -> str:
+        return f"Let(%{self.var.name_hint}, ty={_type_str(self._type)})"
+
+
+class If(Expr):
+    """``if (cond) { true_branch } else { false_branch }``; ``cond`` is a bool scalar tensor
+    and both branches have one type (Relay's rule)."""
+
+    def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr, span: _AnyT = None):
+        cond, t, f = (_to_expr(e.astuple() if isinstance(e, TupleWrapper) else e) for e in (cond, true_branch, false_branch))
+        ct = cond._type
+        if ct is not None and (not isinstance(ct, _BuiltinTensorType) or shape_of(ct) != () or dtype_of(ct) != "bool"):
+            raise RelayTypeError(f"If: the condition has type {_type_str(ct)}, expected a bool scalar")
+        if t._type is not None and f._type is not None and t._type != f._type:
+            raise RelayTypeError(
+                f"If: the branches have different types: {_type_str(t._type)} and {_type_str(f._type)}"
+            )
+        self.cond, self.true_branch, self.false_branch = cond, t, f
+        self._type = t._type if t._type is not None else f._type
+
+    def __repr__(self) -> str:
+        return f"If(ty={_type_str(self._type)})"
 
 
 def _plain_attr(v: _AnyT) -> _AnyT:

@@ -11,8 +11,8 @@ Lowering a Python expression to the relay dialect (``mod["f"] = fn``):
   the variables it captures from the enclosing function become extra parameters after its own.
   A literal called twice is outlined once. Outlined functions are named after the ops in
   their body, in post-order: ``fused_<op>_<op>...`` for ``Primitive`` functions and
-  ``fn_<op>_...`` otherwise (dots become ``_``, at most 60 characters of op names), then
-  ``_1``, ``_2``, ... to make them unique. A function rebuilt from a private ``func.func``
+  ``fn_<op>_...`` otherwise (dots become ``_``; a name longer than 80 characters is cut and
+  given a CRC-32 suffix, as fuse-ops names them), then ``_1``, ``_2``, ... to make them unique. A function rebuilt from a private ``func.func``
   keeps that function's name when it is free.
 * Multi-result ops (``nn.batch_norm``, ``nn.dropout``, ``split``): ``TupleGetItem`` picks a
   result. A tuple returned from a function becomes several results; ``concatenate``/``stack``
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import re
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from xrelay.dialects.relay import (
     FUNC_ATTRS,
@@ -68,6 +69,8 @@ from xrelay.relay.expr import (
     Function,
     FuncType,
     GlobalVar,
+    If,
+    Let,
     Op,
     Tuple,
     TupleGetItem,
@@ -78,6 +81,7 @@ from xrelay.relay.expr import (
     _op_has_var_operands,
     _op_returns_tuple,
 )
+from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
@@ -163,6 +167,7 @@ class _Lowering:
         self.allow_external = allow_external
         self.outlined: dict[int, tuple[str, list[Var]]] = {}
         self.new_funcs: list[FuncOp] = []
+        self.fn_alias: dict[int, Function] = {}  # let-bound variable -> the function literal
 
     def unique_name(self, base: str) -> str:
         if base not in self.symbols:
@@ -221,9 +226,20 @@ class _Lowering:
                 raise RelayTypeError(f"in @{where}: no value for {e!r}")
             return v
 
+        lets = {id(n.var): n for n in post_order(body, into_functions=False) if isinstance(n, Let)}
         for node in post_order(body, into_functions=False):
             if id(node) in env:
                 continue
+            if isinstance(node, Var) and id(node) in lets:
+                self._bind_let(lets[id(node)], env, vals)
+                continue
+            if isinstance(node, Let):
+                env[id(node)] = vals(node.body)
+                continue
+            if isinstance(node, If):
+                raise RelayTypeError(
+                    f"in @{where}: an If expression cannot be lowered to the relay dialect yet"
+                )
             if isinstance(node, Var):
                 raise RelayTypeError(
                     f"in @{where}: free variable %{node.name_hint} is not a parameter "
@@ -240,6 +256,18 @@ class _Lowering:
             elif isinstance(node, Call):
                 env[id(node)] = self._emit_call(node, block, env, vals, where)
             # Function, Op and GlobalVar nodes have no value of their own
+
+    def _bind_let(self, let: Let, env: dict[int, list[SSAValue]], vals: Any) -> None:
+        """``let %x = value``: %x is the value's SSA value(s), which take the name ``x``."""
+        value = let.value
+        if isinstance(value, Function):  # a let-bound function literal: calls go to it
+            self.fn_alias[id(let.var)] = value
+            return
+        vs = vals(value)
+        env[id(let.var)] = vs
+        for v in vs:
+            if not isinstance(v, BlockArgument) and v.name_hint is None:
+                v.name_hint = _value_name(let.var.name_hint)
 
     @staticmethod
     def _get_item(node: TupleGetItem, vals: Any) -> list[SSAValue]:
@@ -273,6 +301,8 @@ class _Lowering:
                 op = cls.make(operands, **node._raw_attrs)
             block.add_op(op)
             return list(op.results)
+        if isinstance(callee, Var) and id(callee) in self.fn_alias:
+            callee = self.fn_alias[id(callee)]
         if isinstance(callee, Function):
             name, captured = self.outline(callee)
             operands += [v for c in captured for v in vals(c)]
@@ -328,8 +358,11 @@ def _outline_base(fn: Function) -> str:
         if isinstance(n, Call) and isinstance(n.op, Op)
     ]
     prefix = "fused" if fn.attrs.get("Primitive") else "fn"
-    tail = "_".join(ops)[:60].rstrip("_")
-    return f"{prefix}_{tail}" if tail else prefix
+    tail = "_".join(ops)
+    name = f"{prefix}_{tail}" if tail else prefix
+    if len(name) > MAX_NAME_LENGTH:  # fuse-ops' rule, so a fused function keeps its name
+        name = f"{name[:MAX_NAME_LENGTH]}_{zlib.crc32(name.encode()):08x}"
+    return name
 
 
 def lower_function(
@@ -590,9 +623,17 @@ class IRModule:
 
     # ---- text -----------------------------------------------------------------------------
 
-    def astext(self, show_meta_data: bool = True, elide_large_constants: int | None = None) -> str:
-        """The module as xrelay text (MLIR syntax). With ``elide_large_constants=N``, data of
-        constants with more than N elements is elided (readable, not parseable)."""
+    def astext(self, show_meta_data: bool = True, annotate: Any = None) -> str:
+        """The module in Relay's text format 0.0.5, as ``tvm.IRModule.astext``
+        (``xrelay.relay.text_printer``); ``xrelay.parser.parse`` reads it back.
+        ``annotate=False`` leaves out the ``/* ty=... */`` comments."""
+        from xrelay.relay.text_printer import astext
+
+        return astext(self.module, show_meta_data, annotate_types=annotate is not False)
+
+    def mlir_text(self, elide_large_constants: int | None = None) -> str:
+        """The module as MLIR text (what ``str(mod)`` prints). With ``elide_large_constants=N``,
+        data of constants with more than N elements is elided (readable, not parseable)."""
         from xdsl.printer import Printer
 
         out = io.StringIO()
@@ -602,7 +643,7 @@ class IRModule:
         return out.getvalue()
 
     def __str__(self) -> str:
-        return self.astext()
+        return self.mlir_text()
 
     def __repr__(self) -> str:
         names = ", ".join("@" + n for n in sorted(self._public()))
@@ -610,7 +651,7 @@ class IRModule:
 
     def show(self, **kwargs: Any) -> None:
         """Print the module."""
-        print(self.astext(**kwargs), end="")
+        print(self.mlir_text(**kwargs), end="")
 
     def save(self, path_mlir: str | Path, path_npz: str | Path) -> dict[str, np.ndarray]:
         """Write the text to ``path_mlir`` with the constants' data (weights) in ``path_npz``.

@@ -416,10 +416,9 @@ class RelayOp(IRDLOperation):
 
     # ---- syntax -------------------------------------------------------------------------
 
-    def print(self, printer: Printer) -> None:
-        if self.operands:
-            printer.print_string(" ")
-            printer.print_list(self.operands, printer.print_operand)
+    def non_default_attrs(self) -> list[tuple[str, Any]]:
+        """The attributes set to something other than their default, in Relay's order (what
+        both this syntax and Relay's text print, as Relay's ``VisitNonDefaultAttrs``)."""
         items = []
         for name, spec in self.ATTRS.items():
             attr = self.properties.get(name)
@@ -428,7 +427,14 @@ class RelayOp(IRDLOperation):
             value = spec.from_attribute(attr)
             if spec.default is not REQUIRED and value == _canon_default(spec):
                 continue
-            items.append(f"{name} = {format_value(value)}")
+            items.append((name, value))
+        return items
+
+    def print(self, printer: Printer) -> None:
+        if self.operands:
+            printer.print_string(" ")
+            printer.print_list(self.operands, printer.print_operand)
+        items = [f"{name} = {format_value(value)}" for name, value in self.non_default_attrs()]
         if items:
             printer.print_string(" {" + ", ".join(items) + "}")
         if self.attributes:

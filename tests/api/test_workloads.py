@@ -70,7 +70,7 @@ def test_resnet18_params_names_and_types(r18):
 
 def test_resnet18_structure_details(r18):
     mod, _ = r18
-    text = mod.astext()
+    text = mod.mlir_text()
     # bn_data has scale=false, epsilon 2e-5; conv0 is 7x7/2 with padding 3
     assert "relay.nn.batch_norm %data, %bn_data_gamma, %bn_data_beta, %bn_data_moving_mean, %bn_data_moving_var {epsilon = 2.0e-05, scale = false}" in text
     assert "{strides = [2, 2], padding = [3, 3, 3, 3], channels = 64, kernel_size = [7, 7]}" in text
@@ -90,8 +90,8 @@ def test_resnet18_structure_details(r18):
 
 def test_resnet18_text_round_trip(r18):
     mod, _ = r18
-    text = mod.astext()
-    assert xrelay.IRModule.from_text(text).astext() == text
+    text = mod.mlir_text()
+    assert xrelay.IRModule.from_text(text).mlir_text() == text
 
 
 def test_resnet50_bound_params_save_load_round_trip(tmp_path):
@@ -101,8 +101,8 @@ def test_resnet50_bound_params_save_load_round_trip(tmp_path):
     assert counts["nn.batch_norm"] == want["nn.batch_norm"] == 51
     assert counts["nn.conv2d"] == want["nn.conv2d"] == 53
     assert counts["add"] == 16
-    text = mod.astext()
-    assert xrelay.IRModule.from_text(text).astext() == text
+    text = mod.mlir_text()
+    assert xrelay.IRModule.from_text(text).mlir_text() == text
     mod["main"] = relay.bind_params_by_name(mod["main"], params)
     assert [p.name_hint for p in mod["main"].params] == ["data"]
     stored = mod.save(tmp_path / "r50.mlir", tmp_path / "r50.npz")
@@ -115,7 +115,7 @@ def test_resnet50_bound_params_save_load_round_trip(tmp_path):
     with np.load(tmp_path / "again.npz") as again:
         for name in ("conv0_weight", "fc1_weight", "stage3_unit6_bn2_gamma"):
             assert np.array_equal(again[name], params[name])
-    elided = mod.astext(elide_large_constants=64)
+    elided = mod.mlir_text(elide_large_constants=64)
     assert "relay.constant @conv0_weight dense_resource<__elided__> : tensor<64x3x7x7xf32>" in elided
 
 
@@ -165,7 +165,7 @@ def test_mobilenet_structure():
     assert params["fc_weight"].shape == (10, 1024)
     main = mod["main"]
     assert main.checked_type.ret_type == tensor_type((2, 10), "float32")
-    text = mod.astext()
+    text = mod.mlir_text()
     assert "groups = 32" in text and "groups = 1024" in text
 
 

@@ -1,0 +1,167 @@
+"""The metadata section of Relay's text format: constants as TVM serialises them.
+
+Relay prints a constant that is not a simple scalar as ``meta[relay.Constant][i]`` and appends
+the table after ``#[metadata]`` as TVM's JSON object graph: a ``Map`` from ``"relay.Constant"``
+to an ``Array`` of ``relay.Constant`` nodes whose ``data`` attribute indexes ``b64ndarrays``,
+each a base64 NDArray in TVM's binary layout (magic, reserved word, device, ndim, dtype code /
+bits / lanes, shape, byte count, little-endian data). This module writes that layout and reads
+it back, so texts printed by TVM with constants also load here.
+
+xrelay adds one top-level key TVM ignores, ``"xrelay.constant_names"``: the parameter name of
+each constant (``relay.constant @fc1_weight``), or null, so named weights keep their names
+through a round trip.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MetadataError", "decode_ndarray", "encode_ndarray", "read_metadata", "write_metadata"]
+
+_MAGIC = 0xDD5E40F096B4A13F
+_KIND_BY_CODE = {0: "int", 1: "uint", 2: "float", 4: "bfloat"}
+_CODE_BY_KIND = {"i": 0, "u": 1, "f": 2, "b": 1}
+
+
+class MetadataError(ValueError):
+    """A metadata section that cannot be read (bad JSON, bad array, unknown node)."""
+
+
+def encode_ndarray(arr: np.ndarray, dtype: str) -> str:
+    """``arr`` in TVM's NDArray binary layout, base64 encoded; ``dtype`` is its Relay dtype."""
+    arr = np.asarray(arr, order="C")  # (ascontiguousarray would make a scalar 1-d)
+    if dtype == "bool":
+        code, bits = 1, 1
+        data = arr.astype(np.uint8).tobytes()
+    elif dtype == "bfloat16":
+        code, bits = 4, 16
+        data = arr.astype("<u2").tobytes()
+    else:
+        code, bits = _CODE_BY_KIND[arr.dtype.kind], arr.dtype.itemsize * 8
+        data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+    head = struct.pack("<QQiii", _MAGIC, 0, 1, 0, arr.ndim) + struct.pack("<BBH", code, bits, 1)
+    head += struct.pack(f"<{arr.ndim}q", *arr.shape) + struct.pack("<q", len(data))
+    return base64.b64encode(head + data).decode("ascii")
+
+
+def decode_ndarray(text: str) -> tuple[np.ndarray, str]:
+    """The array and its Relay dtype from a base64 NDArray of TVM's binary layout."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+        magic, _reserved, _dev_type, _dev_id, ndim = struct.unpack_from("<QQiii", raw, 0)
+        if magic != _MAGIC:
+            raise MetadataError("not an NDArray (bad magic number)")
+        if not 0 <= ndim <= 32:
+            raise MetadataError(f"NDArray with {ndim} dimensions")
+        code, bits, lanes = struct.unpack_from("<BBH", raw, 28)
+        shape = struct.unpack_from(f"<{ndim}q", raw, 32)
+        (nbytes,) = struct.unpack_from("<q", raw, 32 + 8 * ndim)
+        data = raw[40 + 8 * ndim :]
+    except (struct.error, ValueError) as e:
+        raise MetadataError(f"bad NDArray in the metadata: {e}") from None
+    if lanes != 1 or code not in _KIND_BY_CODE:
+        raise MetadataError(f"unsupported NDArray dtype (code {code}, {bits} bits, {lanes} lanes)")
+    if code == 1 and bits == 1:
+        dtype, np_dtype = "bool", np.dtype(np.uint8)
+    elif code == 4:
+        dtype, np_dtype = "bfloat16", np.dtype("<u2")
+    else:
+        dtype = f"{_KIND_BY_CODE[code]}{bits}"
+        try:
+            np_dtype = np.dtype(f"<{'iuf'[code]}{bits // 8}")
+        except TypeError:
+            raise MetadataError(f"unsupported NDArray dtype {dtype}") from None
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if any(d < 0 for d in shape) or nbytes != count * np_dtype.itemsize or len(data) != nbytes:
+        raise MetadataError(
+            f"NDArray of shape {tuple(shape)} and dtype {dtype} holds {len(data)} bytes "
+            f"(header says {nbytes})"
+        )
+    arr = np.frombuffer(data, dtype=np_dtype).reshape(shape)
+    if dtype == "bool":
+        arr = arr.astype(np.bool_)
+    return arr.astype(arr.dtype.newbyteorder("=")), dtype
+
+
+def write_metadata(constants: Sequence[tuple[np.ndarray, str, str | None]]) -> str:
+    """The JSON of a metadata section holding ``constants`` (array, dtype, name)."""
+    nodes: list[dict[str, Any]] = [
+        {"type_key": ""},
+        {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
+        {"type_key": "Array", "data": list(range(3, 3 + len(constants)))},
+    ]
+    arrays = []
+    for i, (arr, dtype, _name) in enumerate(constants):
+        nodes.append(
+            {"type_key": "relay.Constant", "attrs": {"_checked_type_": "0", "data": str(i), "span": "0"}}
+        )
+        arrays.append(encode_ndarray(arr, dtype))
+    doc = {
+        "root": 1,
+        "nodes": nodes,
+        "b64ndarrays": arrays,
+        "attrs": {"tvm_version": "0.19.0"},
+        "xrelay.constant_names": [name for _, _, name in constants],
+    }
+    return json.dumps(doc, indent=1)
+
+
+def read_metadata(text: str) -> dict[str, list[Any]]:
+    """The meta table of a metadata section: kind -> list of entries.
+
+    ``relay.Constant`` entries are ``(array, dtype, name)``; other kinds (attribute objects TVM
+    also stores there) are kept as their JSON node and refused when referenced.
+    """
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise MetadataError(f"the metadata section is not JSON: {e}") from None
+    if not isinstance(doc, Mapping) or "nodes" not in doc or "root" not in doc:
+        raise MetadataError("the metadata section has no 'root' and 'nodes'")
+    nodes = doc["nodes"]
+    arrays = doc.get("b64ndarrays", [])
+    names = doc.get("xrelay.constant_names") or []
+
+    def node(i: Any) -> Mapping[str, Any]:
+        try:
+            n = nodes[int(i)]
+        except (ValueError, TypeError, IndexError):
+            raise MetadataError(f"the metadata refers to node {i!r}, which does not exist") from None
+        if not isinstance(n, Mapping):
+            raise MetadataError(f"metadata node {i} is not an object")
+        return n
+
+    root = node(doc["root"])
+    if root.get("type_key") != "Map":
+        raise MetadataError("the metadata root is not a Map")
+    keys, data = root.get("keys", []), root.get("data", [])
+    if len(keys) != len(data):
+        raise MetadataError("the metadata Map has different numbers of keys and values")
+    table: dict[str, list[Any]] = {}
+    for key, ref in zip(keys, data):
+        arr_node = node(ref)
+        if arr_node.get("type_key") != "Array":
+            raise MetadataError(f"metadata entry {key!r} is not an Array")
+        entries: list[Any] = []
+        for k, item in enumerate(arr_node.get("data", [])):
+            n = node(item)
+            if key == "relay.Constant":
+                if n.get("type_key") != "relay.Constant":
+                    raise MetadataError(f"meta[relay.Constant][{k}] is a {n.get('type_key')}")
+                try:
+                    blob = arrays[int(n["attrs"]["data"])]
+                except (KeyError, ValueError, TypeError, IndexError):
+                    raise MetadataError(f"meta[relay.Constant][{k}] has no array") from None
+                arr, dtype = decode_ndarray(blob)
+                name = names[k] if k < len(names) and isinstance(names[k], str) else None
+                entries.append((arr, dtype, name))
+            else:
+                entries.append(n)
+        table[key] = entries
+    return table
