@@ -18,6 +18,8 @@ checked against them. The ops are ``RelayOp`` subclasses (same machinery, same `
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import TensorType
@@ -175,6 +177,35 @@ class DequantizeOp(RelayOp):
 
 ROUNDINGS = ("None", "UPWARD", "TONEAREST")
 COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
+
+_REQUANTIZE_CONFIG: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar(
+    "requantize_config", default=("UPWARD", "int64")
+)
+
+
+@contextlib.contextmanager
+def requantize_config(rounding: str | None = None, compute_dtype: str | None = None):
+    """Relay's ``qnn.requantize_config``: the rounding and compute dtype that requantize ops
+    with "None" get when they are lowered (or run) inside the ``with`` block.
+
+    The defaults are UPWARD and int64 (Relay's without a target).
+    """
+    cur = _REQUANTIZE_CONFIG.get()
+    if rounding is not None and rounding not in ROUNDINGS[1:]:
+        raise ValueError(f"requantize_config: rounding must be UPWARD or TONEAREST, got {rounding!r}")
+    if compute_dtype is not None and compute_dtype not in COMPUTE_DTYPES[1:]:
+        raise ValueError(f"requantize_config: unknown compute_dtype {compute_dtype!r}")
+    token = _REQUANTIZE_CONFIG.set((rounding or cur[0], compute_dtype or cur[1]))
+    try:
+        yield
+    finally:
+        _REQUANTIZE_CONFIG.reset(token)
+
+
+def resolve_requantize(rounding: str, compute_dtype: str) -> tuple[str, str]:
+    """An op's rounding and compute dtype, "None" replaced by the current ``requantize_config``."""
+    cur = _REQUANTIZE_CONFIG.get()
+    return (cur[0] if rounding == "None" else rounding, cur[1] if compute_dtype == "None" else compute_dtype)
 
 
 @qnn_op("qnn.requantize")
@@ -591,4 +622,7 @@ class SimulatedDequantizeOp(_SimulatedOp):
 
 Qnn = Dialect("qnn", list(QNN_OPS.values()), [])
 
-__all__ = ["QNN_OPS", "SQNN_DTYPE_TO_CODE", "Qnn", "check_param", "check_scalar", "qnn_op"]
+__all__ = [
+    "QNN_OPS", "SQNN_DTYPE_TO_CODE", "Qnn", "check_param", "check_scalar", "qnn_op", "requantize_config",
+    "resolve_requantize",
+]  # fmt: skip

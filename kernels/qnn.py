@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xrelay.dialects.qnn import resolve_requantize
+
 from . import nn
 from ._registry import emit, has_kernel, register, to_numpy_dtype
 
@@ -209,8 +211,7 @@ def requantize_array(
     out_dtype: str = "int8",
 ) -> np.ndarray:
     """Relay's requantize: ``out_zp + in_scale / out_scale * (data - in_zp)``, clipped."""
-    rounding = "UPWARD" if rounding == "None" else rounding
-    compute_dtype = "int64" if compute_dtype == "None" else compute_dtype
+    rounding, compute_dtype = resolve_requantize(rounding, compute_dtype)
     a = _axis(axis, data.ndim)
     in_s = np.asarray(input_scale, np.float32)
     out_s = float(np.asarray(output_scale, np.float32))

@@ -55,7 +55,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from xrelay.dialects.qnn import QNN_OPS
+from xrelay.dialects.qnn import QNN_OPS, resolve_requantize
 from xrelay.dialects.relay import ConstantOp, RelayOp, RelayTypeError, shape_of
 from xrelay.kernels.qnn import fixed_point_multiplier_shift, per_channel_multipliers, split_shift
 from xrelay.transforms._relay_rewrite import OpBuilder, constant_value, tensor_dtype
@@ -130,8 +130,7 @@ class Lowering:
         rounding: str = "None",
         compute_dtype: str = "None",
     ) -> SSAValue:
-        rounding = "UPWARD" if rounding == "None" else rounding
-        compute_dtype = "int64" if compute_dtype == "None" else compute_dtype
+        rounding, compute_dtype = resolve_requantize(rounding, compute_dtype)
         out_s = float(np.asarray(out_scale, np.float32).reshape(()))
         if out_s == 0.0:
             raise RelayTypeError(f"{self.op.name}: the output scale is 0")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xrelay.dialects.qnn import SQNN_DTYPE_TO_CODE
+from xrelay.dialects.qnn import SQNN_DTYPE_TO_CODE, requantize_config
 from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, const
 from xrelay.relay.op import reshape
 
@@ -32,6 +32,7 @@ __all__ = [
     "mul",
     "quantize",
     "requantize",
+    "requantize_config",
     "simulated_dequantize",
     "simulated_quantize",
     "subtract",
