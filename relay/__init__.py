@@ -21,7 +21,7 @@ import importlib
 import typing
 
 from xrelay.dialects.relay import RelayTypeError
-from xrelay.relay import analysis, annotation, expr, nn, op
+from xrelay.relay import analysis, annotation, expr, image, nn, op
 from xrelay.relay.expr import (
     Any,
     Call,
@@ -72,6 +72,7 @@ __all__ = [
     "Var",
     "analysis",
     "annotation",
+    "image",
     "bind_params_by_name",
     "build",
     "const",

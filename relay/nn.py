@@ -325,3 +325,173 @@ def pad(data: Expr, pad_width: Any, pad_value: Any = 0.0, pad_mode: str = DEFAUL
     """Pad with ``pad_width`` ([before, after] per axis); a scalar ``pad_value`` takes data's dtype."""
     value = _to_expr(pad_value, like=data)
     return _call("pad", [data, value], pad_width=[list(p) for p in pad_width], pad_mode=pad_mode)
+
+
+# ---- 1-D and 3-D convolutions and pools, upsampling, group/instance/L2 norms -----------------
+
+__all__ += [
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "avg_pool3d",
+    "conv1d",
+    "conv3d",
+    "group_norm",
+    "instance_norm",
+    "l2_normalize",
+    "max_pool3d",
+    "upsampling",
+]
+
+
+def _conv_nd(name: str, data: Expr, weight: Expr, **attrs: Any) -> Call:
+    return _call(name, [data, weight], **attrs)
+
+
+@dialect_defaults("nn.conv1d")
+def conv1d(
+    data: Expr,
+    weight: Expr,
+    strides: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    groups: int = DEFAULT,
+    channels: int | None = DEFAULT,
+    kernel_size: Any = DEFAULT,
+    data_layout: str = DEFAULT,
+    kernel_layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    out_dtype: str = DEFAULT,
+) -> Call:
+    """1-D convolution; ``padding`` of 1 or 2 values ([left, right])."""
+    return _conv_nd(
+        "conv1d", data, weight, strides=strides, padding=padding, dilation=dilation, groups=groups,
+        channels=channels, kernel_size=kernel_size, data_layout=data_layout,
+        kernel_layout=kernel_layout, out_layout=out_layout, out_dtype=out_dtype,
+    )  # fmt: skip
+
+
+@dialect_defaults("nn.conv3d")
+def conv3d(
+    data: Expr,
+    weight: Expr,
+    strides: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    groups: int = DEFAULT,
+    channels: int | None = DEFAULT,
+    kernel_size: Any = DEFAULT,
+    data_layout: str = DEFAULT,
+    kernel_layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    out_dtype: str = DEFAULT,
+) -> Call:
+    """3-D convolution; ``padding`` of 1, 3 or 6 values ([front, top, left, back, bottom, right])."""
+    return _conv_nd(
+        "conv3d", data, weight, strides=strides, padding=padding, dilation=dilation, groups=groups,
+        channels=channels, kernel_size=kernel_size, data_layout=data_layout,
+        kernel_layout=kernel_layout, out_layout=out_layout, out_dtype=out_dtype,
+    )  # fmt: skip
+
+
+@dialect_defaults("nn.max_pool3d")
+def max_pool3d(
+    data: Expr,
+    pool_size: Any = (1, 1, 1),
+    strides: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    ceil_mode: bool = DEFAULT,
+) -> Call:
+    """3-D max pooling (``pool_size`` defaults to 1x1x1, as in tvm.relay)."""
+    return _call(
+        "max_pool3d", [data], pool_size=pool_size, strides=strides, dilation=dilation,
+        padding=padding, layout=layout, out_layout=out_layout, ceil_mode=ceil_mode,
+    )  # fmt: skip
+
+
+@dialect_defaults("nn.avg_pool3d")
+def avg_pool3d(
+    data: Expr,
+    pool_size: Any = (1, 1, 1),
+    strides: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    ceil_mode: bool = DEFAULT,
+    count_include_pad: bool = DEFAULT,
+) -> Call:
+    """3-D average pooling (``pool_size`` defaults to 1x1x1, as in tvm.relay)."""
+    return _call(
+        "avg_pool3d", [data], pool_size=pool_size, strides=strides, dilation=dilation,
+        padding=padding, layout=layout, out_layout=out_layout, ceil_mode=ceil_mode,
+        count_include_pad=count_include_pad,
+    )  # fmt: skip
+
+
+@dialect_defaults("nn.adaptive_avg_pool3d")
+def adaptive_avg_pool3d(data: Expr, output_size: Any = DEFAULT, layout: str = DEFAULT, out_layout: str = DEFAULT) -> Call:
+    """3-D average pooling to ``output_size`` (absent: the input's size)."""
+    return _call("adaptive_avg_pool3d", [data], output_size=output_size, layout=layout, out_layout=out_layout)
+
+
+@dialect_defaults("nn.adaptive_max_pool3d")
+def adaptive_max_pool3d(data: Expr, output_size: Any = DEFAULT, layout: str = DEFAULT, out_layout: str = DEFAULT) -> Call:
+    """3-D max pooling to ``output_size`` (absent: the input's size)."""
+    return _call("adaptive_max_pool3d", [data], output_size=output_size, layout=layout, out_layout=out_layout)
+
+
+@dialect_defaults("nn.upsampling")
+def upsampling(
+    data: Expr,
+    scale_h: float = 1,
+    scale_w: float = 1,
+    layout: str = DEFAULT,
+    method: str = DEFAULT,
+    align_corners: bool = DEFAULT,
+) -> Call:
+    """Upsample H and W by ``scale_h``/``scale_w`` (``nearest_neighbor``, ``bilinear``, ``bicubic``)."""
+    return _call(
+        "upsampling", [data], scale_h=scale_h, scale_w=scale_w, layout=layout, method=method,
+        align_corners=align_corners,
+    )  # fmt: skip
+
+
+@dialect_defaults("nn.group_norm")
+def group_norm(
+    data: Expr,
+    gamma: Expr,
+    beta: Expr,
+    num_groups: int,
+    axis: int = DEFAULT,
+    epsilon: float = DEFAULT,
+    center: bool = DEFAULT,
+    scale: bool = DEFAULT,
+) -> Call:
+    """Group normalisation over ``num_groups`` groups of the channels along ``axis``."""
+    return _call(
+        "group_norm", [data, gamma, beta], num_groups=num_groups, axis=axis, epsilon=epsilon,
+        center=center, scale=scale,
+    )  # fmt: skip
+
+
+@dialect_defaults("nn.instance_norm")
+def instance_norm(
+    data: Expr,
+    gamma: Expr,
+    beta: Expr,
+    axis: int = DEFAULT,
+    epsilon: float = DEFAULT,
+    center: bool = DEFAULT,
+    scale: bool = DEFAULT,
+) -> Call:
+    """Instance normalisation (each batch item and channel over the other axes)."""
+    return _call("instance_norm", [data, gamma, beta], axis=axis, epsilon=epsilon, center=center, scale=scale)
+
+
+@dialect_defaults("nn.l2_normalize")
+def l2_normalize(data: Expr, eps: float, axis: Any = DEFAULT) -> Call:
+    """``data / sqrt(max(sum(data ** 2, axis), eps))``."""
+    return _call("l2_normalize", [data], eps=eps, axis=axis)

@@ -359,3 +359,46 @@ def device_copy(data: Expr, src_device: Any, dst_device: Any) -> Call:
 def stop_fusion(data: Expr) -> Call:
     """An identity that fusion does not cross (``relay.annotation.stop_fusion``)."""
     return _call("annotation.stop_fusion", [data])
+
+
+# ---- repeat, gather_nd, ndarray_size, reverse_reshape, shifts --------------------------------
+
+
+@_export
+def repeat(data: Expr, repeats: int, axis: int) -> Call:
+    """Repeat each element ``repeats`` times along ``axis``."""
+    return _call("repeat", [data], repeats=repeats, axis=axis)
+
+
+@_export
+@dialect_defaults("gather_nd")
+def gather_nd(data: Expr, indices: Any, batch_dims: int = DEFAULT, index_rank: int | None = DEFAULT) -> Call:
+    """Gather ``data`` at the index tuples along ``indices``' first axis."""
+    return _call("gather_nd", [data, _to_expr(indices)], batch_dims=batch_dims, index_rank=index_rank)
+
+
+@_export
+@dialect_defaults("ndarray_size")
+def ndarray_size(data: Expr, dtype: str = DEFAULT) -> Call:
+    """The number of elements of ``data`` as a scalar of ``dtype``."""
+    return _call("ndarray_size", [data], dtype=dtype)
+
+
+@_export
+def reverse_reshape(data: Expr, newshape: Any) -> Call:
+    """Reshape with the special values read right to left (op ``contrib_reverse_reshape``)."""
+    if isinstance(newshape, int):
+        newshape = [newshape]
+    return _call("contrib_reverse_reshape", [data], newshape=list(newshape))
+
+
+@_export
+def left_shift(lhs: Any, rhs: Any) -> Call:
+    """Broadcasting ``lhs << rhs`` on integers."""
+    return _call("left_shift", _tensor_args(lhs, rhs))
+
+
+@_export
+def right_shift(lhs: Any, rhs: Any) -> Call:
+    """Broadcasting ``lhs >> rhs`` on integers (arithmetic for signed ones)."""
+    return _call("right_shift", _tensor_args(lhs, rhs))
