@@ -29,7 +29,6 @@ Decisions a user may want to know:
 
 from __future__ import annotations
 
-import inspect
 import math
 import os
 import re
@@ -47,6 +46,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayTypeError, numpy_dtype
 from xrelay.dialects.relay.dtypes import dtype_from_numpy, dtype_of, shape_of, tensor_type
 from xrelay.error import TVMError
+from xrelay.kernels import evaluate, has_kernel
 
 FOLD_PARAM_LIMIT = 1024
 """Initializers with more elements are never folded at import when params are not frozen."""
@@ -241,8 +241,8 @@ class _Importer:
     def emit(self, name: str, vals: Sequence[_Val], **attrs: Any) -> list[_Val]:
         """Apply Relay op ``name``: fold it when every input is known, else add the op."""
         cls = RELAY_OPS[name]
-        if self.foldable(vals) and name in _KERNEL_NAMES and not cls.STATEFUL:
-            folded = self._fold(cls, name, vals, attrs)
+        if self.foldable(vals) and has_kernel(name) and not cls.STATEFUL:
+            folded = self._fold(cls, vals, attrs)
             if folded is not None:
                 return folded
         op = cls.make([self.ssa(v) for v in vals], **attrs)
@@ -252,24 +252,12 @@ class _Importer:
     def emit1(self, name: str, vals: Sequence[_Val], **attrs: Any) -> _Val:
         return self.emit(name, vals, **attrs)[0]
 
-    def _fold(self, cls, name: str, vals: Sequence[_Val], attrs: dict[str, Any]) -> list[_Val] | None:
-        from xrelay.kernels import KERNELS
-
+    def _fold(self, cls, vals: Sequence[_Val], attrs: dict[str, Any]) -> list[_Val] | None:
         in_types = [tensor_type(v.const.shape, dtype_from_numpy(v.const.dtype)) for v in vals]
         full = cls.complete_attrs(attrs, in_types)
         out_types = cls.infer_types(in_types, full)
-        kernel = KERNELS[name]
-        accepted = _kernel_params(name, kernel)
-        kw = {k: v for k, v in full.items() if k in accepted and v is not None}
-        res = kernel(*[v.const for v in vals], **kw)
-        results = list(res) if isinstance(res, tuple) else [res]
-        out: list[_Val] = []
-        for r, t in zip(results, out_types, strict=True):
-            r = np.asarray(r)
-            if tuple(r.shape) != tuple(t.get_shape()):  # a kernel disagreeing with inference
-                return None
-            out.append(_Val(const=r.astype(numpy_dtype(t.element_type), copy=False)))
-        return out
+        arrays = evaluate(cls, [v.const for v in vals], full, out_types)
+        return None if arrays is None else [_Val(const=a) for a in arrays]
 
     def static(self, v: _Val | None, node: _Node, what: str) -> np.ndarray | None:
         """The value of an input that must be known at import time (None when absent)."""
@@ -429,24 +417,6 @@ def _attr_value(a: onnx.AttributeProto) -> Any:
     return v
 
 
-_KERNEL_SIGS: dict[str, set[str]] = {}
-
-
-def _kernel_params(name: str, kernel: Callable[..., Any]) -> set[str]:
-    if name not in _KERNEL_SIGS:
-        _KERNEL_SIGS[name] = {
-            p.name for p in inspect.signature(kernel).parameters.values() if p.kind == p.KEYWORD_ONLY
-        }
-    return _KERNEL_SIGS[name]
-
-
-def _kernel_names() -> set[str]:
-    from xrelay.kernels import KERNELS
-
-    return set(KERNELS)
-
-
-_KERNEL_NAMES = _kernel_names()
 
 
 # ============================================================================================

@@ -22,6 +22,7 @@ from ._registry import (
     out_dtype_or,
     to_numpy_dtype,
 )
+from .evaluate import evaluate
 from .transform import infer_reshape, layout_transform_array
 
 # isort: split
@@ -30,6 +31,7 @@ from . import blocked  # noqa: F401  (blocked layouts for the layout kernels: af
 __all__ = [
     "KERNELS",
     "Kernel",
+    "evaluate",
     "get_kernel",
     "has_kernel",
     "infer_reshape",

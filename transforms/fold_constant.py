@@ -1,9 +1,9 @@
 """``fold-constant``: evaluate constant subgraphs at compile time (Relay's FoldConstant).
 
 Every relay op whose operands are all ``relay.constant`` is run with the numpy kernels
-(``xrelay.kernels.KERNELS``, the op's Relay attributes as keywords) and its used results
-become constants. Ops are visited in program order, so whole constant subgraphs collapse in one
-pass, in time linear in the number of ops. Relay's rules kept:
+(``xrelay.kernels.evaluate``, the constant evaluator the ONNX importer folds with too) and its
+used results become constants. Ops are visited in program order, so whole constant subgraphs
+collapse in one pass, in time linear in the number of ops. Relay's rules kept:
 
 * stateful ops (``nn.dropout``) are never evaluated, nor ``device_copy`` (a transfer, not a
   computation), nor annotations (``on_device``, ``annotation.stop_fusion``);
@@ -39,7 +39,8 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xrelay.dialects.relay import ConstantOp, RelayOp, numpy_dtype, shape_of
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+from xrelay.kernels import evaluate
 
 DEFAULT_MAX_ELEMENTS = 2**24
 
@@ -62,29 +63,8 @@ def _derived_name(inputs: list[ConstantOp]) -> str | None:
 
 
 def _evaluate(op: RelayOp) -> list[np.ndarray] | None:
-    from xrelay.kernels import KERNELS
-
-    kernel = KERNELS.get(op.RELAY_NAME)
-    if kernel is None:
-        return None
-    args = [o.owner.numpy() for o in op.operands]  # type: ignore[union-attr]
-    try:
-        with np.errstate(all="ignore"):
-            out = kernel(*args, **op.attrs)
-    except Exception:  # noqa: BLE001 - an op the kernels cannot run is simply not folded
-        return None
-    results = list(out) if len(op.results) > 1 or isinstance(out, tuple | list) else [out]
-    if len(results) != len(op.results):
-        return None
-    arrays = []
-    for value, res in zip(results, op.results, strict=True):
-        t = res.type
-        assert isinstance(t, TensorType)
-        array = np.asarray(value)
-        if tuple(array.shape) != tuple(shape_of(t)):
-            return None
-        arrays.append(array.astype(numpy_dtype(t.element_type), copy=False))
-    return arrays
+    inputs = [o.owner.numpy() for o in op.operands]  # type: ignore[union-attr]
+    return evaluate(type(op), inputs, op.attrs, [r.type for r in op.results])  # type: ignore[misc]
 
 
 def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: bool = False) -> bool:
@@ -135,8 +115,6 @@ def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: b
 
 
 def _relay_dtype(t: TensorType) -> str:
-    from xrelay.dialects.relay import dtype_of
-
     return dtype_of(t.element_type)
 
 
