@@ -444,7 +444,7 @@ class Call(Expr):
                 f"got {len(self.args)}"
             )
         for i, (want, a) in enumerate(zip(ft.arg_types, self.args)):
-            if want is not None and a._type is not None and want != a._type:
+            if want is not None and a._type is not None and not unifies(want, a._type):
                 raise RelayTypeError(
                     f"call of {_callee_name(callee)}: argument {i} has type {_type_str(a._type)} "
                     f"but the parameter expects {_type_str(want)}"
@@ -453,6 +453,21 @@ class Call(Expr):
 
     def __repr__(self) -> str:
         return f"Call({_callee_name(self.op)}, {len(self.args)} args, ty={_type_str(self._type)})"
+
+
+def unifies(want: _AnyT, got: _AnyT) -> bool:
+    """Relay's unification of an argument type with a parameter type: equal, or tensors of one
+    dtype and rank whose every dimension is equal or dynamic (``relay.Any()``) on one side."""
+    if want == got:
+        return True
+    if not isinstance(want, _BuiltinTensorType) or not isinstance(got, _BuiltinTensorType):
+        return False
+    a, b = want.get_shape(), got.get_shape()
+    return (
+        want.element_type == got.element_type
+        and len(a) == len(b)
+        and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
+    )
 
 
 def _callee_name(e: Expr) -> str:

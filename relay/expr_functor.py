@@ -68,6 +68,13 @@ class ExprVisitor(_Dispatch):
         self.visit(fn.body)
 
     def visit_call(self, call: Call) -> None:
+        if getattr(call, "_a_normal_form", False):
+            # After ToANormalForm Relay's visitor walks a let chain, which binds a call's
+            # arguments before its callee: evaluation order.
+            for a in call.args:
+                self.visit(a)
+            self.visit(call.op)
+            return
         self.visit(call.op)
         for a in call.args:
             self.visit(a)

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.dialects.tensor import CastOp as TensorCastOp
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from xrelay.dialects.relay import (
@@ -80,6 +81,7 @@ from xrelay.relay.expr import (
     _flat_tensor_types,
     _op_has_var_operands,
     _op_returns_tuple,
+    unifies,
 )
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.utils import verify_module
@@ -326,6 +328,15 @@ class _Lowering:
         fop = self.symbols[name]
         want = list(fop.function_type.inputs.data)
         got = [o.type for o in operands]
+        if len(want) == len(got) and all(map(unifies, want, got)):
+            # Relay unifies a dynamic dimension (relay.Any()) with a static one; the argument
+            # becomes the parameter's type through a tensor.cast.
+            for i, (w, g) in enumerate(zip(want, got)):
+                if w != g:
+                    cast = TensorCastOp(operands[i], w)
+                    block.add_op(cast)
+                    operands[i] = cast.dest
+            got = [o.type for o in operands]
         if want != got:
             raise RelayTypeError(
                 f"in @{where}: call of @{name} with argument types "
@@ -427,6 +438,9 @@ def function_from_func(
                 gv = GlobalVar(callee_name, _func_type(callee))
                 call = Call(gv, args)
             _bind_results(env, op.results, call, len(op.results) != 1)
+        elif isinstance(op, TensorCastOp):
+            # a static/dynamic cast Relay's unification leaves implicit
+            env[op.dest] = env[op.source]
         elif isinstance(op, ReturnOp):
             rets = [env[a] for a in op.arguments]
             body = rets[0] if len(rets) == 1 else Tuple(rets)
@@ -453,6 +467,19 @@ def _func_type(fop: FuncOp) -> FuncType:
     ins = list(fop.function_type.inputs.data)
     outs = list(fop.function_type.outputs.data)
     return FuncType(ins, outs[0] if len(outs) == 1 else TupleType(outs))
+
+
+def _mark_a_normal_form(fn: Function, module: ModuleOp) -> Function:
+    """``fn`` with every call marked to be visited arguments first when ``module`` is in
+    A-normal form (``to-a-normal-form``): the order Relay's visitor walks a let chain in."""
+    from xrelay.relay.analysis import post_order
+    from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
+
+    if A_NORMAL_FORM_ATTR in module.attributes:
+        for node in post_order(fn):
+            if isinstance(node, Call):
+                node._a_normal_form = True
+    return fn
 
 
 # --------------------------------------------------------------------------------------------
@@ -582,7 +609,7 @@ class IRModule:
         if fop is None:
             have = ", ".join(sorted(self._public())) or "none"
             raise KeyError(f"no function @{name} in the module (functions: {have})")
-        return function_from_func(fop, syms)
+        return _mark_a_normal_form(function_from_func(fop, syms), self.module)
 
     def __contains__(self, key: Any) -> bool:
         return self._name(key) in _symbols(self.module)
@@ -617,7 +644,7 @@ class IRModule:
         syms = _symbols(self.module)
         cache: dict[str, Function] = {}
         return {
-            self.get_global_var(n): function_from_func(syms[n], syms, cache)
+            self.get_global_var(n): _mark_a_normal_form(function_from_func(syms[n], syms, cache), self.module)
             for n in sorted(self._public())
         }
 

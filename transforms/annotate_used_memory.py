@@ -63,7 +63,7 @@ def _size(v: SSAValue) -> int:
         return 0
     if not t.has_static_shape():
         raise AnnotateUsedMemoryError(
-            f"annotate-used-memory does not support dynamic shapes: {_value_name(v)} has type {t}"
+            f"AnnotateUsedMemory does not support dynamic shapes: {_value_name(v)} has type {t}"
         )
     return byte_size(t)
 

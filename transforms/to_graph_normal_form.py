@@ -3,7 +3,9 @@
 Relay's ToGraphNormalForm removes ``let`` bindings and turns the program back into a
 dataflow graph where shared subexpressions are shared nodes. xrelay's IR has no ``let``: ops
 refer to their operands by SSA use-def edges, so the module already is that graph (and also
-in A-normal form, see ``to-a-normal-form``). This pass leaves the module unchanged.
+in A-normal form, see ``to-a-normal-form``). This pass leaves the ops unchanged and removes
+the ``relay.a_normal_form`` mark that ``to-a-normal-form`` sets, so visitors walk the
+dataflow graph again (callee before arguments, as Relay's visitor walks a graph).
 
 It exists so that Relay scripts calling ``relay.transform.ToGraphNormalForm()`` port without
 edits, and so that pipelines naming it keep working.
@@ -18,6 +20,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
+
 
 @dataclass(frozen=True)
 class ToGraphNormalFormPass(ModulePass):
@@ -29,5 +33,5 @@ class ToGraphNormalFormPass(ModulePass):
     required: ClassVar[tuple[str, ...]] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # No let-bindings exist to remove.
-        return None
+        # No let-bindings exist to remove; only the A-normal-form mark.
+        op.attributes.pop(A_NORMAL_FORM_ATTR, None)

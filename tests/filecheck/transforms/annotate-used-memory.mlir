@@ -124,7 +124,7 @@ func.func @main(%dyn: tensor<?x4xf32>) -> tensor<?x4xf32> {
   func.return %0 : tensor<?x4xf32>
 }
 
-// CHECK: annotate-used-memory does not support dynamic shapes: %dyn has type tensor<?x4xf32>
+// CHECK: AnnotateUsedMemory does not support dynamic shapes: %dyn has type tensor<?x4xf32>
 
 // -----
 
