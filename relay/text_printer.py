@@ -229,6 +229,11 @@ class _DefPrinter:
                 if r is not None:
                     return r
                 text = f"{tuples[id(owner)]}.{v.index}"
+                if v.name_hint:  # a let-bound field keeps its name
+                    r = "%" + self.names.unique(v.name_hint)
+                    lines.append(f"{indent}let {r} = {text}{ty([v.type])};")
+                    fields[key] = r
+                    return r
                 if final:
                     return text
                 r = self.temp()
@@ -280,8 +285,9 @@ class _DefPrinter:
                 )
             text = f"{callee}({', '.join(args)})"
             results = list(op.results)
-            if len(results) != 1:
-                t = self._bind(op, text, indent, lines, ty([r.type for r in results]))
+            if len(results) != 1:  # the tuple itself has no name; its fields may (see ref)
+                t = self.temp()
+                lines.append(f"{indent}{t} = {text}{ty([r.type for r in results])};")
                 tuples[id(op)] = t
                 continue
             r = results[0]

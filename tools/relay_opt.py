@@ -38,6 +38,8 @@ class RelayOptMain(xDSLOptMain):
         self.params: dict[str, np.ndarray] | None = None
         self.emitted: dict[str, np.ndarray] = {}
         super().__init__(description="xrelay optimizer driver", args=args)
+        if self.args.input_format is not None:
+            self.args.frontend = self.args.input_format
         if self.args.params is not None:
             self.params = load_params(self.args.params)
 
@@ -50,6 +52,16 @@ class RelayOptMain(xDSLOptMain):
     def register_all_passes(self):
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+
+        def parse_relay(io: IO[bytes]) -> ModuleOp:  # Relay's text format (.relay files)
+            from xrelay.relay.parser import parse
+
+            return parse(io.read().decode(), self.get_input_name()).module
+
+        self.available_frontends["relay"] = parse_relay
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
@@ -73,6 +85,17 @@ class RelayOptMain(xDSLOptMain):
             metavar="N",
             type=int,
             help="print the data of constants with more than N elements as __elided__ (not parseable)",
+        )
+        arg_parser.add_argument(
+            "--input-format",
+            choices=["mlir", "relay"],
+            help="read MLIR or Relay's text format (default: by the file's extension, .relay is Relay)",
+        )
+        arg_parser.add_argument(
+            "--output-format",
+            choices=["mlir", "relay"],
+            default="mlir",
+            help="print the result as MLIR (default) or in Relay's text format",
         )
         # opt_flags hook: Relay's instruments and opt levels
         from xrelay.tools import opt_flags
@@ -129,6 +152,11 @@ class RelayOptMain(xDSLOptMain):
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         from xrelay.dialects.relay import print_options
+
+        if self.args.output_format == "relay":
+            from xrelay.relay.text_printer import astext
+
+            return astext(prog)
 
         if self.args.emit_params is None and self.args.elide_large_constants is None:
             return super().output_resulting_program(prog)

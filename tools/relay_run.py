@@ -68,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="weights: resolve `relay.constant @name` and bind parameters of those names",
     )
     parser.add_argument(
+        "--input-format",
+        choices=["mlir", "relay"],
+        help="read MLIR or Relay's text format (default: by the file's extension, .relay is Relay)",
+    )
+    parser.add_argument(
         "--random-inputs",
         nargs="?",
         const=0,
@@ -108,8 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_module(path: str, params: Mapping[str, np.ndarray] | None) -> ModuleOp:
-    """Parse the module in ``path`` (``-`` for stdin) with external constants from ``params``."""
+def parse_module(path: str, params: Mapping[str, np.ndarray] | None, input_format: str | None = None) -> ModuleOp:
+    """Parse the module in ``path`` (``-`` for stdin) with external constants from ``params``;
+    Relay text when ``input_format`` is ``relay`` or the file ends in ``.relay``."""
     from xrelay.dialects import make_context
     from xrelay.dialects.relay import params_source
 
@@ -122,6 +128,10 @@ def parse_module(path: str, params: Mapping[str, np.ndarray] | None) -> ModuleOp
         except OSError as e:
             raise ToolError(f"cannot read '{path}': {e.strerror or e}") from None
         name = path
+    if input_format == "relay" or (input_format is None and name.endswith(".relay")):
+        from xrelay.relay.parser import parse
+
+        return parse(text, name).module
     with params_source(params):
         return Parser(make_context(), text, name).parse_module()
 
@@ -199,7 +209,7 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     """Run the tool for parsed arguments; errors are raised for ``main`` to report."""
     params = load_params(args.params) if args.params else None
     inputs = load_inputs(args.inputs)
-    module = parse_module(args.file, params)
+    module = parse_module(args.file, params, args.input_format)
     if not args.no_verify:
         verify_module(module)
     if args.random_inputs is not None:
