@@ -85,6 +85,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import RelayOp, byte_size, dtype_of
 from xrelay.dialects.relay.base import format_value, parse_value
+from xrelay.dialects.relay.devices import VirtualDeviceAttr
 
 STORAGE_KINDS = ("intermediate", "workspace", "input", "output")
 """Kinds of ``memory.alloc_storage`` (constants are never storage: they stay relay.constant)."""
@@ -163,10 +164,13 @@ class PoolOp(IRDLOperation):
     ``capacity`` bounds it (absent: unbounded), ``alignment`` is the least alignment of every
     buffer placed in it, ``base_address`` is where it starts in the target's address space,
     and ``size`` is the bytes the plan uses (set by ``plan-memory``). A pool declared before
-    planning is configuration that ``plan-memory`` reads.
+    planning is configuration that ``plan-memory`` reads. ``device`` is the (device, memory
+    scope) whose memory it is, when the program was planned for devices (``lower-to-memory``
+    declares one pool per memory space, named after it).
 
     ```mlir
     memory.pool @sram {capacity = 262144, alignment = 16, base_address = 536870912, size = 81920}
+    memory.pool @mcu0.sram {capacity = 262144, alignment = 16, device = #relay.virtual_device<mcu(0), memory_scope = "sram">}
     ```
     """
 
@@ -176,9 +180,10 @@ class PoolOp(IRDLOperation):
     base_address = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
     capacity = opt_prop_def(IntegerAttr[I64])
     size = opt_prop_def(IntegerAttr[I64])
+    device = opt_prop_def(VirtualDeviceAttr)
     traits = traits_def(SymbolOpInterface(), NoMemoryEffect())
 
-    _KEYS: ClassVar[tuple[str, ...]] = ("capacity", "alignment", "base_address", "size")
+    _KEYS: ClassVar[tuple[str, ...]] = ("capacity", "alignment", "base_address", "size", "device")
 
     def __init__(
         self,
@@ -188,6 +193,7 @@ class PoolOp(IRDLOperation):
         base_address: int = 0,
         capacity: int | None = None,
         size: int | None = None,
+        device: VirtualDeviceAttr | None = None,
     ):
         props: dict[str, Attribute] = {
             "sym_name": StringAttr(name),
@@ -198,6 +204,8 @@ class PoolOp(IRDLOperation):
             props["capacity"] = IntegerAttr(capacity, i64)
         if size is not None:
             props["size"] = IntegerAttr(size, i64)
+        if device is not None:
+            props["device"] = device
         super().__init__(properties=props)
 
     @property
@@ -233,14 +241,20 @@ class PoolOp(IRDLOperation):
                 ("alignment", self.alignment.value.data),
                 ("base_address", self.base_address.value.data or None),
                 ("size", _opt_int(self.size)),
+                ("device", self.device),
             ],
         )
 
     @classmethod
     def parse(cls, parser: Parser) -> PoolOp:
         name = parser.parse_symbol_name().data
+        pos = parser.pos
         f = _parse_fields(parser, cls.name, cls._KEYS)
         for k in f:
+            if k == "device":
+                if not isinstance(f[k], VirtualDeviceAttr):
+                    parser.raise_error(f"{cls.name}: 'device' must be a #relay.virtual_device", pos, parser.pos)
+                continue
             _int(f[k], cls.name, k)
         return cls(
             name,
@@ -248,6 +262,7 @@ class PoolOp(IRDLOperation):
             base_address=f.get("base_address", 0),
             capacity=f.get("capacity"),
             size=f.get("size"),
+            device=f.get("device"),
         )
 
 

@@ -116,6 +116,6 @@ def build(
         opt_level=opt_level,
         plan=plan,
         pools=workspace_memory_pools,
-        target=host_target,
+        target=target if isinstance(target, Mapping) and "kind" not in target else host_target,
     )
     return GraphExecutorFactoryModule(module, mod_name)

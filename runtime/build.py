@@ -14,6 +14,14 @@ The stages, each a pass you can also run alone:
    ``pools`` (``None``: one unbounded pool; or ``Pool`` objects; or a ``"name:size,..."`` string);
 5. the planned program becomes a ``GraphModule`` (``runtime.graph_executor``).
 
+**Devices.** With a dict of targets (``{"cpu": "llvm", "mcu": "llvm"}``, as ``relay.build``
+takes for heterogeneous execution), or a module that uses ``on_device``/``device_copy``,
+``plan-devices`` runs after the pre-fusion passes and before ``fuse-ops``, with the
+PassContext's ``relay.fallback_device_type`` as the default device (else cpu if a target is
+for cpu, else the first); each (device, memory scope) is then planned into its own pools and
+every ``device_copy`` is a step that copies between arenas. A device that cannot run here
+(``cuda``, ...) is a ``BuildError`` naming it.
+
 The module given is not modified. Errors of every stage keep their own exception type
 (``RelayTypeError``, ``PlanError``, ...); ``BuildError`` is raised for bad arguments.
 """
@@ -60,13 +68,24 @@ def build_program(
     inputs_in_arena: bool = True,
     outputs_in_arena: bool = True,
     time_limit: float | None = None,
+    default_device: Any = None,
+    pool_algorithms: Mapping[str, str] | None = None,
 ) -> tuple[ModuleOp, Any]:
-    """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``."""
+    """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
+
+    ``default_device`` (a device, name or ``VirtualDevice``) plans devices with that default;
+    so does a module with device annotations (default cpu). ``pool_algorithms`` maps a pool
+    (memory space) to the algorithm planning it."""
     from xrelay.dialects import make_context
     from xrelay.transforms.bind_params import bind_params_by_name
     from xrelay.transforms.infra import PassContext, build_pipeline, module_op
     from xrelay.transforms.lower_to_memory import LowerToMemoryPass
-    from xrelay.transforms.plan_memory import DEFAULT_POOL, DEFAULT_POOL_ALIGNMENT, plan_module
+    from xrelay.transforms.plan_memory import (
+        DEFAULT_POOL,
+        DEFAULT_POOL_ALIGNMENT,
+        module_pools,
+        plan_module,
+    )
 
     if plan not in ALGORITHMS:
         raise BuildError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
@@ -78,16 +97,90 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
-    with PassContext(opt_level=opt_level):
-        optimised = module_op(build_pipeline(opt_level)(module))
+    if default_device is None and not _uses_devices(module):
+        with PassContext(opt_level=opt_level):
+            optimised = module_op(build_pipeline(opt_level)(module))
+    else:
+        optimised = _build_with_devices(module, opt_level, default_device)
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
         make_context(), optimised
     )
     pool_list = _pools(pools)
     if pool_list is None:
-        pool_list = [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
-    info = plan_module(optimised, plan, pool_list, time_limit)
+        pool_list = module_pools(optimised) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
+    info = plan_module(optimised, plan, pool_list, time_limit, algorithms=pool_algorithms)
     return optimised, info
+
+
+def _uses_devices(module: ModuleOp) -> bool:
+    from xrelay.transforms._devices import PARAM_DEVICES, is_device_copy, is_on_device
+
+    return any(
+        is_on_device(op) or is_device_copy(op) or PARAM_DEVICES in op.attributes for op in module.walk()
+    )
+
+
+def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -> ModuleOp:
+    """The pre-fusion pipeline, plan-devices, every device checked runnable, then fuse-ops."""
+    from xrelay.dialects.relay.devices import (
+        DeviceError,
+        VirtualDeviceAttr,
+        as_virtual_device,
+        device_kind,
+    )
+    from xrelay.transforms.infra import PassContext, build_pipeline, get_pass, module_op
+    from xrelay.transforms.plan_devices import HOST, plan_devices
+
+    outer = PassContext.current()
+    try:
+        default = HOST if default_device is None else as_virtual_device(default_device)
+    except DeviceError as e:
+        raise BuildError(f"build: {e}") from None
+    disabled = [*outer.disabled_pass, "FuseOps"]
+    with PassContext(opt_level=opt_level, disabled_pass=disabled, config=dict(outer.config)):
+        optimised = module_op(build_pipeline(opt_level)(module))
+    plan_devices(optimised, default)
+    for op in optimised.walk():
+        values = [*op.attributes.values(), *op.properties.values()]
+        values += [v for a in values if hasattr(a, "data") and isinstance(a.data, tuple) for v in a.data]
+        for vd in values:
+            if isinstance(vd, VirtualDeviceAttr) and vd.device_type:
+                try:
+                    runnable = device_kind(vd.device_type).runnable
+                except DeviceError as e:
+                    raise BuildError(f"build: {e}") from None
+                if not runnable:
+                    raise BuildError(
+                        f"build: the program runs on {vd}, but xrelay has no way to run "
+                        f"'{vd.device_type}' here (it runs on the host CPU and on devices registered "
+                        "with xrelay.register_device)"
+                    )
+    if "FuseOps" not in outer.disabled_pass:
+        with PassContext(opt_level=opt_level, config=dict(outer.config)):
+            optimised = module_op(get_pass("FuseOps")(optimised))
+    return optimised
+
+
+def device_targets(target: Any) -> tuple[Any, list[Any]]:
+    """``(default device, devices)`` of a dict of targets by device, else ``(None, [])``.
+
+    The default is the PassContext's ``relay.fallback_device_type``, else cpu if a target is
+    for it, else the first device.
+    """
+    from xrelay.dialects.relay.devices import DeviceError, as_virtual_device
+    from xrelay.transforms.infra import PassContext
+
+    if not isinstance(target, Mapping) or "kind" in target or len(target) < 2:
+        return None, []
+    try:
+        devices = [as_virtual_device(getattr(k, "name", k) if not isinstance(k, str | int) else k) for k in target]
+        fallback = PassContext.current().config.get("relay.fallback_device_type")
+        if fallback is not None:
+            return as_virtual_device(int(fallback) if not isinstance(fallback, str) else fallback), devices
+    except DeviceError as e:
+        raise BuildError(f"build: target {dict(target)!r}: {e}") from None
+    cpu = [d for d in devices if d.device_type == "cpu"]
+    return (cpu or devices)[0], devices
 
 
 def build(
@@ -104,6 +197,7 @@ def build(
     outputs_in_arena: bool = True,
     time_limit: float | None = None,
     threads: int | None = None,
+    pool_algorithms: Mapping[str, str] | None = None,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
@@ -113,6 +207,10 @@ def build(
     slower). ``threads`` is how many
     threads run the chunks of a big kernel (default: ``TVM_NUM_THREADS`` or the cores this
     process may use); results do not depend on it.
+
+    ``target`` may be a dict of targets by device (``{"cpu": "llvm", "mcu": "llvm"}``): the
+    module is then planned for several devices (see the module docstring); ``pool_algorithms``
+    maps a memory space's pool (``"mcu0.sram"``) to its planning algorithm.
     """
     from xrelay.runtime.target import TargetError, resolve_build_target
 
@@ -120,6 +218,7 @@ def build(
         resolve_build_target(target)
     except TargetError as e:  # a target that is not the host CPU
         raise BuildError(str(e)) from None
+    default_device, _ = device_targets(target)
     program, info = build_program(
         mod,
         params,
@@ -129,6 +228,8 @@ def build(
         inputs_in_arena=inputs_in_arena,
         outputs_in_arena=outputs_in_arena,
         time_limit=time_limit,
+        default_device=default_device,
+        pool_algorithms=pool_algorithms,
     )
     return GraphModule(program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads)
 

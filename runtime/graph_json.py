@@ -11,8 +11,16 @@ docs/relay-semantics.md §8):
   each constant of ``@main`` where it is first used (TVM's params);
 * ``arg_nodes`` (the ``null`` nodes), ``heads`` (``[node, index, 0]`` per result),
   ``node_row_ptr`` (prefix sums of the outputs per node);
-* ``attrs``: per node entry ``shape``, ``dltype``, ``storage_id`` and ``device_index`` (1, the
-  CPU).
+* ``attrs``: per node entry ``shape``, ``dltype``, ``storage_id`` and ``device_index`` (the
+  DLPack type code of the entry's device: 1, the CPU, unless the program was planned for
+  devices), and ``storage_scope`` when some entry is in a memory scope other than the
+  default (TVM writes it only then).
+
+A step that runs a ``device_copy`` primitive function is written as TVM writes it: a
+``tvm_op`` node named ``__copy`` with ``func_name = "__copy"``. An entry's device is its
+storage's pool's ``device`` (lower-to-memory declares one pool per memory space); a graph
+input kept out of the arena takes ``@main``'s parameter device, a constant the device of the
+step that first reads it. Storage ids never cross devices (Relay plans each device apart).
 
 Storage ids come from the ``storage-ids`` planner (Relay's ``GraphPlanMemory`` tokens) run on
 the program's storages: one buffer per storage that holds a node entry (workspaces are not
@@ -35,9 +43,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import SSAValue
 
-from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp
+from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp, PoolOp
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of
+from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.error import TVMError
+from xrelay.transforms._devices import device_copy_of, function_devices, functions_by_name
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
@@ -72,6 +82,22 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
     """The graph-executor JSON object of a lowered (and usually planned) program."""
     block = entry_block(program, entry)
     lifetimes, _ = storage_lifetimes(program, entry)
+    funcs = functions_by_name(program)
+    pool_devices = {op.pool_name: op.device for op in program.ops if isinstance(op, PoolOp) and op.device}
+    planned = function_devices(funcs[entry])
+    # The device of each node entry, when the program was planned for devices.
+    entry_device: dict[tuple[int, int], VirtualDeviceAttr] = {}
+
+    def storage_device(storage: AllocStorageOp | None) -> VirtualDeviceAttr | None:
+        if storage is None:
+            return None
+        names = [a.data for a in storage.pools.data] if storage.pools is not None else []
+        placement = storage.placement
+        for name in ([placement[0]] if placement is not None else []) + names:
+            if name in pool_devices:
+                return pool_devices[name]
+        return None
+
     nodes: list[dict[str, Any]] = []
     entries: dict[SSAValue, tuple[int, int]] = {}
     # Entry -> the key of its storage buffer, for storage ids.
@@ -106,6 +132,9 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
             entry_key[(nid, 0)] = buffer_for(storage, storage.nbytes, first, last, "input")
         else:
             entry_key[(nid, 0)] = buffer_for(arg, byte_size(t), 0, 0, "input")
+        device = storage_device(storage) or (planned[0][i] if planned and i < len(planned[0]) else None)
+        if device is not None:
+            entry_device[(nid, 0)] = device
 
     used_names: dict[str, int] = {}
     n_const = 0
@@ -164,8 +193,16 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
     for op in order:
         if isinstance(op, InvokeOp):
             step = op.step.value.data if op.step is not None else 0
+            n_before = len(nodes)
             inputs = [ref(v) for v in op.inputs]
             name = op.callee_name
+            callee = funcs.get(name)
+            if callee is not None and device_copy_of(callee) is not None:
+                name = "__copy"  # TVM's graph executor copies between devices for this name
+            step_device = storage_device(_root_storage(op.outs[0])) if op.outs else None
+            if step_device is not None:
+                for const_nid in range(n_before, len(nodes)):  # constants first read here
+                    entry_device[(const_nid, 0)] = step_device
             nid = add_node(
                 {
                     "op": "tvm_op",
@@ -187,6 +224,8 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
                 entry_key[(nid, k)] = buffer_for(
                     storage, storage.nbytes, first, last, _kind(storage)
                 )
+                if (device := storage_device(storage)) is not None:
+                    entry_device[(nid, k)] = device
         elif isinstance(op, AliasOp):
             src = ref(op.source)
             nid = add_node(
@@ -204,11 +243,26 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
             )
             entries[op.result] = (nid, 0)
             entry_key[(nid, 0)] = entry_key[(src[0], src[1])]
+            if (src[0], src[1]) in entry_device:
+                entry_device[(nid, 0)] = entry_device[(src[0], src[1])]
     heads = [ref(v) for v in ret.arguments]
 
-    plan = plan_storage_ids(buffers, [Pool("global", None, 1)])
-    assert plan.storage_ids is not None
-    shapes, dltypes, sids = [], [], []
+    # Relay's GraphPlanMemory shares storage only within a device: plan each device apart.
+    buffer_device: dict[str, VirtualDeviceAttr | None] = {}
+    for e, key in entry_key.items():
+        buffer_device.setdefault(key, entry_device.get(e))
+    groups: dict[Any, list[Buffer]] = {}
+    for b in buffers:
+        d = buffer_device.get(b.name)
+        groups.setdefault(None if d is None else (d.device_type, d.virtual_device_id, d.memory_scope), []).append(b)
+    storage_ids: dict[str, int] = {}
+    for group in groups.values():
+        plan = plan_storage_ids(group, [Pool("global", None, 1)])
+        assert plan.storage_ids is not None
+        base = len(set(storage_ids.values()))
+        for name, sid in plan.storage_ids.items():
+            storage_ids[name] = base + sid
+    shapes, dltypes, sids, devices, scopes = [], [], [], [], []
     row_ptr = [0]
     values_of: dict[tuple[int, int], SSAValue] = {}
     for v, e in entries.items():
@@ -221,18 +275,24 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
             assert isinstance(t, TensorType)
             shapes.append(list(t.get_shape()))
             dltypes.append(dtype_of(t.element_type))
-            sids.append(plan.storage_ids[entry_key[(nid, k)]])
+            sids.append(storage_ids[entry_key[(nid, k)]])
+            device = entry_device.get((nid, k))
+            devices.append(CPU_DEVICE if device is None else device.device_type_int)
+            scopes.append("global" if device is None or not device.memory_scope else device.memory_scope)
         row_ptr.append(row_ptr[-1] + n_out)
+    attrs: dict[str, Any] = {
+        "shape": ["list_shape", shapes],
+        "storage_id": ["list_int", sids],
+        "device_index": ["list_int", devices],
+    }
+    if any(sc != "global" for sc in scopes):
+        attrs["storage_scope"] = ["list_str", scopes]
+    attrs["dltype"] = ["list_str", dltypes]
     return {
         "nodes": nodes,
         "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
         "heads": heads,
-        "attrs": {
-            "shape": ["list_shape", shapes],
-            "storage_id": ["list_int", sids],
-            "device_index": ["list_int", [CPU_DEVICE] * len(sids)],
-            "dltype": ["list_str", dltypes],
-        },
+        "attrs": attrs,
         "node_row_ptr": row_ptr,
     }
 

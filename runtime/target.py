@@ -198,6 +198,17 @@ def _fmt(v: Any) -> str:
 _HOST_DEVICE_KEYS = ("cpu", "llvm", 1)
 
 
+def _runnable(key: Any) -> bool:
+    """Whether a dict-of-targets key names a device kind that runs here (one registered with
+    ``xrelay.register_device``, which executes on the host)."""
+    from xrelay.dialects.relay.devices import DeviceError, as_virtual_device, device_kind
+
+    try:
+        return device_kind(as_virtual_device(key).device_type).runnable
+    except DeviceError:
+        return False
+
+
 def resolve_build_target(target: Any, target_host: Any = None) -> Target | None:
     """The host-CPU ``Target`` that ``target`` (and ``target_host``) mean for a build, or a
     ``TargetError`` naming what cannot be built here.
@@ -214,7 +225,7 @@ def resolve_build_target(target: Any, target_host: Any = None) -> Target | None:
         for key, value in target.items():
             key_name = getattr(key, "name", key) if not isinstance(key, str | int) else key
             t = Target(value)  # raises for a kind other than the host's
-            if key_name not in _HOST_DEVICE_KEYS and key_name not in HOST_KINDS:
+            if key_name not in _HOST_DEVICE_KEYS and key_name not in HOST_KINDS and not _runnable(key_name):
                 raise TargetError(
                     f"target {{{key!r}: {value!r}}}: xrelay compiles for the host CPU only, not "
                     f"for device {key!r}"

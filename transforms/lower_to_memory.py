@@ -20,6 +20,15 @@ Graph inputs used by any step are copied into ``kind = "input"`` storage before 
 ``kind = "workspace"`` storage for that step only. Every storage is aligned to ``alignment``
 bytes (default 64, a cache line and TFLite's tensor alignment; ExecuTorch uses 16).
 
+**Devices.** When ``@main`` was planned by ``plan-devices`` (it carries
+``relay.param_virtual_devices``), every value's device is read off the IR
+(``_devices.value_devices``), the ``on_device`` annotations are dropped (they are not steps),
+and each (device, memory scope) is a memory space with its own pool: ``memory.pool
+@<space>`` (``cpu0``, ``cuda0``, ``mcu0.sram``) is declared with the ``device``, and the
+capacity and alignment a registered device gives its scope, and every storage is pinned to the
+pool of the space its tensor lives in (``pools = ["mcu0.sram"]``; a step's workspace to its
+device's). A ``device_copy`` is a step of its own whose input and output are in different pools.
+
 Finally liveness runs: each storage gets ``lifetime = [first, last]``, each invoke its
 ``step``, and a ``memory.kill`` follows the last step of every storage but the outputs.
 
@@ -44,6 +53,7 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     FunctionType,
     IntegerAttr,
     ModuleOp,
@@ -64,10 +74,13 @@ from xrelay.dialects.memory import (
     CopyOp,
     InvokeOp,
     KillOp,
+    PoolOp,
     workspace_bytes,
 )
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp, byte_size, dtype_of
+from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, virtual_device
 from xrelay.error import TVMError
+from xrelay.transforms._devices import is_on_device, value_devices
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 
 DEFAULT_ALIGNMENT = 64
@@ -142,6 +155,8 @@ class _Lowering:
     outputs_in_arena: bool
     alignment: int
     workspace: bool
+    devices: dict[SSAValue, VirtualDeviceAttr] | None = None
+    spaces: dict[str, VirtualDeviceAttr] | None = None
 
     def run(self) -> None:
         block = entry_block(self.module)
@@ -154,13 +169,26 @@ class _Lowering:
             raise LowerToMemoryError("lower-to-memory: @main must end with func.return")
         for v in (*block.args, *ret.arguments):
             _static(v)
+        main = block.parent_op()
+        assert isinstance(main, func.FuncOp)
+        self.devices = value_devices(main, funcs)
+        if self.devices is not None:
+            self.spaces = {}
+            for op in list(block.ops):
+                if is_on_device(op):  # an annotation, not a step
+                    op.results[0].replace_all_uses_with(op.operands[0])
+                    block.erase_op(op)
 
         # Unfused relay ops become one-op primitive functions.
         for op in list(block.ops):
             if isinstance(op, RelayOp):
                 for v in (*op.operands, *op.results):
                     _static(v)
+                old = list(op.results)
                 call = outline_op(op, self.module, names)
+                if self.devices is not None:
+                    for r, new in zip(old, call.results, strict=True):
+                        self.devices[new] = self.devices[r]
                 funcs[call.callee.root_reference.data] = self.module.body.block.last_op
 
         if self.inputs_in_arena:
@@ -178,10 +206,44 @@ class _Lowering:
                 )
 
         self._mark_outputs(ret)
+        self._declare_pools()
         self._annotate(block)
 
-    def _storage(self, t: TensorType, kind: str, at: Operation) -> SSAValue:
+    def _pin(self, storage: AllocStorageOp, value: SSAValue) -> None:
+        """Pin a storage to the pool of the memory space ``value`` lives in (planned modules)."""
+        if self.devices is None or self.spaces is None:
+            return
+        device = self.devices.get(value)
+        if device is None:
+            raise LowerToMemoryError(f"lower-to-memory: no device known for {_describe(value)}")
+        try:
+            space = device.memory_space
+        except DeviceError as e:
+            raise LowerToMemoryError(f"lower-to-memory: {_describe(value)}: {e}") from None
+        self.spaces.setdefault(space, device)
+        storage.pools = ArrayAttr([StringAttr(space)])
+
+    def _declare_pools(self) -> None:
+        """One ``memory.pool`` per memory space used, unless the module declares it already."""
+        if not self.spaces:
+            return
+        declared = {op.pool_name for op in self.module.ops if isinstance(op, PoolOp)}
+        pools = []
+        for space, device in self.spaces.items():
+            if space in declared:
+                continue
+            spec = device.memory_scope_spec()
+            canonical = virtual_device(device.device_type or "cpu", max(device.virtual_device_id, 0), device.target,
+                                       device.memory_scope)
+            pools.append(PoolOp(space, alignment=spec.alignment, capacity=spec.size, device=canonical))
+        first = self.module.body.block.first_op
+        if pools and first is not None:
+            Rewriter.insert_op(pools, InsertPoint.before(first))
+
+    def _storage(self, t: TensorType, kind: str, at: Operation, value: SSAValue | None = None) -> SSAValue:
         storage = AllocStorageOp(byte_size(t), alignment=self.alignment, kind=kind)
+        if value is not None:
+            self._pin(storage, value)
         tensor = AllocTensorOp(storage.result, t)
         Rewriter.insert_op([storage, tensor], InsertPoint.before(at))
         return tensor.result
@@ -194,6 +256,7 @@ class _Lowering:
                 continue
             t = _static(arg)
             storage = AllocStorageOp(byte_size(t), alignment=self.alignment, kind="input")
+            self._pin(storage, arg)
             if arg.name_hint:
                 storage.result.name_hint = f"{arg.name_hint}_storage"
             tensor = AllocTensorOp(storage.result, t)
@@ -221,7 +284,7 @@ class _Lowering:
             alias = AliasOp(src, res.type)  # type: ignore[arg-type]
             Rewriter.replace_op(call, alias)
             return
-        outs = [self._storage(r.type, "intermediate", call) for r in call.results]  # type: ignore[arg-type]
+        outs = [self._storage(r.type, "intermediate", call, r) for r in call.results]  # type: ignore[arg-type]
         for r, o in zip(call.results, outs):
             if r.name_hint:
                 o.name_hint = r.name_hint
@@ -232,6 +295,8 @@ class _Lowering:
             need = workspace_bytes(fn, funcs.get)
             if need:
                 w = AllocStorageOp(need, alignment=self.alignment, kind="workspace")
+                if call.results:
+                    self._pin(w, call.results[0])  # scratch of the device the step runs on
                 w.result.name_hint = f"{name}_ws"
                 Rewriter.insert_op(w, InsertPoint.before(call))
                 ws.append(w.result)

@@ -20,6 +20,13 @@ xDSL's pipeline syntax needs the items quoted (a comma inside one string also se
 
     relay-opt model.mlir -p 'lower-to-memory,plan-memory{pools="sram:262144:16,dram:0:64" report=true}'
 
+**Memory spaces.** When every buffer is pinned to its own set of pools and the sets do not
+overlap (``lower-to-memory`` pins each buffer of a device-planned module to the pool of its
+(device, memory scope)), each set is planned on its own: with the ``algorithm`` given for its
+first pool in ``pool-algorithms`` (``"mcu0.sram=optimal,mcu0.dram=greedy-by-size"``), else
+``algorithm``; each pool keeps its own size limit and alignment, and the report lists every
+pool. A pool's ``device`` is kept.
+
 Whether graph inputs and outputs live in the arena is decided when lowering
 (``lower-to-memory{inputs-in-arena=... outputs-in-arena=...}``): external storage is not planned.
 ``report=true`` prints ``memory_report`` (per pool: name, base address, size, peak usage;
@@ -36,6 +43,7 @@ memory.pool @global {alignment = 16, size = 2048}
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -143,6 +151,52 @@ def memory_report(module: ModuleOp, entry: str = "main") -> str:
     return format_report(buffers, pools, plan)
 
 
+def space_groups(buffers: list[Buffer], pools: list[Pool]) -> list[tuple[list[Buffer], list[Pool]]] | None:
+    """Buffers grouped by the pools they are pinned to, when the groups share no pool (each
+    is then a problem of its own); None when some buffer may go anywhere or groups overlap."""
+    groups: dict[frozenset[str], list[Buffer]] = {}
+    for b in buffers:
+        if b.pools is None:
+            return None
+        groups.setdefault(frozenset(b.pools), []).append(b)
+    keys = list(groups)
+    if len(keys) < 2 or any(a & b for i, a in enumerate(keys) for b in keys[i + 1 :]):
+        return None
+    return [(bs, [p for p in pools if p.name in key]) for key, bs in groups.items()]
+
+
+def plan_spaces(
+    buffers: list[Buffer],
+    pools: list[Pool],
+    algorithm: str,
+    algorithms: Mapping[str, str] | None = None,
+    time_limit: float | None = None,
+    seed: int = 0,
+) -> Plan:
+    """``plan_memory``, each memory space (``space_groups``) on its own with its algorithm."""
+    algorithms = dict(algorithms or {})
+    unknown = [p for p in algorithms if p not in {q.name for q in pools}]
+    if unknown:
+        raise PlanError(f"pool-algorithms names unknown pool(s) {', '.join(unknown)}")
+    groups = space_groups(buffers, pools)
+    if groups is None:
+        return plan_memory(buffers, algorithms.get(pools[0].name, algorithm) if pools else algorithm,
+                           pools, time_limit, seed)
+    parts = []
+    for group, group_pools in groups:
+        chosen = next((algorithms[p.name] for p in group_pools if p.name in algorithms), algorithm)
+        parts.append(plan_memory(group, chosen, group_pools, time_limit, seed))
+    merged = Plan(
+        "+".join(dict.fromkeys(p.algorithm for p in parts)),
+        {k: v for p in parts for k, v in p.offsets.items()},
+        {p.name: 0 for p in pools} | {k: v for part in parts for k, v in part.pool_sizes.items()},
+        optimal=None if any(p.optimal is None for p in parts) else all(p.optimal for p in parts),
+        seconds=sum(p.seconds for p in parts),
+    )
+    merged.stats["spaces"] = {"+".join(q.name for q in gp): part.algorithm for (_, gp), part in zip(groups, parts)}
+    return merged
+
+
 def plan_module(
     module: ModuleOp,
     algorithm: str = "greedy-by-size",
@@ -150,6 +204,7 @@ def plan_module(
     time_limit: float | None = None,
     seed: int = 0,
     entry: str = "main",
+    algorithms: Mapping[str, str] | None = None,
 ) -> tuple[list[Buffer], list[Pool], Plan]:
     """Plan a lowered module in place (see the module docstring); return problem and plan.
 
@@ -162,11 +217,13 @@ def plan_module(
     if pools is None:
         pools = module_pools(module) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
     buffers = [b for _, b in pairs]
-    plan = plan_memory(buffers, algorithm, pools, time_limit, seed)
+    plan = plan_spaces(buffers, pools, algorithm, algorithms, time_limit, seed)
     verify_plan(buffers, pools, plan)
     # Only now touch the IR.
+    devices = {}
     for op in list(module.ops):
         if isinstance(op, PoolOp):
+            devices[op.pool_name] = op.device
             Rewriter.erase_op(op)
     new_pools = [
         PoolOp(
@@ -175,6 +232,7 @@ def plan_module(
             base_address=p.base_address,
             capacity=p.size,
             size=plan.pool_sizes.get(p.name, 0),
+            device=devices.get(p.name),
         )
         for p in pools
     ]
@@ -216,6 +274,22 @@ def load_mlir_problem(path: str | Path) -> list[Buffer]:
         raise PlanError(f"{path}: {e}") from None
 
 
+def _pool_algorithms(items: tuple[str, ...] | str) -> dict[str, str]:
+    if isinstance(items, str):
+        items = (items,)
+    out: dict[str, str] = {}
+    for item in (i.strip() for s in items for i in s.split(",")):
+        if not item:
+            continue
+        pool, sep, algorithm = item.partition("=")
+        if not sep or algorithm not in ALGORITHMS:
+            raise PlanError(
+                f"pool-algorithms: expected pool=algorithm with an algorithm of {', '.join(ALGORITHMS)}, got '{item}'"
+            )
+        out[pool] = algorithm
+    return out
+
+
 @dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
     """Static memory planning of a lowered module into pools (see the module docstring)."""
@@ -235,6 +309,8 @@ class PlanMemoryPass(ModulePass):
     """Seconds for ``optimal`` and ``hill-climb`` (0: the planner's default)."""
     seed: int = 0
     """Seed of ``hill-climb``."""
+    pool_algorithms: tuple[str, ...] = ()
+    """``pool=algorithm`` items: the algorithm of the memory space holding that pool."""
     report: bool = False
     """Print ``memory_report`` to stderr."""
     plot: str = ""
@@ -249,8 +325,9 @@ class PlanMemoryPass(ModulePass):
             pools = parse_pools(self.pools, self.alignment) if self.pools else None
             if pools is None and not any(isinstance(o, PoolOp) for o in op.ops):
                 pools = [Pool(DEFAULT_POOL, None, self.alignment)]
+            algorithms = _pool_algorithms(self.pool_algorithms)
             buffers, pools, plan = plan_module(
-                op, self.algorithm, pools, self.time_limit or None, self.seed
+                op, self.algorithm, pools, self.time_limit or None, self.seed, algorithms=algorithms
             )
         except PlanError as e:
             raise PlanMemoryError(f"plan-memory: {e}") from None
@@ -268,5 +345,7 @@ __all__ = [
     "module_pools",
     "parse_pools",
     "plan_module",
+    "plan_spaces",
+    "space_groups",
     "read_plan",
 ]

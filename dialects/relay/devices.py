@@ -217,7 +217,12 @@ class VirtualDeviceAttr(ParametrizedAttribute):
         kind = device_kind(self.device_type or "cpu")
         base = f"{kind.name}{max(self.virtual_device_id, 0)}"
         scope = kind.scope(self.memory_scope)
-        return base if not kind.memory_scopes else f"{base}.{scope}"
+        return base if scope == "global" and not kind.memory_scopes else f"{base}.{scope}"
+
+    def memory_scope_spec(self) -> MemoryScope:
+        """The registered capacity and alignment of this device's scope (unbounded, 16 if none)."""
+        kind = device_kind(self.device_type or "cpu")
+        return kind.memory_scopes.get(kind.scope(self.memory_scope), MemoryScope())
 
     # ---- Relay's lattice operations ---------------------------------------------------------
 

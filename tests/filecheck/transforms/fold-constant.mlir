@@ -39,7 +39,7 @@ func.func @shape(%x: tensor<1x3x4xf32>, %y: tensor<?x3xf32>) -> (tensor<3xi32>, 
 func.func @kept() -> (tensor<2xf32>, tensor<2xf32>) {
   %c = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %d, %m = relay.nn.dropout %c : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
-  %e = relay.device_copy %c {src_virtual_device = "cpu", dst_virtual_device = "npu"} : (tensor<2xf32>) -> tensor<2xf32>
+  %e = relay.device_copy %c {src_virtual_device = "cpu", dst_virtual_device = "cuda"} : (tensor<2xf32>) -> tensor<2xf32>
   func.return %d, %e : tensor<2xf32>, tensor<2xf32>
 }
 
