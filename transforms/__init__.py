@@ -1,36 +1,67 @@
 """xrelay's passes, one per file named after its CLI name (``fuse_ops.py`` is ``fuse-ops``).
 
-``get_all_passes`` discovers them: every module here whose name is a pass's CLI name with ``-``
-turned into ``_`` and that defines a ``ModulePass`` subclass with that ``name``. Each class also
-carries Relay's ``PassInfo`` as class variables: ``relay_name``, ``opt_level``, ``required``.
-The factories import lazily so the tools start fast.
+``PASSES`` registers every pass explicitly, like xDSL's ``get_all_passes``: one line per pass,
+its CLI name and its class as ``"module.ClassName"`` under ``xrelay.transforms``. Classes are
+imported when first asked for, so the tools start fast. Each class also carries Relay's
+``PassInfo`` as class variables: ``relay_name``, ``opt_level`` (or ``relay_opt_level``),
+``required`` (see ``infra``).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from pathlib import Path
 
 from xdsl.passes import ModulePass
 
-_NOT_PASSES = {"__init__", "infra", "instrument", "analysis", "dominators", "liveness", "utils"}
+PASSES: dict[str, str] = {
+    "alter-op-layout": "alter_op_layout.AlterOpLayoutPass",
+    "annotate-used-memory": "annotate_used_memory.AnnotateUsedMemoryPass",
+    "backward-fold-scale-axis": "backward_fold_scale_axis.BackwardFoldScaleAxisPass",
+    "bind-params": "bind_params.BindParamsPass",
+    "canonicalize-ops": "canonicalize_ops.CanonicalizeOpsPass",
+    "combine-parallel-batch-matmul": "combine_parallel_batch_matmul.CombineParallelBatchMatmulPass",
+    "combine-parallel-conv2d": "combine_parallel_conv2d.CombineParallelConv2DPass",
+    "combine-parallel-dense": "combine_parallel_dense.CombineParallelDensePass",
+    "convert-layout": "convert_layout.ConvertLayoutPass",
+    "dead-code-elimination": "dead_code_elimination.DeadCodeEliminationPass",
+    "defuse-ops": "defuse_ops.DefuseOpsPass",
+    "eliminate-common-subexpr": "eliminate_common_subexpr.EliminateCommonSubexprPass",
+    "fold-constant": "fold_constant.FoldConstantPass",
+    "fold-scale-axis": "fold_scale_axis.FoldScaleAxisPass",
+    "forward-fold-scale-axis": "forward_fold_scale_axis.ForwardFoldScaleAxisPass",
+    "fuse-ops": "fuse_ops.FuseOpsPass",
+    "infer-type": "infer_type.InferTypePass",
+    "inline": "inline.InlinePass",
+    "lower-to-memory": "lower_to_memory.LowerToMemoryPass",
+    "plan-devices": "plan_devices.PlanDevicesPass",
+    "plan-memory": "plan_memory.PlanMemoryPass",
+    "qnn-canonicalize-ops": "qnn_canonicalize_ops.QnnCanonicalizeOpsPass",
+    "qnn-legalize": "qnn_legalize.QnnLegalizePass",
+    "remove-unused-functions": "remove_unused_functions.RemoveUnusedFunctionsPass",
+    "rewrite-annotated-ops": "rewrite_annotated_ops.RewriteAnnotatedOpsPass",
+    "simplify-inference": "simplify_inference.SimplifyInferencePass",
+    "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
+    "to-graph-normal-form": "to_graph_normal_form.ToGraphNormalFormPass",
+    "verify-memory-plan": "verify_memory_plan.VerifyMemoryPlanPass",
+}
+"""Every xrelay pass: CLI name -> ``"module.ClassName"`` under ``xrelay.transforms``."""
 
 UPSTREAM_PASSES = ("cse", "dce", "canonicalize")
 """xDSL passes that relay-opt also offers (the relay ops are side-effect free, so they apply)."""
 
 
-def _loader(module_name: str, cli_name: str) -> Callable[[], type[ModulePass]]:
+def _loader(cli_name: str, where: str) -> Callable[[], type[ModulePass]]:
+    module_name, class_name = where.rsplit(".", 1)
+
     def load() -> type[ModulePass]:
         module = importlib.import_module(f"xrelay.transforms.{module_name}")
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, ModulePass)
-                and getattr(value, "name", None) == cli_name
-            ):
-                return value
-        raise ImportError(f"xrelay.transforms.{module_name} defines no pass named '{cli_name}'")
+        cls = getattr(module, class_name, None)
+        if not (isinstance(cls, type) and issubclass(cls, ModulePass) and cls.name == cli_name):
+            raise ImportError(
+                f"xrelay.transforms.{module_name}.{class_name} is not a ModulePass named '{cli_name}'"
+            )
+        return cls
 
     return load
 
@@ -45,15 +76,8 @@ def _upstream(name: str) -> Callable[[], type[ModulePass]]:
 
 
 def get_xrelay_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """xrelay's own passes by CLI name."""
-    passes: dict[str, Callable[[], type[ModulePass]]] = {}
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        stem = path.stem
-        if stem in _NOT_PASSES or stem.startswith("_"):
-            continue
-        cli = stem.replace("_", "-")
-        passes[cli] = _loader(stem, cli)
-    return passes
+    """xrelay's own passes by CLI name (factories returning the class)."""
+    return {cli: _loader(cli, where) for cli, where in PASSES.items()}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

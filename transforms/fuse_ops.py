@@ -558,11 +558,11 @@ class FuseOpsPass(ModulePass):
 
     name = "fuse-ops"
     relay_name: ClassVar[str] = "FuseOps"
+    # Relay's PassInfo level; ``opt_level`` is this pass's option (Relay's fuse_opt_level)
+    relay_opt_level: ClassVar[int] = 0
     required: ClassVar[tuple[str, ...]] = ("InferType",)
 
-    # A factory default keeps the class attribute free: ``opt_level`` on the class is Relay's
-    # PassInfo level (0, set below), on an instance it is the fuse_opt_level option.
-    opt_level: int = field(default_factory=lambda: -1)
+    opt_level: int = -1
     max_depth: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -578,5 +578,3 @@ class FuseOpsPass(ModulePass):
         link_params = bool(pctx.get_config("relay.FuseOps.link_params", False))
         fuse_ops(op, opt_level=opt_level, max_depth=max_depth, link_params=link_params)
 
-
-FuseOpsPass.opt_level = 0  # type: ignore[misc] - Relay's PassInfo opt_level of FuseOps

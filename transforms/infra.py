@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -52,15 +52,13 @@ from xdsl.passes import ModulePass
 
 from xrelay.error import TVMError
 
-if TYPE_CHECKING:
-    from xrelay.transforms.instrument import PassInstrument
-
 __all__ = [
     "BUILD_PIPELINE_PASSES",
     "ModulePassAdapter",
     "Pass",
     "PassContext",
     "PassInfo",
+    "PassInstrument",
     "PassLookupError",
     "Sequential",
     "as_pass",
@@ -73,6 +71,7 @@ __all__ = [
     "module_pass",
     "override_pass_registry",
     "pass_info_of",
+    "pass_instrument",
     "register_config",
     "registered_pass_classes",
     "relay_name_of",
@@ -81,6 +80,7 @@ __all__ = [
 _logger = logging.getLogger(__name__)
 
 ModuleT = TypeVar("ModuleT")
+_T = TypeVar("_T", bound=type)
 
 PassRegistry = Mapping[str, Callable[[], type[ModulePass]]]
 
@@ -370,6 +370,55 @@ class _ContextStack(threading.local):
 _contexts = _ContextStack()
 
 
+class PassInstrument:
+    """Base class of instruments; every hook does nothing and `should_run` says yes."""
+
+    @property
+    def name(self) -> str:
+        """The instrument's name (its class name)."""
+        return type(self).__name__
+
+    def enter_pass_ctx(self) -> None:
+        """Called when the PassContext holding this instrument is entered."""
+
+    def exit_pass_ctx(self) -> None:
+        """Called when the PassContext holding this instrument is left."""
+
+    def should_run(self, mod: Any, info: PassInfo) -> bool:
+        """Whether the pass described by `info` should run on `mod`."""
+        return True
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        """Called before a pass runs."""
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        """Called after a pass ran (not if it raised)."""
+
+
+def pass_instrument(pi_cls: _T | None = None) -> Any:
+    """
+    Class decorator making a class an instrument, as `tvm.instrument.pass_instrument`:
+    the result is a subclass of it and `PassInstrument`, so methods it lacks get the
+    defaults. Usable as `@pass_instrument` and `@pass_instrument()`.
+    """
+
+    def wrap(cls: _T) -> _T:
+        if not isinstance(cls, type):
+            raise TypeError(f"@pass_instrument decorates classes, got {cls!r}")
+        if issubclass(cls, PassInstrument):
+            return cls
+        namespace = {
+            "__module__": cls.__module__,
+            "__qualname__": cls.__qualname__,
+            "__doc__": cls.__doc__,
+        }
+        return type(cls.__name__, (cls, PassInstrument), namespace)  # type: ignore[return-value]
+
+    if pi_cls is None:
+        return wrap
+    return wrap(pi_cls)
+
+
 class PassContext:
     """
     The settings passes run under, as `tvm.transform.PassContext`.
@@ -401,8 +450,6 @@ class PassContext:
         *,
         xdsl_context: Context | None = None,
     ):
-        from xrelay.transforms.instrument import PassInstrument
-
         if not isinstance(opt_level, int) or isinstance(opt_level, bool):
             raise TypeError(f"opt_level must be an int, got {opt_level!r}")
         for names, what in ((required_pass, "required_pass"), (disabled_pass, "disabled_pass")):
@@ -497,8 +544,6 @@ class PassContext:
         Replace the instruments: exit the current ones, install `instruments`, enter
         them. A failure follows the enter/exit rules above (the list ends up empty).
         """
-        from xrelay.transforms.instrument import PassInstrument
-
         new = list(instruments)
         for instrument in new:
             if not isinstance(instrument, PassInstrument):

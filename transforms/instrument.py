@@ -2,7 +2,8 @@
 Pass instruments, as `tvm.ir.instrument`.
 
 An instrument is an object the `PassContext` calls around passes; subclass
-`PassInstrument` (or decorate any class with `@pass_instrument`) and define any of:
+`PassInstrument` (or decorate any class with `@pass_instrument`; both live in `infra`, which
+the `PassContext` that calls them is part of, and are exported here) and define any of:
 
 * `enter_pass_ctx()` / `exit_pass_ctx()`: when the context is entered / left (and on
   `PassContext.override_instruments`);
@@ -28,9 +29,16 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any, TypeVar
+from typing import IO, Any
 
-from xrelay.transforms.infra import PassInfo, get_pass_class, module_op, relay_name_of
+from xrelay.transforms.infra import (
+    PassInfo,
+    PassInstrument,
+    get_pass_class,
+    module_op,
+    pass_instrument,
+    relay_name_of,
+)
 
 __all__ = [
     "OpCountDiff",
@@ -44,58 +52,6 @@ __all__ = [
 ]
 
 _logger = logging.getLogger(__name__)
-
-_T = TypeVar("_T", bound=type)
-
-
-class PassInstrument:
-    """Base class of instruments; every hook does nothing and `should_run` says yes."""
-
-    @property
-    def name(self) -> str:
-        """The instrument's name (its class name)."""
-        return type(self).__name__
-
-    def enter_pass_ctx(self) -> None:
-        """Called when the PassContext holding this instrument is entered."""
-
-    def exit_pass_ctx(self) -> None:
-        """Called when the PassContext holding this instrument is left."""
-
-    def should_run(self, mod: Any, info: PassInfo) -> bool:
-        """Whether the pass described by `info` should run on `mod`."""
-        return True
-
-    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
-        """Called before a pass runs."""
-
-    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
-        """Called after a pass ran (not if it raised)."""
-
-
-def pass_instrument(pi_cls: _T | None = None) -> Any:
-    """
-    Class decorator making a class an instrument, as `tvm.instrument.pass_instrument`:
-    the result is a subclass of it and `PassInstrument`, so methods it lacks get the
-    defaults. Usable as `@pass_instrument` and `@pass_instrument()`.
-    """
-
-    def wrap(cls: _T) -> _T:
-        if not isinstance(cls, type):
-            raise TypeError(f"@pass_instrument decorates classes, got {cls!r}")
-        if issubclass(cls, PassInstrument):
-            return cls
-        namespace = {
-            "__module__": cls.__module__,
-            "__qualname__": cls.__qualname__,
-            "__doc__": cls.__doc__,
-        }
-        return type(cls.__name__, (cls, PassInstrument), namespace)  # type: ignore[return-value]
-
-    if pi_cls is None:
-        return wrap
-    return wrap(pi_cls)
-
 
 # --------------------------------------------------------------------------------------
 # Timing
