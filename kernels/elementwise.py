@@ -282,9 +282,7 @@ def full_like(
 
 
 @register("zeros")
-def zeros(
-    *, out: np.ndarray | None = None, shape: tuple[int, ...] = (), dtype: str = "float32"
-) -> np.ndarray:
+def zeros(*, out: np.ndarray | None = None, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     """Relay ``zeros(shape, dtype)``."""
     res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype), "zeros")
     res[...] = 0
@@ -292,9 +290,7 @@ def zeros(
 
 
 @register("ones")
-def ones(
-    *, out: np.ndarray | None = None, shape: tuple[int, ...] = (), dtype: str = "float32"
-) -> np.ndarray:
+def ones(*, out: np.ndarray | None = None, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     """Relay ``ones(shape, dtype)``."""
     res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype), "ones")
     res[...] = 1
@@ -306,11 +302,11 @@ def full(
     fill_value: np.ndarray,
     *,
     out: np.ndarray | None = None,
-    shape: tuple[int, ...] = (),
-    dtype: str = "float32",
+    shape: tuple[int, ...],
+    dtype: str,
 ) -> np.ndarray:
-    """Relay ``full(fill_value, shape, dtype)``; fill_value is a 0-d tensor."""
-    res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype), "full")
+    """Relay ``full(fill_value, shape, dtype)``; fill_value is a 0-d tensor ("" dtype: its own)."""
+    res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype or np.asarray(fill_value).dtype), "full")
     res[...] = np.asarray(fill_value).astype(res.dtype)
     return res
 

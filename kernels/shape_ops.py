@@ -1,5 +1,5 @@
-"""Kernels of ``repeat``, ``gather_nd`` and ``contrib_reverse_reshape`` (``ndarray_size`` is in
-``transform.py``)."""
+"""Kernels of ``repeat``, ``gather_nd``, ``contrib_reverse_reshape``, ``cast_like``,
+``collapse_sum_like``/``collapse_sum_to`` and ``argsort`` (``ndarray_size`` is in ``transform.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._registry import emit, norm_axis, register
+from ._registry import emit, norm_axis, register, to_numpy_dtype
+from .elementwise import cast
 from .transform import infer_reshape
 
 
@@ -60,3 +61,46 @@ def reverse_reshape(
     """Relay ``reverse_reshape``: reshape with the special values read right to left."""
     shape = infer_reshape(x.shape[::-1], list(newshape)[::-1], allowzero)[::-1]
     return emit(x.reshape(shape), out, "contrib_reverse_reshape")
+
+
+@register("cast_like")
+def cast_like(x: np.ndarray, like: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Relay ``cast_like``: ``cast`` to ``like``'s dtype."""
+    return cast(x, out=out, dtype=like.dtype.name)
+
+
+def _collapse(x: np.ndarray, shape: Sequence[int], op: str) -> np.ndarray:
+    lead = x.ndim - len(shape)
+    if lead < 0:
+        raise ValueError(f"{op}: cannot collapse {x.shape} to the larger rank of {tuple(shape)}")
+    res = x.sum(axis=tuple(range(lead))) if lead else x
+    axes = tuple(i for i, (d, t) in enumerate(zip(res.shape, shape)) if t == 1 and d != 1)
+    if axes:
+        res = res.sum(axis=axes, keepdims=True)
+    if res.shape != tuple(shape):
+        raise ValueError(f"{op}: cannot collapse {x.shape} to {tuple(shape)}")
+    return res.astype(x.dtype)
+
+
+@register("collapse_sum_like")
+def collapse_sum_like(x: np.ndarray, like: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Relay ``collapse_sum_like``: sum ``x`` over the axes ``like`` was broadcast along."""
+    return emit(_collapse(x, like.shape, "collapse_sum_like"), out, "collapse_sum_like")
+
+
+@register("collapse_sum_to")
+def collapse_sum_to(
+    x: np.ndarray, shape_tensor: np.ndarray, *, out: np.ndarray | None = None, shape: Sequence[int]
+) -> np.ndarray:
+    """Relay ``collapse_sum_to``: sum ``x`` down to ``shape``."""
+    return emit(_collapse(x, shape, "collapse_sum_to"), out, "collapse_sum_to")
+
+
+@register("argsort")
+def argsort(
+    x: np.ndarray, *, out: np.ndarray | None = None, axis: int, is_ascend: bool, dtype: str
+) -> np.ndarray:
+    """Relay ``argsort`` (stable; descending order keeps equal elements in index order)."""
+    ax = norm_axis(axis, x.ndim, "argsort")
+    res = np.argsort(x if is_ascend else -x if x.dtype.kind != "u" else ~x, axis=ax, kind="stable")
+    return emit(res.astype(to_numpy_dtype(dtype)), out, "argsort")

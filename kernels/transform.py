@@ -51,9 +51,15 @@ def reshape(
 
 
 @register("reshape_like")
-def reshape_like(x: np.ndarray, like: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
-    """Relay ``reshape_like(x, like)`` (the whole shape of ``like``)."""
-    return emit(x.reshape(like.shape), out, "reshape_like")
+def reshape_like(
+    x: np.ndarray, like: np.ndarray, *, out: np.ndarray | None = None, lhs_begin: int,
+    lhs_end: int | None, rhs_begin: int, rhs_end: int | None,
+) -> np.ndarray:  # fmt: skip
+    """Relay ``reshape_like``: ``x``'s axes [lhs_begin, lhs_end) replaced by ``like``'s
+    [rhs_begin, rhs_end) (the defaults: the whole shape of ``like``)."""
+    lhs = slice(lhs_begin, lhs_end)
+    shape = x.shape[: lhs.indices(x.ndim)[0]] + like.shape[rhs_begin:rhs_end] + x.shape[lhs.indices(x.ndim)[1] :]
+    return emit(x.reshape(shape), out, "reshape_like")
 
 
 @register("nn.batch_flatten")

@@ -402,3 +402,80 @@ def left_shift(lhs: Any, rhs: Any) -> Call:
 def right_shift(lhs: Any, rhs: Any) -> Call:
     """Broadcasting ``lhs >> rhs`` on integers (arithmetic for signed ones)."""
     return _call("right_shift", _tensor_args(lhs, rhs))
+
+
+# ---- filled tensors and *_like ops -----------------------------------------------------------
+
+
+@_export
+def zeros(shape: Any, dtype: str) -> Call:
+    """A tensor of zeros."""
+    return _call("zeros", [], shape=shape, dtype=dtype)
+
+
+@_export
+def ones(shape: Any, dtype: str) -> Call:
+    """A tensor of ones."""
+    return _call("ones", [], shape=shape, dtype=dtype)
+
+
+@_export
+@dialect_defaults("full")
+def full(fill_value: Any, shape: Any = (), dtype: str = DEFAULT) -> Call:
+    """A tensor of ``shape`` filled with the scalar ``fill_value``."""
+    return _call("full", [_to_expr(fill_value)], shape=shape, dtype=dtype)
+
+
+@_export
+def full_like(data: Expr, fill_value: Any) -> Call:
+    """A tensor like ``data`` filled with the scalar ``fill_value``."""
+    return _call("full_like", _tensor_args(data, fill_value))
+
+
+@_export
+@dialect_defaults("reshape_like")
+def reshape_like(
+    data: Expr, shape_like: Expr, lhs_begin: int = DEFAULT, lhs_end: int | None = DEFAULT,
+    rhs_begin: int = DEFAULT, rhs_end: int | None = DEFAULT,
+) -> Call:  # fmt: skip
+    """Reshape ``data`` (axes [lhs_begin, lhs_end)) to ``shape_like``'s axes [rhs_begin, rhs_end)."""
+    return _call(
+        "reshape_like", [data, shape_like], lhs_begin=lhs_begin, lhs_end=lhs_end,
+        rhs_begin=rhs_begin, rhs_end=rhs_end,
+    )  # fmt: skip
+
+
+@_export
+def broadcast_to_like(data: Expr, broadcast_type: Expr) -> Call:
+    """Broadcast ``data`` to the shape of ``broadcast_type``."""
+    return _call("broadcast_to_like", [data, broadcast_type])
+
+
+@_export
+def cast_like(data: Expr, dtype_like: Expr) -> Call:
+    """Convert ``data`` to the dtype of ``dtype_like``."""
+    return _call("cast_like", [data, dtype_like])
+
+
+@_export
+def collapse_sum_like(data: Expr, collapse_type: Expr) -> Call:
+    """Sum ``data`` over the axes ``collapse_type`` would be broadcast along."""
+    return _call("collapse_sum_like", [data, collapse_type])
+
+
+@_export
+def collapse_sum_to(data: Expr, shape: Any) -> Call:
+    """Sum ``data`` down to ``shape`` (a list of ints, passed on as an int32 constant too)."""
+    import numpy as np
+
+    from xrelay.relay.expr import const
+
+    shape = [int(d) for d in shape]
+    return _call("collapse_sum_to", [data, const(np.array(shape, "int32"))], shape=shape)
+
+
+@_export
+@dialect_defaults("argsort")
+def argsort(data: Expr, axis: int = DEFAULT, is_ascend: bool = DEFAULT, dtype: str = DEFAULT) -> Call:
+    """Indices that sort ``data`` along ``axis``."""
+    return _call("argsort", [data], axis=axis, is_ascend=bool(is_ascend), dtype=dtype)

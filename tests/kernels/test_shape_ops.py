@@ -88,3 +88,39 @@ def test_reverse_reshape_tvm_cases(shape, newshape, out):
 def test_reverse_reshape_rejects_split():
     with pytest.raises(RelayTypeError, match="not supported in reverse"):
         run("contrib_reverse_reshape", np.zeros((2, 6), "float32"), newshape=(-4, 1, 2, -1))
+
+
+# ---- filled tensors and *_like ops (no onnxruntime counterpart for most: numpy references) ----
+
+
+def test_collapse_sum_is_the_adjoint_of_broadcasting(h):
+    rng = np.random.default_rng(9)
+    x = h.rand(rng, (2, 4, 3), "float32")
+    np.testing.assert_allclose(run("collapse_sum_like", x, np.zeros((4, 1), "float32")), x.sum(axis=(0, 2))[:, None], rtol=1e-5)
+    got = run("collapse_sum_to", x, np.array([1, 3], "int32"), shape=[1, 3])
+    np.testing.assert_allclose(got, x.sum(axis=(0, 1))[None, :], rtol=1e-5)
+    with pytest.raises(RelayTypeError, match="cannot collapse"):
+        run("collapse_sum_like", x, np.zeros((2, 3), "float32"))
+
+
+def test_reshape_like_ranges_and_cast_like():
+    x = np.arange(24, dtype="float32").reshape(2, 12)
+    assert run("reshape_like", x, np.zeros((6, 4), "int8")).shape == (6, 4)
+    assert run("reshape_like", x, np.zeros((5, 3, 4), "int8"), lhs_begin=1, rhs_begin=1).shape == (2, 3, 4)
+    got = run("cast_like", np.array([1.7, -1.7], "float32"), np.zeros(1, "int16"))
+    assert got.dtype == np.int16 and got.tolist() == [1, -1]
+
+
+def test_argsort_vs_onnx_topk(h):
+    rng = np.random.default_rng(10)
+    x = rng.permutation(20).astype("float32").reshape(4, 5)
+    (_, want) = h.run_onnx("TopK", [x, np.array([5], np.int64)], {"axis": 1, "largest": 1}, out_dtypes=["float32", "int64"])
+    np.testing.assert_array_equal(run("argsort", x, axis=1, is_ascend=False, dtype="int64"), want)
+    np.testing.assert_array_equal(run("argsort", x, axis=0), np.argsort(x, axis=0))
+
+
+def test_filled_tensors():
+    assert run("zeros", shape=[2, 3], dtype="int8").tolist() == [[0, 0, 0]] * 2
+    assert run("full", np.array(2.5, "float32"), shape=[2], dtype="").tolist() == [2.5, 2.5]
+    assert run("full", np.array(2.5, "float32"), shape=[2], dtype="int32").dtype == np.int32
+    assert run("full_like", np.zeros((2, 2), "float64"), np.array(3.0, "float64")).tolist() == [[3.0, 3.0]] * 2

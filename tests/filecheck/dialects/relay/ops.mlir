@@ -624,6 +624,70 @@
 // CHECK{LITERAL}: %y = relay.repeat %x {repeats = 3, axis = 1} : (tensor<2x1xf32>) -> tensor<2x3xf32>
 // -----
 
+// argsort
+  %x = "test.op"() : () -> tensor<2x5xf32>
+  %y = relay.argsort %x {axis = 1, is_ascend = false} : (tensor<2x5xf32>) -> tensor<2x5xi32>
+// CHECK{LITERAL}: %y = relay.argsort %x {axis = 1, is_ascend = false} : (tensor<2x5xf32>) -> tensor<2x5xi32>
+// -----
+
+// broadcast_to_like
+  %x = "test.op"() : () -> tensor<1x3xf32>
+  %like = "test.op"() : () -> tensor<4x3xi32>
+  %y = relay.broadcast_to_like %x, %like : (tensor<1x3xf32>, tensor<4x3xi32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: %y = relay.broadcast_to_like %x, %like : (tensor<1x3xf32>, tensor<4x3xi32>) -> tensor<4x3xf32>
+// -----
+
+// cast_like
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %like = "test.op"() : () -> tensor<4xi32>
+  %y = relay.cast_like %x, %like : (tensor<2x3xf32>, tensor<4xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %y = relay.cast_like %x, %like : (tensor<2x3xf32>, tensor<4xi32>) -> tensor<2x3xi32>
+// -----
+
+// collapse_sum_like
+  %x = "test.op"() : () -> tensor<4x3xf32>
+  %like = "test.op"() : () -> tensor<1x3xf32>
+  %y = relay.collapse_sum_like %x, %like : (tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+// CHECK{LITERAL}: %y = relay.collapse_sum_like %x, %like : (tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+// -----
+
+// collapse_sum_to
+  %x = "test.op"() : () -> tensor<4x3xf32>
+  %s = "test.op"() : () -> tensor<2xi32>
+  %y = relay.collapse_sum_to %x, %s {shape = [1, 3]} : (tensor<4x3xf32>, tensor<2xi32>) -> tensor<1x3xf32>
+// CHECK{LITERAL}: %y = relay.collapse_sum_to %x, %s {shape = [1, 3]} : (tensor<4x3xf32>, tensor<2xi32>) -> tensor<1x3xf32>
+// -----
+
+// full
+  %v = "test.op"() : () -> tensor<f32>
+  %y = relay.full %v {shape = [2, 3]} : (tensor<f32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %y = relay.full %v {shape = [2, 3]} : (tensor<f32>) -> tensor<2x3xf32>
+// -----
+
+// full_like
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %v = "test.op"() : () -> tensor<f32>
+  %y = relay.full_like %x, %v : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %y = relay.full_like %x, %v : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// -----
+
+// ones
+  %y = relay.ones {shape = [2, 3], dtype = "int32"} : () -> tensor<2x3xi32>
+// CHECK{LITERAL}: %y = relay.ones {shape = [2, 3], dtype = "int32"} : () -> tensor<2x3xi32>
+// -----
+
+// reshape_like
+  %x = "test.op"() : () -> tensor<2x6xf32>
+  %like = "test.op"() : () -> tensor<3x4xf32>
+  %y = relay.reshape_like %x, %like : (tensor<2x6xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK{LITERAL}: %y = relay.reshape_like %x, %like : (tensor<2x6xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+// -----
+
+// zeros
+  %y = relay.zeros {shape = [2, 3], dtype = "float32"} : () -> tensor<2x3xf32>
+// CHECK{LITERAL}: %y = relay.zeros {shape = [2, 3], dtype = "float32"} : () -> tensor<2x3xf32>
+// -----
+
 // Constants: anonymous, named inline, splat, integer and bool data.
 %c0 = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
 // CHECK{LITERAL}: %c0 = relay.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
