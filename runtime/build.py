@@ -162,7 +162,8 @@ def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -
 
 
 def device_targets(target: Any) -> tuple[Any, list[Any]]:
-    """``(default device, devices)`` of a dict of targets by device, else ``(None, [])``.
+    """``(default device, devices)`` of a dict of targets by device, else ``(None, [])`` (also
+    for a dict of just the host CPU).
 
     The default is the PassContext's ``relay.fallback_device_type``, else cpu if a target is
     for it, else the first device.
@@ -170,7 +171,7 @@ def device_targets(target: Any) -> tuple[Any, list[Any]]:
     from xrelay.dialects.relay.devices import DeviceError, as_virtual_device
     from xrelay.transforms.infra import PassContext
 
-    if not isinstance(target, Mapping) or "kind" in target or len(target) < 2:
+    if not isinstance(target, Mapping) or "kind" in target:
         return None, []
     try:
         devices = [as_virtual_device(getattr(k, "name", k) if not isinstance(k, str | int) else k) for k in target]
@@ -180,6 +181,8 @@ def device_targets(target: Any) -> tuple[Any, list[Any]]:
     except DeviceError as e:
         raise BuildError(f"build: target {dict(target)!r}: {e}") from None
     cpu = [d for d in devices if d.device_type == "cpu"]
+    if len(devices) == 1 and cpu:
+        return None, []  # just the host: plan devices only if the module asks for them
     return (cpu or devices)[0], devices
 
 

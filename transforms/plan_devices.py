@@ -7,7 +7,9 @@ phases are Relay's (``device_planner.cc``):
 
 1. **Conflicting uses.** A value without a constraint of its own whose uses want different
    devices gets a ``device_copy`` at the uses that disagree with the first one met walking
-   back from the result (Relay's ConflictedNodeFinder).
+   back from the result (Relay's ConflictedNodeFinder). Unlike Relay, this includes the free
+   result of an ``on_device`` (Relay leaves it to capture, which can copy it to one device
+   only, and fails).
 2. **Unification.** Over the whole module: a primitive op's operands and results share one
    device (each call site its own: ops are device polymorphic), so do a primitive function
    call's arguments and results (unless the function is one ``device_copy``); a call of any
@@ -250,8 +252,8 @@ def _copy_conflicting_uses(fn: func.FuncOp) -> None:
     for op, index in conflicted:
         operand = op.operands[index]
         owner = operand.owner
-        if isinstance(owner, Operation) and is_on_device(owner):
-            continue  # capture inserts the copy an on_device needs
+        if isinstance(owner, Operation) and is_on_device(owner) and _on_device_flags(owner)[1]:
+            continue  # a pinned result: a real conflict, reported in phase 2
         src, dst = seen[operand], call_devices[op]
         if src.is_fully_unconstrained() or dst.is_fully_unconstrained() or src == dst:
             continue
