@@ -1,9 +1,10 @@
 """Shared pieces of backward- and forward-fold-scale-axis: per-channel scales and weight layouts.
 
-A *message* says "this value may be multiplied by a per-channel scale along ``axis``"
-(``require_positive``: only by a positive one, because a relu lies on the way). Only one
-channel axis is handled: the split-channel layouts (NCHW16c) for which Relay tracks several
-axes are left alone.
+A *message* says "this value may be multiplied by a per-channel scale along ``axes``"
+(``require_positive``: only by a positive one, because a relu lies on the way). ``axes`` is
+one channel axis, or for a blocked layout (``NCHW16c``) the channel axis and its block axis
+``(C, c)`` as in Relay; the channel of index ``(C, c)`` is ``C * block + c``, so a per-channel
+vector is the scale flattened over those axes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, nump
 
 @dataclass(frozen=True)
 class Message:
-    axis: int
+    axes: tuple[int, ...]
     require_positive: bool
 
 
@@ -40,92 +41,131 @@ def static_shape(value: SSAValue) -> tuple[int, ...] | None:
     return tuple(s)  # type: ignore[return-value]
 
 
-def broadcasts_along(other: SSAValue, target: SSAValue, axis: int) -> bool:
-    """Whether ``other`` broadcasts against ``target`` along ``axis`` only (Relay's
-    MatchBroadcastToLeftAxes): rank not larger, every dim 1 except the channel one."""
+def broadcasts_along(other: SSAValue, target: SSAValue, axes: tuple[int, ...]) -> bool:
+    """Whether ``other`` broadcasts against ``target`` along ``axes`` only (Relay's
+    MatchBroadcastToLeftAxes): rank not larger, every dim 1 except the channel ones. One
+    channel axis may also be 1 (a scalar per channel); blocked axes must be full."""
     so, st = static_shape(other), static_shape(target)
     if so is None or st is None or len(so) > len(st):
         return False
     lead = len(st) - len(so)
     for i, d in enumerate(so):
-        if i + lead == axis:
-            if d not in (1, st[axis]):
+        if i + lead in axes:
+            if d != st[i + lead] and (len(axes) > 1 or d != 1):
                 return False
         elif d != 1:
             return False
     return True
 
 
-def channel_vector(scale: SSAValue, target: SSAValue, axis: int) -> np.ndarray | None:
-    """The per-channel vector of a constant ``scale`` broadcasting along ``axis`` of ``target``."""
-    if not isinstance(scale.owner, ConstantOp) or not broadcasts_along(scale, target, axis):
+def channel_vector(scale: SSAValue, target: SSAValue, axes: tuple[int, ...]) -> np.ndarray | None:
+    """The per-channel vector of a constant ``scale`` broadcasting along ``axes`` of ``target``."""
+    if not isinstance(scale.owner, ConstantOp) or not broadcasts_along(scale, target, axes):
         return None
     st = static_shape(target)
     assert st is not None
-    return np.broadcast_to(np.asarray(scale.owner.numpy()).reshape(-1), (st[axis],)).copy()
+    arr = np.asarray(scale.owner.numpy())
+    arr = arr.reshape((1,) * (len(st) - arr.ndim) + arr.shape)
+    full = [st[i] if i in axes else 1 for i in range(len(st))]
+    return np.broadcast_to(arr, full).reshape(-1).copy()
 
 
-def vector_for(value: SSAValue, target_rank: int, axis: int, vec: np.ndarray) -> np.ndarray:
-    """``vec`` shaped to multiply ``value`` (which broadcasts along ``axis`` of a tensor of
-    ``target_rank``) channel by channel."""
+def vector_for(value: SSAValue, target_shape: tuple[int, ...], axes: tuple[int, ...], vec: np.ndarray) -> np.ndarray:
+    """``vec`` shaped to multiply ``value`` (which broadcasts along ``axes`` of a tensor of
+    ``target_shape``) channel by channel: Relay's ExpandBiasToMatchAxis for one axis (the
+    trailing unit axes only), ReshapeToMatchAxis (the full rank) for blocked axes."""
     s = static_shape(value)
     assert s is not None
-    rank = max(len(s), target_rank - axis)
+    rank = max(len(s), len(target_shape) - axes[0]) if len(axes) == 1 else len(target_shape)
     shape = [1] * rank
-    shape[rank - (target_rank - axis)] = vec.shape[0]
+    for a in axes:
+        shape[rank - (len(target_shape) - a)] = target_shape[a]
     return vec.reshape(shape)
+
+
+def kernel_scale(weight_shape: tuple[int, ...], axes: tuple[int, ...], vec: np.ndarray) -> np.ndarray:
+    """``vec`` shaped to multiply a kernel along ``axes`` (Relay: ``(n, 1, ..)`` from the axis
+    for one axis, a full-rank reshape for a blocked pair such as ``(O, o)``)."""
+    if len(axes) == 1:
+        return vec.reshape((weight_shape[axes[0]],) + (1,) * (len(weight_shape) - axes[0] - 1))
+    return vec.reshape([weight_shape[i] if i in axes else 1 for i in range(len(weight_shape))])
 
 
 @dataclass(frozen=True)
 class ConvInfo:
-    """Where the channels are in a conv2d's data, output and kernel."""
+    """Where the channels are in a conv2d's data, output and kernel (blocked: two axes each)."""
 
-    in_axis: int
-    out_axis: int
-    kernel_o: int
-    kernel_i: int
+    in_axes: tuple[int, ...]
+    out_axes: tuple[int, ...]
+    kernel_o: tuple[int, ...]
+    kernel_i: tuple[int, ...]
     groups: int
+    depthwise: bool
+
+
+def _axes(layout: str, letter: str) -> tuple[int, ...] | None:
+    """``(index of C,)`` or ``(index of C, index of c)`` in a layout such as ``NCHW8c``."""
+    names = [ch for ch in layout if ch.isalpha()]
+    if letter not in names:
+        return None
+    if letter.lower() in names:
+        return (names.index(letter), names.index(letter.lower()))
+    return (names.index(letter),)
 
 
 def conv_info(op: Operation) -> ConvInfo | None:
-    """Channel axes of a float ``nn.conv2d`` with plain (unsplit) layouts, else None."""
+    """Channel axes of a float ``nn.conv2d``, else None.
+
+    Plain layouts with any ``groups``; blocked ones (``NCHW8c`` with ``OIHW2i8o``) as Relay
+    takes them: data, output and kernel all blocked, and a full or depthwise convolution.
+    """
     if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.conv2d":
         return None
     attrs = op.attrs
     data, kernel = attrs["data_layout"], attrs["kernel_layout"]
     out = attrs["out_layout"] or data
-    if not all(s.isupper() and len(s) == 4 for s in (data, kernel, out)):
+    in_axes, out_axes = _axes(data, "C"), _axes(out, "C")
+    ko, ki = _axes(kernel, "O"), _axes(kernel, "I")
+    if in_axes is None or out_axes is None or ko is None or ki is None:
         return None
-    if "C" not in data or "C" not in out or "O" not in kernel or "I" not in kernel:
-        return None
+    blocked = {len(in_axes), len(out_axes), len(ko), len(ki)}
+    if blocked not in ({1}, {2}):
+        return None  # Relay folds simple or fully blocked layouts only
     if not (is_float(op.operands[0]) and is_float(op.operands[1])):
         return None
-    if static_shape(op.operands[1]) is None:
+    xs, ws = static_shape(op.operands[0]), static_shape(op.operands[1])
+    if ws is None or xs is None:
         return None
-    return ConvInfo(data.index("C"), out.index("C"), kernel.index("O"), kernel.index("I"), attrs["groups"])
+    groups = attrs["groups"]
+    channels = int(np.prod([xs[a] for a in in_axes]))
+    n_out = int(np.prod([ws[a] for a in ko]))
+    depthwise = groups > 1 and groups == channels == n_out
+    if blocked == {2} and groups != 1 and not depthwise:
+        return None
+    return ConvInfo(in_axes, out_axes, ko, ki, groups, depthwise)
 
 
 def conv_output_scale(info: ConvInfo, weight_shape: tuple[int, ...], vec: np.ndarray) -> np.ndarray:
     """A kernel-shaped multiplier scaling output channel o by vec[o]."""
-    shape = [1] * len(weight_shape)
-    shape[info.kernel_o] = weight_shape[info.kernel_o]
-    return vec.reshape(shape)
+    return kernel_scale(weight_shape, info.kernel_o, vec)
 
 
 def conv_input_scale(info: ConvInfo, weight_shape: tuple[int, ...], vec: np.ndarray) -> np.ndarray:
     """A kernel-shaped multiplier scaling input channel c by vec[c] (any ``groups``):
-    output channel o of group g reads input channels g*I .. g*I+I-1."""
-    n_out, n_in = weight_shape[info.kernel_o], weight_shape[info.kernel_i]
+    output channel o of group g reads input channels g*I .. g*I+I-1 (depthwise: channel c is
+    output channel c, as Relay scales it)."""
     if info.groups == 1:  # every output channel reads every input channel: one row suffices
-        shape = [1] * len(weight_shape)
-        shape[info.kernel_i] = n_in
-        return vec.reshape(shape)
+        return kernel_scale(weight_shape, info.kernel_i, vec)
+    if info.depthwise:
+        return kernel_scale(weight_shape, info.kernel_o, vec)
+    (ko,), (ki,) = info.kernel_o, info.kernel_i
+    n_out, n_in = weight_shape[ko], weight_shape[ki]
     group = np.arange(n_out) // (n_out // info.groups)
     oi = vec[group[:, None] * n_in + np.arange(n_in)[None, :]]
-    if info.kernel_o > info.kernel_i:
+    if ko > ki:
         oi = oi.T
     shape = [1] * len(weight_shape)
-    shape[info.kernel_o], shape[info.kernel_i] = n_out, n_in
+    shape[ko], shape[ki] = n_out, n_in
     return oi.reshape(shape)
 
 

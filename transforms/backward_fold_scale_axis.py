@@ -68,32 +68,32 @@ def _message_of(op: Operation, msg: dict[SSAValue, Message]) -> Message | None:
     name = op.RELAY_NAME
     if name == "nn.conv2d":
         info = conv_info(op)
-        return None if info is None else Message(info.out_axis, False)
+        return None if info is None else Message(info.out_axes, False)
     if name == "nn.dense":
         if not is_dense(op):
             return None
-        return Message(len(static_shape(op.results[0]) or ()) - 1, False)
+        return Message((len(static_shape(op.results[0]) or ()) - 1,), False)
     if name in _ACTIVATIONS:
         m = msg.get(op.operands[0])
-        return None if m is None else Message(m.axis, True)
+        return None if m is None else Message(m.axes, True)
     if name in _ADD_SUB:
         a, b = op.operands
         ma, mb = msg.get(a), msg.get(b)
         res = op.results[0]
         if ma is not None and mb is not None:
-            if ma.axis == mb.axis and a.type == res.type and b.type == res.type:
-                return Message(ma.axis, ma.require_positive or mb.require_positive)
+            if ma.axes == mb.axes and a.type == res.type and b.type == res.type:
+                return Message(ma.axes, ma.require_positive or mb.require_positive)
             return None
-        if ma is not None and a.type == res.type and broadcasts_along(b, a, ma.axis):
+        if ma is not None and a.type == res.type and broadcasts_along(b, a, ma.axes):
             return ma
-        if mb is not None and b.type == res.type and broadcasts_along(a, b, mb.axis):
+        if mb is not None and b.type == res.type and broadcasts_along(a, b, mb.axes):
             return mb
         return None
     if name == "nn.bias_add":
         m = msg.get(op.operands[0])
         rank = len(static_shape(op.results[0]) or ())
         axis = op.attrs["axis"]
-        if m is not None and rank and (axis + rank if axis < 0 else axis) == m.axis:
+        if m is not None and rank and ((axis + rank if axis < 0 else axis),) == m.axes:
             return m
         return None
     return None
@@ -132,8 +132,9 @@ class _Folder:
         return nodes
 
     def fold(self, mul: RelayOp, y: SSAValue, vec: np.ndarray) -> None:
-        axis = self.msg[y].axis
-        rank = len(static_shape(y) or ())
+        axes = self.msg[y].axes
+        shape = static_shape(y)
+        assert shape is not None
         new: dict[SSAValue, SSAValue] = {}
         for op in self.chain(y):
             name = op.RELAY_NAME
@@ -160,7 +161,7 @@ class _Folder:
                     if o in new:
                         operands.append(new[o])
                     else:
-                        s = const_before(vector_for(o, rank, axis, vec), o, op)
+                        s = const_before(vector_for(o, shape, axes, vec), o, op)
                         operands.append(make_before("multiply", [o, s], op))
                 out = make_before(name, operands, op)
             new[op.results[0]] = out
@@ -185,7 +186,7 @@ def fold_function(fn: func.FuncOp) -> int:
             m = msg.get(y)
             if m is None or y.type != op.results[0].type:
                 continue
-            vec = channel_vector(s, y, m.axis)
+            vec = channel_vector(s, y, m.axes)
             if vec is None or (m.require_positive and not np.all(vec > 0)):
                 continue
             folder.fold(op, y, vec)

@@ -24,8 +24,9 @@ Two phases, both linear in the number of ops:
    consumer is rebuilt on the unscaled value, and the convolutions absorb the scale.
 
 conv2d of any ``groups`` is handled (input channel c of group g scales the weights of that
-group's output channels at kernel input index c - g*I); layouts must be plain (no split
-channels); only float tensors are folded. Relay has no forward rule for dense; the same
+group's output channels at kernel input index c - g*I); blocked layouts (``NCHW4c`` data with
+an ``OIHW2i4o`` kernel) are folded as Relay does, along both channel axes, for full and
+depthwise convolutions; only float tensors are folded. Relay has no forward rule for dense; the same
 algebra (scale the weight's columns) is used here.
 """
 
@@ -72,31 +73,32 @@ def _requests(op: Operation, msg: dict[SSAValue, Message]) -> list[tuple[SSAValu
         xs, ws = static_shape(x), static_shape(w)
         if info is None or xs is None or ws is None:
             return []
-        if ws[info.kernel_i] * info.groups != xs[info.in_axis]:
+        channels = int(np.prod([xs[a] for a in info.in_axes]))
+        if int(np.prod([ws[a] for a in info.kernel_i])) * info.groups != channels:
             return []
-        return [(x, Message(info.in_axis, False))]
+        return [(x, Message(info.in_axes, False))]
     if name == "nn.dense":
         x = op.operands[0]
         if not is_dense(op) or static_shape(x) is None:
             return []
-        return [(x, Message(len(static_shape(x) or ()) - 1, False))]
+        return [(x, Message((len(static_shape(x) or ()) - 1,), False))]
     m = msg.get(op.results[0])
     if m is None:
         return []
     if name in _ACTIVATIONS:
-        return [(op.operands[0], Message(m.axis, True))]
+        return [(op.operands[0], Message(m.axes, True))]
     if name in _ADD_SUB:
         a, b = op.operands
         res = op.results[0]
-        if a.type == res.type and broadcasts_along(b, a, m.axis):
+        if a.type == res.type and broadcasts_along(b, a, m.axes):
             return [(a, m)]
-        if b.type == res.type and broadcasts_along(a, b, m.axis):
+        if b.type == res.type and broadcasts_along(a, b, m.axes):
             return [(b, m)]
         return []
     if name == "nn.bias_add":
         rank = len(static_shape(op.results[0]) or ())
         axis = op.attrs["axis"]
-        if rank and (axis + rank if axis < 0 else axis) == m.axis:
+        if rank and ((axis + rank if axis < 0 else axis),) == m.axes:
             return [(op.operands[0], m)]
     return []
 
@@ -110,9 +112,9 @@ def analyse(ops: list[Operation]) -> dict[SSAValue, Message]:
             got = asked.get(res)
             if not got or len(got) != res.uses.get_length() or not is_float(res):
                 continue
-            if any(g.axis != got[0].axis for g in got):
+            if any(g.axes != got[0].axes for g in got):
                 continue
-            msg[res] = Message(got[0].axis, any(g.require_positive for g in got))
+            msg[res] = Message(got[0].axes, any(g.require_positive for g in got))
         for value, m in _requests(op, msg):
             asked.setdefault(value, []).append(m)
     return msg
@@ -122,8 +124,15 @@ def fold_function(fn: func.FuncOp) -> int:
     """Fold every qualifying input scale in ``fn``; return how many multiplies went."""
     ops = list(fn.body.walk())
     msg = analyse(ops)
-    # value -> (the unscaled value, the per-channel vector, the axis)
-    scaled: dict[SSAValue, tuple[SSAValue, np.ndarray, int]] = {}
+    # value -> (the unscaled value, the per-channel vector, the channel axes, the scale itself
+    # when it is that vector already: Relay then multiplies and divides by the same expression)
+    scaled: dict[SSAValue, tuple[SSAValue, np.ndarray, tuple[int, ...], SSAValue | None]] = {}
+
+    def factor(array: np.ndarray, like: SSAValue, before: Operation, same: SSAValue | None) -> SSAValue:
+        if same is not None and static_shape(same) == array.shape:
+            return same
+        return const_before(array, like, before)
+
     replaced: list[Operation] = []
     folded = 0
     for op in ops:
@@ -137,12 +146,13 @@ def fold_function(fn: func.FuncOp) -> int:
             for x, s in (op.operands, op.operands[::-1]):
                 if x.type != op.results[0].type:
                     continue
-                vec = channel_vector(s, x, m.axis)
+                vec = channel_vector(s, x, m.axes)
                 if vec is None or (m.require_positive and not np.all(vec > 0)):
                     continue
                 if np.any(vec == 0):
                     continue  # added operands are divided by the scale
-                scaled[op.results[0]] = (x, vec, m.axis)
+                same = s if static_shape(s) == vec.shape else None
+                scaled[op.results[0]] = (x, vec, m.axes, same)
                 replaced.append(op)
                 folded += 1
                 break
@@ -151,7 +161,7 @@ def fold_function(fn: func.FuncOp) -> int:
         if not inputs:
             continue
         src = inputs[0]
-        u, vec, axis = scaled[src]
+        u, vec, axes, same = scaled[src]
         attrs = op.attrs
         if name in ("nn.conv2d", "nn.dense") and op.operands[0] is src and len(inputs) == 1:
             w = op.operands[1]
@@ -160,26 +170,27 @@ def fold_function(fn: func.FuncOp) -> int:
             if name == "nn.conv2d":
                 info = conv_info(op)
                 assert info is not None
-                factor = conv_input_scale(info, ws, vec)
+                scale = conv_input_scale(info, ws, vec)
             else:
-                factor = vec.reshape(1, -1)
-            new_w = make_before("multiply", [w, const_before(factor, w, op)], op)
+                scale = vec  # broadcasts along the weight's last (input) axis, as Relay multiplies
+            new_w = make_before("multiply", [w, factor(scale, w, op, same)], op)
             out = make_before(name, [u, new_w], op, **attrs)
             op.results[0].replace_all_uses_with(out)
             replaced.append(op)
         elif name in _ACTIVATIONS and op.results[0] in msg:
-            scaled[op.results[0]] = (make_before(name, [u], op, **attrs), vec, axis)
+            scaled[op.results[0]] = (make_before(name, [u], op, **attrs), vec, axes, same)
             replaced.append(op)
         elif name in (*_ADD_SUB, "nn.bias_add") and op.results[0] in msg and len(inputs) == 1:
-            rank = len(static_shape(src) or ())
+            shape = static_shape(src)
+            assert shape is not None
             operands = []
             for o in op.operands:
                 if o is src:
                     operands.append(u)
                 else:
-                    div = vec if name == "nn.bias_add" else vector_for(o, rank, axis, vec)
-                    operands.append(make_before("divide", [o, const_before(div, o, op)], op))
-            scaled[op.results[0]] = (make_before(name, operands, op, **attrs), vec, axis)
+                    div = vec if name == "nn.bias_add" else vector_for(o, shape, axes, vec)
+                    operands.append(make_before("divide", [o, factor(div, o, op, same)], op))
+            scaled[op.results[0]] = (make_before(name, operands, op, **attrs), vec, axes, same)
             replaced.append(op)
     # the old chain (multiply, relu, add, conv) is dead now; the scale constants may be too
     for op in reversed(replaced):

@@ -89,3 +89,23 @@ def test_factory_and_errors():
     assert p.info.name == "AlterOpLayout" and p.info.opt_level == 3
     with pytest.raises(ValueError, match="simd-width must be positive"):
         AlterOpLayoutPass(simd_width=0).apply(None, _prepared(resnet, num_layers=18).module)
+
+
+def test_fold_scale_axis_folds_blocked_batch_norms():
+    """After alter-op-layout the batch norms' scales are NCHW16c constants; fold-scale-axis
+    (backward and forward on blocked layouts) still folds them into the blocked kernels."""
+    mod, params = resnet.get_workload(num_layers=18, image_shape=(3, 32, 32), num_classes=10)
+    mod["main"] = bind_params_by_name(mod["main"], params)
+    SimplifyInferencePass().apply(None, mod.module)
+    CanonicalizeOpsPass().apply(None, mod.module)
+    AlterOpLayoutPass().apply(None, mod.module)
+    FoldConstantPass().apply(None, mod.module)
+    before = Counter(op.name for op in _ops(mod))
+    fold = [transform.BackwardFoldScaleAxis(), transform.ForwardFoldScaleAxis(), transform.FoldConstant()]
+    check_semantics(fold, mod)
+    with transform.PassContext(opt_level=3):
+        transform.Sequential(fold)(mod)
+    after = Counter(op.name for op in _ops(mod))
+    # 18 scales: 16 fold; bn_data's (before the input's layout_transform) and the last one
+    # (no convolution after it) stay, as in Relay
+    assert (before["relay.multiply"], after["relay.multiply"]) == (18, 2)

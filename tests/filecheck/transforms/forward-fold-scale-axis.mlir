@@ -6,7 +6,8 @@
 // CHECK:         %[[D:.*]] = relay.divide %b, %{{.*}} : (tensor<2x1x1xf32>, tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
 // CHECK-NEXT:    %[[A:.*]] = relay.add %x, %[[D]]
 // CHECK-NEXT:    %[[R:.*]] = relay.nn.relu %[[A]]
-// CHECK-NEXT:    %[[SW:.*]] = relay.constant dense<{{\[\[\[\[}}2.000000e+00]], {{\[\[}}4.000000e+00]]]]> : tensor<1x2x1x1xf32>
+// The weight factor is shaped like Relay's: (I, 1, 1) from the kernel's I axis on.
+// CHECK-NEXT:    %[[SW:.*]] = relay.constant dense<{{\[\[\[}}2.000000e+00]], {{\[\[}}4.000000e+00]]]> : tensor<2x1x1xf32>
 // CHECK-NEXT:    %[[W:.*]] = relay.multiply %w, %[[SW]]
 // CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %[[R]], %[[W]]
 // CHECK-NEXT:    func.return %[[C]]
@@ -33,9 +34,9 @@ func.func @bn_relu_conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
 // A scaled value feeding two convs folds into both weights; NHWC/HWIO layouts.
 // CHECK-LABEL: func.func @two_convs
 // CHECK-NOT:     relay.multiply %x
-// CHECK:         relay.multiply %w1, %{{.*}} : (tensor<1x1x2x3xf32>, tensor<1x1x2x1xf32>)
+// CHECK:         relay.multiply %w1, %{{.*}} : (tensor<1x1x2x3xf32>, tensor<2x1xf32>)
 // CHECK:         relay.nn.conv2d %x
-// CHECK:         relay.multiply %w2, %{{.*}} : (tensor<1x1x2x5xf32>, tensor<1x1x2x1xf32>)
+// CHECK:         relay.multiply %w2, %{{.*}} : (tensor<1x1x2x5xf32>, tensor<2x1xf32>)
 // CHECK:         relay.nn.conv2d %x
 func.func @two_convs(%x: tensor<1x4x4x2xf32>, %w1: tensor<1x1x2x3xf32>, %w2: tensor<1x1x2x5xf32>) -> (tensor<1x4x4x3xf32>, tensor<1x4x4x5xf32>) {
   %s = relay.constant dense<[-2.0, 3.0]> : tensor<2xf32>
@@ -76,8 +77,8 @@ func.func @kept(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>, %v: tensor<2x1
 // CHECK:         %[[SW:.*]] = relay.constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}2.000000e+00]]], {{\[\[\[}}3.000000e+00]]], {{\[\[\[}}3.000000e+00]]]]> : tensor<4x1x1x1xf32>
 // CHECK-NEXT:    relay.multiply %w, %[[SW]]
 // CHECK-NEXT:    relay.nn.conv2d %x, %{{.*}} {groups = 2}
-// CHECK:         %[[SD:.*]] = relay.constant dense<{{\[\[}}1.000000e+00, 5.000000e-01, 2.000000e+00]]> : tensor<1x3xf32>
-// CHECK-NEXT:    relay.multiply %wd, %[[SD]]
+// A scale that is the channel vector already multiplies the weight itself, as in Relay.
+// CHECK:         relay.multiply %wd, %t
 // CHECK-NEXT:    relay.nn.dense %v
 func.func @depthwise_dense(%x: tensor<1x2x4x4xf32>, %w: tensor<4x1x1x1xf32>, %v: tensor<5x3xf32>, %wd: tensor<6x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<5x6xf32>) {
   %s = relay.constant dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>
@@ -87,4 +88,21 @@ func.func @depthwise_dense(%x: tensor<1x2x4x4xf32>, %w: tensor<4x1x1x1xf32>, %v:
   %2 = relay.multiply %t, %v : (tensor<3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
   %3 = relay.nn.dense %2, %wd : (tensor<5x3xf32>, tensor<6x3xf32>) -> tensor<5x6xf32>
   func.return %1, %3 : tensor<1x4x4x4xf32>, tensor<5x6xf32>
+}
+
+// -----
+
+// Blocked layouts (Relay's NCHW{n}c case): the scale runs along C and c, the kernel's I and i.
+// CHECK-LABEL: func.func @blocked
+// CHECK:         %[[D:.*]] = relay.divide %b, %{{.*}} : (tensor<1x2x1x1x2xf32>, tensor<1x2x1x1x2xf32>)
+// CHECK-NEXT:    %[[A:.*]] = relay.add %x, %[[D]]
+// CHECK:         %[[SW:.*]] = relay.constant dense<{{.*}}> : tensor<1x2x1x1x2x1xf32>
+// CHECK-NEXT:    %[[W:.*]] = relay.multiply %w, %[[SW]] : (tensor<4x2x3x3x2x2xf32>, tensor<1x2x1x1x2x1xf32>)
+// CHECK-NEXT:    relay.nn.conv2d %[[A]], %[[W]] {{.*}}data_layout = "NCHW2c", kernel_layout = "OIHW2i2o"
+func.func @blocked(%x: tensor<1x2x4x4x2xf32>, %b: tensor<1x2x1x1x2xf32>, %w: tensor<4x2x3x3x2x2xf32>) -> tensor<1x4x4x4x2xf32> {
+  %s = relay.constant dense<[[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]]> : tensor<1x2x1x1x2xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x4x4x2xf32>, tensor<1x2x1x1x2xf32>) -> tensor<1x2x4x4x2xf32>
+  %1 = relay.add %0, %b : (tensor<1x2x4x4x2xf32>, tensor<1x2x1x1x2xf32>) -> tensor<1x2x4x4x2xf32>
+  %2 = relay.nn.conv2d %1, %w {padding = [1, 1, 1, 1], data_layout = "NCHW2c", kernel_layout = "OIHW2i2o"} : (tensor<1x2x4x4x2xf32>, tensor<4x2x3x3x2x2xf32>) -> tensor<1x4x4x4x2xf32>
+  func.return %2 : tensor<1x4x4x4x2xf32>
 }
