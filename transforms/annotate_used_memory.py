@@ -14,6 +14,11 @@ that pass has no meaning here and is not required. As in Relay's ANF, constants 
 ``@main`` are values too and count while live; a call result no one uses still counts at its
 own call (it is written there). The pass recomputes the lists from scratch each time it runs.
 
+After ``plan-devices``, ``relay.on_device`` in ``@main`` is transparent, as in Relay (which
+visits device-aware and ignores the annotations): its result is the tensor it annotates, so it
+neither adds bytes nor ends its operand's life. As in Relay, tensors on every device are
+summed into one figure (use the memory report of ``plan-memory`` for bytes per memory space).
+
 A composite function called inside a primitive function is part of that function and gets no
 annotation of its own. Calls in ``@main`` to functions that are not primitive are rejected
 (Relay: "Expect top-level functions to be primitive"), and so is any dynamic shape.
@@ -36,11 +41,11 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, TensorType, i64
-from xdsl.ir import BlockArgument, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from xrelay.dialects.relay import FUNC_ATTRS, byte_size
+from xrelay.dialects.relay import FUNC_ATTRS, RelayOp, byte_size
 from xrelay.error import TVMError
 
 
@@ -66,6 +71,10 @@ def _size(v: SSAValue) -> int:
             f"AnnotateUsedMemory does not support dynamic shapes: {_value_name(v)} has type {t}"
         )
     return byte_size(t)
+
+
+def _is_on_device(op: Operation) -> bool:
+    return isinstance(op, RelayOp) and op.RELAY_NAME == "on_device"
 
 
 def is_primitive(fn: func.FuncOp) -> bool:
@@ -103,9 +112,17 @@ def used_memory(module: ModuleOp, entry: str = "main") -> tuple[dict[str, list[i
     # last use, inclusive; parameters from the start, returned values to the end).
     delta = [0] * (end + 2)
 
+    def uses(v: SSAValue):
+        # on_device is transparent (Relay's IgnoreOnDevice): its result is the same tensor
+        for use in v.uses:
+            if _is_on_device(use.operation):
+                yield from uses(use.operation.results[0])
+            else:
+                yield use
+
     def add(v: SSAValue, start: int) -> None:
         last = -1
-        for use in v.uses:
+        for use in uses(v):
             user = block.find_ancestor_op_in_block(use.operation)
             if user is None:
                 continue
@@ -121,6 +138,8 @@ def used_memory(module: ModuleOp, entry: str = "main") -> tuple[dict[str, list[i
     for arg in block.args:
         add(arg, 0)
     for i, op in enumerate(ops):
+        if _is_on_device(op):
+            continue
         for r in op.results:
             add(r, i)
 

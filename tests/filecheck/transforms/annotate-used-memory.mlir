@@ -137,3 +137,34 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK: @main calls @g, which is not primitive: expect top-level functions to be primitive
+
+// -----
+
+// on_device (as plan-devices leaves it) is transparent: %b is %a, so at the copy only %a and
+// %c are live (32 bytes; counting the annotation as a tensor of its own would give 48)
+func.func private @f(%p: tensor<4xf32>) -> tensor<4xf32> attributes {relay.primitive = 1 : i64} {
+  %0 = relay.negative %p : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+func.func private @copy(%p: tensor<4xf32>) -> tensor<4xf32> attributes {relay.primitive = 1 : i64} {
+  %0 = relay.device_copy %p {src_virtual_device = #relay.virtual_device<cpu(1)>, dst_virtual_device = #relay.virtual_device<cpu(0)>} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+func.func private @g(%p: tensor<4xf32>, %q: tensor<4xf32>) -> tensor<4xf32> attributes {relay.primitive = 1 : i64} {
+  %0 = relay.add %p, %q : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.on_device %a {virtual_device = #relay.virtual_device<cpu(1)>, constrain_result = true} : (tensor<4xf32>) -> tensor<4xf32>
+  %c = func.call @copy(%b) : (tensor<4xf32>) -> tensor<4xf32>
+  %d = func.call @g(%a, %c) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %d : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func private @f
+// CHECK-SAME: relay.used_memory = [32 : i64]
+// CHECK-LABEL: func.func private @copy
+// CHECK-SAME: relay.used_memory = [32 : i64]
+// CHECK-LABEL: func.func private @g
+// CHECK-SAME: relay.used_memory = [48 : i64]
