@@ -22,7 +22,7 @@ Departures from Relay, on purpose:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any as _AnyT
 
 import numpy as np
@@ -51,6 +51,7 @@ __all__ = [
     "Function",
     "GlobalVar",
     "If",
+    "IncompleteType",
     "Let",
     "Op",
     "Tuple",
@@ -62,12 +63,6 @@ __all__ = [
     "const",
     "var",
 ]
-
-
-as_module: Callable[[Expr], _AnyT] | None = None
-"""An expression as an ``IRModule`` whose ``main`` is it (a non-function wrapped in a function of
-its free variables): what ``astext`` and ``str`` print. ``xrelay.relay.module``, which builds on
-this module, installs it when imported (importing it from here would be an import cycle)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -203,9 +198,13 @@ class Expr:
         return self._type is not None
 
     def _as_module(self) -> _AnyT:
-        if as_module is None:
-            raise RuntimeError("printing an expression needs xrelay.relay.module imported")
-        return as_module(self)
+        from xdsl.dialects.builtin import ModuleOp
+
+        from xrelay.relay.analysis import free_vars
+        from xrelay.relay.module import IRModule, lower_function
+
+        fn = self if isinstance(self, Function) else Function(free_vars(self), self)
+        return IRModule.from_module_op(ModuleOp(lower_function(fn, "main", allow_external=True)))
 
     def astext(self, **kwargs: _AnyT) -> str:
         """Relay's text of this expression, printed as a module whose ``@main`` is it (a
@@ -264,12 +263,25 @@ class Expr:
         return self is not other
 
 
+class IncompleteType:
+    """Relay's ``relay.IncompleteType()``: a type to be inferred. A variable annotated with it
+    is a variable without a type; ``xrelay.relay.type_solver`` gives it one from its uses."""
+
+    def __init__(self, kind: _AnyT = None):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return "?"
+
+
 class Var(Expr):
     """A local variable: a function parameter (or a free variable until bound)."""
 
     def __init__(self, name_hint: str, type_annotation: _AnyT = None):
         if not isinstance(name_hint, str):
             raise TypeError(f"variable name must be a string, got {name_hint!r}")
+        if isinstance(type_annotation, IncompleteType):
+            type_annotation = None
         if type_annotation is not None and not isinstance(
             type_annotation, _BuiltinTensorType | TupleType | FuncType
         ):

@@ -791,7 +791,8 @@ def parse(
             else:
                 mod[name] = fn
         except (RelayTypeError, TypeError, ValueError) as e:
-            raise p.src.error(pos, f"in @{name}: {e}") from None
+            msg = str(e) if str(e).startswith(f"in @{name}:") else f"in @{name}: {e}"
+            raise p.src.error(pos, msg) from None
     if recursive:
         try:
             mod.verify()

@@ -1,0 +1,225 @@
+"""Types for variables given none (``relay.var("w")``, ``relay.IncompleteType()``), from their uses.
+
+Relay's type inference solves type relations by unification: a relation computes some of its
+types from the others, in whichever direction the known ones allow, until nothing changes. This
+module does the same for the relations that determine an operand from the rest of a call, which
+is what an untyped variable needs:
+
+* an elementwise op (``nn.relu``, ``exp``, ..., Relay's ``IdentityRel``): operand = result, so a
+  variable feeding one gets the type the result must have (from the function's annotated return
+  type, a typed function it is passed to, a ``let`` annotation, ...);
+* ``nn.conv2d`` / ``nn.conv2d_transpose`` with ``channels`` and ``kernel_size``: the weight, laid
+  out by ``kernel_layout``, from the data's channels and ``groups`` (Relay's ``Conv2DRel``);
+* ``nn.dense`` / ``nn.matmul`` with ``units``: the weight from the data's last dimension;
+* ``nn.bias_add``, ``nn.batch_norm``, ``nn.layer_norm``, ``nn.prelu``: the per-channel vectors
+  from the data's ``axis`` dimension;
+* a call of a typed function: each argument gets its parameter's type; ``let %x = v``: ``%x``
+  gets ``v``'s type (and ``v`` the annotation); an ``If``'s branches share its type.
+
+Broadcasting ops (``add``, ...) compute only forwards, as Relay's ``BroadcastRel``. Each round
+recomputes the types forwards, then pushes expected types backwards; it stops when no variable
+gains a type. A variable still without one is an error naming it. The rules read each op's
+attributes as the relay dialect defines them (names, defaults, layouts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xrelay.dialects.relay import RelayTypeError, dtype_of, shape_of, tensor_type
+from xrelay.relay.expr import (
+    Call,
+    Expr,
+    Function,
+    FuncType,
+    If,
+    Let,
+    Op,
+    Tuple,
+    TupleGetItem,
+    TupleType,
+    Var,
+    _BuiltinTensorType,
+    _flat_tensor_types,
+)
+
+__all__ = ["infer_missing_types"]
+
+_MAX_ROUNDS = 64
+
+
+def _tensor(t: Any) -> bool:
+    return isinstance(t, _BuiltinTensorType)
+
+
+def _per_channel(data: Any, attrs: dict[str, Any], default_axis: int) -> Any:
+    ds = shape_of(data)
+    axis = attrs.get("axis", default_axis)
+    if axis is None:
+        axis = default_axis
+    if not -len(ds) <= axis < len(ds):
+        return None
+    return tensor_type((ds[axis],), dtype_of(data))
+
+
+def _conv_weight(data: Any, attrs: dict[str, Any], transpose: bool) -> Any:
+    channels, kernel = attrs.get("channels"), attrs.get("kernel_size")
+    if channels is None or kernel is None:
+        return None
+    layout, klayout = attrs.get("data_layout") or "NCHW", attrs.get("kernel_layout")
+    klayout = klayout or ("IOHW" if transpose else "OIHW")
+    if "C" not in layout or len(layout) != len(shape_of(data)):
+        return None
+    in_ch = shape_of(data)[layout.index("C")]
+    groups = attrs.get("groups") or 1
+    if in_ch is None:
+        return None
+    dims = {"H": kernel[0], "W": kernel[1]}
+    if transpose:  # (in, out / groups, kh, kw)
+        dims["I"], dims["O"] = in_ch, channels // groups
+    else:  # (out, in / groups, kh, kw)
+        dims["O"], dims["I"] = channels, in_ch // groups
+    if sorted(klayout) != sorted("OIHW"):
+        return None
+    return tensor_type([dims[c] for c in klayout], dtype_of(data))
+
+
+def _operand_rule(call: Call, expected: Any) -> list[Any]:
+    """Types the operands of an op call must have, from the known ones, its attributes and the
+    type its result must have (None where nothing follows)."""
+    name = call.op.name
+    cls = call.op.op_class
+    args = [a._type for a in call.args]
+    out: list[Any] = [None] * len(args)
+    attrs = dict(call._raw_attrs)
+    from xrelay.dialects.relay.ops import UnaryOp
+
+    if issubclass(cls, UnaryOp) and len(args) == 1:
+        if _tensor(expected):
+            out[0] = expected
+        return out
+    data = args[0] if args else None
+    if not _tensor(data):
+        return out
+    full = {k: (attrs.get(k) if attrs.get(k) is not None else spec.default) for k, spec in cls.ATTRS.items()}
+    if name in ("nn.conv2d", "nn.conv2d_transpose") and len(args) == 2:
+        out[1] = _conv_weight(data, full, transpose=name.endswith("transpose"))
+    elif name == "nn.dense" and len(args) == 2 and full.get("units") is not None:
+        out[1] = tensor_type((full["units"], shape_of(data)[-1]), dtype_of(data))
+    elif name == "nn.matmul" and len(args) == 2 and full.get("units") is not None:
+        k = shape_of(data)[0] if full.get("transpose_a") else shape_of(data)[-1]
+        shape = (full["units"], k) if full.get("transpose_b") else (k, full["units"])
+        out[1] = tensor_type(shape, dtype_of(data))
+    elif name == "nn.bias_add" and len(args) == 2:
+        out[1] = _per_channel(data, full, 1)
+    elif name == "nn.prelu" and len(args) == 2:
+        out[1] = _per_channel(data, full, 1)
+    elif name == "nn.batch_norm":
+        vec = _per_channel(data, full, 1)
+        out[1:] = [vec] * (len(args) - 1)
+    elif name == "nn.layer_norm":
+        vec = _per_channel(data, full, -1)
+        out[1:] = [vec] * (len(args) - 1)
+    return out
+
+
+def _retype(nodes: list[Expr]) -> None:
+    """Recompute the types forwards (children before parents) where they became computable."""
+    for node in nodes:
+        if node._type is not None:
+            continue
+        if isinstance(node, Call):
+            if isinstance(node.op, Op):
+                node._type = node._infer_op_call(node.op)
+                if node._full_attrs is not None:
+                    node.attrs = type(node.attrs)(node._full_attrs)
+            else:
+                node._type = node._infer_fn_call(node.op)
+        elif isinstance(node, Tuple):
+            types = [f._type for f in node.fields]
+            if all(t is not None for t in types):
+                node._type = TupleType(types)
+        elif isinstance(node, TupleGetItem):
+            t = node.tuple_value._type
+            if isinstance(t, TupleType) and 0 <= node.index < len(t.fields):
+                node._type = t.fields[node.index]
+        elif isinstance(node, Let):
+            if node.var._type is None and node.value._type is not None:
+                node.var._type = node.value._type
+            node._type = node.body._type
+        elif isinstance(node, If):
+            node._type = node.true_branch._type or node.false_branch._type
+        elif isinstance(node, Function):
+            body = node.body._type
+            if node.ret_type is None and body is not None:
+                node.ret_type = body
+            if node.ret_type is not None and all(p._type is not None for p in node.params):
+                node._type = FuncType([p._type for p in node.params], node.ret_type)
+
+
+def _expect(expected: dict[int, Any], node: Expr, t: Any) -> None:
+    if t is not None and node._type is None and id(node) not in expected:
+        expected[id(node)] = t
+
+
+def infer_missing_types(fn: Function, where: str = "main") -> None:
+    """Give every variable of ``fn`` without a type the one its uses require (in place).
+
+    Raises ``RelayTypeError`` naming a variable whose type its uses do not determine.
+    """
+    from xrelay.relay.analysis import post_order
+
+    nodes = list(post_order(fn))
+    holes = [n for n in nodes if isinstance(n, Var) and n._type is None]
+    if not holes:
+        return
+    for _ in range(_MAX_ROUNDS):
+        _retype(nodes)
+        expected: dict[int, Any] = {}
+        for f in (n for n in nodes if isinstance(n, Function)):
+            _expect(expected, f.body, f.ret_type)
+        progress = False
+        for node in reversed(nodes):  # parents before children
+            want = node._type if node._type is not None else expected.get(id(node))
+            if isinstance(node, Call):
+                if isinstance(node.op, Op):
+                    for a, t in zip(node.args, _operand_rule(node, want)):
+                        _expect(expected, a, t)
+                else:
+                    ft = node.op._type
+                    if isinstance(ft, FuncType) and len(ft.arg_types) == len(node.args):
+                        for a, t in zip(node.args, ft.arg_types):
+                            _expect(expected, a, t)
+                    if isinstance(node.op, Function) and len(node.op.params) == len(node.args):
+                        for prm, a in zip(node.op.params, node.args):  # a literal's parameters
+                            if prm._type is None and a._type is not None:
+                                prm._type = a._type
+                                progress = True
+            elif isinstance(node, Let):
+                _expect(expected, node.body, want)
+                _expect(expected, node.value, node.var.type_annotation)
+                if node.var._type is None and node.value._type is not None:
+                    node.var._type = node.value._type
+                    progress = True
+            elif isinstance(node, If):
+                _expect(expected, node.true_branch, want)
+                _expect(expected, node.false_branch, want)
+                _expect(expected, node.cond, tensor_type((), "bool"))
+            elif isinstance(node, Tuple) and isinstance(want, TupleType) and len(want) == len(node.fields):
+                for f, t in zip(node.fields, want.fields):
+                    _expect(expected, f, t)
+            elif isinstance(node, Var) and node._type is None and want is not None:
+                if _flat_tensor_types(want) is None:
+                    continue
+                node._type = want
+                progress = True
+        if not progress:
+            break
+    _retype(nodes)
+    left = [v for v in holes if v._type is None]
+    if left:
+        names = ", ".join("%" + v.name_hint for v in left)
+        raise RelayTypeError(
+            f"in @{where}: cannot infer the type of {names} from its uses; give it a shape "
+            "(relay.var(name, shape=..., dtype=...)) or use it where its type is determined"
+        )

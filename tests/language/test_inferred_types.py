@@ -1,0 +1,72 @@
+"""Variables without a type get one from their uses, as Relay's type relations give it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.relay.parser import parse
+
+T = relay.TensorType
+
+
+def _params(mod):
+    return {a.name_hint: a.type for a in mod.module.ops.last.body.block.args}
+
+
+def test_conv2d_dense_bias_and_batch_norm_weights():
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w, b, g, d = relay.var("w"), relay.var("b"), relay.var("g", relay.IncompleteType()), relay.var("d")
+    y = relay.nn.bias_add(relay.nn.conv2d(x, w, channels=4, kernel_size=(3, 3), padding=(1, 1)), b)
+    y = relay.nn.batch_norm(y, g, g, g, g)[0]
+    z = relay.nn.dense(relay.nn.batch_flatten(y), d, units=10)
+    mod = xrelay.IRModule.from_expr(relay.Function([x, w, b, g, d], z))
+    assert _params(mod) == {
+        "x": T((1, 3, 8, 8)), "w": T((4, 3, 3, 3)), "b": T((4,)), "g": T((4,)), "d": T((10, 256)),
+    }  # fmt: skip
+    assert w.checked_type == T((4, 3, 3, 3)) and z.checked_type == T((1, 10))
+
+
+def test_grouped_nhwc_conv_weight_follows_kernel_layout():
+    x = relay.var("x", shape=(1, 8, 8, 6), dtype="float16")
+    w = relay.var("w")
+    y = relay.nn.conv2d(x, w, channels=4, kernel_size=(3, 1), groups=2, data_layout="NHWC", kernel_layout="HWIO")
+    xrelay.IRModule.from_expr(relay.Function([x, w], y))
+    assert w.checked_type == T((3, 1, 3, 4), "float16")
+
+
+def test_identity_relations_take_the_annotated_return_type():
+    r = relay.var("r")
+    f = relay.Function([r], relay.exp(relay.nn.relu(r)), ret_type=T((2, 2), "float64"))
+    mod = xrelay.IRModule.from_expr(f)
+    assert _params(mod) == {"r": T((2, 2), "float64")}
+
+
+def test_function_literal_and_let_get_argument_types():
+    x = relay.var("x", shape=(3,))
+    p, t = relay.var("p"), relay.var("t")
+    inner = relay.Function([p], relay.sigmoid(p))
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.Let(t, relay.Call(inner, [x]), relay.add(t, t))))
+    assert p.checked_type == T((3,)) and t.checked_type == T((3,))
+    (out,) = xrelay.run(mod, {"x": np.zeros(3, "float32")})
+    assert np.allclose(out, 1.0)
+
+
+def test_broadcast_does_not_invert_so_the_variable_is_named():
+    p, q = relay.var("p"), relay.var("q", shape=(2,))
+    with pytest.raises(relay.RelayTypeError, match="cannot infer the type of %p from its uses"):
+        xrelay.IRModule.from_expr(relay.Function([p, q], relay.add(p, q)))
+
+
+def test_untyped_text_parameters():
+    mod = parse(
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(1, 4), float32], %w, %b) {\n"
+        "  nn.bias_add(nn.dense(%x, %w, units=2), %b)\n"
+        "}\n"
+    )
+    assert _params(mod) == {"x": T((1, 4)), "w": T((2, 4)), "b": T((2,))}
+    with pytest.raises(Exception, match=r"1:5: in @main: cannot infer the type of %y"):
+        parse("def @main(%y) { %y }")
