@@ -22,7 +22,7 @@ Departures from Relay, on purpose:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any as _AnyT
 
 import numpy as np
@@ -63,6 +63,12 @@ __all__ = [
     "const",
     "var",
 ]
+
+
+as_module: Callable[[Expr], _AnyT] | None = None
+"""An expression as an ``IRModule`` whose ``main`` is it (a non-function wrapped in a function of
+its free variables): what ``astext`` and ``str`` print. ``xrelay.relay.module``, which builds on
+this module, installs it when imported (importing it from here would be an import cycle)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,13 +204,9 @@ class Expr:
         return self._type is not None
 
     def _as_module(self) -> _AnyT:
-        from xdsl.dialects.builtin import ModuleOp
-
-        from xrelay.relay.analysis import free_vars
-        from xrelay.relay.module import IRModule, lower_function
-
-        fn = self if isinstance(self, Function) else Function(free_vars(self), self)
-        return IRModule.from_module_op(ModuleOp(lower_function(fn, "main", allow_external=True)))
+        if as_module is None:
+            raise RuntimeError("printing an expression needs xrelay.relay.module imported")
+        return as_module(self)
 
     def astext(self, **kwargs: _AnyT) -> str:
         """Relay's text of this expression, printed as a module whose ``@main`` is it (a

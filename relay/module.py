@@ -38,22 +38,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    FloatAttr,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-    f64,
-    i64,
-)
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.tensor import CastOp as TensorCastOp
-from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from xrelay.dialects.relay import (
-    FUNC_ATTRS,
     ConstantOp,
     RelayOp,
     RelayTypeError,
@@ -62,6 +52,7 @@ from xrelay.dialects.relay import (
     params_source,
     print_options,
 )
+from xrelay.relay import expr as expr_module
 from xrelay.relay.analysis import free_vars, post_order
 from xrelay.relay.expr import (
     Call,
@@ -83,64 +74,11 @@ from xrelay.relay.expr import (
     _op_returns_tuple,
     unifies,
 )
+from xrelay.relay.function_attrs import func_attrs_from_ir, func_attrs_to_ir
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
-
-_ATTR_TO_IR = dict(FUNC_ATTRS)
-_IR_TO_ATTR = {v: k for k, v in FUNC_ATTRS.items()}
-
-
-# --------------------------------------------------------------------------------------------
-# Function attributes
-# --------------------------------------------------------------------------------------------
-
-
-def _attr_value_to_ir(key: str, v: Any) -> Attribute:
-    if isinstance(v, bool):
-        return IntegerAttr(int(v), i64)
-    if isinstance(v, int | np.integer):
-        return IntegerAttr(int(v), i64)
-    if isinstance(v, float):
-        return FloatAttr(v, f64)
-    if isinstance(v, str):
-        return StringAttr(v)
-    if isinstance(v, list | tuple):
-        return ArrayAttr([_attr_value_to_ir(key, x) for x in v])
-    if isinstance(v, Attribute):
-        return v
-    raise TypeError(f"function attribute {key}={v!r}: unsupported value type {type(v).__name__}")
-
-
-def _attr_value_from_ir(a: Attribute) -> Any:
-    if isinstance(a, IntegerAttr):
-        return a.value.data
-    if isinstance(a, FloatAttr):
-        return a.value.data
-    if isinstance(a, StringAttr):
-        return a.data
-    if isinstance(a, ArrayAttr):
-        return [_attr_value_from_ir(x) for x in a.data]
-    return a
-
-
-def func_attrs_to_ir(attrs: Mapping[str, Any]) -> dict[str, Attribute]:
-    """Relay function attributes as ``func.func`` discardable attributes."""
-    return {
-        _ATTR_TO_IR.get(k, "relay." + k): _attr_value_to_ir(k, v) for k, v in attrs.items()
-    }
-
-
-def _func_attrs_from_ir(fop: FuncOp) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in fop.attributes.items():
-        if k in _IR_TO_ATTR:
-            out[_IR_TO_ATTR[k]] = _attr_value_from_ir(v)
-        elif k.startswith("relay."):
-            out[k[len("relay.") :]] = _attr_value_from_ir(v)
-    return out
-
 
 # --------------------------------------------------------------------------------------------
 # Lowering: Function -> func.func
@@ -455,7 +393,7 @@ def function_from_func(
             )
     if body is None:
         raise RelayTypeError(f"@{where} has no func.return")
-    fn = Function(params, body, attrs=_func_attrs_from_ir(fop))
+    fn = Function(params, body, attrs=func_attrs_from_ir(fop))
     return fn
 
 
@@ -713,3 +651,12 @@ class IRModule:
     def verify(self) -> None:
         """Verify the xDSL module (types, symbols)."""
         verify_module(self.module)
+
+
+def _expr_as_module(e: Expr) -> IRModule:
+    fn = e if isinstance(e, Function) else Function(free_vars(e), e)
+    return IRModule.from_module_op(ModuleOp(lower_function(fn, "main", allow_external=True)))
+
+
+# expr cannot import this module (it builds on expr): printing an expression comes through here
+expr_module.as_module = _expr_as_module

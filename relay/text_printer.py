@@ -45,6 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import VarOperandDef
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.relay.function_attrs import func_attrs_from_ir
 from xrelay.relay.text_metadata import write_metadata
 
 __all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type"]
@@ -188,8 +189,6 @@ class _DefPrinter:
 
     def func(self, fop: FuncOp, prefix: str, indent: str) -> list[str]:
         """``prefix(params, attrs) -> ret {`` + body lines + ``}`` (the last line unterminated)."""
-        from xrelay.relay.module import _func_attrs_from_ir
-
         block = fop.body.block
         refs: dict[SSAValue, str] = {}
         params = []
@@ -197,7 +196,7 @@ class _DefPrinter:
             name = "%" + self.names.unique(arg.name_hint or f"p{i}")
             refs[arg] = name
             params.append(f"{name}: {format_type(arg.type)}")
-        params += [f"{k}={format_attr(v)}" for k, v in _func_attrs_from_ir(fop).items()]
+        params += [f"{k}={format_attr(v)}" for k, v in func_attrs_from_ir(fop).items()]
         outs = list(fop.function_type.outputs.data)
         ret = format_type(outs[0] if len(outs) == 1 else outs)
         lines = [f"{prefix}({', '.join(params)}) -> {ret} {{"]

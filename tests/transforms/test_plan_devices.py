@@ -399,3 +399,31 @@ def test_default_device_option_and_bad_device():
     assert _devices(mod) == ([xrelay.VirtualDevice("cpu(1)")], xrelay.VirtualDevice("cpu(1)"))
     with pytest.raises(PlanDevicesError, match="unknown device 'tpu'"):
         _plan(_mod(relay.Function([x], relay.negative(x))), "tpu")
+
+
+def test_fuse_ops_never_crosses_a_device_boundary():
+    """A chain of elementwise ops alternating between two devices: after plan-devices and
+    fuse-ops every call's arguments are on its own device, each copy is a function of its own,
+    and the module means what it meant."""
+    (x,) = _vars("x")
+    y = x
+    for k in range(6):
+        y = relay.annotation.on_device(relay.add(relay.exp(y), relay.negative(y)), "cpu" if k % 2 else "cpu(1)")
+    mod = _mod(relay.Function([x], y))
+    check_semantics("plan-devices,fuse-ops", mod)
+    fused = relay.transform.FuseOps()(_plan(mod, CPU))
+    funcs = functions_by_name(module_op(fused))
+    main = funcs["main"]
+    devices = value_devices(main, funcs)
+    copies = 0
+    for op in main.body.block.ops:
+        if op.name != "func.call":
+            continue
+        callee = funcs[op.callee.root_reference.data]
+        body = [o.name for o in callee.body.block.ops]
+        if "relay.device_copy" in body:
+            assert body == ["relay.device_copy", "func.return"]
+            copies += 1
+            continue
+        assert {devices[v] for v in (*op.operands, *op.results)} == {devices[op.results[0]]}
+    assert copies == 5  # one per change of device along the chain
