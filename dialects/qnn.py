@@ -86,10 +86,11 @@ def check_scalar(cls, t: TensorType, dtype: str, what: str) -> None:
 
 
 def check_param(cls, t: TensorType, dtype: str, n: int | None, what: str) -> None:
-    """A scale or zero point: a scalar, or a vector of ``n`` values (Relay's AssignType)."""
+    """A scale or zero point: a scalar, or a vector of ``n`` values (Relay's AssignType); one
+    value in a 1-element vector counts as a scalar, as in Relay's quantize/dequantize."""
     s = shape_of(t)
     if _dt(t) != dtype or not (
-        s == () or (len(s) == 1 and (n is None or s[0] is None or s[0] == n))
+        s == () or (len(s) == 1 and (n is None or s[0] is None or s[0] in (n, 1)))
     ):
         want = f"a scalar or a vector of {n} values" if n is not None else "a scalar or a vector"
         raise fail(cls, f"{what} must be {want} of {dtype}, got {t}")
@@ -261,13 +262,19 @@ class RequantizeOp(RelayOp):
 # ============================================================================================
 
 
-def _check_conv_quant(cls, in_types, attrs, o_len: int | None, allowed_weight: Sequence[str]):
+def _check_conv_quant(
+    cls, in_types, attrs, o_len: int | None, allowed_weight: Sequence[str], one_value_vectors: bool = False
+):
     data, weight, zp_in, zp_k, s_in, s_k = in_types
     _check_dtype(cls, data, ("int8", "uint8", "int16"), "data")
     _check_dtype(cls, weight, allowed_weight, "weight")
     _check_out_dtype(cls, attrs["out_dtype"], ("int16", "int32", "int64"))
-    check_scalar(cls, zp_in, "int32", "input_zero_point")
-    check_scalar(cls, s_in, "float32", "input_scale")
+    if one_value_vectors:  # Relay's conv2d_transpose takes a scalar or a vector of one value
+        check_param(cls, zp_in, "int32", 1, "input_zero_point")
+        check_param(cls, s_in, "float32", 1, "input_scale")
+    else:
+        check_scalar(cls, zp_in, "int32", "input_zero_point")
+        check_scalar(cls, s_in, "float32", "input_scale")
     check_param(cls, zp_k, "int32", o_len, "kernel_zero_point")
     check_param(cls, s_k, "float32", o_len, "kernel_scale")
 
@@ -329,7 +336,7 @@ class QnnConv2DTransposeOp(_QnnConvBase):
     def infer_types(cls, in_types, attrs):
         out = Conv2DTransposeOp.infer_types.__func__(cls, in_types[:2], attrs)
         c = shape_of(out[0])[attrs["data_layout"].index("C")]
-        _check_conv_quant(cls, in_types, attrs, c, ("int8", "uint8"))
+        _check_conv_quant(cls, in_types, attrs, c, ("int8", "uint8"), one_value_vectors=True)
         return out
 
 

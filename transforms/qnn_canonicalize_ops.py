@@ -61,8 +61,28 @@ from xrelay.kernels.qnn import fixed_point_multiplier_shift, per_channel_multipl
 from xrelay.transforms._relay_rewrite import OpBuilder, constant_value, tensor_dtype
 
 
-def _const(op: RelayOp, value: SSAValue, what: str) -> np.ndarray:
+def static_value(value: SSAValue, depth: int = 8) -> np.ndarray | None:
+    """The value of a constant, or of relay ops on constants (``multiply(zp, zp)``), else None."""
     array = constant_value(value)
+    if array is not None or depth == 0:
+        return array
+    owner = value.owner
+    if not isinstance(owner, RelayOp) or owner.STATEFUL or len(owner.results) != 1:
+        return None
+    args = [static_value(o, depth - 1) for o in owner.operands]
+    if any(a is None for a in args):
+        return None
+    from xrelay.kernels import KERNELS
+
+    kernel = KERNELS.get(owner.RELAY_NAME)
+    if kernel is None:
+        return None
+    with np.errstate(all="ignore"):
+        return np.asarray(kernel(*args, **owner.attrs))
+
+
+def _const(op: RelayOp, value: SSAValue, what: str) -> np.ndarray:
+    array = static_value(value)
     if array is None:
         raise RelayTypeError(f"{op.name}: {what} must be a constant to lower the op (as in Relay)")
     return array
@@ -225,14 +245,27 @@ def _params(op: RelayOp, first: int, names: tuple[str, ...]) -> list[np.ndarray]
     return [_const(op, op.operands[first + i], n) for i, n in enumerate(names)]
 
 
+def _param_value(lo: Lowering, value: SSAValue, ax: int, rank: int, dtype: str) -> SSAValue:
+    """A scale or zero point in ``dtype``, shaped along ``ax``: constants are made directly,
+    run-time values (Relay allows them in quantize/dequantize) are cast and expanded."""
+    array = constant_value(value)
+    if array is not None:
+        array = array.astype(np.dtype(dtype))
+        return lo.along(array, ax, rank, dtype) if array.ndim else lo.b.const(array, dtype)
+    v = lo.cast(value, dtype)
+    pad = rank - ax - 1
+    if len(shape_of(value.type)) == 1 and pad > 0:
+        v = lo("expand_dims", [v], axis=1, num_newaxis=pad)
+    return v
+
+
 def lower_quantize(lo: Lowering, op: RelayOp) -> SSAValue:
     x = op.operands[0]
-    scale, zp = _params(op, 1, ("output_scale", "output_zero_point"))
     a = op.attrs
     rank = len(shape_of(x.type))
     ax = _axis(a["axis"], rank)
-    s = lo.along(scale.astype(np.float32), ax, rank, "float32") if scale.ndim else lo.b.const(scale, "float32")
-    z = lo.along(zp.astype(np.float32), ax, rank, "float32") if zp.ndim else lo.scalar(float(zp), "float32")
+    s = _param_value(lo, op.operands[1], ax, rank, "float32")
+    z = _param_value(lo, op.operands[2], ax, rank, "float32")
     v = lo("add", [lo("round", [lo("divide", [x, s])]), z])
     dmin, dmax = _qrange(a["out_dtype"])
     v = lo("clip", [v], a_min=float(dmin), a_max=float(dmax))
@@ -241,12 +274,11 @@ def lower_quantize(lo: Lowering, op: RelayOp) -> SSAValue:
 
 def lower_dequantize(lo: Lowering, op: RelayOp) -> SSAValue:
     x = op.operands[0]
-    scale, zp = _params(op, 1, ("input_scale", "input_zero_point"))
     a = op.attrs
     rank = len(shape_of(x.type))
     ax = _axis(a["axis"], rank)
-    s = lo.along(scale, ax, rank, "float32") if scale.ndim else lo.b.const(scale, "float32")
-    z = lo.along(zp, ax, rank, "int32") if zp.ndim else lo.b.const(zp, "int32")
+    s = _param_value(lo, op.operands[1], ax, rank, "float32")
+    z = _param_value(lo, op.operands[2], ax, rank, "int32")
     v = lo("multiply", [lo.cast(lo("subtract", [lo.cast(x, "int32"), z]), "float32"), s])
     if a["out_dtype"] == "float32":
         return v

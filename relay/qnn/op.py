@@ -107,7 +107,7 @@ def simulated_dequantize(data, input_scale, input_zero_point, axis=-1, in_dtype=
 
 def _fields(v: Any) -> list[Expr]:
     if isinstance(v, TupleWrapper):
-        v = v.astuple()
+        return [v[i] for i in range(len(v))]
     if isinstance(v, Tuple):
         return list(v.fields)
     return list(v)
