@@ -201,6 +201,7 @@ def build(
     time_limit: float | None = None,
     threads: int | None = None,
     pool_algorithms: Mapping[str, str] | None = None,
+    default_device: Any = None,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
@@ -213,7 +214,8 @@ def build(
 
     ``target`` may be a dict of targets by device (``{"cpu": "llvm", "mcu": "llvm"}``): the
     module is then planned for several devices (see the module docstring); ``pool_algorithms``
-    maps a memory space's pool (``"mcu0.sram"``) to its planning algorithm.
+    maps a memory space's pool (``"mcu0.sram"``) to its planning algorithm; ``default_device``
+    overrides the default device chosen from the targets (and plans devices even without them).
     """
     from xrelay.runtime.target import TargetError, resolve_build_target
 
@@ -221,7 +223,8 @@ def build(
         resolve_build_target(target)
     except TargetError as e:  # a target that is not the host CPU
         raise BuildError(str(e)) from None
-    default_device, _ = device_targets(target)
+    if default_device is None:
+        default_device, _ = device_targets(target)
     program, info = build_program(
         mod,
         params,

@@ -228,7 +228,8 @@ def resolve_build_target(target: Any, target_host: Any = None) -> Target | None:
             if key_name not in _HOST_DEVICE_KEYS and key_name not in HOST_KINDS and not _runnable(key_name):
                 raise TargetError(
                     f"target {{{key!r}: {value!r}}}: xrelay compiles for the host CPU only, not "
-                    f"for device {key!r}"
+                    f"for device {key!r} (devices that run here: cpu and those registered with "
+                    "xrelay.register_device)"
                 )
             chosen = chosen or t
         target = chosen

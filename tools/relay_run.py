@@ -25,6 +25,13 @@ optimising. ``--benchmark [N]`` prints the latency summary of N repeats (default
 outputs; ``--profile`` prints a per-step and per-op-family table (tabulate); ``--memory-report``
 prints the plan's report. Each prints to stdout after the output lines.
 
+**Devices.** ``--devices D1,D2,...`` builds for those devices (``cpu``, ``cpu(1)``, or a device
+registered with ``--register-device 'mcu:dram=0:64,sram=262144:16'``: name, then each memory
+scope with its capacity in bytes (0: unbounded) and alignment, the first scope the default);
+the first device is the default for what no annotation places (plan-devices), each (device,
+memory scope) gets its own pool, and ``--pool-algorithms 'mcu0.sram=optimal'`` picks a memory
+space's planning algorithm. A device that cannot run here (``cuda``) is an error.
+
 The argument parser is built by ``build_parser``; options act in ``execute``.
 """
 
@@ -110,7 +117,43 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--memory-report", action="store_true", help="print the memory plan's report"
     )
+    arena.add_argument(
+        "--devices",
+        metavar="D1,D2",
+        help="build for these devices (the first is the default device); implies --plan",
+    )
+    arena.add_argument(
+        "--register-device",
+        action="append",
+        default=[],
+        metavar="NAME:SCOPE=SIZE:ALIGN,...",
+        help="register a device that runs on the host, with its memory scopes (size 0: unbounded)",
+    )
+    arena.add_argument(
+        "--pool-algorithms",
+        metavar="POOL=ALGO,...",
+        help="the planning algorithm of a memory space's pool (e.g. mcu0.sram=optimal)",
+    )
     return parser
+
+
+def register_devices(specs: Sequence[str]) -> None:
+    """Register ``NAME:SCOPE=SIZE[:ALIGN],...`` devices (``--register-device``)."""
+    from xrelay.dialects.relay.devices import DeviceError, MemoryScope, register_device
+
+    for spec in specs:
+        name, sep, rest = spec.partition(":")
+        scopes: dict[str, MemoryScope] = {}
+        try:
+            for item in filter(None, (i.strip() for i in rest.split(","))):
+                scope, eq, value = item.partition("=")
+                parts = value.split(":") if eq else []
+                if not eq or not 1 <= len(parts) <= 2 or not all(p.isdigit() for p in parts):
+                    raise DeviceError(f"expected SCOPE=SIZE[:ALIGN], got '{item}'")
+                scopes[scope] = MemoryScope(int(parts[0]) or None, int(parts[1]) if len(parts) > 1 else 16)
+            register_device(name.strip(), scopes or None)
+        except DeviceError as e:
+            raise ToolError(f"--register-device '{spec}': {e}") from None
 
 
 def parse_module(path: str, params: Mapping[str, np.ndarray] | None, input_format: str | None = None) -> ModuleOp:
@@ -215,7 +258,8 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     if args.random_inputs is not None:
         bound = set(inputs) | set(params or {})
         inputs.update(random_inputs(module, args.random_inputs, args.entry, skip=bound))
-    if args.plan or args.benchmark is not None or args.profile or args.memory_report:
+    register_devices(args.register_device)
+    if args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices:
         outputs = _run_arena(args, module, inputs, params, out)
     else:
         outputs = run(module, inputs, params, entry=args.entry)
@@ -248,8 +292,22 @@ def _run_arena(
     plan = args.plan or "greedy-by-size"
     if plan not in ALGORITHMS:
         raise ToolError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
+    target, default, algorithms = None, None, None
+    if args.devices:
+        names = [d.strip() for d in args.devices.split(",") if d.strip()]
+        target, default = {d: "llvm" for d in names}, names[0]
+    if args.pool_algorithms:
+        algorithms = {}
+        for item in filter(None, (i.strip() for i in args.pool_algorithms.split(","))):
+            pool, eq, algo = item.partition("=")
+            if not eq or algo not in ALGORITHMS:
+                raise ToolError(f"--pool-algorithms: expected POOL=ALGO with ALGO one of {', '.join(ALGORITHMS)}, got '{item}'")
+            algorithms[pool] = algo
     try:
-        m = build(module, params, opt_level=args.opt_level, plan=plan)
+        m = build(
+            module, params, opt_level=args.opt_level, plan=plan, target=target,
+            default_device=default, pool_algorithms=algorithms,
+        )
         unknown = [k for k in inputs if m.get_input_index(k) < 0 and k not in (params or {})]
         if unknown:
             raise ToolError(
