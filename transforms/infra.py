@@ -39,6 +39,7 @@ import copy
 import gc
 import logging
 import threading
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -558,7 +559,8 @@ class PassContext:
             for instrument in self._instruments:
                 instrument.enter_pass_ctx()
                 entered.append(instrument)
-        except BaseException:
+        except BaseException as e:
+            _with_traceback_message(e)
             _logger.warning(
                 "Pass instrumentation entering pass context failed; disabling pass instrumentation."
             )
@@ -575,7 +577,8 @@ class PassContext:
         try:
             for instrument in self._instruments:
                 instrument.exit_pass_ctx()
-        except BaseException:
+        except BaseException as e:
+            _with_traceback_message(e)
             _logger.warning(
                 "Pass instrumentation exiting pass context failed; disabling pass instrumentation."
             )
@@ -586,17 +589,37 @@ class PassContext:
         """should_run (all instruments, no short-circuit, skipped for required passes),
         then run_before_pass; returns whether the pass should run."""
         should_run = True
-        if not self.is_required(info):
-            for instrument in self._instruments:
-                should_run &= bool(instrument.should_run(mod, info))
-        if should_run:
-            for instrument in self._instruments:
-                instrument.run_before_pass(mod, info)
+        try:
+            if not self.is_required(info):
+                for instrument in self._instruments:
+                    should_run &= bool(instrument.should_run(mod, info))
+            if should_run:
+                for instrument in self._instruments:
+                    instrument.run_before_pass(mod, info)
+        except Exception as e:
+            _with_traceback_message(e)
+            raise
         return should_run
 
     def _instrument_after_pass(self, mod: Any, info: PassInfo) -> None:
-        for instrument in self._instruments:
-            instrument.run_after_pass(mod, info)
+        try:
+            for instrument in self._instruments:
+                instrument.run_after_pass(mod, info)
+        except Exception as e:
+            _with_traceback_message(e)
+            raise
+
+
+def _with_traceback_message(e: BaseException) -> None:
+    """Give an error raised by an instrument the message Relay's has after crossing its C++
+    boundary: the Python traceback, so the last line reads ``ValueError: <message>``. The
+    exception keeps its type; a message is rewritten once, and only a plain one (``args``)."""
+    if not isinstance(e, Exception) or getattr(e, "_xrelay_traceback_message", False):
+        return
+    if type(e).__str__ is not BaseException.__str__ or len(e.args) > 1:
+        return
+    e.args = ("".join(traceback.format_exception(e)).rstrip("\n"),)
+    e._xrelay_traceback_message = True  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------------------
@@ -686,10 +709,26 @@ class ModulePassAdapter(Pass):
 
     def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
         self.module_pass.apply(get_xdsl_context(), module_op(mod))
+        if self._info.name in RELAY_FUNCTION_PASSES:
+            # Relay's FunctionPass ends by running InferType on the module (ir/transform.cc),
+            # a nested pass that instruments and the timing profile see.
+            mod = get_pass("InferType")(mod)
         return mod
 
     def __repr__(self) -> str:
         return f"<ModulePassAdapter {self._info.name}: {self.module_pass!r}>"
+
+
+RELAY_FUNCTION_PASSES: frozenset[str] = frozenset(
+    {
+        "AlterOpLayout", "BackwardFoldScaleAxis", "CanonicalizeOps", "CombineParallelBatchMatmul",
+        "CombineParallelConv2d", "CombineParallelDense", "ConvertLayout", "DeadCodeElimination",
+        "DefuseOps", "EliminateCommonSubexpr", "FoldConstant", "ForwardFoldScaleAxis", "FuseOps",
+        "QnnCanonicalize", "QnnLegalize", "SimplifyInference", "ToGraphNormalForm",
+    }
+)  # fmt: skip
+"""Relay names of the passes Relay builds with ``CreateFunctionPass``: each ends with a nested
+``InferType``, as in Relay."""
 
 
 def as_pass(p: Pass | ModulePass) -> Pass:

@@ -74,7 +74,9 @@ def test_run_pipeline_direct_passes_and_reports(registry, module: ModuleOp, caps
 
 def test_run_pipeline_with_opt_level_and_disabled(registry, module: ModuleOp, capsys):
     run_pipeline(_parse("-O1", "--disable-pass=fuse-ops"), _ctx(), module, [registry.Noop()])
-    assert registry.log == ["noop", "RemoveUnusedFunctions", "InferType", "SimplifyInference"]
+    assert registry.log == [
+        "noop", "RemoveUnusedFunctions", "InferType", "SimplifyInference", "InferType"
+    ]
     assert capsys.readouterr().err == ""
 
 

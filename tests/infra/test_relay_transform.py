@@ -92,13 +92,14 @@ def test_composite_factory_is_a_sequential(registry):
 
 
 def test_tutorial_timing_shape(registry, module: ModuleOp):
-    # docs/relay-semantics.md §6.1: FoldScaleAxis at opt_level 2 runs only FoldConstant inside.
+    # docs/relay-semantics.md §6.1: FoldScaleAxis at opt_level 2 runs only FoldConstant inside
+    # (and FoldConstant, a function pass, its closing InferType).
     timing = PassTimingInstrument()
     with PassContext(instruments=[timing]):
         module = transform.InferType()(module)
         module = transform.FoldScaleAxis()(module)
         names = [line.split(":")[0] for line in timing.render().splitlines()]
-    assert names == ["InferType", "FoldScaleAxis", "\tFoldConstant"]
+    assert names == ["InferType", "FoldScaleAxis", "\tFoldConstant", "\t\tInferType"]
 
 
 def test_build_pipeline_order_and_gating(registry, module: ModuleOp):
@@ -115,19 +116,27 @@ def test_build_pipeline_order_and_gating(registry, module: ModuleOp):
     ]
     with PassContext(opt_level=3):
         assert pipeline(module) is module
+    # "+ InferType": the InferType Relay's function passes run when they finish.
     assert registry.log == [
         "RemoveUnusedFunctions",
         "InferType",
         "SimplifyInference",
+        "InferType",  # + InferType
         "FoldConstant",
+        "InferType",  # + InferType
         "InferType",
         "BackwardFoldScaleAxis",
+        "InferType",  # + InferType
         "InferType",
         "ForwardFoldScaleAxis",
+        "InferType",  # + InferType
         "FoldConstant",
+        "InferType",  # + InferType
         "FoldConstant",
+        "InferType",  # + InferType
         "InferType",
         "FuseOps(-1,256)",
+        "InferType",  # + InferType
     ]
 
 
@@ -135,6 +144,6 @@ def test_build_pipeline_fixed_opt_level(registry, module: ModuleOp):
     with PassContext(opt_level=3, disabled_pass=["FuseOps"]) as ctx:
         build_pipeline(opt_level=0)(module)
         assert ctx.opt_level == 3
-    assert registry.log == ["InferType", "SimplifyInference"]
+    assert registry.log == ["InferType", "SimplifyInference", "InferType"]
     with pytest.raises(TypeError):
         build_pipeline(opt_level="3")  # type: ignore[arg-type]
