@@ -15,7 +15,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "create": ("xrelay.runtime.graph_executor", "create"),
     "GraphModule": ("xrelay.runtime.graph_executor", "GraphModule"),
     "DebugModule": ("xrelay.runtime.graph_executor", "DebugModule"),
-    "load": ("xrelay.runtime.graph_json", "load"),
+    "load": ("xrelay.runtime.graph_executor", "load"),
     # TVM's tvm.runtime names
     "DataType": ("xrelay.runtime.data_type", "DataType"),
     "Device": ("xrelay.runtime.device", "Device"),

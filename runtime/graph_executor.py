@@ -33,6 +33,7 @@ and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op
 from __future__ import annotations
 
 import io
+import os
 import statistics
 import time
 from collections.abc import Mapping
@@ -41,12 +42,12 @@ from typing import Any
 
 import numpy as np
 from tabulate import tabulate
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xrelay.dialects.relay import ConstantOp, dtype_of, shape_of
+from xrelay.dialects.relay import dtype_of, shape_of
 from xrelay.error import TVMError
 from xrelay.runtime.executor import Executor, ExecutorError
+from xrelay.runtime.graph_json import check_export, export, main_constants, read_export
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.parallel import blas_single_thread
 
@@ -56,6 +57,7 @@ __all__ = [
     "GraphModule",
     "GraphModuleError",
     "create",
+    "load",
 ]
 
 
@@ -103,20 +105,6 @@ class BenchmarkResult:
         )
 
 
-def _main_constants(program: ModuleOp, entry: str) -> list[ConstantOp]:
-    """@main's constants in the order the steps first use them (TVM's p0, p1, ...)."""
-    fn = next(op for op in program.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry)
-    seen: dict[ConstantOp, None] = {}
-    for op in fn.body.block.ops:
-        for v in op.operands:
-            if isinstance(v.owner, ConstantOp):
-                seen.setdefault(v.owner, None)
-    for op in fn.body.block.ops:
-        if isinstance(op, ConstantOp):
-            seen.setdefault(op, None)
-    return list(seen)
-
-
 class GraphModule:
     """A planned program ready to run; see the module docstring."""
 
@@ -138,7 +126,7 @@ class GraphModule:
         self._fast = fast
         self._use_numba = use_numba
         self._plan_info = plan_info
-        self._constants = _main_constants(program, entry)
+        self._constants = main_constants(program, entry)
         self.param_names = [f"p{i}" for i in range(len(self._constants))]
         self._params: dict[str, np.ndarray] = {}
         try:
@@ -516,8 +504,6 @@ class GraphModule:
 
     def export(self, graph_json_path: str, lib_mlir_path: str, params_npz_path: str) -> None:
         """Write the three files of TVM's ``(graph, lib, params)`` (see ``graph_json``)."""
-        from xrelay.runtime.graph_json import export
-
         export(self, graph_json_path, lib_mlir_path, params_npz_path)
 
 
@@ -553,3 +539,25 @@ def create(program: Any, *, debug: bool = False, **kwargs: Any) -> GraphModule:
     from xrelay.transforms.infra import module_op
 
     return GraphModule(module_op(program), debug=debug, **kwargs)
+
+
+def load(
+    graph_json_path: str | os.PathLike,
+    lib_mlir_path: str | os.PathLike,
+    params_npz_path: str | os.PathLike,
+    **kwargs: Any,
+) -> GraphModule:
+    """Read an export (``GraphModule.export``) back into a runnable ``GraphModule``.
+
+    ``kwargs`` go to its constructor. The graph JSON is checked against the program: the same
+    inputs in the same order and as many heads as results (``GraphJsonError`` otherwise).
+    """
+    doc, program = read_export(graph_json_path, lib_mlir_path, params_npz_path)
+    module = GraphModule(program, **kwargs)
+    check_export(
+        doc,
+        module.executor.input_names,
+        module.get_num_outputs(),
+        f"{graph_json_path} does not describe {lib_mlir_path}",
+    )
+    return module

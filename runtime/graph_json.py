@@ -29,7 +29,8 @@ entries), the graph inputs and constants as never-reused ``input``/``constant`` 
 
 ``export(module, graph, lib, params)`` writes the JSON, the planned program as ``.mlir`` (every
 function, ``@main``'s constants printed by reference as ``relay.constant @p<k>``) and the params
-as ``.npz``; ``load(graph, lib, params)`` reads the three back into a runnable ``GraphModule``.
+as ``.npz``; ``read_export(graph, lib, params)`` reads the three back (``graph_executor.load``
+makes a runnable ``GraphModule`` of them).
 """
 
 from __future__ import annotations
@@ -42,9 +43,11 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import SSAValue
+from xdsl.parser import Parser
 
+from xrelay.dialects import make_context
 from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp, PoolOp
-from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of
+from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, params_source, print_options
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.error import TVMError
 from xrelay.transforms._devices import device_copy_of, function_devices, functions_by_name
@@ -52,7 +55,7 @@ from xrelay.transforms.liveness import entry_block, storage_lifetimes
 from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
 
-__all__ = ["GraphJsonError", "export", "graph_json", "load"]
+__all__ = ["GraphJsonError", "check_export", "export", "graph_json", "main_constants", "read_export"]
 
 CPU_DEVICE = 1  # kDLCPU
 
@@ -302,18 +305,29 @@ def _kind(storage: AllocStorageOp) -> str:
     return kind if kind in ("intermediate", "output", "input") else "intermediate"
 
 
+def main_constants(program: ModuleOp, entry: str) -> list[ConstantOp]:
+    """@main's constants in the order the steps first use them (TVM's p0, p1, ...)."""
+    fn = next(op for op in program.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry)
+    seen: dict[ConstantOp, None] = {}
+    for op in fn.body.block.ops:
+        for v in op.operands:
+            if isinstance(v.owner, ConstantOp):
+                seen.setdefault(v.owner, None)
+    for op in fn.body.block.ops:
+        if isinstance(op, ConstantOp):
+            seen.setdefault(op, None)
+    return list(seen)
+
+
 def export(
     module: Any, graph_json_path: str | os.PathLike, lib_mlir_path: str | os.PathLike,
     params_npz_path: str | os.PathLike,
 ) -> None:  # fmt: skip
     """Write ``module`` (a ``GraphModule``) as graph JSON, ``.mlir`` lib and ``.npz`` params."""
-    from xrelay.dialects.relay import print_options
-    from xrelay.runtime.graph_executor import _main_constants
-
     program: ModuleOp = module.program
     doc = graph_json(program, module.entry)
     clone = program.clone()
-    for k, op in enumerate(_main_constants(clone, module.entry)):
+    for k, op in enumerate(main_constants(clone, module.entry)):
         op.param_name = StringAttr(f"p{k}")
     external: dict[str, np.ndarray] = {}
     with print_options(external=external, external_min_elements=1):
@@ -326,23 +340,15 @@ def export(
     np.savez(params_npz_path, **external)
 
 
-def load(
+def read_export(
     graph_json_path: str | os.PathLike,
     lib_mlir_path: str | os.PathLike,
     params_npz_path: str | os.PathLike,
-    **kwargs: Any,
-):
-    """Read an export back into a runnable ``GraphModule`` (``kwargs`` go to its constructor).
+) -> tuple[dict[str, Any], ModuleOp]:
+    """The graph JSON and the planned program (its constants bound to the params) of an export.
 
-    The graph JSON is checked against the program: the same inputs in the same order and as
-    many heads as results.
+    ``xrelay.runtime.graph_executor.load`` makes the runnable ``GraphModule`` of them.
     """
-    from xdsl.parser import Parser
-
-    from xrelay.dialects import make_context
-    from xrelay.dialects.relay import params_source
-    from xrelay.runtime.graph_executor import GraphModule
-
     try:
         with open(graph_json_path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -354,13 +360,14 @@ def load(
         raise GraphJsonError(f"cannot read the export: {e}") from None
     with params_source(params):
         program = Parser(make_context(), text, str(lib_mlir_path)).parse_module()
-    del params
-    module = GraphModule(program, **kwargs)
+    return doc, program
+
+
+def check_export(doc: dict[str, Any], input_names: list[str], num_outputs: int, where: str) -> None:
+    """Raise ``GraphJsonError`` unless ``doc`` has these inputs in this order and as many heads."""
     names = [doc["nodes"][i]["name"] for i in doc.get("arg_nodes", [])]
-    inputs = module.executor.input_names
-    if names[: len(inputs)] != inputs or len(doc.get("heads", [])) != module.get_num_outputs():
+    if names[: len(input_names)] != input_names or len(doc.get("heads", [])) != num_outputs:
         raise GraphJsonError(
-            f"{graph_json_path} does not describe {lib_mlir_path}: inputs {names[: len(inputs)]} "
-            f"vs {inputs}, {len(doc.get('heads', []))} heads vs {module.get_num_outputs()} results"
+            f"{where}: inputs {names[: len(input_names)]} vs {input_names}, "
+            f"{len(doc.get('heads', []))} heads vs {num_outputs} results"
         )
-    return module

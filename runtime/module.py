@@ -126,7 +126,8 @@ def export_library(module: Any, file_name: str | os.PathLike, mod_name: str = "d
 
 def load_module(path: str | os.PathLike, fmt: str = "") -> GraphExecutorFactoryModule:
     """``tvm.runtime.load_module``: a library written by ``export_library``, as a factory."""
-    from xrelay.runtime.graph_json import GraphJsonError, load
+    from xrelay.runtime.graph_executor import load
+    from xrelay.runtime.graph_json import GraphJsonError
     from xrelay.runtime.params import ParamsFormatError, load_param_dict
 
     name = str(path)
