@@ -24,6 +24,10 @@ model, which is what limits a model that misses its target.
 pass``) during the latency pairs: how both runtimes degrade when another program takes a
 core (OpenBLAS's own threads collapse then, which is why the executor runs its own).
 ``--threads`` sets xrelay's thread count (default: ``TVM_NUM_THREADS`` or the cores).
+
+**Layouts.** With ResNet-18 among the models, the script also runs it as imported (NCHW)
+against the same model after ``ConvertLayout`` to NHWC/HWIO, alternately, and prints both
+times and the median per-pair ratio (``--no-layouts`` skips it).
 """
 
 from __future__ import annotations
@@ -215,6 +219,44 @@ def measure_rss(name: str, plan: str) -> dict:
     return {"model": name, "xrelay_rss_mb": out["xrelay"] / 2**20, "ort_rss_mb": out["ort"] / 2**20}
 
 
+def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int | None = None) -> dict:
+    """The model as imported (NCHW) against the same model after ConvertLayout to NHWC/HWIO
+    (pools too), both built at -O3 and run alternately in one process."""
+    import xrelay
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.relay import transform
+
+    model = _model(name)
+    inputs = _inputs(name, model)
+    mod, params = from_onnx(model)
+    nhwc, _ = from_onnx(model)
+    desired = {k: ["NHWC", "default"] if k == "nn.conv2d" else ["NHWC"] for k in (
+        "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d"
+    )}
+    with transform.PassContext(opt_level=3):
+        nhwc = transform.Sequential([transform.ConvertLayout(desired)])(nhwc)
+    runtimes = [xrelay.build(m, params, opt_level=3, plan=plan, threads=threads) for m in (mod, nhwc)]
+    for m in runtimes:
+        m.set_input(**inputs)
+        m.run()
+    err = float(np.max(np.abs(runtimes[0].get_output(0) - runtimes[1].get_output(0))))
+    times: list[list[float]] = [[], []]
+    for i in range(warmup + pairs):
+        for k, m in enumerate(runtimes):
+            t = time.perf_counter()
+            m.run()
+            if i >= warmup:
+                times[k].append(time.perf_counter() - t)
+    ratios = [b / a for a, b in zip(*times)]
+    return {
+        "model": name,
+        "nchw_ms": statistics.median(times[0]) * 1000,
+        "nhwc_ms": statistics.median(times[1]) * 1000,
+        "ratio": statistics.median(ratios),
+        "max_abs_diff": err,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
@@ -226,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="xrelay's threads")
     parser.add_argument(
         "--busy-core", action="store_true", help="keep one core busy during the latency pairs"
+    )
+    parser.add_argument(
+        "--no-layouts", action="store_true", help="skip ResNet-18 NCHW against NHWC (convert-layout)"
     )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -284,6 +329,15 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     )
+    if "resnet18" in args.models and not args.no_layouts:
+        lr = measure_layouts("resnet18", args.plan, max(args.pairs, 1), args.warmup, args.threads)
+        print(
+            tabulate(
+                [[lr["model"], f"{lr['nchw_ms']:.2f}", f"{lr['nhwc_ms']:.2f}", f"{lr['ratio']:.3f}",
+                  f"{lr['max_abs_diff']:.1e}"]],
+                headers=["model", "NCHW ms", "NHWC ms (convert-layout)", "ratio NHWC/NCHW", "max |diff|"],
+            )
+        )
     from xrelay.runtime.fast_kernels import winograd_enabled
 
     print(

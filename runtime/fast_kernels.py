@@ -148,6 +148,8 @@ class _Options:
     fixed: tuple[bool, ...] = ()
     """Per operand of the op: whether its values stay the same while the thunks are used
     (a constant), so a kernel may transform it once at compile time (Winograd weights)."""
+    scratch: list[np.ndarray] = field(default_factory=list)
+    """Arrays a kernel allocated at compile time (counted in ``CompiledFunction.scratch_bytes``)."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -265,17 +267,22 @@ def _valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) 
     return lo, max(lo, hi)
 
 
-def _fast_max_pool(op, vals, out, ws, opts):
-    (x,) = vals
+def pool_geometry(op, x, out, layout: str) -> tuple[int, ...] | None:
+    """``(kh, kw, sh, sw, dh, dw, pt, pl)`` of a float 2-D pool in ``layout``, else None."""
     a = op.attrs
-    if a["layout"] != "NCHW" or (a.get("out_layout") or "NCHW") != "NCHW":
+    if a["layout"] != layout or (a.get("out_layout") or layout) != layout:
         return None
     if not _float_same(x, out) or x.ndim != 4:
         return None
-    kh, kw = a["pool_size"]
-    sh, sw = a["strides"]
-    dh, dw = a["dilation"]
-    pt, pl = a["padding"][0], a["padding"][1]
+    return (*a["pool_size"], *a["strides"], *a["dilation"], a["padding"][0], a["padding"][1])
+
+
+def _fast_max_pool(op, vals, out, ws, opts):
+    (x,) = vals
+    geometry = pool_geometry(op, x, out, "NCHW")
+    if geometry is None:
+        return None
+    kh, kw, sh, sw, dh, dw, pt, pl = geometry
     h, w = x.shape[2:]
     oh, ow = out.shape[2:]
     if opts.use_numba and loop_kernels_available() and x.flags.c_contiguous:
@@ -1277,13 +1284,27 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
     return kernels
 
 
+def _or_channels_last(nchw: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``nchw`` for an op in NCHW; ``runtime.fast_nhwc``'s kernel ``name`` for one in NHWC."""
+
+    def maker(op, vals, out, ws, opts):
+        a = op.attrs
+        if (a.get("data_layout") or a.get("layout")) == "NHWC":
+            from xrelay.runtime import fast_nhwc
+
+            return getattr(fast_nhwc, name)(op, vals, out, ws, opts)
+        return nchw(op, vals, out, ws, opts)
+
+    return maker
+
+
 _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     **{name: _fast_binary for name in _BINARY_UFUNCS},
     "nn.relu": _fast_relu,
     "clip": _fast_clip,
-    "nn.global_avg_pool2d": _fast_global_avg_pool,
-    "nn.max_pool2d": _fast_max_pool,
-    "nn.conv2d": _fast_conv2d,
+    "nn.global_avg_pool2d": _or_channels_last(_fast_global_avg_pool, "global_avg_pool_nhwc"),
+    "nn.max_pool2d": _or_channels_last(_fast_max_pool, "max_pool_nhwc"),
+    "nn.conv2d": _or_channels_last(_fast_conv2d, "conv2d_nhwc"),
 }
 
 _FAMILY_OF = {
@@ -1525,6 +1546,7 @@ def compile_function(
                 opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 thunks = maker(op, vals, out, workspace, opts)
+                compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
         label = "+".join([op.RELAY_NAME] + [u.RELAY_NAME for u, _ in chain])
         fused.update(u for u, _ in chain)
         if thunks is not None:
