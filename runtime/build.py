@@ -38,7 +38,7 @@ from xrelay.error import TVMError
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.planners import ALGORITHMS, Pool
 
-__all__ = ["BuildError", "build", "build_program", "demo_resnet18"]
+__all__ = ["BuildError", "build", "build_program"]
 
 
 class BuildError(ValueError, TVMError):
@@ -239,73 +239,3 @@ def build(
     )
     return GraphModule(program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads)
 
-
-def demo_resnet18(
-    out: Any = None,
-    *,
-    image: int = 224,
-    plan: str = "greedy-by-size",
-    pairs: int = 10,
-    compare_onnxruntime: bool = True,
-) -> dict[str, Any]:
-    """The pieces of ``make demo`` for ResNet-18, printed to ``out`` (default stdout).
-
-    Builds ResNet-18 as ONNX, imports it, optimises at -O3 (fuse-ops included), lowers to the
-    memory dialect, plans with ``plan``, runs it with the arena executor, prints the memory
-    report (arena vs lower bound) and, with ``compare_onnxruntime``, the latency of ``pairs``
-    alternating runs against onnxruntime (2 threads) and the largest output difference.
-    Returns the numbers printed, by name.
-    """
-    import statistics
-    import sys
-    import time
-
-    from xrelay.frontends.onnx import from_onnx
-    from xrelay.testing import onnx_models
-    from xrelay.transforms.liveness import memory_lower_bound
-
-    out = out or sys.stdout
-    model = onnx_models.resnet18(image=image)
-    mod, params = from_onnx(model)
-    t0 = time.perf_counter()
-    m = build(mod, params, opt_level=3, plan=plan)
-    build_s = time.perf_counter() - t0
-    steps = len(m.executor.steps)
-    lower = memory_lower_bound(m.program)
-    out.write(
-        f"ResNet-18 ({image}x{image}): built in {build_s:.2f} s, {steps} steps, "
-        f"{len(m.param_names)} params\n{m.memory_report()}\n"
-        f"arena {m.arena_bytes} bytes vs lower bound {lower} bytes "
-        f"(ratio {m.arena_bytes / max(lower, 1):.4f})\n"
-    )
-    x = np.random.default_rng(0).standard_normal((1, 3, image, image)).astype("float32")
-    m.run(data=x)
-    numbers: dict[str, Any] = {"arena_bytes": m.arena_bytes, "lower_bound": lower}
-    if compare_onnxruntime:
-        import onnxruntime as ort
-
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 2
-        so.log_severity_level = 3
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        sess = ort.InferenceSession(
-            model.SerializeToString(), so, providers=["CPUExecutionProvider"]
-        )
-        (expect,) = sess.run(None, {"data": x})
-        err = float(np.max(np.abs(m.get_output(0) - expect)))
-        a, b = [], []
-        for _ in range(max(1, pairs)):
-            t = time.perf_counter()
-            m.run()
-            a.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            sess.run(None, {"data": x})
-            b.append(time.perf_counter() - t)
-        ratio = statistics.median(x_ / y_ for x_, y_ in zip(a, b))
-        out.write(
-            f"latency: xrelay {statistics.median(a) * 1000:.2f} ms, onnxruntime "
-            f"{statistics.median(b) * 1000:.2f} ms, ratio {ratio:.3f} (median of {len(a)} "
-            f"pairs); max |xrelay - onnxruntime| = {err:.2e}\n"
-        )
-        numbers.update(ratio=ratio, max_abs_err=err)
-    return numbers
