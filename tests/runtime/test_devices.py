@@ -163,3 +163,17 @@ def test_register_device_errors():
     with pytest.raises(DeviceError, match="no memory scope 'l3'"):
         _ = xrelay.VirtualDevice("testnpu", memory_scope="l3").memory_space
     assert module_op(_graph(True)) is not None
+
+
+def test_lower_bound_sums_the_memory_spaces():
+    """Buffers of different memory spaces never share bytes: the report's lower bound is the
+    sum of each space's max-live bytes (here each space is planned at its bound)."""
+    from xrelay.transforms.planners import lower_bound
+    from xrelay.transforms.planners.model import Buffer, Pool
+
+    pools = [Pool("a", None, 1), Pool("b", None, 1)]
+    buffers = [Buffer("x", 100, 0, 1, pools=("a",)), Buffer("y", 50, 2, 3, pools=("b",))]
+    assert lower_bound(buffers, pools) == 150
+    assert lower_bound([Buffer("x", 100, 0, 1), Buffer("y", 50, 2, 3)], pools) == 100
+    buffers, pools, plan = _build()._plan_info
+    assert plan.total_size == lower_bound(buffers, pools)

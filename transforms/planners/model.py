@@ -198,8 +198,18 @@ def peak(buffers: Sequence[Buffer]) -> tuple[int, int]:
 
 def lower_bound(buffers: Sequence[Buffer], pools: Sequence[Pool] | None = None) -> int:
     """Max over steps of live bytes, each buffer counted with its smallest footprint over
-    the pools it may use. No plan can use fewer bytes in total over all pools."""
+    the pools it may use. No plan can use fewer bytes in total over all pools.
+
+    When the buffers fall into groups whose allowed pools do not overlap (one group per
+    memory space of a device-planned program), no two groups can share bytes, so the bound
+    is the sum of the groups' bounds."""
     pools = list(pools) if pools is not None else default_pools()
+    groups: dict[frozenset[str], list[Buffer]] = {}
+    for b in buffers:
+        groups.setdefault(frozenset(p.name for p in allowed_pools(b, pools)), []).append(b)
+    keys = list(groups)
+    if len(keys) > 1 and not any(a & b for i, a in enumerate(keys) for b in keys[i + 1 :]):
+        return sum(lower_bound(group, pools) for group in groups.values())
     return _sweep(
         (min(footprint(b, p) for p in allowed_pools(b, pools)), b.start, b.end)
         for b in buffers
