@@ -25,6 +25,7 @@ from xrelay.runtime.fast_kernels import (
     _epilogue_thunks,
     _float_same,
     _matmul_ranges,
+    _ranges,
     _sequence,
     _split,
     _valid_range,
@@ -104,10 +105,24 @@ def _winograd_nhwc(x, w, out, a, ws, opts):
     inner = _Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
     inner.fixed = opts.fixed
     opts.scratch += [xt, ot]
-    thunks: list[tuple[str, Thunk]] = [("copy", functools.partial(np.copyto, xt, x.transpose(0, 3, 1, 2)))]
+    parts = _chunks(opts)
+    thunks: list[tuple[str, Thunk]] = []
+    for b in range(n):
+
+        def to_channels_first(y0: int, y1: int, b: int = b) -> Thunk:
+            return functools.partial(np.copyto, xt[b, :, y0:y1], x[b, y0:y1].transpose(2, 0, 1))
+
+        thunks.append(("copy", _split(opts, to_channels_first, _ranges(h, parts), h)))
     thunks += _winograd(xt, w_oihw, ot, ws, (a["padding"][0], a["padding"][1]), tile, inner)
-    thunks.append(("copy", functools.partial(np.copyto, out, ot.transpose(0, 2, 3, 1))))
-    thunks += [("elementwise", t) for t in _epilogue_thunks(opts.epilogue, out, ())]
+    for b in range(n):
+
+        def finish(y0: int, y1: int, b: int = b) -> Thunk:
+            # back to channels last, then the epilogue on those rows while they are in cache
+            steps = [functools.partial(np.copyto, out[b, y0:y1], ot[b, :, y0:y1].transpose(1, 2, 0))]
+            steps += _epilogue_thunks(opts.epilogue, out, (b, slice(y0, y1)))
+            return _sequence(steps)
+
+        thunks.append(("conv", _split(opts, finish, _ranges(oh, parts), oh)))
     return thunks
 
 
