@@ -40,6 +40,7 @@ from xrelay.dialects.relay import (
     tensor_type,
 )
 from xrelay.dialects.relay.dtypes import dtype_from_numpy
+from xrelay.runtime.ndarray import NDArray
 
 __all__ = [
     "Any",
@@ -304,7 +305,7 @@ class Constant(Expr):
         if dtype is not None and arr.dtype != numpy_dtype(dtype):
             arr = arr.astype(numpy_dtype(dtype))
         dt = dtype or dtype_from_numpy(arr.dtype)
-        self.data = arr
+        self.data = arr.view(NDArray)  # numpy, with TVM's .numpy()
         self.name = name
         self._type = tensor_type(arr.shape, dt)
 
