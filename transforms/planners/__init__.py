@@ -3,7 +3,9 @@ Static memory planners: assign every buffer of a schedule a pool and an offset.
 
 Public API: the data model (``Buffer``, ``Pool``, ``Plan``, ``PlanError``), ``plan_memory``
 with the algorithms named in ``ALGORITHMS``, the bounds ``lower_bound`` and ``peak``, the
-independent checker ``verify_plan``, and ``format_report``/``plot_plan`` for humans.
+independent checker ``verify_plan``, and ``format_report``/``plot_plan`` for humans (plus
+ExecuTorch's reporting forms ``memory_planning_info``, ``print_memory_planning_info`` and
+``peak_memory_usages_per_memory``).
 """
 
 from xrelay.transforms.planners.model import (
@@ -16,7 +18,13 @@ from xrelay.transforms.planners.model import (
     verify_plan,
 )
 from xrelay.transforms.planners.plan import ALGORITHMS, plan_memory
-from xrelay.transforms.planners.report import format_report, plot_plan
+from xrelay.transforms.planners.report import (
+    format_report,
+    memory_planning_info,
+    peak_memory_usages_per_memory,
+    plot_plan,
+    print_memory_planning_info,
+)
 
 __all__ = [
     "ALGORITHMS",
@@ -26,8 +34,11 @@ __all__ = [
     "Pool",
     "format_report",
     "lower_bound",
+    "memory_planning_info",
     "peak",
+    "peak_memory_usages_per_memory",
     "plan_memory",
     "plot_plan",
+    "print_memory_planning_info",
     "verify_plan",
 ]

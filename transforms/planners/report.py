@@ -1,9 +1,15 @@
 """
 Human-readable views of a plan: ExecuTorch-style tables and a matplotlib picture.
+
+``format_report`` is xrelay's table (arena used, live peak, lower bound, algorithm);
+``memory_planning_info`` / ``print_memory_planning_info`` and
+``peak_memory_usages_per_memory`` are ExecuTorch Cadence's reporting forms, with its columns
+and its unrounded per-memory peaks.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,7 +23,10 @@ from xrelay.transforms.planners.model import (
     default_pools,
     footprint,
     lower_bound,
+    peak,
 )
+
+_logger = logging.getLogger("xrelay.planners")
 
 
 def _placed_peak(buffers: Sequence[Buffer], pools: Sequence[Pool], plan: Plan) -> tuple[int, int]:
@@ -130,3 +139,56 @@ def plot_plan(
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def peak_memory_usages_per_memory(
+    buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: Plan
+) -> list[int]:
+    """ExecuTorch's ``find_peak_memory_usages_per_memory``: for each pool in order, up to the
+    last pool that holds a buffer, the highest ``offset + size`` of its buffers -- the byte
+    size, not rounded up to the alignment (``plan.pool_sizes`` holds the rounded arena)."""
+    pools = list(pools) if pools is not None else default_pools()
+    usage = {p.name: 0 for p in pools}
+    for b in buffers:
+        pool, offset = plan.offsets[b.name]
+        usage[pool] = max(usage[pool], offset + b.size)
+    used = [i for i, p in enumerate(pools) if any(plan.offsets[b.name][0] == p.name for b in buffers)]
+    last = used[-1] + 1 if used else 0
+    return [usage[p.name] for p in pools[:last]]
+
+
+def _info_tables(buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: Plan) -> tuple[str, str]:
+    pools = list(pools) if pools is not None else default_pools()
+    peaks = peak_memory_usages_per_memory(buffers, pools, plan)
+    rows = [
+        [p.name, hex(p.base_address), "unbounded" if p.size is None else p.size, usage]
+        for p, usage in zip(pools, peaks)
+    ]
+    per_space = tabulate(
+        rows,
+        headers=["Memory Space", "Base Address", "Memory Size (Bytes)", "Peak Memory Usage (Bytes)"],
+        tablefmt="outline",
+    )
+    total, node = peak(buffers)
+    summary = tabulate(
+        [["Peak memory usage across all spaces", f"{total} bytes", f"Node {node}"]], tablefmt="outline"
+    )
+    return per_space, summary
+
+
+def memory_planning_info(buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: Plan) -> str:
+    """The two tables of ExecuTorch's ``print_memory_planning_info``, as text: per memory
+    space (name, base address, size, peak usage as ``peak_memory_usages_per_memory``) and
+    the peak across all spaces with the step ("Node") where it occurs. ``format_report``
+    is the richer table (arena, live peak, lower bound, algorithm)."""
+    return "\n".join(_info_tables(buffers, pools, plan))
+
+
+def print_memory_planning_info(
+    buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: Plan
+) -> None:
+    """ExecuTorch's ``print_memory_planning_info``: log the two tables of
+    ``memory_planning_info`` at INFO level (logger ``xrelay.planners``), each after a
+    newline, as ExecuTorch does."""
+    for table in _info_tables(buffers, pools, plan):
+        _logger.info("\n" + table)
