@@ -1,6 +1,7 @@
 """ONNX int8 models made by onnxruntime's own quantizer, to check the qnn path against it.
 
-``quantize(model, inputs, per_channel, quant_format)`` runs
+``quantize(model, inputs, per_channel, quant_format)`` runs onnxruntime's pre-processing
+(``quant_pre_process``: batch norms folded, shapes inferred) and
 ``onnxruntime.quantization.quantize_static`` with random calibration data made here
 (``calibration_inputs``), in QDQ format (QuantizeLinear/DequantizeLinear pairs around float
 ops, onnxruntime's default) or QOperator format (QLinearConv, QLinearMatMul, ...).
@@ -56,9 +57,14 @@ def quantize(
         def get_next(self):
             return next(self.it, None)
 
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
     with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp) / "f32.onnx", Path(tmp) / "int8.onnx"
-        onnx.save(model, src)
+        raw, src, dst = Path(tmp) / "raw.onnx", Path(tmp) / "f32.onnx", Path(tmp) / "int8.onnx"
+        onnx.save(model, raw)
+        # onnxruntime's recommended pre-processing: graph optimisation (batch norms folded into
+        # the convolutions) and shape inference
+        quant_pre_process(str(raw), str(src), skip_symbolic_shape=True)
         quantize_static(
             str(src), str(dst), Reader(), quant_format=getattr(QuantFormat, quant_format),
             per_channel=per_channel, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,

@@ -27,6 +27,7 @@ PASSES: dict[str, str] = {
     "dead-code-elimination": "dead_code_elimination.DeadCodeEliminationPass",
     "defuse-ops": "defuse_ops.DefuseOpsPass",
     "eliminate-common-subexpr": "eliminate_common_subexpr.EliminateCommonSubexprPass",
+    "fake-quantization-to-integer": "fake_quantization_to_integer.FakeQuantizationToIntegerPass",
     "fold-constant": "fold_constant.FoldConstantPass",
     "fold-scale-axis": "fold_scale_axis.FoldScaleAxisPass",
     "forward-fold-scale-axis": "forward_fold_scale_axis.ForwardFoldScaleAxisPass",

@@ -1,0 +1,368 @@
+"""``fake-quantization-to-integer``: float ops between dequantize and quantize become integer ops.
+
+Relay's ``FakeQuantizationToInteger`` (``src/relay/transforms/fake_quantization_to_integer.cc``):
+a QDQ model (``qnn.dequantize`` -> float op -> ``qnn.quantize``, as ONNX QDQ imports give)
+computes in integers. Each float value that is exactly ``dequantize(q, scale, zero_point)`` of
+an integer value is tracked through the ops below, and a ``qnn.quantize`` of such a value becomes
+``qnn.requantize`` of the integer one; the float ops then die.
+
+* ``nn.conv2d`` / ``nn.dense`` / ``nn.matmul`` (constant B) / ``nn.batch_matmul`` of dequantized
+  operands: ``qnn.conv2d`` / ``qnn.dense`` / ``qnn.batch_matmul`` — int32 results with scale
+  ``s_x * s_w`` (per output channel for per-channel weights) and zero point 0;
+* ``add`` / ``nn.bias_add`` of such a result and a float constant: the constant quantized to int32
+  with the result's scale (as onnxruntime quantizes biases);
+* ``add`` of two dequantized values quantized by one ``qnn.quantize``: ``qnn.add``;
+* ``nn.relu`` (``maximum(q, zp)``), ``nn.max_pool2d`` (positive scales), ``nn.global_avg_pool2d``
+  (the int32 sum, scale ``s / (H*W)``, zero point ``zp * H*W``), and the layout ops ``reshape``,
+  ``nn.batch_flatten``, ``transpose``, ``squeeze``, ``expand_dims`` on per-tensor values.
+
+Everything else stays float (Relay leaves ops without a rule too). The requantize uses the
+current ``requantize_config`` (UPWARD, int64 by default).
+
+```mlir
+%x = qnn.dequantize %q, %sx, %zx : (tensor<1x3x8x8xui8>, tensor<f32>, tensor<i32>) -> tensor<1x3x8x8xf32>
+%w = qnn.dequantize %wq, %sw, %zw {axis = 0} : (tensor<4x3x3x3xi8>, tensor<4xf32>, tensor<i32>) -> tensor<4x3x3x3xf32>
+%c = relay.nn.conv2d %x, %w {...} : (...) -> tensor<1x4x6x6xf32>
+%y = qnn.quantize %c, %sy, %zy {out_dtype = "uint8"} : (...) -> tensor<1x4x6x6xui8>
+// becomes
+%acc = qnn.conv2d %q, %wq, %zx, %zw, %sx, %sw {...} : (...) -> tensor<1x4x6x6xi32>
+%y = qnn.requantize %acc, %s_acc, %zero, %sy, %zy {axis = 1, out_dtype = "uint8"} : (...) -> tensor<1x4x6x6xui8>
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xrelay.dialects.qnn import QNN_OPS
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, shape_of
+from xrelay.transforms._relay_rewrite import constant_value, tensor_dtype
+from xrelay.transforms.dead_code_elimination import DeadCodeEliminationPass
+
+
+@dataclass
+class Affine:
+    """A float value that equals ``(q - zp) * scale``; ``axis`` is where vector parameters lie."""
+
+    q: SSAValue
+    scale: np.ndarray
+    zp: np.ndarray
+    axis: int | None = None
+
+    @property
+    def per_tensor(self) -> bool:
+        return self.scale.size == 1 and self.zp.size == 1
+
+
+class _Builder:
+    def __init__(self, anchor: Operation):
+        self.anchor = anchor
+
+    def op(self, name: str, operands: list[SSAValue], **attrs) -> SSAValue:
+        cls = QNN_OPS[name] if name.startswith("qnn.") else RELAY_OPS[name]
+        new = cls.make(operands, **attrs)
+        Rewriter.insert_op(new, InsertPoint.before(self.anchor))
+        return new.results[0]
+
+    def const(self, array: np.ndarray, dtype: str) -> SSAValue:
+        new = ConstantOp.from_numpy(np.asarray(array).astype(np.dtype(dtype)), None, dtype)
+        Rewriter.insert_op(new, InsertPoint.before(self.anchor))
+        return new.result
+
+
+def _scalar(a: np.ndarray) -> np.ndarray:
+    return a.reshape(()) if a.size == 1 else a.reshape(-1)
+
+
+class FakeQuantizationToInteger:
+    """One forward walk over a function: track affine values, rewrite what a rule covers."""
+
+    def __init__(self, integer_add: bool = True) -> None:
+        self.integer_add = integer_add
+        self.aff: dict[SSAValue, Affine] = {}
+        self.adds: dict[SSAValue, tuple[Affine, Affine]] = {}
+        self.changed = False
+
+    def run(self, fn: func.FuncOp) -> None:
+        for op in list(fn.walk()):
+            if isinstance(op, RelayOp) and op.parent is not None:
+                self.visit(op)
+
+    def visit(self, op: RelayOp) -> None:
+        name = op.RELAY_NAME
+        rule = getattr(self, "rule_" + name.replace(".", "_"), None)
+        if rule is None:
+            return
+        if name in ("qnn.dequantize", "qnn.quantize") or any(o in self.aff for o in op.operands):
+            rule(op)
+
+    def get(self, v: SSAValue) -> Affine | None:
+        return self.aff.get(v)
+
+    # ---- sources and sinks --------------------------------------------------------------
+
+    def rule_qnn_dequantize(self, op: RelayOp) -> None:
+        s, zp = constant_value(op.operands[1]), constant_value(op.operands[2])
+        if s is None or zp is None or op.attrs["out_dtype"] != "float32":
+            return
+        rank = len(shape_of(op.operands[0].type))
+        axis = op.attrs["axis"] % rank if rank else None
+        self.aff[op.results[0]] = Affine(op.operands[0], _scalar(s.astype(np.float32)), _scalar(zp.astype(np.int32)), axis)
+
+    def rule_qnn_quantize(self, op: RelayOp) -> None:
+        v = op.operands[0]
+        s, zp = constant_value(op.operands[1]), constant_value(op.operands[2])
+        if s is None or zp is None or s.size != 1 or zp.size != 1:
+            return
+        out_dtype = op.attrs["out_dtype"]
+        b = _Builder(op)
+        a = self.get(v)
+        if a is not None:
+            if a.per_tensor and float(a.scale) == float(s) and int(a.zp) == int(zp) and tensor_dtype(a.q) == out_dtype:
+                new = a.q
+            else:
+                new = b.op(
+                    "qnn.requantize",
+                    [a.q, b.const(a.scale, "float32"), b.const(a.zp, "int32"), b.const(s.reshape(()), "float32"),
+                     b.const(zp.reshape(()), "int32")],
+                    axis=a.axis if a.axis is not None else -1, out_dtype=out_dtype,
+                )  # fmt: skip
+        elif v in self.adds:
+            x, y = self.adds[v]
+            if not (tensor_dtype(x.q) == tensor_dtype(y.q) == out_dtype and x.per_tensor and y.per_tensor):
+                return
+            new = b.op(
+                "qnn.add",
+                [x.q, y.q, b.const(x.scale, "float32"), b.const(x.zp, "int32"), b.const(y.scale, "float32"),
+                 b.const(y.zp, "int32"), b.const(s.reshape(()), "float32"), b.const(zp.reshape(()), "int32")],
+            )  # fmt: skip
+        else:
+            return
+        op.results[0].replace_all_uses_with(new)
+        self.changed = True
+
+    # ---- products -----------------------------------------------------------------------
+
+    def _weights(self, w: Affine, o_axis: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Kernel scale and zero point, per output channel along ``o_axis`` or per tensor."""
+        if w.per_tensor:
+            return w.scale, w.zp
+        if w.axis != o_axis or not np.all(w.zp == w.zp.reshape(-1)[0]):
+            return None
+        return w.scale, w.zp.reshape(-1)[:1].reshape(())
+
+    def rule_nn_conv2d(self, op: RelayOp) -> None:
+        x, w = self.get(op.operands[0]), self.get(op.operands[1])
+        a = op.attrs
+        if x is None or w is None or not x.per_tensor or a["out_dtype"] not in ("", "float32"):
+            return
+        if a["data_layout"] != "NCHW" or a["kernel_layout"] != "OIHW" or a["out_layout"] not in ("", "NCHW"):
+            return
+        wk = self._weights(w, 0)
+        if wk is None or tensor_dtype(x.q) not in ("int8", "uint8") or tensor_dtype(w.q) not in ("int8", "uint8"):
+            return
+        ws, wz = wk
+        groups, o = a["groups"], shape_of(op.operands[1].type)[0]
+        if groups != 1 and not (a["channels"] == groups == shape_of(op.operands[0].type)[1] and o == groups):
+            return
+        b = _Builder(op)
+        attrs = {k: a[k] for k in ("strides", "padding", "dilation", "groups", "kernel_size", "data_layout", "kernel_layout")}
+        attrs["channels"] = o
+        acc = b.op(
+            "qnn.conv2d",
+            [x.q, w.q, b.const(x.zp, "int32"), b.const(wz, "int32"), b.const(x.scale, "float32"), b.const(ws, "float32")],
+            out_dtype="int32", **attrs,
+        )  # fmt: skip
+        scale = (np.float32(x.scale) * ws).astype(np.float32)
+        self.aff[op.results[0]] = Affine(acc, _scalar(scale), np.zeros((), np.int32), 1)
+
+    def _dense(self, op: RelayOp, x: Affine, w: Affine, wq: SSAValue, w_axis: int, units: int) -> None:
+        wk = self._weights(w, w_axis)
+        if wk is None or not x.per_tensor or tensor_dtype(x.q) not in ("int8", "uint8", "int16", "uint16"):
+            return
+        if tensor_dtype(w.q) not in ("int8", "uint8"):
+            return
+        ws, wz = wk
+        b = _Builder(op)
+        acc = b.op(
+            "qnn.dense",
+            [x.q, wq, b.const(x.zp, "int32"), b.const(wz, "int32"), b.const(x.scale, "float32"), b.const(ws, "float32")],
+            units=units, out_dtype="int32",
+        )  # fmt: skip
+        scale = (np.float32(x.scale) * ws).astype(np.float32)
+        rank = len(shape_of(op.results[0].type))
+        self.aff[op.results[0]] = Affine(acc, _scalar(scale), np.zeros((), np.int32), rank - 1)
+
+    def rule_nn_dense(self, op: RelayOp) -> None:
+        x, w = self.get(op.operands[0]), self.get(op.operands[1])
+        if x is None or w is None or op.attrs["out_dtype"] not in ("", "float32"):
+            return
+        self._dense(op, x, w, w.q, 0, shape_of(op.operands[1].type)[0])
+
+    def rule_nn_matmul(self, op: RelayOp) -> None:
+        x, w = self.get(op.operands[0]), self.get(op.operands[1])
+        a = op.attrs
+        if x is None or w is None or a["transpose_a"] or a["out_dtype"] not in ("", "float32"):
+            return
+        if a["transpose_b"]:
+            self._dense(op, x, w, w.q, 0, shape_of(op.operands[1].type)[0])
+            return
+        b = _Builder(op)
+        wt = b.op("transpose", [w.q], axes=[1, 0])
+        self._dense(op, x, w, wt, 1, shape_of(op.operands[1].type)[1])
+
+    def rule_nn_batch_matmul(self, op: RelayOp) -> None:
+        x, y = self.get(op.operands[0]), self.get(op.operands[1])
+        a = op.attrs
+        if x is None or y is None or not (x.per_tensor and y.per_tensor) or a["transpose_a"]:
+            return
+        if tensor_dtype(x.q) not in ("int8", "uint8") or tensor_dtype(y.q) not in ("int8", "uint8"):
+            return
+        if a["out_dtype"] not in ("", "float32"):
+            return
+        b = _Builder(op)
+        yq = y.q if a["transpose_b"] else b.op("transpose", [y.q], axes=[0, 2, 1])
+        acc = b.op(
+            "qnn.batch_matmul",
+            [x.q, yq, b.const(x.zp, "int32"), b.const(y.zp, "int32"), b.const(x.scale, "float32"), b.const(y.scale, "float32")],
+        )  # fmt: skip
+        self.aff[op.results[0]] = Affine(acc, np.float32(x.scale) * np.float32(y.scale), np.zeros((), np.int32), None)
+
+    # ---- adds -----------------------------------------------------------------------------
+
+    def _add_constant(self, op: RelayOp, v: Affine, c: np.ndarray, c_axis: int | None) -> None:
+        """``v + c`` for an int32 accumulator ``v`` (zero point 0) and a float constant ``c``
+        (``c_axis``: a bias vector along that axis): ``c`` quantized with ``v``'s scale."""
+        out_shape = shape_of(op.results[0].type)
+        rank = len(out_shape)
+        if tensor_dtype(v.q) != "int32" or np.any(v.zp != 0) or out_shape != shape_of(v.q.type):
+            return
+        if c_axis is not None:
+            shape = [1] * rank
+            shape[c_axis] = c.size
+            c = c.reshape(shape)
+        if c.ndim > rank:
+            return
+        c = c.reshape((1,) * (rank - c.ndim) + c.shape)
+        scale = v.scale
+        if scale.ndim:
+            if v.axis is None:
+                return
+            shape = [1] * rank
+            shape[v.axis] = scale.size
+            scale = scale.reshape(shape)
+        with np.errstate(all="ignore"):
+            cq = np.round(c.astype(np.float64) / scale.astype(np.float64))
+        if not np.all(np.isfinite(cq)) or np.abs(cq).max(initial=0) >= 2**31:
+            return
+        b = _Builder(op)
+        new = b.op("add", [v.q, b.const(cq.astype(np.int32), "int32")])
+        if shape_of(new.type) != out_shape:
+            return
+        self.aff[op.results[0]] = Affine(new, v.scale, v.zp, v.axis)
+
+    def _float_constant(self, v: SSAValue) -> np.ndarray | None:
+        """A float constant, or a dequantized constant (an int32 bias), as float64."""
+        c = constant_value(v)
+        if c is not None:
+            return c.astype(np.float64) if c.dtype.kind == "f" else None
+        a = self.get(v)
+        q = None if a is None else constant_value(a.q)
+        if q is None:
+            return None
+        shape = [1] * q.ndim
+        if a.scale.ndim and a.axis is not None:
+            shape[a.axis] = a.scale.size
+        s = a.scale.astype(np.float64).reshape(shape if a.scale.ndim else ())
+        z = a.zp.astype(np.float64).reshape(shape if a.zp.ndim else ())
+        return (q.astype(np.float64) - z) * s
+
+    def rule_nn_bias_add(self, op: RelayOp) -> None:
+        v, c = self.get(op.operands[0]), self._float_constant(op.operands[1])
+        if v is not None and c is not None:
+            rank = len(shape_of(op.results[0].type))
+            self._add_constant(op, v, c, op.attrs["axis"] % rank)
+
+    def rule_add(self, op: RelayOp) -> None:
+        lhs, rhs = op.operands
+        for v, other in ((lhs, rhs), (rhs, lhs)):
+            a, c = self.get(v), self._float_constant(other)
+            if a is not None and c is not None and tensor_dtype(a.q) == "int32":
+                self._add_constant(op, a, c, None)
+                if op.results[0] in self.aff:
+                    return
+        x, y = self.get(lhs), self.get(rhs)
+        if x is not None and y is not None and self.integer_add:
+            if shape_of(lhs.type) == shape_of(rhs.type) == shape_of(op.results[0].type):
+                self.adds[op.results[0]] = (x, y)
+
+    # ---- value-preserving ops --------------------------------------------------------------
+
+    def rule_nn_relu(self, op: RelayOp) -> None:
+        v = self.get(op.operands[0])
+        if v is None or not v.zp.size == 1:
+            return
+        b = _Builder(op)
+        new = b.op("maximum", [v.q, b.const(v.zp, tensor_dtype(v.q))])
+        self.aff[op.results[0]] = Affine(new, v.scale, v.zp, v.axis)
+
+    def rule_nn_max_pool2d(self, op: RelayOp) -> None:
+        v = self.get(op.operands[0])
+        if v is None or np.any(v.scale <= 0) or (not v.per_tensor and v.axis != 1) or op.attrs["layout"] != "NCHW":
+            return
+        new = _Builder(op).op("nn.max_pool2d", [v.q], **op.attrs)
+        self.aff[op.results[0]] = Affine(new, v.scale, v.zp, v.axis)
+
+    def rule_nn_global_avg_pool2d(self, op: RelayOp) -> None:
+        v = self.get(op.operands[0])
+        if v is None or op.attrs["layout"] != "NCHW" or (not v.per_tensor and v.axis != 1):
+            return
+        h, w = shape_of(op.operands[0].type)[2:]
+        b = _Builder(op)
+        total = b.op("sum", [b.op("cast", [v.q], dtype="int32")], axis=[2, 3], keepdims=True)
+        n = h * w
+        self.aff[op.results[0]] = Affine(total, (v.scale / np.float32(n)).astype(np.float32), v.zp * n, v.axis)
+
+    def _layout(self, op: RelayOp) -> None:
+        v = self.get(op.operands[0])
+        if v is None or not v.per_tensor or len(op.operands) != 1:
+            return
+        new = _Builder(op).op(op.RELAY_NAME, [v.q], **op.attrs)
+        self.aff[op.results[0]] = Affine(new, v.scale, v.zp, None)
+
+    rule_reshape = rule_nn_batch_flatten = rule_transpose = rule_squeeze = rule_expand_dims = _layout
+
+
+@dataclass(frozen=True)
+class FakeQuantizationToIntegerPass(ModulePass):
+    """Rewrite dequantize -> float ops -> quantize into integer qnn/relay ops (Relay's FQ2I)."""
+
+    name = "fake-quantization-to-integer"
+    relay_name: ClassVar[str] = "FakeQuantizationToInteger"
+    opt_level: ClassVar[int] = 0
+    required: ClassVar[tuple[str, ...]] = ("InferType",)
+
+    integer_add: bool = True
+    """Relay's rule turns ``quantize(add(dequantize a, dequantize b))`` into ``qnn.add`` (each
+    side requantized to the output, then added: two roundings). ``false`` keeps that add in
+    float, one rounding, as onnxruntime's QLinearAdd computes it; it still fuses into one
+    function on int8 buffers."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        changed = False
+        for fn in list(op.ops):
+            if isinstance(fn, func.FuncOp) and fn.body.blocks:
+                walk = FakeQuantizationToInteger(self.integer_add)
+                walk.run(fn)
+                changed |= walk.changed
+        if changed:
+            DeadCodeEliminationPass().apply(ctx, op)
