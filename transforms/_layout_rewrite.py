@@ -35,8 +35,13 @@ from xrelay.dialects.relay.layout import Layout, LayoutError, infer_layout, same
 
 logger = logging.getLogger("xrelay.layout")
 
-NewCall = Callable[[RelayOp, dict[str, Any], list[TensorType]], tuple[str, dict[str, Any]]]
-"""The pass's hook: ``(op, attrs, old input types) -> (op name, attrs)`` of the replacement."""
+NewCall = Callable[
+    [RelayOp, dict[str, Any], list[TensorType], list[SSAValue]],
+    tuple[str, dict[str, Any], list[SSAValue]],
+]
+"""The pass's hook: ``(op, attrs, old input types, new inputs) -> (op name, attrs, inputs)``
+of the replacement (Relay's CallWithNewLayouts; the inputs may be new values built before
+``op``, which are then treated as the inputs they replace)."""
 
 
 @dataclass
@@ -74,7 +79,7 @@ class LayoutRewriter:
             return hit
         out = value
         if src.ndim_primal < dst.ndim_primal:
-            if shape_of(value.type) == ():  # a scalar broadcasts in any layout
+            if all(d == 1 for d in shape_of(value.type)):  # one element broadcasts in any layout
                 self.memo[key] = value
                 return value
             src_expanded = src.expand_primal(dst)
@@ -106,14 +111,15 @@ class LayoutRewriter:
         old_cur, old_out = first.inputs, first.outputs
         new_prd_inferred = [n if n is not None else c for n, c in zip(new_prd, old_cur, strict=True)]
         old_prd_inferred = [o if o is not None else c for o, c in zip(old_prd, old_cur, strict=True)]
-        new_name, new_attrs = self.new_call(op, first.attrs, types)
+        new_name, new_attrs, new_args = self.new_call(op, first.attrs, types, [a.value for a in alts])
+        if len(new_args) != len(alts):
+            raise LayoutError(f"{op.name}: the replacement takes {len(new_args)} inputs, not {len(alts)}")
         second = infer_layout(new_name, new_attrs, new_prd_inferred, old_prd_inferred, types)
         if second is None or len(second.inputs) != len(alts) or len(second.outputs) != len(op.results):
             return None
         new_cur, new_out = second.inputs, second.outputs
         args = []
-        for a, o_prd, o_cur, n_prd, n_cur in zip(alts, old_prd, old_cur, new_prd, new_cur, strict=True):
-            v = a.value
+        for v, o_prd, o_cur, n_prd, n_cur in zip(new_args, old_prd, old_cur, new_prd, new_cur, strict=True):
             if same(o_cur, o_prd):
                 v = self.transform(v, n_prd, n_cur, op)
             else:

@@ -7,6 +7,11 @@ output channels up to the SIMD width (``simd-width``, 16 float32 lanes for AVX-5
 largest divisor of the input channels up to ``oc``. A depthwise convolution gets
 ``OIHW1i{oc}o``; other grouped convolutions keep their layout.
 
+The rule per op is Relay's ``FTVMAlterOpLayout``: ``ALTER_OP_LAYOUT`` maps an op name to a
+rule, the x86 one for ``nn.conv2d`` by default; ``xrelay.relay.op.register_alter_op_layout``
+and ``TempOpAttr(op, "FTVMAlterOpLayout", fn)`` install Relay-style Python rules (functions of
+``(attrs, inputs, tinfos, out_type)`` returning an expression) for the ported Relay tests.
+
 The ops between convolutions follow the blocked layout through their layout rules (see
 ``_layout_rewrite``), so ``layout_transform`` appears only at the edges of a run of blocked ops
 and where two layers use different block sizes. The kernel's transform has a constant input
@@ -24,11 +29,13 @@ when the weights are bound, and ``fold-constant`` does it at compile time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
@@ -68,6 +75,25 @@ def x86_conv2d_layouts(
     )
 
 
+AlterRule = Callable[
+    [RelayOp, dict[str, Any], list[TensorType], list[SSAValue], Operation],
+    tuple[str, dict[str, Any], list[SSAValue]] | None,
+]
+"""``(op, attrs, original input types, inputs, anchor) -> (op name, attrs, inputs)`` of the
+replacement (new input values built before ``anchor``), or None to keep the op."""
+
+ALTER_OP_LAYOUT: dict[str, AlterRule] = {}
+"""Relay's FTVMAlterOpLayout by op name."""
+
+
+def _x86_conv2d(op, attrs, types, args, anchor, simd_width: int = 16):
+    altered = x86_conv2d_layouts(types[0], types[1], attrs, simd_width)
+    return None if altered is None else ("nn.conv2d", altered, args)
+
+
+ALTER_OP_LAYOUT["nn.conv2d"] = _x86_conv2d
+
+
 @dataclass(frozen=True)
 class AlterOpLayoutPass(ModulePass):
     """Blocked NCHW{c}c layouts for convolutions (TVM's x86 rule); the rest follows."""
@@ -83,11 +109,16 @@ class AlterOpLayoutPass(ModulePass):
         if self.simd_width < 1:
             raise ValueError(f"alter-op-layout: simd-width must be positive, got {self.simd_width}")
 
-        def new_call(o: RelayOp, attrs: dict[str, Any], types: list[TensorType]) -> tuple[str, dict[str, Any]]:
-            if o.RELAY_NAME == "nn.conv2d":
-                altered = x86_conv2d_layouts(types[0], types[1], attrs, self.simd_width)
-                if altered is not None:
-                    return "nn.conv2d", altered
-            return o.RELAY_NAME, attrs
+        def new_call(
+            o: RelayOp, attrs: dict[str, Any], types: list[TensorType], args: list[SSAValue]
+        ) -> tuple[str, dict[str, Any], list[SSAValue]]:
+            rule = ALTER_OP_LAYOUT.get(o.RELAY_NAME)
+            if rule is _x86_conv2d:
+                out = _x86_conv2d(o, attrs, types, args, o, self.simd_width)
+            elif rule is not None:
+                out = rule(o, attrs, types, args, o)
+            else:
+                out = None
+            return (o.RELAY_NAME, attrs, args) if out is None else out
 
         LayoutRewriter(new_call).run(op)

@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
 from xrelay.dialects.relay import RELAY_OPS, RelayOp
@@ -108,15 +109,17 @@ class ConvertLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         desired = parse_desired_layouts(self.desired_layouts)
 
-        def new_call(o: RelayOp, attrs: dict[str, Any], types: list[TensorType]) -> tuple[str, dict[str, Any]]:
+        def new_call(
+            o: RelayOp, attrs: dict[str, Any], types: list[TensorType], args: list[SSAValue]
+        ) -> tuple[str, dict[str, Any], list[SSAValue]]:
             name = o.RELAY_NAME
             convert = CONVERT_LAYOUT.get(name)
             if convert is None:
-                return name, attrs
+                return name, attrs, args
             if name not in desired:
                 logger.warning("Desired layout(s) not specified for op: %s", name)
-                return name, attrs
+                return name, attrs, args
             new_name, new_attrs = convert(attrs, types, desired[name])
-            return new_name or name, new_attrs
+            return new_name or name, new_attrs, args
 
         LayoutRewriter(new_call).run(op)

@@ -109,3 +109,39 @@ def test_fold_scale_axis_folds_blocked_batch_norms():
     # 18 scales: 16 fold; bn_data's (before the input's layout_transform) and the last one
     # (no convolution after it) stay, as in Relay
     assert (before["relay.multiply"], after["relay.multiply"]) == (18, 2)
+
+
+def test_registered_python_rule_and_its_errors():
+    from xrelay import relay
+    from xrelay.relay.op_attr import TempOpAttr, register_alter_op_layout
+    from xrelay.transforms.alter_op_layout import ALTER_OP_LAYOUT
+
+    x = relay.var("x", shape=(1, 4, 6, 6))
+    w = relay.var("w", shape=(8, 4, 3, 3))
+    fn = relay.Function([x, w], relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1))))
+
+    def doubled(attrs, inputs, tinfos, out_type):
+        assert tinfos[1].shape == (8, 4, 3, 3) and out_type.dtype == "float32"
+        return relay.nn.conv2d(inputs[0], relay.multiply(inputs[1], relay.const(2.0)), **attrs)
+
+    x86 = ALTER_OP_LAYOUT["nn.conv2d"]
+    try:
+        register_alter_op_layout("nn.conv2d", doubled, level=101)
+        mod = transform.AlterOpLayout()(xrelay_module(fn))
+        assert [op.name for op in mod.module.walk() if op.name.startswith("relay.")][:3] == [
+            "relay.constant",
+            "relay.multiply",
+            "relay.nn.conv2d",
+        ]
+        with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", lambda *args: relay.Tuple([args[1][0]])):
+            with pytest.raises(ValueError, match="must return a call of an op"):
+                transform.AlterOpLayout()(xrelay_module(fn))
+        assert ALTER_OP_LAYOUT["nn.conv2d"] is not x86
+    finally:
+        ALTER_OP_LAYOUT["nn.conv2d"] = x86
+
+
+def xrelay_module(fn):
+    import xrelay
+
+    return xrelay.IRModule.from_expr(fn)

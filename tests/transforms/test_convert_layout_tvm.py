@@ -1,22 +1,21 @@
 """TVM v0.19's tests/python/relay/test_pass_convert_op_layout.py, ported (imports changed,
 ``tvm.ir.assert_structural_equal`` -> xrelay's structural comparison).
 
-Of TVM's 47 test functions (50 cases with parameters), 23 are here and pass; in
+Of TVM's 47 test functions (50 cases with parameters), 24 are here and pass; in
 ``test_conv_reduce_convert_layout`` the second sub-case (it rebuilds calls with source spans)
 is left out. ``test_transpose_convert_layout`` compares ``axes`` as lists instead of their
-printed form. The other 24 need what xrelay does not have:
+printed form. The other 23 need what xrelay does not have:
 
 * QNN ops in ConvertLayout (``qnn.conv2d``, requantize, ``qnn.add``/``concatenate``/avg_pool,
   conv2d_transpose): test_qnn_conv_requantize, _concat, _add, _nhwc, _transpose_requantize,
-  _avgpool_2d, test_different_ops (8);
+  _avgpool_2d, test_different_ops (7);
 * ops not in the dialect: ``nn.deformable_conv2d`` (2), ``slice_like``, ``nn.instance_norm``,
   ``vision.roi_align``/``roi_pool`` (2), ``topk``, ``image.resize2d`` (2), ``nn.l2_normalize``,
   ``vision.*`` in test_no_desired_layout, simulated quantize (test_simulated_quantize_...) (12);
 * ``nn.contrib_conv2d_nchwc`` in the Python API (xrelay spells it ``nn.conv2d`` with blocked
   layouts): test_resnet_convert_layout_nchwc, test_conv_split_convert_layout (2);
 * ``relay.transform.LayoutConfig`` (skipping layers): test_convert_with_config;
-  registering a Python ``FInferCorrectLayout``: test_infer_correct_layout;
-  ``relay.var`` without a shape (types from inference): test_bn_convert_layout (3).
+  registering a Python ``FInferCorrectLayout``: test_infer_correct_layout (2).
 """
 
 import xrelay as tvm
@@ -1137,3 +1136,39 @@ def test_conv_max_pool_uses_specified_convert_layout():
 
     assert_structural_equal(a, b)
 
+
+def test_bn_convert_layout():
+    def before():
+        x = relay.var("x", shape=(1, 56, 56, 64))
+        weight1 = relay.var("weight1", shape=(3, 3, 64, 32))
+        y = relay.nn.conv2d(
+            x,
+            weight1,
+            channels=32,
+            kernel_size=(3, 3),
+            padding=(1, 1),
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+        )
+        gamma = relay.var("gamma")
+        beta = relay.var("beta")
+        mean = relay.var("mean")
+        variance = relay.var("variance")
+        y, _, _ = relay.nn.batch_norm(y, gamma, beta, mean, variance, axis=3)
+        return relay.Function(analysis.free_vars(y), y)
+
+    a = before()
+    a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}))
+
+    # Check that there is only 1 NHWC to NCHW transform.
+    has_lt = list()
+    def find_op(x):
+        return has_lt.append(
+            isinstance(x, relay.expr.Call)
+            and x.op.name == "layout_transform"
+            and x.attrs.src_layout == "NCHW"
+            and x.attrs.dst_layout == "NHWC"
+        )
+    relay.analysis.post_order_visit(a, find_op)
+    has_lt = list(filter(lambda x: x, has_lt))
+    assert len(has_lt) == 1

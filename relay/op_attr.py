@@ -1,0 +1,107 @@
+"""Relay's per-op rewrite hooks from Python: ``FTVMAlterOpLayout``.
+
+``register_alter_op_layout(op_name)`` and ``TempOpAttr(op_name, "FTVMAlterOpLayout", fn)``
+install a Relay-style alter function for ``alter-op-layout``, as ``tvm.relay.op`` and
+``tvm.relay.testing.temp_op_attr`` do::
+
+    def alter_conv2d(attrs, inputs, tinfos, out_type):
+        data, weight = inputs
+        new_attrs = dict(attrs, data_layout="NCHW16c")
+        return relay.nn.conv2d(data, weight, **new_attrs)
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", alter_conv2d):
+        mod = relay.transform.AlterOpLayout()(mod)
+
+The function gets the op's attributes, its inputs as expressions (of the types the inputs
+have after the producers' rewrite), ``tinfos`` with the original ``shape`` and ``dtype`` of
+each input and ``out_type`` of the result; it returns a call of an op (whose arguments may be
+new expressions of the inputs) or None to keep the op. Relay's priority ``level`` is accepted
+and ignored: the last registration wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
+from xrelay.relay.expr import Attrs, Call, Op, Var
+from xrelay.transforms.alter_op_layout import ALTER_OP_LAYOUT
+
+__all__ = ["TempOpAttr", "register_alter_op_layout"]
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """What Relay's ``tinfos`` / ``out_type`` give an alter function: shape and dtype."""
+
+    shape: tuple[int | None, ...]
+    dtype: str
+
+
+def _info(t: Any) -> TensorInfo:
+    return TensorInfo(tuple(shape_of(t)), dtype_of(t.element_type))
+
+
+def python_alter_rule(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An ``ALTER_OP_LAYOUT`` rule running the Relay-style function ``fn``."""
+
+    def rule(op: RelayOp, attrs: dict[str, Any], types: list[Any], args: list[SSAValue], anchor: Operation):
+        from xrelay.relay.module import _Lowering
+
+        # Untyped, as in Relay: the call is typed after its arguments are transformed.
+        inputs = [Var(f"alter_input{i}") for i in range(len(args))]
+        res = fn(Attrs(attrs), inputs, [_info(t) for t in types], _info(op.results[0].type))
+        if res is None:
+            return None
+        if not isinstance(res, Call) or not isinstance(res.op, Op):
+            raise ValueError(f"the alter function of {op.name} must return a call of an op, got {res!r}")
+        env: dict[int, list[SSAValue]] = {id(v): [a] for v, a in zip(inputs, args, strict=True)}
+        block = Block()
+        lowering = _Lowering({})
+        new_args: list[SSAValue] = []
+        for arg in res.args:
+            lowering._emit_body(arg, block, env, "alter-op-layout")  # noqa: SLF001 - same package
+            new_args.extend(env[id(arg)])
+        for new in list(block.ops):
+            new.detach()
+            Rewriter.insert_op(new, InsertPoint.before(anchor))
+        return res.op.name, dict(res.attrs), new_args
+
+    return rule
+
+
+def register_alter_op_layout(op_name: str, alter_layout: Callable[..., Any] | None = None, level: int = 10):
+    """Register ``alter_layout`` as ``op_name``'s FTVMAlterOpLayout (usable as a decorator)."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        ALTER_OP_LAYOUT[op_name] = python_alter_rule(fn)
+        return fn
+
+    return register(alter_layout) if alter_layout is not None else register
+
+
+class TempOpAttr:
+    """Set an op attribute for the duration of a ``with`` block (Relay's testing helper)."""
+
+    def __init__(self, op_name: str, attr_key: str, attr_value: Callable[..., Any]):
+        if attr_key != "FTVMAlterOpLayout":
+            raise NotImplementedError(f"TempOpAttr: only FTVMAlterOpLayout can be set here, not {attr_key}")
+        self.op_name = op_name
+        self.rule = python_alter_rule(attr_value)
+        self.saved: Any = None
+
+    def __enter__(self) -> TempOpAttr:
+        self.saved = ALTER_OP_LAYOUT.get(self.op_name)
+        ALTER_OP_LAYOUT[self.op_name] = self.rule
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is None:
+            ALTER_OP_LAYOUT.pop(self.op_name, None)
+        else:
+            ALTER_OP_LAYOUT[self.op_name] = self.saved
