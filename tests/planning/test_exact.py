@@ -175,7 +175,9 @@ def test_time_limit_is_kept_and_best_plan_returned():
     assert lower_bound(buffers, POOLS) < plan.total_size < greedy.total_size
     probes = plan.stats["global"]["probes"]
     assert probes[0][:2] == (lower_bound(buffers, POOLS), "running")
-    assert any(outcome == "found" for _, outcome, _ in probes)
+    # Every later probe bisects between the bound and the best plan of its time.
+    assert all(lower_bound(buffers, POOLS) <= h < greedy.total_size for h, _, _ in probes)
+    assert plan.stats["global"]["proof_seconds"] is None
 
 
 def test_bounded_pool_below_every_greedy_plan():
