@@ -1307,6 +1307,12 @@ _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     "nn.conv2d": _or_channels_last(_fast_conv2d, "conv2d_nhwc"),
 }
 
+# int8 x int8 -> int32 convolution and dense (the lowered qnn ops), exact through float32 SGEMM
+from xrelay.runtime import fast_int8  # noqa: E402 - it uses this module's im2col
+
+_FAST["nn.conv2d"] = fast_int8.first(fast_int8.conv2d, _FAST["nn.conv2d"])
+_FAST["nn.dense"] = fast_int8.dense
+
 _FAMILY_OF = {
     "nn.conv2d": "matmul",
     "nn.dense": "matmul",

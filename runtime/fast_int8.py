@@ -1,0 +1,116 @@
+"""int8 x int8 -> int32 convolution and dense for the arena executor, bit-exact.
+
+The lowered qnn ops leave ``nn.conv2d`` / ``nn.dense`` with (u)int8 operands and an int32 result
+(``out_dtype = "int32"``). numpy's integer matmul has no BLAS behind it, so these kernels use
+float32 SGEMM where it is exact: a product of two 8-bit values is at most 255 * 128 = 32640 in
+magnitude, so a sum of up to ``EXACT_K = 512`` of them stays below 2**24 and float32 represents
+it exactly. The reduction is cut into chunks of at most 512, each chunk's float32 product is
+exact, and the chunks are summed into the int32 output (exact too). The results are the
+reference kernels' bits (int32 accumulation, without overflow for K * 32640 < 2**31, K < 65794).
+
+Weights must be constants (they are converted and cut once, at compile time); the float32 im2col
+matrix and the product tile are compile-time scratch. The int32 epilogue of the fused function
+(zero-point terms, ``fixed_point_multiply``, clip, cast) then runs op by op.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+EXACT_K = 512
+"""Largest reduction whose float32 sum of 8-bit products is exact (512 * 32640 < 2**24)."""
+
+_INT8 = (np.dtype(np.int8), np.dtype(np.uint8))
+
+
+def _chunks(k: int) -> list[tuple[int, int]]:
+    return [(k0, min(k, k0 + EXACT_K)) for k0 in range(0, k, EXACT_K)]
+
+
+def _accumulate(wf: np.ndarray, cols: np.ndarray, tmp: np.ndarray, out2: np.ndarray, chunks) -> None:
+    """``out2 = wf @ cols`` in int32, one exact float32 product per chunk of the reduction."""
+    for i, (k0, k1) in enumerate(chunks):
+        np.matmul(wf[:, k0:k1], cols[k0:k1], out=tmp)
+        if i == 0:
+            np.copyto(out2, tmp, casting="unsafe")
+        else:
+            np.add(out2, tmp, out=out2, casting="unsafe")
+
+
+def conv2d(op, vals, out, ws, opts) -> list | None:
+    """NCHW/OIHW, groups 1, (u)int8 data and constant (u)int8 weights, int32 result."""
+    from xrelay.runtime.fast_kernels import _im2col_numpy  # (fast_kernels imports this module)
+
+    x, w = vals
+    a = op.attrs
+    if a["data_layout"] != "NCHW" or a["kernel_layout"] != "OIHW" or (a["out_layout"] or "NCHW") != "NCHW":
+        return None
+    if x.dtype not in _INT8 or w.dtype not in _INT8 or out.dtype != np.int32 or a["groups"] != 1:
+        return None
+    if not out.flags.c_contiguous or len(opts.fixed) < 2 or not opts.fixed[1]:
+        return None
+    n, c, _, _ = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = out.shape[2:]
+    k, p = c * kh * kw, oh * ow
+    wf = np.ascontiguousarray(w.reshape(o, k), dtype=np.float32)
+    cols = np.empty((k, p), np.float32)
+    tmp = np.empty((o, p), np.float32)
+    opts.scratch += [wf, cols, tmp]
+    sh, sw = a["strides"]
+    dh, dw = a["dilation"]
+    pt, pl, _, _ = a["padding"]
+    geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
+    chunks = _chunks(k)
+    thunks: list[tuple[str, Any]] = []
+    for b in range(n):
+        thunks += _im2col_numpy(x[b], cols, (oh, ow), geometry)
+        thunks.append(("matmul", functools.partial(_accumulate, wf, cols, tmp, out[b].reshape(o, p), chunks)))
+    return thunks
+
+
+def dense(op, vals, out, ws, opts) -> list | None:
+    """(u)int8 data (any leading dims) and a constant (u)int8 weight, int32 result."""
+    x, w = vals
+    if x.dtype not in _INT8 or w.dtype not in _INT8 or out.dtype != np.int32:
+        return None
+    if len(opts.fixed) < 2 or not opts.fixed[1] or not out.flags.c_contiguous:
+        return None
+    k = x.shape[-1]
+    m = int(np.prod(x.shape[:-1]))
+    wf = np.ascontiguousarray(w.T, dtype=np.float32)  # (K, N)
+    xf = np.empty((m, k), np.float32)
+    tmp = np.empty((m, w.shape[0]), np.float32)
+    opts.scratch += [wf, xf, tmp]
+    out2 = out.reshape(m, w.shape[0])
+    chunks = _chunks(k)
+
+    def run() -> None:
+        np.copyto(xf, x.reshape(m, k), casting="safe")
+        for i, (k0, k1) in enumerate(chunks):
+            np.matmul(xf[:, k0:k1], wf[k0:k1], out=tmp)
+            if i == 0:
+                np.copyto(out2, tmp, casting="unsafe")
+            else:
+                np.add(out2, tmp, out=out2, casting="unsafe")
+
+    return [("matmul", run)]
+
+
+def first(*makers):
+    """A maker trying ``makers`` in order (the int8 kernel, then the float ones)."""
+
+    def maker(op, vals, out, ws, opts):
+        for m in makers:
+            thunks = m(op, vals, out, ws, opts)
+            if thunks is not None:
+                return thunks
+        return None
+
+    return maker
+
+
+__all__ = ["EXACT_K", "conv2d", "dense", "first"]

@@ -1,0 +1,66 @@
+"""The runtime's int8 x int8 -> int32 kernels give the reference kernels' bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.kernels import KERNELS
+from xrelay.runtime import fast_int8
+from xrelay.runtime.fast_kernels import _Options
+
+RNG = np.random.default_rng(2)
+
+
+def test_dense_extremes_are_exact_across_reduction_chunks():
+    # K = 4608: nine float32 chunks; every product at its extreme (255 * -128)
+    x = np.full((2, 4608), 255, np.uint8)
+    w = np.full((3, 4608), -128, np.int8)
+    w[1] = 127
+    w[2, ::2] = 1
+    out = np.empty((2, 3), np.int32)
+    opts = _Options(fixed=(False, True))
+    thunks = fast_int8.dense(None, [x, w], out, None, opts)
+    for _, t in thunks:
+        t()
+    np.testing.assert_array_equal(out, KERNELS["nn.dense"](x, w, units=None, out_dtype="int32"))
+    assert out[0, 0] == 255 * -128 * 4608
+
+
+def test_dense_refuses_what_it_does_not_cover():
+    opts = _Options(fixed=(False, False))  # weights not constant
+    out = np.empty((2, 3), np.int32)
+    assert fast_int8.dense(None, [np.zeros((2, 4), np.int8), np.zeros((3, 4), np.int8)], out, None, opts) is None
+    opts = _Options(fixed=(False, True))
+    assert fast_int8.dense(None, [np.zeros((2, 4), np.float32), np.zeros((3, 4), np.float32)], np.empty((2, 3), np.float32), None, opts) is None
+
+
+@pytest.mark.parametrize("dtypes", [("uint8", "int8"), ("int8", "int8"), ("uint8", "uint8")])
+@pytest.mark.parametrize("shape", [(1, 64, 9, 9, 3, 1, 1), (2, 8, 7, 7, 3, 2, 0), (1, 96, 5, 5, 1, 1, 0)])
+def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
+    from xrelay.runtime import fast_kernels
+
+    used = []
+
+    def spy(op, vals, out, ws, opts):  # the int8 kernel must take these convolutions
+        thunks = fast_int8.conv2d(op, vals, out, ws, opts)
+        used.append(thunks is not None)
+        return thunks
+
+    monkeypatch.setitem(fast_kernels._FAST, "nn.conv2d", spy)
+    n, c, h, w_, k, stride, pad = shape
+    x = relay.var("x", shape=(n, c, h, w_), dtype=dtypes[0])
+    info = np.iinfo(dtypes[1])
+    wt = relay.const(RNG.integers(info.min, int(info.max) + 1, (16, c, k, k)).astype(dtypes[1]))
+    y = relay.nn.conv2d(x, wt, strides=(stride, stride), padding=(pad, pad), out_dtype="int32", channels=16, kernel_size=(k, k))
+    mod = xrelay.IRModule.from_expr(y)
+    xi = np.iinfo(dtypes[0])
+    data = RNG.integers(xi.min, int(xi.max) + 1, (n, c, h, w_)).astype(dtypes[0])
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0), ref)
+    assert used == [True]
