@@ -43,15 +43,16 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def make_context() -> Context:
     """A context with builtin, func, arith, test, tensor (its ``tensor.cast`` joins static and
-    dynamic shapes) and xrelay's dialects loaded."""
+    dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects loaded."""
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
+    from xdsl.dialects.scf import Scf
     from xdsl.dialects.tensor import Tensor
     from xdsl.dialects.test import Test
 
     ctx = Context()
-    for d in (Builtin, Func, Arith, Test, Tensor):
+    for d in (Builtin, Func, Arith, Test, Tensor, Scf):  # scf.if holds Relay's If
         ctx.load_dialect(d)
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)

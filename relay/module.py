@@ -38,9 +38,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType, i1
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.dialects.scf import IfOp, YieldOp
 from xdsl.dialects.tensor import CastOp as TensorCastOp
+from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from xrelay.dialects.relay import (
@@ -171,7 +173,7 @@ class _Lowering:
             return v
 
         lets = {id(n.var): n for n in post_order(body, into_functions=False) if isinstance(n, Let)}
-        for node in post_order(body, into_functions=False):
+        for node in _scope_order(body):
             if id(node) in env:
                 continue
             if isinstance(node, Var) and id(node) in lets:
@@ -181,9 +183,8 @@ class _Lowering:
                 env[id(node)] = vals(node.body)
                 continue
             if isinstance(node, If):
-                raise RelayTypeError(
-                    f"in @{where}: an If expression cannot be lowered to the relay dialect yet"
-                )
+                env[id(node)] = self._emit_if(node, block, env, vals, where)
+                continue
             if isinstance(node, Var):
                 raise RelayTypeError(
                     f"in @{where}: free variable %{node.name_hint} is not a parameter "
@@ -200,6 +201,46 @@ class _Lowering:
             elif isinstance(node, Call):
                 env[id(node)] = self._emit_call(node, block, env, vals, where)
             # Function, Op and GlobalVar nodes have no value of their own
+
+    def _emit_if(self, node: If, block: Block, env: dict[int, list[SSAValue]], vals: Any, where: str) -> list[SSAValue]:
+        """``if (%c) {a} else {b}``: ``scf.if`` on the condition's element; each branch's
+        expressions are emitted in its own region (values of the enclosing scope are visible)."""
+        (cond,) = vals(node.cond)
+        self._hoist_shared(node, block, env, where)
+        flag = ExtractOp(cond, [], i1)
+        block.add_op(flag)
+        regions = []
+        yielded: list[list[SSAValue]] = []
+        for branch in (node.true_branch, node.false_branch):
+            inner = Block()
+            scope = dict(env)
+            self._emit_body(branch, inner, scope, where)
+            outs = scope[id(branch)]
+            inner.add_op(YieldOp(*outs))
+            regions.append(Region(inner))
+            yielded.append(outs)
+        types = [v.type for v in yielded[0]]
+        if types != [v.type for v in yielded[1]]:
+            raise RelayTypeError(
+                f"in @{where}: the branches of an If have types ({', '.join(map(str, types))}) "
+                f"and ({', '.join(str(v.type) for v in yielded[1])})"
+            )
+        op = IfOp(flag.result, types, regions[0], regions[1])
+        block.add_op(op)
+        return list(op.results)
+
+    def _hoist_shared(self, node: If, block: Block, env: dict[int, list[SSAValue]], where: str) -> None:
+        """Emit before the If what both branches compute (Relay's basic-block normal form puts a
+        value shared by two scopes in the scope that encloses both), once instead of twice."""
+        reach = [
+            {id(n): n for n in _scope_order(b) if id(n) not in env and isinstance(n, Call | Tuple | TupleGetItem)}
+            for b in (node.true_branch, node.false_branch)
+        ]
+        for key, n in reach[0].items():
+            if key not in reach[1] or key in env:
+                continue
+            if all(id(v) in env for v in post_order(n, into_functions=False) if isinstance(v, Var)):
+                self._emit_body(n, block, env, where)
 
     def _bind_let(self, let: Let, env: dict[int, list[SSAValue]], vals: Any) -> None:
         """``let %x = value``: %x is the value's SSA value(s), which take the name ``x``."""
@@ -304,6 +345,33 @@ class _Lowering:
         return name, captured
 
 
+def _scope_order(body: Expr) -> list[Expr]:
+    """The nodes of one scope in post-order: not into function literals, and of an ``If`` only
+    its condition (each branch is a scope of its own, evaluated only when taken)."""
+    from xrelay.relay.analysis import children
+
+    out: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(body, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            out.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        if isinstance(node, Function):
+            kids: tuple[Expr, ...] = ()
+        elif isinstance(node, If):
+            kids = (node.cond,)
+        else:
+            kids = children(node)
+        stack.extend((k, False) for k in reversed(kids) if id(k) not in seen)
+    return out
+
+
 def _outline_base(fn: Function) -> str:
     ops = [
         n.op.name.replace(".", "_")
@@ -348,8 +416,15 @@ def function_from_func(
     block = fop.body.block
     params = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)]
     env: dict[SSAValue, Expr] = dict(zip(block.args, params))
+    body = _block_expr(block, env, symbols, cache, fop.sym_name.data)
+    return Function(params, body, attrs=func_attrs_from_ir(fop))
+
+
+def _block_expr(
+    block: Block, env: dict[SSAValue, Expr], symbols: Mapping[str, FuncOp], cache: dict[str, Function], where: str
+) -> Expr:
+    """The expression a block computes (what its ``func.return`` / ``scf.yield`` returns)."""
     body: Expr | None = None
-    where = fop.sym_name.data
     for op in block.ops:
         if isinstance(op, ConstantOp):
             env[op.result] = Constant(
@@ -383,21 +458,28 @@ def function_from_func(
         elif isinstance(op, TensorCastOp):
             # a static/dynamic cast Relay's unification leaves implicit
             env[op.dest] = env[op.source]
-        elif isinstance(op, ReturnOp):
-            rets = [env[a] for a in op.arguments]
+        elif isinstance(op, ExtractOp) and not op.indices:
+            env[op.result] = env[op.tensor]  # the bool scalar an If tests
+        elif isinstance(op, IfOp):
+            branches = [
+                _block_expr(r.block, dict(env), symbols, cache, where) for r in (op.true_region, op.false_region)
+            ]
+            cond = If(env[op.cond], branches[0], branches[1])
+            _bind_results(env, op.results, cond, len(op.results) != 1)
+        elif isinstance(op, ReturnOp | YieldOp):
+            rets = [env[a] for a in op.operands]
             body = rets[0] if len(rets) == 1 else Tuple(rets)
         else:
             raise RelayTypeError(
                 f"in @{where}: '{op.name}' has no Relay expression form (only relay ops, "
-                "relay.constant, func.call and func.return do)"
+                "relay.constant, func.call, scf.if and func.return do)"
             )
     if body is None:
         raise RelayTypeError(f"@{where} has no func.return")
-    fn = Function(params, body, attrs=func_attrs_from_ir(fop))
-    return fn
+    return body
 
 
-def _bind_results(env: dict[SSAValue, Expr], results: Any, call: Call, as_tuple: bool) -> None:
+def _bind_results(env: dict[SSAValue, Expr], results: Any, call: Expr, as_tuple: bool) -> None:
     if not as_tuple:
         env[results[0]] = call
         return

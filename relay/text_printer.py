@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.dialects.scf import IfOp, YieldOp
+from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import VarOperandDef
 
@@ -204,12 +206,21 @@ class _DefPrinter:
         lines.append(indent + "}")
         return lines
 
-    def body(self, block: Block, refs: dict[SSAValue, str], indent: str) -> list[str]:
+    def body(
+        self,
+        block: Block,
+        refs: dict[SSAValue, str],
+        indent: str,
+        fields: dict[tuple[int, int], str] | None = None,
+        tuples: dict[int, str] | None = None,
+    ) -> list[str]:
+        """The lines of a scope: a function body or an If branch (which sees the values and
+        tuple fields of the scopes around it)."""
         lines: list[str] = []
-        fields: dict[tuple[int, int], str] = {}  # (id(op), index) -> bound tuple field
-        tuples: dict[int, str] = {}  # id(multi-result op) -> its tuple temp
+        fields = {} if fields is None else dict(fields)  # (id(op), index) -> bound tuple field
+        tuples = {} if tuples is None else dict(tuples)  # id(multi-result op) -> its tuple temp
         ops = list(block.ops)
-        ret = ops[-1] if ops and isinstance(ops[-1], ReturnOp) else None
+        ret = ops[-1] if ops and isinstance(ops[-1], ReturnOp | YieldOp) else None
         typed = self.p.annotate
 
         def ty(types: Sequence[Attribute]) -> str:
@@ -246,6 +257,46 @@ class _DefPrinter:
                 break
             if isinstance(op, ConstantOp):
                 refs[op.result] = self.p.constant(op)
+                continue
+            if isinstance(op, ExtractOp) and not op.indices:  # the bool scalar an If tests
+                refs[op.result] = ref(op.tensor)
+                continue
+            if isinstance(op, IfOp):
+                cond = ref(op.cond)
+                branches = []
+                for r in (op.true_region, op.false_region):
+                    outer_fns = dict(self.fn_refs)  # a literal bound in a branch stays there
+                    branches.append(self.body(r.block, dict(refs), indent + "  ", fields, tuples))
+                    self.fn_refs = outer_fns
+                results = list(op.results)
+                final = (
+                    ret is not None
+                    and op.next_op is ret
+                    and list(ret.operands) == results
+                    and all(r.has_one_use() and r.name_hint is None for r in results)
+                )
+                head = f"if ({cond}) {{"
+                if final:
+                    lines.append(indent + head)
+                else:
+                    t = self.temp() if len(results) != 1 or not results[0].name_hint else None
+                    if t is None:
+                        t = "%" + self.names.unique(results[0].name_hint)
+                        lines.append(f"{indent}let {t} = {head}")
+                    else:
+                        lines.append(f"{indent}{t} = {head}")
+                lines += branches[0]
+                lines.append(indent + "} else {")
+                lines += branches[1]
+                tail = indent + "}"
+                if final:
+                    lines.append(tail)
+                    return lines
+                lines.append(tail + ty([r.type for r in results]) + ";")
+                if len(results) == 1:
+                    refs[results[0]] = t
+                else:
+                    tuples[id(op)] = t
                 continue
             if isinstance(op, RelayOp):
                 args = [ref(o) for o in op.operands]
@@ -303,6 +354,9 @@ class _DefPrinter:
             refs[r] = self._bind(op, text, indent, lines, ty([r.type]))
         if ret is None:
             raise RelayTextPrintError("a function body without func.return")
+        if len(ret.operands) > 1 and list(ret.operands) == list(ops[-2].results if len(ops) > 1 else []) and id(ops[-2]) in tuples:
+            lines.append(indent + tuples[id(ops[-2])])  # a multi-result value returned whole
+            return lines
         outs = [ref(o, final=len(ret.operands) == 1) for o in ret.operands]
         if len(outs) == 1:
             lines.append(indent + outs[0])

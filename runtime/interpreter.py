@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import (
     Interpreter,
@@ -224,6 +224,25 @@ class RelayFunctions(InterpreterFunctions):
     @impl_terminator(func.ReturnOp)
     def run_return(
         self, interpreter: Interpreter, op: func.ReturnOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    # Relay's If: scf.if on the element of a bool scalar tensor (xrelay.relay.module)
+    @impl(tensor.ExtractOp)
+    def run_extract(
+        self, interpreter: Interpreter, op: tensor.ExtractOp, args: PythonValues
+    ) -> PythonValues:
+        index = tuple(int(i) for i in args[1:])
+        return (np.asarray(args[0])[index].item(),)
+
+    @impl(scf.IfOp)
+    def run_if(self, interpreter: Interpreter, op: scf.IfOp, args: PythonValues) -> PythonValues:
+        region = op.true_region if args[0] else op.false_region
+        return interpreter.run_ssacfg_region(region, (), "if")
+
+    @impl_terminator(scf.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: scf.YieldOp, args: PythonValues
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.irdl import VarOperandDef, VarResultDef
@@ -107,10 +107,28 @@ def op_pattern(op: Operation) -> OpPattern:
     return OpPattern.OPAQUE
 
 
+def captured_values(op: Operation) -> list[SSAValue]:
+    """Values an op's regions use that are defined outside it (what an ``scf.if`` holding
+    Relay's If reads besides its condition), in order of first use."""
+    if not op.regions:
+        return []
+    inner_ops = {id(o) for r in op.regions for o in r.walk()}
+    inner_blocks = {id(b) for o in [op, *(o for r in op.regions for o in r.walk())] for r in o.regions for b in r.blocks}
+    out: dict[SSAValue, None] = {}
+    for r in op.regions:
+        for o in r.walk():
+            for v in o.operands:
+                inside = id(v.owner) in (inner_blocks if isinstance(v, BlockArgument) else inner_ops)
+                if not inside:
+                    out.setdefault(v)
+    return list(out)
+
+
 def _var_groups(op: Operation) -> list[tuple[bool, list[SSAValue]]]:
-    """An op's operands as Relay call arguments: (is_tuple, values) per argument."""
+    """An op's operands as Relay call arguments: (is_tuple, values) per argument. An op with
+    regions (Relay's If) also reads what its regions capture: an opaque use of each."""
     if not isinstance(op, RelayOp):
-        return [(False, [v]) for v in op.operands]
+        return [(False, [v]) for v in [*op.operands, *captured_values(op)]]
     defs = type(op).get_irdl_definition().operands
     if not any(isinstance(d, VarOperandDef) for _, d in defs):
         return [(False, [v]) for v in op.operands]
@@ -147,6 +165,8 @@ class FusionGraph:
             return None
         owner = value.owner
         assert isinstance(owner, Operation)
+        if owner.parent_block() is not self.block:
+            return None  # defined around an If branch being fused: an input, like a parameter
         if is_tuple_op(owner):
             key = (owner, value.index)
             node = self.item_nodes.get(key)
@@ -234,7 +254,7 @@ class FusionGraph:
     def _build(self) -> None:
         ret = self.block.last_op
         roots: list[GraphNode] = []
-        if isinstance(ret, func.ReturnOp):
+        if isinstance(ret, func.ReturnOp | scf.YieldOp):  # a function body or an If branch
             if len(ret.operands) == 1:
                 node = self._node_of_value(ret.operands[0])
                 if node is not None:

@@ -9,6 +9,7 @@ collapse in one pass, in time linear in the number of ops. Relay's rules kept:
   computation), nor annotations (``on_device``, ``annotation.stop_fusion``);
 * ``shape_of`` of a statically shaped tensor is folded even when the tensor is not constant;
 * calls of functions are not evaluated (Relay folds only calls of operators);
+* an If (``scf.if``) whose condition is a constant becomes the branch it takes;
 * qnn ops are folded only with ``fold-qnn=true`` (Relay's ``FoldConstant(fold_qnn=True)``),
   evaluated with their reference kernels, which give the bits of their lowering.
 
@@ -34,6 +35,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
+from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -124,9 +126,35 @@ def fold_constants(
     """Fold every constant subgraph in ``module``; return the number of ops folded."""
     folded = 0
     for op in list(module.walk()):
-        if op.parent is not None and fold_op(op, max_elements, fold_qnn):
+        if op.parent is None:
+            continue
+        if isinstance(op, scf.IfOp):
+            folded += _fold_if(op)
+        elif fold_op(op, max_elements, fold_qnn):
             folded += 1
     return folded
+
+
+def _fold_if(op: scf.IfOp) -> bool:
+    """An If on a constant condition becomes the branch it takes (Relay's FoldConstant)."""
+    test = op.cond.owner
+    if not isinstance(test, tensor.ExtractOp) or not isinstance(test.tensor.owner, ConstantOp):
+        return False
+    taken = op.true_region if test.tensor.owner.numpy().reshape(-1)[0] else op.false_region
+    block = taken.block
+    yielded = list(block.last_op.operands)
+    for inner in list(block.ops)[:-1]:
+        inner.detach()
+        Rewriter.insert_op(inner, InsertPoint.before(op))
+    for old, new in zip(op.results, yielded, strict=True):
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(op)
+    if not test.result.uses:
+        const = test.tensor.owner
+        Rewriter.erase_op(test)
+        if not const.result.uses:
+            Rewriter.erase_op(const)
+    return True
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -356,6 +356,7 @@ class _Outliner:
     groups: list[Group]
     namer: _Namer
     link_params: bool
+    block: Block | None = None  # the block rewritten: the function's body, or an If branch
     new_functions: list[func.FuncOp] = field(default_factory=list)
     replaced: dict[SSAValue, SSAValue] = field(default_factory=dict)
     to_erase: set[Operation] = field(default_factory=set)
@@ -387,7 +388,7 @@ class _Outliner:
                     self._outline(node, members[node.index])
         for old, new in self.replaced.items():
             old.replace_all_uses_with(new)
-        block = self.fn.body.block
+        block = self.block if self.block is not None else self.fn.body.block
         for op in reversed(list(block.ops)):
             if op in self.to_erase:
                 block.erase_op(op)
@@ -495,8 +496,8 @@ def _check_body(fn: func.FuncOp) -> Block:
         raise FuseOpsError(
             f"fuse-ops: @{fn.sym_name.data} has {len(blocks)} blocks; relay functions have one"
         )
-    for op in blocks[0].ops:
-        if op.regions:
+    for op in blocks[0].walk():
+        if op.regions and not isinstance(op, scf.IfOp):
             raise FuseOpsError(
                 f"fuse-ops: @{fn.sym_name.data} contains '{op.name}', an op with regions, "
                 "which fusion does not support"
@@ -513,14 +514,21 @@ def fuse_function(
     link_params: bool = False,
 ) -> list[func.FuncOp]:
     """Fuse one function in place; return the new primitive functions (not yet inserted)."""
-    block = _check_body(fn)
-    graph = FusionGraph(block)
-    for op in reversed(graph.dead_ops):
-        block.erase_op(op)
-    groups = GraphPartitioner(opt_level, max_depth).partition(graph)
-    outliner = _Outliner(fn, graph, groups, namer, link_params)
-    outliner.run()
-    return outliner.new_functions
+    body = _check_body(fn)
+    new: list[func.FuncOp] = []
+    # Relay's If (scf.if) is opaque: nothing fuses across it; each branch fuses on its own
+    blocks = [body]
+    while blocks:
+        block = blocks.pop()
+        graph = FusionGraph(block)
+        for op in reversed(graph.dead_ops):
+            block.erase_op(op)
+        groups = GraphPartitioner(opt_level, max_depth).partition(graph)
+        outliner = _Outliner(fn, graph, groups, namer, link_params, block=block)
+        outliner.run()
+        new += outliner.new_functions
+        blocks += [r.block for op in block.ops if isinstance(op, scf.IfOp) for r in op.regions]
+    return new
 
 
 def fuse_ops(

@@ -162,6 +162,15 @@ class _Lowering:
         block = entry_block(self.module)
         if any(isinstance(op, InvokeOp | AllocStorageOp | AllocTensorOp) for op in block.ops):
             raise LowerToMemoryError("lower-to-memory: @main is already lowered")
+        for k, op in enumerate(block.ops):
+            if op.regions:  # Relay's If is scf.if; the arena runs one straight-line schedule
+                cond = op.operands[0].owner.operands[0] if op.operands and op.operands[0].owner.operands else None
+                what = f" on %{cond.name_hint}" if cond is not None and cond.name_hint else ""
+                raise LowerToMemoryError(
+                    f"lower-to-memory: @main holds an If ('{op.name}', op #{k}{what}); the arena "
+                    "runtime runs straight-line programs only: run it with xrelay.run (the "
+                    "reference interpreter) instead"
+                )
         funcs = {op.sym_name.data: op for op in self.module.ops if isinstance(op, func.FuncOp)}
         names = _Names(self.module)
         ret = block.last_op

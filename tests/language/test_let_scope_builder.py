@@ -81,10 +81,19 @@ def test_scope_builder_errors_are_relays():
         sb.get()
 
 
-def test_if_branches_must_agree_and_cannot_be_lowered_yet():
+def test_if_branches_must_agree_and_scope_builder_if_runs():
     c = relay.var("c", "bool")
     x = relay.var("x", shape=(2,))
     with pytest.raises(relay.RelayTypeError, match="different types"):
         relay.If(c, x, relay.const(1.0))
-    with pytest.raises(relay.RelayTypeError, match="an If expression cannot be lowered"):
-        xrelay.IRModule.from_expr(relay.Function([c, x], relay.If(c, x, relay.negative(x))))
+    sb = relay.ScopeBuilder()
+    t = sb.let("t", relay.add(x, x))
+    with sb.if_scope(c):
+        sb.ret(relay.multiply(t, t))
+    with sb.else_scope():
+        sb.ret(t)
+    mod = xrelay.IRModule.from_expr(relay.Function([c, x], sb.get()))
+    assert "let %t = add(%x, %x)" in mod.astext() and "if (%c) {" in mod.astext()
+    xv = np.array([1, 2], "float32")
+    assert np.array_equal(xrelay.run(mod, {"c": np.array(True), "x": xv})[0], [4, 16])
+    assert np.array_equal(xrelay.run(mod, {"c": np.array(False), "x": xv})[0], [2, 4])
