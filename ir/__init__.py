@@ -15,6 +15,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "instrument": ("xrelay.ir.instrument", None),
     "transform": ("xrelay.transform", None),
     "PassContext": ("xrelay.transform", "PassContext"),
+    "assert_structural_equal": ("xrelay.testing.structural", "assert_structural_equal"),
+    "structural_equal": ("xrelay.testing.structural", "structural_equal"),
 }
 
 

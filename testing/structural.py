@@ -15,6 +15,7 @@ two equal values.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,11 @@ from xrelay.dialects.relay import ConstantOp
 __all__ = ["assert_structural_equal", "structural_equal"]
 
 
+_CONVERTED: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+"""Expressions recently turned into modules (by id, the expression kept alive with it): a test
+comparing one result with many candidates converts each candidate once."""
+
+
 def _main(x: Any) -> func.FuncOp:
     """The function to compare: a FuncOp, a module's ``main``, or an expression's."""
     if isinstance(x, func.FuncOp):
@@ -37,7 +43,16 @@ def _main(x: Any) -> func.FuncOp:
 
         if not isinstance(x, Expr):
             raise TypeError(f"cannot compare {type(x).__name__}: expected a function, module or expression")
-        x = IRModule.from_expr(x)
+        hit = _CONVERTED.get(id(x))
+        if hit is not None and hit[0] is x:
+            _CONVERTED.move_to_end(id(x))
+            x = hit[1]
+        else:
+            mod = IRModule.from_expr(x)
+            _CONVERTED[id(x)] = (x, mod)
+            if len(_CONVERTED) > 256:
+                _CONVERTED.popitem(last=False)
+            x = mod
     module = x if isinstance(x, ModuleOp) else x.module
     for op in module.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
@@ -95,18 +110,20 @@ class _Comparer:
 
     @staticmethod
     def _same_op(p: Operation, q: Operation) -> None:
-        where = f"\n  {p}\n  {q}"
+        why = None
         if p.name != q.name:
-            raise _Mismatch(f"different ops:{where}")
-        if [r.type for r in p.results] != [r.type for r in q.results]:
-            raise _Mismatch(f"different result types:{where}")
-        if len(p.operands) != len(q.operands):
-            raise _Mismatch(f"different operand counts:{where}")
-        if isinstance(p, ConstantOp) and isinstance(q, ConstantOp):
+            why = "different ops"
+        elif [r.type for r in p.results] != [r.type for r in q.results]:
+            why = "different result types"
+        elif len(p.operands) != len(q.operands):
+            why = "different operand counts"
+        elif isinstance(p, ConstantOp) and isinstance(q, ConstantOp):
             if not np.array_equal(p.numpy(), q.numpy()):
-                raise _Mismatch(f"different constant values:{where}")
+                why = "different constant values"
         elif p.properties != q.properties or p.attributes != q.attributes:
-            raise _Mismatch(f"different attributes:{where}")
+            why = "different attributes"
+        if why is not None:
+            raise _Mismatch(f"{why}:\n  {p}\n  {q}")
 
 
 def _show(v: SSAValue) -> str:

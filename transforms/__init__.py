@@ -41,6 +41,7 @@ PASSES: dict[str, str] = {
     "qnn-legalize": "qnn_legalize.QnnLegalizePass",
     "remove-unused-functions": "remove_unused_functions.RemoveUnusedFunctionsPass",
     "rewrite-annotated-ops": "rewrite_annotated_ops.RewriteAnnotatedOpsPass",
+    "simplify-expr": "simplify_expr.SimplifyExprPass",
     "simplify-inference": "simplify_inference.SimplifyInferencePass",
     "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
     "to-graph-normal-form": "to_graph_normal_form.ToGraphNormalFormPass",
