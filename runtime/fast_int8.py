@@ -30,14 +30,20 @@ def _chunks(k: int) -> list[tuple[int, int]]:
     return [(k0, min(k, k0 + EXACT_K)) for k0 in range(0, k, EXACT_K)]
 
 
-def _accumulate(wf: np.ndarray, cols: np.ndarray, tmp: np.ndarray, out2: np.ndarray, chunks) -> None:
+def _sum_into(out2: np.ndarray, tmp: np.ndarray, tmpi: np.ndarray | None, first: bool) -> None:
+    """``out2 (+)= tmp``: the exact float32 chunk converted to int32 (a mixed-type add is ~80x slower)."""
+    if first:
+        np.copyto(out2, tmp, casting="unsafe")
+    else:
+        np.copyto(tmpi, tmp, casting="unsafe")
+        np.add(out2, tmpi, out=out2)
+
+
+def _accumulate(wf, cols, tmp, tmpi, out2, chunks) -> None:
     """``out2 = wf @ cols`` in int32, one exact float32 product per chunk of the reduction."""
     for i, (k0, k1) in enumerate(chunks):
         np.matmul(wf[:, k0:k1], cols[k0:k1], out=tmp)
-        if i == 0:
-            np.copyto(out2, tmp, casting="unsafe")
-        else:
-            np.add(out2, tmp, out=out2, casting="unsafe")
+        _sum_into(out2, tmp, tmpi, i == 0)
 
 
 def conv2d(op, vals, out, ws, opts) -> list | None:
@@ -59,16 +65,17 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     wf = np.ascontiguousarray(w.reshape(o, k), dtype=np.float32)
     cols = np.empty((k, p), np.float32)
     tmp = np.empty((o, p), np.float32)
-    opts.scratch += [wf, cols, tmp]
+    chunks = _chunks(k)
+    tmpi = np.empty((o, p), np.int32) if len(chunks) > 1 else None
+    opts.scratch += [a for a in (wf, cols, tmp, tmpi) if a is not None]
     sh, sw = a["strides"]
     dh, dw = a["dilation"]
     pt, pl, _, _ = a["padding"]
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
-    chunks = _chunks(k)
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
         thunks += _im2col_numpy(x[b], cols, (oh, ow), geometry)
-        thunks.append(("matmul", functools.partial(_accumulate, wf, cols, tmp, out[b].reshape(o, p), chunks)))
+        thunks.append(("matmul", functools.partial(_accumulate, wf, cols, tmp, tmpi, out[b].reshape(o, p), chunks)))
     return thunks
 
 
@@ -84,20 +91,62 @@ def dense(op, vals, out, ws, opts) -> list | None:
     wf = np.ascontiguousarray(w.T, dtype=np.float32)  # (K, N)
     xf = np.empty((m, k), np.float32)
     tmp = np.empty((m, w.shape[0]), np.float32)
-    opts.scratch += [wf, xf, tmp]
-    out2 = out.reshape(m, w.shape[0])
     chunks = _chunks(k)
+    tmpi = np.empty((m, w.shape[0]), np.int32) if len(chunks) > 1 else None
+    opts.scratch += [a for a in (wf, xf, tmp, tmpi) if a is not None]
+    out2 = out.reshape(m, w.shape[0])
 
     def run() -> None:
         np.copyto(xf, x.reshape(m, k), casting="safe")
         for i, (k0, k1) in enumerate(chunks):
             np.matmul(xf[:, k0:k1], wf[k0:k1], out=tmp)
-            if i == 0:
-                np.copyto(out2, tmp, casting="unsafe")
-            else:
-                np.add(out2, tmp, out=out2, casting="unsafe")
+            _sum_into(out2, tmp, tmpi, i == 0)
 
     return [("matmul", run)]
+
+
+def fixed_point_multiply(op, vals, out, ws, opts) -> list | None:
+    """``relay.fixed_point_multiply`` in place on an int64 scratch (the kernel's arithmetic)."""
+    from xrelay.kernels.qnn import split_shift
+
+    (x,) = vals
+    a = op.attrs
+    if a["multiplier"] == 1 << 30 or x.dtype != np.int32 or out.dtype != np.int32:
+        return None  # the power-of-two case shifts in int32: the reference kernel does it
+    left, right = split_shift(a["shift"])
+    return _fpm(x, out, np.int64(a["multiplier"]), np.int64(left), np.int64(right + 31), opts)
+
+
+def fixed_point_multiply_per_axis(op, vals, out, ws, opts) -> list | None:
+    """``relay.fixed_point_multiply_per_axis`` with the per-channel constants shaped once."""
+    x, m, ls, rs = vals
+    if x.dtype != np.int32 or out.dtype != np.int32 or not all(opts.fixed[1:4]):
+        return None
+    axis = op.attrs["axes"][0] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    left = ls.astype(np.int64).reshape(shape) if op.attrs["is_lshift_required"] else np.int64(0)
+    total = rs.astype(np.int64).reshape(shape) + 31
+    return _fpm(x, out, m.astype(np.int64).reshape(shape), left, total, opts)
+
+
+def _fpm(x, out, m, left, total, opts) -> list:
+    """``((x << left) * m + 2**(total - 1)) >> total`` (rounding half up), int64, into ``out``."""
+    t = np.empty(x.shape, np.int64)
+    half = np.left_shift(np.int64(1), total - 1)
+    opts.scratch.append(t)
+    shift = np.any(left != 0)
+
+    def run() -> None:
+        np.copyto(t, x)
+        if shift:
+            np.left_shift(t, left, out=t)
+        np.multiply(t, m, out=t)
+        np.add(t, half, out=t)
+        np.right_shift(t, total, out=t)
+        np.copyto(out, t, casting="unsafe")
+
+    return [("elementwise", run)]
 
 
 def first(*makers):
@@ -113,4 +162,4 @@ def first(*makers):
     return maker
 
 
-__all__ = ["EXACT_K", "conv2d", "dense", "first"]
+__all__ = ["EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis"]

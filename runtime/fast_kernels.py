@@ -1312,6 +1312,8 @@ from xrelay.runtime import fast_int8  # noqa: E402 - it uses this module's im2co
 
 _FAST["nn.conv2d"] = fast_int8.first(fast_int8.conv2d, _FAST["nn.conv2d"])
 _FAST["nn.dense"] = fast_int8.dense
+_FAST["fixed_point_multiply"] = fast_int8.fixed_point_multiply
+_FAST["fixed_point_multiply_per_axis"] = fast_int8.fixed_point_multiply_per_axis
 
 _FAMILY_OF = {
     "nn.conv2d": "matmul",

@@ -64,3 +64,22 @@ def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
     m.run()
     np.testing.assert_array_equal(m.get_output(0), ref)
     assert used == [True]
+
+
+@pytest.mark.parametrize("scales", [[0.37], [3.5, 0.002, 1.0e-5, 0.75]])
+def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales):
+    # requantize lowers to fixed_point_multiply (one scale) or _per_axis (several, some > 1:
+    # left shifts); the runtime's in-place int64 versions must give the kernels' bits
+    x = relay.var("x", shape=(2, len(scales), 5, 5), dtype="int32")
+    y = relay.qnn.op.requantize(
+        x, relay.const(np.array(scales if len(scales) > 1 else scales[0], "float32")), relay.const(0),
+        relay.const(1.0), relay.const(3), axis=1, out_dtype="int32",
+    )  # fmt: skip
+    mod = xrelay.IRModule.from_expr(y)
+    data = RNG.integers(-(2**20), 2**20, (2, len(scales), 5, 5)).astype("int32")
+    data.flat[:4] = [2**31 - 1, -(2**31), 0, -1]
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0), ref)
