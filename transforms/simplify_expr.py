@@ -764,17 +764,6 @@ SIMPLIFY_EXPR: tuple[Callable[[], RewritePattern], ...] = (
 )
 """Relay's SimplifyExpr rewrites, in its order (the three ``*_like`` groups as one pattern each)."""
 
-SIMPLIFY_EXPR_POST_ALTER_OP: tuple[Callable[[], RewritePattern], ...] = (
-    EliminateIdentity,
-    SimplifyReshape,
-    SimplifySameCast,
-    SimplifyConsecutiveCast,
-    SimplifyClipAndConsecutiveCast,
-    SimplifyClip,
-)
-"""Relay's SimplifyExprPostAlterOp subset."""
-
-
 def _walk_once(module: ModuleOp, pattern: RewritePattern) -> bool:
     """One forward walk of ``pattern`` over the relay ops present when it starts (ops it
     creates are not revisited in this walk, as in Relay's mutator)."""
