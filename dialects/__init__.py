@@ -10,6 +10,8 @@ from collections.abc import Callable
 from xdsl.context import Context
 from xdsl.ir import Dialect
 
+from xrelay.dialects import _lexer_fix  # noqa: F401  (installs the linear string pattern)
+
 
 def _relay() -> Dialect:
     from xrelay.dialects.relay import Relay
