@@ -58,8 +58,8 @@ from xdsl.irdl import VarResultDef
 
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
-from xrelay.transforms.infra import module_op
 from xrelay.error import TVMError
+from xrelay.transforms.infra import module_op
 
 __all__ = [
     "RelayFunctions",
