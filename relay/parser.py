@@ -18,6 +18,7 @@ its time is linear in the text whatever the input.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -167,6 +168,15 @@ def tokenize(src: Source) -> list[Token]:
             toks.append(Token("punct", "->", i))
             i += 2
             continue
+        two = text[i : i + 2]
+        if two in ("==", "!=", "<=", ">="):
+            toks.append(Token("punct", two, i))
+            i += 2
+            continue
+        if c in "+-/<>":  # infix operators (a '/' that starts no comment) and unary minus
+            toks.append(Token("punct", c, i))
+            i += 1
+            continue
         if c in _PUNCT:
             toks.append(Token("punct", c, i))
             i += 1
@@ -207,7 +217,7 @@ def _lex_number(src: Source, i: int, toks: list[Token]) -> int:
         suffix = text[i:j]
         if j < n and text[j] in _IDENT_CHARS:
             raise src.error(i, f"bad number suffix '{text[i:j + 1]}...'")
-        bits = suffix[1:] or ("32" if suffix == "f" else "")
+        bits = suffix[1:] or "32"
         dtype = {"f": "float", "i": "int"}[suffix[0]] + bits
         if dtype not in ("float16", "float32", "float64", "int16", "int32", "int64"):
             raise src.error(i, f"bad number suffix '{suffix}' (expected f, f16, f64, i16, i32 or i64)")
@@ -250,6 +260,15 @@ def _lex_string(src: Source, i: int, toks: list[Token]) -> int:
 # --------------------------------------------------------------------------------------------
 # Parser
 # --------------------------------------------------------------------------------------------
+
+_BINOPS = {
+    "*": (4, "multiply"), "/": (4, "divide"), "+": (3, "add"), "-": (3, "subtract"),
+    "<": (2, "less"), ">": (2, "greater"), "<=": (2, "less_equal"), ">=": (2, "greater_equal"),
+    "==": (1, "equal"), "!=": (1, "not_equal"),
+}  # fmt: skip
+"""Relay's infix operators: precedence and op."""
+
+_DTYPE_ALIASES = {"int": "int32", "uint": "uint32", "float": "float32"}
 
 _DTYPES = {
     "float16", "float32", "float64", "bfloat16", "bool",
@@ -469,8 +488,16 @@ class _Parser:
                 self.free_vars.append(v)
                 self.accept(";")
                 continue
+            at = self.tok
+            e = self.expr()
+            nxt = self.peek()
+            if self.at(";") and not (nxt.text in ("}", ")") or nxt.kind == "eof"):
+                self.next()  # 'e1; e2' evaluates e1 for nothing: let %_ = e1; e2
+                lets.append((Var("_"), e, at))
+                continue
+            self.accept(";")
+            body = e
             break
-        body = self.expr()
         for var, value, at in reversed(lets):
             try:
                 body = Let(var, value, body)
@@ -480,9 +507,58 @@ class _Parser:
 
     # ---- expressions ----------------------------------------------------------------------
 
-    def expr(self) -> Expr:
+    def expr(self, min_prec: int = 1) -> Expr:
+        """An expression with infix operators, by precedence climbing (``*`` ``/`` bind
+        tighter than ``+`` ``-``, then comparisons, then ``==`` ``!=``; all left-associative)."""
         self.depth += 1
         if self.depth > 200:  # bound the recursion on hostile nesting
+            raise self.error("expressions nested more than 200 deep")
+        try:
+            lhs = self.unary()
+            while True:
+                t = self.tok
+                if t.kind == "number" and t.text.startswith("-"):
+                    # '3-2' lexes as 3 and -2: it is a subtraction of 2
+                    self.toks[self.i : self.i + 1] = [
+                        Token("punct", "-", t.pos),
+                        Token("number", t.text[1:], t.pos + 1, (-t.value[0], t.value[1], t.value[2])),
+                    ]
+                    t = self.tok
+                entry = _BINOPS.get(t.text) if t.kind == "punct" else None
+                if entry is None or entry[0] < min_prec:
+                    return lhs
+                self.next()
+                rhs = self.expr(entry[0] + 1)
+                try:
+                    lhs = Call(Op.get(entry[1]), [lhs, rhs])
+                except (RelayTypeError, TypeError, ValueError) as e:
+                    raise self.error(str(e), t) from None
+        finally:
+            self.depth -= 1
+
+    def unary(self) -> Expr:
+        """``-e``: a literal is negated in place (``--10`` is 10, as Relay), else ``negative``."""
+        if self.at("-"):
+            t = self.next()
+            self.depth += 1
+            if self.depth > 200:
+                raise self.error("expressions nested more than 200 deep")
+            try:
+                e = self.unary()
+            finally:
+                self.depth -= 1
+            if isinstance(e, Constant) and e.data.ndim == 0 and e.name is None:
+                return Constant(-e.data, dtype=e.dtype)
+            try:
+                return Call(Op.get("negative"), [e])
+            except (RelayTypeError, TypeError, ValueError) as err:
+                raise self.error(str(err), t) from None
+        return self.postfix()
+
+    def postfix(self) -> Expr:
+        """A primary expression followed by calls ``(...)`` and tuple fields ``.i``."""
+        self.depth += 1
+        if self.depth > 200:
             raise self.error("expressions nested more than 200 deep")
         try:
             e = self.primary()
@@ -620,10 +696,14 @@ class _Parser:
         value, dtype, is_float = t.value
         if dtype is None:
             dtype = "float32" if is_float else "int32"
+        if dtype == "int32" and t.value[1] is None and not -(2**31) <= value < 2**31:
+            dtype = "int64"  # an unsuffixed integer too large for int32 is int64, as Relay
         if dtype.startswith("int"):
             info = np.iinfo(numpy_dtype(dtype))
             if not info.min <= value <= info.max:
                 raise self.error(f"{value} does not fit in {dtype}", t)
+        elif math.isfinite(value) and abs(value) > float(np.finfo(numpy_dtype(dtype)).max):
+            raise self.error(f"{value} does not fit in {dtype}", t)
         arr = np.array(value, dtype=numpy_dtype(dtype))
         return Constant(arr, dtype=dtype)
 
@@ -712,9 +792,9 @@ class _Parser:
             self.next()
             self.expect("]")
             return TensorType(dims, dtok.text)
-        if t.kind == "ident" and t.text in _DTYPES:
+        if t.kind == "ident" and (t.text in _DTYPES or t.text in _DTYPE_ALIASES):
             self.next()
-            return TensorType((), t.text)
+            return TensorType((), _DTYPE_ALIASES.get(t.text, t.text))
         if self.accept("("):
             fields = []
             if not self.accept(")"):

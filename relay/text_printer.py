@@ -20,7 +20,8 @@ The rules are Relay's (``relay_text_printer.cc``):
   first used); variadic operands (``concatenate``) are a tuple ``%3 = (%1, %2);``.
 * Scalars of int16/32/64, float16/32/64 and bool print inline (``1f``, ``2i64``, ``True``); other
   constants are ``meta[relay.Constant][i]`` with the table after ``#[metadata]``
-  (``xrelay.relay.text_metadata``).
+  (``xrelay.relay.text_metadata``). A scalar constant used more than once is bound to a
+  temporary (``%0 = 1f;``) so that the text keeps it one node (Relay would print it twice).
 * A private function (an outlined function literal, e.g. a fused ``Primitive`` function) prints
   as a function literal bound to a temporary at its first call in each ``def``, then called
   through it: ``%0 = fn (%p0: ..., Primitive=1) -> ... { ... }; %1 = %0(%x);``.
@@ -256,7 +257,13 @@ class _DefPrinter:
             if op is ret:
                 break
             if isinstance(op, ConstantOp):
-                refs[op.result] = self.p.constant(op)
+                text = self.p.constant(op)
+                if op.result.has_more_than_one_use() and not text.startswith("meta["):
+                    # a scalar used twice is one node: bind it, or the text would make two
+                    t = self.temp()
+                    lines.append(f"{indent}{t} = {text};")
+                    text = t
+                refs[op.result] = text
                 continue
             if isinstance(op, ExtractOp) and not op.indices:  # the bool scalar an If tests
                 refs[op.result] = ref(op.tensor)

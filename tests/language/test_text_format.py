@@ -271,7 +271,7 @@ def test_parse_expr_and_let():
         ("def @main(%x: Tensor[(2), float32]) { add(%x, meta[relay.Constant][0]) }", "1:47", "no metadata section"),
         ("def @main(%x: Tensor[(2), float32]) { %x } /* open", "1:44", "unterminated comment"),
         ("def @main(%x: Tensor[(2), float32]) { frobnicate(%x) }", "1:39", "unknown operator 'frobnicate'"),
-        ("def @main(%x: Tensor[(2), float32]) { 300000000000 }", "1:39", "does not fit in int32"),
+        ("def @main(%x: Tensor[(2), float32]) { 300000000000i32 }", "1:39", "does not fit in int32"),
         ("def @main(%x: Tensor[(2), float32]) { %x }\n#[metadata]\n{not json", "2:1", "not JSON"),
         ("def @main(%x: Tensor[(2), float32]) -> Tensor[(3), float32] { %x }", "1:5", "annotated"),
     ],
