@@ -227,6 +227,15 @@ class RelayFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
+    # Relay's unification of relay.Any() with a static dimension at a call (xrelay.relay.module)
+    @impl(tensor.CastOp)
+    def run_tensor_cast(self, interpreter: Interpreter, op: tensor.CastOp, args: PythonValues) -> PythonValues:
+        want = op.dest.type.get_shape()
+        got = np.shape(args[0])
+        if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
+            raise RunError(f"{describe_op(op)}: a value of shape {got} does not fit {op.dest.type}")
+        return (args[0],)
+
     # Relay's If: scf.if on the element of a bool scalar tensor (xrelay.relay.module)
     @impl(tensor.ExtractOp)
     def run_extract(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 # Seed block: from tvm.runtime import DataType
@@ -487,5 +488,14 @@ def test_dynamic_argument_unifies_and_keeps_its_value():
     assert "tensor.cast %input : tensor<2x4xf32> to tensor<?x4xf32>" in str(mod)
     main = mod["main"]
     assert main.body.args[0] is main.params[0]
+    data = -np.arange(8, dtype="float32").reshape(2, 4)
+    np.testing.assert_array_equal(tvm.run(mod, {"input": data})[0], np.maximum(data, 0))
+    # The other way round the cast checks the value: a static parameter takes only its shape.
+    y = relay.var("y", shape=(2, 4), dtype="float32")
+    dyn = relay.var("dyn", shape=(relay.Any(), 4), dtype="float32")
+    mod = tvm.IRModule.from_expr(relay.Call(relay.Function([y], relay.nn.relu(y)), [dyn]))
+    np.testing.assert_array_equal(tvm.run(mod, {"dyn": data})[0], np.maximum(data, 0))
+    with pytest.raises(tvm.TVMError, match=r"a value of shape \(3, 4\) does not fit tensor<2x4xf32>"):
+        tvm.run(mod, {"dyn": np.zeros((3, 4), "float32")})
     with pytest.raises(tvm.TVMError, match="argument 0 has type"):
         relay.Call(f, [relay.var("bad", shape=(2, 5), dtype="float32")])
