@@ -45,12 +45,10 @@ def conv2d_nhwc(op, vals, out, ws, opts):
         return None
     if not (out.flags.c_contiguous and x.flags.c_contiguous):
         return None
-    wino = _winograd_nhwc(x, w, out, a, ws, opts)
-    if wino is not None:
-        return wino
+    via = _channels_first(op, x, w, out, a, ws, opts)
+    if via is not None:
+        return via
     n, h, wd, c = x.shape
-    if c < 16 and not (w.shape[0] == w.shape[1] == 1):
-        return None  # taps of a few channels copy slowly: the reference's one strided copy wins
     kh, kw, _, o = w.shape
     _, oh, ow, _ = out.shape
     sh, sw = a["strides"]
@@ -88,32 +86,48 @@ def conv2d_nhwc(op, vals, out, ws, opts):
     return thunks
 
 
-def _winograd_nhwc(x, w, out, a, ws, opts):
-    """A 3x3 stride-1 convolution the NCHW path would run as Winograd: the same kernel on a
-    channels-first copy of the input (compile-time scratch), the result copied back to NHWC
-    and finished there; None when it would not be Winograd."""
-    from xrelay.runtime.fast_kernels import _Options, _winograd, _winograd_tile
+class _AsChannelsFirst:
+    """The op as the NCHW fast path sees it (only its attributes are read)."""
+
+    def __init__(self, op):
+        self.attrs = dict(op.attrs, data_layout="NCHW", kernel_layout="OIHW", out_layout="")
+
+
+def _channels_first(op, x, w, out, a, ws, opts):
+    """The NCHW fast convolution on a channels-first copy of the input (compile-time
+    scratch), its result copied back to channels last by row chunks with the epilogue.
+
+    Used where channels first is faster: a 3x3 stride-1 layer the NCHW path runs as Winograd,
+    and inputs of few channels, whose channels-last taps are too short to copy quickly.
+    None when this is neither (or the NCHW path declines).
+    """
+    from xrelay.runtime.fast_kernels import _fast_conv2d, _Options, _winograd_tile
 
     n, h, wd, c = x.shape
     _, oh, ow, o = out.shape
-    w_oihw = np.ascontiguousarray(w.transpose(3, 2, 0, 1))
+    fixed = opts.fixed[1:2] == (True,)
+    w_oihw = np.ascontiguousarray(w.transpose(3, 2, 0, 1)) if fixed else np.empty((o, c, *w.shape[:2]), w.dtype)
     xt = np.empty((n, c, h, wd), x.dtype)
     ot = np.empty((n, o, oh, ow), out.dtype)
-    tile = _winograd_tile(xt, w_oihw, ot, a, ws, opts)
-    if not tile:
+    if c >= 16 and not _winograd_tile(xt, w_oihw, ot, a, ws, opts):
         return None
     inner = _Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
     inner.fixed = opts.fixed
-    opts.scratch += [xt, ot]
+    body = _fast_conv2d(_AsChannelsFirst(op), [xt, w_oihw], ot, ws, inner)
+    if body is None:
+        return None
+    opts.scratch += [xt, ot] if fixed else [xt, ot, w_oihw]
     parts = _chunks(opts)
     thunks: list[tuple[str, Thunk]] = []
+    if not fixed:  # the weights may change between runs: transposed on every run
+        thunks.append(("copy", functools.partial(np.copyto, w_oihw, w.transpose(3, 2, 0, 1))))
     for b in range(n):
 
         def to_channels_first(y0: int, y1: int, b: int = b) -> Thunk:
             return functools.partial(np.copyto, xt[b, :, y0:y1], x[b, y0:y1].transpose(2, 0, 1))
 
         thunks.append(("copy", _split(opts, to_channels_first, _ranges(h, parts), h)))
-    thunks += _winograd(xt, w_oihw, ot, ws, (a["padding"][0], a["padding"][1]), tile, inner)
+    thunks += body
     for b in range(n):
 
         def finish(y0: int, y1: int, b: int = b) -> Thunk:
