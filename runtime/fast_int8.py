@@ -20,6 +20,65 @@ from typing import Any
 
 import numpy as np
 
+_LIB: list = []
+
+
+def vnni_library():
+    """The compiled ``int8_gemm.c`` (cached like the other native kernels), or None.
+
+    ``XRELAY_NATIVE=0`` or a missing compiler leave the float32 SGEMM path.
+    """
+    if _LIB:
+        return _LIB[0]
+    _LIB.append(_build_library())
+    return _LIB[0]
+
+
+def _build_library():
+    import ctypes
+    import hashlib
+    import os
+    import subprocess
+    import tempfile
+
+    from xrelay.runtime import native
+
+    if os.environ.get("XRELAY_NATIVE", "1") == "0":
+        return None
+    source_path = os.path.join(os.path.dirname(__file__), "int8_gemm.c")
+    with open(source_path) as f:
+        source = f.read()
+    compiler = os.environ.get("CC", "cc")
+    flags = [*native._FLAGS]  # noqa: SLF001 - the same flags as the other kernels
+    key = hashlib.sha256("\0".join([source, compiler, *flags, native._machine()]).encode()).hexdigest()[:16]  # noqa: SLF001
+    lib_path = os.path.join(native._cache_dir(), f"xrelay_int8_{key}.so")  # noqa: SLF001
+    if not os.path.exists(lib_path):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "int8.so")
+            try:
+                subprocess.run([compiler, *flags, source_path, "-o", out], check=True, capture_output=True, timeout=120)
+            except (OSError, subprocess.SubprocessError):
+                return None
+            staged = f"{lib_path}.{os.getpid()}.tmp"
+            native._copy(out, staged)  # noqa: SLF001
+            os.replace(staged, lib_path)
+    lib = ctypes.CDLL(lib_path)
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+    lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64]
+    lib.xr_gemm_u8s8.restype = None
+    lib.xr_int8_has_vnni.restype = ctypes.c_int
+    return lib
+
+
+def pack_weights(w2: np.ndarray) -> np.ndarray:
+    """(O, K) int8 weights as [O/16][Kp/4][16][4], zero padded (Kp = K rounded up to 4)."""
+    o, k = w2.shape
+    kp, o16 = -(-k // 4) * 4, -(-o // 16) * 16
+    padded = np.zeros((o16, kp), np.int8)
+    padded[:o, :k] = w2
+    return np.ascontiguousarray(padded.reshape(o16 // 16, 16, kp // 4, 4).transpose(0, 2, 1, 3))
+
+
 EXACT_K = 512
 """Largest reduction whose float32 sum of 8-bit products is exact (512 * 32640 < 2**24)."""
 
@@ -62,21 +121,65 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     o, _, kh, kw = w.shape
     oh, ow = out.shape[2:]
     k, p = c * kh * kw, oh * ow
+    sh, sw = a["strides"]
+    dh, dw = a["dilation"]
+    pt, pl, _, _ = a["padding"]
+    geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
+    lib = vnni_library() if (x.dtype, w.dtype) == (np.dtype(np.uint8), np.dtype(np.int8)) else None
+    if lib is not None:
+        return _vnni_conv(lib, x, w, out, geometry, opts, _im2col_numpy)
     wf = np.ascontiguousarray(w.reshape(o, k), dtype=np.float32)
     cols = np.empty((k, p), np.float32)
     tmp = np.empty((o, p), np.float32)
     chunks = _chunks(k)
     tmpi = np.empty((o, p), np.int32) if len(chunks) > 1 else None
     opts.scratch += [a for a in (wf, cols, tmp, tmpi) if a is not None]
-    sh, sw = a["strides"]
-    dh, dw = a["dilation"]
-    pt, pl, _, _ = a["padding"]
-    geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
         thunks += _im2col_numpy(x[b], cols, (oh, ow), geometry)
         thunks.append(("matmul", functools.partial(_accumulate, wf, cols, tmp, tmpi, out[b].reshape(o, p), chunks)))
     return thunks
+
+
+def _vnni_conv(lib, x, w, out, geometry, opts, im2col) -> list:
+    """uint8 data x int8 weights: im2col (uint8), rows of 4-aligned K, the C/VNNI product."""
+    from xrelay.runtime.fast_kernels import _chunks as pool_chunks
+    from xrelay.runtime.fast_kernels import _split
+
+    n, c, _, _ = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = out.shape[2:]
+    k, p = c * kh * kw, oh * ow
+    wp = pack_weights(w.reshape(o, k))
+    kp = wp.shape[1] * 4
+    blocks = wp.shape[0]
+    cols = np.empty((k, p), np.uint8)
+    rows = np.zeros((p, kp), np.uint8)  # K padding stays zero
+    opts.scratch += [wp, cols, rows]
+    thunks: list[tuple[str, Any]] = []
+    for b in range(n):
+        thunks += im2col(x[b], cols, (oh, ow), geometry)
+        thunks.append(("im2col", functools.partial(np.copyto, rows[:, :k], cols.T)))
+        ob = out[b]
+
+        def make(b0: int, b1: int, ob=ob) -> Any:
+            args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1)
+
+            def run() -> None:  # holds the arrays: the C call only gets their addresses
+                lib.xr_gemm_u8s8(*args)
+                keep_alive(rows, wp, ob)
+
+            return run
+
+        parts = min(pool_chunks(opts), blocks)
+        step = -(-blocks // parts)
+        ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
+        thunks.append(("matmul", _split(opts, make, ranges, blocks)))
+    return thunks
+
+
+def keep_alive(*arrays: np.ndarray) -> None:
+    """Referenced by a thunk so the arrays behind its raw pointers outlive it."""
 
 
 def dense(op, vals, out, ws, opts) -> list | None:
@@ -162,4 +265,7 @@ def first(*makers):
     return maker
 
 
-__all__ = ["EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis"]
+__all__ = [
+    "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis",
+    "pack_weights", "vnni_library",
+]  # fmt: skip

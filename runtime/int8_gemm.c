@@ -1,0 +1,74 @@
+/* uint8 x int8 -> int32 matrix product for the arena executor (runtime/fast_int8.py).
+ *
+ *   c[o][p] = sum_k a[p][k] * w[o][k]      (a: P x Kp uint8 rows; w packed, see below)
+ *
+ * Weights are packed once as [O/16 blocks][Kp/4][16 channels][4 k] int8 (zero padded), so one
+ * 64-byte load holds 4 consecutive k of 16 output channels: exactly the operand of AVX-512 VNNI's
+ * vpdpbusd (16 lanes, each a sum of four u8 x s8 products added to an int32). Eight pixels are
+ * computed at once (eight accumulators), each step broadcasting 4 bytes of one pixel's row.
+ * Without VNNI the same loops run in plain C. Both are exact int32 sums (no saturation: vpdpbusd
+ * adds the four 16-bit products in 32 bits), so every path gives the same bits.
+ */
+#include <stdint.h>
+#include <string.h>
+#if defined(__AVX512VNNI__) && defined(__AVX512F__)
+#include <immintrin.h>
+#define XR_VNNI 1
+#else
+#define XR_VNNI 0
+#endif
+
+typedef int64_t i64;
+
+int xr_int8_has_vnni(void) { return XR_VNNI; }
+
+/* channel blocks [b0, b1) of 16 output channels; o is the real channel count */
+void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, int32_t *c, i64 p, i64 kp, i64 o, i64 b0, i64 b1) {
+    const i64 k4 = kp / 4;
+    for (i64 b = b0; b < b1; ++b) {
+        const int8_t *wb = w + b * k4 * 64;
+        const i64 nch = (o - b * 16) < 16 ? (o - b * 16) : 16;
+        for (i64 p0 = 0; p0 < p; p0 += 8) {
+            const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
+            int32_t tile[8][16];
+#if XR_VNNI
+            __m512i acc[8];
+            for (int j = 0; j < 8; ++j) acc[j] = _mm512_setzero_si512();
+            if (np_ == 8) {
+                const uint8_t *r = a + p0 * kp;
+                for (i64 k = 0; k < k4; ++k) {
+                    const __m512i wv = _mm512_loadu_si512((const void *)(wb + k * 64));
+                    for (int j = 0; j < 8; ++j) {
+                        int32_t x4;
+                        memcpy(&x4, r + j * kp + k * 4, 4);
+                        acc[j] = _mm512_dpbusd_epi32(acc[j], _mm512_set1_epi32(x4), wv);
+                    }
+                }
+            } else {
+                for (i64 k = 0; k < k4; ++k) {
+                    const __m512i wv = _mm512_loadu_si512((const void *)(wb + k * 64));
+                    for (i64 j = 0; j < np_; ++j) {
+                        int32_t x4;
+                        memcpy(&x4, a + (p0 + j) * kp + k * 4, 4);
+                        acc[j] = _mm512_dpbusd_epi32(acc[j], _mm512_set1_epi32(x4), wv);
+                    }
+                }
+            }
+            for (int j = 0; j < 8; ++j) _mm512_storeu_si512((void *)tile[j], acc[j]);
+#else
+            memset(tile, 0, sizeof(tile));
+            for (i64 j = 0; j < np_; ++j) {
+                const uint8_t *r = a + (p0 + j) * kp;
+                for (i64 k = 0; k < k4; ++k)
+                    for (int ch = 0; ch < 16; ++ch)
+                        for (int q = 0; q < 4; ++q)
+                            tile[j][ch] += (int32_t)r[k * 4 + q] * (int32_t)wb[k * 64 + ch * 4 + q];
+            }
+#endif
+            for (i64 ch = 0; ch < nch; ++ch) {
+                int32_t *dst = c + (b * 16 + ch) * p + p0;
+                for (i64 j = 0; j < np_; ++j) dst[j] = tile[j][ch];
+            }
+        }
+    }
+}
