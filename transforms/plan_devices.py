@@ -7,7 +7,9 @@ phases are Relay's (``device_planner.cc``):
 
 1. **Conflicting uses.** A value without a constraint of its own whose uses want different
    devices gets a ``device_copy`` at the uses that disagree with the first one met walking
-   back from the result (Relay's ConflictedNodeFinder). Unlike Relay, this includes the free
+   back from the result (Relay's ConflictedNodeFinder). Unlike Relay, the copy's source and
+   destination are left free for unification to decide (Relay fixes them from this local walk,
+   which can contradict what the whole module implies), and capture drops it if they meet. Unlike Relay, this includes the free
    result of an ``on_device`` (Relay leaves it to capture, which can copy it to one device
    only, and fails).
 2. **Unification.** Over the whole module: a primitive op's operands and results share one
@@ -17,8 +19,11 @@ phases are Relay's (``device_planner.cc``):
    (functions are not device polymorphic); ``on_device`` constrains its operand
    (``constrain_body``) and/or its result (``constrain_result``, and always when returned
    straight from the function); ``device_copy`` constrains its operand to the source and its
-   result to the destination. Two constraints that cannot be joined are an error naming the
-   value and both devices.
+   result to the destination. These hard constraints come first; two that cannot be joined
+   are an error naming the value and both devices. Then each primitive's operands are
+   unified with it, users before producers; an operand that cannot join (it was pulled to
+   another device by its other uses or its producer) gets a ``device_copy`` on that edge
+   where Relay would stop with an error.
 3. **Defaults.** ``on_device`` with neither flag joins its operand and result if it can;
    a function's free result device becomes ``default-device``, its free parameters the
    result's device; every other free value ``default-device``. Partial constraints
@@ -175,8 +180,9 @@ class _Domains:
 
 def _on_device_flags(op: RelayOp) -> tuple[VirtualDeviceAttr, bool, bool]:
     attrs = op.attrs
-    returned = any(isinstance(u.operation, func.ReturnOp) for u in op.results[0].uses)
-    # Relay fixes an on_device at the top of a function body: its result is the function's.
+    returned = any(isinstance(u.operation, func.ReturnOp) and len(u.operation.operands) == 1 for u in op.results[0].uses)
+    # Relay fixes an on_device at the top of a function body: its result is the function's
+    # (not a field of a returned tuple: several results).
     return attrs["virtual_device"], attrs["constrain_result"] or returned, attrs["constrain_body"]
 
 
@@ -257,7 +263,8 @@ def _copy_conflicting_uses(fn: func.FuncOp) -> None:
         src, dst = seen[operand], call_devices[op]
         if src.is_fully_unconstrained() or dst.is_fully_unconstrained() or src == dst:
             continue
-        op.operands[index] = insert_device_copy(operand, src, dst, op)
+        # Both ends free: unification decides them, capture drops the copy if they meet.
+        op.operands[index] = insert_device_copy(operand, UNCONSTRAINED, UNCONSTRAINED, op)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -273,6 +280,8 @@ class _Planner:
         self.doms = _Domains()
         self.value_dom: dict[SSAValue, int] = {}
         self.func_dom: dict[str, tuple[list[int], int]] = {}
+        self.soft_ops: list[Operation] = []
+        self.copies: list[tuple[Operation, int]] = []
 
     def dom(self, v: SSAValue) -> int:
         d = self.value_dom.get(v)
@@ -295,6 +304,7 @@ class _Planner:
         for fn in bodies:
             for op in fn.body.block.ops:
                 self._constrain(fn, op)
+        self.soft_edges()
 
     def _constrain(self, fn: func.FuncOp, op: Operation) -> None:
         doms = self.doms
@@ -335,13 +345,35 @@ class _Planner:
                 for r in op.results:
                     doms.unify(result, self.dom(r), r, f"the result of @{name}")
                 return
-        # primitives (ops, primitive functions): one device for operands and results
-        values = [*op.operands, *op.results]
-        if not values:
+        # primitives (ops, primitive functions): one device for operands and results; the
+        # results are one at once, the operands after every hard constraint (soft_edges)
+        if not op.results:
             return
-        first = self.dom(values[0])
-        for v in values[1:]:
+        first = self.dom(op.results[0])
+        for v in op.results[1:]:
             doms.unify(first, self.dom(v), v, f"'{op.name}'")
+        self.soft_ops.append(op)
+
+    def soft_edges(self) -> None:
+        """Unify each primitive's operands with it, users before producers (Relay's visit
+        order); an operand whose device cannot join its user's gets a copy on that edge
+        instead (the value has no constraint that forbids one: all hard ones are in)."""
+        for op in reversed(self.soft_ops):
+            here = self.dom(op.results[0])
+            for index, v in enumerate(op.operands):
+                there = self.dom(v)
+                a, b = self.doms.find(here), self.doms.find(there)
+                if a != b and self.doms.device[a].join(self.doms.device[b]) is None:
+                    self.copies.append((op, index))
+                else:
+                    self.doms.try_unify(here, there)
+
+    def insert_copies(self) -> None:
+        for op, index in self.copies:
+            v = op.operands[index]
+            copy = insert_device_copy(v, UNCONSTRAINED, UNCONSTRAINED, op)
+            self.value_dom[copy] = self.dom(op.results[0])
+            op.operands[index] = copy
 
     def default_all(self) -> None:
         doms = self.doms
@@ -465,6 +497,7 @@ def plan_devices(module: ModuleOp, default: VirtualDeviceAttr | None = None) -> 
     planner = _Planner(module, default)
     planner.analyse()
     planner.default_all()
+    planner.insert_copies()
     for fn in _bodies(module):
         _capture(planner, fn)
 

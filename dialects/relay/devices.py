@@ -243,11 +243,13 @@ class VirtualDeviceAttr(ParametrizedAttribute):
         return virtual_device(*fields)
 
     def default(self, other: VirtualDeviceAttr) -> VirtualDeviceAttr:
-        """This device with its free fields taken from ``other`` (the target only if the kinds agree)."""
+        """This device with its free fields taken from ``other``; the target and (unlike Relay,
+        as a scope names a memory of one kind of device) the memory scope only if the kinds agree."""
         kind = self.device_type or other.device_type
-        target = self.target or (other.target if other.device_type == kind else "")
+        same = other.device_type == kind
+        target = self.target or (other.target if same else "")
         vid = self.virtual_device_id if self.virtual_device_id >= 0 else other.virtual_device_id
-        return virtual_device(kind, vid, target, self.memory_scope or other.memory_scope)
+        return virtual_device(kind, vid, target, self.memory_scope or (other.memory_scope if same else ""))
 
     # ---- syntax -----------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ func.func @main(%a: tensor<5x7xf32>, %b: tensor<5x7xf32>, %c: tensor<5x7xf32>) -
 
 // SCOPE-LABEL: func.func @main
 // SCOPE-SAME: relay.result_virtual_device = #relay.virtual_device<cuda(0), memory_scope = "sram">
-// SCOPE: relay.device_copy %1 {src_virtual_device = #relay.virtual_device<cpu(0), memory_scope = "sram">, dst_virtual_device = #relay.virtual_device<cuda(0), memory_scope = "sram">}
+// SCOPE: relay.device_copy %1 {src_virtual_device = #relay.virtual_device<cpu(0)>, dst_virtual_device = #relay.virtual_device<cuda(0), memory_scope = "sram">}
 
 // BAD: plan-devices: default-device: unknown device 'tpu'
 
@@ -66,3 +66,25 @@ func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: relay.param_virtual_devices = [#relay.virtual_device<cpu(0)>, #relay.virtual_device<cuda(0)>]
 
+
+// -----
+
+// an unannotated op pulled two ways (exp: its operand is pinned to cpu(0), its user sqrt runs
+// on cpu(1)): the edge into exp gets a copy (Relay stops with an error here)
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = relay.on_device %0 {virtual_device = "cpu", constrain_result = true} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = relay.exp %1 : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = relay.sqrt %2 : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = relay.on_device %3 {virtual_device = "cpu(1)"} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %4 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: relay.param_virtual_devices = [#relay.virtual_device<cpu(0)>], relay.result_virtual_device = #relay.virtual_device<cpu(1)>
+// CHECK-NEXT: %[[N:.*]] = relay.negative %x
+// CHECK-NEXT: %[[P:.*]] = relay.on_device %[[N]] {virtual_device = #relay.virtual_device<cpu(0)>, constrain_result = true}
+// CHECK-NEXT: %[[C:.*]] = relay.device_copy %[[P]] {src_virtual_device = #relay.virtual_device<cpu(0)>, dst_virtual_device = #relay.virtual_device<cpu(1)>}
+// CHECK-NEXT: %[[E:.*]] = relay.exp %[[C]]
+// CHECK-NEXT: %[[S:.*]] = relay.sqrt %[[E]]
+// CHECK-NEXT: func.return %[[S]]
