@@ -151,6 +151,10 @@ def tokenize(src: Source) -> list[Token]:
             toks.append(Token(kind, text[i:j], i, name))
             i = j
             continue
+        if c in "in" and (m := _special_float(text, i)) is not None:  # inf, inff, nanf16, ...
+            toks.append(m)
+            i += len(m.text)
+            continue
         if c in _IDENT_START:
             j = i + 1
             while j < n and (text[j] in _IDENT_CHARS or (text[j] == "." and j + 1 < n and text[j + 1] in _IDENT_START)):
@@ -184,6 +188,23 @@ def tokenize(src: Source) -> list[Token]:
         raise src.error(i, f"unexpected character {c!r}")
     toks.append(Token("eof", "", n))
     return toks
+
+
+def _special_float(text: str, i: int) -> Token | None:
+    """``inf`` / ``nan`` with an optional float suffix (``-inff`` is how an attribute of -inf
+    prints), or None."""
+    for word, value in (("inf", math.inf), ("nan", math.nan)):
+        if text.startswith(word, i):
+            j = i + 3
+            dtype = None
+            for suffix, dt in (("f16", "float16"), ("f32", "float32"), ("f64", "float64"), ("f", "float32")):
+                if text.startswith(suffix, j):
+                    j, dtype = j + len(suffix), dt
+                    break
+            if j < len(text) and text[j] in _IDENT_CHARS:
+                return None  # an identifier that starts like it (info, nano, ...)
+            return Token("number", text[i:j], i, (value, dtype, True))
+    return None
 
 
 def _lex_number(src: Source, i: int, toks: list[Token]) -> int:
@@ -750,9 +771,14 @@ class _Parser:
                 if not self.at(","):
                     raise self.expected("',' or ']'")
                 self.next()
+        sign = 1
+        if self.at("-") and self.peek().kind == "number":  # -inff
+            self.next()
+            sign, t = -1, self.tok
         if t.kind == "number":
             self.next()
             value, dtype, is_float = t.value
+            value = sign * value
             return float(value) if is_float or (dtype or "").startswith("float") else int(value)
         if t.kind == "string":
             self.next()
@@ -856,6 +882,9 @@ def parse(
     if not isinstance(source, str):
         raise TypeError(f"parse expects the text as a str, got {type(source).__name__}")
     p = _Parser(source, source_name, init_meta_table)
+    if init_module is not None:  # its functions can be called from the text
+        for gv in init_module.get_global_vars():
+            p.globals[gv.name_hint] = gv
     defs = p.module()
     if p.free_vars:
         raise p.src.error(0, f"free variable %{p.free_vars[0].name_hint} in a module")

@@ -171,6 +171,8 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
 
     nodes = list(post_order(fn))
     holes = [n for n in nodes if isinstance(n, Var) and n._type is None]
+    # calls through a let-bound function literal are calls of the literal
+    let_fns = {id(n.var): n.value for n in nodes if isinstance(n, Let) and isinstance(n.value, Function)}
     if not holes:
         return
     for _ in range(_MAX_ROUNDS):
@@ -190,8 +192,9 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
                     if isinstance(ft, FuncType) and len(ft.arg_types) == len(node.args):
                         for a, t in zip(node.args, ft.arg_types):
                             _expect(expected, a, t)
-                    if isinstance(node.op, Function) and len(node.op.params) == len(node.args):
-                        for prm, a in zip(node.op.params, node.args):  # a literal's parameters
+                    callee = let_fns.get(id(node.op), node.op)
+                    if isinstance(callee, Function) and len(callee.params) == len(node.args):
+                        for prm, a in zip(callee.params, node.args):  # a literal's parameters
                             if prm._type is None and a._type is not None:
                                 prm._type = a._type
                                 progress = True
