@@ -1,0 +1,259 @@
+"""ONNX operators imported onto the 1-D/3-D convolutions and pools, resizing, ``gather_nd``,
+shifts, ``ndarray_size`` and the group/instance/L2 normalisations, as Relay's ONNX frontend
+maps them.
+
+* ``Conv`` on 3-D/5-D inputs: ``nn.conv1d``/``nn.conv3d`` (+ ``nn.bias_add``); ``MaxPool``,
+  ``AveragePool`` on 5-D: ``nn.max_pool3d``/``nn.avg_pool3d`` (a ceil-mode window ONNX drops
+  because it would start in the end padding is sliced off, as for 2-D); ``GlobalAveragePool``,
+  ``GlobalMaxPool`` on 5-D: ``nn.adaptive_*_pool3d`` to 1x1x1. 4-D inputs keep the 2-D import.
+* ``Resize`` (opset 10+) on 4-D inputs whose N and C are not resized: ``image.resize2d`` with
+  the output size from ``sizes`` or ``floor(in * scales)`` (constants), ``roi`` for
+  ``tf_crop_and_resize``; modes nearest/linear/cubic, ``nearest_mode`` as the rounding method.
+  Coordinates follow the output size (TOPI), so a scale that is not ``out / in`` exactly is
+  honoured only through the size it gives, as in Relay's frontend.
+* ``Upsample`` (opset 7/9): ``nn.upsampling`` (nearest_neighbor or bilinear, asymmetric).
+* ``GatherND``: ``gather_nd`` after moving the index tuples to the first axis.
+* ``BitShift``: ``left_shift``/``right_shift``; ``Size``: ``ndarray_size`` (int64).
+* ``GroupNormalization``: ``nn.group_norm`` (opset 18's per-group scale and bias repeated per
+  channel); ``InstanceNormalization``: ``nn.instance_norm``; ``LpNormalization``: p = 2 is
+  ``nn.l2_normalize`` (eps 0), p = 1 ``x / sum(|x|)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from xrelay.frontends.onnx import _CONVERTERS, _Importer, _Node, _op, _spatial_pads, _Val
+
+_CONV_2D = _CONVERTERS["Conv"]
+_MAX_POOL_2D = _CONVERTERS["MaxPool"]
+_AVG_POOL_2D = _CONVERTERS["AveragePool"]
+_GLOBAL_AVG_2D = _CONVERTERS["GlobalAveragePool"]
+_GLOBAL_MAX_2D = _CONVERTERS["GlobalMaxPool"]
+
+
+def _pads(im: _Importer, node: _Node, x: _Val, kernel, strides, dilations) -> list[int]:
+    n = len(kernel)
+    auto = node.attrs.get("auto_pad", "NOTSET")
+    if auto in ("NOTSET", ""):
+        pads = list(node.attrs.get("pads", [0] * (2 * n)))
+        if len(pads) != 2 * n:
+            raise node.fail(f"pads {pads} must have {2 * n} values for {n}-D")
+        return pads
+    return _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dilations)
+
+
+def _rank_in(im: _Importer, node: _Node, x: _Val, ranks: tuple[int, ...]) -> int:
+    r = im.rank(x)
+    if r not in ranks:
+        raise node.fail(f"inputs of rank {', '.join(map(str, ranks))} are supported, got rank {r}")
+    return r
+
+
+@_op("Conv")
+def _conv(im, node):
+    x, w, b = node.inputs[0], node.inputs[1], node.input(2)
+    rank = _rank_in(im, node, x, (3, 4, 5))
+    if rank == 4:
+        return _CONV_2D(im, node)
+    n = rank - 2
+    ws = im.shape_of(w)
+    kernel = list(node.attrs.get("kernel_shape", ws[2:]))
+    strides = list(node.attrs.get("strides", [1] * n))
+    dil = list(node.attrs.get("dilations", [1] * n))
+    y = im.emit1(
+        f"nn.conv{n}d",
+        [x, w],
+        strides=strides,
+        padding=_pads(im, node, x, kernel, strides, dil),
+        dilation=dil,
+        groups=node.attrs.get("group", 1),
+        channels=ws[0],
+        kernel_size=kernel,
+    )
+    if b is not None:
+        y = im.emit1("nn.bias_add", [y, b], axis=1)
+    return [y]
+
+
+def _pool3d(im: _Importer, node: _Node, relay_name: str, **extra) -> list[_Val]:
+    x = node.inputs[0]
+    if node.num_outputs > 1:
+        raise node.fail("the Indices output is not supported")
+    if node.attrs.get("storage_order", 0):
+        raise node.fail("storage_order = 1 is not supported")
+    kernel = list(node.attrs["kernel_shape"])
+    strides = list(node.attrs.get("strides", [1, 1, 1]))
+    dil = list(node.attrs.get("dilations", [1, 1, 1]))
+    pads = _pads(im, node, x, kernel, strides, dil)
+    ceil = bool(node.attrs.get("ceil_mode", 0))
+    y = im.emit1(
+        relay_name, [x], pool_size=kernel, strides=strides, dilation=dil, padding=pads, ceil_mode=ceil, **extra
+    )
+    if ceil:
+        # ONNX drops a last window that would start inside the end padding; Relay keeps it
+        xs, ys = im.shape_of(x), im.shape_of(y)
+        want = list(ys[2:])
+        for i in range(3):
+            if xs[2 + i] is not None and (want[i] - 1) * strides[i] >= xs[2 + i] + pads[i]:
+                want[i] -= 1
+        if want != list(ys[2:]):
+            y = im.emit1("strided_slice", [y], begin=[0, 0, 0], end=want, axes=[2, 3, 4])
+    return [y]
+
+
+@_op("MaxPool")
+def _max_pool(im, node):
+    if _rank_in(im, node, node.inputs[0], (4, 5)) == 4:
+        return _MAX_POOL_2D(im, node)
+    return _pool3d(im, node, "nn.max_pool3d")
+
+
+@_op("AveragePool")
+def _avg_pool(im, node):
+    if _rank_in(im, node, node.inputs[0], (4, 5)) == 4:
+        return _AVG_POOL_2D(im, node)
+    return _pool3d(im, node, "nn.avg_pool3d", count_include_pad=bool(node.attrs.get("count_include_pad", 0)))
+
+
+@_op("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(im, node):
+    avg = node.op_type == "GlobalAveragePool"
+    if _rank_in(im, node, node.inputs[0], (4, 5)) == 4:
+        return (_GLOBAL_AVG_2D if avg else _GLOBAL_MAX_2D)(im, node)
+    name = "nn.adaptive_avg_pool3d" if avg else "nn.adaptive_max_pool3d"
+    return im.emit(name, [node.inputs[0]], output_size=[1, 1, 1])
+
+
+# ---- resizing --------------------------------------------------------------------------------
+
+_RESIZE_METHOD = {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}
+
+
+@_op("Resize")
+def _resize(im, node):
+    x = node.inputs[0]
+    _rank_in(im, node, x, (4,))
+    xs = im.static_shape(x, node)
+    mode = node.attrs.get("mode", "nearest")
+    if mode not in _RESIZE_METHOD:
+        raise node.fail(f"unknown mode '{mode}'")
+    if node.attrs.get("antialias", 0):
+        raise node.fail("antialias = 1 is not supported")
+    if node.attrs.get("keep_aspect_ratio_policy", "stretch") != "stretch":
+        raise node.fail("only keep_aspect_ratio_policy 'stretch' is supported")
+    if node.attrs.get("axes") is not None:
+        raise node.fail("the axes attribute is not supported")
+    if node.opset < 11:
+        scales, sizes, roi = im.static(node.input(1), node, "scales"), None, None
+        coord = "asymmetric"
+    else:
+        roi = im.static(node.input(1), node, "roi")
+        scales = im.static(node.input(2), node, "scales")
+        sizes = im.static(node.input(3), node, "sizes")
+        coord = node.attrs.get("coordinate_transformation_mode", "half_pixel")
+    if sizes is not None and sizes.size:
+        out = [int(v) for v in sizes]
+    elif scales is not None and scales.size:
+        out = [int(math.floor(d * float(s))) for d, s in zip(xs, scales)]
+    else:
+        raise node.fail("needs constant scales or sizes")
+    if len(out) != 4 or out[:2] != list(xs[:2]):
+        raise node.fail(f"only H and W may be resized (input {list(xs)}, output {out})")
+    attrs = {
+        "method": _RESIZE_METHOD[mode],
+        "coordinate_transformation_mode": coord,
+        "cubic_alpha": float(node.attrs.get("cubic_coeff_a", -0.75)),
+        "cubic_exclude": int(node.attrs.get("exclude_outside", 0)),
+        "extrapolation_value": float(node.attrs.get("extrapolation_value", 0.0)),
+    }
+    if mode == "nearest":
+        attrs["rounding_method"] = node.attrs.get("nearest_mode", "round_prefer_floor")
+    if coord == "tf_crop_and_resize":
+        if roi is None or roi.size != 8:
+            raise node.fail("tf_crop_and_resize needs an roi of 8 values")
+        attrs["roi"] = [float(roi[2]), float(roi[3]), float(roi[6]), float(roi[7])]
+    return im.emit("image.resize2d", [x], size=out[2:], **attrs)
+
+
+@_op("Upsample")
+def _upsample(im, node):
+    x = node.inputs[0]
+    _rank_in(im, node, x, (4,))
+    if node.opset >= 9:
+        scales = im.static(node.input(1), node, "scales")
+    else:
+        scales = np.asarray(node.attrs.get("scales", []), dtype=np.float32)
+    if scales is None or scales.size != 4 or float(scales[0]) != 1 or float(scales[1]) != 1:
+        raise node.fail(f"only H and W may be scaled, got scales {None if scales is None else scales.tolist()}")
+    mode = node.attrs.get("mode", "nearest")
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise node.fail(f"unknown mode '{mode}'")
+    method = "nearest_neighbor" if mode == "nearest" else "bilinear"
+    return im.emit("nn.upsampling", [x], scale_h=float(scales[2]), scale_w=float(scales[3]), method=method)
+
+
+# ---- gathers, shifts, sizes --------------------------------------------------------------------
+
+
+@_op("GatherND")
+def _gather_nd(im, node):
+    data, indices = node.inputs[0], node.inputs[1]
+    r = im.rank(indices)
+    moved = im.emit1("transpose", [indices], axes=[r - 1, *range(r - 1)])
+    return im.emit("gather_nd", [data, moved], batch_dims=node.attrs.get("batch_dims", 0))
+
+
+@_op("BitShift")
+def _bit_shift(im, node):
+    direction = node.attrs.get("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise node.fail(f"direction must be LEFT or RIGHT, got {direction!r}")
+    name = "left_shift" if direction == "LEFT" else "right_shift"
+    return im.emit(name, [node.inputs[0], node.inputs[1]])
+
+
+@_op("Size")
+def _size(im, node):
+    return im.emit("ndarray_size", [node.inputs[0]], dtype="int64")
+
+
+# ---- normalisations ----------------------------------------------------------------------------
+
+
+@_op("GroupNormalization")
+def _group_norm(im, node):
+    x, scale, bias = node.inputs[:3]
+    groups = node.attrs.get("num_groups")
+    if groups is None:
+        raise node.fail("num_groups is required")
+    c = im.shape_of(x)[1]
+    if c is None:
+        raise node.fail("the channel dimension must be static")
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    if im.shape_of(scale) == (groups,) and groups != c:
+        # opset 18: one scale and bias per group, repeated over the group's channels
+        scale = im.emit1("repeat", [scale], repeats=c // groups, axis=0)
+        bias = im.emit1("repeat", [bias], repeats=c // groups, axis=0)
+    return im.emit("nn.group_norm", [x, scale, bias], num_groups=groups, axis=1, epsilon=eps)
+
+
+@_op("InstanceNormalization")
+def _instance_norm(im, node):
+    x, scale, bias = node.inputs[:3]
+    return im.emit("nn.instance_norm", [x, scale, bias], axis=1, epsilon=float(node.attrs.get("epsilon", 1e-5)))
+
+
+@_op("LpNormalization")
+def _lp_norm(im, node):
+    x = node.inputs[0]
+    axis = node.attrs.get("axis", -1)
+    p = node.attrs.get("p", 2)
+    if p == 2:
+        return im.emit("nn.l2_normalize", [x], eps=0.0, axis=[axis])
+    if p == 1:
+        norm = im.emit1("sum", [im.emit1("abs", [x])], axis=[axis], keepdims=True)
+        return im.emit("divide", [x, norm])
+    raise node.fail(f"p must be 1 or 2, got {p}")
