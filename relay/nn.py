@@ -21,6 +21,7 @@ __all__ = [
     "batch_matmul",
     "batch_norm",
     "bias_add",
+    "contrib_conv2d_nchwc",
     "conv2d",
     "conv2d_transpose",
     "dense",
@@ -74,6 +75,28 @@ def conv2d(
         out_layout=out_layout,
         out_dtype=out_dtype,
     )
+
+
+def contrib_conv2d_nchwc(
+    data: Expr,
+    kernel: Expr,
+    strides: Any = (1, 1),
+    padding: Any = (0, 0),
+    dilation: Any = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: Any = None,
+    data_layout: str = "NCHW8c",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """Relay's ``nn.contrib_conv2d_NCHWc`` (its Python defaults): in xrelay an ``nn.conv2d``
+    with blocked layouts, which the dialect infers and the kernels run."""
+    return conv2d(
+        data, kernel, strides, padding, dilation, groups, channels, kernel_size,
+        data_layout, kernel_layout, out_layout, out_dtype,
+    )  # fmt: skip
 
 
 @dialect_defaults("nn.conv2d_transpose")

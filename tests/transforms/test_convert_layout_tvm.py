@@ -1,10 +1,11 @@
 """TVM v0.19's tests/python/relay/test_pass_convert_op_layout.py, ported (imports changed,
 ``tvm.ir.assert_structural_equal`` -> xrelay's structural comparison).
 
-Of TVM's 47 test functions (50 cases with parameters), 24 are here and pass; in
+Of TVM's 47 test functions (50 cases with parameters), 26 are here and pass; in
 ``test_conv_reduce_convert_layout`` the second sub-case (it rebuilds calls with source spans)
 is left out. ``test_transpose_convert_layout`` compares ``axes`` as lists instead of their
-printed form. The other 23 need what xrelay does not have:
+printed form. ``relay.op.nn.contrib_conv2d_nchwc`` is spelled ``relay.nn.contrib_conv2d_nchwc``
+(an ``nn.conv2d`` with blocked layouts in xrelay). The other 21 need what xrelay does not have:
 
 * QNN ops in ConvertLayout (``qnn.conv2d``, requantize, ``qnn.add``/``concatenate``/avg_pool,
   conv2d_transpose): test_qnn_conv_requantize, _concat, _add, _nhwc, _transpose_requantize,
@@ -12,11 +13,11 @@ printed form. The other 23 need what xrelay does not have:
 * ops not in the dialect: ``nn.deformable_conv2d`` (2), ``slice_like``, ``nn.instance_norm``,
   ``vision.roi_align``/``roi_pool`` (2), ``topk``, ``image.resize2d`` (2), ``nn.l2_normalize``,
   ``vision.*`` in test_no_desired_layout, simulated quantize (test_simulated_quantize_...) (12);
-* ``nn.contrib_conv2d_nchwc`` in the Python API (xrelay spells it ``nn.conv2d`` with blocked
-  layouts): test_resnet_convert_layout_nchwc, test_conv_split_convert_layout (2);
 * ``relay.transform.LayoutConfig`` (skipping layers): test_convert_with_config;
   registering a Python ``FInferCorrectLayout``: test_infer_correct_layout (2).
 """
+
+import pytest
 
 import xrelay as tvm
 from xrelay import relay
@@ -1172,3 +1173,292 @@ def test_bn_convert_layout():
     relay.analysis.post_order_visit(a, find_op)
     has_lt = list(filter(lambda x: x, has_lt))
     assert len(has_lt) == 1
+
+
+def test_conv_split_convert_layout():
+    def _test_conv_split_convert_layout1():
+        def before():
+            x = relay.var("x", shape=(1, 38, 38, 512))
+            weight = relay.var("weight", shape=(3, 3, 512, 512))
+            y = relay.nn.conv2d(
+                x,
+                weight,
+                channels=512,
+                kernel_size=(3, 3),
+                data_layout="NHWC",
+                kernel_layout="HWIO",
+            )
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=2, axis=-1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            out = relay.Tuple([a, b])
+            return relay.Function(analysis.free_vars(out), out)
+
+        def expected():
+            x = relay.var("x", shape=(1, 38, 38, 512))
+            weight = relay.var("weight", shape=(3, 3, 512, 512))
+            weight = relay.layout_transform(weight, "HWIO", "OIHW")
+            x = relay.layout_transform(x, "NHWC", "NCHW")
+            y = relay.nn.conv2d(x, weight, channels=512, kernel_size=(3, 3))
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=2, axis=1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            a = relay.layout_transform(a, "NCHW", "NHWC")
+            b = relay.layout_transform(b, "NCHW", "NHWC")
+            out = relay.Tuple([a, b])
+            return relay.Function(analysis.free_vars(out), out)
+
+        a = before()
+        a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}))
+        b = run_opt_pass(expected(), transform.InferType())
+
+        assert_structural_equal(a, b)
+
+    def _test_conv_split_convert_layout2():
+        def before():
+            x = relay.var("x", shape=(1, 38, 38, 512))
+            weight = relay.var("weight", shape=(3, 3, 512, 512))
+            y = relay.nn.conv2d(
+                x,
+                weight,
+                channels=512,
+                kernel_size=(3, 3),
+                data_layout="NHWC",
+                kernel_layout="HWIO",
+            )
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=2, axis=3).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            out = relay.Tuple([a, b])
+            return relay.Function(analysis.free_vars(out), out)
+
+        def expected():
+            x = relay.var("x", shape=(1, 38, 38, 512))
+            weight = relay.var("weight", shape=(3, 3, 512, 512))
+            weight = relay.layout_transform(weight, "HWIO", "OIHW")
+            x = relay.layout_transform(x, "NHWC", "NCHW")
+            y = relay.nn.conv2d(x, weight, channels=512, kernel_size=(3, 3))
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=2, axis=1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            a = relay.layout_transform(a, "NCHW", "NHWC")
+            b = relay.layout_transform(b, "NCHW", "NHWC")
+            out = relay.Tuple([a, b])
+            return relay.Function(analysis.free_vars(out), out)
+
+        a = before()
+        a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}))
+        b = run_opt_pass(expected(), transform.InferType())
+
+        assert_structural_equal(a, b)
+
+    def _test_conv_split_convert_layout3():
+        def before():
+            x = relay.var("x", shape=(1, 38, 38, 512))
+            weight = relay.var("weight", shape=(3, 3, 512, 512))
+            y = relay.nn.conv2d(
+                x,
+                weight,
+                channels=512,
+                kernel_size=(3, 3),
+                data_layout="NHWC",
+                kernel_layout="HWIO",
+            )
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=(5, 10), axis=-1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            c = relay.TupleGetItem(y, 2)
+            out = relay.Tuple([a, b, c])
+            return relay.Function(analysis.free_vars(out), out)
+
+        def expected():
+            x = relay.var("x", shape=(1, 38, 38, 512))
+            weight = relay.var("weight", shape=(3, 3, 512, 512))
+            weight = relay.layout_transform(weight, "HWIO", "OIHW")
+            x = relay.layout_transform(x, "NHWC", "NCHW")
+            y = relay.nn.conv2d(x, weight, channels=512, kernel_size=(3, 3))
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=(5, 10), axis=1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            c = relay.TupleGetItem(y, 2)
+            a = relay.layout_transform(a, "NCHW", "NHWC")
+            b = relay.layout_transform(b, "NCHW", "NHWC")
+            c = relay.layout_transform(c, "NCHW", "NHWC")
+            out = relay.Tuple([a, b, c])
+            return relay.Function(analysis.free_vars(out), out)
+
+        a = before()
+        a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}))
+        b = run_opt_pass(expected(), transform.InferType())
+
+        assert_structural_equal(a, b)
+
+    def _test_conv_split_convert_layout_blocking():
+        def before():
+            x = relay.var("x", shape=(1, 512, 38, 38))
+            weight = relay.var("weight", shape=(512, 512, 3, 3))
+            y = relay.nn.conv2d(
+                x,
+                weight,
+                channels=512,
+                kernel_size=(3, 3),
+                data_layout="NCHW",
+                kernel_layout="OIHW",
+            )
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=[256], axis=1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            out = relay.Tuple([a, b])
+            return relay.Function(analysis.free_vars(out), out)
+
+        def expected():
+            x = relay.var("x", shape=(1, 512, 38, 38))
+            weight = relay.var("weight", shape=(512, 512, 3, 3))
+            weight = relay.layout_transform(weight, "OIHW", "OIHW4o")
+            x = relay.layout_transform(x, "NCHW", "NCHW4c")
+            y = relay.nn.contrib_conv2d_nchwc(
+                x,
+                weight,
+                channels=512,
+                kernel_size=(3, 3),
+                padding=(0, 0),
+                data_layout="NCHW4c",
+                kernel_layout="OIHW4o",
+            )
+            y = relay.nn.relu(y)
+            y = relay.op.split(y, indices_or_sections=[64], axis=1).astuple()
+            a = relay.TupleGetItem(y, 0)
+            b = relay.TupleGetItem(y, 1)
+            a = relay.layout_transform(a, "NCHW4c", "NCHW")
+            b = relay.layout_transform(b, "NCHW4c", "NCHW")
+            out = relay.Tuple([a, b])
+            return relay.Function(analysis.free_vars(out), out)
+
+        a = before()
+        a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4o"]}))
+        b = run_opt_pass(expected(), transform.InferType())
+
+        assert_structural_equal(a, b)
+
+    _test_conv_split_convert_layout1()
+    _test_conv_split_convert_layout2()
+    _test_conv_split_convert_layout3()
+    _test_conv_split_convert_layout_blocking()
+
+
+@pytest.mark.parametrize(
+    "data_layout, kernel_layout",
+    [
+        ("NCHW1c", "OIHW1i1o"),
+        ("NCHW4c", "OIHW4i4o"),
+        ("NCHW8c", "OIHW8i8o"),
+        ("NCHW16c", "OIHW16i16o"),
+    ],
+)
+def test_resnet_convert_layout_nchwc(data_layout, kernel_layout):
+    x = relay.var("x", shape=(1, 3, 224, 224))
+    weight1 = relay.var("weight1", shape=(64, 3, 7, 7))
+    weight2 = relay.var("weight2", shape=(64, 64, 3, 3))
+    weight3 = relay.var("weight3", shape=(64, 64, 1, 1))
+
+    def before():
+        y = relay.nn.conv2d(
+            x,
+            weight1,
+            strides=(2, 2),
+            padding=(3, 3),
+            channels=64,
+            kernel_size=(7, 7),
+            data_layout="NCHW",
+            kernel_layout="OIHW",
+        )
+        y = relay.nn.relu(y)
+        y = relay.nn.max_pool2d(y, pool_size=(3, 3), strides=(2, 2), padding=(1, 1))
+        y1 = relay.nn.conv2d(
+            y,
+            weight2,
+            channels=64,
+            kernel_size=(3, 3),
+            padding=(1, 1),
+            data_layout="NCHW",
+            kernel_layout="OIHW",
+        )
+        y1 = relay.nn.relu(y1)
+        y2 = relay.nn.conv2d(
+            y,
+            weight3,
+            channels=64,
+            kernel_size=(1, 1),
+            data_layout="NCHW",
+            kernel_layout="OIHW",
+        )
+        y2 = relay.nn.relu(y2)
+        y = y1 + y2
+        y = relay.nn.global_max_pool2d(y, layout="NCHW")
+        return y
+
+    def expected():
+        if data_layout == "NCHW1c":
+            y = relay.nn.contrib_conv2d_nchwc(
+                relay.layout_transform(x, "NCHW", data_layout),
+                relay.layout_transform(weight1, "OIHW", kernel_layout),
+                strides=(2, 2),
+                padding=(3, 3),
+                channels=64,
+                kernel_size=(7, 7),
+                data_layout=data_layout,
+                kernel_layout=kernel_layout,
+            )
+            y = relay.nn.relu(y)
+            y = relay.nn.max_pool2d(
+                y, pool_size=(3, 3), strides=(2, 2), padding=(1, 1), layout=data_layout
+            )
+        else:
+            y = relay.nn.conv2d(
+                x,
+                weight1,
+                strides=(2, 2),
+                padding=(3, 3),
+                channels=64,
+                kernel_size=(7, 7),
+                data_layout="NCHW",
+                kernel_layout="OIHW",
+            )
+            y = relay.nn.relu(y)
+            y = relay.nn.max_pool2d(y, pool_size=(3, 3), strides=(2, 2), padding=(1, 1))
+            y = relay.layout_transform(y, "NCHW", data_layout)
+        y1 = relay.nn.contrib_conv2d_nchwc(
+            y,
+            relay.layout_transform(weight2, "OIHW", kernel_layout),
+            channels=64,
+            kernel_size=(3, 3),
+            padding=(1, 1),
+            data_layout=data_layout,
+            kernel_layout=kernel_layout,
+        )
+        y1 = relay.nn.relu(y1)
+        y2 = relay.nn.contrib_conv2d_nchwc(
+            y,
+            relay.layout_transform(weight3, "OIHW", kernel_layout),
+            channels=64,
+            kernel_size=(1, 1),
+            data_layout=data_layout,
+            kernel_layout=kernel_layout,
+        )
+        y2 = relay.nn.relu(y2)
+        y = y1 + y2
+        y = relay.nn.global_max_pool2d(y, layout=data_layout)
+        y = relay.layout_transform(y, data_layout, "NCHW")
+        return y
+
+    a = before()
+    a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": [data_layout, kernel_layout]}))
+    b = run_opt_pass(expected(), transform.InferType())
+    assert_structural_equal(a, b)
