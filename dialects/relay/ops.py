@@ -36,6 +36,7 @@ from xrelay.dialects.relay.base import (
     relay_op,
     same_dtype,
 )
+from xrelay.dialects.relay.devices import UNCONSTRAINED
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
 
 
@@ -1850,7 +1851,7 @@ class OnDeviceOp(RelayOp):
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    virtual_device = Device()
+    virtual_device = Device(UNCONSTRAINED)  # Relay's default: fully unconstrained
     constrain_result = Bool(False)
     constrain_body = Bool(True)
 

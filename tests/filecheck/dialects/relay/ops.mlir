@@ -382,9 +382,11 @@
   %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(1), target = "llvm", memory_scope = "sram">, constrain_result = true} : (tensor<4xf32>) -> tensor<4xf32>
   %z = relay.on_device %x {virtual_device = "cuda", constrain_body = false} : (tensor<4xf32>) -> tensor<4xf32>
   %w = relay.device_copy %x {src_virtual_device = #relay.virtual_device<?>, dst_virtual_device = #relay.virtual_device<cuda>} : (tensor<4xf32>) -> tensor<4xf32>
+  %v = relay.on_device %x {virtual_device = #relay.virtual_device<?>} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK{LITERAL}: %y = relay.on_device %x {virtual_device = #relay.virtual_device<cpu(1), target = "llvm", memory_scope = "sram">, constrain_result = true} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK{LITERAL}: %z = relay.on_device %x {virtual_device = #relay.virtual_device<cuda(0)>, constrain_body = false} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK{LITERAL}: %w = relay.device_copy %x {src_virtual_device = #relay.virtual_device<?>, dst_virtual_device = #relay.virtual_device<cuda>} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %v = relay.on_device %x : (tensor<4xf32>) -> tensor<4xf32>
 // -----
 
 // ones_like

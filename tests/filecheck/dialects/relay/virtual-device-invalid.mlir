@@ -39,8 +39,8 @@
 // -----
 
 %x = "test.op"() : () -> tensor<4xf32>
-%y = relay.on_device %x : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK: relay.on_device: attribute 'virtual_device' is required
+%y = relay.device_copy %x {src_virtual_device = "cpu"} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: relay.device_copy: attribute 'dst_virtual_device' is required
 
 // -----
 
