@@ -857,12 +857,14 @@ def _gather(im, node):
 
 
 def _spatial_pads(node: _Node, in_hw, kernel, strides, dilations, transposed=False):
-    """Relay's [top, left, bottom, right] from ONNX pads / auto_pad for 2-D windows."""
+    """Relay's padding (all befores, then all afters: [top, left, bottom, right] in 2-D) from
+    ONNX pads / auto_pad for windows of any rank."""
     auto = node.attrs.get("auto_pad", "NOTSET")
     if auto in ("NOTSET", ""):
-        pads = list(node.attrs.get("pads", [0, 0, 0, 0]))
-        if len(pads) != 4:
-            raise node.fail(f"pads {pads} must have 4 values for 2-D")
+        n = len(kernel)
+        pads = list(node.attrs.get("pads", [0] * (2 * n)))
+        if len(pads) != 2 * n:
+            raise node.fail(f"pads {pads} must have {2 * n} values for {n}-D")
         return pads
     if auto == "VALID":
         return [0, 0, 0, 0]
@@ -891,14 +893,16 @@ def _check_2d(im: _Importer, node: _Node, x: _Val) -> None:
 @_op("Conv")
 def _conv(im, node):
     x, w, b = node.inputs[0], node.inputs[1], node.input(2)
-    _check_2d(im, node, x)
+    n = im.rank(x) - 2
+    if n not in (1, 2, 3):
+        raise node.fail(f"only 1-D, 2-D and 3-D convolutions are supported, got rank {n + 2}")
     ws = im.shape_of(w)
     kernel = list(node.attrs.get("kernel_shape", ws[2:]))
-    strides = list(node.attrs.get("strides", [1, 1]))
-    dil = list(node.attrs.get("dilations", [1, 1]))
+    strides = list(node.attrs.get("strides", [1] * n))
+    dil = list(node.attrs.get("dilations", [1] * n))
     pads = _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dil)
     y = im.emit1(
-        "nn.conv2d",
+        f"nn.conv{n}d",
         [x, w],
         strides=strides,
         padding=pads,

@@ -2,7 +2,7 @@
 shifts, ``ndarray_size`` and the group/instance/L2 normalisations, as Relay's ONNX frontend
 maps them.
 
-* ``Conv`` on 3-D/5-D inputs: ``nn.conv1d``/``nn.conv3d`` (+ ``nn.bias_add``); ``MaxPool``,
+* ``Conv`` on 3-D/5-D inputs (in ``onnx.py``): ``nn.conv1d``/``nn.conv3d``; ``MaxPool``,
   ``AveragePool`` on 5-D: ``nn.max_pool3d``/``nn.avg_pool3d`` (a ceil-mode window ONNX drops
   because it would start in the end padding is sliced off, as for 2-D); ``GlobalAveragePool``,
   ``GlobalMaxPool`` on 5-D: ``nn.adaptive_*_pool3d`` to 1x1x1. 4-D inputs keep the 2-D import.
@@ -27,22 +27,10 @@ import numpy as np
 
 from xrelay.frontends.onnx import _CONVERTERS, _Importer, _Node, _op, _spatial_pads, _Val
 
-_CONV_2D = _CONVERTERS["Conv"]
 _MAX_POOL_2D = _CONVERTERS["MaxPool"]
 _AVG_POOL_2D = _CONVERTERS["AveragePool"]
 _GLOBAL_AVG_2D = _CONVERTERS["GlobalAveragePool"]
 _GLOBAL_MAX_2D = _CONVERTERS["GlobalMaxPool"]
-
-
-def _pads(im: _Importer, node: _Node, x: _Val, kernel, strides, dilations) -> list[int]:
-    n = len(kernel)
-    auto = node.attrs.get("auto_pad", "NOTSET")
-    if auto in ("NOTSET", ""):
-        pads = list(node.attrs.get("pads", [0] * (2 * n)))
-        if len(pads) != 2 * n:
-            raise node.fail(f"pads {pads} must have {2 * n} values for {n}-D")
-        return pads
-    return _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dilations)
 
 
 def _rank_in(im: _Importer, node: _Node, x: _Val, ranks: tuple[int, ...]) -> int:
@@ -50,32 +38,6 @@ def _rank_in(im: _Importer, node: _Node, x: _Val, ranks: tuple[int, ...]) -> int
     if r not in ranks:
         raise node.fail(f"inputs of rank {', '.join(map(str, ranks))} are supported, got rank {r}")
     return r
-
-
-@_op("Conv")
-def _conv(im, node):
-    x, w, b = node.inputs[0], node.inputs[1], node.input(2)
-    rank = _rank_in(im, node, x, (3, 4, 5))
-    if rank == 4:
-        return _CONV_2D(im, node)
-    n = rank - 2
-    ws = im.shape_of(w)
-    kernel = list(node.attrs.get("kernel_shape", ws[2:]))
-    strides = list(node.attrs.get("strides", [1] * n))
-    dil = list(node.attrs.get("dilations", [1] * n))
-    y = im.emit1(
-        f"nn.conv{n}d",
-        [x, w],
-        strides=strides,
-        padding=_pads(im, node, x, kernel, strides, dil),
-        dilation=dil,
-        groups=node.attrs.get("group", 1),
-        channels=ws[0],
-        kernel_size=kernel,
-    )
-    if b is not None:
-        y = im.emit1("nn.bias_add", [y, b], axis=1)
-    return [y]
 
 
 def _pool3d(im: _Importer, node: _Node, relay_name: str, **extra) -> list[_Val]:
@@ -87,7 +49,7 @@ def _pool3d(im: _Importer, node: _Node, relay_name: str, **extra) -> list[_Val]:
     kernel = list(node.attrs["kernel_shape"])
     strides = list(node.attrs.get("strides", [1, 1, 1]))
     dil = list(node.attrs.get("dilations", [1, 1, 1]))
-    pads = _pads(im, node, x, kernel, strides, dil)
+    pads = _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dil)
     ceil = bool(node.attrs.get("ceil_mode", 0))
     y = im.emit1(
         relay_name, [x], pool_size=kernel, strides=strides, dilation=dil, padding=pads, ceil_mode=ceil, **extra
