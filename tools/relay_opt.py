@@ -8,6 +8,10 @@ Weights: ``--params FILE.npz`` resolves ``relay.constant @name`` references and 
 parameters of the same names to constants (Relay's ``bind_params_by_name``); ``--emit-params
 OUT.npz`` prints named and large constants by reference and saves their data there.
 
+Devices: ``--register-device 'mcu:dram=0:64,sram=262144:16'`` registers a device that runs on
+the host with its memory scopes (capacity in bytes, 0 unbounded, and alignment; the first scope
+is the default), so ``plan-devices{default-device=mcu}`` and ``lower-to-memory`` know it.
+
 Every error (a parse error with file, line and column, a verifier error naming the op, an unknown
 pass with the known ones) is one message on stderr and exit code 1, never a Python traceback.
 """
@@ -97,12 +101,27 @@ class RelayOptMain(xDSLOptMain):
             default="mlir",
             help="print the result as MLIR (default) or in Relay's text format",
         )
+        arg_parser.add_argument(
+            "--register-device",
+            action="append",
+            default=[],
+            metavar="NAME:SCOPE=SIZE:ALIGN,...",
+            help="register a device that runs on the host, with its memory scopes (size 0: unbounded)",
+        )
         # opt_flags hook: Relay's instruments and opt levels
         from xrelay.tools import opt_flags
 
         opt_flags.add_arguments(arg_parser)
 
     def setup_pipeline(self):
+        # Devices named in the pipeline's options must exist before it is built.
+        from xrelay.dialects.relay.devices import DeviceError, register_device_spec
+
+        for spec in self.args.register_device:
+            try:
+                register_device_spec(spec)
+            except DeviceError as e:
+                raise ToolError(f"--register-device '{spec}': {e}") from None
         # Relay's names work in -p too (FuseOps for fuse-ops): they are mapped to CLI names.
         import dataclasses
 

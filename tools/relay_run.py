@@ -139,19 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def register_devices(specs: Sequence[str]) -> None:
     """Register ``NAME:SCOPE=SIZE[:ALIGN],...`` devices (``--register-device``)."""
-    from xrelay.dialects.relay.devices import DeviceError, MemoryScope, register_device
+    from xrelay.dialects.relay.devices import DeviceError, register_device_spec
 
     for spec in specs:
-        name, sep, rest = spec.partition(":")
-        scopes: dict[str, MemoryScope] = {}
         try:
-            for item in filter(None, (i.strip() for i in rest.split(","))):
-                scope, eq, value = item.partition("=")
-                parts = value.split(":") if eq else []
-                if not eq or not 1 <= len(parts) <= 2 or not all(p.isdigit() for p in parts):
-                    raise DeviceError(f"expected SCOPE=SIZE[:ALIGN], got '{item}'")
-                scopes[scope] = MemoryScope(int(parts[0]) or None, int(parts[1]) if len(parts) > 1 else 16)
-            register_device(name.strip(), scopes or None)
+            register_device_spec(spec)
         except DeviceError as e:
             raise ToolError(f"--register-device '{spec}': {e}") from None
 

@@ -139,11 +139,28 @@ def register_device(
     return kind
 
 
+def register_device_spec(spec: str) -> DeviceKind:
+    """Register a device from the tools' text form ``NAME:SCOPE=SIZE[:ALIGN],...`` (size 0:
+    unbounded; alignment 16 by default; the first scope is the default scope)."""
+    name, _, rest = spec.partition(":")
+    scopes: dict[str, MemoryScope] = {}
+    for item in filter(None, (i.strip() for i in rest.split(","))):
+        scope, eq, value = item.partition("=")
+        parts = value.split(":") if eq else []
+        if not eq or not 1 <= len(parts) <= 2 or not all(p.isdigit() for p in parts):
+            raise DeviceError(f"expected SCOPE=SIZE[:ALIGN], got '{item}'")
+        scopes[scope.strip()] = MemoryScope(int(parts[0]) or None, int(parts[1]) if len(parts) > 1 else 16)
+    return register_device(name.strip(), scopes or None)
+
+
 def device_kind(name: str) -> DeviceKind:
     """The kind called ``name`` (aliases ``llvm``, ``c`` -> ``cpu``); an error names the known ones."""
     kind = DEVICE_KINDS.get(_ALIASES.get(name, name))
     if kind is None:
-        raise DeviceError(f"unknown device '{name}' (known: {', '.join(DEVICE_KINDS)})")
+        raise DeviceError(
+            f"unknown device '{name}' (known: {', '.join(DEVICE_KINDS)}; "
+            "register one with xrelay.register_device or --register-device)"
+        )
     return kind
 
 
@@ -359,5 +376,6 @@ __all__ = [
     "device_kind",
     "kind_by_code",
     "register_device",
+    "register_device_spec",
     "virtual_device",
 ]
