@@ -52,9 +52,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, as_virtual_device
 from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
+from xrelay.error import TVMError
 
 
-class RelayTypeError(VerifyException):
+class RelayTypeError(VerifyException, TVMError):
     """An ill-typed relay op: raised by builders, the verifier and infer-type."""
 
 
