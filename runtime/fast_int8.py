@@ -138,7 +138,16 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     for b in range(n):
         thunks += _im2col_numpy(x[b], cols, (oh, ow), geometry)
         thunks.append(("matmul", functools.partial(_accumulate, wf, cols, tmp, tmpi, out[b].reshape(o, p), chunks)))
+        thunks += _epilogue(opts, out, b)
     return thunks
+
+
+def _epilogue(opts, out: np.ndarray, b: int) -> list:
+    """The in-place elementwise ops compile_function fused into the convolution (int32 adds,
+    subtracts, ...): they must run here, after the product."""
+    from xrelay.runtime.fast_kernels import _epilogue_thunks
+
+    return [("conv", t) for t in _epilogue_thunks(opts.epilogue, out, (b,))]
 
 
 def _vnni_conv(lib, x, w, out, geometry, opts, im2col) -> list:
@@ -175,6 +184,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, im2col) -> list:
         step = -(-blocks // parts)
         ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
         thunks.append(("matmul", _split(opts, make, ranges, blocks)))
+        thunks += _epilogue(opts, out, b)
     return thunks
 
 
