@@ -11,6 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from xrelay.dialects.relay.devices import (
+    DEVICE_ALIASES,
+    DEVICE_KINDS,
+    FIRST_REGISTERED_CODE,
+    DeviceError,
+    device_kind,
+    kind_by_code,
+)
 from xrelay.error import TVMError
 
 __all__ = [
@@ -32,14 +40,11 @@ __all__ = [
     "webgpu",
 ]
 
-# DLPack's DLDeviceType codes, TVM's Device.device_type.
+# DLPack's DLDeviceType codes, TVM's Device.device_type: the device kinds of the relay dialect
+# (dialects/relay/devices.py), which also holds the kinds registered with register_device.
 DEVICE_CODES: dict[str, int] = {
-    "cpu": 1, "cuda": 2, "cuda_host": 3, "opencl": 4, "vulkan": 7, "metal": 8, "vpi": 9,
-    "rocm": 10, "ext_dev": 12, "webgpu": 15, "hexagon": 16,
-}  # fmt: skip
-_CODE_NAMES = {code: name for name, code in DEVICE_CODES.items()}
-# Names tvm.device() also accepts (target kinds and old spellings).
-_ALIASES = {"llvm": "cpu", "c": "cpu", "stackvm": "cpu", "gpu": "cuda", "nvptx": "cuda", "cl": "opencl"}
+    k.name: k.code for k in DEVICE_KINDS.values() if k.code < FIRST_REGISTERED_CODE
+}
 
 
 class DeviceUnavailableError(TVMError, ValueError):
@@ -55,13 +60,19 @@ class Device:
 
     @property
     def name(self) -> str:
-        """The device kind (``"cpu"``, ``"cuda"``, ...)."""
-        return _CODE_NAMES.get(self.device_type, f"device{self.device_type}")
+        """The device kind (``"cpu"``, ``"cuda"``, a registered kind, ...)."""
+        try:
+            return kind_by_code(self.device_type).name
+        except DeviceError:
+            return f"device{self.device_type}"
 
     @property
     def exist(self) -> bool:
-        """Whether xrelay can execute on this device (only the host CPU)."""
-        return self.device_type == DEVICE_CODES["cpu"]
+        """Whether xrelay can execute on this device (the host CPU and registered devices)."""
+        try:
+            return kind_by_code(self.device_type).runnable
+        except DeviceError:
+            return False
 
     def sync(self) -> None:
         """Wait for the device (host execution is synchronous: nothing to wait for)."""
@@ -87,20 +98,21 @@ def check_runnable(dev: Any, what: str = "run a module") -> None:
 def device(dev_type: str | int = "cpu", dev_id: int = 0) -> Device:
     """``tvm.device("cuda", 0)``: a device by kind name (or code, or ``"cuda -arch=..."``)."""
     if isinstance(dev_type, int) and not isinstance(dev_type, bool):
-        if dev_type not in _CODE_NAMES:
-            raise TVMError(f"unknown device type code {dev_type}")
-        return Device(dev_type, dev_id)
+        try:
+            return Device(kind_by_code(dev_type).code, dev_id)
+        except DeviceError:
+            raise TVMError(f"unknown device type code {dev_type}") from None
     if not isinstance(dev_type, str) or not dev_type.strip():
         raise TVMError(f"unknown device {dev_type!r}")
     head = dev_type.split()[0]
     if ":" in head:  # tvm.device("cuda:1")
         head, _, sid = head.partition(":")
         dev_id = int(sid) if sid.isdigit() else dev_id
-    name = _ALIASES.get(head, head)
-    if name not in DEVICE_CODES:
-        known = ", ".join(sorted(set(DEVICE_CODES) | set(_ALIASES)))
-        raise TVMError(f"unknown device {dev_type!r} (known: {known})")
-    return Device(DEVICE_CODES[name], dev_id)
+    try:
+        return Device(device_kind(head).code, dev_id)
+    except DeviceError:
+        known = ", ".join(sorted(set(DEVICE_KINDS) | set(DEVICE_ALIASES)))
+        raise TVMError(f"unknown device {dev_type!r} (known: {known})") from None
 
 
 def _constructor(kind: str):

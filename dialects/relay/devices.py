@@ -85,7 +85,9 @@ _DLPACK = {
     "cpu": 1, "cuda": 2, "cuda_host": 3, "opencl": 4, "vulkan": 7, "metal": 8, "vpi": 9,
     "rocm": 10, "ext_dev": 12, "hexagon": 16, "webgpu": 15,
 }  # fmt: skip
-_ALIASES = {"llvm": "cpu", "c": "cpu", "gpu": "cuda", "nvptx": "cuda", "cl": "opencl"}
+DEVICE_ALIASES = {"llvm": "cpu", "c": "cpu", "stackvm": "cpu", "gpu": "cuda", "nvptx": "cuda", "cl": "opencl"}
+"""Other names of device kinds (target kinds and TVM's old spellings), as ``tvm.device`` takes them."""
+_ALIASES = DEVICE_ALIASES
 
 FIRST_REGISTERED_CODE = 64
 """Type codes of registered kinds start here (above DLPack's range)."""
@@ -365,6 +367,7 @@ def as_virtual_device(value: Any, memory_scope: str = "") -> VirtualDeviceAttr:
 
 
 __all__ = [
+    "DEVICE_ALIASES",
     "DEVICE_KINDS",
     "UNCONSTRAINED",
     "VirtualDevice",

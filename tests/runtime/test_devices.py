@@ -177,3 +177,11 @@ def test_lower_bound_sums_the_memory_spaces():
     assert lower_bound([Buffer("x", 100, 0, 1), Buffer("y", 50, 2, 3)], pools) == 100
     buffers, pools, plan = _build()._plan_info
     assert plan.total_size == lower_bound(buffers, pools)
+
+
+def test_device_handles_of_registered_devices():
+    dev = xrelay.device("testnpu", 1)
+    assert (str(dev), dev.device_type, dev.exist) == ("testnpu(1)", NPU.code, True)
+    assert not xrelay.cuda(0).exist and xrelay.device(NPU.code).name == "testnpu"
+    x = relay.var("x", shape=(2,))
+    assert str(relay.annotation.on_device(x, dev).attrs["virtual_device"]) == "#relay.virtual_device<testnpu(1)>"
