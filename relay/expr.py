@@ -209,11 +209,16 @@ class Expr:
             raise RuntimeError("printing an expression needs xrelay.relay.module imported")
         return as_module(self)
 
-    def astext(self, **kwargs: _AnyT) -> str:
-        """Relay's text of this expression, printed as a module whose ``@main`` is it (a
-        non-function is wrapped in a function of its free variables). Keywords are those of
-        ``IRModule.astext``."""
-        return self._as_module().astext(**kwargs)
+    def astext(self, show_meta_data: bool = True, annotate: _AnyT = None) -> str:
+        """Relay's text of this expression, as ``relay.Expr.astext``: a function prints as
+        ``fn (...) {...}``, anything else as its body after ``free_var`` declarations of its free
+        variables (``xrelay.parser.parse_expr`` reads both back). Without ``annotate=True`` no
+        ``/* ty=... */`` comments are printed, as for a Relay expression not type-inferred."""
+        from xrelay.relay.text_printer import expr_astext
+
+        return expr_astext(
+            self._as_module().module, isinstance(self, Function), show_meta_data, annotate is True
+        )
 
     def __str__(self) -> str:
         # MLIR text, as str(IRModule); printing must not raise, so fall back to the short form

@@ -20,8 +20,8 @@ The rules are Relay's (``relay_text_printer.cc``):
   first used); variadic operands (``concatenate``) are a tuple ``%3 = (%1, %2);``.
 * Scalars of int16/32/64, float16/32/64 and bool print inline (``1f``, ``2i64``, ``True``); other
   constants are ``meta[relay.Constant][i]`` with the table after ``#[metadata]``
-  (``xrelay.relay.text_metadata``). A scalar constant used more than once is bound to a
-  temporary (``%0 = 1f;``) so that the text keeps it one node (Relay would print it twice).
+  (``xrelay.relay.text_metadata``). A scalar used twice prints twice, as Relay's (the parser
+  makes two nodes of it, as Relay's; CSE makes them one again).
 * A private function (an outlined function literal, e.g. a fused ``Primitive`` function) prints
   as a function literal bound to a temporary at its first call in each ``def``, then called
   through it: ``%0 = fn (%p0: ..., Primitive=1) -> ... { ... }; %1 = %0(%x);``.
@@ -257,13 +257,7 @@ class _DefPrinter:
             if op is ret:
                 break
             if isinstance(op, ConstantOp):
-                text = self.p.constant(op)
-                if op.result.has_more_than_one_use() and not text.startswith("meta["):
-                    # a scalar used twice is one node: bind it, or the text would make two
-                    t = self.temp()
-                    lines.append(f"{indent}{t} = {text};")
-                    text = t
-                refs[op.result] = text
+                refs[op.result] = self.p.constant(op)
                 continue
             if isinstance(op, ExtractOp) and not op.indices:  # the bool scalar an If tests
                 refs[op.result] = ref(op.tensor)
@@ -421,12 +415,32 @@ class _Printer:
             lit += f" /* ty={format_type(t)} */"
         return lit
 
-    def text(self) -> str:
+    def text(self, expr_of: str | None = None, is_function: bool = False) -> str:
         out = [f'#[version = "{VERSION}"]']
         for fop in self.symbols.values():
             if fop.sym_visibility is not None and fop.sym_visibility.data == "private":
                 continue
-            out += _DefPrinter(self).func(fop, f"def @{fop.sym_name.data}", "")
+            if expr_of is None:
+                out += _DefPrinter(self).func(fop, f"def @{fop.sym_name.data}", "")
+            elif fop.sym_name.data == expr_of:
+                out += self._expr(fop, is_function)
+        return self._finish(out)
+
+    def _expr(self, fop: FuncOp, is_function: bool) -> list[str]:
+        """A function printed as Relay prints an expression: ``fn (...) {...}``, or its body
+        with its parameters declared ``free_var`` (the expression's free variables)."""
+        printer = _DefPrinter(self)
+        if is_function:
+            return printer.func(fop, "fn ", "")
+        refs: dict[SSAValue, str] = {}
+        lines = []
+        for i, arg in enumerate(fop.body.block.args):
+            name = "%" + printer.names.unique(arg.name_hint or f"p{i}")
+            refs[arg] = name
+            lines.append(f"free_var {name}: {format_type(arg.type)};")
+        return lines + printer.body(fop.body.block, refs, "")
+
+    def _finish(self, out: list[str]) -> str:
         if self.meta:
             if self.show_meta_data:
                 out.append("#[metadata]")
@@ -443,3 +457,12 @@ def astext(module: ModuleOp, show_meta_data: bool = True, annotate_types: bool =
     does not hold, as Relay's); ``annotate_types=False`` drops the ``/* ty=... */`` comments.
     """
     return _Printer(module, show_meta_data, annotate_types).text()
+
+
+def expr_astext(
+    module: ModuleOp, is_function: bool, show_meta_data: bool = True, annotate_types: bool = False
+) -> str:
+    """An expression's text as Relay prints ``expr.astext()``: ``module``'s ``@main`` holds it
+    (its parameters are the expression's free variables, unless it is a function). Types are
+    not annotated by default: a Relay expression has none until InferType runs."""
+    return _Printer(module, show_meta_data, annotate_types).text("main", is_function).rstrip("\n")
