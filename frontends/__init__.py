@@ -1,6 +1,9 @@
 """Model importers: ONNX to the relay dialect (``from_onnx``)."""
 
-from xrelay.frontends import onnx_nd  # noqa: F401 - 1-D/3-D, resizing, gathers, norms register themselves
+from xrelay.frontends import (
+    onnx_nd,  # noqa: F401 - 1-D/3-D, resizing, gathers, norms register themselves
+    onnx_qnn,  # noqa: F401 - the quantized operators register themselves
+)
 from xrelay.frontends.onnx import (
     SUPPORTED_OPS,
     OnnxImport,

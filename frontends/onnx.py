@@ -1246,6 +1246,3 @@ def _wrap_module(module: ModuleOp) -> Any:
     except Exception:
         return module
 
-
-# the quantized operators register themselves (they build on this module)
-from xrelay.frontends import onnx_qnn as _onnx_qnn  # noqa: E402, F401

@@ -12,13 +12,11 @@ import importlib
 from collections import Counter
 from typing import Any
 
-import numpy as np
-
-from xrelay.dialects.relay import RelayOp, numpy_dtype
+from xrelay.dialects.relay import RelayOp
 from xrelay.relay import IRModule
 from xrelay.relay.expr import Expr, Function
 from xrelay.testing import init, layers, mlp, mobilenet, resnet
-from xrelay.testing.init import Initializer, Xavier
+from xrelay.testing.init import create_workload
 
 __all__ = [
     "count_ops",
@@ -33,29 +31,6 @@ __all__ = [
 ]
 
 _LAZY = {"check_semantics": ("xrelay.testing.semantics", "check_semantics")}
-
-
-def create_workload(
-    net: Expr, initializer: Initializer | None = None, seed: int = 0
-) -> tuple[IRModule, dict[str, np.ndarray]]:
-    """``(mod, params)``: ``net`` as ``main`` and an array for every parameter but ``data``.
-
-    Arrays are filled by name suffix (see ``xrelay.testing.init``), in parameter order, from
-    ``numpy.random.default_rng(seed)`` unless ``initializer`` brings its own generator.
-    """
-    mod = IRModule.from_expr(net)
-    fn = net if isinstance(net, Function) else mod["main"]
-    if initializer is None:
-        initializer = Xavier(rng=np.random.default_rng(seed))
-    params: dict[str, np.ndarray] = {}
-    for p in fn.params:
-        if p.name_hint == "data":
-            continue
-        t = p.checked_type
-        arr = np.zeros(tuple(t.get_shape()), dtype=numpy_dtype(t))
-        initializer(p.name_hint, arr)
-        params[p.name_hint] = arr
-    return mod, params
 
 
 def count_ops(mod: Any) -> Counter[str]:

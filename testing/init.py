@@ -12,7 +12,11 @@ import abc
 
 import numpy as np
 
-__all__ = ["Constant", "Initializer", "Xavier"]
+from xrelay.dialects.relay import numpy_dtype
+from xrelay.relay import IRModule
+from xrelay.relay.expr import Expr, Function
+
+__all__ = ["Constant", "Initializer", "Xavier", "create_workload"]
 
 
 class Initializer(abc.ABC):
@@ -88,3 +92,26 @@ class Constant(Initializer):
 
     def _init_weight(self, name: str, arr: np.ndarray) -> None:
         arr[...] = self.value
+
+
+def create_workload(
+    net: Expr, initializer: Initializer | None = None, seed: int = 0
+) -> tuple[IRModule, dict[str, np.ndarray]]:
+    """``(mod, params)``: ``net`` as ``main`` and an array for every parameter but ``data``.
+
+    Arrays are filled by name suffix (see ``xrelay.testing.init``), in parameter order, from
+    ``numpy.random.default_rng(seed)`` unless ``initializer`` brings its own generator.
+    """
+    mod = IRModule.from_expr(net)
+    fn = net if isinstance(net, Function) else mod["main"]
+    if initializer is None:
+        initializer = Xavier(rng=np.random.default_rng(seed))
+    params: dict[str, np.ndarray] = {}
+    for p in fn.params:
+        if p.name_hint == "data":
+            continue
+        t = p.checked_type
+        arr = np.zeros(tuple(t.get_shape()), dtype=numpy_dtype(t))
+        initializer(p.name_hint, arr)
+        params[p.name_hint] = arr
+    return mod, params

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xrelay import relay
 from xrelay.testing import layers
-from xrelay.testing.init import Initializer
+from xrelay.testing.init import Initializer, create_workload
 
 __all__ = ["get_net", "get_workload"]
 
@@ -38,6 +38,4 @@ def get_workload(
     seed: int = 0,
 ) -> tuple[relay.IRModule, dict]:
     """``(mod, params)`` for the MLP."""
-    from xrelay.testing import create_workload
-
     return create_workload(get_net(batch_size, num_classes, image_shape, dtype), initializer, seed)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from xrelay import relay
 from xrelay.relay.expr import Expr
 from xrelay.testing import layers
-from xrelay.testing.init import Initializer
+from xrelay.testing.init import Initializer, create_workload
 
 __all__ = ["conv_block", "get_workload", "mobile_net", "separable_conv_block"]
 
@@ -127,7 +127,5 @@ def get_workload(
     seed: int = 0,
 ) -> tuple[relay.IRModule, dict]:
     """``(mod, params)`` for MobileNet; ``image_shape`` is in ``layout`` without batch."""
-    from xrelay.testing import create_workload
-
     net = mobile_net(num_classes, (batch_size, *image_shape), dtype, layout=layout)
     return create_workload(net, initializer, seed)

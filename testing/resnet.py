@@ -13,7 +13,7 @@ from __future__ import annotations
 from xrelay import relay
 from xrelay.relay.expr import Expr
 from xrelay.testing import layers
-from xrelay.testing.init import Initializer
+from xrelay.testing.init import Initializer, create_workload
 
 __all__ = ["get_net", "get_workload", "residual_unit", "resnet"]
 
@@ -192,7 +192,5 @@ def get_workload(
     seed: int = 0,
 ) -> tuple[relay.IRModule, dict]:
     """``(mod, params)`` for ResNet-``num_layers``; params are deterministic for a ``seed``."""
-    from xrelay.testing import create_workload
-
     net = get_net(batch_size, num_classes, num_layers, image_shape, layout, dtype)
     return create_workload(net, initializer, seed)
