@@ -185,3 +185,20 @@ def test_device_handles_of_registered_devices():
     assert not xrelay.cuda(0).exist and xrelay.device(NPU.code).name == "testnpu"
     x = relay.var("x", shape=(2,))
     assert str(relay.annotation.on_device(x, dev).attrs["virtual_device"]) == "#relay.virtual_device<testnpu(1)>"
+
+
+def test_export_and_load_keep_the_devices(tmp_path):
+    m = _build()
+    m.export(tmp_path / "graph.json", tmp_path / "lib.mlir", tmp_path / "params.npz")
+    loaded = xrelay.runtime.load(tmp_path / "graph.json", tmp_path / "lib.mlir", tmp_path / "params.npz")
+    assert {op.pool_name for op in loaded.program.ops if isinstance(op, PoolOp)} == {"cpu0", "testnpu0.sram"}
+    ins = _inputs(3)
+    m.run(**ins)
+    loaded.run(**ins)
+    np.testing.assert_array_equal(m.get_output(0).numpy(), loaded.get_output(0).numpy())
+
+
+def test_debug_build_reports_each_copy_step():
+    m = _build(debug=True)
+    m.run(**_inputs(4))
+    assert "fused_device_copy" in m.profile()
