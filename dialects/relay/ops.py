@@ -500,16 +500,20 @@ def _check_rank(cls, t: TensorType, rank: int, what: str) -> tuple:
     return s
 
 
-def _blocked_types(cls, in_types, attrs, in_keys: tuple[str, ...], out_key: str):
+def _blocked_types(cls, in_types, attrs, in_keys: tuple[str, ...], out_key: str, unsplit: str = ""):
     """Result types for blocked layouts (``NCHW8c`` data, ``OIHW8i8o`` kernel), else None.
 
     The operands are read in their primal layouts (``NCHW``, ``OIHW``), the op infers there,
-    and the result is blocked as ``out_key`` (default: the first layout) says.
+    and the result is blocked as ``out_key`` (default: the first layout) says. The axes in
+    ``unsplit`` may not be blocked (a pool's H and W).
     """
     layouts = [attrs[k] for k in in_keys]
     out_layout = attrs[out_key] or layouts[0]
     if all(lay.isupper() for lay in (*layouts, out_layout)):
         return None
+    for lay in (*layouts, out_layout):
+        if any(a.lower() in lay for a in unsplit):
+            raise fail(cls, f"layout '{lay}' splits {' or '.join(unsplit)}, which a pool cannot")
     primal = ["".join(c for c in lay if not c.isdigit() and c.isupper()) for lay in layouts]
     shapes = [
         layout_transform_shape(cls, shape_of(t), lay, p)
@@ -664,7 +668,7 @@ class _Pool2D(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
-        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout")):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout", "HW")):
             return blocked
         (data,) = in_types
         ds = _check_rank(cls, data, 4, "data")
@@ -733,7 +737,7 @@ class _GlobalPool2D(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
-        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout")):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout", "HW")):
             return blocked
         ds = list(_check_rank(cls, in_types[0], 4, "data"))
         _, _, h_, w_ = _layout_axes(cls, attrs["layout"], "NCHW")
@@ -785,7 +789,7 @@ class AdaptiveAvgPool2DOp(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
-        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout")):
+        if (blocked := _blocked_types(cls, in_types, attrs, ("layout",), "out_layout", "HW")):
             return blocked
         ds = list(_check_rank(cls, in_types[0], 4, "data"))
         _, _, h_, w_ = _layout_axes(cls, attrs["layout"], "NCHW")
