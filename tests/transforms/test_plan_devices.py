@@ -5,11 +5,13 @@ the 0.0.5 text format), runs PlanDevices with Relay's default device (GPU), comp
 graphs structurally and the functions' parameter/result devices, checks the pass is
 idempotent (on its own output: our expected programs carry no device attributes), and checks the meaning with ``check_semantics``.
 
-TVM's cases not ported (they need what xrelay's SSA IR does not have): test_let_on_cpu,
-test_func_param_on_cpu, test_func_result_on_cpu, test_higher_order, test_function_in_tuple
-(let bindings and function values), test_alloc_storage, test_alloc_tensor,
-test_reshape_tensor (VM memory ops), test_conditional (If), test_ref, test_adt,
-test_lowered (TIR PrimFuncs).
+test_let_on_cpu is ported in SSA form (a let-bound value is an SSA value: Relay's extra
+on_device around every let-bound value has no counterpart), test_func_param_on_cpu and
+test_func_result_on_cpu with the function literal outlined into ``@f`` (as xrelay outlines
+literals). TVM's cases not ported (they need what xrelay's IR does not have):
+test_higher_order, test_function_in_tuple (function values), test_alloc_storage,
+test_alloc_tensor, test_reshape_tensor (VM memory ops), test_conditional (If inside a planned
+function), test_ref, test_adt, test_lowered (TIR PrimFuncs).
 """
 
 from __future__ import annotations
@@ -112,6 +114,60 @@ def test_left_add_on_cpu_via_copy_as_map():
         ("relay.add", "cuda"),
         ("relay.subtract", "cuda"),
     ]
+
+
+def test_let_on_cpu():
+    """``let %l = add(%a, %b); let %r = add(%c, %d); subtract(on_device(%l, CPU), %r)``: the
+    device of a let-bound value flows from its uses."""
+    a, b, c, d = _vars("abcd")
+    l_, r_ = relay.add(a, b), relay.add(c, d)
+    inp = relay.Function([a, b, c, d], relay.subtract(relay.annotation.on_device(l_, CPU), r_))
+    a, b, c, d = _vars("abcd")
+    exp = relay.Function([a, b, c, d], relay.subtract(_copy(_fixed(relay.add(a, b), CPU), CPU, GPU), relay.add(c, d)))
+    exercise(inp, exp, [CPU, CPU, GPU, GPU], GPU)
+
+
+def _with_f(f_body, main_body):
+    mod = xrelay.IRModule()
+    x, y = _vars("xy")
+    mod["f"] = relay.Function([x, y], f_body(x, y))
+    a, b, c, d = _vars("abcd")
+    mod["main"] = relay.Function([a, b, c, d], main_body(mod.get_global_var("f"), a, b, c, d))
+    return mod
+
+
+def test_func_param_on_cpu():
+    """Devices of a function's parameters flow to its call sites (and on to the caller)."""
+    inp = _with_f(
+        lambda x, y: relay.annotation.on_device(relay.add(x, y), CPU),
+        lambda f, a, b, c, d: relay.subtract(f(a, b), relay.add(c, d)),
+    )
+    exp = _with_f(lambda x, y: relay.add(x, y), lambda f, a, b, c, d: relay.subtract(f(a, b), relay.add(c, d)))
+    actual = _plan(inp)
+    assert_structural_equal(actual, exp)
+    assert_structural_equal(functions_by_name(module_op(actual))["f"], functions_by_name(module_op(exp))["f"])
+    assert _devices(actual, "f") == ([CPU, CPU], CPU)
+    assert _devices(actual) == ([CPU] * 4, CPU)
+
+
+def test_func_result_on_cpu():
+    """The device a call site wants flows to the function's result and parameters."""
+    inp = _with_f(
+        lambda x, y: relay.add(x, y),
+        lambda f, a, b, c, d: relay.subtract(relay.annotation.on_device(f(a, b), CPU), relay.add(c, d)),
+    )
+    exp = _with_f(
+        lambda x, y: relay.add(x, y),
+        lambda f, a, b, c, d: relay.subtract(_copy(_fixed(f(a, b), CPU), CPU, GPU), relay.add(c, d)),
+    )
+    actual = _plan(inp)
+    assert_structural_equal(actual, exp)
+    assert _devices(actual, "f") == ([CPU, CPU], CPU)
+    assert _devices(actual) == ([CPU, CPU, GPU, GPU], GPU)
+    check_semantics(relay.transform.PlanDevices(GPU), _with_f(
+        lambda x, y: relay.add(x, y),
+        lambda f, a, b, c, d: relay.subtract(relay.annotation.on_device(f(a, b), CPU), relay.add(c, d)),
+    ))
 
 
 def test_both_adds_on_cpu():
