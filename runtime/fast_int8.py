@@ -67,6 +67,8 @@ def _build_library():
     lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64]
     lib.xr_gemm_u8s8.restype = None
     lib.xr_int8_has_vnni.restype = ctypes.c_int
+    lib.xr_im2row_hwc_u8.argtypes = [ptr, ptr] + [i64] * 15
+    lib.xr_im2row_hwc_u8.restype = None
     return lib
 
 
@@ -127,7 +129,9 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
     lib = vnni_library() if (x.dtype, w.dtype) == (np.dtype(np.uint8), np.dtype(np.int8)) else None
     if lib is not None:
-        return _vnni_conv(lib, x, w, out, geometry, opts, _im2col_numpy)
+        thunks = _vnni_conv(lib, x, w, out, geometry, opts)
+        if thunks is not None:
+            return thunks
     wf = np.ascontiguousarray(w.reshape(o, k), dtype=np.float32)
     cols = np.empty((k, p), np.float32)
     tmp = np.empty((o, p), np.float32)
@@ -150,26 +154,38 @@ def _epilogue(opts, out: np.ndarray, b: int) -> list:
     return [("conv", t) for t in _epilogue_thunks(opts.epilogue, out, (b,))]
 
 
-def _vnni_conv(lib, x, w, out, geometry, opts, im2col) -> list:
-    """uint8 data x int8 weights: im2col (uint8), rows of 4-aligned K, the C/VNNI product."""
+def _vnni_conv(lib, x, w, out, geometry, opts) -> list | None:
+    """uint8 data x int8 weights: C im2row (rows of 4-aligned K), the C/VNNI product."""
     from xrelay.runtime.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.fast_kernels import _split
+    from xrelay.runtime.fast_kernels import _ranges, _split
 
     n, c, _, _ = x.shape
     o, _, kh, kw = w.shape
     oh, ow = out.shape[2:]
     k, p = c * kh * kw, oh * ow
-    wp = pack_weights(w.reshape(o, k))
+    # K in (i, j, channel) order, so that im2row copies whole channel vectors
+    wp = pack_weights(np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(o, k))
     kp = wp.shape[1] * 4
     blocks = wp.shape[0]
-    cols = np.empty((k, p), np.uint8)
     rows = np.zeros((p, kp), np.uint8)  # K padding stays zero
-    opts.scratch += [wp, cols, rows]
+    h, wd = x.shape[2:]
+    hwc = np.empty((h, wd, c), np.uint8)
+    opts.scratch += [wp, rows, hwc]
+    kh_, kw_, sh, sw, dh, dw, pt, pl = geometry
+    geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp)
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
-        thunks += im2col(x[b], cols, (oh, ow), geometry)
-        thunks.append(("im2col", functools.partial(np.copyto, rows[:, :k], cols.T)))
         ob = out[b]
+        thunks.append(("im2col", functools.partial(np.copyto, hwc, x[b].transpose(1, 2, 0))))
+
+        def im2row(y0: int, y1: int) -> Any:
+            def run() -> None:
+                lib.xr_im2row_hwc_u8(hwc.ctypes.data, rows.ctypes.data, *geo, y0, y1)
+                keep_alive(hwc, rows)
+
+            return run
+
+        thunks.append(("im2col", _split(opts, im2row, _ranges(oh, min(pool_chunks(opts), oh)), oh)))
 
         def make(b0: int, b1: int, ob=ob) -> Any:
             args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1)

@@ -72,3 +72,25 @@ void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, int32_t *c, i64 p, i64 kp, 
         }
     }
 }
+
+/* im2row of one uint8 image held channels-last (h, w, c) for output rows [y0, y1): row
+ * (y * ow + x) holds the window in (i, j, channel) order -- one contiguous copy of c bytes per
+ * tap -- and zeros outside the image; the Kp - K padding columns stay untouched (zero). */
+void xr_im2row_hwc_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 h, i64 w, i64 kh, i64 kw, i64 sh,
+                      i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 y0, i64 y1) {
+    for (i64 y = y0; y < y1; ++y) {
+        for (i64 xo = 0; xo < ow; ++xo) {
+            uint8_t *r = rows + (y * ow + xo) * kp;
+            for (i64 i = 0; i < kh; ++i) {
+                const i64 iy = y * sh + i * dh - pt;
+                for (i64 j = 0; j < kw; ++j, r += c) {
+                    const i64 ix = xo * sw + j * dw - pl;
+                    if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                        memset(r, 0, (size_t)c);
+                    else
+                        memcpy(r, x + (iy * w + ix) * c, (size_t)c);
+                }
+            }
+        }
+    }
+}

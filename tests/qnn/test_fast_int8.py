@@ -85,3 +85,22 @@ def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales):
     m.set_input("x", data)
     m.run()
     np.testing.assert_array_equal(m.get_output(0), ref)
+
+
+@pytest.mark.parametrize("geometry", [(8, 3, 16, 1, 1, 1), (64, 3, 16, 2, 1, 1), (96, 1, 16, 1, 0, 1), (16, 3, 5, 1, 2, 2), (3, 7, 64, 2, 3, 1)])
+def test_vnni_convolution_matches_the_reference(geometry):
+    lib = fast_int8.vnni_library()
+    if lib is None:  # no compiler: the float32 path is tested above
+        assert fast_int8.vnni_library() is None
+        return
+    c, k, o, s, pad, d = geometry
+    x = RNG.integers(0, 256, (2, c, 11, 13)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
+    ref = KERNELS["nn.conv2d"](
+        x, w, strides=(s, s), padding=(pad,) * 4, dilation=(d, d), groups=1, channels=o, kernel_size=(k, k),
+        data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
+    )  # fmt: skip
+    out = np.empty(ref.shape, np.int32)
+    for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), _Options()):
+        t()
+    np.testing.assert_array_equal(out, ref)
