@@ -4,9 +4,11 @@
 docs/relay-semantics.md §8):
 
 * ``nodes``: ``@main``'s parameters first (``{"op": "null", "name": ..., "inputs": []}``), then
-  in program order one ``tvm_op`` node per ``memory.invoke`` (``attrs``: ``func_name`` = the
-  primitive function, ``flatten_data``, ``num_inputs``, ``num_outputs``, all strings; the
-  node's name is the function name made unique with ``_1``, ``_2``...), one ``reshape_nop``
+  in program order one ``tvm_op`` node per ``memory.invoke`` (``attrs``: ``num_outputs``,
+  ``num_inputs``, ``flatten_data``, ``func_name`` = the primitive function as TVM lowers it,
+  ``tvmgen_default_<name>``, shared by structurally equal functions as TVM lowers them once,
+  and ``hash``, 16 hex digits of the function's body (not TVM's structural hash); all strings;
+  the node's name is the ``func_name`` made unique with ``_1``, ``_2``...), one ``reshape_nop``
   node (``func_name = "__nop"``) per ``memory.alias``, and a ``null`` node ``p0, p1, ...`` for
   each constant of ``@main`` where it is first used (TVM's params);
 * ``arg_nodes`` (the ``null`` nodes), ``heads`` (``[node, index, 0]`` per result),
@@ -35,6 +37,7 @@ makes a runnable ``GraphModule`` of them).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import Any
@@ -81,8 +84,9 @@ def _input_name(v: SSAValue, index: int) -> str:
     return v.name_hint if v.name_hint else f"arg{index}"
 
 
-def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
-    """The graph-executor JSON object of a lowered (and usually planned) program."""
+def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default") -> dict[str, Any]:
+    """The graph-executor JSON object of a lowered (and usually planned) program; functions
+    are named as TVM lowers them, ``tvmgen_<mod_name>_<function>``."""
     block = entry_block(program, entry)
     lifetimes, _ = storage_lifetimes(program, entry)
     funcs = functions_by_name(program)
@@ -118,6 +122,16 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
     def add_node(node: dict[str, Any]) -> int:
         nodes.append(node)
         return len(nodes) - 1
+
+    # TVM lowers structurally equal primitive functions once: one name and hash for all of them.
+    lowered_by_body: dict[str, tuple[str, str]] = {}
+
+    def lowered(name: str, callee: func.FuncOp | None) -> tuple[str, str]:
+        body = str(callee).replace(f"@{name}(", "@_(", 1) if callee is not None else name
+        if body not in lowered_by_body:
+            digest = hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
+            lowered_by_body[body] = (f"tvmgen_{mod_name}_{name}", digest)
+        return lowered_by_body[body]
 
     # Graph inputs: their arena copy (if any) is the same entry.
     copies = {op.source: op.dest for op in block.ops if isinstance(op, CopyOp)}
@@ -200,8 +214,14 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
             inputs = [ref(v) for v in op.inputs]
             name = op.callee_name
             callee = funcs.get(name)
+            op_attrs = {"num_outputs": str(len(op.outs)), "num_inputs": str(len(op.inputs)), "flatten_data": "0"}
             if callee is not None and device_copy_of(callee) is not None:
                 name = "__copy"  # TVM's graph executor copies between devices for this name
+                op_attrs["func_name"] = name
+            else:
+                name, digest = lowered(name, callee)
+                op_attrs["func_name"] = name
+                op_attrs["hash"] = digest
             step_device = storage_device(_root_storage(op.outs[0])) if op.outs else None
             if step_device is not None:
                 for const_nid in range(n_before, len(nodes)):  # constants first read here
@@ -210,12 +230,7 @@ def graph_json(program: ModuleOp, entry: str = "main") -> dict[str, Any]:
                 {
                     "op": "tvm_op",
                     "name": unique(name),
-                    "attrs": {
-                        "func_name": name,
-                        "flatten_data": "0",
-                        "num_inputs": str(len(op.inputs)),
-                        "num_outputs": str(len(op.outs)),
-                    },
+                    "attrs": op_attrs,
                     "inputs": inputs,
                 }
             )

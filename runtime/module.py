@@ -70,7 +70,7 @@ class GraphExecutorFactoryModule:
         """TVM's graph-executor JSON of the planned program."""
         from xrelay.runtime.graph_json import graph_json
 
-        return json.dumps(graph_json(self.module.program, self.module.entry))
+        return json.dumps(graph_json(self.module.program, self.module.entry, self.libmod_name))
 
     def get_lib(self) -> Any:
         """The planned program (a ``ModuleOp``), xrelay's counterpart of the compiled library."""
