@@ -54,8 +54,8 @@ func.func @main(...) attributes {relay.param_virtual_devices = [<cpu(0)>, <cpu(0
 }
 ```
 
-Primitive functions are left as they are (they are device polymorphic). Ops with regions are
-not supported (the relay dialect has none).
+Primitive functions are left as they are (they are device polymorphic). A function with an
+op that has regions (Relay's If as ``scf.if``) is rejected with an error naming it.
 """
 
 from __future__ import annotations
@@ -492,6 +492,15 @@ def plan_devices(module: ModuleOp, default: VirtualDeviceAttr | None = None) -> 
     if default.is_fully_unconstrained():
         raise PlanDevicesError("plan-devices: the default device must name a device")
     default = default.default(HOST)
+    for fn in _bodies(module):
+        if len(fn.body.blocks) != 1:
+            raise PlanDevicesError(f"plan-devices: @{fn.sym_name.data} has {len(fn.body.blocks)} blocks (expected one)")
+        for op in fn.body.block.ops:
+            if op.regions:
+                raise PlanDevicesError(
+                    f"plan-devices: '{op.name}' in @{fn.sym_name.data} has regions (Relay's If): "
+                    "planning devices inside it is not supported"
+                )
     for fn in _bodies(module):
         _copy_conflicting_uses(fn)
     planner = _Planner(module, default)
