@@ -28,8 +28,7 @@ from typing import Any
 from xdsl.dialects.builtin import TensorType
 
 from xrelay.dialects.relay.dtypes import shape_of
-
-_AXIS_RE = re.compile(r"(\d*)([A-Za-z])")
+from xrelay.dialects.relay.ops import parse_layout, reduce_axes
 
 
 class LayoutError(ValueError):
@@ -42,22 +41,12 @@ class Layout:
     __slots__ = ("axes", "name")
 
     def __init__(self, name: str):
-        axes: list[tuple[str, int]] = []
-        pos = 0
-        for m in _AXIS_RE.finditer(name):
-            if m.start() != pos:
-                break
-            pos = m.end()
-            factor, letter = m.groups()
-            if letter.isupper() == bool(factor):
-                raise LayoutError(f"invalid layout '{name}': a factor goes with a lower-case sub-axis")
-            axes.append((letter, int(factor) if factor else 0))
-        letters = [a for a, _ in axes]
-        if pos != len(name) or len(set(letters)) != len(letters):
-            raise LayoutError(f"invalid layout '{name}'")
-        for a, f in axes:
-            if a.islower() and (a.upper() not in letters or f <= 0):
-                raise LayoutError(f"invalid layout '{name}': sub-axis {f}{a} without primal {a.upper()}")
+        try:
+            axes = parse_layout(name) if name else []  # "" is the layout of a scalar
+        except ValueError:
+            raise LayoutError(f"invalid layout '{name}'") from None
+        if any(a.islower() and f <= 0 for a, f in axes):
+            raise LayoutError(f"invalid layout '{name}': a block size must be positive")
         self.name = name
         self.axes = tuple(axes)
 
@@ -113,17 +102,9 @@ class Layout:
         missing = "".join(a for a, _ in dst.axes if a.isupper() and not self.contains(a))
         return Layout(missing + self.name)
 
-    def primal(self) -> Layout:
-        """The layout without its sub-axes (``NCHW8c`` -> ``NCHW``)."""
-        return Layout("".join(a for a, _ in self.axes if a.isupper()))
-
 
 def _axis_text(axis: str, factor: int) -> str:
     return f"{factor}{axis}" if axis.islower() else axis
-
-
-def layout_or_none(name: str | None) -> Layout | None:
-    return None if name is None else Layout(name)
 
 
 def same(a: Layout | None, b: Layout | None) -> bool:
@@ -348,12 +329,6 @@ def binary_broadcast_layout(attrs, new, old, types):
     return LayoutInference(layouts, [ret], attrs)
 
 
-@register_infer_layout("where")
-def _where_layout(attrs, new, old, types):
-    # Relay registers no rule for where (three operands): keep it in the old layout.
-    return None
-
-
 @register_infer_layout("nn.conv2d", "nn.conv2d_transpose")
 def conv_layout(attrs, new, old, types):
     """Convolutions decide their own layouts: the others follow them (ConvInferCorrectLayout)."""
@@ -452,8 +427,6 @@ def split_layout(attrs, new, old, types):
 
 def _reduce_rule(attrs, new, old, types):
     """Reduce axes follow the layout; a reduced blocked axis reduces its block too."""
-    from xrelay.dialects.relay.ops import reduce_axes
-
     rank = len(shape_of(types[0]))
     r_axes = reduce_axes(rank, attrs["axis"], attrs["exclude"])
     exclude, keep = attrs["exclude"], attrs["keepdims"]
