@@ -709,9 +709,10 @@ class ModulePassAdapter(Pass):
 
     def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
         self.module_pass.apply(get_xdsl_context(), module_op(mod))
-        if self._info.name in RELAY_FUNCTION_PASSES:
+        if self._info.name in RELAY_FUNCTION_PASSES and ctx.instruments:
             # Relay's FunctionPass ends by running InferType on the module (ir/transform.cc),
-            # a nested pass that instruments and the timing profile see.
+            # a nested pass that instruments and the timing profile see. xrelay's passes keep
+            # every type exact, so without instruments it would change nothing: skipped.
             mod = get_pass("InferType")(mod)
         return mod
 
@@ -728,7 +729,7 @@ RELAY_FUNCTION_PASSES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 """Relay names of the passes Relay builds with ``CreateFunctionPass``: each ends with a nested
-``InferType``, as in Relay."""
+``InferType``, as in Relay, when instruments watch (see ``ModulePassAdapter._transform``)."""
 
 
 def as_pass(p: Pass | ModulePass) -> Pass:

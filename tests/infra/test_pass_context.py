@@ -18,6 +18,7 @@ from xrelay.transforms.infra import (
     pass_info_of,
     register_config,
 )
+from xrelay.transforms.instrument import PassInstrument
 
 
 def test_default_context_and_nesting():
@@ -188,7 +189,17 @@ def test_nested_sequential_is_gated_by_its_own_opt_level(module: ModuleOp, regis
 def test_composite_pass_runs_its_sequence(module: ModuleOp, registry):
     with PassContext(opt_level=3):
         Sequential([registry.FoldScaleAxisStub()])(module)
-    # Each function pass ends with an InferType, as in Relay.
+    assert registry.log == [
+        "InferType",
+        "BackwardFoldScaleAxis",
+        "InferType",
+        "ForwardFoldScaleAxis",
+        "FoldConstant",
+    ]
+    # With an instrument watching, each function pass ends with an InferType, as in Relay.
+    registry.log.clear()
+    with PassContext(opt_level=3, instruments=[PassInstrument()]):
+        Sequential([registry.FoldScaleAxisStub()])(module)
     assert registry.log == [
         "InferType",
         "BackwardFoldScaleAxis",
