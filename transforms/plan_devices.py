@@ -65,8 +65,8 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, i1
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -198,17 +198,25 @@ def _bodies(module: ModuleOp) -> list[func.FuncOp]:
 # ----------------------------------------------------------------------------------------------
 
 
-def insert_device_copy(value: SSAValue, src: VirtualDeviceAttr, dst: VirtualDeviceAttr, before: Operation) -> SSAValue:
-    """A ``device_copy`` of ``value`` from ``src`` to ``dst``, inserted before ``before``."""
-    op = RELAY_OPS["device_copy"].make([value], src_virtual_device=src, dst_virtual_device=dst)
+def _identity_op(name: str, value: SSAValue, properties: dict[str, Attribute], before: Operation) -> SSAValue:
+    # Both ops have their operand's type; building them directly skips the attribute checks
+    # of RelayOp.make, which dominate the pass on large graphs.
+    op = RELAY_OPS[name].build(operands=[value], result_types=[value.type], properties=properties)
     Rewriter.insert_op(op, InsertPoint.before(before))
     return op.results[0]
+
+
+def insert_device_copy(value: SSAValue, src: VirtualDeviceAttr, dst: VirtualDeviceAttr, before: Operation) -> SSAValue:
+    """A ``device_copy`` of ``value`` from ``src`` to ``dst``, inserted before ``before``."""
+    return _identity_op("device_copy", value, {"src_virtual_device": src, "dst_virtual_device": dst}, before)
+
+
+_TRUE = IntegerAttr(1, i1)
 
 
 def _on_device_fixed(value: SSAValue, vd: VirtualDeviceAttr, before: Operation) -> SSAValue:
-    op = RELAY_OPS["on_device"].make([value], virtual_device=vd, constrain_result=True, constrain_body=True)
-    Rewriter.insert_op(op, InsertPoint.before(before))
-    return op.results[0]
+    """``on_device {constrain_result = true}`` (constrain_body keeps its default, true)."""
+    return _identity_op("on_device", value, {"virtual_device": vd, "constrain_result": _TRUE}, before)
 
 
 def _copy_conflicting_uses(fn: func.FuncOp) -> None:

@@ -247,8 +247,17 @@ class VirtualDeviceAttr(ParametrizedAttribute):
 
     def join(self, other: VirtualDeviceAttr) -> VirtualDeviceAttr | None:
         """The least device satisfying both constraints, or None if they contradict."""
-        if self == other:
+        if self == other or other == UNCONSTRAINED:
             return self
+        if self == UNCONSTRAINED:
+            return other
+        key = (self, other)
+        if key in _JOINS:
+            return _JOINS[key]
+        _JOINS[key] = joined = self._join(other)
+        return joined
+
+    def _join(self, other: VirtualDeviceAttr) -> VirtualDeviceAttr | None:
         fields = []
         for a, b, free in (
             (self.device_type, other.device_type, ""),
@@ -264,6 +273,14 @@ class VirtualDeviceAttr(ParametrizedAttribute):
     def default(self, other: VirtualDeviceAttr) -> VirtualDeviceAttr:
         """This device with its free fields taken from ``other``; the target and (unlike Relay,
         as a scope names a memory of one kind of device) the memory scope only if the kinds agree."""
+        if self == other or other == UNCONSTRAINED:
+            return self
+        key = (self, other)
+        if key not in _DEFAULTS:
+            _DEFAULTS[key] = self._default(other)
+        return _DEFAULTS[key]
+
+    def _default(self, other: VirtualDeviceAttr) -> VirtualDeviceAttr:
         kind = self.device_type or other.device_type
         same = other.device_type == kind
         target = self.target or (other.target if same else "")
@@ -335,6 +352,10 @@ def VirtualDevice(device: Any = None, target: str | None = None, memory_scope: s
 
 
 UNCONSTRAINED = VirtualDeviceAttr(StringAttr(""), IntAttr(-1), StringAttr(""), StringAttr(""))
+
+# Memo of join/default: attributes are immutable and few, and building one is slow in xDSL.
+_JOINS: dict[tuple[VirtualDeviceAttr, VirtualDeviceAttr], VirtualDeviceAttr | None] = {}
+_DEFAULTS: dict[tuple[VirtualDeviceAttr, VirtualDeviceAttr], VirtualDeviceAttr] = {}
 
 
 def as_virtual_device(value: Any, memory_scope: str = "") -> VirtualDeviceAttr:
