@@ -37,16 +37,26 @@ def _runtime_module(module: Any) -> Any:
     return None
 
 
-def GraphModule(module: Any) -> Any:  # noqa: N802 - TVM's name for a constructor
-    """The runnable module behind ``module`` (a GraphModule, or what ``relay.build`` or
-    ``load_module`` returned)."""
-    runtime = _runtime_module(module)
-    if runtime is None:
-        raise TypeError(
-            f"graph_executor.GraphModule expects the module made by lib['default'](dev) or the "
-            f"result of relay.build, got {type(module).__name__}"
-        )
-    return runtime
+class _GraphModuleType(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        from xrelay.runtime.graph_executor import GraphModule as Runtime
+
+        return isinstance(obj, Runtime)
+
+
+class GraphModule(metaclass=_GraphModuleType):
+    """TVM's wrapper class: ``GraphModule(module)`` is the runnable module behind ``module`` (a
+    GraphModule, or what ``relay.build`` or ``load_module`` returned), and
+    ``isinstance(m, graph_executor.GraphModule)`` holds for every runnable module."""
+
+    def __new__(cls, module: Any) -> Any:
+        runtime = _runtime_module(module)
+        if runtime is None:
+            raise TypeError(
+                f"graph_executor.GraphModule expects the module made by lib['default'](dev) or "
+                f"the result of relay.build, got {type(module).__name__}"
+            )
+        return runtime
 
 
 def get_device(libmod: Any, device: Any) -> tuple[list[Device], int, list[int]]:

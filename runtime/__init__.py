@@ -19,6 +19,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     # TVM's tvm.runtime names
     "DataType": ("xrelay.runtime.data_type", "DataType"),
     "Device": ("xrelay.runtime.device", "Device"),
+    "Module": ("xrelay.runtime.module", "GraphExecutorFactoryModule"),
     "NDArray": ("xrelay.runtime.ndarray", "NDArray"),
     "load_module": ("xrelay.runtime.module", "load_module"),
     "load_param_dict": ("xrelay.runtime.params", "load_param_dict"),

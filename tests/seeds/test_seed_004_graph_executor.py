@@ -52,6 +52,7 @@ def test_docstring_example(built, tmp_path):
     # Call the library factory function for default and create
     # a new runtime.Module, wrap with graph module.
     gmod = graph_executor.GraphModule(lib["default"](dev))
+    assert isinstance(gmod, graph_executor.GraphModule) and isinstance(lib, tvm.runtime.Module)
     # use the graph module.
     gmod.set_input("data", data)
     gmod.run()
