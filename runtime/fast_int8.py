@@ -69,6 +69,8 @@ def _build_library():
     lib.xr_int8_has_vnni.restype = ctypes.c_int
     lib.xr_im2row_hwc_u8.argtypes = [ptr, ptr] + [i64] * 15
     lib.xr_im2row_hwc_u8.restype = None
+    lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 14
+    lib.xr_depthwise_u8s8.restype = None
     return lib
 
 
@@ -115,10 +117,12 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     a = op.attrs
     if a["data_layout"] != "NCHW" or a["kernel_layout"] != "OIHW" or (a["out_layout"] or "NCHW") != "NCHW":
         return None
-    if x.dtype not in _INT8 or w.dtype not in _INT8 or out.dtype != np.int32 or a["groups"] != 1:
+    if x.dtype not in _INT8 or w.dtype not in _INT8 or out.dtype != np.int32:
         return None
     if not out.flags.c_contiguous or len(opts.fixed) < 2 or not opts.fixed[1]:
         return None
+    if a["groups"] != 1:
+        return _depthwise(op, x, w, out, opts)
     n, c, _, _ = x.shape
     o, _, kh, kw = w.shape
     oh, ow = out.shape[2:]
@@ -206,6 +210,41 @@ def _vnni_conv(lib, x, w, out, geometry, opts) -> list | None:
 
 def keep_alive(*arrays: np.ndarray) -> None:
     """Referenced by a thunk so the arrays behind its raw pointers outlive it."""
+
+
+def _depthwise(op, x, w, out, opts) -> list | None:
+    """groups = channels, one output channel each, uint8 x int8: the C direct kernel."""
+    from xrelay.runtime.fast_kernels import _chunks as pool_chunks
+    from xrelay.runtime.fast_kernels import _ranges, _split
+
+    a = op.attrs
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    if not (a["groups"] == c == o and cg == 1) or (x.dtype, w.dtype) != (np.dtype(np.uint8), np.dtype(np.int8)):
+        return None
+    lib = vnni_library()
+    if lib is None or not x.flags.c_contiguous:
+        return None
+    oh, ow = out.shape[2:]
+    wc = np.ascontiguousarray(w)
+    opts.scratch.append(wc)
+    (sh, sw), (dh, dw), (pt, pl, _, _) = a["strides"], a["dilation"], a["padding"]
+    thunks: list[tuple[str, Any]] = []
+    for b in range(n):
+        xb, ob = x[b], out[b]
+
+        def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
+            args = (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, c0, c1)
+
+            def run() -> None:
+                lib.xr_depthwise_u8s8(*args)
+                keep_alive(xb, wc, ob)
+
+            return run
+
+        thunks.append(("conv", _split(opts, make, _ranges(c, min(pool_chunks(opts), c)), c)))
+        thunks += _epilogue(opts, out, b)
+    return thunks
 
 
 def dense(op, vals, out, ws, opts) -> list | None:

@@ -94,3 +94,28 @@ void xr_im2row_hwc_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 h, i64 w, i64 
         }
     }
 }
+
+/* Depthwise convolution, one uint8 channel with its int8 kernel per output channel (groups = C,
+ * one output channel per group), channels [c0, c1): direct sums in int32, zero padding. */
+void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, int32_t *o, i64 h, i64 wd, i64 oh, i64 ow,
+                       i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1) {
+    for (i64 ch = c0; ch < c1; ++ch) {
+        const uint8_t *plane = x + ch * h * wd;
+        const int8_t *k = w + ch * kh * kw;
+        int32_t *dst = o + ch * oh * ow;
+        for (i64 y = 0; y < oh; ++y) {
+            for (i64 xo = 0; xo < ow; ++xo) {
+                int32_t acc = 0;
+                for (i64 i = 0; i < kh; ++i) {
+                    const i64 iy = y * sh + i * dh - pt;
+                    if (iy < 0 || iy >= h) continue;
+                    for (i64 j = 0; j < kw; ++j) {
+                        const i64 ix = xo * sw + j * dw - pl;
+                        if (ix >= 0 && ix < wd) acc += (int32_t)plane[iy * wd + ix] * (int32_t)k[i * kw + j];
+                    }
+                }
+                dst[y * ow + xo] = acc;
+            }
+        }
+    }
+}

@@ -104,3 +104,22 @@ def test_vnni_convolution_matches_the_reference(geometry):
     for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), _Options()):
         t()
     np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("geometry", [(3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 2), (1, 2, 0, 1)])
+def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry):
+    k, s, pad, d = geometry
+    x = relay.var("x", shape=(2, 12, 9, 11), dtype="uint8")
+    wt = relay.const(RNG.integers(-128, 128, (12, 1, k, k)).astype("int8"))
+    y = relay.nn.conv2d(
+        x, wt, strides=(s, s), padding=(pad, pad), dilation=(d, d), groups=12, channels=12, kernel_size=(k, k),
+        out_dtype="int32",
+    )  # fmt: skip
+    y = relay.add(y, relay.const(RNG.integers(-99, 99, (12, 1, 1)).astype("int32")))
+    mod = xrelay.IRModule.from_expr(y)
+    data = RNG.integers(0, 256, (2, 12, 9, 11)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0), ref)
