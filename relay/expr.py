@@ -189,6 +189,7 @@ class Expr:
     """Base of every Relay expression; supports ``+ - * /`` and unary ``-`` like Relay."""
 
     _type: _AnyT = None
+    _inferred = False  # read back from a module (see astext)
 
     @property
     def checked_type(self) -> _AnyT:
@@ -212,13 +213,15 @@ class Expr:
     def astext(self, show_meta_data: bool = True, annotate: _AnyT = None) -> str:
         """Relay's text of this expression, as ``relay.Expr.astext``: a function prints as
         ``fn (...) {...}``, anything else as its body after ``free_var`` declarations of its free
-        variables (``xrelay.parser.parse_expr`` reads both back). Without ``annotate=True`` no
-        ``/* ty=... */`` comments are printed, as for a Relay expression not type-inferred."""
+        variables (``xrelay.parser.parse_expr`` reads both back). ``/* ty=... */`` comments are
+        printed for expressions read from a module (``mod["main"]``, typed as after Relay's
+        InferType) and not for expressions built in Python (as Relay's, untyped until
+        InferType); ``annotate`` overrides."""
         from xrelay.relay.text_printer import expr_astext
 
-        return expr_astext(
-            self._as_module().module, isinstance(self, Function), show_meta_data, annotate is True
-        )
+        if annotate is None:
+            annotate = self._inferred
+        return expr_astext(self._as_module().module, isinstance(self, Function), show_meta_data, bool(annotate))
 
     def __str__(self) -> str:
         # MLIR text, as str(IRModule); printing must not raise, so fall back to the short form

@@ -417,7 +417,10 @@ def function_from_func(
     params = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)]
     env: dict[SSAValue, Expr] = dict(zip(block.args, params))
     body = _block_expr(block, env, symbols, cache, fop.sym_name.data)
-    return Function(params, body, attrs=func_attrs_from_ir(fop))
+    fn = Function(params, body, attrs=func_attrs_from_ir(fop))
+    for node in post_order(fn, into_functions=False):
+        node._inferred = True  # read from a (typed) module: astext annotates it, as after InferType
+    return fn
 
 
 def _block_expr(

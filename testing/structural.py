@@ -96,6 +96,11 @@ class _Comparer:
             x, y = stack.pop()
             if isinstance(x, BlockArgument) != isinstance(y, BlockArgument):
                 raise _Mismatch(f"a parameter against an op result:\n  {_show(x)}\n  {_show(y)}")
+            if isinstance(x.owner, ConstantOp) and isinstance(y.owner, ConstantOp):
+                # Relay compares constants by value; they are not graph nodes, so sharing
+                # one constant or using two equal ones is the same
+                self._same_op(x.owner, y.owner)
+                continue
             if x in self.a_to_b or y in self.b_to_a:
                 if self.a_to_b.get(x) is not y:
                     raise _Mismatch(f"sharing differs at\n  {_show(x)}\n  {_show(y)}")
