@@ -4,7 +4,9 @@ Relay's pass removes unused let-bindings; on SSA the same thing is xDSL's ``dce`
 side-effect-free op with no uses is erased, repeatedly, including chains that become dead.
 Stateful ops (``nn.dropout``, which carries no ``Pure`` trait) are kept, as Relay keeps impure
 calls, unless ``ignore-impurity=true`` (Relay's ``ignore_impurity``) also drops stateful relay
-ops whose results are all unused. Relay's ``inline_once`` has no meaning without let-bindings.
+ops whose results are all unused. A let-binding is a named SSA value (``xrelay.relay.module``):
+``inline-once=true`` (Relay's ``inline_once``) inlines each one used exactly once, i.e. drops its
+name, so the text prints it where it is used instead of as ``let``.
 """
 
 from __future__ import annotations
@@ -40,9 +42,15 @@ class DeadCodeEliminationPass(ModulePass):
     required: ClassVar[tuple[str, ...]] = ("InferType",)
 
     ignore_impurity: bool = False
+    inline_once: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         while True:
             region_dce(op.body)
             if not (self.ignore_impurity and _drop_unused_stateful(op)):
                 break
+        if self.inline_once:
+            for inner in op.walk():
+                for r in inner.results:
+                    if r.name_hint is not None and r.has_one_use():
+                        r.name_hint = None

@@ -1,5 +1,13 @@
 // RUN: relay-opt %s -p dead-code-elimination --split-input-file | filecheck %s
 // RUN: relay-opt %s -p 'dead-code-elimination{ignore-impurity=true}' --split-input-file | filecheck %s --check-prefix=IMPURE
+// RUN: relay-opt %s -p 'dead-code-elimination{inline-once=true}' --split-input-file | filecheck %s --check-prefix=ONCE
+
+// inline-once (Relay's inline_once): a let-bound value used once loses its name (the Relay
+// text then prints it in place instead of as a let).
+// ONCE-LABEL: func.func @main
+// ONCE-NEXT:    %d, %m = relay.nn.dropout %x
+// ONCE-NEXT:    %0 = relay.exp %x
+// ONCE-NEXT:    func.return %0
 
 // Dead chains go; the unused stateful dropout stays (Relay keeps impure calls).
 // CHECK-LABEL: func.func @main
