@@ -4,8 +4,9 @@ A let-binding is a named SSA value, so Relay's dead let is xDSL's dead op, and `
 drops the name of a value used once. Programs are parsed from TVM's Relay text and compared
 structurally after the passes, as TVM's ``optimize_and_check``.
 
-TVM's 12 test functions: 7 ported, all passing as TVM wrote them; also the text is checked
-where the pass changes what it shows. Not ported (5): recursive let-bound closures
+TVM's 12 test functions: 6 ported, all passing as TVM wrote them (plus checks of the text
+where the pass changes what it shows, and one test of ``ignore_impurity``). Not ported (6):
+recursive let-bound closures
 (test_live_recursion, test_dead_recursion; xrelay's function literals are not values),
 Relay's ``memory`` dialect ops and references (test_impure_op, test_impure_func, test_refs),
 and the inception_v3 workload (test_complexity).
