@@ -317,6 +317,31 @@ def _fpm(x, out, m, left, total, opts) -> list:
     return [("elementwise", run)]
 
 
+def cast(op, vals, out, ws, opts) -> list | None:
+    """Integer to integer casts (the requantize epilogue's ``cast``): one copy, no temporary.
+
+    Between integer dtypes numpy's unsafe copy wraps modulo 2**bits, as the reference's astype."""
+    (x,) = vals
+    if x.dtype.kind not in "iu" or out.dtype.kind not in "iu" or x.shape != out.shape:
+        return None
+    return [("elementwise", functools.partial(np.copyto, out, x, casting="unsafe"))]
+
+
+def clip(op, vals, out, ws, opts) -> list | None:
+    """Integer ``clip`` in place, with the reference kernel's bounds (ceil/floor, saturated)."""
+    from xrelay.kernels import KERNELS
+
+    (x,) = vals
+    if x.dtype.kind not in "iu" or out.dtype != x.dtype or x.shape != out.shape:
+        return None
+    info = np.iinfo(x.dtype)
+    lo, hi = KERNELS["clip"](np.array([info.min, info.max], x.dtype), **op.attrs)
+    return [
+        ("elementwise", functools.partial(np.maximum, x, lo, out=out)),
+        ("elementwise", functools.partial(np.minimum, out, hi, out=out)),
+    ]
+
+
 def first(*makers):
     """A maker trying ``makers`` in order (the int8 kernel, then the float ones)."""
 
@@ -332,5 +357,5 @@ def first(*makers):
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis",
-    "pack_weights", "vnni_library",
+    "pack_weights", "vnni_library", "cast", "clip",
 ]  # fmt: skip

@@ -1314,6 +1314,8 @@ _FAST["nn.conv2d"] = fast_int8.first(fast_int8.conv2d, _FAST["nn.conv2d"])
 _FAST["nn.dense"] = fast_int8.dense
 _FAST["fixed_point_multiply"] = fast_int8.fixed_point_multiply
 _FAST["fixed_point_multiply_per_axis"] = fast_int8.fixed_point_multiply_per_axis
+_FAST["clip"] = fast_int8.first(_FAST["clip"], fast_int8.clip)
+_FAST["cast"] = fast_int8.cast
 
 _FAMILY_OF = {
     "nn.conv2d": "matmul",

@@ -123,3 +123,17 @@ def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry)
     m.set_input("x", data)
     m.run()
     np.testing.assert_array_equal(m.get_output(0), ref)
+
+
+def test_integer_clip_and_cast_in_the_arena_match_the_reference():
+    x = relay.var("x", shape=(3, 50), dtype="int32")
+    y = relay.cast(relay.clip(x, -128.7, 127.2), "int8")
+    z = relay.cast(relay.clip(x, -3e9, 3e9), "uint8")  # bounds saturate; the cast wraps
+    mod = xrelay.IRModule.from_expr(relay.Tuple([y, z]))
+    data = RNG.integers(-(2**31), 2**31 - 1, (3, 50)).astype("int32")
+    ref = xrelay.run(mod, {"x": data})
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    for i, r in enumerate(ref):
+        np.testing.assert_array_equal(m.get_output(i), r)
