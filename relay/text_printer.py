@@ -26,7 +26,10 @@ The rules are Relay's (``relay_text_printer.cc``):
   as a function literal bound to a temporary at its first call in each ``def``, then called
   through it: ``%0 = fn (%p0: ..., Primitive=1) -> ... { ... }; %1 = %0(%x);``.
 * A value with a name of its own (an op result whose SSA name hint is set, as a Relay ``let``
-  leaves it) prints as ``let %name = ...;``: this is how let-bindings survive SSA.
+  leaves it) prints as ``let %name = ...;``: this is how let-bindings survive SSA. After
+  ``to-a-normal-form`` (the module's ``relay.a_normal_form`` mark) every call is let-bound,
+  unnamed ones as ``%x``, ``%x1``, ... and the body ends in a variable, as Relay's ANF prints;
+  ``to-graph-normal-form`` drops the names and the mark, so the text is graph bindings again.
 
 Names are made unique the way Relay does (``%x``, ``%x1``, ...) within each ``def`` and each
 function literal (a printed literal is closed, so its parameters keep their own names);
@@ -48,8 +51,10 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import VarOperandDef
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.error import TVMError
 from xrelay.relay.function_attrs import func_attrs_from_ir
 from xrelay.relay.text_metadata import write_metadata
+from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
 __all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type"]
 
@@ -58,7 +63,7 @@ VERSION = "0.0.5"
 _SIMPLE_SCALARS = {"int16", "int32", "int64", "float16", "float32", "float64", "bool"}
 
 
-class RelayTextPrintError(ValueError):
+class RelayTextPrintError(ValueError, TVMError):
     """The module holds something Relay's text format cannot show (a non-relay op)."""
 
 
@@ -219,6 +224,7 @@ class _DefPrinter:
         tuple fields of the scopes around it)."""
         lines: list[str] = []
         fields = {} if fields is None else dict(fields)  # (id(op), index) -> bound tuple field
+        named_tuples: set[int] = set()  # multi-result ops let-bound as a whole
         tuples = {} if tuples is None else dict(tuples)  # id(multi-result op) -> its tuple temp
         ops = list(block.ops)
         ret = ops[-1] if ops and isinstance(ops[-1], ReturnOp | YieldOp) else None
@@ -240,8 +246,9 @@ class _DefPrinter:
                 if r is not None:
                     return r
                 text = f"{tuples[id(owner)]}.{v.index}"
-                if v.name_hint:  # a let-bound field keeps its name
-                    r = "%" + self.names.unique(v.name_hint)
+                own = v.name_hint if id(owner) not in named_tuples else None
+                if own or self.p.anf:  # a let-bound field keeps its name
+                    r = "%" + self.names.unique(own or "x")
                     lines.append(f"{indent}let {r} = {text}{ty([v.type])};")
                     fields[key] = r
                     return r
@@ -336,9 +343,17 @@ class _DefPrinter:
                 )
             text = f"{callee}({', '.join(args)})"
             results = list(op.results)
-            if len(results) != 1:  # the tuple itself has no name; its fields may (see ref)
-                t = self.temp()
-                lines.append(f"{indent}{t} = {text}{ty([r.type for r in results])};")
+            if len(results) != 1:
+                # a let of the whole tuple names every result alike; else fields may be named
+                whole = results[0].name_hint
+                if whole and all(r.name_hint == whole for r in results):
+                    named_tuples.add(id(op))
+                if whole and id(op) in named_tuples or self.p.anf:
+                    t = "%" + self.names.unique(whole if id(op) in named_tuples else "x")
+                    lines.append(f"{indent}let {t} = {text}{ty([r.type for r in results])};")
+                else:
+                    t = self.temp()
+                    lines.append(f"{indent}{t} = {text}{ty([r.type for r in results])};")
                 tuples[id(op)] = t
                 continue
             r = results[0]
@@ -349,6 +364,7 @@ class _DefPrinter:
                 and ret.operands[0] is r
                 and r.has_one_use()
                 and r.name_hint is None
+                and not self.p.anf
             ):
                 lines.append(f"{indent}{text}{ty([r.type])}")
                 return lines
@@ -368,6 +384,8 @@ class _DefPrinter:
 
     def _bind(self, op: Operation, text: str, indent: str, lines: list[str], ty: str) -> str:
         hint = op.results[0].name_hint if op.results else None
+        if not hint and self.p.anf:
+            hint = "x"  # A-normal form: every value let-bound, as Relay's ToANormalForm names them
         if hint:
             name = "%" + self.names.unique(hint)
             lines.append(f"{indent}let {name} = {text}{ty};")
@@ -398,6 +416,7 @@ class _Printer:
         self.symbols = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
         self.meta: list[tuple[np.ndarray, str, str | None]] = []
         self.meta_index: dict[int, int] = {}
+        self.anf = A_NORMAL_FORM_ATTR in module.attributes  # to-a-normal-form ran
 
     def constant(self, op: ConstantOp) -> str:
         t = op.result.type

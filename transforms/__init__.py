@@ -44,6 +44,7 @@ PASSES: dict[str, str] = {
     "simplify-expr": "simplify_expr.SimplifyExprPass",
     "simplify-inference": "simplify_inference.SimplifyInferencePass",
     "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
+    "to-basic-block-normal-form": "to_basic_block_normal_form.ToBasicBlockNormalFormPass",
     "to-graph-normal-form": "to_graph_normal_form.ToGraphNormalFormPass",
     "verify-memory-plan": "verify_memory_plan.VerifyMemoryPlanPass",
 }

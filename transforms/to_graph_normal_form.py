@@ -1,11 +1,12 @@
-"""``to-graph-normal-form``: Relay's ToGraphNormalForm, which on SSA has nothing left to do.
+"""``to-graph-normal-form``: Relay's ToGraphNormalForm: no ``let`` bindings left.
 
 Relay's ToGraphNormalForm removes ``let`` bindings and turns the program back into a
-dataflow graph where shared subexpressions are shared nodes. xrelay's IR has no ``let``: ops
-refer to their operands by SSA use-def edges, so the module already is that graph (and also
-in A-normal form, see ``to-a-normal-form``). This pass leaves the ops unchanged and removes
-the ``relay.a_normal_form`` mark that ``to-a-normal-form`` sets, so visitors walk the
-dataflow graph again (callee before arguments, as Relay's visitor walks a graph).
+dataflow graph where shared subexpressions are shared nodes. xrelay's ops already refer to
+their operands by SSA use-def edges, so the module is that graph; a ``let`` is only the name
+an op result carries (``relay.Let`` and the text's ``let %x = ...`` set it). This pass drops
+those names (the Relay text then prints ``%0 = ...`` graph bindings; parameters keep theirs)
+and removes the ``relay.a_normal_form`` mark that ``to-a-normal-form`` sets, so visitors walk
+the dataflow graph again (callee before arguments, as Relay's visitor walks a graph).
 
 It exists so that Relay scripts calling ``relay.transform.ToGraphNormalForm()`` port without
 edits, and so that pipelines naming it keep working.
@@ -33,5 +34,7 @@ class ToGraphNormalFormPass(ModulePass):
     required: ClassVar[tuple[str, ...]] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # No let-bindings exist to remove; only the A-normal-form mark.
         op.attributes.pop(A_NORMAL_FORM_ATTR, None)
+        for inner in op.walk():  # let-bound values become plain graph nodes
+            for r in inner.results:
+                r.name_hint = None

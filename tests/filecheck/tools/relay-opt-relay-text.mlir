@@ -24,6 +24,18 @@
 // LET-NEXT: let %y = %0.0 /* ty=Tensor[(1, 2, 2, 2), float32] */;
 // LET-NEXT: nn.relu(%y) /* ty=Tensor[(1, 2, 2, 2), float32] */
 
+// to-a-normal-form: every call let-bound (%x, %x1, ... as Relay names them), the body ends in
+// a variable; to-graph-normal-form: graph bindings again, the let names gone.
+// RUN: relay-opt %S/Inputs/bn-relu.relay -p to-a-normal-form --output-format relay | filecheck %s --check-prefix=ANF
+// ANF:      let %x1 = nn.batch_norm(%x, %g, %g, %g, %g, epsilon=0.001f)
+// ANF-NEXT: let %y = %x1.0 /* ty=Tensor[(1, 2, 2, 2), float32] */;
+// ANF-NEXT: let %x2 = nn.relu(%y) /* ty=Tensor[(1, 2, 2, 2), float32] */;
+// ANF-NEXT: %x2
+// RUN: relay-opt %S/Inputs/bn-relu.relay -p to-a-normal-form,to-graph-normal-form --output-format relay | filecheck %s --check-prefix=GNF
+// GNF:      %0 = nn.batch_norm(%x, %g, %g, %g, %g, epsilon=0.001f)
+// GNF-NEXT: %1 = %0.0 /* ty=Tensor[(1, 2, 2, 2), float32] */;
+// GNF-NEXT: nn.relu(%1) /* ty=Tensor[(1, 2, 2, 2), float32] */
+
 // MLIR in, Relay text out, and back to the same MLIR.
 // RUN: relay-opt %s --output-format relay | relay-opt --input-format relay | filecheck %s --check-prefix=BACK
 // BACK: %0 = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32>
