@@ -90,25 +90,7 @@ def value_devices(
     devices: dict[SSAValue, VirtualDeviceAttr] = dict(zip(block.args, params, strict=False))
 
     def expected(user: Operation, index: int) -> VirtualDeviceAttr | None:
-        if isinstance(user, func.ReturnOp):
-            return result
-        if is_on_device(user):
-            return user.attrs["virtual_device"]
-        if is_device_copy(user):
-            return user.attrs["src_virtual_device"]
-        if isinstance(user, func.CallOp):
-            callee = funcs.get(user.callee.root_reference.data)
-            if callee is not None:
-                copy = device_copy_of(callee)
-                if copy is not None:
-                    return copy.attrs["src_virtual_device"]
-                callee_devices = function_devices(callee)
-                if callee_devices is not None and index < len(callee_devices[0]):
-                    return callee_devices[0][index]
-        for r in user.results:
-            if r in devices:
-                return devices[r]
-        return None
+        return _expected(user, index, devices, funcs, result)
 
     for op in reversed(list(block.ops)):
         if not op.results:
@@ -141,6 +123,52 @@ def value_devices(
     return devices
 
 
+def _expected(
+    user: Operation,
+    index: int,
+    devices: Mapping[SSAValue, VirtualDeviceAttr],
+    funcs: Mapping[str, func.FuncOp],
+    result: VirtualDeviceAttr,
+) -> VirtualDeviceAttr | None:
+    """The device a use wants its operand on (None: not known yet)."""
+    if isinstance(user, func.ReturnOp):
+        return result
+    if is_on_device(user):
+        return user.attrs["virtual_device"]
+    if is_device_copy(user):
+        return user.attrs["src_virtual_device"]
+    if isinstance(user, func.CallOp):
+        callee = funcs.get(user.callee.root_reference.data)
+        if callee is not None:
+            copy = device_copy_of(callee)
+            if copy is not None:
+                return copy.attrs["src_virtual_device"]
+            callee_devices = function_devices(callee)
+            if callee_devices is not None and index < len(callee_devices[0]):
+                return callee_devices[0][index]
+    for r in user.results:
+        if r in devices:
+            return devices[r]
+    return None
+
+
+def check_devices(fn: func.FuncOp, funcs: Mapping[str, func.FuncOp], devices: Mapping[SSAValue, VirtualDeviceAttr]) -> None:
+    """Every use of a value wants it where it lives; a device change without a ``device_copy``
+    (a planned module edited by hand) is a ``ValueError`` naming the value and both devices."""
+    planned = function_devices(fn)
+    if planned is None:
+        return
+    for v, dev in devices.items():
+        for use in v.uses:
+            want = _expected(use.operation, use.index, devices, funcs, planned[1])
+            if want is not None and want != dev:
+                name = f"%{v.name_hint}" if v.name_hint else f"a value of type {v.type}"
+                raise ValueError(
+                    f"{name} lives on {dev} but '{use.operation.name}' uses it on {want} without a "
+                    "device_copy (run plan-devices)"
+                )
+
+
 def op_device(op: Operation, devices: Mapping[SSAValue, VirtualDeviceAttr]) -> VirtualDeviceAttr | None:
     """Where an op runs: the device of its results (a copy runs on its destination)."""
     for r in op.results:
@@ -152,6 +180,7 @@ def op_device(op: Operation, devices: Mapping[SSAValue, VirtualDeviceAttr]) -> V
 __all__ = [
     "PARAM_DEVICES",
     "RESULT_DEVICE",
+    "check_devices",
     "device_copy_of",
     "function_devices",
     "functions_by_name",

@@ -80,7 +80,7 @@ from xrelay.dialects.memory import (
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp, byte_size, dtype_of
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, virtual_device
 from xrelay.error import TVMError
-from xrelay.transforms._devices import is_on_device, value_devices
+from xrelay.transforms._devices import check_devices, is_on_device, value_devices
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 
 DEFAULT_ALIGNMENT = 64
@@ -182,6 +182,10 @@ class _Lowering:
         assert isinstance(main, func.FuncOp)
         self.devices = value_devices(main, funcs)
         if self.devices is not None:
+            try:
+                check_devices(main, funcs, self.devices)
+            except ValueError as e:
+                raise LowerToMemoryError(f"lower-to-memory: {e}") from None
             self.spaces = {}
             for op in list(block.ops):
                 if is_on_device(op):  # an annotation, not a step
