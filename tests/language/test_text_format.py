@@ -296,3 +296,33 @@ def test_lexing_is_linear_on_hostile_input():
         parse("/*" * 200_000)
     with pytest.raises(RelayTextError, match="unterminated string"):
         parse('def @main() { nn.relu(1f, layout="' + "a" * 100_000)
+
+
+def test_mutated_texts_give_one_clear_error():
+    """Truncated, edited and extended texts: each parses or raises RelayTextError (with a
+    line:column), never another exception."""
+    import random
+
+    mod, _ = mobilenet.get_workload(batch_size=1, num_classes=4, image_shape=(3, 32, 32))
+    sources = [mod.astext()[:3000] + "\n}\n", (Path(__file__).parents[1] / "filecheck/tools/Inputs/bn-relu.relay").read_text()]
+    rng = random.Random(12)
+    failures = 0
+    for src in sources:
+        for _ in range(150):
+            chars = list(src)
+            i = rng.randrange(len(chars))
+            kind = rng.randrange(4)
+            if kind == 0:
+                chars = chars[:i]
+            elif kind == 1:
+                chars[i] = rng.choice('(){}[],;:=.%@#/*-+<>"0123456789abcxyzf ')
+            elif kind == 2:
+                del chars[i]
+            else:
+                chars.insert(i, rng.choice('(){}[],;:=.%@"-'))
+            try:
+                parse("".join(chars))
+            except RelayTextError as e:
+                failures += 1
+                assert re.match(r"from_string:\d+:\d+: ", str(e))
+    assert failures > 100
