@@ -326,3 +326,73 @@ def test_mutated_texts_give_one_clear_error():
                 failures += 1
                 assert re.match(r"from_string:\d+:\d+: ", str(e))
     assert failures > 100
+
+
+SEED_TEXTS = [
+    # printed by TVM 0.19 in the AnnotateUsedMemory documentation (the seeds of this project)
+    (
+        """def @main(%input: Tensor[(1, 8, 8, 2), int8] /* ty=Tensor[(1, 8, 8, 2), int8] */, io_used_memory=178) -> Tensor[(1, 5, 5, 2), int8] {
+%0 = fn (%x2: Tensor[(1, 8, 8, 2), int8] /* ty=Tensor[(1, 8, 8, 2), int8] */, Primitive=1, used_memory=[226]) -> Tensor[(1, 7, 7, 2), int8] {
+nn.max_pool2d(%x2, pool_size=[2, 2], padding=[0, 0, 0, 0], layout="NHWC") /* ty=Tensor[(1, 7, 7, 2), int8] */
+} /* ty=fn (Tensor[(1, 8, 8, 2), int8]) -> Tensor[(1, 7, 7, 2), int8] */;
+%1 = %0(%input) /* ty=Tensor[(1, 7, 7, 2), int8] */;
+%2 = fn (%x1: Tensor[(1, 7, 7, 2), int8] /* ty=Tensor[(1, 7, 7, 2), int8] */, Primitive=1, used_memory=[170]) -> Tensor[(1, 6, 6, 2), int8] {
+nn.max_pool2d(%x1, pool_size=[2, 2], padding=[0, 0, 0, 0], layout="NHWC") /* ty=Tensor[(1, 6, 6, 2), int8] */
+} /* ty=fn (Tensor[(1, 7, 7, 2), int8]) -> Tensor[(1, 6, 6, 2), int8] */;
+%3 = %2(%1) /* ty=Tensor[(1, 6, 6, 2), int8] */;
+%4 = fn (%x: Tensor[(1, 6, 6, 2), int8] /* ty=Tensor[(1, 6, 6, 2), int8] */, Primitive=1, used_memory=[122]) -> Tensor[(1, 5, 5, 2), int8] {
+nn.max_pool2d(%x, pool_size=[2, 2], padding=[0, 0, 0, 0], layout="NHWC") /* ty=Tensor[(1, 5, 5, 2), int8] */
+} /* ty=fn (Tensor[(1, 6, 6, 2), int8]) -> Tensor[(1, 5, 5, 2), int8] */;
+%4(%3) /* ty=Tensor[(1, 5, 5, 2), int8] */
+}""",
+        (1, 8, 8, 2),
+        "int8",
+        lambda x: np.lib.stride_tricks.sliding_window_view(
+            np.lib.stride_tricks.sliding_window_view(
+                np.lib.stride_tricks.sliding_window_view(x, (2, 2), axis=(1, 2)).max(axis=(-2, -1)), (2, 2), axis=(1, 2)
+            ).max(axis=(-2, -1)),
+            (2, 2),
+            axis=(1, 2),
+        ).max(axis=(-2, -1)),
+    ),
+    (
+        """def @main(%input: Tensor[(1, 2, 2, 2), int16] /* ty=Tensor[(1, 2, 2, 2), int16] */, io_used_memory=48) -> Tensor[(1, 2, 2, 2), uint32] {
+%0 = fn (%x: Tensor[(1, 2, 2, 2), int16] /* ty=Tensor[(1, 2, 2, 2), int16] */, Primitive=1, used_memory=[48]) -> Tensor[(1, 2, 2, 2), uint32] {
+cast(%x, dtype="uint32") /* ty=Tensor[(1, 2, 2, 2), uint32] */
+} /* ty=fn (Tensor[(1, 2, 2, 2), int16]) -> Tensor[(1, 2, 2, 2), uint32] */;
+%0(%input) /* ty=Tensor[(1, 2, 2, 2), uint32] */
+}""",
+        (1, 2, 2, 2),
+        "int16",
+        lambda x: x.astype("uint32"),
+    ),
+    (
+        """def @main(%input: Tensor[(1, 4, 5, 6), int8] /* ty=Tensor[(1, 4, 5, 6), int8] */, io_used_memory=360) -> Tensor[(2, 4, 30), int8] {
+%0 = fn (%x: Tensor[(1, 4, 5, 6), int8] /* ty=Tensor[(1, 4, 5, 6), int8] */, Primitive=1, used_memory=[240]) -> Tensor[(1, 4, 30), int8] {
+reshape(%x, newshape=[1, 4, 30]) /* ty=Tensor[(1, 4, 30), int8] */
+} /* ty=fn (Tensor[(1, 4, 5, 6), int8]) -> Tensor[(1, 4, 30), int8] */;
+%1 = fn (%x1: Tensor[(1, 4, 5, 6), int8] /* ty=Tensor[(1, 4, 5, 6), int8] */, Primitive=1, used_memory=[360]) -> Tensor[(1, 4, 30), int8] {
+reshape(%x1, newshape=[1, 4, 30]) /* ty=Tensor[(1, 4, 30), int8] */
+} /* ty=fn (Tensor[(1, 4, 5, 6), int8]) -> Tensor[(1, 4, 30), int8] */;
+%2 = %0(%input) /* ty=Tensor[(1, 4, 30), int8] */;
+%3 = %1(%input) /* ty=Tensor[(1, 4, 30), int8] */;
+%4 = (%2, %3) /* ty=(Tensor[(1, 4, 30), int8], Tensor[(1, 4, 30), int8]) */;
+concatenate(%4) /* ty=Tensor[(2, 4, 30), int8] */
+}""",
+        (1, 4, 5, 6),
+        "int8",
+        lambda x: np.concatenate([x.reshape(1, 4, 30)] * 2),
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "shape", "dtype", "reference"), SEED_TEXTS)
+def test_seed_texts_parse_and_run(text, shape, dtype, reference):
+    mod = parse(text)
+    x = np.random.default_rng(3).integers(-100, 100, shape).astype(dtype)
+    (out,) = xrelay.run(mod, {"input": x})
+    np.testing.assert_array_equal(out, reference(x))
+    funcs = {op.sym_name.data: op for op in mod.module.ops}
+    assert "relay.io_used_memory" in funcs["main"].attributes
+    assert all("relay.used_memory" in f.attributes for n, f in funcs.items() if n != "main")
+    round_trip(mod)
