@@ -101,13 +101,7 @@ class RelayOptMain(xDSLOptMain):
             default="mlir",
             help="print the result as MLIR (default) or in Relay's text format",
         )
-        arg_parser.add_argument(
-            "--register-device",
-            action="append",
-            default=[],
-            metavar="NAME:SCOPE=SIZE:ALIGN,...",
-            help="register a device that runs on the host, with its memory scopes (size 0: unbounded)",
-        )
+        add_register_device_argument(arg_parser)
         # opt_flags hook: Relay's instruments and opt levels
         from xrelay.tools import opt_flags
 
@@ -115,13 +109,7 @@ class RelayOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         # Devices named in the pipeline's options must exist before it is built.
-        from xrelay.dialects.relay.devices import DeviceError, register_device_spec
-
-        for spec in self.args.register_device:
-            try:
-                register_device_spec(spec)
-            except DeviceError as e:
-                raise ToolError(f"--register-device '{spec}': {e}") from None
+        register_devices(self.args.register_device)
         # Relay's names work in -p too (FuseOps for fuse-ops): they are mapped to CLI names.
         import dataclasses
 
@@ -182,6 +170,28 @@ class RelayOptMain(xDSLOptMain):
         external = self.emitted if self.args.emit_params is not None else None
         with print_options(external=external, elide_larger_than=self.args.elide_large_constants):
             return super().output_resulting_program(prog)
+
+
+def add_register_device_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--register-device NAME:SCOPE=SIZE:ALIGN,...`` (relay-opt and relay-run)."""
+    parser.add_argument(
+        "--register-device",
+        action="append",
+        default=[],
+        metavar="NAME:SCOPE=SIZE:ALIGN,...",
+        help="register a device that runs on the host, with its memory scopes (size 0: unbounded)",
+    )
+
+
+def register_devices(specs: Sequence[str]) -> None:
+    """Register the ``--register-device`` specs; a bad one is a ``ToolError`` naming it."""
+    from xrelay.dialects.relay.devices import DeviceError, register_device_spec
+
+    for spec in specs:
+        try:
+            register_device_spec(spec)
+        except DeviceError as e:
+            raise ToolError(f"--register-device '{spec}': {e}") from None
 
 
 def load_params(path: str) -> dict[str, np.ndarray]:

@@ -48,7 +48,13 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from xrelay.runtime.interpreter import RunError, random_inputs, run
-from xrelay.tools.relay_opt import ToolError, load_params, report
+from xrelay.tools.relay_opt import (
+    ToolError,
+    add_register_device_argument,
+    load_params,
+    register_devices,
+    report,
+)
 from xrelay.transforms.utils import verify_module
 
 PROG = "relay-run"
@@ -122,30 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="D1,D2",
         help="build for these devices (the first is the default device); implies --plan",
     )
-    arena.add_argument(
-        "--register-device",
-        action="append",
-        default=[],
-        metavar="NAME:SCOPE=SIZE:ALIGN,...",
-        help="register a device that runs on the host, with its memory scopes (size 0: unbounded)",
-    )
+    add_register_device_argument(arena)
     arena.add_argument(
         "--pool-algorithms",
         metavar="POOL=ALGO,...",
         help="the planning algorithm of a memory space's pool (e.g. mcu0.sram=optimal)",
     )
     return parser
-
-
-def register_devices(specs: Sequence[str]) -> None:
-    """Register ``NAME:SCOPE=SIZE[:ALIGN],...`` devices (``--register-device``)."""
-    from xrelay.dialects.relay.devices import DeviceError, register_device_spec
-
-    for spec in specs:
-        try:
-            register_device_spec(spec)
-        except DeviceError as e:
-            raise ToolError(f"--register-device '{spec}': {e}") from None
 
 
 def parse_module(path: str, params: Mapping[str, np.ndarray] | None, input_format: str | None = None) -> ModuleOp:
