@@ -26,6 +26,7 @@ import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import RELAY_OPS, RelayTypeError, numpy_dtype
+from xrelay.error import TVMError
 from xrelay.relay.expr import (
     Call,
     Constant,
@@ -47,7 +48,7 @@ from xrelay.relay.text_metadata import MetadataError, read_metadata
 __all__ = ["RelayTextError", "fromtext", "parse", "parse_expr"]
 
 
-class RelayTextError(DiagnosticException, ValueError):
+class RelayTextError(DiagnosticException, ValueError, TVMError):
     """Bad Relay text; the message starts with ``source:line:column``."""
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.error import TVMError
+
 __all__ = ["MetadataError", "decode_ndarray", "encode_ndarray", "read_metadata", "write_metadata"]
 
 _MAGIC = 0xDD5E40F096B4A13F
@@ -29,7 +31,7 @@ _KIND_BY_CODE = {0: "int", 1: "uint", 2: "float", 4: "bfloat"}
 _CODE_BY_KIND = {"i": 0, "u": 1, "f": 2, "b": 1}
 
 
-class MetadataError(ValueError):
+class MetadataError(ValueError, TVMError):
     """A metadata section that cannot be read (bad JSON, bad array, unknown node)."""
 
 

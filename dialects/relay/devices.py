@@ -41,8 +41,10 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xrelay.error import TVMError
 
-class DeviceError(ValueError):
+
+class DeviceError(ValueError, TVMError):
     """A device or memory scope that does not exist, or an invalid registration."""
 
 

@@ -29,9 +29,10 @@ from xdsl.dialects.builtin import TensorType
 
 from xrelay.dialects.relay.dtypes import shape_of
 from xrelay.dialects.relay.ops import parse_layout, reduce_axes
+from xrelay.error import TVMError
 
 
-class LayoutError(ValueError):
+class LayoutError(ValueError, TVMError):
     """A layout string that does not parse or an impossible layout operation."""
 
 

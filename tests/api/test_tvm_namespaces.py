@@ -21,6 +21,10 @@ def test_tvm_error_is_the_base_of_xrelays_errors():
     assert isinstance(info.value, relay.RelayTypeError) and isinstance(info.value, VerifyException)
     assert issubclass(GraphModuleError, ValueError) and issubclass(GraphModuleError, tvm.TVMError)
     assert issubclass(PlanError, tvm.TVMError) and issubclass(tvm.TVMError, RuntimeError)
+    with pytest.raises(tvm.TVMError, match="1:"):
+        relay.fromtext("def @main(%x) { %x +")
+    with pytest.raises(tvm.TVMError):
+        relay.annotation.on_device(relay.var("v", shape=(1,)), "no_such_device")
 
 
 def test_transform_namespace_is_the_pass_infrastructure():
@@ -153,8 +157,8 @@ def test_target_parsing():
     assert (t.kind, t.mcpu, t.mattr, t.attrs["num-cores"]) == ("llvm", "skylake", ("+avx2", "+fma"), 4)
     assert tvm.target.Target("llvm", host="llvm -mcpu=x").host.mcpu == "x"
     assert tvm.target.Target({"kind": "llvm", "mcpu": "znver3"}).mcpu == "znver3"
+    assert tvm.target.Target("c").kind == "c"  # the C target (xrelay.codegen)
     for bad, message in (
-        ("c", "the C source target is not available"),
         ("opencl", "host CPU only"),
         ("llvm -num-cores=four", "expects an integer"),
         ("llvm mcpu=x", "expected an option"),
