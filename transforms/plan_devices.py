@@ -113,10 +113,6 @@ def describe(value: SSAValue) -> str:
     return what + where
 
 
-def _text(vd: VirtualDeviceAttr) -> str:
-    return str(vd)
-
-
 def _what(value: SSAValue | str) -> str:
     return value if isinstance(value, str) else describe(value)
 
@@ -149,8 +145,8 @@ class _Domains:
         joined = self.device[root].join(vd)
         if joined is None:
             raise PlanDevicesError(
-                f"plan-devices: {_what(value)} must be on {_text(self.device[root])} but {why} "
-                f"puts it on {_text(vd)}"
+                f"plan-devices: {_what(value)} must be on {self.device[root]} but {why} "
+                f"puts it on {vd}"
             )
         self.device[root] = joined
 
@@ -161,8 +157,8 @@ class _Domains:
         joined = self.device[a].join(self.device[b])
         if joined is None:
             raise PlanDevicesError(
-                f"plan-devices: {_what(value)} is on {_text(self.device[a])} but {why} needs "
-                f"{_text(self.device[b])}"
+                f"plan-devices: {_what(value)} is on {self.device[a]} but {why} needs "
+                f"{self.device[b]}"
             )
         self.parent[b] = a
         self.device[a] = joined
@@ -435,10 +431,12 @@ def _capture(planner: _Planner, fn: func.FuncOp) -> None:
                 op.properties["src_virtual_device"] = src
                 op.properties["dst_virtual_device"] = dst
     for op in list(block.ops):
-        _wrap_operands(planner, fn, op, rd)
+        _wrap_operands(planner, op, rd)
 
 
-def _wrap_operands(planner: _Planner, fn: func.FuncOp, op: Operation, rd: VirtualDeviceAttr) -> None:
+def _wrap_operands(planner: _Planner, op: Operation, rd: VirtualDeviceAttr) -> None:
+    """Copy an operand whose device is not the one its use expects; wrap in a fixed on_device
+    an operand its user expects on another device than it runs on (Relay's VisitChild)."""
     dev = planner.device
     if isinstance(op, func.ReturnOp):
         lexical = rd
