@@ -877,6 +877,10 @@ def winograd_scratch_bytes(
     )
 
 
+SCRATCH_ATTR = "relay.scratch_bytes"
+"""Function attribute: the scratch bytes a code generator needs to run the function."""
+
+
 def workspace_bytes(
     fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
 ) -> int:
@@ -895,7 +899,14 @@ def workspace_bytes(
     Operations in a function run one after another, so the function needs the largest such
     value over its convolutions (including those of composite functions it calls, found with
     ``lookup``, by default in ``fn``'s module). Every other op needs no workspace.
+
+    A code generator that knows its own need states it as the function attribute
+    ``SCRATCH_ATTR`` (``relay.scratch_bytes = N : i64``; the C target does): that is then the
+    function's workspace.
     """
+    stated = fn.attributes.get(SCRATCH_ATTR)
+    if isinstance(stated, IntegerAttr):
+        return stated.value.data
     if lookup is None:
         module = fn.get_toplevel_object()
         table = (
@@ -938,4 +949,5 @@ __all__ = [
     "winograd_scratch_bytes",
     "winograd_slice_bytes",
     "workspace_bytes",
+    "SCRATCH_ATTR",
 ]

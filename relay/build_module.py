@@ -118,4 +118,6 @@ def build(
         pools=workspace_memory_pools,
         target=target if isinstance(target, Mapping) and "kind" not in target else host_target,
     )
+    if host_target is not None and host_target.kind == "c":
+        return module  # a CModule: get_source(), lib["default"](dev), set_input/run/get_output
     return GraphExecutorFactoryModule(module, mod_name)

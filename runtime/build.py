@@ -28,17 +28,19 @@ The module given is not modified. Errors of every stage keep their own exception
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from xrelay.codegen import annotate_scratch, emit_program
 from xrelay.error import TVMError
+from xrelay.runtime.c_module import CModule
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.planners import ALGORITHMS, Pool
 
-__all__ = ["BuildError", "build", "build_program"]
+__all__ = ["BuildError", "build", "build_c", "build_program"]
 
 
 class BuildError(ValueError, TVMError):
@@ -70,8 +72,12 @@ def build_program(
     time_limit: float | None = None,
     default_device: Any = None,
     pool_algorithms: Mapping[str, str] | None = None,
+    before_lowering: Callable[[ModuleOp], Any] | None = None,
 ) -> tuple[ModuleOp, Any]:
     """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
+
+    ``before_lowering(module)`` sees the fused module before ``lower-to-memory`` (the C target
+    states each function's scratch there).
 
     ``default_device`` (a device, name or ``VirtualDevice``) plans devices with that default;
     so does a module with device annotations (default cpu). ``pool_algorithms`` maps a pool
@@ -102,6 +108,8 @@ def build_program(
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
+    if before_lowering is not None:
+        before_lowering(optimised)
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
         make_context(), optimised
     )
@@ -110,6 +118,30 @@ def build_program(
         pool_list = module_pools(optimised) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
     info = plan_module(optimised, plan, pool_list, time_limit, algorithms=pool_algorithms)
     return optimised, info
+
+
+def build_c(
+    mod: Any,
+    params: Mapping[str, Any] | None = None,
+    opt_level: int = 3,
+    plan: str = "greedy-by-size",
+    pools: Sequence[Pool] | str | None = None,
+    *,
+    name: str = "model",
+    constants: str = "arrays",
+    sections: Mapping[str, str] | None = None,
+    time_limit: float | None = None,
+) -> CModule:
+    """Build ``mod`` for the C target (``xrelay.codegen``): the build pipeline, each fused
+    function's C scratch stated before ``lower-to-memory`` (so every step's planned workspace
+    is what its C needs), inputs and outputs outside the arena (the caller's buffers), the
+    plan, and the emitted program in a ``runtime.c_module.CModule``. ``constants`` is
+    ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section."""
+    program, info = build_program(
+        mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
+        time_limit=time_limit, before_lowering=annotate_scratch,
+    )  # fmt: skip
+    return CModule(emit_program(program, name, constants, dict(sections or {})), info, program)
 
 
 def _uses_devices(module: ModuleOp) -> bool:
@@ -206,7 +238,9 @@ def build(
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
     ``target`` means the host CPU (``"llvm -mcpu=..."``, a ``Target``, ``{"cpu": "llvm"}``;
-    see ``xrelay.runtime.target``); any other is a ``BuildError``. ``use_numba=False`` keeps
+    see ``xrelay.runtime.target``), or is ``"c"``: the C target, which returns a
+    ``runtime.c_module.CModule`` (``get_source()``, and it runs); any other is a
+    ``BuildError``. ``use_numba=False`` keeps
     every kernel bitwise equal to the reference kernels (depthwise convolutions are then
     slower). ``threads`` is how many
     threads run the chunks of a big kernel (default: ``TVM_NUM_THREADS`` or the cores this
@@ -220,9 +254,11 @@ def build(
     from xrelay.runtime.target import TargetError, resolve_build_target
 
     try:
-        resolve_build_target(target)
+        resolved = resolve_build_target(target)
     except TargetError as e:  # a target that is not the host CPU
         raise BuildError(str(e)) from None
+    if resolved is not None and resolved.kind == "c":
+        return build_c(mod, params, opt_level, plan, pools, time_limit=time_limit)
     if default_device is None:
         default_device, _ = device_targets(target)
     program, info = build_program(

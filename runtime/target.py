@@ -5,8 +5,9 @@ xrelay compiles for the host CPU: its kernels are numpy, OpenBLAS and C compiled
 machine. A target is accepted when it means the host CPU -- kind ``llvm`` (or xrelay's own
 ``cpu``/``numpy``), with any of LLVM's CPU options (``-mcpu``, ``-mattr``, ``-mtriple`` of this
 machine's architecture, ``-num-cores``, ...), which are parsed, checked and recorded but do not
-change the code (the kernels are already built for this CPU). ``"c"`` is the C source target,
-which this build of xrelay does not have yet. Any other kind (``cuda``, ``opencl``, ...) is a
+change the code (the kernels are already built for this CPU). ``"c"`` is the C source target
+(``xrelay.codegen``: C99 emitted from the planned program, compiled here with the system
+compiler). Any other kind (``cuda``, ``opencl``, ...) is a
 ``TargetError`` naming it, as is an unknown option or a ``-mtriple`` for another architecture.
 """
 
@@ -141,10 +142,7 @@ class Target:
         if kind in HOST_KINDS:
             return
         if kind == "c":
-            raise TargetError(
-                f"unsupported target {target!r}: the C source target is not available in this "
-                "build of xrelay; use 'llvm' (the host CPU)"
-            )
+            return  # the C source target (xrelay.codegen), compiled here with the system cc
         if kind in _OTHER_KINDS:
             raise TargetError(
                 f"unsupported target {target!r}: xrelay compiles for the host CPU only, not for "

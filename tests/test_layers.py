@@ -27,6 +27,7 @@ LAYERS: list[set[str]] = [
     {"dialects"},
     {"kernels"},
     {"transforms"},
+    {"codegen"},
     {"runtime"},
     # the relay API and the facades of TVM's namespaces (tvm.ir, tvm.nd, tvm.target, ...)
     {"relay", "xrelay", "contrib", "instrument", "ir", "nd", "target", "te", "tir", "transform",

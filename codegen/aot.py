@@ -1,0 +1,383 @@
+"""The ahead-of-time C program of a planned memory-dialect module: ``model.c`` and ``model.h``.
+
+``emit_program(planned, name)`` turns ``@main`` of a planned program (after
+``lower-to-memory`` and ``plan-memory``) into one C99 translation unit:
+
+* one ``static`` function per primitive function (``c_function``);
+* every pool as a static array of exactly its planned size, aligned to the pool's alignment
+  and placed in the section the user names (``XRELAY_SECTION``);
+* every storage as a constant offset into its pool (the plan's offsets, nothing computed at
+  run time);
+* the weights as ``const`` arrays (``constants="arrays"``), or as offsets into one blob the
+  caller hands over (``constants="blob"``: ``<name>.bin``, checked by size);
+* ``int <name>_run(const <name>_inputs *, <name>_outputs *)`` running every step in order.
+
+No allocation, no dependency beyond libc and libm. The header declares the two structs, one
+pointer per input and output, named after ``@main``'s arguments (``output0``, ... for results).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import SSAValue
+
+from xrelay.codegen.c_function import (
+    CFunction,
+    CodegenError,
+    c_identifier,
+    c_literal,
+    c_type,
+    emit_function,
+    static_shape,
+)
+from xrelay.dialects.memory import (
+    SCRATCH_ATTR,
+    AliasOp,
+    AllocStorageOp,
+    AllocTensorOp,
+    CopyOp,
+    InvokeOp,
+    KillOp,
+    PoolOp,
+)
+from xrelay.dialects.relay import ConstantOp, byte_size
+
+KERNELS_HEADER = Path(__file__).with_name("xrelay_kernels.h")
+"""The loop nests generated C calls (convolution, dense, pools, softmax)."""
+
+BLOB_ALIGN = 64
+
+
+def primitive_functions(module: ModuleOp) -> list[func.FuncOp]:
+    return [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and op.sym_name.data != "main" and not op.is_declaration
+    ]
+
+
+def annotate_scratch(module: ModuleOp) -> dict[str, CFunction]:
+    """Emit every primitive function of a fused module and state its scratch need
+    (``SCRATCH_ATTR``), so that ``lower-to-memory`` gives each step the workspace the C
+    needs. Returns the emitted functions by symbol."""
+    out = {}
+    for fn in primitive_functions(module):
+        cfn = emit_function(fn)
+        fn.attributes[SCRATCH_ATTR] = IntegerAttr(cfn.scratch_bytes, i64)
+        out[fn.sym_name.data] = cfn
+    return out
+
+
+@dataclass
+class MemorySummary:
+    """What the program needs, in bytes: RAM per pool, ROM for the weights."""
+
+    pools: dict[str, int]
+    constants: int
+    code: int | None = None
+    """Bytes of machine code (``.text`` of the compiled object), when it was compiled."""
+
+    @property
+    def ram(self) -> int:
+        return sum(self.pools.values())
+
+    def format(self) -> str:
+        lines = ["memory summary (bytes)"]
+        for name, size in self.pools.items():
+            lines.append(f"  RAM  pool {name:<16} {size:>12,}")
+        lines.append(f"  RAM  total {'':<16} {self.ram:>12,}")
+        lines.append(f"  ROM  constants {'':<12} {self.constants:>12,}")
+        code = "not compiled" if self.code is None else f"{self.code:>12,}"
+        lines.append(f"  ROM  code {'':<17} {code}")
+        return "\n".join(lines)
+
+
+@dataclass
+class CProgram:
+    """The emitted program: ``source`` (model.c), ``header`` (model.h), ``blob`` (weights
+    when ``constants="blob"``), and its ``summary``."""
+
+    name: str
+    source: str
+    header: str
+    summary: MemorySummary
+    inputs: list[tuple[str, TensorType]]
+    outputs: list[tuple[str, TensorType]]
+    blob: bytes | None = None
+    functions: dict[str, CFunction] = field(default_factory=dict)
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Write ``<name>.c``, ``<name>.h``, ``xrelay_kernels.h`` (and ``<name>.bin``) into
+        ``out_dir`` atomically (each file through a temporary renamed on success)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        files = {
+            f"{self.name}.c": self.source.encode(),
+            f"{self.name}.h": self.header.encode(),
+            KERNELS_HEADER.name: KERNELS_HEADER.read_bytes(),
+        }
+        if self.blob is not None:
+            files[f"{self.name}.bin"] = self.blob
+        written = []
+        for fname, data in files.items():
+            path = out / fname
+            tmp = out / f".{fname}.tmp"
+            tmp.write_bytes(data)
+            tmp.replace(path)
+            written.append(path)
+        return written
+
+
+def _arg_name(v: SSAValue, index: int) -> str:
+    hint = v.name_hint or f"input{index}"
+    return re.sub(r"\W", "_", hint)
+
+
+def emit_program(
+    module: ModuleOp,
+    name: str = "model",
+    constants: str = "arrays",
+    sections: dict[str, str] | None = None,
+) -> CProgram:
+    """The C program of planned ``module`` (see the module docstring).
+
+    ``sections`` maps a pool to the linker section of its array (default
+    ``.bss.xrelay.<pool>``). Raises ``CodegenError`` naming what cannot be emitted.
+    """
+    c_identifier(name, "program name")
+    if constants not in ("arrays", "blob"):
+        raise CodegenError(f"constants must be 'arrays' or 'blob', not '{constants}'")
+    sections = sections or {}
+    main = next(
+        (op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"),
+        None,
+    )
+    if main is None:
+        raise CodegenError("the module has no @main")
+    pools = {op.sym_name.data: op for op in module.ops if isinstance(op, PoolOp)}
+    functions = {fn.sym_name.data: fn for fn in primitive_functions(module)}
+    emitted: dict[str, CFunction] = {}
+
+    def c_fn(sym: str) -> CFunction:
+        if sym not in emitted:
+            if sym not in functions:
+                raise CodegenError(f"@main invokes @{sym}, which is not a primitive function")
+            emitted[sym] = emit_function(functions[sym], f"{name}_{c_identifier(sym, 'function')}")
+        return emitted[sym]
+
+    body: list[str] = []
+    ptr: dict[SSAValue, str] = {}
+    storage: dict[SSAValue, str] = {}
+    const_defs: list[str] = []
+    blob = bytearray()
+    const_bytes = 0
+    inputs = []
+    for i, arg in enumerate(main.body.block.args):
+        aname = c_identifier(_arg_name(arg, i), "input")
+        ctype = c_type(arg.type, f"input '{aname}'")
+        static_shape(arg.type, f"input '{aname}'")
+        inputs.append((aname, arg.type))
+        ptr[arg] = f"(({ctype} *)inputs->{aname})"
+    ret = main.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    outputs = [(f"output{r}", v.type) for r, v in enumerate(ret.operands)]
+    out_of: dict[SSAValue, int] = {}
+    for r, v in enumerate(ret.operands):
+        c_type(v.type, f"output {r}")
+        static_shape(v.type, f"output {r}")
+        out_of.setdefault(v, r)
+    # A returned view (memory.alias) of an external output's tensor: the tensor is that output.
+    for op in reversed(list(main.body.block.ops)):
+        if isinstance(op, AliasOp) and op.results[0] in out_of:
+            out_of.setdefault(op.source, out_of[op.results[0]])
+    used_pools = {}
+    for op in main.body.block.ops:
+        if isinstance(op, ConstantOp):
+            v = op.results[0]
+            ctype = c_type(v.type, "a constant")
+            data = np.ascontiguousarray(op.numpy())
+            const_bytes += data.nbytes
+            cname = f"{name}_const{len(const_defs) if constants == 'arrays' else len(blob)}"
+            if constants == "arrays":
+                values = ", ".join(c_literal(x, ctype) for x in data.reshape(-1).tolist())
+                const_defs.append(
+                    f"static const {ctype} {cname}[{max(data.size, 1)}] = {{{values}}};"
+                )
+                ptr[v] = cname
+            else:
+                offset = -(-len(blob) // BLOB_ALIGN) * BLOB_ALIGN
+                blob.extend(b"\0" * (offset - len(blob)))
+                blob.extend(data.tobytes())
+                ptr[v] = f"((const {ctype} *)({name}_blob + {offset}))"
+        elif isinstance(op, AllocStorageOp):
+            v = op.results[0]
+            if op.external is not None:
+                storage[v] = ""  # the caller's buffer: bound by the tensor placed in it
+                continue
+            pool = op.pool.data if op.pool is not None else None
+            if pool is None or op.offset is None:
+                raise CodegenError("the program is not planned: run plan-memory first")
+            if pool not in pools or pools[pool].size is None:
+                raise CodegenError(f"pool '{pool}' is not declared with a size")
+            used_pools[pool] = pools[pool]
+            storage[v] = f"({name}_pool_{c_identifier(pool.replace('.', '_'), 'pool')} + {op.offset.value.data})"
+        elif isinstance(op, AllocTensorOp):
+            v = op.results[0]
+            ctype = c_type(v.type, "a tensor")
+            base = storage[op.storage]
+            if base == "":
+                if v not in out_of:
+                    raise CodegenError("an external storage that is not an output has no C lowering")
+                ptr[v] = f"(({ctype} *)outputs->output{out_of[v]})"
+            else:
+                ptr[v] = f"(({ctype} *)({base} + {op.offset.value.data}))"
+        elif isinstance(op, AliasOp):
+            ctype = c_type(op.results[0].type, "an alias")
+            ptr[op.results[0]] = f"(({ctype} *)(void *){ptr[op.source]})"
+        elif isinstance(op, CopyOp):
+            n = byte_size(op.source.type)
+            body.append(f"  memcpy((void *){ptr[op.dest]}, (const void *){ptr[op.source]}, {n});")
+        elif isinstance(op, InvokeOp):
+            sym = op.callee.root_reference.data
+            cfn = c_fn(sym)
+            args = [ptr[a] for a in op.inputs] + [ptr[o] for o in op.outs]
+            if op.workspace:
+                args.append(f"(uint8_t *){storage[op.workspace[0]]}")
+            elif cfn.scratch_bytes:
+                raise CodegenError(
+                    f"@{sym} needs {cfn.scratch_bytes} bytes of scratch but its step has no "
+                    "workspace (build for the C target: xrelay.codegen.annotate_scratch)"
+                )
+            else:
+                args.append("(uint8_t *)0")
+            step = op.step.value.data if op.step is not None else "?"
+            body.append(f"  {cfn.name}({', '.join(args)});  /* step {step} */")
+        elif isinstance(op, KillOp | func.ReturnOp):
+            continue
+        else:
+            raise CodegenError(f"{op.name} in @main has no C lowering")
+    for r, v in enumerate(ret.operands):
+        dest = f"outputs->output{r}"
+        # Already there when the value is that output's buffer (or a view of it).
+        if not re.search(rf"outputs->output{r}\b", ptr[v]):
+            body.append(f"  memcpy((void *){dest}, (const void *){ptr[v]}, {byte_size(v.type)});")
+    summary = MemorySummary({p: pools[p].size.value.data for p in used_pools}, const_bytes)
+    header = _header(name, inputs, outputs, constants == "blob", len(blob))
+    source = _source(name, header, used_pools, sections, const_defs, emitted, body,
+                     constants == "blob", len(blob))  # fmt: skip
+    return CProgram(name, source, header, summary, inputs, outputs,
+                    bytes(blob) if constants == "blob" else None, emitted)  # fmt: skip
+
+
+def _header(name, inputs, outputs, with_blob: bool, blob_size: int) -> str:
+    guard = f"{name.upper()}_H"
+    lines = [
+        f"/* {name}.h: generated by xrelay's C target. */",
+        f"#ifndef {guard}",
+        f"#define {guard}",
+        "",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        "typedef struct {",
+    ]
+    for n, t in inputs:
+        lines.append(f"  const {c_type(t, n)} *{n}; /* {_shape_text(t)} */")
+    lines.append(f"}} {name}_inputs;")
+    lines.append("")
+    lines.append("typedef struct {")
+    for n, t in outputs:
+        lines.append(f"  {c_type(t, n)} *{n}; /* {_shape_text(t)} */")
+    lines.append(f"}} {name}_outputs;")
+    lines.append("")
+    if with_blob:
+        lines += [
+            f"#define {name.upper()}_BLOB_SIZE {blob_size}u",
+            f"/* The weights: the {name}.bin the C was emitted with ({blob_size} bytes), read",
+            " * where it lives (flash, a mapped file); returns 0, or -1 on a wrong size. */",
+            f"int {name}_set_blob(const void *blob, size_t size);",
+        ]
+    lines += [
+        "/* Runs every step; returns 0 (or -1 when the weights blob was not set). */",
+        f"int {name}_run(const {name}_inputs *inputs, {name}_outputs *outputs);",
+        "",
+        f"#endif /* {guard} */",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _shape_text(t: TensorType) -> str:
+    return "x".join(str(d) for d in t.get_shape()) + f" {t.element_type}"
+
+
+def _source(name, header, pools, sections, const_defs, emitted, body, with_blob, blob_size):
+    lines = [
+        f"/* {name}.c: generated by xrelay's C target. C99, libc and libm, no allocation. */",
+        "#include <math.h>",
+        "#include <stdint.h>",
+        "#include <string.h>",
+        "",
+        f'#include "{name}.h"',
+        '#include "xrelay_kernels.h"',
+        "",
+        "/* Each pool's array goes to a section of its own; define XRELAY_SECTION empty to",
+        " * leave placement to the linker. */",
+        "#ifndef XRELAY_SECTION",
+        "#if defined(__GNUC__) && !defined(__APPLE__)",
+        '#define XRELAY_SECTION(s) __attribute__((section(s)))',
+        "#else",
+        "#define XRELAY_SECTION(s)",
+        "#endif",
+        "#endif",
+        "#if defined(__GNUC__)",
+        "#define XRELAY_ALIGNED(n) __attribute__((aligned(n)))",
+        "#else",
+        "#define XRELAY_ALIGNED(n)",
+        "#endif",
+        "",
+    ]
+    for pname, pool in pools.items():
+        cname = f"{name}_pool_{pname.replace('.', '_')}"
+        size = pool.size.value.data
+        align = pool.alignment.value.data
+        section = sections.get(pname, f".bss.xrelay.{pname}")
+        lines.append(f"/* pool {pname}: {size} bytes, planned */")
+        lines.append(
+            f'static uint8_t {cname}[{max(size, 1)}] XRELAY_ALIGNED({align}) '
+            f'XRELAY_SECTION("{section}");'
+        )
+    lines.append("")
+    if with_blob:
+        lines += [
+            f"static const uint8_t *{name}_blob;",
+            "",
+            f"int {name}_set_blob(const void *blob, size_t size) {{",
+            f"  if (size != {blob_size}u) return -1;",
+            f"  {name}_blob = (const uint8_t *)blob;",
+            "  return 0;",
+            "}",
+            "",
+        ]
+    lines += const_defs
+    for cfn in emitted.values():
+        lines += cfn.constants
+    lines.append("")
+    for cfn in emitted.values():
+        lines.append(cfn.source)
+        lines.append("")
+    lines.append(f"int {name}_run(const {name}_inputs *inputs, {name}_outputs *outputs) {{")
+    if with_blob:
+        lines.append(f"  if (!{name}_blob) return -1;")
+    lines.append("  (void)inputs;")
+    lines += body
+    lines.append("  return 0;")
+    lines.append("}")
+    lines.append("")
+    return "\n".join(lines)

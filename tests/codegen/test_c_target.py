@@ -1,0 +1,178 @@
+"""The C target: generated C compiled with strict flags, run, and compared with the reference
+interpreter; the planned arenas; the errors for what has no C lowering."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.codegen import CodegenError, emit_function
+from xrelay.runtime.build import build_c
+from xrelay.testing import mlp, mobilenet, resnet
+from xrelay.testing.random_graphs import random_dag
+from xrelay.transforms.planners import ALGORITHMS
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
+CC = shutil.which("cc")
+pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
+
+
+def reference(mod, inputs, params=None):
+    out = xrelay.run(mod, inputs, params)
+    outs = out if isinstance(out, list | tuple) else [out]
+    return [np.asarray(o.numpy() if hasattr(o, "numpy") else o) for o in outs]
+
+
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "{name}.h"
+/* Reads each input's raw bytes from argv[i + 1], runs, writes each output's to stdout. */
+int main(int argc, char **argv) {{
+  static unsigned char in_buf[{nin}][{in_bytes}];
+  static unsigned char out_buf[{nout}][{out_bytes}];
+  {name}_inputs in;
+  {name}_outputs out;
+  {bind}
+  for (int i = 0; i < {nin}; ++i) {{
+    FILE *f = fopen(argv[i + 1], "rb");
+    if (!f || fread(in_buf[i], 1, sizeof in_buf[i], f) == 0) return 2;
+    fclose(f);
+  }}
+  {blob}
+  if ({name}_run(&in, &out) != 0) return 3;
+  for (int i = 0; i < {nout}; ++i) fwrite(out_buf[i], 1, sizeof out_buf[i], stdout);
+  (void)argc;
+  return 0;
+}}
+"""
+
+
+def compile_and_run(lib, inputs, tmp_path):
+    """Export the program, compile it with a driver under -Wall -Wextra -Werror, run it."""
+    prog = lib.program
+    lib.export(tmp_path)
+    name = prog.name
+    in_bytes = max(int(np.prod(t.get_shape())) * 8 for _, t in prog.inputs)
+    out_bytes = max(int(np.prod(t.get_shape())) * 8 for _, t in prog.outputs)
+    bind = " ".join(
+        [f"in.{n} = (const void *)in_buf[{i}];" for i, (n, _) in enumerate(prog.inputs)]
+        + [f"out.{n} = (void *)out_buf[{i}];" for i, (n, _) in enumerate(prog.outputs)]
+    )
+    blob = ""
+    if prog.blob is not None:
+        blob = (f'static unsigned char b[{len(prog.blob)}]; FILE *bf = fopen("{tmp_path}/{name}.bin", "rb");'
+                f" if (!bf || fread(b, 1, sizeof b, bf) != sizeof b) return 4; fclose(bf);"
+                f" if ({name}_set_blob(b, sizeof b)) return 5;")  # fmt: skip
+    (tmp_path / "driver.c").write_text(DRIVER.format(
+        name=name, nin=len(prog.inputs), nout=len(prog.outputs), in_bytes=in_bytes,
+        out_bytes=out_bytes, bind=bind, blob=blob))  # fmt: skip
+    exe = tmp_path / "run"
+    subprocess.run([CC, *STRICT, "-I", str(tmp_path), str(tmp_path / f"{name}.c"),
+                    str(tmp_path / "driver.c"), "-o", str(exe), "-lm"], check=True,
+                   capture_output=True, text=True)  # fmt: skip
+    files = []
+    for i, (n, _) in enumerate(prog.inputs):
+        path = tmp_path / f"in{i}.bin"
+        path.write_bytes(np.ascontiguousarray(inputs[n]).tobytes())
+        files.append(str(path))
+    res = subprocess.run([str(exe), *files], capture_output=True, check=True)
+    outs, at = [], 0
+    for _, t in prog.outputs:
+        dt = np.float32
+        n = int(np.prod(t.get_shape())) * 8
+        outs.append(np.frombuffer(res.stdout[at : at + n], dtype=np.uint8)[: int(np.prod(t.get_shape())) * 4]
+                    .view(dt).reshape(t.get_shape()))  # fmt: skip
+        at += out_bytes
+    return outs
+
+
+@pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS if a != "storage-ids"])
+def test_mlp_every_planner_compiles_strictly_and_matches(algorithm, tmp_path):
+    mod, params = mlp.get_workload(batch_size=2)
+    lib = build_c(mod, params, plan=algorithm, time_limit=5)
+    x = np.random.default_rng(1).standard_normal((2, 1, 28, 28)).astype("float32")
+    (got,) = compile_and_run(lib, {"data": x}, tmp_path)
+    (want,) = reference(mod, {"data": x}, params)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # The pool is exactly the plan's arena, and the C declares it at that size.
+    size = lib.summary.pools["global"]
+    assert f"model_pool_global[{size}]" in lib.get_source()
+    assert size == lib.plan_info[2].total_size
+
+
+@pytest.mark.parametrize("workload,kw", [(resnet, {"num_layers": 18}), (mobilenet, {})])
+def test_models_run_with_weights_in_a_blob(workload, kw):
+    mod, params = workload.get_workload(batch_size=1, **kw)
+    lib = build_c(mod, params, constants="blob")
+    shape = lib.program.inputs[0][1].get_shape()
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    lib.run(data=x)
+    (want,) = reference(mod, {"data": x}, params)
+    np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-6)
+    # ROM for constants: the bytes of every constant the planned program keeps (the
+    # weights after folding), each once; the blob holds them at 64-byte boundaries.
+    consts = [op.numpy().nbytes for op in lib.planned.walk() if op.name == "relay.constant"]
+    assert lib.summary.constants == sum(consts)
+    assert sum(consts) <= len(lib.program.blob) < sum(consts) + 64 * len(consts)
+    assert "malloc" not in lib.get_source()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_dags(seed, tmp_path):
+    mod = random_dag(seed, num_ops=20)
+    lib = xrelay.build(mod, target="c")
+    inputs = {n: np.random.default_rng(seed).standard_normal(t.get_shape()).astype("float32")
+              for n, t in lib.program.inputs}  # fmt: skip
+    outs = compile_and_run(lib, inputs, tmp_path)
+    for got, want in zip(outs, reference(mod, inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_relay_build_c_as_the_seed_does():
+    x = relay.var("x", shape=(20, 20))
+    y1 = relay.add(x, x)
+    y = relay.add(relay.sum(relay.add(y1, y1), axis=-1), relay.sum(relay.add(y1, y1), axis=-1))
+    func = relay.Function([x], y)
+    with xrelay.transform.PassContext(opt_level=0):
+        graph, lib, params = relay.build(func, target="c", params=None)
+    src = lib.get_source()
+    assert "static void model_fused_" in src and "int model_run(" in src
+    assert '"nodes"' in graph and params == {}
+    data = np.random.default_rng(0).standard_normal((20, 20)).astype("float32")
+    m = lib["default"](xrelay.cpu())
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0), 8 * data.sum(-1), rtol=1e-5)
+
+
+def test_dynamic_shape_is_refused_naming_the_value():
+    x = relay.var("x", shape=(relay.Any(), 4))
+    mod = xrelay.IRModule.from_expr(relay.nn.relu(x))
+    with pytest.raises(xrelay.TVMError, match="dynamic shape"):
+        xrelay.build(mod, target="c")
+
+
+def test_op_without_c_lowering_is_refused_naming_it():
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    w = relay.var("w", shape=(4, 4, 3, 3))
+    y = relay.nn.conv2d_transpose(x, w, channels=4, kernel_size=(3, 3))
+    mod = xrelay.IRModule.from_expr(relay.Function([x, w], y))
+    with pytest.raises(CodegenError, match="nn.conv2d_transpose has no C lowering"):
+        xrelay.build(mod, target="c")
+
+
+def test_names_that_are_not_c_identifiers_are_refused():
+    x = relay.var("x", shape=(4,))
+    mod = xrelay.IRModule.from_expr(relay.nn.relu(x))
+    with pytest.raises(CodegenError, match="program name 'my-model' is not a C identifier"):
+        build_c(mod, name="my-model")
+    with pytest.raises(CodegenError, match="program name 'int' is not a C identifier"):
+        build_c(mod, name="int")
+    fn = next(f for f in build_c(mod).planned.ops if getattr(f, "sym_name", None)
+              and f.sym_name.data != "main" and hasattr(f, "body"))  # fmt: skip
+    with pytest.raises(CodegenError, match="function name '1st' is not a C identifier"):
+        emit_function(fn, "1st")
