@@ -71,6 +71,8 @@ def _build_library():
     lib.xr_im2row_hwc_u8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 14
     lib.xr_depthwise_u8s8.restype = None
+    lib.xr_requant_tail.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64]
+    lib.xr_requant_tail.restype = None
     return lib
 
 
@@ -282,7 +284,8 @@ def fixed_point_multiply(op, vals, out, ws, opts) -> list | None:
     if a["multiplier"] == 1 << 30 or x.dtype != np.int32 or out.dtype != np.int32:
         return None  # the power-of-two case shifts in int32: the reference kernel does it
     left, right = split_shift(a["shift"])
-    return _fpm(x, out, np.int64(a["multiplier"]), np.int64(left), np.int64(right + 31), opts)
+    m, ls, total = np.int64(a["multiplier"]), np.int64(left), np.int64(right + 31)
+    return _requant_tail(op, x, m, ls, total, None, opts) or _fpm(x, out, m, ls, total, opts)
 
 
 def fixed_point_multiply_per_axis(op, vals, out, ws, opts) -> list | None:
@@ -295,7 +298,74 @@ def fixed_point_multiply_per_axis(op, vals, out, ws, opts) -> list | None:
     shape[axis] = -1
     left = ls.astype(np.int64).reshape(shape) if op.attrs["is_lshift_required"] else np.int64(0)
     total = rs.astype(np.int64).reshape(shape) + 31
-    return _fpm(x, out, m.astype(np.int64).reshape(shape), left, total, opts)
+    mult = m.astype(np.int64).reshape(shape)
+    return _requant_tail(op, x, mult, left, total, axis, opts) or _fpm(x, out, mult, left, total, opts)
+
+
+def _single_user(v, name: str):
+    """The only user of ``v`` when it is the relay op ``name`` (one use), else None."""
+    if v.uses.get_length() != 1:
+        return None
+    user = next(iter(v.uses)).operation
+    return user if getattr(user, "RELAY_NAME", None) == name else None
+
+
+def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
+    """``fixed_point_multiply[_per_axis]`` -> [add zero point] -> clip -> cast to (u)int8, as one C
+    pass (``xr_requant_tail``): the three later ops are claimed from the function."""
+    from xrelay.kernels import KERNELS
+    from xrelay.transforms._relay_rewrite import constant_value
+
+    lib = vnni_library()
+    if lib is None or not x.flags.c_contiguous or x.dtype != np.int32:
+        return None
+    r = op.results[0]
+    claimed = []
+    zp = 0
+    add = _single_user(r, "add")
+    if add is not None:
+        other = add.operands[0] if add.operands[1] is r else add.operands[1]
+        z = constant_value(other)
+        if z is None or z.size != 1 or z.dtype != np.int32:
+            return None
+        zp = int(z.reshape(()))
+        claimed.append(add)
+        r = add.results[0]
+    clip = _single_user(r, "clip")
+    cast = None if clip is None else _single_user(clip.results[0], "cast")
+    if cast is None or cast.attrs["dtype"] not in ("int8", "uint8"):
+        return None
+    claimed += [clip, cast]
+    info = np.iinfo(np.int32)
+    lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
+    res = cast.results[0]
+    out = opts.dest.get(res)
+    kind = 0 if cast.attrs["dtype"] == "int8" else 1
+    if out is None:
+        out = np.empty(x.shape, np.int8 if kind == 0 else np.uint8)
+        opts.scratch.append(out)
+        opts.produced[res] = out
+    if out.shape != x.shape or not out.flags.c_contiguous:
+        return None
+    if axis is None:
+        n, c, inner = 1, 1, x.size
+        per_channel = 0
+    else:
+        n = int(np.prod(x.shape[:axis]))
+        c = x.shape[axis]
+        inner = int(np.prod(x.shape[axis + 1:]))
+        per_channel = 1
+    count = c if per_channel else 1
+    arrays = [np.ascontiguousarray(np.broadcast_to(np.asarray(a, np.int64).reshape(-1), (count,))) for a in (m, ls, total)]
+    opts.scratch += arrays
+    opts.claimed += claimed
+    args = (x.ctypes.data, out.ctypes.data, kind, n, c, inner, *(a.ctypes.data for a in arrays), per_channel, zp, int(lo), int(hi))
+
+    def run() -> None:
+        lib.xr_requant_tail(*args)
+        keep_alive(x, out, *arrays)
+
+    return [("elementwise", run)]
 
 
 def _fpm(x, out, m, left, total, opts) -> list:

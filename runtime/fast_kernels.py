@@ -150,6 +150,12 @@ class _Options:
     (a constant), so a kernel may transform it once at compile time (Winograd weights)."""
     scratch: list[np.ndarray] = field(default_factory=list)
     """Arrays a kernel allocated at compile time (counted in ``CompiledFunction.scratch_bytes``)."""
+    dest: dict = field(default_factory=dict)
+    """The function's destination buffers by value (read-only for kernels)."""
+    claimed: list = field(default_factory=list)
+    """Later ops of the function the kernel computes too (they get no thunk of their own)."""
+    produced: dict = field(default_factory=dict)
+    """Buffers a kernel wrote for claimed ops' results that have no destination."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -1480,6 +1486,7 @@ def compile_function(
     ret = body.last_op
     assert isinstance(ret, func.ReturnOp)
     fused: set[RelayOp] = set()
+    produced: dict[SSAValue, np.ndarray] = {}
 
     def known(v: SSAValue) -> Any:
         if v in env:
@@ -1497,7 +1504,8 @@ def compile_function(
                 env[op.result] = op.numpy()
             continue
         if op in fused:
-            env[op.results[0]] = dest[op.results[0]]
+            r = op.results[0]
+            env[r] = produced[r] if r in produced else dest.get(r)  # claimed: intermediate, unused
             continue
         if isinstance(op, func.CallOp):
             callee_name = op.callee.root_reference.data
@@ -1555,8 +1563,12 @@ def compile_function(
                 epilogue = [s for _, steps in chain for s in steps]
                 opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
+                opts.dest = dest
                 thunks = maker(op, vals, out, workspace, opts)
                 compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
+                if thunks is not None:
+                    fused.update(opts.claimed)
+                    produced.update(opts.produced)
         label = "+".join([op.RELAY_NAME] + [u.RELAY_NAME for u, _ in chain])
         fused.update(u for u, _ in chain)
         if thunks is not None:

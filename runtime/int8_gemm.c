@@ -119,3 +119,29 @@ void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, int32_t *o, i64 h, i64
         }
     }
 }
+
+/* The tail of a lowered requantize, fused: for each element of acc (n x c x inner, channel
+ * ch = (i / inner) % c), t = ((acc << ls) * m + 2^(total - 1)) >> total in int64 (rounding half
+ * up, arithmetic shift), wrapped to int32, plus zp (int32, wrapping), clipped to [lo, hi], stored
+ * as int8 (kind 0) or uint8 (kind 1). The per-channel arrays have c entries, or one (per tensor). */
+void xr_requant_tail(const int32_t *acc, void *out, i64 kind, i64 n, i64 c, i64 inner, const int64_t *m,
+                     const int64_t *ls, const int64_t *total, i64 per_channel, i64 zp, i64 lo, i64 hi) {
+    for (i64 b = 0; b < n; ++b) {
+        for (i64 ch = 0; ch < c; ++ch) {
+            const i64 q = per_channel ? ch : 0;
+            const int64_t mm = m[q], sl = ls[q], tt = total[q], half = (int64_t)1 << (tt - 1);
+            const i64 base = (b * c + ch) * inner;
+            for (i64 k = 0; k < inner; ++k) {
+                int64_t t = (int64_t)((uint64_t)(int64_t)acc[base + k] << sl);
+                t = (int64_t)((uint64_t)t * (uint64_t)mm);
+                t = (int64_t)((uint64_t)t + (uint64_t)half) >> tt;
+                int32_t r = (int32_t)(uint32_t)(uint64_t)t;
+                r = (int32_t)((uint32_t)r + (uint32_t)(int32_t)zp);
+                if (r < lo) r = (int32_t)lo;
+                if (r > hi) r = (int32_t)hi;
+                if (kind == 0) ((int8_t *)out)[base + k] = (int8_t)r;
+                else ((uint8_t *)out)[base + k] = (uint8_t)r;
+            }
+        }
+    }
+}

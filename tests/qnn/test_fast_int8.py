@@ -68,14 +68,24 @@ def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
     assert used == [True]
 
 
+@pytest.mark.parametrize("out_dtype", ["int32", "int8", "uint8"])
 @pytest.mark.parametrize("scales", [[0.37], [3.5, 0.002, 1.0e-5, 0.75]])
-def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales):
+def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales, out_dtype, monkeypatch):
+    tails = []
+    real = fast_int8._requant_tail
+
+    def spy(*args):
+        thunks = real(*args)
+        tails.append(thunks is not None)
+        return thunks
+
+    monkeypatch.setattr(fast_int8, "_requant_tail", spy)
     # requantize lowers to fixed_point_multiply (one scale) or _per_axis (several, some > 1:
     # left shifts); the runtime's in-place int64 versions must give the kernels' bits
     x = relay.var("x", shape=(2, len(scales), 5, 5), dtype="int32")
     y = relay.qnn.op.requantize(
         x, relay.const(np.array(scales if len(scales) > 1 else scales[0], "float32")), relay.const(0),
-        relay.const(1.0), relay.const(3), axis=1, out_dtype="int32",
+        relay.const(1.0), relay.const(3), axis=1, out_dtype=out_dtype,
     )  # fmt: skip
     mod = xrelay.IRModule.from_expr(y)
     data = RNG.integers(-(2**20), 2**20, (2, len(scales), 5, 5)).astype("int32")
@@ -85,6 +95,11 @@ def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales):
     m.set_input("x", data)
     m.run()
     np.testing.assert_array_equal(m.get_output(0), ref)
+    # to 8 bits, the zero point, clip and cast run inside the fused C pass
+    if out_dtype == "int32":
+        assert not any(tails)  # no clip and cast to fuse
+    else:
+        assert tails == [fast_int8.vnni_library() is not None]
 
 
 @pytest.mark.parametrize("geometry", [(8, 3, 16, 1, 1, 1), (64, 3, 16, 2, 1, 1), (96, 1, 16, 1, 0, 1), (16, 3, 5, 1, 2, 2), (3, 7, 64, 2, 3, 1)])
