@@ -483,3 +483,13 @@ def test_fuse_ops_never_crosses_a_device_boundary():
             continue
         assert {devices[v] for v in (*op.operands, *op.results)} == {devices[op.results[0]]}
     assert copies == 5  # one per change of device along the chain
+
+
+def test_function_on_device_pins_parameters_and_result():
+    a, b = _vars("ab")
+    fn = relay.annotation.function_on_device(relay.Function([a, b], relay.add(a, b)), [CPU, GPU], GPU)
+    mod = _plan(_mod(fn), CPU)
+    assert _devices(mod) == ([CPU, GPU], GPU)
+    assert str(mod).count("relay.device_copy") == 1  # %a comes over from the CPU
+    with pytest.raises(ValueError, match="1 device"):
+        relay.annotation.function_on_device(relay.Function([a, b], relay.add(a, b)), [CPU], GPU)
