@@ -61,7 +61,16 @@ def _main(x: Any) -> func.FuncOp:
 
 
 class _Mismatch(Exception):
-    pass
+    """A difference; its message (which prints IR) is only made when asked for."""
+
+    def __init__(self, what: str, a: Any = None, b: Any = None):
+        super().__init__(what)
+        self.what, self.a, self.b = what, a, b
+
+    def __str__(self) -> str:
+        if self.a is None:
+            return self.what
+        return f"{self.what}:\n  {_show(self.a)}\n  {_show(self.b)}"
 
 
 class _Comparer:
@@ -95,7 +104,7 @@ class _Comparer:
         while stack:
             x, y = stack.pop()
             if isinstance(x, BlockArgument) != isinstance(y, BlockArgument):
-                raise _Mismatch(f"a parameter against an op result:\n  {_show(x)}\n  {_show(y)}")
+                raise _Mismatch("a parameter against an op result", x, y)
             if isinstance(x.owner, ConstantOp) and isinstance(y.owner, ConstantOp):
                 # Relay compares constants by value; they are not graph nodes, so sharing
                 # one constant or using two equal ones is the same
@@ -103,12 +112,12 @@ class _Comparer:
                 continue
             if x in self.a_to_b or y in self.b_to_a:
                 if self.a_to_b.get(x) is not y:
-                    raise _Mismatch(f"sharing differs at\n  {_show(x)}\n  {_show(y)}")
+                    raise _Mismatch("sharing differs at", x, y)
                 continue
             assert isinstance(x, OpResult) and isinstance(y, OpResult)
             self._same_op(x.op, y.op)
             if x.index != y.index:
-                raise _Mismatch(f"result {x.index} vs result {y.index} of\n  {_show(x)}")
+                raise _Mismatch(f"result {x.index} vs result {y.index} of", x, y)
             for rx, ry in zip(x.op.results, y.op.results):
                 self._bind(rx, ry)
             stack.extend(zip(x.op.operands, y.op.operands))
@@ -128,26 +137,28 @@ class _Comparer:
         elif p.properties != q.properties or p.attributes != q.attributes:
             why = "different attributes"
         if why is not None:
-            raise _Mismatch(f"{why}:\n  {p}\n  {q}")
+            raise _Mismatch(why, p, q)
 
 
-def _show(v: SSAValue) -> str:
+def _show(v: SSAValue | Operation) -> str:
+    if isinstance(v, Operation):
+        return str(v)
     if isinstance(v, BlockArgument):
         return f"parameter {v.index} ({v.type})"
     return str(v.owner)
 
 
-def _explain(a: Any, b: Any) -> str | None:
+def _compare(a: Any, b: Any) -> _Mismatch | None:
     try:
         _Comparer(_main(a), _main(b)).run()
     except _Mismatch as e:
-        return str(e)
+        return e
     return None
 
 
 def structural_equal(a: Any, b: Any) -> bool:
     """Whether ``a`` and ``b`` (functions, modules' mains or expressions) are the same graph."""
-    return _explain(a, b) is None
+    return _compare(a, b) is None
 
 
 def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = True) -> None:
@@ -157,6 +168,6 @@ def assert_structural_equal(a: Any, b: Any, map_free_vars: bool = True) -> None:
     is accepted so Relay's calls port unchanged.
     """
     del map_free_vars
-    why = _explain(a, b)
+    why = _compare(a, b)
     if why is not None:
         raise AssertionError(f"not structurally equal: {why}")
