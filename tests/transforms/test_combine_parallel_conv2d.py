@@ -251,3 +251,38 @@ def test_workloads_and_random_dags():
         check_semantics(CombineParallelConv2DPass(2), mod, params=params)
     for seed in range(4):
         check_semantics(CombineParallelConv2DPass(2), random_dag(seed, 30))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_branch_sets(seed):
+    """Random sets of parallel branches (kernel 1 or 3, widths 1-5, followers relu / per-channel
+    scale / bias / scalar multiply in random lengths): the meaning is kept, and every
+    kernel-size class with at least two branches becomes one convolution."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = relay.var("x", shape=(1, 3, 6, 6))
+    params, outs, kernels = [x], [], []
+    for i in range(int(rng.integers(2, 6))):
+        k = int(rng.choice([1, 3]))
+        c = int(rng.integers(1, 6))
+        w = relay.var(f"w{i}", shape=(c, 3, k, k))
+        params.append(w)
+        y = relay.nn.conv2d(x, w, padding=(k // 2, k // 2))
+        for j in range(int(rng.integers(0, 3))):
+            kind = int(rng.integers(4))
+            if kind == 0:
+                y = relay.nn.relu(y)
+            elif kind in (1, 2):
+                v = relay.var(f"v{i}k{j}", shape=(c, 1, 1))
+                params.append(v)
+                y = relay.multiply(y, v) if kind == 1 else relay.add(y, v)
+            else:
+                y = relay.multiply(y, relay.const(1.5))
+        outs.append(y)
+        kernels.append(k)
+    mod = tvm.IRModule.from_expr(relay.Function(params, relay.Tuple(outs)))
+    check_semantics(CombineParallelConv2DPass(2), mod)
+    after = transform.CombineParallelConv2D(2)(mod.clone())
+    expected = sum(1 if kernels.count(k) >= 2 else kernels.count(k) for k in set(kernels))
+    assert count_ops(after)["nn.conv2d"] == expected

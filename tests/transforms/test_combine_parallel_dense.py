@@ -239,3 +239,41 @@ def test_scalar_operand_stops_the_batch_form():
     check_semantics(CombineParallelDensePass(2), mod)
     counts = count_ops(transform.CombineParallelDense(2)(mod.clone()))
     assert counts["nn.batch_matmul"] == 1 and counts["multiply"] == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("to_batch", [True, False])
+def test_random_branch_sets(seed, to_batch):
+    """Random parallel dense branches (widths 2-4, followers relu / vector or 2-d bias / scalar
+    scale): the meaning is kept in both forms, and the dense ops of a group become one op."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = relay.var("x", shape=(3, 5))
+    params, outs, widths = [x], [], []
+    for i in range(int(rng.integers(2, 5))):
+        n = int(rng.integers(2, 5))
+        w = relay.var(f"w{i}", shape=(n, 5))
+        params.append(w)
+        y = relay.nn.dense(x, w)
+        for j in range(int(rng.integers(0, 3))):
+            kind = int(rng.integers(4))
+            if kind == 0:
+                y = relay.nn.relu(y)
+            elif kind in (1, 2):
+                b = relay.var(f"b{i}k{j}", shape=(n,) if kind == 1 else (3, n))
+                params.append(b)
+                y = relay.add(y, b)
+            else:
+                y = relay.multiply(y, relay.const(0.5))
+        outs.append(y)
+        widths.append(n)
+    mod = tvm.IRModule.from_expr(relay.Function(params, relay.Tuple(outs)))
+    check_semantics(CombineParallelDensePass(2, to_batch), mod)
+    counts = count_ops(transform.CombineParallelDense(2, to_batch)(mod.clone()))
+    if to_batch:  # equal widths group together
+        groups = [widths.count(n) for n in set(widths)]
+        assert counts["nn.batch_matmul"] == sum(1 for g in groups if g >= 2)
+        assert counts["nn.dense"] == sum(1 for g in groups if g == 1)
+    else:  # one input width: everything combines
+        assert counts["nn.dense"] == 1
