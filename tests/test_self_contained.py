@@ -81,7 +81,7 @@ def test_the_pattern_catches_what_it_must():
         "data in ../" + _SHARED + "/benchmarks/minimalloc",
         "see /work/" + _SHARED + "/reference",
         "(DESIGN" + ".md decision 3)",
-        "(reference/relay" + ".md §5)",
+        "(reference/" + "relay" + ".md §5)",
         "per `" + _SHARED + "/reference/memory-planning" + ".md`",
     ]:
         assert OUTSIDE.search(text.encode()), text
