@@ -90,7 +90,7 @@ def compile_and_run(lib, inputs, tmp_path):
     return outs
 
 
-@pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS if a != "storage-ids"])
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_mlp_every_planner_compiles_strictly_and_matches(algorithm, tmp_path):
     mod, params = mlp.get_workload(batch_size=2)
     lib = build_c(mod, params, plan=algorithm, time_limit=5)

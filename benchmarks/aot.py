@@ -1,0 +1,138 @@
+"""The C target's program against the arena runtime and onnxruntime, and its memory against the plan.
+
+    python benchmarks/aot.py                      # MLP, MobileNetV2, ResNet-18
+    python benchmarks/aot.py --models mlp --pairs 30
+
+Each model (``xrelay.testing``: Relay's MLP, MobileNetV2 and ResNet-18 workloads, batch 1,
+float32) is built three ways in this one process:
+
+* **C (AOT)**: ``xrelay.build(mod, params, target="c")``; the emitted program compiled by the
+  system compiler (``-std=c99 -O2``, no ``-march``) and run single-threaded through its
+  ``model_run`` entry in its own static arenas;
+* **arena runtime**: ``xrelay.build(mod, params)`` (numpy/BLAS/C kernels, 2 threads);
+* **onnxruntime**: the workload's ONNX twin from ``xrelay.testing.onnx_models`` (the same
+  network; ResNet-18 with the same weights), 2 intra-op threads, spinning off; MobileNetV2
+  has no twin there and is skipped.
+
+Latency: runs alternate (C, arena, onnxruntime, C, ...) back to back after a warm-up; each
+runtime's median over ``--pairs`` rounds and the median of the per-round ratios to the C
+program are printed. Memory: the C program's static pools must equal the plan's arena, byte
+for byte (checked), and the summary prints RAM per pool and ROM for weights and code.
+
+The C program is a portable reference, not a tuned kernel library: its convolutions are
+direct loops, one thread, so it is expected to be far slower than the tuned runtimes; what it
+guarantees is the memory: exactly the planned bytes, no allocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import xrelay
+from xrelay.runtime.build import build_c
+from xrelay.testing import mlp, mobilenet, resnet
+from xrelay.tools.relay_build import code_bytes
+
+MODELS = {
+    "mlp": (mlp, {}, (1, 1, 28, 28)),
+    "mobilenet": (mobilenet, {}, None),
+    "resnet18": (resnet, {"num_layers": 18}, None),
+}
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _onnx_session(name: str, params):
+    """onnxruntime on the workload's ONNX twin (the same network and weights), or None."""
+    import onnxruntime as ort
+
+    from xrelay.testing import onnx_models
+
+    if name == "resnet18":
+        model = onnx_models.relay_resnet_v2(18, params=params)
+    elif name == "mlp":
+        model = onnx_models.mlp()
+    else:
+        return None  # no ONNX twin of Relay's MobileNet here
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    feed_name = sess.get_inputs()[0].name
+    shape = [d if isinstance(d, int) else 1 for d in sess.get_inputs()[0].shape]
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    return lambda: sess.run(None, {feed_name: x})
+
+
+def run_model(name: str, pairs: int, warmup: int) -> dict:
+    workload, kw, _ = MODELS[name]
+    mod, params = workload.get_workload(batch_size=1, **kw)
+    lib = build_c(mod, params, constants="blob")
+    shape = lib.program.inputs[0][1].get_shape()
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    arena = xrelay.build(mod, params)
+    arena.set_input("data", x)
+    lib.set_input("data", x)
+    lib.run()
+    arena.run()
+    np.testing.assert_allclose(lib.get_output(0), arena.get_output(0).numpy()
+                               if hasattr(arena.get_output(0), "numpy") else arena.get_output(0),
+                               rtol=1e-3, atol=1e-5)  # fmt: skip
+    plan = lib.plan_info[2]
+    assert lib.summary.pools == dict(plan.pool_sizes), (lib.summary.pools, plan.pool_sizes)
+    with tempfile.TemporaryDirectory() as tmp:
+        lib.export(tmp)
+        lib.summary.code = code_bytes(Path(tmp), lib.program.name)
+    ort_run = _onnx_session(name, params)
+    runners = {"c": lib.run, "arena": arena.run}
+    if ort_run is not None:
+        runners["onnxruntime"] = ort_run
+    for _ in range(warmup):
+        for fn in runners.values():
+            fn()
+    times = {k: [] for k in runners}
+    for _ in range(pairs):
+        for k, fn in runners.items():
+            times[k].append(_timed(fn))
+    result = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    ratios = {
+        k: statistics.median(c / t for c, t in zip(times["c"], times[k], strict=True))
+        for k in runners
+        if k != "c"
+    }
+    return {"ms": result, "c_over": ratios, "summary": lib.summary, "plan": plan.total_size}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--pairs", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    args = ap.parse_args(argv)
+    print("| model | C ms | arena ms | onnxruntime ms | C / arena | C / onnxruntime "
+          "| RAM (plan) | ROM weights | ROM code |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in args.models.split(","):
+        r = run_model(name, args.pairs, args.warmup)
+        ms, over, s = r["ms"], r["c_over"], r["summary"]
+        ort_ms = f"{ms['onnxruntime']:.2f}" if "onnxruntime" in ms else "-"
+        ort_ratio = f"{over['onnxruntime']:.2f}x" if "onnxruntime" in over else "-"
+        print(f"| {name} | {ms['c']:.2f} | {ms['arena']:.2f} | {ort_ms} | {over['arena']:.2f}x | "
+              f"{ort_ratio} | {s.ram:,} ({r['plan']:,}) | {s.constants:,} | "
+              f"{s.code if s.code is not None else '-'} |", flush=True)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
