@@ -42,6 +42,7 @@ PASSES: dict[str, str] = {
     "remove-unused-functions": "remove_unused_functions.RemoveUnusedFunctionsPass",
     "rewrite-annotated-ops": "rewrite_annotated_ops.RewriteAnnotatedOpsPass",
     "simplify-expr": "simplify_expr.SimplifyExprPass",
+    "simplify-expr-post-alter-op": "simplify_expr_post_alter_op.SimplifyExprPostAlterOpPass",
     "simplify-inference": "simplify_inference.SimplifyInferencePass",
     "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
     "to-basic-block-normal-form": "to_basic_block_normal_form.ToBasicBlockNormalFormPass",

@@ -50,3 +50,16 @@ def test_workloads(workload):
 @pytest.mark.parametrize("seed", range(4))
 def test_random_dags(seed):
     check_semantics(SimplifyExprPass(), random_dag(seed, 40))
+
+
+def test_post_alter_op_subset_keeps_meaning():
+    from xrelay.transforms.simplify_expr_post_alter_op import SimplifyExprPostAlterOpPass
+
+    path = CASES.parent / "simplify-expr-post-alter-op.mlir"
+    module = Parser(make_context(), path.read_text()).parse_module()
+    check_semantics(SimplifyExprPostAlterOpPass(), module, entry="post")
+    for chunk in _chunks():
+        m = Parser(make_context(), chunk).parse_module()
+        name = next(op.sym_name.data for op in m.ops)
+        if name != "dynamic":
+            check_semantics(SimplifyExprPostAlterOpPass(), m, entry=name)
