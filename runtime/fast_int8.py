@@ -387,6 +387,34 @@ def _fpm(x, out, m, left, total, opts) -> list:
     return [("elementwise", run)]
 
 
+def batch_matmul(op, vals, out, ws, opts) -> list | None:
+    """(u)int8 ``a @ b^T`` per batch (attention's scores), int32: exact float32 chunks as dense."""
+    a, b = vals
+    if a.dtype not in _INT8 or b.dtype not in _INT8 or out.dtype != np.int32 or op.attrs["transpose_a"]:
+        return None
+    if not out.flags.c_contiguous or a.shape[0] != b.shape[0]:
+        return None
+    nb, m, k = a.shape
+    n = out.shape[2]
+    af = np.empty(a.shape, np.float32)
+    bf = np.empty((nb, k, n), np.float32)
+    tmp = np.empty((m, n), np.float32)
+    chunks = _chunks(k)
+    tmpi = np.empty((m, n), np.int32) if len(chunks) > 1 else None
+    opts.scratch += [x for x in (af, bf, tmp, tmpi) if x is not None]
+    bt = b.transpose(0, 2, 1) if op.attrs["transpose_b"] else b
+
+    def run() -> None:
+        np.copyto(af, a, casting="safe")
+        np.copyto(bf, bt, casting="safe")
+        for i in range(nb):
+            for j, (k0, k1) in enumerate(chunks):
+                np.matmul(af[i, :, k0:k1], bf[i, k0:k1], out=tmp)
+                _sum_into(out[i], tmp, tmpi, j == 0)
+
+    return [("matmul", run)]
+
+
 def cast(op, vals, out, ws, opts) -> list | None:
     """Integer to integer casts (the requantize epilogue's ``cast``): one copy, no temporary.
 
@@ -427,5 +455,5 @@ def first(*makers):
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis",
-    "pack_weights", "vnni_library", "cast", "clip",
+    "pack_weights", "vnni_library", "cast", "clip", "batch_matmul",
 ]  # fmt: skip

@@ -1322,6 +1322,7 @@ _FAST["fixed_point_multiply"] = fast_int8.fixed_point_multiply
 _FAST["fixed_point_multiply_per_axis"] = fast_int8.fixed_point_multiply_per_axis
 _FAST["clip"] = fast_int8.first(_FAST["clip"], fast_int8.clip)
 _FAST["cast"] = fast_int8.cast
+_FAST["nn.batch_matmul"] = fast_int8.batch_matmul
 
 _FAMILY_OF = {
     "nn.conv2d": "matmul",

@@ -152,3 +152,20 @@ def test_integer_clip_and_cast_in_the_arena_match_the_reference():
     m.run()
     for i, r in enumerate(ref):
         np.testing.assert_array_equal(m.get_output(i), r)
+
+
+@pytest.mark.parametrize("transpose_b", [True, False])
+def test_int8_batch_matmul_in_the_arena_matches_the_reference(transpose_b):
+    a = relay.var("a", shape=(3, 5, 600), dtype="uint8")  # K = 600: two float32 chunks
+    b = relay.var("b", shape=(3, 4, 600) if transpose_b else (3, 600, 4), dtype="int8")
+    y = relay.nn.batch_matmul(a, b, transpose_b=transpose_b, out_dtype="int32")
+    mod = xrelay.IRModule.from_expr(y)
+    data = {
+        "a": np.full((3, 5, 600), 255, np.uint8),
+        "b": RNG.integers(-128, 128, (3, 4, 600) if transpose_b else (3, 600, 4)).astype(np.int8),
+    }
+    ref = xrelay.run(mod, data)[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input(**data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0), ref)
