@@ -121,10 +121,10 @@ def test_models_run_with_weights_in_a_blob(workload, kw):
     assert "malloc" not in lib.get_source()
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_random_dags(seed, tmp_path):
+@pytest.mark.parametrize(("seed", "algorithm"), list(enumerate(ALGORITHMS)))
+def test_random_dags_every_planner(seed, algorithm, tmp_path):
     mod = random_dag(seed, num_ops=20)
-    lib = xrelay.build(mod, target="c")
+    lib = xrelay.build(mod, target="c", plan=algorithm, time_limit=5)
     inputs = {n: np.random.default_rng(seed).standard_normal(t.get_shape()).astype("float32")
               for n, t in lib.program.inputs}  # fmt: skip
     outs = compile_and_run(lib, inputs, tmp_path)
