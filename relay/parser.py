@@ -5,7 +5,10 @@
 attributes, ``%0 = ...;`` graph bindings, ``let %x = ...;``, ``if (...) {...} else {...}``,
 function literals ``fn (...) {...}``, tuples and ``%t.0``, scalar literals (``1f``, ``2i64``,
 ``True``), ``meta[relay.Constant][i]`` from the ``#[metadata]`` section or from
-``init_meta_table``, comments (``//`` and nested ``/* */``) and ``free_var``. The result is
+``init_meta_table``, devices as Relay writes them (``%x {virtual_device=meta[VirtualDevice][0]}``
+parameters, a function's ``virtual_device=...``, ``on_device``/``device_copy`` attributes, from
+``init_meta_table={"VirtualDevice": [...]}`` or ``VirtualDevice(device_type=1, ...)`` as the
+printer writes them), comments (``//`` and nested ``/* */``) and ``free_var``. The result is
 built through the Python API (``xrelay.relay.expr``), so it is typed exactly as an expression
 built by hand: ill-typed text is an error at the call that is ill-typed, and parameters
 without a type get one from their uses (``xrelay.relay.type_solver``).
@@ -434,12 +437,20 @@ class _Parser:
         self.scopes.append({})
         params: list[Var] = []
         attrs: dict[str, Any] = {}
+        param_devices: dict[int, Any] = {}
         if not self.accept(")"):
             while True:
                 if self.tok.kind == "local":
                     if attrs:
                         raise self.error("function parameters come before its attributes")
                     ptok = self.local_name()
+                    if self.accept("{"):  # %x {virtual_device=...}: a parameter's device
+                        key = self.next()
+                        if key.text != "virtual_device":
+                            raise self.error(f"unknown parameter attribute '{key.text}' (known: virtual_device)", key)
+                        self.expect("=")
+                        param_devices[len(params)] = self.virtual_device()
+                        self.expect("}")
                     ty = self.type_() if self.accept(":") else None
                     v = Var(ptok.value, ty)
                     self.bind(ptok, v)
@@ -459,6 +470,11 @@ class _Parser:
             self.globals[at.value]._type = FuncType([p._type for p in params], ret)
         body = self.block()
         self.scopes.pop()
+        if param_devices or "virtual_device" in attrs:  # as plan-devices records them
+            from xrelay.dialects.relay.devices import UNCONSTRAINED
+
+            attrs["param_virtual_devices"] = [param_devices.get(i, UNCONSTRAINED) for i in range(len(params))]
+            attrs["result_virtual_device"] = attrs.pop("virtual_device", UNCONSTRAINED)
         try:
             return Function(params, body, ret_type=ret, attrs=attrs)
         except RelayTypeError as e:
@@ -729,7 +745,8 @@ class _Parser:
         arr = np.array(value, dtype=numpy_dtype(dtype))
         return Constant(arr, dtype=dtype)
 
-    def meta(self) -> Expr:
+    def meta_ref(self) -> tuple[Token, str, Token, int]:
+        """``meta[kind][index]``: the tokens of ``meta`` and the index, the kind and index."""
         at = self.next()
         self.expect("[")
         if self.tok.kind != "ident":
@@ -742,7 +759,48 @@ class _Parser:
             raise self.expected("a metadata index")
         self.next()
         self.expect("]")
-        idx = itok.value[0]
+        return at, kind, itok, itok.value[0]
+
+    def virtual_device(self) -> Any:
+        """A device attribute: ``meta[VirtualDevice][i]`` from the meta table (TVM's tests pass
+        ``{"VirtualDevice": [...]}``) or ``VirtualDevice(device_type=1, virtual_device_id=0,
+        target='llvm', memory_scope='sram')`` as the printer writes it."""
+        from xrelay.dialects.relay.devices import (
+            DeviceError,
+            as_virtual_device,
+            kind_by_code,
+            virtual_device,
+        )
+
+        at = self.tok
+        if at.text == "meta":
+            at, kind, itok, idx = self.meta_ref()
+            table = self.meta_table.get(kind)
+            if kind != "VirtualDevice" or table is None or idx >= len(table):
+                raise self.error(f"meta[{kind}][{idx}] is not a VirtualDevice of the meta table", at)
+            try:
+                return as_virtual_device(table[idx])
+            except DeviceError as e:
+                raise self.error(str(e), at) from None
+        self.next()
+        self.expect("(")
+        fields: dict[str, Any] = {}
+        while not self.accept(")"):
+            key = self.next()
+            self.expect("=")
+            fields[key.text] = self.attr_value()
+            if not self.at(")"):
+                self.expect(",")
+        try:
+            code = fields.get("device_type", 0)
+            kind = kind_by_code(code).name if isinstance(code, int) and code else (code or "")
+            return virtual_device(kind, int(fields.get("virtual_device_id", -1)),
+                                  str(fields.get("target", "")), str(fields.get("memory_scope", "")))
+        except (DeviceError, TypeError, ValueError) as e:
+            raise self.error(f"bad VirtualDevice: {e}", at) from None
+
+    def meta(self) -> Expr:
+        at, kind, itok, idx = self.meta_ref()
         if kind != "relay.Constant":
             raise self.error(f"meta[{kind}] is not supported (only relay.Constant entries)", at)
         table = self.meta_table.get(kind)
@@ -787,6 +845,8 @@ class _Parser:
         if t.kind == "ident" and t.text in ("True", "False", "None"):
             self.next()
             return {"True": True, "False": False, "None": None}[t.text]
+        if t.kind == "ident" and t.text in ("meta", "VirtualDevice"):
+            return self.virtual_device()
         raise self.expected("an attribute value (number, string, True/False or a list)")
 
     # ---- types ----------------------------------------------------------------------------

@@ -108,6 +108,8 @@ def format_attr(value: Any) -> str:
         return "[" + ", ".join(format_attr(v) for v in value) + "]"
     if value is None:
         return "None"
+    if hasattr(value, "relay_text"):  # an attribute that knows its Relay form (VirtualDevice)
+        return value.relay_text()
     raise RelayTextPrintError(f"attribute value {value!r} has no Relay text form")
 
 

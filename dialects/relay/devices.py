@@ -312,6 +312,25 @@ class VirtualDeviceAttr(ParametrizedAttribute):
     def __str__(self) -> str:
         return f"#relay.virtual_device<{self.text()}>"
 
+    def relay_text(self) -> str:
+        """How Relay prints a VirtualDevice: ``VirtualDevice(device_type=1, virtual_device_id=0,
+        memory_scope="sram")`` (unset fields left out; a registered kind by its code), which
+        the Relay text parser reads back."""
+        try:
+            code = str(self.device_type_int)
+        except DeviceError:
+            code = f'"{self.device_type}"'
+        parts = []
+        if self.device_type:
+            parts.append(f"device_type={code}")
+        if self.virtual_device_id >= 0:
+            parts.append(f"virtual_device_id={self.virtual_device_id}")
+        if self.target:
+            parts.append(f'target="{self.target}"')
+        if self.memory_scope:
+            parts.append(f'memory_scope="{self.memory_scope}"')
+        return f"VirtualDevice({', '.join(parts)})"
+
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.text()}>")
 

@@ -1,0 +1,121 @@
+"""plan-devices on TVM's own text: cases of test_pass_plan_devices.py with their Relay text and
+meta table verbatim (``tvm.relay.parse(text, "from_string", None, metatable)``), and the
+printed form of a planned module parsed back."""
+
+from __future__ import annotations
+
+import xrelay as tvm
+from xrelay import relay
+from xrelay.relay.parser import parse
+from xrelay.relay.text_printer import astext
+from xrelay.testing.structural import assert_structural_equal
+from xrelay.transforms.infra import module_op
+
+CPU = tvm.VirtualDevice("cpu", target="llvm")  # device_type=1
+GPU = tvm.VirtualDevice("cuda", target="cuda")  # device_type=2
+METATABLE = {"VirtualDevice": [CPU, GPU]}
+
+
+def _exercise(in_text, expected_text):
+    actual = relay.transform.PlanDevices(GPU)(parse(in_text, "from_string", None, METATABLE))
+    expected = parse(expected_text, "from_string", None, METATABLE)
+    assert_structural_equal(actual, expected)
+    assert str(actual) == str(expected)  # the device attributes too
+    again = relay.transform.PlanDevices(GPU)(parse(expected_text, "from_string", None, METATABLE))
+    assert str(again) == str(expected)
+    return actual
+
+
+def test_left_add_on_cpu():
+    actual = _exercise(
+        """
+        #[version = "0.0.5"]
+        def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32],
+                  %c: Tensor[(5, 7), float32], %d: Tensor[(5, 7), float32]) {
+          %0 = add(%a, %b);
+          %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
+          %2 = add(%c, %d);
+          subtract(%1, %2)
+        }
+        """,
+        """
+        #[version = "0.0.5"]
+        def @main(%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32], %b {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32],
+                  %c {virtual_device= meta[VirtualDevice][1]}: Tensor[(5, 7), float32], %d {virtual_device= meta[VirtualDevice][1]}: Tensor[(5, 7), float32],
+                  virtual_device=meta[VirtualDevice][1]) {
+          %0 = add(%a, %b);
+          %1 = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          %2 = device_copy(%1, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          %3 = add(%c, %d);
+          subtract(%2, %3)
+        }
+        """,
+    )
+    # the printed module (devices as VirtualDevice(...)) parses back to the same module
+    back = parse(astext(module_op(actual)))
+    assert str(back) == str(actual)
+
+
+def test_global():
+    _exercise(
+        """
+        #[version = "0.0.5"]
+        def @f(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32] {
+          %0 = on_device(%b, virtual_device=meta[VirtualDevice][0]);
+          add(%a, %0)
+        }
+        def @main(%x: Tensor[(5, 7), float32], %y: Tensor[(5, 7), float32]) -> Tensor[(5, 7), float32] {
+          @f(%y, %x)
+        }
+        """,
+        """
+        #[version = "0.0.5"]
+        def @f(%a {virtual_device=meta[VirtualDevice][1]}: Tensor[(5, 7), float32], %b {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32],
+               virtual_device=meta[VirtualDevice][1]) -> Tensor[(5, 7), float32] {
+          %0 = device_copy(%b, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          add(%a, %0)
+        }
+        def @main(%x {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32], %y {virtual_device=meta[VirtualDevice][1]}: Tensor[(5, 7), float32],
+                  virtual_device=meta[VirtualDevice][1]) -> Tensor[(5, 7), float32] {
+          @f(%y, %x)
+        }
+        """,
+    )
+
+
+def test_propogation():
+    _exercise(
+        """
+        #[version = "0.0.5"]
+        def @main(%x: Tensor[(5, 7), float32]) {
+          %0 = negative(%x);
+          %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
+          %2 = negative(%1);
+          %3 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
+          %4 = negative(%3);
+          %5 = on_device(%2, virtual_device=meta[VirtualDevice][1]);
+          %6 = on_device(%4, virtual_device=meta[VirtualDevice][1]);
+          %7 = add(%5, %6);
+          %8 = on_device(%7, virtual_device=meta[VirtualDevice][1]);
+          %9 = negative(%8);
+          on_device(%9, virtual_device=meta[VirtualDevice][0])
+        }
+        """,
+        """
+        #[version = "0.0.5"]
+        def @main(%x {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32],
+                  virtual_device=meta[VirtualDevice][0]) {
+          %0 = negative(%x);
+          %1 = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          %2 = device_copy(%1, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          %3 = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          %4 = device_copy(%3, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          %5 = negative(%2);
+          %6 = negative(%4);
+          %7 = add(%5, %6);
+          %8 = on_device(%7, virtual_device=meta[VirtualDevice][1], constrain_result=True);
+          %9 = device_copy(%8, src_virtual_device=meta[VirtualDevice][1], dst_virtual_device=meta[VirtualDevice][0]);
+          negative(%9)
+        }
+        """,
+    )
