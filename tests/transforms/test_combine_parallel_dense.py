@@ -1,5 +1,5 @@
 """combine-parallel-dense: TVM v0.19's test_pass_combine_parallel_dense.py ported (7 of 7 test
-functions, 25 checks, structural comparison), seed 002's example, and the pass's meaning."""
+functions, 24 checks, structural comparison), seed 002's example, and the pass's meaning."""
 
 from __future__ import annotations
 
