@@ -105,9 +105,12 @@ def test_mlp_every_planner_compiles_strictly_and_matches(algorithm, tmp_path):
 
 
 @pytest.mark.parametrize("workload,kw", [(resnet, {"num_layers": 18}), (mobilenet, {})])
-def test_models_run_with_weights_in_a_blob(workload, kw):
+def test_models_run_with_weights_in_a_blob(workload, kw, tmp_path):
     mod, params = workload.get_workload(batch_size=1, **kw)
     lib = build_c(mod, params, constants="blob")
+    lib.export(tmp_path)
+    subprocess.run([CC, *STRICT, "-fsyntax-only", "-I", str(tmp_path), str(tmp_path / "model.c")],
+                   check=True, capture_output=True)  # fmt: skip
     shape = lib.program.inputs[0][1].get_shape()
     x = np.random.default_rng(0).standard_normal(shape).astype("float32")
     lib.run(data=x)
