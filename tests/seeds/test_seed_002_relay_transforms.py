@@ -7,8 +7,9 @@ what the notes print. ``print(mod)`` prints xrelay's MLIR text (``str`` is MLIR;
 is ``.astext()``), so the printed structure is asserted on the MLIR, and where the notes show
 Relay text the ``astext()`` lines are compared with it.
 
-Waiting on other issues: 1.6.2's script builds with ``target="c"`` and prints
-``lib.get_source()`` (the C target, issue 16). Not a code block: 1.1 (qnn Legalize, prose only).
+1.6.2's script builds with ``target="c"`` and prints ``lib.get_source()``: xrelay's C target
+(its functions are named ``model_<fn>``, TVM's ``tvmgen_default_<fn>``). Not a code block: 1.1
+(qnn Legalize, prose only).
 """
 
 from __future__ import annotations
@@ -302,6 +303,40 @@ def test_block_build_with_fuse_ops(capsys):
     assert graph["attrs"]["storage_id"] == ["list_int", [0, 1]]
     assert graph["attrs"]["shape"] == ["list_shape", [[10, 20], [10, 20]]]
     assert graph["node_row_ptr"] == [0, 1, 2] and graph["heads"] == [[1, 0, 0]]
+
+
+def test_block_fuse_ops_schedules_and_c_source(capsys):
+    from xrelay.relay import transform
+    from xrelay.relay.testing import run_opt_pass
+
+    def test_fuse_simple():
+        def before():
+            x = relay.var("x", shape=(20, 20))
+            y1 = relay.add(x, x)
+            y2 = relay.add(y1, y1)
+            y3 = relay.sum(y2, axis=-1)
+            y = relay.add(y3, y3)
+            return relay.Function([x], y)
+
+        z = before()
+        z = run_opt_pass(z, transform.FuseOps())
+        print(z)
+        with tvm.transform.PassContext(opt_level=0):
+            graph, lib, params = relay.build(z, target="c", params=None)
+        print(lib.get_source())
+
+    test_fuse_simple()
+
+    out = capsys.readouterr().out
+    # Seed: fn(add, add, sum) and fn(add) -- the add after the reduction is not fused into it.
+    assert re.findall(r"func\.func private @(\w+)", out) == ["fused_add_add_sum", "fused_add"]
+    assert "%0 = func.call @fused_add_add_sum(%x)" in out and "%1 = func.call @fused_add(%0)" in out
+    # The C source has one function per fused group (TVM's tvmgen_default_fused_add_add_sum and
+    # tvmgen_default_fused_add are xrelay's model_fused_add_add_sum and model_fused_add), with
+    # the sum's loop over 20 rows of 20 and the last add over 20 values.
+    source = out[out.index("/* model.c") :]
+    assert re.findall(r"static void (model_\w+)\(", source) == ["model_fused_add_add_sum", "model_fused_add"]
+    assert "for (int64_t i0 = 0; i0 < 20; ++i0) {" in source and "out0[i0] += v;" in source
 
 
 # ---- 1.7 FoldScaleAxis -------------------------------------------------------------------
