@@ -331,6 +331,18 @@ def shape_of(data: Expr, dtype: str = DEFAULT) -> Call:
 # ---- devices ---------------------------------------------------------------------------------
 
 
+def _tuple_fields(e: Any) -> list[Expr] | None:
+    """The fields of a tuple-valued expression (a TupleWrapper, Tuple or tuple-typed value)."""
+    if isinstance(e, TupleWrapper):
+        return list(e)
+    if isinstance(e, Tuple):
+        return list(e.fields)
+    fields = getattr(getattr(e, "_type", None), "fields", None)
+    if isinstance(e, Expr) and isinstance(fields, tuple):
+        return list(TupleWrapper(e, len(fields)))
+    return None
+
+
 @_export
 @dialect_defaults("on_device")
 def on_device(body: Expr, device: Any, constrain_result: bool = DEFAULT, constrain_body: bool = DEFAULT) -> Call:
@@ -338,8 +350,14 @@ def on_device(body: Expr, device: Any, constrain_result: bool = DEFAULT, constra
 
     ``device``: a device handle (``xrelay.cpu(0)``), a name (``"cuda"``, ``"cpu(1)"``, a
     registered device) or a ``VirtualDevice``. ``constrain_result`` also pins the result there;
-    with the default ``False``, plan-devices copies it to wherever it is used.
+    with the default ``False``, plan-devices copies it to wherever it is used. A tuple (a
+    multi-result op) is annotated field by field, as Relay's PlanDevices rewrites
+    ``on_device(t).0`` to ``on_device(t.0)``.
     """
+    fields = _tuple_fields(body)
+    if fields is not None:
+        annotated = [on_device(f, device, constrain_result, constrain_body) for f in fields]
+        return TupleWrapper(Tuple(annotated), len(annotated))  # type: ignore[return-value]
     return _call(
         "on_device",
         [body],

@@ -723,6 +723,14 @@ class _Parser:
                     raise self.expected("',' or ')'")
                 self.next()
         try:
+            if isinstance(callee, Op) and callee.name == "on_device" and len(args) == 1:
+                from xrelay.relay.op import _tuple_fields, on_device
+
+                if _tuple_fields(args[0]) is not None:  # a tuple: annotated field by field
+                    from xrelay.dialects.relay.devices import UNCONSTRAINED
+
+                    device = attrs.pop("virtual_device", UNCONSTRAINED)
+                    return on_device(args[0], device, **attrs).astuple()
             if isinstance(callee, Op):
                 return Call(callee, args, attrs)
             if attrs:

@@ -493,3 +493,15 @@ def test_function_on_device_pins_parameters_and_result():
     assert str(mod).count("relay.device_copy") == 1  # %a comes over from the CPU
     with pytest.raises(ValueError, match="1 device"):
         relay.annotation.function_on_device(relay.Function([a, b], relay.add(a, b)), [CPU], GPU)
+
+
+def test_on_device_of_a_tuple():
+    """Relay's form of test_tuple_get_item, ``on_device(t).0``: the annotation of a tuple
+    annotates each field (Relay's PlanDevices pushes it into the projections)."""
+    x = relay.var("x", shape=(3, 3, 4))
+    t = relay.annotation.on_device(relay.split(x, 3), CPU)
+    inp = relay.Function([x], relay.annotation.on_device(relay.subtract(t[0], t[1]), GPU))
+    x = relay.var("x", shape=(3, 3, 4))
+    t = relay.split(x, 3)
+    exp = relay.Function([x], relay.subtract(_copy(_fixed(t[0], CPU), CPU, GPU), _copy(_fixed(t[1], CPU), CPU, GPU)))
+    exercise(inp, exp, [CPU], GPU)
