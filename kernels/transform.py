@@ -11,7 +11,7 @@ import numpy as np
 
 from xrelay.dialects.relay import RelayTypeError
 from xrelay.dialects.relay.ops import infer_reshape as dialect_infer_reshape
-from xrelay.dialects.relay.ops import parse_layout
+from xrelay.dialects.relay.ops import parse_layout, strided_slice_bounds
 
 from ._registry import emit, emit_many, norm_axis, prepare_out, register, to_numpy_dtype
 
@@ -178,29 +178,6 @@ def split(
 # ---------------------------------------------------------------------------------------------
 
 
-def slice_bounds(dim: int, begin: int, end: int, stride: int) -> tuple[int, int, int]:
-    """Canonical (begin, end, length) of one axis of Relay ``strided_slice`` in "end" mode.
-
-    Negative indices count from the end; indices are then clamped to [0, dim] for positive
-    strides and to [-1, dim - 1] for negative ones (-1 meaning "before the first element").
-    """
-    if stride == 0:
-        raise ValueError("strided_slice: stride 0")
-    if begin < 0:
-        begin += dim
-    if end < 0:
-        end += dim
-    if stride > 0:
-        begin = min(max(begin, 0), dim)
-        end = min(max(end, 0), dim)
-        length = max(0, -(-(end - begin) // stride))
-    else:
-        begin = min(max(begin, -1), dim - 1)
-        end = min(max(end, -1), dim - 1)
-        length = max(0, -(-(begin - end) // -stride))
-    return begin, end, length
-
-
 @register("strided_slice")
 def strided_slice(
     x: np.ndarray,
@@ -212,47 +189,40 @@ def strided_slice(
     axes: Sequence[int] | None,
     slice_mode: str,
 ) -> np.ndarray:
-    """Relay ``strided_slice``.
+    """Relay ``strided_slice``, bounds from the dialect's ``strided_slice_bounds``.
 
-    ``begin``/``end``/``strides`` apply to ``axes`` (default: the leading axes, missing entries
-    mean the whole axis and stride 1). In ``slice_mode="size"`` ``end`` holds sizes (-1 = to the
-    end of the axis) and strides are ignored.
+    ``begin``/``end``/``strides`` apply to ``axes`` (default: the leading axes); missing
+    entries mean the whole axis and stride 1 (as Relay pads them, a single stride is not
+    repeated). In ``slice_mode="size"`` ``end`` holds sizes (-1 = to the end of the axis) and
+    strides are ignored.
     """
     if slice_mode not in ("end", "size"):
         raise ValueError(f"strided_slice: slice_mode must be 'end' or 'size', got {slice_mode!r}")
-    begin = list(begin)
-    end = list(end)
-    strides = list(strides) if strides else []
-    if axes is None:
-        ax_list = list(range(len(begin)))
-    else:
-        ax_list = [norm_axis(a, x.ndim, "strided_slice") for a in axes]
-        if len(begin) != len(ax_list) or len(end) != len(ax_list):
-            raise ValueError("strided_slice: begin/end must have one entry per axis in axes")
-    if len(ax_list) > x.ndim:
-        raise ValueError(f"strided_slice: {len(ax_list)} begin values for a {x.ndim}-d tensor")
-    if len(strides) == 1 and len(ax_list) > 1:
-        strides = strides * len(ax_list)  # Relay broadcasts a single stride
-    index: list[slice] = [slice(None)] * x.ndim
-    for k, ax in enumerate(ax_list):
-        dim = x.shape[ax]
-        s = 1 if slice_mode == "size" or k >= len(strides) else int(strides[k])
-        b = int(begin[k])
-        if k < len(end):
-            e = int(end[k])
-        else:
-            e = dim if s > 0 else -dim - 1
-        if slice_mode == "size":
-            if b < 0:
-                b += dim
-            e = dim if e < 0 else b + e
-        b, e, n = slice_bounds(dim, b, e, s)
-        if n == 0:
-            index[ax] = slice(0, 0)
+    if strides and any(int(s) == 0 for s in strides):
+        raise ValueError("strided_slice: stride 0")
+    if axes is not None:
+        axes = [norm_axis(int(a), x.ndim, "strided_slice") for a in axes]
+    n = x.ndim if axes is None else len(axes)
+    if len(begin) > n or len(end) > n or (strides and len(strides) > n):
+        raise ValueError(f"strided_slice: begin/end/strides longer than the {n} sliced axes")
+    bounds = strided_slice_bounds(
+        x.shape,
+        [int(v) for v in begin],
+        [int(v) for v in end],
+        [int(v) for v in strides] if strides else None,
+        axes,
+        slice_mode,
+    )
+    assert bounds is not None  # numpy shapes are static
+    index: list[slice] = []
+    for b, e, s in bounds:
+        count = max(0, -(-(e - b) // s)) if s > 0 else max(0, -(-(b - e) // -s))
+        if count == 0:
+            index.append(slice(0, 0))
         else:
             # The end index of the last element plus one step; None when it falls before 0.
-            stop = b + n * s
-            index[ax] = slice(b, stop if stop >= 0 else None, s)
+            stop = b + count * s
+            index.append(slice(b, stop if stop >= 0 else None, s))
     return emit(x[tuple(index)], out, "strided_slice")
 
 

@@ -243,6 +243,24 @@ def test_strided_slice_size_mode_and_defaults(h):
         KERNELS["strided_slice"](x, begin=[0], end=[2], strides=[0])
 
 
+def test_strided_slice_kernel_gives_the_inferred_type():
+    # Relay pads strides with 1 (StridedSliceRel): a single stride is the first axis's only
+    from xrelay import relay
+
+    x = np.arange(4 * 6, dtype=np.float32).reshape(4, 6)
+    for kw in (
+        dict(begin=[0, 0], end=[4, 6], strides=[2]),
+        dict(begin=[1], end=[3], strides=[1], axes=[1]),
+        dict(begin=[3, 5], end=[0], strides=[-2]),
+        dict(begin=[0, 1], end=[-1, 2], slice_mode="size"),
+    ):
+        call = relay.strided_slice(relay.var("x", shape=(4, 6)), **kw)
+        res = KERNELS["strided_slice"](x, **call.attrs)
+        assert res.shape == tuple(call.checked_type.get_shape()), kw
+    res = KERNELS["strided_slice"](x, begin=[0, 0], end=[4, 6], strides=[2])
+    assert res.tolist() == x[::2, :].tolist()
+
+
 # ---------------------------------------------------------------------------------------------
 # layout_transform
 # ---------------------------------------------------------------------------------------------
