@@ -24,6 +24,7 @@ and exit code 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,7 @@ from xdsl.printer import Printer
 
 from xrelay.dialects.relay import print_options
 from xrelay.frontends.onnx import OnnxImportError, import_onnx
+from xrelay.tools._io import write_output
 
 PROG = "relay-import"
 
@@ -92,28 +94,23 @@ def execute(args: argparse.Namespace) -> int:
             "give --params FILE.npz to save them, or --freeze-params to bind them as constants"
         )
     external: dict[str, np.ndarray] | None = None
-    out = sys.stdout if args.output == "-" else None
-    try:
-        stream = out or open(args.output, "w")  # noqa: SIM115 - closed below
-    except OSError as e:
-        raise _UsageError(f"cannot write '{args.output}': {e.strerror or e}") from None
-    try:
-        if args.freeze_params and args.params:
-            external = {}
-            with print_options(external=external):
-                Printer(stream=stream).print_op(result.module)
-        else:
+    stream = io.StringIO()
+    if args.freeze_params and args.params:
+        external = {}
+        with print_options(external=external):
             Printer(stream=stream).print_op(result.module)
-        stream.write("\n")
-    finally:
-        if out is None:
-            stream.close()
+    else:
+        Printer(stream=stream).print_op(result.module)
+    stream.write("\n")
+    # The weights first, since the text refers to them; each file is written atomically, so a
+    # failure leaves existing files as they were.
     if args.params:
         weights = external if external is not None else result.params
-        try:
-            np.savez(args.params, **weights)
-        except OSError as e:
-            raise _UsageError(f"cannot write '{args.params}': {e.strerror or e}") from None
+        write_output(args.params, weights, _UsageError)
+    if args.output == "-":
+        sys.stdout.write(stream.getvalue())
+    else:
+        write_output(args.output, stream.getvalue(), _UsageError)
     return 0
 
 

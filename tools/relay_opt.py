@@ -22,6 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from io import StringIO
 from typing import IO
 
 import numpy as np
@@ -31,6 +32,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelay.dialects import get_all_dialects
+from xrelay.tools._io import write_output
 from xrelay.transforms import get_all_passes
 from xrelay.transforms.utils import verify_module
 
@@ -140,6 +142,22 @@ class RelayOptMain(xDSLOptMain):
                 raise ToolError(f"pass '{spec.name}': {e} (options: {options})") from None
         self.pipeline = PassPipeline(tuple(passes))
 
+    def prepare_output(self) -> IO[str]:
+        # xDSL opens -o for writing before parsing: a parse error, a failing pass or `-o` naming
+        # the input left it empty. The text is collected here and written by `run` on success.
+        if self.args.output_file is None:
+            return super().prepare_output()
+        self.pending_output = _PendingOutput()
+        return self.pending_output
+
+    def run(self):
+        self.pending_output: _PendingOutput | None = None
+        super().run()
+        if self.args.emit_params is not None:  # first: the text refers to these weights
+            write_output(self.args.emit_params, self.emitted, ToolError)
+        if self.pending_output is not None:
+            write_output(self.args.output_file, self.pending_output.text, ToolError)
+
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
         from xrelay.dialects.relay import params_source
 
@@ -170,6 +188,17 @@ class RelayOptMain(xDSLOptMain):
         external = self.emitted if self.args.emit_params is not None else None
         with print_options(external=external, elide_larger_than=self.args.elide_large_constants):
             return super().output_resulting_program(prog)
+
+
+class _PendingOutput(StringIO):
+    """The output text, kept when xDSL closes the stream so it can be written atomically."""
+
+    text = ""
+
+    def close(self) -> None:
+        if not self.closed:
+            self.text = self.getvalue()
+        super().close()
 
 
 def add_register_device_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -236,8 +265,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         tool = RelayOptMain(args=argv)
         tool.run()
-        if tool.args.emit_params is not None:
-            np.savez(tool.args.emit_params, **tool.emitted)
     except SystemExit as e:
         return int(e.code or 0) if not isinstance(e.code, str) else 1
     except (ParseError, DiagnosticException, ToolError) as e:

@@ -16,12 +16,14 @@ stderr and exit with status 1.
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from xrelay.tools._io import write_output
 from xrelay.transforms.planners import (
     ALGORITHMS,
     Buffer,
@@ -183,15 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         verify_plan(buffers, pools, plan)
         if args.output:
             text = format_minimalloc_csv(buffers, plan, with_pool=len(pools) > 1)
-            try:
-                Path(args.output).write_text(text)
-            except OSError as err:
-                raise PlanError(f"{args.output}: cannot write: {err.strerror}") from None
+            write_output(args.output, text, PlanError)
         if args.plot:
-            try:
-                plot_plan(buffers, pools, plan, args.plot, title=Path(args.problem).name)
-            except OSError as err:
-                raise PlanError(f"{args.plot}: cannot write: {err.strerror}") from None
+            png = io.BytesIO()  # drawn in memory, then written atomically like --output
+            plot_plan(buffers, pools, plan, png, title=Path(args.problem).name)
+            write_output(args.plot, png.getvalue(), PlanError)
     except PlanError as err:
         print(f"relay-plan: error: {err}", file=sys.stderr)
         return 1

@@ -48,6 +48,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from xrelay.runtime.interpreter import RunError, random_inputs, run
+from xrelay.tools._io import write_output
 from xrelay.tools.relay_opt import (
     ToolError,
     add_register_device_argument,
@@ -247,10 +248,8 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     for i, value in enumerate(outputs):
         out.write(f"output {i}: {summarize(value)}\n")
     if args.output:
-        try:
-            np.savez(args.output, **{f"output_{i}": v for i, v in enumerate(outputs)})
-        except OSError as e:
-            raise ToolError(f"cannot write '{args.output}': {e.strerror or e}") from None
+        # exactly the name given (np.savez would append .npz), written atomically
+        write_output(args.output, {f"output_{i}": v for i, v in enumerate(outputs)}, ToolError)
     for text in getattr(args, "_reports", []):
         out.write(text + "\n")
     return 0
