@@ -17,6 +17,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS
 from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, _to_expr
 
@@ -48,7 +49,8 @@ def dialect_defaults(op_name: str) -> Callable[[_F], _F]:
     Every parameter defaulting to ``DEFAULT`` must be an attribute of the op with a default
     (checked here, at import); ``help()`` and ``inspect.signature`` then show that default.
     """
-    defaults = RELAY_OPS[op_name].default_attrs()
+    op_class = RELAY_OPS.get(op_name) or QNN_OPS[op_name]
+    defaults = op_class.default_attrs()
 
     def wrap(fn: _F) -> _F:
         sig = inspect.signature(fn)

@@ -2,7 +2,7 @@
 
 Scales and zero points are expressions (``relay.const(0.5, "float32")``, ``relay.const(0,
 "int32")``); a Python number is accepted too and becomes a float32 scale or int32 zero point.
-The attributes and their checks are the ``qnn`` dialect's.
+The attributes, their defaults (``DEFAULT``) and their checks are the ``qnn`` dialect's.
 
 >>> from xrelay import relay
 >>> x = relay.var("x", shape=(1, 4), dtype="int32")
@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from xrelay.dialects.qnn import SQNN_DTYPE_TO_CODE, requantize_config
-from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, const
-from xrelay.relay.op import reshape
+from xrelay.relay.expr import Call, Expr, Tuple, TupleWrapper, const
+from xrelay.relay.op import DEFAULT, dialect_defaults, make_call, reshape
 
 __all__ = [
     "SQNN_DTYPE_TO_CODE",
@@ -48,12 +48,13 @@ def _zp(v: Any) -> Expr:
 
 
 def _call(name: str, args: list[Any], **attrs: Any) -> Call:
-    return Call(Op.get("qnn." + name), args, attrs)
+    return make_call("qnn." + name, args, **attrs)
 
 
+@dialect_defaults("qnn.requantize")
 def requantize(
-    data, input_scale, input_zero_point, output_scale, output_zero_point, axis=-1,
-    rounding="None", compute_dtype="None", out_dtype="int8",
+    data, input_scale, input_zero_point, output_scale, output_zero_point, axis=DEFAULT,
+    rounding=DEFAULT, compute_dtype=DEFAULT, out_dtype=DEFAULT,
 ) -> Call:  # fmt: skip
     """``out_zp + in_scale / out_scale * (data - in_zp)`` (rounding "UPWARD"/"TONEAREST")."""
     return _call(
@@ -63,14 +64,16 @@ def requantize(
     )  # fmt: skip
 
 
-def quantize(data, output_scale, output_zero_point, axis=-1, out_dtype="int8") -> Call:
+@dialect_defaults("qnn.quantize")
+def quantize(data, output_scale, output_zero_point, axis=DEFAULT, out_dtype=DEFAULT) -> Call:
     """Float to ``out_dtype``: ``clip(round(data / scale) + zero_point)``."""
     return _call(
         "quantize", [data, _scale(output_scale), _zp(output_zero_point)], axis=axis, out_dtype=out_dtype
     )
 
 
-def dequantize(data, input_scale, input_zero_point, axis=-1, out_dtype="float32") -> Call:
+@dialect_defaults("qnn.dequantize")
+def dequantize(data, input_scale, input_zero_point, axis=DEFAULT, out_dtype=DEFAULT) -> Call:
     """Integer to float: ``scale * (data - zero_point)``."""
     return _call(
         "dequantize", [data, _scale(input_scale), _zp(input_zero_point)], axis=axis, out_dtype=out_dtype
@@ -85,7 +88,8 @@ def _dtype_code(dtype: Any) -> Expr:
     return dtype
 
 
-def simulated_quantize(data, output_scale, output_zero_point, axis=-1, out_dtype="int8") -> Call:
+@dialect_defaults("qnn.simulated_quantize")
+def simulated_quantize(data, output_scale, output_zero_point, axis=DEFAULT, out_dtype="int8") -> Call:
     """Quantize and keep the float type; ``out_dtype`` a name or an int32 code expression."""
     return _call(
         "simulated_quantize",
@@ -95,7 +99,8 @@ def simulated_quantize(data, output_scale, output_zero_point, axis=-1, out_dtype
     )  # fmt: skip
 
 
-def simulated_dequantize(data, input_scale, input_zero_point, axis=-1, in_dtype="int8") -> Call:
+@dialect_defaults("qnn.simulated_dequantize")
+def simulated_dequantize(data, input_scale, input_zero_point, axis=DEFAULT, in_dtype="int8") -> Call:
     """Dequantize values held in a float tensor; ``in_dtype`` a name or an int32 code expression."""
     return _call(
         "simulated_dequantize",
@@ -127,10 +132,11 @@ def concatenate(data, input_scales, input_zero_points, output_scale, output_zero
     )
 
 
+@dialect_defaults("qnn.conv2d")
 def conv2d(
     data, kernel, input_zero_point, kernel_zero_point, input_scale, kernel_scale, kernel_size,
-    channels, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, data_layout="NCHW",
-    kernel_layout="OIHW", out_layout="", out_dtype="int32",
+    channels, strides=DEFAULT, padding=DEFAULT, dilation=DEFAULT, groups=DEFAULT, data_layout=DEFAULT,
+    kernel_layout=DEFAULT, out_layout=DEFAULT, out_dtype=DEFAULT,
 ) -> Call:  # fmt: skip
     """Quantized 2-D convolution (int32 result with scale ``input_scale * kernel_scale``)."""
     return _call(
@@ -143,11 +149,12 @@ def conv2d(
     )  # fmt: skip
 
 
+@dialect_defaults("qnn.conv2d_transpose")
 def conv2d_transpose(
-    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, strides=(1, 1),
-    padding=(0, 0), dilation=(1, 1), groups=1, channels=None, kernel_size=None,
-    data_layout="NCHW", kernel_layout="IOHW", out_layout="", output_padding=(0, 0),
-    out_dtype="int32",
+    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, strides=DEFAULT,
+    padding=DEFAULT, dilation=DEFAULT, groups=DEFAULT, channels=DEFAULT, kernel_size=DEFAULT,
+    data_layout=DEFAULT, kernel_layout=DEFAULT, out_layout=DEFAULT, output_padding=DEFAULT,
+    out_dtype=DEFAULT,
 ) -> Call:  # fmt: skip
     """Quantized transposed 2-D convolution."""
     return _call(
@@ -160,9 +167,10 @@ def conv2d_transpose(
     )  # fmt: skip
 
 
+@dialect_defaults("qnn.dense")
 def dense(
     data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, units,
-    out_dtype="int32",
+    out_dtype=DEFAULT,
 ) -> Call:  # fmt: skip
     """Quantized dense ``(data - izp) @ (weight - kzp).T``."""
     return _call(
@@ -173,7 +181,8 @@ def dense(
     )  # fmt: skip
 
 
-def batch_matmul(x, y, x_zero_point, y_zero_point, x_scale, y_scale, out_dtype="int32") -> Call:
+@dialect_defaults("qnn.batch_matmul")
+def batch_matmul(x, y, x_zero_point, y_zero_point, x_scale, y_scale, out_dtype=DEFAULT) -> Call:
     """Quantized ``batch_matmul(x, y)`` with y transposed (Relay's only form)."""
     return _call(
         "batch_matmul",
@@ -185,7 +194,7 @@ def batch_matmul(x, y, x_zero_point, y_zero_point, x_scale, y_scale, out_dtype="
 def _binary(name: str):
     def fn(
         lhs, rhs, lhs_scale, lhs_zero_point, rhs_scale, rhs_zero_point, output_scale,
-        output_zero_point, lhs_axis=-1, rhs_axis=-1,
+        output_zero_point, lhs_axis=DEFAULT, rhs_axis=DEFAULT,
     ) -> Call:  # fmt: skip
         return _call(
             name,
@@ -196,7 +205,7 @@ def _binary(name: str):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Quantized ``{name}``: operands requantized to the output's parameters."
-    return fn
+    return dialect_defaults("qnn." + name)(fn)
 
 
 add = _binary("add")
@@ -204,9 +213,10 @@ subtract = _binary("subtract")
 mul = _binary("mul")
 
 
+@dialect_defaults("qnn.avg_pool2d")
 def avg_pool2d(
     data, input_scale, input_zero_point, output_scale, output_zero_point, pool_size, strides,
-    padding, dilation, ceil_mode=False, count_include_pad=True, layout="NHWC", out_layout="",
+    padding, dilation, ceil_mode=DEFAULT, count_include_pad=True, layout="NHWC", out_layout=DEFAULT,
 ) -> Call:  # fmt: skip
     """Quantized 2-D average pooling (Relay's Python defaults: NHWC, count_include_pad)."""
     return _call(

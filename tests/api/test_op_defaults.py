@@ -7,12 +7,17 @@ import inspect
 import pytest
 
 from xrelay import relay
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS
 from xrelay.relay.op import DEFAULT
 
 
+OPS = {**RELAY_OPS, **QNN_OPS}
+
+
 def _api_functions():
-    """(API function, relay op name) for every function of relay and relay.nn named after an op."""
+    """(API function, op name) for every function of relay, relay.nn, relay.image and
+    relay.qnn.op named after an op."""
     out = []
     for name in relay.op.__all__:
         if name in RELAY_OPS:
@@ -21,6 +26,10 @@ def _api_functions():
         op = "nn.dropout" if name == "dropout_raw" else "nn." + name
         if op in RELAY_OPS:
             out.append((getattr(relay.nn, name), op))
+    for module, prefix in ((relay.image, "image."), (relay.qnn.op, "qnn.")):
+        for name in module.__all__:
+            if prefix + name in OPS:
+                out.append((getattr(module, name), prefix + name))
     return out
 
 
@@ -36,15 +45,15 @@ def _raw_defaults(fn) -> dict:
 
 def test_the_api_covers_the_ops():
     assert len(API) >= 60
-    assert {op for _, op in API} >= {"nn.conv2d", "sum", "argmax", "strided_slice", "take"}
+    assert {op for _, op in API} >= {"nn.conv2d", "sum", "argmax", "strided_slice", "qnn.conv2d"}
 
 
 @pytest.mark.parametrize(("fn", "op"), API, ids=[f"{f.__module__}.{f.__name__}" for f, _ in API])
 def test_api_defaults_are_the_dialects(fn, op):
-    defaults = RELAY_OPS[op].default_attrs()
+    defaults = OPS[op].default_attrs()
     shown = inspect.signature(fn).parameters
     for name, raw in _raw_defaults(fn).items():
-        if name not in RELAY_OPS[op].ATTRS:
+        if name not in OPS[op].ATTRS:
             continue  # an operand (nn.pad's pad_value)
         if raw is DEFAULT:
             assert shown[name].default == defaults[name], (op, name)
