@@ -9,6 +9,7 @@ Function-level Relay attributes live on ``func.func`` as discardable attributes 
 
 from xdsl.ir import Dialect
 
+from xrelay.dialects.relay import elemwise as _elemwise  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import init_ops as _init_ops  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import integer as _integer  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import normalization as _normalization  # noqa: F401 - registers its ops
@@ -49,6 +50,7 @@ FUNC_ATTRS = {
     "reshape_only": "relay.reshape_only",
     "Compiler": "relay.compiler",
     "global_symbol": "relay.global_symbol",
+    "PartitionedFromPattern": "relay.partitioned_from_pattern",
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 

@@ -1,0 +1,340 @@
+"""More ONNX operators: logic, bitwise, modulo, trigonometry, activations, arg/extra reductions.
+
+Each maps as Relay's ONNX frontend (TVM v0.19) maps it: onto Relay's own op where Relay had
+one (``And`` -> ``logical_and``, ``Mod`` -> ``floor_mod``/``mod``, ``Sin`` -> ``sin``,
+``ArgMax`` -> ``argmax`` then a cast to int64, ...), else onto the composition the frontend
+used (``Elu``, ``Selu``, ``HardSigmoid``, ``Softplus``, ``ReduceL2`` = sqrt(sum(x*x)), the
+inverse trigonometric and hyperbolic functions through ``log``/``sqrt``/``atan``...).
+
+``ReduceMax``/``ReduceMin`` over an empty axis give -inf/+inf (the lowest/highest integer),
+ONNX's identity, as a constant of the output shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from xrelay.dialects.relay import numpy_dtype
+from xrelay.frontends.onnx import _CONVERTERS, _REDUCE, _axes_arg, _Importer, _Node, _op, _Val
+
+_REDUCE_STATIC = _CONVERTERS["ReduceMax"]
+
+_SAME = {
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tan": "tan",
+    "Atan": "atan",
+    "Sign": "sign",
+    "Not": "logical_not",
+}
+
+
+@_op(*_SAME)
+def _same_name(im: _Importer, node: _Node) -> list[_Val]:
+    return im.emit(_SAME[node.op_type], [node.inputs[0]])
+
+
+_LOGIC = {
+    "And": "logical_and",
+    "Or": "logical_or",
+    "Xor": "logical_xor",
+    "BitwiseAnd": "bitwise_and",
+    "BitwiseOr": "bitwise_or",
+    "BitwiseXor": "bitwise_xor",
+}
+
+
+@_op(*_LOGIC)
+def _logic(im, node):
+    return im.emit(_LOGIC[node.op_type], node.inputs[:2])
+
+
+@_op("BitwiseNot")
+def _bitwise_not(im, node):
+    x = node.inputs[0]
+    ones = np.array(-1).astype(numpy_dtype(im.dtype_of(x)))  # all bits set
+    return im.emit("bitwise_xor", [x, im.const(ones)])
+
+
+@_op("Mod")
+def _mod(im, node):
+    a, b = node.inputs[:2]
+    fmod = int(node.attrs.get("fmod", 0))
+    return im.emit("mod" if fmod else "floor_mod", [a, b])
+
+
+@_op("CastLike")
+def _cast_like(im, node):
+    return im.emit("cast", [node.inputs[0]], dtype=im.dtype_of(node.inputs[1]))
+
+
+@_op("ArgMax", "ArgMin")
+def _arg(im, node):
+    x = node.inputs[0]
+    axis = int(node.attrs.get("axis", 0))
+    y = im.emit1(
+        "argmax" if node.op_type == "ArgMax" else "argmin",
+        [x],
+        axis=[axis],
+        keepdims=bool(node.attrs.get("keepdims", 1)),
+        select_last_index=bool(node.attrs.get("select_last_index", 0)),
+    )
+    return [im.cast_like(y, "int64")]
+
+
+# ---- activations (compositions, as Relay's frontend) --------------------------------------------
+
+
+def _s(im: _Importer, value: float, like: _Val) -> _Val:
+    return im.scalar(value, like)
+
+
+def _e(im: _Importer, name: str, *vals: _Val) -> _Val:
+    return im.emit1(name, list(vals))
+
+
+@_op("Elu")
+def _elu(im, node):
+    x = node.inputs[0]
+    alpha = float(node.attrs.get("alpha", 1.0))
+    # -alpha * relu(1 - exp(x)) + relu(x)
+    neg = _e(im, "nn.relu", _e(im, "subtract", _s(im, 1.0, x), _e(im, "exp", x)))
+    return [_e(im, "add", _e(im, "multiply", _s(im, -alpha, x), neg), _e(im, "nn.relu", x))]
+
+
+@_op("Celu")
+def _celu(im, node):
+    x = node.inputs[0]
+    alpha = float(node.attrs.get("alpha", 1.0))
+    # max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+    zero = _s(im, 0.0, x)
+    inner = _e(im, "exp", _e(im, "divide", x, _s(im, alpha, x)))
+    neg = _e(im, "minimum", zero, _e(im, "multiply", _s(im, alpha, x), _e(im, "subtract", inner, _s(im, 1.0, x))))
+    return [_e(im, "add", _e(im, "maximum", zero, x), neg)]
+
+
+@_op("Selu")
+def _selu(im, node):
+    x = node.inputs[0]
+    alpha = float(node.attrs.get("alpha", 1.67326319217681884765625))
+    gamma = float(node.attrs.get("gamma", 1.05070102214813232421875))
+    neg = _e(im, "nn.relu", _e(im, "subtract", _s(im, 1.0, x), _e(im, "exp", x)))
+    inner = _e(im, "add", _e(im, "multiply", _s(im, -alpha, x), neg), _e(im, "nn.relu", x))
+    return [_e(im, "multiply", _s(im, gamma, x), inner)]
+
+
+@_op("HardSigmoid")
+def _hard_sigmoid(im, node):
+    x = node.inputs[0]
+    alpha = float(node.attrs.get("alpha", 0.2))
+    beta = float(node.attrs.get("beta", 0.5))
+    t = _e(im, "add", _e(im, "multiply", x, _s(im, alpha, x)), _s(im, beta, x))
+    return im.emit("clip", [t], a_min=0.0, a_max=1.0)
+
+
+@_op("HardSwish")
+def _hard_swish(im, node):
+    x = node.inputs[0]
+    t = _e(im, "add", _e(im, "multiply", x, _s(im, 1.0 / 6.0, x)), _s(im, 0.5, x))
+    return [_e(im, "multiply", x, im.emit1("clip", [t], a_min=0.0, a_max=1.0))]
+
+
+def _softplus_of(im: _Importer, x: _Val) -> _Val:
+    # log(1 + exp(x)) without overflow: relu(x) + log(1 + exp(-|x|))
+    tail = _e(im, "log", _e(im, "add", _s(im, 1.0, x), _e(im, "exp", _e(im, "negative", _e(im, "abs", x)))))
+    return _e(im, "add", _e(im, "nn.relu", x), tail)
+
+
+@_op("Softplus")
+def _softplus(im, node):
+    return [_softplus_of(im, node.inputs[0])]
+
+
+@_op("Mish")
+def _mish(im, node):
+    x = node.inputs[0]
+    return [_e(im, "multiply", x, _e(im, "tanh", _softplus_of(im, x)))]
+
+
+@_op("Softsign")
+def _softsign(im, node):
+    x = node.inputs[0]
+    return [_e(im, "divide", x, _e(im, "add", _s(im, 1.0, x), _e(im, "abs", x)))]
+
+
+@_op("ThresholdedRelu")
+def _thresholded_relu(im, node):
+    x = node.inputs[0]
+    alpha = float(node.attrs.get("alpha", 1.0))
+    mask = im.cast_like(_e(im, "greater", x, _s(im, alpha, x)), im.dtype_of(x))
+    return [_e(im, "multiply", x, mask)]
+
+
+@_op("Shrink")
+def _shrink(im, node):
+    x = node.inputs[0]
+    lambd = float(node.attrs.get("lambd", 0.5))
+    bias = float(node.attrs.get("bias", 0.0))
+    zero = _s(im, 0, x)
+    hi = _e(im, "where", _e(im, "greater", x, _s(im, lambd, x)), _e(im, "subtract", x, _s(im, bias, x)), zero)
+    lo = _e(im, "where", _e(im, "less", x, _s(im, -lambd, x)), _e(im, "add", x, _s(im, bias, x)), hi)
+    return [lo]
+
+
+@_op("Swish")
+def _swish(im, node):
+    x = node.inputs[0]
+    alpha = float(node.attrs.get("alpha", 1.0))
+    return [_e(im, "multiply", x, _e(im, "sigmoid", _e(im, "multiply", x, _s(im, alpha, x))))]
+
+
+@_op("Gelu")
+def _gelu(im, node):
+    x = node.inputs[0]
+    if node.attrs.get("approximate", "none") == "tanh":
+        # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = _e(im, "multiply", _e(im, "multiply", x, x), x)
+        inner = _e(im, "add", x, _e(im, "multiply", _s(im, 0.044715, x), cube))
+        t = _e(im, "tanh", _e(im, "multiply", _s(im, math.sqrt(2.0 / math.pi), x), inner))
+    else:
+        t = _e(im, "erf", _e(im, "multiply", x, _s(im, 1.0 / math.sqrt(2.0), x)))
+    half = _e(im, "multiply", x, _s(im, 0.5, x))
+    return [_e(im, "multiply", half, _e(im, "add", _s(im, 1.0, x), t))]
+
+
+@_op("IsNaN")
+def _isnan(im, node):
+    x = node.inputs[0]
+    return im.emit("not_equal", [x, x])
+
+
+@_op("IsInf")
+def _isinf(im, node):
+    x = node.inputs[0]
+    pos = bool(node.attrs.get("detect_positive", 1))
+    neg = bool(node.attrs.get("detect_negative", 1))
+    hits = []
+    if pos:
+        hits.append(_e(im, "equal", x, _s(im, math.inf, x)))
+    if neg:
+        hits.append(_e(im, "equal", x, _s(im, -math.inf, x)))
+    if not hits:
+        return [im.const(np.zeros(im.static_shape(x, node), np.bool_))]
+    return [hits[0] if len(hits) == 1 else _e(im, "logical_or", *hits)]
+
+
+# ---- trigonometric and hyperbolic functions through exp/log/sqrt/atan ------------------------
+
+
+@_op("Asin", "Acos")
+def _asin_acos(im, node):
+    x = node.inputs[0]
+    # asin(x) = 2 atan(x / (1 + sqrt(1 - x^2))), exact at +-1
+    root = _e(im, "sqrt", _e(im, "subtract", _s(im, 1.0, x), _e(im, "multiply", x, x)))
+    asin = _e(im, "multiply", _s(im, 2.0, x), _e(im, "atan", _e(im, "divide", x, _e(im, "add", _s(im, 1.0, x), root))))
+    if node.op_type == "Asin":
+        return [asin]
+    return [_e(im, "subtract", _s(im, math.pi / 2, x), asin)]
+
+
+@_op("Sinh", "Cosh")
+def _sinh_cosh(im, node):
+    x = node.inputs[0]
+    a, b = _e(im, "exp", x), _e(im, "exp", _e(im, "negative", x))
+    both = _e(im, "subtract" if node.op_type == "Sinh" else "add", a, b)
+    return [_e(im, "multiply", both, _s(im, 0.5, x))]
+
+
+@_op("Asinh", "Acosh")
+def _asinh_acosh(im, node):
+    x = node.inputs[0]
+    sq = _e(im, "multiply", x, x)
+    sq = _e(im, "add" if node.op_type == "Asinh" else "subtract", sq, _s(im, 1.0, x))
+    return [_e(im, "log", _e(im, "add", x, _e(im, "sqrt", sq)))]
+
+
+@_op("Atanh")
+def _atanh(im, node):
+    x = node.inputs[0]
+    ratio = _e(im, "divide", _e(im, "add", _s(im, 1.0, x), x), _e(im, "subtract", _s(im, 1.0, x), x))
+    return [_e(im, "multiply", _e(im, "log", ratio), _s(im, 0.5, x))]
+
+
+# ---- reductions --------------------------------------------------------------------------------
+
+
+def _reduced_axes(im: _Importer, node: _Node, attr_opset: int) -> list[int] | None:
+    return _axes_arg(im, node, attr_opset)
+
+
+def _reduce_on(im: _Importer, node: _Node, relay: str, x: _Val) -> _Val:
+    axes = _reduced_axes(im, node, 18)
+    keep = bool(node.attrs.get("keepdims", 1))
+    if not axes:
+        if node.attrs.get("noop_with_empty_axes", 0):
+            return x
+        axes = None
+    return im.emit1(relay, [x], axis=axes, keepdims=keep)
+
+
+@_op("ReduceL1")
+def _reduce_l1(im, node):
+    return [_reduce_on(im, node, "sum", _e(im, "abs", node.inputs[0]))]
+
+
+@_op("ReduceL2")
+def _reduce_l2(im, node):
+    x = node.inputs[0]
+    return [_e(im, "sqrt", _reduce_on(im, node, "sum", _e(im, "multiply", x, x)))]
+
+
+@_op("ReduceSumSquare")
+def _reduce_sum_square(im, node):
+    x = node.inputs[0]
+    return [_reduce_on(im, node, "sum", _e(im, "multiply", x, x))]
+
+
+@_op("ReduceLogSum")
+def _reduce_log_sum(im, node):
+    return [_e(im, "log", _reduce_on(im, node, "sum", node.inputs[0]))]
+
+
+@_op("ReduceLogSumExp")
+def _reduce_log_sum_exp(im, node):
+    x = node.inputs[0]
+    # max + log(sum(exp(x - max))), the max kept for broadcasting
+    keep = bool(node.attrs.get("keepdims", 1))
+    axes = _reduced_axes(im, node, 18)
+    if not axes and node.attrs.get("noop_with_empty_axes", 0):
+        return [x]
+    axes = axes or None
+    shape = im.static_shape(x, node)
+    if any(shape[a] == 0 for a in (axes if axes is not None else range(len(shape)))):
+        return [_e(im, "log", im.emit1("sum", [_e(im, "exp", x)], axis=axes, keepdims=keep))]
+    m = im.emit1("max", [x], axis=axes, keepdims=True)
+    s = im.emit1("sum", [_e(im, "exp", _e(im, "subtract", x, m))], axis=axes, keepdims=keep)
+    m_out = m if keep else im.reshape(m, im.shape_of(s))
+    return [_e(im, "add", _e(im, "log", s), m_out)]
+
+
+@_op("ReduceMax", "ReduceMin")
+def _reduce_extreme(im, node):
+    """The reduction, or ONNX's identity (-inf for max, +inf for min) over an empty axis."""
+    x = node.inputs[0]
+    shape = im.shape_of(x)
+    axes = _axes_arg(im, node, _REDUCE[node.op_type][1])
+    if not axes and node.attrs.get("noop_with_empty_axes", 0):
+        return [x]
+    red = [a % len(shape) for a in axes] if axes else list(range(len(shape)))
+    if not any(shape[a] == 0 for a in red):
+        return _REDUCE_STATIC(im, node)
+    keep = bool(node.attrs.get("keepdims", 1))
+    out_shape = [1 if a in red else d for a, d in enumerate(shape) if keep or a not in red]
+    if any(d is None for d in out_shape):
+        raise node.fail(f"needs a static input shape, got {list(shape)}")
+    dt = np.dtype(numpy_dtype(im.dtype_of(x)))
+    big = math.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+    small = -math.inf if dt.kind == "f" else (np.iinfo(dt).min if dt.kind in "iu" else False)
+    return [im.const(np.full(out_shape, small if node.op_type == "ReduceMax" else big, dtype=dt))]
