@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, RelayOp
 
 
@@ -45,7 +46,7 @@ def register(
         for name in names:
             if name in KERNELS:
                 raise ValueError(f"kernel {name!r} registered twice")
-            op = RELAY_OPS.get(name, defaults_of)
+            op = RELAY_OPS.get(name) or QNN_OPS.get(name, defaults_of)
             defaults = {} if op is None else op.default_attrs()
             KERNELS[name] = functools.partial(fn, **defaults) if defaults else fn
         return fn

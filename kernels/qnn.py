@@ -339,7 +339,7 @@ def conv2d_transpose(
 @register("qnn.dense")
 def dense(
     data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
-    out=None, units=None, out_dtype: str,
+    out=None, units, out_dtype: str,
 ) -> np.ndarray:  # fmt: skip
     """``(data - input_zp) @ (weight - kernel_zp).T`` in ``out_dtype``."""
     acc = _acc_dtype(out_dtype)

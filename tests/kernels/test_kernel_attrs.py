@@ -8,10 +8,12 @@ import inspect
 import numpy as np
 import pytest
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS
 from xrelay.kernels import KERNELS
 
-DIALECT_KERNELS = sorted(name for name in KERNELS if name in RELAY_OPS)
+OPS = {**RELAY_OPS, **QNN_OPS}
+DIALECT_KERNELS = sorted(name for name in KERNELS if name in OPS)
 
 
 def _params(fn):
@@ -22,7 +24,7 @@ def _params(fn):
 def test_kernel_declares_the_ops_attributes_without_defaults(name):
     entry = KERNELS[name]
     fn = entry.func if isinstance(entry, functools.partial) else entry
-    attrs = RELAY_OPS[name].ATTRS
+    attrs = OPS[name].ATTRS
     params = _params(fn)
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return  # an identity kernel ignoring every attribute (on_device, copy, ...)
@@ -34,7 +36,7 @@ def test_kernel_declares_the_ops_attributes_without_defaults(name):
 
 @pytest.mark.parametrize("name", DIALECT_KERNELS)
 def test_registry_binds_the_dialects_defaults(name):
-    defaults = RELAY_OPS[name].default_attrs()
+    defaults = OPS[name].default_attrs()
     params = _params(KERNELS[name])
     for attr, default in defaults.items():
         if attr in params:
