@@ -253,6 +253,8 @@ _identity("copy")
 _identity("on_device", extra_ok=True)
 _identity("device_copy", extra_ok=True)
 _identity("annotation.stop_fusion", extra_ok=True)
+_identity("annotation.compiler_begin", extra_ok=True)
+_identity("annotation.compiler_end", extra_ok=True)
 
 
 @register("zeros_like")

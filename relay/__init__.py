@@ -18,6 +18,7 @@ imported lazily.
 from __future__ import annotations
 
 import importlib
+import sys
 import typing
 
 from xrelay.dialects.relay import RelayTypeError
@@ -49,7 +50,7 @@ from xrelay.relay.op import __all__ as _op_all
 from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.params import load_param_dict, save_param_dict
 
-_LAZY_SUBMODULES = ("transform", "testing", "build_module", "expr_functor", "qnn")
+_LAZY_SUBMODULES = ("transform", "dataflow_pattern", "testing", "build_module", "expr_functor", "qnn")
 
 __all__ = [
     "Any",
@@ -108,6 +109,15 @@ def fromtext(text: str, source_name: str = "from_string") -> IRModule:
     from xrelay.relay.parser import parse
 
     return parse(text, source_name)
+
+
+# ``relay.op`` is a module here, so ``relay.op.contrib`` (Relay's package) is aliased in
+from xrelay.relay import contrib as _contrib  # noqa: E402
+from xrelay.relay.contrib import dnnl as _dnnl  # noqa: E402
+
+op.contrib = _contrib  # type: ignore[attr-defined]
+sys.modules["xrelay.relay.op.contrib"] = _contrib
+sys.modules["xrelay.relay.op.contrib.dnnl"] = _dnnl
 
 
 def __getattr__(name: str) -> typing.Any:

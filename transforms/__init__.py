@@ -16,6 +16,7 @@ from xdsl.passes import ModulePass
 
 PASSES: dict[str, str] = {
     "alter-op-layout": "alter_op_layout.AlterOpLayoutPass",
+    "annotate-target": "annotate_target.AnnotateTargetPass",
     "annotate-used-memory": "annotate_used_memory.AnnotateUsedMemoryPass",
     "backward-fold-scale-axis": "backward_fold_scale_axis.BackwardFoldScaleAxisPass",
     "bind-params": "bind_params.BindParamsPass",
@@ -35,6 +36,9 @@ PASSES: dict[str, str] = {
     "infer-type": "infer_type.InferTypePass",
     "inline": "inline.InlinePass",
     "lower-to-memory": "lower_to_memory.LowerToMemoryPass",
+    "merge-compiler-regions": "merge_compiler_regions.MergeCompilerRegionsPass",
+    "merge-composite": "merge_composite.MergeCompositePass",
+    "partition-graph": "partition_graph.PartitionGraphPass",
     "plan-devices": "plan_devices.PlanDevicesPass",
     "plan-memory": "plan_memory.PlanMemoryPass",
     "qnn-canonicalize-ops": "qnn_canonicalize_ops.QnnCanonicalizeOpsPass",

@@ -1884,6 +1884,41 @@ class DeviceCopyOp(RelayOp):
         return [in_types[0]]
 
 
+class _CompilerAnnotation(RelayOp):
+    """An identity naming the external compiler of a region (Relay's ``CompilerAttrs``)."""
+
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    compiler = Str()
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        return [in_types[0]]
+
+
+@relay_op("annotation.compiler_begin", OpPattern.OPAQUE)
+class CompilerBeginOp(_CompilerAnnotation):
+    """Start of a region offloaded to an external compiler (Relay's BYOC annotation).
+
+    annotate-target puts one on each input of a supported op; partition-graph removes it.
+
+    ```mlir
+    %y = relay.annotation.compiler_begin %x {compiler = "dnnl"} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
+@relay_op("annotation.compiler_end", OpPattern.OPAQUE)
+class CompilerEndOp(_CompilerAnnotation):
+    """End of a region offloaded to an external compiler (Relay's BYOC annotation).
+
+    ```mlir
+    %y = relay.annotation.compiler_end %x {compiler = "dnnl"} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+
 @relay_op("annotation.stop_fusion", OpPattern.OPAQUE)
 class StopFusionOp(RelayOp):
     """Identity that cuts fusion groups; fuse-ops strips it.

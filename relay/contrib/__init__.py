@@ -1,0 +1,1 @@
+"""``relay.op.contrib``: external compilers' pattern tables and partitioning helpers."""

@@ -1,0 +1,58 @@
+// RUN: relay-opt %s -p 'merge-composite{pattern-table=dnnl}' --split-input-file | filecheck %s
+
+// conv2d + bias add + relu becomes one dnnl.conv2d_bias_relu composite; tanh stays
+func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32> {
+  %c = relay.nn.conv2d %x, %w {channels = 4, kernel_size = [3, 3]} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %a = relay.add %c, %b : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.nn.relu %a : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %t = relay.tanh %r : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %t : tensor<1x4x6x6xf32>
+}
+
+// CHECK:      func.func private @dnnl_conv2d_bias_relu(%p0: tensor<1x3x8x8xf32>, %p1: tensor<4x3x3x3xf32>, %p2: tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32> attributes {relay.composite = "dnnl.conv2d_bias_relu", relay.partitioned_from_pattern = "nn.conv2d_add_nn.relu_"} {
+// CHECK-NEXT:   %c = relay.nn.conv2d %p0, %p1 {channels = 4, kernel_size = [3, 3]}
+// CHECK-NEXT:   %a = relay.add %c, %p2
+// CHECK-NEXT:   %r = relay.nn.relu %a
+// CHECK-NEXT:   func.return %r
+// CHECK:      func.func @main
+// CHECK-NEXT:   %r = func.call @dnnl_conv2d_bias_relu(%x, %w, %b)
+// CHECK-NEXT:   %t = relay.tanh %r
+// CHECK-NEXT:   func.return %t
+
+// -----
+
+// Relay's bias-add predicate rejects a conv2d without `channels`: conv2d_bias_relu and
+// conv2d_bias do not apply, and conv2d_relu cannot match across the add, so nothing is outlined
+func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32> {
+  %c = relay.nn.conv2d %x, %w {kernel_size = [3, 3]} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %a = relay.add %c, %b : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.nn.relu %a : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %r : tensor<1x4x6x6xf32>
+}
+
+// CHECK-NOT:  relay.composite
+// CHECK:      func.func @main
+// CHECK-NEXT:   relay.nn.conv2d
+// CHECK-NEXT:   relay.add
+// CHECK-NEXT:   relay.nn.relu
+
+// -----
+
+// dense + bias + gelu (Relay's erf form) is dnnl.dense_bias_gelu; %k, matched by three
+// wildcards, is one parameter
+func.func @main(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>, %k: tensor<f32>) -> tensor<2x4xf32> {
+  %d = relay.nn.dense %x, %w : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+  %a = relay.add %d, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %q = relay.divide %a, %k : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %e = relay.erf %q : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %h = relay.add %e, %k : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %m = relay.multiply %a, %h : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %o = relay.multiply %m, %k : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  func.return %o : tensor<2x4xf32>
+}
+
+// CHECK:      func.func private @dnnl_dense_bias_gelu(%p0: tensor<2x8xf32>, %p1: tensor<4x8xf32>, %p2: tensor<4xf32>, %p3: tensor<f32>) -> tensor<2x4xf32>
+// CHECK-SAME:   relay.composite = "dnnl.dense_bias_gelu", relay.partitioned_from_pattern = "nn.dense_add_divide_erf_add_multiply_multiply_"
+// CHECK:      func.func @main
+// CHECK-NEXT:   %o = func.call @dnnl_dense_bias_gelu(%x, %w, %b, %k)
+// CHECK-NEXT:   func.return %o

@@ -1,0 +1,115 @@
+"""Relay's BYOC passes (merge-composite, annotate-target, merge-compiler-regions,
+partition-graph, partition_for_dnnl): the meaning is kept and the partitioned IR has Relay's
+shape, on workloads and hand-made graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+
+import xrelay
+from xrelay import relay
+from xrelay.relay.dataflow_pattern import is_constant, is_op, wildcard
+from xrelay.relay.op.contrib.dnnl import partition_for_dnnl
+from xrelay.testing import mobilenet, resnet
+from xrelay.testing.semantics import apply_pass, check_semantics
+from xrelay.transforms.infra import module_op
+
+BYOC = "merge-composite{pattern-table=dnnl},annotate-target{targets=dnnl},merge-compiler-regions,partition-graph"
+
+
+def _funcs(mod) -> dict[str, func.FuncOp]:
+    return {f.sym_name.data: f for f in module_op(mod).ops if isinstance(f, func.FuncOp)}
+
+
+def _attr(f: func.FuncOp, name: str):
+    a = f.attributes.get(name)
+    return None if a is None else getattr(a, "data", a)
+
+
+@pytest.mark.parametrize("workload", ["resnet18", "mobilenet"])
+def test_byoc_pipeline_keeps_meaning(workload):
+    if workload == "resnet18":
+        mod, _ = resnet.get_workload(num_layers=18, batch_size=1, image_shape=(3, 32, 32))
+    else:
+        mod, _ = mobilenet.get_workload(batch_size=1, image_shape=(3, 32, 32))
+    with relay.transform.PassContext(opt_level=3):
+        mod = relay.transform.CanonicalizeOps()(relay.transform.SimplifyInference()(mod))
+    check_semantics(BYOC, mod)
+    after = apply_pass(BYOC, mod.clone())
+    funcs = _funcs(after)
+    external = [f for f in funcs.values() if _attr(f, "relay.compiler") == "dnnl"]
+    assert external, "no dnnl function"
+    for f in external:
+        name = f.sym_name.data
+        assert name.startswith("tvmgen_default_dnnl_main_")
+        assert _attr(f, "relay.global_symbol") == name
+        assert f.attributes["relay.primitive"].value.data == 1
+        assert f.attributes["relay.inline"].value.data == 1
+    text = str(module_op(after))
+    assert "compiler_begin" not in text and "compiler_end" not in text
+
+
+def test_partition_for_dnnl_resnet_bound_params():
+    mod, params = resnet.get_workload(num_layers=18, batch_size=1, image_shape=(3, 32, 32))
+    ref = mod.clone()
+    x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype("float32")
+    want = xrelay.run(ref, {"data": x}, params)
+    mod = partition_for_dnnl(mod, params)
+    funcs = _funcs(mod)
+    composites = {_attr(f, "relay.composite") for f in funcs.values()} - {None}
+    # Relay's ResNet (conv2d with channels, batch norms folded into bias adds)
+    assert "dnnl.conv2d_bias_relu" in composites
+    assert "dnnl.dense_bias" in composites
+    got = xrelay.run(mod, {"data": x})
+    np.testing.assert_allclose(got[0] if isinstance(got, list | tuple) else got,
+                               want[0] if isinstance(want, list | tuple) else want, rtol=1e-4, atol=1e-4)
+
+
+def test_merge_composite_python_table_and_check():
+    x = relay.var("x", shape=(1, 4))
+    y = relay.nn.relu(relay.add(x, relay.const(np.ones((1, 4), "float32"))))
+    mod = xrelay.IRModule.from_expr(y)
+    pat = is_op("nn.relu")(is_op("add")(wildcard(), is_constant()))
+    seen = []
+    table = [("test.add_relu", pat, lambda root: seen.append(root.name) or True)]
+    check_semantics(relay.transform.MergeComposite(table), mod)
+    seen.clear()
+    after = relay.transform.MergeComposite(table)(mod.clone())
+    assert seen == ["relay.nn.relu"]
+    comp = [f for f in _funcs(after).values() if _attr(f, "relay.composite") == "test.add_relu"]
+    assert len(comp) == 1
+    # the constant matched by is_constant() is embedded, so the function has one parameter
+    assert len(comp[0].args) == 1
+    # a check that refuses leaves the graph alone
+    mod2 = xrelay.IRModule.from_expr(y)
+    relay.transform.MergeComposite([("test.add_relu", pat, lambda root: False)])(mod2)
+    assert all(_attr(f, "relay.composite") is None for f in _funcs(mod2).values())
+
+
+def test_commutative_add_matches_swapped():
+    x = relay.var("x", shape=(2, 3))
+    b = relay.var("b", shape=(3,))
+    y = relay.add(b, relay.nn.relu(x))  # pattern says add(relu(_), _)
+    pat = is_op("add")(is_op("nn.relu")(wildcard()), wildcard())
+    mod = relay.transform.MergeComposite([("t.relu_add", pat)])(xrelay.IRModule.from_expr(y))
+    comp = [f for f in _funcs(mod).values() if _attr(f, "relay.composite") == "t.relu_add"]
+    assert len(comp) == 1
+
+
+def test_inner_value_used_outside_blocks_the_match():
+    x = relay.var("x", shape=(2, 3))
+    r = relay.nn.relu(x)
+    y = relay.add(relay.tanh(r), r)
+    pat = is_op("tanh")(is_op("nn.relu")(wildcard()))
+    mod = relay.transform.MergeComposite([("t.relu_tanh", pat)])(xrelay.IRModule.from_expr(y))
+    assert all(_attr(f, "relay.composite") is None for f in _funcs(mod).values())
+
+
+def test_unknown_table_and_target_are_errors():
+    mod = xrelay.IRModule.from_expr(relay.nn.relu(relay.var("x", shape=(2,))))
+    with pytest.raises(Exception, match="unknown pattern table 'nope'"):
+        relay.transform.MergeComposite("nope")(mod)
+    with pytest.raises(Exception, match="unknown target 'nope'"):
+        relay.transform.AnnotateTarget(["nope"])(mod)

@@ -1,0 +1,128 @@
+"""What the ``dnnl`` external compiler takes, as Relay's ``relay.op.contrib.dnnl`` declares it.
+
+``pattern_table()`` is Relay's list of composite patterns (``dnnl.conv2d_bias_relu``,
+``dnnl.dense_bias_gelu``, ``dnnl.conv2d_bias_sum_relu``, ...), in Relay's order, with its
+predicates; ``supported(op)`` is Relay's ``target.dnnl`` op attribute (the ops annotate-target
+offloads one by one). Relay's qnn patterns are not here (qnn ops reach this point lowered).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from xdsl.ir import Operation
+
+from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
+from xrelay.transforms._dataflow_pattern import DFPattern, is_op, wildcard
+
+__all__ = ["SUPPORTED_OPS", "pattern_table", "supported"]
+
+SUPPORTED_OPS = (
+    "nn.batch_norm", "nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose",
+    "nn.conv3d_transpose", "nn.dense", "nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d",
+    "nn.max_pool3d", "nn.avg_pool3d", "abs", "clip", "exp", "log", "sqrt", "round", "nn.relu",
+    "nn.leaky_relu", "tanh", "sigmoid", "nn.softmax", "add", "multiply", "nn.layer_norm",
+    "nn.batch_matmul",
+)  # fmt: skip
+"""Relay's ``_register_external_op_helper`` list for dnnl."""
+
+POST_OPS = ("nn.relu", "tanh", "sigmoid", "clip", "gelu", "swish", "mish", None)
+
+
+def supported(op: Operation) -> bool:
+    """Relay's ``target.dnnl`` check: a listed op, no int64 operand, pools without ceil_mode."""
+    if not isinstance(op, RelayOp) or op.RELAY_NAME not in SUPPORTED_OPS:
+        return False
+    if any(dtype_of(v.type) == "int64" for v in op.operands):
+        return False
+    return not ("pool" in op.RELAY_NAME and op.attrs.get("ceil_mode"))
+
+
+def _append_eltwise(op: DFPattern, eltwise: str | None) -> DFPattern:
+    if eltwise == "gelu":
+        div = is_op("divide")(op, wildcard())
+        added = is_op("add")(is_op("erf")(div), wildcard())
+        return is_op("multiply")(is_op("multiply")(op, added), wildcard())
+    if eltwise == "swish":
+        return is_op("multiply")(op, is_op("sigmoid")(op))
+    if eltwise == "mish":
+        log = is_op("log")(is_op("add")(is_op("exp")(op), wildcard()))
+        return is_op("multiply")(op, is_op("tanh")(log))
+    if eltwise:
+        return is_op(eltwise)(op)
+    return op
+
+
+def _operand_op(op: Operation, i: int) -> Operation | None:
+    owner = op.operands[i].owner
+    return owner if isinstance(owner, Operation) else None
+
+
+def _name(op: Operation | None) -> str:
+    return op.RELAY_NAME if isinstance(op, RelayOp) else ""
+
+
+def _add_checker(add: Operation, kind: str) -> bool:
+    """Relay's ``add_checker``: a sum adds two equal shapes after an add; a bias add follows a
+    conv2d whose ``channels`` equals the bias's element count."""
+    first = _operand_op(add, 0)
+    if kind == "sum":
+        return _name(first) == "add" and shape_of(add.operands[0].type) == shape_of(add.operands[1].type)
+    if _name(first) != "nn.conv2d":
+        return False
+    assert isinstance(first, RelayOp)
+    channels = first.attrs.get("channels")
+    shape = shape_of(add.operands[1].type)
+    return channels is not None and None not in shape and channels == math.prod(shape)
+
+
+def _bias_add_predicate(root: Operation) -> bool:
+    if _name(root) == "nn.relu":
+        root = _operand_op(root, 0)  # type: ignore[assignment]
+    return _name(root) != "add" or _add_checker(root, "bias_add")
+
+
+def _sum_predicate(root: Operation) -> bool:
+    if _name(root) == "nn.relu":
+        root = _operand_op(root, 0)  # type: ignore[assignment]
+    bias_add = _operand_op(root, 0)
+    return bias_add is not None and _add_checker(root, "sum") and _add_checker(bias_add, "bias_add")
+
+
+def _conv_bias_sum(conv: str, relu: bool) -> DFPattern:
+    out = is_op("add")(is_op("add")(is_op(conv)(wildcard(), wildcard()), wildcard()), wildcard())
+    return is_op("nn.relu")(out) if relu else out
+
+
+def _op_pattern(op_name: str, with_bias: bool, eltwise: str | None) -> tuple:
+    name = op_name.replace("nn", "dnnl")
+    if "_transpose" in op_name:
+        name = "dnnl.deconv" + op_name.split("_")[0][-2:]
+    name += "_bias" if with_bias else ""
+    name += ("_" + eltwise.split(".")[-1]) if eltwise else ""
+    out = is_op(op_name)(wildcard(), wildcard())
+    if with_bias:
+        out = is_op("add")(out, wildcard())
+    out = _append_eltwise(out, eltwise)
+    if "conv" in op_name:
+        return (name, out, _bias_add_predicate)
+    return (name, out)
+
+
+def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callable]]:
+    """Relay's ``dnnl.pattern_table()`` (without its two qnn entries)."""
+    dense_sum = is_op("add")(is_op("add")(is_op("nn.dense")(wildcard(), wildcard()), wildcard()), wildcard())
+    table: list = [
+        ("dnnl.dense_bias_sum", dense_sum),
+        ("dnnl.conv2d_bias_sum_relu", _conv_bias_sum("nn.conv2d", True), _sum_predicate),
+        ("dnnl.conv2d_bias_sum", _conv_bias_sum("nn.conv2d", False), _sum_predicate),
+    ]
+    for with_bias in (True, False):
+        for elt in POST_OPS:
+            if not with_bias and not elt:
+                continue
+            for conv in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
+                table.append(_op_pattern(conv, with_bias, elt))
+            table.append(_op_pattern("nn.dense", with_bias, elt))
+    return table

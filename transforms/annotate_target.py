@@ -1,0 +1,152 @@
+"""``annotate-target``: Relay's AnnotateTarget, mark what each external compiler takes.
+
+Every op (and every call of a composite function) gets a target: the first of ``targets``
+that supports it (an op by the target's op list, e.g. ``dnnl``'s; a composite function when
+its ``relay.composite`` name starts with ``<target>.``), else ``"default"``. Then, as Relay's
+``AnnotateTargetRewriter`` does, each operand gets ``compiler_end`` with the target of the op
+that produced it (when that op has one) and ``compiler_begin`` with the consumer's target, and
+each value the function returns gets ``compiler_end``::
+
+    %r = relay.nn.relu %x : ...
+
+with ``targets=dnnl`` becomes::
+
+    %0 = relay.annotation.compiler_begin %x {compiler = "dnnl"} : ...
+    %r = relay.nn.relu %0 : ...
+    %1 = relay.annotation.compiler_end %r {compiler = "dnnl"} : ...
+
+Constants and parameters get only the consumer's ``compiler_begin``; an op whose first
+operand already comes from a non-default ``compiler_begin`` is left as it is (already
+annotated). Each use gets its own annotation, as each Relay call argument does. Functions that
+are composite, primitive or already partitioned (``relay.compiler``) are not annotated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp
+from xrelay.dialects.relay.ops import CompilerBeginOp, CompilerEndOp
+from xrelay.error import TVMError
+
+__all__ = ["DEFAULT_TARGET", "AnnotateTargetPass", "annotate_target", "register_target"]
+
+DEFAULT_TARGET = "default"
+COMPOSITE = FUNC_ATTRS["Composite"]
+_SKIP = (FUNC_ATTRS["Composite"], FUNC_ATTRS["Primitive"], FUNC_ATTRS["Compiler"])
+
+_TARGETS: dict[str, Callable[[Operation], bool]] = {}
+"""Relay's ``target.<name>`` op attribute: a predicate per external compiler."""
+
+
+def register_target(name: str, supported: Callable[[Operation], bool]) -> None:
+    """Declare which ops the external compiler ``name`` takes (``supported(op) -> bool``)."""
+    _TARGETS[name] = supported
+
+
+def _predicate(target: str) -> Callable[[Operation], bool] | None:
+    if target == "dnnl" and target not in _TARGETS:
+        from xrelay.transforms._dnnl_patterns import supported
+
+        register_target("dnnl", supported)
+    return _TARGETS.get(target)
+
+
+def _begin(value: SSAValue, target: str) -> CompilerBeginOp:
+    return CompilerBeginOp.make([value], compiler=target)  # type: ignore[return-value]
+
+
+def _end(value: SSAValue, target: str) -> CompilerEndOp:
+    return CompilerEndOp.make([value], compiler=target)  # type: ignore[return-value]
+
+
+def _target_of(op: Operation, targets: Sequence[str], module: ModuleOp) -> str:
+    if isinstance(op, func.CallOp):
+        callee = _lookup(module, op.callee.root_reference.data)
+        if callee is not None and COMPOSITE in callee.attributes:
+            name = callee.attributes[COMPOSITE]
+            assert isinstance(name, StringAttr)
+            prefix = name.data.split(".", 1)[0] if "." in name.data else None
+            if prefix in targets:
+                return prefix
+        return DEFAULT_TARGET
+    for target in targets:
+        check = _predicate(target)
+        if check is not None and check(op):
+            return target
+    return DEFAULT_TARGET
+
+
+def _lookup(module: ModuleOp, name: str) -> func.FuncOp | None:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    return None
+
+
+def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp) -> None:
+    target_of: dict[SSAValue, str] = {}
+    for op in list(block.ops):
+        if isinstance(op, CompilerBeginOp | CompilerEndOp | ConstantOp | func.ReturnOp):
+            continue
+        if not isinstance(op, RelayOp | func.CallOp) or not op.operands:
+            continue
+        first = op.operands[0].owner
+        if isinstance(first, CompilerBeginOp) and first.attrs["compiler"] != DEFAULT_TARGET:
+            continue
+        target = _target_of(op, targets, module)
+        for i, value in enumerate(op.operands):
+            if value in target_of:
+                end = _end(value, target_of[value])
+                block.insert_op_before(end, op)
+                value = end.result
+            begin = _begin(value, target)
+            block.insert_op_before(begin, op)
+            op.operands[i] = begin.result
+        for r in op.results:
+            target_of[r] = target
+    ret = block.last_op
+    if isinstance(ret, func.ReturnOp):
+        for i, value in enumerate(ret.operands):
+            if value in target_of:
+                end = _end(value, target_of[value])
+                block.insert_op_before(end, ret)
+                ret.operands[i] = end.result
+
+
+def annotate_target(module: ModuleOp, targets: Sequence[str]) -> None:
+    """Annotate every function of ``module`` for ``targets`` (in place)."""
+    for target in targets:
+        if target != DEFAULT_TARGET and _predicate(target) is None:
+            raise TVMError(
+                f"annotate-target: unknown target '{target}' (known: {', '.join(sorted({'dnnl', *_TARGETS}))})"
+            )
+    for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+        if fn.is_declaration or any(a in fn.attributes for a in _SKIP):
+            continue
+        for block in fn.body.blocks:
+            _annotate_block(block, targets, module)
+
+
+@dataclass(frozen=True)
+class AnnotateTargetPass(ModulePass):
+    """Relay's ``AnnotateTarget(targets)``: ``annotate-target{targets=dnnl}``."""
+
+    name = "annotate-target"
+    relay_name: ClassVar[str] = "AnnotateTarget"
+    relay_opt_level: ClassVar[int] = 0
+    required: ClassVar[tuple[str, ...]] = ("InferType",)
+
+    targets: tuple[str, ...] = ("dnnl",)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        targets = (self.targets,) if isinstance(self.targets, str) else tuple(self.targets)
+        annotate_target(op, targets)
