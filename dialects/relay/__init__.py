@@ -51,7 +51,6 @@ FUNC_ATTRS = {
     "Compiler": "relay.compiler",
     "global_symbol": "relay.global_symbol",
     "PartitionedFromPattern": "relay.partitioned_from_pattern",
-    "PartitionedFromPattern": "relay.partitioned_from_pattern",
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 
