@@ -310,30 +310,26 @@ def _shifted_weight(weight: np.ndarray, zp: np.ndarray, layout: str, letter: str
     return weight.astype(acc) - zp.astype(acc)
 
 
-@register("qnn.conv2d")
-def conv2d(
-    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
-    out=None, out_dtype: str, kernel_layout: str, **attrs,
-) -> np.ndarray:  # fmt: skip
-    """``nn.conv2d(data - input_zp, weight - kernel_zp)`` accumulated in ``out_dtype``."""
-    acc = _acc_dtype(out_dtype)
-    x = data.astype(acc) - np.asarray(input_zero_point).astype(acc)
-    w = _shifted_weight(weight, kernel_zero_point, kernel_layout, "O", acc)
-    res = nn.conv2d(x, w, out_dtype=str(acc), kernel_layout=kernel_layout, **attrs)
-    return emit(res, out, "qnn.conv2d", out_dtype)
+def _quantized_conv(name: str, conv) -> None:
+    """Register ``name`` as ``conv(data - input_zp, weight - kernel_zp)`` in ``out_dtype``."""
+
+    def kernel(
+        data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
+        out=None, out_dtype: str, kernel_layout: str, **attrs,
+    ) -> np.ndarray:  # fmt: skip
+        acc = _acc_dtype(out_dtype)
+        x = data.astype(acc) - np.asarray(input_zero_point).astype(acc)
+        w = _shifted_weight(weight, kernel_zero_point, kernel_layout, "O", acc)
+        res = conv(x, w, out_dtype=str(acc), kernel_layout=kernel_layout, **attrs)
+        return emit(res, out, name, out_dtype)
+
+    kernel.__name__ = name.split(".")[1]
+    kernel.__doc__ = f"``{conv.__name__}(data - input_zp, weight - kernel_zp)`` accumulated in ``out_dtype``."
+    register(name)(kernel)
 
 
-@register("qnn.conv2d_transpose")
-def conv2d_transpose(
-    data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale, *,
-    out=None, out_dtype: str, kernel_layout: str, **attrs,
-) -> np.ndarray:  # fmt: skip
-    """``nn.conv2d_transpose(data - input_zp, weight - kernel_zp)`` in ``out_dtype``."""
-    acc = _acc_dtype(out_dtype)
-    x = data.astype(acc) - np.asarray(input_zero_point).astype(acc)
-    w = _shifted_weight(weight, kernel_zero_point, kernel_layout, "O", acc)
-    res = nn.conv2d_transpose(x, w, out_dtype=str(acc), kernel_layout=kernel_layout, **attrs)
-    return emit(res, out, "qnn.conv2d_transpose", out_dtype)
+_quantized_conv("qnn.conv2d", nn.conv2d)
+_quantized_conv("qnn.conv2d_transpose", nn.conv2d_transpose)
 
 
 @register("qnn.dense")
