@@ -11,7 +11,8 @@ Matching follows Relay's ``DFPatternMatcher``: a pattern node bound to a value k
 with their two operands swapped, ``|`` tries the left pattern first, ``has_attr`` compares an
 op's Relay attributes (lists and tuples alike). A call pattern matches the result of a relay op
 with as many operands as the pattern has arguments; ``is_tuple_get_item(p, i)`` matches result
-``i`` of an op that ``p`` matches.
+``i`` of an op that ``p`` matches. ``a + b``, ``a - b``, ``a * b``, ``a / b`` build calls of
+``add``, ``subtract``, ``multiply``, ``divide`` as in Relay.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ class DFPattern:
 
     def __or__(self, other: DFPattern) -> AltPattern:
         return AltPattern(self, other)
+
+    def __add__(self, other: DFPattern) -> CallPattern:
+        return is_op("add")(self, other)
+
+    def __sub__(self, other: DFPattern) -> CallPattern:
+        return is_op("subtract")(self, other)
+
+    def __mul__(self, other: DFPattern) -> CallPattern:
+        return is_op("multiply")(self, other)
+
+    def __truediv__(self, other: DFPattern) -> CallPattern:
+        return is_op("divide")(self, other)
 
     def has_attr(self, attrs: Mapping[str, Any]) -> AttrPattern:
         return AttrPattern(self, dict(attrs))
@@ -141,6 +154,7 @@ class Match:
 
     def __init__(self) -> None:
         self.memo: dict[DFPattern, SSAValue | Operation] = {}
+        self.chosen: dict[AltPattern, DFPattern] = {}  # the branch each alternative matched by
 
     def match(self, pattern: DFPattern, value: SSAValue) -> bool:
         bound = self.memo.get(pattern)
@@ -163,7 +177,11 @@ class Match:
                 not pattern.name or value.name_hint == pattern.name
             )
         if isinstance(pattern, AltPattern):
-            return self.match(pattern.left, value) or self.match(pattern.right, value)
+            for branch in (pattern.left, pattern.right):
+                if self.match(branch, value):
+                    self.chosen[pattern] = branch
+                    return True
+            return False
         if isinstance(pattern, AttrPattern):
             if isinstance(pattern.pattern, OpPattern | AltPattern):
                 return False  # an op with attributes is used as a callee, not as a value

@@ -79,19 +79,19 @@ def _owner(bound: SSAValue | Operation) -> Operation:
     return bound if isinstance(bound, Operation) else bound.owner  # type: ignore[return-value]
 
 
-def _extract(pattern: DFPattern, memo: dict, inputs: list[SSAValue], ops: list[Operation]) -> None:
+def _extract(pattern: DFPattern, match: Match, inputs: list[SSAValue], ops: list[Operation]) -> None:
     """Walk the matched pattern in post-DFS order: parameters and matched ops."""
     if isinstance(pattern, AltPattern):
-        _extract(pattern.left if pattern.left in memo else pattern.right, memo, inputs, ops)
+        _extract(match.chosen[pattern], match, inputs, ops)
         return
     if isinstance(pattern, AttrPattern):
-        _extract(pattern.pattern, memo, inputs, ops)
+        _extract(pattern.pattern, match, inputs, ops)
         return
-    if pattern not in memo:
+    if pattern not in match.memo:
         return
-    bound = memo[pattern]
+    bound = match.memo[pattern]
     if isinstance(pattern, TupleGetItemPattern):
-        _extract(pattern.tuple, memo, inputs, ops)
+        _extract(pattern.tuple, match, inputs, ops)
     elif isinstance(pattern, CallPattern):
         op = _owner(bound)
         if pattern.args is None:
@@ -100,7 +100,7 @@ def _extract(pattern: DFPattern, memo: dict, inputs: list[SSAValue], ops: list[O
                     inputs.append(v)
         else:
             for arg in pattern.args:
-                _extract(arg, memo, inputs, ops)
+                _extract(arg, match, inputs, ops)
         if op not in ops:
             ops.append(op)
     elif isinstance(pattern, WildcardPattern | VarPattern):
@@ -144,7 +144,7 @@ def _merge_in_block(
                 continue
             inputs: list[SSAValue] = []
             ops: list[Operation] = []
-            _extract(pattern, match.memo, inputs, ops)
+            _extract(pattern, match, inputs, ops)
             computing = [o for o in ops if not isinstance(o, ConstantOp)]
             if root not in computing or any(o in grouped for o in computing):
                 continue

@@ -1,0 +1,382 @@
+"""TVM v0.19's tests/python/relay/test_pass_merge_composite.py, annotate_target,
+merge_compiler_regions and partition_graph cases, ported: the same before/expected graphs,
+compared structurally (``main`` as a graph; every called function compared with its
+counterpart, attributes included).
+
+Differences from Relay's tests, by design of the IR: composite functions are outlined
+private functions (Relay: function literals), so callees are matched by the order in which
+``main`` calls them; a ``check`` receives the root op of the match (Relay: the extracted call),
+so the checks are written against ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
+
+import xrelay
+from xrelay import relay
+from xrelay.relay.dataflow_pattern import TupleGetItemPattern, is_op, wildcard
+from xrelay.relay.testing import run_opt_pass
+from xrelay.testing.structural import assert_structural_equal
+from xrelay.transforms.infra import module_op
+
+GLOBAL = "relay.global_symbol"
+
+
+def _canon(mod):
+    """A copy of ``mod`` whose unnamed (non-global) functions are renamed f0, f1, ... in the
+    order ``main`` reaches them."""
+    if not hasattr(mod, "module") and not hasattr(mod, "ops"):
+        mod = xrelay.IRModule.from_expr(mod)
+    m = module_op(mod).clone()
+    funcs = {f.sym_name.data: f for f in m.ops if isinstance(f, func.FuncOp)}
+    order: list[str] = []
+
+    def visit(fn):
+        for op in fn.walk():
+            if isinstance(op, func.CallOp):
+                name = op.callee.root_reference.data
+                if name in funcs and name not in order:
+                    order.append(name)
+                    visit(funcs[name])
+
+    visit(funcs["main"])
+    rename = {n: f"f{i}" for i, n in enumerate(order) if GLOBAL not in funcs[n].attributes}
+    for op in m.walk():
+        if isinstance(op, func.CallOp) and op.callee.root_reference.data in rename:
+            op.callee = SymbolRefAttr(rename[op.callee.root_reference.data])
+    for old, new in rename.items():
+        funcs[old].sym_name = StringAttr(new)
+    return m
+
+
+def assert_modules_equal(result, expected):
+    a, b = _canon(result), _canon(expected)
+    fa = {f.sym_name.data: f for f in a.ops if isinstance(f, func.FuncOp)}
+    fb = {f.sym_name.data: f for f in b.ops if isinstance(f, func.FuncOp)}
+    assert sorted(fa) == sorted(fb), f"functions differ: {sorted(fa)} vs {sorted(fb)}"
+    for name in fa:
+        attrs_a = {k: v for k, v in fa[name].attributes.items() if k.startswith("relay.")}
+        attrs_b = {k: v for k, v in fb[name].attributes.items() if k.startswith("relay.")}
+        assert attrs_a == attrs_b, f"@{name}: {attrs_a} vs {attrs_b}"
+        assert_structural_equal(fa[name], fb[name])
+
+
+def check_result(pattern_table, graph, expected_graph):
+    result = run_opt_pass(graph, relay.transform.MergeComposite(pattern_table))
+    expected = run_opt_pass(expected_graph, relay.transform.InferType())
+    assert_modules_equal(result, expected)
+
+
+def composite(params, body, name, from_pattern):
+    f = relay.Function(params, body).with_attr("Composite", name)
+    return f.with_attr("PartitionedFromPattern", from_pattern)
+
+
+def make_add_sub_mul_pattern():
+    x = wildcard()
+    y = wildcard()
+    return (x + y) * (x - y)
+
+
+def make_add_relu_pattern():
+    return is_op("nn.relu")(wildcard() + wildcard())
+
+
+def make_conv_bias_relu_pattern():
+    conv_node = is_op("nn.conv2d")(wildcard(), wildcard())
+    return is_op("nn.relu")(is_op("nn.bias_add")(conv_node, wildcard()))
+
+
+def make_pattern_with_optional():
+    conv_node = is_op("nn.conv2d")(wildcard(), wildcard())
+    bias_node = is_op("nn.bias_add")(conv_node, wildcard())
+    return bias_node.optional(lambda x: is_op("nn.relu")(x))
+
+
+def make_add_add_add_pattern():
+    x = wildcard()
+    y = wildcard()
+    add_node = is_op("add")(x, y)
+    add_node_1 = is_op("add")(x, add_node)
+    return is_op("add")(add_node_1, add_node)
+
+
+def make_bn_relu_pattern():
+    bn_node = is_op("nn.batch_norm")(wildcard(), wildcard(), wildcard(), wildcard(), wildcard())
+    return is_op("nn.relu")(TupleGetItemPattern(bn_node, 0))
+
+
+def _v(name, shape=(10, 10)):
+    return relay.var(name, shape=shape)
+
+
+# ---- test_pass_merge_composite.py --------------------------------------------------------
+
+
+def test_simple_merge():
+    a, b = _v("a"), _v("b")
+    before = relay.Function([a, b], relay.nn.relu(relay.add(a, b)))
+    a, b = _v("a"), _v("b")
+    in_1, in_2 = _v("in_1"), _v("in_2")
+    add_relu = composite([in_1, in_2], relay.nn.relu(relay.add(in_1, in_2)), "add_relu", "add_nn.relu_")
+    expected = relay.Function([a, b], relay.Call(add_relu, [a, b]))
+    check_result([("add_relu", make_add_relu_pattern())], before, expected)
+
+
+def _add_sub_mul(x, y):
+    return relay.multiply(relay.add(x, y), relay.subtract(x, y))
+
+
+def test_branch_merge():
+    a, b, c = _v("a"), _v("b"), _v("c")
+    m = _add_sub_mul(a, b)
+    before = relay.Function([a, b, c], relay.nn.relu(_add_sub_mul(c, m)))
+    a, b, c = _v("a"), _v("b"), _v("c")
+    i1, i2, i3, i4 = (_v(f"in_{i}") for i in range(1, 5))
+    f1 = composite([i1, i2], _add_sub_mul(i1, i2), "add_sub_mul", "add_subtract_multiply_")
+    f2 = composite([i3, i4], _add_sub_mul(i3, i4), "add_sub_mul", "add_subtract_multiply_")
+    m1 = relay.Call(f1, [a, b])
+    expected = relay.Function([a, b, c], relay.nn.relu(relay.Call(f2, [c, m1])))
+    check_result([("add_sub_mul", make_add_sub_mul_pattern())], before, expected)
+
+
+def test_reuse_call_merge():
+    a, b = _v("a"), _v("b")
+    sub = relay.subtract(a, b)
+    add = relay.add(sub, b)
+    before = relay.Function([a, b], relay.add(relay.add(sub, add), add))
+    a, b = _v("a"), _v("b")
+    i1, i2 = _v("in_1"), _v("in_2")
+    add = relay.add(i1, i2)
+    f = composite([i1, i2], relay.add(relay.add(i1, add), add), "add_add_add", "add_add_add_")
+    expected = relay.Function([a, b], relay.Call(f, [relay.subtract(a, b), b]))
+    check_result([("add_add_add", make_add_add_add_pattern())], before, expected)
+
+
+def test_multiple_patterns():
+    s = (1, 256, 28, 28)
+    data, kernel, bias = _v("data", (1, 512, 28, 28)), _v("kernel", (256, 512, 1, 1)), _v("bias", (256,))
+    a, b = _v("a", s), _v("b", s)
+    r = relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(data, kernel, kernel_size=(1, 1)), bias))
+    before = relay.Function([data, kernel, bias, a, b], relay.multiply(relay.nn.relu(relay.add(r, a)), b))
+    data, kernel, bias = _v("data", (1, 512, 28, 28)), _v("kernel", (256, 512, 1, 1)), _v("bias", (256,))
+    a, b = _v("a", s), _v("b", s)
+    i1, i2, i3 = _v("in_1", (1, 512, 28, 28)), _v("in_2", (256, 512, 1, 1)), _v("in_3", (256,))
+    cbr = composite(
+        [i1, i2, i3],
+        relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(i1, i2, kernel_size=(1, 1)), i3)),
+        "conv2d_bias_relu",
+        "nn.conv2d_nn.bias_add_nn.relu_",
+    )
+    i4, i5 = _v("in_4", s), _v("in_5", s)
+    ar = composite([i4, i5], relay.nn.relu(relay.add(i4, i5)), "add_relu", "add_nn.relu_")
+    out = relay.Call(ar, [relay.Call(cbr, [data, kernel, bias]), a])
+    expected = relay.Function([data, kernel, bias, a, b], relay.multiply(out, b))
+    table = [("conv2d_bias_relu", make_conv_bias_relu_pattern()), ("add_relu", make_add_relu_pattern())]
+    check_result(table, before, expected)
+
+
+def test_optional_pattern():
+    def conv_bias(x, w, b):
+        return relay.nn.bias_add(relay.nn.conv2d(x, w, kernel_size=(1, 1)), b)
+
+    x, w1, b1, w2, b2 = _v("x", (1, 3, 7, 7)), _v("w", (3, 3, 1, 1)), _v("b", (3,)), _v("w", (3, 3, 1, 1)), _v("b", (3,))
+    before = relay.Function([x, w1, w2, b1, b2], conv_bias(relay.nn.relu(conv_bias(x, w1, b1)), w2, b2))
+    px, pw, pb = relay.var("x"), relay.var("w"), relay.var("b")
+    f1 = composite([px, pw, pb], relay.nn.relu(conv_bias(px, pw, pb)), "layer", "nn.conv2d_nn.bias_add_nn.relu_")
+    qx, qw, qb = relay.var("x"), relay.var("w"), relay.var("b")
+    f2 = composite([qx, qw, qb], conv_bias(qx, qw, qb), "layer", "nn.conv2d_nn.bias_add_")
+    x, w1, b1, w2, b2 = _v("x", (1, 3, 7, 7)), _v("w", (3, 3, 1, 1)), _v("b", (3,)), _v("w", (3, 3, 1, 1)), _v("b", (3,))
+    expected = relay.Function([x, w1, w2, b1, b2], f2(f1(x, w1, b1), w2, b2))
+    check_result([("layer", make_pattern_with_optional())], before, expected)
+
+
+def test_merge_order():
+    def pattern_a():
+        return is_op("nn.relu")(is_op("abs")(is_op("add")(wildcard(), wildcard())))
+
+    def pattern_b():
+        return is_op("abs")(is_op("add")(wildcard(), wildcard()))
+
+    def pattern_c():
+        return is_op("nn.relu")(is_op("abs")(wildcard()))
+
+    def before():
+        i1, i2 = _v("input_1"), _v("input_2")
+        return relay.Function([i1, i2], relay.nn.relu(relay.abs(relay.add(i1, i2))))
+
+    def after_a():
+        i1, i2 = _v("input_1"), _v("input_2")
+        x, y = relay.var("x"), relay.var("y")
+        f = composite([x, y], relay.nn.relu(relay.abs(relay.add(x, y))), "A", "add_abs_nn.relu_")
+        return relay.Function([i1, i2], relay.Call(f, [i1, i2]))
+
+    def after_b():
+        i1, i2 = _v("input_1"), _v("input_2")
+        x, y = relay.var("x"), relay.var("y")
+        f = composite([x, y], relay.abs(relay.add(x, y)), "B", "add_abs_")
+        return relay.Function([i1, i2], relay.nn.relu(relay.Call(f, [i1, i2])))
+
+    def after_c():
+        i1, i2 = _v("input_1"), _v("input_2")
+        x = relay.var("x")
+        f = composite([x], relay.nn.relu(relay.abs(x)), "C", "abs_nn.relu_")
+        return relay.Function([i1, i2], relay.Call(f, [relay.add(i1, i2)]))
+
+    check_result([("A", pattern_a()), ("B", pattern_b()), ("C", pattern_c())], before(), after_a())
+    check_result([("B", pattern_b()), ("C", pattern_c()), ("A", pattern_a())], before(), after_b())
+    check_result([("C", pattern_c()), ("A", pattern_a()), ("B", pattern_b())], before(), after_c())
+
+
+def test_parallel_merge():
+    i1, i2 = _v("input_1"), _v("input_2")
+    before = relay.Function([i1, i2], relay.multiply(_add_sub_mul(i1, i2), _add_sub_mul(i1, i2)))
+    i1, i2 = _v("input_1"), _v("input_2")
+    x, y = relay.var("x"), relay.var("y")
+    f1 = composite([x, y], _add_sub_mul(x, y), "add_sub_mul", "add_subtract_multiply_")
+    x1, y1 = relay.var("x1"), relay.var("y1")
+    f2 = composite([x1, y1], _add_sub_mul(x1, y1), "add_sub_mul", "add_subtract_multiply_")
+    expected = relay.Function([i1, i2], relay.multiply(relay.Call(f1, [i1, i2]), relay.Call(f2, [i1, i2])))
+    check_result([("add_sub_mul", make_add_sub_mul_pattern())], before, expected)
+
+
+def test_multiple_input_subgraphs():
+    def add_relu(x, y):
+        return relay.nn.relu(relay.add(x, y))
+
+    inputs = [_v(f"input_{i}") for i in range(8)]
+    ar = [add_relu(inputs[2 * i], inputs[2 * i + 1]) for i in range(4)]
+    add = relay.add(ar[0], ar[1])
+    before_b = relay.Function(inputs, relay.multiply(add, relay.subtract(ar[2], ar[3])))
+    before_a = relay.Function(inputs[:4], relay.multiply(add, relay.subtract(ar[0], ar[1])))
+
+    def ar_fn(i):
+        x, y = relay.var(f"x{i}"), relay.var(f"y{i}")
+        return composite([x, y], add_relu(x, y), "add_relu", "add_nn.relu_")
+
+    inputs = [_v(f"input_{i}") for i in range(4)]
+    c1 = relay.Call(ar_fn(1), [inputs[0], inputs[1]])
+    c2 = relay.Call(ar_fn(2), [inputs[2], inputs[3]])
+    x2, y2 = relay.var("x2"), relay.var("y2")
+    asm = composite([x2, y2], _add_sub_mul(x2, y2), "add_sub_mul", "add_subtract_multiply_")
+    after_a = relay.Function(inputs, relay.Call(asm, [c1, c2]))
+
+    inputs = [_v(f"input_{i}") for i in range(8)]
+    calls = [relay.Call(ar_fn(i), [inputs[2 * i], inputs[2 * i + 1]]) for i in range(4)]
+    after_b = relay.Function(
+        inputs, relay.multiply(relay.add(calls[0], calls[1]), relay.subtract(calls[2], calls[3]))
+    )
+    table = [("add_sub_mul", make_add_sub_mul_pattern()), ("add_relu", make_add_relu_pattern())]
+    check_result(table, before_a, after_a)
+    check_result(table, before_b, after_b)
+
+
+def test_tuple_get_item_merge():
+    def bn(x, g, b, m, v):
+        return relay.nn.batch_norm(x, g, b, m, v)[0]
+
+    shapes = [(1, 8), (8,), (8,), (8,), (8,)]
+    vs = [_v(n, s) for n, s in zip(["x", "gamma", "beta", "moving_mean", "moving_var"], shapes, strict=True)]
+    before = relay.Function(vs, relay.nn.relu(bn(*vs)))
+    vs = [_v(n, s) for n, s in zip(["x", "gamma", "beta", "moving_mean", "moving_var"], shapes, strict=True)]
+    ins = [_v(f"in_{i}", s) for i, s in enumerate(shapes, 1)]
+    f = composite(ins, relay.nn.relu(bn(*ins)), "bn_relu", "nn.batch_norm_nn.relu_")
+    expected = relay.Function(vs, relay.Call(f, vs))
+    check_result([("bn_relu", make_bn_relu_pattern())], before, expected)
+
+
+def test_pattern_with_check():
+    def before():
+        x, w, b = _v("x", (1, 10, 10, 10)), _v("w", (10, 10, 1, 1)), _v("b", (10,))
+        conv = relay.nn.conv2d(x, w, kernel_size=(1, 1), kernel_layout="OIHW", data_layout="NHWC")
+        return relay.Function([x, w, b], relay.nn.relu(relay.nn.bias_add(conv, b)))
+
+    def expected():
+        x, w, b = _v("x", (1, 10, 10, 10)), _v("w", (10, 10, 1, 1)), _v("b", (10,))
+        x2, w1, b1 = relay.var("x"), relay.var("w"), relay.var("b")
+        conv = relay.nn.conv2d(x2, w1, kernel_size=(1, 1), kernel_layout="OIHW", data_layout="NHWC")
+        f = composite([x2, w1, b1], relay.nn.relu(relay.nn.bias_add(conv, b1)), "conv_bias_relu",
+                      "nn.conv2d_nn.bias_add_nn.relu_")
+        return relay.Function([x, w, b], relay.Call(f, [x, w, b]))
+
+    def conv_of(root):  # relu(bias_add(conv2d(...)))
+        return root.operands[0].owner.operands[0].owner
+
+    def check_true(root):
+        return conv_of(root).attrs["data_layout"] == "NHWC"
+
+    def check_false(root):
+        return conv_of(root).attrs["data_layout"] == "NCHW"
+
+    check_result([("conv_bias_relu", make_conv_bias_relu_pattern(), check_false)], before(), before())
+    check_result([("conv_bias_relu", make_conv_bias_relu_pattern(), check_true)], before(), expected())
+
+
+def test_diamond_not_merge():
+    # relu feeds both clip and the multiply; the pattern relu -> clip -> mul with relu also into
+    # the mul matches; with an add between relu and clip it must not
+    def get_pattern():
+        conv = is_op("nn.relu")(wildcard())
+        clip = is_op("clip")(conv)
+        return is_op("multiply")(conv, clip)
+
+    def get_net():
+        data = _v("data", (1, 512, 28, 28))
+        relu = relay.nn.relu(data)
+        clip = relay.clip(relay.add(relu, relay.const(1.0)), 0, 255)
+        return relay.Function([data], relay.multiply(relu, clip))
+
+    check_result([("pat", get_pattern())], get_net(), get_net())
+
+
+def test_type_check():
+    def before():
+        x, w, b = _v("x", (1, 10, 10, 10)), _v("w", (10, 10, 3, 3)), _v("b", (8,))
+        relu = relay.nn.relu(relay.add(x, x))
+        conv = relay.nn.conv2d(relu, w, kernel_size=(3, 3), kernel_layout="OIHW", data_layout="NHWC")
+        return relay.Function([x, w, b], relay.nn.relu(relay.nn.bias_add(conv, b)))
+
+    def add_relu_call(x):
+        x0 = relay.var("x")
+        f = composite([x0], relay.nn.relu(relay.add(x0, x0)), "add_relu", "add_nn.relu_")
+        return relay.Call(f, [x])
+
+    def expected_false():
+        x, w, b = _v("x", (1, 10, 10, 10)), _v("w", (10, 10, 3, 3)), _v("b", (8,))
+        conv = relay.nn.conv2d(add_relu_call(x), w, kernel_size=(3, 3), kernel_layout="OIHW", data_layout="NHWC")
+        return relay.Function([x, w, b], relay.nn.relu(relay.nn.bias_add(conv, b)))
+
+    def expected_true():
+        x, w, b = _v("x", (1, 10, 10, 10)), _v("w", (10, 10, 3, 3)), _v("b", (8,))
+        x2, w1, b1 = relay.var("x"), relay.var("w"), relay.var("b")
+        conv = relay.nn.conv2d(x2, w1, kernel_size=(3, 3), kernel_layout="OIHW", data_layout="NHWC")
+        f = composite([x2, w1, b1], relay.nn.relu(relay.nn.bias_add(conv, b1)), "conv_bias_relu",
+                      "nn.conv2d_nn.bias_add_nn.relu_")
+        return relay.Function([x, w, b], relay.Call(f, [add_relu_call(x), w, b]))
+
+    def conv_shape0(root):
+        conv = root.operands[0].owner.operands[0].owner
+        return conv.results[0].type.get_shape()[0]
+
+    table_false = [("add_relu", make_add_relu_pattern()),
+                   ("conv_bias_relu", make_conv_bias_relu_pattern(), lambda r: conv_shape0(r) != 1)]
+    table_true = [("add_relu", make_add_relu_pattern()),
+                  ("conv_bias_relu", make_conv_bias_relu_pattern(), lambda r: conv_shape0(r) == 1)]
+    check_result(table_false, before(), expected_false())
+    check_result(table_true, before(), expected_true())
+
+
+def test_merged_module_runs():
+    """The merged module computes what the original did (composites are ordinary functions)."""
+    a, b = _v("a"), _v("b")
+    mod = xrelay.IRModule.from_expr(relay.Function([a, b], relay.nn.relu(_add_sub_mul(a, b))))
+    x = {"a": np.random.default_rng(1).standard_normal((10, 10)).astype("float32"),
+         "b": np.random.default_rng(2).standard_normal((10, 10)).astype("float32")}
+    want = xrelay.run(mod.clone(), x)
+    merged = relay.transform.MergeComposite([("asm", make_add_sub_mul_pattern())])(mod)
+    got = xrelay.run(merged, x)
+    np.testing.assert_allclose(np.asarray(got[0] if isinstance(got, list | tuple) else got),
+                               np.asarray(want[0] if isinstance(want, list | tuple) else want), rtol=1e-6)
