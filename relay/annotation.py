@@ -7,9 +7,19 @@ from typing import Any
 
 from xrelay.dialects.relay.devices import as_virtual_device
 from xrelay.relay.expr import Function
-from xrelay.relay.op import on_device, stop_fusion
+from xrelay.relay.op import _call, on_device, stop_fusion
 
-__all__ = ["function_on_device", "on_device", "stop_fusion"]
+__all__ = ["compiler_begin", "compiler_end", "function_on_device", "on_device", "stop_fusion"]
+
+
+def compiler_begin(data: Any, compiler: str) -> Any:
+    """Relay's ``annotation.compiler_begin``: ``data`` enters a region of ``compiler``."""
+    return _call("annotation.compiler_begin", [data], compiler=compiler)
+
+
+def compiler_end(data: Any, compiler: str) -> Any:
+    """Relay's ``annotation.compiler_end``: ``data`` leaves a region of ``compiler``."""
+    return _call("annotation.compiler_end", [data], compiler=compiler)
 
 
 def function_on_device(function: Function, param_devices: Sequence[Any], result_device: Any) -> Function:

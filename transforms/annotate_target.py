@@ -15,9 +15,9 @@ with ``targets=dnnl`` becomes::
     %r = relay.nn.relu %0 : ...
     %1 = relay.annotation.compiler_end %r {compiler = "dnnl"} : ...
 
-Constants and parameters get only the consumer's ``compiler_begin``; an op whose first
-operand already comes from a non-default ``compiler_begin`` is left as it is (already
-annotated). Each use gets its own annotation, as each Relay call argument does. Functions that
+Constants and parameters get only the consumer's ``compiler_begin``. Running it again (for
+another target) keeps what is annotated: an op whose first operand comes from a non-default
+``compiler_begin`` is left as it is, and ``default`` annotations are replaced, as in Relay. Each use gets its own annotation, as each Relay call argument does. Functions that
 are composite, primitive or already partitioned (``relay.compiler``) are not annotated.
 """
 
@@ -94,17 +94,27 @@ def _lookup(module: ModuleOp, name: str) -> func.FuncOp | None:
 
 def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp) -> None:
     target_of: dict[SSAValue, str] = {}
+    stale: list[Operation] = []  # default annotations replaced by new ones
     for op in list(block.ops):
-        if isinstance(op, CompilerBeginOp | CompilerEndOp | ConstantOp | func.ReturnOp):
+        if isinstance(op, CompilerEndOp):
+            target_of.setdefault(op.operands[0], op.attrs["compiler"])
+            continue
+        if isinstance(op, CompilerBeginOp | ConstantOp | func.ReturnOp):
             continue
         if not isinstance(op, RelayOp | func.CallOp) or not op.operands:
             continue
         first = op.operands[0].owner
         if isinstance(first, CompilerBeginOp) and first.attrs["compiler"] != DEFAULT_TARGET:
-            continue
+            continue  # annotated by an earlier run
         target = _target_of(op, targets, module)
         for i, value in enumerate(op.operands):
-            if value in target_of:
+            owner = value.owner
+            if isinstance(owner, CompilerBeginOp):
+                if owner.attrs["compiler"] != DEFAULT_TARGET:
+                    continue
+                stale.append(owner)  # a default begin is annotated again
+                value = owner.operands[0]
+            elif value in target_of:
                 end = _end(value, target_of[value])
                 block.insert_op_before(end, op)
                 value = end.result
@@ -116,10 +126,18 @@ def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp) -> N
     ret = block.last_op
     if isinstance(ret, func.ReturnOp):
         for i, value in enumerate(ret.operands):
-            if value in target_of:
-                end = _end(value, target_of[value])
-                block.insert_op_before(end, ret)
-                ret.operands[i] = end.result
+            owner = value.owner
+            if isinstance(owner, CompilerEndOp) and owner.attrs["compiler"] == DEFAULT_TARGET:
+                stale.append(owner)
+                value = owner.operands[0]
+            elif value not in target_of or isinstance(owner, CompilerEndOp):
+                continue
+            end = _end(value, target_of[value])
+            block.insert_op_before(end, ret)
+            ret.operands[i] = end.result
+    for op in stale:
+        if op.parent is block and not op.results[0].uses:
+            block.erase_op(op)
 
 
 def annotate_target(module: ModuleOp, targets: Sequence[str]) -> None:
@@ -146,6 +164,7 @@ class AnnotateTargetPass(ModulePass):
     required: ClassVar[tuple[str, ...]] = ("InferType",)
 
     targets: tuple[str, ...] = ("dnnl",)
+    include_non_call_ops: bool = True  # Relay's flag; tuples are not values here, so both agree
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = (self.targets,) if isinstance(self.targets, str) else tuple(self.targets)

@@ -380,3 +380,167 @@ def test_merged_module_runs():
     got = xrelay.run(merged, x)
     np.testing.assert_allclose(np.asarray(got[0] if isinstance(got, list | tuple) else got),
                                np.asarray(want[0] if isinstance(want, list | tuple) else want), rtol=1e-6)
+
+
+# ---- test_pass_merge_compiler_regions.py -------------------------------------------------
+
+from xrelay.relay.annotation import compiler_begin, compiler_end  # noqa: E402
+
+
+def test_diamond_graph_fanouts():
+    def diamond():
+        data = _v("data")
+        o1 = relay.abs(compiler_begin(data, "test"))
+        ce_1, ce_2 = compiler_end(o1, "test"), compiler_end(o1, "test")
+        ce_3 = compiler_end(relay.nn.relu(compiler_begin(ce_1, "test")), "test")
+        ce_4 = compiler_end(relay.tanh(compiler_begin(ce_2, "default")), "default")
+        o3 = relay.add(compiler_begin(ce_3, "test"), compiler_begin(ce_4, "test"))
+        return relay.Function([data], compiler_end(o3, "test"))
+
+    def expected():
+        data = _v("data")
+        o1 = relay.abs(compiler_begin(data, "test"))
+        ce_2 = compiler_end(o1, "test")
+        ce_3 = compiler_end(relay.nn.relu(o1), "test")
+        ce_4 = compiler_end(relay.tanh(compiler_begin(ce_2, "default")), "default")
+        o3 = relay.add(compiler_begin(ce_3, "test"), compiler_begin(ce_4, "test"))
+        return relay.Function([data], compiler_end(o3, "test"))
+
+    result = run_opt_pass(diamond(), relay.transform.MergeCompilerRegions())
+    assert_modules_equal(result, run_opt_pass(expected(), relay.transform.InferType()))
+
+
+def test_example_graph():
+    def ins():
+        return [_v(f"in_{i}") for i in range(1, 11)]
+
+    def annotated():
+        i = ins()
+        b, e = compiler_begin, compiler_end
+        node0 = relay.add(b(i[0], "test"), b(i[1], "test"))
+        node1 = relay.add(b(i[2], "test"), b(i[3], "test"))
+        end2 = e(relay.add(b(e(node0, "test"), "test"), b(e(node1, "test"), "test")), "test")
+        node3 = relay.subtract(b(i[4], "default"), b(i[5], "default"))
+        dend2 = e(relay.subtract(b(i[6], "default"), b(e(node3, "default"), "default")), "default")
+        node5 = relay.add(b(end2, "test"), b(dend2, "test"))
+        end3, end4 = e(node5, "test"), e(node5, "test")
+        node6 = relay.subtract(b(i[7], "default"), b(end3, "default"))
+        end5 = e(relay.add(b(i[8], "test"), b(end4, "test")), "test")
+        node8 = relay.add(b(e(node6, "default"), "test"), b(end5, "test"))
+        end7 = e(relay.add(b(i[9], "test"), b(e(node8, "test"), "test")), "test")
+        return relay.Function(i, end7)
+
+    def expected():
+        i = ins()
+        b, e = compiler_begin, compiler_end
+        node2 = relay.add(relay.add(b(i[0], "test"), b(i[1], "test")), relay.add(b(i[2], "test"), b(i[3], "test")))
+        node3 = relay.subtract(b(i[4], "default"), b(i[5], "default"))
+        dend0 = e(relay.subtract(b(i[6], "default"), node3), "default")
+        begin5 = b(i[8], "test")
+        node5 = relay.add(node2, b(dend0, "test"))
+        dend1 = e(relay.subtract(b(i[7], "default"), b(e(node5, "test"), "default")), "default")
+        end2 = e(relay.add(begin5, node5), "test")
+        node8 = relay.add(b(dend1, "test"), b(end2, "test"))
+        return relay.Function(i, e(relay.add(b(i[9], "test"), node8), "test"))
+
+    result = run_opt_pass(annotated(), relay.transform.MergeCompilerRegions())
+    assert_modules_equal(result, run_opt_pass(expected(), relay.transform.InferType()))
+
+
+# ---- test_pass_annotate_target.py ---------------------------------------------------------
+
+from xrelay.transforms.annotate_target import register_target  # noqa: E402
+
+
+def _op_named(*names):
+    return lambda op: getattr(op, "RELAY_NAME", None) in names
+
+
+def test_multiple_ends():
+    register_target("test", _op_named("nn.relu"))
+
+    def before():
+        x = _v("x")
+        r = relay.nn.relu(x)
+        return xrelay.IRModule.from_expr(relay.Function([x], relay.add(relay.abs(r), relay.abs(r))))
+
+    def after():
+        x = _v("x")
+        r = relay.nn.relu(compiler_begin(x, "test"))
+        ce_1, ce_2 = compiler_end(r, "test"), compiler_end(r, "test")
+        a_1 = relay.abs(compiler_begin(ce_1, "default"))
+        a_2 = relay.abs(compiler_begin(ce_2, "default"))
+        out = relay.add(compiler_begin(compiler_end(a_1, "default"), "default"),
+                        compiler_begin(compiler_end(a_2, "default"), "default"))
+        return xrelay.IRModule.from_expr(relay.Function([x], compiler_end(out, "default")))
+
+    for annotate_non_call_ops in [False, True]:
+        result = relay.transform.AnnotateTarget("test", annotate_non_call_ops)(before())
+        assert_modules_equal(result, relay.transform.InferType()(after()))
+
+
+def test_type_propagation():
+    register_target("test_type_propagation",
+                    lambda op: _op_named("nn.relu")(op) and str(op.operands[0].type.element_type) == "f32")
+    x = _v("x")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.nn.relu(relay.nn.relu(x))))
+    result = relay.transform.AnnotateTarget("test_type_propagation")(mod)
+    assert str(result).count('compiler = "test_type_propagation"') == 4
+
+
+def test_composite_function():
+    def composite_call(a, b):
+        in_1, in_2 = _v("in_1"), _v("in_2")
+        f = relay.Function([in_1, in_2], relay.nn.relu(relay.add(in_1, in_2))).with_attr("Composite", "test.add_relu")
+        return f, relay.Call
+
+    a, b = _v("a"), _v("b")
+    f, call = composite_call(a, b)
+    before = xrelay.IRModule.from_expr(relay.Function([a, b], call(f, [a, b])))
+    a, b = _v("a"), _v("b")
+    f, call = composite_call(a, b)
+    r = call(f, [compiler_begin(a, "test"), compiler_begin(b, "test")])
+    after = xrelay.IRModule.from_expr(relay.Function([a, b], compiler_end(r, "test")))
+    result = relay.transform.AnnotateTarget("test")(before)
+    assert_modules_equal(result, relay.transform.InferType()(after))
+
+
+def test_double_target():
+    register_target("double.A", _op_named("nn.relu"))
+    for annotate_non_call_ops in [True, False]:
+        mod = xrelay.IRModule.from_expr(relay.nn.relu(_v("x", (10, 5))))
+        mod1 = relay.transform.AnnotateTarget("double.A", annotate_non_call_ops)(mod)
+        once = mod1.clone()
+        mod2 = relay.transform.AnnotateTarget("double.A", annotate_non_call_ops)(mod1)
+        assert_modules_equal(once, mod2)
+
+
+def test_different_targets():
+    register_target("different.A", _op_named("nn.relu"))
+    register_target("different.B", _op_named("add"))
+
+    def before():
+        a_1 = relay.nn.relu(_v("x", (10, 5)))
+        return xrelay.IRModule.from_expr(relay.add(a_1, a_1))
+
+    for annotate_non_call_ops in [True, False]:
+        mod1 = relay.transform.AnnotateTarget("different.A", annotate_non_call_ops)(before())
+        mod1 = relay.transform.AnnotateTarget("different.B", annotate_non_call_ops)(mod1)
+        mod2 = relay.transform.AnnotateTarget(["different.A", "different.B"], annotate_non_call_ops)(before())
+        assert_modules_equal(mod1, mod2)
+
+
+def test_multiple_runs():
+    register_target("A", _op_named("nn.relu"))
+    register_target("B", _op_named("add"))
+
+    def before():
+        x = _v("x", (10, 5))
+        a_1 = relay.nn.relu(x)
+        return xrelay.IRModule.from_expr(relay.Function([x], relay.add(relay.abs(a_1), relay.nn.relu(a_1))))
+
+    for annotate_non_call_ops in [True, False]:
+        mod = relay.transform.AnnotateTarget("A", annotate_non_call_ops)(before())
+        mod = relay.transform.AnnotateTarget("B", annotate_non_call_ops)(mod)
+        expected = relay.transform.AnnotateTarget(["A", "B"], annotate_non_call_ops)(before())
+        assert_modules_equal(expected, mod)
