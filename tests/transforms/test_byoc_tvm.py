@@ -544,3 +544,131 @@ def test_multiple_runs():
         mod = relay.transform.AnnotateTarget("B", annotate_non_call_ops)(mod)
         expected = relay.transform.AnnotateTarget(["A", "B"], annotate_non_call_ops)(before())
         assert_modules_equal(expected, mod)
+
+
+# ---- test_pass_partition_graph.py ---------------------------------------------------------
+
+from xrelay.dialects.relay import RelayOp  # noqa: E402
+from xrelay.dialects.relay.ops import CompilerBeginOp, CompilerEndOp  # noqa: E402
+
+
+def allowed_list_annotate(mod, ops, compiler):
+    """TVM's test AllowedListAnnotator: begin on every operand and end on the result of each
+    op named in ``ops`` (no default annotations)."""
+    main = [f for f in module_op(mod).ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"][0]
+    block = main.body.block
+    for op in list(block.ops):
+        if not isinstance(op, RelayOp) or op.RELAY_NAME not in ops:
+            continue
+        for i, v in enumerate(op.operands):
+            begin = CompilerBeginOp.make([v], compiler=compiler)
+            block.insert_op_before(begin, op)
+            op.operands[i] = begin.results[0]
+        uses = [u for u in op.results[0].uses]
+        end = CompilerEndOp.make([op.results[0]], compiler=compiler)
+        block.insert_op_after(end, op)
+        for use in uses:
+            use.operation.operands[use.index] = end.results[0]
+    return mod
+
+
+def set_func_attr(f, compile_name, symbol_name):
+    f = f.with_attr("Primitive", 1).with_attr("Inline", 1)
+    return f.with_attr("Compiler", compile_name).with_attr("global_symbol", symbol_name)
+
+
+def _run(mod, inputs):
+    out = xrelay.run(mod, inputs)
+    return np.asarray(out[0] if isinstance(out, list | tuple) else out)
+
+
+def test_extern_ccompiler_single_op():
+    x, y = _v("x", (8, 8)), _v("y", (8, 8))
+    mod = xrelay.IRModule.from_expr(relay.Function([x, y], relay.add(x, y)))
+    mod = allowed_list_annotate(mod, ["add"], "ccompiler")
+    mod = relay.transform.PartitionGraph()(mod)
+    xd, yd = np.random.rand(8, 8).astype("float32"), np.random.rand(8, 8).astype("float32")
+    np.testing.assert_allclose(_run(mod, {"x": xd, "y": yd}), xd + yd, rtol=1e-6)
+    assert "tvmgen_default_ccompiler_main_0" in str(mod)
+
+
+def test_extern_ccompiler_default_ops():
+    def expected():
+        x, y = _v("x", (8, 8)), _v("y", (8, 8))
+        x0, y0 = _v("x0", (8, 8)), _v("y0", (8, 8))
+        glb_0 = relay.GlobalVar("tvmgen_default_ccompiler_main_0")
+        mod = xrelay.IRModule()
+        mod[glb_0] = set_func_attr(relay.Function([x0, y0], x0 + y0), "ccompiler", "tvmgen_default_ccompiler_main_0")
+        p0 = _v("p0", (8, 8))
+        fused = relay.Function([p0], relay.concatenate([relay.log(p0), relay.exp(p0)], axis=0)).with_attr("Primitive", 1)
+        mod["main"] = relay.Function([x, y], relay.Call(fused, [relay.Call(glb_0, [x, y])]))
+        return relay.transform.InferType()(mod)
+
+    x, y = _v("x", (8, 8)), _v("y", (8, 8))
+    add = x + y
+    mod = xrelay.IRModule.from_expr(relay.Function([x, y], relay.concatenate([relay.log(add), relay.exp(add)], axis=0)))
+    mod = allowed_list_annotate(mod, ["add", "subtract", "multiply"], "ccompiler")
+    mod = relay.transform.PartitionGraph()(mod)
+    xd, yd = np.random.rand(8, 8).astype("float32"), np.random.rand(8, 8).astype("float32")
+    s = xd + yd
+    np.testing.assert_allclose(_run(mod.clone(), {"x": xd, "y": yd}), np.concatenate([np.log(s), np.exp(s)]), rtol=1e-5)
+    fused = relay.transform.FuseOps(2)(mod)
+    assert_modules_equal(fused, expected())
+
+
+def test_constant_propagation():
+    ones = np.ones((8, 8), "float32")
+
+    def expected():
+        y = _v("y", (8, 8))
+        y0 = _v("y0", (8, 8))
+        glb_0 = relay.GlobalVar("tvmgen_default_ccompiler_main_0")
+        mod = xrelay.IRModule()
+        mod[glb_0] = set_func_attr(relay.Function([y0], relay.const(ones) + y0), "ccompiler", "tvmgen_default_ccompiler_main_0")
+        mod["main"] = relay.Function([y], relay.log(relay.Call(glb_0, [y])))
+        return relay.transform.InferType()(mod)
+
+    x, y = _v("x", (8, 8)), _v("y", (8, 8))
+    f = relay.bind_params_by_name(relay.Function([x, y], relay.log(x + y)), {"x": ones})
+    mod = xrelay.IRModule.from_expr(f)
+    mod = allowed_list_annotate(mod, ["add"], "ccompiler")
+    mod = relay.transform.PartitionGraph()(mod)
+    assert_modules_equal(mod, expected())
+    yd = np.random.rand(8, 8).astype("float32")
+    np.testing.assert_allclose(_run(mod, {"y": yd}), np.log(ones + yd), rtol=1e-6)
+
+
+def test_multiple_use_of_an_output():
+    def get_mod():
+        x, y, z = _v("x", (8, 8)), _v("y", (8, 8)), _v("z", (8, 8))
+        add = x + y
+        return xrelay.IRModule.from_expr(relay.Function([x, y, z], relay.log(add) * (add - z)))
+
+    def expected_same():
+        x, y, z = _v("x", (8, 8)), _v("y", (8, 8)), _v("z", (8, 8))
+        x0, y0 = _v("x0", (8, 8)), _v("y0", (8, 8))
+        glb_0 = relay.GlobalVar("tvmgen_default_ccompiler_main_0")
+        mod = xrelay.IRModule()
+        mod[glb_0] = set_func_attr(relay.Function([x0, y0], relay.log(x0) * (x0 - y0)), "ccompiler",
+                                   "tvmgen_default_ccompiler_main_0")
+        mod["main"] = relay.Function([x, y, z], relay.Call(glb_0, [x + y, z]))
+        return relay.transform.InferType()(mod)
+
+    def expected_different():
+        x, y, z = _v("x", (8, 8)), _v("y", (8, 8)), _v("z", (8, 8))
+        i0, x0, y0 = _v("i0", (8, 8)), _v("x0", (8, 8)), _v("y0", (8, 8))
+        glb_0 = relay.GlobalVar("tvmgen_default_ccompiler_main_0")
+        glb_1 = relay.GlobalVar("tvmgen_default_ccompiler_main_1")
+        mod = xrelay.IRModule()
+        mod[glb_0] = set_func_attr(relay.Function([i0], relay.log(i0)), "ccompiler", "tvmgen_default_ccompiler_main_0")
+        mod[glb_1] = set_func_attr(relay.Function([x0, y0], x0 - y0), "ccompiler", "tvmgen_default_ccompiler_main_1")
+        add = x + y
+        mod["main"] = relay.Function([x, y, z], relay.Call(glb_0, [add]) * relay.Call(glb_1, [add, z]))
+        return relay.transform.InferType()(mod)
+
+    mod = allowed_list_annotate(get_mod(), ["subtract", "log", "multiply"], "ccompiler")
+    mod = relay.transform.PartitionGraph()(relay.transform.MergeCompilerRegions()(mod))
+    assert_modules_equal(mod, expected_same())
+    mod = allowed_list_annotate(get_mod(), ["subtract", "log"], "ccompiler")
+    mod = relay.transform.PartitionGraph()(relay.transform.MergeCompilerRegions()(mod))
+    assert_modules_equal(mod, expected_different())
