@@ -338,3 +338,167 @@ def _reduce_extreme(im, node):
     big = math.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
     small = -math.inf if dt.kind == "f" else (np.iinfo(dt).min if dt.kind in "iu" else False)
     return [im.const(np.full(out_shape, small if node.op_type == "ReduceMax" else big, dtype=dt))]
+
+
+# ---- element gathers and the losses built on them -----------------------------------------------
+
+
+def _wrap_index(im: _Importer, idx: _Val, dim: int) -> _Val:
+    """ONNX indices in [-dim, dim) as [0, dim)."""
+    idx = im.cast_like(idx, "int64")
+    neg = _e(im, "less", idx, im.const(np.int64(0)))
+    return _e(im, "where", neg, _e(im, "add", idx, im.const(np.int64(dim))), idx)
+
+
+def _gather_elements(im: _Importer, node: _Node, data: _Val, idx: _Val, axis: int) -> _Val:
+    """``out[i0..in] = data[i0.., idx[i0..in], ..in]`` as ``gather_nd`` over index grids."""
+    ishape = im.static_shape(idx, node)
+    rank = len(ishape)
+    dim = im.static_shape(data, node)[axis]
+    grids = np.indices(ishape, dtype=np.int64)
+    rows = [_wrap_index(im, idx, dim) if a == axis else im.const(grids[a]) for a in range(rank)]
+    stacked = im.emit1("stack", rows, axis=0)
+    return im.emit1("gather_nd", [data, stacked])
+
+
+@_op("GatherElements")
+def _gather_elements_op(im, node):
+    data, idx = node.inputs[:2]
+    rank = im.rank(data)
+    axis = int(node.attrs.get("axis", 0))
+    return [_gather_elements(im, node, data, idx, axis + rank if axis < 0 else axis)]
+
+
+def _nll(im: _Importer, node: _Node, logp: _Val, target: _Val, weight: _Val | None) -> _Val:
+    """ONNX's NegativeLogLikelihoodLoss on log-probabilities ``logp`` (N, C, d...)."""
+    reduction = node.attrs.get("reduction", "mean")
+    ignore = node.attrs.get("ignore_index")
+    shape = im.static_shape(logp, node)
+    n_class = shape[1]
+    target = im.cast_like(target, "int64")
+    tshape = im.static_shape(target, node)
+    keep = None
+    if ignore is not None:
+        keep = _e(im, "not_equal", target, im.const(np.int64(ignore)))
+        target = _e(im, "where", keep, target, im.const(np.int64(0)))
+    grids = np.indices(tshape, dtype=np.int64)
+    rows = [im.const(grids[0]), target] + [im.const(g) for g in grids[1:]]
+    picked = im.emit1("gather_nd", [logp, im.emit1("stack", rows, axis=0)])
+    if weight is not None:
+        w = im.emit1("take", [weight, target], axis=0)
+    else:
+        w = im.const(np.ones(tshape, numpy_dtype(im.dtype_of(logp))))
+    if keep is not None:
+        w = _e(im, "multiply", w, im.cast_like(keep, im.dtype_of(logp)))
+    loss = _e(im, "negative", _e(im, "multiply", picked, w))
+    del n_class
+    if reduction == "none":
+        return loss
+    total = im.emit1("sum", [loss], axis=None, keepdims=False)
+    if reduction == "sum":
+        return total
+    if reduction != "mean":
+        raise node.fail(f"unknown reduction '{reduction}'")
+    return _e(im, "divide", total, im.emit1("sum", [w], axis=None, keepdims=False))
+
+
+@_op("NegativeLogLikelihoodLoss")
+def _nll_loss(im, node):
+    return [_nll(im, node, node.inputs[0], node.inputs[1], node.input(2))]
+
+
+@_op("SoftmaxCrossEntropyLoss")
+def _softmax_cross_entropy(im, node):
+    scores = node.inputs[0]
+    logp = im.emit1("nn.log_softmax", [scores], axis=1)
+    loss = _nll(im, node, logp, node.inputs[1], node.input(2))
+    return [loss, logp][: max(1, node.num_outputs)]
+
+
+# ---- normalisations ------------------------------------------------------------------------------
+
+
+@_op("RMSNormalization")
+def _rms_norm(im, node):
+    x, scale = node.inputs[:2]
+    rank = im.rank(x)
+    axis = int(node.attrs.get("axis", -1))
+    axis = axis + rank if axis < 0 else axis
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    axes = list(range(axis, rank))
+    ms = im.emit1("mean", [_e(im, "multiply", x, x)], axis=axes, keepdims=True)
+    inv = _e(im, "rsqrt", _e(im, "add", ms, _s(im, eps, ms)))
+    return [_e(im, "multiply", _e(im, "multiply", x, inv), scale)]
+
+
+_LAYER_NORM = _CONVERTERS["LayerNormalization"]
+
+
+@_op("LayerNormalization")
+def _layer_norm_stats(im, node):
+    """With the optional Mean and InvStdDev outputs (reduced axes kept as 1), else as before."""
+    if node.num_outputs == 1:
+        return _LAYER_NORM(im, node)
+    x, scale, bias = node.inputs[0], node.inputs[1], node.input(2)
+    rank = im.rank(x)
+    axis = int(node.attrs.get("axis", -1))
+    axis = axis + rank if axis < 0 else axis
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    axes = list(range(axis, rank))
+    mean = im.emit1("mean", [x], axis=axes, keepdims=True)
+    d = _e(im, "subtract", x, mean)
+    var = im.emit1("mean", [_e(im, "multiply", d, d)], axis=axes, keepdims=True)
+    inv = _e(im, "divide", _s(im, 1.0, var), _e(im, "sqrt", _e(im, "add", var, _s(im, eps, var))))
+    y = _e(im, "multiply", _e(im, "multiply", d, inv), scale)
+    if bias is not None:
+        y = _e(im, "add", y, bias)
+    return [y, mean, inv][: node.num_outputs]
+
+
+# ---- masks and rounding --------------------------------------------------------------------------
+
+
+@_op("Trilu")
+def _trilu(im, node):
+    x = node.inputs[0]
+    shape = im.static_shape(x, node)
+    rows, cols = shape[-2], shape[-1]
+    diag = np.arange(cols, dtype=np.int64)[None, :] - np.arange(rows, dtype=np.int64)[:, None]
+    k = node.input(1)
+    k = im.const(np.int64(0)) if k is None else im.reshape(im.cast_like(k, "int64"), [])
+    upper = bool(node.attrs.get("upper", 1))
+    mask = _e(im, "greater_equal" if upper else "less_equal", im.const(diag), k)
+    return [_e(im, "where", mask, x, im.const(np.zeros((), numpy_dtype(im.dtype_of(x)))))]
+
+
+@_op("Round")
+def _round_even(im, node):
+    """ONNX rounds halves to even (Relay's ``round`` goes away from zero)."""
+    x = node.inputs[0]
+    fl = _e(im, "floor", x)
+    frac = _e(im, "subtract", x, fl)
+    up = _e(im, "add", fl, _s(im, 1.0, x))
+    odd = _e(im, "not_equal", _e(im, "floor_mod", fl, _s(im, 2.0, x)), _s(im, 0.0, x))
+    half = _e(im, "where", odd, up, fl)
+    nearest = _e(im, "where", _e(im, "greater", frac, _s(im, 0.5, x)), up, fl)
+    return [_e(im, "where", _e(im, "equal", frac, _s(im, 0.5, x)), half, nearest)]
+
+
+@_op("Hardmax")
+def _hardmax(im, node):
+    x = node.inputs[0]
+    rank = im.rank(x)
+    axis = int(node.attrs.get("axis", -1))
+    axis = axis + rank if axis < 0 else axis
+    shape = im.static_shape(x, node)
+    if node.opset < 13:  # the input viewed as 2-D [prod(d[:axis]), prod(d[axis:])]
+        flat = im.reshape(x, [math.prod(shape[:axis]), math.prod(shape[axis:])])
+        return [im.reshape(_hardmax_axis(im, flat, 1, [math.prod(shape[:axis]), math.prod(shape[axis:])]), shape)]
+    return [_hardmax_axis(im, x, axis, list(shape))]
+
+
+def _hardmax_axis(im: _Importer, x: _Val, axis: int, shape: list[int]) -> _Val:
+    first = im.emit1("argmax", [x], axis=[axis], keepdims=True)
+    iota = np.arange(shape[axis], dtype=np.int32).reshape([-1 if a == axis else 1 for a in range(len(shape))])
+    hit = _e(im, "equal", first, im.const(iota))
+    return im.cast_like(hit, im.dtype_of(x))
