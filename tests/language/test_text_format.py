@@ -402,9 +402,9 @@ def test_seed_texts_parse_and_run(text, shape, dtype, reference):
 def test_every_function_attribute_round_trips():
     from xrelay.dialects.relay import FUNC_ATTRS
 
-    values = {"Primitive": 1, "Composite": "conv_relu", "Inline": 1, "used_memory": [32, 64],
-              "io_used_memory": 96, "reshape_only": 1, "Compiler": "ccompiler", "global_symbol": "f0"}  # fmt: skip
-    assert set(values) == set(FUNC_ATTRS)
+    known = {"Primitive": 1, "Composite": "conv_relu", "Inline": 1, "used_memory": [32, 64],
+             "io_used_memory": 96, "reshape_only": 1, "Compiler": "ccompiler", "global_symbol": "f0"}  # fmt: skip
+    values = {k: known.get(k, f"{k}_value") for k in FUNC_ATTRS}  # any attribute added later: a string
     p = relay.var("p", shape=(2,))
     inner = relay.Function([p], relay.nn.relu(p)).with_attr(values)
     x = relay.var("x", shape=(2,))
