@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation
+from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import ConstantOp
 from xrelay.dialects.relay.ops import CompilerBeginOp, CompilerEndOp
@@ -19,7 +20,7 @@ from xrelay.error import TVMError
 __all__ = ["Region", "RegionError", "find_regions"]
 
 
-class RegionError(TVMError):
+class RegionError(DiagnosticException, TVMError):
     """Annotations that do not form regions (one region, two compilers)."""
 
 
@@ -74,7 +75,7 @@ def find_regions(block: Block) -> tuple[list[Region], dict[Operation, Region]]:
             continue
         if len(targets) > 1:
             raise RegionError(
-                f"one annotated region has annotations for several compilers: {', '.join(sorted(targets))}"
+                f"partition: one annotated region has annotations for several compilers: {', '.join(sorted(targets))}"
             )
         region = Region(len(regions), targets.pop(), ops)
         regions.append(region)

@@ -32,12 +32,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp
 from xrelay.dialects.relay.ops import CompilerBeginOp, CompilerEndOp
 from xrelay.error import TVMError
 
-__all__ = ["DEFAULT_TARGET", "AnnotateTargetPass", "annotate_target", "register_target"]
+__all__ = ["DEFAULT_TARGET", "AnnotateTargetError", "AnnotateTargetPass", "annotate_target", "register_target"]
 
 DEFAULT_TARGET = "default"
 COMPOSITE = FUNC_ATTRS["Composite"]
@@ -45,6 +46,10 @@ _SKIP = (FUNC_ATTRS["Composite"], FUNC_ATTRS["Primitive"], FUNC_ATTRS["Compiler"
 
 _TARGETS: dict[str, Callable[[Operation], bool]] = {}
 """Relay's ``target.<name>`` op attribute: a predicate per external compiler."""
+
+
+class AnnotateTargetError(DiagnosticException, TVMError):
+    """An unknown target."""
 
 
 def register_target(name: str, supported: Callable[[Operation], bool]) -> None:
@@ -144,7 +149,7 @@ def annotate_target(module: ModuleOp, targets: Sequence[str]) -> None:
     """Annotate every function of ``module`` for ``targets`` (in place)."""
     for target in targets:
         if target != DEFAULT_TARGET and _predicate(target) is None:
-            raise TVMError(
+            raise AnnotateTargetError(
                 f"annotate-target: unknown target '{target}' (known: {', '.join(sorted({'dnnl', *_TARGETS}))})"
             )
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:

@@ -113,3 +113,42 @@ def test_unknown_table_and_target_are_errors():
         relay.transform.MergeComposite("nope")(mod)
     with pytest.raises(Exception, match="unknown target 'nope'"):
         relay.transform.AnnotateTarget(["nope"])(mod)
+
+
+def test_partitioned_module_runs_in_the_arena_runtime():
+    """partition_for_dnnl's output builds and runs (native kernels) with the interpreter's result."""
+    mod, params = resnet.get_workload(num_layers=18, batch_size=1, image_shape=(3, 32, 32))
+    x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype("float32")
+    want = xrelay.run(mod.clone(), {"data": x}, params)
+    lib = xrelay.build(partition_for_dnnl(mod, params))
+    lib.set_input("data", x)
+    lib.run()
+    np.testing.assert_allclose(lib.get_output(0).numpy(), np.asarray(want[0] if isinstance(want, list | tuple) else want),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_batch_norm_region_with_three_outputs():
+    """TVM's test_multiple_outputs: a region whose batch_norm's three results leave it; the
+    external function returns three results (Relay: a tuple) and main uses them."""
+    from xrelay.relay.annotation import compiler_begin, compiler_end
+
+    names = ["data", "weight", "bn_gamma", "bn_beta", "bn_mean", "bn_var"]
+    shapes = [(1, 3, 8, 8), (16, 3, 3, 3), (16,), (16,), (16,), (16,)]
+    vs = [relay.var(n, shape=s) for n, s in zip(names, shapes, strict=True)]
+    cb = [compiler_begin(v, "test_target") for v in vs]
+    conv = relay.nn.conv2d(cb[0], cb[1], kernel_size=(3, 3), channels=16, padding=(1, 1))
+    bn = relay.nn.batch_norm(conv, *cb[2:])
+    relu = compiler_end(relay.nn.relu(bn[0]), "test_target")
+    mean = relay.abs(compiler_end(bn[1], "test_target"))
+    var = relay.abs(compiler_end(bn[2], "test_target"))
+    mod = xrelay.IRModule.from_expr(relay.Function(vs, relay.Tuple([relu, mean, var])))
+    before = mod.clone()
+    relay.transform.PartitionGraph()(mod)
+    ext = _funcs(mod)["tvmgen_default_test_target_main_0"]
+    assert [a.name_hint for a in ext.args] == [f"test_target_0_i{i}" for i in range(6)]
+    assert len(ext.function_type.outputs.data) == 3
+    text = str(module_op(mod))
+    assert text.count("relay.abs") == 2 and "compiler_begin" not in text
+    # a positive variance, so batch_norm's outputs are finite
+    var = np.random.default_rng(3).uniform(0.5, 2.0, 16).astype("float32")
+    check_semantics(lambda m: relay.transform.PartitionGraph()(m), before, params={"bn_var": var})
