@@ -8,11 +8,12 @@ is what an untyped variable needs:
 * an elementwise op (``nn.relu``, ``exp``, ..., Relay's ``IdentityRel``): operand = result, so a
   variable feeding one gets the type the result must have (from the function's annotated return
   type, a typed function it is passed to, a ``let`` annotation, ...);
-* ``nn.conv2d`` / ``nn.conv2d_transpose`` with ``channels`` and ``kernel_size``: the weight, laid
-  out by ``kernel_layout``, from the data's channels and ``groups`` (Relay's ``Conv2DRel``);
+* ``nn.conv1d`` / ``nn.conv2d`` / ``nn.conv3d`` / ``nn.conv2d_transpose`` with ``channels`` and
+  ``kernel_size``: the weight, laid out by ``kernel_layout``, from the data's channels and
+  ``groups`` (Relay's ``Conv2DRel`` and its 1-D / 3-D forms);
 * ``nn.dense`` / ``nn.matmul`` with ``units``: the weight from the data's last dimension;
-* ``nn.bias_add``, ``nn.batch_norm``, ``nn.layer_norm``, ``nn.prelu``: the per-channel vectors
-  from the data's ``axis`` dimension;
+* ``nn.bias_add``, ``nn.batch_norm``, ``nn.layer_norm``, ``nn.group_norm``,
+  ``nn.instance_norm``, ``nn.prelu``: the per-channel vectors from the data's ``axis`` dimension;
 * a call of a typed function: each argument gets its parameter's type; ``let %x = v``: ``%x``
   gets ``v``'s type (and ``v`` the annotation); an ``If``'s branches share its type.
 
@@ -62,25 +63,33 @@ def _per_channel(data: Any, attrs: dict[str, Any], default_axis: int) -> Any:
     return tensor_type((ds[axis],), dtype_of(data))
 
 
+_CONV_DEFAULTS = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
+
+
 def _conv_weight(data: Any, attrs: dict[str, Any], transpose: bool) -> Any:
+    """A convolution's weight from the data's channels and ``channels``, ``kernel_size``,
+    ``groups`` and the layouts (1-, 2- and 3-D; Relay's Conv*DRel)."""
     channels, kernel = attrs.get("channels"), attrs.get("kernel_size")
-    if channels is None or kernel is None:
+    rank = len(shape_of(data)) - 2
+    if channels is None or kernel is None or rank not in _CONV_DEFAULTS:
         return None
-    layout, klayout = attrs.get("data_layout") or "NCHW", attrs.get("kernel_layout")
-    klayout = klayout or ("IOHW" if transpose else "OIHW")
-    if "C" not in layout or len(layout) != len(shape_of(data)):
+    layout = attrs.get("data_layout") or _CONV_DEFAULTS[rank][0]
+    klayout = attrs.get("kernel_layout") or ("IOHW" if transpose else _CONV_DEFAULTS[rank][1])
+    if "C" not in layout or len(layout) != rank + 2 or len(klayout) != rank + 2:
         return None
     in_ch = shape_of(data)[layout.index("C")]
     groups = attrs.get("groups") or 1
     if in_ch is None:
         return None
-    dims = {"H": kernel[0], "W": kernel[1]}
-    if transpose:  # (in, out / groups, kh, kw)
-        dims["I"], dims["O"] = in_ch, channels // groups
-    else:  # (out, in / groups, kh, kw)
-        dims["O"], dims["I"] = channels, in_ch // groups
-    if sorted(klayout) != sorted("OIHW"):
+    spatial = [c for c in klayout if c not in "OI"]
+    kernel = [kernel] * rank if isinstance(kernel, int) else list(kernel)
+    if len(kernel) != len(spatial):
         return None
+    dims = dict(zip(spatial, kernel))
+    if transpose:  # (in, out / groups, k...)
+        dims["I"], dims["O"] = in_ch, channels // groups
+    else:  # (out, in / groups, k...)
+        dims["O"], dims["I"] = channels, in_ch // groups
     return tensor_type([dims[c] for c in klayout], dtype_of(data))
 
 
@@ -102,7 +111,7 @@ def _operand_rule(call: Call, expected: Any) -> list[Any]:
     if not _tensor(data):
         return out
     full = {k: (attrs.get(k) if attrs.get(k) is not None else spec.default) for k, spec in cls.ATTRS.items()}
-    if name in ("nn.conv2d", "nn.conv2d_transpose") and len(args) == 2:
+    if name in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose") and len(args) == 2:
         out[1] = _conv_weight(data, full, transpose=name.endswith("transpose"))
     elif name == "nn.dense" and len(args) == 2 and full.get("units") is not None:
         out[1] = tensor_type((full["units"], shape_of(data)[-1]), dtype_of(data))
@@ -119,6 +128,9 @@ def _operand_rule(call: Call, expected: Any) -> list[Any]:
         out[1:] = [vec] * (len(args) - 1)
     elif name == "nn.layer_norm":
         vec = _per_channel(data, full, -1)
+        out[1:] = [vec] * (len(args) - 1)
+    elif name in ("nn.group_norm", "nn.instance_norm"):
+        vec = _per_channel(data, full, 1)
         out[1:] = [vec] * (len(args) - 1)
     return out
 

@@ -70,3 +70,18 @@ def test_untyped_text_parameters():
     assert _params(mod) == {"x": T((1, 4)), "w": T((2, 4)), "b": T((2,))}
     with pytest.raises(Exception, match=r"1:5: in @main: cannot infer the type of %y"):
         parse("def @main(%y) { %y }")
+
+
+def test_conv1d_conv3d_weights_and_group_norm_vectors():
+    x1 = relay.var("x1", shape=(1, 4, 9))
+    w1 = relay.var("w1")
+    relay_fn = relay.Function([x1, w1], relay.nn.conv1d(x1, w1, channels=6, kernel_size=3, groups=2))
+    xrelay.IRModule.from_expr(relay_fn)
+    assert w1.checked_type == T((6, 2, 3))
+    x3 = relay.var("x3", shape=(1, 2, 4, 5, 6))
+    w3 = relay.var("w3")
+    xrelay.IRModule.from_expr(relay.Function([x3, w3], relay.nn.conv3d(x3, w3, channels=3, kernel_size=(1, 2, 3))))
+    assert w3.checked_type == T((3, 2, 1, 2, 3))
+    g, b = relay.var("g"), relay.var("b")
+    xrelay.IRModule.from_expr(relay.Function([x3, g, b], relay.nn.group_norm(x3, g, b, num_groups=1)))
+    assert g.checked_type == T((2,)) and b.checked_type == T((2,))
