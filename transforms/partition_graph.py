@@ -14,9 +14,9 @@ named ``tvmgen_default_<target>_main_<n>`` (Relay's mangled name; ``mod-name`` r
 and called where the region was. Its parameters are the region's ``compiler_begin`` operands
 (one per distinct value, named ``<target>_<n>_i<k>``; constants are copied in unless
 ``bind-constants=false``, Relay's ``bind_constants``), its results the values under its
-``compiler_end`` ops (a region with several outputs returns several results, where Relay returns
-a tuple). Then every remaining annotation (the
-``default`` ones) is removed. Regions are numbered module-wide in order of appearance.
+``compiler_end`` ops, one result per value however many ends it has (a region with several
+outputs returns several results, where Relay returns a tuple). Then every remaining annotation
+(the ``default`` ones) is removed. Regions are numbered module-wide in order of appearance.
 """
 
 from __future__ import annotations
@@ -80,7 +80,12 @@ def _outline(block: Block, region: Region, name: str, n: int, bind_constants: bo
         body.add_op(new_op)
         for old, new in zip(op.results, new_op.results, strict=True):
             mapping[old] = new
-    results = [mapping[e.operands[0]] for e in outputs]
+    # one result per value: ends of the same value (one per use) share it, as in Relay
+    out_values: list[SSAValue] = []
+    for e in outputs:
+        if e.operands[0] not in out_values:
+            out_values.append(e.operands[0])
+    results = [mapping[v] for v in out_values]
     body.add_op(func.ReturnOp(*results))
     fn = func.FuncOp(name, ([v.type for v in inputs], [v.type for v in results]), IRRegion(body))
     fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
@@ -90,8 +95,8 @@ def _outline(block: Block, region: Region, name: str, n: int, bind_constants: bo
     last = max(outputs, key=lambda e: list(block.ops).index(e))
     call = func.CallOp(name, inputs, [v.type for v in results])
     block.insert_op_after(call, last)
-    for end, result in zip(outputs, call.results, strict=True):
-        end.results[0].replace_all_uses_with(result)
+    for end in outputs:
+        end.results[0].replace_all_uses_with(call.results[out_values.index(end.operands[0])])
     for op in reversed(list(block.ops)):
         if op in members:
             block.erase_op(op, safe_erase=False)
