@@ -729,3 +729,36 @@ def test_not_bind_constant():
     # Relay's test states (without asserting) 1 argument when constants are bound, 3 when not
     assert main_call_args(partitioned(True)) == 1
     assert main_call_args(partitioned(False)) == 3
+
+
+def test_mixed_single_multiple_outputs():
+    t = "test_target"
+
+    def create_graph():
+        data = _v("data")
+        o_1 = relay.abs(compiler_begin(data, t))
+        ce_2 = compiler_end(o_1, t)
+        ce_3 = compiler_end(relay.nn.relu(o_1), t)
+        x = relay.tanh(ce_2)
+        o_3 = relay.add(compiler_begin(ce_3, t), compiler_begin(x, t))
+        return relay.Function([data], compiler_end(o_3, t))
+
+    def expected():
+        mod = xrelay.IRModule()
+        f1_cb1 = _v("test_target_0_i0")
+        f1_o_1 = relay.abs(f1_cb1)
+        gv1 = relay.GlobalVar("tvmgen_default_test_target_main_0")
+        mod[gv1] = set_func_attr(relay.Function([f1_cb1], relay.Tuple((relay.nn.relu(f1_o_1), f1_o_1))), t,
+                                 "tvmgen_default_test_target_main_0")
+        f2_cb3, f2_cb4 = _v("test_target_1_i0"), _v("test_target_1_i1")
+        gv0 = relay.GlobalVar("tvmgen_default_test_target_main_1")
+        mod[gv0] = set_func_attr(relay.Function([f2_cb3, f2_cb4], relay.add(f2_cb3, f2_cb4)), t,
+                                 "tvmgen_default_test_target_main_1")
+        data = _v("data")
+        tuple_out = gv1(data)
+        x = relay.tanh(relay.TupleGetItem(tuple_out, 1))
+        mod["main"] = relay.Function([data], gv0(relay.TupleGetItem(tuple_out, 0), x))
+        return relay.transform.InferType()(mod)
+
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(create_graph()))
+    assert_modules_equal(relay.transform.PartitionGraph()(mod), expected())
