@@ -503,6 +503,8 @@ class _Parser:
                 value = self.expr()
                 self.expect(";")
                 var = Var(vtok.value, ty)
+                if var._type is None:  # typed now, so the calls that use it are typed as built
+                    var._type = value._type
                 if isinstance(value, Function) and ty is None:
                     self.bind(vtok, value)  # a let-bound function: calls go to the literal
                 else:
@@ -826,7 +828,19 @@ class _Parser:
             c = self.meta_memo[(kind, idx)] = _as_constant(table[idx])
         return c
 
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > 200:  # bound the recursion on hostile nesting
+            raise self.error("expressions nested more than 200 deep")
+
     def attr_value(self) -> Any:
+        self._enter()
+        try:
+            return self._attr_value()
+        finally:
+            self.depth -= 1
+
+    def _attr_value(self) -> Any:
         t = self.tok
         if self.accept("["):
             items: list[Any] = []
@@ -861,6 +875,13 @@ class _Parser:
     # ---- types ----------------------------------------------------------------------------
 
     def type_(self) -> Any:
+        self._enter()
+        try:
+            return self._type()
+        finally:
+            self.depth -= 1
+
+    def _type(self) -> Any:
         t = self.tok
         if t.kind == "ident" and t.text == "Tensor":
             self.next()

@@ -135,12 +135,16 @@ def _operand_rule(call: Call, expected: Any) -> list[Any]:
     return out
 
 
-def _retype(nodes: list[Expr]) -> None:
+def _retype(nodes: list[Expr], let_values: dict[int, Expr]) -> None:
     """Recompute the types forwards (children before parents) where they became computable."""
     for node in nodes:
         if node._type is not None:
             continue
-        if isinstance(node, Call):
+        if isinstance(node, Var):
+            value = let_values.get(id(node))  # visited before the variable (children order)
+            if value is not None and value._type is not None:
+                node._type = value._type
+        elif isinstance(node, Call):
             if isinstance(node.op, Op):
                 node._type = node._infer_op_call(node.op)
                 if node._full_attrs is not None:
@@ -185,10 +189,11 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
     holes = [n for n in nodes if isinstance(n, Var) and n._type is None]
     # calls through a let-bound function literal are calls of the literal
     let_fns = {id(n.var): n.value for n in nodes if isinstance(n, Let) and isinstance(n.value, Function)}
+    let_values = {id(n.var): n.value for n in nodes if isinstance(n, Let)}
     if not holes:
         return
     for _ in range(_MAX_ROUNDS):
-        _retype(nodes)
+        _retype(nodes, let_values)
         expected: dict[int, Any] = {}
         for f in (n for n in nodes if isinstance(n, Function)):
             _expect(expected, f.body, f.ret_type)
@@ -230,10 +235,12 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
                 progress = True
         if not progress:
             break
-    _retype(nodes)
+    _retype(nodes, let_values)
     left = [v for v in holes if v._type is None]
     if left:
-        names = ", ".join("%" + v.name_hint for v in left)
+        names = ", ".join("%" + v.name_hint for v in left[:8])
+        if len(left) > 8:
+            names += f" and {len(left) - 8} more variables"
         raise RelayTypeError(
             f"in @{where}: cannot infer the type of {names} from its uses; give it a shape "
             "(relay.var(name, shape=..., dtype=...)) or use it where its type is determined"

@@ -85,3 +85,13 @@ def test_conv1d_conv3d_weights_and_group_norm_vectors():
     g, b = relay.var("g"), relay.var("b")
     xrelay.IRModule.from_expr(relay.Function([x3, g, b], relay.nn.group_norm(x3, g, b, num_groups=1)))
     assert g.checked_type == T((2,)) and b.checked_type == T((2,))
+
+
+def test_long_let_chains_and_many_unsolved_variables():
+    n = 3000
+    body = "".join(f"let %v{i} = add(%v{i - 1}, 1f);\n" if i else "let %v0 = add(%x, 1f);\n" for i in range(n))
+    mod = parse(f"def @main(%x: float32) {{\n{body}%v{n - 1}\n}}")
+    assert str(mod).count("relay.add") == n
+    params = ", ".join(f"%p{i}" for i in range(50))
+    with pytest.raises(Exception, match=r"cannot infer the type of %p0, %p1, .*, %p7 and 42 more variables from its uses"):
+        parse(f"def @main({params}) {{ %p0 }}")
