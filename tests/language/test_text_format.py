@@ -293,6 +293,12 @@ def test_lexing_is_linear_on_hostile_input():
     # deep nesting is refused, not a recursion error; long runs of comment openers are linear
     with pytest.raises(RelayTextError, match="nested more than 200"):
         parse("def @main(%x: float32) { " + "(" * 5000 + "%x" + ")" * 5000 + " }")
+    with pytest.raises(RelayTextError, match="nested more than 200"):
+        parse("def @main(%x: " + "(" * 3000 + "int32" + ")" * 3000 + ") { %x }")
+    with pytest.raises(RelayTextError, match="nested more than 200"):
+        parse("def @main(%x: float32) { nn.relu(%x, a=" + "[" * 3000 + "]" * 3000 + ") }")
+    with pytest.raises(RelayTextError, match="nested more than 200"):
+        parse("def @main(%x: float32) { " + "if (True) { " * 3000 + "%x" + " } else { %x }" * 3000 + " }")
     with pytest.raises(RelayTextError, match="unterminated comment"):
         parse("/*" * 200_000)
     with pytest.raises(RelayTextError, match="unterminated string"):
