@@ -1,8 +1,8 @@
 """``partition-graph``: Relay's PartitionGraph, each annotated region becomes an external function.
 
 Every region of a target other than ``default`` (see ``_regions``) is outlined into a function
-named ``tvmgen_default_<target>_main_<n>`` (Relay's mangled name; ``mod-name`` replaces
-``default``) with Relay's attributes::
+named ``tvmgen_default_<target>_main_<n>`` (Relay's mangled name: ``mod-name`` replaces
+``default``, characters other than letters, digits and ``_`` in the target become ``_``) with Relay's attributes::
 
     func.func @tvmgen_default_dnnl_main_0(%dnnl_0_i0: tensor<1x4xf32>) -> tensor<1x4xf32>
         attributes {relay.primitive = 1 : i64, relay.compiler = "dnnl",
@@ -21,6 +21,7 @@ outputs returns several results, where Relay returns a tuple). Then every remain
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -41,7 +42,7 @@ __all__ = ["PartitionGraphPass", "partition_graph"]
 _SKIP = (FUNC_ATTRS["Composite"], FUNC_ATTRS["Primitive"], FUNC_ATTRS["Compiler"])
 
 
-def _outline(block: Block, region: Region, name: str, n: int, bind_constants: bool) -> func.FuncOp:
+def _outline(block: Block, region: Region, name: str, symbol: str, n: int, bind_constants: bool) -> func.FuncOp:
     members = set(region.ops)
     inputs: list[SSAValue] = []
     bound: list[SSAValue] = []
@@ -54,7 +55,7 @@ def _outline(block: Block, region: Region, name: str, n: int, bind_constants: bo
     body = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
     for k, arg in enumerate(body.args):
-        arg.name_hint = f"{region.target}_{n}_i{k}"
+        arg.name_hint = f"{symbol}_{n}_i{k}"
     arg_of: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args, strict=True))
     for value in bound:
         copy = value.owner.clone()  # type: ignore[union-attr]
@@ -153,7 +154,8 @@ def partition_graph(module: ModuleOp, mod_name: str = "default", bind_constants:
                 n = counters.get(region.target, 0)
                 counters[region.target] = n + 1
                 prefix = f"tvmgen_{mod_name}_" if mod_name else ""
-                new = _outline(block, region, f"{prefix}{region.target}_main_{n}", n, bind_constants)
+                symbol = re.sub(r"[^0-9A-Za-z_]", "_", region.target)  # Relay sanitizes the name
+                new = _outline(block, region, f"{prefix}{symbol}_main_{n}", symbol, n, bind_constants)
                 module.body.block.insert_op_before(new, fn)
                 made += 1
             _strip_annotations(block)

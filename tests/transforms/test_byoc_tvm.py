@@ -762,3 +762,34 @@ def test_mixed_single_multiple_outputs():
 
     mod = relay.transform.InferType()(xrelay.IRModule.from_expr(create_graph()))
     assert_modules_equal(relay.transform.PartitionGraph()(mod), expected())
+
+
+def test_extern_compiler_sanitized_ops():
+    def expected():
+        x, y = _v("x", (8, 8)), _v("y", (8, 8))
+        x0, y0 = _v("x0", (8, 8)), _v("y0", (8, 8))
+        glb_0 = relay.GlobalVar("tvmgen_default_unsanitary_name___main_0")
+        mod = xrelay.IRModule()
+        mod[glb_0] = set_func_attr(relay.Function([x0, y0], x0 + y0), "unsanitary-name++",
+                                   "tvmgen_default_unsanitary_name___main_0")
+        p0 = _v("p0", (8, 8))
+        fused = relay.Function([p0], relay.concatenate([relay.log(p0), relay.exp(p0)], axis=0)).with_attr("Primitive", 1)
+        mod["main"] = relay.Function([x, y], relay.Call(fused, [relay.Call(glb_0, [x, y])]))
+        return relay.transform.InferType()(mod)
+
+    x, y = _v("x", (8, 8)), _v("y", (8, 8))
+    add = x + y
+    mod = xrelay.IRModule.from_expr(relay.Function([x, y], relay.concatenate([relay.log(add), relay.exp(add)], axis=0)))
+    mod = allowed_list_annotate(mod, ["add", "subtract", "multiply"], "unsanitary-name++")
+    fused = relay.transform.FuseOps(2)(relay.transform.PartitionGraph()(mod))
+    assert_modules_equal(fused, expected())
+
+
+def test_free_vars_zeros():
+    register_target("test_free_vars_zeros", lambda op: True)
+
+    def make():
+        return xrelay.IRModule.from_expr(relay.Function([], relay.zeros(shape=(0,), dtype="float32")))
+
+    result = relay.transform.AnnotateTarget("test_free_vars_zeros")(make())
+    assert_modules_equal(result, relay.transform.InferType()(make()))
