@@ -928,6 +928,7 @@ def _conv_transpose(im, node):
     out_pad = list(node.attrs.get("output_padding", [0, 0]))
     group = node.attrs.get("group", 1)
     auto = node.attrs.get("auto_pad", "NOTSET")
+    grow: list[list[int]] = []
     if "output_shape" in node.attrs or auto in ("SAME_UPPER", "SAME_LOWER"):
         if "output_shape" in node.attrs:
             target = list(node.attrs["output_shape"])[-2:]
@@ -938,8 +939,8 @@ def _conv_transpose(im, node):
             if n is None:
                 raise node.fail("output_shape / auto_pad SAME need static spatial dims")
             total = s * (n - 1) + op + (k - 1) * d + 1 - t
-            if total < 0:
-                raise node.fail(f"output_shape {target} is larger than the full output")
+            # negative total padding (output_shape beyond the full output): split the same
+            # way, and the negative parts become zero padding of the result (bias only there)
             # the ONNX spec (and onnxruntime): an odd pixel goes at the end only for SAME_UPPER
             if auto == "SAME_UPPER":
                 before.append(total // 2)
@@ -948,6 +949,8 @@ def _conv_transpose(im, node):
                 before.append(total - total // 2)
                 after.append(total // 2)
         pads = before + after
+        grow = [[0, 0], [0, 0]] + [[max(0, -b0), max(0, -a0)] for b0, a0 in zip(before, after)]
+        pads = [max(0, p) for p in pads]
     elif auto == "VALID":
         pads = [0, 0, 0, 0]
     else:
@@ -962,6 +965,8 @@ def _conv_transpose(im, node):
         groups=group,
         kernel_size=kernel,
     )
+    if any(map(any, grow)):
+        y = im.emit1("nn.pad", [y, im.scalar(0.0, y)], pad_width=grow)
     if b is not None:
         y = im.emit1("nn.bias_add", [y, b], axis=1)
     return [y]

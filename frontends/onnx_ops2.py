@@ -502,3 +502,94 @@ def _hardmax_axis(im: _Importer, x: _Val, axis: int, shape: list[int]) -> _Val:
     iota = np.arange(shape[axis], dtype=np.int32).reshape([-1 if a == axis else 1 for a in range(len(shape))])
     hit = _e(im, "equal", first, im.const(iota))
     return im.cast_like(hit, im.dtype_of(x))
+
+
+# ---- training-mode Dropout and BatchNormalization ------------------------------------------------
+
+_DROPOUT = _CONVERTERS["Dropout"]
+_BATCH_NORM = _CONVERTERS["BatchNormalization"]
+
+
+@_op("Dropout")
+def _dropout_training(im, node):
+    """Training mode with ratio 0 is the identity (mask all true); a ratio > 0 draws random
+    numbers, which an inference compiler does not (refused with that reason)."""
+    training = node.input(2)
+    if training is None or (training.known and not bool(training.const)):
+        return _DROPOUT(im, node)
+    ratio = node.input(1)
+    r = 0.5 if ratio is None else (float(np.asarray(ratio.const).reshape(())) if ratio.known else None)
+    if r != 0.0:
+        raise node.fail("training mode with a ratio that is not a constant 0 is random; not supported")
+    x = node.inputs[0]
+    return [x, im.const(np.ones(im.static_shape(x, node), dtype=np.bool_))][: node.num_outputs]
+
+
+@_op("BatchNormalization")
+def _batch_norm_training(im, node):
+    """``training_mode = 1``: normalise with the batch's statistics and return the updated
+    running mean and variance (``running * momentum + batch * (1 - momentum)``)."""
+    if not node.attrs.get("training_mode", 0):
+        return _BATCH_NORM(im, node)
+    x, g, b, mean, var = node.inputs[:5]
+    rank = im.rank(x)
+    axes = [a for a in range(rank) if a != 1]
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    momentum = float(node.attrs.get("momentum", 0.9))
+    bshape = [-1 if a == 1 else 1 for a in range(rank)]
+    channels = im.static_shape(x, node)[1]
+    bshape = [channels if d == -1 else d for d in bshape]
+    m = im.emit1("mean", [x], axis=axes, keepdims=True)
+    d = _e(im, "subtract", x, m)
+    v = im.emit1("mean", [_e(im, "multiply", d, d)], axis=axes, keepdims=True)
+    inv = _e(im, "rsqrt", _e(im, "add", v, _s(im, eps, v)))
+    y = _e(im, "add", _e(im, "multiply", _e(im, "multiply", d, inv), im.reshape(g, bshape)), im.reshape(b, bshape))
+    m1, v1 = im.reshape(m, [channels]), im.reshape(v, [channels])
+
+    def running(old: _Val, batch: _Val) -> _Val:
+        return _e(im, "add", _e(im, "multiply", old, _s(im, momentum, old)), _e(im, "multiply", batch, _s(im, 1.0 - momentum, batch)))
+
+    return [y, running(mean, m1), running(var, v1)][: node.num_outputs]
+
+
+# ---- layout shuffles and constants -----------------------------------------------------------------
+
+
+@_op("DepthToSpace")
+def _depth_to_space(im, node):
+    x = node.inputs[0]
+    n, c, h, w = im.static_shape(x, node)
+    bs = int(node.attrs["blocksize"])
+    if node.attrs.get("mode", "DCR") == "DCR":
+        t = im.reshape(x, [n, bs, bs, c // (bs * bs), h, w])
+        t = im.emit1("transpose", [t], axes=[0, 3, 4, 1, 5, 2])
+    else:  # CRD
+        t = im.reshape(x, [n, c // (bs * bs), bs, bs, h, w])
+        t = im.emit1("transpose", [t], axes=[0, 1, 4, 2, 5, 3])
+    return [im.reshape(t, [n, c // (bs * bs), h * bs, w * bs])]
+
+
+@_op("SpaceToDepth")
+def _space_to_depth(im, node):
+    x = node.inputs[0]
+    n, c, h, w = im.static_shape(x, node)
+    bs = int(node.attrs["blocksize"])
+    t = im.reshape(x, [n, c, h // bs, bs, w // bs, bs])
+    crd = node.attrs.get("mode", "DCR") == "CRD"  # channels outermost, then the block offsets
+    t = im.emit1("transpose", [t], axes=[0, 1, 3, 5, 2, 4] if crd else [0, 3, 5, 1, 2, 4])
+    return [im.reshape(t, [n, c * bs * bs, h // bs, w // bs])]
+
+
+@_op("EyeLike")
+def _eye_like(im, node):
+    x = node.inputs[0]
+    rows, cols = im.static_shape(x, node)
+    dtype = numpy_dtype(_onnx_dtype(node) or im.dtype_of(x))
+    return [im.const(np.eye(rows, cols, k=int(node.attrs.get("k", 0)), dtype=dtype))]
+
+
+def _onnx_dtype(node: _Node) -> str | None:
+    from xrelay.frontends.onnx import _relay_dtype
+
+    to = node.attrs.get("dtype")
+    return None if to is None else _relay_dtype(to, f"{node.op_type} node '{node.name}'")
