@@ -26,15 +26,27 @@ Replacing params rebinds the steps (a few milliseconds), never in ``run``.
 ``TVM_NUM_THREADS`` or the cores this process may use) runs each big kernel in chunks on
 ``n`` threads; results are the same bits for every ``n`` (``xrelay.runtime.parallel``).
 
+**One module, one thread at a time.** A module owns one set of input buffers, arenas and
+outputs, so two threads using it at once would overwrite each other's tensors. It does not
+serialise them (a lock around ``run`` alone cannot keep another thread's ``set_input`` out of
+the gap between ``set_input``, ``run`` and ``get_output``); it *detects* overlap: a call to
+``set_input``, ``get_input``, ``run``, ``get_output``, ``benchmark``, ``profile``,
+``load_params`` or ``share_params`` while another thread is inside one of them raises
+``ConcurrentUseError`` naming both threads and calls. Callers that share a module hold their
+own lock over the whole ``set_input .. get_output`` sequence; or each thread makes its own
+module (``create(m.program)``, then ``share_params`` to share the weights).
+
 **Debug**: ``GraphModule(..., debug=True)`` (or ``DebugModule``) records every step's outputs
 and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op table).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import statistics
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -53,6 +65,7 @@ from xrelay.runtime.parallel import blas_single_thread
 
 __all__ = [
     "BenchmarkResult",
+    "ConcurrentUseError",
     "DebugModule",
     "GraphModule",
     "GraphModuleError",
@@ -63,6 +76,42 @@ __all__ = [
 
 class GraphModuleError(ValueError, TVMError):
     """Wrong use of a module: unknown input, wrong shape or dtype, bad params."""
+
+
+class ConcurrentUseError(GraphModuleError):
+    """Two threads used one module at the same time (see the module docstring)."""
+
+
+def _exclusive(method):
+    """Run ``method`` as the module's only user: a call from another thread while one is
+    inside raises ``ConcurrentUseError`` (calls nest within one thread, as ``benchmark``
+    calls ``run``)."""
+
+    @functools.wraps(method)
+    def guarded(self: GraphModule, *args: Any, **kwargs: Any) -> Any:
+        me = threading.current_thread()
+        with self._guard:
+            if self._user is not None and self._user[0] is not me:
+                thread, call = self._user
+                raise ConcurrentUseError(
+                    f"GraphModule.{method.__name__}() called from thread '{me.name}' while "
+                    f"thread '{thread.name}' is inside {call}(): one module has one set of "
+                    "input, arena and output buffers, so threads must not use it at the same "
+                    "time; hold a lock of your own over set_input .. get_output, or give each "
+                    "thread its own module (xrelay.runtime.create(m.program), then share_params)"
+                )
+            if self._user is None:
+                self._user = (me, method.__name__)
+            self._depth += 1
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            with self._guard:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._user = None
+
+    return guarded
 
 
 @dataclass
@@ -120,6 +169,9 @@ class GraphModule:
         threads: int | None = None,
     ):
         self.program = program
+        self._guard = threading.Lock()  # guards _user/_depth (see _exclusive)
+        self._user: tuple[threading.Thread, str] | None = None
+        self._depth = 0
         self._threads = threads
         self.entry = entry
         self.debug = debug
@@ -177,6 +229,7 @@ class GraphModule:
             raise GraphModuleError(f"input index {key} out of range: the graph has {n} input(s)")
         return int(key) % n
 
+    @_exclusive
     def get_input(self, index: int | str, out: np.ndarray | None = None) -> np.ndarray:
         """A copy of input ``index`` (a name or a position), or copied into ``out``."""
         buf = self._executor.input_buffers[self._index(index)]
@@ -185,6 +238,7 @@ class GraphModule:
         np.copyto(out, buf)
         return out
 
+    @_exclusive
     def set_input(self, key: int | str | None = None, value: Any = None, **inputs: Any) -> None:
         """Set one input (``set_input("x", arr)`` / ``set_input(0, arr)``) and/or several by
         keyword (``set_input(x=arr, y=arr2)``); a param name sets that param."""
@@ -236,10 +290,12 @@ class GraphModule:
         np.savez(buf, **self.get_params())
         return buf.getvalue()
 
+    @_exclusive
     def load_params(self, params_bytes: bytes | Mapping[str, Any]) -> None:
         """Replace the params named in ``params_bytes`` (``.npz`` bytes, or a dict)."""
         self._set_params(_read_params(params_bytes), copy=True)
 
+    @_exclusive
     def share_params(self, other: GraphModule, params_bytes: bytes | Mapping[str, Any]) -> None:
         """Use ``other``'s arrays for the params named in ``params_bytes`` (no copy)."""
         names = _read_params(params_bytes)
@@ -283,6 +339,7 @@ class GraphModule:
     # Running
     # ---------------------------------------------------------------------------------------
 
+    @_exclusive
     def run(self, **inputs: Any) -> None:
         """Set ``inputs`` (by name) if given, then run every step."""
         if inputs:
@@ -306,6 +363,7 @@ class GraphModule:
         """The number of results of ``@main``."""
         return len(self._executor.outputs)
 
+    @_exclusive
     def get_output(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
         """A copy of output ``index`` (the arena is reused by the next run), or copied into
         ``out`` (which must have the output's shape and dtype)."""
@@ -329,6 +387,7 @@ class GraphModule:
         np.copyto(out, value)
         return out
 
+    @_exclusive
     def benchmark(self, *args: Any, **kwargs: Any) -> BenchmarkResult:
         """Time ``run``: ``benchmark(repeat=5, number=5, min_repeat_ms=None, end_to_end=False,
         cooldown_interval_ms=None, repeats_to_cooldown=1, **inputs)``.
@@ -462,6 +521,7 @@ class GraphModule:
         np.copyto(out, values[0])
         return out
 
+    @_exclusive
     def profile(self, runs: int = 1) -> str:
         """Run ``runs`` times timing each step and op family; a table per step (slowest
         first) and one per op family (tabulate)."""
