@@ -36,6 +36,7 @@ from xrelay.error import TVMError
 from xrelay.tools.relay_opt import ToolError, load_params, report
 from xrelay.tools.relay_run import parse_module
 from xrelay.transforms.planners import ALGORITHMS, PlanError
+from xrelay.transforms.utils import verify_module
 
 PROG = "relay-build"
 
@@ -103,6 +104,7 @@ def execute(args: argparse.Namespace) -> int:
         sections[pool] = section
     params = load_params(args.params) if args.params else None
     module = parse_module(args.module, params, args.input_format)
+    verify_module(module)
     try:
         lib = build_c(module, params, args.opt_level, args.plan, args.pools, name=args.name,
                       constants=args.constants, sections=sections, time_limit=args.time_limit)  # fmt: skip

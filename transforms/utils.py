@@ -16,6 +16,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.traits import SymbolOpInterface, SymbolTable
 
+from xrelay.transforms.dominance import verify_dominance
+
 
 @contextlib.contextmanager
 def indexed_symbol_lookup() -> Iterator[None]:
@@ -53,6 +55,8 @@ def indexed_symbol_lookup() -> Iterator[None]:
 
 
 def verify_module(module: ModuleOp) -> None:
-    """``module.verify()`` with symbol lookups through an index (linear instead of quadratic)."""
+    """``module.verify()`` with symbol lookups through an index (linear instead of quadratic),
+    then SSA dominance (which xDSL does not check)."""
     with indexed_symbol_lookup():
         module.verify()
+    verify_dominance(module)
