@@ -667,6 +667,8 @@ def _reshape(im, node):
         shape = im.static(node.inputs[1], node, "shape")
     allowzero = bool(node.attrs.get("allowzero", 0))
     target = _reshape_target(im.shape_of(x), shape, allowzero, node)
+    if allowzero and 0 in target:  # a real 0-sized dimension: Relay's 0 would copy instead
+        return im.emit("reshape", [x], newshape=target, allowzero=True)
     if all(d is not None for d in target):
         return [im.reshape(x, target)]
     copied = [not allowzero and int(d) == 0 for d in shape]
@@ -859,6 +861,10 @@ def _gather(im, node):
 def _spatial_pads(node: _Node, in_hw, kernel, strides, dilations, transposed=False):
     """Relay's padding (all befores, then all afters: [top, left, bottom, right] in 2-D) from
     ONNX pads / auto_pad for windows of any rank."""
+    # checked here, as SAME padding divides by the strides (the relay op checks them too)
+    for name, values in (("strides", strides), ("dilations", dilations)):
+        if any(isinstance(v, float) or v < 1 for v in values):
+            raise node.fail(f"{name} must be positive integers, got {list(values)}")
     auto = node.attrs.get("auto_pad", "NOTSET")
     if auto in ("NOTSET", ""):
         n = len(kernel)
