@@ -11,7 +11,6 @@ from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS
 from xrelay.relay.op import DEFAULT
 
-
 OPS = {**RELAY_OPS, **QNN_OPS}
 
 
