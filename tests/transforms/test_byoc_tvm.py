@@ -793,3 +793,24 @@ def test_free_vars_zeros():
 
     result = relay.transform.AnnotateTarget("test_free_vars_zeros")(make())
     assert_modules_equal(result, relay.transform.InferType()(make()))
+
+
+def test_extern_dnnl_annotate():
+    """TVM's test_extern_dnnl (its annotate half; its run half needs Relay's DNNL codegen)."""
+    ishape, w1shape = (1, 32, 14, 14), (32, 1, 3, 3)
+
+    def dw(x, w):
+        return relay.nn.conv2d(x, w, kernel_size=(3, 3), padding=(1, 1), groups=32)
+
+    data, weight1 = _v("data", ishape), _v("weight1", w1shape)
+    c1 = dw(data, weight1)
+    mod = xrelay.IRModule.from_expr(relay.Function([data, weight1], relay.add(c1, dw(c1, weight1))))
+    b, e = compiler_begin, compiler_end
+    data, weight1 = _v("data", ishape), _v("weight1", w1shape)
+    c1 = dw(b(data, "dnnl"), b(weight1, "dnnl"))
+    end0, end1 = e(c1, "dnnl"), e(c1, "dnnl")
+    c2 = dw(b(end0, "dnnl"), b(weight1, "dnnl"))
+    out = relay.add(b(end1, "dnnl"), b(e(c2, "dnnl"), "dnnl"))
+    expected = xrelay.IRModule.from_expr(relay.Function([data, weight1], e(out, "dnnl")))
+    result = relay.transform.InferType()(relay.transform.AnnotateTarget("dnnl")(mod))
+    assert_modules_equal(result, relay.transform.InferType()(expected))
