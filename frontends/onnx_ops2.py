@@ -593,3 +593,117 @@ def _onnx_dtype(node: _Node) -> str | None:
 
     to = node.attrs.get("dtype")
     return None if to is None else _relay_dtype(to, f"{node.op_type} node '{node.name}'")
+
+
+# ---- Attention (opset 23) -------------------------------------------------------------------------
+
+
+def _bmm(im: _Importer, a: _Val, b: _Val, transpose_b: bool) -> _Val:
+    """4-D ``a @ b`` (``b`` transposed when asked) through 3-D ``nn.batch_matmul``."""
+    sa, sb = im.shape_of(a), im.shape_of(b)
+    a3 = im.reshape(a, [sa[0] * sa[1], sa[2], sa[3]])
+    b3 = im.reshape(b, [sb[0] * sb[1], sb[2], sb[3]])
+    y = im.emit1("nn.batch_matmul", [a3, b3], transpose_a=False, transpose_b=transpose_b)
+    return im.reshape(y, [sa[0], sa[1], sa[2], sb[2] if transpose_b else sb[3]])
+
+
+def _to_heads(im: _Importer, x: _Val, heads: int) -> _Val:
+    b, s, hidden = im.shape_of(x)
+    t = im.reshape(x, [b, s, heads, hidden // heads])
+    return im.emit1("transpose", [t], axes=[0, 2, 1, 3])
+
+
+def _bias_of_mask(im: _Importer, mask: _Val, dtype: str) -> _Val:
+    if im.dtype_of(mask) != "bool":
+        return mask
+    zero, ninf = np.zeros((), numpy_dtype(dtype)), np.array(-np.inf, numpy_dtype(dtype))
+    return _e(im, "where", mask, im.const(zero), im.const(ninf))
+
+
+@_op("Attention")
+def _attention(im, node):
+    """ONNX's Attention: scaled dot-product attention with masks, causal and sliding windows,
+    a KV cache (past -> present), grouped heads, softcap and the qk output modes."""
+    q, k, v = node.inputs[:3]
+    mask, past_k, past_v = node.input(3), node.input(4), node.input(5)
+    nonpad = node.input(6)
+    a = node.attrs
+    dtype = im.dtype_of(q)
+    rank = im.rank(q)
+    if rank == 3:
+        q = _to_heads(im, q, int(a["q_num_heads"]))
+        k = _to_heads(im, k, int(a["kv_num_heads"]))
+        v = _to_heads(im, v, int(a["kv_num_heads"]))
+    batch, q_heads, q_len, head = im.static_shape(q, node)
+    scale = a.get("scale")
+    scale = 1.0 / math.sqrt(head) if scale is None else float(scale)
+    root = math.sqrt(scale)  # both sides scaled by sqrt(scale), as ONNX's reference
+    if past_k is not None:
+        k = im.emit1("concatenate", [past_k, k], axis=2)
+        v = im.emit1("concatenate", [past_v, v], axis=2)
+    present_k, present_v = k, v
+    past = im.static_shape(past_k, node)[2] if past_k is not None else 0
+    kv_len = im.static_shape(k, node)[2]
+    kv_heads = im.shape_of(k)[1]
+    np_dt = numpy_dtype(dtype)
+    # the additive bias: a run-time mask plus static causal / window terms
+    bias = None
+    if mask is not None:
+        ms = im.static_shape(mask, node)
+        if ms[-1] < kv_len:
+            fill = np.zeros((*ms[:-1], kv_len - ms[-1]), dtype=numpy_dtype(im.dtype_of(mask)))
+            fill[...] = False if im.dtype_of(mask) == "bool" else -np.inf
+            mask = im.emit1("concatenate", [mask, im.const(fill)], axis=len(ms) - 1)
+        bias = _bias_of_mask(im, mask, dtype)
+    i = np.arange(q_len).reshape(-1, 1) + past
+    j = np.arange(kv_len).reshape(1, -1)
+    allowed = np.ones((q_len, kv_len), dtype=bool)
+    if a.get("is_causal", 0):
+        allowed &= j <= i
+    left, right = int(a.get("left_window_size", -1)), int(a.get("right_window_size", -1))
+    if left >= 0:
+        allowed &= i - j <= left
+    if right >= 0:
+        allowed &= j - i <= right
+    if nonpad is not None and (past_k is not None or not allowed.all()):
+        raise node.fail("nonpad_kv_seqlen with a causal/window mask or a past cache is not supported")
+    if not allowed.all():
+        static = im.const(np.where(allowed, 0, -np.inf).astype(np_dt))
+        bias = static if bias is None else _e(im, "add", bias, static)
+    if nonpad is not None:
+        lens = im.reshape(im.cast_like(nonpad, "int64"), [batch, 1, 1, 1])
+        keep = _e(im, "less", im.const(np.arange(kv_len, dtype=np.int64).reshape(1, 1, 1, kv_len)), lens)
+        pad_bias = _bias_of_mask(im, keep, dtype)
+        bias = pad_bias if bias is None else _e(im, "add", bias, pad_bias)
+    if kv_heads != q_heads:
+        k = im.emit1("repeat", [k], repeats=q_heads // kv_heads, axis=1)
+        v = im.emit1("repeat", [v], repeats=q_heads // kv_heads, axis=1)
+    qs = _e(im, "multiply", q, im.const(np.array(root, np_dt)))
+    ks = _e(im, "multiply", k, im.const(np.array(root, np_dt)))
+    qk = _bmm(im, qs, ks, transpose_b=True)
+    softcap = float(a.get("softcap", 0.0))
+    if softcap > 0:
+        c = im.const(np.array(softcap, np_dt))
+        qk = _e(im, "multiply", _e(im, "tanh", _e(im, "divide", qk, c)), c)
+    with_bias = qk if bias is None else _e(im, "add", qk, bias)
+    mode = int(a.get("qk_matmul_output_mode", 0))
+    qk_out = with_bias if mode == 2 else qk
+    sm_in = with_bias
+    precision = a.get("softmax_precision")
+    if precision is not None:
+        from xrelay.frontends.onnx import _relay_dtype
+
+        sm_in = im.cast_like(sm_in, _relay_dtype(precision, f"Attention node '{node.name}'"))
+    sm = im.emit1("nn.softmax", [sm_in], axis=-1)
+    if bias is not None:  # rows masked everywhere give 0, not NaN
+        dead = _e(im, "equal", im.emit1("max", [bias], axis=[-1], keepdims=True), im.const(np.array(-np.inf, np_dt)))
+        sm = _e(im, "where", dead, im.const(np.zeros((), numpy_dtype(im.dtype_of(sm)))), sm)
+    sm = im.cast_like(sm, dtype)
+    if mode == 3:
+        qk_out = sm
+    y = _bmm(im, sm, v, transpose_b=False)
+    if rank == 3:
+        y = im.emit1("transpose", [y], axes=[0, 2, 1, 3])
+        ys = im.shape_of(y)
+        y = im.reshape(y, [ys[0], ys[1], ys[2] * ys[3]])
+    return [y, present_k, present_v, im.cast_like(qk_out, dtype)][: node.num_outputs]
