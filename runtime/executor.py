@@ -48,6 +48,7 @@ from xrelay.dialects.memory import (
 )
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
 from xrelay.error import TVMError
+from xrelay.runtime import fast_int8, fast_nhwc  # noqa: F401 - they add their fast kernels
 from xrelay.runtime.fast_kernels import (
     FAMILIES,
     CompiledFunction,

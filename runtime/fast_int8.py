@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.runtime import fast_kernels as _fk
+
 _LIB: list = []
 
 
@@ -457,3 +459,14 @@ __all__ = [
     "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis",
     "pack_weights", "vnni_library", "cast", "clip", "batch_matmul",
 ]  # fmt: skip
+
+
+# int8 x int8 -> int32 convolution and dense (the lowered qnn ops), exact through float32 SGEMM,
+# and the integer requantize tail: added to the fast kernels' table
+_fk._FAST["nn.conv2d"] = first(conv2d, _fk._FAST["nn.conv2d"])
+_fk._FAST["nn.dense"] = dense
+_fk._FAST["fixed_point_multiply"] = fixed_point_multiply
+_fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply_per_axis
+_fk._FAST["clip"] = first(_fk._FAST["clip"], clip)
+_fk._FAST["cast"] = cast
+_fk._FAST["nn.batch_matmul"] = batch_matmul

@@ -1296,13 +1296,16 @@ def _or_channels_last(nchw: Callable[..., Any], name: str) -> Callable[..., Any]
     def maker(op, vals, out, ws, opts):
         a = op.attrs
         if (a.get("data_layout") or a.get("layout")) == "NHWC":
-            from xrelay.runtime import fast_nhwc
-
-            return getattr(fast_nhwc, name)(op, vals, out, ws, opts)
+            nhwc = NHWC_MAKERS.get(name)
+            return None if nhwc is None else nhwc(op, vals, out, ws, opts)
         return nchw(op, vals, out, ws, opts)
 
     return maker
 
+
+NHWC_MAKERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
+"""The channels-last fast kernels by name; ``runtime.fast_nhwc`` registers them (it builds on
+this module, so this module cannot import it)."""
 
 _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     **{name: _fast_binary for name in _BINARY_UFUNCS},
@@ -1313,16 +1316,8 @@ _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     "nn.conv2d": _or_channels_last(_fast_conv2d, "conv2d_nhwc"),
 }
 
-# int8 x int8 -> int32 convolution and dense (the lowered qnn ops), exact through float32 SGEMM
-from xrelay.runtime import fast_int8  # noqa: E402 - it uses this module's im2col
-
-_FAST["nn.conv2d"] = fast_int8.first(fast_int8.conv2d, _FAST["nn.conv2d"])
-_FAST["nn.dense"] = fast_int8.dense
-_FAST["fixed_point_multiply"] = fast_int8.fixed_point_multiply
-_FAST["fixed_point_multiply_per_axis"] = fast_int8.fixed_point_multiply_per_axis
-_FAST["clip"] = fast_int8.first(_FAST["clip"], fast_int8.clip)
-_FAST["cast"] = fast_int8.cast
-_FAST["nn.batch_matmul"] = fast_int8.batch_matmul
+# The int8 kernels (runtime.fast_int8) and the channels-last ones (runtime.fast_nhwc) add
+# themselves to these tables when imported; runtime.executor imports them.
 
 _FAMILY_OF = {
     "nn.conv2d": "matmul",

@@ -20,6 +20,7 @@ import numpy as np
 from xrelay.runtime.fast_kernels import (
     _MIN_CHUNK_MNK,
     FINE_CHUNKS_PER_THREAD,
+    NHWC_MAKERS,
     Thunk,
     _chunks,
     _epilogue_thunks,
@@ -203,3 +204,8 @@ def global_avg_pool_nhwc(op, vals, out, ws, opts):
     if not _float_same(x, out) or x.ndim != 4:
         return None
     return [("pool", functools.partial(np.mean, x, axis=(1, 2), keepdims=True, dtype=x.dtype, out=out))]
+
+
+NHWC_MAKERS.update(
+    conv2d_nhwc=conv2d_nhwc, max_pool_nhwc=max_pool_nhwc, global_avg_pool_nhwc=global_avg_pool_nhwc
+)

@@ -198,22 +198,10 @@ def test_no_import_cycle_between_top_level_packages():
     assert not cycles, f"import cycles between packages {cycles}:\n" + "\n".join(details)
 
 
-KNOWN_MODULE_CYCLES: list[list[str]] = [
-    # the fast kernels: fast_kernels assembles its table from fast_int8 and fast_nhwc, which
-    # use its helpers (to untangle: the helpers in a module of their own)
-    ["xrelay.runtime.fast_int8", "xrelay.runtime.fast_kernels", "xrelay.runtime.fast_nhwc"],
-]
-"""Cycles between modules of one package that exist today; no other may appear, and one that
-is removed must be taken off this list."""
-
-
 def test_no_import_cycle_between_modules():
     cycles = _cycles({m: set(t) for m, t in GRAPH.items()})
-    new = [c for c in cycles if c not in KNOWN_MODULE_CYCLES]
-    details = [line for c in new for line in _edges_within(c, GRAPH)]
-    assert not new, f"import cycles between modules {new}:\n" + "\n".join(details)
-    gone = [c for c in KNOWN_MODULE_CYCLES if c not in cycles]
-    assert not gone, f"take these cycles, now gone, off KNOWN_MODULE_CYCLES: {gone}"
+    details = [line for c in cycles for line in _edges_within(c, GRAPH)]
+    assert not cycles, f"import cycles between modules {cycles}:\n" + "\n".join(details)
 
 
 def test_packages_import_only_their_layer_and_below():
