@@ -493,6 +493,22 @@ def _pair(cls, name: str, v: Any) -> tuple[int, int]:
     return v
 
 
+def check_positive(cls, attrs: dict[str, Any], names: Sequence[str]) -> None:
+    """Strides, dilations, window sizes and groups are integers of at least 1 (a 0 would reach
+    the kernels as a division by zero, a float as a type error). Runs before normalisation, so
+    a value may still be a scalar or any sequence."""
+    for k in names:
+        v = attrs.get(k)
+        if v is None:
+            continue
+        values = v if isinstance(v, (list, tuple)) else (v,)
+        # numbers only: other kinds get the attribute's own "expects an integer" message
+        numeric = [x for x in values if isinstance(x, numbers.Real) and not isinstance(x, bool)]
+        if any(not isinstance(x, numbers.Integral) or x < 1 for x in numeric):
+            shown = list(v) if isinstance(v, (list, tuple)) else v
+            raise fail(cls, f"{k} must be positive integers, got {shown}")
+
+
 def _check_rank(cls, t: TensorType, rank: int, what: str) -> tuple:
     s = shape_of(t)
     if len(s) != rank:
@@ -550,6 +566,7 @@ class _ConvBase(RelayOp):
 
     @classmethod
     def normalize_attrs(cls, attrs, in_types):
+        check_positive(cls, attrs, ("strides", "dilation", "groups", "kernel_size"))
         attrs["padding"] = _pad4(cls, attrs["padding"])
         for k in cls.PAIRS:
             attrs[k] = _pair(cls, k, attrs[k])
@@ -661,6 +678,7 @@ class _Pool2D(RelayOp):
 
     @classmethod
     def normalize_attrs(cls, attrs, in_types):
+        check_positive(cls, attrs, ("pool_size", "strides", "dilation"))
         attrs["padding"] = _pad4(cls, attrs["padding"])
         for k in ("pool_size", "strides", "dilation"):
             attrs[k] = _pair(cls, k, attrs[k])

@@ -31,6 +31,7 @@ from xrelay.dialects.relay.base import (
     relay_op,
 )
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
+from xrelay.dialects.relay.ops import check_positive
 
 
 def _axes(cls, layout: str, canonical: str) -> list[int]:
@@ -92,6 +93,7 @@ class _ConvND(RelayOp):
     @classmethod
     def normalize_attrs(cls, attrs, in_types):
         n = len(cls.CANONICAL) - 2
+        check_positive(cls, attrs, ("strides", "dilation", "groups", "kernel_size"))
         attrs["padding"] = _padding(cls, attrs["padding"], n)
         for k in ("strides", "dilation"):
             attrs[k] = _tuple(cls, k, attrs[k], n)
@@ -192,6 +194,7 @@ class _Pool3D(RelayOp):
 
     @classmethod
     def normalize_attrs(cls, attrs, in_types):
+        check_positive(cls, attrs, ("pool_size", "strides", "dilation"))
         attrs["padding"] = _padding(cls, attrs["padding"], 3)
         for k in ("pool_size", "strides", "dilation"):
             attrs[k] = _tuple(cls, k, attrs[k], 3)
