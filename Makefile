@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint lit pytest bench venv
+.PHONY: demo test lint lit pytest bench venv fuzz
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,3 +28,8 @@ pytest: $(BIN)/.installed
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -n 2 tests
 
 test: lint lit pytest
+
+# 10,000 mutated FileCheck inputs through parser, verifier, passes and interpreter; prints
+# the counts (parsed, rejected with a diagnostic, ran, crashed) and the slowest case.
+fuzz: $(BIN)/.installed
+	$(BIN)/python -W ignore tests/fuzz/xrelay_fuzz.py -n 10000

@@ -57,7 +57,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import VarResultDef
 
 from xrelay.dialects.qnn import QNN_OPS
-from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, numpy_dtype, shape_of
+from xrelay.dialects.relay.dtypes import DTYPES, element_type, too_large
 from xrelay.error import TVMError
 from xrelay.transforms.infra import module_op
 
@@ -407,7 +408,7 @@ def _coerce(name: str, value: Any, ty: Attribute) -> Any:
     """Check (or, for non-numpy values, convert) an input against its parameter's type."""
     if not isinstance(ty, TensorType):
         return value
-    want = numpy_dtype(ty.element_type)
+    want = _runnable_dtype(f"input '{name}'", ty)
     if not isinstance(value, np.ndarray):
         # Python scalars and lists get the declared dtype when numpy calls that safe-ish.
         arr = np.asarray(value)
@@ -490,6 +491,18 @@ def bind_inputs(
     return [_coerce(names[i], bound[i][1], specs[i][1]) for i in range(len(names))]
 
 
+def _runnable_dtype(name: str, ty: TensorType) -> np.dtype:
+    """The numpy dtype the interpreter computes ``ty`` in; RunError for element types it has
+    no arrays for (complex, f8, index, i7, bfloat16...)."""
+    try:
+        return numpy_dtype(ty.element_type)
+    except ValueError:
+        raise RunError(
+            f"{name}: element type {ty.element_type} cannot be run (the interpreter runs "
+            f"{', '.join(str(element_type(d)) for d in DTYPES if d != 'bfloat16')})"
+        ) from None
+
+
 def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -> np.ndarray:
     """A random array of a static tensor type.
 
@@ -501,8 +514,10 @@ def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -
     shape = shape_of(ty)
     if any(d is None for d in shape):
         raise RunError(f"{name}: type {ty} has dynamic dimensions; give this input explicitly")
-    dtype = dtype_of(ty.element_type)
-    want = numpy_dtype(dtype)
+    want = _runnable_dtype(name, ty)
+    refusal = too_large(f"{name} ({ty})", int(np.prod(shape, dtype=object)) * want.itemsize)
+    if refusal:
+        raise RunError(refusal)
     if want.kind == "f":
         return rng.standard_normal(shape).astype(want)
     if want.kind == "b":
@@ -516,6 +531,8 @@ def random_inputs(
     mod: Any, seed: int = 0, entry: str = "main", skip: Iterable[str] = ()
 ) -> dict[str, np.ndarray]:
     """Random arrays for the parameters of ``@entry`` not named in ``skip`` (see random_array)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise RunError(f"the random seed must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     skip = set(skip)
     return {

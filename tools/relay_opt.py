@@ -278,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(ToolError(_explain(e)))
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # xDSL parses, verifies and prints regions recursively
+        return report(ToolError("the input is nested too deeply to process"))
     except Exception as e:  # a bug in a pass: still one message, unless asked for the traceback
         if os.environ.get("XRELAY_TRACEBACK"):
             raise

@@ -152,6 +152,8 @@ def parse_module(path: str, params: Mapping[str, np.ndarray] | None, input_forma
                 text = f.read()
         except OSError as e:
             raise ToolError(f"cannot read '{path}': {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise ToolError(f"cannot read '{path}': not UTF-8 text (byte {e.start})") from None
         name = path
     if input_format == "relay" or (input_format is None and name.endswith(".relay")):
         from xrelay.relay.parser import parse
@@ -329,6 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(e, PROG)
     except (RunError, VerifyException) as e:
         return report(ToolError(str(e)), PROG)
+    except RecursionError:  # xDSL parses, verifies and prints regions recursively
+        return report(ToolError("the input is nested too deeply to process"), PROG)
     except KeyboardInterrupt:
         return 130
 

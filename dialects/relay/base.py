@@ -51,7 +51,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, as_virtual_device
-from xrelay.dialects.relay.dtypes import Shape, dtype_of, shape_of, tensor_type
+from xrelay.dialects.relay.dtypes import DTYPES, Shape, dtype_of, shape_of, tensor_type
 from xrelay.error import TVMError
 
 
@@ -402,8 +402,11 @@ class RelayOp(IRDLOperation):
                     f"{self.name}: attribute '{name}' = {format_value(attrs[name])} is not in "
                     f"canonical form; expected {format_value(spec.from_attribute(spec.to_attribute(value)))}"
                 )
-        inferred = self.inferred_types()
         actual = [r.type for r in self.results]
+        for i, t in enumerate(actual):
+            if isinstance(t, TensorType):
+                _check_element_type(type(self), f"result {i}", t)
+        inferred = self.inferred_types()
         if len(inferred) != len(actual):
             raise RelayTypeError(
                 f"{self.name}: expected {len(inferred)} result(s), got {len(actual)}"
@@ -607,7 +610,21 @@ def parse_value(parser: Parser, allow_float: bool = True) -> Any:
 def _tensor_operand(cls: type[RelayOp], index: int, t: Attribute) -> TensorType:
     if not isinstance(t, TensorType):
         raise RelayTypeError(f"{cls.name}: operand {index} has type {t}, expected a tensor")
+    _check_element_type(cls, f"operand {index}", t)
     return t
+
+
+def _check_element_type(cls: type[RelayOp], what: str, t: TensorType) -> None:
+    """Relay ops compute on Relay's dtypes only (no i7, f80, index, complex, f8)."""
+    try:
+        known = dtype_of(t) in DTYPES
+    except ValueError:
+        known = False
+    if not known:
+        raise RelayTypeError(
+            f"{cls.name}: {what} has element type {t.element_type}, which is no Relay dtype "
+            f"(known: {', '.join(DTYPES)})"
+        )
 
 
 _T = TypeVar("_T", bound=type[RelayOp])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -34,7 +35,7 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xrelay.dialects.relay.dtypes import dtype_of, numpy_dtype, tensor_type
+from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, numpy_dtype, tensor_type, too_large
 
 
 @dataclass
@@ -160,6 +161,14 @@ class ConstantOp(IRDLOperation):
             raise VerifyException(
                 f"relay.constant: value type {self.value.type} differs from result type {self.result.type}"
             )
+        try:  # complex, f80, index, f8, i7...: nothing in Relay computes on them
+            known = dtype_of(self.result.type) in DTYPES
+        except ValueError:
+            known = False
+        if not known:
+            raise VerifyException(
+                f"relay.constant: element type {self.result.type.element_type} is no Relay dtype"
+            )
 
     def print(self, printer: Printer) -> None:
         opts = _PRINT_OPTIONS.get()
@@ -223,7 +232,48 @@ class ConstantOp(IRDLOperation):
                 "print without eliding (or with --params) to get parseable text",
                 pos,
             )
-        value = parser.parse_attribute()
+        _refuse_huge_literal(parser, pos)
+        try:
+            value = parser.parse_attribute()
+        except _XDSL_LITERAL_ERRORS as e:
+            # xDSL 0.74's dense parser raises raw errors on literals that do not fit their
+            # element type (3 : i1, a float for complex<f32>): report them at the literal.
+            reason = str(e) or "it does not fit its type"
+            parser.raise_error(f"relay.constant: bad dense literal: {reason}", pos)
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error(f"relay.constant expects dense<...> data, got {value}", pos, parser.pos)
         return ConstantOp(value, name)
+
+
+_XDSL_LITERAL_ERRORS = (
+    AssertionError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError
+)  # fmt: skip
+# `: tensor<DIMSxELEM>` after a dense literal; ELEM's first number is its width in bits.
+_LITERAL_TYPE = re.compile(
+    r"\s*:\s*tensor<((?:\d+x)*)(?:[a-z]*?(\d+)|complex<[a-z]*?(\d+)>)[A-Za-z0-9]*>"
+)
+
+
+def _refuse_huge_literal(parser: Parser, pos: int) -> None:
+    """Refuse ``dense<...> : tensor<...>`` whose type cannot fit in memory before xDSL expands
+    it (a splat becomes one Python value per element), naming the type and the bytes."""
+    text = parser.lexer.input.content
+    if not text.startswith("dense<", pos):
+        return
+    depth, i = 0, pos + len("dense")
+    while i < len(text):  # the '>' closing dense<...>
+        depth += {"<": 1, ">": -1}.get(text[i], 0)
+        i += 1
+        if depth == 0:
+            break
+    m = _LITERAL_TYPE.match(text, i)
+    if m is None:
+        return
+    count = 1
+    for d in m.group(1).split("x")[:-1]:
+        count *= int(d)
+    bits = int(m.group(2) or 0) or 2 * int(m.group(3) or 0)
+    what = f"relay.constant of type {m.group(0).strip()[1:].strip()}"
+    message = too_large(what, count * max(1, (bits + 7) // 8))
+    if message:
+        parser.raise_error(message, pos, m.end())

@@ -145,3 +145,25 @@ def byte_size(t: TensorType) -> int:
 def format_type(t: Attribute) -> str:
     """A short human form of a type for error messages: ``tensor<1x3x224x224xf32>``."""
     return str(t)
+
+
+def memory_bytes() -> int:
+    """This machine's physical memory in bytes: no tensor larger than that can be allocated."""
+    import os
+
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # not POSIX: assume a large machine
+        return 1 << 40
+
+
+def too_large(what: str, nbytes: int) -> str | None:
+    """The message refusing ``what`` (which needs ``nbytes``) when it cannot fit in memory, so
+    callers refuse before allocating instead of dying of ``MemoryError``; None if it fits."""
+    limit = memory_bytes()
+    if nbytes <= limit:
+        return None
+    return (
+        f"{what} needs {nbytes} bytes ({nbytes / 2**30:.1f} GiB), more than this machine's "
+        f"memory ({limit / 2**30:.1f} GiB)"
+    )

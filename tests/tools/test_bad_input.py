@@ -1,0 +1,132 @@
+"""Hostile input to the tools: one clear message (line:column where there is a file), exit 1,
+no traceback (issue 17, item 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xrelay.runtime.interpreter import RunError, random_array, random_inputs
+from xrelay.tools import relay_opt, relay_run
+
+ADD = """func.func @main(%x: tensor<2xT>) -> tensor<2xT> {
+  %y = relay.add %x, %x : (tensor<2xT>, tensor<2xT>) -> tensor<2xT>
+  func.return %y : tensor<2xT>
+}
+"""
+IDENTITY = """func.func @main(%x: tensor<SHAPExT>) -> tensor<SHAPExT> {
+  func.return %x : tensor<SHAPExT>
+}
+"""
+CONSTANT = """func.func @main() -> tensor<SHAPExT> {
+  %c = relay.constant VALUE : tensor<SHAPExT>
+  func.return %c : tensor<SHAPExT>
+}
+"""
+UNRUNNABLE = ["i72", "f80", "complex<f32>", "f8E4M3FN", "index", "i7"]
+
+
+def _one_error(capsys, tool: str) -> str:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "internal error" not in captured.err
+    assert captured.err.startswith(f"{tool}: error: ") or ".mlir:" in captured.err
+    return captured.err
+
+
+def _write(tmp_path, text: str, name: str = "m.mlir") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("elem", UNRUNNABLE)
+def test_relay_ops_reject_element_types_relay_has_no_dtype_for(tmp_path, capsys, elem):
+    path = _write(tmp_path, ADD.replace("T", elem))
+    assert relay_opt.main([path]) == 1
+    err = _one_error(capsys, "relay-opt")
+    assert f"relay.add: result 0 has element type {elem}, which is no Relay dtype" in err
+    assert relay_run.main([path, "--random-inputs"]) == 1
+    assert f"has element type {elem}, which is no Relay dtype" in _one_error(capsys, "relay-run")
+
+
+@pytest.mark.parametrize("elem", UNRUNNABLE)
+def test_relay_run_refuses_inputs_it_cannot_make(tmp_path, capsys, elem):
+    # No relay op to verify: the interpreter itself names the input and the type.
+    path = _write(tmp_path, IDENTITY.replace("SHAPE", "2").replace("T", elem))
+    assert relay_run.main([path, "--random-inputs"]) == 1
+    err = _one_error(capsys, "relay-run")
+    assert f"input 'x': element type {elem} cannot be run" in err
+
+
+@pytest.mark.parametrize("elem", ["i7", "f80", "index"])
+def test_constants_of_non_relay_element_types_do_not_verify(tmp_path, capsys, elem):
+    text = CONSTANT.replace("SHAPE", "2").replace("T", elem).replace("VALUE", "dense<1>")
+    assert relay_run.main([_write(tmp_path, text)]) == 1
+    err = _one_error(capsys, "relay-run")
+    assert f"element type {elem} is no Relay dtype" in err or "bad dense literal" in err
+
+
+@pytest.mark.parametrize(
+    ("shape", "elem", "value", "message"),
+    [
+        ("2", "complex<f32>", "dense<[1.0, 2.0]>", "bad dense literal: it does not fit its type"),
+        ("2", "i1", "dense<[3, 1]>", "Integer value 3 is out of range for type i1"),
+        ("2", "f80", "dense<1.0>", "bad dense literal"),
+        (
+            "99999999999",
+            "f32",
+            "dense<1.0>",
+            "relay.constant of type tensor<99999999999xf32> needs 399999999996 bytes",
+        ),
+    ],
+)
+def test_bad_dense_literals_are_parse_errors_with_a_location(
+    tmp_path, capsys, shape, elem, value, message
+):
+    text = CONSTANT.replace("SHAPE", shape).replace("T", elem).replace("VALUE", value)
+    path = _write(tmp_path, text)
+    for tool, main in (("relay-opt", relay_opt.main), ("relay-run", relay_run.main)):
+        assert main([path]) == 1
+        err = _one_error(capsys, tool)
+        assert f"{path}:2:23" in err and message in err
+
+
+def test_relay_run_binary_file(tmp_path, capsys):
+    path = tmp_path / "m.mlir"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xd0\xff\xfe")
+    assert relay_run.main([str(path)]) == 1
+    assert "not UTF-8 text (byte 8)" in _one_error(capsys, "relay-run")
+
+
+def test_deep_nesting(tmp_path, capsys):
+    depth = 3000
+    body = '"test.op"() ({' * depth + "}) : () -> ()" * depth
+    text = IDENTITY.replace("SHAPE", "2").replace("T", "f32").replace("func.return", body + "\n func.return")
+    path = _write(tmp_path, text)
+    assert relay_opt.main([path]) == 1
+    assert "nested too deeply" in _one_error(capsys, "relay-opt")
+    assert relay_run.main([path, "--random-inputs"]) == 1
+    assert "nested too deeply" in _one_error(capsys, "relay-run")
+
+
+def test_negative_random_seed(tmp_path, capsys):
+    path = _write(tmp_path, IDENTITY.replace("SHAPE", "2").replace("T", "f32"))
+    assert relay_run.main([path, "--random-inputs", "-5"]) == 1
+    assert "random seed must be a non-negative integer, got -5" in _one_error(capsys, "relay-run")
+
+
+def test_huge_input_is_refused_before_allocating(tmp_path, capsys):
+    path = _write(tmp_path, IDENTITY.replace("SHAPE", "99999999999x9999").replace("T", "f32"))
+    assert relay_run.main([path, "--random-inputs"]) == 1
+    err = _one_error(capsys, "relay-run")
+    assert "input 'x' (tensor<99999999999x9999xf32>) needs 3999599999960004 bytes" in err
+
+
+def test_random_array_api_errors():
+    from xdsl.dialects.builtin import Float32Type, TensorType
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(RunError, match=r"'w' \(tensor<4294967296x4294967296xf32>\) needs"):
+        random_array(TensorType(Float32Type(), [2**32, 2**32]), rng, "'w'")
+    with pytest.raises(RunError, match="non-negative integer, got 1.5"):
+        random_inputs(None, seed=1.5)
