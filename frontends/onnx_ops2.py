@@ -707,3 +707,57 @@ def _attention(im, node):
         ys = im.shape_of(y)
         y = im.reshape(y, [ys[0], ys[1], ys[2] * ys[3]])
     return [y, present_k, present_v, im.cast_like(qk_out, dtype)][: node.num_outputs]
+
+
+# ---- Lp pooling, local response and mean-variance normalisation ----------------------------------
+
+
+@_op("LpPool")
+def _lp_pool(im, node):
+    """(sum over the window of |x|^p)^(1/p): an average pool of |x|^p counting the padding,
+    times the window size (as Relay's frontend)."""
+    from dataclasses import replace
+
+    from xrelay.frontends.onnx import _pool
+
+    x = node.inputs[0]
+    if im.rank(x) != 4:
+        raise node.fail(f"only 2-D (NCHW) inputs are supported, got rank {im.rank(x)}")
+    p = float(node.attrs.get("p", 2))
+    powed = _e(im, "power", _e(im, "abs", x), _s(im, p, x))
+    pooled = _pool(im, replace(node, inputs=[powed]), "nn.avg_pool2d", count_include_pad=True)[0]
+    window = float(math.prod(node.attrs["kernel_shape"]))
+    total = _e(im, "multiply", pooled, _s(im, window, x))
+    return [_e(im, "power", total, _s(im, 1.0 / p, x))]
+
+
+@_op("LRN")
+def _lrn(im, node):
+    """x / (bias + alpha / size * sum of x^2 over ``size`` neighbouring channels)^beta."""
+    x = node.inputs[0]
+    shape = im.static_shape(x, node)
+    if len(shape) != 4:
+        raise node.fail(f"only 4-D inputs are supported, got rank {len(shape)}")
+    n, c, h, w = shape
+    size = int(node.attrs["size"])
+    alpha = float(node.attrs.get("alpha", 1e-4))
+    beta = float(node.attrs.get("beta", 0.75))
+    bias = float(node.attrs.get("bias", 1.0))
+    sq = im.reshape(_e(im, "multiply", x, x), [n, 1, c, h * w])
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    summed = im.emit1(
+        "nn.avg_pool2d", [sq], pool_size=[size, 1], strides=[1, 1], padding=[lo, 0, hi, 0], count_include_pad=True
+    )
+    summed = im.reshape(_e(im, "multiply", summed, _s(im, float(size), x)), [n, c, h, w])
+    denom = _e(im, "add", _s(im, bias, x), _e(im, "multiply", summed, _s(im, alpha / size, x)))
+    return [_e(im, "divide", x, _e(im, "power", denom, _s(im, beta, x)))]
+
+
+@_op("MeanVarianceNormalization")
+def _mvn(im, node):
+    x = node.inputs[0]
+    axes = [int(a) for a in node.attrs.get("axes", [0, 2, 3])]
+    mean = im.emit1("mean", [x], axis=axes, keepdims=True)
+    d = _e(im, "subtract", x, mean)
+    var = im.emit1("mean", [_e(im, "multiply", d, d)], axis=axes, keepdims=True)
+    return [_e(im, "divide", d, _e(im, "add", _e(im, "sqrt", var), _s(im, 1e-9, x)))]
