@@ -44,7 +44,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayTypeError, numpy_dtype
-from xrelay.dialects.relay.dtypes import dtype_from_numpy, dtype_of, shape_of, tensor_type
+from xrelay.dialects.relay.dtypes import DTYPES, dtype_from_numpy, dtype_of, shape_of, tensor_type
 from xrelay.error import TVMError
 from xrelay.kernels import evaluate, has_kernel
 
@@ -287,7 +287,12 @@ class _Importer:
         self.check_supported()
         init_names = {t.name for t in graph.initializer}
         for t in graph.initializer:
-            arr = numpy_helper.to_array(t)
+            try:
+                arr = numpy_helper.to_array(t)
+            except ValueError as e:  # e.g. dims [4, 4] over 3 values
+                raise OnnxImportError(
+                    f"initializer '{t.name}': its data does not match its dims {list(t.dims)} ({e})"
+                ) from None
             _relay_dtype(t.data_type, f"initializer '{t.name}'")
             self.vals[t.name] = _Val(const=np.asarray(arr), param=None)
         # sanitised parameter names are given after the inputs so inputs keep their names
@@ -345,11 +350,20 @@ class _Importer:
             dtype = self.dtype
         else:
             dtype = _relay_dtype(tt.elem_type, f"input '{inp.name}'")
+        if dtype not in DTYPES:
+            raise OnnxImportError(
+                f"dtype '{dtype}' for input '{inp.name}' is not a Relay dtype; "
+                f"known: {', '.join(DTYPES)}"
+            )
         if inp.name in self.shape:
             dims = [None if d is None or d == -1 else int(d) for d in self.shape[inp.name]]
         else:
             dims = []
             for d in tt.shape.dim:
+                if d.HasField("dim_value") and d.dim_value < 0:
+                    raise OnnxImportError(
+                        f"input '{inp.name}' has a negative dimension {d.dim_value}"
+                    )
                 dims.append(d.dim_value if d.HasField("dim_value") else None)
         return tensor_type(dims, dtype)
 
@@ -1221,6 +1235,8 @@ def import_onnx(
 ) -> OnnxImport:
     """Import ``model`` and return the module together with its name mappings (``OnnxImport``)."""
     proto = load_model(model)
+    if not proto.HasField("graph"):  # an empty file parses as an empty ModelProto
+        raise OnnxImportError("the ONNX model has no graph (an empty or non-ONNX file?)")
     return _Importer(proto, shape, dtype, freeze_params).run()
 
 

@@ -77,6 +77,15 @@ def mutate_once(text: str, rng: random.Random) -> str:
     """One random mutation of ``text``."""
     # Typed mutations keep the text parseable more often, so they reach deeper stages.
     kind = rng.choice(("delete", "duplicate", "swap") + ("number", "dim", "dtype") * 3)
+    if kind in ("dim", "dtype") and rng.random() < 0.5:
+        # Change one dim size or element type everywhere: the module stays consistent more
+        # often, so the verifier, the passes and the kernels see zero, odd and huge sizes.
+        pattern = DIM if kind == "dim" else ELEMENT
+        found = sorted({m.group(0) for m in pattern.finditer(text)})
+        if found:
+            old = rng.choice(found)
+            new = rng.choice(("0", "1", "5", "17", "99999999999") if kind == "dim" else DTYPES)
+            return pattern.sub(lambda m: new if m.group(0) == old else m.group(0), text)
     if kind == "dim":
         spots = list(DIM.finditer(text))
         if spots:
@@ -203,8 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=5, help="crashes to print in full")
     args = ap.parse_args(argv)
     seeds = load_seeds()
+    for seed in seeds:  # warm-up: lazy imports (scipy for erf, ...) are not a case's time
+        run_case(seed)
     rng = random.Random(args.seed)
     counts: Counter[str] = Counter()
+    rejected_at: Counter[str] = Counter()
     crashes: list[tuple[str, Outcome]] = []
     slow: list[tuple[float, str]] = []
     slowest = (0.0, "")
@@ -212,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         text = mutate(seeds, rng)
         out = run_case(text)
         counts[out.status] += 1
+        if out.status == "rejected":
+            rejected_at[out.stage] += 1
         if out.status in ("crashed", "parser-bug"):
             crashes.append((text, out))
         if out.seconds > slowest[0]:
@@ -221,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.cases} cases from {len(seeds)} seeds (seed {args.seed})")
     for status in ("parsed", "rejected", "ran", "crashed", "parser-bug"):
         print(f"  {status:9} {counts[status]}")
+    print("  rejected at: " + ", ".join(f"{k} {n}" for k, n in rejected_at.most_common()))
     print(f"  slowest   {slowest[0]:.3f} s:\n{slowest[1]}")
     print(f"  over 1 s  {len(slow)}")
     kinds = Counter(o.error.strip().splitlines()[-1] for _, o in crashes)

@@ -130,3 +130,69 @@ def test_random_array_api_errors():
         random_array(TensorType(Float32Type(), [2**32, 2**32]), rng, "'w'")
     with pytest.raises(RunError, match="non-negative integer, got 1.5"):
         random_inputs(None, seed=1.5)
+
+
+# ---- relay-import ----------------------------------------------------------------------------
+
+
+def _onnx(tmp_path, name: str, nodes, inputs, outputs, initializers=()) -> str:
+    import onnx
+    from onnx import helper
+
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    path = tmp_path / name
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return str(path)
+
+
+def _relu(tmp_path, dims=(2, 3)) -> str:
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(dims))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(dims))
+    return _onnx(tmp_path, "relu.onnx", [helper.make_node("Relu", ["x"], ["y"])], [x], [y])
+
+
+def test_relay_import_unknown_dtype(tmp_path, capsys):
+    from xrelay.tools import relay_import
+
+    assert relay_import.main([_relu(tmp_path), "--dtype", "foo"]) == 1
+    err = _one_error(capsys, "relay-import")
+    assert "dtype 'foo' for input 'x' is not a Relay dtype; known: float16" in err
+
+
+def test_relay_import_negative_dim(tmp_path, capsys):
+    from xrelay.tools import relay_import
+
+    assert relay_import.main([_relu(tmp_path, (-3, 2))]) == 1
+    assert "input 'x' has a negative dimension -3" in _one_error(capsys, "relay-import")
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_relay_import_initializer_dims_do_not_match_data(tmp_path, capsys, raw):
+    from onnx import TensorProto, helper, numpy_helper
+
+    from xrelay.tools import relay_import
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])
+    if raw:
+        w = numpy_helper.from_array(np.ones(3, np.float32), "w")
+    else:
+        w = helper.make_tensor("w", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+    w.dims[:] = [4, 4]
+    path = _onnx(tmp_path, "m.onnx", [helper.make_node("Add", ["x", "w"], ["y"])], [x], [y], [w])
+    assert relay_import.main([path, "--freeze-params"]) == 1
+    err = _one_error(capsys, "relay-import")
+    assert "initializer 'w': its data does not match its dims [4, 4]" in err
+
+
+def test_relay_import_empty_file(tmp_path, capsys):
+    from xrelay.tools import relay_import
+
+    path = tmp_path / "empty.onnx"
+    path.write_bytes(b"")
+    out = tmp_path / "out.mlir"
+    assert relay_import.main([str(path), "-o", str(out)]) == 1
+    assert "the ONNX model has no graph" in _one_error(capsys, "relay-import")
+    assert not out.exists()
