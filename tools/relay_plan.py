@@ -64,7 +64,10 @@ def load_problem(path: str | Path) -> list[Buffer]:
         raise PlanError(f"{path}: unknown problem format '{path.suffix}' (known: {known})")
     if not path.exists():
         raise PlanError(f"{path}: no such file")
-    return loader(path)
+    try:
+        return loader(path)
+    except UnicodeDecodeError as e:  # a binary file given as .csv/.mlir
+        raise PlanError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
 def _int(text: str, what: str, spec: str) -> int:

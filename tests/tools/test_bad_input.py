@@ -196,3 +196,17 @@ def test_relay_import_empty_file(tmp_path, capsys):
     assert relay_import.main([str(path), "-o", str(out)]) == 1
     assert "the ONNX model has no graph" in _one_error(capsys, "relay-import")
     assert not out.exists()
+
+
+# ---- relay-plan ------------------------------------------------------------------------------
+
+
+def test_relay_plan_binary_problem(tmp_path, capsys):
+    from xrelay.tools import relay_plan
+
+    for name in ("p.csv", "p.mlir"):
+        path = tmp_path / name
+        path.write_bytes(b"id,lower\n\xd0\xff\xfe")
+        assert relay_plan.main([str(path)]) == 1
+        assert f"{name}: not UTF-8 text (byte 9)" in _one_error(capsys, "relay-plan")
+
