@@ -18,6 +18,18 @@
 // CHECK{LITERAL}: %z = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
 // -----
 
+// annotation.compiler_begin
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.annotation.compiler_begin %x {compiler = "dnnl"} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.annotation.compiler_begin %x {compiler = "dnnl"} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// annotation.compiler_end
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.annotation.compiler_end %x {compiler = "dnnl"} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.annotation.compiler_end %x {compiler = "dnnl"} : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
 // annotation.stop_fusion
   %x = "test.op"() : () -> tensor<4xf32>
   %y = relay.annotation.stop_fusion %x : (tensor<4xf32>) -> tensor<4xf32>
