@@ -11,6 +11,7 @@ that fits nowhere raises ``PlanError`` naming the buffer and every pool's free s
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import random
 import time
@@ -78,12 +79,79 @@ def _bump_past(conflicts: list[_Entry], size: int, align: int) -> int:
     return offset
 
 
+class _LifetimeIndex:
+    """The entries placed in one pool, found by lifetime in O(log T + k) instead of a scan.
+
+    Steps are ranked among the buffers' first steps (``starts``, sorted, distinct). An entry
+    conflicts with a lifetime ``[s, e]`` (``s`` is a first step) when it is live at ``s`` or
+    starts inside ``(s, e]``; the two sets are disjoint. Live-at-``s`` is a stabbing query
+    on a segment tree over the ranks, each entry stored at the O(log T) nodes covering its
+    lifetime; starting-inside is a walk over the per-rank lists of the ranks in ``(s, e]``.
+    """
+
+    def __init__(self, starts: list[int]):
+        self.starts = starts
+        self.rank = {t: i for i, t in enumerate(starts)}
+        self.size = 1 << max(0, len(starts) - 1).bit_length()
+        self.tree: list[list[_Entry] | None] = [None] * (2 * self.size)
+        self.by_start: list[list[_Entry] | None] = [None] * len(starts)
+
+    def _last_rank(self, step: int) -> int:
+        """The rank of the last first step ``<= step``."""
+        return bisect.bisect_right(self.starts, step) - 1
+
+    def add(self, entry: _Entry) -> None:
+        lo = self.rank[entry[2]]
+        hi = self._last_rank(entry[3])
+        bucket = self.by_start[lo]
+        if bucket is None:
+            self.by_start[lo] = [entry]
+        else:
+            bucket.append(entry)
+        left, right = lo + self.size, hi + self.size + 1
+        while left < right:
+            if left & 1:
+                self._push(left, entry)
+                left += 1
+            if right & 1:
+                right -= 1
+                self._push(right, entry)
+            left >>= 1
+            right >>= 1
+
+    def _push(self, node: int, entry: _Entry) -> None:
+        lst = self.tree[node]
+        if lst is None:
+            self.tree[node] = [entry]
+        else:
+            lst.append(entry)
+
+    def conflicts(self, start: int, end: int) -> list[_Entry]:
+        """Entries live at some step of ``[start, end]``, sorted by offset."""
+        first = self.rank[start]
+        found: list[_Entry] = []
+        node = first + self.size
+        while node:
+            lst = self.tree[node]
+            if lst is not None:
+                found.extend(lst)
+            node >>= 1
+        for r in range(first + 1, self._last_rank(end) + 1):
+            bucket = self.by_start[r]
+            if bucket is not None:
+                found.extend(bucket)
+        found.sort()
+        return found
+
+
 class _Placer:
     """Places buffers one by one into pools and remembers what is where."""
 
-    def __init__(self, pools: Sequence[Pool]):
+    def __init__(self, pools: Sequence[Pool], buffers: Sequence[Buffer]):
         self.pools = list(pools)
         self.placed: dict[str, list[_Entry]] = {p.name: [] for p in pools}
+        starts = sorted({b.start for b in buffers})
+        self.index = {p.name: _LifetimeIndex(starts) for p in pools}
         self.offsets: dict[str, tuple[str, int]] = {}
         self.used: dict[str, int] = {p.name: 0 for p in pools}
 
@@ -97,15 +165,16 @@ class _Placer:
         for pool in candidates:
             align = effective_alignment(b, pool)
             size = footprint(b, pool)
-            entries = self.placed[pool.name]
+            index = self.index[pool.name]
             if rule is None:
                 offset = align_up(self.used[pool.name], align)
             else:
-                conflicts = [e for e in entries if e[2] <= b.end and b.start <= e[3]]
-                offset = rule(conflicts, size, align)
+                offset = rule(index.conflicts(b.start, b.end), size, align)
             if pool.size is not None and offset + size > pool.size:
                 continue
-            bisect.insort(entries, (offset, offset + size, b.start, b.end))
+            entry = (offset, offset + size, b.start, b.end)
+            self.placed[pool.name].append(entry)
+            index.add(entry)
             self.offsets[b.name] = (pool.name, offset)
             self.used[pool.name] = max(self.used[pool.name], offset + size)
             return
@@ -148,7 +217,7 @@ def fits_nowhere_error(
 
 
 def _run(buffers: Sequence[Buffer], pools: Sequence[Pool], order, rule, name) -> Plan:
-    placer = _Placer(pools)
+    placer = _Placer(pools, buffers)
     for b in order:
         placer.place(b, rule)
     return placer.plan(name)
@@ -185,7 +254,7 @@ def plan_greedy_by_size(buffers, pools, **_) -> Plan:
     """TFLite ArenaPlanner order (buffers live over the whole schedule first, then by
     decreasing size, ties by first step) with best-fit placement."""
     if not buffers:
-        return _Placer(pools).plan("greedy-by-size")
+        return _Placer(pools, ()).plan("greedy-by-size")
     first = min(b.start for b in buffers)
     last = max(b.end for b in buffers)
     order = sorted(
@@ -241,7 +310,7 @@ def plan_hill_climb(
     rng = random.Random(seed)
     order = _usmp_size_order(buffers)
     if not order:
-        return _Placer(pools).plan("hill-climb")
+        return _Placer(pools, ()).plan("hill-climb")
     pos = {b.name: i for i, b in enumerate(order)}
     deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
     nonzero = [b for b in buffers if b.size]
@@ -250,7 +319,7 @@ def plan_hill_climb(
     }
 
     def evaluate(seq: list[Buffer]) -> tuple[int, _Placer]:
-        placer = _Placer(pools)
+        placer = _Placer(pools, buffers)
         for b in seq:
             placer.place(b, _above_conflicts)
         return sum(placer.used.values()), placer
@@ -324,9 +393,8 @@ def plan_storage_ids(buffers, pools, **_) -> Plan:
     for i in order:
         b = buffers[i]
         # Release the tokens of buffers dead before this one starts.
-        holders.sort()
         while holders and holders[0][0] < b.start:
-            _, _, tok = holders.pop(0)
+            _, _, tok = heapq.heappop(holders)
             bisect.insort(free[token_group[tok]], (token_bytes[tok], seq, tok))
             seq += 1
         candidates = allowed_pools(b, pools)
@@ -354,7 +422,7 @@ def plan_storage_ids(buffers, pools, **_) -> Plan:
             token_align[tok] = max(token_align[tok], align)
         ids[b.name] = tok
         if b.kind not in ("input", "constant", "output"):
-            holders.append((b.end, i, tok))
+            heapq.heappush(holders, (b.end, i, tok))
     # Lay the objects out back to back in id order, spilling to the next allowed pool.
     by_name = {p.name: p for p in pools}
     token_place: list[tuple[str, int]] = []

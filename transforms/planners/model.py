@@ -19,6 +19,8 @@ Conventions used by every planner:
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -272,17 +274,29 @@ def verify_plan(buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: P
         if b.size:
             per_pool[pool_name].append((offset, end, b))
     for pool_name, placed in per_pool.items():
-        # Sweep by offset; only buffers whose byte ranges overlap are compared.
-        placed.sort(key=lambda t: t[0])
-        active: list[tuple[int, int, Buffer]] = []
-        for offset, end, b in placed:
-            active = [a for a in active if a[1] > offset]
-            for a_off, a_end, a in active:
-                if a.conflicts(b):
+        # Sweep by first step, keeping the live buffers sorted by offset: while no two
+        # overlap, a new buffer can only collide with its neighbours in that order
+        # (O(n log n) plus the live set's moves; the old all-pairs sweep was quadratic).
+        placed.sort(key=lambda t: t[2].start)
+        live: list[tuple[int, int, int]] = []  # (offset, end, index in placed), by offset
+        dying: list[tuple[int, int]] = []  # heap of (last step, index in placed)
+        for i, (offset, end, b) in enumerate(placed):
+            while dying and dying[0][0] < b.start:
+                _, j = heapq.heappop(dying)
+                live.pop(bisect.bisect_left(live, (placed[j][0], placed[j][1], j)))
+            pos = bisect.bisect_left(live, (offset, end, i))
+            near = live[max(0, pos - 1) : pos + 1]
+            for a_off, a_end, j in near:
+                if a_off < end and offset < a_end:
+                    (lo_off, lo_end, lo), (hi_off, hi_end, hi) = sorted(
+                        [(a_off, a_end, placed[j][2]), (offset, end, b)],
+                        key=lambda t: t[:2],
+                    )
                     raise PlanError(
-                        f"buffers '{a.name}' (steps {a.start}..{a.end}, bytes "
-                        f"[{a_off}, {a_end})) and '{b.name}' (steps {b.start}..{b.end}, "
-                        f"bytes [{offset}, {end})) are live at the same time and overlap "
+                        f"buffers '{lo.name}' (steps {lo.start}..{lo.end}, bytes "
+                        f"[{lo_off}, {lo_end})) and '{hi.name}' (steps {hi.start}..{hi.end}, "
+                        f"bytes [{hi_off}, {hi_end})) are live at the same time and overlap "
                         f"in pool '{pool_name}'"
                     )
-            active.append((offset, end, b))
+            live.insert(pos, (offset, end, i))
+            heapq.heappush(dying, (b.end, i))

@@ -1,0 +1,153 @@
+"""The greedy planners' lifetime index gives the same plans as the old linear scan.
+
+``_ScanPlacer`` below is the placement engine as it was before the index (every placement
+filtered all placed buffers of the pool, then inserted in offset order: quadratic); the
+planners are run with it patched in as the reference and compared offset for offset.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+
+import pytest
+
+from xrelay.transforms.planners import Buffer, PlanError, Pool, greedy
+from xrelay.transforms.planners.model import align_up, allowed_pools, effective_alignment, footprint
+
+PLANNERS = {
+    "naive": greedy.plan_naive,
+    "greedy-by-size": greedy.plan_greedy_by_size,
+    "greedy-by-size-first-fit": greedy.plan_greedy_by_size_first_fit,
+    "greedy-by-conflicts": greedy.plan_greedy_by_conflicts,
+    "position-greedy-hierarchy": greedy.plan_position_greedy_hierarchy,
+    "greedy-hierarchy": greedy.plan_greedy_hierarchy,
+    "hill-climb": greedy.plan_hill_climb,
+}
+
+
+class _ScanPlacer:
+    """The reference: the pre-index placement engine."""
+
+    def __init__(self, pools, buffers=()):
+        self.pools = list(pools)
+        self.placed = {p.name: [] for p in pools}
+        self.offsets = {}
+        self.used = {p.name: 0 for p in pools}
+
+    def place(self, b, rule):
+        candidates = allowed_pools(b, self.pools)
+        if b.size == 0:
+            self.offsets[b.name] = (candidates[0].name, 0)
+            return
+        for pool in candidates:
+            align = effective_alignment(b, pool)
+            size = footprint(b, pool)
+            entries = self.placed[pool.name]
+            if rule is None:
+                offset = align_up(self.used[pool.name], align)
+            else:
+                conflicts = [e for e in entries if e[2] <= b.end and b.start <= e[3]]
+                offset = rule(conflicts, size, align)
+            if pool.size is not None and offset + size > pool.size:
+                continue
+            bisect.insort(entries, (offset, offset + size, b.start, b.end))
+            self.offsets[b.name] = (pool.name, offset)
+            self.used[pool.name] = max(self.used[pool.name], offset + size)
+            return
+        raise greedy.fits_nowhere_error(b, candidates, self.pools, self.placed)
+
+    def plan(self, algorithm):
+        return greedy.Plan(algorithm, dict(self.offsets), dict(self.used))
+
+
+def _problem(rng: random.Random, n: int) -> list[Buffer]:
+    """Short and long lifetimes on sparse, possibly negative steps; zero sizes; pins."""
+    steps = sorted(rng.sample(range(-50, 400), 60))
+    buffers = []
+    for i in range(n):
+        a = rng.randrange(len(steps))
+        span = rng.choice([0, 0, 1, 2, 3, 5, 12, len(steps)])
+        b = min(len(steps) - 1, a + span)
+        size = rng.choice([0, 1, 3, 16, 40, 64, 100, 256, 1000, 4096])
+        pools = rng.choice([None, None, None, ("dram",), ("sram", "dram")])
+        forbidden = ("sram",) if pools is None and rng.random() < 0.1 else ()
+        buffers.append(
+            Buffer(f"b{i}", size, steps[a], steps[b], rng.choice([1, 4, 32]), pools=pools,
+                   forbidden_pools=forbidden)
+        )
+    return buffers
+
+
+def _both(planner, buffers, pools, monkeypatch):
+    def outcome():
+        try:
+            plan = planner(buffers, pools, seed=3, lower=0)
+            return plan.offsets, plan.pool_sizes
+        except PlanError as e:
+            return str(e)
+
+    new = outcome()
+    with monkeypatch.context() as m:
+        m.setattr(greedy, "_Placer", _ScanPlacer)
+        old = outcome()
+    return new, old
+
+
+@pytest.mark.parametrize("name", PLANNERS)
+def test_same_plans_as_the_linear_scan(name, monkeypatch):
+    planner = PLANNERS[name]
+    rng = random.Random(name)
+    for trial in range(12 if name != "hill-climb" else 3):
+        buffers = _problem(rng, rng.randint(1, 150 if name != "hill-climb" else 40))
+        pools = [Pool("sram", rng.choice([2000, 8000, 40000]), 16), Pool("dram", None, 64)]
+        if trial % 3 == 0:
+            pools = [Pool("global", None, rng.choice([1, 16]))]
+            buffers = [Buffer(b.name, b.size, b.start, b.end, b.alignment) for b in buffers]
+        new, old = _both(planner, buffers, pools, monkeypatch)
+        assert new == old
+
+
+def test_same_errors_when_a_bounded_pool_overflows(monkeypatch):
+    buffers = [Buffer(f"b{i}", 100, i % 5, i % 5 + 3) for i in range(30)]
+    for name, planner in PLANNERS.items():
+        if name == "hill-climb":
+            continue
+        new, old = _both(planner, buffers, [Pool("only", 700, 4)], monkeypatch)
+        assert isinstance(new, str) and "fits in no pool" in new, name
+        assert new == old, name
+
+
+def _overlaps_brute_force(buffers, plan) -> bool:
+    placed = [(b, *plan.offsets[b.name]) for b in buffers if b.size]
+    return any(
+        pa == pb and a.conflicts(b) and oa < ob + b.size and ob < oa + a.size
+        for i, (a, pa, oa) in enumerate(placed)
+        for b, pb, ob in placed[i + 1 :]
+    )
+
+
+def test_verify_plan_sweep_agrees_with_all_pairs():
+    """verify_plan's sweep (live buffers by offset) finds an overlap exactly when the
+    all-pairs check does, on random valid and corrupted plans."""
+    from xrelay.transforms.planners import verify_plan
+
+    rng = random.Random(17)
+    caught = 0
+    for trial in range(300):
+        buffers = _problem(rng, rng.randint(2, 30))
+        buffers = [Buffer(b.name, b.size, b.start, b.end) for b in buffers]
+        pools = [Pool("a", None, 1), Pool("b", None, 1)]
+        plan = greedy.plan_greedy_by_size(buffers, pools)
+        for _ in range(rng.randrange(3)):  # corrupt a few offsets
+            b = rng.choice(buffers)
+            plan.offsets[b.name] = (rng.choice("ab"), rng.randrange(0, 3000))
+        plan.pool_sizes = {"a": 10**6, "b": 10**6}
+        expected = _overlaps_brute_force(buffers, plan)
+        try:
+            verify_plan(buffers, pools, plan)
+            assert not expected, trial
+        except PlanError as e:
+            assert expected and "live at the same time and overlap" in str(e), (trial, e)
+            caught += 1
+    assert 30 < caught < 300
