@@ -19,6 +19,7 @@ same function so an ill-typed expression fails at once.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -489,7 +490,10 @@ class RelayOp(IRDLOperation):
                 parser.parse_punctuation("}")
         extra = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_punctuation(":")
+        type_pos = parser.pos
         fn_type = _parse_function_type_cached(parser)
+        if (bad := _bad_element_type(cls, fn_type)) is not None:
+            parser.raise_error(bad, type_pos)
         operands = parser.resolve_operands(unresolved, fn_type.inputs.data, pos)
         in_types = [t for t in fn_type.inputs.data if isinstance(t, TensorType)]
         try:
@@ -612,6 +616,20 @@ def _tensor_operand(cls: type[RelayOp], index: int, t: Attribute) -> TensorType:
         raise RelayTypeError(f"{cls.name}: operand {index} has type {t}, expected a tensor")
     _check_element_type(cls, f"operand {index}", t)
     return t
+
+
+@functools.lru_cache(maxsize=4096)
+def _bad_element_type(cls: type[RelayOp], fn_type: FunctionType) -> str | None:
+    """At parse time, so the message has a line and column: see ``_check_element_type``."""
+    typed = [("operand", fn_type.inputs.data), ("result", fn_type.outputs.data)]
+    try:
+        for what, types in typed:
+            for i, t in enumerate(types):
+                if isinstance(t, TensorType):
+                    _check_element_type(cls, f"{what} {i}", t)
+    except RelayTypeError as e:
+        return str(e)
+    return None
 
 
 def _check_element_type(cls: type[RelayOp], what: str, t: TensorType) -> None:
