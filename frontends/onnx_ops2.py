@@ -714,6 +714,10 @@ def _attention(im, node):
 
 @_op("LpPool")
 def _lp_pool(im, node):
+    return _pool1d(im, node, _lp_pool_2d)
+
+
+def _lp_pool_2d(im: _Importer, node: _Node) -> list[_Val]:
     """(sum over the window of |x|^p)^(1/p): an average pool of |x|^p counting the padding,
     times the window size (as Relay's frontend)."""
     from dataclasses import replace
@@ -761,3 +765,38 @@ def _mvn(im, node):
     d = _e(im, "subtract", x, mean)
     var = im.emit1("mean", [_e(im, "multiply", d, d)], axis=axes, keepdims=True)
     return [_e(im, "divide", d, _e(im, "add", _e(im, "sqrt", var), _s(im, 1e-9, x)))]
+
+
+# ---- 1-D pools: the 2-D pool over (N, C, 1, W) -------------------------------------------------
+
+_MAX_POOL = _CONVERTERS["MaxPool"]
+_AVG_POOL = _CONVERTERS["AveragePool"]
+
+
+def _pool1d(im: _Importer, node: _Node, pool2d) -> list[_Val]:
+    from dataclasses import replace
+
+    x = node.inputs[0]
+    if im.rank(x) != 3:
+        return pool2d(im, node)
+    n, c, w = im.shape_of(x)
+    a = dict(node.attrs)
+    a["kernel_shape"] = [1, *a["kernel_shape"]]
+    for key in ("strides", "dilations"):
+        if key in a:
+            a[key] = [1, *a[key]]
+    if "pads" in a:
+        a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    x4 = im.emit1("expand_dims", [x], axis=2, num_newaxis=1)
+    outs = pool2d(im, replace(node, inputs=[x4], attrs=a))
+    return [im.emit1("squeeze", [y], axis=[2]) for y in outs]
+
+
+@_op("MaxPool")
+def _max_pool1d(im, node):
+    return _pool1d(im, node, _MAX_POOL)
+
+
+@_op("AveragePool")
+def _avg_pool1d(im, node):
+    return _pool1d(im, node, _AVG_POOL)
