@@ -59,7 +59,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xrelay.dialects.relay import dtype_of, shape_of
 from xrelay.error import TVMError
 from xrelay.runtime.executor import Executor, ExecutorError
-from xrelay.runtime.graph_json import check_export, export, main_constants, read_export
+from xrelay.runtime.graph_json import export, main_constants, read_export, verify_export
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.parallel import blas_single_thread
 
@@ -605,19 +605,23 @@ def load(
     graph_json_path: str | os.PathLike,
     lib_mlir_path: str | os.PathLike,
     params_npz_path: str | os.PathLike,
+    *,
+    max_pool_bytes: int | None = None,
     **kwargs: Any,
 ) -> GraphModule:
     """Read an export (``GraphModule.export``) back into a runnable ``GraphModule``.
 
-    ``kwargs`` go to its constructor. The graph JSON is checked against the program: the same
-    inputs in the same order and as many heads as results (``GraphJsonError`` otherwise).
+    ``kwargs`` go to its constructor. The files are not trusted: before anything is
+    allocated, every memory pool must fit ``max_pool_bytes`` (default ``XRELAY_MAX_POOL_BYTES``,
+    else 4 GiB), the plan must pass ``verify-memory-plan``, and the graph JSON must be the one
+    the program gives (``graph_json.verify_export``); each failure is one ``GraphJsonError``.
     """
     doc, program = read_export(graph_json_path, lib_mlir_path, params_npz_path)
-    module = GraphModule(program, **kwargs)
-    check_export(
+    verify_export(
         doc,
-        module.executor.input_names,
-        module.get_num_outputs(),
-        f"{graph_json_path} does not describe {lib_mlir_path}",
+        program,
+        kwargs.get("entry", "main"),
+        f"{graph_json_path} with {lib_mlir_path}",
+        max_pool_bytes,
     )
-    return module
+    return GraphModule(program, **kwargs)

@@ -47,6 +47,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import SSAValue
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp, PoolOp
@@ -373,9 +374,112 @@ def read_export(
             params = {k: data[k] for k in data.files}
     except (OSError, ValueError) as e:
         raise GraphJsonError(f"cannot read the export: {e}") from None
-    with params_source(params):
-        program = Parser(make_context(), text, str(lib_mlir_path)).parse_module()
+    try:
+        with params_source(params):
+            program = Parser(make_context(), text, str(lib_mlir_path)).parse_module()
+        program.verify()
+    except (ParseError, VerifyException) as e:
+        raise GraphJsonError(f"{lib_mlir_path}: {e}") from None
     return doc, program
+
+
+DEFAULT_MAX_POOL_BYTES = 4 << 30
+"""Largest arena ``load`` allocates unless told (``max_pool_bytes``, ``XRELAY_MAX_POOL_BYTES``)."""
+
+
+def max_pool_limit(max_pool_bytes: int | None = None) -> int:
+    """``max_pool_bytes`` if given, else ``XRELAY_MAX_POOL_BYTES``, else 4 GiB."""
+    if max_pool_bytes is None:
+        env = os.environ.get("XRELAY_MAX_POOL_BYTES", "").strip()
+        if not env:
+            return DEFAULT_MAX_POOL_BYTES
+        try:
+            max_pool_bytes = int(env)
+        except ValueError:
+            raise GraphJsonError(
+                f"XRELAY_MAX_POOL_BYTES must be a byte count, got {env!r}"
+            ) from None
+    if isinstance(max_pool_bytes, bool) or not isinstance(max_pool_bytes, int) or max_pool_bytes < 0:
+        raise GraphJsonError(f"max_pool_bytes must be a byte count, got {max_pool_bytes!r}")
+    return max_pool_bytes
+
+
+def verify_export(
+    doc: Any,
+    program: ModuleOp,
+    entry: str,
+    where: str,
+    max_pool_bytes: int | None = None,
+) -> None:
+    """What ``load`` checks before it allocates anything, each failure a ``GraphJsonError``:
+    every ``memory.pool`` and their sum within ``max_pool_limit(max_pool_bytes)``; the plan
+    valid (``verify-memory-plan``: no two live tensors share a byte, every tensor inside its
+    pool); the graph JSON exactly the one the program gives (nodes, inputs, shapes, dltypes,
+    storage ids, heads), else the first difference by its path in the JSON."""
+    from xrelay.transforms.verify_memory_plan import VerifyMemoryPlanError, verify_memory_plan
+
+    limit = max_pool_limit(max_pool_bytes)
+    sizes = {op.pool_name: op.size.value.data for op in program.ops if isinstance(op, PoolOp) and op.size}
+    for name, size in sizes.items():
+        if size > limit:
+            raise GraphJsonError(
+                f"{where}: memory.pool @{name} needs {size} bytes, more than the limit of "
+                f"{limit} (max_pool_bytes / XRELAY_MAX_POOL_BYTES)"
+            )
+    if sum(sizes.values()) > limit:
+        raise GraphJsonError(
+            f"{where}: the pools need {sum(sizes.values())} bytes together, more than the limit "
+            f"of {limit} (max_pool_bytes / XRELAY_MAX_POOL_BYTES)"
+        )
+    try:
+        verify_memory_plan(program, entry)
+    except VerifyMemoryPlanError as e:
+        raise GraphJsonError(f"{where}: {e}") from None
+    problem = _first_difference(graph_json(program, entry), doc, "")
+    if problem is not None:
+        raise GraphJsonError(f"{where}: the graph JSON does not match the program: {problem}")
+
+
+def _first_difference(want: Any, got: Any, path: str) -> str | None:
+    """The first place where JSON value ``got`` differs from ``want``, by its path."""
+    here = path or "the document"
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return f"{here} is {_short(got)}, expected an object"
+        for key in want:
+            if key not in got:
+                return f"{here} has no '{key}'"
+        for key in got:
+            if key not in want:
+                return f"{here} has an unexpected '{key}'"
+        for key, value in want.items():
+            found = _first_difference(value, got[key], f"{path}.{key}" if path else key)
+            if found:
+                return found
+        return None
+    if isinstance(want, list):
+        if not isinstance(got, list):
+            return f"{here} is {_short(got)}, expected a list of {len(want)}"
+        if not any(isinstance(w, dict | list) for w in want):  # a shape: report it whole
+            if len(got) != len(want) or any(type(g) is not type(w) for g, w in zip(got, want)) or got != want:
+                return f"{here} is {_short(got)}, the program has {_short(want)}"
+            return None
+        if len(got) != len(want):
+            return f"{here} has {len(got)} entries, the program has {len(want)}"
+        for i, (w, g) in enumerate(zip(want, got)):
+            label = f" ('{w['name']}')" if isinstance(w, dict) and "name" in w else ""
+            found = _first_difference(w, g, f"{path}[{i}]{label}")
+            if found:
+                return found
+        return None
+    if type(got) is not type(want) or got != want:
+        return f"{here} is {_short(got)}, the program has {_short(want)}"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_export(doc: dict[str, Any], input_names: list[str], num_outputs: int, where: str) -> None:
