@@ -729,3 +729,108 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
 }
 // CHECK: func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_used_memory = 64 : i64} {
 // CHECK-NEXT: %y = func.call @fused_nn_relu(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+// -----
+
+// sin
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// cos
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// tan
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.tan %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.tan %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// atan
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.atan %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.atan %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// sign
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.sign %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.sign %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// trunc
+  %x = "test.op"() : () -> tensor<4xf32>
+  %y = relay.trunc %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK{LITERAL}: %y = relay.trunc %x : (tensor<4xf32>) -> tensor<4xf32>
+// -----
+
+// logical_not
+  %x = "test.op"() : () -> tensor<4xi1>
+  %y = relay.logical_not %x : (tensor<4xi1>) -> tensor<4xi1>
+// CHECK{LITERAL}: %y = relay.logical_not %x : (tensor<4xi1>) -> tensor<4xi1>
+// -----
+
+// logical_and
+  %x = "test.op"() : () -> tensor<2x3xi1>
+  %y = "test.op"() : () -> tensor<3xi1>
+  %z = relay.logical_and %x, %y : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.logical_and %x, %y : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// -----
+
+// logical_or
+  %x = "test.op"() : () -> tensor<2x3xi1>
+  %y = "test.op"() : () -> tensor<3xi1>
+  %z = relay.logical_or %x, %y : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.logical_or %x, %y : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// -----
+
+// logical_xor
+  %x = "test.op"() : () -> tensor<2x3xi1>
+  %y = "test.op"() : () -> tensor<3xi1>
+  %z = relay.logical_xor %x, %y : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// CHECK{LITERAL}: %z = relay.logical_xor %x, %y : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// -----
+
+// bitwise_and
+  %x = "test.op"() : () -> tensor<2x3xi32>
+  %y = "test.op"() : () -> tensor<3xi32>
+  %z = relay.bitwise_and %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %z = relay.bitwise_and %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// -----
+
+// bitwise_or
+  %x = "test.op"() : () -> tensor<2x3xi32>
+  %y = "test.op"() : () -> tensor<3xi32>
+  %z = relay.bitwise_or %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %z = relay.bitwise_or %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// -----
+
+// bitwise_xor
+  %x = "test.op"() : () -> tensor<2x3xi32>
+  %y = "test.op"() : () -> tensor<3xi32>
+  %z = relay.bitwise_xor %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %z = relay.bitwise_xor %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// -----
+
+// mod
+  %x = "test.op"() : () -> tensor<2x3xi32>
+  %y = "test.op"() : () -> tensor<3xi32>
+  %z = relay.mod %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %z = relay.mod %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// -----
+
+// floor_mod
+  %x = "test.op"() : () -> tensor<2x3xi32>
+  %y = "test.op"() : () -> tensor<3xi32>
+  %z = relay.floor_mod %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %z = relay.floor_mod %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// -----
+
+// floor_divide
+  %x = "test.op"() : () -> tensor<2x3xi32>
+  %y = "test.op"() : () -> tensor<3xi32>
+  %z = relay.floor_divide %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK{LITERAL}: %z = relay.floor_divide %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
