@@ -714,7 +714,7 @@ def relay_op(
 
 
 def fail(cls: type[RelayOp] | str, msg: str) -> RelayTypeError:
-    name = cls if isinstance(cls, str) else f"{cls.name}"
+    name = cls if isinstance(cls, str) else cls.name
     return RelayTypeError(f"{name}: {msg}")
 
 
