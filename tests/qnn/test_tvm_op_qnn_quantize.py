@@ -182,7 +182,6 @@ def test_dynamic_quantize():
     mod = tvm.IRModule.from_expr(func)
 
     for target, dev in [("llvm", tvm.cpu(0))]:
-        # TODO: (electriclilies) enable AlterOpLayout when it is fixed
         with relay.transform.PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]):
             lib = build(mod)
 
