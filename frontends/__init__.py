@@ -3,6 +3,7 @@
 from xrelay.frontends import (
     onnx_nd,  # noqa: F401 - 1-D/3-D, resizing, gathers, norms register themselves
     onnx_ops2,  # noqa: F401 - logic, modulo, trigonometry, activations register themselves
+    onnx_ops3,  # noqa: F401 - scans, scatters, einsum, grid sampling, recurrent layers register themselves
     onnx_qnn,  # noqa: F401 - the quantized operators register themselves
 )
 from xrelay.frontends.onnx import (

@@ -7,7 +7,7 @@ from typing import Any
 from xrelay.relay.expr import Call, Expr
 from xrelay.relay.op import DEFAULT, dialect_defaults, make_call
 
-__all__ = ["resize2d"]
+__all__ = ["grid_sample", "resize2d"]
 
 
 @dialect_defaults("image.resize2d")
@@ -43,4 +43,25 @@ def resize2d(
         cubic_exclude=cubic_exclude,
         extrapolation_value=extrapolation_value,
         out_dtype=out_dtype or DEFAULT,
+    )
+
+
+@dialect_defaults("image.grid_sample")
+def grid_sample(
+    data: Expr,
+    grid: Expr,
+    method: str = DEFAULT,
+    layout: str = DEFAULT,
+    padding_mode: str = DEFAULT,
+    align_corners: bool = DEFAULT,
+) -> Call:
+    """Sample ``data`` at ``grid``'s normalised positions (``grid`` ``(N, 2, H, W)`` for NCHW,
+    ``(N, 3, D, H, W)`` for NCDHW; x first)."""
+    return make_call(
+        "image.grid_sample",
+        [data, grid],
+        method=method,
+        layout=layout,
+        padding_mode=padding_mode,
+        align_corners=align_corners,
     )

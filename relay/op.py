@@ -499,3 +499,54 @@ def collapse_sum_to(data: Expr, shape: Any) -> Call:
 def argsort(data: Expr, axis: int = DEFAULT, is_ascend: bool = DEFAULT, dtype: str = DEFAULT) -> Call:
     """Indices that sort ``data`` along ``axis``."""
     return _call("argsort", [data], axis=axis, is_ascend=bool(is_ascend), dtype=dtype)
+
+
+# ---- scans, scatters, einsum, reinterpret, reverse_sequence ---------------------------------
+
+
+@_export
+@dialect_defaults("cumsum")
+def cumsum(data: Expr, axis: int | None = DEFAULT, dtype: str | None = DEFAULT, exclusive: bool | None = None) -> Call:
+    """Running sum along ``axis`` (the flattened tensor when None); ``exclusive`` starts at 0."""
+    return _call("cumsum", [data], axis=axis, dtype=dtype, exclusive=None if exclusive is None else bool(exclusive))
+
+
+@_export
+@dialect_defaults("cumprod")
+def cumprod(data: Expr, axis: int | None = DEFAULT, dtype: str | None = DEFAULT, exclusive: bool | None = None) -> Call:
+    """Running product along ``axis`` (the flattened tensor when None); ``exclusive`` starts at 1."""
+    return _call("cumprod", [data], axis=axis, dtype=dtype, exclusive=None if exclusive is None else bool(exclusive))
+
+
+@_export
+@dialect_defaults("scatter_elements")
+def scatter_elements(data: Expr, indices: Any, updates: Expr, axis: int = DEFAULT, reduction: str = DEFAULT) -> Call:
+    """``data`` with ``updates`` written at ``indices`` along ``axis`` (``reduction``: update,
+    add, mul, mean, min, max)."""
+    return _call("scatter_elements", [data, _to_expr(indices), updates], axis=axis, reduction=reduction)
+
+
+@_export
+@dialect_defaults("scatter_nd")
+def scatter_nd(data: Expr, indices: Any, updates: Expr, mode: str = DEFAULT) -> Call:
+    """``data`` with ``updates`` written at the index tuples along ``indices``' first axis."""
+    return _call("scatter_nd", [data, _to_expr(indices), updates], mode=mode)
+
+
+@_export
+def einsum(data: Any, equation: str) -> Call:
+    """Einstein summation of a list/tuple of tensors (numpy's equation syntax)."""
+    return _call("einsum", [_tuple_arg(data)], equation=equation)
+
+
+@_export
+def reinterpret(data: Expr, dtype: str) -> Call:
+    """The bits of ``data`` read as ``dtype`` (of the same width)."""
+    return _call("reinterpret", [data], dtype=dtype)
+
+
+@_export
+@dialect_defaults("reverse_sequence")
+def reverse_sequence(data: Expr, seq_lengths: Any, seq_axis: int = DEFAULT, batch_axis: int = DEFAULT) -> Call:
+    """Reverse the first ``seq_lengths[b]`` steps along ``seq_axis`` of each batch entry."""
+    return _call("reverse_sequence", [data, _to_expr(seq_lengths)], seq_axis=seq_axis, batch_axis=batch_axis)

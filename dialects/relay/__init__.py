@@ -9,6 +9,7 @@ Function-level Relay attributes live on ``func.func`` as discardable attributes 
 
 from xdsl.ir import Dialect
 
+from xrelay.dialects.relay import algorithm as _algorithm  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import elemwise as _elemwise  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import init_ops as _init_ops  # noqa: F401 - registers its ops
 from xrelay.dialects.relay import integer as _integer  # noqa: F401 - registers its ops

@@ -834,3 +834,77 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %y = "test.op"() : () -> tensor<3xi32>
   %z = relay.floor_divide %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
 // CHECK{LITERAL}: %z = relay.floor_divide %x, %y : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+
+// -----
+
+// cumsum
+  %x = "test.op"() : () -> tensor<2x3xf32>
+  %y = relay.cumsum %x {axis = 1, exclusive = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %z = relay.cumsum %x {dtype = "float64"} : (tensor<2x3xf32>) -> tensor<6xf64>
+// CHECK{LITERAL}: %y = relay.cumsum %x {axis = 1, exclusive = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: %z = relay.cumsum %x {dtype = "float64"} : (tensor<2x3xf32>) -> tensor<6xf64>
+
+// -----
+
+// cumprod
+  %x = "test.op"() : () -> tensor<4xi32>
+  %y = relay.cumprod %x {axis = 0} : (tensor<4xi32>) -> tensor<4xi32>
+// CHECK{LITERAL}: %y = relay.cumprod %x {axis = 0} : (tensor<4xi32>) -> tensor<4xi32>
+
+// -----
+
+// scatter_elements
+  %d = "test.op"() : () -> tensor<1x5xf32>
+  %i = relay.constant dense<[[1, -2]]> : tensor<1x2xi64>
+  %u = "test.op"() : () -> tensor<1x2xf32>
+  %y = relay.scatter_elements %d, %i, %u {axis = 1, reduction = "add"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: %y = relay.scatter_elements %d, %i, %u {axis = 1, reduction = "add"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+
+// -----
+
+// scatter_nd
+  %d = "test.op"() : () -> tensor<4x4xf32>
+  %i = relay.constant dense<[[0, 3]]> : tensor<1x2xi64>
+  %u = "test.op"() : () -> tensor<2x4xf32>
+  %y = relay.scatter_nd %d, %i, %u {mode = "add"} : (tensor<4x4xf32>, tensor<1x2xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+// CHECK{LITERAL}: %y = relay.scatter_nd %d, %i, %u {mode = "add"} : (tensor<4x4xf32>, tensor<1x2xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+
+// -----
+
+// einsum
+  %a = "test.op"() : () -> tensor<5x2x3xf32>
+  %b = "test.op"() : () -> tensor<5x3x4xf32>
+  %y = relay.einsum %a, %b {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %e = "test.op"() : () -> tensor<5x3x3xf32>
+  %d = relay.einsum %e {equation = "...ii->...i"} : (tensor<5x3x3xf32>) -> tensor<5x3xf32>
+  %t = relay.einsum %a {equation = "ijk"} : (tensor<5x2x3xf32>) -> tensor<5x2x3xf32>
+// CHECK{LITERAL}: %y = relay.einsum %a, %b {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+// CHECK{LITERAL}: %d = relay.einsum %e {equation = "...ii->...i"} : (tensor<5x3x3xf32>) -> tensor<5x3xf32>
+// CHECK{LITERAL}: %t = relay.einsum %a {equation = "ijk"} : (tensor<5x2x3xf32>) -> tensor<5x2x3xf32>
+
+// -----
+
+// reinterpret
+  %x = "test.op"() : () -> tensor<3xf32>
+  %y = relay.reinterpret %x {dtype = "int32"} : (tensor<3xf32>) -> tensor<3xi32>
+// CHECK{LITERAL}: %y = relay.reinterpret %x {dtype = "int32"} : (tensor<3xf32>) -> tensor<3xi32>
+
+// -----
+
+// reverse_sequence
+  %x = "test.op"() : () -> tensor<4x3xf32>
+  %l = relay.constant dense<[4, 1, 2]> : tensor<3xi64>
+  %y = relay.reverse_sequence %x, %l {seq_axis = 0, batch_axis = 1} : (tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: %y = relay.reverse_sequence %x, %l {seq_axis = 0, batch_axis = 1} : (tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+
+// -----
+
+// image.grid_sample
+  %x = "test.op"() : () -> tensor<1x1x3x2xf32>
+  %g = "test.op"() : () -> tensor<1x2x2x4xf32>
+  %y = relay.image.grid_sample %x, %g {align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x2x4xf32>) -> tensor<1x1x2x4xf32>
+  %v = "test.op"() : () -> tensor<1x2x3x2x2xf32>
+  %h = "test.op"() : () -> tensor<1x3x2x4x2xf32>
+  %w = relay.image.grid_sample %v, %h {method = "nearest", layout = "NCDHW", padding_mode = "reflection"} : (tensor<1x2x3x2x2xf32>, tensor<1x3x2x4x2xf32>) -> tensor<1x2x2x4x2xf32>
+// CHECK{LITERAL}: %y = relay.image.grid_sample %x, %g {align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x2x4xf32>) -> tensor<1x1x2x4xf32>
+// CHECK{LITERAL}: %w = relay.image.grid_sample %v, %h {method = "nearest", layout = "NCDHW", padding_mode = "reflection"} : (tensor<1x2x3x2x2xf32>, tensor<1x3x2x4x2xf32>) -> tensor<1x2x2x4x2xf32>

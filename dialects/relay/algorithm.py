@@ -1,0 +1,364 @@
+"""Relay's scans, scatters and index algorithms: ``cumsum``, ``cumprod``, ``scatter_elements``,
+``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence`` and ``image.grid_sample``.
+
+Attributes and defaults are Relay's (``ScanopAttrs``, ``ScatterElementsAttrs``,
+``ScatterNDAttrs``, ``EinsumAttrs``, ``ReinterpretAttrs`` = ``CastAttrs``,
+``ReverseSequenceAttrs``, ``GridSampleAttrs``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def
+from xdsl.traits import Pure
+
+from xrelay.dialects.relay import ops as _ops  # noqa: F401 - relay's own ops register first
+from xrelay.dialects.relay.base import (
+    Bool,
+    Int,
+    OpPattern,
+    RelayOp,
+    Str,
+    fail,
+    new_tensor,
+    norm_axis,
+    relay_op,
+)
+from xrelay.dialects.relay.dtypes import DTYPES, dtype_bits, dtype_of, shape_of
+
+_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def _int_indices(cls, t: TensorType, what: str = "indices") -> None:
+    if dtype_of(t.element_type) not in _INTS:
+        raise fail(cls, f"{what} must be integers, got {t}")
+
+
+class _ScanOp(RelayOp):
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(None)
+    dtype = Str(None)
+    exclusive = Bool(False)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        ds = shape_of(in_types[0])
+        dtype = attrs["dtype"] or dtype_of(in_types[0].element_type)
+        if dtype not in DTYPES:
+            raise fail(cls, f"unknown dtype '{dtype}'")
+        if attrs["axis"] is None:  # over the flattened tensor
+            n = None if any(d is None for d in ds) else _prod(ds)
+            return [new_tensor([n], dtype)]
+        norm_axis(cls, attrs["axis"], len(ds))
+        return [new_tensor(ds, dtype)]
+
+
+def _prod(ds) -> int:
+    out = 1
+    for d in ds:
+        out *= d
+    return out
+
+
+@relay_op("cumsum", OpPattern.OPAQUE)
+class CumsumOp(_ScanOp):
+    """Running sum along ``axis`` (the flattened tensor when absent); ``exclusive`` starts at 0.
+
+    ```mlir
+    %y = relay.cumsum %x {axis = 1, exclusive = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+    """
+
+
+@relay_op("cumprod", OpPattern.OPAQUE)
+class CumprodOp(_ScanOp):
+    """Running product along ``axis`` (the flattened tensor when absent); ``exclusive`` starts at 1.
+
+    ```mlir
+    %y = relay.cumprod %x {axis = 0} : (tensor<4xi32>) -> tensor<4xi32>
+    ```
+    """
+
+
+_SCATTER_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
+
+
+@relay_op("scatter_elements", OpPattern.OPAQUE)
+class ScatterElementsOp(RelayOp):
+    """``data`` with ``updates`` written at ``indices`` along ``axis`` (``indices`` and
+    ``updates`` have one shape, of ``data``'s rank); ``reduction`` combines a written value
+    with the one present: update, add, mul, mean, min or max.
+
+    ```mlir
+    %y = relay.scatter_elements %d, %i, %u {axis = 1, reduction = "add"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(0)
+    reduction = Str("update")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, indices, updates = in_types
+        _int_indices(cls, indices)
+        ds, ids, us = shape_of(data), shape_of(indices), shape_of(updates)
+        if attrs["reduction"] not in _SCATTER_REDUCTIONS:
+            raise fail(cls, f"reduction must be one of {', '.join(_SCATTER_REDUCTIONS)}, got '{attrs['reduction']}'")
+        if len(ids) != len(ds) or len(us) != len(ds):
+            raise fail(cls, f"data {data}, indices {indices} and updates {updates} must have one rank")
+        if any(a is not None and b is not None and a != b for a, b in zip(ids, us)):
+            raise fail(cls, f"indices {indices} and updates {updates} must have one shape")
+        axis = norm_axis(cls, attrs["axis"], len(ds))
+        for k, (d, i) in enumerate(zip(ds, ids)):
+            if k != axis and d is not None and i is not None and i > d:
+                raise fail(cls, f"indices {indices} exceed data {data} along axis {k}")
+        if updates.element_type != data.element_type:
+            raise fail(cls, f"updates {updates} and data {data} have different element types")
+        return [new_tensor(ds, dtype_of(data.element_type))]
+
+
+_SCATTER_ND_MODES = ("update", "add", "mul", "min", "max")
+
+
+@relay_op("scatter_nd", OpPattern.OPAQUE)
+class ScatterNDOp(RelayOp):
+    """``data`` with ``updates`` written at the index tuples of ``indices`` (tuples along
+    ``indices``' *first* axis, as ``gather_nd``): ``indices`` ``(M, Y...)``, ``updates``
+    ``(Y..., data.shape[M:]...)``; ``mode`` update, add, mul, min or max.
+
+    ```mlir
+    %y = relay.scatter_nd %d, %i, %u {mode = "add"} : (tensor<4x4xf32>, tensor<1x2xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    mode = Str("update")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, indices, updates = in_types
+        _int_indices(cls, indices)
+        ds, ids, us = shape_of(data), shape_of(indices), shape_of(updates)
+        if attrs["mode"] not in _SCATTER_ND_MODES:
+            raise fail(cls, f"mode must be one of {', '.join(_SCATTER_ND_MODES)}, got '{attrs['mode']}'")
+        if not ids:
+            raise fail(cls, f"indices {indices} must have rank >= 1")
+        m = ids[0]
+        if m is None:
+            raise fail(cls, f"the index depth (first axis of {indices}) must be static")
+        if m > len(ds):
+            raise fail(cls, f"index depth {m} exceeds the rank of {data}")
+        want = list(ids[1:]) + list(ds[m:])
+        if len(us) != len(want) or any(a is not None and b is not None and a != b for a, b in zip(us, want)):
+            shape = "x".join("?" if d is None else str(d) for d in want)
+            raise fail(cls, f"updates {updates} must have shape [{shape}] for indices {indices} into {data}")
+        if updates.element_type != data.element_type:
+            raise fail(cls, f"updates {updates} and data {data} have different element types")
+        return [new_tensor(ds, dtype_of(data.element_type))]
+
+
+_EINSUM_TERM = re.compile(r"^[A-Za-z]*(\.\.\.)?[A-Za-z]*$")
+
+
+def parse_einsum(cls, equation: str, shapes) -> tuple[list[str], str, dict[str, int | None], list]:
+    """The input terms, the output term (``...`` as ``*``), each letter's size and the
+    broadcast shape of the ellipsis; an explicit ``->`` output or numpy's implicit one."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise fail(cls, f"equation '{equation}' has {len(terms)} input term(s) for {len(shapes)} operand(s)")
+    sizes: dict[str, int | None] = {}
+    ell: list = []
+    out_terms = [*terms, rhs] if arrow else terms
+    for t in out_terms:
+        if not _EINSUM_TERM.match(t):
+            raise fail(cls, f"equation '{equation}': bad term '{t}'")
+    for t, s in zip(terms, shapes):
+        letters = t.replace("...", "")
+        if "..." in t:
+            n_ell = len(s) - len(letters)
+            if n_ell < 0:
+                raise fail(cls, f"equation '{equation}': term '{t}' has more letters than rank {len(s)}")
+            pos = t.index("...")
+            e = list(s[pos : pos + n_ell])
+            dims = list(s[:pos]) + list(s[pos + n_ell :])
+            ell = _broadcast(cls, equation, ell, e)
+        else:
+            if len(letters) != len(s):
+                raise fail(cls, f"equation '{equation}': term '{t}' has {len(letters)} letters for rank {len(s)}")
+            dims = list(s)
+        for c, d in zip(letters, dims):
+            prev = sizes.get(c)
+            if prev is not None and d is not None and prev != d:
+                raise fail(cls, f"equation '{equation}': '{c}' is {prev} and {d}")
+            if prev is None:
+                sizes[c] = d
+    if arrow:
+        out = rhs
+        for c in out.replace("...", ""):
+            if c not in sizes:
+                raise fail(cls, f"equation '{equation}': output letter '{c}' is in no input")
+            if out.replace("...", "").count(c) > 1:
+                raise fail(cls, f"equation '{equation}': output letter '{c}' repeats")
+    else:  # numpy's implicit output: the ellipsis, then the letters seen once, sorted
+        seen = "".join(t.replace("...", "") for t in terms)
+        out = ("..." if any("..." in t for t in terms) else "") + "".join(sorted(c for c in set(seen) if seen.count(c) == 1))
+    return terms, out, sizes, ell
+
+
+def _broadcast(cls, equation: str, a: list, b: list) -> list:
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + a
+    b = [1] * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x is not None and y is not None and x != y and 1 not in (x, y):
+            raise fail(cls, f"equation '{equation}': the '...' dimensions {a} and {b} do not broadcast")
+        out.append(y if x == 1 else x)
+    return out
+
+
+@relay_op("einsum", OpPattern.OPAQUE)
+class EinsumOp(RelayOp):
+    """Einstein summation over the operands (numpy's ``einsum`` equation, with ``...``).
+
+    ```mlir
+    %y = relay.einsum %a, %b {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+    ```
+    """
+
+    data = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    equation = Str()
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        if not in_types:
+            raise fail(cls, "needs at least one operand")
+        dts = {dtype_of(t.element_type) for t in in_types}
+        if len(dts) != 1:
+            raise fail(cls, "operands have different dtypes: " + ", ".join(map(str, in_types)))
+        _, out, sizes, ell = parse_einsum(cls, attrs["equation"], [shape_of(t) for t in in_types])
+        shape = []
+        for part in re.split(r"(\.\.\.)", out):
+            shape += ell if part == "..." else [sizes[c] for c in part]
+        return [new_tensor(shape, dts.pop())]
+
+
+@relay_op("reinterpret", OpPattern.ELEMWISE)
+class ReinterpretOp(RelayOp):
+    """The bits of each element read as ``dtype`` (same width; ``bool`` as 8 bits).
+
+    ```mlir
+    %y = relay.reinterpret %x {dtype = "int32"} : (tensor<3xf32>) -> tensor<3xi32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    dtype = Str()
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        src, dst = dtype_of(in_types[0].element_type), attrs["dtype"]
+        if dst not in DTYPES:
+            raise fail(cls, f"unknown dtype '{dst}'")
+        if dtype_bits(src) != dtype_bits(dst):
+            raise fail(cls, f"cannot reinterpret {src} ({dtype_bits(src)} bits) as {dst} ({dtype_bits(dst)} bits)")
+        return [new_tensor(shape_of(in_types[0]), dst)]
+
+
+@relay_op("reverse_sequence", OpPattern.INJECTIVE)
+class ReverseSequenceOp(RelayOp):
+    """Reverse the first ``seq_lengths[b]`` elements along ``seq_axis`` of each batch entry
+    ``b`` along ``batch_axis`` (lengths beyond the axis are clamped to it).
+
+    ```mlir
+    %y = relay.reverse_sequence %x, %l {seq_axis = 0, batch_axis = 1} : (tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    seq_lengths = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    seq_axis = Int(1)
+    batch_axis = Int(0)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, lengths = in_types
+        _int_indices(cls, lengths, "seq_lengths")
+        ds, ls = shape_of(data), shape_of(lengths)
+        seq = norm_axis(cls, attrs["seq_axis"], len(ds), "seq_axis")
+        batch = norm_axis(cls, attrs["batch_axis"], len(ds), "batch_axis")
+        if seq == batch:
+            raise fail(cls, f"seq_axis and batch_axis are both {seq}")
+        if len(ls) != 1 or (ls[0] is not None and ds[batch] is not None and ls[0] != ds[batch]):
+            raise fail(cls, f"seq_lengths {lengths} must be 1-D of the batch size of {data}")
+        return [new_tensor(ds, dtype_of(data.element_type))]
+
+
+_GRID_METHODS = ("nearest", "bilinear", "bicubic")
+_GRID_PADDING = ("zeros", "border", "reflection")
+
+
+@relay_op("image.grid_sample", OpPattern.OPAQUE)
+class GridSampleOp(RelayOp):
+    """Sample ``data`` at the normalised ([-1, 1]) positions of ``grid``: 2-D with ``grid``
+    ``(N, 2, H_out, W_out)`` (x then y) in layout NCHW, 3-D with ``(N, 3, D_out, H_out,
+    W_out)`` (x, y, z) in NCDHW; ``method`` nearest, bilinear or bicubic (2-D only);
+    ``padding_mode`` zeros, border or reflection.
+
+    ```mlir
+    %y = relay.image.grid_sample %x, %g {align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x2x4xf32>) -> tensor<1x1x2x4xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    grid = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    method = Str("bilinear")
+    layout = Str("NCHW")
+    padding_mode = Str("zeros")
+    align_corners = Bool(True)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, grid = in_types
+        ds, gs = shape_of(data), shape_of(grid)
+        layout = attrs["layout"]
+        if layout not in ("NCHW", "NCDHW"):
+            raise fail(cls, f"layout must be NCHW or NCDHW, got '{layout}'")
+        n = len(layout) - 2
+        if attrs["method"] not in _GRID_METHODS or (n == 3 and attrs["method"] == "bicubic"):
+            raise fail(cls, f"method '{attrs['method']}' is not supported for layout {layout}")
+        if attrs["padding_mode"] not in _GRID_PADDING:
+            raise fail(cls, f"padding_mode must be one of {', '.join(_GRID_PADDING)}, got '{attrs['padding_mode']}'")
+        if len(ds) != n + 2 or len(gs) != n + 2:
+            raise fail(cls, f"data {data} and grid {grid} must have rank {n + 2} for layout {layout}")
+        if gs[1] is not None and gs[1] != n:
+            raise fail(cls, f"grid {grid} must have {n} coordinates along axis 1")
+        if ds[0] is not None and gs[0] is not None and ds[0] != gs[0]:
+            raise fail(cls, f"data {data} and grid {grid} have different batch sizes")
+        dt = dtype_of(data.element_type)
+        if dt not in ("float16", "float32", "float64") or grid.element_type != data.element_type:
+            raise fail(cls, f"data {data} and grid {grid} must be of one float type")
+        return [new_tensor([ds[0], ds[1], *gs[2:]], dt)]

@@ -1,0 +1,254 @@
+"""Kernels of ``cumsum``, ``cumprod``, ``scatter_elements``, ``scatter_nd``, ``einsum``,
+``reinterpret``, ``reverse_sequence`` and ``image.grid_sample`` (dialects/relay/algorithm.py).
+
+Indices may be negative (counted from the end, as ONNX allows); an index outside the axis
+raises IndexError naming the op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import compute_dtype, emit, norm_axis, register, to_numpy_dtype
+
+# ---- scans -------------------------------------------------------------------------------------
+
+
+def _scan(x: np.ndarray, out, axis, dtype, exclusive: bool, op: str, ufunc: np.ufunc) -> np.ndarray:
+    dt = x.dtype if dtype in (None, "") else to_numpy_dtype(dtype)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    axis = norm_axis(axis, x.ndim, op)
+    res = ufunc.accumulate(x.astype(dt, copy=False), axis=axis, dtype=dt)
+    if exclusive and x.shape[axis]:
+        # shift by one along the axis, starting from the identity (0 for sum, 1 for product)
+        first = np.full_like(np.take(res, [0], axis=axis), ufunc.identity)
+        res = np.concatenate([first, np.delete(res, -1, axis=axis)], axis=axis)
+    return emit(res, out, op)
+
+
+@register("cumsum")
+def cumsum(x: np.ndarray, *, out: np.ndarray | None = None, axis: int | None, dtype: str | None, exclusive: bool) -> np.ndarray:
+    """Relay ``cumsum``: the running sum along ``axis`` (flattened when None), in ``dtype``."""
+    return _scan(x, out, axis, dtype, exclusive, "cumsum", np.add)
+
+
+@register("cumprod")
+def cumprod(x: np.ndarray, *, out: np.ndarray | None = None, axis: int | None, dtype: str | None, exclusive: bool) -> np.ndarray:
+    """Relay ``cumprod``: the running product along ``axis`` (flattened when None), in ``dtype``."""
+    return _scan(x, out, axis, dtype, exclusive, "cumprod", np.multiply)
+
+
+# ---- scatters ----------------------------------------------------------------------------------
+
+
+def _norm_index(idx: np.ndarray, size, op: str) -> np.ndarray:
+    idx = idx.astype(np.int64)
+    if np.any(idx < -size) or np.any(idx >= size):
+        raise IndexError(f"{op}: an index is out of range for an axis of size {size}")
+    return np.where(idx < 0, idx + size, idx)
+
+
+_UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+def _scatter(res: np.ndarray, where: tuple, updates: np.ndarray, mode: str, op: str) -> np.ndarray:
+    if mode == "update":
+        res[where] = updates  # duplicates: the last one wins
+    elif mode == "mean":  # the mean of the present value and every value written there
+        acc = res.astype(np.float64)
+        count = np.ones(res.shape, np.int64)
+        np.add.at(acc, where, updates)
+        np.add.at(count, where, 1)
+        mean = acc / count
+        res[...] = np.floor(mean) if res.dtype.kind in "iu" else mean
+    elif mode in _UFUNCS:
+        _UFUNCS[mode].at(res, where, updates)
+    else:
+        raise ValueError(f"{op}: unknown reduction '{mode}'")
+    return res
+
+
+@register("scatter_elements")
+def scatter_elements(
+    data: np.ndarray,
+    indices: np.ndarray,
+    updates: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    axis: int,
+    reduction: str,
+) -> np.ndarray:
+    """Relay ``scatter_elements``: ``out[.., indices[i..], ..] (reduction)= updates[i..]``."""
+    op = "scatter_elements"
+    if indices.shape != updates.shape or indices.ndim != data.ndim:
+        raise ValueError(f"{op}: indices {indices.shape} and updates {updates.shape} must match in rank {data.ndim}")
+    ax = norm_axis(axis, data.ndim, op)
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[ax] = _norm_index(indices, data.shape[ax], op)
+    res = data.copy()
+    return emit(_scatter(res, tuple(grid), updates.astype(data.dtype), reduction, op), out, op)
+
+
+@register("scatter_nd")
+def scatter_nd(
+    data: np.ndarray,
+    indices: np.ndarray,
+    updates: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    mode: str,
+) -> np.ndarray:
+    """Relay ``scatter_nd``: index tuples along ``indices``' first axis, as ``gather_nd``."""
+    op = "scatter_nd"
+    m = indices.shape[0]
+    if m > data.ndim:
+        raise ValueError(f"{op}: index depth {m} exceeds the rank of {data.shape}")
+    y = indices.shape[1:]
+    if updates.shape != (*y, *data.shape[m:]):
+        raise ValueError(f"{op}: updates {updates.shape} do not match indices {indices.shape} into {data.shape}")
+    flat = indices.reshape(m, -1)
+    where = tuple(_norm_index(flat[k], data.shape[k], op) for k in range(m))
+    res = data.copy()
+    upd = updates.reshape(flat.shape[1], *data.shape[m:]).astype(data.dtype)
+    return emit(_scatter(res, where, upd, mode, op), out, op)
+
+
+# ---- einsum, reinterpret, reverse_sequence ----------------------------------------------------
+
+
+@register("einsum")
+def einsum(*xs: np.ndarray, out: np.ndarray | None = None, equation: str) -> np.ndarray:
+    """Relay ``einsum``: numpy's ``einsum`` (float16 accumulates in float32)."""
+    dt = xs[0].dtype
+    cdt = compute_dtype(dt)
+    res = np.einsum(equation, *(x.astype(cdt, copy=False) for x in xs))
+    return emit(np.asarray(res).astype(dt, copy=False), out, "einsum")
+
+
+@register("reinterpret")
+def reinterpret(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.ndarray:
+    """Relay ``reinterpret``: the same bytes read as ``dtype`` (same element width)."""
+    dt = to_numpy_dtype(dtype)
+    if dt.itemsize != x.dtype.itemsize:
+        raise ValueError(f"reinterpret: {x.dtype} and {dt} differ in width")
+    return emit(x.view(dt), out, "reinterpret")  # same width: any layout can be viewed
+
+
+@register("reverse_sequence")
+def reverse_sequence(
+    x: np.ndarray, lengths: np.ndarray, *, out: np.ndarray | None = None, seq_axis: int, batch_axis: int
+) -> np.ndarray:
+    """Relay ``reverse_sequence``: the first ``lengths[b]`` steps of batch entry ``b`` reversed."""
+    op = "reverse_sequence"
+    seq, batch = norm_axis(seq_axis, x.ndim, op), norm_axis(batch_axis, x.ndim, op)
+    if lengths.shape != (x.shape[batch],):
+        raise ValueError(f"{op}: lengths {lengths.shape} do not match the batch axis of {x.shape}")
+    t = x.shape[seq]
+    shape_l = [1] * x.ndim
+    shape_l[batch] = x.shape[batch]
+    shape_t = [1] * x.ndim
+    shape_t[seq] = t
+    n = np.clip(lengths.astype(np.int64), 0, t).reshape(shape_l)
+    steps = np.arange(t).reshape(shape_t)
+    src = np.where(steps < n, n - 1 - steps, steps)
+    return emit(np.take_along_axis(x, np.broadcast_to(src, x.shape), axis=seq), out, op)
+
+
+# ---- grid_sample -------------------------------------------------------------------------------
+
+
+def _reflect(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Reflect ``x`` by the borders until inside [lo, hi] (PyTorch's and ONNX's rule)."""
+    span = hi - lo
+    if span <= 0:
+        return np.full_like(x, lo)
+    below, above = x < lo, x > hi
+    dx = np.where(below, lo - x, x - hi)
+    n = np.floor(dx / span)
+    r = dx - n * span
+    even = n % 2 == 0
+    return np.where(below, np.where(even, lo + r, hi - r), np.where(above, np.where(even, hi - r, lo + r), x))
+
+
+def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    a = -0.75  # Keys' cubic convolution, as PyTorch and ONNX
+    def near(d):
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+    def far(d):
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+@register("image.grid_sample")
+def grid_sample(
+    data: np.ndarray,
+    grid: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    method: str,
+    layout: str,
+    padding_mode: str,
+    align_corners: bool,
+) -> np.ndarray:
+    """Relay ``image.grid_sample`` (NCHW/NCDHW; ``grid`` coordinates x, y(, z) along axis 1)."""
+    op = "image.grid_sample"
+    nsp = data.ndim - 2
+    if layout not in ("NCHW", "NCDHW") or len(layout) != data.ndim or grid.shape[1] != nsp:
+        raise ValueError(f"{op}: data {data.shape} / grid {grid.shape} do not fit layout {layout}")
+    dt = data.dtype
+    cdt = compute_dtype(dt)
+    sizes = data.shape[2:]
+    # grid's coordinate k addresses spatial axis nsp-1-k (x is the last axis)
+    coords = []
+    for i, size in enumerate(sizes):
+        g = grid[:, nsp - 1 - i].astype(cdt)
+        x = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+        if method == "nearest":
+            x = np.rint(x)
+        lo, hi = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        # bicubic pads each of its taps instead (fetch), as PyTorch and TOPI
+        if padding_mode == "border" and method != "bicubic":
+            x = np.where((x < lo) | (x > hi), np.clip(x, 0, size - 1), x)
+        elif padding_mode == "reflection" and method != "bicubic":
+            x = _reflect(x, lo, hi)
+        coords.append((x, lo, hi))
+    n_idx = np.arange(data.shape[0]).reshape(-1, *([1] * nsp))
+    moved = np.moveaxis(data, 1, -1).astype(cdt)  # (N, spatial..., C)
+
+    def fetch(idx: list[np.ndarray]) -> np.ndarray:
+        valid = np.ones(idx[0].shape, bool)
+        fixed = []
+        for (_, lo, hi), i, size in zip(coords, idx, sizes):
+            if padding_mode == "zeros":
+                valid &= (i >= 0) & (i < size)
+                i = np.clip(i, 0, size - 1)
+            elif padding_mode == "border":
+                i = np.clip(i, 0, size - 1)
+            else:
+                i = np.clip(_reflect(i.astype(cdt), lo, hi).astype(np.int64), 0, size - 1)
+            fixed.append(i)
+        return moved[(n_idx, *fixed)] * valid[..., None]
+
+    if method == "nearest":
+        res = fetch([x.astype(np.int64) for x, _, _ in coords])
+    elif method in ("bilinear", "bicubic"):
+        taps = []
+        for x, _, _ in coords:
+            x0 = np.floor(x)
+            t = x - x0
+            x0 = x0.astype(np.int64)
+            if method == "bilinear":
+                taps.append([(x0, 1 - t), (x0 + 1, t)])
+            else:
+                taps.append([(x0 + k - 1, w) for k, w in enumerate(_cubic_weights(t))])
+        res = 0
+        for combo in np.ndindex(*(len(t) for t in taps)):
+            idx = [taps[d][k][0] for d, k in enumerate(combo)]
+            w = 1
+            for d, k in enumerate(combo):
+                w = w * taps[d][k][1]
+            res = res + fetch(idx) * w[..., None]
+    else:
+        raise ValueError(f"{op}: unknown method '{method}'")
+    return emit(np.moveaxis(np.asarray(res), -1, 1).astype(dt), out, op)

@@ -1,0 +1,170 @@
+// RUN: relay-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+
+// One case per verifier rule of the scans, scatters, einsum, reinterpret, reverse_sequence and grid_sample.
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.cumsum %a {axis = 2} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: relay.cumsum: axis 2 is out of range for rank 2
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.cumprod %a {dtype = "float7"} : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK{LITERAL}: relay.cumprod: unknown dtype 'float7'
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.cumsum %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: relay.cumsum: result 0 has type tensor<2x3xf32> but the operands (tensor<2x3xf32>) give tensor<6xf32>
+
+// -----
+
+%d = "test.op"() : () -> tensor<1x5xf32>
+%i = "test.op"() : () -> tensor<1x2xf32>
+%r = relay.scatter_elements %d, %i, %i : (tensor<1x5xf32>, tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: relay.scatter_elements: indices must be integers, got tensor<1x2xf32>
+
+// -----
+
+%d = "test.op"() : () -> tensor<1x5xf32>
+%i = "test.op"() : () -> tensor<1x2xi64>
+%u = "test.op"() : () -> tensor<1x2xf32>
+%r = relay.scatter_elements %d, %i, %u {reduction = "sub"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: relay.scatter_elements: reduction must be one of update, add, mul, mean, min, max, got 'sub'
+
+// -----
+
+%d = "test.op"() : () -> tensor<1x5xf32>
+%i = "test.op"() : () -> tensor<2xi64>
+%u = "test.op"() : () -> tensor<2xf32>
+%r = relay.scatter_elements %d, %i, %u : (tensor<1x5xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: relay.scatter_elements: data tensor<1x5xf32>, indices tensor<2xi64> and updates tensor<2xf32> must have one rank
+
+// -----
+
+%d = "test.op"() : () -> tensor<1x5xf32>
+%i = "test.op"() : () -> tensor<1x2xi64>
+%u = "test.op"() : () -> tensor<1x3xf32>
+%r = relay.scatter_elements %d, %i, %u : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x3xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: relay.scatter_elements: indices tensor<1x2xi64> and updates tensor<1x3xf32> must have one shape
+
+// -----
+
+%d = "test.op"() : () -> tensor<1x5xf32>
+%i = "test.op"() : () -> tensor<2x2xi64>
+%u = "test.op"() : () -> tensor<2x2xf32>
+%r = relay.scatter_elements %d, %i, %u {axis = 1} : (tensor<1x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: relay.scatter_elements: indices tensor<2x2xi64> exceed data tensor<1x5xf32> along axis 0
+
+// -----
+
+%d = "test.op"() : () -> tensor<1x5xf32>
+%i = "test.op"() : () -> tensor<1x2xi64>
+%u = "test.op"() : () -> tensor<1x2xf64>
+%r = relay.scatter_elements %d, %i, %u : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf64>) -> tensor<1x5xf32>
+// CHECK{LITERAL}: relay.scatter_elements: updates tensor<1x2xf64> and data tensor<1x5xf32> have different element types
+
+// -----
+
+%d = "test.op"() : () -> tensor<4x4xf32>
+%i = "test.op"() : () -> tensor<1x2xi64>
+%u = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.scatter_nd %d, %i, %u : (tensor<4x4xf32>, tensor<1x2xi64>, tensor<2x3xf32>) -> tensor<4x4xf32>
+// CHECK{LITERAL}: relay.scatter_nd: updates tensor<2x3xf32> must have shape [2x4] for indices tensor<1x2xi64> into tensor<4x4xf32>
+
+// -----
+
+%d = "test.op"() : () -> tensor<4x4xf32>
+%i = "test.op"() : () -> tensor<3x2xi64>
+%u = "test.op"() : () -> tensor<2xf32>
+%r = relay.scatter_nd %d, %i, %u : (tensor<4x4xf32>, tensor<3x2xi64>, tensor<2xf32>) -> tensor<4x4xf32>
+// CHECK{LITERAL}: relay.scatter_nd: index depth 3 exceeds the rank of tensor<4x4xf32>
+
+// -----
+
+%d = "test.op"() : () -> tensor<4x4xf32>
+%i = "test.op"() : () -> tensor<1x2xi64>
+%u = "test.op"() : () -> tensor<2x4xf32>
+%r = relay.scatter_nd %d, %i, %u {mode = "mean"} : (tensor<4x4xf32>, tensor<1x2xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+// CHECK{LITERAL}: relay.scatter_nd: mode must be one of update, add, mul, min, max, got 'mean'
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%b = "test.op"() : () -> tensor<4x5xf32>
+%r = relay.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+// CHECK{LITERAL}: relay.einsum: equation 'ij,jk->ik': 'j' is 3 and 4
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.einsum %a {equation = "ij,jk->ik"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK{LITERAL}: relay.einsum: equation 'ij,jk->ik' has 2 input term(s) for 1 operand(s)
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.einsum %a {equation = "ijk->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: relay.einsum: equation 'ijk->i': term 'ijk' has 3 letters for rank 2
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%r = relay.einsum %a {equation = "ij->iz"} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK{LITERAL}: relay.einsum: equation 'ij->iz': output letter 'z' is in no input
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x3xf32>
+%b = "test.op"() : () -> tensor<3x4xi32>
+%r = relay.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<3x4xi32>) -> tensor<2x4xf32>
+// CHECK{LITERAL}: relay.einsum: operands have different dtypes: tensor<2x3xf32>, tensor<3x4xi32>
+
+// -----
+
+%a = "test.op"() : () -> tensor<3xf32>
+%r = relay.reinterpret %a {dtype = "int64"} : (tensor<3xf32>) -> tensor<3xi64>
+// CHECK{LITERAL}: relay.reinterpret: cannot reinterpret float32 (32 bits) as int64 (64 bits)
+
+// -----
+
+%a = "test.op"() : () -> tensor<4x3xf32>
+%l = "test.op"() : () -> tensor<3xi64>
+%r = relay.reverse_sequence %a, %l {seq_axis = 1, batch_axis = 1} : (tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: relay.reverse_sequence: seq_axis and batch_axis are both 1
+
+// -----
+
+%a = "test.op"() : () -> tensor<4x3xf32>
+%l = "test.op"() : () -> tensor<3xi64>
+%r = relay.reverse_sequence %a, %l : (tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: relay.reverse_sequence: seq_lengths tensor<3xi64> must be 1-D of the batch size of tensor<4x3xf32>
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x1x3x2x2xf32>
+%g = "test.op"() : () -> tensor<1x3x2x4x2xf32>
+%r = relay.image.grid_sample %x, %g {method = "bicubic", layout = "NCDHW"} : (tensor<1x1x3x2x2xf32>, tensor<1x3x2x4x2xf32>) -> tensor<1x1x2x4x2xf32>
+// CHECK{LITERAL}: relay.image.grid_sample: method 'bicubic' is not supported for layout NCDHW
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x1x3x2xf32>
+%g = "test.op"() : () -> tensor<1x3x2x4xf32>
+%r = relay.image.grid_sample %x, %g : (tensor<1x1x3x2xf32>, tensor<1x3x2x4xf32>) -> tensor<1x1x2x4xf32>
+// CHECK{LITERAL}: relay.image.grid_sample: grid tensor<1x3x2x4xf32> must have 2 coordinates along axis 1
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x1x3x2xf32>
+%g = "test.op"() : () -> tensor<1x2x2x4xf32>
+%r = relay.image.grid_sample %x, %g {padding_mode = "wrap"} : (tensor<1x1x3x2xf32>, tensor<1x2x2x4xf32>) -> tensor<1x1x2x4xf32>
+// CHECK{LITERAL}: relay.image.grid_sample: padding_mode must be one of zeros, border, reflection, got 'wrap'
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x1x3x2xi32>
+%g = "test.op"() : () -> tensor<1x2x2x4xi32>
+%r = relay.image.grid_sample %x, %g : (tensor<1x1x3x2xi32>, tensor<1x2x2x4xi32>) -> tensor<1x1x2x4xi32>
+// CHECK{LITERAL}: relay.image.grid_sample: data tensor<1x1x3x2xi32> and grid tensor<1x2x2x4xi32> must be of one float type
