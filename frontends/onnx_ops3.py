@@ -14,6 +14,8 @@ As Relay's ONNX frontend (TVM v0.19) maps them:
 
 from __future__ import annotations
 
+import numpy as np
+
 from xrelay.frontends.onnx import _Importer, _Node, _op, _relay_dtype, _Val
 
 
@@ -47,18 +49,22 @@ def _cumulative(im, node):
     rank = im.rank(x)
     if rank == 0:
         raise node.fail("the input must have rank >= 1")
+    return [_select_by_axis(im, axis_in, rank, {a: scan(a) for a in range(rank)})]
+
+
+def _select_by_axis(im: _Importer, axis_in: _Val, rank: int, outs: dict[int, _Val]) -> _Val:
+    """``outs[axis]`` for a run-time ``axis`` (negative counts from ``rank``): a chain of
+    ``where`` on the axis value; an axis matching none of them selects the last."""
     axis = im.reshape(axis_in, [])
-    out = scan(rank - 1)
-    for a in range(rank - 2, -1, -1):
+    keys = sorted(outs)
+    out = outs[keys[-1]]
+    for a in reversed(keys[:-1]):
         hit = im.emit1(
             "logical_or",
-            [
-                im.emit1("equal", [axis, im.scalar(a, axis)]),
-                im.emit1("equal", [axis, im.scalar(a - rank, axis)]),
-            ],
+            [im.emit1("equal", [axis, im.scalar(a, axis)]), im.emit1("equal", [axis, im.scalar(a - rank, axis)])],
         )
-        out = im.emit1("where", [hit, scan(a), out])
-    return [out]
+        out = im.emit1("where", [hit, outs[a], out])
+    return out
 
 
 _REDUCTION = {"none": "update", "add": "add", "mul": "mul", "min": "min", "max": "max"}
@@ -130,3 +136,352 @@ def _grid_sample(im, node):
         padding_mode=node.attrs.get("padding_mode", "zeros"),
         align_corners=bool(node.attrs.get("align_corners", 0)),
     )
+
+
+# ---- recurrent layers: RNN, GRU, LSTM unrolled over the (static) sequence --------------------------
+#
+# As Relay's frontend: each time step is dense/add/activation ops (``nn.dense`` of the step's input
+# and hidden state with the gate weights), the steps stacked into Y. The input projection of every
+# step is one ``nn.dense`` over (seq * batch) rows. ``sequence_lens`` masks steps past each batch
+# entry's length (the state is kept and Y is 0 there), which is also right for the reverse
+# direction: it starts at each entry's last valid step.
+
+
+def _activation(im: _Importer, node: _Node, name: str, alpha: float | None, beta: float | None, x: _Val) -> _Val:
+    def s(v: float) -> _Val:
+        return im.scalar(v, x)
+
+    key = name.lower()
+    if key == "sigmoid":
+        return im.emit1("sigmoid", [x])
+    if key == "tanh":
+        return im.emit1("tanh", [x])
+    if key == "relu":
+        return im.emit1("nn.relu", [x])
+    if key == "affine":
+        return im.emit1("add", [im.emit1("multiply", [x, s(alpha)]), s(beta)])
+    if key == "leakyrelu":
+        return im.emit1("nn.leaky_relu", [x], alpha=0.01 if alpha is None else alpha)
+    if key == "thresholdedrelu":
+        a = 1.0 if alpha is None else alpha
+        return im.emit1("where", [im.emit1("greater", [x, s(a)]), x, s(0.0)])
+    if key == "scaledtanh":
+        return im.emit1("multiply", [s(alpha), im.emit1("tanh", [im.emit1("multiply", [x, s(beta)])])])
+    if key == "hardsigmoid":
+        a, b = (0.2 if alpha is None else alpha), (0.5 if beta is None else beta)
+        lin = im.emit1("add", [im.emit1("multiply", [x, s(a)]), s(b)])
+        return im.emit1("clip", [lin], a_min=0.0, a_max=1.0)
+    if key == "elu":
+        a = 1.0 if alpha is None else alpha
+        neg = im.emit1("multiply", [s(a), im.emit1("subtract", [im.emit1("exp", [x]), s(1.0)])])
+        return im.emit1("where", [im.emit1("less", [x, s(0.0)]), neg, x])
+    if key == "softsign":
+        return im.emit1("divide", [x, im.emit1("add", [s(1.0), im.emit1("abs", [x])])])
+    if key == "softplus":
+        return im.emit1("log", [im.emit1("add", [s(1.0), im.emit1("exp", [x])])])
+    raise node.fail(f"activation {name!r} is not supported")
+
+
+_RNN_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+_RNN_ACTIVATIONS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
+
+
+def _split(im: _Importer, x: _Val, n: int, axis: int) -> list[_Val]:
+    return [x] if n == 1 else im.emit("split", [x], indices_or_sections=n, axis=axis)
+
+
+def _row(im: _Importer, w: _Val, d: int) -> _Val:
+    """``w[d]`` of a (num_directions, ...) weight."""
+    part = im.emit1("strided_slice", [w], begin=[d], end=[d + 1], strides=[1], axes=[0])
+    return im.reshape(part, im.shape_of(w)[1:])
+
+
+@_op("RNN", "GRU", "LSTM")
+def _recurrent(im, node):
+    kind = node.op_type
+    x, w, r = node.inputs[:3]
+    b, seq_lens, h0 = node.input(3), node.input(4), node.input(5)
+    c0 = node.input(6) if kind == "LSTM" else None
+    peep = node.input(7) if kind == "LSTM" else None
+    hidden = int(node.attrs["hidden_size"]) if "hidden_size" in node.attrs else im.static_shape(r, node)[-1]
+    direction = node.attrs.get("direction", "forward")
+    if direction not in ("forward", "reverse", "bidirectional"):
+        raise node.fail(f"direction must be forward, reverse or bidirectional, got {direction!r}")
+    dirs = 2 if direction == "bidirectional" else 1
+    layout = int(node.attrs.get("layout", 0))
+    if kind == "LSTM" and node.attrs.get("input_forget", 0):
+        raise node.fail("input_forget=1 (coupled input and forget gates) is not supported")
+    if layout:
+        x = im.emit1("transpose", [x], axes=[1, 0, 2])
+        h0 = None if h0 is None else im.emit1("transpose", [h0], axes=[1, 0, 2])
+        c0 = None if c0 is None else im.emit1("transpose", [c0], axes=[1, 0, 2])
+    seq, batch, width = im.static_shape(x, node)
+    gates = _RNN_GATES[kind]
+    acts = list(node.attrs.get("activations", _RNN_ACTIVATIONS[kind] * dirs))
+    per_dir = len(_RNN_ACTIVATIONS[kind])
+    if len(acts) != per_dir * dirs:
+        raise node.fail(f"expected {per_dir * dirs} activations, got {len(acts)}")
+    alphas = list(node.attrs.get("activation_alpha", []))
+    betas = list(node.attrs.get("activation_beta", []))
+    clip = node.attrs.get("clip")
+    zeros = im.const(np.zeros((batch, hidden)), im.dtype_of(x))
+    masks = None
+    if seq_lens is not None:
+        lens = im.reshape(im.cast_like(seq_lens, "int64"), [batch, 1])
+        masks = [im.emit1("less", [im.const(np.array(t, np.int64)), lens]) for t in range(seq)]
+
+    def act(k: int, v: _Val) -> _Val:
+        return _activation(im, node, acts[k], alphas[k] if k < len(alphas) else None, betas[k] if k < len(betas) else None, v)
+
+    def clipped(v: _Val) -> _Val:
+        return v if clip is None else im.emit1("clip", [v], a_min=-float(clip), a_max=float(clip))
+
+    flat_x = im.reshape(x, [seq * batch, width])
+    ys, hs, cs = [], [], []
+    for d in range(dirs):
+        reverse = direction == "reverse" or d == 1
+        off = per_dir * d
+        w_d, r_d = _row(im, w, d), _row(im, r, d)
+        # every step's input projection at once: (seq * batch, gates * hidden)
+        xw = im.emit1("nn.dense", [flat_x, w_d], units=gates * hidden)
+        rb_parts = None
+        if b is not None:
+            b_d = _row(im, b, d)
+            wb, rb = _split(im, b_d, 2, 0)
+            if kind == "GRU" and node.attrs.get("linear_before_reset", 0):
+                rb_parts = _split(im, rb, 3, 0)  # the hidden gate's recurrent bias stays inside r *
+                no_h = im.const(np.zeros(hidden), im.dtype_of(rb))
+                wb = im.emit1("add", [wb, im.emit1("concatenate", [rb_parts[0], rb_parts[1], no_h], axis=0)])
+            else:
+                wb = im.emit1("add", [wb, rb])
+            xw = im.emit1("add", [xw, wb])
+        steps = _split(im, im.reshape(xw, [seq, batch * gates * hidden]), seq, 0)
+        steps = [im.reshape(s_, [batch, gates * hidden]) for s_ in steps]
+        h = zeros if h0 is None else _row(im, h0, d)
+        c = zeros if c0 is None else _row(im, c0, d)
+        if peep is not None:
+            p_i, p_o, p_f = _split(im, _row(im, peep, d), 3, 0)
+        out: list[_Val | None] = [None] * seq
+        for t in reversed(range(seq)) if reverse else range(seq):
+            if kind == "RNN":
+                pre = im.emit1("add", [steps[t], im.emit1("nn.dense", [h, r_d], units=hidden)])
+                h_new, c_new = act(off, clipped(pre)), None
+            elif kind == "LSTM":
+                pre = im.emit1("add", [steps[t], im.emit1("nn.dense", [h, r_d], units=4 * hidden)])
+                gi, go, gf, gc = _split(im, pre, 4, 1)
+                if peep is not None:
+                    gi = im.emit1("add", [gi, im.emit1("multiply", [p_i, c])])
+                    gf = im.emit1("add", [gf, im.emit1("multiply", [p_f, c])])
+                i_t, f_t = act(off, clipped(gi)), act(off, clipped(gf))
+                c_t = act(off + 1, clipped(gc))
+                c_new = im.emit1("add", [im.emit1("multiply", [f_t, c]), im.emit1("multiply", [i_t, c_t])])
+                if peep is not None:
+                    go = im.emit1("add", [go, im.emit1("multiply", [p_o, c_new])])
+                o_t = act(off, clipped(go))
+                h_new = im.emit1("multiply", [o_t, act(off + 2, c_new)])
+            else:  # GRU: gates z, r, h
+                xz, xr, xh = _split(im, steps[t], 3, 1)
+                rz_w, rr_w, rh_w = _split(im, r_d, 3, 0)
+                z_t = act(off, clipped(im.emit1("add", [xz, im.emit1("nn.dense", [h, rz_w], units=hidden)])))
+                r_t = act(off, clipped(im.emit1("add", [xr, im.emit1("nn.dense", [h, rr_w], units=hidden)])))
+                if node.attrs.get("linear_before_reset", 0):
+                    hr = im.emit1("nn.dense", [h, rh_w], units=hidden)
+                    if rb_parts is not None:
+                        hr = im.emit1("add", [hr, rb_parts[2]])
+                    hh = im.emit1("multiply", [r_t, hr])
+                else:
+                    hh = im.emit1("nn.dense", [im.emit1("multiply", [r_t, h]), rh_w], units=hidden)
+                h_t = act(off + 1, clipped(im.emit1("add", [xh, hh])))
+                one_minus_z = im.emit1("subtract", [im.scalar(1.0, z_t), z_t])
+                h_new = im.emit1("add", [im.emit1("multiply", [one_minus_z, h_t]), im.emit1("multiply", [z_t, h])])
+                c_new = None
+            if masks is not None:
+                out[t] = im.emit1("where", [masks[t], h_new, zeros])
+                h = im.emit1("where", [masks[t], h_new, h])
+                if c_new is not None:
+                    c = im.emit1("where", [masks[t], c_new, c])
+            else:
+                out[t], h = h_new, h_new
+                if c_new is not None:
+                    c = c_new
+        ys.append(im.emit1("stack", out, axis=0))  # (seq, batch, hidden)
+        hs.append(h)
+        cs.append(c)
+    y = im.emit1("stack", ys, axis=1)  # (seq, dirs, batch, hidden)
+    y_h = im.emit1("stack", hs, axis=0)  # (dirs, batch, hidden)
+    y_c = im.emit1("stack", cs, axis=0)
+    if layout:
+        y = im.emit1("transpose", [y], axes=[2, 0, 1, 3])
+        y_h = im.emit1("transpose", [y_h], axes=[1, 0, 2])
+        y_c = im.emit1("transpose", [y_c], axes=[1, 0, 2])
+    return [y, y_h, y_c] if kind == "LSTM" else [y, y_h]
+
+
+# ---- SwiGLU, RotaryEmbedding: compositions (newer than Relay, which had no op for them) ------------
+
+
+@_op("SwiGLU")
+def _swiglu(im, node):
+    a, b = node.inputs[:2]
+    if im.shape_of(a) != im.shape_of(b):
+        raise node.fail(f"A {list(im.shape_of(a))} and B {list(im.shape_of(b))} must have one shape")
+    alpha = float(node.attrs.get("alpha", 1.0))
+    gate = im.emit1("sigmoid", [a if alpha == 1.0 else im.emit1("multiply", [a, im.scalar(alpha, a)])])
+    return [im.emit1("multiply", [im.emit1("multiply", [a, gate]), b])]
+
+
+def _last_axis_slice(im: _Importer, x: _Val, begin: int, end: int, step: int = 1) -> _Val:
+    return im.emit1("strided_slice", [x], begin=[begin], end=[end], strides=[step], axes=[im.rank(x) - 1])
+
+
+@_op("RotaryEmbedding")
+def _rotary_embedding(im, node):
+    x, cos, sin = node.inputs[:3]
+    pos = node.input(3)
+    shape = im.static_shape(x, node)
+    if len(shape) == 4:  # (batch, heads, seq, head_size) -> (batch, seq, heads, head_size)
+        x = im.emit1("transpose", [x], axes=[0, 2, 1, 3])
+    elif len(shape) == 3:  # (batch, seq, hidden) -> (batch, seq, heads, head_size)
+        heads = int(node.attrs.get("num_heads", 0))
+        if heads <= 0 or shape[2] % heads:
+            raise node.fail(f"a 3-D input needs num_heads dividing its hidden size {shape[2]}, got {heads}")
+        x = im.reshape(x, [shape[0], shape[1], heads, shape[2] // heads])
+    else:
+        raise node.fail(f"the input must be 3-D or 4-D, got {list(shape)}")
+    head = im.shape_of(x)[3]
+    rot = int(node.attrs.get("rotary_embedding_dim", 0)) or head
+    if rot % 2 or rot > head:
+        raise node.fail(f"rotary_embedding_dim {rot} must be even and at most the head size {head}")
+    if pos is not None:
+        cos = im.emit1("take", [cos, pos], axis=0)
+        sin = im.emit1("take", [sin, pos], axis=0)
+    for c in (cos, sin):
+        if im.shape_of(c)[-1] != rot // 2:
+            raise node.fail(f"the caches' last axis must be rotary_embedding_dim / 2 = {rot // 2}")
+    cos = im.emit1("expand_dims", [cos], axis=2)
+    sin = im.emit1("expand_dims", [sin], axis=2)
+    x_rot = x if rot == head else _last_axis_slice(im, x, 0, rot)
+    interleaved = bool(node.attrs.get("interleaved", 0))
+    if interleaved:
+        x1, x2 = _last_axis_slice(im, x_rot, 0, rot, 2), _last_axis_slice(im, x_rot, 1, rot, 2)
+    else:
+        x1, x2 = _split(im, x_rot, 2, 3)
+    real = im.emit1("subtract", [im.emit1("multiply", [cos, x1]), im.emit1("multiply", [sin, x2])])
+    imag = im.emit1("add", [im.emit1("multiply", [sin, x1]), im.emit1("multiply", [cos, x2])])
+    if interleaved:
+        rotated = im.reshape(im.emit1("stack", [real, imag], axis=4), im.shape_of(x_rot))
+    else:
+        rotated = im.emit1("concatenate", [real, imag], axis=3)
+    if rot != head:
+        rotated = im.emit1("concatenate", [rotated, _last_axis_slice(im, x, rot, head)], axis=3)
+    if len(shape) == 4:
+        return [im.emit1("transpose", [rotated], axes=[0, 2, 1, 3])]
+    return [im.reshape(rotated, shape)]
+
+
+@_op("DynamicQuantizeLinear")
+def _dynamic_quantize_linear(im, node):
+    """uint8 with a scale and zero point from the data's range (extended to 0), as Relay's
+    frontend; ONNX rounds halves to even, as the ``Round`` converter does."""
+    from xrelay.frontends.onnx_ops2 import _round_even
+
+    x = node.inputs[0]
+    if im.dtype_of(x) != "float32":
+        raise node.fail(f"the input must be float32, got {im.dtype_of(x)}")
+
+    def round_even(v: _Val) -> _Val:
+        return _round_even(im, _Node("Round", node.name, [v], {}, 1, node.opset))[0]
+
+    zero = im.scalar(0.0, x)
+    lo = im.emit1("minimum", [zero, im.emit1("min", [x])])
+    hi = im.emit1("maximum", [zero, im.emit1("max", [x])])
+    scale = im.emit1("divide", [im.emit1("subtract", [hi, lo]), im.scalar(255.0, x)])
+    zp = im.emit1("clip", [round_even(im.emit1("negative", [im.emit1("divide", [lo, scale])]))], a_min=0.0, a_max=255.0)
+    q = im.emit1("add", [round_even(im.emit1("divide", [x, scale])), zp])
+    y = im.emit1("cast", [im.emit1("clip", [q], a_min=0.0, a_max=255.0)], dtype="uint8")
+    return [y, scale, im.emit1("cast", [zp], dtype="uint8")]
+
+
+# ---- DFT: Relay's ``dft`` (the last axis) with the signal axis swapped there ----------------------
+
+
+def _dft_along(im: _Importer, node: _Node, x: _Val, axis: int, length: int | None) -> _Val:
+    shape = im.static_shape(x, node)
+    rank = len(shape)
+    inverse, onesided = bool(node.attrs.get("inverse", 0)), bool(node.attrs.get("onesided", 0))
+    n = shape[axis]
+    if length is None:
+        length = 2 * (n - 1) if inverse and onesided else n
+    if length < 1:
+        raise node.fail(f"dft_length must be positive, got {length}")
+    if shape[-1] == 1:
+        re = im.reshape(x, shape[:-1])
+        imag = im.const(np.zeros(shape[:-1]), im.dtype_of(x))
+    elif shape[-1] == 2:
+        re, imag = (im.reshape(p, shape[:-1]) for p in _split(im, x, 2, rank - 1))
+    else:
+        raise node.fail(f"the last axis must be 1 (real) or 2 (complex), got {shape[-1]}")
+    last = rank - 2
+    perm = list(range(rank - 1))
+    perm[axis], perm[last] = perm[last], perm[axis]
+
+    def to_last(v: _Val) -> _Val:
+        return v if axis == last else im.emit1("transpose", [v], axes=perm)
+
+    re, imag = to_last(re), to_last(imag)
+    if inverse and onesided:  # rebuild the full spectrum: X[N - k] = conj(X[k])
+        mirror = length - n
+        if mirror < 0 or n < 1:
+            raise node.fail(f"a one-sided inverse of {n} bins cannot give {length} samples")
+        if mirror:
+            def tail(v: _Val) -> _Val:
+                part = _last_axis_slice(im, v, n - 2 if length % 2 == 0 else n - 1, 0, -1)
+                return _last_axis_slice(im, part, 0, mirror)
+
+            re = im.emit1("concatenate", [re, tail(re)], axis=last)
+            imag = im.emit1("concatenate", [imag, im.emit1("negative", [tail(imag)])], axis=last)
+        n = length
+    if n != length:  # crop or zero-pad the signal to dft_length
+        if n > length:
+            re, imag = _last_axis_slice(im, re, 0, length), _last_axis_slice(im, imag, 0, length)
+        else:
+            pads = [[0, 0]] * (rank - 2) + [[0, length - n]]
+            re, imag = (im.emit1("nn.pad", [v, im.scalar(0.0, v)], pad_width=pads) for v in (re, imag))
+    re, imag = im.emit("dft", [re, imag], inverse=inverse)
+    if inverse and onesided:  # a real signal
+        return im.emit1("expand_dims", [to_last(re)], axis=rank - 1)
+    if onesided:
+        re, imag = _last_axis_slice(im, re, 0, length // 2 + 1), _last_axis_slice(im, imag, 0, length // 2 + 1)
+    re, imag = to_last(re), to_last(imag)
+    return im.emit1("stack", [re, imag], axis=rank - 1)
+
+
+@_op("DFT")
+def _dft(im, node):
+    x = node.inputs[0]
+    length_v = im.static(node.input(1), node, "dft_length")
+    length = None if length_v is None else int(length_v.reshape(-1)[0])
+    rank = im.rank(x)
+    if node.opset < 20:
+        axis = int(node.attrs.get("axis", 1))
+        candidates = [axis + rank if axis < 0 else axis]
+        axis_in = None
+    else:
+        axis_in = node.input(2)
+        if axis_in is None or axis_in.known:
+            axis = -2 if axis_in is None else int(axis_in.const.reshape(-1)[0])
+            candidates = [axis + rank if axis < 0 else axis]
+            axis_in = None
+        else:
+            candidates = list(range(1, rank - 1))
+    for a in candidates:
+        if not 1 <= a <= rank - 2:
+            raise node.fail(f"axis {a} must be a signal axis (not the batch or the complex axis)")
+    outs = {a: _dft_along(im, node, x, a, length) for a in candidates}
+    if axis_in is None:
+        return [outs[candidates[0]]]
+    # a run-time axis: every signal axis, then a where on its value (when the results agree in shape)
+    shapes = {im.shape_of(v) for v in outs.values()}
+    if len(shapes) != 1:
+        raise node.fail("input 'axis' must be a constant (or computable from static shapes): the result's shape depends on it")
+    return [_select_by_axis(im, axis_in, rank, outs)]

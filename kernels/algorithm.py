@@ -1,5 +1,5 @@
 """Kernels of ``cumsum``, ``cumprod``, ``scatter_elements``, ``scatter_nd``, ``einsum``,
-``reinterpret``, ``reverse_sequence`` and ``image.grid_sample`` (dialects/relay/algorithm.py).
+``reinterpret``, ``reverse_sequence``, ``image.grid_sample`` and ``dft`` (dialects/relay/algorithm.py).
 
 Indices may be negative (counted from the end, as ONNX allows); an index outside the axis
 raises IndexError naming the op.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._registry import compute_dtype, emit, norm_axis, register, to_numpy_dtype
+from ._registry import compute_dtype, emit, emit_many, norm_axis, register, to_numpy_dtype
 
 # ---- scans -------------------------------------------------------------------------------------
 
@@ -252,3 +252,15 @@ def grid_sample(
     else:
         raise ValueError(f"{op}: unknown method '{method}'")
     return emit(np.moveaxis(np.asarray(res), -1, 1).astype(dt), out, op)
+
+
+@register("dft")
+def dft(re: np.ndarray, im: np.ndarray, *, out=None, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Relay ``dft`` along the last axis (the inverse divides by the length, as TOPI's)."""
+    if re.shape != im.shape:
+        raise ValueError(f"dft: re {re.shape} and im {im.shape} differ in shape")
+    # numpy transforms complex64 in single precision: float32 signals stay float32, as ONNX's
+    cdt = np.complex128 if re.dtype == np.float64 else np.complex64
+    signal = re.astype(cdt) + 1j * im.astype(cdt)
+    res = np.fft.ifft(signal, axis=-1) if inverse else np.fft.fft(signal, axis=-1)
+    return emit_many([res.real.astype(re.dtype), res.imag.astype(re.dtype)], out, "dft")

@@ -550,3 +550,9 @@ def reinterpret(data: Expr, dtype: str) -> Call:
 def reverse_sequence(data: Expr, seq_lengths: Any, seq_axis: int = DEFAULT, batch_axis: int = DEFAULT) -> Call:
     """Reverse the first ``seq_lengths[b]`` steps along ``seq_axis`` of each batch entry."""
     return _call("reverse_sequence", [data, _to_expr(seq_lengths)], seq_axis=seq_axis, batch_axis=batch_axis)
+
+
+@_export
+def dft(re_data: Expr, im_data: Expr, inverse: bool | None = False) -> TupleWrapper:
+    """The discrete Fourier transform along the last axis: ``(re, im)`` of the result."""
+    return TupleWrapper(_call("dft", [re_data, im_data], inverse=bool(inverse)), 2)

@@ -1,9 +1,9 @@
 """Relay's scans, scatters and index algorithms: ``cumsum``, ``cumprod``, ``scatter_elements``,
-``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence`` and ``image.grid_sample``.
+``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence``, ``image.grid_sample`` and ``dft``.
 
 Attributes and defaults are Relay's (``ScanopAttrs``, ``ScatterElementsAttrs``,
 ``ScatterNDAttrs``, ``EinsumAttrs``, ``ReinterpretAttrs`` = ``CastAttrs``,
-``ReverseSequenceAttrs``, ``GridSampleAttrs``).
+``ReverseSequenceAttrs``, ``GridSampleAttrs``, ``DFTAttrs``).
 """
 
 from __future__ import annotations
@@ -362,3 +362,34 @@ class GridSampleOp(RelayOp):
         if dt not in ("float16", "float32", "float64") or grid.element_type != data.element_type:
             raise fail(cls, f"data {data} and grid {grid} must be of one float type")
         return [new_tensor([ds[0], ds[1], *gs[2:]], dt)]
+
+
+@relay_op("dft", OpPattern.OPAQUE)
+class DFTOp(RelayOp):
+    """The discrete Fourier transform along the last axis of the complex signal
+    ``re_data + i * im_data``: two results, the real and imaginary parts; ``inverse`` uses
+    the positive exponent and divides by the length.
+
+    ```mlir
+    %re, %im = relay.dft %a, %b {inverse = true} : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
+    ```
+    """
+
+    re_data = operand_def(TensorType)
+    im_data = operand_def(TensorType)
+    re_result = result_def(TensorType)
+    im_result = result_def(TensorType)
+    traits = traits_def(Pure())
+    inverse = Bool(False)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        re, im = in_types
+        if re != im:
+            raise fail(cls, f"re_data {re} and im_data {im} must have one type")
+        dt = dtype_of(re.element_type)
+        if dt not in ("float16", "float32", "float64"):
+            raise fail(cls, f"the signal must be floating point, got {re}")
+        if not shape_of(re):
+            raise fail(cls, f"the signal {re} must have rank >= 1")
+        return [re, im]

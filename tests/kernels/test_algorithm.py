@@ -177,3 +177,25 @@ def test_grid_sample_3d_vs_onnx(h, mode):
         align_corners=False,
     )
     h.assert_same(got, want, accum=True)
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_dft_vs_onnx(h, inverse):
+    rng = np.random.default_rng(4)
+    x = h.rand(rng, (2, 3, 8, 2), "float32")  # ONNX: (batch, ..., signal, [re, im])
+    (want,) = h.run_onnx("DFT", [x], {"axis": 2, "inverse": int(inverse)}, opset=17)
+    re, im = run_multi("dft", x[..., 0], x[..., 1], inverse=inverse)
+    h.assert_same(np.stack([re, im], axis=-1), want, accum=True)
+
+
+def run_multi(name, *arrays, **attrs):
+    from xrelay.dialects.relay import RELAY_OPS, tensor_type
+    from xrelay.kernels import KERNELS
+
+    op = RELAY_OPS[name]
+    types = [tensor_type(a.shape, a.dtype.name) for a in arrays]
+    full = op.complete_attrs(attrs, types)
+    want = op.infer_types(types, full)
+    res = KERNELS[name](*arrays, **full)
+    assert [r.shape for r in res] == [tuple(t.get_shape()) for t in want]
+    return res

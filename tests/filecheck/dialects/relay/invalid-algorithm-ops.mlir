@@ -168,3 +168,16 @@
 %g = "test.op"() : () -> tensor<1x2x2x4xi32>
 %r = relay.image.grid_sample %x, %g : (tensor<1x1x3x2xi32>, tensor<1x2x2x4xi32>) -> tensor<1x1x2x4xi32>
 // CHECK{LITERAL}: relay.image.grid_sample: data tensor<1x1x3x2xi32> and grid tensor<1x2x2x4xi32> must be of one float type
+
+// -----
+
+%a = "test.op"() : () -> tensor<2x8xf32>
+%b = "test.op"() : () -> tensor<2x4xf32>
+%re, %im = relay.dft %a, %b : (tensor<2x8xf32>, tensor<2x4xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
+// CHECK{LITERAL}: relay.dft: re_data tensor<2x8xf32> and im_data tensor<2x4xf32> must have one type
+
+// -----
+
+%a = "test.op"() : () -> tensor<8xi32>
+%re, %im = relay.dft %a, %a : (tensor<8xi32>, tensor<8xi32>) -> (tensor<8xi32>, tensor<8xi32>)
+// CHECK{LITERAL}: relay.dft: the signal must be floating point, got tensor<8xi32>

@@ -908,3 +908,11 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %w = relay.image.grid_sample %v, %h {method = "nearest", layout = "NCDHW", padding_mode = "reflection"} : (tensor<1x2x3x2x2xf32>, tensor<1x3x2x4x2xf32>) -> tensor<1x2x2x4x2xf32>
 // CHECK{LITERAL}: %y = relay.image.grid_sample %x, %g {align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x2x4xf32>) -> tensor<1x1x2x4xf32>
 // CHECK{LITERAL}: %w = relay.image.grid_sample %v, %h {method = "nearest", layout = "NCDHW", padding_mode = "reflection"} : (tensor<1x2x3x2x2xf32>, tensor<1x3x2x4x2xf32>) -> tensor<1x2x2x4x2xf32>
+
+// -----
+
+// dft
+  %a = "test.op"() : () -> tensor<2x8xf32>
+  %b = "test.op"() : () -> tensor<2x8xf32>
+  %re, %im = relay.dft %a, %b {inverse = true} : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
+// CHECK{LITERAL}: %re, %im = relay.dft %a, %b {inverse = true} : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)

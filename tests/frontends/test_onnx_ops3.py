@@ -1,0 +1,100 @@
+"""Import of the recurrent layers (RNN, GRU, LSTM: directions, layouts, sequence_lens, initial
+states, peepholes, clip, linear_before_reset, other activations) and of CumSum with a run-time
+axis, each against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+F32 = np.float32
+
+
+def _r(rng, *shape):
+    return np.asarray(rng.standard_normal(shape) * 0.5, dtype=F32)
+
+
+def _inputs(rng, kind, seq, batch, width, hidden, dirs, *, bias, lens, init, peep=False, layout=0):
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+    x = _r(rng, batch, seq, width) if layout else _r(rng, seq, batch, width)
+    ins = [x, _r(rng, dirs, gates * hidden, width), _r(rng, dirs, gates * hidden, hidden)]
+    ins.append(_r(rng, dirs, 2 * gates * hidden) if bias else None)
+    ins.append(np.array(lens, np.int32) if lens is not None else None)
+    state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)
+    ins.append(_r(rng, *state) if init else None)
+    if kind == "LSTM":
+        ins.append(_r(rng, *state) if init else None)
+        ins.append(_r(rng, dirs, 3 * hidden) if peep else None)
+    while ins[-1] is None:
+        ins.pop()
+    return ins
+
+
+@pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize(
+    "direction, lens, layout",
+    # onnxruntime has no batchwise (layout=1) kernels: ONNX's node tests cover that layout
+    [("forward", [3, 1, 2], 0), ("reverse", [2, 3, 1], 0), ("bidirectional", [1, 3, 2], 0), ("bidirectional", None, 0)],
+)
+def test_recurrent_vs_onnx(h, rng, kind, direction, lens, layout):
+    dirs = 2 if direction == "bidirectional" else 1
+    ins = _inputs(rng, kind, 3, 3, 4, 5, dirs, bias=True, lens=lens, init=True, peep=kind == "LSTM", layout=layout)
+    attrs = {"hidden_size": 5, "direction": direction, "layout": layout}
+    n_out = 3 if kind == "LSTM" else 2
+    imp = h.check_node(kind, ins, attrs, opset=14, n_out=n_out, rtol=1e-5, atol=1e-5)
+    ops = h.relay_op_names(imp.module)
+    assert "relay.nn.dense" in ops and "relay.stack" in ops  # unrolled, as Relay's frontend
+    assert ("relay.where" in ops) == (lens is not None)  # sequence_lens masks the steps
+
+
+def test_gru_linear_before_reset_and_clip(h, rng):
+    ins = _inputs(rng, "GRU", 4, 2, 3, 4, 1, bias=True, lens=None, init=False)
+    h.check_node("GRU", ins, {"hidden_size": 4, "linear_before_reset": 1, "clip": 0.7}, n_out=2)
+
+
+@pytest.mark.parametrize(
+    "activations, alpha, beta",
+    [(["Relu"], [], []), (["LeakyRelu"], [0.2], []), (["HardSigmoid"], [0.3], [0.4]), (["Softsign"], [], [])],
+)
+def test_rnn_activations(h, rng, activations, alpha, beta):
+    ins = _inputs(rng, "RNN", 3, 2, 3, 4, 1, bias=False, lens=None, init=False)
+    attrs = {"hidden_size": 4, "activations": activations}
+    if alpha:
+        attrs["activation_alpha"] = alpha
+    if beta:
+        attrs["activation_beta"] = beta
+    h.check_node("RNN", ins, attrs, n_out=2)
+
+
+def test_lstm_input_forget_is_refused(h, rng):
+    from xrelay.frontends.onnx import OnnxImportError
+
+    ins = _inputs(rng, "LSTM", 2, 1, 3, 2, 1, bias=False, lens=None, init=False)
+    with pytest.raises(OnnxImportError, match="input_forget=1"):
+        h.check_node("LSTM", ins, {"hidden_size": 2, "input_forget": 1}, n_out=1)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+@pytest.mark.parametrize("reverse", [0, 1])
+def test_cumsum_run_time_axis(h, rng, axis, reverse):
+    x = _r(rng, 3, 4)
+    imp = h.check_node("CumSum", [x, np.array(axis, np.int64)], {"reverse": reverse, "exclusive": 1}, opset=14)
+    assert h.relay_op_names(imp.module).count("relay.cumsum") == 2  # one scan per axis, then a where
+
+
+@pytest.mark.parametrize(
+    "attrs, shape, length",
+    [
+        ({"axis": 1}, (2, 6, 3, 1), None),
+        ({"axis": 2, "onesided": 1}, (1, 3, 8, 1), None),
+        ({"axis": 1, "inverse": 1}, (1, 5, 2, 2), None),
+        ({"axis": 1}, (1, 6, 2, 2), 4),
+        ({"axis": 1}, (1, 4, 2, 1), 7),
+    ],
+)
+def test_dft_vs_onnx(h, rng, attrs, shape, length):
+    ins = [_r(rng, *shape)]
+    if length is not None:
+        ins.append(np.array(length, np.int64))
+    imp = h.check_node("DFT", ins, attrs, opset=17, consts=(1,), rtol=1e-4, atol=1e-5)
+    assert "relay.dft" in h.relay_op_names(imp.module)
