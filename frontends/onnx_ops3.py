@@ -10,13 +10,19 @@ As Relay's ONNX frontend (TVM v0.19) maps them:
 * ``Einsum`` -> ``einsum``; ``BitCast`` -> ``reinterpret``; ``ReverseSequence`` ->
   ``reverse_sequence``.
 * ``GridSample`` -> ``image.grid_sample`` with the grid's coordinates moved to axis 1.
+* ``TopK`` -> ``topk`` (int64 indices), ``OneHot`` -> ``one_hot`` after ONNX's negative
+  indices are wrapped; K and depth must be known at import.
+* ``DFT`` -> ``dft``; ``RNN``/``GRU``/``LSTM`` unrolled (below); ``SwiGLU``,
+  ``RotaryEmbedding``, ``DynamicQuantizeLinear`` as compositions; ``Resize``'s ``axes`` and
+  ``keep_aspect_ratio_policy`` widened for the Resize converter.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from xrelay.frontends.onnx import _Importer, _Node, _op, _relay_dtype, _Val
+from xrelay.frontends import onnx_nd as _onnx_nd  # noqa: F401 - its Resize converter is wrapped below
+from xrelay.frontends.onnx import _CONVERTERS, _Importer, _Node, _op, _relay_dtype, _Val
 
 
 def _flip(im: _Importer, node: _Node, x: _Val, axis: int) -> _Val:
@@ -485,3 +491,98 @@ def _dft(im, node):
     if len(shapes) != 1:
         raise node.fail("input 'axis' must be a constant (or computable from static shapes): the result's shape depends on it")
     return [_select_by_axis(im, axis_in, rank, outs)]
+
+
+# ---- Resize's axes and keep_aspect_ratio_policy: widened to every axis for the Resize converter ----
+
+_RESIZE_BASE = _CONVERTERS["Resize"]
+
+
+@_op("Resize")
+def _resize_axes(im, node):
+    """``axes`` (scales/sizes/roi for some axes only) and ``keep_aspect_ratio_policy`` (one
+    scale for the given axes, sizes rounded from it) rewritten to the plain form of every axis."""
+    axes = node.attrs.get("axes")
+    policy = node.attrs.get("keep_aspect_ratio_policy", "stretch")
+    given = [v for v in node.inputs[1:4] if v is not None]
+    if node.opset < 18 or (axes is None and policy == "stretch") or not all(v.known for v in given):
+        return _RESIZE_BASE(im, node)  # (run-time scales/sizes are the base converter's to refuse or take)
+    if policy not in ("stretch", "not_larger", "not_smaller"):
+        raise node.fail(f"unknown keep_aspect_ratio_policy {policy!r}")
+    x = node.inputs[0]
+    xs = im.static_shape(x, node)
+    rank = len(xs)
+    axes = list(range(rank)) if axes is None else [int(a) + rank if int(a) < 0 else int(a) for a in axes]
+    if sorted(set(axes)) != sorted(axes) or any(not 0 <= a < rank for a in axes):
+        raise node.fail(f"axes {node.attrs.get('axes')} must be distinct axes of a rank-{rank} input")
+    roi = im.static(node.input(1), node, "roi")
+    scales = im.static(node.input(2), node, "scales")
+    sizes = im.static(node.input(3), node, "sizes")
+    inputs = list(node.inputs) + [None] * (4 - len(node.inputs))
+    if roi is not None and roi.size:
+        if roi.size != 2 * len(axes):
+            raise node.fail(f"roi needs {2 * len(axes)} values for axes {axes}, got {roi.size}")
+        full = np.array([0.0] * rank + [1.0] * rank, roi.dtype)
+        for k, a in enumerate(axes):
+            full[a], full[rank + a] = roi[k], roi[len(axes) + k]
+        inputs[1] = im.const(full)
+    if sizes is not None and sizes.size:
+        if sizes.size != len(axes):
+            raise node.fail(f"sizes needs {len(axes)} values for axes {axes}, got {sizes.size}")
+        if policy != "stretch":
+            ratios = [float(s) / xs[a] for s, a in zip(sizes, axes)]
+            scale = min(ratios) if policy == "not_larger" else max(ratios)
+            sizes = np.array([int(scale * xs[a] + 0.5) for a in axes], sizes.dtype)
+        full = np.array(xs, sizes.dtype)
+        full[axes] = sizes
+        inputs[3] = im.const(full)
+    elif scales is not None and scales.size:
+        if scales.size != len(axes):
+            raise node.fail(f"scales needs {len(axes)} values for axes {axes}, got {scales.size}")
+        full = np.ones(rank, scales.dtype)
+        full[axes] = scales
+        inputs[2] = im.const(full)
+    attrs = {k: v for k, v in node.attrs.items() if k not in ("axes", "keep_aspect_ratio_policy")}
+    return _RESIZE_BASE(im, _Node(node.op_type, node.name, inputs, attrs, node.num_outputs, node.opset))
+
+
+# ---- TopK, OneHot: Relay's static ops (a K or depth given at run time needs Relay's dyn.* ops) ----
+
+
+@_op("TopK")
+def _topk(im, node):
+    x = node.inputs[0]
+    if node.opset < 10:
+        k = int(node.attrs["k"])
+    else:
+        k = int(im.static(node.inputs[1], node, "K").reshape(-1)[0])
+    axis = int(node.attrs.get("axis", -1))
+    rank = im.rank(x)
+    d = im.shape_of(x)[axis + rank if axis < 0 else axis]
+    if k < 0 or (d is not None and k > d):
+        raise node.fail(f"K = {k} must be in [0, {d}]")
+    if k == 0:  # Relay's k < 1 means the whole axis: an empty result is a constant
+        shape = list(im.static_shape(x, node))
+        shape[axis] = 0
+        return [im.const(np.zeros(shape), im.dtype_of(x)), im.const(np.zeros(shape, np.int64))]
+    largest = bool(node.attrs.get("largest", 1))
+    return im.emit("topk", [x], k=k, axis=axis, is_ascend=not largest, dtype="int64")
+
+
+@_op("OneHot")
+def _one_hot(im, node):
+    indices, depth_in, values = node.inputs[:3]
+    depth = float(im.static(depth_in, node, "depth").reshape(-1)[0])
+    if depth < 1:
+        raise node.fail(f"depth must be at least 1, got {depth}")
+    depth = int(depth)
+    if im.dtype_of(indices) != "int64":  # ONNX casts (floats truncate)
+        indices = im.emit1("cast", [indices], dtype="int64")
+    # negative indices count from the end of the new axis
+    neg = im.emit1("less", [indices, im.scalar(0, indices)])
+    indices = im.emit1("where", [neg, im.emit1("add", [indices, im.scalar(depth, indices)]), indices])
+    off, on = (im.reshape(v, []) for v in _split(im, im.reshape(values, [2]), 2, 0))
+    axis = int(node.attrs.get("axis", -1))
+    rank = im.rank(indices) + 1
+    axis = axis + rank if axis < -1 else axis
+    return im.emit("one_hot", [indices, on, off], depth=depth, axis=axis, dtype=im.dtype_of(values))

@@ -264,3 +264,30 @@ def dft(re: np.ndarray, im: np.ndarray, *, out=None, inverse: bool) -> tuple[np.
     signal = re.astype(cdt) + 1j * im.astype(cdt)
     res = np.fft.ifft(signal, axis=-1) if inverse else np.fft.fft(signal, axis=-1)
     return emit_many([res.real.astype(re.dtype), res.imag.astype(re.dtype)], out, "dft")
+
+
+@register("topk")
+def topk(
+    x: np.ndarray, *, out=None, k: int, axis: int, ret_type: str, is_ascend: bool, dtype: str
+) -> tuple[np.ndarray, ...]:
+    """Relay ``topk``: sorted, equal elements in index order (a stable sort of the key)."""
+    ax = norm_axis(axis, x.ndim, "topk")
+    key = x if is_ascend else (~x if x.dtype.kind == "u" else -x.astype(np.float64) if x.dtype.kind == "i" else -x)
+    order = np.argsort(key, axis=ax, kind="stable")
+    if k >= 1:
+        order = np.take(order, np.arange(k), axis=ax)
+    values = np.take_along_axis(x, order, axis=ax)
+    indices = order.astype(to_numpy_dtype(dtype))
+    res = {"both": [values, indices], "values": [values], "indices": [indices]}[ret_type]
+    return emit_many(res, out, "topk")
+
+
+@register("one_hot")
+def one_hot(
+    indices: np.ndarray, on: np.ndarray, off: np.ndarray, *, out=None, depth: int, axis: int, dtype: str
+) -> np.ndarray:
+    """Relay ``one_hot``: ``on`` where the new axis' position equals the index, else ``off``."""
+    ax = indices.ndim if axis == -1 else axis
+    positions = np.arange(depth).reshape([depth] + [1] * (indices.ndim - ax))
+    hit = np.expand_dims(indices, ax) == positions
+    return emit(np.where(hit, on, off).astype(to_numpy_dtype(dtype)), out, "one_hot")

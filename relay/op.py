@@ -553,6 +553,39 @@ def reverse_sequence(data: Expr, seq_lengths: Any, seq_axis: int = DEFAULT, batc
 
 
 @_export
-def dft(re_data: Expr, im_data: Expr, inverse: bool | None = False) -> TupleWrapper:
-    """The discrete Fourier transform along the last axis: ``(re, im)`` of the result."""
-    return TupleWrapper(_call("dft", [re_data, im_data], inverse=bool(inverse)), 2)
+@dialect_defaults("dft")
+def dft(re_data: Expr, im_data: Expr, inverse: bool | None = DEFAULT) -> TupleWrapper:
+    """The discrete Fourier transform along the last axis: ``(re, im)`` of the result
+    (``inverse=None`` means False, as in tvm.relay)."""
+    return TupleWrapper(_call("dft", [re_data, im_data], inverse=inverse), 2)
+
+
+@_export
+@dialect_defaults("topk")
+def topk(
+    data: Expr, k: int = DEFAULT, axis: int = DEFAULT, ret_type: str = DEFAULT, is_ascend: bool = DEFAULT, dtype: str = DEFAULT
+) -> Any:
+    """The ``k`` largest (``is_ascend``: smallest) elements along ``axis``: a ``TupleWrapper`` of
+    (values, indices) for ``ret_type="both"``, else one tensor. ``k`` must be an int here."""
+    if isinstance(k, Expr):
+        raise TypeError("topk: k must be an integer (a run-time k needs dyn.topk, which is not built)")
+    call = _call("topk", [data], k=k, axis=axis, ret_type=ret_type, is_ascend=is_ascend, dtype=dtype)
+    return TupleWrapper(call, 2) if ret_type in (DEFAULT, "both") else call
+
+
+@_export
+def one_hot(indices: Expr, on_value: Any, off_value: Any, depth: int, axis: int, dtype: str) -> Call:
+    """One-hot rows along a new ``axis`` of size ``depth`` (an int here)."""
+    if isinstance(depth, Expr):
+        raise TypeError("one_hot: depth must be an integer (a run-time depth needs dyn.one_hot, which is not built)")
+    on, off = (v if isinstance(v, Expr) else _scalar_const(v, dtype) for v in (on_value, off_value))
+    return _call("one_hot", [indices, on, off], depth=depth, axis=axis, dtype=dtype)
+
+
+def _scalar_const(value: Any, dtype: str) -> Expr:
+    import numpy as np
+
+    from xrelay.dialects.relay import numpy_dtype
+    from xrelay.relay.expr import const
+
+    return const(np.array(value, dtype=numpy_dtype(dtype)))

@@ -1,9 +1,10 @@
 """Relay's scans, scatters and index algorithms: ``cumsum``, ``cumprod``, ``scatter_elements``,
-``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence``, ``image.grid_sample`` and ``dft``.
+``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence``, ``image.grid_sample``, ``dft``,
+``topk`` and ``one_hot``.
 
 Attributes and defaults are Relay's (``ScanopAttrs``, ``ScatterElementsAttrs``,
 ``ScatterNDAttrs``, ``EinsumAttrs``, ``ReinterpretAttrs`` = ``CastAttrs``,
-``ReverseSequenceAttrs``, ``GridSampleAttrs``, ``DFTAttrs``).
+``ReverseSequenceAttrs``, ``GridSampleAttrs``, ``DFTAttrs``, ``TopKAttrs``, ``OneHotAttrs``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import Pure
 
 from xrelay.dialects.relay import ops as _ops  # noqa: F401 - relay's own ops register first
@@ -393,3 +394,85 @@ class DFTOp(RelayOp):
         if not shape_of(re):
             raise fail(cls, f"the signal {re} must have rank >= 1")
         return [re, im]
+
+
+_TOPK_RETURNS = ("both", "values", "indices")
+
+
+@relay_op("topk", OpPattern.OPAQUE)
+class TopKOp(RelayOp):
+    """The ``k`` largest (``is_ascend``: smallest) elements along ``axis``, sorted, equal
+    elements in index order; ``ret_type`` both (values, then indices of ``dtype``), values or
+    indices. ``k`` < 1 takes the whole axis, as Relay.
+
+    ```mlir
+    %v, %i = relay.topk %x {k = 2, dtype = "int64"} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+    ```
+    """
+
+    data = operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    k = Int(1)
+    axis = Int(-1)
+    ret_type = Str("both")
+    is_ascend = Bool(False)
+    dtype = Str("int32")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        ds = list(shape_of(in_types[0]))
+        axis = norm_axis(cls, attrs["axis"], len(ds))
+        if attrs["ret_type"] not in _TOPK_RETURNS:
+            raise fail(cls, f"ret_type must be one of {', '.join(_TOPK_RETURNS)}, got '{attrs['ret_type']}'")
+        if attrs["dtype"] not in _INTS:
+            raise fail(cls, f"dtype must be an integer type, got '{attrs['dtype']}'")
+        k = attrs["k"]
+        if k >= 1:
+            if ds[axis] is not None and k > ds[axis]:
+                raise fail(cls, f"k = {k} exceeds axis {axis} of {in_types[0]}")
+            ds[axis] = k
+        values = new_tensor(ds, dtype_of(in_types[0].element_type))
+        indices = new_tensor(ds, attrs["dtype"])
+        return {"both": [values, indices], "values": [values], "indices": [indices]}[attrs["ret_type"]]
+
+
+@relay_op("one_hot", OpPattern.OUT_ELEMWISE_FUSABLE)
+class OneHotOp(RelayOp):
+    """``on_value`` where the new axis' position equals ``indices``, else ``off_value``
+    (scalars); the new axis of size ``depth`` goes at ``axis`` (-1: last). Indices outside
+    ``[0, depth)`` give a row of ``off_value``.
+
+    ```mlir
+    %y = relay.one_hot %i, %on, %off {depth = 3, axis = -1, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
+    ```
+    """
+
+    indices = operand_def(TensorType)
+    on_value = operand_def(TensorType)
+    off_value = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    depth = Int()
+    axis = Int(-1)
+    dtype = Str()
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        indices, on, off = in_types
+        _int_indices(cls, indices)
+        if shape_of(on) or shape_of(off):
+            raise fail(cls, f"on_value {on} and off_value {off} must be scalars")
+        dtype = attrs["dtype"]
+        if dtype not in DTYPES:
+            raise fail(cls, f"unknown dtype '{dtype}'")
+        if dtype_of(on.element_type) != dtype or dtype_of(off.element_type) != dtype:
+            raise fail(cls, f"on_value {on} and off_value {off} must be of dtype {dtype}")
+        if attrs["depth"] < 0:
+            raise fail(cls, f"depth must be non-negative, got {attrs['depth']}")
+        ds = list(shape_of(indices))
+        axis = attrs["axis"]
+        if not -1 <= axis <= len(ds):
+            raise fail(cls, f"axis {axis} is out of range for {len(ds) + 1} output axes")
+        ds.insert(len(ds) if axis == -1 else axis, attrs["depth"])
+        return [new_tensor(ds, dtype)]

@@ -98,3 +98,38 @@ def test_dft_vs_onnx(h, rng, attrs, shape, length):
         ins.append(np.array(length, np.int64))
     imp = h.check_node("DFT", ins, attrs, opset=17, consts=(1,), rtol=1e-4, atol=1e-5)
     assert "relay.dft" in h.relay_op_names(imp.module)
+
+
+@pytest.mark.parametrize(
+    "attrs, scales, sizes",
+    [
+        ({"axes": [3, 2]}, np.array([2.0, 1.5], np.float32), None),
+        ({"axes": [2, 3], "mode": "linear"}, None, np.array([5, 7], np.int64)),
+        ({"keep_aspect_ratio_policy": "not_larger"}, None, np.array([1, 1, 5, 9], np.int64)),
+        ({"axes": [2, 3], "keep_aspect_ratio_policy": "not_smaller"}, None, np.array([3, 9], np.int64)),
+    ],
+)
+def test_resize_axes_and_aspect_ratio_vs_onnx(h, rng, attrs, scales, sizes):
+    x = _r(rng, 1, 1, 4, 6)
+    consts = (1, 2, 3)
+    imp = h.check_node("Resize", [x, None, scales, sizes], attrs, opset=18, consts=consts)
+    assert "relay.image.resize2d" in h.relay_op_names(imp.module)
+
+
+@pytest.mark.parametrize(
+    "shape, attrs, k",
+    [((3, 5), {"axis": 1}, 2), ((4, 3), {"axis": 0, "largest": 0}, 3), ((2, 6), {}, 6)],
+)
+def test_topk_constant_k_vs_onnx(h, rng, shape, attrs, k):
+    x = np.round(_r(rng, *shape), 1)  # ties: equal values keep index order
+    imp = h.check_node("TopK", [x, np.array([k], np.int64)], attrs, consts=(1,), n_out=2, out_dtypes=[F32, np.int64])
+    assert "relay.topk" in h.relay_op_names(imp.module)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot_constant_depth_vs_onnx(h, axis):
+    indices = np.array([[0, -1, 4], [2, 7, -5]], np.int64)  # negative wrap; 7 and -5 out of range
+    values = np.array([2.0, 5.0], F32)
+    ins = [indices, np.array(4.0, F32), values]
+    imp = h.check_node("OneHot", ins, {"axis": axis}, opset=11, consts=(1,))
+    assert "relay.one_hot" in h.relay_op_names(imp.module)

@@ -199,3 +199,25 @@ def run_multi(name, *arrays, **attrs):
     res = KERNELS[name](*arrays, **full)
     assert [r.shape for r in res] == [tuple(t.get_shape()) for t in want]
     return res
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8"])
+@pytest.mark.parametrize("is_ascend", [False, True])
+def test_topk_vs_onnx(h, dtype, is_ascend):
+    x = np.array([[3, 1, 3, 0, 2], [5, 5, 1, 4, 5]], dtype)  # ties keep index order
+    want_v, want_i = h.run_onnx(
+        "TopK", [x, np.array([3], np.int64)], {"axis": 1, "largest": int(not is_ascend)}, out_dtypes=[dtype, np.int64]
+    )
+    v, i = run_multi("topk", x, k=3, is_ascend=is_ascend, dtype="int64")
+    h.assert_same(v, want_v)
+    h.assert_same(i, want_i)
+    (only,) = run_multi("topk", x, k=0, axis=0, ret_type="indices")  # k < 1: the whole axis
+    assert only.shape == (2, 5) and only.dtype == np.int32
+
+
+def test_one_hot():
+    got = run("one_hot", np.array([[1, 3], [0, 9]], np.int32), np.array(7, np.int8), np.array(-1, np.int8),
+              depth=4, axis=1, dtype="int8")
+    want = np.full((2, 4, 2), -1, np.int8)
+    want[0, 1, 0] = want[0, 3, 1] = want[1, 0, 0] = 7  # 9 is out of range: all off
+    np.testing.assert_array_equal(got, want)

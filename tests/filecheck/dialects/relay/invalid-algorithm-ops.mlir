@@ -181,3 +181,42 @@
 %a = "test.op"() : () -> tensor<8xi32>
 %re, %im = relay.dft %a, %a : (tensor<8xi32>, tensor<8xi32>) -> (tensor<8xi32>, tensor<8xi32>)
 // CHECK{LITERAL}: relay.dft: the signal must be floating point, got tensor<8xi32>
+
+// -----
+
+%a = "test.op"() : () -> tensor<3x4xf32>
+%v, %i = relay.topk %a {k = 5} : (tensor<3x4xf32>) -> (tensor<3x5xf32>, tensor<3x5xi32>)
+// CHECK{LITERAL}: relay.topk: k = 5 exceeds axis 1 of tensor<3x4xf32>
+
+// -----
+
+%a = "test.op"() : () -> tensor<3x4xf32>
+%v = relay.topk %a {ret_type = "value"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+// CHECK{LITERAL}: relay.topk: ret_type must be one of both, values, indices, got 'value'
+
+// -----
+
+%a = "test.op"() : () -> tensor<3x4xf32>
+%v, %i = relay.topk %a {dtype = "float32"} : (tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<3x1xf32>)
+// CHECK{LITERAL}: relay.topk: dtype must be an integer type, got 'float32'
+
+// -----
+
+%i = "test.op"() : () -> tensor<4xi64>
+%on = "test.op"() : () -> tensor<1xf32>
+%r = relay.one_hot %i, %on, %on {depth = 3, dtype = "float32"} : (tensor<4xi64>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: relay.one_hot: on_value tensor<1xf32> and off_value tensor<1xf32> must be scalars
+
+// -----
+
+%i = "test.op"() : () -> tensor<4xi64>
+%on = "test.op"() : () -> tensor<f32>
+%r = relay.one_hot %i, %on, %on {depth = 3, dtype = "int32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xi32>
+// CHECK{LITERAL}: relay.one_hot: on_value tensor<f32> and off_value tensor<f32> must be of dtype int32
+
+// -----
+
+%i = "test.op"() : () -> tensor<4xi64>
+%on = "test.op"() : () -> tensor<f32>
+%r = relay.one_hot %i, %on, %on {depth = 3, axis = 2, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: relay.one_hot: axis 2 is out of range for 2 output axes

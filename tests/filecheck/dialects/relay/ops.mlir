@@ -916,3 +916,23 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %b = "test.op"() : () -> tensor<2x8xf32>
   %re, %im = relay.dft %a, %b {inverse = true} : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
 // CHECK{LITERAL}: %re, %im = relay.dft %a, %b {inverse = true} : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
+
+// -----
+
+// topk
+  %x = "test.op"() : () -> tensor<3x4xf32>
+  %v, %i = relay.topk %x {k = 2, dtype = "int64"} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+  %a = relay.topk %x {k = 0, axis = 0, ret_type = "indices", is_ascend = true} : (tensor<3x4xf32>) -> tensor<3x4xi32>
+// CHECK{LITERAL}: %v, %i = relay.topk %x {k = 2, dtype = "int64"} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+// CHECK{LITERAL}: %a = relay.topk %x {k = 0, axis = 0, ret_type = "indices", is_ascend = true} : (tensor<3x4xf32>) -> tensor<3x4xi32>
+
+// -----
+
+// one_hot
+  %i = relay.constant dense<[0, 2, 5, 1]> : tensor<4xi64>
+  %on = "test.op"() : () -> tensor<f32>
+  %off = "test.op"() : () -> tensor<f32>
+  %y = relay.one_hot %i, %on, %off {depth = 3, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
+  %z = relay.one_hot %i, %on, %off {depth = 3, axis = 0, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<3x4xf32>
+// CHECK{LITERAL}: %y = relay.one_hot %i, %on, %off {depth = 3, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
+// CHECK{LITERAL}: %z = relay.one_hot %i, %on, %off {depth = 3, axis = 0, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<3x4xf32>
