@@ -221,12 +221,17 @@ class Expr:
 
         if annotate is None:
             annotate = self._inferred
-        return expr_astext(self._as_module().module, isinstance(self, Function), show_meta_data, bool(annotate))
+        typed = self._inferred or bool(annotate)
+        return expr_astext(self._as_module().module, isinstance(self, Function), show_meta_data, bool(annotate), typed=typed)
 
     def __str__(self) -> str:
-        # MLIR text, as str(IRModule); printing must not raise, so fall back to the short form
+        # Relay's PrettyPrint: the text without the version line and the metadata section.
+        # Printing must not raise, so an expression without a text form falls back to repr.
+        from xrelay.relay.text_printer import expr_astext
+
         try:
-            return self._as_module().mlir_text()
+            module = self._as_module().module
+            return expr_astext(module, isinstance(self, Function), False, self._inferred, header=False)
         except Exception:
             return repr(self)
 

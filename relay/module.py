@@ -78,6 +78,7 @@ from xrelay.relay.expr import (
 )
 from xrelay.relay.function_attrs import func_attrs_from_ir, func_attrs_to_ir
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
+from xrelay.transforms.infra import mark_types_unknown, types_inferred
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
@@ -418,8 +419,9 @@ def function_from_func(
     env: dict[SSAValue, Expr] = dict(zip(block.args, params))
     body = _block_expr(block, env, symbols, cache, fop.sym_name.data)
     fn = Function(params, body, attrs=func_attrs_from_ir(fop))
-    for node in post_order(fn, into_functions=False):
-        node._inferred = True  # read from a (typed) module: astext annotates it, as after InferType
+    if types_inferred(fop):
+        for node in post_order(fn, into_functions=False):
+            node._inferred = True  # read from a typed module: printed with types, as after InferType
     return fn
 
 
@@ -604,6 +606,8 @@ class IRModule:
         funcs = lower_function(fn, name, self.module)
         for f in funcs:
             self.module.body.block.add_op(f)
+        if not fn._inferred:  # built in Python: untyped in Relay until InferType
+            mark_types_unknown(funcs)
         gv = key if isinstance(key, GlobalVar) else self._gvars.get(name) or GlobalVar(name)
         gv._type = _func_type(funcs[-1])
         self._gvars[name] = gv
@@ -686,8 +690,9 @@ class IRModule:
         return astext(self.module, show_meta_data, annotate_types=annotate is not False)
 
     def mlir_text(self, elide_large_constants: int | None = None) -> str:
-        """The module as MLIR text (what ``str(mod)`` prints). With ``elide_large_constants=N``,
-        data of constants with more than N elements is elided (readable, not parseable)."""
+        """The module as xrelay's MLIR text (``relay-opt``'s output). With
+        ``elide_large_constants=N``, data of constants with more than N elements is elided
+        (readable, not parseable)."""
         from xdsl.printer import Printer
 
         out = io.StringIO()
@@ -697,15 +702,20 @@ class IRModule:
         return out.getvalue()
 
     def __str__(self) -> str:
-        return self.mlir_text()
+        """Relay's text, as ``str(tvm.IRModule)`` (Relay's ``PrettyPrint``): ``astext()``
+        without the version line and the metadata section; MLIR is ``mlir_text()``."""
+        from xrelay.relay.text_printer import pretty_print
+
+        return pretty_print(self.module)
 
     def __repr__(self) -> str:
         names = ", ".join("@" + n for n in sorted(self._public()))
         return f"IRModule({names})"
 
     def show(self, **kwargs: Any) -> None:
-        """Print the module."""
-        print(self.mlir_text(**kwargs), end="")
+        """Print the module as ``print(mod)`` does (Relay's text, as ``tvm.IRModule.show``);
+        TVM's TVMScript styling options are accepted and ignored."""
+        print(self)
 
     def save(self, path_mlir: str | Path, path_npz: str | Path) -> dict[str, np.ndarray]:
         """Write the text to ``path_mlir`` with the constants' data (weights) in ``path_npz``.

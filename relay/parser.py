@@ -980,6 +980,7 @@ def parse(
     if p.free_vars:
         raise p.src.error(0, f"free variable %{p.free_vars[0].name_hint} in a module")
     from xrelay.relay.module import lower_function
+    from xrelay.transforms.infra import mark_types_inferred
 
     mod = init_module if init_module is not None else IRModule()
     order, recursive = _callees_first(defs)
@@ -998,6 +999,7 @@ def parse(
             mod.verify()
         except Exception as e:  # noqa: BLE001 - a bad recursive signature, reported at the def
             raise p.src.error(defs[0][2], f"recursive functions: {e}") from None
+    mark_types_inferred(mod.module)  # Relay's parser ends with InferType
     return mod
 
 

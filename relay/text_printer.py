@@ -54,9 +54,10 @@ from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.error import TVMError
 from xrelay.relay.function_attrs import func_attrs_from_ir
 from xrelay.relay.text_metadata import write_metadata
+from xrelay.transforms.infra import types_inferred
 from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
-__all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type"]
+__all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type", "pretty_print"]
 
 VERSION = "0.0.5"
 
@@ -136,8 +137,8 @@ def _scalar_literal(arr: np.ndarray, dtype: str) -> str | None:
 
 
 def op_attr_items(op: RelayOp) -> list[str]:
-    """``key=value`` for each attribute of ``op`` that differs from its default."""
-    return [f"{name}={format_attr(value)}" for name, value in op.non_default_attrs()]
+    """``key=value`` for each attribute Relay prints (``RelayOp.relay_text_attrs``)."""
+    return [f"{name}={format_attr(value)}" for name, value in op.relay_text_attrs()]
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,7 +162,8 @@ def _relay_name(name: str) -> str:
 
 
 class _Names:
-    """Relay's GetUniqueName: ``x``, then ``x1``, ``x2``, ... (one allocator per def)."""
+    """Relay's GetUniqueName: ``x``, then ``x1``, ``x2``, ... (one allocator per printed text,
+    as Relay's printer never resets it: a literal's parameters and later defs share it)."""
 
     def __init__(self) -> None:
         self.taken: dict[str, int] = {}
@@ -183,234 +185,325 @@ class _Names:
         return name
 
 
-class _DefPrinter:
-    """Prints one ``def`` (and the function literals of the private functions it calls)."""
+def _indented(doc: str, by: str = "  ") -> str:
+    return by + doc.replace("\n", "\n" + by)
 
-    def __init__(self, printer: _Printer):
+
+# A node of the Relay expression graph the printer walks (Relay's printer memoises per node):
+# ("op", op) a call (a multi-result op is a call returning a tuple), ("tgi", op, i) its field
+# i, ("tup", op) the tuple of an op's variadic operands, ("ret", op) the tuple a function
+# returns, ("fn", name) a private function printed as a literal, ("const", op), ("if", op).
+_Node = tuple
+
+
+class _DefPrinter:
+    """Prints one ``def`` (and the function literals of the private functions it calls) as
+    Relay's ``RelayTextPrinter``: a post-order walk from the body's result that visits a
+    call's callee before its arguments, binds a node to a temporary when a consumer prints it
+    (so arguments are numbered before the function literal they are passed to, and a
+    literal's own body before both), and inlines the body's last expression."""
+
+    def __init__(self, printer: _Printer, typed: bool):
         self.p = printer
-        self.names = _Names()
-        self.counter = 0
-        self.fn_refs: dict[str, str] = {}  # private callee -> temp holding its literal
+        self.names = printer.names
+        self.typed = typed
+        self.annotate = printer.annotate and typed
+        self.memo: dict[_Node, str] = {}  # node -> its text (VisitLeaf), then its temporary
+        self.bound: set[_Node] = set()  # nodes bound to a temporary
+        self.annotated: set[_Node] = set()  # nodes whose /* ty=... */ was printed
+        self.refs: dict[SSAValue, str] = {}  # parameters and let-bound values
+        self.tuple_refs: dict[Operation, str] = {}  # let-bound multi-result ops
+        self.lines: list[str] = []  # the current scope's bindings
+        self.fn_refs: dict[str, str] = {}
 
     def temp(self) -> str:
-        t = f"%{self.counter}"
-        self.counter += 1
+        t = f"%{self.p.counter}"
+        self.p.counter += 1
         return t
 
-    def func(self, fop: FuncOp, prefix: str, indent: str) -> list[str]:
-        """``prefix(params, attrs) -> ret {`` + body lines + ``}`` (the last line unterminated)."""
-        block = fop.body.block
-        refs: dict[SSAValue, str] = {}
-        params = []
-        for i, arg in enumerate(block.args):
-            name = "%" + self.names.unique(arg.name_hint or f"p{i}")
-            refs[arg] = name
-            params.append(f"{name}: {format_type(arg.type)}")
-        params += [f"{k}={format_attr(v)}" for k, v in func_attrs_from_ir(fop).items()]
-        outs = list(fop.function_type.outputs.data)
-        ret = format_type(outs[0] if len(outs) == 1 else outs)
-        lines = [f"{prefix}({', '.join(params)}) -> {ret} {{"]
-        lines += self.body(block, refs, indent + "  ")
-        lines.append(indent + "}")
-        return lines
+    # ---- functions and scopes ------------------------------------------------------------
 
-    def body(
-        self,
-        block: Block,
-        refs: dict[SSAValue, str],
-        indent: str,
-        fields: dict[tuple[int, int], str] | None = None,
-        tuples: dict[int, str] | None = None,
-    ) -> list[str]:
-        """The lines of a scope: a function body or an If branch (which sees the values and
-        tuple fields of the scopes around it)."""
-        lines: list[str] = []
-        fields = {} if fields is None else dict(fields)  # (id(op), index) -> bound tuple field
-        named_tuples: set[int] = set()  # multi-result ops let-bound as a whole
-        tuples = {} if tuples is None else dict(tuples)  # id(multi-result op) -> its tuple temp
+    def param(self, arg: SSAValue, i: int) -> str:
+        name = "%" + self.names.unique(arg.name_hint or f"p{i}")
+        self.refs[arg] = name
+        text = f"{name}: {format_type(arg.type)}"
+        if self.annotate:
+            text += f" /* ty={format_type(arg.type)} */"
+        return text
+
+    def func(self, fop: FuncOp, prefix: str) -> str:
+        """``prefix(params, attrs) -> ret { body }`` (the return type only when typed)."""
+        block = fop.body.block
+        params = [self.param(arg, i) for i, arg in enumerate(block.args)]
+        params += [f"{k}={format_attr(v)}" for k, v in func_attrs_from_ir(fop).items()]
+        head = f"{prefix}({', '.join(params)}) "
+        if self.typed:
+            outs = list(fop.function_type.outputs.data)
+            head += f"-> {format_type(outs[0] if len(outs) == 1 else outs)} "
+        return head + "{\n" + _indented(self.scope(block)) + "\n}"
+
+    def scope(self, block: Block) -> str:
+        """A body: its let bindings in order, the temporaries its result needs, the result."""
+        outer, self.lines = self.lines, []
         ops = list(block.ops)
         ret = ops[-1] if ops and isinstance(ops[-1], ReturnOp | YieldOp) else None
-        typed = self.p.annotate
-
-        def ty(types: Sequence[Attribute]) -> str:
-            if not typed:
-                return ""
-            return f" /* ty={format_type(types[0] if len(types) == 1 else list(types))} */"
-
-        def ref(v: SSAValue, final: bool = False) -> str:
-            r = refs.get(v)
-            if r is not None:
-                return r
-            owner = v.owner
-            if isinstance(owner, Operation) and id(owner) in tuples:
-                key = (id(owner), v.index)
-                r = fields.get(key)
-                if r is not None:
-                    return r
-                text = f"{tuples[id(owner)]}.{v.index}"
-                own = v.name_hint if id(owner) not in named_tuples else None
-                if own or self.p.anf:  # a let-bound field keeps its name
-                    r = "%" + self.names.unique(own or "x")
-                    lines.append(f"{indent}let {r} = {text}{ty([v.type])};")
-                    fields[key] = r
-                    return r
-                if final:
-                    return text
-                r = self.temp()
-                lines.append(f"{indent}{r} = {text}{ty([v.type])};")
-                fields[key] = r
-                return r
-            raise RelayTextPrintError(f"value {v} is used before it is defined")
-
-        for op in ops:
-            if op is ret:
-                break
-            if isinstance(op, ConstantOp):
-                refs[op.result] = self.p.constant(op)
-                continue
-            if isinstance(op, ExtractOp) and not op.indices:  # the bool scalar an If tests
-                refs[op.result] = ref(op.tensor)
-                continue
-            if isinstance(op, IfOp):
-                cond = ref(op.cond)
-                branches = []
-                for r in (op.true_region, op.false_region):
-                    outer_fns = dict(self.fn_refs)  # a literal bound in a branch stays there
-                    branches.append(self.body(r.block, dict(refs), indent + "  ", fields, tuples))
-                    self.fn_refs = outer_fns
-                results = list(op.results)
-                final = (
-                    ret is not None
-                    and op.next_op is ret
-                    and list(ret.operands) == results
-                    and all(r.has_one_use() and r.name_hint is None for r in results)
-                )
-                head = f"if ({cond}) {{"
-                if final:
-                    lines.append(indent + head)
-                else:
-                    t = self.temp() if len(results) != 1 or not results[0].name_hint else None
-                    if t is None:
-                        t = "%" + self.names.unique(results[0].name_hint)
-                        lines.append(f"{indent}let {t} = {head}")
-                    else:
-                        lines.append(f"{indent}{t} = {head}")
-                lines += branches[0]
-                lines.append(indent + "} else {")
-                lines += branches[1]
-                tail = indent + "}"
-                if final:
-                    lines.append(tail)
-                    return lines
-                lines.append(tail + ty([r.type for r in results]) + ";")
-                if len(results) == 1:
-                    refs[results[0]] = t
-                else:
-                    tuples[id(op)] = t
-                continue
-            if isinstance(op, RelayOp):
-                args = [ref(o) for o in op.operands]
-                defs = type(op).get_irdl_definition().operands
-                if any(isinstance(d, VarOperandDef) for _, d in defs):
-                    args = self._tuple_operands(op, args, indent, lines)
-                callee = op.RELAY_NAME
-                args += op_attr_items(op)
-            elif isinstance(op, CallOp):
-                name = op.callee.root_reference.data
-                fop = self.p.symbols.get(name)
-                if fop is None:
-                    raise RelayTextPrintError(f"call of undefined function @{name}")
-                if fop.sym_visibility is not None and fop.sym_visibility.data == "private":
-                    callee = self.fn_refs.get(name)
-                    if callee is None:
-                        callee = self.fn_refs[name] = self.temp()
-                        outer, self.names = self.names, _Names()  # a literal is closed: own names
-                        fn_lines = self.func(fop, f"{callee} = fn ", indent)
-                        self.names = outer
-                        fn_lines[0] = indent + fn_lines[0]
-                        ins = list(fop.function_type.inputs.data)
-                        outs = list(fop.function_type.outputs.data)
-                        fn_ty = f"fn ({', '.join(format_type(t) for t in ins)}) -> " + format_type(
-                            outs[0] if len(outs) == 1 else outs
-                        )
-                        fn_lines[-1] += (f" /* ty={fn_ty} */" if typed else "") + ";"
-                        lines += fn_lines
-                else:
-                    callee = "@" + name
-                args = [ref(o) for o in op.operands]
-            else:
-                raise RelayTextPrintError(
-                    f"'{op.name}' has no Relay text form (only relay ops, relay.constant, "
-                    "func.call and func.return do)"
-                )
-            text = f"{callee}({', '.join(args)})"
-            results = list(op.results)
-            if len(results) != 1:
-                # a let of the whole tuple names every result alike; else fields may be named
-                whole = results[0].name_hint
-                if whole and all(r.name_hint == whole for r in results):
-                    named_tuples.add(id(op))
-                if whole and id(op) in named_tuples or self.p.anf:
-                    t = "%" + self.names.unique(whole if id(op) in named_tuples else "x")
-                    lines.append(f"{indent}let {t} = {text}{ty([r.type for r in results])};")
-                else:
-                    t = self.temp()
-                    lines.append(f"{indent}{t} = {text}{ty([r.type for r in results])};")
-                tuples[id(op)] = t
-                continue
-            r = results[0]
-            if (
-                ret is not None
-                and op.next_op is ret
-                and len(ret.operands) == 1
-                and ret.operands[0] is r
-                and r.has_one_use()
-                and r.name_hint is None
-                and not self.p.anf
-            ):
-                lines.append(f"{indent}{text}{ty([r.type])}")
-                return lines
-            refs[r] = self._bind(op, text, indent, lines, ty([r.type]))
         if ret is None:
             raise RelayTextPrintError("a function body without func.return")
-        if len(ret.operands) > 1 and list(ret.operands) == list(ops[-2].results if len(ops) > 1 else []) and id(ops[-2]) in tuples:
-            lines.append(indent + tuples[id(ops[-2])])  # a multi-result value returned whole
-            return lines
-        outs = [ref(o, final=len(ret.operands) == 1) for o in ret.operands]
-        if len(outs) == 1:
-            lines.append(indent + outs[0])
-        else:
-            inner = ", ".join(outs)
-            lines.append(f"{indent}({inner}{',' if len(outs) == 1 else ''})")
-        return lines
+        for op in ops[:-1]:
+            if self._let_bound(op):
+                self._let(op)
+        final = self.print(self._ret_node(ret, ops), try_inline=True)
+        lines, self.lines = self.lines, outer
+        return "\n".join([*lines, final])
 
-    def _bind(self, op: Operation, text: str, indent: str, lines: list[str], ty: str) -> str:
-        hint = op.results[0].name_hint if op.results else None
-        if not hint and self.p.anf:
-            hint = "x"  # A-normal form: every value let-bound, as Relay's ToANormalForm names them
-        if hint:
-            name = "%" + self.names.unique(hint)
-            lines.append(f"{indent}let {name} = {text}{ty};")
-            return name
+    def _let_bound(self, op: Operation) -> bool:
+        if isinstance(op, ConstantOp | ExtractOp):
+            return False
+        if not isinstance(op, RelayOp | CallOp | IfOp) or not op.results:
+            return False
+        if self.p.anf:
+            return True
+        return any(r.name_hint for r in op.results)
+
+    def _let(self, op: Operation) -> None:
+        results = list(op.results)
+        whole = results[0].name_hint
+        if len(results) == 1 or (whole and all(r.name_hint == whole for r in results)) or self.p.anf:
+            if self.p.anf and not isinstance(op, IfOp):  # fields are let-bound before their use
+                for child in self._children(("op", op)):
+                    if isinstance(child, tuple) and child[0] == "tgi":
+                        self.print(child)
+            name = "%" + self.names.unique(whole or "x")
+            doc = self.print(("if", op) if isinstance(op, IfOp) else ("op", op), try_inline=True)
+            self.lines.append(f"let {name} = {doc};")
+            if len(results) == 1:
+                self.refs[results[0]] = name
+            else:
+                self.tuple_refs[op] = name
+        # else: fields with names of their own are let-bound where they are first used
+
+    def _ret_node(self, ret: Operation, ops: list[Operation]) -> _Node | SSAValue:
+        operands = list(ret.operands)
+        if len(operands) == 1:
+            return operands[0]
+        prev = ops[-2] if len(ops) > 1 else None
+        if prev is not None and len(prev.results) > 1 and operands == list(prev.results):
+            return ("if", prev) if isinstance(prev, IfOp) else ("op", prev)  # a tuple returned whole
+        return ("ret", ret)
+
+    # ---- the expression graph ------------------------------------------------------------
+
+    def node(self, v: SSAValue) -> _Node | str:
+        """The node computing ``v``, or its name when it is a parameter or let-bound."""
+        r = self.refs.get(v)
+        if r is not None:
+            return r
+        owner = v.owner
+        if isinstance(owner, ExtractOp) and not owner.indices:  # the bool scalar an If tests
+            return self.node(owner.tensor)
+        if isinstance(owner, ConstantOp):
+            return ("const", owner)
+        if isinstance(owner, Operation) and len(owner.results) != 1:
+            return ("tgi", owner, v.index)
+        if isinstance(owner, IfOp):
+            return ("if", owner)
+        if isinstance(owner, Operation):
+            return ("op", owner)
+        raise RelayTextPrintError(f"value {v} is used before it is defined")
+
+    def _args(self, op: Operation) -> list[_Node | str]:
+        args: list[_Node | str] = [self.node(o) for o in op.operands]
+        if isinstance(op, RelayOp):
+            defs = type(op).get_irdl_definition().operands
+            if any(isinstance(d, VarOperandDef) for _, d in defs):
+                var_at = next(i for i, (_, d) in enumerate(defs) if isinstance(d, VarOperandDef))
+                k = len(args) - (len(defs) - 1)
+                args = [*args[:var_at], ("tup", op), *args[var_at + k :]]
+        return args
+
+    def _children(self, node: _Node) -> list[_Node | str]:
+        kind = node[0]
+        if kind == "op":
+            op = node[1]
+            args = self._args(op)
+            if isinstance(op, CallOp):
+                name = op.callee.root_reference.data
+                if self._private(name):
+                    return [("fn", name), *args]
+            return args
+        if kind == "tgi":
+            owner = node[1]
+            if owner in self.tuple_refs:
+                return []
+            return [("if", owner) if isinstance(owner, IfOp) else ("op", owner)]
+        if kind == "tup":
+            op = node[1]
+            defs = type(op).get_irdl_definition().operands
+            var_at = next(i for i, (_, d) in enumerate(defs) if isinstance(d, VarOperandDef))
+            k = len(op.operands) - (len(defs) - 1)
+            return [self.node(o) for o in list(op.operands)[var_at : var_at + k]]
+        if kind == "ret":
+            return [self.node(o) for o in node[1].operands]
+        return []  # fn, const, if: leaves (an If prints its condition and branches itself)
+
+    def _private(self, name: str) -> bool:
+        fop = self.p.symbols.get(name)
+        if fop is None:
+            raise RelayTextPrintError(f"call of undefined function @{name}")
+        return fop.sym_visibility is not None and fop.sym_visibility.data == "private"
+
+    def _expand(self, root: _Node) -> None:
+        """Relay's ExpandDataflow: visit every unvisited node below ``root`` in post order, a
+        call's callee first, then its arguments left to right."""
+        stack: list[list[Any]] = [[root, False]]
+        while stack:
+            top = stack[-1]
+            if top[0] in self.memo:
+                stack.pop()
+            elif top[1]:
+                stack.pop()
+                self.memo[top[0]] = self._leaf(top[0])
+            else:
+                top[1] = True
+                for c in reversed(self._children(top[0])):
+                    if not isinstance(c, str) and c not in self.memo:
+                        stack.append([c, False])
+
+    def _leaf(self, node: _Node) -> str:
+        """A node's own text (Relay's VisitExpr_), its operands printed (bound) first."""
+        kind = node[0]
+        if kind == "op":
+            op = node[1]
+            args = [self.print(a) for a in self._args(op)]
+            if isinstance(op, RelayOp):
+                return f"{op.RELAY_NAME}({', '.join(args + op_attr_items(op))})"
+            if isinstance(op, CallOp):
+                name = op.callee.root_reference.data
+                callee = self.print(("fn", name)) if self._private(name) else "@" + name
+                return f"{callee}({', '.join(args)})"
+            raise RelayTextPrintError(
+                f"'{op.name}' has no Relay text form (only relay ops, relay.constant, "
+                "func.call and func.return do)"
+            )
+        if kind == "tgi":
+            owner = node[1]
+            base = self.tuple_refs.get(owner)
+            if base is None:
+                base = self.print(("if", owner) if isinstance(owner, IfOp) else ("op", owner))
+            return f"{base}.{node[2]}"
+        if kind in ("tup", "ret"):
+            fields = [self.print(c) for c in self._children(node)]
+            return "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
+        if kind == "fn":
+            fop = self.p.symbols[node[1]]
+            return self.func(fop, "fn ")
+        if kind == "const":
+            return self.p.constant(node[1])
+        if kind == "if":
+            return self._if(node[1])
+        raise AssertionError(node)
+
+    def _if(self, op: IfOp) -> str:
+        # values the branches use from outside are bound before the If (xrelay computes a
+        # value both branches use before it; Relay would hold it in each branch)
+        for region in (op.true_region, op.false_region):
+            for inner in region.walk():
+                for o in inner.operands:
+                    if o.owner is not None and not _inside(o, op):
+                        n = self.node(o)
+                        if not isinstance(n, str):
+                            self.print(n)
+        cond = self.print(self.node(op.cond))
+        branches = []
+        for region in (op.true_region, op.false_region):
+            outer_fns = dict(self.fn_refs)  # a literal bound in a branch stays there
+            branches.append(self.scope(region.block))
+            self.fn_refs = outer_fns
+        return f"if ({cond}) {{\n{_indented(branches[0])}\n}} else {{\n{_indented(branches[1])}\n}}"
+
+    def _type_of(self, node: _Node) -> str | None:
+        kind = node[0]
+        if kind == "fn":
+            fop = self.p.symbols[node[1]]
+            ins = list(fop.function_type.inputs.data)
+            outs = list(fop.function_type.outputs.data)
+            fn_ty = f"fn ({', '.join(format_type(t) for t in ins)}) -> "
+            return fn_ty + format_type(outs[0] if len(outs) == 1 else outs)
+        if kind == "if":
+            return None  # Relay annotates calls, constants, tuples, fields and functions only
+        if kind == "tgi":
+            return format_type(node[1].results[node[2]].type)
+        if kind == "tup":
+            return format_type([c.type for c in _group(node[1])])
+        if kind == "ret":
+            return format_type([o.type for o in node[1].operands])
+        if kind == "const":
+            return format_type(node[1].result.type)
+        types = [r.type for r in node[1].results]
+        return format_type(types[0] if len(types) == 1 else types)
+
+    def print(self, target: _Node | SSAValue | str, try_inline: bool = False) -> str:
+        """Relay's PrintExpr: the node's text inline (a constant; the last expression of a
+        body), else the temporary it is bound to, binding it on first use."""
+        if isinstance(target, SSAValue):
+            target = self.node(target)
+        if isinstance(target, str):
+            return target
+        if target in self.bound:
+            return self.memo[target]
+        if target[0] == "fn" and target[1] in self.fn_refs:
+            return self.fn_refs[target[1]]
+        if target not in self.memo:
+            self._expand(target)
+        doc = self.memo[target]
+        if self.annotate and target not in self.annotated:
+            self.annotated.add(target)
+            ty = self._type_of(target)
+            if ty is not None:
+                doc += f" /* ty={ty} */"
+        if target[0] == "const" or (try_inline and target[0] != "fn"):
+            self.memo[target] = doc
+            return doc
+        if target[0] == "tgi":
+            v = target[1].results[target[2]]
+            own = v.name_hint if target[1] not in self.tuple_refs else None  # not the tuple's name
+            if own or self.p.anf:  # a let-bound field keeps its name
+                name = "%" + self.names.unique(own or "x")
+                self.lines.append(f"let {name} = {doc};")
+                self.memo[target] = name
+                self.bound.add(target)
+                return name
         t = self.temp()
-        lines.append(f"{indent}{t} = {text}{ty};")
+        self.lines.append(f"{t} = {doc};")
+        self.memo[target] = t
+        self.bound.add(target)
+        if target[0] == "fn":
+            self.fn_refs[target[1]] = t
         return t
 
-    def _tuple_operands(self, op: RelayOp, args: list[str], indent: str, lines: list[str]) -> list[str]:
-        # Relay passes variadic operands as one tuple value, bound like any other expression
-        defs = type(op).get_irdl_definition().operands
-        var_at = next(i for i, (_, d) in enumerate(defs) if isinstance(d, VarOperandDef))
-        k = len(args) - (len(defs) - 1)
-        group = args[var_at : var_at + k]
-        types = [o.type for o in list(op.operands)[var_at : var_at + k]]
-        t = self.temp()
-        inner = ", ".join(group) + ("," if len(group) == 1 else "")
-        ty = f" /* ty={format_type(types)} */" if self.p.annotate else ""
-        lines.append(f"{indent}{t} = ({inner}){ty};")
-        return [*args[:var_at], t, *args[var_at + k :]]
+
+def _group(op: RelayOp) -> list[SSAValue]:
+    defs = type(op).get_irdl_definition().operands
+    var_at = next(i for i, (_, d) in enumerate(defs) if isinstance(d, VarOperandDef))
+    k = len(op.operands) - (len(defs) - 1)
+    return list(op.operands)[var_at : var_at + k]
+
+
+def _inside(v: SSAValue, op: Operation) -> bool:
+    """Whether ``v`` is defined inside ``op``'s regions."""
+    owner = v.owner
+    parent = owner.parent_op() if isinstance(owner, Operation) else owner.parent_block().parent_op() if owner.parent_block() else None
+    while parent is not None:
+        if parent is op:
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 class _Printer:
+    """One printed text: the name allocator and the temporary counter are shared by every
+    def in it, as Relay's printer (it never resets them)."""
+
     def __init__(self, module: ModuleOp, show_meta_data: bool, annotate: bool):
         self.module = module
         self.show_meta_data = show_meta_data
@@ -419,6 +512,8 @@ class _Printer:
         self.meta: list[tuple[np.ndarray, str, str | None]] = []
         self.meta_index: dict[int, int] = {}
         self.anf = A_NORMAL_FORM_ATTR in module.attributes  # to-a-normal-form ran
+        self.names = _Names()
+        self.counter = 0
 
     def constant(self, op: ConstantOp) -> str:
         t = op.result.type
@@ -432,58 +527,80 @@ class _Printer:
                 name = op.param_name.data if op.param_name is not None else None
                 self.meta.append((arr, dtype, name))
             lit = f"meta[relay.Constant][{i}]"
-        if self.annotate:
-            lit += f" /* ty={format_type(t)} */"
         return lit
 
-    def text(self, expr_of: str | None = None, is_function: bool = False) -> str:
-        out = [f'#[version = "{VERSION}"]']
-        for fop in self.symbols.values():
-            if fop.sym_visibility is not None and fop.sym_visibility.data == "private":
-                continue
-            if expr_of is None:
-                out += _DefPrinter(self).func(fop, f"def @{fop.sym_name.data}", "")
-            elif fop.sym_name.data == expr_of:
-                out += self._expr(fop, is_function)
-        return self._finish(out)
+    def public(self) -> list[FuncOp]:
+        """The defs, sorted by name as Relay prints them."""
+        return sorted(
+            (f for f in self.symbols.values() if f.sym_visibility is None or f.sym_visibility.data != "private"),
+            key=lambda f: f.sym_name.data,
+        )
 
-    def _expr(self, fop: FuncOp, is_function: bool) -> list[str]:
-        """A function printed as Relay prints an expression: ``fn (...) {...}``, or its body
-        with its parameters declared ``free_var`` (the expression's free variables)."""
-        printer = _DefPrinter(self)
+    def defs(self) -> str:
+        texts = [_DefPrinter(self, types_inferred(f)).func(f, f"def @{f.sym_name.data}") for f in self.public()]
+        return "\n\n".join(texts) + "\n" if texts else ""
+
+    def expr(self, fop: FuncOp, is_function: bool, typed: bool) -> str:
+        """A function printed as Relay prints an expression: ``fn (...) {...}`` (with its own
+        type after it when typed), or its body after ``free_var`` declarations of its
+        parameters (the expression's free variables)."""
+        printer = _DefPrinter(self, typed)
         if is_function:
-            return printer.func(fop, "fn ", "")
-        refs: dict[SSAValue, str] = {}
+            text = printer.func(fop, "fn ")
+            if printer.annotate:
+                ins = [format_type(a.type) for a in fop.body.block.args]
+                outs = list(fop.function_type.outputs.data)
+                text += f" /* ty=fn ({', '.join(ins)}) -> {format_type(outs[0] if len(outs) == 1 else outs)} */"
+            return text
         lines = []
         for i, arg in enumerate(fop.body.block.args):
-            name = "%" + printer.names.unique(arg.name_hint or f"p{i}")
-            refs[arg] = name
+            name = "%" + self.names.unique(arg.name_hint or f"p{i}")
+            printer.refs[arg] = name
             lines.append(f"free_var {name}: {format_type(arg.type)};")
-        return lines + printer.body(fop.body.block, refs, "")
+        return "\n".join([*lines, printer.scope(fop.body.block)])
 
-    def _finish(self, out: list[str]) -> str:
+    def finish(self, text: str, header: bool, warn: bool = True) -> str:
+        out = (f'#[version = "{VERSION}"]\n' if header else "") + text
         if self.meta:
+            if not out.endswith("\n"):
+                out += "\n"
             if self.show_meta_data:
-                out.append("#[metadata]")
-                out.append(write_metadata(self.meta))
-            else:
-                out.append("/* meta data omitted. you can use show_meta_data=True to include meta data */")
-        return "\n".join(out) + "\n"
+                out += "#[metadata]\n" + write_metadata(self.meta) + "\n"
+            elif warn:
+                out += "/* meta data omitted. you can use show_meta_data=True to include meta data */\n"
+        return out
 
 
 def astext(module: ModuleOp, show_meta_data: bool = True, annotate_types: bool = True) -> str:
-    """The module in Relay's text format (see the module docstring).
+    """The module in Relay's text format (see the module docstring), as ``IRModule.astext``.
 
     ``show_meta_data=False`` leaves the metadata section out (the text then names constants it
     does not hold, as Relay's); ``annotate_types=False`` drops the ``/* ty=... */`` comments.
     """
-    return _Printer(module, show_meta_data, annotate_types).text()
+    p = _Printer(module, show_meta_data, annotate_types)
+    return p.finish(p.defs(), header=True)
+
+
+def pretty_print(module: ModuleOp) -> str:
+    """What ``str(mod)`` / ``print(mod)`` show in Relay (its ``PrettyPrint``): the text without
+    the version line and without the metadata section."""
+    p = _Printer(module, False, True)
+    return p.finish(p.defs(), header=False, warn=False)
 
 
 def expr_astext(
-    module: ModuleOp, is_function: bool, show_meta_data: bool = True, annotate_types: bool = False
+    module: ModuleOp,
+    is_function: bool,
+    show_meta_data: bool = True,
+    annotate_types: bool = False,
+    header: bool = True,
+    typed: bool | None = None,
 ) -> str:
-    """An expression's text as Relay prints ``expr.astext()``: ``module``'s ``@main`` holds it
-    (its parameters are the expression's free variables, unless it is a function). Types are
-    not annotated by default: a Relay expression has none until InferType runs."""
-    return _Printer(module, show_meta_data, annotate_types).text("main", is_function).rstrip("\n")
+    """An expression's text as Relay prints ``expr.astext()`` (``header=False``,
+    ``show_meta_data=False``: ``str(expr)``): ``module``'s ``@main`` holds it (its
+    parameters are the expression's free variables, unless it is a function). An expression
+    built in Python has no types (no ``/* ty=... */``, no return type) until InferType."""
+    p = _Printer(module, show_meta_data, annotate_types)
+    fop = p.symbols["main"]
+    text = p.expr(fop, is_function, annotate_types if typed is None else typed)
+    return p.finish(text, header=header, warn=header).rstrip("\n")

@@ -38,6 +38,7 @@ from xrelay.transforms.infra import (
     as_pass,
     build_pipeline,
     get_pass_class,
+    mark_types_inferred,
     module_pass,
     registered_pass_classes,
     relay_name_of,
@@ -94,6 +95,7 @@ class FunctionPass(Pass):
             if new is None or new is fn:
                 continue
             irmod[gv] = new
+        mark_types_inferred(irmod.module)  # Relay's FunctionPass ends with InferType
         return mod
 
 

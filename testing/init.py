@@ -15,6 +15,7 @@ import numpy as np
 from xrelay.dialects.relay import numpy_dtype
 from xrelay.relay import IRModule
 from xrelay.relay.expr import Expr, Function
+from xrelay.transforms.infra import mark_types_inferred
 
 __all__ = ["Constant", "Initializer", "Xavier", "create_workload"]
 
@@ -103,6 +104,7 @@ def create_workload(
     ``numpy.random.default_rng(seed)`` unless ``initializer`` brings its own generator.
     """
     mod = IRModule.from_expr(net)
+    mark_types_inferred(mod.module)  # Relay's create_workload runs InferType
     fn = net if isinstance(net, Function) else mod["main"]
     if initializer is None:
         initializer = Xavier(rng=np.random.default_rng(seed))

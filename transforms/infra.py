@@ -40,6 +40,7 @@ import gc
 import logging
 import threading
 import traceback
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -709,6 +710,8 @@ class ModulePassAdapter(Pass):
 
     def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
         self.module_pass.apply(get_xdsl_context(), module_op(mod))
+        if self._info.name not in RELAY_UNTYPED_MODULE_PASSES:
+            mark_types_inferred(module_op(mod))
         if self._info.name in RELAY_FUNCTION_PASSES and ctx.instruments:
             # Relay's FunctionPass ends by running InferType on the module (ir/transform.cc),
             # a nested pass that instruments and the timing profile see. xrelay's passes keep
@@ -730,6 +733,35 @@ RELAY_FUNCTION_PASSES: frozenset[str] = frozenset(
 )  # fmt: skip
 """Relay names of the passes Relay builds with ``CreateFunctionPass``: each ends with a nested
 ``InferType``, as in Relay, when instruments watch (see ``ModulePassAdapter._transform``)."""
+
+
+RELAY_UNTYPED_MODULE_PASSES: frozenset[str] = frozenset(
+    {
+        "AnnotateUsedMemory", "InlineGlobals", "LambdaLift", "MergeCompilerRegions", "PartitionGraph",
+        "RemoveUnusedFunctions", "ToANormalForm", "ToBasicBlockNormalForm",
+    }
+)  # fmt: skip
+"""Relay module passes that do not run ``InferType``: a function built in Python (untyped in
+Relay until ``InferType``) stays untyped through them; every other pass types the module."""
+
+_UNTYPED_FUNCS: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def mark_types_unknown(funcs: Iterable[Any]) -> None:
+    """Mark ``func.func`` ops as built in Python and not yet type-inferred: Relay's printer
+    shows no ``/* ty=... */`` and no return type for them (their IR types are exact anyway)."""
+    _UNTYPED_FUNCS.update(funcs)
+
+
+def mark_types_inferred(module: ModuleOp) -> None:
+    """Every function of ``module`` is typed (``InferType`` or a function pass ran)."""
+    for op in module.ops:
+        _UNTYPED_FUNCS.discard(op)
+
+
+def types_inferred(func: Any) -> bool:
+    """Whether Relay would have types on ``func`` (see ``mark_types_unknown``)."""
+    return func not in _UNTYPED_FUNCS
 
 
 def as_pass(p: Pass | ModulePass) -> Pass:

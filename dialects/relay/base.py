@@ -268,6 +268,11 @@ class RelayOp(IRDLOperation):
     ATTRS: ClassVar[dict[str, AttrSpec]] = {}
     """The op's Relay attributes in Relay's order."""
 
+    RELAY_TEXT_ALWAYS: ClassVar[frozenset[str]] = frozenset()
+    """Attributes Relay's text printer shows even at their default: fields without a C++
+    default (``units``, printed ``units=None``) and fields whose Python API never stores the
+    C++ default (conv2d's ``padding`` is normalised to 4 values, its C++ default has 2)."""
+
     # ---- attributes ---------------------------------------------------------------------
 
     @property
@@ -434,6 +439,15 @@ class RelayOp(IRDLOperation):
                 continue
             items.append((name, value))
         return items
+
+    def relay_text_attrs(self) -> list[tuple[str, Any]]:
+        """The attributes Relay's text format shows: the non-default ones plus
+        ``RELAY_TEXT_ALWAYS`` (as ``VisitNonDefaultAttrs`` against the C++ defaults)."""
+        if not self.RELAY_TEXT_ALWAYS:
+            return self.non_default_attrs()
+        shown = dict(self.non_default_attrs())
+        values = self.attrs
+        return [(n, shown[n] if n in shown else values[n]) for n in self.ATTRS if n in shown or n in self.RELAY_TEXT_ALWAYS]
 
     def print(self, printer: Printer) -> None:
         if self.operands:

@@ -92,6 +92,8 @@ class L2NormalizeOp(RelayOp):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"axis"})
+
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())

@@ -585,6 +585,8 @@ class Conv2DOp(_ConvBase):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
     @classmethod
     def infer_types(cls, in_types, attrs):
         if (blocked := _blocked_types(cls, in_types, attrs, ("data_layout", "kernel_layout"), "out_layout")):
@@ -636,6 +638,8 @@ class Conv2DTransposeOp(_ConvBase):
     %y = relay.nn.conv2d_transpose %x, %w {strides = [2, 2]} : (tensor<1x8x4x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x4x9x9xf32>
     ```
     """
+
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
 
     output_padding = Ints((0, 0))
     kernel_layout = Str("IOHW")
@@ -718,6 +722,8 @@ class MaxPool2DOp(_Pool2D):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
     pool_size = Ints()
     strides = Ints((1, 1))
     dilation = Ints((1, 1))
@@ -735,6 +741,8 @@ class AvgPool2DOp(_Pool2D):
     %y = relay.nn.avg_pool2d %x {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
     ```
     """
+
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
 
     pool_size = Ints()
     strides = Ints((1, 1))
@@ -924,6 +932,8 @@ class DenseOp(RelayOp):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"units"})
+
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
     result = result_def(TensorType)
@@ -952,6 +962,8 @@ class MatmulOp(RelayOp):
     %y = relay.nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
     ```
     """
+
+    RELAY_TEXT_ALWAYS = frozenset({"units"})
 
     tensor_a = operand_def(TensorType)
     tensor_b = operand_def(TensorType)
@@ -1389,6 +1401,8 @@ class TransposeOp(RelayOp):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"axes"})
+
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -1521,6 +1535,8 @@ class SqueezeOp(RelayOp):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"axis"})
+
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -1618,6 +1634,8 @@ class StridedSliceOp(RelayOp):
     %y = relay.strided_slice %x {begin = [0, 1], end = [2, 3]} : (tensor<4x4xf32>) -> tensor<2x2xf32>
     ```
     """
+
+    RELAY_TEXT_ALWAYS = frozenset({"strides", "axes"})
 
     data = operand_def(TensorType)
     result = result_def(TensorType)
@@ -1847,6 +1865,8 @@ class ShapeOfOp(RelayOp):
     %s = relay.shape_of %x : (tensor<1x3x4xf32>) -> tensor<3xi32>
     ```
     """
+
+    RELAY_TEXT_ALWAYS = frozenset({"dtype"})
 
     data = operand_def(TensorType)
     result = result_def(TensorType)

@@ -103,6 +103,8 @@ class NdarraySizeOp(RelayOp):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"dtype"})
+
     data = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())

@@ -166,6 +166,8 @@ class Conv3DOp(_ConvND):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
     strides = Ints((1, 1, 1))
     padding = Ints((0, 0, 0, 0, 0, 0))
     dilation = Ints((1, 1, 1))
@@ -236,6 +238,8 @@ class MaxPool3DOp(_Pool3D):
     ```
     """
 
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
 
 @relay_op("nn.avg_pool3d", OpPattern.OUT_ELEMWISE_FUSABLE)
 class AvgPool3DOp(_Pool3D):
@@ -245,6 +249,8 @@ class AvgPool3DOp(_Pool3D):
     %y = relay.nn.avg_pool3d %x {pool_size = [2, 2, 2], strides = [2, 2, 2]} : (tensor<1x4x8x8x8xf32>) -> tensor<1x4x4x4x4xf32>
     ```
     """
+
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
 
     count_include_pad = Bool(False)
 

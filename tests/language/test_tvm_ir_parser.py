@@ -66,7 +66,7 @@ def roundtrip_expr(expr):
 
 def roundtrip(mod):
     x = relay.fromtext(mod.astext())
-    assert str(x) == str(mod)  # every function, not only main (TVM compares the modules)
+    assert x.mlir_text() == mod.mlir_text()  # every function, not only main (TVM compares the modules)
 
 
 def parse_text(code):
