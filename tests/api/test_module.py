@@ -36,7 +36,7 @@ def test_seed_000_chain_of_primitive_functions():
     for name in list(funcs)[:3]:
         assert funcs[name].sym_visibility.data == "private"
         assert funcs[name].attributes["relay.primitive"] == IntegerAttr(1, i64)
-    text = str(mod)
+    text = mod.mlir_text()
     assert "func.call @fused_nn_max_pool2d_1(%0)" in text
     assert 'relay.nn.max_pool2d %x {pool_size = [2, 2], layout = "NHWC"}' in text
     # rebuilt main: calls of function literals carrying their attrs
@@ -63,7 +63,7 @@ def test_function_attributes_map_to_discardable_attrs_and_back():
     funcs = _funcs(mod)
     assert list(funcs) == ["fused_nn_max_pool2d", "main"]
     assert funcs["fused_nn_max_pool2d"].attributes["relay.used_memory"] == ArrayAttr([IntegerAttr(32, i64)])
-    assert "relay.io_used_memory = 32 : i64" in str(mod)
+    assert "relay.io_used_memory = 32 : i64" in mod.mlir_text()
 
 
 def test_function_called_twice_is_outlined_once():
@@ -129,7 +129,7 @@ def test_split_feeds_concatenate_as_variadic_operands():
     x = relay.var("x", shape=(2, 6))
     parts = relay.split(x, 3, axis=1)
     out = relay.concatenate(parts, axis=1)
-    text = str(xrelay.IRModule.from_expr(out))
+    text = xrelay.IRModule.from_expr(out).mlir_text()
     assert "%0, %1, %2 = relay.split %x {indices_or_sections = 3, axis = 1}" in text
     assert "relay.concatenate %0, %1, %2 {axis = 1}" in text
 
@@ -143,7 +143,7 @@ def test_global_vars_calls_and_sorted_listing():
     z = relay.var("z", shape=(1, 10))
     mod["main"] = relay.Function([z], relay.add(z, relay.GlobalVar("fn1")(z)))
     assert [g.name_hint for g in mod.get_global_vars()] == ["fn1", "fn2", "main"]
-    assert "func.call @fn1(%z)" in str(mod)
+    assert "func.call @fn1(%z)" in mod.mlir_text()
     main = mod["main"]
     gv_call = main.body.args[1]
     assert isinstance(gv_call.op, relay.GlobalVar) and gv_call.op.name_hint == "fn1"
@@ -165,7 +165,7 @@ def test_global_var_keys_get_typed():
     body = relay.add(g1(p0), p0)
     assert body.checked_type == tensor_type((1, 10), "float32")  # typed eagerly via g1
     mod["main"] = relay.Function([p0], body)
-    assert "relay.inline = 1 : i64" in str(mod)
+    assert "relay.inline = 1 : i64" in mod.mlir_text()
 
 
 def test_lowering_errors_are_clear():
@@ -203,12 +203,17 @@ def test_text_round_trip_and_clone():
     assert clone.module is not mod.module
 
 
-def test_str_of_expressions_prints_ir():
+def test_str_of_expressions_prints_relay_text():
+    # str(expr) is Relay's PrettyPrint: no version line, untyped until InferType
     x = relay.var("x", shape=(2,))
     f = relay.Function([x], relay.exp(x))
-    assert "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32>" in str(f)
-    assert "relay.exp %x" in str(relay.exp(x))
-    assert "exp(%x)" in relay.exp(x).astext()
+    assert str(f) == "fn (%x: Tensor[(2), float32]) {\n  exp(%x)\n}"
+    assert str(relay.exp(x)) == "free_var %x: Tensor[(2), float32];\nexp(%x)"
+    assert relay.exp(x).astext() == '#[version = "0.0.5"]\nfree_var %x: Tensor[(2), float32];\nexp(%x)'
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(f))
+    t = "Tensor[(2), float32]"
+    assert str(mod["main"]) == f"fn (%x: {t} /* ty={t} */) -> {t} {{\n  exp(%x) /* ty={t} */\n}} /* ty=fn ({t}) -> {t} */"
+    assert str(mod) == f"def @main(%x: {t} /* ty={t} */) -> {t} {{\n  exp(%x) /* ty={t} */\n}}\n"
 
 
 def test_bind_params_by_name_makes_named_constants():

@@ -166,3 +166,16 @@ def test_target_parsing():
     ):
         with pytest.raises(tvm.TVMError, match=message):
             tvm.target.Target(bad)
+
+
+def test_relay_testing_import_paths():
+    # tvm.relay.testing's workloads, as the seeds import them
+    from xrelay import testing
+    from xrelay.relay.testing import mlp as relay_mlp
+    from xrelay.relay.testing import resnet as relay_resnet
+
+    assert relay_resnet is testing.resnet
+    assert relay.testing.mlp is relay_mlp
+    assert relay.testing.check_semantics is testing.check_semantics  # lazy re-export
+    with pytest.raises(AttributeError):
+        relay.testing.no_such_helper  # noqa: B018

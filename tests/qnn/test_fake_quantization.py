@@ -34,7 +34,7 @@ def integer_matches_float(expr, inputs, converted):
     before = xrelay.run(mod, inputs)[0]
     after_mod = mod.clone()
     FakeQuantizationToIntegerPass().apply(None, after_mod.module)
-    text = str(after_mod)
+    text = after_mod.mlir_text()
     for name in converted:
         assert name in text, (name, text)
     assert "relay.nn.conv2d" not in text and "relay.nn.dense" not in text and "qnn.dequantize" not in text
@@ -73,7 +73,7 @@ def test_quantized_resnet_runs_in_int8_a_quarter_of_the_arena_and_matches_onnxru
     mod, params = from_onnx(model, freeze_params=True)
     float_arena = xrelay.build(mod.clone(), params, opt_level=3, plan="greedy-by-size").arena_bytes
     relay.transform.FakeQuantizationToInteger(integer_add=False)(mod)
-    text = str(mod)
+    text = mod.mlir_text()
     assert text.count("qnn.conv2d") == 20 and "relay.nn.conv2d" not in text
     m = xrelay.build(mod, params, opt_level=3, plan="greedy-by-size")
     assert m.arena_bytes * 4 <= float_arena + 4096

@@ -41,7 +41,7 @@ def test_qnn_legalize_fast_int8_makes_uint8_int8_and_keeps_the_meaning():
     check_semantics("qnn-legalize{fast-int8=true}", mod, rtol=0, atol=0)
     legal = relay.transform.PassContext()  # noqa: F841 - the pass is callable directly too
     out = xrelay.relay.qnn.transform.Legalize()(mod.clone())
-    assert "ui8" not in str(out).split("qnn.conv2d")[1].split("->")[0]  # off by default: unchanged
+    assert "ui8" not in out.mlir_text().split("qnn.conv2d")[1].split("->")[0]  # off by default: unchanged
     from xrelay.transforms.qnn_legalize import QnnLegalizePass
 
     fast = mod.clone()
@@ -57,7 +57,7 @@ def test_build_lowers_qnn_before_fusion_and_runs_bit_exact():
     ref = xrelay.run(mod, data)[0]
     with relay.transform.PassContext(opt_level=3):
         fused = relay.transform.build_pipeline(3)(mod.clone())
-    text = str(fused)
+    text = fused.mlir_text()
     assert "qnn." not in text
     # the requantize epilogue fuses into the convolution, as in Relay
     assert "fused_nn_conv2d_subtract_add_fixed_point_multiply_per_axis_add_clip_cast" in text
@@ -72,7 +72,7 @@ def test_int8_programs_plan_and_annotate_memory():
     with relay.transform.PassContext(opt_level=3):
         fused = relay.transform.build_pipeline(3)(mod.clone())
     relay.transform.AnnotateUsedMemory()(fused)
-    text = str(fused)
+    text = fused.mlir_text()
     # the int8 activation (1x8x12x12 = 1152 bytes) is what lives across the dense's call
     assert "relay.io_used_memory" in text and "relay.used_memory" in text
     for algorithm in ("greedy-by-size", "optimal"):

@@ -12,8 +12,6 @@ has the same helpers and more cases; they are ported below the seed's blocks the
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 

@@ -485,7 +485,7 @@ def test_type_propagation():
     x = _v("x")
     mod = xrelay.IRModule.from_expr(relay.Function([x], relay.nn.relu(relay.nn.relu(x))))
     result = relay.transform.AnnotateTarget("test_type_propagation")(mod)
-    assert str(result).count('compiler = "test_type_propagation"') == 4
+    assert result.mlir_text().count('compiler = "test_type_propagation"') == 4
 
 
 def test_composite_function():
@@ -589,7 +589,7 @@ def test_extern_ccompiler_single_op():
     mod = relay.transform.PartitionGraph()(mod)
     xd, yd = np.random.rand(8, 8).astype("float32"), np.random.rand(8, 8).astype("float32")
     np.testing.assert_allclose(_run(mod, {"x": xd, "y": yd}), xd + yd, rtol=1e-6)
-    assert "tvmgen_default_ccompiler_main_0" in str(mod)
+    assert "tvmgen_default_ccompiler_main_0" in mod.mlir_text()
 
 
 def test_extern_ccompiler_default_ops():

@@ -175,7 +175,7 @@ def test_seed_002_example():
     w1 = relay.var("w1", shape=(4, 4, 1, 1))
     w2 = relay.var("w2", shape=(4, 4, 1, 1))
     mod = transform.CombineParallelConv2D(min_num_branches=2)(before(x, w1, w2))
-    text = str(mod)
+    text = mod.mlir_text()
     assert "relay.concatenate %w1, %w2 : (tensor<4x4x1x1xf32>, tensor<4x4x1x1xf32>) -> tensor<8x4x1x1xf32>" in text
     assert "relay.nn.conv2d %x, %0 {channels = 8}" in text
     assert '{begin = [0, 0], end = [-1, 4], strides = [1, 1], slice_mode = "size"}' in text
@@ -240,7 +240,7 @@ def test_nhwc_layout_slices_last_axis():
     outs = [relay.nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO") for w in ws]
     mod = tvm.IRModule.from_expr(relay.Function([x, *ws], relay.Tuple(outs)))
     check_semantics(CombineParallelConv2DPass(2), mod)
-    text = str(transform.CombineParallelConv2D(2)(mod.clone()))
+    text = transform.CombineParallelConv2D(2)(mod.clone()).mlir_text()
     assert "relay.concatenate %w0, %w1 {axis = 3}" in text
     assert "begin = [0, 0, 0, 3], end = [-1, -1, -1, 5]" in text
 

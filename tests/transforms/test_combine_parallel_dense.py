@@ -205,7 +205,7 @@ def test_seed_002_example():
     y_before = relay.Function([x, w1, w2], relay.Tuple((relay.nn.dense(x, w1), relay.nn.dense(x, w2))))
     mod = relay.transform.InferType()(tvm.IRModule.from_expr(y_before))
     y = transform.CombineParallelDense(min_num_branches=2)(mod)["main"]
-    text = str(tvm.IRModule.from_expr(y))
+    text = tvm.IRModule.from_expr(y).mlir_text()
     assert "relay.stack %x, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>" in text
     assert "relay.stack %w1, %w2 : (tensor<5x4xf32>, tensor<5x4xf32>) -> tensor<2x5x4xf32>" in text
     assert "{transpose_b = true} : (tensor<2x3x4xf32>, tensor<2x5x4xf32>) -> tensor<2x3x5xf32>" in text
