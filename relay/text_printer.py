@@ -213,6 +213,7 @@ class _DefPrinter:
         self.annotated: set[_Node] = set()  # nodes whose /* ty=... */ was printed
         self.refs: dict[SSAValue, str] = {}  # parameters and let-bound values
         self.tuple_refs: dict[Operation, str] = {}  # let-bound multi-result ops
+        self.named_tuples: set[Operation] = set()  # multi-result ops let-bound under one name
         self.lines: list[str] = []  # the current scope's bindings
         self.fn_refs: dict[str, str] = {}
 
@@ -268,7 +269,11 @@ class _DefPrinter:
     def _let(self, op: Operation) -> None:
         results = list(op.results)
         whole = results[0].name_hint
-        if len(results) == 1 or (whole and all(r.name_hint == whole for r in results)) or self.p.anf:
+        if len(results) > 1 and not all(r.name_hint == whole for r in results):
+            whole = None  # only the fields have names (let-bound where first used)
+        elif len(results) > 1:
+            self.named_tuples.add(op)
+        if len(results) == 1 or whole or self.p.anf:
             if self.p.anf and not isinstance(op, IfOp):  # fields are let-bound before their use
                 for child in self._children(("op", op)):
                     if isinstance(child, tuple) and child[0] == "tgi":
@@ -466,7 +471,7 @@ class _DefPrinter:
             return doc
         if target[0] == "tgi":
             v = target[1].results[target[2]]
-            own = v.name_hint if target[1] not in self.tuple_refs else None  # not the tuple's name
+            own = v.name_hint if target[1] not in self.named_tuples else None  # not the tuple's name
             if own or self.p.anf:  # a let-bound field keeps its name
                 name = "%" + self.names.unique(own or "x")
                 self.lines.append(f"let {name} = {doc};")

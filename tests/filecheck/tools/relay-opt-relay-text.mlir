@@ -6,14 +6,16 @@
 // IR-NEXT:   %y, %0, %1 = relay.nn.batch_norm %x, %g, %g, %g, %g {epsilon = 0.001}
 // IR-NEXT:   %2 = relay.nn.relu %y
 
+// A fused function literal is numbered after the temporaries of its own body (%10 after
+// %0-%9), as Relay's printer numbers it.
 // RUN: relay-opt %S/Inputs/bn-relu.relay -p simplify-inference,fuse-ops --output-format relay | filecheck %s --check-prefix=RELAY
 // RELAY:      #[version = "0.0.5"]
-// RELAY-NEXT: def @main(%x: Tensor[(1, 2, 2, 2), float32], %g: Tensor[(2), float32]) -> Tensor[(1, 2, 2, 2), float32] {
-// RELAY-NEXT:   %0 = fn (%p0: Tensor[(2), float32], %p1: Tensor[(1, 2, 2, 2), float32], Primitive=1) -> Tensor[(1, 2, 2, 2), float32] {
-// RELAY-NEXT:     %1 = add(%p0, 0.001f /* ty=float32 */) /* ty=Tensor[(2), float32] */;
+// RELAY-NEXT: def @main(%x: Tensor[(1, 2, 2, 2), float32] /* ty=Tensor[(1, 2, 2, 2), float32] */, %g: Tensor[(2), float32] /* ty=Tensor[(2), float32] */) -> Tensor[(1, 2, 2, 2), float32] {
+// RELAY-NEXT:   %10 = fn (%p0: Tensor[(2), float32] /* ty=Tensor[(2), float32] */, %p1: Tensor[(1, 2, 2, 2), float32] /* ty=Tensor[(1, 2, 2, 2), float32] */, Primitive=1) -> Tensor[(1, 2, 2, 2), float32] {
+// RELAY-NEXT:     %0 = add(%p0, 0.001f /* ty=float32 */) /* ty=Tensor[(2), float32] */;
 // RELAY:          nn.relu(%y) /* ty=Tensor[(1, 2, 2, 2), float32] */
 // RELAY-NEXT:   } /* ty=fn (Tensor[(2), float32], Tensor[(1, 2, 2, 2), float32]) -> Tensor[(1, 2, 2, 2), float32] */;
-// RELAY-NEXT:   %0(%g, %x) /* ty=Tensor[(1, 2, 2, 2), float32] */
+// RELAY-NEXT:   %10(%g, %x) /* ty=Tensor[(1, 2, 2, 2), float32] */
 // RELAY-NEXT: }
 
 // Relay text in, Relay text out, through a pipe: the printed text parses back to itself.
