@@ -73,6 +73,7 @@ def build_program(
     default_device: Any = None,
     pool_algorithms: Mapping[str, str] | None = None,
     before_lowering: Callable[[ModuleOp], Any] | None = None,
+    backends: Sequence[str] = ("native",),
 ) -> tuple[ModuleOp, Any]:
     """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
 
@@ -81,7 +82,9 @@ def build_program(
 
     ``default_device`` (a device, name or ``VirtualDevice``) plans devices with that default;
     so does a module with device annotations (default cpu). ``pool_algorithms`` maps a pool
-    (memory space) to the algorithm planning it."""
+    (memory space) to the algorithm planning it. With ``"dnnl"`` in ``backends`` (and oneDNN
+    loadable) the module is partitioned for oneDNN before fusion
+    (``runtime.dnnl_partition``)."""
     from xrelay.dialects import make_context
     from xrelay.transforms.bind_params import bind_params_by_name
     from xrelay.transforms.infra import PassContext, build_pipeline, module_op
@@ -103,7 +106,20 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
-    if default_device is None and not _uses_devices(module):
+    if default_device is None and not _uses_devices(module) and _dnnl_active(backends):
+        from xrelay.runtime.dnnl_partition import partition_for_backend, state_scratch
+        from xrelay.transforms.infra import get_pass
+
+        outer = PassContext.current()
+        disabled = [*outer.disabled_pass, "FuseOps"]
+        with PassContext(opt_level=opt_level, disabled_pass=disabled, config=dict(outer.config)):
+            optimised = module_op(build_pipeline(opt_level)(module))
+        optimised = partition_for_backend(optimised)
+        if "FuseOps" not in outer.disabled_pass:
+            with PassContext(opt_level=opt_level, config=dict(outer.config)):
+                optimised = module_op(get_pass("FuseOps")(optimised))
+        state_scratch(optimised)
+    elif default_device is None and not _uses_devices(module):
         with PassContext(opt_level=opt_level):
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
@@ -142,6 +158,33 @@ def build_c(
         time_limit=time_limit, before_lowering=annotate_scratch,
     )  # fmt: skip
     return CModule(emit_program(program, name, constants, dict(sections or {})), info, program)
+
+
+BACKENDS = ("dnnl", "native")
+"""What ``build(..., backends=...)`` may name: oneDNN primitives for what it offloads, and the
+native kernels (numpy/BLAS and the C loop kernels), which run everything else."""
+
+
+def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
+    if backends is None:
+        return BACKENDS
+    if isinstance(backends, str):
+        backends = (backends,)
+    out = tuple(backends)
+    unknown = [b for b in out if b not in BACKENDS]
+    if unknown or not out:
+        raise BuildError(
+            f"unknown backend(s) {unknown or out!r} (known: {', '.join(BACKENDS)})"
+        )
+    return out
+
+
+def _dnnl_active(backends: Sequence[str]) -> bool:
+    if "dnnl" not in backends:
+        return False
+    from xrelay.runtime.dnnl_lib import dnnl_library
+
+    return dnnl_library() is not None
 
 
 def _uses_devices(module: ModuleOp) -> bool:
@@ -234,6 +277,7 @@ def build(
     threads: int | None = None,
     pool_algorithms: Mapping[str, str] | None = None,
     default_device: Any = None,
+    backends: Sequence[str] | str | None = None,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
@@ -250,7 +294,15 @@ def build(
     module is then planned for several devices (see the module docstring); ``pool_algorithms``
     maps a memory space's pool (``"mcu0.sram"``) to its planning algorithm; ``default_device``
     overrides the default device chosen from the targets (and plans devices even without them).
+
+    ``backends`` (default ``("dnnl", "native")``: the fastest available) says what may run the
+    steps: with ``"dnnl"`` the module is partitioned for oneDNN (Relay's BYOC passes with the
+    dnnl pattern table, after converting convolutions to NHWC) and every
+    ``relay.compiler = "dnnl"`` function runs as oneDNN primitives; ``("native",)`` keeps
+    everything on the native kernels. Without a loadable oneDNN (warned once) the native
+    kernels run everything. ``profile()`` names the backend of each step.
     """
+    backends = _backends(backends)
     from xrelay.runtime.target import TargetError, resolve_build_target
 
     try:
@@ -272,6 +324,11 @@ def build(
         time_limit=time_limit,
         default_device=default_device,
         pool_algorithms=pool_algorithms,
+        before_lowering=None,
+        backends=backends,
     )
-    return GraphModule(program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads)
+    return GraphModule(
+        program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads,
+        backends=backends,
+    )  # fmt: skip
 

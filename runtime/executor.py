@@ -100,6 +100,11 @@ class StepProfile:
     shapes: str
 
 
+def _compiler(fn: func.FuncOp) -> str | None:
+    c = fn.attributes.get("relay.compiler")
+    return getattr(c, "data", None)
+
+
 def _is_planned(fn: func.FuncOp) -> bool:
     arena = [op for op in fn.body.walk() if isinstance(op, AllocStorageOp) and not op.is_external]
     return all(s.placement is not None for s in arena)
@@ -131,8 +136,10 @@ class Executor:
         use_numba: bool = True,
         constants: Mapping[ConstantOp, np.ndarray] | None = None,
         threads: int | WorkerPool | None = None,
+        backends: Sequence[str] = ("dnnl", "native"),
     ):
         self.pool = _pool(threads)
+        self.backends = tuple(backends)
         self.module = program
         self.constants = dict(constants or {})
         self.entry = entry
@@ -187,6 +194,8 @@ class Executor:
             self.input_buffers.append(buf)
             self.input_types.append(t)
         self.steps: list[tuple[str, str, CompiledFunction]] = []
+        self.step_backends: list[str] = []
+        """Which backend runs each step: "dnnl" (oneDNN primitives) or "native"."""
         self.step_dests: list[list[np.ndarray]] = []
         self.tensor_views: dict[str, np.ndarray] = {}
         self.scratch_bytes = 0
@@ -227,6 +236,7 @@ class Executor:
                 compiled = CompiledFunction("memory.copy")
                 compiled.thunks.append(("copy", "copy", _copy_thunk(dst, src)))
                 self.steps.append(("memory.copy", "copy", compiled))
+                self.step_backends.append("native")
                 self.step_dests.append([dst])
             elif isinstance(op, InvokeOp):
                 self.steps.append(self._compile_invoke(op, env))
@@ -238,7 +248,23 @@ class Executor:
                 self.output_types = [v.type for v in op.arguments]
             else:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
+        self._park_before_dnnl()
         self._thunks = [t for _, _, c in self.steps for _, _, t in c.thunks]
+
+    def _park_before_dnnl(self) -> None:
+        """A oneDNN step after a native one first parks the pool's workers: they spin
+        between jobs, and oneDNN's OpenMP threads need those cores."""
+        for i in range(1, len(self.steps)):
+            if self.step_backends[i] == "dnnl" and self.step_backends[i - 1] != "dnnl":
+                thunks = self.steps[i][2].thunks
+                op_name, family, run = thunks[0]
+                park = self.pool.park
+
+                def parked(run=run, park=park) -> None:
+                    park()
+                    run()
+
+                thunks[0] = (op_name, family, parked)
 
     def _compile_invoke(
         self, op: InvokeOp, env: dict[SSAValue, Any]
@@ -250,6 +276,12 @@ class Executor:
         ins = [env[v] for v in op.inputs]
         outs = [env[v] for v in op.outs]
         ws = env[op.workspace[0]] if op.workspace else None
+        if "dnnl" in self.backends and _compiler(fn) == "dnnl":
+            compiled = self._compile_dnnl(fn, ins, outs, ws)
+            if compiled is not None:
+                self.step_backends.append("dnnl")
+                return compiled
+        self.step_backends.append("native")
         try:
             compiled = compile_function(
                 fn,
@@ -268,6 +300,29 @@ class Executor:
         self.scratch_bytes += compiled.scratch_bytes
         ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
         return name, ops, compiled
+
+    def _compile_dnnl(self, fn: func.FuncOp, ins, outs, ws) -> tuple[str, str, CompiledFunction] | None:
+        """The function as oneDNN primitives, or None where oneDNN cannot run it."""
+        from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
+
+        def constant(c: ConstantOp) -> np.ndarray:
+            value = self.constants.get(c)
+            return c.numpy() if value is None else value
+
+        name = fn.sym_name.data
+        try:
+            plan = plan_function(fn, lookup=self.functions.get, constant=constant)
+            thunk = plan.bind(ins, outs, ws, self.pool.threads)
+        except DnnlUnsupported:
+            return None
+        compiled = CompiledFunction(name)
+        families = {s.family for s in plan.steps}
+        family = families.pop() if len(families) == 1 else "other"
+        label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
+        compiled.thunks.append((label, family, thunk))
+        compiled.fast_ops = len(plan.steps)
+        compiled.dnnl_plan = plan  # type: ignore[attr-defined]
+        return name, label, compiled
 
     def _call_reference(self, fn: func.FuncOp, args: tuple[Any, ...]) -> Sequence[Any]:
         if self._relay_interp is None:

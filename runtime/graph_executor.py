@@ -48,7 +48,7 @@ import os
 import statistics
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,8 +167,10 @@ class GraphModule:
         use_numba: bool = True,
         plan_info: Any = None,
         threads: int | None = None,
+        backends: Sequence[str] = ("dnnl", "native"),
     ):
         self.program = program
+        self.backends = tuple(backends)
         self._guard = threading.Lock()  # guards _user/_depth (see _exclusive)
         self._user: tuple[threading.Thread, str] | None = None
         self._depth = 0
@@ -183,7 +185,8 @@ class GraphModule:
         self._params: dict[str, np.ndarray] = {}
         try:
             self._executor = Executor(
-                program, entry=entry, fast=fast, use_numba=use_numba, threads=threads
+                program, entry=entry, fast=fast, use_numba=use_numba, threads=threads,
+                backends=self.backends,
             )
         except ExecutorError as e:
             raise GraphModuleError(str(e)) from None
@@ -331,6 +334,7 @@ class GraphModule:
             use_numba=self._use_numba,
             constants=overrides,
             threads=self._threads,
+            backends=self.backends,
         )
         for buf, value in zip(self._executor.input_buffers, inputs):
             np.copyto(buf, value)
@@ -527,6 +531,7 @@ class GraphModule:
         first) and one per op family (tabulate)."""
         total: dict[int, float] = {}
         families: dict[str, float] = {}
+        backends = self._executor.step_backends
         steps = []
         for _ in range(max(1, runs)):
             steps, fams = self._executor.profile()
@@ -541,18 +546,19 @@ class GraphModule:
                 [
                     s.index,
                     s.name,
+                    backends[s.index],
                     s.ops,
                     total[s.index] / runs * 1000,
                     total[s.index] / all_time * 100,
                 ]
                 for s in steps
             ),
-            key=lambda r: -r[3],
+            key=lambda r: -r[4],
         )
         table = tabulate(
             rows,
-            headers=["Step", "Function", "Ops", "Time (ms)", "Percent"],
-            floatfmt=(".0f", "", "", ".3f", ".1f"),
+            headers=["Step", "Function", "Backend", "Ops", "Time (ms)", "Percent"],
+            floatfmt=(".0f", "", "", "", ".3f", ".1f"),
         )
         fam_rows = [[k, v / runs * 1000, v / all_time * 100] for k, v in families.items() if v > 0]
         fam_table = tabulate(

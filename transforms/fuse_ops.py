@@ -61,7 +61,7 @@ operand is used directly), after it cut the group. The function:
   for a Relay tuple.
 
 The group's ops keep their order; the ``func.call`` replaces the root. Functions that are
-already primitive (or have ``relay.compiler``) are skipped; every other function is fused.
+already primitive (or have ``relay.compiler`` or ``relay.composite``) are skipped; every other function is fused.
 Ops that the function's result does not depend on are deleted, since Relay's graphs cannot
 hold them. Functions must have one block and no ops with regions.
 """
@@ -103,6 +103,7 @@ MAX_NAME_LENGTH = 80
 PRIMITIVE = FUNC_ATTRS["Primitive"]
 RESHAPE_ONLY = FUNC_ATTRS["reshape_only"]
 COMPILER = FUNC_ATTRS["Compiler"]
+COMPOSITE = FUNC_ATTRS["Composite"]
 
 E, B, I, R, O, T, X = (  # noqa: E741 - Relay's pattern keys
     OpPattern.ELEMWISE,
@@ -544,7 +545,9 @@ def fuse_ops(
     namer = _Namer(f.sym_name.data for f in funcs)
     created = 0
     for fn in funcs:
-        if fn.is_declaration or is_primitive(fn) or COMPILER in fn.attributes:
+        # a composite function is one pattern an external compiler runs whole (Relay never
+        # visits it: it lives inside a relay.compiler function)
+        if fn.is_declaration or is_primitive(fn) or COMPILER in fn.attributes or COMPOSITE in fn.attributes:
             continue
         new = fuse_function(fn, namer, opt_level=opt_level, max_depth=max_depth, link_params=link_params)
         for f in new:

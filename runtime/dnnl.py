@@ -1,0 +1,786 @@
+"""The oneDNN backend: ``relay.compiler = "dnnl"`` functions as oneDNN primitives.
+
+``plan_function(fn, module)`` reads a partitioned function (the calls of composite functions
+``dnnl.conv2d_bias_relu``, ``dnnl.conv2d_bias_sum_relu``, ``dnnl.dense_bias``, ... and single
+offloaded ops) and creates one oneDNN primitive descriptor per step:
+
+* ``nn.conv2d`` (NCHW or NHWC data, OIHW/HWIO/HWOI/OHWI kernels, groups and depthwise,
+  strides, dilation, padding) and ``nn.dense`` as convolution and matmul primitives whose
+  bias and epilogue are oneDNN post-ops: ``relu``/``clip``/``sigmoid``/``tanh``/Relay's
+  ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops, a residual ``add`` as a
+  binary post-op reading the residual straight from the arena;
+* ``nn.max_pool2d``/``nn.avg_pool2d``/``nn.global_avg_pool2d``, ``nn.softmax``,
+  ``nn.layer_norm``, ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
+  ``relu``/``clip``/``sigmoid``/``tanh``/``sqrt``/``exp``/``abs``/``log``.
+
+Activations are described with the arena tensors' own strides (plain layouts: channels-last
+NHWC runs oneDNN's fast ``brgconv`` kernels, see ``dnnl_partition``); weights are described
+as they are stored and reordered once, at bind time, into the format the primitive chose
+(``format_tag any``). Scratch lives in the step's planned workspace: oneDNN's scratchpad
+(``scratchpad_mode user``) at its start, then the temporaries between the steps of a
+function with several (``FunctionPlan.workspace_bytes``, which ``dnnl_partition.state_scratch``
+states before lowering). ``FunctionPlan.bind(ins, outs, ws)`` creates the memory objects over
+those arrays and returns one thunk that runs every primitive of the function in one C call.
+
+Anything else raises ``DnnlUnsupported`` and the executor runs the function on its native
+kernels (``xrelay.runtime.fast_kernels``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
+
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.runtime.dnnl_lib import dnnl_library
+
+__all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function"]
+
+
+class DnnlUnsupported(Exception):
+    """oneDNN cannot run this function (the native kernels run it)."""
+
+
+# oneDNN's numbers (dnnl_api.h)
+_F32 = 3
+_Q_SRC, _Q_WEIGHTS, _Q_DST, _Q_SCRATCH = 129, 131, 133, 136
+_ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 2, 17, 33, 41
+_ARG_SCALE, _ARG_SHIFT, _ARG_SCRATCHPAD = 51, 52, 80
+_RELU, _TANH, _ABS, _SQRT, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 41, 42, 44, 45
+_CLIP, _GELU_ERF, _MISH = 46, 49, 51
+_POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
+_BIN_ADD, _BIN_MUL = 131056, 131057
+_USE_SCALE, _USE_SHIFT = 2, 4
+_ALIGN = 64
+
+_UNARY = {"nn.relu": _RELU, "tanh": _TANH, "sigmoid": _LOGISTIC, "sqrt": _SQRT, "exp": _EXP,
+          "abs": _ABS, "log": _LOG, "clip": _CLIP}  # fmt: skip
+_BINARY = {"add": _BIN_ADD, "multiply": _BIN_MUL}
+
+
+def _post_multiple(i: int) -> int:
+    """``DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1``: the second operand of post-op i."""
+    return 32768 * (i + 1) | _ARG_SRC_1
+
+
+def _i64(values: Sequence[int]) -> Any:
+    return (ctypes.c_int64 * max(len(values), 1))(*[int(v) for v in values])
+
+
+class _Md:
+    """A memory descriptor the Python side owns (freed with it)."""
+
+    def __init__(self, lib: Any, handle: int | None, what: str):
+        if not handle:
+            raise DnnlUnsupported(f"oneDNN rejected {what} (status {lib.xr_dnnl_last_status()})")
+        self.lib, self.handle = lib, handle
+
+    def __del__(self) -> None:
+        if getattr(self, "handle", None):
+            self.lib.xr_dnnl_md_free(self.handle)
+            self.handle = None
+
+    @property
+    def size(self) -> int:
+        return int(self.lib.xr_dnnl_md_size(self.handle))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Md) and bool(self.lib.xr_dnnl_md_equal(self.handle, other.handle))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _md(lib: Any, dims: Sequence[int], strides: Sequence[int] | None, what: str) -> _Md:
+    handle = lib.xr_dnnl_md(len(dims), _i64(dims), _F32, None if strides is None else _i64(strides))
+    return _Md(lib, handle, what)
+
+
+def _elem_strides(a: np.ndarray) -> list[int]:
+    return [s // a.itemsize for s in a.strides]
+
+
+def _contiguous(shape: Sequence[int]) -> list[int]:
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return out[::-1]
+
+
+# --------------------------------------------------------------------------------------------
+# What a step reads and writes
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Value:
+    """Where a value of the function lives: a function input or output, a constant, or a
+    temporary in the workspace."""
+
+    kind: str  # "in", "out", "const", "tmp"
+    index: int = 0
+    array: np.ndarray | None = None  # constants
+    shape: tuple[int, ...] = ()
+    offset: int = 0  # temporaries: bytes into the workspace
+
+
+@dataclass
+class _Step:
+    name: str  # the composite or op, for the profile
+    family: str
+    pd: int
+    args: list[tuple[int, Any]]  # (oneDNN argument kind, _Value or a reordered weight array)
+    impl: str = ""
+    weights: list[tuple[int, np.ndarray, _Md, _Md]] = field(default_factory=list)
+    """(argument kind, stored constant, its md, the primitive's md): reordered at bind time."""
+    logical: dict[int, tuple[list[int], list[int]]] = field(default_factory=dict)
+    """Dims and element strides oneDNN sees for each activation argument (a view of the
+    arena tensor: NHWC data is described as logical NCHW with channels-last strides)."""
+    keep: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class FunctionPlan:
+    """The primitives of one dnnl function; see the module docstring."""
+
+    name: str
+    steps: list[_Step]
+    scratch_bytes: int
+    temp_bytes: int
+    keep: list[Any] = field(default_factory=list)
+
+    @property
+    def workspace_bytes(self) -> int:
+        return _round(self.scratch_bytes) + self.temp_bytes
+
+    @property
+    def impls(self) -> list[str]:
+        return [s.impl for s in self.steps]
+
+    def bind(
+        self,
+        ins: Sequence[np.ndarray],
+        outs: Sequence[np.ndarray],
+        ws: np.ndarray | None,
+        threads: int,
+    ) -> Callable[[], None]:
+        """Memory objects over ``ins``/``outs``/``ws`` and the reordered weights; the thunk
+        that runs every step."""
+        lib = dnnl_library()
+        assert lib is not None
+        if self.workspace_bytes and (ws is None or ws.nbytes < self.workspace_bytes):
+            raise DnnlUnsupported(
+                f"@{self.name}: needs a workspace of {self.workspace_bytes} bytes"
+            )
+        keep: list[Any] = [ins, outs, ws]
+        mems: list[int] = []
+        keys: list[int] = []
+        nargs: list[int] = []
+        prims: list[int] = []
+        for step in self.steps:
+            reordered: dict[int, np.ndarray] = {}
+            for key, stored, src_md, dst_md in step.weights:
+                reordered[key] = _reorder(lib, stored, src_md, dst_md, keep)
+            count = 0
+            for key, where in step.args:
+                if isinstance(where, _Value):
+                    ptr, md = self._pointer(lib, step, key, where, ins, outs, ws, keep)
+                elif key == _ARG_SCRATCHPAD:
+                    md = where
+                    ptr = ws.ctypes.data if ws is not None else None
+                else:
+                    array, md = reordered[key], where
+                    ptr = array.ctypes.data
+                mem = lib.xr_dnnl_memory(md.handle, ptr)
+                if not mem:
+                    raise DnnlUnsupported(f"@{self.name}: oneDNN memory object refused")
+                keep.append(_Owned(lib.xr_dnnl_memory_free, mem))
+                keys.append(key)
+                mems.append(mem)
+                count += 1
+            prim = lib.xr_dnnl_primitive(step.pd)
+            if not prim:
+                raise DnnlUnsupported(f"@{self.name}: oneDNN could not create {step.name}")
+            keep.append(_Owned(lib.xr_dnnl_primitive_free, prim))
+            prims.append(prim)
+            nargs.append(count)
+        c_prims = (ctypes.c_void_p * len(prims))(*prims)
+        c_nargs = (ctypes.c_int32 * len(nargs))(*nargs)
+        c_keys = (ctypes.c_int32 * len(keys))(*keys)
+        c_mems = (ctypes.c_void_p * len(mems))(*mems)
+        keep += [c_prims, c_nargs, c_keys, c_mems, self]
+        run = lib.xr_dnnl_run
+        count = len(prims)
+        set_threads = lib.xr_dnnl_set_threads
+        name = self.name
+
+        def thunk() -> None:
+            set_threads(threads)
+            status = run(count, c_prims, c_nargs, c_keys, c_mems)
+            if status:
+                raise RuntimeError(f"oneDNN failed in @{name} (status {status})")
+
+        thunk.keep = keep  # type: ignore[attr-defined]
+        return thunk
+
+    def _pointer(self, lib, step, key, where, ins, outs, ws, keep) -> tuple[int, _Md]:
+        dims, strides = step.logical[key]
+        if where.kind == "in":
+            a = ins[where.index]
+        elif where.kind == "out":
+            a = outs[where.index]
+        elif where.kind == "const":
+            a = np.ascontiguousarray(where.array, np.float32)
+            keep.append(a)
+        else:
+            assert ws is not None
+            start = _round(self.scratch_bytes) + where.offset
+            return ws.ctypes.data + start, _md(lib, dims, strides, "a temporary")
+        if a.dtype != np.float32:
+            raise DnnlUnsupported("oneDNN runs float32 tensors only")
+        if where.kind != "const" and not a.flags.c_contiguous:
+            raise DnnlUnsupported("an arena tensor that is not contiguous")
+        return a.ctypes.data, _md(lib, dims, strides, "an operand")
+
+
+class _Owned:
+    """Frees a C object when the thunk that uses it goes away."""
+
+    def __init__(self, free: Callable[[int], None], handle: int):
+        self.free, self.handle = free, handle
+
+    def __del__(self) -> None:
+        self.free(self.handle)
+
+
+def _round(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) -> np.ndarray:
+    """``stored`` in the primitive's weight format (a new aligned buffer), once."""
+    from xrelay.runtime.executor import aligned_empty
+
+    stored = np.ascontiguousarray(stored, np.float32) if stored.dtype != np.float32 else stored
+    out = aligned_empty(max(dst.size, 4)).view(np.float32)
+    pd = lib.xr_dnnl_reorder(src.handle, dst.handle)
+    if not pd:
+        raise DnnlUnsupported("oneDNN cannot reorder a weight")
+    try:
+        prim = lib.xr_dnnl_primitive(pd)
+        src_mem = lib.xr_dnnl_memory(src.handle, stored.ctypes.data)
+        dst_mem = lib.xr_dnnl_memory(dst.handle, out.ctypes.data)
+        keys = (ctypes.c_int32 * 2)(_ARG_SRC, _ARG_DST)
+        mems = (ctypes.c_void_p * 2)(src_mem, dst_mem)
+        status = lib.xr_dnnl_run(1, (ctypes.c_void_p * 1)(prim), (ctypes.c_int32 * 1)(2), keys, mems)
+        lib.xr_dnnl_memory_free(src_mem)
+        lib.xr_dnnl_memory_free(dst_mem)
+        lib.xr_dnnl_primitive_free(prim)
+    finally:
+        lib.xr_dnnl_pd_free(pd)
+    if status:
+        raise DnnlUnsupported(f"oneDNN failed to reorder a weight (status {status})")
+    keep.append(out)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a function
+# --------------------------------------------------------------------------------------------
+
+
+def _layout_view(shape: Sequence[int], layout: str) -> tuple[list[int], list[int]]:
+    """Logical NC(D)HW dims and element strides of a contiguous tensor stored as ``layout``
+    (``NCHW``, ``NHWC``, ``NCW``, ...)."""
+    if len(layout) != len(shape) or "N" not in layout or "C" not in layout:
+        raise DnnlUnsupported(f"layout {layout}")
+    if any(ch.islower() or ch.isdigit() for ch in layout):
+        raise DnnlUnsupported(f"blocked layout {layout}")
+    strides = _contiguous(shape)
+    spatial = [ch for ch in layout if ch not in "NC"]
+    order = ["N", "C", *spatial]
+    idx = [layout.index(ch) for ch in order]
+    return [shape[i] for i in idx], [strides[i] for i in idx]
+
+
+def _kernel_view(w: np.ndarray, layout: str, groups: int) -> tuple[list[int], list[int]]:
+    """Logical (G,) O, I, H, W dims and element strides of a stored kernel."""
+    if sorted(layout) != sorted("OIHW"):
+        raise DnnlUnsupported(f"kernel layout {layout}")
+    st = _elem_strides(w)
+    dims = {ch: w.shape[i] for i, ch in enumerate(layout)}
+    strides = {ch: st[i] for i, ch in enumerate(layout)}
+    if groups == 1:
+        return ([dims["O"], dims["I"], dims["H"], dims["W"]],
+                [strides["O"], strides["I"], strides["H"], strides["W"]])  # fmt: skip
+    out_per = dims["O"] // groups
+    return (
+        [groups, out_per, dims["I"], dims["H"], dims["W"]],
+        [out_per * strides["O"], strides["O"], strides["I"], strides["H"], strides["W"]],
+    )
+
+
+def _relay(op: Operation) -> str:
+    return op.RELAY_NAME if isinstance(op, RelayOp) else op.name
+
+
+class _Reader:
+    """Turns the ops of one dnnl function into steps."""
+
+    def __init__(self, lib: Any, fn: func.FuncOp, funcs: dict[str, func.FuncOp], constant: Callable[[ConstantOp], np.ndarray]):
+        self.lib, self.fn, self.funcs, self.constant = lib, fn, funcs, constant
+        self.values: dict[SSAValue, _Value] = {}
+        self.steps: list[_Step] = []
+        self.temp = 0
+        self.scratch = 0
+        self.produced: set[SSAValue] = set()
+        self.keep_pd: list[Any] = []
+        for i, a in enumerate(fn.body.block.args):
+            self.values[a] = _Value("in", i, shape=tuple(shape_of(a.type)))
+        ret = fn.body.block.last_op
+        assert ret is not None
+        self.outputs = {v: i for i, v in enumerate(ret.operands)}
+
+    def read(self) -> FunctionPlan:
+        block = self.fn.body.block
+        for op in block.ops:
+            if isinstance(op, ConstantOp):
+                self.values[op.result] = _Value("const", array=self.constant(op), shape=tuple(shape_of(op.result.type)))
+            elif isinstance(op, func.ReturnOp):
+                if any(v not in self.produced for v in op.operands):
+                    raise DnnlUnsupported("a result that no step computes")
+            elif isinstance(op, func.CallOp):
+                callee = self.funcs.get(op.callee.root_reference.data)
+                comp = callee.attributes.get("relay.composite") if callee is not None else None
+                if callee is None or not isinstance(comp, StringAttr):
+                    raise DnnlUnsupported("a call of a function that is not a composite")
+                self._composite(op, callee, comp.data)
+            elif isinstance(op, RelayOp):
+                self._single(op)
+            else:
+                raise DnnlUnsupported(f"'{op.name}'")
+        return FunctionPlan(self.fn.sym_name.data, self.steps, self.scratch, self.temp)
+
+    # -- destinations --------------------------------------------------------------------
+
+    def _dest(self, v: SSAValue) -> _Value:
+        shape = tuple(shape_of(v.type))
+        if dtype_of(v.type) != "float32":
+            raise DnnlUnsupported("oneDNN runs float32 tensors only")
+        if v in self.outputs:
+            out = _Value("out", self.outputs[v], shape=shape)
+        else:
+            out = _Value("tmp", shape=shape, offset=self.temp)
+            self.temp += _round(4 * math.prod(shape))
+        self.values[v] = out
+        self.produced.add(v)
+        return out
+
+    def _src(self, v: SSAValue) -> _Value:
+        if dtype_of(v.type) != "float32":
+            raise DnnlUnsupported("oneDNN runs float32 tensors only")
+        return self.values[v]
+
+    def _finish(self, name: str, family: str, pd: int, step: _Step) -> None:
+        if not pd:
+            raise DnnlUnsupported(f"oneDNN has no primitive for {name} (status {self.lib.xr_dnnl_last_status()})")
+        step.pd = pd
+        step.impl = (self.lib.xr_dnnl_impl(pd) or b"").decode()
+        handle = self.lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
+        scratch = _Md(self.lib, handle, "scratchpad") if handle else None
+        if scratch is not None and scratch.size:
+            self.scratch = max(self.scratch, scratch.size)
+            step.args.append((_ARG_SCRATCHPAD, scratch))
+        self.steps.append(step)
+        self.keep_pd.append(_Owned(self.lib.xr_dnnl_pd_free, pd))
+
+    def _attr(self, post: list[tuple[int, int, float, float, _Md | None]]) -> int:
+        n = len(post)
+        kinds = (ctypes.c_int32 * max(n, 1))(*[p[0] for p in post])
+        algs = (ctypes.c_int32 * max(n, 1))(*[p[1] for p in post])
+        alpha = (ctypes.c_float * max(n, 1))(*[p[2] for p in post])
+        beta = (ctypes.c_float * max(n, 1))(*[p[3] for p in post])
+        mds = (ctypes.c_void_p * max(n, 1))(*[p[4].handle if p[4] else None for p in post])
+        attr = self.lib.xr_dnnl_attr(n, kinds, algs, alpha, beta, mds, 0)
+        if not attr:
+            raise DnnlUnsupported(f"oneDNN rejected the post-ops (status {self.lib.xr_dnnl_last_status()})")
+        self.keep_pd.append(_Owned(self.lib.xr_dnnl_attr_free, attr))
+        return attr
+
+    # -- composites ----------------------------------------------------------------------
+
+    def _composite(self, call: func.CallOp, callee: func.FuncOp, name: str) -> None:
+        """``conv2d``/``dense`` then bias, sum and eltwise post-ops, read from the body."""
+        params = dict(zip(callee.body.block.args, call.arguments))
+        ops = [o for o in callee.body.block.ops if not isinstance(o, func.ReturnOp)]
+        inner: dict[SSAValue, SSAValue] = dict(params)
+        local_consts: dict[SSAValue, np.ndarray] = {}
+        for o in ops:
+            if isinstance(o, ConstantOp):
+                local_consts[o.result] = self.constant(o)
+        ops = [o for o in ops if not isinstance(o, ConstantOp)]
+        if not ops or _relay(ops[0]) not in ("nn.conv2d", "nn.dense"):
+            raise DnnlUnsupported(f"composite {name}")
+        anchor = ops[0]
+
+        def outer(v: SSAValue) -> SSAValue | None:
+            return inner.get(v)
+
+        def const_of(v: SSAValue) -> np.ndarray | None:
+            if v in local_consts:
+                return local_consts[v]
+            o = outer(v)
+            if o is not None and isinstance(self.values.get(o), _Value) and self.values[o].kind == "const":
+                return self.values[o].array
+            return None
+
+        cur = anchor.results[0]
+        bias: np.ndarray | None = None
+        post: list[tuple[str, Any]] = []
+        rest = ops[1:]
+        i = 0
+        while i < len(rest):
+            o = rest[i]
+            nm = _relay(o)
+            others = [v for v in o.operands if v is not cur]
+            if nm == "add" and len(others) == 1 and cur in o.operands:
+                c = const_of(others[0])
+                if c is not None and bias is None and not post and c.size == shape_of(cur.type)[self._channel_axis(anchor)]:
+                    bias = c.reshape(-1)
+                elif c is None and outer(others[0]) is not None and tuple(shape_of(others[0].type)) == tuple(shape_of(cur.type)):
+                    post.append(("sum", outer(others[0])))
+                else:
+                    raise DnnlUnsupported(f"composite {name}: an add oneDNN cannot fuse")
+            elif nm in ("nn.relu", "tanh", "sigmoid") and o.operands[0] is cur:
+                post.append(("eltwise", (_UNARY[nm], 0.0, 0.0)))
+            elif nm == "clip" and o.operands[0] is cur:
+                a = o.attrs  # type: ignore[attr-defined]
+                post.append(("eltwise", (_CLIP, float(a["a_min"]), float(a["a_max"]))))
+            elif nm == "divide" and self._is_gelu(rest[i : i + 5], cur, const_of):
+                post.append(("eltwise", (_GELU_ERF, 0.0, 0.0)))
+                cur = rest[i + 4].results[0]
+                i += 5
+                continue
+            else:
+                raise DnnlUnsupported(f"composite {name}: {nm}")
+            cur = o.results[0]
+            i += 1
+        result = call.results[0]
+        if _relay(anchor) == "nn.conv2d":
+            self._conv(anchor, outer, const_of, bias, post, result, name)
+        else:
+            self._dense(anchor, outer, const_of, bias, post, result, name)
+
+    @staticmethod
+    def _is_gelu(chain: list[Operation], x: SSAValue, const_of) -> bool:
+        """Relay's gelu pattern: ``multiply(multiply(x, add(erf(divide(x, c1)), c2)), c3)``
+        with c1 = sqrt(2), c2 = 1 and c3 = 0.5."""
+        if len(chain) < 5:
+            return False
+        div, erf, add, mul1, mul2 = chain[:5]
+        names = [_relay(o) for o in chain[:5]]
+        if names != ["divide", "erf", "add", "multiply", "multiply"]:
+            return False
+        try:
+            c1 = const_of(div.operands[1])
+            c2 = const_of(add.operands[1]) if add.operands[0] is erf.results[0] else const_of(add.operands[0])
+            m1_other = [v for v in mul1.operands if v is not add.results[0]]
+            m2_other = [v for v in mul2.operands if v is not mul1.results[0]]
+            c3 = const_of(m2_other[0]) if m2_other else None
+        except (IndexError, KeyError):
+            return False
+        return (
+            div.operands[0] is x and erf.operands[0] is div.results[0] and m1_other == [x]
+            and c1 is not None and c1.size == 1 and abs(float(c1.reshape(-1)[0]) - math.sqrt(2)) < 1e-6
+            and c2 is not None and c2.size == 1 and float(c2.reshape(-1)[0]) == 1.0
+            and c3 is not None and c3.size == 1 and float(c3.reshape(-1)[0]) == 0.5
+        )  # fmt: skip
+
+    @staticmethod
+    def _channel_axis(anchor: Operation) -> int:
+        if _relay(anchor) == "nn.dense":
+            return -1
+        layout = anchor.attrs.get("out_layout") or anchor.attrs.get("data_layout") or "NCHW"  # type: ignore[attr-defined]
+        return layout.index("C")
+
+    def _post_ops(self, post, dst_dims, dst_strides, step: _Step) -> int:
+        spec: list[tuple[int, int, float, float, _Md | None]] = []
+        for k, (kind, what) in enumerate(post):
+            if kind == "eltwise":
+                alg, a, b = what
+                spec.append((0, alg, a, b, None))
+            else:
+                src = self._src(what)
+                md = _md(self.lib, dst_dims, dst_strides, "a residual")
+                spec.append((2, _BIN_ADD, 0.0, 0.0, md))
+                step.args.append((_post_multiple(k), src))
+                step.logical[_post_multiple(k)] = (list(dst_dims), list(dst_strides))
+                step.keep.append(md)
+        return self._attr(spec)
+
+    def _conv(self, conv, outer, const_of, bias, post, result, name) -> None:
+        a = conv.attrs
+        if a.get("out_dtype") not in ("", None, "float32"):
+            raise DnnlUnsupported("conv2d out_dtype")
+        data_v = outer(conv.operands[0])
+        weight = const_of(conv.operands[1])
+        if data_v is None or weight is None:
+            raise DnnlUnsupported("conv2d whose weight is not a constant")
+        groups = int(a.get("groups", 1))
+        out_layout = a.get("out_layout") or a["data_layout"]
+        src_dims, src_st = _layout_view(shape_of(data_v.type), a["data_layout"])
+        dst_dims, dst_st = _layout_view(shape_of(result.type), out_layout)
+        w_dims, w_st = _kernel_view(weight, a["kernel_layout"], groups)
+        lib = self.lib
+        step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] else "conv", 0, [])
+        src_md = _md(lib, src_dims, src_st, "conv2d data")
+        dst_md = _md(lib, dst_dims, dst_st, "conv2d output")
+        w_user = _md(lib, w_dims, w_st, "conv2d weight")
+        w_any = _md(lib, w_dims, None, "conv2d weight")
+        b_md = _md(lib, [bias.size], [1], "bias") if bias is not None else None
+        attr = self._post_ops(post, dst_dims, dst_st, step)
+        pad = a["padding"]
+        nsp = 2
+        pd = lib.xr_dnnl_conv(
+            attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle, nsp,
+            _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:2]), _i64(pad[2:]),
+        )  # fmt: skip
+        if not pd:
+            raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
+        w_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
+        step.weights.append((_ARG_WEIGHTS, weight, w_user, w_chosen))
+        step.args[:0] = [(_ARG_SRC, self._src(data_v)), (_ARG_WEIGHTS, w_chosen)]
+        step.logical[_ARG_SRC] = (src_dims, src_st)
+        if bias is not None:
+            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias, np.float32), shape=(bias.size,))))
+            step.logical[_ARG_BIAS] = ([bias.size], [1])
+        step.args.append((_ARG_DST, self._dest(result)))
+        step.logical[_ARG_DST] = (dst_dims, dst_st)
+        step.keep += [src_md, dst_md, w_user, w_any, b_md]
+        self._finish(name, step.family, pd, step)
+
+    def _dense(self, dense, outer, const_of, bias, post, result, name) -> None:
+        data_v = outer(dense.operands[0])
+        weight = const_of(dense.operands[1])
+        if data_v is None or weight is None or weight.ndim != 2:
+            raise DnnlUnsupported("dense whose weight is not a constant matrix")
+        if dense.attrs.get("out_dtype") not in ("", None, "float32"):  # type: ignore[attr-defined]
+            raise DnnlUnsupported("dense out_dtype")
+        x_shape = list(shape_of(data_v.type))
+        if len(x_shape) != 2:
+            raise DnnlUnsupported("dense of a tensor that is not a matrix")
+        m, k = x_shape
+        n = weight.shape[0]
+        lib = self.lib
+        step = _Step(name, "matmul", 0, [])
+        src_md = _md(lib, [m, k], [k, 1], "dense data")
+        dst_md = _md(lib, [m, n], [n, 1], "dense output")
+        ws = _elem_strides(weight)
+        w_user = _md(lib, [k, n], [ws[1], ws[0]], "dense weight")  # (N, K) read as K x N
+        w_any = _md(lib, [k, n], None, "dense weight")
+        b_md = _md(lib, [1, n], [n, 1], "bias") if bias is not None else None
+        attr = self._post_ops(post, [m, n], [n, 1], step)
+        pd = lib.xr_dnnl_matmul(attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle)
+        if not pd:
+            raise DnnlUnsupported(f"oneDNN has no matmul for {name} (status {lib.xr_dnnl_last_status()})")
+        w_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
+        step.weights.append((_ARG_WEIGHTS, weight, w_user, w_chosen))
+        step.args[:0] = [(_ARG_SRC, self._src(data_v)), (_ARG_WEIGHTS, w_chosen)]
+        step.logical[_ARG_SRC] = ([m, k], [k, 1])
+        if bias is not None:
+            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias, np.float32).reshape(1, n), shape=(1, n))))
+            step.logical[_ARG_BIAS] = ([1, n], [n, 1])
+        step.args.append((_ARG_DST, self._dest(result)))
+        step.logical[_ARG_DST] = ([m, n], [n, 1])
+        step.keep += [src_md, dst_md, w_user, w_any, b_md]
+        self._finish(name, "matmul", pd, step)
+
+    # -- single ops ------------------------------------------------------------------------
+
+    def _single(self, op: RelayOp) -> None:
+        nm = op.RELAY_NAME
+        lib = self.lib
+        res = op.results[0] if len(op.results) == 1 else None
+        if res is None:
+            raise DnnlUnsupported(f"{nm} with several results")
+        out_shape = list(shape_of(res.type))
+        step = _Step(nm, "other", 0, [])
+        a = op.attrs
+        if nm in ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d"):
+            layout = a.get("layout", "NCHW")
+            out_layout = a.get("out_layout") or layout
+            x = op.operands[0]
+            src_dims, src_st = _layout_view(shape_of(x.type), layout)
+            dst_dims, dst_st = _layout_view(out_shape, out_layout)
+            if nm == "nn.global_avg_pool2d":
+                kernel, strides, dil, pad = src_dims[2:], [1, 1], [0, 0], [0, 0, 0, 0]
+                alg = _POOL_AVG_INCLUDE
+            else:
+                if a.get("ceil_mode"):
+                    raise DnnlUnsupported("ceil_mode pooling")
+                kernel, strides = list(a["pool_size"]), list(a["strides"])
+                dil = [d - 1 for d in a.get("dilation", (1, 1))]
+                pad = list(a["padding"])
+                if nm == "nn.max_pool2d":
+                    alg = _POOL_MAX
+                else:
+                    alg = _POOL_AVG_INCLUDE if a.get("count_include_pad") else _POOL_AVG_EXCLUDE
+            src_md = _md(lib, src_dims, src_st, "pool data")
+            dst_md = _md(lib, dst_dims, dst_st, "pool output")
+            attr = self._attr([])
+            pd = lib.xr_dnnl_pool(attr, alg, src_md.handle, dst_md.handle, 2, _i64(strides), _i64(kernel), _i64(dil), _i64(pad[:2]), _i64(pad[2:]))
+            step.family = "pool"
+            step.args = [(_ARG_SRC, self._src(x))]
+            step.logical[_ARG_SRC] = (src_dims, src_st)
+            step.logical[_ARG_DST] = (dst_dims, dst_st)
+        elif nm == "nn.softmax":
+            x = op.operands[0]
+            shape = list(shape_of(x.type))
+            axis = int(a.get("axis", -1)) % len(shape)
+            st = _contiguous(shape)
+            src_md = _md(lib, shape, st, "softmax data")
+            dst_md = src_md
+            pd = lib.xr_dnnl_softmax(self._attr([]), src_md.handle, dst_md.handle, axis)
+            step.args = [(_ARG_SRC, self._src(x))]
+            step.logical[_ARG_SRC] = (shape, st)
+            step.logical[_ARG_DST] = (shape, st)
+        elif nm == "nn.layer_norm":
+            x, gamma, beta = op.operands
+            shape = list(shape_of(x.type))
+            axis = int(a.get("axis", -1)) % len(shape)
+            if axis != len(shape) - 1:
+                raise DnnlUnsupported("layer_norm over an axis that is not the last")
+            st = _contiguous(shape)
+            src_md = _md(lib, shape, st, "layer_norm data")
+            dst_md = src_md
+            flags = (_USE_SCALE if a.get("scale", True) else 0) | (_USE_SHIFT if a.get("center", True) else 0)
+            pd = lib.xr_dnnl_layer_norm(self._attr([]), src_md.handle, dst_md.handle, float(a.get("epsilon", 1e-5)), flags)
+            step.args = [(_ARG_SRC, self._src(x))]
+            c = shape[-1]
+            if flags & _USE_SCALE:
+                step.args.append((_ARG_SCALE, self._src(gamma)))
+                step.logical[_ARG_SCALE] = ([c], [1])
+            if flags & _USE_SHIFT:
+                step.args.append((_ARG_SHIFT, self._src(beta)))
+                step.logical[_ARG_SHIFT] = ([c], [1])
+            step.logical[_ARG_SRC] = (shape, st)
+            step.logical[_ARG_DST] = (shape, st)
+        elif nm in _BINARY:
+            x, y = op.operands
+            xs, ys = list(shape_of(x.type)), list(shape_of(y.type))
+            if xs != out_shape and ys == out_shape:
+                x, y, xs, ys = y, x, ys, xs  # add and multiply commute; src0 is the full shape
+            if xs != out_shape:
+                raise DnnlUnsupported("a binary op whose operands both broadcast")
+            ys = [1] * (len(out_shape) - len(ys)) + ys
+            yv = self._src(y)
+            y_st = _contiguous(ys) if yv.kind != "const" else None
+            if yv.kind == "const":
+                arr = np.ascontiguousarray(yv.array, np.float32).reshape(ys)
+                yv = _Value("const", array=arr, shape=tuple(ys))
+                y_st = _contiguous(ys)
+            st = _contiguous(out_shape)
+            x_md = _md(lib, out_shape, st, "binary operand")
+            y_md = _md(lib, ys, y_st, "binary operand")
+            pd = lib.xr_dnnl_binary(self._attr([]), _BINARY[nm], x_md.handle, y_md.handle, x_md.handle)
+            step.family = "elementwise"
+            step.args = [(_ARG_SRC, self._src(x)), (_ARG_SRC_1, yv)]
+            step.logical[_ARG_SRC] = (out_shape, st)
+            step.logical[_ARG_SRC_1] = (ys, y_st)
+            step.logical[_ARG_DST] = (out_shape, st)
+            step.keep += [x_md, y_md]
+        elif nm in _UNARY or nm == "nn.leaky_relu":
+            x = op.operands[0]
+            st = _contiguous(out_shape)
+            alpha = beta = 0.0
+            alg = _RELU if nm == "nn.leaky_relu" else _UNARY[nm]
+            if nm == "clip":
+                alpha, beta = float(a["a_min"]), float(a["a_max"])
+            elif nm == "nn.leaky_relu":
+                alpha = float(a.get("alpha", 0.01))
+            md = _md(lib, out_shape, st, "eltwise data")
+            pd = lib.xr_dnnl_eltwise(self._attr([]), alg, md.handle, md.handle, alpha, beta)
+            step.family = "elementwise"
+            step.args = [(_ARG_SRC, self._src(x))]
+            step.logical[_ARG_SRC] = (out_shape, st)
+            step.logical[_ARG_DST] = (out_shape, st)
+            step.keep.append(md)
+        elif nm == "nn.batch_matmul":
+            x, y = op.operands
+            ta, tb = bool(a.get("transpose_a", False)), bool(a.get("transpose_b", True))
+            xs, ys = list(shape_of(x.type)), list(shape_of(y.type))
+            if len(xs) != 3 or len(ys) != 3:
+                raise DnnlUnsupported("batch_matmul of tensors that are not 3-D")
+            bx, m, k = xs[0], *((xs[2], xs[1]) if ta else (xs[1], xs[2]))
+            by = ys[0]
+            n = ys[1] if tb else ys[2]
+            b = max(bx, by)
+            x_st = _contiguous(xs)
+            x_dims, x_st = [bx, m, k], ([x_st[0], x_st[2], x_st[1]] if ta else x_st)
+            y_st = _contiguous(ys)
+            y_dims, y_st = [by, k, n], ([y_st[0], y_st[2], y_st[1]] if tb else y_st)
+            if bx == 1:
+                x_st[0] = 0
+            if by == 1:
+                y_st[0] = 0
+            o_st = _contiguous([b, m, n])
+            x_md = _md(lib, x_dims, x_st, "batch_matmul operand")
+            y_md = _md(lib, y_dims, y_st, "batch_matmul operand")
+            o_md = _md(lib, [b, m, n], o_st, "batch_matmul output")
+            pd = lib.xr_dnnl_matmul(self._attr([]), x_md.handle, y_md.handle, None, o_md.handle)
+            step.family = "matmul"
+            step.args = [(_ARG_SRC, self._src(x)), (_ARG_WEIGHTS, self._src(y))]
+            step.logical[_ARG_SRC] = (x_dims, x_st)
+            step.logical[_ARG_WEIGHTS] = (y_dims, y_st)
+            step.logical[_ARG_DST] = ([b, m, n], o_st)
+            step.keep += [x_md, y_md, o_md]
+        else:
+            raise DnnlUnsupported(f"op {nm}")
+        if not pd:
+            raise DnnlUnsupported(f"oneDNN has no primitive for {nm} (status {lib.xr_dnnl_last_status()})")
+        step.args.append((_ARG_DST, self._dest(res)))
+        self._finish(nm, step.family, pd, step)
+
+
+def plan_function(
+    fn: func.FuncOp,
+    module: ModuleOp | None = None,
+    *,
+    lookup: Callable[[str], func.FuncOp | None] | None = None,
+    constant: Callable[[ConstantOp], np.ndarray] | None = None,
+) -> FunctionPlan:
+    """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
+    library is unavailable). ``constant(op)`` gives a constant's array (default its data)."""
+    lib = dnnl_library()
+    if lib is None:
+        raise DnnlUnsupported("the oneDNN library is unavailable")
+    if module is None:
+        top = fn.get_toplevel_object()
+        module = top if isinstance(top, ModuleOp) else None
+    funcs: dict[str, func.FuncOp] = {}
+    if lookup is None and module is not None:
+        funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()))
+    if lookup is not None:
+        reader.funcs = _Lookup(lookup)  # type: ignore[assignment]
+    plan = reader.read()
+    plan.keep = reader.keep_pd
+    return plan
+
+
+class _Lookup(dict):
+    def __init__(self, lookup: Callable[[str], func.FuncOp | None]):
+        super().__init__()
+        self._lookup = lookup
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        found = self._lookup(key)
+        return default if found is None else found

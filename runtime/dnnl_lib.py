@@ -1,0 +1,156 @@
+"""Loading oneDNN: the ``onednn-cpu-gomp`` wheel's ``libdnnl.so.3`` and xrelay's C shim over it.
+
+The wheel (pinned in ``pyproject.toml``) installs ``libdnnl.so.3`` (oneDNN v3.2, OpenMP
+threading) into the environment's ``lib`` directory, without headers; ``dnnl_api.h`` declares
+the part of oneDNN's C API that ``dnnl_shim.c`` uses. The shim is compiled once per machine
+with the system compiler (``$CC``, default ``cc``) against that library into
+``$XRELAY_CACHE_DIR`` (default ``~/.cache/xrelay``), keyed by the hash of the sources, the
+flags and the library file, exactly as the native kernels are (``runtime.native``).
+
+``dnnl_library()`` returns the loaded shim, or None with one warning per process when the
+library is missing, fails to load, or the shim does not compile; ``XRELAY_DNNL=0`` turns the
+backend off without a warning and ``XRELAY_DNNL_LIB`` names another ``libdnnl.so.3``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from typing import Any
+
+from xrelay.runtime import native
+
+__all__ = ["dnnl_library", "dnnl_unavailable_reason", "library_path"]
+
+_SOURCES = ("dnnl_shim.c", "dnnl_api.h")
+_FLAGS = ["-O2", "-shared", "-fPIC"]
+_STATE: dict[str, Any] = {}
+
+_P = ctypes.c_void_p
+_I = ctypes.c_int
+_I64P = ctypes.POINTER(ctypes.c_int64)
+_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "xr_dnnl_last_status": (_I, []),
+    "xr_dnnl_open": (_I, [_I]),
+    "xr_dnnl_set_threads": (None, [_I]),
+    "xr_dnnl_md": (_P, [_I, _P, _I, _P]),
+    "xr_dnnl_pd_md": (_P, [_P, _I, _I]),
+    "xr_dnnl_md_free": (None, [_P]),
+    "xr_dnnl_md_size": (ctypes.c_size_t, [_P]),
+    "xr_dnnl_md_equal": (_I, [_P, _P]),
+    "xr_dnnl_attr": (_P, [_I, _P, _P, _P, _P, _P, _I]),
+    "xr_dnnl_attr_free": (None, [_P]),
+    "xr_dnnl_conv": (_P, [_P, _P, _P, _P, _P, _I, _P, _P, _P, _P]),
+    "xr_dnnl_matmul": (_P, [_P, _P, _P, _P, _P]),
+    "xr_dnnl_pool": (_P, [_P, _I, _P, _P, _I, _P, _P, _P, _P, _P]),
+    "xr_dnnl_softmax": (_P, [_P, _P, _P, _I]),
+    "xr_dnnl_layer_norm": (_P, [_P, _P, _P, ctypes.c_float, ctypes.c_uint]),
+    "xr_dnnl_eltwise": (_P, [_P, _I, _P, _P, ctypes.c_float, ctypes.c_float]),
+    "xr_dnnl_binary": (_P, [_P, _I, _P, _P, _P]),
+    "xr_dnnl_reorder": (_P, [_P, _P]),
+    "xr_dnnl_impl": (ctypes.c_char_p, [_P]),
+    "xr_dnnl_pd_free": (None, [_P]),
+    "xr_dnnl_primitive": (_P, [_P]),
+    "xr_dnnl_primitive_free": (None, [_P]),
+    "xr_dnnl_memory": (_P, [_P, _P]),
+    "xr_dnnl_memory_free": (None, [_P]),
+    "xr_dnnl_run": (_I, [_I, _P, _P, _P, _P]),
+}
+
+
+def library_path() -> str | None:
+    """Where ``libdnnl.so.3`` is: ``$XRELAY_DNNL_LIB``, else the wheel's file in this
+    environment's ``lib`` directory (found through the package's record), else None."""
+    explicit = os.environ.get("XRELAY_DNNL_LIB")
+    if explicit:
+        return explicit
+    try:
+        from importlib import metadata
+
+        dist = metadata.distribution("onednn-cpu-gomp")
+        for f in dist.files or ():
+            if f.name == "libdnnl.so.3":
+                return str(f.locate().resolve())
+    except Exception:  # not installed, or a record without the file
+        pass
+    candidate = os.path.join(sys.prefix, "lib", "libdnnl.so.3")
+    return candidate if os.path.exists(candidate) else None
+
+
+def _compile(lib_path: str) -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    parts = []
+    for name in _SOURCES:
+        with open(os.path.join(here, name), encoding="utf-8") as f:
+            parts.append(f.read())
+    st = os.stat(lib_path)
+    compiler = os.environ.get("CC", "cc")
+    key_text = "\0".join([*parts, compiler, *_FLAGS, lib_path, str(st.st_size), str(st.st_mtime_ns)])
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
+    out_path = os.path.join(native._cache_dir(), f"xrelay_dnnl_{key}.so")  # noqa: SLF001
+    if os.path.exists(out_path):
+        return out_path
+    lib_dir = os.path.dirname(lib_path)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "dnnl.so")
+        subprocess.run(
+            [compiler, *_FLAGS, "-I", here, os.path.join(here, _SOURCES[0]), "-o", out,
+             f"-L{lib_dir}", f"-l:{os.path.basename(lib_path)}", f"-Wl,-rpath,{lib_dir}"],
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+        staged = f"{out_path}.{os.getpid()}.tmp"
+        with open(out, "rb") as a, open(staged, "wb") as b:
+            b.write(a.read())
+        os.replace(staged, out_path)  # atomic: concurrent builders each publish a whole file
+    return out_path
+
+
+def _load() -> tuple[ctypes.CDLL | None, str]:
+    if os.environ.get("XRELAY_DNNL", "1") == "0":
+        return None, "XRELAY_DNNL=0"
+    lib_path = library_path()
+    if lib_path is None:
+        return None, "the onednn-cpu-gomp package (libdnnl.so.3) is not installed"
+    try:
+        # Loaded first by path, so a broken library is reported as such (not as a link error).
+        ctypes.CDLL(lib_path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as e:
+        return None, f"cannot load {lib_path}: {e}"
+    try:
+        shim = ctypes.CDLL(_compile(lib_path))
+    except (OSError, subprocess.SubprocessError) as e:
+        detail = getattr(e, "stderr", b"") or b""
+        return None, f"cannot build the oneDNN shim: {e} {detail.decode(errors='replace')[:300]}"
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        fn = getattr(shim, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    status = shim.xr_dnnl_open(1)
+    if status != 0:
+        return None, f"oneDNN could not create a CPU engine (status {status})"
+    return shim, ""
+
+
+def dnnl_library() -> ctypes.CDLL | None:
+    """The shim (loaded on first use), or None after one warning per process."""
+    if "lib" not in _STATE:
+        lib, reason = _load()
+        _STATE["lib"], _STATE["reason"] = lib, reason
+        if lib is None and reason != "XRELAY_DNNL=0":
+            warnings.warn(
+                f"xrelay: the oneDNN backend is unavailable ({reason}); using the native kernels",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    return _STATE["lib"]
+
+
+def dnnl_unavailable_reason() -> str:
+    """Why ``dnnl_library()`` is None ("" when it loaded)."""
+    dnnl_library()
+    return _STATE["reason"]

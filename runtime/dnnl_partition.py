@@ -1,0 +1,148 @@
+"""How ``xrelay.build(..., backends=("dnnl", ...))`` offloads a module to oneDNN.
+
+After Relay's pre-fusion passes (``build_pipeline`` without FuseOps) the module goes through
+
+1. ``ConvertLayout`` to channels-last: ``nn.conv2d`` to ``NHWC`` with Relay's default kernel
+   layout, the 2-D pools to ``NHWC``, then ``FoldConstant`` (the weights' transposes fold).
+   oneDNN's AVX-512 ``brgconv`` kernels read and write plain NHWC as fast as its blocked
+   ``nChw16c`` (measured per ResNet-18 convolution), and an NCHW convolution falls back to
+   its much slower im2col + GEMM; so activations stay plain NHWC in the arena and no step
+   converts layouts;
+2. Relay's BYOC passes with Relay's dnnl pattern table: ``MergeComposite``,
+   ``AnnotateTarget(["dnnl"])`` and ``PartitionGraph`` -- without ``MergeCompilerRegions``,
+   so every offloaded composite or op is its own ``relay.compiler = "dnnl"`` function and
+   each of its inputs and outputs is a planned arena tensor (a merged region's temporaries
+   would live outside the plan);
+3. ``FuseOps`` fuses what stays with the native kernels.
+
+Before ``lower-to-memory``, ``state_scratch`` states each dnnl function's scratch
+(``relay.scratch_bytes``: oneDNN's scratchpad, plus the temporaries of a function with
+several steps), so the plan gives it a workspace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+
+__all__ = ["DESIRED_LAYOUTS", "dnnl_functions", "partition_for_backend", "state_scratch"]
+
+DESIRED_LAYOUTS = {
+    "nn.conv2d": ["NHWC", "default"],
+    "nn.max_pool2d": ["NHWC"],
+    "nn.avg_pool2d": ["NHWC"],
+    "nn.global_avg_pool2d": ["NHWC"],
+}
+"""What ``partition_for_backend`` converts to channels-last before partitioning."""
+
+
+def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> ModuleOp:
+    """Steps 1 and 2 of the module docstring, in place on a module that went through the
+    pre-fusion passes; returns it."""
+    from xrelay.transforms.annotate_target import AnnotateTargetPass
+    from xrelay.transforms.convert_layout import ConvertLayoutPass
+    from xrelay.transforms.infra import PassContext, get_pass, module_op
+    from xrelay.transforms.merge_composite import MergeCompositePass
+    from xrelay.transforms.partition_graph import PartitionGraphPass
+
+    passes: list[Any] = []
+    # only where there is something to convert (ConvertLayout also fails on some graphs
+    # without convolutions, such as the BERT-style layer)
+    if channels_last and any(getattr(o, "RELAY_NAME", "") in DESIRED_LAYOUTS for o in module.walk()):
+        passes += [ConvertLayoutPass(DESIRED_LAYOUTS), get_pass("FoldConstant")]
+    passes += [MergeCompositePass("dnnl"), AnnotateTargetPass(("dnnl",)), PartitionGraphPass()]
+    import logging
+
+    layout_log = logging.getLogger("xrelay.transforms.convert_layout")
+    level = layout_log.level
+    layout_log.setLevel(logging.ERROR)  # "desired layout not specified" for ops kept as they are
+    try:
+        with PassContext(opt_level=3):
+            for p in passes:
+                module = module_op(_as_pass(p)(module))
+    finally:
+        layout_log.setLevel(level)
+    inline_elementwise(module)
+    return module
+
+
+ELEMENTWISE = frozenset(
+    {"add", "multiply", "nn.relu", "nn.leaky_relu", "clip", "tanh", "sigmoid", "sqrt", "exp",
+     "abs", "log", "round"}
+)  # fmt: skip
+"""Ops that ``inline_elementwise`` gives back to the native kernels when they are alone."""
+
+
+def inline_elementwise(module: ModuleOp) -> int:
+    """Put every dnnl function that is one elementwise op back into its caller.
+
+    Alone, such an op is one pass over memory in oneDNN too, but left in the caller it fuses
+    with its neighbours (the BERT-style layer's adds and multiplies around its matmuls,
+    MobileNetV2's residual adds) instead of costing a step of its own. Returns how many."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from xrelay.dialects.relay import ConstantOp, RelayOp
+
+    candidates = {}
+    for fn in dnnl_functions(module):
+        ops = [o for o in fn.body.block.ops if not isinstance(o, func.ReturnOp)]
+        work = [o for o in ops if not isinstance(o, ConstantOp)]
+        if len(work) == 1 and isinstance(work[0], RelayOp) and work[0].RELAY_NAME in ELEMENTWISE:
+            candidates[fn.sym_name.data] = fn
+    if not candidates:
+        return 0
+    count = 0
+    for op in list(module.walk()):
+        if not isinstance(op, func.CallOp) or op.callee.root_reference.data not in candidates:
+            continue
+        fn = candidates[op.callee.root_reference.data]
+        mapping = dict(zip(fn.body.block.args, op.arguments))
+        ret = None
+        for inner in fn.body.block.ops:
+            if isinstance(inner, func.ReturnOp):
+                ret = inner
+                continue
+            new = inner.clone(value_mapper=mapping)
+            Rewriter.insert_op(new, InsertPoint.before(op))
+            for a, b in zip(inner.results, new.results):
+                mapping[a] = b
+        assert ret is not None
+        for r, v in zip(op.results, ret.operands):
+            r.replace_all_uses_with(mapping[v])
+        Rewriter.erase_op(op)
+        count += 1
+    for fn in candidates.values():
+        Rewriter.erase_op(fn)
+    return count
+
+
+def _as_pass(p: Any) -> Any:
+    from xrelay.transforms.infra import as_pass
+
+    return as_pass(p)
+
+
+def dnnl_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The module's ``relay.compiler = "dnnl"`` functions."""
+    out = []
+    for op in module.ops:
+        if isinstance(op, func.FuncOp):
+            c = op.attributes.get("relay.compiler")
+            if isinstance(c, StringAttr) and c.data == "dnnl":
+                out.append(op)
+    return out
+
+
+def state_scratch(module: ModuleOp) -> None:
+    """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``)."""
+    from xrelay.dialects.memory import SCRATCH_ATTR
+    from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
+
+    for fn in dnnl_functions(module):
+        try:
+            need = plan_function(fn, module).workspace_bytes
+        except DnnlUnsupported:
+            continue  # runs on the native kernels, which state their own need
+        fn.attributes[SCRATCH_ATTR] = IntegerAttr(need, i64)

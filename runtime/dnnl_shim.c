@@ -1,0 +1,289 @@
+/*
+ * xrelay's oneDNN backend in C (xrelay.runtime.dnnl builds this file once per machine with the
+ * system compiler, linked against the onednn-cpu-gomp wheel's libdnnl.so.3, and calls it
+ * through ctypes). Thin wrappers over the C API declared in dnnl_api.h: one engine and one
+ * stream per process, memory descriptors from dims and strides (or "any"), primitive
+ * descriptors with post-ops and a user scratchpad, primitives, memory objects over the
+ * caller's pointers (the planned arena), and execution of one primitive or of a run of them.
+ *
+ * Every function that can fail returns NULL or a nonzero status and leaves the library's
+ * status in xr_dnnl_last_status().
+ */
+#include "dnnl_api.h"
+
+static dnnl_engine_t engine;
+static dnnl_stream_t stream;
+static int n_threads = 1;
+static dnnl_status_t last_status;
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        last_status = (call);                                                                  \
+        if (last_status != dnnl_success) goto fail;                                            \
+    } while (0)
+
+int xr_dnnl_last_status(void) { return last_status; }
+
+/* The engine and stream; threads is how many OpenMP threads oneDNN may use (set again by
+   every execution, because OpenMP's thread count is per calling thread). */
+int xr_dnnl_open(int threads) {
+    n_threads = threads > 0 ? threads : 1;
+    if (engine == NULL) {
+        CHECK(dnnl_engine_create(&engine, dnnl_cpu, 0));
+        CHECK(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags));
+    }
+    return 0;
+fail:
+    return last_status;
+}
+
+void xr_dnnl_set_threads(int threads) { n_threads = threads > 0 ? threads : 1; }
+
+static void copy_dims(dnnl_dims_t out, int n, const int64_t *in) {
+    for (int i = 0; i < DNNL_MAX_NDIMS; i++) out[i] = i < n && in ? in[i] : 0;
+}
+
+/* A memory descriptor: plain with the given element strides, or format "any" when strides
+   is NULL (the primitive chooses). */
+dnnl_memory_desc_t xr_dnnl_md(int ndims, const int64_t *dims, int data_type,
+                              const int64_t *strides) {
+    dnnl_memory_desc_t md = NULL;
+    dnnl_dims_t d, s;
+    copy_dims(d, ndims, dims);
+    if (strides == NULL) {
+        CHECK(dnnl_memory_desc_create_with_tag(&md, ndims, d, data_type, dnnl_format_tag_any));
+    } else {
+        copy_dims(s, ndims, strides);
+        CHECK(dnnl_memory_desc_create_with_strides(&md, ndims, d, data_type, s));
+    }
+    return md;
+fail:
+    return NULL;
+}
+
+/* A copy the caller owns of a descriptor the primitive descriptor owns. */
+dnnl_memory_desc_t xr_dnnl_pd_md(const_dnnl_primitive_desc_t pd, int what, int index) {
+    dnnl_memory_desc_t md = NULL;
+    const_dnnl_memory_desc_t q = dnnl_primitive_desc_query_md(pd, what, index);
+    if (q == NULL) return NULL;
+    CHECK(dnnl_memory_desc_clone(&md, q));
+    return md;
+fail:
+    return NULL;
+}
+
+void xr_dnnl_md_free(dnnl_memory_desc_t md) {
+    if (md) dnnl_memory_desc_destroy(md);
+}
+size_t xr_dnnl_md_size(const_dnnl_memory_desc_t md) { return md ? dnnl_memory_desc_get_size(md) : 0; }
+int xr_dnnl_md_equal(const_dnnl_memory_desc_t a, const_dnnl_memory_desc_t b) {
+    return dnnl_memory_desc_equal(a, b);
+}
+
+/* Attributes: a user scratchpad, optional bf16 math, and n post-ops, each
+   kinds[i] = 0 eltwise (algs[i], alpha[i], beta[i]), 1 sum (scale alpha[i]),
+   2 binary (algs[i] with a second operand described by mds[i]). */
+dnnl_primitive_attr_t xr_dnnl_attr(int n, const int32_t *kinds, const int32_t *algs,
+                                   const float *alpha, const float *beta,
+                                   const_dnnl_memory_desc_t *mds, int bf16) {
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_post_ops_t ops = NULL;
+    CHECK(dnnl_primitive_attr_create(&attr));
+    CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
+    if (bf16) CHECK(dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_bf16));
+    if (n > 0) {
+        CHECK(dnnl_post_ops_create(&ops));
+        for (int i = 0; i < n; i++) {
+            if (kinds[i] == 0)
+                CHECK(dnnl_post_ops_append_eltwise(ops, algs[i], alpha[i], beta[i]));
+            else if (kinds[i] == 1)
+                CHECK(dnnl_post_ops_append_sum(ops, alpha[i], 0, 0));
+            else
+                CHECK(dnnl_post_ops_append_binary(ops, algs[i], mds[i]));
+        }
+        CHECK(dnnl_primitive_attr_set_post_ops(attr, ops));
+        dnnl_post_ops_destroy(ops);
+    }
+    return attr;
+fail:
+    if (ops) dnnl_post_ops_destroy(ops);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return NULL;
+}
+
+void xr_dnnl_attr_free(dnnl_primitive_attr_t attr) {
+    if (attr) dnnl_primitive_attr_destroy(attr);
+}
+
+/* Convolution (groups are in the weights' dims); dilates count the gaps (Relay's minus 1). */
+dnnl_primitive_desc_t xr_dnnl_conv(const_dnnl_primitive_attr_t attr, const_dnnl_memory_desc_t src,
+                                   const_dnnl_memory_desc_t weights, const_dnnl_memory_desc_t bias,
+                                   const_dnnl_memory_desc_t dst, int nsp, const int64_t *strides,
+                                   const int64_t *dilates, const int64_t *pad_l,
+                                   const int64_t *pad_r) {
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_dims_t s, d, l, r;
+    copy_dims(s, nsp, strides);
+    copy_dims(d, nsp, dilates);
+    copy_dims(l, nsp, pad_l);
+    copy_dims(r, nsp, pad_r);
+    CHECK(dnnl_convolution_forward_primitive_desc_create(&pd, engine, dnnl_forward_inference,
+                                                         dnnl_convolution_direct, src, weights,
+                                                         bias, dst, s, d, l, r, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_matmul(const_dnnl_primitive_attr_t attr,
+                                     const_dnnl_memory_desc_t src,
+                                     const_dnnl_memory_desc_t weights,
+                                     const_dnnl_memory_desc_t bias,
+                                     const_dnnl_memory_desc_t dst) {
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK(dnnl_matmul_primitive_desc_create(&pd, engine, src, weights, bias, dst, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_pool(const_dnnl_primitive_attr_t attr, int alg,
+                                   const_dnnl_memory_desc_t src, const_dnnl_memory_desc_t dst,
+                                   int nsp, const int64_t *strides, const int64_t *kernel,
+                                   const int64_t *dilation, const int64_t *pad_l,
+                                   const int64_t *pad_r) {
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_dims_t s, k, d, l, r;
+    copy_dims(s, nsp, strides);
+    copy_dims(k, nsp, kernel);
+    copy_dims(d, nsp, dilation);
+    copy_dims(l, nsp, pad_l);
+    copy_dims(r, nsp, pad_r);
+    CHECK(dnnl_pooling_forward_primitive_desc_create(&pd, engine, dnnl_forward_inference, alg,
+                                                     src, dst, s, k, d, l, r, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_softmax(const_dnnl_primitive_attr_t attr,
+                                      const_dnnl_memory_desc_t src, const_dnnl_memory_desc_t dst,
+                                      int axis) {
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK(dnnl_softmax_forward_primitive_desc_create(&pd, engine, dnnl_forward_inference,
+                                                     dnnl_softmax_accurate, src, dst, axis, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_layer_norm(const_dnnl_primitive_attr_t attr,
+                                         const_dnnl_memory_desc_t src,
+                                         const_dnnl_memory_desc_t dst, float epsilon,
+                                         unsigned flags) {
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK(dnnl_layer_normalization_forward_primitive_desc_create(
+        &pd, engine, dnnl_forward_inference, src, dst, NULL, epsilon, flags, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_eltwise(const_dnnl_primitive_attr_t attr, int alg,
+                                      const_dnnl_memory_desc_t src, const_dnnl_memory_desc_t dst,
+                                      float alpha, float beta) {
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK(dnnl_eltwise_forward_primitive_desc_create(&pd, engine, dnnl_forward_inference, alg, src,
+                                                     dst, alpha, beta, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_binary(const_dnnl_primitive_attr_t attr, int alg,
+                                     const_dnnl_memory_desc_t src0,
+                                     const_dnnl_memory_desc_t src1,
+                                     const_dnnl_memory_desc_t dst) {
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK(dnnl_binary_primitive_desc_create(&pd, engine, alg, src0, src1, dst, attr));
+    return pd;
+fail:
+    return NULL;
+}
+
+dnnl_primitive_desc_t xr_dnnl_reorder(const_dnnl_memory_desc_t src,
+                                      const_dnnl_memory_desc_t dst) {
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK(dnnl_reorder_primitive_desc_create(&pd, src, engine, dst, engine, NULL));
+    return pd;
+fail:
+    return NULL;
+}
+
+/* The implementation oneDNN chose ("brg:avx512_core", "jit:avx512_core", "gemm:jit", ...). */
+const char *xr_dnnl_impl(const_dnnl_primitive_desc_t pd) {
+    const char *info = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &info) != dnnl_success)
+        return "";
+    return info;
+}
+
+void xr_dnnl_pd_free(dnnl_primitive_desc_t pd) {
+    if (pd) dnnl_primitive_desc_destroy(pd);
+}
+
+dnnl_primitive_t xr_dnnl_primitive(const_dnnl_primitive_desc_t pd) {
+    dnnl_primitive_t p = NULL;
+    CHECK(dnnl_primitive_create(&p, pd));
+    return p;
+fail:
+    return NULL;
+}
+
+void xr_dnnl_primitive_free(dnnl_primitive_t p) {
+    if (p) dnnl_primitive_destroy(p);
+}
+
+/* A memory object over the caller's bytes (never owned, never freed here). */
+dnnl_memory_t xr_dnnl_memory(const_dnnl_memory_desc_t md, void *handle) {
+    dnnl_memory_t m = NULL;
+    CHECK(dnnl_memory_create(&m, md, engine, handle));
+    return m;
+fail:
+    return NULL;
+}
+
+void xr_dnnl_memory_free(dnnl_memory_t m) {
+    if (m) dnnl_memory_destroy(m);
+}
+
+#define MAX_ARGS 16
+
+static int execute(const_dnnl_primitive_t p, int nargs, const int32_t *keys,
+                   dnnl_memory_t const *mems) {
+    dnnl_exec_arg_t args[MAX_ARGS];
+    if (nargs > MAX_ARGS) return -1;
+    for (int i = 0; i < nargs; i++) {
+        args[i].arg = keys[i];
+        args[i].memory = mems[i];
+    }
+    CHECK(dnnl_primitive_execute(p, stream, nargs, args));
+    return 0;
+fail:
+    return last_status;
+}
+
+/* Run count primitives one after another (a run of oneDNN steps in one call, without the
+   GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another. */
+int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
+                const int32_t *keys, dnnl_memory_t const *mems) {
+    if (omp_get_max_threads() != n_threads) omp_set_num_threads(n_threads);
+    for (int i = 0; i < count; i++) {
+        int status = execute(prims[i], nargs[i], keys, mems);
+        if (status) return status;
+        keys += nargs[i];
+        mems += nargs[i];
+    }
+    last_status = dnnl_stream_wait(stream);
+    return last_status;
+}
