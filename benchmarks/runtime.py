@@ -1,21 +1,28 @@
-"""The arena executor against onnxruntime: latency ratio and peak RSS, same models, same run.
+"""The arena executor against onnxruntime and OpenVINO: latency ratios and peak RSS.
 
-    python benchmarks/runtime.py                       # ResNet-18, ResNet-50, MobileNetV2, BERT
-    python benchmarks/runtime.py --models resnet18 --pairs 30 --plan storage-ids
+    python benchmarks/runtime.py --models resnet18 resnet50 mobilenet_v2 bert_layer --pairs 20
+    python benchmarks/runtime.py --models resnet18 --pairs 30 --backends native --no-rss
 
 Every model is built as an ONNX graph (``xrelay.testing.onnx_models``), imported into xrelay
-and built with ``xrelay.build`` (-O3, fused, lowered, planned); the same ONNX runs in
-onnxruntime. Batch 1, float32, 2 threads each (``intra_op_num_threads = 2``; xrelay's own
-worker pool of 2, with BLAS held to one thread per call inside ``run``).
+and built with ``xrelay.build`` (-O3, default backends: oneDNN where it takes a step, the
+native kernels elsewhere; ``--backends native`` for the native kernels alone); the same ONNX
+runs in onnxruntime and, when the ``openvino`` package is installed (``pip install -e
+'.[bench]'``), in OpenVINO's CPU plugin (``INFERENCE_PRECISION_HINT`` f32,
+``INFERENCE_NUM_THREADS`` 2, one stream, latency hint). Batch 1, float32, 2 threads each
+(onnxruntime ``intra_op_num_threads = 2``; xrelay's pool of 2 and oneDNN's 2 OpenMP threads).
 
-**Latency.** The machine is noisy, so both sessions live in this one process and run
-alternately (A B A B ...) after a warm-up; the result is the median over at least ``--pairs``
-pairs of the per-pair ratio xrelay / onnxruntime, with each runtime's median time.
+**Latency.** The machine is noisy, so every session lives in this one process and they run
+in rounds, back to back (xrelay, onnxruntime with spinning off, OpenVINO) after a warm-up;
+each ratio is the median over ``--pairs`` rounds of the per-round ratio. onnxruntime with
+spinning on is measured afterwards in separate xrelay/onnxruntime pairs (its spinning threads
+would slow whatever runs next in a round). ``max rel err`` is the largest difference from
+onnxruntime's output relative to its largest magnitude.
 
 **Peak RSS.** Measured in separate processes, one per runtime: the xrelay process loads the
 exported ``(graph.json, lib.mlir, params.npz)`` (``xrelay.runtime.load``) as a deployed model
 would, the onnxruntime one the ``.onnx`` file; each runs the model 3 times and reports
-``ru_maxrss``. The activation arena of the module is checked to be the plan's arena size.
+``ru_maxrss`` (OpenVINO's too, in a third process). The activation arena of the module is
+checked to be the plan's arena size.
 
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
@@ -39,6 +46,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 
 import argparse  # noqa: E402
+import collections  # noqa: E402
 import contextlib  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
@@ -46,6 +54,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -56,7 +65,7 @@ MODELS = {
     "bert_layer": ("bert_layer", {}),
 }
 SPIN = os.environ.get("XRELAY_BENCH_ORT_SPIN", "0") == "1"
-TARGETS = {"resnet18": 1.0, "resnet50": 1.15, "mobilenet_v2": 2.0, "bert_layer": None}
+TARGETS = {"resnet18": 0.9, "resnet50": 0.9, "mobilenet_v2": 1.0, "bert_layer": 1.0}
 
 
 def _model(name: str):
@@ -79,26 +88,26 @@ def _inputs(name: str, model) -> dict[str, np.ndarray]:
     return out
 
 
-def _ort_session(model_bytes: bytes):
+def _ort_session(model_bytes: bytes, spin: bool = SPIN):
     import onnxruntime as ort
 
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
-    if not SPIN:
+    if not spin:
         # Spinning pool threads would steal the cores from the BLAS threads of the other
         # runtime that runs right after in the A/B alternation.
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
 
 
-def _build(name: str, model, plan: str, threads: int | None = None):
+def _build(name: str, model, plan: str, threads: int | None = None, backends=None):
     import xrelay
     from xrelay.frontends.onnx import from_onnx
 
     mod, params = from_onnx(model)
-    return xrelay.build(mod, params, opt_level=3, plan=plan, threads=threads)
+    return xrelay.build(mod, params, opt_level=3, plan=plan, threads=threads, backends=backends)
 
 
 class BusyCore:
@@ -114,6 +123,23 @@ class BusyCore:
         self.proc.wait()
 
 
+def _ov_request(onnx_path: str):
+    """OpenVINO's CPU plugin at float32 with 2 threads, one stream (latency), or None when
+    the ``openvino`` package (the ``bench`` extra) is missing."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return None
+    core = ov.Core()
+    compiled = core.compile_model(
+        core.read_model(onnx_path),
+        "CPU",
+        {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 2, "NUM_STREAMS": 1,
+         "PERFORMANCE_HINT": "LATENCY"},
+    )  # fmt: skip
+    return compiled.create_infer_request()
+
+
 def measure_latency(
     name: str,
     plan: str,
@@ -122,45 +148,81 @@ def measure_latency(
     profile: bool,
     threads: int | None = None,
     busy_core: bool = False,
+    backends: tuple[str, ...] | None = None,
 ) -> dict:
+    """Rounds of xrelay, onnxruntime (spinning off) and OpenVINO back to back; then, as
+    separate pairs, xrelay against onnxruntime with spinning on."""
     model = _model(name)
     inputs = _inputs(name, model)
     t0 = time.perf_counter()
-    m = _build(name, model, plan, threads)
+    m = _build(name, model, plan, threads, backends)
     build_s = time.perf_counter() - t0
     sess = _ort_session(model.SerializeToString())
+    spin_sess = _ort_session(model.SerializeToString(), spin=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        ov_req = _ov_request(path)
     m.set_input(**inputs)
     m.run()
     (expect, *_) = sess.run(None, inputs)
-    err = float(np.max(np.abs(m.get_output(0) - expect)))
-    xs, os_, ratios = [], [], []
+    out = m.get_output(0).numpy()
+    err = float(np.max(np.abs(out - expect)))
+    rel = float(np.max(np.abs(out - expect)) / max(float(np.max(np.abs(expect))), 1e-30))
+    peers: dict[str, Callable[[], object]] = {"ort": lambda: sess.run(None, inputs)}
+    if ov_req is not None:
+        peers["ov"] = lambda: ov_req.infer(inputs)
+    times: dict[str, list[float]] = {"xrelay": [], **{k: [] for k in peers}}
+    ratios: dict[str, list[float]] = {k: [] for k in peers}
+    clock = time.perf_counter
     with BusyCore() if busy_core else contextlib.nullcontext():
-        for _ in range(warmup):
+        for i in range(warmup + pairs):
+            t = clock()
             m.run()
-            sess.run(None, inputs)
-        for _ in range(pairs):
-            t = time.perf_counter()
+            a = clock() - t
+            round_times = {}
+            for k, run in peers.items():
+                t = clock()
+                run()
+                round_times[k] = clock() - t
+            if i >= warmup:
+                times["xrelay"].append(a)
+                for k, b in round_times.items():
+                    times[k].append(b)
+                    ratios[k].append(a / b)
+        # spinning on: its threads keep spinning after a run, so only xrelay runs beside it
+        spin_ratios, spin_times = [], []
+        for i in range(warmup + pairs):
+            t = clock()
             m.run()
-            a = time.perf_counter() - t
-            t = time.perf_counter()
-            sess.run(None, inputs)
-            b = time.perf_counter() - t
-            xs.append(a)
-            os_.append(b)
-            ratios.append(a / b)
+            a = clock() - t
+            t = clock()
+            spin_sess.run(None, inputs)
+            b = clock() - t
+            if i >= warmup:
+                spin_ratios.append(a / b)
+                spin_times.append(b)
+    med = statistics.median
     result = {
         "model": name,
-        "xrelay_ms": statistics.median(xs) * 1000,
-        "ort_ms": statistics.median(os_) * 1000,
-        "ratio": statistics.median(ratios),
+        "xrelay_ms": med(times["xrelay"]) * 1000,
+        "ort_ms": med(times["ort"]) * 1000,
+        "ratio": med(ratios["ort"]),
+        "ort_spin_ms": med(spin_times) * 1000,
+        "ratio_spin": med(spin_ratios),
+        "ov_ms": med(times["ov"]) * 1000 if "ov" in times else None,
+        "ratio_ov": med(ratios["ov"]) if "ov" in ratios else None,
         "target": TARGETS[name],
         "arena_bytes": m.arena_bytes,
         "plan_arena_bytes": sum(
             op.size.value.data for op in m.program.ops if op.name == "memory.pool"
         ),
         "max_abs_err_vs_ort": err,
+        "max_rel_err_vs_ort": rel,
         "build_s": build_s,
         "threads": m.executor.threads,
+        "backends": dict(collections.Counter(m.executor.step_backends)),
     }
     if profile:
         result["profile"] = m.profile(runs=3)
@@ -178,6 +240,10 @@ def _child(runtime: str, paths: list[str], inputs_path: str) -> None:
             sess = _ort_session(f.read())
         for _ in range(3):
             sess.run(None, inputs)
+    elif runtime == "ov":
+        req = _ov_request(paths[0])
+        for _ in range(3):
+            req.infer(inputs)
     else:
         import xrelay.runtime
 
@@ -194,10 +260,10 @@ def _child(runtime: str, paths: list[str], inputs_path: str) -> None:
     print(json.dumps({"maxrss": peak}))
 
 
-def measure_rss(name: str, plan: str) -> dict:
+def measure_rss(name: str, plan: str, backends=None) -> dict:
     model = _model(name)
     inputs = _inputs(name, model)
-    m = _build(name, model, plan)
+    m = _build(name, model, plan, backends=backends)
     with tempfile.TemporaryDirectory() as tmp:
         onnx_path = os.path.join(tmp, "model.onnx")
         with open(onnx_path, "wb") as f:
@@ -208,7 +274,10 @@ def measure_rss(name: str, plan: str) -> dict:
         np.savez(inputs_path, **inputs)
         del m, model
         out = {}
-        for runtime, args in (("ort", [onnx_path]), ("xrelay", paths)):
+        runtimes = [("ort", [onnx_path]), ("xrelay", paths)]
+        if _has_openvino():
+            runtimes.append(("ov", [onnx_path]))
+        for runtime, args in runtimes:
             proc = subprocess.run(
                 [sys.executable, __file__, "--child", runtime, inputs_path, *args],
                 capture_output=True,
@@ -216,7 +285,13 @@ def measure_rss(name: str, plan: str) -> dict:
                 check=True,
             )
             out[runtime] = json.loads(proc.stdout.strip().splitlines()[-1])["maxrss"]
-    return {"model": name, "xrelay_rss_mb": out["xrelay"] / 2**20, "ort_rss_mb": out["ort"] / 2**20}
+    return {"model": name, **{f"{k}_rss_mb": v / 2**20 for k, v in out.items()}}
+
+
+def _has_openvino() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("openvino") is not None
 
 
 def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int | None = None) -> dict:
@@ -235,7 +310,10 @@ def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int 
     )}
     with transform.PassContext(opt_level=3):
         nhwc = transform.Sequential([transform.ConvertLayout(desired)])(nhwc)
-    runtimes = [xrelay.build(m, params, opt_level=3, plan=plan, threads=threads) for m in (mod, nhwc)]
+    runtimes = [
+        xrelay.build(m, params, opt_level=3, plan=plan, threads=threads, backends=("native",))
+        for m in (mod, nhwc)
+    ]
     for m in runtimes:
         m.set_input(**inputs)
         m.run()
@@ -272,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-layouts", action="store_true", help="skip ResNet-18 NCHW against NHWC (convert-layout)"
     )
+    parser.add_argument(
+        "--backends", default=None, help="xrelay's backends, e.g. native or dnnl,native (default: build's)"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -280,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from tabulate import tabulate
 
+    backends = tuple(args.backends.split(",")) if args.backends else None
     rows = []
     for name in args.models:
         r = measure_latency(
@@ -290,23 +372,31 @@ def main(argv: list[str] | None = None) -> int:
             args.profile,
             args.threads,
             args.busy_core,
+            backends,
         )
-        rss = None if args.no_rss else measure_rss(name, args.plan)
+        rss = None if args.no_rss else measure_rss(name, args.plan, backends)
         target = r["target"]
         verdict = "" if target is None else ("ok" if r["ratio"] <= target else "MISS")
+        if r["ratio_ov"] is not None and r["ratio_ov"] > 1.0:
+            verdict += " (slower than OpenVINO)"
         rows.append(
             [
                 name,
                 f"{r['xrelay_ms']:.2f}",
                 f"{r['ort_ms']:.2f}",
                 f"{r['ratio']:.3f}",
+                f"{r['ratio_spin']:.3f}",
+                "-" if r["ov_ms"] is None else f"{r['ov_ms']:.2f}",
+                "-" if r["ratio_ov"] is None else f"{r['ratio_ov']:.3f}",
                 "-" if target is None else f"<= {target}",
                 verdict,
                 "-" if rss is None else f"{rss['xrelay_rss_mb']:.0f}",
                 "-" if rss is None else f"{rss['ort_rss_mb']:.0f}",
+                "-" if rss is None or "ov_rss_mb" not in rss else f"{rss['ov_rss_mb']:.0f}",
                 f"{r['arena_bytes'] / 2**20:.2f}",
                 "yes" if r["arena_bytes"] == r["plan_arena_bytes"] else "NO",
-                f"{r['max_abs_err_vs_ort']:.1e}",
+                f"{r['max_rel_err_vs_ort']:.1e}",
+                " ".join(f"{k} {v}" for k, v in sorted(r["backends"].items())),
             ]
         )
         if args.profile:
@@ -318,14 +408,19 @@ def main(argv: list[str] | None = None) -> int:
                 "model",
                 "xrelay ms",
                 "ort ms",
-                "ratio (median of pairs)",
+                "/ ort",
+                "/ ort spin",
+                "OpenVINO ms",
+                "/ OpenVINO",
                 "target",
                 "",
                 "xrelay RSS MB",
                 "ort RSS MB",
+                "OpenVINO RSS MB",
                 "arena MiB",
                 "arena = plan",
-                "max |err|",
+                "max rel err",
+                "steps by backend",
             ],
         )
     )
@@ -345,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
         f"threads {r['threads']}, onnxruntime threads 2, Winograd "
         + ("on" if winograd_enabled() else "off (XRELAY_WINOGRAD=0)")
         + (", one core kept busy by another process" if args.busy_core else "")
+        + f"; OpenVINO {'f32, 2 threads, 1 stream' if _has_openvino() else 'not installed (pip install -e .[bench])'}"
+        + f"; load average {os.getloadavg()[0]:.1f}"
     )
     return 0
 

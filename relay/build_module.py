@@ -88,7 +88,9 @@ def build(
     ``target`` and ``target_host`` must mean the host CPU (``"llvm -mcpu=..."``, a
     ``Target``, a dict ``{"cpu": "llvm"}``; see ``xrelay.runtime.target``); ``executor`` and
     ``runtime`` are accepted for compatibility and must be None; ``workspace_memory_pools`` may be a list of ``planners.Pool`` (or a
-    ``"name:size,..."`` string) to plan into; ``plan`` names the planning algorithm.
+    ``"name:size,..."`` string) to plan into; ``plan`` names the planning algorithm. Like
+    Relay's, it offloads nothing by itself: functions ``partition_for_dnnl`` made run on
+    oneDNN (``xrelay.build`` partitions for oneDNN by default).
     """
     from xrelay.relay.module import IRModule
     from xrelay.runtime.build import BuildError
@@ -117,6 +119,7 @@ def build(
         plan=plan,
         pools=workspace_memory_pools,
         target=target if isinstance(target, Mapping) and "kind" not in target else host_target,
+        partition=False,  # Relay's relay.build runs what the module was partitioned into
     )
     if host_target is not None and host_target.kind == "c":
         return module  # a CModule: get_source(), lib["default"](dev), set_input/run/get_output

@@ -106,8 +106,9 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
-    if default_device is None and not _uses_devices(module) and _dnnl_active(backends):
-        from xrelay.runtime.dnnl_partition import partition_for_backend, state_scratch
+    if default_device is None and not _uses_devices(module) and _dnnl_active(backends) and _offloadable(module):
+        # (a module partitioned by its author is left as it is; see partition_for_backend)
+        from xrelay.runtime.dnnl_partition import partition_for_backend
         from xrelay.transforms.infra import get_pass
 
         outer = PassContext.current()
@@ -118,12 +119,12 @@ def build_program(
         if "FuseOps" not in outer.disabled_pass:
             with PassContext(opt_level=opt_level, config=dict(outer.config)):
                 optimised = module_op(get_pass("FuseOps")(optimised))
-        state_scratch(optimised)
     elif default_device is None and not _uses_devices(module):
         with PassContext(opt_level=opt_level):
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
+    _state_dnnl_scratch(optimised)
     if before_lowering is not None:
         before_lowering(optimised)
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
@@ -177,6 +178,22 @@ def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
             f"unknown backend(s) {unknown or out!r} (known: {', '.join(BACKENDS)})"
         )
     return out
+
+
+def _offloadable(module: ModuleOp) -> bool:
+    """Float32 models without qnn ops (seen before the pipeline lowers the qnn ops)."""
+    from xrelay.runtime.dnnl_partition import float32_only
+
+    return float32_only(module)
+
+
+def _state_dnnl_scratch(module: ModuleOp) -> None:
+    """oneDNN's scratch need of every dnnl function (its planned workspace), when there are
+    such functions and the library loads."""
+    from xrelay.runtime.dnnl_partition import dnnl_functions, state_scratch
+
+    if dnnl_functions(module) and _dnnl_active(("dnnl",)):
+        state_scratch(module)
 
 
 def _dnnl_active(backends: Sequence[str]) -> bool:
@@ -278,6 +295,7 @@ def build(
     pool_algorithms: Mapping[str, str] | None = None,
     default_device: Any = None,
     backends: Sequence[str] | str | None = None,
+    partition: bool = True,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
@@ -300,7 +318,9 @@ def build(
     dnnl pattern table, after converting convolutions to NHWC) and every
     ``relay.compiler = "dnnl"`` function runs as oneDNN primitives; ``("native",)`` keeps
     everything on the native kernels. Without a loadable oneDNN (warned once) the native
-    kernels run everything. ``profile()`` names the backend of each step.
+    kernels run everything. ``profile()`` names the backend of each step. ``partition=False``
+    skips that partitioning (``relay.build`` does, as Relay's does): functions the module
+    already has with ``relay.compiler = "dnnl"`` still run on oneDNN.
     """
     backends = _backends(backends)
     from xrelay.runtime.target import TargetError, resolve_build_target
@@ -325,7 +345,7 @@ def build(
         default_device=default_device,
         pool_algorithms=pool_algorithms,
         before_lowering=None,
-        backends=backends,
+        backends=backends if partition else ("native",),
     )
     return GraphModule(
         program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads,

@@ -267,10 +267,10 @@ def _round(n: int) -> int:
 
 def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) -> np.ndarray:
     """``stored`` in the primitive's weight format (a new aligned buffer), once."""
-    from xrelay.runtime.executor import aligned_empty
-
     stored = np.ascontiguousarray(stored, np.float32) if stored.dtype != np.float32 else stored
-    out = aligned_empty(max(dst.size, 4)).view(np.float32)
+    raw = np.empty(max(dst.size, 4) + _ALIGN, np.uint8)
+    start = (-raw.ctypes.data) % _ALIGN
+    out = raw[start : start + max(dst.size, 4)].view(np.float32)
     pd = lib.xr_dnnl_reorder(src.handle, dst.handle)
     if not pd:
         raise DnnlUnsupported("oneDNN cannot reorder a weight")
@@ -335,7 +335,14 @@ def _relay(op: Operation) -> str:
 class _Reader:
     """Turns the ops of one dnnl function into steps."""
 
-    def __init__(self, lib: Any, fn: func.FuncOp, funcs: dict[str, func.FuncOp], constant: Callable[[ConstantOp], np.ndarray]):
+    def __init__(
+        self,
+        lib: Any,
+        fn: func.FuncOp,
+        funcs: dict[str, func.FuncOp],
+        constant: Callable[[ConstantOp], np.ndarray],
+        fixed: Sequence[np.ndarray | None],
+    ):
         self.lib, self.fn, self.funcs, self.constant = lib, fn, funcs, constant
         self.values: dict[SSAValue, _Value] = {}
         self.steps: list[_Step] = []
@@ -344,7 +351,11 @@ class _Reader:
         self.produced: set[SSAValue] = set()
         self.keep_pd: list[Any] = []
         for i, a in enumerate(fn.body.block.args):
-            self.values[a] = _Value("in", i, shape=tuple(shape_of(a.type)))
+            array = fixed[i] if i < len(fixed) else None
+            if array is not None:  # a weight the caller passes (PartitionGraph without binding)
+                self.values[a] = _Value("const", array=array, shape=tuple(shape_of(a.type)))
+            else:
+                self.values[a] = _Value("in", i, shape=tuple(shape_of(a.type)))
         ret = fn.body.block.last_op
         assert ret is not None
         self.outputs = {v: i for i, v in enumerate(ret.operands)}
@@ -474,6 +485,7 @@ class _Reader:
             cur = o.results[0]
             i += 1
         result = call.results[0]
+        name = f"{name}({'+'.join(_relay(o) for o in ops)})"  # the profile shows the ops
         if _relay(anchor) == "nn.conv2d":
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
@@ -575,9 +587,9 @@ class _Reader:
         if dense.attrs.get("out_dtype") not in ("", None, "float32"):  # type: ignore[attr-defined]
             raise DnnlUnsupported("dense out_dtype")
         x_shape = list(shape_of(data_v.type))
-        if len(x_shape) != 2:
-            raise DnnlUnsupported("dense of a tensor that is not a matrix")
-        m, k = x_shape
+        if len(x_shape) < 2:
+            raise DnnlUnsupported("dense of a vector")
+        m, k = math.prod(x_shape[:-1]), x_shape[-1]  # leading dims as rows (contiguous)
         n = weight.shape[0]
         lib = self.lib
         step = _Step(name, "matmul", 0, [])
@@ -756,9 +768,12 @@ def plan_function(
     *,
     lookup: Callable[[str], func.FuncOp | None] | None = None,
     constant: Callable[[ConstantOp], np.ndarray] | None = None,
+    fixed: Sequence[np.ndarray | None] = (),
 ) -> FunctionPlan:
     """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
-    library is unavailable). ``constant(op)`` gives a constant's array (default its data)."""
+    library is unavailable). ``constant(op)`` gives a constant's array (default its data);
+    ``fixed[i]``, when not None, is the value of parameter ``i`` that every call passes (a
+    weight the caller holds as a constant)."""
     lib = dnnl_library()
     if lib is None:
         raise DnnlUnsupported("the oneDNN library is unavailable")
@@ -768,7 +783,7 @@ def plan_function(
     funcs: dict[str, func.FuncOp] = {}
     if lookup is None and module is not None:
         funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
-    reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()))
+    reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()), fixed)
     if lookup is not None:
         reader.funcs = _Lookup(lookup)  # type: ignore[assignment]
     plan = reader.read()

@@ -40,19 +40,31 @@ DESIRED_LAYOUTS = {
 
 def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> ModuleOp:
     """Steps 1 and 2 of the module docstring, in place on a module that went through the
-    pre-fusion passes; returns it."""
+    pre-fusion passes; returns it. A module that already has ``relay.compiler`` functions
+    (``partition_for_dnnl``'s output) is left as its author partitioned it."""
+    if any(isinstance(op, func.FuncOp) and "relay.compiler" in op.attributes for op in module.ops):
+        return module
+    if not float32_only(module) or blocked_layouts(module):
+        return module
     from xrelay.transforms.annotate_target import AnnotateTargetPass
     from xrelay.transforms.convert_layout import ConvertLayoutPass
     from xrelay.transforms.infra import PassContext, get_pass, module_op
     from xrelay.transforms.merge_composite import MergeCompositePass
     from xrelay.transforms.partition_graph import PartitionGraphPass
 
+    matmul_to_dense(module)
     passes: list[Any] = []
     # only where there is something to convert (ConvertLayout also fails on some graphs
     # without convolutions, such as the BERT-style layer)
     if channels_last and any(getattr(o, "RELAY_NAME", "") in DESIRED_LAYOUTS for o in module.walk()):
         passes += [ConvertLayoutPass(DESIRED_LAYOUTS), get_pass("FoldConstant")]
-    passes += [MergeCompositePass("dnnl"), AnnotateTargetPass(("dnnl",)), PartitionGraphPass()]
+    # weights stay @main's constants (the module's params: get_params, load_params and
+    # export see them) and reach each function as an argument
+    passes += [
+        MergeCompositePass("dnnl"),
+        AnnotateTargetPass(("dnnl",)),
+        PartitionGraphPass(bind_constants=False),
+    ]
     import logging
 
     layout_log = logging.getLogger("xrelay.transforms.convert_layout")
@@ -66,6 +78,39 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         layout_log.setLevel(level)
     inline_elementwise(module)
     return module
+
+
+def matmul_to_dense(module: ModuleOp) -> int:
+    """``nn.matmul(x, W)`` with a constant 2-D ``W`` becomes ``nn.dense(x, W^T)`` (what Relay's
+    ONNX importer makes of a MatMul by a weight), so Relay's dnnl patterns
+    (``dnnl.dense_bias_gelu``, ``dnnl.dense_bias_sum``, ...) take it. Returns how many."""
+    import numpy as np
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of
+
+    count = 0
+    for op in list(module.walk()):
+        if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.matmul":
+            continue
+        a = op.attrs
+        w = op.operands[1].owner
+        if (a.get("transpose_a") or a.get("transpose_b") or a.get("out_dtype") not in ("", None)
+                or not isinstance(w, ConstantOp) or w.numpy().ndim != 2
+                or dtype_of(op.operands[0].type) != "float32"):  # fmt: skip
+            continue
+        weight = np.ascontiguousarray(w.numpy().T)
+        wt = ConstantOp.from_numpy(weight)
+        dense = RELAY_OPS["nn.dense"].make([op.operands[0], wt.result], units=weight.shape[0])
+        if dense.results[0].type != op.results[0].type:
+            continue
+        Rewriter.insert_op([wt, dense], InsertPoint.before(op))
+        op.results[0].replace_all_uses_with(dense.results[0])
+        Rewriter.erase_op(op)
+        if not w.result.uses:
+            Rewriter.erase_op(w)
+        count += 1
+    return count
 
 
 ELEMENTWISE = frozenset(
@@ -118,6 +163,36 @@ def inline_elementwise(module: ModuleOp) -> int:
     return count
 
 
+def float32_only(module: ModuleOp) -> bool:
+    """Whether every convolution, dense and matmul computes in float32 and no qnn op is
+    there (the backend's type; quantized models keep the int8 kernels and their rounding)."""
+    from xrelay.dialects.relay import RelayOp, dtype_of
+
+    for op in module.walk():
+        if not isinstance(op, RelayOp):
+            continue
+        if op.RELAY_NAME.startswith("qnn."):
+            return False  # quantize/dequantize around float ops: the int8 kernels' rounding
+        if op.RELAY_NAME.startswith(("nn.conv", "nn.dense", "nn.matmul", "nn.batch_matmul")):
+            if any(dtype_of(v.type) != "float32" for v in (*op.operands, *op.results)):
+                return False
+    return True
+
+
+def blocked_layouts(module: ModuleOp) -> bool:
+    """Whether a convolution or pool already has a blocked layout (``NCHW16c``, after
+    AlterOpLayout): such a module keeps its layout and its native blocked kernels."""
+    from xrelay.dialects.relay import RelayOp
+
+    for op in module.walk():
+        if isinstance(op, RelayOp) and op.RELAY_NAME.startswith(("nn.conv", "nn.max_pool", "nn.avg_pool")):
+            for key in ("data_layout", "layout", "kernel_layout"):
+                layout = op.attrs.get(key) or ""
+                if any(ch.isdigit() or ch.islower() for ch in layout):
+                    return True
+    return False
+
+
 def _as_pass(p: Any) -> Any:
     from xrelay.transforms.infra import as_pass
 
@@ -138,11 +213,18 @@ def dnnl_functions(module: ModuleOp) -> list[func.FuncOp]:
 def state_scratch(module: ModuleOp) -> None:
     """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``)."""
     from xrelay.dialects.memory import SCRATCH_ATTR
+    from xrelay.dialects.relay import ConstantOp
     from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
 
+    fixed: dict[str, list] = {}
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            fixed[op.callee.root_reference.data] = [
+                v.owner.numpy() if isinstance(v.owner, ConstantOp) else None for v in op.arguments
+            ]
     for fn in dnnl_functions(module):
         try:
-            need = plan_function(fn, module).workspace_bytes
+            need = plan_function(fn, module, fixed=fixed.get(fn.sym_name.data, ())).workspace_bytes
         except DnnlUnsupported:
             continue  # runs on the native kernels, which state their own need
         fn.attributes[SCRATCH_ATTR] = IntegerAttr(need, i64)

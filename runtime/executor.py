@@ -277,7 +277,8 @@ class Executor:
         outs = [env[v] for v in op.outs]
         ws = env[op.workspace[0]] if op.workspace else None
         if "dnnl" in self.backends and _compiler(fn) == "dnnl":
-            compiled = self._compile_dnnl(fn, ins, outs, ws)
+            fixed = [a if isinstance(v.owner, ConstantOp) else None for v, a in zip(op.inputs, ins)]
+            compiled = self._compile_dnnl(fn, ins, outs, ws, fixed)
             if compiled is not None:
                 self.step_backends.append("dnnl")
                 return compiled
@@ -301,7 +302,9 @@ class Executor:
         ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
         return name, ops, compiled
 
-    def _compile_dnnl(self, fn: func.FuncOp, ins, outs, ws) -> tuple[str, str, CompiledFunction] | None:
+    def _compile_dnnl(
+        self, fn: func.FuncOp, ins, outs, ws, fixed
+    ) -> tuple[str, str, CompiledFunction] | None:
         """The function as oneDNN primitives, or None where oneDNN cannot run it."""
         from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
 
@@ -311,7 +314,7 @@ class Executor:
 
         name = fn.sym_name.data
         try:
-            plan = plan_function(fn, lookup=self.functions.get, constant=constant)
+            plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed)
             thunk = plan.bind(ins, outs, ws, self.pool.threads)
         except DnnlUnsupported:
             return None

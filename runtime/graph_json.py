@@ -85,6 +85,28 @@ def _input_name(v: SSAValue, index: int) -> str:
     return v.name_hint if v.name_hint else f"arg{index}"
 
 
+def _structure_key(fn: func.FuncOp) -> str:
+    """A text equal for structurally equal functions (ops, attributes, wiring, types), with
+    each constant's data as a digest of its bytes: functions with weights bound in (oneDNN's
+    partitioned functions) hash without printing megabytes of literals."""
+    index: dict[SSAValue, int] = {a: i for i, a in enumerate(fn.body.block.args)}
+    parts = [str(fn.function_type)]
+    for op in fn.body.walk():
+        if isinstance(op, ConstantOp):
+            data = op.value.data.data
+            digest = hashlib.blake2b(memoryview(data).cast("B"), digest_size=16).hexdigest()
+            desc = f"constant {digest}"
+        else:
+            props = sorted((k, str(v)) for k, v in op.properties.items())
+            attrs = sorted((k, str(v)) for k, v in op.attributes.items() if k != "sym_name")
+            desc = f"{op.name} {props} {attrs}"
+        operands = [index.get(v, -1) for v in op.operands]
+        for r in op.results:
+            index[r] = len(index)
+        parts.append(f"{desc} {operands} {[str(r.type) for r in op.results]}")
+    return "\n".join(parts)
+
+
 def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default") -> dict[str, Any]:
     """The graph-executor JSON object of a lowered (and usually planned) program; functions
     are named as TVM lowers them, ``tvmgen_<mod_name>_<function>``."""
@@ -128,10 +150,18 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
     lowered_by_body: dict[str, tuple[str, str]] = {}
 
     def lowered(name: str, callee: func.FuncOp | None) -> tuple[str, str]:
-        body = str(callee).replace(f"@{name}(", "@_(", 1) if callee is not None else name
+        if callee is None:
+            body = name
+        elif any(isinstance(op, ConstantOp) for op in callee.body.walk()):
+            body = _structure_key(callee)  # printing bound weights would take seconds
+        else:
+            body = str(callee).replace(f"@{name}(", "@_(", 1)
         if body not in lowered_by_body:
             digest = hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
-            lowered_by_body[body] = (f"tvmgen_{mod_name}_{name}", digest)
+            symbol = callee.attributes.get("relay.global_symbol") if callee is not None else None
+            # an external function keeps its global symbol (tvmgen_default_dnnl_main_0)
+            func_name = symbol.data if isinstance(symbol, StringAttr) else f"tvmgen_{mod_name}_{name}"
+            lowered_by_body[body] = (func_name, digest)
         return lowered_by_body[body]
 
     # Graph inputs: their arena copy (if any) is the same entry.

@@ -1,0 +1,253 @@
+"""The oneDNN backend: partitioned functions run as oneDNN primitives, within 1e-4 of the
+native kernels, in the planned arena; without the library everything runs natively."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.runtime.build import BuildError
+
+RNG = np.random.default_rng(0)
+
+
+def _const(*shape):
+    return relay.const(RNG.standard_normal(shape).astype("float32") * 0.3)
+
+
+def _mod(body, *vars_):
+    return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function(list(vars_), body)))
+
+
+def _both(mod, inputs):
+    """Outputs and step backends with oneDNN and with the native kernels alone."""
+    results = {}
+    for backends in (("dnnl", "native"), ("native",)):
+        m = xrelay.build(mod, None, backends=backends)
+        m.set_input(**inputs)
+        m.run()
+        results[backends[0]] = (m.get_output(0).numpy(), m.executor.step_backends, m)
+    return results
+
+
+def _check(mod, inputs, dnnl_steps, rtol=1e-4, atol=1e-4):
+    r = _both(mod, inputs)
+    out, backends, m = r["dnnl"]
+    np.testing.assert_allclose(out, r["native"][0], rtol=rtol, atol=atol)
+    assert backends.count("dnnl") == dnnl_steps, backends
+    assert "dnnl" not in r["native"][1]
+    return m
+
+
+def _conv(x, w, **kw):
+    return relay.nn.conv2d(x, w, **kw)
+
+
+@pytest.mark.parametrize(
+    "shape,wshape,kw,epilogue",
+    [
+        ((1, 8, 12, 12), (16, 8, 3, 3), {"padding": (1, 1)}, "relu"),
+        ((1, 8, 12, 12), (16, 8, 3, 3), {"strides": (2, 2), "padding": (1, 0, 2, 1)}, "clip"),
+        ((1, 8, 13, 13), (8, 8, 3, 3), {"dilation": (2, 2), "padding": (2, 2)}, "sigmoid"),
+        ((1, 16, 10, 10), (16, 1, 3, 3), {"groups": 16, "padding": (1, 1)}, "clip"),  # depthwise
+        ((1, 8, 10, 10), (12, 4, 3, 3), {"groups": 2, "padding": (1, 1)}, "tanh"),  # grouped
+        ((1, 8, 9, 9), (16, 8, 1, 1), {}, None),
+    ],
+)
+def test_conv2d_bias_epilogue(shape, wshape, kw, epilogue):
+    x = relay.var("x", shape=shape)
+    y = _conv(x, _const(*wshape), channels=wshape[0], kernel_size=wshape[2:], **kw)
+    y = relay.add(y, _const(wshape[0], 1, 1))
+    if epilogue == "relu":
+        y = relay.nn.relu(y)
+    elif epilogue == "clip":
+        y = relay.clip(y, 0.0, 6.0)
+    elif epilogue == "sigmoid":
+        y = relay.sigmoid(y)
+    elif epilogue == "tanh":
+        y = relay.tanh(y)
+    m = _check(_mod(y, x), {"x": RNG.standard_normal(shape).astype("float32")}, 1)
+    (plan,) = [c.dnnl_plan for _, _, c in m.executor.steps if hasattr(c, "dnnl_plan")]
+    assert len(plan.steps) == 1 and plan.steps[0].name.startswith("dnnl.conv2d_bias")
+
+
+def test_residual_sum_reads_the_arena_and_the_arena_equals_the_plan():
+    x = relay.var("x", shape=(1, 16, 8, 8))
+    h = relay.nn.relu(relay.add(_conv(x, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
+    y = relay.nn.relu(relay.add(relay.add(_conv(h, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)), h))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((1, 16, 8, 8)).astype("float32")}, 2)
+    names = [ops for (_, ops, _), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl"]
+    assert names == [
+        "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)",
+        "dnnl.conv2d_bias_sum_relu(nn.conv2d+add+add+nn.relu)",
+    ]
+    pools = [op for op in m.program.ops if op.name == "memory.pool"]
+    assert m.arena_bytes == sum(p.size.value.data for p in pools)
+    # oneDNN's scratch is planned: each dnnl step that needs it has a workspace storage
+    assert "tvmgen_default_dnnl_main_0_ws" in str(m.program)
+
+
+def test_run_allocates_nothing():
+    x = relay.var("x", shape=(1, 8, 16, 16))
+    y = relay.nn.relu(relay.add(_conv(x, _const(16, 8, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
+    y = relay.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2))
+    m = xrelay.build(_mod(y, x), None)
+    m.set_input("x", RNG.standard_normal((1, 8, 16, 16)).astype("float32"))
+    m.run()
+    tracemalloc.start()
+    try:
+        m.executor.run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4096, peak
+    assert m.executor.step_backends.count("dnnl") == 2
+
+
+def test_dense_gelu_softmax_layer_norm_pools():
+    x = relay.var("x", shape=(4, 32))
+    d = relay.add(relay.nn.dense(x, _const(24, 32)), _const(24))
+    # Relay's gelu pattern: x * (erf(x / sqrt(2)) + 1) * 0.5
+    g = relay.multiply(relay.multiply(d, relay.add(relay.erf(relay.divide(d, relay.const(np.float32(np.sqrt(2))))), relay.const(np.float32(1.0)))), relay.const(np.float32(0.5)))
+    s = relay.nn.softmax(g, axis=-1)
+    m = _check(_mod(s, x), {"x": RNG.standard_normal((4, 32)).astype("float32")}, 2)
+    ops = [o for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl"]
+    assert ops == ["dnnl.dense_bias_gelu(nn.dense+add+divide+erf+add+multiply+multiply)", "nn.softmax"]
+
+    p = relay.var("p", shape=(1, 8, 11, 11))
+    a = relay.nn.avg_pool2d(relay.nn.max_pool2d(p, pool_size=(3, 3), strides=(2, 2), padding=(1, 1)), pool_size=(2, 2), strides=(1, 1), padding=(1, 1), count_include_pad=False)
+    out = relay.nn.global_avg_pool2d(a)
+    _check(_mod(out, p), {"p": RNG.standard_normal((1, 8, 11, 11)).astype("float32")}, 3)
+
+
+def test_layer_norm_primitive():
+    """nn.layer_norm as one oneDNN primitive (xrelay.build's SimplifyInference decomposes
+    it before partitioning, as Relay's does, so the partitioned function is made here)."""
+    from xdsl.dialects import func
+
+    from xrelay.dialects import make_context
+    from xrelay.runtime.dnnl import plan_function
+    from xrelay.transforms.annotate_target import AnnotateTargetPass
+    from xrelay.transforms.infra import module_op
+    from xrelay.transforms.partition_graph import PartitionGraphPass
+
+    x = relay.var("x", shape=(3, 16))
+    gamma, beta = RNG.standard_normal(16).astype("float32"), RNG.standard_normal(16).astype("float32")
+    y = relay.nn.layer_norm(x, relay.const(gamma), relay.const(beta), epsilon=1e-5)
+    module = module_op(_mod(y, x)).clone()
+    AnnotateTargetPass(("dnnl",)).apply(make_context(), module)
+    PartitionGraphPass().apply(make_context(), module)
+    (fn,) = [f for f in module.ops if isinstance(f, func.FuncOp) and "relay.compiler" in f.attributes]
+    plan = plan_function(fn, module)
+    assert [s.name for s in plan.steps] == ["nn.layer_norm"]
+    xv = RNG.standard_normal((3, 16)).astype("float32")
+    out = np.empty_like(xv)
+    ws = np.empty(max(plan.workspace_bytes, 1), np.uint8)
+    plan.bind([xv], [out], ws, 2)()
+    mean, var = xv.mean(-1, keepdims=True), xv.var(-1, keepdims=True)
+    np.testing.assert_allclose(out, (xv - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_matmul():
+    a = relay.var("a", shape=(2, 5, 8))
+    b = relay.var("b", shape=(2, 6, 8))
+    _check(_mod(relay.nn.batch_matmul(a, b), a, b), {"a": RNG.standard_normal((2, 5, 8)).astype("float32"), "b": RNG.standard_normal((2, 6, 8)).astype("float32")}, 1)
+
+
+def test_user_partitioned_module_runs_each_region_on_onednn():
+    """partition_for_dnnl's merged regions (several composites per function, temporaries in
+    the step's planned workspace) run as one oneDNN step each."""
+    from xrelay.relay.contrib.dnnl import partition_for_dnnl
+
+    x = relay.var("x", shape=(1, 8, 10, 10))
+    h = relay.nn.relu(relay.add(_conv(x, _const(8, 8, 3, 3), padding=(1, 1), channels=8, kernel_size=(3, 3)), _const(8, 1, 1)))
+    y = relay.nn.relu(relay.add(_conv(h, _const(8, 8, 3, 3), padding=(1, 1), channels=8, kernel_size=(3, 3)), _const(8, 1, 1)))
+    mod = _mod(y, x)
+    expect = xrelay.build(mod, None, backends=("native",))
+    xv = RNG.standard_normal((1, 8, 10, 10)).astype("float32")
+    expect.set_input("x", xv)
+    expect.run()
+    part = partition_for_dnnl(mod.clone())
+    m = xrelay.build(part, None, backends=("dnnl",))
+    m.set_input("x", xv)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0).numpy(), expect.get_output(0).numpy(), rtol=1e-4, atol=1e-4)
+    assert m.executor.step_backends.count("dnnl") == 1
+    (plan,) = [c.dnnl_plan for _, _, c in m.executor.steps if hasattr(c, "dnnl_plan")]
+    assert len(plan.steps) == 2 and plan.temp_bytes == 8 * 10 * 10 * 4
+    # the same module on the native kernels alone
+    n = xrelay.build(part, None, backends=("native",))
+    n.set_input("x", xv)
+    n.run()
+    np.testing.assert_allclose(n.get_output(0).numpy(), expect.get_output(0).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_profile_names_the_backend_of_each_step():
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    y = relay.nn.relu(relay.add(_conv(x, _const(4, 4, 3, 3), padding=(1, 1), channels=4, kernel_size=(3, 3)), _const(4, 1, 1)))
+    m = xrelay.build(_mod(y, x), None)
+    m.set_input("x", np.ones((1, 4, 8, 8), "float32"))
+    table = m.profile()
+    assert "Backend" in table.splitlines()[0]
+    row = next(line for line in table.splitlines() if "tvmgen_default_dnnl_main_0" in line)
+    assert " dnnl " in row and "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)" in row
+    assert any(" native " in line for line in table.splitlines())
+
+
+def test_backends_argument_is_checked():
+    x = relay.var("x", shape=(2, 2))
+    with pytest.raises(BuildError, match="unknown backend"):
+        xrelay.build(_mod(relay.nn.relu(x), x), None, backends=("cudnn",))
+    with pytest.raises(BuildError, match="unknown backend"):
+        xrelay.build(_mod(relay.nn.relu(x), x), None, backends=())
+
+
+def test_export_and_load_run_on_onednn(tmp_path):
+    x = relay.var("x", shape=(1, 8, 10, 10))
+    y = relay.nn.relu(relay.add(_conv(x, _const(8, 8, 3, 3), padding=(1, 1), channels=8, kernel_size=(3, 3)), _const(8, 1, 1)))
+    m = xrelay.build(_mod(y, x), None)
+    xv = RNG.standard_normal((1, 8, 10, 10)).astype("float32")
+    m.set_input("x", xv)
+    m.run()
+    paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
+    m.export(*paths)
+    loaded = xrelay.runtime.load(*paths)
+    loaded.set_input("x", xv)
+    loaded.run()
+    assert "dnnl" in loaded.executor.step_backends
+    np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
+
+
+_FALLBACK = """
+import warnings, numpy as np, xrelay
+from xrelay import relay
+x = relay.var("x", shape=(1, 4, 6, 6))
+w = relay.const(np.ones((4, 4, 3, 3), "float32"))
+y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1), channels=4, kernel_size=(3, 3)))
+mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], y)))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    m1 = xrelay.build(mod, None)
+    m2 = xrelay.build(mod, None, backends=("dnnl", "native"))
+m1.set_input("x", np.ones((1, 4, 6, 6), "float32")); m1.run()
+msgs = [str(w.message) for w in caught if "oneDNN" in str(w.message)]
+print(len(msgs), msgs[0] if msgs else "")
+print(sorted(set(m1.executor.step_backends + m2.executor.step_backends)))
+print(float(m1.get_output(0).numpy()[0, 0, 2, 2]))
+"""
+
+
+def test_without_the_library_it_warns_once_and_runs_natively():
+    env = dict(os.environ, XRELAY_DNNL_LIB="/nonexistent/libdnnl.so.3")
+    out = subprocess.run([sys.executable, "-c", _FALLBACK], env=env, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0].startswith("1 xrelay: the oneDNN backend is unavailable (cannot load /nonexistent/libdnnl.so.3")
+    assert out[0].endswith("using the native kernels")
+    assert out[1] == "['native']"
+    assert out[2] == "36.0"  # 4 channels x 9 taps of ones
