@@ -53,6 +53,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     from xrelay.transforms.partition_graph import PartitionGraphPass
 
     matmul_to_dense(module)
+    residual_last(module)
     passes: list[Any] = []
     # only where there is something to convert (ConvertLayout also fails on some graphs
     # without convolutions, such as the BERT-style layer)
@@ -110,6 +111,29 @@ def matmul_to_dense(module: ModuleOp) -> int:
         if not w.result.uses:
             Rewriter.erase_op(w)
         count += 1
+    return count
+
+
+def residual_last(module: ModuleOp) -> int:
+    """``add(x, add(conv2d(...), bias))`` becomes ``add(add(conv2d(...), bias), x)`` (add
+    commutes), the operand order Relay's ``dnnl.conv2d_bias_sum`` predicate accepts, so
+    MobileNetV2's residual adds fuse into the projection convolution as a post-op instead of
+    costing a pass of their own. Returns how many."""
+    from xrelay.dialects.relay import RelayOp
+
+    def name(v: Any) -> str:
+        return v.owner.RELAY_NAME if isinstance(v.owner, RelayOp) else ""
+
+    count = 0
+    for op in list(module.walk()):
+        if not isinstance(op, RelayOp) or op.RELAY_NAME != "add" or len(op.operands) != 2:
+            continue
+        x, y = op.operands
+        if name(y) == "add" and name(y.owner.operands[0]) in ("nn.conv2d", "nn.dense") and not (
+            name(x) == "add" and name(x.owner.operands[0]) in ("nn.conv2d", "nn.dense")
+        ) and x.type == y.type:  # fmt: skip
+            op.operands = [y, x]
+            count += 1
     return count
 
 
