@@ -586,3 +586,28 @@ def _one_hot(im, node):
     rank = im.rank(indices) + 1
     axis = axis + rank if axis < -1 else axis
     return im.emit("one_hot", [indices, on, off], depth=depth, axis=axis, dtype=im.dtype_of(values))
+
+
+@_op("RoiAlign")
+def _roi_align(im, node):
+    """``vision.roi_align`` over rows ``[batch_index, x1, y1, x2, y2]``, as Relay's frontend;
+    ``half_pixel`` (opset 16's default) shifts the regions by half a pixel. Relay keeps regions
+    at least one pixel wide in both modes (ONNX only in ``output_half_pixel``) and its ``max``
+    is the largest bilinear sample (ONNX's the largest weighted corner)."""
+    x, rois, batch = node.inputs[:3]
+    scale = float(node.attrs.get("spatial_scale", 1.0))
+    coord = node.attrs.get("coordinate_transformation_mode", "half_pixel" if node.opset >= 16 else "output_half_pixel")
+    if coord not in ("half_pixel", "output_half_pixel"):
+        raise node.fail(f"unknown coordinate_transformation_mode {coord!r}")
+    if coord == "half_pixel":
+        rois = im.emit1("subtract", [rois, im.scalar(0.5 / scale, rois)])
+    index = im.emit1("expand_dims", [im.cast_like(batch, im.dtype_of(rois))], axis=1)
+    rows = im.emit1("concatenate", [index, rois], axis=1)
+    return im.emit(
+        "vision.roi_align",
+        [x, rows],
+        pooled_size=[int(node.attrs.get("output_height", 1)), int(node.attrs.get("output_width", 1))],
+        spatial_scale=scale,
+        sample_ratio=int(node.attrs.get("sampling_ratio", 0)),
+        mode=node.attrs.get("mode", "avg"),
+    )

@@ -291,3 +291,55 @@ def one_hot(
     positions = np.arange(depth).reshape([depth] + [1] * (indices.ndim - ax))
     hit = np.expand_dims(indices, ax) == positions
     return emit(np.where(hit, on, off).astype(to_numpy_dtype(dtype)), out, "one_hot")
+
+
+@register("vision.roi_align")
+def roi_align(
+    data: np.ndarray,
+    rois: np.ndarray,
+    *,
+    out=None,
+    pooled_size,
+    spatial_scale: float,
+    sample_ratio: int,
+    layout: str,
+    mode: str,
+) -> np.ndarray:
+    """Relay ``vision.roi_align`` (TOPI's: regions at least 1x1, samples outside [-1, size] are 0,
+    ``max`` is the largest bilinear sample)."""
+    op = "vision.roi_align"
+    x = data if layout == "NCHW" else np.moveaxis(data, 3, 1)
+    n, c, h, w = x.shape
+    ph, pw = pooled_size
+    cdt = compute_dtype(x.dtype)
+    res = np.zeros((rois.shape[0], c, ph, pw), cdt)
+    for r, roi in enumerate(rois.astype(np.float64)):
+        b = int(roi[0])
+        if not 0 <= b < n:
+            raise IndexError(f"{op}: roi {r} names batch {b} of {n}")
+        x1, y1, x2, y2 = roi[1:] * spatial_scale
+        rh, rw = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
+        bh, bw = rh / ph, rw / pw
+        gh = sample_ratio if sample_ratio > 0 else int(np.ceil(rh / ph))
+        gw = sample_ratio if sample_ratio > 0 else int(np.ceil(rw / pw))
+        # sample positions (ph, gh) and (pw, gw)
+        ys = y1 + np.arange(ph)[:, None] * bh + (np.arange(gh)[None, :] + 0.5) * bh / gh
+        xs = x1 + np.arange(pw)[:, None] * bw + (np.arange(gw)[None, :] + 0.5) * bw / gw
+        y, xx = ys[:, :, None, None], xs[None, None, :, :]  # (ph, gh, pw, gw)
+        outside = (y < -1.0) | (xx < -1.0) | (y > h) | (xx > w)
+        y, xx = np.clip(y, 0, h - 1), np.clip(xx, 0, w - 1)
+        y0, x0 = np.floor(y).astype(np.int64), np.floor(xx).astype(np.int64)
+        y1_, x1_ = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+        ly, lx = y - y0, xx - x0
+        img = x[b].astype(cdt)  # (c, h, w); img[:, yi, xi] is (c, ph, gh, pw, gw)
+        val = (
+            img[:, y0, x0] * (1 - ly) * (1 - lx)
+            + img[:, y0, x1_] * (1 - ly) * lx
+            + img[:, y1_, x0] * ly * (1 - lx)
+            + img[:, y1_, x1_] * ly * lx
+        )
+        val = np.where(outside, 0.0, val)
+        res[r] = val.mean(axis=(2, 4)) if mode == "avg" else val.max(axis=(2, 4))
+    if layout == "NHWC":
+        res = np.moveaxis(res, 1, 3)
+    return emit(res.astype(data.dtype), out, op)

@@ -22,7 +22,7 @@ import sys
 import typing
 
 from xrelay.dialects.relay import RelayTypeError
-from xrelay.relay import analysis, annotation, expr, image, nn, op
+from xrelay.relay import analysis, annotation, expr, image, nn, op, vision
 from xrelay.relay.expr import (
     Any,
     Call,
@@ -83,6 +83,7 @@ __all__ = [
     "fromtext",
     "load_param_dict",
     "nn",
+    "vision",
     "op",
     "save_param_dict",
     "var",

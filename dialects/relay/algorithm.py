@@ -1,10 +1,10 @@
 """Relay's scans, scatters and index algorithms: ``cumsum``, ``cumprod``, ``scatter_elements``,
 ``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence``, ``image.grid_sample``, ``dft``,
-``topk`` and ``one_hot``.
+``topk``, ``one_hot`` and ``vision.roi_align``.
 
 Attributes and defaults are Relay's (``ScanopAttrs``, ``ScatterElementsAttrs``,
 ``ScatterNDAttrs``, ``EinsumAttrs``, ``ReinterpretAttrs`` = ``CastAttrs``,
-``ReverseSequenceAttrs``, ``GridSampleAttrs``, ``DFTAttrs``, ``TopKAttrs``, ``OneHotAttrs``).
+``ReverseSequenceAttrs``, ``GridSampleAttrs``, ``DFTAttrs``, ``TopKAttrs``, ``OneHotAttrs``, ``ROIAlignAttrs``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from xdsl.traits import Pure
 from xrelay.dialects.relay import ops as _ops  # noqa: F401 - relay's own ops register first
 from xrelay.dialects.relay.base import (
     Bool,
+    Float,
     Int,
+    Ints,
     OpPattern,
     RelayOp,
     Str,
@@ -476,3 +478,45 @@ class OneHotOp(RelayOp):
             raise fail(cls, f"axis {axis} is out of range for {len(ds) + 1} output axes")
         ds.insert(len(ds) if axis == -1 else axis, attrs["depth"])
         return [new_tensor(ds, dtype)]
+
+
+@relay_op("vision.roi_align", OpPattern.OUT_ELEMWISE_FUSABLE)
+class ROIAlignOp(RelayOp):
+    """Average (or max) of bilinear samples on a ``pooled_size`` grid over each region of
+    ``rois`` (``[batch_index, x1, y1, x2, y2]`` rows, scaled by ``spatial_scale``; regions at
+    least 1 wide and high); ``sample_ratio`` samples per bin side (< 1: adaptive).
+
+    ```mlir
+    %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    rois = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    pooled_size = Ints()
+    spatial_scale = Float()
+    sample_ratio = Int(-1)
+    layout = Str("NCHW")
+    mode = Str("avg")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, rois = in_types
+        ds, rs = shape_of(data), shape_of(rois)
+        if attrs["layout"] not in ("NCHW", "NHWC"):
+            raise fail(cls, f"layout must be NCHW or NHWC, got '{attrs['layout']}'")
+        if attrs["mode"] not in ("avg", "max"):
+            raise fail(cls, f"mode must be avg or max, got '{attrs['mode']}'")
+        if len(ds) != 4 or len(rs) != 2 or (rs[1] is not None and rs[1] != 5):
+            raise fail(cls, f"expects 4-D data and (num_roi, 5) rois, got {data} and {rois}")
+        ph_pw = attrs["pooled_size"]
+        if len(ph_pw) != 2 or min(ph_pw) < 1:
+            raise fail(cls, f"pooled_size must be two positive sizes, got {list(ph_pw)}")
+        dt = dtype_of(data.element_type)
+        if dt not in ("float16", "float32", "float64") or rois.element_type != data.element_type:
+            raise fail(cls, f"data {data} and rois {rois} must be of one float type")
+        c = ds[1] if attrs["layout"] == "NCHW" else ds[3]
+        shape = [rs[0], c, *ph_pw] if attrs["layout"] == "NCHW" else [rs[0], *ph_pw, c]
+        return [new_tensor(shape, dt)]

@@ -221,3 +221,19 @@ def test_one_hot():
     want = np.full((2, 4, 2), -1, np.int8)
     want[0, 1, 0] = want[0, 3, 1] = want[1, 0, 0] = 7  # 9 is out of range: all off
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("sample_ratio", [0, 2])
+def test_roi_align_vs_onnx(h, sample_ratio):
+    rng = np.random.default_rng(5)
+    x = h.rand(rng, (2, 3, 10, 10), "float32")
+    rois = np.array([[0, 0, 9, 9], [0, 5, 4, 9], [5, 5, 9, 9], [-3, 2, 12, 6]], np.float32)  # also beyond the image
+    batch = np.array([0, 1, 0, 1], np.int64)
+    attrs = {"output_height": 3, "output_width": 2, "sampling_ratio": sample_ratio, "spatial_scale": 1.0}
+    (want,) = h.run_onnx("RoiAlign", [x, rois, batch], {**attrs, "coordinate_transformation_mode": "output_half_pixel"}, opset=16)
+    rows = np.concatenate([batch[:, None].astype(np.float32), rois], axis=1)
+    got = run("vision.roi_align", x, rows, pooled_size=[3, 2], spatial_scale=1.0, sample_ratio=sample_ratio)
+    h.assert_same(got, want, accum=True)
+    nhwc = run("vision.roi_align", np.moveaxis(x, 1, 3).copy(), rows, pooled_size=[3, 2], spatial_scale=1.0,
+               sample_ratio=sample_ratio, layout="NHWC")
+    h.assert_same(np.moveaxis(nhwc, 3, 1), want, accum=True)

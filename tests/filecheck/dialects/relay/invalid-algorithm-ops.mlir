@@ -220,3 +220,24 @@
 %on = "test.op"() : () -> tensor<f32>
 %r = relay.one_hot %i, %on, %on {depth = 3, axis = 2, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
 // CHECK{LITERAL}: relay.one_hot: axis 2 is out of range for 2 output axes
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x3x8x8xf32>
+%r = "test.op"() : () -> tensor<4x4xf32>
+%y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<1x3x8x8xf32>, tensor<4x4xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: relay.vision.roi_align: expects 4-D data and (num_roi, 5) rois, got tensor<1x3x8x8xf32> and tensor<4x4xf32>
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x3x8x8xf32>
+%r = "test.op"() : () -> tensor<4x5xf32>
+%y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 1.0, mode = "sum"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: relay.vision.roi_align: mode must be avg or max, got 'sum'
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x3x8x8xf32>
+%r = "test.op"() : () -> tensor<4x5xf32>
+%y = relay.vision.roi_align %x, %r {pooled_size = [0, 2], spatial_scale = 1.0} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x0x2xf32>
+// CHECK{LITERAL}: relay.vision.roi_align: pooled_size must be two positive sizes, got [0, 2]

@@ -936,3 +936,13 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %z = relay.one_hot %i, %on, %off {depth = 3, axis = 0, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<3x4xf32>
 // CHECK{LITERAL}: %y = relay.one_hot %i, %on, %off {depth = 3, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
 // CHECK{LITERAL}: %z = relay.one_hot %i, %on, %off {depth = 3, axis = 0, dtype = "float32"} : (tensor<4xi64>, tensor<f32>, tensor<f32>) -> tensor<3x4xf32>
+
+// -----
+
+// vision.roi_align
+  %x = "test.op"() : () -> tensor<1x3x8x8xf32>
+  %r = relay.constant dense<[[0.0, 1.0, 1.0, 9.0, 7.0], [0.0, 0.0, 0.0, 3.0, 3.0], [0.0, -2.0, 4.0, 20.0, 5.0], [0.0, 6.0, 6.0, 6.5, 6.5]]> : tensor<4x5xf32>
+  %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+  %z = relay.vision.roi_align %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, sample_ratio = 2, mode = "max"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x3x1xf32>
+// CHECK{LITERAL}: %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: %z = relay.vision.roi_align %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, sample_ratio = 2, mode = "max"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x3x1xf32>
