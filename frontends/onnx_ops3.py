@@ -611,3 +611,31 @@ def _roi_align(im, node):
         sample_ratio=int(node.attrs.get("sampling_ratio", 0)),
         mode=node.attrs.get("mode", "avg"),
     )
+
+
+@_op("MaxUnpool")
+def _max_unpool(im, node):
+    """Zeros with ``X`` written at the flat indices ``I`` (MaxPool's Indices): a
+    ``scatter_elements`` on the flattened output, as Relay's frontend scattered."""
+    x, idx = node.inputs[:2]
+    xs = im.static_shape(x, node)
+    kernel = list(node.attrs["kernel_shape"])
+    n = len(kernel)
+    strides = list(node.attrs.get("strides", [1] * n))
+    pads = list(node.attrs.get("pads", [0] * (2 * n)))
+    shape_v = im.static(node.input(2), node, "output_shape")
+    if shape_v is not None:
+        out = [int(v) for v in shape_v.reshape(-1)]
+    else:
+        out = list(xs[:2]) + [
+            (xs[2 + i] - 1) * strides[i] - pads[i] - pads[n + i] + kernel[i] for i in range(n)
+        ]
+    if len(out) != len(xs) or out[:2] != list(xs[:2]):
+        raise node.fail(f"output_shape {out} must keep the batch and channels of {list(xs)}")
+    total = int(np.prod(out))
+    flat = im.const(np.zeros(total), im.dtype_of(x))
+    size = int(np.prod(xs))
+    scattered = im.emit1(
+        "scatter_elements", [flat, im.reshape(idx, [size]), im.reshape(x, [size])], axis=0
+    )
+    return [im.reshape(scattered, out)]

@@ -133,3 +133,24 @@ def test_one_hot_constant_depth_vs_onnx(h, axis):
     ins = [indices, np.array(4.0, F32), values]
     imp = h.check_node("OneHot", ins, {"axis": axis}, opset=11, consts=(1,))
     assert "relay.one_hot" in h.relay_op_names(imp.module)
+
+
+# (an output_shape initializer defeats ONNX's shape inference, which the model helper needs)
+@pytest.mark.parametrize("xshape, output_shape", [((2, 3, 4, 6), None), ((1, 2, 6, 8), None)])
+def test_max_unpool_vs_onnx(h, rng, xshape, output_shape):
+    from onnx import helper
+
+    from xrelay.testing.onnx_models import run_onnxruntime
+
+    x = _r(rng, *xshape)
+    pool = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 2])
+    g = helper.make_graph(
+        [pool], "p", [helper.make_tensor_value_info("x", 1, x.shape)],
+        [helper.make_tensor_value_info("y", 1, None), helper.make_tensor_value_info("i", 7, None)],
+    )
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    y, i = run_onnxruntime(model, {"x": x})
+    ins = [y, i] + ([] if output_shape is None else [np.array(output_shape, np.int64)])
+    imp = h.check_node("MaxUnpool", ins, {"kernel_shape": [2, 2], "strides": [2, 2]}, opset=11, consts=(2,))
+    assert "relay.scatter_elements" in h.relay_op_names(imp.module)
