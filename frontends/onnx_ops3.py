@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from xrelay.frontends import onnx_nd as _onnx_nd  # noqa: F401 - its Resize converter is wrapped below
+from xrelay.frontends import onnx_ops2 as _onnx_ops2  # noqa: F401 - its LpPool converter is wrapped below
 from xrelay.frontends.onnx import _CONVERTERS, _Importer, _Node, _op, _relay_dtype, _Val
 
 
@@ -639,3 +640,37 @@ def _max_unpool(im, node):
         "scatter_elements", [flat, im.reshape(idx, [size]), im.reshape(x, [size])], axis=0
     )
     return [im.reshape(scattered, out)]
+
+
+# ---- LpPool over 3-D inputs (the LpPool converter takes 1-D/2-D): avg_pool3d of |x|^p -------------
+
+_LP_POOL_BASE = _CONVERTERS["LpPool"]
+
+
+@_op("LpPool")
+def _lp_pool_3d(im, node):
+    x = node.inputs[0]
+    if im.rank(x) != 5:
+        return _LP_POOL_BASE(im, node)
+    kernel = [int(k) for k in node.attrs["kernel_shape"]]
+    if len(kernel) != 3:
+        raise node.fail(f"kernel_shape {kernel} must have 3 values for a 3-D input")
+    if node.attrs.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID"):
+        raise node.fail(f"auto_pad {node.attrs['auto_pad']!r} is not supported for 3-D inputs")
+    pads = [int(v) for v in node.attrs.get("pads", [0] * 6)]
+    if node.attrs.get("auto_pad") == "VALID":
+        pads = [0] * 6
+    p = float(node.attrs.get("p", 2))
+    powed = im.emit1("power", [im.emit1("abs", [x]), im.scalar(p, x)])
+    pooled = im.emit1(
+        "nn.avg_pool3d",
+        [powed],
+        pool_size=kernel,
+        strides=[int(v) for v in node.attrs.get("strides", [1, 1, 1])],
+        dilation=[int(v) for v in node.attrs.get("dilations", [1, 1, 1])],
+        padding=pads,
+        ceil_mode=bool(node.attrs.get("ceil_mode", 0)),
+        count_include_pad=True,
+    )
+    total = im.emit1("multiply", [pooled, im.scalar(float(np.prod(kernel)), x)])
+    return [im.emit1("power", [total, im.scalar(1.0 / p, x)])]

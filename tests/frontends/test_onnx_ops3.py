@@ -154,3 +154,11 @@ def test_max_unpool_vs_onnx(h, rng, xshape, output_shape):
     ins = [y, i] + ([] if output_shape is None else [np.array(output_shape, np.int64)])
     imp = h.check_node("MaxUnpool", ins, {"kernel_shape": [2, 2], "strides": [2, 2]}, opset=11, consts=(2,))
     assert "relay.scatter_elements" in h.relay_op_names(imp.module)
+
+
+@pytest.mark.parametrize(
+    "attrs", [{"kernel_shape": [2, 2, 2], "p": 3}, {"kernel_shape": [3, 2, 2], "strides": [2, 1, 2], "pads": [1, 0, 1, 1, 0, 0]}]
+)
+def test_lp_pool_3d_vs_onnx(h, rng, attrs):
+    imp = h.check_node("LpPool", [_r(rng, 1, 2, 5, 4, 6)], attrs, opset=18, rtol=1e-4, atol=1e-5)
+    assert "relay.nn.avg_pool3d" in h.relay_op_names(imp.module)
