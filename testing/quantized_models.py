@@ -87,15 +87,15 @@ def output_step(model: onnx.ModelProto) -> float:
 
 def build(model: onnx.ModelProto, opt_level: int = 3, integer: bool = False):
     """Import ``model`` and build it for the arena runtime; ``integer``: weights bound and
-    ``fake-quantization-to-integer`` run first (integer-add=false, onnxruntime's float adds),
-    so the quantized ops compute in int8."""
+    ``fake-quantization-to-integer{onnxruntime=true}`` run first, so the quantized ops compute
+    in int8 with onnxruntime's arithmetic (its bits)."""
     import xrelay
     from xrelay.frontends.onnx import from_onnx
     from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
 
     mod, params = from_onnx(model, freeze_params=integer)
     if integer:
-        FakeQuantizationToIntegerPass(integer_add=False).apply(None, mod.module)
+        FakeQuantizationToIntegerPass(onnxruntime=True).apply(None, mod.module)
     return xrelay.build(mod, params, opt_level=opt_level, plan="greedy-by-size")
 
 

@@ -19,6 +19,15 @@ an integer value is tracked through the ops below, and a ``qnn.quantize`` of suc
 Everything else stays float (Relay leaves ops without a rule too). The requantize uses the
 current ``requantize_config`` (UPWARD, int64 by default).
 
+``onnxruntime=true`` writes the integer program with onnxruntime's arithmetic instead of Relay's
+(what its fused QDQ kernels -- QLinearConv, QGemm, QLinearMatMul, QLinearGlobalAveragePool,
+QLinearAdd -- compute, checked bit for bit against onnxruntime 1.31 on x86-64): the int32
+accumulator times a float32 multiplier, rounded half to even, then the zero point
+(``ort_requantize``), and QLinearAdd's float32 multiply-adds (``ort_add``). Relay's own ops
+cannot say this: ``qnn.requantize`` rounds half up (int64) or half away from zero (float,
+Relay's ``round``) and adds the output zero point before rounding, and ``qnn.add`` rounds twice,
+so these are plain relay ops after the ``qnn.conv2d``/``qnn.dense``.
+
 ```mlir
 %x = qnn.dequantize %q, %sx, %zx : (tensor<1x3x8x8xui8>, tensor<f32>, tensor<i32>) -> tensor<1x3x8x8xf32>
 %w = qnn.dequantize %wq, %sw, %zw {axis = 0} : (tensor<4x3x3x3xi8>, tensor<4xf32>, tensor<i32>) -> tensor<4x3x3x3xf32>
@@ -57,6 +66,9 @@ class Affine:
     scale: np.ndarray
     zp: np.ndarray
     axis: int | None = None
+    pool: tuple[np.ndarray, int] | None = None
+    """For an integer average (a sum of ``n`` values of scale ``s``): ``(s, n)``. onnxruntime's
+    multiplier is then ``s / (s_out * n)``, not ``(s / n) / s_out``."""
 
     @property
     def per_tensor(self) -> bool:
@@ -83,13 +95,121 @@ def _scalar(a: np.ndarray) -> np.ndarray:
     return a.reshape(()) if a.size == 1 else a.reshape(-1)
 
 
+ROUND_EVEN = 12582912.0
+"""1.5 * 2**23: ``(x + ROUND_EVEN) - ROUND_EVEN`` is ``x`` rounded half to even in float32 (the
+sum's last bit is the unit, and IEEE addition rounds to nearest even) for |x| < 2**22; beyond
+that only values far outside every 8/16-bit range change, and they clip alike."""
+
+
+def _round_even(b: _Builder, f: SSAValue) -> SSAValue:
+    return b.op("subtract", [b.op("add", [f, b.const(np.float32(ROUND_EVEN), "float32")]), b.const(np.float32(ROUND_EVEN), "float32")])
+
+
+def _along(a: np.ndarray, axis: int | None, rank: int) -> np.ndarray:
+    a = np.asarray(a)
+    if a.size == 1:
+        return a.reshape(())
+    shape = [1] * rank
+    shape[axis if axis is not None else rank - 1] = a.size
+    return a.reshape(shape)
+
+
+def _clip_cast(b: _Builder, i: SSAValue, out_dtype: str) -> SSAValue:
+    info = np.iinfo(np.dtype(out_dtype))
+    return b.op("cast", [b.op("clip", [i], a_min=float(info.min), a_max=float(info.max))], dtype=out_dtype)
+
+
+def ort_multiplier(a: Affine, out_scale: np.ndarray) -> np.ndarray:
+    """onnxruntime's float32 requantize multiplier for the int32 value ``a`` (zero point 0):
+    ``s_in / s_out`` (QLinearConv, QGemm, QLinearMatMul: ``s_in = s_x * s_w`` in float32), or
+    ``s / (s_out * n)`` for an average of ``n`` values (QLinearGlobalAveragePool)."""
+    s_out = np.float32(np.asarray(out_scale, np.float32).reshape(()))
+    if a.pool is not None:
+        s, n = a.pool
+        return (np.asarray(s, np.float32) / np.float32(s_out * np.float32(n))).astype(np.float32)
+    return (np.asarray(a.scale, np.float32) / s_out).astype(np.float32)
+
+
+def ort_requantize(b: _Builder, a: Affine, out_scale: np.ndarray, out_zp: np.ndarray, out_dtype: str) -> SSAValue:
+    """``a`` quantized to ``(out_scale, out_zp)`` as onnxruntime computes it.
+
+    An int32 accumulator (MLAS's requantize): ``clip(nearbyint(float32(acc) * M) + zp)``.
+    Any other value (a DequantizeLinear followed by a QuantizeLinear):
+    ``clip(nearbyint(float32(q - zp_in) * s_in / s_out) + zp)``. ``nearbyint`` rounds half to
+    even (``_round_even``)."""
+    rank = len(shape_of(a.q.type))
+    f = b.op("cast", [a.q], dtype="float32")
+    if tensor_dtype(a.q) == "int32" and not np.any(a.zp != 0):
+        f = b.op("multiply", [f, b.const(_along(ort_multiplier(a, out_scale), a.axis, rank), "float32")])
+    else:
+        if np.any(a.zp != 0):
+            f = b.op("subtract", [f, b.const(_along(a.zp.astype(np.float32), a.axis, rank), "float32")])
+        f = b.op("multiply", [f, b.const(_along(a.scale.astype(np.float32), a.axis, rank), "float32")])
+        f = b.op("divide", [f, b.const(np.asarray(out_scale, np.float32).reshape(()), "float32")])
+    i = b.op("cast", [_round_even(b, f)], dtype="int32")
+    zp = int(np.asarray(out_zp).reshape(()))
+    if zp:
+        i = b.op("add", [i, b.const(np.int32(zp), "int32")])
+    return _clip_cast(b, i, out_dtype)
+
+
+def _fma32(x: np.ndarray, m: np.ndarray, c: np.ndarray) -> np.float32:
+    return np.float32(np.float64(x) * np.float64(m) + np.float64(c))
+
+
+def ort_add(b: _Builder, x: Affine, y: Affine, out_scale: np.ndarray, out_zp: np.ndarray, out_dtype: str) -> SSAValue:
+    """QLinearAdd as onnxruntime's x86-64 kernel computes it (MLAS, AVX2 with FMA):
+    ``nearbyint(fma(a, rA, fma(b, rB, zp_c - fma(zp_a, rA, rB * zp_b))))`` in float32 with
+    ``rA = s_a / s_c``, ``rB = s_b / s_c``. Each fused multiply-add is a float64 multiply-add
+    rounded to float32 (exact here: an 8-bit value times a float32 needs 32 bits), so relay's
+    float64 ops give the same bits."""
+    sc = np.float32(np.asarray(out_scale, np.float32).reshape(()))
+    ra, rb = np.float32(np.float32(x.scale) / sc), np.float32(np.float32(y.scale) / sc)
+    za, zb = np.float32(int(x.zp)), np.float32(int(y.zp))
+    fixed = np.float32(np.float32(int(np.asarray(out_zp).reshape(()))) - _fma32(za, ra, np.float32(rb * zb)))
+
+    def fma(q: SSAValue, m: np.float32, c: SSAValue) -> SSAValue:
+        prod = b.op("multiply", [b.op("cast", [q], dtype="float64"), b.const(np.float64(m), "float64")])
+        return b.op("cast", [b.op("add", [prod, c])], dtype="float32")
+
+    t = fma(y.q, rb, b.const(np.float64(fixed), "float64"))
+    t = fma(x.q, ra, b.op("cast", [t], dtype="float64"))
+    return _clip_cast(b, b.op("cast", [_round_even(b, t)], dtype="int32"), out_dtype)
+
+
+def ort_softmax(b: _Builder, x: Affine, axis: int, out_scale: np.ndarray, out_zp: np.ndarray, out_dtype: str) -> SSAValue:
+    """QLinearSoftmax (uint8) as onnxruntime computes it: a 256-entry float32 table of
+    ``exp((i - 255 + shift) * s_x)`` (``shift = max(0, log(FLT_MAX / D) - 5) / s_x``) indexed by
+    ``q - max(q) + 255``, the row sum, ``nearbyint(t * floor(1 / s_y) / sum) + zp``."""
+    import math
+
+    d = shape_of(x.q.type)[axis]
+    sx = float(np.float32(x.scale))
+    shift = max(0.0, math.log(float(np.finfo(np.float32).max) / d) - 5.0) / sx
+    table = np.array([math.exp((i - 255 + shift) * sx) for i in range(256)]).astype(np.float32)
+    ys = np.floor(np.float32(1.0) / np.float32(np.asarray(out_scale, np.float32).reshape(())))
+    q = b.op("cast", [x.q], dtype="int32")
+    top = b.op("max", [q], axis=[axis], keepdims=True)
+    idx = b.op("add", [b.op("subtract", [q, top]), b.const(np.int32(255), "int32")])
+    t = b.op("take", [b.const(table, "float32"), idx], axis=0)
+    total = b.op("sum", [t], axis=[axis], keepdims=True)
+    v = b.op("divide", [b.op("multiply", [t, b.const(np.float32(ys), "float32")]), total])
+    i = b.op("cast", [_round_even(b, v)], dtype="int32")
+    zp = int(np.asarray(out_zp).reshape(()))
+    if zp:
+        i = b.op("add", [i, b.const(np.int32(zp), "int32")])
+    return _clip_cast(b, i, out_dtype)
+
+
 class FakeQuantizationToInteger:
     """One forward walk over a function: track affine values, rewrite what a rule covers."""
 
-    def __init__(self, integer_add: bool = True) -> None:
-        self.integer_add = integer_add
+    def __init__(self, integer_add: bool = True, onnxruntime: bool = False) -> None:
+        self.integer_add = integer_add or onnxruntime
+        self.onnxruntime = onnxruntime
         self.aff: dict[SSAValue, Affine] = {}
         self.adds: dict[SSAValue, tuple[Affine, Affine]] = {}
+        self.softmaxes: dict[SSAValue, tuple[Affine, int]] = {}
         self.changed = False
 
     def run(self, fn: func.FuncOp) -> None:
@@ -129,6 +249,8 @@ class FakeQuantizationToInteger:
         if a is not None:
             if a.per_tensor and float(a.scale) == float(s) and int(a.zp) == int(zp) and tensor_dtype(a.q) == out_dtype:
                 new = a.q
+            elif self.onnxruntime:
+                new = ort_requantize(b, a, s, zp, out_dtype)
             else:
                 new = b.op(
                     "qnn.requantize",
@@ -136,9 +258,26 @@ class FakeQuantizationToInteger:
                      b.const(zp.reshape(()), "int32")],
                     axis=a.axis if a.axis is not None else -1, out_dtype=out_dtype,
                 )  # fmt: skip
+        elif v in self.softmaxes:
+            x, axis = self.softmaxes[v]
+            new = ort_softmax(b, x, axis, s, zp, out_dtype)
+        elif self.onnxruntime and v not in self.adds:
+            # QuantizeLinear of a float value: nearbyint(x / s) + zp (Relay's rounds half away)
+            if s.size != 1 or tensor_dtype(v) != "float32":
+                return
+            f = b.op("divide", [v, b.const(s.reshape(()), "float32")])
+            i = b.op("cast", [_round_even(b, f)], dtype="int32")
+            if int(zp.reshape(())):
+                i = b.op("add", [i, b.const(zp.reshape(()), "int32")])
+            new = _clip_cast(b, i, out_dtype)
         elif v in self.adds:
             x, y = self.adds[v]
             if not (tensor_dtype(x.q) == tensor_dtype(y.q) == out_dtype and x.per_tensor and y.per_tensor):
+                return
+            if self.onnxruntime:
+                new = ort_add(b, x, y, s, zp, out_dtype)
+                op.results[0].replace_all_uses_with(new)
+                self.changed = True
                 return
             new = b.op(
                 "qnn.add",
@@ -305,6 +444,33 @@ class FakeQuantizationToInteger:
             if shape_of(lhs.type) == shape_of(rhs.type) == shape_of(op.results[0].type):
                 self.adds[op.results[0]] = (x, y)
 
+    def rule_multiply(self, op: RelayOp) -> None:
+        """``(a - za) * (b - zb)`` in int32 with scale ``sa * sb`` (Relay's qnn.mul lowering;
+        onnxruntime's QLinearMul multiplies the same exact product by one float32 scale)."""
+        x, y = self.get(op.operands[0]), self.get(op.operands[1])
+        if x is None or y is None or not (x.per_tensor and y.per_tensor):
+            return
+        if tensor_dtype(x.q) not in ("int8", "uint8") or tensor_dtype(y.q) not in ("int8", "uint8"):
+            return
+        b = _Builder(op)
+
+        def centred(a: Affine) -> SSAValue:
+            v = b.op("cast", [a.q], dtype="int32")
+            return b.op("subtract", [v, b.const(a.zp, "int32")]) if int(a.zp) else v
+
+        prod = b.op("multiply", [centred(x), centred(y)])
+        if shape_of(prod.type) != shape_of(op.results[0].type):
+            return
+        self.aff[op.results[0]] = Affine(prod, np.float32(np.float32(x.scale) * np.float32(y.scale)), np.zeros((), np.int32), None)
+
+    def rule_nn_softmax(self, op: RelayOp) -> None:
+        """onnxruntime only: a uint8 softmax whose result is quantized (QLinearSoftmax)."""
+        v = self.get(op.operands[0])
+        if not self.onnxruntime or v is None or not v.per_tensor or tensor_dtype(v.q) != "uint8":
+            return
+        rank = len(shape_of(op.operands[0].type))
+        self.softmaxes[op.results[0]] = (v, op.attrs["axis"] % rank)
+
     # ---- value-preserving ops --------------------------------------------------------------
 
     def rule_nn_relu(self, op: RelayOp) -> None:
@@ -330,7 +496,13 @@ class FakeQuantizationToInteger:
         b = _Builder(op)
         total = b.op("sum", [b.op("cast", [v.q], dtype="int32")], axis=[2, 3], keepdims=True)
         n = h * w
-        self.aff[op.results[0]] = Affine(total, (v.scale / np.float32(n)).astype(np.float32), v.zp * n, v.axis)
+        if not self.onnxruntime:
+            self.aff[op.results[0]] = Affine(total, (v.scale / np.float32(n)).astype(np.float32), v.zp * n, v.axis)
+            return
+        # onnxruntime: the int32 sum minus n zero points, requantized with s / (s_out * n)
+        total = b.op("subtract", [total, b.const(_along(v.zp * n, v.axis, 4), "int32")])
+        zero = np.zeros((), np.int32)
+        self.aff[op.results[0]] = Affine(total, (v.scale / np.float32(n)).astype(np.float32), zero, v.axis, (v.scale, n))
 
     def _layout(self, op: RelayOp) -> None:
         v = self.get(op.operands[0])
@@ -357,11 +529,15 @@ class FakeQuantizationToIntegerPass(ModulePass):
     float, one rounding, as onnxruntime's QLinearAdd computes it; it still fuses into one
     function on int8 buffers."""
 
+    onnxruntime: bool = False
+    """Write onnxruntime's arithmetic (``ort_requantize``, ``ort_add``) instead of Relay's
+    ``qnn.requantize`` / ``qnn.add``, so the program gives onnxruntime's bits."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         changed = False
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
-                walk = FakeQuantizationToInteger(self.integer_add)
+                walk = FakeQuantizationToInteger(self.integer_add, self.onnxruntime)
                 walk.run(fn)
                 changed |= walk.changed
         if changed:

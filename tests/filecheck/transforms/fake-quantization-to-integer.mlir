@@ -1,4 +1,23 @@
 // RUN: relay-opt %s -p fake-quantization-to-integer | filecheck %s
+// RUN: relay-opt %s -p 'fake-quantization-to-integer{onnxruntime=true}' | filecheck %s --check-prefix=ORT
+
+// onnxruntime=true: the same qnn.conv2d, then onnxruntime's requantize in relay ops -- the
+// accumulator times float32(s_x * s_w / s_y), rounded half to even (+1.5 * 2**23, -1.5 * 2**23
+// in float32), then the zero point, clip and cast.
+// ORT-LABEL: func.func @conv(
+// ORT:      %4 = qnn.conv2d %q, %wq
+// ORT:      %8 = relay.maximum %6, %7
+// ORT-NEXT: %9 = relay.cast %8 {dtype = "float32"}
+// ORT-NEXT: %10 = relay.constant dense<[[[[0.00399999972]], [[0.00799999945]], [[0.0119999992]], [[0.0159999989]]]]> : tensor<1x4x1x1xf32>
+// ORT-NEXT: %11 = relay.multiply %9, %10
+// ORT-NEXT: %12 = relay.constant dense<0x4B400000> : tensor<f32>
+// ORT-NEXT: %13 = relay.add %11, %12
+// ORT-NEXT: %14 = relay.constant dense<0x4B400000> : tensor<f32>
+// ORT-NEXT: %15 = relay.subtract %13, %14
+// ORT-NEXT: %16 = relay.cast %15 {dtype = "int32"}
+// ORT-NEXT: %17 = relay.clip %16 {a_min = 0.0, a_max = 255.0}
+// ORT-NEXT: %y = relay.cast %17 {dtype = "uint8"}
+// ORT-NOT:  qnn.requantize
 
 // dequantize -> conv2d (+ dequantized int32 bias) -> relu -> quantize becomes qnn.conv2d with the
 // bias added in int32, relu as maximum(acc, 0), and qnn.requantize from s_x * s_w per channel;
