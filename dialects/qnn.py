@@ -47,6 +47,7 @@ from xrelay.dialects.relay.ops import (
     Conv2DOp,
     Conv2DTransposeOp,
     DenseOp,
+    depthwise_multiplier,
     _ConvBase,
     _JoinOp,
 )
@@ -263,8 +264,9 @@ class RequantizeOp(RelayOp):
 
 
 def _check_conv_quant(
-    cls, in_types, attrs, o_len: int | None, allowed_weight: Sequence[str], one_value_vectors: bool = False
-):
+    cls, in_types, attrs, o_len: int | None, allowed_weight: Sequence[str], one_value_vectors: bool = False,
+    zp_len: int | None = -1,
+):  # fmt: skip
     data, weight, zp_in, zp_k, s_in, s_k = in_types
     _check_dtype(cls, data, ("int8", "uint8", "int16"), "data")
     _check_dtype(cls, weight, allowed_weight, "weight")
@@ -275,7 +277,7 @@ def _check_conv_quant(
     else:
         check_scalar(cls, zp_in, "int32", "input_zero_point")
         check_scalar(cls, s_in, "float32", "input_scale")
-    check_param(cls, zp_k, "int32", o_len, "kernel_zero_point")
+    check_param(cls, zp_k, "int32", o_len if zp_len == -1 else zp_len, "kernel_zero_point")
     check_param(cls, s_k, "float32", o_len, "kernel_scale")
 
 
@@ -311,9 +313,14 @@ class QnnConv2DOp(_QnnConvBase):
         out = Conv2DOp.infer_types.__func__(cls, in_types[:2], attrs)
         ws = shape_of(in_types[1])
         o = ws[attrs["kernel_layout"].index("O")] if "O" in attrs["kernel_layout"] else None
+        zp_len = -1
         if attrs["groups"] != 1 and attrs["channels"] is not None:
+            cin = shape_of(in_types[0])[attrs["data_layout"].index("C")]
+            w_oi = (o, ws[attrs["kernel_layout"].index("I")])
+            if depthwise_multiplier(cin, w_oi, attrs["groups"], attrs["channels"], attrs["kernel_size"]):
+                zp_len = o  # subtracted along the weight's O axis (C), as Relay's legalization does
             o = attrs["channels"]
-        _check_conv_quant(cls, in_types, attrs, o, ("int8", "uint8", "int16"))
+        _check_conv_quant(cls, in_types, attrs, o, ("int8", "uint8", "int16"), zp_len=zp_len)
         return out
 
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from xrelay.dialects.relay.ops import AdaptiveAvgPool2DOp
+from xrelay.dialects.relay.ops import AdaptiveAvgPool2DOp, depthwise_multiplier
 
 from ._registry import (
     check_float,
@@ -213,6 +213,9 @@ def conv2d(
     w_oihw = np.transpose(weight, _perm(kernel_layout, "OIHW", op))
     o, cg, kh, kw = w_oihw.shape
     c = x.shape[native.index("C")]
+    if depthwise_multiplier(c, (o, cg), groups, channels, kernel_size):
+        w_oihw = w_oihw.reshape(o * cg, 1, kh, kw)  # Relay's (C, M, kh, kw) depthwise weight
+        o, cg = o * cg, 1
     if groups <= 0 or c != cg * groups or o % groups:
         raise ValueError(
             f"{op}: {c} input channels, weight {w_oihw.shape} (OIHW) and groups={groups} disagree"

@@ -545,6 +545,21 @@ def _blocked_types(cls, in_types, attrs, in_keys: tuple[str, ...], out_key: str,
 # ============================================================================================
 
 
+def depthwise_multiplier(cin, w_oi, groups: int, channels, kernel_size) -> int | None:
+    """The channel multiplier M of a depthwise weight in Relay's (C, M, kh, kw) form, else None.
+
+    Relay's Conv2DRel: with ``groups == C == weight's O`` and ``channels`` and ``kernel_size``
+    given, the weight is (C, channels / C, kh, kw) and output channel ``c * M + m`` convolves
+    input channel ``c`` with ``weight[c, m]`` -- the grouped OIHW weight reshaped to
+    (C * M, 1, kh, kw). M = 1 is the ordinary depthwise weight (returned as None)."""
+    o, i = w_oi
+    if groups <= 1 or channels is None or kernel_size is None or cin is None or o is None or i is None:
+        return None
+    if cin == groups == o and i > 1 and channels == cin * i:
+        return i
+    return None
+
+
 class _ConvBase(RelayOp):
     """Operands, attributes and normalisation shared by conv2d and conv2d_transpose."""
 
@@ -600,7 +615,9 @@ class Conv2DOp(_ConvBase):
         if groups < 1:
             raise fail(cls, f"groups must be positive, got {groups}")
         cin, cout = ds[c_], ws[o_]
-        if cin is not None and ws[i_] is not None and cin != ws[i_] * groups:
+        if depthwise_multiplier(cin, (ws[o_], ws[i_]), groups, attrs["channels"], attrs["kernel_size"]):
+            cout = attrs["channels"]  # Relay's (C, multiplier, kh, kw) depthwise weight
+        elif cin is not None and ws[i_] is not None and cin != ws[i_] * groups:
             raise fail(
                 cls,
                 f"data {data} has {cin} input channels but weight {weight} expects "

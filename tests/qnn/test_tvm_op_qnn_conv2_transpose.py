@@ -5,7 +5,7 @@ of ``relay.build`` + ``graph_executor``; outputs are numpy arrays, so ``.numpy()
 
 Not ported (they fail here, for the reason given):
 
-* ``test_per_channel_kernel_scale``: channels=1 with an IOHW weight of 3 output channels: the relay dialect's conv2d_transpose inference (shared) requires channels to match the weight
+* ``test_per_channel_kernel_scale``: channels=1 with an IOHW weight of 3 output channels. TVM's test only builds the call and never infers types; Relay's own Conv2DTransposeRel would reject it too (with channels and kernel_size given it assigns the weight type (1, 1, 2, 2), which does not unify with (1, 3, 2, 2)). xrelay infers types when a call is made, so the same error comes at construction
 """
 
 # ruff: noqa

@@ -3,9 +3,7 @@
 Only the build and run calls change (``tvm_port``: ``xrelay.build`` and the arena executor instead
 of ``relay.build`` + ``graph_executor``; outputs are numpy arrays, so ``.numpy()`` is dropped; ``relay.op.nn`` is spelled ``relay.nn``).
 
-Not ported (they fail here, for the reason given):
-
-* ``test_depthwise_depth_multiplier``: a depthwise weight with a channel multiplier in Relay's (C, multiplier, kh, kw) form: the relay dialect's conv2d inference (shared with nn.conv2d) reads OIHW literally and rejects it
+All of the file's cases are ported.
 """
 
 # ruff: noqa
@@ -945,6 +943,120 @@ def test_broadcast_layout():
             graph, lib, params = relay.build(
                 mod, "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"
             )
+
+
+def test_depthwise_depth_multiplier():
+    with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
+
+        # uint8 input, NCHW and OIHW
+        # Depthwise multiplier = 1
+        data_shape = (2, 4, 16, 16)
+        data_dtype = "uint8"
+        kernel_shape = (4, 1, 3, 3)
+        kernel_dtype = "uint8"
+        input_zero_point = relay.op.multiply(
+            relay.const(2, dtype="int32"), relay.const(2, dtype="int32")
+        )
+        kernel_zero_point = relay.const(np.random.randint(10, size=[4]), "int32")
+        ref_func, qnn_func = get_funcs(
+            data_shape=data_shape,
+            data_dtype=data_dtype,
+            kernel_shape=kernel_shape,
+            kernel_dtype=kernel_dtype,
+            input_zero_point=input_zero_point,
+            kernel_zero_point=kernel_zero_point,
+            input_scale=1.0,
+            kernel_scale=1.0,
+            kernel_size=(3, 3),
+            padding=(0, 0),
+            strides=(1, 1),
+            dilation=(1, 1),
+            data_layout="NCHW",
+            kernel_layout="OIHW",
+            out_dtype="int32",
+            groups=4,
+            channels=4,
+        )
+
+        verify(ref_func, qnn_func, data_shape, data_dtype, kernel_shape, kernel_dtype)
+
+        # Depthwise multiplier = 2
+        data_shape = (10, 4, 16, 16)
+        data_dtype = "uint8"
+        kernel_shape = (4, 2, 3, 3)
+        kernel_dtype = "uint8"
+        ref_func, qnn_func = get_funcs(
+            data_shape=data_shape,
+            data_dtype=data_dtype,
+            kernel_shape=kernel_shape,
+            kernel_dtype=kernel_dtype,
+            input_zero_point=input_zero_point,
+            kernel_zero_point=kernel_zero_point,
+            input_scale=1.0,
+            kernel_scale=1.0,
+            kernel_size=(3, 3),
+            padding=(0, 0),
+            strides=(1, 1),
+            dilation=(1, 1),
+            data_layout="NCHW",
+            kernel_layout="OIHW",
+            out_dtype="int32",
+            groups=4,
+            channels=8,
+        )
+        verify(ref_func, qnn_func, data_shape, data_dtype, kernel_shape, kernel_dtype)
+
+        # uint8 input, NHWC and HWOI
+        # Depthwise multiplier = 1
+        data_shape = (2, 16, 16, 4)
+        data_dtype = "uint8"
+        kernel_shape = (3, 3, 4, 1)
+        kernel_dtype = "uint8"
+        ref_func, qnn_func = get_funcs(
+            data_shape=data_shape,
+            data_dtype=data_dtype,
+            kernel_shape=kernel_shape,
+            kernel_dtype=kernel_dtype,
+            input_zero_point=input_zero_point,
+            kernel_zero_point=kernel_zero_point,
+            input_scale=1.0,
+            kernel_scale=1.0,
+            kernel_size=(3, 3),
+            padding=(0, 0),
+            strides=(1, 1),
+            dilation=(1, 1),
+            data_layout="NHWC",
+            kernel_layout="HWOI",
+            out_dtype="int32",
+            groups=4,
+        )
+        verify(ref_func, qnn_func, data_shape, data_dtype, kernel_shape, kernel_dtype)
+
+        # Depthwise multiplier = 2
+        data_shape = (2, 16, 16, 4)
+        data_dtype = "uint8"
+        kernel_shape = (3, 3, 4, 2)
+        kernel_dtype = "uint8"
+        ref_func, qnn_func = get_funcs(
+            data_shape=data_shape,
+            data_dtype=data_dtype,
+            kernel_shape=kernel_shape,
+            kernel_dtype=kernel_dtype,
+            input_zero_point=input_zero_point,
+            kernel_zero_point=kernel_zero_point,
+            input_scale=1.0,
+            kernel_scale=1.0,
+            kernel_size=(3, 3),
+            padding=(0, 0),
+            strides=(1, 1),
+            dilation=(1, 1),
+            data_layout="NHWC",
+            kernel_layout="HWOI",
+            out_dtype="int32",
+            groups=4,
+            channels=8,
+        )
+        verify(ref_func, qnn_func, data_shape, data_dtype, kernel_shape, kernel_dtype)
 
 
 def test_per_channel_kernel_scale():
