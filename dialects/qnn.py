@@ -47,9 +47,9 @@ from xrelay.dialects.relay.ops import (
     Conv2DOp,
     Conv2DTransposeOp,
     DenseOp,
-    depthwise_multiplier,
     _ConvBase,
     _JoinOp,
+    depthwise_multiplier,
 )
 
 QNN_OPS: dict[str, type[RelayOp]] = {}
