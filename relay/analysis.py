@@ -7,10 +7,11 @@ hit Python's recursion limit. Shared nodes are visited once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from xrelay.relay.expr import Call, Expr, Function, If, Let, Tuple, TupleGetItem, TupleWrapper, Var
 
-__all__ = ["all_vars", "bound_vars", "children", "free_vars", "post_order", "post_order_visit"]
+__all__ = ["all_vars", "bound_vars", "children", "free_vars", "list_op_freqs", "post_order", "post_order_visit"]
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -110,3 +111,14 @@ def bound_vars(expr: Expr) -> list[Var]:
 def all_vars(expr: Expr) -> list[Var]:
     """Every variable in ``expr``, free or bound, in post-order."""
     return [n for n in post_order(expr) if isinstance(n, Var)]
+
+
+def list_op_freqs(mod: Any) -> dict[str, int]:
+    """Relay's ``list_op_freqs``: how many calls of each op the module has (all functions), by
+    Relay name (``{"nn.conv2d": 3, ...}``)."""
+    from collections import Counter
+
+    from xrelay.dialects.relay import RelayOp
+    from xrelay.transforms.infra import module_op
+
+    return dict(Counter(op.RELAY_NAME for op in module_op(mod).walk() if isinstance(op, RelayOp)))

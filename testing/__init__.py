@@ -12,13 +12,13 @@ import importlib
 from collections import Counter
 from typing import Any
 
-from xrelay.dialects.relay import RelayOp
 from xrelay.relay import IRModule
 from xrelay.relay.expr import Expr, Function
 from xrelay.testing import init, layers, mlp, mobilenet, resnet
 from xrelay.testing.init import create_workload
 
 __all__ = [
+    "assert_allclose",
     "count_ops",
     "create_workload",
     "init",
@@ -33,11 +33,20 @@ __all__ = [
 _LAZY = {"check_semantics": ("xrelay.testing.semantics", "check_semantics")}
 
 
+def assert_allclose(actual: Any, desired: Any, rtol: float = 1e-7, atol: float = 1e-7) -> None:
+    """``tvm.testing.assert_allclose``: numpy's, with TVM's defaults (shapes must match)."""
+    import numpy as np
+
+    actual, desired = np.asarray(actual), np.asarray(desired)
+    np.testing.assert_equal(actual.shape, desired.shape)
+    np.testing.assert_allclose(actual, desired, rtol=rtol, atol=atol, verbose=True)
+
+
 def count_ops(mod: Any) -> Counter[str]:
     """How many times each relay op occurs in the module (all functions), by Relay name."""
-    from xrelay.transforms.infra import module_op
+    from xrelay.relay.analysis import list_op_freqs
 
-    return Counter(op.RELAY_NAME for op in module_op(mod).walk() if isinstance(op, RelayOp))
+    return Counter(list_op_freqs(mod))
 
 
 def run_opt_pass(expr: Expr, opt_pass: Any) -> Expr:

@@ -30,6 +30,7 @@ PASSES: dict[str, str] = {
     "eliminate-common-subexpr": "eliminate_common_subexpr.EliminateCommonSubexprPass",
     "fake-quantization-to-integer": "fake_quantization_to_integer.FakeQuantizationToIntegerPass",
     "fold-constant": "fold_constant.FoldConstantPass",
+    "fold-explicit-padding": "fold_explicit_padding.FoldExplicitPaddingPass",
     "fold-scale-axis": "fold_scale_axis.FoldScaleAxisPass",
     "forward-fold-scale-axis": "forward_fold_scale_axis.ForwardFoldScaleAxisPass",
     "fuse-ops": "fuse_ops.FuseOpsPass",
