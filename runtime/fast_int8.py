@@ -75,6 +75,11 @@ def _build_library():
     lib.xr_depthwise_u8s8.restype = None
     lib.xr_requant_tail.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64]
     lib.xr_requant_tail.restype = None
+    lib.xr_requant_float.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, i64, ctypes.c_float, ctypes.c_float, i64]
+    lib.xr_requant_float.restype = None
+    f64 = ctypes.c_double
+    lib.xr_qlinear_add.argtypes = [ptr, i64, ptr, i64, ptr, i64, i64, f64, f64, f64, i64, i64]
+    lib.xr_qlinear_add.restype = None
     return lib
 
 
@@ -370,6 +375,202 @@ def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
     return [("elementwise", run)]
 
 
+ROUND_EVEN = np.float32(12582912.0)
+"""fake-quantization-to-integer's round-half-to-even constant (``ROUND_EVEN`` there)."""
+
+
+def _user_with(v, name: str, opts, value_check) -> tuple[Any, np.ndarray] | None:
+    """``v``'s only user when it is ``name`` with ``v`` as its first operand and a fixed second
+    operand passing ``value_check``: (the user, that operand's value)."""
+    user = _single_user(v, name)
+    if user is None or user.operands[0] is not v or len(user.operands) != 2:
+        return None
+    c = opts.constant(user.operands[1])
+    if c is None or not value_check(np.asarray(c)):
+        return None
+    return user, np.asarray(c)
+
+
+def _channel_layout(shape: tuple, c: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(n, channels, inner, per_channel) of a multiplier broadcasting to ``shape`` along one axis."""
+    if c.size == 1:
+        return 1, 1, int(np.prod(shape)), 0
+    if c.ndim != len(shape) or sum(d != 1 for d in c.shape) != 1:
+        return None
+    axis = next(i for i, d in enumerate(c.shape) if d != 1)
+    if c.shape[axis] != shape[axis]:
+        return None
+    return int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1:])), 1
+
+
+def ort_requant(op, vals, out, ws, opts) -> list | None:
+    """onnxruntime's requantize as fake-quantization-to-integer{onnxruntime=true} writes it,
+    ``cast(f32) -> multiply(M) -> clip -> add(1.5*2^23) -> subtract(1.5*2^23) -> cast(i32) ->
+    [add zp] -> cast((u)int8)``, claimed from this ``cast`` and run as one C pass
+    (``xr_requant_float``): no float temporaries."""
+    (x,) = vals
+    if x.dtype != np.int32 or out.dtype != np.float32 or not x.flags.c_contiguous:
+        return None
+    lib = vnni_library()
+    if lib is None:
+        return None
+    f32 = np.dtype(np.float32)
+    step = _user_with(op.results[0], "multiply", opts, lambda c: c.dtype == f32)
+    if step is None:
+        return None
+    mul, mult = step
+    layout = _channel_layout(x.shape, mult)
+    clip = _single_user(mul.results[0], "clip")
+    if layout is None or shape_of_result(mul) != x.shape or clip is None:
+        return None
+    claimed = [mul, clip]
+    magic = lambda c: c.dtype == f32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
+    for name in ("add", "subtract"):
+        step = _user_with(claimed[-1].results[0], name, opts, magic)
+        if step is None:
+            return None
+        claimed.append(step[0])
+    to_int = _single_user(claimed[-1].results[0], "cast")
+    if to_int is None or to_int.attrs["dtype"] != "int32":
+        return None
+    claimed.append(to_int)
+    zp = 0
+    step = _user_with(to_int.results[0], "add", opts, lambda c: c.dtype == np.int32 and c.size == 1)
+    if step is not None:
+        claimed.append(step[0])
+        zp = int(step[1].reshape(()))
+    cast8 = _single_user(claimed[-1].results[0], "cast")
+    if cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
+        return None
+    claimed.append(cast8)
+    res = cast8.results[0]
+    kind = 0 if cast8.attrs["dtype"] == "int8" else 1
+    dst = opts.dest.get(res)
+    if dst is None:
+        dst = np.empty(x.shape, np.int8 if kind == 0 else np.uint8)
+        opts.scratch.append(dst)
+        opts.produced[res] = dst
+    if dst.shape != x.shape or not dst.flags.c_contiguous:
+        return None
+    n, c, inner, per_channel = layout
+    m = np.ascontiguousarray(mult.reshape(-1), np.float32)
+    flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
+    opts.scratch.append(m)
+    opts.claimed += claimed
+    args = (x.ctypes.data, dst.ctypes.data, kind, n, c, inner, m.ctypes.data, per_channel, flo, fhi, zp)
+
+    def run() -> None:
+        lib.xr_requant_float(*args)
+        keep_alive(x, dst, m)
+
+    return [("elementwise", run)]
+
+
+def _add_side(v, opts) -> tuple[str, Any, float, float | None] | None:
+    """One operand of ort_add's final float64 add, parsed backwards: ``("outer", q, ra, None)``
+    for ``multiply(cast(q, f64), ra)``, ``("inner", q, rb, fixed)`` for
+    ``cast(cast(add(multiply(cast(q, f64), rb), fixed), f32), f64)``."""
+    f64 = np.dtype(np.float64)
+
+    def owner(v, name):
+        o = v.owner
+        return o if getattr(o, "RELAY_NAME", None) == name else None
+
+    def scalar(v, dtype):
+        c = opts.constant(v)
+        return None if c is None or c.dtype != dtype or c.size != 1 else float(c.reshape(()))
+
+    def product(v):
+        mul = owner(v, "multiply")
+        cast = None if mul is None else owner(mul.operands[0], "cast")
+        r = None if mul is None else scalar(mul.operands[1], f64)
+        if cast is None or r is None or cast.attrs["dtype"] != "float64":
+            return None
+        q = cast.operands[0]
+        return (q, r) if str(getattr(q.type, "element_type", "")) in ("i8", "ui8") else None
+
+    found = product(v)
+    if found is not None:
+        return "outer", found[0], found[1], None
+    up = owner(v, "cast")
+    down = None if up is None else owner(up.operands[0], "cast")
+    add = None if down is None else owner(down.operands[0], "add")
+    if add is None or up.attrs["dtype"] != "float64" or down.attrs["dtype"] != "float32":
+        return None
+    fixed = scalar(add.operands[1], f64)
+    found = product(add.operands[0])
+    if fixed is None or found is None:
+        return None
+    return "inner", found[0], found[1], fixed
+
+
+def ort_add(op, vals, out, ws, opts) -> list | None:
+    """QLinearAdd as fake-quantization-to-integer{onnxruntime=true} writes it (``ort_add``):
+    the float64 add of the two sides, then ``cast(f32) -> add/subtract 1.5*2^23 -> cast(i32) ->
+    clip -> cast((u)int8)``, claimed from this add and run as one C pass (``xr_qlinear_add``)
+    from the two 8-bit inputs. The sides' own float64 ops ran before (they precede the add)."""
+    from xrelay.kernels import KERNELS
+
+    if out.dtype != np.float64 or len(vals) != 2:
+        return None
+    lib = vnni_library()
+    if lib is None:
+        return None
+    sides = [_add_side(v, opts) for v in op.operands]
+    if None in sides or sorted(s[0] for s in sides) != ["inner", "outer"]:
+        return None
+    outer, inner = sides if sides[0][0] == "outer" else sides[::-1]
+    xq, yq = opts.available(outer[1]), opts.available(inner[1])
+    if xq is None or yq is None or xq.shape != out.shape or yq.shape != out.shape:
+        return None
+    if not (xq.flags.c_contiguous and yq.flags.c_contiguous):
+        return None
+    magic = lambda c: c.dtype == np.float32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
+    claimed = []
+    down = _single_user(op.results[0], "cast")
+    if down is None or down.attrs["dtype"] != "float32":
+        return None
+    claimed.append(down)
+    for name in ("add", "subtract"):
+        step = _user_with(claimed[-1].results[0], name, opts, magic)
+        if step is None:
+            return None
+        claimed.append(step[0])
+    to_int = _single_user(claimed[-1].results[0], "cast")
+    clip = None if to_int is None else _single_user(to_int.results[0], "clip")
+    cast8 = None if clip is None else _single_user(clip.results[0], "cast")
+    if to_int is None or to_int.attrs["dtype"] != "int32" or cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
+        return None
+    claimed += [to_int, clip, cast8]
+    info = np.iinfo(np.int32)
+    lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
+    res = cast8.results[0]
+    okind = 0 if cast8.attrs["dtype"] == "int8" else 1
+    dst = opts.dest.get(res)
+    if dst is None:
+        dst = np.empty(out.shape, np.int8 if okind == 0 else np.uint8)
+        opts.scratch.append(dst)
+        opts.produced[res] = dst
+    if dst.shape != out.shape or not dst.flags.c_contiguous:
+        return None
+    opts.claimed += claimed
+    kinds = [0 if a.dtype == np.int8 else 1 for a in (xq, yq)]
+    args = (xq.ctypes.data, kinds[0], yq.ctypes.data, kinds[1], dst.ctypes.data, okind, out.size,
+            outer[2], inner[2], inner[3], int(lo), int(hi))  # fmt: skip
+
+    def run() -> None:
+        lib.xr_qlinear_add(*args)
+        keep_alive(xq, yq, dst)
+
+    return [("elementwise", run)]
+
+
+def shape_of_result(op) -> tuple:
+    from xrelay.dialects.relay import shape_of
+
+    return tuple(shape_of(op.results[0].type))
+
+
 def _fpm(x, out, m, left, total, opts) -> list:
     """``((x << left) * m + 2**(total - 1)) >> total`` (rounding half up), int64, into ``out``."""
     t = np.empty(x.shape, np.int64)
@@ -457,7 +658,7 @@ def first(*makers):
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis",
-    "pack_weights", "vnni_library", "cast", "clip", "batch_matmul",
+    "pack_weights", "vnni_library", "cast", "clip", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 
@@ -468,5 +669,6 @@ _fk._FAST["nn.dense"] = dense
 _fk._FAST["fixed_point_multiply"] = fixed_point_multiply
 _fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply_per_axis
 _fk._FAST["clip"] = first(_fk._FAST["clip"], clip)
-_fk._FAST["cast"] = cast
+_fk._FAST["cast"] = first(ort_requant, cast)
+_fk._FAST["add"] = first(ort_add, _fk._FAST["add"]) if "add" in _fk._FAST else ort_add
 _fk._FAST["nn.batch_matmul"] = batch_matmul

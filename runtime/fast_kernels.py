@@ -156,6 +156,11 @@ class _Options:
     """Later ops of the function the kernel computes too (they get no thunk of their own)."""
     produced: dict = field(default_factory=dict)
     """Buffers a kernel wrote for claimed ops' results that have no destination."""
+    constant: Callable[[SSAValue], np.ndarray | None] = lambda v: None
+    """The value of any SSA value of the function that stays fixed (a constant, or an input
+    marked fixed), else None: what a kernel claiming later ops reads their parameters from."""
+    available: Callable[[SSAValue], np.ndarray | None] = lambda v: None
+    """The buffer of a value an earlier op (or the caller) provides, else None (not yet made)."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -1560,6 +1565,8 @@ def compile_function(
                 opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 opts.dest = dest
+                opts.constant = lambda v: known(v) if is_fixed(v) else None
+                opts.available = lambda v: known(v) if (v in env or isinstance(v.owner, ConstantOp)) else None
                 thunks = maker(op, vals, out, workspace, opts)
                 compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
                 if thunks is not None:

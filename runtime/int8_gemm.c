@@ -155,3 +155,60 @@ void xr_requant_tail(const int32_t *acc, void *out, i64 kind, i64 n, i64 c, i64 
         }
     }
 }
+
+/* float -> int32 as the reference kernels cast (kernels/elementwise.py: truncated to int64, then
+ * wrapped modulo 2^32; beyond int64 or NaN numpy gives INT64_MIN, which wraps to 0). */
+static inline int32_t xr_f32_to_i32(float f) {
+    const int64_t v = (f >= -9223372036854775808.0f && f < 9223372036854775808.0f) ? (int64_t)f : INT64_MIN;
+    return (int32_t)(uint32_t)(uint64_t)v;
+}
+
+/* onnxruntime's requantize (fake-quantization-to-integer{onnxruntime=true}), fused: for each
+ * element, f = (float)acc * mult[channel] in float32, clamped to [flo, fhi] (NaN stays NaN),
+ * rounded half to even as the relay ops write it, (f + 1.5 * 2^23) - 1.5 * 2^23 (compiled with
+ * -ffp-contract=off: no FMA), converted to int32 (xr_f32_to_i32), plus zp (wrapping), stored as
+ * int8 (kind 0) or uint8 (kind 1), wrapping like the reference cast. Channel ch = (i / inner) % c. */
+void xr_requant_float(const int32_t *acc, void *out, i64 kind, i64 n, i64 c, i64 inner, const float *mult,
+                      i64 per_channel, float flo, float fhi, i64 zp) {
+    const float magic = 12582912.0f;
+    for (i64 b = 0; b < n; ++b) {
+        for (i64 ch = 0; ch < c; ++ch) {
+            const float m = mult[per_channel ? ch : 0];
+            const i64 base = (b * c + ch) * inner;
+            for (i64 k = 0; k < inner; ++k) {
+                float f = (float)acc[base + k] * m;
+                f = f < flo ? flo : f;
+                f = f > fhi ? fhi : f;
+                f = f + magic;
+                f = f - magic;
+                const int32_t r = (int32_t)((uint32_t)xr_f32_to_i32(f) + (uint32_t)(int32_t)zp);
+                if (kind == 0) ((int8_t *)out)[base + k] = (int8_t)r;
+                else ((uint8_t *)out)[base + k] = (uint8_t)r;
+            }
+        }
+    }
+}
+
+/* onnxruntime's QLinearAdd as fake-quantization-to-integer{onnxruntime=true} writes it (ort_add),
+ * fused: t = (float)((double)y * rb + fixed), s = (float)((double)x * ra + (double)t), s rounded
+ * half to even ((s + 1.5 * 2^23) - 1.5 * 2^23 in float32), to int32 (xr_f32_to_i32), clipped to
+ * [lo, hi]. x, y, out: int8 (kind 0) or uint8 (kind 1), count elements. */
+static inline double xr_load8(const void *p, i64 kind, i64 i) {
+    return kind == 0 ? (double)((const int8_t *)p)[i] : (double)((const uint8_t *)p)[i];
+}
+
+void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *out, i64 okind, i64 count,
+                    double ra, double rb, double fixed, i64 lo, i64 hi) {
+    const float magic = 12582912.0f;
+    for (i64 i = 0; i < count; ++i) {
+        const float t = (float)(xr_load8(y, ykind, i) * rb + fixed);
+        float s = (float)(xr_load8(x, xkind, i) * ra + (double)t);
+        s = s + magic;
+        s = s - magic;
+        int32_t r = xr_f32_to_i32(s);
+        if (r < lo) r = (int32_t)lo;
+        if (r > hi) r = (int32_t)hi;
+        if (okind == 0) ((int8_t *)out)[i] = (int8_t)r;
+        else ((uint8_t *)out)[i] = (uint8_t)r;
+    }
+}

@@ -119,6 +119,19 @@ def _clip_cast(b: _Builder, i: SSAValue, out_dtype: str) -> SSAValue:
     return b.op("cast", [b.op("clip", [i], a_min=float(info.min), a_max=float(info.max))], dtype=out_dtype)
 
 
+def _to_quantized(b: _Builder, f: SSAValue, zp: np.ndarray, out_dtype: str) -> SSAValue:
+    """float32 ``f`` to ``out_dtype`` as MLAS finishes a requantize: clamped to
+    ``[min - zp, max - zp]`` in float32 (so values beyond int32 saturate), rounded half to even,
+    converted, the zero point added."""
+    info = np.iinfo(np.dtype(out_dtype))
+    z = int(np.asarray(zp).reshape(()))
+    f = b.op("clip", [f], a_min=float(info.min - z), a_max=float(info.max - z))
+    i = b.op("cast", [_round_even(b, f)], dtype="int32")
+    if z:
+        i = b.op("add", [i, b.const(np.int32(z), "int32")])
+    return b.op("cast", [i], dtype=out_dtype)
+
+
 def ort_multiplier(a: Affine, out_scale: np.ndarray) -> np.ndarray:
     """onnxruntime's float32 requantize multiplier for the int32 value ``a`` (zero point 0):
     ``s_in / s_out`` (QLinearConv, QGemm, QLinearMatMul: ``s_in = s_x * s_w`` in float32), or
@@ -133,10 +146,10 @@ def ort_multiplier(a: Affine, out_scale: np.ndarray) -> np.ndarray:
 def ort_requantize(b: _Builder, a: Affine, out_scale: np.ndarray, out_zp: np.ndarray, out_dtype: str) -> SSAValue:
     """``a`` quantized to ``(out_scale, out_zp)`` as onnxruntime computes it.
 
-    An int32 accumulator (MLAS's requantize): ``clip(nearbyint(float32(acc) * M) + zp)``.
+    An int32 accumulator (MLAS's requantize): ``nearbyint(clamp(float32(acc) * M)) + zp``.
     Any other value (a DequantizeLinear followed by a QuantizeLinear):
-    ``clip(nearbyint(float32(q - zp_in) * s_in / s_out) + zp)``. ``nearbyint`` rounds half to
-    even (``_round_even``)."""
+    ``nearbyint(clamp(float32(q - zp_in) * s_in / s_out)) + zp``. ``nearbyint`` rounds half to
+    even (``_round_even``); the clamp is to the output range minus the zero point."""
     rank = len(shape_of(a.q.type))
     f = b.op("cast", [a.q], dtype="float32")
     if tensor_dtype(a.q) == "int32" and not np.any(a.zp != 0):
@@ -146,11 +159,7 @@ def ort_requantize(b: _Builder, a: Affine, out_scale: np.ndarray, out_zp: np.nda
             f = b.op("subtract", [f, b.const(_along(a.zp.astype(np.float32), a.axis, rank), "float32")])
         f = b.op("multiply", [f, b.const(_along(a.scale.astype(np.float32), a.axis, rank), "float32")])
         f = b.op("divide", [f, b.const(np.asarray(out_scale, np.float32).reshape(()), "float32")])
-    i = b.op("cast", [_round_even(b, f)], dtype="int32")
-    zp = int(np.asarray(out_zp).reshape(()))
-    if zp:
-        i = b.op("add", [i, b.const(np.int32(zp), "int32")])
-    return _clip_cast(b, i, out_dtype)
+    return _to_quantized(b, f, out_zp, out_dtype)
 
 
 def _fma32(x: np.ndarray, m: np.ndarray, c: np.ndarray) -> np.float32:
@@ -194,11 +203,7 @@ def ort_softmax(b: _Builder, x: Affine, axis: int, out_scale: np.ndarray, out_zp
     t = b.op("take", [b.const(table, "float32"), idx], axis=0)
     total = b.op("sum", [t], axis=[axis], keepdims=True)
     v = b.op("divide", [b.op("multiply", [t, b.const(np.float32(ys), "float32")]), total])
-    i = b.op("cast", [_round_even(b, v)], dtype="int32")
-    zp = int(np.asarray(out_zp).reshape(()))
-    if zp:
-        i = b.op("add", [i, b.const(np.int32(zp), "int32")])
-    return _clip_cast(b, i, out_dtype)
+    return _to_quantized(b, v, out_zp, out_dtype)
 
 
 class FakeQuantizationToInteger:
@@ -265,11 +270,7 @@ class FakeQuantizationToInteger:
             # QuantizeLinear of a float value: nearbyint(x / s) + zp (Relay's rounds half away)
             if s.size != 1 or tensor_dtype(v) != "float32":
                 return
-            f = b.op("divide", [v, b.const(s.reshape(()), "float32")])
-            i = b.op("cast", [_round_even(b, f)], dtype="int32")
-            if int(zp.reshape(())):
-                i = b.op("add", [i, b.const(zp.reshape(()), "int32")])
-            new = _clip_cast(b, i, out_dtype)
+            new = _to_quantized(b, b.op("divide", [v, b.const(s.reshape(()), "float32")]), zp, out_dtype)
         elif v in self.adds:
             x, y = self.adds[v]
             if not (tensor_dtype(x.q) == tensor_dtype(y.q) == out_dtype and x.per_tensor and y.per_tensor):

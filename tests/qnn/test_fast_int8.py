@@ -169,3 +169,41 @@ def test_int8_batch_matmul_in_the_arena_matches_the_reference(transpose_b):
     m.set_input(**data)
     m.run()
     np.testing.assert_array_equal(m.get_output(0), ref)
+
+
+@pytest.mark.parametrize("multiplier", [0.5, 0.0123, [0.5, 3.0e-6, 7.25, 1.0e9]])
+def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(multiplier, monkeypatch):
+    """fake-quantization-to-integer{onnxruntime=true}'s requantize and QLinearAdd chains are
+    claimed by one C pass each (ort_requant, ort_add) and give the reference kernels' bits:
+    ties (multiplier 0.5), products beyond int32 (1e9: numpy's INT32_MIN, then clipped)."""
+    hits = {"req": 0, "add": 0}
+    for name, key in (("ort_requant", "req"), ("ort_add", "add")):
+        real = getattr(fast_int8, name)
+
+        def spy(*args, real=real, key=key):
+            thunks = real(*args)
+            hits[key] += thunks is not None
+            return thunks
+
+        monkeypatch.setattr(fast_int8, name, spy)
+        from xrelay.runtime import fast_kernels as fk
+
+        op = "cast" if key == "req" else "add"
+        monkeypatch.setitem(fk._FAST, op, fast_int8.first(spy, fk._FAST[op]))
+    m = np.atleast_1d(np.asarray(multiplier, "float32"))
+    x = relay.var("x", shape=(1, 4, 6, 6), dtype="uint8")
+    w = relay.const(RNG.integers(-127, 128, (4, 4, 3, 3)).astype("int8"))
+    fx = relay.qnn.op.dequantize(x, relay.const(1.0), relay.const(3))
+    fw = relay.qnn.op.dequantize(w, relay.const(m if m.size > 1 else m[0]), relay.const(0), axis=0)
+    c = relay.qnn.op.quantize(relay.nn.conv2d(fx, fw, padding=(1, 1)), relay.const(1.0), relay.const(7), out_dtype="uint8")
+    s = relay.add(relay.qnn.op.dequantize(c, relay.const(1.0), relay.const(7)), relay.qnn.op.dequantize(x, relay.const(0.25), relay.const(3)))
+    y = relay.qnn.op.quantize(s, relay.const(0.5), relay.const(11), out_dtype="uint8")
+    mod = xrelay.IRModule.from_expr(y)
+    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    data = RNG.integers(0, 256, (1, 4, 6, 6)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    built.set_input("x", data)
+    built.run()
+    np.testing.assert_array_equal(built.get_output(0), ref)
+    assert hits == ({"req": 1, "add": 1} if fast_int8.vnni_library() is not None else {"req": 0, "add": 0})

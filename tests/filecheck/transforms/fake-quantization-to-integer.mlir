@@ -2,20 +2,20 @@
 // RUN: relay-opt %s -p 'fake-quantization-to-integer{onnxruntime=true}' | filecheck %s --check-prefix=ORT
 
 // onnxruntime=true: the same qnn.conv2d, then onnxruntime's requantize in relay ops -- the
-// accumulator times float32(s_x * s_w / s_y), rounded half to even (+1.5 * 2**23, -1.5 * 2**23
-// in float32), then the zero point, clip and cast.
+// accumulator times float32(s_x * s_w / s_y), clamped to the output range minus the zero point
+// (0 here), rounded half to even (+1.5 * 2**23, -1.5 * 2**23 in float32), converted and cast.
 // ORT-LABEL: func.func @conv(
 // ORT:      %4 = qnn.conv2d %q, %wq
 // ORT:      %8 = relay.maximum %6, %7
 // ORT-NEXT: %9 = relay.cast %8 {dtype = "float32"}
 // ORT-NEXT: %10 = relay.constant dense<[[[[0.00399999972]], [[0.00799999945]], [[0.0119999992]], [[0.0159999989]]]]> : tensor<1x4x1x1xf32>
 // ORT-NEXT: %11 = relay.multiply %9, %10
-// ORT-NEXT: %12 = relay.constant dense<0x4B400000> : tensor<f32>
-// ORT-NEXT: %13 = relay.add %11, %12
-// ORT-NEXT: %14 = relay.constant dense<0x4B400000> : tensor<f32>
-// ORT-NEXT: %15 = relay.subtract %13, %14
-// ORT-NEXT: %16 = relay.cast %15 {dtype = "int32"}
-// ORT-NEXT: %17 = relay.clip %16 {a_min = 0.0, a_max = 255.0}
+// ORT-NEXT: %12 = relay.clip %11 {a_min = 0.0, a_max = 255.0} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+// ORT-NEXT: %13 = relay.constant dense<0x4B400000> : tensor<f32>
+// ORT-NEXT: %14 = relay.add %12, %13
+// ORT-NEXT: %15 = relay.constant dense<0x4B400000> : tensor<f32>
+// ORT-NEXT: %16 = relay.subtract %14, %15
+// ORT-NEXT: %17 = relay.cast %16 {dtype = "int32"}
 // ORT-NEXT: %y = relay.cast %17 {dtype = "uint8"}
 // ORT-NOT:  qnn.requantize
 
