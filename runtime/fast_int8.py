@@ -317,6 +317,22 @@ def _single_user(v, name: str):
     return user if getattr(user, "RELAY_NAME", None) == name else None
 
 
+def _int8_destination(opts, cast, shape) -> tuple[np.ndarray, int] | None:
+    """Where a claimed chain ending in ``cast`` to (u)int8 writes: the result's destination, or a
+    compile-time buffer the function reads the claimed result from; with the C kind (0: int8,
+    1: uint8). None when the destination is not a contiguous array of ``shape``."""
+    res = cast.results[0]
+    kind = 0 if cast.attrs["dtype"] == "int8" else 1
+    dst = opts.dest.get(res)
+    if dst is None:
+        dst = np.empty(shape, np.int8 if kind == 0 else np.uint8)
+        opts.scratch.append(dst)
+        opts.produced[res] = dst
+    if dst.shape != tuple(shape) or not dst.flags.c_contiguous:
+        return None
+    return dst, kind
+
+
 def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
     """``fixed_point_multiply[_per_axis]`` -> [add zero point] -> clip -> cast to (u)int8, as one C
     pass (``xr_requant_tail``): the three later ops are claimed from the function."""
@@ -345,15 +361,10 @@ def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
     claimed += [clip, cast]
     info = np.iinfo(np.int32)
     lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
-    res = cast.results[0]
-    out = opts.dest.get(res)
-    kind = 0 if cast.attrs["dtype"] == "int8" else 1
-    if out is None:
-        out = np.empty(x.shape, np.int8 if kind == 0 else np.uint8)
-        opts.scratch.append(out)
-        opts.produced[res] = out
-    if out.shape != x.shape or not out.flags.c_contiguous:
+    found = _int8_destination(opts, cast, x.shape)
+    if found is None:
         return None
+    out, kind = found
     if axis is None:
         n, c, inner = 1, 1, x.size
         per_channel = 0
@@ -443,15 +454,10 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
     if cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
         return None
     claimed.append(cast8)
-    res = cast8.results[0]
-    kind = 0 if cast8.attrs["dtype"] == "int8" else 1
-    dst = opts.dest.get(res)
-    if dst is None:
-        dst = np.empty(x.shape, np.int8 if kind == 0 else np.uint8)
-        opts.scratch.append(dst)
-        opts.produced[res] = dst
-    if dst.shape != x.shape or not dst.flags.c_contiguous:
+    found = _int8_destination(opts, cast8, x.shape)
+    if found is None:
         return None
+    dst, kind = found
     n, c, inner, per_channel = layout
     m = np.ascontiguousarray(mult.reshape(-1), np.float32)
     flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
@@ -544,15 +550,10 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     claimed += [to_int, clip, cast8]
     info = np.iinfo(np.int32)
     lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
-    res = cast8.results[0]
-    okind = 0 if cast8.attrs["dtype"] == "int8" else 1
-    dst = opts.dest.get(res)
-    if dst is None:
-        dst = np.empty(out.shape, np.int8 if okind == 0 else np.uint8)
-        opts.scratch.append(dst)
-        opts.produced[res] = dst
-    if dst.shape != out.shape or not dst.flags.c_contiguous:
+    found = _int8_destination(opts, cast8, out.shape)
+    if found is None:
         return None
+    dst, okind = found
     opts.claimed += claimed
     kinds = [0 if a.dtype == np.int8 else 1 for a in (xq, yq)]
     args = (xq.ctypes.data, kinds[0], yq.ctypes.data, kinds[1], dst.ctypes.data, okind, out.size,
