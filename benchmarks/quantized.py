@@ -2,14 +2,15 @@
 
     python benchmarks/quantized.py                        # ResNet-18, MobileNetV2, BERT layer
     python benchmarks/quantized.py --models resnet18 --inputs 100 --pairs 20
+    python benchmarks/runtime.py --int8                   # the same table, from runtime.py
 
 Each float32 ONNX model (``xrelay.testing.onnx_models``, batch 1, 224x224 / seq 128) is
 pre-processed and quantized by onnxruntime (``quant_pre_process``, ``quantize_static``: QDQ
 format, uint8 activations, int8 weights) calibrated on random inputs, per-tensor and
-per-channel. xrelay imports it with its weights bound, runs ``fake-quantization-to-integer``
-(``integer-add=false``: adds in float as onnxruntime's QLinearAdd) so the convolutions and
-matmuls run in int8, and builds it at -O3. Both runtimes then run the same ``--inputs`` random
-inputs (other seeds than the calibration's):
+per-channel. xrelay imports it with its weights bound, runs
+``fake-quantization-to-integer{onnxruntime=true}`` (onnxruntime's arithmetic) so the
+convolutions and matmuls run in int8, and builds it at -O3. Both runtimes then run the same
+``--inputs`` random inputs (other seeds than the calibration's):
 
 * **accuracy**: the share of output elements within one quantization step of the output
   (|xrelay - onnxruntime| <= scale), and how many inputs give the same top-1 class;
@@ -55,30 +56,25 @@ def _median_ratio(run_a, run_b, pairs: int) -> tuple[float, float, float]:
     return statistics.median(ta) * 1e3, statistics.median(tb) * 1e3, statistics.median(ratios)
 
 
-def main() -> None:
+def report(models: list[str], inputs: int = 100, calibration: int = 8, pairs: int = 20) -> None:
+    """Print the table (one row per model and weight quantization), flushing row by row."""
     import onnxruntime as ort
 
     from xrelay.testing import onnx_models as om
     from xrelay.testing import quantized_models as qm
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--models", default=",".join(MODELS))
-    p.add_argument("--inputs", type=int, default=100)
-    p.add_argument("--calibration", type=int, default=8)
-    p.add_argument("--pairs", type=int, default=20)
-    args = p.parse_args()
     print("| model | weights | within 1 step | same top-1 | xrelay int8 ms | ort int8 ms | ratio | xrelay f32 ms | int8/f32 | arena int8 | arena f32 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for name in args.models.split(","):
+    for name in models:
         maker, kw = MODELS[name]
         f32 = getattr(om, maker)(**kw)
         f32_mod = qm.build(f32)
         for per_channel in (False, True):
-            q = qm.quantize(f32, qm.calibration_inputs(f32, args.calibration), per_channel=per_channel)
+            q = qm.quantize(f32, qm.calibration_inputs(f32, calibration), per_channel=per_channel)
             m = qm.build(q, integer=True)
             step = qm.output_step(q)
             within, same, total = 0, 0, 0
-            feeds = qm.calibration_inputs(f32, args.inputs, seed=1000)
+            feeds = qm.calibration_inputs(f32, inputs, seed=1000)
             for feed in feeds:
                 ref, out = qm.compare(q, feed, m)
                 steps = qm.quantization_steps(ref, out, step)
@@ -93,14 +89,24 @@ def main() -> None:
             for k, v in feed.items():
                 m.set_input(k.replace(":", "_"), v)
                 f32_mod.set_input(k.replace(":", "_"), v)
-            x_ms, o_ms, ratio = _median_ratio(m.run, functools.partial(sess.run, None, feed), args.pairs)
-            _, f_ms, ratio_f = _median_ratio(m.run, f32_mod.run, args.pairs)
+            x_ms, o_ms, ratio = _median_ratio(m.run, functools.partial(sess.run, None, feed), pairs)
+            _, f_ms, ratio_f = _median_ratio(m.run, f32_mod.run, pairs)
             print(
                 f"| {name} | {'per-channel' if per_channel else 'per-tensor'} | {within / total:.5f} | "
                 f"{same}/{len(feeds)} | {x_ms:.1f} | {o_ms:.1f} | {ratio:.2f}x | {f_ms:.1f} | {ratio_f:.2f}x | "
                 f"{m.arena_bytes:,} | {f32_mod.arena_bytes:,} |",
                 flush=True,
             )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--inputs", type=int, default=100)
+    p.add_argument("--calibration", type=int, default=8)
+    p.add_argument("--pairs", type=int, default=20)
+    args = p.parse_args()
+    report(args.models.split(","), args.inputs, args.calibration, args.pairs)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/runtime.py --models resnet18 resnet50 mobilenet_v2 bert_layer --pairs 20
     python benchmarks/runtime.py --models resnet18 --pairs 30 --backends native --no-rss
+    python benchmarks/runtime.py --int8 --models resnet18 mobilenet_v2 bert_layer   # int8 vs ort int8, f32
 
 Every model is built as an ONNX graph (``xrelay.testing.onnx_models``), imported into xrelay
 and built with ``xrelay.build`` (-O3, default backends: oneDNN where it takes a step, the
@@ -31,6 +32,13 @@ model, which is what limits a model that misses its target.
 pass``) during the latency pairs: how both runtimes degrade when another program takes a
 core (OpenBLAS's own threads collapse then, which is why the executor runs its own).
 ``--threads`` sets xrelay's thread count (default: ``TVM_NUM_THREADS`` or the cores).
+
+**int8.** ``--int8`` prints instead the quantized table of ``benchmarks/quantized.py`` for the
+chosen models (those it knows: ResNet-18, MobileNetV2, the BERT layer): onnxruntime's
+``quantize_static`` QDQ models, per-tensor and per-channel; agreement with onnxruntime; xrelay
+int8 latency against onnxruntime int8 and against xrelay float32 (``--pairs`` alternating
+pairs, median of per-pair ratios); the int8 and float32 arenas. ``--inputs`` sets how many
+random inputs the agreement is measured on (default 100).
 
 **Layouts.** With ResNet-18 among the models, the script also runs it as imported (NCHW)
 against the same model after ``ConvertLayout`` to NHWC/HWIO, alternately, and prints both
@@ -353,8 +361,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--backends", default=None, help="xrelay's backends, e.g. native or dnnl,native (default: build's)"
     )
+    parser.add_argument("--int8", action="store_true", help="the int8 table (benchmarks/quantized.py)")
+    parser.add_argument("--inputs", type=int, default=100, help="--int8: inputs for the agreement")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.int8:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import quantized
+
+        quantized.report([m for m in args.models if m in quantized.MODELS], args.inputs, pairs=max(args.pairs, 1))
+        return 0
     if args.child:
         runtime, inputs_path, *paths = args.child
         _child(runtime, paths, inputs_path)
