@@ -463,13 +463,26 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
     flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
     opts.scratch.append(m)
     opts.claimed += claimed
-    args = (x.ctypes.data, dst.ctypes.data, kind, n, c, inner, m.ctypes.data, per_channel, flo, fhi, zp)
+    # cut into parts for the pool: channels (one batch element) or elements (one scale)
+    extent = c if (n == 1 and per_channel) else x.size if not per_channel else 1
 
-    def run() -> None:
-        lib.xr_requant_float(*args)
-        keep_alive(x, dst, m)
+    def make(lo: int, hi: int) -> Any:
+        if not per_channel:
+            args = (x.ctypes.data + 4 * lo, dst.ctypes.data + lo, kind, 1, 1, hi - lo, m.ctypes.data, 0, flo, fhi, zp)
+        elif n == 1:
+            off = lo * inner
+            args = (x.ctypes.data + 4 * off, dst.ctypes.data + off, kind, 1, hi - lo, inner,
+                    m.ctypes.data + 4 * lo, 1, flo, fhi, zp)  # fmt: skip
+        else:
+            args = (x.ctypes.data, dst.ctypes.data, kind, n, c, inner, m.ctypes.data, 1, flo, fhi, zp)
 
-    return [("elementwise", run)]
+        def run() -> None:
+            lib.xr_requant_float(*args)
+            keep_alive(x, dst, m)
+
+        return run
+
+    return [("elementwise", _fk._split(opts, make, _fk._ranges(extent, _fk._chunks(opts)), extent))]
 
 
 def _add_side(v, opts) -> tuple[str, Any, float, float | None] | None:
@@ -556,14 +569,18 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     dst, okind = found
     opts.claimed += claimed
     kinds = [0 if a.dtype == np.int8 else 1 for a in (xq, yq)]
-    args = (xq.ctypes.data, kinds[0], yq.ctypes.data, kinds[1], dst.ctypes.data, okind, out.size,
-            outer[2], inner[2], inner[3], int(lo), int(hi))  # fmt: skip
 
-    def run() -> None:
-        lib.xr_qlinear_add(*args)
-        keep_alive(xq, yq, dst)
+    def make(i0: int, i1: int) -> Any:
+        args = (xq.ctypes.data + i0, kinds[0], yq.ctypes.data + i0, kinds[1], dst.ctypes.data + i0, okind,
+                i1 - i0, outer[2], inner[2], inner[3], int(lo), int(hi))  # fmt: skip
 
-    return [("elementwise", run)]
+        def run() -> None:
+            lib.xr_qlinear_add(*args)
+            keep_alive(xq, yq, dst)
+
+        return run
+
+    return [("elementwise", _fk._split(opts, make, _fk._ranges(out.size, _fk._chunks(opts)), out.size))]
 
 
 def shape_of_result(op) -> tuple:
