@@ -10,7 +10,11 @@ reference kernels' bits (int32 accumulation, without overflow for K * 32640 < 2*
 
 Weights must be constants (they are converted and cut once, at compile time); the float32 im2col
 matrix and the product tile are compile-time scratch. The int32 epilogue of the fused function
-(zero-point terms, ``fixed_point_multiply``, clip, cast) then runs op by op.
+(zero-point terms, bias) then runs op by op; the requantize that follows is claimed whole and
+runs as one C pass: Relay's fixed-point form (``xr_requant_tail``) or onnxruntime's float form as
+``fake-quantization-to-integer{onnxruntime=true}`` writes it (``ort_requant`` ->
+``xr_requant_float``), and that pass's QLinearAdd chain likewise (``ort_add`` ->
+``xr_qlinear_add``), each giving the reference kernels' bits.
 """
 
 from __future__ import annotations
