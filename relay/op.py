@@ -20,10 +20,12 @@ from typing import Any, TypeVar
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS
 from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, _to_expr
+from xrelay.transforms.to_mixed_precision import register_mixed_precision_conversion
 
 __all__ = [
     "DEFAULT",
     "Op",
+    "register_mixed_precision_conversion",
     "dialect_defaults",
     "get",
     "list_op_names",

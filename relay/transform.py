@@ -29,6 +29,7 @@ from typing import Any
 
 from xdsl.passes import ModulePass
 
+from xrelay.transforms import to_mixed_precision as mixed_precision
 from xrelay.transforms.infra import (
     Pass,
     PassContext,
@@ -52,6 +53,7 @@ __all__ = [
     "Sequential",
     "build_pipeline",
     "function_pass",
+    "mixed_precision",
     "module_pass",
     "register_argument_aliases",
 ]

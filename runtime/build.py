@@ -74,6 +74,7 @@ def build_program(
     pool_algorithms: Mapping[str, str] | None = None,
     before_lowering: Callable[[ModuleOp], Any] | None = None,
     backends: Sequence[str] = ("native",),
+    mixed_precision: str | None = None,
 ) -> tuple[ModuleOp, Any]:
     """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
 
@@ -84,7 +85,9 @@ def build_program(
     so does a module with device annotations (default cpu). ``pool_algorithms`` maps a pool
     (memory space) to the algorithm planning it. With ``"dnnl"`` in ``backends`` (and oneDNN
     loadable) the module is partitioned for oneDNN before fusion
-    (``runtime.dnnl_partition``)."""
+    (``runtime.dnnl_partition``). ``mixed_precision`` (``"float16"``, ``"bfloat16"``) runs
+    ``to-mixed-precision`` after the parameters are bound, so the weights' casts fold into
+    constants of that type."""
     from xrelay.dialects import make_context
     from xrelay.transforms.bind_params import bind_params_by_name
     from xrelay.transforms.infra import PassContext, build_pipeline, module_op
@@ -106,6 +109,13 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
+    if mixed_precision is not None:
+        from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
+
+        try:
+            to_mixed_precision(module, mixed_precision)
+        except ToMixedPrecisionError as e:
+            raise BuildError(str(e)) from None
     if default_device is None and not _uses_devices(module) and _dnnl_active(backends) and _offloadable(module):
         # (a module partitioned by its author is left as it is; see partition_for_backend)
         from xrelay.runtime.dnnl_partition import partition_for_backend
@@ -296,6 +306,7 @@ def build(
     default_device: Any = None,
     backends: Sequence[str] | str | None = None,
     partition: bool = True,
+    mixed_precision: str | None = None,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
@@ -321,6 +332,9 @@ def build(
     kernels run everything. ``profile()`` names the backend of each step. ``partition=False``
     skips that partitioning (``relay.build`` does, as Relay's does): functions the module
     already has with ``relay.compiler = "dnnl"`` still run on oneDNN.
+
+    ``mixed_precision="float16"`` (or ``"bfloat16"``) computes in that type where Relay's
+    ToMixedPrecision says it is safe (see ``build_program``).
     """
     backends = _backends(backends)
     from xrelay.runtime.target import TargetError, resolve_build_target
@@ -330,6 +344,8 @@ def build(
     except TargetError as e:  # a target that is not the host CPU
         raise BuildError(str(e)) from None
     if resolved is not None and resolved.kind == "c":
+        if mixed_precision is not None:
+            raise BuildError("mixed_precision is not supported by the C target (its kernels are float32 and integer)")
         return build_c(mod, params, opt_level, plan, pools, time_limit=time_limit)
     if default_device is None:
         default_device, _ = device_targets(target)
@@ -346,6 +362,7 @@ def build(
         pool_algorithms=pool_algorithms,
         before_lowering=None,
         backends=backends if partition else ("native",),
+        mixed_precision=mixed_precision,
     )
     return GraphModule(
         program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads,

@@ -52,6 +52,7 @@ PASSES: dict[str, str] = {
     "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
     "to-basic-block-normal-form": "to_basic_block_normal_form.ToBasicBlockNormalFormPass",
     "to-graph-normal-form": "to_graph_normal_form.ToGraphNormalFormPass",
+    "to-mixed-precision": "to_mixed_precision.ToMixedPrecisionPass",
     "verify-memory-plan": "verify_memory_plan.VerifyMemoryPlanPass",
 }
 """Every xrelay pass: CLI name -> ``"module.ClassName"`` under ``xrelay.transforms``."""

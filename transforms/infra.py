@@ -728,7 +728,7 @@ RELAY_FUNCTION_PASSES: frozenset[str] = frozenset(
         "AlterOpLayout", "BackwardFoldScaleAxis", "CanonicalizeOps", "CombineParallelBatchMatmul",
         "CombineParallelConv2d", "CombineParallelDense", "ConvertLayout", "DeadCodeElimination",
         "DefuseOps", "EliminateCommonSubexpr", "FoldConstant", "ForwardFoldScaleAxis", "FuseOps",
-        "QnnCanonicalize", "QnnLegalize", "SimplifyInference", "ToGraphNormalForm",
+        "QnnCanonicalize", "QnnLegalize", "SimplifyInference", "ToGraphNormalForm", "ToMixedPrecision",
     }
 )  # fmt: skip
 """Relay names of the passes Relay builds with ``CreateFunctionPass``: each ends with a nested
