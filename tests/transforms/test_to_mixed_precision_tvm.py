@@ -5,7 +5,7 @@ interpreter and compares (float16: TVM's tolerances), then compares the result s
 with the expected module TVM's test builds. As in TVM, bfloat16 results are not compared
 numerically; here they are not run at all (the numpy kernels have no bfloat16).
 
-TVM's 18 test functions (15 of them parametrized over float16 and bfloat16): 14 ported (27 cases), all
+TVM's 18 test functions (16 of them parametrized over float16 and bfloat16): 14 ported (27 cases), all
 passing in both types. Not ported: test_lstm (xrelay has no ``relay.testing.lstm`` workload),
 test_lstm_float64 (skipped in TVM too), test_do_not_convert_arange (xrelay has no ``arange``
 op) and test_loop (``relay.loops.while_loop``: xrelay has no recursive closures). One input
