@@ -40,6 +40,19 @@ from xrelay.dialects.relay.base import (
     relay_op,
 )
 from xrelay.dialects.relay.dtypes import dtype_of, shape_of
+from xrelay.dialects.relay.layout import (
+    Layout,
+    LayoutInference,
+    binary_broadcast_layout,
+    concatenate_layout,
+    conv_layout,
+    convert_conv2d,
+    convert_conv2d_transpose,
+    convert_pool,
+    pool_layout,
+    register_convert_layout,
+    register_infer_layout,
+)
 from xrelay.dialects.relay.ops import (
     AvgPool2DOp,
     BatchMatmulOp,
@@ -632,6 +645,64 @@ class SimulatedDequantizeOp(_SimulatedOp):
     %y = qnn.simulated_dequantize %x, %code, %s, %zp : (tensor<4x8xf32>, tensor<i32>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x8xf32>
     ```
     """
+
+
+# ============================================================================================
+# Layout rules (Relay's FInferCorrectLayout / FTVMConvertOpLayout for qnn ops): the float op's
+# rule for the tensors; every scale and zero point counts as a channel vector ``C``
+# ============================================================================================
+
+_C = Layout("C")
+
+
+def _with_params(rule, n_tensors: int, n_params: int, tensor_types=None):
+    def infer(attrs, new, old, types):
+        out = rule(attrs, new[:n_tensors] if new is not None else None, old[:n_tensors], types[:n_tensors])
+        if out is None:
+            return None
+        return LayoutInference(list(out.inputs) + [_C] * n_params, out.outputs, out.attrs)
+
+    return infer
+
+
+register_infer_layout("qnn.conv2d", "qnn.conv2d_transpose")(_with_params(conv_layout, 2, 4))
+register_infer_layout("qnn.add", "qnn.subtract", "qnn.mul")(_with_params(binary_broadcast_layout, 2, 6))
+register_infer_layout("qnn.avg_pool2d")(_with_params(pool_layout, 1, 4))
+
+
+@register_infer_layout("qnn.concatenate")
+def _qnn_concatenate_layout(attrs, new, old, types):
+    n = (len(old) - 2) // 3
+    return _with_params(concatenate_layout, n, 2 * n + 2)(attrs, new, old, types)
+
+
+@register_infer_layout("qnn.requantize")
+def _requantize_layout(attrs, new, old, types):
+    """``axis`` follows its dimension; a blocked sub-axis is kept only with per-tensor
+    parameters (RequantizeInferCorrectLayout)."""
+    if new is not None and old[0] is not None:
+        rank = len(shape_of(types[0]))
+        axis = rank - 1 if attrs["axis"] == -1 else attrs["axis"]
+        dim = old[0][axis]
+        per_tensor = shape_of(types[1]) == () and shape_of(types[2]) == ()
+        kept = [(a, f) for a, f in new[0].axes if a.isupper() or per_tensor]
+        attrs["axis"] = next((i for i, (a, _) in enumerate(kept) if a == dim), attrs["axis"])
+        ret = Layout("".join(a if a.isupper() else f"{f}{a}" for a, f in kept))
+    else:
+        ret = old[0]
+    return LayoutInference([ret] + [_C] * 4, [ret], attrs)
+
+
+def _renamed(convert, name: str):
+    def rename(attrs, types, desired):
+        return name, convert(attrs, types, desired)[1]
+
+    return rename
+
+
+register_convert_layout("qnn.conv2d")(_renamed(convert_conv2d, "qnn.conv2d"))
+register_convert_layout("qnn.conv2d_transpose")(_renamed(convert_conv2d_transpose, "qnn.conv2d_transpose"))
+register_convert_layout("qnn.avg_pool2d")(_renamed(convert_pool, "qnn.avg_pool2d"))
 
 
 Qnn = Dialect("qnn", list(QNN_OPS.values()), [])

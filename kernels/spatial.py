@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from xrelay.dialects.relay.ops import parse_layout
+
 from ._registry import check_float, compute_dtype, emit, norm_axis, register, truncdiv
 from .nn import _along, _lowest, _out_len, _perm, _result_dtypes, _window_counts, instance_norm
 
@@ -336,6 +338,12 @@ def resize_nd(
     return res.astype(x.dtype)
 
 
+def _hw_axes(layout: str) -> tuple[int, int]:
+    """H's and W's positions, also in a layout with blocked channels (``NCHW16c``)."""
+    letters = [a for a, _ in parse_layout(layout)]
+    return letters.index("H"), letters.index("W")
+
+
 @register("image.resize2d")
 def resize2d(
     x: np.ndarray, *, out: np.ndarray | None = None, size: Sequence[int], roi: Sequence[float],
@@ -344,7 +352,7 @@ def resize2d(
 ) -> np.ndarray:  # fmt: skip
     """Relay ``image.resize2d`` (``roi`` is ``[start_h, start_w, end_h, end_w]``)."""
     op = "image.resize2d"
-    axes = (layout.index("H"), layout.index("W"))
+    axes = _hw_axes(layout)
     res = resize_nd(
         x, axes, size, roi, method, coordinate_transformation_mode, rounding_method,
         cubic_alpha, cubic_exclude, extrapolation_value, op,
@@ -360,7 +368,7 @@ def upsampling(
     """Relay ``nn.upsampling``: ``resize2d`` to ``round(H * scale_h) x round(W * scale_w)``
     (``align_corners`` or ``asymmetric`` coordinates; ``bilinear``/``bicubic`` are linear/cubic)."""
     op = "nn.upsampling"
-    axes = (layout.index("H"), layout.index("W"))
+    axes = _hw_axes(layout)
     size = [int(_round_half_away(x.shape[a] * s)) for a, s in zip(axes, (scale_h, scale_w))]
     method = method[2:] if method.startswith("bi") else method
     mode = "align_corners" if align_corners else "asymmetric"

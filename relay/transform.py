@@ -30,6 +30,7 @@ from typing import Any
 from xdsl.passes import ModulePass
 
 from xrelay.transforms import to_mixed_precision as mixed_precision
+from xrelay.transforms.convert_layout import LayoutConfig
 from xrelay.transforms.infra import (
     Pass,
     PassContext,
@@ -47,6 +48,7 @@ from xrelay.transforms.infra import (
 
 __all__ = [
     "FunctionPass",
+    "LayoutConfig",
     "Pass",
     "PassContext",
     "PassInfo",

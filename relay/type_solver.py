@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from xrelay.dialects.relay import RelayTypeError, dtype_of, shape_of, tensor_type
+from xrelay.dialects.relay.ops import parse_layout
 from xrelay.relay.expr import (
     Call,
     Expr,
@@ -68,20 +69,33 @@ _CONV_DEFAULTS = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
 
 def _conv_weight(data: Any, attrs: dict[str, Any], transpose: bool) -> Any:
     """A convolution's weight from the data's channels and ``channels``, ``kernel_size``,
-    ``groups`` and the layouts (1-, 2- and 3-D; Relay's Conv*DRel)."""
+    ``groups`` and the layouts (1-, 2- and 3-D; Relay's Conv*DRel). Blocked layouts count as
+    their primal axes (``NCHW16c``: C blocks times 16; ``OIHW16i16o``: O/16, I/16, ..., 16, 16)."""
     channels, kernel = attrs.get("channels"), attrs.get("kernel_size")
     rank = len(shape_of(data)) - 2
-    if channels is None or kernel is None or rank not in _CONV_DEFAULTS:
+    layout = attrs.get("data_layout") or _CONV_DEFAULTS.get(max(rank, 0), ("",))[0]
+    try:
+        daxes = parse_layout(layout)
+    except ValueError:
         return None
-    layout = attrs.get("data_layout") or _CONV_DEFAULTS[rank][0]
+    rank = sum(a.isupper() for a, _ in daxes) - 2
+    if channels is None or kernel is None or rank not in _CONV_DEFAULTS or len(daxes) != len(shape_of(data)):
+        return None
     klayout = attrs.get("kernel_layout") or ("IOHW" if transpose else _CONV_DEFAULTS[rank][1])
-    if "C" not in layout or len(layout) != rank + 2 or len(klayout) != rank + 2:
+    try:
+        kaxes = parse_layout(klayout)
+    except ValueError:
         return None
-    in_ch = shape_of(data)[layout.index("C")]
+    if "C" not in layout or sum(a.isupper() for a, _ in kaxes) != rank + 2:
+        return None
+    in_ch = 1
+    for (a, _), n in zip(daxes, shape_of(data)):
+        if a in "Cc":
+            if n is None:
+                return None
+            in_ch *= n
     groups = attrs.get("groups") or 1
-    if in_ch is None:
-        return None
-    spatial = [c for c in klayout if c not in "OI"]
+    spatial = [a for a, _ in kaxes if a.isupper() and a not in "OI"]
     kernel = [kernel] * rank if isinstance(kernel, int) else list(kernel)
     if len(kernel) != len(spatial):
         return None
@@ -90,7 +104,16 @@ def _conv_weight(data: Any, attrs: dict[str, Any], transpose: bool) -> Any:
         dims["I"], dims["O"] = in_ch, channels // groups
     else:  # (out, in / groups, k...)
         dims["O"], dims["I"] = channels, in_ch // groups
-    return tensor_type([dims[c] for c in klayout], dtype_of(data))
+    factors = {a.upper(): f for a, f in kaxes if a.islower()}
+    shape = []
+    for a, f in kaxes:
+        if a.islower():
+            shape.append(f)
+        elif dims[a] % factors.get(a, 1):
+            return None
+        else:
+            shape.append(dims[a] // factors.get(a, 1))
+    return tensor_type(shape, dtype_of(data))
 
 
 def _operand_rule(call: Call, expected: Any) -> list[Any]:

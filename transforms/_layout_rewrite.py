@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, RelayOp, RelayTypeError, shape_of
 from xrelay.dialects.relay.layout import Layout, LayoutError, infer_layout, same
 
@@ -42,6 +43,10 @@ NewCall = Callable[
 """The pass's hook: ``(op, attrs, old input types, new inputs) -> (op name, attrs, inputs)``
 of the replacement (Relay's CallWithNewLayouts; the inputs may be new values built before
 ``op``, which are then treated as the inputs they replace)."""
+
+
+def _op_class(name: str) -> type[RelayOp]:
+    return QNN_OPS[name] if name.startswith("qnn.") else RELAY_OPS[name]
 
 
 @dataclass
@@ -62,7 +67,7 @@ class LayoutRewriter:
     # ---- transforms ---------------------------------------------------------------------
 
     def _insert(self, name: str, operands: list[SSAValue], anchor: Operation, **attrs: Any) -> SSAValue:
-        op = RELAY_OPS[name].make(operands, **attrs)
+        op = _op_class(name).make(operands, **attrs)
         Rewriter.insert_op(op, InsertPoint.before(anchor))
         self.created.append(op)
         return op.results[0]
@@ -127,7 +132,7 @@ class LayoutRewriter:
                     v = self.transform(v, n_prd, o_prd, op)
                 v = self.transform(v, o_cur, n_cur, op)
             args.append(v)
-        new_op = RELAY_OPS[new_name].make(args, **second.attrs)
+        new_op = _op_class(new_name).make(args, **second.attrs)
         Rewriter.insert_op(new_op, InsertPoint.before(op))
         self.created.append(new_op)
         for old_r, new_r, lo, ln in zip(op.results, new_op.results, old_out, new_out, strict=True):

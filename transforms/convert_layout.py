@@ -25,7 +25,8 @@ is logged (Relay's "Desired layout(s) not specified" warning).
 %r = relay.layout_transform %3 {src_layout = "NHWC", dst_layout = "NCHW"} : ...
 ```
 
-Like Relay, the pass requires ``CanonicalizeOps`` (``nn.bias_add`` has no layout rule).
+``with LayoutConfig(skip_layers=[0]):`` keeps chosen convolutions as they are (Relay's
+LayoutConfig). Like Relay, the pass requires ``CanonicalizeOps`` (``nn.bias_add`` has no layout rule).
 """
 
 from __future__ import annotations
@@ -39,9 +40,40 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
+from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, RelayOp
 from xrelay.dialects.relay.layout import CONVERT_LAYOUT, Layout, LayoutError
 from xrelay.transforms._layout_rewrite import LayoutRewriter, logger
+
+
+class LayoutConfig:
+    """Relay's ``relay.transform.LayoutConfig``: inside ``with LayoutConfig(skip_layers=[0, 2]):``
+    convert-layout leaves the ``nn.conv2d`` calls with those indices (counted in program order
+    over every conversion made in the scope) in their layouts."""
+
+    current: ClassVar[LayoutConfig | None] = None
+
+    def __init__(self, skip_layers: Sequence[int] | None = None):
+        self.skip_counter = 0
+        self.skip_layers = list(skip_layers) if skip_layers is not None else []
+
+    def check_skip(self) -> bool:
+        """Whether the next convolution is skipped (and count it)."""
+        skip = self.skip_counter in self.skip_layers
+        self.skip_counter += 1
+        return skip
+
+    def reset(self) -> None:
+        self.skip_counter = 0
+        self.skip_layers = []
+
+    def __enter__(self) -> LayoutConfig:
+        self._outer = LayoutConfig.current
+        LayoutConfig.current = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        LayoutConfig.current = self._outer
 
 
 def parse_desired_layouts(text: str) -> dict[str, list[str]]:
@@ -58,7 +90,7 @@ def parse_desired_layouts(text: str) -> dict[str, list[str]]:
 def check_desired_layouts(desired: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for op, layouts in desired.items():
-        if op not in RELAY_OPS:
+        if op not in RELAY_OPS and op not in QNN_OPS:
             raise ValueError(f"convert-layout: unknown op '{op}'")
         if op not in CONVERT_LAYOUT:
             known = ", ".join(sorted(CONVERT_LAYOUT))
@@ -71,7 +103,7 @@ def check_desired_layouts(desired: Mapping[str, Sequence[str]]) -> dict[str, lis
                     Layout(lay)
                 except LayoutError as e:
                     raise ValueError(f"convert-layout: {op}: {e}") from None
-        arity = 2 if op in ("nn.conv2d", "nn.conv2d_transpose") else 1
+        arity = 2 if op.endswith(("conv2d", "conv2d_transpose")) else 1
         if len(layouts) != arity:
             raise ValueError(f"convert-layout: '{op}' needs {arity} desired layout(s), got {list(layouts)}")
         if layouts[0] == "default":
@@ -118,6 +150,9 @@ class ConvertLayoutPass(ModulePass):
                 return name, attrs, args
             if name not in desired:
                 logger.warning("Desired layout(s) not specified for op: %s", name)
+                return name, attrs, args
+            config = LayoutConfig.current
+            if name == "nn.conv2d" and config is not None and config.check_skip():
                 return name, attrs, args
             new_name, new_attrs = convert(attrs, types, desired[name])
             return new_name or name, new_attrs, args

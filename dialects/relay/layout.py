@@ -375,7 +375,44 @@ def _axis_rule(n_params: int, n_param_outputs: int):
 
 
 register_infer_layout("nn.batch_norm")(_axis_rule(4, 2))
-register_infer_layout("nn.layer_norm")(_axis_rule(2, 0))
+register_infer_layout("nn.layer_norm", "nn.instance_norm")(_axis_rule(2, 0))
+
+
+@register_infer_layout("nn.l2_normalize")
+def l2_normalize_layout(attrs, new, old, types):
+    """The normalised axes follow their dimensions (L2NormalizeInferCorrectLayout)."""
+    if new is not None and old[0] is not None:
+        rank = len(shape_of(types[0]))
+        attrs["axis"] = tuple(new[0].index_of(old[0][_norm(a, rank)]) for a in attrs["axis"] or ())
+        return LayoutInference([new[0]], [new[0]], attrs)
+    return LayoutInference([old[0]], [old[0]], attrs)
+
+
+@register_infer_layout("image.resize2d")
+def resize_layout(attrs, new, old, types):
+    """Follows a new input layout of the same rank when the op used its input's old layout
+    (ResizeInferCorrectLayout)."""
+    if new is not None and old[0] is not None:
+        if new[0] != old[0] and attrs["layout"] == old[0].name and new[0].ndim == old[0].ndim:
+            attrs["layout"] = new[0].name
+    lay = Layout(attrs["layout"])
+    return LayoutInference([lay], [lay], attrs)
+
+
+@register_infer_layout("nn.upsampling")
+def upsampling_layout(attrs, new, old, types):
+    """Follows a new input layout that keeps H and W where they were, unsplit
+    (UpsamplingInferCorrectLayout)."""
+    if new is not None:
+        raw, lay = Layout(attrs["layout"]), new[0]
+        if (
+            all(lay.index_of(a) == raw.index_of(a) for a in "HW")
+            and not lay.contains("h")
+            and not lay.contains("w")
+        ):
+            attrs["layout"] = lay.name
+    lay = Layout(attrs["layout"])
+    return LayoutInference([lay], [lay], attrs)
 
 
 @register_infer_layout("nn.prelu")
@@ -678,6 +715,12 @@ def convert_conv2d_transpose(attrs, types, desired):
     else:
         raise ValueError(f"nn.conv2d_transpose: layout {data_l} is not supported")
     return "nn.conv2d_transpose", attrs
+
+
+@register_convert_layout("image.resize2d")
+def convert_resize2d(attrs, types, desired):
+    """The resize's ``layout`` becomes the desired one."""
+    return None, dict(attrs, layout=desired[0])
 
 
 @register_convert_layout("nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d")

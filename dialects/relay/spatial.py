@@ -31,7 +31,7 @@ from xrelay.dialects.relay.base import (
     relay_op,
 )
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
-from xrelay.dialects.relay.ops import check_positive
+from xrelay.dialects.relay.ops import check_positive, parse_layout
 
 
 def _axes(cls, layout: str, canonical: str) -> list[int]:
@@ -314,6 +314,17 @@ _ROUNDING = ("", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_c
 
 
 def _hw(cls, layout: str, t: TensorType) -> tuple[int, int]:
+    """Positions of H and W; a layout may block its channels (``NCHW16c``), not H or W."""
+    try:
+        axes = parse_layout(layout)
+    except ValueError as e:
+        raise fail(cls, str(e)) from None
+    if any(a.islower() for a, _ in axes):
+        if "".join(sorted(a for a, _ in axes if a.isupper())) != "CHNW" or [a for a, _ in axes if a.islower()] != ["c"]:
+            raise fail(cls, f"unsupported layout '{layout}' (expected NCHW with at most C blocked)")
+        _rank(cls, t, len(axes), "data")
+        letters = [a for a, _ in axes]
+        return letters.index("H"), letters.index("W")
     _rank(cls, t, 4, "data")
     return tuple(_axes(cls, layout, "NCHW")[2:])  # type: ignore[return-value]
 

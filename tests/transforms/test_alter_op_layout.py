@@ -83,6 +83,11 @@ def test_blocked_kernels_match_plain():
         layout_transform_array(pooled, "NCHW3c", "NCHW"), KERNELS["nn.avg_pool2d"](x, pool_size=(2, 2)), rtol=1e-6
     )
 
+    up = KERNELS["nn.upsampling"](layout_transform_array(x, "NCHW", "NCHW4c"), scale_h=2.0, scale_w=1.5, layout="NCHW4c")
+    np.testing.assert_array_equal(
+        layout_transform_array(up, "NCHW4c", "NCHW"), KERNELS["nn.upsampling"](x, scale_h=2.0, scale_w=1.5)
+    )
+
 
 def test_factory_and_errors():
     p = transform.AlterOpLayout()

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from xdsl.parser import Parser
 
+from xrelay.dialects import make_context
 from xrelay.relay import transform
 from xrelay.relay.build_module import bind_params_by_name
 from xrelay.testing import mobilenet, resnet
@@ -91,3 +93,30 @@ def test_dict_and_text_forms_agree_and_errors_are_clear():
         ConvertLayoutPass({"nn.conv9d": ["NHWC"]})
     with pytest.raises(ValueError, match="needs a list of layouts"):
         ConvertLayoutPass({"nn.max_pool2d": "NHWC"})
+
+
+_QNN_RESIZE = """
+func.func @main(%x: tensor<1x8x6x6xi8>, %w: tensor<4x8x3x3xi8>, %s: tensor<4xf32>) -> (tensor<1x4x12x12xf32>, tensor<1x4x6x6xi8>) {
+  %zp = relay.constant dense<1> : tensor<i32>
+  %sc = relay.constant dense<0.5> : tensor<f32>
+  %y = qnn.conv2d %x, %w, %zp, %zp, %sc, %s {padding = [1, 1, 1, 1], channels = 4, kernel_size = [3, 3]} : (tensor<1x8x6x6xi8>, tensor<4x8x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<4xf32>) -> tensor<1x4x6x6xi32>
+  %r = qnn.requantize %y, %s, %zp, %sc, %zp {axis = 1} : (tensor<1x4x6x6xi32>, tensor<4xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x4x6x6xi8>
+  %f = relay.cast %r {dtype = "float32"} : (tensor<1x4x6x6xi8>) -> tensor<1x4x6x6xf32>
+  %u = relay.image.resize2d %f {size = [12, 12]} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %n = relay.nn.l2_normalize %u {eps = 0.001, axis = [1]} : (tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
+  %i = relay.nn.instance_norm %n, %s, %s : (tensor<1x4x12x12xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x12x12xf32>
+  func.return %i, %r : tensor<1x4x12x12xf32>, tensor<1x4x6x6xi8>
+}
+"""
+
+
+def test_qnn_resize_norms_meaning():
+    """qnn.conv2d converted, requantize's per-channel axis moved, resize2d / l2_normalize /
+    instance_norm following NHWC: the same values (int8 exactly)."""
+    mod = Parser(make_context(), _QNN_RESIZE).parse_module()
+    desired = {"qnn.conv2d": ["NHWC", "default"], "image.resize2d": ["NHWC"]}
+    after = mod.clone()
+    ConvertLayoutPass(desired).apply(None, after)
+    names = Counter(op.name for op in after.walk())
+    assert names["relay.layout_transform"] == 4  # x, w in; both results back out
+    check_semantics(ConvertLayoutPass(desired), mod)

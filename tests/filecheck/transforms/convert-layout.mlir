@@ -1,11 +1,11 @@
-// RUN: relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NHWC,default;nn.conv2d_transpose=NHWC,default;nn.global_max_pool2d=NHWC"}' --split-input-file 2>/dev/null | filecheck %s
+// RUN: relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NHWC,default;nn.conv2d_transpose=NHWC,default;nn.global_max_pool2d=NHWC;qnn.conv2d=NHWC,default"}' --split-input-file 2>/dev/null | filecheck %s
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=default,HWIO"}' 2>&1 | filecheck %s --check-prefix=DEFAULT
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.relu=NHWC"}' 2>&1 | filecheck %s --check-prefix=NOCONV
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NHWC"}' 2>&1 | filecheck %s --check-prefix=ARITY
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NH3WC,default"}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // DEFAULT: convert-layout: 'nn.conv2d': data layout cannot be 'default'
-// NOCONV: convert-layout: op 'nn.relu' has no layout conversion (convertible: nn.avg_pool2d, nn.conv2d, nn.conv2d_transpose, nn.global_avg_pool2d, nn.global_max_pool2d, nn.max_pool2d)
+// NOCONV: convert-layout: op 'nn.relu' has no layout conversion (convertible: image.resize2d, nn.avg_pool2d, nn.conv2d, nn.conv2d_transpose, nn.global_avg_pool2d, nn.global_max_pool2d, nn.max_pool2d, qnn.avg_pool2d, qnn.conv2d, qnn.conv2d_transpose)
 // ARITY: convert-layout: 'nn.conv2d' needs 2 desired layout(s), got ['NHWC']
 // BAD: convert-layout: nn.conv2d: invalid layout 'NH3WC'
 
@@ -103,4 +103,45 @@ func.func @transpose_conv_pools(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x3x3xf32>
   %g = relay.nn.global_max_pool2d %y : (tensor<1x4x9x9xf32>) -> tensor<1x4x1x1xf32>
   %a = relay.nn.adaptive_avg_pool2d %y {output_size = [1, 1]} : (tensor<1x4x9x9xf32>) -> tensor<1x4x1x1xf32>
   func.return %g, %a : tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// qnn.conv2d converts like nn.conv2d (its scales and zero points are channel vectors and stay
+// as they are); qnn.requantize follows NHWC and moves its axis to 3.
+// CHECK-LABEL: func.func @qnn_conv_requantize(
+// CHECK-NEXT:  %zp = relay.constant dense<0> : tensor<i32>
+// CHECK-NEXT:  %sc = relay.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT:  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NHWC"} : (tensor<1x8x6x6xi8>) -> tensor<1x6x6x8xi8>
+// CHECK-NEXT:  %1 = relay.layout_transform %w {src_layout = "OIHW", dst_layout = "HWIO"} : (tensor<4x8x3x3xi8>) -> tensor<3x3x8x4xi8>
+// CHECK-NEXT:  %y = qnn.conv2d %0, %1, %zp, %zp, %sc, %s {padding = [1, 1, 1, 1], channels = 4, kernel_size = [3, 3], data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x6x6x8xi8>, tensor<3x3x8x4xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<4xf32>) -> tensor<1x6x6x4xi32>
+// CHECK-NEXT:  %r = qnn.requantize %y, %s, %zp, %sc, %zp {axis = 3} : (tensor<1x6x6x4xi32>, tensor<4xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x6x6x4xi8>
+// CHECK-NEXT:  %2 = relay.layout_transform %r {src_layout = "NHWC", dst_layout = "NCHW"} : (tensor<1x6x6x4xi8>) -> tensor<1x4x6x6xi8>
+// CHECK-NEXT:  func.return %2 : tensor<1x4x6x6xi8>
+// CHECK-NEXT:  }
+func.func @qnn_conv_requantize(%x: tensor<1x8x6x6xi8>, %w: tensor<4x8x3x3xi8>, %s: tensor<4xf32>) -> tensor<1x4x6x6xi8> {
+  %zp = relay.constant dense<0> : tensor<i32>
+  %sc = relay.constant dense<0.5> : tensor<f32>
+  %y = qnn.conv2d %x, %w, %zp, %zp, %sc, %s {padding = [1, 1, 1, 1], channels = 4, kernel_size = [3, 3]} : (tensor<1x8x6x6xi8>, tensor<4x8x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<4xf32>) -> tensor<1x4x6x6xi32>
+  %r = qnn.requantize %y, %s, %zp, %sc, %zp {axis = 1} : (tensor<1x4x6x6xi32>, tensor<4xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x4x6x6xi8>
+  func.return %r : tensor<1x4x6x6xi8>
+}
+
+// -----
+
+// resize2d (not desired) follows its input's NHWC; l2_normalize moves its axes.
+// CHECK-LABEL: func.func @resize(
+// CHECK-NEXT:  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NHWC"} : (tensor<1x8x6x6xf32>) -> tensor<1x6x6x8xf32>
+// CHECK-NEXT:  %1 = relay.layout_transform %w {src_layout = "OIHW", dst_layout = "HWIO"} : (tensor<4x8x3x3xf32>) -> tensor<3x3x8x4xf32>
+// CHECK-NEXT:  %y = relay.nn.conv2d %0, %1 {padding = [1, 1, 1, 1], data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x6x6x8xf32>, tensor<3x3x8x4xf32>) -> tensor<1x6x6x4xf32>
+// CHECK-NEXT:  %r = relay.image.resize2d %y {size = [12, 12], layout = "NHWC"} : (tensor<1x6x6x4xf32>) -> tensor<1x12x12x4xf32>
+// CHECK-NEXT:  %n = relay.nn.l2_normalize %r {eps = 0.001, axis = [3]} : (tensor<1x12x12x4xf32>) -> tensor<1x12x12x4xf32>
+// CHECK-NEXT:  %2 = relay.layout_transform %n {src_layout = "NHWC", dst_layout = "NCHW"} : (tensor<1x12x12x4xf32>) -> tensor<1x4x12x12xf32>
+// CHECK-NEXT:  func.return %2 : tensor<1x4x12x12xf32>
+// CHECK-NEXT:  }
+func.func @resize(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>) -> tensor<1x4x12x12xf32> {
+  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.image.resize2d %y {size = [12, 12]} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %n = relay.nn.l2_normalize %r {eps = 0.001, axis = [1]} : (tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
+  func.return %n : tensor<1x4x12x12xf32>
 }
