@@ -39,6 +39,7 @@ the executor and ``lower-to-memory`` share it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -86,6 +87,7 @@ from xdsl.utils.exceptions import VerifyException
 from xrelay.dialects.relay import RelayOp, byte_size, dtype_of
 from xrelay.dialects.relay.base import format_value, parse_value
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
+from xrelay.dialects.relay.ops import parse_layout
 
 STORAGE_KINDS = ("intermediate", "workspace", "input", "output")
 """Kinds of ``memory.alloc_storage`` (constants are never storage: they stay relay.constant)."""
@@ -782,6 +784,17 @@ Memory = Dialect(
 # --------------------------------------------------------------------------------------------
 
 
+def _dims(layout: str, shape: Sequence[int]) -> dict[str, int]:
+    """Primal axis sizes of a (possibly blocked) shape: ``NCHW16c`` counts C as C * 16."""
+    dims: dict[str, int] = {}
+    for (axis, _), n in zip(parse_layout(layout), shape, strict=True):
+        dims[axis.upper()] = dims.get(axis.upper(), 1) * n
+    return dims
+
+
+_BLOCKED_WINOGRAD = re.compile(r"NCHW(\d+)c,OIHW\1i(\d+)o,NCHW\2c$")
+
+
 def _conv2d_im2col_bytes(op: RelayOp) -> int:
     data_t, weight_t = op.operands[0].type, op.operands[1].type
     out_t = op.results[0].type
@@ -791,26 +804,29 @@ def _conv2d_im2col_bytes(op: RelayOp) -> int:
         return 0
     a = op.attrs
     dl, kl = a["data_layout"], a["kernel_layout"]
-    in_c = data_t.get_shape()[dl.index("C")]
-    out_shape = out_t.get_shape()
     out_layout = a["out_layout"] or dl
-    out_h, out_w = out_shape[out_layout.index("H")], out_shape[out_layout.index("W")]
+    data = _dims(dl, data_t.get_shape())
+    out = _dims(out_layout, out_t.get_shape())
+    in_c, out_c, out_h, out_w = data["C"], out["C"], out["H"], out["W"]
     if a["kernel_size"] is not None:
         kh, kw = a["kernel_size"]
     else:
-        w = weight_t.get_shape()
-        kh, kw = w[kl.index("H")], w[kl.index("W")]
+        w = _dims(kl, weight_t.get_shape())
+        kh, kw = w["H"], w["W"]
     groups = a["groups"]
     pointwise = (kh, kw) == (1, 1) and tuple(a["strides"]) == (1, 1) and not any(a["padding"])
     if pointwise:
         return 0  # the input already is the im2col matrix
     elem = byte_size(TensorType(data_t.element_type, [1]))
     im2col = out_h * out_w * (in_c // groups) * kh * kw * elem
-    out_c = out_shape[out_layout.index("C")]
     tile = winograd_tile(
         (kh, kw), tuple(a["strides"]), tuple(a["dilation"]), groups, in_c, out_c, out_h, out_w
     )
-    if tile and (dl, kl, out_layout, elem) == ("NCHW", "OIHW", "NCHW", 4):
+    layouts = (dl, kl, out_layout)
+    if tile and elem == 4 and (
+        layouts in (("NCHW", "OIHW", "NCHW"), ("NHWC", "HWIO", "NHWC"))
+        or _BLOCKED_WINOGRAD.match(",".join(layouts))
+    ):
         return max(im2col, winograd_scratch_bytes(in_c, out_c, out_h, out_w, elem, tile))
     return im2col
 
@@ -840,8 +856,9 @@ def winograd_tile(
     """The output block size ``m`` with which the arena executor may run this convolution
     as Winograd F(m x m, 3x3), or 0: 3x3, stride 1, dilation 1, ungrouped, at least
     ``WINOGRAD_MIN_CHANNELS`` channels in and out and ``WINOGRAD_MIN_TILES`` 2x2 output
-    blocks; 4 from ``WINOGRAD_F4_MIN_SIZE`` on, else 2. (It also needs float32 NCHW/OIHW
-    data and constant weights, and ``XRELAY_WINOGRAD`` not ``0``.)"""
+    blocks; 4 from ``WINOGRAD_F4_MIN_SIZE`` on, else 2. (It also needs float32 NCHW/OIHW or
+    NHWC/HWIO or ``NCHW{c}c``/``OIHW{c}i{o}o`` data and constant weights, and
+    ``XRELAY_WINOGRAD`` not ``0``.)"""
     if not (
         tuple(kernel) == (3, 3)
         and tuple(strides) == (1, 1)
@@ -892,7 +909,7 @@ def workspace_bytes(
 
         out_h * out_w * (in_c / groups) * kh * kw * bytes_per_element(data)
 
-    A float32 NCHW convolution that may run as Winograd (``winograd_tile``) needs the larger
+    A float32 NCHW, NHWC or ``NCHW{c}c`` (blocked) convolution that may run as Winograd (``winograd_tile``) needs the larger
     of that and ``winograd_scratch_bytes`` (whether Winograd is switched on when the program
     runs does not change the lowering).
 

@@ -130,7 +130,8 @@ def build_program(
             with PassContext(opt_level=opt_level, config=dict(outer.config)):
                 optimised = module_op(get_pass("FuseOps")(optimised))
     elif default_device is None and not _uses_devices(module):
-        with PassContext(opt_level=opt_level):
+        outer = PassContext.current()
+        with PassContext(opt_level=opt_level, disabled_pass=list(outer.disabled_pass), config=dict(outer.config)):
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)

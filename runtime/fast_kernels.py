@@ -611,21 +611,27 @@ def _winograd_tile(x, w, out, a, ws, opts) -> int:
     """The ``winograd_tile`` of a float32 convolution with constant weights and a large
     enough workspace, on the loop-kernel path (``use_numba``; the reference path keeps the
     reference kernels' bits), else 0."""
+    if not x.flags.c_contiguous:
+        return 0
+    return winograd_tile_for(x.shape[1], w.shape[0], w.shape[2:], out.shape[2:], x.dtype, a, ws, opts)
+
+
+def winograd_tile_for(c, o, kernel_hw, out_hw, dtype, a, ws, opts) -> int:
+    """``_winograd_tile`` by channels, kernel and output size (any layout)."""
     if not (opts.use_numba and winograd_enabled() and loop_kernels_available()):
         return 0
     if opts.fixed[1:2] != (True,):
         return 0  # the weights are transformed once, so they must be a constant
-    if w.shape[2:] != (3, 3) or not x.flags.c_contiguous or x.dtype != np.float32:
+    if tuple(kernel_hw) != (3, 3) or dtype != np.float32:
         return 0
-    c, o = x.shape[1], w.shape[0]
-    oh, ow = out.shape[2:]
+    oh, ow = out_hw
     tile = winograd_tile((3, 3), a["strides"], a["dilation"], a["groups"], c, o, oh, ow)
     forced = os.environ.get("XRELAY_WINOGRAD_TILE", "")
     if tile and forced in ("2", "4"):
         tile = int(forced)
     if not tile:
         return 0
-    need = winograd_scratch_bytes(c, o, oh, ow, x.dtype.itemsize, tile)
+    need = winograd_scratch_bytes(c, o, oh, ow, np.dtype(dtype).itemsize, tile)
     return tile if ws is not None and ws.nbytes >= need else 0
 
 
@@ -1291,18 +1297,28 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
         "max_pool3x3": max_pool3x3,
         "epilogue": epilogue,
     }
+    for make in NUMBA_MAKERS:
+        kernels.update(make(jit))
     _NUMBA["kernels"] = kernels
     return kernels
 
 
+NUMBA_MAKERS: list[Callable[[Any], dict[str, Callable[..., None]]]] = []
+"""Functions ``make(jit)`` giving more numba kernels by name (the twins of C kernels kept in
+other modules: ``runtime.fast_nhwc``'s channels-last Winograd transforms)."""
+
+
 def _or_channels_last(nchw: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``nchw`` for an op in NCHW; ``runtime.fast_nhwc``'s kernel ``name`` for one in NHWC."""
+    """``nchw`` for an op in NCHW; ``runtime.fast_nhwc``'s kernel ``name`` for one in NHWC,
+    and its ``<name without _nhwc>_blocked`` for a blocked layout (``NCHW16c``)."""
 
     def maker(op, vals, out, ws, opts):
         a = op.attrs
-        if (a.get("data_layout") or a.get("layout")) == "NHWC":
-            nhwc = NHWC_MAKERS.get(name)
-            return None if nhwc is None else nhwc(op, vals, out, ws, opts)
+        layout = a.get("data_layout") or a.get("layout") or ""
+        if layout == "NHWC" or (layout and not layout.isupper()):
+            key = name if layout == "NHWC" else name.removesuffix("_nhwc") + "_blocked"
+            kernel = NHWC_MAKERS.get(key)
+            return None if kernel is None else kernel(op, vals, out, ws, opts)
         return nchw(op, vals, out, ws, opts)
 
     return maker

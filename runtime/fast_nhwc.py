@@ -14,13 +14,18 @@ products as the reference ``NHWC`` kernel (``kernels.nn``), chunked like the ``N
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from xrelay.dialects.memory import winograd_slice_bytes
 from xrelay.runtime.fast_kernels import (
     _MIN_CHUNK_MNK,
     FINE_CHUNKS_PER_THREAD,
     NHWC_MAKERS,
+    NUMBA_MAKERS,
     Thunk,
     _chunks,
     _epilogue_thunks,
@@ -46,6 +51,9 @@ def conv2d_nhwc(op, vals, out, ws, opts):
         return None
     if not (out.flags.c_contiguous and x.flags.c_contiguous):
         return None
+    wino = _winograd_nhwc(x, w, out, a, ws, opts)
+    if wino is not None:
+        return wino
     via = _channels_first(op, x, w, out, a, ws, opts)
     if via is not None:
         return via
@@ -87,6 +95,243 @@ def conv2d_nhwc(op, vals, out, ws, opts):
     return thunks
 
 
+def _winograd_nhwc(x, w, out, a, ws, opts):
+    """Winograd for an NHWC/HWIO convolution: ``_winograd_channels_last`` with one block."""
+    n, h, wd, c = x.shape
+    o = w.shape[3]
+    geometry = _ChannelsLast(
+        n, c, o, (h, wd), out.shape[1:3],
+        in_blocks=lambda b: [(x[b], 0, c)],
+        out_blocks=lambda b: [(out[b], 0, o)],
+        rows=lambda b, y0, y1: (b, slice(y0, y1)),
+    )  # fmt: skip
+    return _winograd_channels_last(geometry, x, lambda: w, out, a, ws, opts)
+
+
+@dataclass
+class _ChannelsLast:
+    """A convolution's images as channels-last blocks: NHWC is one block of all channels,
+    ``NCHW{c}c`` is ``C / c`` blocks of ``c`` channels (each an (h, w, c) image)."""
+
+    n: int
+    c: int
+    o: int
+    in_hw: tuple[int, int]
+    out_hw: tuple[int, int]
+    in_blocks: Callable[[int], list[tuple[np.ndarray, int, int]]]
+    """image b -> [(block image (h, w, cb), first channel, channels)]"""
+    out_blocks: Callable[[int], list[tuple[np.ndarray, int, int]]]
+    rows: Callable[[int, int, int], tuple]
+    """(image, y0, y1) -> the index of those output rows (for the epilogue)"""
+
+
+def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
+    """Winograd F(tile x tile, 3x3) on channels-last blocks (tile 2 or 4, where the NCHW path
+    would use it): per image, the input transform (``native_nhwc.h``) of each block writes
+    its columns of ``(tile + 2)**2`` matrices tiles x C in the workspace, one product per
+    tile element with the weights transformed here once (``(tile + 2)**2`` matrices C x O,
+    from ``hwio()``), and the output transform writes each output block, followed by the
+    epilogue on its rows. No transposes.
+
+    Cut like the NCHW Winograd: large images into ``WINOGRAD_CHUNKS`` ranges of tile rows
+    (transform, product, finish per range), smaller ones in three phases (the transforms by
+    tile rows, the products whole). The same bits for any thread count. None where the NCHW
+    path would not use Winograd.
+    """
+    from xrelay.runtime.fast_kernels import (
+        _WINO_G,
+        WINOGRAD_CHUNKS,
+        _bind,
+        _fixed_split,
+        _wino_matrices,
+        winograd_tile_for,
+    )
+
+    c, o = g.c, g.o
+    oh, ow = g.out_hw
+    if not x.flags.c_contiguous:
+        return None
+    tile = winograd_tile_for(c, o, (3, 3) if a["kernel_size"] is None else a["kernel_size"], (oh, ow), x.dtype, a, ws, opts)
+    if not tile:
+        return None
+    w = hwio()
+    if w.shape[:2] != (3, 3):
+        return None
+    pt, pl = a["padding"][:2]
+    th, tw = -(-oh // tile), -(-ow // tile)
+    nt = th * tw
+    count = (tile + 2) ** 2
+    k_in, k_out = ("wino_input_nhwc", "wino_output_nhwc") if tile == 2 else ("wino4_input_nhwc", "wino4_output_nhwc")
+    dt = x.dtype
+    # u[k] = (G g G^T)[k] as a C x O matrix, in float64 rounded once, 32 output channels at a time
+    gm = _WINO_G[tile]
+    u = np.empty((count, c, o), dt)
+    for o0 in range(0, o, 32):
+        part = np.einsum("ai,ijco,bj->abco", gm, w[..., o0 : o0 + 32].astype(np.float64), gm)
+        u[..., o0 : o0 + 32] = part.reshape(count, c, -1)
+    v = _wino_matrices(ws, 0, count, nt, c, dt)
+    m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, nt, o, dt)
+    opts.columns += [v, m]
+    opts.winograd.append(u)
+    by_rows = nt >= WINOGRAD_CHUNKS * 64 and th >= WINOGRAD_CHUNKS
+    thunks: list[tuple[str, Thunk]] = []
+    for b in range(g.n):
+
+        def start(r0: int, r1: int, b=b) -> list[Thunk]:
+            return [_bind(k_in, img, v[:, :, c0 : c0 + k], 0, k, r0, r1, tw, pt, pl) for img, c0, k in g.in_blocks(b)]
+
+        def finish(r0: int, r1: int, b=b) -> list[Thunk]:
+            steps = [_bind(k_out, m[:, :, o0 : o0 + k], tw, img, 0, k, r0, r1) for img, o0, k in g.out_blocks(b)]
+            return steps + _epilogue_thunks(opts.epilogue, out, g.rows(b, tile * r0, min(oh, tile * r1)))
+
+        if by_rows:
+
+            def rows(r0: int, r1: int, start=start, finish=finish) -> Thunk:
+                t0, t1 = r0 * tw, r1 * tw
+                product = functools.partial(np.matmul, v[:, t0:t1], u, out=m[:, t0:t1])
+                return _sequence([*start(r0, r1), product, *finish(r0, r1)])
+
+            tasks = [rows(lo, hi) for lo, hi in _ranges(th, WINOGRAD_CHUNKS)]
+            thunks.append(("conv", _fixed_split(opts, tasks)))
+            continue
+
+        def first(r0: int, r1: int, start=start) -> Thunk:
+            return _sequence(start(r0, r1))
+
+        thunks.append(("im2col", _split(opts, first, _ranges(th, _chunks(opts)), th)))
+
+        def products(k0: int, k1: int) -> Thunk:
+            return functools.partial(np.matmul, v[k0:k1], u[k0:k1], out=m[k0:k1])
+
+        fine = _ranges(count, _chunks(opts, FINE_CHUNKS_PER_THREAD))
+        thunks.append(("matmul", _split(opts, products, _ranges(count, _chunks(opts)), count, fine)))
+
+        def last(r0: int, r1: int, finish=finish) -> Thunk:
+            return _sequence(finish(r0, r1))
+
+        thunks.append(("conv", _split(opts, last, _ranges(th, _chunks(opts)), th)))
+    return thunks
+
+
+def _numba_twins(jit):
+    """The numba versions of ``native_nhwc.h`` (same operations per value, same bits)."""
+
+    @jit
+    def wino_input_nhwc(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
+        h, wd, _ = xb.shape
+        d = np.zeros((4, 4), xb.dtype)
+        e = np.zeros((4, 4), xb.dtype)
+        for ty in range(r0, r1):
+            for tx in range(tw):
+                t, iy, ix = ty * tw + tx, 2 * ty - pt, 2 * tx - pl
+                for ch in range(c0, c1):
+                    for i in range(4):
+                        for j in range(4):
+                            yy, xx = iy + i, ix + j
+                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
+                            d[i, j] = xb[yy, xx, ch] if inside else 0.0
+                    for j in range(4):
+                        e[0, j] = d[0, j] - d[2, j]
+                        e[1, j] = d[1, j] + d[2, j]
+                        e[2, j] = d[2, j] - d[1, j]
+                        e[3, j] = d[1, j] - d[3, j]
+                    for i in range(4):
+                        v[4 * i, t, ch] = e[i, 0] - e[i, 2]
+                        v[4 * i + 1, t, ch] = e[i, 1] + e[i, 2]
+                        v[4 * i + 2, t, ch] = e[i, 2] - e[i, 1]
+                        v[4 * i + 3, t, ch] = e[i, 1] - e[i, 3]
+
+    @jit
+    def wino_output_nhwc(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
+        oh, ow, _ = ob.shape
+        s = np.zeros((2, 4), m.dtype)
+        for ty in range(r0, r1):
+            for tx in range(tw):
+                t, y, xo = ty * tw + tx, 2 * ty, 2 * tx
+                for oc in range(o0, o1):
+                    for j in range(4):
+                        a0, a1, a2, a3 = m[j, t, oc], m[4 + j, t, oc], m[8 + j, t, oc], m[12 + j, t, oc]
+                        s[0, j] = a0 + a1 + a2
+                        s[1, j] = a1 - a2 - a3
+                    for i in range(2):
+                        if y + i >= oh:
+                            break
+                        ob[y + i, xo, oc] = s[i, 0] + s[i, 1] + s[i, 2]
+                        if xo + 1 < ow:
+                            ob[y + i, xo + 1, oc] = s[i, 1] - s[i, 2] - s[i, 3]
+
+    @jit
+    def wino4_input_nhwc(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
+        h, wd, _ = xb.shape
+        d = np.zeros((6, 6), xb.dtype)
+        e = np.zeros((6, 6), xb.dtype)
+        two, four, five = np.float32(2.0), np.float32(4.0), np.float32(5.0)
+        for ty in range(r0, r1):
+            for tx in range(tw):
+                t, iy, ix = ty * tw + tx, 4 * ty - pt, 4 * tx - pl
+                for ch in range(c0, c1):
+                    for i in range(6):
+                        for j in range(6):
+                            yy, xx = iy + i, ix + j
+                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
+                            d[i, j] = xb[yy, xx, ch] if inside else 0.0
+                    for j in range(6):
+                        t1, t2 = d[4, j] - four * d[2, j], d[3, j] - four * d[1, j]
+                        t3, t4 = d[4, j] - d[2, j], two * (d[3, j] - d[1, j])
+                        e[0, j] = four * d[0, j] - five * d[2, j] + d[4, j]
+                        e[1, j] = t1 + t2
+                        e[2, j] = t1 - t2
+                        e[3, j] = t3 + t4
+                        e[4, j] = t3 - t4
+                        e[5, j] = four * d[1, j] - five * d[3, j] + d[5, j]
+                    for i in range(6):
+                        t1, t2 = e[i, 4] - four * e[i, 2], e[i, 3] - four * e[i, 1]
+                        t3, t4 = e[i, 4] - e[i, 2], two * (e[i, 3] - e[i, 1])
+                        v[6 * i, t, ch] = four * e[i, 0] - five * e[i, 2] + e[i, 4]
+                        v[6 * i + 1, t, ch] = t1 + t2
+                        v[6 * i + 2, t, ch] = t1 - t2
+                        v[6 * i + 3, t, ch] = t3 + t4
+                        v[6 * i + 4, t, ch] = t3 - t4
+                        v[6 * i + 5, t, ch] = four * e[i, 1] - five * e[i, 3] + e[i, 5]
+
+    @jit
+    def wino4_output_nhwc(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
+        oh, ow, _ = ob.shape
+        s = np.zeros((4, 6), m.dtype)
+        two, four, eight = np.float32(2.0), np.float32(4.0), np.float32(8.0)
+        for ty in range(r0, r1):
+            for tx in range(tw):
+                t, y, xo = ty * tw + tx, 4 * ty, 4 * tx
+                for oc in range(o0, o1):
+                    for j in range(6):
+                        a0, a1, a2 = m[j, t, oc], m[6 + j, t, oc], m[12 + j, t, oc]
+                        a3, a4, a5 = m[18 + j, t, oc], m[24 + j, t, oc], m[30 + j, t, oc]
+                        p, q, u, w = a1 + a2, a1 - a2, a3 + a4, a3 - a4
+                        s[0, j] = a0 + p + u
+                        s[1, j] = q + two * w
+                        s[2, j] = p + four * u
+                        s[3, j] = q + eight * w + a5
+                    for i in range(4):
+                        if y + i >= oh:
+                            break
+                        p, q = s[i, 1] + s[i, 2], s[i, 1] - s[i, 2]
+                        u, w = s[i, 3] + s[i, 4], s[i, 3] - s[i, 4]
+                        b = (s[i, 0] + p + u, q + two * w, p + four * u, q + eight * w + s[i, 5])
+                        for j in range(4):
+                            if xo + j < ow:
+                                ob[y + i, xo + j, oc] = b[j]
+
+    return {
+        "wino_input_nhwc": wino_input_nhwc,
+        "wino_output_nhwc": wino_output_nhwc,
+        "wino4_input_nhwc": wino4_input_nhwc,
+        "wino4_output_nhwc": wino4_output_nhwc,
+    }
+
+
+NUMBA_MAKERS.append(_numba_twins)
+
+
 class _AsChannelsFirst:
     """The op as the NCHW fast path sees it (only its attributes are read)."""
 
@@ -95,23 +340,40 @@ class _AsChannelsFirst:
 
 
 def _channels_first(op, x, w, out, a, ws, opts):
-    """The NCHW fast convolution on a channels-first copy of the input (compile-time
-    scratch), its result copied back to channels last by row chunks with the epilogue.
-
-    Used where channels first is faster: a 3x3 stride-1 layer the NCHW path runs as Winograd,
-    and inputs of few channels, whose channels-last taps are too short to copy quickly.
-    None when this is neither (or the NCHW path declines).
-    """
-    from xrelay.runtime.fast_kernels import _fast_conv2d, _Options, _winograd_tile
-
+    """An NHWC convolution through ``_through_nchw`` where channels first is faster: inputs
+    of few channels, whose channels-last taps are too short to copy quickly. None otherwise."""
     n, h, wd, c = x.shape
     _, oh, ow, o = out.shape
-    fixed = opts.fixed[1:2] == (True,)
-    w_oihw = np.ascontiguousarray(w.transpose(3, 2, 0, 1)) if fixed else np.empty((o, c, *w.shape[:2]), w.dtype)
-    xt = np.empty((n, c, h, wd), x.dtype)
-    ot = np.empty((n, o, oh, ow), out.dtype)
-    if c >= 16 and not _winograd_tile(xt, w_oihw, ot, a, ws, opts):
+    if c >= 16:
         return None
+    g = _ChannelsLast(
+        n, c, o, (h, wd), (oh, ow),
+        in_blocks=lambda b: [(x[b], 0, c)],
+        out_blocks=lambda b: [(out[b], 0, o)],
+        rows=lambda b, y0, y1: (b, slice(y0, y1)),
+    )  # fmt: skip
+    return _through_nchw(
+        op, g, lambda: w.transpose(3, 2, 0, 1), out, ws, opts,
+        x_rows=lambda xt, b, y0, y1: (xt[b, :, y0:y1], x[b, y0:y1].transpose(2, 0, 1)),
+        out_rows=lambda ot, b, y0, y1: (out[b, y0:y1], ot[b, :, y0:y1].transpose(1, 2, 0)),
+    )  # fmt: skip
+
+
+def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
+    """The NCHW fast convolution on a channels-first copy of the input (compile-time
+    scratch), its result copied back by row chunks with the epilogue. ``oihw()`` views the
+    weights as OIHW; ``x_rows(xt, b, y0, y1)`` / ``out_rows(ot, b, y0, y1)`` give the
+    (destination, source) of copying rows to and from the channels-first arrays ``xt`` and
+    ``ot``. None where the NCHW path declines."""
+    from xrelay.runtime.fast_kernels import _fast_conv2d, _Options
+
+    n, c, o = g.n, g.c, g.o
+    (h, wd), (oh, ow) = g.in_hw, g.out_hw
+    fixed = opts.fixed[1:2] == (True,)
+    view = oihw()
+    w_oihw = np.ascontiguousarray(view) if fixed else np.empty(view.shape, view.dtype)
+    xt = np.empty((n, c, h, wd), out.dtype)
+    ot = np.empty((n, o, oh, ow), out.dtype)
     inner = _Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
     inner.fixed = opts.fixed
     body = _fast_conv2d(_AsChannelsFirst(op), [xt, w_oihw], ot, ws, inner)
@@ -120,12 +382,12 @@ def _channels_first(op, x, w, out, a, ws, opts):
     opts.scratch += [xt, ot] if fixed else [xt, ot, w_oihw]
     parts = _chunks(opts)
     thunks: list[tuple[str, Thunk]] = []
-    if not fixed:  # the weights may change between runs: transposed on every run
-        thunks.append(("copy", functools.partial(np.copyto, w_oihw, w.transpose(3, 2, 0, 1))))
+    if not fixed:  # the weights may change between runs: rearranged on every run
+        thunks.append(("copy", lambda: np.copyto(w_oihw, oihw())))
     for b in range(n):
 
         def to_channels_first(y0: int, y1: int, b: int = b) -> Thunk:
-            return functools.partial(np.copyto, xt[b, :, y0:y1], x[b, y0:y1].transpose(2, 0, 1))
+            return functools.partial(np.copyto, *x_rows(xt, b, y0, y1))
 
         thunks.append(("copy", _split(opts, to_channels_first, _ranges(h, parts), h)))
     thunks += body
@@ -133,12 +395,63 @@ def _channels_first(op, x, w, out, a, ws, opts):
 
         def finish(y0: int, y1: int, b: int = b) -> Thunk:
             # back to channels last, then the epilogue on those rows while they are in cache
-            steps = [functools.partial(np.copyto, out[b, y0:y1], ot[b, :, y0:y1].transpose(1, 2, 0))]
-            steps += _epilogue_thunks(opts.epilogue, out, (b, slice(y0, y1)))
+            steps = [functools.partial(np.copyto, *out_rows(ot, b, y0, y1))]
+            steps += _epilogue_thunks(opts.epilogue, out, g.rows(b, y0, y1))
             return _sequence(steps)
 
         thunks.append(("conv", _split(opts, finish, _ranges(oh, parts), oh)))
     return thunks
+
+
+_NCHWC = re.compile(r"NCHW(\d+)c$")
+_OIHWIO = re.compile(r"OIHW(\d+)i(\d+)o$")
+
+
+def conv2d_blocked(op, vals, out, ws, opts):
+    """``nn.conv2d`` with AlterOpLayout's blocked layouts (data ``NCHW{i}c``, kernel
+    ``OIHW{i}i{o}o``, output ``NCHW{o}c``; depthwise ``OIHW1i{o}o``), float: Winograd on the
+    channel blocks where the NCHW path would use it (``_winograd_channels_last``), else the
+    NCHW fast convolution on an unblocked copy (``_through_nchw``). None: the reference
+    kernel."""
+    x, w = vals
+    a = op.attrs
+    dm, km = _NCHWC.match(a["data_layout"]), _OIHWIO.match(a["kernel_layout"])
+    om = _NCHWC.match(a["out_layout"] or a["data_layout"])
+    if not (dm and km and om) or a["out_dtype"] not in ("", None, str(x.dtype)):
+        return None
+    ic, oc = int(dm.group(1)), int(om.group(1))
+    if not _float_same(x, w, out) or x.ndim != 5 or w.ndim != 6:
+        return None
+    if not (out.flags.c_contiguous and x.flags.c_contiguous):
+        return None
+    n, cb, h, wd, _ = x.shape
+    ob, oh, ow = out.shape[1:4]
+    c, o = cb * ic, ob * oc
+    groups = a["groups"]
+    depthwise = groups == c == o and int(km.group(1)) == 1 and w.shape[1] == 1
+    if (int(km.group(2)) != oc) or not (depthwise or (groups == 1 and int(km.group(1)) == ic)):
+        return None
+    g = _ChannelsLast(
+        n, c, o, (h, wd), (oh, ow),
+        in_blocks=lambda b: [(x[b, j], j * ic, ic) for j in range(cb)],
+        out_blocks=lambda b: [(out[b, j], j * oc, oc) for j in range(ob)],
+        rows=lambda b, y0, y1: (b, slice(None), slice(y0, y1)),
+    )  # fmt: skip
+    kh, kw = w.shape[2:4]
+    if not depthwise:
+        hwio = lambda: w.transpose(2, 3, 1, 4, 0, 5).reshape(kh, kw, c, o)  # noqa: E731
+        wino = _winograd_channels_last(g, x, hwio, out, a, ws, opts)
+        if wino is not None:
+            return wino
+    return _through_nchw(
+        op, g, lambda: w.transpose(0, 5, 1, 4, 2, 3).reshape(o, c // groups, kh, kw), out, ws, opts,
+        x_rows=lambda xt, b, y0, y1: (
+            xt[b, :, y0:y1].reshape(cb, ic, y1 - y0, wd), x[b, :, y0:y1].transpose(0, 3, 1, 2)
+        ),
+        out_rows=lambda ot, b, y0, y1: (
+            out[b, :, y0:y1], ot[b, :, y0:y1].reshape(ob, oc, y1 - y0, ow).transpose(0, 2, 3, 1)
+        ),
+    )  # fmt: skip
 
 
 def _taps(h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):
@@ -206,6 +519,42 @@ def global_avg_pool_nhwc(op, vals, out, ws, opts):
     return [("pool", functools.partial(np.mean, x, axis=(1, 2), keepdims=True, dtype=x.dtype, out=out))]
 
 
+def max_pool_blocked(op, vals, out, ws, opts):
+    """``nn.max_pool2d`` in ``NCHW{c}c``, float: the maximum over the valid part of every tap
+    (H and W are axes 2 and 3, the channel block last)."""
+    (x,) = vals
+    a = op.attrs
+    if not _NCHWC.match(a["layout"]) or (a.get("out_layout") or a["layout"]) != a["layout"]:
+        return None
+    if not _float_same(x, out) or x.ndim != 5:
+        return None
+    kh, kw = a["pool_size"]
+    (sh, sw), (dh, dw), (pt, pl) = a["strides"], a["dilation"], a["padding"][:2]
+    h, wd = x.shape[2:4]
+    oh, ow = out.shape[2:4]
+    thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
+    for _i, _j, r0, r1, c0, c1, y0, x0, _, _ in _taps(h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):
+        if r0 >= r1 or c0 >= c1:
+            continue
+        src = x[:, :, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw]
+        dst = out[:, :, r0:r1, c0:c1]
+        thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
+    return thunks
+
+
+def global_avg_pool_blocked(op, vals, out, ws, opts):
+    (x,) = vals
+    a = op.attrs
+    if not _NCHWC.match(a["layout"]) or (a["out_layout"] or a["layout"]) != a["layout"]:
+        return None
+    if not _float_same(x, out) or x.ndim != 5:
+        return None
+    return [("pool", functools.partial(np.mean, x, axis=(2, 3), keepdims=True, dtype=x.dtype, out=out))]
+
+
 NHWC_MAKERS.update(
+    conv2d_blocked=conv2d_blocked,
+    max_pool_blocked=max_pool_blocked,
+    global_avg_pool_blocked=global_avg_pool_blocked,
     conv2d_nhwc=conv2d_nhwc, max_pool_nhwc=max_pool_nhwc, global_avg_pool_nhwc=global_avg_pool_nhwc
 )

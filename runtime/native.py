@@ -11,7 +11,7 @@ C is preferred when a compiler is there: numba costs about 130 MB of resident me
 import and LLVM's JIT), more than onnxruntime's whole process for MobileNetV2, and a ctypes
 call releases the GIL just as numba's ``nogil`` does. The C lives beside this module:
 ``native_template.h`` holds every kernel once for a floating type ``REAL`` (names through
-``SFX(name)``), and ``native_kernels.c`` includes it for float (``_f32``) and double (``_f64``)
+``SFX(name)``), ``native_nhwc.h`` the channels-last Winograd transforms, and ``native_kernels.c`` includes it for float (``_f32``) and double (``_f64``)
 and adds the worker pool's spin wait. The library is built with ``cc -O3
 -march=native -ffp-contract=off`` into ``$XRELAY_CACHE_DIR`` (default
 ``~/.cache/xrelay``), keyed by the hash of the source and flags, and loaded from there
@@ -44,7 +44,7 @@ class NativeError(TVMError):
     """An array a native kernel cannot take (not contiguous, wrong dtype)."""
 
 
-_SOURCES = ("native_kernels.c", "native_template.h")
+_SOURCES = ("native_kernels.c", "native_template.h", "native_nhwc.h")
 """The C of the kernels, beside this module (package data)."""
 
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
@@ -269,6 +269,52 @@ def _wino_output(dt, m, tw, ob, o0, o1, r0, r1):
     )  # fmt: skip
 
 
+def _tile_rows(a: np.ndarray, dt: np.dtype, what: str) -> tuple[int, int, int]:
+    """Pointer, matrix distance and row distance (elements) of 16 or 36 ``tiles x channels``
+    matrices whose channels are contiguous (a column range of wider rows is fine)."""
+    if a.dtype != dt or a.ndim != 3 or a.shape[0] not in (16, 36):
+        raise NativeError(f"{what}: expected 16 or 36 matrices of {dt}, got {a.shape} {a.dtype}")
+    step, row, col = a.strides
+    if col != dt.itemsize or row % dt.itemsize or step % dt.itemsize or row < a.shape[2] * col:
+        raise NativeError(f"{what}: the channels of every row must be contiguous")
+    return a.ctypes.data, step // dt.itemsize, row // dt.itemsize
+
+
+def _pixels(a: np.ndarray, dt: np.dtype, what: str) -> int:
+    """The pixel stride (elements) of a channels-last image whose rows are whole."""
+    if a.dtype != dt or a.ndim != 3:
+        raise NativeError(f"{what}: expected an (h, w, c) image of {dt}, got {a.shape} {a.dtype}")
+    ys, xs, cs = a.strides
+    if cs != dt.itemsize or xs % dt.itemsize or ys != a.shape[1] * xs:
+        raise NativeError(f"{what}: the image must be contiguous up to its channel stride")
+    return xs // dt.itemsize
+
+
+def _wino_input_nhwc(dt, xb, v, c0, c1, r0, r1, tw, pt, pl):
+    h, wd, c = xb.shape
+    ptr, ks, vs = _tile_rows(v, dt, "tiles")
+    xs = _pixels(xb, dt, "winograd input")
+    if v.shape[2] != c:
+        raise NativeError(f"tiles: expected {c} channels, got {v.shape}")
+    return (
+        [_PTR(xb.ctypes.data), *_ints(h, wd, xs), _PTR(ptr),
+         *_ints(ks, vs, tw, c0, c1, r0, r1, pt, pl)],
+        (xb, v),
+    )  # fmt: skip
+
+
+def _wino_output_nhwc(dt, m, tw, ob, o0, o1, r0, r1):
+    ptr, ks, ms = _tile_rows(m, dt, "winograd products")
+    oh, ow, o = ob.shape
+    os_ = _pixels(ob, dt, "winograd output")
+    if m.shape[2] != o:
+        raise NativeError(f"winograd products: expected {o} channels, got {m.shape}")
+    return (
+        [_PTR(ptr), *_ints(ks, ms, tw), _PTR(ob.ctypes.data), *_ints(oh, ow, os_, o0, o1, r0, r1)],
+        (m, ob),
+    )  # fmt: skip
+
+
 _CONVERTERS = {
     "gather": _gather,
     "depthwise": _depthwise,
@@ -281,6 +327,10 @@ _CONVERTERS = {
     "wino_output": _wino_output,
     "wino4_input": _wino_input,
     "wino4_output": _wino_output,
+    "wino_input_nhwc": _wino_input_nhwc,
+    "wino_output_nhwc": _wino_output_nhwc,
+    "wino4_input_nhwc": _wino_input_nhwc,
+    "wino4_output_nhwc": _wino_output_nhwc,
 }
 
 _STATE: dict[str, Any] = {}

@@ -1,7 +1,8 @@
 /*
  * The executor's loop kernels (xrelay.runtime.native builds this file once per machine with
  * cc -O3 -march=native -ffp-contract=off and calls it through ctypes): every kernel of
- * native_template.h for float (_f32) and double (_f64), and the worker pool's spin wait.
+ * native_template.h and native_nhwc.h (channels last) for float (_f32) and double (_f64), and
+ * the worker pool's spin wait.
  */
 #include <math.h>
 #include <stdint.h>
@@ -12,12 +13,14 @@ typedef int64_t i64;
 #define REAL float
 #define SFX(name) SFX_CAT(name, f32)
 #include "native_template.h"
+#include "native_nhwc.h"
 #undef REAL
 #undef SFX
 
 #define REAL double
 #define SFX(name) SFX_CAT(name, f64)
 #include "native_template.h"
+#include "native_nhwc.h"
 #undef REAL
 #undef SFX
 

@@ -882,16 +882,24 @@ BUILD_PIPELINE_PASSES: tuple[str, ...] = (
     "QnnCanonicalize",
     "SimplifyInference",
     "EliminateCommonSubexpr",
+    "CombineParallelConv2d",
+    "CombineParallelDense",
+    "CombineParallelBatchMatmul",
     "FoldConstant",
     "FoldScaleAxis",
+    "SimplifyExpr",
     "CanonicalizeOps",
+    "AlterOpLayout",
+    "SimplifyExprPostAlterOp",
     "FoldConstant",
     "FuseOps",
 )
 """
-The passes `relay.build` runs up to fusion, in its order, that xrelay mirrors (Relay
-names). Relay's other steps (ToBasicBlockNormalForm, Legalize, CombineParallel*,
-SimplifyExpr, CanonicalizeCast, AlterOpLayout, FastMath, PlanDevices, ...) are left out.
+The passes `relay.build` runs up to fusion, in its order (Relay's `GetPassPrefix`), that
+xrelay mirrors (Relay names), each gated by its own opt level as in Relay: CombineParallel*
+run at level 4, AlterOpLayout at 3, SimplifyExpr at every level. Relay's other steps
+(ToBasicBlockNormalForm, Legalize, CanonicalizeCast, FlattenAtrousConv, FastMath,
+PlanDevices, ...) are left out.
 """
 
 
@@ -925,5 +933,12 @@ def build_pipeline(opt_level: int | None = None) -> Sequential:
     """
     if opt_level is not None and (not isinstance(opt_level, int) or isinstance(opt_level, bool)):
         raise TypeError(f"opt_level must be an int or None, got {opt_level!r}")
-    passes = [get_pass(name) for name in BUILD_PIPELINE_PASSES if has_pass(name)]
+    from xrelay.transforms.alter_op_layout import AlterOpLayoutPass
+
+    passes = [
+        # the x86 rule only where the arena runtime's blocked kernels are not slower
+        as_pass(AlterOpLayoutPass(only_fast_blocked=True)) if name == "AlterOpLayout" else get_pass(name)
+        for name in BUILD_PIPELINE_PASSES
+        if has_pass(name)
+    ]
     return _BuildPipeline(passes, opt_level)
