@@ -165,10 +165,16 @@ def build_c(
     is what its C needs), inputs and outputs outside the arena (the caller's buffers), the
     plan, and the emitted program in a ``runtime.c_module.CModule``. ``constants`` is
     ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section."""
-    program, info = build_program(
-        mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
-        time_limit=time_limit, before_lowering=annotate_scratch,
-    )  # fmt: skip
+    from xrelay.transforms.infra import PassContext
+
+    outer = PassContext.current()
+    # the C target's kernels are NCHW: no blocked layouts (AlterOpLayout) for it
+    disabled = [*outer.disabled_pass, "AlterOpLayout"]
+    with PassContext(opt_level=outer.opt_level, disabled_pass=disabled, config=dict(outer.config)):
+        program, info = build_program(
+            mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
+            time_limit=time_limit, before_lowering=annotate_scratch,
+        )  # fmt: skip
     return CModule(emit_program(program, name, constants, dict(sections or {})), info, program)
 
 

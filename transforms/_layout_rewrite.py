@@ -106,6 +106,11 @@ class LayoutRewriter:
     def rewrite_op(self, op: RelayOp, state: dict[SSAValue, _Alt]) -> Operation | None:
         """The replacement of ``op`` in new layouts (results recorded in ``state``), or None."""
         alts = [state.get(v) or _Alt(v, None, None) for v in op.operands]
+        # A producer's layout with another rank than the value (Relay's dense says "NC" for
+        # any rank) says nothing about its axes: the value counts as having no layout.
+        for i, (v, a) in enumerate(zip(op.operands, alts)):
+            if a.old is not None and a.old.ndim != len(shape_of(v.type)):
+                alts[i] = _Alt(self.realize(a, op), None, None)
         types = [v.type for v in op.operands]
         old_prd = [a.old for a in alts]
         new_prd = [a.new for a in alts]
