@@ -388,6 +388,17 @@ def l2_normalize_layout(attrs, new, old, types):
     return LayoutInference([old[0]], [old[0]], attrs)
 
 
+@register_infer_layout("topk")
+def topk_layout(attrs, new, old, types):
+    """``axis`` follows its dimension; values and indices in the input's layout
+    (TopKInferCorrectLayout)."""
+    ret = old[0]
+    if new is not None and old[0] is not None:
+        attrs["axis"] = new[0].index_of(old[0][_norm(attrs["axis"], len(shape_of(types[0])))])
+        ret = new[0]
+    return LayoutInference([ret], [ret] * (2 if attrs["ret_type"] == "both" else 1), attrs)
+
+
 @register_infer_layout("image.resize2d")
 def resize_layout(attrs, new, old, types):
     """Follows a new input layout of the same rank when the op used its input's old layout

@@ -1,18 +1,18 @@
 """TVM v0.19's tests/python/relay/test_pass_convert_op_layout.py, ported (imports changed,
 ``tvm.ir.assert_structural_equal`` -> xrelay's structural comparison).
 
-Of TVM's 47 test functions (50 cases with parameters), 38 are here and pass; in
+Of TVM's 47 test functions (50 cases with parameters), 39 are here and pass; in
 ``test_conv_reduce_convert_layout`` the second sub-case (it rebuilds calls with source spans)
 is left out. ``test_transpose_convert_layout`` compares ``axes`` as lists instead of their
 printed form. ``relay.op.nn.contrib_conv2d_nchwc`` is spelled ``relay.nn.contrib_conv2d_nchwc``
 (an ``nn.conv2d`` with blocked layouts in xrelay). ``test_qnn_conv_concat_convert_layout`` and
 ``test_qnn_conv_add_convert_layout`` build a dead ``qnn.conv2d`` on an int32 tensor, which
 Relay's lazy type inference never checks and xrelay's API rejects as it is built: that dead
-call is left out (it is not part of either function). The other 9 need what xrelay does not
+call is left out (it is not part of either function). The other 8 need what xrelay does not
 have:
 
-* ops not in the dialect: ``nn.deformable_conv2d`` (2), ``slice_like``, ``topk``,
-  ``vision.roi_align``/``roi_pool`` (2), ``vision.*`` in test_no_desired_layout (7);
+* ops not in the dialect: ``nn.deformable_conv2d`` (2), ``slice_like``,
+  ``vision.roi_align``/``roi_pool`` (2), ``vision.*`` in test_no_desired_layout (6);
 * Relay's ``relay.quantize`` annotation (``attach_simulated_quantize``):
   test_simulated_quantize_uses_specified_convert_layout;
 * registering a Python ``FInferCorrectLayout`` (``reg.register_infer_correct_layout``,
@@ -2220,5 +2220,46 @@ def test_convert_with_config():
     with layout_config:
         a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["HWNC", "default"]}))
     b = run_opt_pass(expected(), transform.InferType())
+    assert_structural_equal(a, b)
+
+
+
+def test_conv_topk_convert_layout():
+    def before():
+        x = relay.var("x", shape=(1, 56, 56, 64))
+        weight = relay.var("weight", shape=(3, 3, 64, 64))
+        y = relay.nn.conv2d(
+            x,
+            weight,
+            channels=64,
+            kernel_size=(3, 3),
+            padding=(1, 1),
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+        )
+        y = relay.topk(y, k=2, axis=2)
+        if isinstance(y, relay.expr.TupleWrapper):
+            y = y.astuple()
+        y = relay.Function(analysis.free_vars(y), y)
+        return y
+
+    def expected():
+        x = relay.var("x", shape=(1, 56, 56, 64))
+        weight = relay.var("weight", shape=(3, 3, 64, 64))
+        weight = relay.layout_transform(weight, "HWIO", "OIHW")
+        x = relay.layout_transform(x, "NHWC", "NCHW")
+        y = relay.nn.conv2d(x, weight, channels=64, kernel_size=(3, 3), padding=(1, 1))
+        y = relay.topk(y, k=2, axis=3).astuple()
+        a = relay.TupleGetItem(y, 0)
+        b = relay.TupleGetItem(y, 1)
+        a = relay.layout_transform(a, "NCHW", "NHWC")
+        b = relay.layout_transform(b, "NCHW", "NHWC")
+        out = relay.Tuple([a, b])
+        return relay.Function(analysis.free_vars(out), out)
+
+    a = before()
+    a = run_opt_pass(a, transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}))
+    b = run_opt_pass(expected(), transform.InferType())
+
     assert_structural_equal(a, b)
 
