@@ -792,7 +792,7 @@ def _dims(layout: str, shape: Sequence[int]) -> dict[str, int]:
     return dims
 
 
-_BLOCKED_WINOGRAD = re.compile(r"NCHW(\d+)c,OIHW\1i(\d+)o,NCHW\2c$")
+_BLOCKED_WINOGRAD = re.compile(r"NCHW(\d+)c,OIHW\1i(\d+)o,NCHW\2c$|NCHW\d+c,OIHW,NCHW\d+c$")
 
 
 def _conv2d_im2col_bytes(op: RelayOp) -> int:

@@ -409,18 +409,19 @@ _OIHWIO = re.compile(r"OIHW(\d+)i(\d+)o$")
 
 def conv2d_blocked(op, vals, out, ws, opts):
     """``nn.conv2d`` with AlterOpLayout's blocked layouts (data ``NCHW{i}c``, kernel
-    ``OIHW{i}i{o}o``, output ``NCHW{o}c``; depthwise ``OIHW1i{o}o``), float: Winograd on the
-    channel blocks where the NCHW path would use it (``_winograd_channels_last``), else the
-    NCHW fast convolution on an unblocked copy (``_through_nchw``). None: the reference
-    kernel."""
+    ``OIHW{i}i{o}o`` or plain ``OIHW``, output ``NCHW{o}c``; depthwise ``OIHW1i{o}o``), float:
+    Winograd on the channel blocks where the NCHW path would use it
+    (``_winograd_channels_last``), else the NCHW fast convolution on an unblocked copy
+    (``_through_nchw``). None: the reference kernel."""
     x, w = vals
     a = op.attrs
-    dm, km = _NCHWC.match(a["data_layout"]), _OIHWIO.match(a["kernel_layout"])
-    om = _NCHWC.match(a["out_layout"] or a["data_layout"])
-    if not (dm and km and om) or a["out_dtype"] not in ("", None, str(x.dtype)):
+    dm, om = _NCHWC.match(a["data_layout"]), _NCHWC.match(a["out_layout"] or a["data_layout"])
+    plain_kernel = a["kernel_layout"] == "OIHW"
+    km = _OIHWIO.match(a["kernel_layout"])
+    if not (dm and om and (km or plain_kernel)) or a["out_dtype"] not in ("", None, str(x.dtype)):
         return None
     ic, oc = int(dm.group(1)), int(om.group(1))
-    if not _float_same(x, w, out) or x.ndim != 5 or w.ndim != 6:
+    if not _float_same(x, w, out) or x.ndim != 5 or w.ndim != (4 if plain_kernel else 6):
         return None
     if not (out.flags.c_contiguous and x.flags.c_contiguous):
         return None
@@ -428,23 +429,31 @@ def conv2d_blocked(op, vals, out, ws, opts):
     ob, oh, ow = out.shape[1:4]
     c, o = cb * ic, ob * oc
     groups = a["groups"]
-    depthwise = groups == c == o and int(km.group(1)) == 1 and w.shape[1] == 1
-    if (int(km.group(2)) != oc) or not (depthwise or (groups == 1 and int(km.group(1)) == ic)):
+    kic, koc = (1, 1) if plain_kernel else (int(km.group(1)), int(km.group(2)))
+    depthwise = groups == c == o and kic == 1 and w.shape[1] == 1
+    if not plain_kernel and (koc != oc or not (depthwise or (groups == 1 and kic == ic))):
         return None
+    if groups != 1 and not depthwise:
+        return None
+    kh, kw = w.shape[2:4]
+    if plain_kernel:
+        oihw = lambda: w  # noqa: E731
+        hwio = lambda: w.transpose(2, 3, 1, 0)  # noqa: E731
+    else:
+        oihw = lambda: w.transpose(0, 5, 1, 4, 2, 3).reshape(o, c // groups, kh, kw)  # noqa: E731
+        hwio = lambda: w.transpose(2, 3, 1, 4, 0, 5).reshape(kh, kw, c, o)  # noqa: E731
     g = _ChannelsLast(
         n, c, o, (h, wd), (oh, ow),
         in_blocks=lambda b: [(x[b, j], j * ic, ic) for j in range(cb)],
         out_blocks=lambda b: [(out[b, j], j * oc, oc) for j in range(ob)],
         rows=lambda b, y0, y1: (b, slice(None), slice(y0, y1)),
     )  # fmt: skip
-    kh, kw = w.shape[2:4]
     if not depthwise:
-        hwio = lambda: w.transpose(2, 3, 1, 4, 0, 5).reshape(kh, kw, c, o)  # noqa: E731
         wino = _winograd_channels_last(g, x, hwio, out, a, ws, opts)
         if wino is not None:
             return wino
     return _through_nchw(
-        op, g, lambda: w.transpose(0, 5, 1, 4, 2, 3).reshape(o, c // groups, kh, kw), out, ws, opts,
+        op, g, oihw, out, ws, opts,
         x_rows=lambda xt, b, y0, y1: (
             xt[b, :, y0:y1].reshape(cb, ic, y1 - y0, wd), x[b, :, y0:y1].transpose(0, 3, 1, 2)
         ),

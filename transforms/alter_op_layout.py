@@ -38,7 +38,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from xrelay.dialects.memory import winograd_tile
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
 from xrelay.dialects.relay.layout import is_depthwise
 from xrelay.transforms._layout_rewrite import LayoutRewriter
@@ -76,37 +75,6 @@ def x86_conv2d_layouts(
     )
 
 
-FAST_BLOCKED_SHARE = 0.75
-"""The share of a module's convolution multiply-adds that must run as Winograd on the
-channel blocks for ``blocked_is_fast``."""
-
-
-def blocked_is_fast(module: ModuleOp, simd_width: int = 16) -> bool:
-    """Whether the arena runtime should run this module faster blocked than in NCHW: no
-    depthwise convolution would be blocked, and the convolutions it runs as Winograd on the
-    channel blocks (dense 3x3 stride 1, ``winograd_tile``) carry ``FAST_BLOCKED_SHARE`` of
-    the multiply-adds. Every other blocked convolution runs the NCHW kernels on copies to
-    and from NCHW: measured, ResNet-18 (82% Winograd) ran faster blocked, ResNet-50 (its
-    1x1 bottlenecks, 48%) and MobileNetV2 (depthwise) slower."""
-    total = fast = 0
-    for o in module.walk():
-        if not isinstance(o, RelayOp) or o.RELAY_NAME != "nn.conv2d":
-            continue
-        data, weight = (v.type for v in o.operands)
-        altered = x86_conv2d_layouts(data, weight, o.attrs, simd_width)
-        if altered is None:
-            continue
-        if altered["kernel_layout"].startswith("OIHW1i"):
-            return False
-        (n, _, oh, ow), (oc, icg, kh, kw) = shape_of(o.results[0].type), shape_of(weight)
-        macs = n * oh * ow * oc * icg * kh * kw
-        total += macs
-        a = o.attrs
-        if winograd_tile((kh, kw), tuple(a["strides"]), tuple(a["dilation"]), a["groups"], shape_of(data)[1], oc, oh, ow):
-            fast += macs
-    return total > 0 and fast >= FAST_BLOCKED_SHARE * total
-
-
 AlterRule = Callable[
     [RelayOp, dict[str, Any], list[TensorType], list[SSAValue], Operation],
     tuple[str, dict[str, Any], list[SSAValue]] | None,
@@ -136,15 +104,15 @@ class AlterOpLayoutPass(ModulePass):
     required: ClassVar[tuple[str, ...]] = ("InferType",)
 
     simd_width: int = 16
-    only_fast_blocked: bool = False
-    """The x86 rule only for a module the arena runtime runs faster blocked
-    (``blocked_is_fast``); ``xrelay.build`` sets it. Python-registered rules apply
-    regardless."""
+    x86: bool = True
+    """Apply TVM's x86 conv2d rule. ``xrelay.build`` runs the pass without it: the arena
+    runtime ran blocked programs slower than NCHW (README, Layouts). Python-registered rules
+    apply regardless."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.simd_width < 1:
             raise ValueError(f"alter-op-layout: simd-width must be positive, got {self.simd_width}")
-        x86 = not self.only_fast_blocked or blocked_is_fast(op, self.simd_width)
+        x86 = self.x86
 
         def new_call(
             o: RelayOp, attrs: dict[str, Any], types: list[TensorType], args: list[SSAValue]

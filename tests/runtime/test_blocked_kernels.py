@@ -11,13 +11,11 @@ from xdsl.parser import Parser
 import xrelay
 from xrelay.dialects import make_context
 from xrelay.kernels import layout_transform_array
-from xrelay.relay import transform
 from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor
 from xrelay.runtime.interpreter import run
 from xrelay.runtime.parallel import WorkerPool
-from xrelay.testing import mobilenet, resnet
-from xrelay.transforms.alter_op_layout import blocked_is_fast
+from xrelay.testing import resnet
 from xrelay.transforms.infra import BUILD_PIPELINE_PASSES
 
 
@@ -115,26 +113,32 @@ def test_build_pipeline_has_relays_passes_in_relays_order():
     assert [n for n in names if n in order] == order[:-1] + ["FoldConstant", "FuseOps"]
 
 
-def test_build_blocks_resnet18_only_where_the_runtime_is_not_slower():
-    assert blocked_is_fast(resnet.get_workload(num_layers=18)[0].module)
-    assert not blocked_is_fast(resnet.get_workload(num_layers=50)[0].module)  # 1x1 bottlenecks
-    assert not blocked_is_fast(mobilenet.get_workload()[0].module)  # depthwise
-    # at 224x224 the Winograd-able layers carry 82% of the work (at 32x32 the last stages'
-    # few output blocks keep im2col, and the model stays NCHW)
-    mod, params = resnet.get_workload(num_layers=18, num_classes=10)
-    assert not blocked_is_fast(resnet.get_workload(num_layers=18, image_shape=(3, 32, 32))[0].module)
-    blocked = xrelay.build(mod, params, opt_level=3)
-    with transform.PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]):
-        plain = xrelay.build(mod, params, opt_level=3)
-    layouts = {
-        op.attrs["data_layout"] for op in blocked.program.walk() if getattr(op, "RELAY_NAME", "") == "nn.conv2d"
-    }
-    assert "NCHW16c" in layouts and "NCHW" not in layouts
-    assert not any(
-        getattr(op, "RELAY_NAME", "") == "nn.conv2d" and op.attrs["data_layout"] != "NCHW"
-        for op in plain.program.walk()
-    )
-    x = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype("float32")
+def test_build_applies_registered_rules_not_the_x86_one():
+    """The build's AlterOpLayout (level 3) runs Python-registered rules, as Relay's does, and
+    the blocked program runs on the fast kernels; TVM's x86 rule stays out of builds."""
+    from xrelay import relay
+    from xrelay.relay.op_attr import TempOpAttr
+
+    mod, params = resnet.get_workload(num_layers=18, image_shape=(3, 32, 32), num_classes=10)
+    x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype("float32")
+
+    def convs(m):
+        return [op for op in m.program.walk() if getattr(op, "RELAY_NAME", "") == "nn.conv2d"]
+
+    plain = xrelay.build(mod, params, opt_level=3)
+    assert {op.attrs["data_layout"] for op in convs(plain)} == {"NCHW"}
+
+    def alter_conv2d(attrs, inputs, tinfos, out_type):
+        data, weight = inputs
+        if tinfos[0].shape[1] % 16:
+            return None
+        return relay.nn.conv2d(data, weight, **dict(attrs, data_layout="NCHW16c"))
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", alter_conv2d):
+        blocked = xrelay.build(mod, params, opt_level=3)
+    assert "NCHW16c" in {op.attrs["data_layout"] for op in convs(blocked)}
+    fast = [c for name, _, c in blocked.executor.steps if "conv2d" in name]
+    assert fast and all(c.fast_ops >= 1 for c in fast)
     outs = []
     for m in (blocked, plain):
         m.set_input("data", x)
