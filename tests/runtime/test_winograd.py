@@ -20,16 +20,6 @@ from xrelay.runtime.interpreter import run
 from xrelay.runtime.parallel import WorkerPool
 
 
-@pytest.fixture(autouse=True)
-def _nchw_builds():
-    """These tests are about the NCHW kernels: the build must not block the convolutions
-    (its AlterOpLayout would, for modules that are all Winograd work)."""
-    from xrelay.transforms.infra import PassContext
-
-    with PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]):
-        yield
-
-
 def _module(c: int, o: int, h: int, w: int, pad: tuple[int, int, int, int], n: int = 1):
     """conv(x, w) + b + x2, relu: the epilogue a ResNet block fuses into its convolution."""
     oh, ow = h + pad[0] + pad[2] - 2, w + pad[1] + pad[3] - 2
