@@ -137,6 +137,11 @@ class LayoutRewriter:
                     v = self.transform(v, n_prd, o_prd, op)
                 v = self.transform(v, o_cur, n_cur, op)
             args.append(v)
+        if new_name == name and args == list(op.operands) and second.attrs == dict(op.attrs):
+            # nothing changes: the op stays itself (with any attributes it carries)
+            for r, lo, ln in zip(op.results, old_out, new_out, strict=True):
+                state[r] = _Alt(r, lo, ln)
+            return op
         new_op = _op_class(new_name).make(args, **second.attrs)
         Rewriter.insert_op(new_op, InsertPoint.before(op))
         self.created.append(new_op)
@@ -156,6 +161,8 @@ class LayoutRewriter:
                 except (LayoutError, RelayTypeError) as e:
                     logger.debug("keeping %s in its layout: %s", op.name, e)
                     new_op = None
+                if new_op is op:
+                    continue
                 if new_op is not None:
                     replaced.append(op)
                     continue
@@ -176,6 +183,7 @@ class LayoutRewriter:
         for op in list(module.body.block.ops):
             if not isinstance(op, func.FuncOp) or op.body.blocks.first is None:
                 continue
-            if FUNC_ATTRS["Primitive"] in op.attributes or FUNC_ATTRS["Compiler"] in op.attributes:
+            # fused, external (BYOC) and composite functions are code for a backend as they are
+            if any(FUNC_ATTRS[k] in op.attributes for k in ("Primitive", "Compiler", "Composite")):
                 continue
             self.run_function(op)

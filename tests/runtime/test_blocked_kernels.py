@@ -125,7 +125,7 @@ def test_build_applies_registered_rules_not_the_x86_one():
     def convs(m):
         return [op for op in m.program.walk() if getattr(op, "RELAY_NAME", "") == "nn.conv2d"]
 
-    plain = xrelay.build(mod, params, opt_level=3)
+    plain = xrelay.build(mod, params, opt_level=3, backends=("native",))
     assert {op.attrs["data_layout"] for op in convs(plain)} == {"NCHW"}
 
     def alter_conv2d(attrs, inputs, tinfos, out_type):
@@ -135,7 +135,7 @@ def test_build_applies_registered_rules_not_the_x86_one():
         return relay.nn.conv2d(data, weight, **dict(attrs, data_layout="NCHW16c"))
 
     with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", alter_conv2d):
-        blocked = xrelay.build(mod, params, opt_level=3)
+        blocked = xrelay.build(mod, params, opt_level=3, backends=("native",))
     assert "NCHW16c" in {op.attrs["data_layout"] for op in convs(blocked)}
     fast = [c for name, _, c in blocked.executor.steps if "conv2d" in name]
     assert fast and all(c.fast_ops >= 1 for c in fast)
