@@ -229,6 +229,7 @@ class FunctionPlan:
                 raise RuntimeError(f"oneDNN failed in @{name} (status {status})")
 
         thunk.keep = keep  # type: ignore[attr-defined]
+        thunk.dnnl_run = (prims, nargs, keys, mems, threads)  # type: ignore[attr-defined]
         return thunk
 
     def _pointer(self, lib, step, key, where, ins, outs, ws, keep) -> tuple[int, _Md]:
@@ -249,6 +250,39 @@ class FunctionPlan:
         if where.kind != "const" and not a.flags.c_contiguous:
             raise DnnlUnsupported("an arena tensor that is not contiguous")
         return a.ctypes.data, _md(lib, dims, strides, "an operand")
+
+
+def run_together(thunks: Sequence[Callable[[], None]]) -> Callable[[], None]:
+    """One thunk that runs the primitives of several bound functions in one C call (the
+    executor joins consecutive oneDNN steps: one ctypes call and one stream wait instead of
+    one per step)."""
+    lib = dnnl_library()
+    assert lib is not None
+    prims: list[int] = []
+    nargs: list[int] = []
+    keys: list[int] = []
+    mems: list[int] = []
+    threads = 1
+    for t in thunks:
+        p, n, k, m, threads = t.dnnl_run  # type: ignore[attr-defined]
+        prims += p
+        nargs += n
+        keys += k
+        mems += m
+    c_prims = (ctypes.c_void_p * len(prims))(*prims)
+    c_nargs = (ctypes.c_int32 * len(nargs))(*nargs)
+    c_keys = (ctypes.c_int32 * len(keys))(*keys)
+    c_mems = (ctypes.c_void_p * len(mems))(*mems)
+    run, set_threads, count = lib.xr_dnnl_run, lib.xr_dnnl_set_threads, len(prims)
+
+    def joined() -> None:
+        set_threads(threads)
+        status = run(count, c_prims, c_nargs, c_keys, c_mems)
+        if status:
+            raise RuntimeError(f"oneDNN failed (status {status})")
+
+    joined.keep = [list(thunks), c_prims, c_nargs, c_keys, c_mems]  # type: ignore[attr-defined]
+    return joined
 
 
 class _Owned:

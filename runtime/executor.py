@@ -249,7 +249,43 @@ class Executor:
             else:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
         self._park_before_dnnl()
-        self._thunks = [t for _, _, c in self.steps for _, _, t in c.thunks]
+        self._thunks = self._join_dnnl_runs()
+
+    def _join_dnnl_runs(self) -> list[Any]:
+        """``run``'s thunks: every step's, with each run of consecutive oneDNN steps joined
+        into one C call (``profile`` and ``step_outputs`` still run them one by one)."""
+        from xrelay.runtime.dnnl import run_together
+
+        out: list[Any] = []
+        group: list[Any] = []
+
+        def flush() -> None:
+            if len(group) > 1:
+                joined = run_together(group)
+                park = self.pool.park
+
+                def parked(joined=joined, park=park) -> None:
+                    park()
+                    joined()
+
+                out.append(parked)
+            else:
+                out.extend(group_thunks)
+            group.clear()
+            group_thunks.clear()
+
+        group_thunks: list[Any] = []
+        for backend, (_, _, c) in zip(self.step_backends, self.steps):
+            if backend == "dnnl":
+                (_, _, thunk), = c.thunks
+                raw = getattr(c, "dnnl_thunk", thunk)
+                group.append(raw)
+                group_thunks.append(thunk)
+                continue
+            flush()
+            out.extend(t for _, _, t in c.thunks)
+        flush()
+        return out
 
     def _park_before_dnnl(self) -> None:
         """A oneDNN step after a native one first parks the pool's workers: they spin
@@ -323,6 +359,7 @@ class Executor:
         family = families.pop() if len(families) == 1 else "other"
         label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
         compiled.thunks.append((label, family, thunk))
+        compiled.dnnl_thunk = thunk  # type: ignore[attr-defined]  # before any parking wrapper
         compiled.fast_ops = len(plan.steps)
         compiled.dnnl_plan = plan  # type: ignore[attr-defined]
         return name, label, compiled

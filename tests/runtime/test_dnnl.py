@@ -251,3 +251,19 @@ def test_without_the_library_it_warns_once_and_runs_natively():
     assert out[0].endswith("using the native kernels")
     assert out[1] == "['native']"
     assert out[2] == "36.0"  # 4 channels x 9 taps of ones
+
+
+def test_consecutive_onednn_steps_run_in_one_call_with_the_same_bits():
+    x = relay.var("x", shape=(1, 8, 12, 12))
+    h = relay.nn.relu(relay.add(_conv(x, _const(8, 8, 3, 3), padding=(1, 1), channels=8, kernel_size=(3, 3)), _const(8, 1, 1)))
+    h = relay.nn.max_pool2d(h, pool_size=(2, 2), strides=(2, 2))
+    y = relay.clip(relay.add(_conv(h, _const(8, 8, 3, 3), padding=(1, 1), channels=8, kernel_size=(3, 3)), _const(8, 1, 1)), 0.0, 6.0)
+    m = xrelay.build(_mod(y, x), None)
+    ex = m.executor
+    assert ex.step_backends.count("dnnl") == 3
+    assert len(ex._thunks) == len(ex.steps) - 2  # the three oneDNN steps are one thunk
+    m.set_input("x", RNG.standard_normal((1, 8, 12, 12)).astype("float32"))
+    m.run()
+    joined = m.get_output(0).numpy().copy()
+    one_by_one = ex.step_outputs()[-1][0]
+    np.testing.assert_array_equal(joined, one_by_one)
