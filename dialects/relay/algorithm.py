@@ -427,8 +427,8 @@ class TopKOp(RelayOp):
         axis = norm_axis(cls, attrs["axis"], len(ds))
         if attrs["ret_type"] not in _TOPK_RETURNS:
             raise fail(cls, f"ret_type must be one of {', '.join(_TOPK_RETURNS)}, got '{attrs['ret_type']}'")
-        if attrs["dtype"] not in _INTS:
-            raise fail(cls, f"dtype must be an integer type, got '{attrs['dtype']}'")
+        if attrs["dtype"] not in DTYPES:  # Relay casts the indices to any dtype
+            raise fail(cls, f"unknown dtype '{attrs['dtype']}'")
         k = attrs["k"]
         if k >= 1:
             if ds[axis] is not None and k > ds[axis]:

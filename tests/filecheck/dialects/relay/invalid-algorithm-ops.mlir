@@ -197,8 +197,8 @@
 // -----
 
 %a = "test.op"() : () -> tensor<3x4xf32>
-%v, %i = relay.topk %a {dtype = "float32"} : (tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<3x1xf32>)
-// CHECK{LITERAL}: relay.topk: dtype must be an integer type, got 'float32'
+%v, %i = relay.topk %a {dtype = "float7"} : (tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<3x1xf32>)
+// CHECK{LITERAL}: relay.topk: unknown dtype 'float7'
 
 // -----
 
