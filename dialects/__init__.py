@@ -11,6 +11,9 @@ from xdsl.context import Context
 from xdsl.ir import Dialect
 
 from xrelay.dialects import _lexer_fix  # noqa: F401  (installs the linear string pattern)
+from xrelay.dialects._locations import op_location  # ops keep their line:column (installs it)
+
+__all__ = ["get_all_dialects", "make_context", "op_location"]
 
 
 def _relay() -> Dialect:

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+from google.protobuf.message import DecodeError
 from onnx import numpy_helper
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -1222,6 +1223,14 @@ def load_model(model: onnx.ModelProto | str | os.PathLike) -> onnx.ModelProto:
             return onnx.load(os.fspath(model))
         except FileNotFoundError:
             raise OnnxImportError(f"no such ONNX file: {os.fspath(model)}") from None
+        except DecodeError as e:
+            # protobuf refuses messages nested more than 100 deep (a subgraph in an If/Loop
+            # attribute is three levels), so a hostile nesting stops here, before any recursion.
+            raise OnnxImportError(
+                f"cannot read ONNX model {os.fspath(model)}: {e} (not an ONNX protobuf, "
+                "truncated, or nested deeper than protobuf's limit of 100 messages, e.g. "
+                "subgraphs in If/Loop attributes more than about 30 levels deep)"
+            ) from None
         except Exception as e:
             raise OnnxImportError(f"cannot read ONNX model {os.fspath(model)}: {e}") from None
     raise OnnxImportError(f"expected an onnx.ModelProto or a path, got {type(model).__name__}")

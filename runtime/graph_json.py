@@ -58,6 +58,7 @@ from xrelay.transforms._devices import device_copy_of, function_devices, functio
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
+from xrelay.transforms.utils import verify_module
 
 __all__ = ["GraphJsonError", "check_export", "export", "graph_json", "main_constants", "read_export"]
 
@@ -407,9 +408,11 @@ def read_export(
     try:
         with params_source(params):
             program = Parser(make_context(), text, str(lib_mlir_path)).parse_module()
-        program.verify()
+        verify_module(program)
     except (ParseError, VerifyException) as e:
-        raise GraphJsonError(f"{lib_mlir_path}: {e}") from None
+        # Both already name the file with the op's line:column (parsed ops keep theirs).
+        text = str(e)
+        raise GraphJsonError(text if text.startswith(str(lib_mlir_path)) else f"{lib_mlir_path}: {text}") from None
     return doc, program
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from collections.abc import Sequence
 
@@ -128,6 +129,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # a backstop: load_model refuses hostile nesting before this
+        sys.stderr.write(f"{PROG}: error: the model is nested too deeply to process\n")
+        return 1
+    except Exception as e:  # a bug in the importer: still one message, unless asked for the traceback
+        if os.environ.get("XRELAY_TRACEBACK"):
+            raise
+        sys.stderr.write(
+            f"{PROG}: error: internal error: {type(e).__name__}: {e} (set XRELAY_TRACEBACK=1 for details)\n"
+        )
+        return 1
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -195,6 +196,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_output(args.plot, png.getvalue(), PlanError)
     except PlanError as err:
         print(f"relay-plan: error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except RecursionError:
+        print("relay-plan: error: the input is nested too deeply to process", file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug: still one message, unless asked for the traceback
+        if os.environ.get("XRELAY_TRACEBACK"):
+            raise
+        print(
+            f"relay-plan: error: internal error: {type(e).__name__}: {e} "
+            "(set XRELAY_TRACEBACK=1 for details)",
+            file=sys.stderr,
+        )
         return 1
     print(f"{args.problem}: {len(buffers)} buffers")
     print(format_report(buffers, pools, plan))

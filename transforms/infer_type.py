@@ -15,10 +15,12 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects import op_location
 from xrelay.dialects.relay import RelayOp, RelayTypeError
 from xrelay.error import TVMError
 
@@ -63,7 +65,7 @@ def infer_function(
             try:
                 new_types = op.inferred_types()
             except RelayTypeError as e:
-                errors.append(f"in @{fn.sym_name.data}: {e}")
+                errors.append(f"{_at(op)}in @{fn.sym_name.data}: {e}")
                 continue
         elif isinstance(op, func.CallOp) and isinstance(module, ModuleOp):
             callee = funcs.get(op.callee.root_reference.data)
@@ -73,7 +75,7 @@ def infer_function(
                 got_in = [o.type for o in op.arguments]
                 if want_in != got_in:
                     errors.append(
-                        f"in @{fn.sym_name.data}: func.call @{callee.sym_name.data} passes "
+                        f"{_at(op)}in @{fn.sym_name.data}: func.call @{callee.sym_name.data} passes "
                         f"({', '.join(map(str, got_in))}) but the callee takes "
                         f"({', '.join(map(str, want_in))})"
                     )
@@ -81,7 +83,7 @@ def infer_function(
         if new_types is None:
             continue
         if len(new_types) != len(op.results):
-            errors.append(f"in @{fn.sym_name.data}: {op.name} has {len(op.results)} results, expected {len(new_types)}")
+            errors.append(f"{_at(op)}in @{fn.sym_name.data}: {op.name} has {len(op.results)} results, expected {len(new_types)}")
             continue
         for res, ty in zip(list(op.results), new_types):
             if res.type != ty:
@@ -95,6 +97,12 @@ def infer_function(
                 fn.properties["function_type"] = new_ft
                 changed = True
     return changed
+
+
+def _at(op: Operation) -> str:
+    """``file:line:column: `` of a parsed op (empty for one built in Python)."""
+    where = op_location(op)
+    return f"{where}: " if where else ""
 
 
 def _functions(module: ModuleOp) -> dict[str, func.FuncOp]:

@@ -271,7 +271,10 @@ def load_mlir_problem(path: str | Path) -> list[Buffer]:
             LowerToMemoryPass().apply(ctx, module)
         return buffer_lifetimes(module)
     except (DiagnosticException, ParseError, LivenessError, OSError) as e:
-        raise PlanError(f"{path}: {e}") from None
+        text = str(e)  # parse and verifier errors already start with path:line:column
+        raise PlanError(text if text.startswith(str(path)) else f"{path}: {text}") from None
+    except RecursionError:  # a backstop: the parser refuses deep nesting before this
+        raise PlanError(f"{path}: the input is nested too deeply to process") from None
 
 
 def _pool_algorithms(items: tuple[str, ...] | str) -> dict[str, str]:

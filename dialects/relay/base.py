@@ -396,7 +396,10 @@ class RelayOp(IRDLOperation):
 
     def inferred_types(self) -> list[TensorType]:
         in_types = [_tensor_operand(type(self), i, v.type) for i, v in enumerate(self.operands)]
-        return type(self).infer_types(in_types, self.attrs)
+        try:
+            return type(self).infer_types(in_types, self.attrs)
+        except ValueError as e:  # e.g. an out_dtype that names no dtype, from text
+            raise RelayTypeError(f"{self.name}: {e}") from None
 
     def verify_(self) -> None:
         attrs = self.attrs

@@ -15,6 +15,7 @@ runs ``python tests/fuzz/xrelay_fuzz.py`` (10,000 cases) and prints the counts.
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import re
 import sys
@@ -128,6 +129,102 @@ def mutate(seeds: list[str], rng: random.Random) -> str:
     return text
 
 
+# ---- structure-aware cases -------------------------------------------------------------------
+# Most text mutations break the syntax, so few of them reach the passes and the interpreter.
+# These cases start from a random well-typed program (``random_dag``: convolutions, pools,
+# dense, reductions, reshapes, concatenations, ... over a random NCHW shape) and mutate it as
+# IR: an attribute value (integers to zero, negative, huge; one element of an array changed,
+# dropped or added; layouts), a parameter's dims or element type with the types re-inferred
+# (a consistent program with odd shapes) or not (an inconsistent one the verifier must
+# reject). The result is printed, in the generic form one time in four (which skips relay's
+# custom parser, so the op verifiers see what it would refuse), and run like any case.
+
+INTS = (0, 1, 2, 3, -1, -2, 7, 64, 1 << 31, -(1 << 40))
+LAYOUTS = ("NCHW", "NHWC", "OIHW", "HWIO", "NCHW4c", "", "XYZ")
+ARG_DTYPES = ("float32", "float16", "float64", "int8", "int32", "int64", "uint8", "bool")
+
+
+def generate(rng: random.Random) -> str:
+    """A random well-typed relay program with zero to three IR mutations, as text."""
+    from xdsl.printer import Printer
+
+    from xrelay.testing.random_graphs import random_dag
+
+    # random_dag's pools and strided convolutions need 4x4 or more (odd sizes come from
+    # the parameter mutations below)
+    shape = (rng.choice((1, 2)), rng.choice((1, 2, 3, 4)), rng.choice((4, 7, 8)), rng.choice((4, 5, 8)))
+    mod = random_dag(rng.randrange(1 << 30), num_ops=rng.randint(2, 10), input_shape=shape)
+    for _ in range(rng.choice((0, 1, 1, 2, 3))):
+        (mutate_attribute if rng.random() < 0.6 else mutate_parameter)(mod, rng)
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=rng.random() < 0.25).print_op(mod)
+    return out.getvalue() + "\n"
+
+
+def _relay_ops(mod) -> list:
+    return [op for op in mod.walk() if op.name.startswith("relay.")]
+
+
+def mutate_attribute(mod, rng: random.Random) -> None:
+    """Change one attribute of one relay op to another value of the same kind."""
+    from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, i64
+
+    ops = [op for op in _relay_ops(mod) if op.properties]
+    if not ops:
+        return
+    op = rng.choice(ops)
+    name = rng.choice(sorted(op.properties))
+    value = op.properties[name]
+    if isinstance(value, IntegerAttr) and isinstance(value.type, IntegerType):
+        if value.type.width.data == 1:
+            new = IntegerAttr(0 if value.value.data else 1, value.type)
+        else:
+            new = IntegerAttr(rng.choice(INTS), value.type)
+    elif isinstance(value, DenseArrayBase):
+        items = [int(v) for v in value.get_values()]
+        how = rng.choice(("set", "set", "drop", "add"))
+        if how == "set" and items:
+            items[rng.randrange(len(items))] = rng.choice(INTS)
+        elif how == "drop" and items:
+            del items[rng.randrange(len(items))]
+        else:
+            items.append(rng.choice(INTS))
+        new = DenseArrayBase.from_list(i64, [max(min(v, (1 << 63) - 1), -(1 << 63)) for v in items])
+    elif isinstance(value, StringAttr):
+        new = StringAttr(rng.choice(LAYOUTS))
+    else:
+        return
+    op.properties[name] = new
+
+
+def mutate_parameter(mod, rng: random.Random) -> None:
+    """Change one parameter's dims or element type; re-infer the types half of the time."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FunctionType
+    from xdsl.rewriter import Rewriter
+
+    from xrelay.dialects.relay import dtype_of, shape_of, tensor_type
+    from xrelay.transforms.infer_type import infer_types
+
+    fn = next(op for op in mod.walk() if isinstance(op, func.FuncOp))
+    arg = rng.choice(list(fn.body.block.args))
+    shape, dtype = list(shape_of(arg.type)), dtype_of(arg.type)
+    if rng.random() < 0.5 and shape:
+        shape[rng.randrange(len(shape))] = rng.choice((0, 1, 2, 3, 5, 9))
+    else:
+        dtype = rng.choice(ARG_DTYPES)
+    Rewriter.replace_value_with_new_type(arg, tensor_type(shape, dtype))
+    if rng.random() < 0.5:
+        try:
+            infer_types(mod)
+        except DIAGNOSTICS:
+            pass  # left inconsistent: the verifier's turn
+    else:
+        fn.properties["function_type"] = FunctionType.from_lists(
+            [a.type for a in fn.body.block.args], list(fn.function_type.outputs.data)
+        )
+
+
 @dataclass
 class Outcome:
     """What one case did: ``parsed`` / ``rejected`` (a diagnostic) / ``ran`` / ``crashed``, or
@@ -205,6 +302,23 @@ def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[-1][:200]
 
 
+STAGES = ("parse", "verify", "interpret") + PASSES
+
+
+def make_case(seeds: list[str], rng: random.Random) -> tuple[str, str]:
+    """One case: ``("generated", text)`` half of the time, else ``("mutated", text)``."""
+    if rng.random() < 0.5:
+        return "generated", generate(rng)
+    return "mutated", mutate(seeds, rng)
+
+
+def _reached(out: Outcome) -> int:
+    """How many stages a case got through (a rejection counts its stage as reached)."""
+    if out.status in ("parsed", "ran"):
+        return len(STAGES)
+    return STAGES.index(out.stage) + 1 if out.stage in STAGES else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", "--cases", type=int, default=10_000)
@@ -215,27 +329,37 @@ def main(argv: list[str] | None = None) -> int:
     for seed in seeds:  # warm-up: lazy imports (scipy for erf, ...) are not a case's time
         run_case(seed)
     rng = random.Random(args.seed)
-    counts: Counter[str] = Counter()
-    rejected_at: Counter[str] = Counter()
+    counts: Counter[tuple[str, str]] = Counter()
+    rejected_at: Counter[tuple[str, str]] = Counter()
+    reached: Counter[tuple[str, str]] = Counter()
     crashes: list[tuple[str, Outcome]] = []
     slow: list[tuple[float, str]] = []
     slowest = (0.0, "")
     for _ in range(args.cases):
-        text = mutate(seeds, rng)
+        kind, text = make_case(seeds, rng)
         out = run_case(text)
-        counts[out.status] += 1
+        counts[kind, out.status] += 1
+        counts["all", out.status] += 1
         if out.status == "rejected":
-            rejected_at[out.stage] += 1
+            rejected_at[kind, out.stage] += 1
+        for stage in STAGES[: _reached(out)]:
+            reached[kind, stage] += 1
         if out.status in ("crashed", "parser-bug"):
             crashes.append((text, out))
         if out.seconds > slowest[0]:
             slowest = (out.seconds, text)
         if out.seconds > 1.0:
             slow.append((out.seconds, text))
-    print(f"{args.cases} cases from {len(seeds)} seeds (seed {args.seed})")
-    for status in ("parsed", "rejected", "ran", "crashed", "parser-bug"):
-        print(f"  {status:9} {counts[status]}")
-    print("  rejected at: " + ", ".join(f"{k} {n}" for k, n in rejected_at.most_common()))
+    print(f"{args.cases} cases (seed {args.seed}): half generated well-typed programs with IR "
+          f"mutations, half text mutations of {len(seeds)} FileCheck seeds")
+    for kind in ("generated", "mutated", "all"):
+        total = sum(n for (k, _), n in counts.items() if k == kind)
+        parts = ", ".join(f"{st} {counts[kind, st]}" for st in ("ran", "parsed", "rejected", "crashed", "parser-bug"))
+        print(f"  {kind:9} {total:6}: {parts}")
+    for kind in ("generated", "mutated"):
+        print(f"  {kind} reached: " + ", ".join(f"{st} {reached[kind, st]}" for st in STAGES))
+        print(f"  {kind} rejected at: " + ", ".join(
+            f"{st} {rejected_at[kind, st]}" for st in STAGES if rejected_at[kind, st]))
     print(f"  slowest   {slowest[0]:.3f} s:\n{slowest[1]}")
     print(f"  over 1 s  {len(slow)}")
     kinds = Counter(o.error.strip().splitlines()[-1] for _, o in crashes)
@@ -245,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--- {out.status} in {out.stage}:\n{text}\n{out.error}")
     for seconds, text in slow[: args.show]:
         print(f"--- {seconds:.2f} s:\n{text}")
-    return 1 if any(o.status == "crashed" for _, o in crashes) or slow else 0
+    return 1 if crashes or slow else 0
 
 
 if __name__ == "__main__":

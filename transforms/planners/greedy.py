@@ -89,16 +89,21 @@ class _LifetimeIndex:
     lifetime; starting-inside is a walk over the per-rank lists of the ranks in ``(s, e]``.
     """
 
-    def __init__(self, starts: list[int]):
+    def __init__(self, starts: list[int], last_rank: dict[int, int]):
         self.starts = starts
         self.rank = {t: i for i, t in enumerate(starts)}
+        # Every buffer's last step mapped to the rank of the last first step <= it, computed
+        # once in sorted order: a dict probe per lookup instead of a bisect through a
+        # million-element list (whose cache misses made per-buffer time grow with n).
+        self.last_rank = last_rank
         self.size = 1 << max(0, len(starts) - 1).bit_length()
         self.tree: list[list[_Entry] | None] = [None] * (2 * self.size)
         self.by_start: list[list[_Entry] | None] = [None] * len(starts)
 
     def _last_rank(self, step: int) -> int:
         """The rank of the last first step ``<= step``."""
-        return bisect.bisect_right(self.starts, step) - 1
+        rank = self.last_rank.get(step)
+        return rank if rank is not None else bisect.bisect_right(self.starts, step) - 1
 
     def add(self, entry: _Entry) -> None:
         lo = self.rank[entry[2]]
@@ -144,27 +149,51 @@ class _LifetimeIndex:
         return found
 
 
+def bisect_ranks(starts: list[int], steps: list[int]) -> list[int]:
+    """For sorted ``steps``: the index of the last of the sorted ``starts`` that is
+    ``<= step`` (-1 if none), by one merge-like walk instead of a bisect per step."""
+    ranks, r, n = [], -1, len(starts)
+    for step in steps:
+        while r + 1 < n and starts[r + 1] <= step:
+            r += 1
+        ranks.append(r)
+    return ranks
+
+
+def _ranks(buffers: Sequence[Buffer]) -> tuple[list[int], dict[int, int]]:
+    """The sorted distinct first steps and, for every last step, the rank of the last
+    first step ``<= it``: what a ``_LifetimeIndex`` over ``buffers`` needs."""
+    starts = sorted({b.start for b in buffers})
+    ends = sorted({b.end for b in buffers})
+    return starts, dict(zip(ends, bisect_ranks(starts, ends)))
+
+
 class _Placer:
     """Places buffers one by one into pools and remembers what is where."""
 
     def __init__(self, pools: Sequence[Pool], buffers: Sequence[Buffer]):
         self.pools = list(pools)
         self.placed: dict[str, list[_Entry]] = {p.name: [] for p in pools}
-        starts = sorted({b.start for b in buffers})
-        self.index = {p.name: _LifetimeIndex(starts) for p in pools}
+        ranks = _ranks(buffers)
+        self.index = {p.name: _LifetimeIndex(*ranks) for p in pools}
         self.offsets: dict[str, tuple[str, int]] = {}
         self.used: dict[str, int] = {p.name: 0 for p in pools}
+        # Most buffers share their pool constraints: resolve each distinct one once.
+        self._candidates: dict[tuple, list[Pool]] = {}
 
     def place(self, b: Buffer, rule: _Rule | None) -> None:
         """Put ``b`` into its first allowed pool where ``rule`` fits; ``rule=None`` bumps
         at the pool's current end (no reuse)."""
-        candidates = allowed_pools(b, self.pools)
+        key = (b.pools, b.forbidden_pools)
+        candidates = self._candidates.get(key)
+        if candidates is None:
+            candidates = self._candidates[key] = allowed_pools(b, self.pools)
         if b.size == 0:
             self.offsets[b.name] = (candidates[0].name, 0)
             return
         for pool in candidates:
-            align = effective_alignment(b, pool)
-            size = footprint(b, pool)
+            align = b.alignment if b.alignment > pool.alignment else pool.alignment
+            size = -(-b.size // align) * align  # footprint(b, pool)
             index = self.index[pool.name]
             if rule is None:
                 offset = align_up(self.used[pool.name], align)
@@ -295,6 +324,10 @@ def plan_greedy_hierarchy(buffers, pools, **_) -> Plan:
     return _run(buffers, pools, _by_size(buffers), _best_fit, "greedy-hierarchy")
 
 
+HILL_CLIMB_PLACEMENTS = 5_000_000
+"""Buffer placements ``hill-climb`` may spend in all (each attempt places every buffer)."""
+
+
 def plan_hill_climb(
     buffers, pools, *, time_limit: float | None = None, seed: int = 0, lower: int = 0, **_
 ) -> Plan:
@@ -306,6 +339,11 @@ def plan_hill_climb(
     probability that falls with the loss and over time. Deterministic for a given
     ``seed``; stops after 500 attempts, at ``time_limit`` seconds, or as soon as the total
     reaches ``lower`` (the lower bound).
+
+    Each attempt re-plans every buffer (O(n log n)), so the attempts are also bounded by
+    ``HILL_CLIMB_PLACEMENTS`` buffer placements in all: 500 attempts up to 10k buffers,
+    fewer above (5 at 1M), which keeps the whole search O(n log n) in the problem size.
+    Neighbours are found in the lifetime index, only for the buffers an attempt picks.
     """
     rng = random.Random(seed)
     order = _usmp_size_order(buffers)
@@ -314,9 +352,19 @@ def plan_hill_climb(
     pos = {b.name: i for i, b in enumerate(order)}
     deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
     nonzero = [b for b in buffers if b.size]
-    neighbours: dict[str, list[Buffer]] = {
-        b.name: [c for c in nonzero if c is not b and b.conflicts(c)] for b in nonzero
-    }
+    lifetimes = _LifetimeIndex(*_ranks(nonzero))
+    for k, b in enumerate(nonzero):
+        lifetimes.add((k, 0, b.start, b.end))
+    neighbours_of: dict[str, list[Buffer]] = {}
+
+    def neighbours(b: Buffer) -> list[Buffer]:
+        found = neighbours_of.get(b.name)
+        if found is None:
+            # The index returns entries sorted by their first field, the input position:
+            # the same neighbour order as the all-pairs scan this replaces.
+            found = [nonzero[k] for k, _, _, _ in lifetimes.conflicts(b.start, b.end)]
+            found = neighbours_of[b.name] = [c for c in found if c is not b]
+        return found
 
     def evaluate(seq: list[Buffer]) -> tuple[int, _Placer]:
         placer = _Placer(pools, buffers)
@@ -326,7 +374,8 @@ def plan_hill_climb(
 
     current, placer = evaluate(order)
     best, best_placer = current, placer
-    attempts = 500
+    attempts = max(1, min(500, HILL_CLIMB_PLACEMENTS // len(order)))
+    attempt = -1
     for attempt in range(attempts):
         if best <= lower or time.perf_counter() > deadline:
             break
@@ -339,8 +388,8 @@ def plan_hill_climb(
         )
         if top_buffer is None:
             break
-        first = neighbours[top_buffer.name]
-        pool = first + [c for f in first[:4] for c in neighbours[f.name]]
+        first = neighbours(top_buffer)
+        pool = first + [c for f in first[:4] for c in neighbours(f)]
         if not pool:
             break
         other = rng.choice(pool)

@@ -1,0 +1,170 @@
+"""Source locations on parsed ops, and verifier errors that name them.
+
+xDSL 0.74's parser gives every op ``UnknownLoc`` unless the text spells ``loc(...)``, so a
+verifier or type-inference error could only mark the op in a reprinted module. Importing
+``xrelay.dialects`` installs small hooks:
+
+* ``Parser.parse_operation`` sets each op it parses without an explicit location to
+  ``FileLineColLoc(file, line, column)`` of the op's first token (its first result name, as
+  MLIR does). Line starts are indexed once per input, so this stays linear. The printer
+  shows locations only with ``print_debuginfo``, so printed text does not change;
+  ``clone`` keeps them, so a pass that copies an op keeps its source position.
+* ``Operation.emit_error`` (what every op verifier and the dominance check go through)
+  prefixes the raised error with ``file:line:column:`` of the op at fault.
+
+``op_location(op)`` is that prefix for other diagnostics (``infer-type`` uses it).
+
+Before parsing a module, its text's bracket nesting is checked (``MAX_NESTING``): deeper
+text is a ``ParseError`` at the offending bracket, not a ``RecursionError`` somewhere in
+xDSL's recursive parser, verifier or printer.
+
+A fourth hook turns the raw exceptions xDSL 0.74's dense-literal parser raises on literals
+that do not fit their element type (an ``AssertionError`` for ``dense<[1.0]> :
+tensor<1xcomplex<f32>>``, ``TypeError``/``ValueError``/``OverflowError`` for others) into a
+``ParseError`` at the literal, so generic attribute syntax gets a line and column too.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import AttrParser, Parser
+from xdsl.utils.exceptions import ParseError
+
+_NEWLINE = {str: re.compile("\n"), bytes: re.compile(b"\n")}
+_LOCATED = "_xrelay_located"
+
+
+def op_location(op: Operation) -> str | None:
+    """``file:line:column`` where ``op`` was parsed, or None (built in Python, or by a pass)."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def _line_starts(parser: Parser) -> tuple[object, list[int], StringAttr]:
+    """Offsets where each line of the parser's input starts (cached on the parser)."""
+    cached = parser.__dict__.get("_xrelay_lines")
+    source = parser.lexer.input
+    if cached is None or cached[0] is not source:
+        content = source.content
+        starts = [0] + [m.end() for m in _NEWLINE[type(content)].finditer(content)]
+        cached = (source, starts, StringAttr(source.name))
+        parser.__dict__["_xrelay_lines"] = cached
+    return cached
+
+
+def _parse_operation(self: Parser) -> Operation:
+    span = self._current_token.span
+    op = _upstream_parse_operation(self)
+    if type(op.location) is not FileLineColLoc:  # an explicit loc(...) wins
+        _, starts, name = _line_starts(self)
+        line = bisect.bisect_right(starts, span.start)
+        column = span.start - starts[line - 1] + 1
+        op.location = FileLineColLoc.new([name, IntAttr(line + span.line_offset), IntAttr(column)])
+    return op
+
+
+def _emit_error(self: Operation, message: str, underlying_error: Exception) -> Any:
+    where = op_location(self)
+    args = underlying_error.args
+    if where and args and isinstance(args[0], str) and not getattr(underlying_error, _LOCATED, False):
+        underlying_error.args = (f"{where}: {args[0]}",) + args[1:]
+        setattr(underlying_error, _LOCATED, True)
+    return _upstream_emit_error(self, message, underlying_error)
+
+
+def _parse_dense(self: AttrParser, type: Any) -> Any:
+    start = self._current_token.span.start
+    try:
+        return _upstream_parse_dense(self, type)
+    except ParseError:
+        raise
+    except (AssertionError, TypeError, ValueError, OverflowError, IndexError) as e:
+        what = f" of type {type}" if type is not None else ""
+        detail = f": {e}" if str(e) else ""
+        self.raise_error(
+            f"malformed dense literal{what}: its elements do not fit the element type{detail}",
+            start,
+            self._current_token.span.start,
+        )
+
+
+MAX_NESTING = 100
+"""Deepest bracket nesting (``{ ( [ <``) a module's text may have. xDSL parses, verifies,
+walks and prints nested regions and literals recursively (about ten Python frames per nested
+op), so deeper text would exhaust Python's stack somewhere; it is refused before parsing,
+at the bracket that goes too deep. Real models nest a few levels."""
+
+_OPEN = {"{", "(", "[", "<", b"{", b"(", b"[", b"<"}
+_CLOSE = {"}", ")", "]", ">", b"}", b")", b"]", b">"}
+_SKIP = {
+    str: re.compile(r'//[^\n]*|"(?:[^"\\\n]|\\.)*"|->'),
+    bytes: re.compile(rb'//[^\n]*|"(?:[^"\\\n]|\\.)*"|->'),
+}
+_BRACKETS = {
+    str: re.compile(r'//[^\n]*|"(?:[^"\\\n]|\\.)*"|->|[{}()\[\]<>]'),
+    bytes: re.compile(rb'//[^\n]*|"(?:[^"\\\n]|\\.)*"|->|[{}()\[\]<>]'),
+}
+_NOT_BRACKETS = bytes(b for b in range(256) if chr(b) not in "{}()[]<>")
+_STEP = np.zeros(256, np.int8)
+_STEP[[ord(c) for c in "{([<"]] = 1
+_STEP[[ord(c) for c in "})]>"]] = -1
+
+
+def _check_nesting(self: Parser) -> None:
+    """Raise a ``ParseError`` at the first bracket nested deeper than ``MAX_NESTING``."""
+    content = self.lexer.input.content
+    # Fast path in C and numpy: strings, comments and arrows removed, brackets summed. Only
+    # a text that might be too deep (or has a stray closing bracket) is walked in Python.
+    code = _SKIP[type(content)].sub("" if isinstance(content, str) else b"", content)
+    raw = code.encode("utf-8", "replace") if isinstance(code, str) else code
+    brackets = raw.translate(None, _NOT_BRACKETS)
+    depth = np.cumsum(_STEP[np.frombuffer(brackets, np.uint8)], dtype=np.int64)
+    if not len(depth) or (depth.max() <= MAX_NESTING and depth.min() >= 0):
+        return
+    depth = 0
+    for m in _BRACKETS[type(content)].finditer(content):
+        token = m.group()
+        if token in _OPEN:
+            depth += 1
+            if depth > MAX_NESTING:
+                self.raise_error(
+                    f"nesting deeper than {MAX_NESTING} levels: the input is nested too "
+                    "deeply to process",
+                    m.start(),
+                    m.end(),
+                )
+        elif token in _CLOSE:
+            depth = max(0, depth - 1)
+
+
+def _parse_module(self: Parser, allow_implicit_module: bool = True) -> Any:
+    _check_nesting(self)
+    return _upstream_parse_module(self, allow_implicit_module)
+
+
+_upstream_parse_module = Parser.parse_module
+_upstream_parse_operation = Parser.parse_operation
+_upstream_emit_error = Operation.emit_error
+_upstream_parse_dense = AttrParser.parse_dense_int_or_fp_elements_attr
+
+
+def install() -> None:
+    """Install the hooks once (idempotent)."""
+    if getattr(Parser.parse_operation, "_xrelay", False):
+        return
+    _parse_operation._xrelay = True  # type: ignore[attr-defined]
+    Parser.parse_operation = _parse_operation  # type: ignore[method-assign]
+    Parser.parse_module = _parse_module  # type: ignore[method-assign]
+    Operation.emit_error = _emit_error  # type: ignore[method-assign]
+    AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense  # type: ignore[method-assign]
+
+
+install()
