@@ -18,7 +18,9 @@ Before parsing a module, its text's bracket nesting is checked (``MAX_NESTING``)
 text is a ``ParseError`` at the offending bracket, not a ``RecursionError`` somewhere in
 xDSL's recursive parser, verifier or printer.
 
-A fourth hook turns the raw exceptions xDSL 0.74's dense-literal parser raises on literals
+Parse errors show at most 160 columns of a long line, around the error.
+
+A last hook turns the raw exceptions xDSL 0.74's dense-literal parser raises on literals
 that do not fit their element type (an ``AssertionError`` for ``dense<[1.0]> :
 tensor<1xcomplex<f32>>``, ``TypeError``/``ValueError``/``OverflowError`` for others) into a
 ``ParseError`` at the literal, so generic attribute syntax gets a line and column too.
@@ -35,6 +37,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import AttrParser, Parser
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
 
 _NEWLINE = {str: re.compile("\n"), bytes: re.compile(b"\n")}
 _LOCATED = "_xrelay_located"
@@ -150,6 +153,35 @@ def _parse_module(self: Parser, allow_implicit_module: bool = True) -> Any:
     return _upstream_parse_module(self, allow_implicit_module)
 
 
+_WIDTH = 160
+"""Columns of source a parse error shows around its position (a one-line file can be
+megabytes long; the message should still be one screen)."""
+
+
+def _print_with_context(self: Span, msg: str | None = None) -> str:
+    text = _upstream_print_with_context(self, msg)
+    lines = text.split("\n")
+    if max(map(len, lines)) <= _WIDTH:
+        return text
+    # [location, source, carets, message?, source, carets, ...]: crop every source and caret
+    # line to the same window around the first caret, and indent the message to match.
+    carets = lines[2] if len(lines) > 2 else ""
+    column = len(carets) - len(carets.lstrip(" "))
+    off = max(0, column - 40)
+    pad = "..." if off else ""
+    out = [lines[0]]
+    for i, line in enumerate(lines[1:]):
+        if msg is not None and i == 2:
+            out.append(" " * (column - off + len(pad)) + msg)
+        elif line.strip(" ^") == "":
+            out.append(" " * len(pad) + line[off : off + _WIDTH])
+        else:
+            more = "..." if len(line) > off + _WIDTH else ""
+            out.append(pad + line[off : off + _WIDTH] + more)
+    return "\n".join(out)
+
+
+_upstream_print_with_context = Span.print_with_context
 _upstream_parse_module = Parser.parse_module
 _upstream_parse_operation = Parser.parse_operation
 _upstream_emit_error = Operation.emit_error
@@ -163,6 +195,7 @@ def install() -> None:
     _parse_operation._xrelay = True  # type: ignore[attr-defined]
     Parser.parse_operation = _parse_operation  # type: ignore[method-assign]
     Parser.parse_module = _parse_module  # type: ignore[method-assign]
+    Span.print_with_context = _print_with_context  # type: ignore[method-assign]
     Operation.emit_error = _emit_error  # type: ignore[method-assign]
     AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense  # type: ignore[method-assign]
 

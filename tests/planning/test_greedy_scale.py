@@ -151,3 +151,31 @@ def test_verify_plan_sweep_agrees_with_all_pairs():
             assert expected and "live at the same time and overlap" in str(e), (trial, e)
             caught += 1
     assert 30 < caught < 300
+
+
+def test_lifetime_index_finds_exactly_the_conflicting_buffers():
+    # hill-climb's neighbour lists come from the index (they were an all-pairs scan).
+    rng = random.Random(11)
+    buffers = [b for b in _problem(rng, 300) if b.size]
+    index = greedy._LifetimeIndex(*greedy._ranks(buffers))
+    for k, b in enumerate(buffers):
+        index.add((k, 0, b.start, b.end))
+    for b in buffers:
+        found = [buffers[k] for k, _, _, _ in index.conflicts(b.start, b.end)]
+        assert found == [c for c in buffers if b.conflicts(c)]
+
+
+def test_bisect_ranks_matches_bisect():
+    rng = random.Random(2)
+    starts = sorted(rng.sample(range(-100, 100), 40))
+    steps = sorted(rng.sample(range(-120, 120), 60))
+    assert greedy.bisect_ranks(starts, steps) == [bisect.bisect_right(starts, s) - 1 for s in steps]
+
+
+def test_hill_climb_work_is_bounded_by_placements(monkeypatch):
+    rng = random.Random(4)
+    buffers = _problem(rng, 100)
+    pools = [Pool("sram", 1 << 20, 16), Pool("dram", None, 64)]
+    assert greedy.plan_hill_climb(buffers, pools, seed=1).stats["attempts"] > 10
+    monkeypatch.setattr(greedy, "HILL_CLIMB_PLACEMENTS", 1000)  # 10 re-plans of 100 buffers
+    assert greedy.plan_hill_climb(buffers, pools, seed=1).stats["attempts"] <= 10

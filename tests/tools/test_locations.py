@@ -158,6 +158,12 @@ def test_nesting_is_refused_before_parsing(tmp_path, capsys):
         assert main([path]) == 1
         err = _err(capsys)
         assert f"{path}:1:" in err and "nested too deeply" in err
+    # 3000 ops deep on one 80 kB line: the message shows a window of the line, not all of it
+    path = _write(tmp_path, _nested(3000))
+    assert relay_run.main([path]) == 1
+    err = _err(capsys)
+    assert f"{path}:1:{14 * (MAX_NESTING // 2) + 10}" in err and "nested too deeply" in err
+    assert max(len(line) for line in err.splitlines()) < 200 and len(err) < 1000
 
 
 def test_relay_import_deeply_nested_subgraphs(tmp_path, capsys):
