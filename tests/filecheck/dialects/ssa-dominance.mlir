@@ -5,10 +5,10 @@
 // SSA dominance as MLIR verifies it (xDSL's parser accepts forward references). A use outside
 // the defining region is a parse error; tests/transforms/test_dominance.py builds that case.
 
-// TOOL: relay-opt: error: operand #0 of 'relay.add' uses %z before its definition
+// TOOL: relay-opt: error: {{.*}}use-before-def.mlir:2:3: operand #0 of 'relay.add' uses %z before its definition
 // TOOL: | operand #0 of 'relay.add' uses %z before its definition
 // TOOL-NOT: Traceback
-// EXEC: relay-run: error: operand #0 of 'relay.add' uses %z before its definition
+// EXEC: relay-run: error: {{.*}}use-before-def.mlir:2:3: operand #0 of 'relay.add' uses %z before its definition
 // EXEC-NOT: KeyError
 // EXEC-NOT: Traceback
 

@@ -11,7 +11,7 @@
 // SYNTAX-NOT: Traceback
 
 // RUN: not relay-opt %S/Inputs/type-error.mlir 2>&1 | filecheck %s --check-prefix=TYPE
-// TYPE: relay-opt: error: relay.add: result 0 has type tensor<2x4xf32> but the operands (tensor<2x3xf32>, tensor<3xf32>) give tensor<2x3xf32>
+// TYPE: relay-opt: error: {{.*}}type-error.mlir:2:3: relay.add: result 0 has type tensor<2x4xf32> but the operands (tensor<2x3xf32>, tensor<3xf32>) give tensor<2x3xf32>
 // TYPE-NOT: Traceback
 
 // RUN: not relay-opt %S/does-not-exist.mlir 2>&1 | filecheck %s --check-prefix=MISSING
