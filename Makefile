@@ -29,7 +29,8 @@ pytest: $(BIN)/.installed
 
 test: lint lit pytest
 
-# 10,000 mutated FileCheck inputs through parser, verifier, passes and interpreter; prints
-# the counts (parsed, rejected with a diagnostic, ran, crashed) and the slowest case.
+# 10,000 cases (generated well-typed programs mutated as IR, and mutated FileCheck inputs)
+# through parser, verifier, interpreter and passes; prints the counts per kind and stage
+# (ran, rejected with a diagnostic, crashed) and the slowest case in CPU time.
 fuzz: $(BIN)/.installed
 	$(BIN)/python -W ignore tests/fuzz/xrelay_fuzz.py -n 10000

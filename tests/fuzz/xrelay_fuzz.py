@@ -1,15 +1,20 @@
-"""A mutation fuzzer for xrelay's front door: parser, verifier, passes and interpreter.
+"""A fuzzer for xrelay's front door: parser, verifier, passes and interpreter.
 
-Seeds are the relay-level FileCheck inputs under ``tests/filecheck`` (split at ``// -----``,
-comments dropped). A case applies one to three mutations to a seed -- delete, duplicate or
-swap a token, flip a number, change a tensor dim or an element type -- and runs the result
-in-process through ``make_context`` + xDSL's ``Parser``, ``verify_module``, the passes
-``infer-type``, ``fold-constant`` and ``fuse-ops``, and the reference interpreter on random
-inputs. A case *crashes* when anything raises other than the project's diagnostics
-(``ParseError``, ``DiagnosticException``/``VerifyException``, ``xrelay.TVMError``).
+Two kinds of cases. *Generated* (60 %): a random well-typed program (``random_dag``) mutated
+as IR -- attribute values, a parameter's dims or element type -- and printed, sometimes in the
+generic form (see ``generate``); most of these parse, so they exercise the verifier, the passes
+and the kernels. *Mutated* (40 %): the relay-level FileCheck inputs under ``tests/filecheck``
+(split at ``// -----``, comments dropped) with one to three text mutations -- delete, duplicate
+or swap a token, flip a number, change a tensor dim or an element type -- which mostly test
+the parser. Each case runs in-process through ``make_context`` + xDSL's ``Parser``,
+``verify_module``, the reference interpreter on random inputs and the passes ``infer-type``,
+``fold-constant`` and ``fuse-ops``. A case *crashes* when anything raises other than the
+project's diagnostics (``ParseError``, ``DiagnosticException``/``VerifyException``,
+``xrelay.TVMError``).
 
-``tests/fuzz/test_fuzz.py`` runs a short, deterministic run under hypothesis; ``make fuzz``
-runs ``python tests/fuzz/xrelay_fuzz.py`` (10,000 cases) and prints the counts.
+``tests/fuzz/test_fuzz.py`` runs short, deterministic runs under hypothesis; ``make fuzz``
+runs ``python tests/fuzz/xrelay_fuzz.py`` (10,000 cases) and prints the counts per kind and
+stage and the slowest case in CPU time.
 """
 
 from __future__ import annotations
