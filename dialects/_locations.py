@@ -89,14 +89,19 @@ def _parse_dense(self: AttrParser, type: Any) -> Any:
         return _upstream_parse_dense(self, type)
     except ParseError:
         raise
-    except (AssertionError, TypeError, ValueError, OverflowError, IndexError) as e:
+    except (AssertionError, TypeError, ValueError, ArithmeticError, IndexError) as e:
         what = f" of type {type}" if type is not None else ""
         detail = f": {e}" if str(e) else ""
-        self.raise_error(
-            f"malformed dense literal{what}: its elements do not fit the element type{detail}",
-            start,
-            self._current_token.span.start,
-        )
+        try:
+            self.raise_error(
+                f"malformed dense literal{what}: its elements do not fit the element type{detail}",
+                start,
+                self._current_token.span.start,
+            )
+        except ParseError as error:
+            # for parsers that report the literal their own way (relay.constant)
+            error.dense_literal_reason = str(e) or "it does not fit its type"  # type: ignore[attr-defined]
+            raise
 
 
 MAX_NESTING = 100

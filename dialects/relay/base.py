@@ -397,8 +397,11 @@ class RelayOp(IRDLOperation):
     def inferred_types(self) -> list[TensorType]:
         in_types = [_tensor_operand(type(self), i, v.type) for i, v in enumerate(self.operands)]
         try:
-            return type(self).infer_types(in_types, self.attrs)
-        except ValueError as e:  # e.g. an out_dtype that names no dtype, from text
+            # normalize_attrs checks what the attributes must be (positive strides, ...),
+            # as verify_ does: infer-type may run on a module that was never verified
+            attrs = type(self).normalize_attrs(dict(self.attrs), [o.type for o in self.operands])
+            return type(self).infer_types(in_types, attrs)
+        except (ValueError, ArithmeticError) as e:  # e.g. an out_dtype naming no dtype
             raise RelayTypeError(f"{self.name}: {e}") from None
 
     def verify_(self) -> None:

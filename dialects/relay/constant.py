@@ -33,7 +33,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, numpy_dtype, tensor_type, too_large
 
@@ -239,6 +239,11 @@ class ConstantOp(IRDLOperation):
             # xDSL 0.74's dense parser raises raw errors on literals that do not fit their
             # element type (3 : i1, a float for complex<f32>): report them at the literal.
             reason = str(e) or "it does not fit its type"
+            parser.raise_error(f"relay.constant: bad dense literal: {reason}", pos)
+        except ParseError as e:  # the same, already turned into a ParseError by xrelay.dialects
+            reason = getattr(e, "dense_literal_reason", None)
+            if reason is None:
+                raise
             parser.raise_error(f"relay.constant: bad dense literal: {reason}", pos)
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error(f"relay.constant expects dense<...> data, got {value}", pos, parser.pos)

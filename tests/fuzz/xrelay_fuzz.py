@@ -346,8 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     slowest = (0.0, "")
     slowest_wall = 0.0
     for _ in range(args.cases):
-        kind, text = make_case(seeds, rng)
-        out = run_case(text)
+        try:
+            kind, text = make_case(seeds, rng)
+            out = run_case(text)
+        except Exception as e:  # noqa: BLE001 - generate() runs infer-type on mutated IR
+            kind, text = "generated", f"(while generating, seed {args.seed})"
+            out = Outcome("crashed", "generate", "".join(traceback.format_exception(e)[-3:]))
         counts[kind, out.status] += 1
         counts["all", out.status] += 1
         if out.status == "rejected":

@@ -132,7 +132,7 @@ def test_verifier_error(tmp_path, capsys):
     )
     assert main([str(model), "--random-inputs"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("relay-run: error: relay.nn.relu: result 0 has type tensor<2xi32>")
+    assert err.startswith(f"relay-run: error: {model}:2:3: relay.nn.relu: result 0 has type tensor<2xi32>")
     # --no-verify lets the interpreter find it
     assert main([str(model), "--random-inputs", "--no-verify"]) == 1
     assert "the op is ill-typed" in capsys.readouterr().err

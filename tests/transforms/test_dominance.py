@@ -72,5 +72,5 @@ def test_tools_report_it_in_one_message(tmp_path, capsys, tool, extra):
     assert tool.main([str(path), *extra]) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.splitlines()[0].endswith("error: operand #0 of 'relay.add' uses %z before its definition")
+    assert err.splitlines()[0].endswith(f"error: {path}:2:3: operand #0 of 'relay.add' uses %z before its definition")
     assert "KeyError" not in err and "Traceback" not in err
