@@ -399,8 +399,8 @@ class RelayOp(IRDLOperation):
         try:
             # normalize_attrs checks what the attributes must be (positive strides, ...),
             # as verify_ does: infer-type may run on a module that was never verified
-            attrs = type(self).normalize_attrs(dict(self.attrs), [o.type for o in self.operands])
-            return type(self).infer_types(in_types, attrs)
+            type(self).normalize_attrs(dict(self.attrs), [o.type for o in self.operands])
+            return type(self).infer_types(in_types, self.attrs)
         except (ValueError, ArithmeticError) as e:  # e.g. an out_dtype naming no dtype
             raise RelayTypeError(f"{self.name}: {e}") from None
 
