@@ -34,9 +34,15 @@ def _qnn() -> Dialect:
     return Qnn
 
 
+def _dyn() -> Dialect:
+    from xrelay.dialects.dyn import Dyn
+
+    return Dyn
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """xrelay's own dialects by name."""
-    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn}
+    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn, "dyn": _dyn}
     try:
         import xrelay.dialects.memory  # noqa: F401
 

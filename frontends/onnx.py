@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
 
+from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayTypeError, numpy_dtype
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_from_numpy, dtype_of, shape_of, tensor_type
 from xrelay.error import TVMError
@@ -55,6 +56,16 @@ FOLD_PARAM_LIMIT = 1024
 
 class OnnxImportError(ValueError, TVMError):
     """An ONNX model that cannot be imported; the message says which nodes and why."""
+
+
+class OnnxRunTimeValueError(OnnxImportError):
+    """An op argument that must be known at import time (an axis list, split sizes, ...) is
+    computed from graph inputs and has no dynamic form in Relay; ``inputs`` names those graph
+    inputs (the ONNX backend then imports again with their values bound)."""
+
+    def __init__(self, msg: str, inputs: Sequence[str]):
+        super().__init__(msg)
+        self.inputs = tuple(inputs)
 
 
 @dataclass
@@ -241,7 +252,7 @@ class _Importer:
 
     def emit(self, name: str, vals: Sequence[_Val], **attrs: Any) -> list[_Val]:
         """Apply Relay op ``name``: fold it when every input is known, else add the op."""
-        cls = RELAY_OPS[name]
+        cls = RELAY_OPS.get(name) or DYN_OPS[name]
         if self.foldable(vals) and has_kernel(name) and not cls.STATEFUL:
             folded = self._fold(cls, vals, attrs)
             if folded is not None:
@@ -265,8 +276,39 @@ class _Importer:
         if v is None:
             return None
         if not v.known:
-            raise node.fail(f"input '{what}' must be a constant (or computable from static shapes)")
+            raise OnnxRunTimeValueError(
+                f"{node.op_type} node '{node.name}': input '{what}' must be a constant (or "
+                "computable from static shapes)",
+                self.graph_inputs_of(v),
+            )
         return v.const
+
+    def graph_inputs_of(self, v: _Val) -> list[str]:
+        """The graph inputs a run-time value is computed from (original ONNX names)."""
+        by_arg = {self.input_names[n]: n for n in self.input_names}
+        seen: set[SSAValue] = set()
+        todo = [self.ssa(v)]
+        found: list[str] = []
+        while todo:
+            x = todo.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if x.owner is self.block:
+                name = by_arg.get(x.name_hint or "")
+                if name is not None and name not in found:
+                    found.append(name)
+            elif x.owner is not None:
+                todo.extend(x.owner.operands)
+        return found
+
+    def int64(self, v: _Val) -> _Val:
+        """``v`` as int64 (the dtype of ONNX's shape arguments; dyn ops take any integers)."""
+        return self.cast_like(v, "int64")
+
+    def element(self, v: _Val, i: int) -> _Val:
+        """Element ``i`` of a 1-D run-time value, as a 1-element vector."""
+        return self.emit1("strided_slice", [v], begin=[i], end=[i + 1])
 
     def cast_like(self, v: _Val, dtype: str) -> _Val:
         if self.dtype_of(v) == dtype:
@@ -608,8 +650,11 @@ def _constant(im, node):
 
 @_op("ConstantOfShape")
 def _constant_of_shape(im, node):
-    shape = im.static(node.inputs[0], node, "input")
     value = node.attrs.get("value", np.zeros(1, np.float32))
+    if not node.inputs[0].known:  # Relay's dyn.full
+        fill = im.const(np.asarray(value).reshape(()))
+        return im.emit("dyn.full", [fill, im.int64(node.inputs[0])])
+    shape = im.static(node.inputs[0], node, "input")
     return [im.const(np.full(tuple(int(d) for d in shape), np.asarray(value).reshape(-1)[0]))]
 
 
@@ -676,11 +721,13 @@ def _reshape_target(in_shape, shape: Sequence[int], allowzero: bool, node: _Node
 @_op("Reshape")
 def _reshape(im, node):
     x = node.inputs[0]
+    allowzero = bool(node.attrs.get("allowzero", 0))
     if node.opset < 5:
         shape = node.attrs["shape"]
+    elif not node.inputs[1].known:  # Relay's dyn.reshape: ONNX's 0 and -1 mean the same there
+        return im.emit("dyn.reshape", [x, im.int64(node.inputs[1])], allowzero=allowzero)
     else:
         shape = im.static(node.inputs[1], node, "shape")
-    allowzero = bool(node.attrs.get("allowzero", 0))
     target = _reshape_target(im.shape_of(x), shape, allowzero, node)
     if allowzero and 0 in target:  # a real 0-sized dimension: Relay's 0 would copy instead
         return im.emit("reshape", [x], newshape=target, allowzero=True)
@@ -759,6 +806,9 @@ def _axes_arg(im: _Importer, node: _Node, attr_opset: int, index: int = 1) -> li
 
 @_op("Squeeze")
 def _squeeze(im, node):
+    given = node.input(1)
+    if node.opset >= 13 and given is not None and not given.known:
+        return im.emit("dyn.squeeze", [node.inputs[0], im.int64(given)])
     axes = _axes_arg(im, node, 13)
     return im.emit("squeeze", [node.inputs[0]], axis=axes)
 
@@ -781,6 +831,8 @@ def _unsqueeze(im, node):
 @_op("Expand")
 def _expand(im, node):
     x = node.inputs[0]
+    if not node.inputs[1].known:
+        return [_dyn_expand(im, node, x, im.int64(node.inputs[1]))]
     shape = [int(d) for d in im.static(node.inputs[1], node, "shape")]
     xs = im.shape_of(x)
     rank = max(len(xs), len(shape))
@@ -796,8 +848,25 @@ def _expand(im, node):
     return im.emit("broadcast_to", [x], shape=target)
 
 
+def _dyn_expand(im: _Importer, node: _Node, x: _Val, shape: _Val) -> _Val:
+    """ONNX's two-way broadcast to a run-time shape: dyn.broadcast_to to the elementwise
+    maximum of the shape and the input's shape, both padded with leading ones (a mismatch
+    other than 1 fails in broadcast_to at run time, as ONNX's Expand would)."""
+    (m,) = im.static_shape(shape, node)
+    r = im.rank(x)
+    xs = im.int64(im.emit1("shape_of", [x], dtype="int64"))
+    if m > r:
+        xs = im.emit1("concatenate", [im.const(np.ones(m - r, np.int64)), xs], axis=0)
+    elif r > m:
+        shape = im.emit1("concatenate", [im.const(np.ones(r - m, np.int64)), shape], axis=0)
+    target = im.emit1("maximum", [shape, xs])
+    return im.emit1("dyn.broadcast_to", [x, target])
+
+
 @_op("Tile")
 def _tile(im, node):
+    if not node.inputs[1].known:
+        return im.emit("dyn.tile", [node.inputs[0], im.int64(node.inputs[1])])
     reps = im.static(node.inputs[1], node, "repeats")
     return im.emit("tile", [node.inputs[0]], reps=[int(r) for r in reps])
 
@@ -814,6 +883,9 @@ def _slice(im, node):
         axes = node.attrs.get("axes")
         steps = None
     else:
+        dyn = [v for v in (node.inputs[1], node.inputs[2], node.input(4)) if v is not None and not v.known]
+        if dyn:
+            return [_dyn_slice(im, node, x)]
         starts = im.static(node.inputs[1], node, "starts")
         ends = im.static(node.inputs[2], node, "ends")
         axes = im.static(node.input(3), node, "axes")
@@ -850,6 +922,33 @@ def _slice(im, node):
         strides.append(step)
         ax_out.append(ax)
     return im.emit("strided_slice", [x], begin=begin, end=end, strides=strides, axes=ax_out)
+
+
+def _dyn_slice(im: _Importer, node: _Node, x: _Val) -> _Val:
+    """Slice with run-time starts/ends/steps: Relay's dyn.strided_slice over the leading axes
+    up to the last sliced one (the others whole), whose clamping is ONNX's. ``axes`` must be
+    known (Relay's dyn.strided_slice has no axes)."""
+    rank = im.rank(x)
+    starts, ends = im.int64(node.inputs[1]), im.int64(node.inputs[2])
+    (n,) = im.static_shape(starts, node)
+    ax = im.static(node.input(3), node, "axes")
+    axes = list(range(n)) if ax is None else [int(a) + rank if a < 0 else int(a) for a in ax]
+    if len(axes) != n or any(not 0 <= a < rank for a in axes) or len(set(axes)) != n:
+        raise node.fail(f"axes {axes} do not fit {n} starts for rank {rank}")
+    steps = node.input(4)
+    steps = im.const(np.ones(n, np.int64)) if steps is None else im.int64(steps)
+    k = max(axes) + 1
+    whole = {"begin": 0, "end": _I64_MAX, "strides": 1}
+
+    def full(v: _Val, what: str) -> _Val:
+        if axes == list(range(k)):
+            return v
+        parts = []
+        for a in range(k):
+            parts.append(im.element(v, axes.index(a)) if a in axes else im.const(np.array([whole[what]], np.int64)))
+        return im.emit1("concatenate", parts, axis=0)
+
+    return im.emit1("dyn.strided_slice", [x, full(starts, "begin"), full(ends, "end"), full(steps, "strides")])
 
 
 @_op("Gather")
@@ -1160,7 +1259,7 @@ def _reduce(im, node):
 def _pad(im, node):
     x = node.inputs[0]
     mode = node.attrs.get("mode", "constant")
-    if mode not in ("constant", "edge", "reflect"):
+    if mode not in ("constant", "edge", "reflect", "wrap"):
         raise node.fail(f"pad mode '{mode}' is not supported")
     rank = im.rank(x)
     if node.opset < 11:
@@ -1168,9 +1267,14 @@ def _pad(im, node):
         value = im.scalar(float(node.attrs.get("value", 0.0)), x)
         axes = list(range(rank))
     else:
-        pads = [int(p) for p in im.static(node.inputs[1], node, "pads")]
         v = node.input(2)
         value = im.scalar(0, x) if v is None else im.reshape(v, [])
+        if not node.inputs[1].known and node.input(3) is None and mode != "wrap":
+            # Relay's dyn.nn.pad: ONNX's [begins..., ends...] as Relay's [[begin, end], ...]
+            pads = im.int64(node.inputs[1])
+            width = im.emit1("transpose", [im.reshape(pads, [2, rank])], axes=[1, 0])
+            return im.emit("dyn.nn.pad", [x, width, value], pad_mode=mode)
+        pads = [int(p) for p in im.static(node.inputs[1], node, "pads")]
         ax = im.static(node.input(3), node, "axes")
         axes = list(range(rank)) if ax is None else [int(a) + rank if a < 0 else int(a) for a in ax]
     n = len(axes)
@@ -1181,6 +1285,15 @@ def _pad(im, node):
     width = [[0, 0] for _ in range(rank)]
     for k, a in enumerate(axes):
         width[a] = [pads[k], pads[k + n]]
+    if mode == "wrap":  # no Relay pad mode: a take of the wrapped indices per padded axis
+        xs = im.static_shape(x, node)
+        for a, (before, after) in enumerate(width):
+            if (before or after) and xs[a] == 0:
+                raise node.fail(f"cannot wrap-pad axis {a} of size 0")
+            if before or after:
+                idx = (np.arange(-before, xs[a] + after) % xs[a]).astype(np.int64)
+                x = im.emit1("take", [x, im.const(idx)], axis=a)
+        return [x]
     return im.emit("nn.pad", [x, value], pad_width=width, pad_mode=mode)
 
 

@@ -12,6 +12,18 @@ Two modes:
 * ``"built"``: the imported module goes through ``xrelay.build`` (opt_level 3, passes, fuse,
   lower, plan) and runs in the arena executor. A graph that folds to constants runs too.
 
+Shapes, axes, pads, ... given as graph inputs (ONNX's node tests feed them as inputs):
+
+* where Relay has a dynamic op (``Reshape``, ``Expand``, ``Tile``, ``Slice``, ``Pad``,
+  ``ConstantOfShape``, ``Squeeze``, ``Upsample``), the import holds ``dyn.*`` ops. The
+  interpreter runs them as they are; ``"built"`` builds at the first ``run``, with the graph
+  inputs those ops' shape operands are computed from bound to their values (so
+  ``dynamic-to-static`` makes them static), and builds again when those values change
+  (one build per distinct set of values, cached);
+* where Relay has none (a reduction's ``axes``, ``Split``'s sizes, ``Range``, ``Unsqueeze``'s
+  axes, ``Resize``'s scales/sizes, ...: TVM's importer refused these), both modes import at
+  the first ``run`` with those graph inputs bound as initializers (cached per distinct values).
+
 ``run(inputs)`` takes the graph's real inputs (not the initializers) in order, or a dict by
 their ONNX names. Outputs are returned in graph order as a ``namedtuple`` of numpy arrays.
 Only ``"CPU"`` is supported. Any failure is an ``OnnxImportError``, a ``RunError``/``TVMError``
@@ -30,7 +42,7 @@ from onnx import numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType
 
 from xrelay.error import TVMError
-from xrelay.frontends.onnx import import_onnx
+from xrelay.frontends.onnx import OnnxRunTimeValueError, import_onnx
 
 __all__ = ["BackendError", "XrelayBackend", "XrelayBackendRep", "prepare", "run_model", "run_node", "supports_device"]
 
@@ -64,13 +76,52 @@ class XrelayBackendRep(BackendRep):
         init_names = {t.name for t in model.graph.initializer}
         self.input_names = [i.name for i in model.graph.input if i.name not in init_names]
         self.output_names = [o.name for o in model.graph.output]
-        self._imp = import_onnx(model, freeze_params=True)
-        self._param_names = [self._imp.input_names[n] for n in self.input_names]
+        self._model = model
+        self._build_kwargs = build_kwargs
+        self._bound: tuple[str, ...] = ()  # graph inputs bound at run time (no dyn form)
+        self._imports: dict[bytes, Any] = {}
+        self._builds: dict[bytes, Any] = {}
+        self._imp = None
         self._built = None
+        try:
+            self._imp = import_onnx(model, freeze_params=True)
+        except OnnxRunTimeValueError as e:
+            self._bound = e.inputs
+            return
         if mode == "built":
+            if not _dyn_shape_args(self._imp.module):
+                from xrelay.runtime.build import build
+
+                self._built = build(self._imp.module, {}, **build_kwargs)
+
+    def _specialised(self, values: dict[str, np.ndarray]) -> tuple[Any, Any, tuple[str, ...]]:
+        """(import, built module or None, bound parameter names) for these input values,
+        cached by the values of the inputs they depend on (at most 16 of each)."""
+        key = _key(values, self._bound)
+        imp = self._imports.get(key)
+        if imp is None and not self._bound:
+            imp = self._imp
+        elif imp is None:
+            imp, more = _import_bound(self._model, values, self._bound)
+            if more != self._bound:  # a later node needed more inputs: key on them too
+                self._bound = more
+                key = _key(values, more)
+            self._imports = _bounded(self._imports)
+            self._imports[key] = imp
+        if self.mode != "built":
+            return imp, None, ()
+        by_arg = {imp.input_names[n]: n for n in imp.input_names}
+        bound_args = _dyn_shape_args(imp.module)
+        key += b"|" + _key(values, [by_arg[a] for a in bound_args])
+        built = self._builds.get(key)
+        if built is None:
             from xrelay.runtime.build import build
 
-            self._built = build(self._imp.module, {}, **build_kwargs)
+            params = {a: values[by_arg[a]] for a in bound_args}
+            built = build(imp.module, params, **self._build_kwargs)
+            self._builds = _bounded(self._builds)
+            self._builds[key] = built
+        return imp, built, bound_args
 
     def _feeds(self, inputs: Any) -> dict[str, np.ndarray]:
         if isinstance(inputs, Mapping):
@@ -84,21 +135,83 @@ class XrelayBackendRep(BackendRep):
             values = list(inputs)
             if len(values) != len(self.input_names):
                 raise BackendError(f"the model takes {len(self.input_names)} inputs, got {len(values)}")
-        return {p: _array(v) for p, v in zip(self._param_names, values)}
+        return {n: _array(v) for n, v in zip(self.input_names, values)}
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple:
-        feeds = self._feeds(inputs)
-        if self._built is None:
+        values = self._feeds(inputs)
+        imp, built, bound_args = self._imp, self._built, ()
+        if imp is None or (self.mode == "built" and built is None):
+            imp, built, bound_args = self._specialised(values)
+        feeds = {imp.input_names[n]: v for n, v in values.items() if n in imp.input_names}
+        if built is None:
             from xrelay.runtime.interpreter import run
 
-            outs = run(self._imp.module, feeds)
+            outs = run(imp.module, feeds)
         else:
-            m = self._built
             for name, value in feeds.items():
-                m.set_input(name, value)
-            m.run()
-            outs = [m.get_output(i).copy() for i in range(m.get_num_outputs())]
+                if name not in bound_args:
+                    built.set_input(name, value)
+            built.run()
+            outs = [built.get_output(i).copy() for i in range(built.get_num_outputs())]
         return _outputs_tuple(self.output_names, outs)
+
+
+def _bounded(cache: dict[bytes, Any]) -> dict[bytes, Any]:
+    return {} if len(cache) >= 16 else cache
+
+
+def _key(values: Mapping[str, np.ndarray], names: Sequence[str]) -> bytes:
+    return b"".join(
+        n.encode() + b"\0" + str(values[n].dtype).encode() + str(values[n].shape).encode() + values[n].tobytes()
+        for n in names
+    )
+
+
+def _import_bound(
+    model: onnx.ModelProto, values: Mapping[str, np.ndarray], names: Sequence[str]
+) -> tuple[Any, tuple[str, ...]]:
+    """Import ``model`` with the graph inputs ``names`` turned into initializers of their
+    ``values``; inputs found to need binding too (an OnnxRunTimeValueError naming more) are
+    added and the import tried again. Returns the import and every input bound."""
+    names = list(names)
+    while True:
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+        keep = [i for i in m.graph.input if i.name not in names]
+        del m.graph.input[:]
+        m.graph.input.extend(keep)
+        m.graph.initializer.extend(numpy_helper.from_array(np.asarray(values[n]), n) for n in names)
+        try:
+            return import_onnx(m, freeze_params=True), tuple(names)
+        except OnnxRunTimeValueError as e:
+            more = [n for n in e.inputs if n not in names and n in values]
+            if not more:
+                raise
+            names += more
+
+
+def _dyn_shape_args(module: Any) -> tuple[str, ...]:
+    """Parameters of @main that the shape operands of its dyn ops are computed from."""
+    from xdsl.dialects import func
+
+    from xrelay.dialects.dyn import DynOp
+
+    main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    args = set(main.body.block.args)
+    found: list[str] = []
+    seen: set[Any] = set()
+    todo = [op.operands[i] for op in main.walk() if isinstance(op, DynOp) for i in op.VALUE_OPERANDS]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in args:
+            if v.name_hint not in found:
+                found.append(v.name_hint)
+        elif v.owner is not None and not isinstance(v.owner, type(main.body.block)):
+            todo.extend(v.owner.operands)
+    return tuple(found)
 
 
 class XrelayBackend(Backend):

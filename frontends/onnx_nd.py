@@ -16,7 +16,7 @@ maps them.
 * ``BitShift``: ``left_shift``/``right_shift``; ``Size``: ``ndarray_size`` (int64).
 * ``GroupNormalization``: ``nn.group_norm`` (opset 18's per-group scale and bias repeated per
   channel); ``InstanceNormalization``: ``nn.instance_norm``; ``LpNormalization``: p = 2 is
-  ``nn.l2_normalize`` (eps 0), p = 1 ``x / sum(|x|)``.
+  ``nn.l2_normalize`` (eps 0), p = 1 ``x / sum(|x|)``, both 0 where the norm is 0 (as ONNX).
 """
 
 from __future__ import annotations
@@ -120,6 +120,13 @@ def _resize(im, node):
         out = [int(v) for v in sizes]
     elif scales is not None and scales.size:
         out = [int(math.floor(d * float(s))) for d, s in zip(xs, scales)]
+        inexact = [f"{d} x {float(s):g}" for d, s in zip(xs, scales) if d * float(s) != int(d * float(s))]
+        if inexact:
+            # ONNX maps coordinates with the scale itself; Relay's resize2d with the size ratio
+            raise node.fail(
+                f"scales giving a fractional output size ({', '.join(inexact)}) are not supported: "
+                "Relay's image.resize2d maps coordinates by the ratio of the sizes"
+            )
     else:
         raise node.fail("needs constant scales or sizes")
     if len(out) != 4 or out[:2] != list(xs[:2]):
@@ -133,6 +140,13 @@ def _resize(im, node):
     }
     if mode == "nearest":
         attrs["rounding_method"] = node.attrs.get("nearest_mode", "round_prefer_floor")
+        whole = all(o % d == 0 and o >= d for o, d in zip(out[2:], xs[2:]))
+        if coord == "asymmetric" and whole and attrs["rounding_method"] in ("round_prefer_ceil", "ceil", "round"):
+            # TOPI divides integers for a whole-number upscale and ignores the rounding method
+            raise node.fail(
+                f"nearest_mode '{attrs['rounding_method']}' with asymmetric coordinates and a whole-number "
+                "upscale is not supported: Relay's image.resize2d (TOPI) rounds down there"
+            )
     if coord == "tf_crop_and_resize":
         if roi is None or roi.size != 8:
             raise node.fail("tf_crop_and_resize needs an roi of 8 values")
@@ -144,6 +158,14 @@ def _resize(im, node):
 def _upsample(im, node):
     x = node.inputs[0]
     _rank_in(im, node, x, (4,))
+    mode = node.attrs.get("mode", "nearest")
+    if node.opset >= 9 and not node.input(1).known:  # Relay's dyn.nn.upsampling
+        if mode not in ("nearest", "linear", "bilinear"):
+            raise node.fail(f"unknown mode '{mode}'")
+        scales = im.cast_like(node.input(1), "float32")
+        sh, sw = (im.reshape(im.element(scales, i), []) for i in (2, 3))
+        method = "nearest_neighbor" if mode == "nearest" else "bilinear"
+        return im.emit("dyn.nn.upsampling", [x, sh, sw], method=method)
     if node.opset >= 9:
         scales = im.static(node.input(1), node, "scales")
     else:
@@ -214,8 +236,13 @@ def _lp_norm(im, node):
     axis = node.attrs.get("axis", -1)
     p = node.attrs.get("p", 2)
     if p == 2:
-        return im.emit("nn.l2_normalize", [x], eps=0.0, axis=[axis])
-    if p == 1:
+        y = im.emit1("nn.l2_normalize", [x], eps=0.0, axis=[axis])
+        norm = im.emit1("sum", [im.emit1("multiply", [x, x])], axis=[axis], keepdims=True)
+    elif p == 1:
         norm = im.emit1("sum", [im.emit1("abs", [x])], axis=[axis], keepdims=True)
-        return im.emit("divide", [x, norm])
-    raise node.fail(f"p must be 1 or 2, got {p}")
+        y = im.emit1("divide", [x, norm])
+    else:
+        raise node.fail(f"p must be 1 or 2, got {p}")
+    # ONNX gives 0 where the norm is 0 (Relay's l2_normalize with eps 0 gives 0/0 = NaN)
+    zero = im.emit1("equal", [norm, im.scalar(0.0, norm)])
+    return im.emit("where", [zero, im.scalar(0.0, x), y])

@@ -490,7 +490,7 @@ def _dft(im, node):
     # a run-time axis: every signal axis, then a where on its value (when the results agree in shape)
     shapes = {im.shape_of(v) for v in outs.values()}
     if len(shapes) != 1:
-        raise node.fail("input 'axis' must be a constant (or computable from static shapes): the result's shape depends on it")
+        im.static(axis_in, node, "axis")  # the result's shape depends on it: refused, naming the inputs
     return [_select_by_axis(im, axis_in, rank, outs)]
 
 
@@ -505,9 +505,9 @@ def _resize_axes(im, node):
     scale for the given axes, sizes rounded from it) rewritten to the plain form of every axis."""
     axes = node.attrs.get("axes")
     policy = node.attrs.get("keep_aspect_ratio_policy", "stretch")
-    given = [v for v in node.inputs[1:4] if v is not None]
-    if node.opset < 18 or (axes is None and policy == "stretch") or not all(v.known for v in given):
-        return _RESIZE_BASE(im, node)  # (run-time scales/sizes are the base converter's to refuse or take)
+    if node.opset < 18 or (axes is None and policy == "stretch"):
+        return _RESIZE_BASE(im, node)
+    # run-time roi/scales/sizes: im.static names the graph inputs (the ONNX backend binds them)
     if policy not in ("stretch", "not_larger", "not_smaller"):
         raise node.fail(f"unknown keep_aspect_ratio_policy {policy!r}")
     x = node.inputs[0]

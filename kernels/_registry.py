@@ -15,8 +15,10 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import ml_dtypes
 import numpy as np
 
+from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, RelayOp
 
@@ -46,12 +48,71 @@ def register(
         for name in names:
             if name in KERNELS:
                 raise ValueError(f"kernel {name!r} registered twice")
-            op = RELAY_OPS.get(name) or QNN_OPS.get(name, defaults_of)
+            op = RELAY_OPS.get(name) or DYN_OPS.get(name) or QNN_OPS.get(name, defaults_of)
             defaults = {} if op is None else op.default_attrs()
-            KERNELS[name] = functools.partial(fn, **defaults) if defaults else fn
+            kernel = _through_float32(fn, name)
+            KERNELS[name] = functools.partial(kernel, **defaults) if defaults else kernel
         return fn
 
     return wrap
+
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+"""bfloat16 arrays are ml_dtypes' (numpy has none); kernels never see them (``_through_float32``)."""
+
+_DTYPE_ATTRS = ("dtype", "out_dtype")
+
+
+def _through_float32(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` computing bfloat16 in float32, rounding to bfloat16 at the edges.
+
+    numpy cannot compute in bfloat16, so bfloat16 inputs are widened to float32 (exact), a
+    ``"bfloat16"`` dtype attribute becomes ``"float32"``, the kernel runs, and float32 results
+    that stand for bfloat16 values (the op's dtype attribute says bfloat16, or it has none and
+    the first float input, ``cast_like``'s second, was bfloat16) are rounded to bfloat16 to
+    nearest even, as ONNX and ml_dtypes round. Other calls go straight to ``fn``.
+    """
+    like = 1 if name == "cast_like" else None
+
+    @functools.wraps(fn)
+    def kernel(*inputs: Any, out: Any = None, **attrs: Any) -> Any:
+        bf16_in = any(getattr(x, "dtype", None) == BFLOAT16 for x in inputs)
+        bf16_attr = any(attrs.get(k) == "bfloat16" for k in _DTYPE_ATTRS)
+        bf16_out = out is not None and any(getattr(o, "dtype", None) == BFLOAT16 for o in _outs(out))
+        if not (bf16_in or bf16_attr or bf16_out):
+            return fn(*inputs, out=out, **attrs)
+        wide = [x.astype(np.float32) if getattr(x, "dtype", None) == BFLOAT16 else x for x in inputs]
+        given = [attrs.get(k) for k in _DTYPE_ATTRS if attrs.get(k) not in (None, "")]
+        for k in _DTYPE_ATTRS:
+            if attrs.get(k) == "bfloat16":
+                attrs[k] = "float32"
+        result = fn(*wide, **attrs)
+        floats = [x for x in inputs if _is_float(x)]
+        src = inputs[like] if like is not None and len(inputs) > like else (floats[0] if floats else None)
+        narrow = bf16_attr or (
+            getattr(src, "dtype", None) == BFLOAT16 and not any(d.startswith("float") for d in given)
+        )
+        multi = isinstance(result, tuple | list)
+        results = [
+            r.astype(BFLOAT16) if narrow and getattr(r, "dtype", None) == np.float32 else r
+            for r in (result if multi else [result])
+        ]
+        if out is None:
+            return tuple(results) if multi else results[0]
+        for o, r in zip(_outs(out), results, strict=True):
+            np.copyto(o, r, casting="unsafe")
+        return out
+
+    return kernel
+
+
+def _is_float(x: Any) -> bool:
+    dt = getattr(x, "dtype", None)
+    return dt is not None and (dt == BFLOAT16 or dt.kind == "f")
+
+
+def _outs(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, tuple | list) else [out]
 
 
 def has_kernel(name: str) -> bool:

@@ -29,6 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType as _BuiltinTensorType
 from xdsl.irdl import VarOperandDef, VarResultDef
 
+from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import (
     RELAY_OPS,
@@ -337,7 +338,7 @@ class Op(Expr):
     _cache: dict[str, Op] = {}
 
     def __init__(self, name: str):
-        ops = QNN_OPS if name.startswith("qnn.") else RELAY_OPS
+        ops = QNN_OPS if name.startswith("qnn.") else DYN_OPS if name.startswith("dyn.") else RELAY_OPS
         if name not in ops:
             close = [n for n in ops if n.split(".")[-1] == name.split(".")[-1]]
             hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from xrelay.relay.expr import Call, Expr
+import numpy as np
+
+from xrelay.relay.expr import Call, Constant, Expr
 from xrelay.relay.op import DEFAULT, dialect_defaults, make_call
 
 __all__ = ["grid_sample", "resize2d"]
@@ -26,23 +28,25 @@ def resize2d(
 ) -> Call:
     """Resize H and W to ``size`` (static: a pair of integers). ``roi`` (``[start_h, start_w,
     end_h, end_w]``) is used by ``tf_crop_and_resize``; ``None`` is zeros, as in tvm.relay."""
-    if isinstance(size, Expr):
-        raise TypeError("image.resize2d: size must be static (a pair of integers); dynamic resize is not supported")
-    if isinstance(roi, Expr):
-        raise TypeError("image.resize2d: roi must be static (four numbers)")
+    attrs = {
+        "layout": layout,
+        "method": method,
+        "coordinate_transformation_mode": coordinate_transformation_mode,
+        "rounding_method": rounding_method,
+        "cubic_alpha": cubic_alpha,
+        "cubic_exclude": cubic_exclude,
+        "extrapolation_value": extrapolation_value,
+        "out_dtype": out_dtype or DEFAULT,
+    }
+    if isinstance(size, Expr) or isinstance(roi, Expr):
+        # tvm.relay: dyn.image.resize2d, roi a tensor (zeros when absent)
+        if not isinstance(roi, Expr):
+            roi = Constant(np.asarray([0.0] * 4 if roi is None else roi, dtype="float32"))
+        if not isinstance(size, Expr):
+            size = Constant(np.asarray(size, dtype="int64"))
+        return make_call("dyn.image.resize2d", [data, size, roi], **attrs)
     return make_call(
-        "image.resize2d",
-        [data],
-        size=size,
-        roi=DEFAULT if roi is None else [float(r) for r in roi],
-        layout=layout,
-        method=method,
-        coordinate_transformation_mode=coordinate_transformation_mode,
-        rounding_method=rounding_method,
-        cubic_alpha=cubic_alpha,
-        cubic_exclude=cubic_exclude,
-        extrapolation_value=extrapolation_value,
-        out_dtype=out_dtype or DEFAULT,
+        "image.resize2d", [data], size=size, roi=DEFAULT if roi is None else [float(r) for r in roi], **attrs
     )
 
 

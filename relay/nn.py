@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from xrelay.relay.expr import Call, Expr, TupleWrapper, _to_expr
+import numpy as np
+
+from xrelay.relay.expr import Call, Constant, Expr, TupleWrapper, _to_expr
 from xrelay.relay.op import DEFAULT, dialect_defaults, make_call
 
 __all__ = [
@@ -345,8 +347,11 @@ def batch_flatten(data: Expr) -> Call:
 
 @dialect_defaults("nn.pad")
 def pad(data: Expr, pad_width: Any, pad_value: Any = 0.0, pad_mode: str = DEFAULT) -> Call:
-    """Pad with ``pad_width`` ([before, after] per axis); a scalar ``pad_value`` takes data's dtype."""
+    """Pad with ``pad_width`` ([before, after] per axis); a scalar ``pad_value`` takes data's dtype.
+    An ``Expr`` ``pad_width`` (a ``[rank, 2]`` tensor) gives ``dyn.nn.pad``."""
     value = _to_expr(pad_value, like=data)
+    if isinstance(pad_width, Expr):
+        return make_call("dyn.nn.pad", [data, pad_width, value], pad_mode=pad_mode)
     return _call("pad", [data, value], pad_width=[list(p) for p in pad_width], pad_mode=pad_mode)
 
 
@@ -475,7 +480,13 @@ def upsampling(
     method: str = DEFAULT,
     align_corners: bool = DEFAULT,
 ) -> Call:
-    """Upsample H and W by ``scale_h``/``scale_w`` (``nearest_neighbor``, ``bilinear``, ``bicubic``)."""
+    """Upsample H and W by ``scale_h``/``scale_w`` (``nearest_neighbor``, ``bilinear``, ``bicubic``);
+    ``Expr`` scales give ``dyn.nn.upsampling``."""
+    if isinstance(scale_h, Expr) or isinstance(scale_w, Expr):
+        sh, sw = (s if isinstance(s, Expr) else Constant(np.float32(s)) for s in (scale_h, scale_w))
+        return make_call(
+            "dyn.nn.upsampling", [data, sh, sw], layout=layout, method=method, align_corners=align_corners
+        )
     return _call(
         "upsampling", [data], scale_h=scale_h, scale_w=scale_w, layout=layout, method=method,
         align_corners=align_corners,

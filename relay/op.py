@@ -17,9 +17,13 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
+
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS
-from xrelay.relay.expr import Call, Expr, Op, Tuple, TupleWrapper, _to_expr
+from xrelay.dialects.relay import dtype_of as _dtype_of
+from xrelay.dialects.relay import shape_of as _shape_of
+from xrelay.relay.expr import Call, Constant, Expr, Op, Tuple, TupleWrapper, _to_expr
 from xrelay.transforms.to_mixed_precision import register_mixed_precision_conversion
 
 __all__ = [
@@ -101,6 +105,14 @@ def _tuple_arg(data: Any) -> Expr:
     if isinstance(data, Expr):
         return data
     raise TypeError(f"expected a list or tuple of expressions, got {data!r}")
+
+
+def _static(v: Any) -> Any:
+    """A constant's values as a list (tvm.relay folds a Constant shape argument into the
+    static op); anything else as given. An ``Expr`` left over selects the ``dyn.*`` op."""
+    if isinstance(v, Constant):
+        return np.asarray(v.data).tolist()
+    return v
 
 
 def _export(fn: Any) -> Any:
@@ -217,7 +229,11 @@ for _name in ("argmax", "argmin"):
 @_export
 @dialect_defaults("reshape")
 def reshape(data: Expr, newshape: Any, allowzero: bool = DEFAULT) -> Call:
-    """Reshape with Relay's special values (0 copy, -1 infer, -2, -3, -4)."""
+    """Reshape with Relay's special values (0 copy, -1 infer, -2, -3, -4); an ``Expr``
+    ``newshape`` gives ``dyn.reshape``."""
+    newshape = _static(newshape)
+    if isinstance(newshape, Expr):
+        return _call("dyn.reshape", [data, newshape], allowzero=allowzero)
     if isinstance(newshape, int):
         newshape = [newshape]
     return _call("reshape", [data], newshape=list(newshape), allowzero=allowzero)
@@ -259,7 +275,10 @@ def _n_split(ios: Any) -> int:
 @_export
 @dialect_defaults("squeeze")
 def squeeze(data: Expr, axis: Any = DEFAULT) -> Call:
-    """Remove size-1 axes (all of them when ``axis`` is None)."""
+    """Remove size-1 axes (all of them when ``axis`` is None); an ``Expr`` gives ``dyn.squeeze``."""
+    axis = _static(axis)
+    if isinstance(axis, Expr):
+        return _call("dyn.squeeze", [data, axis])
     if isinstance(axis, int):
         axis = [axis]
     return _call("squeeze", [data], axis=axis)
@@ -268,7 +287,10 @@ def squeeze(data: Expr, axis: Any = DEFAULT) -> Call:
 @_export
 @dialect_defaults("expand_dims")
 def expand_dims(data: Expr, axis: int, num_newaxis: int = DEFAULT) -> Call:
-    """Insert ``num_newaxis`` size-1 axes at ``axis``."""
+    """Insert ``num_newaxis`` size-1 axes at ``axis``; an ``Expr`` gives ``dyn.expand_dims``."""
+    axis = _static(axis)
+    if isinstance(axis, Expr):
+        return _call("dyn.expand_dims", [data, axis], num_newaxis=num_newaxis)
     return _call("expand_dims", [data], axis=axis, num_newaxis=num_newaxis)
 
 
@@ -282,7 +304,15 @@ def strided_slice(
     axes: Any = DEFAULT,
     slice_mode: str = DEFAULT,
 ) -> Call:
-    """Slice ``data``; ``slice_mode="size"`` reads ``end`` as sizes (-1: to the end)."""
+    """Slice ``data``; ``slice_mode="size"`` reads ``end`` as sizes (-1: to the end).
+
+    An ``Expr`` among ``begin``/``end``/``strides`` gives ``dyn.strided_slice`` (the other two
+    become constants of its dtype; ``strides`` defaults to ones), as in tvm.relay, where
+    ``axes`` must then be absent.
+    """
+    begin, end, strides = _static(begin), _static(end), _static(strides)
+    if any(isinstance(v, Expr) for v in (begin, end, strides)):
+        return _dyn_strided_slice(data, begin, end, strides, axes, slice_mode)
 
     def ints(v: Any) -> Any:
         return [v] if isinstance(v, int) else v
@@ -298,6 +328,27 @@ def strided_slice(
     )
 
 
+def _dyn_strided_slice(data: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mode: Any) -> Call:
+    if axes is not DEFAULT and axes is not None:
+        raise TypeError("strided_slice: axes cannot be given with run-time begin/end/strides")
+    like = next(v for v in (begin, end, strides) if isinstance(v, Expr))
+    n = _shape_of(like.checked_type)[0]
+    dtype = _dtype_of(like.checked_type.element_type)
+
+    def tensor(v: Any, fill: int) -> Expr:
+        if isinstance(v, Expr):
+            return v
+        if v is DEFAULT or v is None:
+            v = [fill] * n
+        return Constant(np.asarray([v] if isinstance(v, int) else v), dtype=dtype)
+
+    return _call(
+        "dyn.strided_slice",
+        [data, tensor(begin, 0), tensor(end, 0), tensor(strides, 1)],
+        slice_mode=slice_mode,
+    )
+
+
 @_export
 def layout_transform(data: Expr, src_layout: str, dst_layout: str) -> Call:
     """Change the data layout (``NCHW`` -> ``NHWC``, ``NCHW8c``, ...)."""
@@ -306,7 +357,12 @@ def layout_transform(data: Expr, src_layout: str, dst_layout: str) -> Call:
 
 @_export
 def broadcast_to(data: Expr, shape: Any) -> Call:
-    """Broadcast to ``shape``."""
+    """Broadcast to ``shape``; an ``Expr`` gives ``dyn.broadcast_to``."""
+    shape = _static(shape)
+    if isinstance(shape, Expr):
+        return _call("dyn.broadcast_to", [data, shape])
+    if isinstance(shape, int):
+        shape = [shape]
     return _call("broadcast_to", [data], shape=list(shape))
 
 
@@ -321,7 +377,10 @@ def take(data: Expr, indices: Any, axis: int | None = DEFAULT, batch_dims: int =
 
 @_export
 def tile(data: Expr, reps: Any) -> Call:
-    """Repeat ``data`` ``reps`` times per axis."""
+    """Repeat ``data`` ``reps`` times per axis; an ``Expr`` gives ``dyn.tile``."""
+    reps = _static(reps)
+    if isinstance(reps, Expr):
+        return _call("dyn.tile", [data, reps])
     return _call("tile", [data], reps=list(reps))
 
 
@@ -431,20 +490,30 @@ def right_shift(lhs: Any, rhs: Any) -> Call:
 
 @_export
 def zeros(shape: Any, dtype: str) -> Call:
-    """A tensor of zeros."""
+    """A tensor of zeros; an ``Expr`` shape gives ``dyn.zeros``."""
+    shape = _static(shape)
+    if isinstance(shape, Expr):
+        return _call("dyn.zeros", [shape], dtype=dtype)
     return _call("zeros", [], shape=shape, dtype=dtype)
 
 
 @_export
 def ones(shape: Any, dtype: str) -> Call:
-    """A tensor of ones."""
+    """A tensor of ones; an ``Expr`` shape gives ``dyn.ones``."""
+    shape = _static(shape)
+    if isinstance(shape, Expr):
+        return _call("dyn.ones", [shape], dtype=dtype)
     return _call("ones", [], shape=shape, dtype=dtype)
 
 
 @_export
 @dialect_defaults("full")
 def full(fill_value: Any, shape: Any = (), dtype: str = DEFAULT) -> Call:
-    """A tensor of ``shape`` filled with the scalar ``fill_value``."""
+    """A tensor of ``shape`` filled with the scalar ``fill_value``; an ``Expr`` shape gives
+    ``dyn.full``."""
+    shape = _static(shape)
+    if isinstance(shape, Expr):
+        return _call("dyn.full", [_to_expr(fill_value), shape], dtype=dtype)
     return _call("full", [_to_expr(fill_value)], shape=shape, dtype=dtype)
 
 
@@ -568,19 +637,24 @@ def topk(
     data: Expr, k: int = DEFAULT, axis: int = DEFAULT, ret_type: str = DEFAULT, is_ascend: bool = DEFAULT, dtype: str = DEFAULT
 ) -> Any:
     """The ``k`` largest (``is_ascend``: smallest) elements along ``axis``: a ``TupleWrapper`` of
-    (values, indices) for ``ret_type="both"``, else one tensor. ``k`` must be an int here."""
-    if isinstance(k, Expr):
-        raise TypeError("topk: k must be an integer (a run-time k needs dyn.topk, which is not built)")
-    call = _call("topk", [data], k=k, axis=axis, ret_type=ret_type, is_ascend=is_ascend, dtype=dtype)
+    (values, indices) for ``ret_type="both"``, else one tensor. An ``Expr`` ``k`` gives
+    ``dyn.topk``."""
+    k = _static(k)
+    if isinstance(k, Expr):  # tvm.relay: dyn.topk
+        call = _call("dyn.topk", [data, k], axis=axis, ret_type=ret_type, is_ascend=is_ascend, dtype=dtype)
+    else:
+        call = _call("topk", [data], k=k, axis=axis, ret_type=ret_type, is_ascend=is_ascend, dtype=dtype)
     return TupleWrapper(call, 2) if ret_type in (DEFAULT, "both") else call
 
 
 @_export
 def one_hot(indices: Expr, on_value: Any, off_value: Any, depth: int, axis: int, dtype: str) -> Call:
-    """One-hot rows along a new ``axis`` of size ``depth`` (an int here)."""
-    if isinstance(depth, Expr):
-        raise TypeError("one_hot: depth must be an integer (a run-time depth needs dyn.one_hot, which is not built)")
+    """One-hot rows along a new ``axis`` of size ``depth``; an ``Expr`` depth gives
+    ``dyn.one_hot``."""
     on, off = (v if isinstance(v, Expr) else _scalar_const(v, dtype) for v in (on_value, off_value))
+    depth = _static(depth)
+    if isinstance(depth, Expr):  # tvm.relay: dyn.one_hot
+        return _call("dyn.one_hot", [indices, on, off, depth], axis=axis, dtype=dtype)
     return _call("one_hot", [indices, on, off], depth=depth, axis=axis, dtype=dtype)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, RelayTypeError, numpy_dtype
 from xrelay.error import TVMError
@@ -657,7 +658,7 @@ class _Parser:
                 return e
             if t.text == "meta":
                 return self.meta()
-            if t.text in RELAY_OPS or t.text in QNN_OPS:
+            if t.text in RELAY_OPS or t.text in QNN_OPS or t.text in DYN_OPS:
                 self.next()
                 return Op.get(t.text)
             raise self.error(f"unknown operator '{t.text}'", t)

@@ -60,6 +60,44 @@ def _pools(pools: Sequence[Pool] | str | None) -> list[Pool] | None:
     return pools
 
 
+def _make_static(module: ModuleOp) -> None:
+    """Run ``dynamic-to-static`` when the module has dyn ops; refuse the ones left dynamic.
+
+    The arena needs every size before the first run, so a dyn op whose shape operands are
+    only known at run time cannot be built: the error names the op and the operand."""
+    from xrelay.dialects.dyn import DynOp
+    from xrelay.dialects.relay import ConstantOp
+    from xrelay.transforms.dynamic_to_static import dynamic_to_static
+
+    if not any(isinstance(op, DynOp) for op in module.walk()):
+        return
+    dynamic_to_static(module)
+    for op in module.walk():
+        if isinstance(op, DynOp):
+            names = [name for name, _ in type(op).get_irdl_definition().operands]
+            unknown = [
+                f"'{names[i]}' ({_value_name(op.operands[i])})"
+                for i in op.VALUE_OPERANDS
+                if not isinstance(op.operands[i].owner, ConstantOp)
+            ]
+            raise BuildError(
+                f"xrelay.build needs static shapes, but {op.name} (result {_value_name(op.results[0])}) "
+                f"has {', '.join(unknown)} known only at run time; bind the values it is computed "
+                "from (params=...) so dynamic-to-static can make it static, or run the module "
+                "with the interpreter"
+            )
+
+
+def _value_name(v: Any) -> str:
+    from xdsl.ir import BlockArgument
+
+    if v.name_hint:
+        return f"%{v.name_hint}"
+    if isinstance(v, BlockArgument):
+        return f"argument #{v.index}"
+    return f"a value of type {v.type}"
+
+
 def build_program(
     mod: Any,
     params: Mapping[str, Any] | None = None,
@@ -109,6 +147,7 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
+    _make_static(module)
     if mixed_precision is not None:
         from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
 

@@ -56,6 +56,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import VarResultDef
 
+from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, numpy_dtype, shape_of
 from xrelay.dialects.relay.dtypes import DTYPES, element_type, too_large
@@ -268,7 +269,7 @@ def _relay_impl(op_type: type[RelayOp]) -> Any:
 
 # One implementation per op class (xDSL dispatches on the exact class, not on RelayOp);
 # they are attached before ``register_impls`` collects the class's implementations.
-for _cls in (*RELAY_OPS.values(), *QNN_OPS.values()):
+for _cls in (*RELAY_OPS.values(), *QNN_OPS.values(), *DYN_OPS.values()):
     _fn = _relay_impl(_cls)
     setattr(RelayFunctions, _fn.__name__, _fn)
 register_impls(RelayFunctions)
@@ -368,7 +369,7 @@ def _spec_of(ty: Attribute) -> _ResultSpec | None:
         return None
     try:
         return shape_of(ty), numpy_dtype(ty.element_type), ty
-    except ValueError:  # bfloat16: no numpy dtype; the kernels reject it themselves
+    except ValueError:  # an element type without numpy arrays: the kernels reject it themselves
         return None
 
 
@@ -493,13 +494,13 @@ def bind_inputs(
 
 def _runnable_dtype(name: str, ty: TensorType) -> np.dtype:
     """The numpy dtype the interpreter computes ``ty`` in; RunError for element types it has
-    no arrays for (complex, f8, index, i7, bfloat16...)."""
+    no arrays for (complex, f8, index, i7, ...); bfloat16 is ml_dtypes'."""
     try:
         return numpy_dtype(ty.element_type)
     except ValueError:
         raise RunError(
             f"{name}: element type {ty.element_type} cannot be run (the interpreter runs "
-            f"{', '.join(str(element_type(d)) for d in DTYPES if d != 'bfloat16')})"
+            f"{', '.join(str(element_type(d)) for d in DTYPES)})"
         ) from None
 
 
@@ -518,7 +519,7 @@ def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -
     refusal = too_large(f"{name} ({ty})", int(np.prod(shape, dtype=object)) * want.itemsize)
     if refusal:
         raise RunError(refusal)
-    if want.kind == "f":
+    if want.kind == "f" or want == numpy_dtype("bfloat16"):
         return rng.standard_normal(shape).astype(want)
     if want.kind == "b":
         return rng.random(shape) < 0.5

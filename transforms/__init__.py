@@ -26,6 +26,7 @@ PASSES: dict[str, str] = {
     "combine-parallel-dense": "combine_parallel_dense.CombineParallelDensePass",
     "convert-layout": "convert_layout.ConvertLayoutPass",
     "dead-code-elimination": "dead_code_elimination.DeadCodeEliminationPass",
+    "dynamic-to-static": "dynamic_to_static.DynamicToStaticPass",
     "defuse-ops": "defuse_ops.DefuseOpsPass",
     "eliminate-common-subexpr": "eliminate_common_subexpr.EliminateCommonSubexprPass",
     "fake-quantization-to-integer": "fake_quantization_to_integer.FakeQuantizationToIntegerPass",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -42,6 +43,7 @@ DTYPES: tuple[str, ...] = tuple(_DTYPE_TO_ELEM)
 
 _NUMPY = {
     "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,  # numpy has no bfloat16; ml_dtypes' (what onnx uses too)
     "float32": np.float32,
     "float64": np.float64,
     "bool": np.bool_,

@@ -174,5 +174,6 @@ def test_dtype_names():
         to_numpy_dtype("bfloat16")
     with pytest.raises(ValueError, match="int4"):
         to_numpy_dtype("int4")
-    with pytest.raises(ValueError, match="bfloat16"):
-        KERNELS["nn.dense"](_f(2, 3), _f(4, 3), out_dtype="bfloat16")
+    # the kernels themselves never see bfloat16: the registry computes it in float32
+    dense = KERNELS["nn.dense"](_f(2, 3), _f(4, 3), out_dtype="bfloat16")
+    assert dense.dtype.name == "bfloat16"

@@ -241,9 +241,10 @@ def test_cast_truncates_toward_zero_and_wraps():
     )
 
 
-def test_cast_rejects_bfloat16():
-    with pytest.raises(ValueError, match="bfloat16"):
-        KERNELS["cast"](np.ones(2, np.float32), dtype="bfloat16")
+def test_cast_to_bfloat16_gives_ml_dtypes_bfloat16():
+    y = KERNELS["cast"](np.array([1.0, 1 + 2**-8], np.float32), dtype="bfloat16")
+    assert y.dtype.name == "bfloat16"
+    np.testing.assert_array_equal(y.astype(np.float32), [1.0, 1.0])  # halfway: to even
 
 
 # ---------------------------------------------------------------------------------------------

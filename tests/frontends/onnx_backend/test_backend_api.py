@@ -126,3 +126,102 @@ def test_training_dropout_with_a_ratio_is_refused():
     m = _model([node], [("x", [3])], ["y"], inits)
     with pytest.raises(OnnxImportError, match="ratio that is not a constant 0 is random"):
         XrelayBackend.prepare(m)
+
+
+def _int_model(nodes, inputs, outputs, opset=19):
+    """Like ``_model``, with each input's element type given: (name, shape, elem_type)."""
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, t, s) for n, s, t in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in outputs],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_run_time_shape_gives_dyn_ops(mode):
+    """A Reshape/Tile shape given as a graph input imports as dyn ops; the interpreter runs them,
+    the built mode builds once per distinct shape value (dynamic-to-static on the bound value)."""
+    from xrelay.dialects.dyn import DynOp
+
+    m = _int_model(
+        [helper.make_node("Reshape", ["x", "s"], ["r"]), helper.make_node("Tile", ["r", "t"], ["y"])],
+        [("x", [2, 3], TensorProto.FLOAT), ("s", [2], TensorProto.INT64), ("t", [2], TensorProto.INT64)],
+        ["y"],
+    )
+    rep = XrelayBackend.prepare(m, mode=mode)
+    assert sorted(op.name for op in rep._imp.module.walk() if isinstance(op, DynOp)) == ["dyn.reshape", "dyn.tile"]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for s, t in (([3, 2], [1, 2]), ([1, -1], [2, 1]), ([3, 2], [1, 2])):
+        feeds = {"x": x, "s": np.array(s, np.int64), "t": np.array(t, np.int64)}
+        (y,) = rep.run(feeds)
+        np.testing.assert_array_equal(y, ReferenceEvaluator(m).run(None, feeds)[0])
+    if mode == "built":
+        assert len(rep._builds) == 2  # one build per distinct (s, t)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_run_time_axes_without_a_dyn_form_are_bound_at_run(mode):
+    """ReduceSum's axes as a graph input: Relay has no dynamic reduction, so the backend imports
+    again with the axes bound, per distinct value."""
+    m = _int_model(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)],
+        [("x", [2, 3, 4], TensorProto.FLOAT), ("axes", [1], TensorProto.INT64)],
+        ["y"],
+    )
+    rep = XrelayBackend.prepare(m, mode=mode)
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    for axes in ([1], [-1], [0]):
+        feeds = {"x": x, "axes": np.array(axes, np.int64)}
+        (y,) = rep.run(feeds)
+        np.testing.assert_allclose(y, ReferenceEvaluator(m).run(None, feeds)[0], rtol=1e-5)
+
+
+def test_resize_scales_with_a_fractional_size_are_refused():
+    """ONNX maps coordinates with the scale; Relay's resize2d with the size ratio: refuse rather
+    than give other numbers."""
+    m = _model(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")],
+        [("x", [1, 1, 2, 4])],
+        ["y"],
+        inits=[("scales", np.array([1, 1, 0.6, 0.6], np.float32))],
+    )
+    with pytest.raises(OnnxImportError, match=r"fractional output size \(2 x 0.6, 4 x 0.6\)"):
+        XrelayBackend.prepare(m)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("p", [1, 2])
+def test_lp_normalization_is_zero_at_a_zero_norm(mode, p):
+    m = _model([helper.make_node("LpNormalization", ["x"], ["y"], axis=0, p=p)], [("x", [2, 3])], ["y"])
+    # non-negative: ONNX's reference sums x**p without abs for p = 1 (onnxruntime takes |x|)
+    x = np.array([[0, 3, 1], [0, 4, 2]], np.float32)
+    (y,) = _same_as_reference(m, [("x", x)], mode)
+    assert y[0, 0] == 0 and y[1, 0] == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pad_mode_wrap(mode):
+    m = _model(
+        [helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")],
+        [("x", [2, 3])],
+        ["y"],
+        inits=[("pads", np.array([1, 4, 0, 2], np.int64))],
+    )
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (y,) = _same_as_reference(m, [("x", x)], mode)
+    np.testing.assert_array_equal(y, np.pad(x, [(1, 0), (4, 2)], mode="wrap"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_resize_with_axes(mode):
+    m = _model(
+        [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", axes=[3, 2])],
+        [("x", [1, 1, 2, 2])],
+        ["y"],
+        inits=[("sizes", np.array([6, 4], np.int64))],
+    )
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
+    (y,) = _same_as_reference(m, [("x", x)], mode)
+    assert y.shape == (1, 1, 4, 6)
