@@ -79,7 +79,7 @@ def run_model(name: str, pairs: int, warmup: int) -> dict:
     workload, kw, _ = MODELS[name]
     mod, params = workload.get_workload(batch_size=1, **kw)
     lib = build_c(mod, params, constants="blob")
-    shape = lib.program.inputs[0][1].get_shape()
+    shape = lib.c_program.inputs[0][1].get_shape()
     x = np.random.default_rng(0).standard_normal(shape).astype("float32")
     arena = xrelay.build(mod, params)
     arena.set_input("data", x)
@@ -93,7 +93,7 @@ def run_model(name: str, pairs: int, warmup: int) -> dict:
     assert lib.summary.pools == dict(plan.pool_sizes), (lib.summary.pools, plan.pool_sizes)
     with tempfile.TemporaryDirectory() as tmp:
         lib.export(tmp)
-        lib.summary.code = code_bytes(Path(tmp), lib.program.name)
+        lib.summary.code = code_bytes(Path(tmp), lib.c_program.name)
     ort_run = _onnx_session(name, params)
     runners = {"c": lib.run, "arena": arena.run}
     if ort_run is not None:

@@ -3,7 +3,7 @@
 A primitive function ``@fused_add_relu(%a, %b) -> tensor<...>`` becomes
 
 ```c
-static void fused_add_relu(const float *in0, const float *in1, float *out0, uint8_t *ws) {
+XRELAY_FN void fused_add_relu(const float *in0, const float *in1, float *out0, uint8_t *ws) {
   for (int64_t i0 = 0; i0 < 64; ++i0) { ... }   /* relay.add, broadcast by strides */
   for (int64_t i = 0; i < 64; ++i) { ... }       /* relay.nn.relu */
 }
@@ -201,7 +201,7 @@ class _Emitter:
             if self.ptr.get(v) != f"out{r}":
                 n = _size(static_shape(v.type, "a result"))
                 self.out(f"for (int64_t i = 0; i < {n}; ++i) out{r}[i] = {self.ptr[v]}[i];")
-        head = f"static void {self.name}({', '.join(sig)}) {{"
+        head = f"XRELAY_FN void {self.name}({', '.join(sig)}) {{"
         body = self.lines or ["  (void)ws;"]
         if self.lines and "ws" not in "".join(self.lines):
             body = ["  (void)ws;", *self.lines]

@@ -198,12 +198,14 @@ def build_c(
     constants: str = "arrays",
     sections: Mapping[str, str] | None = None,
     time_limit: float | None = None,
+    debug: bool = False,
 ) -> CModule:
     """Build ``mod`` for the C target (``xrelay.codegen``): the build pipeline, each fused
     function's C scratch stated before ``lower-to-memory`` (so every step's planned workspace
     is what its C needs), inputs and outputs outside the arena (the caller's buffers), the
     plan, and the emitted program in a ``runtime.c_module.CModule``. ``constants`` is
-    ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section."""
+    ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section; ``debug``
+    records every step's outputs (``debug_get_output``), as for ``build``."""
     from xrelay.transforms.infra import PassContext
 
     outer = PassContext.current()
@@ -214,7 +216,8 @@ def build_c(
             mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
             time_limit=time_limit, before_lowering=annotate_scratch,
         )  # fmt: skip
-    return CModule(emit_program(program, name, constants, dict(sections or {})), info, program)
+    c_program = emit_program(program, name, constants, dict(sections or {}))
+    return CModule(c_program, info, program, debug=debug)
 
 
 BACKENDS = ("dnnl", "native")
@@ -392,7 +395,7 @@ def build(
     if resolved is not None and resolved.kind == "c":
         if mixed_precision is not None:
             raise BuildError("mixed_precision is not supported by the C target (its kernels are float32 and integer)")
-        return build_c(mod, params, opt_level, plan, pools, time_limit=time_limit)
+        return build_c(mod, params, opt_level, plan, pools, time_limit=time_limit, debug=debug)
     if default_device is None:
         default_device, _ = device_targets(target)
     program, info = build_program(

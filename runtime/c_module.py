@@ -1,19 +1,27 @@
 """Compile and run a model built for the C target (``xrelay.build(..., target="c")``).
 
-``runtime.build.build_c(mod, params, ...)`` runs the build pipeline (fusion included), states every fused
-function's C scratch before ``lower-to-memory`` (so each step's planned workspace is what its
-C needs), plans, and emits the program (``xrelay.codegen``). The ``CModule`` it returns has
-``get_source()`` (the C, as TVM's ``lib.get_source()``), ``export(dir)`` (the files
-``relay-build`` writes) and, like a graph module, ``set_input`` / ``run`` / ``get_output``: it
-compiles the C with the system compiler (``$CC``, default ``cc``; ``-std=c99 -O2``) into a
-shared library in the xrelay cache and calls ``<name>_run`` through ctypes, so what runs here
-is exactly the generated program, in its own static arenas of the planned sizes.
+``runtime.build.build_c(mod, params, ...)`` runs the build pipeline (fusion included), states
+every fused function's C scratch before ``lower-to-memory`` (so each step's planned workspace
+is what its C needs), plans, and emits the program (``xrelay.codegen``). The ``CModule`` it
+returns is a ``GraphModule`` whose steps are the generated C: the program is compiled once
+with the system compiler (``$CC``, default ``cc``; ``-std=c99 -O2``) into one shared library
+in the xrelay cache, every primitive function a symbol of it (``-DXRELAY_FN=`` makes them
+external), and the arena executor calls the function of each step through ctypes with
+pointers into its planned arenas, the step's constants and its planned workspace. So
+``set_input`` / ``run`` / ``get_output``, ``profile()``, ``debug=True`` with
+``debug_get_output(step)`` and ``load_params`` work as for the native runtime, and what
+computes is exactly the emitted C. ``run_aot()`` instead calls the program's own
+``<name>_run`` entry (its static arenas, its constants), as a standalone build would.
+``get_source()`` is the C (as TVM's ``lib.get_source()``); ``export(dir)`` writes the files
+``relay-build`` writes.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
+import json
 import os
 import subprocess
 import tempfile
@@ -21,14 +29,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.codegen import CodegenError, CProgram
 from xrelay.codegen.aot import KERNELS_HEADER
-from xrelay.dialects.relay import numpy_dtype
+from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
 from xrelay.error import TVMError
+from xrelay.runtime.fast_kernels import CompiledFunction
+from xrelay.runtime.graph_executor import GraphModule
 
-C_FLAGS = ["-std=c99", "-O2", "-fPIC", "-shared"]
-"""How ``CModule`` compiles the program for this machine (no ``-march``: the C is portable)."""
+C_FLAGS = ["-std=c99", "-O2", "-fPIC", "-shared", "-DXRELAY_FN="]
+"""How ``CModule`` compiles the program for this machine (no ``-march``: the C is portable;
+``XRELAY_FN`` empty: every primitive function is an exported symbol)."""
 
 
 class CompileError(TVMError):
@@ -39,79 +52,94 @@ def compiler() -> str:
     return os.environ.get("CC", "cc")
 
 
-class CModule:
+def _family(fn: func.FuncOp) -> str:
+    """The profiler's op family of a step (its heaviest op)."""
+    names = {op.RELAY_NAME for op in fn.body.walk() if isinstance(op, RelayOp)}
+    for fam, ops in (
+        ("conv", ("nn.conv2d", "nn.conv2d_transpose", "qnn.conv2d")),
+        ("matmul", ("nn.dense", "nn.batch_matmul", "nn.matmul", "qnn.dense")),
+        ("pool", ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d")),
+    ):
+        if names.intersection(ops):
+            return fam
+    return "elementwise" if names else "copy"
+
+
+class CModule(GraphModule):
     """A program built for the C target (see the module docstring)."""
 
-    def __init__(self, program: CProgram, plan_info: Any = None, planned: Any = None):
-        self.program = program
-        self.plan_info = plan_info
-        self.planned = planned
-        """The planned memory-dialect program the C was emitted from (a ``ModuleOp``)."""
+    def __init__(
+        self, program: CProgram, plan_info: Any = None, planned: ModuleOp | None = None,
+        *, debug: bool = False,
+    ):  # fmt: skip
+        if planned is None:
+            raise CodegenError("a C module needs the planned program its C was emitted from")
+        self.c_program = program
         self._lib: ctypes.CDLL | None = None
-        self._inputs = {
-            n: np.zeros(t.get_shape(), numpy_dtype(t.element_type)) for n, t in program.inputs
-        }
-        self._outputs = [
-            np.zeros(t.get_shape(), numpy_dtype(t.element_type)) for _, t in program.outputs
-        ]
         self._blob = (
             np.frombuffer(program.blob, dtype=np.uint8).copy() if program.blob is not None else None
         )
+        super().__init__(planned, debug=debug, plan_info=plan_info, step_compiler=self._bind_step)
+
+    @property
+    def planned(self) -> ModuleOp:
+        """The planned memory-dialect program the C was emitted from."""
+        return self.program
 
     # TVM's forms: lib.get_source(), lib["default"](dev) -> a module with set_input/run/...
     def get_source(self, fmt: str = "c") -> str:
         """The generated C (``model.c``; ``fmt="h"`` for the header)."""
-        return self.program.header if fmt == "h" else self.program.source
+        return self.c_program.header if fmt == "h" else self.c_program.source
 
     def __getitem__(self, key: str):
-        if key != "default":
-            raise KeyError(f"a C module has only 'default', not '{key}'")
-        return lambda *devices: self
+        if key == "default":
+            return lambda *devices: self
+        return super().__getitem__(key)
 
     def get_graph_json(self) -> str:
         """TVM's graph-executor JSON of the planned program the C runs."""
-        import json
-
         from xrelay.runtime.graph_json import graph_json
 
-        if self.planned is None:
-            raise CodegenError("this C module was made without its planned program")
-        return json.dumps(graph_json(self.planned, "main", "default"))
-
-    def get_params(self) -> dict[str, np.ndarray]:
-        """Empty: the weights are inside the C (arrays or the blob)."""
-        return {}
+        return json.dumps(graph_json(self.program, "main", "default"))
 
     def __iter__(self):
         # TVM's legacy ``graph, lib, params = relay.build(..., target="c")``.
         return iter((self.get_graph_json(), self, self.get_params()))
 
     @property
+    def plan_info(self) -> Any:
+        """``(buffers, pools, plan)`` of the memory plan the C's arenas come from."""
+        return self._plan_info
+
+    @property
     def summary(self):
-        return self.program.summary
+        return self.c_program.summary
 
-    def export(self, out_dir: str | Path) -> list[Path]:
+    def export(self, out_dir: str | Path) -> list[Path]:  # type: ignore[override]
         """Write ``<name>.c``, ``<name>.h``, ``xrelay_kernels.h`` (and ``<name>.bin``)."""
-        return self.program.write(out_dir)
+        return self.c_program.write(out_dir)
 
-    def _library(self) -> ctypes.CDLL:
+    # -- the compiled library ----------------------------------------------------------------
+    def library(self) -> ctypes.CDLL:
+        """The program compiled into a shared library (built once, cached by content)."""
         if self._lib is not None:
             return self._lib
         cc = compiler()
+        prog = self.c_program
         key = hashlib.sha256("\0".join(
-            [self.program.source, self.program.header, KERNELS_HEADER.read_text(), cc, *C_FLAGS]
+            [prog.source, prog.header, KERNELS_HEADER.read_text(), cc, *C_FLAGS]
         ).encode()).hexdigest()[:16]  # fmt: skip
         cache = Path(os.environ.get("XRELAY_CACHE_DIR") or Path.home() / ".cache" / "xrelay")
         try:
             cache.mkdir(parents=True, exist_ok=True)
         except OSError:
             cache = Path(tempfile.gettempdir())
-        lib_path = cache / f"c_{self.program.name}_{key}.so"
+        lib_path = cache / f"c_{prog.name}_{key}.so"
         if not lib_path.exists():
             with tempfile.TemporaryDirectory() as tmp:
-                self.program.write(tmp)
+                prog.write(tmp)
                 out = Path(tmp) / "model.so"
-                cmd = [cc, *C_FLAGS, "-I", tmp, str(Path(tmp) / f"{self.program.name}.c"),
+                cmd = [cc, *C_FLAGS, "-I", tmp, str(Path(tmp) / f"{prog.name}.c"),
                        "-o", str(out), "-lm"]  # fmt: skip
                 try:
                     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -123,49 +151,65 @@ class CModule:
                 staged = lib_path.with_suffix(f".{os.getpid()}.tmp")
                 staged.write_bytes(out.read_bytes())
                 os.replace(staged, lib_path)
-        lib = ctypes.CDLL(str(lib_path))
-        name = self.program.name
-        lib[f"{name}_run"].restype = ctypes.c_int
+        self._lib = ctypes.CDLL(str(lib_path))
+        return self._lib
+
+    def _bind_step(
+        self, fn: func.FuncOp, ins: list[np.ndarray], outs: list[np.ndarray], ws: np.ndarray | None
+    ) -> CompiledFunction:
+        """The step calling ``fn``: its C function bound to these arrays' pointers."""
+        sym = fn.sym_name.data
+        cfn = self.c_program.functions.get(sym)
+        if cfn is None:
+            raise CodegenError(f"@{sym} was not emitted as C")
+        arrays = []
+        for what, arrs, types in (("operand", ins, cfn.param_types), ("result", outs, cfn.result_types)):
+            for k, (a, t) in enumerate(zip(arrs, types, strict=True)):
+                want = np.dtype(numpy_dtype(dtype_of(t.element_type)))
+                if a.dtype != want or a.shape != tuple(t.get_shape()):
+                    raise CodegenError(f"@{sym}: {what} {k} is {a.dtype} {a.shape}, its C takes {t}")
+                if not a.flags.c_contiguous:
+                    if what == "result":
+                        raise CodegenError(f"@{sym}: result {k} is not a contiguous buffer")
+                    a = np.ascontiguousarray(a)
+                arrays.append(a)
+        if cfn.scratch_bytes and (ws is None or ws.nbytes < cfn.scratch_bytes):
+            have = 0 if ws is None else ws.nbytes
+            raise CodegenError(f"@{sym} needs {cfn.scratch_bytes} bytes of scratch, its step has {have}")
+        c_fn = self.library()[cfn.name]
+        c_fn.restype = None
+        c_fn.argtypes = [ctypes.c_void_p] * (len(arrays) + 1)
+        call = functools.partial(c_fn, *[a.ctypes.data for a in arrays], None if ws is None else ws.ctypes.data)
+        call.keep = (arrays, ws)  # type: ignore[attr-defined]  # what the pointers point into
+        ops = ", ".join(dict.fromkeys(op.RELAY_NAME for op in fn.body.walk() if isinstance(op, RelayOp)))
+        compiled = CompiledFunction(sym)
+        compiled.thunks.append((ops or "copy", _family(fn), call))
+        return compiled
+
+    # -- the standalone entry ----------------------------------------------------------------
+    def run_aot(self, **inputs: Any) -> None:
+        """Run the program's own ``<name>_run`` (its static arenas and constants) on the
+        module's inputs, into its outputs: what a standalone build of ``model.c`` does."""
+        if inputs:
+            self.set_input(**inputs)
+        lib = self.library()
+        name = self.c_program.name
         if self._blob is not None:
             set_blob = lib[f"{name}_set_blob"]
             set_blob.restype = ctypes.c_int
             if set_blob(ctypes.c_void_p(self._blob.ctypes.data), ctypes.c_size_t(self._blob.size)):
                 raise CompileError("the weights blob was refused (wrong size)")
-        self._lib = lib
-        return lib
+        ex = self.executor
+        ins = ex.input_buffers  # @main's parameters, in order, as the C's inputs
 
-    # Graph-module forms.
-    def set_input(self, key: str | int | None = None, value: Any = None, **inputs: Any) -> None:
-        if key is not None:
-            inputs[key if isinstance(key, str) else self.program.inputs[key][0]] = value
-        for k, v in inputs.items():
-            if k not in self._inputs:
-                known = ", ".join(self._inputs)
-                raise KeyError(f"no input named '{k}' (inputs: {known})")
-            arr = np.asarray(v.numpy() if hasattr(v, "numpy") else v)
-            dst = self._inputs[k]
-            if arr.shape != dst.shape:
-                raise ValueError(f"input '{k}' has shape {arr.shape}, the program takes {dst.shape}")
-            np.copyto(dst, arr, casting="same_kind")
-
-    def run(self, **inputs: Any) -> None:
-        if inputs:
-            self.set_input(**inputs)
-        lib = self._library()
-
-        class Ptrs(ctypes.Structure):
-            _fields_ = [(n, ctypes.c_void_p) for n in self._inputs]
+        class Ins(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_void_p) for n, _ in self.c_program.inputs]
 
         class Outs(ctypes.Structure):
-            _fields_ = [(f"output{i}", ctypes.c_void_p) for i in range(len(self._outputs))]
+            _fields_ = [(n, ctypes.c_void_p) for n, _ in self.c_program.outputs]
 
-        ins = Ptrs(*[a.ctypes.data for a in self._inputs.values()])
-        outs = Outs(*[a.ctypes.data for a in self._outputs])
-        if lib[f"{self.program.name}_run"](ctypes.byref(ins), ctypes.byref(outs)) != 0:
-            raise CodegenError(f"{self.program.name}_run failed (weights blob not set)")
-
-    def get_output(self, index: int = 0) -> np.ndarray:
-        return self._outputs[index].copy()
-
-    def get_num_outputs(self) -> int:
-        return len(self._outputs)
+        args = (Ins(*[a.ctypes.data for a in ins]), Outs(*[o.ctypes.data for o in ex.outputs]))
+        entry = lib[f"{name}_run"]
+        entry.restype = ctypes.c_int
+        if entry(ctypes.byref(args[0]), ctypes.byref(args[1])) != 0:
+            raise CodegenError(f"{name}_run failed (weights blob not set)")

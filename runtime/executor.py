@@ -27,7 +27,7 @@ the bitwise reference for the numba paths.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +67,12 @@ __all__ = [
 
 ARENA_ALIGNMENT = 64
 """Byte alignment of every arena's first byte (a cache line; BLAS likes it)."""
+
+
+StepCompiler = Callable[
+    [func.FuncOp, list[np.ndarray], list[np.ndarray], np.ndarray | None], CompiledFunction
+]
+"""Binds one primitive function to its operand, result and workspace arrays."""
 
 
 class ExecutorError(ValueError, TVMError):
@@ -125,6 +131,8 @@ class Executor:
     ``threads`` (default: ``TVM_NUM_THREADS`` or the cores this process may use) is the
     number of threads that run the chunks of a step, the caller's included; a
     ``parallel.WorkerPool`` may be given instead of the process-wide pool of that size.
+    ``step_compiler(fn, ins, outs, workspace)`` replaces the kernels of every
+    ``memory.invoke`` (the C target binds each step to its generated C function).
     """
 
     def __init__(
@@ -137,9 +145,11 @@ class Executor:
         constants: Mapping[ConstantOp, np.ndarray] | None = None,
         threads: int | WorkerPool | None = None,
         backends: Sequence[str] = ("dnnl", "native"),
+        step_compiler: StepCompiler | None = None,
     ):
         self.pool = _pool(threads)
         self.backends = tuple(backends)
+        self.step_compiler = step_compiler
         self.module = program
         self.constants = dict(constants or {})
         self.entry = entry
@@ -312,6 +322,11 @@ class Executor:
         ins = [env[v] for v in op.inputs]
         outs = [env[v] for v in op.outs]
         ws = env[op.workspace[0]] if op.workspace else None
+        if self.step_compiler is not None:
+            compiled = self.step_compiler(fn, ins, outs, ws)
+            self.step_backends.append("c")
+            ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
+            return name, ops, compiled
         if "dnnl" in self.backends and _compiler(fn) == "dnnl":
             fixed = [a if isinstance(v.owner, ConstantOp) else None for v, a in zip(op.inputs, ins)]
             compiled = self._compile_dnnl(fn, ins, outs, ws, fixed)

@@ -58,7 +58,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.dialects.relay import dtype_of, shape_of
 from xrelay.error import TVMError
-from xrelay.runtime.executor import Executor, ExecutorError
+from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
 from xrelay.runtime.graph_json import export, main_constants, read_export, verify_export
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.parallel import blas_single_thread
@@ -168,9 +168,11 @@ class GraphModule:
         plan_info: Any = None,
         threads: int | None = None,
         backends: Sequence[str] = ("dnnl", "native"),
+        step_compiler: StepCompiler | None = None,
     ):
         self.program = program
         self.backends = tuple(backends)
+        self._step_compiler = step_compiler
         self._guard = threading.Lock()  # guards _user/_depth (see _exclusive)
         self._user: tuple[threading.Thread, str] | None = None
         self._depth = 0
@@ -186,7 +188,7 @@ class GraphModule:
         try:
             self._executor = Executor(
                 program, entry=entry, fast=fast, use_numba=use_numba, threads=threads,
-                backends=self.backends,
+                backends=self.backends, step_compiler=step_compiler,
             )
         except ExecutorError as e:
             raise GraphModuleError(str(e)) from None
@@ -335,6 +337,7 @@ class GraphModule:
             constants=overrides,
             threads=self._threads,
             backends=self.backends,
+            step_compiler=self._step_compiler,
         )
         for buf, value in zip(self._executor.input_buffers, inputs):
             np.copyto(buf, value)

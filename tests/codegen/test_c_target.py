@@ -1,6 +1,7 @@
 """The C target: generated C compiled with strict flags, run, and compared with the reference
 interpreter; the planned arenas; the errors for what has no C lowering."""
 
+import ctypes
 import shutil
 import subprocess
 
@@ -53,7 +54,7 @@ int main(int argc, char **argv) {{
 
 def compile_and_run(lib, inputs, tmp_path):
     """Export the program, compile it with a driver under -Wall -Wextra -Werror, run it."""
-    prog = lib.program
+    prog = lib.c_program
     lib.export(tmp_path)
     name = prog.name
     in_bytes = max(int(np.prod(t.get_shape())) * 8 for _, t in prog.inputs)
@@ -111,7 +112,7 @@ def test_models_run_with_weights_in_a_blob(workload, kw, tmp_path):
     lib.export(tmp_path)
     subprocess.run([CC, *STRICT, "-fsyntax-only", "-I", str(tmp_path), str(tmp_path / "model.c")],
                    check=True, capture_output=True)  # fmt: skip
-    shape = lib.program.inputs[0][1].get_shape()
+    shape = lib.c_program.inputs[0][1].get_shape()
     x = np.random.default_rng(0).standard_normal(shape).astype("float32")
     lib.run(data=x)
     (want,) = reference(mod, {"data": x}, params)
@@ -120,7 +121,7 @@ def test_models_run_with_weights_in_a_blob(workload, kw, tmp_path):
     # weights after folding), each once; the blob holds them at 64-byte boundaries.
     consts = [op.numpy().nbytes for op in lib.planned.walk() if op.name == "relay.constant"]
     assert lib.summary.constants == sum(consts)
-    assert sum(consts) <= len(lib.program.blob) < sum(consts) + 64 * len(consts)
+    assert sum(consts) <= len(lib.c_program.blob) < sum(consts) + 64 * len(consts)
     assert "malloc" not in lib.get_source()
 
 
@@ -129,7 +130,7 @@ def test_random_dags_every_planner(seed, algorithm, tmp_path):
     mod = random_dag(seed, num_ops=20)
     lib = xrelay.build(mod, target="c", plan=algorithm, time_limit=5)
     inputs = {n: np.random.default_rng(seed).standard_normal(t.get_shape()).astype("float32")
-              for n, t in lib.program.inputs}  # fmt: skip
+              for n, t in lib.c_program.inputs}  # fmt: skip
     outs = compile_and_run(lib, inputs, tmp_path)
     for got, want in zip(outs, reference(mod, inputs), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
@@ -143,7 +144,7 @@ def test_relay_build_c_as_the_seed_does():
     with xrelay.transform.PassContext(opt_level=0):
         graph, lib, params = relay.build(func, target="c", params=None)
     src = lib.get_source()
-    assert "static void model_fused_" in src and "int model_run(" in src
+    assert "XRELAY_FN void model_fused_" in src and "int model_run(" in src
     assert '"nodes"' in graph and params == {}
     data = np.random.default_rng(0).standard_normal((20, 20)).astype("float32")
     m = lib["default"](xrelay.cpu())
@@ -179,3 +180,60 @@ def test_names_that_are_not_c_identifiers_are_refused():
               and f.sym_name.data != "main" and hasattr(f, "body"))  # fmt: skip
     with pytest.raises(CodegenError, match="function name '1st' is not a C identifier"):
         emit_function(fn, "1st")
+
+
+def small_convnet():
+    x = relay.var("data", shape=(1, 3, 12, 12))
+    w1 = relay.var("w1", shape=(8, 3, 3, 3))
+    w2 = relay.var("w2", shape=(10, 8 * 6 * 6))
+    y = relay.nn.relu(relay.nn.conv2d(x, w1, kernel_size=(3, 3), padding=(1, 1), channels=8))
+    y = relay.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2))
+    y = relay.nn.softmax(relay.nn.dense(relay.nn.batch_flatten(y), w2, units=10))
+    mod = xrelay.IRModule.from_expr(relay.Function([x, w1, w2], y))
+    rng = np.random.default_rng(3)
+    params = {"w1": rng.standard_normal((8, 3, 3, 3)).astype("float32"),
+              "w2": rng.standard_normal((10, 288)).astype("float32") * 0.1}  # fmt: skip
+    return mod, params
+
+
+def test_arena_executor_calls_the_c_function_of_every_step():
+    mod, params = small_convnet()
+    lib = xrelay.build(mod, params, target="c", debug=True)
+    so = lib.library()
+    # Every step is one call of its function's symbol in the module's shared library.
+    steps = lib.executor.steps
+    assert steps and all(len(c.thunks) == 1 for _, _, c in steps)
+    for name, _, compiled in steps:
+        call = compiled.thunks[0][2]
+        symbol = so[lib.c_program.functions[name].name]
+        assert ctypes.cast(call.func, ctypes.c_void_p).value == ctypes.cast(symbol, ctypes.c_void_p).value
+    x = np.random.default_rng(0).standard_normal((1, 3, 12, 12)).astype("float32")
+    lib.run(data=x)
+    (want,) = reference(mod, {"data": x}, params)
+    np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-5, atol=1e-6)
+    # Per-step outputs match the native runtime's steps (same fused functions, same order).
+    native = xrelay.build(mod, params, debug=True, inputs_in_arena=False, outputs_in_arena=False)
+    native.run(data=x)
+    assert [n for n, _, _ in native.executor.steps] == [n for n, _, _ in steps]
+    for i, (name, _, _) in enumerate(steps):
+        for got, exp in zip(lib.debug_get_output(i), native.debug_get_output(i), strict=True):
+            np.testing.assert_allclose(got, exp, rtol=1e-4, atol=1e-5, err_msg=name)
+    table = lib.profile()
+    assert all(name in table for name, _, _ in steps) and "conv" in table
+    # The standalone entry (static arenas, its own constants) gives the same bits.
+    first = lib.get_output(0).copy()
+    lib.run_aot(data=x)
+    np.testing.assert_array_equal(lib.get_output(0), first)
+
+
+def test_c_module_reads_loaded_params():
+    mod, params = small_convnet()
+    lib = xrelay.build(mod, params, target="c")
+    x = np.random.default_rng(1).standard_normal((1, 3, 12, 12)).astype("float32")
+    lib.run(data=x)
+    before = lib.get_output(0).copy()
+    lib.load_params({k: np.zeros_like(v) for k, v in lib.get_params().items()})
+    lib.run(data=x)
+    # All weights zero: the logits are zero, softmax is uniform.
+    np.testing.assert_allclose(lib.get_output(0), np.full((1, 10), 0.1, "float32"), rtol=1e-6)
+    assert not np.allclose(before, 0.1)

@@ -17,7 +17,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
 // CHECK:      static uint8_t net_pool_sram[{{[0-9]+}}] XRELAY_ALIGNED(16) XRELAY_SECTION(".sram_bss");
 // CHECK:      static const float net_const0[32] = {0x1.0000000000000p-1f,
 // CHECK:      static const float net_const1[4] = {0x1.0000000000000p+0f, 0x1.0000000000000p+1f, 0x1.8000000000000p+1f, 0x1.0000000000000p+2f};
-// CHECK:      static void net_fused_nn_dense_add_nn_relu(const float *in0, const float *in1, const float *in2, float *out0, uint8_t *ws) {
+// CHECK:      XRELAY_FN void net_fused_nn_dense_add_nn_relu(const float *in0, const float *in1, const float *in2, float *out0, uint8_t *ws) {
 // CHECK-NEXT:   /* nn.dense */
 // CHECK-NEXT:   xr_dense_f32(in0, in1, ((float *)(ws + 0)), 2, 4, 8);
 // CHECK-NEXT:   /* add */
@@ -27,7 +27,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:       ((float *)(ws + 32))[i0 * 4 + i1] = (va + vb);
 // CHECK:        /* nn.relu */
 // CHECK-NEXT:   for (int64_t i = 0; i < 8; ++i) { const float v = ((float *)(ws + 32))[i]; out0[i] = (v > 0 ? v : (v != v ? v : 0)); }
-// CHECK:      static void net_fused_nn_softmax(const float *in0, float *out0, uint8_t *ws) {
+// CHECK:      XRELAY_FN void net_fused_nn_softmax(const float *in0, float *out0, uint8_t *ws) {
 // CHECK-NEXT:   (void)ws;
 // CHECK-NEXT:   /* nn.softmax */
 // CHECK-NEXT:   xr_softmax_f32(in0, out0, 2, 4, 1, 0);
