@@ -112,6 +112,19 @@ class CProgram:
     blob: bytes | None = None
     functions: dict[str, CFunction] = field(default_factory=dict)
 
+    def steps_source(self) -> str:
+        """Only the primitive functions (and their constants), exported: what the xrelay
+        runtime calls step by step. It does not depend on the plan, so one compiled library
+        serves every plan of a model."""
+        lines = [f"/* The step functions of {self.name}.c, for the xrelay runtime. */",
+                 "#include <math.h>", "#include <stdint.h>", "#include <string.h>", "",
+                 '#include "xrelay_kernels.h"', "", "#define XRELAY_FN", ""]  # fmt: skip
+        for cfn in self.functions.values():
+            lines += cfn.constants
+        for cfn in self.functions.values():
+            lines += [cfn.source, ""]
+        return "\n".join(lines)
+
     def write(self, out_dir: str | Path) -> list[Path]:
         """Write ``<name>.c``, ``<name>.h``, ``xrelay_kernels.h`` (and ``<name>.bin``) into
         ``out_dir`` atomically (each file through a temporary renamed on success)."""

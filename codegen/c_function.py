@@ -192,6 +192,15 @@ class _Emitter:
             if v not in self.dest and v not in self.ptr:
                 self.dest[v] = f"out{r}"
         sig.append("uint8_t *ws")
+        # An elementwise op may compute in place over an operand that dies there: walking
+        # back from each result, the ops feeding it that way write into its out pointer
+        # (a convolution's result, then its bias and relu, all in out0).
+        self.returned = set(rets)
+        for op in reversed(list(fn.body.block.ops)):
+            if op.results and op.results[0] in self.dest:
+                a = self.inplace_operand(op)
+                if a is not None and a not in self.dest:
+                    self.dest[a] = self.dest[op.results[0]]
         for op in fn.body.block.ops:
             if op is ret:
                 break
@@ -217,9 +226,30 @@ class _Emitter:
             self.constants,
         )
 
+    def inplace_operand(self, op: Operation) -> SSAValue | None:
+        """The operand an elementwise ``op`` may overwrite with its result: same type, made
+        by an op of this function (not a parameter or constant), used only here, not
+        returned. Each result element is computed from that operand's element at the same
+        index, so the loop reads it before writing it."""
+        if not isinstance(op, RelayOp) or len(op.results) != 1:
+            return None
+        handler = _HANDLERS.get(op.RELAY_NAME)
+        if handler not in (_unary, _binary) or op.RELAY_NAME in _ROUNDING:
+            return None
+        y = op.results[0]
+        for v in op.operands:
+            owner = v.owner
+            if (v.type == y.type and isinstance(owner, RelayOp) and not isinstance(owner, ConstantOp)
+                    and v.has_one_use() and v not in self.returned and v.owner.parent is op.parent
+                    and _HANDLERS.get(owner.RELAY_NAME) not in (_view, None)):  # fmt: skip
+                return v
+        return None
+
     def result_ptr(self, v: SSAValue, op: Operation) -> str:
         if v in self.dest:
             p = self.dest.pop(v)
+        elif (a := self.inplace_operand(op)) is not None and self.ptr[a].startswith("(("):
+            p = self.ptr[a]  # in place over a scratch slot
         else:
             p = self.scratch_slot(v.type, c_type(v.type, self.what(op)), self.what(op))
         self.ptr[v] = p

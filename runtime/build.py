@@ -217,7 +217,10 @@ def build_c(
             time_limit=time_limit, before_lowering=annotate_scratch,
         )  # fmt: skip
     c_program = emit_program(program, name, constants, dict(sections or {}))
-    return CModule(c_program, info, program, debug=debug)
+    # What runs here is compiled with the weights in a blob (the same functions; a compiler
+    # takes minutes over millions of float literals, and the executor passes weights by pointer).
+    runtime = c_program if constants == "blob" else emit_program(program, name, "blob", dict(sections or {}))
+    return CModule(c_program, info, program, debug=debug, runtime_program=runtime)
 
 
 BACKENDS = ("dnnl", "native")

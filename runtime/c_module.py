@@ -3,15 +3,18 @@
 ``runtime.build.build_c(mod, params, ...)`` runs the build pipeline (fusion included), states
 every fused function's C scratch before ``lower-to-memory`` (so each step's planned workspace
 is what its C needs), plans, and emits the program (``xrelay.codegen``). The ``CModule`` it
-returns is a ``GraphModule`` whose steps are the generated C: the program is compiled once
-with the system compiler (``$CC``, default ``cc``; ``-std=c99 -O2``) into one shared library
-in the xrelay cache, every primitive function a symbol of it (``-DXRELAY_FN=`` makes them
-external), and the arena executor calls the function of each step through ctypes with
-pointers into its planned arenas, the step's constants and its planned workspace. So
-``set_input`` / ``run`` / ``get_output``, ``profile()``, ``debug=True`` with
+returns is a ``GraphModule`` whose steps are the generated C: the primitive functions
+(``CProgram.steps_source()``: the functions of ``model.c`` and nothing else, so every plan of
+a model shares it) are compiled once with the system compiler (``$CC``, default ``cc``;
+``-std=c99 -O2``) into one shared library in the xrelay cache, each function an exported
+symbol (``-DXRELAY_FN=``), and the arena executor calls the function of each step through
+ctypes with pointers into its planned arenas, the step's constants and its planned
+workspace. So ``set_input`` / ``run`` / ``get_output``, ``profile()``, ``debug=True`` with
 ``debug_get_output(step)`` and ``load_params`` work as for the native runtime, and what
-computes is exactly the emitted C. ``run_aot()`` instead calls the program's own
-``<name>_run`` entry (its static arenas, its constants), as a standalone build would.
+computes is exactly the emitted C. ``run_aot()`` instead compiles the whole program and calls
+its ``<name>_run`` entry (its static arenas; the weights in a blob, which the compiler reads
+in no time where it would spend minutes on millions of float literals), as a standalone
+build would.
 ``get_source()`` is the C (as TVM's ``lib.get_source()``); ``export(dir)`` writes the files
 ``relay-build`` writes.
 """
@@ -40,7 +43,7 @@ from xrelay.runtime.fast_kernels import CompiledFunction
 from xrelay.runtime.graph_executor import GraphModule
 
 C_FLAGS = ["-std=c99", "-O2", "-fPIC", "-shared", "-DXRELAY_FN="]
-"""How ``CModule`` compiles the program for this machine (no ``-march``: the C is portable;
+"""How ``CModule`` compiles the C for this machine (no ``-march``: the C is portable;
 ``XRELAY_FN`` empty: every primitive function is an exported symbol)."""
 
 
@@ -65,20 +68,54 @@ def _family(fn: func.FuncOp) -> str:
     return "elementwise" if names else "copy"
 
 
+def _compile(files: dict[str, str], stem: str) -> ctypes.CDLL:
+    """Compile ``files`` (the first is the translation unit; ``xrelay_kernels.h`` is added)
+    with the system compiler into a shared library in the xrelay cache, keyed by content."""
+    cc = compiler()
+    kernels = KERNELS_HEADER.read_text()
+    key = hashlib.sha256("\0".join([*files, *files.values(), kernels, cc, *C_FLAGS]).encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XRELAY_CACHE_DIR") or Path.home() / ".cache" / "xrelay")
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        cache = Path(tempfile.gettempdir())
+    lib_path = cache / f"c_{stem}_{key}.so"
+    if not lib_path.exists():
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, text in {**files, KERNELS_HEADER.name: kernels}.items():
+                (Path(tmp) / name).write_text(text)
+            out = Path(tmp) / "lib.so"
+            cmd = [cc, *C_FLAGS, "-I", tmp, str(Path(tmp) / next(iter(files))), "-o", str(out), "-lm"]
+            try:
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            except (OSError, subprocess.SubprocessError) as e:
+                raise CompileError(f"the C compiler '{cc}' could not run: {e}") from None
+            if res.returncode != 0:
+                first = (res.stderr.strip().splitlines() or ["(no message)"])[0]
+                raise CompileError(f"'{cc}' rejected the generated C: {first}")
+            staged = lib_path.with_suffix(f".{os.getpid()}.tmp")
+            staged.write_bytes(out.read_bytes())
+            os.replace(staged, lib_path)  # atomic: concurrent builders each publish a whole file
+    return ctypes.CDLL(str(lib_path))
+
+
 class CModule(GraphModule):
     """A program built for the C target (see the module docstring)."""
 
     def __init__(
         self, program: CProgram, plan_info: Any = None, planned: ModuleOp | None = None,
-        *, debug: bool = False,
+        *, debug: bool = False, runtime_program: CProgram | None = None,
     ):  # fmt: skip
         if planned is None:
             raise CodegenError("a C module needs the planned program its C was emitted from")
         self.c_program = program
+        self.runtime_program = runtime_program or program
+        """The program compiled to run here: ``program`` itself, or the same program with its
+        weights in a blob (``constants="blob"``), which compiles in seconds, not minutes."""
         self._lib: ctypes.CDLL | None = None
-        self._blob = (
-            np.frombuffer(program.blob, dtype=np.uint8).copy() if program.blob is not None else None
-        )
+        self._aot_lib: ctypes.CDLL | None = None
+        blob = self.runtime_program.blob
+        self._blob = np.frombuffer(blob, dtype=np.uint8).copy() if blob is not None else None
         super().__init__(planned, debug=debug, plan_info=plan_info, step_compiler=self._bind_step)
 
     @property
@@ -119,47 +156,28 @@ class CModule(GraphModule):
         """Write ``<name>.c``, ``<name>.h``, ``xrelay_kernels.h`` (and ``<name>.bin``)."""
         return self.c_program.write(out_dir)
 
-    # -- the compiled library ----------------------------------------------------------------
+    # -- the compiled libraries ---------------------------------------------------------------
     def library(self) -> ctypes.CDLL:
-        """The program compiled into a shared library (built once, cached by content)."""
-        if self._lib is not None:
-            return self._lib
-        cc = compiler()
-        prog = self.c_program
-        key = hashlib.sha256("\0".join(
-            [prog.source, prog.header, KERNELS_HEADER.read_text(), cc, *C_FLAGS]
-        ).encode()).hexdigest()[:16]  # fmt: skip
-        cache = Path(os.environ.get("XRELAY_CACHE_DIR") or Path.home() / ".cache" / "xrelay")
-        try:
-            cache.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            cache = Path(tempfile.gettempdir())
-        lib_path = cache / f"c_{prog.name}_{key}.so"
-        if not lib_path.exists():
-            with tempfile.TemporaryDirectory() as tmp:
-                prog.write(tmp)
-                out = Path(tmp) / "model.so"
-                cmd = [cc, *C_FLAGS, "-I", tmp, str(Path(tmp) / f"{prog.name}.c"),
-                       "-o", str(out), "-lm"]  # fmt: skip
-                try:
-                    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-                except (OSError, subprocess.SubprocessError) as e:
-                    raise CompileError(f"the C compiler '{cc}' could not run: {e}") from None
-                if res.returncode != 0:
-                    first = (res.stderr.strip().splitlines() or ["(no message)"])[0]
-                    raise CompileError(f"'{cc}' rejected the generated C: {first}")
-                staged = lib_path.with_suffix(f".{os.getpid()}.tmp")
-                staged.write_bytes(out.read_bytes())
-                os.replace(staged, lib_path)
-        self._lib = ctypes.CDLL(str(lib_path))
+        """The step functions compiled into a shared library, each an exported symbol (built
+        once, cached by content: every plan of a model shares it)."""
+        if self._lib is None:
+            prog = self.runtime_program
+            self._lib = _compile({f"{prog.name}_steps.c": prog.steps_source()}, f"{prog.name}_steps")
         return self._lib
+
+    def aot_library(self) -> ctypes.CDLL:
+        """The whole program (``<name>_run``, its static arenas) compiled into a shared library."""
+        if self._aot_lib is None:
+            prog = self.runtime_program
+            self._aot_lib = _compile({f"{prog.name}.c": prog.source, f"{prog.name}.h": prog.header}, prog.name)
+        return self._aot_lib
 
     def _bind_step(
         self, fn: func.FuncOp, ins: list[np.ndarray], outs: list[np.ndarray], ws: np.ndarray | None
     ) -> CompiledFunction:
         """The step calling ``fn``: its C function bound to these arrays' pointers."""
         sym = fn.sym_name.data
-        cfn = self.c_program.functions.get(sym)
+        cfn = self.runtime_program.functions.get(sym)
         if cfn is None:
             raise CodegenError(f"@{sym} was not emitted as C")
         arrays = []
@@ -188,12 +206,13 @@ class CModule(GraphModule):
 
     # -- the standalone entry ----------------------------------------------------------------
     def run_aot(self, **inputs: Any) -> None:
-        """Run the program's own ``<name>_run`` (its static arenas and constants) on the
-        module's inputs, into its outputs: what a standalone build of ``model.c`` does."""
+        """Run the program's own ``<name>_run`` (its static arenas, its weights) on the
+        module's inputs, into its outputs: what a standalone build of ``model.c`` does (with
+        ``constants="arrays"``, the compiled program is that C with the weights in a blob)."""
         if inputs:
             self.set_input(**inputs)
-        lib = self.library()
-        name = self.c_program.name
+        lib = self.aot_library()
+        name = self.runtime_program.name
         if self._blob is not None:
             set_blob = lib[f"{name}_set_blob"]
             set_blob.restype = ctypes.c_int
