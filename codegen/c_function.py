@@ -608,6 +608,22 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
     si, so = dl.stride("W"), ol.stride("W")
     chan = f"g * {cg} + ic" if groups > 1 else "ic"
     ix = f"ox * {sw} - {pl} + kj * {dw}" if (sw, pl, dw) != (1, 0, 1) else "ox + kj"
+    flat = (kh, kw, sh, sw, oh, ow) == (1, 1, 1, 1, h_, w_) and not any(_attr(op, "padding")) and all(
+        lay.stride("H") == lay.extent("W") * lay.stride("W") for lay in (dl, ol))  # fmt: skip
+    if flat:
+        # 1x1, stride 1, no padding: each (output, input) channel pair is one axpy over the
+        # whole plane, which vectorises even where the rows are short.
+        em.lines += [f"  for (int64_t n = 0; n < {n_}; ++n) {{",
+            f"    for (int64_t oc = 0; oc < {o_}; ++oc) {{",
+            *([f"      const int64_t g = oc / {og};"] if groups > 1 else []),
+            f"      {acc} *restrict dp = {dst} + {ol.index(dict(N='n', C='oc', H='0', W='0'))};",
+            f"      for (int64_t p = 0; p < {oh * ow}; ++p) dp[p * {so}] = 0;",
+            f"      for (int64_t ic = 0; ic < {cg}; ++ic) {{",
+            f"        const {acc} wv = ({acc}){wp}[{kl.index(dict(O='oc', I='ic', H='0', W='0'))}];",
+            f"        const {xt} *restrict sp = {src} + {dl.index(dict(N='n', C=chan, H='0', W='0'))};",
+            f"        for (int64_t p = 0; p < {oh * ow}; ++p) dp[p * {so}] += ({acc})sp[p * {si}] * wv;",
+            "      }", "    }", "  }"]  # fmt: skip
+        return
     em.lines += [f"  for (int64_t n = 0; n < {n_}; ++n) {{",
         f"    for (int64_t oc = 0; oc < {o_}; ++oc) {{",
         *([f"      const int64_t g = oc / {og};"] if groups > 1 else []),
