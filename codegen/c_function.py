@@ -603,6 +603,7 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
     dh, dw = _attr(op, "dilation")
     acc = c_type(y.type, em.what(op))
     xt = c_type(x.type, em.what(op))
+    wt = c_type(w.type, em.what(op))
     src, wp = em.ptr[x], em.ptr[w]
     dst = em.result_ptr(y, op)
     si, so = dl.stride("W"), ol.stride("W")
@@ -610,6 +611,27 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
     ix = f"ox * {sw} - {pl} + kj * {dw}" if (sw, pl, dw) != (1, 0, 1) else "ox + kj"
     flat = (kh, kw, sh, sw, oh, ow) == (1, 1, 1, 1, h_, w_) and not any(_attr(op, "padding")) and all(
         lay.stride("H") == lay.extent("W") * lay.stride("W") for lay in (dl, ol))  # fmt: skip
+    if (_attr(op, "data_layout"), _attr(op, "kernel_layout"), ol.names, groups) == ("NHWC", "HWIO", list("NHWC"), 1):
+        # Channels last: per output pixel, every tap's input channels times the weight rows;
+        # the innermost loop runs over the contiguous output channels and vectorises.
+        em.lines += [f"  for (int64_t n = 0; n < {n_}; ++n) {{",
+            f"    for (int64_t oy = 0; oy < {oh}; ++oy) {{",
+            f"      for (int64_t ox = 0; ox < {ow}; ++ox) {{",
+            f"        {acc} *restrict dp = {dst} + {ol.index(dict(N='n', C='0', H='oy', W='ox'))};",
+            f"        for (int64_t oc = 0; oc < {o_}; ++oc) dp[oc] = 0;",
+            f"        for (int64_t ki = 0; ki < {kh}; ++ki) {{",
+            f"          const int64_t iy = oy * {sh} - {pt} + ki * {dh};",
+            f"          if (iy < 0 || iy >= {h_}) continue;",
+            f"          for (int64_t kj = 0; kj < {kw}; ++kj) {{",
+            f"            const int64_t ix = ox * {sw} - {pl} + kj * {dw};",
+            f"            if (ix < 0 || ix >= {w_}) continue;",
+            f"            const {xt} *restrict sp = {src} + {dl.index(dict(N='n', C='0', H='iy', W='ix'))};",
+            f"            const {wt} *restrict wk = {wp} + {kl.index(dict(O='0', I='0', H='ki', W='kj'))};",
+            f"            for (int64_t ic = 0; ic < {cg}; ++ic) {{",
+            f"              const {acc} v = ({acc})sp[ic];",
+            f"              for (int64_t oc = 0; oc < {o_}; ++oc) dp[oc] += v * ({acc})wk[ic * {o_} + oc];",
+            "            }", "          }", "        }", "      }", "    }", "  }"]  # fmt: skip
+        return
     if flat:
         # 1x1, stride 1, no padding: each (output, input) channel pair is one axpy over the
         # whole plane, which vectorises even where the rows are short.
@@ -711,8 +733,12 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
     oh, ow = ol.extent("H"), ol.extent("W")
     ctype = c_type(y.type, em.what(op))
     is_max = "max" in name
+    acc = ctype
     if not is_max and not _is_float(ctype):
-        raise CodegenError(f"{name} on {dtype_of(y.type.element_type)} has no C lowering")
+        if ctype == "uint8_t" and dtype_of(y.type.element_type) == "bool":
+            raise CodegenError(f"{name} on bool has no C lowering")
+        # integers sum in 64 bits and divide truncating, as the kernel
+        acc = "uint64_t" if ctype[0] == "u" else "int64_t"
     if name.startswith("nn.global_"):
         kh, kw, sh, sw, dh, dw, pads, count_pad = h_, w_, 1, 1, 1, 1, (0, 0, 0, 0), False
     else:
@@ -731,13 +757,13 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
         lo_y, hi_y, lo_x, hi_x = (-pt, h_ + pb, -pl, w_ + pr) if count_pad else (0, h_, 0, w_)
         final = [f"const int32_t cnt = xr_window_count(y0, {kh}, {dh}, {lo_y}, {hi_y}) * "
                  f"xr_window_count(x0, {kw}, {dw}, {lo_x}, {hi_x});",
-                 f"acc = acc / ({ctype})(cnt > 1 ? cnt : 1);"]  # fmt: skip
+                 f"acc = acc / ({acc})(cnt > 1 ? cnt : 1);"]  # fmt: skip
         em.uses_kernels = True
     src, dst = em.ptr[x], em.result_ptr(y, op)
     coords = dict(N="i0", C="i1", H="iy", W="ix")
     em.loops([n_, c_, oh, ow], [
         f"const int32_t y0 = (int32_t)(i2 * {sh} - {pt}), x0 = (int32_t)(i3 * {sw} - {pl});",
-        f"{ctype} acc = {init};",
+        f"{acc} acc = {init};",
         f"for (int32_t i = 0; i < {kh}; ++i) {{",
         f"  const int32_t iy = y0 + i * {dh};",
         f"  if (iy < 0 || iy >= {h_}) continue;",
@@ -748,7 +774,7 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
         f"    {step}",
         "  }", "}",
         *final,
-        f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = acc;",
+        f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = ({ctype})acc;",
     ])  # fmt: skip
 
 

@@ -70,7 +70,9 @@ def test_nhwc_convolutions_and_pools(tmp_path):
     a = relay.nn.avg_pool2d(y, pool_size=(3, 3), padding=(1, 1), layout="NHWC", count_include_pad=False)
     g = relay.nn.global_avg_pool2d(a, layout="NHWC")
     lib = check(relay.Function([x], relay.Tuple([a, g])), {"x": f32(1, 9, 9, 4)}, tmp_path)
-    assert "restrict srow" in lib.get_source()
+    src = lib.get_source()
+    assert "restrict srow" in src  # the depthwise one: rows of output columns
+    assert "dp[oc] += v *" in src  # the HWIO one: innermost over contiguous output channels
 
 
 def test_blocked_layouts_and_layout_transform(tmp_path):
@@ -129,6 +131,9 @@ def int8_block(rounding):
         axis=1, out_dtype="int8", rounding=rounding,
     )  # fmt: skip
     r = relay.nn.max_pool2d(r, pool_size=(2, 2), strides=(2, 2), padding=(1, 1))
+    r = relay.qnn.op.avg_pool2d(r, c(0.1, "float32"), c(-2, "int32"), c(0.08, "float32"), c(1, "int32"),
+                                pool_size=(3, 3), strides=(1, 1), padding=(1, 1), dilation=(1, 1),
+                                layout="NCHW")  # fmt: skip
     flat = relay.nn.batch_flatten(relay.clip(r, -2.0, 127.0))
     wd = relay.const(RNG.integers(0, 256, (10, ch * 4 * 4)).astype("uint8"))
     d = relay.qnn.op.dense(flat, wd, c(-2, "int32"), c(128, "int32"), c(0.1, "float32"), c(0.003, "float32"),
@@ -169,10 +174,19 @@ def test_integer_arithmetic_wraps_and_divides_as_the_kernels(tmp_path):
     check(relay.Function([a, b, f], outs), inputs, tmp_path, exact=True, opt_level=0)
 
 
-def test_still_unsupported_ops_name_themselves():
-    x = relay.var("x", shape=(1, 4, 6, 6), dtype="int32")
-    mod = xrelay.IRModule.from_expr(relay.nn.avg_pool2d(x, pool_size=(2, 2)))
-    with pytest.raises(CodegenError, match="nn.avg_pool2d on int32 has no C lowering"):
+def test_integer_average_pools_truncate_as_the_kernel(tmp_path):
+    x = relay.var("x", shape=(1, 3, 5, 6), dtype="int8")
+    a = relay.nn.avg_pool2d(x, pool_size=(2, 3), strides=(2, 2), padding=(1, 1, 0, 1), ceil_mode=True)
+    b = relay.nn.avg_pool2d(x, pool_size=(3, 3), padding=(1, 1), count_include_pad=True)
+    g = relay.nn.global_avg_pool2d(relay.cast(x, "uint16"))
+    inputs = {"x": RNG.integers(-128, 128, (1, 3, 5, 6)).astype("int8")}
+    check(relay.Function([x], relay.Tuple([a, b, g])), inputs, tmp_path, exact=True, opt_level=0)
+
+
+def test_still_unsupported_dtypes_name_the_op():
+    x = relay.var("x", shape=(4,), dtype="int32")
+    mod = xrelay.IRModule.from_expr(relay.power(x, x))
+    with pytest.raises(CodegenError, match="power on int32 has no C lowering"):
         xrelay.build(mod, target="c")
 
 
