@@ -531,6 +531,10 @@ def _need_float32(em: _Emitter, op: RelayOp) -> None:
     em.uses_kernels = True
 
 
+OC_BLOCK = 4
+"""Output channels a direct convolution computes together (when the group's count divides)."""
+
+
 class _Layout:
     """A (possibly blocked) layout of a tensor: C index expressions from logical coordinates.
 
@@ -646,15 +650,19 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
             f"        for (int64_t p = 0; p < {oh * ow}; ++p) dp[p * {so}] += ({acc})sp[p * {si}] * wv;",
             "      }", "    }", "  }"]  # fmt: skip
         return
+    # Output channels in blocks of ``nb``: each input row read feeds nb output rows.
+    nb = OC_BLOCK if og % OC_BLOCK == 0 else 1
+    bs = range(nb)
     em.lines += [f"  for (int64_t n = 0; n < {n_}; ++n) {{",
-        f"    for (int64_t oc = 0; oc < {o_}; ++oc) {{",
+        f"    for (int64_t oc = 0; oc < {o_}; oc += {nb}) {{",
         *([f"      const int64_t g = oc / {og};"] if groups > 1 else []),
-        f"      for (int64_t oy = 0; oy < {oh}; ++oy)",
-        f"        for (int64_t ox = 0; ox < {ow}; ++ox) {dst}[{ol.index(dict(N='n', C='oc', H='oy', W='ox'))}] = 0;",
+        f"      for (int64_t b = 0; b < {nb}; ++b)",
+        f"        for (int64_t oy = 0; oy < {oh}; ++oy)",
+        f"          for (int64_t ox = 0; ox < {ow}; ++ox) {dst}[{ol.index(dict(N='n', C='oc + b', H='oy', W='ox'))}] = 0;",
         f"      for (int64_t ic = 0; ic < {cg}; ++ic) {{",
         f"        for (int64_t ki = 0; ki < {kh}; ++ki) {{",
         f"          for (int64_t kj = 0; kj < {kw}; ++kj) {{",
-        f"            const {acc} wv = ({acc}){wp}[{kl.index(dict(O='oc', I='ic', H='ki', W='kj'))}];",
+        *[f"            const {acc} w{b} = ({acc}){wp}[{kl.index(dict(O=f'oc + {b}', I='ic', H='ki', W='kj'))}];" for b in bs],
         f"            const int64_t t = {pl} - kj * {dw}, u = {w_ - 1 + pl} - kj * {dw};",
         f"            const int64_t x0 = t <= 0 ? 0 : (t + {sw - 1}) / {sw};",
         f"            const int64_t x1 = u < 0 ? 0 : (u / {sw} + 1 < {ow} ? u / {sw} + 1 : {ow});",
@@ -662,9 +670,11 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
         f"              const int64_t iy = oy * {sh} - {pt} + ki * {dh};",
         f"              if (iy < 0 || iy >= {h_}) continue;",
         f"              const {xt} *restrict srow = {src} + {dl.index(dict(N='n', C=chan, H='iy', W='0'))};",
-        f"              {acc} *restrict drow = {dst} + {ol.index(dict(N='n', C='oc', H='oy', W='0'))};",
-        f"              for (int64_t ox = x0; ox < x1; ++ox) drow[ox * {so}] += ({acc})srow[({ix}) * {si}] * wv;",
-        "            }", "          }", "        }", "      }", "    }", "  }"]  # fmt: skip
+        *[f"              {acc} *restrict d{b} = {dst} + {ol.index(dict(N='n', C=f'oc + {b}', H='oy', W='0'))};" for b in bs],
+        "              for (int64_t ox = x0; ox < x1; ++ox) {",
+        f"                const {acc} v = ({acc})srow[({ix}) * {si}];",
+        *[f"                d{b}[ox * {so}] += v * w{b};" for b in bs],
+        "              }", "            }", "          }", "        }", "      }", "    }", "  }"]  # fmt: skip
 
 
 def _conv2d_transpose(em: _Emitter, op: RelayOp) -> None:

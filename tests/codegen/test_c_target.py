@@ -269,3 +269,13 @@ def test_c_module_reads_loaded_params():
     # All weights zero: the logits are zero, softmax is uniform.
     np.testing.assert_allclose(lib.get_output(0), np.full((1, 10), 0.1, "float32"), rtol=1e-6)
     assert not np.allclose(before, 0.1)
+
+
+def test_without_a_compiler_the_source_is_there_and_running_says_why(monkeypatch, tmp_path):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    monkeypatch.setenv("XRELAY_CACHE_DIR", str(tmp_path / "cache"))
+    x = relay.var("x", shape=(4,))
+    lib = xrelay.build(xrelay.IRModule.from_expr(relay.nn.relu(x)), target="c")
+    assert "XRELAY_FN void model_fused_nn_relu(" in lib.get_source()
+    with pytest.raises(xrelay.TVMError, match="no-such-cc' could not run"):
+        lib.run(x=np.ones(4, "float32"))

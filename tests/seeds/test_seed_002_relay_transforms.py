@@ -377,7 +377,7 @@ def test_block_fuse_ops_schedules_and_c_source(capsys):
     # tvmgen_default_fused_add are xrelay's model_fused_add_add_sum and model_fused_add), with
     # the sum's loop over 20 rows of 20 and the last add over 20 values.
     source = out[out.index("/* model.c") :]
-    assert re.findall(r"static void (model_\w+)\(", source) == ["model_fused_add_add_sum", "model_fused_add"]
+    assert re.findall(r"XRELAY_FN void (model_\w+)\(", source) == ["model_fused_add_add_sum", "model_fused_add"]
     assert "for (int64_t i0 = 0; i0 < 20; ++i0) {" in source and "out0[i0] += v;" in source
 
 
