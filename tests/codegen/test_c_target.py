@@ -244,7 +244,8 @@ def test_arena_executor_calls_the_c_function_of_every_step():
     (want,) = reference(mod, {"data": x}, params)
     np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-5, atol=1e-6)
     # Per-step outputs match the native runtime's steps (same fused functions, same order).
-    native = xrelay.build(mod, params, debug=True, inputs_in_arena=False, outputs_in_arena=False)
+    native = xrelay.build(mod, params, debug=True, inputs_in_arena=False, outputs_in_arena=False,
+                          backends=("native",))
     native.run(data=x)
     assert [n for n, _, _ in native.executor.steps] == [n for n, _, _ in steps]
     for i, (name, _, _) in enumerate(steps):
