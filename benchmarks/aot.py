@@ -11,7 +11,8 @@ float32) is built three ways in this one process:
   ``model_run`` entry in its own static arenas (``CModule.run_aot``);
 * **C (steps)**: the same module's ``run()``: the arena executor calling each step's C
   function (what ``profile()`` and ``debug_get_output`` see);
-* **arena runtime**: ``xrelay.build(mod, params)`` (numpy/BLAS/C kernels, 2 threads);
+* **arena runtime**: ``xrelay.build(mod, params)`` (its default backends: oneDNN where it
+  loads, else the numpy/BLAS/C kernels; 2 threads);
 * **onnxruntime**: the workload's ONNX twin from ``xrelay.testing.onnx_models`` (the same
   network; ResNet-18 with the same weights), 2 intra-op threads, spinning off; MobileNetV2
   has no twin there and is skipped.
