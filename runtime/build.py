@@ -209,7 +209,7 @@ def build_c(
     from xrelay.transforms.infra import PassContext
 
     outer = PassContext.current()
-    # the C target's kernels are NCHW: no blocked layouts (AlterOpLayout) for it
+    # blocked layouts (AlterOpLayout) run in C too but gain nothing there: keep NCHW
     disabled = [*outer.disabled_pass, "AlterOpLayout"]
     with PassContext(opt_level=outer.opt_level, disabled_pass=disabled, config=dict(outer.config)):
         program, info = build_program(
