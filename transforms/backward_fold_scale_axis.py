@@ -22,11 +22,17 @@ Two phases, both linear in the number of ops:
    ``s > 0`` if a relu lies on the way: the chain under ``y`` is rebuilt with the scale pushed
    into the weights, and the multiply disappears.
 
-Relay expresses the weight scale as ``expand_dims(squeeze(scale))``; here the scale is
-materialised directly as a constant in the weight's broadcast shape (``multiply(%w, %s)``,
-``%s : tensor<Ox1x1x1>``), which fold-constant folds the same way. Any conv2d ``groups`` is
-accepted (scaling output channel o only touches ``weight[o]``); layouts must be plain (no
-split channels); only float tensors are folded.
+As in Relay, the scale reaches each weight as an expression: ``squeeze`` drops the scale's
+unit axes (MatchBroadcastToLeftAxes) and ``expand_dims`` gives it the weight's trailing unit
+axes (ExpandBiasToMatchAxis), so before fold-constant the IR reads as Relay's does:
+
+    %s = squeeze(%scale, axis=[1, 2])                  // (O, 1, 1) -> (O)
+    %e = expand_dims(%s, axis=1, num_newaxis=3)        // (O) -> (O, 1, 1, 1)
+    nn.conv2d(%x, multiply(%w, %e), ...)
+
+A scale that is one value per channel (a 1 on the channel axis) or spans blocked channel axes
+is materialised as a constant in the weight's broadcast shape instead. Any conv2d ``groups`` is
+accepted (scaling output channel o only touches ``weight[o]``); only float tensors are folded.
 """
 
 from __future__ import annotations
@@ -131,29 +137,57 @@ class _Folder:
         nodes.sort(key=lambda o: self.position[o])
         return nodes
 
+    def squeezed_scale(self, scale: SSAValue, y: SSAValue, first: Operation) -> SSAValue | None:
+        """Relay's channel vector ``squeeze(scale)``, built before ``first``; None when the
+        scale has one value for all channels or spans blocked channel axes."""
+        axes, ys, ss = self.msg[y].axes, static_shape(y), static_shape(scale)
+        assert ys is not None and ss is not None and isinstance(scale.owner, ConstantOp)
+        lead = len(ys) - len(ss)
+        if len(axes) != 1 or axes[0] < lead or ss[axes[0] - lead] != ys[axes[0]]:
+            return None
+        # A copy of the constant: the original may be defined after the chain it now feeds.
+        c = const_before(np.asarray(scale.owner.numpy()), scale, first)
+        unit = [i for i in range(len(ss)) if i + lead != axes[0]]
+        return make_before("squeeze", [c], first, axis=unit) if unit else c
+
     def fold(self, mul: RelayOp, y: SSAValue, vec: np.ndarray) -> None:
         axes = self.msg[y].axes
         shape = static_shape(y)
         assert shape is not None
+        chain = self.chain(y)
+        scale = mul.operands[1] if mul.operands[0] is y else mul.operands[0]
+        sq = self.squeezed_scale(scale, y, chain[0])
+
+        def scale_for(v: SSAValue, axis: int | None, fallback: np.ndarray, op: Operation) -> SSAValue:
+            """``sq`` with ``v``'s trailing unit axes (ExpandBiasToMatchAxis) when ``v``
+            carries the channels whole along ``axis``; else ``fallback`` as a constant."""
+            vs = static_shape(v)
+            assert vs is not None
+            if sq is None or axis is None or not 0 <= axis < len(vs) or vs[axis] != shape[axes[0]]:
+                return const_before(fallback, v, op)
+            pad = len(vs) - axis - 1
+            return make_before("expand_dims", [sq], op, axis=1, num_newaxis=pad) if pad else sq
+
         new: dict[SSAValue, SSAValue] = {}
-        for op in self.chain(y):
+        for op in chain:
             name = op.RELAY_NAME
             attrs = op.attrs
             if name == "nn.conv2d":
                 info = conv_info(op)
                 assert info is not None
                 x, w = op.operands
-                s = const_before(conv_output_scale(info, static_shape(w), vec), w, op)  # type: ignore[arg-type]
+                ko = info.kernel_o[0] if len(info.kernel_o) == 1 else None
+                s = scale_for(w, ko, conv_output_scale(info, static_shape(w), vec), op)  # type: ignore[arg-type]
                 out = make_before(name, [x, make_before("multiply", [w, s], op)], op, **attrs)
             elif name == "nn.dense":
                 x, w = op.operands
-                s = const_before(vec.reshape(-1, 1), w, op)
+                s = scale_for(w, 0, vec.reshape(-1, 1), op)
                 out = make_before(name, [x, make_before("multiply", [w, s], op)], op, **attrs)
             elif name in _ACTIVATIONS:
                 out = make_before(name, [new[op.operands[0]]], op, **attrs)
             elif name == "nn.bias_add":
                 b = op.operands[1]
-                s = const_before(vec, b, op)
+                s = scale_for(b, 0, vec, op)
                 out = make_before(name, [new[op.operands[0]], make_before("multiply", [b, s], op)], op, **attrs)
             else:  # add / subtract
                 operands = []
@@ -161,11 +195,18 @@ class _Folder:
                     if o in new:
                         operands.append(new[o])
                     else:
-                        s = const_before(vector_for(o, shape, axes, vec), o, op)
+                        rank = len(static_shape(o) or ())
+                        axis = axes[0] - (len(shape) - rank) if len(axes) == 1 else None
+                        s = scale_for(o, axis, vector_for(o, shape, axes, vec), op)
                         operands.append(make_before("multiply", [o, s], op))
                 out = make_before(name, operands, op)
             new[op.results[0]] = out
             self.dead.append(op)
+        while sq is not None and not sq.uses:  # every use fell back to a constant
+            owner = sq.owner
+            assert isinstance(owner, Operation)
+            sq = owner.operands[0] if owner.operands else None
+            Rewriter.erase_op(owner)
         mul.results[0].replace_all_uses_with(new[y])
         scale_owner = mul.operands[1].owner if mul.operands[0] is y else mul.operands[0].owner
         Rewriter.erase_op(mul)

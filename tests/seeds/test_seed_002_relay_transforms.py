@@ -435,17 +435,17 @@ def test_block_fold_scale_axis(capsys):
     w, sc = "Tensor[(2, 1, 3, 3), float32]", "Tensor[(2, 1, 1), float32]"
     head, tail = f"fn (%x: {x} /* ty={x} */) -> {y} {{", f"}} /* ty=fn ({x}) -> {y} */"
     conv = "padding=[1, 1, 1, 1], channels=2, kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, 10), float32] */"
-    # The seed's three functions (TVM v0.19 also annotates the typed parameter). The second
-    # differs: Relay scales the weight by expand_dims(squeeze(scale)); xrelay's pass puts the
-    # scale in the weight's broadcast shape as one constant (see backward_fold_scale_axis.py).
+    # The seed's three functions (TVM v0.19 also annotates the typed parameter).
     assert _body(capsys.readouterr().out) == [
         head,
         f"%0 = nn.conv2d(%x, meta[relay.Constant][0] /* ty={w} */, {conv};",
         f"multiply(%0, meta[relay.Constant][1] /* ty={sc} */) /* ty={y} */",
         tail,
         head,
-        f"%0 = multiply(meta[relay.Constant][0] /* ty={w} */, meta[relay.Constant][1] /* ty=Tensor[(2, 1, 1, 1), float32] */) /* ty={w} */;",
-        f"nn.conv2d(%x, %0, {conv}",
+        f"%0 = squeeze(meta[relay.Constant][1] /* ty={sc} */, axis=[1, 2]) /* ty=Tensor[(2), float32] */;",
+        "%1 = expand_dims(%0, axis=1, num_newaxis=3) /* ty=Tensor[(2, 1, 1, 1), float32] */;",
+        f"%2 = multiply(meta[relay.Constant][0] /* ty={w} */, %1) /* ty={w} */;",
+        f"nn.conv2d(%x, %2, {conv}",
         tail,
         head,
         f"nn.conv2d(%x, meta[relay.Constant][0] /* ty={w} */, {conv}",

@@ -1,10 +1,13 @@
 // RUN: relay-opt %s -p backward-fold-scale-axis --split-input-file | filecheck %s
 // RUN: relay-opt %s -p backward-fold-scale-axis,fold-constant --split-input-file | filecheck %s --check-prefix=FOLD
 
-// The seed example: conv2d then multiply by a (2,1,1) constant: the scale moves into the weight.
+// The seed example: conv2d then multiply by a (2,1,1) constant: the scale moves into the weight
+// as Relay writes it, expand_dims(squeeze(scale)).
 // CHECK-LABEL: func.func @seed
 // CHECK-NEXT:    %w = relay.constant
-// CHECK-NEXT:    %[[SW:.*]] = relay.constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}3.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK-NEXT:    %[[S:.*]] = relay.constant dense<{{\[\[\[}}2.000000e+00]], {{\[\[}}3.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT:    %[[Q:.*]] = relay.squeeze %[[S]] {axis = [1, 2]} : (tensor<2x1x1xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[SW:.*]] = relay.expand_dims %[[Q]] {axis = 1, num_newaxis = 3} : (tensor<2xf32>) -> tensor<2x1x1x1xf32>
 // CHECK-NEXT:    %[[W:.*]] = relay.multiply %w, %[[SW]] : (tensor<2x1x3x3xf32>, tensor<2x1x1x1xf32>) -> tensor<2x1x3x3xf32>
 // CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %x, %[[W]] {padding = [1, 1, 1, 1], channels = 2, kernel_size = [3, 3]}
 // CHECK-NEXT:    func.return %[[C]] : tensor<1x2x10x10xf32>
@@ -24,10 +27,12 @@ func.func @seed(%x: tensor<1x1x10x10xf32>) -> tensor<1x2x10x10xf32> {
 
 // conv -> add(bias) -> relu -> multiply(positive scale), scale on the left: the bias is scaled too.
 // CHECK-LABEL: func.func @chain
-// CHECK:         %[[W:.*]] = relay.multiply %w, %{{.*}} : (tensor<2x3x1x1xf32>, tensor<2x1x1x1xf32>)
+// CHECK:         %[[Q:.*]] = relay.squeeze %{{.*}} {axis = [1, 2]} : (tensor<2x1x1xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[SW:.*]] = relay.expand_dims %[[Q]] {axis = 1, num_newaxis = 3}
+// CHECK-NEXT:    %[[W:.*]] = relay.multiply %w, %[[SW]] : (tensor<2x3x1x1xf32>, tensor<2x1x1x1xf32>)
 // CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %x, %[[W]]
-// CHECK-NEXT:    %[[SB:.*]] = relay.constant dense<{{\[\[\[}}2.000000e+00]], {{\[\[}}3.000000e+00]]]> : tensor<2x1x1xf32>
-// CHECK-NEXT:    %[[B:.*]] = relay.multiply %b, %{{.*}} : (tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+// CHECK-NEXT:    %[[SB:.*]] = relay.expand_dims %[[Q]] {axis = 1, num_newaxis = 2} : (tensor<2xf32>) -> tensor<2x1x1xf32>
+// CHECK-NEXT:    %[[B:.*]] = relay.multiply %b, %[[SB]] : (tensor<2x1x1xf32>, tensor<2x1x1xf32>)
 // CHECK-NEXT:    %[[A:.*]] = relay.add %[[C]], %[[B]]
 // CHECK-NEXT:    %[[R:.*]] = relay.nn.relu %[[A]]
 // CHECK-NEXT:    func.return %[[R]]
