@@ -15,9 +15,9 @@ the `PassContext` that calls them is part of, and are exported here) and define 
 its `PassInfo`. Instruments are called in the order of the context's list.
 
 Built-in instruments: `PassTimingInstrument` (Relay's timing profile and its render
-format), `PrintBeforeAll`, `PrintAfterAll`, `PassPrintingInstrument` (IR dumps that parse
-back) and `OpCountDiff` (op count changes per pass, like the Relay tutorial's
-`RelayCallNodeDiffer`).
+format), `PrintBeforeAll`, `PrintAfterAll`, `PassPrintingInstrument` (IR dumps: Relay
+text for an `IRModule`, MLIR that parses back for a `ModuleOp`) and `OpCountDiff` (op
+count changes per pass, like the Relay tutorial's `RelayCallNodeDiffer`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
+
+from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.transforms.infra import (
     PassInfo,
@@ -145,12 +147,20 @@ class PassTimingInstrument(PassInstrument):
 # --------------------------------------------------------------------------------------
 
 
-def _dump(stream: IO[str] | None, when: str, mod: Any, info: PassInfo) -> None:
-    """Print `mod` with an MLIR comment header, so each dump parses back on its own
-    (the header starts with `// -----`, the split marker of `--split-input-file`)."""
+def _dump(stream: IO[str] | None, when: str, mod: Any, info: PassInfo, tvm_text: str) -> None:
+    """Print `mod` before or after a pass.
+
+    An xDSL `ModuleOp` (what `relay-opt` runs passes on) prints as MLIR under an MLIR
+    comment header, so each dump parses back on its own (the header starts with `// -----`,
+    the split marker of `--split-input-file`). Any other module (an `IRModule` of the
+    Python API) prints as TVM's instrument prints it: `tvm_text` with `{mod}` replaced by
+    `str(mod)`, which is Relay's text.
+    """
     out = stream if stream is not None else sys.stdout
-    out.write(f"// -----// IR Dump {when} {info.name} //----- //\n")
-    out.write(str(module_op(mod)) + "\n\n")
+    if isinstance(mod, ModuleOp):
+        out.write(f"// -----// IR Dump {when} {info.name} //----- //\n{str(mod)}\n\n")
+    else:
+        out.write(tvm_text.replace("{mod}", str(mod)))
     out.flush()
 
 
@@ -161,7 +171,7 @@ class PrintBeforeAll(PassInstrument):
         self.stream = stream
 
     def run_before_pass(self, mod: Any, info: PassInfo) -> None:
-        _dump(self.stream, "Before", mod, info)
+        _dump(self.stream, "Before", mod, info, f"Before Running Pass: {info}\n{{mod}}\n")
 
 
 class PrintAfterAll(PassInstrument):
@@ -171,7 +181,7 @@ class PrintAfterAll(PassInstrument):
         self.stream = stream
 
     def run_after_pass(self, mod: Any, info: PassInfo) -> None:
-        _dump(self.stream, "After", mod, info)
+        _dump(self.stream, "After", mod, info, f"After Running Pass: {info}\n{{mod}}\n")
 
 
 def _relay_name(name: str) -> str:
@@ -213,11 +223,11 @@ class PassPrintingInstrument(PassInstrument):
 
     def run_before_pass(self, mod: Any, info: PassInfo) -> None:
         if info.name in self._resolve()[0]:
-            _dump(self.stream, "Before", mod, info)
+            _dump(self.stream, "Before", mod, info, f"Print IR before: {info.name}\n{{mod}}\n\n\n")
 
     def run_after_pass(self, mod: Any, info: PassInfo) -> None:
         if info.name in self._resolve()[1]:
-            _dump(self.stream, "After", mod, info)
+            _dump(self.stream, "After", mod, info, f"Print IR after: {info.name}\n{{mod}}\n\n\n")
 
 
 # --------------------------------------------------------------------------------------

@@ -203,3 +203,4 @@ def test_op_count_diff_reset_on_enter(module: ModuleOp, registry):
         as_pass(registry.Noop())(module)
     assert diff.diffs == []
     assert diff.render() == "no pass changed the op counts\n"
+
