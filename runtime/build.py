@@ -125,7 +125,9 @@ def build_program(
     loadable) the module is partitioned for oneDNN before fusion
     (``runtime.dnnl_partition``). ``mixed_precision`` (``"float16"``, ``"bfloat16"``) runs
     ``to-mixed-precision`` after the parameters are bound, so the weights' casts fold into
-    constants of that type."""
+    constants of that type; when the module goes to oneDNN, it runs after the pre-fusion
+    passes instead (batch norms folded into the float32 weights first) and bfloat16
+    convolutions and dense run as oneDNN's bf16 primitives."""
     from xrelay.dialects import make_context
     from xrelay.transforms.bind_params import bind_params_by_name
     from xrelay.transforms.infra import PassContext, build_pipeline, module_op
@@ -148,14 +150,10 @@ def build_program(
         }
         bind_params_by_name(module, arrays)
     _make_static(module)
-    if mixed_precision is not None:
-        from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
-
-        try:
-            to_mixed_precision(module, mixed_precision)
-        except ToMixedPrecisionError as e:
-            raise BuildError(str(e)) from None
-    if default_device is None and not _uses_devices(module) and _dnnl_active(backends) and _offloadable(module):
+    offload = default_device is None and not _uses_devices(module) and _dnnl_active(backends) and _offloadable(module)
+    if mixed_precision is not None and not offload:
+        _mixed_precision(module, mixed_precision)
+    if offload:
         # (a module partitioned by its author is left as it is; see partition_for_backend)
         from xrelay.runtime.dnnl_partition import partition_for_backend
         from xrelay.transforms.infra import get_pass
@@ -164,6 +162,11 @@ def build_program(
         disabled = [*outer.disabled_pass, "FuseOps"]
         with PassContext(opt_level=opt_level, disabled_pass=disabled, config=dict(outer.config)):
             optimised = module_op(build_pipeline(opt_level)(module))
+            if mixed_precision is not None:
+                # after the pre-fusion passes: batch norms are folded into float32 weights,
+                # which are rounded once (FoldConstant folds their casts)
+                _mixed_precision(optimised, mixed_precision)
+                optimised = module_op(get_pass("FoldConstant")(optimised))
         optimised = partition_for_backend(optimised)
         if "FuseOps" not in outer.disabled_pass:
             with PassContext(opt_level=opt_level, config=dict(outer.config)):
@@ -185,6 +188,15 @@ def build_program(
         pool_list = module_pools(optimised) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
     info = plan_module(optimised, plan, pool_list, time_limit, algorithms=pool_algorithms)
     return optimised, info
+
+
+def _mixed_precision(module: ModuleOp, mixed_precision: str) -> None:
+    from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
+
+    try:
+        to_mixed_precision(module, mixed_precision)
+    except ToMixedPrecisionError as e:
+        raise BuildError(str(e)) from None
 
 
 def build_c(

@@ -50,7 +50,10 @@ class DnnlUnsupported(Exception):
 
 
 # oneDNN's numbers (dnnl_api.h)
-_F32 = 3
+_BF16, _F32 = 2, 3
+_TYPES = {"float32": _F32, "bfloat16": _BF16}
+"""The element types oneDNN runs here (``dnnl_data_type_t``): bfloat16 where
+``to-mixed-precision`` made it so (the CPU's AVX512_BF16 kernels, float32 accumulation)."""
 _Q_SRC, _Q_WEIGHTS, _Q_DST, _Q_SCRATCH = 129, 131, 133, 136
 _ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 2, 17, 33, 41
 _ARG_SCALE, _ARG_SHIFT, _ARG_SCRATCHPAD = 51, 52, 80
@@ -98,9 +101,27 @@ class _Md:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _md(lib: Any, dims: Sequence[int], strides: Sequence[int] | None, what: str) -> _Md:
-    handle = lib.xr_dnnl_md(len(dims), _i64(dims), _F32, None if strides is None else _i64(strides))
+def _md(
+    lib: Any, dims: Sequence[int], strides: Sequence[int] | None, what: str, dtype: str = "float32"
+) -> _Md:
+    handle = lib.xr_dnnl_md(len(dims), _i64(dims), _TYPES[dtype], None if strides is None else _i64(strides))
     return _Md(lib, handle, what)
+
+
+def _np_type(dtype: str) -> np.dtype:
+    from xrelay.kernels._registry import BFLOAT16
+
+    return BFLOAT16 if dtype == "bfloat16" else np.dtype(dtype)
+
+
+def _array_dtype(a: np.ndarray) -> str:
+    from xrelay.kernels._registry import BFLOAT16
+
+    if a.dtype == BFLOAT16:
+        return "bfloat16"
+    if a.dtype == np.float32:
+        return "float32"
+    raise DnnlUnsupported(f"oneDNN runs float32 and bfloat16 tensors, not {a.dtype}")
 
 
 def _elem_strides(a: np.ndarray) -> list[int]:
@@ -130,6 +151,7 @@ class _Value:
     array: np.ndarray | None = None  # constants
     shape: tuple[int, ...] = ()
     offset: int = 0  # temporaries: bytes into the workspace
+    dtype: str = "float32"
 
 
 @dataclass
@@ -239,17 +261,17 @@ class FunctionPlan:
         elif where.kind == "out":
             a = outs[where.index]
         elif where.kind == "const":
-            a = np.ascontiguousarray(where.array, np.float32)
+            a = np.ascontiguousarray(where.array, _np_type(where.dtype))
             keep.append(a)
         else:
             assert ws is not None
             start = _round(self.scratch_bytes) + where.offset
-            return ws.ctypes.data + start, _md(lib, dims, strides, "a temporary")
-        if a.dtype != np.float32:
-            raise DnnlUnsupported("oneDNN runs float32 tensors only")
+            return ws.ctypes.data + start, _md(lib, dims, strides, "a temporary", where.dtype)
+        if _array_dtype(a) != where.dtype:
+            raise DnnlUnsupported(f"an operand of type {a.dtype} where the function has {where.dtype}")
         if where.kind != "const" and not a.flags.c_contiguous:
             raise DnnlUnsupported("an arena tensor that is not contiguous")
-        return a.ctypes.data, _md(lib, dims, strides, "an operand")
+        return a.ctypes.data, _md(lib, dims, strides, "an operand", where.dtype)
 
 
 def run_together(thunks: Sequence[Callable[[], None]]) -> Callable[[], None]:
@@ -301,10 +323,10 @@ def _round(n: int) -> int:
 
 def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) -> np.ndarray:
     """``stored`` in the primitive's weight format (a new aligned buffer), once."""
-    stored = np.ascontiguousarray(stored, np.float32) if stored.dtype != np.float32 else stored
+    stored = np.ascontiguousarray(stored)
     raw = np.empty(max(dst.size, 4) + _ALIGN, np.uint8)
     start = (-raw.ctypes.data) % _ALIGN
-    out = raw[start : start + max(dst.size, 4)].view(np.float32)
+    out = raw[start : start + max(dst.size, 4)]
     pd = lib.xr_dnnl_reorder(src.handle, dst.handle)
     if not pd:
         raise DnnlUnsupported("oneDNN cannot reorder a weight")
@@ -362,6 +384,14 @@ def _kernel_view(w: np.ndarray, layout: str, groups: int) -> tuple[list[int], li
     )
 
 
+def _type_of(v: SSAValue) -> str:
+    """The value's element type, if oneDNN runs it."""
+    dtype = dtype_of(v.type)
+    if dtype not in _TYPES:
+        raise DnnlUnsupported(f"oneDNN runs float32 and bfloat16 tensors, not {dtype}")
+    return dtype
+
+
 def _relay(op: Operation) -> str:
     return op.RELAY_NAME if isinstance(op, RelayOp) else op.name
 
@@ -387,9 +417,9 @@ class _Reader:
         for i, a in enumerate(fn.body.block.args):
             array = fixed[i] if i < len(fixed) else None
             if array is not None:  # a weight the caller passes (PartitionGraph without binding)
-                self.values[a] = _Value("const", array=array, shape=tuple(shape_of(a.type)))
+                self.values[a] = _Value("const", array=array, shape=tuple(shape_of(a.type)), dtype=_type_of(a))
             else:
-                self.values[a] = _Value("in", i, shape=tuple(shape_of(a.type)))
+                self.values[a] = _Value("in", i, shape=tuple(shape_of(a.type)), dtype=_type_of(a))
         ret = fn.body.block.last_op
         assert ret is not None
         self.outputs = {v: i for i, v in enumerate(ret.operands)}
@@ -398,7 +428,7 @@ class _Reader:
         block = self.fn.body.block
         for op in block.ops:
             if isinstance(op, ConstantOp):
-                self.values[op.result] = _Value("const", array=self.constant(op), shape=tuple(shape_of(op.result.type)))
+                self.values[op.result] = _Value("const", array=self.constant(op), shape=tuple(shape_of(op.result.type)), dtype=_type_of(op.result))
             elif isinstance(op, func.ReturnOp):
                 if any(v not in self.produced for v in op.operands):
                     raise DnnlUnsupported("a result that no step computes")
@@ -418,20 +448,18 @@ class _Reader:
 
     def _dest(self, v: SSAValue) -> _Value:
         shape = tuple(shape_of(v.type))
-        if dtype_of(v.type) != "float32":
-            raise DnnlUnsupported("oneDNN runs float32 tensors only")
+        dtype = _type_of(v)
         if v in self.outputs:
-            out = _Value("out", self.outputs[v], shape=shape)
+            out = _Value("out", self.outputs[v], shape=shape, dtype=dtype)
         else:
-            out = _Value("tmp", shape=shape, offset=self.temp)
-            self.temp += _round(4 * math.prod(shape))
+            out = _Value("tmp", shape=shape, offset=self.temp, dtype=dtype)
+            self.temp += _round(_np_type(dtype).itemsize * math.prod(shape))
         self.values[v] = out
         self.produced.add(v)
         return out
 
     def _src(self, v: SSAValue) -> _Value:
-        if dtype_of(v.type) != "float32":
-            raise DnnlUnsupported("oneDNN runs float32 tensors only")
+        _type_of(v)
         return self.values[v]
 
     def _finish(self, name: str, family: str, pd: int, step: _Step) -> None:
@@ -565,7 +593,7 @@ class _Reader:
                 spec.append((0, alg, a, b, None))
             else:
                 src = self._src(what)
-                md = _md(self.lib, dst_dims, dst_strides, "a residual")
+                md = _md(self.lib, dst_dims, dst_strides, "a residual", src.dtype)
                 spec.append((2, _BIN_ADD, 0.0, 0.0, md))
                 step.args.append((_post_multiple(k), src))
                 step.logical[_post_multiple(k)] = (list(dst_dims), list(dst_strides))
@@ -574,7 +602,7 @@ class _Reader:
 
     def _conv(self, conv, outer, const_of, bias, post, result, name) -> None:
         a = conv.attrs
-        if a.get("out_dtype") not in ("", None, "float32"):
+        if a.get("out_dtype") not in ("", None, *_TYPES):
             raise DnnlUnsupported("conv2d out_dtype")
         data_v = outer(conv.operands[0])
         weight = const_of(conv.operands[1])
@@ -587,11 +615,12 @@ class _Reader:
         w_dims, w_st = _kernel_view(weight, a["kernel_layout"], groups)
         lib = self.lib
         step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] else "conv", 0, [])
-        src_md = _md(lib, src_dims, src_st, "conv2d data")
-        dst_md = _md(lib, dst_dims, dst_st, "conv2d output")
-        w_user = _md(lib, w_dims, w_st, "conv2d weight")
-        w_any = _md(lib, w_dims, None, "conv2d weight")
-        b_md = _md(lib, [bias.size], [1], "bias") if bias is not None else None
+        src_md = _md(lib, src_dims, src_st, "conv2d data", _type_of(data_v))
+        dst_md = _md(lib, dst_dims, dst_st, "conv2d output", _type_of(result))
+        w_type = _array_dtype(weight)
+        w_user = _md(lib, w_dims, w_st, "conv2d weight", w_type)
+        w_any = _md(lib, w_dims, None, "conv2d weight", w_type)
+        b_md = _md(lib, [bias.size], [1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, dst_dims, dst_st, step)
         pad = a["padding"]
         nsp = 2
@@ -606,7 +635,7 @@ class _Reader:
         step.args[:0] = [(_ARG_SRC, self._src(data_v)), (_ARG_WEIGHTS, w_chosen)]
         step.logical[_ARG_SRC] = (src_dims, src_st)
         if bias is not None:
-            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias, np.float32), shape=(bias.size,))))
+            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias), shape=(bias.size,), dtype=_array_dtype(bias))))
             step.logical[_ARG_BIAS] = ([bias.size], [1])
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = (dst_dims, dst_st)
@@ -618,7 +647,7 @@ class _Reader:
         weight = const_of(dense.operands[1])
         if data_v is None or weight is None or weight.ndim != 2:
             raise DnnlUnsupported("dense whose weight is not a constant matrix")
-        if dense.attrs.get("out_dtype") not in ("", None, "float32"):  # type: ignore[attr-defined]
+        if dense.attrs.get("out_dtype") not in ("", None, *_TYPES):  # type: ignore[attr-defined]
             raise DnnlUnsupported("dense out_dtype")
         x_shape = list(shape_of(data_v.type))
         if len(x_shape) < 2:
@@ -627,12 +656,13 @@ class _Reader:
         n = weight.shape[0]
         lib = self.lib
         step = _Step(name, "matmul", 0, [])
-        src_md = _md(lib, [m, k], [k, 1], "dense data")
-        dst_md = _md(lib, [m, n], [n, 1], "dense output")
+        src_md = _md(lib, [m, k], [k, 1], "dense data", _type_of(data_v))
+        dst_md = _md(lib, [m, n], [n, 1], "dense output", _type_of(result))
         ws = _elem_strides(weight)
-        w_user = _md(lib, [k, n], [ws[1], ws[0]], "dense weight")  # (N, K) read as K x N
-        w_any = _md(lib, [k, n], None, "dense weight")
-        b_md = _md(lib, [1, n], [n, 1], "bias") if bias is not None else None
+        w_type = _array_dtype(weight)
+        w_user = _md(lib, [k, n], [ws[1], ws[0]], "dense weight", w_type)  # (N, K) read as K x N
+        w_any = _md(lib, [k, n], None, "dense weight", w_type)
+        b_md = _md(lib, [1, n], [n, 1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, [m, n], [n, 1], step)
         pd = lib.xr_dnnl_matmul(attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle)
         if not pd:
@@ -642,7 +672,7 @@ class _Reader:
         step.args[:0] = [(_ARG_SRC, self._src(data_v)), (_ARG_WEIGHTS, w_chosen)]
         step.logical[_ARG_SRC] = ([m, k], [k, 1])
         if bias is not None:
-            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias, np.float32).reshape(1, n), shape=(1, n))))
+            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias).reshape(1, n), shape=(1, n), dtype=_array_dtype(bias))))
             step.logical[_ARG_BIAS] = ([1, n], [n, 1])
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = ([m, n], [n, 1])
@@ -654,6 +684,18 @@ class _Reader:
     def _single(self, op: RelayOp) -> None:
         nm = op.RELAY_NAME
         lib = self.lib
+        if nm in ("nn.conv2d", "nn.dense") and len(op.results) == 1:
+            # offloaded alone (no bias or epilogue matched a pattern): a primitive without post-ops
+            def outer(v: SSAValue) -> SSAValue:
+                return v
+
+            def const_of(v: SSAValue) -> np.ndarray | None:
+                where = self.values.get(v)
+                return where.array if where is not None and where.kind == "const" else None
+
+            make = self._conv if nm == "nn.conv2d" else self._dense
+            make(op, outer, const_of, None, [], op.results[0], nm)
+            return
         res = op.results[0] if len(op.results) == 1 else None
         if res is None:
             raise DnnlUnsupported(f"{nm} with several results")
@@ -679,8 +721,8 @@ class _Reader:
                     alg = _POOL_MAX
                 else:
                     alg = _POOL_AVG_INCLUDE if a.get("count_include_pad") else _POOL_AVG_EXCLUDE
-            src_md = _md(lib, src_dims, src_st, "pool data")
-            dst_md = _md(lib, dst_dims, dst_st, "pool output")
+            src_md = _md(lib, src_dims, src_st, "pool data", _type_of(x))
+            dst_md = _md(lib, dst_dims, dst_st, "pool output", _type_of(res))
             attr = self._attr([])
             pd = lib.xr_dnnl_pool(attr, alg, src_md.handle, dst_md.handle, 2, _i64(strides), _i64(kernel), _i64(dil), _i64(pad[:2]), _i64(pad[2:]))
             step.family = "pool"
@@ -692,8 +734,9 @@ class _Reader:
             shape = list(shape_of(x.type))
             axis = int(a.get("axis", -1)) % len(shape)
             st = _contiguous(shape)
-            src_md = _md(lib, shape, st, "softmax data")
-            dst_md = src_md
+            src_md = _md(lib, shape, st, "softmax data", _type_of(x))
+            dst_md = _md(lib, shape, st, "softmax output", _type_of(res))
+            step.keep += [src_md, dst_md]
             pd = lib.xr_dnnl_softmax(self._attr([]), src_md.handle, dst_md.handle, axis)
             step.args = [(_ARG_SRC, self._src(x))]
             step.logical[_ARG_SRC] = (shape, st)
@@ -705,8 +748,11 @@ class _Reader:
             if axis != len(shape) - 1:
                 raise DnnlUnsupported("layer_norm over an axis that is not the last")
             st = _contiguous(shape)
-            src_md = _md(lib, shape, st, "layer_norm data")
-            dst_md = src_md
+            if _type_of(gamma) != "float32" or _type_of(beta) != "float32":
+                raise DnnlUnsupported("layer_norm scale and shift must be float32")
+            src_md = _md(lib, shape, st, "layer_norm data", _type_of(x))
+            dst_md = _md(lib, shape, st, "layer_norm output", _type_of(res))
+            step.keep += [src_md, dst_md]
             flags = (_USE_SCALE if a.get("scale", True) else 0) | (_USE_SHIFT if a.get("center", True) else 0)
             pd = lib.xr_dnnl_layer_norm(self._attr([]), src_md.handle, dst_md.handle, float(a.get("epsilon", 1e-5)), flags)
             step.args = [(_ARG_SRC, self._src(x))]
@@ -726,16 +772,18 @@ class _Reader:
                 x, y, xs, ys = y, x, ys, xs  # add and multiply commute; src0 is the full shape
             if xs != out_shape:
                 raise DnnlUnsupported("a binary op whose operands both broadcast")
+            if not _type_of(x) == _type_of(y) == _type_of(res):
+                raise DnnlUnsupported("a binary op of mixed types")
             ys = [1] * (len(out_shape) - len(ys)) + ys
             yv = self._src(y)
             y_st = _contiguous(ys) if yv.kind != "const" else None
             if yv.kind == "const":
-                arr = np.ascontiguousarray(yv.array, np.float32).reshape(ys)
-                yv = _Value("const", array=arr, shape=tuple(ys))
+                arr = np.ascontiguousarray(yv.array).reshape(ys)
+                yv = _Value("const", array=arr, shape=tuple(ys), dtype=yv.dtype)
                 y_st = _contiguous(ys)
             st = _contiguous(out_shape)
-            x_md = _md(lib, out_shape, st, "binary operand")
-            y_md = _md(lib, ys, y_st, "binary operand")
+            x_md = _md(lib, out_shape, st, "binary operand", _type_of(x))
+            y_md = _md(lib, ys, y_st, "binary operand", _type_of(y))
             pd = lib.xr_dnnl_binary(self._attr([]), _BINARY[nm], x_md.handle, y_md.handle, x_md.handle)
             step.family = "elementwise"
             step.args = [(_ARG_SRC, self._src(x)), (_ARG_SRC_1, yv)]
@@ -752,7 +800,9 @@ class _Reader:
                 alpha, beta = float(a["a_min"]), float(a["a_max"])
             elif nm == "nn.leaky_relu":
                 alpha = float(a.get("alpha", 0.01))
-            md = _md(lib, out_shape, st, "eltwise data")
+            if _type_of(x) != _type_of(res):
+                raise DnnlUnsupported("an eltwise op that changes type")
+            md = _md(lib, out_shape, st, "eltwise data", _type_of(x))
             pd = lib.xr_dnnl_eltwise(self._attr([]), alg, md.handle, md.handle, alpha, beta)
             step.family = "elementwise"
             step.args = [(_ARG_SRC, self._src(x))]
@@ -778,9 +828,9 @@ class _Reader:
             if by == 1:
                 y_st[0] = 0
             o_st = _contiguous([b, m, n])
-            x_md = _md(lib, x_dims, x_st, "batch_matmul operand")
-            y_md = _md(lib, y_dims, y_st, "batch_matmul operand")
-            o_md = _md(lib, [b, m, n], o_st, "batch_matmul output")
+            x_md = _md(lib, x_dims, x_st, "batch_matmul operand", _type_of(x))
+            y_md = _md(lib, y_dims, y_st, "batch_matmul operand", _type_of(y))
+            o_md = _md(lib, [b, m, n], o_st, "batch_matmul output", _type_of(res))
             pd = lib.xr_dnnl_matmul(self._attr([]), x_md.handle, y_md.handle, None, o_md.handle)
             step.family = "matmul"
             step.args = [(_ARG_SRC, self._src(x)), (_ARG_WEIGHTS, self._src(y))]

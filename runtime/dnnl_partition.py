@@ -188,8 +188,9 @@ def inline_elementwise(module: ModuleOp) -> int:
 
 
 def float32_only(module: ModuleOp) -> bool:
-    """Whether every convolution, dense and matmul computes in float32 and no qnn op is
-    there (the backend's type; quantized models keep the int8 kernels and their rounding)."""
+    """Whether every convolution, dense and matmul computes in float32 (or in bfloat16, as
+    ``to-mixed-precision`` makes them: oneDNN's bf16 kernels) and no qnn op is there (the
+    backend's types; quantized models keep the int8 kernels and their rounding)."""
     from xrelay.dialects.relay import RelayOp, dtype_of
 
     for op in module.walk():
@@ -198,7 +199,7 @@ def float32_only(module: ModuleOp) -> bool:
         if op.RELAY_NAME.startswith("qnn."):
             return False  # quantize/dequantize around float ops: the int8 kernels' rounding
         if op.RELAY_NAME.startswith(("nn.conv", "nn.dense", "nn.matmul", "nn.batch_matmul")):
-            if any(dtype_of(v.type) != "float32" for v in (*op.operands, *op.results)):
+            if any(dtype_of(v.type) not in ("float32", "bfloat16") for v in (*op.operands, *op.results)):
                 return False
     return True
 
