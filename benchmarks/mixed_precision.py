@@ -1,57 +1,103 @@
-"""Accuracy of ``to-mixed-precision`` (float16) against float32 on ResNet-18.
+"""Accuracy of ``xrelay.build(..., mixed_precision=...)`` against float32, beside OpenVINO's default precision.
 
-Both builds (``xrelay.build(mod, params)`` and ``xrelay.build(..., mixed_precision="float16")``)
-run the same random inputs (standard normal, one generator seed); reported: the largest
-absolute difference of the outputs (softmax probabilities), the largest relative difference
-over entries of at least 1e-4, and how often the top-1 classes agree.
+For each model (the ONNX ResNets of ``xrelay.testing.onnx_models``, the models
+``benchmarks/runtime.py`` times), xrelay's float32 build and its ``mixed_precision`` builds
+(``bfloat16``: oneDNN's bf16 convolutions and dense; ``float16``: the native kernels) run the
+same random inputs (standard normal, one generator seed), and so does OpenVINO's CPU plugin at
+its default precision (no ``INFERENCE_PRECISION_HINT``: bf16 on a CPU with AVX512_BF16; 2
+threads) when the ``openvino`` package is installed. Reported against xrelay float32 over all
+inputs: the largest absolute difference of the outputs (logits), the largest difference
+relative to the output's largest magnitude, and on how many inputs the top-1 classes agree.
 
-    python benchmarks/mixed_precision.py [--inputs 100] [--image 224]
+    python benchmarks/mixed_precision.py [--models resnet18 resnet50] [--types bfloat16 float16] [--inputs 100]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
 
 import numpy as np
 from tabulate import tabulate
 
 import xrelay
-from xrelay.testing import resnet
+
+
+def _model(name: str):
+    from xrelay.testing import onnx_models
+
+    return getattr(onnx_models, name)()
+
+
+def _ov_default(model) -> object | None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runtime import _ov_request
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        return _ov_request(path, precision=None)
+
+
+def measure(name: str, types: list[str], inputs: int, seed: int) -> list[list[str]]:
+    from xrelay.frontends.onnx import from_onnx
+
+    model = _model(name)
+    mod, params = from_onnx(model)
+    (inp,) = model.graph.input
+    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    ref = xrelay.build(mod, params)
+    peers: dict[str, object] = {t: xrelay.build(mod, params, mixed_precision=t) for t in types}
+    ov = _ov_default(model)
+    rng = np.random.default_rng(seed)
+    stats = {k: [0.0, 0.0, 0] for k in [*peers, *(["ov"] if ov is not None else [])]}
+    for _ in range(inputs):
+        x = rng.standard_normal(shape).astype("float32")
+        ref.set_input(inp.name, x)
+        ref.run()
+        a = ref.get_output(0).numpy().astype(np.float64)
+        outs = {}
+        for k, m in peers.items():
+            m.set_input(inp.name, x)
+            m.run()
+            outs[k] = m.get_output(0).numpy().astype(np.float64)
+        if ov is not None:
+            (o, *_) = ov.infer({inp.name: x}).values()
+            outs["ov"] = np.asarray(o, np.float64)
+        scale = max(float(np.abs(a).max()), 1e-30)
+        for k, b in outs.items():
+            err = float(np.abs(a - b).max())
+            s = stats[k]
+            s[0] = max(s[0], err)
+            s[1] = max(s[1], err / scale)
+            s[2] += int(a.argmax() == b.argmax())
+    rows = []
+    for k, (abs_err, rel_err, agree) in stats.items():
+        what = "OpenVINO, default precision" if k == "ov" else f"xrelay mixed_precision={k}"
+        rows.append([name, what, f"{abs_err:.3g}", f"{rel_err:.2e}", f"{agree}/{inputs}"])
+    return rows
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", nargs="+", default=["resnet18", "resnet50"], choices=["resnet18", "resnet50", "mobilenet_v2"])
+    ap.add_argument("--types", nargs="+", default=["bfloat16", "float16"], choices=["bfloat16", "float16"])
     ap.add_argument("--inputs", type=int, default=100)
-    ap.add_argument("--image", type=int, default=224)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    shape = (1, 3, args.image, args.image)
-    mod, params = resnet.get_workload(num_layers=18, batch_size=1, image_shape=shape[1:])
-    m32 = xrelay.build(mod, params)
-    m16 = xrelay.build(mod, params, mixed_precision="float16")
-    rng = np.random.default_rng(args.seed)
-    max_abs = max_rel = 0.0
-    agree = 0
-    for _ in range(args.inputs):
-        x = rng.standard_normal(shape).astype("float32")
-        outs = []
-        for m in (m32, m16):
-            m.set_input("data", x)
-            m.run()
-            outs.append(m.get_output(0).numpy().astype("float64"))
-        a, b = outs
-        diff = np.abs(a - b)
-        max_abs = max(max_abs, float(diff.max()))
-        big = np.abs(a) >= 1e-4
-        if big.any():
-            max_rel = max(max_rel, float((diff[big] / np.abs(a[big])).max()))
-        agree += int(a.argmax() == b.argmax())
+    rows = []
+    for name in args.models:
+        rows += measure(name, args.types, args.inputs, args.seed)
     print(
         tabulate(
-            [["ResNet-18", f"{shape}", args.inputs, f"{max_abs:.3g}", f"{max_rel:.3g}", f"{agree}/{args.inputs}"]],
-            headers=["model", "input", "inputs", "max abs err", "max rel err (|p| >= 1e-4)", "top-1 agree"],
+            rows,
+            headers=["model", "build", "max abs err", "max err / max |f32|", "top-1 agrees with f32"],
         )
     )
+    print(f"{args.inputs} standard normal inputs (seed {args.seed}); errors against xrelay float32")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,14 @@ would, the onnxruntime one the ``.onnx`` file; each runs the model 3 times and r
 ``ru_maxrss`` (OpenVINO's too, in a third process). The activation arena of the module is
 checked to be the plan's arena size.
 
+**bfloat16.** Unless ``--no-bf16``, each round also runs xrelay's
+``xrelay.build(..., mixed_precision="bfloat16")`` build (oneDNN's bf16 convolutions and dense)
+and OpenVINO at its default precision (no ``INFERENCE_PRECISION_HINT``: bf16 on a CPU with
+AVX512_BF16); their ratios are to onnxruntime float32 in the same rounds, and their errors
+(largest absolute difference, and relative to the largest magnitude) are against xrelay's
+float32 output on the same input. ``benchmarks/mixed_precision.py`` measures top-1
+agreement over 100 inputs.
+
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
 
@@ -75,6 +83,8 @@ MODELS = {
 }
 SPIN = os.environ.get("XRELAY_BENCH_ORT_SPIN", "0") == "1"
 TARGETS = {"resnet18": 0.9, "resnet50": 0.9, "mobilenet_v2": 1.0, "bert_layer": 1.0}
+BF16_TARGETS = {"resnet18": 0.55, "resnet50": 0.55}
+"""``mixed_precision="bfloat16"`` against onnxruntime float32."""
 
 
 def _model(name: str):
@@ -111,12 +121,14 @@ def _ort_session(model_bytes: bytes, spin: bool = SPIN):
     return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
 
 
-def _build(name: str, model, plan: str, threads: int | None = None, backends=None):
+def _build(name: str, model, plan: str, threads: int | None = None, backends=None, mixed_precision=None):
     import xrelay
     from xrelay.frontends.onnx import from_onnx
 
     mod, params = from_onnx(model)
-    return xrelay.build(mod, params, opt_level=3, plan=plan, threads=threads, backends=backends)
+    return xrelay.build(
+        mod, params, opt_level=3, plan=plan, threads=threads, backends=backends, mixed_precision=mixed_precision
+    )
 
 
 class BusyCore:
@@ -132,21 +144,26 @@ class BusyCore:
         self.proc.wait()
 
 
-def _ov_request(onnx_path: str):
-    """OpenVINO's CPU plugin at float32 with 2 threads, one stream (latency), or None when
-    the ``openvino`` package (the ``bench`` extra) is missing."""
+def _ov_request(onnx_path: str, precision: str | None = "f32"):
+    """OpenVINO's CPU plugin with 2 threads, one stream (latency), at float32 (or, with
+    ``precision=None``, at its default precision: bf16 on a CPU with AVX512_BF16), or None
+    when the ``openvino`` package (the ``bench`` extra) is missing."""
     try:
         import openvino as ov
     except ImportError:
         return None
     core = ov.Core()
-    compiled = core.compile_model(
-        core.read_model(onnx_path),
-        "CPU",
-        {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 2, "NUM_STREAMS": 1,
-         "PERFORMANCE_HINT": "LATENCY"},
-    )  # fmt: skip
+    config = {"INFERENCE_NUM_THREADS": 2, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"}
+    if precision is not None:
+        config["INFERENCE_PRECISION_HINT"] = precision
+    compiled = core.compile_model(core.read_model(onnx_path), "CPU", config)
     return compiled.create_infer_request()
+
+
+def _errors(out: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
+    """Largest absolute difference, and relative to the reference's largest magnitude."""
+    err = float(np.max(np.abs(out.astype(np.float64) - ref)))
+    return err, err / max(float(np.max(np.abs(ref))), 1e-30)
 
 
 def measure_latency(
@@ -158,14 +175,17 @@ def measure_latency(
     threads: int | None = None,
     busy_core: bool = False,
     backends: tuple[str, ...] | None = None,
+    bf16: bool = True,
 ) -> dict:
-    """Rounds of xrelay, onnxruntime (spinning off) and OpenVINO back to back; then, as
-    separate pairs, xrelay against onnxruntime with spinning on."""
+    """Rounds of xrelay, onnxruntime (spinning off), OpenVINO f32, and with ``bf16`` xrelay's
+    ``mixed_precision="bfloat16"`` build and OpenVINO at its default precision, back to back;
+    then, as separate pairs, xrelay against onnxruntime with spinning on."""
     model = _model(name)
     inputs = _inputs(name, model)
     t0 = time.perf_counter()
     m = _build(name, model, plan, threads, backends)
     build_s = time.perf_counter() - t0
+    mbf = _build(name, model, plan, threads, backends, mixed_precision="bfloat16") if bf16 else None
     sess = _ort_session(model.SerializeToString())
     spin_sess = _ort_session(model.SerializeToString(), spin=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -173,33 +193,39 @@ def measure_latency(
         with open(path, "wb") as f:
             f.write(model.SerializeToString())
         ov_req = _ov_request(path)
+        ov_bf = _ov_request(path, precision=None) if bf16 else None
     m.set_input(**inputs)
     m.run()
     (expect, *_) = sess.run(None, inputs)
     out = m.get_output(0).numpy()
-    err = float(np.max(np.abs(out - expect)))
-    rel = float(np.max(np.abs(out - expect)) / max(float(np.max(np.abs(expect))), 1e-30))
-    peers: dict[str, Callable[[], object]] = {"ort": lambda: sess.run(None, inputs)}
+    err, rel = _errors(out, expect)
+    accuracy = {}  # bf16 against xrelay float32
+    if mbf is not None:
+        mbf.set_input(**inputs)
+        mbf.run()
+        accuracy["bf16"] = _errors(mbf.get_output(0).numpy(), out)
+    if ov_bf is not None:
+        (ov_out, *_) = ov_bf.infer(inputs).values()
+        accuracy["ov_bf16"] = _errors(np.asarray(ov_out), out)
+    peers: dict[str, Callable[[], object]] = {"xrelay": m.run, "ort": lambda: sess.run(None, inputs)}
     if ov_req is not None:
         peers["ov"] = lambda: ov_req.infer(inputs)
-    times: dict[str, list[float]] = {"xrelay": [], **{k: [] for k in peers}}
-    ratios: dict[str, list[float]] = {k: [] for k in peers}
+    if mbf is not None:
+        peers["bf16"] = mbf.run
+    if ov_bf is not None:
+        peers["ov_bf16"] = lambda: ov_bf.infer(inputs)
+    times: dict[str, list[float]] = {k: [] for k in peers}
     clock = time.perf_counter
     with BusyCore() if busy_core else contextlib.nullcontext():
         for i in range(warmup + pairs):
-            t = clock()
-            m.run()
-            a = clock() - t
             round_times = {}
             for k, run in peers.items():
                 t = clock()
                 run()
                 round_times[k] = clock() - t
             if i >= warmup:
-                times["xrelay"].append(a)
                 for k, b in round_times.items():
                     times[k].append(b)
-                    ratios[k].append(a / b)
         # spinning on: its threads keep spinning after a run, so only xrelay runs beside it
         spin_ratios, spin_times = [], []
         for i in range(warmup + pairs):
@@ -213,15 +239,26 @@ def measure_latency(
                 spin_ratios.append(a / b)
                 spin_times.append(b)
     med = statistics.median
+
+    def ratio(a: str, b: str) -> float | None:
+        if a not in times or b not in times:
+            return None
+        return med([x / y for x, y in zip(times[a], times[b])])
+
     result = {
         "model": name,
         "xrelay_ms": med(times["xrelay"]) * 1000,
         "ort_ms": med(times["ort"]) * 1000,
-        "ratio": med(ratios["ort"]),
+        "ratio": ratio("xrelay", "ort"),
         "ort_spin_ms": med(spin_times) * 1000,
         "ratio_spin": med(spin_ratios),
         "ov_ms": med(times["ov"]) * 1000 if "ov" in times else None,
-        "ratio_ov": med(ratios["ov"]) if "ov" in ratios else None,
+        "ratio_ov": ratio("xrelay", "ov"),
+        "bf16_ms": med(times["bf16"]) * 1000 if "bf16" in times else None,
+        "ratio_bf16": ratio("bf16", "ort"),
+        "ov_bf16_ms": med(times["ov_bf16"]) * 1000 if "ov_bf16" in times else None,
+        "ratio_ov_bf16": ratio("ov_bf16", "ort"),
+        "accuracy": accuracy,
         "target": TARGETS[name],
         "arena_bytes": m.arena_bytes,
         "plan_arena_bytes": sum(
@@ -235,6 +272,8 @@ def measure_latency(
     }
     if profile:
         result["profile"] = m.profile(runs=3)
+        if mbf is not None:
+            result["profile_bf16"] = mbf.profile(runs=3)
     return result
 
 
@@ -372,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--backends", default=None, help="xrelay's backends, e.g. native or dnnl,native (default: build's)"
     )
+    parser.add_argument(
+        "--no-bf16", action="store_true", help="skip the bfloat16 build and OpenVINO's default precision"
+    )
     parser.add_argument("--int8", action="store_true", help="the int8 table (benchmarks/quantized.py)")
     parser.add_argument("--inputs", type=int, default=100, help="--int8: inputs for the agreement")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -389,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     from tabulate import tabulate
 
     backends = tuple(args.backends.split(",")) if args.backends else None
-    rows = []
+    rows, bf_rows = [], []
     for name in args.models:
         r = measure_latency(
             name,
@@ -400,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
             args.threads,
             args.busy_core,
             backends,
+            bf16=not args.no_bf16,
         )
         rss = None if args.no_rss else measure_rss(name, args.plan, backends)
         target = r["target"]
@@ -426,8 +469,26 @@ def main(argv: list[str] | None = None) -> int:
                 " ".join(f"{k} {v}" for k, v in sorted(r["backends"].items())),
             ]
         )
+        if r["bf16_ms"] is not None:
+            bt = BF16_TARGETS.get(name)
+            acc = r["accuracy"]
+            bf_rows.append(
+                [
+                    name,
+                    f"{r['bf16_ms']:.2f}",
+                    f"{r['ratio_bf16']:.3f}",
+                    "-" if bt is None else f"<= {bt}",
+                    "" if bt is None else ("ok" if r["ratio_bf16"] <= bt else "MISS"),
+                    "-" if r["ov_bf16_ms"] is None else f"{r['ov_bf16_ms']:.2f}",
+                    "-" if r["ratio_ov_bf16"] is None else f"{r['ratio_ov_bf16']:.3f}",
+                    "{:.2g} / {:.1e}".format(*acc["bf16"]),
+                    "-" if "ov_bf16" not in acc else "{:.2g} / {:.1e}".format(*acc["ov_bf16"]),
+                ]
+            )
         if args.profile:
             print(f"== {name}\n{r['profile']}\n", flush=True)
+            if "profile_bf16" in r:
+                print(f"== {name}, bfloat16\n{r['profile_bf16']}\n", flush=True)
     print(
         tabulate(
             rows,
@@ -451,6 +512,16 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     )
+    if bf_rows:
+        print()
+        print(
+            tabulate(
+                bf_rows,
+                headers=["model", "xrelay bf16 ms", "/ ort f32", "target", "", "OpenVINO default ms",
+                         "/ ort f32", "xrelay bf16 err vs f32 (abs / rel)",
+                         "OpenVINO default err vs f32 (abs / rel)"],
+            )  # fmt: skip
+        )
     if "resnet18" in args.models and not args.no_layouts:
         lr = measure_layouts("resnet18", args.plan, max(args.pairs, 1), args.warmup, args.threads)
         print(
@@ -468,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         f"threads {r['threads']}, onnxruntime threads 2, Winograd "
         + ("on" if winograd_enabled() else "off (XRELAY_WINOGRAD=0)")
         + (", one core kept busy by another process" if args.busy_core else "")
-        + f"; OpenVINO {'f32, 2 threads, 1 stream' if _has_openvino() else 'not installed (pip install -e .[bench])'}"
+        + f"; OpenVINO {'f32 (and its default precision beside bf16), 2 threads, 1 stream' if _has_openvino() else 'not installed (pip install -e .[bench])'}"
         + f"; load average {os.getloadavg()[0]:.1f}"
     )
     return 0
