@@ -33,7 +33,14 @@ import re
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    StringAttr,
+)
 from xdsl.ir import Operation
 from xdsl.parser import AttrParser, Parser
 from xdsl.utils.exceptions import ParseError
@@ -86,7 +93,7 @@ def _emit_error(self: Operation, message: str, underlying_error: Exception) -> A
 def _parse_dense(self: AttrParser, type: Any) -> Any:
     start = self._current_token.span.start
     try:
-        return _upstream_parse_dense(self, type)
+        return _float_bits(self, start, _upstream_parse_dense(self, type))
     except ParseError:
         raise
     except (AssertionError, TypeError, ValueError, ArithmeticError, IndexError) as e:
@@ -102,6 +109,33 @@ def _parse_dense(self: AttrParser, type: Any) -> Any:
             # for parsers that report the literal their own way (relay.constant)
             error.dense_literal_reason = str(e) or "it does not fit its type"  # type: ignore[attr-defined]
             raise
+
+
+_LITERAL_ELEMENT = re.compile(r"0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|true|false")
+
+
+def _float_bits(self: AttrParser, start: int, attr: Any) -> Any:
+    """``attr`` with the hex elements of a float literal read as bit patterns, as MLIR reads
+    them (and as xDSL prints NaN and infinities: ``dense<[1.0, 0x7fc00000]>``); xDSL 0.74
+    reads such an element as the integer's value (2.14e9)."""
+    elem = attr.type.element_type
+    if not isinstance(elem, AnyFloat):
+        return attr
+    text = self.lexer.input.content[start : self._current_token.span.start]
+    body = text[: text.find(">")] if text.startswith("<") else text
+    if "0x" not in body or body.lstrip("<").lstrip().startswith('"'):
+        return attr  # no hex element, or a hex blob (already bytes)
+    values = _LITERAL_ELEMENT.findall(body)
+    width = elem.compile_time_size
+    data = bytearray(attr.data.data)
+    count = len(data) // width
+    for i, v in enumerate(values if len(values) == count else values * count):
+        if v.startswith("0x"):
+            bits = int(v, 16)
+            if bits >> (8 * width):
+                self.raise_error(f"hex element {v} does not fit {elem}", start, self._current_token.span.start)
+            data[i * width : (i + 1) * width] = bits.to_bytes(width, "little")
+    return DenseIntOrFPElementsAttr(attr.type, BytesAttr(bytes(data)))
 
 
 MAX_NESTING = 100

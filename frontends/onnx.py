@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
@@ -146,6 +147,16 @@ _ONNX_DTYPES = {
     onnx.TensorProto.UINT32: "uint32",
     onnx.TensorProto.UINT64: "uint64",
     onnx.TensorProto.BOOL: "bool",
+    onnx.TensorProto.FLOAT8E4M3FN: "float8_e4m3fn",
+    onnx.TensorProto.FLOAT8E4M3FNUZ: "float8_e4m3fnuz",
+    onnx.TensorProto.FLOAT8E5M2: "float8_e5m2",
+    onnx.TensorProto.FLOAT8E5M2FNUZ: "float8_e5m2fnuz",
+    onnx.TensorProto.FLOAT8E8M0: "float8_e8m0fnu",
+    onnx.TensorProto.FLOAT4E2M1: "float4_e2m1fn",
+    onnx.TensorProto.INT4: "int4",
+    onnx.TensorProto.UINT4: "uint4",
+    onnx.TensorProto.INT2: "int2",
+    onnx.TensorProto.UINT2: "uint2",
 }
 
 
@@ -629,7 +640,60 @@ def _prelu(im, node):
 @_op("Cast")
 def _cast(im, node):
     dtype = _relay_dtype(node.attrs["to"], f"Cast node '{node.name}'")
-    return im.emit("cast", [node.inputs[0]], dtype=dtype)
+    return [onnx_cast(im, node, node.inputs[0], dtype)]
+
+
+_SATURATING = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+"""The float8 types whose ONNX casts saturate (``saturate``, default 1)."""
+
+
+def onnx_cast(im: _Importer, node: _Node, x: _Val, dtype: str) -> _Val:
+    """ONNX's ``Cast`` of ``x`` to ``dtype`` with ``node``'s ``saturate`` and ``round_mode``.
+
+    Relay's ``cast`` rounds to nearest even and overflows to inf/NaN; ONNX's saturating float8
+    cast clips to the largest finite value first (infinities too, NaN stays NaN), and its cast
+    to float8_e8m0fnu keeps a float32's exponent field, rounded as ``round_mode`` says.
+    """
+    saturate = bool(node.attrs.get("saturate", 1))
+    if dtype == "float8_e8m0fnu":
+        return _to_e8m0(im, node, x, saturate, node.attrs.get("round_mode", "up"))
+    if saturate and dtype in _SATURATING and im.dtype_of(x) != dtype:
+        if im.dtype_of(x) not in ("float16", "float32", "float64"):
+            x = im.cast_like(x, "float32")  # exact here, so the clip itself cannot round
+        big = float(ml_dtypes.finfo(numpy_dtype(dtype)).max)
+        x = im.emit1("clip", [x], a_min=-big, a_max=big)
+    return im.cast_like(x, dtype)
+
+
+def _to_e8m0(im: _Importer, node: _Node, x: _Val, saturate: bool, round_mode: str) -> _Val:
+    """ONNX's cast to float8_e8m0fnu (onnx.numpy_helper.to_float8e8m0) on a float32's bits:
+    the exponent field, one more when ``round_mode`` rounds up (``up``: any fraction;
+    ``nearest``: the first fraction bit and any other bit or a nonzero exponent), NaN/inf
+    become NaN (0xFF) and, saturating, 2**127 does not round up to NaN."""
+    if round_mode not in ("up", "down", "nearest"):
+        raise node.fail(f"round_mode {round_mode!r} is not one of up, down, nearest")
+
+    def u32(v: int) -> _Val:
+        return im.const(np.uint32(v))
+
+    def test(bits: _Val, mask: int) -> _Val:
+        return im.emit1("not_equal", [im.emit1("bitwise_and", [bits, u32(mask)]), u32(0)])
+
+    bits = im.emit1("reinterpret", [im.cast_like(x, "float32")], dtype="uint32")
+    exp = im.emit1("bitwise_and", [im.emit1("right_shift", [bits, u32(23)]), u32(0xFF)])
+    normal = im.emit1("not_equal", [exp, u32(0xFF)])
+    if round_mode == "up":
+        up = im.emit1("logical_and", [test(bits, 0x7FFFFF), normal])
+    elif round_mode == "nearest":
+        rest = im.emit1("logical_or", [test(bits, 0x3FFFFF), im.emit1("not_equal", [exp, u32(0)])])
+        up = im.emit1("logical_and", [im.emit1("logical_and", [test(bits, 0x400000), rest]), normal])
+    else:
+        up = None
+    if up is not None and saturate:
+        up = im.emit1("logical_and", [up, im.emit1("not_equal", [exp, u32(0xFE)])])
+    if up is not None:
+        exp = im.emit1("add", [exp, im.cast_like(up, "uint32")])
+    return im.emit1("reinterpret", [im.cast_like(exp, "uint8")], dtype="float8_e8m0fnu")
 
 
 @_op("Constant")

@@ -17,7 +17,16 @@ import math
 import numpy as np
 
 from xrelay.dialects.relay import numpy_dtype
-from xrelay.frontends.onnx import _CONVERTERS, _REDUCE, _axes_arg, _Importer, _Node, _op, _Val
+from xrelay.frontends.onnx import (
+    _CONVERTERS,
+    _REDUCE,
+    _axes_arg,
+    _Importer,
+    _Node,
+    _op,
+    _Val,
+    onnx_cast,
+)
 
 _REDUCE_STATIC = _CONVERTERS["ReduceMax"]
 
@@ -67,7 +76,7 @@ def _mod(im, node):
 
 @_op("CastLike")
 def _cast_like(im, node):
-    return im.emit("cast", [node.inputs[0]], dtype=im.dtype_of(node.inputs[1]))
+    return [onnx_cast(im, node, node.inputs[0], im.dtype_of(node.inputs[1]))]
 
 
 @_op("ArgMax", "ArgMin")

@@ -17,6 +17,7 @@ Scales and zero points must be constants (initializers), as Relay requires.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -49,8 +50,15 @@ def _zp(a: np.ndarray) -> np.ndarray:
 
 
 def _zp_dtype(node: _Node, i: int, im: _Importer) -> str:
+    """The quantized type: the zero point's, else ``output_dtype`` (opset 21), else uint8."""
     v = node.input(i)
-    return "uint8" if v is None else im.dtype_of(v)
+    if v is not None:
+        return im.dtype_of(v)
+    if node.attrs.get("output_dtype"):
+        from xrelay.frontends.onnx import _relay_dtype
+
+        return _relay_dtype(int(node.attrs["output_dtype"]), f"{node.op_type} node '{node.name}'")
+    return "uint8"
 
 
 def _axis(node: _Node, rank: int, default: int = 1) -> int:
@@ -61,9 +69,11 @@ def _axis(node: _Node, rank: int, default: int = 1) -> int:
 @_op("QuantizeLinear")
 def _quantize_linear(im, node):
     x = node.inputs[0]
+    out_dtype = _zp_dtype(node, 2, im)
+    if out_dtype in _NARROW or node.attrs.get("block_size", 0) or "precision" in node.attrs:
+        return [_quantize_onnx(im, node, out_dtype)]
     s = _scale(_param(im, node, 1, "y_scale", "scale"))
     zp = _param(im, node, 2, "y_zero_point", "zp")
-    out_dtype = _zp_dtype(node, 2, im)
     if im.dtype_of(x) != "float32":
         x = im.cast_like(x, "float32")
     return [
@@ -74,9 +84,110 @@ def _quantize_linear(im, node):
 @_op("DequantizeLinear")
 def _dequantize_linear(im, node):
     x = node.inputs[0]
+    if im.dtype_of(x) in _NARROW or node.attrs.get("block_size", 0) or "output_dtype" in node.attrs:
+        return [_dequantize_onnx(im, node)]
     s = _scale(_param(im, node, 1, "x_scale", "scale"))
     zp = _param(im, node, 2, "x_zero_point", "zp")
     return [_emit(im, "qnn.dequantize", [x, im.const(s), im.const(_zp(zp))], axis=_axis(node, im.rank(x)))]
+
+
+# ---- the narrow types and blocked scales: ONNX's arithmetic in Relay's elementwise ops ------------
+# qnn.quantize/dequantize take int8..int32 and a scalar or per-axis scale (Relay's); float8,
+# float4, int4/int2 and block-wise scales are written out as ONNX's reference computes them.
+
+_NARROW = (
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn",
+    "int4", "uint4", "int2", "uint2",
+)  # fmt: skip
+
+
+def _broadcast_param(im: _Importer, node: _Node, v: _Val, rank: int, shape: tuple) -> _Val:
+    """A scale or zero point shaped to broadcast against the data: a scalar as is, a vector
+    along ``axis``, a blocked one (``block_size``) repeated along ``axis`` and cut to size."""
+    ps = im.shape_of(v)
+    if len(ps) == 0:
+        return v
+    if math.prod(d or 0 for d in ps) == 1:
+        return im.reshape(v, [])
+    axis = _axis(node, rank)
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise node.fail(f"axis {node.attrs.get('axis', 1)} is out of range for rank {rank}")
+    block = int(node.attrs.get("block_size", 0))
+    if not block:
+        if len(ps) != 1:
+            raise node.fail(f"a scale or zero point of shape {list(ps)} needs block_size")
+        return im.reshape(v, [ps[0] if i == axis else 1 for i in range(rank)])
+    if len(ps) != rank:
+        raise node.fail(f"a blocked scale or zero point must have the data's rank {rank}, got {list(ps)}")
+    v = im.emit1("repeat", [v], repeats=block, axis=axis)
+    if shape[axis] is None or ps[axis] * block < shape[axis]:
+        raise node.fail(f"block_size {block} x {ps[axis]} blocks do not cover axis {axis} of {list(shape)}")
+    if ps[axis] * block > shape[axis]:
+        end = [d if i != axis else shape[axis] for i, d in enumerate(im.shape_of(v))]
+        v = im.emit1("strided_slice", [v], begin=[0] * rank, end=end, strides=[1] * rank)
+    return v
+
+
+def _promote(im: _Importer, a: _Val, b: _Val) -> tuple[_Val, _Val]:
+    """``a`` and ``b`` in numpy's common type of the two (ONNX's reference computes so)."""
+    from xrelay.dialects.relay.dtypes import dtype_from_numpy, numpy_dtype
+
+    common = dtype_from_numpy(np.result_type(numpy_dtype(im.dtype_of(a)), numpy_dtype(im.dtype_of(b))))
+    return im.cast_like(a, common), im.cast_like(b, common)
+
+
+def _quantize_onnx(im: _Importer, node: _Node, out_dtype: str) -> _Val:
+    """ONNX's QuantizeLinear: integers ``clip(rint(x / scale) + zero_point)``; float8
+    ``x / scale`` cast as ``saturate`` says (the zero point is 0); float4 ``x / scale +
+    zero_point`` cast (float4 has no inf/NaN: it saturates)."""
+    from xrelay.frontends.onnx import _relay_dtype, onnx_cast
+    from xrelay.frontends.onnx_ops2 import _round_even
+
+    x, scale, zp = node.inputs[0], node.inputs[1], node.input(2)
+    rank, shape = im.rank(x), im.shape_of(x)
+    scale = _broadcast_param(im, node, scale, rank, shape)
+    if "precision" in node.attrs:
+        p = _relay_dtype(int(node.attrs["precision"]), f"QuantizeLinear node '{node.name}'")
+        x, scale = im.cast_like(x, p), im.cast_like(scale, p)
+    x, scale = _promote(im, x, scale)
+    v = im.emit1("divide", [x, scale])
+    if out_dtype.startswith(("int", "uint")):
+        if im.dtype_of(v) not in ("float32", "float64"):
+            v = im.cast_like(v, "float32")
+        v = _round_even(im, _Node("Round", node.name, [v], {}, 1, node.opset))[0]
+        if zp is not None:
+            v = im.emit1("add", [v, im.cast_like(_broadcast_param(im, node, zp, rank, shape), im.dtype_of(v))])
+        lo, hi = _int_range(out_dtype)
+        return im.cast_like(im.emit1("clip", [v], a_min=float(lo), a_max=float(hi)), out_dtype)
+    if out_dtype == "float4_e2m1fn" and zp is not None:
+        v = im.emit1("add", [v, im.cast_like(_broadcast_param(im, node, zp, rank, shape), im.dtype_of(v))])
+    return onnx_cast(im, node, v, out_dtype)
+
+
+def _int_range(dtype: str) -> tuple[int, int]:
+    from xrelay.dialects.relay.dtypes import dtype_bits
+
+    bits = dtype_bits(dtype)
+    return (0, 2**bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def _dequantize_onnx(im: _Importer, node: _Node) -> _Val:
+    """ONNX's DequantizeLinear: ``(float32(x) - float32(zero_point)) * scale`` (float8 and
+    float4 have no zero point to subtract), in the scale's type or ``output_dtype``."""
+    from xrelay.frontends.onnx import _relay_dtype
+
+    x, scale, zp = node.inputs[0], node.inputs[1], node.input(2)
+    rank, shape = im.rank(x), im.shape_of(x)
+    dx = im.cast_like(x, "float32")
+    if zp is not None and im.dtype_of(x).startswith(("int", "uint")):
+        dx = im.emit1("subtract", [dx, im.cast_like(_broadcast_param(im, node, zp, rank, shape), "float32")])
+    scale = _broadcast_param(im, node, scale, rank, shape)
+    out = im.dtype_of(scale)
+    if "output_dtype" in node.attrs and node.attrs["output_dtype"]:
+        out = _relay_dtype(int(node.attrs["output_dtype"]), f"DequantizeLinear node '{node.name}'")
+    dx, scale = _promote(im, dx, scale)
+    return im.cast_like(im.emit1("multiply", [dx, scale]), out)
 
 
 def _requantize(im, acc: _Val, in_scale: np.ndarray, y_scale, y_zp, out_dtype: str) -> _Val:

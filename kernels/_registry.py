@@ -15,12 +15,12 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-import ml_dtypes
 import numpy as np
 
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
-from xrelay.dialects.relay import RELAY_OPS, RelayOp
+from xrelay.dialects.relay import RELAY_OPS, RelayOp, numpy_dtype
+from xrelay.dialects.relay.dtypes import NARROW_COMPUTE
 
 
 class Kernel(Protocol):
@@ -50,51 +50,66 @@ def register(
                 raise ValueError(f"kernel {name!r} registered twice")
             op = RELAY_OPS.get(name) or DYN_OPS.get(name) or QNN_OPS.get(name, defaults_of)
             defaults = {} if op is None else op.default_attrs()
-            kernel = _through_float32(fn, name)
+            kernel = fn if name in _OWN_DTYPES else _through_wide(fn, name)
             KERNELS[name] = functools.partial(kernel, **defaults) if defaults else kernel
         return fn
 
     return wrap
 
 
-BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-"""bfloat16 arrays are ml_dtypes' (numpy has none); kernels never see them (``_through_float32``)."""
+NARROW_WIDE: dict[np.dtype, np.dtype] = {
+    numpy_dtype(name): numpy_dtype(wide) for name, wide in NARROW_COMPUTE.items()
+}
+"""ml_dtypes' arrays (bfloat16, float8, float4, int4, int2) and the numpy dtype kernels compute
+them in; kernels never see them (``_through_wide``)."""
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")
+_OWN_DTYPES = ("cast", "cast_like", "reinterpret")
+"""Kernels that take every dtype as it is (they convert or view, not compute)."""
 
 
-def _through_float32(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``fn`` computing bfloat16 in float32, rounding to bfloat16 at the edges.
+def _narrow(x: Any) -> np.dtype | None:
+    dt = getattr(x, "dtype", None)
+    return dt if dt in NARROW_WIDE else None
 
-    numpy cannot compute in bfloat16, so bfloat16 inputs are widened to float32 (exact), a
-    ``"bfloat16"`` dtype attribute becomes ``"float32"``, the kernel runs, and float32 results
-    that stand for bfloat16 values (the op's dtype attribute says bfloat16, or it has none and
-    the first float input, ``cast_like``'s second, was bfloat16) are rounded to bfloat16 to
-    nearest even, as ONNX and ml_dtypes round. Other calls go straight to ``fn``.
+
+def _through_wide(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` computing the narrow dtypes (``NARROW_COMPUTE``) in float32 / int8 / uint8,
+    rounding back at the edges.
+
+    numpy cannot compute in bfloat16, float8, int4, ..., so such inputs are widened (exactly),
+    a narrow dtype attribute becomes its wide one, the kernel runs, and wide results that stand
+    for narrow values (the op's dtype attribute says so, or it has none and the first narrow
+    input has that dtype widened) are converted back as ml_dtypes converts:
+    floats to nearest even (NaN/inf where the type has them), integers wrap. Other calls go
+    straight to ``fn``. ``cast``, ``cast_like`` and ``reinterpret`` take every dtype as it is.
     """
-    like = 1 if name == "cast_like" else None
 
     @functools.wraps(fn)
     def kernel(*inputs: Any, out: Any = None, **attrs: Any) -> Any:
-        bf16_in = any(getattr(x, "dtype", None) == BFLOAT16 for x in inputs)
-        bf16_attr = any(attrs.get(k) == "bfloat16" for k in _DTYPE_ATTRS)
-        bf16_out = out is not None and any(getattr(o, "dtype", None) == BFLOAT16 for o in _outs(out))
-        if not (bf16_in or bf16_attr or bf16_out):
+        narrow_attr = [
+            numpy_dtype(attrs[k]) for k in _DTYPE_ATTRS if attrs.get(k) in NARROW_COMPUTE
+        ]
+        if not (
+            narrow_attr
+            or any(_narrow(x) is not None for x in inputs)
+            or (out is not None and any(_narrow(o) is not None for o in _outs(out)))
+        ):
             return fn(*inputs, out=out, **attrs)
-        wide = [x.astype(np.float32) if getattr(x, "dtype", None) == BFLOAT16 else x for x in inputs]
+        wide = [x.astype(NARROW_WIDE[x.dtype]) if _narrow(x) is not None else x for x in inputs]
         given = [attrs.get(k) for k in _DTYPE_ATTRS if attrs.get(k) not in (None, "")]
         for k in _DTYPE_ATTRS:
-            if attrs.get(k) == "bfloat16":
-                attrs[k] = "float32"
+            if attrs.get(k) in NARROW_COMPUTE:
+                attrs[k] = NARROW_COMPUTE[attrs[k]]
         result = fn(*wide, **attrs)
-        floats = [x for x in inputs if _is_float(x)]
-        src = inputs[like] if like is not None and len(inputs) > like else (floats[0] if floats else None)
-        narrow = bf16_attr or (
-            getattr(src, "dtype", None) == BFLOAT16 and not any(d.startswith("float") for d in given)
-        )
+        if narrow_attr:
+            target = narrow_attr[0]
+        else:
+            src = next((x for x in inputs if _narrow(x) is not None), None)
+            target = None if given or _narrow(src) is None else src.dtype
         multi = isinstance(result, tuple | list)
         results = [
-            r.astype(BFLOAT16) if narrow and getattr(r, "dtype", None) == np.float32 else r
+            _round(r, target) if target is not None and getattr(r, "dtype", None) == NARROW_WIDE[target] else r
             for r in (result if multi else [result])
         ]
         if out is None:
@@ -106,9 +121,10 @@ def _through_float32(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     return kernel
 
 
-def _is_float(x: Any) -> bool:
-    dt = getattr(x, "dtype", None)
-    return dt is not None and (dt == BFLOAT16 or dt.kind == "f")
+def _round(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``x`` (float32 / int8 / uint8) as the narrow ``dtype``, as ml_dtypes converts."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(x).astype(dtype)
 
 
 def _outs(out: Any) -> list[Any]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xrelay.dialects.relay import numpy_dtype
+
 from ._registry import compute_dtype, emit, emit_many, norm_axis, register, to_numpy_dtype
 
 # ---- scans -------------------------------------------------------------------------------------
@@ -129,7 +131,7 @@ def einsum(*xs: np.ndarray, out: np.ndarray | None = None, equation: str) -> np.
 @register("reinterpret")
 def reinterpret(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.ndarray:
     """Relay ``reinterpret``: the same bytes read as ``dtype`` (same element width)."""
-    dt = to_numpy_dtype(dtype)
+    dt = numpy_dtype(dtype)
     if dt.itemsize != x.dtype.itemsize:
         raise ValueError(f"reinterpret: {x.dtype} and {dt} differ in width")
     return emit(x.view(dt), out, "reinterpret")  # same width: any layout can be viewed

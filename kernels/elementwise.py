@@ -14,7 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.dialects.relay.dtypes import dtype_bits, numpy_dtype
+
 from ._registry import (
+    NARROW_WIDE,
     check_float,
     check_out,
     compute_dtype,
@@ -221,20 +224,42 @@ def cast(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.ndar
     """Relay ``cast(x, dtype)`` between any pair of supported dtypes.
 
     float -> int truncates toward zero like a C cast; values outside the target range wrap
-    modulo 2**bits (via int64); NaN and infinities give unspecified values (as in C).
-    Anything -> bool is ``x != 0``; bool -> number gives 0/1.
+    modulo 2**bits (via int64; int4/int2 too); NaN and infinities give unspecified values (as
+    in C). Anything -> bool is ``x != 0``; bool -> number gives 0/1. To the narrow floats
+    (bfloat16, float8, float4) a value rounds to nearest even, as ml_dtypes converts: too large
+    a value becomes infinity where the type has one, else NaN (float8_e4m3fn, the FNUZ types;
+    float4_e2m1fn, which has neither, saturates); ONNX's saturating casts clip first.
     """
-    dt = to_numpy_dtype(dtype)
+    dt = numpy_dtype(dtype)
+    wide = NARROW_WIDE.get(x.dtype)
+    if wide is not None:  # exact: every narrow value is a float32 / int8 / uint8 value
+        x = x.astype(wide)
+    target = NARROW_WIDE.get(dt, dt)
     with np.errstate(all="ignore"):
-        if x.dtype.kind == "f" and dt.kind in "iu" and dt.itemsize < 8:
+        if x.dtype.kind == "f" and target.kind in "iu" and target.itemsize < 8:
             # Through int64 so out-of-range values wrap deterministically instead of
             # hitting the platform's undefined float->small-int conversion.
-            res = np.trunc(x).astype(np.int64).astype(dt)
+            res = _wrap(np.trunc(x).astype(np.int64), dtype).astype(dt)
+        elif target.kind in "iu" and dt != target:  # int -> int4/int2
+            res = _wrap(x.astype(np.int64), dtype).astype(dt)
         elif dt == np.bool_:
             res = x != 0
+        elif dt != target and x.dtype.kind != "f":  # int/bool -> a narrow float
+            res = x.astype(np.float64).astype(dt)
         else:
             res = x.astype(dt)
     return emit(res, out, "cast", dt)
+
+
+def _wrap(v: np.ndarray, dtype: str) -> np.ndarray:
+    """int64 ``v`` wrapped modulo 2**bits into ``dtype``'s range (as an int64 array)."""
+    bits = dtype_bits(dtype)
+    if bits >= 64:
+        return v
+    if dtype.startswith("uint"):
+        return v & ((1 << bits) - 1)
+    half = 1 << (bits - 1)
+    return ((v + half) & ((1 << bits) - 1)) - half
 
 
 def _identity(name: str, extra_ok: bool = False):

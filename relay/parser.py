@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, RelayTypeError, numpy_dtype
+from xrelay.dialects.relay.dtypes import DTYPES
 from xrelay.error import TVMError
 from xrelay.relay.expr import (
     Call,
@@ -297,10 +298,7 @@ _BINOPS = {
 
 _DTYPE_ALIASES = {"int": "int32", "uint": "uint32", "float": "float32"}
 
-_DTYPES = {
-    "float16", "float32", "float64", "bfloat16", "bool",
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-}  # fmt: skip
+_DTYPES = frozenset(DTYPES)
 
 
 class _Parser:

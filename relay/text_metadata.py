@@ -29,6 +29,9 @@ __all__ = ["MetadataError", "decode_ndarray", "encode_ndarray", "read_metadata",
 _MAGIC = 0xDD5E40F096B4A13F
 _KIND_BY_CODE = {0: "int", 1: "uint", 2: "float", 4: "bfloat"}
 _CODE_BY_KIND = {"i": 0, "u": 1, "f": 2, "b": 1}
+_NDARRAY_DTYPES = {f"{k}{b}" for k in ("int", "uint") for b in (8, 16, 32, 64)} | {
+    "float16", "float32", "float64"
+}  # the float8 / int4 types postdate TVM 0.19's NDArray codes
 
 
 class MetadataError(ValueError, TVMError):
@@ -44,6 +47,8 @@ def encode_ndarray(arr: np.ndarray, dtype: str) -> str:
     elif dtype == "bfloat16":
         code, bits = 4, 16
         data = arr.astype("<u2").tobytes()
+    elif arr.dtype.kind not in _CODE_BY_KIND or dtype not in _NDARRAY_DTYPES:
+        raise MetadataError(f"TVM's NDArray layout has no type code for {dtype}")
     else:
         code, bits = _CODE_BY_KIND[arr.dtype.kind], arr.dtype.itemsize * 8
         data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()

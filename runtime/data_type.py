@@ -7,8 +7,14 @@
     ('float32x4', 4)
 
 Accepted strings are TVM's: ``int<bits>``, ``uint<bits>``, ``float<bits>``, ``bfloat16``,
-``bool`` (``uint1``), ``handle``, each optionally followed by ``x<lanes>``; ``int``,
-``uint`` and ``float`` alone mean 32 bits. Anything else is a ``TVMError`` naming the string.
+``bool`` (``uint1``), ``handle``, and TVM's narrow floats ``float8_e4m3fn``, ``float8_e5m2``,
+``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e8m0fnu``, ``float4_e2m1fn`` (each with
+DLPack's own type code), each optionally followed by ``x<lanes>``; ``int``, ``uint`` and
+``float`` alone mean 32 bits. Anything else is a ``TVMError`` naming the string.
+
+    >>> t = DataType("float8_e4m3fn")
+    >>> t.type_code, t.bits, str(t)
+    (10, 8, 'float8_e4m3fn')
 """
 
 from __future__ import annotations
@@ -29,6 +35,24 @@ class DataTypeCode:
     FLOAT = 2
     HANDLE = 3
     BFLOAT = 4
+    FLOAT8_E4M3FN = 10
+    FLOAT8_E4M3FNUZ = 11
+    FLOAT8_E5M2 = 12
+    FLOAT8_E5M2FNUZ = 13
+    FLOAT8_E8M0FNU = 14
+    FLOAT4_E2M1FN = 17
+
+
+_NARROW_FLOATS = {
+    "float8_e4m3fn": (DataTypeCode.FLOAT8_E4M3FN, 8),
+    "float8_e4m3fnuz": (DataTypeCode.FLOAT8_E4M3FNUZ, 8),
+    "float8_e5m2": (DataTypeCode.FLOAT8_E5M2, 8),
+    "float8_e5m2fnuz": (DataTypeCode.FLOAT8_E5M2FNUZ, 8),
+    "float8_e8m0fnu": (DataTypeCode.FLOAT8_E8M0FNU, 8),
+    "float4_e2m1fn": (DataTypeCode.FLOAT4_E2M1FN, 4),
+}
+_NARROW_NAME = {code: name for name, (code, _) in _NARROW_FLOATS.items()}
+_NARROW_SYNTAX = re.compile(rf"^({'|'.join(_NARROW_FLOATS)})(?:x(\d+))?$")
 
 
 _PREFIX = {
@@ -63,6 +87,13 @@ class DataType:
             return
         if s.startswith("boolx"):
             s = "uint1x" + s[len("boolx") :]
+        narrow = _NARROW_SYNTAX.match(s)
+        if narrow is not None:
+            name, lanes = narrow.groups()
+            (self.type_code, self.bits), self.lanes = _NARROW_FLOATS[name], int(lanes or 1)
+            if self.lanes <= 0:
+                raise TVMError(f"unknown data type {type_str!r}: lanes must be positive")
+            return
         m = _SYNTAX.match(s)
         if m is None:
             raise TVMError(f"unknown data type {type_str!r} (expected e.g. int8, float32, uint1x4, bool)")
@@ -86,6 +117,8 @@ class DataType:
             base = "bool"
         elif self.type_code == DataTypeCode.HANDLE:
             base = "handle"
+        elif self.type_code in _NARROW_NAME:
+            base = _NARROW_NAME[self.type_code]
         else:
             base = f"{_CODE_NAME[self.type_code]}{self.bits}"
         return base if self.lanes == 1 else f"{base}x{self.lanes}"

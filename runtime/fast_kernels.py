@@ -224,7 +224,7 @@ def _generic(kernel: Callable[..., Any], vals: list[Any], attrs: dict[str, Any],
 
 def _float_same(*arrays: np.ndarray) -> bool:
     dt = arrays[0].dtype
-    return dt.kind == "f" and dt != np.float16 and all(a.dtype == dt for a in arrays)
+    return dt in (np.float32, np.float64) and all(a.dtype == dt for a in arrays)
 
 
 def _fast_binary(op: RelayOp, vals, out, ws, opts):

@@ -57,6 +57,7 @@ from tabulate import tabulate
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.dialects.relay import dtype_of, shape_of
+from xrelay.dialects.relay.dtypes import dtype_from_numpy, from_stored
 from xrelay.error import TVMError
 from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
 from xrelay.runtime.graph_json import export, main_constants, read_export, verify_export
@@ -265,6 +266,7 @@ class GraphModule:
         buf = self._executor.input_buffers[i]
         arr = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
         want_dt = dtype_of(self._executor.input_types[i].element_type)
+        arr = from_stored(arr, want_dt)
         if arr.shape != buf.shape:
             raise GraphModuleError(
                 f"input '{name}': expected shape {buf.shape} ({want_dt}), got {arr.shape}"
@@ -316,6 +318,7 @@ class GraphModule:
             arr = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
             const = self._constants[self.param_names.index(name)]
             want = const.numpy()
+            arr = from_stored(arr, dtype_from_numpy(want.dtype))
             if arr.shape != want.shape or arr.dtype != want.dtype:
                 raise GraphModuleError(
                     f"param '{name}': expected {want.dtype} of shape {want.shape}, got "

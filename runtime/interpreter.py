@@ -38,6 +38,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -58,8 +59,8 @@ from xdsl.irdl import VarResultDef
 
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
-from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, numpy_dtype, shape_of
-from xrelay.dialects.relay.dtypes import DTYPES, element_type, too_large
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+from xrelay.dialects.relay.dtypes import DTYPES, element_type, from_stored, too_large
 from xrelay.error import TVMError
 from xrelay.transforms.infra import module_op
 
@@ -410,6 +411,7 @@ def _coerce(name: str, value: Any, ty: Attribute) -> Any:
     if not isinstance(ty, TensorType):
         return value
     want = _runnable_dtype(f"input '{name}'", ty)
+    value = from_stored(value, ty.element_type)
     if not isinstance(value, np.ndarray):
         # Python scalars and lists get the declared dtype when numpy calls that safe-ish.
         arr = np.asarray(value)
@@ -494,7 +496,7 @@ def bind_inputs(
 
 def _runnable_dtype(name: str, ty: TensorType) -> np.dtype:
     """The numpy dtype the interpreter computes ``ty`` in; RunError for element types it has
-    no arrays for (complex, f8, index, i7, ...); bfloat16 is ml_dtypes'."""
+    no arrays for (complex, f8E4M3, index, i7, ...); bfloat16, float8, int4, ... are ml_dtypes'."""
     try:
         return numpy_dtype(ty.element_type)
     except ValueError:
@@ -507,8 +509,10 @@ def _runnable_dtype(name: str, ty: TensorType) -> np.dtype:
 def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -> np.ndarray:
     """A random array of a static tensor type.
 
-    Floats are standard normal, signed integers uniform in [-5, 5], unsigned ones in [0, 10],
-    bools fair coin flips: small integers keep index-like inputs meaningful.
+    Floats are standard normal (rounded to the narrow float types; float8_e8m0fnu, which
+    holds only powers of two, gets 2**-4 .. 2**4), signed integers uniform in [-5, 5], unsigned
+    ones in [0, 10] (both cut to the range of int4/int2/uint4/uint2), bools fair coin flips:
+    small integers keep index-like inputs meaningful.
     """
     if not isinstance(ty, TensorType):
         raise RunError(f"{name}: cannot make random data for non-tensor type {ty}")
@@ -519,13 +523,17 @@ def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -
     refusal = too_large(f"{name} ({ty})", int(np.prod(shape, dtype=object)) * want.itemsize)
     if refusal:
         raise RunError(refusal)
-    if want.kind == "f" or want == numpy_dtype("bfloat16"):
+    dtype = dtype_of(ty.element_type)
+    if dtype == "float8_e8m0fnu":  # powers of two only
+        return np.exp2(rng.integers(-4, 5, size=shape)).astype(want)
+    if dtype.startswith(("float", "bfloat")):
         return rng.standard_normal(shape).astype(want)
-    if want.kind == "b":
+    if dtype == "bool":
         return rng.random(shape) < 0.5
-    if want.kind == "u":
-        return rng.integers(0, 11, size=shape).astype(want)
-    return rng.integers(-5, 6, size=shape).astype(want)
+    info = ml_dtypes.iinfo(want)  # int4/int2 have fewer values than [-5, 5]
+    if dtype.startswith("uint"):
+        return rng.integers(0, min(10, int(info.max)) + 1, size=shape).astype(want)
+    return rng.integers(max(-5, int(info.min)), min(5, int(info.max)) + 1, size=shape).astype(want)
 
 
 def random_inputs(

@@ -20,6 +20,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from xrelay.error import TVMError
@@ -37,10 +38,19 @@ class ParamsFormatError(TVMError, ValueError):
     """Bytes that are not a valid TVM parameter dict."""
 
 
+_FLOAT8 = {
+    DataType(name).type_code: np.dtype(getattr(ml_dtypes, name))
+    for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
+}
+"""The 8-bit floats by their DLPack type code (TVM writes these codes)."""
+
+
 def _dtype_fields(dtype: np.dtype) -> tuple[int, int, int]:
     if dtype == np.bool_:
         return DataTypeCode.UINT, 1, 1  # TVM stores bool as uint1 in one byte each
     t = DataType(dtype.name)
+    if t.bits < 8:  # TVM packs these several to a byte; xrelay holds one element per byte
+        raise ParamsFormatError(f"{dtype.name} parameters cannot be saved in TVM's format")
     return t.type_code, t.bits, t.lanes
 
 
@@ -49,6 +59,8 @@ def _numpy_dtype(code: int, bits: int, lanes: int, where: str) -> np.dtype:
         raise ParamsFormatError(f"{where}: vector dtype with {lanes} lanes is not supported")
     if code == DataTypeCode.UINT and bits == 1:
         return np.dtype(np.bool_)
+    if bits == 8 and code in _FLOAT8:
+        return _FLOAT8[code]
     names = {DataTypeCode.INT: "int", DataTypeCode.UINT: "uint", DataTypeCode.FLOAT: "float"}
     if code not in names:
         raise ParamsFormatError(f"{where}: unsupported dtype code {code} ({bits} bits)")

@@ -22,6 +22,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import ConstantOp, numpy_dtype, shape_of
+from xrelay.dialects.relay.dtypes import from_stored
 from xrelay.error import TVMError
 
 
@@ -48,7 +49,7 @@ def bind_params_by_name(
         if name is None or name not in params:
             keep.append(arg)
             continue
-        array = np.asarray(params[name])
+        array = from_stored(np.asarray(params[name]), arg.type.element_type)
         want_shape = shape_of(arg.type)
         want_dtype = numpy_dtype(arg.type.element_type)
         if tuple(array.shape) != tuple(want_shape) or array.dtype != want_dtype:

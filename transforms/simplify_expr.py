@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import ml_dtypes
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -25,7 +26,8 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from xrelay.dialects.relay import ConstantOp, OpPattern, RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay import ConstantOp, OpPattern, RelayOp, dtype_of, numpy_dtype, shape_of
+from xrelay.dialects.relay.dtypes import dtype_bits
 from xrelay.dialects.relay.ops import parse_layout
 from xrelay.kernels import KERNELS
 from xrelay.transforms._relay_rewrite import OpBuilder, constant_value
@@ -555,6 +557,8 @@ _CODE = {"int": 0, "uint": 1, "float": 2}  # Relay's kInt < kUInt < kFloat
 
 
 def _code_bits(dtype: str) -> tuple[str, int]:
+    if dtype.startswith(("float8_", "float4_")):  # each a type code of its own in TVM
+        return dtype, dtype_bits(dtype)
     for prefix in ("bfloat", "float", "uint", "int"):
         if dtype.startswith(prefix):
             return prefix, int(dtype[len(prefix) :])
@@ -595,15 +599,11 @@ class SimplifyConsecutiveCast(_RelayPattern):
 
 
 def _dtype_range(dtype: str) -> tuple[float, float] | None:
-    if dtype.startswith(("int", "uint")):
-        info = np.iinfo(np.dtype(dtype))
-        return float(info.min), float(info.max)
-    if dtype.startswith("float"):
-        info = np.finfo(np.dtype(dtype))
-        return float(info.min), float(info.max)
-    if dtype == "bfloat16":
-        return -3.3895313892515355e38, 3.3895313892515355e38
-    return None
+    if dtype == "bool":
+        return None
+    dt = numpy_dtype(dtype)
+    info = ml_dtypes.iinfo(dt) if dtype.startswith(("int", "uint")) else ml_dtypes.finfo(dt)
+    return float(info.min), float(info.max)
 
 
 def _range_contains(dtype: str, lo: float, hi: float) -> bool:

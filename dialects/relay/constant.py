@@ -35,7 +35,14 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, numpy_dtype, tensor_type, too_large
+from xrelay.dialects.relay.dtypes import (
+    DTYPES,
+    dtype_of,
+    from_stored,
+    numpy_dtype,
+    tensor_type,
+    too_large,
+)
 
 
 @dataclass
@@ -86,6 +93,9 @@ def params_source(params: Mapping[str, np.ndarray] | None) -> Iterator[None]:
         _PARAMS_SOURCE.reset(token)
 
 
+_SIGN_EXTENDED = (numpy_dtype("int4"), numpy_dtype("int2"))
+
+
 def dense_from_numpy(array: np.ndarray, ty: TensorType | None = None) -> DenseIntOrFPElementsAttr:
     """A dense elements attribute holding ``array``'s bytes (no per-element Python work)."""
     array = np.asarray(array)
@@ -97,6 +107,10 @@ def dense_from_numpy(array: np.ndarray, ty: TensorType | None = None) -> DenseIn
     if array.dtype == np.bool_:
         array = array.astype(np.uint8)
         want = np.dtype(np.uint8)
+    elif want in _SIGN_EXTENDED:
+        # xDSL keeps an i4/i2 element in a sign-extended byte; ml_dtypes keeps only its low bits
+        array = np.asarray(array, dtype=want).astype(np.int8)
+        want = np.dtype(np.int8)
     data = np.ascontiguousarray(array, dtype=want).tobytes()
     return DenseIntOrFPElementsAttr(ty, BytesAttr(data))
 
@@ -109,6 +123,8 @@ def numpy_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     if dtype == "bool":
         raw = np.frombuffer(attr.data.data, dtype=np.uint8)
         arr = raw.astype(np.bool_)
+    elif numpy_dtype(dtype) in _SIGN_EXTENDED:
+        arr = np.frombuffer(attr.data.data, dtype=np.int8).astype(numpy_dtype(dtype))
     else:
         arr = np.frombuffer(attr.data.data, dtype=numpy_dtype(dtype))
     n = int(np.prod(shape)) if shape else 1
@@ -195,7 +211,21 @@ class ConstantOp(IRDLOperation):
             printer.print_string("dense_resource<__elided__> : ")
             printer.print_attribute(self.result.type)
             return
+        if self._non_finite():
+            # xDSL prints NaN/inf as their bits (0x7fc00000) but parses such a literal back as an
+            # integer value: write the whole data as a hex blob, which parses back bit for bit
+            printer.print_string(f'dense<"0x{self.value.data.data.hex().upper()}"> : ')
+            printer.print_attribute(self.result.type)
+            return
         printer.print_attribute(self.value)
+
+    def _non_finite(self) -> bool:
+        """Whether this is float data with a NaN or an infinity."""
+        dtype = dtype_of(self.result.type)
+        if not (dtype.startswith("float") or dtype == "bfloat16"):
+            return False
+        with np.errstate(invalid="ignore"):
+            return not bool(np.isfinite(self.numpy().astype(np.float32)).all())
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
@@ -211,6 +241,8 @@ class ConstantOp(IRDLOperation):
                 where = "no params were given (use --params FILE.npz)" if params is None else "the params have no such entry"
                 parser.raise_error(f"relay.constant @{name}: {where}", pos, parser.pos)
             array = np.asarray(params[name])
+            if isinstance(ty, TensorType):
+                array = from_stored(array, ty.element_type)
             if not isinstance(ty, TensorType) or tuple(array.shape) != tuple(ty.get_shape()):
                 parser.raise_error(
                     f"relay.constant @{name}: params entry has shape {tuple(array.shape)} "

@@ -3,10 +3,18 @@
 Relay names dtypes with strings (``"float32"``, ``"int8"``, ``"bool"``); xrelay stores tensors as
 builtin ``tensor<...>`` types (docs/design.md, decision 1): float16/32/64 -> f16/f32/f64, bfloat16 ->
 bf16, intN -> iN (signless means signed, as in Relay), uintN -> uiN, bool -> i1.
+
+The narrow types (TVM's names, which are also ml_dtypes'): float8_e4m3fn -> f8E4M3FN,
+float8_e5m2 -> f8E5M2, float8_e4m3fnuz -> f8E4M3FNUZ, float8_e5m2fnuz -> f8E5M2FNUZ,
+float8_e8m0fnu -> f8E8M0FNU, float4_e2m1fn -> f4E2M1FN, int4/int2 -> i4/i2, uint4/uint2 ->
+ui4/ui2. numpy has none of them: their arrays are ml_dtypes', one byte per element (also the
+sub-byte ones: ``byte_size`` is Relay's ``ceil(bits / 8)`` per element, the planned arena holds
+them unpacked), and kernels compute them in float32 / int8 (``NARROW_COMPUTE``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import ml_dtypes
@@ -14,6 +22,12 @@ import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -37,6 +51,19 @@ _DTYPE_TO_ELEM: dict[str, Attribute] = {
 for _bits in (8, 16, 32, 64):
     _DTYPE_TO_ELEM[f"int{_bits}"] = IntegerType(_bits)
     _DTYPE_TO_ELEM[f"uint{_bits}"] = IntegerType(_bits, Signedness.UNSIGNED)
+_NARROW_FLOATS: dict[str, Attribute] = {
+    "float8_e4m3fn": Float8E4M3FNType(),
+    "float8_e5m2": Float8E5M2Type(),
+    "float8_e4m3fnuz": Float8E4M3FNUZType(),
+    "float8_e5m2fnuz": Float8E5M2FNUZType(),
+    "float8_e8m0fnu": Float8E8M0FNUType(),
+    "float4_e2m1fn": Float4E2M1FNType(),
+}
+_DTYPE_TO_ELEM.update(_NARROW_FLOATS)
+for _bits in (2, 4):
+    _DTYPE_TO_ELEM[f"int{_bits}"] = IntegerType(_bits)
+    _DTYPE_TO_ELEM[f"uint{_bits}"] = IntegerType(_bits, Signedness.UNSIGNED)
+_ELEM_TO_DTYPE: dict[Attribute, str] = {elem: name for name, elem in _DTYPE_TO_ELEM.items()}
 
 DTYPES: tuple[str, ...] = tuple(_DTYPE_TO_ELEM)
 """Every dtype xrelay knows, by its Relay name."""
@@ -56,6 +83,22 @@ _NUMPY = {
     "uint32": np.uint32,
     "uint64": np.uint64,
 }
+_NUMPY.update({name: getattr(ml_dtypes, name) for name in _NARROW_FLOATS})
+_NUMPY.update({name: getattr(ml_dtypes, name) for name in ("int4", "uint4", "int2", "uint2")})
+
+NARROW_COMPUTE: dict[str, str] = {
+    "bfloat16": "float32",
+    **{name: "float32" for name in _NARROW_FLOATS},
+    "int4": "int8",
+    "int2": "int8",
+    "uint4": "uint8",
+    "uint2": "uint8",
+}
+"""The dtypes numpy cannot compute in (ml_dtypes' arrays) and the dtype kernels compute them in:
+every value converts exactly, results round back (to nearest even, as ONNX and ml_dtypes do;
+integers wrap)."""
+
+_BITS = {"bfloat16": 16, "float4_e2m1fn": 4}
 
 
 def element_type(dtype: str) -> Attribute:
@@ -70,6 +113,9 @@ def dtype_of(elem: Attribute) -> str:
     """The Relay dtype string of a builtin element type (or of a tensor type)."""
     if isinstance(elem, TensorType):
         elem = elem.element_type
+    known = _ELEM_TO_DTYPE.get(elem)
+    if known is not None:
+        return known
     if isinstance(elem, Float32Type):
         return "float32"
     if isinstance(elem, Float16Type):
@@ -98,6 +144,27 @@ def numpy_dtype(dtype: str | Attribute) -> np.dtype:
         raise ValueError(f"dtype '{dtype}' has no numpy equivalent") from None
 
 
+def from_stored(array: np.ndarray, dtype: str | Attribute) -> np.ndarray:
+    """``array`` viewed as ``dtype`` when it holds that narrow dtype's raw bytes.
+
+    ``.npy``/``.npz`` files cannot name ml_dtypes' types: ``np.save`` writes a bfloat16 /
+    float8 / int4 array as raw void (``V2``/``V1``) elements, and ``np.load`` gives those back.
+    Loaders of typed values (params, inputs) read such bytes as the type they expect; any other
+    array is returned as is (and checked by the caller).
+    """
+    want = numpy_dtype(dtype)
+    if (
+        isinstance(array, np.ndarray)
+        and array.dtype != want
+        and array.dtype.kind == "V"
+        and array.dtype.fields is None
+        and array.dtype.itemsize == want.itemsize
+        and dtype_from_numpy(want) in NARROW_COMPUTE
+    ):
+        return array.view(want)
+    return array
+
+
 def dtype_from_numpy(dt: np.dtype | type) -> str:
     dt = np.dtype(dt)
     for name, np_type in _NUMPY.items():
@@ -107,9 +174,14 @@ def dtype_from_numpy(dt: np.dtype | type) -> str:
 
 
 def dtype_bits(dtype: str) -> int:
+    """The bits of one element (``float8_e4m3fn``: 8, ``int4``: 4; ``bool``: 8, its storage)."""
     if dtype == "bool":
         return 8  # Relay stores bool as one byte (DataType::Bool() has 1 bit but 8-bit storage)
-    return int("".join(c for c in dtype if c.isdigit()))
+    if dtype in _BITS:
+        return _BITS[dtype]
+    if dtype.startswith("float8_"):
+        return 8
+    return int(re.match(r"[a-z]+(\d+)", dtype).group(1))
 
 
 Shape = tuple[int | None, ...]
@@ -133,7 +205,9 @@ def is_static(t: Attribute) -> bool:
 
 
 def byte_size(t: TensorType) -> int:
-    """Relay's size: prod(shape) * ceil(bits * lanes / 8); requires a static shape."""
+    """Relay's size: prod(shape) * ceil(bits * lanes / 8); requires a static shape.
+
+    So an int4/int2/float4 element takes one byte, as its ml_dtypes array does."""
     if not t.has_static_shape():
         raise ValueError(f"{t} has a dynamic shape")
     n = 1

@@ -23,7 +23,7 @@ CONSTANT = """func.func @main() -> tensor<SHAPExT> {
   func.return %c : tensor<SHAPExT>
 }
 """
-UNRUNNABLE = ["i72", "f80", "complex<f32>", "f8E4M3FN", "index", "i7"]
+UNRUNNABLE = ["i72", "f80", "complex<f32>", "f8E4M3B11FNUZ", "index", "i7"]
 
 
 def _one_error(capsys, tool: str) -> str:
