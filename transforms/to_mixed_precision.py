@@ -142,7 +142,8 @@ for _names, _category in (
 
 
 def _is_float(dtype: str) -> bool:
-    return dtype.startswith("float") or dtype == "bfloat16"
+    """The types this pass converts (float8/float4 values are left as they are)."""
+    return dtype in _MIXED_TYPES
 
 
 class _Converter:
