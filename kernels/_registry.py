@@ -63,6 +63,9 @@ NARROW_WIDE: dict[np.dtype, np.dtype] = {
 """ml_dtypes' arrays (bfloat16, float8, float4, int4, int2) and the numpy dtype kernels compute
 them in; kernels never see them (``_through_wide``)."""
 
+BFLOAT16 = numpy_dtype("bfloat16")
+"""ml_dtypes' bfloat16 (numpy has none)."""
+
 _DTYPE_ATTRS = ("dtype", "out_dtype")
 _OWN_DTYPES = ("cast", "cast_like", "reinterpret")
 """Kernels that take every dtype as it is (they convert or view, not compute)."""
