@@ -49,9 +49,11 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
+from xrelay.dialects.relay import FUNC_ATTRS
 from xrelay.error import TVMError
 
 __all__ = [
@@ -709,7 +711,11 @@ class ModulePassAdapter(Pass):
         return self._info
 
     def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
-        self.module_pass.apply(get_xdsl_context(), module_op(mod))
+        if self._info.name in RELAY_FUNCTION_PASSES:
+            with _external_functions_hidden(module_op(mod)):
+                self.module_pass.apply(get_xdsl_context(), module_op(mod))
+        else:
+            self.module_pass.apply(get_xdsl_context(), module_op(mod))
         if self._info.name not in RELAY_UNTYPED_MODULE_PASSES:
             mark_types_inferred(module_op(mod))
         if self._info.name in RELAY_FUNCTION_PASSES and ctx.instruments:
@@ -721,6 +727,48 @@ class ModulePassAdapter(Pass):
 
     def __repr__(self) -> str:
         return f"<ModulePassAdapter {self._info.name}: {self.module_pass!r}>"
+
+
+@contextmanager
+def _external_functions_hidden(module: ModuleOp) -> Iterator[None]:
+    """Hide the functions a Relay function pass must not touch while it runs.
+
+    Relay's ``FunctionPass`` rewrites only "optimizable" functions (``AsOptimizableFunctionNode``
+    in ``relay/ir/function.cc``): not those with a ``Compiler`` attribute (partitioned for an
+    external codegen) or a nonzero ``Extern`` / ``SkipOptimization``. Each such ``func.func``
+    is swapped for a private declaration with the same name, type and attributes while the
+    pass runs (calls to it still resolve and type), then put back in its place.
+    """
+    hidden: list[tuple[FuncOp, FuncOp]] = []
+    for op in list(module.ops):
+        if isinstance(op, FuncOp) and op.body.blocks and _skips_optimization(op):
+            decl = FuncOp.external(
+                op.sym_name.data, list(op.function_type.inputs), list(op.function_type.outputs)
+            )
+            decl.attributes.update(op.attributes)
+            op.parent_block().insert_op_before(decl, op)  # type: ignore[union-attr]
+            op.detach()
+            hidden.append((decl, op))
+    try:
+        yield
+    finally:
+        for decl, op in hidden:
+            block = decl.parent_block()
+            if block is not None:  # a pass that erased the declaration erased the function
+                block.insert_op_before(op, decl)
+                decl.detach()
+            decl.erase(safe_erase=False)
+
+
+def _skips_optimization(func: FuncOp) -> bool:
+    attrs = func.attributes
+    if FUNC_ATTRS["Compiler"] in attrs:
+        return True
+    for key in ("Extern", "SkipOptimization"):
+        value = attrs.get(FUNC_ATTRS[key])
+        if isinstance(value, IntegerAttr) and value.value.data != 0:
+            return True
+    return False
 
 
 RELAY_FUNCTION_PASSES: frozenset[str] = frozenset(

@@ -52,6 +52,8 @@ FUNC_ATTRS = {
     "Compiler": "relay.compiler",
     "global_symbol": "relay.global_symbol",
     "PartitionedFromPattern": "relay.partitioned_from_pattern",
+    "Extern": "relay.extern",
+    "SkipOptimization": "relay.skip_optimization",
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 

@@ -152,3 +152,31 @@ def test_batch_norm_region_with_three_outputs():
     # a positive variance, so batch_norm's outputs are finite
     var = np.random.default_rng(3).uniform(0.5, 2.0, 16).astype("float32")
     check_semantics(lambda m: relay.transform.PartitionGraph()(m), before, params={"bn_var": var})
+
+
+@pytest.mark.parametrize("attr", [("Compiler", "dnnl"), ("SkipOptimization", 1), ("Extern", 1)])
+def test_function_passes_skip_external_functions(attr):
+    # Relay's FunctionPass rewrites only AsOptimizableFunctionNode functions: a function with
+    # a Compiler attribute, or a nonzero SkipOptimization / Extern, is left as it is.
+    def bn_of(x):
+        c = [relay.const(np.full((2,), v, "float32")) for v in (2.0, 0.5, 0.1, 4.0)]
+        return relay.nn.batch_norm(x, *c)[0]
+
+    x, y = relay.var("x", shape=(1, 2, 4, 4)), relay.var("y", shape=(1, 2, 4, 4))
+    gv = relay.GlobalVar("ext_0")
+    mod = relay.IRModule()
+    mod[gv] = relay.Function([x], bn_of(x)).with_attr(*attr)
+    mod["main"] = relay.Function([y], relay.add(gv(y), bn_of(y)))
+    mod = relay.transform.InferType()(mod)
+    data = np.random.default_rng(0).standard_normal((1, 2, 4, 4)).astype("float32")
+    expected = relay.create_executor(mod=mod).evaluate()(data).numpy()
+    ext_text = mod["ext_0"].astext()
+    seq = relay.transform.Sequential(
+        [relay.transform.SimplifyInference(), relay.transform.FoldConstant()]
+    )
+    mod = seq(mod)
+    assert mod["ext_0"].astext() == ext_text and "nn.batch_norm" in ext_text
+    assert "nn.batch_norm" not in mod["main"].astext()
+    assert [g.name_hint for g in mod.get_global_vars()] == ["ext_0", "main"]
+    result = relay.create_executor(mod=mod).evaluate()(data).numpy()
+    np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-6)

@@ -110,3 +110,30 @@ func.func @ln_axis(%x: tensor<2x4x3xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) 
   %0 = relay.nn.layer_norm %x, %g, %b {axis = -2, center = false, epsilon = 0.001} : (tensor<2x4x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3xf32>
   func.return %0 : tensor<2x4x3xf32>
 }
+
+// -----
+
+// Relay's function passes leave functions for an external codegen (`relay.compiler`) and
+// those marked `relay.skip_optimization` alone (AsOptimizableFunctionNode); @main is rewritten.
+// CHECK-LABEL: func.func @ext_0
+// CHECK-NEXT:    relay.nn.batch_norm
+// CHECK-LABEL: func.func @keep
+// CHECK-NEXT:    relay.nn.batch_norm
+// CHECK-LABEL: func.func @main
+// CHECK-NOT:     relay.nn.batch_norm
+// CHECK:         func.call @ext_0
+// CHECK:         func.call @keep
+func.func @ext_0(%x: tensor<1x2xf32>, %g: tensor<2xf32>) -> tensor<1x2xf32> attributes {relay.compiler = "dnnl", relay.global_symbol = "ext_0"} {
+  %0, %1, %2 = relay.nn.batch_norm %x, %g, %g, %g, %g : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  func.return %0 : tensor<1x2xf32>
+}
+func.func @keep(%x: tensor<1x2xf32>, %g: tensor<2xf32>) -> tensor<1x2xf32> attributes {relay.skip_optimization = 1 : i64} {
+  %0, %1, %2 = relay.nn.batch_norm %x, %g, %g, %g, %g : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  func.return %0 : tensor<1x2xf32>
+}
+func.func @main(%x: tensor<1x2xf32>, %g: tensor<2xf32>) -> tensor<1x2xf32> {
+  %0, %1, %2 = relay.nn.batch_norm %x, %g, %g, %g, %g : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %3 = func.call @ext_0(%0, %g) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %4 = func.call @keep(%3, %g) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  func.return %4 : tensor<1x2xf32>
+}
