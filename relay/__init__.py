@@ -79,6 +79,7 @@ __all__ = [
     "bind_params_by_name",
     "build",
     "const",
+    "create_executor",
     "expr",
     "fromtext",
     "load_param_dict",
@@ -103,6 +104,19 @@ def build(ir_mod: typing.Any, target: typing.Any = None, **kwargs: typing.Any) -
     from xrelay.relay.build_module import build as _build
 
     return _build(ir_mod, target, **kwargs)
+
+
+def create_executor(
+    kind: str = "debug",
+    mod: typing.Any = None,
+    device: typing.Any = None,
+    target: typing.Any = "llvm",
+    params: typing.Any = None,
+) -> typing.Any:
+    """Relay's ``relay.create_executor``; see ``xrelay.relay.build_module.create_executor``."""
+    from xrelay.relay.build_module import create_executor as _create
+
+    return _create(kind, mod, device, target, params)
 
 
 def fromtext(text: str, source_name: str = "from_string") -> IRModule:

@@ -26,7 +26,13 @@ from xrelay.relay.expr import Constant, Function
 from xrelay.relay.expr_functor import substitute
 from xrelay.runtime.module import GraphExecutorFactoryModule
 
-__all__ = ["GraphExecutorFactoryModule", "bind_params_by_name", "build"]
+__all__ = [
+    "Executor",
+    "GraphExecutorFactoryModule",
+    "bind_params_by_name",
+    "build",
+    "create_executor",
+]
 
 
 def bind_params_by_name(func: Function, params: Mapping[str, Any]) -> Function:
@@ -124,3 +130,166 @@ def build(
     if host_target is not None and host_target.kind == "c":
         return module  # a CModule: get_source(), lib["default"](dev), set_input/run/get_output
     return GraphExecutorFactoryModule(module, mod_name)
+
+
+# --------------------------------------------------------------------------------------
+# create_executor
+# --------------------------------------------------------------------------------------
+
+EXECUTOR_KINDS = ("debug", "graph", "vm", "aot")
+"""``create_executor`` kinds. ``debug`` and ``vm`` run the reference interpreter (xrelay has
+no VM; the interpreter also runs what the arena runtime cannot: If, dynamic shapes);
+``graph`` and ``aot`` compile with ``xrelay.build`` and run in the arena runtime."""
+
+
+def create_executor(
+    kind: str = "debug",
+    mod: Any = None,
+    device: Any = None,
+    target: Any = "llvm",
+    params: Mapping[str, Any] | None = None,
+) -> Executor:
+    """Relay's ``relay.create_executor``: an ``Executor`` whose ``evaluate()`` runs ``mod``.
+
+    ``params`` binds ``main``'s parameters by name first, as in Relay. ``device`` and
+    ``target`` must mean the host CPU. An unknown ``kind`` is an error, as in Relay.
+    """
+    from xrelay.relay.module import IRModule
+    from xrelay.runtime.build import BuildError
+    from xrelay.runtime.device import check_runnable
+    from xrelay.runtime.target import TargetError, resolve_build_target
+
+    if kind not in EXECUTOR_KINDS:
+        raise RuntimeError(f"unknown execution strategy: {kind}")
+    check_runnable(device, "create an executor")
+    try:
+        resolve_build_target(target, None)
+    except TargetError as e:
+        raise BuildError(str(e)) from None
+    mod = IRModule() if mod is None else mod.clone()
+    if params is not None:
+        mod = IRModule.from_expr(bind_params_by_name(mod["main"], params))
+    return Executor(kind, mod)
+
+
+class Executor:
+    """Relay's ``relay.backend.Executor`` (made by ``create_executor``)."""
+
+    def __init__(self, kind: str, mod: Any):
+        self.kind = kind
+        self.mod = mod
+
+    def evaluate(self, expr: Any = None, binds: Mapping[Any, Any] | None = None) -> Any:
+        """Relay's ``Executor.evaluate``: with no ``expr``, a callable running ``main``; with a
+        ``Function`` or ``GlobalVar``, a callable running it; with any other (closed)
+        expression, its value. ``binds`` maps variables of ``expr`` to expressions first.
+        Callables take ``main``'s parameters by position or by name and return an
+        ``NDArray`` (a tuple of them for a tuple result)."""
+        from xrelay.relay.analysis import free_vars
+        from xrelay.relay.expr import Expr, GlobalVar
+        from xrelay.relay.scope_builder import ScopeBuilder
+
+        if binds:
+            # As Relay: each binding becomes a Let around the expression.
+            if expr is None:
+                raise ValueError("Executor.evaluate: binds need an expression to bind in")
+            sb = ScopeBuilder()
+            for var, value in binds.items():
+                sb.let(var, value if isinstance(value, Expr) else Constant(_arg_value(value)))
+            sb.ret(expr)
+            expr = sb.get()
+        if expr is None:
+            return self._make_executor("main")
+        if isinstance(expr, GlobalVar):
+            return self._make_executor(expr.name_hint)
+        if isinstance(expr, Function):
+            if free_vars(expr):
+                raise ValueError(
+                    "Executor.evaluate: the function has free variables "
+                    + ", ".join("%" + v.name_hint for v in free_vars(expr))
+                )
+            return self._make_executor("main", expr)
+        missing = free_vars(expr)
+        if missing:
+            names = ", ".join("%" + v.name_hint for v in missing)
+            raise ValueError(f"Executor.evaluate: the expression has free variables {names}")
+        return self._make_executor("main", Function([], expr))()
+
+    def _make_executor(self, entry: str, func: Function | None = None) -> Any:
+        from xrelay.relay.expr import TupleType
+        from xrelay.runtime.interpreter import run as interpret
+        from xrelay.runtime.ndarray import array
+
+        mod = self.mod.clone()
+        if func is not None:
+            mod["main"] = func
+        if entry not in [g.name_hint for g in mod.get_global_vars()]:
+            raise ValueError(f"Executor.evaluate: the module has no function @{entry}")
+        fn = mod[entry]
+        params = [p.name_hint for p in fn.params]
+        ret_type = fn.checked_type.ret_type
+        run = _arena_runner(mod, entry) if self.kind in ("graph", "aot") else None
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            values = _convert_args(params, args, kwargs)
+            flat = run(values) if run is not None else interpret(mod, values, entry=entry)
+            it = iter(flat)
+
+            def unflatten(t: Any) -> Any:
+                if isinstance(t, TupleType):
+                    return tuple(unflatten(f) for f in t.fields)
+                return array(next(it))
+
+            return unflatten(ret_type)
+
+        return call
+
+
+def _arena_runner(mod: Any, entry: str) -> Any:
+    """``entry`` of ``mod`` built by ``xrelay.build`` at the current opt level; a function
+    from the inputs to the flat outputs."""
+    from xrelay.runtime.build import build as xbuild
+    from xrelay.transforms.infra import PassContext
+
+    if entry != "main":
+        mod = mod.clone()
+        mod["main"] = mod[entry]
+    m = xbuild(mod, None, opt_level=PassContext.current().opt_level, partition=False)
+
+    def run(values: list[Any]) -> list[Any]:
+        for i, v in enumerate(values):
+            m.set_input(i, v)
+        m.run()
+        return [np.array(m.get_output(i)) for i in range(m.get_num_outputs())]
+
+    return run
+
+
+def _convert_args(params: list[str], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
+    """The inputs in parameter order, from positional then keyword arguments (Relay's
+    ``Executor._convert_args``), each an array or a Python scalar."""
+    if len(args) > len(params):
+        raise ValueError(f"expected {len(params)} arguments, got {len(args)}")
+    for i, name in enumerate(params[: len(args)]):
+        if name in kwargs:
+            raise ValueError(
+                f"duplicate argument supplied in both positional args (at position: {i}), "
+                f"and keyword argument (with name: {name})"
+            )
+    unknown = sorted(set(kwargs) - set(params))
+    if unknown:
+        raise ValueError(f"unexpected keyword arguments {unknown}; the parameters are {params}")
+    values = list(args)
+    for name in params[len(args) :]:
+        if name not in kwargs:
+            raise ValueError(f"insufficient arguments: no value for parameter {name}")
+        values.append(kwargs[name])
+    return [_arg_value(v) for v in values]
+
+
+def _arg_value(v: Any) -> Any:
+    if isinstance(v, Constant):
+        return v.data.numpy()
+    if isinstance(v, tuple | list):
+        raise TypeError("tuple arguments are not supported: pass each tensor of the tuple")
+    return v.numpy() if hasattr(v, "numpy") else v

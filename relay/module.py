@@ -111,6 +111,7 @@ class _Lowering:
         self.outlined: dict[int, tuple[str, list[Var]]] = {}
         self.new_funcs: list[FuncOp] = []
         self.fn_alias: dict[int, Function] = {}  # let-bound variable -> the function literal
+        self.defining: tuple[str, Function] | None = None  # the global being defined (recursion)
 
     def unique_name(self, base: str) -> str:
         if base not in self.symbols:
@@ -296,6 +297,28 @@ class _Lowering:
             name = callee.name_hint
             if name not in self.symbols:
                 ft = callee._type
+                if self.defining is not None and self.defining[0] == name:
+                    # A recursive call: typed by the function's own type (its parameters
+                    # and its body's type, known once the body's other paths are typed).
+                    ft = self.defining[1]._type
+                    if not isinstance(ft, FuncType):
+                        raise RelayTypeError(
+                            f"in @{where}: the recursive call of @{name} needs the function's "
+                            "return type: give it a ret_type"
+                        )
+                    want = [
+                        t for p in ft.arg_types for t in (p.fields if isinstance(p, TupleType) else [p])
+                    ]
+                    got = [o.type for o in operands]
+                    if want != got:
+                        raise RelayTypeError(
+                            f"in @{where}: recursive call of @{name} with argument types "
+                            f"({', '.join(map(str, got))}) but it takes ({', '.join(map(str, want))})"
+                        )
+                    outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
+                    call = CallOp(name, operands, list(outs))
+                    block.add_op(call)
+                    return list(call.results)
                 if self.allow_external and isinstance(ft, FuncType):
                     outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
                     call = CallOp(name, operands, list(outs))
@@ -400,6 +423,7 @@ def lower_function(
     symbols = _symbols(module) if module is not None else {}
     symbols.pop(name, None)
     low = _Lowering(symbols, allow_external)
+    low.defining = (name, fn)
     main = low.lower(fn, name, private=False)
     return [*low.new_funcs, main]
 
