@@ -180,6 +180,9 @@ def _dequantize_onnx(im: _Importer, node: _Node) -> _Val:
     x, scale, zp = node.inputs[0], node.inputs[1], node.input(2)
     rank, shape = im.rank(x), im.shape_of(x)
     dx = im.cast_like(x, "float32")
+    if zp is not None and im.dtype_of(x).startswith("float8") and zp.known:
+        if np.asarray(zp.const).view(np.uint8).any():  # ONNX's reference refuses it too
+            raise node.fail("a float8 zero point must be 0")
     if zp is not None and im.dtype_of(x).startswith(("int", "uint")):
         dx = im.emit1("subtract", [dx, im.cast_like(_broadcast_param(im, node, zp, rank, shape), "float32")])
     scale = _broadcast_param(im, node, scale, rank, shape)

@@ -276,3 +276,43 @@ def test_the_c_target_refuses_narrow_types_by_name():
     mod = relay.IRModule.from_expr(relay.Function([x], relay.cast(relay.cast(x, "float8_e4m3fn"), "float32")))
     with pytest.raises(Exception, match="float8_e4m3fn, which the C target does not compute in"):
         xrelay.build(relay.transform.InferType()(mod), target="c")
+
+
+def test_kernels_compute_narrow_floats_in_float32_and_round_once():
+    rng = np.random.default_rng(0)
+    f8 = np.dtype(ml_dtypes.float8_e4m3fn)
+    a = rng.standard_normal((3, 4)).astype(f8)
+    b = rng.standard_normal((4, 5)).astype(f8)
+    got = KERNELS["nn.matmul"](a, b)
+    assert got.dtype == f8
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(f8)
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+    # out of range: NaN for e4m3fn (no infinity), the result of a float32 sum rounded once
+    big = np.array([448.0, 448.0], np.float32).astype(f8)
+    assert np.isnan(KERNELS["add"](big, big).astype(np.float32)).all()
+    # int4 arithmetic wraps; comparisons give bools
+    i4 = np.array([7, -8, 3], np.int8).astype(ml_dtypes.int4)
+    np.testing.assert_array_equal(KERNELS["add"](i4, i4).astype(np.int8), [-2, 0, 6])
+    assert KERNELS["less"](i4, i4).dtype == np.bool_
+
+
+def test_relay_text_names_the_types_and_its_metadata_refuses_them():
+    from xrelay.relay.text_metadata import MetadataError, encode_ndarray
+
+    m = relay.fromtext('#[version = "0.0.5"]\ndef @main(%x: Tensor[(2), float8_e4m3fn]) { cast(%x, dtype="int4") }')
+    assert "Tensor[(2), int4]" in m.astext()
+    with pytest.raises(MetadataError, match="no type code for int4"):
+        encode_ndarray(np.zeros(2, ml_dtypes.int4), "int4")
+
+
+def test_a_nonzero_float8_zero_point_is_refused():
+    from xrelay.frontends import OnnxImportError
+
+    g = helper.make_graph(
+        [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", T.FLOAT8E4M3FN, [2])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2])],
+        initializer=[helper.make_tensor("s", T.FLOAT, [], [2.0]), helper.make_tensor("z", T.FLOAT8E4M3FN, [], [1.0])],
+    )  # fmt: skip
+    with pytest.raises(OnnxImportError, match="a float8 zero point must be 0"):
+        XrelayBackend.prepare(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]))
