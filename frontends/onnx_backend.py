@@ -42,7 +42,7 @@ from onnx import numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType
 
 from xrelay.error import TVMError
-from xrelay.frontends.onnx import OnnxRunTimeValueError, import_onnx
+from xrelay.frontends.onnx import OnnxRunTimeValueError, import_onnx, load_model
 
 __all__ = ["BackendError", "XrelayBackend", "XrelayBackendRep", "prepare", "run_model", "run_node", "supports_device"]
 
@@ -72,6 +72,7 @@ class XrelayBackendRep(BackendRep):
     def __init__(self, model: onnx.ModelProto, mode: str, **build_kwargs: Any) -> None:
         if mode not in MODES:
             raise BackendError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        model = load_model(model)  # a proto or a path; anything else is an OnnxImportError
         self.mode = mode
         init_names = {t.name for t in model.graph.initializer}
         self.input_names = [i.name for i in model.graph.input if i.name not in init_names]

@@ -79,6 +79,7 @@ from xrelay.relay.expr import (
 from xrelay.relay.function_attrs import func_attrs_from_ir, func_attrs_to_ir
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.infra import mark_types_unknown, types_inferred
+from xrelay.transforms.npz import NpzError, read_npz
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
@@ -596,8 +597,10 @@ class IRModule:
         text = Path(path_mlir).read_text()
         params = None
         if path_npz is not None:
-            with np.load(path_npz, allow_pickle=False) as data:
-                params = {k: data[k] for k in data.files}
+            try:
+                params = read_npz(path_npz)
+            except NpzError as e:
+                raise ValueError(f"cannot read the weights '{path_npz}': {e}") from None
         return IRModule.from_text(text, params)
 
     # ---- functions ------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from xrelay.dialects.memory import (
     PoolOp,
 )
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
+from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime import fast_int8, fast_nhwc  # noqa: F401 - they add their fast kernels
 from xrelay.runtime.fast_kernels import (
@@ -77,6 +78,19 @@ StepCompiler = Callable[
 
 class ExecutorError(ValueError, TVMError):
     """The program cannot be executed; the message names the op or input at fault."""
+
+
+def _refuse_what_cannot_fit(pool_sizes: Mapping[str, int], function: func.FuncOp) -> None:
+    """Refuse, before allocating, arenas and input buffers larger than the machine's memory
+    (a hostile or mistaken shape would otherwise be a ``MemoryError`` deep in numpy)."""
+    wanted = [(f"memory pool '{name}'", size) for name, size in pool_sizes.items()]
+    for i, arg in enumerate(function.body.block.args):
+        if isinstance(arg.type, TensorType) and arg.type.has_static_shape():
+            wanted.append((f"input '{_name_of(arg, i)}' ({arg.type})", byte_size(arg.type)))
+    for what, nbytes in [*wanted, ("the arenas and inputs together", sum(n for _, n in wanted))]:
+        message = too_large(what, nbytes)
+        if message is not None:
+            raise ExecutorError(message)
 
 
 def aligned_empty(nbytes: int, alignment: int = ARENA_ALIGNMENT) -> np.ndarray:
@@ -179,6 +193,7 @@ class Executor:
                 if op.size is None:
                     raise ExecutorError(f"memory.pool @{op.pool_name} has no planned size")
                 self.pool_sizes[op.pool_name] = op.size.value.data
+        _refuse_what_cannot_fit(self.pool_sizes, self.function)
         self.arenas = {name: aligned_empty(size) for name, size in self.pool_sizes.items()}
         self.external_bytes = 0
         self._relay_interp: Any = None

@@ -63,6 +63,7 @@ from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
 from xrelay.runtime.graph_json import export, main_constants, read_export, verify_export
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.parallel import blas_single_thread
+from xrelay.transforms.npz import read_npz
 
 __all__ = [
     "BenchmarkResult",
@@ -600,8 +601,7 @@ def _read_params(params: bytes | Mapping[str, Any]) -> dict[str, Any]:
         except ParamsFormatError as e:
             raise GraphModuleError(f"cannot read params: {e}") from None
     try:
-        with np.load(io.BytesIO(bytes(params)), allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
+        return read_npz(bytes(params))
     except (OSError, ValueError) as e:
         raise GraphModuleError(f"cannot read params: {e}") from None
 

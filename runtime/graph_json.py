@@ -56,6 +56,7 @@ from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.error import TVMError
 from xrelay.transforms._devices import device_copy_of, function_devices, functions_by_name
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
+from xrelay.transforms.npz import read_npz
 from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
 from xrelay.transforms.utils import verify_module
@@ -401,8 +402,7 @@ def read_export(
             doc = json.load(f)
         with open(lib_mlir_path, encoding="utf-8") as f:
             text = f.read()
-        with np.load(params_npz_path, allow_pickle=False) as data:
-            params = {k: data[k] for k in data.files}
+        params = read_npz(params_npz_path)
     except (OSError, ValueError) as e:
         raise GraphJsonError(f"cannot read the export: {e}") from None
     try:

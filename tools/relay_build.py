@@ -21,6 +21,7 @@ shape, a pool too small) is one message on stderr and exit 1; nothing is written
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -96,6 +97,8 @@ def execute(args: argparse.Namespace) -> int:
         raise ToolError(f"--target {args.target}: {e}") from None
     if args.plan not in ALGORITHMS:
         raise ToolError(f"unknown planning algorithm '{args.plan}' (known: {', '.join(ALGORITHMS)})")
+    if args.time_limit is not None and not (0 < args.time_limit < math.inf):
+        raise ToolError(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
     sections = {}
     for spec in args.section:
         pool, sep, section = spec.partition("=")

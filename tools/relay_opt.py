@@ -34,6 +34,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xrelay.dialects import get_all_dialects
 from xrelay.tools._io import write_output
 from xrelay.transforms import get_all_passes
+from xrelay.transforms.npz import NpzError, read_npz
 from xrelay.transforms.utils import verify_module
 
 
@@ -223,14 +224,14 @@ def register_devices(specs: Sequence[str]) -> None:
             raise ToolError(f"--register-device '{spec}': {e}") from None
 
 
-def load_params(path: str) -> dict[str, np.ndarray]:
+def load_params(path: str, what: str = "params") -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file; any problem with it is one ``ToolError``."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
+        return read_npz(path)
     except OSError as e:
-        raise ToolError(f"cannot read params '{path}': {e.strerror or e}") from None
-    except ValueError as e:
-        raise ToolError(f"cannot read params '{path}': {e}") from None
+        raise ToolError(f"cannot read {what} '{path}': {e.strerror or e}") from None
+    except NpzError as e:
+        raise ToolError(f"cannot read {what} '{path}': {e}") from None
 
 
 class ToolError(Exception):

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
@@ -179,7 +180,7 @@ def load_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
                 raise ToolError(f"bad --input '{spec}': expected NAME=FILE.npy or FILE.npz")
             put(name, _load_array(path), spec)
         elif spec.endswith(".npz"):
-            for key, value in load_params(spec).items():
+            for key, value in load_params(spec, "inputs").items():
                 put(key, value, spec)
         else:
             raise ToolError(f"bad --input '{spec}': expected NAME=FILE.npy or FILE.npz")
@@ -191,16 +192,17 @@ def _load_array(path: str) -> np.ndarray:
         data = np.load(path, allow_pickle=False)
     except OSError as e:
         raise ToolError(f"cannot read input '{path}': {e.strerror or e}") from None
-    except ValueError as e:
-        raise ToolError(f"cannot read input '{path}': {e}") from None
+    except (ValueError, EOFError, zipfile.BadZipFile):
+        raise ToolError(f"cannot read input '{path}': not an .npy or .npz file") from None
     if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            if len(data.files) != 1:
-                raise ToolError(
-                    f"input '{path}' holds {len(data.files)} arrays; use --input {path} "
-                    "to bind them all by name"
-                )
-            return data[data.files[0]]
+        data.close()
+        arrays = load_params(path, "input")
+        if len(arrays) != 1:
+            raise ToolError(
+                f"input '{path}' holds {len(arrays)} arrays; use --input {path} "
+                "to bind them all by name"
+            )
+        return next(iter(arrays.values()))
     return data
 
 

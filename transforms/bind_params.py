@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay import ConstantOp, numpy_dtype, shape_of
 from xrelay.dialects.relay.dtypes import from_stored
 from xrelay.error import TVMError
+from xrelay.transforms.npz import NpzError, read_npz
 
 
 class BindParamsError(DiagnosticException, TVMError):
@@ -87,6 +88,8 @@ class BindParamsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.file:
             raise BindParamsError("bind-params needs file=PATH.npz")
-        with np.load(self.file, allow_pickle=False) as data:
-            params = {k: data[k] for k in data.files}
+        try:
+            params = read_npz(self.file)
+        except NpzError as e:  # (an OSError, e.g. no such file, the tools report as such)
+            raise BindParamsError(f"bind-params: cannot read '{self.file}': {e}") from None
         bind_params_by_name(op, params, self.entry)

@@ -66,6 +66,9 @@ def test_mlp_pools_each_its_own_array(capsys, tmp_path):
         (["--target", "llvm"], "relay-build emits C only"),
         (["--plan", "best"], "unknown planning algorithm 'best'"),
         (["--section", "sram"], "--section sram: expected POOL=SECTION"),
+        (["--plan", "optimal", "--time-limit", "nan"], "--time-limit must be a positive number"),
+        (["--plan", "optimal", "--time-limit", "-1"], "--time-limit must be a positive number"),
+        (["--params", "/nonexistent/w.npz"], "cannot read params"),
         # relu's result lives in the arena between the two steps (12 bytes): 8 is too few.
         (["--pools", "sram:8:16"], "sram"),
     ],
@@ -88,4 +91,18 @@ def test_parse_error_names_the_place(capsys, tmp_path):
     assert code == 1
     assert "bad.mlir:" in err and "values used but not defined: [%y]" in err
     assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_tensor_larger_than_memory_is_refused_before_allocating(capsys, tmp_path):
+    # Was a MemoryError traceback from numpy (36 TiB) while building the program.
+    t = "tensor<99999999x99999xf32>"
+    src = tmp_path / "huge.mlir"
+    src.write_text(
+        f"func.func @main(%x: {t}) -> {t} {{\n  %0 = relay.exp %x : ({t}) -> {t}\n"
+        f"  func.return %0 : {t}\n}}\n"
+    )
+    code, _, err = run(capsys, src, "-o", tmp_path / "out")
+    assert code == 1 and "Traceback" not in err and err.count("\n") == 1
+    assert f"input 'x' ({t}) needs 39999599600004 bytes" in err and "more than this machine's" in err
     assert not (tmp_path / "out").exists()

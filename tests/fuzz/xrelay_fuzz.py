@@ -23,6 +23,7 @@ import argparse
 import io
 import random
 import re
+import resource
 import sys
 import time
 import traceback
@@ -44,6 +45,9 @@ DIAGNOSTICS = (ParseError, DiagnosticException, TVMError)
 # The interpreter runs a case only when its inputs are small: the fuzzer looks for crashes,
 # not for the cost of a legitimately large tensor (huge sizes are refused by the runtime).
 MAX_INPUT_ELEMENTS = 1 << 16
+# A case allocating gigabytes is a bug (a size the runtime should have refused); under this
+# address-space limit it shows as a MemoryError crash, not as the machine running out.
+MEMORY_LIMIT_MB = 8192
 
 TOKEN = re.compile(r'"[^"\n]*"|%[\w.#$-]+|@[\w.$-]+|\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+|\s+|.')
 DIM = re.compile(r"(?<=[<x])(\d+|\?)(?=x)")
@@ -333,7 +337,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", "--cases", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=5, help="crashes to print in full")
+    ap.add_argument(
+        "--memory-limit", type=int, default=MEMORY_LIMIT_MB, metavar="MB",
+        help="address space of the run (0: none); a case that needs more is a crash "
+             "(MemoryError) instead of the machine's out-of-memory killer",
+    )
+    ap.add_argument("--progress", type=int, default=1000, metavar="N",
+                    help="print a line to stderr every N cases (0: never)")
     args = ap.parse_args(argv)
+    if args.memory_limit:
+        limit = args.memory_limit << 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
     seeds = load_seeds()
     for seed in seeds:  # warm-up: lazy imports (scipy for erf, ...) are not a case's time
         run_case(seed)
@@ -345,7 +359,10 @@ def main(argv: list[str] | None = None) -> int:
     slow: list[tuple[float, str]] = []
     slowest = (0.0, "")
     slowest_wall = 0.0
-    for _ in range(args.cases):
+    for case in range(args.cases):
+        if args.progress and case and case % args.progress == 0:
+            print(f"{case} cases, {len(crashes)} crashed, slowest {slowest[0]:.3f} s CPU",
+                  file=sys.stderr, flush=True)
         try:
             kind, text = make_case(seeds, rng)
             out = run_case(text)
@@ -360,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
             reached[kind, stage] += 1
         if out.status in ("crashed", "parser-bug"):
             crashes.append((text, out))
+            if args.progress:  # at once: a run cut short still shows what it found
+                print(f"--- case {case}: {out.status} in {out.stage}:\n{text}\n{out.error}",
+                      file=sys.stderr, flush=True)
         slowest_wall = max(slowest_wall, out.wall)
         if out.seconds > slowest[0]:
             slowest = (out.seconds, text)

@@ -27,13 +27,31 @@ PLANNERS = {
 
 
 class _ScanPlacer:
-    """The reference: the pre-index placement engine."""
+    """The reference: the pre-index placement engine (same interface as ``_Placer``)."""
 
-    def __init__(self, pools, buffers=()):
+    def __init__(self, pools, buffers=(), columns=None):
         self.pools = list(pools)
+        self.buffers = buffers
         self.placed = {p.name: [] for p in pools}
         self.offsets = {}
-        self.used = {p.name: 0 for p in pools}
+        self.used_by = {p.name: 0 for p in pools}
+
+    @property
+    def used(self):
+        return list(self.used_by.values())
+
+    @property
+    def pool_of(self):
+        names = [p.name for p in self.pools]
+        return [names.index(self.offsets[b.name][0]) for b in self.buffers]
+
+    @property
+    def offset_of(self):
+        return [self.offsets[b.name][1] for b in self.buffers]
+
+    def run(self, order, rule):
+        for i in order:
+            self.place(self.buffers[i], rule)
 
     def place(self, b, rule):
         candidates = allowed_pools(b, self.pools)
@@ -45,20 +63,20 @@ class _ScanPlacer:
             size = footprint(b, pool)
             entries = self.placed[pool.name]
             if rule is None:
-                offset = align_up(self.used[pool.name], align)
+                offset = align_up(self.used_by[pool.name], align)
             else:
-                conflicts = [e for e in entries if e[2] <= b.end and b.start <= e[3]]
+                conflicts = [e[:2] for e in entries if e[2] <= b.end and b.start <= e[3]]
                 offset = rule(conflicts, size, align)
             if pool.size is not None and offset + size > pool.size:
                 continue
             bisect.insort(entries, (offset, offset + size, b.start, b.end))
             self.offsets[b.name] = (pool.name, offset)
-            self.used[pool.name] = max(self.used[pool.name], offset + size)
+            self.used_by[pool.name] = max(self.used_by[pool.name], offset + size)
             return
         raise greedy.fits_nowhere_error(b, candidates, self.pools, self.placed)
 
     def plan(self, algorithm):
-        return greedy.Plan(algorithm, dict(self.offsets), dict(self.used))
+        return greedy.Plan(algorithm, dict(self.offsets), dict(self.used_by))
 
 
 def _problem(rng: random.Random, n: int) -> list[Buffer]:
@@ -157,19 +175,30 @@ def test_lifetime_index_finds_exactly_the_conflicting_buffers():
     # hill-climb's neighbour lists come from the index (they were an all-pairs scan).
     rng = random.Random(11)
     buffers = [b for b in _problem(rng, 300) if b.size]
-    index = greedy._LifetimeIndex(*greedy._ranks(buffers))
+    cols = greedy._Columns(buffers, greedy.default_pools_of(buffers))
+    index = greedy._LifetimeIndex(cols.ranks)
+    lo, hi = cols.lo.tolist(), cols.hi.tolist()
+    for k in range(len(buffers)):
+        index.add(lo[k], hi[k], k)
     for k, b in enumerate(buffers):
-        index.add((k, 0, b.start, b.end))
-    for b in buffers:
-        found = [buffers[k] for k, _, _, _ in index.conflicts(b.start, b.end)]
+        found = [buffers[j] for j in index.conflicts(lo[k], hi[k])]
         assert found == [c for c in buffers if b.conflicts(c)]
 
 
-def test_bisect_ranks_matches_bisect():
-    rng = random.Random(2)
-    starts = sorted(rng.sample(range(-100, 100), 40))
-    steps = sorted(rng.sample(range(-120, 120), 60))
-    assert greedy.bisect_ranks(starts, steps) == [bisect.bisect_right(starts, s) - 1 for s in steps]
+def test_huge_sizes_and_steps_plan_as_the_reference(monkeypatch):
+    """Sizes and steps beyond int64 take the plain-Python ordering and ranking path."""
+    rng = random.Random(8)
+    for trial in range(6):
+        buffers = [
+            Buffer(b.name, b.size * (1 << 70) if trial % 2 else b.size, b.start << 66, b.end << 66)
+            for b in _problem(rng, 60)
+        ]
+        for name, planner in PLANNERS.items():
+            new, old = _both(planner, buffers, [Pool("global", None, 16)], monkeypatch)
+            assert new == old, name
+    assert greedy.conflict_counts(buffers) == [
+        sum(1 for c in buffers if c is not b and b.conflicts(c)) if b.size else 0 for b in buffers
+    ]
 
 
 def test_hill_climb_work_is_bounded_by_placements(monkeypatch):
@@ -179,3 +208,19 @@ def test_hill_climb_work_is_bounded_by_placements(monkeypatch):
     assert greedy.plan_hill_climb(buffers, pools, seed=1).stats["attempts"] > 10
     monkeypatch.setattr(greedy, "HILL_CLIMB_PLACEMENTS", 1000)  # 10 re-plans of 100 buffers
     assert greedy.plan_hill_climb(buffers, pools, seed=1).stats["attempts"] <= 10
+
+
+def test_stable_order_is_pythons_sorted_on_both_paths():
+    """numpy's lexsort (int64 columns) and the plain-Python path (huge values) give the
+    order of ``sorted`` on the key tuples, ties kept in input order."""
+    import numpy as np
+
+    rng = random.Random(6)
+    for _ in range(20):
+        n = rng.randint(0, 200)
+        a = [rng.randrange(3) for _ in range(n)]
+        b = [rng.choice([0, 5, 1 << 40, -7]) for _ in range(n)]
+        expected = sorted(range(n), key=lambda i: (a[i], -b[i]))
+        fast = greedy._stable_order([(np.array(a, dtype=np.int64), False), (np.array(b, dtype=np.int64), True)])
+        slow = greedy._stable_order([(np.array(a, dtype=object), False), (np.array(b, dtype=object), True)])
+        assert fast == slow == expected

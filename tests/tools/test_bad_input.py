@@ -223,3 +223,57 @@ def test_generic_form_reaches_the_verifier_check(tmp_path, capsys):
     assert relay_opt.main([_write(tmp_path, text)]) == 1
     err = _one_error(capsys, "relay-opt")
     assert "relay.add: result 0 has element type i7, which is no Relay dtype" in err
+
+
+def _bad_npz_files(tmp_path) -> dict[str, tuple[str, str]]:
+    """Files that are not archives of arrays, and what the tools say about each."""
+    import zipfile
+
+    np.save(tmp_path / "one.npy", np.zeros(2, np.float32))
+    np.savez(tmp_path / "ok.npz", x=np.zeros(2, np.float32))
+    whole = (tmp_path / "ok.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(whole[: len(whole) // 2])
+    with zipfile.ZipFile(tmp_path / "raw.npz", "w") as z:
+        z.writestr("x.npy", b"not an npy")
+    np.savez(tmp_path / "obj.npz", x=np.array([{}], dtype=object))
+    (tmp_path / "junk.npz").write_bytes(b"garbage, not a zip")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    return {
+        "one.npy": "a single .npy array, not an .npz archive",
+        "cut.npz": "a damaged .npz archive",
+        "raw.npz": "member 'x' is not an .npy array",
+        "obj.npz": "array 'x': Object arrays cannot be loaded",
+        "junk.npz": "not an .npz archive",
+        "empty.npz": "empty file, not an .npz archive",
+    }
+
+
+def test_params_files_that_are_not_npz_archives(tmp_path, capsys):
+    # A plain .npy, a truncated archive and a member in another format were tracebacks
+    # (TypeError, BadZipFile) or silently loaded as bytes; a foreign file was "pickled data".
+    from xrelay.tools import relay_build
+
+    path = _write(tmp_path, ADD.replace("T", "f32"))
+    for name, message in _bad_npz_files(tmp_path).items():
+        params = str(tmp_path / name)
+        assert relay_run.main([path, "--params", params]) == 1
+        assert f"cannot read params '{params}': {message}" in _one_error(capsys, "relay-run")
+        assert relay_opt.main([path, "--params", params]) == 1
+        assert message in _one_error(capsys, "relay-opt")
+        assert relay_opt.main([path, "-p", f'bind-params{{file="{params}"}}']) == 1
+        assert f"bind-params: cannot read '{params}': {message}" in _one_error(capsys, "relay-opt")
+        out = tmp_path / "c"
+        assert relay_build.main([path, "--params", params, "-o", str(out)]) == 1
+        assert message in _one_error(capsys, "relay-build") and not out.exists()
+        if name.endswith(".npz"):
+            assert relay_run.main([path, "--input", f"x={params}"]) == 1
+            assert f"cannot read input '{params}'" in _one_error(capsys, "relay-run")
+
+
+def test_loaders_of_weights_say_what_is_wrong(tmp_path):
+    from xrelay.transforms.npz import NpzError, read_npz
+
+    for name, message in _bad_npz_files(tmp_path).items():
+        with pytest.raises(NpzError, match=message.replace(".", r"\.")):
+            read_npz(tmp_path / name)
+    assert read_npz((tmp_path / "ok.npz").read_bytes())["x"].shape == (2,)

@@ -11,11 +11,14 @@ that fits nowhere raises ``PlanError`` naming the buffer and every pool's free s
 from __future__ import annotations
 
 import bisect
+import gc
 import heapq
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from xrelay.transforms.planners.model import (
     Buffer,
@@ -24,21 +27,25 @@ from xrelay.transforms.planners.model import (
     Pool,
     align_up,
     allowed_pools,
+    default_pools,
     effective_alignment,
     footprint,
 )
 
-# A placed buffer inside a pool: (offset, top = offset + footprint, start, end).
+# A placed buffer inside a pool, as the placement rules see it: (offset, top = offset +
+# footprint). Entries that tie on both behave the same in every rule.
+_Slot = tuple[int, int]
+# A placed buffer with its lifetime, for error messages: (offset, top, start, end).
 _Entry = tuple[int, int, int, int]
-# A placement rule: (conflicting entries sorted by offset, footprint, alignment) -> offset.
-_Rule = Callable[[list[_Entry], int, int], int]
+# A placement rule: (conflicting slots sorted by offset, footprint, alignment) -> offset.
+_Rule = Callable[[list[_Slot], int, int], int]
 
 
 def _best_fit(conflicts: list[_Entry], size: int, align: int) -> int:
     """Smallest gap between lifetime-conflicting buffers that holds ``size`` bytes
     (Pisarchyk & Lee Alg. 3 / TFLite SimpleMemoryArena); else above all of them."""
     best, best_gap, prev = -1, math.inf, 0
-    for off, top, _, _ in conflicts:
+    for off, top in conflicts:
         cand = align_up(prev, align)
         gap = off - cand
         if size <= gap < best_gap:
@@ -52,7 +59,7 @@ def _best_fit(conflicts: list[_Entry], size: int, align: int) -> int:
 def _first_fit(conflicts: list[_Entry], size: int, align: int) -> int:
     """First (lowest) gap that holds ``size`` bytes (TFLite Micro GreedyMemoryPlanner)."""
     prev = 0
-    for off, top, _, _ in conflicts:
+    for off, top in conflicts:
         cand = align_up(prev, align)
         if off - cand >= size:
             return cand
@@ -62,7 +69,7 @@ def _first_fit(conflicts: list[_Entry], size: int, align: int) -> int:
 
 def _above_conflicts(conflicts: list[_Entry], size: int, align: int) -> int:
     """Above the highest conflicting buffer, no gap filling (TVM USMP greedy)."""
-    return align_up(max((top for _, top, _, _ in conflicts), default=0), align)
+    return align_up(max((top for _, top in conflicts), default=0), align)
 
 
 def _bump_past(conflicts: list[_Entry], size: int, align: int) -> int:
@@ -72,7 +79,7 @@ def _bump_past(conflicts: list[_Entry], size: int, align: int) -> int:
     moved = True
     while moved:
         moved = False
-        for off, top, _, _ in conflicts:
+        for off, top in conflicts:
             if off < offset + size and offset < top:
                 offset = align_up(top, align)
                 moved = True
@@ -80,137 +87,222 @@ def _bump_past(conflicts: list[_Entry], size: int, align: int) -> int:
 
 
 class _LifetimeIndex:
-    """The entries placed in one pool, found by lifetime in O(log T + k) instead of a scan.
+    """Entries found by lifetime in O(log T + k) instead of a scan of all placed ones.
 
-    Steps are ranked among the buffers' first steps (``starts``, sorted, distinct). An entry
-    conflicts with a lifetime ``[s, e]`` (``s`` is a first step) when it is live at ``s`` or
-    starts inside ``(s, e]``; the two sets are disjoint. Live-at-``s`` is a stabbing query
-    on a segment tree over the ranks, each entry stored at the O(log T) nodes covering its
-    lifetime; starting-inside is a walk over the per-rank lists of the ranks in ``(s, e]``.
+    Lifetimes are given as ranks among the buffers' distinct first steps (see ``_Columns``):
+    ``lo`` is the rank of the first step, ``hi`` the rank of the last first step ``<=`` the
+    last step. An entry conflicts with ``[lo, hi]`` when it is live at ``lo`` or starts
+    inside ``(lo, hi]``; the two sets are disjoint. Live-at-``lo`` is a stabbing query on a
+    segment tree over the ranks, each entry stored at the O(log T) nodes covering its
+    lifetime; starting-inside is a walk over the per-rank lists of the ranks in ``(lo, hi]``.
+    Entries are any orderable values (the placer's ``(offset, top)``, hill-climb's indices).
     """
 
-    def __init__(self, starts: list[int], last_rank: dict[int, int]):
-        self.starts = starts
-        self.rank = {t: i for i, t in enumerate(starts)}
-        # Every buffer's last step mapped to the rank of the last first step <= it, computed
-        # once in sorted order: a dict probe per lookup instead of a bisect through a
-        # million-element list (whose cache misses made per-buffer time grow with n).
-        self.last_rank = last_rank
-        self.size = 1 << max(0, len(starts) - 1).bit_length()
-        self.tree: list[list[_Entry] | None] = [None] * (2 * self.size)
-        self.by_start: list[list[_Entry] | None] = [None] * len(starts)
+    def __init__(self, ranks: int):
+        self.size = 1 << max(0, ranks - 1).bit_length()
+        self.tree: list[list | None] = [None] * (2 * self.size)
+        self.by_start: list[list | None] = [None] * ranks
 
-    def _last_rank(self, step: int) -> int:
-        """The rank of the last first step ``<= step``."""
-        rank = self.last_rank.get(step)
-        return rank if rank is not None else bisect.bisect_right(self.starts, step) - 1
-
-    def add(self, entry: _Entry) -> None:
-        lo = self.rank[entry[2]]
-        hi = self._last_rank(entry[3])
+    def add(self, lo: int, hi: int, entry) -> None:
         bucket = self.by_start[lo]
         if bucket is None:
             self.by_start[lo] = [entry]
         else:
             bucket.append(entry)
+        tree = self.tree
         left, right = lo + self.size, hi + self.size + 1
         while left < right:
             if left & 1:
-                self._push(left, entry)
+                lst = tree[left]
+                if lst is None:
+                    tree[left] = [entry]
+                else:
+                    lst.append(entry)
                 left += 1
             if right & 1:
                 right -= 1
-                self._push(right, entry)
+                lst = tree[right]
+                if lst is None:
+                    tree[right] = [entry]
+                else:
+                    lst.append(entry)
             left >>= 1
             right >>= 1
 
-    def _push(self, node: int, entry: _Entry) -> None:
-        lst = self.tree[node]
-        if lst is None:
-            self.tree[node] = [entry]
-        else:
-            lst.append(entry)
-
-    def conflicts(self, start: int, end: int) -> list[_Entry]:
-        """Entries live at some step of ``[start, end]``, sorted by offset."""
-        first = self.rank[start]
-        found: list[_Entry] = []
-        node = first + self.size
+    def conflicts(self, lo: int, hi: int) -> list:
+        """Entries live at some rank of ``[lo, hi]``, sorted."""
+        tree = self.tree
+        found: list = []
+        node = lo + self.size
         while node:
-            lst = self.tree[node]
+            lst = tree[node]
             if lst is not None:
-                found.extend(lst)
+                found += lst
             node >>= 1
-        for r in range(first + 1, self._last_rank(end) + 1):
-            bucket = self.by_start[r]
+        by_start = self.by_start
+        for r in range(lo + 1, hi + 1):
+            bucket = by_start[r]
             if bucket is not None:
-                found.extend(bucket)
+                found += bucket
         found.sort()
         return found
 
 
-def bisect_ranks(starts: list[int], steps: list[int]) -> list[int]:
-    """For sorted ``steps``: the index of the last of the sorted ``starts`` that is
-    ``<= step`` (-1 if none), by one merge-like walk instead of a bisect per step."""
-    ranks, r, n = [], -1, len(starts)
-    for step in steps:
-        while r + 1 < n and starts[r + 1] <= step:
-            r += 1
-        ranks.append(r)
-    return ranks
+_INT64_SAFE = 1 << 62
+"""Columns whose values all lie within +-2**62 are sorted and ranked by numpy (negating
+them stays in int64); a problem with larger sizes or steps takes the plain-Python path."""
 
 
-def _ranks(buffers: Sequence[Buffer]) -> tuple[list[int], dict[int, int]]:
-    """The sorted distinct first steps and, for every last step, the rank of the last
-    first step ``<= it``: what a ``_LifetimeIndex`` over ``buffers`` needs."""
-    starts = sorted({b.start for b in buffers})
-    ends = sorted({b.end for b in buffers})
-    return starts, dict(zip(ends, bisect_ranks(starts, ends)))
+def _column(values: list[int]) -> np.ndarray:
+    """``values`` as an int64 array, or an object array when some value is too large."""
+    try:
+        arr = np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array(values, dtype=object)
+    if len(arr) and (arr.max() >= _INT64_SAFE or arr.min() <= -_INT64_SAFE):
+        return np.array(values, dtype=object)
+    return arr
+
+
+def _stable_order(keys: Sequence[tuple[np.ndarray, bool]]) -> list[int]:
+    """Indices sorted stably by ``(column, descending)`` keys, most significant first."""
+    n = len(keys[0][0])
+    if all(col.dtype != object for col, _ in keys):
+        # np.lexsort is stable and takes its keys least significant first.
+        return np.lexsort(tuple(-col if desc else col for col, desc in reversed(keys))).tolist()
+    cols = [col.tolist() for col, _ in keys]
+    signs = [-1 if desc else 1 for _, desc in keys]
+    return sorted(range(n), key=lambda i: tuple(s * c[i] for s, c in zip(signs, cols)))
+
+
+class _Columns:
+    """The buffers as columns in input order, read once: the placement loop then touches
+    short arrays in visit order instead of a million objects scattered over the heap
+    (whose cache misses made the time per buffer grow with n).
+
+    ``lo``/``hi`` are the lifetimes as ranks (see ``_LifetimeIndex``), ``ranks`` their
+    count, ``candidates`` every buffer's allowed pools as indices into ``pools``."""
+
+    def __init__(self, buffers: Sequence[Buffer], pools: Sequence[Pool]):
+        self.buffers = buffers
+        self.pools = list(pools)
+        self.size = _column([b.size for b in buffers])
+        self.start = _column([b.start for b in buffers])
+        self.end = _column([b.end for b in buffers])
+        self.alignment = _column([b.alignment for b in buffers])
+        index_of = {p.name: k for k, p in enumerate(self.pools)}
+        # Most buffers share their pool constraints: resolve each distinct one once.
+        resolved: dict[tuple, tuple[int, ...]] = {}
+        candidates = []
+        for b in buffers:
+            key = (b.pools, b.forbidden_pools)
+            found = resolved.get(key)
+            if found is None:
+                found = resolved[key] = tuple(index_of[p.name] for p in allowed_pools(b, pools))
+            candidates.append(found)
+        self.candidates = candidates
+        if self.start.dtype != object and self.end.dtype != object:
+            firsts = np.unique(self.start)
+            self.lo = np.searchsorted(firsts, self.start)
+            self.hi = np.searchsorted(firsts, self.end, side="right") - 1
+        else:
+            firsts = sorted(set(self.start.tolist()))
+            rank = {t: i for i, t in enumerate(firsts)}
+            self.lo = np.array([rank[t] for t in self.start.tolist()], dtype=np.int64)
+            self.hi = np.array(
+                [bisect.bisect_right(firsts, t) - 1 for t in self.end.tolist()], dtype=np.int64
+            )
+        self.ranks = len(firsts)
 
 
 class _Placer:
-    """Places buffers one by one into pools and remembers what is where."""
+    """Places buffers into pools in a given order and remembers what is where.
 
-    def __init__(self, pools: Sequence[Pool], buffers: Sequence[Buffer]):
+    Each buffer goes to the first of its allowed pools where the placement rule yields an
+    offset that fits; ``rule=None`` bumps at the pool's current end (no reuse)."""
+
+    def __init__(self, pools: Sequence[Pool], buffers: Sequence[Buffer], columns=None):
+        self.columns = columns if columns is not None else _Columns(buffers, pools)
         self.pools = list(pools)
-        self.placed: dict[str, list[_Entry]] = {p.name: [] for p in pools}
-        ranks = _ranks(buffers)
-        self.index = {p.name: _LifetimeIndex(*ranks) for p in pools}
-        self.offsets: dict[str, tuple[str, int]] = {}
-        self.used: dict[str, int] = {p.name: 0 for p in pools}
-        # Most buffers share their pool constraints: resolve each distinct one once.
-        self._candidates: dict[tuple, list[Pool]] = {}
+        self.buffers = buffers
+        self.pool_of = [0] * len(buffers)
+        self.offset_of = [0] * len(buffers)
+        self.used = [0] * len(self.pools)
 
-    def place(self, b: Buffer, rule: _Rule | None) -> None:
-        """Put ``b`` into its first allowed pool where ``rule`` fits; ``rule=None`` bumps
-        at the pool's current end (no reuse)."""
-        key = (b.pools, b.forbidden_pools)
-        candidates = self._candidates.get(key)
-        if candidates is None:
-            candidates = self._candidates[key] = allowed_pools(b, self.pools)
-        if b.size == 0:
-            self.offsets[b.name] = (candidates[0].name, 0)
-            return
-        for pool in candidates:
-            align = b.alignment if b.alignment > pool.alignment else pool.alignment
-            size = -(-b.size // align) * align  # footprint(b, pool)
-            index = self.index[pool.name]
-            if rule is None:
-                offset = align_up(self.used[pool.name], align)
-            else:
-                offset = rule(index.conflicts(b.start, b.end), size, align)
-            if pool.size is not None and offset + size > pool.size:
+    def run(self, order: Sequence[int], rule: _Rule | None) -> None:
+        """Place ``buffers[i]`` for each ``i`` of ``order``, in that order."""
+        # The loop allocates a few small lists and tuples per buffer and no cycles; with
+        # the collector on, its passes over the million tracked objects of a large problem
+        # cost more per buffer the larger the problem (15 % at 1M buffers).
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._run(order, rule)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self, order: Sequence[int], rule: _Rule | None) -> None:
+        cols = self.columns
+        idx = np.asarray(order, dtype=np.int64)
+        visit = zip(
+            order,
+            cols.size[idx].tolist(),
+            cols.alignment[idx].tolist(),
+            cols.lo[idx].tolist(),
+            cols.hi[idx].tolist(),
+        )
+        candidates = cols.candidates
+        indexes = [_LifetimeIndex(cols.ranks) for _ in self.pools]
+        pool_align = [p.alignment for p in self.pools]
+        pool_cap = [p.size for p in self.pools]
+        used, pool_of, offset_of = self.used, self.pool_of, self.offset_of
+        for i, size, b_align, lo, hi in visit:
+            cands = candidates[i]
+            if size == 0:
+                pool_of[i], offset_of[i] = cands[0], 0
                 continue
-            entry = (offset, offset + size, b.start, b.end)
-            self.placed[pool.name].append(entry)
-            index.add(entry)
-            self.offsets[b.name] = (pool.name, offset)
-            self.used[pool.name] = max(self.used[pool.name], offset + size)
-            return
-        raise fits_nowhere_error(b, candidates, self.pools, self.placed)
+            for p in cands:
+                align = b_align if b_align > pool_align[p] else pool_align[p]
+                fp = -(-size // align) * align  # footprint(b, pool)
+                if rule is None:
+                    offset = -(-used[p] // align) * align
+                else:
+                    offset = rule(indexes[p].conflicts(lo, hi), fp, align)
+                top = offset + fp
+                if pool_cap[p] is not None and top > pool_cap[p]:
+                    continue
+                if rule is not None:
+                    indexes[p].add(lo, hi, (offset, top))
+                pool_of[i], offset_of[i] = p, offset
+                if top > used[p]:
+                    used[p] = top
+                break
+            else:
+                raise self._fits_nowhere(i, order)
+
+    def _fits_nowhere(self, i: int, order: Sequence[int]) -> PlanError:
+        # Only the buffers placed so far (those before ``i`` in ``order``) count.
+        b = self.buffers[i]
+        placed: dict[str, list[_Entry]] = {p.name: [] for p in self.pools}
+        for j in order:
+            if j == i:
+                break
+            c = self.buffers[j]
+            if c.size:
+                pool = self.pools[self.pool_of[j]]
+                off = self.offset_of[j]
+                placed[pool.name].append((off, off + footprint(c, pool), c.start, c.end))
+        candidates = [self.pools[p] for p in self.columns.candidates[i]]
+        return fits_nowhere_error(b, candidates, self.pools, placed)
 
     def plan(self, algorithm: str) -> Plan:
-        return Plan(algorithm, dict(self.offsets), dict(self.used))
+        names = [p.name for p in self.pools]
+        offsets = {
+            b.name: (names[p], off)
+            for b, p, off in zip(self.buffers, self.pool_of, self.offset_of)
+        }
+        return Plan(algorithm, offsets, dict(zip(names, self.used)))
 
 
 def fits_nowhere_error(
@@ -220,7 +312,7 @@ def fits_nowhere_error(
     placed: dict[str, list[_Entry]],
 ) -> PlanError:
     """The error for a buffer no allowed pool can hold, with each pool's largest free
-    contiguous range over the buffer's lifetime."""
+    contiguous range over the buffer's lifetime (``placed``: each pool's entries)."""
     parts = []
     for pool in candidates:
         conflicts = sorted(e for e in placed[pool.name] if e[2] <= b.end and b.start <= e[3])
@@ -245,83 +337,94 @@ def fits_nowhere_error(
     return PlanError(text)
 
 
-def _run(buffers: Sequence[Buffer], pools: Sequence[Pool], order, rule, name) -> Plan:
-    placer = _Placer(pools, buffers)
-    for b in order:
-        placer.place(b, rule)
+def _run(buffers: Sequence[Buffer], pools: Sequence[Pool], order, rule, name, columns=None) -> Plan:
+    """Plan with ``order`` (indices into ``buffers``) and placement ``rule``."""
+    placer = _Placer(pools, buffers, columns)
+    placer.run(order, rule)
     return placer.plan(name)
 
 
-def _by_size(buffers: Sequence[Buffer]) -> list[Buffer]:
+def _by_size(cols: _Columns) -> list[int]:
     # Stable: equal sizes keep the input order, as in TFLite Micro's bubble sort.
-    return sorted(buffers, key=lambda b: -b.size)
+    return _stable_order([(cols.size, True)])
 
 
-def conflict_counts(buffers: Sequence[Buffer]) -> list[int]:
+def conflict_counts(buffers: Sequence[Buffer], cols: _Columns | None = None) -> list[int]:
     """Number of other non-empty buffers each buffer conflicts with (O(n log n))."""
-    live = [b for b in buffers if b.size]
-    starts = sorted(b.start for b in live)
-    ends = sorted(b.end for b in live)
-    n = len(live)
-    counts = []
-    for b in buffers:
-        if not b.size:
-            counts.append(0)
-            continue
-        before = bisect.bisect_left(ends, b.start)
-        after = n - bisect.bisect_right(starts, b.end)
-        counts.append(n - before - after - 1)
-    return counts
+    cols = cols if cols is not None else _Columns(buffers, default_pools_of(buffers))
+    live = cols.size != 0
+    if cols.start.dtype != object and cols.end.dtype != object:
+        starts, ends = np.sort(cols.start[live]), np.sort(cols.end[live])
+        n = len(starts)
+        before = np.searchsorted(ends, cols.start, side="left")
+        after = n - np.searchsorted(starts, cols.end, side="right")
+        return np.where(live, n - before - after - 1, 0).tolist()
+    starts = sorted(cols.start[live].tolist())
+    ends = sorted(cols.end[live].tolist())
+    n = len(starts)
+    return [
+        n - bisect.bisect_left(ends, s) - (n - bisect.bisect_right(starts, e)) - 1 if z else 0
+        for s, e, z in zip(cols.start.tolist(), cols.end.tolist(), live.tolist())
+    ]
+
+
+def default_pools_of(buffers: Sequence[Buffer]) -> list[Pool]:
+    """One pool per pool name the buffers mention (or the default pool): enough to read
+    the buffers into columns when only their lifetimes and sizes matter."""
+    names = dict.fromkeys(n for b in buffers for n in (b.pools or ()) + b.forbidden_pools)
+    return [Pool(n) for n in names] or default_pools()
 
 
 def plan_naive(buffers, pools, **_) -> Plan:
     """No reuse: every buffer at the current end of its pool, in the given order."""
-    return _run(buffers, pools, buffers, None, "naive")
+    return _run(buffers, pools, range(len(buffers)), None, "naive")
 
 
 def plan_greedy_by_size(buffers, pools, **_) -> Plan:
     """TFLite ArenaPlanner order (buffers live over the whole schedule first, then by
     decreasing size, ties by first step) with best-fit placement."""
+    cols = _Columns(buffers, pools)
     if not buffers:
-        return _Placer(pools, ()).plan("greedy-by-size")
-    first = min(b.start for b in buffers)
-    last = max(b.end for b in buffers)
-    order = sorted(
-        buffers,
-        key=lambda b: (not (b.start == first and b.end == last), -b.size, b.start),
-    )
-    return _run(buffers, pools, order, _best_fit, "greedy-by-size")
+        return _run(buffers, pools, [], _best_fit, "greedy-by-size", cols)
+    whole = (cols.start == cols.start.min()) & (cols.end == cols.end.max())
+    order = _stable_order([(~whole, False), (cols.size, True), (cols.start, False)])
+    return _run(buffers, pools, order, _best_fit, "greedy-by-size", cols)
 
 
 def plan_greedy_by_size_first_fit(buffers, pools, **_) -> Plan:
     """TFLite Micro GreedyMemoryPlanner: decreasing size, first fitting gap."""
-    return _run(buffers, pools, _by_size(buffers), _first_fit, "greedy-by-size-first-fit")
+    cols = _Columns(buffers, pools)
+    return _run(buffers, pools, _by_size(cols), _first_fit, "greedy-by-size-first-fit", cols)
 
 
-def _usmp_size_order(buffers: Sequence[Buffer]) -> list[Buffer]:
-    counts = conflict_counts(buffers)
-    idx = sorted(range(len(buffers)), key=lambda i: (-buffers[i].size, -counts[i], buffers[i].name))
-    return [buffers[i] for i in idx]
+def _usmp_size_order(buffers: Sequence[Buffer], cols: _Columns | None = None) -> list[int]:
+    """TVM USMP's order for hill-climb's start: larger first, then more conflicts, then
+    by name (indices into ``buffers``)."""
+    counts = conflict_counts(buffers, cols)
+    return sorted(range(len(buffers)), key=lambda i: (-buffers[i].size, -counts[i], buffers[i].name))
 
 
 def plan_greedy_by_conflicts(buffers, pools, **_) -> Plan:
     """TVM USMP greedy_by_conflicts: most conflicts first (then larger), each buffer above
     its highest conflicting placed buffer."""
-    counts = conflict_counts(buffers)
+    cols = _Columns(buffers, pools)
+    counts = conflict_counts(buffers, cols)
     idx = sorted(range(len(buffers)), key=lambda i: (-counts[i], -buffers[i].size, buffers[i].name))
-    return _run(buffers, pools, [buffers[i] for i in idx], _above_conflicts, "greedy-by-conflicts")
+    return _run(buffers, pools, idx, _above_conflicts, "greedy-by-conflicts", cols)
 
 
 def plan_position_greedy_hierarchy(buffers, pools, **_) -> Plan:
     """ExecuTorch Cadence PositionBasedGreedyWithHierarchy: decreasing size; in each pool
     (fastest first) bump past overlapping buffers from offset 0; first pool that fits."""
-    return _run(buffers, pools, _by_size(buffers), _bump_past, "position-greedy-hierarchy")
+    cols = _Columns(buffers, pools)
+    return _run(buffers, pools, _by_size(cols), _bump_past, "position-greedy-hierarchy", cols)
 
 
 def plan_greedy_hierarchy(buffers, pools, **_) -> Plan:
     """ExecuTorch Cadence GreedyWithHeuristic: decreasing size, best-fit gap per pool with
     the pool's alignment, first pool (fastest first) that fits."""
-    return _run(buffers, pools, _by_size(buffers), _best_fit, "greedy-hierarchy")
+    cols = _Columns(buffers, pools)
+    return _run(buffers, pools, _by_size(cols), _best_fit, "greedy-hierarchy", cols)
 
 
 HILL_CLIMB_PLACEMENTS = 5_000_000
@@ -346,31 +449,32 @@ def plan_hill_climb(
     Neighbours are found in the lifetime index, only for the buffers an attempt picks.
     """
     rng = random.Random(seed)
-    order = _usmp_size_order(buffers)
+    cols = _Columns(buffers, pools)
+    order = _usmp_size_order(buffers, cols)
     if not order:
-        return _Placer(pools, ()).plan("hill-climb")
-    pos = {b.name: i for i, b in enumerate(order)}
+        return _run(buffers, pools, [], _above_conflicts, "hill-climb", cols)
+    pos = [0] * len(order)
+    for k, i in enumerate(order):
+        pos[i] = k
     deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
-    nonzero = [b for b in buffers if b.size]
-    lifetimes = _LifetimeIndex(*_ranks(nonzero))
-    for k, b in enumerate(nonzero):
-        lifetimes.add((k, 0, b.start, b.end))
-    neighbours_of: dict[str, list[Buffer]] = {}
+    nonzero = [i for i, b in enumerate(buffers) if b.size]
+    lifetimes = _LifetimeIndex(cols.ranks)
+    lo, hi = cols.lo.tolist(), cols.hi.tolist()
+    for i in nonzero:
+        lifetimes.add(lo[i], hi[i], i)
+    neighbours_of: dict[int, list[int]] = {}
 
-    def neighbours(b: Buffer) -> list[Buffer]:
-        found = neighbours_of.get(b.name)
+    def neighbours(i: int) -> list[int]:
+        found = neighbours_of.get(i)
         if found is None:
-            # The index returns entries sorted by their first field, the input position:
-            # the same neighbour order as the all-pairs scan this replaces.
-            found = [nonzero[k] for k, _, _, _ in lifetimes.conflicts(b.start, b.end)]
-            found = neighbours_of[b.name] = [c for c in found if c is not b]
+            # Sorted by input position: the neighbour order of the all-pairs scan this replaced.
+            found = neighbours_of[i] = [k for k in lifetimes.conflicts(lo[i], hi[i]) if k != i]
         return found
 
-    def evaluate(seq: list[Buffer]) -> tuple[int, _Placer]:
-        placer = _Placer(pools, buffers)
-        for b in seq:
-            placer.place(b, _above_conflicts)
-        return sum(placer.used.values()), placer
+    def evaluate(seq: list[int]) -> tuple[int, _Placer]:
+        placer = _Placer(pools, buffers, cols)
+        placer.run(seq, _above_conflicts)
+        return sum(placer.used), placer
 
     current, placer = evaluate(order)
     best, best_placer = current, placer
@@ -380,10 +484,10 @@ def plan_hill_climb(
         if best <= lower or time.perf_counter() > deadline:
             break
         # The buffer defining the top of the fullest pool.
-        pool_name = max(placer.used, key=placer.used.get)
+        fullest = max(range(len(placer.used)), key=placer.used.__getitem__)
         top_buffer = max(
-            (b for b in nonzero if placer.offsets[b.name][0] == pool_name),
-            key=lambda b: placer.offsets[b.name][1] + b.size,
+            (i for i in nonzero if placer.pool_of[i] == fullest),
+            key=lambda i: placer.offset_of[i] + buffers[i].size,
             default=None,
         )
         if top_buffer is None:
@@ -393,7 +497,7 @@ def plan_hill_climb(
         if not pool:
             break
         other = rng.choice(pool)
-        i, j = pos[top_buffer.name], pos[other.name]
+        i, j = pos[top_buffer], pos[other]
         if i == j:
             continue
         # Move the top buffer earlier by swapping it with the chosen neighbour.
@@ -408,7 +512,7 @@ def plan_hill_climb(
         loss = (total - current) / max(current, 1)
         if total <= current or rng.random() < math.exp(-loss * 50 / temperature):
             order, current, placer = candidate, total, cand_placer
-            pos = {b.name: k for k, b in enumerate(order)}
+            pos[order[i]], pos[order[j]] = i, j
             if total < best:
                 best, best_placer = total, cand_placer
     plan = best_placer.plan("hill-climb")

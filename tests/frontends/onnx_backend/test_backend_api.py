@@ -57,6 +57,20 @@ def test_devices_and_modes():
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_prepare_takes_a_proto_or_a_path_and_says_so_otherwise(mode, tmp_path):
+    m = _model([helper.make_node("Relu", ["x"], ["y"])], [("x", [2])], ["y"])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(m.SerializeToString())
+    x = np.array([-1, 2], np.float32)
+    np.testing.assert_array_equal(XrelayBackend.prepare(str(path), mode=mode).run([x])[0], [0, 2])
+    with pytest.raises(OnnxImportError, match="expected an onnx.ModelProto or a path, got bytes"):
+        XrelayBackend.prepare(b"garbage", mode=mode)
+    (tmp_path / "bad.onnx").write_bytes(b"\xff\x00garbage")
+    with pytest.raises(OnnxImportError, match="cannot read ONNX model"):
+        XrelayBackend.prepare(str(tmp_path / "bad.onnx"), mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_run_node(mode):
     node = helper.make_node("Mod", ["x", "y"], ["z"], fmod=0)
     x, y = np.array([-7, 7, 5], np.int32), np.array([3, -3, 5], np.int32)
