@@ -42,7 +42,7 @@ from xrelay.dialects.relay.base import (
     new_tensor,
     relay_op,
 )
-from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
+from xrelay.dialects.relay.dtypes import DTYPES, MAX_RANK, dtype_of, shape_of
 
 DYN_OPS: dict[str, type[DynOp]] = {}
 """Every dyn op class by its Relay name (``"dyn.reshape"``)."""
@@ -252,6 +252,8 @@ class DynExpandDimsOp(DynOp):
         if attrs["num_newaxis"] < 0:
             raise fail(cls, f"num_newaxis must be >= 0, got {attrs['num_newaxis']}")
         rank = len(shape_of(in_types[0])) + attrs["num_newaxis"]
+        if rank > MAX_RANK:  # before the list is built (2**31 entries would need 17 GB)
+            raise fail(cls, f"num_newaxis {attrs['num_newaxis']} gives rank {rank}, more than the {MAX_RANK} dimensions a tensor can have")
         return [new_tensor([None] * rank, _dt(in_types[0]))]
 
     @classmethod

@@ -223,6 +223,10 @@ def format_type(t: Attribute) -> str:
     return str(t)
 
 
+MAX_RANK = 64
+"""The most dimensions a tensor can have: numpy's limit, which every kernel runs on."""
+
+
 def memory_bytes() -> int:
     """This machine's physical memory in bytes: no tensor larger than that can be allocated."""
     import os

@@ -37,7 +37,7 @@ from xrelay.dialects.relay.base import (
     same_dtype,
 )
 from xrelay.dialects.relay.devices import UNCONSTRAINED
-from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
+from xrelay.dialects.relay.dtypes import DTYPES, MAX_RANK, dtype_of, shape_of
 
 
 def _dt(t: TensorType) -> str:
@@ -1598,6 +1598,13 @@ class ExpandDimsOp(RelayOp):
         axis = norm_axis(cls, attrs["axis"], len(ds) + 1)
         if attrs["num_newaxis"] < 0:
             raise fail(cls, f"num_newaxis must be >= 0, got {attrs['num_newaxis']}")
+        # Checked before the list is built: num_newaxis = 2**31 would need 17 GB for it.
+        if len(ds) + attrs["num_newaxis"] > MAX_RANK:
+            raise fail(
+                cls,
+                f"num_newaxis {attrs['num_newaxis']} gives rank {len(ds) + attrs['num_newaxis']}, "
+                f"more than the {MAX_RANK} dimensions a tensor can have",
+            )
         out = ds[:axis] + [1] * attrs["num_newaxis"] + ds[axis:]
         return [new_tensor(out, _dt(in_types[0]))]
 

@@ -125,3 +125,10 @@ def test_relay_api_dispatches_on_expr_arguments():
         relay.strided_slice(x, begin=relay.var("b", shape=(1,), dtype="int64"), end=[2], axes=[1])
     assert relay.nn.pad(x, relay.var("w", shape=(2, 2), dtype="int32")).op.name == "dyn.nn.pad"
     assert relay.squeeze(x, relay.var("a", shape=(1,), dtype="int64")).op.name == "dyn.squeeze"
+
+
+def test_expand_dims_rank_is_bounded_before_building_the_shape():
+    cls = DYN_OPS["dyn.expand_dims"]
+    types = [_t((1, 3)), _t((), "int64")]
+    with pytest.raises(RelayTypeError, match="num_newaxis 2147483648 gives rank 2147483650"):
+        cls.infer_types(types, cls.complete_attrs({"num_newaxis": 2**31}, types))

@@ -219,6 +219,12 @@ def test_shape_ops():
     assert one("squeeze", ((1, 8, 1, 1), F), axis=(2, 3)) == ((1, 8), F)
     assert one("expand_dims", ((64,), F), axis=1, num_newaxis=2) == ((64, 1, 1), F)
     assert one("expand_dims", ((2, 3), F), axis=-1) == ((2, 3, 1), F)
+    assert len(one("expand_dims", ((2, 3), F), axis=0, num_newaxis=62)[0]) == 64
+    # Found by the fuzzer: the shape list of 2**31 ones took the machine's memory.
+    with pytest.raises(RelayTypeError, match="num_newaxis 2147483648 gives rank 2147483650, more than the 64"):
+        one("expand_dims", ((2, 3), F), axis=0, num_newaxis=2**31)
+    with pytest.raises(RelayTypeError, match="gives rank 65"):
+        one("expand_dims", ((2, 3), F), axis=0, num_newaxis=63)
     assert one("broadcast_to", ((1, 3), F), shape=(4, 3)) == ((4, 3), F)
     assert one("tile", ((2, 3), F), reps=(2, 1)) == ((4, 3), F)
     assert one("tile", ((2, 3), F), reps=(2, 1, 2)) == ((2, 2, 6), F)
