@@ -224,3 +224,18 @@ def test_stable_order_is_pythons_sorted_on_both_paths():
         fast = greedy._stable_order([(np.array(a, dtype=np.int64), False), (np.array(b, dtype=np.int64), True)])
         slow = greedy._stable_order([(np.array(a, dtype=object), False), (np.array(b, dtype=object), True)])
         assert fast == slow == expected
+
+
+def test_order_then_names_is_sorted_with_names_last():
+    import numpy as np
+
+    rng = random.Random(9)
+    for _ in range(30):
+        n = rng.randint(0, 120)
+        a = [rng.randrange(3) for _ in range(n)]
+        b = [rng.choice([0, 5, 7]) for _ in range(n)]
+        names = [f"n{rng.randrange(10**6)}_{i}" for i in range(n)]
+        expected = sorted(range(n), key=lambda i: (-a[i], b[i], names[i]))
+        for dtype in (np.int64, object):
+            keys = [(np.array(a, dtype=dtype), True), (np.array(b, dtype=dtype), False)]
+            assert greedy._order_then_names(keys, names) == expected

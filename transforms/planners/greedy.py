@@ -175,6 +175,30 @@ def _stable_order(keys: Sequence[tuple[np.ndarray, bool]]) -> list[int]:
     return sorted(range(n), key=lambda i: tuple(s * c[i] for s, c in zip(signs, cols)))
 
 
+def _order_then_names(keys: Sequence[tuple[np.ndarray, bool]], names: Sequence[str]) -> list[int]:
+    """Like ``_stable_order`` with the (unique) buffer names as the last key: numpy sorts by
+    the columns, and only runs of equal keys are sorted by name in Python."""
+    if any(col.dtype == object for col, _ in keys):
+        cols = [col.tolist() for col, _ in keys]
+        signs = [-1 if desc else 1 for _, desc in keys]
+        return sorted(
+            range(len(names)), key=lambda i: (*(s * c[i] for s, c in zip(signs, cols)), names[i])
+        )
+    order = np.asarray(_stable_order(keys), dtype=np.int64)
+    if len(order) < 2:
+        return order.tolist()
+    same = np.ones(len(order) - 1, dtype=bool)
+    for col, _ in keys:
+        ranked = col[order]
+        same &= ranked[1:] == ranked[:-1]
+    result = order.tolist()
+    # Runs of equal keys: [start, stop) in sorted position.
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], same.view(np.int8), [0]))))
+    for start, stop in zip(edges[0::2].tolist(), (edges[1::2] + 1).tolist()):
+        result[start:stop] = sorted(result[start:stop], key=names.__getitem__)
+    return result
+
+
 class _Columns:
     """The buffers as columns in input order, read once: the placement loop then touches
     short arrays in visit order instead of a million objects scattered over the heap
@@ -201,6 +225,8 @@ class _Columns:
                 found = resolved[key] = tuple(index_of[p.name] for p in allowed_pools(b, pools))
             candidates.append(found)
         self.candidates = candidates
+        # The allowed pools when all buffers share them (the usual case), else None.
+        self.uniform = next(iter(resolved.values())) if len(resolved) == 1 else None
         if self.start.dtype != object and self.end.dtype != object:
             firsts = np.unique(self.start)
             self.lo = np.searchsorted(firsts, self.start)
@@ -245,22 +271,27 @@ class _Placer:
     def _run(self, order: Sequence[int], rule: _Rule | None) -> None:
         cols = self.columns
         idx = np.asarray(order, dtype=np.int64)
+        # Everything the loop reads is laid out in visit order first, and its results are
+        # written in visit order and scattered back at the end: the loop's only random
+        # accesses are the lifetime index's.
+        candidates = cols.candidates
         visit = zip(
-            order,
             cols.size[idx].tolist(),
             cols.alignment[idx].tolist(),
             cols.lo[idx].tolist(),
             cols.hi[idx].tolist(),
+            [cols.uniform] * len(order) if cols.uniform is not None else [candidates[i] for i in order],
         )
-        candidates = cols.candidates
         indexes = [_LifetimeIndex(cols.ranks) for _ in self.pools]
         pool_align = [p.alignment for p in self.pools]
         pool_cap = [p.size for p in self.pools]
-        used, pool_of, offset_of = self.used, self.pool_of, self.offset_of
-        for i, size, b_align, lo, hi in visit:
-            cands = candidates[i]
+        used = self.used
+        pool_v: list[int] = []
+        offset_v: list[int] = []
+        for size, b_align, lo, hi, cands in visit:
             if size == 0:
-                pool_of[i], offset_of[i] = cands[0], 0
+                pool_v.append(cands[0])
+                offset_v.append(0)
                 continue
             for p in cands:
                 align = b_align if b_align > pool_align[p] else pool_align[p]
@@ -274,24 +305,28 @@ class _Placer:
                     continue
                 if rule is not None:
                     indexes[p].add(lo, hi, (offset, top))
-                pool_of[i], offset_of[i] = p, offset
+                pool_v.append(p)
+                offset_v.append(offset)
                 if top > used[p]:
                     used[p] = top
                 break
             else:
-                raise self._fits_nowhere(i, order)
+                raise self._fits_nowhere(order, pool_v, offset_v)
+        pools = np.zeros(len(self.buffers), dtype=np.int64)
+        pools[idx] = pool_v
+        offsets = np.zeros(len(self.buffers), dtype=object)
+        offsets[idx] = offset_v
+        self.pool_of, self.offset_of = pools.tolist(), offsets.tolist()
 
-    def _fits_nowhere(self, i: int, order: Sequence[int]) -> PlanError:
-        # Only the buffers placed so far (those before ``i`` in ``order``) count.
+    def _fits_nowhere(self, order: Sequence[int], pool_v: list[int], offset_v: list[int]) -> PlanError:
+        # Only the buffers placed so far (those before it in ``order``) count.
+        i = order[len(pool_v)]
         b = self.buffers[i]
         placed: dict[str, list[_Entry]] = {p.name: [] for p in self.pools}
-        for j in order:
-            if j == i:
-                break
+        for j, p, off in zip(order, pool_v, offset_v):
             c = self.buffers[j]
             if c.size:
-                pool = self.pools[self.pool_of[j]]
-                off = self.offset_of[j]
+                pool = self.pools[p]
                 placed[pool.name].append((off, off + footprint(c, pool), c.start, c.end))
         candidates = [self.pools[p] for p in self.columns.candidates[i]]
         return fits_nowhere_error(b, candidates, self.pools, placed)
@@ -400,16 +435,17 @@ def plan_greedy_by_size_first_fit(buffers, pools, **_) -> Plan:
 def _usmp_size_order(buffers: Sequence[Buffer], cols: _Columns | None = None) -> list[int]:
     """TVM USMP's order for hill-climb's start: larger first, then more conflicts, then
     by name (indices into ``buffers``)."""
-    counts = conflict_counts(buffers, cols)
-    return sorted(range(len(buffers)), key=lambda i: (-buffers[i].size, -counts[i], buffers[i].name))
+    cols = cols if cols is not None else _Columns(buffers, default_pools_of(buffers))
+    counts = np.asarray(conflict_counts(buffers, cols), dtype=cols.size.dtype)
+    return _order_then_names([(cols.size, True), (counts, True)], [b.name for b in buffers])
 
 
 def plan_greedy_by_conflicts(buffers, pools, **_) -> Plan:
     """TVM USMP greedy_by_conflicts: most conflicts first (then larger), each buffer above
     its highest conflicting placed buffer."""
     cols = _Columns(buffers, pools)
-    counts = conflict_counts(buffers, cols)
-    idx = sorted(range(len(buffers)), key=lambda i: (-counts[i], -buffers[i].size, buffers[i].name))
+    counts = np.asarray(conflict_counts(buffers, cols), dtype=cols.size.dtype)
+    idx = _order_then_names([(counts, True), (cols.size, True)], [b.name for b in buffers])
     return _run(buffers, pools, idx, _above_conflicts, "greedy-by-conflicts", cols)
 
 
