@@ -80,6 +80,24 @@ class OnnxImport:
     output_names: list[str]
     """The ONNX graph's output names, in the order ``main`` returns them."""
     opset: int
+    output_structure: list[Any] = field(default_factory=list)
+    """Per ONNX output: None for a tensor, ``n`` for a sequence of ``n`` tensors,
+    ``("optional", s)`` for an optional holding ``s`` and ``("optional", "empty")`` for an
+    empty one; ``main`` returns the tensors of all of them in order (see ``pack_outputs``)."""
+
+    def pack_outputs(self, flat: Sequence[Any]) -> list[Any]:
+        """``main``'s results grouped back into the ONNX outputs (lists for sequences, None
+        for an empty optional)."""
+        it = iter(flat)
+
+        def take(s: Any) -> Any:
+            if s is None:
+                return next(it)
+            if isinstance(s, int):
+                return [next(it) for _ in range(s)]
+            return None if s[1] == "empty" else take(s[1])
+
+        return [take(s) for s in (self.output_structure or [None] * len(self.output_names))]
 
 
 # ============================================================================================
@@ -102,6 +120,23 @@ class _Val:
         return self.const is not None
 
 
+@dataclass(eq=False)
+class _Seq:
+    """An ONNX sequence during import: a list of tensors whose length is known at import
+    (sequences have no type in the relay dialect; their ops are evaluated on the list)."""
+
+    items: list[_Val]
+    elem_dtype: str | None = None
+    """The element type of an empty sequence (``SequenceEmpty``'s dtype)."""
+
+
+@dataclass(eq=False)
+class _Opt:
+    """An ONNX optional during import: a tensor or sequence, or None when empty."""
+
+    value: _Val | _Seq | None
+
+
 @dataclass
 class _Node:
     op_type: str
@@ -110,6 +145,8 @@ class _Node:
     attrs: dict[str, Any]
     num_outputs: int
     opset: int
+    proto: onnx.NodeProto | None = None
+    """The node itself (a converter may import the ONNX function body instead)."""
 
     def input(self, i: int) -> _Val | None:
         return self.inputs[i] if i < len(self.inputs) else None
@@ -179,9 +216,14 @@ class _Importer:
         self.graph = model.graph
         self.freeze = freeze_params
         self.opset = _default_opset(model)
+        self.opsets = {imp.domain or "ai.onnx": imp.version for imp in model.opset_import}
         self.names: set[str] = set()
         self.vals: dict[str, _Val] = {}
         self.block = Block()
+        """Where ops are added: ``main``'s block, or an If branch's while it is imported."""
+        self.root = self.block
+        """``main``'s block: parameters and constants always go here (a constant first used
+        in a branch is shared with the code after the If)."""
         self.params: dict[str, np.ndarray] = {}
         self.param_args: dict[str, SSAValue] = {}
         self.frozen: dict[str, SSAValue] = {}
@@ -236,7 +278,7 @@ class _Importer:
         if v.param is not None and not self.freeze:
             if v.param not in self.param_args:
                 ty = tensor_type(v.const.shape, dtype_from_numpy(v.const.dtype))
-                arg = self.block.insert_arg(ty, len(self.block.args))
+                arg = self.root.insert_arg(ty, len(self.root.args))
                 arg.name_hint = v.param
                 self.param_args[v.param] = arg
                 self.params[v.param] = np.asarray(v.const)
@@ -245,14 +287,18 @@ class _Importer:
         if v.param is not None:
             if v.param not in self.frozen:
                 op = ConstantOp.from_numpy(v.const, param_name=v.param)
-                self.block.add_op(op)
+                self._add_const(op)
                 self.frozen[v.param] = op.result
             v._ssa = self.frozen[v.param]
             return v._ssa
         op = ConstantOp.from_numpy(v.const)
-        self.block.add_op(op)
+        self._add_const(op)
         v._ssa = op.result
         return v._ssa
+
+    def _add_const(self, op: ConstantOp) -> None:
+        # in a branch: before the If that is being built (it is added to main's block last)
+        self.root.add_op(op)
 
     def foldable(self, vals: Sequence[_Val]) -> bool:
         if not all(v.known for v in vals):
@@ -305,12 +351,14 @@ class _Importer:
             if x in seen:
                 continue
             seen.add(x)
-            if x.owner is self.block:
+            if x.owner is self.root:
                 name = by_arg.get(x.name_hint or "")
                 if name is not None and name not in found:
                     found.append(name)
             elif x.owner is not None:
                 todo.extend(x.owner.operands)
+                for region in getattr(x.owner, "regions", ()):  # an If's branches
+                    todo.extend(o for op in region.walk() for o in op.operands)
         return found
 
     def int64(self, v: _Val) -> _Val:
@@ -354,7 +402,7 @@ class _Importer:
             if inp.name in init_names:
                 continue  # old exporters list initializers as inputs too
             ty = self.input_type(inp)
-            arg = self.block.insert_arg(ty, len(self.block.args))
+            arg = self.root.insert_arg(ty, len(self.root.args))
             sname = self.fresh_name(inp.name)
             arg.name_hint = sname
             self.input_names[inp.name] = sname
@@ -370,17 +418,28 @@ class _Importer:
         for node in graph.node:
             self.convert(node)
         outs: list[SSAValue] = []
+        structure: list[Any] = []
+
+        def flatten(v: Any, name: str) -> Any:
+            if isinstance(v, _Opt):
+                return ("optional", "empty" if v.value is None else flatten(v.value, name))
+            if isinstance(v, _Seq):
+                for i, item in enumerate(v.items):
+                    flatten(item, f"{name}.{i}")
+                return len(v.items)
+            ssa = self.ssa(v)
+            if ssa.name_hint is None:
+                ssa.name_hint = _sanitize(name)
+            outs.append(ssa)
+            return None
+
         for o in graph.output:
             if o.name not in self.vals:
                 raise OnnxImportError(f"graph output '{o.name}' is not produced by any node")
-            v = self.vals[o.name]
-            ssa = self.ssa(v)
-            if ssa.name_hint is None:
-                ssa.name_hint = _sanitize(o.name)
-            outs.append(ssa)
-        self.block.add_op(ReturnOp(*outs))
-        ftype = ([a.type for a in self.block.args], [v.type for v in outs])
-        func = FuncOp("main", ftype, Region(self.block))
+            structure.append(flatten(self.vals[o.name], o.name))
+        self.root.add_op(ReturnOp(*outs))
+        ftype = ([a.type for a in self.root.args], [v.type for v in outs])
+        func = FuncOp("main", ftype, Region(self.root))
         module = ModuleOp([func])
         try:
             module.verify()
@@ -392,7 +451,87 @@ class _Importer:
             self.input_names,
             [o.name for o in graph.output],
             self.opset,
+            structure,
         )
+
+    # ---- operators defined by ONNX functions ----------------------------------------------
+
+    def _schema(self, proto: onnx.NodeProto) -> Any:
+        domain = proto.domain or "ai.onnx"
+        version = self.opsets.get(domain, self.opset if domain == "ai.onnx" else None)
+        if version is None:
+            return None
+        try:
+            return onnx.defs.get_schema(proto.op_type, version, "" if domain == "ai.onnx" else domain)
+        except onnx.defs.SchemaError:
+            return None
+
+    def has_function(self, proto: onnx.NodeProto) -> bool:
+        """Whether ONNX defines ``proto``'s operator by a function (a body of other operators)."""
+        schema = self._schema(proto)
+        return schema is not None and bool(schema.has_function or schema.has_context_dependent_function)
+
+    def expand_function(self, proto: onnx.NodeProto, node: _Node) -> list[Any]:
+        """An operator the importer has no converter for, imported as the function body ONNX
+        defines it by (``LinearAttention``, ``CausalConvWithState``, ...): the body's nodes
+        with the node's inputs, attributes and opset, in a scope of their own."""
+        schema = self._schema(proto)
+        key = proto.op_type if not proto.domain else f"{proto.domain}.{proto.op_type}"
+        if schema is None or not (schema.has_function or schema.has_context_dependent_function):
+            raise node.fail(f"operator {key} is not imported")
+        fn = onnx.FunctionProto()
+        if schema.has_context_dependent_function:
+            types = [self._type_proto(v).SerializeToString() for v in node.inputs]
+            fn.ParseFromString(schema.get_context_dependent_function(proto.SerializeToString(), types))
+        else:
+            fn.CopyFrom(schema.function_body)
+        given = {a.name: a for a in proto.attribute}
+        defaults = {a.name: a for a in fn.attribute_proto}
+        outer, outer_opset = self.vals, self.opset
+        self.vals = dict(outer)
+        try:
+            self.opset = next((o.version for o in fn.opset_import if o.domain in ("", "ai.onnx")), self.opset)
+            for i, name in enumerate(fn.input):
+                self.vals[name] = node.input(i)
+            for body_node in fn.node:
+                self.convert(_bind_attrs(body_node, given, defaults))
+            return [self.vals[o] for o in fn.output[: node.num_outputs]]
+        finally:
+            self.vals, self.opset = outer, outer_opset
+
+    def _type_proto(self, v: Any) -> onnx.TypeProto:
+        """An ONNX type for ``v`` (a context-dependent function is built for its input types)."""
+        if not isinstance(v, _Val):
+            return onnx.TypeProto()
+        elem = {d: k for k, d in _ONNX_DTYPES.items()}[self.dtype_of(v)]
+        return onnx.helper.make_tensor_type_proto(elem, list(self.shape_of(v)))
+
+    def subgraph(self, graph: onnx.GraphProto, inputs: Sequence[_Val], node: _Node) -> list[_Val]:
+        """Import the body ``graph`` of an If/Loop/Scan ``node`` in place, with its inputs bound
+        to ``inputs``; returns its outputs. The body sees the enclosing scope's values (ONNX's
+        outer-scope references); its own names do not leak out."""
+        if len(graph.input) != len(inputs):
+            raise node.fail(
+                f"its body '{graph.name}' has {len(graph.input)} inputs, the node gives {len(inputs)}"
+            )
+        outer = self.vals
+        self.vals = dict(outer)
+        try:
+            for inp, v in zip(graph.input, inputs):
+                self.vals[inp.name] = v
+            for t in graph.initializer:
+                _relay_dtype(t.data_type, f"initializer '{t.name}' of body '{graph.name}'")
+                self.vals[t.name] = _Val(const=np.asarray(numpy_helper.to_array(t)))
+            for proto in graph.node:
+                self.convert(proto)
+            outs = []
+            for o in graph.output:
+                if o.name not in self.vals:
+                    raise node.fail(f"output '{o.name}' of its body '{graph.name}' is not produced by any node")
+                outs.append(self.vals[o.name])
+            return outs
+        finally:
+            self.vals = outer
 
     def input_type(self, inp: onnx.ValueInfoProto) -> TensorType:
         tt = inp.type.tensor_type
@@ -423,11 +562,19 @@ class _Importer:
 
     def check_supported(self) -> None:
         missing: dict[str, list[str]] = {}
-        for i, node in enumerate(self.graph.node):
-            domain = node.domain or "ai.onnx"
-            key = node.op_type if domain == "ai.onnx" else f"{domain}.{node.op_type}"
-            if domain != "ai.onnx" or node.op_type not in _CONVERTERS:
-                missing.setdefault(key, []).append(node.name or f"#{i}")
+
+        def walk(graph: onnx.GraphProto, where: str) -> None:
+            for i, node in enumerate(graph.node):
+                domain = node.domain or "ai.onnx"
+                key = node.op_type if domain == "ai.onnx" else f"{domain}.{node.op_type}"
+                known = domain == "ai.onnx" and node.op_type in _CONVERTERS
+                if not known and not self.has_function(node):
+                    missing.setdefault(key, []).append(where + (node.name or f"#{i}"))
+                for a in node.attribute:  # the bodies of If, Loop and Scan
+                    for g in [a.g] if a.HasField("g") else list(a.graphs):
+                        walk(g, f"{where}{node.name or f'#{i}'}.{a.name}/")
+
+        walk(self.graph, "")
         if missing:
             parts = [f"{op} ({', '.join(names)})" for op, names in sorted(missing.items())]
             raise OnnxImportError(
@@ -447,9 +594,15 @@ class _Importer:
             else:
                 ins.append(self.vals[name])
         attrs = {a.name: _attr_value(a) for a in proto.attribute}
-        node = _Node(proto.op_type, proto.name or proto.output[0], ins, attrs, len(proto.output), self.opset)
+        node = _Node(proto.op_type, proto.name or proto.output[0], ins, attrs, len(proto.output), self.opset, proto)
+        if proto.op_type not in STRUCTURED_OPS and any(isinstance(v, _Seq | _Opt) for v in ins):
+            raise node.fail("an input is a sequence or optional, which this operator does not take")
+        domain = proto.domain or "ai.onnx"
         try:
-            outs = _CONVERTERS[proto.op_type](self, node)
+            if domain == "ai.onnx" and proto.op_type in _CONVERTERS:
+                outs = _CONVERTERS[proto.op_type](self, node)
+            else:
+                outs = self.expand_function(proto, node)
         except OnnxImportError:
             raise
         except (RelayTypeError, ValueError, IndexError, KeyError) as e:
@@ -460,6 +613,29 @@ class _Importer:
         used = [n for n in proto.output[len(outs) :] if n]
         if used:
             raise node.fail(f"optional output(s) {', '.join(used)} are not supported")
+
+
+def _bind_attrs(
+    body_node: onnx.NodeProto, given: Mapping[str, onnx.AttributeProto], defaults: Mapping[str, onnx.AttributeProto]
+) -> onnx.NodeProto:
+    """A function body's node with its attribute references (``ref_attr_name``) replaced by the
+    calling node's attributes, or the function's defaults, or dropped (the op's own default)."""
+    if not any(a.ref_attr_name for a in body_node.attribute):
+        return body_node
+    out = onnx.NodeProto()
+    out.CopyFrom(body_node)
+    del out.attribute[:]
+    for a in body_node.attribute:
+        if not a.ref_attr_name:
+            out.attribute.append(a)
+            continue
+        src = given.get(a.ref_attr_name) or defaults.get(a.ref_attr_name)
+        if src is not None:
+            b = onnx.AttributeProto()
+            b.CopyFrom(src)
+            b.name = a.name
+            out.attribute.append(b)
+    return out
 
 
 def _default_opset(model: onnx.ModelProto) -> int:
@@ -505,6 +681,9 @@ def _op(*names: str):
 
 SUPPORTED_OPS = _CONVERTERS
 """ONNX operator type -> converter; the keys are every operator the importer handles."""
+
+STRUCTURED_OPS: set[str] = {"Identity", "If", "Loop"}
+"""Operators whose converters take sequences and optionals (``_Seq``/``_Opt``) as inputs."""
 
 
 # ---- elementwise ---------------------------------------------------------------------------
@@ -591,7 +770,12 @@ _BINARY = {
 def _binary(im, node):
     a, b = node.inputs[0], node.inputs[1]
     if node.opset < 7 and node.attrs.get("broadcast", 0) and node.attrs.get("axis") is not None:
-        raise node.fail("legacy axis broadcasting (opset < 7) is not supported")
+        # opset < 7: B's dims line up with A's from `axis` on; trailing 1s make it numpy's
+        ra, rb = im.rank(a), im.rank(b)
+        axis = node.attrs["axis"] + ra if node.attrs["axis"] < 0 else node.attrs["axis"]
+        if not 0 <= axis <= ra - rb:
+            raise node.fail(f"broadcast axis {node.attrs['axis']} does not fit B of rank {rb} into A of rank {ra}")
+        b = im.reshape(b, [*im.static_shape(b, node), *[1] * (ra - axis - rb)])
     return im.emit(_BINARY[node.op_type], [a, b])
 
 
@@ -725,7 +909,12 @@ def _constant_of_shape(im, node):
 @_op("Range")
 def _range(im, node):
     start, limit, delta = (im.static(node.inputs[i], node, n) for i, n in enumerate(("start", "limit", "delta")))
-    return [im.const(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]
+    for v, n in ((start, "start"), (limit, "limit"), (delta, "delta")):
+        if np.size(v) != 1:
+            raise node.fail(f"'{n}' has {np.size(v)} elements, expected a scalar")
+    # a one-element vector is taken as its element (ONNX's expanded AffineGrid gives those)
+    start, limit, delta = (np.asarray(v).reshape(()) for v in (start, limit, delta))
+    return [im.const(np.arange(start, limit, delta, dtype=start.dtype))]
 
 
 # ---- shapes ---------------------------------------------------------------------------------

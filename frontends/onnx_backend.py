@@ -19,7 +19,9 @@ Shapes, axes, pads, ... given as graph inputs (ONNX's node tests feed them as in
   interpreter runs them as they are; ``"built"`` builds at the first ``run``, with the graph
   inputs those ops' shape operands are computed from bound to their values (so
   ``dynamic-to-static`` makes them static), and builds again when those values change
-  (one build per distinct set of values, cached);
+  (one build per distinct set of values, cached). The same holds for ops whose result shape
+  depends on values (``argwhere``) and for the condition of an ``If`` (``scf.if``, which
+  ``fold-constant`` reduces to the branch taken once the condition is known);
 * where Relay has none (a reduction's ``axes``, ``Split``'s sizes, ``Range``, ``Unsqueeze``'s
   axes, ``Resize``'s scales/sizes, ...: TVM's importer refused these), both modes import at
   the first ``run`` with those graph inputs bound as initializers (cached per distinct values).
@@ -84,6 +86,13 @@ class XrelayBackendRep(BackendRep):
         self._builds: dict[bytes, Any] = {}
         self._imp = None
         self._built = None
+        # sequence/optional inputs: expanded into tensors once their values are seen (run)
+        self._structured = [
+            i for i in model.graph.input if i.name not in init_names and not i.type.HasField("tensor_type")
+        ]
+        self._expanded: dict[str, XrelayBackendRep] = {}
+        if self._structured:
+            return
         try:
             self._imp = import_onnx(model, freeze_params=True)
         except OnnxRunTimeValueError as e:
@@ -136,10 +145,19 @@ class XrelayBackendRep(BackendRep):
             values = list(inputs)
             if len(values) != len(self.input_names):
                 raise BackendError(f"the model takes {len(self.input_names)} inputs, got {len(values)}")
-        return {n: _array(v) for n, v in zip(self.input_names, values)}
+        structured = {i.name for i in self._structured}
+        return {n: v if n in structured else _array(v) for n, v in zip(self.input_names, values)}
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple:
         values = self._feeds(inputs)
+        if self._structured:
+            model, flat, key = _expand_structured(self._model, values, self._structured)
+            rep = self._expanded.get(key)
+            if rep is None:
+                rep = XrelayBackendRep(model, self.mode, **self._build_kwargs)
+                self._expanded = _bounded(self._expanded)  # type: ignore[arg-type]
+                self._expanded[key] = rep
+            return rep.run(flat)
         imp, built, bound_args = self._imp, self._built, ()
         if imp is None or (self.mode == "built" and built is None):
             imp, built, bound_args = self._specialised(values)
@@ -154,7 +172,69 @@ class XrelayBackendRep(BackendRep):
                     built.set_input(name, value)
             built.run()
             outs = [built.get_output(i).copy() for i in range(built.get_num_outputs())]
-        return _outputs_tuple(self.output_names, outs)
+        return _outputs_tuple(self.output_names, imp.pack_outputs(outs))
+
+
+def _expand_structured(
+    model: onnx.ModelProto, values: Mapping[str, Any], structured: Sequence[onnx.ValueInfoProto]
+) -> tuple[onnx.ModelProto, dict[str, np.ndarray], str]:
+    """``model`` with each sequence/optional input replaced by tensor inputs (named
+    ``<input>__<i>`` / ``<input>__opt``) and the ``SequenceConstruct``/``SequenceEmpty``/
+    ``Optional`` nodes that rebuild it from them; the tensor values by name; and a key naming
+    the structure (lengths, emptiness, shapes and dtypes) the model was expanded for."""
+    from onnx import helper
+
+    nodes: list[onnx.NodeProto] = []
+    inputs: list[onnx.ValueInfoProto] = []
+    flat: dict[str, np.ndarray] = {}
+    key: list[str] = []
+
+    def expand(what: str, ty: onnx.TypeProto, v: Any, out: str) -> None:
+        if ty.HasField("optional_type"):
+            if v is None:
+                key.append("none")
+                nodes.append(helper.make_node("Optional", [], [out], type=ty.optional_type.elem_type))
+                return
+            expand(what, ty.optional_type.elem_type, v, out + "__opt")
+            nodes.append(helper.make_node("Optional", [out + "__opt"], [out]))
+        elif ty.HasField("sequence_type"):
+            if not isinstance(v, list | tuple):
+                raise BackendError(f"input '{what}' is a sequence: give a list of arrays, got {type(v).__name__}")
+            key.append(f"seq{len(v)}")
+            names = [f"{out}__{i}" for i in range(len(v))]
+            for n, item in zip(names, v):
+                expand(what, ty.sequence_type.elem_type, item, n)
+            if names:
+                nodes.append(helper.make_node("SequenceConstruct", names, [out]))
+            else:
+                elem = ty.sequence_type.elem_type.tensor_type.elem_type or onnx.TensorProto.FLOAT
+                nodes.append(helper.make_node("SequenceEmpty", [], [out], dtype=elem))
+        elif ty.HasField("tensor_type"):
+            if v is None or isinstance(v, list | tuple):
+                raise BackendError(f"input '{what}' needs an array, got {type(v).__name__}")
+            a = _array(v)
+            key.append(f"{a.dtype}{a.shape}")
+            inputs.append(helper.make_tensor_value_info(out, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape))
+            flat[out] = a
+        else:
+            raise BackendError(f"input '{what}' has a type the backend does not take (maps, sparse tensors)")
+
+    names = {i.name for i in structured}
+    for inp in model.graph.input:
+        if inp.name in names:
+            expand(inp.name, inp.type, values[inp.name], inp.name)
+        elif inp.name in values:  # its shape made concrete too (the model is specialised anyway)
+            expand(inp.name, inp.type, values[inp.name], inp.name)
+        else:
+            inputs.append(inp)
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.input[:]
+    m.graph.input.extend(inputs)
+    body = list(m.graph.node)
+    del m.graph.node[:]
+    m.graph.node.extend(nodes + body)
+    return m, flat, "|".join(key)
 
 
 def _bounded(cache: dict[bytes, Any]) -> dict[bytes, Any]:
@@ -192,8 +272,9 @@ def _import_bound(
 
 
 def _dyn_shape_args(module: Any) -> tuple[str, ...]:
-    """Parameters of @main that the shape operands of its dyn ops are computed from."""
-    from xdsl.dialects import func
+    """Parameters of @main that the shape operands of its dyn ops, the operands of ops whose
+    result shape depends on values (``argwhere``) and the conditions of Ifs are computed from."""
+    from xdsl.dialects import func, scf
 
     from xrelay.dialects.dyn import DynOp
 
@@ -202,6 +283,11 @@ def _dyn_shape_args(module: Any) -> tuple[str, ...]:
     found: list[str] = []
     seen: set[Any] = set()
     todo = [op.operands[i] for op in main.walk() if isinstance(op, DynOp) for i in op.VALUE_OPERANDS]
+    # ops whose result shape follows from their operands' values (argwhere): all operands
+    todo += [v for op in main.walk() if not isinstance(op, DynOp) and _data_shaped(op) for v in op.operands]
+    # a run-time If condition (the arena runtime runs straight-line programs; fold-constant
+    # turns an If on a constant into the branch it takes)
+    todo += [op.cond for op in main.walk() if isinstance(op, scf.IfOp)]
     while todo:
         v = todo.pop()
         if v in seen:
@@ -213,6 +299,16 @@ def _dyn_shape_args(module: Any) -> tuple[str, ...]:
         elif v.owner is not None and not isinstance(v.owner, type(main.body.block)):
             todo.extend(v.owner.operands)
     return tuple(found)
+
+
+def _data_shaped(op: Any) -> bool:
+    """A result with a dynamic dimension from operands of static shapes."""
+    from xdsl.dialects.builtin import TensorType
+
+    def dynamic(t: Any) -> bool:
+        return isinstance(t, TensorType) and any(d < 0 for d in t.get_shape())
+
+    return any(dynamic(r.type) for r in op.results) and not any(dynamic(v.type) for v in op.operands)
 
 
 class XrelayBackend(Backend):

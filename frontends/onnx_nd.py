@@ -9,8 +9,9 @@ maps them.
 * ``Resize`` (opset 10+) on 4-D inputs whose N and C are not resized: ``image.resize2d`` with
   the output size from ``sizes`` or ``floor(in * scales)`` (constants), ``roi`` for
   ``tf_crop_and_resize``; modes nearest/linear/cubic, ``nearest_mode`` as the rounding method.
-  Coordinates follow the output size (TOPI), so a scale that is not ``out / in`` exactly is
-  honoured only through the size it gives, as in Relay's frontend.
+  Where resize2d cannot give ONNX's numbers (a scale that is not ``out / in`` exactly,
+  ``antialias``, the rounding TOPI ignores, other ranks or resized N/C) the import applies
+  ONNX's own per-axis weights instead (``onnx_resize.py``).
 * ``Upsample`` (opset 7/9): ``nn.upsampling`` (nearest_neighbor or bilinear, asymmetric).
 * ``GatherND``: ``gather_nd`` after moving the index tuples to the first axis.
 * ``BitShift``: ``left_shift``/``right_shift``; ``Size``: ``ndarray_size`` (int64).
@@ -26,6 +27,7 @@ import math
 import numpy as np
 
 from xrelay.frontends.onnx import _CONVERTERS, _Importer, _Node, _op, _spatial_pads, _Val
+from xrelay.frontends.onnx_resize import resize_by_weights
 
 _MAX_POOL_2D = _CONVERTERS["MaxPool"]
 _AVG_POOL_2D = _CONVERTERS["AveragePool"]
@@ -97,13 +99,11 @@ _RESIZE_METHOD = {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "c
 @_op("Resize")
 def _resize(im, node):
     x = node.inputs[0]
-    _rank_in(im, node, x, (4,))
     xs = im.static_shape(x, node)
     mode = node.attrs.get("mode", "nearest")
     if mode not in _RESIZE_METHOD:
         raise node.fail(f"unknown mode '{mode}'")
-    if node.attrs.get("antialias", 0):
-        raise node.fail("antialias = 1 is not supported")
+    exact = bool(node.attrs.get("antialias", 0))  # image.resize2d has no antialiasing
     if node.attrs.get("keep_aspect_ratio_policy", "stretch") != "stretch":
         raise node.fail("only keep_aspect_ratio_policy 'stretch' is supported")
     if node.attrs.get("axes") is not None:
@@ -120,17 +120,21 @@ def _resize(im, node):
         out = [int(v) for v in sizes]
     elif scales is not None and scales.size:
         out = [int(math.floor(d * float(s))) for d, s in zip(xs, scales)]
-        inexact = [f"{d} x {float(s):g}" for d, s in zip(xs, scales) if d * float(s) != int(d * float(s))]
-        if inexact:
-            # ONNX maps coordinates with the scale itself; Relay's resize2d with the size ratio
-            raise node.fail(
-                f"scales giving a fractional output size ({', '.join(inexact)}) are not supported: "
-                "Relay's image.resize2d maps coordinates by the ratio of the sizes"
-            )
+        # ONNX maps coordinates with the scale itself, Relay's resize2d with the size ratio
+        exact = exact or any(d * float(s) != int(d * float(s)) for d, s in zip(xs, scales))
     else:
         raise node.fail("needs constant scales or sizes")
-    if len(out) != 4 or out[:2] != list(xs[:2]):
-        raise node.fail(f"only H and W may be resized (input {list(xs)}, output {out})")
+    if len(out) != len(xs):
+        raise node.fail(f"{len(out)} output sizes/scales for an input of rank {len(xs)}")
+    exact = exact or len(xs) != 4
+    if mode == "nearest":
+        rounding = node.attrs.get("nearest_mode", "round_prefer_floor")
+        whole = all(o % d == 0 and o >= d for o, d in zip(out[2:], xs[2:]))
+        # TOPI divides integers for a whole-number upscale and ignores the rounding method
+        exact = exact or (coord == "asymmetric" and whole and rounding in ("round_prefer_ceil", "ceil", "round"))
+    if exact or out[:2] != list(xs[:2]):
+        use_scales = None if sizes is not None and sizes.size else [float(v) for v in scales]
+        return resize_by_weights(im, node, x, xs, out, use_scales)
     attrs = {
         "method": _RESIZE_METHOD[mode],
         "coordinate_transformation_mode": coord,
@@ -140,13 +144,6 @@ def _resize(im, node):
     }
     if mode == "nearest":
         attrs["rounding_method"] = node.attrs.get("nearest_mode", "round_prefer_floor")
-        whole = all(o % d == 0 and o >= d for o, d in zip(out[2:], xs[2:]))
-        if coord == "asymmetric" and whole and attrs["rounding_method"] in ("round_prefer_ceil", "ceil", "round"):
-            # TOPI divides integers for a whole-number upscale and ignores the rounding method
-            raise node.fail(
-                f"nearest_mode '{attrs['rounding_method']}' with asymmetric coordinates and a whole-number "
-                "upscale is not supported: Relay's image.resize2d (TOPI) rounds down there"
-            )
     if coord == "tf_crop_and_resize":
         if roi is None or roi.size != 8:
             raise node.fail("tf_crop_and_resize needs an roi of 8 values")

@@ -675,7 +675,8 @@ def _attention(im, node):
     if right >= 0:
         allowed &= j - i <= right
     if nonpad is not None and (past_k is not None or not allowed.all()):
-        raise node.fail("nonpad_kv_seqlen with a causal/window mask or a past cache is not supported")
+        # the masks combine per batch row here: ONNX's own function body for this node
+        return im.expand_function(node.proto, node)
     if not allowed.all():
         static = im.const(np.where(allowed, 0, -np.inf).astype(np_dt))
         bias = static if bias is None else _e(im, "add", bias, static)

@@ -345,3 +345,81 @@ def roi_align(
     if layout == "NHWC":
         res = np.moveaxis(res, 1, 3)
     return emit(res.astype(data.dtype), out, op)
+
+
+@register("argwhere")
+def argwhere(condition: np.ndarray, *, out=None) -> np.ndarray:
+    """Relay ``argwhere``: the coordinates of the nonzero elements, row-major, int32."""
+    return emit(np.argwhere(condition).astype(np.int32), out, "argwhere")
+
+
+@register("unique")
+def unique(data: np.ndarray, *, out=None, sorted: bool, return_counts: bool) -> tuple[np.ndarray, ...]:
+    """Relay ``unique`` on 1-D data: results padded with zeros to the input's length."""
+    n = data.shape[0]
+    values, first, inverse, counts = np.unique(data, return_index=True, return_inverse=True, return_counts=True)
+    if not sorted:  # in order of first occurrence
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        values, first, counts, inverse = values[order], first[order], counts[order], rank[inverse.reshape(-1)]
+
+    def padded(a: np.ndarray, dtype) -> np.ndarray:
+        res = np.zeros(n, dtype)
+        res[: a.size] = a
+        return res
+
+    res = [padded(values, data.dtype), padded(first, np.int32), inverse.reshape(-1).astype(np.int32)]
+    res.append(np.array([values.size], np.int32))
+    if return_counts:
+        res.append(padded(counts, np.int32))
+    return emit_many(res, out, "unique")
+
+
+def _iou_over(boxes: np.ndarray, i: int, rest: np.ndarray, threshold: float) -> np.ndarray:
+    """Which boxes of ``rest`` overlap box ``i`` by an IoU above ``threshold`` (corners in
+    either order; empty boxes overlap nothing)."""
+    lo, hi = np.minimum(boxes[:, :2], boxes[:, 2:]), np.maximum(boxes[:, :2], boxes[:, 2:])
+    inter = np.clip(np.minimum(hi[i], hi[rest]) - np.maximum(lo[i], lo[rest]), 0, None).prod(axis=1)
+    area = (hi - lo).prod(axis=1)
+    union = area[i] + area[rest] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        over = inter / union > threshold
+    return over & (inter > 0) & (area[i] > 0) & (area[rest] > 0)
+
+
+@register("vision.all_class_non_max_suppression")
+def all_class_non_max_suppression(
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    max_output_boxes_per_class: np.ndarray,
+    iou_threshold: np.ndarray,
+    score_threshold: np.ndarray,
+    *,
+    out=None,
+    output_format: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Relay ``vision.all_class_non_max_suppression`` (ONNX format): ``(batch, class, box)``
+    rows, zero-padded, and their count."""
+    batch, num_classes, num_boxes = scores.shape
+    limit = int(np.asarray(max_output_boxes_per_class).reshape(-1)[0])
+    limit = num_boxes if limit < 0 else limit  # Relay's -1: no limit
+    iou = float(np.asarray(iou_threshold).reshape(-1)[0])
+    floor = float(np.asarray(score_threshold).reshape(-1)[0])
+    rows = []
+    for b in range(batch):
+        corners = boxes[b].astype(np.float64)
+        for c in range(num_classes):
+            s = scores[b, c]
+            cand = np.flatnonzero(s > floor)
+            cand = cand[np.argsort(-s[cand].astype(np.float64), kind="stable")]
+            kept = 0
+            while cand.size and kept < limit:
+                best, cand = cand[0], cand[1:]
+                rows.append((b, c, best))
+                kept += 1
+                cand = cand[~_iou_over(corners, best, cand, iou)]
+    selected = np.zeros((batch * num_classes * num_boxes, 3), np.int64)
+    if rows:
+        selected[: len(rows)] = rows
+    return emit_many([selected, np.array([len(rows)], np.int64)], out, "vision.all_class_non_max_suppression")

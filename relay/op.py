@@ -658,6 +658,22 @@ def one_hot(indices: Expr, on_value: Any, off_value: Any, depth: int, axis: int,
     return _call("one_hot", [indices, on, off], depth=depth, axis=axis, dtype=dtype)
 
 
+@_export
+def argwhere(condition: Expr) -> Call:
+    """The coordinates of the nonzero elements, one int32 row each (``[?, rank]``)."""
+    return _call("argwhere", [condition])
+
+
+@_export
+@dialect_defaults("unique")
+def unique(data: Expr, is_sorted: bool = True, return_counts: bool = DEFAULT) -> TupleWrapper:
+    """The distinct elements of 1-D ``data``, zero-padded to its length: a ``TupleWrapper`` of
+    (output, indices, inverse_indices, num_unique[, counts]). tvm.relay's signature: its
+    ``is_sorted`` is the op's ``sorted`` attribute."""
+    call = _call("unique", [data], sorted=bool(is_sorted), return_counts=return_counts)
+    return TupleWrapper(call, 5 if return_counts is not DEFAULT and return_counts else 4)
+
+
 def _scalar_const(value: Any, dtype: str) -> Expr:
     import numpy as np
 

@@ -1,13 +1,16 @@
-"""``relay.vision``: vision operators with tvm.relay.vision's signatures (``roi_align``)."""
+"""``relay.vision``: vision operators with tvm.relay.vision's signatures (``roi_align``,
+``all_class_non_max_suppression``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from xrelay.relay.expr import Call, Expr
+import numpy as np
+
+from xrelay.relay.expr import Call, Expr, TupleWrapper, const
 from xrelay.relay.op import DEFAULT, dialect_defaults, make_call
 
-__all__ = ["roi_align"]
+__all__ = ["all_class_non_max_suppression", "roi_align"]
 
 
 @dialect_defaults("vision.roi_align")
@@ -32,3 +35,23 @@ def roi_align(
         layout=layout,
         mode=mode.decode() if isinstance(mode, bytes) else mode,
     )
+
+
+@dialect_defaults("vision.all_class_non_max_suppression")
+def all_class_non_max_suppression(
+    boxes: Expr,
+    scores: Expr,
+    max_output_boxes_per_class: Any = -1,
+    iou_threshold: Any = 0.5,
+    score_threshold: Any = 0.0,
+    output_format: str = DEFAULT,
+) -> TupleWrapper:
+    """Non-maximum suppression per batch and class: a ``TupleWrapper`` of the zero-padded
+    ``(batch, class, box)`` int64 rows and their count (``output_format="onnx"``, the only one);
+    ``max_output_boxes_per_class`` < 0 keeps every box. Scalars may be numbers or expressions."""
+    dtype = getattr(getattr(boxes, "checked_type", None), "dtype", "float32")
+    args = [boxes, scores]
+    for v, dt in ((max_output_boxes_per_class, "int64"), (iou_threshold, dtype), (score_threshold, dtype)):
+        args.append(v if isinstance(v, Expr) else const(np.array(v, dt)))
+    call = make_call("vision.all_class_non_max_suppression", args, output_format=output_format)
+    return TupleWrapper(call, 2)

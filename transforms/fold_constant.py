@@ -8,6 +8,8 @@ collapse in one pass, in time linear in the number of ops. Relay's rules kept:
 * stateful ops (``nn.dropout``) are never evaluated, nor ``device_copy`` (a transfer, not a
   computation), nor annotations (``on_device``, ``annotation.stop_fusion``);
 * ``shape_of`` of a statically shaped tensor is folded even when the tensor is not constant;
+* ``argwhere`` of a constant folds into a constant of the size found (its type has a dynamic
+  dimension; ``infer-type`` makes its uses static);
 * calls of functions are not evaluated (Relay folds only calls of operators);
 * an If (``scf.if``) whose condition is a constant becomes the branch it takes;
 * qnn ops are folded only with ``fold-qnn=true`` (Relay's ``FoldConstant(fold_qnn=True)``),
@@ -47,6 +49,9 @@ from xrelay.kernels import evaluate
 DEFAULT_MAX_ELEMENTS = 2**24
 
 _NEVER_FOLD = frozenset({"device_copy", "on_device", "annotation.stop_fusion"})
+_DATA_SHAPED = frozenset({"argwhere"})
+"""Ops whose result shape depends on their operands' values: folded into a constant of the
+size computed (``infer-type`` then makes the uses static)."""
 
 
 def _num_elements(t: TensorType) -> int | None:
@@ -80,7 +85,9 @@ def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: b
         return False
     for r in used:
         n = _num_elements(r.type)  # type: ignore[arg-type]
-        if n is None or (max_elements and n > max_elements):
+        if n is None and op.RELAY_NAME not in _DATA_SHAPED:
+            return False
+        if n is not None and max_elements and n > max_elements:
             return False
     if op.RELAY_NAME == "shape_of":
         in_shape = shape_of(op.operands[0].type)  # type: ignore[arg-type]
@@ -96,6 +103,8 @@ def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: b
             inputs.append(o.owner)
         arrays = _evaluate(op)
         if arrays is None:
+            return False
+        if max_elements and any(a.size > max_elements for a in arrays):  # a data-shaped result
             return False
     name = _derived_name(inputs)
     for res, array in zip(op.results, arrays, strict=True):

@@ -1,6 +1,7 @@
 """Relay's scans, scatters and index algorithms: ``cumsum``, ``cumprod``, ``scatter_elements``,
 ``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence``, ``image.grid_sample``, ``dft``,
-``topk``, ``one_hot`` and ``vision.roi_align``.
+``topk``, ``one_hot``, ``vision.roi_align``, ``argwhere``, ``unique`` and
+``vision.all_class_non_max_suppression``.
 
 Attributes and defaults are Relay's (``ScanopAttrs``, ``ScatterElementsAttrs``,
 ``ScatterNDAttrs``, ``EinsumAttrs``, ``ReinterpretAttrs`` = ``CastAttrs``,
@@ -520,3 +521,99 @@ class ROIAlignOp(RelayOp):
         c = ds[1] if attrs["layout"] == "NCHW" else ds[3]
         shape = [rs[0], c, *ph_pw] if attrs["layout"] == "NCHW" else [rs[0], *ph_pw, c]
         return [new_tensor(shape, dt)]
+
+
+@relay_op("argwhere", OpPattern.OPAQUE)
+class ArgWhereOp(RelayOp):
+    """The coordinates of the nonzero elements of ``condition``, one row each in row-major
+    order (int32). The number of rows depends on the values: the result's first dimension is
+    dynamic (``?``), so only the interpreter runs it until its input is known (then it folds).
+
+    ```mlir
+    %i = relay.argwhere %c : (tensor<2x3xi1>) -> tensor<?x2xi32>
+    ```
+    """
+
+    condition = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        return [new_tensor([None, len(shape_of(in_types[0]))], "int32")]
+
+
+@relay_op("unique", OpPattern.OPAQUE)
+class UniqueOp(RelayOp):
+    """The distinct elements of the 1-D ``data`` (``sorted``: ascending, else in order of first
+    occurrence), padded with zeros to the input's length, as Relay: ``output``, ``indices`` (of
+    each one's first occurrence), ``inverse_indices`` (each element's position in ``output``),
+    ``num_unique`` (a 1-element count) and, with ``return_counts``, ``counts``; the index
+    results are int32. Slicing the first ``num_unique`` entries gives the unpadded results.
+
+    ```mlir
+    %u, %i, %inv, %n = relay.unique %x : (tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>)
+    ```
+    """
+
+    data = operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    sorted = Bool(True)
+    return_counts = Bool(False)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        ds = shape_of(in_types[0])
+        if len(ds) != 1:
+            raise fail(cls, f"expects 1-D data, got {in_types[0]}")
+        out = [in_types[0], new_tensor(ds, "int32"), new_tensor(ds, "int32"), new_tensor([1], "int32")]
+        return out + [new_tensor(ds, "int32")] if attrs["return_counts"] else out
+
+
+@relay_op("vision.all_class_non_max_suppression", OpPattern.OPAQUE)
+class AllClassNMSOp(RelayOp):
+    """Greedy non-maximum suppression per batch and class, as Relay's (``output_format``
+    "onnx"): for each class the boxes scoring above ``score_threshold`` are taken by
+    descending score (ties: lower index first), each dropping the later boxes whose IoU with it
+    exceeds ``iou_threshold``, at most ``max_output_boxes_per_class`` per class (< 0: no
+    limit; scalars, the last three operands). ``boxes`` are ``[batch, num_boxes, 4]`` corners ``(y1, x1, y2, x2)``
+    (either order along each axis), ``scores`` ``[batch, num_classes, num_boxes]``. Results:
+    ``[batch * num_classes * num_boxes, 3]`` int64 rows ``(batch, class, box)`` in that order,
+    zero-padded, and the 1-element int64 count of valid rows.
+
+    ```mlir
+    %sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %iou, %st : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
+    ```
+    """
+
+    boxes = operand_def(TensorType)
+    scores = operand_def(TensorType)
+    max_output_boxes_per_class = operand_def(TensorType)
+    iou_threshold = operand_def(TensorType)
+    score_threshold = operand_def(TensorType)
+    selected = result_def(TensorType)
+    num_total_detections = result_def(TensorType)
+    traits = traits_def(Pure())
+    output_format = Str("onnx")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        boxes, scores, max_out, iou, score = in_types
+        bs, ss = shape_of(boxes), shape_of(scores)
+        if attrs["output_format"] != "onnx":
+            raise fail(cls, f"output_format must be 'onnx' (the only one xrelay has), got '{attrs['output_format']}'")
+        if len(bs) != 3 or bs[2] not in (4, None) or len(ss) != 3:
+            raise fail(cls, f"expects [batch, boxes, 4] boxes and [batch, classes, boxes] scores, got {boxes} and {scores}")
+        for a, b in ((bs[0], ss[0]), (bs[1], ss[2])):
+            if a is not None and b is not None and a != b:
+                raise fail(cls, f"boxes {boxes} and scores {scores} disagree on the batch or box count")
+        for t, what in ((max_out, "max_output_boxes_per_class"), (iou, "iou_threshold"), (score, "score_threshold")):
+            if any(d != 1 for d in shape_of(t)):
+                raise fail(cls, f"{what} must be a scalar, got {t}")
+        _int_indices(cls, max_out, "max_output_boxes_per_class")
+        dt = dtype_of(boxes.element_type)
+        if dt not in ("float16", "float32", "float64") or scores.element_type != boxes.element_type:
+            raise fail(cls, f"boxes {boxes} and scores {scores} must be of one float type")
+        n = None if None in (bs[0], ss[1], bs[1]) else bs[0] * ss[1] * bs[1]
+        return [new_tensor([n, 3], "int64"), new_tensor([1], "int64")]

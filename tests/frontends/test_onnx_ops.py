@@ -428,3 +428,23 @@ def test_where_expand_and_comparison(h, rng):
     assert "relay.greater" in h.relay_op_names(imp.module)
     cond = rng.standard_normal((3, 4)) > 0
     h.check_node("Where", [cond, _r(rng, 3, 4), _r(rng, 4)])
+
+
+@pytest.mark.parametrize("axis, b_shape", [(1, (3,)), (0, (2, 3)), (2, (4, 5)), (-2, (4,))])
+def test_legacy_axis_broadcasting(axis, b_shape):
+    # opset < 7: B's dims line up with A's from `axis` (onnxruntime has no opset 6: numpy reference)
+    from onnx import helper
+
+    from xrelay.frontends import import_onnx
+    from xrelay.runtime.interpreter import run
+    from xrelay.testing.onnx_models import make_model
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    node = helper.make_node("Add", ["a", "b"], ["y"], broadcast=1, axis=axis)
+    model = make_model([node], {"a": (a.shape, a.dtype), "b": (b.shape, b.dtype)}, ["y"], {}, opset=6, check=False)
+    (got,) = run(import_onnx(model).module, {"a": a, "b": b})
+    start = axis % 4
+    want = a + b.reshape(b_shape + (1,) * (4 - start - len(b_shape)))
+    np.testing.assert_array_equal(got, want)

@@ -74,3 +74,18 @@ func.func @big() -> tensor<2x4xf32> {
   %b = relay.broadcast_to %c {shape = [2, 4]} : (tensor<f32>) -> tensor<2x4xf32>
   func.return %b : tensor<2x4xf32>
 }
+
+// -----
+
+// argwhere of a constant folds to the rows found; its uses become static.
+// CHECK-LABEL: func.func @argwhere(%x: tensor<4xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %{{.*}} = relay.constant dense<{{\[}}[1], [3]]> : tensor<2x1xi32>
+// CHECK-NEXT:    %{{.*}} = relay.reshape %{{.*}} {newshape = [-1]} : (tensor<2x1xi32>) -> tensor<2xi32>
+// CHECK-NEXT:    %{{.*}} = relay.take %x, %{{.*}} {axis = 0} : (tensor<4xf32>, tensor<2xi32>) -> tensor<2xf32>
+func.func @argwhere(%x: tensor<4xf32>) -> tensor<?xf32> {
+  %c = relay.constant dense<[0.0, 1.0, 0.0, 2.0]> : tensor<4xf32>
+  %i = relay.argwhere %c : (tensor<4xf32>) -> tensor<?x1xi32>
+  %j = relay.reshape %i {newshape = [-1]} : (tensor<?x1xi32>) -> tensor<?xi32>
+  %y = relay.take %x, %j {axis = 0} : (tensor<4xf32>, tensor<?xi32>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}

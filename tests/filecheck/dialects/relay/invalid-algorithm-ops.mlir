@@ -241,3 +241,36 @@
 %r = "test.op"() : () -> tensor<4x5xf32>
 %y = relay.vision.roi_align %x, %r {pooled_size = [0, 2], spatial_scale = 1.0} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x0x2xf32>
 // CHECK{LITERAL}: relay.vision.roi_align: pooled_size must be two positive sizes, got [0, 2]
+
+// -----
+
+%x = "test.op"() : () -> tensor<2x3xf32>
+%u, %i, %inv, %n = relay.unique %x : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<1xi32>)
+// CHECK{LITERAL}: relay.unique: expects 1-D data, got tensor<2x3xf32>
+
+// -----
+
+%b = "test.op"() : () -> tensor<1x6x4xf32>
+%s = "test.op"() : () -> tensor<1x2x5xf32>
+%m = "test.op"() : () -> tensor<i64>
+%t = "test.op"() : () -> tensor<f32>
+%sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t : (tensor<1x6x4xf32>, tensor<1x2x5xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
+// CHECK{LITERAL}: relay.vision.all_class_non_max_suppression: boxes tensor<1x6x4xf32> and scores tensor<1x2x5xf32> disagree on the batch or box count
+
+// -----
+
+%b = "test.op"() : () -> tensor<1x6x4xf32>
+%s = "test.op"() : () -> tensor<1x2x6xf32>
+%m = "test.op"() : () -> tensor<2xi64>
+%t = "test.op"() : () -> tensor<f32>
+%sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<2xi64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
+// CHECK{LITERAL}: relay.vision.all_class_non_max_suppression: max_output_boxes_per_class must be a scalar, got tensor<2xi64>
+
+// -----
+
+%b = "test.op"() : () -> tensor<1x6x4xf32>
+%s = "test.op"() : () -> tensor<1x2x6xf32>
+%m = "test.op"() : () -> tensor<f32>
+%t = "test.op"() : () -> tensor<f32>
+%sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
+// CHECK{LITERAL}: relay.vision.all_class_non_max_suppression: max_output_boxes_per_class must be integers, got tensor<f32>

@@ -946,3 +946,30 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %z = relay.vision.roi_align %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, sample_ratio = 2, mode = "max"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x3x1xf32>
 // CHECK{LITERAL}: %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
 // CHECK{LITERAL}: %z = relay.vision.roi_align %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, sample_ratio = 2, mode = "max"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x3x1xf32>
+
+// -----
+
+// argwhere
+  %c = "test.op"() : () -> tensor<2x3xi1>
+  %i = relay.argwhere %c : (tensor<2x3xi1>) -> tensor<?x2xi32>
+// CHECK{LITERAL}: %i = relay.argwhere %c : (tensor<2x3xi1>) -> tensor<?x2xi32>
+
+// -----
+
+// unique
+  %x = "test.op"() : () -> tensor<6xf32>
+  %u, %i, %inv, %n = relay.unique %x : (tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>)
+  %u2, %i2, %inv2, %n2, %c2 = relay.unique %x {sorted = false, return_counts = true} : (tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>, tensor<6xi32>)
+// CHECK{LITERAL}: %u, %i, %inv, %n = relay.unique %x : (tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>)
+// CHECK{LITERAL}: %u2, %i2, %inv2, %n2, %c2 = relay.unique %x {sorted = false, return_counts = true} : (tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>, tensor<6xi32>)
+
+// -----
+
+// vision.all_class_non_max_suppression
+  %b = "test.op"() : () -> tensor<1x6x4xf32>
+  %s = "test.op"() : () -> tensor<1x2x6xf32>
+  %m = relay.constant dense<2> : tensor<i64>
+  %iou = relay.constant dense<0.5> : tensor<f32>
+  %st = relay.constant dense<0.1> : tensor<f32>
+  %sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %iou, %st : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
+// CHECK{LITERAL}: %sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %iou, %st : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)

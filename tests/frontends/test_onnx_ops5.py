@@ -1,0 +1,128 @@
+"""CenterCropPad, AffineGrid, Col2Im, STFT, the windows, MelWeightMatrix, Det, MaxPool's
+Indices and 1-D ConvTranspose (compositions of Relay ops) against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xrelay.frontends.onnx import OnnxImportError, OnnxRunTimeValueError
+
+F32, I64 = np.float32, np.int64
+
+
+@pytest.mark.parametrize("shape, axes", [([2, 5, 9], None), ([7, 3], [1, -1]), ([4], [0])])
+def test_center_crop_pad(h, rng, shape, axes):
+    x = h.randn(rng, 3, 6, 5)
+    attrs = {} if axes is None else {"axes": axes}
+    h.check_node("CenterCropPad", [x, np.array(shape, I64)], attrs, opset=18, consts=[1])
+
+
+def test_center_crop_pad_shape_at_run_time():
+    from onnx import helper
+
+    from xrelay.frontends import import_onnx
+    from xrelay.testing.onnx_models import make_model
+
+    node = helper.make_node("CenterCropPad", ["x", "shape"], ["y"])
+    model = make_model([node], {"x": ((3, 4), F32), "shape": ((2,), I64)}, {"y": F32}, {}, opset=18, check=False)
+    with pytest.raises(OnnxRunTimeValueError, match="input 'shape' must be a constant") as e:
+        import_onnx(model)
+    assert e.value.inputs == ("shape",)
+
+
+@pytest.mark.parametrize("size, align", [([2, 3, 4, 5], 0), ([2, 3, 4, 5], 1), ([2, 1, 3, 2, 4], 0)])
+def test_affine_grid(h, rng, size, align):
+    k = len(size) - 2
+    theta = h.randn(rng, size[0], k, k + 1)
+    h.check_node("AffineGrid", [theta, np.array(size, I64)], {"align_corners": align}, opset=20, consts=[1])
+
+
+@pytest.mark.parametrize(
+    "image, block, attrs",
+    [([5, 5], [2, 2], {}), ([6, 7], [3, 2], {"strides": [2, 1], "pads": [1, 0, 0, 1]}), ([7, 7], [2, 3], {"dilations": [2, 2]})],
+)
+def test_col2im(h, rng, image, block, attrs):
+    s = attrs.get("strides", [1, 1])
+    p = attrs.get("pads", [0, 0, 0, 0])
+    d = attrs.get("dilations", [1, 1])
+    nb = [(image[i] + p[i] + p[i + 2] - d[i] * (block[i] - 1) - 1) // s[i] + 1 for i in range(2)]
+    x = h.randn(rng, 2, 2 * block[0] * block[1], nb[0] * nb[1])
+    h.check_node("Col2Im", [x, np.array(image, I64), np.array(block, I64)], attrs, opset=18, consts=[1, 2])
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "HammingWindow", "BlackmanWindow"])
+@pytest.mark.parametrize("periodic", [0, 1])
+def test_windows(h, op, periodic):
+    h.check_node(op, [np.array(12, np.int32)], {"periodic": periodic}, opset=17, consts=[0], rtol=1e-5, atol=1e-6)
+
+
+def test_mel_weight_matrix(h):
+    ins = [np.array(8, np.int32), np.array(32, np.int32), np.array(8000, np.int32), np.array(0.0, F32), np.array(3500.0, F32)]
+    h.check_node("MelWeightMatrix", ins, opset=17, consts=[0, 1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("onesided", [0, 1])
+@pytest.mark.parametrize("window", [False, True])
+def test_stft(h, rng, onesided, window):
+    signal = h.randn(rng, 2, 40, 1)
+    ins = [signal, np.array(5, I64), np.hanning(12).astype(F32) if window else None, None if window else np.array(12, I64)]
+    h.check_node("STFT", ins, {"onesided": onesided}, opset=17, consts=[1, 3], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 1, 1), (4, 2, 2), (2, 4, 4)])
+def test_det(h, rng, shape):
+    h.check_node("Det", [h.randn(rng, *shape)], opset=11, rtol=1e-4, atol=1e-4)
+
+
+def test_det_too_large(h, rng):
+    with pytest.raises(OnnxImportError, match="5 x 5 matrices: xrelay expands determinants by permutations up to 4 x 4"):
+        h.check_node("Det", [h.randn(rng, 5, 5)], opset=11)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"kernel_shape": [2, 2]},
+        {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 1]},
+        {"kernel_shape": [2, 2], "dilations": [2, 1], "storage_order": 1},
+    ],
+)
+def test_max_pool_indices(h, rng, attrs):
+    x = h.randn(rng, 2, 3, 6, 5)
+    h.check_node("MaxPool", [x], attrs, opset=12, n_out=2, out_dtypes=[F32, I64])
+
+
+@pytest.mark.parametrize("attrs", [{}, {"strides": [2], "pads": [1, 0]}, {"strides": [3], "output_padding": [1], "group": 2}])
+def test_conv_transpose_1d(h, rng, attrs):
+    x = h.randn(rng, 1, 2, 5)
+    w = h.randn(rng, 2, 3, 3)
+    h.check_node("ConvTranspose", [x, w], attrs)
+
+
+@pytest.mark.parametrize("mode, axis", [("linear", -2), ("circular", -2), ("circular", 1)])
+def test_tensor_scatter_vs_onnx_reference(rng, mode, axis):
+    # onnxruntime has no TensorScatter (opset 24): ONNX's reference
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    from xrelay.frontends.onnx_backend import XrelayBackend
+
+    cache, update = (2, 5, 3, 4), (2, 2, 3, 4) if axis == 1 else (2, 5, 2, 4)
+    if axis == -2:
+        cache, update = (2, 3, 5, 4), (2, 3, 2, 4)
+    node = helper.make_node("TensorScatter", ["c", "u", "w"], ["y"], mode=mode, axis=axis)
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, cache), helper.make_tensor_value_info("u", TensorProto.FLOAT, update),
+         helper.make_tensor_value_info("w", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, cache)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
+    length = cache[axis]
+    feeds = {"c": rng.standard_normal(cache).astype(F32), "u": rng.standard_normal(update).astype(F32),
+             "w": np.array([length - 1, 1] if mode == "circular" else [0, length - update[axis]], I64)}
+    (want,) = ReferenceEvaluator(model).run(None, feeds)
+    for m in ("interpreter", "built"):
+        (got,) = XrelayBackend.prepare(model, mode=m).run(feeds)
+        np.testing.assert_array_equal(got, want)
