@@ -177,7 +177,12 @@ def build_program(
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
+    if opt_level >= 1 and "FuseOps" not in PassContext.current().disabled_pass:
+        from xrelay.transforms.qnn_fuse_pad import qnn_fuse_pad
+
+        qnn_fuse_pad(optimised)  # zero-point pads join their convolution (the int8 arena)
     _state_dnnl_scratch(optimised)
+    _state_int8_scratch(optimised)
     if before_lowering is not None:
         before_lowering(optimised)
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
@@ -267,6 +272,14 @@ def _state_dnnl_scratch(module: ModuleOp) -> None:
     from xrelay.runtime.dnnl_partition import dnnl_functions, state_scratch
 
     if dnnl_functions(module) and _dnnl_active(("dnnl",)):
+        state_scratch(module)
+
+
+def _state_int8_scratch(module: ModuleOp) -> None:
+    """The int8 convolution kernels' scratch (their planned workspace), when they compile."""
+    from xrelay.runtime.fast_int8 import state_scratch, vnni_library
+
+    if vnni_library() is not None:
         state_scratch(module)
 
 

@@ -19,6 +19,7 @@ runs as one C pass: Relay's fixed-point form (``xr_requant_tail``) or onnxruntim
 
 from __future__ import annotations
 
+import ctypes
 import functools
 from typing import Any
 
@@ -70,12 +71,14 @@ def _build_library():
             os.replace(staged, lib_path)
     lib = ctypes.CDLL(lib_path)
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
-    lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64]
+    lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64, ptr]
     lib.xr_gemm_u8s8.restype = None
     lib.xr_int8_has_vnni.restype = ctypes.c_int
-    lib.xr_im2row_hwc_u8.argtypes = [ptr, ptr] + [i64] * 15
-    lib.xr_im2row_hwc_u8.restype = None
-    lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 14
+    lib.xr_planes_to_rows_u8.argtypes = [ptr, ptr] + [i64] * 5
+    lib.xr_planes_to_rows_u8.restype = None
+    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 18 + [ptr]
+    lib.xr_conv_tiles_u8s8.restype = None
+    lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
     lib.xr_depthwise_u8s8.restype = None
     lib.xr_requant_tail.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64]
     lib.xr_requant_tail.restype = None
@@ -123,30 +126,46 @@ def _accumulate(wf, cols, tmp, tmpi, out2, chunks) -> None:
 
 
 def conv2d(op, vals, out, ws, opts) -> list | None:
-    """NCHW/OIHW, groups 1, (u)int8 data and constant (u)int8 weights, int32 result."""
+    """NCHW/OIHW, (u)int8 data and constant (u)int8 weights, int32 result.
+
+    uint8 x int8 runs the C kernels (``_vnni_conv``, ``_depthwise``) with their scratch in the
+    step's planned workspace (``conv_workspace_bytes``, stated by ``state_scratch``), reading
+    through a deferred ``nn.pad`` (``_Options.padded``: taps outside the image read its value)
+    and requantizing in the kernel when the function's next ops are a lowered requantize
+    (``_fused_requant``): then neither the padded tensor nor the int32 accumulator is made."""
     from xrelay.runtime.fast_kernels import _im2col_numpy  # (fast_kernels imports this module)
 
     x, w = vals
     a = op.attrs
     if a["data_layout"] != "NCHW" or a["kernel_layout"] != "OIHW" or (a["out_layout"] or "NCHW") != "NCHW":
         return None
-    if x.dtype not in _INT8 or w.dtype not in _INT8 or out.dtype != np.int32:
+    if w.dtype not in _INT8 or out.dtype != np.int32:
         return None
     if not out.flags.c_contiguous or len(opts.fixed) < 2 or not opts.fixed[1]:
         return None
+    source = _source(op, x, opts)
+    if source is None:
+        return None
+    x, padding, pv = source
+    if x.dtype not in _INT8 or not x.flags.c_contiguous:
+        return None
+    vnni = (x.dtype, w.dtype) == (np.dtype(np.uint8), np.dtype(np.int8))
+    lib = vnni_library() if vnni else None
+    if opts.padded is not None and lib is None:
+        return None  # the float32 path pads with zeros only: let the pad be made
+    requant = _fused_requant(op, out.shape, opts) if lib is not None else None
     if a["groups"] != 1:
-        return _depthwise(op, x, w, out, opts)
+        return _depthwise(op, x, w, out, opts, padding, pv, requant)
     n, c, _, _ = x.shape
     o, _, kh, kw = w.shape
     oh, ow = out.shape[2:]
     k, p = c * kh * kw, oh * ow
     sh, sw = a["strides"]
     dh, dw = a["dilation"]
-    pt, pl, _, _ = a["padding"]
+    pt, pl = padding[0], padding[1]
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
-    lib = vnni_library() if (x.dtype, w.dtype) == (np.dtype(np.uint8), np.dtype(np.int8)) else None
     if lib is not None:
-        thunks = _vnni_conv(lib, x, w, out, geometry, opts)
+        thunks = _vnni_conv(lib, x, w, out, geometry, opts, ws=ws, pv=pv, requant=requant)
         if thunks is not None:
             return thunks
     wf = np.ascontiguousarray(w.reshape(o, k), dtype=np.float32)
@@ -163,6 +182,153 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     return thunks
 
 
+def _source(op, x, opts) -> tuple[np.ndarray, tuple[int, int, int, int], int] | None:
+    """(data, padding (top, left, bottom, right), pad value) the convolution reads: its operand
+    with its padding and 0, or the data of a deferred ``nn.pad`` (only H and W padded, the
+    convolution itself unpadded) with the pad's widths and value."""
+    if opts.padded is None:
+        return x, tuple(op.attrs["padding"]), 0
+    pad, data, value = opts.padded
+    widths = [tuple(wd) for wd in pad.attrs["pad_width"]]
+    if any(op.attrs["padding"]) or len(widths) != 4 or widths[0] != (0, 0) or widths[1] != (0, 0):
+        return None
+    if min(min(wd) for wd in widths) < 0 or np.size(value) != 1:
+        return None
+    v = np.asarray(value).reshape(())
+    if data.dtype != np.uint8 or v.dtype != np.uint8:
+        return None
+    (t, b), (left, r) = widths[2], widths[3]
+    return data, (t, left, b, r), int(v)
+
+
+class Epilogue(ctypes.Structure):
+    """``xr_epi`` of ``int8_gemm.c``: a lowered requantize the C kernels apply to each int32 sum."""
+
+    _fields_ = [
+        *[(f, ctypes.c_int64) for f in ("kind", "out_kind", "per_channel", "zp", "lo", "hi")],
+        *[(f, ctypes.c_void_p) for f in ("offset", "fmult", "m", "ls", "total")],
+        ("flo", ctypes.c_float), ("fhi", ctypes.c_float),
+    ]  # fmt: skip
+
+
+def _per_channel(c: np.ndarray, shape: tuple, channels: int) -> np.ndarray | None:
+    """A constant broadcasting to ``shape`` (N, C, ...) along C only, as C int64 values."""
+    if c.ndim > len(shape) or np.broadcast_shapes(c.shape, shape) != tuple(shape):
+        return None
+    full = (1,) * (len(shape) - c.ndim) + c.shape
+    if any(d != 1 for i, d in enumerate(full) if i != 1):
+        return None
+    return np.broadcast_to(c.reshape(-1).astype(np.int64), (channels,)) if c.size in (1, channels) else None
+
+
+def _fused_requant(op, shape: tuple, opts) -> tuple[Epilogue, np.ndarray, list] | None:
+    """The function's ops after the convolution's int32 result ``op``, when they are constant
+    per-channel int32 adds/subtracts (zero-point terms, bias) and then a lowered requantize to
+    (u)int8 -- onnxruntime's float form (``_ort_chain``) or Relay's fixed point
+    (``_fixed_chain``): (the C epilogue, the 8-bit destination, arrays to keep alive). The
+    ops are claimed and the int32 result dropped (``_Options.result_unused``)."""
+    from xrelay.kernels import KERNELS
+
+    channels = shape[1]
+    r = op.results[0]
+    offset = np.zeros(channels, np.int64)
+    claimed: list = []
+    while True:
+        user = _single_user(r, "add") or _single_user(r, "subtract")
+        if user is None or shape_of_result(user) != tuple(shape):
+            break
+        i = 1 if user.operands[0] is r else 0
+        c = opts.constant(user.operands[i])
+        if (user.RELAY_NAME == "subtract" and i == 0) or c is None or np.asarray(c).dtype != np.int32:
+            break
+        per = _per_channel(np.asarray(c), shape, channels)
+        if per is None:
+            break
+        offset = offset + per if user.RELAY_NAME == "add" else offset - per
+        claimed.append(user)
+        r = user.results[0]
+    epi = Epilogue()
+    keep: list[np.ndarray] = []
+    cast = _single_user(r, "cast")
+    if cast is not None and cast.attrs["dtype"] == "float32":
+        chain = _ort_chain(cast, tuple(shape), opts)
+        if chain is None:
+            return None
+        ops, mult, layout, flo, fhi, zp, cast8 = chain
+        n, c, inner, per_channel = layout
+        if per_channel and (c, n) != (channels, shape[0]):
+            return None
+        fm = np.ascontiguousarray(mult.reshape(-1), np.float32)
+        keep.append(fm)
+        epi.kind, epi.fmult, epi.flo, epi.fhi, epi.zp, epi.per_channel = 1, fm.ctypes.data, flo, fhi, zp, per_channel
+    else:
+        fpm = _single_user(r, "fixed_point_multiply") or _single_user(r, "fixed_point_multiply_per_axis")
+        params = None if fpm is None else _fpm_params(fpm, opts)
+        if params is None:
+            return None
+        m, ls, total, axis = params
+        if axis not in (None, 1):
+            return None
+        tail = _tail_chain(fpm.results[0], opts)
+        if tail is None:
+            return None
+        rest, zp, cast8 = tail
+        ops = [fpm, *rest]
+        clip = rest[-2]
+        info = np.iinfo(np.int32)
+        lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
+        count = channels if axis is not None else 1
+        arrays = [np.ascontiguousarray(np.broadcast_to(np.asarray(v, np.int64).reshape(-1), (count,))) for v in (m, ls, total)]
+        keep += arrays
+        epi.kind, epi.zp, epi.lo, epi.hi, epi.per_channel = 2, zp, int(lo), int(hi), int(axis is not None)
+        epi.m, epi.ls, epi.total = (v.ctypes.data for v in arrays)
+    found = _int8_destination(opts, cast8, tuple(shape))
+    if found is None:
+        return None
+    dst, epi.out_kind = found
+    if claimed:
+        off = np.ascontiguousarray((offset % 2**32).astype(np.uint32).view(np.int32))
+        keep.append(off)
+        epi.offset = off.ctypes.data
+    opts.scratch += keep
+    opts.claimed += [*claimed, *ops]
+    opts.result_unused = True
+    return epi, dst, keep
+
+
+TILE = 16
+"""Output pixels whose rows ``xr_conv_tiles_u8s8`` makes at once (``XR_TILE`` in the C)."""
+
+SLOTS = 4
+"""Tile buffers a convolution's workspace holds: at most this many pixel ranges run at once."""
+
+
+def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool) -> int:
+    """The scratch of ``_vnni_conv`` for one image, on whole cache lines: a 1x1/stride
+    1/unpadded convolution's rows (the image channels-last, ``oh * ow`` x ``C`` rounded up to
+    4); any other's channels-last copy of the image and up to ``SLOTS`` tiles of ``TILE`` rows
+    of ``K`` (rounded up to 4) bytes (fewer for small images) -- never the whole im2row matrix."""
+    kp = -(-c * kh * kw // 4) * 4
+    p = oh * ow
+    if pointwise:
+        return -(-p * kp // 64) * 64
+    return -(-h * w * c // 64) * 64 + min(SLOTS, -(-p // TILE)) * -(-min(TILE, p) * kp // 64) * 64
+
+
+def _carve(ws: np.ndarray | None, sizes: list[int], opts) -> list[np.ndarray]:
+    """Byte buffers of ``sizes`` from the planned workspace (64-byte aligned offsets), or
+    compile-time arrays when there is none or it is too small (counted as scratch)."""
+    offsets = [0]
+    for n in sizes:
+        offsets.append(offsets[-1] + -(-n // 64) * 64)
+    if ws is not None and ws.nbytes >= offsets[-1] and ws.flags.c_contiguous:
+        flat = ws.reshape(-1).view(np.uint8)
+        return [flat[o : o + n] for o, n in zip(offsets, sizes)]
+    bufs = [np.empty(n, np.uint8) for n in sizes]
+    opts.scratch += bufs
+    return bufs
+
+
 def _epilogue(opts, out: np.ndarray, b: int) -> list:
     """The in-place elementwise ops compile_function fused into the convolution (int32 adds,
     subtracts, ...): they must run here, after the product."""
@@ -171,62 +337,92 @@ def _epilogue(opts, out: np.ndarray, b: int) -> list:
     return [("conv", t) for t in _epilogue_thunks(opts.epilogue, out, (b,))]
 
 
-def _vnni_conv(lib, x, w, out, geometry, opts) -> list | None:
-    """uint8 data x int8 weights: C im2row (rows of 4-aligned K), the C/VNNI product."""
+def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=None) -> list | None:
+    """uint8 data x int8 weights, the C/VNNI product: a 1x1/stride 1 convolution multiplies the
+    image's channels-last rows; any other runs by tiles of ``TILE`` output pixels, each tile's
+    rows (4-aligned K, taps outside the image read ``pv``) made from a channels-last copy just
+    before its product (``xr_conv_tiles_u8s8``). The buffers are in ``ws`` when it is large
+    enough (``conv_workspace_bytes``). With ``requant`` (``_fused_requant``) the product writes
+    the 8-bit result."""
     from xrelay.runtime.fast_kernels import _chunks as pool_chunks
     from xrelay.runtime.fast_kernels import _ranges, _split
 
-    n, c, _, _ = x.shape
+    n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     oh, ow = out.shape[2:]
     k, p = c * kh * kw, oh * ow
+    kh_, kw_, sh, sw, dh, dw, pt, pl = geometry
+    pointwise = (kh, kw, sh, sw, pt, pl, oh, ow) == (1, 1, 1, 1, 0, 0, h, wd)
     # K in (i, j, channel) order, so that im2row copies whole channel vectors
     wp = pack_weights(np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(o, k))
     kp = wp.shape[1] * 4
     blocks = wp.shape[0]
-    rows = np.zeros((p, kp), np.uint8)  # K padding stays zero
-    h, wd = x.shape[2:]
-    hwc = np.empty((h, wd, c), np.uint8)
-    opts.scratch += [wp, rows, hwc]
-    kh_, kw_, sh, sw, dh, dw, pt, pl = geometry
-    geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp)
+    opts.scratch.append(wp)
+    parts = pool_chunks(opts)
+    slots = min(SLOTS, max(1, parts), -(-p // TILE))
+    if pointwise:
+        (rows,) = _carve(ws, [p * kp], opts)
+        hwc, tiles = None, []
+    else:
+        hwc, *tiles = _carve(ws, [h * wd * c] + [min(TILE, p) * kp] * slots, opts)
+    geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp, o, pv, p)
+    pixel_ranges = _ranges(p, slots, TILE)  # each range with its own tile buffer
+    epi, dst, held = (None, out, []) if requant is None else requant
+    epi_ptr = None if epi is None else ctypes.addressof(epi)
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
-        ob = out[b]
-        thunks.append(("im2col", functools.partial(np.copyto, hwc, x[b].transpose(1, 2, 0))))
+        xb, ob = x[b], dst[b]
 
-        def im2row(y0: int, y1: int) -> Any:
+        def to_rows(p0: int, p1: int, xb=xb) -> Any:
+            target, ld = (rows, kp) if pointwise else (hwc, c)
+
             def run() -> None:
-                lib.xr_im2row_hwc_u8(hwc.ctypes.data, rows.ctypes.data, *geo, y0, y1)
-                keep_alive(hwc, rows)
+                lib.xr_planes_to_rows_u8(xb.ctypes.data, target.ctypes.data, c, h * wd, ld, p0, p1)
+                keep_alive(xb, target)
 
             return run
 
-        thunks.append(("im2col", _split(opts, im2row, _ranges(oh, min(pool_chunks(opts), oh)), oh)))
+        thunks.append(("im2col", _split(opts, to_rows, _ranges(h * wd, min(parts, h * wd)), h * wd)))
+        if pointwise:
 
-        def make(b0: int, b1: int, ob=ob) -> Any:
-            args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1)
+            def make(b0: int, b1: int, ob=ob) -> Any:
+                args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1, epi_ptr)
 
-            def run() -> None:  # holds the arrays: the C call only gets their addresses
-                lib.xr_gemm_u8s8(*args)
-                keep_alive(rows, wp, ob)
+                def run() -> None:  # holds the arrays: the C call only gets their addresses
+                    lib.xr_gemm_u8s8(*args)
+                    keep_alive(rows, wp, ob, epi, *held)
 
-            return run
+                return run
 
-        parts = min(pool_chunks(opts), blocks)
-        step = -(-blocks // parts)
-        ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
-        thunks.append(("matmul", _split(opts, make, ranges, blocks)))
-        thunks += _epilogue(opts, out, b)
+            count = min(parts, blocks)
+            step = -(-blocks // count)
+            ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
+            thunks.append(("matmul", _split(opts, make, ranges, blocks)))
+        else:
+
+            def tiles_of(q0: int, q1: int, ob=ob) -> Any:
+                tile = tiles[next(i for i, r in enumerate(pixel_ranges) if r[0] <= q0 < r[1])]
+                args = (hwc.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, epi_ptr)
+
+                def run() -> None:
+                    lib.xr_conv_tiles_u8s8(*args)
+                    keep_alive(hwc, wp, ob, tile, epi, *held)
+
+                return run
+
+            thunks.append(("matmul", _split(opts, tiles_of, pixel_ranges, p)))
+        if requant is None:
+            thunks += _epilogue(opts, out, b)
     return thunks
 
 
-def keep_alive(*arrays: np.ndarray) -> None:
+def keep_alive(*arrays: Any) -> None:
     """Referenced by a thunk so the arrays behind its raw pointers outlive it."""
 
 
-def _depthwise(op, x, w, out, opts) -> list | None:
-    """groups = channels, one output channel each, uint8 x int8: the C direct kernel."""
+def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> list | None:
+    """groups = channels, one output channel each, uint8 x int8: the C direct kernel (no
+    scratch); with ``requant`` it writes the 8-bit result row by row."""
     from xrelay.runtime.fast_kernels import _chunks as pool_chunks
     from xrelay.runtime.fast_kernels import _ranges, _split
 
@@ -241,22 +437,27 @@ def _depthwise(op, x, w, out, opts) -> list | None:
     oh, ow = out.shape[2:]
     wc = np.ascontiguousarray(w)
     opts.scratch.append(wc)
-    (sh, sw), (dh, dw), (pt, pl, _, _) = a["strides"], a["dilation"], a["padding"]
+    pt, pl = (padding or a["padding"])[:2]
+    (sh, sw), (dh, dw) = a["strides"], a["dilation"]
+    epi, dst, held = (None, out, []) if requant is None else requant
+    epi_ptr = None if epi is None else ctypes.addressof(epi)
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
-        xb, ob = x[b], out[b]
+        xb, ob = x[b], dst[b]
 
         def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
-            args = (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, c0, c1)
+            args = (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, c0, c1,
+                    pv, epi_ptr)  # fmt: skip
 
             def run() -> None:
                 lib.xr_depthwise_u8s8(*args)
-                keep_alive(xb, wc, ob)
+                keep_alive(xb, wc, ob, epi, *held)
 
             return run
 
         thunks.append(("conv", _split(opts, make, _ranges(c, min(pool_chunks(opts), c)), c)))
-        thunks += _epilogue(opts, out, b)
+        if requant is None:
+            thunks += _epilogue(opts, out, b)
     return thunks
 
 
@@ -287,30 +488,41 @@ def dense(op, vals, out, ws, opts) -> list | None:
 
 
 def fixed_point_multiply(op, vals, out, ws, opts) -> list | None:
-    """``relay.fixed_point_multiply`` in place on an int64 scratch (the kernel's arithmetic)."""
+    """``relay.fixed_point_multiply`` and ``fixed_point_multiply_per_axis`` (constant
+    per-channel operands, shaped once) in place on an int64 scratch (the kernel's arithmetic),
+    or with the requantize's tail as one C pass (``_requant_tail``)."""
+    x = vals[0]
+    if x.dtype != np.int32 or out.dtype != np.int32:
+        return None
+    params = _fpm_params(op, opts)
+    if params is None:
+        return None
+    m, ls, total, axis = params
+    return _requant_tail(op, x, m, ls, total, axis, opts) or _fpm(x, out, m, ls, total, opts)
+
+
+def _fpm_params(op, opts) -> tuple[Any, Any, Any, int | None] | None:
+    """(multiplier, left shift, right shift + 31, axis or None) of a ``fixed_point_multiply``
+    (None for the power-of-two multiplier: the reference kernel shifts in int32 there) or a
+    ``fixed_point_multiply_per_axis`` with constant operands (shaped along its axis)."""
     from xrelay.kernels.qnn import split_shift
 
-    (x,) = vals
     a = op.attrs
-    if a["multiplier"] == 1 << 30 or x.dtype != np.int32 or out.dtype != np.int32:
-        return None  # the power-of-two case shifts in int32: the reference kernel does it
-    left, right = split_shift(a["shift"])
-    m, ls, total = np.int64(a["multiplier"]), np.int64(left), np.int64(right + 31)
-    return _requant_tail(op, x, m, ls, total, None, opts) or _fpm(x, out, m, ls, total, opts)
-
-
-def fixed_point_multiply_per_axis(op, vals, out, ws, opts) -> list | None:
-    """``relay.fixed_point_multiply_per_axis`` with the per-channel constants shaped once."""
-    x, m, ls, rs = vals
-    if x.dtype != np.int32 or out.dtype != np.int32 or not all(opts.fixed[1:4]):
+    ndim = len(shape_of_result(op))
+    if op.RELAY_NAME == "fixed_point_multiply":
+        if a["multiplier"] == 1 << 30:
+            return None
+        left, right = split_shift(a["shift"])
+        return np.int64(a["multiplier"]), np.int64(left), np.int64(right + 31), None
+    consts = [opts.constant(v) for v in op.operands[1:4]]
+    if any(c is None for c in consts):
         return None
-    axis = op.attrs["axes"][0] % x.ndim
-    shape = [1] * x.ndim
+    m, ls, rs = (np.asarray(c) for c in consts)
+    axis = a["axes"][0] % ndim
+    shape = [1] * ndim
     shape[axis] = -1
-    left = ls.astype(np.int64).reshape(shape) if op.attrs["is_lshift_required"] else np.int64(0)
-    total = rs.astype(np.int64).reshape(shape) + 31
-    mult = m.astype(np.int64).reshape(shape)
-    return _requant_tail(op, x, mult, left, total, axis, opts) or _fpm(x, out, mult, left, total, opts)
+    left = ls.astype(np.int64).reshape(shape) if a["is_lshift_required"] else np.int64(0)
+    return m.astype(np.int64).reshape(shape), left, rs.astype(np.int64).reshape(shape) + 31, axis
 
 
 def _single_user(v, name: str):
@@ -337,16 +549,11 @@ def _int8_destination(opts, cast, shape) -> tuple[np.ndarray, int] | None:
     return dst, kind
 
 
-def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
-    """``fixed_point_multiply[_per_axis]`` -> [add zero point] -> clip -> cast to (u)int8, as one C
-    pass (``xr_requant_tail``): the three later ops are claimed from the function."""
-    from xrelay.kernels import KERNELS
+def _tail_chain(r, opts) -> tuple[list, int, Any] | None:
+    """``[add zero point] -> clip -> cast to (u)int8`` after a fixed-point multiply's result
+    ``r``: (those ops, the zero point, the cast)."""
     from xrelay.transforms._relay_rewrite import constant_value
 
-    lib = vnni_library()
-    if lib is None or not x.flags.c_contiguous or x.dtype != np.int32:
-        return None
-    r = op.results[0]
     claimed = []
     zp = 0
     add = _single_user(r, "add")
@@ -362,7 +569,22 @@ def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
     cast = None if clip is None else _single_user(clip.results[0], "cast")
     if cast is None or cast.attrs["dtype"] not in ("int8", "uint8"):
         return None
-    claimed += [clip, cast]
+    return [*claimed, clip, cast], zp, cast
+
+
+def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
+    """``fixed_point_multiply[_per_axis]`` -> [add zero point] -> clip -> cast to (u)int8, as one C
+    pass (``xr_requant_tail``): the three later ops are claimed from the function."""
+    from xrelay.kernels import KERNELS
+
+    lib = vnni_library()
+    if lib is None or not x.flags.c_contiguous or x.dtype != np.int32:
+        return None
+    tail = _tail_chain(op.results[0], opts)
+    if tail is None:
+        return None
+    claimed, zp, cast = tail
+    clip = claimed[-2]
     info = np.iinfo(np.int32)
     lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
     found = _int8_destination(opts, cast, x.shape)
@@ -418,25 +640,19 @@ def _channel_layout(shape: tuple, c: np.ndarray) -> tuple[int, int, int, int] | 
     return int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1:])), 1
 
 
-def ort_requant(op, vals, out, ws, opts) -> list | None:
-    """onnxruntime's requantize as fake-quantization-to-integer{onnxruntime=true} writes it,
-    ``cast(f32) -> multiply(M) -> clip -> add(1.5*2^23) -> subtract(1.5*2^23) -> cast(i32) ->
-    [add zp] -> cast((u)int8)``, claimed from this ``cast`` and run as one C pass
-    (``xr_requant_float``): no float temporaries."""
-    (x,) = vals
-    if x.dtype != np.int32 or out.dtype != np.float32 or not x.flags.c_contiguous:
-        return None
-    lib = vnni_library()
-    if lib is None:
-        return None
+def _ort_chain(op, shape: tuple, opts) -> tuple | None:
+    """The requantize fake-quantization-to-integer{onnxruntime=true} writes from ``op``, a
+    ``cast`` of the int32 accumulator to float32: ``multiply(M) -> clip -> add(1.5*2^23) ->
+    subtract(1.5*2^23) -> cast(i32) -> [add zp] -> cast((u)int8)``. Returns (the later ops,
+    M, ``_channel_layout``, the clamp bounds as float32, the zero point, the last cast)."""
     f32 = np.dtype(np.float32)
     step = _user_with(op.results[0], "multiply", opts, lambda c: c.dtype == f32)
     if step is None:
         return None
     mul, mult = step
-    layout = _channel_layout(x.shape, mult)
+    layout = _channel_layout(shape, mult)
     clip = _single_user(mul.results[0], "clip")
-    if layout is None or shape_of_result(mul) != x.shape or clip is None:
+    if layout is None or shape_of_result(mul) != shape or clip is None:
         return None
     claimed = [mul, clip]
     magic = lambda c: c.dtype == f32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
@@ -458,15 +674,32 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
     if cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
         return None
     claimed.append(cast8)
+    flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
+    return [op, *claimed], mult, layout, flo, fhi, zp, cast8
+
+
+def ort_requant(op, vals, out, ws, opts) -> list | None:
+    """onnxruntime's requantize as fake-quantization-to-integer{onnxruntime=true} writes it
+    (``_ort_chain``), claimed from this ``cast`` and run as one C pass (``xr_requant_float``):
+    no float temporaries."""
+    (x,) = vals
+    if x.dtype != np.int32 or out.dtype != np.float32 or not x.flags.c_contiguous:
+        return None
+    lib = vnni_library()
+    if lib is None:
+        return None
+    chain = _ort_chain(op, x.shape, opts)
+    if chain is None:
+        return None
+    claimed, mult, layout, flo, fhi, zp, cast8 = chain
     found = _int8_destination(opts, cast8, x.shape)
     if found is None:
         return None
     dst, kind = found
     n, c, inner, per_channel = layout
     m = np.ascontiguousarray(mult.reshape(-1), np.float32)
-    flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
     opts.scratch.append(m)
-    opts.claimed += claimed
+    opts.claimed += claimed[1:]
     # cut into parts for the pool: channels (one batch element) or elements (one scale)
     extent = c if (n == 1 and per_channel) else x.size if not per_channel else 1
 
@@ -679,7 +912,7 @@ def first(*makers):
 
 
 __all__ = [
-    "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "fixed_point_multiply_per_axis",
+    "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "state_scratch", "conv_workspace_bytes",
     "pack_weights", "vnni_library", "cast", "clip", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
@@ -689,8 +922,52 @@ __all__ = [
 _fk._FAST["nn.conv2d"] = first(conv2d, _fk._FAST["nn.conv2d"])
 _fk._FAST["nn.dense"] = dense
 _fk._FAST["fixed_point_multiply"] = fixed_point_multiply
-_fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply_per_axis
+_fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply
 _fk._FAST["clip"] = first(_fk._FAST["clip"], clip)
 _fk._FAST["cast"] = first(ort_requant, cast)
 _fk._FAST["add"] = first(ort_add, _fk._FAST["add"]) if "add" in _fk._FAST else ort_add
 _fk._FAST["nn.batch_matmul"] = batch_matmul
+
+
+def state_scratch(module) -> None:
+    """Give every primitive function with a uint8 x int8 convolution the workspace its C
+    kernels use (``conv_workspace_bytes``, the largest over its convolutions; depthwise ones
+    need none; at least what ``workspace_bytes`` plans when it has other convolutions) as
+    ``relay.scratch_bytes``, so
+    ``lower-to-memory`` plans it and the kernel allocates nothing (like oneDNN's scratchpad)."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from xrelay.dialects.memory import SCRATCH_ATTR, workspace_bytes
+    from xrelay.dialects.relay import RelayOp, shape_of
+    from xrelay.transforms._relay_rewrite import tensor_dtype
+    from xrelay.transforms.fuse_ops import is_primitive
+
+    for fn in module.walk():
+        if not isinstance(fn, func.FuncOp) or not is_primitive(fn) or SCRATCH_ATTR in fn.attributes:
+            continue
+        need, others = None, False
+        for op in fn.body.walk():
+            if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.conv2d":
+                continue
+            data = op.operands[0]
+            if (tensor_dtype(data), tensor_dtype(op.operands[1])) != ("uint8", "int8"):
+                others = True
+                continue
+            if op.attrs["groups"] != 1:  # the depthwise kernel needs no scratch
+                need = need or 0
+                others = others or op.attrs["groups"] != shape_of(data.type)[1]
+                continue
+            padding = tuple(op.attrs["padding"])
+            owner = data.owner
+            if getattr(owner, "RELAY_NAME", None) == "nn.pad" and data.uses.get_length() == 1:
+                (_, _), (_, _), (pt, _), (pl, _) = (tuple(w) for w in owner.attrs["pad_width"])
+                data, padding = owner.operands[0], (pt, pl, 1, 1)  # (not pointwise)
+            _, c, h, w = shape_of(data.type)
+            _, _, oh, ow = shape_of(op.results[0].type)
+            kh, kw = shape_of(op.operands[1].type)[2:]
+            pointwise = (kh, kw, *op.attrs["strides"], *padding, oh, ow) == (1, 1, 1, 1, 0, 0, 0, 0, h, w)
+            bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise)
+            need = bytes_ if need is None else max(need, bytes_)
+        if need is not None:
+            fn.attributes[SCRATCH_ATTR] = IntegerAttr(max(need, workspace_bytes(fn)) if others else need, i64)

@@ -161,6 +161,13 @@ class _Options:
     marked fixed), else None: what a kernel claiming later ops reads their parameters from."""
     available: Callable[[SSAValue], np.ndarray | None] = lambda v: None
     """The buffer of a value an earlier op (or the caller) provides, else None (not yet made)."""
+    padded: tuple[RelayOp, np.ndarray, np.ndarray] | None = None
+    """``(nn.pad, its data, its pad value)`` when the op's first operand is a constant-mode
+    ``nn.pad`` used only there: the padded tensor is not made (``vals[0]`` is None) unless the
+    kernel declines (returns None), so a kernel may read through the pad."""
+    result_unused: bool = False
+    """Set by a kernel that claimed every user of the op's result and never writes its buffer
+    (an int32 accumulator requantized in the kernel): the buffer is dropped."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -1504,6 +1511,17 @@ def compile_function(
     assert isinstance(ret, func.ReturnOp)
     fused: set[RelayOp] = set()
     produced: dict[SSAValue, np.ndarray] = {}
+    deferred: dict[SSAValue, RelayOp] = {}  # pads a kernel may read through (_Options.padded)
+
+    def materialise(pad: RelayOp) -> None:
+        """Make a deferred pad's tensor after all (its user's kernel declined to read through)."""
+        r = pad.results[0]
+        shape, dt = _tensor_spec(r)
+        buf = np.empty(shape, dt)
+        compiled.scratch_bytes += buf.nbytes
+        pad_vals = [env[v] for v in pad.operands]
+        compiled.thunks.append(("nn.pad", _family(pad), _generic(KERNELS["nn.pad"], pad_vals, pad.attrs, buf)))
+        env[r] = buf
 
     def known(v: SSAValue) -> Any:
         if v in env:
@@ -1548,7 +1566,11 @@ def compile_function(
             continue
         if not isinstance(op, RelayOp):
             raise KernelError(f"@{name}: cannot run '{op.name}' inside a primitive function")
-        vals = [env[v] for v in op.operands]
+        if fast and _pad_read_through(op, dest):
+            deferred[op.results[0]] = op
+            continue
+        pad_op = deferred.pop(op.operands[0], None) if op.operands else None
+        vals = [None if pad_op is not None and i == 0 else env[v] for i, v in enumerate(op.operands)]
         if op in views:
             env[op.results[0]] = dest[op.results[0]]
             continue
@@ -1583,11 +1605,29 @@ def compile_function(
                 opts.dest = dest
                 opts.constant = lambda v: known(v) if is_fixed(v) else None
                 opts.available = lambda v: known(v) if (v in env or isinstance(v.owner, ConstantOp)) else None
+                if pad_op is not None:
+                    opts.padded = (pad_op, env[pad_op.operands[0]], env[pad_op.operands[1]])
                 thunks = maker(op, vals, out, workspace, opts)
                 compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
+                if thunks is None and pad_op is not None:
+                    materialise(pad_op)
+                    vals[0], pad_op = env[op.operands[0]], None
+                    opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
+                    opts.fixed = tuple(is_fixed(v) for v in op.operands)
+                    opts.dest = dest
+                    opts.constant = lambda v: known(v) if is_fixed(v) else None
+                    opts.available = lambda v: known(v) if (v in env or isinstance(v.owner, ConstantOp)) else None
+                    thunks = maker(op, vals, out, workspace, opts)
+                    compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
                 if thunks is not None:
                     fused.update(opts.claimed)
                     produced.update(opts.produced)
+                    if opts.result_unused and dest.get(op.results[0]) is None:
+                        compiled.scratch_bytes -= out.nbytes
+                        env[op.results[0]] = None
+        if pad_op is not None:
+            materialise(pad_op)
+            vals[0] = env[op.operands[0]]
         label = "+".join([op.RELAY_NAME] + [u.RELAY_NAME for u, _ in chain])
         fused.update(u for u, _ in chain)
         if thunks is not None:
@@ -1615,6 +1655,18 @@ def compile_function(
             ("copy", "copy", functools.partial(np.copyto, outs[i], value, casting="unsafe"))
         )
     return compiled
+
+
+def _pad_read_through(op: RelayOp, dest: dict) -> bool:
+    """A constant-mode ``nn.pad`` whose only use is the data operand of an ``nn.conv2d`` and
+    whose result is not a destination: its tensor is deferred (``_Options.padded``)."""
+    if op.RELAY_NAME != "nn.pad" or op.attrs.get("pad_mode", "constant") != "constant":
+        return False
+    r = op.results[0]
+    if r in dest or r.uses.get_length() != 1:
+        return False
+    use = next(iter(r.uses))
+    return getattr(use.operation, "RELAY_NAME", None) == "nn.conv2d" and use.index == 0
 
 
 def _multi(op: RelayOp) -> bool:

@@ -20,10 +20,56 @@
 
 typedef int64_t i64;
 
+/* A lowered requantize fused into the product, so the int32 accumulator never reaches memory:
+ * r = acc + offset[ch] (int32, wrapping: the zero-point terms and the bias, folded), then
+ *   kind 1 (onnxruntime's arithmetic, as xr_requant_float): f = (float)r * fmult[ch] clamped to
+ *          [flo, fhi], rounded half to even, to int32, plus zp;
+ *   kind 2 (Relay's fixed point, as xr_requant_tail): ((r << ls) * m + 2^(total-1)) >> total in
+ *          int64, wrapped to int32, plus zp, clipped to [lo, hi];
+ * stored as int8 (out_kind 0) or uint8 (out_kind 1), wrapping like the reference cast.
+ * Per-channel arrays have an entry per output channel, or one (per_channel = 0). */
+typedef struct {
+    i64 kind, out_kind, per_channel, zp, lo, hi;
+    const int32_t *offset; /* may be NULL (no int32 terms) */
+    const float *fmult;
+    const int64_t *m, *ls, *total;
+    float flo, fhi;
+} xr_epi;
+
+static inline int32_t xr_f32_to_i32(float f);
+
+static inline void xr_epi_store(const xr_epi *e, void *out, i64 idx, i64 ch, int32_t acc) {
+    const i64 q = e->per_channel ? ch : 0;
+    int32_t r = e->offset ? (int32_t)((uint32_t)acc + (uint32_t)e->offset[ch]) : acc;
+    if (e->kind == 1) {
+        const float magic = 12582912.0f;
+        float f = (float)r * e->fmult[q];
+        f = f < e->flo ? e->flo : f;
+        f = f > e->fhi ? e->fhi : f;
+        f = f + magic;
+        f = f - magic;
+        r = (int32_t)((uint32_t)xr_f32_to_i32(f) + (uint32_t)(int32_t)e->zp);
+    } else {
+        const int64_t sl = e->ls[q], tt = e->total[q], half = (int64_t)1 << (tt - 1);
+        int64_t t = (int64_t)((uint64_t)(int64_t)r << sl);
+        t = (int64_t)((uint64_t)t * (uint64_t)e->m[q]);
+        t = (int64_t)((uint64_t)t + (uint64_t)half) >> tt;
+        r = (int32_t)(uint32_t)(uint64_t)t;
+        r = (int32_t)((uint32_t)r + (uint32_t)(int32_t)e->zp);
+        if (r < e->lo) r = (int32_t)e->lo;
+        if (r > e->hi) r = (int32_t)e->hi;
+    }
+    if (e->out_kind == 0) ((int8_t *)out)[idx] = (int8_t)r;
+    else ((uint8_t *)out)[idx] = (uint8_t)r;
+}
+
 int xr_int8_has_vnni(void) { return XR_VNNI; }
 
-/* channel blocks [b0, b1) of 16 output channels; o is the real channel count */
-void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, int32_t *c, i64 p, i64 kp, i64 o, i64 b0, i64 b1) {
+/* Pixels [q0, q0 + p) of the product, their rows at a (p x kp), channel blocks [b0, b1) of 16
+ * output channels (o is the real channel count). c holds the result for pt pixels per channel:
+ * with e NULL int32, else 8-bit, each tile requantized by e. */
+static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 q0, i64 pt, i64 kp, i64 o,
+                         i64 b0, i64 b1, const xr_epi *e) {
     const i64 k4 = kp / 4;
     for (i64 b = b0; b < b1; ++b) {
         const int8_t *wb = w + b * k4 * 64;
@@ -65,66 +111,94 @@ void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, int32_t *c, i64 p, i64 kp, 
                             tile[j][ch] += (int32_t)r[k * 4 + q] * (int32_t)wb[k * 64 + ch * 4 + q];
             }
 #endif
-            for (i64 ch = 0; ch < nch; ++ch) {
-                int32_t *dst = c + (b * 16 + ch) * p + p0;
-                for (i64 j = 0; j < np_; ++j) dst[j] = tile[j][ch];
+            if (e == NULL) {
+                for (i64 ch = 0; ch < nch; ++ch) {
+                    int32_t *dst = (int32_t *)c + (b * 16 + ch) * pt + q0 + p0;
+                    for (i64 j = 0; j < np_; ++j) dst[j] = tile[j][ch];
+                }
+            } else {
+                for (i64 ch = 0; ch < nch; ++ch) {
+                    const i64 row = (b * 16 + ch) * pt + q0 + p0;
+                    for (i64 j = 0; j < np_; ++j) xr_epi_store(e, c, row + j, b * 16 + ch, tile[j][ch]);
+                }
             }
         }
     }
 }
 
-/* im2row of one uint8 image held channels-last (h, w, c) for output rows [y0, y1): row
- * (y * ow + x) holds the window in (i, j, channel) order -- one contiguous copy of c bytes per
- * tap -- and zeros outside the image; the Kp - K padding columns stay untouched (zero). */
-void xr_im2row_hwc_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 h, i64 w, i64 kh, i64 kw, i64 sh,
-                      i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 y0, i64 y1) {
-    for (i64 y = y0; y < y1; ++y) {
-        for (i64 xo = 0; xo < ow; ++xo) {
-            uint8_t *r = rows + (y * ow + xo) * kp;
-            for (i64 i = 0; i < kh; ++i) {
-                const i64 iy = y * sh + i * dh - pt;
-                for (i64 j = 0; j < kw; ++j, r += c) {
-                    const i64 ix = xo * sw + j * dw - pl;
-                    if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                        memset(r, 0, (size_t)c);
-                    else
-                        memcpy(r, x + (iy * w + ix) * c, (size_t)c);
-                }
-            }
+/* channel blocks [b0, b1) of the product of p rows (a: p x kp): c as xr_gemm_tile's */
+void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 kp, i64 o, i64 b0, i64 b1,
+                  const xr_epi *e) {
+    xr_gemm_tile(a, w, c, p, 0, p, kp, o, b0, b1, e);
+}
+
+/* (c, hw) uint8 planes to hw rows of c bytes, ld bytes apart (the ld - c tail zeroed): the
+ * channels-last copy im2row reads, or the rows of a 1x1 convolution directly. Pixels [p0, p1). */
+void xr_planes_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 hw, i64 ld, i64 p0, i64 p1) {
+    for (i64 q0 = p0; q0 < p1; q0 += 64) {
+        const i64 q1 = q0 + 64 < p1 ? q0 + 64 : p1;
+        for (i64 ch = 0; ch < c; ++ch) {
+            const uint8_t *src = x + ch * hw;
+            for (i64 q = q0; q < q1; ++q) rows[q * ld + ch] = src[q];
         }
+        if (ld > c)
+            for (i64 q = q0; q < q1; ++q) memset(rows + q * ld + c, 0, (size_t)(ld - c));
     }
 }
 
 /* Depthwise convolution, one uint8 channel with its int8 kernel per output channel (groups = C,
- * one output channel per group), channels [c0, c1): int32 sums, zero padding. Row by row: for
- * each tap the valid output columns are found once and the inner loop runs over them without
- * tests (contiguous for stride 1, so the compiler vectorises it). */
-void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, int32_t *o, i64 h, i64 wd, i64 oh, i64 ow,
-                       i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1) {
+ * one output channel per group), channels [c0, c1): int32 sums, taps outside the image read the
+ * pad value pv. Row by row: for each tap the valid output columns are found once and the inner
+ * loop runs over them without tests (contiguous for stride 1, so the compiler vectorises it).
+ * With e NULL, o is the int32 result; else o is the 8-bit result, each row requantized by e from
+ * a row of int32 on the stack (rows longer than XR_DW_ROW are done in pieces). */
+#define XR_DW_ROW 512
+void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd, i64 oh, i64 ow,
+                       i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1,
+                       i64 pv, const xr_epi *e) {
+    int32_t row[XR_DW_ROW];
     for (i64 ch = c0; ch < c1; ++ch) {
         const uint8_t *plane = x + ch * h * wd;
         const int8_t *k = w + ch * kh * kw;
-        int32_t *dst = o + ch * oh * ow;
         for (i64 y = 0; y < oh; ++y) {
-            int32_t *acc = dst + y * ow;
-            for (i64 xo = 0; xo < ow; ++xo) acc[xo] = 0;
-            for (i64 i = 0; i < kh; ++i) {
-                const i64 iy = y * sh + i * dh - pt;
-                if (iy < 0 || iy >= h) continue;
-                const uint8_t *src = plane + iy * wd;
-                for (i64 j = 0; j < kw; ++j) {
-                    const int32_t kij = k[i * kw + j];
-                    const i64 off = j * dw - pl; /* ix = xo * sw + off */
-                    i64 lo = off < 0 ? (-off + sw - 1) / sw : 0;
-                    i64 hi = (wd - 1 - off) >= 0 ? (wd - 1 - off) / sw + 1 : 0;
-                    if (hi > ow) hi = ow;
-                    if (sw == 1) {
-                        const uint8_t *s1 = src + off;
-                        for (i64 xo = lo; xo < hi; ++xo) acc[xo] += (int32_t)s1[xo] * kij;
-                    } else {
-                        for (i64 xo = lo; xo < hi; ++xo) acc[xo] += (int32_t)src[xo * sw + off] * kij;
+            for (i64 x0 = 0; x0 < ow; x0 += (e ? XR_DW_ROW : ow)) {
+                const i64 x1 = e ? (x0 + XR_DW_ROW < ow ? x0 + XR_DW_ROW : ow) : ow;
+                int32_t *acc = e ? row - x0 : (int32_t *)o + (ch * oh + y) * ow;
+                for (i64 xo = x0; xo < x1; ++xo) acc[xo] = 0;
+                for (i64 i = 0; i < kh; ++i) {
+                    const i64 iy = y * sh + i * dh - pt;
+                    const int inside = iy >= 0 && iy < h;
+                    const uint8_t *src = plane + (inside ? iy : 0) * wd;
+                    for (i64 j = 0; j < kw; ++j) {
+                        const int32_t kij = k[i * kw + j];
+                        const int32_t padded = (int32_t)pv * kij;
+                        if (!inside) {
+                            if (pv)
+                                for (i64 xo = x0; xo < x1; ++xo) acc[xo] += padded;
+                            continue;
+                        }
+                        const i64 off = j * dw - pl; /* ix = xo * sw + off */
+                        i64 lo = off < 0 ? (-off + sw - 1) / sw : 0;
+                        i64 hi = (wd - 1 - off) >= 0 ? (wd - 1 - off) / sw + 1 : 0;
+                        if (hi > ow) hi = ow;
+                        if (lo < x0) lo = x0;
+                        if (lo > x1) lo = x1;
+                        if (hi > x1) hi = x1;
+                        if (hi < lo) hi = lo;
+                        if (pv) {
+                            for (i64 xo = x0; xo < lo; ++xo) acc[xo] += padded;
+                            for (i64 xo = hi; xo < x1; ++xo) acc[xo] += padded;
+                        }
+                        if (sw == 1) {
+                            const uint8_t *s1 = src + off;
+                            for (i64 xo = lo; xo < hi; ++xo) acc[xo] += (int32_t)s1[xo] * kij;
+                        } else {
+                            for (i64 xo = lo; xo < hi; ++xo) acc[xo] += (int32_t)src[xo * sw + off] * kij;
+                        }
                     }
                 }
+                if (e)
+                    for (i64 xo = x0; xo < x1; ++xo) xr_epi_store(e, o, (ch * oh + y) * ow + xo, ch, acc[xo]);
             }
         }
     }
@@ -210,5 +284,35 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
         if (r > hi) r = (int32_t)hi;
         if (okind == 0) ((int8_t *)out)[i] = (int8_t)r;
         else ((uint8_t *)out)[i] = (uint8_t)r;
+    }
+}
+
+/* A convolution without its full im2row matrix: output pixels [q0, q1) (of p = oh * ow) in
+ * tiles of XR_TILE, each tile's rows made by im2row into tile (XR_TILE x kp bytes, this range's
+ * own) from the channels-last image, then multiplied by every channel block. c as
+ * xr_gemm_tile's. */
+#define XR_TILE 16
+void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *tile, i64 ch, i64 h, i64 wd,
+                        i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 o,
+                        i64 pv, i64 p, i64 q0, i64 q1, const xr_epi *e) {
+    const i64 k = ch * kh * kw, blocks = (o + 15) / 16;
+    for (i64 t0 = q0; t0 < q1; t0 += XR_TILE) {
+        const i64 n = (q1 - t0) < XR_TILE ? (q1 - t0) : XR_TILE;
+        for (i64 q = 0; q < n; ++q) {
+            const i64 y = (t0 + q) / ow, xo = (t0 + q) % ow;
+            uint8_t *r = tile + q * kp;
+            for (i64 i = 0; i < kh; ++i) {
+                const i64 iy = y * sh + i * dh - pt;
+                for (i64 j = 0; j < kw; ++j, r += ch) {
+                    const i64 ix = xo * sw + j * dw - pl;
+                    if (iy < 0 || iy >= h || ix < 0 || ix >= wd)
+                        memset(r, (int)pv, (size_t)ch);
+                    else
+                        memcpy(r, hwc + (iy * wd + ix) * ch, (size_t)ch);
+                }
+            }
+            if (kp > k) memset(r, 0, (size_t)(kp - k));
+        }
+        xr_gemm_tile(tile, w, c, n, t0, p, kp, o, 0, blocks, e);
     }
 }
