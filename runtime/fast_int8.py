@@ -552,17 +552,15 @@ def _int8_destination(opts, cast, shape) -> tuple[np.ndarray, int] | None:
 def _tail_chain(r, opts) -> tuple[list, int, Any] | None:
     """``[add zero point] -> clip -> cast to (u)int8`` after a fixed-point multiply's result
     ``r``: (those ops, the zero point, the cast)."""
-    from xrelay.transforms._relay_rewrite import constant_value
-
     claimed = []
     zp = 0
     add = _single_user(r, "add")
     if add is not None:
         other = add.operands[0] if add.operands[1] is r else add.operands[1]
-        z = constant_value(other)
-        if z is None or z.size != 1 or z.dtype != np.int32:
+        z = opts.constant(other)
+        if z is None or np.size(z) != 1 or np.asarray(z).dtype != np.int32:
             return None
-        zp = int(z.reshape(()))
+        zp = int(np.asarray(z).reshape(()))
         claimed.append(add)
         r = add.results[0]
     clip = _single_user(r, "clip")
@@ -920,6 +918,7 @@ __all__ = [
 # int8 x int8 -> int32 convolution and dense (the lowered qnn ops), exact through float32 SGEMM,
 # and the integer requantize tail: added to the fast kernels' table
 _fk._FAST["nn.conv2d"] = first(conv2d, _fk._FAST["nn.conv2d"])
+_fk.PAD_READERS["nn.conv2d"] = conv2d
 _fk._FAST["nn.dense"] = dense
 _fk._FAST["fixed_point_multiply"] = fixed_point_multiply
 _fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply

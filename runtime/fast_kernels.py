@@ -162,9 +162,9 @@ class _Options:
     available: Callable[[SSAValue], np.ndarray | None] = lambda v: None
     """The buffer of a value an earlier op (or the caller) provides, else None (not yet made)."""
     padded: tuple[RelayOp, np.ndarray, np.ndarray] | None = None
-    """``(nn.pad, its data, its pad value)`` when the op's first operand is a constant-mode
-    ``nn.pad`` used only there: the padded tensor is not made (``vals[0]`` is None) unless the
-    kernel declines (returns None), so a kernel may read through the pad."""
+    """For a ``PAD_READERS`` maker: ``(nn.pad, its data, its pad value)`` of the constant-mode
+    ``nn.pad`` that is the op's first operand and used only there; the padded tensor is not
+    made (``vals[0]`` is None) unless the maker declines (returns None)."""
     result_unused: bool = False
     """Set by a kernel that claimed every user of the op's result and never writes its buffer
     (an int32 accumulator requantized in the kernel): the buffer is dropped."""
@@ -1335,6 +1335,11 @@ NHWC_MAKERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
 """The channels-last fast kernels by name; ``runtime.fast_nhwc`` registers them (it builds on
 this module, so this module cannot import it)."""
 
+PAD_READERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
+"""Makers that read through a deferred ``nn.pad`` feeding the op's first operand
+(``_Options.padded``, ``vals[0]`` None); when they decline, the pad is made and ``_FAST``'s
+maker runs (runtime/fast_int8.py adds the uint8 x int8 convolution)."""
+
 _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     **{name: _fast_binary for name in _BINARY_UFUNCS},
     "nn.relu": _fast_relu,
@@ -1598,33 +1603,32 @@ def compile_function(
             maker = _FAST.get(op.RELAY_NAME)
             if op.RELAY_NAME == "nn.conv2d":
                 chain = _epilogue_of(op, dest, known)
-            if maker is not None:
+            # a deferred pad: first the kernel that reads through it, else the pad is made
+            attempts = [(PAD_READERS.get(op.RELAY_NAME), True), (maker, False)] if pad_op is not None else [(maker, False)]
+            for make, through in attempts:
+                if make is None:
+                    continue
+                if not through and pad_op is not None:
+                    materialise(pad_op)
+                    vals[0], pad_op = env[op.operands[0]], None
                 epilogue = [s for _, steps in chain for s in steps]
                 opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 opts.dest = dest
                 opts.constant = lambda v: known(v) if is_fixed(v) else None
                 opts.available = lambda v: known(v) if (v in env or isinstance(v.owner, ConstantOp)) else None
-                if pad_op is not None:
+                if through:
                     opts.padded = (pad_op, env[pad_op.operands[0]], env[pad_op.operands[1]])
-                thunks = maker(op, vals, out, workspace, opts)
+                thunks = make(op, vals, out, workspace, opts)
                 compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
-                if thunks is None and pad_op is not None:
-                    materialise(pad_op)
-                    vals[0], pad_op = env[op.operands[0]], None
-                    opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
-                    opts.fixed = tuple(is_fixed(v) for v in op.operands)
-                    opts.dest = dest
-                    opts.constant = lambda v: known(v) if is_fixed(v) else None
-                    opts.available = lambda v: known(v) if (v in env or isinstance(v.owner, ConstantOp)) else None
-                    thunks = maker(op, vals, out, workspace, opts)
-                    compiled.scratch_bytes += sum(a.nbytes for a in opts.scratch)
                 if thunks is not None:
                     fused.update(opts.claimed)
                     produced.update(opts.produced)
                     if opts.result_unused and dest.get(op.results[0]) is None:
                         compiled.scratch_bytes -= out.nbytes
                         env[op.results[0]] = None
+                    pad_op = None  # read through, or made above
+                    break
         if pad_op is not None:
             materialise(pad_op)
             vals[0] = env[op.operands[0]]

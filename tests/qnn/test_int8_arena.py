@@ -1,0 +1,132 @@
+"""The int8 arena: qnn-fuse-pad, the kernels reading through the zero-point pad and
+requantizing in the product, their scratch planned as the step's workspace."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.runtime import fast_int8
+from xrelay.testing import check_semantics
+from xrelay.testing import onnx_models as om
+from xrelay.testing import quantized_models as qm
+from xrelay.transforms.qnn_fuse_pad import QnnFusePadPass, qnn_fuse_pad
+
+RNG = np.random.default_rng(5)
+VNNI = fast_int8.vnni_library() is not None
+
+
+def _qconv(x, c, o, k, *, stride=1, pad=1, groups=1, zp_x=7, ort=True):
+    """dequantize -> conv2d -> quantize: after fake-quantization-to-integer a qnn.conv2d whose
+    lowering pads with the input zero point (nn.pad) and requantizes."""
+    w = relay.const(RNG.integers(-127, 128, (o, c // groups, k, k)).astype("int8"))
+    fx = relay.qnn.op.dequantize(x, relay.const(0.05), relay.const(zp_x))
+    fw = relay.qnn.op.dequantize(w, relay.const(0.01), relay.const(0))
+    y = relay.nn.conv2d(fx, fw, padding=(pad, pad), strides=(stride, stride), groups=groups, channels=o, kernel_size=(k, k))
+    return relay.qnn.op.quantize(y, relay.const(0.1), relay.const(5), out_dtype="uint8")
+
+
+def _int8_module(body, ort=True):
+    mod = xrelay.IRModule.from_expr(body)
+    relay.transform.FakeQuantizationToInteger(onnxruntime=ort)(mod)
+    return mod
+
+
+def _block(ort=True, width=1030):
+    """A 3x3 convolution, a depthwise one (rows wider than the C kernel's 512-column pieces)
+    and a 1x1 one, each padded by the zero point where it pads."""
+    x = relay.var("x", shape=(1, 4, 5, width), dtype="uint8")
+    y = _qconv(x, 4, 16, 3, ort=ort)
+    y = _qconv(y, 16, 16, 3, groups=16, zp_x=5, ort=ort)
+    y = _qconv(y, 16, 8, 1, pad=0, zp_x=5, ort=ort)
+    return _int8_module(y, ort)
+
+
+def _fused(mod):
+    fused = relay.transform.FuseOps()(relay.qnn.transform.CanonicalizeOps()(mod))
+    return fused.module
+
+
+def test_qnn_fuse_pad_keeps_the_meaning_and_moves_every_zero_point_pad():
+    mod = _fused(_block(width=9))
+    before = str(mod)
+    assert before.count("func.func private @fused_nn_pad(") == 1 and before.count("func.func private @fused_nn_pad_1(") == 1
+    check_semantics(QnnFusePadPass(), mod, trials=2, rtol=0, atol=0)
+    after = mod.clone()
+    assert qnn_fuse_pad(after) == 2
+    text = str(after)
+    assert "@fused_nn_pad(" not in text and "@fused_nn_pad_1(" not in text
+    assert text.count("func.func private @fused_nn_pad_nn_conv2d") == 2
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")  # tested elsewhere without
+@pytest.mark.parametrize("ort", [True, False])
+def test_the_kernels_read_through_the_pad_and_requantize_in_the_product(ort):
+    mod = _block(ort)
+    data = RNG.integers(0, 256, (1, 4, 5, 1030)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    steps = [(name, [label for label, _, _ in c.thunks]) for name, _, c in m.executor.steps if name != "memory.copy"]
+    # three steps, the pads inside the convolutions' functions, each step one kernel: no pad
+    # made, no int32 accumulator, no requantize pass of its own
+    assert [n.split("_conv2d")[0] for n, _ in steps] == ["fused_nn_pad_nn", "fused_nn_pad_nn", "fused_nn"]
+    assert all(set(labels) == {"nn.conv2d"} for _, labels in steps), steps
+    # what the kernels allocated at compile time: the packed weights and the per-channel
+    # constants, never an activation-sized buffer
+    assert m.executor.scratch_bytes < 2048, m.executor.scratch_bytes
+    # the 3x3 convolution's channels-last copy and row tiles are its planned workspace
+    program = str(m.program)
+    need = fast_int8.conv_workspace_bytes(4, 5, 1030, 3, 3, 5, 1030, False)
+    assert f"size = {need}, alignment = 64, kind = \"workspace\"" in program
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+def test_an_int8_run_allocates_nothing():
+    m = xrelay.build(_block(width=40).clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", RNG.integers(0, 256, (1, 4, 5, 40)).astype("uint8"))
+    m.run()
+    tracemalloc.start()
+    try:
+        m.executor.run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4096, peak
+    pools = [op for op in m.program.ops if op.name == "memory.pool"]
+    assert m.arena_bytes == sum(p.size.value.data for p in pools)
+
+
+def test_a_pad_the_kernel_cannot_read_through_is_made():
+    # int8 data (not uint8): the float32 path pads with zeros only, so the pad is made first
+    x = relay.var("x", shape=(1, 4, 6, 6), dtype="int8")
+    w = relay.const(RNG.integers(-127, 128, (8, 4, 3, 3)).astype("int8"))
+    y = relay.qnn.op.conv2d(x, w, relay.const(3), relay.const(0), relay.const(0.5), relay.const(0.5),
+                            kernel_size=(3, 3), channels=8, padding=(1, 1))  # fmt: skip
+    mod = xrelay.IRModule.from_expr(y)
+    data = RNG.integers(-128, 128, (1, 4, 6, 6)).astype("int8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "conv2d" in n]
+    assert labels[0] == "nn.pad"
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+def test_quantized_mobilenet_arena_is_about_a_quarter_of_float32():
+    f32 = om.mobilenet_v2(image=64, width=0.5, num_classes=10)
+    model = qm.quantize(f32, qm.calibration_inputs(f32, 2))
+    f32_arena = qm.build(f32).arena_bytes
+    m = qm.build(model, integer=True)
+    assert m.arena_bytes / f32_arena < 0.3, (m.arena_bytes, f32_arena)
+    feed = qm.calibration_inputs(f32, 1, seed=3)[0]
+    ref, out = qm.compare(model, feed, m)
+    np.testing.assert_array_equal(out.numpy(), ref)
