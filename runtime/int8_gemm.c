@@ -38,29 +38,78 @@ typedef struct {
 
 static inline int32_t xr_f32_to_i32(float f);
 
-static inline void xr_epi_store(const xr_epi *e, void *out, i64 idx, i64 ch, int32_t acc) {
+#if XR_VNNI
+/* Sixteen sums requantized the onnxruntime way (e->kind 1) in AVX-512, the same arithmetic as
+ * xr_epi_row's scalar loop: offset added in int32, (float) * mult, clamped (max/min differ from
+ * the scalar tests only on a signed zero, which the rounding makes 0 either way), rounded half
+ * to even with the same two additions, truncated to int32 (exact: callers check
+ * xr_epi_vector first, so the clamped value is an int32), plus zp, wrapped to 8 bits. */
+static inline __m128i xr_requant16(__m512i acc, __m512i off, __m512 mult, const xr_epi *e) {
+    const __m512 magic = _mm512_set1_ps(12582912.0f);
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc, off)), mult);
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(e->flo)), _mm512_set1_ps(e->fhi));
+    f = _mm512_sub_ps(_mm512_add_ps(f, magic), magic);
+    const __m512i r = _mm512_add_epi32(_mm512_cvttps_epi32(f), _mm512_set1_epi32((int32_t)e->zp));
+    return _mm512_cvtepi32_epi8(r);
+}
+#endif
+
+/* Whether e may use xr_requant16: the float form with clamp bounds inside int32. */
+static inline int xr_epi_vector(const xr_epi *e) {
+    return XR_VNNI && e->kind == 1 && e->flo >= -2147483648.0f && e->fhi < 2147483648.0f;
+}
+
+/* n consecutive sums of channel ch, acc[0..n), requantized by e into out[idx .. idx + n). Each
+ * kind is its own loop without branches inside, so the compiler vectorises it. */
+static void xr_epi_row(const xr_epi *e, void *out, i64 idx, i64 ch, const int32_t *acc, i64 n) {
     const i64 q = e->per_channel ? ch : 0;
-    int32_t r = e->offset ? (int32_t)((uint32_t)acc + (uint32_t)e->offset[ch]) : acc;
-    if (e->kind == 1) {
-        const float magic = 12582912.0f;
-        float f = (float)r * e->fmult[q];
-        f = f < e->flo ? e->flo : f;
-        f = f > e->fhi ? e->fhi : f;
-        f = f + magic;
-        f = f - magic;
-        r = (int32_t)((uint32_t)xr_f32_to_i32(f) + (uint32_t)(int32_t)e->zp);
-    } else {
-        const int64_t sl = e->ls[q], tt = e->total[q], half = (int64_t)1 << (tt - 1);
-        int64_t t = (int64_t)((uint64_t)(int64_t)r << sl);
-        t = (int64_t)((uint64_t)t * (uint64_t)e->m[q]);
-        t = (int64_t)((uint64_t)t + (uint64_t)half) >> tt;
-        r = (int32_t)(uint32_t)(uint64_t)t;
-        r = (int32_t)((uint32_t)r + (uint32_t)(int32_t)e->zp);
-        if (r < e->lo) r = (int32_t)e->lo;
-        if (r > e->hi) r = (int32_t)e->hi;
+    const uint32_t off = e->offset ? (uint32_t)e->offset[ch] : 0u;
+    int32_t r[64];
+    i64 start = 0;
+#if XR_VNNI
+    if (xr_epi_vector(e)) {
+        const __m512i offv = _mm512_set1_epi32((int32_t)off);
+        const __m512 mv = _mm512_set1_ps(e->fmult[q]);
+        for (; start + 16 <= n; start += 16) {
+            const __m128i b = xr_requant16(_mm512_loadu_si512((const void *)(acc + start)), offv, mv, e);
+            _mm_storeu_si128((__m128i *)((uint8_t *)out + idx + start), b);
+        }
     }
-    if (e->out_kind == 0) ((int8_t *)out)[idx] = (int8_t)r;
-    else ((uint8_t *)out)[idx] = (uint8_t)r;
+#endif
+    acc += start;
+    idx += start;
+    n -= start;
+    for (i64 s = 0; s < n; s += 64) {
+        const i64 m = (n - s) < 64 ? (n - s) : 64;
+        if (e->kind == 1) {
+            const float magic = 12582912.0f, mult = e->fmult[q], flo = e->flo, fhi = e->fhi;
+            const uint32_t zp = (uint32_t)(int32_t)e->zp;
+            for (i64 k = 0; k < m; ++k) {
+                float f = (float)(int32_t)((uint32_t)acc[s + k] + off) * mult;
+                f = f < flo ? flo : f;
+                f = f > fhi ? fhi : f;
+                f = f + magic;
+                f = f - magic;
+                r[k] = (int32_t)((uint32_t)xr_f32_to_i32(f) + zp);
+            }
+        } else {
+            const int64_t sl = e->ls[q], tt = e->total[q], half = (int64_t)1 << (tt - 1), mm = e->m[q];
+            const int32_t lo = (int32_t)e->lo, hi = (int32_t)e->hi;
+            const uint32_t zp = (uint32_t)(int32_t)e->zp;
+            for (i64 k = 0; k < m; ++k) {
+                int64_t t = (int64_t)((uint64_t)(int64_t)(int32_t)((uint32_t)acc[s + k] + off) << sl);
+                t = (int64_t)((uint64_t)t * (uint64_t)mm);
+                t = (int64_t)((uint64_t)t + (uint64_t)half) >> tt;
+                int32_t v = (int32_t)((uint32_t)(uint64_t)t + zp);
+                v = v < lo ? lo : v;
+                r[k] = v > hi ? hi : v;
+            }
+        }
+        if (e->out_kind == 0)
+            for (i64 k = 0; k < m; ++k) ((int8_t *)out)[idx + s + k] = (int8_t)r[k];
+        else
+            for (i64 k = 0; k < m; ++k) ((uint8_t *)out)[idx + s + k] = (uint8_t)r[k];
+    }
 }
 
 int xr_int8_has_vnni(void) { return XR_VNNI; }
@@ -100,6 +149,18 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
                     }
                 }
             }
+            if (e != NULL && xr_epi_vector(e)) {
+                const __mmask16 mask = (__mmask16)((1u << nch) - 1u);
+                const __m512i offv = e->offset ? _mm512_maskz_loadu_epi32(mask, e->offset + b * 16) : _mm512_setzero_si512();
+                const __m512 mv = e->per_channel ? _mm512_maskz_loadu_ps(mask, e->fmult + b * 16) : _mm512_set1_ps(e->fmult[0]);
+                uint8_t bytes[8][16];
+                for (i64 j = 0; j < np_; ++j) _mm_storeu_si128((__m128i *)bytes[j], xr_requant16(acc[j], offv, mv, e));
+                for (i64 ch = 0; ch < nch; ++ch) {
+                    uint8_t *dst = (uint8_t *)c + (b * 16 + ch) * pt + q0 + p0;
+                    for (i64 j = 0; j < np_; ++j) dst[j] = bytes[j][ch];
+                }
+                continue;
+            }
             for (int j = 0; j < 8; ++j) _mm512_storeu_si512((void *)tile[j], acc[j]);
 #else
             memset(tile, 0, sizeof(tile));
@@ -118,8 +179,9 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
                 }
             } else {
                 for (i64 ch = 0; ch < nch; ++ch) {
-                    const i64 row = (b * 16 + ch) * pt + q0 + p0;
-                    for (i64 j = 0; j < np_; ++j) xr_epi_store(e, c, row + j, b * 16 + ch, tile[j][ch]);
+                    int32_t sums[8];
+                    for (i64 j = 0; j < np_; ++j) sums[j] = tile[j][ch];
+                    xr_epi_row(e, c, (b * 16 + ch) * pt + q0 + p0, b * 16 + ch, sums, np_);
                 }
             }
         }
@@ -153,6 +215,69 @@ void xr_planes_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 hw, i64 ld
  * With e NULL, o is the int32 result; else o is the 8-bit result, each row requantized by e from
  * a row of int32 on the stack (rows longer than XR_DW_ROW are done in pieces). */
 #define XR_DW_ROW 512
+/* The sum of one output column xo of row y of one channel (taps outside the image read pv). */
+static inline int32_t xr_dw_point(const uint8_t *plane, const int8_t *k, i64 y, i64 xo, i64 h, i64 wd, i64 kh,
+                                  i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 pv) {
+    int32_t sum = 0;
+    for (i64 i = 0; i < kh; ++i) {
+        const i64 iy = y * sh + i * dh - pt;
+        for (i64 j = 0; j < kw; ++j) {
+            const i64 ix = xo * sw + j * dw - pl;
+            const int32_t v = (iy < 0 || iy >= h || ix < 0 || ix >= wd) ? (int32_t)pv : (int32_t)plane[iy * wd + ix];
+            sum += v * (int32_t)k[i * kw + j];
+        }
+    }
+    return sum;
+}
+
+#if XR_VNNI
+/* Output columns [x0, x1) of row y of one channel into acc (int32, indexed by column): up to
+ * sixteen columns at a time in AVX-512 registers over all taps where every tap lies inside the
+ * image row (stride 1 or 2; masked loads), the border columns one by one (xr_dw_point). The
+ * same int32 sums. */
+static void xr_dw_row16(const uint8_t *plane, const int8_t *k, int32_t *acc, i64 y, i64 h, i64 wd, i64 x0, i64 x1,
+                        i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 pv) {
+    /* the last column whose taps all lie inside the row */
+    const i64 last = (wd - 1 - (kw - 1) * dw + pl) >= 0 ? (wd - 1 - (kw - 1) * dw + pl) / sw : -1;
+    for (i64 xo = x0; xo < x1;) {
+        const i64 ix0 = xo * sw - pl;
+        i64 n = x1 - xo < 16 ? x1 - xo : 16;
+        if (last - xo + 1 < n) n = last - xo + 1;
+        if (ix0 < 0 || n <= 0 || (sw != 1 && sw != 2)) {
+            acc[xo] = xr_dw_point(plane, k, y, xo, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, pv);
+            ++xo;
+            continue;
+        }
+        /* masked loads read only the bytes of these n columns (2n - 1 at stride 2) */
+        const __mmask16 m16 = (__mmask16)((1u << n) - 1u);
+        const __mmask32 m32 = (__mmask32)((1u << (2 * n - 1)) - 1u);
+        __m512i a = _mm512_setzero_si512();
+        for (i64 i = 0; i < kh; ++i) {
+            const i64 iy = y * sh + i * dh - pt;
+            if (iy < 0 || iy >= h) { /* a padded row: pv times the row's taps */
+                int32_t ks = 0;
+                for (i64 j = 0; j < kw; ++j) ks += (int32_t)k[i * kw + j];
+                a = _mm512_add_epi32(a, _mm512_set1_epi32((int32_t)pv * ks));
+                continue;
+            }
+            const uint8_t *src = plane + iy * wd + ix0;
+            for (i64 j = 0; j < kw; ++j) {
+                __m512i v;
+                if (sw == 1) {
+                    v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m16, src + j * dw));
+                } else { /* the even bytes of 32: the low half of each int32 lane of the widening */
+                    v = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m32, src + j * dw));
+                    v = _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF));
+                }
+                a = _mm512_add_epi32(a, _mm512_mullo_epi32(v, _mm512_set1_epi32((int32_t)k[i * kw + j])));
+            }
+        }
+        _mm512_mask_storeu_epi32(acc + xo, m16, a);
+        xo += n;
+    }
+}
+#endif
+
 void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd, i64 oh, i64 ow,
                        i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1,
                        i64 pv, const xr_epi *e) {
@@ -164,6 +289,9 @@ void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd
             for (i64 x0 = 0; x0 < ow; x0 += (e ? XR_DW_ROW : ow)) {
                 const i64 x1 = e ? (x0 + XR_DW_ROW < ow ? x0 + XR_DW_ROW : ow) : ow;
                 int32_t *acc = e ? row - x0 : (int32_t *)o + (ch * oh + y) * ow;
+#if XR_VNNI
+                xr_dw_row16(plane, k, acc, y, h, wd, x0, x1, kh, kw, sh, sw, dh, dw, pt, pl, pv);
+#else
                 for (i64 xo = x0; xo < x1; ++xo) acc[xo] = 0;
                 for (i64 i = 0; i < kh; ++i) {
                     const i64 iy = y * sh + i * dh - pt;
@@ -197,8 +325,8 @@ void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd
                         }
                     }
                 }
-                if (e)
-                    for (i64 xo = x0; xo < x1; ++xo) xr_epi_store(e, o, (ch * oh + y) * ow + xo, ch, acc[xo]);
+#endif
+                if (e) xr_epi_row(e, o, (ch * oh + y) * ow + x0, ch, acc + x0, x1 - x0);
             }
         }
     }
