@@ -71,7 +71,7 @@ def _build_library():
             os.replace(staged, lib_path)
     lib = ctypes.CDLL(lib_path)
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
-    lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64, ptr]
+    lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64, ptr, i64]
     lib.xr_gemm_u8s8.restype = None
     lib.xr_int8_has_vnni.restype = ctypes.c_int
     lib.xr_planes_to_rows_u8.argtypes = [ptr, ptr] + [i64] * 5
@@ -211,25 +211,27 @@ class Epilogue(ctypes.Structure):
     ]  # fmt: skip
 
 
-def _per_channel(c: np.ndarray, shape: tuple, channels: int) -> np.ndarray | None:
-    """A constant broadcasting to ``shape`` (N, C, ...) along C only, as C int64 values."""
+def _per_channel(c: np.ndarray, shape: tuple, channels: int, axis: int) -> np.ndarray | None:
+    """A constant broadcasting to ``shape`` along ``axis`` only, as ``channels`` int64 values."""
     if c.ndim > len(shape) or np.broadcast_shapes(c.shape, shape) != tuple(shape):
         return None
     full = (1,) * (len(shape) - c.ndim) + c.shape
-    if any(d != 1 for i, d in enumerate(full) if i != 1):
+    if any(d != 1 for i, d in enumerate(full) if i != axis):
         return None
     return np.broadcast_to(c.reshape(-1).astype(np.int64), (channels,)) if c.size in (1, channels) else None
 
 
-def _fused_requant(op, shape: tuple, opts) -> tuple[Epilogue, np.ndarray, list] | None:
+def _fused_requant(op, shape: tuple, opts, axis: int = 1) -> tuple[Epilogue, np.ndarray, list] | None:
     """The function's ops after the convolution's int32 result ``op``, when they are constant
     per-channel int32 adds/subtracts (zero-point terms, bias) and then a lowered requantize to
     (u)int8 -- onnxruntime's float form (``_ort_chain``) or Relay's fixed point
     (``_fixed_chain``): (the C epilogue, the 8-bit destination, arrays to keep alive). The
-    ops are claimed and the int32 result dropped (``_Options.result_unused``)."""
+    ops are claimed and the int32 result dropped (``_Options.result_unused``). The kernel's
+    channels lie along ``axis`` (a convolution's 1, a dense layer's last)."""
     from xrelay.kernels import KERNELS
 
-    channels = shape[1]
+    channels = shape[axis]
+    inner = int(np.prod(shape[axis + 1 :]))
     r = op.results[0]
     offset = np.zeros(channels, np.int64)
     claimed: list = []
@@ -241,7 +243,7 @@ def _fused_requant(op, shape: tuple, opts) -> tuple[Epilogue, np.ndarray, list] 
         c = opts.constant(user.operands[i])
         if (user.RELAY_NAME == "subtract" and i == 0) or c is None or np.asarray(c).dtype != np.int32:
             break
-        per = _per_channel(np.asarray(c), shape, channels)
+        per = _per_channel(np.asarray(c), shape, channels, axis)
         if per is None:
             break
         offset = offset + per if user.RELAY_NAME == "add" else offset - per
@@ -255,8 +257,8 @@ def _fused_requant(op, shape: tuple, opts) -> tuple[Epilogue, np.ndarray, list] 
         if chain is None:
             return None
         ops, mult, layout, flo, fhi, zp, cast8 = chain
-        n, c, inner, per_channel = layout
-        if per_channel and (c, n) != (channels, shape[0]):
+        _, c, rest, per_channel = layout
+        if per_channel and (c, rest) != (channels, inner):
             return None
         fm = np.ascontiguousarray(mult.reshape(-1), np.float32)
         keep.append(fm)
@@ -266,8 +268,8 @@ def _fused_requant(op, shape: tuple, opts) -> tuple[Epilogue, np.ndarray, list] 
         params = None if fpm is None else _fpm_params(fpm, opts)
         if params is None:
             return None
-        m, ls, total, axis = params
-        if axis not in (None, 1):
+        m, ls, total, along = params
+        if along not in (None, axis):
             return None
         tail = _tail_chain(fpm.results[0], opts)
         if tail is None:
@@ -277,10 +279,10 @@ def _fused_requant(op, shape: tuple, opts) -> tuple[Epilogue, np.ndarray, list] 
         clip = rest[-2]
         info = np.iinfo(np.int32)
         lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
-        count = channels if axis is not None else 1
+        count = channels if along is not None else 1
         arrays = [np.ascontiguousarray(np.broadcast_to(np.asarray(v, np.int64).reshape(-1), (count,))) for v in (m, ls, total)]
         keep += arrays
-        epi.kind, epi.zp, epi.lo, epi.hi, epi.per_channel = 2, zp, int(lo), int(hi), int(axis is not None)
+        epi.kind, epi.zp, epi.lo, epi.hi, epi.per_channel = 2, zp, int(lo), int(hi), int(along is not None)
         epi.m, epi.ls, epi.total = (v.ctypes.data for v in arrays)
     found = _int8_destination(opts, cast8, tuple(shape))
     if found is None:
@@ -386,7 +388,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
         if pointwise:
 
             def make(b0: int, b1: int, ob=ob) -> Any:
-                args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1, epi_ptr)
+                args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1, epi_ptr, 0)
 
                 def run() -> None:  # holds the arrays: the C call only gets their addresses
                     lib.xr_gemm_u8s8(*args)
@@ -462,7 +464,11 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
 
 
 def dense(op, vals, out, ws, opts) -> list | None:
-    """(u)int8 data (any leading dims) and a constant (u)int8 weight, int32 result."""
+    """(u)int8 data (any leading dims) and a constant (u)int8 weight, int32 result.
+
+    uint8 x int8 with a reduction of a multiple of 4 runs the VNNI product on the data's rows
+    as they are (``_vnni_dense``, requantized in the product like the convolutions); other
+    types run float32 SGEMM on exact chunks."""
     x, w = vals
     if x.dtype not in _INT8 or w.dtype not in _INT8 or out.dtype != np.int32:
         return None
@@ -470,6 +476,10 @@ def dense(op, vals, out, ws, opts) -> list | None:
         return None
     k = x.shape[-1]
     m = int(np.prod(x.shape[:-1]))
+    if (x.dtype, w.dtype) == (np.dtype(np.uint8), np.dtype(np.int8)) and k % 4 == 0 and x.flags.c_contiguous:
+        lib = vnni_library()
+        if lib is not None:
+            return _vnni_dense(lib, op, x.reshape(m, k), w, out, opts)
     wf = np.ascontiguousarray(w.T, dtype=np.float32)  # (K, N)
     xf = np.empty((m, k), np.float32)
     tmp = np.empty((m, w.shape[0]), np.float32)
@@ -485,6 +495,37 @@ def dense(op, vals, out, ws, opts) -> list | None:
             _sum_into(out2, tmp, tmpi, i == 0)
 
     return [("matmul", run)]
+
+
+def _vnni_dense(lib, op, x, w, out, opts) -> list:
+    """The data's rows (M x K, K a multiple of 4) times the packed weights, channel blocks cut
+    across the pool, the result pixel-major (M x N) in int32 or, with the function's requantize
+    (``_fused_requant`` along the last axis), in 8 bits."""
+    from xrelay.runtime.fast_kernels import _chunks as pool_chunks
+    from xrelay.runtime.fast_kernels import _split
+
+    m, k = x.shape
+    n = w.shape[0]
+    wp = pack_weights(np.ascontiguousarray(w))
+    opts.scratch.append(wp)
+    blocks = wp.shape[0]
+    requant = None if op is None else _fused_requant(op, out.shape, opts, axis=out.ndim - 1)
+    epi, dst, held = (None, out, []) if requant is None else requant
+    epi_ptr = None if epi is None else ctypes.addressof(epi)
+
+    def make(b0: int, b1: int) -> Any:
+        args = (x.ctypes.data, wp.ctypes.data, dst.ctypes.data, m, k, n, b0, b1, epi_ptr, 1)
+
+        def run() -> None:
+            lib.xr_gemm_u8s8(*args)
+            keep_alive(x, wp, dst, epi, *held)
+
+        return run
+
+    count = min(pool_chunks(opts), blocks)
+    step = -(-blocks // count)
+    ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
+    return [("matmul", _split(opts, make, ranges, blocks))]
 
 
 def fixed_point_multiply(op, vals, out, ws, opts) -> list | None:

@@ -115,10 +115,12 @@ static void xr_epi_row(const xr_epi *e, void *out, i64 idx, i64 ch, const int32_
 int xr_int8_has_vnni(void) { return XR_VNNI; }
 
 /* Pixels [q0, q0 + p) of the product, their rows at a (p x kp), channel blocks [b0, b1) of 16
- * output channels (o is the real channel count). c holds the result for pt pixels per channel:
- * with e NULL int32, else 8-bit, each tile requantized by e. */
+ * output channels (o is the real channel count). c holds the result, channel-major (pt pixels
+ * per channel, a convolution's NCHW) or with pm pixel-major (o channels per pixel, a dense
+ * layer's rows): with e NULL int32, else 8-bit, each tile requantized by e. */
+#define XR_AT(ch, pix) (pm ? (pix) * o + (ch) : (ch) * pt + (pix))
 static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 q0, i64 pt, i64 kp, i64 o,
-                         i64 b0, i64 b1, const xr_epi *e) {
+                         i64 b0, i64 b1, const xr_epi *e, int pm) {
     const i64 k4 = kp / 4;
     for (i64 b = b0; b < b1; ++b) {
         const int8_t *wb = w + b * k4 * 64;
@@ -153,6 +155,11 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
                 const __mmask16 mask = (__mmask16)((1u << nch) - 1u);
                 const __m512i offv = e->offset ? _mm512_maskz_loadu_epi32(mask, e->offset + b * 16) : _mm512_setzero_si512();
                 const __m512 mv = e->per_channel ? _mm512_maskz_loadu_ps(mask, e->fmult + b * 16) : _mm512_set1_ps(e->fmult[0]);
+                if (pm) {
+                    for (i64 j = 0; j < np_; ++j)
+                        _mm_mask_storeu_epi8((uint8_t *)c + (q0 + p0 + j) * o + b * 16, mask, xr_requant16(acc[j], offv, mv, e));
+                    continue;
+                }
                 uint8_t bytes[8][16];
                 for (i64 j = 0; j < np_; ++j) _mm_storeu_si128((__m128i *)bytes[j], xr_requant16(acc[j], offv, mv, e));
                 for (i64 ch = 0; ch < nch; ++ch) {
@@ -173,10 +180,11 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
             }
 #endif
             if (e == NULL) {
-                for (i64 ch = 0; ch < nch; ++ch) {
-                    int32_t *dst = (int32_t *)c + (b * 16 + ch) * pt + q0 + p0;
-                    for (i64 j = 0; j < np_; ++j) dst[j] = tile[j][ch];
-                }
+                for (i64 ch = 0; ch < nch; ++ch)
+                    for (i64 j = 0; j < np_; ++j) ((int32_t *)c)[XR_AT(b * 16 + ch, q0 + p0 + j)] = tile[j][ch];
+            } else if (pm) {
+                for (i64 ch = 0; ch < nch; ++ch)
+                    for (i64 j = 0; j < np_; ++j) xr_epi_row(e, c, XR_AT(b * 16 + ch, q0 + p0 + j), b * 16 + ch, &tile[j][ch], 1);
             } else {
                 for (i64 ch = 0; ch < nch; ++ch) {
                     int32_t sums[8];
@@ -188,10 +196,13 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
     }
 }
 
-/* channel blocks [b0, b1) of the product of p rows (a: p x kp): c as xr_gemm_tile's */
+#undef XR_AT
+
+/* channel blocks [b0, b1) of the product of p rows (a: p x kp): c as xr_gemm_tile's, channel-
+ * major (pm 0: a convolution's output) or pixel-major (pm 1: a dense layer's) */
 void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 kp, i64 o, i64 b0, i64 b1,
-                  const xr_epi *e) {
-    xr_gemm_tile(a, w, c, p, 0, p, kp, o, b0, b1, e);
+                  const xr_epi *e, i64 pm) {
+    xr_gemm_tile(a, w, c, p, 0, p, kp, o, b0, b1, e, (int)pm);
 }
 
 /* (c, hw) uint8 planes to hw rows of c bytes, ld bytes apart (the ld - c tail zeroed): the
@@ -441,6 +452,6 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
             }
             if (kp > k) memset(r, 0, (size_t)(kp - k));
         }
-        xr_gemm_tile(tile, w, c, n, t0, p, kp, o, 0, blocks, e);
+        xr_gemm_tile(tile, w, c, n, t0, p, kp, o, 0, blocks, e, 0);
     }
 }

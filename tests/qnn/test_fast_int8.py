@@ -14,9 +14,11 @@ from xrelay.runtime.fast_kernels import _Options
 RNG = np.random.default_rng(2)
 
 
-def test_dense_extremes_are_exact_across_reduction_chunks():
-    # K = 4608: nine float32 chunks; every product at its extreme (255 * -128)
-    x = np.full((2, 4608), 255, np.uint8)
+@pytest.mark.parametrize("data", ["uint8", "int8"])
+def test_dense_extremes_are_exact_across_reduction_chunks(data):
+    # K = 4608: uint8 data runs the VNNI product, int8 data nine float32 chunks; every product
+    # at its extreme (255 * -128, or -128 * -128)
+    x = np.full((2, 4608), 255 if data == "uint8" else -128, data)
     w = np.full((3, 4608), -128, np.int8)
     w[1] = 127
     w[2, ::2] = 1
@@ -26,7 +28,7 @@ def test_dense_extremes_are_exact_across_reduction_chunks():
     for _, t in thunks:
         t()
     np.testing.assert_array_equal(out, KERNELS["nn.dense"](x, w, units=None, out_dtype="int32"))
-    assert out[0, 0] == 255 * -128 * 4608
+    assert out[0, 0] == int(x[0, 0]) * -128 * 4608
 
 
 def test_dense_refuses_what_it_does_not_cover():

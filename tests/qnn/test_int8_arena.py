@@ -130,3 +130,27 @@ def test_quantized_mobilenet_arena_is_about_a_quarter_of_float32():
     feed = qm.calibration_inputs(f32, 1, seed=3)[0]
     ref, out = qm.compare(model, feed, m)
     np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("ort", [True, False])
+@pytest.mark.parametrize("out_dtype", ["uint8", "int8"])
+def test_a_uint8_dense_runs_the_vnni_product_requantized_in_it(per_channel, ort, out_dtype):
+    x = relay.var("x", shape=(2, 5, 36), dtype="uint8")
+    w = relay.const(RNG.integers(-127, 128, (20, 36)).astype("int8"))  # 20 units: a partial block
+    scale = RNG.uniform(0.001, 0.02, 20).astype("float32") if per_channel else np.float32(0.01)
+    fx = relay.qnn.op.dequantize(x, relay.const(0.05), relay.const(9))
+    fw = relay.qnn.op.dequantize(w, relay.const(scale), relay.const(0), axis=0)
+    y = relay.add(relay.nn.dense(fx, fw), relay.const(RNG.standard_normal(20).astype("float32")))
+    y = relay.qnn.op.quantize(y, relay.const(0.07), relay.const(3 if out_dtype == "uint8" else -2), out_dtype=out_dtype)
+    mod = _int8_module(y, ort)
+    assert "qnn.dense" in mod.mlir_text()
+    data = RNG.integers(0, 256, (2, 5, 36)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "dense" in n]
+    assert labels == ["nn.dense"]
