@@ -179,8 +179,10 @@ def build_program(
         optimised = _build_with_devices(module, opt_level, default_device)
     if opt_level >= 1 and "FuseOps" not in PassContext.current().disabled_pass:
         from xrelay.transforms.qnn_fuse_pad import qnn_fuse_pad
+        from xrelay.transforms.qnn_narrow_edges import qnn_narrow_edges
 
-        qnn_fuse_pad(optimised)  # zero-point pads join their convolution (the int8 arena)
+        qnn_fuse_pad(optimised)  # the int8 arena: zero-point pads join their convolution,
+        qnn_narrow_edges(optimised)  # 8-bit values rather than wider copies pass between steps
     _state_dnnl_scratch(optimised)
     _state_int8_scratch(optimised)
     if before_lowering is not None:

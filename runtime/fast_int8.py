@@ -76,7 +76,7 @@ def _build_library():
     lib.xr_int8_has_vnni.restype = ctypes.c_int
     lib.xr_planes_to_rows_u8.argtypes = [ptr, ptr] + [i64] * 5
     lib.xr_planes_to_rows_u8.restype = None
-    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 18 + [ptr]
+    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 18 + [ptr, i64]
     lib.xr_conv_tiles_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
     lib.xr_depthwise_u8s8.restype = None
@@ -305,16 +305,23 @@ SLOTS = 4
 """Tile buffers a convolution's workspace holds: at most this many pixel ranges run at once."""
 
 
+PLANAR_CHANNELS = 4
+"""Up to this many input channels a convolution's tiles read the image's planes directly (a
+byte per channel and tap) instead of a channels-last copy (a copy of ``C`` bytes per tap)."""
+
+
 def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool) -> int:
     """The scratch of ``_vnni_conv`` for one image, on whole cache lines: a 1x1/stride
     1/unpadded convolution's rows (the image channels-last, ``oh * ow`` x ``C`` rounded up to
-    4); any other's channels-last copy of the image and up to ``SLOTS`` tiles of ``TILE`` rows
-    of ``K`` (rounded up to 4) bytes (fewer for small images) -- never the whole im2row matrix."""
+    4); any other's channels-last copy of the image (none up to ``PLANAR_CHANNELS`` channels)
+    and up to ``SLOTS`` tiles of ``TILE`` rows of ``K`` (rounded up to 4) bytes (fewer for small
+    images) -- never the whole im2row matrix."""
     kp = -(-c * kh * kw // 4) * 4
     p = oh * ow
     if pointwise:
         return -(-p * kp // 64) * 64
-    return -(-h * w * c // 64) * 64 + min(SLOTS, -(-p // TILE)) * -(-min(TILE, p) * kp // 64) * 64
+    copy = 0 if c <= PLANAR_CHANNELS else -(-h * w * c // 64) * 64
+    return copy + min(SLOTS, -(-p // TILE)) * -(-min(TILE, p) * kp // 64) * 64
 
 
 def _carve(ws: np.ndarray | None, sizes: list[int], opts) -> list[np.ndarray]:
@@ -365,6 +372,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     if pointwise:
         (rows,) = _carve(ws, [p * kp], opts)
         hwc, tiles = None, []
+    elif c <= PLANAR_CHANNELS:
+        hwc, tiles = None, _carve(ws, [min(TILE, p) * kp] * slots, opts)
     else:
         hwc, *tiles = _carve(ws, [h * wd * c] + [min(TILE, p) * kp] * slots, opts)
     geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp, o, pv, p)
@@ -384,7 +393,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
             return run
 
-        thunks.append(("im2col", _split(opts, to_rows, _ranges(h * wd, min(parts, h * wd)), h * wd)))
+        if hwc is not None or pointwise:
+            thunks.append(("im2col", _split(opts, to_rows, _ranges(h * wd, min(parts, h * wd)), h * wd)))
         if pointwise:
 
             def make(b0: int, b1: int, ob=ob) -> Any:
@@ -402,13 +412,15 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
             thunks.append(("matmul", _split(opts, make, ranges, blocks)))
         else:
 
-            def tiles_of(q0: int, q1: int, ob=ob) -> Any:
+            def tiles_of(q0: int, q1: int, ob=ob, xb=xb) -> Any:
                 tile = tiles[next(i for i, r in enumerate(pixel_ranges) if r[0] <= q0 < r[1])]
-                args = (hwc.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, epi_ptr)
+                image = xb if hwc is None else hwc
+                args = (image.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, epi_ptr,
+                        int(hwc is None))  # fmt: skip
 
                 def run() -> None:
                     lib.xr_conv_tiles_u8s8(*args)
-                    keep_alive(hwc, wp, ob, tile, epi, *held)
+                    keep_alive(image, wp, ob, tile, epi, *held)
 
                 return run
 

@@ -428,12 +428,12 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
 
 /* A convolution without its full im2row matrix: output pixels [q0, q1) (of p = oh * ow) in
  * tiles of XR_TILE, each tile's rows made by im2row into tile (XR_TILE x kp bytes, this range's
- * own) from the channels-last image, then multiplied by every channel block. c as
- * xr_gemm_tile's. */
+ * own) from the channels-last image (or, planar, from the image's channel planes, a byte per
+ * channel: for a few channels), then multiplied by every channel block. c as xr_gemm_tile's. */
 #define XR_TILE 16
 void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *tile, i64 ch, i64 h, i64 wd,
                         i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 o,
-                        i64 pv, i64 p, i64 q0, i64 q1, const xr_epi *e) {
+                        i64 pv, i64 p, i64 q0, i64 q1, const xr_epi *e, i64 planar) {
     const i64 k = ch * kh * kw, blocks = (o + 15) / 16;
     for (i64 t0 = q0; t0 < q1; t0 += XR_TILE) {
         const i64 n = (q1 - t0) < XR_TILE ? (q1 - t0) : XR_TILE;
@@ -446,6 +446,8 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
                     const i64 ix = xo * sw + j * dw - pl;
                     if (iy < 0 || iy >= h || ix < 0 || ix >= wd)
                         memset(r, (int)pv, (size_t)ch);
+                    else if (planar)
+                        for (i64 z = 0; z < ch; ++z) r[z] = hwc[(z * h + iy) * wd + ix];
                     else
                         memcpy(r, hwc + (iy * wd + ix) * ch, (size_t)ch);
                 }

@@ -45,6 +45,7 @@ PASSES: dict[str, str] = {
     "plan-memory": "plan_memory.PlanMemoryPass",
     "qnn-canonicalize-ops": "qnn_canonicalize_ops.QnnCanonicalizeOpsPass",
     "qnn-fuse-pad": "qnn_fuse_pad.QnnFusePadPass",
+    "qnn-narrow-edges": "qnn_narrow_edges.QnnNarrowEdgesPass",
     "qnn-legalize": "qnn_legalize.QnnLegalizePass",
     "remove-unused-functions": "remove_unused_functions.RemoveUnusedFunctionsPass",
     "rewrite-annotated-ops": "rewrite_annotated_ops.RewriteAnnotatedOpsPass",

@@ -70,7 +70,7 @@ def _lone_pad(fn: func.FuncOp) -> RelayOp | None:
     return pad if pad.operands[0].owner is fn.body.block else None
 
 
-def _fused_name(fn: func.FuncOp) -> str:
+def fused_name(fn: func.FuncOp) -> str:
     """``fuse-ops``' name of a group: ``fused_`` and the relay op names in order."""
     names = [op.RELAY_NAME for op in fn.body.block.ops if isinstance(op, RelayOp) and not isinstance(op, ConstantOp)]
     return "fused_" + "_".join(n.replace(".", "_") for n in names)
@@ -105,7 +105,7 @@ def _merge(module: ModuleOp, table: dict[str, func.FuncOp], calls: dict[str, lis
     inputs = [a.type for a in block.args]
     conv_fn.function_type = FunctionType.from_lists(inputs, list(conv_fn.function_type.outputs.data))
     old_name = conv_fn.sym_name.data
-    new_name = namer(_fused_name(conv_fn))
+    new_name = namer(fused_name(conv_fn))
     conv_fn.sym_name = StringAttr(new_name)
     args = [*second.arguments[:index], *first.arguments, *second.arguments[index + 1 :]]
     call = func.CallOp(SymbolRefAttr(new_name), args, [r.type for r in second.results])

@@ -15,6 +15,7 @@ from xrelay.testing import check_semantics
 from xrelay.testing import onnx_models as om
 from xrelay.testing import quantized_models as qm
 from xrelay.transforms.qnn_fuse_pad import QnnFusePadPass, qnn_fuse_pad
+from xrelay.transforms.qnn_narrow_edges import QnnNarrowEdgesPass, qnn_narrow_edges
 
 RNG = np.random.default_rng(5)
 VNNI = fast_int8.vnni_library() is not None
@@ -154,3 +155,39 @@ def test_a_uint8_dense_runs_the_vnni_product_requantized_in_it(per_channel, ort,
     np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
     (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "dense" in n]
     assert labels == ["nn.dense"]
+
+
+def _residual(ort=True):
+    """Two quantized convolutions of one input joined by a quantized add (a ResNet block with
+    its downsampling branch, QLinearAdd as onnxruntime computes it)."""
+    x = relay.var("x", shape=(1, 4, 6, 6), dtype="uint8")
+    a = _qconv(x, 4, 8, 3)
+    b = _qconv(x, 4, 8, 1, pad=0)
+    s = relay.add(relay.qnn.op.dequantize(a, relay.const(0.1), relay.const(5)), relay.qnn.op.dequantize(b, relay.const(0.1), relay.const(5)))
+    return _int8_module(relay.qnn.op.quantize(s, relay.const(0.2), relay.const(4), out_dtype="uint8"), ort)
+
+
+def test_qnn_narrow_edges_keeps_the_meaning_and_passes_the_uint8_value():
+    mod = _fused(_residual())
+
+    def edges(m):
+        return sorted({str(r.type.element_type) for op in m.walk() if op.name == "func.call" for r in op.results})
+
+    assert edges(mod) == ["f64", "i32", "ui8"]  # the downsampling branch passes float64
+    check_semantics(QnnNarrowEdgesPass(), mod, trials=2, rtol=0, atol=0)
+    after = mod.clone()
+    assert qnn_narrow_edges(after) == 1
+    assert edges(after) == ["i32", "ui8"]
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+def test_a_residual_block_passes_8_bit_values_in_the_arena():
+    mod = _residual()
+    data = RNG.integers(0, 256, (1, 4, 6, 6)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    invokes = [op for op in m.program.walk() if op.name == "memory.invoke"]
+    assert all("f64" not in str(v.type) for op in invokes for v in op.outs), [str(op) for op in invokes]
