@@ -47,6 +47,16 @@ def _block(ort=True, width=1030):
     return _int8_module(y, ort)
 
 
+def _built_like_the_reference(mod, data):
+    """The module built for the arena runtime, run on ``data`` with the reference's bits."""
+    ref = xrelay.run(mod, {"x": data})[0]
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    return m
+
+
 def _fused(mod):
     fused = relay.transform.FuseOps()(relay.qnn.transform.CanonicalizeOps()(mod))
     return fused.module
@@ -69,11 +79,7 @@ def test_qnn_fuse_pad_keeps_the_meaning_and_moves_every_zero_point_pad():
 def test_the_kernels_read_through_the_pad_and_requantize_in_the_product(ort):
     mod = _block(ort)
     data = RNG.integers(0, 256, (1, 4, 5, 1030)).astype("uint8")
-    ref = xrelay.run(mod, {"x": data})[0]
-    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
-    m.set_input("x", data)
-    m.run()
-    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    m = _built_like_the_reference(mod, data)
     steps = [(name, [label for label, _, _ in c.thunks]) for name, _, c in m.executor.steps if name != "memory.copy"]
     # three steps, the pads inside the convolutions' functions, each step one kernel: no pad
     # made, no int32 accumulator, no requantize pass of its own
@@ -112,11 +118,7 @@ def test_a_pad_the_kernel_cannot_read_through_is_made():
                             kernel_size=(3, 3), channels=8, padding=(1, 1))  # fmt: skip
     mod = xrelay.IRModule.from_expr(y)
     data = RNG.integers(-128, 128, (1, 4, 6, 6)).astype("int8")
-    ref = xrelay.run(mod, {"x": data})[0]
-    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
-    m.set_input("x", data)
-    m.run()
-    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    m = _built_like_the_reference(mod, data)
     (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "conv2d" in n]
     assert labels[0] == "nn.pad"
 
@@ -148,11 +150,7 @@ def test_a_uint8_dense_runs_the_vnni_product_requantized_in_it(per_channel, ort,
     mod = _int8_module(y, ort)
     assert "qnn.dense" in mod.mlir_text()
     data = RNG.integers(0, 256, (2, 5, 36)).astype("uint8")
-    ref = xrelay.run(mod, {"x": data})[0]
-    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
-    m.set_input("x", data)
-    m.run()
-    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    m = _built_like_the_reference(mod, data)
     (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "dense" in n]
     assert labels == ["nn.dense"]
 
@@ -184,10 +182,6 @@ def test_qnn_narrow_edges_keeps_the_meaning_and_passes_the_uint8_value():
 def test_a_residual_block_passes_8_bit_values_in_the_arena():
     mod = _residual()
     data = RNG.integers(0, 256, (1, 4, 6, 6)).astype("uint8")
-    ref = xrelay.run(mod, {"x": data})[0]
-    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
-    m.set_input("x", data)
-    m.run()
-    np.testing.assert_array_equal(m.get_output(0).numpy(), ref)
+    m = _built_like_the_reference(mod, data)
     invokes = [op for op in m.program.walk() if op.name == "memory.invoke"]
     assert all("f64" not in str(v.type) for op in invokes for v in op.outs), [str(op) for op in invokes]
