@@ -152,15 +152,13 @@ def _move(table: dict[str, func.FuncOp], namer: _Namer, first: func.CallOp, seco
         op.erase()
 
 
-def qnn_narrow_edges(module: ModuleOp) -> int:
-    """Narrow every such edge; returns how many."""
+def _narrow_one(module: ModuleOp, namer: _Namer) -> bool:
+    """Narrow the first such edge in the module; whether there was one."""
     table = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
-    counts: dict[str, int] = {}
     calls = [op for op in module.walk() if isinstance(op, func.CallOp)]
+    counts: dict[str, int] = {}
     for c in calls:
         counts[c.callee.root_reference.data] = counts.get(c.callee.root_reference.data, 0) + 1
-    namer = _Namer(table)
-    moved = 0
     for first in calls:
         producer = table.get(first.callee.root_reference.data)
         if producer is None or not is_primitive(producer) or counts[producer.sym_name.data] != 1:
@@ -180,6 +178,15 @@ def qnn_narrow_edges(module: ModuleOp) -> int:
         if found is None:
             continue
         _move(table, namer, first, second, use.index, *found)
+        return True
+    return False
+
+
+def qnn_narrow_edges(module: ModuleOp) -> int:
+    """Narrow every such edge (one at a time: each renames two functions); returns how many."""
+    namer = _Namer(op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp))
+    moved = 0
+    while _narrow_one(module, namer):
         moved += 1
     return moved
 
