@@ -57,6 +57,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
 
     matmul_to_dense(module)
     residual_last(module)
+    layer_norm_rewrite(module)
     passes: list[Any] = []
     # only where there is something to convert (ConvertLayout also fails on some graphs
     # without convolutions, such as the BERT-style layer)
@@ -128,16 +129,94 @@ def residual_last(module: ModuleOp) -> int:
     def name(v: Any) -> str:
         return v.owner.RELAY_NAME if isinstance(v.owner, RelayOp) else ""
 
+    def fusable(v: Any) -> bool:
+        # a convolution or dense plus bias that only this add reads (the composite absorbs it)
+        return name(v) == "add" and name(v.owner.operands[0]) in ("nn.conv2d", "nn.dense") and v.has_one_use()
+
     count = 0
     for op in list(module.walk()):
         if not isinstance(op, RelayOp) or op.RELAY_NAME != "add" or len(op.operands) != 2:
             continue
         x, y = op.operands
-        if name(y) == "add" and name(y.owner.operands[0]) in ("nn.conv2d", "nn.dense") and not (
-            name(x) == "add" and name(x.owner.operands[0]) in ("nn.conv2d", "nn.dense")
-        ) and x.type == y.type:  # fmt: skip
+        # (the first residual add of a MobileNetV2 stage adds two projections: the earlier one
+        # also feeds the next block, so the later one takes the sum)
+        if fusable(y) and not fusable(x) and x.type == y.type:
             op.operands = [y, x]
             count += 1
+    return count
+
+
+def layer_norm_rewrite(module: ModuleOp) -> int:
+    """The arithmetic ``SimplifyInference`` makes of ``nn.layer_norm`` over the last axis,
+    ``add(multiply(divide(x - mean(x), sqrt(mean((x - mean(x))^2) + eps)), gamma), beta)``,
+    becomes ``nn.layer_norm`` again, one oneDNN primitive (Relay's ``LayerNormRewrite`` in
+    ``relay.op.contrib.dnnl``). Returns how many."""
+    import numpy as np
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
+
+    def op_of(v: Any, name: str) -> Any:
+        o = v.owner
+        return o if isinstance(o, RelayOp) and o.RELAY_NAME == name else None
+
+    def scalar(v: Any) -> float | None:
+        if isinstance(v.owner, ConstantOp):
+            a = v.owner.numpy()
+            if a.size == 1:
+                return float(a.reshape(-1)[0])
+        return None
+
+    def last_mean(o: Any, rank: int) -> bool:
+        axis = list(o.attrs.get("axis") or [])
+        return o.attrs.get("keepdims") and not o.attrs.get("exclude") and [a % rank for a in axis] == [rank - 1]
+
+    count = 0
+    for add in list(module.walk()):
+        if not isinstance(add, RelayOp) or add.RELAY_NAME != "add" or add.parent is None:
+            continue
+        scaled, beta = add.operands
+        mul = op_of(scaled, "multiply")
+        div = op_of(mul.operands[0], "divide") if mul else None
+        if div is None or dtype_of(add.results[0].type) != "float32":
+            continue
+        centred, denom = div.operands
+        sub = op_of(centred, "subtract")
+        sqrt = op_of(denom, "sqrt")
+        eps_add = op_of(sqrt.operands[0], "add") if sqrt else None
+        var = op_of(eps_add.operands[0], "mean") if eps_add else None
+        sq = op_of(var.operands[0], "multiply") if var else None
+        if sub is None or sq is None or list(sq.operands) != [centred, centred]:
+            continue
+        x, m = sub.operands
+        mean = op_of(m, "mean")
+        shape = list(shape_of(x.type))
+        rank = len(shape)
+        eps = scalar(eps_add.operands[1])
+        gamma, beta_c = mul.operands[1], beta
+        ok = (
+            mean is not None and mean.operands[0] is x and last_mean(mean, rank) and last_mean(var, rank)
+            and eps is not None and isinstance(gamma.owner, ConstantOp) and isinstance(beta_c.owner, ConstantOp)
+            and tuple(shape_of(add.results[0].type)) == tuple(shape)
+        )  # fmt: skip
+        if not ok:
+            continue
+        c = shape[-1]
+        g, b = gamma.owner.numpy(), beta_c.owner.numpy()
+        if g.size != c or b.size != c or g.dtype != np.float32 or b.dtype != np.float32:
+            continue
+        gc = ConstantOp.from_numpy(np.ascontiguousarray(g.reshape(c)))
+        bc = ConstantOp.from_numpy(np.ascontiguousarray(b.reshape(c)))
+        ln = RELAY_OPS["nn.layer_norm"].make([x, gc.result, bc.result], axis=-1, epsilon=eps)
+        if ln.results[0].type != add.results[0].type:
+            continue
+        Rewriter.insert_op([gc, bc, ln], InsertPoint.before(add))
+        add.results[0].replace_all_uses_with(ln.results[0])
+        eps_c = eps_add.operands[1].owner
+        for o in (add, mul, div, sqrt, eps_add, var, sq, sub, mean, gamma.owner, beta_c.owner, eps_c):  # if now dead
+            if o.parent is not None and not any(r.uses for r in o.results):
+                Rewriter.erase_op(o)
+        count += 1
     return count
 
 

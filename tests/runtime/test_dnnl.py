@@ -287,3 +287,30 @@ def test_winograd_convolutions_stay_native_and_the_rest_go_to_onednn():
     assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 256, 256, 14, 14)  # F(2x2): oneDNN
     assert not winograd_choice((3, 3), (2, 2), (1, 1), 1, 64, 64, 56, 56)
     assert not winograd_choice((1, 1), (1, 1), (1, 1), 1, 64, 64, 56, 56)
+
+
+def test_chained_residual_fuses_into_the_later_projection():
+    """MobileNetV2's first residual of a stage adds two projections; the earlier one also feeds
+    the next block, so the sum becomes a post-op of the later one (no native add step)."""
+    x = relay.var("x", shape=(1, 8, 10, 10))
+    a = relay.add(_conv(x, _const(16, 8, 1, 1), channels=16, kernel_size=(1, 1)), _const(16, 1, 1))
+    h = relay.clip(relay.add(_conv(a, _const(16, 16, 1, 1), channels=16, kernel_size=(1, 1)), _const(16, 1, 1)), 0.0, 6.0)
+    b = relay.add(_conv(h, _const(16, 16, 1, 1), channels=16, kernel_size=(1, 1)), _const(16, 1, 1))
+    y = relay.add(a, b)
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((1, 8, 10, 10)).astype("float32")}, 3)
+    ops = [o for (_, o, _), bk in zip(m.executor.steps, m.executor.step_backends) if bk == "dnnl"]
+    assert ops[-1] == "dnnl.conv2d_bias_sum(nn.conv2d+add+add)"
+    native = [o for (_, o, _), bk in zip(m.executor.steps, m.executor.step_backends) if bk == "native"]
+    assert native == ["copy", "layout_transform", "layout_transform"]  # the input and the edges
+
+
+def test_decomposed_layer_norm_is_one_onednn_step():
+    """SimplifyInference's arithmetic for nn.layer_norm is rewritten back into nn.layer_norm
+    (Relay's LayerNormRewrite) and runs as one oneDNN primitive."""
+    x = relay.var("x", shape=(4, 32))
+    d = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
+    y = relay.nn.layer_norm(d, _const(32), _const(32), epsilon=1e-12)
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((4, 32)).astype("float32")}, 2)
+    ops = [o for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl"]
+    assert ops == ["dnnl.dense_bias(nn.dense+add)", "nn.layer_norm"]
+    assert "native" not in [b for b, (_, o, _) in zip(m.executor.step_backends, m.executor.steps) if o != "copy"]
