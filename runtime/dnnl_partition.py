@@ -8,7 +8,10 @@ After Relay's pre-fusion passes (``build_pipeline`` without FuseOps) the module 
    ``nChw16c`` (measured per ResNet-18 convolution), and an NCHW convolution falls back to
    its much slower im2col + GEMM; so activations stay plain NHWC in the arena and no step
    converts layouts;
-2. Relay's BYOC passes with Relay's dnnl pattern table: ``MergeComposite``,
+2. rewrites that let Relay's dnnl patterns take more: ``matmul_to_dense``, ``residual_last``
+   (the residual add's operand order the sum pattern accepts) and ``layer_norm_rewrite``
+   (Relay's ``LayerNormRewrite``: SimplifyInference's arithmetic back into ``nn.layer_norm``);
+   then Relay's BYOC passes with Relay's dnnl pattern table: ``MergeComposite``,
    ``AnnotateTarget(["dnnl"])`` and ``PartitionGraph`` -- without ``MergeCompilerRegions``,
    so every offloaded composite or op is its own ``relay.compiler = "dnnl"`` function and
    each of its inputs and outputs is a planned arena tensor (a merged region's temporaries
@@ -30,7 +33,10 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
-__all__ = ["DESIRED_LAYOUTS", "dnnl_functions", "native_winograd", "partition_for_backend", "state_scratch", "winograd_choice"]
+__all__ = [
+    "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "partition_for_backend",
+    "state_scratch", "winograd_choice",
+]  # fmt: skip
 
 DESIRED_LAYOUTS = {
     "nn.conv2d": ["NHWC", "default"],
