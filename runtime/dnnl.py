@@ -729,6 +729,29 @@ class _Reader:
             step.args = [(_ARG_SRC, self._src(x))]
             step.logical[_ARG_SRC] = (src_dims, src_st)
             step.logical[_ARG_DST] = (dst_dims, dst_st)
+        elif nm in ("layout_transform", "cast", "reshape", "nn.batch_flatten"):
+            # one reorder: another plain layout of the same logical tensor, another type, or
+            # (a reshape between two oneDNN steps) a copy of the same bytes
+            x = op.operands[0]
+            if nm != "layout_transform":
+                if nm != "cast" and _type_of(x) != _type_of(res):
+                    raise DnnlUnsupported(f"{nm} that changes the type")
+                dims = list(out_shape)
+                src_st = dst_st = _contiguous(dims)
+                src_dims = dims
+            else:
+                src_dims, src_st = _layout_view(shape_of(x.type), a["src_layout"])
+                dims, dst_st = _layout_view(out_shape, a["dst_layout"])
+                if src_dims != dims:
+                    raise DnnlUnsupported("a layout_transform that changes the logical shape")
+            src_md = _md(lib, src_dims, src_st, "reorder source", _type_of(x))
+            dst_md = _md(lib, dims, dst_st, "reorder destination", _type_of(res))
+            pd = lib.xr_dnnl_reorder(src_md.handle, dst_md.handle)
+            step.family = "copy"
+            step.args = [(_ARG_SRC, self._src(x))]
+            step.logical[_ARG_SRC] = (src_dims, src_st)
+            step.logical[_ARG_DST] = (dims, dst_st)
+            step.keep += [src_md, dst_md]
         elif nm == "nn.softmax":
             x = op.operands[0]
             shape = list(shape_of(x.type))

@@ -17,8 +17,9 @@ After Relay's pre-fusion passes (``build_pipeline`` without FuseOps) the module 
    each of its inputs and outputs is a planned arena tensor (a merged region's temporaries
    would live outside the plan);
 3. ``native_winograd`` gives the convolutions the native kernels run faster as Winograd
-   F(4x4, 3x3) back to them (``winograd_choice``), and ``inline_elementwise`` the lone
-   elementwise ops;
+   F(4x4, 3x3) back to them (``winograd_choice``), ``inline_elementwise`` the lone
+   elementwise ops, and ``offload_reorders`` makes the layout transforms and float casts left
+   at the edges oneDNN reorders;
 4. ``FuseOps`` fuses what stays with the native kernels.
 
 Before ``lower-to-memory``, ``state_scratch`` states each dnnl function's scratch
@@ -34,8 +35,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
 __all__ = [
-    "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "partition_for_backend",
-    "state_scratch", "winograd_choice",
+    "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "offload_reorders",
+    "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
 ]  # fmt: skip
 
 DESIRED_LAYOUTS = {
@@ -89,6 +90,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         layout_log.setLevel(level)
     native_winograd(module)
     inline_elementwise(module)
+    offload_reorders(module)
     return module
 
 
@@ -298,6 +300,81 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
         return False
     tile = winograd_tile(tuple(kernel), tuple(strides), tuple(dilation), groups, in_c, out_c, out_h, out_w)
     return tile > 0 if mode == "always" else tile == 4
+
+
+def _plain(layout: str) -> bool:
+    return layout.isalpha() and layout.isupper() and len(set(layout)) == len(layout)
+
+
+def reorderable(op: Any) -> bool:
+    """A ``layout_transform`` between plain layouts (``NCHW`` to ``NHWC``, ...) or a ``cast``
+    between float32 and bfloat16: one oneDNN reorder."""
+    from xrelay.dialects.relay import RelayOp, dtype_of
+
+    if not isinstance(op, RelayOp) or len(op.operands) != 1 or len(op.results) != 1:
+        return False
+    src, dst = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+    if op.RELAY_NAME == "layout_transform":
+        a = op.attrs
+        return (src == dst and src in ("float32", "bfloat16") and _plain(a["src_layout"])
+                and _plain(a["dst_layout"]) and sorted(a["src_layout"]) == sorted(a["dst_layout"]))  # fmt: skip
+    return op.RELAY_NAME == "cast" and src != dst and {src, dst} <= {"float32", "bfloat16"}
+
+
+def offload_reorders(module: ModuleOp) -> int:
+    """Make every ``reorderable`` op left in the caller a dnnl function of its own (a oneDNN
+    reorder): the layout transforms ``ConvertLayout`` put at the model's edges and the casts
+    ``to-mixed-precision`` put there, which the native kernels run as strided numpy copies,
+    and which would otherwise split a model's run of oneDNN steps. Returns how many."""
+    from xdsl.ir import Block, Region
+    from xdsl.rewriter import Rewriter
+
+    from xrelay.dialects.relay import FUNC_ATTRS, dtype_of
+
+    dnnl = {f.sym_name.data for f in dnnl_functions(module)}
+
+    def on_dnnl(v: Any) -> bool:
+        return isinstance(v.owner, func.CallOp) and v.owner.callee.root_reference.data in dnnl
+
+    def between_dnnl_steps(op: Any) -> bool:
+        # a reshape is free inside a native fused function: offloaded only where it would
+        # otherwise be a native step of its own between two oneDNN steps
+        users = [u.operation for u in op.results[0].uses]
+        return on_dnnl(op.operands[0]) and bool(users) and all(
+            isinstance(u, func.CallOp) and u.callee.root_reference.data in dnnl for u in users
+        )
+
+    callers = [f for f in module.ops if isinstance(f, func.FuncOp) and not f.is_declaration
+               and not any(k in f.attributes for k in ("relay.compiler", "relay.composite", "relay.primitive"))]  # fmt: skip
+    names = {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
+    count = 0
+    for caller in callers:
+        for op in list(caller.walk()):
+            if not reorderable(op) and not (
+                getattr(op, "RELAY_NAME", "") in ("reshape", "nn.batch_flatten")
+                and dtype_of(op.results[0].type) in ("float32", "bfloat16")
+                and between_dnnl_steps(op)
+            ):
+                continue
+            x, res = op.operands[0], op.results[0]
+            body = Block(arg_types=[x.type])
+            inner = op.clone(value_mapper={x: body.args[0]})
+            body.add_ops([inner, func.ReturnOp(inner.results[0])])
+            k = count
+            while f"tvmgen_default_dnnl_reorder_{k}" in names:
+                k += 1
+            name = f"tvmgen_default_dnnl_reorder_{k}"
+            names.add(name)
+            dnnl.add(name)
+            fn = func.FuncOp(name, ([x.type], [res.type]), Region(body))
+            fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
+            fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr("dnnl")
+            fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
+            fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
+            module.body.block.insert_op_before(fn, caller)
+            Rewriter.replace_op(op, func.CallOp(name, [x], [res.type]))
+            count += 1
+    return count
 
 
 def inline_elementwise(module: ModuleOp) -> int:
