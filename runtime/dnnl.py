@@ -426,6 +426,8 @@ class _Reader:
 
     def read(self) -> FunctionPlan:
         block = self.fn.body.block
+        if self._permute(block):
+            return FunctionPlan(self.fn.sym_name.data, self.steps, self.scratch, self.temp)
         for op in block.ops:
             if isinstance(op, ConstantOp):
                 self.values[op.result] = _Value("const", array=self.constant(op), shape=tuple(shape_of(op.result.type)), dtype=_type_of(op.result))
@@ -443,6 +445,43 @@ class _Reader:
             else:
                 raise DnnlUnsupported(f"'{op.name}'")
         return FunctionPlan(self.fn.sym_name.data, self.steps, self.scratch, self.temp)
+
+    def _permute(self, block) -> bool:
+        """A chain ``reshape* -> transpose -> reshape*`` from the argument to the result (what
+        ``offload_reorders`` outlines) as one reorder: the reshapes are views of contiguous
+        bytes, so the source is the transpose's input seen through the permuted strides."""
+        ops = [o for o in block.ops if not isinstance(o, func.ReturnOp)]
+        names = [_relay(o) for o in ops]
+        if names.count("transpose") != 1 or not set(names) <= {"reshape", "transpose"}:
+            return False
+        arg = block.args[0] if len(block.args) == 1 else None
+        prev = arg
+        for o in ops:
+            if len(o.operands) != 1 or o.operands[0] is not prev:
+                return False
+            prev = o.results[0]
+        ret = block.last_op
+        if arg is None or ret is None or list(ret.operands) != [prev]:
+            return False
+        t = ops[names.index("transpose")]
+        in_shape = list(shape_of(t.operands[0].type))
+        out_shape = list(shape_of(t.results[0].type))
+        axes = t.attrs.get("axes")  # type: ignore[attr-defined]
+        axes = list(range(len(in_shape)))[::-1] if not axes else [int(a) % len(in_shape) for a in axes]
+        in_st = _contiguous(in_shape)
+        src_st, dst_st = [in_st[a] for a in axes], _contiguous(out_shape)
+        dtype = _type_of(arg)
+        if _type_of(prev) != dtype:
+            return False
+        src_md = _md(self.lib, out_shape, src_st, "transpose source", dtype)
+        dst_md = _md(self.lib, out_shape, dst_st, "transpose destination", dtype)
+        step = _Step("transpose", "copy", 0, [(_ARG_SRC, self._src(arg))])
+        step.logical[_ARG_SRC] = (out_shape, src_st)
+        step.logical[_ARG_DST] = (out_shape, dst_st)
+        step.args.append((_ARG_DST, self._dest(prev)))
+        step.keep += [src_md, dst_md]
+        self._finish("transpose", "copy", self.lib.xr_dnnl_reorder(src_md.handle, dst_md.handle), step)
+        return True
 
     # -- destinations --------------------------------------------------------------------
 

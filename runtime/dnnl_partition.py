@@ -325,9 +325,11 @@ def offload_reorders(module: ModuleOp) -> int:
     """Make every ``reorderable`` op left in the caller a dnnl function of its own (a oneDNN
     reorder): the layout transforms ``ConvertLayout`` put at the model's edges and the casts
     ``to-mixed-precision`` put there, which the native kernels run as strided numpy copies,
-    and which would otherwise split a model's run of oneDNN steps. Returns how many."""
+    and which would otherwise split a model's run of oneDNN steps; and, between two oneDNN
+    steps, a reshape, or a transpose with the reshapes around it (attention heads: one
+    reorder reading the permuted strides). Returns how many functions it made."""
     from xdsl.ir import Block, Region
-    from xdsl.rewriter import Rewriter
+    from xdsl.rewriter import InsertPoint, Rewriter
 
     from xrelay.dialects.relay import FUNC_ATTRS, dtype_of
 
@@ -347,19 +349,49 @@ def offload_reorders(module: ModuleOp) -> int:
     callers = [f for f in module.ops if isinstance(f, func.FuncOp) and not f.is_declaration
                and not any(k in f.attributes for k in ("relay.compiler", "relay.composite", "relay.primitive"))]  # fmt: skip
     names = {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
+    def relay_name(o: Any) -> str:
+        return getattr(o, "RELAY_NAME", "")
+
+    def permute_chain(op: Any) -> list | None:
+        # reshapes, a transpose, reshapes (BERT's heads): one reorder between two oneDNN steps
+        if relay_name(op) != "transpose" or dtype_of(op.results[0].type) not in ("float32", "bfloat16"):
+            return None
+        chain = [op]
+        while relay_name(chain[0].operands[0].owner) == "reshape" and chain[0].operands[0].has_one_use():
+            chain.insert(0, chain[0].operands[0].owner)
+        while chain[-1].results[0].has_one_use():
+            user = next(iter(chain[-1].results[0].uses)).operation
+            if relay_name(user) != "reshape":
+                break
+            chain.append(user)
+        head, tail = chain[0], chain[-1]
+        users = [u.operation for u in tail.results[0].uses]
+        if not on_dnnl(head.operands[0]) or not users or not all(
+            isinstance(u, func.CallOp) and u.callee.root_reference.data in dnnl for u in users
+        ):
+            return None
+        return chain
+
     count = 0
     for caller in callers:
         for op in list(caller.walk()):
-            if not reorderable(op) and not (
-                getattr(op, "RELAY_NAME", "") in ("reshape", "nn.batch_flatten")
+            if op.parent is None:
+                continue  # outlined with a chain already
+            chain = [op] if reorderable(op) or (
+                relay_name(op) in ("reshape", "nn.batch_flatten")
                 and dtype_of(op.results[0].type) in ("float32", "bfloat16")
                 and between_dnnl_steps(op)
-            ):
+            ) else permute_chain(op)  # fmt: skip
+            if chain is None:
                 continue
-            x, res = op.operands[0], op.results[0]
+            x, res = chain[0].operands[0], chain[-1].results[0]
             body = Block(arg_types=[x.type])
-            inner = op.clone(value_mapper={x: body.args[0]})
-            body.add_ops([inner, func.ReturnOp(inner.results[0])])
+            mapping = {x: body.args[0]}
+            for o in chain:
+                inner = o.clone(value_mapper=mapping)
+                mapping[o.results[0]] = inner.results[0]
+                body.add_op(inner)
+            body.add_op(func.ReturnOp(mapping[res]))
             k = count
             while f"tvmgen_default_dnnl_reorder_{k}" in names:
                 k += 1
@@ -372,7 +404,11 @@ def offload_reorders(module: ModuleOp) -> int:
             fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
             fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
             module.body.block.insert_op_before(fn, caller)
-            Rewriter.replace_op(op, func.CallOp(name, [x], [res.type]))
+            call = func.CallOp(name, [x], [res.type])
+            Rewriter.insert_op(call, InsertPoint.after(chain[-1]))
+            res.replace_all_uses_with(call.results[0])
+            for o in reversed(chain):
+                Rewriter.erase_op(o)
             count += 1
     return count
 

@@ -37,7 +37,7 @@ def _both(mod, inputs):
     return results
 
 
-_REORDERS = ("layout_transform", "cast", "reshape", "nn.batch_flatten")
+_REORDERS = ("layout_transform", "cast", "reshape", "nn.batch_flatten", "transpose")
 
 
 def _check(mod, inputs, dnnl_steps, rtol=1e-4, atol=1e-4):
@@ -326,3 +326,20 @@ def test_decomposed_layer_norm_is_one_onednn_step():
     m = _check(_mod(y, x), {"x": RNG.standard_normal((4, 32)).astype("float32")}, 2)
     assert [o for o, _ in _work(m)] == ["dnnl.dense_bias(nn.dense+add)", "nn.layer_norm"]
     assert "native" not in [b for b, (_, o, _) in zip(m.executor.step_backends, m.executor.steps) if o != "copy"]
+
+
+def test_attention_heads_transposes_are_onednn_reorders():
+    """reshape -> transpose -> reshape between two oneDNN steps (attention heads) is one
+    reorder reading the permuted strides: no native step between the matmuls."""
+    x = relay.var("x", shape=(8, 32))
+
+    def heads(v):
+        return relay.reshape(relay.transpose(relay.reshape(v, (1, 8, 4, 8)), (0, 2, 1, 3)), (4, 8, 8))
+
+    q = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
+    k = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
+    y = relay.nn.batch_matmul(heads(q), heads(k))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((8, 32)).astype("float32")}, 3)
+    steps = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
+    assert steps.count(("dnnl", "transpose")) == 2
+    assert [b for b, _ in steps] == ["native"] + ["dnnl"] * 5  # the input copy, then oneDNN
