@@ -305,7 +305,7 @@ def _child(runtime: str, paths: list[str], inputs_path: str) -> None:
         for line in f:
             if line.startswith("VmHWM:"):
                 peak = int(line.split()[1]) * 1024
-    print(json.dumps({"maxrss": peak}))
+    print(json.dumps({"maxrss": peak, "numba": "numba" in sys.modules}))
 
 
 def measure_rss(name: str, plan: str, backends=None) -> dict:
@@ -332,8 +332,11 @@ def measure_rss(name: str, plan: str, backends=None) -> dict:
                 text=True,
                 check=True,
             )
-            out[runtime] = json.loads(proc.stdout.strip().splitlines()[-1])["maxrss"]
-    return {"model": name, **{f"{k}_rss_mb": v / 2**20 for k, v in out.items()}}
+            child = json.loads(proc.stdout.strip().splitlines()[-1])
+            out[runtime] = child["maxrss"]
+            if runtime == "xrelay":
+                numba = child["numba"]
+    return {"model": name, "xrelay_imported_numba": numba, **{f"{k}_rss_mb": v / 2**20 for k, v in out.items()}}
 
 
 def _has_openvino() -> bool:

@@ -113,6 +113,7 @@ def build_program(
     before_lowering: Callable[[ModuleOp], Any] | None = None,
     backends: Sequence[str] = ("native",),
     mixed_precision: str | None = None,
+    threads: int | None = None,
 ) -> tuple[ModuleOp, Any]:
     """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
 
@@ -183,7 +184,7 @@ def build_program(
 
         qnn_fuse_pad(optimised)  # the int8 arena: zero-point pads join their convolution,
         qnn_narrow_edges(optimised)  # 8-bit values rather than wider copies pass between steps
-    _state_dnnl_scratch(optimised)
+    _state_dnnl_scratch(optimised, threads)
     _state_int8_scratch(optimised)
     if before_lowering is not None:
         before_lowering(optimised)
@@ -268,13 +269,13 @@ def _offloadable(module: ModuleOp) -> bool:
     return float32_only(module)
 
 
-def _state_dnnl_scratch(module: ModuleOp) -> None:
+def _state_dnnl_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """oneDNN's scratch need of every dnnl function (its planned workspace), when there are
     such functions and the library loads."""
     from xrelay.runtime.dnnl_partition import dnnl_functions, state_scratch
 
     if dnnl_functions(module) and _dnnl_active(("dnnl",)):
-        state_scratch(module)
+        state_scratch(module, threads)
 
 
 def _state_int8_scratch(module: ModuleOp) -> None:
@@ -442,6 +443,7 @@ def build(
         before_lowering=None,
         backends=backends if partition else ("native",),
         mixed_precision=mixed_precision,
+        threads=threads,
     )
     return GraphModule(
         program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads,

@@ -915,14 +915,23 @@ def plan_function(
     lookup: Callable[[str], func.FuncOp | None] | None = None,
     constant: Callable[[ConstantOp], np.ndarray] | None = None,
     fixed: Sequence[np.ndarray | None] = (),
+    threads: int | None = None,
 ) -> FunctionPlan:
     """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
     library is unavailable). ``constant(op)`` gives a constant's array (default its data);
     ``fixed[i]``, when not None, is the value of parameter ``i`` that every call passes (a
-    weight the caller holds as a constant)."""
+    weight the caller holds as a constant). ``threads`` (default: the executor's default,
+    ``runtime.parallel.default_threads``) is how many threads the primitives are made for: a
+    oneDNN primitive splits its work, and sizes its scratchpad, for the OpenMP thread count
+    current when its descriptor is created."""
     lib = dnnl_library()
     if lib is None:
         raise DnnlUnsupported("the oneDNN library is unavailable")
+    if threads is None:
+        from xrelay.runtime.parallel import default_threads
+
+        threads = default_threads()
+    lib.xr_dnnl_set_threads(threads)
     if module is None:
         top = fn.get_toplevel_object()
         module = top if isinstance(top, ModuleOp) else None

@@ -38,6 +38,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_last_status": (_I, []),
     "xr_dnnl_open": (_I, [_I]),
     "xr_dnnl_set_threads": (None, [_I]),
+    "xr_dnnl_threads": (_I, []),
     "xr_dnnl_md": (_P, [_I, _P, _I, _P]),
     "xr_dnnl_pd_md": (_P, [_P, _I, _I]),
     "xr_dnnl_md_free": (None, [_P]),

@@ -531,12 +531,17 @@ def dnnl_functions(module: ModuleOp) -> list[func.FuncOp]:
     return out
 
 
-def state_scratch(module: ModuleOp) -> None:
-    """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``)."""
+def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
+    """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``),
+    for primitives made for ``threads`` threads or the executor's default, whichever is more
+    (oneDNN's scratchpad grows with the thread count; a module loaded elsewhere runs with
+    that machine's default)."""
     from xrelay.dialects.memory import SCRATCH_ATTR
     from xrelay.dialects.relay import ConstantOp
     from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
+    from xrelay.runtime.parallel import default_threads
 
+    most = max(threads or 1, default_threads())
     fixed: dict[str, list] = {}
     for op in module.walk():
         if isinstance(op, func.CallOp):
@@ -545,7 +550,7 @@ def state_scratch(module: ModuleOp) -> None:
             ]
     for fn in dnnl_functions(module):
         try:
-            need = plan_function(fn, module, fixed=fixed.get(fn.sym_name.data, ())).workspace_bytes
+            need = plan_function(fn, module, fixed=fixed.get(fn.sym_name.data, ()), threads=most).workspace_bytes
         except DnnlUnsupported:
             continue  # runs on the native kernels, which state their own need
         fn.attributes[SCRATCH_ATTR] = IntegerAttr(need, i64)

@@ -37,7 +37,15 @@ fail:
     return last_status;
 }
 
-void xr_dnnl_set_threads(int threads) { n_threads = threads > 0 ? threads : 1; }
+/* How many threads the next primitive descriptors are made for and the next runs use: a
+   primitive keeps the thread count it was created with (its work split and its scratchpad
+   size), so this is set before creating descriptors, not only before running them. */
+void xr_dnnl_set_threads(int threads) {
+    n_threads = threads > 0 ? threads : 1;
+    if (omp_get_max_threads() != n_threads) omp_set_num_threads(n_threads);
+}
+
+int xr_dnnl_threads(void) { return omp_get_max_threads(); }
 
 static void copy_dims(dnnl_dims_t out, int n, const int64_t *in) {
     for (int i = 0; i < DNNL_MAX_NDIMS; i++) out[i] = i < n && in ? in[i] : 0;

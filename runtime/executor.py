@@ -380,7 +380,7 @@ class Executor:
 
         name = fn.sym_name.data
         try:
-            plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed)
+            plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=self.pool.threads)
             thunk = plan.bind(ins, outs, ws, self.pool.threads)
         except DnnlUnsupported:
             return None

@@ -343,3 +343,28 @@ def test_attention_heads_transposes_are_onednn_reorders():
     steps = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
     assert steps.count(("dnnl", "transpose")) == 2
     assert [b for b, _ in steps] == ["native"] + ["dnnl"] * 5  # the input copy, then oneDNN
+
+
+def test_primitives_are_made_for_the_executors_threads(tmp_path):
+    """A oneDNN primitive keeps the OpenMP thread count current when its descriptor was made
+    (its work split and scratchpad size): building after another module ran with one thread
+    must still make the primitives for this module's threads, so an export loaded elsewhere
+    finds the scratch the build stated and runs every step on oneDNN."""
+    from xrelay.runtime.dnnl_lib import dnnl_library
+
+    x = relay.var("x", shape=(128, 256))
+    one = xrelay.build(_mod(relay.nn.dense(x, _const(64, 256)), x), None, threads=1)
+    one.set_input("x", np.ones((128, 256), "float32"))
+    one.run()  # OpenMP at one thread in this thread
+    y = relay.add(relay.nn.dense(x, _const(768, 256)), _const(768))
+    m = xrelay.build(_mod(y, x), None, threads=2)
+    assert dnnl_library().xr_dnnl_threads() == 2  # the primitives were made for 2 threads
+    paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
+    m.export(*paths)
+    loaded = xrelay.runtime.load(*paths, threads=2)
+    assert [o for o, _ in _work(loaded)] == ["dnnl.dense_bias(nn.dense+add)"]
+    xv = RNG.standard_normal((128, 256)).astype("float32")
+    for mod in (m, loaded):
+        mod.set_input("x", xv)
+        mod.run()
+    np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
