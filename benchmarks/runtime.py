@@ -33,6 +33,11 @@ AVX512_BF16); their ratios are to onnxruntime float32 in the same rounds, and th
 float32 output on the same input. ``benchmarks/mixed_precision.py`` measures top-1
 agreement over 100 inputs.
 
+**Winograd or oneDNN.** ``--winograd`` also times each ResNet built by default (every
+convolution on oneDNN) against the same model with ``XRELAY_DNNL_WINOGRAD=f4`` (its 3x3
+stride-1 convolutions with outputs of at least 28x28 on the native Winograd F(4x4, 3x3)
+kernel), alternating: the measurement behind ``runtime.dnnl_partition.winograd_choice``.
+
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
 
@@ -396,6 +401,42 @@ def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int 
     }
 
 
+def measure_winograd(name: str, plan: str, pairs: int, warmup: int, threads: int | None = None) -> dict:
+    """The default build (every convolution on oneDNN) against the same model with
+    ``XRELAY_DNNL_WINOGRAD=f4`` (3x3 stride-1 convolutions with outputs of at least 28x28 on
+    the native Winograd F(4x4, 3x3) kernel), alternating; medians of the per-round ratios."""
+    model = _model(name)
+    inputs = _inputs(name, model)
+    builds = {}
+    before = os.environ.get("XRELAY_DNNL_WINOGRAD")
+    try:
+        for mode in ("never", "f4"):
+            os.environ["XRELAY_DNNL_WINOGRAD"] = mode
+            builds[mode] = _build(name, model, plan, threads)
+    finally:
+        if before is None:
+            os.environ.pop("XRELAY_DNNL_WINOGRAD", None)
+        else:
+            os.environ["XRELAY_DNNL_WINOGRAD"] = before
+    times: dict[str, list[float]] = {k: [] for k in builds}
+    for m in builds.values():
+        m.set_input(**inputs)
+        m.run()
+    for i in range(warmup + pairs):
+        for k, m in builds.items():
+            t = time.perf_counter()
+            m.run()
+            if i >= warmup:
+                times[k].append(time.perf_counter() - t)
+    return {
+        "model": name,
+        "never_ms": statistics.median(times["never"]) * 1000,
+        "f4_ms": statistics.median(times["f4"]) * 1000,
+        "ratio": statistics.median([b / a for a, b in zip(times["never"], times["f4"])]),
+        "native_steps": builds["f4"].executor.step_backends.count("native"),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
@@ -413,6 +454,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--backends", default=None, help="xrelay's backends, e.g. native or dnnl,native (default: build's)"
+    )
+    parser.add_argument(
+        "--winograd", action="store_true",
+        help="also time the ResNets with XRELAY_DNNL_WINOGRAD=f4 against the default (all oneDNN)",
     )
     parser.add_argument(
         "--no-bf16", action="store_true", help="skip the bfloat16 build and OpenVINO's default precision"
@@ -523,6 +568,17 @@ def main(argv: list[str] | None = None) -> int:
                 headers=["model", "xrelay bf16 ms", "/ ort f32", "target", "", "OpenVINO default ms",
                          "/ ort f32", "xrelay bf16 err vs f32 (abs / rel)",
                          "OpenVINO default err vs f32 (abs / rel)"],
+            )  # fmt: skip
+        )
+    if args.winograd:
+        wr = [measure_winograd(n, args.plan, max(args.pairs, 1), args.warmup, args.threads)
+              for n in args.models if n.startswith("resnet")]  # fmt: skip
+        print()
+        print(
+            tabulate(
+                [[w["model"], f"{w['never_ms']:.2f}", f"{w['f4_ms']:.2f}", f"{w['ratio']:.3f}", w["native_steps"]] for w in wr],
+                headers=["model", "all oneDNN ms (default)", "F(4x4) Winograd native ms (f4)", "f4 / default",
+                         "native steps (f4)"],
             )  # fmt: skip
         )
     if "resnet18" in args.models and not args.no_layouts:

@@ -16,8 +16,8 @@ After Relay's pre-fusion passes (``build_pipeline`` without FuseOps) the module 
    so every offloaded composite or op is its own ``relay.compiler = "dnnl"`` function and
    each of its inputs and outputs is a planned arena tensor (a merged region's temporaries
    would live outside the plan);
-3. ``native_winograd`` gives the convolutions the native kernels run faster as Winograd
-   F(4x4, 3x3) back to them (``winograd_choice``), ``inline_elementwise`` the lone
+3. ``native_winograd`` gives back to the native kernels the convolutions ``winograd_choice``
+   picks for their Winograd kernel (none by default), ``inline_elementwise`` the lone
    elementwise ops, and ``offload_reorders`` makes the layout transforms and float casts left
    at the edges oneDNN reorders;
 4. ``FuseOps`` fuses what stays with the native kernels.
@@ -282,21 +282,25 @@ def native_winograd(module: ModuleOp) -> int:
 
 def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w) -> bool:
     """Whether a float32 NHWC convolution runs on the native Winograd kernel instead of
-    oneDNN's direct convolution: where the native kernels run it as F(4x4, 3x3)
-    (``winograd_tile`` 4: 3x3, stride 1, outputs of at least 28x28), which needs 4x fewer
-    multiplies. Measured per ResNet-18 convolution (2 threads): 56x56x64 and 28x28x128 about
-    2x faster than oneDNN's ``brgconv``; F(2x2, 3x3) at 14x14x256 even with it, and at 7x7x512
-    oneDNN 1.8x faster, so those stay on oneDNN.
+    oneDNN's direct convolution. ``XRELAY_DNNL_WINOGRAD`` chooses the rule:
 
-    ``XRELAY_DNNL_WINOGRAD=never`` keeps every convolution on oneDNN, ``=always`` gives the
-    native kernels every one they run as Winograd (for measuring the rule)."""
+    * ``never`` (default): every convolution on oneDNN. With its primitives made for the run's
+      two threads, oneDNN's ``brgconv`` beat the native Winograd kernels on every ResNet 3x3
+      shape measured here (fastest of 200 alternating runs, one conv + bias + relu, 2
+      threads: 56x56x64 1.29 against 2.14 ms, 28x28x128 1.25 against 2.29, 14x14x256 1.24
+      against 2.88, 7x7x512 1.20 against 5.44), and each native step between oneDNN steps
+      costs a hand-over of the cores;
+    * ``f4``: where the native kernels run F(4x4, 3x3) (``winograd_tile`` 4: 3x3, stride 1,
+      at least 16 channels, outputs of at least 28x28). The rule measured while oneDNN's
+      primitives ran on one thread (2x faster there then); kept for re-measuring;
+    * ``always``: every convolution the native kernels run as Winograd."""
     import os
 
     from xrelay.dialects.memory import winograd_tile
     from xrelay.runtime.fast_kernels import winograd_enabled
 
-    mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "rule")
-    if mode == "never" or not winograd_enabled():
+    mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "never")
+    if mode not in ("f4", "always") or not winograd_enabled():
         return False
     tile = winograd_tile(tuple(kernel), tuple(strides), tuple(dilation), groups, in_c, out_c, out_h, out_w)
     return tile > 0 if mode == "always" else tile == 4

@@ -283,24 +283,30 @@ def test_consecutive_onednn_steps_run_in_one_call_with_the_same_bits():
     np.testing.assert_array_equal(joined, one_by_one)
 
 
-def test_winograd_convolutions_stay_native_and_the_rest_go_to_onednn():
-    """A 3x3 stride-1 convolution the native kernels run as Winograd F(4x4, 3x3) (outputs of
-    at least 28x28) stays native; the strided one (and F(2x2)-sized ones) go to oneDNN."""
+def test_winograd_choice_by_rule(monkeypatch):
+    """By default every convolution runs on oneDNN; with ``XRELAY_DNNL_WINOGRAD=f4`` a 3x3
+    stride-1 convolution the native kernels run as Winograd F(4x4, 3x3) (outputs of at least
+    28x28) stays native (and runs Winograd) while the strided one goes to oneDNN."""
     from xrelay.runtime.dnnl_partition import winograd_choice
 
     x = relay.var("x", shape=(1, 16, 28, 28))
     h = relay.nn.relu(relay.add(_conv(x, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
     y = relay.nn.relu(relay.add(_conv(h, _const(16, 16, 3, 3), strides=(2, 2), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
-    m = _check(_mod(y, x), {"x": RNG.standard_normal((1, 16, 28, 28)).astype("float32")}, 1)
+    inputs = {"x": RNG.standard_normal((1, 16, 28, 28)).astype("float32")}
+    _check(_mod(y, x), inputs, 2)
+    assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 64, 64, 56, 56)
+    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "f4")
+    m = _check(_mod(y, x), inputs, 1)
     ops = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "conv2d" in o]
     assert ops == [("native", "nn.conv2d+add+nn.relu"), ("dnnl", "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)")]
     (native,) = [c for (_, o, c), b in zip(m.executor.steps, m.executor.step_backends) if b == "native" and "conv2d" in o]
     assert len(native.winograd) == 1  # its transformed weights: it runs as Winograd
-    # the rule: F(4x4) sizes only
     assert winograd_choice((3, 3), (1, 1), (1, 1), 1, 64, 64, 56, 56)
     assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 256, 256, 14, 14)  # F(2x2): oneDNN
     assert not winograd_choice((3, 3), (2, 2), (1, 1), 1, 64, 64, 56, 56)
     assert not winograd_choice((1, 1), (1, 1), (1, 1), 1, 64, 64, 56, 56)
+    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "always")
+    assert winograd_choice((3, 3), (1, 1), (1, 1), 1, 256, 256, 14, 14)
 
 
 def test_chained_residual_fuses_into_the_later_projection():
