@@ -165,7 +165,11 @@ def build_program(
             optimised = module_op(build_pipeline(opt_level)(module))
             if mixed_precision is not None:
                 # after the pre-fusion passes: batch norms are folded into float32 weights,
-                # which are rounded once (FoldConstant folds their casts)
+                # which are rounded once (FoldConstant folds their casts); a matmul by a
+                # weight becomes the dense it stands for first (dense is ALWAYS, matmul not)
+                from xrelay.runtime.dnnl_partition import matmul_to_dense
+
+                matmul_to_dense(optimised)
                 _mixed_precision(optimised, mixed_precision)
                 optimised = module_op(get_pass("FoldConstant")(optimised))
         optimised = partition_for_backend(optimised)

@@ -377,43 +377,46 @@ def offload_reorders(module: ModuleOp) -> int:
         return chain
 
     count = 0
-    for caller in callers:
-        for op in list(caller.walk()):
-            if op.parent is None:
-                continue  # outlined with a chain already
-            chain = [op] if reorderable(op) or (
-                relay_name(op) in ("reshape", "nn.batch_flatten")
-                and dtype_of(op.results[0].type) in ("float32", "bfloat16")
-                and between_dnnl_steps(op)
-            ) else permute_chain(op)  # fmt: skip
-            if chain is None:
-                continue
-            x, res = chain[0].operands[0], chain[-1].results[0]
-            body = Block(arg_types=[x.type])
-            mapping = {x: body.args[0]}
-            for o in chain:
-                inner = o.clone(value_mapper=mapping)
-                mapping[o.results[0]] = inner.results[0]
-                body.add_op(inner)
-            body.add_op(func.ReturnOp(mapping[res]))
-            k = count
-            while f"tvmgen_default_dnnl_reorder_{k}" in names:
-                k += 1
-            name = f"tvmgen_default_dnnl_reorder_{k}"
-            names.add(name)
-            dnnl.add(name)
-            fn = func.FuncOp(name, ([x.type], [res.type]), Region(body))
-            fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
-            fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr("dnnl")
-            fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
-            fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
-            module.body.block.insert_op_before(fn, caller)
-            call = func.CallOp(name, [x], [res.type])
-            Rewriter.insert_op(call, InsertPoint.after(chain[-1]))
-            res.replace_all_uses_with(call.results[0])
-            for o in reversed(chain):
-                Rewriter.erase_op(o)
-            count += 1
+    # layout transforms and casts first: a reshape between them and a oneDNN step then sees
+    # oneDNN on both sides
+    pairs = [(caller, op) for caller in callers for op in caller.walk()]
+    pairs = [p for p in pairs if reorderable(p[1])] + [p for p in pairs if not reorderable(p[1])]
+    for caller, op in pairs:
+        if op.parent is None:
+            continue  # outlined with a chain already
+        chain = [op] if reorderable(op) or (
+            relay_name(op) in ("reshape", "nn.batch_flatten")
+            and dtype_of(op.results[0].type) in ("float32", "bfloat16")
+            and between_dnnl_steps(op)
+        ) else permute_chain(op)  # fmt: skip
+        if chain is None:
+            continue
+        x, res = chain[0].operands[0], chain[-1].results[0]
+        body = Block(arg_types=[x.type])
+        mapping = {x: body.args[0]}
+        for o in chain:
+            inner = o.clone(value_mapper=mapping)
+            mapping[o.results[0]] = inner.results[0]
+            body.add_op(inner)
+        body.add_op(func.ReturnOp(mapping[res]))
+        k = count
+        while f"tvmgen_default_dnnl_reorder_{k}" in names:
+            k += 1
+        name = f"tvmgen_default_dnnl_reorder_{k}"
+        names.add(name)
+        dnnl.add(name)
+        fn = func.FuncOp(name, ([x.type], [res.type]), Region(body))
+        fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
+        fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr("dnnl")
+        fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
+        fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
+        module.body.block.insert_op_before(fn, caller)
+        call = func.CallOp(name, [x], [res.type])
+        Rewriter.insert_op(call, InsertPoint.after(chain[-1]))
+        res.replace_all_uses_with(call.results[0])
+        for o in reversed(chain):
+            Rewriter.erase_op(o)
+        count += 1
     return count
 
 
