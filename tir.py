@@ -13,7 +13,7 @@ from typing import Any
 from xrelay.error import TVMError, UnsupportedError
 from xrelay.runtime.data_type import DataType, DataTypeCode
 
-__all__ = ["FloatImm", "IntImm", "StringImm"]
+__all__ = ["FloatImm", "IntImm", "StringImm", "layout"]
 
 
 class IntImm(int):
@@ -77,3 +77,11 @@ def __getattr__(name: str) -> Any:
         f"tvm.tir.{name} is not available: xrelay has no TensorIR (its kernels are numpy and C "
         "on the arena runtime); only tir.IntImm, tir.FloatImm and tir.StringImm exist"
     )
+
+
+def layout(name: str, dtype: str = "int32") -> Any:
+    """``tvm.tir.layout(name)``: a data layout (``xrelay.dialects.relay.layout.Layout``; ``""``
+    is Relay's undefined layout where a layout rule returns it)."""
+    from xrelay.dialects.relay.layout import Layout
+
+    return Layout(name)

@@ -56,7 +56,8 @@ random inputs the agreement is measured on (default 100).
 **Layouts.** With ResNet-18 among the models, the script also runs it as imported (NCHW)
 against the same model after ``ConvertLayout`` to NHWC/HWIO and after TVM's x86
 ``AlterOpLayout`` (blocked ``NCHW{c}c``, which the build leaves out), in turn, and prints the
-times and the median per-round ratios (``--no-layouts`` skips it).
+times and the median per-round ratios (``--no-layouts`` skips it): once with the build's
+default backends (or ``--backends``) and once with the native kernels alone.
 """
 
 from __future__ import annotations
@@ -350,10 +351,13 @@ def _has_openvino() -> bool:
     return importlib.util.find_spec("openvino") is not None
 
 
-def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int | None = None) -> dict:
+def measure_layouts(
+    name: str, plan: str, pairs: int, warmup: int, threads: int | None = None, backends=None
+) -> dict:
     """The model as imported (NCHW) against the same model after ConvertLayout to NHWC/HWIO
-    (pools too) and after TVM's x86 AlterOpLayout (blocked NCHW{c}c), all built at -O3 and
-    run in turn in one process; ratios are medians of the per-round ratios to NCHW."""
+    (pools too) and after TVM's x86 AlterOpLayout (blocked NCHW{c}c), all built at -O3 with
+    ``backends`` (None: the build's default) and run in turn in one process; ratios are
+    medians of the per-round ratios to NCHW."""
     import xrelay
     from xrelay.frontends.onnx import from_onnx
     from xrelay.relay import transform
@@ -376,7 +380,7 @@ def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int 
             transform.SimplifyInference(), transform.FoldConstant(), transform.FoldScaleAxis(),
             transform.CanonicalizeOps(), transform.AlterOpLayout(), transform.FoldConstant(),
         ])(blocked)  # fmt: skip
-    runtimes = [xrelay.build(m, p, opt_level=3, plan=plan, threads=threads, backends=("native",)) for m, p in (
+    runtimes = [xrelay.build(m, p, opt_level=3, plan=plan, threads=threads, backends=backends) for m, p in (
         (mod, params), (nhwc, params), (blocked, {})
     )]  # fmt: skip
     for m in runtimes:
@@ -398,6 +402,7 @@ def measure_layouts(name: str, plan: str, pairs: int, warmup: int, threads: int 
         "ratio": statistics.median([b / a for a, b in zip(times[0], times[1])]),
         "blocked_ratio": statistics.median([b / a for a, b in zip(times[0], times[2])]),
         "max_abs_diff": err,
+        "backends": [dict(collections.Counter(m.executor.step_backends)) for m in runtimes],
     }
 
 
@@ -582,15 +587,27 @@ def main(argv: list[str] | None = None) -> int:
             )  # fmt: skip
         )
     if "resnet18" in args.models and not args.no_layouts:
-        lr = measure_layouts("resnet18", args.plan, max(args.pairs, 1), args.warmup, args.threads)
+        # with the build's backends (oneDNN takes NCHW and NHWC programs alike: its partition
+        # converts to channels last) and with the native kernels alone
+        layout_rows = []
+        for label, bk in (("default", backends), ("native", ("native",))):
+            if label == "default" and backends == ("native",):
+                continue
+            lr = measure_layouts("resnet18", args.plan, max(args.pairs, 1), args.warmup, args.threads, bk)
+            steps = [" ".join(f"{k} {v}" for k, v in sorted(b.items())) for b in lr["backends"]]
+            layout_rows.append([
+                lr["model"], label if bk is None else ",".join(bk), f"{lr['nchw_ms']:.2f}",
+                f"{lr['nhwc_ms']:.2f}", f"{lr['ratio']:.3f}", f"{lr['blocked_ms']:.2f}",
+                f"{lr['blocked_ratio']:.3f}", f"{lr['max_abs_diff']:.1e}", " / ".join(steps),
+            ])  # fmt: skip
         print(
             tabulate(
-                [[lr["model"], f"{lr['nchw_ms']:.2f}", f"{lr['nhwc_ms']:.2f}", f"{lr['ratio']:.3f}",
-                  f"{lr['blocked_ms']:.2f}", f"{lr['blocked_ratio']:.3f}", f"{lr['max_abs_diff']:.1e}"]],
-                headers=["model", "NCHW ms", "NHWC ms (convert-layout)", "ratio NHWC/NCHW",
-                         "NCHW{c}c ms (x86 alter-op-layout)", "ratio NCHW{c}c/NCHW", "max |diff|"],
+                layout_rows,
+                headers=["model", "backends", "NCHW ms", "NHWC ms (convert-layout)", "ratio NHWC/NCHW",
+                         "NCHW{c}c ms (x86 alter-op-layout)", "ratio NCHW{c}c/NCHW", "max |diff|",
+                         "steps by backend (NCHW / NHWC / NCHW{c}c)"],
             )
-        )
+        )  # fmt: skip
     from xrelay.runtime.fast_kernels import winograd_enabled
 
     print(

@@ -439,10 +439,13 @@ class DynUpSamplingOp(DynOp):
         data = in_types[0]
         _scalar(cls, in_types[1], "scale_h")
         _scalar(cls, in_types[2], "scale_w")
+        # any layout the static op takes (NCHW, NHWC, a blocked NCHW16c): H and W unknown
+        from xrelay.dialects.relay.spatial import _hw
+
+        h, w = _hw(cls, attrs["layout"], data)
         ds = list(shape_of(data))
-        if len(ds) != 4 or attrs["layout"] != "NCHW":
-            raise fail(cls, f"{_NCHW_ONLY}; got layout {attrs['layout']} and {data}")
-        return [new_tensor(ds[:2] + [None, None], _dt(data))]
+        ds[h] = ds[w] = None
+        return [new_tensor(ds, _dt(data))]
 
     @classmethod
     def static_attrs(cls, attrs, values):

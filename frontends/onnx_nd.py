@@ -13,6 +13,10 @@ maps them.
   ``antialias``, the rounding TOPI ignores, other ranks or resized N/C) the import applies
   ONNX's own per-axis weights instead (``onnx_resize.py``).
 * ``Upsample`` (opset 7/9): ``nn.upsampling`` (nearest_neighbor or bilinear, asymmetric).
+* ``DeformConv`` (opset 19) without ``mask``: ``nn.deformable_conv2d`` (plus ``B`` as an add) on
+  the input padded by one zero row and column on each side, with the offsets shifted by one:
+  ONNX samples points in (-1, 0) partially where TOPI's op gives 0, so the frame moves them
+  inside; the output rows and columns the larger frame adds are sliced off.
 * ``GatherND``: ``gather_nd`` after moving the index tuples to the first axis.
 * ``BitShift``: ``left_shift``/``right_shift``; ``Size``: ``ndarray_size`` (int64).
 * ``GroupNormalization``: ``nn.group_norm`` (opset 18's per-group scale and bias repeated per
@@ -149,6 +153,36 @@ def _resize(im, node):
             raise node.fail("tf_crop_and_resize needs an roi of 8 values")
         attrs["roi"] = [float(roi[2]), float(roi[3]), float(roi[6]), float(roi[7])]
     return im.emit("image.resize2d", [x], size=out[2:], **attrs)
+
+
+@_op("DeformConv")
+def _deform_conv(im, node):
+    x, w, offset = node.inputs[:3]
+    bias = node.inputs[3] if len(node.inputs) > 3 and node.input(3) else None
+    if len(node.inputs) > 4 and node.input(4):
+        raise node.fail("mask is not supported (Relay's nn.deformable_conv2d has none)")
+    _rank_in(im, node, x, (4,))
+    xs, ws, os_ = (im.static_shape(v, node) for v in (x, w, offset))
+    kernel = [int(k) for k in node.attrs.get("kernel_shape", ws[2:])]
+    strides = [int(v) for v in node.attrs.get("strides", [1, 1])]
+    dilations = [int(v) for v in node.attrs.get("dilations", [1, 1])]
+    pads = [int(v) for v in node.attrs.get("pads", [0, 0, 0, 0])]
+    groups, dgroups = int(node.attrs.get("group", 1)), int(node.attrs.get("offset_group", 1))
+    # the frame one larger on each side: the padded input, offsets + 1, a larger output
+    big = im.emit1("nn.pad", [x, im.scalar(0.0, x)], pad_width=[[0, 0], [0, 0], [1, 1], [1, 1]])
+    oh = (xs[2] + 2 + pads[0] + pads[2] - dilations[0] * (kernel[0] - 1) - 1) // strides[0] + 1
+    ow = (xs[3] + 2 + pads[1] + pads[3] - dilations[1] * (kernel[1] - 1) - 1) // strides[1] + 1
+    shifted = im.emit1("add", [offset, im.scalar(1.0, offset)])
+    grow = [[0, 0], [0, 0], [0, oh - os_[2]], [0, ow - os_[3]]]
+    shifted = im.emit1("nn.pad", [shifted, im.scalar(0.0, offset)], pad_width=grow)
+    y = im.emit1(
+        "nn.deformable_conv2d", [big, shifted, w], strides=strides, padding=pads, dilation=dilations,
+        deformable_groups=dgroups, groups=groups, channels=ws[0], kernel_size=kernel,
+    )  # fmt: skip
+    y = im.emit1("strided_slice", [y], begin=[0, 0], end=[os_[2], os_[3]], axes=[2, 3])
+    if bias is not None:
+        y = im.emit1("add", [y, im.reshape(bias, [ws[0], 1, 1])])
+    return [y]
 
 
 @_op("Upsample")

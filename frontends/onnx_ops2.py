@@ -747,7 +747,10 @@ def _lp_pool_2d(im: _Importer, node: _Node) -> list[_Val]:
 
 @_op("LRN")
 def _lrn(im, node):
-    """x / (bias + alpha / size * sum of x^2 over ``size`` neighbouring channels)^beta."""
+    """x / (bias + alpha / size * sum of x^2 over ``size`` neighbouring channels)^beta:
+    ``nn.lrn`` as Relay's frontend where the size is odd (the window is centred); an even
+    size (ONNX's window has one more channel after than before, TOPI's refuses it) as
+    squares summed by an average pool."""
     x = node.inputs[0]
     shape = im.static_shape(x, node)
     if len(shape) != 4:
@@ -757,6 +760,8 @@ def _lrn(im, node):
     alpha = float(node.attrs.get("alpha", 1e-4))
     beta = float(node.attrs.get("beta", 0.75))
     bias = float(node.attrs.get("bias", 1.0))
+    if size % 2 == 1:
+        return im.emit("nn.lrn", [x], size=size, axis=1, alpha=alpha, beta=beta, bias=bias)
     sq = im.reshape(_e(im, "multiply", x, x), [n, 1, c, h * w])
     lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
     summed = im.emit1(

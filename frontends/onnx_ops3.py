@@ -614,6 +614,17 @@ def _roi_align(im, node):
     )
 
 
+@_op("MaxRoiPool")
+def _max_roi_pool(im, node):
+    """``vision.roi_pool`` (rows ``[batch_index, x1, y1, x2, y2]`` as ONNX gives them), as
+    Relay's frontend."""
+    x, rois = node.inputs[:2]
+    pooled = [int(v) for v in node.attrs["pooled_shape"]]
+    return im.emit(
+        "vision.roi_pool", [x, rois], pooled_size=pooled, spatial_scale=float(node.attrs.get("spatial_scale", 1.0))
+    )
+
+
 @_op("MaxUnpool")
 def _max_unpool(im, node):
     """Zeros with ``X`` written at the flat indices ``I`` (MaxPool's Indices): a

@@ -423,3 +423,36 @@ def all_class_non_max_suppression(
     if rows:
         selected[: len(rows)] = rows
     return emit_many([selected, np.array([len(rows)], np.int64)], out, "vision.all_class_non_max_suppression")
+def _round_half_away(v: float) -> int:
+    return int(np.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1)
+
+
+@register("vision.roi_pool")
+def roi_pool(
+    data: np.ndarray, rois: np.ndarray, *, out=None, pooled_size, spatial_scale: float, layout: str
+) -> np.ndarray:
+    """Relay ``vision.roi_pool`` (TOPI's: corners rounded half away from zero, regions at least
+    1x1, cell edges ``floor(p * bin + 1e-5)`` and ``ceil((p + 1) * bin - 1e-5)``, empty cells 0)."""
+    op = "vision.roi_pool"
+    x = data if layout == "NCHW" else np.moveaxis(data, 3, 1)
+    n, c, h, w = x.shape
+    ph, pw = pooled_size
+    res = np.zeros((rois.shape[0], c, ph, pw), data.dtype)
+    eps = 1e-5
+    for r, roi in enumerate(rois.astype(np.float64)):
+        b = int(roi[0])
+        if not 0 <= b < n:
+            raise IndexError(f"{op}: roi {r} names batch {b} of {n}")
+        x1, y1, x2, y2 = (_round_half_away(float(v) * spatial_scale) for v in roi[1:])
+        bh, bw = max(y2 - y1 + 1, 1) / ph, max(x2 - x1 + 1, 1) / pw
+        for i in range(ph):
+            hs = min(max(int(np.floor(i * bh + eps)) + y1, 0), h)
+            he = min(max(int(np.ceil((i + 1) * bh - eps)) + y1, 0), h)
+            for j in range(pw):
+                ws = min(max(int(np.floor(j * bw + eps)) + x1, 0), w)
+                we = min(max(int(np.ceil((j + 1) * bw - eps)) + x1, 0), w)
+                if hs < he and ws < we:
+                    res[r, :, i, j] = x[b, :, hs:he, ws:we].max(axis=(1, 2))
+    if layout == "NHWC":
+        res = np.moveaxis(res, 1, 3)
+    return emit(np.ascontiguousarray(res), out, op)

@@ -696,6 +696,30 @@ def l2_normalize(
     return emit(res, out, op, x.dtype)
 
 
+@register("nn.lrn")
+def lrn(
+    x: np.ndarray, *, out: np.ndarray | None = None, size: int, axis: int, bias: float, alpha: float, beta: float
+) -> np.ndarray:
+    """Relay ``nn.lrn`` (TOPI's ``lrn``): squares summed over ``size`` neighbours along ``axis``
+    (``size // 2`` zeros padded on each side), ``x / (bias + alpha * sum / size) ** beta``."""
+    op = "nn.lrn"
+    check_float(op, x)
+    if x.ndim != 4 or size % 2 != 1 or axis not in (1, 3):
+        raise ValueError(f"{op}: needs 4-D data, an odd size and axis 1 or 3 (got {x.shape}, size {size}, axis {axis})")
+    dt = compute_dtype(x.dtype)
+    xc = x.astype(dt, copy=False)
+    pad = [(0, 0)] * 4
+    pad[axis] = (size // 2, size // 2)
+    sq = np.pad(xc * xc, pad)
+    total = np.zeros_like(xc)
+    n = x.shape[axis]
+    for r in range(size):
+        total += np.take(sq, range(r, r + n), axis=axis)
+    with np.errstate(all="ignore"):
+        res = xc / np.power(dt.type(bias) + dt.type(alpha) * total / dt.type(size), dt.type(beta))
+    return emit(res, out, op, x.dtype)
+
+
 # ---------------------------------------------------------------------------------------------
 # Dense and matmul
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Reduction kernels: sum, mean, max, min, prod, all, any, argmax, argmin.
+"""Reduction kernels: sum, mean, variance, max, min, prod, all, any, argmax, argmin.
 
 ``axis`` is a tuple of ints (negative allowed) or None for all axes; ``exclude=True`` reduces
 over every axis NOT listed (the dialect's ``reduce_axes``: Relay's GetReduceAxes). ``sum`` and
@@ -123,3 +123,18 @@ def _arg_reduce(name: str, fn: Callable[..., np.ndarray]):
 
 _arg_reduce("argmax", np.argmax)
 _arg_reduce("argmin", np.argmin)
+
+
+@register("variance")
+def variance(
+    x: np.ndarray, mean: np.ndarray, *, out=None, axis, keepdims: bool, exclude: bool, unbiased: bool
+) -> np.ndarray:
+    """Relay ``variance``: the sum of ``(x - mean)^2`` over the axes divided by their element
+    count (minus one when ``unbiased``); float16 sums in float32, as TOPI."""
+    axes = _axes(x, axis, exclude, "variance")
+    count = int(np.prod([x.shape[a] for a in axes])) - (1 if unbiased else 0)
+    dt = compute_dtype(x.dtype)
+    with np.errstate(all="ignore"):
+        d = x.astype(dt) - mean.astype(dt)
+        res = np.sum(d * d, axis=axes, keepdims=keepdims) / dt.type(count)
+    return emit(res, out, "variance", x.dtype)

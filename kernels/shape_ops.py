@@ -1,5 +1,5 @@
 """Kernels of ``repeat``, ``gather_nd``, ``contrib_reverse_reshape``, ``cast_like``,
-``collapse_sum_like``/``collapse_sum_to`` and ``argsort`` (``ndarray_size`` is in ``transform.py``)."""
+``collapse_sum_like``/``collapse_sum_to``, ``argsort`` and ``slice_like`` (``ndarray_size`` is in ``transform.py``)."""
 
 from __future__ import annotations
 
@@ -104,3 +104,14 @@ def argsort(
     ax = norm_axis(axis, x.ndim, "argsort")
     res = np.argsort(x if is_ascend else -x if x.dtype.kind != "u" else ~x, axis=ax, kind="stable")
     return emit(res.astype(to_numpy_dtype(dtype)), out, "argsort")
+
+
+@register("slice_like")
+def slice_like(x: np.ndarray, like: np.ndarray, *, out=None, axes) -> np.ndarray:
+    """Relay ``slice_like``: ``x[:like.shape[a]]`` along each axis ``a`` of ``axes`` (all
+    shared axes when None)."""
+    axes = range(min(x.ndim, like.ndim)) if axes is None else [a % x.ndim for a in axes]
+    index = [slice(None)] * x.ndim
+    for a in axes:
+        index[a] = slice(0, like.shape[a])
+    return emit(np.ascontiguousarray(x[tuple(index)]), out, "slice_like")

@@ -227,6 +227,55 @@ def adaptive_max_pool3d(
     return emit(_adaptive_nd(x, output_size, layout, out_layout, op, "max"), out, op)
 
 
+@register("nn.deformable_conv2d")
+def deformable_conv2d(
+    x: np.ndarray, offset: np.ndarray, w: np.ndarray, *, out: np.ndarray | None = None,
+    strides: Sequence[int], padding: Sequence[int], dilation: Sequence[int], deformable_groups: int,
+    groups: int, channels: int | None, kernel_size: Sequence[int] | None, data_layout: str,
+    kernel_layout: str, out_layout: str, out_dtype: str,
+) -> np.ndarray:  # fmt: skip
+    """Relay ``nn.deformable_conv2d`` (TOPI's): tap (ky, kx) of output (y, x) samples the data
+    at ``(y * sh - pt + ky * dh + dy, x * sw - pl + kx * dw + dx)``, zero when that point is
+    outside ``[0, H) x [0, W)``, else bilinear with corners outside the image counting 0."""
+    op = "nn.deformable_conv2d"
+    xc = np.transpose(x, [data_layout.index(a) for a in "NCHW"])
+    oc = np.transpose(offset, [data_layout.index(a) for a in "NCHW"])
+    wc = np.transpose(w, [kernel_layout.index(a) for a in "OIHW"])
+    dt = np.dtype(np.float64)
+    n, c, h, wd = xc.shape
+    o, cg, kh, kw = wc.shape
+    _, _, oh, ow = oc.shape
+    (sh, sw), (dh, dw), (pt, pl) = strides, dilation, padding[:2]
+    per_dg = c // deformable_groups
+    cols = np.zeros((n, c, kh, kw, oh, ow), dt)
+    base_y = (np.arange(oh) * sh - pt)[:, None]
+    base_x = (np.arange(ow) * sw - pl)[None, :]
+    for b in range(n):
+        for g in range(deformable_groups):
+            img = xc[b, g * per_dg : (g + 1) * per_dg].astype(dt)
+            for ky in range(kh):
+                for kx in range(kw):
+                    k = g * kh * kw * 2 + (ky * kw + kx) * 2
+                    py = base_y + ky * dh + oc[b, k].astype(dt)
+                    px = base_x + kx * dw + oc[b, k + 1].astype(dt)
+                    y0, x0 = np.floor(py).astype(np.int64), np.floor(px).astype(np.int64)
+                    val = np.zeros((per_dg, oh, ow), dt)
+                    for yy, wy in ((y0, 1 - (py - y0)), (y0 + 1, py - y0)):
+                        for xx, wx in ((x0, 1 - (px - x0)), (x0 + 1, px - x0)):
+                            ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < wd)
+                            val += np.where(ok, wy * wx, 0.0) * img[:, np.clip(yy, 0, h - 1), np.clip(xx, 0, wd - 1)]
+                    outside = (py < 0) | (px < 0) | (py >= h) | (px >= wd)
+                    cols[b, g * per_dg : (g + 1) * per_dg, ky, kx] = np.where(outside, 0.0, val)
+    og = o // groups
+    res = np.empty((n, o, oh, ow), dt)
+    for g in range(groups):
+        res[:, g * og : (g + 1) * og] = np.einsum(
+            "ncyxhw,ocyx->nohw", cols[:, g * cg : (g + 1) * cg], wc[g * og : (g + 1) * og].astype(dt)
+        )
+    res = np.transpose(res, ["NCHW".index(a) for a in (out_layout or data_layout)])
+    return emit(np.ascontiguousarray(res), out, op, out_dtype or x.dtype)
+
+
 # ---- resizing --------------------------------------------------------------------------------
 
 
@@ -342,6 +391,22 @@ def _hw_axes(layout: str) -> tuple[int, int]:
     """H's and W's positions, also in a layout with blocked channels (``NCHW16c``)."""
     letters = [a for a, _ in parse_layout(layout)]
     return letters.index("H"), letters.index("W")
+
+
+@register("image.resize1d")
+def resize1d(
+    x: np.ndarray, *, out: np.ndarray | None = None, size: Sequence[int], roi: Sequence[float],
+    layout: str, method: str, coordinate_transformation_mode: str, rounding_method: str,
+    cubic_alpha: float, cubic_exclude: int, extrapolation_value: float, out_dtype: str,
+) -> np.ndarray:  # fmt: skip
+    """Relay ``image.resize1d`` (``roi`` is ``[start_w, end_w]``)."""
+    op = "image.resize1d"
+    axis = [a for a, _ in parse_layout(layout)].index("W")
+    res = resize_nd(
+        x, [axis], size, roi, method, coordinate_transformation_mode, rounding_method,
+        cubic_alpha, cubic_exclude, extrapolation_value, op,
+    )  # fmt: skip
+    return emit(res, out, op, out_dtype or x.dtype)
 
 
 @register("image.resize2d")

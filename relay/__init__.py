@@ -133,6 +133,16 @@ from xrelay.relay.contrib import dnnl as _dnnl  # noqa: E402
 op.contrib = _contrib  # type: ignore[attr-defined]
 sys.modules["xrelay.relay.op.contrib"] = _contrib
 sys.modules["xrelay.relay.op.contrib.dnnl"] = _dnnl
+# and Relay's registration helpers: ``from tvm.relay.op import op as reg`` (reg.register_*),
+# ``from tvm.relay.op import register_alter_op_layout``, and
+# ``tvm.relay.transform.infer_layout_utils.InferCorrectLayoutOutput``
+from xrelay.relay import op_attr as _op_attr  # noqa: E402
+
+op.op = op  # type: ignore[attr-defined]
+op.register_alter_op_layout = _op_attr.register_alter_op_layout  # type: ignore[attr-defined]
+op.register_infer_correct_layout = _op_attr.register_infer_correct_layout  # type: ignore[attr-defined]
+sys.modules["xrelay.relay.op.op"] = op
+sys.modules["xrelay.relay.transform.infer_layout_utils"] = _op_attr
 
 
 def __getattr__(name: str) -> typing.Any:

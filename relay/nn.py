@@ -26,6 +26,7 @@ __all__ = [
     "contrib_conv2d_nchwc",
     "conv2d",
     "conv2d_transpose",
+    "deformable_conv2d",
     "dense",
     "dropout",
     "dropout_raw",
@@ -77,6 +78,32 @@ def conv2d(
         out_layout=out_layout,
         out_dtype=out_dtype,
     )
+
+
+@dialect_defaults("nn.deformable_conv2d")
+def deformable_conv2d(
+    data: Expr,
+    offset: Expr,
+    weight: Expr,
+    strides: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    deformable_groups: int = DEFAULT,
+    groups: int = DEFAULT,
+    channels: int | None = DEFAULT,
+    kernel_size: Any = DEFAULT,
+    data_layout: str = DEFAULT,
+    kernel_layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    out_dtype: str = DEFAULT,
+) -> Call:
+    """2-D deformable convolution (``offset``: ``deformable_groups * kh * kw`` (dy, dx) pairs per
+    output position, in ``data_layout``)."""
+    return _call(
+        "deformable_conv2d", [data, offset, weight], strides=strides, padding=padding, dilation=dilation,
+        deformable_groups=deformable_groups, groups=groups, channels=channels, kernel_size=kernel_size,
+        data_layout=data_layout, kernel_layout=kernel_layout, out_layout=out_layout, out_dtype=out_dtype,
+    )  # fmt: skip
 
 
 def contrib_conv2d_nchwc(
@@ -366,6 +393,7 @@ __all__ += [
     "group_norm",
     "instance_norm",
     "l2_normalize",
+    "lrn",
     "max_pool3d",
     "upsampling",
 ]
@@ -523,6 +551,16 @@ def instance_norm(
 ) -> Call:
     """Instance normalisation (each batch item and channel over the other axes)."""
     return _call("instance_norm", [data, gamma, beta], axis=axis, epsilon=epsilon, center=center, scale=scale)
+
+
+@dialect_defaults("nn.lrn")
+def lrn(
+    data: Expr, size: int = DEFAULT, axis: int = DEFAULT, bias: float = DEFAULT, alpha: float = 0.00001,
+    beta: float = DEFAULT,
+) -> Call:
+    """Local response normalisation (Relay's Python default ``alpha`` is 1e-5, where the op's
+    attribute default is 1e-4)."""
+    return _call("lrn", [data], size=size, axis=axis, bias=bias, alpha=alpha, beta=beta)
 
 
 @dialect_defaults("nn.l2_normalize")

@@ -197,6 +197,51 @@ for _name in ("sum", "mean", "max", "min", "prod"):
     globals()[_name] = _export(_make_reduce(_name))
 
 
+@_export
+@dialect_defaults("variance")
+def variance(
+    data: Expr, axis: Any = DEFAULT, keepdims: bool = DEFAULT, exclude: bool = DEFAULT, unbiased: bool = DEFAULT,
+    with_mean: Expr | None = None,
+) -> Call:  # fmt: skip
+    """Relay's ``variance``: the op ``variance(data, mean)`` with ``mean`` the keepdims mean
+    over ``axis`` unless ``with_mean`` gives it."""
+    axis = [axis] if isinstance(axis, int) else axis
+    m = _call("mean", [data], axis=axis, keepdims=True, exclude=exclude) if with_mean is None else with_mean
+    return _call("variance", [data, m], axis=axis, keepdims=keepdims, exclude=exclude, unbiased=unbiased)
+
+
+@_export
+def std(data: Expr, axis: Any = None, keepdims: bool = False, exclude: bool = False, unbiased: bool = False) -> Call:
+    """Relay's ``std``: ``sqrt(variance(...))``."""
+    return _call("sqrt", [variance(data, axis, keepdims, exclude, unbiased)])
+
+
+@_export
+def mean_variance(
+    data: Expr, axis: Any = None, keepdims: bool = False, exclude: bool = False, unbiased: bool = False
+) -> TupleWrapper:
+    """Relay's ``mean_variance``: (mean, variance); without keepdims the mean is squeezed at
+    ``axis`` (as Relay does, whatever ``exclude``)."""
+    axis = [axis] if isinstance(axis, int) else axis
+    m = _call("mean", [data], axis=axis, keepdims=True, exclude=exclude)
+    var = _call("variance", [data, m], axis=axis, keepdims=keepdims, exclude=exclude, unbiased=unbiased)
+    if not keepdims:
+        m = squeeze(m, axis=axis)
+    return TupleWrapper(Tuple([m, var]), 2)
+
+
+@_export
+def mean_std(data: Expr, axis: Any = None, keepdims: bool = False, exclude: bool = False) -> TupleWrapper:
+    """Relay's ``mean_std``: (mean, standard deviation); without keepdims every size-1 axis
+    of the mean is squeezed (as Relay does)."""
+    axis = [axis] if isinstance(axis, int) else axis
+    m = _call("mean", [data], axis=axis, keepdims=True, exclude=exclude)
+    sd = _call("sqrt", [_call("variance", [data, m], axis=axis, keepdims=keepdims, exclude=exclude, unbiased=False)])
+    if not keepdims:
+        m = squeeze(m)
+    return TupleWrapper(Tuple([m, sd]), 2)
+
+
 def _make_arg_reduce(name: str) -> Any:
     def arg_reduce(
         data: Expr,
@@ -534,6 +579,13 @@ def reshape_like(
         "reshape_like", [data, shape_like], lhs_begin=lhs_begin, lhs_end=lhs_end,
         rhs_begin=rhs_begin, rhs_end=rhs_end,
     )  # fmt: skip
+
+
+@_export
+@dialect_defaults("slice_like")
+def slice_like(data: Expr, shape_like: Expr, axes: Any = DEFAULT) -> Call:
+    """``data`` sliced from 0 to ``shape_like``'s size along ``axes`` (all shared axes when None)."""
+    return _call("slice_like", [data, shape_like], axes=None if axes is None else list(axes))
 
 
 @_export

@@ -1,4 +1,4 @@
-"""Relay's per-op rewrite hooks from Python: ``FTVMAlterOpLayout``.
+"""Relay's per-op rewrite hooks from Python: ``FTVMAlterOpLayout`` and ``FInferCorrectLayout``.
 
 ``register_alter_op_layout(op_name)`` and ``TempOpAttr(op_name, "FTVMAlterOpLayout", fn)``
 install a Relay-style alter function for ``alter-op-layout``, as ``tvm.relay.op`` and
@@ -17,6 +17,18 @@ have after the producers' rewrite), ``tinfos`` with the original ``shape`` and `
 each input and ``out_type`` of the result; it returns a call of an op (whose arguments may be
 new expressions of the inputs) or None to keep the op. Relay's priority ``level`` is accepted
 and ignored: the last registration wins.
+
+``register_infer_correct_layout(op_name)`` installs a Relay-style layout rule (Relay's
+``FInferCorrectLayout``, which ``convert-layout`` and ``alter-op-layout`` run)::
+
+    @register_infer_correct_layout("nn.relu", level=11)
+    def infer_relu(attrs, new_in_layouts, old_in_layouts, old_in_types):
+        ret = new_in_layouts[0] if new_in_layouts else old_in_layouts[0]
+        return InferCorrectLayoutOutput([ret], [ret], attrs)
+
+``new_in_layouts`` is empty when no producer changed its layout; layouts are
+``xrelay.dialects.relay.layout.Layout`` (``tvm.tir.layout(name)``), an empty name standing for
+Relay's undefined layout (the op then keeps its old layouts).
 """
 
 from __future__ import annotations
@@ -29,10 +41,11 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay.layout import INFER_LAYOUT, Layout, LayoutInference
 from xrelay.relay.expr import Attrs, Call, Op, Var
 from xrelay.transforms.alter_op_layout import ALTER_OP_LAYOUT
 
-__all__ = ["TempOpAttr", "register_alter_op_layout"]
+__all__ = ["InferCorrectLayoutOutput", "TempOpAttr", "register_alter_op_layout", "register_infer_correct_layout"]
 
 
 @dataclass(frozen=True)
@@ -75,14 +88,52 @@ def python_alter_rule(fn: Callable[..., Any]) -> Callable[..., Any]:
     return rule
 
 
+def _register(table: dict[str, Any], wrap: Callable[..., Any], op_name: str, fn: Callable[..., Any] | None):
+    """``table[op_name] = wrap(fn)``, or a decorator doing it when ``fn`` is None."""
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        table[op_name] = wrap(f)
+        return f
+
+    return register(fn) if fn is not None else register
+
+
 def register_alter_op_layout(op_name: str, alter_layout: Callable[..., Any] | None = None, level: int = 10):
     """Register ``alter_layout`` as ``op_name``'s FTVMAlterOpLayout (usable as a decorator)."""
+    return _register(ALTER_OP_LAYOUT, python_alter_rule, op_name, alter_layout)
 
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        ALTER_OP_LAYOUT[op_name] = python_alter_rule(fn)
-        return fn
 
-    return register(alter_layout) if alter_layout is not None else register
+@dataclass
+class InferCorrectLayoutOutput:
+    """What a Python layout rule returns (Relay's ``InferCorrectLayoutOutput``)."""
+
+    input_layouts: list[Any]
+    output_layouts: list[Any]
+    new_attrs: Any
+
+
+def _layout(v: Any) -> Layout | None:
+    name = v.name if isinstance(v, Layout) else str(v or "")
+    return Layout(name) if name else None  # "" is Relay's undefined layout
+
+
+def python_layout_rule(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An ``INFER_LAYOUT`` rule running the Relay-style function ``fn``."""
+
+    def rule(attrs: dict[str, Any], new: list[Layout | None] | None, old: list[Layout | None], types: list[Any]):
+        out = fn(Attrs(attrs), list(new or []), [lay or Layout("") for lay in old], list(types))
+        if not isinstance(out, InferCorrectLayoutOutput):
+            raise TypeError(f"a layout rule must return an InferCorrectLayoutOutput, got {out!r}")
+        return LayoutInference(
+            [_layout(v) for v in out.input_layouts], [_layout(v) for v in out.output_layouts], dict(out.new_attrs)
+        )
+
+    return rule
+
+
+def register_infer_correct_layout(op_name: str, infer_layout: Callable[..., Any] | None = None, level: int = 10):
+    """Register ``infer_layout`` as ``op_name``'s FInferCorrectLayout (usable as a decorator)."""
+    return _register(INFER_LAYOUT, python_layout_rule, op_name, infer_layout)
 
 
 class TempOpAttr:

@@ -11,6 +11,8 @@ is what an untyped variable needs:
 * ``nn.conv1d`` / ``nn.conv2d`` / ``nn.conv3d`` / ``nn.conv2d_transpose`` with ``channels`` and
   ``kernel_size``: the weight, laid out by ``kernel_layout``, from the data's channels and
   ``groups`` (Relay's ``Conv2DRel`` and its 1-D / 3-D forms);
+* ``nn.deformable_conv2d``: the weight as a conv2d's, the offset ``(N, 2 * kh * kw *
+  deformable_groups, out_h, out_w)`` in the data's layout (Relay's ``DeformableConv2DRel``);
 * ``nn.dense`` / ``nn.matmul`` with ``units``: the weight from the data's last dimension;
 * ``nn.bias_add``, ``nn.batch_norm``, ``nn.layer_norm``, ``nn.group_norm``,
   ``nn.instance_norm``, ``nn.prelu``: the per-channel vectors from the data's ``axis`` dimension;
@@ -116,6 +118,30 @@ def _conv_weight(data: Any, attrs: dict[str, Any], transpose: bool) -> Any:
     return tensor_type(shape, dtype_of(data))
 
 
+def _deformable_offset(data: Any, weight: Any, attrs: dict[str, Any]) -> Any:
+    """The offset of a deformable convolution from the data, the kernel size (the weight's or
+    ``kernel_size``) and the attributes."""
+    layout, klayout = attrs["data_layout"], attrs["kernel_layout"]
+    if sorted(layout) != sorted("NCHW") or sorted(klayout) != sorted("OIHW"):
+        return None
+    if weight is not None:
+        kh, kw = (shape_of(weight)[klayout.index(a)] for a in "HW")
+    elif attrs.get("kernel_size") is not None:
+        kh, kw = attrs["kernel_size"]
+    else:
+        return None
+    ds = dict(zip(layout, shape_of(data)))
+    pt, pl, pb, pr = attrs["padding"]
+    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilation"]
+    if None in (ds["H"], ds["W"], kh, kw):
+        return None
+    dims = {
+        "N": ds["N"], "C": 2 * kh * kw * attrs["deformable_groups"],
+        "H": (ds["H"] + pt + pb - dh * (kh - 1) - 1) // sh + 1, "W": (ds["W"] + pl + pr - dw * (kw - 1) - 1) // sw + 1,
+    }  # fmt: skip
+    return tensor_type([dims[a] for a in layout], dtype_of(data))
+
+
 def _operand_rule(call: Call, expected: Any) -> list[Any]:
     """Types the operands of an op call must have, from the known ones, its attributes and the
     type its result must have (None where nothing follows)."""
@@ -136,6 +162,9 @@ def _operand_rule(call: Call, expected: Any) -> list[Any]:
     full = {k: (attrs.get(k) if attrs.get(k) is not None else spec.default) for k, spec in cls.ATTRS.items()}
     if name in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose") and len(args) == 2:
         out[1] = _conv_weight(data, full, transpose=name.endswith("transpose"))
+    elif name == "nn.deformable_conv2d" and len(args) == 3:
+        out[2] = _conv_weight(data, full, transpose=False)
+        out[1] = _deformable_offset(data, args[2] if _tensor(args[2]) else out[2], full)
     elif name == "nn.dense" and len(args) == 2 and full.get("units") is not None:
         out[1] = tensor_type((full["units"], shape_of(data)[-1]), dtype_of(data))
     elif name == "nn.matmul" and len(args) == 2 and full.get("units") is not None:

@@ -1,5 +1,5 @@
 """``relay.vision``: vision operators with tvm.relay.vision's signatures (``roi_align``,
-``all_class_non_max_suppression``)."""
+``roi_pool``, ``all_class_non_max_suppression``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from xrelay.relay.expr import Call, Expr, TupleWrapper, const
 from xrelay.relay.op import DEFAULT, dialect_defaults, make_call
 
-__all__ = ["all_class_non_max_suppression", "roi_align"]
+__all__ = ["all_class_non_max_suppression", "roi_align", "roi_pool"]
 
 
 @dialect_defaults("vision.roi_align")
@@ -55,3 +55,13 @@ def all_class_non_max_suppression(
         args.append(v if isinstance(v, Expr) else const(np.array(v, dt)))
     call = make_call("vision.all_class_non_max_suppression", args, output_format=output_format)
     return TupleWrapper(call, 2)
+
+
+@dialect_defaults("vision.roi_pool")
+def roi_pool(data: Expr, rois: Expr, pooled_size: Any, spatial_scale: float, layout: str = DEFAULT) -> Call:
+    """Max pooling over a ``pooled_size`` grid on each region of ``rois`` (``[batch_index, x1, y1, x2, y2]`` rows)."""
+    if isinstance(pooled_size, int):
+        pooled_size = [pooled_size, pooled_size]
+    return make_call(
+        "vision.roi_pool", [data, rois], pooled_size=list(pooled_size), spatial_scale=float(spatial_scale), layout=layout
+    )

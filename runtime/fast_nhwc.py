@@ -28,7 +28,7 @@ from xrelay.runtime.fast_kernels import (
     NUMBA_MAKERS,
     Thunk,
     _chunks,
-    _epilogue_thunks,
+    _epilogue_chunk,
     _float_same,
     _matmul_ranges,
     _ranges,
@@ -54,6 +54,9 @@ def conv2d_nhwc(op, vals, out, ws, opts):
     wino = _winograd_nhwc(x, w, out, a, ws, opts)
     if wino is not None:
         return wino
+    few = _few_channels(x, w, out, a, ws, opts)
+    if few is not None:
+        return few
     via = _channels_first(op, x, w, out, a, ws, opts)
     if via is not None:
         return via
@@ -86,13 +89,26 @@ def conv2d_nhwc(op, vals, out, ws, opts):
             if cols is not None:
                 steps += _gather(x[b], cols.reshape(oh, ow, kh, kw, c), taps, y0, y1)
             steps.append(functools.partial(np.matmul, src[p0:p1], wmat, out=out2[p0:p1]))
-            steps += _epilogue_thunks(opts.epilogue, out, (b, slice(y0, y1)))
+            steps += _epilogue_rows(opts, out, (b, slice(y0, y1)))
             return _sequence(steps)
 
         ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
         fine = _matmul_ranges(oh, _chunks(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
         thunks.append(("conv" if opts.epilogue else "matmul", _split(opts, rows, ranges, oh, fine)))
     return thunks
+
+
+def _epilogue_rows(opts, out, index: tuple) -> list[Thunk]:
+    """The epilogue on some rows of image b: ``index`` is ``(b, slice(y0, y1))`` (NHWC) or
+    ``(b, slice(None), slice(y0, y1))`` (``NCHW{c}c``). The epilogue kernel walks
+    ``out[b][i0:i1, j0:j1, :]`` whatever the layout, so NHWC rows are its first range and
+    channel blocks' rows its second: one pass over the rows, as in the NCHW path."""
+    b, *rest = index
+    if len(rest) == 1:
+        ranges = ((rest[0].start, rest[0].stop), (0, out.shape[2]))
+    else:
+        ranges = ((0, out.shape[1]), (rest[1].start, rest[1].stop))
+    return _epilogue_chunk(opts.epilogue, out, b, *ranges, opts)
 
 
 def _winograd_nhwc(x, w, out, a, ws, opts):
@@ -182,7 +198,7 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
 
         def finish(r0: int, r1: int, b=b) -> list[Thunk]:
             steps = [_bind(k_out, m[:, :, o0 : o0 + k], tw, img, 0, k, r0, r1) for img, o0, k in g.out_blocks(b)]
-            return steps + _epilogue_thunks(opts.epilogue, out, g.rows(b, tile * r0, min(oh, tile * r1)))
+            return steps + _epilogue_rows(opts, out, g.rows(b, tile * r0, min(oh, tile * r1)))
 
         if by_rows:
 
@@ -332,6 +348,60 @@ def _numba_twins(jit):
 NUMBA_MAKERS.append(_numba_twins)
 
 
+def _few_channels(x, w, out, a, ws, opts):
+    """An NHWC convolution of few input channels (the stem): channels-last taps of ``C < 16``
+    values are too short to copy quickly, so the input is copied channels first (small: few
+    channels) and the loop kernels' NCHW im2col builds the ``(C * kh * kw, out_h * out_w)``
+    columns; the product ``columns^T x W`` (BLAS reads the transposed chunk in place) writes
+    the NHWC output rows directly, then the epilogue on them. None without the loop kernels
+    (``_channels_first`` then)."""
+    from xrelay.runtime.fast_kernels import _im2col_numba, loop_kernels_available
+
+    n, h, wd, c = x.shape
+    kh, kw, _, o = w.shape
+    _, oh, ow, _ = out.shape
+    if c >= 16 or not (opts.use_numba and loop_kernels_available()):
+        return None
+    k, p = c * kh * kw, oh * ow
+    need = k * p * x.dtype.itemsize
+    if ws is None or ws.nbytes < need:
+        return None
+    cols = ws[:need].view(x.dtype).reshape(k, p)
+    opts.columns.append(cols)
+    fixed = opts.fixed[1:2] == (True,)
+    # (C, kh, kw) rows as the NCHW im2col orders them, O columns
+    view = lambda: w.transpose(2, 0, 1, 3).reshape(k, o)  # noqa: E731
+    wmat = np.ascontiguousarray(view()) if fixed else np.empty((k, o), w.dtype)
+    xt = np.empty((n, c, h, wd), x.dtype)
+    opts.scratch += [xt] if fixed else [xt, wmat]
+    geometry = (kh, kw, *a["strides"], *a["dilation"], *a["padding"][:2])
+    parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
+    thunks: list[tuple[str, Thunk]] = []
+    if not fixed:  # the weights may change between runs: rearranged on every run
+        thunks.append(("copy", lambda: np.copyto(wmat, view())))
+    for b in range(n):
+
+        def to_channels_first(y0: int, y1: int, b: int = b) -> Thunk:
+            return functools.partial(np.copyto, xt[b, :, y0:y1], x[b, y0:y1].transpose(2, 0, 1))
+
+        thunks.append(("copy", _split(opts, to_channels_first, _ranges(h, _chunks(opts)), h)))
+        out2 = out[b].reshape(p, o)
+
+        def rows(y0: int, y1: int, b: int = b, out2=out2) -> Thunk:
+            p0, p1 = y0 * ow, y1 * ow
+            steps = [
+                _im2col_numba(xt[b], cols, 0, c, y0, y1, (oh, ow), geometry),
+                functools.partial(np.matmul, cols[:, p0:p1].T, wmat, out=out2[p0:p1]),
+            ]
+            steps += _epilogue_rows(opts, out, (b, slice(y0, y1)))
+            return _sequence(steps)
+
+        ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
+        fine = _matmul_ranges(oh, _chunks(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
+        thunks.append(("conv", _split(opts, rows, ranges, oh, fine)))
+    return thunks
+
+
 class _AsChannelsFirst:
     """The op as the NCHW fast path sees it (only its attributes are read)."""
 
@@ -396,7 +466,7 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
         def finish(y0: int, y1: int, b: int = b) -> Thunk:
             # back to channels last, then the epilogue on those rows while they are in cache
             steps = [functools.partial(np.copyto, *out_rows(ot, b, y0, y1))]
-            steps += _epilogue_thunks(opts.epilogue, out, g.rows(b, y0, y1))
+            steps += _epilogue_rows(opts, out, g.rows(b, y0, y1))
             return _sequence(steps)
 
         thunks.append(("conv", _split(opts, finish, _ranges(oh, parts), oh)))

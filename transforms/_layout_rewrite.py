@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, RelayOp, RelayTypeError, shape_of
 from xrelay.dialects.relay.layout import Layout, LayoutError, infer_layout, same
@@ -46,7 +47,11 @@ of the replacement (Relay's CallWithNewLayouts; the inputs may be new values bui
 
 
 def _op_class(name: str) -> type[RelayOp]:
-    return QNN_OPS[name] if name.startswith("qnn.") else RELAY_OPS[name]
+    if name.startswith("qnn."):
+        return QNN_OPS[name]
+    if name.startswith("dyn."):
+        return DYN_OPS[name]
+    return RELAY_OPS[name]
 
 
 @dataclass

@@ -92,18 +92,22 @@ def check_desired_layouts(desired: Mapping[str, Sequence[str]]) -> dict[str, lis
     for op, layouts in desired.items():
         if op not in RELAY_OPS and op not in QNN_OPS:
             raise ValueError(f"convert-layout: unknown op '{op}'")
-        if op not in CONVERT_LAYOUT:
-            known = ", ".join(sorted(CONVERT_LAYOUT))
-            raise ValueError(f"convert-layout: op '{op}' has no layout conversion (convertible: {known})")
         if isinstance(layouts, str) or not layouts:
             raise ValueError(f"convert-layout: '{op}' needs a list of layouts, got {layouts!r}")
+        if op not in CONVERT_LAYOUT:
+            # Relay ignores desired layouts of an op without FTVMConvertOpLayout (it follows
+            # its producers through its layout rule); say so
+            known = ", ".join(sorted(CONVERT_LAYOUT))
+            logger.warning("convert-layout: op '%s' has no layout conversion; its desired layouts are ignored (convertible: %s)", op, known)
+            continue
         for lay in layouts:
             if lay != "default":
                 try:
                     Layout(lay)
                 except LayoutError as e:
                     raise ValueError(f"convert-layout: {op}: {e}") from None
-        arity = 2 if op.endswith(("conv2d", "conv2d_transpose")) else 1
+        # [data, kernel] for convolutions, [data, regions] for the region pools
+        arity = 2 if op.endswith(("conv2d", "conv2d_transpose")) or op.startswith("vision.roi_") else 1
         if len(layouts) != arity:
             raise ValueError(f"convert-layout: '{op}' needs {arity} desired layout(s), got {list(layouts)}")
         if layouts[0] == "default":
@@ -152,7 +156,7 @@ class ConvertLayoutPass(ModulePass):
                 logger.warning("Desired layout(s) not specified for op: %s", name)
                 return name, attrs, args
             config = LayoutConfig.current
-            if name == "nn.conv2d" and config is not None and config.check_skip():
+            if name in ("nn.conv2d", "nn.deformable_conv2d") and config is not None and config.check_skip():
                 return name, attrs, args
             new_name, new_attrs = convert(attrs, types, desired[name])
             return new_name or name, new_attrs, args

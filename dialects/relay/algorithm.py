@@ -1,6 +1,6 @@
 """Relay's scans, scatters and index algorithms: ``cumsum``, ``cumprod``, ``scatter_elements``,
 ``scatter_nd``, ``einsum``, ``reinterpret``, ``reverse_sequence``, ``image.grid_sample``, ``dft``,
-``topk``, ``one_hot``, ``vision.roi_align``, ``argwhere``, ``unique`` and
+``topk``, ``one_hot``, ``vision.roi_align``, ``vision.roi_pool``, ``argwhere``, ``unique`` and
 ``vision.all_class_non_max_suppression``.
 
 Attributes and defaults are Relay's (``ScanopAttrs``, ``ScatterElementsAttrs``,
@@ -505,22 +505,27 @@ class ROIAlignOp(RelayOp):
     @classmethod
     def infer_types(cls, in_types, attrs):
         data, rois = in_types
-        ds, rs = shape_of(data), shape_of(rois)
         if attrs["layout"] not in ("NCHW", "NHWC"):
             raise fail(cls, f"layout must be NCHW or NHWC, got '{attrs['layout']}'")
         if attrs["mode"] not in ("avg", "max"):
             raise fail(cls, f"mode must be avg or max, got '{attrs['mode']}'")
-        if len(ds) != 4 or len(rs) != 2 or (rs[1] is not None and rs[1] != 5):
-            raise fail(cls, f"expects 4-D data and (num_roi, 5) rois, got {data} and {rois}")
-        ph_pw = attrs["pooled_size"]
-        if len(ph_pw) != 2 or min(ph_pw) < 1:
-            raise fail(cls, f"pooled_size must be two positive sizes, got {list(ph_pw)}")
-        dt = dtype_of(data.element_type)
-        if dt not in ("float16", "float32", "float64") or rois.element_type != data.element_type:
-            raise fail(cls, f"data {data} and rois {rois} must be of one float type")
-        c = ds[1] if attrs["layout"] == "NCHW" else ds[3]
-        shape = [rs[0], c, *ph_pw] if attrs["layout"] == "NCHW" else [rs[0], *ph_pw, c]
-        return [new_tensor(shape, dt)]
+        return [_region_pool_type(cls, data, rois, attrs)]
+
+
+def _region_pool_type(cls, data: TensorType, rois: TensorType, attrs) -> TensorType:
+    """roi_align / roi_pool: ``(num_roi, C, ph, pw)`` (NCHW) or ``(num_roi, ph, pw, C)``."""
+    ds, rs = shape_of(data), shape_of(rois)
+    if len(ds) != 4 or len(rs) != 2 or (rs[1] is not None and rs[1] != 5):
+        raise fail(cls, f"expects 4-D data and (num_roi, 5) rois, got {data} and {rois}")
+    ph_pw = attrs["pooled_size"]
+    if len(ph_pw) != 2 or min(ph_pw) < 1:
+        raise fail(cls, f"pooled_size must be two positive sizes, got {list(ph_pw)}")
+    dt = dtype_of(data.element_type)
+    if dt not in ("float16", "float32", "float64") or rois.element_type != data.element_type:
+        raise fail(cls, f"data {data} and rois {rois} must be of one float type")
+    c = ds[1] if attrs["layout"] == "NCHW" else ds[3]
+    shape = [rs[0], c, *ph_pw] if attrs["layout"] == "NCHW" else [rs[0], *ph_pw, c]
+    return new_tensor(shape, dt)
 
 
 @relay_op("argwhere", OpPattern.OPAQUE)
@@ -617,3 +622,30 @@ class AllClassNMSOp(RelayOp):
             raise fail(cls, f"boxes {boxes} and scores {scores} must be of one float type")
         n = None if None in (bs[0], ss[1], bs[1]) else bs[0] * ss[1] * bs[1]
         return [new_tensor([n, 3], "int64"), new_tensor([1], "int64")]
+
+
+@relay_op("vision.roi_pool", OpPattern.OUT_ELEMWISE_FUSABLE)
+class ROIPoolOp(RelayOp):
+    """Maximum over each cell of a ``pooled_size`` grid laid on each region of ``rois``
+    (``[batch_index, x1, y1, x2, y2]`` rows; corners scaled by ``spatial_scale`` and rounded,
+    regions at least 1x1, an empty cell is 0): TOPI's ``roi_pool``.
+
+    ```mlir
+    %y = relay.vision.roi_pool %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    rois = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    pooled_size = Ints()
+    spatial_scale = Float()
+    layout = Str("NCHW")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, rois = in_types
+        if attrs["layout"] not in ("NCHW", "NHWC"):
+            raise fail(cls, f"vision.roi_pool does not support {attrs['layout']} layout")
+        return [_region_pool_type(cls, data, rois, attrs)]

@@ -339,6 +339,15 @@ def conv_layout(attrs, new, old, types):
     )
 
 
+@register_infer_layout("nn.deformable_conv2d")
+def deformable_conv_layout(attrs, new, old, types):
+    """Its own layouts: the offset in the data's (DeformableConvInferCorrectLayout)."""
+    data = Layout(attrs["data_layout"])
+    return LayoutInference(
+        [data, data, Layout(attrs["kernel_layout"])], [Layout(attrs["out_layout"] or attrs["data_layout"])], attrs
+    )
+
+
 @register_infer_layout(
     "nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d",
     "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d",
@@ -399,7 +408,7 @@ def topk_layout(attrs, new, old, types):
     return LayoutInference([ret], [ret] * (2 if attrs["ret_type"] == "both" else 1), attrs)
 
 
-@register_infer_layout("image.resize2d")
+@register_infer_layout("image.resize1d", "image.resize2d")
 def resize_layout(attrs, new, old, types):
     """Follows a new input layout of the same rank when the op used its input's old layout
     (ResizeInferCorrectLayout)."""
@@ -410,10 +419,32 @@ def resize_layout(attrs, new, old, types):
     return LayoutInference([lay], [lay], attrs)
 
 
-@register_infer_layout("nn.upsampling")
+@register_infer_layout("vision.roi_align", "vision.roi_pool")
+def roi_layout(attrs, new, old, types):
+    """The data in the op's own ``layout``, the ``(num_roi, 5)`` regions as they are
+    (ROIAlignInferCorrectLayout / ROIPoolInferCorrectLayout; Relay names the regions' layout
+    ``N5``, two axes here too)."""
+    lay = Layout(attrs["layout"])
+    return LayoutInference([lay, Layout("NC")], [lay], attrs)
+
+
+@register_infer_layout("slice_like")
+def slice_like_layout(attrs, new, old, types):
+    """Both inputs in one new layout move ``axes`` there; otherwise the old layouts
+    (SliceLikeInferCorrectLayout)."""
+    if new is not None and None not in new and None not in old and attrs["axes"] is not None:
+        if new[0] == new[1] and old[0] == old[1]:
+            axes = [new[0].index_of(old[0][a]) for a in attrs["axes"]]
+            if -1 not in axes:
+                attrs["axes"] = tuple(axes)
+                return LayoutInference([new[0], new[0]], [new[0]], attrs)
+    return LayoutInference([old[0], old[1]], [old[1]], attrs)
+
+
+@register_infer_layout("nn.upsampling", "dyn.nn.upsampling")
 def upsampling_layout(attrs, new, old, types):
     """Follows a new input layout that keeps H and W where they were, unsplit
-    (UpsamplingInferCorrectLayout)."""
+    (UpsamplingInferCorrectLayout; dyn.nn.upsampling's scales are scalars)."""
     if new is not None:
         raw, lay = Layout(attrs["layout"]), new[0]
         if (
@@ -423,7 +454,7 @@ def upsampling_layout(attrs, new, old, types):
         ):
             attrs["layout"] = lay.name
     lay = Layout(attrs["layout"])
-    return LayoutInference([lay], [lay], attrs)
+    return LayoutInference([lay] + [Layout("")] * (len(old) - 1), [lay], attrs)
 
 
 @register_infer_layout("nn.prelu")
@@ -520,6 +551,13 @@ def _reduce_rule(attrs, new, old, types):
 
 
 register_infer_layout("sum", "mean", "max", "min", "prod", "argmax", "argmin")(_reduce_rule)
+
+
+@register_infer_layout("variance")
+def variance_layout(attrs, new, old, types):
+    """The reduction's rule; the mean operand in the data's layout (ReduceInferCorrectLayout)."""
+    out = _reduce_rule(attrs, new, old, types)
+    return LayoutInference(out.inputs * 2, out.outputs, out.attrs)
 
 
 @register_infer_layout("nn.pad")
@@ -728,9 +766,37 @@ def convert_conv2d_transpose(attrs, types, desired):
     return "nn.conv2d_transpose", attrs
 
 
-@register_convert_layout("image.resize2d")
+@register_convert_layout("image.resize1d", "image.resize2d")
 def convert_resize2d(attrs, types, desired):
     """The resize's ``layout`` becomes the desired one."""
+    return None, dict(attrs, layout=desired[0])
+
+
+@register_convert_layout("nn.deformable_conv2d")
+def convert_deformable_conv2d(attrs, types, desired):
+    """``[data, kernel]`` layouts; a ``"default"`` kernel is OIHW for NCHW and HWIO for NHWC
+    (Relay's convert_deformable_conv2d)."""
+    data_l, kernel_l = desired
+    attrs = dict(attrs, data_layout=data_l)
+    if kernel_l != "default":
+        attrs["kernel_layout"] = kernel_l
+    elif data_l == "NCHW":
+        attrs["kernel_layout"] = "OIHW"
+    elif data_l == "NHWC":
+        attrs["kernel_layout"] = "HWIO"
+    else:
+        raise ValueError(f"nn.deformable_conv2d: layout {data_l} is not supported")
+    return None, attrs
+
+
+@register_convert_layout("vision.roi_align", "vision.roi_pool")
+def convert_roi(attrs, types, desired):
+    """The data's ``layout`` becomes the desired one (NCHW or NHWC; the regions' must be
+    ``default``), as Relay's convert_roi_align / convert_roi_pool."""
+    if len(desired) != 2 or desired[1] != "default":
+        raise ValueError("vision.roi_align/roi_pool: desired layouts are [data layout, 'default']")
+    if desired[0] not in ("NCHW", "NHWC"):
+        raise ValueError(f"vision.roi_align/roi_pool: layout {desired[0]} is not supported")
     return None, dict(attrs, layout=desired[0])
 
 

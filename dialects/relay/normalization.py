@@ -1,5 +1,6 @@
-"""Relay's group, instance and L2 normalisations (``nn.layer_norm`` and ``nn.batch_norm`` are in
-``ops.py``). Like Relay, group and instance norm have no fusion pattern (opaque)."""
+"""Relay's group, instance, L2 and local response normalisations (``nn.layer_norm`` and
+``nn.batch_norm`` are in ``ops.py``). Like Relay, group and instance norm and LRN have no fusion
+pattern (opaque)."""
 
 from __future__ import annotations
 
@@ -107,4 +108,33 @@ class L2NormalizeOp(RelayOp):
             raise fail(cls, f"expects a floating-point tensor, got {data}")
         for a in attrs["axis"] or ():
             norm_axis(cls, a, len(shape_of(data)))
+        return [data]
+
+
+@relay_op("nn.lrn", OpPattern.OPAQUE)
+class LRNOp(RelayOp):
+    """Local response normalisation across ``axis``:
+    ``x / (bias + alpha * sum(x^2 over size neighbours) / size)^beta``, the window centred
+    on each position and zero-padded (TOPI's: 4-D data, odd ``size``, ``axis`` 1 or 3).
+
+    ```mlir
+    %y = relay.nn.lrn %x {size = 3, alpha = 1.0e-05} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    size = Int(5)
+    axis = Int(1)
+    bias = Float(2.0)
+    alpha = Float(1e-4)
+    beta = Float(0.75)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        (data,) = in_types
+        if attrs["size"] < 1:
+            raise fail(cls, f"size must be positive, got {attrs['size']}")
+        norm_axis(cls, attrs["axis"], len(shape_of(data)))
         return [data]

@@ -1265,6 +1265,30 @@ class MeanOp(ReduceOp):
     """
 
 
+@relay_op("variance", OpPattern.COMM_REDUCE)
+class VarianceOp(ReduceOp):
+    """Mean of ``(data - mean)^2`` over axes (``unbiased``: divided by the count minus one),
+    with ``mean`` given as the second operand, of the data's rank (Relay's ``variance``, which
+    ``relay.variance`` and ``relay.std`` build with a keepdims ``mean``).
+
+    ```mlir
+    %v = relay.variance %x, %m {axis = [1]} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2xf32>
+    ```
+    """
+
+    mean = operand_def(TensorType)
+    unbiased = Bool(False)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, mean = in_types
+        if not shape_of(data):
+            raise fail(cls, f"data must not be a scalar, got {data}")
+        if len(shape_of(mean)) != len(shape_of(data)):
+            raise fail(cls, f"mean {mean} must have the rank of data {data}")
+        return super().infer_types([data], attrs)
+
+
 @relay_op("max", OpPattern.COMM_REDUCE)
 class MaxOp(ReduceOp):
     """Maximum over axes.

@@ -1,5 +1,5 @@
 """Relay's gathers, repeats and shape ops beyond ``ops.py``: ``repeat``, ``gather_nd``,
-``ndarray_size`` and ``contrib_reverse_reshape`` (``relay.reverse_reshape``)."""
+``ndarray_size``, ``contrib_reverse_reshape`` (``relay.reverse_reshape``) and ``slice_like``."""
 
 from __future__ import annotations
 
@@ -139,3 +139,39 @@ class ReverseReshapeOp(RelayOp):
         ds = shape_of(in_types[0])
         out = infer_reshape(cls, ds[::-1], attrs["newshape"][::-1], attrs["allowzero"])
         return [new_tensor(out[::-1], dtype_of(in_types[0].element_type))]
+
+
+@relay_op("slice_like", OpPattern.INJECTIVE)
+class SliceLikeOp(RelayOp):
+    """The first ``shape_like.shape[a]`` entries of ``data`` along each axis ``a`` of ``axes``
+    (all axes both tensors have when absent).
+
+    ```mlir
+    %y = relay.slice_like %x, %t {axes = [2, 3]} : (tensor<1x4x8x8xf32>, tensor<1x2x5x6xf32>) -> tensor<1x4x5x6xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    shape_like = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axes = Ints(None)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, like = in_types
+        ds, ts = list(shape_of(data)), shape_of(like)
+        if attrs["axes"] is None:
+            axes = list(range(min(len(ds), len(ts))))
+        else:
+            if not attrs["axes"]:
+                raise fail(cls, "axes cannot be empty")
+            axes = [norm_axis(cls, a, len(ds)) for a in attrs["axes"]]
+            for a in axes:
+                if a >= len(ts):
+                    raise fail(cls, f"axis {a} overflows {like} (data {data})")
+        for a in axes:
+            if ds[a] is not None and ts[a] is not None and ts[a] > ds[a]:
+                raise fail(cls, f"end index of axis {a} exceeds the input shape: {ts[a]} vs {ds[a]}")
+            ds[a] = ts[a]
+        return [new_tensor(ds, dtype_of(data.element_type))]

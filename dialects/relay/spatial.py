@@ -1,4 +1,5 @@
-"""Relay's 1-D and 3-D convolutions and pools, ``nn.upsampling`` and ``image.resize2d``.
+"""Relay's 1-D and 3-D convolutions and pools, ``nn.deformable_conv2d``, ``nn.upsampling``,
+``image.resize1d`` and ``image.resize2d``.
 
 Attributes, defaults and padding forms are Relay's: ``nn.conv1d`` padding is ``[left, right]``,
 3-D padding ``[front, top, left, back, bottom, right]`` (a single value or one per axis is
@@ -31,7 +32,14 @@ from xrelay.dialects.relay.base import (
     relay_op,
 )
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
-from xrelay.dialects.relay.ops import check_positive, parse_layout
+from xrelay.dialects.relay.ops import (
+    _check_rank,
+    _layout_axes,
+    _pad4,
+    _pair,
+    check_positive,
+    parse_layout,
+)
 
 
 def _axes(cls, layout: str, canonical: str) -> list[int]:
@@ -301,6 +309,80 @@ class AdaptiveMaxPool3DOp(_AdaptivePool3D):
     """
 
 
+@relay_op("nn.deformable_conv2d", OpPattern.OUT_ELEMWISE_FUSABLE)
+class DeformableConv2DOp(RelayOp):
+    """2-D deformable convolution: each tap reads the data at its position plus a learned
+    offset, bilinearly sampled (zero outside the image). ``offset`` holds
+    ``deformable_groups * kh * kw`` (dy, dx) pairs per output position, in the data's layout.
+
+    ```mlir
+    %y = relay.nn.deformable_conv2d %x, %off, %w {kernel_size = [3, 3], channels = 4}
+           : (tensor<1x2x6x6xf32>, tensor<1x18x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+    ```
+    """
+
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
+    data = operand_def(TensorType)
+    offset = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    strides = Ints((1, 1))
+    padding = Ints((0, 0, 0, 0))
+    dilation = Ints((1, 1))
+    deformable_groups = Int(1)
+    groups = Int(1)
+    channels = Int(None)
+    kernel_size = Ints(None)
+    data_layout = Str("NCHW")
+    kernel_layout = Str("OIHW")
+    out_layout = Str("")
+    out_dtype = Str("")
+
+    @classmethod
+    def normalize_attrs(cls, attrs, in_types):
+        check_positive(cls, attrs, ("strides", "dilation", "groups", "deformable_groups", "kernel_size"))
+        attrs["padding"] = _pad4(cls, attrs["padding"])
+        for k in ("strides", "dilation"):
+            attrs[k] = _pair(cls, k, attrs[k])
+        if attrs["kernel_size"] is not None:
+            attrs["kernel_size"] = _pair(cls, "kernel_size", attrs["kernel_size"])
+        return attrs
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, offset, weight = in_types
+        ds = _check_rank(cls, data, 4, "data")
+        ws = _check_rank(cls, weight, 4, "weight")
+        n_, c_, h_, w_ = _layout_axes(cls, attrs["data_layout"], "NCHW")
+        o_, i_, kh_, kw_ = _layout_axes(cls, attrs["kernel_layout"], "OIHW")
+        out_layout = attrs["out_layout"] or attrs["data_layout"]
+        _layout_axes(cls, out_layout, "NCHW")
+        groups, dg = attrs["groups"], attrs["deformable_groups"]
+        cin, cout, kh, kw = ds[c_], ws[o_], ws[kh_], ws[kw_]
+        if cin is not None and ws[i_] is not None and cin != ws[i_] * groups:
+            raise fail(cls, f"data {data} has {cin} input channels but weight {weight} expects {ws[i_]} x groups {groups}")
+        if cin is not None and cin % dg:
+            raise fail(cls, f"input channels {cin} not divisible by deformable_groups {dg}")
+        if attrs["channels"] is not None and cout is not None and attrs["channels"] != cout:
+            raise fail(cls, f"channels = {attrs['channels']} but weight {weight} has {cout} output channels")
+        if attrs["kernel_size"] is not None and (kh, kw) != tuple(attrs["kernel_size"]):
+            raise fail(cls, f"kernel_size = {list(attrs['kernel_size'])} but weight {weight} has {kh}x{kw}")
+        pt, pl, pb, pr = attrs["padding"]
+        (sh, sw), (dh, dw) = attrs["strides"], attrs["dilation"]
+        oh, ow = conv_out(ds[h_], kh, pt + pb, sh, dh), conv_out(ds[w_], kw, pl + pr, sw, dw)
+        if (oh is not None and oh <= 0) or (ow is not None and ow <= 0):
+            raise fail(cls, f"output spatial size {oh}x{ow} is empty for data {data} and weight {weight}")
+        nchw = {"N": ds[n_], "C": None if kh is None or kw is None else 2 * kh * kw * dg, "H": oh, "W": ow}
+        want = [nchw[a] for a in attrs["data_layout"]]
+        got = list(shape_of(offset))
+        if len(got) != 4 or any(a is not None and b is not None and a != b for a, b in zip(got, want)):
+            raise fail(cls, f"offset {offset} must have shape {want} ({attrs['data_layout']}: N, 2 * kh * kw * deformable_groups, out_h, out_w)")
+        nchw.update(C=cout)
+        return [new_tensor([nchw[a] for a in out_layout], attrs["out_dtype"] or dtype_of(data.element_type))]
+
+
 # ============================================================================================
 # Resizing
 # ============================================================================================
@@ -398,20 +480,73 @@ class Resize2DOp(RelayOp):
     @classmethod
     def infer_types(cls, in_types, attrs):
         (data,) = in_types
-        h, w = _hw(cls, attrs["layout"], data)
-        for name, allowed in (
-            ("method", _METHODS),
-            ("coordinate_transformation_mode", _COORDINATES),
-            ("rounding_method", _ROUNDING),
-        ):
-            if attrs[name] not in allowed:
-                raise fail(cls, f"{name} '{attrs[name]}' is not one of {', '.join(repr(a) for a in allowed)}")
-        if len(attrs["roi"]) != 4:
-            raise fail(cls, f"roi must have 4 values, got {len(attrs['roi'])}")
-        if any(s <= 0 for s in attrs["size"]):
-            raise fail(cls, f"size must be positive, got {list(attrs['size'])}")
-        if attrs["out_dtype"] and attrs["out_dtype"] not in DTYPES:
-            raise fail(cls, f"unknown out_dtype '{attrs['out_dtype']}'")
-        out = list(shape_of(data))
-        out[h], out[w] = attrs["size"]
-        return [new_tensor(out, attrs["out_dtype"] or dtype_of(data.element_type))]
+        return [_resized(cls, data, _hw(cls, attrs["layout"], data), attrs)]
+
+
+def _resized(cls, data: TensorType, axes: Sequence[int], attrs) -> TensorType:
+    """resize1d/resize2d: ``data`` with ``axes`` resized to ``size`` (the attributes checked)."""
+    for name, allowed in (
+        ("method", _METHODS),
+        ("coordinate_transformation_mode", _COORDINATES),
+        ("rounding_method", _ROUNDING),
+    ):
+        if attrs[name] not in allowed:
+            raise fail(cls, f"{name} '{attrs[name]}' is not one of {', '.join(repr(a) for a in allowed)}")
+    if len(attrs["roi"]) != 2 * len(axes):
+        raise fail(cls, f"roi must have {2 * len(axes)} values, got {len(attrs['roi'])}")
+    if any(s <= 0 for s in attrs["size"]):
+        raise fail(cls, f"size must be positive, got {list(attrs['size'])}")
+    if attrs["out_dtype"] and attrs["out_dtype"] not in DTYPES:
+        raise fail(cls, f"unknown out_dtype '{attrs['out_dtype']}'")
+    out = list(shape_of(data))
+    for a, size in zip(axes, attrs["size"], strict=True):
+        out[a] = size
+    return new_tensor(out, attrs["out_dtype"] or dtype_of(data.element_type))
+
+
+@relay_op("image.resize1d", OpPattern.INJECTIVE)
+class Resize1DOp(RelayOp):
+    """Resize W to ``size`` (TOPI's resize1d: image.resize2d's modes along one axis; ``roi``
+    is ``[start_w, end_w]``; layouts ``NCW``, ``NWC`` or a blocked ``NCW16c``).
+
+    ```mlir
+    %y = relay.image.resize1d %x {size = [16]} : (tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    size = Ints()
+    roi = Floats((0.0, 0.0))
+    layout = Str("NCW")
+    method = Str("linear")
+    coordinate_transformation_mode = Str("half_pixel")
+    rounding_method = Str("")
+    cubic_alpha = Float(-0.5)
+    cubic_exclude = Int(0)
+    extrapolation_value = Float(0.0)
+    out_dtype = Str("")
+
+    @classmethod
+    def normalize_attrs(cls, attrs, in_types):
+        attrs["size"] = _tuple(cls, "size", attrs["size"], 1)
+        return attrs
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        (data,) = in_types
+        return [_resized(cls, data, [_w(cls, attrs["layout"], data)], attrs)]
+
+
+def _w(cls, layout: str, t: TensorType) -> int:
+    """Position of W in an NCW-like layout (C may be blocked: ``NCW16c``)."""
+    try:
+        axes = parse_layout(layout)
+    except ValueError as e:
+        raise fail(cls, str(e)) from None
+    primal = sorted(a for a, _ in axes if a.isupper())
+    if primal != ["C", "N", "W"] or any(a.islower() and a != "c" for a, _ in axes):
+        raise fail(cls, f"unsupported layout '{layout}' (expected NCW with at most C blocked)")
+    _rank(cls, t, len(axes), "data")
+    return [a for a, _ in axes].index("W")

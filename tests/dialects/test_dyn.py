@@ -58,7 +58,7 @@ def test_types_follow_relay(name, types, attrs, want):
         ("dyn.expand_dims", [_t((1, 3)), _t((1,), "int64")], "axis must be a scalar"),
         ("dyn.full", [_t((2,)), _t((2,), "int64")], "fill_value must be a scalar"),
         ("dyn.nn.pad", [_t((2, 3)), _t((2, 2), "int64"), _t((), "int32")], "differs in dtype"),
-        ("dyn.nn.upsampling", [_t((2, 3)), _t(()), _t(())], "NCHW"),
+        ("dyn.nn.upsampling", [_t((2, 3)), _t(()), _t(())], "data must have rank 4"),
         ("dyn.strided_slice", [_t((2,))] + [_t((2,), "int64")] * 3, "2 sliced axes"),
     ],
 )
@@ -132,3 +132,16 @@ def test_expand_dims_rank_is_bounded_before_building_the_shape():
     types = [_t((1, 3)), _t((), "int64")]
     with pytest.raises(RelayTypeError, match="num_newaxis 2147483648 gives rank 2147483650"):
         cls.infer_types(types, cls.complete_attrs({"num_newaxis": 2**31}, types))
+
+
+def test_dyn_upsampling_takes_the_static_ops_layouts():
+    """NHWC and a blocked NCHW4c (AlterOpLayout's) as nn.upsampling takes them: H and W unknown."""
+    cls = DYN_OPS["dyn.nn.upsampling"]
+    for layout, shape, want in (("NHWC", (1, 3, 4, 8), (1, None, None, 8)), ("NCHW4c", (1, 2, 3, 4, 4), (1, 2, None, None, 4))):
+        (t,) = cls.infer_types([_t(shape), _t(()), _t(())], cls.complete_attrs({"layout": layout}, []))
+        assert tuple(shape_of(t)) == want
+    x = np.arange(8 * 2 * 3, dtype="float32").reshape(1, 8, 2, 3)
+    blocked = x.reshape(1, 2, 4, 2, 3).transpose(0, 1, 3, 4, 2)
+    got = KERNELS["dyn.nn.upsampling"](blocked, np.array(2.0, "float32"), np.array(2.0, "float32"), layout="NCHW4c")
+    want = x.repeat(2, axis=2).repeat(2, axis=3).reshape(1, 2, 4, 4, 6).transpose(0, 1, 3, 4, 2)
+    np.testing.assert_array_equal(got, want)

@@ -237,3 +237,18 @@ def test_roi_align_vs_onnx(h, sample_ratio):
     nhwc = run("vision.roi_align", np.moveaxis(x, 1, 3).copy(), rows, pooled_size=[3, 2], spatial_scale=1.0,
                sample_ratio=sample_ratio, layout="NHWC")
     h.assert_same(np.moveaxis(nhwc, 3, 1), want, accum=True)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.5])
+def test_roi_pool_vs_onnx(h, scale):
+    rng = np.random.default_rng(6)
+    x = h.rand(rng, (2, 3, 10, 12), "float32")
+    # whole image, a corner, a region reaching past the image, a malformed one (x2 < x1)
+    rois = np.array(
+        [[0, 0, 0, 11, 9], [1, 5, 4, 11, 9], [0, -3, 2, 14, 7], [1, 6, 6, 2, 3], [1, 3, 1, 8, 8]], np.float32
+    )
+    (want,) = h.run_onnx("MaxRoiPool", [x, rois], {"pooled_shape": [3, 2], "spatial_scale": scale})
+    got = run("vision.roi_pool", x, rois, pooled_size=[3, 2], spatial_scale=scale)
+    h.assert_same(got, want)
+    nhwc = run("vision.roi_pool", np.moveaxis(x, 1, 3).copy(), rois, pooled_size=[3, 2], spatial_scale=scale, layout="NHWC")
+    h.assert_same(np.moveaxis(nhwc, 3, 1), want)

@@ -124,3 +124,29 @@ def test_filled_tensors():
     assert run("full", np.array(2.5, "float32"), shape=[2], dtype="").tolist() == [2.5, 2.5]
     assert run("full", np.array(2.5, "float32"), shape=[2], dtype="int32").dtype == np.int32
     assert run("full_like", np.zeros((2, 2), "float64"), np.array(3.0, "float64")).tolist() == [[3.0, 3.0]] * 2
+
+
+@pytest.mark.parametrize(
+    "data, like, axes, output",
+    # TVM v0.19 test_op_level10.py test_slice_like's static cases
+    [
+        ((3, 4, 5), (1, 2, 3), None, (1, 2, 3)),
+        ((3, 4, 5), (1, 2), None, (1, 2, 5)),
+        ((3, 4, 5), (1, 2, 3), (1, 2), (3, 2, 3)),
+        ((3, 4, 5), (1, 2, 3), (-1, -3), (1, 4, 3)),
+        ((1, 3, 224, 224), (1, 3, 112, 112), (2, 3), (1, 3, 112, 112)),
+    ],
+)
+def test_slice_like_tvm_cases(data, like, axes, output):
+    from xrelay import relay
+    from xrelay.relay.module import IRModule
+    from xrelay.relay.transform import InferType
+
+    x = np.random.default_rng(0).uniform(size=data).astype("float32")
+    got = run("slice_like", x, np.zeros(like, "float32"), axes=axes)
+    np.testing.assert_array_equal(got, x[tuple(slice(0, n) for n in output)])
+    z = relay.slice_like(relay.var("data", shape=data), relay.var("like", shape=like), axes)
+    mod = InferType()(IRModule.from_expr(z))
+    assert mod["main"].ret_type == relay.TensorType(output, "float32")
+    if axes:
+        assert "axes" in z.astext()

@@ -1,6 +1,7 @@
 """nn.conv1d/conv3d, the 3-D pools, nn.upsampling, image.resize2d and the group/instance/L2
 normalisations against onnxruntime (Conv, MaxPool, AveragePool, GlobalAveragePool,
-GlobalMaxPool, Upsample, Resize, GroupNormalization, InstanceNormalization, LpNormalization).
+GlobalMaxPool, Upsample, Resize, GroupNormalization, InstanceNormalization, LpNormalization, LRN,
+DeformConv).
 
 Attributes are completed by the relay dialect (``complete_attrs``), so Relay's defaults and
 padding forms are what runs. Tolerances: ``conftest.tol``.
@@ -294,3 +295,83 @@ def test_l2_normalize_eps_and_all_axes():
     # eps bounds the squared norm from below: the zero row stays zero
     got = run("nn.l2_normalize", x, eps=1.0, axis=[1])
     np.testing.assert_allclose(got, [[0.6, 0.8], [0.0, 0.0]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("size", [1, 3, 5])
+def test_lrn_vs_onnx(h, size):
+    rng = np.random.default_rng(size)
+    x = h.rand(rng, (2, 7, 5, 4), "float32")
+    attrs = {"size": size, "alpha": 0.3, "beta": 0.6, "bias": 1.5}
+    (want,) = h.run_onnx("LRN", [x], attrs)
+    got = run("nn.lrn", x, **attrs)
+    h.assert_same(got, want, accum=True)
+    nhwc = run("nn.lrn", np.moveaxis(x, 1, 3).copy(), axis=3, **attrs)
+    h.assert_same(np.moveaxis(nhwc, 3, 1), want, accum=True)
+
+
+def test_lrn_refuses_what_topi_refuses():
+    x = np.ones((1, 4, 2, 2), np.float32)
+    with pytest.raises(ValueError, match="odd size"):
+        run("nn.lrn", x, size=4)
+    with pytest.raises(ValueError, match="axis 1 or 3"):
+        run("nn.lrn", x, size=3, axis=2)
+
+
+@pytest.mark.parametrize(
+    "method, mode, rounding",
+    [
+        ("nearest_neighbor", "asymmetric", "floor"),
+        ("nearest_neighbor", "half_pixel", "round_prefer_ceil"),
+        ("linear", "half_pixel", ""),
+        ("linear", "align_corners", ""),
+        ("cubic", "pytorch_half_pixel", ""),
+    ],
+)
+@pytest.mark.parametrize("width", [4, 11])
+def test_resize1d_vs_onnx(h, method, mode, rounding, width):
+    """resize1d is resize2d's arithmetic along W (onnxruntime's Resize of a 3-D input)."""
+    x = h.rand(np.random.default_rng(width), (2, 3, 7), "float32")
+    attrs = {"mode": {"nearest_neighbor": "nearest"}.get(method, method), "coordinate_transformation_mode": mode, "cubic_coeff_a": -0.5}
+    if rounding:
+        attrs["nearest_mode"] = rounding
+    if method == "cubic":  # onnxruntime's cubic takes 2-D or 4-D inputs: W as (1, W)
+        (want,) = h.run_onnx("Resize", [x[:, :, None], None, None, np.array([2, 3, 1, width], np.int64)], attrs)
+        want = want[:, :, 0]
+    else:
+        (want,) = h.run_onnx("Resize", [x, None, None, np.array([2, 3, width], np.int64)], attrs)
+    got = run("image.resize1d", x, size=[width], method=method, coordinate_transformation_mode=mode, rounding_method=rounding)
+    h.assert_same(got, want, accum=True)
+    nwc = run("image.resize1d", x.transpose(0, 2, 1).copy(), size=[width], layout="NWC", method=method,
+              coordinate_transformation_mode=mode, rounding_method=rounding)  # fmt: skip
+    h.assert_same(nwc.transpose(0, 2, 1), want, accum=True)
+
+
+@pytest.mark.parametrize("groups, dgroups, stride", [(1, 1, 1), (1, 2, 2), (2, 2, 1)])
+def test_deformable_conv2d_vs_onnx(h, groups, dgroups, stride):
+    """Against onnxruntime's DeformConv where both agree: no padding and offsets >= 0, so no
+    point falls in (-1, 0), where TOPI gives 0 and ONNX a partial bilinear sample; points past
+    the bottom/right edge count their corners inside, in both."""
+    rng = np.random.default_rng(groups * 10 + dgroups)
+    x = h.rand(rng, (2, 4, 7, 6), "float32")
+    w = h.rand(rng, (6, 4 // groups, 3, 2), "float32")
+    oh, ow = (7 - 3) // stride + 1, (6 - 2) // stride + 1
+    off = rng.uniform(0.0, 1.8, size=(2, dgroups * 3 * 2 * 2, oh, ow)).astype(np.float32)
+    attrs = {"kernel_shape": [3, 2], "strides": [stride, stride], "group": groups, "offset_group": dgroups}
+    (want,) = h.run_onnx("DeformConv", [x, w, off], attrs, opset=19)
+    got = run("nn.deformable_conv2d", x, off, w, strides=[stride, stride], groups=groups, deformable_groups=dgroups)
+    h.assert_same(got, want, accum=True)
+    nhwc = run(
+        "nn.deformable_conv2d", x.transpose(0, 2, 3, 1).copy(), off.transpose(0, 2, 3, 1).copy(),
+        w.transpose(2, 3, 1, 0).copy(), strides=[stride, stride], groups=groups, deformable_groups=dgroups,
+        data_layout="NHWC", kernel_layout="HWIO",
+    )  # fmt: skip
+    h.assert_same(nhwc.transpose(0, 3, 1, 2), want, accum=True)
+
+
+def test_deformable_conv2d_zero_offsets_is_conv2d(h):
+    """Zero offsets (with padding: TOPI's zero outside) give the plain convolution."""
+    rng = np.random.default_rng(3)
+    x, w = h.rand(rng, (1, 3, 6, 5), "float32"), h.rand(rng, (4, 3, 3, 3), "float32")
+    off = np.zeros((1, 18, 3, 3), np.float32)
+    got = run("nn.deformable_conv2d", x, off, w, strides=[2, 2], padding=[1, 1, 1, 1])
+    h.assert_same(got, run("nn.conv2d", x, w, strides=[2, 2], padding=[1, 1, 1, 1]), accum=True)

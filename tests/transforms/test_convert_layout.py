@@ -120,3 +120,124 @@ def test_qnn_resize_norms_meaning():
     names = Counter(op.name for op in after.walk())
     assert names["relay.layout_transform"] == 4  # x, w in; both results back out
     check_semantics(ConvertLayoutPass(desired), mod)
+
+
+_REGIONS = """
+func.func @main(%x: tensor<2x8x6x6xf32>, %w: tensor<4x8x3x3xf32>) -> tensor<3x4x2x2xf32> {
+  %r = relay.constant dense<[[0.0, 0.0, 0.0, 5.0, 5.0], [1.0, 1.0, 2.0, 4.0, 5.0], [1.0, -1.0, 0.5, 7.0, 3.0]]> : tensor<3x5xf32>
+  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<2x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<2x4x6x6xf32>
+  %a = relay.vision.roi_align %y, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<2x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  %p = relay.vision.roi_pool %y, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<2x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  %s = relay.add %a, %p : (tensor<3x4x2x2xf32>, tensor<3x4x2x2xf32>) -> tensor<3x4x2x2xf32>
+  func.return %s : tensor<3x4x2x2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("which", ["vision.roi_align", "vision.roi_pool"])
+def test_region_pools_meaning(which):
+    """roi_align / roi_pool converted to NHWC (the other following through transforms)."""
+    mod = Parser(make_context(), _REGIONS).parse_module()
+    desired = {"nn.conv2d": ["NHWC", "default"], which: ["NHWC", "default"]}
+    after = mod.clone()
+    ConvertLayoutPass(desired).apply(None, after)
+    layouts = {op.name: op.attrs["layout"] for op in after.walk() if op.name.startswith("relay.vision")}
+    assert layouts == {"relay.vision.roi_align": "NCHW", "relay.vision.roi_pool": "NCHW", "relay." + which: "NHWC"}
+    check_semantics(ConvertLayoutPass(desired), mod)
+
+
+_SLICE_LIKE = """
+func.func @main(%x: tensor<1x8x7x9xf32>, %w: tensor<4x8x3x3xf32>, %v: tensor<4x4x3x3xf32>) -> tensor<1x4x5x7xf32> {
+  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x8x7x9xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x7x9xf32>
+  %z = relay.nn.conv2d %y, %v : (tensor<1x4x7x9xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x5x7xf32>
+  %s = relay.slice_like %y, %z {axes = [2, 3]} : (tensor<1x4x7x9xf32>, tensor<1x4x5x7xf32>) -> tensor<1x4x5x7xf32>
+  func.return %s : tensor<1x4x5x7xf32>
+}
+"""
+
+
+def test_slice_like_meaning():
+    """slice_like of two NHWC tensors moves its axes to H and W (no transform before it)."""
+    mod = Parser(make_context(), _SLICE_LIKE).parse_module()
+    after = mod.clone()
+    ConvertLayoutPass(NHWC).apply(None, after)
+    (s,) = [op for op in after.walk() if op.name == "relay.slice_like"]
+    assert list(s.attrs["axes"]) == [1, 2]
+    assert all(o.owner.name == "relay.nn.conv2d" for o in s.operands)
+    check_semantics(ConvertLayoutPass(NHWC), mod)
+
+
+def test_python_layout_rule_decides():
+    """A rule registered from Python (Relay's register_infer_correct_layout) replaces the
+    op's rule: relu kept in its old NCHW gets the conv's result transformed back first."""
+    from xrelay import relay
+    from xrelay.dialects.relay.layout import INFER_LAYOUT
+    from xrelay.relay import transform
+    from xrelay.relay.op import op as reg
+    from xrelay.relay.transform.infer_layout_utils import InferCorrectLayoutOutput
+
+    seen = []
+
+    def keep_old(attrs, new_in_layouts, old_in_layouts, old_in_types):
+        seen.append(([lay.name for lay in new_in_layouts], [lay.name for lay in old_in_layouts]))
+        return InferCorrectLayoutOutput(list(old_in_layouts), [old_in_layouts[0]], attrs)
+
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    w = relay.var("w", shape=(4, 8, 3, 3))
+    f = relay.Function([x, w], relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1))))
+    saved = dict(INFER_LAYOUT)
+    try:
+        reg.register_infer_correct_layout("nn.relu", keep_old, level=11)
+        mod = transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]})(relay.IRModule.from_expr(f))
+    finally:
+        INFER_LAYOUT.clear()
+        INFER_LAYOUT.update(saved)
+    assert (["NHWC"], ["NCHW"]) in seen
+    body = mod["main"].body
+    assert body.op.name == "nn.relu"
+    back = body.args[0]
+    assert back.op.name == "layout_transform" and back.attrs.dst_layout == "NCHW"
+    assert back.args[0].op.name == "nn.conv2d"
+
+
+_RESIZE1D = """
+func.func @main(%x: tensor<2x4x8xf32>) -> tensor<2x4x3xf32> {
+  %y = relay.image.resize1d %x {size = [13], method = "cubic"} : (tensor<2x4x8xf32>) -> tensor<2x4x13xf32>
+  %r = relay.nn.relu %y : (tensor<2x4x13xf32>) -> tensor<2x4x13xf32>
+  %z = relay.image.resize1d %r {size = [3], method = "nearest_neighbor"} : (tensor<2x4x13xf32>) -> tensor<2x4x3xf32>
+  func.return %z : tensor<2x4x3xf32>
+}
+"""
+
+
+def test_resize1d_meaning():
+    """resize1d to NWC: relu follows, both resizes convert; one transform in, one out."""
+    mod = Parser(make_context(), _RESIZE1D).parse_module()
+    desired = {"image.resize1d": ["NWC"]}
+    after = mod.clone()
+    ConvertLayoutPass(desired).apply(None, after)
+    names = Counter(op.name for op in after.walk())
+    assert names["relay.layout_transform"] == 2
+    assert [op.attrs["layout"] for op in after.walk() if op.name == "relay.image.resize1d"] == ["NWC", "NWC"]
+    check_semantics(ConvertLayoutPass(desired), mod)
+
+
+_DEFORMABLE = """
+func.func @main(%x: tensor<1x4x7x6xf32>, %o: tensor<1x18x5x4xf32>, %w: tensor<3x4x3x3xf32>) -> tensor<1x3x5x4xf32> {
+  %y = relay.nn.deformable_conv2d %x, %o, %w {kernel_size = [3, 3], channels = 3} : (tensor<1x4x7x6xf32>, tensor<1x18x5x4xf32>, tensor<3x4x3x3xf32>) -> tensor<1x3x5x4xf32>
+  %r = relay.nn.relu %y : (tensor<1x3x5x4xf32>) -> tensor<1x3x5x4xf32>
+  func.return %r : tensor<1x3x5x4xf32>
+}
+"""
+
+
+def test_deformable_conv2d_meaning():
+    """deformable_conv2d to NHWC/HWIO: data, offset and weight transformed in, the result out."""
+    mod = Parser(make_context(), _DEFORMABLE).parse_module()
+    desired = {"nn.deformable_conv2d": ["NHWC", "default"]}
+    after = mod.clone()
+    ConvertLayoutPass(desired).apply(None, after)
+    (d,) = [op for op in after.walk() if op.name == "relay.nn.deformable_conv2d"]
+    assert (d.attrs["data_layout"], d.attrs["kernel_layout"]) == ("NHWC", "HWIO")
+    assert Counter(op.name for op in after.walk())["relay.layout_transform"] == 4
+    check_semantics(ConvertLayoutPass(desired), mod)

@@ -1,11 +1,11 @@
-// RUN: relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NHWC,default;nn.conv2d_transpose=NHWC,default;nn.global_max_pool2d=NHWC;qnn.conv2d=NHWC,default"}' --split-input-file 2>/dev/null | filecheck %s
+// RUN: relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NHWC,default;nn.conv2d_transpose=NHWC,default;nn.global_max_pool2d=NHWC;qnn.conv2d=NHWC,default;vision.roi_align=NHWC,default"}' --split-input-file 2>/dev/null | filecheck %s
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=default,HWIO"}' 2>&1 | filecheck %s --check-prefix=DEFAULT
-// RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.relu=NHWC"}' 2>&1 | filecheck %s --check-prefix=NOCONV
+// RUN: relay-opt %s -p 'convert-layout{desired-layouts="nn.relu=NHWC"}' 2>&1 >/dev/null | filecheck %s --check-prefix=NOCONV
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NHWC"}' 2>&1 | filecheck %s --check-prefix=ARITY
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NH3WC,default"}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // DEFAULT: convert-layout: 'nn.conv2d': data layout cannot be 'default'
-// NOCONV: convert-layout: op 'nn.relu' has no layout conversion (convertible: image.resize2d, nn.avg_pool2d, nn.conv2d, nn.conv2d_transpose, nn.global_avg_pool2d, nn.global_max_pool2d, nn.max_pool2d, qnn.avg_pool2d, qnn.conv2d, qnn.conv2d_transpose)
+// NOCONV: convert-layout: op 'nn.relu' has no layout conversion; its desired layouts are ignored (convertible: image.resize1d, image.resize2d, nn.avg_pool2d, nn.conv2d, nn.conv2d_transpose, nn.deformable_conv2d,
 // ARITY: convert-layout: 'nn.conv2d' needs 2 desired layout(s), got ['NHWC']
 // BAD: convert-layout: nn.conv2d: invalid layout 'NH3WC'
 
@@ -144,4 +144,29 @@ func.func @resize(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>) -> tensor<1x
   %r = relay.image.resize2d %y {size = [12, 12]} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
   %n = relay.nn.l2_normalize %r {eps = 0.001, axis = [1]} : (tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
   func.return %n : tensor<1x4x12x12xf32>
+}
+
+// -----
+
+// roi_align (desired NHWC) takes the conv's NHWC output; roi_pool (not desired) keeps its
+// NCHW, so the conv output goes back for it and its result forward to NHWC for the add (which
+// follows its first operand); the regions stay as they are.
+// CHECK-LABEL: func.func @roi(
+// CHECK-NEXT:  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NHWC"} : (tensor<1x8x6x6xf32>) -> tensor<1x6x6x8xf32>
+// CHECK-NEXT:  %1 = relay.layout_transform %w {src_layout = "OIHW", dst_layout = "HWIO"} : (tensor<4x8x3x3xf32>) -> tensor<3x3x8x4xf32>
+// CHECK-NEXT:  %y = relay.nn.conv2d %0, %1 {padding = [1, 1, 1, 1], data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x6x6x8xf32>, tensor<3x3x8x4xf32>) -> tensor<1x6x6x4xf32>
+// CHECK-NEXT:  %a = relay.vision.roi_align %y, %r {pooled_size = [2, 2], spatial_scale = 1.0, layout = "NHWC"} : (tensor<1x6x6x4xf32>, tensor<3x5xf32>) -> tensor<3x2x2x4xf32>
+// CHECK-NEXT:  %2 = relay.layout_transform %y {src_layout = "NHWC", dst_layout = "NCHW"} : (tensor<1x6x6x4xf32>) -> tensor<1x4x6x6xf32>
+// CHECK-NEXT:  %p = relay.vision.roi_pool %2, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+// CHECK-NEXT:  %3 = relay.layout_transform %p {src_layout = "NCHW", dst_layout = "NHWC"} : (tensor<3x4x2x2xf32>) -> tensor<3x2x2x4xf32>
+// CHECK-NEXT:  %s = relay.add %a, %3 : (tensor<3x2x2x4xf32>, tensor<3x2x2x4xf32>) -> tensor<3x2x2x4xf32>
+// CHECK-NEXT:  %4 = relay.layout_transform %s {src_layout = "NHWC", dst_layout = "NCHW"} : (tensor<3x2x2x4xf32>) -> tensor<3x4x2x2xf32>
+// CHECK-NEXT:  func.return %4 : tensor<3x4x2x2xf32>
+// CHECK-NEXT:  }
+func.func @roi(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %r: tensor<3x5xf32>) -> tensor<3x4x2x2xf32> {
+  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %a = relay.vision.roi_align %y, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  %p = relay.vision.roi_pool %y, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  %s = relay.add %a, %p : (tensor<3x4x2x2xf32>, tensor<3x4x2x2xf32>) -> tensor<3x4x2x2xf32>
+  func.return %s : tensor<3x4x2x2xf32>
 }

@@ -274,3 +274,17 @@
 %t = "test.op"() : () -> tensor<f32>
 %sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
 // CHECK{LITERAL}: relay.vision.all_class_non_max_suppression: max_output_boxes_per_class must be integers, got tensor<f32>
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x3x8x8xf32>
+%r = "test.op"() : () -> tensor<4x5xf32>
+%y = relay.vision.roi_pool %x, %r {pooled_size = [2, 2], spatial_scale = 1.0, layout = "NCHW4c"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: relay.vision.roi_pool: vision.roi_pool does not support NCHW4c layout
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x3x8x8xf32>
+%r = "test.op"() : () -> tensor<4x5xf16>
+%y = relay.vision.roi_pool %x, %r {pooled_size = [2, 2], spatial_scale = 1.0} : (tensor<1x3x8x8xf32>, tensor<4x5xf16>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: relay.vision.roi_pool: data tensor<1x3x8x8xf32> and rois tensor<4x5xf16> must be of one float type

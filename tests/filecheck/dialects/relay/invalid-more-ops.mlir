@@ -100,3 +100,50 @@
 %a = "test.op"() : () -> tensor<1x4x8x8xf32>
 %r = relay.nn.upsampling %a {scale_h = 2.0, scale_w = 2.0} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x8xf32>
 // CHECK{LITERAL}: relay.nn.upsampling: result 0 has type tensor<1x4x16x8xf32> but the operands (tensor<1x4x8x8xf32>) give tensor<1x4x16x16xf32>
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x4x8x8xf32>
+%t = "test.op"() : () -> tensor<1x2x9x6xf32>
+%y = relay.slice_like %x, %t {axes = [2, 3]} : (tensor<1x4x8x8xf32>, tensor<1x2x9x6xf32>) -> tensor<1x4x9x6xf32>
+// CHECK{LITERAL}: relay.slice_like: end index of axis 2 exceeds the input shape: 9 vs 8
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x4x8x8xf32>
+%t = "test.op"() : () -> tensor<1x2xf32>
+%y = relay.slice_like %x, %t {axes = [2]} : (tensor<1x4x8x8xf32>, tensor<1x2xf32>) -> tensor<1x4x8x8xf32>
+// CHECK{LITERAL}: relay.slice_like: axis 2 overflows tensor<1x2xf32> (data tensor<1x4x8x8xf32>)
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x8x4x4xf32>
+%y = relay.nn.lrn %x {axis = 4} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK{LITERAL}: relay.nn.lrn: axis 4 is out of range
+
+// -----
+
+%x = "test.op"() : () -> tensor<2x3x4xf32>
+%m = "test.op"() : () -> tensor<3xf32>
+%v = relay.variance %x, %m {axis = [1]} : (tensor<2x3x4xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+// CHECK{LITERAL}: relay.variance: mean tensor<3xf32> must have the rank of data tensor<2x3x4xf32>
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x4x8xf32>
+%y = relay.image.resize1d %x {size = [16], layout = "NCHW"} : (tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
+// CHECK{LITERAL}: relay.image.resize1d: unsupported layout 'NCHW' (expected NCW with at most C blocked)
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x4x8xf32>
+%y = relay.image.resize1d %x {size = [16], roi = [0.0, 0.0, 1.0, 1.0]} : (tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
+// CHECK{LITERAL}: relay.image.resize1d: roi must have 2 values, got 4
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x4x6x6xf32>
+%o = "test.op"() : () -> tensor<1x18x3x3xf32>
+%w = "test.op"() : () -> tensor<6x4x3x3xf32>
+%y = relay.nn.deformable_conv2d %x, %o, %w : (tensor<1x4x6x6xf32>, tensor<1x18x3x3xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x4x4xf32>
+// CHECK{LITERAL}: relay.nn.deformable_conv2d: offset tensor<1x18x3x3xf32> must have shape [1, 18, 4, 4] (NCHW: N, 2 * kh * kw * deformable_groups, out_h, out_w)

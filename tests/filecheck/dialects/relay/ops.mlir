@@ -973,3 +973,57 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %st = relay.constant dense<0.1> : tensor<f32>
   %sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %iou, %st : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
 // CHECK{LITERAL}: %sel, %n = relay.vision.all_class_non_max_suppression %b, %s, %m, %iou, %st : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<12x3xi64>, tensor<1xi64>)
+// vision.roi_pool
+  %x = "test.op"() : () -> tensor<1x3x8x8xf32>
+  %r = relay.constant dense<[[0.0, 1.0, 1.0, 9.0, 7.0], [0.0, 0.0, 0.0, 3.0, 3.0], [0.0, -2.0, 4.0, 20.0, 5.0], [0.0, 6.0, 6.0, 6.5, 6.5]]> : tensor<4x5xf32>
+  %y = relay.vision.roi_pool %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+  %z = relay.vision.roi_pool %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, layout = "NHWC"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x1x8xf32>
+// CHECK{LITERAL}: %y = relay.vision.roi_pool %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: %z = relay.vision.roi_pool %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, layout = "NHWC"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x1x8xf32>
+
+// -----
+
+// slice_like
+  %x = "test.op"() : () -> tensor<1x4x8x8xf32>
+  %t = "test.op"() : () -> tensor<1x2x5x6xi8>
+  %y = relay.slice_like %x, %t {axes = [2, 3]} : (tensor<1x4x8x8xf32>, tensor<1x2x5x6xi8>) -> tensor<1x4x5x6xf32>
+  %z = relay.slice_like %x, %t : (tensor<1x4x8x8xf32>, tensor<1x2x5x6xi8>) -> tensor<1x2x5x6xf32>
+// CHECK{LITERAL}: %y = relay.slice_like %x, %t {axes = [2, 3]} : (tensor<1x4x8x8xf32>, tensor<1x2x5x6xi8>) -> tensor<1x4x5x6xf32>
+// CHECK{LITERAL}: %z = relay.slice_like %x, %t : (tensor<1x4x8x8xf32>, tensor<1x2x5x6xi8>) -> tensor<1x2x5x6xf32>
+
+// -----
+
+// nn.lrn
+  %x = "test.op"() : () -> tensor<1x8x4x4xf32>
+  %y = relay.nn.lrn %x {size = 3, alpha = 1.0e-05} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %z = relay.nn.lrn %x {size = 7, axis = 3, bias = 1.0, alpha = 0.5, beta = 0.25} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK{LITERAL}: %y = relay.nn.lrn %x {size = 3, alpha = 1.0e-05} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK{LITERAL}: %z = relay.nn.lrn %x {size = 7, axis = 3, bias = 1.0, alpha = 0.5, beta = 0.25} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+
+// -----
+
+// variance
+  %x = "test.op"() : () -> tensor<2x3x4xf32>
+  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  %v = relay.variance %x, %m {axis = [1]} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4xf32>
+  %u = relay.variance %x, %m {axis = [1], keepdims = true, exclude = true, unbiased = true} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<1x3x1xf32>
+// CHECK{LITERAL}: %v = relay.variance %x, %m {axis = [1]} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4xf32>
+// CHECK{LITERAL}: %u = relay.variance %x, %m {axis = [1], keepdims = true, exclude = true, unbiased = true} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<1x3x1xf32>
+
+// -----
+
+// image.resize1d
+  %x = "test.op"() : () -> tensor<1x4x8xf32>
+  %y = relay.image.resize1d %x {size = [16]} : (tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
+  %z = relay.image.resize1d %x {size = [3], layout = "NWC", method = "cubic", roi = [0.1, 0.9], coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x4x8xf32>) -> tensor<1x3x8xf32>
+// CHECK{LITERAL}: %y = relay.image.resize1d %x {size = [16]} : (tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
+// CHECK{LITERAL}: %z = relay.image.resize1d %x {size = [3], roi = [0.1, 0.9], layout = "NWC", method = "cubic", coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x4x8xf32>) -> tensor<1x3x8xf32>
+
+// -----
+
+// nn.deformable_conv2d
+  %x = "test.op"() : () -> tensor<1x4x6x6xf32>
+  %o = "test.op"() : () -> tensor<1x36x3x3xf32>
+  %w = "test.op"() : () -> tensor<6x2x3x3xf32>
+  %y = relay.nn.deformable_conv2d %x, %o, %w {strides = [2, 2], padding = [1, 1, 1, 1], deformable_groups = 2, groups = 2, kernel_size = [3, 3], channels = 6} : (tensor<1x4x6x6xf32>, tensor<1x36x3x3xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x3x3xf32>
+// CHECK{LITERAL}: %y = relay.nn.deformable_conv2d %x, %o, %w {strides = [2, 2], padding = [1, 1, 1, 1], deformable_groups = 2, groups = 2, channels = 6, kernel_size = [3, 3]} : (tensor<1x4x6x6xf32>, tensor<1x36x3x3xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x3x3xf32>
