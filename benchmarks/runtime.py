@@ -33,10 +33,10 @@ AVX512_BF16); their ratios are to onnxruntime float32 in the same rounds, and th
 float32 output on the same input. ``benchmarks/mixed_precision.py`` measures top-1
 agreement over 100 inputs.
 
-**Winograd or oneDNN.** ``--winograd`` also times each ResNet built by default (every
-convolution on oneDNN) against the same model with ``XRELAY_DNNL_WINOGRAD=f4`` (its 3x3
-stride-1 convolutions with outputs of at least 28x28 on the native Winograd F(4x4, 3x3)
-kernel), alternating: the measurement behind ``runtime.dnnl_partition.winograd_choice``.
+**Winograd or oneDNN.** ``--winograd`` also times each ResNet with
+``XRELAY_DNNL_WINOGRAD=never`` (every convolution on oneDNN) against the same model with
+``f4``, the default (its 3x3 stride-1 convolutions with outputs of at least 28x28 on the
+native Winograd F(4x4, 3x3) kernel), alternating: the measurement behind ``runtime.dnnl_partition.winograd_choice``.
 
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
@@ -407,8 +407,8 @@ def measure_layouts(
 
 
 def measure_winograd(name: str, plan: str, pairs: int, warmup: int, threads: int | None = None) -> dict:
-    """The default build (every convolution on oneDNN) against the same model with
-    ``XRELAY_DNNL_WINOGRAD=f4`` (3x3 stride-1 convolutions with outputs of at least 28x28 on
+    """``XRELAY_DNNL_WINOGRAD=never`` (every convolution on oneDNN) against the same model with
+    ``f4``, the default (3x3 stride-1 convolutions with outputs of at least 28x28 on
     the native Winograd F(4x4, 3x3) kernel), alternating; medians of the per-round ratios."""
     model = _model(name)
     inputs = _inputs(name, model)
@@ -582,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             tabulate(
                 [[w["model"], f"{w['never_ms']:.2f}", f"{w['f4_ms']:.2f}", f"{w['ratio']:.3f}", w["native_steps"]] for w in wr],
-                headers=["model", "all oneDNN ms (default)", "F(4x4) Winograd native ms (f4)", "f4 / default",
+                headers=["model", "all oneDNN ms (never)", "F(4x4) Winograd native ms (f4, default)", "f4 / never",
                          "native steps (f4)"],
             )  # fmt: skip
         )

@@ -284,22 +284,21 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
     """Whether a float32 NHWC convolution runs on the native Winograd kernel instead of
     oneDNN's direct convolution. ``XRELAY_DNNL_WINOGRAD`` chooses the rule:
 
-    * ``never`` (default): every convolution on oneDNN. With its primitives made for the run's
-      two threads, oneDNN's ``brgconv`` beat the native Winograd kernels on every ResNet 3x3
-      shape measured here (fastest of 200 alternating runs, one conv + bias + relu, 2
-      threads: 56x56x64 1.29 against 2.14 ms, 28x28x128 1.25 against 2.29, 14x14x256 1.24
-      against 2.88, 7x7x512 1.20 against 5.44), and each native step between oneDNN steps
-      costs a hand-over of the cores;
-    * ``f4``: where the native kernels run F(4x4, 3x3) (``winograd_tile`` 4: 3x3, stride 1,
-      at least 16 channels, outputs of at least 28x28). The rule measured while oneDNN's
-      primitives ran on one thread (2x faster there then); kept for re-measuring;
+    * ``f4`` (default): where the native kernels run F(4x4, 3x3) (``winograd_tile`` 4: 3x3,
+      stride 1, at least 16 channels, outputs of at least 28x28) the convolution stays native:
+      fewer multiplications than oneDNN's direct ``brgconv``. Measured on the quiet machine in
+      alternating pairs of whole models (``benchmarks/runtime.py --winograd``, 20 pairs, 2
+      threads): ResNet-18 0.805x and ResNet-50 0.949x the time of ``never``;
+    * ``never``: every convolution on oneDNN (per convolution, fastest of 200 runs, oneDNN's
+      2-thread ``brgconv`` beats the native Winograd kernel -- 56x56x64 1.29 against 2.14 ms --
+      but not in the whole model, where the Winograd steps win);
     * ``always``: every convolution the native kernels run as Winograd."""
     import os
 
     from xrelay.dialects.memory import winograd_tile
     from xrelay.runtime.fast_kernels import winograd_enabled
 
-    mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "never")
+    mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "f4")
     if mode not in ("f4", "always") or not winograd_enabled():
         return False
     tile = winograd_tile(tuple(kernel), tuple(strides), tuple(dilation), groups, in_c, out_c, out_h, out_w)

@@ -284,10 +284,12 @@ def test_consecutive_onednn_steps_run_in_one_call_with_the_same_bits():
 
 
 def test_winograd_choice_by_rule(monkeypatch):
-    """By default every convolution runs on oneDNN; with ``XRELAY_DNNL_WINOGRAD=f4`` a 3x3
-    stride-1 convolution the native kernels run as Winograd F(4x4, 3x3) (outputs of at least
-    28x28) stays native (and runs Winograd) while the strided one goes to oneDNN."""
+    """With ``XRELAY_DNNL_WINOGRAD=never`` every convolution runs on oneDNN; by default (``f4``)
+    a 3x3 stride-1 convolution the native kernels run as Winograd F(4x4, 3x3) (outputs of at
+    least 28x28) stays native (and runs Winograd) while the strided one goes to oneDNN."""
     from xrelay.runtime.dnnl_partition import winograd_choice
+
+    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "never")
 
     x = relay.var("x", shape=(1, 16, 28, 28))
     h = relay.nn.relu(relay.add(_conv(x, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
@@ -295,7 +297,7 @@ def test_winograd_choice_by_rule(monkeypatch):
     inputs = {"x": RNG.standard_normal((1, 16, 28, 28)).astype("float32")}
     _check(_mod(y, x), inputs, 2)
     assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 64, 64, 56, 56)
-    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "f4")
+    monkeypatch.delenv("XRELAY_DNNL_WINOGRAD")
     m = _check(_mod(y, x), inputs, 1)
     ops = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "conv2d" in o]
     assert ops == [("native", "nn.conv2d+add+nn.relu"), ("dnnl", "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)")]
