@@ -15,8 +15,10 @@ runs in onnxruntime and, when the ``openvino`` package is installed (``pip insta
 **Latency.** The machine is noisy, so every session lives in this one process and they run
 in rounds, back to back (xrelay, onnxruntime with spinning off, OpenVINO) after a warm-up;
 each ratio is the median over ``--pairs`` rounds of the per-round ratio. onnxruntime with
-spinning on is measured afterwards in separate xrelay/onnxruntime pairs (its spinning threads
-would slow whatever runs next in a round). ``max rel err`` is the largest difference from
+spinning on is measured afterwards in separate xrelay/onnxruntime pairs: its pool threads keep
+spinning for about 40 ms after each run and would slow whatever runs next, so after each
+spinning run the script busy-waits until the process's other threads have stopped using CPU
+(no other thread in state ``R`` in ``/proc/self/task/*/stat``; the median wait is printed) before the next xrelay run. ``max rel err`` is the largest difference from
 onnxruntime's output relative to its largest magnitude.
 
 **Peak RSS.** Measured in separate processes, one per runtime: the xrelay process loads the
@@ -76,6 +78,7 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
@@ -166,6 +169,44 @@ def _ov_request(onnx_path: str, precision: str | None = "f32"):
     return compiled.create_infer_request()
 
 
+def _other_threads_running() -> bool | None:
+    """Whether a thread of this process other than the calling one is running (state ``R``
+    in ``/proc/self/task/*/stat``), or None where /proc cannot tell."""
+    me = str(threading.get_native_id())
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    for tid in tasks:
+        if tid == me:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue  # a thread that ended meanwhile
+        if state == "R":
+            return True
+    return False
+
+
+def _settle_other_threads(quiet_checks: int = 20, limit_s: float = 0.5) -> float:
+    """Busy-wait (keeping this core awake) until no other thread of the process has been
+    running for ``quiet_checks`` checks in a row: onnxruntime's spinning workers after a run.
+    Returns the seconds waited; without /proc, waits a fixed 60 ms (the tail measured here
+    is about 40 ms)."""
+    start = time.perf_counter()
+    quiet = 0
+    while time.perf_counter() - start < limit_s and quiet < quiet_checks:
+        running = _other_threads_running()
+        if running is None:
+            while time.perf_counter() - start < 0.06:
+                pass
+            break
+        quiet = 0 if running else quiet + 1
+    return time.perf_counter() - start
+
+
 def _errors(out: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
     """Largest absolute difference, and relative to the reference's largest magnitude."""
     err = float(np.max(np.abs(out.astype(np.float64) - ref)))
@@ -232,8 +273,10 @@ def measure_latency(
             if i >= warmup:
                 for k, b in round_times.items():
                     times[k].append(b)
-        # spinning on: its threads keep spinning after a run, so only xrelay runs beside it
-        spin_ratios, spin_times = [], []
+        # spinning on, in separate pairs: onnxruntime's pool threads keep spinning for tens
+        # of milliseconds after a run (about 40 ms measured on this machine), which would
+        # land on the xrelay run that follows; each pair waits, busy, until they stop.
+        spin_ratios, spin_times, spin_settle = [], [], []
         for i in range(warmup + pairs):
             t = clock()
             m.run()
@@ -241,9 +284,11 @@ def measure_latency(
             t = clock()
             spin_sess.run(None, inputs)
             b = clock() - t
+            settled = _settle_other_threads()
             if i >= warmup:
                 spin_ratios.append(a / b)
                 spin_times.append(b)
+                spin_settle.append(settled)
     med = statistics.median
 
     def ratio(a: str, b: str) -> float | None:
@@ -258,6 +303,7 @@ def measure_latency(
         "ratio": ratio("xrelay", "ort"),
         "ort_spin_ms": med(spin_times) * 1000,
         "ratio_spin": med(spin_ratios),
+        "spin_settle_ms": med(spin_settle) * 1000,
         "ov_ms": med(times["ov"]) * 1000 if "ov" in times else None,
         "ratio_ov": ratio("xrelay", "ov"),
         "bf16_ms": med(times["bf16"]) * 1000 if "bf16" in times else None,
@@ -508,7 +554,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['xrelay_ms']:.2f}",
                 f"{r['ort_ms']:.2f}",
                 f"{r['ratio']:.3f}",
+                f"{r['ort_spin_ms']:.2f}",
                 f"{r['ratio_spin']:.3f}",
+                f"{r['spin_settle_ms']:.0f}",
                 "-" if r["ov_ms"] is None else f"{r['ov_ms']:.2f}",
                 "-" if r["ratio_ov"] is None else f"{r['ratio_ov']:.3f}",
                 "-" if target is None else f"<= {target}",
@@ -550,7 +598,9 @@ def main(argv: list[str] | None = None) -> int:
                 "xrelay ms",
                 "ort ms",
                 "/ ort",
+                "ort spin ms",
                 "/ ort spin",
+                "spin settle ms",
                 "OpenVINO ms",
                 "/ OpenVINO",
                 "target",
