@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,7 @@ from xdsl.ir import Operation, SSAValue
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.runtime.dnnl_lib import dnnl_library
 
-__all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function"]
+__all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
 
 
 class DnnlUnsupported(Exception):
@@ -67,6 +68,23 @@ _ALIGN = 64
 _UNARY = {"nn.relu": _RELU, "tanh": _TANH, "sigmoid": _LOGISTIC, "sqrt": _SQRT, "exp": _EXP,
           "abs": _ABS, "log": _LOG, "clip": _CLIP}  # fmt: skip
 _BINARY = {"add": _BIN_ADD, "multiply": _BIN_MUL}
+
+
+WINOGRAD_MIN_OUT = 14
+"""``winograd_in_dnnl``: the smallest output height and width run as Winograd (below it the
+36 transformed weight matrices, four times the kernel's bytes, cost more to read than the
+multiplications saved)."""
+
+
+def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
+    """Whether a 3x3 stride-1 float32 NHWC convolution with ``c`` input and ``o`` output
+    channels and an ``oh x ow`` output runs as Winograd F(4x4, 3x3) around oneDNN's batched
+    matmul (``XRELAY_DNNL_WINOGRAD=dnnl``, the default; see ``dnnl_partition.winograd_choice``
+    for the other modes): at least 16 channels each way and outputs of at least
+    ``WINOGRAD_MIN_OUT`` each way."""
+    if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl":
+        return False
+    return min(c, o) >= 16 and min(oh, ow) >= WINOGRAD_MIN_OUT
 
 
 def _post_multiple(i: int) -> int:
@@ -167,6 +185,9 @@ class _Step:
     """Dims and element strides oneDNN sees for each activation argument (a view of the
     arena tensor: NHWC data is described as logical NCHW with channels-last strides)."""
     keep: list[Any] = field(default_factory=list)
+    custom: bool = False
+    """``pd`` is a Winograd transform of the shim (``xr_dnnl_wino``), not a primitive
+    descriptor: it runs as it is, marked by a negative argument count."""
 
 
 @dataclass
@@ -228,6 +249,10 @@ class FunctionPlan:
                 keys.append(key)
                 mems.append(mem)
                 count += 1
+            if step.custom:
+                prims.append(step.pd)
+                nargs.append(-count)
+                continue
             prim = lib.xr_dnnl_primitive(step.pd)
             if not prim:
                 raise DnnlUnsupported(f"@{self.name}: oneDNN could not create {step.name}")
@@ -660,6 +685,8 @@ class _Reader:
         w_user = _md(lib, w_dims, w_st, "conv2d weight", w_type)
         w_any = _md(lib, w_dims, None, "conv2d weight", w_type)
         b_md = _md(lib, [bias.size], [1], "bias", _array_dtype(bias)) if bias is not None else None
+        if self._winograd(a, data_v, weight, bias, post, result, name, groups):
+            return
         attr = self._post_ops(post, dst_dims, dst_st, step)
         pad = a["padding"]
         nsp = 2
@@ -680,6 +707,78 @@ class _Reader:
         step.logical[_ARG_DST] = (dst_dims, dst_st)
         step.keep += [src_md, dst_md, w_user, w_any, b_md]
         self._finish(name, step.family, pd, step)
+
+    def _winograd(self, a, data_v, weight, bias, post, result, name, groups) -> bool:
+        """A 3x3 stride-1 float32 NHWC convolution that ``winograd_in_dnnl`` picks as three
+        steps: the shim's F(4x4, 3x3) input transform into 36 matrices (tiles x channels, a
+        temporary), oneDNN's batched matmul by the transformed weights (36 x C x O, computed
+        once in float64 and reordered once into oneDNN's format) into a second temporary,
+        and the shim's output transform into the destination with the bias and a ReLU."""
+        if not (
+            groups == 1 and a["data_layout"] == "NHWC" and (a.get("out_layout") or "NHWC") == "NHWC"
+            and list(a["strides"]) == [1, 1] and list(a["dilation"]) == [1, 1]
+            and _type_of(data_v) == "float32" and _type_of(result) == "float32"
+            and weight.dtype == np.float32 and (bias is None or bias.dtype == np.float32)
+            and post in ([], [("eltwise", (_RELU, 0.0, 0.0))])
+        ):  # fmt: skip
+            return False
+        layout = a["kernel_layout"]
+        if sorted(layout) != sorted("OIHW"):
+            return False
+        w_hwio = np.transpose(weight, [layout.index(ch) for ch in "HWIO"])
+        n, h, w, c = shape_of(data_v.type)
+        _, oh, ow, o = shape_of(result.type)
+        if w_hwio.shape != (3, 3, c, o) or not winograd_in_dnnl(c, o, oh, ow):
+            return False
+        from xrelay.runtime.fast_kernels import winograd_weights
+
+        lib = self.lib
+        tiles = n * -(-oh // 4) * -(-ow // 4)
+        pt, pl = a["padding"][:2]
+        geometry = _i64([n, h, w, c, oh, ow, o, pt, pl])
+
+        def temp(shape: list[int]) -> tuple[_Value, tuple[list[int], list[int]]]:
+            v = _Value("tmp", shape=tuple(shape), offset=self.temp)
+            self.temp += _round(4 * math.prod(shape))
+            return v, (shape, _contiguous(shape))
+
+        def transform(kind: int, label: str, family: str, args, logical) -> None:
+            k = lib.xr_dnnl_wino(kind, int(bool(post)), geometry)
+            if not k:
+                raise DnnlUnsupported(f"{name}: no memory for a Winograd transform")
+            self.keep_pd.append(_Owned(lib.xr_dnnl_wino_free, k))
+            step = _Step(label, family, k, args, impl=label, custom=True)
+            step.logical.update(logical)
+            self.steps.append(step)
+
+        v, v_view = temp([36, tiles, c])
+        m, m_view = temp([36, tiles, o])
+        src_view = ([n, h, w, c], _contiguous([n, h, w, c]))
+        transform(1, "winograd_f4_input", "im2col", [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
+                  {_ARG_SRC: src_view, _ARG_DST: v_view})  # fmt: skip
+        u = winograd_weights(w_hwio, 4, np.dtype(np.float32))
+        v_md = _md(lib, *v_view, "Winograd tiles", "float32")
+        m_md = _md(lib, *m_view, "Winograd products", "float32")
+        u_user = _md(lib, [36, c, o], _contiguous([36, c, o]), "Winograd weights", "float32")
+        u_any = _md(lib, [36, c, o], None, "Winograd weights", "float32")
+        step = _Step(name, "matmul", 0, [])
+        pd = lib.xr_dnnl_matmul(self._attr([]), v_md.handle, u_any.handle, None, m_md.handle)
+        if not pd:
+            raise DnnlUnsupported(f"oneDNN has no matmul for {name} (status {lib.xr_dnnl_last_status()})")
+        u_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
+        step.weights.append((_ARG_WEIGHTS, u, u_user, u_chosen))
+        step.args[:0] = [(_ARG_SRC, v), (_ARG_WEIGHTS, u_chosen), (_ARG_DST, m)]
+        step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
+        step.keep += [v_md, m_md, u_user, u_any]
+        self._finish(name, "matmul", pd, step)
+        out_args = [(_ARG_SRC, m)]
+        out_logical = {_ARG_SRC: m_view, _ARG_DST: ([n, oh, ow, o], _contiguous([n, oh, ow, o]))}
+        if bias is not None:
+            out_args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias), shape=(o,), dtype="float32")))
+            out_logical[_ARG_BIAS] = ([o], [1])
+        out_args.append((_ARG_DST, self._dest(result)))
+        transform(2, "winograd_f4_output", "conv", out_args, out_logical)
+        return True
 
     def _dense(self, dense, outer, const_of, bias, post, result, name) -> None:
         data_v = outer(dense.operands[0])

@@ -119,6 +119,7 @@ int dnnl_memory_desc_equal(const_dnnl_memory_desc_t lhs, const_dnnl_memory_desc_
 dnnl_status_t dnnl_memory_create(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
                                  dnnl_engine_t engine, void *handle);
 dnnl_status_t dnnl_memory_destroy(dnnl_memory_t memory);
+dnnl_status_t dnnl_memory_get_data_handle(const struct dnnl_memory *memory, void **handle);
 
 dnnl_status_t dnnl_primitive_attr_create(dnnl_primitive_attr_t *attr);
 dnnl_status_t dnnl_primitive_attr_destroy(dnnl_primitive_attr_t attr);
@@ -195,5 +196,7 @@ dnnl_status_t dnnl_primitive_destroy(dnnl_primitive_t primitive);
 /* OpenMP, which the gomp build of the library runs its threads on */
 void omp_set_num_threads(int n);
 int omp_get_max_threads(void);
+int omp_get_num_threads(void);
+int omp_get_thread_num(void);
 
 #endif

@@ -27,8 +27,10 @@ from xrelay.runtime import native
 
 __all__ = ["dnnl_library", "dnnl_unavailable_reason", "library_path"]
 
-_SOURCES = ("dnnl_shim.c", "dnnl_api.h")
-_FLAGS = ["-O2", "-shared", "-fPIC"]
+_SOURCES = ("dnnl_shim.c", "dnnl_api.h", "native_nhwc.h")
+_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-fopenmp", "-shared", "-fPIC"]
+"""The native kernels' flags (the shim includes their Winograd transforms), and OpenMP: the
+transforms run on the same OpenMP threads as oneDNN's primitives."""
 _STATE: dict[str, Any] = {}
 
 _P = ctypes.c_void_p
@@ -61,6 +63,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_memory": (_P, [_P, _P]),
     "xr_dnnl_memory_free": (None, [_P]),
     "xr_dnnl_run": (_I, [_I, _P, _P, _P, _P]),
+    "xr_dnnl_wino": (_P, [_I, _I, _P]),
+    "xr_dnnl_wino_free": (None, [_P]),
 }
 
 
@@ -91,7 +95,7 @@ def _compile(lib_path: str) -> str:
             parts.append(f.read())
     st = os.stat(lib_path)
     compiler = os.environ.get("CC", "cc")
-    key_text = "\0".join([*parts, compiler, *_FLAGS, lib_path, str(st.st_size), str(st.st_mtime_ns)])
+    key_text = "\0".join([*parts, compiler, *_FLAGS, native._machine(), lib_path, str(st.st_size), str(st.st_mtime_ns)])  # noqa: SLF001
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
     out_path = os.path.join(native._cache_dir(), f"xrelay_dnnl_{key}.so")  # noqa: SLF001
     if os.path.exists(out_path):

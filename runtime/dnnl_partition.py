@@ -298,7 +298,7 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
     from xrelay.dialects.memory import winograd_tile
     from xrelay.runtime.fast_kernels import winograd_enabled
 
-    mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "f4")
+    mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl")
     if mode not in ("f4", "always") or not winograd_enabled():
         return False
     tile = winograd_tile(tuple(kernel), tuple(strides), tuple(dilation), groups, in_c, out_c, out_h, out_w)

@@ -11,6 +11,17 @@
  */
 #include "dnnl_api.h"
 
+#include <stdlib.h>
+
+/* The channels-last Winograd F(4x4, 3x3) transforms of the native kernels (one definition,
+   shared with native_kernels.c), for the Winograd convolutions run around a oneDNN matmul. */
+typedef int64_t i64;
+#define REAL float
+#define SFX(name) name##_xr
+#include "native_nhwc.h"
+#undef SFX
+#undef REAL
+
 static dnnl_engine_t engine;
 static dnnl_stream_t stream;
 static int n_threads = 1;
@@ -281,16 +292,97 @@ fail:
     return last_status;
 }
 
+/* A Winograd F(4x4, 3x3) convolution runs as three steps of a run: the input transform of
+   the NHWC source into 36 matrices v[k][tile][channel] (a workspace temporary), oneDNN's
+   batched matmul of those by the transformed weights into m[k][tile][out channel], and the
+   output transform of m into the NHWC destination with the bias and a ReLU. The transforms
+   are kernels of this file, not primitives: xr_dnnl_run tells them apart by a negative
+   argument count, and they run on the same OpenMP threads as the primitives. */
+typedef struct {
+    int kind; /* 1: input transform (src -> dst = v); 2: output transform (src = m -> dst) */
+    int relu;
+    i64 n, h, w, c; /* the convolution's NHWC source */
+    i64 oh, ow, o;  /* its NHWC destination */
+    i64 pt, pl;     /* top and left padding */
+} xr_wino_t;
+
+enum { ARG_SRC = 1, ARG_DST = 17, ARG_BIAS = 41 };
+
+void *xr_dnnl_wino(int kind, int relu, const int64_t *shape) {
+    xr_wino_t *k = calloc(1, sizeof *k);
+    if (k == NULL) return NULL;
+    k->kind = kind;
+    k->relu = relu;
+    k->n = shape[0], k->h = shape[1], k->w = shape[2], k->c = shape[3];
+    k->oh = shape[4], k->ow = shape[5], k->o = shape[6], k->pt = shape[7], k->pl = shape[8];
+    return k;
+}
+
+void xr_dnnl_wino_free(void *k) { free(k); }
+
+static void *handle_of(int nargs, const int32_t *keys, dnnl_memory_t const *mems, int key) {
+    void *h = NULL;
+    for (int i = 0; i < nargs; i++)
+        if (keys[i] == key && dnnl_memory_get_data_handle(mems[i], &h) == dnnl_success) return h;
+    return NULL;
+}
+
+/* Work items: (image, tile row, block of NHWC_CB channels), cut evenly over the threads. */
+static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
+    const float *src = handle_of(nargs, keys, mems, ARG_SRC);
+    float *dst = handle_of(nargs, keys, mems, ARG_DST);
+    const float *bias = handle_of(nargs, keys, mems, ARG_BIAS);
+    if (src == NULL || dst == NULL) return -1;
+    const i64 th = (k->oh + 3) / 4, tw = (k->ow + 3) / 4, tiles = k->n * th * tw;
+    const i64 ch = k->kind == 1 ? k->c : k->o, blocks = (ch + NHWC_CB - 1) / NHWC_CB;
+    const i64 items = k->n * th * blocks, ks = tiles * ch;
+#pragma omp parallel for schedule(static)
+    for (i64 it = 0; it < items; it++) {
+        i64 b = it / (th * blocks), r = it / blocks % th, c0 = it % blocks * NHWC_CB;
+        i64 c1 = c0 + NHWC_CB < ch ? c0 + NHWC_CB : ch;
+        if (k->kind == 1) {
+            wino4_input_nhwc_xr(src + b * k->h * k->w * k->c, k->h, k->w, k->c,
+                                dst + b * th * tw * ch, ks, ch, tw, c0, c1, r, r + 1, k->pt, k->pl);
+            continue;
+        }
+        float *out = dst + b * k->oh * k->ow * k->o;
+        wino4_output_nhwc_xr(src + b * th * tw * ch, ks, ch, tw, out, k->oh, k->ow, k->o, c0, c1,
+                             r, r + 1);
+        if (bias == NULL && !k->relu) continue;
+        i64 y1 = 4 * r + 4 < k->oh ? 4 * r + 4 : k->oh;
+        for (i64 y = 4 * r; y < y1; y++)
+            for (i64 x = 0; x < k->ow; x++) {
+                float *row = out + (y * k->ow + x) * k->o;
+                if (bias != NULL)
+#pragma GCC ivdep
+                    for (i64 q = c0; q < c1; q++) row[q] += bias[q];
+                if (k->relu)
+#pragma GCC ivdep
+                    for (i64 q = c0; q < c1; q++) row[q] = row[q] > 0.0f ? row[q] : 0.0f;
+            }
+    }
+    return 0;
+}
+
 /* Run count primitives one after another (a run of oneDNN steps in one call, without the
-   GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another. */
+   GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another; a
+   negative nargs[i] marks a Winograd transform (xr_dnnl_wino) taking -nargs[i] arguments. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 const int32_t *keys, dnnl_memory_t const *mems) {
     if (omp_get_max_threads() != n_threads) omp_set_num_threads(n_threads);
     for (int i = 0; i < count; i++) {
-        int status = execute(prims[i], nargs[i], keys, mems);
+        int n = nargs[i] < 0 ? -nargs[i] : nargs[i], status;
+        if (nargs[i] < 0) {
+            /* the transform reads what the primitives before it wrote */
+            last_status = dnnl_stream_wait(stream);
+            if (last_status) return last_status;
+            status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);
+        } else {
+            status = execute(prims[i], n, keys, mems);
+        }
         if (status) return status;
-        keys += nargs[i];
-        mems += nargs[i];
+        keys += n;
+        mems += n;
     }
     last_status = dnnl_stream_wait(stream);
     return last_status;

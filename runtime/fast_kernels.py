@@ -606,6 +606,21 @@ _WINO_G = {
 _WINO_KERNELS = {2: ("wino_input", "wino_output"), 4: ("wino4_input", "wino4_output")}
 
 
+def winograd_weights(w_hwio: np.ndarray, tile: int, dtype: np.dtype) -> np.ndarray:
+    """The transformed weights ``u[k] = (G g G^T)[k]`` of a 3x3 HWIO kernel as ``(tile + 2)**2``
+    matrices of input x output channels, computed in float64 and rounded once, 32 output
+    channels at a time (float64 temporaries of the whole weight would raise the peak memory
+    by several times its size)."""
+    gm = _WINO_G[tile]
+    c, o = w_hwio.shape[2:]
+    count = (tile + 2) ** 2
+    u = np.empty((count, c, o), dtype)
+    for o0 in range(0, o, 32):
+        part = np.einsum("ai,ijco,bj->abco", gm, w_hwio[..., o0 : o0 + 32].astype(np.float64), gm)
+        u[..., o0 : o0 + 32] = part.reshape(count, c, -1)
+    return u
+
+
 def winograd_enabled() -> bool:
     """Whether 3x3 stride-1 convolutions may run as Winograd (``XRELAY_WINOGRAD=0`` turns it
     off; read when a function is compiled). Which ones, and with which block size, says

@@ -155,12 +155,12 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     path would not use Winograd.
     """
     from xrelay.runtime.fast_kernels import (
-        _WINO_G,
         WINOGRAD_CHUNKS,
         _bind,
         _fixed_split,
         _wino_matrices,
         winograd_tile_for,
+        winograd_weights,
     )
 
     c, o = g.c, g.o
@@ -179,12 +179,7 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     count = (tile + 2) ** 2
     k_in, k_out = ("wino_input_nhwc", "wino_output_nhwc") if tile == 2 else ("wino4_input_nhwc", "wino4_output_nhwc")
     dt = x.dtype
-    # u[k] = (G g G^T)[k] as a C x O matrix, in float64 rounded once, 32 output channels at a time
-    gm = _WINO_G[tile]
-    u = np.empty((count, c, o), dt)
-    for o0 in range(0, o, 32):
-        part = np.einsum("ai,ijco,bj->abco", gm, w[..., o0 : o0 + 32].astype(np.float64), gm)
-        u[..., o0 : o0 + 32] = part.reshape(count, c, -1)
+    u = winograd_weights(w, tile, dt)  # u[k]: C x O
     v = _wino_matrices(ws, 0, count, nt, c, dt)
     m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, nt, o, dt)
     opts.columns += [v, m]
