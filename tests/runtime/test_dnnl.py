@@ -40,12 +40,14 @@ def _both(mod, inputs):
 _REORDERS = ("layout_transform", "cast", "reshape", "nn.batch_flatten", "transpose")
 
 
-def _check(mod, inputs, dnnl_steps, rtol=1e-4, atol=1e-4):
+def _check(mod, inputs, dnnl_steps, rtol=1e-4, atol=1e-4, scaled=False):
     """``dnnl_steps`` counts the oneDNN steps that are not reorders (the layout transforms at
-    the edges of an NHWC region are reorders too)."""
+    the edges of an NHWC region are reorders too). ``scaled``: ``atol`` is relative to the
+    largest magnitude of the native output (Winograd's rounding grows with the sums)."""
     r = _both(mod, inputs)
     out, backends, m = r["dnnl"]
-    np.testing.assert_allclose(out, r["native"][0], rtol=rtol, atol=atol)
+    ref = r["native"][0]
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=atol * float(np.max(np.abs(ref))) if scaled else atol)
     ops = [o for (_, o, _), b in zip(m.executor.steps, backends) if b == "dnnl" and o not in _REORDERS]
     assert len(ops) == dnnl_steps, backends
     assert "dnnl" not in r["native"][1]
@@ -283,21 +285,38 @@ def test_consecutive_onednn_steps_run_in_one_call_with_the_same_bits():
     np.testing.assert_array_equal(joined, one_by_one)
 
 
-def test_winograd_choice_by_rule(monkeypatch):
-    """With ``XRELAY_DNNL_WINOGRAD=never`` every convolution runs on oneDNN; by default (``f4``)
-    a 3x3 stride-1 convolution the native kernels run as Winograd F(4x4, 3x3) (outputs of at
-    least 28x28) stays native (and runs Winograd) while the strided one goes to oneDNN."""
-    from xrelay.runtime.dnnl_partition import winograd_choice
+def _impls(m):
+    """The implementation of every oneDNN step's primitives and transforms, by step."""
+    return [c.dnnl_plan.impls for o, c in _work(m)]
 
-    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "never")
+
+def test_winograd_choice_by_rule(monkeypatch):
+    """``XRELAY_DNNL_WINOGRAD``: by default (``dnnl``) a 3x3 stride-1 convolution runs on the
+    oneDNN backend as Winograd F(4x4, 3x3) (the shim's transforms around a oneDNN matmul) and
+    the strided one as oneDNN's direct convolution; with ``never`` both run direct; with ``f4``
+    the 3x3 stride-1 one (outputs of at least 28x28) goes back to the native Winograd kernel."""
+    from xrelay.runtime.dnnl import winograd_in_dnnl
+    from xrelay.runtime.dnnl_partition import winograd_choice
 
     x = relay.var("x", shape=(1, 16, 28, 28))
     h = relay.nn.relu(relay.add(_conv(x, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
     y = relay.nn.relu(relay.add(_conv(h, _const(16, 16, 3, 3), strides=(2, 2), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
     inputs = {"x": RNG.standard_normal((1, 16, 28, 28)).astype("float32")}
-    _check(_mod(y, x), inputs, 2)
-    assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 64, 64, 56, 56)
-    monkeypatch.delenv("XRELAY_DNNL_WINOGRAD")
+    m = _check(_mod(y, x), inputs, 2)
+    wino = ["winograd_f4_input", "brg:avx512_core", "winograd_f4_output"]
+    impls = _impls(m)
+    assert [i[0] for i in impls] == ["winograd_f4_input", impls[1][0]] and impls[1][0].startswith(("brgconv", "jit"))
+    assert impls[0][::2] == wino[::2] and len(impls[0]) == 3
+    assert winograd_in_dnnl(64, 64, 56, 56) and winograd_in_dnnl(256, 256, 14, 14)
+    assert not winograd_in_dnnl(512, 512, 7, 7) and not winograd_in_dnnl(8, 64, 56, 56)
+    assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 64, 64, 56, 56)  # not native
+
+    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "never")
+    m = _check(_mod(y, x), inputs, 2)
+    assert all(len(i) == 1 and "winograd" not in i[0] for i in _impls(m))
+    assert not winograd_in_dnnl(64, 64, 56, 56)
+
+    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "f4")
     m = _check(_mod(y, x), inputs, 1)
     ops = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "conv2d" in o]
     assert ops == [("native", "nn.conv2d+add+nn.relu"), ("dnnl", "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)")]
@@ -307,8 +326,42 @@ def test_winograd_choice_by_rule(monkeypatch):
     assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 256, 256, 14, 14)  # F(2x2): oneDNN
     assert not winograd_choice((3, 3), (2, 2), (1, 1), 1, 64, 64, 56, 56)
     assert not winograd_choice((1, 1), (1, 1), (1, 1), 1, 64, 64, 56, 56)
+    assert not winograd_in_dnnl(64, 64, 56, 56)
     monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "always")
     assert winograd_choice((3, 3), (1, 1), (1, 1), 1, 256, 256, 14, 14)
+
+
+@pytest.mark.parametrize(
+    "n, c, o, hw, padding, epilogue",
+    [
+        (1, 16, 24, 14, (1, 1), "bias_relu"),  # one tile column short of 4 x 4 tiles
+        (2, 24, 16, 17, (1, 1), "bias"),  # a batch; 17 = 4 * 4 + 1: a last tile of one row
+        (1, 16, 16, 16, (2, 0, 0, 2), "none"),  # asymmetric padding, a bare conv2d
+        (1, 80, 72, 15, (0, 1, 2, 1), "relu"),  # channels past one 64-channel block
+    ],
+)
+def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epilogue):
+    """The Winograd steps (input transform, oneDNN matmul, output transform with the bias and
+    ReLU) agree with the native direct convolution within 1e-4 of the output's largest
+    magnitude for batches, odd sizes (tiles
+    cut at the image's edge), asymmetric padding and channels past one block of 64; the
+    transformed tiles and products are workspace temporaries, so the arena is the plan's."""
+    x = relay.var("x", shape=(n, c, hw, hw))
+    y = _conv(x, _const(o, c, 3, 3), padding=padding, channels=o, kernel_size=(3, 3))
+    if epilogue.startswith("bias"):
+        y = relay.add(y, _const(o, 1, 1))
+    if epilogue.endswith("relu"):
+        y = relay.nn.relu(y)
+    inputs = {"x": RNG.standard_normal((n, c, hw, hw)).astype("float32")}
+    m = _check(_mod(y, x), inputs, 1, rtol=0, scaled=True)
+    (impls,) = _impls(m)
+    assert impls[0] == "winograd_f4_input" and impls[-1] == "winograd_f4_output", impls
+    (plan,) = [c.dnnl_plan for _, c in _work(m)]
+    pt, pl, pb, pr = padding if len(padding) == 4 else padding * 2
+    oh = hw + pt + pb - 2
+    tiles = n * (-(-oh // 4)) * (-(-(hw + pl + pr - 2) // 4))
+    assert plan.temp_bytes >= 36 * tiles * (c + o) * 4  # both temporaries planned
+    assert m.arena_bytes == sum(op.size.value.data for op in m.program.ops if op.name == "memory.pool")
 
 
 def test_chained_residual_fuses_into_the_later_projection():
