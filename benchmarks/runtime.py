@@ -35,10 +35,13 @@ AVX512_BF16); their ratios are to onnxruntime float32 in the same rounds, and th
 float32 output on the same input. ``benchmarks/mixed_precision.py`` measures top-1
 agreement over 100 inputs.
 
-**Winograd or oneDNN.** ``--winograd`` also times each ResNet with
-``XRELAY_DNNL_WINOGRAD=never`` (every convolution on oneDNN) against the same model with
-``f4``, the default (its 3x3 stride-1 convolutions with outputs of at least 28x28 on the
-native Winograd F(4x4, 3x3) kernel), alternating: the measurement behind ``runtime.dnnl_partition.winograd_choice``.
+**Winograd rules.** ``--winograd`` also times each ResNet with
+``XRELAY_DNNL_WINOGRAD=never`` (every convolution direct on oneDNN) against the same model with
+``f4`` (its 3x3 stride-1 convolutions with outputs of at least 28x28 on the native Winograd
+F(4x4, 3x3) kernel) and with ``dnnl``, the default (3x3 stride-1 convolutions with outputs
+from 14x14 as Winograd F(4x4, 3x3) on the oneDNN backend: the shim's transforms around
+oneDNN's batched matmul), alternating: the measurement behind
+``runtime.dnnl.winograd_in_dnnl`` and ``runtime.dnnl_partition.winograd_choice``.
 
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
@@ -453,15 +456,17 @@ def measure_layouts(
 
 
 def measure_winograd(name: str, plan: str, pairs: int, warmup: int, threads: int | None = None) -> dict:
-    """``XRELAY_DNNL_WINOGRAD=never`` (every convolution on oneDNN) against the same model with
-    ``f4``, the default (3x3 stride-1 convolutions with outputs of at least 28x28 on
-    the native Winograd F(4x4, 3x3) kernel), alternating; medians of the per-round ratios."""
+    """The three ``XRELAY_DNNL_WINOGRAD`` rules, alternating: ``never`` (every convolution
+    direct on oneDNN), ``f4`` (3x3 stride-1 convolutions with outputs of at least 28x28 on the
+    native Winograd F(4x4, 3x3) kernel) and ``dnnl``, the default (3x3 stride-1 ones with
+    outputs from 14x14 as Winograd F(4x4, 3x3) on the oneDNN backend); medians of the
+    per-round ratios to ``never``."""
     model = _model(name)
     inputs = _inputs(name, model)
     builds = {}
     before = os.environ.get("XRELAY_DNNL_WINOGRAD")
     try:
-        for mode in ("never", "f4"):
+        for mode in ("never", "f4", "dnnl"):
             os.environ["XRELAY_DNNL_WINOGRAD"] = mode
             builds[mode] = _build(name, model, plan, threads)
     finally:
@@ -481,9 +486,8 @@ def measure_winograd(name: str, plan: str, pairs: int, warmup: int, threads: int
                 times[k].append(time.perf_counter() - t)
     return {
         "model": name,
-        "never_ms": statistics.median(times["never"]) * 1000,
-        "f4_ms": statistics.median(times["f4"]) * 1000,
-        "ratio": statistics.median([b / a for a, b in zip(times["never"], times["f4"])]),
+        **{f"{k}_ms": statistics.median(v) * 1000 for k, v in times.items()},
+        **{f"{k}_ratio": statistics.median([b / a for a, b in zip(times["never"], times[k])]) for k in ("f4", "dnnl")},
         "native_steps": builds["f4"].executor.step_backends.count("native"),
     }
 
@@ -508,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--winograd", action="store_true",
-        help="also time the ResNets with XRELAY_DNNL_WINOGRAD=f4 against the default (all oneDNN)",
+        help="also time the ResNets with each XRELAY_DNNL_WINOGRAD rule (never, f4, dnnl: the default)",
     )
     parser.add_argument(
         "--no-bf16", action="store_true", help="skip the bfloat16 build and OpenVINO's default precision"
@@ -631,9 +635,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(
             tabulate(
-                [[w["model"], f"{w['never_ms']:.2f}", f"{w['f4_ms']:.2f}", f"{w['ratio']:.3f}", w["native_steps"]] for w in wr],
-                headers=["model", "all oneDNN ms (never)", "F(4x4) Winograd native ms (f4, default)", "f4 / never",
-                         "native steps (f4)"],
+                [[w["model"], f"{w['never_ms']:.2f}", f"{w['f4_ms']:.2f}", f"{w['dnnl_ms']:.2f}",
+                  f"{w['f4_ratio']:.3f}", f"{w['dnnl_ratio']:.3f}", w["native_steps"]] for w in wr],
+                headers=["model", "direct ms (never)", "native Winograd ms (f4)", "oneDNN Winograd ms (dnnl, default)",
+                         "f4 / never", "dnnl / never", "native steps (f4)"],
             )  # fmt: skip
         )
     if "resnet18" in args.models and not args.no_layouts:

@@ -179,13 +179,16 @@ class _Step:
     pd: int
     args: list[tuple[int, Any]]  # (oneDNN argument kind, _Value or a reordered weight array)
     impl: str = ""
-    weights: list[tuple[int, np.ndarray, _Md, _Md]] = field(default_factory=list)
+    weights: list[tuple[int, np.ndarray | None, _Md, _Md]] = field(default_factory=list)
     """(argument kind, stored constant, its md, the primitive's md): reordered at bind time."""
     logical: dict[int, tuple[list[int], list[int]]] = field(default_factory=dict)
     """Dims and element strides oneDNN sees for each activation argument (a view of the
     arena tensor: NHWC data is described as logical NCHW with channels-last strides)."""
     keep: list[Any] = field(default_factory=list)
     custom: bool = False
+    derived: bool = False
+    """Its weights were computed here (Winograd's transformed weights): ``bind`` drops them
+    once reordered, so the process does not hold them twice."""
     """``pd`` is a Winograd transform of the shim (``xr_dnnl_wino``), not a primitive
     descriptor: it runs as it is, marked by a negative argument count."""
 
@@ -231,7 +234,11 @@ class FunctionPlan:
         for step in self.steps:
             reordered: dict[int, np.ndarray] = {}
             for key, stored, src_md, dst_md in step.weights:
+                if stored is None:
+                    raise DnnlUnsupported(f"@{self.name}: bound already (its derived weights are dropped)")
                 reordered[key] = _reorder(lib, stored, src_md, dst_md, keep)
+            if step.derived:
+                step.weights = [(key, None, src_md, dst_md) for key, _, src_md, dst_md in step.weights]
             count = 0
             for key, where in step.args:
                 if isinstance(where, _Value):
@@ -733,6 +740,7 @@ class _Reader:
         from xrelay.runtime.fast_kernels import winograd_weights
 
         lib = self.lib
+        name = f"{name} as Winograd F(4x4, 3x3)"  # the three steps' one label in the profile
         tiles = n * -(-oh // 4) * -(-ow // 4)
         pt, pl = a["padding"][:2]
         geometry = _i64([n, h, w, c, oh, ow, o, pt, pl])
@@ -742,26 +750,26 @@ class _Reader:
             self.temp += _round(4 * math.prod(shape))
             return v, (shape, _contiguous(shape))
 
-        def transform(kind: int, label: str, family: str, args, logical) -> None:
+        def transform(kind: int, impl: str, args, logical) -> None:
             k = lib.xr_dnnl_wino(kind, int(bool(post)), geometry)
             if not k:
                 raise DnnlUnsupported(f"{name}: no memory for a Winograd transform")
             self.keep_pd.append(_Owned(lib.xr_dnnl_wino_free, k))
-            step = _Step(label, family, k, args, impl=label, custom=True)
+            step = _Step(name, "conv", k, args, impl=impl, custom=True)
             step.logical.update(logical)
             self.steps.append(step)
 
         v, v_view = temp([36, tiles, c])
         m, m_view = temp([36, tiles, o])
         src_view = ([n, h, w, c], _contiguous([n, h, w, c]))
-        transform(1, "winograd_f4_input", "im2col", [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
+        transform(1, "winograd_f4_input", [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
                   {_ARG_SRC: src_view, _ARG_DST: v_view})  # fmt: skip
         u = winograd_weights(w_hwio, 4, np.dtype(np.float32))
         v_md = _md(lib, *v_view, "Winograd tiles", "float32")
         m_md = _md(lib, *m_view, "Winograd products", "float32")
         u_user = _md(lib, [36, c, o], _contiguous([36, c, o]), "Winograd weights", "float32")
         u_any = _md(lib, [36, c, o], None, "Winograd weights", "float32")
-        step = _Step(name, "matmul", 0, [])
+        step = _Step(name, "conv", 0, [], derived=True)
         pd = lib.xr_dnnl_matmul(self._attr([]), v_md.handle, u_any.handle, None, m_md.handle)
         if not pd:
             raise DnnlUnsupported(f"oneDNN has no matmul for {name} (status {lib.xr_dnnl_last_status()})")
@@ -770,14 +778,14 @@ class _Reader:
         step.args[:0] = [(_ARG_SRC, v), (_ARG_WEIGHTS, u_chosen), (_ARG_DST, m)]
         step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
         step.keep += [v_md, m_md, u_user, u_any]
-        self._finish(name, "matmul", pd, step)
+        self._finish(name, "conv", pd, step)
         out_args = [(_ARG_SRC, m)]
         out_logical = {_ARG_SRC: m_view, _ARG_DST: ([n, oh, ow, o], _contiguous([n, oh, ow, o]))}
         if bias is not None:
             out_args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias), shape=(o,), dtype="float32")))
             out_logical[_ARG_BIAS] = ([o], [1])
         out_args.append((_ARG_DST, self._dest(result)))
-        transform(2, "winograd_f4_output", "conv", out_args, out_logical)
+        transform(2, "winograd_f4_output", out_args, out_logical)
         return True
 
     def _dense(self, dense, outer, const_of, bias, post, result, name) -> None:
