@@ -13,6 +13,13 @@ offloaded ops) and creates one oneDNN primitive descriptor per step:
   ``nn.layer_norm``, ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
   ``relu``/``clip``/``sigmoid``/``tanh``/``sqrt``/``exp``/``abs``/``log``.
 
+A 3x3 stride-1 float32 NHWC convolution (``winograd_in_dnnl``) runs as Winograd F(4x4, 3x3)
+in three steps of the same run: the shim's input transform (the native kernels'
+channels-last transform from ``native_nhwc.h``, on oneDNN's OpenMP threads) into 36 matrices
+of tiles x channels, oneDNN's batched matmul by the transformed weights (computed once in
+float64, reordered once into oneDNN's format), and the output transform with the bias and
+ReLU into the destination; the two intermediate matrices are workspace temporaries.
+
 Activations are described with the arena tensors' own strides (plain layouts: channels-last
 NHWC runs oneDNN's fast ``brgconv`` kernels, see ``dnnl_partition``); weights are described
 as they are stored and reordered once, at bind time, into the format the primitive chose
@@ -80,9 +87,11 @@ def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
     """Whether a 3x3 stride-1 float32 NHWC convolution with ``c`` input and ``o`` output
     channels and an ``oh x ow`` output runs as Winograd F(4x4, 3x3) around oneDNN's batched
     matmul (``XRELAY_DNNL_WINOGRAD=dnnl``, the default; see ``dnnl_partition.winograd_choice``
-    for the other modes): at least 16 channels each way and outputs of at least
-    ``WINOGRAD_MIN_OUT`` each way."""
-    if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl":
+    for the other modes; ``XRELAY_WINOGRAD=0`` turns Winograd off everywhere): at least 16
+    channels each way and outputs of at least ``WINOGRAD_MIN_OUT`` each way."""
+    from xrelay.runtime.fast_kernels import winograd_enabled
+
+    if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl" or not winograd_enabled():
         return False
     return min(c, o) >= 16 and min(oh, ow) >= WINOGRAD_MIN_OUT
 

@@ -17,7 +17,8 @@ After Relay's pre-fusion passes (``build_pipeline`` without FuseOps) the module 
    each of its inputs and outputs is a planned arena tensor (a merged region's temporaries
    would live outside the plan);
 3. ``native_winograd`` gives back to the native kernels the convolutions ``winograd_choice``
-   picks for their Winograd kernel (none by default), ``inline_elementwise`` the lone
+   picks for their Winograd kernel (none by default: the default rule runs Winograd on the
+   oneDNN backend itself, ``dnnl.winograd_in_dnnl``), ``inline_elementwise`` the lone
    elementwise ops, and ``offload_reorders`` makes the layout transforms and float casts left
    at the edges oneDNN reorders;
 4. ``FuseOps`` fuses what stays with the native kernels.
@@ -281,18 +282,21 @@ def native_winograd(module: ModuleOp) -> int:
 
 
 def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w) -> bool:
-    """Whether a float32 NHWC convolution runs on the native Winograd kernel instead of
-    oneDNN's direct convolution. ``XRELAY_DNNL_WINOGRAD`` chooses the rule:
+    """Whether a float32 NHWC convolution runs on the native Winograd kernel instead of the
+    oneDNN backend. ``XRELAY_DNNL_WINOGRAD`` chooses the rule:
 
-    * ``f4`` (default): where the native kernels run F(4x4, 3x3) (``winograd_tile`` 4: 3x3,
-      stride 1, at least 16 channels, outputs of at least 28x28) the convolution stays native:
-      fewer multiplications than oneDNN's direct ``brgconv``. Measured on the quiet machine in
-      alternating pairs of whole models (``benchmarks/runtime.py --winograd``, 20 pairs, 2
-      threads): ResNet-18 0.805x and ResNet-50 0.949x the time of ``never``;
-    * ``never``: every convolution on oneDNN (per convolution, fastest of 200 runs, oneDNN's
-      2-thread ``brgconv`` beats the native Winograd kernel -- 56x56x64 1.29 against 2.14 ms --
-      but not in the whole model, where the Winograd steps win);
-    * ``always``: every convolution the native kernels run as Winograd."""
+    * ``dnnl`` (default): none; the oneDNN backend runs the 3x3 stride-1 convolutions with
+      outputs from 14x14 as Winograd F(4x4, 3x3) itself (``dnnl.winograd_in_dnnl``: the
+      native kernels' transforms on oneDNN's OpenMP threads around oneDNN's batched matmul)
+      and every other one as its direct convolution. Whole models, 2 threads, alternating
+      (``benchmarks/runtime.py --winograd``, 10 pairs, load about 3): ResNet-18 0.928x and
+      ResNet-50 0.914x the time of ``never``;
+    * ``f4``: where the native kernels run F(4x4, 3x3) (``winograd_tile`` 4: 3x3, stride 1,
+      at least 16 channels, outputs of at least 28x28) the convolution goes back to the
+      native kernels (in the same run 0.989x and 1.018x ``never``: their products are
+      OpenBLAS calls per tile element, far below oneDNN's batched matmul);
+    * ``never``: every convolution as oneDNN's direct convolution;
+    * ``always``: every convolution the native kernels run as Winograd goes native."""
     import os
 
     from xrelay.dialects.memory import winograd_tile

@@ -310,6 +310,9 @@ def test_winograd_choice_by_rule(monkeypatch):
     assert winograd_in_dnnl(64, 64, 56, 56) and winograd_in_dnnl(256, 256, 14, 14)
     assert not winograd_in_dnnl(512, 512, 7, 7) and not winograd_in_dnnl(8, 64, 56, 56)
     assert not winograd_choice((3, 3), (1, 1), (1, 1), 1, 64, 64, 56, 56)  # not native
+    monkeypatch.setenv("XRELAY_WINOGRAD", "0")  # Winograd off everywhere
+    assert not winograd_in_dnnl(64, 64, 56, 56)
+    monkeypatch.delenv("XRELAY_WINOGRAD")
 
     monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "never")
     m = _check(_mod(y, x), inputs, 2)
