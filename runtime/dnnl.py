@@ -220,6 +220,11 @@ class FunctionPlan:
     def impls(self) -> list[str]:
         return [s.impl for s in self.steps]
 
+    @property
+    def winograd(self) -> bool:
+        """Whether a convolution runs as Winograd (the shim's transforms)."""
+        return any(s.custom for s in self.steps)
+
     def bind(
         self,
         ins: Sequence[np.ndarray],
@@ -455,6 +460,7 @@ class _Reader:
         self.scratch = 0
         self.produced: set[SSAValue] = set()
         self.keep_pd: list[Any] = []
+        self.winograd = True
         for i, a in enumerate(fn.body.block.args):
             array = fixed[i] if i < len(fixed) else None
             if array is not None:  # a weight the caller passes (PartitionGraph without binding)
@@ -731,7 +737,7 @@ class _Reader:
         once in float64 and reordered once into oneDNN's format) into a second temporary,
         and the shim's output transform into the destination with the bias and a ReLU."""
         if not (
-            groups == 1 and a["data_layout"] == "NHWC" and (a.get("out_layout") or "NHWC") == "NHWC"
+            self.winograd and groups == 1 and a["data_layout"] == "NHWC" and (a.get("out_layout") or "NHWC") == "NHWC"
             and list(a["strides"]) == [1, 1] and list(a["dilation"]) == [1, 1]
             and _type_of(data_v) == "float32" and _type_of(result) == "float32"
             and weight.dtype == np.float32 and (bias is None or bias.dtype == np.float32)
@@ -1032,6 +1038,7 @@ def plan_function(
     constant: Callable[[ConstantOp], np.ndarray] | None = None,
     fixed: Sequence[np.ndarray | None] = (),
     threads: int | None = None,
+    winograd: bool = True,
 ) -> FunctionPlan:
     """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
     library is unavailable). ``constant(op)`` gives a constant's array (default its data);
@@ -1039,7 +1046,8 @@ def plan_function(
     weight the caller holds as a constant). ``threads`` (default: the executor's default,
     ``runtime.parallel.default_threads``) is how many threads the primitives are made for: a
     oneDNN primitive splits its work, and sizes its scratchpad, for the OpenMP thread count
-    current when its descriptor is created."""
+    current when its descriptor is created. ``winograd=False`` runs every convolution direct
+    (for a workspace planned without Winograd's temporaries)."""
     lib = dnnl_library()
     if lib is None:
         raise DnnlUnsupported("the oneDNN library is unavailable")
@@ -1055,6 +1063,7 @@ def plan_function(
     if lookup is None and module is not None:
         funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()), fixed)
+    reader.winograd = winograd
     if lookup is not None:
         reader.funcs = _Lookup(lookup)  # type: ignore[assignment]
     plan = reader.read()

@@ -381,6 +381,12 @@ class Executor:
         name = fn.sym_name.data
         try:
             plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=self.pool.threads)
+            if plan.winograd and plan.workspace_bytes > (0 if ws is None else ws.nbytes):
+                # planned without Winograd's temporaries (built with another
+                # XRELAY_DNNL_WINOGRAD): the direct convolution still fits
+                plan = plan_function(
+                    fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=self.pool.threads, winograd=False
+                )
             thunk = plan.bind(ins, outs, ws, self.pool.threads)
         except DnnlUnsupported:
             return None

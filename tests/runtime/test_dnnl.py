@@ -238,6 +238,29 @@ def test_export_and_load_run_on_onednn(tmp_path):
     np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
 
 
+def test_export_without_winograd_loads_direct_on_onednn(tmp_path, monkeypatch):
+    """A module built with ``XRELAY_DNNL_WINOGRAD=never`` has no workspace for Winograd's
+    temporaries; loaded with the default rule its convolution still runs on oneDNN, direct
+    (not on the native kernels), with the same outputs."""
+    x = relay.var("x", shape=(1, 16, 16, 16))
+    y = relay.nn.relu(relay.add(_conv(x, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
+    xv = RNG.standard_normal((1, 16, 16, 16)).astype("float32")
+    monkeypatch.setenv("XRELAY_DNNL_WINOGRAD", "never")
+    m = xrelay.build(_mod(y, x), None)
+    m.set_input("x", xv)
+    m.run()
+    paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
+    m.export(*paths)
+    monkeypatch.delenv("XRELAY_DNNL_WINOGRAD")
+    assert _impls(xrelay.build(_mod(y, x), None))[0][0] == "winograd_f4_input"  # the default
+    loaded = xrelay.runtime.load(*paths)
+    loaded.set_input("x", xv)
+    loaded.run()
+    (impls,) = _impls(loaded)
+    assert len(impls) == 1 and "winograd" not in impls[0]
+    np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
+
+
 _FALLBACK = """
 import warnings, numpy as np, xrelay
 from xrelay import relay
