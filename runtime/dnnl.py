@@ -735,14 +735,20 @@ class _Reader:
         steps: the shim's F(4x4, 3x3) input transform into 36 matrices (tiles x channels, a
         temporary), oneDNN's batched matmul by the transformed weights (36 x C x O, computed
         once in float64 and reordered once into oneDNN's format) into a second temporary,
-        and the shim's output transform into the destination with the bias and a ReLU."""
+        and the shim's output transform into the destination with the bias, a residual (the
+        sum post-op) and a ReLU."""
         if not (
             self.winograd and groups == 1 and a["data_layout"] == "NHWC" and (a.get("out_layout") or "NHWC") == "NHWC"
             and list(a["strides"]) == [1, 1] and list(a["dilation"]) == [1, 1]
             and _type_of(data_v) == "float32" and _type_of(result) == "float32"
             and weight.dtype == np.float32 and (bias is None or bias.dtype == np.float32)
-            and post in ([], [("eltwise", (_RELU, 0.0, 0.0))])
         ):  # fmt: skip
+            return False
+        relu = ("eltwise", (_RELU, 0.0, 0.0))
+        residual = post[0][1] if post and post[0][0] == "sum" else None
+        if post[1 if residual is not None else 0 :] not in ([], [relu]):
+            return False
+        if residual is not None and _type_of(residual) != "float32":
             return False
         layout = a["kernel_layout"]
         if sorted(layout) != sorted("OIHW"):
@@ -766,7 +772,7 @@ class _Reader:
             return v, (shape, _contiguous(shape))
 
         def transform(kind: int, impl: str, args, logical) -> None:
-            k = lib.xr_dnnl_wino(kind, int(bool(post)), geometry)
+            k = lib.xr_dnnl_wino(kind, int(post[-1:] == [relu]), geometry)
             if not k:
                 raise DnnlUnsupported(f"{name}: no memory for a Winograd transform")
             self.keep_pd.append(_Owned(lib.xr_dnnl_wino_free, k))
@@ -799,6 +805,9 @@ class _Reader:
         if bias is not None:
             out_args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias), shape=(o,), dtype="float32")))
             out_logical[_ARG_BIAS] = ([o], [1])
+        if residual is not None:
+            out_args.append((_ARG_SRC_1, self._src(residual)))
+            out_logical[_ARG_SRC_1] = out_logical[_ARG_DST]
         out_args.append((_ARG_DST, self._dest(result)))
         transform(2, "winograd_f4_output", out_args, out_logical)
         return True

@@ -295,7 +295,8 @@ fail:
 /* A Winograd F(4x4, 3x3) convolution runs as three steps of a run: the input transform of
    the NHWC source into 36 matrices v[k][tile][channel] (a workspace temporary), oneDNN's
    batched matmul of those by the transformed weights into m[k][tile][out channel], and the
-   output transform of m into the NHWC destination with the bias and a ReLU. The transforms
+   output transform of m into the NHWC destination with the bias, a residual (the sum
+   post-op: a second NHWC tensor of the destination's shape) and a ReLU. The transforms
    are kernels of this file, not primitives: xr_dnnl_run tells them apart by a negative
    argument count, and they run on the same OpenMP threads as the primitives. */
 typedef struct {
@@ -306,7 +307,7 @@ typedef struct {
     i64 pt, pl;     /* top and left padding */
 } xr_wino_t;
 
-enum { ARG_SRC = 1, ARG_DST = 17, ARG_BIAS = 41 };
+enum { ARG_SRC = 1, ARG_SRC_1 = 2, ARG_DST = 17, ARG_BIAS = 41 };
 
 void *xr_dnnl_wino(int kind, int relu, const int64_t *shape) {
     xr_wino_t *k = calloc(1, sizeof *k);
@@ -332,7 +333,9 @@ static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_mem
     const float *src = handle_of(nargs, keys, mems, ARG_SRC);
     float *dst = handle_of(nargs, keys, mems, ARG_DST);
     const float *bias = handle_of(nargs, keys, mems, ARG_BIAS);
+    const float *res = handle_of(nargs, keys, mems, ARG_SRC_1);
     if (src == NULL || dst == NULL) return -1;
+    if (res == dst) return -2; /* the residual is read after the transform writes dst */
     const i64 th = (k->oh + 3) / 4, tw = (k->ow + 3) / 4, tiles = k->n * th * tw;
     const i64 ch = k->kind == 1 ? k->c : k->o, blocks = (ch + NHWC_CB - 1) / NHWC_CB;
     const i64 items = k->n * th * blocks, ks = tiles * ch;
@@ -348,14 +351,18 @@ static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_mem
         float *out = dst + b * k->oh * k->ow * k->o;
         wino4_output_nhwc_xr(src + b * th * tw * ch, ks, ch, tw, out, k->oh, k->ow, k->o, c0, c1,
                              r, r + 1);
-        if (bias == NULL && !k->relu) continue;
+        if (bias == NULL && res == NULL && !k->relu) continue;
         i64 y1 = 4 * r + 4 < k->oh ? 4 * r + 4 : k->oh;
         for (i64 y = 4 * r; y < y1; y++)
             for (i64 x = 0; x < k->ow; x++) {
-                float *row = out + (y * k->ow + x) * k->o;
+                i64 at = ((b * k->oh + y) * k->ow + x) * k->o;
+                float *row = dst + at;
                 if (bias != NULL)
 #pragma GCC ivdep
                     for (i64 q = c0; q < c1; q++) row[q] += bias[q];
+                if (res != NULL)
+#pragma GCC ivdep
+                    for (i64 q = c0; q < c1; q++) row[q] += res[at + q];
                 if (k->relu)
 #pragma GCC ivdep
                     for (i64 q = c0; q < c1; q++) row[q] = row[q] > 0.0f ? row[q] : 0.0f;

@@ -364,11 +364,13 @@ def test_winograd_choice_by_rule(monkeypatch):
         (2, 24, 16, 17, (1, 1), "bias"),  # a batch; 17 = 4 * 4 + 1: a last tile of one row
         (1, 16, 16, 16, (2, 0, 0, 2), "none"),  # asymmetric padding, a bare conv2d
         (1, 80, 72, 15, (0, 1, 2, 1), "relu"),  # channels past one 64-channel block
+        (1, 16, 16, 14, (1, 1), "bias_sum_relu"),  # a ResNet basic block's second conv
+        (2, 72, 72, 15, (1, 1), "bias_sum"),  # the residual post-op without ReLU
     ],
 )
 def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epilogue):
     """The Winograd steps (input transform, oneDNN matmul, output transform with the bias and
-    ReLU) agree with the native direct convolution within 1e-4 of the output's largest
+    ReLU, and a residual: the sum post-op) agree with the native direct convolution within 1e-4 of the output's largest
     magnitude for batches, odd sizes (tiles
     cut at the image's edge), asymmetric padding and channels past one block of 64; the
     transformed tiles and products are workspace temporaries, so the arena is the plan's."""
@@ -376,12 +378,15 @@ def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epi
     y = _conv(x, _const(o, c, 3, 3), padding=padding, channels=o, kernel_size=(3, 3))
     if epilogue.startswith("bias"):
         y = relay.add(y, _const(o, 1, 1))
+    if "sum" in epilogue:
+        y = relay.add(y, x)  # the residual: read from the arena by the output transform
     if epilogue.endswith("relu"):
         y = relay.nn.relu(y)
     inputs = {"x": RNG.standard_normal((n, c, hw, hw)).astype("float32")}
     m = _check(_mod(y, x), inputs, 1, rtol=0, scaled=True)
     (impls,) = _impls(m)
     assert impls[0] == "winograd_f4_input" and impls[-1] == "winograd_f4_output", impls
+    assert ("sum" in epilogue) == ("sum" in _work(m)[0][0])  # the residual fused, not a native add
     (plan,) = [c.dnnl_plan for _, c in _work(m)]
     pt, pl, pb, pr = padding if len(padding) == 4 else padding * 2
     oh = hw + pt + pb - 2
