@@ -17,8 +17,9 @@ A 3x3 stride-1 float32 NHWC convolution (``winograd_in_dnnl``) runs as Winograd 
 in three steps of the same run: the shim's input transform (the native kernels'
 channels-last transform from ``native_nhwc.h``, on oneDNN's OpenMP threads) into 36 matrices
 of tiles x channels, oneDNN's batched matmul by the transformed weights (computed once in
-float64, reordered once into oneDNN's format), and the output transform with the bias and
-ReLU into the destination; the two intermediate matrices are workspace temporaries.
+float64, reordered once into oneDNN's format), and the output transform with the bias, a
+residual (the sum post-op) and ReLU into the destination; the two intermediate matrices are
+workspace temporaries.
 
 Activations are described with the arena tensors' own strides (plain layouts: channels-last
 NHWC runs oneDNN's fast ``brgconv`` kernels, see ``dnnl_partition``); weights are described
