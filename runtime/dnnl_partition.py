@@ -289,11 +289,11 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
       outputs from 14x14 as Winograd F(4x4, 3x3) itself (``dnnl.winograd_in_dnnl``: the
       native kernels' transforms on oneDNN's OpenMP threads around oneDNN's batched matmul)
       and every other one as its direct convolution. Whole models, 2 threads, alternating
-      (``benchmarks/runtime.py --winograd``, 20 rounds, load 1.8): ResNet-18 0.854x and
-      ResNet-50 0.851x the time of ``never``;
+      (``benchmarks/runtime.py --winograd``, 20 rounds, load 2.1): ResNet-18 0.650x and
+      ResNet-50 0.838x the time of ``never``;
     * ``f4``: where the native kernels run F(4x4, 3x3) (``winograd_tile`` 4: 3x3, stride 1,
       at least 16 channels, outputs of at least 28x28) the convolution goes back to the
-      native kernels (in the same run 0.792x, unsteady between runs, and 0.927x ``never``:
+      native kernels (in the same run 0.796x, unsteady between runs, and 0.933x ``never``:
       their products are OpenBLAS calls per tile element on the native pool);
     * ``never``: every convolution as oneDNN's direct convolution;
     * ``always``: every convolution the native kernels run as Winograd goes native."""
