@@ -198,5 +198,8 @@ void omp_set_num_threads(int n);
 int omp_get_max_threads(void);
 int omp_get_num_threads(void);
 int omp_get_thread_num(void);
+/* libgomp's entry for a parallel region (GCC's ABI: fn(data) on num_threads threads,
+   0 meaning the current default; flags 0) */
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
 
 #endif

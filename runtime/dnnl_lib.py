@@ -28,9 +28,9 @@ from xrelay.runtime import native
 __all__ = ["dnnl_library", "dnnl_unavailable_reason", "library_path"]
 
 _SOURCES = ("dnnl_shim.c", "dnnl_api.h", "native_nhwc.h")
-_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-fopenmp", "-shared", "-fPIC"]
-"""The native kernels' flags (the shim includes their Winograd transforms), and OpenMP: the
-transforms run on the same OpenMP threads as oneDNN's primitives."""
+_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
+"""The native kernels' flags (the shim includes their Winograd transforms; it runs them on
+libgomp's threads through libgomp's ABI, with no OpenMP flag)."""
 _STATE: dict[str, Any] = {}
 
 _P = ctypes.c_void_p

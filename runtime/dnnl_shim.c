@@ -328,19 +328,25 @@ static void *handle_of(int nargs, const int32_t *keys, dnnl_memory_t const *mems
     return NULL;
 }
 
-/* Work items: (image, tile row, block of NHWC_CB channels), cut evenly over the threads. */
-static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
-    const float *src = handle_of(nargs, keys, mems, ARG_SRC);
-    float *dst = handle_of(nargs, keys, mems, ARG_DST);
-    const float *bias = handle_of(nargs, keys, mems, ARG_BIAS);
-    const float *res = handle_of(nargs, keys, mems, ARG_SRC_1);
-    if (src == NULL || dst == NULL) return -1;
-    if (res == dst) return -2; /* the residual is read after the transform writes dst */
+typedef struct {
+    const xr_wino_t *k;
+    const float *src, *bias, *res;
+    float *dst;
+} wino_job_t;
+
+/* One thread's share of the work items (image, tile row, block of NHWC_CB channels): an even
+   contiguous cut, as a static OpenMP schedule. */
+static void wino_part(void *arg) {
+    const wino_job_t *job = arg;
+    const xr_wino_t *k = job->k;
+    const float *src = job->src, *bias = job->bias, *res = job->res;
+    float *dst = job->dst;
     const i64 th = (k->oh + 3) / 4, tw = (k->ow + 3) / 4, tiles = k->n * th * tw;
     const i64 ch = k->kind == 1 ? k->c : k->o, blocks = (ch + NHWC_CB - 1) / NHWC_CB;
     const i64 items = k->n * th * blocks, ks = tiles * ch;
-#pragma omp parallel for schedule(static)
-    for (i64 it = 0; it < items; it++) {
+    const i64 nt = omp_get_num_threads(), me = omp_get_thread_num();
+    const i64 lo = items * me / nt, hi = items * (me + 1) / nt;
+    for (i64 it = lo; it < hi; it++) {
         i64 b = it / (th * blocks), r = it / blocks % th, c0 = it % blocks * NHWC_CB;
         i64 c1 = c0 + NHWC_CB < ch ? c0 + NHWC_CB : ch;
         if (k->kind == 1) {
@@ -368,6 +374,17 @@ static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_mem
                     for (i64 q = c0; q < c1; q++) row[q] = row[q] > 0.0f ? row[q] : 0.0f;
             }
     }
+}
+
+/* The transform as one parallel region of libgomp, the OpenMP runtime libdnnl.so.3 runs on
+   (called through its ABI, so the shim needs no OpenMP flag of its own compiler, which
+   could bring a second runtime), with the thread count oneDNN's primitives use. */
+static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
+    wino_job_t job = {k, handle_of(nargs, keys, mems, ARG_SRC), handle_of(nargs, keys, mems, ARG_BIAS),
+                      handle_of(nargs, keys, mems, ARG_SRC_1), handle_of(nargs, keys, mems, ARG_DST)};
+    if (job.src == NULL || job.dst == NULL) return -1;
+    if (job.res == job.dst) return -2; /* the residual is read after the transform writes dst */
+    GOMP_parallel(wino_part, &job, (unsigned)n_threads, 0);
     return 0;
 }
 
