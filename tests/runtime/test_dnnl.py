@@ -238,6 +238,23 @@ def test_export_and_load_run_on_onednn(tmp_path):
     np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
 
 
+def test_winograd_on_onednn_same_bits_for_any_thread_count():
+    """The transforms cut their work items by thread and oneDNN's matmul reduces in a fixed
+    order: one, two or three threads give the same bits."""
+    x = relay.var("x", shape=(1, 24, 18, 18))
+    y = relay.nn.relu(_conv(x, _const(24, 24, 3, 3), padding=(1, 1), channels=24, kernel_size=(3, 3)))
+    xv = RNG.standard_normal((1, 24, 18, 18)).astype("float32")
+    outs = []
+    for threads in (1, 2, 3):
+        m = xrelay.build(_mod(y, x), None, threads=threads)
+        assert _impls(m)[0][0] == "winograd_f4_input"
+        m.set_input("x", xv)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+    np.testing.assert_array_equal(outs[1], outs[0])
+    np.testing.assert_array_equal(outs[2], outs[0])
+
+
 def test_export_without_winograd_loads_direct_on_onednn(tmp_path, monkeypatch):
     """A module built with ``XRELAY_DNNL_WINOGRAD=never`` has no workspace for Winograd's
     temporaries; loaded with the default rule its convolution still runs on oneDNN, direct
