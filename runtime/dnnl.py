@@ -196,11 +196,11 @@ class _Step:
     arena tensor: NHWC data is described as logical NCHW with channels-last strides)."""
     keep: list[Any] = field(default_factory=list)
     custom: bool = False
+    """``pd`` is a Winograd transform of the shim (``xr_dnnl_wino``), not a primitive
+    descriptor: it runs as it is, marked by a negative argument count."""
     derived: bool = False
     """Its weights were computed here (Winograd's transformed weights): ``bind`` drops them
     once reordered, so the process does not hold them twice."""
-    """``pd`` is a Winograd transform of the shim (``xr_dnnl_wino``), not a primitive
-    descriptor: it runs as it is, marked by a negative argument count."""
 
 
 @dataclass
@@ -700,6 +700,8 @@ class _Reader:
         src_dims, src_st = _layout_view(shape_of(data_v.type), a["data_layout"])
         dst_dims, dst_st = _layout_view(shape_of(result.type), out_layout)
         w_dims, w_st = _kernel_view(weight, a["kernel_layout"], groups)
+        if self._winograd(a, data_v, weight, bias, post, result, name, groups):
+            return
         lib = self.lib
         step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] else "conv", 0, [])
         src_md = _md(lib, src_dims, src_st, "conv2d data", _type_of(data_v))
@@ -708,8 +710,6 @@ class _Reader:
         w_user = _md(lib, w_dims, w_st, "conv2d weight", w_type)
         w_any = _md(lib, w_dims, None, "conv2d weight", w_type)
         b_md = _md(lib, [bias.size], [1], "bias", _array_dtype(bias)) if bias is not None else None
-        if self._winograd(a, data_v, weight, bias, post, result, name, groups):
-            return
         attr = self._post_ops(post, dst_dims, dst_st, step)
         pad = a["padding"]
         nsp = 2
