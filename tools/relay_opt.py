@@ -23,11 +23,13 @@ import os
 import sys
 from collections.abc import Sequence
 from io import StringIO
-from typing import IO
+from types import UnionType
+from typing import IO, Any, Union, get_args, get_origin
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
+from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -131,16 +133,7 @@ class RelayOptMain(xDSLOptMain):
         unknown = [s.name for s in specs if s.name not in self.available_passes]
         if unknown:
             raise ValueError(f"Unrecognized passes: {unknown}")
-        passes = []
-        for spec in specs:
-            cls = self.available_passes[spec.name]()
-            try:
-                passes.append(cls.from_pass_spec(spec))
-            except Exception as e:  # xDSL reports bad options without naming the pass
-                options = ", ".join(
-                    f.name.replace("_", "-") for f in dataclasses.fields(cls)
-                ) or "none"
-                raise ToolError(f"pass '{spec.name}': {e} (options: {options})") from None
+        passes = [_pass_from_spec(self.available_passes[spec.name](), spec) for spec in specs]
         self.pipeline = PassPipeline(tuple(passes))
 
     def prepare_output(self) -> IO[str]:
@@ -288,6 +281,54 @@ def main(argv: Sequence[str] | None = None) -> int:
             ToolError(f"internal error: {type(e).__name__}: {e} (set XRELAY_TRACEBACK=1 for details)")
         )
     return 0
+
+
+_EXPECTS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _expects(hint: Any) -> str:
+    """What a pass option's type accepts, in words."""
+    args = [a for a in get_args(hint) if a is not type(None)]
+    if get_origin(hint) in (Union, UnionType) and len(args) == 1:
+        return _expects(args[0])
+    if get_origin(hint) is tuple and args:
+        return f"a comma-separated list of {_EXPECTS.get(args[0], str(args[0])).split(' ', 1)[-1]}s"
+    return _EXPECTS.get(hint, str(hint))
+
+
+def _pass_from_spec(cls: type, spec: ArgSpec) -> Any:
+    """The pass ``cls`` with the options of ``spec``, or a ``ToolError`` naming the pass, the
+    option, what it takes and the pass's options. An integer is accepted where a number
+    (float) is expected, as MLIR's options do (xDSL alone refuses ``time-limit=2``)."""
+    import dataclasses
+    import typing
+
+    from xdsl.utils.hints import isa
+
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = typing.get_type_hints(cls)
+    names = ", ".join(n.replace("_", "-") for n in fields) or "none"
+    params = {}
+    for key, values in spec.parameters.items():
+        name = key.replace("-", "_")
+        if name not in fields:
+            raise ToolError(f"pass '{spec.name}': unknown option '{key}' (options: {names})")
+        hint = hints[name]
+        accepts = [hint, *get_args(hint)]
+        if float in accepts or tuple[float, ...] in accepts:
+            values = tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in values)
+        optional = not values and type(None) in get_args(hint)
+        if not (optional or (len(values) == 1 and isa(values[0], hint)) or isa(values, hint)):
+            given = ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values)
+            raise ToolError(
+                f"pass '{spec.name}': option '{key}' takes {_expects(hint)}, "
+                f"not '{given}' (options: {names})"
+            )
+        params[key] = values
+    try:
+        return cls.from_pass_spec(ArgSpec(spec.name, params))
+    except Exception as e:  # anything else xDSL refuses, still naming the pass
+        raise ToolError(f"pass '{spec.name}': {e} (options: {names})") from None
 
 
 def _explain(e: Exception) -> str:

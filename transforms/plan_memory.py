@@ -42,6 +42,7 @@ memory.pool @global {alignment = 16, size = 2048}
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -323,6 +324,11 @@ class PlanMemoryPass(ModulePass):
         if self.algorithm not in ALGORITHMS:
             raise PlanMemoryError(
                 f"plan-memory: unknown algorithm '{self.algorithm}' (known: {', '.join(ALGORITHMS)})"
+            )
+        if not 0 <= self.time_limit < math.inf:
+            raise PlanMemoryError(
+                f"plan-memory: time-limit must be a number of seconds >= 0 (0: the planner's "
+                f"default), not {self.time_limit}"
             )
         try:
             pools = parse_pools(self.pools, self.alignment) if self.pools else None

@@ -167,9 +167,13 @@ def test_time_limit_is_kept_and_best_plan_returned():
     greedy = plan_memory(buffers, "greedy-by-size", POOLS)
     exact.ensure_compiled()
     plan = plan_memory(buffers, "optimal", POOLS, time_limit=2.0)
-    # Not proven, so the search used its whole budget and then stopped (the minute of slack
-    # guards against a search that ignores the limit, not against a slow machine).
-    assert 2.0 <= plan.stats["global"]["seconds"] < 62.0
+    # Not proven, so the call used its whole budget and then stopped (the minute of slack
+    # guards against a search that ignores the limit, not against a slow machine). The limit
+    # is the whole call's: the greedy seed plans run first, so the pool's search gets what is
+    # left of the 2 s (under load, 1.97 s once), and the call as a whole takes at least 2 s.
+    assert 2.0 <= plan.seconds < 62.0
+    assert plan.stats["global"]["seconds"] <= plan.seconds
+    assert plan.stats["global"]["seconds"] > 1.0  # the search, not the seeding, had the time
     verify_plan(buffers, POOLS, plan)
     assert plan.optimal is False
     probes = plan.stats["global"]["probes"]

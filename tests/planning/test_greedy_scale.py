@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from xrelay.transforms.planners import Buffer, PlanError, Pool, greedy
+from xrelay.transforms.planners import Buffer, PlanError, Pool, greedy, verify_plan
 from xrelay.transforms.planners.model import align_up, allowed_pools, effective_alignment, footprint
 
 PLANNERS = {
@@ -124,6 +124,54 @@ def test_same_plans_as_the_linear_scan(name, monkeypatch):
             buffers = [Buffer(b.name, b.size, b.start, b.end, b.alignment) for b in buffers]
         new, old = _both(planner, buffers, pools, monkeypatch)
         assert new == old
+
+
+@pytest.mark.parametrize("path", ["numpy queries", "segment tree"])
+@pytest.mark.parametrize("name", PLANNERS)
+def test_other_query_paths_give_the_same_plans(name, path, monkeypatch):
+    """The time-position index answers small queries in Python and large ones with numpy;
+    problems it declines (too many conflicting pairs) take the segment tree. Each path,
+    forced on every query, plans like the linear scan."""
+    if path == "numpy queries":
+        monkeypatch.setattr(greedy, "_MANY_CONFLICTS", 0)
+    else:
+        monkeypatch.setattr(greedy._TimeIndex, "MAX_PAIRS_PER_BUFFER", -10**9)
+    rng = random.Random(name + path)
+    for trial in range(6 if name != "hill-climb" else 2):
+        buffers = _problem(rng, rng.randint(1, 120 if name != "hill-climb" else 40))
+        pools = [Pool("sram", rng.choice([2000, 8000, 40000]), 16), Pool("dram", None, 64)]
+        if trial % 3 == 0:
+            pools = [Pool("global", None, rng.choice([1, 16]))]
+            buffers = [Buffer(b.name, b.size, b.start, b.end, b.alignment) for b in buffers]
+        new, old = _both(PLANNERS[name], buffers, pools, monkeypatch)
+        assert new == old
+
+
+def test_time_index_lists_exactly_the_conflicting_buffers():
+    rng = random.Random(12)
+    for n in (0, 1, 2, 57, 300):
+        buffers = _problem(rng, n)
+        cols = greedy._Columns(buffers, greedy.default_pools_of(buffers))
+        timed = cols.time_index()
+        assert timed is not None
+        inputs = timed.inputs.tolist()
+        for k, b in enumerate(buffers):
+            t = int(timed.position[k])
+            assert inputs[t] == k
+            near = list(timed.back[timed.bptr[t] : timed.bptr[t + 1]]) + list(range(t + 1, timed.forward[t]))
+            assert all(u < t for u in timed.back[timed.bptr[t] : timed.bptr[t + 1]])
+            found = sorted(inputs[u] for u in near)
+            # Conflicts by lifetime alone (size-0 buffers too: the placer skips them).
+            assert found == [j for j, c in enumerate(buffers) if j != k and c.start <= b.end and b.start <= c.end]
+
+
+def test_time_index_declines_offsets_beyond_int64():
+    buffers = [Buffer("a", 1 << 61, 0, 1), Buffer("b", 1 << 61, 1, 2), Buffer("c", 5, 0, 2)]
+    cols = greedy._Columns(buffers, greedy.default_pools())
+    assert cols.time_index() is None
+    plan = greedy.plan_greedy_by_size(buffers, greedy.default_pools())
+    verify_plan(buffers, None, plan)
+    assert plan.total_size > 1 << 62  # all three are live at step 1: stacked, past int64
 
 
 def test_same_errors_when_a_bounded_pool_overflows(monkeypatch):

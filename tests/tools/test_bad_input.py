@@ -3,6 +3,8 @@ no traceback (issue 17, item 5)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -277,3 +279,50 @@ def test_loaders_of_weights_say_what_is_wrong(tmp_path):
         with pytest.raises(NpzError, match=message.replace(".", r"\.")):
             read_npz(tmp_path / name)
     assert read_npz((tmp_path / "ok.npz").read_bytes())["x"].shape == (2,)
+
+
+# ---- relay-opt pass options ------------------------------------------------------------------
+
+RELU_MAIN = """func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = relay.nn.relu %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+"""
+PLAN_OPTIONS = "(options: algorithm, pools, alignment, time-limit, seed, pool-algorithms, report, plot)"
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ("plan-memory{time-limit=abc}", "option 'time-limit' takes a number, not 'abc'"),
+        ("plan-memory{time-limit}", "option 'time-limit' takes a number, not ''"),
+        ("plan-memory{seed=1.5}", "option 'seed' takes an integer, not '1.5'"),
+        ("plan-memory{report=3}", "option 'report' takes true or false, not '3'"),
+        ("plan-memory{nosuch=1}", "unknown option 'nosuch'"),
+        ("fuse-ops{fuse-opt-level=1}", "unknown option 'fuse-opt-level' (options: opt-level, max-depth)"),
+    ],
+)
+def test_bad_pass_options_name_the_pass_the_option_and_what_it_takes(tmp_path, capsys, options, message):
+    assert relay_opt.main([_write(tmp_path, RELU_MAIN), "-p", options]) == 1
+    err = _one_error(capsys, "relay-opt")
+    assert f"pass '{options.split('{')[0]}': {message}" in err
+    assert "Incompatible types" not in err and "<class" not in err
+    if options.startswith("plan-memory"):
+        assert err.rstrip().endswith(PLAN_OPTIONS)
+
+
+@pytest.mark.parametrize("limit", ["-1", "-0.5"])
+def test_negative_time_limit_is_refused(tmp_path, capsys, limit):
+    path = _write(tmp_path, RELU_MAIN)
+    assert relay_opt.main([path, "-p", f"fuse-ops,lower-to-memory,plan-memory{{time-limit={limit}}}"]) == 1
+    err = _one_error(capsys, "relay-opt")
+    assert f"plan-memory: time-limit must be a number of seconds >= 0 (0: the planner's default), not {float(limit)}" in err
+
+
+def test_integer_time_limit_is_a_number(tmp_path, capsys):
+    # xDSL alone refuses an int where the option is a float ("Incompatible types").
+    path = _write(tmp_path, RELU_MAIN)
+    out = tmp_path / "out.mlir"
+    pipeline = "fuse-ops,lower-to-memory,plan-memory{time-limit=2 algorithm=optimal}"
+    assert relay_opt.main([path, "-p", pipeline, "-o", str(out)]) == 0
+    assert re.search(r"memory\.pool @global \{alignment = 16, size = \d+\}", out.read_text())

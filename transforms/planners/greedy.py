@@ -16,7 +16,9 @@ import heapq
 import math
 import random
 import time
+from array import array
 from collections.abc import Callable, Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -148,6 +150,79 @@ class _LifetimeIndex:
         return found
 
 
+class _TimeIndex:
+    """The conflicts of every buffer as ranges and lists of *time positions* (the buffers
+    renumbered by first step, ties in input order), read next to each other in memory.
+
+    With the buffers in that order, the ones conflicting with position ``t`` are those after
+    it that start by its last step, the contiguous positions ``t + 1 .. forward[t] - 1``, and
+    those before it still live at its first step, listed in ``back[bptr[t]:bptr[t + 1]]``.
+    The placer keeps every pool's offsets and tops in int64 arrays by position (top 0: not
+    placed there), so a query reads a few cache lines around ``t`` instead of the
+    Python objects of a segment tree scattered over the heap: visiting a million buffers
+    in size order (random places in time) then costs per buffer what visiting them in time
+    order does. ``back`` holds one entry per conflicting pair, which bounds its use to
+    problems with a bounded number of conflicts per buffer (``build``).
+    """
+
+    MAX_PAIRS_PER_BUFFER = 32
+    """Above this many conflicting pairs per buffer on average, ``build`` declines (the
+    pair list would cost more memory than the segment tree; the work is quadratic-ish then
+    anyway, in both)."""
+
+    def __init__(self, inputs, position, forward, bptr, back):
+        self.inputs = inputs  # time position -> input index (int64 array)
+        self.position = position  # input index -> time position (int64 array)
+        self.forward = forward  # time position -> end of its forward range (int64 array)
+        self.bptr = bptr  # time position -> start of its list in ``back`` (int64, n + 1)
+        self.back = back  # array('q'): earlier positions still live, grouped by position
+        self.back_np = np.frombuffer(back, dtype=np.int64)  # the same memory, for numpy
+
+    @classmethod
+    def build(cls, cols: _Columns) -> _TimeIndex | None:
+        """The index of ``cols``, or None when offsets could leave int64 or the problem has
+        too many conflicting pairs (the segment tree is used then)."""
+        n = len(cols.lo)
+        if cols.size.dtype == object or cols.alignment.dtype == object:
+            return None
+        # Every offset a rule returns is at most the highest top so far plus an
+        # alignment, and every top adds a footprint: the sum of sizes plus twice the
+        # alignments bounds them all (floats: the sum itself may not fit int64).
+        align = np.maximum(cols.alignment, max((p.alignment for p in cols.pools), default=1))
+        bound = float(cols.size.sum(dtype=np.float64)) + 2.0 * float(align.sum(dtype=np.float64))
+        if bound >= 2.0**61:
+            return None
+        order = cols.time_order if cols.time_order is not None else np.argsort(cols.lo, kind="stable")
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n, dtype=np.int64)
+        first = cols.lo[order]
+        forward = np.searchsorted(first, cols.hi[order], side="right").astype(np.int64)
+        span = forward - np.arange(n, dtype=np.int64) - 1  # conflicts after each position
+        pairs = int(span.sum())
+        if pairs > cls.MAX_PAIRS_PER_BUFFER * n + 4096:
+            return None
+        # The pairs (u, t), u < t < forward[u], grouped by t: as keys t * n + u, sorted.
+        u = np.repeat(np.arange(n, dtype=np.int64), span)
+        ends = np.cumsum(span)
+        keys = np.arange(pairs, dtype=np.int64)
+        keys -= np.repeat(ends - span, span)  # 0 .. span[u] - 1 within each u
+        keys += u + 1  # t
+        keys *= n
+        keys += u
+        keys.sort(kind="stable")  # timsort: the keys come in short ascending runs
+        keys %= n
+        back = array("q")
+        back.frombytes(keys.tobytes())
+        del keys
+        # Position t's list holds the u with u < t < forward[u]: +1 from u + 1, -1 from forward[u].
+        has = span > 0
+        live = np.bincount(np.flatnonzero(has) + 1, minlength=n + 1)
+        live -= np.bincount(forward[has], minlength=n + 1)
+        bptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.cumsum(live[:n]), out=bptr[1:])
+        return cls(order, position, forward, bptr, back)
+
+
 _INT64_SAFE = 1 << 62
 """Columns whose values all lie within +-2**62 are sorted and ranked by numpy (negating
 them stays in int64); a problem with larger sizes or steps takes the plain-Python path."""
@@ -227,10 +302,20 @@ class _Columns:
         self.candidates = candidates
         # The allowed pools when all buffers share them (the usual case), else None.
         self.uniform = next(iter(resolved.values())) if len(resolved) == 1 else None
+        # The buffers by first step (ties in input order): the time index's numbering.
+        self.time_order: np.ndarray | None = None
         if self.start.dtype != object and self.end.dtype != object:
-            firsts = np.unique(self.start)
-            self.lo = np.searchsorted(firsts, self.start)
+            # Ranks through a stable sort (fast on schedules, whose first steps mostly come
+            # in order) rather than np.unique and a binary search per buffer.
+            order = np.argsort(self.start, kind="stable")
+            ordered = self.start[order]
+            new = np.ones(len(ordered), dtype=bool)
+            new[1:] = ordered[1:] != ordered[:-1]
+            firsts = ordered[new]
+            self.lo = np.empty(len(ordered), dtype=np.int64)
+            self.lo[order] = np.cumsum(new) - 1
             self.hi = np.searchsorted(firsts, self.end, side="right") - 1
+            self.time_order = order
         else:
             firsts = sorted(set(self.start.tolist()))
             rank = {t: i for i, t in enumerate(firsts)}
@@ -239,6 +324,80 @@ class _Columns:
                 [bisect.bisect_right(firsts, t) - 1 for t in self.end.tolist()], dtype=np.int64
             )
         self.ranks = len(firsts)
+        self._time: _TimeIndex | None = None
+        self._time_built = False
+
+    def time_index(self) -> _TimeIndex | None:
+        """The time-position index (built on first use, shared by hill-climb's attempts),
+        or None where the segment tree must serve (see ``_TimeIndex.build``)."""
+        if not self._time_built:
+            self._time = _TimeIndex.build(self)
+            self._time_built = True
+        return self._time
+
+
+_MANY_CONFLICTS = 512
+"""Candidate conflicts above which a query is gathered and sorted by numpy."""
+
+
+class _TreeSlots:
+    """One pool's placed buffers in a segment tree over the steps (``_LifetimeIndex``),
+    for problems the time index declines; a buffer's place is its step ranks ``lo, hi``."""
+
+    def __init__(self, ranks: int):
+        self.index = _LifetimeIndex(ranks)
+
+    def find(self, lo: int, hi: int, _b0: int, _b1: int) -> list[_Slot]:
+        """The placed ``(offset, top)`` pairs conflicting with ``[lo, hi]``, sorted."""
+        return self.index.conflicts(lo, hi)
+
+    def place(self, lo: int, hi: int, offset: int, top: int) -> None:
+        self.index.add(lo, hi, (offset, top))
+
+
+class _TimeSlots:
+    """One pool's placed buffers as offsets and tops in int64 arrays by time position (top
+    0: not placed here); a buffer's place is its position ``t``, the end of its forward range
+    and the bounds of its backward list (see ``_TimeIndex``)."""
+
+    def __init__(self, timed: _TimeIndex):
+        zeros = bytes(8 * len(timed.position))
+        self.off = array("q", zeros)
+        self.top = array("q", zeros)
+        self.back = timed.back
+        # numpy views of the same memory, for the rare buffer with many conflicts (one live
+        # over the whole schedule): there numpy gathers and sorts what Python would do
+        # element by element (a million-entry tuple sort takes seconds).
+        self.off_np = np.frombuffer(self.off, dtype=np.int64)
+        self.top_np = np.frombuffer(self.top, dtype=np.int64)
+        self.back_np = timed.back_np
+
+    def find(self, t: int, forward: int, b0: int, b1: int) -> list[_Slot]:
+        """The placed ``(offset, top)`` pairs conflicting with position ``t``, sorted."""
+        off, top_of = self.off, self.top
+        if b1 - b0 + forward - t < _MANY_CONFLICTS:
+            found = [(off[u], x) for u in self.back[b0:b1] if (x := top_of[u])]
+            found += [(off[u], x) for u in range(t + 1, forward) if (x := top_of[u])]
+            found.sort()
+            return found
+        back = self.back_np[b0:b1]
+        tops = np.concatenate((self.top_np[back], self.top_np[t + 1 : forward]))
+        offsets = np.concatenate((self.off_np[back], self.off_np[t + 1 : forward]))
+        placed = tops != 0
+        tops, offsets = tops[placed], offsets[placed]
+        order = np.lexsort((tops, offsets))
+        return list(zip(offsets[order].tolist(), tops[order].tolist()))
+
+    def place(self, t: int, _forward: int, offset: int, top: int) -> None:
+        self.off[t] = offset
+        self.top[t] = top
+
+
+def _int64s(values: np.ndarray) -> array:
+    """An int64 numpy array as a Python ``array('q')`` (iterating it makes plain ints)."""
+    out = array("q")
+    out.frombytes(np.ascontiguousarray(values, dtype=np.int64).tobytes())
+    return out
 
 
 class _Placer:
@@ -271,24 +430,33 @@ class _Placer:
     def _run(self, order: Sequence[int], rule: _Rule | None) -> None:
         cols = self.columns
         idx = np.asarray(order, dtype=np.int64)
-        # Everything the loop reads is laid out in visit order first, and its results are
-        # written in visit order and scattered back at the end: the loop's only random
-        # accesses are the lifetime index's.
-        candidates = cols.candidates
+        timed = cols.time_index() if rule is not None else None
+        # Everything the loop reads is gathered in visit order by numpy first and read as
+        # int64 arrays (the loop's ints are made as it goes, not a million at once), and its
+        # results are written in visit order and scattered back at the end: the loop's only
+        # random accesses are the conflict queries'. A buffer's place is two or four ints:
+        # its step ranks for the segment tree, or its time position, the end of its forward
+        # range and its backward list's bounds for the time index (see ``_TimeSlots``).
+        if timed is not None:
+            pos = timed.position[idx]
+            where = (pos, timed.forward[pos], timed.bptr[pos], timed.bptr[pos + 1])
+            slots = [_TimeSlots(timed) for _ in self.pools]
+        else:
+            zeros = np.zeros(len(order), dtype=np.int64)
+            where = (cols.lo[idx], cols.hi[idx], zeros, zeros)
+            slots = [_TreeSlots(cols.ranks) for _ in self.pools] if rule is not None else []
         visit = zip(
-            cols.size[idx].tolist(),
-            cols.alignment[idx].tolist(),
-            cols.lo[idx].tolist(),
-            cols.hi[idx].tolist(),
-            [cols.uniform] * len(order) if cols.uniform is not None else [candidates[i] for i in order],
+            _int64s(cols.size[idx]) if cols.size.dtype != object else cols.size[idx].tolist(),
+            _int64s(cols.alignment[idx]) if cols.alignment.dtype != object else cols.alignment[idx].tolist(),
+            *map(_int64s, where),
+            repeat(cols.uniform) if cols.uniform is not None else [cols.candidates[i] for i in order],
         )
-        indexes = [_LifetimeIndex(cols.ranks) for _ in self.pools]
         pool_align = [p.alignment for p in self.pools]
         pool_cap = [p.size for p in self.pools]
         used = self.used
         pool_v: list[int] = []
         offset_v: list[int] = []
-        for size, b_align, lo, hi, cands in visit:
+        for size, b_align, w0, w1, w2, w3, cands in visit:
             if size == 0:
                 pool_v.append(cands[0])
                 offset_v.append(0)
@@ -299,12 +467,12 @@ class _Placer:
                 if rule is None:
                     offset = -(-used[p] // align) * align
                 else:
-                    offset = rule(indexes[p].conflicts(lo, hi), fp, align)
+                    offset = rule(slots[p].find(w0, w1, w2, w3), fp, align)
                 top = offset + fp
                 if pool_cap[p] is not None and top > pool_cap[p]:
                     continue
                 if rule is not None:
-                    indexes[p].add(lo, hi, (offset, top))
+                    slots[p].place(w0, w1, offset, top)
                 pool_v.append(p)
                 offset_v.append(offset)
                 if top > used[p]:
@@ -312,6 +480,10 @@ class _Placer:
                 break
             else:
                 raise self._fits_nowhere(order, pool_v, offset_v)
+        self._scatter(idx, pool_v, offset_v)
+
+    def _scatter(self, idx: np.ndarray, pool_v: list[int], offset_v: list[int]) -> None:
+        """The results, computed in visit order, by input index."""
         pools = np.zeros(len(self.buffers), dtype=np.int64)
         pools[idx] = pool_v
         offsets = np.zeros(len(self.buffers), dtype=object)
@@ -333,10 +505,8 @@ class _Placer:
 
     def plan(self, algorithm: str) -> Plan:
         names = [p.name for p in self.pools]
-        offsets = {
-            b.name: (names[p], off)
-            for b, p, off in zip(self.buffers, self.pool_of, self.offset_of)
-        }
+        pool_names = map(names.__getitem__, self.pool_of) if len(names) > 1 else repeat(names[0])
+        offsets = dict(zip([b.name for b in self.buffers], zip(pool_names, self.offset_of)))
         return Plan(algorithm, offsets, dict(zip(names, self.used)))
 
 
@@ -494,17 +664,28 @@ def plan_hill_climb(
         pos[i] = k
     deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
     nonzero = [i for i, b in enumerate(buffers) if b.size]
-    lifetimes = _LifetimeIndex(cols.ranks)
-    lo, hi = cols.lo.tolist(), cols.hi.tolist()
-    for i in nonzero:
-        lifetimes.add(lo[i], hi[i], i)
+    timed = cols.time_index()
+    if timed is None:
+        lifetimes = _LifetimeIndex(cols.ranks)
+        lo, hi = cols.lo.tolist(), cols.hi.tolist()
+        for i in nonzero:
+            lifetimes.add(lo[i], hi[i], i)
     neighbours_of: dict[int, list[int]] = {}
 
     def neighbours(i: int) -> list[int]:
+        # Sorted by input position: the neighbour order of the all-pairs scan this replaced.
         found = neighbours_of.get(i)
         if found is None:
-            # Sorted by input position: the neighbour order of the all-pairs scan this replaced.
-            found = neighbours_of[i] = [k for k in lifetimes.conflicts(lo[i], hi[i]) if k != i]
+            if timed is None:
+                found = [k for k in lifetimes.conflicts(lo[i], hi[i]) if k != i]
+            else:
+                t = int(timed.position[i])
+                near = np.concatenate((
+                    timed.inputs[timed.back_np[timed.bptr[t] : timed.bptr[t + 1]]],
+                    timed.inputs[t + 1 : timed.forward[t]],
+                ))
+                found = np.sort(near[cols.size[near] != 0]).tolist()
+            neighbours_of[i] = found
         return found
 
     def evaluate(seq: list[int]) -> tuple[int, _Placer]:

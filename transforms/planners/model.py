@@ -155,6 +155,18 @@ def check_problem(buffers: Sequence[Buffer], pools: Sequence[Pool]) -> None:
                 f"pool '{p.name}' base address {p.base_address:#x} is not a multiple "
                 f"of its alignment {p.alignment}"
             )
+    # The common case in bulk: distinct names, and each distinct pool constraint valid. Any
+    # problem found is reported by the loop below, which names the first offending buffer.
+    names = [b.name for b in buffers]
+    if len(set(names)) == len(names):
+        constraints = {(b.pools, b.forbidden_pools) for b in buffers}
+        known = set(pool_names)
+        if all(
+            known.issuperset((pins or ()) + forbidden)
+            and any(p not in forbidden for p in (pins if pins is not None else pool_names))
+            for pins, forbidden in constraints
+        ):
+            return
     seen: set[str] = set()
     for b in buffers:
         if b.name in seen:
