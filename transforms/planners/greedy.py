@@ -206,13 +206,15 @@ class _TimeIndex:
         ends = np.cumsum(span)
         keys = np.arange(pairs, dtype=np.int64)
         keys -= np.repeat(ends - span, span)  # 0 .. span[u] - 1 within each u
-        keys += u + 1  # t
+        keys += u
+        keys += 1  # t (in place: no pair-sized temporary)
         keys *= n
         keys += u
+        del u
         keys.sort(kind="stable")  # timsort: the keys come in short ascending runs
         keys %= n
         back = array("q")
-        back.frombytes(keys.tobytes())
+        back.frombytes(memoryview(keys).cast("B"))  # one copy, not two
         del keys
         # Position t's list holds the u with u < t < forward[u]: +1 from u + 1, -1 from forward[u].
         has = span > 0
@@ -396,7 +398,7 @@ class _TimeSlots:
 def _int64s(values: np.ndarray) -> array:
     """An int64 numpy array as a Python ``array('q')`` (iterating it makes plain ints)."""
     out = array("q")
-    out.frombytes(np.ascontiguousarray(values, dtype=np.int64).tobytes())
+    out.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.int64)).cast("B"))
     return out
 
 

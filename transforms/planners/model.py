@@ -24,6 +24,8 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from xrelay.error import TVMError
 
 BUFFER_KINDS = ("intermediate", "workspace", "input", "output", "constant")
@@ -205,6 +207,26 @@ def _sweep(items: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
     return best, best_step
 
 
+def _sweep_columns(weights: list[int], starts: list[int], ends: list[int]) -> int:
+    """``_sweep(zip(weights, starts, ends))[0]``, by numpy when the values allow it."""
+    limit = 1 << 61
+    try:
+        w = np.array(weights, dtype=np.int64)
+        steps = np.array(starts + [e + 1 for e in ends], dtype=np.int64)
+    except OverflowError:
+        return _sweep(zip(weights, starts, ends))[0]
+    if not len(w) or float(np.abs(w).sum(dtype=np.float64)) >= limit or np.abs(steps).max() >= limit:
+        return _sweep(zip(weights, starts, ends))[0]
+    delta = np.concatenate((w, -w))
+    order = np.argsort(steps, kind="stable")
+    live = np.cumsum(delta[order])
+    # The live bytes after all of a step's events: at the last event of each step.
+    ordered = steps[order]
+    last = np.ones(len(ordered), dtype=bool)
+    last[:-1] = ordered[1:] != ordered[:-1]
+    return max(0, int(live[last].max()))
+
+
 def peak(buffers: Sequence[Buffer]) -> tuple[int, int]:
     """Max live bytes (unaligned sizes) over all steps and the first step where it occurs."""
     return _sweep((b.size, b.start, b.end) for b in buffers)
@@ -218,16 +240,29 @@ def lower_bound(buffers: Sequence[Buffer], pools: Sequence[Pool] | None = None) 
     memory space of a device-planned program), no two groups can share bytes, so the bound
     is the sum of the groups' bounds."""
     pools = list(pools) if pools is not None else default_pools()
+    # Each distinct pool constraint resolved once: its pools' names and alignments.
+    resolved: dict[tuple, tuple[frozenset[str], tuple[int, ...]]] = {}
     groups: dict[frozenset[str], list[Buffer]] = {}
+    weights = []
     for b in buffers:
-        groups.setdefault(frozenset(p.name for p in allowed_pools(b, pools)), []).append(b)
+        key = (b.pools, b.forbidden_pools)
+        found = resolved.get(key)
+        if found is None:
+            allowed = allowed_pools(b, pools)
+            found = resolved[key] = (
+                frozenset(p.name for p in allowed),
+                tuple(sorted({p.alignment for p in allowed})),
+            )
+        names, aligns = found
+        groups.setdefault(names, []).append(b)
+        if len(aligns) == 1:
+            weights.append(align_up(b.size, max(b.alignment, aligns[0])))
+        else:
+            weights.append(min(align_up(b.size, max(b.alignment, a)) for a in aligns))
     keys = list(groups)
     if len(keys) > 1 and not any(a & b for i, a in enumerate(keys) for b in keys[i + 1 :]):
         return sum(lower_bound(group, pools) for group in groups.values())
-    return _sweep(
-        (min(footprint(b, p) for p in allowed_pools(b, pools)), b.start, b.end)
-        for b in buffers
-    )[0]
+    return _sweep_columns(weights, [b.start for b in buffers], [b.end for b in buffers])
 
 
 def pool_lower_bound(buffers: Sequence[Buffer], pool: Pool) -> int:
