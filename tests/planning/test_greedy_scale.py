@@ -309,3 +309,18 @@ def test_lower_bound_is_the_plain_sweep():
         if trial % 5 == 0:
             buffers = [Buffer(b.name, b.size << 65, b.start << 62, b.end << 62) for b in buffers]
         assert lower_bound(buffers, pools) == reference(buffers, pools), trial
+
+
+def test_hill_climb_neighbours_from_either_index_give_the_same_plans(monkeypatch):
+    """hill-climb's neighbour lists come from the time index, or from the segment tree for
+    problems the time index declines: the same lists, so the same search and plan."""
+    rng = random.Random(30)
+    for _ in range(4):
+        buffers = _problem(rng, 60)
+        pools = [Pool("sram", 8000, 16), Pool("dram", None, 64)]
+        timed = greedy.plan_hill_climb(buffers, pools, seed=5)
+        with monkeypatch.context() as m:
+            m.setattr(greedy._TimeIndex, "MAX_PAIRS_PER_BUFFER", -10**9)
+            tree = greedy.plan_hill_climb(buffers, pools, seed=5)
+        assert timed.stats["attempts"] == tree.stats["attempts"] > 10
+        assert (timed.offsets, timed.pool_sizes) == (tree.offsets, tree.pool_sizes)
