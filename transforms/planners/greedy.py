@@ -16,7 +16,6 @@ import heapq
 import math
 import random
 import time
-from array import array
 from collections.abc import Callable, Sequence
 from itertools import repeat
 
@@ -175,8 +174,10 @@ class _TimeIndex:
         self.position = position  # input index -> time position (int64 array)
         self.forward = forward  # time position -> end of its forward range (int64 array)
         self.bptr = bptr  # time position -> start of its list in ``back`` (int64, n + 1)
-        self.back = back  # array('q'): earlier positions still live, grouped by position
-        self.back_np = np.frombuffer(back, dtype=np.int64)  # the same memory, for numpy
+        # Earlier positions still live, grouped by position: for numpy, and as a memoryview
+        # for the placement loop (indexing it makes plain ints, faster than numpy scalars).
+        self.back_np = back
+        self.back = memoryview(back)
 
     @classmethod
     def build(cls, cols: _Columns) -> _TimeIndex | None:
@@ -213,16 +214,13 @@ class _TimeIndex:
         del u
         keys.sort(kind="stable")  # timsort: the keys come in short ascending runs
         keys %= n
-        back = array("q")
-        back.frombytes(memoryview(keys).cast("B"))  # one copy, not two
-        del keys
         # Position t's list holds the u with u < t < forward[u]: +1 from u + 1, -1 from forward[u].
         has = span > 0
         live = np.bincount(np.flatnonzero(has) + 1, minlength=n + 1)
         live -= np.bincount(forward[has], minlength=n + 1)
         bptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.cumsum(live[:n]), out=bptr[1:])
-        return cls(order, position, forward, bptr, back)
+        return cls(order, position, forward, bptr, keys)
 
 
 _INT64_SAFE = 1 << 62
@@ -363,15 +361,15 @@ class _TimeSlots:
     and the bounds of its backward list (see ``_TimeIndex``)."""
 
     def __init__(self, timed: _TimeIndex):
-        zeros = bytes(8 * len(timed.position))
-        self.off = array("q", zeros)
-        self.top = array("q", zeros)
+        # numpy arrays (large ones get huge pages: fewer page faults and TLB misses), read
+        # and written by the loop through memoryviews, and by numpy directly for the rare
+        # buffer with many conflicts (one live over the whole schedule), where Python would
+        # sort a million tuples.
+        self.off_np = np.zeros(len(timed.position), dtype=np.int64)
+        self.top_np = np.zeros(len(timed.position), dtype=np.int64)
+        self.off = memoryview(self.off_np)
+        self.top = memoryview(self.top_np)
         self.back = timed.back
-        # numpy views of the same memory, for the rare buffer with many conflicts (one live
-        # over the whole schedule): there numpy gathers and sorts what Python would do
-        # element by element (a million-entry tuple sort takes seconds).
-        self.off_np = np.frombuffer(self.off, dtype=np.int64)
-        self.top_np = np.frombuffer(self.top, dtype=np.int64)
         self.back_np = timed.back_np
 
     def find(self, t: int, forward: int, b0: int, b1: int) -> list[_Slot]:
@@ -395,11 +393,9 @@ class _TimeSlots:
         self.top[t] = top
 
 
-def _int64s(values: np.ndarray) -> array:
-    """An int64 numpy array as a Python ``array('q')`` (iterating it makes plain ints)."""
-    out = array("q")
-    out.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.int64)).cast("B"))
-    return out
+def _int64s(values: np.ndarray) -> memoryview:
+    """An int64 numpy array as a memoryview (iterating it makes plain ints, not numpy's)."""
+    return memoryview(np.ascontiguousarray(values, dtype=np.int64))
 
 
 class _Placer:
@@ -433,8 +429,8 @@ class _Placer:
         cols = self.columns
         idx = np.asarray(order, dtype=np.int64)
         timed = cols.time_index() if rule is not None else None
-        # Everything the loop reads is gathered in visit order by numpy first and read as
-        # int64 arrays (the loop's ints are made as it goes, not a million at once), and its
+        # Everything the loop reads is gathered in visit order by numpy first and read
+        # through memoryviews (the loop's ints are made as it goes, not a million at once), and its
         # results are written in visit order and scattered back at the end: the loop's only
         # random accesses are the conflict queries'. A buffer's place is two or four ints:
         # its step ranks for the segment tree, or its time position, the end of its forward
