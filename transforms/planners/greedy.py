@@ -202,21 +202,21 @@ class _TimeIndex:
         pairs = int(span.sum())
         if pairs > cls.MAX_PAIRS_PER_BUFFER * n + 4096:
             return None
-        # The pairs (u, t), u < t < forward[u], grouped by t: as keys t * n + u, sorted.
-        u = np.repeat(np.arange(n, dtype=np.int64), span)
-        ends = np.cumsum(span)
-        keys = np.arange(pairs, dtype=np.int64)
-        keys -= np.repeat(ends - span, span)  # 0 .. span[u] - 1 within each u
-        keys += u
-        keys += 1  # t (in place: no pair-sized temporary)
-        keys *= n
-        keys += u
-        del u
+        # The pairs (u, t), u < t < forward[u], grouped by t: as keys t * n + u, sorted. For
+        # each u in turn the keys run (u + 1) * n + u, (u + 2) * n + u, ...: one pair-sized
+        # array of steps (n within a run, a jump where the next u's run starts) summed in place.
+        has = span > 0
+        runs = np.flatnonzero(has)
+        first = (runs + 1) * n + runs  # each run's first key
+        last = first + (span[runs] - 1) * n
+        keys = np.full(pairs, n, dtype=np.int64)
+        starts = np.cumsum(span[runs]) - span[runs]
+        keys[starts] = first - np.concatenate(([0], last[:-1]))
+        np.cumsum(keys, out=keys)
         keys.sort(kind="stable")  # timsort: the keys come in short ascending runs
         keys %= n
         # Position t's list holds the u with u < t < forward[u]: +1 from u + 1, -1 from forward[u].
-        has = span > 0
-        live = np.bincount(np.flatnonzero(has) + 1, minlength=n + 1)
+        live = np.bincount(runs + 1, minlength=n + 1)
         live -= np.bincount(forward[has], minlength=n + 1)
         bptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.cumsum(live[:n]), out=bptr[1:])
