@@ -23,7 +23,9 @@ Parse errors show at most 160 columns of a long line, around the error.
 A last hook turns the raw exceptions xDSL 0.74's dense-literal parser raises on literals
 that do not fit their element type (an ``AssertionError`` for ``dense<[1.0]> :
 tensor<1xcomplex<f32>>``, ``TypeError``/``ValueError``/``OverflowError`` for others) into a
-``ParseError`` at the literal, so generic attribute syntax gets a line and column too.
+``ParseError`` at the literal, so generic attribute syntax gets a line and column too; a
+literal whose type cannot fit in memory (a splat of ``tensor<99999999999xf32>``) is refused
+before xDSL expands it into one Python value per element (``refuse_huge_dense``).
 """
 
 from __future__ import annotations
@@ -84,19 +86,63 @@ def _parse_operation(self: Parser) -> Operation:
 def _emit_error(self: Operation, message: str, underlying_error: Exception) -> Any:
     where = op_location(self)
     args = underlying_error.args
-    if where and args and isinstance(args[0], str) and not getattr(underlying_error, _LOCATED, False):
+    if (
+        where
+        and args
+        and isinstance(args[0], str)
+        and not getattr(underlying_error, _LOCATED, False)
+    ):
         underlying_error.args = (f"{where}: {args[0]}",) + args[1:]
         setattr(underlying_error, _LOCATED, True)
     return _upstream_emit_error(self, message, underlying_error)
 
 
+# `: tensor<DIMSxELEM>` after a dense literal; ELEM's first number is its width in bits.
+_LITERAL_TYPE = re.compile(
+    r"\s*:\s*(?:tensor|vector)<((?:\d+x)*)(?:[a-z]*?(\d+)|complex<[a-z]*?(\d+)>)[A-Za-z0-9]*>"
+)
+
+
+def refuse_huge_dense(parser: AttrParser, pos: int, what: str = "dense literal") -> None:
+    """Refuse the literal ``<...> : tensor<...>`` at ``pos`` (its ``<``, or the ``dense``
+    before it) when its type cannot fit in memory, before xDSL expands it (a splat becomes
+    one Python value per element): a ``ParseError`` naming ``what``, the type and the bytes."""
+    from xrelay.dialects.relay.dtypes import (
+        too_large,
+    )  # lazily: the relay package imports this module
+
+    text = parser.lexer.input.content
+    i = pos + len("dense") if text.startswith("dense", pos) else pos
+    if not text.startswith("<", i):
+        return
+    depth = 0
+    while i < len(text):  # the '>' closing <...>
+        depth += {"<": 1, ">": -1}.get(text[i], 0)
+        i += 1
+        if depth == 0:
+            break
+    m = _LITERAL_TYPE.match(text, i)
+    if m is None:
+        return
+    count = 1
+    for d in m.group(1).split("x")[:-1]:
+        count *= int(d)
+    bits = int(m.group(2) or 0) or 2 * int(m.group(3) or 0)
+    message = too_large(
+        f"{what} of type {m.group(0).strip()[1:].strip()}", count * max(1, (bits + 7) // 8)
+    )
+    if message:
+        parser.raise_error(message, pos, m.end())
+
+
 def _parse_dense(self: AttrParser, type: Any) -> Any:
     start = self._current_token.span.start
+    refuse_huge_dense(self, start)
     try:
         return _float_bits(self, start, _upstream_parse_dense(self, type))
     except ParseError:
         raise
-    except (AssertionError, TypeError, ValueError, ArithmeticError, IndexError) as e:
+    except (AssertionError, TypeError, ValueError, ArithmeticError, IndexError, MemoryError) as e:
         what = f" of type {type}" if type is not None else ""
         detail = f": {e}" if str(e) else ""
         try:
@@ -111,7 +157,9 @@ def _parse_dense(self: AttrParser, type: Any) -> Any:
             raise
 
 
-_LITERAL_ELEMENT = re.compile(r"0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|true|false")
+_LITERAL_ELEMENT = re.compile(
+    r"0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|true|false"
+)
 
 
 def _float_bits(self: AttrParser, start: int, attr: Any) -> Any:
@@ -133,7 +181,9 @@ def _float_bits(self: AttrParser, start: int, attr: Any) -> Any:
         if v.startswith("0x"):
             bits = int(v, 16)
             if bits >> (8 * width):
-                self.raise_error(f"hex element {v} does not fit {elem}", start, self._current_token.span.start)
+                self.raise_error(
+                    f"hex element {v} does not fit {elem}", start, self._current_token.span.start
+                )
             data[i * width : (i + 1) * width] = bits.to_bytes(width, "little")
     return DenseIntOrFPElementsAttr(attr.type, BytesAttr(bytes(data)))
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -35,13 +34,13 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import ParseError, VerifyException
 
+from xrelay.dialects._locations import refuse_huge_dense
 from xrelay.dialects.relay.dtypes import (
     DTYPES,
     dtype_of,
     from_stored,
     numpy_dtype,
     tensor_type,
-    too_large,
 )
 
 
@@ -157,7 +156,9 @@ class ConstantOp(IRDLOperation):
         super().__init__(properties=props, result_types=[value.type])
 
     @staticmethod
-    def from_numpy(array: np.ndarray, param_name: str | None = None, dtype: str | None = None) -> ConstantOp:
+    def from_numpy(
+        array: np.ndarray, param_name: str | None = None, dtype: str | None = None
+    ) -> ConstantOp:
         array = np.asarray(array)
         ty = None if dtype is None else tensor_type(array.shape, dtype)
         return ConstantOp(dense_from_numpy(array, ty), param_name)
@@ -238,7 +239,11 @@ class ConstantOp(IRDLOperation):
                 parser.raise_error("relay.constant needs a value or a @name", pos)
             params = _PARAMS_SOURCE.get()
             if params is None or name not in params:
-                where = "no params were given (use --params FILE.npz)" if params is None else "the params have no such entry"
+                where = (
+                    "no params were given (use --params FILE.npz)"
+                    if params is None
+                    else "the params have no such entry"
+                )
                 parser.raise_error(f"relay.constant @{name}: {where}", pos, parser.pos)
             array = np.asarray(params[name])
             if isinstance(ty, TensorType):
@@ -264,7 +269,7 @@ class ConstantOp(IRDLOperation):
                 "print without eliding (or with --params) to get parseable text",
                 pos,
             )
-        _refuse_huge_literal(parser, pos)
+        refuse_huge_dense(parser, pos, "relay.constant")
         try:
             value = parser.parse_attribute()
         except _XDSL_LITERAL_ERRORS as e:
@@ -278,39 +283,12 @@ class ConstantOp(IRDLOperation):
                 raise
             parser.raise_error(f"relay.constant: bad dense literal: {reason}", pos)
         if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error(f"relay.constant expects dense<...> data, got {value}", pos, parser.pos)
+            parser.raise_error(
+                f"relay.constant expects dense<...> data, got {value}", pos, parser.pos
+            )
         return ConstantOp(value, name)
 
 
 _XDSL_LITERAL_ERRORS = (
     AssertionError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError
 )  # fmt: skip
-# `: tensor<DIMSxELEM>` after a dense literal; ELEM's first number is its width in bits.
-_LITERAL_TYPE = re.compile(
-    r"\s*:\s*tensor<((?:\d+x)*)(?:[a-z]*?(\d+)|complex<[a-z]*?(\d+)>)[A-Za-z0-9]*>"
-)
-
-
-def _refuse_huge_literal(parser: Parser, pos: int) -> None:
-    """Refuse ``dense<...> : tensor<...>`` whose type cannot fit in memory before xDSL expands
-    it (a splat becomes one Python value per element), naming the type and the bytes."""
-    text = parser.lexer.input.content
-    if not text.startswith("dense<", pos):
-        return
-    depth, i = 0, pos + len("dense")
-    while i < len(text):  # the '>' closing dense<...>
-        depth += {"<": 1, ">": -1}.get(text[i], 0)
-        i += 1
-        if depth == 0:
-            break
-    m = _LITERAL_TYPE.match(text, i)
-    if m is None:
-        return
-    count = 1
-    for d in m.group(1).split("x")[:-1]:
-        count *= int(d)
-    bits = int(m.group(2) or 0) or 2 * int(m.group(3) or 0)
-    what = f"relay.constant of type {m.group(0).strip()[1:].strip()}"
-    message = too_large(what, count * max(1, (bits + 7) // 8))
-    if message:
-        parser.raise_error(message, pos, m.end())

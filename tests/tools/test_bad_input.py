@@ -94,6 +94,24 @@ def test_bad_dense_literals_are_parse_errors_with_a_location(
         assert f"{path}:2:23" in err and message in err
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "what"),
+    [
+        (CONSTANT.replace("relay.constant", "arith.constant"), "2:28", "tensor<99999999999xf32> needs 399999999996 bytes"),
+        ('"test.op"() {v = dense<2.0> : tensor<99999999999x3xf64>} : () -> ()\n', "1:23", "tensor<99999999999x3xf64> needs 2399999999976 bytes"),
+        ('"test.op"() {v = dense<1> : vector<4294967296xi64>} : () -> ()\n', "1:23", "vector<4294967296xi64> needs 34359738368 bytes"),
+    ],
+)
+def test_huge_splats_outside_relay_constant_are_refused_before_expanding(tmp_path, capsys, text, where, what):
+    # xDSL's own dense parser (arith.constant, any attribute) expands a splat into one Python
+    # value per element: a MemoryError after minutes, or gigabytes taken, without the check.
+    path = _write(tmp_path, text.replace("SHAPE", "99999999999").replace("T", "f32").replace("VALUE", "dense<1.0>"))
+    for tool, main in (("relay-opt", relay_opt.main), ("relay-run", relay_run.main)):
+        assert main([path]) == 1
+        err = _one_error(capsys, tool)
+        assert f"{path}:{where}" in err and f"dense literal of type {what}" in err
+
+
 def test_relay_run_binary_file(tmp_path, capsys):
     path = tmp_path / "m.mlir"
     path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xd0\xff\xfe")
