@@ -232,7 +232,9 @@ class RelayFunctions(InterpreterFunctions):
 
     # Relay's unification of relay.Any() with a static dimension at a call (xrelay.relay.module)
     @impl(tensor.CastOp)
-    def run_tensor_cast(self, interpreter: Interpreter, op: tensor.CastOp, args: PythonValues) -> PythonValues:
+    def run_tensor_cast(
+        self, interpreter: Interpreter, op: tensor.CastOp, args: PythonValues
+    ) -> PythonValues:
         want = op.dest.type.get_shape()
         got = np.shape(args[0])
         if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
@@ -301,6 +303,8 @@ class RelayInterpreter(Interpreter):
                 "(the interpreter runs relay ops, relay.constant and func.call/return)"
             )
         ft, fn = entry
+        if op not in self._result_specs:
+            self._result_specs[op] = self._specs_that_fit(op)
         try:
             result = fn(ft, self, op, inputs)
         except RunError as e:
@@ -323,6 +327,22 @@ class RelayInterpreter(Interpreter):
             return self.call_op(function, tuple(args))
         finally:
             self._ctx = root
+
+    @staticmethod
+    def _specs_that_fit(op: Operation) -> list[_ResultSpec | None]:
+        """The op's result specs, once its static result types are known to fit in memory:
+        an op that makes a tensor larger than the machine (``relay.zeros``, ``tile``) is
+        refused before its kernel allocates, naming the value and the bytes."""
+        specs = [_spec_of(r.type) for r in op.results]
+        for r, spec in zip(op.results, specs):
+            if spec is not None and None not in spec[0]:
+                count = int(np.prod(spec[0], dtype=object))
+                refusal = too_large(
+                    f"{describe_op(op)}: result {r.index} ({spec[2]})", count * spec[1].itemsize
+                )
+                if refusal:
+                    raise RunError(refusal)
+        return specs
 
     def _check_results(self, op: Operation, values: PythonValues) -> None:
         specs = self._result_specs.get(op)
@@ -377,8 +397,6 @@ def _spec_of(ty: Attribute) -> _ResultSpec | None:
 # --------------------------------------------------------------------------------------------
 # Entry functions and inputs
 # --------------------------------------------------------------------------------------------
-
-
 
 
 def entry_function(mod: Any, entry: str = "main") -> func.FuncOp:

@@ -344,3 +344,25 @@ def test_integer_time_limit_is_a_number(tmp_path, capsys):
     pipeline = "fuse-ops,lower-to-memory,plan-memory{time-limit=2 algorithm=optimal}"
     assert relay_opt.main([path, "-p", pipeline, "-o", str(out)]) == 0
     assert re.search(r"memory\.pool @global \{alignment = 16, size = \d+\}", out.read_text())
+
+
+@pytest.mark.parametrize(
+    ("op", "shape"),
+    [
+        ('%y = relay.zeros {shape = [8000000000], dtype = "float32"} : () -> tensor<8000000000xf32>', "8000000000"),
+        ("%y = relay.tile %x {reps = [4000000000]} : (tensor<2xf32>) -> tensor<8000000000xf32>", "8000000000"),
+        ("%y = relay.broadcast_to %x {shape = [4000000000, 2]} : (tensor<2xf32>) -> tensor<4000000000x2xf32>", "4000000000x2"),
+    ],
+)
+def test_ops_making_tensors_larger_than_memory_are_refused_before_their_kernels(tmp_path, capsys, op, shape):
+    # Small inputs, a 32 GB result: numpy's MemoryError (or, within overcommit, pages taken
+    # until the OOM killer) without the check; the message names the op, its result and bytes.
+    text = f"""func.func @main(%x: tensor<2xf32>) -> tensor<{shape}xf32> {{
+  {op}
+  func.return %y : tensor<{shape}xf32>
+}}
+"""
+    assert relay_run.main([_write(tmp_path, text), "--random-inputs"]) == 1
+    err = _one_error(capsys, "relay-run")
+    assert f"(%y = relay.{op.split()[2].removeprefix('relay.')}): result 0 (tensor<{shape}xf32>) needs 32000000000 bytes" in err
+    assert "MemoryError" not in err
