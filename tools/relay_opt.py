@@ -256,6 +256,7 @@ def _excerpt(note: str, context: int = 2) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    tool = None
     try:
         tool = RelayOptMain(args=argv)
         tool.run()
@@ -267,6 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(ToolError(f"bad pass pipeline: {e}"))
     except FileNotFoundError as e:
         return report(ToolError(f"no such file: '{e.filename}'"))
+    except UnicodeDecodeError as e:  # a binary file (a ValueError: before the next clause)
+        name = tool.get_input_name() if tool is not None else "the input"
+        return report(ToolError(f"cannot read '{name}': not UTF-8 text (byte {e.start})"))
     except (ValueError, LookupError, TypeError) as e:
         # unknown pass names, bad pass options, unknown file extensions ...
         return report(ToolError(_explain(e)))

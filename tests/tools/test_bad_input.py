@@ -119,6 +119,14 @@ def test_relay_run_binary_file(tmp_path, capsys):
     assert "not UTF-8 text (byte 8)" in _one_error(capsys, "relay-run")
 
 
+@pytest.mark.parametrize("name", ["m.mlir", "m.relay"])
+def test_relay_opt_binary_file_names_the_file(tmp_path, capsys, name):
+    path = tmp_path / name
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xd0\xff\xfe")
+    assert relay_opt.main([str(path)]) == 1
+    assert f"cannot read '{path}': not UTF-8 text (byte 8)" in _one_error(capsys, "relay-opt")
+
+
 def test_deep_nesting(tmp_path, capsys):
     depth = 3000
     body = '"test.op"() ({' * depth + "}) : () -> ()" * depth
