@@ -47,7 +47,15 @@ from xdsl.ir import Block, Region, SSAValue
 
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayTypeError, numpy_dtype
-from xrelay.dialects.relay.dtypes import DTYPES, dtype_from_numpy, dtype_of, shape_of, tensor_type
+from xrelay.dialects.relay.dtypes import (
+    DTYPES,
+    byte_size,
+    dtype_from_numpy,
+    dtype_of,
+    shape_of,
+    tensor_type,
+    too_large,
+)
 from xrelay.error import TVMError
 from xrelay.kernels import evaluate, has_kernel
 
@@ -153,6 +161,15 @@ class _Node:
 
     def fail(self, msg: str) -> OnnxImportError:
         return OnnxImportError(f"{self.op_type} node '{self.name}': {msg}")
+
+
+def _refuse_too_large(what: str, t: Any) -> None:
+    """A ``ValueError`` (the node's error) when ``t`` cannot fit in memory: a constant the
+    importer computes is refused before numpy allocates it."""
+    if isinstance(t, TensorType) and t.has_static_shape():
+        message = too_large(f"{what} ({t})", byte_size(t))
+        if message:
+            raise ValueError(message)
 
 
 _NAME_BAD = re.compile(r"[^\w$.-]")
@@ -325,6 +342,8 @@ class _Importer:
         in_types = [tensor_type(v.const.shape, dtype_from_numpy(v.const.dtype)) for v in vals]
         full = cls.complete_attrs(attrs, in_types)
         out_types = cls.infer_types(in_types, full)
+        for t in out_types:  # before the kernel allocates it
+            _refuse_too_large("its folded result", t)
         arrays = evaluate(cls, [v.const for v in vals], full, out_types)
         return None if arrays is None else [_Val(const=a) for a in arrays]
 
@@ -607,6 +626,8 @@ class _Importer:
             raise
         except (RelayTypeError, ValueError, IndexError, KeyError) as e:
             raise node.fail(str(e)) from e
+        except MemoryError as e:  # a constant computed at import time (the checks missed it)
+            raise node.fail(f"a constant it computes does not fit in memory: {e}") from None
         for name, v in zip(proto.output, outs):
             if name:
                 self.vals[name] = v
@@ -903,6 +924,8 @@ def _constant_of_shape(im, node):
         fill = im.const(np.asarray(value).reshape(()))
         return im.emit("dyn.full", [fill, im.int64(node.inputs[0])])
     shape = im.static(node.inputs[0], node, "input")
+    fill = np.asarray(value).reshape(-1)[:1]
+    _refuse_too_large("its result", tensor_type(np.asarray(shape).tolist(), dtype_from_numpy(fill.dtype)))
     return [im.const(np.full(tuple(int(d) for d in shape), np.asarray(value).reshape(-1)[0]))]
 
 
@@ -914,6 +937,10 @@ def _range(im, node):
             raise node.fail(f"'{n}' has {np.size(v)} elements, expected a scalar")
     # a one-element vector is taken as its element (ONNX's expanded AffineGrid gives those)
     start, limit, delta = (np.asarray(v).reshape(()) for v in (start, limit, delta))
+    if delta == 0:
+        raise node.fail("'delta' is 0")
+    count = max(0, math.ceil((float(limit) - float(start)) / float(delta)))  # ONNX's formula
+    _refuse_too_large("its result", tensor_type([count], dtype_from_numpy(start.dtype)))
     return [im.const(np.arange(start, limit, delta, dtype=start.dtype))]
 
 
@@ -949,7 +976,7 @@ def _reshape_target(in_shape, shape: Sequence[int], allowzero: bool, node: _Node
             out.append(in_shape[i])
         elif d == -1:
             if infer is not None:
-                raise node.fail(f"shape {list(shape)} has more than one -1")
+                raise node.fail(f"shape {np.asarray(shape).tolist()} has more than one -1")
             infer = i
             out.append(-1)
         elif d < -1:

@@ -374,3 +374,33 @@ def test_ops_making_tensors_larger_than_memory_are_refused_before_their_kernels(
     err = _one_error(capsys, "relay-run")
     assert f"(%y = relay.{op.split()[2].removeprefix('relay.')}): result 0 (tensor<{shape}xf32>) needs 32000000000 bytes" in err
     assert "MemoryError" not in err
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "message"),
+    [
+        ("ConstantOfShape", {"s": [99999999999, 99999]}, "ConstantOfShape node 'y': its result (tensor<99999999999x99999xf32>) needs 39999599999600004 bytes"),
+        ("Range", {"a": 0.0, "b": 1e12, "c": 1.0}, "Range node 'y': its result (tensor<999999995904xf32>) needs 3999999983616 bytes"),
+        ("Range", {"a": 0.0, "b": 1.0, "c": 0.0}, "Range node 'y': 'delta' is 0"),
+        ("Expand", {"c": np.ones(2, np.float32), "s": [4000000000, 2]}, "Expand node 'y': its folded result (tensor<4000000000x2xf32>) needs 32000000000 bytes"),
+        ("Tile", {"c": np.ones(2, np.float32), "s": [4000000000]}, "Tile node 'y': its folded result (tensor<8000000000xf32>) needs 32000000000 bytes"),
+    ],
+)
+def test_relay_import_refuses_constants_larger_than_memory_before_computing_them(tmp_path, capsys, op, inputs, message):
+    # Constants the importer computes from constants (numpy's MemoryError was an "internal
+    # error"; within overcommit, numpy would fill the pages until the OOM killer came).
+    from onnx import TensorProto, helper, numpy_helper
+
+    from xrelay.tools import relay_import
+
+    inits = [
+        numpy_helper.from_array(np.asarray(v, np.float32 if isinstance(v, float) else None), k)
+        for k, v in inputs.items()
+    ]
+    node = helper.make_node(op, list(inputs), ["y"], **({"value": helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])} if op == "ConstantOfShape" else {}))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    path = _onnx(tmp_path, "m.onnx", [node], [], [y], inits)
+    assert relay_import.main([path, "-o", str(tmp_path / "m.mlir")]) == 1
+    err = _one_error(capsys, "relay-import")
+    assert message in err and "MemoryError" not in err
+    assert not (tmp_path / "m.mlir").exists()
