@@ -76,6 +76,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes, winograd_tile
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
+from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
 from xrelay.runtime.parallel import WorkerPool
@@ -1605,6 +1606,10 @@ def compile_function(
                     env[r] = buf
                     results = None
                     break
+                nbytes = int(np.prod(shape, dtype=object)) * dt.itemsize
+                refusal = too_large(f"the temporary {r.type} of {op.name}", compiled.scratch_bytes + nbytes)
+                if refusal:  # a temporary inside a fused function, outside the planned arena
+                    raise KernelError(refusal)
                 buf = np.empty(shape, dt)
                 compiled.scratch_bytes += buf.nbytes
             results.append(buf)

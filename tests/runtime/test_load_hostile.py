@@ -123,3 +123,17 @@ def test_pool_over_the_limit_is_refused_before_allocating(export, monkeypatch):
     monkeypatch.delenv("XRELAY_MAX_POOL_BYTES")
     with pytest.raises(GraphJsonError, match="needs 99999999999999 bytes"):
         load(*export)
+
+
+def test_a_temporary_inside_a_fused_function_larger_than_memory_is_refused_before_allocating():
+    # broadcast_to -> relu -> sum fuse into one function whose 32 GB temporary lives outside
+    # the planned arena: numpy's MemoryError (or pages until the OOM killer) without the check.
+    from xrelay import relay
+    from xrelay.runtime import graph_executor
+
+    x = relay.var("x", shape=(2,), dtype="float32")
+    body = relay.sum(relay.nn.relu(relay.broadcast_to(x, (4000000000, 2))), axis=0)
+    with pytest.raises(TVMError, match=r"@fused_broadcast_to_nn_relu_sum\): the temporary "
+                       r"tensor<4000000000x2xf32> of relay.broadcast_to needs 32000000000 bytes"):
+        lib = build(IRModule.from_expr(relay.Function([x], body)), target="llvm")
+        graph_executor.GraphModule(lib["default"](None))
