@@ -164,9 +164,9 @@ class _Builder:
             x = self.pick(is4)
             if x is None:
                 return False
-            h = shape_of(x.type)[2]
+            h, w = shape_of(x.type)[2:]
             choice = int(rng.integers(3))
-            if choice == 0 and h >= 2 and h % 2 == 0:
+            if choice == 0 and h >= 2 and h % 2 == 0 and w >= 2:  # a 2x2 window must fit
                 self.op("nn.max_pool2d", [x], pool_size=(2, 2), strides=(2, 2))
             elif choice == 1:
                 self.op("nn.avg_pool2d", [x], pool_size=(3, 3), padding=(1, 1, 1, 1))

@@ -545,6 +545,10 @@ class RelayOp(IRDLOperation):
 
 
 _TYPE_CACHE: dict[str, FunctionType] = {}
+# Bounds on the cache: a model has tens to hundreds of distinct signatures; a long-running
+# process parsing many modules (the fuzzer, a server) must not keep every one it ever saw.
+_TYPE_CACHE_ENTRIES = 4096
+_TYPE_CACHE_KEY_CHARS = 1024
 
 
 def _parse_function_type_cached(parser: Parser) -> FunctionType:
@@ -566,8 +570,8 @@ def _parse_function_type_cached(parser: Parser) -> FunctionType:
         parser._resume_from(start + len(snippet))  # noqa: SLF001 - xDSL has no public seek
         return cached
     fn_type = parser.parse_function_type()
-    if "//" not in snippet and parser.pos >= start + len(snippet):
-        if len(_TYPE_CACHE) > 50_000:
+    if "//" not in snippet and parser.pos >= start + len(snippet) and len(snippet) <= _TYPE_CACHE_KEY_CHARS:
+        if len(_TYPE_CACHE) >= _TYPE_CACHE_ENTRIES:
             _TYPE_CACHE.clear()
         _TYPE_CACHE[snippet] = fn_type
     return fn_type

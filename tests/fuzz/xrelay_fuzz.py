@@ -5,12 +5,14 @@ as IR -- attribute values, a parameter's dims or element type -- and printed, so
 generic form (see ``generate``); most of these parse, so they exercise the verifier, the passes
 and the kernels. *Mutated* (40 %): the relay-level FileCheck inputs under ``tests/filecheck``
 (split at ``// -----``, comments dropped) with one to three text mutations -- delete, duplicate
-or swap a token, flip a number, change a tensor dim or an element type -- which mostly test
-the parser. Each case runs in-process through ``make_context`` + xDSL's ``Parser``,
+or swap a token, flip a number, change a tensor dim or an element type, rename an op to
+another one (``relay.constant`` to ``arith.constant``, ``relay.add`` to ``relay.tile``) --
+which mostly test the parser. Each case runs in-process through ``make_context`` + xDSL's ``Parser``,
 ``verify_module``, the reference interpreter on random inputs and the passes ``infer-type``,
 ``fold-constant`` and ``fuse-ops``. A case *crashes* when anything raises other than the
 project's diagnostics (``ParseError``, ``DiagnosticException``/``VerifyException``,
-``xrelay.TVMError``).
+``xrelay.TVMError``), or when a diagnostic reports a ``MemoryError`` (a size that should have
+been refused before allocating).
 
 ``tests/fuzz/test_fuzz.py`` runs short, deterministic runs under hypothesis; ``make fuzz``
 runs ``python tests/fuzz/xrelay_fuzz.py`` (10,000 cases) and prints the counts per kind and
@@ -56,6 +58,10 @@ DTYPES = (
     "index", "complex<f32>", "f8E4M3FN", "none",
 )  # fmt: skip
 ELEMENT = re.compile(r"(?<=x)(f\d+|bf16|i\d+|ui\d+|si\d+|index)(?=>)")
+OP_NAME = re.compile(r"(?<=[\s\"])(?:relay|arith|qnn|dyn)\.[a-z_.0-9]+")
+# Ops whose result size comes from attributes or operand values, not operand sizes.
+OP_NAMES = ("arith.constant", "relay.zeros", "relay.ones", "relay.full", "relay.tile",
+            "relay.broadcast_to", "relay.repeat", "relay.arange", "relay.reshape")  # fmt: skip
 NUMBERS = ("0", "1", "-1", "2", "3", "7", "64", "-3", "99999999999", "4294967296", "1.5", "nan")
 
 
@@ -86,7 +92,14 @@ def _solid(tokens: list[str]) -> list[int]:
 def mutate_once(text: str, rng: random.Random) -> str:
     """One random mutation of ``text``."""
     # Typed mutations keep the text parseable more often, so they reach deeper stages.
-    kind = rng.choice(("delete", "duplicate", "swap") + ("number", "dim", "dtype") * 3)
+    kind = rng.choice(("delete", "duplicate", "swap", "op") + ("number", "dim", "dtype") * 3)
+    if kind == "op":
+        spots = list(OP_NAME.finditer(text))
+        if spots:
+            m = rng.choice(spots)
+            names = [n.group(0) for n in spots] + list(OP_NAMES)
+            return text[: m.start()] + rng.choice(names) + text[m.end() :]
+        kind = "number"
     if kind in ("dim", "dtype") and rng.random() < 0.5:
         # Change one dim size or element type everywhere: the module stays consistent more
         # often, so the verifier, the passes and the kernels see zero, odd and huge sizes.
@@ -296,6 +309,8 @@ def run_case(text: str) -> Outcome:
             passes[name]()().apply(make_context(), clone)
             verify_module(clone)
     except DIAGNOSTICS as e:
+        if "MemoryError" in str(e):  # a kernel's allocation failed: not refused beforehand
+            return Outcome("crashed", stage, _first_line(e), time.process_time() - start, time.perf_counter() - wall)
         return Outcome("rejected", stage, _first_line(e), time.process_time() - start, time.perf_counter() - wall)
     except Exception as e:  # noqa: BLE001 - this is what the fuzzer looks for
         tb = traceback.format_exception(e)
