@@ -14,6 +14,7 @@ from xrelay.transforms.planners._bnb import (
     OPT_KEEP_FLOOR,
     OPT_REORDER,
     OPT_UNALLOC_FLOOR,
+    RUNNING,
 )
 from xrelay.transforms.planners.csv_io import read_minimalloc_csv
 
@@ -185,6 +186,35 @@ def test_time_limit_is_kept_and_best_plan_returned():
     # Every later probe bisects between the bound and the best plan of its time.
     assert all(lower_bound(buffers, POOLS) <= h < greedy.total_size for h, _, _ in probes)
     assert plan.stats["global"]["proof_seconds"] is None
+
+
+def _dense(n: int, seed: int = 1) -> list:
+    """``n`` buffers over 500 steps, each live up to 300 of them: hundreds overlap at once."""
+    from xrelay.transforms.planners import Buffer
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        a = rng.randint(0, 500)
+        out.append(Buffer(f"b{i}", rng.randint(1, 100_000), a, a + rng.randint(0, 299)))
+    return out
+
+
+def test_a_limit_spent_on_the_greedy_seed_starts_no_search():
+    # On a dense problem one greedy plan takes a while; a limit already spent must not start
+    # the search anyway (its first probe set up three searches and ran a 3,000-node slice:
+    # 12 s past a 5 s limit on 3,000 such buffers). The greedy plan is returned, unproven.
+    buffers = _dense(400)
+    plan = plan_memory(buffers, "optimal", POOLS, time_limit=1e-9)
+    verify_plan(buffers, POOLS, plan)
+    assert plan.stats["global"]["probes"] == [] and plan.optimal is False
+    assert plan.total_size == plan_memory(buffers, "greedy-by-size", POOLS).total_size
+
+
+def test_a_decision_past_its_deadline_sets_up_nothing():
+    items = [exact.Item(i, b.size, 1, b.start, b.end) for i, b in enumerate(_dense(400))]
+    res = exact.decide(items, 10**9, deadline=0.0)
+    assert (res.status, res.nodes, res.offsets) == (RUNNING, 0, {})
 
 
 def test_bounded_pool_below_every_greedy_plan():

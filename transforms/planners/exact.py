@@ -227,8 +227,14 @@ def decide(
         # Interleave one resumable search per static order with doubling node slices:
         # the first to finish decides (each search alone is complete).
         # The compiled kernel releases the GIL, so the searches share the cores.
-        comps = [_Component(part, height, h) for h in HEURISTICS]
-        chunk = max(len(part), 16)
+        comps = []
+        for h in HEURISTICS:  # setting up a dense component of thousands takes a while
+            if time.perf_counter() > deadline:
+                return DecisionResult(RUNNING, {}, nodes)
+            comps.append(_Component(part, height, h))
+        # Small first slices: a node of a dense component can cost a millisecond; the
+        # slices double below while they take under 50 ms.
+        chunk = 16
         status = RUNNING
         winner = comps[0]
         while status == RUNNING:
@@ -366,7 +372,11 @@ def minimise(
 
     try:
         # The lower bound is often the optimum (zero fragmentation): a generous first try.
-        if target() is not None and lo <= target() - (g if best_h is not None else 0):
+        if (
+            target() is not None
+            and lo <= target() - (g if best_h is not None else 0)
+            and time.perf_counter() < deadline  # the greedy seed may have used the time
+        ):
             probe(lo, time_limit / 4)
         budget = max(time_limit / 100, 0.05)
         while time.perf_counter() < deadline:

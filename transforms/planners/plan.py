@@ -25,14 +25,18 @@ from xrelay.transforms.planners.model import (
 DEFAULT_OPTIMAL_TIME_LIMIT = 60.0
 
 
-def _greedy_upper(buffers: Sequence[Buffer], pools: Sequence[Pool]) -> Plan | None:
-    """The best of the fast greedy plans (least total bytes), or None if none fits."""
+def _greedy_upper(buffers: Sequence[Buffer], pools: Sequence[Pool], until: float) -> Plan | None:
+    """The best of the fast greedy plans (least total bytes), or None if none fits; after
+    the first plan found, no other is started past ``until`` (a ``perf_counter`` time: on
+    dense problems of thousands of buffers each greedy plan takes seconds)."""
     best = None
     for fn in (
         greedy.plan_greedy_by_size,
         greedy.plan_greedy_by_size_first_fit,
         greedy.plan_greedy_hierarchy,
     ):
+        if best is not None and time.perf_counter() > until:
+            break
         try:
             plan = fn(buffers, pools)
         except PlanError:
@@ -68,13 +72,14 @@ def plan_optimal(
 
     limit = DEFAULT_OPTIMAL_TIME_LIMIT if time_limit is None else time_limit
     start = time.perf_counter()
+    seeds_until = start + limit / 4  # most of the time is the search's
     used_pools = {p.name for b in buffers for p in _candidate_pools(b, pools)}
     if len(used_pools) <= 1:
         pool = next((p for p in pools if p.name in used_pools), pools[0])
         assignment = {pool.name: list(buffers)}
-        seed_plan = _greedy_upper(buffers, pools)
+        seed_plan = _greedy_upper(buffers, pools, seeds_until)
     else:
-        seed_plan = _greedy_upper(buffers, pools)
+        seed_plan = _greedy_upper(buffers, pools, seeds_until)
         if seed_plan is None:
             # Let the hierarchy planner explain which buffer fits nowhere.
             greedy.plan_greedy_hierarchy(buffers, pools)
