@@ -24,6 +24,8 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.utils.exceptions import VerifyException
 
+from xrelay.dialects import op_location
+
 
 class _Dominance:
     def __init__(self) -> None:
@@ -80,7 +82,10 @@ def value_name(value: SSAValue) -> str:
     if value.name_hint:
         return f"%{value.name_hint}"
     if isinstance(value, OpResult):
-        return f"result #{value.index} of '{value.op.name}'"
+        # A numeric name (%0) is not kept by the parser: the definition's position stands in.
+        where = op_location(value.op)
+        at = f" (defined at {where})" if where else ""
+        return f"result #{value.index} of '{value.op.name}'{at}"
     if isinstance(value, BlockArgument):
         return f"block argument #{value.index}"
     return "a value"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import func
+from xdsl.dialects.builtin import UnknownLoc
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
@@ -59,8 +60,13 @@ def test_a_use_outside_the_defining_region_is_rejected():
         verify_dominance(module)
 
 
-def test_unnamed_values_are_described_by_their_op():
+def test_unnamed_values_are_described_by_their_op_and_where_it_is():
     module = _parse(USE_BEFORE_DEF.replace("%z", "%0"))
+    # the parser keeps no numeric names: the definition's line and column stand in for %0
+    with pytest.raises(VerifyException, match=r"uses result #0 of 'relay.add' \(defined at [^:]*:3:3\) before its definition"):
+        verify_dominance(module)
+    for op in module.walk():  # built by a pass, not parsed: no position to give
+        op.location = UnknownLoc()
     with pytest.raises(VerifyException, match="uses result #0 of 'relay.add' before its definition"):
         verify_dominance(module)
 
