@@ -607,8 +607,9 @@ class _Importer:
             if name == "":
                 ins.append(None)
             elif name not in self.vals:
-                raise OnnxImportError(
-                    f"{proto.op_type} node '{proto.name}': input '{name}' is not defined before use"
+                raise OnnxImportError(  # an unnamed node by its first output, as node.fail does
+                    f"{proto.op_type} node '{proto.name or proto.output[0]}': input '{name}' is "
+                    "not defined before use (a graph must list its nodes in topological order)"
                 )
             else:
                 ins.append(self.vals[name])

@@ -404,3 +404,16 @@ def test_relay_import_refuses_constants_larger_than_memory_before_computing_them
     err = _one_error(capsys, "relay-import")
     assert message in err and "MemoryError" not in err
     assert not (tmp_path / "m.mlir").exists()
+
+
+def test_relay_import_names_an_unnamed_node_by_its_output(tmp_path, capsys):
+    # Two Relu nodes feeding each other (a cycle: no topological order), neither named.
+    from onnx import TensorProto, helper
+
+    from xrelay.tools import relay_import
+
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2])
+    nodes = [helper.make_node("Relu", ["b"], ["a"]), helper.make_node("Relu", ["a"], ["b"])]
+    assert relay_import.main([_onnx(tmp_path, "m.onnx", nodes, [], [a])]) == 1
+    err = _one_error(capsys, "relay-import")
+    assert "Relu node 'a': input 'b' is not defined before use (a graph must list" in err
