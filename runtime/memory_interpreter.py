@@ -41,6 +41,7 @@ from xrelay.dialects.memory import (
     PoolOp,
 )
 from xrelay.dialects.relay import ConstantOp, RelayOp, byte_size, dtype_of, numpy_dtype
+from xrelay.dialects.relay.dtypes import too_large
 from xrelay.runtime.interpreter import (
     RelayInterpreter,
     RunError,
@@ -267,6 +268,9 @@ class MemoryRunner:
                 if isinstance(op, PoolOp):
                     if op.size is None:
                         raise RunError(f"memory.pool @{op.pool_name} has no planned size")
+                    refusal = too_large(f"memory.pool @{op.pool_name}", op.size.value.data)
+                    if refusal:  # before allocating it
+                        raise RunError(refusal)
                     self.arenas[op.pool_name] = np.empty(op.size.value.data, np.uint8)
         self.poison = poison
         self.interpreter = RelayInterpreter(self.module)

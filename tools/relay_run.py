@@ -245,7 +245,9 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
         bound = set(inputs) | set(params or {})
         inputs.update(random_inputs(module, args.random_inputs, args.entry, skip=bound))
     register_devices(args.register_device)
-    if args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices:
+    if _is_memory_program(module):
+        outputs = _run_memory_program(args, module, inputs, params)
+    elif args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices:
         outputs = _run_arena(args, module, inputs, params, out)
     else:
         outputs = run(module, inputs, params, entry=args.entry)
@@ -257,6 +259,32 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     for text in getattr(args, "_reports", []):
         out.write(text + "\n")
     return 0
+
+
+def _is_memory_program(module: ModuleOp) -> bool:
+    """Whether ``module`` was lowered to the memory dialect (``lower-to-memory``)."""
+    return any(op.name.startswith("memory.") for op in module.walk())
+
+
+def _run_memory_program(
+    args: argparse.Namespace,
+    module: ModuleOp,
+    inputs: Mapping[str, np.ndarray],
+    params: Mapping[str, np.ndarray] | None,
+) -> list[np.ndarray]:
+    """Run a lowered module in the memory-dialect interpreter: in its planned arenas once its
+    plan verifies (the verifier of ``verify-memory-plan``), else unplanned."""
+    from xrelay.runtime.memory_interpreter import is_planned, run_memory
+    from xrelay.transforms.verify_memory_plan import verify_memory_plan
+
+    if args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices:
+        raise ToolError(
+            "the module is already lowered to the memory dialect: --plan, --benchmark, --profile, "
+            "--memory-report and --devices take a relay-level module"
+        )
+    if is_planned(module, args.entry):
+        verify_memory_plan(module, args.entry)
+    return run_memory(module, inputs, params, entry=args.entry)
 
 
 def _run_arena(
