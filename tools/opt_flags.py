@@ -33,6 +33,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from xrelay.transforms.infra import (
     PassContext,
@@ -124,15 +125,22 @@ def _flatten(lists: Sequence[Sequence[str]] | None) -> list[str]:
     return [name for names in lists or () for name in names]
 
 
+class PassOutputInvalid(VerifyException):
+    """A pass left IR that does not verify. A tool's diagnostic: the pass infrastructure
+    keeps it as it is (instrument errors otherwise carry their Python traceback, as Relay's
+    do after crossing its C++ boundary)."""
+
+    _xrelay_traceback_message = True
+
+
 class _VerifyAfterPass(PassInstrument):
     """Verifies the module after every pass, naming the pass when it fails."""
 
     def run_after_pass(self, mod: Any, info: PassInfo) -> None:
         try:
             verify_module(module_op(mod))
-        except Exception as exc:
-            exc.add_note(f"(the IR did not verify after pass {info.name})")
-            raise
+        except VerifyException as exc:
+            raise PassOutputInvalid(f"the IR did not verify after pass {info.name}: {exc}") from None
 
 
 def instruments_from_args(args: argparse.Namespace) -> list[PassInstrument]:

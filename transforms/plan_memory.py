@@ -101,6 +101,10 @@ def parse_pools(
         size = numbers[0]
         align = numbers[1] if len(numbers) > 1 else alignment
         base = numbers[2] if len(numbers) > 2 else 0
+        if align < 1 or align & (align - 1):
+            # the planners take any alignment, but these pools become memory.pool ops (and
+            # C arrays), whose alignments are powers of two
+            raise PlanError(f"bad pool '{spec}': alignment {align} is not a power of two")
         pools.append(Pool(parts[0], None if size == 0 else size, align, base))
     return pools
 

@@ -417,3 +417,17 @@ def test_relay_import_names_an_unnamed_node_by_its_output(tmp_path, capsys):
     assert relay_import.main([_onnx(tmp_path, "m.onnx", nodes, [], [a])]) == 1
     err = _one_error(capsys, "relay-import")
     assert "Relu node 'a': input 'b' is not defined before use (a graph must list" in err
+
+
+def test_pool_alignments_that_are_not_powers_of_two_are_refused(tmp_path, capsys):
+    # They became memory.pool ops that do not verify: relay-opt printed the verifier's
+    # Python traceback, relay-build the C compiler's "requested alignment is not a power of 2".
+    from xrelay.tools import relay_build
+
+    path = _write(tmp_path, ADD.replace("T", "f32"))
+    argv = [path, "-p", 'fuse-ops,lower-to-memory,plan-memory{pools="sram:4096:3"}']
+    assert relay_opt.main(argv) == 1
+    assert "plan-memory: bad pool 'sram:4096:3': alignment 3 is not a power of two" in _one_error(capsys, "relay-opt")
+    assert relay_build.main([path, "-o", str(tmp_path / "out"), "--pools", "sram:4096:3"]) == 1
+    assert "bad pool 'sram:4096:3': alignment 3 is not a power of two" in _one_error(capsys, "relay-build")
+    assert not (tmp_path / "out").exists()
