@@ -236,6 +236,8 @@ def _num(v: float | int | bool) -> str:
 
 def execute(args: argparse.Namespace, out: TextIO) -> int:
     """Run the tool for parsed arguments; errors are raised for ``main`` to report."""
+    if args.benchmark is not None and args.benchmark < 1:
+        raise ToolError(f"--benchmark takes a positive number of repeats, got {args.benchmark}")
     params = load_params(args.params) if args.params else None
     inputs = load_inputs(args.inputs)
     module = parse_module(args.file, params, args.input_format)

@@ -431,3 +431,11 @@ def test_pool_alignments_that_are_not_powers_of_two_are_refused(tmp_path, capsys
     assert relay_build.main([path, "-o", str(tmp_path / "out"), "--pools", "sram:4096:3"]) == 1
     assert "bad pool 'sram:4096:3': alignment 3 is not a power of two" in _one_error(capsys, "relay-build")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("n", ["0", "-1"])
+def test_relay_run_benchmark_needs_a_positive_count(tmp_path, capsys, n):
+    # It ran one repeat and printed a table as if asked for it.
+    path = _write(tmp_path, ADD.replace("T", "f32"))
+    assert relay_run.main([path, "--random-inputs", "--benchmark", n]) == 1
+    assert f"--benchmark takes a positive number of repeats, got {n}" in _one_error(capsys, "relay-run")
