@@ -129,6 +129,8 @@ def read_metadata(text: str) -> dict[str, list[Any]]:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise MetadataError(f"the metadata section is not JSON: {e}") from None
+    except RecursionError:  # json's decoder recurses per nesting level
+        raise MetadataError("the metadata section's JSON is nested too deeply") from None
     if not isinstance(doc, Mapping) or "nodes" not in doc or "root" not in doc:
         raise MetadataError("the metadata section has no 'root' and 'nodes'")
     nodes = doc["nodes"]

@@ -472,3 +472,22 @@ def test_qnn_ops_print_and_parse():
     )
     assert [op.name for op in mod.module.ops.first.body.block.ops if op.name.startswith("qnn.")] == ["qnn.quantize", "qnn.dequantize"]
     round_trip(mod)
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ("{bad", "the metadata section is not JSON: Expecting property name"),
+        ("[" * 100_000 + "]" * 100_000, "the metadata section's JSON is nested too deeply"),
+    ],
+    ids=["not-json", "deep"],
+)
+def test_a_bad_metadata_section_is_one_located_error(section, message):
+    # json's decoder recursed into a RecursionError on deep nesting (no location, and from the
+    # Python API a raw RecursionError).
+    from xrelay.relay.parser import RelayTextError
+
+    text = '#[version = "0.0.5"]\ndef @main(%x: Tensor[(2), float32]) { %x }\n#[metadata]\n' + section
+    with pytest.raises(RelayTextError) as info:
+        relay.fromtext(text)
+    assert message in str(info.value) and ":3:1" in str(info.value)
