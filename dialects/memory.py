@@ -485,6 +485,12 @@ class AllocStorageOp(IRDLOperation):
 def _static_tensor(t: Attribute, where: str) -> TensorType:
     if not isinstance(t, TensorType) or not t.has_static_shape():
         raise VerifyException(f"{where}: expected a statically shaped tensor, got {t}")
+    try:  # its byte size is Relay's, which needs a Relay dtype
+        dtype_of(t.element_type)
+    except ValueError:
+        raise VerifyException(
+            f"{where}: {t} has element type {t.element_type}, which is no Relay dtype"
+        ) from None
     return t
 
 

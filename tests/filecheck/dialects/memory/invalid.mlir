@@ -48,6 +48,13 @@ memory.pool @global {size = 64}
 
 // -----
 
+// Found by the fuzzer: Relay's byte size of an element type Relay has no dtype for was a ValueError.
+%s = memory.alloc_storage {size = 64}
+%t = memory.alloc_tensor %s {offset = 16} : tensor<16xf80>
+// CHECK: memory.alloc_tensor: tensor<16xf80> has element type f80, which is no Relay dtype
+
+// -----
+
 %s = memory.alloc_storage {size = 64}
 %t = memory.alloc_tensor %s {offset = 0} : tensor<16xf32>
 %v = memory.alias %t : tensor<16xf32> to tensor<4x8xf32>
