@@ -14,7 +14,7 @@ import numpy as np
 
 from xrelay.dialects.dyn import DYN_OPS, DynOp
 from xrelay.dialects.relay import RELAY_OPS, RelayTypeError
-from xrelay.dialects.relay.dtypes import dtype_from_numpy, tensor_type
+from xrelay.dialects.relay.dtypes import byte_size, dtype_from_numpy, tensor_type, too_large
 
 from ._registry import KERNELS, register
 
@@ -29,9 +29,13 @@ def _dyn_kernel(cls: type[DynOp]) -> Any:
             given = cls.static_attrs(attrs, values)
             types = [tensor_type(x.shape, dtype_from_numpy(x.dtype)) for x in operands]
             full = static_cls.complete_attrs(given, types)
-            static_cls.infer_types(types, full)
+            results = static_cls.infer_types(types, full)
         except (ValueError, RelayTypeError) as e:
             raise ValueError(f"{cls.RELAY_NAME}: {e}") from None
+        for t in results:  # the shape is known only now: refuse it before the kernel allocates
+            refusal = too_large(f"{cls.RELAY_NAME}: its result {t}", byte_size(t))
+            if refusal:
+                raise ValueError(refusal)
         return KERNELS[cls.STATIC](*operands, out=out, **full)
 
     kernel.__name__ = cls.RELAY_NAME.replace(".", "_")
