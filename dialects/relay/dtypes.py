@@ -227,6 +227,11 @@ MAX_RANK = 64
 """The most dimensions a tensor can have: numpy's limit, which every kernel runs on."""
 
 
+MEMORY_LIMIT_ENV = "XRELAY_MEMORY_LIMIT"
+"""An environment variable: the most bytes one tensor, constant or arena may take (an integer,
+optionally with a K, M or G suffix for KiB, MiB, GiB); unset, the machine's physical memory."""
+
+
 def memory_bytes() -> int:
     """This machine's physical memory in bytes: no tensor larger than that can be allocated."""
     import os
@@ -237,13 +242,28 @@ def memory_bytes() -> int:
         return 1 << 40
 
 
+def memory_limit() -> tuple[int, str]:
+    """The byte limit ``too_large`` applies, and what it is (for the message)."""
+    import os
+
+    text = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if not text:
+        return memory_bytes(), "this machine's memory"
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit():
+        raise ValueError(f"{MEMORY_LIMIT_ENV} must be a number of bytes (e.g. 512M), got '{text}'")
+    return int(digits) * scale, MEMORY_LIMIT_ENV
+
+
 def too_large(what: str, nbytes: int) -> str | None:
-    """The message refusing ``what`` (which needs ``nbytes``) when it cannot fit in memory, so
-    callers refuse before allocating instead of dying of ``MemoryError``; None if it fits."""
-    limit = memory_bytes()
+    """The message refusing ``what`` (which needs ``nbytes``) when it cannot fit in memory (or
+    exceeds ``XRELAY_MEMORY_LIMIT``), so callers refuse before allocating instead of dying of
+    ``MemoryError``; None if it fits."""
+    limit, source = memory_limit()
     if nbytes <= limit:
         return None
     return (
-        f"{what} needs {nbytes} bytes ({nbytes / 2**30:.1f} GiB), more than this machine's "
-        f"memory ({limit / 2**30:.1f} GiB)"
+        f"{what} needs {nbytes} bytes ({nbytes / 2**30:.1f} GiB), more than {source} "
+        f"({limit / 2**30:.1f} GiB)"
     )

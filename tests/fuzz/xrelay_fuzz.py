@@ -3,12 +3,13 @@
 Two kinds of cases. *Generated* (60 %): a random well-typed program (``random_dag``) mutated
 as IR -- attribute values, a parameter's dims or element type -- and printed, sometimes in the
 generic form (see ``generate``); most of these parse, so they exercise the verifier, the passes
-and the kernels. *Mutated* (40 %): the relay-level FileCheck inputs under ``tests/filecheck``
+and the kernels. *Mutated* (40 %): the FileCheck inputs under ``tests/filecheck`` (relay, qnn and memory)
 (split at ``// -----``, comments dropped) with one to three text mutations -- delete, duplicate
 or swap a token, flip a number, change a tensor dim or an element type, rename an op to
 another one (``relay.constant`` to ``arith.constant``, ``relay.add`` to ``relay.tile``) --
 which mostly test the parser. Each case runs in-process through ``make_context`` + xDSL's ``Parser``,
-``verify_module``, the reference interpreter on random inputs and the passes ``infer-type``,
+``verify_module``, the reference interpreter on random inputs (a lowered module: its plan's
+checks, then the memory-dialect interpreter, as ``relay-run`` does) and the passes ``infer-type``,
 ``fold-constant`` and ``fuse-ops``. A case *crashes* when anything raises other than the
 project's diagnostics (``ParseError``, ``DiagnosticException``/``VerifyException``,
 ``xrelay.TVMError``), or when a diagnostic reports a ``MemoryError`` (a size that should have
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import random
 import re
 import resource
@@ -37,11 +39,12 @@ import numpy as np
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from xrelay.dialects.relay.dtypes import MEMORY_LIMIT_ENV
 from xrelay.error import TVMError
 
 FILECHECK = Path(__file__).resolve().parent.parent / "filecheck"
 # Relay-level inputs; the memory dialect's and the C target's inputs are another layer.
-SEED_DIRS = ("transforms", "dialects/relay", "dialects/qnn", "tools", "dialects")
+SEED_DIRS = ("transforms", "dialects/relay", "dialects/qnn", "dialects/memory", "tools", "dialects")
 PASSES = ("infer-type", "fold-constant", "fuse-ops")
 DIAGNOSTICS = (ParseError, DiagnosticException, TVMError)
 # The interpreter runs a case only when its inputs are small: the fuzzer looks for crashes,
@@ -50,6 +53,8 @@ MAX_INPUT_ELEMENTS = 1 << 16
 # A case allocating gigabytes is a bug (a size the runtime should have refused); under this
 # address-space limit it shows as a MemoryError crash, not as the machine running out.
 MEMORY_LIMIT_MB = 8192
+# The largest tensor a case may make (XRELAY_MEMORY_LIMIT; unless already set).
+TENSOR_LIMIT = "256M"
 
 TOKEN = re.compile(r'"[^"\n]*"|%[\w.#$-]+|@[\w.$-]+|\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+|\s+|.')
 DIM = re.compile(r"(?<=[<x])(\d+|\?)(?=x)")
@@ -76,7 +81,7 @@ def load_seeds(root: Path = FILECHECK) -> list[str]:
             body = "\n".join(
                 line for line in chunk.splitlines() if not line.lstrip().startswith("//")
             ).strip()
-            if body and "memory." not in body:
+            if body:
                 seeds.append(body + "\n")
     return seeds
 
@@ -300,7 +305,17 @@ def run_case(text: str) -> Outcome:
         entry = _entry(mod)
         if entry is not None and _small_enough(mod, entry):
             stage = "interpret"
-            run(mod, random_inputs(mod, seed=0, entry=entry), entry=entry)
+            inputs = random_inputs(mod, seed=0, entry=entry)
+            if any(op.name.startswith("memory.") for op in mod.walk()):
+                # as relay-run runs a lowered module: its plan checked, then in its arenas
+                from xrelay.runtime.memory_interpreter import is_planned, run_memory
+                from xrelay.transforms.verify_memory_plan import verify_memory_plan
+
+                if is_planned(mod, entry):
+                    verify_memory_plan(mod, entry)
+                run_memory(mod, inputs, entry=entry)
+            else:
+                run(mod, inputs, entry=entry)
             status = "ran"
         passes = get_all_passes()
         for name in PASSES:
@@ -360,6 +375,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--progress", type=int, default=1000, metavar="N",
                     help="print a line to stderr every N cases (0: never)")
     args = ap.parse_args(argv)
+    # A tensor of gigabytes that fits the machine is legitimate, and takes seconds to fill
+    # (page faults): the fuzzer looks for crashes and hangs, so such sizes are refused here.
+    os.environ.setdefault(MEMORY_LIMIT_ENV, TENSOR_LIMIT)
     if args.memory_limit:
         limit = args.memory_limit << 20
         resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))

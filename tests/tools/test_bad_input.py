@@ -439,3 +439,32 @@ def test_relay_run_benchmark_needs_a_positive_count(tmp_path, capsys, n):
     path = _write(tmp_path, ADD.replace("T", "f32"))
     assert relay_run.main([path, "--random-inputs", "--benchmark", n]) == 1
     assert f"--benchmark takes a positive number of repeats, got {n}" in _one_error(capsys, "relay-run")
+
+
+def test_xrelay_memory_limit_lowers_the_size_refused_before_allocating(tmp_path, capsys, monkeypatch):
+    from xrelay.dialects.relay.dtypes import too_large
+
+    monkeypatch.setenv("XRELAY_MEMORY_LIMIT", "1K")
+    assert too_large("x", 1024) is None
+    assert too_large("x", 1025) == "x needs 1025 bytes (0.0 GiB), more than XRELAY_MEMORY_LIMIT (0.0 GiB)"
+    text = CONSTANT.replace("SHAPE", "300").replace("T", "f32").replace("VALUE", "dense<1.0>")
+    assert relay_run.main([_write(tmp_path, text)]) == 1
+    assert "relay.constant of type tensor<300xf32> needs 1200 bytes" in _one_error(capsys, "relay-run")
+    monkeypatch.setenv("XRELAY_MEMORY_LIMIT", "lots")
+    with pytest.raises(ValueError, match="XRELAY_MEMORY_LIMIT must be a number of bytes"):
+        too_large("x", 1)
+
+
+def test_a_dyn_op_whose_run_time_shape_cannot_fit_is_refused_before_its_kernel(tmp_path, capsys):
+    # Found by the fuzzer: the shape is known only from the pad widths at run time, and the
+    # static kernel's np.pad raised MemoryError (64 GB).
+    text = """func.func @main(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<?x?xf32> {
+  %w = relay.constant dense<[[1, 4294967296], [0, 2]]> : tensor<2x2xi64>
+  %p = dyn.nn.pad %x, %w, %v : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<f32>) -> tensor<?x?xf32>
+  func.return %p : tensor<?x?xf32>
+}
+"""
+    assert relay_run.main([_write(tmp_path, text), "--random-inputs"]) == 1
+    err = _one_error(capsys, "relay-run")
+    assert "dyn.nn.pad: its result tensor<4294967299x5xf32> needs 85899345980 bytes" in err
+    assert "MemoryError" not in err
