@@ -112,16 +112,23 @@ def _both(planner, buffers, pools, monkeypatch):
     return new, old
 
 
+def _trial(rng: random.Random, trial: int, most: int) -> tuple[list[Buffer], list[Pool]]:
+    """Up to ``most`` buffers over two bounded/unbounded pools; every third trial one pool and
+    no pool constraints."""
+    buffers = _problem(rng, rng.randint(1, most))
+    pools = [Pool("sram", rng.choice([2000, 8000, 40000]), 16), Pool("dram", None, 64)]
+    if trial % 3 == 0:
+        pools = [Pool("global", None, rng.choice([1, 16]))]
+        buffers = [Buffer(b.name, b.size, b.start, b.end, b.alignment) for b in buffers]
+    return buffers, pools
+
+
 @pytest.mark.parametrize("name", PLANNERS)
 def test_same_plans_as_the_linear_scan(name, monkeypatch):
     planner = PLANNERS[name]
     rng = random.Random(name)
     for trial in range(12 if name != "hill-climb" else 3):
-        buffers = _problem(rng, rng.randint(1, 150 if name != "hill-climb" else 40))
-        pools = [Pool("sram", rng.choice([2000, 8000, 40000]), 16), Pool("dram", None, 64)]
-        if trial % 3 == 0:
-            pools = [Pool("global", None, rng.choice([1, 16]))]
-            buffers = [Buffer(b.name, b.size, b.start, b.end, b.alignment) for b in buffers]
+        buffers, pools = _trial(rng, trial, 150 if name != "hill-climb" else 40)
         new, old = _both(planner, buffers, pools, monkeypatch)
         assert new == old
 
@@ -138,11 +145,7 @@ def test_other_query_paths_give_the_same_plans(name, path, monkeypatch):
         monkeypatch.setattr(greedy._TimeIndex, "MAX_PAIRS_PER_BUFFER", -10**9)
     rng = random.Random(name + path)
     for trial in range(6 if name != "hill-climb" else 2):
-        buffers = _problem(rng, rng.randint(1, 120 if name != "hill-climb" else 40))
-        pools = [Pool("sram", rng.choice([2000, 8000, 40000]), 16), Pool("dram", None, 64)]
-        if trial % 3 == 0:
-            pools = [Pool("global", None, rng.choice([1, 16]))]
-            buffers = [Buffer(b.name, b.size, b.start, b.end, b.alignment) for b in buffers]
+        buffers, pools = _trial(rng, trial, 120 if name != "hill-climb" else 40)
         new, old = _both(PLANNERS[name], buffers, pools, monkeypatch)
         assert new == old
 
