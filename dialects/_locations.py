@@ -107,9 +107,8 @@ def refuse_huge_dense(parser: AttrParser, pos: int, what: str = "dense literal")
     """Refuse the literal ``<...> : tensor<...>`` at ``pos`` (its ``<``, or the ``dense``
     before it) when its type cannot fit in memory, before xDSL expands it (a splat becomes
     one Python value per element): a ``ParseError`` naming ``what``, the type and the bytes."""
-    from xrelay.dialects.relay.dtypes import (
-        too_large,
-    )  # lazily: the relay package imports this module
+    # imported here: the relay package imports this module
+    from xrelay.dialects.relay.dtypes import too_large
 
     text = parser.lexer.input.content
     i = pos + len("dense") if text.startswith("dense", pos) else pos

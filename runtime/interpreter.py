@@ -60,7 +60,7 @@ from xdsl.irdl import VarResultDef
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
-from xrelay.dialects.relay.dtypes import DTYPES, element_type, from_stored, too_large
+from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
 from xrelay.error import TVMError
 from xrelay.transforms.infra import module_op
 
@@ -336,10 +336,7 @@ class RelayInterpreter(Interpreter):
         specs = [_spec_of(r.type) for r in op.results]
         for r, spec in zip(op.results, specs):
             if spec is not None and None not in spec[0]:
-                count = int(np.prod(spec[0], dtype=object))
-                refusal = too_large(
-                    f"{describe_op(op)}: result {r.index} ({spec[2]})", count * spec[1].itemsize
-                )
+                refusal = too_large(f"{describe_op(op)}: result {r.index} ({spec[2]})", byte_size(spec[2]))
                 if refusal:
                     raise RunError(refusal)
         return specs

@@ -249,7 +249,7 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     register_devices(args.register_device)
     if _is_memory_program(module):
         outputs = _run_memory_program(args, module, inputs, params)
-    elif args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices:
+    elif _wants_arena(args):
         outputs = _run_arena(args, module, inputs, params, out)
     else:
         outputs = run(module, inputs, params, entry=args.entry)
@@ -261,6 +261,11 @@ def execute(args: argparse.Namespace, out: TextIO) -> int:
     for text in getattr(args, "_reports", []):
         out.write(text + "\n")
     return 0
+
+
+def _wants_arena(args: argparse.Namespace) -> bool:
+    """Whether the flags ask for the arena executor (``xrelay.build``)."""
+    return bool(args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices)
 
 
 def _is_memory_program(module: ModuleOp) -> bool:
@@ -279,7 +284,7 @@ def _run_memory_program(
     from xrelay.runtime.memory_interpreter import is_planned, run_memory
     from xrelay.transforms.verify_memory_plan import verify_memory_plan
 
-    if args.plan or args.benchmark is not None or args.profile or args.memory_report or args.devices:
+    if _wants_arena(args):
         raise ToolError(
             "the module is already lowered to the memory dialect: --plan, --benchmark, --profile, "
             "--memory-report and --devices take a relay-level module"
