@@ -485,6 +485,12 @@ class GraphModule:
         """The bytes of all arenas (the plan's pool sizes)."""
         return self._executor.arena_bytes
 
+    @property
+    def plan_info(self) -> Any:
+        """``(buffers, pools, plan)`` of the memory plan the arenas come from (None for a
+        module loaded from an export, whose plan is in its program)."""
+        return self._plan_info
+
     def memory_report(self) -> str:
         """The plan's report: per pool, peak with its step, lower bound and ratio."""
         if self._plan_info is not None:

@@ -15,6 +15,10 @@ every run. Nothing is downloaded and no framework is needed.
   taking its parameters from a dict so it can be compared with the Relay workload.
 
 ``make_model`` and ``run_onnxruntime`` are small helpers for one-off graphs in tests.
+
+As a command, it writes one of the models to a file::
+
+    python -m xrelay.testing.onnx_models resnet18 -o resnet18.onnx [--batch 1] [--seed 0]
 """
 
 from __future__ import annotations
@@ -436,8 +440,59 @@ def relay_resnet_v2(
     return g.model({"data": ([batch_size, *image_shape], np.float32)}, [x], f"relay_resnet{num_layers}_v2")
 
 
+MODELS = {
+    "resnet18": resnet18,
+    "resnet50": resnet50,
+    "mobilenet_v2": mobilenet_v2,
+    "mlp": mlp,
+    "bert_layer": bert_layer,
+}
+"""The models the command line writes, by name."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m xrelay.testing.onnx_models NAME -o FILE``: write a model with random weights."""
+    import argparse
+    import os
+    import sys
+    import tempfile
+
+    ap = argparse.ArgumentParser(
+        prog="python -m xrelay.testing.onnx_models",
+        description="Write an ONNX model built in code with seeded random weights.",
+    )
+    ap.add_argument("model", choices=sorted(MODELS))
+    ap.add_argument("-o", "--output", required=True, help="the .onnx file to write")
+    ap.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
+    ap.add_argument("--seed", type=int, default=0, help="weights' seed (default 0)")
+    args = ap.parse_args(argv)
+    if args.batch < 1:
+        ap.error("--batch must be at least 1")
+    model = MODELS[args.model](batch=args.batch, seed=args.seed)
+    # written beside the destination and renamed over it: a failure leaves no partial file
+    directory = os.path.dirname(os.path.abspath(args.output))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".onnx.tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(model.SerializeToString())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the staging name only
+        os.replace(tmp, args.output)
+    except OSError as e:
+        print(f"{ap.prog}: error: cannot write '{args.output}': {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output} ({args.model}, {len(model.graph.node)} nodes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
 __all__ = [
     "OPSET",
+    "MODELS",
     "GraphBuilder",
     "TensorProto",
     "bert_inputs",

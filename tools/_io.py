@@ -15,6 +15,26 @@ import tempfile
 
 import numpy as np
 
+MODEL_FORMATS = {
+    ".onnx": "an ONNX model",
+    ".pt2": "a torch.export archive",
+    ".tflite": "a TFLite model",
+}
+"""Model files the other tools do not read, by extension: ``relay-import`` turns them into
+relay text and a weights ``.npz``."""
+
+
+def foreign_model(path: str) -> str | None:
+    """The message for a model file given to a tool that reads relay text, else None."""
+    what = MODEL_FORMATS.get(os.path.splitext(path)[1].lower())
+    if what is None:
+        return None
+    stem = os.path.splitext(os.path.basename(path))[0] or "model"
+    return (
+        f"'{path}' is {what}, not relay text: import it first with "
+        f"'relay-import {path} -o {stem}.mlir --params {stem}.npz'"
+    )
+
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically; raises ``OSError`` on failure.

@@ -18,7 +18,7 @@ level and disabled passes say, and does not run its required passes first. The c
 opt level is 3 unless `-O<n>` sets it, so the parts of a composite pass named in `-p`
 (`fold-scale-axis`: backward, forward, fold-constant) all run. Everything
 the flags print goes to stderr, so stdout holds only the resulting module; a pass name
-in the flags that names no registered pass gets a warning there. Unless
+in the flags that names no registered pass is an error there. Unless
 `--disable-verify` is given, the module is verified after every pass, and a failure
 names the pass.
 """
@@ -42,6 +42,8 @@ from xrelay.transforms.infra import (
     build_pipeline,
     has_pass,
     module_op,
+    registered_pass_classes,
+    relay_name_of,
 )
 from xrelay.transforms.instrument import (
     OpCountDiff,
@@ -106,10 +108,11 @@ def add_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "-O",
         dest="opt_level",
         type=int,
-        choices=range(4),
+        choices=range(5),
         default=None,
-        metavar="{0,1,2,3}",
-        help="run relay.build's optimization pipeline at this level after the -p passes",
+        metavar="{0,1,2,3,4}",
+        help="run relay.build's optimization pipeline at this level after the -p passes "
+        "(Relay's levels: 4 adds the CombineParallel* passes)",
     )
     group.add_argument(
         "--disable-pass",
@@ -162,9 +165,18 @@ def instruments_from_args(args: argparse.Namespace) -> list[PassInstrument]:
     return instruments
 
 
-def _warn_unknown_names(args: argparse.Namespace) -> None:
-    """Warn about pass names in the flags that name no registered pass (likely typos);
-    not an error, as Relay accepts any name in `disabled_pass`."""
+def _pass_names() -> list[str]:
+    """Every name a flag may use for a pass: CLI names and Relay names."""
+    classes = registered_pass_classes()
+    return sorted(set(classes) | {relay_name_of(c) for c in classes.values()})
+
+
+def _check_names(args: argparse.Namespace) -> None:
+    """Refuse pass names in the flags that name no registered pass (typos would otherwise
+    silently disable or print nothing), suggesting the closest names. In Python, Relay's
+    ``PassContext(disabled_pass=...)`` still accepts any name, as Relay does."""
+    import difflib
+
     for flag, lists in (
         ("--print-ir-before", args.print_ir_before),
         ("--print-ir-after", args.print_ir_after),
@@ -172,7 +184,9 @@ def _warn_unknown_names(args: argparse.Namespace) -> None:
     ):
         for name in _flatten(lists):
             if name != "sequential" and not has_pass(name):
-                sys.stderr.write(f"relay-opt: warning: {flag}: no pass named '{name}'\n")
+                close = difflib.get_close_matches(name, _pass_names(), n=3)
+                hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                raise ValueError(f"{flag}: no pass named '{name}'{hint}")
 
 
 def run_pipeline(
@@ -183,7 +197,7 @@ def run_pipeline(
     pipeline if asked, with the instruments the flags request, and print their reports
     (timing profile, op diff) to stderr.
     """
-    _warn_unknown_names(args)
+    _check_names(args)
     instruments = instruments_from_args(args)
     all_instruments = list(instruments)
     if not getattr(args, "disable_verify", False):

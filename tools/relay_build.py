@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="model", help="the program's C name (default model)")
     p.add_argument("--plan", default="greedy-by-size", help=f"planner: {', '.join(ALGORITHMS)}")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for optimal")
-    p.add_argument("--opt-level", type=int, default=3)
+    p.add_argument("--opt-level", type=int, default=3, choices=range(5), metavar="{0,1,2,3,4}",
+                   help="optimisation level of the build (default 3)")  # fmt: skip
     p.add_argument(
         "--pools",
         metavar="NAME:SIZE:ALIGN,...",
@@ -91,10 +92,14 @@ def execute(args: argparse.Namespace) -> int:
     from xrelay.runtime.target import Target, TargetError
 
     try:
-        if Target(args.target).kind != "c":
-            raise ToolError(f"--target {args.target}: relay-build emits C only (--target c)")
-    except TargetError as e:
-        raise ToolError(f"--target {args.target}: {e}") from None
+        kind = Target(args.target).kind
+    except TargetError:
+        kind = None
+    if kind != "c":  # the host CPU (llvm) runs in relay-run's arena runtime, not here
+        raise ToolError(
+            f"--target {args.target}: relay-build emits C only (--target c); "
+            "to run on this CPU use 'relay-run --plan'"
+        )
     if args.plan not in ALGORITHMS:
         raise ToolError(f"unknown planning algorithm '{args.plan}' (known: {', '.join(ALGORITHMS)})")
     if args.time_limit is not None and not (0 < args.time_limit < math.inf):

@@ -34,7 +34,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelay.dialects import get_all_dialects
-from xrelay.tools._io import write_output
+from xrelay.tools._io import foreign_model, write_output
 from xrelay.transforms import get_all_passes
 from xrelay.transforms.npz import NpzError, read_npz
 from xrelay.transforms.utils import verify_module
@@ -47,6 +47,8 @@ class RelayOptMain(xDSLOptMain):
         self.params: dict[str, np.ndarray] | None = None
         self.emitted: dict[str, np.ndarray] = {}
         super().__init__(description="xrelay optimizer driver", args=args)
+        if self.args.input_file and (foreign := foreign_model(self.args.input_file)):
+            raise ToolError(foreign)
         if self.args.input_format is not None:
             self.args.frontend = self.args.input_format
         if self.args.params is not None:

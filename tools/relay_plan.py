@@ -1,8 +1,15 @@
 """
-``relay-plan``: run a static memory planner on a problem file and report the plan.
+``relay-plan``: run a static memory planner on a problem file or a model and report the plan.
 
     relay-plan FILE.csv --algorithm NAME [--output OUT.csv] [--time-limit S]
                [--plot PNG] [--pool NAME:SIZE[:ALIGN[:BASE]] ...]
+    relay-plan MODEL.mlir [--params WEIGHTS.npz] [--opt-level N] ...
+
+A relay-level model (``.mlir`` or ``.relay``, as ``relay-import`` writes it) is built as the
+arena runtime builds it (``xrelay.build``: the weights given with ``--params`` become
+constants, the build pipeline runs, operators are fused, each engine states its workspace),
+so the plan is the activation arena ``relay-run --plan`` allocates, byte for byte. A module
+already lowered to the memory dialect is planned as it is.
 
 Problems are loaded by ``load_problem``, which dispatches on the file extension through
 ``LOADERS`` (extension -> function returning ``list[Buffer]``); other formats (such as the
@@ -24,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from xrelay.tools._io import write_output
+from xrelay.tools._io import foreign_model, write_output
 from xrelay.transforms.planners import (
     ALGORITHMS,
     Buffer,
@@ -58,6 +65,8 @@ CLI_DEFAULT_POOL = Pool("global", None, alignment=1)
 
 def load_problem(path: str | Path) -> list[Buffer]:
     """The buffers of a problem file, loaded by the ``LOADERS`` entry of its extension."""
+    if (foreign := foreign_model(str(path))) is not None:
+        raise PlanError(foreign)
     path = Path(path)
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
@@ -79,13 +88,16 @@ def _int(text: str, what: str, spec: str) -> int:
 
 
 def parse_pool(spec: str) -> Pool:
-    """``NAME:SIZE[:ALIGN[:BASE]]``; SIZE may be ``inf`` (or ``none``) for unbounded;
-    numbers accept Python literals (``0x1000``). ALIGN defaults to 1, BASE to 0."""
+    """``NAME:SIZE[:ALIGN[:BASE]]``; SIZE 0 (or ``inf``, ``none``) is unbounded, as in
+    ``plan-memory{pools=...}`` and ``relay-build --pools``; numbers accept Python literals
+    (``0x1000``). ALIGN defaults to 1, BASE to 0."""
     parts = spec.split(":")
     if not 2 <= len(parts) <= 4 or not parts[0]:
         raise PlanError(f"--pool {spec}: expected NAME:SIZE[:ALIGN[:BASE]]")
     name = parts[0]
     size = None if parts[1].lower() in ("inf", "none") else _int(parts[1], "size", spec)
+    if size == 0:
+        size = None
     align = _int(parts[2], "alignment", spec) if len(parts) > 2 else 1
     base = _int(parts[3], "base address", spec) if len(parts) > 3 else 0
     return Pool(name, size, align, base)
@@ -96,7 +108,19 @@ def _parser() -> argparse.ArgumentParser:
         prog="relay-plan",
         description="Plan buffer offsets with a static memory planner and report the plan.",
     )
-    parser.add_argument("problem", help="problem file (.csv: MiniMalloc id,lower,upper,size)")
+    parser.add_argument(
+        "problem",
+        help="problem file (.csv: MiniMalloc id,lower,upper,size) or a model (.mlir, .relay)",
+    )
+    parser.add_argument(
+        "--params",
+        metavar="FILE.npz",
+        help="a model's weights: bound as constants, so the plan is the activation arena",
+    )
+    parser.add_argument(
+        "--opt-level", type=int, default=3, choices=range(5), metavar="{0,1,2,3,4}",
+        help="a model's build optimisation level (default 3)",
+    )  # fmt: skip
     parser.add_argument(
         "--algorithm",
         "-a",
@@ -120,6 +144,71 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+
+
+def _plan_model(args: argparse.Namespace, pools: list[Pool]) -> tuple | None:
+    """``(buffers, pools, plan)`` of a relay-level model built as the runtime builds it, or
+    None when the problem is not one (a CSV, or a module lowered to the memory dialect)."""
+    path = args.problem
+    if (foreign := foreign_model(path)) is not None:
+        raise PlanError(foreign)
+    if Path(path).suffix.lower() not in (".mlir", ".relay"):
+        return None
+    # Imported here: a CSV problem needs none of the compiler.
+    from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+    from xrelay.runtime.build import BuildError, build
+    from xrelay.tools.relay_opt import ToolError, load_params
+    from xrelay.tools.relay_run import parse_module
+    from xrelay.transforms.utils import verify_module
+
+    try:
+        params = load_params(args.params) if args.params else {}
+        module = parse_module(path, params)
+        verify_module(module)
+    except ToolError as e:
+        raise PlanError(str(e)) from None
+    except (ParseError, DiagnosticException, VerifyException) as e:
+        text = str(e)
+        raise PlanError(text if text.startswith(path) else f"{path}: {text}") from None
+    if any(op.name.startswith("memory.") for op in module.walk()):
+        return None
+    _note_unbound_params(module, params)
+    sys.stderr.write(f"relay-plan: building {path} as the runtime does (opt level {args.opt_level})\n")
+    try:
+        built = build(
+            module, params, opt_level=args.opt_level, plan=args.algorithm,
+            pools=pools or None, time_limit=args.time_limit,
+        )  # fmt: skip
+    except BuildError as e:
+        raise PlanError(str(e)) from None
+    return built.plan_info
+
+
+def _note_unbound_params(module, params: dict) -> None:
+    """Say when ``@main`` has parameters besides its first and no ``--params`` is given: they
+    are planned in the arena as inputs (an imported model's weights, without their values)."""
+    from xdsl.dialects import func
+
+    from xrelay.dialects.relay.dtypes import byte_size
+
+    main = next((f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None)
+    if params or main is None or len(main.args) < 2:
+        return
+    total = sum(byte_size(a.type) for a in main.args[1:])
+    sys.stderr.write(
+        f"relay-plan: note: {len(main.args)} parameters of @main are inputs planned in the "
+        f"arena ({_bytes(total)} besides the first); give the weights with --params to plan "
+        "only the activations\n"
+    )
+
+
+def _bytes(n: int) -> str:
+    """A byte count in the unit that fits it."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 class Progress:
@@ -176,16 +265,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise PlanError(
                 f"--time-limit must be a positive number of seconds, got {args.time_limit}"
             )
-        pools = [parse_pool(spec) for spec in args.pool] or [CLI_DEFAULT_POOL]
-        buffers = load_problem(args.problem)
-        progress = Progress(sys.stderr)
-        try:
-            plan = plan_memory(
-                buffers, args.algorithm, pools, time_limit=args.time_limit, seed=args.seed,
-                progress=progress,
-            )  # fmt: skip
-        finally:
-            progress.close()
+        given_pools = [parse_pool(spec) for spec in args.pool]
+        model = _plan_model(args, given_pools)
+        if model is not None:
+            buffers, pools, plan = model
+        else:
+            if args.params:
+                raise PlanError("--params goes with a model (.mlir or .relay), not a CSV problem")
+            pools = given_pools or [CLI_DEFAULT_POOL]
+            buffers = load_problem(args.problem)
+            progress = Progress(sys.stderr)
+            try:
+                plan = plan_memory(
+                    buffers, args.algorithm, pools, time_limit=args.time_limit, seed=args.seed,
+                    progress=progress,
+                )  # fmt: skip
+            finally:
+                progress.close()
         verify_plan(buffers, pools, plan)
         if args.output:
             text = format_minimalloc_csv(buffers, plan, with_pool=len(pools) > 1)

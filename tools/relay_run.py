@@ -49,7 +49,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from xrelay.runtime.interpreter import RunError, random_inputs, run
-from xrelay.tools._io import write_output
+from xrelay.tools._io import foreign_model, write_output
 from xrelay.tools.relay_opt import (
     ToolError,
     add_register_device_argument,
@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="build, plan memory with ALGO and run with the arena executor",
     )
     arena.add_argument(
-        "--opt-level", type=int, default=3, help="optimisation level of the build (default 3)"
+        "--opt-level", type=int, default=3, choices=range(5), metavar="{0,1,2,3,4}",
+        help="optimisation level of the build (default 3)",
     )
     arena.add_argument(
         "--benchmark",
@@ -145,6 +146,8 @@ def parse_module(path: str, params: Mapping[str, np.ndarray] | None, input_forma
     from xrelay.dialects import make_context
     from xrelay.dialects.relay import params_source
 
+    if (foreign := foreign_model(path)) is not None:
+        raise ToolError(foreign)
     if path == "-":
         text, name = sys.stdin.read(), "<stdin>"
     else:

@@ -120,6 +120,8 @@ def test_loader_registry_is_pluggable(tmp_path):
 def test_parse_pool():
     assert parse_pool("l1:0x400:64:0x2000") == Pool("l1", 1024, 64, 0x2000)
     assert parse_pool("dram:inf") == Pool("dram", None, 1, 0)
+    # 0 is unbounded, as in plan-memory{pools=...} and relay-build --pools
+    assert parse_pool("dram:0:64") == Pool("dram", None, 64, 0)
 
 
 class _Tty(io.StringIO):

@@ -32,8 +32,8 @@
 // ORDER:      {{^}}RemoveUnusedFunctions:
 // ORDER-NEXT: {{^}}sequential:
 
-// RUN: not relay-opt %s -O4 2>&1 | filecheck %s --check-prefix=BAD
-// BAD: argument -O: invalid choice: 4 (choose from 0, 1, 2, 3)
+// RUN: not relay-opt %s -O5 2>&1 | filecheck %s --check-prefix=BAD
+// BAD: argument -O: invalid choice: 5 (choose from 0, 1, 2, 3, 4)
 
 func.func private @unused(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %x : tensor<2x3xf32>

@@ -1,0 +1,101 @@
+"""The paths a newcomer takes first: a model file given to the wrong tool, an imported model's
+memory plan, the target advice, the option ranges the tools share, and the model writer."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+from xrelay.testing import onnx_models
+from xrelay.tools import relay_build, relay_import, relay_opt, relay_plan, relay_run
+
+TOOLS = {
+    "relay-opt": relay_opt.main,
+    "relay-run": relay_run.main,
+    "relay-plan": relay_plan.main,
+    "relay-build": lambda argv: relay_build.main([*argv, "-o", "out"]),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+@pytest.mark.parametrize("ext", [".onnx", ".tflite", ".pt2"])
+def test_model_file_points_to_relay_import(tool, ext, tmp_path, capsys):
+    path = tmp_path / f"net{ext}"
+    path.write_bytes(b"\x08\x07\x12\x00")  # not text: the extension alone decides
+    assert TOOLS[tool]([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"{tool}: error: '{path}' is ")
+    assert f"import it first with 'relay-import {path} -o net.mlir --params net.npz'" in err
+
+
+def _import_mlp(tmp_path) -> tuple[str, str]:
+    model = tmp_path / "mlp.onnx"
+    assert onnx_models.main(["mlp", "-o", str(model)]) == 0
+    mlir, npz = tmp_path / "mlp.mlir", tmp_path / "mlp.npz"
+    assert relay_import.main([str(model), "-o", str(mlir), "--params", str(npz)]) == 0
+    return str(mlir), str(npz)
+
+
+def _arena_bytes(report: str) -> int:
+    return int(re.search(r"Total arena size\s*\|\s*(\d+) bytes", report).group(1))
+
+
+def test_relay_plan_of_an_imported_model_is_the_runtimes_arena(tmp_path, capsys):
+    mlir, npz = _import_mlp(tmp_path)
+    capsys.readouterr()
+    png = tmp_path / "plan.png"
+    assert relay_plan.main([mlir, "--params", npz, "--plot", str(png)]) == 0
+    planned = _arena_bytes(capsys.readouterr().out)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert relay_run.main([mlir, "--params", npz, "--random-inputs", "--memory-report"]) == 0
+    assert _arena_bytes(capsys.readouterr().out) == planned
+    # without the weights they are inputs in the arena: a larger plan, and a note saying why
+    assert relay_plan.main([mlir]) == 0
+    out, err = capsys.readouterr()
+    assert _arena_bytes(out) > planned
+    assert "give the weights with --params" in err
+    # --params means nothing for a CSV problem
+    csv = tmp_path / "p.csv"
+    csv.write_text("id,lower,upper,size\na,0,2,8\n")
+    assert relay_plan.main([str(csv), "--params", npz]) == 1
+    assert "--params goes with a model" in capsys.readouterr().err
+
+
+def test_relay_build_target_advice_names_what_it_builds(tmp_path, capsys):
+    for target in ("cuda", "llvm"):
+        assert relay_build.main(["m.mlir", "--target", target, "-o", str(tmp_path / "o")]) == 1
+        err = capsys.readouterr().err
+        assert "relay-build emits C only (--target c)" in err and "'llvm'" not in err
+
+
+@pytest.mark.parametrize(
+    "main, flag", [(relay_run.main, "--opt-level"), (relay_build.main, "--opt-level"),
+                   (relay_plan.main, "--opt-level"), (relay_opt.main, "-O")],
+)  # fmt: skip
+def test_opt_level_range_is_the_builds(main, flag, capsys):
+    # xrelay.build takes 0-4 (Relay's level 4 adds CombineParallel*): every tool the same
+    assert main(["m.mlir", f"{flag}", "5", "-o", "x"]) == 2
+    assert "invalid choice: 5 (choose from 0, 1, 2, 3, 4)" in capsys.readouterr().err
+
+
+def test_model_writer_command(tmp_path):
+    out = tmp_path / "mobilenet.onnx"
+    res = subprocess.run(
+        [sys.executable, "-m", "xrelay.testing.onnx_models", "mlp", "-o", str(out), "--seed", "3"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    model = onnx.load(str(out))
+    onnx.checker.check_model(model)
+    weights = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+    again = onnx_models.mlp(seed=3)
+    assert all(
+        np.array_equal(weights[t.name], onnx.numpy_helper.to_array(t)) for t in again.graph.initializer
+    )
+    assert out.stat().st_mode & 0o044  # readable as any other output, not mkstemp's 0600
