@@ -108,7 +108,7 @@ def add_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "-O",
         dest="opt_level",
         type=int,
-        choices=range(5),
+        choices=OPT_LEVELS,
         default=None,
         metavar="{0,1,2,3,4}",
         help="run relay.build's optimization pipeline at this level after the -p passes "
@@ -144,6 +144,18 @@ class _VerifyAfterPass(PassInstrument):
             verify_module(module_op(mod))
         except VerifyException as exc:
             raise PassOutputInvalid(f"the IR did not verify after pass {info.name}: {exc}") from None
+
+
+OPT_LEVELS = range(5)
+"""Relay's optimisation levels, the range ``xrelay.build`` takes (4 adds CombineParallel*)."""
+
+
+def add_opt_level_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--opt-level N`` of the tools that build (relay-run, relay-plan, relay-build)."""
+    parser.add_argument(
+        "--opt-level", type=int, default=3, choices=OPT_LEVELS, metavar="{0,1,2,3,4}",
+        help="optimisation level of the build (default 3)",
+    )  # fmt: skip
 
 
 def instruments_from_args(args: argparse.Namespace) -> list[PassInstrument]:

@@ -34,6 +34,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from xrelay.codegen import CodegenError
 from xrelay.error import TVMError
+from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.tools.relay_opt import ToolError, load_params, report
 from xrelay.tools.relay_run import parse_module
 from xrelay.transforms.planners import ALGORITHMS, PlanError
@@ -51,8 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="model", help="the program's C name (default model)")
     p.add_argument("--plan", default="greedy-by-size", help=f"planner: {', '.join(ALGORITHMS)}")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for optimal")
-    p.add_argument("--opt-level", type=int, default=3, choices=range(5), metavar="{0,1,2,3,4}",
-                   help="optimisation level of the build (default 3)")  # fmt: skip
+    add_opt_level_argument(p)
     p.add_argument(
         "--pools",
         metavar="NAME:SIZE:ALIGN,...",

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TextIO
 
 from xrelay.tools._io import foreign_model, write_output
+from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.transforms.planners import (
     ALGORITHMS,
     Buffer,
@@ -117,10 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE.npz",
         help="a model's weights: bound as constants, so the plan is the activation arena",
     )
-    parser.add_argument(
-        "--opt-level", type=int, default=3, choices=range(5), metavar="{0,1,2,3,4}",
-        help="a model's build optimisation level (default 3)",
-    )  # fmt: skip
+    add_opt_level_argument(parser)
     parser.add_argument(
         "--algorithm",
         "-a",

@@ -50,6 +50,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from xrelay.runtime.interpreter import RunError, random_inputs, run
 from xrelay.tools._io import foreign_model, write_output
+from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.tools.relay_opt import (
     ToolError,
     add_register_device_argument,
@@ -107,10 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ALGO",
         help="build, plan memory with ALGO and run with the arena executor",
     )
-    arena.add_argument(
-        "--opt-level", type=int, default=3, choices=range(5), metavar="{0,1,2,3,4}",
-        help="optimisation level of the build (default 3)",
-    )
+    add_opt_level_argument(arena)
     arena.add_argument(
         "--benchmark",
         nargs="?",
