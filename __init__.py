@@ -12,7 +12,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "MemoryScope": ("xrelay.dialects.relay.devices", "MemoryScope"),
     "VirtualDevice": ("xrelay.dialects.relay.devices", "VirtualDevice"),
     "register_device": ("xrelay.dialects.relay.devices", "register_device"),
-    "parser": ("xrelay.relay.parser", None),
+    "parser": ("xrelay.parser", None),
     "build": ("xrelay.runtime.build", "build"),
     "contrib": ("xrelay.contrib", None),
     "cpu": ("xrelay.runtime.device", "cpu"),

@@ -47,6 +47,7 @@ from xrelay.relay.expr import (
 from xrelay.relay.module import IRModule
 from xrelay.relay.op import *  # noqa: F403 - every op function, as tvm.relay exports them
 from xrelay.relay.op import __all__ as _op_all
+from xrelay.relay.parser import fromtext, parse, parse_expr
 from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.params import load_param_dict, save_param_dict
 
@@ -82,6 +83,8 @@ __all__ = [
     "create_executor",
     "expr",
     "fromtext",
+    "parse",
+    "parse_expr",
     "load_param_dict",
     "nn",
     "vision",
@@ -117,13 +120,6 @@ def create_executor(
     from xrelay.relay.build_module import create_executor as _create
 
     return _create(kind, mod, device, target, params)
-
-
-def fromtext(text: str, source_name: str = "from_string") -> IRModule:
-    """Relay's ``relay.fromtext``: an IRModule from Relay text (``xrelay.relay.parser``)."""
-    from xrelay.relay.parser import parse
-
-    return parse(text, source_name)
 
 
 # ``relay.op`` is a module here, so ``relay.op.contrib`` (Relay's package) is aliased in

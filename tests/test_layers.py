@@ -30,7 +30,7 @@ LAYERS: list[set[str]] = [
     {"codegen"},
     {"runtime"},
     # the relay API and the facades of TVM's namespaces (tvm.ir, tvm.nd, tvm.target, ...)
-    {"relay", "xrelay", "contrib", "instrument", "ir", "nd", "target", "te", "tir", "transform",
+    {"relay", "xrelay", "contrib", "instrument", "ir", "nd", "parser", "target", "te", "tir", "transform",
      "universe"},
     {"frontends", "testing"},
     {"tools"},

@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from io import StringIO
+from io import BytesIO, StringIO
 from types import UnionType
 from typing import IO, Any, Union, get_args, get_origin
 
@@ -157,8 +157,13 @@ class RelayOptMain(xDSLOptMain):
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
         from xrelay.dialects.relay import params_source
 
+        data = chunk.read()
+        if _only_comments(data):
+            # an empty module, as mlir-opt reads an empty input (xDSL refuses it): the chunk
+            # before the first `// -----` of a --print-ir-after-all dump is one
+            return ModuleOp([])
         with params_source(self.params):
-            return super().parse_chunk(chunk, file_extension, start_offset)
+            return super().parse_chunk(BytesIO(data), file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp):
         if not self.args.disable_verify:
@@ -184,6 +189,19 @@ class RelayOptMain(xDSLOptMain):
         external = self.emitted if self.args.emit_params is not None else None
         with print_options(external=external, elide_larger_than=self.args.elide_large_constants):
             return super().output_resulting_program(prog)
+
+
+def closed_stdout() -> int:
+    """The exit code after the reader of stdout went away; stdout is pointed at /dev/null so
+    Python's flush at exit does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it
+
+
+def _only_comments(data: bytes) -> bool:
+    """Whether a chunk of input holds nothing but white space and ``//`` comments."""
+    return all(not line.strip() or line.lstrip().startswith(b"//") for line in data.splitlines())
 
 
 class _PendingOutput(StringIO):
@@ -278,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(ToolError(_explain(e)))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # stdout closed early (`relay-opt m.mlir | head`): stop quietly
+        return closed_stdout()
     except RecursionError:  # xDSL parses, verifies and prints regions recursively
         return report(ToolError("the input is nested too deeply to process"))
     except Exception as e:  # a bug in a pass: still one message, unless asked for the traceback

@@ -188,7 +188,7 @@ def _note_unbound_params(module, params: dict) -> None:
     are planned in the arena as inputs (an imported model's weights, without their values)."""
     from xdsl.dialects import func
 
-    from xrelay.dialects.relay.dtypes import byte_size
+    from xrelay.dialects.relay.dtypes import byte_size, format_bytes
 
     main = next((f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None)
     if params or main is None or len(main.args) < 2:
@@ -196,17 +196,9 @@ def _note_unbound_params(module, params: dict) -> None:
     total = sum(byte_size(a.type) for a in main.args[1:])
     sys.stderr.write(
         f"relay-plan: note: {len(main.args)} parameters of @main are inputs planned in the "
-        f"arena ({_bytes(total)} besides the first); give the weights with --params to plan "
+        f"arena ({format_bytes(total)} besides the first); give the weights with --params to plan "
         "only the activations\n"
     )
-
-
-def _bytes(n: int) -> str:
-    """A byte count in the unit that fits it."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
 
 
 class Progress:

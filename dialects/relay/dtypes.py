@@ -256,6 +256,14 @@ def memory_limit() -> tuple[int, str]:
     return int(digits) * scale, MEMORY_LIMIT_ENV
 
 
+def format_bytes(n: int) -> str:
+    """A byte count in the unit that fits it: ``3136 bytes``, ``1.0 KiB``, ``2.3 GiB``."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
 def too_large(what: str, nbytes: int) -> str | None:
     """The message refusing ``what`` (which needs ``nbytes``) when it cannot fit in memory (or
     exceeds ``XRELAY_MEMORY_LIMIT``), so callers refuse before allocating instead of dying of
@@ -263,7 +271,5 @@ def too_large(what: str, nbytes: int) -> str | None:
     limit, source = memory_limit()
     if nbytes <= limit:
         return None
-    return (
-        f"{what} needs {nbytes} bytes ({nbytes / 2**30:.1f} GiB), more than {source} "
-        f"({limit / 2**30:.1f} GiB)"
-    )
+    size = f"{nbytes} bytes" + (f" ({format_bytes(nbytes)})" if nbytes >= 1 << 10 else "")
+    return f"{what} needs {size}, more than {source} ({format_bytes(limit)})"

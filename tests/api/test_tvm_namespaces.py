@@ -179,3 +179,16 @@ def test_relay_testing_import_paths():
     assert relay.testing.check_semantics is testing.check_semantics  # lazy re-export
     with pytest.raises(AttributeError):
         relay.testing.no_such_helper  # noqa: B018
+
+
+def test_parse_under_tvms_names():
+    # TVM v0.19: tvm.relay.parse / parse_expr / fromtext; older scripts: from tvm.parser import parse
+    from xrelay.parser import fromtext, parse, parse_expr
+
+    text = '#[version = "0.0.5"]\ndef @main(%x: Tensor[(2, 3), float32]) { nn.relu(%x) }'
+    assert relay.parse is parse and relay.fromtext is fromtext and relay.parse_expr is parse_expr
+    mod = relay.parse(text, "m.relay")
+    x = relay.var("x", shape=(2, 3))
+    expected = tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(x)))
+    tvm.ir.assert_structural_equal(mod["main"], expected["main"])
+    assert isinstance(parse_expr("1f"), relay.Constant)

@@ -447,7 +447,11 @@ def test_xrelay_memory_limit_lowers_the_size_refused_before_allocating(tmp_path,
 
     monkeypatch.setenv("XRELAY_MEMORY_LIMIT", "1K")
     assert too_large("x", 1024) is None
-    assert too_large("x", 1025) == "x needs 1025 bytes (0.0 GiB), more than XRELAY_MEMORY_LIMIT (0.0 GiB)"
+    # in the unit that fits the size (was "(0.0 GiB)" for both)
+    assert too_large("x", 1025) == "x needs 1025 bytes (1.0 KiB), more than XRELAY_MEMORY_LIMIT (1.0 KiB)"
+    monkeypatch.setenv("XRELAY_MEMORY_LIMIT", "100")
+    assert too_large("x", 101) == "x needs 101 bytes, more than XRELAY_MEMORY_LIMIT (100 bytes)"
+    monkeypatch.setenv("XRELAY_MEMORY_LIMIT", "1K")
     text = CONSTANT.replace("SHAPE", "300").replace("T", "f32").replace("VALUE", "dense<1.0>")
     assert relay_run.main([_write(tmp_path, text)]) == 1
     assert "relay.constant of type tensor<300xf32> needs 1200 bytes" in _one_error(capsys, "relay-run")

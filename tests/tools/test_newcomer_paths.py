@@ -96,6 +96,27 @@ def test_model_writer_command(tmp_path):
     weights = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
     again = onnx_models.mlp(seed=3)
     assert all(
-        np.array_equal(weights[t.name], onnx.numpy_helper.to_array(t)) for t in again.graph.initializer
+        np.array_equal(weights[t.name], onnx.numpy_helper.to_array(t))
+        for t in again.graph.initializer
     )
     assert out.stat().st_mode & 0o044  # readable as any other output, not mkstemp's 0600
+
+
+def test_relay_opt_empty_input_and_closed_stdout(tmp_path):
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("// nothing but a comment\n")
+    res = subprocess.run(["relay-opt", str(empty)], capture_output=True, text=True)
+    assert (res.returncode, res.stdout, res.stderr) == (0, "builtin.module {\n}\n\n", "")
+    # a reader that stops early (`| head -1`): no "internal error: BrokenPipeError"
+    chunk = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %x : tensor<4xf32>\n}\n"
+    big = tmp_path / "big.mlir"
+    big.write_text("// -----\n".join([chunk] * 3000))  # each chunk is written and flushed
+    opt = subprocess.Popen(
+        ["relay-opt", str(big), "--split-input-file"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    opt.stdout.readline()
+    opt.stdout.close()
+    assert opt.wait() == 141
+    assert opt.stderr.read() == b""
