@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint lit pytest bench venv fuzz docs
+.PHONY: demo test lint lit pytest bench venv fuzz docs test-extras
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,21 @@ test: lint lit pytest docs
 # The user guide (mkdocs.yml; strict: a broken link or a page left out of the nav fails).
 docs: $(BIN)/.installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build -q --strict
+
+# The tests of the optional frontends (torch.export, TFLite) in a venv of their own with the
+# `frontends` extra: torch, tensorflow and the TFLite interpreter are large, so `make test`
+# does not install them (there, tests/extras skip and say which extra is missing).
+EXTRAS_VENV := .venv-extras
+EXTRAS_BIN := $(EXTRAS_VENV)/bin
+
+$(EXTRAS_BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(EXTRAS_VENV)
+	$(EXTRAS_BIN)/pip install -q --upgrade pip
+	PYTHONWARNINGS='ignore:Editable installation' $(EXTRAS_BIN)/pip install -q -e '.[test,frontends]'
+	touch $@
+
+test-extras: $(EXTRAS_BIN)/.installed
+	PATH=$(CURDIR)/$(EXTRAS_BIN):$$PATH $(EXTRAS_BIN)/pytest -q -n 2 -rs tests/extras
 
 # 10,000 cases (generated well-typed programs mutated as IR, and mutated FileCheck inputs)
 # through parser, verifier, interpreter and passes; prints the counts per kind and stage

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_PACKAGE = {"tests", "benchmarks", "docs", "build", ".venv", ".ci", ".git", "__pycache__"}
+NOT_PACKAGE = {"tests", "benchmarks", "docs", "build", ".venv", ".venv-extras", ".ci", ".git", "__pycache__"}
 
 LAYERS: list[set[str]] = [
     {"error"},

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SKIP = {"tests", "benchmarks", ".venv", "build", ".git", ".ci", "docs"}
+SKIP = {"tests", "benchmarks", ".venv", ".venv-extras", "build", ".git", ".ci", "docs"}
 
 
 def package_folders() -> set[str]:

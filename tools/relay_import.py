@@ -1,8 +1,14 @@
-"""``relay-import``: convert an ONNX model to relay-dialect text.
+"""``relay-import``: convert an ONNX or PyTorch (``torch.export``) model to relay-dialect text.
 
     relay-import model.onnx -o model.mlir --params params.npz [--shape data=1,3,224,224]
     relay-import model.onnx -o model.mlir --freeze-params            # weights inline
     relay-import model.onnx -o model.mlir --freeze-params --params params.npz
+    relay-import model.pt2 -o model.mlir --params params.npz         # torch.export.save's file
+
+The format is chosen by the file's extension: ``.pt2`` is read by ``xrelay.frontends.torch``
+(torch must be installed: the ``frontends`` extra), anything else as ONNX. A ``.pt2``
+program's input shapes are the ones it was exported with (``--shape``/``--dtype`` are refused
+for it).
 
 Weights are kept out of the text whenever ``--params`` is given:
 
@@ -34,6 +40,7 @@ from xdsl.printer import Printer
 
 from xrelay.dialects.relay import print_options
 from xrelay.frontends.onnx import OnnxImportError, import_onnx
+from xrelay.frontends.torch import TorchImportError
 from xrelay.tools._io import write_output
 
 PROG = "relay-import"
@@ -45,8 +52,10 @@ class _UsageError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     """relay-import's command line."""
-    p = argparse.ArgumentParser(prog=PROG, description="Convert an ONNX model to relay-dialect MLIR text.")
-    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Convert an ONNX or PyTorch (.pt2) model to relay-dialect MLIR text."
+    )
+    p.add_argument("model", metavar="MODEL", help="the model: .onnx or .pt2 (torch.export.save)")
     p.add_argument("-o", "--output", default="-", metavar="FILE.mlir", help="where to write the module ('-': stdout)")
     p.add_argument("--params", metavar="FILE.npz", help="write the weights here instead of into the text")
     p.add_argument(
@@ -86,9 +95,25 @@ def parse_shape(text: str) -> tuple[str, list[int | None]]:
     return name, out
 
 
+def _import(path: str, shapes: dict, dtype: str | None, freeze_params: bool):
+    """The import result of ``path`` by its extension (each has ``module`` and ``params``)."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".pt2":
+        if shapes or dtype:
+            raise _UsageError("--shape and --dtype do not apply to a .pt2 program (its shapes are the exported ones)")
+        try:
+            import torch  # noqa: F401 - only to say clearly when it is missing
+
+            from xrelay.frontends.torch import import_exported_program
+        except ImportError:
+            raise _UsageError("reading .pt2 needs torch: pip install 'xrelay[frontends]'") from None
+        return import_exported_program(path, freeze_params=freeze_params)
+    return import_onnx(path, shape=shapes or None, dtype=dtype, freeze_params=freeze_params)
+
+
 def execute(args: argparse.Namespace) -> int:
     shapes = dict(parse_shape(s) for s in args.shape)
-    result = import_onnx(args.model, shape=shapes or None, dtype=args.dtype, freeze_params=args.freeze_params)
+    result = _import(args.model, shapes, args.dtype, args.freeze_params)
     if not args.freeze_params and result.params and not args.params:
         raise _UsageError(
             f"the model has {len(result.params)} weight(s) that become parameters of @main; "
@@ -124,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0) if not isinstance(e.code, str) else 2
     try:
         return execute(args)
-    except (OnnxImportError, _UsageError) as e:
+    except (OnnxImportError, TorchImportError, _UsageError) as e:
         sys.stderr.write(f"{PROG}: error: {e}\n")
         return 1
     except KeyboardInterrupt:

@@ -1,0 +1,340 @@
+"""The torch.export importer against torch's eager mode.
+
+Each case exports a small module (or a torchvision network with random weights), imports it
+with ``from_exported_program`` and runs the module in the reference interpreter. Tolerance:
+float32, rtol = 1e-4 and atol = 1e-4 x max|eager|. Outputs must be finite and depend on the
+input (a second input gives a different output), so a converter that drops its input fails.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="the 'frontends' extra is not installed (pip install -e '.[frontends]')"
+)
+torchvision = pytest.importorskip("torchvision", reason="the 'frontends' extra is not installed")
+
+from torch import nn  # noqa: E402
+
+from xrelay.frontends.torch import (  # noqa: E402
+    TorchImportError,
+    from_exported_program,
+    from_pytorch,
+    import_exported_program,
+)
+from xrelay.runtime.interpreter import run  # noqa: E402
+
+
+def _ops(module) -> list[str]:
+    return [op.name for op in next(iter(module.ops)).body.block.ops]
+
+
+def _check(m: nn.Module, *inputs: torch.Tensor, freeze_params: bool = False):
+    """Export ``m`` on ``inputs``, import, run; compare every output with eager mode."""
+    m = m.eval()
+    with torch.no_grad():
+        want = m(*inputs)
+    ep = torch.export.export(m, tuple(inputs))
+    result = import_exported_program(ep, freeze_params=freeze_params)
+    feeds = dict(zip(result.input_names, (x.numpy() for x in inputs)))
+    got = run(result.module, feeds, result.params)
+    want = [w.numpy() for w in (want if isinstance(want, tuple | list) else [want])]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        assert np.isfinite(g).all()
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * max(float(np.abs(w).max()), 1e-30))
+    # the output depends on the input
+    if inputs and inputs[0].dtype.is_floating_point:
+        other = [x + 0.5 if i == 0 else x for i, x in enumerate(inputs)]
+        other_feeds = dict(zip(result.input_names, (x.numpy() for x in other)))
+        got2 = run(result.module, other_feeds, result.params)
+        assert any(not np.array_equal(a, b) for a, b in zip(got, got2)), "output ignores the input"
+    return result
+
+
+def _randomize_bn(m: nn.Module, seed: int = 0) -> nn.Module:
+    """Random batch-norm statistics and affine parameters (fresh ones are the identity, and
+    fresh torchvision networks shrink activations to ~1e-9: nothing would be compared)."""
+    g = torch.Generator().manual_seed(seed)
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            c = mod.num_features
+            with torch.no_grad():
+                mod.weight.copy_(1 + 0.2 * torch.randn(c, generator=g))
+                mod.bias.copy_(0.2 * torch.randn(c, generator=g))
+                mod.running_mean.copy_(0.2 * torch.randn(c, generator=g))
+                mod.running_var.copy_(0.5 + torch.rand(c, generator=g))
+    return m.eval()
+
+
+def _x(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+# ---- single ops ----------------------------------------------------------------------------
+
+
+class _Lambda(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.relu(x) + torch.sigmoid(x) * torch.tanh(x),
+        lambda x: torch.nn.functional.gelu(x) + 2 * torch.nn.functional.gelu(x, approximate="tanh"),
+        lambda x: torch.nn.functional.silu(x) * torch.nn.functional.hardswish(x),
+        lambda x: torch.nn.functional.hardsigmoid(x) + torch.nn.functional.relu6(x * 4),
+        lambda x: torch.clamp(x, -0.5, 0.25) + torch.nn.functional.leaky_relu(x, 0.1),
+        lambda x: torch.exp(x).log() + torch.abs(x).sqrt() + torch.rsqrt(x.abs() + 1) - x.neg(),
+        lambda x: torch.erf(x) + torch.floor(x * 3) + torch.ceil(x * 3) + torch.round(x * 3),
+        lambda x: x.pow(2) + x.pow(3) + 2 ** x + 1 / (x.abs() + 1),
+        lambda x: torch.where(x > 0, x, x * 0.1) + (x >= 0.5).float() - (x != x[0:1]).float(),
+        lambda x: torch.maximum(x, x.flip(-1)) + torch.minimum(x, torch.zeros_like(x)),
+        lambda x: torch.div(x * 7, 2, rounding_mode="floor") + torch.div(x * 7, 2, rounding_mode="trunc"),
+    ],
+)
+def test_elementwise(fn):
+    _check(_Lambda(fn), _x(2, 3, 4, 5))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.mean(dim=(1, 2)) + x.sum(-2).amax(1) - x.amin(dim=1).sum(1),
+        lambda x: x.var(dim=-1, unbiased=True) + x.var(dim=-1, unbiased=False),
+        lambda x: torch.softmax(x, -1) + torch.log_softmax(x, 1),
+        lambda x: x.max(dim=2).values + x.argmax(dim=2).float() + x.cumsum(1).sum(2),
+        lambda x: x.view(2, -1).t() @ x.reshape(2, 60),
+        lambda x: x.permute(0, 2, 1, 3).reshape(6, 4, 5)[:, 1:3, ::2],
+        lambda x: x[:, 1] + x[..., -1:].expand(2, 3, 4, 5)[:, 2],
+        lambda x: torch.cat([x, x * 2], dim=1).unsqueeze(0).squeeze(0),
+        lambda x: torch.stack([x, -x], dim=-1).flatten(-2),
+        lambda x: sum(torch.split(x, [1, 2], dim=1)[i].sum(1) for i in range(2)) + torch.chunk(x, 2, -1)[0].sum(-1, keepdim=True).sum(1),
+        lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), value=0.5),
+        lambda x: x + torch.arange(5, dtype=torch.float32) + torch.full((4, 5), 0.25),
+        lambda x: x.to(torch.float16).to(torch.float32) + x.int().float(),
+        lambda x: x[:, torch.tensor([2, 0, 1])],
+    ],
+)
+def test_shapes_and_reductions(fn):
+    _check(_Lambda(fn), _x(2, 3, 4, 5))
+
+
+@pytest.mark.parametrize(
+    "layer, shape",
+    [
+        (nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), (1, 3, 9, 9)),
+        (nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=8), (1, 8, 7, 7)),
+        (nn.Conv2d(4, 6, (1, 3), groups=2), (2, 4, 5, 5)),
+        (nn.Conv1d(3, 5, 3, padding=1), (2, 3, 10)),
+        (nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1), (1, 4, 5, 5)),
+        (nn.MaxPool2d(3, 2, 1), (1, 2, 8, 8)),
+        (nn.MaxPool2d(3, 2, ceil_mode=True), (1, 2, 8, 8)),
+        (nn.AvgPool2d(3, 2, 1, count_include_pad=False), (1, 2, 8, 8)),
+        (nn.AvgPool2d(2, ceil_mode=True), (1, 2, 7, 7)),
+        (nn.AdaptiveAvgPool2d(1), (2, 3, 5, 5)),
+        (nn.AdaptiveAvgPool2d((2, 3)), (1, 3, 6, 6)),
+        (nn.BatchNorm2d(3), (2, 3, 4, 4)),
+        (nn.LayerNorm(6), (2, 4, 6)),
+        (nn.LayerNorm((4, 6)), (2, 4, 6)),
+        (nn.GroupNorm(2, 4), (2, 4, 3, 3)),
+        (nn.Linear(6, 5), (2, 4, 6)),
+        (nn.Linear(6, 5, bias=False), (3, 6)),
+        (nn.Upsample(scale_factor=2, mode="nearest"), (1, 2, 3, 4)),
+        (nn.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 3, 4)),
+        (nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True), (1, 2, 3, 4)),
+    ],
+)
+def test_layers(layer, shape):
+    _check(_randomize_bn(layer), _x(*shape))
+
+
+def test_attention_and_embedding():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(50, 32)
+            self.layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+
+        def forward(self, ids, x):
+            return self.layer(self.emb(ids) + x)
+
+    ids = torch.randint(0, 50, (2, 7), generator=torch.Generator().manual_seed(1))
+    x = _x(2, 7, 32)
+    m = Block().eval()
+    with torch.no_grad():
+        want = m(ids, x).numpy()
+    result = import_exported_program(torch.export.export(m, (ids, x)))
+    got = run(result.module, dict(zip(result.input_names, (ids.numpy(), x.numpy()))), result.params)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+    ops = _ops(result.module)
+    assert "relay.take" in ops and "relay.nn.softmax" in ops and ops.count("relay.nn.layer_norm") == 2
+
+
+def test_causal_sdpa():
+    class Attn(nn.Module):
+        def forward(self, q, k, v):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    _check(Attn(), _x(1, 2, 5, 8), _x(1, 2, 5, 8, seed=1), _x(1, 2, 5, 8, seed=2))
+
+
+# ---- in-place and views --------------------------------------------------------------------
+
+
+def test_inplace_ops_follow_torch():
+    class InPlace(nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y.add_(1.0)
+            v = y[:, 1:]  # a view of y: the in-place update below shows through it
+            v.mul_(2.0)
+            y[:, 0].sub_(3.0)  # select_scatter
+            y.relu_()  # v sees this too: it is summed after
+            return y, v.sum(1)
+
+    _check(InPlace(), _x(3, 4))
+
+
+def test_buffer_mutation_is_named_not_returned():
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("calls", torch.zeros(1))
+
+        def forward(self, x):
+            self.calls.add_(1)
+            return x * self.calls
+
+    result = import_exported_program(torch.export.export(Counter(), (_x(2, 3),)))
+    assert result.mutations == {"calls": "buffer_mutation"}
+    got = run(result.module, {result.input_names[0]: _x(2, 3).numpy()}, result.params)
+    assert len(got) == 1
+    np.testing.assert_allclose(got[0], _x(2, 3).numpy() * 1.0, rtol=1e-6)
+
+
+# ---- weights, names, the Relay API ---------------------------------------------------------
+
+
+def test_weights_become_params_by_name():
+    m = _randomize_bn(nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()))
+    mod, params = from_exported_program(torch.export.export(m.eval(), (_x(1, 3, 6, 6),)))
+    # names are sanitised for MLIR as everywhere (a leading digit gets a '_')
+    assert set(params) == {"_0.weight", "_0.bias", "_1.weight", "_1.bias", "_1.running_mean", "_1.running_var"}
+    np.testing.assert_array_equal(params["_1.running_var"], m[1].running_var.numpy())
+    ops = _ops(mod.module)
+    assert ops == ["relay.nn.conv2d", "relay.nn.bias_add", "relay.nn.batch_norm", "relay.nn.relu", "func.return"]
+
+
+def test_freeze_params():
+    m = nn.Sequential(nn.Linear(4, 3), nn.ReLU())
+    result = _check(m, _x(2, 4), freeze_params=True)
+    assert result.params == {}
+    assert _ops(result.module).count("relay.constant") == 2
+    assert "relay.nn.dense" in _ops(result.module)
+
+
+def test_from_pytorch_torchscript():
+    m = _randomize_bn(torchvision.models.resnet18(weights=None, num_classes=10))
+    scripted = torch.jit.script(m)
+    mod, params = from_pytorch(scripted, [("input0", (1, 3, 32, 32))])
+    x = _x(1, 3, 32, 32)
+    got = run(mod, {"input0": x.numpy()}, params)[0]
+    with torch.no_grad():
+        want = m(x).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+    assert "conv1.weight" in params and "fc.bias" in params
+
+
+def test_from_pytorch_bad_input_infos():
+    with pytest.raises(TorchImportError, match="input_infos entries"):
+        from_pytorch(nn.ReLU(), ["x"])
+    with pytest.raises(TorchImportError, match="negative dimension"):
+        from_pytorch(nn.ReLU(), [("x", (1, -2))])
+
+
+# ---- refusals ------------------------------------------------------------------------------
+
+
+def test_unsupported_op_named_with_source_location():
+    class Sorts(nn.Module):
+        def forward(self, x):
+            y = torch.sort(x, dim=-1).values  # the line the error must point at
+            return torch.cumprod(y, 1)
+
+    ep = torch.export.export(Sorts(), (_x(2, 5),))
+    with pytest.raises(TorchImportError) as e:
+        from_exported_program(ep)
+    msg = str(e.value)
+    assert "2 node(s) use unsupported ATen operators" in msg
+    assert "aten.sort.default" in msg and "aten.cumprod.default" in msg
+    assert "test_torch_frontend.py:" in msg and "torch.sort(x, dim=-1)" in msg
+
+
+def test_dynamic_shapes_refused():
+    batch = torch.export.Dim("batch")
+    ep = torch.export.export(nn.ReLU(), (_x(2, 3),), dynamic_shapes=({0: batch},))
+    with pytest.raises(TorchImportError, match="dynamic dimension"):
+        from_exported_program(ep)
+
+
+def test_not_a_program():
+    with pytest.raises(TorchImportError, match="expected a torch.export.ExportedProgram"):
+        from_exported_program(nn.ReLU())
+
+
+# ---- networks ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_1", "efficientnet_b0"])
+def test_torchvision_networks(name):
+    torch.manual_seed(0)
+    m = _randomize_bn(getattr(torchvision.models, name)(weights=None, num_classes=16))
+    _check(m, _x(1, 3, 64, 64))
+
+
+# ---- relay-import model.pt2 ----------------------------------------------------------------
+
+
+def test_relay_import_pt2(tmp_path):
+    m = _randomize_bn(nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(64, 2)))
+    path = tmp_path / "model.pt2"
+    torch.export.save(torch.export.export(m.eval(), (_x(1, 3, 6, 6),)), path)
+    out, npz = tmp_path / "m.mlir", tmp_path / "p.npz"
+    r = subprocess.run(
+        [sys.executable, "-m", "xrelay.tools.relay_import", str(path), "-o", str(out), "--params", str(npz)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "relay.nn.conv2d" in text and "relay.nn.dense" in text and "%input" in text
+    params = dict(np.load(npz))
+    assert set(params) >= {"_0.weight", "_4.weight"}
+    from xrelay.relay import IRModule
+
+    got = run(IRModule.from_text(text).module, {"input": _x(1, 3, 6, 6).numpy()}, params)[0]
+    with torch.no_grad():
+        want = m(_x(1, 3, 6, 6)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 not really a zip", b"\x00" * 64])
+def test_relay_import_bad_pt2(tmp_path, content):
+    path = tmp_path / "bad.pt2"
+    path.write_bytes(content)
+    r = subprocess.run([sys.executable, "-m", "xrelay.tools.relay_import", str(path)], capture_output=True, text=True)
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("relay-import: error: cannot read") and "Traceback" not in r.stderr
