@@ -6,11 +6,12 @@ BIN := $(VENV)/bin
 .PHONY: demo test lint lit pytest bench venv fuzz docs test-extras
 
 $(BIN)/.installed: pyproject.toml
+	@echo "== creating $(VENV) and installing xrelay with its pinned dependencies (about a minute with a warm pip cache, a few without)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 # The root is the package, so setuptools serves the editable install through an import
 # finder and says so on every install (an informational note, not a problem): hush it.
-	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install -q -e '.[test,docs]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --progress-bar off -e '.[test,docs]'
 	touch $@
 
 venv: $(BIN)/.installed
@@ -51,5 +52,12 @@ test-extras: $(EXTRAS_BIN)/.installed
 # 10,000 cases (generated well-typed programs mutated as IR, and mutated FileCheck inputs)
 # through parser, verifier, interpreter and passes; prints the counts per kind and stage
 # (ran, rejected with a diagnostic, crashed) and the slowest case in CPU time.
+# The runtime against onnxruntime and OpenVINO on the built-in models (alternating pairs,
+# median of per-pair ratios, peak RSS); prints the table with the machine's load.
+bench: $(BIN)/.installed
+	$(BIN)/pip install -q -e '.[bench]'
+	uptime
+	$(BIN)/python benchmarks/runtime.py --pairs 15 --no-layouts
+
 fuzz: $(BIN)/.installed
 	$(BIN)/python -W ignore tests/fuzz/xrelay_fuzz.py -n 10000

@@ -1,4 +1,5 @@
-"""Atomic output files for the tools.
+"""What the tools share about files and messages: atomic output files, the model files they
+send to ``relay-import``, and the note before a slow first use.
 
 Every tool writes its outputs through ``write_atomic``: the data goes to a temporary file in
 the destination's directory, which is renamed over the destination only once it is complete.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import io
 import os
 import stat
+import sys
 import tempfile
 
 import numpy as np
@@ -34,6 +36,20 @@ def foreign_model(path: str) -> str | None:
         f"'{path}' is {what}, not relay text: import it first with "
         f"'relay-import {path} -o {stem}.mlir --params {stem}.npz'"
     )
+
+
+def note_first_optimal(prog: str, algorithm: str | None) -> None:
+    """Say so before ``optimal``'s first run on this machine, which compiles its search."""
+    if algorithm != "optimal":
+        return
+    from xrelay.transforms.planners import _bnb
+
+    if not _bnb.compiled():
+        sys.stderr.write(
+            f"{prog}: compiling the optimal planner's search (its first run on this machine, "
+            "about 20 s; cached afterwards)\n"
+        )
+        sys.stderr.flush()
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from xrelay.tools._io import foreign_model, write_output
+from xrelay.tools._io import foreign_model, note_first_optimal, write_output
 from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.transforms.planners import (
     ALGORITHMS,
@@ -256,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"--time-limit must be a positive number of seconds, got {args.time_limit}"
             )
         given_pools = [parse_pool(spec) for spec in args.pool]
+        note_first_optimal("relay-plan", args.algorithm)
         model = _plan_model(args, given_pools)
         if model is not None:
             buffers, pools, plan = model

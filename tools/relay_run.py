@@ -49,7 +49,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from xrelay.runtime.interpreter import RunError, random_inputs, run
-from xrelay.tools._io import foreign_model, write_output
+from xrelay.tools._io import foreign_model, note_first_optimal, write_output
 from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.tools.relay_opt import (
     ToolError,
@@ -312,6 +312,7 @@ def _run_arena(
     plan = args.plan or "greedy-by-size"
     if plan not in ALGORITHMS:
         raise ToolError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
+    note_first_optimal(PROG, plan)
     target, default, algorithms = None, None, None
     if args.devices:
         names = [d.strip() for d in args.devices.split(",") if d.strip()]

@@ -120,3 +120,16 @@ def test_relay_opt_empty_input_and_closed_stdout(tmp_path):
     opt.stdout.close()
     assert opt.wait() == 141
     assert opt.stderr.read() == b""
+
+
+def test_optimal_says_when_its_first_run_compiles(tmp_path, capsys, monkeypatch):
+    from xrelay.transforms.planners import _bnb
+
+    csv = tmp_path / "p.csv"
+    csv.write_text("id,lower,upper,size\na,0,2,8\nb,1,3,8\n")
+    monkeypatch.setattr(_bnb, "compiled", lambda: False)
+    assert relay_plan.main([str(csv), "-a", "optimal"]) == 0
+    assert "compiling the optimal planner's search" in capsys.readouterr().err
+    monkeypatch.setattr(_bnb, "compiled", lambda: True)
+    assert relay_plan.main([str(csv), "-a", "optimal"]) == 0
+    assert capsys.readouterr().err == ""

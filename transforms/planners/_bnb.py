@@ -28,6 +28,8 @@ Candidates must lie below the lowest top any unplaced buffer of the partition ca
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
@@ -353,3 +355,11 @@ def search(  # noqa: C901 - one tight loop on purpose
             d = t
             ctl[_PEND] = f_pend[d]
             phase = _NEXT if f_hat[d] else _BACK
+
+
+def compiled() -> bool:
+    """Whether ``search`` is compiled already: in this process, or in numba's cache beside
+    this file (the first use on a machine compiles it, which takes some 20 seconds)."""
+    if search.signatures:
+        return True
+    return any((Path(__file__).parent / "__pycache__").glob("_bnb.search-*.nbi"))
