@@ -20,6 +20,12 @@ xDSL's recursive parser, verifier or printer.
 
 Parse errors show at most 160 columns of a long line, around the error.
 
+Numbers in attributes (``axis = 100000000000000000000000000``, ``300 : i8``) that do not fit
+their type are a ``ParseError`` at the number (xDSL raised its range error without a place),
+and float values of a width xrelay has no dtype for (``1.0 : f80``, ``array<f128: 1.0>``,
+``dense<1.0> : tensor<2xf80>``) are refused where they are written: xDSL 0.74 parses them but
+cannot print or pack them (``NotImplementedError`` later, far from the text).
+
 A last hook turns the raw exceptions xDSL 0.74's dense-literal parser raises on literals
 that do not fit their element type (an ``AssertionError`` for ``dense<[1.0]> :
 tensor<1xcomplex<f32>>``, ``TypeError``/``ValueError``/``OverflowError`` for others) into a
@@ -38,6 +44,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
     BytesAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     IntAttr,
@@ -45,7 +52,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.parser import AttrParser, Parser
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
 _NEWLINE = {str: re.compile("\n"), bytes: re.compile(b"\n")}
@@ -138,7 +145,13 @@ def _parse_dense(self: AttrParser, type: Any) -> Any:
     start = self._current_token.span.start
     refuse_huge_dense(self, start)
     try:
-        return _float_bits(self, start, _upstream_parse_dense(self, type))
+        elem = getattr(type, "element_type", None)
+        if isinstance(elem, AnyFloat) and elem.bitwidth not in FLOAT_WIDTHS:
+            raise ValueError(_float_width_message(elem))
+        try:
+            return _float_bits(self, start, _upstream_parse_dense(self, type))
+        except NotImplementedError:  # packing f80/f128 elements (the type was inside the literal)
+            raise ValueError(_WIDTH_MESSAGE) from None
     except ParseError:
         raise
     except (AssertionError, TypeError, ValueError, ArithmeticError, IndexError, MemoryError) as e:
@@ -185,6 +198,57 @@ def _float_bits(self: AttrParser, start: int, attr: Any) -> Any:
                 )
             data[i * width : (i + 1) * width] = bits.to_bytes(width, "little")
     return DenseIntOrFPElementsAttr(attr.type, BytesAttr(bytes(data)))
+
+
+FLOAT_WIDTHS = (16, 32, 64)
+"""Bit widths of the float values an attribute may hold (f16, bf16, f32, f64: Relay's float
+dtypes); xDSL parses f80 and f128 values but cannot pack or print them."""
+
+
+def _refuse_float_width(self: AttrParser, attr: Any, start: int) -> Any:
+    """``attr``, unless it holds floats of a width outside ``FLOAT_WIDTHS``: a ``ParseError``."""
+    t = getattr(attr, "type", None)
+    elem = getattr(t, "element_type", t) if not isinstance(attr, DenseArrayBase) else attr.elt_type
+    if isinstance(elem, AnyFloat) and elem.bitwidth not in FLOAT_WIDTHS:
+        self.raise_error(_float_width_message(elem), start, _end(self, start))
+    return attr
+
+
+def _end(self: AttrParser, start: int) -> int:
+    """The end of what was parsed since ``start`` (the current token less the blanks before
+    it), so a mark does not run into the next line."""
+    content = self.lexer.input.content
+    i = self._current_token.span.start
+    while i > start + 1 and content[i - 1 : i].isspace():
+        i -= 1
+    return i
+
+
+def _float_width_message(elem: Any) -> str:
+    return f"{elem} values are not supported (float attributes are f16, bf16, f32 or f64)"
+
+
+_WIDTH_MESSAGE = "float values of this width are not supported (f16, bf16, f32 or f64)"
+
+
+def _parse_int_or_float(self: AttrParser) -> Any:
+    start = self._current_token.span.start
+    try:
+        attr = _upstream_parse_int_or_float(self)
+    except VerifyException as e:  # IntegerAttr's range check: 300 : i8, 10**26 (i64)
+        self.raise_error(str(e), start, _end(self, start))
+    except NotImplementedError:  # a hex value of a float type xDSL cannot unpack (f80)
+        self.raise_error(_WIDTH_MESSAGE, start, _end(self, start))
+    return _refuse_float_width(self, attr, start)
+
+
+def _parse_dense_array(self: AttrParser) -> Any:
+    start = self._current_token.span.start
+    try:
+        attr = _upstream_parse_dense_array(self)
+    except NotImplementedError:  # array<f80: ...>: packing the values
+        self.raise_error(_WIDTH_MESSAGE, start, _end(self, start))
+    return _refuse_float_width(self, attr, start) if attr is not None else None
 
 
 MAX_NESTING = 100
@@ -274,6 +338,8 @@ _upstream_parse_module = Parser.parse_module
 _upstream_parse_operation = Parser.parse_operation
 _upstream_emit_error = Operation.emit_error
 _upstream_parse_dense = AttrParser.parse_dense_int_or_fp_elements_attr
+_upstream_parse_int_or_float = AttrParser.parse_optional_builtin_int_or_float_attr
+_upstream_parse_dense_array = AttrParser._parse_builtin_densearray_attr  # noqa: SLF001
 
 
 def install() -> None:
@@ -286,6 +352,8 @@ def install() -> None:
     Span.print_with_context = _print_with_context  # type: ignore[method-assign]
     Operation.emit_error = _emit_error  # type: ignore[method-assign]
     AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense  # type: ignore[method-assign]
+    AttrParser.parse_optional_builtin_int_or_float_attr = _parse_int_or_float  # type: ignore[method-assign]
+    AttrParser._parse_builtin_densearray_attr = _parse_dense_array  # type: ignore[method-assign]  # noqa: SLF001
 
 
 install()

@@ -90,6 +90,10 @@ from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.dialects.relay.ops import parse_layout
 
 STORAGE_KINDS = ("intermediate", "workspace", "input", "output")
+
+MAX_BYTES = (1 << 63) - 1
+"""The largest storage or pool (with its base address): sizes and offsets are signed 64-bit
+integers here and in the generated C. ``lower-to-memory`` and ``plan-memory`` refuse more."""
 """Kinds of ``memory.alloc_storage`` (constants are never storage: they stay relay.constant)."""
 
 

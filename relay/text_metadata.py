@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -84,7 +85,7 @@ def decode_ndarray(text: str) -> tuple[np.ndarray, str]:
             np_dtype = np.dtype(f"<{'iuf'[code]}{bits // 8}")
         except TypeError:
             raise MetadataError(f"unsupported NDArray dtype {dtype}") from None
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    count = math.prod(shape)  # Python's ints: [2**32, 2**32] does not wrap to 0
     if any(d < 0 for d in shape) or nbytes != count * np_dtype.itemsize or len(data) != nbytes:
         raise MetadataError(
             f"NDArray of shape {tuple(shape)} and dtype {dtype} holds {len(data)} bytes "
@@ -119,11 +120,26 @@ def write_metadata(constants: Sequence[tuple[np.ndarray, str, str | None]]) -> s
     return json.dumps(doc, indent=1)
 
 
+_JSON_KINDS = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+               (list, "a list"), (Mapping, "an object"))  # fmt: skip
+
+
+def _expect(value: Any, kind: type, what: str) -> Any:
+    """``value`` if it is a ``kind`` (list, Mapping or str), else a ``MetadataError``."""
+    if not isinstance(value, kind):
+        wanted = dict(_JSON_KINDS)[kind]
+        found = next((name for t, name in _JSON_KINDS if isinstance(value, t)), "null")
+        raise MetadataError(f"{what} is {found}, expected {wanted}")
+    return value
+
+
 def read_metadata(text: str) -> dict[str, list[Any]]:
     """The meta table of a metadata section: kind -> list of entries.
 
     ``relay.Constant`` entries are ``(array, dtype, name)``; other kinds (attribute objects TVM
-    also stores there) are kept as their JSON node and refused when referenced.
+    also stores there) are kept as their JSON node and refused when referenced. Any value of
+    the wrong JSON type (an object where a list belongs, a number where a string does) is a
+    ``MetadataError`` naming it.
     """
     try:
         doc = json.loads(text)
@@ -133,40 +149,43 @@ def read_metadata(text: str) -> dict[str, list[Any]]:
         raise MetadataError("the metadata section's JSON is nested too deeply") from None
     if not isinstance(doc, Mapping) or "nodes" not in doc or "root" not in doc:
         raise MetadataError("the metadata section has no 'root' and 'nodes'")
-    nodes = doc["nodes"]
-    arrays = doc.get("b64ndarrays", [])
-    names = doc.get("xrelay.constant_names") or []
+    nodes = _expect(doc["nodes"], list, "the metadata's 'nodes'")
+    arrays = _expect(doc.get("b64ndarrays", []), list, "the metadata's 'b64ndarrays'")
+    names = _expect(doc.get("xrelay.constant_names") or [], list, "the metadata's 'xrelay.constant_names'")
 
     def node(i: Any) -> Mapping[str, Any]:
-        try:
-            n = nodes[int(i)]
-        except (ValueError, TypeError, IndexError):
-            raise MetadataError(f"the metadata refers to node {i!r}, which does not exist") from None
-        if not isinstance(n, Mapping):
-            raise MetadataError(f"metadata node {i} is not an object")
-        return n
+        if isinstance(i, str) and i.isdigit():
+            i = int(i)
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(nodes):
+            raise MetadataError(f"the metadata refers to node {i!r}, which does not exist")
+        return _expect(nodes[i], Mapping, f"metadata node {i}")
 
     root = node(doc["root"])
     if root.get("type_key") != "Map":
         raise MetadataError("the metadata root is not a Map")
-    keys, data = root.get("keys", []), root.get("data", [])
+    keys = _expect(root.get("keys", []), list, "the metadata Map's 'keys'")
+    data = _expect(root.get("data", []), list, "the metadata Map's 'data'")
     if len(keys) != len(data):
         raise MetadataError("the metadata Map has different numbers of keys and values")
     table: dict[str, list[Any]] = {}
     for key, ref in zip(keys, data):
+        _expect(key, str, "a metadata Map key")
         arr_node = node(ref)
         if arr_node.get("type_key") != "Array":
             raise MetadataError(f"metadata entry {key!r} is not an Array")
         entries: list[Any] = []
-        for k, item in enumerate(arr_node.get("data", [])):
+        for k, item in enumerate(_expect(arr_node.get("data", []), list, f"the data of metadata entry {key!r}")):
             n = node(item)
             if key == "relay.Constant":
                 if n.get("type_key") != "relay.Constant":
                     raise MetadataError(f"meta[relay.Constant][{k}] is a {n.get('type_key')}")
-                try:
-                    blob = arrays[int(n["attrs"]["data"])]
-                except (KeyError, ValueError, TypeError, IndexError):
-                    raise MetadataError(f"meta[relay.Constant][{k}] has no array") from None
+                attrs = _expect(n.get("attrs"), Mapping, f"the attrs of meta[relay.Constant][{k}]")
+                index = attrs.get("data")
+                if isinstance(index, str) and index.isdigit():
+                    index = int(index)
+                if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(arrays):
+                    raise MetadataError(f"meta[relay.Constant][{k}] has no array")
+                blob = _expect(arrays[index], str, f"b64ndarrays[{index}]")
                 arr, dtype = decode_ndarray(blob)
                 name = names[k] if k < len(names) and isinstance(names[k], str) else None
                 entries.append((arr, dtype, name))

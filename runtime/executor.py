@@ -83,12 +83,13 @@ class ExecutorError(ValueError, TVMError):
 def _refuse_what_cannot_fit(pool_sizes: Mapping[str, int], function: func.FuncOp) -> None:
     """Refuse, before allocating, arenas and input buffers larger than the machine's memory
     (a hostile or mistaken shape would otherwise be a ``MemoryError`` deep in numpy)."""
-    wanted = [(f"memory pool '{name}'", size) for name, size in pool_sizes.items()]
+    wanted = [(f"memory pool '{name}'", size, 0) for name, size in pool_sizes.items()]
     for i, arg in enumerate(function.body.block.args):
         if isinstance(arg.type, TensorType) and arg.type.has_static_shape():
-            wanted.append((f"input '{_name_of(arg, i)}' ({arg.type})", byte_size(arg.type)))
-    for what, nbytes in [*wanted, ("the arenas and inputs together", sum(n for _, n in wanted))]:
-        message = too_large(what, nbytes)
+            wanted.append((f"input '{_name_of(arg, i)}' ({arg.type})", byte_size(arg.type), arg.type.get_num_dims()))
+    total = ("the arenas and inputs together", sum(n for _, n, _ in wanted), 0)
+    for what, nbytes, rank in [*wanted, total]:
+        message = too_large(what, nbytes, rank)
         if message is not None:
             raise ExecutorError(message)
 

@@ -336,7 +336,8 @@ class RelayInterpreter(Interpreter):
         specs = [_spec_of(r.type) for r in op.results]
         for r, spec in zip(op.results, specs):
             if spec is not None and None not in spec[0]:
-                refusal = too_large(f"{describe_op(op)}: result {r.index} ({spec[2]})", byte_size(spec[2]))
+                refusal = too_large(f"{describe_op(op)}: result {r.index} ({spec[2]})", byte_size(spec[2]),
+                                    len(spec[0]))  # fmt: skip
                 if refusal:
                     raise RunError(refusal)
         return specs
@@ -535,7 +536,7 @@ def random_array(ty: Attribute, rng: np.random.Generator, name: str = "value") -
     if any(d is None for d in shape):
         raise RunError(f"{name}: type {ty} has dynamic dimensions; give this input explicitly")
     want = _runnable_dtype(name, ty)
-    refusal = too_large(f"{name} ({ty})", int(np.prod(shape, dtype=object)) * want.itemsize)
+    refusal = too_large(f"{name} ({ty})", int(np.prod(shape, dtype=object)) * want.itemsize, len(shape))
     if refusal:
         raise RunError(refusal)
     dtype = dtype_of(ty.element_type)

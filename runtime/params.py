@@ -16,6 +16,7 @@ truncated or foreign file is one ``ParamsFormatError`` saying where it went wron
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Mapping
 from typing import Any
@@ -151,7 +152,7 @@ def load_param_dict(param_bytes: bytes | bytearray | memoryview) -> dict[str, ND
         if any(d < 0 for d in shape):
             raise ParamsFormatError(f"{where}: negative dimension in shape {shape}")
         (nbytes,) = r.unpack("<q", f"the byte size of {where}")
-        expect = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        expect = math.prod(shape) * dtype.itemsize  # Python's ints: no wrap to 0 at 2**64
         if nbytes != expect:
             raise ParamsFormatError(f"{where}: {nbytes} data bytes, but {dtype} {shape} needs {expect}")
         raw = r.take(nbytes, f"the data of {where}")

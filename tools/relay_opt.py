@@ -60,6 +60,12 @@ class RelayOptMain(xDSLOptMain):
             if name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(name, factory)
 
+    def register_all_targets(self):
+        # xDSL's other targets (llvm, x86-asm, riscv-asm, wat, ...) print their own dialects,
+        # never a relay module: only MLIR text applies (relay-build emits C).
+        super().register_all_targets()
+        self.available_targets = {"mlir": self.available_targets["mlir"]}
+
     def register_all_passes(self):
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
@@ -109,6 +115,7 @@ class RelayOptMain(xDSLOptMain):
             help="print the result as MLIR (default) or in Relay's text format",
         )
         add_register_device_argument(arg_parser)
+        _refuse_other_targets(arg_parser)
         # opt_flags hook: Relay's instruments and opt levels
         from xrelay.tools import opt_flags
 
@@ -224,6 +231,23 @@ def add_register_device_argument(parser: argparse.ArgumentParser | argparse._Arg
         metavar="NAME:SCOPE=SIZE:ALIGN,...",
         help="register a device that runs on the host, with its memory scopes (size 0: unbounded)",
     )
+
+
+def _refuse_other_targets(parser: argparse.ArgumentParser) -> None:
+    """``-t llvm`` (a target of xdsl-opt) is one ``ToolError`` saying what relay-opt writes,
+    instead of argparse's usage text."""
+    usage_error = parser.error
+
+    def error(message: str) -> Any:
+        if message.startswith("argument -t/--target: invalid choice"):
+            name = message.split("'")[1] if "'" in message else "?"
+            raise ToolError(
+                f"-t {name}: relay-opt writes MLIR text only (-t mlir; --output-format relay for "
+                "Relay's text); relay-build emits C"
+            )
+        return usage_error(message)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def register_devices(specs: Sequence[str]) -> None:

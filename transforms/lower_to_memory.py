@@ -67,7 +67,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects import op_location
 from xrelay.dialects.memory import (
+    MAX_BYTES,
     AliasOp,
     AllocStorageOp,
     AllocTensorOp,
@@ -108,6 +110,19 @@ def _static(v: SSAValue) -> TensorType:
             f"lower-to-memory does not support dynamic shapes: {_describe(v)} has type {t}"
         )
     return t
+
+
+def _bytes(t: TensorType, v: SSAValue | None) -> int:
+    """``byte_size(t)``, or a ``LowerToMemoryError`` saying what needs more than 2**63 - 1."""
+    n = byte_size(t)
+    if n > MAX_BYTES:
+        what = f"%{v.name_hint} ({t})" if v is not None and v.name_hint else f"a {t}"
+        where = op_location(v.owner) if v is not None and isinstance(v.owner, Operation) else None
+        raise LowerToMemoryError(
+            f"{where + ': ' if where else ''}lower-to-memory: {what} needs {n} bytes, more than "
+            "a 64-bit size can hold"
+        )
+    return n
 
 
 class _Names:
@@ -254,7 +269,7 @@ class _Lowering:
             Rewriter.insert_op(pools, InsertPoint.before(first))
 
     def _storage(self, t: TensorType, kind: str, at: Operation, value: SSAValue | None = None) -> SSAValue:
-        storage = AllocStorageOp(byte_size(t), alignment=self.alignment, kind=kind)
+        storage = AllocStorageOp(_bytes(t, value), alignment=self.alignment, kind=kind)
         if value is not None:
             self._pin(storage, value)
         tensor = AllocTensorOp(storage.result, t)
@@ -268,7 +283,7 @@ class _Lowering:
             if not arg.uses:
                 continue
             t = _static(arg)
-            storage = AllocStorageOp(byte_size(t), alignment=self.alignment, kind="input")
+            storage = AllocStorageOp(_bytes(t, arg), alignment=self.alignment, kind="input")
             self._pin(storage, arg)
             if arg.name_hint:
                 storage.result.name_hint = f"{arg.name_hint}_storage"

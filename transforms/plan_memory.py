@@ -56,7 +56,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from xrelay.dialects.memory import AllocStorageOp, PoolOp
+from xrelay.dialects.memory import MAX_BYTES, AllocStorageOp, PoolOp
 from xrelay.error import TVMError
 from xrelay.transforms.liveness import LivenessError, buffer_lifetimes, storage_buffers
 from xrelay.transforms.planners import (
@@ -73,6 +73,7 @@ from xrelay.transforms.planners import (
 from xrelay.transforms.utils import verify_module
 
 DEFAULT_POOL = "global"
+
 DEFAULT_POOL_ALIGNMENT = 16
 
 
@@ -224,6 +225,12 @@ def plan_module(
     buffers = [b for _, b in pairs]
     plan = plan_spaces(buffers, pools, algorithm, algorithms, time_limit, seed)
     verify_plan(buffers, pools, plan)
+    for p in pools:  # sizes and addresses are signed 64-bit integers in the IR and in C
+        need = plan.pool_sizes.get(p.name, 0) + (p.base_address or 0)
+        if need > MAX_BYTES:
+            raise PlanError(
+                f"pool '{p.name}' needs {need} bytes, more than a 64-bit size can hold"
+            )
     # Only now touch the IR.
     devices = {}
     for op in list(module.ops):

@@ -141,6 +141,11 @@ class AttrSpec:
                 )
         except DeviceError as e:
             raise RelayTypeError(f"attribute '{self.name}': {e}") from None
+        except (VerifyException, OverflowError):  # 10**26 in an i64, 1e400 in an f64
+            raise RelayTypeError(
+                f"attribute '{self.name}' = {_short(value)} does not fit its type "
+                f"({_KIND_RANGE[k]})"
+            ) from None
         except (TypeError, ValueError):
             pass
         raise RelayTypeError(f"attribute '{self.name}' expects {_KIND_DOC[k]}, got {value!r}")
@@ -164,6 +169,17 @@ class AttrSpec:
             return tuple(self.from_attribute(a) for a in attr.data)
         raise RelayTypeError(f"attribute '{self.name}' has an unexpected value {attr}")
 
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+_KIND_RANGE = {
+    "float": "64-bit floats",
+    "floats": "64-bit floats",
+    **{k: "64-bit integers" for k in ("int", "ints", "int_or_ints", "ints_list")},
+}
 
 _KIND_DOC = {
     "int": "an integer",

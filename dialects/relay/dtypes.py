@@ -264,10 +264,13 @@ def format_bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def too_large(what: str, nbytes: int) -> str | None:
+def too_large(what: str, nbytes: int, rank: int = 0) -> str | None:
     """The message refusing ``what`` (which needs ``nbytes``) when it cannot fit in memory (or
     exceeds ``XRELAY_MEMORY_LIMIT``), so callers refuse before allocating instead of dying of
-    ``MemoryError``; None if it fits."""
+    ``MemoryError``; None if it fits. A ``rank`` above ``MAX_RANK`` cannot be allocated either
+    (numpy's limit)."""
+    if rank > MAX_RANK:
+        return f"{what} has {rank} dimensions, more than the {MAX_RANK} a tensor can have"
     limit, source = memory_limit()
     if nbytes <= limit:
         return None
