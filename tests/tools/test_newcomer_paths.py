@@ -14,6 +14,8 @@ import pytest
 from xrelay.testing import onnx_models
 from xrelay.tools import relay_build, relay_import, relay_opt, relay_plan, relay_run
 
+RELAY_OPT = [sys.executable, "-m", "xrelay.tools.relay_opt"]
+
 TOOLS = {
     "relay-opt": relay_opt.main,
     "relay-run": relay_run.main,
@@ -105,14 +107,14 @@ def test_model_writer_command(tmp_path):
 def test_relay_opt_empty_input_and_closed_stdout(tmp_path):
     empty = tmp_path / "empty.mlir"
     empty.write_text("// nothing but a comment\n")
-    res = subprocess.run(["relay-opt", str(empty)], capture_output=True, text=True)
+    res = subprocess.run([*RELAY_OPT, str(empty)], capture_output=True, text=True)
     assert (res.returncode, res.stdout, res.stderr) == (0, "builtin.module {\n}\n\n", "")
     # a reader that stops early (`| head -1`): no "internal error: BrokenPipeError"
     chunk = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %x : tensor<4xf32>\n}\n"
     big = tmp_path / "big.mlir"
     big.write_text("// -----\n".join([chunk] * 3000))  # each chunk is written and flushed
     opt = subprocess.Popen(
-        ["relay-opt", str(big), "--split-input-file"],
+        [*RELAY_OPT, str(big), "--split-input-file"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
