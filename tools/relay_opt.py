@@ -28,7 +28,7 @@ from typing import IO, Any, Union, get_args, get_origin
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
@@ -114,6 +114,14 @@ class RelayOptMain(xDSLOptMain):
             default="mlir",
             help="print the result as MLIR (default) or in Relay's text format",
         )
+        arg_parser.add_argument(
+            "--load-pass-plugin",
+            action="append",
+            default=[],
+            metavar="FILE.py",
+            help="load passes from a Python file (xDSL ModulePass classes with a name, and "
+            "Relay-style passes made with module_pass/function_pass); repeatable",
+        )
         add_register_device_argument(arg_parser)
         _refuse_other_targets(arg_parser)
         # opt_flags hook: Relay's instruments and opt levels
@@ -122,6 +130,11 @@ class RelayOptMain(xDSLOptMain):
         opt_flags.add_arguments(arg_parser)
 
     def setup_pipeline(self):
+        for path in self.args.load_pass_plugin:
+            for name, factory in load_pass_plugin(path).items():
+                if name in self.available_passes:
+                    raise ToolError(f"pass plugin '{path}': a pass named '{name}' exists already")
+                self.register_pass(name, factory)
         # Devices named in the pipeline's options must exist before it is built.
         register_devices(self.args.register_device)
         # Relay's names work in -p too (FuseOps for fuse-ops): they are mapped to CLI names.
@@ -196,6 +209,60 @@ class RelayOptMain(xDSLOptMain):
         external = self.emitted if self.args.emit_params is not None else None
         with print_options(external=external, elide_larger_than=self.args.elide_large_constants):
             return super().output_resulting_program(prog)
+
+
+def load_pass_plugin(path: str) -> dict[str, Any]:
+    """The passes a plugin file defines, by name: its xDSL ``ModulePass`` classes (with a
+    ``name``) and its Relay-style passes (``module_pass``/``function_pass`` objects at module
+    level, or classes decorated with them), each as a factory of a ``ModulePass`` class.
+    Loading runs the file's code: it is the user's own, named on the command line."""
+    import importlib.util
+
+    from xrelay.transforms.infra import Pass
+
+    if not os.path.isfile(path):
+        raise ToolError(f"pass plugin '{path}': no such file")
+    module_name = "relay_opt_plugin_" + "".join(c if c.isalnum() else "_" for c in path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ToolError(f"pass plugin '{path}': not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        if os.environ.get("XRELAY_TRACEBACK"):
+            raise
+        raise ToolError(f"pass plugin '{path}': {type(e).__name__}: {e}") from None
+    found: dict[str, Any] = {}
+    for value in vars(module).values():
+        if isinstance(value, type) and issubclass(value, ModulePass):
+            if value.__module__ == module_name and isinstance(getattr(value, "name", None), str):
+                found[value.name] = (lambda cls=value: cls)
+        elif isinstance(value, Pass):
+            found[value.info.name] = (lambda p=value: _carrier(p))
+    if not found:
+        raise ToolError(
+            f"pass plugin '{path}' defines no pass (an xDSL ModulePass subclass with a name, "
+            "or a module_pass/function_pass object)"
+        )
+    return found
+
+
+def _carrier(relay_pass: Any) -> type[ModulePass]:
+    """An xDSL ``ModulePass`` class standing for a Relay-style pass (``as_pass`` unwraps it, so
+    the instruments see the pass once, under its own name)."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Carrier(ModulePass):
+        name = relay_pass.info.name
+
+        def apply(self, ctx, op: ModuleOp) -> None:
+            relay_pass(op)
+
+    Carrier.relay_pass = relay_pass
+    Carrier.__name__ = Carrier.__qualname__ = f"{relay_pass.info.name}Carrier"
+    return Carrier
 
 
 def closed_stdout() -> int:

@@ -820,6 +820,8 @@ def as_pass(p: Pass | ModulePass) -> Pass:
     """
     if isinstance(p, Pass):
         return p
+    if isinstance(getattr(p, "relay_pass", None), Pass):
+        return p.relay_pass  # a Relay-style pass carried by an xDSL one (relay-opt's plugins)
     if isinstance(p, ModulePass):
         cls = type(p)
         sequence = getattr(cls, "sequence", None)
