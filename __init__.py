@@ -13,7 +13,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "VirtualDevice": ("xrelay.dialects.relay.devices", "VirtualDevice"),
     "register_device": ("xrelay.dialects.relay.devices", "register_device"),
     "parser": ("xrelay.parser", None),
-    "build": ("xrelay.runtime.build", "build"),
+    "build": ("xrelay.backend.build", "build"),
     "contrib": ("xrelay.contrib", None),
     "cpu": ("xrelay.runtime.device", "cpu"),
     "device": ("xrelay.runtime.device", "device"),

@@ -1,5 +1,5 @@
-"""``tvm.target``: ``xrelay.target.Target("llvm -mcpu=...")`` (see ``xrelay.runtime.target``)."""
+"""``tvm.target``: ``xrelay.target.Target("llvm -mcpu=...")`` (see ``xrelay.backend.target``)."""
 
-from xrelay.runtime.target import Target, TargetError
+from xrelay.backend.target import Target, TargetError
 
 __all__ = ["Target", "TargetError"]

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 import xrelay
-from xrelay.runtime.build import build_c
+from xrelay.backend.build import build_c
 from xrelay.testing import mlp, mobilenet, resnet
 from xrelay.tools.relay_build import code_bytes
 

@@ -41,7 +41,7 @@ agreement over 100 inputs.
 F(4x4, 3x3) kernel) and with ``dnnl``, the default (3x3 stride-1 convolutions with outputs
 from 14x14 as Winograd F(4x4, 3x3) on the oneDNN backend: the shim's transforms around
 oneDNN's batched matmul), alternating: the measurement behind
-``runtime.dnnl.winograd_in_dnnl`` and ``runtime.dnnl_partition.winograd_choice``.
+``runtime.dnnl.primitives.winograd_in_dnnl`` and ``backend.dnnl.partition.winograd_choice``.
 
 ``--profile`` prints xrelay's per-op-family profile (matmul, im2col, elementwise, ...) per
 model, which is what limits a model that misses its target.
@@ -663,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
                          "steps by backend (NCHW / NHWC / NCHW{c}c)"],
             )
         )  # fmt: skip
-    from xrelay.runtime.fast_kernels import winograd_enabled
+    from xrelay.runtime.native.fast_kernels import winograd_enabled
 
     print(
         f"plan {args.plan}, {args.pairs} A/B pairs after {args.warmup} warm-up pairs, xrelay "

@@ -78,9 +78,9 @@ def create(graph_json_str: str, libmod: Any, device: Any = None) -> Any:
     relay.build(...)``, the factory itself, or a loaded library)."""
     from xdsl.dialects.builtin import ModuleOp
 
+    from xrelay.backend.graph_json import graph_json
     from xrelay.runtime.graph_executor import GraphModule as Runtime
     from xrelay.runtime.graph_executor import GraphModuleError
-    from xrelay.runtime.graph_json import graph_json
 
     if not isinstance(graph_json_str, str):
         raise TypeError(f"create expects the graph JSON as a string, got {type(graph_json_str).__name__}")

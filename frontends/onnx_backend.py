@@ -100,7 +100,7 @@ class XrelayBackendRep(BackendRep):
             return
         if mode == "built":
             if not _dyn_shape_args(self._imp.module):
-                from xrelay.runtime.build import build
+                from xrelay.backend.build import build
 
                 self._built = build(self._imp.module, {}, **build_kwargs)
 
@@ -125,7 +125,7 @@ class XrelayBackendRep(BackendRep):
         key += b"|" + _key(values, [by_arg[a] for a in bound_args])
         built = self._builds.get(key)
         if built is None:
-            from xrelay.runtime.build import build
+            from xrelay.backend.build import build
 
             params = {a: values[by_arg[a]] for a in bound_args}
             built = build(imp.module, params, **self._build_kwargs)

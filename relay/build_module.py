@@ -92,16 +92,16 @@ def build(
     becomes ``main``) at the current ``PassContext``'s opt level with ``xrelay.build``.
 
     ``target`` and ``target_host`` must mean the host CPU (``"llvm -mcpu=..."``, a
-    ``Target``, a dict ``{"cpu": "llvm"}``; see ``xrelay.runtime.target``); ``executor`` and
+    ``Target``, a dict ``{"cpu": "llvm"}``; see ``xrelay.backend.target``); ``executor`` and
     ``runtime`` are accepted for compatibility and must be None; ``workspace_memory_pools`` may be a list of ``planners.Pool`` (or a
     ``"name:size,..."`` string) to plan into; ``plan`` names the planning algorithm. Like
     Relay's, it offloads nothing by itself: functions ``partition_for_dnnl`` made run on
     oneDNN (``xrelay.build`` partitions for oneDNN by default).
     """
+    from xrelay.backend.build import BuildError
+    from xrelay.backend.build import build as xbuild
+    from xrelay.backend.target import TargetError, resolve_build_target
     from xrelay.relay.module import IRModule
-    from xrelay.runtime.build import BuildError
-    from xrelay.runtime.build import build as xbuild
-    from xrelay.runtime.target import TargetError, resolve_build_target
     from xrelay.transforms.infra import PassContext
 
     for name, value in (
@@ -154,10 +154,10 @@ def create_executor(
     ``params`` binds ``main``'s parameters by name first, as in Relay. ``device`` and
     ``target`` must mean the host CPU. An unknown ``kind`` is an error, as in Relay.
     """
+    from xrelay.backend.build import BuildError
+    from xrelay.backend.target import TargetError, resolve_build_target
     from xrelay.relay.module import IRModule
-    from xrelay.runtime.build import BuildError
     from xrelay.runtime.device import check_runnable
-    from xrelay.runtime.target import TargetError, resolve_build_target
 
     if kind not in EXECUTOR_KINDS:
         raise RuntimeError(f"unknown execution strategy: {kind}")
@@ -248,7 +248,7 @@ class Executor:
 def _arena_runner(mod: Any, entry: str) -> Any:
     """``entry`` of ``mod`` built by ``xrelay.build`` at the current opt level; a function
     from the inputs to the flat outputs."""
-    from xrelay.runtime.build import build as xbuild
+    from xrelay.backend.build import build as xbuild
     from xrelay.transforms.infra import PassContext
 
     if entry != "main":

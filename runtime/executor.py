@@ -49,8 +49,8 @@ from xrelay.dialects.memory import (
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
-from xrelay.runtime import fast_int8, fast_nhwc  # noqa: F401 - they add their fast kernels
-from xrelay.runtime.fast_kernels import (
+from xrelay.runtime.native import fast_int8, fast_nhwc  # noqa: F401 - they add their fast kernels
+from xrelay.runtime.native.fast_kernels import (
     FAMILIES,
     CompiledFunction,
     KernelError,
@@ -280,7 +280,7 @@ class Executor:
     def _join_dnnl_runs(self) -> list[Any]:
         """``run``'s thunks: every step's, with each run of consecutive oneDNN steps joined
         into one C call (``profile`` and ``step_outputs`` still run them one by one)."""
-        from xrelay.runtime.dnnl import run_together
+        from xrelay.runtime.dnnl.primitives import run_together
 
         out: list[Any] = []
         group: list[Any] = []
@@ -373,7 +373,7 @@ class Executor:
         self, fn: func.FuncOp, ins, outs, ws, fixed
     ) -> tuple[str, str, CompiledFunction] | None:
         """The function as oneDNN primitives, or None where oneDNN cannot run it."""
-        from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
+        from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
 
         def constant(c: ConstantOp) -> np.ndarray:
             value = self.constants.get(c)

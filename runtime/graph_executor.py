@@ -56,11 +56,11 @@ import numpy as np
 from tabulate import tabulate
 from xdsl.dialects.builtin import ModuleOp
 
+from xrelay.backend.graph_json import export, main_constants, read_export, verify_export
 from xrelay.dialects.relay import dtype_of, shape_of
 from xrelay.dialects.relay.dtypes import dtype_from_numpy, from_stored
 from xrelay.error import TVMError
 from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
-from xrelay.runtime.graph_json import export, main_constants, read_export, verify_export
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.parallel import blas_single_thread
 from xrelay.transforms.npz import read_npz

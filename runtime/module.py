@@ -68,7 +68,7 @@ class GraphExecutorFactoryModule:
 
     def get_graph_json(self) -> str:
         """TVM's graph-executor JSON of the planned program."""
-        from xrelay.runtime.graph_json import graph_json
+        from xrelay.backend.graph_json import graph_json
 
         return json.dumps(graph_json(self.module.program, self.module.entry, self.libmod_name))
 
@@ -81,7 +81,7 @@ class GraphExecutorFactoryModule:
         return dict(self.module.get_params())
 
     def export(self, graph_json_path: str, lib_mlir_path: str, params_npz_path: str) -> None:
-        """Write graph JSON, program and params (see ``xrelay.runtime.graph_json.export``)."""
+        """Write graph JSON, program and params (see ``xrelay.backend.graph_json.export``)."""
         self.module.export(graph_json_path, lib_mlir_path, params_npz_path)
 
     def export_library(self, file_name: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
@@ -99,7 +99,7 @@ class GraphExecutorFactoryModule:
 
 def export_library(module: Any, file_name: str | os.PathLike, mod_name: str = "default") -> None:
     """Write ``module`` (a ``GraphModule``) as one library file (see the module doc)."""
-    from xrelay.runtime.graph_json import export
+    from xrelay.backend.graph_json import export
     from xrelay.runtime.params import save_param_dict
 
     path = Path(file_name)
@@ -126,8 +126,8 @@ def export_library(module: Any, file_name: str | os.PathLike, mod_name: str = "d
 
 def load_module(path: str | os.PathLike, fmt: str = "") -> GraphExecutorFactoryModule:
     """``tvm.runtime.load_module``: a library written by ``export_library``, as a factory."""
+    from xrelay.backend.graph_json import GraphJsonError
     from xrelay.runtime.graph_executor import load
-    from xrelay.runtime.graph_json import GraphJsonError
     from xrelay.runtime.params import ParamsFormatError, load_param_dict
 
     name = str(path)

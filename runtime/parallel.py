@@ -300,7 +300,7 @@ class WorkerPool:
 
 def _spin_wait() -> Callable[[int, int, int], int] | None:
     try:
-        from xrelay.runtime.native import spin_wait
+        from xrelay.runtime.native.library import spin_wait
 
         return spin_wait()
     except Exception:  # pragma: no cover - no compiler: workers only sleep

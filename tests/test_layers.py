@@ -4,8 +4,13 @@ Every module of the package is parsed (not imported) and every ``import`` / ``fr
 statement counts, at any depth (inside functions too); only ``if TYPE_CHECKING:`` blocks are
 left out, since they never run. Layers, lowest first::
 
-    error -> dialects -> kernels -> transforms -> runtime -> relay API (and TVM's namespaces)
-          -> frontends, testing -> tools
+    error -> dialects -> kernels -> runtime -> transforms -> backend
+          -> relay API (and TVM's namespaces) -> frontends, testing -> tools
+
+Run time is at the bottom of what executes: ``runtime`` (executors, interpreters, the engines'
+kernels) runs programs that are already compiled, with the IR's dialects and the reference
+kernels only; ``transforms`` (the passes) and ``backend`` (compile time: the build driver,
+targets, graph JSON, the engines' partitioning and C emission) sit above it.
 
 A package may import its own layer and the layers below it. ``xrelay.relay.testing`` is
 ``xrelay.testing`` at tvm.relay.testing's path, so it counts as ``testing`` (nothing in ``relay``
@@ -26,9 +31,9 @@ LAYERS: list[set[str]] = [
     {"error"},
     {"dialects"},
     {"kernels"},
-    {"transforms"},
-    {"codegen"},
     {"runtime"},
+    {"transforms"},
+    {"backend"},
     # the relay API and the facades of TVM's namespaces (tvm.ir, tvm.nd, tvm.target, ...)
     {"relay", "xrelay", "contrib", "instrument", "ir", "nd", "parser", "target", "te", "tir", "transform",
      "universe"},
@@ -39,6 +44,27 @@ RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
 MODULE_PACKAGE = {"xrelay.relay.testing": "testing"}
 """Modules that belong to another package's layer than their folder's."""
+
+PENDING: set[tuple[str, str]] = {
+    ("xrelay.runtime.graph_executor", "xrelay.backend.graph_json"),
+    ("xrelay.runtime.graph_executor", "xrelay.transforms.npz"),
+    ("xrelay.runtime.graph_executor", "xrelay.transforms.planners"),
+    ("xrelay.runtime.graph_executor", "xrelay.transforms.plan_memory"),
+    ("xrelay.runtime.graph_executor", "xrelay.transforms.infra"),
+    ("xrelay.runtime.module", "xrelay.backend.graph_json"),
+    ("xrelay.runtime.interpreter", "xrelay.transforms.infra"),
+    ("xrelay.runtime.memory_interpreter", "xrelay.transforms.infra"),
+    ("xrelay.runtime.c.module", "xrelay.backend.c"),
+    ("xrelay.runtime.c.module", "xrelay.backend.c.aot"),
+    ("xrelay.runtime.c.module", "xrelay.backend.graph_json"),
+    ("xrelay.runtime.native.fast_int8", "xrelay.transforms._relay_rewrite"),
+    ("xrelay.runtime.native.fast_int8", "xrelay.transforms.fuse_ops"),
+    ("xrelay.transforms.merge_composite", "xrelay.backend.dnnl.patterns"),
+    ("xrelay.transforms.annotate_target", "xrelay.backend.dnnl.patterns"),
+}
+"""Imports against the layers still to be removed (issue #27: the runtime reaching up for IR
+helpers and graph JSON, the generic BYOC passes naming the dnnl engine). It only shrinks: an
+entry that no longer exists fails ``test_pending_imports_still_exist``."""
 
 
 def _modules() -> dict[str, Path]:
@@ -107,7 +133,10 @@ def _imports(module: str, path: Path, source: str | None = None) -> dict[str, in
     return found
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+FOUND = {m: _imports(m, p) for m, p in MODULES.items()}
+GRAPH = {
+    m: {t: line for t, line in found.items() if (m, t) not in PENDING} for m, found in FOUND.items()
+}
 
 
 def _package(module: str) -> str:
@@ -180,11 +209,16 @@ def test_the_parser_sees_the_package():
         "if TYPE_CHECKING:\n"
         "    from xrelay.tools import demo\n"
         "def f():\n"
-        "    from xrelay.runtime import build\n"
+        "    from xrelay.backend import build\n"
     )
     probe = ROOT / "relay" / "expr.py"
     found = _imports("xrelay.relay.probe", probe, source)
-    assert set(found) == {"xrelay.relay.expr", "xrelay.runtime.build"}
+    assert set(found) == {"xrelay.relay.expr", "xrelay.backend.build"}
+
+
+def test_pending_imports_still_exist():
+    gone = sorted(f"{a} -> {b}" for a, b in PENDING if b not in FOUND.get(a, {}))
+    assert not gone, "remove from PENDING (no longer imported):\n" + "\n".join(gone)
 
 
 def test_no_import_cycle_between_top_level_packages():

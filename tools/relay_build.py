@@ -32,7 +32,7 @@ from pathlib import Path
 
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from xrelay.codegen import CodegenError
+from xrelay.backend.c import CodegenError
 from xrelay.error import TVMError
 from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.tools.relay_opt import ToolError, load_params, report
@@ -88,8 +88,8 @@ def code_bytes(source_dir: Path, name: str) -> int | None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from xrelay.runtime.build import BuildError, build_c
-    from xrelay.runtime.target import Target, TargetError
+    from xrelay.backend.build import BuildError, build_c
+    from xrelay.backend.target import Target, TargetError
 
     try:
         kind = Target(args.target).kind

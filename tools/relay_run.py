@@ -303,7 +303,7 @@ def _run_arena(
     out: TextIO,
 ) -> list[np.ndarray]:
     """Build with the arena executor, run once, and queue the requested reports."""
-    from xrelay.runtime.build import BuildError, build
+    from xrelay.backend.build import BuildError, build
     from xrelay.runtime.graph_executor import GraphModuleError
     from xrelay.transforms.planners import ALGORITHMS, PlanError
 

@@ -59,7 +59,7 @@ def register_target(name: str, supported: Callable[[Operation], bool]) -> None:
 
 def _predicate(target: str) -> Callable[[Operation], bool] | None:
     if target == "dnnl" and target not in _TARGETS:
-        from xrelay.transforms._dnnl_patterns import supported
+        from xrelay.backend.dnnl.patterns import supported
 
         register_target("dnnl", supported)
     return _TARGETS.get(target)

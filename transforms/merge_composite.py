@@ -233,7 +233,7 @@ def merge_composite(module: ModuleOp, table: Sequence[PatternEntry]) -> int:
 def named_pattern_table(name: str) -> list[PatternEntry]:
     """A pattern table by name, for the command line."""
     if name == "dnnl":
-        from xrelay.transforms._dnnl_patterns import pattern_table
+        from xrelay.backend.dnnl.patterns import pattern_table
 
         return pattern_table()
     raise MergeCompositeError(f"merge-composite: unknown pattern table '{name}' (known: dnnl)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xrelay.transforms._dnnl_patterns import SUPPORTED_OPS, pattern_table, supported
+from xrelay.backend.dnnl.patterns import SUPPORTED_OPS, pattern_table, supported
 
 __all__ = ["SUPPORTED_OPS", "partition_for_dnnl", "pattern_table", "supported"]
 

@@ -157,7 +157,7 @@ def test_target_parsing():
     assert (t.kind, t.mcpu, t.mattr, t.attrs["num-cores"]) == ("llvm", "skylake", ("+avx2", "+fma"), 4)
     assert tvm.target.Target("llvm", host="llvm -mcpu=x").host.mcpu == "x"
     assert tvm.target.Target({"kind": "llvm", "mcpu": "znver3"}).mcpu == "znver3"
-    assert tvm.target.Target("c").kind == "c"  # the C target (xrelay.codegen)
+    assert tvm.target.Target("c").kind == "c"  # the C target (xrelay.backend.c)
     for bad, message in (
         ("opencl", "host CPU only"),
         ("llvm -num-cores=four", "expects an integer"),

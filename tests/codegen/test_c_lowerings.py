@@ -11,7 +11,7 @@ import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.codegen import CodegenError
+from xrelay.backend.c import CodegenError
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
 CC = shutil.which("cc")

@@ -10,8 +10,8 @@ import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.codegen import CodegenError, emit_function
-from xrelay.runtime.build import build_c
+from xrelay.backend.build import build_c
+from xrelay.backend.c import CodegenError, emit_function
 from xrelay.testing import mlp, mobilenet, resnet
 from xrelay.testing.random_graphs import random_dag
 from xrelay.transforms.planners import ALGORITHMS

@@ -164,7 +164,7 @@ def test_if_run_time_condition_is_scf_if(rng):
         (want,) = run_onnxruntime(model, feeds)
         (got,) = run(imp.module, feeds, imp.params)
         np.testing.assert_allclose(got, want)
-    from xrelay.runtime.build import build
+    from xrelay.backend.build import build
 
     with pytest.raises(Exception, match="holds an If"):
         build(imp.module, {})

@@ -8,8 +8,8 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.kernels import KERNELS
-from xrelay.runtime import fast_int8
-from xrelay.runtime.fast_kernels import _Options
+from xrelay.runtime.native import fast_int8
+from xrelay.runtime.native.fast_kernels import _Options
 
 RNG = np.random.default_rng(2)
 
@@ -42,7 +42,7 @@ def test_dense_refuses_what_it_does_not_cover():
 @pytest.mark.parametrize("dtypes", [("uint8", "int8"), ("int8", "int8"), ("uint8", "uint8")])
 @pytest.mark.parametrize("shape", [(1, 64, 9, 9, 3, 1, 1), (2, 8, 7, 7, 3, 2, 0), (1, 96, 5, 5, 1, 1, 0)])
 def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
-    from xrelay.runtime import fast_kernels
+    from xrelay.runtime.native import fast_kernels
 
     used = []
 
@@ -196,7 +196,7 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
             return thunks
 
         monkeypatch.setattr(fast_int8, name, spy)
-        from xrelay.runtime import fast_kernels as fk
+        from xrelay.runtime.native import fast_kernels as fk
 
         op = "cast" if key == "req" else "add"
         monkeypatch.setitem(fk._FAST, op, fast_int8.first(spy, fk._FAST[op]))

@@ -10,7 +10,7 @@ import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.runtime import fast_int8
+from xrelay.runtime.native import fast_int8
 from xrelay.testing import check_semantics
 from xrelay.testing import onnx_models as om
 from xrelay.testing import quantized_models as qm

@@ -9,9 +9,9 @@ import pytest
 from xdsl.parser import Parser
 
 import xrelay
+from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
 from xrelay.kernels import layout_transform_array
-from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor
 from xrelay.runtime.interpreter import run
 from xrelay.runtime.parallel import WorkerPool

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xrelay.runtime import native
-from xrelay.runtime.fast_kernels import _numba_kernels
+from xrelay.runtime.native import library as native
+from xrelay.runtime.native.fast_kernels import _numba_kernels
 
 
 def _special(shape, seed):

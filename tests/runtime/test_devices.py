@@ -13,10 +13,10 @@ import pytest
 
 import xrelay
 from xrelay import relay
+from xrelay.backend.build import BuildError
+from xrelay.backend.graph_json import graph_json
 from xrelay.dialects.memory import AllocStorageOp, InvokeOp, PoolOp
 from xrelay.dialects.relay.devices import DeviceError, MemoryScope, register_device
-from xrelay.runtime.build import BuildError
-from xrelay.runtime.graph_json import graph_json
 from xrelay.runtime.memory_interpreter import run_memory
 from xrelay.transforms._devices import device_copy_of, functions_by_name
 from xrelay.transforms.infra import module_op

@@ -13,7 +13,7 @@ import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.runtime.build import BuildError
+from xrelay.backend.build import BuildError
 
 RNG = np.random.default_rng(0)
 
@@ -146,7 +146,7 @@ def test_layer_norm_primitive():
     from xdsl.dialects import func
 
     from xrelay.dialects import make_context
-    from xrelay.runtime.dnnl import plan_function
+    from xrelay.runtime.dnnl.primitives import plan_function
     from xrelay.transforms.annotate_target import AnnotateTargetPass
     from xrelay.transforms.infra import module_op
     from xrelay.transforms.partition_graph import PartitionGraphPass
@@ -335,8 +335,8 @@ def test_winograd_choice_by_rule(monkeypatch):
     oneDNN backend as Winograd F(4x4, 3x3) (the shim's transforms around a oneDNN matmul) and
     the strided one as oneDNN's direct convolution; with ``never`` both run direct; with ``f4``
     the 3x3 stride-1 one (outputs of at least 28x28) goes back to the native Winograd kernel."""
-    from xrelay.runtime.dnnl import winograd_in_dnnl
-    from xrelay.runtime.dnnl_partition import winograd_choice
+    from xrelay.backend.dnnl.partition import winograd_choice
+    from xrelay.runtime.dnnl.primitives import winograd_in_dnnl
 
     x = relay.var("x", shape=(1, 16, 28, 28))
     h = relay.nn.relu(relay.add(_conv(x, _const(16, 16, 3, 3), padding=(1, 1), channels=16, kernel_size=(3, 3)), _const(16, 1, 1)))
@@ -459,7 +459,7 @@ def test_primitives_are_made_for_the_executors_threads(tmp_path):
     (its work split and scratchpad size): building after another module ran with one thread
     must still make the primitives for this module's threads, so an export loaded elsewhere
     finds the scratch the build stated and runs every step on oneDNN."""
-    from xrelay.runtime.dnnl_lib import dnnl_library
+    from xrelay.runtime.dnnl.library import dnnl_library
 
     x = relay.var("x", shape=(128, 256))
     one = xrelay.build(_mod(relay.nn.dense(x, _const(64, 256)), x), None, threads=1)

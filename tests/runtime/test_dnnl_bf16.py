@@ -12,7 +12,7 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.kernels._registry import BFLOAT16
-from xrelay.runtime.dnnl_lib import dnnl_library
+from xrelay.runtime.dnnl.library import dnnl_library
 
 RNG = np.random.default_rng(1)
 

@@ -10,12 +10,12 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from xrelay.backend.build import build, build_program
 from xrelay.frontends.onnx import from_onnx
-from xrelay.runtime.build import build, build_program
 from xrelay.runtime.executor import Executor, run_memory_compiled
-from xrelay.runtime.fast_kernels import winograd_enabled
 from xrelay.runtime.interpreter import random_inputs, run
 from xrelay.runtime.memory_interpreter import run_memory
+from xrelay.runtime.native.fast_kernels import winograd_enabled
 from xrelay.testing import onnx_models
 from xrelay.testing.random_graphs import random_dag
 from xrelay.transforms.planners import ALGORITHMS

@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
+from xrelay.backend.build import build
+from xrelay.backend.graph_json import GraphJsonError
 from xrelay.error import TVMError
 from xrelay.relay.module import IRModule
-from xrelay.runtime.build import build
 from xrelay.runtime.graph_executor import load
-from xrelay.runtime.graph_json import GraphJsonError
 
 TEXT = """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {

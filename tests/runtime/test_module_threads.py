@@ -8,9 +8,9 @@ import threading
 import numpy as np
 import pytest
 
+from xrelay.backend.build import build
 from xrelay.relay.module import IRModule
 from xrelay.runtime import create
-from xrelay.runtime.build import build
 from xrelay.runtime.graph_executor import ConcurrentUseError
 from xrelay.runtime.interpreter import run
 

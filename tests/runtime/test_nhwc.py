@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xrelay.backend.build import build_program
 from xrelay.relay import transform
-from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor
 from xrelay.runtime.interpreter import run
 from xrelay.testing import resnet

@@ -14,11 +14,12 @@ import pytest
 
 import xrelay
 from xrelay import relay
+from xrelay.backend.build import build_program
 from xrelay.frontends.onnx import from_onnx
-from xrelay.runtime import native
-from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor, ExecutorError, run_memory_compiled
-from xrelay.runtime.fast_kernels import (
+from xrelay.runtime.memory_interpreter import run_memory
+from xrelay.runtime.native import library as native
+from xrelay.runtime.native.fast_kernels import (
     _OUT,
     CHUNKS_PER_THREAD,
     _bind,
@@ -28,7 +29,6 @@ from xrelay.runtime.fast_kernels import (
     _Options,
     _ranges,
 )
-from xrelay.runtime.memory_interpreter import run_memory
 from xrelay.runtime.parallel import Job, WorkerPool, default_threads
 from xrelay.testing import onnx_models
 

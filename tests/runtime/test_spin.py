@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from xrelay.runtime import native
+from xrelay.runtime.native import library as native
 from xrelay.runtime.parallel import Job, WorkerPool
 
 

@@ -6,17 +6,17 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
+from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
-from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor, run_memory_compiled
-from xrelay.runtime.fast_kernels import (
+from xrelay.runtime.interpreter import run
+from xrelay.runtime.native.fast_kernels import (
     _bind,
     _numba_kernels,
     _wino_matrices,
     winograd_enabled,
 )
-from xrelay.runtime.interpreter import run
 from xrelay.runtime.parallel import WorkerPool
 
 

@@ -8,9 +8,9 @@ import pytest
 
 import xrelay
 from xrelay import relay
+from xrelay.backend.build import BuildError
 from xrelay.dialects.dyn import DynOp
 from xrelay.relay import transform
-from xrelay.runtime.build import BuildError
 from xrelay.testing.semantics import check_semantics
 from xrelay.transforms.dynamic_to_static import DynamicToStaticError, DynamicToStaticPass
 

@@ -11,8 +11,8 @@ import pytest
 
 import xrelay
 from xrelay import relay
+from xrelay.backend.build import BuildError
 from xrelay.relay.transform import ToMixedPrecision, mixed_precision
-from xrelay.runtime.build import BuildError
 from xrelay.testing import mobilenet, resnet
 from xrelay.testing.semantics import check_semantics
 from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError

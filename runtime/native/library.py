@@ -44,6 +44,8 @@ class NativeError(TVMError):
     """An array a native kernel cannot take (not contiguous, wrong dtype)."""
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+"""The folder of the native engine's C (package data); the oneDNN shim includes its headers."""
 _SOURCES = ("native_kernels.c", "native_template.h", "native_nhwc.h")
 """The C of the kernels, beside this module (package data)."""
 
@@ -53,10 +55,9 @@ _TYPES = {"f32": "float", "f64": "double"}
 
 def _source() -> str:
     """The text the library is built from (its hash names the cached build)."""
-    here = os.path.dirname(os.path.abspath(__file__))
     parts = []
     for name in _SOURCES:
-        with open(os.path.join(here, name), encoding="utf-8") as f:
+        with open(os.path.join(HERE, name), encoding="utf-8") as f:
             parts.append(f.read())
     return "\n".join(parts)
 
@@ -95,13 +96,12 @@ def _build() -> ctypes.CDLL | None:
     ]
     lib_path = os.path.join(_cache_dir(), f"xrelay_kernels_{key}.so")
     if not os.path.exists(lib_path):
-        here = os.path.dirname(os.path.abspath(__file__))
         with tempfile.TemporaryDirectory() as tmp:
-            src = os.path.join(here, _SOURCES[0])
+            src = os.path.join(HERE, _SOURCES[0])
             out = os.path.join(tmp, "kernels.so")
             try:
                 subprocess.run(
-                    [compiler, *_FLAGS, "-I", here, src, "-o", out, "-lm"],
+                    [compiler, *_FLAGS, "-I", HERE, src, "-o", out, "-lm"],
                     check=True,
                     capture_output=True,
                     timeout=120,

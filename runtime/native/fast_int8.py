@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from xrelay.runtime import fast_kernels as _fk
+from xrelay.runtime.native import fast_kernels as _fk
 
 _LIB: list = []
 
@@ -48,7 +48,7 @@ def _build_library():
     import subprocess
     import tempfile
 
-    from xrelay.runtime import native
+    from xrelay.runtime.native import library as native
 
     if os.environ.get("XRELAY_NATIVE", "1") == "0":
         return None
@@ -133,7 +133,9 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     through a deferred ``nn.pad`` (``_Options.padded``: taps outside the image read its value)
     and requantizing in the kernel when the function's next ops are a lowered requantize
     (``_fused_requant``): then neither the padded tensor nor the int32 accumulator is made."""
-    from xrelay.runtime.fast_kernels import _im2col_numpy  # (fast_kernels imports this module)
+    from xrelay.runtime.native.fast_kernels import (
+        _im2col_numpy,  # (fast_kernels imports this module)
+    )
 
     x, w = vals
     a = op.attrs
@@ -341,7 +343,7 @@ def _carve(ws: np.ndarray | None, sizes: list[int], opts) -> list[np.ndarray]:
 def _epilogue(opts, out: np.ndarray, b: int) -> list:
     """The in-place elementwise ops compile_function fused into the convolution (int32 adds,
     subtracts, ...): they must run here, after the product."""
-    from xrelay.runtime.fast_kernels import _epilogue_thunks
+    from xrelay.runtime.native.fast_kernels import _epilogue_thunks
 
     return [("conv", t) for t in _epilogue_thunks(opts.epilogue, out, (b,))]
 
@@ -353,8 +355,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     before its product (``xr_conv_tiles_u8s8``). The buffers are in ``ws`` when it is large
     enough (``conv_workspace_bytes``). With ``requant`` (``_fused_requant``) the product writes
     the 8-bit result."""
-    from xrelay.runtime.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.fast_kernels import _ranges, _split
+    from xrelay.runtime.native.fast_kernels import _chunks as pool_chunks
+    from xrelay.runtime.native.fast_kernels import _ranges, _split
 
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
@@ -437,8 +439,8 @@ def keep_alive(*arrays: Any) -> None:
 def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> list | None:
     """groups = channels, one output channel each, uint8 x int8: the C direct kernel (no
     scratch); with ``requant`` it writes the 8-bit result row by row."""
-    from xrelay.runtime.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.fast_kernels import _ranges, _split
+    from xrelay.runtime.native.fast_kernels import _chunks as pool_chunks
+    from xrelay.runtime.native.fast_kernels import _ranges, _split
 
     a = op.attrs
     n, c, h, wd = x.shape
@@ -513,8 +515,8 @@ def _vnni_dense(lib, op, x, w, out, opts) -> list:
     """The data's rows (M x K, K a multiple of 4) times the packed weights, channel blocks cut
     across the pool, the result pixel-major (M x N) in int32 or, with the function's requantize
     (``_fused_requant`` along the last axis), in 8 bits."""
-    from xrelay.runtime.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.fast_kernels import _split
+    from xrelay.runtime.native.fast_kernels import _chunks as pool_chunks
+    from xrelay.runtime.native.fast_kernels import _split
 
     m, k = x.shape
     n = w.shape[0]

@@ -31,7 +31,7 @@ states before lowering). ``FunctionPlan.bind(ins, outs, ws)`` creates the memory
 those arrays and returns one thunk that runs every primitive of the function in one C call.
 
 Anything else raises ``DnnlUnsupported`` and the executor runs the function on its native
-kernels (``xrelay.runtime.fast_kernels``).
+kernels (``xrelay.runtime.native.fast_kernels``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
-from xrelay.runtime.dnnl_lib import dnnl_library
+from xrelay.runtime.dnnl.library import dnnl_library
 
 __all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
 
@@ -90,7 +90,7 @@ def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
     matmul (``XRELAY_DNNL_WINOGRAD=dnnl``, the default; see ``dnnl_partition.winograd_choice``
     for the other modes; ``XRELAY_WINOGRAD=0`` turns Winograd off everywhere): at least 16
     channels each way and outputs of at least ``WINOGRAD_MIN_OUT`` each way."""
-    from xrelay.runtime.fast_kernels import winograd_enabled
+    from xrelay.runtime.native.fast_kernels import winograd_enabled
 
     if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl" or not winograd_enabled():
         return False
@@ -759,7 +759,7 @@ class _Reader:
         _, oh, ow, o = shape_of(result.type)
         if w_hwio.shape != (3, 3, c, o) or not winograd_in_dnnl(c, o, oh, ow):
             return False
-        from xrelay.runtime.fast_kernels import winograd_weights
+        from xrelay.runtime.native.fast_kernels import winograd_weights
 
         lib = self.lib
         name = f"{name} as Winograd F(4x4, 3x3)"  # the three steps' one label in the profile

@@ -1,5 +1,5 @@
 /*
- * The executor's loop kernels (xrelay.runtime.native builds this file once per machine with
+ * The executor's loop kernels (xrelay.runtime.native.library builds this file once per machine with
  * cc -O3 -march=native -ffp-contract=off and calls it through ctypes): every kernel of
  * native_template.h and native_nhwc.h (channels last) for float (_f32) and double (_f64), and
  * the worker pool's spin wait.

@@ -27,7 +27,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import SSAValue
 
-from xrelay.codegen.c_function import (
+from xrelay.backend.c.c_function import (
     CFunction,
     CodegenError,
     c_identifier,
@@ -265,7 +265,7 @@ def emit_program(
             elif cfn.scratch_bytes:
                 raise CodegenError(
                     f"@{sym} needs {cfn.scratch_bytes} bytes of scratch but its step has no "
-                    "workspace (build for the C target: xrelay.codegen.annotate_scratch)"
+                    "workspace (build for the C target: xrelay.backend.c.annotate_scratch)"
                 )
             else:
                 args.append("(uint8_t *)0")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xrelay.dialects.memory import winograd_slice_bytes
-from xrelay.runtime.fast_kernels import (
+from xrelay.runtime.native.fast_kernels import (
     _MIN_CHUNK_MNK,
     FINE_CHUNKS_PER_THREAD,
     NHWC_MAKERS,
@@ -154,7 +154,7 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     tile rows, the products whole). The same bits for any thread count. None where the NCHW
     path would not use Winograd.
     """
-    from xrelay.runtime.fast_kernels import (
+    from xrelay.runtime.native.fast_kernels import (
         WINOGRAD_CHUNKS,
         _bind,
         _fixed_split,
@@ -350,7 +350,7 @@ def _few_channels(x, w, out, a, ws, opts):
     columns; the product ``columns^T x W`` (BLAS reads the transposed chunk in place) writes
     the NHWC output rows directly, then the epilogue on them. None without the loop kernels
     (``_channels_first`` then)."""
-    from xrelay.runtime.fast_kernels import _im2col_numba, loop_kernels_available
+    from xrelay.runtime.native.fast_kernels import _im2col_numba, loop_kernels_available
 
     n, h, wd, c = x.shape
     kh, kw, _, o = w.shape
@@ -430,7 +430,7 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
     weights as OIHW; ``x_rows(xt, b, y0, y1)`` / ``out_rows(ot, b, y0, y1)`` give the
     (destination, source) of copying rows to and from the channels-first arrays ``xt`` and
     ``ot``. None where the NCHW path declines."""
-    from xrelay.runtime.fast_kernels import _fast_conv2d, _Options
+    from xrelay.runtime.native.fast_kernels import _fast_conv2d, _Options
 
     n, c, o = g.n, g.c, g.o
     (h, wd), (oh, ow) = g.in_hw, g.out_hw

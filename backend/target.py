@@ -6,7 +6,7 @@ machine. A target is accepted when it means the host CPU -- kind ``llvm`` (or xr
 ``cpu``/``numpy``), with any of LLVM's CPU options (``-mcpu``, ``-mattr``, ``-mtriple`` of this
 machine's architecture, ``-num-cores``, ...), which are parsed, checked and recorded but do not
 change the code (the kernels are already built for this CPU). ``"c"`` is the C source target
-(``xrelay.codegen``: C99 emitted from the planned program, compiled here with the system
+(``xrelay.backend.c``: C99 emitted from the planned program, compiled here with the system
 compiler). Any other kind (``cuda``, ``opencl``, ...) is a
 ``TargetError`` naming it, as is an unknown option or a ``-mtriple`` for another architecture.
 """
@@ -142,7 +142,7 @@ class Target:
         if kind in HOST_KINDS:
             return
         if kind == "c":
-            return  # the C source target (xrelay.codegen), compiled here with the system cc
+            return  # the C source target (xrelay.backend.c), compiled here with the system cc
         if kind in _OTHER_KINDS:
             raise TargetError(
                 f"unsupported target {target!r}: xrelay compiles for the host CPU only, not for "

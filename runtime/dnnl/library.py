@@ -5,7 +5,7 @@ threading) into the environment's ``lib`` directory, without headers; ``dnnl_api
 the part of oneDNN's C API that ``dnnl_shim.c`` uses. The shim is compiled once per machine
 with the system compiler (``$CC``, default ``cc``) against that library into
 ``$XRELAY_CACHE_DIR`` (default ``~/.cache/xrelay``), keyed by the hash of the sources, the
-flags and the library file, exactly as the native kernels are (``runtime.native``).
+flags and the library file, exactly as the native kernels are (``runtime.native.library``).
 
 ``dnnl_library()`` returns the loaded shim, or None with one warning per process when the
 library is missing, fails to load, or the shim does not compile; ``XRELAY_DNNL=0`` turns the
@@ -23,11 +23,18 @@ import tempfile
 import warnings
 from typing import Any
 
-from xrelay.runtime import native
+from xrelay.runtime.native import library as native
 
 __all__ = ["dnnl_library", "dnnl_unavailable_reason", "library_path"]
 
-_SOURCES = ("dnnl_shim.c", "dnnl_api.h", "native_nhwc.h")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SOURCES = (
+    os.path.join(_HERE, "dnnl_shim.c"),
+    os.path.join(_HERE, "dnnl_api.h"),
+    os.path.join(native.HERE, "native_nhwc.h"),
+)
+"""The shim's C: its source and the oneDNN declarations beside this module, and the native
+engine's channels-last Winograd transforms it includes."""
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
 """The native kernels' flags (the shim includes their Winograd transforms; it runs them on
 libgomp's threads through libgomp's ABI, with no OpenMP flag)."""
@@ -88,10 +95,9 @@ def library_path() -> str | None:
 
 
 def _compile(lib_path: str) -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
     parts = []
-    for name in _SOURCES:
-        with open(os.path.join(here, name), encoding="utf-8") as f:
+    for path in _SOURCES:
+        with open(path, encoding="utf-8") as f:
             parts.append(f.read())
     st = os.stat(lib_path)
     compiler = os.environ.get("CC", "cc")
@@ -104,7 +110,7 @@ def _compile(lib_path: str) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dnnl.so")
         subprocess.run(
-            [compiler, *_FLAGS, "-I", here, os.path.join(here, _SOURCES[0]), "-o", out,
+            [compiler, *_FLAGS, "-I", _HERE, "-I", native.HERE, _SOURCES[0], "-o", out,
              f"-L{lib_dir}", f"-l:{os.path.basename(lib_path)}", f"-Wl,-rpath,{lib_dir}"],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip

@@ -1,5 +1,5 @@
 /*
- * xrelay's oneDNN backend in C (xrelay.runtime.dnnl builds this file once per machine with the
+ * xrelay's oneDNN backend in C (xrelay.runtime.dnnl.primitives builds this file once per machine with the
  * system compiler, linked against the onednn-cpu-gomp wheel's libdnnl.so.3, and calls it
  * through ctypes). Thin wrappers over the C API declared in dnnl_api.h: one engine and one
  * stream per process, memory descriptors from dims and strides (or "any"), primitive

@@ -1,7 +1,7 @@
 /*
  * The executor's loop kernels, written once for a floating type: runtime/native_kernels.c
  * includes this file twice, with REAL = float / SFX(name) = name##_f32 and with REAL = double /
- * SFX(name) = name##_f64. See xrelay.runtime.native for what each kernel computes and why
+ * SFX(name) = name##_f64. See xrelay.runtime.native.library for what each kernel computes and why
  * the C and the numba versions give the same bits.
  */
 

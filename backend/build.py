@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from xrelay.codegen import annotate_scratch, emit_program
+from xrelay.backend.c import annotate_scratch, emit_program
 from xrelay.error import TVMError
-from xrelay.runtime.c_module import CModule
+from xrelay.runtime.c.module import CModule
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.planners import ALGORITHMS, Pool
 
@@ -124,7 +124,7 @@ def build_program(
     so does a module with device annotations (default cpu). ``pool_algorithms`` maps a pool
     (memory space) to the algorithm planning it. With ``"dnnl"`` in ``backends`` (and oneDNN
     loadable) the module is partitioned for oneDNN before fusion
-    (``runtime.dnnl_partition``). ``mixed_precision`` (``"float16"``, ``"bfloat16"``) runs
+    (``backend.dnnl.partition``). ``mixed_precision`` (``"float16"``, ``"bfloat16"``) runs
     ``to-mixed-precision`` after the parameters are bound, so the weights' casts fold into
     constants of that type; when the module goes to oneDNN, it runs after the pre-fusion
     passes instead (batch norms folded into the float32 weights first) and bfloat16
@@ -156,7 +156,7 @@ def build_program(
         _mixed_precision(module, mixed_precision)
     if offload:
         # (a module partitioned by its author is left as it is; see partition_for_backend)
-        from xrelay.runtime.dnnl_partition import partition_for_backend
+        from xrelay.backend.dnnl.partition import partition_for_backend
         from xrelay.transforms.infra import get_pass
 
         outer = PassContext.current()
@@ -167,7 +167,7 @@ def build_program(
                 # after the pre-fusion passes: batch norms are folded into float32 weights,
                 # which are rounded once (FoldConstant folds their casts); a matmul by a
                 # weight becomes the dense it stands for first (dense is ALWAYS, matmul not)
-                from xrelay.runtime.dnnl_partition import matmul_to_dense
+                from xrelay.backend.dnnl.partition import matmul_to_dense
 
                 matmul_to_dense(optimised)
                 _mixed_precision(optimised, mixed_precision)
@@ -224,10 +224,10 @@ def build_c(
     time_limit: float | None = None,
     debug: bool = False,
 ) -> CModule:
-    """Build ``mod`` for the C target (``xrelay.codegen``): the build pipeline, each fused
+    """Build ``mod`` for the C target (``xrelay.backend.c``): the build pipeline, each fused
     function's C scratch stated before ``lower-to-memory`` (so every step's planned workspace
     is what its C needs), inputs and outputs outside the arena (the caller's buffers), the
-    plan, and the emitted program in a ``runtime.c_module.CModule``. ``constants`` is
+    plan, and the emitted program in a ``runtime.c.module.CModule``. ``constants`` is
     ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section; ``debug``
     records every step's outputs (``debug_get_output``), as for ``build``."""
     from xrelay.transforms.infra import PassContext
@@ -268,7 +268,7 @@ def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
 
 def _offloadable(module: ModuleOp) -> bool:
     """Float32 models without qnn ops (seen before the pipeline lowers the qnn ops)."""
-    from xrelay.runtime.dnnl_partition import float32_only
+    from xrelay.backend.dnnl.partition import float32_only
 
     return float32_only(module)
 
@@ -276,7 +276,7 @@ def _offloadable(module: ModuleOp) -> bool:
 def _state_dnnl_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """oneDNN's scratch need of every dnnl function (its planned workspace), when there are
     such functions and the library loads."""
-    from xrelay.runtime.dnnl_partition import dnnl_functions, state_scratch
+    from xrelay.backend.dnnl.partition import dnnl_functions, state_scratch
 
     if dnnl_functions(module) and _dnnl_active(("dnnl",)):
         state_scratch(module, threads)
@@ -284,7 +284,7 @@ def _state_dnnl_scratch(module: ModuleOp, threads: int | None = None) -> None:
 
 def _state_int8_scratch(module: ModuleOp) -> None:
     """The int8 convolution kernels' scratch (their planned workspace), when they compile."""
-    from xrelay.runtime.fast_int8 import state_scratch, vnni_library
+    from xrelay.runtime.native.fast_int8 import state_scratch, vnni_library
 
     if vnni_library() is not None:
         state_scratch(module)
@@ -293,7 +293,7 @@ def _state_int8_scratch(module: ModuleOp) -> None:
 def _dnnl_active(backends: Sequence[str]) -> bool:
     if "dnnl" not in backends:
         return False
-    from xrelay.runtime.dnnl_lib import dnnl_library
+    from xrelay.runtime.dnnl.library import dnnl_library
 
     return dnnl_library() is not None
 
@@ -395,8 +395,8 @@ def build(
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
     ``target`` means the host CPU (``"llvm -mcpu=..."``, a ``Target``, ``{"cpu": "llvm"}``;
-    see ``xrelay.runtime.target``), or is ``"c"``: the C target, which returns a
-    ``runtime.c_module.CModule`` (``get_source()``, and it runs); any other is a
+    see ``xrelay.backend.target``), or is ``"c"``: the C target, which returns a
+    ``runtime.c.module.CModule`` (``get_source()``, and it runs); any other is a
     ``BuildError``. ``use_numba=False`` keeps
     every kernel bitwise equal to the reference kernels (depthwise convolutions are then
     slower). ``threads`` is how many
@@ -421,7 +421,7 @@ def build(
     ToMixedPrecision says it is safe (see ``build_program``).
     """
     backends = _backends(backends)
-    from xrelay.runtime.target import TargetError, resolve_build_target
+    from xrelay.backend.target import TargetError, resolve_build_target
 
     try:
         resolved = resolve_build_target(target)

@@ -300,7 +300,7 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
     import os
 
     from xrelay.dialects.memory import winograd_tile
-    from xrelay.runtime.fast_kernels import winograd_enabled
+    from xrelay.runtime.native.fast_kernels import winograd_enabled
 
     mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl")
     if mode not in ("f4", "always") or not winograd_enabled():
@@ -548,7 +548,7 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     that machine's default)."""
     from xrelay.dialects.memory import SCRATCH_ATTR
     from xrelay.dialects.relay import ConstantOp
-    from xrelay.runtime.dnnl import DnnlUnsupported, plan_function
+    from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
     from xrelay.runtime.parallel import default_threads
 
     most = max(threads or 1, default_threads())

@@ -1,8 +1,8 @@
 """Compile and run a model built for the C target (``xrelay.build(..., target="c")``).
 
-``runtime.build.build_c(mod, params, ...)`` runs the build pipeline (fusion included), states
+``backend.build.build_c(mod, params, ...)`` runs the build pipeline (fusion included), states
 every fused function's C scratch before ``lower-to-memory`` (so each step's planned workspace
-is what its C needs), plans, and emits the program (``xrelay.codegen``). The ``CModule`` it
+is what its C needs), plans, and emits the program (``xrelay.backend.c``). The ``CModule`` it
 returns is a ``GraphModule`` whose steps are the generated C: the primitive functions
 (``CProgram.steps_source()``: the functions of ``model.c`` and nothing else, so every plan of
 a model shares it) are compiled once with the system compiler (``$CC``, default ``cc``;
@@ -35,12 +35,12 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xrelay.codegen import CodegenError, CProgram
-from xrelay.codegen.aot import KERNELS_HEADER
+from xrelay.backend.c import CodegenError, CProgram
+from xrelay.backend.c.aot import KERNELS_HEADER
 from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
 from xrelay.error import TVMError
-from xrelay.runtime.fast_kernels import CompiledFunction
 from xrelay.runtime.graph_executor import GraphModule
+from xrelay.runtime.native.fast_kernels import CompiledFunction
 
 C_FLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-DXRELAY_FN="]
 """How ``CModule`` compiles the C for this machine: ``-O3`` (GCC vectorises the convolution
@@ -137,7 +137,7 @@ class CModule(GraphModule):
 
     def get_graph_json(self) -> str:
         """TVM's graph-executor JSON of the planned program the C runs."""
-        from xrelay.runtime.graph_json import graph_json
+        from xrelay.backend.graph_json import graph_json
 
         return json.dumps(graph_json(self.program, "main", "default"))
 

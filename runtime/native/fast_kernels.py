@@ -50,7 +50,7 @@ tested) and are the same bits for any thread count. ``XRELAY_WINOGRAD=0`` turns 
 
 **Loop kernels** (``use_numba=True``, the default): im2col, max pool, the epilogue and
 depthwise convolutions (groups = channels = output channels) run as compiled loops, C built
-by ``xrelay.runtime.native`` where a compiler exists, else numba (both give the same bits).
+by ``xrelay.runtime.native.library`` where a compiler exists, else numba (both give the same bits).
 im2col, max pool and epilogue compute the reference's values exactly; the depthwise kernel
 sums the taps in another order than the reference grouped matmul, so depthwise results
 differ from the reference kernels in the last bits (``MemoryRunner``-style comparisons then
@@ -865,10 +865,10 @@ def numba_available() -> bool:
 
 
 def _kernels() -> dict[str, Any]:
-    """The loop kernels to use: the C ones (``xrelay.runtime.native``) where a compiler
+    """The loop kernels to use: the C ones (``xrelay.runtime.native.library``) where a compiler
     built them, else the numba ones (same signatures, same bits)."""
     if "preferred" not in _NUMBA:
-        from xrelay.runtime.native import native_kernels
+        from xrelay.runtime.native.library import native_kernels
 
         native = native_kernels()
         _NUMBA["preferred"] = native if native is not None else _numba_kernels()
@@ -880,7 +880,7 @@ def _bind(name: str, *args: Any) -> Thunk:
     cannot take the arrays (e.g. a non-contiguous input)."""
     kernel = _kernels()[name]
     if hasattr(kernel, "bind"):
-        from xrelay.runtime.native import NativeError
+        from xrelay.runtime.native.library import NativeError
 
         try:
             return kernel.bind(*args)
@@ -896,7 +896,7 @@ def _native() -> bool:
 def loop_kernels_available() -> bool:
     """Whether compiled loop kernels exist (C through a system compiler, or numba)."""
     if "available" not in _NUMBA:
-        from xrelay.runtime.native import native_kernels
+        from xrelay.runtime.native.library import native_kernels
 
         _NUMBA["available"] = native_kernels() is not None or numba_available()
     return _NUMBA["available"]
@@ -1328,11 +1328,11 @@ def _numba_kernels() -> dict[str, Callable[..., None]]:
 
 NUMBA_MAKERS: list[Callable[[Any], dict[str, Callable[..., None]]]] = []
 """Functions ``make(jit)`` giving more numba kernels by name (the twins of C kernels kept in
-other modules: ``runtime.fast_nhwc``'s channels-last Winograd transforms)."""
+other modules: ``runtime.native.fast_nhwc``'s channels-last Winograd transforms)."""
 
 
 def _or_channels_last(nchw: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``nchw`` for an op in NCHW; ``runtime.fast_nhwc``'s kernel ``name`` for one in NHWC,
+    """``nchw`` for an op in NCHW; ``runtime.native.fast_nhwc``'s kernel ``name`` for one in NHWC,
     and its ``<name without _nhwc>_blocked`` for a blocked layout (``NCHW16c``)."""
 
     def maker(op, vals, out, ws, opts):
@@ -1348,7 +1348,7 @@ def _or_channels_last(nchw: Callable[..., Any], name: str) -> Callable[..., Any]
 
 
 NHWC_MAKERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
-"""The channels-last fast kernels by name; ``runtime.fast_nhwc`` registers them (it builds on
+"""The channels-last fast kernels by name; ``runtime.native.fast_nhwc`` registers them (it builds on
 this module, so this module cannot import it)."""
 
 PAD_READERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
@@ -1365,7 +1365,7 @@ _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     "nn.conv2d": _or_channels_last(_fast_conv2d, "conv2d_nhwc"),
 }
 
-# The int8 kernels (runtime.fast_int8) and the channels-last ones (runtime.fast_nhwc) add
+# The int8 kernels (runtime.native.fast_int8) and the channels-last ones (runtime.native.fast_nhwc) add
 # themselves to these tables when imported; runtime.executor imports them.
 
 _FAMILY_OF = {
