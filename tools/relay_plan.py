@@ -155,7 +155,7 @@ def _plan_model(args: argparse.Namespace, pools: list[Pool]) -> tuple | None:
     # Imported here: a CSV problem needs none of the compiler.
     from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-    from xrelay.runtime.build import BuildError, build
+    from xrelay.backend.build import BuildError, build
     from xrelay.tools.relay_opt import ToolError, load_params
     from xrelay.tools.relay_run import parse_module
     from xrelay.transforms.utils import verify_module

@@ -1354,7 +1354,7 @@ this module, so this module cannot import it)."""
 PAD_READERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
 """Makers that read through a deferred ``nn.pad`` feeding the op's first operand
 (``_Options.padded``, ``vals[0]`` None); when they decline, the pad is made and ``_FAST``'s
-maker runs (runtime/fast_int8.py adds the uint8 x int8 convolution)."""
+maker runs (runtime/native/fast_int8.py adds the uint8 x int8 convolution)."""
 
 _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     **{name: _fast_binary for name in _BINARY_UFUNCS},
