@@ -61,7 +61,8 @@ from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
 from xrelay.transforms.utils import verify_module
 
-__all__ = ["GraphJsonError", "check_export", "export", "graph_json", "main_constants", "read_export"]
+__all__ = ["GraphJsonError", "check_export", "export", "graph_json", "main_constants", "parse_program",
+           "read_export"]
 
 CPU_DEVICE = 1  # kDLCPU
 
@@ -405,15 +406,24 @@ def read_export(
         params = read_npz(params_npz_path)
     except (OSError, ValueError) as e:
         raise GraphJsonError(f"cannot read the export: {e}") from None
+    return doc, parse_program(text, params, str(lib_mlir_path))
+
+
+def parse_program(text: str, params: dict[str, Any], source: str) -> ModuleOp:
+    """The planned program of an export from its MLIR ``text`` (``source`` names it in the
+    errors: a file, or an archive's member), its constants bound to ``params``, verified;
+    any failure is one ``GraphJsonError`` starting with ``source``."""
     try:
         with params_source(params):
-            program = Parser(make_context(), text, str(lib_mlir_path)).parse_module()
+            program = Parser(make_context(), text, source).parse_module()
         verify_module(program)
     except (ParseError, VerifyException) as e:
         # Both already name the file with the op's line:column (parsed ops keep theirs).
-        text = str(e)
-        raise GraphJsonError(text if text.startswith(str(lib_mlir_path)) else f"{lib_mlir_path}: {text}") from None
-    return doc, program
+        message = str(e)
+        raise GraphJsonError(message if message.startswith(source) else f"{source}: {message}") from None
+    except RecursionError:  # a backstop: the parser refuses deep nesting first
+        raise GraphJsonError(f"{source}: the program is nested too deeply to process") from None
+    return program
 
 
 DEFAULT_MAX_POOL_BYTES = 4 << 30

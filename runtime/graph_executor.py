@@ -635,11 +635,14 @@ def load(
     the program gives (``graph_json.verify_export``); each failure is one ``GraphJsonError``.
     """
     doc, program = read_export(graph_json_path, lib_mlir_path, params_npz_path)
-    verify_export(
-        doc,
-        program,
-        kwargs.get("entry", "main"),
-        f"{graph_json_path} with {lib_mlir_path}",
-        max_pool_bytes,
-    )
+    return from_export(doc, program, f"{graph_json_path} with {lib_mlir_path}",
+                       max_pool_bytes=max_pool_bytes, **kwargs)  # fmt: skip
+
+
+def from_export(
+    doc: Any, program: ModuleOp, where: str, *, max_pool_bytes: int | None = None, **kwargs: Any
+) -> GraphModule:
+    """A runnable ``GraphModule`` of an export's graph JSON (``doc``) and parsed program, after
+    ``load``'s checks (``where`` names the export in their errors)."""
+    verify_export(doc, program, kwargs.get("entry", "main"), where, max_pool_bytes)
     return GraphModule(program, **kwargs)

@@ -11,16 +11,25 @@ another device is an error naming it.
 (``"compiled_lib.so"`` works): a zip archive holding a manifest, the graph JSON, the planned
 program as MLIR text and the params in TVM's binary format. ``load_module(path)`` reads it
 back into a factory, checking the archive, the manifest and that the graph describes the
-program; a file that is not such an archive is one ``ModuleLoadError`` naming the file.
-The file is written atomically (a temporary file renamed into place).
+program. The file is written atomically (a temporary file renamed into place), with the
+permissions any new file gets (the umask), or those of the file it replaces.
+
+An archive is not trusted: before a member is inflated, the sizes its directory declares are
+checked against the memory limit (``XRELAY_MEMORY_LIMIT``, else the machine's memory); each
+member is read in chunks and stopped where it inflates past its declared size; a member named
+twice is refused. Every failure is one ``ModuleLoadError`` naming the archive and the member
+at fault as ``ar`` and ``ld`` name archive members (``lib.so(lib.mlir):3:5: ...``,
+``lib.so(params.params): ...``), never a raw ``MemoryError`` or a temporary file.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +43,6 @@ __all__ = ["GraphExecutorFactoryModule", "ModuleLoadError", "export_library", "l
 FORMAT = "xrelay-graph-executor-library"
 VERSION = 1
 _MEMBERS = ("manifest.json", "graph.json", "lib.mlir", "params.params")
-_MAX_MEMBER_BYTES = 1 << 34  # 16 GiB: refuse archives claiming more (a corrupt or hostile file)
 
 
 class ModuleLoadError(TVMError, ValueError):
@@ -100,6 +108,7 @@ class GraphExecutorFactoryModule:
 def export_library(module: Any, file_name: str | os.PathLike, mod_name: str = "default") -> None:
     """Write ``module`` (a ``GraphModule``) as one library file (see the module doc)."""
     from xrelay.backend.graph_json import export
+    from xrelay.runtime.files import write_atomic
     from xrelay.runtime.params import save_param_dict
 
     path = Path(file_name)
@@ -109,72 +118,125 @@ def export_library(module: Any, file_name: str | os.PathLike, mod_name: str = "d
         with np.load(npz, allow_pickle=False) as data:
             params = save_param_dict({k: data[k] for k in data.files})
         manifest = {"format": FORMAT, "version": VERSION, "mod_name": mod_name, "entry": module.entry}
-        fd, part = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent or ".")
-        os.close(fd)
-        try:
-            with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
-                z.writestr("manifest.json", json.dumps(manifest))
-                z.write(g, "graph.json")
-                z.write(lib, "lib.mlir")
-                z.writestr("params.params", bytes(params))
-            os.replace(part, path)
-        except BaseException:
-            if os.path.exists(part):
-                os.unlink(part)
-            raise
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("manifest.json", json.dumps(manifest))
+            z.write(g, "graph.json")
+            z.write(lib, "lib.mlir")
+            z.writestr("params.params", bytes(params))
+    # atomically, with the permissions of any new file (the umask), or an existing file's
+    write_atomic(path, archive.getvalue())
 
 
 def load_module(path: str | os.PathLike, fmt: str = "") -> GraphExecutorFactoryModule:
-    """``tvm.runtime.load_module``: a library written by ``export_library``, as a factory."""
-    from xrelay.backend.graph_json import GraphJsonError
-    from xrelay.runtime.graph_executor import load
+    """``tvm.runtime.load_module``: a library written by ``export_library``, as a factory.
+
+    The archive is not trusted (see the module doc): every failure is one ``ModuleLoadError``
+    naming the archive and, where one is at fault, its member (``lib.so(lib.mlir):3:5: ...``)."""
+    from xrelay.backend.graph_json import GraphJsonError, parse_program
+    from xrelay.runtime.graph_executor import from_export
     from xrelay.runtime.params import ParamsFormatError, load_param_dict
 
     name = str(path)
+    members = _read_members(name)
+    manifest = _json_member(name, "manifest.json", members["manifest.json"])
+    where = f"{name}(manifest.json)"
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ModuleLoadError(f"{where}: not an xrelay library (its format is not {FORMAT!r})")
+    if manifest.get("version") != VERSION:
+        raise ModuleLoadError(
+            f"{where}: library format version {manifest.get('version')!r}; this xrelay reads {VERSION}"
+        )
+    mod_name, entry = manifest.get("mod_name"), manifest.get("entry")
+    if not isinstance(mod_name, str) or not isinstance(entry, str):
+        raise ModuleLoadError(f"{where}: the manifest lacks mod_name/entry")
+    try:
+        params = load_param_dict(members["params.params"])
+    except ParamsFormatError as e:
+        raise ModuleLoadError(f"{name}(params.params): {e}") from None
+    doc = _json_member(name, "graph.json", members["graph.json"])
+    text = _text_member(name, "lib.mlir", members["lib.mlir"])
+    try:
+        program = parse_program(text, {k: v.numpy() for k, v in params.items()}, f"{name}(lib.mlir)")
+        module = from_export(doc, program, name, entry=entry)
+    except GraphJsonError as e:
+        raise ModuleLoadError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
+    except MemoryError:
+        raise ModuleLoadError(f"{name}: out of memory while loading the library") from None
+    return GraphExecutorFactoryModule(module, mod_name)
+
+
+_CHUNK = 1 << 20
+
+
+def _read_members(name: str) -> dict[str, bytes]:
+    """The members of the archive ``name`` by name, each read only after the sizes the archive
+    declares were checked against the memory limit, and stopped where it inflates past its
+    declared size; every failure a ``ModuleLoadError`` naming the archive and the member."""
+    from xrelay.dialects.relay.dtypes import too_large
+
     try:
         z = zipfile.ZipFile(name)
     except FileNotFoundError:
         raise ModuleLoadError(f"{name}: no such file") from None
-    except (zipfile.BadZipFile, OSError) as e:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
         raise ModuleLoadError(
             f"{name} is not a library written by export_library (an xrelay library is a zip "
             f"archive): {e}"
         ) from None
     with z:
-        infos = {i.filename: i for i in z.infolist()}
+        infos: dict[str, zipfile.ZipInfo] = {}
+        for info in z.infolist():
+            if info.filename in infos and info.filename in _MEMBERS:
+                raise ModuleLoadError(f"{name}({info.filename}): the archive holds it twice")
+            infos[info.filename] = info
         missing = [m for m in _MEMBERS if m not in infos]
         if missing:
             raise ModuleLoadError(f"{name} is not an xrelay library: it lacks {', '.join(missing)}")
-        big = [m for m in _MEMBERS if infos[m].file_size > _MAX_MEMBER_BYTES]
-        if big:
-            raise ModuleLoadError(f"{name}: {big[0]} claims {infos[big[0]].file_size} bytes; refusing")
-        try:
-            manifest = json.loads(z.read("manifest.json"))
-            members = {m: z.read(m) for m in _MEMBERS[1:]}
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-            raise ModuleLoadError(f"{name}: damaged archive: {e}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ModuleLoadError(f"{name} is not an xrelay library (manifest format is not {FORMAT!r})")
-    if manifest.get("version") != VERSION:
-        raise ModuleLoadError(
-            f"{name}: library format version {manifest.get('version')!r}; this xrelay reads {VERSION}"
-        )
-    mod_name, entry = manifest.get("mod_name"), manifest.get("entry")
-    if not isinstance(mod_name, str) or not isinstance(entry, str):
-        raise ModuleLoadError(f"{name}: the manifest lacks mod_name/entry")
+        total = sum(infos[m].file_size for m in _MEMBERS)
+        largest = max(_MEMBERS, key=lambda m: infos[m].file_size)
+        refusal = too_large("the library", total)
+        if refusal:
+            raise ModuleLoadError(
+                f"{name}({largest}): declares {infos[largest].file_size} bytes; {refusal}"
+            )
+        return {m: _read_member(z, infos[m], name) for m in _MEMBERS}
+
+
+def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> bytes:
+    where = f"{name}({info.filename})"
+    out = bytearray()
     try:
-        params = load_param_dict(members["params.params"])
-    except ParamsFormatError as e:
-        raise ModuleLoadError(f"{name}: params: {e}") from None
-    with tempfile.TemporaryDirectory() as tmp:
-        g, lib, npz = (os.path.join(tmp, n) for n in ("graph.json", "lib.mlir", "params.npz"))
-        Path(g).write_bytes(members["graph.json"])
-        Path(lib).write_bytes(members["lib.mlir"])
-        np.savez(npz, **{k: v.numpy() for k, v in params.items()})
-        try:
-            module = load(g, lib, npz, entry=entry)
-        except GraphJsonError as e:
-            raise ModuleLoadError(f"{name}: {e}") from None
-        except Exception as e:  # parse and verification errors of the program text
-            raise ModuleLoadError(f"{name}: the library does not load: {e}") from None
-    return GraphExecutorFactoryModule(module, mod_name)
+        with z.open(info) as f:
+            while chunk := f.read(_CHUNK):
+                out += chunk
+                if len(out) > info.file_size:
+                    raise ModuleLoadError(
+                        f"{where}: damaged archive: inflates past the {info.file_size} bytes it declares"
+                    )
+    except ModuleLoadError:
+        raise
+    except MemoryError:
+        raise ModuleLoadError(f"{where}: out of memory ({info.file_size} bytes declared)") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError,
+            NotImplementedError) as e:  # fmt: skip
+        # RuntimeError: an encrypted member; NotImplementedError: a compression zipfile lacks
+        raise ModuleLoadError(f"{where}: damaged archive: {e}") from None
+    return bytes(out)
+
+
+def _text_member(name: str, member: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ModuleLoadError(f"{name}({member}): not UTF-8 text (byte {e.start})") from None
+
+
+def _json_member(name: str, member: str, data: bytes) -> Any:
+    text = _text_member(name, member, data)
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise ModuleLoadError(f"{name}({member}): not JSON: {e}") from None
+    except RecursionError:
+        raise ModuleLoadError(f"{name}({member}): nested too deeply to read") from None

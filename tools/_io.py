@@ -1,7 +1,7 @@
 """What the tools share about files and messages: atomic output files, the model files they
 send to ``relay-import``, and the note before a slow first use.
 
-Every tool writes its outputs through ``write_atomic``: the data goes to a temporary file in
+Every tool writes its outputs through ``write_atomic`` (``xrelay.runtime.files``): the data goes to a temporary file in
 the destination's directory, which is renamed over the destination only once it is complete.
 A failure (a parse error, a bad option, a full disk, Ctrl-C) therefore leaves an existing file
 as it was, and ``relay-opt a.mlir -o a.mlir`` reads ``a.mlir`` before anything replaces it.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import io
 import os
-import stat
 import sys
-import tempfile
 
 import numpy as np
+
+from xrelay.runtime.files import write_atomic
 
 MODEL_FORMATS = {
     ".onnx": "an ONNX model",
@@ -52,33 +52,6 @@ def note_first_optimal(prog: str, algorithm: str | None) -> None:
         sys.stderr.flush()
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` atomically; raises ``OSError`` on failure.
-
-    A symbolic link is written through (its target is replaced, the link stays); an existing
-    file keeps its permission bits, a new one gets the usual ``0o666`` minus the umask.
-    """
-    target = os.path.realpath(os.fspath(path))
-    if os.path.isdir(target):
-        raise IsADirectoryError(21, "Is a directory", os.fspath(path))
-    directory = os.path.dirname(target)
-    payload = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _mode_for(target))
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def save_npz_atomic(path: str | os.PathLike[str], arrays: dict[str, np.ndarray]) -> None:
     """``np.savez`` to exactly ``path`` (no ``.npz`` appended), atomically like ``write_atomic``."""
     buffer = io.BytesIO()
@@ -98,12 +71,3 @@ def write_output(
             write_atomic(path, data)
     except OSError as e:
         raise error(f"cannot write '{path}': {e.strerror or e}") from None
-
-
-def _mode_for(target: str) -> int:
-    try:
-        return stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:  # a new file: what open(..., "w") would have given it
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask

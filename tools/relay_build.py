@@ -7,7 +7,8 @@
 writes ``out/<name>.c``, ``out/<name>.h``, ``out/xrelay_kernels.h`` (and ``out/<name>.bin`` with
 ``--constants blob``): one entry ``int <name>_run(const <name>_inputs *, <name>_outputs *)``,
 C99 with libc and libm only and no allocation, every pool a static array of exactly its
-planned size in its own linker section (``.bss.xrelay.<pool>``, or ``--section POOL=NAME``),
+planned size in its own linker section (``.bss.xrelay.<pool>``, or ``--section POOL=NAME``: a
+pool of the program, and a name of letters, digits, ``_``, ``.`` and ``$``, nothing else),
 the weights as ``const`` arrays or in the blob. It prints the memory summary: RAM per pool,
 ROM for the constants and, when a C compiler is found (``$CC``, default ``cc``), for the code
 (the ``.text`` of ``<name>.c`` compiled with ``-O2``).
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--constants", choices=("arrays", "blob"), default="arrays",
                    help="weights as const arrays in the C, or in <name>.bin")  # fmt: skip
     p.add_argument("--section", action="append", default=[], metavar="POOL=SECTION",
-                   help="the linker section of a pool's array")  # fmt: skip
+                   help="the linker section of a pool's array (letters, digits, _ . $)")  # fmt: skip
     p.add_argument("--input-format", choices=("mlir", "relay"), default=None)
     return p
 

@@ -19,6 +19,7 @@ pointer per input and output, named after ``@main``'s arguments (``output0``, ..
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import SSAValue
 
 from xrelay.backend.c.c_function import (
+    C_KEYWORDS,
     CFunction,
     CodegenError,
     c_identifier,
@@ -147,9 +149,49 @@ class CProgram:
         return written
 
 
-def _arg_name(v: SSAValue, index: int) -> str:
-    hint = v.name_hint or f"input{index}"
-    return re.sub(r"\W", "_", hint)
+SECTION = re.compile(r"[A-Za-z0-9_.$]{1,200}\Z")
+"""A linker section name the C target accepts: letters, digits, ``_``, ``.`` and ``$`` (GNU
+and vendor linker scripts' ``.bss.xrelay.sram``, ``.bss.$SRAM_OC``); nothing that could end
+the C string literal it is written into."""
+
+
+def check_sections(sections: dict[str, str], pools: Sequence[str]) -> None:
+    """A ``CodegenError`` unless every key names a pool of the program and every value is a
+    linker section name (``SECTION``)."""
+    for pool, section in sections.items():
+        if not isinstance(section, str) or not SECTION.match(section):
+            raise CodegenError(
+                f"section {section!r} of pool '{pool}' is not a linker section name (1 to 200 "
+                "letters, digits, '_', '.' or '$')"
+            )
+        if pool not in pools:
+            raise CodegenError(
+                f"a section is given for pool '{pool}', which the program does not have (its "
+                f"pools: {', '.join(pools) or 'none'})"
+            )
+
+
+class CNames:
+    """Fresh C identifiers from user names (arguments, pools): every character outside
+    ``[A-Za-z0-9_]`` becomes ``_``, a leading digit gets a ``_`` before it, a C keyword one
+    after it, and a name already given gets ``_1``, ``_2``, ... (``%a.b`` and ``%a_b`` are
+    ``a_b`` and ``a_b_1``), so the C compiles whatever the names were."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def fresh(self, hint: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "_"
+        if base[0].isdigit():
+            base = f"_{base}"
+        if base in C_KEYWORDS:
+            base = f"{base}_"
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
 
 
 def emit_program(
@@ -174,6 +216,9 @@ def emit_program(
     if main is None:
         raise CodegenError("the module has no @main")
     pools = {op.sym_name.data: op for op in module.ops if isinstance(op, PoolOp)}
+    check_sections(sections, list(pools))
+    pool_names = CNames()
+    pool_c = {p: f"{name}_pool_{pool_names.fresh(p)}" for p in pools}
     functions = {fn.sym_name.data: fn for fn in primitive_functions(module)}
     emitted: dict[str, CFunction] = {}
 
@@ -191,8 +236,9 @@ def emit_program(
     blob = bytearray()
     const_bytes = 0
     inputs = []
+    input_names = CNames()
     for i, arg in enumerate(main.body.block.args):
-        aname = c_identifier(_arg_name(arg, i), "input")
+        aname = input_names.fresh(arg.name_hint or f"input{i}")
         ctype = c_type(arg.type, f"input '{aname}'")
         static_shape(arg.type, f"input '{aname}'")
         inputs.append((aname, arg.type))
@@ -239,7 +285,7 @@ def emit_program(
             if pool not in pools or pools[pool].size is None:
                 raise CodegenError(f"pool '{pool}' is not declared with a size")
             used_pools[pool] = pools[pool]
-            storage[v] = f"({name}_pool_{c_identifier(pool.replace('.', '_'), 'pool')} + {op.offset.value.data})"
+            storage[v] = f"({pool_c[pool]} + {op.offset.value.data})"
         elif isinstance(op, AllocTensorOp):
             v = op.results[0]
             ctype = c_type(v.type, "a tensor")
@@ -282,8 +328,9 @@ def emit_program(
             body.append(f"  memcpy((void *){dest}, (const void *){ptr[v]}, {byte_size(v.type)});")
     summary = MemorySummary({p: pools[p].size.value.data for p in used_pools}, const_bytes)
     header = _header(name, inputs, outputs, constants == "blob", len(blob))
-    source = _source(name, header, used_pools, sections, const_defs, emitted, body,
-                     constants == "blob", len(blob))  # fmt: skip
+    arrays = {pool_c[p]: (op, sections.get(p, f".bss.xrelay.{pool_c[p][len(name) + 6:]}"))
+              for p, op in used_pools.items()}  # fmt: skip
+    source = _source(name, header, arrays, const_defs, emitted, body, constants == "blob", len(blob))
     return CProgram(name, source, header, summary, inputs, outputs,
                     bytes(blob) if constants == "blob" else None, emitted)  # fmt: skip
 
@@ -330,7 +377,8 @@ def _shape_text(t: TensorType) -> str:
     return "x".join(str(d) for d in t.get_shape()) + f" {t.element_type}"
 
 
-def _source(name, header, pools, sections, const_defs, emitted, body, with_blob, blob_size):
+def _source(name, header, arrays, const_defs, emitted, body, with_blob, blob_size):
+    """``arrays``: each pool's C array name -> (its ``memory.pool``, its checked section)."""
     lines = [
         f"/* {name}.c: generated by xrelay's C target. C99, libc and libm, no allocation. */",
         "#include <math.h>",
@@ -361,12 +409,10 @@ def _source(name, header, pools, sections, const_defs, emitted, body, with_blob,
         "#endif",
         "",
     ]
-    for pname, pool in pools.items():
-        cname = f"{name}_pool_{pname.replace('.', '_')}"
+    for cname, (pool, section) in arrays.items():
         size = pool.size.value.data
         align = pool.alignment.value.data
-        section = sections.get(pname, f".bss.xrelay.{pname}")
-        lines.append(f"/* pool {pname}: {size} bytes, planned */")
+        lines.append(f"/* pool {cname[len(name) + 6:]}: {size} bytes, planned */")
         lines.append(
             f'static uint8_t {cname}[{max(size, 1)}] XRELAY_ALIGNED({align}) '
             f'XRELAY_SECTION("{section}");'
