@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import json
 import os
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +37,7 @@ from xrelay.backend.c import CodegenError, CProgram
 from xrelay.backend.c.aot import KERNELS_HEADER
 from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
 from xrelay.error import TVMError
+from xrelay.runtime.compile_cache import cached_library
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.runtime.native.fast_kernels import CompiledFunction
 
@@ -72,33 +71,25 @@ def _family(fn: func.FuncOp) -> str:
 
 def _compile(files: dict[str, str], stem: str) -> ctypes.CDLL:
     """Compile ``files`` (the first is the translation unit; ``xrelay_kernels.h`` is added)
-    with the system compiler into a shared library in the xrelay cache, keyed by content."""
+    with the system compiler into a shared library in xrelay's private cache
+    (``runtime.compile_cache``), keyed by content."""
     cc = compiler()
     kernels = KERNELS_HEADER.read_text()
-    key = hashlib.sha256("\0".join([*files, *files.values(), kernels, cc, *C_FLAGS]).encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("XRELAY_CACHE_DIR") or Path.home() / ".cache" / "xrelay")
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        cache = Path(tempfile.gettempdir())
-    lib_path = cache / f"c_{stem}_{key}.so"
-    if not lib_path.exists():
-        with tempfile.TemporaryDirectory() as tmp:
-            for name, text in {**files, KERNELS_HEADER.name: kernels}.items():
-                (Path(tmp) / name).write_text(text)
-            out = Path(tmp) / "lib.so"
-            cmd = [cc, *C_FLAGS, "-I", tmp, str(Path(tmp) / next(iter(files))), "-o", str(out), "-lm"]
-            try:
-                res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-            except (OSError, subprocess.SubprocessError) as e:
-                raise CompileError(f"the C compiler '{cc}' could not run: {e}") from None
-            if res.returncode != 0:
-                first = (res.stderr.strip().splitlines() or ["(no message)"])[0]
-                raise CompileError(f"'{cc}' rejected the generated C: {first}")
-            staged = lib_path.with_suffix(f".{os.getpid()}.tmp")
-            staged.write_bytes(out.read_bytes())
-            os.replace(staged, lib_path)  # atomic: concurrent builders each publish a whole file
-    return ctypes.CDLL(str(lib_path))
+
+    def build(out: str) -> None:
+        src = os.path.dirname(out)  # the build's private temporary directory
+        for name, text in {**files, KERNELS_HEADER.name: kernels}.items():
+            Path(src, name).write_text(text)
+        cmd = [cc, *C_FLAGS, "-I", src, os.path.join(src, next(iter(files))), "-o", out, "-lm"]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise CompileError(f"the C compiler '{cc}' could not run: {e}") from None
+        if res.returncode != 0:
+            first = (res.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise CompileError(f"'{cc}' rejected the generated C: {first}")
+
+    return cached_library(f"c_{stem}", [*files, *files.values(), kernels, cc, *C_FLAGS], build)
 
 
 class CModule(GraphModule):

@@ -3,9 +3,9 @@
 The wheel (pinned in ``pyproject.toml``) installs ``libdnnl.so.3`` (oneDNN v3.2, OpenMP
 threading) into the environment's ``lib`` directory, without headers; ``dnnl_api.h`` declares
 the part of oneDNN's C API that ``dnnl_shim.c`` uses. The shim is compiled once per machine
-with the system compiler (``$CC``, default ``cc``) against that library into
-``$XRELAY_CACHE_DIR`` (default ``~/.cache/xrelay``), keyed by the hash of the sources, the
-flags and the library file, exactly as the native kernels are (``runtime.native.library``).
+with the system compiler (``$CC``, default ``cc``) against that library into xrelay's private
+cache (``runtime.compile_cache``: ``$XRELAY_CACHE_DIR``, default ``~/.cache/xrelay``), keyed by
+the hash of the sources, the flags and the library file, as the native kernels are.
 
 ``dnnl_library()`` returns the loaded shim, or None with one warning per process when the
 library is missing, fails to load, or the shim does not compile; ``XRELAY_DNNL=0`` turns the
@@ -15,14 +15,13 @@ backend off without a warning and ``XRELAY_DNNL_LIB`` names another ``libdnnl.so
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import warnings
 from typing import Any
 
+from xrelay.runtime.compile_cache import cached_library
 from xrelay.runtime.native import library as native
 
 __all__ = ["dnnl_library", "dnnl_unavailable_reason", "library_path"]
@@ -94,31 +93,26 @@ def library_path() -> str | None:
     return candidate if os.path.exists(candidate) else None
 
 
-def _compile(lib_path: str) -> str:
+def _compile(lib_path: str) -> ctypes.CDLL:
+    """The shim, compiled against ``lib_path`` into the private cache (``compile_cache``)."""
     parts = []
     for path in _SOURCES:
         with open(path, encoding="utf-8") as f:
             parts.append(f.read())
     st = os.stat(lib_path)
     compiler = os.environ.get("CC", "cc")
-    key_text = "\0".join([*parts, compiler, *_FLAGS, native._machine(), lib_path, str(st.st_size), str(st.st_mtime_ns)])  # noqa: SLF001
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-    out_path = os.path.join(native._cache_dir(), f"xrelay_dnnl_{key}.so")  # noqa: SLF001
-    if os.path.exists(out_path):
-        return out_path
     lib_dir = os.path.dirname(lib_path)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "dnnl.so")
+
+    def build(out: str) -> None:
+        # -Xlinker passes the directory as one argument (-Wl, would split it at commas)
         subprocess.run(
             [compiler, *_FLAGS, "-I", _HERE, "-I", native.HERE, _SOURCES[0], "-o", out,
-             f"-L{lib_dir}", f"-l:{os.path.basename(lib_path)}", f"-Wl,-rpath,{lib_dir}"],
+             f"-L{lib_dir}", f"-l:{os.path.basename(lib_path)}", "-Xlinker", "-rpath", "-Xlinker", lib_dir],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
-        staged = f"{out_path}.{os.getpid()}.tmp"
-        with open(out, "rb") as a, open(staged, "wb") as b:
-            b.write(a.read())
-        os.replace(staged, out_path)  # atomic: concurrent builders each publish a whole file
-    return out_path
+
+    key = [*parts, compiler, *_FLAGS, native._machine(), lib_path, str(st.st_size), str(st.st_mtime_ns)]  # noqa: SLF001
+    return cached_library("xrelay_dnnl", key, build)
 
 
 def _load() -> tuple[ctypes.CDLL | None, str]:
@@ -134,7 +128,7 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
     except OSError as e:
         return None, f"cannot load {lib_path}: {e}"
     try:
-        shim = ctypes.CDLL(_compile(lib_path))
+        shim = _compile(lib_path)
     except (OSError, subprocess.SubprocessError) as e:
         detail = getattr(e, "stderr", b"") or b""
         return None, f"cannot build the oneDNN shim: {e} {detail.decode(errors='replace')[:300]}"

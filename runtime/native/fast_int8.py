@@ -43,11 +43,10 @@ def vnni_library():
 
 def _build_library():
     import ctypes
-    import hashlib
     import os
     import subprocess
-    import tempfile
 
+    from xrelay.runtime.compile_cache import cached_library
     from xrelay.runtime.native import library as native
 
     if os.environ.get("XRELAY_NATIVE", "1") == "0":
@@ -57,19 +56,14 @@ def _build_library():
         source = f.read()
     compiler = os.environ.get("CC", "cc")
     flags = [*native._FLAGS]  # noqa: SLF001 - the same flags as the other kernels
-    key = hashlib.sha256("\0".join([source, compiler, *flags, native._machine()]).encode()).hexdigest()[:16]  # noqa: SLF001
-    lib_path = os.path.join(native._cache_dir(), f"xrelay_int8_{key}.so")  # noqa: SLF001
-    if not os.path.exists(lib_path):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "int8.so")
-            try:
-                subprocess.run([compiler, *flags, source_path, "-o", out], check=True, capture_output=True, timeout=120)
-            except (OSError, subprocess.SubprocessError):
-                return None
-            staged = f"{lib_path}.{os.getpid()}.tmp"
-            native._copy(out, staged)  # noqa: SLF001
-            os.replace(staged, lib_path)
-    lib = ctypes.CDLL(lib_path)
+
+    def build(out: str) -> None:
+        subprocess.run([compiler, *flags, source_path, "-o", out], check=True, capture_output=True, timeout=120)
+
+    try:
+        lib = cached_library("xrelay_int8", [source, compiler, *flags, native._machine()], build)  # noqa: SLF001
+    except (OSError, subprocess.SubprocessError):
+        return None
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
     lib.xr_gemm_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, i64, ptr, i64]
     lib.xr_gemm_u8s8.restype = None

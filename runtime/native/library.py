@@ -13,8 +13,8 @@ call releases the GIL just as numba's ``nogil`` does. The C lives beside this mo
 ``native_template.h`` holds every kernel once for a floating type ``REAL`` (names through
 ``SFX(name)``), ``native_nhwc.h`` the channels-last Winograd transforms, and ``native_kernels.c`` includes it for float (``_f32``) and double (``_f64``)
 and adds the worker pool's spin wait. The library is built with ``cc -O3
--march=native -ffp-contract=off`` into ``$XRELAY_CACHE_DIR`` (default
-``~/.cache/xrelay``), keyed by the hash of the source and flags, and loaded from there
+-march=native -ffp-contract=off`` into xrelay's private cache (``runtime.compile_cache``:
+``$XRELAY_CACHE_DIR``, default ``~/.cache/xrelay``), keyed by the hash of the source and flags, and loaded from there
 afterwards; ``XRELAY_NATIVE=0`` disables it (numba is used then).
 
 Every kernel object is callable with numpy arrays (the numba kernel's signature) and has
@@ -25,17 +25,16 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from xrelay.error import TVMError
+from xrelay.runtime.compile_cache import cached_library
 
 __all__ = ["NativeError", "native_kernels", "spin_wait"]
 
@@ -75,50 +74,19 @@ def _machine() -> str:
     return platform.machine() + flags
 
 
-def _cache_dir() -> str:
-    path = os.environ.get("XRELAY_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "xrelay"
-    )
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    return tempfile.gettempdir()
-
-
 def _build() -> ctypes.CDLL | None:
-    source = _source()
     compiler = os.environ.get("CC", "cc")
-    key = hashlib.sha256("\0".join([source, compiler, *_FLAGS, _machine()]).encode()).hexdigest()[
-        :16
-    ]
-    lib_path = os.path.join(_cache_dir(), f"xrelay_kernels_{key}.so")
-    if not os.path.exists(lib_path):
-        with tempfile.TemporaryDirectory() as tmp:
-            src = os.path.join(HERE, _SOURCES[0])
-            out = os.path.join(tmp, "kernels.so")
-            try:
-                subprocess.run(
-                    [compiler, *_FLAGS, "-I", HERE, src, "-o", out, "-lm"],
-                    check=True,
-                    capture_output=True,
-                    timeout=120,
-                )
-            except (OSError, subprocess.SubprocessError) as e:
-                print(f"xrelay: native kernels not built ({e}); using numba", file=sys.stderr)
-                return None
-            # Atomic: concurrent builders (test workers) each publish a whole file.
-            staged = f"{lib_path}.{os.getpid()}.tmp"
-            _copy(out, staged)
-            os.replace(staged, lib_path)
-    return ctypes.CDLL(lib_path)
 
+    def build(out: str) -> None:
+        src = os.path.join(HERE, _SOURCES[0])
+        subprocess.run([compiler, *_FLAGS, "-I", HERE, src, "-o", out, "-lm"],
+                       check=True, capture_output=True, timeout=120)  # fmt: skip
 
-def _copy(src: str, dst: str) -> None:
-    with open(src, "rb") as a, open(dst, "wb") as b:
-        b.write(a.read())
+    try:
+        return cached_library("xrelay_kernels", [_source(), compiler, *_FLAGS, _machine()], build)
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"xrelay: native kernels not built ({e}); using numba", file=sys.stderr)
+        return None
 
 
 _I64 = ctypes.c_int64
