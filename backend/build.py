@@ -178,7 +178,8 @@ def build_program(
                 optimised = module_op(get_pass("FuseOps")(optimised))
     elif default_device is None and not _uses_devices(module):
         outer = PassContext.current()
-        with PassContext(opt_level=opt_level, disabled_pass=list(outer.disabled_pass), config=dict(outer.config)):
+        with PassContext(opt_level=opt_level, disabled_pass=list(outer.disabled_pass),
+                         required_pass=list(outer.required_pass), config=dict(outer.config)):  # fmt: skip
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
@@ -235,7 +236,10 @@ def build_c(
     outer = PassContext.current()
     # blocked layouts (AlterOpLayout) run in C too but gain nothing there: keep NCHW
     disabled = [*outer.disabled_pass, "AlterOpLayout"]
-    with PassContext(opt_level=outer.opt_level, disabled_pass=disabled, config=dict(outer.config)):
+    # qnn ops reach C as their integer relay form, at every optimisation level
+    required = [*outer.required_pass, "QnnCanonicalize"]
+    with PassContext(opt_level=outer.opt_level, disabled_pass=disabled, required_pass=required,
+                     config=dict(outer.config)):  # fmt: skip
         program, info = build_program(
             mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
             time_limit=time_limit, before_lowering=annotate_scratch,

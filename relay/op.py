@@ -585,7 +585,7 @@ def reshape_like(
 @dialect_defaults("slice_like")
 def slice_like(data: Expr, shape_like: Expr, axes: Any = DEFAULT) -> Call:
     """``data`` sliced from 0 to ``shape_like``'s size along ``axes`` (all shared axes when None)."""
-    return _call("slice_like", [data, shape_like], axes=None if axes is None else list(axes))
+    return _call("slice_like", [data, shape_like], axes=axes if axes is None or axes is DEFAULT else list(axes))
 
 
 @_export

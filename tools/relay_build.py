@@ -125,7 +125,7 @@ def execute(args: argparse.Namespace) -> int:
     # Written beside the output, then moved into place file by file: a failure leaves the
     # directory as it was.
     with tempfile.TemporaryDirectory(dir=out.parent if out.parent.exists() else None) as tmp:
-        files = lib.export(tmp)
+        files = lib.export(tmp, main=True)
         lib.summary.code = code_bytes(Path(tmp), args.name)
         out.mkdir(parents=True, exist_ok=True)
         for f in files:

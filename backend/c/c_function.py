@@ -29,14 +29,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import Operation, SSAValue
 
-from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.ops import parse_layout, reduce_axes, strided_slice_bounds
 from xrelay.error import TVMError
 
 SCRATCH_ALIGN = 16
+FOLD_LIMIT = 4096
+"""The most elements an op folded while emitting C may have (``_Emitter.fold``)."""
 
 C_TYPES = {
     "float32": "float",
@@ -50,8 +52,18 @@ C_TYPES = {
     "uint32": "uint32_t",
     "uint64": "uint64_t",
     "bool": "uint8_t",
+    "float16": "float",
+    "bfloat16": "float",
 }
-"""Relay dtypes the C target computes in, and their C types."""
+"""Relay dtypes the C target computes in, and the C types it computes them in."""
+
+STORED_AS = {"float16": "uint16_t", "bfloat16": "uint16_t"}
+"""Dtypes C has no type for: stored as their bits (in the arena, operands, results and
+constants of ``@main``) and computed in float32 inside each function: a function converts such
+operands to float on entry (``xr_<dtype>_to_f32``) and its results back on exit
+(``xr_f32_to_<dtype>``, rounding to nearest even); a ``cast`` to the type rounds there too. So
+a chain of fused float16 ops rounds once per function, not once per op as the reference
+kernels do: results agree within float16 rounding, not bit for bit."""
 
 C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto "
@@ -77,6 +89,18 @@ def c_type(t: TensorType, what: str) -> str:
     if dt not in C_TYPES:
         raise CodegenError(f"{what} has dtype {dt}, which the C target does not compute in")
     return C_TYPES[dt]
+
+
+def c_storage_type(t: TensorType, what: str) -> str:
+    """The C type a tensor of ``t`` is stored in (``c_type`` but for ``STORED_AS`` dtypes)."""
+    dt = dtype_of(t.element_type)
+    return STORED_AS.get(dt) or c_type(t, what)
+
+
+def stored_dtype(t: TensorType) -> str | None:
+    """``float16``/``bfloat16`` for tensors stored as bits, else None."""
+    dt = dtype_of(t.element_type)
+    return dt if dt in STORED_AS else None
 
 
 def static_shape(t: TensorType, what: str) -> tuple[int, ...]:
@@ -138,6 +162,8 @@ class _Emitter:
         self.scratch = 0
         self.uses_kernels = False
         self.constants: list[str] = []
+        self.known: dict[SSAValue, np.ndarray] = {}
+        """Values known when the C is emitted (constants, and ops folded from them)."""
 
     # -- helpers ---------------------------------------------------------------------------
     def what(self, op: Operation) -> str:
@@ -180,16 +206,25 @@ class _Emitter:
         rets = list(ret.operands)
         sig = []
         for i, a in enumerate(params):
-            ctype = c_type(a.type, f"operand {i} of @{fn.sym_name.data}")
-            static_shape(a.type, f"operand {i} of @{fn.sym_name.data}")
-            self.ptr[a] = f"in{i}"
-            sig.append(f"const {ctype} *in{i}")
+            what = f"operand {i} of @{fn.sym_name.data}"
+            c_type(a.type, what)
+            shape = static_shape(a.type, what)
+            sig.append(f"const {c_storage_type(a.type, what)} *in{i}")
+            if (sd := stored_dtype(a.type)) is not None:
+                # computed in float: converted once on entry
+                self.ptr[a] = self.scratch_slot(a.type, "float", what)
+                self.out(f"for (int64_t i = 0; i < {_size(shape)}; ++i) "
+                         f"{self.ptr[a]}[i] = xr_{sd}_to_f32(in{i}[i]);")  # fmt: skip
+                self.uses_kernels = True
+            else:
+                self.ptr[a] = f"in{i}"
         # A result written by an op goes straight to its out pointer (the first time).
         self.dest: dict[SSAValue, str] = {}
         for r, v in enumerate(rets):
-            ctype = c_type(v.type, f"result {r} of @{fn.sym_name.data}")
-            sig.append(f"{ctype} *out{r}")
-            if v not in self.dest and v not in self.ptr:
+            what = f"result {r} of @{fn.sym_name.data}"
+            c_type(v.type, what)
+            sig.append(f"{c_storage_type(v.type, what)} *out{r}")
+            if v not in self.dest and v not in self.ptr and stored_dtype(v.type) is None:
                 self.dest[v] = f"out{r}"
         sig.append("uint8_t *ws")
         # An elementwise op may compute in place over an operand that dies there: walking
@@ -209,7 +244,9 @@ class _Emitter:
         for r, v in enumerate(rets):
             if self.ptr.get(v) != f"out{r}":
                 n = _size(static_shape(v.type, "a result"))
-                self.out(f"for (int64_t i = 0; i < {n}; ++i) out{r}[i] = {self.ptr[v]}[i];")
+                sd = stored_dtype(v.type)
+                value = f"xr_f32_to_{sd}({self.ptr[v]}[i])" if sd else f"{self.ptr[v]}[i]"
+                self.out(f"for (int64_t i = 0; i < {n}; ++i) out{r}[i] = {value};")
         head = f"XRELAY_FN void {self.name}({', '.join(sig)}) {{"
         text = "\n".join(self.lines)
         # Parameters the body does not read (a pad value never used, no scratch): -Wextra.
@@ -262,6 +299,10 @@ class _Emitter:
         if not isinstance(op, RelayOp):
             raise CodegenError(f"{op.name} has no C lowering (in @{self.fn.sym_name.data})")
         name = op.RELAY_NAME
+        if name in C_REFUSALS:
+            raise CodegenError(f"{name} has no C lowering: {C_REFUSALS[name]} (in @{self.fn.sym_name.data})")
+        if self.fold(op):
+            return
         handler = _HANDLERS.get(name)
         if handler is None:
             raise CodegenError(f"{name} has no C lowering (in @{self.fn.sym_name.data})")
@@ -271,20 +312,42 @@ class _Emitter:
         self.out(f"/* {name} */")
         handler(self, op)
 
+    def fold(self, op: RelayOp) -> bool:
+        """An op whose operands are all constants (a function built at opt_level 0, before
+        fold-constant) becomes the constants its reference kernel computes, as fold-constant
+        would make them; only small results (``FOLD_LIMIT`` elements), and ops with a kernel."""
+        if not op.operands or not all(v in self.known for v in op.operands):
+            return False
+        if any(_size(static_shape(r.type, self.what(op))) > FOLD_LIMIT for r in op.results):
+            return False
+        from xrelay.kernels.evaluate import evaluate
+
+        values = evaluate(type(op), [self.known[v] for v in op.operands], op.attrs,
+                          [r.type for r in op.results])  # fmt: skip
+        if values is None:
+            return False
+        self.out(f"/* {op.RELAY_NAME}: folded */")
+        for r, value in zip(op.results, values, strict=True):
+            self.constant(r, value)
+        return True
+
     def emit_constant(self, op: ConstantOp) -> None:
-        t = op.results[0].type
-        ctype = c_type(t, self.what(op))
-        data = op.numpy()
+        self.constant(op.results[0], op.numpy())
+
+    def constant(self, v: SSAValue, data: np.ndarray) -> None:
+        """``v`` is the constant ``data``: a static array of the function."""
+        ctype = c_type(v.type, f"a constant in @{self.fn.sym_name.data}")
         cname = f"{self.name}_c{len(self.constants)}"
-        values = ", ".join(c_literal(x, ctype) for x in data.reshape(-1).tolist())
+        values = ", ".join(c_literal(x, ctype) for x in np.asarray(data).reshape(-1).tolist())
         self.constants.append(f"static const {ctype} {cname}[{max(data.size, 1)}] = {{{values}}};")
-        self.ptr[op.results[0]] = cname
-        if op.results[0] in self.dest:
-            self.dest.pop(op.results[0])
+        self.ptr[v] = cname
+        self.known[v] = np.asarray(data)
+        if v in self.dest:
+            self.dest.pop(v)
 
 
 def _np_dtype(ctype: str) -> str:
-    return {v: k for k, v in C_TYPES.items() if k != "bool"}[ctype]
+    return {v: k for k, v in C_TYPES.items() if k != "bool" and k not in STORED_AS}[ctype]
 
 
 def _attr(op: RelayOp, name: str):
@@ -307,9 +370,16 @@ _UNARY = {
     "floor": "{f}floor({x})",
     "ceil": "{f}ceil({x})",
     "round": "{f}round({x})",
+    "trunc": "{f}trunc({x})",
+    "sin": "{f}sin({x})",
+    "cos": "{f}cos({x})",
+    "tan": "{f}tan({x})",
+    "atan": "{f}atan({x})",
+    "sign": "({x} > 0 ? 1 : ({x} < 0 ? -1 : {x}))",
+    "logical_not": "(!{x})",
 }
-_ROUNDING = {"floor", "ceil", "round"}
-_FLOAT_ONLY = {"tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt", "erf"}
+_ROUNDING = {"floor", "ceil", "round", "trunc"}
+_FLOAT_ONLY = {"tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt", "erf", "sin", "cos", "tan", "atan"}
 _WRAPPING = {"int32_t": "uint32_t", "int64_t": "uint64_t"}
 _WRAPPED_OPS = {"add": "+", "subtract": "-", "multiply": "*"}
 """Signed types whose overflow C leaves undefined: add, subtract, multiply and negate go
@@ -331,7 +401,17 @@ _BINARY = {
     "greater_equal": "({a} >= {b})",
     "right_shift": "",
     "left_shift": "",
+    "logical_and": "({a} && {b})",
+    "logical_or": "({a} || {b})",
+    "logical_xor": "(!{a} != !{b})",
+    "bitwise_and": "({a} & {b})",
+    "bitwise_or": "({a} | {b})",
+    "bitwise_xor": "({a} ^ {b})",
+    "mod": "{f}fmod({a}, {b})",
+    "floor_mod": "",
+    "floor_divide": "{f}floor({a} / {b})",
 }
+_INTEGER_ONLY = {"right_shift", "left_shift", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 
 def _libm(expr: str, ctype: str) -> str:
@@ -354,6 +434,8 @@ def _cast_expr(v: str, src: str, dst: str) -> str:
     ``!= 0``."""
     if dst == "bool":
         return f"(uint8_t)({v} != 0)"
+    if dst in STORED_AS:  # computed in float, rounded to the type's precision
+        return f"xr_{dst}_to_f32(xr_f32_to_{dst}((float){v}))"
     ctype = C_TYPES[dst]
     if _is_float(src) and not _is_float(ctype) and ctype not in ("int64_t", "uint64_t"):
         return f"({ctype})(int64_t){v}"
@@ -394,6 +476,10 @@ def _unary(em: _Emitter, op: RelayOp) -> None:
         expr = f"(v > 0 ? v : {alpha} * v)"
     elif name == "cast":
         expr = _cast_expr("v", c_type(x.type, em.what(op)), dtype_of(y.type.element_type))
+    elif name == "sign" and (ctype[0] == "u"):
+        expr = "v" if dtype_of(y.type.element_type) == "bool" else f"({ctype})(v > 0)"
+    elif name == "sign":
+        expr = f"({ctype}){_UNARY[name].replace('{x}', 'v')}"
     elif name == "negative" and ctype in _WRAPPING:
         expr = f"({ctype})(0u - ({_WRAPPING[ctype]})v)"
     else:
@@ -408,7 +494,7 @@ def _binary(em: _Emitter, op: RelayOp) -> None:
     y = op.results[0]
     out_shape = list(y.type.get_shape())
     ctype = c_type(a.type, em.what(op))
-    if name in ("right_shift", "left_shift") and _is_float(ctype):
+    if name in _INTEGER_ONLY and _is_float(ctype):
         raise CodegenError(f"{name} on {dtype_of(a.type.element_type)} has no C lowering")
     if name == "power" and ctype not in ("float", "double"):
         raise CodegenError(f"power on {dtype_of(a.type.element_type)} has no C lowering")
@@ -428,6 +514,25 @@ def _binary(em: _Emitter, op: RelayOp) -> None:
         # truncating; x / 0 is 0 and MIN / -1 wraps, as the kernel (C leaves both undefined)
         neg = f"({ctype})(0u - ({_WRAPPING[ctype]})va)" if ctype in _WRAPPING else "-va"
         expr = f"(vb == 0 ? 0 : (vb == -1 ? {neg} : va / vb))" if ctype[0] != "u" else "(vb == 0 ? 0 : va / vb)"
+    elif name in ("mod", "floor_mod", "floor_divide") and not _is_float(ctype):
+        # as numpy: x % 0 and x // 0 are 0; MIN % -1 is 0 and MIN // -1 wraps (C: undefined)
+        signed = ctype[0] != "u"
+        rem = "(vb == 0 || vb == -1 ? 0 : va % vb)" if signed else "(vb == 0 ? 0 : va % vb)"
+        if name == "mod":
+            expr = f"({ctype}){rem}"
+        elif name == "floor_mod":
+            expr = f"({ctype})xr_floor_mod_i64({rem}, vb)" if signed else f"({ctype}){rem}"
+            em.uses_kernels = True
+        else:
+            neg = f"({ctype})(0u - ({_WRAPPING[ctype]})va)" if ctype in _WRAPPING else f"({ctype})-va"
+            expr = (f"(vb == 0 ? 0 : (vb == -1 ? {neg} : ({ctype})(va / vb - ((va % vb != 0) && ((va < 0) != (vb < 0))))))"
+                    if signed else "(vb == 0 ? 0 : va / vb)")  # fmt: skip
+    elif name == "floor_mod":  # the remainder takes the divisor's sign
+        f = "f" if ctype == "float" else ""
+        expr = f"xr_floor_mod{f}(va, vb)"
+        em.uses_kernels = True
+    elif name in _INTEGER_ONLY and name.startswith("bitwise"):
+        expr = f"({ctype}){expr}"
     elif name in ("right_shift", "left_shift"):
         sh = ">>" if name == "right_shift" else "<<"
         if name == "left_shift" and ctype in _WRAPPING:
@@ -959,6 +1064,791 @@ def _fixed_point_multiply(em: _Emitter, op: RelayOp) -> None:
 
 
 
+# -- more ops: bias and norms, matmul, fills and broadcasts, index ops, resize ---------------
+
+
+def _bcast(em: _Emitter, v: SSAValue, out_shape: Sequence[int]) -> str:
+    """``v`` read at the loop indices of ``out_shape``, broadcast (right-aligned) into it."""
+    shape = list(v.type.get_shape())
+    shape = [1] * (len(out_shape) - len(shape)) + shape
+    strides = [s if d != 1 else 0 for s, d in zip(_strides(shape), shape)]
+    return f"{em.ptr[v]}[{em.index(strides)}]"
+
+
+def _elementwise(em: _Emitter, op: RelayOp, expr: str, ctype: str | None = None) -> None:
+    """``out = expr`` over the result's shape; ``expr`` uses ``x`` (operand 0 at the same
+    index) and ``i0, i1, ...``."""
+    x, y = op.operands[0], op.results[0]
+    shape = list(y.type.get_shape())
+    xt = ctype or c_type(x.type, em.what(op))
+    read = _bcast(em, x, shape)
+    dst = em.result_ptr(y, op)
+    em.loops(shape, [f"const {xt} x = {read};", f"{dst}[{em.index(_strides(shape))}] = {expr};"])
+
+
+def _add_expr(a: str, b: str, ctype: str) -> str:
+    if ctype in _WRAPPING:
+        return f"({ctype})(({_WRAPPING[ctype]}){a} + ({_WRAPPING[ctype]}){b})"
+    return f"({ctype})({a} + {b})"
+
+
+def _bias_add(em: _Emitter, op: RelayOp) -> None:
+    x, b = op.operands
+    axis = _attr(op, "axis") % len(x.type.get_shape())
+    ctype = c_type(x.type, em.what(op))
+    _elementwise(em, op, _add_expr("x", f"{em.ptr[b]}[i{axis}]", ctype))
+
+
+def _prelu(em: _Emitter, op: RelayOp) -> None:
+    x, a = op.operands
+    axis = _attr(op, "axis") % len(x.type.get_shape())
+    _elementwise(em, op, f"(x > 0 ? x : {em.ptr[a]}[i{axis}] * x)")
+
+
+def _copy_to(em: _Emitter, y: SSAValue, op: RelayOp, src: str) -> None:
+    dst = em.result_ptr(y, op)
+    em.out(f"for (int64_t i = 0; i < {_size(y.type.get_shape())}; ++i) {dst}[i] = {src};")
+
+
+def _dropout(em: _Emitter, op: RelayOp) -> None:
+    """Inference: the data unchanged, and a mask of ones."""
+    x = op.operands[0]
+    _copy_to(em, op.results[0], op, f"{em.ptr[x]}[i]")
+    if len(op.results) > 1:
+        _copy_to(em, op.results[1], op, "1")
+
+
+def _batch_norm(em: _Emitter, op: RelayOp) -> None:
+    """Inference form, as the kernel: ``x * inv + shift`` with ``inv = gamma / sqrt(var + eps)``
+    and ``shift = beta - mean * inv`` per channel; results 1 and 2 are the moving statistics."""
+    x, gamma, beta, mean, var = op.operands
+    shape = list(x.type.get_shape())
+    axis = _attr(op, "axis") % len(shape)
+    ctype = c_type(x.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"nn.batch_norm on {dtype_of(x.type.element_type)} has no C lowering")
+    eps = c_literal(_attr(op, "epsilon"), ctype)
+    f = "f" if ctype == "float" else ""
+    g = f" * {em.ptr[gamma]}[c]" if _attr(op, "scale") else ""
+    bt = f" + {em.ptr[beta]}[c]" if _attr(op, "center") else ""
+    outer, n, inner = _size(shape[:axis]), shape[axis], _size(shape[axis + 1 :])
+    src = em.ptr[x]
+    dst = em.result_ptr(op.results[0], op)
+    em.lines += [f"  for (int64_t c = 0; c < {n}; ++c) {{",
+        f"    const {ctype} inv = ({ctype})1 / sqrt{f}({em.ptr[var]}[c] + {eps}){g};",
+        f"    const {ctype} shift = -{em.ptr[mean]}[c] * inv{bt};",
+        f"    for (int64_t o = 0; o < {outer}; ++o) {{",
+        f"      const int64_t at = (o * {n} + c) * {inner};",
+        f"      for (int64_t i = 0; i < {inner}; ++i) {dst}[at + i] = {src}[at + i] * inv + shift;",
+        "    }", "  }"]  # fmt: skip
+    for k, v in ((1, mean), (2, var)):
+        if len(op.results) > k:
+            _copy_to(em, op.results[k], op, f"{em.ptr[v]}[i]")
+
+
+def _matmul(em: _Emitter, op: RelayOp) -> None:
+    """``nn.matmul`` and ``nn.batch_matmul``: per (broadcast) batch, ``op(a) @ op(b)``. The
+    NN form runs i-k-j (the innermost loop over a contiguous output row vectorises); a
+    transposed ``b`` runs dot products over contiguous rows. Integer products accumulate in
+    the result type, wrapping as the kernel's."""
+    a, b = op.operands
+    y = op.results[0]
+    ta, tb = bool(_attr(op, "transpose_a")), bool(_attr(op, "transpose_b"))
+    ash, bsh, ysh = list(a.type.get_shape()), list(b.type.get_shape()), list(y.type.get_shape())
+    m, k = (ash[-1], ash[-2]) if ta else (ash[-2], ash[-1])
+    n = bsh[-2] if tb else bsh[-1]
+    batch = ysh[:-2]
+    acc = c_type(y.type, em.what(op))
+    at_, bt_ = c_type(a.type, em.what(op)), c_type(b.type, em.what(op))
+    dst = em.result_ptr(y, op)
+
+    def base(v, shape):  # the batch offset of operand v, broadcast into the result's batch
+        lead = [1] * (len(batch) - (len(shape) - 2)) + shape[:-2]
+        strides = [s * shape[-1] * shape[-2] if d != 1 else 0 for s, d in zip(_strides(lead), lead)]
+        return em.index(strides)
+
+    aoff, boff = base(a, ash), base(b, bsh)
+    a_at = f"(i * {k} + t)" if not ta else f"(t * {m} + i)"
+    b_at = f"(j * {k} + t)" if tb else f"(t * {n} + j)"
+    if acc in _WRAPPING:
+        u = _WRAPPING[acc]
+        mac = f"s = ({acc})(({u})s + ({u})({acc})A[{a_at}] * ({u})({acc})B[{b_at}]);"
+    else:
+        mac = f"s += ({acc})A[{a_at}] * ({acc})B[{b_at}];"
+    body = [f"const {at_} *restrict A = {em.ptr[a]} + ({aoff}) * 1;",
+            f"const {bt_} *restrict B = {em.ptr[b]} + ({boff}) * 1;",
+            f"{acc} *restrict Y = {dst} + ({em.index(_strides(batch))}) * {m * n};"]  # fmt: skip
+    if not tb and acc not in _WRAPPING:
+        body += [f"for (int64_t i = 0; i < {m}; ++i) {{",
+                 f"  for (int64_t j = 0; j < {n}; ++j) Y[i * {n} + j] = 0;",
+                 f"  for (int64_t t = 0; t < {k}; ++t) {{",
+                 f"    const {acc} av = ({acc})A[{a_at}];",
+                 f"    for (int64_t j = 0; j < {n}; ++j) Y[i * {n} + j] += av * ({acc})B[t * {n} + j];",
+                 "  }", "}"]  # fmt: skip
+    else:
+        body += [f"for (int64_t i = 0; i < {m}; ++i) {{",
+                 f"  for (int64_t j = 0; j < {n}; ++j) {{",
+                 f"    {acc} s = 0;",
+                 f"    for (int64_t t = 0; t < {k}; ++t) {mac}",
+                 f"    Y[i * {n} + j] = s;",
+                 "  }", "}"]  # fmt: skip
+    em.loops(batch, body)
+
+
+def _fill(em: _Emitter, op: RelayOp) -> None:
+    """zeros, ones, full (operand 0 the value), *_like (the value is operand 1 for full_like)."""
+    name = op.RELAY_NAME
+    y = op.results[0]
+    ctype = c_type(y.type, em.what(op))
+    if name.endswith("zeros") or name == "zeros_like":
+        value = "0"
+    elif name.endswith("ones") or name == "ones_like":
+        value = "1"
+    else:
+        fill = op.operands[1] if name == "full_like" else op.operands[0]
+        value = f"({ctype}){em.ptr[fill]}[0]"
+    _copy_to(em, y, op, value)
+
+
+def _broadcast_to(em: _Emitter, op: RelayOp) -> None:
+    _elementwise(em, op, "x")
+
+
+def _cast_like(em: _Emitter, op: RelayOp) -> None:
+    x, y = op.operands[0], op.results[0]
+    _elementwise(em, op, _cast_expr("x", c_type(x.type, em.what(op)), dtype_of(y.type.element_type)))
+
+
+def _reinterpret(em: _Emitter, op: RelayOp) -> None:
+    x, y = op.operands[0], op.results[0]
+    if stored_dtype(x.type) or stored_dtype(y.type):
+        raise CodegenError(f"reinterpret of {x.type.element_type} as {y.type.element_type} has no C lowering")
+    dst = em.result_ptr(y, op)
+    em.out(f"memcpy((void *){dst}, (const void *){em.ptr[x]}, {_size(y.type.get_shape())} * sizeof({dst}[0]));")
+
+
+def _shape_constant(em: _Emitter, op: RelayOp) -> None:
+    """shape_of and ndarray_size: known from the static shape."""
+    shape = list(op.operands[0].type.get_shape())
+    value = shape if op.RELAY_NAME == "shape_of" else _size(shape)
+    y = op.results[0]
+    em.constant(y, np.asarray(value, dtype=numpy_dtype(dtype_of(y.type.element_type))))
+
+
+def _variance(em: _Emitter, op: RelayOp) -> None:
+    x, mean = op.operands
+    y = op.results[0]
+    shape = list(x.type.get_shape())
+    ctype = c_type(y.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"variance on {dtype_of(y.type.element_type)} has no C lowering")
+    axes = set(reduce_axes(len(shape), _attr(op, "axis"), _attr(op, "exclude")))
+    kept = _strides([d for k, d in enumerate(shape) if k not in axes])
+    out_strides, j = [], 0
+    for k in range(len(shape)):
+        out_strides.append(0 if k in axes else kept[j])
+        j += k not in axes
+    mshape = list(mean.type.get_shape())
+    if len(mshape) == len(shape):
+        m_read = _bcast(em, mean, shape)
+    else:  # the mean without the reduced axes: indexed as the result
+        m_read = f"{em.ptr[mean]}[{em.index(out_strides)}]"
+    count = _size([shape[a] for a in axes]) - (1 if _attr(op, "unbiased") else 0)
+    dst = em.result_ptr(y, op)
+    n_out = _size(y.type.get_shape())
+    em.out(f"for (int64_t i = 0; i < {n_out}; ++i) {dst}[i] = 0;")
+    em.loops(shape, [f"const {ctype} d = {em.ptr[x]}[{em.index(_strides(shape))}] - {m_read};",
+                     f"{dst}[{em.index(out_strides)}] += d * d;"])  # fmt: skip
+    em.out(f"for (int64_t i = 0; i < {n_out}; ++i) {dst}[i] /= ({ctype}){count};")
+
+
+def _arg_reduce(em: _Emitter, op: RelayOp) -> None:
+    """argmax/argmin: the index into the flattened reduced axes; NaN counts as extreme (the
+    first one, or the last with select_last_index)."""
+    x, y = op.operands[0], op.results[0]
+    shape = list(x.type.get_shape())
+    axes = sorted(reduce_axes(len(shape), _attr(op, "axis"), _attr(op, "exclude")))
+    kept = [a for a in range(len(shape)) if a not in axes]
+    xt = c_type(x.type, em.what(op))
+    yt = c_type(y.type, em.what(op))
+    strides = _strides(shape)
+    cmp = ">" if op.RELAY_NAME == "argmax" else "<"
+    last = bool(_attr(op, "select_last_index"))
+    better = f"v {cmp}{'=' if last else ''} best"
+    if _is_float(xt):
+        better = f"v != v || (best == best && {better})" if last else f"best == best && (v != v || {better})"
+    dst = em.result_ptr(y, op)
+    red = [shape[a] for a in axes]
+    # the kept axes are i0..; the reduced ones r0..
+    kept_idx = " + ".join([f"i{j} * {strides[a]}" for j, a in enumerate(kept)] or ["0"])
+    red_idx = " + ".join([f"r{j} * {strides[a]}" for j, a in enumerate(axes)] or ["0"])
+    body = [f"const {xt} *src = {em.ptr[x]} + {kept_idx};", f"{xt} best = src[0];",
+            "int64_t at = 0, pos = 0;"]  # fmt: skip
+    for j, d in enumerate(red):
+        body.append("  " * j + f"for (int64_t r{j} = 0; r{j} < {d}; ++r{j}) {{")
+    ind = "  " * len(red)
+    body += [ind + f"const {xt} v = src[{red_idx}];",
+             ind + f"if ({better}) {{ best = v; at = pos; }}",
+             ind + "++pos;"]  # fmt: skip
+    for j in reversed(range(len(red))):
+        body.append("  " * j + "}")
+    body.append(f"{dst}[{em.index(_strides([shape[a] for a in kept]))}] = ({yt})at;")
+    em.loops([shape[a] for a in kept], body)
+
+
+def _stack(em: _Emitter, op: RelayOp) -> None:
+    y = op.results[0]
+    out_shape = list(y.type.get_shape())
+    axis = _attr(op, "axis") % len(out_shape)
+    out_strides = _strides(out_shape)
+    dst = em.result_ptr(y, op)
+    for k, v in enumerate(op.operands):
+        shape = list(v.type.get_shape())
+        strides = out_strides[:axis] + out_strides[axis + 1 :]
+        index = em.index(strides) + (f" + {k * out_strides[axis]}" if k else "")
+        em.loops(shape, [f"{dst}[{index}] = {em.ptr[v]}[{em.index(_strides(shape))}];"])
+
+
+def _tile(em: _Emitter, op: RelayOp) -> None:
+    x, y = op.operands[0], op.results[0]
+    out_shape = list(y.type.get_shape())
+    shape = [1] * (len(out_shape) - len(x.type.get_shape())) + list(x.type.get_shape())
+    terms = [f"(i{k} % {d}) * {s}" for k, (d, s) in enumerate(zip(shape, _strides(shape))) if d != 1]
+    _gather(em, op, " + ".join(terms) or "0")
+
+
+def _repeat(em: _Emitter, op: RelayOp) -> None:
+    x = op.operands[0]
+    shape = list(x.type.get_shape())
+    axis, r = _attr(op, "axis") % len(shape), _attr(op, "repeats")
+    terms = [f"{f'i{k} / {r}' if k == axis else f'i{k}'} * {s}" for k, s in enumerate(_strides(shape))]
+    _gather(em, op, " + ".join(terms))
+
+
+def _slice_like(em: _Emitter, op: RelayOp) -> None:
+    _gather(em, op, em.index(_strides(list(op.operands[0].type.get_shape()))))
+
+
+def _scan(em: _Emitter, op: RelayOp) -> None:
+    """cumsum/cumprod along an axis (the flattened data when None), in the result dtype."""
+    x, y = op.operands[0], op.results[0]
+    shape = list(x.type.get_shape())
+    axis = _attr(op, "axis")
+    if axis is None:
+        shape, axis = [_size(shape)], 0
+    axis %= len(shape)
+    outer, n, inner = _size(shape[:axis]), shape[axis], _size(shape[axis + 1 :])
+    ctype = c_type(y.type, em.what(op))
+    xt = c_type(x.type, em.what(op))
+    is_sum = op.RELAY_NAME == "cumsum"
+    sym = "+" if is_sum else "*"
+    step = f"acc = ({ctype})(acc {sym} ({ctype})v);"
+    if ctype in _WRAPPING:
+        step = f"acc = ({ctype})(({_WRAPPING[ctype]})acc {sym} ({_WRAPPING[ctype]})({ctype})v);"
+    elif ctype == "uint8_t" and dtype_of(y.type.element_type) == "bool":
+        step = "acc = (uint8_t)(acc || v);" if is_sum else "acc = (uint8_t)(acc && v);"
+    excl = bool(_attr(op, "exclusive"))
+    dst = em.result_ptr(y, op)
+    em.loops([outer, inner], [f"{ctype} acc = {0 if is_sum else 1};",
+        f"for (int64_t t = 0; t < {n}; ++t) {{",
+        f"  const int64_t at = (i0 * {n} + t) * {inner} + i1;",
+        f"  const {xt} v = {em.ptr[x]}[at];",
+        *([f"  {dst}[at] = acc;", f"  {step}"] if excl else [f"  {step}", f"  {dst}[at] = acc;"]),
+        "}"])  # fmt: skip
+
+
+def _collapse_sum(em: _Emitter, op: RelayOp) -> None:
+    x, y = op.operands[0], op.results[0]
+    shape = list(x.type.get_shape())
+    out = list(y.type.get_shape())
+    ctype = c_type(y.type, em.what(op))
+    full = [1] * (len(shape) - len(out)) + out
+    strides = [s if d != 1 else 0 for s, d in zip(_strides(full), full)]
+    dst = em.result_ptr(y, op)
+    em.out(f"for (int64_t i = 0; i < {_size(out)}; ++i) {dst}[i] = 0;")
+    at = f"{dst}[{em.index(strides)}]"
+    em.loops(shape, [f"{at} = {_add_expr(at, em.ptr[x] + '[' + em.index(_strides(shape)) + ']', ctype)};"])
+
+
+def _gather_nd(em: _Emitter, op: RelayOp) -> None:
+    x, ind = op.operands
+    y = op.results[0]
+    shape, ishape = list(x.type.get_shape()), list(ind.type.get_shape())
+    m, b = ishape[0], _attr(op, "batch_dims")
+    out_shape = list(y.type.get_shape())
+    xs, is_ = _strides(shape), _strides(ishape)
+    ny = len(ishape) - 1 - b  # the Y axes of the result follow the batch axes
+    # the result's axes: batch (i0..), Y (i<b>..), rest of x
+    ipos = " + ".join(f"i{k} * {is_[1 + k]}" for k in range(b + ny)) or "0"
+    terms = [f"i{k} * {xs[k]}" for k in range(b)]
+    for j in range(m):
+        raw = f"(int64_t){em.ptr[ind]}[{j * is_[0]} + {ipos}]"
+        d = shape[b + j]
+        terms.append(f"({raw} < 0 ? {raw} + {d} : {raw}) * {xs[b + j]}")
+    terms += [f"i{b + ny + k} * {xs[b + m + k]}" for k in range(len(shape) - b - m)]
+    _gather(em, op, " + ".join(terms) or "0")
+    del out_shape
+
+
+def _one_hot(em: _Emitter, op: RelayOp) -> None:
+    ind, on, off = op.operands[:3]
+    y = op.results[0]
+    out_shape = list(y.type.get_shape())
+    axis = _attr(op, "axis")
+    axis = len(out_shape) - 1 if axis == -1 else axis % len(out_shape)
+    ishape = list(ind.type.get_shape())
+    dims = [k for k in range(len(out_shape)) if k != axis]
+    read = f"{em.ptr[ind]}[{em.index(_strides(ishape), dims)}]"
+    ctype = c_type(y.type, em.what(op))
+    dst = em.result_ptr(y, op)
+    em.loops(out_shape, [f"{dst}[{em.index(_strides(out_shape))}] = (int64_t){read} == i{axis} ? "
+                         f"({ctype}){em.ptr[on]}[0] : ({ctype}){em.ptr[off]}[0];"])  # fmt: skip
+
+
+def _normalize(em: _Emitter, op: RelayOp) -> None:
+    """instance_norm, group_norm, l2_normalize: statistics over groups of elements, in double."""
+    name = op.RELAY_NAME
+    x, y = op.operands[0], op.results[0]
+    shape = list(x.type.get_shape())
+    ctype = c_type(y.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"{name} on {dtype_of(y.type.element_type)} has no C lowering")
+    src, dst = em.ptr[x], em.result_ptr(y, op)
+    if name == "nn.l2_normalize":
+        axes = _attr(op, "axis")
+        axes = set(range(len(shape))) if not axes else {a % len(shape) for a in axes}
+        kept = [k for k in range(len(shape)) if k not in axes]
+        groups = [kept, sorted(axes)]
+    else:
+        axis = _attr(op, "axis") % len(shape)
+        if name == "nn.instance_norm":
+            groups = [[0, axis] if axis else [0], [k for k in range(1, len(shape)) if k != axis]]
+        else:  # group_norm: channels split into groups; statistics per (batch, group)
+            groups = None
+    eps = c_literal(_attr(op, "epsilon" if name != "nn.l2_normalize" else "eps"), "double")
+    if groups is None:
+        ng = _attr(op, "num_groups")
+        c = shape[axis]
+        if axis != 1:
+            raise CodegenError(f"{name} with axis {axis} has no C lowering (only axis 1)")
+        inner = _size(shape[2:])
+        per = c // ng * inner
+        g = f" * {em.ptr[op.operands[1]]}[ch]" if _attr(op, "scale") else ""
+        bt = f" + {em.ptr[op.operands[2]]}[ch]" if _attr(op, "center") else ""
+        em.loops([shape[0], ng], [f"const int64_t base = (i0 * {ng} + i1) * {per};",
+            "double mean = 0, var = 0;",
+            f"for (int64_t t = 0; t < {per}; ++t) mean += {src}[base + t];",
+            f"mean /= {per};",
+            f"for (int64_t t = 0; t < {per}; ++t) {{ const double d = {src}[base + t] - mean; var += d * d; }}",
+            f"const double r = sqrt(var / {per} + {eps});",
+            f"for (int64_t t = 0; t < {per}; ++t) {{",
+            f"  const int64_t ch = i1 * {c // ng} + t / {inner};",
+            f"  {dst}[base + t] = ({ctype})(({src}[base + t] - mean) / r){g}{bt};",
+            "}"])  # fmt: skip
+        return
+    outer_axes, red_axes = groups
+    strides = _strides(shape)
+    o_idx = " + ".join(f"o{j} * {strides[a]}" for j, a in enumerate(outer_axes)) or "0"
+    r_idx = " + ".join(f"r{j} * {strides[a]}" for j, a in enumerate(red_axes)) or "0"
+
+    def over(body: list[str]) -> list[str]:
+        lines = [f"for (int64_t r{j} = 0; r{j} < {shape[a]}; ++r{j}) {{" for j, a in enumerate(red_axes)]
+        return [*lines, *(f"  {b}" for b in body), *("}" for _ in red_axes)]
+
+    count = _size([shape[a] for a in red_axes])
+    if name == "nn.l2_normalize":
+        body = ["double ss = 0;", *over([f"const double v = {src}[base + {r_idx}]; ss += v * v;"]),
+                f"const double r = sqrt(ss > {eps} ? ss : {eps});",
+                *over([f"{dst}[base + {r_idx}] = ({ctype})({src}[base + {r_idx}] / r);"])]  # fmt: skip
+    else:
+        ch = f"o{outer_axes.index(axis)}" if axis in outer_axes else "0"
+        g = f" * {em.ptr[op.operands[1]]}[{ch}]" if _attr(op, "scale") else ""
+        bt = f" + {em.ptr[op.operands[2]]}[{ch}]" if _attr(op, "center") else ""
+        body = ["double mean = 0, var = 0;", *over([f"mean += {src}[base + {r_idx}];"]),
+                f"mean /= {count};",
+                *over([f"const double d = {src}[base + {r_idx}] - mean; var += d * d;"]),
+                f"const double r = sqrt(var / {count} + {eps});",
+                *over([f"{dst}[base + {r_idx}] = ({ctype})(({src}[base + {r_idx}] - mean) / r){g}{bt};"])]  # fmt: skip
+    lines = [f"for (int64_t o{j} = 0; o{j} < {shape[a]}; ++o{j}) {{" for j, a in enumerate(outer_axes)]
+    lines.append(f"  const int64_t base = {o_idx};")
+    lines += [f"  {b}" for b in body]
+    lines += ["}" for _ in outer_axes]
+    em.lines += [f"  {ln}" for ln in lines]
+
+
+def _lrn(em: _Emitter, op: RelayOp) -> None:
+    x, y = op.operands[0], op.results[0]
+    shape = list(x.type.get_shape())
+    ctype = c_type(y.type, em.what(op))
+    size, axis = _attr(op, "size"), _attr(op, "axis") % len(shape)
+    if not _is_float(ctype) or len(shape) != 4 or size % 2 != 1 or axis not in (1, 3):
+        raise CodegenError(f"nn.lrn on {y.type} (size {size}, axis {axis}) has no C lowering")
+    n = shape[axis]
+    st = _strides(shape)[axis]
+    f = "f" if ctype == "float" else ""
+    bias, alpha, beta = (c_literal(_attr(op, k), ctype) for k in ("bias", "alpha", "beta"))
+    h = size // 2
+    dst = em.result_ptr(y, op)
+    em.loops(shape, [f"const int64_t at = {em.index(_strides(shape))};",
+        f"{ctype} s = 0;",
+        f"for (int64_t t = i{axis} - {h}; t <= i{axis} + {h}; ++t) {{",
+        f"  if (t < 0 || t >= {n}) continue;",
+        f"  const {ctype} v = {em.ptr[x]}[at + (t - i{axis}) * {st}];",
+        "  s += v * v;", "}",
+        f"{dst}[at] = {em.ptr[x]}[at] / pow{f}({bias} + {alpha} * s / {c_literal(size, ctype)}, {beta});"])  # fmt: skip
+
+
+def _adaptive_pool(em: _Emitter, op: RelayOp) -> None:
+    """Bin i covers [floor(i * H / OH), ceil((i + 1) * H / OH)), as the kernel."""
+    x, y = op.operands[0], op.results[0]
+    layout = _attr(op, "layout") or "NCHW"
+    il = _Layout(layout, x.type.get_shape(), f"{op.RELAY_NAME} data")
+    ol = _Layout(_attr(op, "out_layout") or layout, y.type.get_shape(), f"{op.RELAY_NAME} result")
+    n_, c_, h_, w_ = (il.extent(a) for a in "NCHW")
+    oh, ow = ol.extent("H"), ol.extent("W")
+    ctype = c_type(y.type, em.what(op))
+    if dtype_of(y.type.element_type) == "bool":
+        raise CodegenError(f"{op.RELAY_NAME} on bool has no C lowering")
+    acc = ctype if _is_float(ctype) else ("uint64_t" if ctype[0] == "u" else "int64_t")
+    init, step = "0", "acc += v;"
+    final = [f"acc = acc / ({acc})((y1 - y0) * (x1 - x0));"]
+    dst, src = em.result_ptr(y, op), em.ptr[x]
+    em.loops([n_, c_, oh, ow], [
+        f"const int64_t y0 = i2 * {h_} / {oh}, y1 = ((i2 + 1) * {h_} + {oh - 1}) / {oh};",
+        f"const int64_t x0 = i3 * {w_} / {ow}, x1 = ((i3 + 1) * {w_} + {ow - 1}) / {ow};",
+        f"{acc} acc = {init};",
+        "for (int64_t iy = y0; iy < y1; ++iy) {",
+        "  for (int64_t ix = x0; ix < x1; ++ix) {",
+        f"    const {ctype} v = {src}[{il.index(dict(N='i0', C='i1', H='iy', W='ix'))}];",
+        f"    {step}", "  }", "}", *final,
+        f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = ({ctype})acc;"])  # fmt: skip
+
+
+def _resize(em: _Emitter, op: RelayOp) -> None:
+    """image.resize1d/2d and nn.upsampling, separably per axis as the kernel: each output
+    coordinate's source indices and weights are computed at build time by the kernel's own
+    tap function (``kernels.spatial._axis_taps``) and emitted as tables; the sum over taps
+    runs in double, integers truncate."""
+    from xrelay.kernels.spatial import _axis_taps, _round_half_away
+
+    x, y = op.operands[0], op.results[0]
+    name = op.RELAY_NAME
+    shape, out_shape = list(x.type.get_shape()), list(y.type.get_shape())
+    names = [t for t, _ in parse_layout(_attr(op, "layout"))]
+    if name == "nn.upsampling":
+        axes = [names.index("H"), names.index("W")]
+        method = _attr(op, "method")
+        method = method[2:] if method.startswith("bi") else method
+        mode = "align_corners" if _attr(op, "align_corners") else "asymmetric"
+        size = [int(_round_half_away(shape[a] * s)) for a, s in zip(axes, (_attr(op, "scale_h"), _attr(op, "scale_w")))]
+        roi, rounding, alpha, exclude, extrapolation = [0.0] * 4, "", -0.5, 0, 0.0
+    else:
+        axes = [names.index("W")] if name == "image.resize1d" else [names.index("H"), names.index("W")]
+        method, mode = _attr(op, "method"), _attr(op, "coordinate_transformation_mode")
+        size, roi = list(_attr(op, "size")), list(_attr(op, "roi"))
+        rounding, alpha = _attr(op, "rounding_method"), _attr(op, "cubic_alpha")
+        exclude, extrapolation = _attr(op, "cubic_exclude"), _attr(op, "extrapolation_value")
+    if [out_shape[a] for a in axes] != size:
+        raise CodegenError(f"{name}: the result {y.type} is not the size {size}")
+    taps, inside = [], []
+    for k, (a, n_out) in enumerate(zip(axes, size)):
+        try:
+            idx, w, ins = _axis_taps(shape[a], n_out, mode, roi[k], roi[k + len(axes)], method,
+                                     rounding, alpha, exclude)  # fmt: skip
+        except ValueError as e:
+            raise CodegenError(f"{name}: {e}") from None
+        taps.append((idx, w))
+        inside.append(ins)
+    xt = c_type(x.type, em.what(op))
+    ctype = c_type(y.type, em.what(op))
+    tables = []
+    for k, (idx, w) in enumerate(taps):
+        base = f"{em.name}_r{len(em.constants)}_{k}"
+        em.constants.append(f"static const int32_t {base}_i[{idx.size}] = {{{', '.join(str(int(v)) for v in idx.reshape(-1))}}};")
+        em.constants.append(f"static const double {base}_w[{w.size}] = {{{', '.join(c_literal(float(v), 'double') for v in w.reshape(-1))}}};")
+        tables.append((base, idx.shape[1]))
+    strides = _strides(shape)
+    terms = [f"i{d} * {strides[d]}" for d in range(len(shape)) if d not in axes]
+    terms += [f"{base}_i[i{a} * {nt} + t{k}] * {strides[a]}" for k, (a, (base, nt)) in enumerate(zip(axes, tables))]
+    # the kernel's order: the first axis' taps summed (each product x * w), then the second's
+    body = ["double s = 0;"]
+    if len(axes) == 1:
+        (a,), ((base, nt),) = axes, tables
+        body += [f"for (int64_t t0 = 0; t0 < {nt}; ++t0) s += (double){em.ptr[x]}[{' + '.join(terms)}] * {base}_w[i{a} * {nt} + t0];"]
+    else:
+        (a0, a1), ((b0, n0), (b1, n1)) = axes, tables
+        body += [f"for (int64_t t1 = 0; t1 < {n1}; ++t1) {{", "  double r = 0;",
+                 f"  for (int64_t t0 = 0; t0 < {n0}; ++t0) r += (double){em.ptr[x]}[{' + '.join(terms)}] * {b0}_w[i{a0} * {n0} + t0];",
+                 f"  s += r * {b1}_w[i{a1} * {n1} + t1];", "}"]  # fmt: skip
+    value = "s" if _is_float(xt) else f"({xt})(int64_t)s"
+    if mode == "tf_crop_and_resize" and not all(m.all() for m in inside):
+        for k, (a, m) in enumerate(zip(axes, inside)):
+            cname = f"{em.name}_r{len(em.constants)}_in{k}"
+            em.constants.append(f"static const uint8_t {cname}[{m.size}] = {{{', '.join(str(int(v)) for v in m)}}};")
+            value = f"({cname}[i{a}] ? {value} : {c_literal(extrapolation, 'double')})"
+    dst = em.result_ptr(y, op)
+    body.append(f"{dst}[{em.index(_strides(out_shape))}] = ({ctype})({xt}){value};")
+    em.loops(out_shape, body)
+
+
+def _scatter(em: _Emitter, op: RelayOp) -> None:
+    """scatter_elements and scatter_nd: the data copied, then every update in order (a
+    repeated index: the last update wins, as the kernel)."""
+    data, ind, upd = op.operands
+    y = op.results[0]
+    shape, ishape, ushape = (list(v.type.get_shape()) for v in (data, ind, upd))
+    mode = _attr(op, "reduction" if op.RELAY_NAME == "scatter_elements" else "mode")
+    ctype = c_type(y.type, em.what(op))
+    combine = {"update": "{u}", "add": "{d} + {u}", "mul": "{d} * {u}",
+               "min": "({u} < {d} ? {u} : {d})", "max": "({u} > {d} ? {u} : {d})"}.get(mode)  # fmt: skip
+    if combine is None:
+        raise CodegenError(f"{op.RELAY_NAME} with reduction '{mode}' has no C lowering")
+    dst = em.result_ptr(y, op)
+    em.out(f"for (int64_t i = 0; i < {_size(shape)}; ++i) {dst}[i] = {em.ptr[data]}[i];")
+    xs = _strides(shape)
+    if op.RELAY_NAME == "scatter_elements":
+        axis = _attr(op, "axis") % len(shape)
+        raw = f"(int64_t){em.ptr[ind]}[{em.index(_strides(ishape))}]"
+        terms = [f"i{k} * {s}" if k != axis else f"({raw} < 0 ? {raw} + {shape[axis]} : {raw}) * {s}"
+                 for k, s in enumerate(xs)]  # fmt: skip
+        loop_shape = ishape
+    else:
+        m = ishape[0]
+        is_ = _strides(ishape)
+        ny = len(ishape) - 1
+        pos = " + ".join(f"i{k} * {is_[1 + k]}" for k in range(ny)) or "0"
+        terms = []
+        for j in range(m):
+            raw = f"(int64_t){em.ptr[ind]}[{j * is_[0]} + {pos}]"
+            terms.append(f"({raw} < 0 ? {raw} + {shape[j]} : {raw}) * {xs[j]}")
+        terms += [f"i{ny + k} * {xs[m + k]}" for k in range(len(shape) - m)]
+        loop_shape = ushape
+    at = f"{dst}[{' + '.join(terms) or '0'}]"
+    u = f"({ctype}){em.ptr[upd]}[{em.index(_strides(ushape))}]"
+    em.loops(loop_shape, [f"{at} = ({ctype})({combine.replace('{u}', u).replace('{d}', at)});"])
+
+
+def _reverse_sequence(em: _Emitter, op: RelayOp) -> None:
+    x, lens = op.operands
+    shape = list(x.type.get_shape())
+    sa, ba = _attr(op, "seq_axis") % len(shape), _attr(op, "batch_axis") % len(shape)
+    n = f"(int64_t){em.ptr[lens]}[i{ba}]"
+    t = f"(i{sa} < {n} ? {n} - 1 - i{sa} : i{sa})"
+    terms = [f"{t if k == sa else f'i{k}'} * {s}" for k, s in enumerate(_strides(shape))]
+    _gather(em, op, " + ".join(terms))
+
+
+def _einsum(em: _Emitter, op: RelayOp) -> None:
+    """A loop over the result's letters around a loop over the summed letters."""
+    eq = _attr(op, "equation").replace(" ", "")
+    if "." in eq:
+        raise CodegenError(f"einsum '{eq}' with an ellipsis has no C lowering")
+    lhs, _, rhs = eq.partition("->")
+    specs = lhs.split(",")
+    if not _:
+        letters = sorted(set(lhs.replace(",", "")))
+        rhs = "".join(c for c in letters if lhs.count(c) == 1)
+    extent: dict[str, int] = {}
+    for spec, v in zip(specs, op.operands, strict=True):
+        for ch, d in zip(spec, v.type.get_shape(), strict=True):
+            extent[ch] = d
+    summed = [ch for ch in dict.fromkeys(lhs.replace(",", "")) if ch not in rhs]
+    y = op.results[0]
+    ctype = c_type(y.type, em.what(op))
+    reads = []
+    for spec, v in zip(specs, op.operands):
+        st = _strides(list(v.type.get_shape()))
+        reads.append(f"({ctype}){em.ptr[v]}[{' + '.join(f'e_{ch} * {s}' for ch, s in zip(spec, st)) or '0'}]")
+    dst = em.result_ptr(y, op)
+    body = [f"const int64_t e_{ch} = i{k};" for k, ch in enumerate(rhs)]
+    body.append(f"{ctype} s = 0;")
+    for j, ch in enumerate(summed):
+        body.append("  " * j + f"for (int64_t e_{ch} = 0; e_{ch} < {extent[ch]}; ++e_{ch}) {{")
+    body.append("  " * len(summed) + f"s += {' * '.join(reads)};")
+    for j in reversed(range(len(summed))):
+        body.append("  " * j + "}")
+    body.append(f"{dst}[{em.index(_strides(list(y.type.get_shape())))}] = s;")
+    em.loops(list(y.type.get_shape()), body)
+
+
+def _sort_family(em: _Emitter, op: RelayOp) -> None:
+    """argsort and topk: a stable insertion sort of each row's indices in the workspace
+    (O(n^2) per row, no allocation); descending keeps equal elements in index order."""
+    x = op.operands[0]
+    shape = list(x.type.get_shape())
+    axis = _attr(op, "axis") % len(shape)
+    outer, n, inner = _size(shape[:axis]), shape[axis], _size(shape[axis + 1 :])
+    xt = c_type(x.type, em.what(op))
+    asc = bool(_attr(op, "is_ascend"))
+    idx = em.scratch_slot(TensorType(i64, [n]), "int64_t", em.what(op))
+    before = "a < b" if asc else "a > b"
+    if _is_float(xt):  # NaN sorts last either way (numpy's order of the negated key)
+        before = f"({before} || (b != b && a == a))"
+    if op.RELAY_NAME == "argsort":
+        k, outs = n, [(op.results[0], "idx")]
+    else:
+        k = _attr(op, "k")
+        k = n if k < 1 or k > n else k
+        rt = _attr(op, "ret_type")
+        outs = {"both": [(op.results[0], "val"), (op.results[1], "idx")], "values": [(op.results[0], "val")],
+                "indices": [(op.results[0], "idx")]}[rt]  # fmt: skip
+    dsts = [(em.result_ptr(r, op), c_type(r.type, em.what(op)), kind) for r, kind in outs]
+    src = em.ptr[x]
+    writes = []
+    for dst, t, kind in dsts:
+        val = f"{src}[(o * {n} + {idx}[t]) * {inner} + i]" if kind == "val" else f"({t}){idx}[t]"
+        writes.append(f"    for (int64_t t = 0; t < {k}; ++t) {dst}[(o * {k} + t) * {inner} + i] = {val};")
+    em.lines += [f"  for (int64_t o = 0; o < {outer}; ++o) {{",
+        f"  for (int64_t i = 0; i < {inner}; ++i) {{",
+        f"    for (int64_t t = 0; t < {n}; ++t) {{",
+        f"      const {xt} a = {src}[(o * {n} + t) * {inner} + i];",
+        "      int64_t p = t;",
+        "      while (p > 0) {",
+        f"        const {xt} b = {src}[(o * {n} + {idx}[p - 1]) * {inner} + i];",
+        f"        if (!{before}) break;",
+        f"        {idx}[p] = {idx}[p - 1];",
+        "        --p;", "      }",
+        f"      {idx}[p] = t;", "    }", *writes, "  }", "  }"]  # fmt: skip
+
+
+def _simulated_qnn(em: _Emitter, op: RelayOp) -> None:
+    """qnn.simulated_(de)quantize with a dtype code known when the C is emitted."""
+    from xrelay.kernels.qnn import _SQNN, _qrange
+
+    x, code, scale, zp = op.operands
+    if code not in em.known:
+        raise CodegenError(f"{op.RELAY_NAME}: its dtype code is known only at run time; the C "
+                           "target needs it constant")  # fmt: skip
+    ctype = c_type(x.type, em.what(op))
+    shape = list(x.type.get_shape())
+    c = int(em.known[code].reshape(-1)[0])
+    if c not in _SQNN:
+        _elementwise(em, op, "x")
+        return
+    axis = _attr(op, "axis") % len(shape)
+
+    def param(v):
+        return f"({ctype}){em.ptr[v]}[{'i' + str(axis) if _size(v.type.get_shape()) > 1 else '0'}]"
+
+    s, z = param(scale), param(zp)
+    if op.RELAY_NAME == "qnn.simulated_quantize":
+        lo, hi = (c_literal(v, ctype) for v in _qrange(_SQNN[c]))
+        f = "f" if ctype == "float" else ""
+        expr = f"(round{f}(x / {s}) + {z})"
+        expr = f"({expr} < {lo} ? {lo} : ({expr} > {hi} ? {hi} : {expr}))"
+    else:
+        expr = f"(x - {z}) * {s}"
+    _elementwise(em, op, expr)
+
+
+def _conv_nd(em: _Emitter, op: RelayOp) -> None:
+    """nn.conv1d and nn.conv3d: a direct loop nest over any spatial rank and layout."""
+    x, w = op.operands
+    y = op.results[0]
+    nd = len(x.type.get_shape()) - 2
+    sp = "W" if nd == 1 else "DHW"
+    dl, kl, ol = _conv_layouts(op, x, w, y, "OI" + sp)
+    groups = _attr(op, "groups")
+    o_, cg = kl.extent("O"), kl.extent("I")
+    og = o_ // groups
+    strides, dil, pad = _attr(op, "strides"), _attr(op, "dilation"), _attr(op, "padding")
+    acc = c_type(y.type, em.what(op))
+    dst = em.result_ptr(y, op)
+    body = [f"{acc} s = 0;", f"const int64_t g = oc / {og};", f"for (int64_t ic = 0; ic < {cg}; ++ic) {{"]
+    coords = {"N": "n", "C": f"g * {cg} + ic"}
+    kcoords = {"O": "oc", "I": "ic"}
+    for k, a in enumerate(sp):
+        body.append("  " * (k + 1) + f"for (int64_t k{a} = 0; k{a} < {kl.extent(a)}; ++k{a}) {{")
+        body.append("  " * (k + 2) + f"const int64_t p{a} = o{a} * {strides[k]} - {pad[k]} + k{a} * {dil[k]};")
+        body.append("  " * (k + 2) + f"if (p{a} < 0 || p{a} >= {dl.extent(a)}) continue;")
+        coords[a], kcoords[a] = f"p{a}", f"k{a}"
+    ind = "  " * (nd + 1)
+    body.append(ind + f"s += ({acc}){em.ptr[x]}[{dl.index(coords)}] * ({acc}){em.ptr[w]}[{kl.index(kcoords)}];")
+    for k in reversed(range(nd + 1)):
+        body.append("  " * k + "}")
+    body.append(f"{dst}[{ol.index(dict(N='n', C='oc', **{a: f'o{a}' for a in sp}))}] = s;")
+    lines = [f"for (int64_t n = 0; n < {dl.extent('N')}; ++n)", f"for (int64_t oc = 0; oc < {o_}; ++oc)"]
+    lines += [f"for (int64_t o{a} = 0; o{a} < {ol.extent(a)}; ++o{a})" for a in sp]
+    em.lines += [f"  {ln}" for ln in lines] + ["  {"] + [f"    {b}" for b in body] + ["  }"]
+
+
+def _pool3d(em: _Emitter, op: RelayOp) -> None:
+    x, y = op.operands[0], op.results[0]
+    layout = _attr(op, "layout") or "NCDHW"
+    il = _Layout(layout, x.type.get_shape(), f"{op.RELAY_NAME} data")
+    ol = _Layout(_attr(op, "out_layout") or layout, y.type.get_shape(), f"{op.RELAY_NAME} result")
+    ctype = c_type(y.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"{op.RELAY_NAME} on {dtype_of(y.type.element_type)} has no C lowering")
+    is_max = "max" in op.RELAY_NAME
+    ks, st, dl = _attr(op, "pool_size"), _attr(op, "strides"), _attr(op, "dilation")
+    pads = list(_attr(op, "padding"))
+    pads = pads * 2 if len(pads) == 3 else pads
+    count_pad = not is_max and bool(_attr(op, "count_include_pad"))
+    body = [f"{ctype} acc = {'-INFINITY' if is_max else '0'};", "int64_t cnt = 0;"]
+    coords = {"N": "i0", "C": "i1"}
+    for k, a in enumerate("DHW"):
+        body.append("  " * k + f"for (int64_t k{a} = 0; k{a} < {ks[k]}; ++k{a}) {{")
+        body.append("  " * (k + 1) + f"const int64_t p{a} = o{a} * {st[k]} - {pads[k]} + k{a} * {dl[k]};")
+        if count_pad:
+            body.append("  " * (k + 1) + f"if (p{a} < -{pads[k]} || p{a} >= {il.extent(a) + pads[k + 3]}) continue;")
+        else:
+            body.append("  " * (k + 1) + f"if (p{a} < 0 || p{a} >= {il.extent(a)}) continue;")
+        coords[a] = f"p{a}"
+    inside = " && ".join(f"p{a} >= 0 && p{a} < {il.extent(a)}" for a in "DHW")
+    read = f"({inside} ? {em.ptr[x]}[{il.index(coords)}] : 0)" if count_pad else f"{em.ptr[x]}[{il.index(coords)}]"
+    step = "acc = (v > acc || v != v) ? v : acc;" if is_max else "acc += v;"
+    body.append("   " * 3 + f"const {ctype} v = {read}; {step} ++cnt;")
+    for k in reversed(range(3)):
+        body.append("  " * k + "}")
+    if not is_max:
+        body.append(f"acc /= ({ctype})(cnt > 1 ? cnt : 1);")
+    body.append(f"{em.result_ptr(y, op)}[{ol.index(dict(N='i0', C='i1', D='oD', H='oH', W='oW'))}] = acc;")
+    lines = [f"for (int64_t i0 = 0; i0 < {il.extent('N')}; ++i0)", f"for (int64_t i1 = 0; i1 < {il.extent('C')}; ++i1)"]
+    lines += [f"for (int64_t o{a} = 0; o{a} < {ol.extent(a)}; ++o{a})" for a in "DHW"]
+    em.lines += [f"  {ln}" for ln in lines] + ["  {"] + [f"    {b}" for b in body] + ["  }"]
+
+
+def _dyn_static(em: _Emitter, op: RelayOp) -> None:
+    """A dyn op whose result type is static: the static op's C (its shape operands are not
+    read: the static shapes say everything they would)."""
+    name = op.RELAY_NAME
+    if name in ("dyn.reshape", "dyn.expand_dims", "dyn.squeeze"):
+        _view(em, op)
+    elif name in ("dyn.zeros", "dyn.ones"):
+        _copy_to(em, op.results[0], op, "0" if name == "dyn.zeros" else "1")
+    elif name == "dyn.full":
+        y = op.results[0]
+        _copy_to(em, y, op, f"({c_type(y.type, em.what(op))}){em.ptr[op.operands[0]]}[0]")
+    elif name == "dyn.broadcast_to":
+        _elementwise(em, op, "x")
+    elif name == "dyn.tile":
+        _tile(em, op)
+    elif name == "dyn.one_hot":
+        _one_hot(em, op)
+
+
+def _dft(em: _Emitter, op: RelayOp) -> None:
+    """The direct O(n^2) transform along the last axis, twiddles in double (the inverse
+    divides by the length)."""
+    re, im = op.operands
+    shape = list(re.type.get_shape())
+    n, rows = shape[-1], _size(shape[:-1])
+    ctype = c_type(re.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"dft on {dtype_of(re.type.element_type)} has no C lowering")
+    inv = bool(_attr(op, "inverse"))
+    sign = "" if inv else "-"
+    ore, oim = em.result_ptr(op.results[0], op), em.result_ptr(op.results[1], op)
+    scale = f" / {n}" if inv else ""
+    em.loops([rows, n], [f"const int64_t base = i0 * {n};", "double sr = 0, si = 0;",
+        f"for (int64_t t = 0; t < {n}; ++t) {{",
+        f"  const double a = {sign}6.283185307179586 * (double)((i1 * t) % {n}) / {n};",
+        f"  const double xr = {em.ptr[re]}[base + t], xi = {em.ptr[im]}[base + t];",
+        "  sr += xr * cos(a) - xi * sin(a);", "  si += xr * sin(a) + xi * cos(a);", "}",
+        f"{ore}[base + i1] = ({ctype})(sr{scale});", f"{oim}[base + i1] = ({ctype})(si{scale});"])  # fmt: skip
+
+
 _HANDLERS = {
     **dict.fromkeys([*_UNARY, "clip", "nn.leaky_relu", "cast"], _unary),
     **dict.fromkeys(_BINARY, _binary),
@@ -983,8 +1873,75 @@ _HANDLERS = {
     "nn.layer_norm": _layer_norm,
     "fixed_point_multiply": _fixed_point_multiply,
     "fixed_point_multiply_per_axis": _fixed_point_multiply,
+    "nn.bias_add": _bias_add,
+    "nn.prelu": _prelu,
+    "nn.dropout": _dropout,
+    "nn.batch_norm": _batch_norm,
+    "nn.matmul": _matmul,
+    "nn.batch_matmul": _matmul,
+    **dict.fromkeys(["zeros", "ones", "full", "zeros_like", "ones_like", "full_like"], _fill),
+    **dict.fromkeys(["broadcast_to", "broadcast_to_like"], _broadcast_to),
+    **dict.fromkeys(["reshape_like", "contrib_reverse_reshape", "on_device", "device_copy",
+                     "annotation.compiler_begin", "annotation.compiler_end", "annotation.stop_fusion"],
+                    _view),  # fmt: skip
+    "cast_like": _cast_like,
+    "reinterpret": _reinterpret,
+    **dict.fromkeys(["shape_of", "ndarray_size"], _shape_constant),
+    "variance": _variance,
+    **dict.fromkeys(["argmax", "argmin"], _arg_reduce),
+    "stack": _stack,
+    "tile": _tile,
+    "repeat": _repeat,
+    "slice_like": _slice_like,
+    **dict.fromkeys(["cumsum", "cumprod"], _scan),
+    **dict.fromkeys(["collapse_sum_like", "collapse_sum_to"], _collapse_sum),
+    "gather_nd": _gather_nd,
+    "one_hot": _one_hot,
+    **dict.fromkeys(["nn.instance_norm", "nn.group_norm", "nn.l2_normalize"], _normalize),
+    "nn.lrn": _lrn,
+    "nn.adaptive_avg_pool2d": _adaptive_pool,
+    **dict.fromkeys(["image.resize1d", "image.resize2d", "nn.upsampling"], _resize),
+    **dict.fromkeys(["scatter_elements", "scatter_nd"], _scatter),
+    "reverse_sequence": _reverse_sequence,
+    "einsum": _einsum,
+    **dict.fromkeys(["argsort", "topk"], _sort_family),
+    **dict.fromkeys(["qnn.simulated_quantize", "qnn.simulated_dequantize"], _simulated_qnn),
+    **dict.fromkeys(["nn.conv1d", "nn.conv3d"], _conv_nd),
+    **dict.fromkeys(["nn.max_pool3d", "nn.avg_pool3d"], _pool3d),
+    **dict.fromkeys(["dyn.reshape", "dyn.expand_dims", "dyn.squeeze", "dyn.zeros", "dyn.ones", "dyn.full",
+                     "dyn.broadcast_to", "dyn.tile", "dyn.one_hot"], _dyn_static),  # fmt: skip
+    "dft": _dft,
 }
-"""Relay ops the C target lowers, by Relay name."""
+"""Relay ops the C target lowers, by Relay name. The qnn ops other than the simulated ones
+have none of their own: the C target lowers them to integer relay ops first
+(``qnn-canonicalize-ops``, ``QNN_BY_CANONICALIZATION``)."""
+
+QNN_BY_CANONICALIZATION = frozenset(
+    ["qnn.quantize", "qnn.dequantize", "qnn.requantize", "qnn.conv2d", "qnn.conv2d_transpose", "qnn.dense",
+     "qnn.batch_matmul", "qnn.add", "qnn.subtract", "qnn.mul", "qnn.concatenate", "qnn.avg_pool2d"]
+)  # fmt: skip
+"""qnn ops the C target emits through their canonical integer form (``prepare_functions``)."""
+
+_DATA_DEPENDENT = "its result's shape depends on the input values; the C target needs static shapes"
+_RUN_TIME_SHAPE = "its shape arguments are known only at run time; the C target needs static shapes"
+C_REFUSALS = {
+    "argwhere": _DATA_DEPENDENT,
+    "unique": _DATA_DEPENDENT,
+    "vision.all_class_non_max_suppression": _DATA_DEPENDENT,
+    "dyn.strided_slice": _RUN_TIME_SHAPE,
+    "dyn.nn.pad": _RUN_TIME_SHAPE,
+    "dyn.nn.upsampling": _RUN_TIME_SHAPE,
+    "dyn.image.resize2d": _RUN_TIME_SHAPE,
+    "dyn.topk": _RUN_TIME_SHAPE,
+    "vision.roi_align": "region-of-interest sampling is not lowered to C yet",
+    "vision.roi_pool": "region-of-interest pooling is not lowered to C yet",
+    "image.grid_sample": "grid sampling is not lowered to C yet",
+    "nn.deformable_conv2d": "deformable convolution is not lowered to C yet",
+    "nn.adaptive_avg_pool3d": "3-D adaptive pooling is not lowered to C yet",
+    "nn.adaptive_max_pool3d": "3-D adaptive pooling is not lowered to C yet",
+}
+"""Ops the C target refuses, each with the reason its message gives. A dyn op whose shape
+arguments are constants becomes its static op at opt_level >= 2 (``dynamic-to-static``)."""
 
 
 def emit_function(fn: func.FuncOp, name: str | None = None) -> CFunction:

@@ -14,6 +14,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* out[m, u] = sum over k of data[m, k] * w[u, k] (Relay's dense: weights are (units, k)). */
 static inline void xr_dense_f32(const float *data, const float *w, float *out, int64_t m, int64_t units,
@@ -64,6 +65,74 @@ static inline void xr_softmax_f32(const float *data, float *out, int64_t outer, 
         dst[i * inner] = log_softmax ? src[i * inner] - mx - logf(sum) : expf(src[i * inner] - mx) / sum;
     }
   }
+}
+
+/* Relay's floor_mod: the remainder takes the divisor's sign (r is a % b, already safe). */
+static inline int64_t xr_floor_mod_i64(int64_t r, int64_t b) {
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline float xr_floor_modf(float a, float b) {
+  const float r = fmodf(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline double xr_floor_mod(double a, double b) {
+  const double r = fmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+/* float16 and bfloat16 are stored as their bits and computed in float32: the conversions,
+ * rounding to nearest even as numpy and ml_dtypes do (NaN stays NaN, overflow is infinity). */
+static inline float xr_float16_to_f32(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  uint32_t x;
+  float f;
+  if (e == 0) {
+    f = (float)m * 5.9604644775390625e-8f; /* m * 2^-24, exact */
+    memcpy(&x, &f, 4);
+    x |= sign;
+  } else if (e == 31) {
+    x = sign | 0x7f800000u | (m << 13);
+  } else {
+    x = sign | ((e + 112u) << 23) | (m << 13);
+  }
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static inline uint16_t xr_f32_to_float16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu)); /* NaN */
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520: infinity */
+  if (a < 0x38800000u) {                                   /* below 2^-14: subnormal or 0 */
+    if (a < 0x33000000u) return (uint16_t)sign;            /* at most 2^-25: 0 */
+    const uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+    uint32_t r = m >> shift;
+    const uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (r & 1u))) ++r;
+    return (uint16_t)(sign | r);
+  }
+  uint32_t r = a - 0x38000000u; /* exponent rebiased from 127 to 15 */
+  const uint32_t rem = r & 0x1fffu;
+  r >>= 13;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
+  return (uint16_t)(sign | r);
+}
+
+static inline float xr_bfloat16_to_f32(uint16_t h) {
+  const uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static inline uint16_t xr_f32_to_bfloat16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* NaN */
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
 }
 
 #endif /* XRELAY_KERNELS_H */

@@ -145,9 +145,11 @@ class CModule(GraphModule):
     def summary(self):
         return self.c_program.summary
 
-    def export(self, out_dir: str | Path) -> list[Path]:  # type: ignore[override]
-        """Write ``<name>.c``, ``<name>.h``, ``xrelay_kernels.h`` (and ``<name>.bin``)."""
-        return self.c_program.write(out_dir)
+    def export(self, out_dir: str | Path, main: bool = False) -> list[Path]:  # type: ignore[override]
+        """Write ``<name>.c``, ``<name>.h``, ``xrelay_kernels.h`` (``<name>.bin`` with the
+        weights in a blob; ``main.c``, a program running the model on raw files, with
+        ``main``)."""
+        return self.c_program.write(out_dir, main)
 
     # -- the compiled libraries ---------------------------------------------------------------
     def library(self) -> ctypes.CDLL:

@@ -23,10 +23,10 @@ def c(value, dtype):
     return relay.const(np.asarray(value, dtype=dtype))
 
 
-def check(fn, inputs, tmp_path, rtol=1e-5, atol=1e-5, exact=False, opt_level=3):
+def check(fn, inputs, tmp_path, rtol=1e-5, atol=1e-5, exact=False, opt_level=3, disabled=()):
     """Build ``fn`` for C, compile the program strictly, run it in the executor; compare."""
     mod = xrelay.IRModule.from_expr(fn)
-    with xrelay.transform.PassContext(opt_level=opt_level):
+    with xrelay.transform.PassContext(opt_level=opt_level, disabled_pass=list(disabled)):
         lib = xrelay.build(mod, target="c", opt_level=opt_level)
     lib.export(tmp_path)
     res = subprocess.run([CC, *STRICT, "-c", "-I", str(tmp_path), str(tmp_path / "model.c"),
@@ -39,6 +39,8 @@ def check(fn, inputs, tmp_path, rtol=1e-5, atol=1e-5, exact=False, opt_level=3):
         want = np.asarray(want.numpy() if hasattr(want, "numpy") else want)
         got = lib.get_output(i)
         assert got.dtype == want.dtype
+        if want.dtype.kind == "f":
+            assert np.isfinite(want).all() and np.isfinite(got).all()
         if exact:
             np.testing.assert_array_equal(got, want)
         else:
@@ -217,3 +219,240 @@ def test_quantized_onnx_mobilenet_matches_the_arena_runtime_bit_for_bit():
     out = lib.get_output(0)
     assert np.ptp(out) > 0  # not a constant (a broken pipeline would give one)
     np.testing.assert_array_equal(out, arena.get_output(0))
+
+
+# -- every op: a lowering or a refusal naming it ---------------------------------------------
+
+
+def test_every_relay_qnn_and_dyn_op_has_a_c_lowering_or_a_documented_refusal():
+    from pathlib import Path
+
+    from xrelay.codegen.c_function import _HANDLERS, C_REFUSALS, QNN_BY_CANONICALIZATION
+    from xrelay.dialects.dyn import DYN_OPS
+    from xrelay.dialects.qnn import QNN_OPS
+    from xrelay.dialects.relay import RELAY_OPS
+
+    guide = (Path(xrelay.__file__).parent / "docs" / "guide" / "c-target.md").read_text()
+    for name in [*RELAY_OPS, *QNN_OPS, *DYN_OPS]:
+        lowered = name in _HANDLERS or name in QNN_BY_CANONICALIZATION
+        assert lowered != (name in C_REFUSALS), name  # one or the other
+        if name in C_REFUSALS:
+            assert f"`{name}`" in guide, f"{name}'s refusal is not in docs/guide/c-target.md"
+
+
+@pytest.mark.parametrize(("fn", "op"), [
+    (lambda: relay.argwhere(relay.var("x", shape=(4,), dtype="bool")), "argwhere"),
+    (lambda: relay.unique(relay.var("x", shape=(4,), dtype="int32"))[0], "unique"),
+])  # fmt: skip
+def test_refusals_name_the_op_and_the_reason(fn, op):
+    body = fn()
+    mod = xrelay.IRModule.from_expr(relay.Function(relay.analysis.free_vars(body), body))
+    with pytest.raises(CodegenError, match=rf"{op} has no C lowering: its result's shape depends"):
+        xrelay.build(mod, target="c")
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+def test_mlp_workload_at_every_level(opt_level, tmp_path):
+    """The README's call: the MLP workload with its params (bias_add remains below level 3)."""
+    from xrelay.testing import mlp
+
+    mod, params = mlp.get_workload(batch_size=2)
+    x = RNG.standard_normal((2, 1, 28, 28)).astype("float32")
+    with xrelay.transform.PassContext(opt_level=opt_level):
+        lib = relay.build(mod, target="c", params=params)
+    assert "nn.bias_add" in {op.RELAY_NAME for op in lib.planned.walk() if hasattr(op, "RELAY_NAME")}
+    lib.run(data=x)
+    want = xrelay.run(mod, {"data": x}, params=params)[0]
+    assert np.ptp(want) > 0
+    np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-5, atol=1e-6)
+
+
+def test_bias_prelu_dropout_and_unfolded_batch_norm(tmp_path):
+    x = relay.var("x", shape=(2, 4, 3, 5))
+    y = relay.nn.bias_add(x, relay.const(f32(4)))
+    y = relay.nn.prelu(y, relay.const(f32(4)))
+    y = relay.nn.dropout(y, rate=0.3)
+    bn = relay.nn.batch_norm(y, *(relay.const(v) for v in (f32(4), f32(4), f32(4), np.abs(f32(4)) + 0.5)))
+    z = relay.nn.bias_add(relay.nn.relu(bn[0]), relay.const(f32(5)), axis=-1)
+    i = relay.var("i", shape=(3, 2), dtype="int32")
+    ints = relay.nn.bias_add(i, relay.const(np.array([2**31 - 1, -5], "int32")))
+    inputs = {"x": f32(2, 4, 3, 5), "i": np.array([[1, 2], [3, 4], [-1, 0]], "int32")}
+    fn = relay.Function([x, i], relay.Tuple([z, bn[1], ints]))
+    check(fn, inputs, tmp_path, opt_level=0, disabled=["SimplifyInference"])
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+def test_matmul_and_batch_matmul(opt_level, tmp_path):
+    a = relay.var("a", shape=(2, 3, 5))
+    b = relay.var("b", shape=(1, 4, 5))
+    nt = relay.nn.batch_matmul(a, b)  # NT, batch 1 broadcast
+    nn_ = relay.nn.batch_matmul(a, relay.const(f32(2, 5, 6)), transpose_b=False)
+    tt = relay.nn.batch_matmul(relay.const(f32(2, 5, 3)), b, transpose_a=True, transpose_b=True)
+    mm = relay.nn.matmul(relay.reshape(a, (6, 5)), relay.const(f32(5, 7)))
+    qa = relay.var("qa", shape=(2, 3, 8), dtype="int8")
+    qb = relay.const(RNG.integers(-128, 128, (2, 4, 8)).astype("int8"))
+    qi = relay.nn.batch_matmul(qa, qb, out_dtype="int32")
+    inputs = {"a": f32(2, 3, 5), "b": f32(1, 4, 5), "qa": RNG.integers(-128, 128, (2, 3, 8)).astype("int8")}
+    fn = relay.Function([a, b, qa], relay.Tuple([nt, nn_, tt, mm, qi]))
+    check(fn, inputs, tmp_path, opt_level=opt_level, rtol=1e-5, atol=1e-5)
+
+
+def test_float16_programs_compute_in_float32(tmp_path):
+    """float16 operands and results are stored as their bits; the ops compute in float (the
+    reference rounds every op to float16: agreement within float16 rounding)."""
+    x = relay.var("x", shape=(2, 8), dtype="float16")
+    w = relay.const(RNG.standard_normal((4, 8)).astype("float16"))
+    y = relay.nn.dense(x, w)
+    y = relay.exp(relay.multiply(relay.tanh(y), relay.const(np.float16(0.5))))
+    c32 = relay.cast(y, "float32")
+    back = relay.cast(relay.add(c32, relay.const(np.float32(1e-3))), "float16")
+    inputs = {"x": RNG.standard_normal((2, 8)).astype("float16")}
+    for lvl in (0, 3):
+        check(relay.Function([x], relay.Tuple([y, c32, back])), inputs, tmp_path, opt_level=lvl, rtol=2e-3, atol=2e-3)
+
+
+def test_float16_conversions_round_to_nearest_even(tmp_path):
+    """Every float16 bit pattern through C's float16 -> float32 -> float16 (identity, NaN kept
+    NaN) and float32 values at the rounding edges (ties, subnormals, overflow) to float16."""
+    bits = np.arange(0, 1 << 16, dtype=np.uint32).astype(np.uint16)
+    h = relay.var("h", shape=(bits.size,), dtype="float16")
+    edges = np.array([65504, 65519.99, 65520, 1e-8, 2.0**-25, 2.0**-25 * 1.0001, 2.0**-24 * 1.5, 2.0**-14 * (1 - 2.0**-11),
+                      1 + 2.0**-11, 1 + 3 * 2.0**-11, -0.0, 3e38], "float32")  # fmt: skip
+    f = relay.var("f", shape=edges.shape, dtype="float32")
+    fn = relay.Function([h, f], relay.Tuple([relay.cast(relay.cast(h, "float32"), "float16"), relay.cast(f, "float16")]))
+    mod = xrelay.IRModule.from_expr(fn)
+    lib = xrelay.build(mod, target="c", opt_level=0)
+    lib.run(h=bits.view(np.float16), f=edges)
+    got = lib.get_output(0).view(np.uint16)
+    finite = ~np.isnan(bits.view(np.float16))
+    np.testing.assert_array_equal(got[finite], bits[finite])
+    assert np.isnan(lib.get_output(0)[~finite]).all()
+    np.testing.assert_array_equal(lib.get_output(1).view(np.uint16), edges.astype(np.float16).view(np.uint16))
+
+
+def test_resize_upsampling_and_adaptive_pools(tmp_path):
+    x = relay.var("x", shape=(1, 3, 5, 7))
+    outs = [
+        relay.image.resize2d(x, (9, 4), method="linear", coordinate_transformation_mode="half_pixel"),
+        relay.image.resize2d(x, (8, 11), method="cubic", coordinate_transformation_mode="align_corners"),
+        relay.image.resize2d(x, (10, 14), method="nearest_neighbor", coordinate_transformation_mode="asymmetric"),
+        relay.image.resize2d(x, (3, 3), method="cubic", cubic_exclude=1),
+        relay.nn.upsampling(x, scale_h=2, scale_w=2, method="bilinear", align_corners=True),
+        relay.nn.upsampling(x, scale_h=2, scale_w=3),
+        relay.nn.adaptive_avg_pool2d(x, (2, 3)),
+        relay.image.resize1d(relay.reshape(x, (1, 3, 35)), (20,), method="linear"),
+    ]
+    check(relay.Function([x], relay.Tuple(outs)), {"x": f32(1, 3, 5, 7)}, tmp_path, opt_level=0, rtol=1e-5)
+    q = relay.var("q", shape=(1, 2, 4, 4), dtype="int8")
+    qouts = [relay.image.resize2d(q, (7, 6), method="nearest_neighbor"), relay.image.resize2d(q, (6, 6), method="linear"),
+             relay.nn.adaptive_avg_pool2d(q, (3, 3))]  # fmt: skip
+    check(relay.Function([q], relay.Tuple(qouts)), {"q": RNG.integers(-128, 128, (1, 2, 4, 4)).astype("int8")},
+          tmp_path, opt_level=0, exact=True)  # fmt: skip
+
+
+def test_elementwise_families(tmp_path):
+    op = relay.op.make_call
+    a = relay.var("a", shape=(3, 4))
+    b = relay.var("b", shape=(4,))
+    i = relay.var("i", shape=(9,), dtype="int32")
+    j = relay.var("j", shape=(9,), dtype="int32")
+    p, q = relay.var("p", shape=(4,), dtype="bool"), relay.var("q", shape=(4,), dtype="bool")
+    outs = [*(op(n, [a]) for n in ("sin", "cos", "tan", "atan", "sign", "trunc")),
+            *(op(n, [a, b]) for n in ("mod", "floor_mod", "floor_divide")),
+            *(op(n, [i, j]) for n in ("mod", "floor_mod", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor")),
+            op("sign", [i]), *(op(n, [p, q]) for n in ("logical_and", "logical_or", "logical_xor")),
+            op("logical_not", [p])]  # fmt: skip
+    big = np.iinfo("int32")
+    inputs = {"a": f32(3, 4) * 4, "b": np.array([1.5, -2.0, 0.7, -0.3], "float32"),
+              "i": np.array([7, -7, 7, -7, 0, big.min, big.min, 5, -3], "int32"),
+              "j": np.array([2, 2, -2, -2, 3, -1, 0, 0, 3], "int32"),
+              "p": np.array([1, 1, 0, 0], bool), "q": np.array([1, 0, 1, 0], bool)}  # fmt: skip
+    check(relay.Function([a, b, i, j, p, q], relay.Tuple(outs)), inputs, tmp_path, opt_level=0, rtol=1e-5)
+
+
+def test_index_and_shape_ops(tmp_path):
+    x = relay.var("x", shape=(2, 3, 4))
+    v = relay.var("v", shape=(6,), dtype="int32")
+    outs = [
+        relay.stack([x, relay.negative(x)], axis=1),
+        relay.tile(x, (2, 1, 1, 2)),
+        relay.repeat(x, 2, axis=2),
+        relay.broadcast_to(relay.const(f32(3, 1)), (2, 3, 4)),
+        relay.slice_like(x, relay.zeros((1, 2, 3), "float32")),
+        relay.collapse_sum_like(x, relay.zeros((3, 1), "float32")),
+        relay.gather_nd(x, relay.const(np.array([[1, 0, -1], [2, 0, 1]], "int64"))),
+        relay.one_hot(v, relay.const(np.float32(2)), relay.const(np.float32(-1)), depth=5, axis=0, dtype="float32"),
+        relay.cumsum(x, axis=1), relay.cumprod(x, axis=2, exclusive=True), relay.cumsum(v, dtype="int64"),
+        relay.argmax(x, axis=[1]), relay.argmin(x, axis=[0, 2], keepdims=True),
+        relay.variance(x, axis=[2]), relay.variance(x, axis=[0, 1], unbiased=True),
+        relay.argsort(x, axis=1, is_ascend=False), *relay.topk(x, k=2, axis=2),
+        relay.einsum([x, relay.const(f32(4, 5))], "abc,cd->bad"),
+        relay.reverse_sequence(x, relay.const(np.array([2, 3], "int32")), seq_axis=2, batch_axis=0),
+        relay.scatter_elements(x, relay.const(np.array([[[0, 2, 1, 0]]], "int64")), relay.const(f32(1, 1, 4)), axis=1, reduction="add"),
+        relay.scatter_nd(x, relay.const(np.array([[1], [0]], "int64")), relay.const(f32(1, 4)), mode="update"),
+        relay.reinterpret(relay.add(v, relay.const(np.int32(1 << 30))), "float32"),
+        relay.shape_of(x), relay.ndarray_size(x, "int64"),
+    ]  # fmt: skip
+    inputs = {"x": f32(2, 3, 4), "v": np.array([0, 4, 2, 7, -1, 3], "int32")}
+    check(relay.Function([x, v], relay.Tuple(outs)), inputs, tmp_path, opt_level=0, rtol=1e-5, atol=1e-5)
+
+
+def test_normalisations_and_n_d_convolutions(tmp_path):
+    x = relay.var("x", shape=(2, 4, 5, 6))
+    g, b = relay.const(f32(4)), relay.const(f32(4))
+    outs = [relay.nn.instance_norm(x, g, b), relay.nn.group_norm(x, g, b, num_groups=2),
+            relay.nn.l2_normalize(x, 1e-4, axis=[1]), relay.nn.lrn(x, size=3, axis=1, alpha=0.5, beta=0.75, bias=1.5)]  # fmt: skip
+    s = relay.var("s", shape=(1, 3, 10))
+    outs.append(relay.nn.conv1d(s, relay.const(f32(4, 3, 3)), padding=(1, 2), strides=(2,), channels=4, kernel_size=(3,)))
+    v = relay.var("v", shape=(1, 2, 4, 5, 5))
+    c3 = relay.nn.conv3d(v, relay.const(f32(4, 1, 2, 3, 3)), padding=(1, 1, 1), groups=2, channels=4, kernel_size=(2, 3, 3))
+    outs += [c3, relay.nn.max_pool3d(c3, pool_size=(2, 2, 2), strides=(1, 2, 2), padding=(1, 0, 1)),
+             relay.nn.avg_pool3d(c3, pool_size=(2, 2, 2), padding=(1, 1, 1), count_include_pad=True)]  # fmt: skip
+    inputs = {"x": f32(2, 4, 5, 6), "s": f32(1, 3, 10), "v": f32(1, 2, 4, 5, 5)}
+    check(relay.Function([x, s, v], relay.Tuple(outs)), inputs, tmp_path, opt_level=0, rtol=1e-4, atol=1e-5)
+
+
+def test_qnn_ops_at_opt_level_0_are_bit_exact(tmp_path):
+    """Below opt_level 1 the pipeline leaves the qnn ops: the C target lowers them itself."""
+    x = (RNG.standard_normal((1, 3, 7, 7)) * 3).astype("float32")
+    lib = check(int8_block("UPWARD"), {"x": x}, tmp_path, exact=True, opt_level=0)
+    assert "xr_q_multiply_shift(" in lib.get_source()
+
+
+@pytest.mark.parametrize("constants", ["arrays", "blob"])
+def test_generated_main_runs_the_model_standalone(constants, tmp_path):
+    """``export(dir, main=True)``: model.c + main.c compile strictly into a program that reads
+    raw inputs, runs, and writes raw outputs equal to the interpreter's; wrong input sizes
+    are refused with a message."""
+    from xrelay.runtime.build import build_c
+    from xrelay.testing import mlp
+
+    mod, params = mlp.get_workload(batch_size=2)
+    with xrelay.transform.PassContext(opt_level=2):
+        lib = build_c(mod, params, opt_level=2, constants=constants)
+    files = {f.name for f in lib.export(tmp_path, main=True)}
+    assert "main.c" in files
+    exe = tmp_path / "model"
+    res = subprocess.run([CC, *STRICT, "-I", str(tmp_path), str(tmp_path / "model.c"), str(tmp_path / "main.c"),
+                          "-o", str(exe), "-lm"], capture_output=True, text=True)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    x = RNG.standard_normal((2, 1, 28, 28)).astype("float32")
+    (tmp_path / "data.bin").write_bytes(x.tobytes())
+    args = [str(exe), *([str(tmp_path / "model.bin")] if constants == "blob" else []), str(tmp_path / "data.bin"),
+            str(tmp_path / "out.bin")]  # fmt: skip
+    res = subprocess.run(args, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype="float32").reshape(2, 10)
+    want = xrelay.run(mod, {"data": x}, params=params)[0]
+    assert np.ptp(want) > 0
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    (tmp_path / "data.bin").write_bytes(x.tobytes()[:-4])
+    res = subprocess.run(args, capture_output=True, text=True)
+    assert res.returncode == 1 and "expected exactly 6272 bytes" in res.stderr
+    res = subprocess.run(args[:2], capture_output=True, text=True)
+    assert res.returncode == 2 and "usage:" in res.stderr
+    res = subprocess.run(args[:1], capture_output=True, text=True)
+    if constants == "arrays":  # no arguments: inputs of zeros, the outputs printed
+        assert res.returncode == 0 and res.stdout.startswith("output0 (2x10 float32):"), res.stderr
+    else:  # the weights' file is needed
+        assert res.returncode == 2 and "usage:" in res.stderr

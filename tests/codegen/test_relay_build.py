@@ -35,7 +35,7 @@ def test_writes_the_program_and_its_summary(capsys, tmp_path, model):
                          "--constants", "blob")  # fmt: skip
     assert code == 0, err
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert names == ["model.bin", "model.c", "model.h", "xrelay_kernels.h"]
+    assert names == ["main.c", "model.bin", "model.c", "model.h", "xrelay_kernels.h"]
     assert (tmp_path / "out" / "model.bin").stat().st_size == 48  # the 3x4 weights
     assert "ROM  constants" in out and "48" in out.split("ROM  constants")[1].splitlines()[0]
     assert "int model_run(const model_inputs *inputs, model_outputs *outputs);" in (
