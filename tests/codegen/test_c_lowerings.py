@@ -227,7 +227,7 @@ def test_quantized_onnx_mobilenet_matches_the_arena_runtime_bit_for_bit():
 def test_every_relay_qnn_and_dyn_op_has_a_c_lowering_or_a_documented_refusal():
     from pathlib import Path
 
-    from xrelay.codegen.c_function import _HANDLERS, C_REFUSALS, QNN_BY_CANONICALIZATION
+    from xrelay.backend.c.c_function import _HANDLERS, C_REFUSALS, QNN_BY_CANONICALIZATION
     from xrelay.dialects.dyn import DYN_OPS
     from xrelay.dialects.qnn import QNN_OPS
     from xrelay.dialects.relay import RELAY_OPS
@@ -424,7 +424,7 @@ def test_generated_main_runs_the_model_standalone(constants, tmp_path):
     """``export(dir, main=True)``: model.c + main.c compile strictly into a program that reads
     raw inputs, runs, and writes raw outputs equal to the interpreter's; wrong input sizes
     are refused with a message."""
-    from xrelay.runtime.build import build_c
+    from xrelay.backend.build import build_c
     from xrelay.testing import mlp
 
     mod, params = mlp.get_workload(batch_size=2)
