@@ -26,6 +26,7 @@ the bitwise reference for the numba paths.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -56,7 +57,13 @@ from xrelay.runtime.native.fast_kernels import (
     KernelError,
     compile_function,
 )
-from xrelay.runtime.parallel import WorkerPool, blas_single_thread, default_threads
+from xrelay.runtime.parallel import (
+    RunChooser,
+    WorkerPool,
+    blas_single_thread,
+    default_threads,
+    serial_jobs,
+)
 
 __all__ = [
     "ARENA_ALIGNMENT",
@@ -276,10 +283,15 @@ class Executor:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
         self._park_before_dnnl()
         self._thunks = self._join_dnnl_runs()
+        self._thunks_one = self._join_dnnl_runs(one=True) if self.pool.threads > 1 else None
+        self.chooser = RunChooser()
+        """Chooses each run's mode: all threads, or one (``parallel.RunChooser``)."""
 
-    def _join_dnnl_runs(self) -> list[Any]:
+    def _join_dnnl_runs(self, one: bool = False) -> list[Any]:
         """``run``'s thunks: every step's, with each run of consecutive oneDNN steps joined
-        into one C call (``profile`` and ``step_outputs`` still run them one by one)."""
+        into one C call (``profile`` and ``step_outputs`` still run them one by one). With
+        ``one``, the oneDNN steps are their primitives made for one thread (where a step
+        has none, its primitives for all the threads run with one OpenMP thread)."""
         from xrelay.runtime.dnnl.primitives import run_together
 
         out: list[Any] = []
@@ -305,6 +317,9 @@ class Executor:
             if backend == "dnnl":
                 (_, _, thunk), = c.thunks
                 raw = getattr(c, "dnnl_thunk", thunk)
+                if one:
+                    raw = getattr(c, "dnnl_thunk_one", None) or _with_threads(raw, 1)
+                    thunk = raw
                 group.append(raw)
                 group_thunks.append(thunk)
                 continue
@@ -380,23 +395,41 @@ class Executor:
             return c.numpy() if value is None else value
 
         name = fn.sym_name.data
-        try:
-            plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=self.pool.threads)
+        memo: dict = {}
+        shared: dict = {}
+
+        def bound(threads: int) -> tuple[Any, Any]:
+            plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=threads, memo=memo)
             if plan.winograd and plan.workspace_bytes > (0 if ws is None else ws.nbytes):
                 # planned without Winograd's temporaries (built with another
                 # XRELAY_DNNL_WINOGRAD): the direct convolution still fits
                 plan = plan_function(
-                    fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=self.pool.threads, winograd=False
+                    fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=threads, winograd=False, memo=memo
                 )
-            thunk = plan.bind(ins, outs, ws, self.pool.threads)
+            return plan, plan.bind(ins, outs, ws, threads, shared)
+
+        try:
+            plan, thunk = bound(self.pool.threads)
         except DnnlUnsupported:
             return None
+        one = None
+        if self.pool.threads > 1:
+            # the same primitives made for one thread (RunChooser): a team of one has no
+            # barrier to wait at when another process holds a core
+            try:
+                one = bound(1)[1]
+            except DnnlUnsupported:
+                one = None  # (its workspace does not fit: the threads' primitives run alone)
+            from xrelay.runtime.dnnl.library import dnnl_library
+
+            dnnl_library().xr_dnnl_set_threads(self.pool.threads)  # as the caller had it
         compiled = CompiledFunction(name)
         families = {s.family for s in plan.steps}
         family = families.pop() if len(families) == 1 else "other"
         label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
         compiled.thunks.append((label, family, thunk))
         compiled.dnnl_thunk = thunk  # type: ignore[attr-defined]  # before any parking wrapper
+        compiled.dnnl_thunk_one = one  # type: ignore[attr-defined]
         compiled.fast_ops = len(plan.steps)
         compiled.dnnl_plan = plan  # type: ignore[attr-defined]
         return name, label, compiled
@@ -428,10 +461,14 @@ class Executor:
         At the end the pool's workers, which spin between the steps' jobs, are parked
         (``WorkerPool.park``): they take no core between runs.
         """
-        with blas_single_thread():
-            for t in self._thunks:
+        one = self._thunks_one is not None and self.chooser.choose() == 1
+        start = time.perf_counter()
+        with blas_single_thread(), serial_jobs() if one else contextlib.nullcontext():
+            for t in self._thunks_one if one else self._thunks:  # type: ignore[union-attr]
                 t()
         self.pool.park()
+        if self._thunks_one is not None:
+            self.chooser.record(int(one), time.perf_counter() - start)
 
     def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
         """Run once, timing each step and each op family (im2col, matmul, ...)."""
@@ -456,6 +493,19 @@ class Executor:
                 compiled()
                 results.append([np.array(o, copy=True) for o in outs])
         return results
+
+
+def _with_threads(raw: Any, threads: int) -> Any:
+    """A bound oneDNN thunk that runs its primitives with ``threads`` OpenMP threads."""
+    from types import SimpleNamespace
+
+    from xrelay.runtime.dnnl.primitives import run_together
+
+    prims, nargs, keys, mems, _ = raw.dnnl_run
+    proxy = SimpleNamespace(dnnl_run=(prims, nargs, keys, mems, threads), keep=raw)
+    thunk = run_together([proxy])
+    thunk.dnnl_run = proxy.dnnl_run  # type: ignore[attr-defined]
+    return thunk
 
 
 def _copy_thunk(dst: np.ndarray, src: np.ndarray):

@@ -51,10 +51,83 @@ from typing import Any
 
 __all__ = [
     "Job",
+    "RunChooser",
     "WorkerPool",
     "blas_single_thread",
     "default_threads",
+    "serial_jobs",
 ]
+
+_LOCAL = threading.local()
+
+
+@contextlib.contextmanager
+def serial_jobs() -> Iterator[None]:
+    """Inside the block, every pool job this thread submits runs serially in it (the
+    executor's one-thread runs, ``RunChooser``)."""
+    before = getattr(_LOCAL, "serial", False)
+    _LOCAL.serial = True
+    try:
+        yield
+    finally:
+        _LOCAL.serial = before
+
+
+class RunChooser:
+    """Chooses, run by run, whether a model runs on all its threads (mode 0) or on one
+    (mode 1), by the running mean of each mode's measured run time.
+
+    **Why per run and not only per step.** oneDNN's primitives run on OpenMP teams whose
+    work is cut statically between the threads and joined by a barrier: when another
+    process holds a core, a barrier waits for whichever thread the scheduler preempted,
+    while the thread that got there first spins on (GNU OpenMP spins up to 300,000 pauses,
+    milliseconds, before it sleeps). On this 2-core machine EfficientNet-B0 with two threads
+    took 150-290 ms beside other work where one thread took 40-70 ms (onnxruntime 27-60 ms
+    in the same minutes). Making every wait passive (``OMP_WAIT_POLICY=passive``) rescues
+    the loaded case (42-77 ms) but makes every one of the model's ~100 parallel regions
+    wake a sleeping thread, tens of microseconds each on a virtual machine: a quiet
+    machine would pay milliseconds per run. So both are kept, spinning teams of all the
+    threads and a one-thread program (the oneDNN primitives made for one thread, the
+    native pool's jobs serial), and each run takes the one that measured faster.
+
+    The first run is not measured (page faults, first touches); then each mode is measured
+    once; then the faster mode runs, and the other is re-measured every ``EXPLORE_EVERY``-th
+    run, or on the next run when the faster mode just took more than ``SURGE`` times its
+    mean (the machine's load changed). Means are exponential (``SMOOTHING``)."""
+
+    EXPLORE_EVERY = 16
+    SURGE = 2.0
+    SMOOTHING = 0.3
+
+    def __init__(self) -> None:
+        self.mean = [-1.0, -1.0]
+        self.runs = 0
+        self.stats = [0, 0]
+        self._explore: int | None = None
+
+    def choose(self) -> int:
+        """The mode of the next run."""
+        self.runs += 1
+        if self.runs == 1:
+            return 0
+        for mode in (0, 1):
+            if self.mean[mode] < 0:
+                return mode
+        if self._explore is not None:
+            mode, self._explore = self._explore, None
+            return mode
+        best = 0 if self.mean[0] <= self.mean[1] else 1
+        return 1 - best if self.runs % self.EXPLORE_EVERY == 0 else best
+
+    def record(self, mode: int, seconds: float) -> None:
+        """The time the run chosen last took in ``mode``."""
+        self.stats[mode] += 1
+        if self.runs == 1:
+            return
+        old = self.mean[mode]
+        if old >= 0 and seconds > self.SURGE * old and old <= self.mean[1 - mode]:
+            self._explore = 1 - mode  # the faster mode surged: measure the other at once
+        self.mean[mode] = seconds if old < 0 else old + self.SMOOTHING * (seconds - old)
 
 
 def default_threads() -> int:
@@ -262,7 +335,7 @@ class WorkerPool:
 
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
-        if self.threads == 1 or len(job.tasks) <= 1:
+        if self.threads == 1 or len(job.tasks) <= 1 or getattr(_LOCAL, "serial", False):
             job.run_serial()
             return
         clock = time.perf_counter

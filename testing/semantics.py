@@ -27,13 +27,21 @@ from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs,
 from xrelay.transforms.infra import module_op
 from xrelay.transforms.utils import verify_module
 
-__all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "pass_name"]
+__all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "filecheck_cases", "pass_name"]
 
 PassLike = Any
 """A ModulePass, a pipeline string, an ``xrelay.transforms.infra.Pass``, a callable on
 modules, or a sequence of these."""
 
 
+
+
+def filecheck_cases(path: Any) -> list[str]:
+    """The cases of a FileCheck input split with ``// -----`` that hold a function (each
+    pass's cases also run before and after it with ``check_semantics``)."""
+    from pathlib import Path
+
+    return [c for c in Path(path).read_text().split("// -----") if "func.func" in c]
 
 
 def _clone(mod: Any) -> Any:

@@ -20,6 +20,7 @@ PASSES: dict[str, str] = {
     "annotate-used-memory": "annotate_used_memory.AnnotateUsedMemoryPass",
     "backward-fold-scale-axis": "backward_fold_scale_axis.BackwardFoldScaleAxisPass",
     "bind-params": "bind_params.BindParamsPass",
+    "canonicalize-arith": "canonicalize_arith.CanonicalizeArithPass",
     "canonicalize-ops": "canonicalize_ops.CanonicalizeOpsPass",
     "combine-parallel-batch-matmul": "combine_parallel_batch_matmul.CombineParallelBatchMatmulPass",
     "combine-parallel-conv2d": "combine_parallel_conv2d.CombineParallelConv2DPass",

@@ -58,11 +58,13 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     if not float32_only(module) or blocked_layouts(module):
         return module
     from xrelay.transforms.annotate_target import AnnotateTargetPass
+    from xrelay.transforms.canonicalize_arith import canonicalize_arith
     from xrelay.transforms.convert_layout import ConvertLayoutPass
     from xrelay.transforms.infra import PassContext, get_pass, module_op
     from xrelay.transforms.merge_composite import MergeCompositePass
     from xrelay.transforms.partition_graph import PartitionGraphPass
 
+    canonicalize_arith(module)  # one written form of each activation for the patterns
     matmul_to_dense(module)
     residual_last(module)
     layer_norm_rewrite(module)

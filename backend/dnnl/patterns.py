@@ -27,7 +27,13 @@ SUPPORTED_OPS = (
 )  # fmt: skip
 """Relay's ``_register_external_op_helper`` list for dnnl."""
 
-POST_OPS = ("nn.relu", "tanh", "sigmoid", "clip", "gelu", "swish", "mish", None)
+POST_OPS = ("nn.relu", "tanh", "sigmoid", "clip", "gelu", "swish", "mish", "hardswish", "hardsigmoid",
+            "gelu_tanh", None)  # fmt: skip
+"""Relay's eltwise epilogues and, after ``mish``, the ones exported models use that Relay's
+table lacks (MobileNetV3's hard-swish and hard-sigmoid, GPT-2's tanh-GELU). Each is written
+once, in the form ``canonicalize-arith`` leaves (constants last, a division by a constant as
+a product by its reciprocal, ``power(x, 3)`` as products, the 0.5 of GELU outermost); Relay's
+own GELU (``x / sqrt 2``) is kept as an alternative."""
 
 
 def supported(op: Operation) -> bool:
@@ -41,11 +47,20 @@ def supported(op: Operation) -> bool:
 
 def _append_eltwise(op: DFPattern, eltwise: str | None) -> DFPattern:
     if eltwise == "gelu":
-        div = is_op("divide")(op, wildcard())
-        added = is_op("add")(is_op("erf")(div), wildcard())
+        scaled = is_op("multiply")(op, wildcard()) | is_op("divide")(op, wildcard())
+        added = is_op("add")(is_op("erf")(scaled), wildcard())
+        return is_op("multiply")(is_op("multiply")(op, added), wildcard())
+    if eltwise == "gelu_tanh":
+        cube = is_op("multiply")(is_op("multiply")(op, op), op)
+        inner = is_op("multiply")(is_op("add")(op, is_op("multiply")(cube, wildcard())), wildcard())
+        added = is_op("add")(is_op("tanh")(inner), wildcard())
         return is_op("multiply")(is_op("multiply")(op, added), wildcard())
     if eltwise == "swish":
-        return is_op("multiply")(op, is_op("sigmoid")(op))
+        return is_op("multiply")(op, is_op("sigmoid")(op) | is_op("sigmoid")(is_op("multiply")(op, wildcard())))
+    if eltwise in ("hardswish", "hardsigmoid"):
+        linear = is_op("add")(is_op("multiply")(op, wildcard()), wildcard())
+        hsig = is_op("clip")(linear).has_attr({"a_min": 0.0, "a_max": 1.0})
+        return hsig if eltwise == "hardsigmoid" else is_op("multiply")(op, hsig)
     if eltwise == "mish":
         log = is_op("log")(is_op("add")(is_op("exp")(op), wildcard()))
         return is_op("multiply")(op, is_op("tanh")(log))

@@ -68,6 +68,7 @@ _ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 2, 17, 33, 41
 _ARG_SCALE, _ARG_SHIFT, _ARG_SCRATCHPAD = 51, 52, 80
 _RELU, _TANH, _ABS, _SQRT, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 41, 42, 44, 45
 _CLIP, _GELU_ERF, _MISH = 46, 49, 51
+_HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
 _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
 _BIN_ADD, _BIN_MUL = 131056, 131057
 _USE_SCALE, _USE_SHIFT = 2, 4
@@ -232,9 +233,13 @@ class FunctionPlan:
         outs: Sequence[np.ndarray],
         ws: np.ndarray | None,
         threads: int,
+        shared: dict[int, list[tuple[_Md, np.ndarray]]] | None = None,
     ) -> Callable[[], None]:
         """Memory objects over ``ins``/``outs``/``ws`` and the reordered weights; the thunk
-        that runs every step."""
+        that runs every step. ``shared`` (keyed by the stored weight's id) holds weights
+        reordered by an earlier ``bind`` of a plan of the same function: one of the same
+        format is used again rather than reordered twice (the executor's plans for all its
+        threads and for one)."""
         lib = dnnl_library()
         assert lib is not None
         if self.workspace_bytes and (ws is None or ws.nbytes < self.workspace_bytes):
@@ -251,7 +256,14 @@ class FunctionPlan:
             for key, stored, src_md, dst_md in step.weights:
                 if stored is None:
                     raise DnnlUnsupported(f"@{self.name}: bound already (its derived weights are dropped)")
+                done = shared.setdefault(id(stored), []) if shared is not None else []
+                same = [array for md, array in done if md == dst_md]
+                if same:
+                    reordered[key] = same[0]
+                    keep.append(same[0])
+                    continue
                 reordered[key] = _reorder(lib, stored, src_md, dst_md, keep)
+                done.append((dst_md, reordered[key]))
             if step.derived:
                 step.weights = [(key, None, src_md, dst_md) for key, _, src_md, dst_md in step.weights]
             count = 0
@@ -443,6 +455,118 @@ def _relay(op: Operation) -> str:
     return op.RELAY_NAME if isinstance(op, RelayOp) else op.name
 
 
+# --------------------------------------------------------------------------------------------
+# Activations as oneDNN eltwise post-ops
+# --------------------------------------------------------------------------------------------
+
+_X = "x"
+"""In an activation's template: the value the activation applies to."""
+
+
+def _c(value: float | None = None) -> tuple:
+    """In a template: a one-element constant (``value``: the one it must have; None: any,
+    bound in the order the template is read)."""
+    return ("const", value)
+
+
+def _clip(lo: float | None, hi: float | None, arg: Any) -> tuple:
+    """In a template: ``clip`` with these bounds (None: any, bound)."""
+    return ("clip", lo, hi, arg)
+
+
+_SQRT1_2, _SQRT2_PI = 1 / math.sqrt(2.0), math.sqrt(2.0 / math.pi)
+_HSIG = _clip(0.0, 1.0, ("add", ("multiply", _X, _c()), _c()))
+_CUBES = (("multiply", ("multiply", _X, _X), _X), ("power", _X, _c(3.0)))
+_ACTIVATIONS: list[tuple[int, Any, Callable[[list[float]], tuple[float, float]]]] = [
+    (_RELU, ("nn.relu", _X), lambda k: (0.0, 0.0)),
+    (_TANH, ("tanh", _X), lambda k: (0.0, 0.0)),
+    (_CLIP, _clip(None, None, _X), lambda k: (k[0], k[1])),
+    # x * sigmoid(x), x * sigmoid(a x) (Swish with beta)
+    (_SWISH, ("multiply", _X, ("sigmoid", _X)), lambda k: (1.0, 0.0)),
+    (_SWISH, ("multiply", _X, ("sigmoid", ("multiply", _X, _c()))), lambda k: (k[0], 0.0)),
+    (_LOGISTIC, ("sigmoid", _X), lambda k: (0.0, 0.0)),
+    # x * clip(a x + b, 0, 1) (HardSwish: a = 1/6, b = 1/2), clip(a x + b, 0, 1)
+    (_HARDSWISH, ("multiply", _X, _HSIG), lambda k: (k[0], k[1])),
+    (_HARDSIGMOID, _HSIG, lambda k: (k[0], k[1])),
+    # x * (erf(x / sqrt 2) + 1) * 0.5: Relay's pattern and the canonical form
+    # (``canonicalize-arith``) with the reciprocal
+    *[(_GELU_ERF, ("multiply", ("multiply", _X, ("add", ("erf", (op, _X, _c(c))), _c(1.0))), _c(0.5)),
+       lambda k: (0.0, 0.0)) for op, c in (("divide", math.sqrt(2.0)), ("multiply", _SQRT1_2))],
+    # x * (tanh(sqrt(2/pi) (x + 0.044715 x^3)) + 1) * 0.5
+    *[(_GELU_TANH, ("multiply", ("multiply", _X, ("add", ("tanh", ("multiply", ("add", _X, ("multiply", cube, _c(0.044715))),
+                                                                     _c(_SQRT2_PI))), _c(1.0))), _c(0.5)),
+       lambda k: (0.0, 0.0)) for cube in _CUBES],
+    # x * tanh(log(exp(x) + 1)): Relay's mish pattern
+    (_MISH, ("multiply", _X, ("tanh", ("log", ("add", ("exp", _X), _c(1.0))))), lambda k: (0.0, 0.0)),
+]  # fmt: skip
+"""The activations a convolution or matmul takes as an eltwise post-op: (oneDNN algorithm,
+the template of its ops, its alpha and beta from the bound constants). Templates are matched
+with ``add`` and ``multiply`` in either operand order."""
+
+
+def _match(v: SSAValue, t: Any, x: SSAValue, allowed: set, const_of, binds: list, used: set) -> bool:
+    if t == _X:
+        return v is x
+    if t[0] == "const":
+        c = const_of(v)
+        if c is None or c.size != 1:
+            return False
+        value = float(np.asarray(c, np.float64).reshape(-1)[0])
+        if t[1] is not None and not math.isclose(value, t[1], rel_tol=1e-6):
+            return False
+        binds.append(value)
+        return True
+    o = v.owner
+    if not isinstance(o, RelayOp) or o not in allowed or o.RELAY_NAME != t[0]:
+        return False
+    if t[0] == "clip":
+        lo, hi = float(o.attrs["a_min"]), float(o.attrs["a_max"])
+        for want, got in ((t[1], lo), (t[2], hi)):
+            if want is not None and got != want:
+                return False
+        if t[1] is None:
+            binds.append(lo)
+        if t[2] is None:
+            binds.append(hi)
+        args = [t[3]]
+    else:
+        args = list(t[1:])
+    if len(o.operands) != len(args):
+        return False
+    orders = [list(o.operands)]
+    if t[0] in ("add", "multiply"):
+        orders.append(orders[0][::-1])
+    for operands in orders:
+        b, u = list(binds), set(used)
+        if all(_match(ov, at, x, allowed, const_of, b, u) for ov, at in zip(operands, args)):
+            binds[:] = b
+            used.clear()
+            used.update(u | {o})
+            return True
+    return False
+
+
+def _activation(ops: Sequence[Operation], x: SSAValue, const_of) -> tuple[tuple[int, float, float], int] | None:
+    """The eltwise post-op that the first ops of ``ops`` compute from ``x`` (``_ACTIVATIONS``),
+    and how many ops it takes; None if they compute none of them. The ops taken are exactly
+    the first ones, and only the last one's result is used after them."""
+    allowed = set(ops)
+    for alg, template, params in _ACTIVATIONS:
+        for end in range(len(ops), 0, -1):
+            binds: list[float] = []
+            used: set = set()
+            if not _match(ops[end - 1].results[0], template, x, allowed, const_of, binds, used):
+                continue
+            if used != set(ops[:end]):
+                continue
+            inner = [r for o in ops[: end - 1] for r in o.results]
+            if any(u.operation not in used for r in inner for u in r.uses):
+                continue  # an intermediate value read after the activation
+            alpha, beta = params(binds)
+            return (alg, alpha, beta), end
+    return None
+
+
 class _Reader:
     """Turns the ops of one dnnl function into steps."""
 
@@ -462,6 +586,7 @@ class _Reader:
         self.produced: set[SSAValue] = set()
         self.keep_pd: list[Any] = []
         self.winograd = True
+        self.memo: dict[Any, Any] = {}
         for i, a in enumerate(fn.body.block.args):
             array = fixed[i] if i < len(fixed) else None
             if array is not None:  # a weight the caller passes (PartitionGraph without binding)
@@ -619,18 +744,15 @@ class _Reader:
                     post.append(("sum", outer(others[0])))
                 else:
                     raise DnnlUnsupported(f"composite {name}: an add oneDNN cannot fuse")
-            elif nm in ("nn.relu", "tanh", "sigmoid") and o.operands[0] is cur:
-                post.append(("eltwise", (_UNARY[nm], 0.0, 0.0)))
-            elif nm == "clip" and o.operands[0] is cur:
-                a = o.attrs  # type: ignore[attr-defined]
-                post.append(("eltwise", (_CLIP, float(a["a_min"]), float(a["a_max"]))))
-            elif nm == "divide" and self._is_gelu(rest[i : i + 5], cur, const_of):
-                post.append(("eltwise", (_GELU_ERF, 0.0, 0.0)))
-                cur = rest[i + 4].results[0]
-                i += 5
-                continue
             else:
-                raise DnnlUnsupported(f"composite {name}: {nm}")
+                found = _activation(rest[i:], cur, const_of)
+                if found is None:
+                    raise DnnlUnsupported(f"composite {name}: {nm}")
+                spec, used = found
+                post.append(("eltwise", spec))
+                cur = rest[i + used - 1].results[0]
+                i += used
+                continue
             cur = o.results[0]
             i += 1
         result = call.results[0]
@@ -639,31 +761,6 @@ class _Reader:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
-
-    @staticmethod
-    def _is_gelu(chain: list[Operation], x: SSAValue, const_of) -> bool:
-        """Relay's gelu pattern: ``multiply(multiply(x, add(erf(divide(x, c1)), c2)), c3)``
-        with c1 = sqrt(2), c2 = 1 and c3 = 0.5."""
-        if len(chain) < 5:
-            return False
-        div, erf, add, mul1, mul2 = chain[:5]
-        names = [_relay(o) for o in chain[:5]]
-        if names != ["divide", "erf", "add", "multiply", "multiply"]:
-            return False
-        try:
-            c1 = const_of(div.operands[1])
-            c2 = const_of(add.operands[1]) if add.operands[0] is erf.results[0] else const_of(add.operands[0])
-            m1_other = [v for v in mul1.operands if v is not add.results[0]]
-            m2_other = [v for v in mul2.operands if v is not mul1.results[0]]
-            c3 = const_of(m2_other[0]) if m2_other else None
-        except (IndexError, KeyError):
-            return False
-        return (
-            div.operands[0] is x and erf.operands[0] is div.results[0] and m1_other == [x]
-            and c1 is not None and c1.size == 1 and abs(float(c1.reshape(-1)[0]) - math.sqrt(2)) < 1e-6
-            and c2 is not None and c2.size == 1 and float(c2.reshape(-1)[0]) == 1.0
-            and c3 is not None and c3.size == 1 and float(c3.reshape(-1)[0]) == 0.5
-        )  # fmt: skip
 
     @staticmethod
     def _channel_axis(anchor: Operation) -> int:
@@ -786,7 +883,9 @@ class _Reader:
         src_view = ([n, h, w, c], _contiguous([n, h, w, c]))
         transform(1, "winograd_f4_input", [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
                   {_ARG_SRC: src_view, _ARG_DST: v_view})  # fmt: skip
-        u = winograd_weights(w_hwio, 4, np.dtype(np.float32))
+        u = self.memo.get(("winograd", id(weight)))
+        if u is None:  # (computed once for the plans of one function for several thread counts)
+            u = self.memo[("winograd", id(weight))] = winograd_weights(w_hwio, 4, np.dtype(np.float32))
         v_md = _md(lib, *v_view, "Winograd tiles", "float32")
         m_md = _md(lib, *m_view, "Winograd products", "float32")
         u_user = _md(lib, [36, c, o], _contiguous([36, c, o]), "Winograd weights", "float32")
@@ -1049,6 +1148,7 @@ def plan_function(
     fixed: Sequence[np.ndarray | None] = (),
     threads: int | None = None,
     winograd: bool = True,
+    memo: dict | None = None,
 ) -> FunctionPlan:
     """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
     library is unavailable). ``constant(op)`` gives a constant's array (default its data);
@@ -1057,7 +1157,8 @@ def plan_function(
     ``runtime.parallel.default_threads``) is how many threads the primitives are made for: a
     oneDNN primitive splits its work, and sizes its scratchpad, for the OpenMP thread count
     current when its descriptor is created. ``winograd=False`` runs every convolution direct
-    (for a workspace planned without Winograd's temporaries)."""
+    (for a workspace planned without Winograd's temporaries). ``memo`` shares what plans of
+    the same function compute from its weights (Winograd's transformed weights)."""
     lib = dnnl_library()
     if lib is None:
         raise DnnlUnsupported("the oneDNN library is unavailable")
@@ -1074,6 +1175,8 @@ def plan_function(
         funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()), fixed)
     reader.winograd = winograd
+    if memo is not None:  # derived weights shared between plans of the same function
+        reader.memo = memo
     if lookup is not None:
         reader.funcs = _Lookup(lookup)  # type: ignore[assignment]
     plan = reader.read()

@@ -1514,6 +1514,7 @@ def compile_function(
     Raises ``KernelError`` naming the op for ops without a kernel.
     """
     name = fn.sym_name.data
+    fn = _inline_composites(fn, lookup)
     body = fn.body.block
     if len(inputs) != len(body.args) or len(outs) != len(fn.function_type.outputs.data):
         raise KernelError(
@@ -1679,6 +1680,39 @@ def compile_function(
             ("copy", "copy", functools.partial(np.copyto, outs[i], value, casting="unsafe"))
         )
     return compiled
+
+
+def _inline_composites(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None) -> func.FuncOp:
+    """``fn``, or a detached copy of it with every call of a composite function
+    (``relay.composite``: a oneDNN function the oneDNN backend refused) replaced by the
+    composite's ops, so they run on the fast kernels (a convolution with its bias and
+    epilogue fused, in place in the planned destination) rather than call by call through
+    the reference interpreter with temporaries of their own."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    def composite(op: Any) -> func.FuncOp | None:
+        if not isinstance(op, func.CallOp) or lookup is None:
+            return None
+        callee = lookup(op.callee.root_reference.data)
+        return callee if callee is not None and "relay.composite" in callee.attributes else None
+
+    if not any(composite(op) is not None for op in fn.body.block.ops):
+        return fn
+    copy = fn.clone()
+    for call in [op for op in copy.body.block.ops if composite(op) is not None]:
+        callee = composite(call)
+        assert callee is not None
+        mapping: dict[SSAValue, SSAValue] = dict(zip(callee.body.block.args, call.arguments))
+        for inner in callee.body.block.ops:
+            if isinstance(inner, func.ReturnOp):
+                for r, v in zip(call.results, inner.operands):
+                    r.replace_all_uses_with(mapping.get(v, v))
+                break
+            new = inner.clone(value_mapper=mapping)
+            Rewriter.insert_op(new, InsertPoint.before(call))
+            mapping.update(zip(inner.results, new.results))
+        Rewriter.erase_op(call)
+    return copy
 
 
 def _pad_read_through(op: RelayOp, dest: dict) -> bool:

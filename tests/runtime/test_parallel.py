@@ -483,3 +483,32 @@ def test_native_kernels_can_be_disabled(monkeypatch, tmp_path):
     monkeypatch.setenv("XRELAY_CACHE_DIR", str(tmp_path))
     assert native.native_kernels() is not None
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".so"]
+
+
+def test_run_chooser_follows_the_measured_runs():
+    """RunChooser: the first run is not measured, each mode is measured once, the faster
+    runs, the other is re-measured every EXPLORE_EVERY-th run and right after the faster
+    mode's time surges (another process took a core)."""
+    from xrelay.runtime.parallel import RunChooser
+
+    c = RunChooser()
+    times = {0: 1.0, 1: 1.8}  # all threads faster: a quiet machine
+    seen = []
+    for _ in range(40):
+        mode = c.choose()
+        seen.append(mode)
+        c.record(mode, times[mode])
+    assert seen[:3] == [0, 0, 1]
+    assert seen[3:].count(1) == sum(1 for r in range(4, 41) if r % RunChooser.EXPLORE_EVERY == 0)
+    times[0] = 9.0  # a busy core: the team of two waits at every barrier
+    mode = c.choose()
+    c.record(mode, times[mode])
+    assert mode == 0
+    assert c.choose() == 1  # the surge makes it measure one thread at once
+    c.record(1, times[1])
+    seen = []
+    for _ in range(40):  # one thread runs from now on, all threads re-measured now and then
+        mode = c.choose()
+        seen.append((c.runs, mode))
+        c.record(mode, times[mode])
+    assert all(mode == (0 if runs % RunChooser.EXPLORE_EVERY == 0 else 1) for runs, mode in seen), seen

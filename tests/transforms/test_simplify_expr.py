@@ -13,14 +13,14 @@ from xdsl.parser import Parser
 from xrelay.dialects import make_context
 from xrelay.testing import mobilenet, resnet
 from xrelay.testing.random_graphs import random_dag
-from xrelay.testing.semantics import check_semantics
+from xrelay.testing.semantics import check_semantics, filecheck_cases
 from xrelay.transforms.simplify_expr import SimplifyExprPass
 
 CASES = Path(__file__).parents[1] / "filecheck" / "transforms" / "simplify-expr.mlir"
 
 
 def _chunks() -> list[str]:
-    return [c for c in CASES.read_text().split("// -----") if "func.func" in c]
+    return filecheck_cases(CASES)
 
 
 @pytest.mark.parametrize("index", range(len(_chunks())))

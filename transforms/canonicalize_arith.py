@@ -1,0 +1,236 @@
+"""``canonicalize-arith``: one written form for the float arithmetic exporters write many ways.
+
+Exporters and importers spell the same activation differently: GELU as ``x / 1.4142`` or
+``x * 0.7071``, with ``0.5`` multiplied first or last, constants on either side of a
+commutative op; GPT-2's tanh-GELU cubes with ``power(x, 3)`` (numpy's float32 ``power`` is
+slow for negative bases). The oneDNN composite patterns (``backend``'s dnnl pattern table)
+and the reader that turns a composite into post-ops are written once, for the form this pass
+leaves:
+
+* ``DivideByConstant``: ``x / c`` becomes ``x * (1/c)`` for a float constant ``c`` whose
+  reciprocal is finite and non-zero everywhere;
+* ``ConstantLast``: ``c + x`` and ``c * x`` become ``x + c`` and ``x * c``;
+* ``ScalarFactorLast``: ``(a * s) * b`` becomes ``(a * b) * s`` for a one-element constant
+  ``s`` (any operand order), so a chain of products keeps its scalar factor outermost;
+* ``SmallPower``: ``power(x, p)`` for a scalar ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1} becomes
+  multiplies, ``sqrt``, ``rsqrt`` or a division;
+* ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd``: ``(x + c1) + c2`` is ``x + (c1 + c2)``
+  (a bias and the constant a hard-sigmoid adds after it are one bias), and so for products.
+
+Every rewrite keeps the result type and only fires on float tensors; the values change by
+float32 rounding at most (``x * (1/c)`` and ``x / c`` can differ in the last bit). The
+patterns run as one greedy walk repeated until nothing changes; dead ops are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of
+from xrelay.transforms._relay_rewrite import OpBuilder, constant_value
+from xrelay.transforms.simplify_expr import SimplifyAdjacentMultiplyOrAdd
+
+__all__ = ["PATTERNS", "CanonicalizeArithPass", "canonicalize_arith"]
+
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def _float(v: SSAValue) -> bool:
+    return dtype_of(v.type) in _FLOATS
+
+
+def _op(v: SSAValue, name: str) -> RelayOp | None:
+    o = v.owner
+    return o if isinstance(o, RelayOp) and o.RELAY_NAME == name else None
+
+
+def _is_const(v: SSAValue) -> bool:
+    return isinstance(v.owner, ConstantOp)
+
+
+def _scalar(v: SSAValue) -> float | None:
+    c = constant_value(v)
+    if c is None or c.size != 1:
+        return None
+    return float(np.asarray(c, np.float64).reshape(-1)[0])
+
+
+class _Pattern(RewritePattern):
+    ROOT: ClassVar[str] = ""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, RelayOp) and op.RELAY_NAME == self.ROOT and _float(op.results[0]):
+            self.rewrite(op, rewriter)
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+
+class DivideByConstant(_Pattern):
+    """``x / c`` becomes ``x * (1/c)`` (the reciprocal folded, in the constant's type)::
+
+        %c = relay.constant dense<1.41421354> : tensor<f32>
+        %y = relay.divide %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        // becomes
+        %r = relay.constant dense<0.707106769> : tensor<f32>
+        %y = relay.multiply %x, %r : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    """
+
+    ROOT = "divide"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        x, d = op.operands
+        c = constant_value(d)
+        if c is None or _is_const(x) or c.dtype.kind != "f":
+            return
+        with np.errstate(divide="ignore", over="ignore"):
+            r = (np.float64(1.0) / c.astype(np.float64)).astype(c.dtype)
+        if not np.all(np.isfinite(r)) or np.any(r == 0):
+            return  # x / 0 and x / inf keep their IEEE meaning
+        b = OpBuilder(rewriter, op)
+        new = b.op("multiply", [x, b.const(r, dtype_of(d.type))])
+        if new.results[0].type != op.results[0].type:
+            rewriter.erase_op(new)
+            return
+        rewriter.replace(op, [], [new.results[0]])
+
+
+class ConstantLast(_Pattern):
+    """``c * x`` and ``c + x`` with a constant ``c`` become ``x * c`` and ``x + c``::
+
+        %y = relay.multiply %half, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+        // becomes
+        %y = relay.multiply %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    """
+
+    ROOT = ""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, RelayOp) or op.RELAY_NAME not in ("add", "multiply") or not _float(op.results[0]):
+            return
+        c, x = op.operands
+        if _is_const(c) and not _is_const(x):
+            new = type(op).make([x, c])
+            if new.results[0].type != op.results[0].type:
+                return
+            rewriter.replace(op, new)
+
+
+class ScalarFactorLast(_Pattern):
+    """``(a * s) * b`` becomes ``(a * b) * s`` for a one-element constant ``s`` when ``a * s``
+    has no other use (in any operand order of either multiply)::
+
+        %h = relay.multiply %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        %y = relay.multiply %h, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        // becomes
+        %p = relay.multiply %x, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        %y = relay.multiply %p, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    """
+
+    ROOT = "multiply"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        u, v = op.operands
+        for inner_v, b_v in ((u, v), (v, u)):
+            inner = _op(inner_v, "multiply")
+            if inner is None or _is_const(b_v) or not inner_v.has_one_use():
+                continue
+            for a, s in (inner.operands, inner.operands[::-1]):
+                if _is_const(a) or _scalar(s) is None or inner_v.type != a.type:
+                    continue
+                bld = OpBuilder(rewriter, op)
+                ab = bld.op("multiply", [a, b_v])
+                new = bld.op("multiply", [ab.results[0], s])
+                if new.results[0].type != op.results[0].type:
+                    rewriter.erase_op(new)
+                    rewriter.erase_op(ab)
+                    return
+                rewriter.replace(op, [], [new.results[0]])
+                return
+
+
+class SmallPower(_Pattern):
+    """``power(x, p)`` with a scalar constant ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1}
+    becomes products, ``sqrt``, ``rsqrt`` or ``1 / x``::
+
+        %y = relay.power %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        // becomes
+        %s = relay.multiply %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        %y = relay.multiply %s, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    ROOT = "power"
+    EXPONENTS = (1.0, 2.0, 3.0, 4.0, 0.5, -0.5, -1.0)
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        x, e = op.operands
+        p = _scalar(e)
+        if p not in self.EXPONENTS or x.type != op.results[0].type:
+            return
+        b = OpBuilder(rewriter, op)
+        if p == 1.0:
+            out = x
+        elif p == 2.0:
+            out = b("multiply", [x, x])
+        elif p == 3.0:
+            out = b("multiply", [b("multiply", [x, x]), x])
+        elif p == 4.0:
+            sq = b("multiply", [x, x])
+            out = b("multiply", [sq, sq])
+        elif p == 0.5:
+            out = b("sqrt", [x])
+        elif p == -0.5:
+            out = b("rsqrt", [x])
+        else:
+            out = b("divide", [b.scalar(1.0, dtype_of(x.type)), x])
+        rewriter.replace(op, [], [out])
+
+
+PATTERNS = (DivideByConstant, ConstantLast, ScalarFactorLast, SmallPower, SimplifyAdjacentMultiplyOrAdd)
+"""The rewrites, in the order each walk tries them (the last is ``simplify-expr``'s: a bias
+and a constant added after it are one bias)."""
+
+
+def canonicalize_arith(module: ModuleOp, max_rounds: int = 20) -> int:
+    """Apply ``PATTERNS`` until nothing changes (at most ``max_rounds`` walks); returns the
+    number of rewrites."""
+    from xdsl.transforms.dead_code_elimination import region_dce
+
+    patterns = [p() for p in PATTERNS]
+    count = 0
+    for _ in range(max_rounds):
+        changed = 0
+        for op in [o for o in module.walk() if isinstance(o, RelayOp)]:
+            if op.parent is None:
+                continue
+            for pattern in patterns:
+                rewriter = PatternRewriter(op)
+                pattern.match_and_rewrite(op, rewriter)
+                if rewriter.has_done_action:
+                    changed += 1
+                    break
+        if not changed:
+            break
+        count += changed
+        for top in module.ops:
+            for region in top.regions:
+                region_dce(region)
+    return count
+
+
+@dataclass(frozen=True)
+class CanonicalizeArithPass(ModulePass):
+    """One written form for equivalent float arithmetic (see the module docstring)."""
+
+    name = "canonicalize-arith"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        canonicalize_arith(op)
