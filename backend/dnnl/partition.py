@@ -65,6 +65,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     from xrelay.transforms.partition_graph import PartitionGraphPass
 
     canonicalize_arith(module)  # one written form of each activation for the patterns
+    mean_to_global_pool(module)
     matmul_to_dense(module)
     residual_last(module)
     layer_norm_rewrite(module)
@@ -126,6 +127,36 @@ def matmul_to_dense(module: ModuleOp) -> int:
         Rewriter.erase_op(op)
         if not w.result.uses:
             Rewriter.erase_op(w)
+        count += 1
+    return count
+
+
+def mean_to_global_pool(module: ModuleOp) -> int:
+    """``mean(x, axis=[2, 3], keepdims=True)`` of a float32 4-D ``x`` becomes
+    ``nn.global_avg_pool2d(x)`` (NCHW), the same sum divided by the same count: torch
+    exports ``adaptive_avg_pool2d(x, 1)`` (squeeze-and-excitation blocks) as this
+    ``ReduceMean``, which ConvertLayout then leaves for a native reduction over a strided
+    channels-last tensor instead of one oneDNN pooling step. Returns how many."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from xrelay.dialects.relay import RELAY_OPS, RelayOp, dtype_of, shape_of
+
+    count = 0
+    for op in list(module.walk()):
+        if not isinstance(op, RelayOp) or op.RELAY_NAME != "mean" or len(op.operands) != 1:
+            continue
+        x = op.operands[0]
+        a = op.attrs
+        rank = len(shape_of(x.type))
+        axes = sorted(int(v) % rank for v in (a.get("axis") or [])) if rank == 4 else []
+        if axes != [2, 3] or not a.get("keepdims") or a.get("exclude") or dtype_of(x.type) != "float32":
+            continue
+        pool = RELAY_OPS["nn.global_avg_pool2d"].make([x], layout="NCHW")
+        if pool.results[0].type != op.results[0].type:
+            continue
+        Rewriter.insert_op(pool, InsertPoint.before(op))
+        op.results[0].replace_all_uses_with(pool.results[0])
+        Rewriter.erase_op(op)
         count += 1
     return count
 

@@ -119,6 +119,10 @@ def _op_pattern(op_name: str, with_bias: bool, eltwise: str | None) -> tuple:
     out = is_op(op_name)(wildcard(), wildcard())
     if with_bias:
         out = is_op("add")(out, wildcard())
+    if op_name == "nn.dense" and eltwise:
+        # a reshape between the matmul and its activation (GPT-2's Conv1D: addmm on the
+        # flattened rows, then the view back to (batch, seq, features)) is the same bytes
+        out = is_op("reshape")(out) | out
     out = _append_eltwise(out, eltwise)
     if "conv" in op_name:
         return (name, out, _bias_add_predicate)

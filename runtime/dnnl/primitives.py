@@ -731,14 +731,17 @@ class _Reader:
         bias: np.ndarray | None = None
         post: list[tuple[str, Any]] = []
         rest = ops[1:]
+        reshaped = False
         i = 0
         while i < len(rest):
             o = rest[i]
             nm = _relay(o)
             others = [v for v in o.operands if v is not cur]
-            if nm == "add" and len(others) == 1 and cur in o.operands:
+            if nm == "reshape" and o.operands[0] is cur and _relay(anchor) == "nn.dense":
+                reshaped = True  # the matmul's contiguous rows seen with another shape
+            elif nm == "add" and len(others) == 1 and cur in o.operands:
                 c = const_of(others[0])
-                if c is not None and bias is None and not post and c.size == shape_of(cur.type)[self._channel_axis(anchor)]:
+                if c is not None and bias is None and not post and not reshaped and c.size == shape_of(cur.type)[self._channel_axis(anchor)]:
                     bias = c.reshape(-1)
                 elif c is None and outer(others[0]) is not None and tuple(shape_of(others[0].type)) == tuple(shape_of(cur.type)):
                     post.append(("sum", outer(others[0])))

@@ -143,3 +143,41 @@ def test_one_thread_program_gives_the_same_results():
         np.testing.assert_allclose(m.get_output(0).numpy(), out, rtol=1e-5, atol=1e-5)
     assert ex.chooser.stats[0] >= 1 and ex.chooser.stats[1] >= 1  # both programs ran
     _close(out, run_onnxruntime(model, x)[0])
+
+
+def test_gpt2_conv1d_then_reshape_then_tanh_gelu_is_one_onednn_step():
+    """GPT-2's MLP: Conv1D is ``addmm`` on the flattened rows, viewed back to (batch, seq,
+    features), then NewGELU with ``Pow(x, 3)``; the view between the matmul and its
+    activation is the same bytes, so the composite takes it."""
+    g = GraphBuilder(5)
+    w = g.init("w", (RNG.standard_normal((32, 48)) * 0.3).astype("float32"))
+    b = g.init("b", (RNG.standard_normal(48) * 0.1).astype("float32"))
+    rows = g.node("Reshape", ["data", g.const(np.array([-1, 32], np.int64))])
+    y = g.node("Reshape", [g.node("Gemm", [rows, w, b]), g.const(np.array([1, 8, 48], np.int64))])
+    y = _gelu_tanh(g, y, "pow")
+    model = g.model({"data": ([1, 8, 32], np.float32)}, [y], "conv1d")
+    x = {"data": RNG.standard_normal((1, 8, 32)).astype("float32")}
+    m, out = _run(model, x)
+    assert [c.split("(")[0] for c in _composites(m)] == ["dnnl.dense_bias_gelu_tanh"]
+    _close(out, run_onnxruntime(model, x)[0])
+
+
+def test_squeeze_excitation_mean_is_a_onednn_global_pool():
+    """torch exports the squeeze of a squeeze-and-excitation block (``adaptive_avg_pool2d(x,
+    1)``) as ``ReduceMean`` over H and W with keepdims: it runs as oneDNN's global average
+    pool on the channels-last tensor, the block's convolutions with their SiLU and sigmoid
+    epilogues as oneDNN steps."""
+    g = GraphBuilder(6)
+    y = _silu(g, g.conv("data", 8, 32, 3, bias=True), "xs")
+    s = g.node("ReduceMean", [y, g.const(np.array([2, 3], np.int64))], keepdims=1)
+    s = g.node("Sigmoid", [g.conv(_silu(g, g.conv(s, 32, 8, 1, bias=True), "xs"), 8, 32, 1, bias=True)])
+    y = g.conv(g.node("Mul", [y, s]), 32, 16, 1, bias=True)
+    model = g.model({"data": ([1, 8, 14, 14], np.float32)}, [y], "se", opset=18)
+    x = {"data": RNG.standard_normal((1, 8, 14, 14)).astype("float32")}
+    m, out = _run(model, x)
+    ops = [o for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl"]
+    assert "nn.global_avg_pool2d" in ops, ops
+    assert [c.split("(")[0] for c in _composites(m)] == [
+        "dnnl.conv2d_bias_swish", "dnnl.conv2d_bias_swish", "dnnl.conv2d_bias_sigmoid", "dnnl.conv2d_bias",
+    ]  # fmt: skip
+    _close(out, run_onnxruntime(model, x)[0])
