@@ -471,16 +471,20 @@ class Executor:
             self.chooser.record(int(one), time.perf_counter() - start)
 
     def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
-        """Run once, timing each step and each op family (im2col, matmul, ...)."""
+        """Run once, timing each step and each op family (im2col, matmul, ...), with the
+        program ``run`` prefers now (all threads or one, ``RunChooser``)."""
         steps: list[StepProfile] = []
         families = dict.fromkeys(FAMILIES, 0.0)
         clock = time.perf_counter
-        with blas_single_thread():
+        mean = self.chooser.mean
+        one = self._thunks_one is not None and 0 <= mean[1] < mean[0]
+        with blas_single_thread(), serial_jobs() if one else contextlib.nullcontext():
             for index, (name, ops, compiled) in enumerate(self.steps):
                 start = clock()
+                single = getattr(compiled, "dnnl_thunk_one", None) if one else None
                 for _, fam, t in compiled.thunks:
                     t0 = clock()
-                    t()
+                    (single or t)()
                     families[fam] += clock() - t0
                 steps.append(StepProfile(index, name, ops, clock() - start, ""))
         return steps, families
