@@ -133,8 +133,9 @@ def matmul_to_dense(module: ModuleOp) -> int:
 
 def mean_to_global_pool(module: ModuleOp) -> int:
     """``mean(x, axis=[2, 3], keepdims=True)`` of a float32 4-D ``x`` becomes
-    ``nn.global_avg_pool2d(x)`` (NCHW), the same sum divided by the same count: torch
-    exports ``adaptive_avg_pool2d(x, 1)`` (squeeze-and-excitation blocks) as this
+    ``nn.global_avg_pool2d(x)`` (NCHW), the same sum divided by the same count, and without
+    ``keepdims`` the pool reshaped to (N, C): torch exports ``adaptive_avg_pool2d(x, 1)``
+    (squeeze-and-excitation blocks) and ``x.mean([2, 3])`` (MnasNet's head) as this
     ``ReduceMean``, which ConvertLayout then leaves for a native reduction over a strided
     channels-last tensor instead of one oneDNN pooling step. Returns how many."""
     from xdsl.rewriter import InsertPoint, Rewriter
@@ -149,13 +150,16 @@ def mean_to_global_pool(module: ModuleOp) -> int:
         a = op.attrs
         rank = len(shape_of(x.type))
         axes = sorted(int(v) % rank for v in (a.get("axis") or [])) if rank == 4 else []
-        if axes != [2, 3] or not a.get("keepdims") or a.get("exclude") or dtype_of(x.type) != "float32":
+        if axes != [2, 3] or a.get("exclude") or dtype_of(x.type) != "float32":
             continue
         pool = RELAY_OPS["nn.global_avg_pool2d"].make([x], layout="NCHW")
-        if pool.results[0].type != op.results[0].type:
+        new = [pool]
+        if not a.get("keepdims"):  # (N, C): the pool's (N, C, 1, 1) reshaped, the same bytes
+            new.append(RELAY_OPS["reshape"].make([pool.results[0]], newshape=list(shape_of(op.results[0].type))))
+        if new[-1].results[0].type != op.results[0].type:
             continue
-        Rewriter.insert_op(pool, InsertPoint.before(op))
-        op.results[0].replace_all_uses_with(pool.results[0])
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        op.results[0].replace_all_uses_with(new[-1].results[0])
         Rewriter.erase_op(op)
         count += 1
     return count

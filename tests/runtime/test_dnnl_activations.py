@@ -181,3 +181,17 @@ def test_squeeze_excitation_mean_is_a_onednn_global_pool():
         "dnnl.conv2d_bias_swish", "dnnl.conv2d_bias_swish", "dnnl.conv2d_bias_sigmoid", "dnnl.conv2d_bias",
     ]  # fmt: skip
     _close(out, run_onnxruntime(model, x)[0])
+
+
+def test_spatial_mean_without_keepdims_is_a_onednn_global_pool():
+    """MnasNet's head, ``x.mean([2, 3])`` then a Linear: the pool and the matmul on oneDNN."""
+    g = GraphBuilder(7)
+    y = g.node("Relu", [g.conv("data", 8, 32, 3, bias=True)])
+    y = g.gemm(g.node("ReduceMean", [y, g.const(np.array([2, 3], np.int64))], keepdims=0), 32, 10)
+    model = g.model({"data": ([1, 8, 14, 14], np.float32)}, [y], "head", opset=18)
+    x = {"data": RNG.standard_normal((1, 8, 14, 14)).astype("float32")}
+    m, out = _run(model, x)
+    ex = m.executor
+    assert "native" not in ex.step_backends[1:], [o for (_, o, _) in ex.steps]
+    assert "nn.global_avg_pool2d" in [o for (_, o, _) in ex.steps]
+    _close(out, run_onnxruntime(model, x)[0])
