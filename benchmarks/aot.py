@@ -2,6 +2,7 @@
 
     python benchmarks/aot.py                      # MLP, MobileNetV2, ResNet-18
     python benchmarks/aot.py --models mlp --pairs 30
+    python benchmarks/aot.py --threads 1             # against one-thread runtimes
 
 Each model (``xrelay.testing``: Relay's MLP, MobileNetV2 and ResNet-18 workloads, batch 1,
 float32) is built three ways in this one process:
@@ -57,7 +58,7 @@ def _timed(fn) -> float:
     return time.perf_counter() - t
 
 
-def _onnx_session(name: str, params):
+def _onnx_session(name: str, params, threads: int = 2):
     """onnxruntime on the workload's ONNX twin (the same network and weights), or None."""
     import onnxruntime as ort
 
@@ -70,7 +71,7 @@ def _onnx_session(name: str, params):
     else:
         return None  # no ONNX twin of Relay's MobileNet here
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
+    so.intra_op_num_threads = threads
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     feed_name = sess.get_inputs()[0].name
@@ -79,13 +80,13 @@ def _onnx_session(name: str, params):
     return lambda: sess.run(None, {feed_name: x})
 
 
-def run_model(name: str, pairs: int, warmup: int) -> dict:
+def run_model(name: str, pairs: int, warmup: int, threads: int = 2) -> dict:
     workload, kw, _ = MODELS[name]
     mod, params = workload.get_workload(batch_size=1, **kw)
     lib = build_c(mod, params, constants="blob")
     shape = lib.c_program.inputs[0][1].get_shape()
     x = np.random.default_rng(0).standard_normal(shape).astype("float32")
-    arena = xrelay.build(mod, params)
+    arena = xrelay.build(mod, params, threads=threads)
     arena.set_input("data", x)
     lib.set_input("data", x)
     lib.run()
@@ -98,7 +99,7 @@ def run_model(name: str, pairs: int, warmup: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         lib.export(tmp)
         lib.summary.code = code_bytes(Path(tmp), lib.c_program.name)
-    ort_run = _onnx_session(name, params)
+    ort_run = _onnx_session(name, params, threads)
     lib.run_aot()
     np.testing.assert_allclose(lib.get_output(0), arena.get_output(0), rtol=1e-3, atol=1e-5)
     runners = {"c": lib.run_aot, "c-steps": lib.run, "arena": arena.run}
@@ -125,12 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--pairs", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of the arena runtime and onnxruntime (the C program has one)")  # fmt: skip
     args = ap.parse_args(argv)
     print("| model | C ms | C steps ms | arena ms | onnxruntime ms | C / C steps | C / arena "
           "| C / onnxruntime | RAM (plan) | ROM weights | ROM code |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
-        r = run_model(name, args.pairs, args.warmup)
+        r = run_model(name, args.pairs, args.warmup, args.threads)
         ms, over, s = r["ms"], r["c_over"], r["summary"]
         ort_ms = f"{ms['onnxruntime']:.2f}" if "onnxruntime" in ms else "-"
         ort_ratio = f"{over['onnxruntime']:.2f}x" if "onnxruntime" in over else "-"
