@@ -51,7 +51,7 @@ from xrelay.relay.parser import fromtext, parse, parse_expr
 from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.params import load_param_dict, save_param_dict
 
-_LAZY_SUBMODULES = ("transform", "dataflow_pattern", "testing", "build_module", "expr_functor", "qnn")
+_LAZY_SUBMODULES = ("transform", "dataflow_pattern", "testing", "build_module", "expr_functor", "qnn", "frontend")
 
 __all__ = [
     "Any",

@@ -13,8 +13,9 @@ kernels only; ``transforms`` (the passes) and ``backend`` (compile time: the bui
 targets, graph JSON, the engines' partitioning and C emission) sit above it.
 
 A package may import its own layer and the layers below it. ``xrelay.relay.testing`` is
-``xrelay.testing`` at tvm.relay.testing's path, so it counts as ``testing`` (nothing in ``relay``
-imports it; ``relay`` hands it out lazily by name).
+``xrelay.testing`` at tvm.relay.testing's path, so it counts as ``testing``, and
+``xrelay.relay.frontend`` (``from_onnx`` at tvm.relay.frontend's path) counts as ``frontends``
+(nothing in ``relay`` imports them; ``relay`` hands them out lazily by name).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ LAYERS: list[set[str]] = [
 ]  # fmt: skip
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
-MODULE_PACKAGE = {"xrelay.relay.testing": "testing"}
+MODULE_PACKAGE = {"xrelay.relay.testing": "testing", "xrelay.relay.frontend": "frontends"}
 """Modules that belong to another package's layer than their folder's."""
 
 PENDING: set[tuple[str, str]] = {

@@ -9,8 +9,8 @@ from onnx import TensorProto, helper
 
 from xrelay.frontends import import_onnx
 from xrelay.frontends.onnx import OnnxImportError, OnnxRunTimeValueError
-from xrelay.frontends.onnx_backend import XrelayBackend
 from xrelay.runtime.interpreter import run
+from xrelay.testing.onnx_backend import XrelayBackend
 from xrelay.testing.onnx_models import run_onnxruntime
 
 F = TensorProto.FLOAT

@@ -20,10 +20,10 @@ import xrelay
 from xrelay import relay
 from xrelay.dialects.relay import byte_size, numpy_dtype, tensor_type
 from xrelay.dialects.relay.dtypes import dtype_bits, dtype_of, element_type, from_stored
-from xrelay.frontends.onnx_backend import MODES, XrelayBackend
 from xrelay.kernels import KERNELS
 from xrelay.runtime.data_type import DataType
 from xrelay.runtime.params import ParamsFormatError, load_param_dict, save_param_dict
+from xrelay.testing.onnx_backend import MODES, XrelayBackend
 
 FLOAT8 = [T.FLOAT8E4M3FN, T.FLOAT8E5M2, T.FLOAT8E4M3FNUZ, T.FLOAT8E5M2FNUZ]
 SUB_BYTE_INTS = [T.INT4, T.UINT4, T.INT2, T.UINT2]

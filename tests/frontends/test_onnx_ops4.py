@@ -9,7 +9,7 @@ import pytest
 
 from xrelay.frontends import import_onnx
 from xrelay.frontends.onnx import OnnxRunTimeValueError
-from xrelay.frontends.onnx_backend import XrelayBackend
+from xrelay.testing.onnx_backend import XrelayBackend
 from xrelay.testing.onnx_models import make_model, run_onnxruntime
 
 I64 = np.int64

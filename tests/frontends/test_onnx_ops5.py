@@ -106,7 +106,7 @@ def test_tensor_scatter_vs_onnx_reference(rng, mode, axis):
     from onnx import TensorProto, helper
     from onnx.reference import ReferenceEvaluator
 
-    from xrelay.frontends.onnx_backend import XrelayBackend
+    from xrelay.testing.onnx_backend import XrelayBackend
 
     cache, update = (2, 5, 3, 4), (2, 2, 3, 4) if axis == 1 else (2, 5, 2, 4)
     if axis == -2:

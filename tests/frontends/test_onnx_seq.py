@@ -11,7 +11,7 @@ from onnx import TensorProto, helper
 
 from xrelay.frontends import import_onnx
 from xrelay.frontends.onnx import OnnxImportError
-from xrelay.frontends.onnx_backend import XrelayBackend
+from xrelay.testing.onnx_backend import XrelayBackend
 
 F = TensorProto.FLOAT
 

@@ -14,8 +14,8 @@ from onnx.reference import ReferenceEvaluator
 import xrelay
 from xrelay import relay
 from xrelay.frontends import OnnxImportError
-from xrelay.frontends.onnx_backend import MODES, XrelayBackend
 from xrelay.kernels import KERNELS
+from xrelay.testing.onnx_backend import MODES, XrelayBackend
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

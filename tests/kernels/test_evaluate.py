@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xrelay.dialects.relay import RELAY_OPS, tensor_type
-from xrelay.frontends import onnx as onnx_frontend
+from xrelay.frontends.onnx import importer as onnx_importer
 from xrelay.kernels import evaluate
 from xrelay.transforms import fold_constant
 
@@ -38,4 +38,4 @@ def test_none_when_the_kernel_raises_or_disagrees_with_the_types():
 
 def test_fold_constant_and_the_onnx_importer_use_it():
     assert fold_constant.evaluate is evaluate
-    assert onnx_frontend.evaluate is evaluate
+    assert onnx_importer.evaluate is evaluate

@@ -9,7 +9,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from xrelay.frontends import OnnxImportError
-from xrelay.frontends.onnx_backend import MODES, BackendError, XrelayBackend
+from xrelay.testing.onnx_backend import MODES, BackendError, XrelayBackend
 
 
 def _model(nodes, inputs, outputs, inits=(), opset=19):

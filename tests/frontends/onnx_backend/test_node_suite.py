@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from xrelay.frontends.onnx_backend import MODES, XrelayBackend
+from xrelay.testing.onnx_backend import MODES, XrelayBackend
 
 EXPECTED = Path(__file__).with_name("expected_failures.txt")
 

@@ -1,6 +1,6 @@
 """An ``onnx.backend.base.Backend`` over xrelay, so ONNX's own conformance suite can run it.
 
-    >>> from xrelay.frontends.onnx_backend import XrelayBackend  # doctest: +SKIP
+    >>> from xrelay.testing.onnx_backend import XrelayBackend  # doctest: +SKIP
     >>> rep = XrelayBackend.prepare(model)            # the reference interpreter
     >>> rep = XrelayBackend.prepare(model, mode="built")   # xrelay.build: the arena runtime
     >>> outputs = rep.run([x])                          # a tuple of numpy arrays, in output order

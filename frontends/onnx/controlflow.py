@@ -1,4 +1,4 @@
-"""ONNX's control flow: ``If``, ``Loop`` and ``Scan``.
+"""ONNX's ``onnx/defs/controlflow`` operators: ``If``, ``Loop`` and ``Scan``.
 
 Relay's ONNX frontend (TVM v0.19) mapped ``If`` to Relay's ``If`` and ``Loop``/``Scan`` to
 recursive Relay functions. xrelay's IR has Relay's If (``scf.if`` on a bool scalar's element,
@@ -34,21 +34,21 @@ from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Block, Region
 
 from xrelay.dialects.relay.dtypes import dtype_of
-from xrelay.frontends.onnx import (
+from xrelay.frontends.onnx.importer import (
+    Importer,
+    Node,
     OnnxImportError,
     OnnxRunTimeValueError,
-    _Importer,
-    _Node,
-    _op,
-    _relay_dtype,
-    _Val,
+    Value,
+    relay_dtype,
 )
+from xrelay.frontends.onnx.registry import converter
 
 UNROLL_LIMIT = 100_000
 """The most body nodes one Loop or Scan is unrolled into."""
 
 
-def _check_unroll(node: _Node, steps: int, body: onnx.GraphProto) -> None:
+def _check_unroll(node: Node, steps: int, body: onnx.GraphProto) -> None:
     if steps * max(1, len(body.node)) > UNROLL_LIMIT:
         raise node.fail(
             f"unrolling {steps} steps of a body of {len(body.node)} nodes is more than the "
@@ -56,23 +56,23 @@ def _check_unroll(node: _Node, steps: int, body: onnx.GraphProto) -> None:
         )
 
 
-def _truth(v: _Val, node: _Node, what: str) -> bool:
+def _truth(v: Value, node: Node, what: str) -> bool:
     a = np.asarray(v.const)
     if a.size != 1:
         raise node.fail(f"its {what} has {a.size} elements, expected one")
     return bool(a.reshape(-1)[0])
 
 
-def _stack(im: _Importer, vals: Sequence[_Val], axis: int) -> _Val:
+def _stack(im: Importer, vals: Sequence[Value], axis: int) -> Value:
     return im.emit1("stack", list(vals), axis=axis)
 
 
-def _step(im: _Importer, x: _Val, t: int, axis: int) -> _Val:
+def _step(im: Importer, x: Value, t: int, axis: int) -> Value:
     """``x[..., t, ...]`` along ``axis`` (the axis removed)."""
     return im.emit1("take", [x, im.const(np.int64(t))], axis=axis)
 
 
-def _empty_scan(im: _Importer, node: _Node, out: onnx.ValueInfoProto, axis: int = 0) -> _Val:
+def _empty_scan(im: Importer, node: Node, out: onnx.ValueInfoProto, axis: int = 0) -> Value:
     """A scan output of zero steps, from the body's declared output type."""
     tt = out.type.tensor_type
     dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
@@ -81,7 +81,7 @@ def _empty_scan(im: _Importer, node: _Node, out: onnx.ValueInfoProto, axis: int 
             f"it runs zero times and its body does not declare a static shape for scan output "
             f"'{out.name}' (needed for its empty result)"
         )
-    dtype = _relay_dtype(tt.elem_type, f"body output '{out.name}'")
+    dtype = relay_dtype(tt.elem_type, f"body output '{out.name}'")
     dims.insert(axis, 0)
     return im.const(np.zeros(dims), dtype)
 
@@ -89,8 +89,8 @@ def _empty_scan(im: _Importer, node: _Node, out: onnx.ValueInfoProto, axis: int 
 # ---- If --------------------------------------------------------------------------------------
 
 
-@_op("If")
-def _if(im: _Importer, node: _Node) -> list[_Val]:
+@converter("If", structured=True)
+def _if(im: Importer, node: Node) -> list[Value]:
     cond = node.inputs[0]
     then_g, else_g = node.attrs["then_branch"], node.attrs["else_branch"]
     if cond.known:
@@ -108,7 +108,7 @@ def _if(im: _Importer, node: _Node) -> list[_Val]:
         for g in (then_g, else_g):
             im.block = Block()
             vals = im.subgraph(g, [], node)
-            if not all(isinstance(v, _Val) for v in vals):
+            if not all(isinstance(v, Value) for v in vals):
                 raise node.fail(f"branch '{g.name}' gives a sequence or optional")
             outs = [im.ssa(v) for v in vals]
             im.block.add_op(YieldOp(*outs))
@@ -136,14 +136,14 @@ def _if(im: _Importer, node: _Node) -> list[_Val]:
         )
     op = IfOp(ext.result, types, regions[0], regions[1])
     im.block.add_op(op)
-    return [_Val(value=r) for r in op.results]
+    return [Value(value=r) for r in op.results]
 
 
 # ---- Loop ------------------------------------------------------------------------------------
 
 
-@_op("Loop")
-def _loop(im: _Importer, node: _Node) -> list[_Val]:
+@converter("Loop", structured=True)
+def _loop(im: Importer, node: Node) -> list[Value]:
     body: onnx.GraphProto = node.attrs["body"]
     trip, cond = node.input(0), node.input(1)
     carried = list(node.inputs[2:])
@@ -160,7 +160,7 @@ def _loop(im: _Importer, node: _Node) -> list[_Val]:
     if m is not None:
         _check_unroll(node, m, body)
     cond_val = im.const(np.array(True)) if cond is None else cond
-    scans: list[list[_Val]] = [[] for _ in range(n_scan)]
+    scans: list[list[Value]] = [[] for _ in range(n_scan)]
     i = 0
     while going and (m is None or i < m):
         if m is None:
@@ -168,7 +168,7 @@ def _loop(im: _Importer, node: _Node) -> list[_Val]:
         outs = im.subgraph(body, [im.const(np.int64(i)), cond_val, *carried], node)
         cond_val, carried = outs[0], outs[1 : 1 + n_carried]
         for k, v in enumerate(outs[1 + n_carried :]):
-            if not isinstance(v, _Val):
+            if not isinstance(v, Value):
                 raise node.fail("a scan output of its body is a sequence or optional")
             scans[k].append(v)
         going = _truth(_known(im, node, cond_val, "condition (body output)"), node, "condition")
@@ -182,7 +182,7 @@ def _loop(im: _Importer, node: _Node) -> list[_Val]:
     return results
 
 
-def _known(im: _Importer, node: _Node, v: _Val, what: str) -> _Val:
+def _known(im: Importer, node: Node, v: Value, what: str) -> Value:
     if not v.known:
         raise OnnxRunTimeValueError(
             f"Loop node '{node.name}': its {what} is computed at run time; xrelay unrolls Loop at "
@@ -196,16 +196,16 @@ def _known(im: _Importer, node: _Node, v: _Val, what: str) -> _Val:
 
 
 def _scan_steps(
-    im: _Importer,
-    node: _Node,
+    im: Importer,
+    node: Node,
     body: onnx.GraphProto,
-    states: list[_Val],
-    scans: list[_Val],
+    states: list[Value],
+    scans: list[Value],
     in_axes: Sequence[int],
     in_dirs: Sequence[int],
     out_axes: Sequence[int],
     out_dirs: Sequence[int],
-) -> list[_Val]:
+) -> list[Value]:
     """One Scan over ``scans`` (states first): the final states, then the scan outputs."""
     lengths = {im.static_shape(x, node)[a] for x, a in zip(scans, in_axes)}
     if len(lengths) != 1:
@@ -215,7 +215,7 @@ def _scan_steps(
     n_out = len(body.output) - len(states)
     if n_out < 0:
         raise node.fail(f"its body has {len(body.output)} outputs, fewer than its {len(states)} states")
-    per_step: list[list[_Val]] = [[] for _ in range(n_out)]
+    per_step: list[list[Value]] = [[] for _ in range(n_out)]
     for t in range(length):
         xs = [_step(im, x, length - 1 - t if d else t, a) for x, a, d in zip(scans, in_axes, in_dirs)]
         outs = im.subgraph(body, [*states, *xs], node)
@@ -232,7 +232,7 @@ def _scan_steps(
     return results
 
 
-def _axes(node: _Node, name: str, n: int, ranks: Sequence[int]) -> list[int]:
+def _axes(node: Node, name: str, n: int, ranks: Sequence[int]) -> list[int]:
     vals = list(node.attrs.get(name, [0] * n))
     if len(vals) != n:
         raise node.fail(f"'{name}' has {len(vals)} values for {n} tensors")
@@ -244,8 +244,8 @@ def _axes(node: _Node, name: str, n: int, ranks: Sequence[int]) -> list[int]:
     return out
 
 
-@_op("Scan")
-def _scan(im: _Importer, node: _Node) -> list[_Val]:
+@converter("Scan")
+def _scan(im: Importer, node: Node) -> list[Value]:
     body: onnx.GraphProto = node.attrs["body"]
     n_scan = node.attrs.get("num_scan_inputs")
     if n_scan is None:
@@ -272,7 +272,7 @@ def _scan(im: _Importer, node: _Node) -> list[_Val]:
     return _scan_steps(im, node, body, states, scans, in_axes, in_dirs, out_axes, out_dirs)
 
 
-def _scan8(im: _Importer, node: _Node, body: onnx.GraphProto, n_scan: int) -> list[_Val]:
+def _scan8(im: Importer, node: Node, body: onnx.GraphProto, n_scan: int) -> list[Value]:
     """Opset 8: a leading batch axis on every input and output, the scan axis after it."""
     seq_lens, ins = node.input(0), list(node.inputs[1:])
     states, scans = ins[: len(ins) - n_scan], ins[len(ins) - n_scan :]
@@ -301,4 +301,3 @@ def _scan8(im: _Importer, node: _Node, body: onnx.GraphProto, n_scan: int) -> li
             )
         )
     return [_stack(im, [r[k] for r in per_batch], 0) for k in range(len(states) + n_out)]
-

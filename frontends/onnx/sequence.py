@@ -1,9 +1,9 @@
-"""ONNX's sequences and optionals: ``Sequence*``, ``SplitToSequence``, ``ConcatFromSequence``,
-``SequenceMap``, ``Optional``, ``OptionalHasElement``, ``OptionalGetElement``.
+"""ONNX's ``onnx/defs/sequence`` operators: ``Sequence*``, ``SplitToSequence``,
+``ConcatFromSequence``, ``SequenceMap`` (the optionals are in ``optional``).
 
 Relay's ONNX frontend built sequences from Relay tuples and ADT lists. xrelay's relay dialect
-has neither, so a sequence is a list of tensors held by the importer (``_Seq``) and an
-optional a tensor, a sequence or nothing (``_Opt``): the sequence ops are evaluated on those
+has neither, so a sequence is a list of tensors held by the importer (``SequenceValue``) and an
+optional a tensor, a sequence or nothing (``OptionalValue``): the sequence ops are evaluated on those
 lists at import, and only the tensors reach the IR (``SequenceAt`` is the element itself,
 ``ConcatFromSequence`` a ``concatenate``/``stack``, ``SequenceMap`` its body imported once per
 element). A sequence's length and every position/index must therefore be known at import;
@@ -18,49 +18,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from xrelay.frontends.onnx import (
-    STRUCTURED_OPS,
+from xrelay.frontends.onnx.importer import (
+    Importer,
+    Node,
     OnnxRunTimeValueError,
-    _Importer,
-    _Node,
-    _op,
-    _Opt,
-    _relay_dtype,
-    _Seq,
-    _Val,
+    SequenceValue,
+    Value,
+    relay_dtype,
 )
-
-STRUCTURED_OPS.update(
-    {
-        "SequenceEmpty",
-        "SequenceConstruct",
-        "SequenceInsert",
-        "SequenceAt",
-        "SequenceErase",
-        "SequenceLength",
-        "ConcatFromSequence",
-        "SplitToSequence",
-        "SequenceMap",
-        "Optional",
-        "OptionalHasElement",
-        "OptionalGetElement",
-    }
-)
+from xrelay.frontends.onnx.registry import converter
 
 
-def _seq(node: _Node, v, what: str = "input") -> _Seq:
-    if not isinstance(v, _Seq):
+def _seq(node: Node, v, what: str = "input") -> SequenceValue:
+    if not isinstance(v, SequenceValue):
         raise node.fail(f"its {what} must be a sequence")
     return v
 
 
-def _tensor(node: _Node, v, what: str = "input") -> _Val:
-    if not isinstance(v, _Val):
+def _tensor(node: Node, v, what: str = "input") -> Value:
+    if not isinstance(v, Value):
         raise node.fail(f"its {what} must be a tensor")
     return v
 
 
-def _position(im: _Importer, node: _Node, v: _Val | None, length: int, default: int, insert: bool = False) -> int:
+def _position(im: Importer, node: Node, v: Value | None, length: int, default: int, insert: bool = False) -> int:
     """A position in a sequence of ``length`` (negative from the end), known at import."""
     if v is None:
         return default
@@ -71,46 +52,46 @@ def _position(im: _Importer, node: _Node, v: _Val | None, length: int, default: 
     return p + length if p < 0 else p
 
 
-@_op("SequenceEmpty")
+@converter("SequenceEmpty", structured=True)
 def _seq_empty(im, node):
     dtype = node.attrs.get("dtype", 1)
-    return [_Seq([], _relay_dtype(dtype, f"SequenceEmpty node '{node.name}'"))]
+    return [SequenceValue([], relay_dtype(dtype, f"SequenceEmpty node '{node.name}'"))]
 
 
-@_op("SequenceConstruct")
+@converter("SequenceConstruct", structured=True)
 def _seq_construct(im, node):
-    return [_Seq([_tensor(node, v) for v in node.inputs])]
+    return [SequenceValue([_tensor(node, v) for v in node.inputs])]
 
 
-@_op("SequenceInsert")
+@converter("SequenceInsert", structured=True)
 def _seq_insert(im, node):
     s = _seq(node, node.inputs[0])
     t = _tensor(node, node.inputs[1], "tensor")
     p = _position(im, node, node.input(2), len(s.items), len(s.items), insert=True)
-    return [_Seq(s.items[:p] + [t] + s.items[p:], s.elem_dtype)]
+    return [SequenceValue(s.items[:p] + [t] + s.items[p:], s.elem_dtype)]
 
 
-@_op("SequenceAt")
+@converter("SequenceAt", structured=True)
 def _seq_at(im, node):
     s = _seq(node, node.inputs[0])
     return [s.items[_position(im, node, node.inputs[1], len(s.items), 0)]]
 
 
-@_op("SequenceErase")
+@converter("SequenceErase", structured=True)
 def _seq_erase(im, node):
     s = _seq(node, node.inputs[0])
     if not s.items:
         raise node.fail("the sequence is empty")
     p = _position(im, node, node.input(1), len(s.items), len(s.items) - 1)
-    return [_Seq(s.items[:p] + s.items[p + 1 :], s.elem_dtype)]
+    return [SequenceValue(s.items[:p] + s.items[p + 1 :], s.elem_dtype)]
 
 
-@_op("SequenceLength")
+@converter("SequenceLength", structured=True)
 def _seq_length(im, node):
     return [im.const(np.int64(len(_seq(node, node.inputs[0]).items)))]
 
 
-@_op("ConcatFromSequence")
+@converter("ConcatFromSequence", structured=True)
 def _concat_from_seq(im, node):
     s = _seq(node, node.inputs[0])
     if not s.items:
@@ -126,7 +107,7 @@ def _concat_from_seq(im, node):
     return [im.emit1("concatenate", s.items, axis=axis % rank)]
 
 
-@_op("SplitToSequence")
+@converter("SplitToSequence", structured=True)
 def _split_to_seq(im, node):
     x = _tensor(node, node.inputs[0])
     shape = im.shape_of(x)
@@ -146,7 +127,7 @@ def _split_to_seq(im, node):
         parts = [im.emit1("strided_slice", [x], begin=[i], end=[i + 1], axes=[axis]) for i in range(d)]
         if not node.attrs.get("keepdims", 1):
             parts = [im.emit1("squeeze", [p], axis=[axis]) for p in parts]
-        return [_Seq(parts, im.dtype_of(x))]
+        return [SequenceValue(parts, im.dtype_of(x))]
     split = np.asarray(split).astype(np.int64)
     if split.ndim == 0:  # equal pieces of that size, the last one smaller
         n = int(split)
@@ -159,44 +140,21 @@ def _split_to_seq(im, node):
             raise node.fail(f"split sizes {sizes} do not add up to axis {axis} of size {d}")
     starts = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     parts = [im.emit1("strided_slice", [x], begin=[a], end=[b], axes=[axis]) for a, b in zip(starts, starts[1:])]
-    return [_Seq(parts, im.dtype_of(x))]
+    return [SequenceValue(parts, im.dtype_of(x))]
 
 
-@_op("SequenceMap")
+@converter("SequenceMap", structured=True)
 def _seq_map(im, node):
     body = node.attrs["body"]
-    seqs = [v for v in node.inputs if isinstance(v, _Seq)]
-    if not isinstance(node.inputs[0], _Seq):
+    seqs = [v for v in node.inputs if isinstance(v, SequenceValue)]
+    if not isinstance(node.inputs[0], SequenceValue):
         raise node.fail("its first input must be a sequence")
     n = len(node.inputs[0].items)
     if any(len(s.items) != n for s in seqs):
         raise node.fail(f"its sequences have different lengths {[len(s.items) for s in seqs]}")
-    outs: list[list[_Val]] = [[] for _ in body.output]
+    outs: list[list[Value]] = [[] for _ in body.output]
     for i in range(n):
-        args = [v.items[i] if isinstance(v, _Seq) else v for v in node.inputs]
+        args = [v.items[i] if isinstance(v, SequenceValue) else v for v in node.inputs]
         for k, v in enumerate(im.subgraph(body, args, node)):
             outs[k].append(_tensor(node, v, "body output"))
-    return [_Seq(o, _relay_dtype(b.type.tensor_type.elem_type, "body output")) for o, b in zip(outs, body.output)]
-
-
-@_op("Optional")
-def _optional(im, node):
-    v = node.input(0)
-    return [_Opt(v)]
-
-
-@_op("OptionalHasElement")
-def _optional_has(im, node):
-    v = node.input(0)
-    has = v is not None and not (isinstance(v, _Opt) and v.value is None)
-    return [im.const(np.array(has))]
-
-
-@_op("OptionalGetElement")
-def _optional_get(im, node):
-    v = node.inputs[0]
-    if isinstance(v, _Opt):
-        if v.value is None:
-            raise node.fail("the optional is empty")
-        return [v.value]
-    return [v]  # a tensor or sequence is its own element
+    return [SequenceValue(o, relay_dtype(b.type.tensor_type.elem_type, "body output")) for o, b in zip(outs, body.output)]
