@@ -58,6 +58,7 @@ from xrelay.dialects.relay.dtypes import (
 from xrelay.error import TVMError
 from xrelay.frontends.onnx.registry import converters, structured_ops
 from xrelay.kernels import evaluate, has_kernel
+from xrelay.relay.module import IRModule
 
 FOLD_PARAM_LIMIT = 1024
 """Initializers with more elements are never folded at import when params are not frozen."""
@@ -791,22 +792,8 @@ def from_onnx(
     a dict by name); by default the graph's are used. With ``freeze_params=False`` (TVM's
     default) the initializers become parameters of ``main`` after the real inputs and are
     returned in ``params``; with ``True`` they are bound as named constants and ``params`` is
-    empty. ``mod`` is an ``xrelay.relay.IRModule`` when that class exists, else the xDSL
-    ``ModuleOp``. Raises ``OnnxImportError`` (a ``ValueError``) for unsupported models.
+    empty. ``mod`` is an ``xrelay.relay.IRModule``. Raises ``OnnxImportError`` (a
+    ``ValueError``) for unsupported models.
     """
     result = import_onnx(model, shape, dtype, freeze_params)
-    return _wrap_module(result.module), result.params
-
-
-def _wrap_module(module: ModuleOp) -> Any:
-    try:
-        from xrelay.relay import IRModule  # type: ignore[attr-defined]
-    except ImportError:
-        return module
-    for ctor in ("from_module_op", "from_module"):
-        if hasattr(IRModule, ctor):
-            return getattr(IRModule, ctor)(module)
-    try:
-        return IRModule(module)
-    except Exception:
-        return module
+    return IRModule.from_module_op(result.module), result.params

@@ -311,7 +311,7 @@ def _max_pool(im, node):
     if rank == 3:
         return _pool1d(im, node, lambda im, n: _pool(im, n, "nn.max_pool2d"))
     if rank == 5:
-        return _pool3d(im, node, "nn.max_pool3d")
+        return _pool(im, node, "nn.max_pool3d")
     if node.num_outputs > 1:
         return _max_pool_indices(im, node)
     return _pool(im, node, "nn.max_pool2d")
@@ -325,7 +325,7 @@ def _avg_pool(im, node):
     if rank == 3:
         return _pool1d(im, node, lambda im, n: _pool(im, n, "nn.avg_pool2d", count_include_pad=include))
     if rank == 5:
-        return _pool3d(im, node, "nn.avg_pool3d", count_include_pad=include)
+        return _pool(im, node, "nn.avg_pool3d", count_include_pad=include)
     return _pool(im, node, "nn.avg_pool2d", count_include_pad=include)
 
 
@@ -350,30 +350,31 @@ def _global_pool(im, node):
 
 
 def _pool(im: Importer, node: Node, relay_name: str, **extra) -> list[Value]:
+    """``relay_name``, a 2-D or 3-D pool as ``x`` is 4-D or 5-D, with ONNX's attributes."""
     x = node.inputs[0]
-    _check_2d(im, node, x)
+    nd = im.rank(x) - 2
     if node.num_outputs > 1:
         raise node.fail("the Indices output is not supported")
     if node.attrs.get("storage_order", 0):
         raise node.fail("storage_order = 1 is not supported")
     kernel = list(node.attrs["kernel_shape"])
-    strides = list(node.attrs.get("strides", [1, 1]))
-    dil = list(node.attrs.get("dilations", [1, 1]))
+    strides = list(node.attrs.get("strides", [1] * nd))
+    dil = list(node.attrs.get("dilations", [1] * nd))
     pads = _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dil)
     ceil = bool(node.attrs.get("ceil_mode", 0))
     attrs = dict(pool_size=kernel, strides=strides, padding=pads, ceil_mode=ceil, **extra)
-    if dil != [1, 1]:
+    if dil != [1] * nd:
         attrs["dilation"] = dil
     y = im.emit1(relay_name, [x], **attrs)
     if ceil:
-        # ONNX drops a last window that would start inside the right padding; Relay keeps it
+        # ONNX drops a last window that would start inside the end padding; Relay keeps it
         xs, ys = im.shape_of(x), im.shape_of(y)
         want = list(ys[2:])
-        for i in range(2):
+        for i in range(nd):
             if xs[2 + i] is not None and (want[i] - 1) * strides[i] >= xs[2 + i] + pads[i]:
                 want[i] -= 1
         if want != list(ys[2:]):
-            y = im.emit1("strided_slice", [y], begin=[0, 0], end=want, axes=[2, 3])
+            y = im.emit1("strided_slice", [y], begin=[0] * nd, end=want, axes=list(range(2, 2 + nd)))
     return [y]
 
 
@@ -391,32 +392,6 @@ def _pool1d(im: Importer, node: Node, pool2d: Callable[[Importer, Node], list[Va
     x4 = im.emit1("expand_dims", [x], axis=2, num_newaxis=1)
     outs = pool2d(im, replace(node, inputs=[x4], attrs=a))
     return [im.emit1("squeeze", [y], axis=[2]) for y in outs]
-
-
-def _pool3d(im: Importer, node: Node, relay_name: str, **extra) -> list[Value]:
-    x = node.inputs[0]
-    if node.num_outputs > 1:
-        raise node.fail("the Indices output is not supported")
-    if node.attrs.get("storage_order", 0):
-        raise node.fail("storage_order = 1 is not supported")
-    kernel = list(node.attrs["kernel_shape"])
-    strides = list(node.attrs.get("strides", [1, 1, 1]))
-    dil = list(node.attrs.get("dilations", [1, 1, 1]))
-    pads = _spatial_pads(node, im.shape_of(x)[2:], kernel, strides, dil)
-    ceil = bool(node.attrs.get("ceil_mode", 0))
-    y = im.emit1(
-        relay_name, [x], pool_size=kernel, strides=strides, dilation=dil, padding=pads, ceil_mode=ceil, **extra
-    )
-    if ceil:
-        # ONNX drops a last window that would start inside the end padding; Relay keeps it
-        xs, ys = im.shape_of(x), im.shape_of(y)
-        want = list(ys[2:])
-        for i in range(3):
-            if xs[2 + i] is not None and (want[i] - 1) * strides[i] >= xs[2 + i] + pads[i]:
-                want[i] -= 1
-        if want != list(ys[2:]):
-            y = im.emit1("strided_slice", [y], begin=[0, 0, 0], end=want, axes=[2, 3, 4])
-    return [y]
 
 
 def _max_pool_indices(im, node):
