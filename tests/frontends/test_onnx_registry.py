@@ -6,6 +6,9 @@ The family of an operator is the ``onnx/defs/<family>`` folder ONNX defines it i
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import onnx
 import pytest
 from onnx import TensorProto, helper
@@ -81,3 +84,32 @@ def test_structured_operators_take_sequences():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     with pytest.raises(ValueError, match="Relu node .*an input is a sequence or optional"):
         import_onnx(model)
+
+
+def test_no_module_of_the_package_uses_another_modules_private_names():
+    """The converter contract is the public names: no module of ``frontends/onnx`` imports a
+    private (``_name``) from another module or reads one as ``module._name`` (the registry's
+    table is reached through ``converter`` and ``converters`` only)."""
+    root = Path(registry.__file__).parent
+    found = []
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        modules = set()  # names bound to modules of xrelay by ``import`` / ``from x import mod``
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xrelay"):
+                for alias in node.names:
+                    if alias.name.startswith("_"):
+                        found.append(f"{path.name}:{node.lineno} imports {node.module}.{alias.name}")
+                    modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("xrelay"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+            ):
+                found.append(f"{path.name}:{node.lineno} reads {node.value.id}.{node.attr}")
+    assert not found, "private names used across modules:\n" + "\n".join(found)
