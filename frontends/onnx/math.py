@@ -60,6 +60,11 @@ _UNARY = {
     "Abs": "abs",
     "Floor": "floor",
     "Ceil": "ceil",
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tan": "tan",
+    "Atan": "atan",
+    "Sign": "sign",
 }
 
 
@@ -259,19 +264,6 @@ def _softmax(im, node):
     s = im.static_shape(x, node)
     flat = im.reshape(x, [math.prod(s[:axis]), math.prod(s[axis:])])
     return [im.reshape(im.emit1(relay, [flat], axis=1), s)]
-
-_SAME = {
-    "Sin": "sin",
-    "Cos": "cos",
-    "Tan": "tan",
-    "Atan": "atan",
-    "Sign": "sign",
-}
-
-
-@converter(*_SAME)
-def _same_name(im: Importer, node: Node) -> list[Value]:
-    return im.emit(_SAME[node.op_type], [node.inputs[0]])
 
 
 @converter("Mod")
