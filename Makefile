@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint lit pytest bench venv fuzz docs test-extras
+.PHONY: demo test lint lit pytest bench venv fuzz docs test-extras venv-extras zoo
 
 $(BIN)/.installed: pyproject.toml
 	@echo "== creating $(VENV) and installing xrelay with its pinned dependencies (about a minute with a warm pip cache, a few without)"
@@ -34,20 +34,29 @@ test: lint lit pytest docs
 docs: $(BIN)/.installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build -q --strict
 
-# The tests of the optional frontends (torch.export, TFLite) in a venv of their own with the
-# `frontends` extra: torch, tensorflow and the TFLite interpreter are large, so `make test`
-# does not install them (there, tests/extras skip and say which extra is missing).
+# The tests of the optional frontends (torch.export, TFLite) and of the real-model zoo in a
+# venv of their own with the `frontends` and `zoo` extras: torch, tensorflow, transformers and
+# the TFLite interpreter are large, so `make test` does not install them (there, tests/extras
+# skip and say which extra is missing).
 EXTRAS_VENV := .venv-extras
 EXTRAS_BIN := $(EXTRAS_VENV)/bin
 
 $(EXTRAS_BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(EXTRAS_VENV)
 	$(EXTRAS_BIN)/pip install -q --upgrade pip
-	PYTHONWARNINGS='ignore:Editable installation' $(EXTRAS_BIN)/pip install -q -e '.[test,frontends]'
+	PYTHONWARNINGS='ignore:Editable installation' $(EXTRAS_BIN)/pip install -q -e '.[test,bench,frontends,zoo]'
 	touch $@
+
+venv-extras: $(EXTRAS_BIN)/.installed
 
 test-extras: $(EXTRAS_BIN)/.installed
 	PATH=$(CURDIR)/$(EXTRAS_BIN):$$PATH $(EXTRAS_BIN)/pytest -q -n 2 -rs tests/extras
+
+# The real-model zoo against onnxruntime and OpenVINO (benchmarks/zoo.py; the models are
+# exported once into $$XRELAY_ZOO_CACHE, default ~/.cache/xrelay-zoo). ZOO_ARGS adds options.
+zoo: $(EXTRAS_BIN)/.installed
+	uptime
+	$(EXTRAS_BIN)/python benchmarks/zoo.py $(ZOO_ARGS)
 
 # 10,000 cases (generated well-typed programs mutated as IR, and mutated FileCheck inputs)
 # through parser, verifier, interpreter and passes; prints the counts per kind and stage

@@ -76,16 +76,25 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")
 import argparse  # noqa: E402
 import collections  # noqa: E402
 import contextlib  # noqa: E402
-import json  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
+from peers import (  # noqa: E402  (benchmarks/peers.py: what the runtime benchmarks share)
+    BusyCore,
+    alternate,
+    child,
+    median_ratio,
+    peak_rss,
+)
+from peers import errors as _errors  # noqa: E402
+from peers import has_openvino as _has_openvino  # noqa: E402
+from peers import ort_session as _ort_session  # noqa: E402
+from peers import ov_request as _ov_request  # noqa: E402
+from peers import settle_other_threads as _settle_other_threads  # noqa: E402
 
 MODELS = {
     "resnet18": ("resnet18", {}),
@@ -93,7 +102,6 @@ MODELS = {
     "mobilenet_v2": ("mobilenet_v2", {}),
     "bert_layer": ("bert_layer", {}),
 }
-SPIN = os.environ.get("XRELAY_BENCH_ORT_SPIN", "0") == "1"
 TARGETS = {"resnet18": 0.9, "resnet50": 0.9, "mobilenet_v2": 1.0, "bert_layer": 1.0}
 BF16_TARGETS = {"resnet18": 0.55, "resnet50": 0.55}
 """``mixed_precision="bfloat16"`` against onnxruntime float32."""
@@ -119,20 +127,6 @@ def _inputs(name: str, model) -> dict[str, np.ndarray]:
     return out
 
 
-def _ort_session(model_bytes: bytes, spin: bool = SPIN):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    so.inter_op_num_threads = 1
-    so.log_severity_level = 3
-    if not spin:
-        # Spinning pool threads would steal the cores from the BLAS threads of the other
-        # runtime that runs right after in the A/B alternation.
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
-
-
 def _build(name: str, model, plan: str, threads: int | None = None, backends=None, mixed_precision=None):
     import xrelay
     from xrelay.frontends.onnx import from_onnx
@@ -141,79 +135,6 @@ def _build(name: str, model, plan: str, threads: int | None = None, backends=Non
     return xrelay.build(
         mod, params, opt_level=3, plan=plan, threads=threads, backends=backends, mixed_precision=mixed_precision
     )
-
-
-class BusyCore:
-    """A process spinning on one core while the block runs."""
-
-    def __enter__(self) -> BusyCore:
-        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-        time.sleep(0.2)  # let it get scheduled
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.proc.kill()
-        self.proc.wait()
-
-
-def _ov_request(onnx_path: str, precision: str | None = "f32"):
-    """OpenVINO's CPU plugin with 2 threads, one stream (latency), at float32 (or, with
-    ``precision=None``, at its default precision: bf16 on a CPU with AVX512_BF16), or None
-    when the ``openvino`` package (the ``bench`` extra) is missing."""
-    try:
-        import openvino as ov
-    except ImportError:
-        return None
-    core = ov.Core()
-    config = {"INFERENCE_NUM_THREADS": 2, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"}
-    if precision is not None:
-        config["INFERENCE_PRECISION_HINT"] = precision
-    compiled = core.compile_model(core.read_model(onnx_path), "CPU", config)
-    return compiled.create_infer_request()
-
-
-def _other_threads_running() -> bool | None:
-    """Whether a thread of this process other than the calling one is running (state ``R``
-    in ``/proc/self/task/*/stat``), or None where /proc cannot tell."""
-    me = str(threading.get_native_id())
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return None
-    for tid in tasks:
-        if tid == me:
-            continue
-        try:
-            with open(f"/proc/self/task/{tid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue  # a thread that ended meanwhile
-        if state == "R":
-            return True
-    return False
-
-
-def _settle_other_threads(quiet_checks: int = 20, limit_s: float = 0.5) -> float:
-    """Busy-wait (keeping this core awake) until no other thread of the process has been
-    running for ``quiet_checks`` checks in a row: onnxruntime's spinning workers after a run.
-    Returns the seconds waited; without /proc, waits a fixed 60 ms (the tail measured here
-    is about 40 ms)."""
-    start = time.perf_counter()
-    quiet = 0
-    while time.perf_counter() - start < limit_s and quiet < quiet_checks:
-        running = _other_threads_running()
-        if running is None:
-            while time.perf_counter() - start < 0.06:
-                pass
-            break
-        quiet = 0 if running else quiet + 1
-    return time.perf_counter() - start
-
-
-def _errors(out: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
-    """Largest absolute difference, and relative to the reference's largest magnitude."""
-    err = float(np.max(np.abs(out.astype(np.float64) - ref)))
-    return err, err / max(float(np.max(np.abs(ref))), 1e-30)
 
 
 def measure_latency(
@@ -264,18 +185,9 @@ def measure_latency(
         peers["bf16"] = mbf.run
     if ov_bf is not None:
         peers["ov_bf16"] = lambda: ov_bf.infer(inputs)
-    times: dict[str, list[float]] = {k: [] for k in peers}
     clock = time.perf_counter
     with BusyCore() if busy_core else contextlib.nullcontext():
-        for i in range(warmup + pairs):
-            round_times = {}
-            for k, run in peers.items():
-                t = clock()
-                run()
-                round_times[k] = clock() - t
-            if i >= warmup:
-                for k, b in round_times.items():
-                    times[k].append(b)
+        times = alternate(peers, pairs, warmup)
         # spinning on, in separate pairs: onnxruntime's pool threads keep spinning for tens
         # of milliseconds after a run (about 40 ms measured on this machine), which would
         # land on the xrelay run that follows; each pair waits, busy, until they stop.
@@ -295,9 +207,7 @@ def measure_latency(
     med = statistics.median
 
     def ratio(a: str, b: str) -> float | None:
-        if a not in times or b not in times:
-            return None
-        return med([x / y for x, y in zip(times[a], times[b])])
+        return median_ratio(times, a, b)
 
     result = {
         "model": name,
@@ -332,37 +242,6 @@ def measure_latency(
     return result
 
 
-def _child(runtime: str, paths: list[str], inputs_path: str) -> None:
-    """Run in a fresh process: load the model, run it 3 times, print peak RSS (bytes)."""
-    import resource  # noqa: F401  (fallback where /proc is missing)
-
-    data = np.load(inputs_path)
-    inputs = {k: data[k] for k in data.files}
-    if runtime == "ort":
-        with open(paths[0], "rb") as f:
-            sess = _ort_session(f.read())
-        for _ in range(3):
-            sess.run(None, inputs)
-    elif runtime == "ov":
-        req = _ov_request(paths[0])
-        for _ in range(3):
-            req.infer(inputs)
-    else:
-        import xrelay.runtime
-
-        m = xrelay.runtime.load(*paths)
-        m.set_input(**inputs)
-        for _ in range(3):
-            m.run()
-    # VmHWM starts afresh at exec; ru_maxrss would carry the parent's peak across fork+exec.
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                peak = int(line.split()[1]) * 1024
-    print(json.dumps({"maxrss": peak, "numba": "numba" in sys.modules}))
-
-
 def measure_rss(name: str, plan: str, backends=None) -> dict:
     model = _model(name)
     inputs = _inputs(name, model)
@@ -373,31 +252,14 @@ def measure_rss(name: str, plan: str, backends=None) -> dict:
             f.write(model.SerializeToString())
         paths = [os.path.join(tmp, n) for n in ("graph.json", "lib.mlir", "params.npz")]
         m.export(*paths)
-        inputs_path = os.path.join(tmp, "inputs.npz")
-        np.savez(inputs_path, **inputs)
         del m, model
         out = {}
         runtimes = [("ort", [onnx_path]), ("xrelay", paths)]
         if _has_openvino():
             runtimes.append(("ov", [onnx_path]))
         for runtime, args in runtimes:
-            proc = subprocess.run(
-                [sys.executable, __file__, "--child", runtime, inputs_path, *args],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            child = json.loads(proc.stdout.strip().splitlines()[-1])
-            out[runtime] = child["maxrss"]
-            if runtime == "xrelay":
-                numba = child["numba"]
-    return {"model": name, "xrelay_imported_numba": numba, **{f"{k}_rss_mb": v / 2**20 for k, v in out.items()}}
-
-
-def _has_openvino() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("openvino") is not None
+            out[runtime] = peak_rss(runtime, args, inputs, tmp)
+    return {"model": name, **{f"{k}_rss_mb": v / 2**20 for k, v in out.items()}}
 
 
 def measure_layouts(
@@ -527,9 +389,9 @@ def main(argv: list[str] | None = None) -> int:
 
         quantized.report([m for m in args.models if m in quantized.MODELS], args.inputs, pairs=max(args.pairs, 1))
         return 0
-    if args.child:
+    if args.child:  # the peak-RSS child as earlier versions ran it
         runtime, inputs_path, *paths = args.child
-        _child(runtime, paths, inputs_path)
+        child(runtime, paths, inputs_path)
         return 0
     from tabulate import tabulate
 

@@ -206,6 +206,21 @@ def compute_dtype(dt: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if dt == np.float16 else dt
 
 
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes`` in plain Python: numpy's makes an empty array per shape on
+    every call, and the arena executor's runs allocate no array (``runtime.allocations``)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for s in shapes:
+        for i, d in enumerate(s, ndim - len(s)):
+            r = result[i]
+            if d != r and d != 1:
+                if r != 1:
+                    raise ValueError(f"shapes {', '.join(map(str, shapes))} do not broadcast")
+                result[i] = d
+    return tuple(result)
+
+
 def check_out(out: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, op: str) -> None:
     """Validate a destination buffer; kernels never resize or re-type it."""
     if not isinstance(out, np.ndarray):

@@ -18,6 +18,7 @@ from xrelay.dialects.relay.dtypes import dtype_bits, numpy_dtype
 
 from ._registry import (
     NARROW_WIDE,
+    broadcast_shape,
     check_float,
     check_out,
     compute_dtype,
@@ -36,7 +37,7 @@ def _ufunc_into(uf: np.ufunc, op: str, *xs: np.ndarray, out: np.ndarray | None) 
         if out is not None:
             res_dtype = uf.resolve_dtypes(tuple(x.dtype for x in xs) + (None,))[-1]
             if res_dtype == out.dtype:
-                check_out(out, np.broadcast_shapes(*(x.shape for x in xs)), res_dtype, op)
+                check_out(out, broadcast_shape(*(x.shape for x in xs)), res_dtype, op)
                 uf(*xs, out=out)
                 return out
         return emit(uf(*xs), out, op)

@@ -69,6 +69,7 @@ __all__ = [
     "ARENA_ALIGNMENT",
     "Executor",
     "ExecutorError",
+    "OutsideArena",
     "StepProfile",
     "run_memory_compiled",
 ]
@@ -126,6 +127,33 @@ class StepProfile:
     ops: str
     seconds: float
     shapes: str
+
+
+@dataclass
+class OutsideArena:
+    """Every byte of activation memory a model takes outside its planned arenas
+    (``Executor.outside_arena``); the arenas plus these are the process's activation memory."""
+
+    arena_bytes: int
+    """The planned arenas (``memory.pool`` sizes)."""
+    held_bytes: int
+    """Arrays the executor made when it bound the steps and keeps for every run: temporaries
+    inside fused functions (``CompiledFunction.scratch_bytes``) and storage the plan left
+    ``external``. Inputs (``set_input``'s buffers) and constants are not counted."""
+    run_bytes: int
+    """Bytes of the arrays the steps allocated during one run (counted by
+    ``runtime.allocations``: every numpy array allocation, not a list of known culprits)."""
+    run_peak: int
+    """The most of them held at once."""
+    run_count: int
+    """How many allocations one run made."""
+    steps: list[tuple[int, str, str, int, int]]
+    """``(index, function, ops, bytes, count)`` of each step that allocated during the run."""
+
+    @property
+    def total_bytes(self) -> int:
+        """What lies outside the arenas at the worst moment of a run."""
+        return self.held_bytes + self.run_peak
 
 
 def _compiler(fn: func.FuncOp) -> str | None:
@@ -488,6 +516,44 @@ class Executor:
                     families[fam] += clock() - t0
                 steps.append(StepProfile(index, name, ops, clock() - start, ""))
         return steps, families
+
+    def outside_arena(self) -> OutsideArena:
+        """Run once (on the current inputs) counting, step by step, every array allocated
+        outside the arenas (``runtime.allocations.count_allocations``), and add what the
+        bound steps hold. Counted on a one-thread twin of this executor when it has several
+        threads: numpy's allocation hook sees the calling thread only, and the kernels are
+        the same for any thread count."""
+        from xrelay.runtime.allocations import count_allocations
+
+        ex = self
+        if self.threads > 1:
+            ex = Executor(
+                self.module, entry=self.entry, fast=self.fast, use_numba=self.use_numba,
+                constants=self.constants, threads=1, backends=self.backends,
+                step_compiler=self.step_compiler,
+            )  # fmt: skip
+            for mine, theirs in zip(self.input_buffers, ex.input_buffers):
+                np.copyto(theirs, mine)
+        steps: list[tuple[int, str, str, int, int]] = []
+        total = peak = count = kept = 0  # kept: still held after their step
+        with blas_single_thread():
+            for index, (name, ops, compiled) in enumerate(ex.steps):
+                with count_allocations() as counted:
+                    compiled()
+                if counted.count:
+                    steps.append((index, name, ops, counted.bytes, counted.count))
+                total += counted.bytes
+                count += counted.count
+                peak = max(peak, kept + counted.peak)
+                kept += counted.live
+        return OutsideArena(
+            arena_bytes=ex.arena_bytes,
+            held_bytes=ex.scratch_bytes + ex.external_bytes,
+            run_bytes=total,
+            run_peak=peak,
+            run_count=count,
+            steps=steps,
+        )
 
     def step_outputs(self) -> list[list[np.ndarray]]:
         """Run once, step by step, and return a copy of every step's destinations."""

@@ -274,9 +274,21 @@ def _fast_global_avg_pool(op, vals, out, ws, opts):
         return None
     if not _float_same(x, out) or x.ndim != 4:
         return None
-    return [
-        ("pool", functools.partial(np.mean, x, axis=(2, 3), keepdims=True, dtype=x.dtype, out=out))
-    ]
+    return [("pool", mean_into(x, (2, 3), out))]
+
+
+def mean_into(x: np.ndarray, axis: tuple[int, ...], out: np.ndarray) -> Thunk:
+    """``np.mean(x, axis, keepdims=True, dtype=x.dtype, out=out)`` with the same bits (a sum
+    into ``out``, then a division by the count in float64, as numpy's mean divides) but
+    without the arrays ``np.mean`` makes on every call for the count: nothing is allocated
+    while it runs."""
+    count = np.array(float(np.prod([x.shape[a] for a in axis])), np.float64)
+
+    def run() -> None:
+        np.add.reduce(x, axis=axis, dtype=x.dtype, out=out, keepdims=True)
+        np.true_divide(out, count, out=out, casting="unsafe")
+
+    return run
 
 
 def _valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) -> tuple[int, int]:

@@ -35,6 +35,7 @@ from xrelay.runtime.native.fast_kernels import (
     _sequence,
     _split,
     _valid_range,
+    mean_into,
     pool_geometry,
 )
 
@@ -590,7 +591,7 @@ def global_avg_pool_nhwc(op, vals, out, ws, opts):
         return None
     if not _float_same(x, out) or x.ndim != 4:
         return None
-    return [("pool", functools.partial(np.mean, x, axis=(1, 2), keepdims=True, dtype=x.dtype, out=out))]
+    return [("pool", mean_into(x, (1, 2), out))]
 
 
 def max_pool_blocked(op, vals, out, ws, opts):

@@ -1,0 +1,274 @@
+"""The real-model zoo against onnxruntime and OpenVINO: correctness, latency, memory.
+
+    make zoo                                              # every model (creates .venv-zoo)
+    .venv-zoo/bin/python benchmarks/zoo.py --models efficientnet_b0 gpt2 --profile
+    .venv-zoo/bin/python benchmarks/zoo.py --busy         # one competing busy process
+    .venv-zoo/bin/python benchmarks/zoo.py --json out.json --no-rss
+
+Every model of ``xrelay.testing.zoo`` (torchvision and Hugging Face architectures with random
+weights, exported by torch's default ONNX exporter at opset 20 and cached outside the
+repository, ``$XRELAY_ZOO_CACHE``) is imported with ``xrelay.frontends.onnx.from_onnx`` and
+built with ``xrelay.build(..., opt_level=3)`` and the defaults, as a user would. For each:
+
+* **correctness**: the largest difference of every output from onnxruntime's, relative to
+  the largest magnitude of onnxruntime's output (``max rel err``); outputs must be finite;
+* **latency**: xrelay, onnxruntime (2 intra-op threads, spinning off) and OpenVINO f32
+  (2 threads, one stream) run in rounds, back to back, ``--pairs`` rounds (default 15) after
+  ``--warmup`` rounds; each ratio is the median of the per-round ratios
+  (``benchmarks/peers.py``: the method of ``benchmarks/runtime.py``);
+* **memory**: the planned arena, and EVERY byte of activation memory outside it
+  (``Executor.outside_arena``: temporaries the bound steps hold, plus the peak of what one
+  run allocates, counted by numpy's allocation hook, ``runtime.allocations``); peak RSS
+  of each runtime in a fresh process of its own that loads the model as deployed (xrelay: the
+  exported ``graph.json, lib.mlir, params.npz``; the others: the ``.onnx`` file) and runs it
+  3 times (``VmHWM``), so no runtime pays for another's libraries or for the build;
+* ``--profile``: xrelay's time by op family (and the slowest steps) per model;
+* ``--busy``: one process spinning on a core beside both runtimes during the rounds;
+* ``--int8``: the quantized zoo, through ``quantized.zoo_report(models, pairs, warmup)`` in
+  ``benchmarks/quantized.py`` (the extension point for the int8 path).
+
+The table ends with the geometric mean of each ratio column, and the load average is
+printed before and after (the machine is shared: give it beside every figure).
+"""
+
+from __future__ import annotations
+
+import os
+
+# BLAS threads are fixed before numpy loads (a benchmark setting, not a library default).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
+os.environ.setdefault("OMP_NUM_THREADS", "2")
+
+import argparse  # noqa: E402
+import collections  # noqa: E402
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+from peers import (  # noqa: E402  (benchmarks/peers.py)
+    BusyCore,
+    alternate,
+    has_openvino,
+    load,
+    median_ratio,
+    ort_session,
+    ov_request,
+    peak_rss,
+)
+
+MiB = 2**20
+
+
+def _rel_error(outs: list[np.ndarray], refs: list[np.ndarray]) -> float:
+    """Largest difference over all outputs relative to the largest reference magnitude."""
+    worst = 0.0
+    for out, ref in zip(outs, refs):
+        out = np.asarray(out, np.float64)
+        ref = np.asarray(ref, np.float64)
+        if out.shape != ref.shape:
+            raise RuntimeError(f"output shape {out.shape} differs from onnxruntime's {ref.shape}")
+        if not np.all(np.isfinite(out)):
+            return math.inf
+        scale = max(float(np.max(np.abs(ref))), 1e-30)
+        worst = max(worst, float(np.max(np.abs(out - ref))) / scale)
+    return worst
+
+
+def _profile(m, runs: int = 3, top: int = 8) -> dict:
+    """Milliseconds per op family, and the slowest steps, averaged over ``runs`` runs."""
+    ex = m.executor
+    families: dict[str, float] = collections.defaultdict(float)
+    steps: dict[int, list] = {}
+    for _ in range(runs):
+        profiled, fams = ex.profile()
+        for k, v in fams.items():
+            families[k] += v * 1000 / runs
+        for s in profiled:
+            row = steps.setdefault(s.index, [s.index, s.name, ex.step_backends[s.index], s.ops, 0.0])
+            row[4] += s.seconds * 1000 / runs
+    slowest = sorted(steps.values(), key=lambda r: -r[4])[:top]
+    return {
+        "families": {k: v for k, v in sorted(families.items(), key=lambda kv: -kv[1]) if v > 0},
+        "slowest": slowest,
+        "total_ms": sum(r[4] for r in steps.values()),
+    }
+
+
+def measure(name: str, args: argparse.Namespace) -> dict:
+    import onnx
+
+    import xrelay
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.testing import zoo
+
+    path = zoo.onnx_path(name)
+    feeds = zoo.inputs(name)
+    model = onnx.load(path)
+    t0 = time.perf_counter()
+    mod, params = from_onnx(model)
+    backends = tuple(args.backends.split(",")) if args.backends else None
+    m = xrelay.build(mod, params, opt_level=3, threads=args.threads, backends=backends)
+    build_s = time.perf_counter() - t0
+    del mod, params
+    sess = ort_session(model.SerializeToString())
+    del model
+    ov = None if args.no_openvino else ov_request(path)
+    m.set_input(**feeds)
+    m.run()
+    outs = [m.get_output(i).numpy() for i in range(m.get_num_outputs())]
+    refs = sess.run(None, feeds)
+    rel = _rel_error(outs, refs)
+    outside = m.executor.outside_arena()
+    peers = {"xrelay": m.run, "ort": lambda: sess.run(None, feeds)}
+    if ov is not None:
+        peers["ov"] = lambda: ov.infer(feeds)
+    with BusyCore() if args.busy else contextlib.nullcontext():
+        times = alternate(peers, args.pairs, args.warmup)
+    med = statistics.median
+    result = {
+        "model": name,
+        "max_rel_err": rel,
+        "xrelay_ms": med(times["xrelay"]) * 1000,
+        "ort_ms": med(times["ort"]) * 1000,
+        "ratio_ort": median_ratio(times, "xrelay", "ort"),
+        "ov_ms": med(times["ov"]) * 1000 if "ov" in times else None,
+        "ratio_ov": median_ratio(times, "xrelay", "ov"),
+        "ov_over_ort": median_ratio(times, "ov", "ort"),
+        "arena_bytes": outside.arena_bytes,
+        "outside_held_bytes": outside.held_bytes,
+        "outside_run_peak": outside.run_peak,
+        "outside_run_bytes": outside.run_bytes,
+        "outside_steps": outside.steps,
+        "build_s": build_s,
+        "threads": m.executor.threads,
+        "backends": dict(collections.Counter(m.executor.step_backends)),
+    }
+    if args.profile:
+        result["profile"] = _profile(m)
+    if not args.no_rss:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = [os.path.join(tmp, n) for n in ("graph.json", "lib.mlir", "params.npz")]
+            m.export(*paths)
+            del m, sess, ov, peers
+            result["xrelay_rss"] = peak_rss("xrelay", paths, feeds, tmp)
+            result["ort_rss"] = peak_rss("ort", [path], feeds, tmp)
+            if not args.no_openvino and has_openvino():
+                result["ov_rss"] = peak_rss("ov", [path], feeds, tmp)
+    return result
+
+
+def _geomean(values: list[float | None]) -> str:
+    vs = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    return f"{math.exp(sum(map(math.log, vs)) / len(vs)):.3f}" if vs else "-"
+
+
+def _fmt(v: float | None, spec: str) -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def table(results: list[dict]) -> str:
+    from tabulate import tabulate
+
+    rows = []
+    for r in results:
+        outside = r["outside_held_bytes"] + r["outside_run_peak"]
+        rows.append([
+            r["model"], f"{r['max_rel_err']:.1e}", f"{r['xrelay_ms']:.2f}", f"{r['ort_ms']:.2f}",
+            f"{r['ratio_ort']:.3f}", _fmt(r["ov_ms"], ".2f"), _fmt(r["ratio_ov"], ".3f"),
+            _fmt(r["ov_over_ort"], ".3f"), f"{r['arena_bytes'] / MiB:.2f}",
+            f"{outside / MiB:.3f}" if outside else "0",
+            _fmt(r.get("xrelay_rss") and r["xrelay_rss"] / MiB, ".0f"),
+            _fmt(r.get("ort_rss") and r["ort_rss"] / MiB, ".0f"),
+            _fmt(r.get("ov_rss") and r["ov_rss"] / MiB, ".0f"),
+            " ".join(f"{k} {v}" for k, v in sorted(r["backends"].items())),
+        ])  # fmt: skip
+    rows.append([
+        "geometric mean", "", "", "", _geomean([r["ratio_ort"] for r in results]), "",
+        _geomean([r["ratio_ov"] for r in results]), _geomean([r["ov_over_ort"] for r in results]),
+        "", "", "", "", "", "",
+    ])  # fmt: skip
+    return tabulate(
+        rows,
+        headers=["model", "max rel err", "xrelay ms", "ort ms", "/ ort", "OpenVINO ms",
+                 "/ OpenVINO", "OpenVINO / ort", "arena MiB", "outside arena MiB",
+                 "xrelay RSS MB", "ort RSS MB", "OpenVINO RSS MB", "steps by backend"],
+    )  # fmt: skip
+
+
+def profile_text(r: dict) -> str:
+    from tabulate import tabulate
+
+    p = r["profile"]
+    fams = tabulate(
+        [[k, f"{v:.2f}", f"{100 * v / max(p['total_ms'], 1e-12):.1f}"] for k, v in p["families"].items()],
+        headers=["op family", "ms", "%"],
+    )
+    steps = tabulate(
+        [[i, n, b, ops[:70], f"{ms:.2f}"] for i, n, b, ops, ms in p["slowest"]],
+        headers=["step", "function", "backend", "ops", "ms"],
+    )
+    return f"== {r['model']} ({p['total_ms']:.2f} ms profiled)\n{fams}\n\n{steps}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from xrelay.testing import zoo
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--models", nargs="+", default=list(zoo.MODELS), choices=list(zoo.MODELS))
+    parser.add_argument("--pairs", type=int, default=15, help="timed rounds (default 15)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
+    parser.add_argument("--profile", action="store_true", help="xrelay's time by op family")
+    parser.add_argument("--busy", action="store_true", help="one competing busy process")
+    parser.add_argument("--threads", type=int, default=None, help="xrelay's threads (default: its own)")
+    parser.add_argument("--backends", default=None, help="xrelay's backends, e.g. native")
+    parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS processes")
+    parser.add_argument("--no-openvino", action="store_true", help="leave OpenVINO out")
+    parser.add_argument("--int8", action="store_true", help="the quantized zoo (benchmarks/quantized.py)")
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args(argv)
+    if args.pairs < 1 or args.warmup < 0:
+        parser.error("--pairs must be at least 1 and --warmup at least 0")
+    if args.int8:
+        import quantized
+
+        hook = getattr(quantized, "zoo_report", None)
+        if hook is None:
+            print("zoo.py --int8: benchmarks/quantized.py has no zoo_report yet", file=sys.stderr)
+            return 1
+        hook(args.models, pairs=args.pairs, warmup=args.warmup)
+        return 0
+    print(f"before: {load()}", flush=True)
+    results = []
+    for name in args.models:
+        r = measure(name, args)
+        results.append(r)
+        print(
+            f"{name}: err {r['max_rel_err']:.1e}, {r['xrelay_ms']:.2f} ms, / ort {r['ratio_ort']:.3f}"
+            f", / OpenVINO {_fmt(r['ratio_ov'], '.3f')}; {load()}",
+            flush=True,
+        )
+        if args.profile:
+            print(profile_text(r), flush=True)
+    print()
+    print(table(results))
+    print(
+        f"\n{args.pairs} rounds after {args.warmup} warm-up rounds, medians of per-round ratios; "
+        f"xrelay threads {results[0]['threads']}, onnxruntime 2 intra-op threads (spinning off), "
+        + ("OpenVINO f32 2 threads 1 stream" if has_openvino() and not args.no_openvino else "no OpenVINO")
+        + ("; one competing busy process" if args.busy else "")
+        + f"; after: {load()}"
+    )
+    if args.json:
+        with open(args.json + ".tmp", "w") as f:
+            json.dump(results, f, indent=1, default=str)
+        os.replace(args.json + ".tmp", args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

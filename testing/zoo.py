@@ -1,0 +1,349 @@
+"""The real-model zoo: torchvision and Hugging Face architectures with random weights.
+
+The one place that builds the models of ``benchmarks/zoo.py``, ``tests/extras`` and the
+``torch.export`` frontend's checks, so all of them run the very same networks:
+
+    from xrelay.testing import zoo
+    module, args = zoo.torch_model("efficientnet_b0")   # torch.nn.Module in eval mode, inputs
+    path = zoo.onnx_path("efficientnet_b0")              # exported once, then cached
+    feeds = zoo.inputs("efficientnet_b0")                # {ONNX input name: numpy array}
+
+Nothing is downloaded: torchvision builders get ``weights=None``, Hugging Face models are
+built from a config object (``BertConfig()`` is bert-base), never ``from_pretrained``. Random
+initialisation alone leaves a network whose output barely depends on its input (batch-norm
+gammas of 1 and betas of 0, identity running statistics under weights drawn for training,
+layer norms of 1 and 0, zero biases), and comparing such outputs tests nothing. So each
+model is made *meaningful* by one general recipe (``randomize``):
+
+1. every parameter or buffer whose elements are all equal (a constant the init left: norm
+   scales and shifts, zero biases, layer scales) gets random values around its value;
+2. batch-norm running statistics are measured on random images (cumulative average over
+   ``CALIBRATION_BATCHES`` batches in training mode, then ``eval()``), so every normalised
+   activation has unit scale whatever the random weights did upstream;
+3. ``check_input_dependence`` requires that two different inputs give outputs that differ
+   by at least 1 % of the output's magnitude (after the above, they differ by far more).
+
+Export: torch's default ONNX exporter (``torch.onnx.export``, opset 20, one file, weights
+inside), into ``$XRELAY_ZOO_CACHE`` (default ``~/.cache/xrelay-zoo``), outside the
+repository, keyed by the model name, the seed and the versions of torch, torchvision and
+transformers; written atomically. torch, torchvision and transformers come with the ``zoo``
+extra (``pip install -e '.[zoo]'``, ``make venv-zoo``) and are imported only when a model
+is built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "MODELS",
+    "ZooError",
+    "ZooModel",
+    "cache_dir",
+    "check_input_dependence",
+    "inputs",
+    "onnx_model",
+    "onnx_path",
+    "randomize",
+    "torch_model",
+]
+
+OPSET = 20
+"""Opset of the exported files (torch's default exporter)."""
+
+CALIBRATION_BATCHES = 4
+"""Random-image batches (of 8) that measure the batch-norm running statistics."""
+
+SEQ = 128
+"""Sequence length of the transformer models."""
+
+ZOO_VERSION = 1
+"""Part of every cache key: bump it when a builder or the recipe changes what is exported."""
+
+
+class ZooError(RuntimeError):
+    """A zoo model cannot be built or exported (unknown name, missing extra, dead output)."""
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    """One architecture: how to build it and what it takes."""
+
+    name: str
+    kind: str
+    """``"cnn"`` (one image ``[1, 3, size, size]``) or ``"text"`` (token ids and a mask)."""
+    build: Callable[[], Any]
+    """Returns the ``torch.nn.Module`` with its init's random weights (before ``randomize``)."""
+    image: int = 224
+    input_names: tuple[str, ...] = ("input",)
+    description: str = ""
+
+
+def _tv(fn: str, **kwargs: Any) -> Callable[[], Any]:
+    def build() -> Any:
+        import torchvision.models as tvm
+
+        return getattr(tvm, fn)(weights=None, **kwargs)
+
+    return build
+
+
+class _FirstOutput:
+    """Wraps a Hugging Face model so it returns one tensor (``last_hidden_state`` or logits)."""
+
+    @staticmethod
+    def wrap(model: Any, key: str) -> Any:
+        import torch
+
+        class Wrapped(torch.nn.Module):
+            def __init__(self, inner: Any) -> None:
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, *args: Any) -> Any:
+                return getattr(self.inner(*args), key)
+
+        return Wrapped(model)
+
+
+def _hf(kind: str) -> Callable[[], Any]:
+    def build() -> Any:
+        import transformers as tf
+
+        if kind == "bert_base":
+            # BertConfig() is bert-base-uncased's shape: 12 layers, hidden 768, 12 heads
+            cfg = tf.BertConfig(attn_implementation="eager")
+            return _FirstOutput.wrap(tf.BertModel(cfg, add_pooling_layer=False), "last_hidden_state")
+        if kind == "distilbert":
+            cfg = tf.DistilBertConfig(attn_implementation="eager")
+            return _FirstOutput.wrap(tf.DistilBertModel(cfg), "last_hidden_state")
+        if kind == "vit_hf":
+            # ViTConfig() is google/vit-base-patch16-224's shape
+            cfg = tf.ViTConfig(attn_implementation="eager")
+            return _FirstOutput.wrap(tf.ViTModel(cfg, add_pooling_layer=False), "last_hidden_state")
+        if kind == "gpt2":
+            # GPT2Config() is gpt2 (small): 12 layers, hidden 768, 12 heads
+            cfg = tf.GPT2Config(attn_implementation="eager")
+            return _FirstOutput.wrap(tf.GPT2Model(cfg), "last_hidden_state")
+        raise ZooError(f"no Hugging Face builder '{kind}'")
+
+    return build
+
+
+_TEXT = ("input_ids", "attention_mask")
+
+MODELS: dict[str, ZooModel] = {
+    m.name: m
+    for m in [
+        ZooModel("resnet18", "cnn", _tv("resnet18")),
+        ZooModel("resnet50", "cnn", _tv("resnet50")),
+        ZooModel("googlenet", "cnn", _tv("googlenet", aux_logits=False, init_weights=True)),
+        ZooModel("inception_v3", "cnn", _tv("inception_v3", aux_logits=False, init_weights=True), image=299),
+        ZooModel("regnet_y_400mf", "cnn", _tv("regnet_y_400mf")),
+        ZooModel("mobilenet_v2", "cnn", _tv("mobilenet_v2")),
+        ZooModel("mnasnet1_0", "cnn", _tv("mnasnet1_0")),
+        ZooModel("densenet121", "cnn", _tv("densenet121")),
+        ZooModel("shufflenet_v2_x1_0", "cnn", _tv("shufflenet_v2_x1_0")),
+        ZooModel("squeezenet1_0", "cnn", _tv("squeezenet1_0")),
+        ZooModel("mobilenet_v3_large", "cnn", _tv("mobilenet_v3_large")),
+        ZooModel("efficientnet_b0", "cnn", _tv("efficientnet_b0")),
+        ZooModel("convnext_tiny", "cnn", _tv("convnext_tiny")),
+        ZooModel("swin_t", "cnn", _tv("swin_t")),
+        ZooModel("vit_b_16", "cnn", _tv("vit_b_16")),
+        ZooModel("vit_hf", "cnn", _hf("vit_hf"), input_names=("pixel_values",),
+                 description="transformers ViTModel, ViTConfig() (vit-base-patch16-224)"),
+        ZooModel("bert_base", "text", _hf("bert_base"), input_names=_TEXT,
+                 description="transformers BertModel, BertConfig() (bert-base), seq 128"),
+        ZooModel("distilbert", "text", _hf("distilbert"), input_names=_TEXT,
+                 description="transformers DistilBertModel, DistilBertConfig(), seq 128"),
+        ZooModel("gpt2", "text", _hf("gpt2"), input_names=_TEXT,
+                 description="transformers GPT2Model, GPT2Config() (gpt2 small), seq 128"),
+    ]
+}  # fmt: skip
+"""Every zoo model by name, in the order the benchmark prints them."""
+
+
+def _spec(name: str) -> ZooModel:
+    spec = MODELS.get(name)
+    if spec is None:
+        raise ZooError(f"no zoo model '{name}' (known: {', '.join(MODELS)})")
+    return spec
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as e:  # the zoo extra is optional
+        raise ZooError(
+            "the zoo needs torch, torchvision and transformers: pip install -e '.[zoo]' "
+            "(or make venv-zoo)"
+        ) from e
+    return torch
+
+
+def inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """The model's inputs by ONNX input name: a standard-normal image, or token ids
+    uniform over the first 1000 ids of the vocabulary with an attention mask whose last
+    quarter is padding (so masking matters)."""
+    spec = _spec(name)
+    rng = np.random.default_rng(seed)
+    if spec.kind == "cnn":
+        image = rng.standard_normal((1, 3, spec.image, spec.image)).astype(np.float32)
+        return {spec.input_names[0]: image}
+    ids = rng.integers(0, 1000, size=(1, SEQ), dtype=np.int64)
+    mask = np.ones((1, SEQ), np.int64)
+    mask[:, SEQ - SEQ // 4 :] = 0
+    return dict(zip(spec.input_names, (ids, mask)))
+
+
+def _torch_args(name: str, seed: int = 0) -> tuple[Any, ...]:
+    torch = _torch()
+    return tuple(torch.from_numpy(a) for a in inputs(name, seed).values())
+
+
+def randomize(module: Any, image: int = 224, seed: int = 0) -> Any:
+    """Give ``module`` (a torch model) parameters that make its output depend on its input.
+
+    Every floating parameter and buffer whose elements are all equal gets random values:
+    ``v * U(0.5, 1.5)`` where the constant ``v`` is non-zero (norm scales, layer scales),
+    ``N(0, 0.1)`` where it is zero (shifts, biases). Then, when the model has batch norms,
+    their running statistics are measured on ``CALIBRATION_BATCHES`` batches of 8 random
+    images of ``image`` pixels (cumulative averages in training mode). Returns the module
+    in ``eval()`` mode.
+    """
+    torch = _torch()
+    gen = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        tensors = [("parameter", n, p) for n, p in module.named_parameters()]
+        tensors += [("buffer", n, b) for n, b in module.named_buffers()]
+        for _, name, t in tensors:
+            if not t.is_floating_point() or t.numel() < 2 or name.endswith(("running_mean", "running_var")):
+                continue
+            flat = t.reshape(-1)
+            if not bool(torch.all(flat == flat[0])):
+                continue
+            v = float(flat[0])
+            if v != 0.0:
+                t.mul_(torch.empty(t.shape).uniform_(0.5, 1.5, generator=gen))
+            else:
+                t.copy_(torch.empty(t.shape).normal_(0.0, 0.1, generator=gen))
+    norms = [m for m in module.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    module.eval()
+    if norms:
+        for m in norms:
+            m.reset_running_stats()
+            m.momentum = None  # cumulative average over the calibration batches
+            m.train()
+        with torch.no_grad():
+            for _ in range(CALIBRATION_BATCHES):
+                module(torch.randn(8, 3, image, image, generator=gen))
+        for m in norms:
+            m.eval()
+    return module
+
+
+def check_input_dependence(run: Callable[[tuple[Any, ...]], Any], a: tuple[Any, ...],
+                           b: tuple[Any, ...], what: str, at_least: float = 0.01) -> float:
+    """Require ``run(a)`` and ``run(b)`` (numpy-convertible outputs) to differ by at least
+    ``at_least`` of their largest magnitude, and to be finite; returns the relative
+    difference. Raises ``ZooError`` naming ``what`` otherwise."""
+    x = np.asarray(run(a), np.float64)
+    y = np.asarray(run(b), np.float64)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ZooError(f"{what}: the output is not finite")
+    scale = max(float(np.max(np.abs(x))), float(np.max(np.abs(y))), 1e-30)
+    rel = float(np.max(np.abs(x - y))) / scale
+    if rel < at_least:
+        raise ZooError(
+            f"{what}: two different inputs give outputs within {rel:.1e} of each other "
+            f"(relative): the output does not depend on the input"
+        )
+    return rel
+
+
+def torch_model(name: str, seed: int = 0) -> tuple[Any, tuple[Any, ...]]:
+    """``(module, args)``: the zoo model ``name`` in eval mode with random, meaningful
+    weights (``randomize``; the same weights for the same seed), and its example inputs
+    (``inputs(name, seed)`` as torch tensors, in the order of ``forward``'s arguments).
+    The output is checked to depend on the input (``check_input_dependence``)."""
+    spec = _spec(name)
+    torch = _torch()
+    torch.manual_seed(seed)
+    module = randomize(spec.build(), spec.image, seed)
+    args = _torch_args(name, seed)
+    other = _torch_args(name, seed + 1)
+
+    def run(a: tuple[Any, ...]) -> Any:
+        with torch.no_grad():
+            return module(*a).numpy()
+
+    check_input_dependence(run, args, other, f"zoo model '{name}'")
+    return module, args
+
+
+def cache_dir() -> str:
+    """Where exported files live: ``$XRELAY_ZOO_CACHE`` or ``~/.cache/xrelay-zoo``."""
+    return os.environ.get("XRELAY_ZOO_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "xrelay-zoo"
+    )
+
+
+def _key(name: str, seed: int) -> str:
+    import importlib.metadata as md
+
+    versions = []
+    for dist in ("torch", "torchvision", "transformers", "onnxscript"):
+        try:
+            versions.append(f"{dist}={md.version(dist)}")
+        except md.PackageNotFoundError:
+            versions.append(f"{dist}=-")
+    text = f"{name}|{seed}|{ZOO_VERSION}|{OPSET}|{'|'.join(versions)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def onnx_path(name: str, seed: int = 0) -> str:
+    """The ONNX file of the zoo model, exported on first use (torch's default exporter,
+    opset 20) and cached; see the module docstring."""
+    spec = _spec(name)
+    directory = cache_dir()
+    path = os.path.join(directory, f"{name}-s{seed}-{_key(name, seed)}.onnx")
+    if os.path.exists(path):
+        return path
+    torch = _torch()
+    module, args = torch_model(name, seed)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".onnx", dir=directory)
+    os.close(fd)
+    try:
+        torch.onnx.export(
+            module,
+            args,
+            tmp,
+            input_names=list(spec.input_names),
+            output_names=["output"],
+            opset_version=OPSET,
+            external_data=False,
+            verbose=False,
+        )
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; the cache is not
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def onnx_model(name: str, seed: int = 0) -> Any:
+    """The exported model as an ``onnx.ModelProto`` (see ``onnx_path``)."""
+    import onnx
+
+    return onnx.load(onnx_path(name, seed))
