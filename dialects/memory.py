@@ -39,6 +39,7 @@ the executor and ``lower-to-memory`` share it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -904,6 +905,158 @@ def winograd_scratch_bytes(
     )
 
 
+ELEMENTWISE_CHUNK = 4096
+"""Elements per chunk of the arena executor's elementwise kernels that need scratch (a float
+``sigmoid`` keeps ``exp(-|x|)`` and the sign beside the result): their scratch is one chunk in
+the step's workspace (``elementwise_scratch_bytes``), never an array the size of the tensor."""
+
+CHUNKED_ELEMENTWISE = frozenset({"sigmoid", "nn.softmax", "where"})
+"""The ops whose kernels take ``elementwise_scratch_bytes`` of workspace."""
+
+
+def elementwise_scratch_bytes(op: Operation) -> int:
+    """Workspace bytes of a ``CHUNKED_ELEMENTWISE`` op on float32/float64 (0 for any other
+    op): for ``sigmoid`` one chunk of the value and one of a mask; for ``nn.softmax`` the
+    reduced tensor (the maximum, then the sum, along the axis); for ``where`` with a bool
+    condition, the negated condition."""
+    name = getattr(op, "RELAY_NAME", None)
+    if name not in CHUNKED_ELEMENTWISE or not op.results:
+        return 0
+    if name == "where":  # the negated condition, for a ``where`` written into ``x``'s buffer
+        c = op.operands[0].type
+        if not isinstance(c, TensorType) or not c.has_static_shape() or dtype_of(c.element_type) != "bool":
+            return 0
+        return -(-max(1, math.prod(c.get_shape())) // 64) * 64
+    t = op.results[0].type
+    if not isinstance(t, TensorType) or not t.has_static_shape():
+        return 0
+    dt = dtype_of(t.element_type)
+    if dt not in ("float32", "float64"):
+        return 0
+    shape = t.get_shape()
+    itemsize = int(dt[-2:]) // 8
+    if name == "nn.softmax":
+        axis = op.attrs.get("axis", -1)
+        if not shape or not -len(shape) <= axis < len(shape):
+            return 0
+        n = math.prod(shape) // max(1, shape[axis])
+        return -(-n * itemsize // 64) * 64
+    n = min(ELEMENTWISE_CHUNK, max(1, math.prod(shape)))
+    return -(-n * (itemsize + 1) // 64) * 64
+
+
+INPLACE_OPS = frozenset(
+    {
+        "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+        "nn.relu", "clip", "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
+        "sigmoid", "erf", "nn.leaky_relu", "nn.prelu", "nn.bias_add", "floor", "ceil",
+        "trunc", "round", "sign", "copy", "where",
+    }
+)  # fmt: skip
+"""Elementwise ops whose kernels may write the buffer of an operand of their result's type."""
+
+VIEW_OPS = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten"})
+"""Ops whose result is the operand's data with another shape (a view, no copy)."""
+
+
+def result_buffers(fn: func.FuncOp) -> dict[SSAValue, tuple[int, bool]]:
+    """Which values of a primitive function are computed straight into a result's buffer:
+    ``value -> (index of the result, whether through a reshaped view)``.
+
+    Backwards from ``func.return``: a returned value writes its result's buffer; an
+    ``INPLACE_OPS`` op writing a buffer passes it to its first operand of the same type that
+    only it uses; a ``VIEW_OPS`` op passes a reshaped view of it to its data operand when only
+    it uses that. Every other value of the function needs a buffer of its own while the step
+    runs (``fused_temporaries``). The arena executor binds the buffers by this rule."""
+    body = fn.body.block
+    ret = body.last_op
+    out: dict[SSAValue, tuple[int, bool]] = {}
+    if not isinstance(ret, func.ReturnOp):
+        return out
+    for i, v in enumerate(ret.arguments):
+        if v not in out and isinstance(v.owner, RelayOp) and v.owner.name != "relay.constant":
+            out[v] = (i, False)
+    for op in reversed(list(body.ops)):
+        if not isinstance(op, RelayOp) or op.name == "relay.constant" or len(op.results) != 1:
+            continue
+        r = op.results[0]
+        target = out.get(r)
+        if target is None:
+            continue
+        for v in op.operands:
+            owner = v.owner
+            if (
+                v in out
+                or not isinstance(owner, RelayOp)
+                or owner.name == "relay.constant"
+                or v.uses.get_length() != 1
+                or len(owner.results) != 1
+            ):
+                continue
+            if op.RELAY_NAME in INPLACE_OPS and v.type == r.type:
+                out[v] = target
+                break
+            if op.RELAY_NAME in VIEW_OPS and v is op.operands[0]:
+                out[v] = (target[0], True)
+                break
+    return out
+
+
+def fused_temporaries(
+    fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
+) -> list[SSAValue]:
+    """The values of a primitive function (and of the composites it calls, found with
+    ``lookup``) that need a buffer of their own while its step runs: not a result's buffer
+    (``result_buffers``), not a constant, not a ``VIEW_OPS`` view. The arena executor takes
+    them from the step's planned workspace (``workspace_bytes`` counts them). None for a
+    function on 8-bit integers (``_quantized``)."""
+    lookup = lookup or _symbols(fn)
+    found: list[SSAValue] = []
+    seen: set[str] = set()
+    if _quantized(fn):
+        return found
+
+    def visit(f: func.FuncOp) -> None:
+        placed = result_buffers(f)
+        for op in f.body.block.ops:
+            if isinstance(op, func.CallOp):
+                name = op.callee.root_reference.data
+                callee = lookup(name)
+                if callee is not None and name not in seen:
+                    seen.add(name)
+                    visit(callee)
+            elif not isinstance(op, RelayOp) or op.name == "relay.constant":
+                continue
+            elif op.RELAY_NAME in VIEW_OPS:
+                continue
+            found.extend(r for r in op.results if r not in placed)
+
+    visit(fn)
+    return found
+
+
+def _quantized(fn: func.FuncOp) -> bool:
+    """Whether a function computes on 8-bit integers: the int8 kernels fold its float and
+    int32 tails into the kernel (no buffer), so the rule of ``result_buffers`` would plan
+    room they never use; their own scratch is reported as held outside the arena."""
+    for op in fn.body.walk():
+        if isinstance(op, RelayOp):
+            for v in (*op.operands, *op.results):
+                t = v.type
+                if isinstance(t, TensorType) and dtype_of(t.element_type) in ("int8", "uint8"):
+                    return True
+    return False
+
+
+def temporaries_bytes(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None) -> int:
+    """Bytes of ``fused_temporaries``, each rounded up to 64 (a cache line)."""
+    total = 0
+    for v in fused_temporaries(fn, lookup):
+        if isinstance(v.type, TensorType) and v.type.has_static_shape():
+            total += -(-byte_size(v.type) // 64) * 64
+    return total
+
+
 SCRATCH_ATTR = "relay.scratch_bytes"
 """Function attribute: the scratch bytes a code generator needs to run the function."""
 
@@ -923,6 +1076,11 @@ def workspace_bytes(
     of that and ``winograd_scratch_bytes`` (whether Winograd is switched on when the program
     runs does not change the lowering).
 
+    A float ``sigmoid`` needs ``elementwise_scratch_bytes`` (one chunk of its temporaries).
+    That is ``kernel_scratch_bytes``; the values the function keeps in buffers of their own
+    (``fused_temporaries``: the intermediate values no result's buffer can hold) follow it,
+    so nothing a step uses lies outside the plan.
+
     Operations in a function run one after another, so the function needs the largest such
     value over its convolutions (including those of composite functions it calls, found with
     ``lookup``, by default in ``fn``'s module). Every other op needs no workspace.
@@ -934,14 +1092,41 @@ def workspace_bytes(
     stated = fn.attributes.get(SCRATCH_ATTR)
     if isinstance(stated, IntegerAttr):
         return stated.value.data
-    if lookup is None:
-        module = fn.get_toplevel_object()
-        table = (
-            {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)}
-            if module is not fn
-            else {}
-        )
-        lookup = table.get
+    lookup = lookup or _symbols(fn)
+    scratch = kernel_scratch_bytes(fn, lookup)
+    temporaries = temporaries_bytes(fn, lookup)
+    return scratch + temporaries if temporaries else scratch
+
+
+def _symbols(fn: func.FuncOp) -> Callable[[str], func.FuncOp | None]:
+    module = fn.get_toplevel_object()
+    table = (
+        {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)}
+        if module is not fn
+        else {}
+    )
+    return table.get
+
+
+def temporaries_offset(
+    fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
+) -> int:
+    """Where ``fused_temporaries`` start in the function's workspace: after
+    ``kernel_scratch_bytes``, or -- when a code generator stated the whole workspace as its
+    own (``SCRATCH_ATTR``) -- at its end (they then have no planned room)."""
+    stated = fn.attributes.get(SCRATCH_ATTR)
+    if isinstance(stated, IntegerAttr):
+        return stated.value.data
+    return kernel_scratch_bytes(fn, lookup)
+
+
+def kernel_scratch_bytes(
+    fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
+) -> int:
+    """The part of ``workspace_bytes`` one kernel at a time uses (im2col or Winograd
+    matrices, elementwise chunks), rounded up to 64: the function's temporaries
+    (``fused_temporaries``) follow it in the workspace."""
+    lookup = lookup or _symbols(fn)
     best = 0
     seen: set[str] = set()
 
@@ -950,6 +1135,8 @@ def workspace_bytes(
         for op in f.body.walk():
             if isinstance(op, RelayOp) and op.RELAY_NAME == "nn.conv2d":
                 best = max(best, _conv2d_im2col_bytes(op))
+            elif isinstance(op, RelayOp) and op.RELAY_NAME in CHUNKED_ELEMENTWISE:
+                best = max(best, elementwise_scratch_bytes(op))
             elif isinstance(op, func.CallOp):
                 name = op.callee.root_reference.data
                 callee = lookup(name)
@@ -958,7 +1145,7 @@ def workspace_bytes(
                     visit(callee)
 
     visit(fn)
-    return best
+    return -(-best // 64) * 64
 
 
 __all__ = [
@@ -972,6 +1159,16 @@ __all__ = [
     "Memory",
     "PoolOp",
     "StorageType",
+    "CHUNKED_ELEMENTWISE",
+    "INPLACE_OPS",
+    "VIEW_OPS",
+    "fused_temporaries",
+    "kernel_scratch_bytes",
+    "result_buffers",
+    "temporaries_bytes",
+    "temporaries_offset",
+    "ELEMENTWISE_CHUNK",
+    "elementwise_scratch_bytes",
     "winograd_tile",
     "winograd_scratch_bytes",
     "winograd_slice_bytes",

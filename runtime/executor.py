@@ -17,8 +17,8 @@
 
 ``run()`` then only calls the thunks, with BLAS held to one thread per call (the executor's
 own threads do the parallel work; see ``xrelay.runtime.parallel`` for why): it allocates no
-activation memory (the tests check this with tracemalloc and by looking at the base of every
-array). Results are bitwise the same from run to run and for any ``threads``. ``profile()`` times every step
+activation memory (``outside_arena`` counts every array a run allocates, with numpy's
+allocation hook, and what the bound steps hold outside the arenas; the tests require zero). Results are bitwise the same from run to run and for any ``threads``. ``profile()`` times every step
 and every op family. ``run_memory_compiled`` runs the memory-dialect *interpreter* (hostile
 mode: poisoned arenas, workspaces and killed storage) with the executor's kernels, which is
 the bitwise reference for the numba paths.

@@ -972,7 +972,7 @@ _fk._FAST["nn.dense"] = dense
 _fk._FAST["fixed_point_multiply"] = fixed_point_multiply
 _fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply
 _fk._FAST["clip"] = first(_fk._FAST["clip"], clip)
-_fk._FAST["cast"] = first(ort_requant, cast)
+_fk._FAST["cast"] = first(ort_requant, cast, *([_fk._FAST["cast"]] if "cast" in _fk._FAST else []))
 _fk._FAST["add"] = first(ort_add, _fk._FAST["add"]) if "add" in _fk._FAST else ort_add
 _fk._FAST["nn.batch_matmul"] = batch_matmul
 

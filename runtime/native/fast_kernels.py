@@ -13,8 +13,10 @@ Where the result goes (decided backwards from ``func.return``):
   -> relu`` runs as one convolution into ``out`` followed by three in-place ufuncs on ``out``;
 * a reshape (``reshape``/``squeeze``/``expand_dims``/``nn.batch_flatten``) of a value that only
   it uses makes the producer write a reshaped view of the destination: no copy at all;
-* any other internal value gets a scratch array allocated here, at compile time, never in a
-  run (``CompiledFunction.scratch_bytes`` counts them; ResNet-style models need none).
+* any other internal value (``dialects.memory.fused_temporaries``, the same rule from the IR)
+  gets a slice of the step's planned workspace after the kernels' scratch; only a program
+  planned without that room gets arrays allocated here, at compile time, never in a run
+  (``CompiledFunction.scratch_bytes`` counts them).
 
 Kernels: every op can run through the reference kernels (``xrelay.kernels``) called
 with ``out=`` exactly as the memory-dialect interpreter calls them. Faster versions exist for
@@ -74,7 +76,17 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
-from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes, winograd_tile
+from xrelay.dialects.memory import (
+    ELEMENTWISE_CHUNK,
+    INPLACE_OPS,
+    VIEW_OPS,
+    elementwise_scratch_bytes,
+    result_buffers,
+    temporaries_offset,
+    winograd_scratch_bytes,
+    winograd_slice_bytes,
+    winograd_tile,
+)
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
@@ -96,18 +108,10 @@ FAMILIES = ("conv", "im2col", "matmul", "depthwise", "elementwise", "pool", "cop
 each run im2col, matmul and the fused elementwise epilogue (they cannot be timed apart)."""
 
 # Ops that may write their destination while reading an operand of the same type from the
-# same buffer: they compute elementwise (a ufunc, or a full temporary before writing).
-_INPLACE_OK = frozenset(
-    {
-        "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
-        "nn.relu", "clip", "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
-        "sigmoid", "erf", "nn.leaky_relu", "nn.prelu", "nn.bias_add", "floor", "ceil",
-        "trunc", "round", "sign", "copy", "where",
-    }
-)  # fmt: skip
-
-# Ops whose result is their first operand's elements in the same order (a view).
-_VIEW_OPS = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten"})
+# same buffer, and ops whose result is a view of their first operand (dialects.memory: the
+# planner sizes the workspace by the same rule).
+_INPLACE_OK = INPLACE_OPS
+_VIEW_OPS = VIEW_OPS
 
 _BINARY_UFUNCS: dict[str, np.ufunc] = {
     "add": np.add,
@@ -186,7 +190,8 @@ class CompiledFunction:
     thunks: list[tuple[str, str, Thunk]] = field(default_factory=list)
     """``(op name, family, thunk)`` in execution order."""
     scratch_bytes: int = 0
-    """Bytes of internal temporaries allocated at compile time (outside the arena)."""
+    """Bytes of internal temporaries allocated at compile time (outside the arena: the
+    workspace had no room for them, see ``_Temporaries``)."""
     fast_ops: int = 0
     """How many ops run through a fast kernel (the rest use the reference kernels)."""
     columns: list[np.ndarray] = field(default_factory=list)
@@ -291,6 +296,221 @@ def mean_into(x: np.ndarray, axis: tuple[int, ...], out: np.ndarray) -> Thunk:
     return run
 
 
+# Unary float ops and reductions with ``out=``: the reference kernels compute them as fresh
+# arrays copied into the destination (and numpy's helpers make small arrays on every call);
+# these give the same bits writing the destination only, so a run allocates nothing.
+
+_UNARY_UFUNCS: dict[str, tuple[np.ufunc, ...]] = {
+    "exp": (np.exp,), "log": (np.log,), "sqrt": (np.sqrt,), "tanh": (np.tanh,),
+    "sin": (np.sin,), "cos": (np.cos,), "tan": (np.tan,), "atan": (np.arctan,),
+    "log2": (np.log2,), "log10": (np.log10,), "negative": (np.negative,), "abs": (np.absolute,),
+    "rsqrt": (np.sqrt, np.reciprocal),  # the reference's reciprocal(sqrt(x))
+}  # fmt: skip
+
+
+def _fast_unary(op, vals, out, ws, opts):
+    (x,) = vals
+    if not _float_same(x, out) or x.shape != out.shape:
+        return None
+    first, *rest = _UNARY_UFUNCS[op.RELAY_NAME]
+
+    def run() -> None:
+        with np.errstate(all="ignore"):
+            first(x, out=out)
+            for uf in rest:
+                uf(out, out=out)
+
+    return [("elementwise", run)]
+
+
+def _fast_erf(op, vals, out, ws, opts):
+    from xrelay.kernels import elementwise
+
+    (x,) = vals
+    if not _float_same(x, out) or x.shape != out.shape:
+        return None
+    elementwise._erf(np.zeros(1, x.dtype))  # compiles the numba ufunc the reference uses
+    uf = elementwise._ERF
+    if not isinstance(uf, np.ufunc) and not hasattr(uf, "ufunc"):
+        return None
+    return [("elementwise", functools.partial(uf, x, out=out))]
+
+
+def _fast_sigmoid(op, vals, out, ws, opts):
+    """The reference's ``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)``,
+    the same operations chunk by chunk: ``e`` and the sign live in one chunk of the planned
+    workspace (``dialects.memory.elementwise_scratch_bytes``), the rest in ``out``."""
+    (x,) = vals
+    need = elementwise_scratch_bytes(op)
+    if not _float_same(x, out) or x.shape != out.shape or not (x.flags.c_contiguous and out.flags.c_contiguous):
+        return None
+    if not need or ws is None or ws.nbytes < need:
+        return None
+    n = min(ELEMENTWISE_CHUNK, max(1, x.size))
+    e = ws[: n * x.dtype.itemsize].view(x.dtype)
+    negative = ws[n * x.dtype.itemsize : n * x.dtype.itemsize + n].view(np.bool_)
+    xf, of = x.reshape(-1), out.reshape(-1)
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    pieces = [(xf[a : a + n], of[a : a + n], e[: min(n, x.size - a)], negative[: min(n, x.size - a)])
+              for a in range(0, x.size, n)]  # fmt: skip
+
+    def run() -> None:
+        with np.errstate(all="ignore"):
+            for xs, os_, es, ms in pieces:
+                np.less(xs, zero, out=ms)
+                np.absolute(xs, out=es)
+                np.negative(es, out=es)
+                np.exp(es, out=es)
+                np.add(es, one, out=os_)
+                np.divide(es, os_, out=es)
+                np.divide(one, os_, out=os_)
+                np.copyto(os_, es, where=ms)
+
+    return [("elementwise", run)]
+
+
+def _fast_softmax(op, vals, out, ws, opts):
+    """The reference's ``e = exp(x - max(x)); e / sum(e)`` along the axis, computed in
+    ``out`` with the maximum and then the sum in the planned workspace (same bits)."""
+    (x,) = vals
+    need = elementwise_scratch_bytes(op)
+    if not _float_same(x, out) or x.shape != out.shape or np.shares_memory(x, out):
+        return None
+    if not need or ws is None or ws.nbytes < need:
+        return None
+    ax = op.attrs["axis"] % x.ndim
+    kept = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
+    m = ws[: int(np.prod(kept)) * x.dtype.itemsize].view(x.dtype).reshape(kept)
+
+    def run() -> None:
+        with np.errstate(all="ignore"):
+            np.maximum.reduce(x, axis=ax, keepdims=True, out=m)
+            np.subtract(x, m, out=out)
+            np.exp(out, out=out)
+            np.add.reduce(out, axis=ax, keepdims=True, out=m)
+            np.divide(out, m, out=out)
+
+    return [("other", run)]
+
+
+def _fast_where(op, vals, out, ws, opts):
+    """``where(cond, x, y)`` with a bool condition: ``y``, then ``x`` where ``cond``
+    (selection, so the same values as ``np.where``)."""
+    cond, x, y = vals
+    if cond.dtype != np.bool_ or x.dtype != out.dtype or y.dtype != out.dtype:
+        return None
+    if np.shares_memory(out, cond) or (np.shares_memory(out, y) and np.shares_memory(out, x)):
+        return None
+    if not np.shares_memory(out, x):
+
+        def run() -> None:
+            np.copyto(out, y)
+            np.copyto(out, x, where=cond)
+
+        return [("elementwise", run)]
+    # written into x's buffer: y where the condition is false (negated in the workspace)
+    need = elementwise_scratch_bytes(op)
+    same = x.shape == out.shape and x.strides == out.strides and x.ctypes.data == out.ctypes.data
+    if not same or not need or ws is None or ws.nbytes < need:
+        return None
+    negated = ws[: cond.size].view(np.bool_).reshape(cond.shape)
+
+    def run_in_place() -> None:
+        np.logical_not(cond, out=negated)
+        np.copyto(out, y, where=negated)
+
+    return [("elementwise", run_in_place)]
+
+
+_PLAIN = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+          np.uint64, np.float16, np.float32, np.float64)  # fmt: skip
+
+
+_COMPARISONS = {
+    "equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+    "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+}  # fmt: skip
+
+
+def _fast_compare(op, vals, out, ws, opts):
+    a, b = vals
+    if out.dtype != np.bool_ or a.dtype != b.dtype:
+        return None
+    return [("elementwise", functools.partial(_COMPARISONS[op.RELAY_NAME], a, b, out=out))]
+
+
+def _fast_divide(op, vals, out, ws, opts):
+    """Float ``divide`` (integers truncate, which numpy's division does not)."""
+    a, b = vals
+    if not _float_same(a, b, out):
+        return None
+    return [("elementwise", functools.partial(np.true_divide, a, b, out=out))]
+
+
+def _fast_cast(op, vals, out, ws, opts):
+    """The casts where the reference is numpy's own conversion (to a float or to bool, or an
+    integer widening): ``np.copyto`` into ``out``. Float to integer (through int64, wrapping)
+    and the narrow types keep the reference kernel."""
+    (x,) = vals
+    src, dst = x.dtype, out.dtype
+    if x.shape != out.shape or src.type not in _PLAIN or dst.type not in _PLAIN:
+        return None
+    if not (dst.kind in "fb" or (src.kind in "iub" and dst.kind in "iu" and dst.itemsize >= src.itemsize
+                                 and (src.kind == dst.kind or src.kind == "b"))):
+        return None
+    return [("elementwise", functools.partial(np.copyto, out, x, casting="unsafe"))]
+
+
+def _fast_logical(op, vals, out, ws, opts):
+    if out.dtype != np.bool_ or any(v.dtype != np.bool_ for v in vals):
+        return None
+    uf = {"logical_and": np.logical_and, "logical_or": np.logical_or, "logical_not": np.logical_not}[op.RELAY_NAME]
+    return [("elementwise", functools.partial(uf, *vals, out=out))]
+
+
+def _fast_take(op, vals, out, ws, opts):
+    """``take`` with ``batch_dims = 0`` and an axis: ``np.take`` into ``out``. ``fast``
+    (indices assumed valid) takes them modulo the axis like ``wrap``: the same elements for
+    every valid index, without the copy numpy's checking mode makes of ``out``."""
+    x, indices = vals
+    a = op.attrs
+    if a.get("batch_dims", 0) != 0 or a.get("axis") is None or indices.dtype.kind not in "iu":
+        return None
+    if x.dtype != out.dtype or np.shares_memory(out, x):
+        return None
+    mode = {"clip": "clip", "wrap": "wrap", "fast": "wrap"}.get(a.get("mode", "clip"))
+    if mode is None:
+        return None
+    ax = a["axis"] % x.ndim
+    return [("other", functools.partial(np.take, x, indices, axis=ax, out=out, mode=mode))]
+
+
+def _fast_reduce(op, vals, out, ws, opts):
+    """``sum``/``mean``/``max``/``min`` of floats: numpy's reduction into a keep-dims view of
+    ``out`` (a mean divides by the count in float64 as ``np.mean`` does)."""
+    from xrelay.dialects.relay.ops import reduce_axes
+
+    (x,) = vals
+    if not _float_same(x, out):
+        return None
+    a = op.attrs
+    try:
+        axes = reduce_axes(x.ndim, a.get("axis"), bool(a.get("exclude", False)))
+    except ValueError:
+        return None
+    if not axes or any(x.shape[i] == 0 for i in axes):
+        return None
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    if out.size != int(np.prod(kept)) or not out.flags.c_contiguous:
+        return None
+    view = out.reshape(kept)
+    name = op.RELAY_NAME
+    if name == "mean":
+        return [("other", mean_into(x, axes, view))]
+    uf = {"sum": np.add, "max": np.maximum, "min": np.minimum}[name]
+    return [("other", functools.partial(uf.reduce, x, axis=axes, out=view, keepdims=True))]
+
+
 def _valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) -> tuple[int, int]:
     """Output indices ``o`` with ``0 <= o * stride + tap - pad_before < n_in``."""
     lo = max(0, -(-(pad_before - tap) // stride))
@@ -353,6 +573,46 @@ def _fast_max_pool(op, vals, out, ws, opts):
             ]
             dst = out[:, :, r0:r1, c0:c1]
             thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
+    return thunks
+
+
+def _fast_avg_pool(op, vals, out, ws, opts):
+    """Float NCHW ``nn.avg_pool2d``: the reference's sum over the taps in (i, j) order, over
+    the valid part of each tap (its padded zeros add nothing), then the division by the
+    window counts, made once here."""
+    from xrelay.kernels.nn import _window_counts
+
+    (x,) = vals
+    geometry = pool_geometry(op, x, out, "NCHW")
+    if geometry is None or not out.flags.c_contiguous:
+        return None
+    kh, kw, sh, sw, dh, dw, pt, pl = geometry
+    pb, pr = op.attrs["padding"][2], op.attrs["padding"][3]
+    h, w = x.shape[2:]
+    oh, ow = out.shape[2:]
+    if op.attrs["count_include_pad"]:
+        ch = _window_counts(h, kh, sh, dh, pt, -pt, h + pb, oh)
+        cw = _window_counts(w, kw, sw, dw, pl, -pl, w + pr, ow)
+    else:
+        ch = _window_counts(h, kh, sh, dh, pt, 0, h, oh)
+        cw = _window_counts(w, kw, sw, dw, pl, 0, w, ow)
+    counts = np.maximum(ch[:, None] * cw[None, :], 1).reshape(1, 1, oh, ow).astype(x.dtype)
+    thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, 0))]
+    for i in range(kh):
+        r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
+        if r0 >= r1:
+            continue
+        for j in range(kw):
+            c0, c1 = _valid_range(ow, w, j * dw, sw, pl)
+            if c0 >= c1:
+                continue
+            y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
+            src = x[
+                :, :, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw
+            ]
+            dst = out[:, :, r0:r1, c0:c1]
+            thunks.append(("pool", functools.partial(np.add, dst, src, out=dst)))
+    thunks.append(("pool", functools.partial(np.divide, out, counts, out=out)))
     return thunks
 
 
@@ -1374,7 +1634,19 @@ _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     "clip": _fast_clip,
     "nn.global_avg_pool2d": _or_channels_last(_fast_global_avg_pool, "global_avg_pool_nhwc"),
     "nn.max_pool2d": _or_channels_last(_fast_max_pool, "max_pool_nhwc"),
+    "nn.avg_pool2d": _fast_avg_pool,
     "nn.conv2d": _or_channels_last(_fast_conv2d, "conv2d_nhwc"),
+    **{name: _fast_unary for name in _UNARY_UFUNCS},
+    "erf": _fast_erf,
+    "sigmoid": _fast_sigmoid,
+    "nn.softmax": _fast_softmax,
+    "where": _fast_where,
+    **{name: _fast_compare for name in _COMPARISONS},
+    "divide": _fast_divide,
+    "cast": _fast_cast,
+    "take": _fast_take,
+    **{name: _fast_logical for name in ("logical_and", "logical_or", "logical_not")},
+    **{name: _fast_reduce for name in ("sum", "mean", "max", "min")},
 }
 
 # The int8 kernels (runtime.native.fast_int8) and the channels-last ones (runtime.native.fast_nhwc) add
@@ -1406,44 +1678,21 @@ def _family(op: RelayOp) -> str:
 
 
 def _assign_destinations(fn: func.FuncOp, outs: Sequence[np.ndarray]) -> tuple[dict, set]:
-    """Backwards from the return: which values write which buffer; which ops are views."""
-    body = fn.body.block
-    ret = body.last_op
-    assert isinstance(ret, func.ReturnOp)
+    """Which values write which buffer, and which ops are views (``result_buffers``'s rule,
+    the one the planner sized the workspace by, bound to the destination arrays)."""
     dest: dict[SSAValue, Any] = {}
-    for v, o in zip(ret.arguments, outs):
-        if v in dest or not isinstance(v.owner, RelayOp):
-            continue
-        if isinstance(v.owner, ConstantOp):
-            continue
-        dest[v] = o
     views: set[RelayOp] = set()
-    for op in reversed(list(body.ops)):
-        if not isinstance(op, RelayOp) or isinstance(op, ConstantOp) or len(op.results) != 1:
+    for v, (index, through_view) in result_buffers(fn).items():
+        buf = outs[index]
+        if not through_view:
+            dest[v] = buf
             continue
-        buf = dest.get(op.results[0])
-        if buf is None:
-            continue
-        r = op.results[0]
-        for v in op.operands:
-            owner = v.owner
-            if (
-                v in dest
-                or not isinstance(owner, RelayOp)
-                or isinstance(owner, ConstantOp)
-                or v.uses.get_length() != 1
-                or len(owner.results) != 1
-            ):
-                continue
-            if op.RELAY_NAME in _INPLACE_OK and v.type == r.type:
-                dest[v] = buf
-                break
-            if op.RELAY_NAME in _VIEW_OPS and v is op.operands[0] and buf.flags.c_contiguous:
-                shape, dt = _tensor_spec(v)
-                if dt == buf.dtype and int(np.prod(shape)) == buf.size:
-                    dest[v] = buf.reshape(shape)
-                    views.add(op)
-                break
+        shape, dt = _tensor_spec(v)
+        if buf.flags.c_contiguous and dt == buf.dtype and int(np.prod(shape)) == buf.size:
+            dest[v] = buf.reshape(shape)
+            (use,) = [u.operation for u in v.uses]
+            if getattr(use, "RELAY_NAME", None) in VIEW_OPS:
+                views.add(use)
     return dest, views
 
 
@@ -1513,6 +1762,7 @@ def compile_function(
     call_function: Callable[[func.FuncOp, tuple[Any, ...]], Sequence[Any]] | None = None,
     lookup: Callable[[str], func.FuncOp | None] | None = None,
     fixed: Sequence[bool] | None = None,
+    _temporaries: _Temporaries | None = None,
 ) -> CompiledFunction:
     """Bind ``fn``'s body to ``inputs``/``outs``/``workspace`` and return its thunks.
 
@@ -1534,6 +1784,22 @@ def compile_function(
             f"type is {fn.function_type}"
         )
     compiled = CompiledFunction(name)
+    temporaries = _temporaries or _Temporaries(workspace, temporaries_offset(fn, lookup))
+
+    def temporary(shape: tuple[int, ...], dt: np.dtype, what: str) -> np.ndarray:
+        """A buffer for an internal value: planned workspace after the kernels' scratch
+        (``dialects.memory.fused_temporaries``), else -- a program planned without it --
+        an array made here (``scratch_bytes``, outside the arena)."""
+        buf = temporaries.take(shape, dt)
+        if buf is None:
+            nbytes = int(np.prod(shape, dtype=object)) * dt.itemsize
+            refusal = too_large(what, compiled.scratch_bytes + nbytes)
+            if refusal:  # a temporary inside a fused function, outside the planned arena
+                raise KernelError(refusal)
+            buf = np.empty(shape, dt)
+            compiled.scratch_bytes += buf.nbytes
+        return buf
+
     env: dict[SSAValue, Any] = dict(zip(body.args, inputs))
     constant_args = {a for a, f in zip(body.args, fixed or ()) if f}
 
@@ -1551,8 +1817,7 @@ def compile_function(
         """Make a deferred pad's tensor after all (its user's kernel declined to read through)."""
         r = pad.results[0]
         shape, dt = _tensor_spec(r)
-        buf = np.empty(shape, dt)
-        compiled.scratch_bytes += buf.nbytes
+        buf = temporary(shape, dt, f"the temporary {r.type} of {pad.name}")
         pad_vals = [env[v] for v in pad.operands]
         compiled.thunks.append(("nn.pad", _family(pad), _generic(KERNELS["nn.pad"], pad_vals, pad.attrs, buf)))
         env[r] = buf
@@ -1587,10 +1852,29 @@ def compile_function(
                 shape, dt = _tensor_spec(r)
                 buf = dest.get(r)
                 if buf is None:
-                    buf = np.empty(shape, dt)
-                    compiled.scratch_bytes += buf.nbytes
+                    buf = temporary(shape, dt, f"the result {r.type} of the call of @{callee_name}")
                 env[r] = buf
                 bufs.append(buf)
+
+            if fast:
+                # A composite (a oneDNN pattern that its backend declined, say) is compiled
+                # like the function itself, writing its results' buffers: its kernels, its
+                # in-place epilogues and the step's workspace, and nothing allocated per run.
+                try:
+                    inner = compile_function(
+                        callee, args, bufs, workspace, fast=fast, use_numba=use_numba, pool=pool,
+                        call_function=call_function, lookup=lookup,
+                        fixed=[is_fixed(v) for v in op.arguments], _temporaries=temporaries,
+                    )  # fmt: skip
+                except KernelError:
+                    inner = None
+                if inner is not None:
+                    compiled.thunks.extend(inner.thunks)
+                    compiled.scratch_bytes += inner.scratch_bytes
+                    compiled.fast_ops += inner.fast_ops
+                    compiled.columns.extend(inner.columns)
+                    compiled.winograd.extend(inner.winograd)
+                    continue
 
             def run_call(callee=callee, args=args, bufs=bufs) -> None:
                 for b, v in zip(bufs, call_function(callee, tuple(args))):
@@ -1619,12 +1903,7 @@ def compile_function(
                     env[r] = buf
                     results = None
                     break
-                nbytes = int(np.prod(shape, dtype=object)) * dt.itemsize
-                refusal = too_large(f"the temporary {r.type} of {op.name}", compiled.scratch_bytes + nbytes)
-                if refusal:  # a temporary inside a fused function, outside the planned arena
-                    raise KernelError(refusal)
-                buf = np.empty(shape, dt)
-                compiled.scratch_bytes += buf.nbytes
+                buf = temporary(shape, dt, f"the temporary {r.type} of {op.name}")
             results.append(buf)
         if results is None:
             continue
@@ -1725,6 +2004,25 @@ def _inline_composites(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | No
             mapping.update(zip(inner.results, new.results))
         Rewriter.erase_op(call)
     return copy
+
+
+class _Temporaries:
+    """Hands out a step's internal buffers from its workspace, after the kernels' scratch
+    (``start``), each on a cache line; None once the workspace is used up."""
+
+    def __init__(self, workspace: np.ndarray | None, start: int):
+        self.workspace = workspace
+        self.offset = start
+
+    def take(self, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray | None:
+        ws = self.workspace
+        nbytes = int(np.prod(shape, dtype=object)) * dt.itemsize
+        end = self.offset + nbytes
+        if ws is None or end > ws.nbytes:
+            return None
+        buf = ws[self.offset : end].view(dt).reshape(shape)
+        self.offset = -(-end // 64) * 64
+        return buf
 
 
 def _pad_read_through(op: RelayOp, dest: dict) -> bool:

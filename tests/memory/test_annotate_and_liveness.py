@@ -8,7 +8,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from xrelay.dialects import make_context
-from xrelay.dialects.memory import AllocStorageOp, workspace_bytes
+from xrelay.dialects.memory import (
+    AllocStorageOp,
+    fused_temporaries,
+    kernel_scratch_bytes,
+    workspace_bytes,
+)
 from xrelay.dialects.relay import byte_size
 from xrelay.testing.random_graphs import random_dag
 from xrelay.testing.semantics import check_semantics
@@ -115,5 +120,9 @@ func.func private @f(%x: tensor<2x8x10x10xf32>, %w: tensor<16x4x3x3xf32>, %w2: t
 }""",
     ).parse_module()
     (f,) = m.ops
-    # out 5x5, in_c/groups = 4, 3x3 taps, 4 bytes; the pointwise conv needs none.
-    assert workspace_bytes(f) == 5 * 5 * 4 * 3 * 3 * 4
+    # out 5x5, in_c/groups = 4, 3x3 taps, 4 bytes; the pointwise conv needs none. Then %y,
+    # which no result's buffer can hold (a convolution reads it): each part on a cache line.
+    im2col, y = 5 * 5 * 4 * 3 * 3 * 4, 2 * 16 * 5 * 5 * 4
+    assert kernel_scratch_bytes(f) == -(-im2col // 64) * 64
+    assert [v.name_hint for v in fused_temporaries(f)] == ["y"]
+    assert workspace_bytes(f) == -(-im2col // 64) * 64 + -(-y // 64) * 64

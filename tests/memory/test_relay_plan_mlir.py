@@ -18,9 +18,11 @@ def test_relay_module_is_fused_and_lowered(tmp_path):
     path = tmp_path / "model.mlir"
     path.write_text(RELAY)
     buffers = load_problem(path)
-    # fuse-ops groups negative+relu and leaves softmax alone: input, one intermediate, output.
-    assert sorted(b.kind for b in buffers) == ["input", "intermediate", "output"]
-    assert all(b.size == 1024 for b in buffers)
+    # fuse-ops groups negative+relu and leaves softmax alone: input, one intermediate, output,
+    # and softmax's workspace (the maximum, then the sum, of each row of 8: 32 values).
+    assert sorted(b.kind for b in buffers) == ["input", "intermediate", "output", "workspace"]
+    assert [b.size for b in buffers if b.kind != "workspace"] == [1024] * 3
+    assert [b.size for b in buffers if b.kind == "workspace"] == [1 * 4 * 8 * 4]
 
 
 def test_cli_report_and_errors(tmp_path, capsys):

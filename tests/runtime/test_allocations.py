@@ -7,9 +7,9 @@ import threading
 
 import numpy as np
 
+from xrelay.backend.build import build_program
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.allocations import count_allocations
-from xrelay.runtime.build import build_program
 from xrelay.runtime.executor import Executor
 from xrelay.testing import onnx_models
 
@@ -109,3 +109,86 @@ def test_outside_arena_counts_on_a_one_thread_twin():
     ex = _executor(threads=2)
     report = ex.outside_arena()
     assert report.total_bytes == 0 and report.arena_bytes == ex.arena_bytes
+
+
+def _elementwise_model():
+    """Unary float ops, a sigmoid in and out of place, reductions: the kernels that used to
+    compute fresh arrays and copy them into their destinations."""
+    import xrelay
+    from xrelay import relay
+
+    x = relay.var("x", shape=(2, 24, 9, 11))
+    h = relay.sigmoid(relay.multiply(x, relay.const(np.float32(3.0))))  # 4752 > one chunk
+    h = relay.add(h, relay.exp(relay.negative(x)))
+    h = relay.add(h, relay.tanh(x))
+    h = relay.add(h, relay.erf(x))
+    h = relay.add(h, relay.rsqrt(relay.add(relay.abs(x), relay.const(np.float32(0.5)))))
+    swish = relay.multiply(h, relay.sigmoid(h))
+    m = relay.mean(swish, axis=[2, 3], keepdims=True)
+    s = relay.sum(swish, axis=[1], keepdims=False)
+    mx = relay.max(swish, axis=[3])
+    mn = relay.min(swish, axis=[0, 2], keepdims=True)
+    p1 = relay.nn.avg_pool2d(swish, pool_size=(3, 3), strides=(1, 1), padding=(1, 1))
+    p2 = relay.nn.avg_pool2d(x, pool_size=(3, 2), strides=(2, 2), padding=(1, 0, 1, 1),
+                             ceil_mode=True, count_include_pad=True)  # fmt: skip
+    q = relay.divide(p1, relay.add(relay.abs(p1), relay.const(np.float32(1.0))))
+    keep = relay.greater(q, relay.const(np.float32(0.1)))
+    w = relay.where(keep, q, relay.const(np.float32(-1.0)))
+    out = relay.Tuple([relay.add(swish, m), s, mx, mn, relay.sqrt(relay.abs(mn)), p2, w])
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], out)))
+    return mod
+
+
+def test_unary_sigmoid_reductions_allocate_nothing_and_keep_the_reference_bits():
+    program, _ = build_program(_elementwise_model(), {})
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((2, 24, 9, 11)) * 4).astype(np.float32)
+    x[0, 0, 0, :3] = [0.0, -0.0, 40.0]
+    results = []
+    for fast in (True, False):
+        ex = Executor(program, threads=1, fast=fast)
+        np.copyto(ex.input_buffers[0], x)
+        ex.run()
+        results.append([o.copy() for o in ex.outputs])
+        if fast:
+            report = ex.outside_arena()
+            assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+    for a, b in zip(*results):
+        assert np.all(np.isfinite(a)) and np.array_equal(a, b)
+
+
+def _attention_model():
+    """A masked attention block's non-matmul ops: softmax, a bool where, casts, take."""
+    import xrelay
+    from xrelay import relay
+
+    ids = relay.var("ids", shape=(1, 16), dtype="int64")
+    mask = relay.var("mask", shape=(1, 16), dtype="int64")
+    table = relay.const(np.random.default_rng(5).standard_normal((50, 8)).astype(np.float32))
+    emb = relay.take(table, ids, axis=0)  # (1, 16, 8)
+    scores = relay.nn.batch_matmul(emb, emb)  # (1, 16, 16)
+    keep = relay.not_equal(relay.cast(mask, "bool"), relay.const(np.zeros((1, 16), bool)))
+    keep = relay.reshape(keep, (1, 1, 16))
+    scores = relay.where(keep, scores, relay.const(np.float32(-1e4)))
+    p = relay.nn.softmax(scores, axis=-1)
+    out = relay.Tuple([p, relay.cast(mask, "float32")])
+    return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([ids, mask], out)))
+
+
+def test_attention_ops_allocate_nothing_and_keep_the_reference_bits():
+    program, _ = build_program(_attention_model(), {})
+    rng = np.random.default_rng(6)
+    feeds = {"ids": rng.integers(0, 50, (1, 16)), "mask": (np.arange(16) < 12).astype(np.int64)[None]}
+    results = []
+    for fast in (True, False):
+        ex = Executor(program, threads=1, fast=fast)
+        for name, buf in zip(ex.input_names, ex.input_buffers):
+            np.copyto(buf, feeds[name])
+        ex.run()
+        results.append([o.copy() for o in ex.outputs])
+        if fast:
+            report = ex.outside_arena()
+            assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+    for a, b in zip(*results):
+        assert np.all(np.isfinite(a)) and np.array_equal(a, b)
+    assert np.all(results[0][0][..., 12:] < 1e-3)  # the mask took effect
