@@ -1499,29 +1499,43 @@ def _lrn(em: _Emitter, op: RelayOp) -> None:
 
 
 def _adaptive_pool(em: _Emitter, op: RelayOp) -> None:
-    """Bin i covers [floor(i * H / OH), ceil((i + 1) * H / OH)), as the kernel."""
+    """Adaptive pools over any spatial axes: bin i of an axis of S inputs and O outputs
+    covers [floor(i * S / O), ceil((i + 1) * S / O)), as the kernel; averages of integers
+    sum in 64 bits and divide truncating, maxima of floats propagate NaN."""
     x, y = op.operands[0], op.results[0]
-    layout = _attr(op, "layout") or "NCHW"
+    layout = _attr(op, "layout")
     il = _Layout(layout, x.type.get_shape(), f"{op.RELAY_NAME} data")
     ol = _Layout(_attr(op, "out_layout") or layout, y.type.get_shape(), f"{op.RELAY_NAME} result")
-    n_, c_, h_, w_ = (il.extent(a) for a in "NCHW")
-    oh, ow = ol.extent("H"), ol.extent("W")
+    sp = [a for a in il.names if a.isupper() and a not in "NC"]
     ctype = c_type(y.type, em.what(op))
     if dtype_of(y.type.element_type) == "bool":
         raise CodegenError(f"{op.RELAY_NAME} on bool has no C lowering")
-    acc = ctype if _is_float(ctype) else ("uint64_t" if ctype[0] == "u" else "int64_t")
-    init, step = "0", "acc += v;"
-    final = [f"acc = acc / ({acc})((y1 - y0) * (x1 - x0));"]
+    if "max" in op.RELAY_NAME:
+        acc = ctype
+        init = "-INFINITY" if _is_float(ctype) else str(_int_range(dtype_of(y.type.element_type))[0])
+        step = "acc = (v > acc || v != v) ? v : acc;" if _is_float(ctype) else "acc = v > acc ? v : acc;"
+        final = []
+    else:
+        acc = ctype if _is_float(ctype) else ("uint64_t" if ctype[0] == "u" else "int64_t")
+        init, step = "0", "acc += v;"
+        count = " * ".join(f"({a}1 - {a}0)" for a in sp)
+        final = [f"acc = acc / ({acc})({count});"]
     dst, src = em.result_ptr(y, op), em.ptr[x]
-    em.loops([n_, c_, oh, ow], [
-        f"const int64_t y0 = i2 * {h_} / {oh}, y1 = ((i2 + 1) * {h_} + {oh - 1}) / {oh};",
-        f"const int64_t x0 = i3 * {w_} / {ow}, x1 = ((i3 + 1) * {w_} + {ow - 1}) / {ow};",
-        f"{acc} acc = {init};",
-        "for (int64_t iy = y0; iy < y1; ++iy) {",
-        "  for (int64_t ix = x0; ix < x1; ++ix) {",
-        f"    const {ctype} v = {src}[{il.index(dict(N='i0', C='i1', H='iy', W='ix'))}];",
-        f"    {step}", "  }", "}", *final,
-        f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = ({ctype})acc;"])  # fmt: skip
+    out_idx = {"N": "i0", "C": "i1", **{a: f"i{k + 2}" for k, a in enumerate(sp)}}
+    body = []
+    for a in sp:
+        s_, o_ = il.extent(a), ol.extent(a)
+        i = out_idx[a]
+        body.append(f"const int64_t {a}0 = {i} * {s_} / {o_}, {a}1 = (({i} + 1) * {s_} + {o_ - 1}) / {o_};")
+    body.append(f"{acc} acc = {init};")
+    for k, a in enumerate(sp):
+        body.append("  " * k + f"for (int64_t p{a} = {a}0; p{a} < {a}1; ++p{a}) {{")
+    ind = "  " * len(sp)
+    body += [ind + f"const {ctype} v = {src}[{il.index(dict(N='i0', C='i1', **{a: f'p{a}' for a in sp}))}];",
+             ind + step]  # fmt: skip
+    body += ["  " * k + "}" for k in reversed(range(len(sp)))]
+    body += [*final, f"{dst}[{ol.index(out_idx)}] = ({ctype})acc;"]
+    em.loops([il.extent("N"), il.extent("C"), *(ol.extent(a) for a in sp)], body)
 
 
 def _resize(em: _Emitter, op: RelayOp) -> None:
@@ -1899,7 +1913,7 @@ _HANDLERS = {
     "one_hot": _one_hot,
     **dict.fromkeys(["nn.instance_norm", "nn.group_norm", "nn.l2_normalize"], _normalize),
     "nn.lrn": _lrn,
-    "nn.adaptive_avg_pool2d": _adaptive_pool,
+    **dict.fromkeys(["nn.adaptive_avg_pool2d", "nn.adaptive_avg_pool3d", "nn.adaptive_max_pool3d"], _adaptive_pool),
     **dict.fromkeys(["image.resize1d", "image.resize2d", "nn.upsampling"], _resize),
     **dict.fromkeys(["scatter_elements", "scatter_nd"], _scatter),
     "reverse_sequence": _reverse_sequence,
@@ -1937,8 +1951,6 @@ C_REFUSALS = {
     "vision.roi_pool": "region-of-interest pooling is not lowered to C yet",
     "image.grid_sample": "grid sampling is not lowered to C yet",
     "nn.deformable_conv2d": "deformable convolution is not lowered to C yet",
-    "nn.adaptive_avg_pool3d": "3-D adaptive pooling is not lowered to C yet",
-    "nn.adaptive_max_pool3d": "3-D adaptive pooling is not lowered to C yet",
 }
 """Ops the C target refuses, each with the reason its message gives. A dyn op whose shape
 arguments are constants becomes its static op at opt_level >= 2 (``dynamic-to-static``)."""

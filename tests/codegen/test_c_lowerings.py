@@ -408,8 +408,14 @@ def test_normalisations_and_n_d_convolutions(tmp_path):
     c3 = relay.nn.conv3d(v, relay.const(f32(4, 1, 2, 3, 3)), padding=(1, 1, 1), groups=2, channels=4, kernel_size=(2, 3, 3))
     outs += [c3, relay.nn.max_pool3d(c3, pool_size=(2, 2, 2), strides=(1, 2, 2), padding=(1, 0, 1)),
              relay.nn.avg_pool3d(c3, pool_size=(2, 2, 2), padding=(1, 1, 1), count_include_pad=True)]  # fmt: skip
+    outs += [relay.nn.adaptive_avg_pool3d(c3, (2, 2, 3)), relay.nn.adaptive_max_pool3d(c3, (3, 2, 2)),
+             relay.nn.adaptive_avg_pool3d(v, (2, 3, 2), layout="NDHWC")]  # fmt: skip
     inputs = {"x": f32(2, 4, 5, 6), "s": f32(1, 3, 10), "v": f32(1, 2, 4, 5, 5)}
     check(relay.Function([x, s, v], relay.Tuple(outs)), inputs, tmp_path, opt_level=0, rtol=1e-4, atol=1e-5)
+    q = relay.var("q", shape=(1, 2, 3, 5, 4), dtype="int8")
+    qouts = [relay.nn.adaptive_avg_pool3d(q, (2, 2, 3)), relay.nn.adaptive_max_pool3d(q, (2, 3, 2))]
+    check(relay.Function([q], relay.Tuple(qouts)), {"q": RNG.integers(-128, 128, (1, 2, 3, 5, 4)).astype("int8")},
+          tmp_path, opt_level=0, exact=True)  # fmt: skip
 
 
 def test_qnn_ops_at_opt_level_0_are_bit_exact(tmp_path):
