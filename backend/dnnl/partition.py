@@ -69,14 +69,14 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     matmul_to_dense(module)
     residual_last(module)
     layer_norm_rewrite(module)
-    passes: list[Any] = []
+    layouts: list[Any] = []
     # only where there is something to convert (ConvertLayout also fails on some graphs
     # without convolutions, such as the BERT-style layer)
     if channels_last and any(getattr(o, "RELAY_NAME", "") in DESIRED_LAYOUTS for o in module.walk()):
-        passes += [ConvertLayoutPass(DESIRED_LAYOUTS), get_pass("FoldConstant")]
+        layouts = [ConvertLayoutPass(DESIRED_LAYOUTS), get_pass("FoldConstant")]
     # weights stay @main's constants (the module's params: get_params, load_params and
     # export see them) and reach each function as an argument
-    passes += [
+    passes = [
         MergeCompositePass("dnnl"),
         AnnotateTargetPass(("dnnl",)),
         PartitionGraphPass(bind_constants=False),
@@ -88,6 +88,20 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     layout_log.setLevel(logging.ERROR)  # "desired layout not specified" for ops kept as they are
     try:
         with PassContext(opt_level=3):
+            for p in layouts:
+                module = module_op(_as_pass(p)(module))
+            if layouts:
+                # a model that permutes to channels-last itself (ConvNeXt's blocks: NCHW
+                # depthwise convolution, then transpose to NHWC for layer norm and the
+                # MLP) gets ConvertLayout's transform back to NCHW before its own
+                # transpose: simplify-expr's transpose rewrites cancel the pair
+                from xrelay.transforms.simplify_expr import (
+                    SimplifyNoOpTranspose,
+                    SimplifyTranspose,
+                    simplify,
+                )
+
+                simplify(module, (SimplifyTranspose, SimplifyNoOpTranspose))
             for p in passes:
                 module = module_op(_as_pass(p)(module))
     finally:

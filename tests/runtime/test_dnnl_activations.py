@@ -195,3 +195,30 @@ def test_spatial_mean_without_keepdims_is_a_onednn_global_pool():
     assert "native" not in ex.step_backends[1:], [o for (_, o, _) in ex.steps]
     assert "nn.global_avg_pool2d" in [o for (_, o, _) in ex.steps]
     _close(out, run_onnxruntime(model, x)[0])
+
+
+def test_convnext_block_permutes_cancel_the_layout_transforms():
+    """ConvNeXt's block permutes to channels-last itself around its layer norm and MLP; after
+    ConvertLayout the transform back to NCHW and the model's own transpose cancel (no
+    transpose step is left between the depthwise convolution and the layer norm), the MLP
+    is a dense with its GELU."""
+    g = GraphBuilder(8)
+    y = g.conv("data", 16, 16, 7, group=16, bias=True)
+    y = g.node("Transpose", [y], perm=[0, 2, 3, 1])
+    gamma = g.init("ln_g", RNG.uniform(0.8, 1.2, 16).astype("float32"))
+    beta = g.init("ln_b", (RNG.standard_normal(16) * 0.1).astype("float32"))
+    y = g.node("LayerNormalization", [y, gamma, beta], axis=-1, epsilon=1e-6)
+    w1 = g.init("w1", (RNG.standard_normal((16, 64)) * 0.2).astype("float32"))
+    b1 = g.init("b1", (RNG.standard_normal(64) * 0.1).astype("float32"))
+    y = g.node("Gelu", [g.node("Add", [g.node("MatMul", [y, w1]), b1])])
+    w2 = g.init("w2", (RNG.standard_normal((64, 16)) * 0.2).astype("float32"))
+    y = g.node("MatMul", [y, w2])
+    y = g.node("Add", [g.node("Transpose", [y], perm=[0, 3, 1, 2]), "data"])
+    model = g.model({"data": ([1, 16, 14, 14], np.float32)}, [y], "convnext", opset=20)
+    x = {"data": RNG.standard_normal((1, 16, 14, 14)).astype("float32")}
+    m, out = _run(model, x)
+    ops = [o for (_, o, _) in m.executor.steps]
+    conv = next(i for i, o in enumerate(ops) if o.startswith("dnnl.conv2d_bias"))
+    assert ops[conv + 1] == "nn.layer_norm", ops
+    assert "dnnl.dense_bias_gelu" in [c.split("(")[0] for c in _composites(m)]
+    _close(out, run_onnxruntime(model, x)[0])
