@@ -99,7 +99,9 @@ class _FirstOutput:
     """Wraps a Hugging Face model so it returns one tensor (``last_hidden_state`` or logits)."""
 
     @staticmethod
-    def wrap(model: Any, key: str) -> Any:
+    def wrap(model: Any, key: str, names: tuple[str, ...] = ("input_ids", "attention_mask")) -> Any:
+        """``forward(*args)`` calls the model with ``args`` as the keyword arguments ``names``
+        (GPT-2's second positional parameter is its cache, not the mask)."""
         import torch
 
         class Wrapped(torch.nn.Module):
@@ -108,7 +110,7 @@ class _FirstOutput:
                 self.inner = inner
 
             def forward(self, *args: Any) -> Any:
-                return getattr(self.inner(*args), key)
+                return getattr(self.inner(**dict(zip(names, args))), key)
 
         return Wrapped(model)
 
@@ -127,10 +129,10 @@ def _hf(kind: str) -> Callable[[], Any]:
         if kind == "vit_hf":
             # ViTConfig() is google/vit-base-patch16-224's shape
             cfg = tf.ViTConfig(attn_implementation="eager")
-            return _FirstOutput.wrap(tf.ViTModel(cfg, add_pooling_layer=False), "last_hidden_state")
+            return _FirstOutput.wrap(tf.ViTModel(cfg, add_pooling_layer=False), "last_hidden_state", ("pixel_values",))
         if kind == "gpt2":
             # GPT2Config() is gpt2 (small): 12 layers, hidden 768, 12 heads
-            cfg = tf.GPT2Config(attn_implementation="eager")
+            cfg = tf.GPT2Config(attn_implementation="eager", use_cache=False)
             return _FirstOutput.wrap(tf.GPT2Model(cfg), "last_hidden_state")
         raise ZooError(f"no Hugging Face builder '{kind}'")
 

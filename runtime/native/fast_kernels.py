@@ -485,6 +485,28 @@ def _fast_take(op, vals, out, ws, opts):
     return [("other", functools.partial(np.take, x, indices, axis=ax, out=out, mode=mode))]
 
 
+def _fast_gather_nd(op, vals, out, ws, opts):
+    """``gather_nd`` with constant indices (an attention mask's expansion, say): the flat
+    positions are computed once here, checked like the reference checks them, and each run
+    is one ``np.take`` of those positions into ``out``."""
+    from xrelay.kernels import KERNELS as reference
+
+    x, indices = vals
+    if not (len(opts.fixed) > 1 and opts.fixed[1]) or x.dtype != out.dtype or not x.flags.c_contiguous:
+        return None
+    if not out.flags.c_contiguous or np.shares_memory(out, x):
+        return None
+    positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+    try:  # the reference kernel on the positions: the same elements, the same checks
+        flat = reference["gather_nd"](positions, indices, **op.attrs)
+    except (ValueError, IndexError):
+        return None  # the reference kernel reports it when the step runs
+    flat = np.ascontiguousarray(flat.reshape(-1))
+    if flat.size != out.size:
+        return None
+    return [("other", functools.partial(np.take, x.reshape(-1), flat, out=out.reshape(-1), mode="wrap"))]
+
+
 def _fast_reduce(op, vals, out, ws, opts):
     """``sum``/``mean``/``max``/``min`` of floats: numpy's reduction into a keep-dims view of
     ``out`` (a mean divides by the count in float64 as ``np.mean`` does)."""
@@ -1645,6 +1667,7 @@ _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     "divide": _fast_divide,
     "cast": _fast_cast,
     "take": _fast_take,
+    "gather_nd": _fast_gather_nd,
     **{name: _fast_logical for name in ("logical_and", "logical_or", "logical_not")},
     **{name: _fast_reduce for name in ("sum", "mean", "max", "min")},
 }

@@ -171,7 +171,8 @@ def _attention_model():
     keep = relay.reshape(keep, (1, 1, 16))
     scores = relay.where(keep, scores, relay.const(np.float32(-1e4)))
     p = relay.nn.softmax(scores, axis=-1)
-    out = relay.Tuple([p, relay.cast(mask, "float32")])
+    rows = relay.gather_nd(relay.reshape(p, (16, 16)), relay.const(np.array([[3, 0, -1]], np.int64)))
+    out = relay.Tuple([p, relay.cast(mask, "float32"), rows])
     return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([ids, mask], out)))
 
 
