@@ -1863,6 +1863,78 @@ def _dft(em: _Emitter, op: RelayOp) -> None:
         f"{ore}[base + i1] = ({ctype})(sr{scale});", f"{oim}[base + i1] = ({ctype})(si{scale});"])  # fmt: skip
 
 
+def _roi(em: _Emitter, op: RelayOp) -> None:
+    """vision.roi_pool and vision.roi_align as TOPI's (the kernel's arithmetic, in double): per
+    region and channel, each output cell's window (roi_pool: the largest value, 0 when empty;
+    roi_align: the mean or largest of its bilinear samples, 0 outside [-1, size]). A region
+    naming a batch outside the data gives zeros (the interpreter raises)."""
+    data, rois = op.operands
+    y = op.results[0]
+    layout = _attr(op, "layout")
+    il = _Layout(layout, data.type.get_shape(), f"{op.RELAY_NAME} data")
+    ol = _Layout(layout, y.type.get_shape(), f"{op.RELAY_NAME} result")
+    n_, c_, h_, w_ = (il.extent(a) for a in "NCHW")
+    ph, pw = _attr(op, "pooled_size")
+    ctype = c_type(y.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"{op.RELAY_NAME} on {dtype_of(y.type.element_type)} has no C lowering")
+    scale = c_literal(_attr(op, "spatial_scale"), "double")
+    src, rp = em.ptr[data], em.ptr[rois]
+    dst = em.result_ptr(y, op)
+    at = il.index(dict(N="b", C="c", H="yy", W="xx"))
+    head = [f"const int64_t b = (int64_t)(double){rp}[r * 5];",
+            f"const int valid = b >= 0 && b < {n_};"]  # fmt: skip
+    if op.RELAY_NAME == "vision.roi_pool":
+        body = [*head,
+            *(f"const int64_t {v} = (int64_t)round((double){rp}[r * 5 + {k}] * {scale});"
+              for k, v in ((1, "x1"), (2, "y1"), (3, "x2"), (4, "y2"))),
+            f"const double bh = (double)(y2 - y1 + 1 > 1 ? y2 - y1 + 1 : 1) / {ph};",
+            f"const double bw = (double)(x2 - x1 + 1 > 1 ? x2 - x1 + 1 : 1) / {pw};",
+            f"for (int64_t c = 0; c < {c_}; ++c) for (int64_t i = 0; i < {ph}; ++i) for (int64_t j = 0; j < {pw}; ++j) {{",
+            *(f"  int64_t {v} = (int64_t){f}({e}) + {o}; {v} = {v} < 0 ? 0 : ({v} > {lim} ? {lim} : {v});"
+              for v, f, e, o, lim in (("ya", "floor", "i * bh + 1e-5", "y1", h_), ("yb", "ceil", "(i + 1) * bh - 1e-5", "y1", h_),
+                                      ("xa", "floor", "j * bw + 1e-5", "x1", w_), ("xb", "ceil", "(j + 1) * bw - 1e-5", "x1", w_))),
+            f"  {ctype} m = 0;",
+            "  if (valid && ya < yb && xa < xb) {",
+            "    m = -INFINITY;",
+            "    for (int64_t yy = ya; yy < yb; ++yy) for (int64_t xx = xa; xx < xb; ++xx) {",
+            f"      const {ctype} v = {src}[{at}];",
+            "      m = (v > m || v != v) ? v : m;", "    }", "  }",
+            f"  {dst}[{ol.index(dict(N='r', C='c', H='i', W='j'))}] = m;", "}"]  # fmt: skip
+    else:
+        ratio = _attr(op, "sample_ratio")
+        is_max = _attr(op, "mode") == "max"
+        gh = str(ratio) if ratio > 0 else f"(int64_t)ceil(rh / {ph})"
+        gw = str(ratio) if ratio > 0 else f"(int64_t)ceil(rw / {pw})"
+        at0 = il.index(dict(N="b", C="c", H="{yy}", W="{xx}"))
+
+        def tap(yy: str, xx: str) -> str:
+            return f"(double){src}[{at0.replace('{yy}', yy).replace('{xx}', xx)}]"
+
+        body = [*head,
+            *(f"const double {v} = (double){rp}[r * 5 + {k}] * {scale};" for k, v in ((1, "x1"), (2, "y1"), (3, "x2"), (4, "y2"))),
+            "const double rh = y2 - y1 > 1.0 ? y2 - y1 : 1.0, rw = x2 - x1 > 1.0 ? x2 - x1 : 1.0;",
+            f"const double bh = rh / {ph}, bw = rw / {pw};",
+            f"const int64_t gh = {gh}, gw = {gw};",
+            f"for (int64_t c = 0; c < {c_}; ++c) for (int64_t i = 0; i < {ph}; ++i) for (int64_t j = 0; j < {pw}; ++j) {{",
+            f"  double acc = {'-INFINITY' if is_max else '0'};",
+            "  for (int64_t u = 0; u < gh; ++u) for (int64_t t = 0; t < gw; ++t) {",
+            "    double yy = y1 + i * bh + (u + 0.5) * bh / gh, xq = x1 + j * bw + (t + 0.5) * bw / gw, v = 0;",
+            f"    if (valid && !(yy < -1.0 || xq < -1.0 || yy > {h_} || xq > {w_})) {{",
+            f"      yy = yy < 0 ? 0 : (yy > {h_ - 1} ? {h_ - 1} : yy);",
+            f"      xq = xq < 0 ? 0 : (xq > {w_ - 1} ? {w_ - 1} : xq);",
+            "      const int64_t y0 = (int64_t)floor(yy), x0 = (int64_t)floor(xq);",
+            f"      const int64_t y1i = y0 + 1 < {h_ - 1} ? y0 + 1 : {h_ - 1}, x1i = x0 + 1 < {w_ - 1} ? x0 + 1 : {w_ - 1};",
+            "      const double ly = yy - y0, lx = xq - x0;",
+            f"      v = {tap('y0', 'x0')} * (1 - ly) * (1 - lx) + {tap('y0', 'x1i')} * (1 - ly) * lx",
+            f"        + {tap('y1i', 'x0')} * ly * (1 - lx) + {tap('y1i', 'x1i')} * ly * lx;",
+            "    }",
+            "    " + ("acc = (v > acc || v != v) ? v : acc;" if is_max else "acc += v;"), "  }",
+            *([] if is_max else ["  acc /= (double)(gh * gw);"]),
+            f"  {dst}[{ol.index(dict(N='r', C='c', H='i', W='j'))}] = ({ctype})acc;", "}"]  # fmt: skip
+    em.lines += [f"  for (int64_t r = 0; r < {rois.type.get_shape()[0]}; ++r) {{", *(f"    {b}" for b in body), "  }"]
+
+
 _HANDLERS = {
     **dict.fromkeys([*_UNARY, "clip", "nn.leaky_relu", "cast"], _unary),
     **dict.fromkeys(_BINARY, _binary),
@@ -1925,6 +1997,7 @@ _HANDLERS = {
     **dict.fromkeys(["dyn.reshape", "dyn.expand_dims", "dyn.squeeze", "dyn.zeros", "dyn.ones", "dyn.full",
                      "dyn.broadcast_to", "dyn.tile", "dyn.one_hot"], _dyn_static),  # fmt: skip
     "dft": _dft,
+    **dict.fromkeys(["vision.roi_pool", "vision.roi_align"], _roi),
 }
 """Relay ops the C target lowers, by Relay name. The qnn ops other than the simulated ones
 have none of their own: the C target lowers them to integer relay ops first
@@ -1947,8 +2020,6 @@ C_REFUSALS = {
     "dyn.nn.upsampling": _RUN_TIME_SHAPE,
     "dyn.image.resize2d": _RUN_TIME_SHAPE,
     "dyn.topk": _RUN_TIME_SHAPE,
-    "vision.roi_align": "region-of-interest sampling is not lowered to C yet",
-    "vision.roi_pool": "region-of-interest pooling is not lowered to C yet",
     "image.grid_sample": "grid sampling is not lowered to C yet",
     "nn.deformable_conv2d": "deformable convolution is not lowered to C yet",
 }

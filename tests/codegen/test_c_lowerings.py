@@ -462,3 +462,18 @@ def test_generated_main_runs_the_model_standalone(constants, tmp_path):
         assert res.returncode == 0 and res.stdout.startswith("output0 (2x10 float32):"), res.stderr
     else:  # the weights' file is needed
         assert res.returncode == 2 and "usage:" in res.stderr
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_region_of_interest_pool_and_align(layout, tmp_path):
+    shape = (2, 3, 9, 11) if layout == "NCHW" else (2, 9, 11, 3)
+    x = relay.var("x", shape=shape)
+    rois = relay.var("rois", shape=(4, 5))
+    outs = [relay.vision.roi_pool(x, rois, pooled_size=(3, 2), spatial_scale=0.5, layout=layout),
+            relay.vision.roi_align(x, rois, pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=-1, layout=layout),
+            relay.vision.roi_align(x, rois, pooled_size=(2, 2), spatial_scale=1.0, sample_ratio=2, layout=layout,
+                                   mode="max")]  # fmt: skip
+    boxes = np.array([[0, 1.0, 2.0, 15.5, 12.0], [1, -3.0, 0.0, 6.0, 4.0], [1, 4.4, 4.4, 4.6, 4.6],
+                      [0, 10.0, 2.0, 30.0, 22.0]], "float32")  # fmt: skip
+    check(relay.Function([x, rois], relay.Tuple(outs)), {"x": f32(*shape), "rois": boxes}, tmp_path, opt_level=0,
+          rtol=1e-5, atol=1e-5)  # fmt: skip

@@ -194,10 +194,10 @@ def test_dynamic_shape_is_refused_naming_the_value():
 
 def test_op_without_c_lowering_is_refused_naming_it():
     x = relay.var("x", shape=(1, 4, 8, 8))
-    rois = relay.var("rois", shape=(2, 5))
-    y = relay.vision.roi_pool(x, rois, pooled_size=(2, 2), spatial_scale=1.0)
-    mod = xrelay.IRModule.from_expr(relay.Function([x, rois], y))
-    with pytest.raises(CodegenError, match=r"vision.roi_pool has no C lowering: region-of-interest pooling is not "
+    grid = relay.var("grid", shape=(1, 2, 3, 3))
+    y = relay.image.grid_sample(x, grid)
+    mod = xrelay.IRModule.from_expr(relay.Function([x, grid], y))
+    with pytest.raises(CodegenError, match=r"image.grid_sample has no C lowering: grid sampling is not "
                        r"lowered to C yet \(in @"):  # fmt: skip
         xrelay.build(mod, target="c")
 
