@@ -40,6 +40,7 @@ from xrelay.frontends.onnx.quantization import (
     qnn_emit,
     quant_param,
     requantize,
+    scale_and_zero_point,
     scale_of,
     zero_point_dtype,
     zero_point_of,
@@ -766,9 +767,9 @@ def _det(im, node):
 @converter("QLinearMatMul")
 def _qlinear_matmul(im, node):
     a, b = node.inputs[0], node.inputs[3]
-    a_s, a_zp = quant_param(im, node, 1, "a_scale", "scale"), quant_param(im, node, 2, "a_zero_point", "zp")
-    b_s, b_zp = quant_param(im, node, 4, "b_scale", "scale"), quant_param(im, node, 5, "b_zero_point", "zp")
-    y_s, y_zp = quant_param(im, node, 6, "y_scale", "scale"), quant_param(im, node, 7, "y_zero_point", "zp")
+    a_s, a_zp = scale_and_zero_point(im, node, 1, "a")
+    b_s, b_zp = scale_and_zero_point(im, node, 4, "b")
+    y_s, y_zp = scale_and_zero_point(im, node, 6, "y")
     out_dtype = zero_point_dtype(node, 7, im)
     sa, sb = im.shape_of(a), im.shape_of(b)
     if b.known and len(sb) == 2 and len(sa) >= 2 and None not in sa:

@@ -278,9 +278,9 @@ def _qconv(im: Importer, node: Node, x, w, x_zp, w_zp, x_s, w_s) -> Value:
 @converter("QLinearConv")
 def _qlinear_conv(im, node):
     x, w = node.inputs[0], node.inputs[3]
-    x_s, x_zp = q.quant_param(im, node, 1, "x_scale", "scale"), q.quant_param(im, node, 2, "x_zero_point", "zp")
-    w_s, w_zp = q.quant_param(im, node, 4, "w_scale", "scale"), q.quant_param(im, node, 5, "w_zero_point", "zp")
-    y_s, y_zp = q.quant_param(im, node, 6, "y_scale", "scale"), q.quant_param(im, node, 7, "y_zero_point", "zp")
+    x_s, x_zp = q.scale_and_zero_point(im, node, 1, "x")
+    w_s, w_zp = q.scale_and_zero_point(im, node, 4, "w")
+    y_s, y_zp = q.scale_and_zero_point(im, node, 6, "y")
     if im.rank(x) != 4:
         raise node.fail(f"only 2-D (NCHW) inputs are supported, got rank {im.rank(x)}")
     acc = _qconv(im, node, x, w, x_zp, w_zp, x_s, w_s)

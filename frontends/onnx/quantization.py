@@ -67,6 +67,11 @@ def quant_param(im: Importer, node: Node, i: int, what: str, dtype: str) -> np.n
     return im.static(v, node, what)
 
 
+def scale_and_zero_point(im: Importer, node: Node, i: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs ``i`` and ``i + 1``, ``<name>_scale`` and ``<name>_zero_point`` (constants)."""
+    return quant_param(im, node, i, f"{name}_scale", "scale"), quant_param(im, node, i + 1, f"{name}_zero_point", "zp")
+
+
 def scale_of(a: np.ndarray) -> np.ndarray:
     a = np.asarray(a, np.float32)
     return a.reshape(()) if a.size == 1 else a.reshape(-1)
@@ -227,5 +232,5 @@ def _qlinear_add(im, node):
     fb = qnn_emit(im, "qnn.dequantize", [b, im.const(scale_of(quant_param(im, node, 4, "B_scale", "scale"))),
                                        im.const(zero_point_of(quant_param(im, node, 5, "B_zero_point", "zp")))])  # fmt: skip
     y = im.emit1("add", [fa, fb])
-    y_s, y_zp = quant_param(im, node, 6, "C_scale", "scale"), quant_param(im, node, 7, "C_zero_point", "zp")
+    y_s, y_zp = scale_and_zero_point(im, node, 6, "C")
     return [qnn_emit(im, "qnn.quantize", [y, im.const(scale_of(y_s)), im.const(zero_point_of(y_zp))], out_dtype=zero_point_dtype(node, 7, im))]
