@@ -40,11 +40,16 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import helper, numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import TensorType
 
+from xrelay.backend.build import build
+from xrelay.dialects.dyn import DynOp
 from xrelay.error import TVMError
 from xrelay.frontends.onnx import OnnxRunTimeValueError, import_onnx, load_model
+from xrelay.runtime.interpreter import run
 
 __all__ = ["BackendError", "XrelayBackend", "XrelayBackendRep", "prepare", "run_model", "run_node", "supports_device"]
 
@@ -100,7 +105,6 @@ class XrelayBackendRep(BackendRep):
             return
         if mode == "built":
             if not _dyn_shape_args(self._imp.module):
-                from xrelay.backend.build import build
 
                 self._built = build(self._imp.module, {}, **build_kwargs)
 
@@ -125,7 +129,6 @@ class XrelayBackendRep(BackendRep):
         key += b"|" + _key(values, [by_arg[a] for a in bound_args])
         built = self._builds.get(key)
         if built is None:
-            from xrelay.backend.build import build
 
             params = {a: values[by_arg[a]] for a in bound_args}
             built = build(imp.module, params, **self._build_kwargs)
@@ -163,7 +166,6 @@ class XrelayBackendRep(BackendRep):
             imp, built, bound_args = self._specialised(values)
         feeds = {imp.input_names[n]: v for n, v in values.items() if n in imp.input_names}
         if built is None:
-            from xrelay.runtime.interpreter import run
 
             outs = run(imp.module, feeds)
         else:
@@ -182,7 +184,6 @@ def _expand_structured(
     ``<input>__<i>`` / ``<input>__opt``) and the ``SequenceConstruct``/``SequenceEmpty``/
     ``Optional`` nodes that rebuild it from them; the tensor values by name; and a key naming
     the structure (lengths, emptiness, shapes and dtypes) the model was expanded for."""
-    from onnx import helper
 
     nodes: list[onnx.NodeProto] = []
     inputs: list[onnx.ValueInfoProto] = []
@@ -274,9 +275,7 @@ def _import_bound(
 def _dyn_shape_args(module: Any) -> tuple[str, ...]:
     """Parameters of @main that the shape operands of its dyn ops, the operands of ops whose
     result shape depends on values (``argwhere``) and the conditions of Ifs are computed from."""
-    from xdsl.dialects import func, scf
 
-    from xrelay.dialects.dyn import DynOp
 
     main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
     args = set(main.body.block.args)
@@ -303,7 +302,6 @@ def _dyn_shape_args(module: Any) -> tuple[str, ...]:
 
 def _data_shaped(op: Any) -> bool:
     """A result with a dynamic dimension from operands of static shapes."""
-    from xdsl.dialects.builtin import TensorType
 
     def dynamic(t: Any) -> bool:
         return isinstance(t, TensorType) and any(d < 0 for d in t.get_shape())
@@ -333,7 +331,6 @@ class XrelayBackend(Backend):
         cls, node: onnx.NodeProto, inputs: Any, device: str = "CPU", outputs_info: Any = None, **kwargs: Any
     ) -> tuple:
         """Run one node on ``inputs`` (a list of arrays in the node's input order)."""
-        from onnx import helper
 
         values = list(inputs.values()) if isinstance(inputs, Mapping) else list(inputs)
         names = [n for n in node.input if n]
