@@ -19,7 +19,7 @@ one xDSL prints back unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,6 +60,23 @@ def sanitize(name: str) -> str:
     return _NAME_NUM_SUFFIX.sub(lambda m: "." + m.group(1), out)
 
 
+def converter_registry(table: dict[str, Callable]) -> Callable:
+    """The decorator ``@converter("NAME", ...)`` registering a converter into ``table`` under
+    each name; a second registration of a name is an error (import order changes nothing)."""
+
+    def converter(*names: str) -> Callable[[Callable], Callable]:
+        def wrap(fn: Callable) -> Callable:
+            for n in names:
+                if n in table:
+                    raise KeyError(f"converter for {n} registered twice")
+                table[n] = fn
+            return fn
+
+        return wrap
+
+    return converter
+
+
 def op_class(name: str) -> Any:
     """The op class of relay, dyn or qnn op ``name``."""
     cls = RELAY_OPS.get(name) or QNN_OPS.get(name) or DYN_OPS.get(name)
@@ -77,7 +94,7 @@ class GraphBuilder:
         self.names: set[str] = set()
         self.params: dict[str, np.ndarray] = {}
         self._param_vals: dict[str, SSAValue] = {}
-        self._consts: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        self._consts: dict[Any, tuple[np.ndarray, SSAValue]] = {}
         self.n_inputs = 0
 
     # ---- names and values -----------------------------------------------------------------
@@ -117,13 +134,15 @@ class GraphBuilder:
         return val
 
     def ssa(self, v: Value) -> SSAValue:
-        """The run-time value of ``v``; an array becomes a ``relay.constant`` (once per array)."""
+        """The run-time value of ``v``; an array becomes a ``relay.constant``, once per array
+        (once per value for small ones: the scalars converters write inline)."""
         if isinstance(v, SSAValue):
             return v
-        key = id(v)
-        if key in self._consts and self._consts[key][0] is v:
-            return self._consts[key][1]
         arr = np.asarray(v)
+        key: Any = (arr.dtype.str, arr.shape, arr.tobytes()) if arr.size <= 16 else id(v)
+        hit = self._consts.get(key)
+        if hit is not None and (not isinstance(key, int) or hit[0] is v):
+            return hit[1]
         op = ConstantOp.from_numpy(arr)
         self.block.add_op(op)
         self._consts[key] = (v, op.result)  # keeps v alive so its id is not reused

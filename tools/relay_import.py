@@ -1,12 +1,14 @@
-"""``relay-import``: convert an ONNX or PyTorch (``torch.export``) model to relay-dialect text.
+"""``relay-import``: convert an ONNX, PyTorch (``torch.export``) or TFLite model to relay-dialect text.
 
     relay-import model.onnx -o model.mlir --params params.npz [--shape data=1,3,224,224]
     relay-import model.onnx -o model.mlir --freeze-params            # weights inline
     relay-import model.onnx -o model.mlir --freeze-params --params params.npz
     relay-import model.pt2 -o model.mlir --params params.npz         # torch.export.save's file
+    relay-import model.tflite -o model.mlir --params params.npz
 
 The format is chosen by the file's extension: ``.pt2`` is read by ``xrelay.frontends.torch``
-(torch must be installed: the ``frontends`` extra), anything else as ONNX. A ``.pt2``
+(torch must be installed: the ``frontends`` extra), ``.tflite`` by ``xrelay.frontends.tflite``
+(the ``tflite`` package, same extra), anything else as ONNX. A ``.pt2``
 program's input shapes are the ones it was exported with (``--shape``/``--dtype`` are refused
 for it).
 
@@ -40,6 +42,7 @@ from xdsl.printer import Printer
 
 from xrelay.dialects.relay import print_options
 from xrelay.frontends.onnx import OnnxImportError, import_onnx
+from xrelay.frontends.tflite import TFLiteImportError, import_tflite
 from xrelay.frontends.torch import TorchImportError
 from xrelay.tools._io import write_output
 
@@ -53,9 +56,9 @@ class _UsageError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     """relay-import's command line."""
     p = argparse.ArgumentParser(
-        prog=PROG, description="Convert an ONNX or PyTorch (.pt2) model to relay-dialect MLIR text."
+        prog=PROG, description="Convert an ONNX, PyTorch (.pt2) or TFLite model to relay-dialect MLIR text."
     )
-    p.add_argument("model", metavar="MODEL", help="the model: .onnx or .pt2 (torch.export.save)")
+    p.add_argument("model", metavar="MODEL", help="the model: .onnx, .pt2 (torch.export.save) or .tflite")
     p.add_argument("-o", "--output", default="-", metavar="FILE.mlir", help="where to write the module ('-': stdout)")
     p.add_argument("--params", metavar="FILE.npz", help="write the weights here instead of into the text")
     p.add_argument(
@@ -108,6 +111,14 @@ def _import(path: str, shapes: dict, dtype: str | None, freeze_params: bool):
         except ImportError:
             raise _UsageError("reading .pt2 needs torch: pip install 'xrelay[frontends]'") from None
         return import_exported_program(path, freeze_params=freeze_params)
+    if ext == ".tflite":
+        if dtype:
+            raise _UsageError("--dtype does not apply to a .tflite model (its inputs' dtypes are in the model)")
+        try:
+            import tflite  # noqa: F401 - only to say clearly when it is missing
+        except ImportError:
+            raise _UsageError("reading .tflite needs the tflite package: pip install 'xrelay[frontends]'") from None
+        return import_tflite(path, shape_dict=shapes or None, freeze_params=freeze_params)
     return import_onnx(path, shape=shapes or None, dtype=dtype, freeze_params=freeze_params)
 
 
@@ -149,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0) if not isinstance(e.code, str) else 2
     try:
         return execute(args)
-    except (OnnxImportError, TorchImportError, _UsageError) as e:
+    except (OnnxImportError, TorchImportError, TFLiteImportError, _UsageError) as e:
         sys.stderr.write(f"{PROG}: error: {e}\n")
         return 1
     except KeyboardInterrupt:

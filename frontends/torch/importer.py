@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.dialects.relay import RelayTypeError
 from xrelay.error import TVMError
-from xrelay.frontends.graph_builder import GraphBuilder, Value
+from xrelay.frontends.graph_builder import GraphBuilder, Value, converter_registry
 
 
 class TorchImportError(ValueError, TVMError):
@@ -176,17 +176,8 @@ IGNORED = frozenset(
 """Run-time checks that compute nothing: skipped."""
 
 
-def converter(*names: str):
-    """Register a converter for ATen overloads ``names`` (a second registration is an error)."""
-
-    def wrap(fn: Converter) -> Converter:
-        for n in names:
-            if n in CONVERTERS:
-                raise KeyError(f"converter for {n} registered twice")
-            CONVERTERS[n] = fn
-        return fn
-
-    return wrap
+converter = converter_registry(CONVERTERS)
+"""``@converter(NAME, ...)``: register a converter for ATen overloads ``NAME``."""
 
 
 class _Importer:

@@ -8,9 +8,6 @@ input (a second input gives a different output), so a converter that drops its i
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -28,6 +25,8 @@ from xrelay.frontends.torch import (  # noqa: E402
     import_exported_program,
 )
 from xrelay.runtime.interpreter import run  # noqa: E402
+
+from .conftest import assert_one_line_error, relay_import  # noqa: E402
 
 
 def _ops(module) -> list[str]:
@@ -313,10 +312,7 @@ def test_relay_import_pt2(tmp_path):
     path = tmp_path / "model.pt2"
     torch.export.save(torch.export.export(m.eval(), (_x(1, 3, 6, 6),)), path)
     out, npz = tmp_path / "m.mlir", tmp_path / "p.npz"
-    r = subprocess.run(
-        [sys.executable, "-m", "xrelay.tools.relay_import", str(path), "-o", str(out), "--params", str(npz)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    r = relay_import(str(path), "-o", str(out), "--params", str(npz))
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert "relay.nn.conv2d" in text and "relay.nn.dense" in text and "%input" in text
@@ -334,7 +330,4 @@ def test_relay_import_pt2(tmp_path):
 def test_relay_import_bad_pt2(tmp_path, content):
     path = tmp_path / "bad.pt2"
     path.write_bytes(content)
-    r = subprocess.run([sys.executable, "-m", "xrelay.tools.relay_import", str(path)], capture_output=True, text=True)
-    assert r.returncode == 1
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("relay-import: error: cannot read") and "Traceback" not in r.stderr
+    assert_one_line_error(relay_import(str(path)), "relay-import: error: cannot read")

@@ -1,0 +1,158 @@
+"""The TFLite importer against the TFLite interpreter (ai-edge-litert).
+
+Models are Keras applications with random weights (``xrelay.testing.tflite_models``: built by
+TensorFlow's converter, cached outside the repository) and small Keras models for single
+operators. Float models: within 1e-4 of the interpreter (relative to the output's largest
+magnitude). Full-integer int8 models: the same bits as TFLite's reference kernels
+(``BUILTIN_REF``, TFLite's definition and what TFLite Micro runs) on 100 random inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tflite", reason="the 'frontends' extra is not installed (pip install -e '.[frontends]')")
+pytest.importorskip("tensorflow", reason="the 'frontends' extra is not installed (tensorflow builds the models)")
+pytest.importorskip("ai_edge_litert", reason="the 'frontends' extra is not installed (the TFLite interpreter)")
+
+from xrelay.frontends.tflite import TFLiteImportError, from_tflite, import_tflite  # noqa: E402
+from xrelay.runtime.interpreter import run  # noqa: E402
+from xrelay.testing import tflite_models as T  # noqa: E402
+
+from .conftest import assert_one_line_error, relay_import  # noqa: E402
+
+
+def _ops(module) -> list[str]:
+    return [op.name for op in next(iter(module.ops)).body.block.ops]
+
+
+def _inputs(interp, n: int, seed: int = 0) -> np.ndarray:
+    d = interp.get_input_details()[0]
+    shape = [n, *d["shape"][1:]]
+    rng = np.random.default_rng(seed)
+    if d["dtype"] == np.int8:
+        return rng.integers(-128, 128, shape).astype(np.int8)
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+
+def _compare(path, n: int, reference: bool):
+    """Run ``n`` inputs through the interpreter (batch resized to n) and xrelay."""
+    interp = T.interpreter(path, reference=reference)
+    d = interp.get_input_details()[0]
+    x = _inputs(interp, n)
+    interp.resize_tensor_input(d["index"], list(x.shape))
+    interp.allocate_tensors()
+    want = T.run_interpreter(interp, [x])[0]
+    result = import_tflite(path, shape_dict={T.input_name(interp): list(x.shape)})
+    got = run(result.module, [x], result.params)[0]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    return x, got, want, result
+
+
+def _keras_ops_model(quantized: bool) -> bytes:
+    """One small Keras model using the operators of the applications in both paddings."""
+    import keras
+
+    keras.utils.set_random_seed(3)
+    inp = keras.Input((17, 17, 3))
+    a = keras.layers.Conv2D(8, 3, strides=2, padding="same", activation="relu6")(inp)
+    b = keras.layers.DepthwiseConv2D(3, padding="same", depth_multiplier=2)(a)
+    b = keras.layers.Conv2D(8, 1, activation="relu")(b)
+    c = keras.layers.Add()([a, b])
+    d = keras.layers.AveragePooling2D(3, strides=2, padding="same")(c)
+    e = keras.layers.MaxPooling2D(2, padding="valid")(c)
+    e = keras.layers.ZeroPadding2D(((0, 1), (1, 0)))(e)
+    e = keras.layers.Conv2D(8, 1, padding="valid")(e)
+    f = keras.layers.Concatenate()([d, e])
+    f = keras.layers.Multiply()([f, keras.layers.Activation("sigmoid")(f)])
+    f = keras.layers.Activation("hard_swish")(f)
+    g = keras.layers.GlobalAveragePooling2D()(f)
+    out = keras.layers.Dense(5)(g)
+    model = keras.Model(inp, out)
+    return T.convert(model, 17, quantized, seed=3)
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["f32", "int8"])
+def ops_model(request, tmp_path_factory):
+    path = tmp_path_factory.mktemp("tflite") / f"ops-{request.param}.tflite"
+    path.write_bytes(_keras_ops_model(request.param))
+    return path, request.param
+
+
+def test_operators(ops_model):
+    path, quantized = ops_model
+    x, got, want, result = _compare(path, 100 if quantized else 8, reference=True)
+    assert np.isfinite(got.astype(np.float64)).all() and np.ptp(want.astype(np.float64)) > 0
+    if quantized:
+        np.testing.assert_array_equal(got, want)
+        assert "qnn.conv2d" in _ops(result.module) and "relay.take" in _ops(result.module)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+        assert _ops(result.module).count("relay.nn.conv2d") == 4
+
+
+@pytest.mark.parametrize("quantized", [False, True], ids=["f32", "int8"])
+@pytest.mark.parametrize("name", T.APPLICATIONS)
+def test_keras_applications(name, quantized):
+    path = T.keras_tflite(name, 64, quantized=quantized)
+    x, got, want, _ = _compare(path, 100 if quantized else 4, reference=True)
+    assert np.ptp(want.astype(np.float64)) > 0
+    if quantized:
+        mismatched = int((got != want).any(axis=-1).sum())
+        assert mismatched == 0, f"{mismatched}/100 inputs differ from TFLite's reference kernels"
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+def test_relay_signature_and_names():
+    import tflite
+
+    path = T.keras_tflite("MobileNetV2", 64, quantized=False)
+    model = tflite.Model.GetRootAsModel(path.read_bytes(), 0)
+    mod, params = from_tflite(model, shape_dict=None, dtype_dict=None)
+    main = next(iter(mod.module.ops))
+    args = [a.name_hint for a in main.body.block.args]
+    assert args[0].startswith("serving_default") and set(args[1:]) == set(params)
+    assert all(p.dtype == np.float32 for p in params.values())
+
+
+def test_unsupported_operators_listed(tmp_path):
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([4, 6], tf.float32)])
+    def f(x):
+        return tf.math.cumsum(tf.sort(x, axis=-1), axis=1)
+
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()])
+    path = tmp_path / "sorts.tflite"
+    path.write_bytes(conv.convert())
+    with pytest.raises(TFLiteImportError, match=r"operator\(s\) are not supported: CUMSUM .*TOPK_V2|not supported: .*CUMSUM"):
+        import_tflite(path)
+
+
+def test_bad_shape_dict():
+    path = T.keras_tflite("MobileNetV2", 64, quantized=False)
+    with pytest.raises(TFLiteImportError, match="unknown input"):
+        import_tflite(path, shape_dict={"nope": [1, 64, 64, 3]})
+
+
+@pytest.mark.parametrize("content", [b"", b"TFL3", b"\x10\x00\x00\x00TFL3" + b"\xff" * 40, b"not a model at all"])
+def test_relay_import_bad_tflite(tmp_path, content):
+    path = tmp_path / "bad.tflite"
+    path.write_bytes(content)
+    assert_one_line_error(relay_import(str(path)), "relay-import: error: ")
+
+
+def test_relay_import_tflite(tmp_path):
+    path = T.keras_tflite("MobileNetV2", 64, quantized=True)
+    out, npz = tmp_path / "m.mlir", tmp_path / "p.npz"
+    r = relay_import(str(path), "-o", str(out), "--params", str(npz))
+    assert r.returncode == 0, r.stderr
+    from xrelay.relay import IRModule
+
+    interp = T.interpreter(path, reference=True)
+    x = _inputs(interp, 1)
+    want = T.run_interpreter(interp, [x])[0]
+    got = run(IRModule.from_text(out.read_text()).module, [x], dict(np.load(npz)))[0]
+    np.testing.assert_array_equal(got, want)
