@@ -35,6 +35,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.backend.c import annotate_scratch, emit_program
+from xrelay.backend.engines import ENGINES, state_scratch
+from xrelay.backend.executor_factory import VIEWS
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
 from xrelay.runtime.graph_executor import GraphModule
@@ -129,9 +131,9 @@ def build_program(
     constants of that type; when the module goes to oneDNN, it runs after the pre-fusion
     passes instead (batch norms folded into the float32 weights first) and bfloat16
     convolutions and dense run as oneDNN's bf16 primitives."""
-    from xrelay.dialects import make_context
+    from xrelay.dialects import make_context, module_op
     from xrelay.transforms.bind_params import bind_params_by_name
-    from xrelay.transforms.infra import PassContext, build_pipeline, module_op
+    from xrelay.transforms.infra import PassContext, build_pipeline
     from xrelay.transforms.lower_to_memory import LowerToMemoryPass
     from xrelay.transforms.plan_memory import (
         DEFAULT_POOL,
@@ -189,8 +191,7 @@ def build_program(
 
         qnn_fuse_pad(optimised)  # the int8 arena: zero-point pads join their convolution,
         qnn_narrow_edges(optimised)  # 8-bit values rather than wider copies pass between steps
-    _state_dnnl_scratch(optimised, threads)
-    _state_int8_scratch(optimised)
+    state_scratch(optimised, threads)
     if before_lowering is not None:
         before_lowering(optimised)
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
@@ -248,24 +249,19 @@ def build_c(
     # What runs here is compiled with the weights in a blob (the same functions; a compiler
     # takes minutes over millions of float literals, and the executor passes weights by pointer).
     runtime = c_program if constants == "blob" else emit_program(program, name, "blob", dict(sections or {}))
-    return CModule(c_program, info, program, debug=debug, runtime_program=runtime)
-
-
-BACKENDS = ("dnnl", "native")
-"""What ``build(..., backends=...)`` may name: oneDNN primitives for what it offloads, and the
-native kernels (numpy/BLAS and the C loop kernels), which run everything else."""
+    return CModule(c_program, info, program, debug=debug, runtime_program=runtime, views=VIEWS)
 
 
 def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
     if backends is None:
-        return BACKENDS
+        return tuple(ENGINES)
     if isinstance(backends, str):
         backends = (backends,)
     out = tuple(backends)
-    unknown = [b for b in out if b not in BACKENDS]
+    unknown = [b for b in out if b not in ENGINES]
     if unknown or not out:
         raise BuildError(
-            f"unknown backend(s) {unknown or out!r} (known: {', '.join(BACKENDS)})"
+            f"unknown backend(s) {unknown or out!r} (known: {', '.join(ENGINES)})"
         )
     return out
 
@@ -275,23 +271,6 @@ def _offloadable(module: ModuleOp) -> bool:
     from xrelay.backend.dnnl.partition import float32_only
 
     return float32_only(module)
-
-
-def _state_dnnl_scratch(module: ModuleOp, threads: int | None = None) -> None:
-    """oneDNN's scratch need of every dnnl function (its planned workspace), when there are
-    such functions and the library loads."""
-    from xrelay.backend.dnnl.partition import dnnl_functions, state_scratch
-
-    if dnnl_functions(module) and _dnnl_active(("dnnl",)):
-        state_scratch(module, threads)
-
-
-def _state_int8_scratch(module: ModuleOp) -> None:
-    """The int8 convolution kernels' scratch (their planned workspace), when they compile."""
-    from xrelay.runtime.native.fast_int8 import state_scratch, vnni_library
-
-    if vnni_library() is not None:
-        state_scratch(module)
 
 
 def _dnnl_active(backends: Sequence[str]) -> bool:
@@ -312,13 +291,14 @@ def _uses_devices(module: ModuleOp) -> bool:
 
 def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -> ModuleOp:
     """The pre-fusion pipeline, plan-devices, every device checked runnable, then fuse-ops."""
+    from xrelay.dialects import module_op
     from xrelay.dialects.relay.devices import (
         DeviceError,
         VirtualDeviceAttr,
         as_virtual_device,
         device_kind,
     )
-    from xrelay.transforms.infra import PassContext, build_pipeline, get_pass, module_op
+    from xrelay.transforms.infra import PassContext, build_pipeline, get_pass
     from xrelay.transforms.plan_devices import HOST, plan_devices
 
     outer = PassContext.current()
@@ -455,6 +435,6 @@ def build(
     )
     return GraphModule(
         program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads,
-        backends=backends,
+        backends=backends, views=VIEWS,
     )  # fmt: skip
 

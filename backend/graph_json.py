@@ -29,10 +29,10 @@ the program's storages: one buffer per storage that holds a node entry (workspac
 entries), the graph inputs and constants as never-reused ``input``/``constant`` buffers; a
 ``memory.alias`` shares its source's id, as Relay's ``__nop`` shares its input's token.
 
-``export(module, graph, lib, params)`` writes the JSON, the planned program as ``.mlir`` (every
-function, ``@main``'s constants printed by reference as ``relay.constant @p<k>``) and the params
-as ``.npz``; ``read_export(graph, lib, params)`` reads the three back (``graph_executor.load``
-makes a runnable ``GraphModule`` of them).
+``GraphModule.export(graph, lib, params)`` writes the JSON, the planned program as ``.mlir`` and
+the params as ``.npz``; ``read_export(graph, lib, params)`` reads the three back and
+``verify_export`` checks them (``xrelay.runtime.load``, in ``executor_factory``, makes a
+runnable ``GraphModule`` of them).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ import json
 import os
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import SSAValue
@@ -51,18 +50,17 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp, PoolOp
-from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, params_source, print_options
+from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, params_source
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.error import TVMError
+from xrelay.runtime.npz import read_npz
 from xrelay.transforms._devices import device_copy_of, function_devices, functions_by_name
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
-from xrelay.transforms.npz import read_npz
 from xrelay.transforms.planners import Buffer, Pool
 from xrelay.transforms.planners.greedy import plan_storage_ids
 from xrelay.transforms.utils import verify_module
 
-__all__ = ["GraphJsonError", "check_export", "export", "graph_json", "main_constants", "parse_program",
-           "read_export"]
+__all__ = ["GraphJsonError", "check_export", "graph_json", "parse_program", "read_export", "verify_export"]
 
 CPU_DEVICE = 1  # kDLCPU
 
@@ -354,41 +352,6 @@ def _kind(storage: AllocStorageOp) -> str:
     return kind if kind in ("intermediate", "output", "input") else "intermediate"
 
 
-def main_constants(program: ModuleOp, entry: str) -> list[ConstantOp]:
-    """@main's constants in the order the steps first use them (TVM's p0, p1, ...)."""
-    fn = next(op for op in program.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry)
-    seen: dict[ConstantOp, None] = {}
-    for op in fn.body.block.ops:
-        for v in op.operands:
-            if isinstance(v.owner, ConstantOp):
-                seen.setdefault(v.owner, None)
-    for op in fn.body.block.ops:
-        if isinstance(op, ConstantOp):
-            seen.setdefault(op, None)
-    return list(seen)
-
-
-def export(
-    module: Any, graph_json_path: str | os.PathLike, lib_mlir_path: str | os.PathLike,
-    params_npz_path: str | os.PathLike,
-) -> None:  # fmt: skip
-    """Write ``module`` (a ``GraphModule``) as graph JSON, ``.mlir`` lib and ``.npz`` params."""
-    program: ModuleOp = module.program
-    doc = graph_json(program, module.entry)
-    clone = program.clone()
-    for k, op in enumerate(main_constants(clone, module.entry)):
-        op.param_name = StringAttr(f"p{k}")
-    external: dict[str, np.ndarray] = {}
-    with print_options(external=external, external_min_elements=1):
-        text = str(clone)
-    external.update(module.get_params())
-    with open(graph_json_path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-    with open(lib_mlir_path, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-    np.savez(params_npz_path, **external)
-
-
 def read_export(
     graph_json_path: str | os.PathLike,
     lib_mlir_path: str | os.PathLike,
@@ -396,7 +359,7 @@ def read_export(
 ) -> tuple[dict[str, Any], ModuleOp]:
     """The graph JSON and the planned program (its constants bound to the params) of an export.
 
-    ``xrelay.runtime.graph_executor.load`` makes the runnable ``GraphModule`` of them.
+    ``xrelay.backend.executor_factory.load`` makes the runnable ``GraphModule`` of them.
     """
     try:
         with open(graph_json_path, encoding="utf-8") as f:

@@ -27,8 +27,8 @@ __all__ = ["Device", "GraphModule", "cpu", "create", "get_device"]
 
 
 def _runtime_module(module: Any) -> Any:
+    from xrelay.backend.executor_factory import GraphExecutorFactoryModule
     from xrelay.runtime.graph_executor import GraphModule as Runtime
-    from xrelay.runtime.module import GraphExecutorFactoryModule
 
     if isinstance(module, Runtime):
         return module
@@ -78,6 +78,7 @@ def create(graph_json_str: str, libmod: Any, device: Any = None) -> Any:
     relay.build(...)``, the factory itself, or a loaded library)."""
     from xdsl.dialects.builtin import ModuleOp
 
+    from xrelay.backend.executor_factory import VIEWS
     from xrelay.backend.graph_json import graph_json
     from xrelay.runtime.graph_executor import GraphModule as Runtime
     from xrelay.runtime.graph_executor import GraphModuleError
@@ -110,4 +111,4 @@ def create(graph_json_str: str, libmod: Any, device: Any = None) -> Any:
             f"create: the graph does not describe the library: inputs {inputs} vs {want}, "
             f"{n_heads} heads vs {len(expected['heads'])}"
         )
-    return Runtime(program.clone(), entry=entry)
+    return Runtime(program.clone(), entry=entry, views=VIEWS)

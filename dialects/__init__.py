@@ -6,14 +6,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
 
 from xrelay.dialects import _lexer_fix  # noqa: F401  (installs the linear string pattern)
 from xrelay.dialects._locations import op_location  # ops keep their line:column (installs it)
 
-__all__ = ["get_all_dialects", "make_context", "op_location"]
+__all__ = ["get_all_dialects", "make_context", "module_op", "op_location"]
 
 
 def _relay() -> Dialect:
@@ -68,3 +70,16 @@ def make_context() -> Context:
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
     return ctx
+
+
+def module_op(mod: Any) -> ModuleOp:
+    """Return the `ModuleOp` behind `mod` (a `ModuleOp` or an object with `.module`)."""
+    if isinstance(mod, ModuleOp):
+        return mod
+    inner = getattr(mod, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner
+    raise TypeError(
+        f"expected an xDSL ModuleOp or an IRModule holding one in '.module', "
+        f"got {type(mod).__name__}"
+    )

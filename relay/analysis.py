@@ -118,7 +118,7 @@ def list_op_freqs(mod: Any) -> dict[str, int]:
     Relay name (``{"nn.conv2d": 3, ...}``)."""
     from collections import Counter
 
+    from xrelay.dialects import module_op
     from xrelay.dialects.relay import RelayOp
-    from xrelay.transforms.infra import module_op
 
     return dict(Counter(op.RELAY_NAME for op in module_op(mod).walk() if isinstance(op, RelayOp)))

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.backend.executor_factory import GraphExecutorFactoryModule
 from xrelay.dialects.relay import RelayTypeError, dtype_of
 from xrelay.relay.expr import Constant, Function
 from xrelay.relay.expr_functor import substitute
-from xrelay.runtime.module import GraphExecutorFactoryModule
 
 __all__ = [
     "Executor",

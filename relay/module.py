@@ -77,9 +77,9 @@ from xrelay.relay.expr import (
     unifies,
 )
 from xrelay.relay.function_attrs import func_attrs_from_ir, func_attrs_to_ir
+from xrelay.runtime.npz import NpzError, read_npz
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.infra import mark_types_unknown, types_inferred
-from xrelay.transforms.npz import NpzError, read_npz
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]

@@ -29,6 +29,7 @@ from typing import Any
 
 from xdsl.passes import ModulePass
 
+from xrelay.backend.engines import resolve_pass
 from xrelay.transforms import to_mixed_precision as mixed_precision
 from xrelay.transforms.convert_layout import LayoutConfig
 from xrelay.transforms.infra import (
@@ -180,7 +181,8 @@ def instantiate(cls: type[ModulePass], args: tuple[Any, ...], kwargs: dict[str, 
 def _factory(relay_name: str, cls: type[ModulePass]) -> Callable[..., Pass]:
     def make(*args: Any, **kwargs: Any) -> Pass:
         # Look the class up again: the registry may have changed since.
-        return as_pass(instantiate(get_pass_class(relay_name), args, kwargs))
+        # an engine named in the arguments (MergeComposite("dnnl")) gets its table
+        return as_pass(resolve_pass(instantiate(get_pass_class(relay_name), args, kwargs)))
 
     make.__name__ = make.__qualname__ = relay_name
     make.__doc__ = cls.__doc__

@@ -50,6 +50,7 @@ from xrelay.dialects.memory import (
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
+from xrelay.runtime.engines import ENGINES
 from xrelay.runtime.native import fast_int8, fast_nhwc  # noqa: F401 - they add their fast kernels
 from xrelay.runtime.native.fast_kernels import (
     FAMILIES,
@@ -194,7 +195,7 @@ class Executor:
         use_numba: bool = True,
         constants: Mapping[ConstantOp, np.ndarray] | None = None,
         threads: int | WorkerPool | None = None,
-        backends: Sequence[str] = ("dnnl", "native"),
+        backends: Sequence[str] = tuple(ENGINES),
         step_compiler: StepCompiler | None = None,
     ):
         self.pool = _pool(threads)

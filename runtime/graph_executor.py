@@ -1,6 +1,7 @@
 """The graph-executor module: TVM's ``GraphModule`` API over the arena executor.
 
-``xrelay.build(mod, params)`` or ``xrelay.runtime.create(program)`` return a ``GraphModule``::
+``xrelay.build(mod, params)``, ``xrelay.runtime.load(...)`` or ``xrelay.runtime.create(program)``
+return a ``GraphModule``::
 
     m = xrelay.build(mod, params, opt_level=3, plan="greedy-by-size")
     m.set_input("data", x)          # or m.set_input(data=x), or m.run(data=x)
@@ -36,6 +37,10 @@ the gap between ``set_input``, ``run`` and ``get_output``); it *detects* overlap
 own lock over the whole ``set_input .. get_output`` sequence; or each thread makes its own
 module (``create(m.program)``, then ``share_params`` to share the weights).
 
+**Compile-time views**: ``memory_report()``, ``graph_json()`` and ``export()`` ask the compiler
+about the program (``CompileViews``); modules built or loaded have them, a module made by
+``create(program)`` runs but has not.
+
 **Debug**: ``GraphModule(..., debug=True)`` (or ``DebugModule``) records every step's outputs
 and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op table).
 """
@@ -44,26 +49,28 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 import statistics
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from tabulate import tabulate
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from xrelay.backend.graph_json import export, main_constants, read_export, verify_export
-from xrelay.dialects.relay import dtype_of, shape_of
+from xrelay.dialects.relay import ConstantOp, dtype_of, print_options, shape_of
 from xrelay.dialects.relay.dtypes import dtype_from_numpy, from_stored
 from xrelay.error import TVMError
+from xrelay.runtime.engines import ENGINES
 from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
 from xrelay.runtime.ndarray import NDArray
+from xrelay.runtime.npz import read_npz
 from xrelay.runtime.parallel import blas_single_thread
-from xrelay.transforms.npz import read_npz
 
 __all__ = [
     "BenchmarkResult",
@@ -71,9 +78,34 @@ __all__ = [
     "DebugModule",
     "GraphModule",
     "GraphModuleError",
+    "CompileViews",
     "create",
-    "load",
+    "main_constants",
 ]
+
+
+class CompileViews(Protocol):
+    """What compile time can say about a planned program: TVM's graph JSON and the memory
+    plan's report. The backend hands one to the modules it builds and loads
+    (``xrelay.backend.executor_factory.VIEWS``), so the runtime imports no compile-time code."""
+
+    def graph_json(self, program: ModuleOp, entry: str, mod_name: str = "default") -> dict[str, Any]: ...
+
+    def memory_report(self, program: ModuleOp, entry: str, plan_info: Any) -> str: ...
+
+
+def main_constants(program: ModuleOp, entry: str) -> list[ConstantOp]:
+    """@main's constants in the order the steps first use them (TVM's p0, p1, ...)."""
+    fn = next(op for op in program.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry)
+    seen: dict[ConstantOp, None] = {}
+    for op in fn.body.block.ops:
+        for v in op.operands:
+            if isinstance(v.owner, ConstantOp):
+                seen.setdefault(v.owner, None)
+    for op in fn.body.block.ops:
+        if isinstance(op, ConstantOp):
+            seen.setdefault(op, None)
+    return list(seen)
 
 
 class GraphModuleError(ValueError, TVMError):
@@ -169,10 +201,12 @@ class GraphModule:
         use_numba: bool = True,
         plan_info: Any = None,
         threads: int | None = None,
-        backends: Sequence[str] = ("dnnl", "native"),
+        backends: Sequence[str] = tuple(ENGINES),
         step_compiler: StepCompiler | None = None,
+        views: CompileViews | None = None,
     ):
         self.program = program
+        self._views = views
         self.backends = tuple(backends)
         self._step_compiler = step_compiler
         self._guard = threading.Lock()  # guards _user/_depth (see _exclusive)
@@ -493,15 +527,20 @@ class GraphModule:
 
     def memory_report(self) -> str:
         """The plan's report: per pool, peak with its step, lower bound and ratio."""
-        if self._plan_info is not None:
-            # built here: the planner's own record (algorithm, time, optimality)
-            from xrelay.transforms.planners import format_report
+        return self._compile_views("memory_report").memory_report(self.program, self.entry, self._plan_info)
 
-            buffers, pools, plan = self._plan_info
-            return format_report(buffers, pools, plan)
-        from xrelay.transforms.plan_memory import memory_report
+    def graph_json(self, mod_name: str = "default") -> dict[str, Any]:
+        """TVM's graph-executor JSON of the program (see ``xrelay.backend.graph_json``)."""
+        return self._compile_views("graph_json").graph_json(self.program, self.entry, mod_name)
 
-        return memory_report(self.program, self.entry)
+    def _compile_views(self, what: str) -> CompileViews:
+        if self._views is None:
+            raise GraphModuleError(
+                f"{what}() needs the compiler's view of the program, which a module created from "
+                "a program (xrelay.runtime.create) has not: build it with xrelay.build or load "
+                "it with xrelay.runtime.load"
+            )
+        return self._views
 
     # ---------------------------------------------------------------------------------------
     # Debug
@@ -581,9 +620,27 @@ class GraphModule:
         )
         return f"{table}\n\n{fam_table}\nTotal: {all_time / runs * 1000:.3f} ms per run"
 
-    def export(self, graph_json_path: str, lib_mlir_path: str, params_npz_path: str) -> None:
-        """Write the three files of TVM's ``(graph, lib, params)`` (see ``graph_json``)."""
-        export(self, graph_json_path, lib_mlir_path, params_npz_path)
+    def export(
+        self, graph_json_path: str | os.PathLike, lib_mlir_path: str | os.PathLike,
+        params_npz_path: str | os.PathLike,
+    ) -> None:  # fmt: skip
+        """Write the three files of TVM's ``(graph, lib, params)``: the graph JSON, the planned
+        program as ``.mlir`` (every function, ``@main``'s constants printed by reference as
+        ``relay.constant @p<k>``) and the params as ``.npz``; ``xrelay.runtime.load`` reads
+        them back."""
+        doc = self.graph_json()
+        clone = self.program.clone()
+        for k, op in enumerate(main_constants(clone, self.entry)):
+            op.param_name = StringAttr(f"p{k}")
+        external: dict[str, np.ndarray] = {}
+        with print_options(external=external, external_min_elements=1):
+            text = str(clone)
+        external.update(self.get_params())
+        with open(graph_json_path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+        with open(lib_mlir_path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        np.savez(params_npz_path, **external)
 
 
 class DebugModule(GraphModule):
@@ -614,35 +671,6 @@ def _read_params(params: bytes | Mapping[str, Any]) -> dict[str, Any]:
 
 def create(program: Any, *, debug: bool = False, **kwargs: Any) -> GraphModule:
     """A module for an already lowered and planned program (a ``ModuleOp`` or ``IRModule``)."""
-    from xrelay.transforms.infra import module_op
+    from xrelay.dialects import module_op
 
     return GraphModule(module_op(program), debug=debug, **kwargs)
-
-
-def load(
-    graph_json_path: str | os.PathLike,
-    lib_mlir_path: str | os.PathLike,
-    params_npz_path: str | os.PathLike,
-    *,
-    max_pool_bytes: int | None = None,
-    **kwargs: Any,
-) -> GraphModule:
-    """Read an export (``GraphModule.export``) back into a runnable ``GraphModule``.
-
-    ``kwargs`` go to its constructor. The files are not trusted: before anything is
-    allocated, every memory pool must fit ``max_pool_bytes`` (default ``XRELAY_MAX_POOL_BYTES``,
-    else 4 GiB), the plan must pass ``verify-memory-plan``, and the graph JSON must be the one
-    the program gives (``graph_json.verify_export``); each failure is one ``GraphJsonError``.
-    """
-    doc, program = read_export(graph_json_path, lib_mlir_path, params_npz_path)
-    return from_export(doc, program, f"{graph_json_path} with {lib_mlir_path}",
-                       max_pool_bytes=max_pool_bytes, **kwargs)  # fmt: skip
-
-
-def from_export(
-    doc: Any, program: ModuleOp, where: str, *, max_pool_bytes: int | None = None, **kwargs: Any
-) -> GraphModule:
-    """A runnable ``GraphModule`` of an export's graph JSON (``doc``) and parsed program, after
-    ``load``'s checks (``where`` names the export in their errors)."""
-    verify_export(doc, program, kwargs.get("entry", "main"), where, max_pool_bytes)
-    return GraphModule(program, **kwargs)

@@ -57,12 +57,12 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import VarResultDef
 
+from xrelay.dialects import module_op
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
 from xrelay.error import TVMError
-from xrelay.transforms.infra import module_op
 
 __all__ = [
     "RelayFunctions",

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
+from xrelay.dialects import module_op
 from xrelay.dialects.memory import (
     AliasOp,
     AllocStorageOp,
@@ -51,7 +52,6 @@ from xrelay.runtime.interpreter import (
     describe_op,
     entry_function,
 )
-from xrelay.transforms.infra import module_op
 
 __all__ = ["MemoryFunctions", "MemoryRunner", "is_planned", "run_memory"]
 

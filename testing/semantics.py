@@ -23,8 +23,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.backend.engines import resolve_pass
+from xrelay.dialects import module_op
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
-from xrelay.transforms.infra import module_op
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "filecheck_cases", "pass_name"]
@@ -70,7 +71,8 @@ def pass_name(p: PassLike) -> str:
 def apply_pass(p: PassLike, mod: Any) -> Any:
     """Apply a pass-like object to ``mod`` in place; return the resulting module.
 
-    A string is an xDSL pipeline spec over ``xrelay.transforms.get_all_passes()``; every
+    A string is an xDSL pipeline spec over ``xrelay.transforms.get_all_passes()`` (engines named
+    in options resolved as relay-opt resolves them); every
     ModulePass runs through ``xrelay.transforms.infra`` (so composite passes expand and the
     current ``PassContext``'s instruments see it); an infra ``Pass`` is called; any other
     callable is called on the module and may return a new one (or None: changed in place).
@@ -82,7 +84,7 @@ def apply_pass(p: PassLike, mod: Any) -> Any:
 
         pipeline = PassPipeline.parse_spec(get_all_passes(), p)
         for module_pass in pipeline.passes:
-            mod = as_pass(module_pass)(mod)
+            mod = as_pass(resolve_pass(module_pass))(mod)  # an engine's name gets its table
         return mod
     if isinstance(p, ModulePass | Pass):
         return as_pass(p)(mod)

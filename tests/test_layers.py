@@ -46,27 +46,6 @@ RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 MODULE_PACKAGE = {"xrelay.relay.testing": "testing", "xrelay.relay.frontend": "frontends"}
 """Modules that belong to another package's layer than their folder's."""
 
-PENDING: set[tuple[str, str]] = {
-    ("xrelay.runtime.graph_executor", "xrelay.backend.graph_json"),
-    ("xrelay.runtime.graph_executor", "xrelay.transforms.npz"),
-    ("xrelay.runtime.graph_executor", "xrelay.transforms.planners"),
-    ("xrelay.runtime.graph_executor", "xrelay.transforms.plan_memory"),
-    ("xrelay.runtime.graph_executor", "xrelay.transforms.infra"),
-    ("xrelay.runtime.module", "xrelay.backend.graph_json"),
-    ("xrelay.runtime.interpreter", "xrelay.transforms.infra"),
-    ("xrelay.runtime.memory_interpreter", "xrelay.transforms.infra"),
-    ("xrelay.runtime.c.module", "xrelay.backend.c"),
-    ("xrelay.runtime.c.module", "xrelay.backend.c.aot"),
-    ("xrelay.runtime.c.module", "xrelay.backend.graph_json"),
-    ("xrelay.runtime.native.fast_int8", "xrelay.transforms._relay_rewrite"),
-    ("xrelay.runtime.native.fast_int8", "xrelay.transforms.fuse_ops"),
-    ("xrelay.transforms.merge_composite", "xrelay.backend.dnnl.patterns"),
-    ("xrelay.transforms.annotate_target", "xrelay.backend.dnnl.patterns"),
-}
-"""Imports against the layers still to be removed (issue #27: the runtime reaching up for IR
-helpers and graph JSON, the generic BYOC passes naming the dnnl engine). It only shrinks: an
-entry that no longer exists fails ``test_pending_imports_still_exist``."""
-
 
 def _modules() -> dict[str, Path]:
     out = {}
@@ -134,10 +113,7 @@ def _imports(module: str, path: Path, source: str | None = None) -> dict[str, in
     return found
 
 
-FOUND = {m: _imports(m, p) for m, p in MODULES.items()}
-GRAPH = {
-    m: {t: line for t, line in found.items() if (m, t) not in PENDING} for m, found in FOUND.items()
-}
+GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
 
 
 def _package(module: str) -> str:
@@ -215,11 +191,6 @@ def test_the_parser_sees_the_package():
     probe = ROOT / "relay" / "expr.py"
     found = _imports("xrelay.relay.probe", probe, source)
     assert set(found) == {"xrelay.relay.expr", "xrelay.backend.build"}
-
-
-def test_pending_imports_still_exist():
-    gone = sorted(f"{a} -> {b}" for a, b in PENDING if b not in FOUND.get(a, {}))
-    assert not gone, "remove from PENDING (no longer imported):\n" + "\n".join(gone)
 
 
 def test_no_import_cycle_between_top_level_packages():

@@ -35,13 +35,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
+from xrelay.dialects import module_op
 from xrelay.transforms.infra import (
     PassContext,
     PassInfo,
     as_pass,
     build_pipeline,
     has_pass,
-    module_op,
     registered_pass_classes,
     relay_name_of,
 )

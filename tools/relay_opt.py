@@ -33,10 +33,11 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xrelay.backend.engines import resolve_pass
 from xrelay.dialects import get_all_dialects
+from xrelay.runtime.npz import NpzError, read_npz
 from xrelay.tools._io import foreign_model, write_output
 from xrelay.transforms import get_all_passes
-from xrelay.transforms.npz import NpzError, read_npz
 from xrelay.transforms.utils import verify_module
 
 
@@ -155,7 +156,8 @@ class RelayOptMain(xDSLOptMain):
         unknown = [s.name for s in specs if s.name not in self.available_passes]
         if unknown:
             raise ValueError(f"Unrecognized passes: {unknown}")
-        passes = [_pass_from_spec(self.available_passes[spec.name](), spec) for spec in specs]
+        # engines named in options (merge-composite{pattern-table=dnnl}) get their tables
+        passes = [resolve_pass(_pass_from_spec(self.available_passes[spec.name](), spec)) for spec in specs]
         self.pipeline = PassPipeline(tuple(passes))
 
     def prepare_output(self) -> IO[str]:

@@ -23,7 +23,7 @@ are composite, primitive or already partitioned (``relay.compiler``) are not ann
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -57,12 +57,16 @@ def register_target(name: str, supported: Callable[[Operation], bool]) -> None:
     _TARGETS[name] = supported
 
 
-def _predicate(target: str) -> Callable[[Operation], bool] | None:
-    if target == "dnnl" and target not in _TARGETS:
-        from xrelay.backend.dnnl.patterns import supported
-
-        register_target("dnnl", supported)
-    return _TARGETS.get(target)
+def _predicates(targets: Sequence[str], given: Mapping[str, Callable[[Operation], bool]]) -> dict:
+    """Each target's predicate: the one given (an engine's, resolved by name above the passes),
+    else one registered with ``register_target``; an unknown target is an error."""
+    known = {**_TARGETS, **given}
+    for target in targets:
+        if target != DEFAULT_TARGET and target not in known:
+            raise AnnotateTargetError(
+                f"annotate-target: unknown target '{target}' (known: {', '.join(sorted(known)) or 'none'})"
+            )
+    return known
 
 
 def _begin(value: SSAValue, target: str) -> CompilerBeginOp:
@@ -73,7 +77,7 @@ def _end(value: SSAValue, target: str) -> CompilerEndOp:
     return CompilerEndOp.make([value], compiler=target)  # type: ignore[return-value]
 
 
-def _target_of(op: Operation, targets: Sequence[str], module: ModuleOp) -> str:
+def _target_of(op: Operation, targets: Sequence[str], module: ModuleOp, predicates: Mapping) -> str:
     if isinstance(op, func.CallOp):
         callee = _lookup(module, op.callee.root_reference.data)
         if callee is not None and COMPOSITE in callee.attributes:
@@ -84,7 +88,7 @@ def _target_of(op: Operation, targets: Sequence[str], module: ModuleOp) -> str:
                 return prefix
         return DEFAULT_TARGET
     for target in targets:
-        check = _predicate(target)
+        check = predicates.get(target)
         if check is not None and check(op):
             return target
     return DEFAULT_TARGET
@@ -97,7 +101,7 @@ def _lookup(module: ModuleOp, name: str) -> func.FuncOp | None:
     return None
 
 
-def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp) -> None:
+def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp, predicates: Mapping) -> None:
     target_of: dict[SSAValue, str] = {}
     stale: list[Operation] = []  # default annotations replaced by new ones
     for op in list(block.ops):
@@ -111,7 +115,7 @@ def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp) -> N
         first = op.operands[0].owner
         if isinstance(first, CompilerBeginOp) and first.attrs["compiler"] != DEFAULT_TARGET:
             continue  # annotated by an earlier run
-        target = _target_of(op, targets, module)
+        target = _target_of(op, targets, module, predicates)
         for i, value in enumerate(op.operands):
             owner = value.owner
             if isinstance(owner, CompilerBeginOp):
@@ -145,32 +149,37 @@ def _annotate_block(block: Block, targets: Sequence[str], module: ModuleOp) -> N
             block.erase_op(op)
 
 
-def annotate_target(module: ModuleOp, targets: Sequence[str]) -> None:
-    """Annotate every function of ``module`` for ``targets`` (in place)."""
-    for target in targets:
-        if target != DEFAULT_TARGET and _predicate(target) is None:
-            raise AnnotateTargetError(
-                f"annotate-target: unknown target '{target}' (known: {', '.join(sorted({'dnnl', *_TARGETS}))})"
-            )
+def annotate_target(
+    module: ModuleOp,
+    targets: Sequence[str],
+    supported: Mapping[str, Callable[[Operation], bool]] | None = None,
+) -> None:
+    """Annotate every function of ``module`` for ``targets`` (in place); ``supported`` gives
+    targets' op predicates (the engines' ``supported``), besides those of ``register_target``."""
+    predicates = _predicates(targets, supported or {})
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if fn.is_declaration or any(a in fn.attributes for a in _SKIP):
             continue
         for block in fn.body.blocks:
-            _annotate_block(block, targets, module)
+            _annotate_block(block, targets, module, predicates)
 
 
 @dataclass(frozen=True)
 class AnnotateTargetPass(ModulePass):
-    """Relay's ``AnnotateTarget(targets)``: ``annotate-target{targets=dnnl}``."""
+    """Relay's ``AnnotateTarget(targets)``: ``annotate-target{targets=dnnl}``. An engine's
+    name is resolved to its predicate (``supported``) above the passes
+    (``xrelay.backend.engines.resolve_pass``: relay-opt, Relay's Python API, the build)."""
 
     name = "annotate-target"
     relay_name: ClassVar[str] = "AnnotateTarget"
     relay_opt_level: ClassVar[int] = 0
     required: ClassVar[tuple[str, ...]] = ("InferType",)
 
-    targets: tuple[str, ...] = ("dnnl",)
+    targets: tuple[str, ...] = ()
     include_non_call_ops: bool = True  # Relay's flag; tuples are not values here, so both agree
+    supported: tuple[tuple[str, Callable[[Operation], bool]], ...] = ()
+    """(target, predicate) pairs: the engines' ops, from Python only."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = (self.targets,) if isinstance(self.targets, str) else tuple(self.targets)
-        annotate_target(op, targets)
+        annotate_target(op, targets, dict(self.supported))

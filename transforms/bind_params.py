@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay import ConstantOp, numpy_dtype, shape_of
 from xrelay.dialects.relay.dtypes import from_stored
 from xrelay.error import TVMError
-from xrelay.transforms.npz import NpzError, read_npz
+from xrelay.runtime.npz import NpzError, read_npz
 
 
 class BindParamsError(DiagnosticException, TVMError):

@@ -53,6 +53,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
+from xrelay.dialects import module_op
 from xrelay.dialects.relay import FUNC_ATTRS
 from xrelay.error import TVMError
 
@@ -92,19 +93,6 @@ PassRegistry = Mapping[str, Callable[[], type[ModulePass]]]
 # --------------------------------------------------------------------------------------
 # Modules and xDSL contexts
 # --------------------------------------------------------------------------------------
-
-
-def module_op(mod: Any) -> ModuleOp:
-    """Return the `ModuleOp` behind `mod` (a `ModuleOp` or an object with `.module`)."""
-    if isinstance(mod, ModuleOp):
-        return mod
-    inner = getattr(mod, "module", None)
-    if isinstance(inner, ModuleOp):
-        return inner
-    raise TypeError(
-        f"expected an xDSL ModuleOp or an IRModule holding one in '.module', "
-        f"got {type(mod).__name__}"
-    )
 
 
 def _copy_module(mod: ModuleT) -> ModuleT:

@@ -33,11 +33,11 @@ from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from xrelay.dialects import module_op
 from xrelay.transforms.infra import (
     PassInfo,
     PassInstrument,
     get_pass_class,
-    module_op,
     pass_instrument,
     relay_name_of,
 )

@@ -230,29 +230,28 @@ def merge_composite(module: ModuleOp, table: Sequence[PatternEntry]) -> int:
     return made
 
 
-def named_pattern_table(name: str) -> list[PatternEntry]:
-    """A pattern table by name, for the command line."""
-    if name == "dnnl":
-        from xrelay.backend.dnnl.patterns import pattern_table
-
-        return pattern_table()
-    raise MergeCompositeError(f"merge-composite: unknown pattern table '{name}' (known: dnnl)")
 
 
 @dataclass(frozen=True)
 class MergeCompositePass(ModulePass):
-    """Relay's ``MergeComposite(pattern_table)``; ``pattern_table`` is a table name on the
-    command line (``dnnl``) or the table itself from Python."""
+    """Relay's ``MergeComposite(pattern_table)``; ``pattern_table`` is the table itself, or on
+    the command line an engine's name (``dnnl``), which is resolved to the engine's table
+    above the passes (``xrelay.backend.engines.resolve_pass``: relay-opt, Relay's Python API)."""
 
     name = "merge-composite"
     relay_name: ClassVar[str] = "MergeComposite"
     relay_opt_level: ClassVar[int] = 0
     required: ClassVar[tuple[str, ...]] = ()
 
-    pattern_table: Any = "dnnl"
+    pattern_table: Any = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         table = self.pattern_table
+        if table == "":
+            raise MergeCompositeError("merge-composite needs a pattern table (pattern-table=<engine>)")
         if isinstance(table, str):
-            table = named_pattern_table(table)
+            raise MergeCompositeError(
+                f"merge-composite: unknown pattern table '{table}' (an engine's name is resolved "
+                "by relay-opt and Relay's Python API; a table of your own is passed itself)"
+            )
         merge_composite(op, table)

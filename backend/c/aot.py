@@ -118,6 +118,11 @@ class CProgram:
     blob: bytes | None = None
     functions: dict[str, CFunction] = field(default_factory=dict)
 
+    @property
+    def support(self) -> dict[str, str]:
+        """The headers the C includes besides its own (``xrelay_kernels.h``), by file name."""
+        return {KERNELS_HEADER.name: KERNELS_HEADER.read_text()}
+
     def steps_source(self) -> str:
         """Only the primitive functions (and their constants), exported: what the xrelay
         runtime calls step by step. It does not depend on the plan, so one compiled library

@@ -57,10 +57,12 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         return module
     if not float32_only(module) or blocked_layouts(module):
         return module
+    from xrelay.backend.dnnl.patterns import pattern_table, supported
+    from xrelay.dialects import module_op
     from xrelay.transforms.annotate_target import AnnotateTargetPass
     from xrelay.transforms.canonicalize_arith import canonicalize_arith
     from xrelay.transforms.convert_layout import ConvertLayoutPass
-    from xrelay.transforms.infra import PassContext, get_pass, module_op
+    from xrelay.transforms.infra import PassContext, get_pass
     from xrelay.transforms.merge_composite import MergeCompositePass
     from xrelay.transforms.partition_graph import PartitionGraphPass
 
@@ -77,8 +79,8 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     # weights stay @main's constants (the module's params: get_params, load_params and
     # export see them) and reach each function as an argument
     passes = [
-        MergeCompositePass("dnnl"),
-        AnnotateTargetPass(("dnnl",)),
+        MergeCompositePass(pattern_table()),
+        AnnotateTargetPass(("dnnl",), supported=(("dnnl", supported),)),
         PartitionGraphPass(bind_constants=False),
     ]
     import logging

@@ -27,19 +27,20 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xrelay.backend.c import CodegenError, CProgram
-from xrelay.backend.c.aot import KERNELS_HEADER
 from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
 from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import cached_library
-from xrelay.runtime.graph_executor import GraphModule
+from xrelay.runtime.graph_executor import CompileViews, GraphModule
 from xrelay.runtime.native.fast_kernels import CompiledFunction
+
+if TYPE_CHECKING:
+    from xrelay.backend.c import CProgram  # what backend.build_c emits and hands to CModule
 
 C_FLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-DXRELAY_FN="]
 """How ``CModule`` compiles the C for this machine: ``-O3`` (GCC vectorises the convolution
@@ -50,6 +51,11 @@ exported symbol)."""
 
 class CompileError(TVMError):
     """The system C compiler is missing or rejected the generated program."""
+
+
+class CModuleError(TVMError):
+    """A C module that cannot run as asked: a step whose function was not emitted, arrays its C
+    does not take, too little scratch."""
 
 
 def compiler() -> str:
@@ -69,16 +75,15 @@ def _family(fn: func.FuncOp) -> str:
     return "elementwise" if names else "copy"
 
 
-def _compile(files: dict[str, str], stem: str) -> ctypes.CDLL:
-    """Compile ``files`` (the first is the translation unit; ``xrelay_kernels.h`` is added)
-    with the system compiler into a shared library in xrelay's private cache
+def _compile(files: dict[str, str], support: dict[str, str], stem: str) -> ctypes.CDLL:
+    """Compile ``files`` (the first is the translation unit) beside the headers ``support``
+    (``xrelay_kernels.h``) with the system compiler into a shared library in xrelay's private cache
     (``runtime.compile_cache``), keyed by content."""
     cc = compiler()
-    kernels = KERNELS_HEADER.read_text()
 
     def build(out: str) -> None:
         src = os.path.dirname(out)  # the build's private temporary directory
-        for name, text in {**files, KERNELS_HEADER.name: kernels}.items():
+        for name, text in {**files, **support}.items():
             Path(src, name).write_text(text)
         cmd = [cc, *C_FLAGS, "-I", src, os.path.join(src, next(iter(files))), "-o", out, "-lm"]
         try:
@@ -89,7 +94,7 @@ def _compile(files: dict[str, str], stem: str) -> ctypes.CDLL:
             first = (res.stderr.strip().splitlines() or ["(no message)"])[0]
             raise CompileError(f"'{cc}' rejected the generated C: {first}")
 
-    return cached_library(f"c_{stem}", [*files, *files.values(), kernels, cc, *C_FLAGS], build)
+    return cached_library(f"c_{stem}", [*files, *files.values(), *support.values(), cc, *C_FLAGS], build)
 
 
 class CModule(GraphModule):
@@ -98,9 +103,10 @@ class CModule(GraphModule):
     def __init__(
         self, program: CProgram, plan_info: Any = None, planned: ModuleOp | None = None,
         *, debug: bool = False, runtime_program: CProgram | None = None,
+        views: CompileViews | None = None,
     ):  # fmt: skip
         if planned is None:
-            raise CodegenError("a C module needs the planned program its C was emitted from")
+            raise CModuleError("a C module needs the planned program its C was emitted from")
         self.c_program = program
         self.runtime_program = runtime_program or program
         """The program compiled to run here: ``program`` itself, or the same program with its
@@ -109,7 +115,9 @@ class CModule(GraphModule):
         self._aot_lib: ctypes.CDLL | None = None
         blob = self.runtime_program.blob
         self._blob = np.frombuffer(blob, dtype=np.uint8).copy() if blob is not None else None
-        super().__init__(planned, debug=debug, plan_info=plan_info, step_compiler=self._bind_step)
+        super().__init__(
+            planned, debug=debug, plan_info=plan_info, step_compiler=self._bind_step, views=views
+        )
 
     @property
     def planned(self) -> ModuleOp:
@@ -128,9 +136,7 @@ class CModule(GraphModule):
 
     def get_graph_json(self) -> str:
         """TVM's graph-executor JSON of the planned program the C runs."""
-        from xrelay.backend.graph_json import graph_json
-
-        return json.dumps(graph_json(self.program, "main", "default"))
+        return json.dumps(self.graph_json())
 
     def __iter__(self):
         # TVM's legacy ``graph, lib, params = relay.build(..., target="c")``.
@@ -157,14 +163,16 @@ class CModule(GraphModule):
         once, cached by content: every plan of a model shares it)."""
         if self._lib is None:
             prog = self.runtime_program
-            self._lib = _compile({f"{prog.name}_steps.c": prog.steps_source()}, f"{prog.name}_steps")
+            self._lib = _compile({f"{prog.name}_steps.c": prog.steps_source()}, prog.support, f"{prog.name}_steps")
         return self._lib
 
     def aot_library(self) -> ctypes.CDLL:
         """The whole program (``<name>_run``, its static arenas) compiled into a shared library."""
         if self._aot_lib is None:
             prog = self.runtime_program
-            self._aot_lib = _compile({f"{prog.name}.c": prog.source, f"{prog.name}.h": prog.header}, prog.name)
+            self._aot_lib = _compile(
+                {f"{prog.name}.c": prog.source, f"{prog.name}.h": prog.header}, prog.support, prog.name
+            )
         return self._aot_lib
 
     def _bind_step(
@@ -174,21 +182,21 @@ class CModule(GraphModule):
         sym = fn.sym_name.data
         cfn = self.runtime_program.functions.get(sym)
         if cfn is None:
-            raise CodegenError(f"@{sym} was not emitted as C")
+            raise CModuleError(f"@{sym} was not emitted as C")
         arrays = []
         for what, arrs, types in (("operand", ins, cfn.param_types), ("result", outs, cfn.result_types)):
             for k, (a, t) in enumerate(zip(arrs, types, strict=True)):
                 want = np.dtype(numpy_dtype(dtype_of(t.element_type)))
                 if a.dtype != want or a.shape != tuple(t.get_shape()):
-                    raise CodegenError(f"@{sym}: {what} {k} is {a.dtype} {a.shape}, its C takes {t}")
+                    raise CModuleError(f"@{sym}: {what} {k} is {a.dtype} {a.shape}, its C takes {t}")
                 if not a.flags.c_contiguous:
                     if what == "result":
-                        raise CodegenError(f"@{sym}: result {k} is not a contiguous buffer")
+                        raise CModuleError(f"@{sym}: result {k} is not a contiguous buffer")
                     a = np.ascontiguousarray(a)
                 arrays.append(a)
         if cfn.scratch_bytes and (ws is None or ws.nbytes < cfn.scratch_bytes):
             have = 0 if ws is None else ws.nbytes
-            raise CodegenError(f"@{sym} needs {cfn.scratch_bytes} bytes of scratch, its step has {have}")
+            raise CModuleError(f"@{sym} needs {cfn.scratch_bytes} bytes of scratch, its step has {have}")
         try:
             lib = self.library()
         except CompileError as e:
@@ -236,4 +244,4 @@ class CModule(GraphModule):
         entry = lib[f"{name}_run"]
         entry.restype = ctypes.c_int
         if entry(ctypes.byref(args[0]), ctypes.byref(args[1])) != 0:
-            raise CodegenError(f"{name}_run failed (weights blob not set)")
+            raise CModuleError(f"{name}_run failed (weights blob not set)")

@@ -123,7 +123,7 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     """NCHW/OIHW, (u)int8 data and constant (u)int8 weights, int32 result.
 
     uint8 x int8 runs the C kernels (``_vnni_conv``, ``_depthwise``) with their scratch in the
-    step's planned workspace (``conv_workspace_bytes``, stated by ``state_scratch``), reading
+    step's planned workspace (``conv_workspace_bytes``, stated by ``xrelay.backend.native.scratch``), reading
     through a deferred ``nn.pad`` (``_Options.padded``: taps outside the image read its value)
     and requantizing in the kernel when the function's next ops are a lowered requantize
     (``_fused_requant``): then neither the padded tensor nor the int32 accumulator is made."""
@@ -959,7 +959,7 @@ def first(*makers):
 
 
 __all__ = [
-    "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "state_scratch", "conv_workspace_bytes",
+    "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "conv_workspace_bytes",
     "pack_weights", "vnni_library", "cast", "clip", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
@@ -975,47 +975,3 @@ _fk._FAST["clip"] = first(_fk._FAST["clip"], clip)
 _fk._FAST["cast"] = first(ort_requant, cast, *([_fk._FAST["cast"]] if "cast" in _fk._FAST else []))
 _fk._FAST["add"] = first(ort_add, _fk._FAST["add"]) if "add" in _fk._FAST else ort_add
 _fk._FAST["nn.batch_matmul"] = batch_matmul
-
-
-def state_scratch(module) -> None:
-    """Give every primitive function with a uint8 x int8 convolution the workspace its C
-    kernels use (``conv_workspace_bytes``, the largest over its convolutions; depthwise ones
-    need none; at least what ``workspace_bytes`` plans when it has other convolutions) as
-    ``relay.scratch_bytes``, so
-    ``lower-to-memory`` plans it and the kernel allocates nothing (like oneDNN's scratchpad)."""
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import IntegerAttr, i64
-
-    from xrelay.dialects.memory import SCRATCH_ATTR, workspace_bytes
-    from xrelay.dialects.relay import RelayOp, shape_of
-    from xrelay.transforms._relay_rewrite import tensor_dtype
-    from xrelay.transforms.fuse_ops import is_primitive
-
-    for fn in module.walk():
-        if not isinstance(fn, func.FuncOp) or not is_primitive(fn) or SCRATCH_ATTR in fn.attributes:
-            continue
-        need, others = None, False
-        for op in fn.body.walk():
-            if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.conv2d":
-                continue
-            data = op.operands[0]
-            if (tensor_dtype(data), tensor_dtype(op.operands[1])) != ("uint8", "int8"):
-                others = True
-                continue
-            if op.attrs["groups"] != 1:  # the depthwise kernel needs no scratch
-                need = need or 0
-                others = others or op.attrs["groups"] != shape_of(data.type)[1]
-                continue
-            padding = tuple(op.attrs["padding"])
-            owner = data.owner
-            if getattr(owner, "RELAY_NAME", None) == "nn.pad" and data.uses.get_length() == 1:
-                (_, _), (_, _), (pt, _), (pl, _) = (tuple(w) for w in owner.attrs["pad_width"])
-                data, padding = owner.operands[0], (pt, pl, 1, 1)  # (not pointwise)
-            _, c, h, w = shape_of(data.type)
-            _, _, oh, ow = shape_of(op.results[0].type)
-            kh, kw = shape_of(op.operands[1].type)[2:]
-            pointwise = (kh, kw, *op.attrs["strides"], *padding, oh, ow) == (1, 1, 1, 1, 0, 0, 0, 0, h, w)
-            bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise)
-            need = bytes_ if need is None else max(need, bytes_)
-        if need is not None:
-            fn.attributes[SCRATCH_ATTR] = IntegerAttr(max(need, workspace_bytes(fn)) if others else need, i64)

@@ -15,11 +15,11 @@ import xrelay
 from xrelay import relay
 from xrelay.backend.build import BuildError
 from xrelay.backend.graph_json import graph_json
+from xrelay.dialects import module_op
 from xrelay.dialects.memory import AllocStorageOp, InvokeOp, PoolOp
 from xrelay.dialects.relay.devices import DeviceError, MemoryScope, register_device
 from xrelay.runtime.memory_interpreter import run_memory
 from xrelay.transforms._devices import device_copy_of, functions_by_name
-from xrelay.transforms.infra import module_op
 
 NPU = register_device("testnpu", memory_scopes={"sram": MemoryScope(64 * 1024, 16), "dram": (None, 64)})
 SHAPE = (1, 4, 8, 8)

@@ -146,17 +146,17 @@ def test_layer_norm_primitive():
     it before partitioning, as Relay's does, so the partitioned function is made here)."""
     from xdsl.dialects import func
 
-    from xrelay.dialects import make_context
+    from xrelay.backend.engines import resolve_pass
+    from xrelay.dialects import make_context, module_op
     from xrelay.runtime.dnnl.primitives import plan_function
     from xrelay.transforms.annotate_target import AnnotateTargetPass
-    from xrelay.transforms.infra import module_op
     from xrelay.transforms.partition_graph import PartitionGraphPass
 
     x = relay.var("x", shape=(3, 16))
     gamma, beta = RNG.standard_normal(16).astype("float32"), RNG.standard_normal(16).astype("float32")
     y = relay.nn.layer_norm(x, relay.const(gamma), relay.const(beta), epsilon=1e-5)
     module = module_op(_mod(y, x)).clone()
-    AnnotateTargetPass(("dnnl",)).apply(make_context(), module)
+    resolve_pass(AnnotateTargetPass(("dnnl",))).apply(make_context(), module)  # the engine's ops
     PartitionGraphPass().apply(make_context(), module)
     (fn,) = [f for f in module.ops if isinstance(f, func.FuncOp) and "relay.compiler" in f.attributes]
     plan = plan_function(fn, module)

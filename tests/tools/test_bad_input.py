@@ -300,7 +300,7 @@ def test_params_files_that_are_not_npz_archives(tmp_path, capsys):
 
 
 def test_loaders_of_weights_say_what_is_wrong(tmp_path):
-    from xrelay.transforms.npz import NpzError, read_npz
+    from xrelay.runtime.npz import NpzError, read_npz
 
     for name, message in _bad_npz_files(tmp_path).items():
         with pytest.raises(NpzError, match=message.replace(".", r"\.")):

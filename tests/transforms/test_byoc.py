@@ -10,11 +10,11 @@ from xdsl.dialects import func
 
 import xrelay
 from xrelay import relay
+from xrelay.dialects import module_op
 from xrelay.relay.dataflow_pattern import is_constant, is_op, wildcard
 from xrelay.relay.op.contrib.dnnl import partition_for_dnnl
 from xrelay.testing import mobilenet, resnet
 from xrelay.testing.semantics import apply_pass, check_semantics
-from xrelay.transforms.infra import module_op
 
 BYOC = "merge-composite{pattern-table=dnnl},annotate-target{targets=dnnl},merge-compiler-regions,partition-graph"
 

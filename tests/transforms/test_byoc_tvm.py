@@ -17,10 +17,10 @@ from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 
 import xrelay
 from xrelay import relay
+from xrelay.dialects import module_op
 from xrelay.relay.dataflow_pattern import TupleGetItemPattern, is_op, wildcard
 from xrelay.relay.testing import run_opt_pass
 from xrelay.testing.structural import assert_structural_equal
-from xrelay.transforms.infra import module_op
 
 GLOBAL = "relay.global_symbol"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import xrelay as tvm
 from xrelay import relay
+from xrelay.dialects import module_op
 from xrelay.relay.parser import parse
 from xrelay.relay.text_printer import astext
 from xrelay.testing.structural import assert_structural_equal
-from xrelay.transforms.infra import module_op
 
 CPU = tvm.VirtualDevice("cpu", target="llvm")  # device_type=1
 GPU = tvm.VirtualDevice("cuda", target="cuda")  # device_type=2

@@ -1,5 +1,6 @@
 """Built libraries as TVM's runtime modules: the factory ``relay.build`` returns,
-``export_library`` to one file and ``load_module`` back.
+``export_library`` to one file and ``load_module`` back; ``load`` reads the three files of
+``GraphModule.export`` back (TVM's ``relay.backend.executor_factory``).
 
 ``GraphExecutorFactoryModule`` is TVM's graph-executor factory: ``factory["default"](dev)``
 creates a new ``GraphModule`` (its own arenas) each time; ``get_graph_json()``,
@@ -34,11 +35,44 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
+from xrelay.backend.graph_json import (
+    GraphJsonError,
+    graph_json,
+    parse_program,
+    read_export,
+    verify_export,
+)
+from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.device import check_runnable
+from xrelay.runtime.files import write_atomic
+from xrelay.runtime.graph_executor import GraphModule
+from xrelay.runtime.params import ParamsFormatError, load_param_dict, save_param_dict
+from xrelay.transforms.plan_memory import memory_report
+from xrelay.transforms.planners import format_report
 
-__all__ = ["GraphExecutorFactoryModule", "ModuleLoadError", "export_library", "load_module"]
+__all__ = [
+    "VIEWS", "GraphExecutorFactoryModule", "ModuleLoadError", "export_library", "from_export", "load",
+    "load_module",
+]  # fmt: skip
+
+
+class _Views:
+    """The compiler's view of a planned program, for the modules built and loaded here."""
+
+    def graph_json(self, program: ModuleOp, entry: str, mod_name: str = "default") -> dict[str, Any]:
+        return graph_json(program, entry, mod_name)
+
+    def memory_report(self, program: ModuleOp, entry: str, plan_info: Any) -> str:
+        if plan_info is not None:  # built here: the planner's own record (algorithm, time, optimality)
+            return format_report(*plan_info)
+        return memory_report(program, entry)
+
+
+VIEWS = _Views()
+"""What ``GraphModule.memory_report``, ``graph_json`` and ``export`` ask (``CompileViews``)."""
 
 FORMAT = "xrelay-graph-executor-library"
 VERSION = 1
@@ -67,17 +101,13 @@ class GraphExecutorFactoryModule:
         return self._create
 
     def _create(self, *devices: Any) -> Any:
-        from xrelay.runtime.graph_executor import GraphModule
-
         for dev in devices:
             for d in dev if isinstance(dev, list | tuple) else [dev]:
                 check_runnable(d, "create a graph executor")
-        return GraphModule(self.module.program.clone(), entry=self.module.entry)
+        return GraphModule(self.module.program.clone(), entry=self.module.entry, views=VIEWS)
 
     def get_graph_json(self) -> str:
         """TVM's graph-executor JSON of the planned program."""
-        from xrelay.backend.graph_json import graph_json
-
         return json.dumps(graph_json(self.module.program, self.module.entry, self.libmod_name))
 
     def get_lib(self) -> Any:
@@ -89,7 +119,7 @@ class GraphExecutorFactoryModule:
         return dict(self.module.get_params())
 
     def export(self, graph_json_path: str, lib_mlir_path: str, params_npz_path: str) -> None:
-        """Write graph JSON, program and params (see ``xrelay.backend.graph_json.export``)."""
+        """Write graph JSON, program and params (see ``GraphModule.export``)."""
         self.module.export(graph_json_path, lib_mlir_path, params_npz_path)
 
     def export_library(self, file_name: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
@@ -107,14 +137,10 @@ class GraphExecutorFactoryModule:
 
 def export_library(module: Any, file_name: str | os.PathLike, mod_name: str = "default") -> None:
     """Write ``module`` (a ``GraphModule``) as one library file (see the module doc)."""
-    from xrelay.backend.graph_json import export
-    from xrelay.runtime.files import write_atomic
-    from xrelay.runtime.params import save_param_dict
-
     path = Path(file_name)
     with tempfile.TemporaryDirectory() as tmp:
         g, lib, npz = (os.path.join(tmp, n) for n in ("graph.json", "lib.mlir", "params.npz"))
-        export(module, g, lib, npz)
+        module.export(g, lib, npz)
         with np.load(npz, allow_pickle=False) as data:
             params = save_param_dict({k: data[k] for k in data.files})
         manifest = {"format": FORMAT, "version": VERSION, "mod_name": mod_name, "entry": module.entry}
@@ -133,10 +159,6 @@ def load_module(path: str | os.PathLike, fmt: str = "") -> GraphExecutorFactoryM
 
     The archive is not trusted (see the module doc): every failure is one ``ModuleLoadError``
     naming the archive and, where one is at fault, its member (``lib.so(lib.mlir):3:5: ...``)."""
-    from xrelay.backend.graph_json import GraphJsonError, parse_program
-    from xrelay.runtime.graph_executor import from_export
-    from xrelay.runtime.params import ParamsFormatError, load_param_dict
-
     name = str(path)
     members = _read_members(name)
     manifest = _json_member(name, "manifest.json", members["manifest.json"])
@@ -173,8 +195,6 @@ def _read_members(name: str) -> dict[str, bytes]:
     """The members of the archive ``name`` by name, each read only after the sizes the archive
     declares were checked against the memory limit, and stopped where it inflates past its
     declared size; every failure a ``ModuleLoadError`` naming the archive and the member."""
-    from xrelay.dialects.relay.dtypes import too_large
-
     try:
         z = zipfile.ZipFile(name)
     except FileNotFoundError:
@@ -240,3 +260,32 @@ def _json_member(name: str, member: str, data: bytes) -> Any:
         raise ModuleLoadError(f"{name}({member}): not JSON: {e}") from None
     except RecursionError:
         raise ModuleLoadError(f"{name}({member}): nested too deeply to read") from None
+
+
+def load(
+    graph_json_path: str | os.PathLike,
+    lib_mlir_path: str | os.PathLike,
+    params_npz_path: str | os.PathLike,
+    *,
+    max_pool_bytes: int | None = None,
+    **kwargs: Any,
+) -> GraphModule:
+    """Read an export (``GraphModule.export``) back into a runnable ``GraphModule``.
+
+    ``kwargs`` go to its constructor. The files are not trusted: before anything is
+    allocated, every memory pool must fit ``max_pool_bytes`` (default ``XRELAY_MAX_POOL_BYTES``,
+    else 4 GiB), the plan must pass ``verify-memory-plan``, and the graph JSON must be the one
+    the program gives (``graph_json.verify_export``); each failure is one ``GraphJsonError``.
+    """
+    doc, program = read_export(graph_json_path, lib_mlir_path, params_npz_path)
+    return from_export(doc, program, f"{graph_json_path} with {lib_mlir_path}",
+                       max_pool_bytes=max_pool_bytes, **kwargs)  # fmt: skip
+
+
+def from_export(
+    doc: Any, program: ModuleOp, where: str, *, max_pool_bytes: int | None = None, **kwargs: Any
+) -> GraphModule:
+    """A runnable ``GraphModule`` of an export's graph JSON (``doc``) and parsed program, after
+    ``load``'s checks (``where`` names the export in their errors)."""
+    verify_export(doc, program, kwargs.get("entry", "main"), where, max_pool_bytes)
+    return GraphModule(program, views=VIEWS, **kwargs)

@@ -1,0 +1,78 @@
+"""Each engine's compile-time side, found by its name in ``xrelay.runtime.engines.ENGINES``.
+
+An engine's package ``xrelay.backend.<name>`` may define ``pattern_table()`` (Relay's composite
+patterns for ``merge-composite``), ``supported(op)`` (Relay's ``target.<name>`` op attribute,
+for ``annotate-target``) and ``state_scratch(module)`` (the scratch bytes its kernels need, as
+``relay.scratch_bytes``, before ``lower-to-memory``). The generic passes know no engine by
+name: ``resolve_pass`` hands them the engine's table or predicate where a name is given (on
+the command line of ``relay-opt``, in Relay's Python API).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from xrelay.runtime.engines import ENGINES
+from xrelay.transforms.annotate_target import AnnotateTargetPass
+from xrelay.transforms.merge_composite import MergeCompositeError, MergeCompositePass
+
+__all__ = ["ENGINES", "compile_side", "pattern_table", "resolve_pass", "state_scratch", "supported"]
+
+
+def compile_side(name: str) -> ModuleType:
+    """The package ``xrelay.backend.<name>`` of an engine of ``ENGINES``."""
+    if name not in ENGINES:
+        raise KeyError(f"unknown engine '{name}' (known: {', '.join(ENGINES)})")
+    return importlib.import_module(f"xrelay.backend.{name}")
+
+
+def pattern_table(name: str) -> list[Any] | None:
+    """The engine's composite pattern table, or None (not an engine, or it has none)."""
+    if name not in ENGINES:
+        return None
+    make = getattr(compile_side(name), "pattern_table", None)
+    return make() if make is not None else None
+
+
+def supported(name: str) -> Callable[[Operation], bool] | None:
+    """The engine's supported-op predicate, or None (not an engine, or it offloads no op)."""
+    if name not in ENGINES:
+        return None
+    return getattr(compile_side(name), "supported", None)
+
+
+def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
+    """The one step where every engine states, before ``lower-to-memory``, the scratch bytes
+    its kernels need (``relay.scratch_bytes`` on the functions it will run), in ``ENGINES``
+    order; ``lower-to-memory`` only reads them."""
+    for name in ENGINES:
+        state = getattr(compile_side(name), "state_scratch", None)
+        if state is not None:
+            state(module, threads)
+
+
+def resolve_pass(p: Any) -> Any:
+    """``p`` with the engines resolved: ``merge-composite{pattern-table=<engine>}`` gets the
+    engine's table (another name is an error listing the engines that have one);
+    ``annotate-target`` gets every engine's predicate (so ``targets=<engine>`` works and an
+    unknown target's error lists the engines); any other pass is returned as it is."""
+    if isinstance(p, MergeCompositePass) and isinstance(p.pattern_table, str) and p.pattern_table:
+        table = pattern_table(p.pattern_table)
+        if table is None:
+            known = [n for n in ENGINES if hasattr(compile_side(n), "pattern_table")]
+            raise MergeCompositeError(
+                f"merge-composite: unknown pattern table '{p.pattern_table}' (known: {', '.join(known)})"
+            )
+        return dataclasses.replace(p, pattern_table=table)
+    if isinstance(p, AnnotateTargetPass):
+        given = dict(p.supported)
+        engines = tuple((n, pred) for n in ENGINES if n not in given and (pred := supported(n)) is not None)
+        return dataclasses.replace(p, supported=tuple(p.supported) + engines) if engines else p
+    return p

@@ -1,0 +1,17 @@
+"""The native engine at compile time: the scratch its kernels need (``scratch``). What runs
+its steps is ``xrelay.runtime.native``."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+
+from xrelay.backend.native.scratch import state_int8_scratch
+from xrelay.runtime.native.fast_int8 import vnni_library
+
+__all__ = ["state_scratch"]
+
+
+def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
+    """The int8 convolution kernels' scratch (their planned workspace), when they compile."""
+    if vnni_library() is not None:
+        state_int8_scratch(module)
