@@ -1935,6 +1935,58 @@ def _roi(em: _Emitter, op: RelayOp) -> None:
     em.lines += [f"  for (int64_t r = 0; r < {rois.type.get_shape()[0]}; ++r) {{", *(f"    {b}" for b in body), "  }"]
 
 
+def _deformable_conv2d(em: _Emitter, op: RelayOp) -> None:
+    """TOPI's deformable convolution, in double: tap (ky, kx) of output (y, x) samples its
+    input channel at (y * sh - pt + ky * dh + dy, x * sw - pl + kx * dw + dx), the offsets
+    (dy, dx) of the tap's deformable group read from ``offset``; 0 when that point is
+    outside [0, H) x [0, W), else bilinear with corners outside the image counting 0."""
+    x, off, w = op.operands
+    y = op.results[0]
+    data_layout = _attr(op, "data_layout")
+    dl = _Layout(data_layout, x.type.get_shape(), "nn.deformable_conv2d data")
+    fl = _Layout(data_layout, off.type.get_shape(), "nn.deformable_conv2d offset")
+    kl = _Layout(_attr(op, "kernel_layout"), w.type.get_shape(), "nn.deformable_conv2d kernel")
+    ol = _Layout(_attr(op, "out_layout") or data_layout, y.type.get_shape(), "nn.deformable_conv2d result")
+    ctype = c_type(y.type, em.what(op))
+    if not _is_float(ctype):
+        raise CodegenError(f"nn.deformable_conv2d on {dtype_of(y.type.element_type)} has no C lowering")
+    n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
+    o_, cg, kh, kw = (kl.extent(a) for a in "OIHW")
+    oh, ow = ol.extent("H"), ol.extent("W")
+    og = o_ // _attr(op, "groups")
+    per_dg = c_ // _attr(op, "deformable_groups")
+    (sh, sw), (dh, dw) = _attr(op, "strides"), _attr(op, "dilation")
+    pt, pl = _attr(op, "padding")[:2]
+    src, op_, wp = em.ptr[x], em.ptr[off], em.ptr[w]
+    dst = em.result_ptr(y, op)
+
+    def img(yy: str, xx: str) -> str:
+        return f"(double){src}[{dl.index(dict(N='n', C='c', H=yy, W=xx))}]"
+
+    em.loops([n_, o_, oh, ow], [
+        "const int64_t n = i0, o = i1, oy = i2, ox = i3;",
+        "double s = 0;",
+        f"for (int64_t ic = 0; ic < {cg}; ++ic) {{",
+        f"  const int64_t c = o / {og} * {cg} + ic, dg = c / {per_dg};",
+        f"  for (int64_t ky = 0; ky < {kh}; ++ky) for (int64_t kx = 0; kx < {kw}; ++kx) {{",
+        f"    const int64_t k = dg * {kh * kw * 2} + (ky * {kw} + kx) * 2;",
+        f"    const double py = (double)(oy * {sh} - {pt} + ky * {dh}) + (double){op_}[{fl.index(dict(N='n', C='k', H='oy', W='ox'))}];",
+        f"    const double px = (double)(ox * {sw} - {pl} + kx * {dw}) + (double){op_}[{fl.index(dict(N='n', C='k + 1', H='oy', W='ox'))}];",
+        "    double v = 0;",
+        f"    if (!(py < 0 || px < 0 || py >= {h_} || px >= {w_})) {{",
+        "      const int64_t y0 = (int64_t)floor(py), x0 = (int64_t)floor(px);",
+        "      const double ly = py - (double)y0, lx = px - (double)x0;",
+        f"      const int y1ok = y0 + 1 < {h_}, x1ok = x0 + 1 < {w_};",
+        f"      v = (1 - ly) * (1 - lx) * {img('y0', 'x0')};",
+        f"      if (x1ok) v += (1 - ly) * lx * {img('y0', 'x0 + 1')};",
+        f"      if (y1ok) v += ly * (1 - lx) * {img('y0 + 1', 'x0')};",
+        f"      if (y1ok && x1ok) v += ly * lx * {img('y0 + 1', 'x0 + 1')};",
+        "    }",
+        f"    s += v * (double){wp}[{kl.index(dict(O='o', I='ic', H='ky', W='kx'))}];",
+        "  }", "}",
+        f"{dst}[{ol.index(dict(N='n', C='o', H='oy', W='ox'))}] = ({ctype})s;"])  # fmt: skip
+
+
 _HANDLERS = {
     **dict.fromkeys([*_UNARY, "clip", "nn.leaky_relu", "cast"], _unary),
     **dict.fromkeys(_BINARY, _binary),
@@ -1998,6 +2050,7 @@ _HANDLERS = {
                      "dyn.broadcast_to", "dyn.tile", "dyn.one_hot"], _dyn_static),  # fmt: skip
     "dft": _dft,
     **dict.fromkeys(["vision.roi_pool", "vision.roi_align"], _roi),
+    "nn.deformable_conv2d": _deformable_conv2d,
 }
 """Relay ops the C target lowers, by Relay name. The qnn ops other than the simulated ones
 have none of their own: the C target lowers them to integer relay ops first
@@ -2021,7 +2074,6 @@ C_REFUSALS = {
     "dyn.image.resize2d": _RUN_TIME_SHAPE,
     "dyn.topk": _RUN_TIME_SHAPE,
     "image.grid_sample": "grid sampling is not lowered to C yet",
-    "nn.deformable_conv2d": "deformable convolution is not lowered to C yet",
 }
 """Ops the C target refuses, each with the reason its message gives. A dyn op whose shape
 arguments are constants becomes its static op at opt_level >= 2 (``dynamic-to-static``)."""

@@ -477,3 +477,15 @@ def test_region_of_interest_pool_and_align(layout, tmp_path):
                       [0, 10.0, 2.0, 30.0, 22.0]], "float32")  # fmt: skip
     check(relay.Function([x, rois], relay.Tuple(outs)), {"x": f32(*shape), "rois": boxes}, tmp_path, opt_level=0,
           rtol=1e-5, atol=1e-5)  # fmt: skip
+
+
+def test_deformable_conv2d(tmp_path):
+    """Offsets moving taps inside, across and outside the image, two deformable groups, two
+    convolution groups."""
+    x = relay.var("x", shape=(1, 4, 6, 7))
+    off = relay.var("off", shape=(1, 2 * 2 * 3 * 3, 6, 7))
+    w = relay.const(f32(6, 2, 3, 3))
+    y = relay.nn.deformable_conv2d(x, off, w, padding=(1, 1), deformable_groups=2, groups=2, channels=6,
+                                   kernel_size=(3, 3))  # fmt: skip
+    inputs = {"x": f32(1, 4, 6, 7), "off": (RNG.standard_normal((1, 36, 6, 7)) * 2.5).astype("float32")}
+    check(relay.Function([x, off], y), inputs, tmp_path, opt_level=0, rtol=1e-5, atol=1e-5)
