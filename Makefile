@@ -59,8 +59,9 @@ zoo: $(EXTRAS_BIN)/.installed
 	$(EXTRAS_BIN)/python benchmarks/zoo.py $(ZOO_ARGS)
 
 # 10,000 cases (generated well-typed programs mutated as IR, and mutated FileCheck inputs)
-# through parser, verifier, interpreter and passes; prints the counts per kind and stage
-# (ran, rejected with a diagnostic, crashed) and the slowest case in CPU time.
+# through parser, verifier, interpreter and passes, then 10,000 mutated ONNX models and export
+# archives through import_onnx / load_module and a run; each prints the counts per kind (ran,
+# rejected with a diagnostic, crashed) and the slowest case in CPU time.
 # The runtime against onnxruntime and OpenVINO on the built-in models (alternating pairs,
 # median of per-pair ratios, peak RSS); prints the table with the machine's load.
 bench: $(BIN)/.installed
@@ -70,3 +71,4 @@ bench: $(BIN)/.installed
 
 fuzz: $(BIN)/.installed
 	$(BIN)/python -W ignore tests/fuzz/xrelay_fuzz.py -n 10000
+	$(BIN)/python -W ignore tests/fuzz/format_fuzz.py -n 10000

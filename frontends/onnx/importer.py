@@ -215,11 +215,43 @@ ONNX_DTYPES = {
 }
 
 
+def tensor_array(t: onnx.TensorProto, what: str) -> np.ndarray:
+    """The data of an initializer or a tensor attribute, or one ``OnnxImportError`` naming
+    ``what``: negative dims (numpy would read one as "the rest"), data that does not match the
+    dims, an element type without data, external data that cannot be read (outside the model's
+    folder, missing, short)."""
+    dims = list(t.dims)
+    negative = [d for d in dims if d < 0]
+    if negative:
+        raise OnnxImportError(f"{what}: negative dim {negative[0]} in dims {dims}")
+    if t.data_location == onnx.TensorProto.EXTERNAL:
+        location = next((e.value for e in t.external_data if e.key == "location"), "?")
+        try:
+            return numpy_helper.to_array(t)
+        except (OSError, ValueError, TypeError, onnx.checker.ValidationError) as e:
+            raise OnnxImportError(
+                f"{what}: its external data '{location}' cannot be read ({_first_line(e)})"
+            ) from None
+    try:
+        return numpy_helper.to_array(t)
+    except ValueError as e:  # e.g. dims [4, 4] over 3 values, 10 raw bytes of float32
+        raise OnnxImportError(f"{what}: its data does not match its dims {dims} ({e})") from None
+    except (TypeError, KeyError, IndexError, OverflowError) as e:  # an undefined element type
+        raise OnnxImportError(f"{what}: cannot be read ({_first_line(e)})") from None
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
 def relay_dtype(elem_type: int, what: str) -> str:
     try:
         return ONNX_DTYPES[elem_type]
     except KeyError:
-        name = onnx.TensorProto.DataType.Name(elem_type) if elem_type else "undefined"
+        try:
+            name = onnx.TensorProto.DataType.Name(elem_type) if elem_type else "undefined"
+        except ValueError:  # a number protobuf has no name for
+            name = str(elem_type)
         raise OnnxImportError(f"{what}: ONNX element type {name} is not supported") from None
 
 
@@ -240,6 +272,9 @@ class Importer:
         self.opsets = {imp.domain or "ai.onnx": imp.version for imp in model.opset_import}
         self.names: set[str] = set()
         self.vals: dict[str, Value] = {}
+        self.written: dict[str, str] = {}
+        """Who wrote each value of the current scope (graph, body or function body): ONNX
+        graphs assign each value once."""
         self.block = Block()
         """Where ops are added: ``main``'s block, or an If branch's while it is imported."""
         self.root = self.block
@@ -464,14 +499,16 @@ class Importer:
         self.check_supported()
         init_names = {t.name for t in graph.initializer}
         for t in graph.initializer:
-            try:
-                arr = numpy_helper.to_array(t)
-            except ValueError as e:  # e.g. dims [4, 4] over 3 values
-                raise OnnxImportError(
-                    f"initializer '{t.name}': its data does not match its dims {list(t.dims)} ({e})"
-                ) from None
+            if t.name in self.written:
+                raise OnnxImportError(f"the graph has two initializers named '{t.name}'")
             relay_dtype(t.data_type, f"initializer '{t.name}'")
+            arr = tensor_array(t, f"initializer '{t.name}'")
             self.vals[t.name] = Value(const=np.asarray(arr), param=None)
+            self.written[t.name] = "is an initializer"
+        names = [inp.name for inp in graph.input if inp.name not in init_names]
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:
+            raise OnnxImportError(f"the graph has two inputs named '{twice}'")
         # sanitised parameter names are given after the inputs so inputs keep their names
         for inp in graph.input:
             if inp.name in init_names:
@@ -481,6 +518,7 @@ class Importer:
             sname = self.fresh_name(inp.name)
             arg.name_hint = sname
             self.input_names[inp.name] = sname
+            self.written[inp.name] = "is a graph input"
             self.vals[inp.name] = Value(value=arg)
         unknown = set(self.shape) - set(self.input_names)
         if unknown:
@@ -562,8 +600,8 @@ class Importer:
             fn.CopyFrom(schema.function_body)
         given = {a.name: a for a in proto.attribute}
         defaults = {a.name: a for a in fn.attribute_proto}
-        outer, outer_opset = self.vals, self.opset
-        self.vals = dict(outer)
+        outer, outer_opset, outer_written = self.vals, self.opset, self.written
+        self.vals, self.written = dict(outer), {}
         try:
             self.opset = next((o.version for o in fn.opset_import if o.domain in ("", "ai.onnx")), self.opset)
             for i, name in enumerate(fn.input):
@@ -572,7 +610,7 @@ class Importer:
                 self.convert(_bind_attrs(body_node, given, defaults))
             return [self.vals[o] for o in fn.output[: node.num_outputs]]
         finally:
-            self.vals, self.opset = outer, outer_opset
+            self.vals, self.opset, self.written = outer, outer_opset, outer_written
 
     def _type_proto(self, v: Any) -> onnx.TypeProto:
         """An ONNX type for ``v`` (a context-dependent function is built for its input types)."""
@@ -589,14 +627,17 @@ class Importer:
             raise node.fail(
                 f"its body '{graph.name}' has {len(graph.input)} inputs, the node gives {len(inputs)}"
             )
-        outer = self.vals
-        self.vals = dict(outer)
+        outer, outer_written = self.vals, self.written
+        self.vals, self.written = dict(outer), {}
         try:
             for inp, v in zip(graph.input, inputs):
                 self.vals[inp.name] = v
+                self.written[inp.name] = f"is an input of body '{graph.name}'"
             for t in graph.initializer:
-                relay_dtype(t.data_type, f"initializer '{t.name}' of body '{graph.name}'")
-                self.vals[t.name] = Value(const=np.asarray(numpy_helper.to_array(t)))
+                what = f"initializer '{t.name}' of body '{graph.name}'"
+                relay_dtype(t.data_type, what)
+                self.vals[t.name] = Value(const=np.asarray(tensor_array(t, what)))
+                self.written[t.name] = "is an initializer"
             for proto in graph.node:
                 self.convert(proto)
             outs = []
@@ -606,7 +647,7 @@ class Importer:
                 outs.append(self.vals[o.name])
             return outs
         finally:
-            self.vals = outer
+            self.vals, self.written = outer, outer_written
 
     def input_type(self, inp: onnx.ValueInfoProto) -> TensorType:
         tt = inp.type.tensor_type
@@ -639,7 +680,16 @@ class Importer:
         missing: dict[str, list[str]] = {}
 
         def walk(graph: onnx.GraphProto, where: str) -> None:
+            # protobuf hands over a string field that is not UTF-8 as bytes
+            named = [*graph.input, *graph.output, *graph.initializer]
+            if not all(isinstance(v.name, str) for v in named):
+                raise OnnxImportError(f"{where or 'the graph'}: a value's name is not UTF-8 text")
             for i, node in enumerate(graph.node):
+                texts = (node.op_type, node.domain, node.name, *node.input, *node.output)
+                if not all(isinstance(t, str) for t in texts):
+                    raise OnnxImportError(
+                        f"node #{i} of {where or 'the graph'}: its op type or a name is not UTF-8 text"
+                    )
                 domain = node.domain or "ai.onnx"
                 key = node.op_type if domain == "ai.onnx" else f"{domain}.{node.op_type}"
                 known = domain == "ai.onnx" and node.op_type in self.converters
@@ -669,7 +719,7 @@ class Importer:
                 )
             else:
                 ins.append(self.vals[name])
-        attrs = {a.name: _attr_value(a) for a in proto.attribute}
+        attrs = {a.name: _attr_value(a, proto) for a in proto.attribute}
         node = Node(proto.op_type, proto.name or proto.output[0], ins, attrs, len(proto.output), self.opset, proto)
         if proto.op_type not in self.structured and any(isinstance(v, SequenceValue | OptionalValue) for v in ins):
             raise node.fail("an input is a sequence or optional, which this operator does not take")
@@ -681,13 +731,19 @@ class Importer:
                 outs = self.expand_function(proto, node)
         except OnnxImportError:
             raise
-        except (RelayTypeError, ValueError, IndexError, KeyError) as e:
+        except (RelayTypeError, ValueError, IndexError, KeyError, TypeError) as e:
+            # TypeError: a hostile value where a converter expects another kind (a float or
+            # 2-D tensor as a shape, a dynamic dim where a size is needed)
             raise node.fail(str(e)) from e
         except MemoryError as e:  # a constant computed at import time (the checks missed it)
             raise node.fail(f"a constant it computes does not fit in memory: {e}") from None
         for name, v in zip(proto.output, outs):
             if name:
+                if name in self.written:
+                    once = " (ONNX graphs assign each value once)" if "wrote" in self.written[name] else ""
+                    raise node.fail(f"writes '{name}', which {self.written[name]}{once}")
                 self.vals[name] = v
+                self.written[name] = f"{proto.op_type} node '{node.name}' already wrote"
         used = [n for n in proto.output[len(outs) :] if n]
         if used:
             raise node.fail(f"optional output(s) {', '.join(used)} are not supported")
@@ -723,19 +779,26 @@ def _default_opset(model: onnx.ModelProto) -> int:
     return 1
 
 
-def _attr_value(a: onnx.AttributeProto) -> Any:
-    v = onnx.helper.get_attribute_value(a)
+def _attr_value(a: onnx.AttributeProto, proto: onnx.NodeProto) -> Any:
+    where = f"{proto.op_type} node '{proto.name or (proto.output[0] if proto.output else '')}'"
+    try:
+        v = onnx.helper.get_attribute_value(a)
+    except (ValueError, TypeError) as e:  # an attribute of no type, or of a type that is not ONNX's
+        raise OnnxImportError(f"{where}: attribute '{a.name}': {_first_line(e)}") from None
     if isinstance(v, float):
         # ONNX stores float32: print 1e-12, not its float64 widening 9.999999960041972e-13
         return float(str(np.float32(v)))
     if isinstance(v, list) and v and isinstance(v[0], float):
         return [float(str(np.float32(x))) for x in v]
-    if isinstance(v, bytes):
-        return v.decode()
+    try:
+        if isinstance(v, bytes):
+            return v.decode()
+        if isinstance(v, list) and v and isinstance(v[0], bytes):
+            return [x.decode() for x in v]
+    except UnicodeDecodeError:
+        raise OnnxImportError(f"{where}: attribute '{a.name}' is not UTF-8 text") from None
     if isinstance(v, onnx.TensorProto):
-        return numpy_helper.to_array(v)
-    if isinstance(v, list) and v and isinstance(v[0], bytes):
-        return [x.decode() for x in v]
+        return tensor_array(v, f"{where}: its {a.name}")
     return v
 
 
