@@ -1987,6 +1987,70 @@ def _deformable_conv2d(em: _Emitter, op: RelayOp) -> None:
         f"{dst}[{ol.index(dict(N='n', C='o', H='oy', W='ox'))}] = ({ctype})s;"])  # fmt: skip
 
 
+def _grid_sample(em: _Emitter, op: RelayOp) -> None:
+    """image.grid_sample on NCHW data, nearest or bilinear, every padding mode, in the
+    kernel's float arithmetic (its coordinate formulas, ``rint`` for nearest, PyTorch's
+    reflection; ``xr_reflectf``). Bicubic and NCDHW data have no C lowering yet."""
+    data, grid = op.operands
+    y = op.results[0]
+    method, pad = _attr(op, "method"), _attr(op, "padding_mode")
+    ctype = c_type(y.type, em.what(op))
+    if _attr(op, "layout") != "NCHW" or method not in ("nearest", "bilinear") or ctype != "float":
+        raise CodegenError(f"image.grid_sample ({_attr(op, 'layout')}, {method}, {y.type.element_type}) has no C "
+                           "lowering: only NCHW float32 data, nearest or bilinear")  # fmt: skip
+    n_, c_, h_, w_ = data.type.get_shape()
+    oh, ow = grid.type.get_shape()[2:]
+    align = bool(_attr(op, "align_corners"))
+    src, gp = em.ptr[data], em.ptr[grid]
+    dst = em.result_ptr(y, op)
+    em.uses_kernels = True
+    body = ["const int64_t n = i0, c = i1, oy = i2, ox = i3;"]
+    for axis, size, k in (("y", h_, 1), ("x", w_, 0)):
+        g = f"{gp}[((n * 2 + {k}) * {oh} + oy) * {ow} + ox]"
+        coord = f"(({g} + 1.0f) / 2.0f * {c_literal(size - 1, 'float')})" if align else (
+            f"(({g} + 1.0f) * {c_literal(size, 'float')} - 1.0f) / 2.0f")  # fmt: skip
+        lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+        body.append(f"float {axis} = {coord};")
+        if method == "nearest":
+            body.append(f"{axis} = rintf({axis});")
+        if pad == "border":
+            body.append(f"if ({axis} < {c_literal(lo, 'float')} || {axis} > {c_literal(hi, 'float')}) "
+                        f"{axis} = {axis} < 0 ? 0.0f : ({axis} > {c_literal(size - 1, 'float')} ? "
+                        f"{c_literal(size - 1, 'float')} : {axis});")  # fmt: skip
+        elif pad == "reflection":
+            body.append(f"{axis} = xr_reflectf({axis}, {c_literal(lo, 'float')}, {c_literal(hi, 'float')});")
+
+    def fix(i: str, size: int, lo: float, hi: float) -> list[str]:
+        """The index ``i`` made valid as the kernel's fetch does; ``ok`` false outside (zeros)."""
+        if pad == "zeros":
+            return [f"ok = ok && {i} >= 0 && {i} < {size};", f"{i} = {i} < 0 ? 0 : ({i} > {size - 1} ? {size - 1} : {i});"]
+        if pad == "reflection":
+            return [f"{i} = (int64_t)xr_reflectf((float){i}, {c_literal(lo, 'float')}, {c_literal(hi, 'float')});",
+                    f"{i} = {i} < 0 ? 0 : ({i} > {size - 1} ? {size - 1} : {i});"]  # fmt: skip
+        return [f"{i} = {i} < 0 ? 0 : ({i} > {size - 1} ? {size - 1} : {i});"]
+
+    ylo, yhi = (0.0, h_ - 1.0) if align else (-0.5, h_ - 0.5)
+    xlo, xhi = (0.0, w_ - 1.0) if align else (-0.5, w_ - 0.5)
+
+    def fetch(iy: str, ix: str) -> list[str]:
+        return ["{", f"  int64_t fy = {iy}, fx = {ix};", "  int ok = 1;",
+                *(f"  {ln}" for ln in fix("fy", h_, ylo, yhi) + fix("fx", w_, xlo, xhi)),
+                f"  v = {src}[((n * {c_} + c) * {h_} + fy) * {w_} + fx] * (float)ok;", "}"]  # fmt: skip
+
+    if method == "nearest":
+        body += ["float v;", *fetch("(int64_t)y", "(int64_t)x"), f"{dst}[((n * {c_} + c) * {oh} + oy) * {ow} + ox] = v;"]
+    else:
+        body += ["const float fy0 = floorf(y), fx0 = floorf(x), ty = y - fy0, tx = x - fx0;",
+                 "const int64_t y0 = (int64_t)fy0, x0 = (int64_t)fx0;",
+                 "float res = 0, v;"]  # fmt: skip
+        for dy, wy in ((0, "1 - ty"), (1, "ty")):
+            for dx, wx in ((0, "1 - tx"), (1, "tx")):
+                body += fetch(f"y0 + {dy}", f"x0 + {dx}")
+                body.append(f"res = res + v * (({wy}) * ({wx}));")
+        body.append(f"{dst}[((n * {c_} + c) * {oh} + oy) * {ow} + ox] = res;")
+    em.loops([n_, c_, oh, ow], body)
+
+
 _HANDLERS = {
     **dict.fromkeys([*_UNARY, "clip", "nn.leaky_relu", "cast"], _unary),
     **dict.fromkeys(_BINARY, _binary),
@@ -2051,6 +2115,7 @@ _HANDLERS = {
     "dft": _dft,
     **dict.fromkeys(["vision.roi_pool", "vision.roi_align"], _roi),
     "nn.deformable_conv2d": _deformable_conv2d,
+    "image.grid_sample": _grid_sample,
 }
 """Relay ops the C target lowers, by Relay name. The qnn ops other than the simulated ones
 have none of their own: the C target lowers them to integer relay ops first
@@ -2073,7 +2138,6 @@ C_REFUSALS = {
     "dyn.nn.upsampling": _RUN_TIME_SHAPE,
     "dyn.image.resize2d": _RUN_TIME_SHAPE,
     "dyn.topk": _RUN_TIME_SHAPE,
-    "image.grid_sample": "grid sampling is not lowered to C yet",
 }
 """Ops the C target refuses, each with the reason its message gives. A dyn op whose shape
 arguments are constants becomes its static op at opt_level >= 2 (``dynamic-to-static``)."""

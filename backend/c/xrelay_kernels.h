@@ -80,6 +80,18 @@ static inline double xr_floor_mod(double a, double b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+/* PyTorch's reflection of a sampling coordinate into [lo, hi] (image.grid_sample). */
+static inline float xr_reflectf(float x, float lo, float hi) {
+  const float span = hi - lo;
+  if (span <= 0) return lo;
+  if (x < lo || x > hi) {
+    const float dx = x < lo ? lo - x : x - hi, n = floorf(dx / span), r = dx - n * span;
+    const int even = fmodf(n, 2.0f) == 0;
+    return x < lo ? (even ? lo + r : hi - r) : (even ? hi - r : lo + r);
+  }
+  return x;
+}
+
 /* float16 and bfloat16 are stored as their bits and computed in float32: the conversions,
  * rounding to nearest even as numpy and ml_dtypes do (NaN stays NaN, overflow is infinity). */
 static inline float xr_float16_to_f32(uint16_t h) {

@@ -489,3 +489,15 @@ def test_deformable_conv2d(tmp_path):
                                    kernel_size=(3, 3))  # fmt: skip
     inputs = {"x": f32(1, 4, 6, 7), "off": (RNG.standard_normal((1, 36, 6, 7)) * 2.5).astype("float32")}
     check(relay.Function([x, off], y), inputs, tmp_path, opt_level=0, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_nearest_and_bilinear_every_padding(align_corners, tmp_path):
+    x = relay.var("x", shape=(2, 3, 5, 6))
+    grid = relay.var("grid", shape=(2, 2, 4, 7))
+    outs = [relay.image.grid_sample(x, grid, method=m, padding_mode=p, align_corners=align_corners)
+            for m in ("nearest", "bilinear") for p in ("zeros", "border", "reflection")]  # fmt: skip
+    g = (RNG.uniform(-2.2, 2.2, (2, 2, 4, 7))).astype("float32")
+    g[0, :, 0, :3] = [[-1, 1, 0.5], [1, -1, -0.5]]  # corners and a half step
+    check(relay.Function([x, grid], relay.Tuple(outs)), {"x": f32(2, 3, 5, 6), "grid": g}, tmp_path, opt_level=0,
+          rtol=1e-5, atol=1e-5)  # fmt: skip
