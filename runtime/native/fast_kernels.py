@@ -481,6 +481,11 @@ def _fast_take(op, vals, out, ws, opts):
     mode = {"clip": "clip", "wrap": "wrap", "fast": "wrap"}.get(a.get("mode", "clip"))
     if mode is None:
         return None
+    if not (indices.flags.writeable and indices.flags.c_contiguous and indices.dtype == np.intp):
+        # numpy copies such indices on every call: a constant is converted once, here
+        if not (len(opts.fixed) > 1 and opts.fixed[1]):
+            return None
+        indices = np.array(indices, dtype=np.intp, order="C")
     ax = a["axis"] % x.ndim
     return [("other", functools.partial(np.take, x, indices, axis=ax, out=out, mode=mode))]
 
