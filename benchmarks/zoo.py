@@ -247,11 +247,19 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.models:
         r = measure(name, args)
         results.append(r)
+        outside = r["outside_held_bytes"] + r["outside_run_peak"]
         print(
             f"{name}: err {r['max_rel_err']:.1e}, {r['xrelay_ms']:.2f} ms, / ort {r['ratio_ort']:.3f}"
-            f", / OpenVINO {_fmt(r['ratio_ov'], '.3f')}; {load()}",
+            f", / OpenVINO {_fmt(r['ratio_ov'], '.3f')}, arena {r['arena_bytes'] / MiB:.2f} MiB, "
+            f"outside {outside} B, RSS MB xrelay/ort/OpenVINO "
+            + "/".join(_fmt(r.get(k) and r[k] / MiB, ".0f") for k in ("xrelay_rss", "ort_rss", "ov_rss"))
+            + f"; {load()}",
             flush=True,
         )
+        if args.json:  # after every model: a long run that dies keeps what it measured
+            with open(args.json + ".tmp", "w") as f:
+                json.dump(results, f, indent=1, default=str)
+            os.replace(args.json + ".tmp", args.json)
         if args.profile:
             print(profile_text(r), flush=True)
     print()
@@ -263,10 +271,6 @@ def main(argv: list[str] | None = None) -> int:
         + ("; one competing busy process" if args.busy else "")
         + f"; after: {load()}"
     )
-    if args.json:
-        with open(args.json + ".tmp", "w") as f:
-            json.dump(results, f, indent=1, default=str)
-        os.replace(args.json + ".tmp", args.json)
     return 0
 
 
