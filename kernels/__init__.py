@@ -26,7 +26,6 @@ from .evaluate import evaluate
 from .transform import infer_reshape, layout_transform_array
 
 # isort: split
-from . import blocked  # noqa: F401  (blocked layouts for the layout kernels: after they register)
 
 __all__ = [
     "KERNELS",

@@ -4,6 +4,7 @@
 blocks (TVM's x86 ``NCHW{c}c`` / ``OIHW{i}i{o}o``). These kernels read such operands by
 unblocking them to their primal layouts (``NCHW``, ``OIHW``), compute there with the plain
 kernel, and block the result as the op's output layout says. Plain layouts go straight through.
+The kernels that take layouts apply ``blocked_layouts`` under their ``@register``.
 
 >>> import numpy as np
 >>> from xrelay.kernels import KERNELS, layout_transform_array
@@ -15,11 +16,13 @@ kernel, and block the result as the op's output layout says. Plain layouts go st
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ._registry import KERNELS
+from ._registry import Kernel
 from .transform import layout_transform_array
 
 
@@ -28,42 +31,38 @@ def primal_layout(layout: str) -> str:
     return "".join(c for c in layout if c.isupper())
 
 
-def _with_blocked_layouts(name: str, layout_keys: tuple[str, ...], out_key: str) -> None:
-    plain = KERNELS[name]
-    bound = dict(getattr(plain, "keywords", None) or {})
+def blocked_layouts(layout_keys: tuple[str, ...], out_key: str) -> Callable[[Kernel], Kernel]:
+    """A kernel taking plain layouts made to take blocked ones too: the operands named by
+    ``layout_keys`` are unblocked to their primal layouts, the plain kernel computes, and the
+    result is blocked as ``out_key`` (else the first layout) says. Applied under ``@register``
+    by the kernels that take layouts, so the registry holds each kernel once.
 
-    def kernel(*inputs: np.ndarray, out: Any = None, **attrs: Any) -> Any:
-        given = {**bound, **attrs}
-        layouts = [given[k] for k in layout_keys]
-        out_layout = given[out_key] or layouts[0]
-        if all(lay.isupper() for lay in (*layouts, out_layout)):
-            return plain(*inputs, out=out, **attrs)
-        primal = [primal_layout(lay) for lay in layouts]
-        args = [
-            layout_transform_array(x, lay, p) if i < len(layouts) else x
-            for i, (x, lay, p) in enumerate(zip(inputs, layouts + [""] * len(inputs), primal + [""] * len(inputs)))
-        ]
-        attrs = dict(attrs, **dict(zip(layout_keys, primal, strict=True)), **{out_key: ""})
-        res = layout_transform_array(plain(*args, **attrs), primal[0], out_layout)
-        if out is None:
-            return np.ascontiguousarray(res)
-        if out.shape != res.shape:
-            raise ValueError(f"{name}: output buffer {out.shape} does not fit the result {res.shape}")
-        out[...] = res
-        return out
+        @register("nn.max_pool2d")
+        @blocked_layouts(("layout",), "out_layout")
+        def max_pool2d(x, *, out=None, layout, out_layout, ...): ...
+    """
 
-    kernel.__doc__ = plain.__doc__
-    KERNELS[name] = kernel
+    def wrap(plain: Kernel) -> Kernel:
+        @functools.wraps(plain)
+        def kernel(*inputs: np.ndarray, out: Any = None, **attrs: Any) -> Any:
+            layouts = [attrs[k] for k in layout_keys]
+            out_layout = attrs.get(out_key) or layouts[0]
+            if all(lay.isupper() for lay in (*layouts, out_layout)):
+                return plain(*inputs, out=out, **attrs)
+            primal = [primal_layout(lay) for lay in layouts]
+            args = [
+                layout_transform_array(x, lay, p) if i < len(layouts) else x
+                for i, (x, lay, p) in enumerate(zip(inputs, layouts + [""] * len(inputs), primal + [""] * len(inputs)))
+            ]
+            attrs = dict(attrs, **dict(zip(layout_keys, primal, strict=True)), **{out_key: ""})
+            res = layout_transform_array(plain(*args, **attrs), primal[0], out_layout)
+            if out is None:
+                return np.ascontiguousarray(res)
+            if out.shape != res.shape:
+                raise ValueError(f"{plain.__name__}: output buffer {out.shape} does not fit the result {res.shape}")
+            out[...] = res
+            return out
 
+        return kernel
 
-for _name in ("nn.conv2d", "nn.conv2d_transpose"):
-    _with_blocked_layouts(_name, ("data_layout", "kernel_layout"), "out_layout")
-for _name in (
-    "nn.max_pool2d",
-    "nn.avg_pool2d",
-    "nn.global_max_pool2d",
-    "nn.global_avg_pool2d",
-    "nn.adaptive_avg_pool2d",
-):
-    if _name in KERNELS:
-        _with_blocked_layouts(_name, ("layout",), "out_layout")
+    return wrap

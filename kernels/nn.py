@@ -24,7 +24,6 @@ from numpy.lib.stride_tricks import as_strided
 from xrelay.dialects.relay.ops import AdaptiveAvgPool2DOp, depthwise_multiplier
 
 from ._registry import (
-    broadcast_shape,
     check_float,
     compute_dtype,
     emit,
@@ -35,6 +34,7 @@ from ._registry import (
     register,
     truncdiv,
 )
+from .blocked import blocked_layouts
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
@@ -184,6 +184,7 @@ def _conv_nhwc(x, w, strides, padding, dilation, groups, out_view=None):
 
 
 @register("nn.conv2d")
+@blocked_layouts(("data_layout", "kernel_layout"), "out_layout")
 def conv2d(
     data: np.ndarray,
     weight: np.ndarray,
@@ -259,6 +260,7 @@ def conv2d(
 
 
 @register("nn.conv2d_transpose")
+@blocked_layouts(("data_layout", "kernel_layout"), "out_layout")
 def conv2d_transpose(
     data: np.ndarray,
     weight: np.ndarray,
@@ -415,6 +417,7 @@ def _pool2d(
 
 
 @register("nn.max_pool2d")
+@blocked_layouts(("layout",), "out_layout")
 def max_pool2d(
     x: np.ndarray,
     *,
@@ -437,6 +440,7 @@ def max_pool2d(
 
 
 @register("nn.avg_pool2d")
+@blocked_layouts(("layout",), "out_layout")
 def avg_pool2d(
     x: np.ndarray,
     *,
@@ -480,6 +484,7 @@ def _mean_hw(x: np.ndarray, axes: tuple[int, int]) -> np.ndarray:
 
 
 @register("nn.global_avg_pool2d")
+@blocked_layouts(("layout",), "out_layout")
 def global_avg_pool2d(
     x: np.ndarray, *, out: np.ndarray | None = None, layout: str, out_layout: str
 ) -> np.ndarray:
@@ -492,6 +497,7 @@ def global_avg_pool2d(
 
 
 @register("nn.global_max_pool2d")
+@blocked_layouts(("layout",), "out_layout")
 def global_max_pool2d(
     x: np.ndarray, *, out: np.ndarray | None = None, layout: str, out_layout: str
 ) -> np.ndarray:
@@ -533,6 +539,7 @@ def _adaptive(x, output_size, layout, out_layout, op, reducer):
 
 
 @register("nn.adaptive_avg_pool2d")
+@blocked_layouts(("layout",), "out_layout")
 def adaptive_avg_pool2d(
     x: np.ndarray,
     *,
@@ -731,7 +738,7 @@ def _matmul_into(a: np.ndarray, b: np.ndarray, out, op: str, res_dt, comp_dt) ->
     b = b.astype(comp_dt, copy=False)
     with np.errstate(all="ignore"):
         if out is not None and out.dtype == comp_dt and res_dt == comp_dt:
-            shape = broadcast_shape(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+            shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
             if a.ndim == 1 or b.ndim == 1:
                 return emit(np.matmul(a, b), out, op, res_dt)
             prepare_out(out, shape, res_dt, op)

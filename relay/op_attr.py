@@ -41,9 +41,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
-from xrelay.dialects.relay.layout import INFER_LAYOUT, Layout, LayoutInference
+from xrelay.dialects.relay.layout import Layout, LayoutInference, register_infer_layout
 from xrelay.relay.expr import Attrs, Call, Op, Var
-from xrelay.transforms.alter_op_layout import ALTER_OP_LAYOUT
+from xrelay.transforms.alter_op_layout import set_rule
 
 __all__ = ["InferCorrectLayoutOutput", "TempOpAttr", "register_alter_op_layout", "register_infer_correct_layout"]
 
@@ -88,19 +88,14 @@ def python_alter_rule(fn: Callable[..., Any]) -> Callable[..., Any]:
     return rule
 
 
-def _register(table: dict[str, Any], wrap: Callable[..., Any], op_name: str, fn: Callable[..., Any] | None):
-    """``table[op_name] = wrap(fn)``, or a decorator doing it when ``fn`` is None."""
-
-    def register(f: Callable[..., Any]) -> Callable[..., Any]:
-        table[op_name] = wrap(f)
-        return f
-
-    return register(fn) if fn is not None else register
-
-
 def register_alter_op_layout(op_name: str, alter_layout: Callable[..., Any] | None = None, level: int = 10):
     """Register ``alter_layout`` as ``op_name``'s FTVMAlterOpLayout (usable as a decorator)."""
-    return _register(ALTER_OP_LAYOUT, python_alter_rule, op_name, alter_layout)
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        set_rule(op_name, python_alter_rule(f))
+        return f
+
+    return register(alter_layout) if alter_layout is not None else register
 
 
 @dataclass
@@ -133,7 +128,12 @@ def python_layout_rule(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def register_infer_correct_layout(op_name: str, infer_layout: Callable[..., Any] | None = None, level: int = 10):
     """Register ``infer_layout`` as ``op_name``'s FInferCorrectLayout (usable as a decorator)."""
-    return _register(INFER_LAYOUT, python_layout_rule, op_name, infer_layout)
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        register_infer_layout(op_name)(python_layout_rule(f))
+        return f
+
+    return register(infer_layout) if infer_layout is not None else register
 
 
 class TempOpAttr:
@@ -147,12 +147,8 @@ class TempOpAttr:
         self.saved: Any = None
 
     def __enter__(self) -> TempOpAttr:
-        self.saved = ALTER_OP_LAYOUT.get(self.op_name)
-        ALTER_OP_LAYOUT[self.op_name] = self.rule
+        self.saved = set_rule(self.op_name, self.rule)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.saved is None:
-            ALTER_OP_LAYOUT.pop(self.op_name, None)
-        else:
-            ALTER_OP_LAYOUT[self.op_name] = self.saved
+        set_rule(self.op_name, self.saved)

@@ -51,13 +51,13 @@ from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.engines import ENGINES
-from xrelay.runtime.native import fast_int8, fast_nhwc  # noqa: F401 - they add their fast kernels
 from xrelay.runtime.native.fast_kernels import (
     FAMILIES,
     CompiledFunction,
     KernelError,
     compile_function,
 )
+from xrelay.runtime.native.makers import FAST, PAD_READERS
 from xrelay.runtime.parallel import (
     RunChooser,
     WorkerPool,
@@ -406,6 +406,8 @@ class Executor:
                 fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
                 call_function=self._call_reference,
                 lookup=self.functions.get,
+                makers=FAST,
+                pad_readers=PAD_READERS,
             )
         except KernelError as e:
             raise ExecutorError(f"step {len(self.steps)} (@{name}): {e}") from None
@@ -636,6 +638,8 @@ def run_memory_compiled(
                 fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
                 call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
                 lookup=self._funcs.get,
+                makers=FAST,
+                pad_readers=PAD_READERS,
             )
             compiled()
             return ()

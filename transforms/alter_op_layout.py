@@ -82,16 +82,25 @@ AlterRule = Callable[
 """``(op, attrs, original input types, inputs, anchor) -> (op name, attrs, inputs)`` of the
 replacement (new input values built before ``anchor``), or None to keep the op."""
 
-ALTER_OP_LAYOUT: dict[str, AlterRule] = {}
-"""Relay's FTVMAlterOpLayout by op name."""
-
-
 def _x86_conv2d(op, attrs, types, args, anchor, simd_width: int = 16):
     altered = x86_conv2d_layouts(types[0], types[1], attrs, simd_width)
     return None if altered is None else ("nn.conv2d", altered, args)
 
 
-ALTER_OP_LAYOUT["nn.conv2d"] = _x86_conv2d
+ALTER_OP_LAYOUT: dict[str, AlterRule] = {"nn.conv2d": _x86_conv2d}
+"""Relay's FTVMAlterOpLayout by op name; changed from outside only through ``set_rule``."""
+
+
+def set_rule(op_name: str, rule: AlterRule | None) -> AlterRule | None:
+    """Make ``rule`` ``op_name``'s FTVMAlterOpLayout (None removes it) and return the rule it
+    replaces: what Relay's ``register_alter_op_layout`` and ``TempOpAttr`` do to the op
+    attribute (``xrelay.relay.op_attr``)."""
+    old = ALTER_OP_LAYOUT.get(op_name)
+    if rule is None:
+        ALTER_OP_LAYOUT.pop(op_name, None)
+    else:
+        ALTER_OP_LAYOUT[op_name] = rule
+    return old
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from xrelay.runtime.native import fast_kernels as _fk
+from xrelay.runtime.native.fast_kernels import chunk_count as pool_chunks
+from xrelay.runtime.native.fast_kernels import epilogue_thunks, even_ranges, im2col_numpy, split_job
 
 _LIB: list = []
 
@@ -124,13 +125,9 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
 
     uint8 x int8 runs the C kernels (``_vnni_conv``, ``_depthwise``) with their scratch in the
     step's planned workspace (``conv_workspace_bytes``, stated by ``xrelay.backend.native.scratch``), reading
-    through a deferred ``nn.pad`` (``_Options.padded``: taps outside the image read its value)
+    through a deferred ``nn.pad`` (``Options.padded``: taps outside the image read its value)
     and requantizing in the kernel when the function's next ops are a lowered requantize
     (``_fused_requant``): then neither the padded tensor nor the int32 accumulator is made."""
-    from xrelay.runtime.native.fast_kernels import (
-        _im2col_numpy,  # (fast_kernels imports this module)
-    )
-
     x, w = vals
     a = op.attrs
     if a["data_layout"] != "NCHW" or a["kernel_layout"] != "OIHW" or (a["out_layout"] or "NCHW") != "NCHW":
@@ -172,7 +169,7 @@ def conv2d(op, vals, out, ws, opts) -> list | None:
     opts.scratch += [a for a in (wf, cols, tmp, tmpi) if a is not None]
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
-        thunks += _im2col_numpy(x[b], cols, (oh, ow), geometry)
+        thunks += im2col_numpy(x[b], cols, (oh, ow), geometry)
         thunks.append(("matmul", functools.partial(_accumulate, wf, cols, tmp, tmpi, out[b].reshape(o, p), chunks)))
         thunks += _epilogue(opts, out, b)
     return thunks
@@ -222,7 +219,7 @@ def _fused_requant(op, shape: tuple, opts, axis: int = 1) -> tuple[Epilogue, np.
     per-channel int32 adds/subtracts (zero-point terms, bias) and then a lowered requantize to
     (u)int8 -- onnxruntime's float form (``_ort_chain``) or Relay's fixed point
     (``_fixed_chain``): (the C epilogue, the 8-bit destination, arrays to keep alive). The
-    ops are claimed and the int32 result dropped (``_Options.result_unused``). The kernel's
+    ops are claimed and the int32 result dropped (``Options.result_unused``). The kernel's
     channels lie along ``axis`` (a convolution's 1, a dense layer's last)."""
     from xrelay.kernels import KERNELS
 
@@ -337,9 +334,7 @@ def _carve(ws: np.ndarray | None, sizes: list[int], opts) -> list[np.ndarray]:
 def _epilogue(opts, out: np.ndarray, b: int) -> list:
     """The in-place elementwise ops compile_function fused into the convolution (int32 adds,
     subtracts, ...): they must run here, after the product."""
-    from xrelay.runtime.native.fast_kernels import _epilogue_thunks
-
-    return [("conv", t) for t in _epilogue_thunks(opts.epilogue, out, (b,))]
+    return [("conv", t) for t in epilogue_thunks(opts.epilogue, out, (b,))]
 
 
 def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=None) -> list | None:
@@ -349,9 +344,6 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     before its product (``xr_conv_tiles_u8s8``). The buffers are in ``ws`` when it is large
     enough (``conv_workspace_bytes``). With ``requant`` (``_fused_requant``) the product writes
     the 8-bit result."""
-    from xrelay.runtime.native.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.native.fast_kernels import _ranges, _split
-
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     oh, ow = out.shape[2:]
@@ -373,7 +365,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     else:
         hwc, *tiles = _carve(ws, [h * wd * c] + [min(TILE, p) * kp] * slots, opts)
     geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp, o, pv, p)
-    pixel_ranges = _ranges(p, slots, TILE)  # each range with its own tile buffer
+    pixel_ranges = even_ranges(p, slots, TILE)  # each range with its own tile buffer
     epi, dst, held = (None, out, []) if requant is None else requant
     epi_ptr = None if epi is None else ctypes.addressof(epi)
     thunks: list[tuple[str, Any]] = []
@@ -390,7 +382,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
             return run
 
         if hwc is not None or pointwise:
-            thunks.append(("im2col", _split(opts, to_rows, _ranges(h * wd, min(parts, h * wd)), h * wd)))
+            thunks.append(("im2col", split_job(opts, to_rows, even_ranges(h * wd, min(parts, h * wd)), h * wd)))
         if pointwise:
 
             def make(b0: int, b1: int, ob=ob) -> Any:
@@ -405,7 +397,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
             count = min(parts, blocks)
             step = -(-blocks // count)
             ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
-            thunks.append(("matmul", _split(opts, make, ranges, blocks)))
+            thunks.append(("matmul", split_job(opts, make, ranges, blocks)))
         else:
 
             def tiles_of(q0: int, q1: int, ob=ob, xb=xb) -> Any:
@@ -420,7 +412,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
                 return run
 
-            thunks.append(("matmul", _split(opts, tiles_of, pixel_ranges, p)))
+            thunks.append(("matmul", split_job(opts, tiles_of, pixel_ranges, p)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
@@ -433,9 +425,6 @@ def keep_alive(*arrays: Any) -> None:
 def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> list | None:
     """groups = channels, one output channel each, uint8 x int8: the C direct kernel (no
     scratch); with ``requant`` it writes the 8-bit result row by row."""
-    from xrelay.runtime.native.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.native.fast_kernels import _ranges, _split
-
     a = op.attrs
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
@@ -465,7 +454,7 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
 
             return run
 
-        thunks.append(("conv", _split(opts, make, _ranges(c, min(pool_chunks(opts), c)), c)))
+        thunks.append(("conv", split_job(opts, make, even_ranges(c, min(pool_chunks(opts), c)), c)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
@@ -509,9 +498,6 @@ def _vnni_dense(lib, op, x, w, out, opts) -> list:
     """The data's rows (M x K, K a multiple of 4) times the packed weights, channel blocks cut
     across the pool, the result pixel-major (M x N) in int32 or, with the function's requantize
     (``_fused_requant`` along the last axis), in 8 bits."""
-    from xrelay.runtime.native.fast_kernels import _chunks as pool_chunks
-    from xrelay.runtime.native.fast_kernels import _split
-
     m, k = x.shape
     n = w.shape[0]
     wp = pack_weights(np.ascontiguousarray(w))
@@ -533,7 +519,7 @@ def _vnni_dense(lib, op, x, w, out, opts) -> list:
     count = min(pool_chunks(opts), blocks)
     step = -(-blocks // count)
     ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
-    return [("matmul", _split(opts, make, ranges, blocks))]
+    return [("matmul", split_job(opts, make, ranges, blocks))]
 
 
 def fixed_point_multiply(op, vals, out, ws, opts) -> list | None:
@@ -766,7 +752,7 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
 
         return run
 
-    return [("elementwise", _fk._split(opts, make, _fk._ranges(extent, _fk._chunks(opts)), extent))]
+    return [("elementwise", split_job(opts, make, even_ranges(extent, pool_chunks(opts)), extent))]
 
 
 def _add_side(v, opts) -> tuple[str, Any, float, float | None] | None:
@@ -864,7 +850,7 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
 
         return run
 
-    return [("elementwise", _fk._split(opts, make, _fk._ranges(out.size, _fk._chunks(opts)), out.size))]
+    return [("elementwise", split_job(opts, make, even_ranges(out.size, pool_chunks(opts)), out.size))]
 
 
 def shape_of_result(op) -> tuple:
@@ -945,33 +931,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
     ]
 
 
-def first(*makers):
-    """A maker trying ``makers`` in order (the int8 kernel, then the float ones)."""
-
-    def maker(op, vals, out, ws, opts):
-        for m in makers:
-            thunks = m(op, vals, out, ws, opts)
-            if thunks is not None:
-                return thunks
-        return None
-
-    return maker
-
-
 __all__ = [
-    "EXACT_K", "conv2d", "dense", "first", "fixed_point_multiply", "conv_workspace_bytes",
+    "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes",
     "pack_weights", "vnni_library", "cast", "clip", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
-
-
-# int8 x int8 -> int32 convolution and dense (the lowered qnn ops), exact through float32 SGEMM,
-# and the integer requantize tail: added to the fast kernels' table
-_fk._FAST["nn.conv2d"] = first(conv2d, _fk._FAST["nn.conv2d"])
-_fk.PAD_READERS["nn.conv2d"] = conv2d
-_fk._FAST["nn.dense"] = dense
-_fk._FAST["fixed_point_multiply"] = fixed_point_multiply
-_fk._FAST["fixed_point_multiply_per_axis"] = fixed_point_multiply
-_fk._FAST["clip"] = first(_fk._FAST["clip"], clip)
-_fk._FAST["cast"] = first(ort_requant, cast, *([_fk._FAST["cast"]] if "cast" in _fk._FAST else []))
-_fk._FAST["add"] = first(ort_add, _fk._FAST["add"]) if "add" in _fk._FAST else ort_add
-_fk._FAST["nn.batch_matmul"] = batch_matmul

@@ -37,7 +37,7 @@ computing that part, while it is in cache; elementwise ops give the same bits in
 **Chunks.** With a ``parallel.WorkerPool`` of several threads, big kernels are cut into fixed
 chunks: a convolution by output rows (each chunk gathers its own im2col columns, multiplies
 and finishes them) when the image is large, else by output channels; depthwise convolutions
-and max pools by channels. A matmul chunk never falls below ``_MIN_CHUNK_MNK`` multiply-adds,
+and max pools by channels. A matmul chunk never falls below ``MIN_CHUNK_MNK`` multiply-adds,
 above which OpenBLAS's result for an element does not depend on the cut, so every thread
 count gives the bits of one thread (tested). Run serially, a job calls the uncut kernel.
 
@@ -67,8 +67,9 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -99,7 +100,14 @@ __all__ = [
     "KernelError",
     "compile_function",
     "numba_available",
-]
+    # the contract the engine's other kernel modules (fast_int8, fast_nhwc, makers) build on
+    "FINE_CHUNKS_PER_THREAD", "FLOAT_MAKERS", "MIN_CHUNK_MNK", "WINOGRAD_CHUNKS", "Maker", "Options",
+    "Thunk", "bind_kernel", "by_layout", "chunk_count", "epilogue_chunk", "epilogue_thunks",
+    "even_ranges", "fast_conv2d", "fast_global_avg_pool", "fast_max_pool", "first", "fixed_split",
+    "float_same", "im2col_numba", "im2col_numpy", "in_sequence", "loop_kernels_available",
+    "matmul_ranges", "mean_into", "pool_geometry", "split_job", "valid_range", "wino_matrices",
+    "winograd_tile_for", "winograd_weights",
+]  # fmt: skip
 
 Thunk = Callable[[], Any]
 
@@ -137,7 +145,7 @@ _OUT: Any = _Out()
 
 
 @dataclass
-class _Options:
+class Options:
     """What a fast kernel maker may use."""
 
     use_numba: bool = False
@@ -167,7 +175,7 @@ class _Options:
     available: Callable[[SSAValue], np.ndarray | None] = lambda v: None
     """The buffer of a value an earlier op (or the caller) provides, else None (not yet made)."""
     padded: tuple[RelayOp, np.ndarray, np.ndarray] | None = None
-    """For a ``PAD_READERS`` maker: ``(nn.pad, its data, its pad value)`` of the constant-mode
+    """For a ``pad_readers`` maker: ``(nn.pad, its data, its pad value)`` of the constant-mode
     ``nn.pad`` that is the op's first operand and used only there; the padded tensor is not
     made (``vals[0]`` is None) unless the maker declines (returns None)."""
     result_unused: bool = False
@@ -235,7 +243,7 @@ def _generic(kernel: Callable[..., Any], vals: list[Any], attrs: dict[str, Any],
 # --------------------------------------------------------------------------------------------
 
 
-def _float_same(*arrays: np.ndarray) -> bool:
+def float_same(*arrays: np.ndarray) -> bool:
     dt = arrays[0].dtype
     return dt in (np.float32, np.float64) and all(a.dtype == dt for a in arrays)
 
@@ -253,14 +261,14 @@ def _fast_binary(op: RelayOp, vals, out, ws, opts):
 
 def _fast_relu(op, vals, out, ws, opts):
     (x,) = vals
-    if not _float_same(x, out) or x.shape != out.shape:
+    if not float_same(x, out) or x.shape != out.shape:
         return None
     return [("elementwise", functools.partial(np.maximum, x, np.zeros((), x.dtype), out=out))]
 
 
 def _fast_clip(op, vals, out, ws, opts):
     (x,) = vals
-    if not _float_same(x, out) or x.shape != out.shape:
+    if not float_same(x, out) or x.shape != out.shape:
         return None
     a = op.attrs
     lo = np.asarray(a["a_min"], dtype=x.dtype)
@@ -272,12 +280,12 @@ def _fast_clip(op, vals, out, ws, opts):
     ]
 
 
-def _fast_global_avg_pool(op, vals, out, ws, opts):
+def fast_global_avg_pool(op, vals, out, ws, opts):
     (x,) = vals
     a = op.attrs
     if a["layout"] != "NCHW" or (a["out_layout"] or "NCHW") != "NCHW":
         return None
-    if not _float_same(x, out) or x.ndim != 4:
+    if not float_same(x, out) or x.ndim != 4:
         return None
     return [("pool", mean_into(x, (2, 3), out))]
 
@@ -310,7 +318,7 @@ _UNARY_UFUNCS: dict[str, tuple[np.ufunc, ...]] = {
 
 def _fast_unary(op, vals, out, ws, opts):
     (x,) = vals
-    if not _float_same(x, out) or x.shape != out.shape:
+    if not float_same(x, out) or x.shape != out.shape:
         return None
     first, *rest = _UNARY_UFUNCS[op.RELAY_NAME]
 
@@ -327,7 +335,7 @@ def _fast_erf(op, vals, out, ws, opts):
     from xrelay.kernels import elementwise
 
     (x,) = vals
-    if not _float_same(x, out) or x.shape != out.shape:
+    if not float_same(x, out) or x.shape != out.shape:
         return None
     elementwise._erf(np.zeros(1, x.dtype))  # compiles the numba ufunc the reference uses
     uf = elementwise._ERF
@@ -342,7 +350,7 @@ def _fast_sigmoid(op, vals, out, ws, opts):
     workspace (``dialects.memory.elementwise_scratch_bytes``), the rest in ``out``."""
     (x,) = vals
     need = elementwise_scratch_bytes(op)
-    if not _float_same(x, out) or x.shape != out.shape or not (x.flags.c_contiguous and out.flags.c_contiguous):
+    if not float_same(x, out) or x.shape != out.shape or not (x.flags.c_contiguous and out.flags.c_contiguous):
         return None
     if not need or ws is None or ws.nbytes < need:
         return None
@@ -374,7 +382,7 @@ def _fast_softmax(op, vals, out, ws, opts):
     ``out`` with the maximum and then the sum in the planned workspace (same bits)."""
     (x,) = vals
     need = elementwise_scratch_bytes(op)
-    if not _float_same(x, out) or x.shape != out.shape or np.shares_memory(x, out):
+    if not float_same(x, out) or x.shape != out.shape or np.shares_memory(x, out):
         return None
     if not need or ws is None or ws.nbytes < need:
         return None
@@ -442,7 +450,7 @@ def _fast_compare(op, vals, out, ws, opts):
 def _fast_divide(op, vals, out, ws, opts):
     """Float ``divide`` (integers truncate, which numpy's division does not)."""
     a, b = vals
-    if not _float_same(a, b, out):
+    if not float_same(a, b, out):
         return None
     return [("elementwise", functools.partial(np.true_divide, a, b, out=out))]
 
@@ -518,7 +526,7 @@ def _fast_reduce(op, vals, out, ws, opts):
     from xrelay.dialects.relay.ops import reduce_axes
 
     (x,) = vals
-    if not _float_same(x, out):
+    if not float_same(x, out):
         return None
     a = op.attrs
     try:
@@ -538,7 +546,7 @@ def _fast_reduce(op, vals, out, ws, opts):
     return [("other", functools.partial(uf.reduce, x, axis=axes, out=view, keepdims=True))]
 
 
-def _valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) -> tuple[int, int]:
+def valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) -> tuple[int, int]:
     """Output indices ``o`` with ``0 <= o * stride + tap - pad_before < n_in``."""
     lo = max(0, -(-(pad_before - tap) // stride))
     hi = min(n_out, -(-(n_in + pad_before - tap) // stride))
@@ -550,12 +558,12 @@ def pool_geometry(op, x, out, layout: str) -> tuple[int, ...] | None:
     a = op.attrs
     if a["layout"] != layout or (a.get("out_layout") or layout) != layout:
         return None
-    if not _float_same(x, out) or x.ndim != 4:
+    if not float_same(x, out) or x.ndim != 4:
         return None
     return (*a["pool_size"], *a["strides"], *a["dilation"], a["padding"][0], a["padding"][1])
 
 
-def _fast_max_pool(op, vals, out, ws, opts):
+def fast_max_pool(op, vals, out, ws, opts):
     (x,) = vals
     geometry = pool_geometry(op, x, out, "NCHW")
     if geometry is None:
@@ -573,25 +581,25 @@ def _fast_max_pool(op, vals, out, ws, opts):
             kernel = "max_pool"
             geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
         n, c = x.shape[:2]
-        parts = _chunks(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
+        parts = chunk_count(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
         thunks = []
         for b in range(n):
 
             def make(c0: int, c1: int, b: int = b) -> Thunk:
-                return _bind(kernel, x[b], out[b], c0, c1, *geometry)
+                return bind_kernel(kernel, x[b], out[b], c0, c1, *geometry)
 
-            fine = _ranges(c, _chunks(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
-            thunks.append(("pool", _split(opts, make, _ranges(c, parts), c, fine)))
+            fine = even_ranges(c, chunk_count(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
+            thunks.append(("pool", split_job(opts, make, even_ranges(c, parts), c, fine)))
         return thunks
     thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
     # The reference pads with -inf and folds np.maximum over the taps in this order; skipping
     # the padded positions gives the same maxima.
     for i in range(kh):
-        r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
+        r0, r1 = valid_range(oh, h, i * dh, sh, pt)
         if r0 >= r1:
             continue
         for j in range(kw):
-            c0, c1 = _valid_range(ow, w, j * dw, sw, pl)
+            c0, c1 = valid_range(ow, w, j * dw, sw, pl)
             if c0 >= c1:
                 continue
             y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
@@ -626,11 +634,11 @@ def _fast_avg_pool(op, vals, out, ws, opts):
     counts = np.maximum(ch[:, None] * cw[None, :], 1).reshape(1, 1, oh, ow).astype(x.dtype)
     thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, 0))]
     for i in range(kh):
-        r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
+        r0, r1 = valid_range(oh, h, i * dh, sh, pt)
         if r0 >= r1:
             continue
         for j in range(kw):
-            c0, c1 = _valid_range(ow, w, j * dw, sw, pl)
+            c0, c1 = valid_range(ow, w, j * dw, sw, pl)
             if c0 >= c1:
                 continue
             y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
@@ -649,7 +657,7 @@ def _conv_geometry(op: RelayOp, x: np.ndarray, w: np.ndarray, out: np.ndarray):
         return None
     if (a["out_layout"] or "NCHW") != "NCHW" or a["out_dtype"] not in ("", None, str(x.dtype)):
         return None
-    if not _float_same(x, w, out) or x.ndim != 4 or w.ndim != 4:
+    if not float_same(x, w, out) or x.ndim != 4 or w.ndim != 4:
         return None
     if not out.flags.c_contiguous:
         return None
@@ -673,14 +681,14 @@ faster (typically while another process holds a core)."""
 _MIN_CHUNK_COLUMNS = 256  # output pixels per matmul chunk below which BLAS loses efficiency
 _MIN_CHUNK_ROWS = 32  # output channels per matmul chunk (a multiple of the SIMD micro-tile)
 _MIN_CHUNK_ELEMENTS = 16384  # elements per chunk of a memory-bound kernel (pool, depthwise)
-_MIN_CHUNK_MNK = 2_000_000
+MIN_CHUNK_MNK = 2_000_000
 """Multiply-adds per matmul chunk, at least. Also a correctness bound: OpenBLAS computes
 products of at most 1e6 multiply-adds with its small-matrix kernels, which sum in another
 order; above that an element's bits do not depend on how the rows or columns are cut, so
 chunked results equal the whole product (the tests check it)."""
 
 
-def _ranges(extent: int, parts: int, align: int = 1) -> list[tuple[int, int]]:
+def even_ranges(extent: int, parts: int, align: int = 1) -> list[tuple[int, int]]:
     """``extent`` cut into at most ``parts`` non-empty ranges, boundaries multiples of
     ``align`` (deterministic: a function of the arguments only)."""
     parts = max(1, min(parts, extent // max(align, 1) or 1))
@@ -689,18 +697,18 @@ def _ranges(extent: int, parts: int, align: int = 1) -> list[tuple[int, int]]:
     return [(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
 
 
-def _matmul_ranges(extent: int, parts: int, align: int, per_unit: int) -> list[tuple[int, int]]:
-    """``_ranges`` with every range worth at least ``_MIN_CHUNK_MNK`` multiply-adds
+def matmul_ranges(extent: int, parts: int, align: int, per_unit: int) -> list[tuple[int, int]]:
+    """``even_ranges`` with every range worth at least ``MIN_CHUNK_MNK`` multiply-adds
     (``per_unit`` for each unit of ``extent``); fewer ranges where needed."""
     while parts > 1:
-        ranges = _ranges(extent, parts, align)
-        if min(hi - lo for lo, hi in ranges) * per_unit >= _MIN_CHUNK_MNK:
+        ranges = even_ranges(extent, parts, align)
+        if min(hi - lo for lo, hi in ranges) * per_unit >= MIN_CHUNK_MNK:
             return ranges
         parts -= 1
     return [(0, extent)]
 
 
-def _chunks(opts: _Options, per_thread: int = CHUNKS_PER_THREAD) -> int:
+def chunk_count(opts: Options, per_thread: int = CHUNKS_PER_THREAD) -> int:
     return 1 if opts.pool is None or opts.pool.threads == 1 else opts.pool.threads * per_thread
 
 
@@ -712,7 +720,7 @@ def _as_operand(v: Any, shape: tuple[int, ...], index: tuple) -> Any:
     return np.broadcast_to(v, shape)[index]
 
 
-def _epilogue_thunks(epilogue: Sequence[tuple], out: np.ndarray, index: tuple) -> list[Thunk]:
+def epilogue_thunks(epilogue: Sequence[tuple], out: np.ndarray, index: tuple) -> list[Thunk]:
     """The in-place elementwise ops after a kernel, restricted to ``out[index]``.
 
     Elementwise ops compute every element independently, so running them per chunk gives
@@ -730,7 +738,7 @@ def _epilogue_thunks(epilogue: Sequence[tuple], out: np.ndarray, index: tuple) -
 _EPILOGUE_CODES = {np.add: 0, np.subtract: 1, np.multiply: 2, np.maximum: 3, np.minimum: 4}
 
 
-def _epilogue_chunk(
+def epilogue_chunk(
     epilogue: Sequence[tuple], out: np.ndarray, b: int, channels: tuple, rows: tuple, opts
 ) -> list[Thunk]:
     """The epilogue on ``out[b, c0:c1, y0:y1]``: one numba pass (no temporaries, no numpy
@@ -741,11 +749,11 @@ def _epilogue_chunk(
     if not (
         opts.use_numba and loop_kernels_available() and out.ndim == 4 and out.flags.c_contiguous
     ):
-        return _epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
+        return epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
     thunks = []
     for start in range(0, len(epilogue), 4):  # the kernel takes up to four ops
         args = _epilogue_args(epilogue[start : start + 4], out, b)
-        thunks.append(_bind("epilogue", out[b], *args, c0, c1, y0, y1))
+        thunks.append(bind_kernel("epilogue", out[b], *args, c0, c1, y0, y1))
     return thunks
 
 
@@ -764,7 +772,7 @@ def _epilogue_args(ops: Sequence[tuple], out: np.ndarray, b: int) -> tuple:
     return (*operands, codes, swapped)
 
 
-def _sequence(parts: Sequence[Thunk]) -> Thunk:
+def in_sequence(parts: Sequence[Thunk]) -> Thunk:
     parts = tuple(parts)
     if len(parts) == 1:
         return parts[0]
@@ -776,8 +784,8 @@ def _sequence(parts: Sequence[Thunk]) -> Thunk:
     return run
 
 
-def _split(
-    opts: _Options,
+def split_job(
+    opts: Options,
     make: Callable[[int, int], Thunk],
     ranges: list[tuple[int, int]],
     extent: int,
@@ -802,7 +810,7 @@ def _split(
 # --------------------------------------------------------------------------------------------
 
 
-def _fast_conv2d(op, vals, out, ws, opts):
+def fast_conv2d(op, vals, out, ws, opts):
     x, w = vals
     a = _conv_geometry(op, x, w, out)
     if a is None:
@@ -837,7 +845,7 @@ def _fast_conv2d(op, vals, out, ws, opts):
         opts.columns.append(cols)
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
     numba_cols = opts.use_numba and loop_kernels_available()
-    parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
+    parts = min(chunk_count(opts), o * k * p // MIN_CHUNK_MNK) or 1
     # Cut by output rows (each chunk gathers its own columns, multiplies and finishes them:
     # no barrier) when the image is large; by output channels when it is small.
     # (Rows at least 16 pixels wide: a chunk is then never a matrix-vector product, which
@@ -855,36 +863,36 @@ def _fast_conv2d(op, vals, out, ws, opts):
                 p0, p1 = y0 * ow, y1 * ow
                 steps: list[Thunk] = []
                 if cols is not None:
-                    steps.append(_im2col_numba(x[b], cols, 0, c, y0, y1, (oh, ow), geometry))
+                    steps.append(im2col_numba(x[b], cols, 0, c, y0, y1, (oh, ow), geometry))
                 steps.append(functools.partial(np.matmul, wmat, src[:, p0:p1], out=out2[:, p0:p1]))
-                steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (y0, y1), opts)
-                return _sequence(steps)
+                steps += epilogue_chunk(opts.epilogue, out, b, (0, o), (y0, y1), opts)
+                return in_sequence(steps)
 
-            ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
-            fine = _matmul_ranges(oh, _chunks(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
-            thunks.append(("conv", _split(opts, rows, ranges, oh, fine)))
+            ranges = matmul_ranges(oh, parts, 1, ow * o * k)
+            fine = matmul_ranges(oh, chunk_count(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
+            thunks.append(("conv", split_job(opts, rows, ranges, oh, fine)))
             continue
         if cols is not None:
             if numba_cols:
 
                 def gather(c0: int, c1: int, b: int = b) -> Thunk:
-                    return _im2col_numba(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
+                    return im2col_numba(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
 
                 gparts = parts if c * p >= parts * _MIN_CHUNK_ELEMENTS else 1
-                thunks.append(("im2col", _split(opts, gather, _ranges(c, gparts), c)))
+                thunks.append(("im2col", split_job(opts, gather, even_ranges(c, gparts), c)))
             else:
-                thunks += _im2col_numpy(x[b], cols, out.shape[2:], geometry)
+                thunks += im2col_numpy(x[b], cols, out.shape[2:], geometry)
 
         def channels(o0: int, o1: int, b: int = b, out2=out2, src=src) -> Thunk:
             steps = [functools.partial(np.matmul, wmat[o0:o1], src, out=out2[o0:o1])]
-            steps += _epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
-            return _sequence(steps)
+            steps += epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
+            return in_sequence(steps)
 
-        ranges = _matmul_ranges(o, min(parts, o // _MIN_CHUNK_ROWS) or 1, 16, k * p)
-        fine_parts = min(_chunks(opts, FINE_CHUNKS_PER_THREAD), o // _MIN_CHUNK_ROWS) or 1
-        fine = _matmul_ranges(o, fine_parts, 16, k * p)
+        ranges = matmul_ranges(o, min(parts, o // _MIN_CHUNK_ROWS) or 1, 16, k * p)
+        fine_parts = min(chunk_count(opts, FINE_CHUNKS_PER_THREAD), o // _MIN_CHUNK_ROWS) or 1
+        fine = matmul_ranges(o, fine_parts, 16, k * p)
         family = "conv" if opts.epilogue else "matmul"
-        thunks.append((family, _split(opts, channels, ranges, o, fine)))
+        thunks.append((family, split_job(opts, channels, ranges, o, fine)))
     return thunks
 
 
@@ -960,11 +968,11 @@ def winograd_tile_for(c, o, kernel_hw, out_hw, dtype, a, ws, opts) -> int:
 WINOGRAD_CHUNKS = 4
 """Chunks of a Winograd convolution cut by tile rows, whatever the thread count.
 Its matrix products are each a small part of the direct convolution's, too small for
-the ``_MIN_CHUNK_MNK`` bound that makes a thread-count-dependent cut bitwise safe; so the cut
+the ``MIN_CHUNK_MNK`` bound that makes a thread-count-dependent cut bitwise safe; so the cut
 is fixed by the shapes alone and one thread runs the same chunks in turn."""
 
 
-def _wino_matrices(
+def wino_matrices(
     ws: np.ndarray, start: int, count: int, rows: int, tiles: int, dt: np.dtype
 ) -> np.ndarray:
     """``count`` matrices ``rows x tiles`` at ``ws[start:]``, ``winograd_slice_bytes`` apart."""
@@ -975,10 +983,10 @@ def _wino_matrices(
     )
 
 
-def _fixed_split(opts: _Options, tasks: Sequence[Thunk]) -> Thunk:
+def fixed_split(opts: Options, tasks: Sequence[Thunk]) -> Thunk:
     """``tasks`` on the pool, or in order on one thread (the same chunks either way)."""
     if opts.pool is None or opts.pool.threads == 1 or len(tasks) <= 1:
-        return _sequence(tasks)
+        return in_sequence(tasks)
     from xrelay.runtime.parallel import Job
 
     return functools.partial(opts.pool.run, Job(tasks))
@@ -1017,8 +1025,8 @@ def _winograd(x, w, out, ws, pads, tile, opts):
     for o0 in range(0, o, 32):
         part = np.einsum("ai,ocij,bj->aboc", gm, w[o0 : o0 + 32].astype(np.float64), gm)
         u[:, o0 : o0 + 32] = part.reshape(count, -1, c)
-    v = _wino_matrices(ws, 0, count, c, nt, dt)
-    m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, o, nt, dt)
+    v = wino_matrices(ws, 0, count, c, nt, dt)
+    m = wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, o, nt, dt)
     opts.columns += [v, m]
     opts.winograd.append(u)
     # Rows when every chunk keeps 64 tiles or more (BLAS stays efficient); else channels.
@@ -1031,44 +1039,44 @@ def _winograd(x, w, out, ws, pads, tile, opts):
             def rows(r0: int, r1: int, xb=xb, ob=ob, b=b) -> Thunk:
                 t0, t1 = r0 * tw, r1 * tw
                 steps = [
-                    _bind(k_in, xb, v, 0, c, r0, r1, tw, pt, pl),
+                    bind_kernel(k_in, xb, v, 0, c, r0, r1, tw, pt, pl),
                     functools.partial(np.matmul, u, v[:, :, t0:t1], out=m[:, :, t0:t1]),
-                    _bind(k_out, m, tw, ob, 0, o, r0, r1),
+                    bind_kernel(k_out, m, tw, ob, 0, o, r0, r1),
                 ]
                 y1 = min(oh, tile * r1)
-                steps += _epilogue_chunk(opts.epilogue, out, b, (0, o), (tile * r0, y1), opts)
-                return _sequence(steps)
+                steps += epilogue_chunk(opts.epilogue, out, b, (0, o), (tile * r0, y1), opts)
+                return in_sequence(steps)
 
-            tasks = [rows(lo, hi) for lo, hi in _ranges(th, WINOGRAD_CHUNKS)]
-            thunks.append(("conv", _fixed_split(opts, tasks)))
+            tasks = [rows(lo, hi) for lo, hi in even_ranges(th, WINOGRAD_CHUNKS)]
+            thunks.append(("conv", fixed_split(opts, tasks)))
             continue
 
         def tiles(c0: int, c1: int, xb=xb) -> Thunk:
-            return _bind(k_in, xb, v, c0, c1, 0, th, tw, pt, pl)
+            return bind_kernel(k_in, xb, v, c0, c1, 0, th, tw, pt, pl)
 
         # The input transform gives the same values however it is cut.
-        gparts = _chunks(opts) if c * nt * count >= 2 * _MIN_CHUNK_ELEMENTS else 1
-        thunks.append(("im2col", _split(opts, tiles, _ranges(c, gparts), c)))
+        gparts = chunk_count(opts) if c * nt * count >= 2 * _MIN_CHUNK_ELEMENTS else 1
+        thunks.append(("im2col", split_job(opts, tiles, even_ranges(c, gparts), c)))
 
         # The products, each whole (the same call however they are shared out).
         def products(k0: int, k1: int) -> Thunk:
             return functools.partial(np.matmul, u[k0:k1], v[k0:k1], out=m[k0:k1])
 
-        fine = _ranges(count, _chunks(opts, FINE_CHUNKS_PER_THREAD))
-        cut = _ranges(count, _chunks(opts))
-        thunks.append(("matmul", _split(opts, products, cut, count, fine)))
+        fine = even_ranges(count, chunk_count(opts, FINE_CHUNKS_PER_THREAD))
+        cut = even_ranges(count, chunk_count(opts))
+        thunks.append(("matmul", split_job(opts, products, cut, count, fine)))
 
         def finish(o0: int, o1: int, ob=ob, b=b) -> Thunk:
-            steps = [_bind(k_out, m, tw, ob, o0, o1, 0, th)]
-            steps += _epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
-            return _sequence(steps)
+            steps = [bind_kernel(k_out, m, tw, ob, o0, o1, 0, th)]
+            steps += epilogue_chunk(opts.epilogue, out, b, (o0, o1), (0, oh), opts)
+            return in_sequence(steps)
 
-        oparts = _chunks(opts) if o * oh * ow >= 2 * _MIN_CHUNK_ELEMENTS else 1
-        thunks.append(("conv", _split(opts, finish, _ranges(o, oparts), o)))
+        oparts = chunk_count(opts) if o * oh * ow >= 2 * _MIN_CHUNK_ELEMENTS else 1
+        thunks.append(("conv", split_job(opts, finish, even_ranges(o, oparts), o)))
     return thunks
 
 
-def _im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
+def im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
     """im2col of one image with numpy copies (the reference kernel's exact values)."""
     kh, kw, sh, sw, dh, dw, pt, pl = geometry
     c, h, wd = xb.shape
@@ -1076,9 +1084,9 @@ def _im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
     cols6 = cols.reshape(c, kh, kw, oh, ow)
     thunks: list[tuple[str, Thunk]] = []
     for i in range(kh):
-        r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
+        r0, r1 = valid_range(oh, h, i * dh, sh, pt)
         for j in range(kw):
-            c0, c1 = _valid_range(ow, wd, j * dw, sw, pl)
+            c0, c1 = valid_range(ow, wd, j * dw, sw, pl)
             tap = cols6[:, i, j]
             # Zero the border the padding would give, then copy the valid window.
             for zone in (tap[:, :r0], tap[:, r1:], tap[:, r0:r1, :c0], tap[:, r0:r1, c1:]):
@@ -1095,10 +1103,10 @@ def _im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
     return thunks
 
 
-def _im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
+def im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
     """Columns ``y0 * ow .. y1 * ow`` of the rows of channels ``c0 .. c1`` (a pure copy with
-    zeros for the padding: the same values as ``_im2col_numpy``)."""
-    return _bind("gather", xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
+    zeros for the padding: the same values as ``im2col_numpy``)."""
+    return bind_kernel("gather", xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
 
 
 _SMALL_ROW = 28
@@ -1126,7 +1134,7 @@ def _depthwise(x, w, out, geometry, opts):
         and x.flags.c_contiguous
     )
     per_channel = out.shape[2] * out.shape[3]
-    parts = _chunks(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
+    parts = chunk_count(opts) if c * per_channel >= 2 * _MIN_CHUNK_ELEMENTS else 1
     thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
 
@@ -1134,13 +1142,13 @@ def _depthwise(x, w, out, geometry, opts):
             if fuse:
                 # The epilogue inside the kernel, each channel while it is in cache.
                 args = _epilogue_args(opts.epilogue, out, b)
-                return _bind("depthwise3x3_epi", x[b], wc, out[b], c0, c1, *geometry, *args)
-            steps = [_bind(kernel, x[b], wc, out[b], c0, c1, *geometry)]
-            steps += _epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
-            return _sequence(steps)
+                return bind_kernel("depthwise3x3_epi", x[b], wc, out[b], c0, c1, *geometry, *args)
+            steps = [bind_kernel(kernel, x[b], wc, out[b], c0, c1, *geometry)]
+            steps += epilogue_chunk(opts.epilogue, out, b, (c0, c1), (0, out.shape[2]), opts)
+            return in_sequence(steps)
 
-        fine = _ranges(c, _chunks(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
-        thunks.append(("depthwise", _split(opts, make, _ranges(c, parts), c, fine)))
+        fine = even_ranges(c, chunk_count(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
+        thunks.append(("depthwise", split_job(opts, make, even_ranges(c, parts), c, fine)))
     return thunks
 
 
@@ -1174,7 +1182,7 @@ def _kernels() -> dict[str, Any]:
     return _NUMBA["preferred"]
 
 
-def _bind(name: str, *args: Any) -> Thunk:
+def bind_kernel(name: str, *args: Any) -> Thunk:
     """A thunk calling loop kernel ``name`` on ``args``; the numba one where the C one
     cannot take the arrays (e.g. a non-contiguous input)."""
     kernel = _kernels()[name]
@@ -1630,39 +1638,45 @@ NUMBA_MAKERS: list[Callable[[Any], dict[str, Callable[..., None]]]] = []
 other modules: ``runtime.native.fast_nhwc``'s channels-last Winograd transforms)."""
 
 
-def _or_channels_last(nchw: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``nchw`` for an op in NCHW; ``runtime.native.fast_nhwc``'s kernel ``name`` for one in NHWC,
-    and its ``<name without _nhwc>_blocked`` for a blocked layout (``NCHW16c``)."""
+Maker = Callable[..., list[tuple[str, Thunk]] | None]
+"""``maker(op, vals, out, ws, opts)``: the thunks computing ``op`` into ``out``, or None when
+the kernel does not take this op (the next maker, finally the reference kernel, is tried)."""
+
+
+def by_layout(nchw: Maker, nhwc: Maker, blocked: Maker) -> Maker:
+    """``nchw`` for an op in NCHW, ``nhwc`` for one in NHWC and ``blocked`` for a blocked layout
+    (``NCHW16c``)."""
 
     def maker(op, vals, out, ws, opts):
         a = op.attrs
         layout = a.get("data_layout") or a.get("layout") or ""
-        if layout == "NHWC" or (layout and not layout.isupper()):
-            key = name if layout == "NHWC" else name.removesuffix("_nhwc") + "_blocked"
-            kernel = NHWC_MAKERS.get(key)
-            return None if kernel is None else kernel(op, vals, out, ws, opts)
+        if layout == "NHWC":
+            return nhwc(op, vals, out, ws, opts)
+        if layout and not layout.isupper():
+            return blocked(op, vals, out, ws, opts)
         return nchw(op, vals, out, ws, opts)
 
     return maker
 
 
-NHWC_MAKERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
-"""The channels-last fast kernels by name; ``runtime.native.fast_nhwc`` registers them (it builds on
-this module, so this module cannot import it)."""
+def first(*makers: Maker) -> Maker:
+    """A maker trying ``makers`` in order (the int8 kernel, then the float ones)."""
 
-PAD_READERS: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {}
-"""Makers that read through a deferred ``nn.pad`` feeding the op's first operand
-(``_Options.padded``, ``vals[0]`` None); when they decline, the pad is made and ``_FAST``'s
-maker runs (runtime/native/fast_int8.py adds the uint8 x int8 convolution)."""
+    def maker(op, vals, out, ws, opts):
+        for m in makers:
+            thunks = m(op, vals, out, ws, opts)
+            if thunks is not None:
+                return thunks
+        return None
 
-_FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
+    return maker
+
+
+FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     **{name: _fast_binary for name in _BINARY_UFUNCS},
     "nn.relu": _fast_relu,
     "clip": _fast_clip,
-    "nn.global_avg_pool2d": _or_channels_last(_fast_global_avg_pool, "global_avg_pool_nhwc"),
-    "nn.max_pool2d": _or_channels_last(_fast_max_pool, "max_pool_nhwc"),
     "nn.avg_pool2d": _fast_avg_pool,
-    "nn.conv2d": _or_channels_last(_fast_conv2d, "conv2d_nhwc"),
     **{name: _fast_unary for name in _UNARY_UFUNCS},
     "erf": _fast_erf,
     "sigmoid": _fast_sigmoid,
@@ -1675,10 +1689,10 @@ _FAST: dict[str, Callable[..., list[tuple[str, Thunk]] | None]] = {
     "gather_nd": _fast_gather_nd,
     **{name: _fast_logical for name in ("logical_and", "logical_or", "logical_not")},
     **{name: _fast_reduce for name in ("sum", "mean", "max", "min")},
-}
-
-# The int8 kernels (runtime.native.fast_int8) and the channels-last ones (runtime.native.fast_nhwc) add
-# themselves to these tables when imported; runtime.executor imports them.
+})  # fmt: skip
+"""This module's makers by op name, but those of the layout-dependent ops (``nn.conv2d`` and
+the 2-D pools: NCHW here, channels-last and blocked in ``fast_nhwc``); the native engine's
+table of every maker is ``runtime.native.makers.FAST``."""
 
 _FAMILY_OF = {
     "nn.conv2d": "matmul",
@@ -1765,9 +1779,9 @@ def _epilogue_of(
                     return chain
                 args.append(value)
             steps = [(_BINARY_UFUNCS[name], args[0], args[1])]
-        elif name == "nn.relu" and _float_same(buf):
+        elif name == "nn.relu" and float_same(buf):
             steps = [(np.maximum, _OUT, np.zeros((), buf.dtype))]
-        elif name == "clip" and _float_same(buf):
+        elif name == "clip" and float_same(buf):
             lo = np.asarray(user.attrs["a_min"], dtype=buf.dtype)
             hi = np.asarray(user.attrs["a_max"], dtype=buf.dtype)
             steps = [(np.maximum, _OUT, lo), (np.minimum, _OUT, hi)]
@@ -1791,6 +1805,8 @@ def compile_function(
     lookup: Callable[[str], func.FuncOp | None] | None = None,
     fixed: Sequence[bool] | None = None,
     _temporaries: _Temporaries | None = None,
+    makers: Mapping[str, Maker] = MappingProxyType({}),
+    pad_readers: Mapping[str, Maker] = MappingProxyType({}),
 ) -> CompiledFunction:
     """Bind ``fn``'s body to ``inputs``/``outs``/``workspace`` and return its thunks.
 
@@ -1801,6 +1817,8 @@ def compile_function(
     (found with ``lookup``) with reference semantics. ``fixed`` says which inputs are
     constants, bound for as long as the thunks are used: kernels may pre-transform them here
     (the Winograd convolution's weights; an input not marked is read when a thunk runs).
+    ``makers`` are the fast kernels by op name and ``pad_readers`` those that read through a
+    deferred ``nn.pad`` (the native engine's table: ``runtime.native.makers``).
     Raises ``KernelError`` naming the op for ops without a kernel.
     """
     name = fn.sym_name.data
@@ -1839,7 +1857,7 @@ def compile_function(
     assert isinstance(ret, func.ReturnOp)
     fused: set[RelayOp] = set()
     produced: dict[SSAValue, np.ndarray] = {}
-    deferred: dict[SSAValue, RelayOp] = {}  # pads a kernel may read through (_Options.padded)
+    deferred: dict[SSAValue, RelayOp] = {}  # pads a kernel may read through (Options.padded)
 
     def materialise(pad: RelayOp) -> None:
         """Make a deferred pad's tensor after all (its user's kernel declined to read through)."""
@@ -1893,6 +1911,7 @@ def compile_function(
                         callee, args, bufs, workspace, fast=fast, use_numba=use_numba, pool=pool,
                         call_function=call_function, lookup=lookup,
                         fixed=[is_fixed(v) for v in op.arguments], _temporaries=temporaries,
+                        makers=makers, pad_readers=pad_readers,
                     )  # fmt: skip
                 except KernelError:
                     inner = None
@@ -1940,11 +1959,11 @@ def compile_function(
         thunks = None
         chain: list = []
         if fast and not isinstance(out, tuple):
-            maker = _FAST.get(op.RELAY_NAME)
+            maker = makers.get(op.RELAY_NAME)
             if op.RELAY_NAME == "nn.conv2d":
                 chain = _epilogue_of(op, dest, known)
             # a deferred pad: first the kernel that reads through it, else the pad is made
-            attempts = [(PAD_READERS.get(op.RELAY_NAME), True), (maker, False)] if pad_op is not None else [(maker, False)]
+            attempts = [(pad_readers.get(op.RELAY_NAME), True), (maker, False)] if pad_op is not None else [(maker, False)]
             for make, through in attempts:
                 if make is None:
                     continue
@@ -1952,7 +1971,7 @@ def compile_function(
                     materialise(pad_op)
                     vals[0], pad_op = env[op.operands[0]], None
                 epilogue = [s for _, steps in chain for s in steps]
-                opts = _Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
+                opts = Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 opts.dest = dest
                 opts.constant = lambda v: known(v) if is_fixed(v) else None
@@ -1987,7 +2006,7 @@ def compile_function(
             epilogue = [s for _, steps in chain for s in steps]
             compiled.fast_ops += len(chain)
             compiled.thunks.extend(
-                (label, "elementwise", t) for t in _epilogue_thunks(epilogue, out, ())
+                (label, "elementwise", t) for t in epilogue_thunks(epilogue, out, ())
             )
     for i, v in enumerate(ret.arguments):
         value = env[v]
@@ -2055,7 +2074,7 @@ class _Temporaries:
 
 def _pad_read_through(op: RelayOp, dest: dict) -> bool:
     """A constant-mode ``nn.pad`` whose only use is the data operand of an ``nn.conv2d`` and
-    whose result is not a destination: its tensor is deferred (``_Options.padded``)."""
+    whose result is not a destination: its tensor is deferred (``Options.padded``)."""
     if op.RELAY_NAME != "nn.pad" or op.attrs.get("pad_mode", "constant") != "constant":
         return False
     r = op.results[0]

@@ -22,21 +22,20 @@ import numpy as np
 
 from xrelay.dialects.memory import winograd_slice_bytes
 from xrelay.runtime.native.fast_kernels import (
-    _MIN_CHUNK_MNK,
     FINE_CHUNKS_PER_THREAD,
-    NHWC_MAKERS,
+    MIN_CHUNK_MNK,
     NUMBA_MAKERS,
     Thunk,
-    _chunks,
-    _epilogue_chunk,
-    _float_same,
-    _matmul_ranges,
-    _ranges,
-    _sequence,
-    _split,
-    _valid_range,
+    chunk_count,
+    epilogue_chunk,
+    even_ranges,
+    float_same,
+    in_sequence,
+    matmul_ranges,
     mean_into,
     pool_geometry,
+    split_job,
+    valid_range,
 )
 
 
@@ -48,7 +47,7 @@ def conv2d_nhwc(op, vals, out, ws, opts):
         return None
     if (a["out_layout"] or "NHWC") != "NHWC" or a["out_dtype"] not in ("", None, str(x.dtype)):
         return None
-    if not _float_same(x, w, out) or x.ndim != 4 or w.ndim != 4 or a["groups"] != 1:
+    if not float_same(x, w, out) or x.ndim != 4 or w.ndim != 4 or a["groups"] != 1:
         return None
     if not (out.flags.c_contiguous and x.flags.c_contiguous):
         return None
@@ -78,7 +77,7 @@ def conv2d_nhwc(op, vals, out, ws, opts):
         cols = ws[:need].view(x.dtype).reshape(p, k)
         opts.columns.append(cols)
     taps = _taps(h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl)
-    parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
+    parts = min(chunk_count(opts), o * k * p // MIN_CHUNK_MNK) or 1
     thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
         out2 = out[b].reshape(p, o)
@@ -91,11 +90,11 @@ def conv2d_nhwc(op, vals, out, ws, opts):
                 steps += _gather(x[b], cols.reshape(oh, ow, kh, kw, c), taps, y0, y1)
             steps.append(functools.partial(np.matmul, src[p0:p1], wmat, out=out2[p0:p1]))
             steps += _epilogue_rows(opts, out, (b, slice(y0, y1)))
-            return _sequence(steps)
+            return in_sequence(steps)
 
-        ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
-        fine = _matmul_ranges(oh, _chunks(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
-        thunks.append(("conv" if opts.epilogue else "matmul", _split(opts, rows, ranges, oh, fine)))
+        ranges = matmul_ranges(oh, parts, 1, ow * o * k)
+        fine = matmul_ranges(oh, chunk_count(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
+        thunks.append(("conv" if opts.epilogue else "matmul", split_job(opts, rows, ranges, oh, fine)))
     return thunks
 
 
@@ -109,7 +108,7 @@ def _epilogue_rows(opts, out, index: tuple) -> list[Thunk]:
         ranges = ((rest[0].start, rest[0].stop), (0, out.shape[2]))
     else:
         ranges = ((0, out.shape[1]), (rest[1].start, rest[1].stop))
-    return _epilogue_chunk(opts.epilogue, out, b, *ranges, opts)
+    return epilogue_chunk(opts.epilogue, out, b, *ranges, opts)
 
 
 def _winograd_nhwc(x, w, out, a, ws, opts):
@@ -157,9 +156,9 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     """
     from xrelay.runtime.native.fast_kernels import (
         WINOGRAD_CHUNKS,
-        _bind,
-        _fixed_split,
-        _wino_matrices,
+        bind_kernel,
+        fixed_split,
+        wino_matrices,
         winograd_tile_for,
         winograd_weights,
     )
@@ -181,8 +180,8 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     k_in, k_out = ("wino_input_nhwc", "wino_output_nhwc") if tile == 2 else ("wino4_input_nhwc", "wino4_output_nhwc")
     dt = x.dtype
     u = winograd_weights(w, tile, dt)  # u[k]: C x O
-    v = _wino_matrices(ws, 0, count, nt, c, dt)
-    m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, nt, o, dt)
+    v = wino_matrices(ws, 0, count, nt, c, dt)
+    m = wino_matrices(ws, count * winograd_slice_bytes(c, nt, dt.itemsize), count, nt, o, dt)
     opts.columns += [v, m]
     opts.winograd.append(u)
     by_rows = nt >= WINOGRAD_CHUNKS * 64 and th >= WINOGRAD_CHUNKS
@@ -190,10 +189,10 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     for b in range(g.n):
 
         def start(r0: int, r1: int, b=b) -> list[Thunk]:
-            return [_bind(k_in, img, v[:, :, c0 : c0 + k], 0, k, r0, r1, tw, pt, pl) for img, c0, k in g.in_blocks(b)]
+            return [bind_kernel(k_in, img, v[:, :, c0 : c0 + k], 0, k, r0, r1, tw, pt, pl) for img, c0, k in g.in_blocks(b)]
 
         def finish(r0: int, r1: int, b=b) -> list[Thunk]:
-            steps = [_bind(k_out, m[:, :, o0 : o0 + k], tw, img, 0, k, r0, r1) for img, o0, k in g.out_blocks(b)]
+            steps = [bind_kernel(k_out, m[:, :, o0 : o0 + k], tw, img, 0, k, r0, r1) for img, o0, k in g.out_blocks(b)]
             return steps + _epilogue_rows(opts, out, g.rows(b, tile * r0, min(oh, tile * r1)))
 
         if by_rows:
@@ -201,27 +200,27 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
             def rows(r0: int, r1: int, start=start, finish=finish) -> Thunk:
                 t0, t1 = r0 * tw, r1 * tw
                 product = functools.partial(np.matmul, v[:, t0:t1], u, out=m[:, t0:t1])
-                return _sequence([*start(r0, r1), product, *finish(r0, r1)])
+                return in_sequence([*start(r0, r1), product, *finish(r0, r1)])
 
-            tasks = [rows(lo, hi) for lo, hi in _ranges(th, WINOGRAD_CHUNKS)]
-            thunks.append(("conv", _fixed_split(opts, tasks)))
+            tasks = [rows(lo, hi) for lo, hi in even_ranges(th, WINOGRAD_CHUNKS)]
+            thunks.append(("conv", fixed_split(opts, tasks)))
             continue
 
         def first(r0: int, r1: int, start=start) -> Thunk:
-            return _sequence(start(r0, r1))
+            return in_sequence(start(r0, r1))
 
-        thunks.append(("im2col", _split(opts, first, _ranges(th, _chunks(opts)), th)))
+        thunks.append(("im2col", split_job(opts, first, even_ranges(th, chunk_count(opts)), th)))
 
         def products(k0: int, k1: int) -> Thunk:
             return functools.partial(np.matmul, v[k0:k1], u[k0:k1], out=m[k0:k1])
 
-        fine = _ranges(count, _chunks(opts, FINE_CHUNKS_PER_THREAD))
-        thunks.append(("matmul", _split(opts, products, _ranges(count, _chunks(opts)), count, fine)))
+        fine = even_ranges(count, chunk_count(opts, FINE_CHUNKS_PER_THREAD))
+        thunks.append(("matmul", split_job(opts, products, even_ranges(count, chunk_count(opts)), count, fine)))
 
         def last(r0: int, r1: int, finish=finish) -> Thunk:
-            return _sequence(finish(r0, r1))
+            return in_sequence(finish(r0, r1))
 
-        thunks.append(("conv", _split(opts, last, _ranges(th, _chunks(opts)), th)))
+        thunks.append(("conv", split_job(opts, last, even_ranges(th, chunk_count(opts)), th)))
     return thunks
 
 
@@ -351,7 +350,7 @@ def _few_channels(x, w, out, a, ws, opts):
     columns; the product ``columns^T x W`` (BLAS reads the transposed chunk in place) writes
     the NHWC output rows directly, then the epilogue on them. None without the loop kernels
     (``_channels_first`` then)."""
-    from xrelay.runtime.native.fast_kernels import _im2col_numba, loop_kernels_available
+    from xrelay.runtime.native.fast_kernels import im2col_numba, loop_kernels_available
 
     n, h, wd, c = x.shape
     kh, kw, _, o = w.shape
@@ -371,7 +370,7 @@ def _few_channels(x, w, out, a, ws, opts):
     xt = np.empty((n, c, h, wd), x.dtype)
     opts.scratch += [xt] if fixed else [xt, wmat]
     geometry = (kh, kw, *a["strides"], *a["dilation"], *a["padding"][:2])
-    parts = min(_chunks(opts), o * k * p // _MIN_CHUNK_MNK) or 1
+    parts = min(chunk_count(opts), o * k * p // MIN_CHUNK_MNK) or 1
     thunks: list[tuple[str, Thunk]] = []
     if not fixed:  # the weights may change between runs: rearranged on every run
         thunks.append(("copy", lambda: np.copyto(wmat, view())))
@@ -380,21 +379,21 @@ def _few_channels(x, w, out, a, ws, opts):
         def to_channels_first(y0: int, y1: int, b: int = b) -> Thunk:
             return functools.partial(np.copyto, xt[b, :, y0:y1], x[b, y0:y1].transpose(2, 0, 1))
 
-        thunks.append(("copy", _split(opts, to_channels_first, _ranges(h, _chunks(opts)), h)))
+        thunks.append(("copy", split_job(opts, to_channels_first, even_ranges(h, chunk_count(opts)), h)))
         out2 = out[b].reshape(p, o)
 
         def rows(y0: int, y1: int, b: int = b, out2=out2) -> Thunk:
             p0, p1 = y0 * ow, y1 * ow
             steps = [
-                _im2col_numba(xt[b], cols, 0, c, y0, y1, (oh, ow), geometry),
+                im2col_numba(xt[b], cols, 0, c, y0, y1, (oh, ow), geometry),
                 functools.partial(np.matmul, cols[:, p0:p1].T, wmat, out=out2[p0:p1]),
             ]
             steps += _epilogue_rows(opts, out, (b, slice(y0, y1)))
-            return _sequence(steps)
+            return in_sequence(steps)
 
-        ranges = _matmul_ranges(oh, parts, 1, ow * o * k)
-        fine = _matmul_ranges(oh, _chunks(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
-        thunks.append(("conv", _split(opts, rows, ranges, oh, fine)))
+        ranges = matmul_ranges(oh, parts, 1, ow * o * k)
+        fine = matmul_ranges(oh, chunk_count(opts, FINE_CHUNKS_PER_THREAD), 1, ow * o * k)
+        thunks.append(("conv", split_job(opts, rows, ranges, oh, fine)))
     return thunks
 
 
@@ -431,7 +430,7 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
     weights as OIHW; ``x_rows(xt, b, y0, y1)`` / ``out_rows(ot, b, y0, y1)`` give the
     (destination, source) of copying rows to and from the channels-first arrays ``xt`` and
     ``ot``. None where the NCHW path declines."""
-    from xrelay.runtime.native.fast_kernels import _fast_conv2d, _Options
+    from xrelay.runtime.native.fast_kernels import Options, fast_conv2d
 
     n, c, o = g.n, g.c, g.o
     (h, wd), (oh, ow) = g.in_hw, g.out_hw
@@ -440,13 +439,13 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
     w_oihw = np.ascontiguousarray(view) if fixed else np.empty(view.shape, view.dtype)
     xt = np.empty((n, c, h, wd), out.dtype)
     ot = np.empty((n, o, oh, ow), out.dtype)
-    inner = _Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
+    inner = Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
     inner.fixed = opts.fixed
-    body = _fast_conv2d(_AsChannelsFirst(op), [xt, w_oihw], ot, ws, inner)
+    body = fast_conv2d(_AsChannelsFirst(op), [xt, w_oihw], ot, ws, inner)
     if body is None:
         return None
     opts.scratch += [xt, ot] if fixed else [xt, ot, w_oihw]
-    parts = _chunks(opts)
+    parts = chunk_count(opts)
     thunks: list[tuple[str, Thunk]] = []
     if not fixed:  # the weights may change between runs: rearranged on every run
         thunks.append(("copy", lambda: np.copyto(w_oihw, oihw())))
@@ -455,7 +454,7 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
         def to_channels_first(y0: int, y1: int, b: int = b) -> Thunk:
             return functools.partial(np.copyto, *x_rows(xt, b, y0, y1))
 
-        thunks.append(("copy", _split(opts, to_channels_first, _ranges(h, parts), h)))
+        thunks.append(("copy", split_job(opts, to_channels_first, even_ranges(h, parts), h)))
     thunks += body
     for b in range(n):
 
@@ -463,9 +462,9 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
             # back to channels last, then the epilogue on those rows while they are in cache
             steps = [functools.partial(np.copyto, *out_rows(ot, b, y0, y1))]
             steps += _epilogue_rows(opts, out, g.rows(b, y0, y1))
-            return _sequence(steps)
+            return in_sequence(steps)
 
-        thunks.append(("conv", _split(opts, finish, _ranges(oh, parts), oh)))
+        thunks.append(("conv", split_job(opts, finish, even_ranges(oh, parts), oh)))
     return thunks
 
 
@@ -487,7 +486,7 @@ def conv2d_blocked(op, vals, out, ws, opts):
     if not (dm and om and (km or plain_kernel)) or a["out_dtype"] not in ("", None, str(x.dtype)):
         return None
     ic, oc = int(dm.group(1)), int(om.group(1))
-    if not _float_same(x, w, out) or x.ndim != 5 or w.ndim != (4 if plain_kernel else 6):
+    if not float_same(x, w, out) or x.ndim != 5 or w.ndim != (4 if plain_kernel else 6):
         return None
     if not (out.flags.c_contiguous and x.flags.c_contiguous):
         return None
@@ -533,9 +532,9 @@ def _taps(h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):
     """Per tap (i, j): the valid output rows/columns and the input position of the first."""
     out = []
     for i in range(kh):
-        r0, r1 = _valid_range(oh, h, i * dh, sh, pt)
+        r0, r1 = valid_range(oh, h, i * dh, sh, pt)
         for j in range(kw):
-            c0, c1 = _valid_range(ow, wd, j * dw, sw, pl)
+            c0, c1 = valid_range(ow, wd, j * dw, sw, pl)
             out.append((i, j, r0, r1, c0, c1, r0 * sh + i * dh - pt, c0 * sw + j * dw - pl, sh, sw))
     return out
 
@@ -589,7 +588,7 @@ def global_avg_pool_nhwc(op, vals, out, ws, opts):
     a = op.attrs
     if a["layout"] != "NHWC" or (a["out_layout"] or "NHWC") != "NHWC":
         return None
-    if not _float_same(x, out) or x.ndim != 4:
+    if not float_same(x, out) or x.ndim != 4:
         return None
     return [("pool", mean_into(x, (1, 2), out))]
 
@@ -601,7 +600,7 @@ def max_pool_blocked(op, vals, out, ws, opts):
     a = op.attrs
     if not _NCHWC.match(a["layout"]) or (a.get("out_layout") or a["layout"]) != a["layout"]:
         return None
-    if not _float_same(x, out) or x.ndim != 5:
+    if not float_same(x, out) or x.ndim != 5:
         return None
     kh, kw = a["pool_size"]
     (sh, sw), (dh, dw), (pt, pl) = a["strides"], a["dilation"], a["padding"][:2]
@@ -622,14 +621,6 @@ def global_avg_pool_blocked(op, vals, out, ws, opts):
     a = op.attrs
     if not _NCHWC.match(a["layout"]) or (a["out_layout"] or a["layout"]) != a["layout"]:
         return None
-    if not _float_same(x, out) or x.ndim != 5:
+    if not float_same(x, out) or x.ndim != 5:
         return None
     return [("pool", functools.partial(np.mean, x, axis=(2, 3), keepdims=True, dtype=x.dtype, out=out))]
-
-
-NHWC_MAKERS.update(
-    conv2d_blocked=conv2d_blocked,
-    max_pool_blocked=max_pool_blocked,
-    global_avg_pool_blocked=global_avg_pool_blocked,
-    conv2d_nhwc=conv2d_nhwc, max_pool_nhwc=max_pool_nhwc, global_avg_pool_nhwc=global_avg_pool_nhwc
-)

@@ -9,7 +9,7 @@ import xrelay
 from xrelay import relay
 from xrelay.kernels import KERNELS
 from xrelay.runtime.native import fast_int8
-from xrelay.runtime.native.fast_kernels import _Options
+from xrelay.runtime.native.fast_kernels import Options
 
 RNG = np.random.default_rng(2)
 
@@ -23,7 +23,7 @@ def test_dense_extremes_are_exact_across_reduction_chunks(data):
     w[1] = 127
     w[2, ::2] = 1
     out = np.empty((2, 3), np.int32)
-    opts = _Options(fixed=(False, True))
+    opts = Options(fixed=(False, True))
     thunks = fast_int8.dense(None, [x, w], out, None, opts)
     for _, t in thunks:
         t()
@@ -32,17 +32,17 @@ def test_dense_extremes_are_exact_across_reduction_chunks(data):
 
 
 def test_dense_refuses_what_it_does_not_cover():
-    opts = _Options(fixed=(False, False))  # weights not constant
+    opts = Options(fixed=(False, False))  # weights not constant
     out = np.empty((2, 3), np.int32)
     assert fast_int8.dense(None, [np.zeros((2, 4), np.int8), np.zeros((3, 4), np.int8)], out, None, opts) is None
-    opts = _Options(fixed=(False, True))
+    opts = Options(fixed=(False, True))
     assert fast_int8.dense(None, [np.zeros((2, 4), np.float32), np.zeros((3, 4), np.float32)], np.empty((2, 3), np.float32), None, opts) is None
 
 
 @pytest.mark.parametrize("dtypes", [("uint8", "int8"), ("int8", "int8"), ("uint8", "uint8")])
 @pytest.mark.parametrize("shape", [(1, 64, 9, 9, 3, 1, 1), (2, 8, 7, 7, 3, 2, 0), (1, 96, 5, 5, 1, 1, 0)])
 def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
-    from xrelay.runtime.native import fast_kernels
+    from xrelay.runtime import executor
 
     used = []
 
@@ -51,7 +51,7 @@ def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
         used.append(thunks is not None)
         return thunks
 
-    monkeypatch.setitem(fast_kernels._FAST, "nn.conv2d", spy)
+    monkeypatch.setattr(executor, "FAST", {**executor.FAST, "nn.conv2d": spy})
     n, c, h, w_, k, stride, pad = shape
     x = relay.var("x", shape=(n, c, h, w_), dtype=dtypes[0])
     info = np.iinfo(dtypes[1])
@@ -118,7 +118,7 @@ def test_vnni_convolution_matches_the_reference(geometry):
         data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
     )  # fmt: skip
     out = np.empty(ref.shape, np.int32)
-    for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), _Options()):
+    for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), Options()):
         t()
     np.testing.assert_array_equal(out, ref)
 
@@ -196,10 +196,11 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
             return thunks
 
         monkeypatch.setattr(fast_int8, name, spy)
-        from xrelay.runtime.native import fast_kernels as fk
+        from xrelay.runtime import executor
+        from xrelay.runtime.native.fast_kernels import first
 
         op = "cast" if key == "req" else "add"
-        monkeypatch.setitem(fk._FAST, op, fast_int8.first(spy, fk._FAST[op]))
+        monkeypatch.setattr(executor, "FAST", {**executor.FAST, op: first(spy, executor.FAST[op])})
     m = np.atleast_1d(np.asarray(multiplier, "float32"))
     x = relay.var("x", shape=(1, 4, 6, 6), dtype="uint8")
     w = relay.const(RNG.integers(-127, 128, (4, 4, 3, 3)).astype("int8"))

@@ -22,12 +22,12 @@ from xrelay.runtime.native import library as native
 from xrelay.runtime.native.fast_kernels import (
     _OUT,
     CHUNKS_PER_THREAD,
-    _bind,
-    _epilogue_chunk,
-    _epilogue_thunks,
+    Options,
     _numba_kernels,
-    _Options,
-    _ranges,
+    bind_kernel,
+    epilogue_chunk,
+    epilogue_thunks,
+    even_ranges,
 )
 from xrelay.runtime.parallel import Job, WorkerPool, default_threads
 from xrelay.testing import onnx_models
@@ -250,10 +250,10 @@ def test_pool_runs_the_fine_cut_once_each():
 
 
 def test_ranges_are_deterministic_and_cover():
-    assert _ranges(10, 4) == [(0, 2), (2, 5), (5, 8), (8, 10)]
-    assert _ranges(128, 4, 16) == [(0, 32), (32, 64), (64, 96), (96, 128)]
-    assert _ranges(3, 8) == [(0, 1), (1, 2), (2, 3)]
-    assert _ranges(5, 1) == [(0, 5)]
+    assert even_ranges(10, 4) == [(0, 2), (2, 5), (5, 8), (8, 10)]
+    assert even_ranges(128, 4, 16) == [(0, 32), (32, 64), (64, 96), (96, 128)]
+    assert even_ranges(3, 8) == [(0, 1), (1, 2), (2, 3)]
+    assert even_ranges(5, 1) == [(0, 5)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -275,14 +275,14 @@ def _special(shape, seed):
 def _epilogue_both_ways(epilogue, out):
     expect = out.copy()
     with np.errstate(all="ignore"):
-        for t in _epilogue_thunks(epilogue, expect, ()):
+        for t in epilogue_thunks(epilogue, expect, ()):
             t()
     got = out.copy()
-    opts = _Options(use_numba=True)
+    opts = Options(use_numba=True)
     # Chunks of channels and rows per image, as the pool would cut them.
     for b in range(out.shape[0]):
         for chans, rows in (((0, 3), (0, 6)), ((3, 5), (0, 2)), ((3, 5), (2, 6))):
-            thunks = _epilogue_chunk(epilogue, got, b, chans, rows, opts)
+            thunks = epilogue_chunk(epilogue, got, b, chans, rows, opts)
             assert len(thunks) == -(-len(epilogue) // 4)  # four ops per kernel call
             for t in thunks:
                 t()
@@ -466,7 +466,7 @@ def test_native_kernels_fall_back_to_numba_for_strided_arrays():
     with pytest.raises(native.NativeError, match="C-contiguous"):
         k.bind(x, np.empty((4, 5, 5), "float32"), 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
     out = np.empty((4, 5, 5), "float32")
-    thunk = _bind("max_pool", x, out, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
+    thunk = bind_kernel("max_pool", x, out, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
     thunk()
     expect = np.empty_like(out)
     _numba_kernels()["max_pool"](np.ascontiguousarray(x), expect, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)

@@ -12,9 +12,9 @@ from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
 from xrelay.runtime.native.fast_kernels import (
-    _bind,
     _numba_kernels,
-    _wino_matrices,
+    bind_kernel,
+    wino_matrices,
     winograd_enabled,
 )
 from xrelay.runtime.parallel import WorkerPool
@@ -156,11 +156,11 @@ def test_transforms_native_and_numba_agree(tile):
     k_in, k_out = ("wino_input", "wino_output") if tile == 2 else ("wino4_input", "wino4_output")
     x = rng.standard_normal((c, h, wd)).astype("float32")
     ws = np.zeros(winograd_scratch_bytes(c, o, tile * th, tile * tw, 4, tile), np.uint8)
-    v = _wino_matrices(ws, 0, count, c, nt, np.dtype("float32"))
+    v = wino_matrices(ws, 0, count, c, nt, np.dtype("float32"))
     start = count * winograd_slice_bytes(c, nt, 4)
-    m = _wino_matrices(ws, start, count, o, nt, np.dtype("float32"))
+    m = wino_matrices(ws, start, count, o, nt, np.dtype("float32"))
     numba = _numba_kernels()
-    _bind(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
+    bind_kernel(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
     v_c = v.copy()
     v[...] = np.nan
     numba[k_in](x, v, 0, c, 0, th, tw, 1, 2)
@@ -184,7 +184,7 @@ def test_transforms_native_and_numba_agree(tile):
     m[...] = rng.standard_normal(m.shape).astype("float32")
     out_c = np.full((o, tile * th - 1, tile * tw - 1), np.nan, np.float32)
     out_n = out_c.copy()
-    _bind(k_out, m, tw, out_c, 0, o, 0, th)()
+    bind_kernel(k_out, m, tw, out_c, 0, o, 0, th)()
     numba[k_out](m, tw, out_n, 0, o, 0, th)
     assert not np.isnan(out_c).any() and np.array_equal(out_c, out_n)
 

@@ -12,7 +12,7 @@ from xrelay.dialects import make_context
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
-from xrelay.runtime.native.fast_kernels import _bind, _numba_kernels, _wino_matrices
+from xrelay.runtime.native.fast_kernels import _numba_kernels, bind_kernel, wino_matrices
 from xrelay.runtime.parallel import WorkerPool
 
 
@@ -95,11 +95,11 @@ def test_nhwc_transforms_native_and_numba_agree(tile):
     x = rng.standard_normal((h, wd, c)).astype("float32")
     ws = np.zeros(winograd_scratch_bytes(c, o, tile * th, tile * tw, 4, tile), np.uint8)
     dt = np.dtype("float32")
-    v = _wino_matrices(ws, 0, count, nt, c, dt)
-    m = _wino_matrices(ws, count * winograd_slice_bytes(c, nt, 4), count, nt, o, dt)
+    v = wino_matrices(ws, 0, count, nt, c, dt)
+    m = wino_matrices(ws, count * winograd_slice_bytes(c, nt, 4), count, nt, o, dt)
     numba = _numba_kernels()
     v[...] = np.nan
-    _bind(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
+    bind_kernel(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
     v_c = v.copy()
     v[...] = np.nan
     numba[k_in](x, v, 0, c, 0, th, tw, 1, 2)
@@ -121,7 +121,7 @@ def test_nhwc_transforms_native_and_numba_agree(tile):
     m[...] = rng.standard_normal(m.shape).astype("float32")
     out_c = np.full((tile * th - 1, tile * tw - 1, o), np.nan, np.float32)
     out_n = out_c.copy()
-    _bind(k_out, m, tw, out_c, 0, o, 0, th)()
+    bind_kernel(k_out, m, tw, out_c, 0, o, 0, th)()
     numba[k_out](m, tw, out_n, 0, o, 0, th)
     assert not np.isnan(out_c).any() and np.array_equal(out_c, out_n)
     out_f = np.zeros((o, tile * th - 1, tile * tw - 1), np.float32)
