@@ -477,7 +477,10 @@ def offload_reorders(module: ModuleOp) -> int:
 
 
 def inline_elementwise(module: ModuleOp) -> int:
-    """Put every dnnl function that is one elementwise op back into its caller.
+    """Put every dnnl function that is one elementwise op back into its caller, unless it
+    sits between oneDNN steps only (its operands oneDNN results or constants, its users
+    oneDNN steps): there it has nothing native to fuse with and stays one oneDNN binary or
+    eltwise primitive.
 
     Alone, such an op is one pass over memory in oneDNN too, but left in the caller it fuses
     with its neighbours (the BERT-style layer's adds and multiplies around its matmuls,
@@ -494,9 +497,26 @@ def inline_elementwise(module: ModuleOp) -> int:
             candidates[fn.sym_name.data] = fn
     if not candidates:
         return 0
+    dnnl = {f.sym_name.data for f in dnnl_functions(module)}
+
+    def on_dnnl(o: Any) -> bool:
+        return isinstance(o, func.CallOp) and o.callee.root_reference.data in dnnl
+
+    def between_dnnl_steps(call: func.CallOp) -> bool:
+        # nothing native to fuse with: every operand a oneDNN result or a constant, every
+        # user a oneDNN step (squeeze-and-excitation's scale between two convolutions)
+        users = [u.operation for r in call.results for u in r.uses]
+        return bool(users) and all(on_dnnl(u) for u in users) and all(
+            on_dnnl(v.owner) or isinstance(v.owner, ConstantOp) for v in call.arguments
+        )
+
     count = 0
+    kept = set()
     for op in list(module.walk()):
         if not isinstance(op, func.CallOp) or op.callee.root_reference.data not in candidates:
+            continue
+        if between_dnnl_steps(op):
+            kept.add(op.callee.root_reference.data)
             continue
         fn = candidates[op.callee.root_reference.data]
         mapping = dict(zip(fn.body.block.args, op.arguments))
@@ -514,8 +534,9 @@ def inline_elementwise(module: ModuleOp) -> int:
             r.replace_all_uses_with(mapping[v])
         Rewriter.erase_op(op)
         count += 1
-    for fn in candidates.values():
-        Rewriter.erase_op(fn)
+    for name, fn in candidates.items():
+        if name not in kept:
+            Rewriter.erase_op(fn)
     return count
 
 

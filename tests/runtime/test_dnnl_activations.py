@@ -177,6 +177,8 @@ def test_squeeze_excitation_mean_is_a_onednn_global_pool():
     m, out = _run(model, x)
     ops = [o for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl"]
     assert "nn.global_avg_pool2d" in ops, ops
+    # the scale between two oneDNN steps stays a oneDNN binary (nothing native to fuse with)
+    assert "multiply" in ops and "native" not in m.executor.step_backends[1:], ops
     assert [c.split("(")[0] for c in _composites(m)] == [
         "dnnl.conv2d_bias_swish", "dnnl.conv2d_bias_swish", "dnnl.conv2d_bias_sigmoid", "dnnl.conv2d_bias",
     ]  # fmt: skip
