@@ -773,3 +773,30 @@ def _arange(im, node):
     if list(out.shape) != node.out_shape():
         raise node.fail(f"arange gives {out.shape[0]} values, torch's result has {node.out_shape()}")
     return out
+
+
+@converter("aten.index_select.default")
+def _index_select(im, node):
+    x = _t(im, node["self"])
+    return _emit(im, "take", [x, _t(im, node["index"], "int64")], axis=_axis(node["dim"], im.b.rank(x)))
+
+
+@converter("aten.as_strided.default")
+def _as_strided(im, node):
+    # a view of the input's (contiguous) storage: element i of the result is storage element
+    # offset + sum(i_k * stride_k); with static shapes that is a gather of constant indices
+    x = _t(im, node["self"])
+    size, stride = list(node["size"]), list(node["stride"])
+    offset = node["storage_offset"] or 0
+    flat = np.full(size, offset, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[k] = n
+        flat = flat + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    total = math.prod(im.b.shape(x))
+    if flat.size and (flat.min() < 0 or flat.max() >= total):
+        raise node.fail(f"the strided view reads outside the input's {total} elements")
+    contiguous = [math.prod(size[k + 1 :]) for k in range(len(size))]
+    if offset == 0 and flat.size == total and all(s == c for n, s, c in zip(size, stride, contiguous) if n > 1):
+        return im.b.reshape(x, size)
+    return _emit(im, "take", [im.b.reshape(x, [total]), flat], axis=0)

@@ -36,16 +36,21 @@ def _inputs(interp, n: int, seed: int = 0) -> np.ndarray:
     return rng.uniform(-1, 1, shape).astype(np.float32)
 
 
-def _compare(path, n: int, reference: bool):
-    """Run ``n`` inputs through the interpreter (batch resized to n) and xrelay."""
+def _compare(path, n: int, reference: bool, chunk: int = 10):
+    """Run ``n`` inputs through the interpreter and xrelay, ``chunk`` at a time (the batch of
+    both resized to ``chunk``: the reference interpreter keeps every intermediate array)."""
     interp = T.interpreter(path, reference=reference)
     d = interp.get_input_details()[0]
     x = _inputs(interp, n)
-    interp.resize_tensor_input(d["index"], list(x.shape))
+    chunk = min(chunk, n)
+    interp.resize_tensor_input(d["index"], [chunk, *x.shape[1:]])
     interp.allocate_tensors()
-    want = T.run_interpreter(interp, [x])[0]
-    result = import_tflite(path, shape_dict={T.input_name(interp): list(x.shape)})
-    got = run(result.module, [x], result.params)[0]
+    result = import_tflite(path, shape_dict={T.input_name(interp): [chunk, *x.shape[1:]]})
+    got, want = [], []
+    for i in range(0, n, chunk):
+        want.append(T.run_interpreter(interp, [x[i : i + chunk]])[0])
+        got.append(run(result.module, [x[i : i + chunk]], result.params)[0])
+    got, want = np.concatenate(got), np.concatenate(want)
     assert got.shape == want.shape and got.dtype == want.dtype
     return x, got, want, result
 

@@ -125,6 +125,7 @@ def test_elementwise(fn):
         lambda x: x + torch.arange(5, dtype=torch.float32) + torch.full((4, 5), 0.25),
         lambda x: x.to(torch.float16).to(torch.float32) + x.int().float(),
         lambda x: x[:, torch.tensor([2, 0, 1])],
+        lambda x: torch.index_select(x, 3, torch.tensor([4, 0, 4])) + torch.as_strided(x, (2, 3, 4, 3), (60, 20, 5, 2)),
     ],
 )
 def test_shapes_and_reductions(fn):
