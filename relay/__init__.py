@@ -51,7 +51,7 @@ from xrelay.relay.parser import fromtext, parse, parse_expr
 from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.params import load_param_dict, save_param_dict
 
-_LAZY_SUBMODULES = ("transform", "dataflow_pattern", "testing", "build_module", "expr_functor", "qnn", "frontend")
+_LAZY_SUBMODULES = ("backend", "prelude", "transform", "dataflow_pattern", "testing", "build_module", "expr_functor", "qnn", "frontend")
 
 __all__ = [
     "Any",
@@ -141,7 +141,12 @@ sys.modules["xrelay.relay.op.op"] = op
 sys.modules["xrelay.relay.transform.infer_layout_utils"] = _op_attr
 
 
+_LAZY_NAMES = {"ExprFunctor": "expr_functor", "ExprVisitor": "expr_functor", "ExprMutator": "expr_functor"}
+
+
 def __getattr__(name: str) -> typing.Any:
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"xrelay.relay.{_LAZY_NAMES[name]}"), name)
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"xrelay.relay.{name}")
     raise AttributeError(f"module 'xrelay.relay' has no attribute '{name}'")

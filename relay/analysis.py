@@ -7,11 +7,35 @@ hit Python's recursion limit. Shared nodes are visited once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from enum import IntEnum
 from typing import Any
 
-from xrelay.relay.expr import Call, Expr, Function, If, Let, Tuple, TupleGetItem, TupleWrapper, Var
+from xrelay.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Op,
+    Tuple,
+    TupleGetItem,
+    TupleWrapper,
+    Var,
+)
 
-__all__ = ["all_vars", "bound_vars", "children", "free_vars", "list_op_freqs", "post_order", "post_order_visit"]
+__all__ = [
+    "Feature",
+    "all_vars",
+    "bound_vars",
+    "children",
+    "detect_feature",
+    "free_vars",
+    "list_op_freqs",
+    "post_order",
+    "post_order_visit",
+]
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -122,3 +146,83 @@ def list_op_freqs(mod: Any) -> dict[str, int]:
     from xrelay.dialects.relay import RelayOp
 
     return dict(Counter(op.RELAY_NAME for op in module_op(mod).walk() if isinstance(op, RelayOp)))
+
+
+class Feature(IntEnum):
+    """The language features a program may contain (Relay's ``relay.analysis.Feature``).
+    xrelay has no references or ADTs, so ``detect_feature`` never reports fRefCreate..fMatch."""
+
+    fVar = 0
+    fGlobalVar = 1
+    fConstant = 2
+    fTuple = 3
+    fTupleGetItem = 4
+    fFunction = 5
+    fOp = 6
+    fCall = 7
+    fLet = 8
+    fIf = 9
+    fRefCreate = 10
+    fRefRead = 11
+    fRefWrite = 12
+    fConstructor = 13
+    fMatch = 14
+    fGraph = 15
+    """A non-atomic sub-expression is shared: the program is a graph, not a tree."""
+    fLetRec = 16
+    """A let binds a function that refers to its own variable."""
+
+
+_FEATURE_OF: tuple[tuple[type, Feature], ...] = (
+    (Var, Feature.fVar),
+    (GlobalVar, Feature.fGlobalVar),
+    (Constant, Feature.fConstant),
+    (Tuple, Feature.fTuple),
+    (TupleGetItem, Feature.fTupleGetItem),
+    (Function, Feature.fFunction),
+    (Op, Feature.fOp),
+    (Call, Feature.fCall),
+    (Let, Feature.fLet),
+    (If, Feature.fIf),
+)
+_ATOMIC = (Var, GlobalVar, Constant, Op)
+
+
+def _features(expr: Expr, out: set[Feature]) -> None:
+    if isinstance(expr, TupleWrapper):
+        expr = expr.astuple()
+    seen: set[int] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            # as Relay: reaching a non-atomic node twice means it is shared
+            if not isinstance(node, _ATOMIC):
+                out.add(Feature.fGraph)
+            continue
+        seen.add(id(node))
+        for cls, feature in _FEATURE_OF:
+            if isinstance(node, cls):
+                out.add(feature)
+                break
+        if isinstance(node, Let) and isinstance(node.value, Function):
+            if any(v is node.var for v in free_vars(node.value)):
+                out.add(Feature.fLetRec)
+        stack.extend(reversed(children(node)))
+
+
+def detect_feature(a: Any, b: Any = None) -> set[Feature]:
+    """The ``Feature`` set of an expression or of every function of an ``IRModule`` (with
+    ``b``, the union of both), as Relay's ``relay.analysis.detect_feature``."""
+    out: set[Feature] = set()
+    for item in (a, b):
+        if item is None:
+            continue
+        if isinstance(item, Expr):
+            _features(item, out)
+        elif hasattr(item, "functions"):
+            for fn in item.functions.values():
+                _features(fn, out)
+        else:
+            raise TypeError(f"detect_feature expects an Expr or an IRModule, not {type(item).__name__}")
+    return out

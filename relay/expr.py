@@ -612,8 +612,10 @@ class Function(Expr):
     Attributes are Relay's names (``Primitive``, ``Composite``, ``Inline``, ``used_memory``,
     ...); ``with_attr`` returns a copy with one more. A function literal that is called is
     outlined into a private ``func.func`` when lowered; its free variables become extra
-    parameters.
+    parameters. ``type_params`` is always empty: xrelay's functions are monomorphic.
     """
+
+    type_params: tuple[_AnyT, ...] = ()
 
     def __init__(
         self,
@@ -628,6 +630,8 @@ class Function(Expr):
         for p in params:
             if not isinstance(p, Var):
                 raise TypeError(f"function parameters must be relay.var, got {p!r}")
+        if type_params:
+            raise RelayTypeError("Function: xrelay has no polymorphic functions, so type_params must be empty")
         if isinstance(body, TupleWrapper):
             body = body.astuple()
         if not isinstance(body, Expr):

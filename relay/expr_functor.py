@@ -17,6 +17,8 @@ from xrelay.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
+    Let,
     Op,
     Tuple,
     TupleGetItem,
@@ -24,10 +26,16 @@ from xrelay.relay.expr import (
     Var,
 )
 
-__all__ = ["ExprMutator", "ExprVisitor", "substitute"]
+__all__ = ["ExprFunctor", "ExprMutator", "ExprVisitor", "substitute"]
 
 
-class _Dispatch:
+class ExprFunctor:
+    """Relay's ``ExprFunctor``: ``visit`` dispatches on the node kind to ``visit_<kind>`` and
+    memoises by node; every ``visit_<kind>`` must be overridden (the base raises naming it)."""
+
+    def __init__(self) -> None:
+        self.memo_map: dict[int, tuple[Expr, Any]] = {}
+
     def visit(self, expr: Expr) -> Any:
         if isinstance(expr, TupleWrapper):
             expr = expr.astuple()
@@ -49,14 +57,51 @@ class _Dispatch:
             res = self.visit_global_var(expr)
         elif isinstance(expr, Op):
             res = self.visit_op(expr)
+        elif isinstance(expr, If):
+            res = self.visit_if(expr)
+        elif isinstance(expr, Let):
+            res = self.visit_let(expr)
         else:
             raise TypeError(f"unexpected node {expr!r}")
         # keep the key alive so id() stays unique while memoised
         self.memo_map[id(expr)] = (expr, res)
         return res
 
+    def _not_overridden(self, kind: str) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} does not implement visit_{kind}")
 
-class ExprVisitor(_Dispatch):
+    def visit_function(self, fn: Function) -> Any:
+        return self._not_overridden("function")
+
+    def visit_call(self, call: Call) -> Any:
+        return self._not_overridden("call")
+
+    def visit_var(self, var: Var) -> Any:
+        return self._not_overridden("var")
+
+    def visit_constant(self, const: Constant) -> Any:
+        return self._not_overridden("constant")
+
+    def visit_tuple(self, tup: Tuple) -> Any:
+        return self._not_overridden("tuple")
+
+    def visit_tuple_getitem(self, t: TupleGetItem) -> Any:
+        return self._not_overridden("tuple_getitem")
+
+    def visit_global_var(self, gv: GlobalVar) -> Any:
+        return self._not_overridden("global_var")
+
+    def visit_op(self, op: Op) -> Any:
+        return self._not_overridden("op")
+
+    def visit_if(self, ite: If) -> Any:
+        return self._not_overridden("if")
+
+    def visit_let(self, let: Let) -> Any:
+        return self._not_overridden("let")
+
+
+class ExprVisitor(ExprFunctor):
     """Visit every node once; override ``visit_<kind>`` and call ``super()`` to descend."""
 
     def __init__(self) -> None:
@@ -98,8 +143,18 @@ class ExprVisitor(_Dispatch):
     def visit_op(self, op: Op) -> None:
         pass
 
+    def visit_if(self, ite: If) -> None:
+        self.visit(ite.cond)
+        self.visit(ite.true_branch)
+        self.visit(ite.false_branch)
 
-class ExprMutator(_Dispatch):
+    def visit_let(self, let: Let) -> None:
+        self.visit(let.var)
+        self.visit(let.value)
+        self.visit(let.body)
+
+
+class ExprMutator(ExprFunctor):
     """Rebuild an expression bottom-up; a node whose children did not change is kept."""
 
     def __init__(self) -> None:
@@ -140,6 +195,18 @@ class ExprMutator(_Dispatch):
 
     def visit_op(self, op: Op) -> Expr:
         return op
+
+    def visit_if(self, ite: If) -> Expr:
+        parts = [self.visit(ite.cond), self.visit(ite.true_branch), self.visit(ite.false_branch)]
+        if all(a is b for a, b in zip(parts, (ite.cond, ite.true_branch, ite.false_branch))):
+            return ite
+        return If(*parts)
+
+    def visit_let(self, let: Let) -> Expr:
+        parts = [self.visit(let.var), self.visit(let.value), self.visit(let.body)]
+        if all(a is b for a, b in zip(parts, (let.var, let.value, let.body))):
+            return let
+        return Let(*parts)
 
 
 def _new_call(call: Call, op: Expr, args: list[Expr]) -> Call:

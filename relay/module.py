@@ -553,6 +553,7 @@ class IRModule:
             raise ValueError("IRModule: xrelay has no algebraic data types, so type_definitions must be empty")
         self.module = ModuleOp([])
         self._gvars: dict[str, GlobalVar] = {}
+        self._attrs: dict[str, Any] = {}
         for key, fn in (functions or {}).items():
             self[key] = fn
 
@@ -578,6 +579,32 @@ class IRModule:
         mod = IRModule()
         mod.module = module
         return mod
+
+    # ---- module attributes and merging ----------------------------------------------------
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """The module's attributes (``executor``, ``runtime``, ...), as Relay's ``mod.attrs``.
+        They live on this Python object: a pass that returns a new module does not carry them."""
+        return dict(self._attrs)
+
+    def get_attr(self, attr_key: str) -> Any:
+        """The attribute ``attr_key``, or ``None``."""
+        return self._attrs.get(attr_key)
+
+    def with_attr(self, attr_key: str, attr_value: Any) -> IRModule:
+        """A copy of the module with ``attr_key`` set to ``attr_value`` (Relay's ``with_attr``)."""
+        mod = self.clone()
+        mod._attrs[attr_key] = attr_value
+        return mod
+
+    def update(self, other: IRModule) -> None:
+        """Add every function of ``other`` to this module, replacing same-named ones (Relay's
+        ``IRModule.update``)."""
+        if not isinstance(other, IRModule):
+            raise TypeError(f"IRModule.update expects an IRModule, not {type(other).__name__}")
+        for gv, fn in other.functions.items():
+            self[gv.name_hint] = fn
 
     @staticmethod
     def from_text(text: str, params: Mapping[str, np.ndarray] | None = None) -> IRModule:
@@ -765,6 +792,7 @@ class IRModule:
     def clone(self) -> IRModule:
         """A deep copy (the xDSL module is cloned)."""
         mod = IRModule.from_module_op(self.module.clone())
+        mod._attrs = dict(self._attrs)
         return mod
 
     def copy(self) -> IRModule:

@@ -4,12 +4,18 @@
 ``create_workload`` turns any network function into a module plus deterministic parameters.
 Params are numpy arrays (Relay gives NDArrays). ``check_semantics`` (from
 ``xrelay.testing.semantics``) is re-exported lazily.
+
+It is also ``tvm.testing``'s test utilities, so TVM's tests run with only their imports
+changed: ``parameter`` (a parametrized pytest fixture), ``main``, ``enabled_targets`` (the CPU:
+xrelay has no GPU target), ``uses_gpu`` and ``assert_allclose``.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from xrelay.relay import IRModule
@@ -19,15 +25,20 @@ from xrelay.testing.init import create_workload
 
 __all__ = [
     "assert_allclose",
+    "count",
     "count_ops",
     "create_workload",
+    "enabled_targets",
     "init",
     "layers",
+    "main",
     "mlp",
     "mobilenet",
+    "parameter",
     "resnet",
     "run_infer_type",
     "run_opt_pass",
+    "uses_gpu",
 ]
 
 _LAZY = {"check_semantics": ("xrelay.testing.semantics", "check_semantics")}
@@ -40,6 +51,50 @@ def assert_allclose(actual: Any, desired: Any, rtol: float = 1e-7, atol: float =
     actual, desired = np.asarray(actual), np.asarray(desired)
     np.testing.assert_equal(actual.shape, desired.shape)
     np.testing.assert_allclose(actual, desired, rtol=rtol, atol=atol, verbose=True)
+
+
+def parameter(*values: Any, ids: Any = None, by_dict: dict[str, Any] | None = None) -> Any:
+    """``tvm.testing.parameter``: ``size = parameter(1, 10)`` at module level makes ``size`` a
+    pytest fixture taking each value in turn (``by_dict`` maps ids to values)."""
+    import pytest
+
+    if by_dict is not None:
+        if values or ids:
+            raise ValueError("parameter: by_dict cannot be combined with positional values or ids")
+        ids, values = tuple(by_dict), tuple(by_dict.values())
+
+    # pytest names a module-level fixture after the variable it is assigned to
+    @pytest.fixture(params=values, ids=ids, scope="session")
+    def as_fixture(*_cls: Any, request: Any) -> Any:
+        return request.param
+
+    return as_fixture
+
+
+def main() -> None:
+    """``tvm.testing.main``: run pytest on the calling script and exit with its status."""
+    import pytest
+
+    sys.exit(pytest.main([sys.argv[0], *sys.argv[1:]]))
+
+
+def enabled_targets() -> list[tuple[str, Any]]:
+    """``tvm.testing.enabled_targets``: ``(target, device)`` pairs; xrelay runs on the CPU only."""
+    from xrelay.runtime.device import cpu
+
+    return [("llvm", cpu(0))]
+
+
+def uses_gpu(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``tvm.testing.uses_gpu``: TVM marks a test that also runs on GPUs; with no GPU target here
+    it runs on the targets ``enabled_targets`` gives, unchanged."""
+    return func
+
+
+def count(e: Any) -> int:
+    """``tvm.relay.testing.count`` turns a Relay ``nat`` (the Prelude's Peano ADT) into an int;
+    xrelay has no ADTs, so it refuses by name."""
+    raise NotImplementedError("relay.testing.count needs the Prelude's nat ADT; xrelay has no ADTs")
 
 
 def count_ops(mod: Any) -> Counter[str]:

@@ -36,7 +36,7 @@ LAYERS: list[set[str]] = [
     {"transforms"},
     {"backend"},
     # the relay API and the facades of TVM's namespaces (tvm.ir, tvm.nd, tvm.target, ...)
-    {"relay", "xrelay", "contrib", "instrument", "ir", "nd", "parser", "target", "te", "tir", "transform",
+    {"relay", "xrelay", "contrib", "instrument", "ir", "nd", "parser", "target", "te", "tir", "topi", "transform",
      "universe"},
     {"frontends", "testing"},
     {"tools"},

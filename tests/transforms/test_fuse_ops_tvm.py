@@ -1,0 +1,598 @@
+"""TVM v0.19's tests/python/relay/test_pass_fuse_ops.py (Apache-2.0, the Apache Software Foundation), ported.
+
+Changes: imports only (tvm.topi.testing is xrelay.topi.testing, tvm.testing.parameter and
+enabled_targets are xrelay.testing's). Not here: test_fuse_myia_regression,
+test_fuse_parallel_injective, test_immutable, test_split (ADTs), test_fuse_max,
+test_fuse_take, test_fuse_gather_nd, test_fuse_max_num_args (GPU targets).
+"""
+# ruff: noqa: B007 - TVM's test code as written
+import numpy as np
+
+import xrelay as tvm
+import xrelay.testing
+import xrelay.topi.testing
+from xrelay import relay
+from xrelay.relay import transform
+from xrelay.relay.testing import run_opt_pass
+
+
+def test_fuse_simple():
+    """Simple testcase."""
+
+    def before():
+        x = relay.var("x", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.exp(y)
+        w = relay.squeeze(z)
+        return relay.Function([x], w)
+
+    def expected():
+        x = relay.var("p", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.exp(y)
+        w = relay.squeeze(z)
+        f1 = relay.Function([x], w)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        x = relay.var("x", shape=(10, 20))
+        y = relay.Call(f1, [x])
+        return relay.Function([x], y)
+
+    z = before()
+    zz = run_opt_pass(z, transform.FuseOps())
+    after = run_opt_pass(expected(), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_conv2d_fuse():
+    """Test fusion case of conv2d"""
+
+    def before(dshape):
+        x = relay.var("x", shape=dshape)
+        x = relay.add(x, relay.const(1, "float32"))
+        y = relay.nn.conv2d(x, relay.var("w1"), kernel_size=(3, 3), padding=(1, 1), channels=16)
+        # this is the next dominator.
+        y1 = relay.add(relay.const(1, "float32"), y)
+        y = relay.add(y, y1)
+        # second path
+        z2 = relay.nn.conv2d(y, relay.var("w2"), kernel_size=(1, 1), padding=(0, 0), channels=16)
+        z3 = relay.nn.conv2d(y, relay.var("w3"), kernel_size=(3, 3), padding=(1, 1), channels=16)
+        # add can only be fused to z1
+        z = relay.add(z2, z3)
+        return relay.Function(relay.analysis.free_vars(z), z)
+
+    def expected(dshape):
+        # segment 0
+        x = relay.var("p0", shape=dshape)
+        y = relay.add(x, relay.const(1, "float32"))
+        f0 = relay.Function([x], y)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        # segment 1
+        x = relay.var("p0", shape=dshape)
+        w = relay.var("p1")
+        y = relay.nn.conv2d(x, w, kernel_size=(3, 3), padding=(1, 1), channels=16)
+        y1 = relay.add(relay.const(1, "float32"), y)
+        y = relay.add(y, y1)
+        f1 = relay.Function([x, w], y)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        # segment 2
+        x = relay.var("p0", shape=dshape)
+        w = relay.var("p1")
+        z2 = relay.nn.conv2d(x, w, kernel_size=(3, 3), padding=(1, 1), channels=16)
+        f2 = relay.Function([x, w], z2)
+        f2 = f2.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        # segment 3
+        x = relay.var("p0", shape=dshape)
+        w = relay.var("p1")
+        offset = relay.var("p2", shape=dshape)
+        z3 = relay.nn.conv2d(x, w, kernel_size=(1, 1), padding=(0, 0), channels=16)
+        z3 = relay.add(z3, offset)
+        f3 = relay.Function([x, w, offset], z3)
+        f3 = f3.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        # compose
+        x = relay.var("x", shape=dshape)
+        y = relay.Call(f0, [x])
+        y = relay.Call(f1, [y, relay.var("w1")])
+        z2 = relay.Call(f2, [y, relay.var("w3")])
+        z3 = relay.Call(f3, [y, relay.var("w2"), z2])
+        z = z3
+        return relay.Function(relay.analysis.free_vars(z), z)
+
+    dshape = (1, 16, 64, 64)
+    z = before(dshape)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_concatenate():
+    """Test fusion case involving concat op and Tuple node"""
+
+    def before(dshape):
+        x = relay.var("x", shape=dshape)
+        pooled = relay.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), padding=(0, 0))
+        upsampled = relay.nn.upsampling(pooled, scale_h=2, scale_w=2, layout="NCHW")
+        concat = relay.concatenate((upsampled, x), axis=1)
+        out = relay.add(concat, relay.const(1, "float32"))
+        return relay.Function(relay.analysis.free_vars(out), out)
+
+    def expected(dshape):
+        x = relay.var("x", shape=dshape)
+        pooled = relay.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), padding=(0, 0))
+        f0 = relay.Function([x], pooled)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p0 = relay.var("p0", shape=(dshape[0], dshape[1], dshape[2] // 2, dshape[3] // 2))
+        p1 = relay.var("p1", shape=dshape)
+        upsampled = relay.nn.upsampling(p0, scale_h=2, scale_w=2, layout="NCHW")
+        concat = relay.concatenate((upsampled, p1), axis=1)
+        out = relay.add(concat, relay.const(1, "float32"))
+        f1 = relay.Function([p0, p1], out)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("x", shape=dshape)
+        y = relay.Call(f0, [x])
+        z = relay.Call(f1, [y, x])
+        return relay.Function([x], z)
+
+    dshape = (1, 16, 64, 64)
+    z = before(dshape)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=0))
+    assert not relay.analysis.free_vars(zz)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    assert not relay.analysis.free_vars(zz)
+    after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_tuple_root():
+    """Test fusion case where Tuple node is the root in its group"""
+
+    def before(dshape):
+        x = relay.var("x", shape=dshape)
+        pooled = relay.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), padding=(0, 0))
+        upsampled = relay.nn.upsampling(pooled, scale_h=2, scale_w=2, layout="NCHW")
+        out = relay.Tuple((upsampled, x))
+        return relay.Function(relay.analysis.free_vars(out), out)
+
+    def expected(dshape):
+        x = relay.var("x", shape=dshape)
+        pooled = relay.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), padding=(0, 0))
+        f0 = relay.Function([x], pooled)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p0 = relay.var("p0", shape=(dshape[0], dshape[1], dshape[2] // 2, dshape[3] // 2))
+        upsampled = relay.nn.upsampling(p0, scale_h=2, scale_w=2, layout="NCHW")
+        f1 = relay.Function([p0], upsampled)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("x", shape=dshape)
+        y = relay.Call(f0, [x])
+        z = relay.Call(f1, [y])
+        tup = relay.Tuple((z, x))
+        return relay.Function([x], tup)
+
+    dshape = (1, 16, 64, 64)
+    z = before(dshape)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=0))
+    assert not relay.analysis.free_vars(zz)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    assert not relay.analysis.free_vars(zz)
+    after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_stop_fusion():
+    def before(dshape):
+        x = relay.var("x", shape=dshape)
+        y = relay.add(x, relay.const(1, "float32"))
+        y = relay.annotation.stop_fusion(y)
+        z = relay.exp(y)
+        return relay.Function([x], z)
+
+    def expected(dshape):
+        x = relay.var("p0", shape=dshape)
+        y = relay.add(x, relay.const(1, "float32"))
+        f1 = relay.Function([x], y)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("p01", shape=dshape)
+        y = relay.exp(x)
+        f2 = relay.Function([x], y)
+        f2 = f2.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("x", shape=dshape)
+        y = relay.Call(f1, [x])
+        z = relay.Call(f2, [y])
+        return relay.Function([x], z)
+
+    dshape = (10, 20)
+    z = before(dshape)
+    zz = run_opt_pass(z, transform.FuseOps())
+    after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_fuse_tuple_get_elemwise():
+    def before(dim):
+        X = relay.var("X", shape=(1, dim))
+        W = relay.var("W", shape=(3 * dim, dim))
+        matmul = relay.nn.dense(X, W)
+        splitted = relay.split(matmul, indices_or_sections=3, axis=1)
+        out = relay.sigmoid(splitted[0]) + relay.tanh(splitted[1]) * relay.exp(splitted[2])
+        return relay.Function([X, W], out)
+
+    def expected(dim):
+        p0 = relay.var("p0", shape=(1, dim))
+        p1 = relay.var("p1", shape=(3 * dim, dim))
+        matmul = relay.nn.dense(p0, p1)
+        f0 = relay.Function([p0, p1], matmul)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p01 = relay.var("p01", shape=(1, 3 * dim))
+        splitted = relay.split(p01, indices_or_sections=3, axis=1)
+        out = relay.sigmoid(splitted[0]) + relay.tanh(splitted[1]) * relay.exp(splitted[2])
+        f1 = relay.Function([p01], out)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        X = relay.var("X", shape=(1, dim))
+        W = relay.var("W", shape=(3 * dim, dim))
+        y = relay.Call(f0, [X, W])
+        z = relay.Call(f1, [y])
+        return relay.Function([X, W], z)
+
+    dim = 10
+    z = before(dim)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=0))
+    assert not relay.analysis.free_vars(zz)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    assert not relay.analysis.free_vars(zz)
+    after = run_opt_pass(expected(dim), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_tuple_get_root():
+    def before(dim):
+        X = relay.var("X", shape=(1, 3 * dim))
+        W = relay.var("W", shape=(dim, dim))
+        splitted = relay.split(X, indices_or_sections=3, axis=1)
+        out = relay.nn.dense(splitted[0], W)
+        return relay.Function([X, W], out)
+
+    def expected(dim):
+        p0 = relay.var("p0", shape=(1, 3 * dim))
+        splitted = relay.split(p0, indices_or_sections=3, axis=1)
+        out = splitted[0]
+        f0 = relay.Function([p0], out)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p01 = relay.var("p01", shape=(1, dim))
+        p1 = relay.var("p1", shape=(dim, dim))
+        out = relay.nn.dense(p01, p1)
+        f1 = relay.Function([p01, p1], out)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        X = relay.var("X", shape=(1, 3 * dim))
+        W = relay.var("W", shape=(dim, dim))
+        y = relay.Call(f0, [X])
+        z = relay.Call(f1, [y, W])
+        return relay.Function([X, W], z)
+
+    dim = 10
+    z = before(dim)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=0))
+    assert not relay.analysis.free_vars(zz)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    assert not relay.analysis.free_vars(zz)
+    after = run_opt_pass(expected(dim), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def fuse0(mod):
+    mod = relay.transform.InferType()(mod)
+    return relay.transform.FuseOps(fuse_opt_level=0)(mod)
+
+
+def fuse2(mod):
+    mod = relay.transform.InferType()(mod)
+    return relay.transform.FuseOps(fuse_opt_level=2)(mod)
+
+
+def test_tuple_intermediate():
+    def before(x):
+        inj = relay.squeeze(x)
+        y1 = relay.add(inj, relay.const(1, "float32"))
+        tmp = relay.squeeze(inj)
+        tmp = relay.add(tmp, relay.const(1, "float32"))
+        y2 = relay.add(tmp, relay.const(1, "float32"))
+        y3 = relay.add(inj, relay.const(1, "float32"))
+        concat = relay.concatenate((y1, y2, y3), axis=1)
+        out_inj = relay.squeeze(concat)
+        out = relay.add(out_inj, relay.const(1, "float32"))
+        return relay.Function(relay.analysis.free_vars(out), out)
+
+    def expected(p0):
+        f0 = before(p0)
+        f1 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        x = relay.var("x", shape=dshape)
+        y = relay.Call(f1, [x])
+        return relay.Function([x], y)
+
+    dshape = (1, 16, 64, 64)
+    x = relay.var("x", shape=dshape)
+    orig = before(x)
+    fuse0(tvm.IRModule.from_expr(orig))
+    m = fuse2(tvm.IRModule.from_expr(orig))
+    relay.build(m, "llvm")
+    after = run_opt_pass(expected(x), transform.InferType())
+    tvm.ir.assert_structural_equal(m["main"], after)
+
+
+def test_tuple_consecutive():
+    def gen_intermediate_tuple(x):
+        y1 = relay.add(x, relay.const(1, "float32"))
+        y2 = relay.add(x, relay.const(1, "float32"))
+        y3 = relay.add(x, relay.const(1, "float32"))
+        concat = relay.concatenate((y1, y2, y3), axis=1)
+        out = relay.add(concat, relay.const(1, "float32"))
+        return out
+
+    def gen_consecutive_tuple(x):
+        y1 = gen_intermediate_tuple(x)
+        y2 = gen_intermediate_tuple(x)
+        y3 = gen_intermediate_tuple(x)
+        concat = relay.concatenate((y1, y2, y3), axis=1)
+        return concat
+
+    def before(x):
+        concat = gen_consecutive_tuple(x)
+        pooled = relay.nn.max_pool2d(concat, pool_size=(2, 2), strides=(2, 2), padding=(0, 0))
+        out = relay.add(pooled, relay.const(1, "float32"))
+        out2 = relay.add(out, relay.const(1, "float32"))
+        out_tup = relay.Tuple((out, out2))
+        return relay.Function(relay.analysis.free_vars(out_tup), out_tup)
+
+    def expected(dshape):
+        p0 = relay.var("p0", shape=dshape)
+        concat = gen_consecutive_tuple(p0)
+        f0 = relay.Function([p0], concat)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p01 = relay.var("p01", shape=(1, dshape[1] * 9, dshape[2], dshape[3]))
+        pooled = relay.nn.max_pool2d(p01, pool_size=(2, 2), strides=(2, 2), padding=(0, 0))
+        out = relay.add(pooled, relay.const(1, "float32"))
+        f1 = relay.Function([p01], out)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p02 = relay.var("p02", shape=(1, dshape[1] * 9, dshape[2] // 2, dshape[3] // 2))
+        out = relay.add(p02, relay.const(1, "float32"))
+        f2 = relay.Function([p02], out)
+        f2 = f2.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("x", shape=dshape)
+        y = relay.Call(f0, [x])
+        z = relay.Call(f1, [y])
+        z2 = relay.Call(f2, [z])
+
+        return relay.Function([x], relay.Tuple((z, z2)))
+
+    dshape = (1, 16, 64, 64)
+    x = relay.var("x", shape=dshape)
+    orig = before(x)
+    fuse0(tvm.IRModule.from_expr(orig))
+    m = fuse2(tvm.IRModule.from_expr(orig))
+    relay.build(m, "llvm")
+    after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(m["main"], after)
+
+
+def test_inception_like():
+    def conv(data):
+        y = relay.nn.conv2d(data, relay.var("w"), kernel_size=(3, 3), padding=(1, 1), channels=16)
+        return relay.nn.relu(data=y)
+
+    def inception_like(data):
+        c0 = conv(data)
+        c1 = conv(data)
+        return relay.concatenate((c0, c1), axis=1)
+
+    def before(dshape):
+        x = relay.var("x", shape=dshape)
+        in1 = inception_like(x)
+        in2 = inception_like(in1)
+        return relay.Function(relay.analysis.free_vars(in2), in2)
+
+    def expected(dshape):
+        p0 = relay.var("p0", shape=dshape)
+        c = conv(p0)
+        f0 = relay.Function(relay.analysis.free_vars(c), c)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p01 = relay.var("p01", shape=dshape)
+        c = conv(p01)
+        f1 = relay.Function(relay.analysis.free_vars(c), c)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p02 = relay.var("p02", shape=dshape)
+        p12 = relay.var("p12", shape=dshape)
+        concat1 = relay.concatenate((p02, p12), axis=1)
+        f_concat1 = relay.Function([p02, p12], concat1)
+        f_concat1 = f_concat1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        dshape2 = (dshape[0], dshape[1] * 2, dshape[2], dshape[3])
+
+        p03 = relay.var("p03", shape=dshape2)
+        c = conv(p03)
+        f2 = relay.Function(relay.analysis.free_vars(c), c)
+        f2 = f2.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p04 = relay.var("p04", shape=dshape2)
+        c = conv(p04)
+        f3 = relay.Function(relay.analysis.free_vars(c), c)
+        f3 = f3.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        p05 = relay.var("p05", shape=dshape)
+        p15 = relay.var("p15", shape=dshape)
+        concat2 = relay.concatenate((p05, p15), axis=1)
+        f_concat2 = relay.Function([p05, p15], concat2)
+        f_concat2 = f_concat2.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("x", shape=dshape)
+        c1 = relay.Call(f0, [x, relay.var("w1")])
+        c2 = relay.Call(f1, [x, relay.var("w2")])
+        concat = relay.Call(f_concat1, [c1, c2])
+        c3 = relay.Call(f2, [concat, relay.var("w3")])
+        c4 = relay.Call(f3, [concat, relay.var("w4")])
+        out = relay.Call(f_concat2, [c3, c4])
+
+        return relay.Function(relay.analysis.free_vars(out), out)
+
+    dshape = (1, 16, 64, 64)
+    orig = before(dshape)
+    fuse0(tvm.IRModule.from_expr(orig))
+    m = fuse2(tvm.IRModule.from_expr(orig))
+    relay.build(m, "llvm")
+    after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(m["main"], after)
+
+
+link_params = tvm.testing.parameter(False, True)
+
+
+@tvm.testing.uses_gpu
+def test_fuse_bcast_reduce_scalar():
+    """Test fusion case with broadcast and reduction involving scalar"""
+
+    def before():
+        x = relay.var("x", shape=(), dtype="int32")
+        less = relay.less(x, relay.const(10, dtype="int32"))
+        z = relay.min(less)
+        return relay.Function([x], z)
+
+    def expected():
+        p0 = relay.var("p0", shape=(), dtype="int32")
+        less = relay.less(p0, relay.const(10, dtype="int32"))
+        z0 = relay.min(less)
+        f0 = relay.Function([p0], z0)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        x = relay.var("x", shape=(), dtype="int32")
+        f = relay.Call(f0, [x])
+        return relay.Function([x], f)
+
+    orig = before()
+    m = fuse2(tvm.IRModule.from_expr(orig))
+    for tgt, dev in tvm.testing.enabled_targets():
+        relay.build(m, tgt)
+    after = run_opt_pass(expected(), transform.InferType())
+    tvm.ir.assert_structural_equal(m["main"], after)
+
+
+def test_fuse_max_diamond():
+    def create_diamond(x, branch_len):
+        x1 = x
+        x2 = x
+        for _ in range(branch_len):
+            x1 = relay.exp(x1)
+            x2 = relay.exp(x2)
+        return relay.add(x1, x2)
+
+    def before(branch_len, num_diamond):
+        x = relay.var("x", shape=(10, 20))
+        out = x
+        for _ in range(num_diamond):
+            out = create_diamond(out, branch_len)
+        return relay.Function([x], out)
+
+    def after(branch_len, num_diamond):
+        def create_diamond_func(inp):
+            inp_var = relay.var("p", shape=(10, 20))
+            d = create_diamond(inp_var, branch_len)
+            f = relay.Function([inp_var], d)
+            f = f.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+            return relay.Call(f, [inp])
+
+        inp = relay.var("x", shape=(10, 20))
+        out = inp
+        for _ in range(num_diamond):
+            out = create_diamond_func(out)
+        return relay.Function([inp], out)
+
+    branch_len = 5
+    max_fused_ops = branch_len * 2 + 1  # the number of ops in one diamond
+    num_diamond = 3
+
+    with tvm.transform.PassContext(config={"relay.FuseOps.max_depth": max_fused_ops}):
+        fused = run_opt_pass(before(branch_len, num_diamond), transform.FuseOps())
+
+    expected = run_opt_pass(after(branch_len, num_diamond), transform.InferType())
+    tvm.ir.assert_structural_equal(fused, expected)
+
+
+def test_fuse_dynamic_squeeze_slice_take():
+    input_data = [
+        np.random.random([1, 2, 4]).astype("float32"),
+        np.array([0]).astype("int64"),
+    ]
+
+    x = relay.var("p0107", shape=(relay.Any(), relay.Any(), 4), dtype="float32")
+    take_val = relay.var("p166", shape=(relay.Any(),), dtype="int64")
+
+    squeeze = relay.op.squeeze(x, axis=[0])
+    strided_slice = relay.op.strided_slice(
+        squeeze, begin=[0, 0], end=[15130, 2147483647], strides=[1, 1]
+    )
+    take = relay.op.take(strided_slice, take_val, axis=0)
+
+    mod = tvm.IRModule.from_expr(take)
+    result = relay.create_executor("vm", mod=mod, device=tvm.cpu(), target="llvm").evaluate()(
+        *input_data
+    )
+
+    np_result = np.squeeze(input_data[0][:, input_data[1][0], :], axis=0)
+
+    assert np.allclose(result.numpy(), np_result)
+
+
+@tvm.testing.uses_gpu
+def test_fuse_softmax():
+    """Test if softmax can be fused with following ops."""
+    channel_size = 16
+
+    def before():
+        x = relay.var("x", shape=(16, channel_size))
+        softmax = relay.nn.softmax(x)
+        out = relay.cast(softmax, "float16")
+        return relay.Function([x], out)
+
+    def expected():
+        p0 = relay.var("p0", shape=(16, channel_size))
+        softmax = relay.nn.softmax(p0)
+        out = relay.cast(softmax, "float16")
+
+        x = relay.var("x", shape=(16, channel_size))
+
+        f0 = relay.Function([p0], out)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        y = relay.Call(f0, [x])
+        return relay.Function([x], y)
+
+    orig = before()
+    m = fuse2(tvm.IRModule.from_expr(orig))
+    after = run_opt_pass(expected(), transform.InferType())
+    tvm.ir.assert_structural_equal(m["main"], after)
+
+    inp = np.random.randn(16, channel_size).astype("float32")
+    ref = tvm.topi.testing.softmax_python(inp).astype("float16")
+
+    for tgt, dev in tvm.testing.enabled_targets():
+        ex = relay.create_executor("graph", mod=m, device=dev, target=tgt)
+        result = ex.evaluate()(inp).numpy()
+        tvm.testing.assert_allclose(result, ref, rtol=1e-4, atol=1e-4)
+
+
+target_name = tvm.testing.parameter("opencl", "metal", "cuda")
+shape_type = tvm.testing.parameter("dynamic", "static")

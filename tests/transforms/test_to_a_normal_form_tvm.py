@@ -1,0 +1,125 @@
+"""TVM v0.19's tests/python/relay/test_pass_to_a_normal_form.py (Apache-2.0, the Apache Software Foundation), ported.
+
+Changes: imports only (relay.analysis.detect_feature/Feature, relay.prelude and relay.testing
+import). Not here: test_explicit_bound and test_let_as_subexpr (xrelay's ANF marks calls rather
+than building let chains), test_ref and test_nat_add (references and the Prelude's ADTs do
+not exist in xrelay), test_gradient_if (relay.transform.gradient).
+"""
+# ruff: noqa: B018, F841 - TVM's test code as written
+import numpy as np
+
+import xrelay as tvm
+import xrelay.testing
+from xrelay import relay
+from xrelay.relay import create_executor, transform
+
+
+def run_opt_pass(expr, passes):
+    passes = passes if isinstance(passes, list) else [passes]
+    mod = tvm.IRModule.from_expr(expr)
+    seq = tvm.transform.Sequential(passes)
+    with tvm.transform.PassContext(opt_level=3):
+        mod = seq(mod)
+    entry = mod["main"]
+    return entry if isinstance(expr, relay.Function) else entry.body
+
+
+def check_eval(expr, expected_result, mod=None, rtol=1e-07):
+    dev = tvm.device("llvm", 0)
+    result = create_executor(mod=mod, device=dev, target="llvm").evaluate(expr)
+    np.testing.assert_allclose(result.numpy(), expected_result, rtol=rtol)
+
+
+# test that the construction order does not matter,
+# and is instead ordered by the scope and by post-dfs ordering.
+def test_order():
+    z = relay.const(3)
+    y = relay.const(2)
+    x = relay.const(1)
+    val = x + y * z
+    check_eval(val, 7.0)
+    anf = run_opt_pass(val, [transform.ToANormalForm(), transform.InferType()])
+    a = relay.Var("a", relay.IncompleteType())
+    b = relay.Var("b", relay.IncompleteType())
+    c = relay.Var("c", relay.IncompleteType())
+    d = relay.Var("d", relay.IncompleteType())
+    e = relay.Var("e", relay.IncompleteType())
+    expected_output = e
+    expected_output = relay.Let(e, a + d, expected_output)
+    expected_output = relay.Let(d, b * c, expected_output)
+    expected_output = relay.Let(c, z, expected_output)
+    expected_output = relay.Let(b, y, expected_output)
+    expected_output = relay.Let(a, x, expected_output)
+    expected_output = run_opt_pass(expected_output, transform.InferType())
+    tvm.ir.assert_structural_equal(anf, expected_output)
+
+
+def test_if():
+    cond = relay.const(True)
+    x = relay.If(cond, relay.const(2), relay.const(3))
+    anf = run_opt_pass(x, [transform.ToANormalForm(), transform.InferType()])
+    a = relay.Var("a", relay.IncompleteType())
+    b = relay.Var("b", relay.IncompleteType())
+    c = relay.Var("c", relay.IncompleteType())
+    d = relay.Var("d", relay.IncompleteType())
+    true_branch = relay.Let(a, relay.const(2), a)
+    false_branch = relay.Let(b, relay.const(3), b)
+    expected_output = relay.If(c, true_branch, false_branch)
+    expected_output = relay.Let(d, expected_output, d)
+    expected_output = relay.Let(c, cond, expected_output)
+    expected_output = run_opt_pass(expected_output, transform.InferType())
+    tvm.ir.assert_structural_equal(anf, expected_output)
+
+
+# make sure we dont infinite loop.
+# it is too large so we wont check for the exact program.
+def test_recursion():
+    """
+    Program:
+       let f(n: i32) -> i32 = {
+          m = (n * 2)
+          if (n == 0) {
+              return m;
+          } else {
+              return m + f(n - 1);
+          }
+       }
+       f(5);
+    """
+    mod = tvm.IRModule()
+    i64 = relay.TensorType((), "int64")
+    f = relay.GlobalVar("f")
+    n = relay.Var("n", i64)
+    m = n * relay.const(2, "int64")
+    funcbody = relay.If(
+        relay.equal(n, relay.const(0, "int64")), m, m + f(n - relay.const(1, "int64"))
+    )
+    value = relay.Function([n], funcbody, i64, [])
+    mod[f] = value
+    check_eval(f(relay.const(5, "int64")), 30.0, mod=mod)
+    old_f = mod[f]
+    mod = transform.ToANormalForm()(mod)
+    f = mod[f]
+    check_eval(f(relay.const(5, "int64")), 30.0, mod=mod)
+
+
+def test_let():
+    x = relay.Var("x")
+    y = relay.Var("y")
+    d = relay.const(4.0, "float32")
+    body = relay.Let(y, x, x + y)
+    body = relay.Let(x, d, body)
+    check_eval(body, 8)
+    opt_body = run_opt_pass(body, transform.ToANormalForm())
+    check_eval(opt_body, 8)
+
+
+def test_function():
+    t = relay.TensorType((), "float32")
+    x = relay.Var("x", t)
+    f = relay.Function([x], x + x)
+    d = relay.const(4.0, "float32")
+    anf_f = run_opt_pass(f, transform.ToANormalForm())
+    assert isinstance(anf_f, relay.Function)
+    check_eval(f(d), 8)
+    check_eval(anf_f(d), 8)
