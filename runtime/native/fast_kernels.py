@@ -520,6 +520,27 @@ def _fast_gather_nd(op, vals, out, ws, opts):
     return [("other", functools.partial(np.take, x.reshape(-1), flat, out=out.reshape(-1), mode="wrap"))]
 
 
+def _fast_pad(op, vals, out, ws, opts):
+    """Constant-mode ``nn.pad`` without negative widths: the pad value copied over ``out``,
+    then the data into its interior (copies only, so the reference's values)."""
+    x, value = vals
+    widths = [tuple(w) for w in op.attrs["pad_width"]]
+    if op.attrs.get("pad_mode", "constant") != "constant" or x.dtype != out.dtype:
+        return None
+    if len(widths) != x.ndim or any(a < 0 or b < 0 for a, b in widths) or np.shares_memory(out, x):
+        return None
+    interior = out[tuple(slice(a, a + n) for (a, _), n in zip(widths, x.shape))]
+    value = np.asarray(value)
+    if value.shape != () or value.dtype != out.dtype:
+        return None
+
+    def run() -> None:
+        np.copyto(out, value)
+        np.copyto(interior, x)
+
+    return [("other", run)]
+
+
 def _fast_reduce(op, vals, out, ws, opts):
     """``sum``/``mean``/``max``/``min`` of floats: numpy's reduction into a keep-dims view of
     ``out`` (a mean divides by the count in float64 as ``np.mean`` does)."""
@@ -1687,6 +1708,7 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "cast": _fast_cast,
     "take": _fast_take,
     "gather_nd": _fast_gather_nd,
+    "nn.pad": _fast_pad,
     **{name: _fast_logical for name in ("logical_and", "logical_or", "logical_not")},
     **{name: _fast_reduce for name in ("sum", "mean", "max", "min")},
 })  # fmt: skip

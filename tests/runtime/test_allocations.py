@@ -134,7 +134,8 @@ def _elementwise_model():
     q = relay.divide(p1, relay.add(relay.abs(p1), relay.const(np.float32(1.0))))
     keep = relay.greater(q, relay.const(np.float32(0.1)))
     w = relay.where(keep, q, relay.const(np.float32(-1.0)))
-    out = relay.Tuple([relay.add(swish, m), s, mx, mn, relay.sqrt(relay.abs(mn)), p2, w])
+    padded = relay.nn.pad(relay.nn.relu(w), ((0, 0), (1, 0), (0, 2), (3, 1)), pad_value=0.5)
+    out = relay.Tuple([relay.add(swish, m), s, mx, mn, relay.sqrt(relay.abs(mn)), p2, padded])
     mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], out)))
     return mod
 
