@@ -199,7 +199,8 @@ def _read_members(name: str) -> dict[str, bytes]:
         z = zipfile.ZipFile(name)
     except FileNotFoundError:
         raise ModuleLoadError(f"{name}: no such file") from None
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
+        # NotImplementedError: a zip version or feature zipfile does not read
         raise ModuleLoadError(
             f"{name} is not a library written by export_library (an xrelay library is a zip "
             f"archive): {e}"

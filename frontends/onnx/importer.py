@@ -579,6 +579,22 @@ class Importer:
         except onnx.defs.SchemaError:
             return None
 
+    def check_required_inputs(self, proto: onnx.NodeProto) -> None:
+        """An ``OnnxImportError`` when an input the operator's schema requires is missing or
+        empty (``Reshape(x, "")``): converters may then rely on every required input."""
+        schema = self._schema(proto)
+        if schema is None:
+            return
+        for i, formal in enumerate(schema.inputs):
+            if formal.option == onnx.defs.OpSchema.FormalParameterOption.Single and (
+                i >= len(proto.input) or not proto.input[i]
+            ):
+                name = proto.name or (proto.output[0] if proto.output else "")
+                raise OnnxImportError(
+                    f"{proto.op_type} node '{name}': input {i} ({formal.name}) is required, but "
+                    f"{'empty' if i < len(proto.input) else 'not given'}"
+                )
+
     def has_function(self, proto: onnx.NodeProto) -> bool:
         """Whether ONNX defines ``proto``'s operator by a function (a body of other operators)."""
         schema = self._schema(proto)
@@ -719,6 +735,7 @@ class Importer:
                 )
             else:
                 ins.append(self.vals[name])
+        self.check_required_inputs(proto)
         attrs = {a.name: _attr_value(a, proto) for a in proto.attribute}
         node = Node(proto.op_type, proto.name or proto.output[0], ins, attrs, len(proto.output), self.opset, proto)
         if proto.op_type not in self.structured and any(isinstance(v, SequenceValue | OptionalValue) for v in ins):

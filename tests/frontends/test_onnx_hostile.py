@@ -105,3 +105,12 @@ def test_external_data_outside_the_models_folder_through_a_model_proto(tmp_path)
     model = _model([helper.make_node("Add", ["x", "w"], ["y"])], [X], [Y], [w])
     with pytest.raises(OnnxImportError, match=r"initializer 'w': its external data .*etc/passwd"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("inputs", [["x", ""], ["x"]])
+def test_a_required_input_that_is_empty_or_missing(inputs):
+    shape = numpy_helper.from_array(np.array([3, 2], np.int64), "s")
+    model = _model([helper.make_node("Reshape", inputs, ["y"], name="r")], [X], [Y], [shape])
+    with pytest.raises(OnnxImportError, match=r"Reshape node 'r': input 1 \(shape\) is required, but "
+                       r"(empty|not given)"):  # fmt: skip
+        from_onnx(model)

@@ -148,3 +148,13 @@ def test_export_library_honours_the_umask(tmp_path):
         assert oct(path.stat().st_mode & 0o777) == oct(0o600)
     finally:
         os.umask(old)
+
+
+def test_an_archive_of_a_zip_version_zipfile_does_not_read(tmp_path, exported):
+    path = _archive(tmp_path / "new.so", exported)
+    data = bytearray(path.read_bytes())
+    at = data.find(b"PK\x01\x02")
+    struct.pack_into("<H", data, at + 6, 148)  # "version needed to extract": 14.8
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModuleLoadError, match="zip file version 14.8"):
+        load_module(path)
