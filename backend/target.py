@@ -16,7 +16,7 @@ from __future__ import annotations
 import platform
 import shlex
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from xrelay.error import TVMError
 
@@ -92,6 +92,26 @@ class Target:
         self.host = None if host is None else Target(host)
         if self.host is not None and self.host.host is not None:
             raise TargetError(f"the host target {host!r} cannot have a host of its own")
+
+    # ``with Target(...)``: the innermost target entered is ``Target.current()``
+    _scope: ClassVar[list[Target]] = []
+
+    def __enter__(self) -> Target:
+        Target._scope.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Target._scope.pop()
+
+    @staticmethod
+    def current(allow_none: bool = True) -> Target | None:
+        """The target of the innermost ``with Target(...)``; None (or an error when
+        ``allow_none`` is False) outside one."""
+        if Target._scope:
+            return Target._scope[-1]
+        if not allow_none:
+            raise TargetError("no target is set: use `with Target(...)`")
+        return None
 
     def _from_string(self, target: str) -> None:
         try:

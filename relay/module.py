@@ -588,6 +588,10 @@ class IRModule:
         They live on this Python object: a pass that returns a new module does not carry them."""
         return dict(self._attrs)
 
+    def same_as(self, other: object) -> bool:
+        """Whether ``other`` is this very module object (Relay's reference equality)."""
+        return self is other
+
     def get_attr(self, attr_key: str) -> Any:
         """The attribute ``attr_key``, or ``None``."""
         return self._attrs.get(attr_key)

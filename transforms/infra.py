@@ -900,7 +900,19 @@ def module_pass(
     if opt_level is None:
         raise ValueError("module_pass: please provide opt_level for the pass")
 
-    def create(func: Callable[[Any, PassContext], Any]) -> Pass:
+    def create(func: Any) -> Any:
+        if isinstance(func, type):
+            # a decorated class: its instances (built with its own arguments) are the passes
+            if not hasattr(func, "transform_module"):
+                raise TypeError(f"{func.__name__} needs a transform_module(mod, ctx) method")
+            info = PassInfo(opt_level, name or func.__name__, tuple(required))
+
+            def make(*args: Any, **kwargs: Any) -> Pass:
+                return _FunctionPass(func(*args, **kwargs).transform_module, info)
+
+            make.__name__ = make.__qualname__ = func.__name__
+            make.__doc__ = func.__doc__
+            return make
         if not callable(func):
             raise TypeError(f"module_pass expects a function, got {func!r}")
         return _FunctionPass(func, PassInfo(opt_level, name or func.__name__, tuple(required)))
