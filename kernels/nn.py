@@ -24,6 +24,7 @@ from numpy.lib.stride_tricks import as_strided
 from xrelay.dialects.relay.ops import AdaptiveAvgPool2DOp, depthwise_multiplier
 
 from ._registry import (
+    broadcast_shape,
     check_float,
     compute_dtype,
     emit,
@@ -738,7 +739,7 @@ def _matmul_into(a: np.ndarray, b: np.ndarray, out, op: str, res_dt, comp_dt) ->
     b = b.astype(comp_dt, copy=False)
     with np.errstate(all="ignore"):
         if out is not None and out.dtype == comp_dt and res_dt == comp_dt:
-            shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+            shape = broadcast_shape(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
             if a.ndim == 1 or b.ndim == 1:
                 return emit(np.matmul(a, b), out, op, res_dt)
             prepare_out(out, shape, res_dt, op)

@@ -175,7 +175,8 @@ def _attention_model():
     scores = relay.where(keep, scores, relay.const(np.float32(-1e4)))
     p = relay.nn.softmax(scores, axis=-1)
     rows = relay.gather_nd(relay.reshape(p, (16, 16)), relay.const(np.array([[3, 0, -1]], np.int64)))
-    out = relay.Tuple([p, relay.cast(mask, "float32"), rows, relay.nn.relu(picked)])
+    projected = relay.nn.matmul(picked, relay.const(np.ones((4, 3), np.float32)))  # the reference matmul
+    out = relay.Tuple([p, relay.cast(mask, "float32"), rows, relay.nn.relu(picked), projected])
     return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([ids, mask], out)))
 
 
