@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint lit pytest bench venv fuzz docs test-extras venv-extras zoo
+.PHONY: demo test lint lit pytest bench venv fuzz docs test-extras venv-extras zoo mutants mutants-fast
 
 $(BIN)/.installed: pyproject.toml
 	@echo "== creating $(VENV) and installing xrelay with its pinned dependencies (about a minute with a warm pip cache, a few without)"
@@ -28,7 +28,16 @@ lit: $(BIN)/.installed
 pytest: $(BIN)/.installed
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -n 2 tests
 
-test: lint lit pytest docs
+test: lint lit pytest docs mutants-fast
+
+# Each pass replaced by the identity: its pytest files must fail (tests that expect no change
+# are marked no_change with the reason; see docs/guide/testing.md). mutants-fast is the subset
+# make test runs.
+mutants: $(BIN)/.installed
+	$(BIN)/python -m xrelay.testing.mutants
+
+mutants-fast: $(BIN)/.installed
+	$(BIN)/python -m xrelay.testing.mutants --fast
 
 # The user guide (mkdocs.yml; strict: a broken link or a page left out of the nav fails).
 docs: $(BIN)/.installed

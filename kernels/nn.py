@@ -353,11 +353,18 @@ def _window_counts(n, k, s, d, pad_before, lo, hi, out_len):
 
 
 def _lowest(dt: np.dtype):
+    """What max pools pad with: the dtype's lowest finite value (TOPI's ``min_value``), not
+    -inf, so a window wholly in padding gives it as Relay does (and an explicit ``nn.pad`` with
+    that value folds into the pool without changing a result)."""
     if dt.kind == "f":
-        return -np.inf
+        return np.finfo(dt).min
     if dt.kind in "iu":
         return np.iinfo(dt).min
-    return False
+    if dt.kind == "b":
+        return False
+    import ml_dtypes  # bfloat16 and the 8-bit floats: numpy's finfo does not know them
+
+    return ml_dtypes.finfo(dt).min
 
 
 def _pool2d(

@@ -156,7 +156,7 @@ def max_pool3d(
     x: np.ndarray, *, out: np.ndarray | None = None, pool_size: Sequence[int], strides: Sequence[int],
     dilation: Sequence[int], padding: Sequence[int], layout: str, out_layout: str, ceil_mode: bool,
 ) -> np.ndarray:  # fmt: skip
-    """Relay ``nn.max_pool3d``; padding never wins."""
+    """Relay ``nn.max_pool3d``; padding is the dtype's lowest value, as TOPI pads."""
     op = "nn.max_pool3d"
     res = _pool_nd(x, op, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "max", False)
     return emit(res, out, op)

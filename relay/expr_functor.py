@@ -246,4 +246,12 @@ def substitute(expr: Expr, mapping: Mapping[Expr, Expr]) -> Expr:
             body = repl.get(id(node.body), node.body)
             if body is not node.body or any(a is not b for a, b in zip(params, node.params)):
                 repl[id(node)] = _new_function(node, params, body)
+        elif isinstance(node, Let):
+            parts = [repl.get(id(e), e) for e in (node.var, node.value, node.body)]
+            if any(a is not b for a, b in zip(parts, (node.var, node.value, node.body))):
+                repl[id(node)] = Let(*parts)
+        elif isinstance(node, If):
+            parts = [repl.get(id(e), e) for e in (node.cond, node.true_branch, node.false_branch)]
+            if any(a is not b for a, b in zip(parts, (node.cond, node.true_branch, node.false_branch))):
+                repl[id(node)] = If(*parts)
     return repl.get(id(expr), expr)

@@ -254,6 +254,10 @@ class _Lowering:
         vs = vals(value)
         env[id(let.var)] = vs
         for v in vs:
+            # a constant is let-bound when it is the value itself (``let %a = 100;``), not a
+            # field of a let-bound tuple (Relay binds the tuple, which has no value of its own)
+            if isinstance(v.owner, ConstantOp) and not isinstance(value, Constant):
+                continue
             if not isinstance(v, BlockArgument) and v.name_hint is None:
                 v.name_hint = _value_name(let.var.name_hint)
 

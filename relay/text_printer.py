@@ -57,11 +57,25 @@ from xrelay.relay.text_metadata import write_metadata
 from xrelay.transforms.infra import types_inferred
 from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
-__all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type", "pretty_print"]
+__all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type", "is_let_bound", "pretty_print"]
 
 VERSION = "0.0.5"
 
 _SIMPLE_SCALARS = {"int16", "int32", "int64", "float16", "float32", "float64", "bool"}
+
+
+def is_let_bound(op: Operation, anf: bool) -> bool:
+    """Whether ``op`` is a Relay ``let`` binding: a relay op, call or If whose result has a name
+    of its own (as a ``let`` leaves it), or any of them in a module in A-normal form (``anf``:
+    its ``relay.a_normal_form`` mark); a constant with a name of its own (``let %a = 100;``).
+    An If's condition never is."""
+    if isinstance(op, ConstantOp):
+        return op.result.name_hint is not None
+    if isinstance(op, ExtractOp):
+        return False
+    if not isinstance(op, RelayOp | CallOp | IfOp) or not op.results:
+        return False
+    return anf or any(r.name_hint for r in op.results)
 
 
 class RelayTextPrintError(ValueError, TVMError):
@@ -258,13 +272,7 @@ class _DefPrinter:
         return "\n".join([*lines, final])
 
     def _let_bound(self, op: Operation) -> bool:
-        if isinstance(op, ConstantOp | ExtractOp):
-            return False
-        if not isinstance(op, RelayOp | CallOp | IfOp) or not op.results:
-            return False
-        if self.p.anf:
-            return True
-        return any(r.name_hint for r in op.results)
+        return is_let_bound(op, self.p.anf)
 
     def _let(self, op: Operation) -> None:
         results = list(op.results)
@@ -279,7 +287,8 @@ class _DefPrinter:
                     if isinstance(child, tuple) and child[0] == "tgi":
                         self.print(child)
             name = "%" + self.names.unique(whole or "x")
-            doc = self.print(("if", op) if isinstance(op, IfOp) else ("op", op), try_inline=True)
+            kind = "if" if isinstance(op, IfOp) else "const" if isinstance(op, ConstantOp) else "op"
+            doc = self.print((kind, op), try_inline=True)
             self.lines.append(f"let {name} = {doc};")
             if len(results) == 1:
                 self.refs[results[0]] = name

@@ -32,6 +32,7 @@ __all__ = [
     "init",
     "layers",
     "main",
+    "main_or_body",
     "mlp",
     "mobilenet",
     "parameter",
@@ -106,10 +107,26 @@ def count_ops(mod: Any) -> Counter[str]:
 
 def run_opt_pass(expr: Expr, opt_pass: Any) -> Expr:
     """Run ``opt_pass`` on ``IRModule.from_expr(expr)``; return main (or its body when
-    ``expr`` is not a function), as Relay's helper."""
-    mod = opt_pass(IRModule.from_expr(expr))
+    ``expr`` is not a function), as Relay's helper (see ``main_or_body``)."""
+    return main_or_body(opt_pass(IRModule.from_expr(expr)), expr)
+
+
+def main_or_body(mod: IRModule, expr: Expr) -> Expr:
+    """``mod["main"]`` of a module made by ``IRModule.from_expr(expr)`` (and passes), or, when
+    ``expr`` is not a function, main's body over ``expr``'s own free variables, as Relay's
+    passes keep them (main is rebuilt from the IR with new ones): it then compares with
+    expressions built from the same variables (``assert_structural_equal`` matches free
+    variables by identity)."""
+    from xrelay.relay.analysis import free_vars
+    from xrelay.relay.expr_functor import substitute
+
     entry = mod["main"]
-    return entry if isinstance(expr, Function) else entry.body
+    if isinstance(expr, Function):
+        return entry
+    original = free_vars(expr)
+    if len(original) != len(entry.params):
+        return entry.body  # the pass changed main's parameters: nothing to map back
+    return substitute(entry.body, dict(zip(entry.params, original)))
 
 
 def run_infer_type(expr: Expr) -> Expr:

@@ -10,6 +10,12 @@ Every pass in the project is tested twice: its IR with FileCheck, and its meanin
 runs both on the same random inputs with the reference interpreter
 (``xrelay.runtime.interpreter``) and fails with an ``AssertionError`` naming the output and
 the size of the error when they disagree. The module passed in is left unchanged.
+
+A comparison that cannot fail is refused (``VacuousCheck``, an ``AssertionError``): a
+reference output holding NaN or infinity (NaN matches NaN), and a module with inputs whose
+outputs do not change when the inputs do. Random inputs are valid where an op needs it: a
+parameter used as a batch norm's ``moving_var`` is drawn from (0.5, 1.5), not the standard
+normal (a negative variance makes every output NaN).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
@@ -28,13 +35,87 @@ from xrelay.dialects import module_op
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
 from xrelay.transforms.utils import verify_module
 
-__all__ = ["apply_pass", "assert_outputs_match", "check_semantics", "filecheck_cases", "pass_name"]
+__all__ = [
+    "VacuousCheck",
+    "apply_pass",
+    "assert_outputs_match",
+    "check_reference",
+    "check_semantics",
+    "filecheck_cases",
+    "pass_name",
+    "valid_inputs",
+]
 
 PassLike = Any
 """A ModulePass, a pipeline string, an ``xrelay.transforms.infra.Pass``, a callable on
 modules, or a sequence of these."""
 
+_POSITIVE_OPERANDS = {"relay.nn.batch_norm": (4,)}
+"""Operands that must be positive for the op's result to be a number (batch norm's
+``moving_var``: its square root divides)."""
 
+_ROOTS = ("relay.sqrt", "relay.rsqrt")
+
+_OTHER_DRAW = 1_000_003
+"""Added to the seed for the second draw that shows whether the outputs depend on the inputs."""
+
+
+class VacuousCheck(AssertionError):
+    """A comparison of runs that cannot fail: non-finite reference outputs, or outputs that
+    are the same whatever the inputs."""
+
+
+def valid_inputs(
+    mod: Any, seed: int = 0, entry: str = "main", skip: Any = (), positive: Any = ()
+) -> dict[str, np.ndarray]:
+    """``random_inputs`` for ``@entry``, with every parameter an op needs positive (a batch
+    norm's ``moving_var``, ``x`` in ``sqrt(x + eps)``) and those named in ``positive`` drawn
+    from (0.5, 1.5) instead."""
+    inputs = random_inputs(mod, seed, entry, skip=skip)
+    fn = next(
+        op for op in module_op(mod).ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry
+    )
+    names = dict(zip(fn.body.block.args, (n for n, _ in parameter_specs(mod, entry))))
+    positive = {*positive, *(names[arg] for arg in fn.body.block.args if _needs_positive(arg))}
+    rng = np.random.default_rng(seed)
+    for name in sorted(positive & inputs.keys()):
+        arr = inputs[name]
+        inputs[name] = rng.uniform(0.5, 1.5, arr.shape).astype(arr.dtype)
+    return inputs
+
+
+def _needs_positive(arg: Any) -> bool:
+    """A variance: batch norm's ``moving_var``, or ``x`` in ``sqrt(x + eps)`` / ``rsqrt(x + eps)``
+    (batch norm after simplify-inference)."""
+    for use in arg.uses:
+        op = use.operation
+        if use.index in _POSITIVE_OPERANDS.get(op.name, ()):
+            return True
+        if op.name == "relay.add" and any(u.operation.name in _ROOTS for r in op.results for u in r.uses):
+            return True
+    return False
+
+
+def check_reference(outputs: Sequence[np.ndarray], what: str = "the reference") -> None:
+    """Refuse reference outputs a comparison proves nothing with: NaN or infinite values."""
+    for i, out in enumerate(outputs):
+        arr = np.asarray(out)
+        if arr.dtype.kind not in "fc" or arr.size == 0:
+            continue
+        bad = ~np.isfinite(arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64))
+        if bad.any():
+            raise VacuousCheck(
+                f"{what}: output {i} has {int(bad.sum())} non-finite values of {arr.size} (NaN "
+                "matches NaN, so comparing it proves nothing): give inputs or parameters it is "
+                "defined on (a positive variance, a positive logarithm argument, ...)"
+            )
+
+
+def _same_outputs(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> bool:
+    return len(a) == len(b) and all(
+        np.asarray(x).shape == np.asarray(y).shape and np.array_equal(x, y, equal_nan=True)
+        for x, y in zip(a, b)
+    )
 
 
 def filecheck_cases(path: Any) -> list[str]:
@@ -181,15 +262,20 @@ def check_semantics(
     atol: float = 1e-4,
     trials: int = 1,
     entry: str = "main",
+    positive: Sequence[str] = (),
+    constant_outputs: str | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Assert that ``pass_or_pipeline`` keeps the meaning of ``mod``; return the outputs.
 
     ``mod`` is a ``ModuleOp`` or an object with ``.module``; it is cloned, and only the clone
     is transformed (see ``apply_pass`` for what a pass may be). The transformed module must
     verify. Both modules then run on the same inputs: ``params`` binds parameters by name,
-    the others get random data (``xrelay.runtime.interpreter.random_inputs``: standard normal
-    floats, small integers, fair bools) from ``seed``, ``seed + 1``, ... for each of
-    ``trials`` runs. Results must agree as ``assert_outputs_match`` says.
+    the others get random data (``valid_inputs``: standard normal floats, small integers, fair
+    bools, positive batch-norm variances) from ``seed``, ``seed + 1``, ... for each of
+    ``trials`` runs; parameters named in ``positive`` are drawn from (0.5, 1.5) (the domain of
+    a ``log`` or ``sqrt`` they feed). Results must agree as ``assert_outputs_match`` says. The
+    reference outputs must be finite and must change with the inputs (``VacuousCheck``
+    otherwise), unless ``constant_outputs`` gives the reason they do not (``zeros_like``).
 
     Returns the (before, after) outputs of the first trial. Raises ``AssertionError`` naming
     the pass and the output at fault.
@@ -200,8 +286,22 @@ def check_semantics(
     params = dict(params or {})
     runs: list[tuple[dict[str, np.ndarray], list[np.ndarray]]] = []
     for t in range(trials):
-        inputs = random_inputs(original, seed + t, entry, skip=params)
+        inputs = valid_inputs(original, seed + t, entry, skip=params, positive=positive)
         runs.append((inputs, run(original, inputs, params, entry)))
+        check_reference(runs[-1][1], f"before {pass_name(pass_or_pipeline)} (seed {seed + t})")
+    if runs[0][0] and constant_outputs is None:
+        # the outputs must depend on the inputs, or the comparison cannot fail
+        if trials > 1:
+            other = runs[1][1]
+        else:
+            other_inputs = valid_inputs(original, seed + _OTHER_DRAW, entry, skip=params, positive=positive)
+            other = run(original, other_inputs, params, entry)
+        if _same_outputs(runs[0][1], other):
+            raise VacuousCheck(
+                f"before {pass_name(pass_or_pipeline)}: the outputs are the same for two "
+                f"different draws of the inputs ({', '.join(runs[0][0])}), so comparing them "
+                "cannot show a wrong result: check a module whose result depends on its inputs"
+            )
 
     name = pass_name(pass_or_pipeline)
     transformed = module_op(apply_pass(pass_or_pipeline, _clone(mod)))

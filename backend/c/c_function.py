@@ -836,8 +836,8 @@ def _dense(em: _Emitter, op: RelayOp) -> None:
 
 
 def _pool(em: _Emitter, op: RelayOp) -> None:
-    """2-D and global pools in any (blocked) layout; padding adds nothing (-inf or the
-    dtype's lowest for max, 0 for average), an average divides by the window positions inside
+    """2-D and global pools in any (blocked) layout; padding adds nothing to an average and the
+    dtype's lowest value to a max (as TOPI pads), an average divides by the window positions inside
     the padded input (count_include_pad) or inside the input."""
     x, y = op.operands[0], op.results[0]
     name = op.RELAY_NAME
@@ -863,10 +863,17 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
         pads = tuple(_attr(op, "padding"))
         count_pad = bool(_attr(op, "count_include_pad")) if not is_max else False
     pt, pl, pb, pr = pads
+    padded = ""
     if is_max:
         init = "-INFINITY" if _is_float(ctype) else str(_int_range(dtype_of(y.type.element_type))[0])
         step = "acc = (v > acc || v != v) ? v : acc;" if _is_float(ctype) else "acc = v > acc ? v : acc;"
         final = []
+        if _is_float(ctype):
+            # TOPI pads max pools with the lowest value (tvm::min_value): a window over padding
+            # is at least that, so one wholly in padding gives it, not -inf
+            low = "-FLT_MAX" if ctype == "float" else "-DBL_MAX"
+            padded = "pad = 1; "
+            final = [f"if (pad && acc < {low}) acc = {low};"]
     else:
         init, step = "0", "acc += v;"
         lo_y, hi_y, lo_x, hi_x = (-pt, h_ + pb, -pl, w_ + pr) if count_pad else (0, h_, 0, w_)
@@ -879,12 +886,13 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
     em.loops([n_, c_, oh, ow], [
         f"const int32_t y0 = (int32_t)(i2 * {sh} - {pt}), x0 = (int32_t)(i3 * {sw} - {pl});",
         f"{acc} acc = {init};",
+        *(["int pad = 0;"] if padded else []),
         f"for (int32_t i = 0; i < {kh}; ++i) {{",
         f"  const int32_t iy = y0 + i * {dh};",
-        f"  if (iy < 0 || iy >= {h_}) continue;",
+        f"  if (iy < 0 || iy >= {h_}) {{ {padded}continue; }}",
         f"  for (int32_t j = 0; j < {kw}; ++j) {{",
         f"    const int32_t ix = x0 + j * {dw};",
-        f"    if (ix < 0 || ix >= {w_}) continue;",
+        f"    if (ix < 0 || ix >= {w_}) {{ {padded}continue; }}",
         f"    const {ctype} v = {src}[{il.index(coords)}];",
         f"    {step}",
         "  }", "}",

@@ -574,6 +574,23 @@ def valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) -
     return lo, max(lo, hi)
 
 
+def padded_windows(n_out: int, n_in: int, k: int, stride: int, dil: int, pad_before: int) -> np.ndarray:
+    """Which output positions have a window with a tap in the padding (outside ``[0, n_in)``)."""
+    pos = np.arange(n_out)[:, None] * stride - pad_before + np.arange(k)[None, :] * dil
+    return ((pos < 0) | (pos >= n_in)).any(axis=1)
+
+
+def pool_padding_floor(out: np.ndarray, h_axis: int, rows: np.ndarray, cols: np.ndarray) -> None:
+    """Max-pool windows over padding are at least the dtype's lowest value: TOPI pads max pools
+    with it (``tvm::min_value``), so a window wholly in padding gives it, not -inf."""
+    low = np.finfo(out.dtype).min
+    for axis, mask in ((h_axis, rows), (h_axis + 1, cols)):
+        if mask.any():
+            idx: list[Any] = [slice(None)] * out.ndim
+            idx[axis] = mask
+            out[tuple(idx)] = np.maximum(out[tuple(idx)], low)
+
+
 def pool_geometry(op, x, out, layout: str) -> tuple[int, ...] | None:
     """``(kh, kw, sh, sw, dh, dw, pt, pl)`` of a float 2-D pool in ``layout``, else None."""
     a = op.attrs
@@ -629,6 +646,8 @@ def fast_max_pool(op, vals, out, ws, opts):
             ]
             dst = out[:, :, r0:r1, c0:c1]
             thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
+    rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, w, kw, sw, dw, pl)
+    thunks.append(("pool", functools.partial(pool_padding_floor, out, 2, rows, cols)))
     return thunks
 
 

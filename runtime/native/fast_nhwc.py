@@ -33,7 +33,9 @@ from xrelay.runtime.native.fast_kernels import (
     in_sequence,
     matmul_ranges,
     mean_into,
+    padded_windows,
     pool_geometry,
+    pool_padding_floor,
     split_job,
     valid_range,
 )
@@ -580,6 +582,8 @@ def max_pool_nhwc(op, vals, out, ws, opts):
         src = x[:, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw]
         dst = out[:, r0:r1, c0:c1]
         thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
+    rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, wd, kw, sw, dw, pl)
+    thunks.append(("pool", functools.partial(pool_padding_floor, out, 1, rows, cols)))
     return thunks
 
 
@@ -613,6 +617,8 @@ def max_pool_blocked(op, vals, out, ws, opts):
         src = x[:, :, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw]
         dst = out[:, :, r0:r1, c0:c1]
         thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
+    rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, wd, kw, sw, dw, pl)
+    thunks.append(("pool", functools.partial(pool_padding_floor, out, 2, rows, cols)))
     return thunks
 
 

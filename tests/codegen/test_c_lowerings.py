@@ -12,6 +12,7 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.backend.c import CodegenError
+from xrelay.testing.semantics import check_reference
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
 CC = shutil.which("cc")
@@ -35,6 +36,8 @@ def check(fn, inputs, tmp_path, rtol=1e-5, atol=1e-5, exact=False, opt_level=3, 
     lib.run(**inputs)
     ref = xrelay.run(mod, inputs)
     refs = ref if isinstance(ref, list | tuple) else [ref]
+    if not exact:  # an exact comparison may test inf and NaN on purpose; a tolerance would hide them
+        check_reference([np.asarray(r) for r in refs])
     for i, want in enumerate(refs):
         want = np.asarray(want.numpy() if hasattr(want, "numpy") else want)
         got = lib.get_output(i)
@@ -501,3 +504,15 @@ def test_grid_sample_nearest_and_bilinear_every_padding(align_corners, tmp_path)
     g[0, :, 0, :3] = [[-1, 1, 0.5], [1, -1, -0.5]]  # corners and a half step
     check(relay.Function([x, grid], relay.Tuple(outs)), {"x": f32(2, 3, 5, 6), "grid": g}, tmp_path, opt_level=0,
           rtol=1e-5, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_max_pool_window_wholly_in_padding_is_the_lowest_float(layout, tmp_path):
+    """TOPI pads max pools with tvm::min_value (the lowest float32, not -inf): the ceil-mode
+    windows past the input see only padding and give it, in the C target as in the reference."""
+    shape = (1, 1, 2, 2) if layout == "NCHW" else (1, 2, 2, 1)
+    x = relay.var("x", shape=shape)
+    y = relay.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), padding=(0, 0, 1, 1), ceil_mode=True, layout=layout)
+    lib = check(relay.Function([x], y), {"x": np.ones(shape, "float32")}, tmp_path, exact=True)
+    low = np.finfo(np.float32).min
+    assert lib.get_output(0).reshape(2, 2).tolist() == [[1.0, low], [low, low]]

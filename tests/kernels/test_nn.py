@@ -72,7 +72,8 @@ def pool_ref(x, kind, k, s, d, pads, ceil_mode, count_include_pad):
             if -pt <= y < h_ + pb and -pl <= z < w_ + pr:
                 count += 1
         if kind == "max":
-            lowest = -math.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+            # TOPI pads max pools with the dtype's lowest value (tvm::min_value), not -inf
+            lowest = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
             out[n, c, i, j] = max(vals, default=lowest)
         else:
             div = count if count_include_pad else len(vals)
@@ -379,7 +380,8 @@ def test_pool_window_starting_in_padding_is_kept_like_tvm():
     avg = KERNELS["nn.avg_pool2d"](x, **attrs)
     assert avg[0, 0].tolist() == [[1.0, 0.0], [0.0, 0.0]]
     mx = KERNELS["nn.max_pool2d"](x, **attrs)
-    assert mx[0, 0].tolist() == [[1.0, -np.inf], [-np.inf, -np.inf]]
+    low = float(np.finfo(np.float32).min)  # TOPI's tvm::min_value(float32), not -inf
+    assert mx[0, 0].tolist() == [[1.0, low], [low, low]]
     mi = KERNELS["nn.max_pool2d"](x.astype(np.int8), **attrs)
     assert mi[0, 0].tolist() == [[1, -128], [-128, -128]]
 

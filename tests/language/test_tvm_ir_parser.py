@@ -490,6 +490,23 @@ def test_function_type():
             UNIT,
         ),
     )
+    # A let-bound function literal has no IR of its own (xrelay's function literals are not
+    # values), so the comparison above sees only ``()``: the parsed annotations are checked
+    # on the expression.
+    assert _let_types("let %_: fn () -> int32 = fn () -> int32 { 0 }; ()") == (relay.FuncType([], int32),) * 2
+    assert _let_types("let %_: fn (int32) -> int32 = fn (%x: int32) -> int32 { 0 }; ()") == (
+        relay.FuncType([int32], int32),
+    ) * 2
+    assert _let_types("let %_: fn (int32, int32) -> int32 = fn (%x: int32, %y: int32) -> int32 { 0 }; ()") == (
+        relay.FuncType([int32, int32], int32),
+    ) * 2
+
+
+def _let_types(code):
+    """The annotation of the parsed let's variable and the type of its value."""
+    e = parse_expr(code)
+    assert isinstance(e, relay.Let)
+    return e.var.type_annotation, e.value.checked_type
 
 
 def test_tuple_type():
@@ -502,6 +519,11 @@ def test_tuple_type():
         "let %_: (int32, int32) = (0, 1); ()",
         relay.Let(relay.Var("_", relay.TupleType([int32, int32])), relay.Tuple([relay.const(0), relay.const(1)]), UNIT),
     )
+    # a tuple is its fields in xrelay's IR (a let of a tuple literal binds no op), so the
+    # comparison above sees only ``()``: the parsed annotations are checked on the expression
+    assert _let_types("let %_: () = (); ()") == (relay.TupleType([]),) * 2
+    assert _let_types("let %_: (int32,) = (0,); ()") == (relay.TupleType([int32]),) * 2
+    assert _let_types("let %_: (int32, int32) = (0, 1); ()") == (relay.TupleType([int32, int32]),) * 2
 
 
 def test_duplicate_global_var():
@@ -605,3 +627,16 @@ def test_init_module_and_metatable():
         init_metatable,
     )
     roundtrip(mod)
+
+
+def test_the_structural_checks_above_can_fail():
+    """The comparisons of test_let, test_seq, test_ifelse and test_call see what differs."""
+    assert not parses_as("if (True) { 0 } else { 1 }", relay.If(relay.const(True), relay.const(7), relay.const(9)))
+    assert not parses_as("let %x = 1; ()", UNIT)
+    assert not parses_as("let %x = 1; ()", relay.Let(X, relay.const(2), UNIT))
+    assert not parses_as("let %x = 1; let %y = 2; ()", relay.Let(X, relay.const(1), UNIT))
+    constant = relay.Var("constant")
+    assert not parses_as(
+        "let %constant = fn () { 0 }; %constant()",
+        relay.Let(constant, relay.Function([], relay.const(1), None, []), relay.Call(constant, [], None, None)),
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import xrelay
 from xrelay import relay
@@ -51,6 +52,7 @@ def test_qnn_legalize_fast_int8_makes_uint8_int8_and_keeps_the_meaning():
     assert [str(op.operands[1].type.element_type) for op in convs] == ["i8", "i8"]
 
 
+@pytest.mark.no_change("qnn-legalize", "a build and run test: the identity legalization is lowered by the build's own qnn canonicalization")
 def test_build_lowers_qnn_before_fusion_and_runs_bit_exact():
     mod = int8_block()
     data = {"x": RNG.normal(size=(1, 3, 12, 12)).astype("float32")}
@@ -67,6 +69,7 @@ def test_build_lowers_qnn_before_fusion_and_runs_bit_exact():
     np.testing.assert_array_equal(m.get_output(0), ref)
 
 
+@pytest.mark.no_change("qnn-legalize", "a build and run test: the identity legalization is lowered by the build's own qnn canonicalization")
 def test_int8_programs_plan_and_annotate_memory():
     mod = int8_block()
     with relay.transform.PassContext(opt_level=3):

@@ -11,6 +11,7 @@ import numpy as np
 
 import xrelay as tvm
 from xrelay import relay
+from xrelay.testing import main_or_body
 from xrelay.relay import transform
 
 def run_opt_pass(expr, opt_pass):
@@ -19,8 +20,7 @@ def run_opt_pass(expr, opt_pass):
     mod = tvm.IRModule.from_expr(expr)
     mod = relay.transform.InferType()(mod)
     mod = opt_pass(mod)
-    entry = mod["main"]
-    return entry if isinstance(expr, relay.Function) else entry.body
+    return main_or_body(mod, expr)
 
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from xrelay.backend.build import build_program
 from xrelay.relay import transform
@@ -109,3 +110,20 @@ func.func @main(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x8x
         ex.run()
         expect = run(reference, inputs, {})[0]
         np.testing.assert_allclose(ex.outputs[0], expect, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_max_pool_window_wholly_in_padding_is_the_lowest_float(layout):
+    """TOPI pads max pools with tvm::min_value (the lowest float32, not -inf): the arena
+    runtime's pool kernels give it for ceil-mode windows that see only padding."""
+    import xrelay
+    from xrelay import relay
+
+    shape = (1, 1, 2, 2) if layout == "NCHW" else (1, 2, 2, 1)
+    x = relay.var("x", shape=shape)
+    y = relay.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), padding=(0, 0, 1, 1), ceil_mode=True, layout=layout)
+    m = xrelay.build(xrelay.IRModule.from_expr(relay.Function([x], y)))
+    m.set_input("x", np.ones(shape, "float32"))
+    m.run()
+    low = np.finfo(np.float32).min
+    assert m.get_output(0).reshape(2, 2).tolist() == [[1.0, low], [low, low]]

@@ -22,6 +22,7 @@ import numpy as np
 
 import xrelay as tvm
 from xrelay import relay
+from xrelay.testing import main_or_body
 
 
 def _body(text):
@@ -396,8 +397,7 @@ def test_block_fold_scale_axis(capsys):
         assert isinstance(opt_pass, tvm.transform.Pass)
         mod = tvm.IRModule.from_expr(expr)
         mod = opt_pass(mod)
-        entry = mod["main"]
-        return entry if isinstance(expr, relay.Function) else entry.body
+        return main_or_body(mod, expr)
 
     np.random.seed(0)  # so the weights the script draws can be drawn again below
 

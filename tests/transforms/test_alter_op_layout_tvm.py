@@ -19,11 +19,13 @@ are the reference interpreter on the module with and without AlterOpLayout (``_e
 """
 
 import numpy as np
+import pytest
 
 import xrelay as tvm
 from xrelay import relay
 from xrelay.relay import analysis, testing, transform
 from xrelay.relay.op_attr import TempOpAttr
+from xrelay.testing import main_or_body
 from xrelay.testing.structural import assert_structural_equal
 
 
@@ -33,8 +35,7 @@ def run_opt_pass(expr, passes):
     seq = transform.Sequential(passes)
     with transform.PassContext(opt_level=3):
         mod = seq(mod)
-    entry = mod["main"]
-    return entry if isinstance(expr, relay.Function) else entry.body
+    return main_or_body(mod, expr)
 
 
 def _evaluate(mod, altered, *args):
@@ -284,6 +285,7 @@ def test_alter_op_with_global_var():
     assert_structural_equal(a, b, map_free_vars=True)
 
 
+@pytest.mark.no_change("alter-op-layout", "TVM's test checks the input function is left unmodified, not the result")
 def test_not_inplace_modify():
     def func():
         x = relay.var("x", shape=(1, 64, 56, 56))
@@ -356,6 +358,7 @@ def test_conv2d_strided_slice_packed_to_unpacked():
         assert_structural_equal(a, b)
 
 
+@pytest.mark.no_change("alter-op-layout", "TVM's test checks the pass runs on a stride layouts cannot follow, not its result")
 def test_conv2d_strided_slice_arbitrary_stride():
     """Test rewriting strided_slice with arbitrary stride"""
 
@@ -437,6 +440,7 @@ def test_alter_layout_nonscalar_broadcast():
     np.testing.assert_allclose(res, res1, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.no_change("alter-op-layout", "an already blocked layout is left alone (TVM's expected is before), and the run with the pass matches the run without")
 def test_alter_layout_blocked_no_broadcast():
     """Test boradcast operators working on already blocked layout"""
 
@@ -491,6 +495,7 @@ def test_alter_layout_blocked_no_broadcast():
     np.testing.assert_allclose(res, res1, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.no_change("alter-op-layout", "an already blocked layout is left alone (TVM's expected is before), and the run with the pass matches the run without")
 def test_alter_layout_blocked_broadcast():
     """Test boradcast operators working on already blocked layout"""
 
@@ -689,6 +694,7 @@ def test_broadcast_non_adaptable():
     np.testing.assert_allclose(res, res1, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.no_change("alter-op-layout", "TVM's test compares the run with the pass to the run without (a meaning check)")
 def test_broadcast_respect_input_layouts():
     def before():
         x = relay.var("x", shape=(1, 16, 1, 1))
@@ -724,6 +730,7 @@ def test_broadcast_respect_input_layouts():
     np.testing.assert_allclose(res, res1, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.no_change("alter-op-layout", "TVM's test builds the module (a 1-channel conv the default hook leaves as it is)")
 def test_axis_semantic_change():
     x = relay.var("x", shape=(1, 1, 24, 48))
     w1 = relay.const(np.random.uniform(size=(1, 1, 1, 1)))
@@ -737,6 +744,7 @@ def test_axis_semantic_change():
         relay.build(mod, target="llvm")
 
 
+@pytest.mark.no_change("alter-op-layout", "resize2d in a called function has no layout to alter: the module is unchanged (compared with its clone)")
 def test_alter_with_subfunc():
     v1 = relay.var("v", shape=[1, 256, 10, 10], dtype="float32")
     v2 = relay.image.resize2d(v1, size=[16, 16], roi=[0.0, 0.0, 0.0, 0.0], rounding_method="")
@@ -747,7 +755,7 @@ def test_alter_with_subfunc():
     func = relay.Function([x1], x3)
     mod = tvm.IRModule.from_expr(func)
     mod = relay.transform.InferType()(mod)
-    assert_structural_equal(relay.transform.AlterOpLayout()(mod), mod)
+    assert_structural_equal(relay.transform.AlterOpLayout()(mod.clone()), mod)
 
 
 def test_alter_layout_strided_slice_axes_nhwc():
@@ -1348,6 +1356,7 @@ def test_alter_layout_sum():
     assert_structural_equal(a, b)
 
 
+@pytest.mark.no_change("alter-op-layout", "TVM's test builds the module (the pass must not fail on it)")
 def test_conv2d_reduce_channels():
     x = relay.var("data", shape=(1, 8, 48, 48))
     y = relay.nn.conv2d(
@@ -1587,6 +1596,7 @@ def test_alter_layout_scalar_regression():
     assert_structural_equal(a, b)
 
 
+@pytest.mark.no_change("alter-op-layout", "TVM's test builds the module (resize and mean: nothing to alter)")
 def test_alter_with_reduce():
     x = relay.var("x", shape=(1, 1, 1, 1))
     y = relay.image.resize2d(x, (2, 4))

@@ -27,6 +27,7 @@ shape of unknown length, which Relay's FullRel refuses) and test_dynamic_to_stat
 """
 
 import numpy as np
+import pytest
 
 import xrelay
 import xrelay as tvm
@@ -35,6 +36,7 @@ from xrelay.dialects.relay import numpy_dtype
 from xrelay.relay import transform
 from xrelay.relay.build_module import bind_params_by_name
 from xrelay.relay.testing import run_infer_type
+from xrelay.testing import main_or_body
 
 
 def run_opt_pass(expr, opt_pass, params=None):
@@ -44,8 +46,7 @@ def run_opt_pass(expr, opt_pass, params=None):
     if params is not None:
         mod["main"] = bind_params_by_name(mod["main"], params)
     mod = opt_pass(mod)
-    entry = mod["main"]
-    return entry if isinstance(expr, relay.Function) else entry.body
+    return main_or_body(mod, expr)
 
 
 def verify_func(func, data, ref_res, rtol=1e-5, atol=1e-7):
@@ -343,6 +344,7 @@ def _one_hot_ref(indices, on_value, off_value, depth, axis, dtype):
     return np.where(hot, on_value, off_value).astype(dtype)
 
 
+@pytest.mark.no_change("dynamic-to-static", "relay.one_hot with a constant depth builds the static op already (as Relay's Python API does), so the pass has nothing to do")
 def test_dynamic_to_static_one_hot():
     def _verify(indices_shape, depth, on_value, off_value, axis, dtype):
         indices = relay.var("indices", relay.TensorType(indices_shape, "int32"))

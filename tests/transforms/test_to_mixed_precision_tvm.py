@@ -2,15 +2,15 @@
 
 Each case builds the module, converts it, runs both on random inputs with the reference
 interpreter and compares (float16: TVM's tolerances), then compares the result structurally
-with the expected module TVM's test builds. As in TVM, bfloat16 results are not compared
-numerically; here they are not run at all (the numpy kernels have no bfloat16).
+with the expected module TVM's test builds. bfloat16 results are run, as in TVM, and compared
+too (TVM does not compare them), within bfloat16's precision (2**-5).
 
 TVM's 18 test functions (16 of them parametrized over float16 and bfloat16): 14 ported (27 cases), all
 passing in both types. Not ported: test_lstm (xrelay has no ``relay.testing.lstm`` workload),
 test_lstm_float64 (skipped in TVM too), test_do_not_convert_arange (xrelay has no ``arange``
 op) and test_loop (``relay.loops.while_loop``: xrelay has no recursive closures). One input
 differs: test_convert_conv_bn draws ``moving_var`` from (0.5, 1) instead of (-1, 1), whose
-negative variances make TVM's reference output NaN (xrelay's interpreter checks it).
+negative variances make TVM's reference output NaN (and NaN matches NaN in a comparison).
 """
 
 from __future__ import annotations
@@ -45,12 +45,17 @@ def verify_mixed_precision_output_close(
     else:
         with tvm.transform.PassContext(config={"relay.ToMixedPrecision.keep_orig_output_dtype": True}):
             amp_mod = ToMixedPrecision(mixed_precision_dtype)(mod.clone())
-    if mixed_precision_dtype != "bfloat16":  # the numpy kernels have no bfloat16
-        result_amp = run_module(amp_mod, mod_params)
-        for fp32, amp in zip(result_fp32, result_amp, strict=True):
-            np.testing.assert_allclose(fp32, amp.astype("float32"), rtol=rtol, atol=atol)
-        if keep_orig_output_dtype:
-            assert np.array(result_amp).dtype == np.array(result_fp32).dtype, "output type and original type mismatch"
+    result_amp = run_module(amp_mod, mod_params)
+    if mixed_precision_dtype == "bfloat16":
+        # TVM runs the bfloat16 module without comparing it; here it is compared too, with the
+        # tolerance bfloat16 allows: 8 significant bits, a relative step of 2**-8 per rounding,
+        # a few roundings deep (the cast of each input, the op, the cast back)
+        rtol, atol = max(rtol, 2**-5), max(atol, 2**-5)
+    for fp32, amp in zip(result_fp32, result_amp, strict=True):
+        assert np.isfinite(fp32).all(), "the float32 reference is not finite: the comparison would prove nothing"
+        np.testing.assert_allclose(fp32, amp.astype("float32"), rtol=rtol, atol=atol)
+    if keep_orig_output_dtype:
+        assert np.array(result_amp).dtype == np.array(result_fp32).dtype, "output type and original type mismatch"
     return amp_mod
 
 
@@ -126,7 +131,9 @@ def test_convert_conv_bn(target_precision):
     bn = relay.nn.batch_norm(conv, gamma, beta, moving_mean, moving_var)
     mod = tvm.IRModule.from_expr(bn[0])
     mod = tvm.relay.transform.InferType()(mod)
-    mod_params = _params(data=data_shape, weight=weight_shape, gamma=bn_shape, beta=bn_shape, moving_mean=bn_shape, moving_var=bn_shape)
+    mod_params = _params(data=data_shape, weight=weight_shape, gamma=bn_shape, beta=bn_shape, moving_mean=bn_shape)
+    # a variance, from (0.5, 1): TVM's (-1, 1) makes the reference NaN where it is negative
+    mod_params["moving_var"] = np.random.default_rng(1).uniform(0.5, 1, size=bn_shape).astype("float32")
     amp_mod = verify_mixed_precision_output_close(mod, mod_params, mixed_precision_dtype=target_precision, atol=0.025, rtol=0.01)
 
     data = relay.cast(relay.var("data", shape=data_shape), target_precision)
@@ -143,6 +150,7 @@ def test_convert_conv_bn(target_precision):
     assert_structural_equal(amp_mod, expected_mod)
 
 
+@pytest.mark.no_change("to-mixed-precision", "TVM's case: the op is not converted, the module stays as it is")
 def test_do_not_convert_softmax(target_precision):
     shape = [1, 2, 3]
     a = relay.var("a", shape=shape)
@@ -154,6 +162,7 @@ def test_do_not_convert_softmax(target_precision):
     assert_structural_equal(orig_mod, out_mod)
 
 
+@pytest.mark.no_change("to-mixed-precision", "TVM's case: the op is not converted, the module stays as it is")
 def test_do_not_convert_summation(target_precision):
     shape = [1, 3, 16, 16]
     a = relay.var("a", shape=shape)
@@ -220,6 +229,7 @@ def test_green_red_not_use_extraneous_cast(target_precision):
     assert_structural_equal(expected_mod, amp_mod)
 
 
+@pytest.mark.no_change("to-mixed-precision", "TVM's case: softmax is red (never converted) and the gray add follows it: nothing converts")
 def test_red_gray_propagates_simple(target_precision):
     shape = [1, 2, 3]
     a = relay.var("a", shape=shape)
@@ -305,6 +315,7 @@ def test_convert_follow_node_with_integer_arguments(target_precision):
     assert_structural_equal(expected_mod, output_mod)
 
 
+@pytest.mark.no_change("to-mixed-precision", "in float16 the clip bounds (+-128000) do not fit, so nothing converts (bfloat16 converts)")
 def test_clip(target_precision):
     data = relay.var("data", shape=[1, 10], dtype="float32")
     res = relay.clip(data, a_min=-128000, a_max=128000)
