@@ -23,6 +23,8 @@ TORCH_EXPORT_MODELS = [
     "inception_v3",
     "regnet_y_400mf",
     "vit_b_16",
+    "convnext_tiny",
+    "swin_t",
 ]
 """The zoo models checked through torch.export (see docs/guide/frontends.md for the others)."""
 
