@@ -125,6 +125,9 @@ class _Lowering:
     def lower(
         self, fn: Function, name: str, private: bool, extra_params: Iterable[Var] = ()
     ) -> FuncOp:
+        body = _call_into_branches(fn.body)
+        if body is not fn.body:
+            fn = _rebuild_function(fn, body)
         params = [*fn.params, *extra_params]
         if fn._type is None or any(p._type is None for p in params):
             from xrelay.relay.type_solver import infer_missing_types
@@ -543,6 +546,36 @@ def _mark_a_normal_form(fn: Function, module: ModuleOp) -> Function:
 # --------------------------------------------------------------------------------------------
 # IRModule
 # --------------------------------------------------------------------------------------------
+
+
+def _push_call(callee: Expr, args: list[Expr]) -> Expr:
+    # the callee chosen by an ``if`` (or named by a ``let`` body) is called in each branch
+    if isinstance(callee, If):
+        return If(callee.cond, _push_call(callee.true_branch, args), _push_call(callee.false_branch, args))
+    if isinstance(callee, Let):
+        return Let(callee.var, callee.value, _push_call(callee.body, args))
+    return Call(callee, args)
+
+
+def _call_into_branches(body: Expr) -> Expr:
+    """Relay calls a function value chosen at run time as ``(if (%p) { @g1 } else { @g2 })()``;
+    xrelay's IR has no function values, so the call moves into the branches:
+    ``if (%p) { @g1() } else { @g2() }`` (the same program: the arguments are evaluated once,
+    before the branch, either way)."""
+    from xrelay.relay.expr_functor import substitute
+
+    mapping = {
+        node: _push_call(node.op, list(node.args))
+        for node in post_order(body)
+        if isinstance(node, Call) and isinstance(node.op, If | Let)
+    }
+    return substitute(body, mapping) if mapping else body
+
+
+def _rebuild_function(fn: Function, body: Expr) -> Function:
+    new = Function(list(fn.params), body, attrs=dict(fn.attrs))
+    new._source_name = fn._source_name
+    return new
 
 
 class IRModule:

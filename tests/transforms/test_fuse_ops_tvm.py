@@ -1,9 +1,9 @@
 """TVM v0.19's tests/python/relay/test_pass_fuse_ops.py (Apache-2.0, the Apache Software Foundation), ported.
 
 Changes: imports only (tvm.topi.testing is xrelay.topi.testing, tvm.testing.parameter and
-enabled_targets are xrelay.testing's). Not here: test_fuse_myia_regression,
-test_fuse_parallel_injective, test_immutable, test_split (ADTs), test_fuse_max,
-test_fuse_take, test_fuse_gather_nd, test_fuse_max_num_args (GPU targets).
+enabled_targets are xrelay.testing's). Not here: test_fuse_parallel_injective,
+test_immutable, test_split (ADTs), test_fuse_max, test_fuse_take, test_fuse_gather_nd,
+test_fuse_max_num_args (GPU targets).
 """
 # ruff: noqa: B007 - TVM's test code as written
 import numpy as np
@@ -213,6 +213,39 @@ def test_stop_fusion():
     z = before(dshape)
     zz = run_opt_pass(z, transform.FuseOps())
     after = run_opt_pass(expected(dshape), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+
+def test_fuse_myia_regression():
+    def before(dshape, dtype):
+        x = relay.var("x", shape=dshape, dtype=dtype)
+        y = relay.var("y", shape=dshape, dtype=dtype)
+        sb = relay.ScopeBuilder()
+        with sb.if_scope(relay.op.greater(x, y)):
+            sb.ret(relay.Function([], x))
+        with sb.else_scope():
+            sb.ret(relay.Function([], y))
+        return relay.Function([x, y], relay.Call(sb.get(), []))
+
+    def expected(dshape, dtype):
+        x = relay.var("x", shape=dshape, dtype=dtype)
+        y = relay.var("y", shape=dshape, dtype=dtype)
+        sb = relay.ScopeBuilder()
+        p1 = relay.var("p1", shape=dshape, dtype=dtype)
+        p2 = relay.var("p2", shape=dshape, dtype=dtype)
+        fused_gt = relay.Function([p1, p2], relay.op.greater(p1, p2))
+        fused_gt = fused_gt.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        with sb.if_scope(fused_gt(x, y)):
+            sb.ret(relay.Function([], x))
+        with sb.else_scope():
+            sb.ret(relay.Function([], y))
+        return relay.Function([x, y], relay.Call(sb.get(), []))
+
+    dshape = ()
+    dtype = "int64"
+    f = before(dshape, dtype)
+    zz = run_opt_pass(f, transform.FuseOps())
+    after = run_opt_pass(expected(dshape, dtype), transform.InferType())
     tvm.ir.assert_structural_equal(zz, after)
 
 
