@@ -127,6 +127,11 @@ from xrelay.relay import contrib as _contrib  # noqa: E402
 from xrelay.relay.contrib import dnnl as _dnnl  # noqa: E402
 
 op.contrib = _contrib  # type: ignore[attr-defined]
+# and Relay's ``relay.op.nn`` / ``relay.op.annotation`` (the same modules as ``relay.nn``, ...)
+op.nn = nn  # type: ignore[attr-defined]
+op.annotation = annotation  # type: ignore[attr-defined]
+sys.modules["xrelay.relay.op.nn"] = nn
+sys.modules["xrelay.relay.op.annotation"] = annotation
 sys.modules["xrelay.relay.op.contrib"] = _contrib
 sys.modules["xrelay.relay.op.contrib.dnnl"] = _dnnl
 # and Relay's registration helpers: ``from tvm.relay.op import op as reg`` (reg.register_*),
