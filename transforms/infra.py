@@ -277,6 +277,18 @@ _config_registry: dict[str, _ConfigOption] = {}
 _MISSING: Any = object()
 
 
+_TVM_TYPE_NAMES: dict[type, str] = {
+    bool: "IntImm",
+    int: "IntImm",
+    float: "FloatImm",
+    str: "runtime.String",
+    list: "Array",
+    tuple: "Array",
+    dict: "Map",
+}
+"""How TVM's ``PassContext.list_configs`` names a config option's type."""
+
+
 def register_config(key: str, value_type: type, default: Any = None) -> None:
     """
     Declare a `PassContext` config option `key` holding values of `value_type`.
@@ -486,9 +498,10 @@ class PassContext:
 
     @staticmethod
     def list_configs() -> dict[str, dict[str, Any]]:
-        """Every registered config option: `{key: {"type": name, "default": value}}`."""
+        """Every registered config option: `{key: {"type": name, "default": value}}`, the type
+        named as TVM's reflection names it (bool and int are `IntImm`, str `runtime.String`)."""
         return {
-            key: {"type": opt.type.__name__, "default": opt.default}
+            key: {"type": _TVM_TYPE_NAMES.get(opt.type, opt.type.__name__), "default": opt.default}
             for key, opt in sorted(_config_registry.items())
         }
 

@@ -65,7 +65,7 @@ def test_register_config_adds_a_key():
         ctx = PassContext(config={"testing.infra_test_option": "y"})
         assert ctx.get_config("testing.infra_test_option") == "y"
         assert PassContext.list_configs()["testing.infra_test_option"] == {
-            "type": "str",
+            "type": "runtime.String",
             "default": "x",
         }
     finally:
@@ -76,8 +76,8 @@ def test_register_config_adds_a_key():
 
 def test_list_configs_has_relay_keys():
     configs = PassContext.list_configs()
-    assert configs["relay.FuseOps.max_depth"] == {"type": "int", "default": 256}
-    assert configs["relay.backend.use_auto_scheduler"]["type"] == "bool"
+    assert configs["relay.FuseOps.max_depth"] == {"type": "IntImm", "default": 256}
+    assert configs["relay.backend.use_auto_scheduler"]["type"] == "IntImm"  # TVM's name for Bool
 
 
 def test_bad_arguments():

@@ -2,12 +2,13 @@
 
 Changes: imports only; ``tvm.testing.parameter`` is xrelay.testing's. Not here:
 test_pass_timing_instrument, test_disable_pass, test_multiple_instrument,
-test_instrument_pass_counts, test_list_pass_configs, test_enter_pass_ctx_exception.
+test_instrument_pass_counts, test_enter_pass_ctx_exception.
 """
 import pytest
 
 import xrelay as tvm
 import xrelay.relay
+import xrelay.testing  # noqa: F401 - tvm.testing.parameter
 from xrelay.ir.instrument import pass_instrument
 from xrelay.relay import op
 
@@ -369,3 +370,11 @@ def test_instrument_call_sequence():
         "%1 exit_pass_ctx"
         "%2 exit_pass_ctx" == "".join(events)
     )
+
+
+def test_list_pass_configs():
+    configs = tvm.transform.PassContext.list_configs()
+
+    assert len(configs) > 0
+    assert "relay.backend.use_auto_scheduler" in configs.keys()
+    assert configs["relay.backend.use_auto_scheduler"]["type"] == "IntImm"
