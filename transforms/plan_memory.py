@@ -171,6 +171,23 @@ def space_groups(buffers: list[Buffer], pools: list[Pool]) -> list[tuple[list[Bu
     return [(bs, [p for p in pools if p.name in key]) for key, bs in groups.items()]
 
 
+def _names_a_space(pool: str) -> bool:
+    """Whether ``pool`` is ``<device kind><index>.<scope>`` of a known device kind and scope
+    (the names plan-devices gives pools: ``mcu0.sram``)."""
+    import re
+
+    from xrelay.dialects.relay.devices import DeviceError, device_kind
+
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z_]*?)(\d+)\.(\w+)", pool)
+    if m is None:
+        return False
+    try:
+        kind = device_kind(m.group(1))
+    except DeviceError:
+        return False
+    return m.group(3) in (kind.memory_scopes or {"global": None})
+
+
 def plan_spaces(
     buffers: list[Buffer],
     pools: list[Pool],
@@ -181,7 +198,12 @@ def plan_spaces(
 ) -> Plan:
     """``plan_memory``, each memory space (``space_groups``) on its own with its algorithm."""
     algorithms = dict(algorithms or {})
-    unknown = [p for p in algorithms if p not in {q.name for q in pools}]
+    # A memory space of a known device that this program puts nothing in has no pool: its
+    # algorithm has nothing to plan (the same options serve every model). A name no device
+    # has is a typo.
+    unknown = [
+        p for p in algorithms if p not in {q.name for q in pools} and not _names_a_space(p)
+    ]
     if unknown:
         raise PlanError(f"pool-algorithms names unknown pool(s) {', '.join(unknown)}")
     groups = space_groups(buffers, pools)

@@ -135,3 +135,21 @@ def test_optimal_says_when_its_first_run_compiles(tmp_path, capsys, monkeypatch)
     monkeypatch.setattr(_bnb, "compiled", lambda: True)
     assert relay_plan.main([str(csv), "-a", "optimal"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_pool_algorithm_of_a_space_the_model_leaves_empty(tmp_path, capsys):
+    # the documented devices command on a model that puts nothing in sram: nothing to plan
+    # there, not an error; a scope no device has is still refused
+    path = tmp_path / "m.mlir"
+    path.write_text(
+        "func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {\n"
+        "  %a = relay.nn.relu %x : (tensor<1x4xf32>) -> tensor<1x4xf32>\n"
+        "  func.return %a : tensor<1x4xf32>\n}\n"
+    )
+    device = ["--register-device", "newcomer:dram=0:64,sram=4096:16", "--devices", "newcomer"]
+    argv = [str(path), "--random-inputs", *device, "--memory-report", "--pool-algorithms"]
+    assert relay_run.main([*argv, "newcomer0.sram=optimal"]) == 0
+    assert "newcomer0.dram" in capsys.readouterr().out
+    assert relay_run.main([*argv, "newcomer0.srm=optimal"]) == 1
+    assert "pool-algorithms names unknown pool(s) newcomer0.srm" in capsys.readouterr().err
+    assert relay_run.main([*argv, "cpu0.global=optimal"]) == 0
