@@ -123,6 +123,14 @@ def _choose(explicit: str) -> Path:
     return chosen
 
 
+def _note_compiling(name: str, directory: Path) -> None:
+    """Tell a person at a terminal why the first run pauses (a kernel library compiles for
+    tens of seconds, once per machine); logs and captured output stay as they were."""
+    if sys.stderr is not None and sys.stderr.isatty():
+        sys.stderr.write(f"xrelay: compiling {name} (once; cached in {directory})\n")
+        sys.stderr.flush()
+
+
 def cached_library(
     name: str,
     key: Sequence[str],
@@ -140,6 +148,7 @@ def cached_library(
     path = directory / f"{name}_{digest}.so"
     if os.path.lexists(path) and untrusted_reason(path, directory=False) is None:
         return ctypes.CDLL(str(path), mode=mode)
+    _note_compiling(name, directory)
     with tempfile.TemporaryDirectory(prefix="xrelay-build-") as tmp:
         out = os.path.join(tmp, f"{name}.so")
         build(out)

@@ -235,3 +235,28 @@ def test_cached_library_builds_once_and_rebuilds_what_it_cannot_trust(tmp_path, 
     compile_cache.cached_library("xrelay_test", ["k", src.read_text()], build)
     assert len(built) == 2 and not stat.S_IMODE(path.stat().st_mode) & 0o022
     assert not [p for p in (tmp_path / "cache").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_first_compile_is_announced_only_at_a_terminal(tmp_path, monkeypatch, capsys):
+    from xrelay.runtime import compile_cache
+
+    class Tty:
+        def __init__(self):
+            self.text = ""
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            self.text += s
+
+        def flush(self):
+            pass
+
+    tty = Tty()
+    monkeypatch.setattr(compile_cache.sys, "stderr", tty)
+    compile_cache._note_compiling("native kernels", tmp_path)
+    assert tty.text == f"xrelay: compiling native kernels (once; cached in {tmp_path})\n"
+    monkeypatch.undo()
+    compile_cache._note_compiling("native kernels", tmp_path)  # captured: not a terminal
+    assert capsys.readouterr().err == ""
