@@ -574,21 +574,42 @@ def valid_range(n_out: int, n_in: int, tap: int, stride: int, pad_before: int) -
     return lo, max(lo, hi)
 
 
-def padded_windows(n_out: int, n_in: int, k: int, stride: int, dil: int, pad_before: int) -> np.ndarray:
-    """Which output positions have a window with a tap in the padding (outside ``[0, n_in)``)."""
+def padded_windows(n_out: int, n_in: int, k: int, stride: int, dil: int, pad_before: int) -> list[tuple[int, int]]:
+    """The ``[start, stop)`` runs of output positions whose window has a tap in the padding
+    (outside ``[0, n_in)``): computed when the step is made, so running it allocates nothing."""
     pos = np.arange(n_out)[:, None] * stride - pad_before + np.arange(k)[None, :] * dil
-    return ((pos < 0) | (pos >= n_in)).any(axis=1)
+    mask = ((pos < 0) | (pos >= n_in)).any(axis=1)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.astype(np.int8), [0]))))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
 
 
-def pool_padding_floor(out: np.ndarray, h_axis: int, rows: np.ndarray, cols: np.ndarray) -> None:
-    """Max-pool windows over padding are at least the dtype's lowest value: TOPI pads max pools
-    with it (``tvm::min_value``), so a window wholly in padding gives it, not -inf."""
-    low = np.finfo(out.dtype).min
-    for axis, mask in ((h_axis, rows), (h_axis + 1, cols)):
-        if mask.any():
+@functools.cache
+def _lowest(dtype: np.dtype) -> np.ndarray:
+    """The dtype's lowest value as a 0-d array, made once (numpy would box a scalar operand
+    into a new array on every call)."""
+    return np.array(np.finfo(dtype).min, dtype)
+
+
+def pool_padding_floor(
+    out: np.ndarray, h_axis: int, rows: list[tuple[int, int]], cols: list[tuple[int, int]]
+) -> Callable[[], None]:
+    """The step that floors max-pool windows over padding at the dtype's lowest value: TOPI pads
+    max pools with it (``tvm::min_value``), so a window wholly in padding gives it, not -inf.
+    The views of each run of padded windows are made here, once; the step works in place on
+    them and allocates nothing (a boolean index would copy)."""
+    low = _lowest(out.dtype)
+    views = []
+    for axis, runs in ((h_axis, rows), (h_axis + 1, cols)):
+        for start, stop in runs:
             idx: list[Any] = [slice(None)] * out.ndim
-            idx[axis] = mask
-            out[tuple(idx)] = np.maximum(out[tuple(idx)], low)
+            idx[axis] = slice(start, stop)
+            views.append(out[tuple(idx)])
+
+    def floor() -> None:
+        for view in views:
+            np.maximum(view, low, out=view)
+
+    return floor
 
 
 def pool_geometry(op, x, out, layout: str) -> tuple[int, ...] | None:
@@ -647,7 +668,7 @@ def fast_max_pool(op, vals, out, ws, opts):
             dst = out[:, :, r0:r1, c0:c1]
             thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
     rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, w, kw, sw, dw, pl)
-    thunks.append(("pool", functools.partial(pool_padding_floor, out, 2, rows, cols)))
+    thunks.append(("pool", pool_padding_floor(out, 2, rows, cols)))
     return thunks
 
 

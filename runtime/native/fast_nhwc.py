@@ -583,7 +583,7 @@ def max_pool_nhwc(op, vals, out, ws, opts):
         dst = out[:, r0:r1, c0:c1]
         thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
     rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, wd, kw, sw, dw, pl)
-    thunks.append(("pool", functools.partial(pool_padding_floor, out, 1, rows, cols)))
+    thunks.append(("pool", pool_padding_floor(out, 1, rows, cols)))
     return thunks
 
 
@@ -618,7 +618,7 @@ def max_pool_blocked(op, vals, out, ws, opts):
         dst = out[:, :, r0:r1, c0:c1]
         thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
     rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, wd, kw, sw, dw, pl)
-    thunks.append(("pool", functools.partial(pool_padding_floor, out, 2, rows, cols)))
+    thunks.append(("pool", pool_padding_floor(out, 2, rows, cols)))
     return thunks
 
 

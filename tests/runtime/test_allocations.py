@@ -197,3 +197,21 @@ def test_attention_ops_allocate_nothing_and_keep_the_reference_bits():
     for a, b in zip(*results):
         assert np.all(np.isfinite(a)) and np.array_equal(a, b)
     assert np.all(results[0][0][..., 12:] < 1e-3)  # the mask took effect
+
+
+def test_padded_max_pools_allocate_nothing():
+    """Max pools whose windows reach into the padding (ceil mode: GoogLeNet's and SqueezeNet's
+    pools, channels-last after a oneDNN convolution) floor those windows at the dtype's lowest
+    value in place: nothing outside the arena."""
+    from xrelay.testing.onnx_models import GraphBuilder
+
+    g = GraphBuilder(0)
+    y = g.relu(g.conv("x", 3, 64, 3, stride=1, pad=1, name="c"))
+    y = g.node("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    mod, params = from_onnx(g.model({"x": ([1, 3, 56, 56], np.float32)}, [y], "pools"))
+    for backends in (("native",), ("dnnl", "native")):
+        program, _ = build_program(mod, params, backends=backends)
+        ex = Executor(program, threads=1)
+        np.copyto(ex.input_buffers[0], np.random.default_rng(0).standard_normal(ex.input_buffers[0].shape))
+        report = ex.outside_arena()
+        assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, []), backends
