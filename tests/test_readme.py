@@ -49,7 +49,11 @@ def test_demo_command(tmp_path):
 def test_shell_recipes_run_in_order(tmp_path):
     """The recipes after the two commands, in one directory (a later recipe uses the files an
     earlier one wrote, as a reader following the README does)."""
-    script = "\n".join(b for b in _blocks("sh")[1:] if "source .venv/bin/activate" not in b)
+    script = "\n".join(
+        b
+        for b in _blocks("sh")[1:]
+        if "source .venv/bin/activate" not in b and "tests/filecheck" not in b
+    )
     assert "relay-import" in script and "relay-plan" in script
     res = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=_env(),
@@ -74,6 +78,16 @@ def test_shell_recipes_run_in_order(tmp_path):
     scores = np.fromfile(tmp_path / "scores.bin", np.float32)
     assert np.isfinite(reference).all() and reference.std() > 0
     np.testing.assert_allclose(scores, reference, rtol=1e-4, atol=1e-6)
+
+
+def test_one_lit_test_command():
+    (block,) = [b for b in _blocks("sh") if "tests/filecheck" in b]
+    res = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block], cwd=ROOT, env=_env(),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, (res.stdout[-2000:], res.stderr[-2000:])
+    assert "PASS: xrelay :: transforms/fuse-ops.mlir" in res.stdout
 
 
 @pytest.mark.parametrize("index", range(len(_blocks("python"))))
