@@ -98,7 +98,7 @@ class DivideByConstant(_Pattern):
         b = OpBuilder(rewriter, op)
         new = b.op("multiply", [x, b.const(r, dtype_of(d.type))])
         if new.results[0].type != op.results[0].type:
-            rewriter.erase_op(new)
+            rewriter.erase(new)
             return
         rewriter.replace(op, [], [new.results[0]])
 
@@ -150,8 +150,8 @@ class ScalarFactorLast(_Pattern):
                 ab = bld.op("multiply", [a, b_v])
                 new = bld.op("multiply", [ab.results[0], s])
                 if new.results[0].type != op.results[0].type:
-                    rewriter.erase_op(new)
-                    rewriter.erase_op(ab)
+                    rewriter.erase(new)
+                    rewriter.erase(ab)
                     return
                 rewriter.replace(op, [], [new.results[0]])
                 return
