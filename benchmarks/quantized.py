@@ -3,6 +3,8 @@
     python benchmarks/quantized.py                        # ResNet-18, MobileNetV2, BERT layer
     python benchmarks/quantized.py --models resnet18 --inputs 100 --pairs 20
     python benchmarks/runtime.py --int8                   # the same table, from runtime.py
+    .venv-extras/bin/python benchmarks/zoo.py --int8      # the quantized real-model zoo
+    .venv-extras/bin/python benchmarks/quantized.py --zoo --models resnet18,bert_base --inputs 20
 
 Each float32 ONNX model (``xrelay.testing.onnx_models``, batch 1, 224x224 / seq 128) is
 pre-processed and quantized by onnxruntime (``quant_pre_process``, ``quantize_static``: QDQ
@@ -17,6 +19,18 @@ convolutions and matmuls run in int8, and builds it at -O3. Both runtimes then r
 * **latency** (``--pairs`` alternating pairs after warm-up, median of per-pair ratios): xrelay
   int8 / onnxruntime int8 and xrelay int8 / xrelay float32 (the unquantized model);
 * **arena**: the planned activation arena of the int8 and the float32 build.
+
+``--zoo`` (``zoo_report``, what ``benchmarks/zoo.py --int8`` calls) takes the real-model zoo
+instead: the CNNs of ``xrelay.testing.zoo`` and BERT-base, quantized by onnxruntime
+(``quantized_models.zoo_path``: the same ``quantize_static`` call, calibrated on random zoo
+inputs, cached outside the repository), per-tensor and per-channel. For each:
+
+* **equal**: on how many of ``--inputs`` random inputs (``zoo.inputs``, seeds from 2000) the
+  output is onnxruntime's bit for bit, and the largest difference in quantization steps;
+* **latency**: xrelay int8 (its default threads) and onnxruntime int8 (2 intra-op threads,
+  spinning off) in alternating rounds (``peers.alternate``), median of per-round ratios;
+* **arena**: the int8 build's planned arena against the float zoo model's (``xrelay.build``
+  at -O3 with the defaults).
 """
 
 from __future__ import annotations
@@ -99,14 +113,89 @@ def report(models: list[str], inputs: int = 100, calibration: int = 8, pairs: in
             )
 
 
+def _load() -> str:
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def zoo_report(models: list[str], pairs: int = 15, warmup: int = 3, inputs: int = 100) -> list[dict]:
+    """The quantized zoo's table (see the module docstring); the models of ``models`` that have
+    no quantized twin are named and left out. Rows are printed as they are measured."""
+    import onnx
+    from peers import alternate, median_ratio, ort_session
+
+    import xrelay
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.testing import quantized_models as qm
+    from xrelay.testing import zoo
+
+    chosen = [m for m in models if m in qm.ZOO_MODELS]
+    left = [m for m in models if m not in qm.ZOO_MODELS]
+    if left:
+        print(f"no quantized twin (left out): {', '.join(left)}", flush=True)
+    print(f"before: {_load()}", flush=True)
+    header = ("| model | weights | equal to ort | max steps | xrelay int8 ms | ort int8 ms | / ort int8 "
+              "| arena int8 | arena f32 | int8/f32 | load |")
+    print(header + "\n" + "|---" * (header.count("|") - 1) + "|", flush=True)
+    rows = []
+    for name in chosen:
+        f32 = xrelay.build(*from_onnx(onnx.load(zoo.onnx_path(name))), opt_level=3)
+        f32_arena = f32.arena_bytes
+        del f32
+        for per_channel in (False, True):
+            q = onnx.load(qm.zoo_path(name, per_channel))
+            m = qm.build(q, integer=True)
+            sess = ort_session(q.SerializeToString())
+            step = qm.output_step(q)
+            equal, worst = 0, 0.0
+            for i in range(inputs):
+                feed = zoo.inputs(name, 2000 + i)
+                ref = sess.run(None, feed)[0]
+                m.set_input(**feed)
+                m.run()
+                out = m.get_output(0).numpy()
+                if not np.all(np.isfinite(out)):
+                    raise RuntimeError(f"{name}: xrelay's int8 output is not finite")
+                equal += int(out.shape == ref.shape and np.array_equal(out, ref))
+                if step:
+                    worst = max(worst, float(qm.quantization_steps(ref, out, step).max()))
+            feed = zoo.inputs(name, 0)
+            m.set_input(**feed)
+            times = alternate({"xrelay": m.run, "ort": functools.partial(sess.run, None, feed)}, pairs, warmup)
+            row = {
+                "model": name, "per_channel": per_channel, "equal": equal, "inputs": inputs,
+                "max_steps": worst, "xrelay_ms": statistics.median(times["xrelay"]) * 1e3,
+                "ort_ms": statistics.median(times["ort"]) * 1e3,
+                "ratio": median_ratio(times, "xrelay", "ort"), "arena": m.arena_bytes,
+                "arena_f32": f32_arena, "load": _load(),
+            }  # fmt: skip
+            rows.append(row)
+            print(
+                f"| {name} | {'per-channel' if per_channel else 'per-tensor'} | {equal}/{inputs} | "
+                f"{worst:g} | {row['xrelay_ms']:.1f} | {row['ort_ms']:.1f} | {row['ratio']:.2f}x | "
+                f"{m.arena_bytes:,} | {f32_arena:,} | {m.arena_bytes / f32_arena:.3f} | {row['load']} |",
+                flush=True,
+            )
+            del m, sess, q
+    print(f"after: {_load()}; {pairs} rounds after {warmup} warm-up rounds", flush=True)
+    return rows
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--zoo", action="store_true", help="the quantized real-model zoo (zoo_report)")
+    p.add_argument("--models", default=None)
     p.add_argument("--inputs", type=int, default=100)
     p.add_argument("--calibration", type=int, default=8)
     p.add_argument("--pairs", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
     args = p.parse_args()
-    report(args.models.split(","), args.inputs, args.calibration, args.pairs)
+    if args.zoo:
+        from xrelay.testing import quantized_models as qm
+
+        models = args.models.split(",") if args.models else list(qm.ZOO_MODELS)
+        zoo_report(models, args.pairs, args.warmup, args.inputs)
+        return
+    report((args.models or ",".join(MODELS)).split(","), args.inputs, args.calibration, args.pairs)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,10 @@ built with ``xrelay.build(..., opt_level=3)`` and the defaults, as a user would.
   3 times (``VmHWM``), so no runtime pays for another's libraries or for the build;
 * ``--profile``: xrelay's time by op family (and the slowest steps) per model;
 * ``--busy``: one process spinning on a core beside both runtimes during the rounds;
-* ``--int8``: the quantized zoo, through ``quantized.zoo_report(models, pairs, warmup)`` in
-  ``benchmarks/quantized.py`` (the extension point for the int8 path).
+* ``--int8``: the quantized zoo (its CNNs and BERT-base, quantized by onnxruntime per-tensor
+  and per-channel), through ``quantized.zoo_report(models, pairs, warmup, inputs)`` in
+  ``benchmarks/quantized.py``: outputs equal to onnxruntime int8's over ``--inputs`` inputs,
+  latency against onnxruntime int8, int8 arena against float.
 
 The table ends with the geometric mean of each ratio column, and the load average is
 printed before and after (the machine is shared: give it beside every figure).
@@ -229,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS processes")
     parser.add_argument("--no-openvino", action="store_true", help="leave OpenVINO out")
     parser.add_argument("--int8", action="store_true", help="the quantized zoo (benchmarks/quantized.py)")
+    parser.add_argument("--inputs", type=int, default=100, help="--int8: inputs compared (default 100)")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
     if args.pairs < 1 or args.warmup < 0:
@@ -236,11 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.int8:
         import quantized
 
-        hook = getattr(quantized, "zoo_report", None)
-        if hook is None:
-            print("zoo.py --int8: benchmarks/quantized.py has no zoo_report yet", file=sys.stderr)
-            return 1
-        hook(args.models, pairs=args.pairs, warmup=args.warmup)
+        quantized.zoo_report(args.models, pairs=args.pairs, warmup=args.warmup, inputs=args.inputs)
         return 0
     print(f"before: {load()}", flush=True)
     results = []

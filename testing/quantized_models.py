@@ -8,10 +8,18 @@ ops, onnxruntime's default) or QOperator format (QLinearConv, QLinearMatMul, ...
 ``compare(model, inputs)`` runs it in onnxruntime and in xrelay (imported, built at -O3 and run
 in the arena) and returns both outputs; ``quantization_steps`` measures their difference in
 units of the output's quantization step.
+
+``zoo_path(name, per_channel)`` is the quantized real-model zoo: the float ONNX file of
+``xrelay.testing.zoo`` quantized the same way, calibrated on ``ZOO_CALIBRATION`` inputs made by
+``zoo.inputs`` (seeds ``1000 + i``; the measured inputs use other seeds), cached beside the float
+files (``$XRELAY_ZOO_CACHE``), keyed by the float file, the weight granularity and
+onnxruntime's version, written atomically.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -70,6 +78,42 @@ def quantize(
             per_channel=per_channel, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
         )  # fmt: skip
         return onnx.load(dst)
+
+
+ZOO_MODELS = (
+    "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0",
+    "mnasnet1_0", "squeezenet1_0", "googlenet", "bert_base",
+)  # fmt: skip
+"""The float zoo's models that have a quantized twin (its CNNs and BERT-base)."""
+
+ZOO_CALIBRATION = 4
+"""Calibration inputs of a quantized zoo model (random, like the zoo's inputs)."""
+
+ZOO_QUANT_VERSION = 1
+"""Part of the quantized files' cache key: bump it when ``quantize`` changes what it writes."""
+
+
+def zoo_path(name: str, per_channel: bool = False, seed: int = 0) -> str:
+    """The ONNX file of the zoo model ``name`` quantized by onnxruntime (``quantize``: QDQ,
+    uint8 activations, int8 weights, per-tensor or ``per_channel``), made on first use and
+    cached beside the float file (see the module docstring)."""
+    import importlib.metadata as md
+
+    from xrelay.testing import zoo
+
+    if name not in ZOO_MODELS:
+        raise zoo.ZooError(f"no quantized zoo model '{name}' (known: {', '.join(ZOO_MODELS)})")
+    src = zoo.onnx_path(name, seed)
+    text = f"{os.path.basename(src)}|{per_channel}|{ZOO_CALIBRATION}|{ZOO_QUANT_VERSION}|{md.version('onnxruntime')}"
+    key = hashlib.sha256(text.encode()).hexdigest()[:12]
+    granularity = "pc" if per_channel else "pt"
+    path = os.path.join(os.path.dirname(src), f"{name}-s{seed}-int8-{granularity}-{key}.onnx")
+    if os.path.exists(path):
+        return path
+    calibration = [zoo.inputs(name, 1000 + i) for i in range(ZOO_CALIBRATION)]
+    q = quantize(onnx.load(src), calibration, per_channel=per_channel)
+    zoo.write_cached(path, lambda tmp: onnx.save(q, tmp))
+    return path
 
 
 def output_step(model: onnx.ModelProto) -> float:

@@ -53,6 +53,7 @@ __all__ = [
     "onnx_path",
     "randomize",
     "torch_model",
+    "write_cached",
 ]
 
 OPSET = 20
@@ -320,20 +321,28 @@ def onnx_path(name: str, seed: int = 0) -> str:
         return path
     torch = _torch()
     module, args = torch_model(name, seed)
+    write_cached(path, lambda tmp: torch.onnx.export(
+        module,
+        args,
+        tmp,
+        input_names=list(spec.input_names),
+        output_names=["output"],
+        opset_version=OPSET,
+        external_data=False,
+        verbose=False,
+    ))  # fmt: skip
+    return path
+
+
+def write_cached(path: str, write: Callable[[str], Any]) -> None:
+    """Make the cache file ``path`` atomically: ``write(tmp)`` writes a temporary file beside
+    it, which then replaces ``path`` (readable by all, as the cache is shared)."""
+    directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".onnx", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}-", suffix=".onnx", dir=directory)
     os.close(fd)
     try:
-        torch.onnx.export(
-            module,
-            args,
-            tmp,
-            input_names=list(spec.input_names),
-            output_names=["output"],
-            opset_version=OPSET,
-            external_data=False,
-            verbose=False,
-        )
+        write(tmp)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; the cache is not
@@ -341,7 +350,6 @@ def onnx_path(name: str, seed: int = 0) -> str:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return path
 
 
 def onnx_model(name: str, seed: int = 0) -> Any:
