@@ -17,6 +17,7 @@ positions inside the input count, and a window with none gives 0. Integer averag
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -102,6 +103,48 @@ def _out_len(n: int, k: int, s: int, d: int, pad: int, ceil: bool, op: str) -> i
     if s <= 0 or d <= 0:
         raise ValueError(f"{op}: strides and dilation must be positive")
     return (-(-span // s) if ceil else span // s) + 1
+
+
+def ceil_mode_padding(
+    in_hw: Sequence[int],
+    out_hw: Sequence[int],
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    kind: str,
+    count_include_pad: bool = False,
+) -> tuple[int, int, int, int] | None:
+    """The explicit padding (top, left, bottom, right) whose floor-mode windows are the
+    ``ceil_mode`` pool's: the bottom/right padding grows by the rows/cols the last window
+    overhangs. ``None`` when no explicit padding gives the same result: a window that starts
+    past the input and its declared padding (it would be all padding), or an average that
+    counts padding (the overhang is not counted, explicit padding would be)."""
+    pt, pl, pb, pr = padding
+    grown = [pt, pl, pb, pr]
+    for i, (n, o, k, s, d) in enumerate(zip(in_hw, out_hw, pool_size, strides, dilation)):
+        before, after = (pt, pb) if i == 0 else (pl, pr)
+        extra = max(0, (o - 1) * s + (k - 1) * d + 1 - (n + before + after))
+        if extra and ((o - 1) * s >= n + before or (kind == "avg" and count_include_pad)):
+            return None
+        grown[2 + i] += extra
+    return (grown[0], grown[1], grown[2], grown[3])
+
+
+def explicit_pool_padding(op: Any) -> tuple[int, int, int, int] | None:
+    """A 2-d pool op's padding for a library without a ceil mode (oneDNN): its own, or with
+    ``ceil_mode`` the grown padding of ``ceil_mode_padding`` (None: none gives its windows)."""
+    a = op.attrs
+    if not a.get("ceil_mode"):
+        return tuple(a["padding"])
+    layout = a.get("layout", "NCHW")
+    ins, outs = op.operands[0].type.get_shape(), op.results[0].type.get_shape()
+    hw = (layout.index("H"), layout.index("W"))
+    return ceil_mode_padding(
+        [ins[i] for i in hw], [outs[i] for i in hw], a["pool_size"], a["strides"],
+        a.get("dilation", (1, 1)), a["padding"], "max" if op.RELAY_NAME == "nn.max_pool2d" else "avg",
+        bool(a.get("count_include_pad")),
+    )  # fmt: skip
 
 
 def _result_dtypes(a: np.ndarray, b: np.ndarray, out_dtype: str | None, op: str):

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from xdsl.ir import Operation
 
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
+from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.transforms._dataflow_pattern import DFPattern, is_op, wildcard
 
 __all__ = ["SUPPORTED_OPS", "pattern_table", "supported"]
@@ -37,12 +38,18 @@ own GELU (``x / sqrt 2``) is kept as an alternative."""
 
 
 def supported(op: Operation) -> bool:
-    """Relay's ``target.dnnl`` check: a listed op, no int64 operand, pools without ceil_mode."""
+    """Relay's ``target.dnnl`` check: a listed op, no int64 operand, and pools with
+    ``ceil_mode`` only where explicit padding gives the same windows (``ceil_mode_padding``;
+    Relay refuses every ceil-mode pool)."""
     if not isinstance(op, RelayOp) or op.RELAY_NAME not in SUPPORTED_OPS:
         return False
     if any(dtype_of(v.type) == "int64" for v in op.operands):
         return False
+    if op.RELAY_NAME in ("nn.max_pool2d", "nn.avg_pool2d") and op.attrs.get("ceil_mode"):
+        return explicit_pool_padding(op) is not None
     return not ("pool" in op.RELAY_NAME and op.attrs.get("ceil_mode"))
+
+
 
 
 def _append_eltwise(op: DFPattern, eltwise: str | None) -> DFPattern:

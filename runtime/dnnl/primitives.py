@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 
 __all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
@@ -985,11 +986,12 @@ class _Reader:
                 kernel, strides, dil, pad = src_dims[2:], [1, 1], [0, 0], [0, 0, 0, 0]
                 alg = _POOL_AVG_INCLUDE
             else:
-                if a.get("ceil_mode"):
-                    raise DnnlUnsupported("ceil_mode pooling")
                 kernel, strides = list(a["pool_size"]), list(a["strides"])
                 dil = [d - 1 for d in a.get("dilation", (1, 1))]
-                pad = list(a["padding"])
+                padding = explicit_pool_padding(op)  # ceil mode: the overhang as padding
+                if padding is None:
+                    raise DnnlUnsupported("a ceil_mode pool whose windows no explicit padding gives")
+                pad = list(padding)
                 if nm == "nn.max_pool2d":
                     alg = _POOL_MAX
                 else:

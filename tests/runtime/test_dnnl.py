@@ -478,3 +478,51 @@ def test_primitives_are_made_for_the_executors_threads(tmp_path):
         mod.set_input("x", xv)
         mod.run()
     np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
+
+
+@pytest.mark.parametrize(
+    "op, hw, attrs",
+    [
+        ("MaxPool", 56, dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),  # GoogLeNet's stem
+        ("MaxPool", 13, dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], ceil_mode=1)),
+        ("MaxPool", 10, dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)),  # no overhang
+        ("MaxPool", 12, dict(kernel_shape=[2, 3], strides=[3, 2], pads=[1, 0, 0, 1], ceil_mode=1)),
+        ("AveragePool", 12, dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),
+        ("AveragePool", 11, dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)),
+    ],
+)
+def test_ceil_mode_pools_run_on_onednn_as_onnxruntime_does(op, hw, attrs):
+    """oneDNN has no ceil mode: a ceil-mode pool is its floor-mode pool with the last window's
+    overhang added to the bottom/right padding (``kernels.nn.ceil_mode_padding``), so it runs
+    on oneDNN (GoogLeNet's and SqueezeNet's pools ran on the slower native kernel) with
+    onnxruntime's results; an average pool that counts padding keeps the native kernel (the
+    overhang is not counted, explicit padding would be)."""
+    ort = pytest.importorskip("onnxruntime")
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.testing.onnx_models import GraphBuilder
+
+    g = GraphBuilder(0)
+    y = g.relu(g.conv("x", 3, 16, 3, stride=1, pad=1, name="c"))
+    y = g.node(op, [y], **attrs)
+    model = g.model({"x": ([1, 3, hw, hw], np.float32)}, [y], "pools")
+    x = RNG.standard_normal((1, 3, hw, hw)).astype("float32")
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, backends=("dnnl", "native"))
+    m.set_input(x=x)
+    m.run()
+    out = m.get_output(0).numpy()
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (ref,) = sess.run(None, {"x": x})
+    assert np.all(np.isfinite(out)) and out.shape == ref.shape and np.std(ref) > 0.1
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    pools = [b for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "pool" in o]
+    assert pools == ["dnnl"], m.executor.steps
+
+
+def test_ceil_mode_average_counting_padding_stays_native():
+    p = relay.var("p", shape=(1, 4, 12, 12))
+    counting = relay.nn.avg_pool2d(p, pool_size=(3, 3), strides=(2, 2), ceil_mode=True, count_include_pad=True)
+    r = _both(_mod(counting, p), {"p": RNG.standard_normal((1, 4, 12, 12)).astype("float32")})
+    m = r["dnnl"][2]
+    assert [b for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "pool" in o] == ["native"]
+    np.testing.assert_array_equal(r["dnnl"][0], r["native"][0])
