@@ -26,6 +26,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "runtime": ("xrelay.runtime", None),
     "target": ("xrelay.target", None),
     "te": ("xrelay.te", None),
+    "testing": ("xrelay.testing", None),
     "tir": ("xrelay.tir", None),
     "transform": ("xrelay.transform", None),
     "cuda": ("xrelay.runtime.device", "cuda"),

@@ -163,7 +163,7 @@ def build_program(
 
         outer = PassContext.current()
         disabled = [*outer.disabled_pass, "FuseOps"]
-        with PassContext(opt_level=opt_level, disabled_pass=disabled, config=dict(outer.config)):
+        with outer.nested(opt_level=opt_level, disabled_pass=disabled):
             optimised = module_op(build_pipeline(opt_level)(module))
             if mixed_precision is not None:
                 # after the pre-fusion passes: batch norms are folded into float32 weights,
@@ -176,12 +176,12 @@ def build_program(
                 optimised = module_op(get_pass("FoldConstant")(optimised))
         optimised = partition_for_backend(optimised)
         if "FuseOps" not in outer.disabled_pass:
-            with PassContext(opt_level=opt_level, config=dict(outer.config)):
+            with outer.nested(opt_level=opt_level):
                 optimised = module_op(get_pass("FuseOps")(optimised))
     elif default_device is None and not _uses_devices(module):
         outer = PassContext.current()
-        with PassContext(opt_level=opt_level, disabled_pass=list(outer.disabled_pass),
-                         required_pass=list(outer.required_pass), config=dict(outer.config)):  # fmt: skip
+        with outer.nested(opt_level=opt_level, disabled_pass=list(outer.disabled_pass),
+                          required_pass=list(outer.required_pass)):  # fmt: skip
             optimised = module_op(build_pipeline(opt_level)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
@@ -239,8 +239,7 @@ def build_c(
     disabled = [*outer.disabled_pass, "AlterOpLayout"]
     # qnn ops reach C as their integer relay form, at every optimisation level
     required = [*outer.required_pass, "QnnCanonicalize"]
-    with PassContext(opt_level=outer.opt_level, disabled_pass=disabled, required_pass=required,
-                     config=dict(outer.config)):  # fmt: skip
+    with outer.nested(disabled_pass=disabled, required_pass=required):
         program, info = build_program(
             mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
             time_limit=time_limit, before_lowering=annotate_scratch,
@@ -307,7 +306,7 @@ def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -
     except DeviceError as e:
         raise BuildError(f"build: {e}") from None
     disabled = [*outer.disabled_pass, "FuseOps"]
-    with PassContext(opt_level=opt_level, disabled_pass=disabled, config=dict(outer.config)):
+    with outer.nested(opt_level=opt_level, disabled_pass=disabled):
         optimised = module_op(build_pipeline(opt_level)(module))
     plan_devices(optimised, default)
     for op in optimised.walk():
@@ -326,7 +325,7 @@ def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -
                         "with xrelay.register_device)"
                     )
     if "FuseOps" not in outer.disabled_pass:
-        with PassContext(opt_level=opt_level, config=dict(outer.config)):
+        with outer.nested(opt_level=opt_level):
             optimised = module_op(get_pass("FuseOps")(optimised))
     return optimised
 

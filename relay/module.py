@@ -457,10 +457,26 @@ def function_from_func(
     return fn
 
 
+def value_expressions(fop: FuncOp, symbols: Mapping[str, FuncOp]) -> dict[SSAValue, Expr]:
+    """The Relay expression of every value ``fop`` computes (in its if branches too): what a
+    callback written for Relay's expressions (EliminateCommonSubexpr's ``fskip``) is shown."""
+    block = fop.body.block
+    env: dict[SSAValue, Expr] = {a: Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)}
+    record: dict[SSAValue, Expr] = dict(env)
+    _block_expr(block, env, symbols, {}, fop.sym_name.data, record)
+    return record
+
+
 def _block_expr(
-    block: Block, env: dict[SSAValue, Expr], symbols: Mapping[str, FuncOp], cache: dict[str, Function], where: str
+    block: Block,
+    env: dict[SSAValue, Expr],
+    symbols: Mapping[str, FuncOp],
+    cache: dict[str, Function],
+    where: str,
+    record: dict[SSAValue, Expr] | None = None,
 ) -> Expr:
-    """The expression a block computes (what its ``func.return`` / ``scf.yield`` returns)."""
+    """The expression a block computes (what its ``func.return`` / ``scf.yield`` returns);
+    ``record``, when given, collects the expression of every value defined (branches too)."""
     body: Expr | None = None
     for op in block.ops:
         if isinstance(op, ConstantOp):
@@ -499,7 +515,8 @@ def _block_expr(
             env[op.result] = env[op.tensor]  # the bool scalar an If tests
         elif isinstance(op, IfOp):
             branches = [
-                _block_expr(r.block, dict(env), symbols, cache, where) for r in (op.true_region, op.false_region)
+                _block_expr(r.block, dict(env), symbols, cache, where, record)
+                for r in (op.true_region, op.false_region)
             ]
             cond = If(env[op.cond], branches[0], branches[1])
             _bind_results(env, op.results, cond, len(op.results) != 1)
@@ -513,6 +530,8 @@ def _block_expr(
             )
     if body is None:
         raise RelayTypeError(f"@{where} has no func.return")
+    if record is not None:
+        record.update((r, env[r]) for op in block.ops for r in op.results if r in env)
     return body
 
 
@@ -591,6 +610,7 @@ class IRModule:
         self.module = ModuleOp([])
         self._gvars: dict[str, GlobalVar] = {}
         self._attrs: dict[str, Any] = {}
+        self.extern_types: set[str] = set()  # opaque types declared (import_from_std)
         for key, fn in (functions or {}).items():
             self[key] = fn
 
@@ -646,6 +666,31 @@ class IRModule:
             raise TypeError(f"IRModule.update expects an IRModule, not {type(other).__name__}")
         for gv, fn in other.functions.items():
             self[gv.name_hint] = fn
+
+    def import_from_std(self, file_to_import: str) -> IRModule:
+        """Add the definitions of one of Relay's standard files and return the module, as
+        Relay's ``import_from_std``. ``core.rly`` declares the external type ``Storage``
+        (xrelay's ``!memory.storage``), recorded in ``extern_types``. Relay's ``prelude.rly``
+        is written with algebraic data types, which xrelay does not have: it is refused by
+        name (docs/guide/departures.md)."""
+        std = Path(__file__).with_name("std")
+        known = sorted(p.name for p in std.glob("*.rly"))
+        if file_to_import == "prelude.rly":
+            raise NotImplementedError(
+                "import_from_std('prelude.rly'): Relay's Prelude needs algebraic data types "
+                "(type definitions, constructors, match), which xrelay does not implement"
+            )
+        if file_to_import not in known:
+            raise ValueError(f"import_from_std: no standard file {file_to_import!r} (known: {', '.join(known)})")
+        # the standard files here hold only ``extern type Name`` declarations (and the header)
+        for n, line in enumerate((std / file_to_import).read_text().splitlines(), 1):
+            words = line.split("//", 1)[0].split()
+            if not words or words[0].startswith("#[version"):
+                continue
+            if len(words) != 3 or words[:2] != ["extern", "type"]:
+                raise ValueError(f"{std / file_to_import}:{n}: expected 'extern type Name'")
+            self.extern_types.add(words[2])
+        return self
 
     @staticmethod
     def from_text(text: str, params: Mapping[str, np.ndarray] | None = None) -> IRModule:
@@ -834,6 +879,7 @@ class IRModule:
         """A deep copy (the xDSL module is cloned)."""
         mod = IRModule.from_module_op(self.module.clone())
         mod._attrs = dict(self._attrs)
+        mod.extern_types = set(self.extern_types)
         return mod
 
     def copy(self) -> IRModule:

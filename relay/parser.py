@@ -304,6 +304,7 @@ _DTYPES = frozenset(DTYPES)
 class _Parser:
     def __init__(self, text: str, source_name: str, meta_table: Mapping[str, Sequence[Any]] | None):
         self.src = Source(text, source_name)
+        self.extern_types: set[str] = set()  # names declared by ``extern type``
         self.toks = tokenize(self.src)
         self.i = 0
         self.scopes: list[dict[str, Expr]] = [{}]
@@ -411,6 +412,15 @@ class _Parser:
                 self.globals.setdefault(self.toks[k + 1].value, GlobalVar(self.toks[k + 1].value))
         seen: set[str] = set()
         while self.tok.kind != "eof":
+            if self.at("extern"):
+                # ``extern type Name``: an opaque type declared by the text (core.rly's Storage)
+                self.next()
+                if not self.accept("type"):
+                    raise self.expected("'type' after 'extern'")
+                if self.tok.kind != "ident":
+                    raise self.expected("the name of the external type")
+                self.extern_types.add(self.next().text)
+                continue
             if self.at("type"):
                 raise self.error("algebraic data types ('type' definitions) are not supported by xrelay")
             if not self.at("def"):

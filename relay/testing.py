@@ -9,6 +9,7 @@ from typing import Any
 from xrelay.testing import (
     count_ops,
     create_workload,
+    inception_v3,
     init,
     layers,
     mlp,
@@ -24,6 +25,7 @@ __all__ = [
     "init",
     "layers",
     "mlp",
+    "inception_v3",
     "mobilenet",
     "resnet",
     "run_infer_type",

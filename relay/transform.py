@@ -67,6 +67,43 @@ _ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
 }
 
 
+# Relay pass name -> its arguments that are callbacks on Relay expressions: the pass gets a
+# predicate on ops that shows the callback each op's Relay ``Call`` (see _on_expressions).
+_EXPRESSION_CALLBACKS: dict[str, tuple[str, ...]] = {
+    "EliminateCommonSubexpr": ("fskip",),
+}
+
+
+def _on_expressions(callback: Callable[[Any], Any]) -> Callable[[Any], bool]:
+    """An op predicate calling ``callback`` with the op's Relay expression (built once per
+    function of the module the op is in, when first asked)."""
+    from xdsl.dialects.builtin import ModuleOp as _ModuleOp
+    from xdsl.dialects.func import FuncOp
+
+    from xrelay.relay.module import value_expressions
+
+    seen: dict[int, dict[Any, Any]] = {}
+
+    def predicate(op: Any) -> bool:
+        fop = op.parent_op()
+        while fop is not None and not isinstance(fop, FuncOp):
+            fop = fop.parent_op()
+        if fop is None:
+            return False
+        exprs = seen.get(id(fop))
+        if exprs is None:
+            module = fop.parent_op()
+            symbols = {f.sym_name.data: f for f in module.ops if isinstance(f, FuncOp)} if isinstance(
+                module, _ModuleOp
+            ) else {}
+            exprs = seen[id(fop)] = value_expressions(fop, symbols)
+        expr = exprs.get(op.results[0]) if op.results else None
+        return expr is not None and bool(callback(expr))
+
+    predicate.__name__ = getattr(callback, "__name__", "callback")
+    return predicate
+
+
 # Relay factory name -> Relay name of the pass it makes, where they differ.
 _FACTORY_ALIASES: dict[str, str] = {
     "Inline": "InlineGlobals",
@@ -175,6 +212,11 @@ def instantiate(cls: type[ModulePass], args: tuple[Any, ...], kwargs: dict[str, 
         if field_name in values:
             raise TypeError(f"{relay_name}() got multiple values for argument '{key}'")
         values[field_name] = _convert(value)
+    for name in _EXPRESSION_CALLBACKS.get(relay_name, ()):
+        if values.get(name) is not None:
+            if not callable(values[name]):
+                raise TypeError(f"{relay_name}(): {name} must be callable, got {values[name]!r}")
+            values[name] = _on_expressions(values[name])
     return cls(**values)
 
 
@@ -241,3 +283,29 @@ def __dir__() -> list[str]:
     names = set(__all__) | {relay_name_of(c) for c in registered_pass_classes().values()}
     names |= {alias for alias, target in _FACTORY_ALIASES.items() if target in names}
     return sorted(names)
+
+
+def AnnotateSpans() -> Pass:
+    """Relay's ``AnnotateSpans``: print the module as Relay text and parse it back under the
+    source name ``AnnotateSpans`` (what Relay does to give every node a span). xrelay's ops
+    carry no source spans (xDSL operations have no locations), so the module keeps its
+    structure; what the pass checks is that the module prints as Relay text that parses
+    (a module that does not raises the parser's error, naming the line)."""
+
+    def annotate(mod: Any, ctx: PassContext) -> Any:
+        from xrelay.dialects import module_op
+        from xrelay.relay.module import IRModule
+        from xrelay.relay.parser import parse
+
+        module = module_op(mod)
+        text = IRModule.from_module_op(module).astext(show_meta_data=True)
+        reparsed = module_op(parse(text, "AnnotateSpans"))
+        for op in list(module.body.block.ops):
+            op.detach()
+            op.erase(safe_erase=False)
+        for op in list(reparsed.body.block.ops):
+            op.detach()
+            module.body.block.add_op(op)
+        return mod
+
+    return module_pass(annotate, opt_level=0, name="AnnotateSpans")

@@ -20,7 +20,7 @@ from typing import Any
 
 from xrelay.relay import IRModule
 from xrelay.relay.expr import Expr, Function
-from xrelay.testing import init, layers, mlp, mobilenet, resnet
+from xrelay.testing import inception_v3, init, layers, mlp, mobilenet, resnet
 from xrelay.testing.init import create_workload
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "main",
     "main_or_body",
     "mlp",
+    "inception_v3",
     "mobilenet",
     "parameter",
     "resnet",

@@ -472,6 +472,7 @@ class PassContext:
                     "or decorate its class with @pass_instrument"
                 )
         self._instruments: list[PassInstrument] = instruments
+        self._borrowed = False  # instruments shared with the context this one was nested in
         self._config = {key: _check_config_value(key, v) for key, v in (config or {}).items()}
         self.xdsl_context = xdsl_context
 
@@ -533,8 +534,28 @@ class PassContext:
 
     # ---- scope and instruments -----------------------------------------------------
 
+    def nested(self, **changes: Any) -> PassContext:
+        """A context with this one's settings changed by ``changes`` (``opt_level``,
+        ``required_pass``, ``disabled_pass``, ``config``; the lists default to empty, the
+        config to this one's) that shares this context's instruments without entering or
+        exiting them again: a build's inner contexts, so that the user's instruments see the
+        passes the build runs, as Relay's build runs them in the user's context."""
+        new = PassContext(
+            opt_level=changes.pop("opt_level", self.opt_level),
+            required_pass=changes.pop("required_pass", ()),
+            disabled_pass=changes.pop("disabled_pass", ()),
+            config=changes.pop("config", self._config),
+            xdsl_context=self.xdsl_context,
+        )
+        if changes:
+            raise TypeError(f"PassContext.nested() got unexpected arguments {sorted(changes)}")
+        new._instruments = self._instruments
+        new._borrowed = True
+        return new
+
     def __enter__(self) -> PassContext:
-        self._enter_instruments()
+        if not self._borrowed:
+            self._enter_instruments()
         _contexts.stack.append(self)
         return self
 
@@ -542,14 +563,15 @@ class PassContext:
         if not _contexts.stack or _contexts.stack[-1] is not self:
             raise RuntimeError("PassContext exited out of order")
         _contexts.stack.pop()
-        self._exit_instruments()
+        if not self._borrowed:
+            self._exit_instruments()
 
-    def override_instruments(self, instruments: Iterable[PassInstrument]) -> None:
+    def override_instruments(self, instruments: Iterable[PassInstrument] | None) -> None:
         """
-        Replace the instruments: exit the current ones, install `instruments`, enter
-        them. A failure follows the enter/exit rules above (the list ends up empty).
+        Replace the instruments: exit the current ones, install `instruments` (None: none),
+        enter them. A failure follows the enter/exit rules above (the list ends up empty).
         """
-        new = list(instruments)
+        new = list(instruments or ())
         for instrument in new:
             if not isinstance(instrument, PassInstrument):
                 raise TypeError(f"{instrument!r} is not a PassInstrument")
@@ -775,7 +797,7 @@ def _skips_optimization(func: FuncOp) -> bool:
 RELAY_FUNCTION_PASSES: frozenset[str] = frozenset(
     {
         "AlterOpLayout", "BackwardFoldScaleAxis", "CanonicalizeOps", "CombineParallelBatchMatmul",
-        "CombineParallelConv2d", "CombineParallelDense", "ConvertLayout", "DeadCodeElimination",
+        "CombineParallelConv2d", "CombineParallelDense", "ConvertLayout",
         "DefuseOps", "EliminateCommonSubexpr", "FoldConstant", "ForwardFoldScaleAxis", "FuseOps",
         "QnnCanonicalize", "QnnLegalize", "SimplifyInference", "ToGraphNormalForm", "ToMixedPrecision",
     }

@@ -1,7 +1,6 @@
 """TVM v0.19's tests/python/relay/test_pass_eliminate_common_subexpr.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only (relay.op.nn is relay.nn). Not here: test_callback
-(EliminateCommonSubexpr(fskip) with a Python callback).
+Changes: imports only; every function is here.
 """
 import numpy as np
 
@@ -39,6 +38,36 @@ def test_simple():
 
     z = before()
     z = run_opt_pass(z, transform.EliminateCommonSubexpr())
+    tvm.ir.assert_structural_equal(z, expected())
+
+
+def test_callback():
+    def before():
+        x = relay.var("x", shape=(1, 16))
+        y1 = relay.nn.relu(x)
+        y2 = relay.nn.relu(x)
+        y1 = relay.add(y1, relay.const(1.0, "float32"))
+        y2 = relay.add(y2, relay.const(1.0, "float32"))
+        y = relay.add(y1, y2)
+        f = relay.Function([x], y)
+        return f
+
+    def expected():
+        x = relay.var("x", shape=(1, 16))
+        y = relay.nn.relu(x)
+        y1 = relay.add(y, relay.const(1.0, "float32"))
+        y2 = relay.add(y, relay.const(1.0, "float32"))
+        y = relay.add(y1, y2)
+        f = relay.Function([x], y)
+        return run_opt_pass(f, transform.InferType())
+
+    def fskip(expr):
+        if isinstance(expr, relay.expr.Call) and expr.op.name == "add":
+            return True
+        return False
+
+    z = before()
+    z = run_opt_pass(z, transform.EliminateCommonSubexpr(fskip))
     tvm.ir.assert_structural_equal(z, expected())
 
 
