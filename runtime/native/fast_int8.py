@@ -797,7 +797,8 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     """QLinearAdd as fake-quantization-to-integer{onnxruntime=true} writes it (``ort_add``):
     the float64 add of the two sides, then ``cast(f32) -> add/subtract 1.5*2^23 -> cast(i32) ->
     clip -> cast((u)int8)``, claimed from this add and run as one C pass (``xr_qlinear_add``)
-    from the two 8-bit inputs. The sides' own float64 ops ran before (they precede the add)."""
+    from the two 8-bit inputs. The sides' own float64 ops, which precede the add, are dropped
+    from the function when nothing else reads them (``Options.unread``)."""
     from xrelay.kernels import KERNELS
 
     if out.dtype != np.float64 or len(vals) != 2:
@@ -838,6 +839,9 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
         return None
     dst, okind = found
     opts.claimed += claimed
+    # computed from the two 8-bit values: the float64 sides run no more when nothing else reads them
+    opts.unread += list(op.operands)
+    opts.reads += [outer[1], inner[1]]
     kinds = [0 if a.dtype == np.int8 else 1 for a in (xq, yq)]
 
     def make(i0: int, i1: int) -> Any:

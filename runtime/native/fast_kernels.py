@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.memory import (
     ELEMENTWISE_CHUNK,
@@ -181,6 +181,12 @@ class Options:
     result_unused: bool = False
     """Set by a kernel that claimed every user of the op's result and never writes its buffer
     (an int32 accumulator requantized in the kernel): the buffer is dropped."""
+    unread: list = field(default_factory=list)
+    """Operands of the op the kernel does not read: it computes from the values in ``reads``
+    (what those operands were computed from). The ops that computed only such operands then
+    run no more (``_drop_dead_ops``)."""
+    reads: list = field(default_factory=list)
+    """Values of the function the kernel reads besides the op's operands (see ``unread``)."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -1938,7 +1944,13 @@ def compile_function(
             return env[v]
         return None
 
+    spans: dict[Operation, tuple[int, int]] = {}  # op -> its thunks' range in compiled.thunks
+    unread: dict[Operation, tuple[set[SSAValue], list[SSAValue]]] = {}
+    current: tuple[Operation, int] | None = None
     for op in body.ops:
+        if current is not None:
+            spans[current[0]] = (current[1], len(compiled.thunks))
+        current = (op, len(compiled.thunks))
         if op is ret:
             break
         if isinstance(op, ConstantOp):
@@ -2045,6 +2057,8 @@ def compile_function(
                 if thunks is not None:
                     fused.update(opts.claimed)
                     produced.update(opts.produced)
+                    if opts.unread:
+                        unread[op] = (set(opts.unread), list(opts.reads))
                     if opts.result_unused and dest.get(op.results[0]) is None:
                         compiled.scratch_bytes -= out.nbytes
                         env[op.results[0]] = None
@@ -2070,6 +2084,8 @@ def compile_function(
             compiled.thunks.extend(
                 (label, "elementwise", t) for t in epilogue_thunks(epilogue, out, ())
             )
+    if unread:
+        _drop_dead_ops(compiled, body, ret, spans, unread)
     for i, v in enumerate(ret.arguments):
         value = env[v]
         if value is outs[i]:
@@ -2080,6 +2096,37 @@ def compile_function(
             ("copy", "copy", functools.partial(np.copyto, outs[i], value, casting="unsafe"))
         )
     return compiled
+
+
+def _drop_dead_ops(
+    compiled: CompiledFunction, body: Any, ret: Operation, spans: Mapping[Operation, tuple[int, int]],
+    unread: Mapping[Operation, tuple[set[SSAValue], list[SSAValue]]],
+) -> None:
+    """Remove the thunks of the relay ops whose results nothing reads: a value is read when the
+    function returns it or a live op uses it, except as an operand its kernel declared unread
+    (``Options.unread``: onnxruntime's QLinearAdd computes from the two 8-bit values, not from
+    the float64 sides the program computes first, so the sides' casts and multiplies go).
+    Other ops (calls) are always live."""
+    live: set[SSAValue] = set(ret.operands)
+    dead: set[Operation] = set()
+    for op in reversed(list(body.ops)):
+        if op is ret:
+            continue
+        if isinstance(op, RelayOp) and not any(r in live for r in op.results):
+            dead.add(op)
+            continue
+        skipped, extra = unread.get(op, ((), ()))
+        live.update(v for v in op.operands if v not in skipped)
+        live.update(extra)
+    drop = sorted(spans[op] for op in dead if op in spans and spans[op][0] < spans[op][1])
+    if not drop:
+        return
+    keep = []
+    for i, t in enumerate(compiled.thunks):
+        if not any(a <= i < b for a, b in drop):
+            keep.append(t)
+    compiled.thunks[:] = keep
+    compiled.fast_ops = max(0, compiled.fast_ops - len(dead))
 
 
 def _inline_composites(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None) -> func.FuncOp:

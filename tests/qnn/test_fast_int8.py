@@ -220,3 +220,72 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
     # the convolution's kernel requantizes its int32 sums itself (uint8 x int8), so the
     # requantize chain is claimed by it rather than by ort_requant
     assert hits == ({"req": 0, "add": 1, "conv": 1} if fast_int8.vnni_library() is not None else {"req": 0, "add": 0, "conv": 0})
+
+
+
+@pytest.mark.parametrize("read_later", [False, True])
+def test_ops_only_an_unread_operand_needs_run_no_more(read_later):
+    """A kernel that declares an operand unread (``Options.unread``, reading ``Options.reads``
+    instead) takes the ops that computed only that operand out of the function: here a
+    stand-in ``add`` kernel computing ``1 + a`` drops ``exp(2a)``, and ``2a`` too unless the
+    later subtract reads it."""
+    from xrelay.runtime.native.fast_kernels import compile_function
+
+    tail = "subtract(%2, %0)" if read_later else "%2"
+    mod = xrelay.parser.parse(f"""
+def @main(%a: Tensor[(4), float32]) -> Tensor[(4), float32] {{
+  %0 = multiply(%a, 2f);
+  %1 = exp(%0);
+  %2 = add(%1, %a);
+  {tail}
+}}""")
+    fn = next(iter(mod.module.ops))
+
+    def plus_one(op, vals, out, ws, opts):
+        a = vals[1]
+        opts.unread.append(op.operands[0])
+        opts.reads.append(op.operands[1])
+        return [("elementwise", lambda: np.add(a, 1.0, out=out))]
+
+    a = np.arange(4, dtype=np.float32)
+    out = np.empty(4, np.float32)
+    compiled = compile_function(fn, [a], [out], makers={"add": plus_one})
+    labels = [label for label, _, _ in compiled.thunks]
+    assert labels == (["multiply", "add", "subtract"] if read_later else ["add"])
+    for _, _, t in compiled.thunks:
+        t()
+    np.testing.assert_array_equal(out, (a + 1) - 2 * a if read_later else a + 1)
+
+
+def _residual_block():
+    """A QDQ convolution whose result onnxruntime's QLinearAdd adds to the block's input, after
+    fake-quantization-to-integer{onnxruntime=true}."""
+    x = relay.var("x", shape=(1, 8, 6, 6), dtype="uint8")
+    w = relay.const(RNG.integers(-127, 128, (8, 8, 3, 3)).astype("int8"))
+    fx = relay.qnn.op.dequantize(x, relay.const(0.05), relay.const(3))
+    fw = relay.qnn.op.dequantize(w, relay.const(0.01), relay.const(0))
+    c = relay.qnn.op.quantize(relay.nn.conv2d(fx, fw, padding=(1, 1)), relay.const(0.1), relay.const(7), out_dtype="uint8")
+    side = relay.qnn.op.dequantize(x, relay.const(0.25), relay.const(3))
+    s = relay.add(relay.qnn.op.dequantize(c, relay.const(0.1), relay.const(7)), side)
+    y = relay.qnn.op.quantize(s, relay.const(0.5), relay.const(11), out_dtype="uint8")
+    mod = xrelay.IRModule.from_expr(y)
+    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    return mod
+
+
+@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+def test_qlinear_add_sides_run_no_more():
+    """ort_add computes from the two 8-bit values, so the float64 sides the program computes
+    before the add (cast, multiply, add, casts) are dropped from the convolution's step; the
+    output is the reference kernels' (the mechanism's other case: the test above)."""
+    mod = _residual_block()
+    data = RNG.integers(0, 256, (1, 8, 6, 6)).astype("uint8")
+    refs = xrelay.run(mod, {"x": data})
+    built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    built.set_input("x", data)
+    built.run()
+    np.testing.assert_array_equal(built.get_output(0).numpy(), refs[0])
+    steps = [(name, [label for label, _, _ in compiled.thunks]) for name, _, compiled in built.executor.steps]
+    with_add = [labels for _, labels in steps if "add" in labels and any(lb.startswith("nn.conv2d") for lb in labels)]
+    assert len(with_add) == 1, steps
+    assert [lb for lb in with_add[0] if lb in ("cast", "multiply")] == [], steps
