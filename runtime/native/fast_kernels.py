@@ -2034,7 +2034,7 @@ def compile_function(
         chain: list = []
         if fast and not isinstance(out, tuple):
             maker = makers.get(op.RELAY_NAME)
-            if op.RELAY_NAME == "nn.conv2d":
+            if op.RELAY_NAME in ("nn.conv2d", "concatenate"):  # kernels that run epilogues
                 chain = _epilogue_of(op, dest, known)
             # a deferred pad: first the kernel that reads through it, else the pad is made
             attempts = [(pad_readers.get(op.RELAY_NAME), True), (maker, False)] if pad_op is not None else [(maker, False)]

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from xrelay.runtime.native import fast_int8 as i8
 from xrelay.runtime.native import fast_kernels as fk
 from xrelay.runtime.native import fast_nhwc as nhwc
+from xrelay.runtime.native.fast_concat import fast_concatenate
 from xrelay.runtime.native.fast_kernels import FLOAT_MAKERS, Maker, by_layout, first
 
 __all__ = ["FAST", "PAD_READERS"]
@@ -48,6 +49,7 @@ FAST: Mapping[str, Maker] = _merge(
     {name: maker for name, maker in FLOAT_MAKERS.items() if name not in _COMBINED},
     _COMBINED,
     {
+        "concatenate": fast_concatenate,
         "nn.dense": i8.dense,
         "nn.batch_matmul": i8.batch_matmul,
         "fixed_point_multiply": i8.fixed_point_multiply,
