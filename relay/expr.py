@@ -236,6 +236,10 @@ class Expr:
         except Exception:
             return repr(self)
 
+    def astype(self, dtype: str) -> Call:
+        """``cast(self, dtype)`` (Relay's ``Expr.astype``)."""
+        return Call(Op.get("cast"), [self], {"dtype": dtype})
+
     # ---- arithmetic sugar ---------------------------------------------------------------
 
     def _binary(self, name: str, other: _AnyT, reverse: bool = False) -> Call:

@@ -91,6 +91,9 @@ def kernel_scale(weight_shape: tuple[int, ...], axes: tuple[int, ...], vec: np.n
     return vec.reshape([weight_shape[i] if i in axes else 1 for i in range(len(weight_shape))])
 
 
+CONVS = ("nn.conv2d", "nn.conv3d")
+
+
 @dataclass(frozen=True)
 class ConvInfo:
     """Where the channels are in a conv2d's data, output and kernel (blocked: two axes each)."""
@@ -119,7 +122,7 @@ def conv_info(op: Operation) -> ConvInfo | None:
     Plain layouts with any ``groups``; blocked ones (``NCHW8c`` with ``OIHW2i8o``) as Relay
     takes them: data, output and kernel all blocked, and a full or depthwise convolution.
     """
-    if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.conv2d":
+    if not isinstance(op, RelayOp) or op.RELAY_NAME not in CONVS:
         return None
     attrs = op.attrs
     data, kernel = attrs["data_layout"], attrs["kernel_layout"]
@@ -195,3 +198,79 @@ def make_before(name: str, operands: list[SSAValue], before: Operation, **attrs:
     new = RELAY_OPS[name].make(operands, **attrs)
     Rewriter.insert_op(new, InsertPoint.before(before))
     return new.results[0]
+
+
+# ---- Relay's scale expressions ---------------------------------------------------------------
+# Relay keeps the scale as an expression: the multiply's operand squeezed to its channel
+# axes, then expand_dims (one channel axis) or reshape (a blocked pair) to meet each use;
+# FoldScaleAxis's fold-constant folds them. The passes build the same expressions, so a
+# ForwardFoldScaleAxis/BackwardFoldScaleAxis alone gives Relay's program.
+
+_SHAPE_ONLY = ("expand_dims", "reshape", "transpose", "squeeze", "repeat")
+
+
+def squeeze_axes(x: SSAValue, s: SSAValue, axes: tuple[int, ...]) -> list[int] | None:
+    """Relay's MatchBroadcastToLeftAxes: ``s`` broadcasts against ``x`` with the channel
+    ``axes`` full and every other axis of ``s`` 1; returns the axes of ``s`` to squeeze so
+    that only the channel axes remain, or None when it does not match."""
+    xs, ss = static_shape(x), static_shape(s)
+    if xs is None or ss is None or len(ss) > len(xs) or not ss:
+        return None
+    base = len(xs) - len(ss)
+    out = []
+    for i in range(len(xs)):
+        if i in axes:
+            if i < base or ss[i - base] != xs[i]:
+                return None
+        elif i >= base:
+            if ss[i - base] != 1:
+                return None
+            out.append(i - base)
+    return out
+
+
+def all_positive_constant(value: SSAValue) -> bool:
+    """Relay's IsAllPositiveConstant: a constant (seen through shape-only ops) > 0."""
+    while True:
+        owner = value.owner
+        if isinstance(owner, ConstantOp):
+            return bool(np.all(np.asarray(owner.numpy()) > 0))
+        if isinstance(owner, RelayOp) and owner.RELAY_NAME in _SHAPE_ONLY and owner.operands:
+            value = owner.operands[0]
+            continue
+        return False
+
+
+def expand_to_axes(sq: SSAValue, ndim: int, axes: tuple[int, ...], before: Operation) -> SSAValue:
+    """Relay's ExpandBiasToMatchAxis: unit axes after (and between) the channel axes."""
+    for i in range(len(axes), 0, -1):
+        n = ndim - axes[i - 1] - 1 if i == len(axes) else axes[i] - axes[i - 1]
+        if n > 0:
+            sq = make_before("expand_dims", [sq], before, axis=i, num_newaxis=n)
+    return sq
+
+
+def reshape_to_axes(sq: SSAValue, shape: tuple[int, ...], axes: tuple[int, ...], before: Operation) -> SSAValue:
+    """Relay's ReshapeToMatchAxis: ``sq`` reshaped to ``shape`` with 1 off the ``axes``."""
+    newshape = [shape[i] if i in axes else 1 for i in range(len(shape))]
+    return make_before("reshape", [sq], before, newshape=newshape)
+
+
+def reshape_or_expand(sq: SSAValue, shape: tuple[int, ...], axes: tuple[int, ...], before: Operation) -> SSAValue:
+    """Relay's ReshapeOrExpandToMatchAxis: reshape for a blocked pair, else expand_dims."""
+    if len(axes) > 1:
+        return reshape_to_axes(sq, shape, axes, before)
+    return expand_to_axes(sq, len(shape), axes, before)
+
+
+def kernel_scale_expr(info: ConvInfo, sq: SSAValue, weight_shape: tuple[int, ...], output: bool, before: Operation) -> SSAValue | None:
+    """The kernel multiplier Relay builds from the channel vector ``sq`` (input channels, or
+    output channels when ``output``; a depthwise kernel scales its output axis either way):
+    expand_dims for a plain layout, reshape for a blocked one; None for grouped kernels
+    (Relay folds only full and depthwise convolutions)."""
+    if info.groups != 1 and not info.depthwise:
+        return None
+    axes = info.kernel_o if output or info.depthwise else info.kernel_i
+    if len(axes) == 1:
+        return expand_to_axes(sq, len(weight_shape), axes, before)
+    return reshape_to_axes(sq, weight_shape, axes, before)

@@ -18,8 +18,9 @@ Two phases, both linear in the number of ops:
    axis. As in Relay, only a value with exactly one use gets a message, so the rewritten chain
    is never shared.
 2. *Rewrite* of each ``multiply(y, s)`` (either operand order) where ``y`` has a message, ``s``
-   is a constant broadcasting along the message's axis only, the product has ``y``'s type, and
-   ``s > 0`` if a relu lies on the way: the chain under ``y`` is rebuilt with the scale pushed
+   broadcasts along the message's axes only (any expression, as in Relay: a reshaped constant
+   too), the product has ``y``'s type, and ``s`` is a positive constant (seen through shape
+   ops) if a relu lies on the way: the chain under ``y`` is rebuilt with the scale pushed
    into the weights, and the multiply disappears.
 
 As in Relay, the scale reaches each weight as an expression: ``squeeze`` drops the scale's
@@ -30,13 +31,17 @@ axes (ExpandBiasToMatchAxis), so before fold-constant the IR reads as Relay's do
     %e = expand_dims(%s, axis=1, num_newaxis=3)        // (O) -> (O, 1, 1, 1)
     nn.conv2d(%x, multiply(%w, %e), ...)
 
-A scale that is one value per channel (a 1 on the channel axis) or spans blocked channel axes
-is materialised as a constant in the weight's broadcast shape instead. Any conv2d ``groups`` is
-accepted (scaling output channel o only touches ``weight[o]``); only float tensors are folded.
+Blocked channel axes (``NCHW2c``) get ``reshape`` instead of ``expand_dims``
+(ReshapeToMatchAxis). The ops computing the scale move before the chain when they come after
+it. A constant scale that is one value per channel (a 1 on the channel axis, beyond Relay) is
+materialised as a constant in the weight's broadcast shape instead. conv2d and conv3d of any
+``groups`` are accepted (scaling output channel o only touches ``weight[o]``); only float
+tensors are folded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -50,15 +55,21 @@ from xdsl.rewriter import Rewriter
 
 from xrelay.dialects.relay import ConstantOp, RelayOp
 from xrelay.transforms._scale_axis import (
+    CONVS,
     Message,
+    all_positive_constant,
     broadcasts_along,
     channel_vector,
     const_before,
     conv_info,
     conv_output_scale,
+    expand_to_axes,
     is_dense,
     is_float,
     make_before,
+    reshape_or_expand,
+    reshape_to_axes,
+    squeeze_axes,
     static_shape,
     vector_for,
 )
@@ -72,7 +83,7 @@ def _message_of(op: Operation, msg: dict[SSAValue, Message]) -> Message | None:
     if not isinstance(op, RelayOp) or len(op.results) != 1 or not is_float(op.results[0]):
         return None
     name = op.RELAY_NAME
-    if name == "nn.conv2d":
+    if name in CONVS:
         info = conv_info(op)
         return None if info is None else Message(info.out_axes, False)
     if name == "nn.dense":
@@ -137,81 +148,103 @@ class _Folder:
         nodes.sort(key=lambda o: self.position[o])
         return nodes
 
-    def squeezed_scale(self, scale: SSAValue, y: SSAValue, first: Operation) -> SSAValue | None:
-        """Relay's channel vector ``squeeze(scale)``, built before ``first``; None when the
-        scale has one value for all channels or spans blocked channel axes."""
-        axes, ys, ss = self.msg[y].axes, static_shape(y), static_shape(scale)
-        assert ys is not None and ss is not None and isinstance(scale.owner, ConstantOp)
-        lead = len(ys) - len(ss)
-        if len(axes) != 1 or axes[0] < lead or ss[axes[0] - lead] != ys[axes[0]]:
-            return None
-        # A copy of the constant: the original may be defined after the chain it now feeds.
-        c = const_before(np.asarray(scale.owner.numpy()), scale, first)
-        unit = [i for i in range(len(ss)) if i + lead != axes[0]]
-        return make_before("squeeze", [c], first, axis=unit) if unit else c
+    @staticmethod
+    def hoist(value: SSAValue, first: Operation) -> bool:
+        """Make ``value`` available before ``first``: move the ops computing it (a constant,
+        a reshape of one, ...) that come after ``first`` to just before it, in order. False
+        when it depends on ``first`` itself (then it cannot be moved)."""
+        block = first.parent_block()
+        assert block is not None
+        index = {o: i for i, o in enumerate(block.ops)}
+        moved: list[Operation] = []
+        stack = [value]
+        while stack:
+            owner = stack.pop().owner
+            if not isinstance(owner, Operation) or owner in moved or index.get(owner, -1) < index[first]:
+                continue
+            if owner is first or not isinstance(owner, RelayOp | ConstantOp) or owner.regions:
+                return False
+            moved.append(owner)
+            stack.extend(owner.operands)
+        for op in sorted(moved, key=index.__getitem__):
+            op.detach()
+            block.insert_op_before(op, first)
+        return True
 
-    def fold(self, mul: RelayOp, y: SSAValue, vec: np.ndarray) -> None:
+    def fold(self, mul: RelayOp, y: SSAValue, s: SSAValue, vec: np.ndarray | None, unit: list[int] | None) -> bool:
+        """Fold ``mul = y * s`` into the chain under ``y``. With ``unit`` (the axes Relay
+        squeezes off ``s``), Relay's expressions: ``squeeze(s)`` reshaped or expanded to meet
+        each operand; else (a scale Relay does not match) constants made from ``vec``."""
         axes = self.msg[y].axes
         shape = static_shape(y)
         assert shape is not None
         chain = self.chain(y)
-        scale = mul.operands[1] if mul.operands[0] is y else mul.operands[0]
-        sq = self.squeezed_scale(scale, y, chain[0])
+        sq: SSAValue | None = None
+        if unit is not None:
+            if not self.hoist(s, chain[0]):
+                return False
+            sq = make_before("squeeze", [s], chain[0], axis=unit) if unit else s
+        elif vec is None:
+            return False
 
-        def scale_for(v: SSAValue, axis: int | None, fallback: np.ndarray, op: Operation) -> SSAValue:
-            """``sq`` with ``v``'s trailing unit axes (ExpandBiasToMatchAxis) when ``v``
-            carries the channels whole along ``axis``; else ``fallback`` as a constant."""
-            vs = static_shape(v)
-            assert vs is not None
-            if sq is None or axis is None or not 0 <= axis < len(vs) or vs[axis] != shape[axes[0]]:
-                return const_before(fallback, v, op)
-            pad = len(vs) - axis - 1
-            return make_before("expand_dims", [sq], op, axis=1, num_newaxis=pad) if pad else sq
+        def factor(v: SSAValue, expr: Callable[[SSAValue], SSAValue], fallback: Callable[[], np.ndarray], op: Operation) -> SSAValue:
+            return expr(sq) if sq is not None else const_before(fallback(), v, op)
 
         new: dict[SSAValue, SSAValue] = {}
         for op in chain:
             name = op.RELAY_NAME
             attrs = op.attrs
-            if name == "nn.conv2d":
+            if name in CONVS:
                 info = conv_info(op)
                 assert info is not None
                 x, w = op.operands
-                ko = info.kernel_o[0] if len(info.kernel_o) == 1 else None
-                s = scale_for(w, ko, conv_output_scale(info, static_shape(w), vec), op)  # type: ignore[arg-type]
-                out = make_before(name, [x, make_before("multiply", [w, s], op)], op, **attrs)
+                ws = static_shape(w)
+                assert ws is not None
+                f = factor(
+                    w,
+                    lambda sq, op=op, ws=ws, info=info: (
+                        expand_to_axes(sq, len(ws), info.kernel_o, op)
+                        if len(info.kernel_o) == 1
+                        else reshape_to_axes(sq, ws, info.kernel_o, op)
+                    ),
+                    lambda info=info, ws=ws: conv_output_scale(info, ws, vec),  # type: ignore[arg-type]
+                    op,
+                )
+                out = make_before(name, [x, make_before("multiply", [w, f], op)], op, **attrs)
             elif name == "nn.dense":
                 x, w = op.operands
-                s = scale_for(w, 0, vec.reshape(-1, 1), op)
-                out = make_before(name, [x, make_before("multiply", [w, s], op)], op, **attrs)
+                f = factor(
+                    w, lambda sq, op=op: expand_to_axes(sq, 2, (0,), op), lambda: vec.reshape(-1, 1), op  # type: ignore[union-attr]
+                )
+                out = make_before(name, [x, make_before("multiply", [w, f], op)], op, **attrs)
             elif name in _ACTIVATIONS:
                 out = make_before(name, [new[op.operands[0]]], op, **attrs)
             elif name == "nn.bias_add":
                 b = op.operands[1]
-                s = scale_for(b, 0, vec, op)
-                out = make_before(name, [new[op.operands[0]], make_before("multiply", [b, s], op)], op, **attrs)
+                f = factor(b, lambda sq: sq, lambda: vec, op)  # type: ignore[arg-type,return-value]
+                out = make_before(name, [new[op.operands[0]], make_before("multiply", [b, f], op)], op, **attrs)
             else:  # add / subtract
                 operands = []
                 for o in op.operands:
                     if o in new:
                         operands.append(new[o])
                     else:
-                        rank = len(static_shape(o) or ())
-                        axis = axes[0] - (len(shape) - rank) if len(axes) == 1 else None
-                        s = scale_for(o, axis, vector_for(o, shape, axes, vec), op)
-                        operands.append(make_before("multiply", [o, s], op))
+                        f = factor(
+                            o,
+                            lambda sq, op=op: reshape_or_expand(sq, shape, axes, op),
+                            lambda o=o: vector_for(o, shape, axes, vec),  # type: ignore[arg-type]
+                            op,
+                        )
+                        operands.append(make_before("multiply", [o, f], op))
                 out = make_before(name, operands, op)
             new[op.results[0]] = out
             self.dead.append(op)
-        while sq is not None and not sq.uses:  # every use fell back to a constant
-            owner = sq.owner
-            assert isinstance(owner, Operation)
-            sq = owner.operands[0] if owner.operands else None
-            Rewriter.erase_op(owner)
         mul.results[0].replace_all_uses_with(new[y])
-        scale_owner = mul.operands[1].owner if mul.operands[0] is y else mul.operands[0].owner
+        scale_owner = s.owner
         Rewriter.erase_op(mul)
         if isinstance(scale_owner, ConstantOp) and not scale_owner.result.uses:
             Rewriter.erase_op(scale_owner)
+        return True
 
 
 def fold_function(fn: func.FuncOp) -> int:
@@ -228,11 +261,14 @@ def fold_function(fn: func.FuncOp) -> int:
             if m is None or y.type != op.results[0].type:
                 continue
             vec = channel_vector(s, y, m.axes)
-            if vec is None or (m.require_positive and not np.all(vec > 0)):
+            unit = squeeze_axes(y, s, m.axes)
+            if unit is None and vec is None:
                 continue
-            folder.fold(op, y, vec)
-            folded += 1
-            break
+            if m.require_positive and not all_positive_constant(s):
+                continue
+            if folder.fold(op, y, s, vec, unit):
+                folded += 1
+                break
     for op in reversed(folder.dead):
         if not any(r.uses for r in op.results):
             Rewriter.erase_op(op)

@@ -8,8 +8,9 @@ Relay's ForwardFoldScaleAxis (src/relay/transforms/fold_scale_axis.cc) on SSA. T
 
 ``conv2d(x * s, w) == conv2d(x, w * s)`` along the kernel's input-channel axis, a positive scale
 commutes with relu, and ``x * s + b == (x + b / s) * s``. So the multiply disappears, the added
-operands are divided by the scale, and the weights are multiplied by it (fold-constant then
-folds both). This is how a batch norm before a convolution disappears.
+operands are divided by the scale, and the weights are multiplied by it, each through Relay's
+expression of the scale (``squeeze`` to the channel axes, then ``expand_dims`` or, for blocked
+axes, ``reshape`` per use; fold-constant then folds both). This is how a batch norm before a convolution disappears.
 
 Two phases, both linear in the number of ops:
 
@@ -45,7 +46,9 @@ from xdsl.rewriter import Rewriter
 
 from xrelay.dialects.relay import ConstantOp, RelayOp
 from xrelay.transforms._scale_axis import (
+    CONVS,
     Message,
+    all_positive_constant,
     broadcasts_along,
     channel_vector,
     const_before,
@@ -53,7 +56,10 @@ from xrelay.transforms._scale_axis import (
     conv_input_scale,
     is_dense,
     is_float,
+    kernel_scale_expr,
     make_before,
+    reshape_or_expand,
+    squeeze_axes,
     static_shape,
     vector_for,
 )
@@ -67,7 +73,7 @@ def _requests(op: Operation, msg: dict[SSAValue, Message]) -> list[tuple[SSAValu
     if not isinstance(op, RelayOp) or len(op.results) != 1:
         return []
     name = op.RELAY_NAME
-    if name == "nn.conv2d":
+    if name in CONVS:
         info = conv_info(op)
         x, w = op.operands
         xs, ws = static_shape(x), static_shape(w)
@@ -124,14 +130,9 @@ def fold_function(fn: func.FuncOp) -> int:
     """Fold every qualifying input scale in ``fn``; return how many multiplies went."""
     ops = list(fn.body.walk())
     msg = analyse(ops)
-    # value -> (the unscaled value, the per-channel vector, the channel axes, the scale itself
-    # when it is that vector already: Relay then multiplies and divides by the same expression)
+    # value -> (the unscaled value, the per-channel vector, the channel axes, Relay's scale
+    # expression: the multiply's operand squeezed to the channel axes, when it has that form)
     scaled: dict[SSAValue, tuple[SSAValue, np.ndarray, tuple[int, ...], SSAValue | None]] = {}
-
-    def factor(array: np.ndarray, like: SSAValue, before: Operation, same: SSAValue | None) -> SSAValue:
-        if same is not None and static_shape(same) == array.shape:
-            return same
-        return const_before(array, like, before)
 
     replaced: list[Operation] = []
     folded = 0
@@ -147,12 +148,13 @@ def fold_function(fn: func.FuncOp) -> int:
                 if x.type != op.results[0].type:
                     continue
                 vec = channel_vector(s, x, m.axes)
-                if vec is None or (m.require_positive and not np.all(vec > 0)):
+                if vec is None or (m.require_positive and not all_positive_constant(s)):
                     continue
                 if np.any(vec == 0):
                     continue  # added operands are divided by the scale
-                same = s if static_shape(s) == vec.shape else None
-                scaled[op.results[0]] = (x, vec, m.axes, same)
+                unit = squeeze_axes(x, s, m.axes)
+                sq = None if unit is None else make_before("squeeze", [s], op, axis=unit) if unit else s
+                scaled[op.results[0]] = (x, vec, m.axes, sq)
                 replaced.append(op)
                 folded += 1
                 break
@@ -161,24 +163,29 @@ def fold_function(fn: func.FuncOp) -> int:
         if not inputs:
             continue
         src = inputs[0]
-        u, vec, axes, same = scaled[src]
+        u, vec, axes, sq = scaled[src]
         attrs = op.attrs
-        if name in ("nn.conv2d", "nn.dense") and op.operands[0] is src and len(inputs) == 1:
+        if (name in CONVS or name == "nn.dense") and op.operands[0] is src and len(inputs) == 1:
             w = op.operands[1]
             ws = static_shape(w)
             assert ws is not None
-            if name == "nn.conv2d":
+            factor: SSAValue | None = None
+            if name in CONVS:
                 info = conv_info(op)
                 assert info is not None
-                scale = conv_input_scale(info, ws, vec)
+                if sq is not None:
+                    factor = kernel_scale_expr(info, sq, ws, False, op)
+                if factor is None:  # grouped (beyond Relay), or a scale Relay does not match
+                    factor = const_before(conv_input_scale(info, ws, vec), w, op)
             else:
-                scale = vec  # broadcasts along the weight's last (input) axis, as Relay multiplies
-            new_w = make_before("multiply", [w, factor(scale, w, op, same)], op)
+                # broadcasts along the weight's last (input) axis, as Relay multiplies
+                factor = sq if sq is not None else const_before(vec, w, op)
+            new_w = make_before("multiply", [w, factor], op)
             out = make_before(name, [u, new_w], op, **attrs)
             op.results[0].replace_all_uses_with(out)
             replaced.append(op)
         elif name in _ACTIVATIONS and op.results[0] in msg:
-            scaled[op.results[0]] = (make_before(name, [u], op, **attrs), vec, axes, same)
+            scaled[op.results[0]] = (make_before(name, [u], op, **attrs), vec, axes, sq)
             replaced.append(op)
         elif name in (*_ADD_SUB, "nn.bias_add") and op.results[0] in msg and len(inputs) == 1:
             shape = static_shape(src)
@@ -187,10 +194,13 @@ def fold_function(fn: func.FuncOp) -> int:
             for o in op.operands:
                 if o is src:
                     operands.append(u)
+                    continue
+                if name != "nn.bias_add" and sq is not None:
+                    div = reshape_or_expand(sq, shape, axes, op)
                 else:
-                    div = vec if name == "nn.bias_add" else vector_for(o, shape, axes, vec)
-                    operands.append(make_before("divide", [o, factor(div, o, op, same)], op))
-            scaled[op.results[0]] = (make_before(name, operands, op, **attrs), vec, axes, same)
+                    div = const_before(vec if name == "nn.bias_add" else vector_for(o, shape, axes, vec), o, op)
+                operands.append(make_before("divide", [o, div], op))
+            scaled[op.results[0]] = (make_before(name, operands, op, **attrs), vec, axes, sq)
             replaced.append(op)
     # the old chain (multiply, relu, add, conv) is dead now; the scale constants may be too
     for op in reversed(replaced):

@@ -6,8 +6,9 @@
 // CHECK:         %[[D:.*]] = relay.divide %b, %{{.*}} : (tensor<2x1x1xf32>, tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
 // CHECK-NEXT:    %[[A:.*]] = relay.add %x, %[[D]]
 // CHECK-NEXT:    %[[R:.*]] = relay.nn.relu %[[A]]
-// The weight factor is shaped like Relay's: (I, 1, 1) from the kernel's I axis on.
-// CHECK-NEXT:    %[[SW:.*]] = relay.constant dense<{{\[\[\[}}2.000000e+00]], {{\[\[}}4.000000e+00]]]> : tensor<2x1x1xf32>
+// The weight factor is Relay's expression: the scale squeezed to (I,), expanded to (I, 1, 1)
+// from the kernel's I axis on (fold-constant folds it).
+// CHECK-NEXT:    %[[SW:.*]] = relay.expand_dims %[[SQ:.*]] {axis = 1, num_newaxis = 2} : (tensor<2xf32>) -> tensor<2x1x1xf32>
 // CHECK-NEXT:    %[[W:.*]] = relay.multiply %w, %[[SW]]
 // CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %[[R]], %[[W]]
 // CHECK-NEXT:    func.return %[[C]]
@@ -96,7 +97,7 @@ func.func @depthwise_dense(%x: tensor<1x2x4x4xf32>, %w: tensor<4x1x1x1xf32>, %v:
 // CHECK-LABEL: func.func @blocked
 // CHECK:         %[[D:.*]] = relay.divide %b, %{{.*}} : (tensor<1x2x1x1x2xf32>, tensor<1x2x1x1x2xf32>)
 // CHECK-NEXT:    %[[A:.*]] = relay.add %x, %[[D]]
-// CHECK:         %[[SW:.*]] = relay.constant dense<{{.*}}> : tensor<1x2x1x1x2x1xf32>
+// CHECK:         %[[SW:.*]] = relay.reshape %{{.*}} {newshape = [1, 2, 1, 1, 2, 1]} : (tensor<2x2xf32>) -> tensor<1x2x1x1x2x1xf32>
 // CHECK-NEXT:    %[[W:.*]] = relay.multiply %w, %[[SW]] : (tensor<4x2x3x3x2x2xf32>, tensor<1x2x1x1x2x1xf32>)
 // CHECK-NEXT:    relay.nn.conv2d %[[A]], %[[W]] {{.*}}data_layout = "NCHW2c", kernel_layout = "OIHW2i2o"
 func.func @blocked(%x: tensor<1x2x4x4x2xf32>, %b: tensor<1x2x1x1x2xf32>, %w: tensor<4x2x3x3x2x2xf32>) -> tensor<1x4x4x4x2xf32> {
