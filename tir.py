@@ -8,12 +8,12 @@ says so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any as _AnyT
 
 from xrelay.error import TVMError, UnsupportedError
 from xrelay.runtime.data_type import DataType, DataTypeCode
 
-__all__ = ["FloatImm", "IntImm", "StringImm", "layout"]
+__all__ = ["Any", "FloatImm", "IntImm", "StringImm", "const", "layout"]
 
 
 class IntImm(int):
@@ -21,7 +21,7 @@ class IntImm(int):
 
     dtype: str
 
-    def __new__(cls, dtype: str, value: Any, span: Any = None) -> IntImm:
+    def __new__(cls, dtype: str, value: _AnyT, span: _AnyT = None) -> IntImm:
         t = DataType(dtype)
         if t.type_code not in (DataTypeCode.INT, DataTypeCode.UINT) or t.lanes != 1:
             raise TVMError(f"IntImm needs a scalar integer dtype, got {dtype!r}")
@@ -49,7 +49,7 @@ class FloatImm(float):
 
     dtype: str
 
-    def __new__(cls, dtype: str, value: Any, span: Any = None) -> FloatImm:
+    def __new__(cls, dtype: str, value: _AnyT, span: _AnyT = None) -> FloatImm:
         t = DataType(dtype)
         if t.type_code not in (DataTypeCode.FLOAT, DataTypeCode.BFLOAT) or t.lanes != 1:
             raise TVMError(f"FloatImm needs a scalar float dtype, got {dtype!r}")
@@ -62,6 +62,33 @@ class FloatImm(float):
         return float(self)
 
 
+def const(value: _AnyT, dtype: str | None = None, span: _AnyT = None) -> IntImm | FloatImm:
+    """``tvm.tir.const``: an ``IntImm`` or ``FloatImm`` of ``value`` (dtype by default int32,
+    int64 when the value needs it, float32, or bool for a Python bool)."""
+    if dtype is None:
+        if isinstance(value, bool):
+            dtype = "bool"
+        elif isinstance(value, int):
+            dtype = "int32" if -(1 << 31) <= value < (1 << 31) else "int64"
+        elif isinstance(value, float):
+            dtype = "float32"
+        else:
+            raise TVMError(f"tir.const: cannot tell the dtype of {value!r}; give one")
+    if dtype == "bool":
+        return IntImm("uint1", int(bool(value)))
+    t = DataType(dtype)
+    if t.type_code in (DataTypeCode.FLOAT, DataTypeCode.BFLOAT):
+        return FloatImm(dtype, value)
+    return IntImm(dtype, value)
+
+
+def Any() -> _AnyT:  # noqa: N802 - TVM's name
+    """``tvm.tir.Any()``: a dynamic dimension, the same as ``relay.Any()``."""
+    from xrelay.relay.expr import Any as _Any
+
+    return _Any()
+
+
 class StringImm(str):
     """A string constant (``StringImm("x")``)."""
 
@@ -70,7 +97,7 @@ class StringImm(str):
         return str(self)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _AnyT:
     if name.startswith("__"):
         raise AttributeError(name)
     raise UnsupportedError(
@@ -79,7 +106,7 @@ def __getattr__(name: str) -> Any:
     )
 
 
-def layout(name: str, dtype: str = "int32") -> Any:
+def layout(name: str, dtype: str = "int32") -> _AnyT:
     """``tvm.tir.layout(name)``: a data layout (``xrelay.dialects.relay.layout.Layout``; ``""``
     is Relay's undefined layout where a layout rule returns it)."""
     from xrelay.dialects.relay.layout import Layout

@@ -83,6 +83,21 @@ def test_tir_immediates():
         tvm.tir.PrimFunc  # noqa: B018
 
 
+
+def test_tir_const_and_any():
+    c = tvm.tir.const(10, "int64")
+    assert isinstance(c, tvm.tir.IntImm) and c == 10 and c.dtype == "int64"
+    assert tvm.tir.const(3).dtype == "int32" and tvm.tir.const(1 << 40).dtype == "int64"
+    f = tvm.tir.const(0.5)
+    assert isinstance(f, tvm.tir.FloatImm) and f.dtype == "float32"
+    assert tvm.tir.const(2, "float16").dtype == "float16"
+    assert tvm.tir.const(True).dtype == "bool"
+    with pytest.raises(tvm.TVMError, match="dtype"):
+        tvm.tir.const("x")
+    x = tvm.relay.var("x", shape=(tvm.tir.Any(), tvm.tir.const(20, "int64")))
+    assert str(x.type_annotation) == "tensor<?x20xf32>"
+
+
 def test_te_imports_and_says_what_to_use():
     from xrelay import te
 

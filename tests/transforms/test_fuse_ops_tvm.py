@@ -1,9 +1,9 @@
 """TVM v0.19's tests/python/relay/test_pass_fuse_ops.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only (tvm.topi.testing is xrelay.topi.testing, tvm.testing.parameter and
-enabled_targets are xrelay.testing's). Not here: test_fuse_parallel_injective,
-test_immutable, test_split (ADTs), test_fuse_max, test_fuse_take, test_fuse_gather_nd,
-test_fuse_max_num_args (GPU targets).
+Changes: imports only. Not here: test_fuse_parallel_injective (a float left_shift: Relay
+types it, xrelay's left_shift refuses non-integer operands), test_immutable (passes rewrite the
+module in place here), test_split (references: RefCreate/RefRead), test_fuse_max and
+test_fuse_max_num_args (GPU targets and their max_function_args).
 """
 # ruff: noqa: B007 - TVM's test code as written
 import numpy as np
@@ -493,6 +493,74 @@ def test_inception_like():
 
 
 link_params = tvm.testing.parameter(False, True)
+
+
+def test_fuse_take(link_params):
+    """Test fusion case involving concat and take"""
+
+    def before():
+        shape = (tvm.tir.const(10, "int64"), tvm.tir.const(1, "int64"))
+        x = relay.var("x", shape=shape)
+        concat = relay.concatenate([x, x], axis=-1)
+        out = relay.op.take(concat, indices=relay.const([0], dtype="int64"))
+        return relay.Function(relay.analysis.free_vars(out), out)
+
+    def expected(link_params):
+        shape1 = (tvm.tir.const(10, "int64"), tvm.tir.const(1, "int64"))
+        shape2 = (tvm.tir.const(1, "int64"),)
+        x = relay.var("x", shape=shape1)
+        p0 = relay.var("p0", shape=shape1)
+        p1 = relay.var("p1", shape=shape2, dtype="int64")
+        c = relay.const([0], dtype="int64")
+        concat = relay.concatenate([p0, p0], axis=-1)
+        out = relay.op.take(concat, indices=c if link_params else p1)
+
+        f0 = relay.Function([p0] if link_params else [p0, p1], out)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        y = relay.Call(f0, [x] if link_params else [x, c])
+        return relay.Function([x], y)
+
+    after = run_opt_pass(expected(link_params), transform.InferType())
+    with tvm.transform.PassContext(opt_level=2, config={"relay.FuseOps.link_params": link_params}):
+        m = run_opt_pass(before(), transform.InferType())
+        m = run_opt_pass(m, transform.FuseOps())
+    tvm.ir.assert_structural_equal(m, after)
+    relay.build(m, "llvm")
+
+
+def test_fuse_gather_nd(link_params):
+    """Test fusion case involving concat and gather_nd"""
+
+    def before():
+        shape = (tvm.tir.const(10, "int64"), tvm.tir.const(1, "int64"))
+        x = relay.var("x", shape=shape)
+        concat = relay.concatenate([x, x], axis=-1)
+        out = relay.gather_nd(concat, indices=relay.expr.const([[0, 1], [1, 0]], dtype="int64"))
+        return relay.Function(relay.analysis.free_vars(out), out)
+
+    def expected(link_params):
+        shape1 = (tvm.tir.const(10, "int64"), tvm.tir.const(1, "int64"))
+        shape2 = (tvm.tir.const(2, "int64"), tvm.tir.const(2, "int64"))
+        x = relay.var("x", shape=shape1)
+        p0 = relay.var("p0", shape=shape1)
+        p1 = relay.var("p1", shape=shape2, dtype="int64")
+        c = relay.const([[0, 1], [1, 0]], dtype="int64")
+        concat = relay.concatenate([p0, p0], axis=-1)
+        out = relay.gather_nd(concat, indices=c if link_params else p1)
+
+        f0 = relay.Function([p0] if link_params else [p0, p1], out)
+        f0 = f0.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+
+        y = relay.Call(f0, [x] if link_params else [x, c])
+        return relay.Function([x], y)
+
+    after = run_opt_pass(expected(link_params), transform.InferType())
+    with tvm.transform.PassContext(opt_level=2, config={"relay.FuseOps.link_params": link_params}):
+        m = run_opt_pass(before(), transform.InferType())
+        m = run_opt_pass(m, transform.FuseOps())
+    tvm.ir.assert_structural_equal(m, after)
+    relay.build(m, "llvm")
 
 
 @tvm.testing.uses_gpu
