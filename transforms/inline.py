@@ -6,8 +6,11 @@ Relay's rules (src/relay/transforms/inline.cc, docs/relay-semantics.md §2.3) on
   is not recursive (not in a cycle of the call graph) and is a leaf once its own callees have
   been processed: functions are handled bottom-up (callees before callers), so chains of inline
   functions collapse transitively.
-* A function with ``relay.compiler`` (external codegen) is never inlined; Relay would replace the
-  call by a call of the function literal, which on outlined SSA functions is the call itself.
+* A function with ``relay.compiler`` or ``relay.extern`` (external codegen) is not inlined
+  into its caller: as in Relay, the call becomes a call of the function *literal* instead. On
+  outlined SSA functions a literal is a private ``func.func``: the callee is cloned once as a
+  private function (attributes kept) and its calls are redirected to the clone; the global
+  then goes like any inlined function.
 * Afterwards every function marked inline that is neither recursive nor an original entry (a
   function nothing referenced before the pass) is deleted. If something still references it
   (for instance it calls a function that cannot be inlined, so it was not a leaf), the pass
@@ -26,7 +29,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -38,6 +41,7 @@ from xrelay.transforms.remove_unused_functions import op_symbol_refs
 
 INLINE_ATTR = FUNC_ATTRS["Inline"]
 COMPILER_ATTR = FUNC_ATTRS["Compiler"]
+EXTERN_ATTR = FUNC_ATTRS["Extern"]
 
 
 class InlineError(DiagnosticException, TVMError):
@@ -114,6 +118,13 @@ def _sccs(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def _is_external(fn: func.FuncOp) -> bool:
+    """Whether ``fn`` is compiled by an external codegen (``relay.compiler``, nonzero
+    ``relay.extern``): Relay calls its literal rather than inlining its body."""
+    extern = fn.attributes.get(EXTERN_ATTR)
+    return COMPILER_ATTR in fn.attributes or (isinstance(extern, IntegerAttr) and extern.value.data != 0)
+
+
 def inline_call(call: func.CallOp, callee: func.FuncOp) -> None:
     """Replace ``call`` by a copy of ``callee``'s body."""
     block = callee.body.block
@@ -156,9 +167,26 @@ def inline_module(module: ModuleOp) -> list[str]:
             not fn.is_declaration
             and name not in recursive
             and is_marked_inline(fn)
-            and COMPILER_ATTR not in fn.attributes
             and not refs[name]  # a leaf once its own callees were inlined
         )
+
+    literals: dict[str, str] = {}
+
+    def literal_of(name: str) -> str:
+        """The private clone standing for the function literal of external ``name``."""
+        if name not in literals:
+            clone = funcs[name].clone()
+            base, k = f"{name}_literal", 0
+            taken = {o.sym_name.data for o in module.ops if isinstance(o, func.FuncOp)}
+            literal = base
+            while literal in taken:
+                k += 1
+                literal = f"{base}_{k}"
+            clone.sym_name = StringAttr(literal)
+            clone.sym_visibility = StringAttr("private")
+            module.body.block.insert_op_after(clone, funcs[name])
+            literals[name] = literal
+        return literals[name]
 
     for comp in order:
         for name in comp:
@@ -171,7 +199,10 @@ def inline_module(module: ModuleOp) -> list[str]:
                 callee = op.callee.root_reference.data
                 if callee == name or callee not in funcs or not can_inline(callee):
                     continue
-                inline_call(op, funcs[callee])
+                if _is_external(funcs[callee]):
+                    op.callee = SymbolRefAttr(literal_of(callee))
+                else:
+                    inline_call(op, funcs[callee])
                 refs[name][callee] -= 1
                 if not refs[name][callee]:
                     del refs[name][callee]
