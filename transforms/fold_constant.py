@@ -7,7 +7,10 @@ collapse in one pass, in time linear in the number of ops. Relay's rules kept:
 
 * stateful ops (``nn.dropout``) are never evaluated, nor ``device_copy`` (a transfer, not a
   computation), nor annotations (``on_device``, ``annotation.stop_fusion``);
-* ``shape_of`` of a statically shaped tensor is folded even when the tensor is not constant;
+* a constant under ``on_device`` annotations counts as a constant (Relay looks through them:
+  a let-bound annotated constant still folds); the op's own annotations stay;
+* ``shape_of`` and ``ndarray_size`` of a statically shaped tensor are folded even when the
+  tensor is not constant (Relay's EvaluateShapeOf / EvaluateNdarraySize);
 * ``argwhere`` of a constant folds into a constant of the size found (its type has a dynamic
   dimension; ``infer-type`` makes its uses static);
 * calls of functions are not evaluated (Relay folds only calls of operators);
@@ -39,7 +42,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -69,8 +72,16 @@ def _derived_name(inputs: list[ConstantOp]) -> str | None:
     return None if best is None else best.param_name.data
 
 
+def _constant_under(value: SSAValue) -> ConstantOp | None:
+    """The constant ``value`` is, looking through ``on_device`` annotations."""
+    owner = value.owner
+    while isinstance(owner, RelayOp) and owner.RELAY_NAME == "on_device":
+        owner = owner.operands[0].owner
+    return owner if isinstance(owner, ConstantOp) else None
+
+
 def _evaluate(op: RelayOp) -> list[np.ndarray] | None:
-    inputs = [o.owner.numpy() for o in op.operands]  # type: ignore[union-attr]
+    inputs = [_constant_under(o).numpy() for o in op.operands]  # type: ignore[union-attr]
     return evaluate(type(op), inputs, op.attrs, [r.type for r in op.results])  # type: ignore[misc]
 
 
@@ -89,18 +100,20 @@ def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: b
             return False
         if n is not None and max_elements and n > max_elements:
             return False
-    if op.RELAY_NAME == "shape_of":
+    if op.RELAY_NAME in ("shape_of", "ndarray_size"):
         in_shape = shape_of(op.operands[0].type)  # type: ignore[arg-type]
         if any(d is None for d in in_shape):
             return False
-        arrays = [np.array(in_shape, dtype=numpy_dtype(op.results[0].type.element_type))]  # type: ignore[union-attr]
+        value = in_shape if op.RELAY_NAME == "shape_of" else int(np.prod(in_shape, dtype=np.int64))
+        arrays = [np.array(value, dtype=numpy_dtype(op.results[0].type.element_type))]  # type: ignore[union-attr]
         inputs: list[ConstantOp] = []
     else:
         inputs = []
         for o in op.operands:
-            if not isinstance(o.owner, ConstantOp):
+            c = _constant_under(o)
+            if c is None:
                 return False
-            inputs.append(o.owner)
+            inputs.append(c)
         arrays = _evaluate(op)
         if arrays is None:
             return False
@@ -119,8 +132,12 @@ def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: b
         res.replace_all_uses_with(const.result)
     operands = [o.owner for o in op.operands]
     Rewriter.erase_op(op)
-    for owner in operands:
-        if isinstance(owner, ConstantOp) and owner.parent is not None and not owner.result.uses:
+    while operands:  # orphaned constants, and annotations of them
+        owner = operands.pop()
+        if not isinstance(owner, Operation) or owner.parent is None or any(r.uses for r in owner.results):
+            continue
+        if isinstance(owner, ConstantOp) or (isinstance(owner, RelayOp) and owner.RELAY_NAME == "on_device"):
+            operands.extend(o.owner for o in owner.operands)
             Rewriter.erase_op(owner)
     return True
 

@@ -1,8 +1,8 @@
 """TVM v0.19's tests/python/relay/test_pass_fold_constant.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only (relay.backend.Executor, IRModule.with_attr). Not here: test_fold_const
-(a target as a context manager), test_fold_let_with_on_device (relay.op.annotation.on_device),
-test_fold_ndarray_size.
+Changes: imports only. 16 of 17 functions. Not here: test_fold_const (it folds inside
+`with tvm.target.Target("cuda")`: xrelay refuses targets other than the host CPU when the
+Target is made).
 """
 import numpy as np
 
@@ -107,6 +107,40 @@ def test_fold_let():
     tvm.ir.assert_structural_equal(zz, zexpected)
 
 
+def test_fold_let_with_on_device():
+    """Make sure on_device annotations don't get in the way of constant folding,
+    and inlined constants bring their annotations with them."""
+    c_data = np.array(1).astype("float32")
+    t = relay.TensorType([1], "float32")
+
+    def before():
+        sb = relay.ScopeBuilder()
+        x = relay.var("x", t)
+        x.virtual_device_ = tvm.cpu()
+        t1 = sb.let("t1", annot_expr(relay.const(c_data)))
+        t2 = sb.let("t2", annot_expr(relay.add(t1, t1)))
+        t3 = sb.let("t3", annot_expr(relay.add(t2, x)))
+        sb.ret(t3)
+        f = relay.Function([x], sb.get())
+        f.virtual_device_ = tvm.cpu()
+        return f
+
+    def expected():
+        sb = relay.ScopeBuilder()
+        x = relay.var("x", t)
+        x.virtual_device_ = tvm.cpu()
+        c_folded = c_data + c_data
+        t3 = sb.let("t3", annot_expr(relay.add(annot_expr(relay.const(c_folded)), x)))
+        sb.ret(t3)
+        f = relay.Function([x], sb.get())
+        f.virtual_device_ = tvm.cpu()
+        return f
+
+    zz = run_opt_pass(before(), transform.FoldConstant())
+    zexpected = run_opt_pass(expected(), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, zexpected)
+
+
 def test_fold_tuple():
     c_data = np.array(1).astype("float32")
     t = relay.TensorType([1], "float32")
@@ -203,6 +237,29 @@ def test_fold_shape_of():
         z = relay.const(np.array(c_shape).astype(dtype), dtype=dtype)
         func = relay.Function([x, y], z)
         return func
+
+    for dtype in ["int32", "float32"]:
+        zz = run_opt_pass(before(dtype), transform.FoldConstant())
+        zexpected = run_opt_pass(expected(dtype), transform.InferType())
+        tvm.ir.assert_structural_equal(zz, zexpected)
+
+
+def test_fold_ndarray_size():
+    c_shape = (8, 9, 10)
+
+    def before(dtype):
+        x = relay.var("x", shape=c_shape, dtype="float32")
+        y = relay.var("y", shape=c_shape, dtype="float32")
+        z = relay.ndarray_size(x + y, dtype)
+        return relay.Function([x, y], z)
+
+    def expected(dtype):
+        x = relay.var("x", shape=c_shape, dtype="float32")
+        y = relay.var("y", shape=c_shape, dtype="float32")
+        z = relay.const(np.size(np.zeros(c_shape)), dtype=dtype)
+        func = relay.Function([x, y], z)
+        mod = tvm.IRModule.from_expr(func)
+        return mod["main"]
 
     for dtype in ["int32", "float32"]:
         zz = run_opt_pass(before(dtype), transform.FoldConstant())
