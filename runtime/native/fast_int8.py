@@ -82,6 +82,8 @@ def _build_library():
     f64 = ctypes.c_double
     lib.xr_qlinear_add.argtypes = [ptr, i64, ptr, i64, ptr, i64, i64, f64, f64, f64, i64, i64]
     lib.xr_qlinear_add.restype = None
+    lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
+    lib.xr_lookup8.restype = None
     return lib
 
 
@@ -939,3 +941,135 @@ __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes",
     "pack_weights", "vnni_library", "cast", "clip", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# Unary functions of one 8-bit value as tables
+# --------------------------------------------------------------------------------------------
+
+_TABLE_PATTERNS = (0, 1)  # OpPattern.ELEMWISE, OpPattern.BROADCAST
+
+
+def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
+    """The ops of a function that compute, elementwise, a function of ONE 8-bit value and
+    constants of one element: whatever the chain (onnxruntime's dequantize -> sigmoid ->
+    quantize -> QLinearMul of SiLU, hard-swish, a dequantized output, the float64 sides of
+    QLinearAdd), each result it hands on is one of 256 values, so it is a table looked up by the
+    8-bit value's byte (``xr_lookup8``), made here by running the chain's own reference kernels
+    on the 256 values (the same bits as running them on the tensor).
+
+    ``ops``: the function's ops in order; ``returned``: the values it returns; ``fixed_value(v)``:
+    a constant's value or None. Returns ``{op: (source value, table)}`` for every op of a
+    chain of at least two ops: ``table`` None for an op whose result stays inside its chain
+    (not computed), the 256 values for one whose result is used after it.
+    """
+    from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype, shape_of
+
+    source: dict = {}  # value -> the 8-bit value it is a function of
+    members: dict = {}  # source -> its chain's ops in order
+    for op in ops:
+        if not isinstance(op, RelayOp) or len(op.results) != 1 or getattr(op, "STATEFUL", False):
+            continue
+        r = op.results[0]
+        if getattr(op, "PATTERN", None) not in _TABLE_PATTERNS or not hasattr(r.type, "element_type"):
+            continue
+        found = None
+        ok = True
+        for v in op.operands:
+            c = None if v in source else fixed_value(v)
+            if c is not None:
+                if np.size(c) != 1:
+                    ok = False
+                    break
+                continue
+            if v in source:
+                s = source[v]
+            elif _is_8bit(v):
+                s = v
+            else:
+                ok = False
+                break
+            if found is not None and s is not found:
+                ok = False
+                break
+            found = s
+        if not ok or found is None or tuple(shape_of(r.type)) != tuple(shape_of(found.type)):
+            continue
+        source[r] = found
+        members.setdefault(found, []).append(op)
+    regions: dict = {}
+    for s, chain in members.items():
+        if len(chain) < 2:
+            continue
+        inside = set(chain)
+        outputs = [
+            op for op in chain
+            if op.results[0] in returned or any(u.operation not in inside for u in op.results[0].uses)
+        ]  # fmt: skip
+        tables = _tables(s, chain, outputs, fixed_value, numpy_dtype, dtype_of)
+        if tables is None:
+            continue
+        for op in chain:
+            regions[op] = (s, None)
+        for op, table in tables.items():
+            regions[op] = (s, table)
+    return regions
+
+
+def _is_8bit(v) -> bool:
+    t = getattr(v, "type", None)
+    return str(getattr(t, "element_type", "")) in ("i8", "ui8") and hasattr(t, "get_shape")
+
+
+def _tables(s, chain, outputs, fixed_value, numpy_dtype, dtype_of) -> dict | None:
+    """The 256-entry table of each output of the chain from ``s``, by the reference kernels;
+    None when one of them cannot run on the table's shape."""
+    from xrelay.kernels import KERNELS
+
+    rank = len(s.type.get_shape())
+    dt = np.int8 if str(s.type.element_type) == "i8" else np.uint8
+    x = np.arange(256, dtype=np.uint8).view(dt).reshape((256,) + (1,) * max(rank - 1, 0))
+    env = {s: x}
+    try:
+        for op in chain:
+            kernel = KERNELS.get(op.RELAY_NAME)
+            if kernel is None:
+                return None
+            vals = [env[v] if v in env else np.asarray(fixed_value(v)) for v in op.operands]
+            r = op.results[0]
+            buf = np.empty(x.shape, numpy_dtype(dtype_of(r.type.element_type)))
+            res = kernel(*vals, out=buf, **op.attrs)
+            if res is not buf:
+                np.copyto(buf, res, casting="unsafe")
+            env[r] = buf
+    except Exception:  # a kernel that needs the real shape (an axis): no table
+        return None
+    tables = {}
+    for op in outputs:
+        t = np.ascontiguousarray(env[op.results[0]].reshape(256))
+        if t.dtype.itemsize not in (1, 2, 4, 8):
+            return None
+        tables[op] = t
+    return tables
+
+
+def lookup_thunk(src: np.ndarray, table: np.ndarray, out: np.ndarray, opts) -> Any:
+    """``out = table[src]`` elementwise (``src`` 8-bit, read as bytes), chunked on the pool."""
+    lib = vnni_library()
+    size = table.dtype.itemsize
+    if lib is None or not (src.flags.c_contiguous and out.flags.c_contiguous) or out.size != src.size:
+        return None
+    if size > 1 and np.may_share_memory(src, out):
+        return None
+    s8 = src.view(np.uint8)
+
+    def make(lo: int, hi: int) -> Any:
+        args = (s8.ctypes.data + lo, table.ctypes.data, out.ctypes.data + size * lo, size, hi - lo)
+
+        def run() -> None:
+            lib.xr_lookup8(*args)
+            keep_alive(s8, table, out)
+
+        return run
+
+    return split_job(opts, make, even_ranges(src.size, pool_chunks(opts)), src.size)

@@ -1944,6 +1944,15 @@ def compile_function(
             return env[v]
         return None
 
+    # chains computing a function of one 8-bit value: a table each (fast_int8.lookup_regions)
+    tables: dict = {}
+    if fast and makers:
+        from xrelay.runtime.native import fast_int8
+
+        if fast_int8.vnni_library() is not None:
+            tables = fast_int8.lookup_regions(
+                list(body.ops), set(ret.operands), lambda v: known(v) if is_fixed(v) else None
+            )
     spans: dict[Operation, tuple[int, int]] = {}  # op -> its thunks' range in compiled.thunks
     unread: dict[Operation, tuple[set[SSAValue], list[SSAValue]]] = {}
     current: tuple[Operation, int] | None = None
@@ -1961,6 +1970,10 @@ def compile_function(
             r = op.results[0]
             env[r] = produced[r] if r in produced else dest.get(r)  # claimed: intermediate, unused
             continue
+        if op in tables and op not in views:
+            _lookup(op, tables, env, dest, temporary, compiled, Options(use_numba, pool))
+            if op in tables:  # (not when its chain was dissolved)
+                continue
         if isinstance(op, func.CallOp):
             callee_name = op.callee.root_reference.data
             callee = lookup(callee_name) if lookup else None
@@ -2096,6 +2109,41 @@ def compile_function(
             ("copy", "copy", functools.partial(np.copyto, outs[i], value, casting="unsafe"))
         )
     return compiled
+
+
+def _lookup(op: Any, tables: dict, env: dict, dest: dict, temporary: Any, compiled: CompiledFunction, opts: Options) -> None:
+    """Compute ``op`` of a table chain (``fast_int8.lookup_regions``): nothing for a value that
+    stays inside the chain, a lookup for one used after it. At the chain's first op, a source
+    without a contiguous buffer, or a wider result sharing its memory, dissolves the chain
+    (its ops leave ``tables`` and run one by one)."""
+    from xrelay.runtime.native import fast_int8
+
+    src, table = tables[op]
+    source = env.get(src)
+    chain = [o for o, (s, _) in tables.items() if s is src]
+    if op is chain[0]:
+        ok = isinstance(source, np.ndarray) and source.flags.c_contiguous
+        for o in chain:
+            t, d = tables[o][1], dest.get(o.results[0])
+            if ok and t is not None and d is not None:
+                ok = d.flags.c_contiguous and (t.dtype.itemsize == 1 or not np.may_share_memory(source, d))
+        if not ok:
+            for o in chain:
+                del tables[o]
+            return
+    r = op.results[0]
+    if table is None:
+        env[r] = None
+        return
+    buf = dest.get(r)
+    if buf is None:
+        shape, dt = _tensor_spec(r)
+        buf = temporary(shape, dt, f"the temporary {r.type} of {op.name}")
+    thunk = fast_int8.lookup_thunk(source, table, buf, opts)
+    assert thunk is not None  # checked at the chain's first op
+    env[r] = buf
+    compiled.thunks.append(("lookup", "elementwise", thunk))
+    compiled.fast_ops += 1
 
 
 def _drop_dead_ops(

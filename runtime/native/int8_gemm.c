@@ -457,3 +457,26 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
         xr_gemm_tile(tile, w, c, n, t0, p, kp, o, 0, blocks, e, 0);
     }
 }
+
+/* A unary function of an 8-bit value as a table (xr_lookup8): out[i] = table[src[i]] for count
+ * elements, src read as bytes (an int8 value indexes by its two's-complement byte), table and out
+ * of `size`-byte elements (1, 2, 4 or 8). In place (out == src) for size 1. */
+void xr_lookup8(const uint8_t *src, const void *table, void *out, i64 size, i64 count) {
+    if (size == 1) {
+        const uint8_t *t = (const uint8_t *)table;
+        uint8_t *o = (uint8_t *)out;
+        for (i64 i = 0; i < count; i++) o[i] = t[src[i]];
+    } else if (size == 2) {
+        const uint16_t *t = (const uint16_t *)table;
+        uint16_t *restrict o = (uint16_t *)out;
+        for (i64 i = 0; i < count; i++) o[i] = t[src[i]];
+    } else if (size == 4) {
+        const uint32_t *t = (const uint32_t *)table;
+        uint32_t *restrict o = (uint32_t *)out;
+        for (i64 i = 0; i < count; i++) o[i] = t[src[i]];
+    } else {
+        const uint64_t *t = (const uint64_t *)table;
+        uint64_t *restrict o = (uint64_t *)out;
+        for (i64 i = 0; i < count; i++) o[i] = t[src[i]];
+    }
+}

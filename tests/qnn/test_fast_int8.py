@@ -289,3 +289,34 @@ def test_qlinear_add_sides_run_no_more():
     with_add = [labels for _, labels in steps if "add" in labels and any(lb.startswith("nn.conv2d") for lb in labels)]
     assert len(with_add) == 1, steps
     assert [lb for lb in with_add[0] if lb in ("cast", "multiply")] == [], steps
+
+
+@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_a_function_of_one_8bit_value_is_a_table_lookup(dtype, per_channel):
+    """SiLU as onnxruntime's QDQ models write it (dequantize -> sigmoid -> quantize, times the
+    dequantized input, quantize) and a dequantized output: every value handed on is a function
+    of one 8-bit value, so the step looks it up in a table (no sigmoid runs) and gives the
+    reference kernels' bits on every one of the 256 values; after a per-channel scale the
+    ops run one by one."""
+    x = relay.var("x", shape=(1, 4, 8, 8), dtype=dtype)
+    scale = relay.const(np.array([0.05, 0.1, 0.02, 0.07], "float32").reshape(1, 4, 1, 1) if per_channel else np.float32(0.05))
+    fx = relay.multiply(relay.cast(relay.subtract(relay.cast(x, "int32"), relay.const(3)), "float32"), scale)
+    sig = relay.qnn.op.quantize(relay.sigmoid(fx), relay.const(1 / 255), relay.const(0), out_dtype="uint8")
+    silu = relay.multiply(fx, relay.qnn.op.dequantize(sig, relay.const(1 / 255), relay.const(0)))
+    q = relay.qnn.op.quantize(silu, relay.const(0.03), relay.const(9), out_dtype="uint8")
+    y = relay.qnn.op.dequantize(q, relay.const(0.03), relay.const(9))
+    mod = xrelay.IRModule.from_expr(y)
+    data = np.arange(256, dtype=np.uint8).view(dtype).reshape(1, 4, 8, 8)
+    ref = xrelay.run(mod, {"x": data})[0]
+    built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    built.set_input("x", data)
+    built.run()
+    np.testing.assert_array_equal(built.get_output(0).numpy(), ref)
+    assert len(np.unique(ref)) > 20  # the output follows the input
+    labels = [label for _, _, compiled in built.executor.steps for label, _, _ in compiled.thunks]
+    if per_channel:
+        assert "sigmoid" in labels, labels  # (the cast and subtract before the scale: a table)
+    else:
+        assert "lookup" in labels and "sigmoid" not in labels, labels
