@@ -717,12 +717,57 @@ def _pad(im, node):
 
 @converter("aten.index.Tensor")
 def _index(im, node):
+    # x[i0, i1, ...] with tensors (None: the whole dim): the index tensors broadcast to one
+    # shape B; the indexed dims are replaced by B where the first of them stood when they are
+    # adjacent, and put first otherwise (NumPy's rule, which torch follows). With static shapes
+    # that is one `take` over the indexed dims flattened into one, at the flat index
+    # sum(i_k mod n_k * stride_k) (the mod is torch's reading of a negative index).
     x = _t(im, node["self"])
+    shape = list(im.b.shape(x))
     idx = list(node["indices"])
-    used = [i for i, v in enumerate(idx) if v is not None]
-    if len(used) != 1:
-        raise node.fail("only indexing along one dimension with one index tensor is supported")
-    return _emit(im, "take", [x, _t(im, idx[used[0]], "int64")], axis=used[0], mode="wrap")
+    used = [d for d, v in enumerate(idx) if v is not None]
+    if not used:
+        return x
+    for d in used:
+        if im.b.dtype(_t(im, idx[d])) in ("bool", "uint8"):
+            raise node.fail("a boolean mask index (its result's shape depends on the data) is not supported")
+    adjacent = used == list(range(used[0], used[-1] + 1))
+    rest = [d for d in range(len(shape)) if d not in used]
+    if adjacent:
+        order, at = list(range(len(shape))), used[0]
+    else:
+        order, at = used + rest, 0
+        x = _emit(im, "transpose", [x], axes=order)
+    sizes = [shape[d] for d in used]
+    flat = None
+    for k, d in enumerate(used):
+        i = _t(im, idx[d], "int64")
+        i = _emit(im, "floor_mod", [i, np.asarray(shape[d], np.int64)])
+        stride = math.prod(sizes[k + 1 :])
+        if stride != 1:
+            i = _emit(im, "multiply", [i, np.asarray(stride, np.int64)])
+        flat = i if flat is None else _emit(im, "add", [flat, i])
+    kept = [shape[d] for d in order]
+    x = im.b.reshape(x, kept[:at] + [math.prod(sizes)] + kept[at + len(used) :])
+    return _fit(im, node, _emit(im, "take", [x, flat], axis=at, mode="fast"))
+
+
+@converter("aten.gather.default")
+def _gather(im, node):
+    # out[i_0..i_n] = self[i_0.., index[i_0..i_n] (at dim), ..i_n]; index may be smaller than
+    # self in the other dims (torch's definition): gather_nd over the index grid, with
+    # index's own values at `dim`
+    x = _t(im, node["self"])
+    index = _t(im, node["index"], "int64")
+    rank = im.b.rank(x)
+    dim = _axis(node["dim"], max(rank, 1))
+    ishape = list(im.b.shape(index))
+    if rank == 0:
+        return x
+    grids = np.indices(ishape, dtype=np.int64)
+    n = np.asarray(im.b.shape(x)[dim], np.int64)
+    rows = [_emit(im, "floor_mod", [index, n]) if a == dim else grids[a] for a in range(rank)]
+    return _fit(im, node, _emit(im, "gather_nd", [x, _emit(im, "stack", rows, axis=0)]))
 
 
 @converter("aten.upsample_nearest2d.vec", "aten.upsample_bilinear2d.vec")

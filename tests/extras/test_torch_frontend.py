@@ -132,6 +132,45 @@ def test_shapes_and_reductions(fn):
     _check(_Lambda(fn), _x(2, 3, 4, 5))
 
 
+# aten.index.Tensor with several index tensors (NumPy's advanced indexing, as torch defines
+# it): adjacent indexed dims keep their place, separated ones go first; indices broadcast;
+# negative indices count from the end
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, i, j: x[i, j],
+        lambda x, i, j: x[:, i, j],
+        lambda x, i, j: x[:, :, i, j],
+        lambda x, i, j: x[i, :, j],
+        lambda x, i, j: x[:, i, :, j],
+        lambda x, i, j: x[i[:, None], :, :, j[None, :]],
+        lambda x, i, j: x[i, j, i, j],
+        lambda x, i, j: x[-1 - i, :, j - 3],
+    ],
+)
+def test_index_with_several_tensors(fn):
+    i, j = torch.tensor([1, 0, 1, 1]), torch.tensor([2, 0, 1, 2])
+    _check(_Lambda(fn), _x(2, 3, 4, 5), i, j)
+    _check(_Lambda(fn), _x(2, 3, 4, 5), torch.tensor([0, 1, 0, 0]), torch.tensor([2, 2, 0, 1]))
+
+
+@pytest.mark.parametrize(
+    "dim, index",
+    [
+        (0, [[[1, 0, 1]], [[0, 0, 1]]]),
+        (1, [[[2, 0, 1, 2, 1]], [[0, 1, 1, 0, 2]]]),
+        (-1, [[[4, 0], [3, 3], [1, 2]], [[0, 1], [2, 2], [4, 4]]]),
+        (2, [[[3, 0, 0]], [[3, 2, 1]]]),
+    ],
+)
+def test_gather(dim, index):
+    # torch.gather: out[i][j][k] = x[i][index[i][j][k]][k] for dim 1; the index may be smaller
+    # than x in the other dims
+    idx = torch.tensor(index)
+    _check(_Lambda(lambda x, k: torch.gather(x, dim, k)), _x(2, 3, 5), idx)
+    _check(_Lambda(lambda x: torch.gather(x, dim, idx) * 2), _x(2, 3, 5))
+
+
 @pytest.mark.parametrize(
     "layer, shape",
     [
