@@ -16,10 +16,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {"tests", "benchmarks", "docs", "build", ".venv", ".ci", ".git", "__pycache__"}
-PENDING = {
-    "runtime/native/fast_nhwc.py": "NUMBA_MAKERS.append",  # goes with the numba twins (issue #27)
-}
-"""Writes still to be removed, by module; each must still be there (the list only shrinks)."""
 
 MUTATORS = {"update", "setdefault", "append", "extend", "insert", "pop", "clear", "remove", "__setitem__"}
 
@@ -91,15 +87,10 @@ def test_the_checker_sees_foreign_writes():
 
 
 def test_no_module_writes_into_another_modules_table():
-    found, pending = [], set()
+    found = []
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT)
         if any(part in SKIP or part.endswith(".egg-info") for part in rel.parts):
             continue
-        for write in _foreign_writes(path.read_text(), str(rel)):
-            if PENDING.get(str(rel), "\0") in write:
-                pending.add(str(rel))
-            else:
-                found.append(write)
+        found += _foreign_writes(path.read_text(), str(rel))
     assert not found, "tables written from outside their module:\n" + "\n".join(found)
-    assert pending == set(PENDING), f"no longer written, remove from PENDING: {set(PENDING) - pending}"

@@ -50,9 +50,11 @@ batched matmuls, the output transform and the epilogue writing the destination. 
 convolution by float32 rounding (relative error about 1e-6 and 1e-5 of the output's scale,
 tested) and are the same bits for any thread count. ``XRELAY_WINOGRAD=0`` turns it off.
 
-**Loop kernels** (``use_numba=True``, the default): im2col, max pool, the epilogue and
-depthwise convolutions (groups = channels = output channels) run as compiled loops, C built
-by ``xrelay.runtime.native.library`` where a compiler exists, else numba (both give the same bits).
+**Loop kernels** (``use_numba=True``, the default; the name is historical): im2col, max
+pool, the epilogue, Winograd's transforms and depthwise convolutions (groups = channels =
+output channels) run as compiled loops, the C of ``xrelay.runtime.native.library``, one
+implementation each. Without a C compiler (or with ``XRELAY_NATIVE=0``) the makers keep to
+numpy (the reference kernels' operations: no Winograd, no depthwise kernel).
 im2col, max pool and epilogue compute the reference's values exactly; the depthwise kernel
 sums the taps in another order than the reference grouped matmul, so depthwise results
 differ from the reference kernels in the last bits (``MemoryRunner``-style comparisons then
@@ -92,20 +94,20 @@ from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
-from xrelay.runtime.parallel import WorkerPool
+from xrelay.runtime.native.library import native_kernels
+from xrelay.runtime.parallel import Job, WorkerPool
 
 __all__ = [
     "CompiledFunction",
     "FAMILIES",
     "KernelError",
     "compile_function",
-    "numba_available",
     # the contract the engine's other kernel modules (fast_int8, fast_nhwc, makers) build on
     "FINE_CHUNKS_PER_THREAD", "FLOAT_MAKERS", "MIN_CHUNK_MNK", "WINOGRAD_CHUNKS", "Maker", "Options",
     "Thunk", "bind_kernel", "by_layout", "chunk_count", "epilogue_chunk", "epilogue_thunks",
     "even_ranges", "fast_conv2d", "fast_global_avg_pool", "fast_max_pool", "first", "fixed_split",
-    "float_same", "im2col_numba", "im2col_numpy", "in_sequence", "loop_kernels_available",
-    "matmul_ranges", "mean_into", "pool_geometry", "split_job", "valid_range", "wino_matrices",
+    "float_same", "im2col_kernel", "im2col_numpy", "in_sequence", "loop_kernels_available",
+    "matmul_ranges", "max_pool_taps", "mean_into", "pool_geometry", "split_job", "valid_range", "wino_matrices",
     "winograd_tile_for", "winograd_weights",
 ]  # fmt: skip
 
@@ -149,6 +151,7 @@ class Options:
     """What a fast kernel maker may use."""
 
     use_numba: bool = False
+    """Whether the C loop kernels may be used (where they are built; the name is historical)."""
     pool: WorkerPool | None = None
     epilogue: list[tuple[np.ufunc, Any, Any]] = field(default_factory=list)
     """In-place elementwise ops to run on the output after the kernel, chunk by chunk:
@@ -633,48 +636,54 @@ def fast_max_pool(op, vals, out, ws, opts):
     geometry = pool_geometry(op, x, out, "NCHW")
     if geometry is None:
         return None
-    kh, kw, sh, sw, dh, dw, pt, pl = geometry
-    h, w = x.shape[2:]
-    oh, ow = out.shape[2:]
-    if opts.use_numba and loop_kernels_available() and x.flags.c_contiguous:
-        # numba vectorises the 3x3 kernel's one expression better than the generic tap loop;
-        # gcc the other way round (measured). Both give the same maxima.
-        if (kh, kw, dh, dw) == (3, 3, 1, 1) and not _native():
-            kernel = "max_pool3x3"
-            geometry: tuple[int, ...] = (sh, sw, pt, pl)
-        else:
-            kernel = "max_pool"
-            geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
+    if opts.use_numba and loop_kernels_available() and x.flags.c_contiguous and out.flags.c_contiguous:
         n, c = x.shape[:2]
         parts = chunk_count(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
         thunks = []
         for b in range(n):
 
             def make(c0: int, c1: int, b: int = b) -> Thunk:
-                return bind_kernel(kernel, x[b], out[b], c0, c1, *geometry)
+                return bind_kernel("max_pool", x[b], out[b], c0, c1, *geometry)
 
             fine = even_ranges(c, chunk_count(opts, FINE_CHUNKS_PER_THREAD)) if parts > 1 else None
             thunks.append(("pool", split_job(opts, make, even_ranges(c, parts), c, fine)))
         return thunks
-    thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
-    # The reference pads with -inf and folds np.maximum over the taps in this order; skipping
-    # the padded positions gives the same maxima.
+    return max_pool_taps(x, out, 2, geometry)
+
+
+def pool_taps(x: np.ndarray, out: np.ndarray, h_axis: int, geometry: tuple, uf: np.ufunc) -> list[tuple[str, Thunk]]:
+    """``out = uf(out, tap)`` for every tap ``(i, j)`` of a 2-D pool in (i, j) order, on the
+    valid part of the tap only (H and W are axes ``h_axis`` and ``h_axis + 1`` of ``x`` and
+    ``out``, in any layout): the views are made here, running them allocates nothing."""
+    kh, kw, sh, sw, dh, dw, pt, pl = geometry
+    h, w = x.shape[h_axis : h_axis + 2]
+    oh, ow = out.shape[h_axis : h_axis + 2]
+    lead = (slice(None),) * h_axis
+    thunks: list[tuple[str, Thunk]] = []
     for i in range(kh):
         r0, r1 = valid_range(oh, h, i * dh, sh, pt)
-        if r0 >= r1:
-            continue
         for j in range(kw):
             c0, c1 = valid_range(ow, w, j * dw, sw, pl)
-            if c0 >= c1:
+            if r0 >= r1 or c0 >= c1:
                 continue
             y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
-            src = x[
-                :, :, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw
-            ]
-            dst = out[:, :, r0:r1, c0:c1]
-            thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
+            src = x[(*lead, slice(y0, y0 + (r1 - r0 - 1) * sh + 1, sh), slice(x0, x0 + (c1 - c0 - 1) * sw + 1, sw))]
+            dst = out[(*lead, slice(r0, r1), slice(c0, c1))]
+            thunks.append(("pool", functools.partial(uf, dst, src, out=dst)))
+    return thunks
+
+
+def max_pool_taps(x: np.ndarray, out: np.ndarray, h_axis: int, geometry: tuple) -> list[tuple[str, Thunk]]:
+    """A float max pool with numpy in any layout (H, W at ``h_axis``): the reference pads with
+    -inf and folds np.maximum over the taps in this order; skipping the padded positions gives
+    the same maxima; windows with padding are then floored like TOPI's."""
+    kh, kw, sh, sw, dh, dw, pt, pl = geometry
+    h, w = x.shape[h_axis : h_axis + 2]
+    oh, ow = out.shape[h_axis : h_axis + 2]
+    thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
+    thunks += pool_taps(x, out, h_axis, geometry, np.maximum)
     rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, w, kw, sw, dw, pl)
-    thunks.append(("pool", pool_padding_floor(out, 2, rows, cols)))
+    thunks.append(("pool", pool_padding_floor(out, h_axis, rows, cols)))
     return thunks
 
 
@@ -700,20 +709,7 @@ def _fast_avg_pool(op, vals, out, ws, opts):
         cw = _window_counts(w, kw, sw, dw, pl, 0, w, ow)
     counts = np.maximum(ch[:, None] * cw[None, :], 1).reshape(1, 1, oh, ow).astype(x.dtype)
     thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, 0))]
-    for i in range(kh):
-        r0, r1 = valid_range(oh, h, i * dh, sh, pt)
-        if r0 >= r1:
-            continue
-        for j in range(kw):
-            c0, c1 = valid_range(ow, w, j * dw, sw, pl)
-            if c0 >= c1:
-                continue
-            y0, x0 = r0 * sh + i * dh - pt, c0 * sw + j * dw - pl
-            src = x[
-                :, :, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw
-            ]
-            dst = out[:, :, r0:r1, c0:c1]
-            thunks.append(("pool", functools.partial(np.add, dst, src, out=dst)))
+    thunks += pool_taps(x, out, 2, geometry, np.add)
     thunks.append(("pool", functools.partial(np.divide, out, counts, out=out)))
     return thunks
 
@@ -808,8 +804,8 @@ _EPILOGUE_CODES = {np.add: 0, np.subtract: 1, np.multiply: 2, np.maximum: 3, np.
 def epilogue_chunk(
     epilogue: Sequence[tuple], out: np.ndarray, b: int, channels: tuple, rows: tuple, opts
 ) -> list[Thunk]:
-    """The epilogue on ``out[b, c0:c1, y0:y1]``: one numba pass (no temporaries, no numpy
-    iteration buffers) or, without numba, numpy ufuncs on the slice."""
+    """The epilogue on ``out[b, c0:c1, y0:y1]``: one pass of the C loop kernel (no
+    temporaries, no numpy iteration buffers) or, without it, numpy ufuncs on the slice."""
     if not epilogue:
         return []
     (c0, c1), (y0, y1) = channels, rows
@@ -863,8 +859,6 @@ def split_job(
     ``make(0, extent)`` instead (one call each, no chunking overhead: the same values)."""
     if opts.pool is None or opts.pool.threads == 1 or len(ranges) <= 1:
         return make(0, extent)
-    from xrelay.runtime.parallel import Job
-
     fine_tasks = None
     if fine is not None and len(fine) > len(ranges):
         fine_tasks = [make(lo, hi) for lo, hi in fine]
@@ -890,7 +884,8 @@ def fast_conv2d(op, vals, out, ws, opts):
     pt, pl, _, _ = a["padding"]
     groups = a["groups"]
     if groups != 1:
-        if opts.use_numba and groups == c == o and cg == 1 and loop_kernels_available():
+        loops = opts.use_numba and loop_kernels_available() and x.flags.c_contiguous
+        if loops and groups == c == o and cg == 1:
             return _depthwise(x, w, out, (sh, sw, dh, dw, pt, pl), opts)
         return None
     tile = _winograd_tile(x, w, out, a, ws, opts)
@@ -911,14 +906,14 @@ def fast_conv2d(op, vals, out, ws, opts):
         cols = ws[:need].view(x.dtype).reshape(k, p)
         opts.columns.append(cols)
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
-    numba_cols = opts.use_numba and loop_kernels_available()
+    loop_cols = opts.use_numba and loop_kernels_available() and x.flags.c_contiguous
     parts = min(chunk_count(opts), o * k * p // MIN_CHUNK_MNK) or 1
     # Cut by output rows (each chunk gathers its own columns, multiplies and finishes them:
     # no barrier) when the image is large; by output channels when it is small.
     # (Rows at least 16 pixels wide: a chunk is then never a matrix-vector product, which
     # BLAS computes with other kernels than the whole matrix product.)
     by_rows = (
-        parts > 1 and p // parts >= _MIN_CHUNK_COLUMNS and ow >= 16 and (pointwise or numba_cols)
+        parts > 1 and p // parts >= _MIN_CHUNK_COLUMNS and ow >= 16 and (pointwise or loop_cols)
     )
     thunks: list[tuple[str, Thunk]] = []
     for b in range(n):
@@ -930,7 +925,7 @@ def fast_conv2d(op, vals, out, ws, opts):
                 p0, p1 = y0 * ow, y1 * ow
                 steps: list[Thunk] = []
                 if cols is not None:
-                    steps.append(im2col_numba(x[b], cols, 0, c, y0, y1, (oh, ow), geometry))
+                    steps.append(im2col_kernel(x[b], cols, 0, c, y0, y1, (oh, ow), geometry))
                 steps.append(functools.partial(np.matmul, wmat, src[:, p0:p1], out=out2[:, p0:p1]))
                 steps += epilogue_chunk(opts.epilogue, out, b, (0, o), (y0, y1), opts)
                 return in_sequence(steps)
@@ -940,10 +935,10 @@ def fast_conv2d(op, vals, out, ws, opts):
             thunks.append(("conv", split_job(opts, rows, ranges, oh, fine)))
             continue
         if cols is not None:
-            if numba_cols:
+            if loop_cols:
 
                 def gather(c0: int, c1: int, b: int = b) -> Thunk:
-                    return im2col_numba(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
+                    return im2col_kernel(x[b], cols, c0, c1, 0, oh, (oh, ow), geometry)
 
                 gparts = parts if c * p >= parts * _MIN_CHUNK_ELEMENTS else 1
                 thunks.append(("im2col", split_job(opts, gather, even_ranges(c, gparts), c)))
@@ -1054,8 +1049,6 @@ def fixed_split(opts: Options, tasks: Sequence[Thunk]) -> Thunk:
     """``tasks`` on the pool, or in order on one thread (the same chunks either way)."""
     if opts.pool is None or opts.pool.threads == 1 or len(tasks) <= 1:
         return in_sequence(tasks)
-    from xrelay.runtime.parallel import Job
-
     return functools.partial(opts.pool.run, Job(tasks))
 
 
@@ -1170,25 +1163,18 @@ def im2col_numpy(xb, cols, out_hw, geometry) -> list[tuple[str, Thunk]]:
     return thunks
 
 
-def im2col_numba(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
-    """Columns ``y0 * ow .. y1 * ow`` of the rows of channels ``c0 .. c1`` (a pure copy with
-    zeros for the padding: the same values as ``im2col_numpy``)."""
+def im2col_kernel(xb, cols, c0, c1, y0, y1, out_hw, geometry) -> Thunk:
+    """Columns ``y0 * ow .. y1 * ow`` of the rows of channels ``c0 .. c1`` by the C gather
+    kernel (a pure copy with zeros for the padding: the same values as ``im2col_numpy``)."""
     return bind_kernel("gather", xb, cols, c0, c1, y0, y1, *out_hw, *geometry)
-
-
-_SMALL_ROW = 28
-"""With the numba kernels, output rows up to this long run the 3x3 depthwise kernel at
-stride 1 too (its one loop per row beats nine short ones); longer stride-1 rows vectorise
-better tap by tap. The C 3x3 kernel (padded planes, vectorised over the outputs) wins at
-every size."""
 
 
 def _depthwise(x, w, out, geometry, opts):
     sh, sw, dh, dw, pt, pl = geometry
     wc = np.ascontiguousarray(w)
-    small = sw > 1 or out.shape[3] <= _SMALL_ROW
-    if wc.shape[2:] == (3, 3) and dh == dw == 1 and (small or _native()):
-        # The same sums in the same order as the generic kernel (bitwise equal; tested).
+    if wc.shape[2:] == (3, 3) and dh == dw == 1:
+        # Padded planes, vectorised over the outputs: the same sums in the same order as the
+        # generic kernel (bitwise equal; tested), faster at every size (measured).
         kernel = "depthwise3x3"
         geometry = (sh, sw, pt, pl)
     else:
@@ -1220,489 +1206,24 @@ def _depthwise(x, w, out, geometry, opts):
 
 
 # --------------------------------------------------------------------------------------------
-# numba kernels (nogil: the pool runs their chunks at the same time)
+# The loop kernels: C (runtime.native.library), one implementation each
 # --------------------------------------------------------------------------------------------
-
-_NUMBA: dict[str, Any] = {}
-
-
-def numba_available() -> bool:
-    """Whether numba imports (the depthwise, im2col and max-pool kernels need it)."""
-    if "ok" not in _NUMBA:
-        try:
-            import numba  # noqa: F401
-
-            _NUMBA["ok"] = True
-        except Exception:  # pragma: no cover - numba is a declared dependency
-            _NUMBA["ok"] = False
-    return _NUMBA["ok"]
-
-
-def _kernels() -> dict[str, Any]:
-    """The loop kernels to use: the C ones (``xrelay.runtime.native.library``) where a compiler
-    built them, else the numba ones (same signatures, same bits)."""
-    if "preferred" not in _NUMBA:
-        from xrelay.runtime.native.library import native_kernels
-
-        native = native_kernels()
-        _NUMBA["preferred"] = native if native is not None else _numba_kernels()
-    return _NUMBA["preferred"]
-
-
-def bind_kernel(name: str, *args: Any) -> Thunk:
-    """A thunk calling loop kernel ``name`` on ``args``; the numba one where the C one
-    cannot take the arrays (e.g. a non-contiguous input)."""
-    kernel = _kernels()[name]
-    if hasattr(kernel, "bind"):
-        from xrelay.runtime.native.library import NativeError
-
-        try:
-            return kernel.bind(*args)
-        except NativeError:
-            kernel = _numba_kernels()[name]
-    return functools.partial(kernel, *args)
-
-
-def _native() -> bool:
-    return hasattr(_kernels()["gather"], "bind")
 
 
 def loop_kernels_available() -> bool:
-    """Whether compiled loop kernels exist (C through a system compiler, or numba)."""
-    if "available" not in _NUMBA:
-        from xrelay.runtime.native.library import native_kernels
-
-        _NUMBA["available"] = native_kernels() is not None or numba_available()
-    return _NUMBA["available"]
+    """Whether the C loop kernels are built (a C compiler, and not ``XRELAY_NATIVE=0``).
+    Without them every maker keeps to numpy: the reference kernels' own operations."""
+    return native_kernels() is not None
 
 
-def _numba_kernels() -> dict[str, Callable[..., None]]:
-    """Compile (once per process; numba caches the machine code on disk) the numba kernels."""
-    if "kernels" in _NUMBA:
-        return _NUMBA["kernels"]
-    import numba
-
-    jit = numba.njit(cache=True, fastmath=False, nogil=True, boundscheck=False)
-
-    @jit
-    def span(n_out, n_in, offset, stride):  # pragma: no cover - compiled
-        # Output indices o with 0 <= o * stride + offset < n_in.
-        lo = 0 if offset >= 0 else -(offset // stride)
-        hi = (n_in - 1 - offset) // stride + 1 if n_in - 1 - offset >= 0 else 0
-        return lo, max(lo, min(n_out, hi))
-
-    # The loops index arrays directly instead of slicing rows: a view costs two atomic
-    # reference counts, which dominates on the 7x7 images of a network's last layers.
-
-    @jit
-    def gather(
-        xb, cols, c0, c1, y0, y1, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl
-    ):  # pragma: no cover
-        _, h, wd = xb.shape
-        for ch in range(c0, c1):
-            for i in range(kh):
-                for j in range(kw):
-                    r = (ch * kh + i) * kw + j
-                    ix0 = j * dw - pl
-                    lo, hi = span(ow, wd, ix0, sw)
-                    for y in range(y0, y1):
-                        base = y * ow
-                        iy = y * sh + i * dh - pt
-                        if iy < 0 or iy >= h or lo >= hi:
-                            for xo in range(ow):
-                                cols[r, base + xo] = 0.0
-                            continue
-                        for xo in range(lo):
-                            cols[r, base + xo] = 0.0
-                        if sw == 1:
-                            for xo in range(lo, hi):
-                                cols[r, base + xo] = xb[ch, iy, xo + ix0]
-                        else:
-                            for xo in range(lo, hi):
-                                cols[r, base + xo] = xb[ch, iy, xo * sw + ix0]
-                        for xo in range(hi, ow):
-                            cols[r, base + xo] = 0.0
-
-    @jit
-    def depthwise(xb, w, ob, c0, c1, sh, sw, dh, dw, pt, pl):  # pragma: no cover - compiled
-        _, h, wd = xb.shape
-        kh, kw = w.shape[2], w.shape[3]
-        oh, ow = ob.shape[1], ob.shape[2]
-        for ch in range(c0, c1):
-            for y in range(oh):
-                # One view per output and input row (not per tap): LLVM vectorises the
-                # unit-stride loop over a row view.
-                row = ob[ch, y]
-                row[:] = 0.0
-                # Taps in (i, j) order for every output element.
-                for i in range(kh):
-                    iy = y * sh + i * dh - pt
-                    if iy < 0 or iy >= h:
-                        continue
-                    src = xb[ch, iy]
-                    for j in range(kw):
-                        wv = w[ch, 0, i, j]
-                        ix0 = j * dw - pl
-                        lo, hi = span(ow, wd, ix0, sw)
-                        if sw == 1:
-                            # Zero-based slices: the form LLVM vectorises here.
-                            part = row[lo:hi]
-                            seg = src[lo + ix0 : hi + ix0]
-                            for xo in range(hi - lo):
-                                part[xo] += wv * seg[xo]
-                        elif sw == 2:
-                            # A constant stride LLVM can vectorise with shuffles.
-                            for xo in range(lo, hi):
-                                row[xo] += wv * src[2 * xo + ix0]
-                        else:
-                            for xo in range(lo, hi):
-                                row[xo] += wv * src[xo * sw + ix0]
-
-    @jit
-    def depthwise_edge(xb, w, ob, ch, y, x0, x1, sh, sw, pt, pl):  # pragma: no cover
-        # Output elements [x0, x1) of a row near the border, taps in (i, j) order.
-        _, h, wd = xb.shape
-        for xo in range(x0, x1):
-            acc = np.float32(0.0)
-            for i in range(3):
-                iy = y * sh + i - pt
-                if iy < 0 or iy >= h:
-                    continue
-                for j in range(3):
-                    ix = xo * sw + j - pl
-                    if ix >= 0 and ix < wd:
-                        acc += w[ch, 0, i, j] * xb[ch, iy, ix]
-            ob[ch, y, xo] = acc
-
-    @jit
-    def depthwise3x3(xb, w, ob, c0, c1, sh, sw, pt, pl):  # pragma: no cover - compiled
-        # 3x3, dilation 1: the nine taps of an interior element in one expression (the same
-        # sum, in the same (i, j) order, as ``depthwise``), one loop per output row.
-        _, h, wd = xb.shape
-        oh, ow = ob.shape[1], ob.shape[2]
-        # Output columns whose three input columns are all inside the row.
-        xlo, xhi = span(ow, wd - 2, -pl, sw)
-        for ch in range(c0, c1):
-            w00, w01, w02 = w[ch, 0, 0, 0], w[ch, 0, 0, 1], w[ch, 0, 0, 2]
-            w10, w11, w12 = w[ch, 0, 1, 0], w[ch, 0, 1, 1], w[ch, 0, 1, 2]
-            w20, w21, w22 = w[ch, 0, 2, 0], w[ch, 0, 2, 1], w[ch, 0, 2, 2]
-            for y in range(oh):
-                iy = y * sh - pt
-                if iy < 0 or iy + 2 >= h or xlo >= xhi:
-                    depthwise_edge(xb, w, ob, ch, y, 0, ow, sh, sw, pt, pl)
-                    continue
-                depthwise_edge(xb, w, ob, ch, y, 0, xlo, sh, sw, pt, pl)
-                depthwise_edge(xb, w, ob, ch, y, xhi, ow, sh, sw, pt, pl)
-                o = ob[ch, y]
-                r0, r1, r2 = xb[ch, iy], xb[ch, iy + 1], xb[ch, iy + 2]
-                zero = np.float32(0.0)
-                if sw == 1:
-                    for xo in range(xlo, xhi):
-                        b = xo - pl
-                        o[xo] = (
-                            zero + w00 * r0[b] + w01 * r0[b + 1] + w02 * r0[b + 2]
-                            + w10 * r1[b] + w11 * r1[b + 1] + w12 * r1[b + 2]
-                            + w20 * r2[b] + w21 * r2[b + 1] + w22 * r2[b + 2]
-                        )  # fmt: skip
-                else:
-                    for xo in range(xlo, xhi):
-                        b = xo * sw - pl
-                        o[xo] = (
-                            zero + w00 * r0[b] + w01 * r0[b + 1] + w02 * r0[b + 2]
-                            + w10 * r1[b] + w11 * r1[b + 1] + w12 * r1[b + 2]
-                            + w20 * r2[b] + w21 * r2[b + 1] + w22 * r2[b + 2]
-                        )  # fmt: skip
-
-    @jit
-    def max_pool(xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):  # pragma: no cover
-        _, h, wd = xb.shape
-        oh, ow = ob.shape[1], ob.shape[2]
-        for ch in range(c0, c1):
-            for y in range(oh):
-                for xo in range(ow):
-                    ob[ch, y, xo] = -np.inf
-                for i in range(kh):
-                    iy = y * sh + i * dh - pt
-                    if iy < 0 or iy >= h:
-                        continue
-                    for j in range(kw):
-                        ix0 = j * dw - pl
-                        lo, hi = span(ow, wd, ix0, sw)
-                        for xo in range(lo, hi):
-                            a = ob[ch, y, xo]
-                            b = xb[ch, iy, xo * sw + ix0]
-                            # np.maximum(a, b): a if a > b or a is NaN, else b (branch-free).
-                            ob[ch, y, xo] = a if (a > b or a != a) else b
-
-    @jit
-    def apply(ob, other, code, swapped, c0, c1, y0, y1):  # pragma: no cover - compiled
-        # One op over a chunk (it is in cache: the kernel just wrote it), the op chosen
-        # once so every loop is a plain one LLVM vectorises. np.maximum/np.minimum's
-        # rules: a NaN wins, a tie gives the second operand; operands in the op's order.
-        ow = ob.shape[2]
-        if code < 0:
-            return
-        if other.strides[2] == 0 and swapped:
-            # other - x, max(other, x), min(other, x) with one value per row
-            for ch in range(c0, c1):
-                for y in range(y0, y1):
-                    v = other[ch, y, 0]
-                    if code == 0:
-                        for xo in range(ow):
-                            ob[ch, y, xo] = v + ob[ch, y, xo]
-                    elif code == 1:
-                        for xo in range(ow):
-                            ob[ch, y, xo] = v - ob[ch, y, xo]
-                    elif code == 2:
-                        for xo in range(ow):
-                            ob[ch, y, xo] = v * ob[ch, y, xo]
-                    elif code == 3:
-                        for xo in range(ow):
-                            a = ob[ch, y, xo]
-                            ob[ch, y, xo] = v if (v > a or v != v) else a
-                    else:
-                        for xo in range(ow):
-                            a = ob[ch, y, xo]
-                            ob[ch, y, xo] = v if (v < a or v != v) else a
-        elif other.strides[2] == 0:
-            for ch in range(c0, c1):
-                for y in range(y0, y1):
-                    v = other[ch, y, 0]
-                    if code == 0:
-                        for xo in range(ow):
-                            ob[ch, y, xo] = ob[ch, y, xo] + v
-                    elif code == 1:
-                        for xo in range(ow):
-                            ob[ch, y, xo] = ob[ch, y, xo] - v
-                    elif code == 2:
-                        for xo in range(ow):
-                            ob[ch, y, xo] = ob[ch, y, xo] * v
-                    elif code == 3:
-                        for xo in range(ow):
-                            a = ob[ch, y, xo]
-                            ob[ch, y, xo] = a if (a > v or a != a) else v
-                    else:
-                        for xo in range(ow):
-                            a = ob[ch, y, xo]
-                            ob[ch, y, xo] = a if (a < v or a != a) else v
-        else:
-            for ch in range(c0, c1):
-                for y in range(y0, y1):
-                    for xo in range(ow):
-                        a, b = (
-                            (other[ch, y, xo], ob[ch, y, xo])
-                            if swapped
-                            else (ob[ch, y, xo], other[ch, y, xo])
-                        )
-                        if code == 0:
-                            r = a + b
-                        elif code == 1:
-                            r = a - b
-                        elif code == 2:
-                            r = a * b
-                        elif code == 3:
-                            r = a if (a > b or a != a) else b
-                        else:
-                            r = a if (a < b or a != a) else b
-                        ob[ch, y, xo] = r
-
-    @jit
-    def epilogue(ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):  # pragma: no cover
-        apply(ob, p0, codes[0], swapped[0], c0, c1, y0, y1)
-        apply(ob, p1, codes[1], swapped[1], c0, c1, y0, y1)
-        apply(ob, p2, codes[2], swapped[2], c0, c1, y0, y1)
-        apply(ob, p3, codes[3], swapped[3], c0, c1, y0, y1)
-
-    @jit
-    def pick(a, b):  # pragma: no cover - compiled
-        # np.maximum(a, b): a if a > b or a is NaN, else b.
-        return a if (a > b or a != a) else b
-
-    @jit
-    def max_pool3x3(xb, ob, c0, c1, sh, sw, pt, pl):  # pragma: no cover - compiled
-        # 3x3, dilation 1: an interior element's nine taps in one expression, folded in the
-        # (i, j) order of ``max_pool`` from -inf (bitwise the same maxima); borders by it.
-        _, h, wd = xb.shape
-        oh, ow = ob.shape[1], ob.shape[2]
-        xlo, xhi = span(ow, wd - 2, -pl, sw)
-        ninf = np.float32(-np.inf)
-        for ch in range(c0, c1):
-            for y in range(oh):
-                iy = y * sh - pt
-                if iy < 0 or iy + 2 >= h or xlo >= xhi:
-                    max_pool(xb, ob[:, y : y + 1, :], ch, ch + 1, 3, 3, sh, sw, 1, 1,
-                             pt - y * sh, pl)  # fmt: skip
-                    continue
-                if xlo > 0:
-                    max_pool(xb, ob[:, y : y + 1, :xlo], ch, ch + 1, 3, 3, sh, sw, 1, 1,
-                             pt - y * sh, pl)  # fmt: skip
-                if xhi < ow:
-                    max_pool(xb, ob[:, y : y + 1, xhi:], ch, ch + 1, 3, 3, sh, sw, 1, 1,
-                             pt - y * sh, pl - xhi * sw)  # fmt: skip
-                o = ob[ch, y]
-                r0, r1, r2 = xb[ch, iy], xb[ch, iy + 1], xb[ch, iy + 2]
-                for xo in range(xlo, xhi):
-                    b = xo * sw - pl
-                    m = pick(ninf, r0[b])
-                    m = pick(m, r0[b + 1])
-                    m = pick(m, r0[b + 2])
-                    m = pick(m, r1[b])
-                    m = pick(m, r1[b + 1])
-                    m = pick(m, r1[b + 2])
-                    m = pick(m, r2[b])
-                    m = pick(m, r2[b + 1])
-                    o[xo] = pick(m, r2[b + 2])
-
-    @jit
-    def wino_input(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
-        # The C kernel's operations in its order (B^T d B of each 4x4 patch, zero outside).
-        _, h, wd = xb.shape
-        d = np.zeros((4, 4), xb.dtype)
-        e = np.zeros((4, 4), xb.dtype)
-        for ch in range(c0, c1):
-            for ty in range(r0, r1):
-                iy = 2 * ty - pt
-                for tx in range(tw):
-                    ix = 2 * tx - pl
-                    for i in range(4):
-                        for j in range(4):
-                            yy, xx = iy + i, ix + j
-                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
-                            d[i, j] = xb[ch, yy, xx] if inside else 0.0
-                    for j in range(4):
-                        e[0, j] = d[0, j] - d[2, j]
-                        e[1, j] = d[1, j] + d[2, j]
-                        e[2, j] = d[2, j] - d[1, j]
-                        e[3, j] = d[1, j] - d[3, j]
-                    t = ty * tw + tx
-                    for i in range(4):
-                        v[4 * i, ch, t] = e[i, 0] - e[i, 2]
-                        v[4 * i + 1, ch, t] = e[i, 1] + e[i, 2]
-                        v[4 * i + 2, ch, t] = e[i, 2] - e[i, 1]
-                        v[4 * i + 3, ch, t] = e[i, 1] - e[i, 3]
-
-    @jit
-    def wino_output(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
-        # The C kernel's operations in its order (A^T m A, blocks cut at the edge).
-        oh, ow = ob.shape[1], ob.shape[2]
-        s = np.zeros((2, 4), m.dtype)
-        for oc in range(o0, o1):
-            for ty in range(r0, r1):
-                for tx in range(tw):
-                    t = ty * tw + tx
-                    for j in range(4):
-                        a0, a1 = m[j, oc, t], m[4 + j, oc, t]
-                        a2, a3 = m[8 + j, oc, t], m[12 + j, oc, t]
-                        s[0, j] = a0 + a1 + a2
-                        s[1, j] = a1 - a2 - a3
-                    y, xo = 2 * ty, 2 * tx
-                    for i in range(2):
-                        if y + i >= oh:
-                            break
-                        ob[oc, y + i, xo] = s[i, 0] + s[i, 1] + s[i, 2]
-                        if xo + 1 < ow:
-                            ob[oc, y + i, xo + 1] = s[i, 1] - s[i, 2] - s[i, 3]
-
-    @jit
-    def wino4_input(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
-        # The C kernel's operations in its order (float32 constants: float32 arithmetic).
-        _, h, wd = xb.shape
-        d = np.zeros((6, 6), xb.dtype)
-        e = np.zeros((6, 6), xb.dtype)
-        two, four, five = np.float32(2.0), np.float32(4.0), np.float32(5.0)
-        for ch in range(c0, c1):
-            for ty in range(r0, r1):
-                iy = 4 * ty - pt
-                for tx in range(tw):
-                    ix = 4 * tx - pl
-                    for i in range(6):
-                        for j in range(6):
-                            yy, xx = iy + i, ix + j
-                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
-                            d[i, j] = xb[ch, yy, xx] if inside else 0.0
-                    for j in range(6):
-                        t1, t2 = d[4, j] - four * d[2, j], d[3, j] - four * d[1, j]
-                        t3, t4 = d[4, j] - d[2, j], two * (d[3, j] - d[1, j])
-                        e[0, j] = four * d[0, j] - five * d[2, j] + d[4, j]
-                        e[1, j] = t1 + t2
-                        e[2, j] = t1 - t2
-                        e[3, j] = t3 + t4
-                        e[4, j] = t3 - t4
-                        e[5, j] = four * d[1, j] - five * d[3, j] + d[5, j]
-                    t = ty * tw + tx
-                    for i in range(6):
-                        t1, t2 = e[i, 4] - four * e[i, 2], e[i, 3] - four * e[i, 1]
-                        t3, t4 = e[i, 4] - e[i, 2], two * (e[i, 3] - e[i, 1])
-                        v[6 * i, ch, t] = four * e[i, 0] - five * e[i, 2] + e[i, 4]
-                        v[6 * i + 1, ch, t] = t1 + t2
-                        v[6 * i + 2, ch, t] = t1 - t2
-                        v[6 * i + 3, ch, t] = t3 + t4
-                        v[6 * i + 4, ch, t] = t3 - t4
-                        v[6 * i + 5, ch, t] = four * e[i, 1] - five * e[i, 3] + e[i, 5]
-
-    @jit
-    def wino4_output(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
-        # The C kernel's operations in its order (A^T m A, 4x4 blocks cut at the edge).
-        oh, ow = ob.shape[1], ob.shape[2]
-        s = np.zeros((4, 6), m.dtype)
-        b = np.zeros(4, m.dtype)
-        two, four, eight = np.float32(2.0), np.float32(4.0), np.float32(8.0)
-        for oc in range(o0, o1):
-            for ty in range(r0, r1):
-                for tx in range(tw):
-                    t = ty * tw + tx
-                    for j in range(6):
-                        a0, a1, a2 = m[j, oc, t], m[6 + j, oc, t], m[12 + j, oc, t]
-                        a3, a4, a5 = m[18 + j, oc, t], m[24 + j, oc, t], m[30 + j, oc, t]
-                        p, q, u, w = a1 + a2, a1 - a2, a3 + a4, a3 - a4
-                        s[0, j] = a0 + p + u
-                        s[1, j] = q + two * w
-                        s[2, j] = p + four * u
-                        s[3, j] = q + eight * w + a5
-                    y, xo = 4 * ty, 4 * tx
-                    for i in range(4):
-                        if y + i >= oh:
-                            break
-                        p, q = s[i, 1] + s[i, 2], s[i, 1] - s[i, 2]
-                        u, w = s[i, 3] + s[i, 4], s[i, 3] - s[i, 4]
-                        b[0] = s[i, 0] + p + u
-                        b[1] = q + two * w
-                        b[2] = p + four * u
-                        b[3] = q + eight * w + s[i, 5]
-                        for j in range(4):
-                            if xo + j < ow:
-                                ob[oc, y + i, xo + j] = b[j]
-
-    @jit
-    def depthwise3x3_epi(
-        xb, w, ob, c0, c1, sh, sw, pt, pl, p0, p1, p2, p3, codes, swapped
-    ):  # pragma: no cover - compiled
-        # The same values as the C kernel, which runs the epilogue channel by channel.
-        depthwise3x3(xb, w, ob, c0, c1, sh, sw, pt, pl)
-        epilogue(ob, p0, p1, p2, p3, codes, swapped, c0, c1, 0, ob.shape[1])
-
-    kernels = {
-        "wino4_input": wino4_input,
-        "wino4_output": wino4_output,
-        "wino_input": wino_input,
-        "wino_output": wino_output,
-        "gather": gather,
-        "depthwise": depthwise,
-        "depthwise3x3": depthwise3x3,
-        "depthwise3x3_epi": depthwise3x3_epi,
-        "max_pool": max_pool,
-        "max_pool3x3": max_pool3x3,
-        "epilogue": epilogue,
-    }
-    for make in NUMBA_MAKERS:
-        kernels.update(make(jit))
-    _NUMBA["kernels"] = kernels
-    return kernels
-
-
-NUMBA_MAKERS: list[Callable[[Any], dict[str, Callable[..., None]]]] = []
-"""Functions ``make(jit)`` giving more numba kernels by name (the twins of C kernels kept in
-other modules: ``runtime.native.fast_nhwc``'s channels-last Winograd transforms)."""
+def bind_kernel(name: str, *args: Any) -> Thunk:
+    """A thunk calling C loop kernel ``name`` on ``args`` (checked once, here). Only called
+    where ``loop_kernels_available()``; the makers hand it contiguous arrays of one float type
+    (a ``NativeError`` here is a maker's bug, not a fallback)."""
+    kernels = native_kernels()
+    if kernels is None:
+        raise KernelError(f"loop kernel {name}: the C kernels are not built")
+    return kernels[name].bind(*args)
 
 
 Maker = Callable[..., list[tuple[str, Thunk]] | None]

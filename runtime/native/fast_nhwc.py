@@ -24,20 +24,28 @@ from xrelay.dialects.memory import winograd_slice_bytes
 from xrelay.runtime.native.fast_kernels import (
     FINE_CHUNKS_PER_THREAD,
     MIN_CHUNK_MNK,
-    NUMBA_MAKERS,
+    WINOGRAD_CHUNKS,
+    Options,
     Thunk,
+    bind_kernel,
     chunk_count,
     epilogue_chunk,
     even_ranges,
+    fast_conv2d,
+    fixed_split,
     float_same,
+    im2col_kernel,
     in_sequence,
+    loop_kernels_available,
     matmul_ranges,
+    max_pool_taps,
     mean_into,
-    padded_windows,
     pool_geometry,
-    pool_padding_floor,
     split_job,
     valid_range,
+    wino_matrices,
+    winograd_tile_for,
+    winograd_weights,
 )
 
 
@@ -156,15 +164,6 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     tile rows, the products whole). The same bits for any thread count. None where the NCHW
     path would not use Winograd.
     """
-    from xrelay.runtime.native.fast_kernels import (
-        WINOGRAD_CHUNKS,
-        bind_kernel,
-        fixed_split,
-        wino_matrices,
-        winograd_tile_for,
-        winograd_weights,
-    )
-
     c, o = g.c, g.o
     oh, ow = g.out_hw
     if not x.flags.c_contiguous:
@@ -226,125 +225,6 @@ def _winograd_channels_last(g: _ChannelsLast, x, hwio, out, a, ws, opts):
     return thunks
 
 
-def _numba_twins(jit):
-    """The numba versions of ``native_nhwc.h`` (same operations per value, same bits)."""
-
-    @jit
-    def wino_input_nhwc(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
-        h, wd, _ = xb.shape
-        d = np.zeros((4, 4), xb.dtype)
-        e = np.zeros((4, 4), xb.dtype)
-        for ty in range(r0, r1):
-            for tx in range(tw):
-                t, iy, ix = ty * tw + tx, 2 * ty - pt, 2 * tx - pl
-                for ch in range(c0, c1):
-                    for i in range(4):
-                        for j in range(4):
-                            yy, xx = iy + i, ix + j
-                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
-                            d[i, j] = xb[yy, xx, ch] if inside else 0.0
-                    for j in range(4):
-                        e[0, j] = d[0, j] - d[2, j]
-                        e[1, j] = d[1, j] + d[2, j]
-                        e[2, j] = d[2, j] - d[1, j]
-                        e[3, j] = d[1, j] - d[3, j]
-                    for i in range(4):
-                        v[4 * i, t, ch] = e[i, 0] - e[i, 2]
-                        v[4 * i + 1, t, ch] = e[i, 1] + e[i, 2]
-                        v[4 * i + 2, t, ch] = e[i, 2] - e[i, 1]
-                        v[4 * i + 3, t, ch] = e[i, 1] - e[i, 3]
-
-    @jit
-    def wino_output_nhwc(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
-        oh, ow, _ = ob.shape
-        s = np.zeros((2, 4), m.dtype)
-        for ty in range(r0, r1):
-            for tx in range(tw):
-                t, y, xo = ty * tw + tx, 2 * ty, 2 * tx
-                for oc in range(o0, o1):
-                    for j in range(4):
-                        a0, a1, a2, a3 = m[j, t, oc], m[4 + j, t, oc], m[8 + j, t, oc], m[12 + j, t, oc]
-                        s[0, j] = a0 + a1 + a2
-                        s[1, j] = a1 - a2 - a3
-                    for i in range(2):
-                        if y + i >= oh:
-                            break
-                        ob[y + i, xo, oc] = s[i, 0] + s[i, 1] + s[i, 2]
-                        if xo + 1 < ow:
-                            ob[y + i, xo + 1, oc] = s[i, 1] - s[i, 2] - s[i, 3]
-
-    @jit
-    def wino4_input_nhwc(xb, v, c0, c1, r0, r1, tw, pt, pl):  # pragma: no cover - compiled
-        h, wd, _ = xb.shape
-        d = np.zeros((6, 6), xb.dtype)
-        e = np.zeros((6, 6), xb.dtype)
-        two, four, five = np.float32(2.0), np.float32(4.0), np.float32(5.0)
-        for ty in range(r0, r1):
-            for tx in range(tw):
-                t, iy, ix = ty * tw + tx, 4 * ty - pt, 4 * tx - pl
-                for ch in range(c0, c1):
-                    for i in range(6):
-                        for j in range(6):
-                            yy, xx = iy + i, ix + j
-                            inside = yy >= 0 and yy < h and xx >= 0 and xx < wd
-                            d[i, j] = xb[yy, xx, ch] if inside else 0.0
-                    for j in range(6):
-                        t1, t2 = d[4, j] - four * d[2, j], d[3, j] - four * d[1, j]
-                        t3, t4 = d[4, j] - d[2, j], two * (d[3, j] - d[1, j])
-                        e[0, j] = four * d[0, j] - five * d[2, j] + d[4, j]
-                        e[1, j] = t1 + t2
-                        e[2, j] = t1 - t2
-                        e[3, j] = t3 + t4
-                        e[4, j] = t3 - t4
-                        e[5, j] = four * d[1, j] - five * d[3, j] + d[5, j]
-                    for i in range(6):
-                        t1, t2 = e[i, 4] - four * e[i, 2], e[i, 3] - four * e[i, 1]
-                        t3, t4 = e[i, 4] - e[i, 2], two * (e[i, 3] - e[i, 1])
-                        v[6 * i, t, ch] = four * e[i, 0] - five * e[i, 2] + e[i, 4]
-                        v[6 * i + 1, t, ch] = t1 + t2
-                        v[6 * i + 2, t, ch] = t1 - t2
-                        v[6 * i + 3, t, ch] = t3 + t4
-                        v[6 * i + 4, t, ch] = t3 - t4
-                        v[6 * i + 5, t, ch] = four * e[i, 1] - five * e[i, 3] + e[i, 5]
-
-    @jit
-    def wino4_output_nhwc(m, tw, ob, o0, o1, r0, r1):  # pragma: no cover - compiled
-        oh, ow, _ = ob.shape
-        s = np.zeros((4, 6), m.dtype)
-        two, four, eight = np.float32(2.0), np.float32(4.0), np.float32(8.0)
-        for ty in range(r0, r1):
-            for tx in range(tw):
-                t, y, xo = ty * tw + tx, 4 * ty, 4 * tx
-                for oc in range(o0, o1):
-                    for j in range(6):
-                        a0, a1, a2 = m[j, t, oc], m[6 + j, t, oc], m[12 + j, t, oc]
-                        a3, a4, a5 = m[18 + j, t, oc], m[24 + j, t, oc], m[30 + j, t, oc]
-                        p, q, u, w = a1 + a2, a1 - a2, a3 + a4, a3 - a4
-                        s[0, j] = a0 + p + u
-                        s[1, j] = q + two * w
-                        s[2, j] = p + four * u
-                        s[3, j] = q + eight * w + a5
-                    for i in range(4):
-                        if y + i >= oh:
-                            break
-                        p, q = s[i, 1] + s[i, 2], s[i, 1] - s[i, 2]
-                        u, w = s[i, 3] + s[i, 4], s[i, 3] - s[i, 4]
-                        b = (s[i, 0] + p + u, q + two * w, p + four * u, q + eight * w + s[i, 5])
-                        for j in range(4):
-                            if xo + j < ow:
-                                ob[y + i, xo + j, oc] = b[j]
-
-    return {
-        "wino_input_nhwc": wino_input_nhwc,
-        "wino_output_nhwc": wino_output_nhwc,
-        "wino4_input_nhwc": wino4_input_nhwc,
-        "wino4_output_nhwc": wino4_output_nhwc,
-    }
-
-
-NUMBA_MAKERS.append(_numba_twins)
-
-
 def _few_channels(x, w, out, a, ws, opts):
     """An NHWC convolution of few input channels (the stem): channels-last taps of ``C < 16``
     values are too short to copy quickly, so the input is copied channels first (small: few
@@ -352,8 +232,6 @@ def _few_channels(x, w, out, a, ws, opts):
     columns; the product ``columns^T x W`` (BLAS reads the transposed chunk in place) writes
     the NHWC output rows directly, then the epilogue on them. None without the loop kernels
     (``_channels_first`` then)."""
-    from xrelay.runtime.native.fast_kernels import im2col_numba, loop_kernels_available
-
     n, h, wd, c = x.shape
     kh, kw, _, o = w.shape
     _, oh, ow, _ = out.shape
@@ -387,7 +265,7 @@ def _few_channels(x, w, out, a, ws, opts):
         def rows(y0: int, y1: int, b: int = b, out2=out2) -> Thunk:
             p0, p1 = y0 * ow, y1 * ow
             steps = [
-                im2col_numba(xt[b], cols, 0, c, y0, y1, (oh, ow), geometry),
+                im2col_kernel(xt[b], cols, 0, c, y0, y1, (oh, ow), geometry),
                 functools.partial(np.matmul, cols[:, p0:p1].T, wmat, out=out2[p0:p1]),
             ]
             steps += _epilogue_rows(opts, out, (b, slice(y0, y1)))
@@ -432,8 +310,6 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
     weights as OIHW; ``x_rows(xt, b, y0, y1)`` / ``out_rows(ot, b, y0, y1)`` give the
     (destination, source) of copying rows to and from the channels-first arrays ``xt`` and
     ``ot``. None where the NCHW path declines."""
-    from xrelay.runtime.native.fast_kernels import Options, fast_conv2d
-
     n, c, o = g.n, g.c, g.o
     (h, wd), (oh, ow) = g.in_hw, g.out_hw
     fixed = opts.fixed[1:2] == (True,)
@@ -572,19 +448,7 @@ def max_pool_nhwc(op, vals, out, ws, opts):
     geometry = pool_geometry(op, x, out, "NHWC")
     if geometry is None:
         return None
-    kh, kw, sh, sw, dh, dw, pt, pl = geometry
-    h, wd = x.shape[1:3]
-    oh, ow = out.shape[1:3]
-    thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
-    for _i, _j, r0, r1, c0, c1, y0, x0, _, _ in _taps(h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):
-        if r0 >= r1 or c0 >= c1:
-            continue
-        src = x[:, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw]
-        dst = out[:, r0:r1, c0:c1]
-        thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
-    rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, wd, kw, sw, dw, pl)
-    thunks.append(("pool", pool_padding_floor(out, 1, rows, cols)))
-    return thunks
+    return max_pool_taps(x, out, 1, geometry)
 
 
 def global_avg_pool_nhwc(op, vals, out, ws, opts):
@@ -606,20 +470,8 @@ def max_pool_blocked(op, vals, out, ws, opts):
         return None
     if not float_same(x, out) or x.ndim != 5:
         return None
-    kh, kw = a["pool_size"]
-    (sh, sw), (dh, dw), (pt, pl) = a["strides"], a["dilation"], a["padding"][:2]
-    h, wd = x.shape[2:4]
-    oh, ow = out.shape[2:4]
-    thunks: list[tuple[str, Thunk]] = [("pool", functools.partial(out.fill, -np.inf))]
-    for _i, _j, r0, r1, c0, c1, y0, x0, _, _ in _taps(h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl):
-        if r0 >= r1 or c0 >= c1:
-            continue
-        src = x[:, :, y0 : y0 + (r1 - r0 - 1) * sh + 1 : sh, x0 : x0 + (c1 - c0 - 1) * sw + 1 : sw]
-        dst = out[:, :, r0:r1, c0:c1]
-        thunks.append(("pool", functools.partial(np.maximum, dst, src, out=dst)))
-    rows, cols = padded_windows(oh, h, kh, sh, dh, pt), padded_windows(ow, wd, kw, sw, dw, pl)
-    thunks.append(("pool", pool_padding_floor(out, 2, rows, cols)))
-    return thunks
+    geometry = (*a["pool_size"], *a["strides"], *a["dilation"], *a["padding"][:2])
+    return max_pool_taps(x, out, 2, geometry)
 
 
 def global_avg_pool_blocked(op, vals, out, ws, opts):

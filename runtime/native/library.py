@@ -2,23 +2,23 @@
 
 The fast kernels that are loops (im2col gather, depthwise convolution, max pool, the
 elementwise epilogue of a convolution, the input and output transforms of Winograd
-F(2x2, 3x3) and F(4x4, 3x3) convolutions) exist twice: here in C, and in ``fast_kernels`` as
-numba functions. Both compute the same operations in the same order (each output element's
-taps in (i, j) order from 0 or -inf; the epilogue's ops in program order; no
-floating-point contraction or reassociation), so they give the same bits (the tests check).
-
-C is preferred when a compiler is there: numba costs about 130 MB of resident memory (its
-import and LLVM's JIT), more than onnxruntime's whole process for MobileNetV2, and a ctypes
-call releases the GIL just as numba's ``nogil`` does. The C lives beside this module:
+F(2x2, 3x3) and F(4x4, 3x3) convolutions) exist once, here in C. im2col, max pool and the
+epilogue compute the numpy reference's operations in its order (each output element's taps in
+(i, j) order from 0 or -inf; the epilogue's ops in program order; no floating-point
+contraction or reassociation), so they give its bits (the tests check). Without a compiler
+the executor keeps to numpy (``fast_kernels.loop_kernels_available``), not to a second
+implementation: numba twins would cost about 130 MB of resident memory (its import and
+LLVM's JIT), more than onnxruntime's whole process for MobileNetV2; a ctypes call releases the
+GIL while the kernel runs. The C lives beside this module:
 ``native_template.h`` holds every kernel once for a floating type ``REAL`` (names through
 ``SFX(name)``), ``native_nhwc.h`` the channels-last Winograd transforms, and ``native_kernels.c`` includes it for float (``_f32``) and double (``_f64``)
 and adds the worker pool's spin wait. The library is built with ``cc -O3
 -march=native -ffp-contract=off`` into xrelay's private cache (``runtime.compile_cache``:
 ``$XRELAY_CACHE_DIR``, default ``~/.cache/xrelay``), keyed by the hash of the source and flags, and loaded from there
-afterwards; ``XRELAY_NATIVE=0`` disables it (numba is used then).
+afterwards; ``XRELAY_NATIVE=0`` disables it (the numpy kernels are used then).
 
-Every kernel object is callable with numpy arrays (the numba kernel's signature) and has
-``bind(*args)``, which checks the arrays once and returns a zero-argument thunk.
+Every kernel object is callable with numpy arrays and has ``bind(*args)``, which checks the
+arrays once and returns a zero-argument thunk.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _build() -> ctypes.CDLL | None:
     try:
         return cached_library("xrelay_kernels", [_source(), compiler, *_FLAGS, _machine()], build)
     except (OSError, subprocess.SubprocessError) as e:
-        print(f"xrelay: native kernels not built ({e}); using numba", file=sys.stderr)
+        print(f"xrelay: native kernels not built ({e}); using the numpy kernels", file=sys.stderr)
         return None
 
 
@@ -102,7 +102,7 @@ def _ptr(a: np.ndarray, dtype: np.dtype, what: str, contiguous: bool = True) -> 
 
 
 class _Kernel:
-    """One C kernel for both float types; ``bind`` converts the numba-style arguments."""
+    """One C kernel for both float types; ``bind`` converts the numpy arguments to C's."""
 
     def __init__(self, lib: ctypes.CDLL, name: str, convert: Callable[..., tuple]):
         self.name = name
@@ -174,15 +174,6 @@ def _max_pool(dt, xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):
         [_PTR(_ptr(xb, dt, "pool input")), *_ints(h, wd), _PTR(_ptr(ob, dt, "pool output")),
          *_ints(ob.shape[1], ob.shape[2], ob.shape[1] * ob.shape[2], ob.shape[2], c0, c1, kh,
                 kw, sh, sw, dh, dw, pt, pl)],
-        (xb, ob),
-    )  # fmt: skip
-
-
-def _max_pool3x3(dt, xb, ob, c0, c1, sh, sw, pt, pl):
-    _, h, wd = xb.shape
-    return (
-        [_PTR(_ptr(xb, dt, "pool input")), *_ints(h, wd), _PTR(_ptr(ob, dt, "pool output")),
-         *_ints(ob.shape[1], ob.shape[2], c0, c1, sh, sw, pt, pl)],
         (xb, ob),
     )  # fmt: skip
 
@@ -289,7 +280,6 @@ _CONVERTERS = {
     "depthwise3x3": _depthwise3x3,
     "depthwise3x3_epi": _depthwise3x3_epi,
     "max_pool": _max_pool,
-    "max_pool3x3": _max_pool3x3,
     "epilogue": _epilogue,
     "wino_input": _wino_input,
     "wino_output": _wino_output,

@@ -9,8 +9,7 @@
  * out[y][x][os] directly. A blocked layout passes one block's image and the matching column
  * offset of v or m; NHWC passes xs = vs = C and ms = os = O. Channels are the innermost loop everywhere (unit stride, vectorised):
  * no transposes to channels first and back. Every value takes the same operations in the
- * same order as the channels-first kernels (and the numba twins in fast_nhwc), so the
- * transformed tiles are the same bits.
+ * same order as the channels-first kernels, so the transformed tiles are the same bits.
  */
 
 #define NHWC_CB 64 /* channels per step: the 36 rows of a 6x6 patch stay in L1 */

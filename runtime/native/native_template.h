@@ -2,7 +2,7 @@
  * The executor's loop kernels, written once for a floating type: runtime/native_kernels.c
  * includes this file twice, with REAL = float / SFX(name) = name##_f32 and with REAL = double /
  * SFX(name) = name##_f64. See xrelay.runtime.native.library for what each kernel computes and why
- * the C and the numba versions give the same bits.
+ * it gives the numpy reference's bits (or, for Winograd and depthwise, which sums it orders).
  */
 
 static inline void SFX(span)(i64 n_out, i64 n_in, i64 offset, i64 stride, i64 *lo, i64 *hi) {
@@ -333,37 +333,6 @@ void SFX(max_pool)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 
         }
 }
 
-void SFX(max_pool3x3)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 oh, i64 ow, i64 c0,
-                   i64 c1, i64 sh, i64 sw, i64 pt, i64 pl) {
-    i64 xlo, xhi;
-    SFX(span)(ow, wd - 2, -pl, sw, &xlo, &xhi);
-    for (i64 ch = c0; ch < c1; ch++)
-        for (i64 y = 0; y < oh; y++) {
-            i64 iy = y * sh - pt;
-            REAL *row = o + (ch * oh + y) * ow;
-            if (iy < 0 || iy + 2 >= h || xlo >= xhi) {
-                SFX(max_pool)(x, h, wd, row - ch * oh * ow, 1, ow, oh * ow, 0, ch, ch + 1, 3, 3,
-                           sh, sw, 1, 1, pt - y * sh, pl);
-                continue;
-            }
-            if (xlo > 0)
-                SFX(max_pool)(x, h, wd, row - ch * oh * ow, 1, xlo, oh * ow, 0, ch, ch + 1, 3, 3,
-                           sh, sw, 1, 1, pt - y * sh, pl);
-            if (xhi < ow)
-                SFX(max_pool)(x, h, wd, row + xhi - ch * oh * ow, 1, ow - xhi, oh * ow, 0, ch,
-                           ch + 1, 3, 3, sh, sw, 1, 1, pt - y * sh, pl - xhi * sw);
-            const REAL *r0 = x + (ch * h + iy) * wd, *r1 = r0 + wd, *r2 = r1 + wd;
-            for (i64 xo = xlo; xo < xhi; xo++) {
-                i64 b = xo * sw - pl;
-                REAL m = SFX(pick)(-INFINITY, r0[b]);
-                m = SFX(pick)(m, r0[b + 1]); m = SFX(pick)(m, r0[b + 2]);
-                m = SFX(pick)(m, r1[b]); m = SFX(pick)(m, r1[b + 1]); m = SFX(pick)(m, r1[b + 2]);
-                m = SFX(pick)(m, r2[b]); m = SFX(pick)(m, r2[b + 1]);
-                row[xo] = SFX(pick)(m, r2[b + 2]);
-            }
-        }
-}
-
 /* Winograd F(2x2, 3x3): input tiles of tile rows [r0, r1) of channels [c0, c1):
    v[k * ks + ch * nt + t] = (B^T d B)[k] for the 4x4 patch d at (2 ty - pt, 2 tx - pl), zero
    outside. */
@@ -443,7 +412,7 @@ void SFX(wino_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *rest
    tile rows) at a time, arranged so the arithmetic runs over tiles with unit stride
    (vectorised): the patches' 36 values gathered tile by tile into 36 rows (zero padding),
    transformed down the patch rows, then across. Each value takes the same operations in
-   the same order as one patch at a time (the numba kernel), so the bits are the same. */
+   the same order as one patch at a time, so the bits are the same. */
 #define WTB 128
 void SFX(wino4_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
                    i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
@@ -515,7 +484,7 @@ void SFX(wino4_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i
 
 /* Winograd F(4x4, 3x3): 4x4 output blocks A^T m A from 36 matrices, as wino_output; in
    blocks of up to WTB consecutive tiles, down the 6 rows then across, each loop over tiles
-   with unit stride (the same operations per value as the numba kernel), then stored. */
+   with unit stride (the same operations per value as one tile at a time), then stored. */
 void SFX(wino4_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out,
                     i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {
     REAL sv[4][6][WTB], bv[4][4][WTB];

@@ -1,6 +1,6 @@
 """The executor's own parallelism: chunked kernels give the same bits for any thread count and
 equal the memory interpreter run with the same kernels; the worker pool runs every chunk once,
-reports errors, falls back to serial when busy and picks the faster way per job; the numba
+reports errors, falls back to serial when busy and picks the faster way per job; the C
 epilogue, max-pool and im2col kernels follow numpy's rules bit for bit."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import threading
 import tracemalloc
+import types
 
 import numpy as np
 import pytest
@@ -23,8 +24,6 @@ from xrelay.runtime.native.fast_kernels import (
     _OUT,
     CHUNKS_PER_THREAD,
     Options,
-    _numba_kernels,
-    bind_kernel,
     epilogue_chunk,
     epilogue_thunks,
     even_ranges,
@@ -303,7 +302,7 @@ _OTHERS = {
 @pytest.mark.parametrize("swap", [False, True])
 @pytest.mark.parametrize("other", list(_OTHERS))
 @pytest.mark.parametrize("uf", [np.add, np.subtract, np.multiply, np.maximum, np.minimum])
-def test_numba_epilogue_op_is_numpy_bit_for_bit(uf, other, swap):
+def test_epilogue_kernel_op_is_numpy_bit_for_bit(uf, other, swap):
     value = _OTHERS[other]
     out = _special(_SHAPE, 0)
     # Ties of signed zeros with the other operand, where np.maximum's choice shows.
@@ -311,7 +310,7 @@ def test_numba_epilogue_op_is_numpy_bit_for_bit(uf, other, swap):
     _epilogue_both_ways([(uf, value, _OUT) if swap else (uf, _OUT, value)], out)
 
 
-def test_numba_epilogue_chain_is_numpy_bit_for_bit():
+def test_epilogue_kernel_chain_is_numpy_bit_for_bit():
     bias, res = _OTHERS["per-channel"], _OTHERS["full"]
     zero, six = np.zeros((), "float32"), np.asarray(6, "float32")
     epilogue = [
@@ -322,20 +321,14 @@ def test_numba_epilogue_chain_is_numpy_bit_for_bit():
     _epilogue_both_ways(epilogue, _special(_SHAPE, 4))
 
 
-KERNEL_SETS = ["native", "numba"]
-
-
-def _kernel_set(name: str):
-    if name == "numba":
-        return _numba_kernels()
+def _kernel_set():
     kernels = native.native_kernels()
     assert kernels is not None, "the C kernels did not build (is there a C compiler?)"
     return kernels
 
 
-@pytest.mark.parametrize("kernels", KERNEL_SETS)
-def test_loop_kernels_max_pool_and_im2col_match_numpy(kernels):
-    k = _kernel_set(kernels)
+def test_loop_kernels_max_pool_and_im2col_match_numpy():
+    k = _kernel_set()
     x = _special((3, 9, 10), 3)
     # 3x3, stride 2, padding 1, dilation 1 and 2.
     for dil in (1, 2):
@@ -351,11 +344,6 @@ def test_loop_kernels_max_pool_and_im2col_match_numpy(kernels):
                 np.maximum(expect, tap, out=expect)
         assert np.array_equal(got, expect, equal_nan=True)
         assert np.array_equal(np.signbit(got), np.signbit(expect))
-        if dil == 1:
-            got3 = np.full((3, oh, ow), 2.0, "float32")
-            k["max_pool3x3"](x, got3, 0, 3, 2, 2, 1, 1)
-            assert np.array_equal(got3, expect, equal_nan=True)
-            assert np.array_equal(np.signbit(got3), np.signbit(expect))
         cols = np.full((3 * 9, oh * ow), 7.0, "float32")
         k["gather"](x, cols, 0, 3, 0, oh, oh, ow, 3, 3, 2, 2, dil, dil, 1, 1)
         zeros = np.zeros((3, 9 + 2 + 4, 10 + 2 + 4), "float32")
@@ -371,7 +359,7 @@ def test_loop_kernels_max_pool_and_im2col_match_numpy(kernels):
         assert np.array_equal(cols, expect_cols, equal_nan=True)
 
 
-def test_max_pool_numba_equals_reference_in_a_model():
+def test_max_pool_kernel_equals_reference_in_a_model():
     x = relay.var("x", shape=(1, 4, 11, 11), dtype="float32")
     y = relay.nn.max_pool2d(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1), ceil_mode=True)
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
@@ -391,9 +379,8 @@ def test_max_pool_numba_equals_reference_in_a_model():
     [((3, 9, 10), 1, 1), ((3, 9, 10), 2, 1), ((2, 7, 7), 1, 0), ((2, 8, 5), 2, 0),
      ((2, 3, 3), 1, 1), ((2, 2, 2), 2, 1), ((1, 6, 11), 3, 1)],
 )  # fmt: skip
-@pytest.mark.parametrize("kernels", KERNEL_SETS)
-def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad, kernels):
-    k = _kernel_set(kernels)
+def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad):
+    k = _kernel_set()
     c, h, w = shape
     x = _special(shape, 6)
     wt = np.random.default_rng(7).standard_normal((c, 1, 3, 3)).astype("float32")
@@ -416,60 +403,46 @@ def test_depthwise3x3_equals_the_generic_kernel(shape, stride, pad, kernels):
     np.testing.assert_allclose(b, ref, rtol=1e-5, atol=1e-5)
 
 
-def test_native_and_numba_kernels_give_the_same_bits():
-    c, n = native.native_kernels(), _numba_kernels()
-    assert c is not None and set(c) == set(n)
-    rng = np.random.default_rng(8)
-
-    def both(name, shape, *args):
-        outs = []
-        for k in (c, n):
-            out = np.full(shape, 3.0, "float32")
-            k[name](*[out if a is None else a for a in args])
-            outs.append(out)
-        assert np.array_equal(outs[0], outs[1], equal_nan=True), name
-        assert np.array_equal(np.signbit(outs[0]), np.signbit(outs[1])), name
-
-    for ch, h, s in [(5, 17, 2), (4, 16, 1), (6, 7, 1), (3, 5, 3)]:
-        x = _special((ch, h, h), h)
-        w = rng.standard_normal((ch, 1, 3, 3)).astype("float32")
-        oh = (h + 2 - 3) // s + 1
-        both("depthwise", (ch, oh, oh), x, w, None, 0, ch, s, s, 1, 1, 1, 1)
-        both("depthwise3x3", (ch, oh, oh), x, w, None, 0, ch, s, s, 1, 1)
-        both("max_pool", (ch, oh, oh), x, None, 0, ch, 3, 3, s, s, 1, 1, 1, 1)
-        both("max_pool3x3", (ch, oh, oh), x, None, 0, ch, s, s, 1, 1)
-        w5 = rng.standard_normal((ch, 1, 5, 5)).astype("float32")
-        o5 = (h + 4 - 9) // s + 1  # 5x5, dilation 2, padding 2
-        both("depthwise", (ch, o5, o5), x, w5, None, 1, ch, s, s, 2, 2, 2, 2)
-        both("gather", (ch * 49, o5 * o5), x, None, 0, ch, 0, o5, o5, o5, 7, 7, s, s, 1, 1, 3, 2)
-    out = _special((5, 6, 7), 9)
-    ops = [
-        np.broadcast_to(_special((5, 1, 1), 10), out.shape),
-        np.broadcast_to(_special((5, 6, 7), 11), out.shape),
-        np.broadcast_to(np.zeros((), "float32"), out.shape),
-        np.broadcast_to(_special((1, 1, 7), 12), out.shape),
-    ]
-    for codes in ([0, 1, 2, 3], [4, 3, 1, 0], [2, -1, 4, 1]):
-        for swapped in ([0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]):
-            args = (*ops, np.array(codes), np.array(swapped, np.bool_), 0, 5, 1, 6)
-            a, b = out.copy(), out.copy()
-            c["epilogue"](a, *args)
-            n["epilogue"](b, *args)
-            assert np.array_equal(a, b, equal_nan=True)
-            assert np.array_equal(np.signbit(a), np.signbit(b))
-            assert not np.array_equal(a, out, equal_nan=True)
+@pytest.mark.parametrize("stride", [1, 2, 3])
+def test_generic_depthwise_dilated_is_the_convolution(stride):
+    """The generic depthwise kernel, 5x5 with dilation 2 and padding 2, channels [1, c): the
+    float64 convolution; channel 0 is not written."""
+    k = _kernel_set()
+    c, h = 4, 17
+    x = np.random.default_rng(8).standard_normal((c, h, h)).astype("float32")
+    wt = np.random.default_rng(9).standard_normal((c, 1, 5, 5)).astype("float32")
+    o = (h + 4 - 9) // stride + 1
+    got = np.full((c, o, o), 3.0, "float32")
+    k["depthwise"](x, wt, got, 1, c, stride, stride, 2, 2, 2, 2)
+    xp = np.pad(x.astype("float64"), ((0, 0), (2, 2), (2, 2)))
+    ref = sum(
+        wt[:, 0, i, j, None, None]
+        * xp[:, 2 * i : 2 * i + stride * (o - 1) + 1 : stride, 2 * j : 2 * j + stride * (o - 1) + 1 : stride]
+        for i in range(5)
+        for j in range(5)
+    )
+    assert np.all(got[0] == 3.0)
+    np.testing.assert_allclose(got[1:], ref[1:], rtol=1e-5, atol=1e-5)
 
 
-def test_native_kernels_fall_back_to_numba_for_strided_arrays():
-    x = _special((4, 9, 9), 13)[:, :, ::-1]  # not contiguous
+def test_strided_arrays_keep_to_numpy():
+    """The C kernels refuse a non-contiguous array; the max-pool maker then builds numpy
+    steps (there is no second compiled implementation), which give the reference's maxima."""
+    from xrelay.kernels import KERNELS
+    from xrelay.runtime.native.fast_kernels import fast_max_pool
+
+    x = _special((1, 4, 9, 9), 13)[:, :, :, ::-1]  # not contiguous
     k = native.native_kernels()["max_pool"]
     with pytest.raises(native.NativeError, match="C-contiguous"):
-        k.bind(x, np.empty((4, 5, 5), "float32"), 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
-    out = np.empty((4, 5, 5), "float32")
-    thunk = bind_kernel("max_pool", x, out, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
-    thunk()
-    expect = np.empty_like(out)
-    _numba_kernels()["max_pool"](np.ascontiguousarray(x), expect, 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
+        k.bind(x[0], np.empty((4, 5, 5), "float32"), 0, 4, 3, 3, 2, 2, 1, 1, 1, 1)
+    attrs = {"layout": "NCHW", "out_layout": "", "pool_size": (3, 3), "strides": (2, 2),
+             "dilation": (1, 1), "padding": (1, 1, 1, 1), "ceil_mode": False}  # fmt: skip
+    out = np.full((1, 4, 5, 5), 7.0, "float32")
+    thunks = fast_max_pool(types.SimpleNamespace(attrs=attrs), [x], out, None, Options(use_numba=True))
+    assert len(thunks) == 1 + 9 + 1  # fill, the nine taps with numpy, the padding floor
+    for _, t in thunks:
+        t()
+    expect = KERNELS["nn.max_pool2d"](x, **attrs)
     assert np.array_equal(out, expect, equal_nan=True)
 
 

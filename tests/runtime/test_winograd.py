@@ -11,12 +11,7 @@ from xrelay.dialects import make_context
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
-from xrelay.runtime.native.fast_kernels import (
-    _numba_kernels,
-    bind_kernel,
-    wino_matrices,
-    winograd_enabled,
-)
+from xrelay.runtime.native.fast_kernels import bind_kernel, wino_matrices, winograd_enabled
 from xrelay.runtime.parallel import WorkerPool
 
 
@@ -147,46 +142,73 @@ def test_small_convolutions_keep_im2col():
         assert _winograd_convs(Executor(build_program(mod, params)[0], threads=1)) == 0
 
 
+# Winograd's B^T (input) and A^T (output) for F(2x2, 3x3) and F(4x4, 3x3) (Lavin & Gray).
+_BT = {
+    2: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
+    4: [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0],
+        [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
+}  # fmt: skip
+_AT = {
+    2: [[1, 1, 1, 0], [0, 1, -1, -1]],
+    4: [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]],
+}
+
+
+def _input_by_definition(x, tile, th, tw, pt, pl):
+    """``v[k, c, t] = (B^T d B)[k]`` of every tile's patch ``d`` (zero outside), in float64."""
+    c, h, wd = x.shape
+    a = tile + 2
+    bt = np.array(_BT[tile], np.float64)
+    padded = np.zeros((c, pt + tile * th + a, pl + tile * tw + a))
+    padded[:, pt : pt + h, pl : pl + wd] = x
+    v = np.empty((a * a, c, th * tw))
+    for ty in range(th):
+        for tx in range(tw):
+            d = padded[:, tile * ty : tile * ty + a, tile * tx : tile * tx + a]
+            v[:, :, ty * tw + tx] = np.einsum("ik,ckl,jl->ijc", bt, d, bt).reshape(a * a, c)
+    return v
+
+
+def _output_by_definition(m, tile, tw, oh, ow):
+    """``out[o]``'s ``tile x tile`` blocks ``A^T M A`` (``M[i, j] = m[i * a + j]``), cut at the
+    image's edge, in float64."""
+    a = tile + 2
+    at = np.array(_AT[tile], np.float64)
+    count, o, nt = m.shape
+    blocks = np.einsum("ik,klot,jl->otij", at, m.astype(np.float64).reshape(a, a, o, nt), at)
+    th = nt // tw
+    full = blocks.reshape(o, th, tw, tile, tile).transpose(0, 1, 3, 2, 4).reshape(o, th * tile, tw * tile)
+    return full[:, :oh, :ow]
+
+
 @pytest.mark.parametrize("tile", [2, 4])
-def test_transforms_native_and_numba_agree(tile):
+def test_transforms_are_winograds_by_definition(tile):
+    """The C transforms (the only implementation) against B^T d B and A^T M A computed in
+    float64 for every tile and channel, with a channel range and a tile-row range."""
     rng = np.random.default_rng(5)
     c, h, wd, o = 6, 9, 11, 5
     th, tw = 5, 6
-    nt, count, a = th * tw, (tile + 2) ** 2, tile + 2
+    nt, count = th * tw, (tile + 2) ** 2
     k_in, k_out = ("wino_input", "wino_output") if tile == 2 else ("wino4_input", "wino4_output")
     x = rng.standard_normal((c, h, wd)).astype("float32")
     ws = np.zeros(winograd_scratch_bytes(c, o, tile * th, tile * tw, 4, tile), np.uint8)
     v = wino_matrices(ws, 0, count, c, nt, np.dtype("float32"))
     start = count * winograd_slice_bytes(c, nt, 4)
     m = wino_matrices(ws, start, count, o, nt, np.dtype("float32"))
-    numba = _numba_kernels()
-    bind_kernel(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
-    v_c = v.copy()
     v[...] = np.nan
-    numba[k_in](x, v, 0, c, 0, th, tw, 1, 2)
-    assert np.array_equal(v, v_c)
-    # A patch's transform: B^T d B with d zero outside the image (tile (0, 0), pads 1, 2).
-    bt = {
-        2: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
-        4: [
-            [4, 0, -5, 0, 1, 0],
-            [0, -4, -4, 1, 1, 0],
-            [0, 4, -4, -1, 1, 0],
-            [0, -2, -1, 2, 1, 0],
-            [0, 2, -1, -2, 1, 0],
-            [0, 4, 0, -5, 0, 1],
-        ],
-    }[tile]
-    bt = np.array(bt, np.float64)
-    d = np.zeros((a, a))
-    d[1:, 2:] = x[0, : a - 1, : a - 2]
-    np.testing.assert_allclose(v_c[:, 0, 0], (bt @ d @ bt.T).reshape(count), rtol=1e-5)
+    bind_kernel(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
+    np.testing.assert_allclose(v, _input_by_definition(x, tile, th, tw, 1, 2), rtol=1e-5, atol=1e-5)
+    # Channels [1, 4) and tile rows [2, 4) only: the rest is not written.
+    v[...] = np.nan
+    bind_kernel(k_in, x, v, 1, 4, 2, 4, tw, 1, 2)()
+    assert np.isnan(v[:, [0, 4, 5]]).all() and np.isnan(v[:, :, : 2 * tw]).all()
+    assert not np.isnan(v[:, 1:4, 2 * tw : 4 * tw]).any()
     m[...] = rng.standard_normal(m.shape).astype("float32")
-    out_c = np.full((o, tile * th - 1, tile * tw - 1), np.nan, np.float32)
-    out_n = out_c.copy()
-    bind_kernel(k_out, m, tw, out_c, 0, o, 0, th)()
-    numba[k_out](m, tw, out_n, 0, o, 0, th)
-    assert not np.isnan(out_c).any() and np.array_equal(out_c, out_n)
+    oh, ow = tile * th - 1, tile * tw - 1
+    out = np.full((o, oh, ow), np.nan, np.float32)
+    bind_kernel(k_out, m, tw, out, 0, o, 0, th)()
+    expect = _output_by_definition(m, tile, tw, oh, ow)
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5 * float(np.abs(expect).max()))
 
 
 def test_scratch_matrices_avoid_power_of_two_strides():

@@ -1,5 +1,6 @@
 """Winograd F(2x2, 3x3) / F(4x4, 3x3) on channels-last (NHWC/HWIO) convolutions: accuracy,
-bits for any thread count, the C and numba transforms agreeing, no channels-first copies."""
+bits for any thread count, the channels-last transforms giving the channels-first ones' bits,
+no channels-first copies."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from xrelay.dialects import make_context
 from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
-from xrelay.runtime.native.fast_kernels import _numba_kernels, bind_kernel, wino_matrices
+from xrelay.runtime.native.fast_kernels import bind_kernel, wino_matrices
 from xrelay.runtime.parallel import WorkerPool
 
 
@@ -86,7 +87,7 @@ def test_nhwc_winograd_batch_of_images():
 
 
 @pytest.mark.parametrize("tile", [2, 4])
-def test_nhwc_transforms_native_and_numba_agree(tile):
+def test_nhwc_transforms_equal_the_channels_first_ones(tile):
     rng = np.random.default_rng(5)
     c, h, wd, o = 70, 9, 11, 67  # channel counts past one 64-wide step
     th, tw = 5, 6
@@ -97,16 +98,15 @@ def test_nhwc_transforms_native_and_numba_agree(tile):
     dt = np.dtype("float32")
     v = wino_matrices(ws, 0, count, nt, c, dt)
     m = wino_matrices(ws, count * winograd_slice_bytes(c, nt, 4), count, nt, o, dt)
-    numba = _numba_kernels()
     v[...] = np.nan
     bind_kernel(k_in, x, v, 0, c, 0, th, tw, 1, 2)()
     v_c = v.copy()
-    v[...] = np.nan
-    numba[k_in](x, v, 0, c, 0, th, tw, 1, 2)
-    assert not np.isnan(v_c).any() and np.array_equal(v, v_c)
-    # the channels-first transform of the same image gives the same bits
+    assert not np.isnan(v_c).any()
+    # the channels-first transform of the same image (checked against the definition in
+    # test_winograd) gives the same bits
     vf = np.zeros((count, c, nt), np.float32)
-    numba[{2: "wino_input", 4: "wino4_input"}[tile]](np.ascontiguousarray(x.transpose(2, 0, 1)), vf, 0, c, 0, th, tw, 1, 2)
+    k_first = {2: "wino_input", 4: "wino4_input"}[tile]
+    bind_kernel(k_first, np.ascontiguousarray(x.transpose(2, 0, 1)), vf, 0, c, 0, th, tw, 1, 2)()
     assert np.array_equal(vf.transpose(0, 2, 1), v_c)
     # one patch by definition: B^T d B, d zero outside the image (tile (0, 0), pads 1, 2)
     d = np.zeros((a, a))
@@ -120,11 +120,9 @@ def test_nhwc_transforms_native_and_numba_agree(tile):
     np.testing.assert_allclose(v_c[:, 0, 3], (bt @ d @ bt.T).reshape(count), rtol=1e-5, atol=1e-5)
     m[...] = rng.standard_normal(m.shape).astype("float32")
     out_c = np.full((tile * th - 1, tile * tw - 1, o), np.nan, np.float32)
-    out_n = out_c.copy()
     bind_kernel(k_out, m, tw, out_c, 0, o, 0, th)()
-    numba[k_out](m, tw, out_n, 0, o, 0, th)
-    assert not np.isnan(out_c).any() and np.array_equal(out_c, out_n)
+    assert not np.isnan(out_c).any()
     out_f = np.zeros((o, tile * th - 1, tile * tw - 1), np.float32)
     mf = np.ascontiguousarray(m.transpose(0, 2, 1))
-    numba[{2: "wino_output", 4: "wino4_output"}[tile]](mf, tw, out_f, 0, o, 0, th)
+    bind_kernel({2: "wino_output", 4: "wino4_output"}[tile], mf, tw, out_f, 0, o, 0, th)()
     assert np.array_equal(out_f.transpose(1, 2, 0), out_c)
