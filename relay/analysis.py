@@ -195,12 +195,16 @@ def _features(expr: Expr, out: set[Feature]) -> None:
     stack = [expr]
     while stack:
         node = stack.pop()
+        anf = getattr(node, "_a_normal_form", False)
         if id(node) in seen:
-            # as Relay: reaching a non-atomic node twice means it is shared
+            # as Relay: reaching a non-atomic node twice means it is shared; in A-normal form
+            # it is a let-bound variable used twice
             if not isinstance(node, _ATOMIC):
-                out.add(Feature.fGraph)
+                out.add(Feature.fVar if anf else Feature.fGraph)
             continue
         seen.add(id(node))
+        if anf:  # a call of a module in A-normal form: Relay's form binds it with a let
+            out.update((Feature.fLet, Feature.fVar))
         for cls, feature in _FEATURE_OF:
             if isinstance(node, cls):
                 out.add(feature)

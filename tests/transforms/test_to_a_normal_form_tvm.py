@@ -1,9 +1,9 @@
 """TVM v0.19's tests/python/relay/test_pass_to_a_normal_form.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only (relay.analysis.detect_feature/Feature, relay.prelude and relay.testing
-import). Not here: test_explicit_bound and test_let_as_subexpr (xrelay's ANF marks calls rather
-than building let chains), test_ref and test_nat_add (references and the Prelude's ADTs do
-not exist in xrelay), test_gradient_if (relay.transform.gradient).
+Changes: imports only. 6 of 10 functions. Not here: test_let_as_subexpr (an annotated
+constant gets no let of its own: SSA has no lets, docs/guide/departures.md), test_ref and
+test_nat_add (references and the Prelude's ADTs do not exist in xrelay), test_gradient_if
+(relay.transform.gradient).
 """
 # ruff: noqa: B018, F841 - TVM's test code as written
 import numpy as np
@@ -11,7 +11,8 @@ import numpy as np
 import xrelay as tvm
 import xrelay.testing
 from xrelay import relay
-from xrelay.relay import create_executor, transform
+from xrelay.relay import create_executor, op, transform
+from xrelay.relay.analysis import Feature, detect_feature
 
 
 def run_opt_pass(expr, passes):
@@ -28,6 +29,18 @@ def check_eval(expr, expected_result, mod=None, rtol=1e-07):
     dev = tvm.device("llvm", 0)
     result = create_executor(mod=mod, device=dev, target="llvm").evaluate(expr)
     np.testing.assert_allclose(result.numpy(), expected_result, rtol=rtol)
+
+
+def test_explicit_bound():
+    x = relay.const(1)
+    y = op.add(x, x)
+    z = op.add(y, y)
+    f = relay.Function([], op.add(z, z))
+    assert Feature.fLet not in detect_feature(f)
+    anf = run_opt_pass(f, transform.ToANormalForm())
+    assert Feature.fLet in detect_feature(anf)
+    check_eval(f(), 8.0)
+    check_eval(anf(), 8.0)
 
 
 # test that the construction order does not matter,
