@@ -45,7 +45,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -366,7 +365,9 @@ class _Comparer:
         elif len(p.regions) != len(q.regions):
             why = "different region counts"
         elif isinstance(p, ConstantOp) and isinstance(q, ConstantOp):
-            if not np.array_equal(p.numpy(), q.numpy()):
+            # as TVM's NDArray equality: the bytes (NaNs of the same bits are equal, 0.0 and
+            # -0.0 are not)
+            if p.numpy().tobytes() != q.numpy().tobytes():
                 why = "different constant values"
         elif isinstance(p, func.CallOp):
             if p.attributes != q.attributes:

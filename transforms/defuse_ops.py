@@ -1,8 +1,9 @@
 """``defuse-ops``: Relay's DefuseOps, the inverse of fuse-ops.
 
-Every ``func.call`` of a primitive function (``relay.primitive`` non-zero) in a non-primitive
-function is replaced by a copy of the callee's body, its parameters bound to the call's
-arguments; then every primitive function that nothing calls any more is deleted::
+Every ``func.call`` of a primitive function (``relay.primitive`` non-zero) or of a function
+literal (a private function: Relay's DefuseOps inlines every call of a literal) in a
+non-primitive function is replaced by a copy of the callee's body, its parameters bound to the
+call's arguments; then every such function that nothing calls any more is deleted::
 
     func.func private @fused_add_nn_relu(%p0: tensor<4xf32>, %p1: tensor<4xf32>) -> tensor<4xf32>
         attributes {relay.primitive = 1 : i64} {
@@ -55,24 +56,38 @@ class DefuseOpsError(DiagnosticException, TVMError):
 
 
 def defuse_ops(module: ModuleOp) -> int:
-    """Inline every primitive call in ``module``'s non-primitive functions, delete primitive
-    functions left uncalled; return the number of calls inlined."""
+    """Inline every call of a primitive function or of a function literal (a private
+    function) in ``module``'s non-primitive functions, delete those left uncalled; return the
+    number of calls inlined."""
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     primitives = {name: fn for name, fn in funcs.items() if is_primitive(fn)}
+    # Relay's DefuseOps inlines every call of a function *literal*, primitive or not; a
+    # literal is a private function here
+    literals = {
+        name: fn
+        for name, fn in funcs.items()
+        if name not in primitives and fn.sym_visibility is not None and fn.sym_visibility.data == "private"
+        and not fn.is_declaration
+    }  # fmt: skip
     inlined = 0
-    for fn in funcs.values():
-        if fn.sym_name.data in primitives or fn.is_declaration:
-            continue
-        for call in [op for op in fn.walk() if isinstance(op, func.CallOp)]:
-            callee = primitives.get(call.callee.root_reference.data)
-            if callee is None:
+    changed = True
+    while changed:  # a literal's body may hold further calls to inline
+        changed = False
+        for fn in funcs.values():
+            if fn.sym_name.data in primitives or fn.is_declaration or fn.parent is None:
                 continue
-            _inline(call, callee)
-            inlined += 1
+            for call in [op for op in fn.walk() if isinstance(op, func.CallOp)]:
+                name = call.callee.root_reference.data
+                callee = primitives.get(name) or (literals.get(name) if name != fn.sym_name.data else None)
+                if callee is None:
+                    continue
+                _inline(call, callee)
+                inlined += 1
+                changed = True
     called = {
         op.callee.root_reference.data for op in module.walk() if isinstance(op, func.CallOp)
     }
-    for name, fn in primitives.items():
+    for name, fn in {**primitives, **literals}.items():
         if name not in called:
             module.body.block.erase_op(fn)
     return inlined

@@ -56,3 +56,17 @@ def test_attributes_constants_and_sharing():
     assert structural_equal(
         _fn(lambda x, y: relay.add(x, relay.const(1.0))), _fn(lambda x, y: relay.add(x, relay.const(1.0)))
     )
+
+
+def test_constants_compare_by_their_bytes_as_tvms_ndarray_equality():
+    import numpy as np
+
+    def with_const(values):
+        return _fn(lambda x, y: relay.add(x, relay.const(np.array(values, dtype="float32"))))
+
+    nan = float("nan")
+    # the same NaN bits are equal (uninitialised arrays in TVM's test_defuse_complex hold NaNs)
+    assert structural_equal(with_const([1.0, nan, 3.0]), with_const([1.0, nan, 3.0]))
+    # 0.0 and -0.0 are different bytes, though numpy calls them equal
+    assert not structural_equal(with_const([0.0, 1.0, 2.0]), with_const([-0.0, 1.0, 2.0]))
+    assert not structural_equal(with_const([1.0, 2.0, 3.0]), with_const([1.0, 2.0, 4.0]))

@@ -90,7 +90,7 @@ func.func private @fused_nn_relu(%p0: tensor<4xf32>) -> tensor<4xf32> attributes
   %r = relay.nn.relu %p0 : (tensor<4xf32>) -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
-func.func private @helper(%p0: tensor<4xf32>) -> tensor<4xf32> {
+func.func @helper(%p0: tensor<4xf32>) -> tensor<4xf32> {
   %r = func.call @fused_nn_relu(%p0) : (tensor<4xf32>) -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
@@ -105,6 +105,33 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     m.verify()
     assert [f.sym_name.data for f in m.ops] == ["helper", "main"]
     assert [op.name for op in main_of(m).body.block.ops] == ["relay.nn.relu", "func.call", "func.return"]
+
+
+def test_defuse_inlines_function_literals_too():
+    """Relay's DefuseOps inlines every call of a function literal, primitive or not (TVM's
+    test_defuse_complex); a literal is a private function here, and one calling a primitive
+    function is defused all the way down."""
+    m = parse(
+        """
+func.func private @fused_nn_relu(%p0: tensor<4xf32>) -> tensor<4xf32> attributes {relay.primitive = 1 : i64} {
+  %r = relay.nn.relu %p0 : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+func.func private @fn_exp(%p0: tensor<4xf32>) -> tensor<4xf32> {
+  %e = relay.exp %p0 : (tensor<4xf32>) -> tensor<4xf32>
+  %r = func.call @fused_nn_relu(%e) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %b = func.call @fn_exp(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %b : tensor<4xf32>
+}
+"""
+    )
+    assert defuse_ops(m) == 2
+    m.verify()
+    assert [f.sym_name.data for f in m.ops] == ["main"]
+    assert [op.name for op in main_of(m).body.block.ops] == ["relay.exp", "relay.nn.relu", "func.return"]
 
 
 def test_calling_a_primitive_declaration_is_an_error():
