@@ -57,7 +57,7 @@ from xrelay.runtime.native.fast_kernels import (
     KernelError,
     compile_function,
 )
-from xrelay.runtime.native.makers import FAST, PAD_READERS
+from xrelay.runtime.native.makers import FAST, LOOKUPS, PAD_READERS
 from xrelay.runtime.parallel import (
     RunChooser,
     WorkerPool,
@@ -408,6 +408,7 @@ class Executor:
                 lookup=self.functions.get,
                 makers=FAST,
                 pad_readers=PAD_READERS,
+                lookups=LOOKUPS,
             )
         except KernelError as e:
             raise ExecutorError(f"step {len(self.steps)} (@{name}): {e}") from None
@@ -640,6 +641,7 @@ def run_memory_compiled(
                 lookup=self._funcs.get,
                 makers=FAST,
                 pad_readers=PAD_READERS,
+                lookups=LOOKUPS,
             )
             compiled()
             return ()

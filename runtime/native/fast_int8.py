@@ -965,6 +965,8 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
     """
     from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype, shape_of
 
+    if vnni_library() is None:  # (xr_lookup8 is in the int8 library)
+        return {}
     source: dict = {}  # value -> the 8-bit value it is a function of
     members: dict = {}  # source -> its chain's ops in order
     for op in ops:

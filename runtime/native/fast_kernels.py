@@ -1396,6 +1396,7 @@ def compile_function(
     _temporaries: _Temporaries | None = None,
     makers: Mapping[str, Maker] = MappingProxyType({}),
     pad_readers: Mapping[str, Maker] = MappingProxyType({}),
+    lookups: tuple[Callable[..., dict], Callable[..., Any]] | None = None,
 ) -> CompiledFunction:
     """Bind ``fn``'s body to ``inputs``/``outs``/``workspace`` and return its thunks.
 
@@ -1407,7 +1408,9 @@ def compile_function(
     constants, bound for as long as the thunks are used: kernels may pre-transform them here
     (the Winograd convolution's weights; an input not marked is read when a thunk runs).
     ``makers`` are the fast kernels by op name and ``pad_readers`` those that read through a
-    deferred ``nn.pad`` (the native engine's table: ``runtime.native.makers``).
+    deferred ``nn.pad`` (the native engine's table: ``runtime.native.makers``); ``lookups``
+    (``makers.LOOKUPS``) finds the chains computing a function of one 8-bit value and makes
+    their table lookups.
     Raises ``KernelError`` naming the op for ops without a kernel.
     """
     name = fn.sym_name.data
@@ -1467,13 +1470,8 @@ def compile_function(
 
     # chains computing a function of one 8-bit value: a table each (fast_int8.lookup_regions)
     tables: dict = {}
-    if fast and makers:
-        from xrelay.runtime.native import fast_int8
-
-        if fast_int8.vnni_library() is not None:
-            tables = fast_int8.lookup_regions(
-                list(body.ops), set(ret.operands), lambda v: known(v) if is_fixed(v) else None
-            )
+    if fast and lookups is not None:
+        tables = lookups[0](list(body.ops), set(ret.operands), lambda v: known(v) if is_fixed(v) else None)
     spans: dict[Operation, tuple[int, int]] = {}  # op -> its thunks' range in compiled.thunks
     unread: dict[Operation, tuple[set[SSAValue], list[SSAValue]]] = {}
     current: tuple[Operation, int] | None = None
@@ -1492,7 +1490,7 @@ def compile_function(
             env[r] = produced[r] if r in produced else dest.get(r)  # claimed: intermediate, unused
             continue
         if op in tables and op not in views:
-            _lookup(op, tables, env, dest, temporary, compiled, Options(use_numba, pool))
+            _lookup(op, tables, env, dest, temporary, compiled, Options(use_numba, pool), lookups[1])
             if op in tables:  # (not when its chain was dissolved)
                 continue
         if isinstance(op, func.CallOp):
@@ -1519,7 +1517,7 @@ def compile_function(
                         callee, args, bufs, workspace, fast=fast, use_numba=use_numba, pool=pool,
                         call_function=call_function, lookup=lookup,
                         fixed=[is_fixed(v) for v in op.arguments], _temporaries=temporaries,
-                        makers=makers, pad_readers=pad_readers,
+                        makers=makers, pad_readers=pad_readers, lookups=lookups,
                     )  # fmt: skip
                 except KernelError:
                     inner = None
@@ -1632,13 +1630,14 @@ def compile_function(
     return compiled
 
 
-def _lookup(op: Any, tables: dict, env: dict, dest: dict, temporary: Any, compiled: CompiledFunction, opts: Options) -> None:
+def _lookup(
+    op: Any, tables: dict, env: dict, dest: dict, temporary: Any, compiled: CompiledFunction, opts: Options,
+    lookup_thunk: Callable[..., Any],
+) -> None:
     """Compute ``op`` of a table chain (``fast_int8.lookup_regions``): nothing for a value that
     stays inside the chain, a lookup for one used after it. At the chain's first op, a source
     without a contiguous buffer, or a wider result sharing its memory, dissolves the chain
     (its ops leave ``tables`` and run one by one)."""
-    from xrelay.runtime.native import fast_int8
-
     src, table = tables[op]
     source = env.get(src)
     chain = [o for o, (s, _) in tables.items() if s is src]
@@ -1660,7 +1659,7 @@ def _lookup(op: Any, tables: dict, env: dict, dest: dict, temporary: Any, compil
     if buf is None:
         shape, dt = _tensor_spec(r)
         buf = temporary(shape, dt, f"the temporary {r.type} of {op.name}")
-    thunk = fast_int8.lookup_thunk(source, table, buf, opts)
+    thunk = lookup_thunk(source, table, buf, opts)
     assert thunk is not None  # checked at the chain's first op
     env[r] = buf
     compiled.thunks.append(("lookup", "elementwise", thunk))

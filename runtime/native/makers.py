@@ -20,7 +20,7 @@ from xrelay.runtime.native import fast_nhwc as nhwc
 from xrelay.runtime.native.fast_concat import fast_concatenate
 from xrelay.runtime.native.fast_kernels import FLOAT_MAKERS, Maker, by_layout, first
 
-__all__ = ["FAST", "PAD_READERS"]
+__all__ = ["FAST", "LOOKUPS", "PAD_READERS"]
 
 
 def _merge(*parts: Mapping[str, Maker]) -> Mapping[str, Maker]:
@@ -58,3 +58,6 @@ FAST: Mapping[str, Maker] = _merge(
 )
 
 PAD_READERS: Mapping[str, Maker] = MappingProxyType({"nn.conv2d": i8.conv2d})
+
+LOOKUPS = (i8.lookup_regions, i8.lookup_thunk)
+"""Chains computing a function of one 8-bit value, run as table lookups (``fast_int8``)."""
