@@ -15,7 +15,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SKIP = {"tests", "benchmarks", "docs", "build", ".venv", ".ci", ".git", "__pycache__"}
+SKIP = {"tests", "benchmarks", "docs", "build", ".venv", ".venv-extras", ".ci", ".git", "__pycache__"}
 
 MUTATORS = {"update", "setdefault", "append", "extend", "insert", "pop", "clear", "remove", "__setitem__"}
 
