@@ -484,29 +484,36 @@ def _max_roi_pool(im, node):
 @converter("MaxUnpool")
 def _max_unpool(im, node):
     """Zeros with ``X`` written at the flat indices ``I`` (MaxPool's Indices): a
-    ``scatter_elements`` on the flattened output, as Relay's frontend scattered."""
+    ``scatter_elements`` on the flattened output, as Relay's frontend scattered. The indices
+    address the shape MaxPool's input had (inferred from kernel, strides and pads); a larger
+    ``output_shape`` pads that result with zeros at the end of each axis, as ONNX's reference
+    does."""
     x, idx = node.inputs[:2]
     xs = im.static_shape(x, node)
     kernel = list(node.attrs["kernel_shape"])
     n = len(kernel)
     strides = list(node.attrs.get("strides", [1] * n))
     pads = list(node.attrs.get("pads", [0] * (2 * n)))
+    inferred = list(xs[:2]) + [
+        (xs[2 + i] - 1) * strides[i] - pads[i] - pads[n + i] + kernel[i] for i in range(n)
+    ]
     shape_v = im.static(node.input(2), node, "output_shape")
-    if shape_v is not None:
-        out = [int(v) for v in shape_v.reshape(-1)]
-    else:
-        out = list(xs[:2]) + [
-            (xs[2 + i] - 1) * strides[i] - pads[i] - pads[n + i] + kernel[i] for i in range(n)
-        ]
+    out = inferred if shape_v is None else [int(v) for v in shape_v.reshape(-1)]
     if len(out) != len(xs) or out[:2] != list(xs[:2]):
         raise node.fail(f"output_shape {out} must keep the batch and channels of {list(xs)}")
-    total = int(np.prod(out))
+    if any(o < i for o, i in zip(out, inferred)):
+        raise node.fail(f"output_shape {out} is smaller than the unpooled shape {inferred}")
+    total = int(np.prod(inferred))
     flat = im.const(np.zeros(total), im.dtype_of(x))
     size = int(np.prod(xs))
     scattered = im.emit1(
         "scatter_elements", [flat, im.reshape(idx, [size]), im.reshape(x, [size])], axis=0
     )
-    return [im.reshape(scattered, out)]
+    y = im.reshape(scattered, inferred)
+    if out != inferred:
+        grow = [[0, o - i] for o, i in zip(out, inferred)]
+        y = im.emit1("nn.pad", [y, im.scalar(0.0, y)], pad_width=grow)
+    return [y]
 
 
 # ---- normalisations ------------------------------------------------------------------------------

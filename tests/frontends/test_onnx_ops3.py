@@ -156,6 +156,35 @@ def test_max_unpool_vs_onnx(h, rng, xshape, output_shape):
     assert "relay.scatter_elements" in h.relay_op_names(imp.module)
 
 
+def test_max_unpool_output_shape_pads_the_unpooled_tensor_as_onnxs_reference():
+    """With an ``output_shape`` larger than MaxPool's input, the indices still address that
+    input's shape and the result is padded with zeros at the end (ONNX's reference and its
+    test_maxunpool_export_with_output_shape; onnxruntime instead reads the indices as flat
+    positions in ``output_shape``)."""
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+
+    from xrelay.frontends.onnx import import_onnx
+    from xrelay.runtime.interpreter import run
+
+    x = np.array([[[[5.0, 6.0], [7.0, 8.0]]]], np.float32)
+    idx = np.array([[[[5, 7], [13, 15]]]], np.int64)
+    shape = np.array([1, 1, 5, 6], np.int64)
+    node = helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
+    g = helper.make_graph(
+        [node], "u",
+        [helper.make_tensor_value_info("x", 1, x.shape), helper.make_tensor_value_info("i", 7, idx.shape)],
+        [helper.make_tensor_value_info("y", 1, None)],
+        initializer=[helper.make_tensor("s", 7, [4], shape.tolist())],
+    )  # fmt: skip
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    want = ReferenceEvaluator(model).run(None, {"x": x, "i": idx})[0]
+    imp = import_onnx(model, freeze_params=True)
+    got = run(imp.module, {imp.input_names["x"]: x, imp.input_names["i"]: idx})[0]
+    assert got.shape == (1, 1, 5, 6) and want[0, 0, 1, 1] == 5.0 and want[0, 0, 3, 3] == 8.0
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize(
     "attrs", [{"kernel_shape": [2, 2, 2], "p": 3}, {"kernel_shape": [3, 2, 2], "strides": [2, 1, 2], "pads": [1, 0, 1, 1, 0, 0]}]
 )
