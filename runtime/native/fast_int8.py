@@ -82,6 +82,9 @@ def _build_library():
     f64 = ctypes.c_double
     lib.xr_qlinear_add.argtypes = [ptr, i64, ptr, i64, ptr, i64, i64, f64, f64, f64, i64, i64]
     lib.xr_qlinear_add.restype = None
+    f32 = ctypes.c_float
+    lib.xr_quantize_float.argtypes = [ptr, ptr, i64, i64, i64, f32, f32, f32] + [i64] * 6
+    lib.xr_quantize_float.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
     lib.xr_lookup8.restype = None
     return lib
@@ -689,7 +692,20 @@ def _ort_chain(op, shape: tuple, opts) -> tuple | None:
     clip = _single_user(mul.results[0], "clip")
     if layout is None or shape_of_result(mul) != shape or clip is None:
         return None
-    claimed = [mul, clip]
+    rounded = _round_to_8bit(clip, opts)
+    if rounded is None:
+        return None
+    claimed, zp, cast8 = rounded
+    flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
+    return [op, mul, clip, *claimed], mult, layout, flo, fhi, zp, cast8
+
+
+def _round_to_8bit(clip, opts) -> tuple[list, int, Any] | None:
+    """After a float32 ``clip``: ``add/subtract 1.5*2^23 -> cast(i32) -> [add zp] -> cast((u)int8)``
+    (fake-quantization-to-integer{onnxruntime=true}'s rounding half to even): (those ops, the
+    zero point, the last cast)."""
+    f32 = np.dtype(np.float32)
+    claimed = [clip]
     magic = lambda c: c.dtype == f32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
     for name in ("add", "subtract"):
         step = _user_with(claimed[-1].results[0], name, opts, magic)
@@ -708,9 +724,7 @@ def _ort_chain(op, shape: tuple, opts) -> tuple | None:
     cast8 = _single_user(claimed[-1].results[0], "cast")
     if cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
         return None
-    claimed.append(cast8)
-    flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
-    return [op, *claimed], mult, layout, flo, fhi, zp, cast8
+    return [*claimed[1:], cast8], zp, cast8
 
 
 def ort_requant(op, vals, out, ws, opts) -> list | None:
@@ -1075,3 +1089,63 @@ def lookup_thunk(src: np.ndarray, table: np.ndarray, out: np.ndarray, opts) -> A
         return run
 
     return split_job(opts, make, even_ranges(src.size, pool_chunks(opts)), src.size)
+
+
+def ort_quantize(op, vals, out, ws, opts) -> list | None:
+    """onnxruntime's QuantizeLinear as fake-quantization-to-integer{onnxruntime=true} writes it,
+    from this ``divide`` of a float32 tensor by a one-element scale: ``clip -> add/subtract
+    1.5*2^23 -> cast(i32) -> [add zp] -> cast((u)int8) [-> constant nn.pad of the last two axes]``,
+    claimed and run as one C pass (``xr_quantize_float``) writing the 8-bit (padded) result."""
+    f32 = np.dtype(np.float32)
+    x = vals[0]
+    if len(vals) != 2 or x is None or x.dtype != f32 or out.dtype != f32 or not x.flags.c_contiguous:
+        return None
+    scale = opts.constant(op.operands[1])
+    if scale is None or np.size(scale) != 1 or np.asarray(scale).dtype != f32 or x.ndim < 2:
+        return None
+    lib = vnni_library()
+    clip = _single_user(op.results[0], "clip")
+    if lib is None or clip is None:
+        return None
+    rounded = _round_to_8bit(clip, opts)
+    if rounded is None:
+        return None
+    claimed, zp, cast8 = rounded
+    claimed = [clip, *claimed]
+    last, pads, padv = cast8, (0, 0, 0, 0), 0
+    pad = _single_user(cast8.results[0], "nn.pad")
+    if pad is not None and pad.operands[0] is cast8.results[0] and pad.attrs.get("pad_mode", "constant") == "constant":
+        widths = [tuple(int(v) for v in p) for p in pad.attrs["pad_width"]]
+        value = opts.constant(pad.operands[1]) if len(pad.operands) > 1 else None
+        if value is not None and np.size(value) == 1 and all(w == (0, 0) for w in widths[:-2]) and min(sum(widths, ())) >= 0:
+            (top, bottom), (left, right) = widths[-2:]
+            pads, padv, last = (top, bottom, left, right), int(np.asarray(value).reshape(())), pad
+            claimed.append(pad)
+    h, w = x.shape[-2:]
+    oshape = x.shape[:-2] + (h + pads[0] + pads[1], w + pads[2] + pads[3])
+    res = last.results[0]
+    dst = opts.dest.get(res)
+    if dst is None:
+        dst = np.empty(oshape, np.int8 if cast8.attrs["dtype"] == "int8" else np.uint8)
+        opts.scratch.append(dst)
+        opts.produced[res] = dst
+    if dst.shape != oshape or not dst.flags.c_contiguous:
+        return None
+    opts.claimed += claimed
+    opts.result_unused = True
+    planes = int(np.prod(x.shape[:-2]))
+    flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))
+    s = float(np.asarray(scale, f32).reshape(()))
+    oh, ow = oshape[-2:]
+
+    def make(p0: int, p1: int) -> Any:
+        args = (x.ctypes.data + 4 * p0 * h * w, dst.ctypes.data + p0 * oh * ow, p1 - p0, h, w, s, flo, fhi, zp,
+                *pads, padv & 0xFF)  # fmt: skip
+
+        def run() -> None:
+            lib.xr_quantize_float(*args)
+            keep_alive(x, dst)
+
+        return run
+
+    return [("elementwise", split_job(opts, make, even_ranges(planes, pool_chunks(opts)), planes))]

@@ -480,3 +480,34 @@ void xr_lookup8(const uint8_t *src, const void *table, void *out, i64 size, i64 
         for (i64 i = 0; i < count; i++) o[i] = t[src[i]];
     }
 }
+
+/* onnxruntime's QuantizeLinear as fake-quantization-to-integer{onnxruntime=true} writes it
+ * (xr_quantize_float): v = x / scale in float32, clipped to [lo, hi], rounded half to even by
+ * adding and subtracting 1.5 * 2^23 in float32, converted to int32, the zero point added, and
+ * the low byte stored as int8 (kind 0) or uint8 (kind 1). x is `planes` planes of h x w; out
+ * has them padded by top/bottom/left/right with `padv` (all 0 for no pad). A NaN gives the
+ * int32 that numpy's cast gives on x86-64 (INT32_MIN). */
+void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, float scale, float lo, float hi,
+                       i64 zp, i64 top, i64 bottom, i64 left, i64 right, i64 padv) {
+    const float round = 12582912.0f;
+    i64 ow = w + left + right, oh = h + top + bottom;
+    for (i64 p = 0; p < planes; p++) {
+        const float *xp = x + p * h * w;
+        uint8_t *op = out + p * oh * ow;
+        if (top) memset(op, (int)padv, (size_t)(top * ow));
+        if (bottom) memset(op + (top + h) * ow, (int)padv, (size_t)(bottom * ow));
+        for (i64 i = 0; i < h; i++) {
+            uint8_t *row = op + (top + i) * ow;
+            if (left) memset(row, (int)padv, (size_t)left);
+            if (right) memset(row + left + w, (int)padv, (size_t)right);
+            for (i64 j = 0; j < w; j++) {
+                float v = xp[i * w + j] / scale;
+                v = v < lo ? lo : v;
+                v = v > hi ? hi : v;
+                v = (v + round) - round; /* two float32 roundings (no fast-math, no contraction) */
+                int32_t q = v != v ? INT32_MIN : (int32_t)v;
+                row[left + j] = (uint8_t)(uint32_t)(q + (int32_t)zp);
+            }
+        }
+    }
+}

@@ -39,6 +39,8 @@ _COMBINED: dict[str, Maker] = {
     "add": first(i8.ort_add, FLOAT_MAKERS["add"]),
     "cast": first(i8.ort_requant, i8.cast, FLOAT_MAKERS["cast"]),
     "clip": first(FLOAT_MAKERS["clip"], i8.clip),
+    # onnxruntime's QuantizeLinear (fake-quantization-to-integer{onnxruntime=true})
+    "divide": first(i8.ort_quantize, FLOAT_MAKERS["divide"]),
     "nn.global_avg_pool2d": by_layout(fk.fast_global_avg_pool, nhwc.global_avg_pool_nhwc, nhwc.global_avg_pool_blocked),
     "nn.max_pool2d": by_layout(fk.fast_max_pool, nhwc.max_pool_nhwc, nhwc.max_pool_blocked),
     # int8 x int8 -> int32, exact through float32 SGEMM, before the float layouts

@@ -320,3 +320,38 @@ def test_a_function_of_one_8bit_value_is_a_table_lookup(dtype, per_channel):
         assert "sigmoid" in labels, labels  # (the cast and subtract before the scale: a table)
     else:
         assert "lookup" in labels and "sigmoid" not in labels, labels
+
+
+@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.parametrize("out_dtype, zp", [("uint8", 3), ("int8", -2)])
+@pytest.mark.parametrize("as_output", [True, False])
+def test_onnxruntime_quantize_runs_as_one_c_pass_with_the_reference_bits(out_dtype, zp, as_output):
+    """The input's QuantizeLinear (fake-quantization-to-integer{onnxruntime=true}: divide,
+    clip, round half to even, cast, zero point, cast) and the constant pad the convolution
+    after it needs run as one C pass (ort_quantize), giving the reference kernels' bits on
+    ties (k + 0.5 steps, both parities), values beyond the clip and negative zeros; the
+    quantized tensor as an output, or only padded for the convolution."""
+    s = np.float32(0.25)
+    x = relay.var("x", shape=(1, 3, 8, 8), dtype="float32")
+    q = relay.qnn.op.quantize(x, relay.const(s), relay.const(zp), out_dtype=out_dtype)
+    w = relay.const(RNG.integers(-127, 128, (4, 3, 3, 3)).astype("int8"))
+    fx = relay.qnn.op.dequantize(q, relay.const(s), relay.const(zp))
+    fw = relay.qnn.op.dequantize(w, relay.const(0.01), relay.const(0))
+    c = relay.qnn.op.quantize(relay.nn.conv2d(fx, fw, padding=(1, 1)), relay.const(0.2), relay.const(5), out_dtype="uint8")
+    mod = xrelay.IRModule.from_expr(relay.Tuple([q, c]) if as_output else c)
+    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    k = RNG.integers(-160, 160, 192).astype(np.float32)
+    data = np.concatenate([(k + 0.5) * s, k[:: 3] * s * 1.37, np.array([-0.0, 0.0, 1e30, -1e30], np.float32)])
+    data = np.resize(data, (1, 3, 8, 8)).astype(np.float32)
+    refs = xrelay.run(mod, {"x": data})
+    built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    built.set_input("x", data)
+    built.run()
+    for i, ref in enumerate(refs):
+        np.testing.assert_array_equal(built.get_output(i).numpy(), ref)
+    assert len(np.unique(refs[0])) > 40  # (the output follows the input)
+    # as the only input of the convolution, the quantized tensor is made padded (FuseOps puts
+    # the pad in the quantize's function): the border is the zero point, where the 3x3 sums
+    # of the output's edges read it
+    labels = [[label for label, _, _ in compiled.thunks] for _, _, compiled in built.executor.steps]
+    assert ["divide"] in labels, labels  # the quantize chain (and a pad, if fused with it) in one pass
