@@ -55,6 +55,7 @@ def test_normal_forms_keep_the_meaning():
         check_semantics(p, mod, params=params)
 
 
+@pytest.mark.no_change("to-basic-block-normal-form", "the If is already in basic-block normal form")
 def test_basic_block_normal_form_keeps_an_if_as_it_is():
     mod = parse(
         "def @main(%c: bool, %x: Tensor[(2), float32]) { let %t = add(%x, %x); "

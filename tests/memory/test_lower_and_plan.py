@@ -87,6 +87,8 @@ def test_random_dags_fused_and_unfused(fused, seed):
     for source in (m, fused(m)):
         for options in ({}, {"inputs_in_arena": False, "outputs_in_arena": False}):
             low = lowered(source, **options)
+            # the run below is of the lowered program: it has a step per op (or fused function)
+            assert any(isinstance(op, InvokeOp) for op in low.walk())
             for algorithm in ("greedy-by-size", "greedy-by-conflicts", "storage-ids", "optimal"):
                 p = planned(low, algorithm)
                 assert_same(ref, run_memory(p, inputs))
@@ -140,9 +142,8 @@ def test_pools_and_pins(workloads, fused):
         if isinstance(op, AllocStorageOp) and op.storage_kind == "output":
             op.pools = ArrayAttr([StringAttr("dram")])
     p = planned(low, "greedy-hierarchy", pools=("sram:4096:16", "dram:0:64"))
-    for op in p.walk():
-        if isinstance(op, AllocStorageOp) and op.storage_kind == "output":
-            assert op.placement[0] == "dram"
+    outputs = [op for op in p.walk() if isinstance(op, AllocStorageOp) and op.storage_kind == "output"]
+    assert outputs and all(op.placement[0] == "dram" for op in outputs)
     sizes = {op.pool_name: op.size.value.data for op in p.ops if isinstance(op, PoolOp)}
     assert sizes["sram"] <= 4096
     inputs = random_inputs(workloads["mlp"])

@@ -3,6 +3,7 @@
 Changes: imports only; every function is here.
 """
 import numpy as np
+import pytest
 
 import xrelay as tvm
 from xrelay import relay
@@ -71,6 +72,7 @@ def test_callback():
     tvm.ir.assert_structural_equal(z, expected())
 
 
+@pytest.mark.no_change("eliminate-common-subexpr", "on SSA the two BN[0] get-items are one value already: nothing is left to merge")
 def test_tuple_get_time():
     def before():
         x = relay.var("x", shape=(1, 16, 1, 1))

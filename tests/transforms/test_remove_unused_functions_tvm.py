@@ -3,10 +3,13 @@
 Changes: imports only. Only test_call_globalvar_without_args is here; the others use the
 Prelude (ADTs), which xrelay does not implement.
 """
+import pytest
+
 import xrelay as tvm
 from xrelay import relay
 
 
+@pytest.mark.no_change("remove-unused-functions", "TVM's case: every function is used, so the module stays as it is")
 def test_call_globalvar_without_args():
     def get_mod():
         mod = tvm.IRModule({})
