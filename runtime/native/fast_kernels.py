@@ -1422,6 +1422,15 @@ def compile_function(
             f"type is {fn.function_type}"
         )
     compiled = CompiledFunction(name)
+    if fast and _temporaries is None:
+        # a function that only moves data: a few strided copies (runtime.native.movement)
+        from xrelay.runtime.native.movement import compile_movement
+
+        moved = compile_movement(fn, inputs, outs)
+        if moved is not None:
+            compiled.thunks.extend(moved)
+            compiled.fast_ops = sum(1 for op in body.ops if op is not body.last_op)
+            return compiled
     temporaries = _temporaries or _Temporaries(workspace, temporaries_offset(fn, lookup))
 
     def temporary(shape: tuple[int, ...], dt: np.dtype, what: str) -> np.ndarray:
