@@ -31,9 +31,10 @@ MOVEMENT_OPS = frozenset({
 })  # fmt: skip
 """Ops whose result elements are input elements, placed by the attributes and shapes alone."""
 
-MAX_ELEMENTS = 1 << 24
-"""Largest result (elements) analysed: the addresses are int64, 8 bytes per element, at bind
-time only."""
+MAX_ELEMENTS = 1 << 20
+"""Largest result (elements) analysed: the addresses are int64, 8 bytes per element plus a
+few temporaries of that size while the step is bound, which a loading process's peak
+memory would show."""
 
 _SHIFT = 40
 
