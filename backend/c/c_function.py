@@ -10,9 +10,11 @@ XRELAY_FN void fused_add_relu(const float *in0, const float *in1, float *out0, u
 ```
 
 Every op result that is not a result of the function lives in the scratch ``ws`` at an
-offset fixed here (``scratch_bytes`` in all, 16-byte aligned slots, no reuse inside one
-function), so the step's planned workspace is all the memory it touches besides its
-operands and results. Reshape-like ops (``reshape``, ``nn.batch_flatten``, ``expand_dims``,
+offset fixed here (``scratch_bytes`` in all, 16-byte aligned slots), so the step's planned
+workspace is all the memory it touches besides its operands and results. A slot is free again
+once the op that last reads its value (or a view of it) has been emitted, and a later value
+takes the first free gap that fits (first fit by offset), so the scratch is the most bytes live
+at once inside the function, not the sum of its temporaries. Reshape-like ops (``reshape``, ``nn.batch_flatten``, ``expand_dims``,
 ``squeeze``) are views: the same pointer, no code. Elementwise and broadcasting ops, casts,
 reductions, ``transpose``, ``concatenate`` and ``split`` are written out as loop nests with
 constant strides; convolution, dense, pools and softmax call the loop nests of
@@ -37,6 +39,7 @@ from xrelay.dialects.relay.ops import parse_layout, reduce_axes, strided_slice_b
 from xrelay.error import TVMError
 
 SCRATCH_ALIGN = 16
+_WS_OFFSET = re.compile(r"\bws \+ (\d+)\)")
 FOLD_LIMIT = 4096
 """The most elements an op folded while emitting C may have (``_Emitter.fold``)."""
 
@@ -160,6 +163,10 @@ class _Emitter:
         self.lines: list[str] = []
         self.ptr: dict[SSAValue, str] = {}
         self.scratch = 0
+        self.slots: dict[int, int] = {}
+        """Scratch slots in use: offset -> bytes."""
+        self.last_use: dict[SSAValue, int] = {}
+        """Value -> index of the last op reading it (the return: past the end)."""
         self.uses_kernels = False
         self.constants: list[str] = []
         self.known: dict[SSAValue, np.ndarray] = {}
@@ -173,10 +180,26 @@ class _Emitter:
         self.lines.append("  " + line)
 
     def scratch_slot(self, t: TensorType, ctype: str, what: str) -> str:
-        offset = self.scratch
         nbytes = _size(static_shape(t, what)) * np.dtype(_np_dtype(ctype)).itemsize
-        self.scratch += -(-max(nbytes, 1) // SCRATCH_ALIGN) * SCRATCH_ALIGN
+        size = -(-max(nbytes, 1) // SCRATCH_ALIGN) * SCRATCH_ALIGN
+        offset = 0
+        for start, n in sorted(self.slots.items()):  # the first free gap that fits
+            if start - offset >= size:
+                break
+            offset = max(offset, start + n)
+        self.slots[offset] = size
+        self.scratch = max(self.scratch, offset + size)
         return f"(({ctype} *)(ws + {offset}))"
+
+    def release_dead_slots(self, index: int) -> None:
+        """After the op at ``index``: free the slots no value still read later points into
+        (a view's pointer is its operand's, so a slot lives while any view of it does)."""
+        live = set()
+        for v, p in self.ptr.items():
+            if self.last_use.get(v, -1) > index:
+                live.update(int(m) for m in _WS_OFFSET.findall(p))
+        for offset in [o for o in self.slots if o not in live]:
+            del self.slots[offset]
 
     def loops(self, shape: Sequence[int], body: list[str]) -> None:
         """A loop nest over ``shape`` with indices i0, i1, ...; ``body`` uses them."""
@@ -236,10 +259,15 @@ class _Emitter:
                 a = self.inplace_operand(op)
                 if a is not None and a not in self.dest:
                     self.dest[a] = self.dest[op.results[0]]
-        for op in fn.body.block.ops:
+        ops = list(fn.body.block.ops)
+        for i, op in enumerate(ops):
+            for v in op.operands:
+                self.last_use[v] = len(ops) if op is ret else i
+        for i, op in enumerate(ops):
             if op is ret:
                 break
             self.emit_op(op)
+            self.release_dead_slots(i)
         # Results that are operands, returned twice or views: copy them out.
         for r, v in enumerate(rets):
             if self.ptr.get(v) != f"out{r}":

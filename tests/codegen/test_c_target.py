@@ -281,3 +281,28 @@ def test_without_a_compiler_the_source_is_there_and_running_says_why(monkeypatch
     assert "XRELAY_FN void model_fused_nn_relu(" in lib.get_source()
     with pytest.raises(xrelay.TVMError, match="no-such-cc' could not run"):
         lib.run(x=np.ones(4, "float32"))
+
+
+def test_scratch_slots_are_reused_once_their_values_are_dead(tmp_path):
+    """Inside one function a scratch slot is free again after the last read of its value or
+    of a view of it. a = x + 1 lives to the end; b = T(a), d = T(R(b)), f = T(R(d)) (T a
+    transpose, R a reshape: a view, same slot) each need a slot: b's is free once d is
+    computed, so f takes it: three slots, not four. d must not take b's slot while its view
+    R(b) is read (a transpose in place is wrong): the C must compute the reference's bits."""
+    x = relay.var("x", shape=(1, 4, 8, 16))
+    a = x + relay.const(1.0)
+    t = a
+    for _ in range(3):
+        t = relay.reshape(relay.transpose(t, (0, 1, 3, 2)), (1, 4, 8, 16))
+    y = t * relay.const(2.0) + a
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = build_c(mod)
+    (fn,) = [f for f in lib.planned.ops if getattr(f, "sym_name", None) and f.sym_name.data != "main"
+             and hasattr(f, "body") and not f.is_declaration]  # fmt: skip
+    assert [op.name for op in fn.body.block.ops].count("relay.transpose") == 3
+    slot = 1 * 4 * 8 * 16 * 4
+    assert emit_function(fn, "f").scratch_bytes == 3 * slot
+    data = np.random.default_rng(0).standard_normal((1, 4, 8, 16)).astype("float32")
+    (got,) = compile_and_run(lib, {"x": data}, tmp_path)
+    (want,) = reference(mod, {"x": data})
+    np.testing.assert_array_equal(got, want)
