@@ -117,3 +117,34 @@ def run_interpreter(interp, inputs: list[np.ndarray]) -> list[np.ndarray]:
 def input_name(interp) -> str:
     """The name of the interpreter's first input tensor (the importer's ``shape_dict`` key)."""
     return interp.get_input_details()[0]["name"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m xrelay.testing.tflite_models NAME [--int8] [--size N] -o FILE.tflite``: a
+    Keras application with random weights as a TFLite flatbuffer (float32, or full-integer
+    int8 ending in logits), built once into the cache and copied to ``FILE``."""
+    import argparse
+    import shutil
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m xrelay.testing.tflite_models", description="Write a Keras application with random weights as a TFLite flatbuffer.")
+    ap.add_argument("name", choices=APPLICATIONS)
+    ap.add_argument("--int8", action="store_true", help="full-integer int8 (random representative data)")
+    ap.add_argument("--size", type=int, default=64, help="input height and width (default 64)")
+    ap.add_argument("-o", "--output", required=True)
+    args = ap.parse_args(argv)
+    if not 32 <= args.size <= 1024:
+        ap.error(f"--size must be from 32 to 1024, got {args.size}")
+    try:
+        src = keras_tflite(args.name, args.size, quantized=args.int8)
+        tmp = f"{args.output}.tmp{os.getpid()}"
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, args.output)
+    except OSError as e:
+        print(f"tflite_models: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

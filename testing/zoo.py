@@ -52,6 +52,7 @@ __all__ = [
     "onnx_model",
     "onnx_path",
     "randomize",
+    "save_torch_export",
     "torch_model",
     "write_cached",
 ]
@@ -357,3 +358,42 @@ def onnx_model(name: str, seed: int = 0) -> Any:
     import onnx
 
     return onnx.load(onnx_path(name, seed))
+
+
+def save_torch_export(name: str, path: str, seed: int = 0) -> None:
+    """``torch.export`` the zoo model ``name`` (``torch_model``: its weights and example
+    inputs) and write the program to ``path`` with ``torch.export.save`` (atomically)."""
+    torch = _torch()
+    module, args = torch_model(name, seed)
+    program = torch.export.export(module, args)
+    write_cached(os.path.abspath(path), lambda tmp: torch.export.save(program, tmp))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m xrelay.testing.zoo NAME -o FILE.pt2|FILE.onnx``: one zoo model as a
+    ``torch.export`` program (``.pt2``) or an ONNX file (the cached export, copied)."""
+    import argparse
+    import shutil
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m xrelay.testing.zoo", description="Write one zoo model (random weights) as a torch.export program or an ONNX file.")
+    ap.add_argument("name", help=f"one of: {', '.join(MODELS)}")
+    ap.add_argument("-o", "--output", required=True, help="FILE.pt2 (torch.export.save) or FILE.onnx")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    try:
+        if args.output.endswith(".pt2"):
+            save_torch_export(args.name, args.output, args.seed)
+        elif args.output.endswith(".onnx"):
+            src = onnx_path(args.name, args.seed)
+            write_cached(os.path.abspath(args.output), lambda tmp: shutil.copyfile(src, tmp))
+        else:
+            ap.error(f"{args.output}: the output must end in .pt2 or .onnx")
+    except (ZooError, OSError) as e:
+        print(f"zoo: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
