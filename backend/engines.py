@@ -22,6 +22,7 @@ from xdsl.ir import Operation
 from xrelay.runtime.engines import ENGINES
 from xrelay.transforms.annotate_target import AnnotateTargetPass
 from xrelay.transforms.merge_composite import MergeCompositeError, MergeCompositePass
+from xrelay.transforms.state_scratch import StateScratchPass
 
 __all__ = ["ENGINES", "compile_side", "pattern_table", "resolve_pass", "state_scratch", "supported"]
 
@@ -52,17 +53,22 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """The one step where every engine states, before ``lower-to-memory``, the scratch bytes
     its kernels need (``relay.scratch_bytes`` on the functions it will run), in ``ENGINES``
     order; ``lower-to-memory`` only reads them."""
-    for name in ENGINES:
-        state = getattr(compile_side(name), "state_scratch", None)
-        if state is not None:
-            state(module, threads)
+    for _, state in _statements():
+        state(module, threads)
+
+
+def _statements() -> tuple[tuple[str, Callable[[ModuleOp, int | None], None]], ...]:
+    """Every engine's ``state_scratch``, in ``ENGINES`` order."""
+    found = ((name, getattr(compile_side(name), "state_scratch", None)) for name in ENGINES)
+    return tuple((name, state) for name, state in found if state is not None)
 
 
 def resolve_pass(p: Any) -> Any:
     """``p`` with the engines resolved: ``merge-composite{pattern-table=<engine>}`` gets the
     engine's table (another name is an error listing the engines that have one);
     ``annotate-target`` gets every engine's predicate (so ``targets=<engine>`` works and an
-    unknown target's error lists the engines); any other pass is returned as it is."""
+    unknown target's error lists the engines); ``state-scratch`` gets every engine's
+    ``state_scratch``; any other pass is returned as it is."""
     if isinstance(p, MergeCompositePass) and isinstance(p.pattern_table, str) and p.pattern_table:
         table = pattern_table(p.pattern_table)
         if table is None:
@@ -75,4 +81,6 @@ def resolve_pass(p: Any) -> Any:
         given = dict(p.supported)
         engines = tuple((n, pred) for n in ENGINES if n not in given and (pred := supported(n)) is not None)
         return dataclasses.replace(p, supported=tuple(p.supported) + engines) if engines else p
+    if isinstance(p, StateScratchPass) and not p.states:
+        return dataclasses.replace(p, states=_statements())
     return p

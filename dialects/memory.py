@@ -33,14 +33,12 @@ outside the arena) is provided by the caller and never planned.
 All memory ops print their properties as ``{key = value, ...}`` with plain integers, strings
 and lists; the generic form keeps xDSL's encoding, and both round-trip.
 
-``workspace_bytes(fn)`` is the scratch size a primitive function needs (see its docstring);
-the executor and ``lower-to-memory`` share it.
+``workspace_bytes(fn)`` is the scratch size a primitive function needs, as its engine stated it
+in attributes at compile time (see its docstring); the executor and ``lower-to-memory`` read it.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -88,7 +86,6 @@ from xdsl.utils.exceptions import VerifyException
 from xrelay.dialects.relay import RelayOp, byte_size, dtype_of
 from xrelay.dialects.relay.base import format_value, parse_value
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
-from xrelay.dialects.relay.ops import parse_layout
 
 STORAGE_KINDS = ("intermediate", "workspace", "input", "output")
 
@@ -795,156 +792,6 @@ Memory = Dialect(
 # --------------------------------------------------------------------------------------------
 
 
-def _dims(layout: str, shape: Sequence[int]) -> dict[str, int]:
-    """Primal axis sizes of a (possibly blocked) shape: ``NCHW16c`` counts C as C * 16."""
-    dims: dict[str, int] = {}
-    for (axis, _), n in zip(parse_layout(layout), shape, strict=True):
-        dims[axis.upper()] = dims.get(axis.upper(), 1) * n
-    return dims
-
-
-_BLOCKED_WINOGRAD = re.compile(r"NCHW(\d+)c,OIHW\1i(\d+)o,NCHW\2c$|NCHW\d+c,OIHW,NCHW\d+c$")
-
-
-def _conv2d_im2col_bytes(op: RelayOp) -> int:
-    data_t, weight_t = op.operands[0].type, op.operands[1].type
-    out_t = op.results[0].type
-    assert isinstance(data_t, TensorType) and isinstance(out_t, TensorType)
-    assert isinstance(weight_t, TensorType)
-    if not (data_t.has_static_shape() and out_t.has_static_shape()):
-        return 0
-    a = op.attrs
-    dl, kl = a["data_layout"], a["kernel_layout"]
-    out_layout = a["out_layout"] or dl
-    data = _dims(dl, data_t.get_shape())
-    out = _dims(out_layout, out_t.get_shape())
-    in_c, out_c, out_h, out_w = data["C"], out["C"], out["H"], out["W"]
-    if a["kernel_size"] is not None:
-        kh, kw = a["kernel_size"]
-    else:
-        w = _dims(kl, weight_t.get_shape())
-        kh, kw = w["H"], w["W"]
-    groups = a["groups"]
-    pointwise = (kh, kw) == (1, 1) and tuple(a["strides"]) == (1, 1) and not any(a["padding"])
-    if pointwise:
-        return 0  # the input already is the im2col matrix
-    elem = byte_size(TensorType(data_t.element_type, [1]))
-    im2col = out_h * out_w * (in_c // groups) * kh * kw * elem
-    tile = winograd_tile(
-        (kh, kw), tuple(a["strides"]), tuple(a["dilation"]), groups, in_c, out_c, out_h, out_w
-    )
-    layouts = (dl, kl, out_layout)
-    if tile and elem == 4 and (
-        layouts in (("NCHW", "OIHW", "NCHW"), ("NHWC", "HWIO", "NHWC"))
-        or _BLOCKED_WINOGRAD.match(",".join(layouts))
-    ):
-        return max(im2col, winograd_scratch_bytes(in_c, out_c, out_h, out_w, elem, tile))
-    return im2col
-
-
-WINOGRAD_MIN_TILES = 16
-"""2x2 output blocks per image below which a convolution keeps im2col (the 16 products
-would be thin matrices BLAS runs slowly)."""
-
-WINOGRAD_MIN_CHANNELS = 16
-"""Input and output channels below which a convolution keeps im2col (tiny products)."""
-
-
-WINOGRAD_F4_MIN_SIZE = 28
-"""Output height and width from which F(4x4, 3x3) is used instead of F(2x2, 3x3)."""
-
-
-def winograd_tile(
-    kernel: tuple[int, ...],
-    strides: tuple[int, ...],
-    dilation: tuple[int, ...],
-    groups: int,
-    in_c: int,
-    out_c: int,
-    out_h: int,
-    out_w: int,
-) -> int:
-    """The output block size ``m`` with which the arena executor may run this convolution
-    as Winograd F(m x m, 3x3), or 0: 3x3, stride 1, dilation 1, ungrouped, at least
-    ``WINOGRAD_MIN_CHANNELS`` channels in and out and ``WINOGRAD_MIN_TILES`` 2x2 output
-    blocks; 4 from ``WINOGRAD_F4_MIN_SIZE`` on, else 2. (It also needs float32 NCHW/OIHW or
-    NHWC/HWIO or ``NCHW{c}c``/``OIHW{c}i{o}o`` data and constant weights, and
-    ``XRELAY_WINOGRAD`` not ``0``.)"""
-    if not (
-        tuple(kernel) == (3, 3)
-        and tuple(strides) == (1, 1)
-        and tuple(dilation) == (1, 1)
-        and groups == 1
-        and min(in_c, out_c) >= WINOGRAD_MIN_CHANNELS
-        and -(-out_h // 2) * -(-out_w // 2) >= WINOGRAD_MIN_TILES
-    ):
-        return 0
-    return 4 if min(out_h, out_w) >= WINOGRAD_F4_MIN_SIZE else 2
-
-
-def winograd_slice_bytes(rows: int, tiles: int, itemsize: int) -> int:
-    """Bytes between two of a Winograd convolution's tile-element matrices (``rows x
-    tiles``): whole cache lines, an odd number of them, so the 16 or 36 rows a transform
-    writes or reads at once never share cache sets (a power-of-two distance made the input
-    transform 8x slower, measured)."""
-    lines = -(-rows * tiles * itemsize // 64)
-    return 64 * (lines + 1 - lines % 2)
-
-
-def winograd_scratch_bytes(
-    in_c: int, out_c: int, out_h: int, out_w: int, itemsize: int, tile: int = 2
-) -> int:
-    """Scratch bytes of one image's Winograd F(tile x tile, 3x3) convolution: the
-    transformed input tiles (``(tile + 2)**2`` matrices ``in_c x T``, ``T`` the output
-    blocks) and the products (as many matrices ``out_c x T``), each matrix starting on a
-    cache line (see ``winograd_slice_bytes``)."""
-    tiles = -(-out_h // tile) * -(-out_w // tile)
-    count = (tile + 2) ** 2
-    return count * (
-        winograd_slice_bytes(in_c, tiles, itemsize) + winograd_slice_bytes(out_c, tiles, itemsize)
-    )
-
-
-ELEMENTWISE_CHUNK = 4096
-"""Elements per chunk of the arena executor's elementwise kernels that need scratch (a float
-``sigmoid`` keeps ``exp(-|x|)`` and the sign beside the result): their scratch is one chunk in
-the step's workspace (``elementwise_scratch_bytes``), never an array the size of the tensor."""
-
-CHUNKED_ELEMENTWISE = frozenset({"sigmoid", "nn.softmax", "where"})
-"""The ops whose kernels take ``elementwise_scratch_bytes`` of workspace."""
-
-
-def elementwise_scratch_bytes(op: Operation) -> int:
-    """Workspace bytes of a ``CHUNKED_ELEMENTWISE`` op on float32/float64 (0 for any other
-    op): for ``sigmoid`` one chunk of the value and one of a mask; for ``nn.softmax`` the
-    reduced tensor (the maximum, then the sum, along the axis); for ``where`` with a bool
-    condition, the negated condition."""
-    name = getattr(op, "RELAY_NAME", None)
-    if name not in CHUNKED_ELEMENTWISE or not op.results:
-        return 0
-    if name == "where":  # the negated condition, for a ``where`` written into ``x``'s buffer
-        c = op.operands[0].type
-        if not isinstance(c, TensorType) or not c.has_static_shape() or dtype_of(c.element_type) != "bool":
-            return 0
-        return -(-max(1, math.prod(c.get_shape())) // 64) * 64
-    t = op.results[0].type
-    if not isinstance(t, TensorType) or not t.has_static_shape():
-        return 0
-    dt = dtype_of(t.element_type)
-    if dt not in ("float32", "float64"):
-        return 0
-    shape = t.get_shape()
-    itemsize = int(dt[-2:]) // 8
-    if name == "nn.softmax":
-        axis = op.attrs.get("axis", -1)
-        if not shape or not -len(shape) <= axis < len(shape):
-            return 0
-        n = math.prod(shape) // max(1, shape[axis])
-        return -(-n * itemsize // 64) * 64
-    n = min(ELEMENTWISE_CHUNK, max(1, math.prod(shape)))
-    return -(-n * (itemsize + 1) // 64) * 64
-
-
 INPLACE_OPS = frozenset(
     {
         "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
@@ -1058,44 +905,41 @@ def temporaries_bytes(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | Non
 
 
 SCRATCH_ATTR = "relay.scratch_bytes"
-"""Function attribute: the scratch bytes a code generator needs to run the function."""
+"""Function attribute: the whole workspace a code generator needs to run the function (its
+temporaries included: they get no room of their own)."""
+
+KERNEL_SCRATCH_ATTR = "relay.kernel_scratch_bytes"
+"""Function attribute: the bytes at the start of the workspace the engine's kernels use
+(im2col or Winograd matrices, elementwise chunks), a multiple of 64; the function's
+temporaries (``fused_temporaries``) follow them."""
+
+
+def _stated(fn: func.FuncOp, name: str) -> int | None:
+    attr = fn.attributes.get(name)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
 def workspace_bytes(
     fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
 ) -> int:
-    """Scratch bytes a primitive function needs while it runs (0: none).
+    """Scratch bytes a primitive function needs while it runs (0: none), as the engines
+    stated them at compile time (``xrelay.backend.engines.state_scratch``, relay-opt's
+    ``state-scratch``); nothing here decides how a kernel runs.
 
-    The arena executor lowers every ``nn.conv2d`` that is not a 1x1/stride-1/unpadded
-    (pointwise) convolution to im2col + matmul, one batch element and one group at a time, so
-    its scratch is the im2col matrix of one group::
-
-        out_h * out_w * (in_c / groups) * kh * kw * bytes_per_element(data)
-
-    A float32 NCHW, NHWC or ``NCHW{c}c`` (blocked) convolution that may run as Winograd (``winograd_tile``) needs the larger
-    of that and ``winograd_scratch_bytes`` (whether Winograd is switched on when the program
-    runs does not change the lowering).
-
-    A float ``sigmoid`` needs ``elementwise_scratch_bytes`` (one chunk of its temporaries).
-    That is ``kernel_scratch_bytes``; the values the function keeps in buffers of their own
-    (``fused_temporaries``: the intermediate values no result's buffer can hold) follow it,
-    so nothing a step uses lies outside the plan.
-
-    Operations in a function run one after another, so the function needs the largest such
-    value over its convolutions (including those of composite functions it calls, found with
-    ``lookup``, by default in ``fn``'s module). Every other op needs no workspace.
-
-    A code generator that knows its own need states it as the function attribute
-    ``SCRATCH_ATTR`` (``relay.scratch_bytes = N : i64``; the C target does): that is then the
-    function's workspace.
+    A code generator that states the whole workspace (``SCRATCH_ATTR``, ``relay.scratch_bytes
+    = N : i64``: the C target, oneDNN, the int8 kernels) gets that. Otherwise the workspace is
+    the kernels' part (``KERNEL_SCRATCH_ATTR``, 0 when no engine stated one: the reference
+    kernels need none) followed by the function's temporaries (``fused_temporaries``: the
+    intermediate values no result's buffer can hold, each rounded up to 64 bytes), so nothing
+    a step uses lies outside the plan. ``lookup`` finds composite functions the function
+    calls (by default in ``fn``'s module).
     """
-    stated = fn.attributes.get(SCRATCH_ATTR)
-    if isinstance(stated, IntegerAttr):
-        return stated.value.data
-    lookup = lookup or _symbols(fn)
-    scratch = kernel_scratch_bytes(fn, lookup)
-    temporaries = temporaries_bytes(fn, lookup)
-    return scratch + temporaries if temporaries else scratch
+    stated = _stated(fn, SCRATCH_ATTR)
+    if stated is not None:
+        return stated
+    kernels = _stated(fn, KERNEL_SCRATCH_ATTR) or 0
+    temporaries = temporaries_bytes(fn, lookup or _symbols(fn))
+    return kernels + temporaries if temporaries else kernels
 
 
 def _symbols(fn: func.FuncOp) -> Callable[[str], func.FuncOp | None]:
@@ -1108,44 +952,14 @@ def _symbols(fn: func.FuncOp) -> Callable[[str], func.FuncOp | None]:
     return table.get
 
 
-def temporaries_offset(
-    fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
-) -> int:
-    """Where ``fused_temporaries`` start in the function's workspace: after
-    ``kernel_scratch_bytes``, or -- when a code generator stated the whole workspace as its
-    own (``SCRATCH_ATTR``) -- at its end (they then have no planned room)."""
-    stated = fn.attributes.get(SCRATCH_ATTR)
-    if isinstance(stated, IntegerAttr):
-        return stated.value.data
-    return kernel_scratch_bytes(fn, lookup)
-
-
-def kernel_scratch_bytes(
-    fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None] | None = None
-) -> int:
-    """The part of ``workspace_bytes`` one kernel at a time uses (im2col or Winograd
-    matrices, elementwise chunks), rounded up to 64: the function's temporaries
-    (``fused_temporaries``) follow it in the workspace."""
-    lookup = lookup or _symbols(fn)
-    best = 0
-    seen: set[str] = set()
-
-    def visit(f: func.FuncOp) -> None:
-        nonlocal best
-        for op in f.body.walk():
-            if isinstance(op, RelayOp) and op.RELAY_NAME == "nn.conv2d":
-                best = max(best, _conv2d_im2col_bytes(op))
-            elif isinstance(op, RelayOp) and op.RELAY_NAME in CHUNKED_ELEMENTWISE:
-                best = max(best, elementwise_scratch_bytes(op))
-            elif isinstance(op, func.CallOp):
-                name = op.callee.root_reference.data
-                callee = lookup(name)
-                if callee is not None and name not in seen:
-                    seen.add(name)
-                    visit(callee)
-
-    visit(fn)
-    return -(-best // 64) * 64
+def temporaries_offset(fn: func.FuncOp) -> int:
+    """Where ``fused_temporaries`` start in the function's workspace: after the kernels'
+    stated part (``KERNEL_SCRATCH_ATTR``), or -- when a code generator stated the whole
+    workspace as its own (``SCRATCH_ATTR``) -- at its end (they then have no planned room)."""
+    stated = _stated(fn, SCRATCH_ATTR)
+    if stated is not None:
+        return stated
+    return _stated(fn, KERNEL_SCRATCH_ATTR) or 0
 
 
 __all__ = [
@@ -1159,19 +973,13 @@ __all__ = [
     "Memory",
     "PoolOp",
     "StorageType",
-    "CHUNKED_ELEMENTWISE",
     "INPLACE_OPS",
     "VIEW_OPS",
     "fused_temporaries",
-    "kernel_scratch_bytes",
     "result_buffers",
     "temporaries_bytes",
     "temporaries_offset",
-    "ELEMENTWISE_CHUNK",
-    "elementwise_scratch_bytes",
-    "winograd_tile",
-    "winograd_scratch_bytes",
-    "winograd_slice_bytes",
     "workspace_bytes",
+    "KERNEL_SCRATCH_ATTR",
     "SCRATCH_ATTR",
 ]

@@ -54,9 +54,10 @@ LOADERS: dict[str, Callable[[Path], list[Buffer]]] = {
 
 def _load_mlir(path: Path) -> list[Buffer]:
     # Imported lazily: the IR stack is only needed for .mlir problems.
+    from xrelay.backend.engines import state_scratch
     from xrelay.transforms.plan_memory import load_mlir_problem
 
-    return load_mlir_problem(path)
+    return load_mlir_problem(path, state_scratch)
 
 
 LOADERS[".mlir"] = _load_mlir

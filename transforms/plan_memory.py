@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -280,12 +280,16 @@ def plan_module(
     return buffers, pools, plan
 
 
-def load_mlir_problem(path: str | Path) -> list[Buffer]:
+def load_mlir_problem(
+    path: str | Path, state_scratch: Callable[[ModuleOp], None] | None = None
+) -> list[Buffer]:
     """The planning problem of a ``.mlir`` file, for ``relay-plan``.
 
     A module already lowered to the memory dialect is read as is. A relay module is lowered
     first with ``lower-to-memory``'s defaults, after ``fuse-ops`` if it has no primitive
-    function yet (so one buffer per fused group, as a compiler would plan it).
+    function yet, and after ``state_scratch(module)`` (``relay-plan`` gives the engines'
+    ``xrelay.backend.engines.state_scratch``) states the workspaces: one buffer per fused
+    group and its kernels' scratch, as a compiler would plan it.
     """
     from xdsl.parser import Parser
 
@@ -302,6 +306,8 @@ def load_mlir_problem(path: str | Path) -> list[Buffer]:
         if not lowered:
             if not any(isinstance(f, func.FuncOp) and is_primitive(f) for f in module.ops):
                 FuseOpsPass().apply(ctx, module)
+            if state_scratch is not None:
+                state_scratch(module)
             LowerToMemoryPass().apply(ctx, module)
         return buffer_lifetimes(module)
     except (DiagnosticException, ParseError, LivenessError, OSError) as e:

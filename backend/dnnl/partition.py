@@ -352,7 +352,7 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
     * ``always``: every convolution the native kernels run as Winograd goes native."""
     import os
 
-    from xrelay.dialects.memory import winograd_tile
+    from xrelay.backend.native.scratch import winograd_tile
     from xrelay.runtime.native.fast_kernels import winograd_enabled
 
     mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl")

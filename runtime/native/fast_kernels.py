@@ -42,8 +42,9 @@ above which OpenBLAS's result for an element does not depend on the cut, so ever
 count gives the bits of one thread (tested). Run serially, a job calls the uncut kernel.
 
 **Winograd.** With the loop kernels, a 3x3 stride-1 float32 convolution with constant
-weights, enough channels and a large enough image (``dialects.memory.winograd_tile``) runs as
-Winograd F(4x4, 3x3) (outputs from 28x28 on) or F(2x2, 3x3): weights transformed once at
+weights that the compiler planned for it (``relay.winograd_tile`` on the op, stated by
+``xrelay.backend.native.scratch``, which holds the thresholds) runs as Winograd F(4x4, 3x3)
+or F(2x2, 3x3): weights transformed once at
 compile time, input tiles transformed by a loop kernel into the planned workspace, 36 or 16
 batched matmuls, the output transform and the epilogue writing the destination. It needs
 2.25x (F(2x2)) or 4x (F(4x4)) fewer multiplications; its results differ from direct
@@ -79,22 +80,19 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from xrelay.dialects.memory import (
-    ELEMENTWISE_CHUNK,
-    INPLACE_OPS,
-    VIEW_OPS,
-    elementwise_scratch_bytes,
-    result_buffers,
-    temporaries_offset,
-    winograd_scratch_bytes,
-    winograd_slice_bytes,
-    winograd_tile,
-)
+from xrelay.dialects.memory import INPLACE_OPS, VIEW_OPS, result_buffers, temporaries_offset
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
 from xrelay.runtime.native.library import native_kernels
+from xrelay.runtime.native.workspace import (
+    ELEMENTWISE_CHUNK,
+    elementwise_scratch_bytes,
+    stated_winograd_tile,
+    winograd_scratch_bytes,
+    winograd_slice_bytes,
+)
 from xrelay.runtime.parallel import Job, WorkerPool
 
 __all__ = [
@@ -190,6 +188,9 @@ class Options:
     run no more (``_drop_dead_ops``)."""
     reads: list = field(default_factory=list)
     """Values of the function the kernel reads besides the op's operands (see ``unread``)."""
+    winograd_tile: int = 0
+    """The Winograd block size the compiler planned the op's workspace for
+    (``relay.winograd_tile``), or 0."""
 
 
 def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
@@ -356,7 +357,7 @@ def _fast_erf(op, vals, out, ws, opts):
 def _fast_sigmoid(op, vals, out, ws, opts):
     """The reference's ``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)``,
     the same operations chunk by chunk: ``e`` and the sign live in one chunk of the planned
-    workspace (``dialects.memory.elementwise_scratch_bytes``), the rest in ``out``."""
+    workspace (``runtime.native.workspace.elementwise_scratch_bytes``), the rest in ``out``."""
     (x,) = vals
     need = elementwise_scratch_bytes(op)
     if not float_same(x, out) or x.shape != out.shape or not (x.flags.c_contiguous and out.flags.c_contiguous):
@@ -994,35 +995,38 @@ def winograd_weights(w_hwio: np.ndarray, tile: int, dtype: np.dtype) -> np.ndarr
 def winograd_enabled() -> bool:
     """Whether 3x3 stride-1 convolutions may run as Winograd (``XRELAY_WINOGRAD=0`` turns it
     off; read when a function is compiled). Which ones, and with which block size, says
-    ``xrelay.dialects.memory.winograd_tile``; ``XRELAY_WINOGRAD_TILE=2`` or ``4`` forces the
-    block size (where the planned workspace is large enough; for measurements)."""
+    the compiler (``relay.winograd_tile`` on the op); ``XRELAY_WINOGRAD_TILE=2`` or ``4``
+    forces the block size of those (where the planned workspace is large enough; for
+    measurements)."""
     return os.environ.get("XRELAY_WINOGRAD", "1") != "0"
 
 
 def _winograd_tile(x, w, out, a, ws, opts) -> int:
-    """The ``winograd_tile`` of a float32 convolution with constant weights and a large
-    enough workspace, on the loop-kernel path (``use_numba``; the reference path keeps the
-    reference kernels' bits), else 0."""
+    """The stated Winograd block size of a float32 convolution with constant weights and a
+    large enough workspace, on the loop-kernel path (``use_numba``; the reference path keeps
+    the reference kernels' bits), else 0."""
     if not x.flags.c_contiguous:
         return 0
     return winograd_tile_for(x.shape[1], w.shape[0], w.shape[2:], out.shape[2:], x.dtype, a, ws, opts)
 
 
 def winograd_tile_for(c, o, kernel_hw, out_hw, dtype, a, ws, opts) -> int:
-    """``_winograd_tile`` by channels, kernel and output size (any layout)."""
-    if not (opts.use_numba and winograd_enabled() and loop_kernels_available()):
+    """``_winograd_tile`` by channels, kernel and output size (any layout): the block size
+    the compiler stated (``opts.winograd_tile``), where the kernels can run it."""
+    tile = opts.winograd_tile
+    if not (tile and opts.use_numba and winograd_enabled() and loop_kernels_available()):
         return 0
     if opts.fixed[1:2] != (True,):
         return 0  # the weights are transformed once, so they must be a constant
-    if tuple(kernel_hw) != (3, 3) or dtype != np.float32:
+    if tuple(kernel_hw) != (3, 3) or dtype != np.float32 or tile not in (2, 4):
+        return 0
+    # what the transforms compute (a module from elsewhere may state a tile on any conv)
+    if (tuple(a["strides"]), tuple(a["dilation"]), a["groups"]) != ((1, 1), (1, 1), 1):
         return 0
     oh, ow = out_hw
-    tile = winograd_tile((3, 3), a["strides"], a["dilation"], a["groups"], c, o, oh, ow)
     forced = os.environ.get("XRELAY_WINOGRAD_TILE", "")
-    if tile and forced in ("2", "4"):
+    if forced in ("2", "4"):
         tile = int(forced)
-    if not tile:
-        return 0
     need = winograd_scratch_bytes(c, o, oh, ow, np.dtype(dtype).itemsize, tile)
     return tile if ws is not None and ws.nbytes >= need else 0
 
@@ -1431,7 +1435,7 @@ def compile_function(
             compiled.thunks.extend(moved)
             compiled.fast_ops = sum(1 for op in body.ops if op is not body.last_op)
             return compiled
-    temporaries = _temporaries or _Temporaries(workspace, temporaries_offset(fn, lookup))
+    temporaries = _temporaries or _Temporaries(workspace, temporaries_offset(fn))
 
     def temporary(shape: tuple[int, ...], dt: np.dtype, what: str) -> np.ndarray:
         """A buffer for an internal value: planned workspace after the kernels' scratch
@@ -1588,6 +1592,7 @@ def compile_function(
                 epilogue = [s for _, steps in chain for s in steps]
                 opts = Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
+                opts.winograd_tile = stated_winograd_tile(op)
                 opts.dest = dest
                 opts.constant = lambda v: known(v) if is_fixed(v) else None
                 opts.available = lambda v: known(v) if (v in env or isinstance(v.owner, ConstantOp)) else None

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xrelay.dialects.memory import winograd_slice_bytes
 from xrelay.runtime.native.fast_kernels import (
     FINE_CHUNKS_PER_THREAD,
     MIN_CHUNK_MNK,
@@ -47,6 +46,7 @@ from xrelay.runtime.native.fast_kernels import (
     winograd_tile_for,
     winograd_weights,
 )
+from xrelay.runtime.native.workspace import winograd_slice_bytes
 
 
 def conv2d_nhwc(op, vals, out, ws, opts):
@@ -318,7 +318,7 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
     xt = np.empty((n, c, h, wd), out.dtype)
     ot = np.empty((n, o, oh, ow), out.dtype)
     inner = Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
-    inner.fixed = opts.fixed
+    inner.fixed, inner.winograd_tile = opts.fixed, opts.winograd_tile
     body = fast_conv2d(_AsChannelsFirst(op), [xt, w_oihw], ot, ws, inner)
     if body is None:
         return None

@@ -7,11 +7,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
+from xrelay.backend.native.scratch import kernel_scratch_bytes, state_native_scratch
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import (
+    KERNEL_SCRATCH_ATTR,
     AllocStorageOp,
     fused_temporaries,
-    kernel_scratch_bytes,
     workspace_bytes,
 )
 from xrelay.dialects.relay import byte_size
@@ -123,6 +124,10 @@ func.func private @f(%x: tensor<2x8x10x10xf32>, %w: tensor<16x4x3x3xf32>, %w2: t
     # out 5x5, in_c/groups = 4, 3x3 taps, 4 bytes; the pointwise conv needs none. Then %y,
     # which no result's buffer can hold (a convolution reads it): each part on a cache line.
     im2col, y = 5 * 5 * 4 * 3 * 3 * 4, 2 * 16 * 5 * 5 * 4
-    assert kernel_scratch_bytes(f) == -(-im2col // 64) * 64
+    assert kernel_scratch_bytes(f, {}.get) == -(-im2col // 64) * 64
     assert [v.name_hint for v in fused_temporaries(f)] == ["y"]
+    # lower-to-memory's size reads what the engine stated: before, the temporaries only
+    assert workspace_bytes(f) == -(-y // 64) * 64
+    state_native_scratch(m)
+    assert f.attributes[KERNEL_SCRATCH_ATTR].value.data == -(-im2col // 64) * 64
     assert workspace_bytes(f) == -(-im2col // 64) * 64 + -(-y // 64) * 64

@@ -8,10 +8,10 @@ from xdsl.parser import Parser
 
 from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
-from xrelay.dialects.memory import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
 from xrelay.runtime.native.fast_kernels import bind_kernel, wino_matrices, winograd_enabled
+from xrelay.runtime.native.workspace import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.parallel import WorkerPool
 
 
@@ -219,3 +219,48 @@ def test_scratch_matrices_avoid_power_of_two_strides():
     # F(4x4, 3x3): 36 matrices of 14 x 14 blocks.
     step = winograd_slice_bytes(64, 196, 4)
     assert winograd_scratch_bytes(64, 64, 56, 56, 4, 4) == 72 * step
+
+
+def test_the_executor_runs_the_tile_the_compiler_stated():
+    """The block size is read from the built module (``relay.winograd_tile``, stated by
+    ``xrelay.backend.native.scratch``), not decided again at run time: F(4x4) as stated,
+    F(2x2) where the op says 2, im2col where the op states none, and no Winograd on a
+    convolution the transforms cannot compute (stride 2) whatever it states."""
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from xrelay.runtime.native.workspace import WINOGRAD_TILE_ATTR, stated_winograd_tile
+
+    mod, params, inputs = _case(32, 32, 36, 36, (1, 1, 1, 1))
+    program, _ = build_program(mod, params)
+    (conv,) = [op for op in program.walk() if getattr(op, "RELAY_NAME", "") == "nn.conv2d"]
+    assert stated_winograd_tile(conv) == 4
+    expect = run(mod, {**inputs, **params})[0]
+
+    def blocks() -> list[int]:
+        ex = Executor(program, threads=1)
+        np.testing.assert_allclose(_outputs(ex, inputs), expect, rtol=1e-4, atol=1e-4)
+        return [u.shape[0] for _, _, c in ex.steps for u in c.winograd]
+
+    assert blocks() == [36]
+    conv.attributes[WINOGRAD_TILE_ATTR] = IntegerAttr(2, i64)
+    assert blocks() == [16]
+    del conv.attributes[WINOGRAD_TILE_ATTR]
+    assert blocks() == []
+
+    # A tile stated on a convolution Winograd cannot compute (stride 2; its planned im2col
+    # room would hold the F(4x4) matrices) is not run as one.
+    x_t, w_t, y_t = "tensor<1x32x36x36xf32>", "tensor<32x32x3x3xf32>", "tensor<1x32x18x18xf32>"
+    text = f"""
+func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{
+  %y = relay.nn.conv2d %x, %w {{strides = [2, 2], padding = [1, 1, 1, 1]}} : ({x_t}, {w_t}) -> {y_t}
+  func.return %y : {y_t}
+}}
+"""
+    mod = Parser(make_context(), text).parse_module()
+    program, _ = build_program(mod, {"w": params["w"]})
+    (conv,) = [op for op in program.walk() if getattr(op, "RELAY_NAME", "") == "nn.conv2d"]
+    assert stated_winograd_tile(conv) == 0
+    conv.attributes[WINOGRAD_TILE_ATTR] = IntegerAttr(4, i64)
+    inputs = {"x": inputs["x"]}
+    expect = run(mod, {**inputs, "w": params["w"]})[0]
+    assert blocks() == []

@@ -1,9 +1,11 @@
 // RUN: relay-opt %s -p lower-to-memory --split-input-file --verify-diagnostics | filecheck %s
 // RUN: relay-opt %s -p 'lower-to-memory{inputs-in-arena=false outputs-in-arena=false workspace=false alignment=16}' --split-input-file --verify-diagnostics | filecheck %s --check-prefix=EXT
 
-// A fused chain: conv (with a workspace) -> relu -> reshape-only (an alias, no step).
+// A fused chain: conv (with a workspace) -> relu -> reshape-only (an alias, no step). The
+// conv's workspace is what its engine stated (state-scratch: the native kernels' im2col, 8*8
+// outputs x 3 channels x 3*3 taps x 4 bytes); lower-to-memory only reads it.
 
-func.func private @fused_conv(%p0: tensor<1x3x8x8xf32>, %p1: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> attributes {relay.primitive = 1 : i64} {
+func.func private @fused_conv(%p0: tensor<1x3x8x8xf32>, %p1: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> attributes {relay.kernel_scratch_bytes = 6912 : i64, relay.primitive = 1 : i64} {
   %y = relay.nn.conv2d %p0, %p1 {padding = [1, 1, 1, 1]} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   func.return %y : tensor<1x4x8x8xf32>
 }
@@ -30,7 +32,6 @@ func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x256xf32> {
 // CHECK-NEXT:    %w = relay.constant dense<1.000000e+00> : tensor<4x3x3x3xf32>
 // CHECK-NEXT:    %y_storage = memory.alloc_storage {size = 1024, alignment = 64, kind = "intermediate", lifetime = [0, 1]}
 // CHECK-NEXT:    %y = memory.alloc_tensor %y_storage {offset = 0} : tensor<1x4x8x8xf32>
-// im2col of one group: 8*8 outputs x 3 channels x 3*3 taps x 4 bytes
 // CHECK-NEXT:    %fused_conv_ws = memory.alloc_storage {size = 6912, alignment = 64, kind = "workspace", lifetime = [0, 0]}
 // CHECK-NEXT:    memory.invoke @fused_conv(%x_in, %w) outs(%y) workspace(%fused_conv_ws) {step = 0} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<1x4x8x8xf32>)
 // CHECK-NEXT:    memory.kill %x_storage : !memory.storage

@@ -1,0 +1,103 @@
+"""How the native kernels use a step's planned workspace: the one statement both sides read.
+
+The kernels (``fast_kernels``, ``fast_nhwc``) lay their scratch out by these functions; the
+native engine's compile-time side (``xrelay.backend.native.scratch``) sizes each fused
+function's workspace with them and records its choices in the module, so the run time reads
+them instead of deciding again:
+
+* ``WINOGRAD_TILE_ATTR`` on an ``nn.conv2d`` (``relay.winograd_tile = 4 : i64``): the block
+  size ``m`` of Winograd F(m x m, 3x3) the workspace was planned for;
+* ``relay.kernel_scratch_bytes`` on the function (``xrelay.dialects.memory``): the bytes at
+  the start of the workspace that belong to the kernels (the function's temporaries follow).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.ir import Operation
+
+from xrelay.dialects.relay import dtype_of
+
+__all__ = [
+    "CHUNKED_ELEMENTWISE",
+    "ELEMENTWISE_CHUNK",
+    "WINOGRAD_TILE_ATTR",
+    "elementwise_scratch_bytes",
+    "stated_winograd_tile",
+    "winograd_scratch_bytes",
+    "winograd_slice_bytes",
+]
+
+WINOGRAD_TILE_ATTR = "relay.winograd_tile"
+"""Attribute of an ``nn.conv2d`` whose workspace was planned for Winograd F(m x m, 3x3): m."""
+
+
+def stated_winograd_tile(op: Operation) -> int:
+    """The Winograd block size the compiler planned ``op``'s workspace for, or 0."""
+    attr = op.attributes.get(WINOGRAD_TILE_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+
+def winograd_slice_bytes(rows: int, tiles: int, itemsize: int) -> int:
+    """Bytes between two of a Winograd convolution's tile-element matrices (``rows x
+    tiles``): whole cache lines, an odd number of them, so the 16 or 36 rows a transform
+    writes or reads at once never share cache sets (a power-of-two distance made the input
+    transform 8x slower, measured)."""
+    lines = -(-rows * tiles * itemsize // 64)
+    return 64 * (lines + 1 - lines % 2)
+
+
+def winograd_scratch_bytes(
+    in_c: int, out_c: int, out_h: int, out_w: int, itemsize: int, tile: int = 2
+) -> int:
+    """Scratch bytes of one image's Winograd F(tile x tile, 3x3) convolution: the
+    transformed input tiles (``(tile + 2)**2`` matrices ``in_c x T``, ``T`` the output
+    blocks) and the products (as many matrices ``out_c x T``), each matrix starting on a
+    cache line (see ``winograd_slice_bytes``)."""
+    tiles = -(-out_h // tile) * -(-out_w // tile)
+    count = (tile + 2) ** 2
+    return count * (
+        winograd_slice_bytes(in_c, tiles, itemsize) + winograd_slice_bytes(out_c, tiles, itemsize)
+    )
+
+
+ELEMENTWISE_CHUNK = 4096
+"""Elements per chunk of the arena executor's elementwise kernels that need scratch (a float
+``sigmoid`` keeps ``exp(-|x|)`` and the sign beside the result): their scratch is one chunk in
+the step's workspace (``elementwise_scratch_bytes``), never an array the size of the tensor."""
+
+CHUNKED_ELEMENTWISE = frozenset({"sigmoid", "nn.softmax", "where"})
+"""The ops whose kernels take ``elementwise_scratch_bytes`` of workspace."""
+
+
+def elementwise_scratch_bytes(op: Operation) -> int:
+    """Workspace bytes of a ``CHUNKED_ELEMENTWISE`` op on float32/float64 (0 for any other
+    op): for ``sigmoid`` one chunk of the value and one of a mask; for ``nn.softmax`` the
+    reduced tensor (the maximum, then the sum, along the axis); for ``where`` with a bool
+    condition, the negated condition."""
+    name = getattr(op, "RELAY_NAME", None)
+    if name not in CHUNKED_ELEMENTWISE or not op.results:
+        return 0
+    if name == "where":  # the negated condition, for a ``where`` written into ``x``'s buffer
+        c = op.operands[0].type
+        if not isinstance(c, TensorType) or not c.has_static_shape() or dtype_of(c.element_type) != "bool":
+            return 0
+        return -(-max(1, math.prod(c.get_shape())) // 64) * 64
+    t = op.results[0].type
+    if not isinstance(t, TensorType) or not t.has_static_shape():
+        return 0
+    dt = dtype_of(t.element_type)
+    if dt not in ("float32", "float64"):
+        return 0
+    shape = t.get_shape()
+    itemsize = int(dt[-2:]) // 8
+    if name == "nn.softmax":
+        axis = op.attrs.get("axis", -1)
+        if not shape or not -len(shape) <= axis < len(shape):
+            return 0
+        n = math.prod(shape) // max(1, shape[axis])
+        return -(-n * itemsize // 64) * 64
+    n = min(ELEMENTWISE_CHUNK, max(1, math.prod(shape)))
+    return -(-n * (itemsize + 1) // 64) * 64
