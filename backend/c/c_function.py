@@ -254,9 +254,13 @@ class _Emitter:
         # back from each result, the ops feeding it that way write into its out pointer
         # (a convolution's result, then its bias and relu, all in out0).
         self.returned = set(rets)
+        # A view's result in an out pointer takes its operand there too (same bytes): a
+        # reshaped result is computed in place, not in scratch and copied.
         for op in reversed(list(fn.body.block.ops)):
             if op.results and op.results[0] in self.dest:
                 a = self.inplace_operand(op)
+                if a is None:
+                    a = self.viewed_operand(op)
                 if a is not None and a not in self.dest:
                     self.dest[a] = self.dest[op.results[0]]
         ops = list(fn.body.block.ops)
@@ -309,6 +313,19 @@ class _Emitter:
                     and _HANDLERS.get(owner.RELAY_NAME) not in (_view, None)):  # fmt: skip
                 return v
         return None
+
+    def viewed_operand(self, op: Operation) -> SSAValue | None:
+        """The operand of a view ``op`` (reshape-like: the same bytes) that may live in the
+        view's out pointer: made by an op of this function, read only by the view."""
+        if not isinstance(op, RelayOp) or len(op.results) != 1 or _HANDLERS.get(op.RELAY_NAME) is not _view:
+            return None
+        v = op.operands[0] if op.operands else None
+        owner = v.owner if v is not None else None
+        if (v is None or not isinstance(owner, RelayOp) or isinstance(owner, ConstantOp)
+                or not v.has_one_use() or v in self.returned or owner.parent is not op.parent
+                or stored_dtype(v.type) is not None or len(owner.results) != 1):  # fmt: skip
+            return None
+        return v
 
     def result_ptr(self, v: SSAValue, op: Operation) -> str:
         if v in self.dest:
@@ -578,7 +595,8 @@ def _view(em: _Emitter, op: RelayOp) -> None:
     x, y = op.operands[0], op.results[0]
     if y in em.dest:
         dst = em.result_ptr(y, op)
-        em.out(f"for (int64_t i = 0; i < {_size(y.type.get_shape())}; ++i) {dst}[i] = {em.ptr[x]}[i];")
+        if em.ptr[x] != dst:  # (else its operand was computed there: viewed_operand)
+            em.out(f"for (int64_t i = 0; i < {_size(y.type.get_shape())}; ++i) {dst}[i] = {em.ptr[x]}[i];")
     else:
         em.ptr[y] = em.ptr[x]
 
