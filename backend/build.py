@@ -35,12 +35,40 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.backend.c import annotate_scratch, emit_program
+from xrelay.backend.dnnl.partition import float32_only, matmul_to_dense, partition_for_backend
 from xrelay.backend.engines import ENGINES, state_scratch
 from xrelay.backend.executor_factory import VIEWS
+from xrelay.backend.target import TargetError, resolve_build_target
+from xrelay.dialects import make_context, module_op
+from xrelay.dialects.dyn import DynOp
+from xrelay.dialects.relay import ConstantOp
+from xrelay.dialects.relay.devices import (
+    DeviceError,
+    VirtualDeviceAttr,
+    as_virtual_device,
+    device_kind,
+)
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
+from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.graph_executor import GraphModule
+from xrelay.transforms._devices import PARAM_DEVICES, is_device_copy, is_on_device
+from xrelay.transforms.bind_params import bind_params_by_name
+from xrelay.transforms.dynamic_to_static import dynamic_to_static
+from xrelay.transforms.infra import PassContext, build_pipeline, get_pass
+from xrelay.transforms.lower_to_memory import LowerToMemoryPass
+from xrelay.transforms.plan_devices import HOST, plan_devices
+from xrelay.transforms.plan_memory import (
+    DEFAULT_POOL,
+    DEFAULT_POOL_ALIGNMENT,
+    module_pools,
+    parse_pools,
+    plan_module,
+)
 from xrelay.transforms.planners import ALGORITHMS, Pool
+from xrelay.transforms.qnn_fuse_pad import qnn_fuse_pad
+from xrelay.transforms.qnn_narrow_edges import qnn_narrow_edges
+from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
 
 __all__ = ["BuildError", "build", "build_c", "build_program"]
 
@@ -50,7 +78,6 @@ class BuildError(ValueError, TVMError):
 
 
 def _pools(pools: Sequence[Pool] | str | None) -> list[Pool] | None:
-    from xrelay.transforms.plan_memory import parse_pools
 
     if pools is None:
         return None
@@ -67,9 +94,6 @@ def _make_static(module: ModuleOp) -> None:
 
     The arena needs every size before the first run, so a dyn op whose shape operands are
     only known at run time cannot be built: the error names the op and the operand."""
-    from xrelay.dialects.dyn import DynOp
-    from xrelay.dialects.relay import ConstantOp
-    from xrelay.transforms.dynamic_to_static import dynamic_to_static
 
     if not any(isinstance(op, DynOp) for op in module.walk()):
         return
@@ -131,16 +155,6 @@ def build_program(
     constants of that type; when the module goes to oneDNN, it runs after the pre-fusion
     passes instead (batch norms folded into the float32 weights first) and bfloat16
     convolutions and dense run as oneDNN's bf16 primitives."""
-    from xrelay.dialects import make_context, module_op
-    from xrelay.transforms.bind_params import bind_params_by_name
-    from xrelay.transforms.infra import PassContext, build_pipeline
-    from xrelay.transforms.lower_to_memory import LowerToMemoryPass
-    from xrelay.transforms.plan_memory import (
-        DEFAULT_POOL,
-        DEFAULT_POOL_ALIGNMENT,
-        module_pools,
-        plan_module,
-    )
 
     if plan not in ALGORITHMS:
         raise BuildError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
@@ -158,8 +172,6 @@ def build_program(
         _mixed_precision(module, mixed_precision)
     if offload:
         # (a module partitioned by its author is left as it is; see partition_for_backend)
-        from xrelay.backend.dnnl.partition import partition_for_backend
-        from xrelay.transforms.infra import get_pass
 
         outer = PassContext.current()
         disabled = [*outer.disabled_pass, "FuseOps"]
@@ -169,7 +181,6 @@ def build_program(
                 # after the pre-fusion passes: batch norms are folded into float32 weights,
                 # which are rounded once (FoldConstant folds their casts); a matmul by a
                 # weight becomes the dense it stands for first (dense is ALWAYS, matmul not)
-                from xrelay.backend.dnnl.partition import matmul_to_dense
 
                 matmul_to_dense(optimised)
                 _mixed_precision(optimised, mixed_precision)
@@ -186,8 +197,6 @@ def build_program(
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
     if opt_level >= 1 and "FuseOps" not in PassContext.current().disabled_pass:
-        from xrelay.transforms.qnn_fuse_pad import qnn_fuse_pad
-        from xrelay.transforms.qnn_narrow_edges import qnn_narrow_edges
 
         qnn_fuse_pad(optimised)  # the int8 arena: zero-point pads join their convolution,
         qnn_narrow_edges(optimised)  # 8-bit values rather than wider copies pass between steps
@@ -205,7 +214,6 @@ def build_program(
 
 
 def _mixed_precision(module: ModuleOp, mixed_precision: str) -> None:
-    from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
 
     try:
         to_mixed_precision(module, mixed_precision)
@@ -232,7 +240,6 @@ def build_c(
     plan, and the emitted program in a ``runtime.c.module.CModule``. ``constants`` is
     ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section; ``debug``
     records every step's outputs (``debug_get_output``), as for ``build``."""
-    from xrelay.transforms.infra import PassContext
 
     outer = PassContext.current()
     # blocked layouts (AlterOpLayout) run in C too but gain nothing there: keep NCHW
@@ -267,7 +274,6 @@ def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
 
 def _offloadable(module: ModuleOp) -> bool:
     """Float32 models without qnn ops (seen before the pipeline lowers the qnn ops)."""
-    from xrelay.backend.dnnl.partition import float32_only
 
     return float32_only(module)
 
@@ -275,13 +281,11 @@ def _offloadable(module: ModuleOp) -> bool:
 def _dnnl_active(backends: Sequence[str]) -> bool:
     if "dnnl" not in backends:
         return False
-    from xrelay.runtime.dnnl.library import dnnl_library
 
     return dnnl_library() is not None
 
 
 def _uses_devices(module: ModuleOp) -> bool:
-    from xrelay.transforms._devices import PARAM_DEVICES, is_device_copy, is_on_device
 
     return any(
         is_on_device(op) or is_device_copy(op) or PARAM_DEVICES in op.attributes for op in module.walk()
@@ -290,15 +294,6 @@ def _uses_devices(module: ModuleOp) -> bool:
 
 def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -> ModuleOp:
     """The pre-fusion pipeline, plan-devices, every device checked runnable, then fuse-ops."""
-    from xrelay.dialects import module_op
-    from xrelay.dialects.relay.devices import (
-        DeviceError,
-        VirtualDeviceAttr,
-        as_virtual_device,
-        device_kind,
-    )
-    from xrelay.transforms.infra import PassContext, build_pipeline, get_pass
-    from xrelay.transforms.plan_devices import HOST, plan_devices
 
     outer = PassContext.current()
     try:
@@ -337,8 +332,6 @@ def device_targets(target: Any) -> tuple[Any, list[Any]]:
     The default is the PassContext's ``relay.fallback_device_type``, else cpu if a target is
     for it, else the first device.
     """
-    from xrelay.dialects.relay.devices import DeviceError, as_virtual_device
-    from xrelay.transforms.infra import PassContext
 
     if not isinstance(target, Mapping) or "kind" in target:
         return None, []
@@ -404,7 +397,6 @@ def build(
     ToMixedPrecision says it is safe (see ``build_program``).
     """
     backends = _backends(backends)
-    from xrelay.backend.target import TargetError, resolve_build_target
 
     try:
         resolved = resolve_build_target(target)

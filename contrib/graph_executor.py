@@ -21,14 +21,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from xrelay.backend.executor_factory import VIEWS, GraphExecutorFactoryModule
+from xrelay.backend.graph_json import graph_json
 from xrelay.runtime.device import Device, check_runnable, cpu
+from xrelay.runtime.graph_executor import GraphModule as Runtime
+from xrelay.runtime.graph_executor import GraphModuleError
 
 __all__ = ["Device", "GraphModule", "cpu", "create", "get_device"]
 
 
 def _runtime_module(module: Any) -> Any:
-    from xrelay.backend.executor_factory import GraphExecutorFactoryModule
-    from xrelay.runtime.graph_executor import GraphModule as Runtime
 
     if isinstance(module, Runtime):
         return module
@@ -39,7 +41,6 @@ def _runtime_module(module: Any) -> Any:
 
 class _GraphModuleType(type):
     def __instancecheck__(cls, obj: Any) -> bool:
-        from xrelay.runtime.graph_executor import GraphModule as Runtime
 
         return isinstance(obj, Runtime)
 
@@ -78,10 +79,6 @@ def create(graph_json_str: str, libmod: Any, device: Any = None) -> Any:
     relay.build(...)``, the factory itself, or a loaded library)."""
     from xdsl.dialects.builtin import ModuleOp
 
-    from xrelay.backend.executor_factory import VIEWS
-    from xrelay.backend.graph_json import graph_json
-    from xrelay.runtime.graph_executor import GraphModule as Runtime
-    from xrelay.runtime.graph_executor import GraphModuleError
 
     if not isinstance(graph_json_str, str):
         raise TypeError(f"create expects the graph JSON as a string, got {type(graph_json_str).__name__}")

@@ -14,30 +14,30 @@ from xdsl.ir import Dialect
 
 from xrelay.dialects import _lexer_fix  # noqa: F401  (installs the linear string pattern)
 from xrelay.dialects._locations import op_location  # ops keep their line:column (installs it)
+from xrelay.dialects.dyn import Dyn
+from xrelay.dialects.memory import Memory
+from xrelay.dialects.qnn import Qnn
+from xrelay.dialects.relay import Relay
 
 __all__ = ["get_all_dialects", "make_context", "module_op", "op_location"]
 
 
 def _relay() -> Dialect:
-    from xrelay.dialects.relay import Relay
 
     return Relay
 
 
 def _memory() -> Dialect:
-    from xrelay.dialects.memory import Memory
 
     return Memory
 
 
 def _qnn() -> Dialect:
-    from xrelay.dialects.qnn import Qnn
 
     return Qnn
 
 
 def _dyn() -> Dialect:
-    from xrelay.dialects.dyn import Dyn
 
     return Dyn
 

@@ -43,6 +43,7 @@ from xrelay.dialects.relay.base import (
     relay_op,
 )
 from xrelay.dialects.relay.dtypes import DTYPES, MAX_RANK, dtype_of, shape_of
+from xrelay.dialects.relay.spatial import _hw
 
 DYN_OPS: dict[str, type[DynOp]] = {}
 """Every dyn op class by its Relay name (``"dyn.reshape"``)."""
@@ -440,7 +441,6 @@ class DynUpSamplingOp(DynOp):
         _scalar(cls, in_types[1], "scale_h")
         _scalar(cls, in_types[2], "scale_w")
         # any layout the static op takes (NCHW, NHWC, a blocked NCHW16c): H and W unknown
-        from xrelay.dialects.relay.spatial import _hw
 
         h, w = _hw(cls, attrs["layout"], data)
         ds = list(shape_of(data))

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from enum import IntEnum
 from typing import Any
 
+from xrelay.dialects import module_op
+from xrelay.dialects.relay import RelayOp
 from xrelay.relay.expr import (
     Call,
     Constant,
@@ -142,8 +144,6 @@ def list_op_freqs(mod: Any) -> dict[str, int]:
     Relay name (``{"nn.conv2d": 3, ...}``)."""
     from collections import Counter
 
-    from xrelay.dialects import module_op
-    from xrelay.dialects.relay import RelayOp
 
     return dict(Counter(op.RELAY_NAME for op in module_op(mod).walk() if isinstance(op, RelayOp)))
 

@@ -21,10 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.backend.build import BuildError
+from xrelay.backend.build import build as xbuild
 from xrelay.backend.executor_factory import GraphExecutorFactoryModule
+from xrelay.backend.target import TargetError, resolve_build_target
 from xrelay.dialects.relay import RelayTypeError, dtype_of
-from xrelay.relay.expr import Constant, Function
+from xrelay.relay.analysis import free_vars
+from xrelay.relay.expr import Constant, Expr, Function, GlobalVar, TupleType
 from xrelay.relay.expr_functor import substitute
+from xrelay.relay.module import IRModule
+from xrelay.relay.scope_builder import ScopeBuilder
+from xrelay.runtime.device import check_runnable
+from xrelay.runtime.interpreter import run as interpret
+from xrelay.runtime.ndarray import array
+from xrelay.transforms.infra import PassContext
 
 __all__ = [
     "Executor",
@@ -98,11 +108,6 @@ def build(
     Relay's, it offloads nothing by itself: functions ``partition_for_dnnl`` made run on
     oneDNN (``xrelay.build`` partitions for oneDNN by default).
     """
-    from xrelay.backend.build import BuildError
-    from xrelay.backend.build import build as xbuild
-    from xrelay.backend.target import TargetError, resolve_build_target
-    from xrelay.relay.module import IRModule
-    from xrelay.transforms.infra import PassContext
 
     for name, value in (
         ("executor", executor),
@@ -154,10 +159,6 @@ def create_executor(
     ``params`` binds ``main``'s parameters by name first, as in Relay. ``device`` and
     ``target`` must mean the host CPU. An unknown ``kind`` is an error, as in Relay.
     """
-    from xrelay.backend.build import BuildError
-    from xrelay.backend.target import TargetError, resolve_build_target
-    from xrelay.relay.module import IRModule
-    from xrelay.runtime.device import check_runnable
 
     if kind not in EXECUTOR_KINDS:
         raise RuntimeError(f"unknown execution strategy: {kind}")
@@ -185,9 +186,6 @@ class Executor:
         expression, its value. ``binds`` maps variables of ``expr`` to expressions first.
         Callables take ``main``'s parameters by position or by name and return an
         ``NDArray`` (a tuple of them for a tuple result)."""
-        from xrelay.relay.analysis import free_vars
-        from xrelay.relay.expr import Expr, GlobalVar
-        from xrelay.relay.scope_builder import ScopeBuilder
 
         if binds:
             # As Relay: each binding becomes a Let around the expression.
@@ -216,9 +214,6 @@ class Executor:
         return self._make_executor("main", Function([], expr))()
 
     def _make_executor(self, entry: str, func: Function | None = None) -> Any:
-        from xrelay.relay.expr import TupleType
-        from xrelay.runtime.interpreter import run as interpret
-        from xrelay.runtime.ndarray import array
 
         mod = self.mod.clone()
         if func is not None:
@@ -248,8 +243,6 @@ class Executor:
 def _arena_runner(mod: Any, entry: str) -> Any:
     """``entry`` of ``mod`` built by ``xrelay.build`` at the current opt level; a function
     from the inputs to the flat outputs."""
-    from xrelay.backend.build import build as xbuild
-    from xrelay.transforms.infra import PassContext
 
     if entry != "main":
         mod = mod.clone()

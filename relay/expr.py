@@ -41,6 +41,7 @@ from xrelay.dialects.relay import (
     tensor_type,
 )
 from xrelay.dialects.relay.dtypes import dtype_from_numpy
+from xrelay.relay.text_printer import expr_astext
 from xrelay.runtime.ndarray import NDArray
 
 __all__ = [
@@ -218,7 +219,6 @@ class Expr:
         printed for expressions read from a module (``mod["main"]``, typed as after Relay's
         InferType) and not for expressions built in Python (as Relay's, untyped until
         InferType); ``annotate`` overrides."""
-        from xrelay.relay.text_printer import expr_astext
 
         if annotate is None:
             annotate = self._inferred
@@ -228,7 +228,6 @@ class Expr:
     def __str__(self) -> str:
         # Relay's PrettyPrint: the text without the version line and the metadata section.
         # Printing must not raise, so an expression without a text form falls back to repr.
-        from xrelay.relay.text_printer import expr_astext
 
         try:
             module = self._as_module().module
@@ -774,7 +773,6 @@ def const(value: _AnyT, dtype: str | None = None, span: _AnyT = None) -> Constan
     if isinstance(value, Constant):
         return value
     if dtype is not None:
-        from xrelay.dialects.relay import numpy_dtype
 
         arr = np.asarray(value, dtype=numpy_dtype(dtype))
         return Constant(arr, dtype=dtype)

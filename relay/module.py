@@ -45,6 +45,7 @@ from xdsl.dialects.tensor import CastOp as TensorCastOp
 from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
+from xrelay.dialects import make_context
 from xrelay.dialects.relay import (
     ConstantOp,
     RelayOp,
@@ -55,7 +56,7 @@ from xrelay.dialects.relay import (
     print_options,
 )
 from xrelay.relay import expr as expr_module
-from xrelay.relay.analysis import free_vars, post_order
+from xrelay.relay.analysis import children, free_vars, post_order
 from xrelay.relay.expr import (
     Call,
     Constant,
@@ -76,10 +77,14 @@ from xrelay.relay.expr import (
     _op_returns_tuple,
     unifies,
 )
+from xrelay.relay.expr_functor import substitute
 from xrelay.relay.function_attrs import func_attrs_from_ir, func_attrs_to_ir
+from xrelay.relay.text_printer import astext, pretty_print
+from xrelay.relay.type_solver import infer_missing_types
 from xrelay.runtime.npz import NpzError, read_npz
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.infra import mark_types_unknown, types_inferred
+from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
@@ -130,7 +135,6 @@ class _Lowering:
             fn = _rebuild_function(fn, body)
         params = [*fn.params, *extra_params]
         if fn._type is None or any(p._type is None for p in params):
-            from xrelay.relay.type_solver import infer_missing_types
 
             infer_missing_types(fn, name)
         arg_types = []
@@ -380,7 +384,6 @@ class _Lowering:
 def _scope_order(body: Expr) -> list[Expr]:
     """The nodes of one scope in post-order: not into function literals, and of an ``If`` only
     its condition (each branch is a scope of its own, evaluated only when taken)."""
-    from xrelay.relay.analysis import children
 
     out: list[Expr] = []
     seen: set[int] = set()
@@ -552,8 +555,6 @@ def _func_type(fop: FuncOp) -> FuncType:
 def _mark_a_normal_form(fn: Function, module: ModuleOp) -> Function:
     """``fn`` with every call marked to be visited arguments first when ``module`` is in
     A-normal form (``to-a-normal-form``): the order Relay's visitor walks a let chain in."""
-    from xrelay.relay.analysis import post_order
-    from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
     if A_NORMAL_FORM_ATTR in module.attributes:
         for node in post_order(fn):
@@ -581,7 +582,6 @@ def _call_into_branches(body: Expr) -> Expr:
     xrelay's IR has no function values, so the call moves into the branches:
     ``if (%p) { @g1() } else { @g2() }`` (the same program: the arguments are evaluated once,
     before the branch, either way)."""
-    from xrelay.relay.expr_functor import substitute
 
     mapping = {
         node: _push_call(node.op, list(node.args))
@@ -697,7 +697,6 @@ class IRModule:
         """Parse xrelay's textual IR; ``relay.constant @name : type`` reads ``params``."""
         from xdsl.parser import Parser
 
-        from xrelay.dialects import make_context
 
         with params_source(params):
             module = Parser(make_context(), text).parse_module()
@@ -825,7 +824,6 @@ class IRModule:
         """The module in Relay's text format 0.0.5, as ``tvm.IRModule.astext``
         (``xrelay.relay.text_printer``); ``xrelay.parser.parse`` reads it back.
         ``annotate=False`` leaves out the ``/* ty=... */`` comments."""
-        from xrelay.relay.text_printer import astext
 
         return astext(self.module, show_meta_data, annotate_types=annotate is not False)
 
@@ -844,7 +842,6 @@ class IRModule:
     def __str__(self) -> str:
         """Relay's text, as ``str(tvm.IRModule)`` (Relay's ``PrettyPrint``): ``astext()``
         without the version line and the metadata section; MLIR is ``mlir_text()``."""
-        from xrelay.relay.text_printer import pretty_print
 
         return pretty_print(self.module)
 

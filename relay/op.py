@@ -20,10 +20,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from xrelay.dialects.qnn import QNN_OPS
-from xrelay.dialects.relay import RELAY_OPS
+from xrelay.dialects.relay import RELAY_OPS, numpy_dtype
 from xrelay.dialects.relay import dtype_of as _dtype_of
 from xrelay.dialects.relay import shape_of as _shape_of
-from xrelay.relay.expr import Call, Constant, Expr, Op, Tuple, TupleWrapper, _to_expr
+from xrelay.relay.expr import Call, Constant, Expr, Op, Tuple, TupleWrapper, _to_expr, const
 from xrelay.transforms.to_mixed_precision import register_mixed_precision_conversion
 
 __all__ = [
@@ -611,7 +611,6 @@ def collapse_sum_to(data: Expr, shape: Any) -> Call:
     """Sum ``data`` down to ``shape`` (a list of ints, passed on as an int32 constant too)."""
     import numpy as np
 
-    from xrelay.relay.expr import const
 
     shape = [int(d) for d in shape]
     return _call("collapse_sum_to", [data, const(np.array(shape, "int32"))], shape=shape)
@@ -729,7 +728,5 @@ def unique(data: Expr, is_sorted: bool = True, return_counts: bool = DEFAULT) ->
 def _scalar_const(value: Any, dtype: str) -> Expr:
     import numpy as np
 
-    from xrelay.dialects.relay import numpy_dtype
-    from xrelay.relay.expr import const
 
     return const(np.array(value, dtype=numpy_dtype(dtype)))

@@ -43,6 +43,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
 from xrelay.dialects.relay.layout import Layout, LayoutInference, register_infer_layout
 from xrelay.relay.expr import Attrs, Call, Op, Var
+from xrelay.relay.module import _Lowering
 from xrelay.transforms.alter_op_layout import set_rule
 
 __all__ = ["InferCorrectLayoutOutput", "TempOpAttr", "register_alter_op_layout", "register_infer_correct_layout"]
@@ -64,7 +65,6 @@ def python_alter_rule(fn: Callable[..., Any]) -> Callable[..., Any]:
     """An ``ALTER_OP_LAYOUT`` rule running the Relay-style function ``fn``."""
 
     def rule(op: RelayOp, attrs: dict[str, Any], types: list[Any], args: list[SSAValue], anchor: Operation):
-        from xrelay.relay.module import _Lowering
 
         # Untyped, as in Relay: the call is typed after its arguments are transformed.
         inputs = [Var(f"alter_input{i}") for i in range(len(args))]

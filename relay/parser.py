@@ -31,8 +31,16 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, RelayTypeError, numpy_dtype
+from xrelay.dialects.relay.devices import (
+    UNCONSTRAINED,
+    DeviceError,
+    as_virtual_device,
+    kind_by_code,
+    virtual_device,
+)
 from xrelay.dialects.relay.dtypes import DTYPES
 from xrelay.error import TVMError
+from xrelay.relay.analysis import post_order
 from xrelay.relay.expr import (
     Call,
     Constant,
@@ -49,7 +57,10 @@ from xrelay.relay.expr import (
     TupleType,
     Var,
 )
+from xrelay.relay.module import IRModule, lower_function
+from xrelay.relay.op import _tuple_fields, on_device
 from xrelay.relay.text_metadata import MetadataError, read_metadata
+from xrelay.transforms.infra import mark_types_inferred
 
 __all__ = ["RelayTextError", "fromtext", "parse", "parse_expr"]
 
@@ -481,7 +492,6 @@ class _Parser:
         body = self.block()
         self.scopes.pop()
         if param_devices or "virtual_device" in attrs:  # as plan-devices records them
-            from xrelay.dialects.relay.devices import UNCONSTRAINED
 
             attrs["param_virtual_devices"] = [param_devices.get(i, UNCONSTRAINED) for i in range(len(params))]
             attrs["result_virtual_device"] = attrs.pop("virtual_device", UNCONSTRAINED)
@@ -735,10 +745,8 @@ class _Parser:
                 self.next()
         try:
             if isinstance(callee, Op) and callee.name == "on_device" and len(args) == 1:
-                from xrelay.relay.op import _tuple_fields, on_device
 
                 if _tuple_fields(args[0]) is not None:  # a tuple: annotated field by field
-                    from xrelay.dialects.relay.devices import UNCONSTRAINED
 
                     device = attrs.pop("virtual_device", UNCONSTRAINED)
                     return on_device(args[0], device, **attrs).astuple()
@@ -785,12 +793,6 @@ class _Parser:
         """A device attribute: ``meta[VirtualDevice][i]`` from the meta table (TVM's tests pass
         ``{"VirtualDevice": [...]}``) or ``VirtualDevice(device_type=1, virtual_device_id=0,
         target='llvm', memory_scope='sram')`` as the printer writes it."""
-        from xrelay.dialects.relay.devices import (
-            DeviceError,
-            as_virtual_device,
-            kind_by_code,
-            virtual_device,
-        )
 
         at = self.tok
         if at.text == "meta":
@@ -977,7 +979,6 @@ def parse(
     ``init_meta_table`` supplies ``meta[relay.Constant][i]`` when the text has no metadata
     section: ``{"relay.Constant": [relay.const(...), ...]}`` (numpy arrays also do).
     """
-    from xrelay.relay.module import IRModule
 
     if not isinstance(source, str):
         raise TypeError(f"parse expects the text as a str, got {type(source).__name__}")
@@ -988,8 +989,6 @@ def parse(
     defs = p.module()
     if p.free_vars:
         raise p.src.error(0, f"free variable %{p.free_vars[0].name_hint} in a module")
-    from xrelay.relay.module import lower_function
-    from xrelay.transforms.infra import mark_types_inferred
 
     mod = init_module if init_module is not None else IRModule()
     order, recursive = _callees_first(defs)
@@ -1030,7 +1029,6 @@ def parse_expr(source: str, source_name: str = "from_string") -> Expr:
 def _callees_first(defs: list[tuple[str, Function, int]]) -> tuple[list[tuple[str, Function, int]], set[str]]:
     """Definitions ordered so that a function comes after those it calls, and the names of
     those on a call cycle (recursion; they keep their text order)."""
-    from xrelay.relay.analysis import post_order
 
     by_name = {name: d for d in defs for name in [d[0]]}
     deps = {

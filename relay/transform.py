@@ -30,6 +30,9 @@ from typing import Any
 from xdsl.passes import ModulePass
 
 from xrelay.backend.engines import resolve_pass
+from xrelay.dialects import module_op
+from xrelay.relay.module import IRModule, value_expressions
+from xrelay.relay.parser import parse
 from xrelay.transforms import to_mixed_precision as mixed_precision
 from xrelay.transforms.convert_layout import LayoutConfig
 from xrelay.transforms.infra import (
@@ -80,7 +83,6 @@ def _on_expressions(callback: Callable[[Any], Any]) -> Callable[[Any], bool]:
     from xdsl.dialects.builtin import ModuleOp as _ModuleOp
     from xdsl.dialects.func import FuncOp
 
-    from xrelay.relay.module import value_expressions
 
     seen: dict[int, dict[Any, Any]] = {}
 
@@ -126,7 +128,6 @@ class FunctionPass(Pass):
         return self._info
 
     def _transform(self, mod: Any, ctx: PassContext) -> Any:
-        from xrelay.relay.module import IRModule
 
         irmod = mod if isinstance(mod, IRModule) else IRModule.from_module_op(mod)
         for gv in irmod.get_global_vars():
@@ -293,9 +294,6 @@ def AnnotateSpans() -> Pass:
     (a module that does not raises the parser's error, naming the line)."""
 
     def annotate(mod: Any, ctx: PassContext) -> Any:
-        from xrelay.dialects import module_op
-        from xrelay.relay.module import IRModule
-        from xrelay.relay.parser import parse
 
         module = module_op(mod)
         text = IRModule.from_module_op(module).astext(show_meta_data=True)

@@ -30,7 +30,8 @@ from __future__ import annotations
 from typing import Any
 
 from xrelay.dialects.relay import RelayTypeError, dtype_of, shape_of, tensor_type
-from xrelay.dialects.relay.ops import parse_layout
+from xrelay.dialects.relay.ops import UnaryOp, parse_layout
+from xrelay.relay.analysis import post_order
 from xrelay.relay.expr import (
     Call,
     Expr,
@@ -150,7 +151,6 @@ def _operand_rule(call: Call, expected: Any) -> list[Any]:
     args = [a._type for a in call.args]
     out: list[Any] = [None] * len(args)
     attrs = dict(call._raw_attrs)
-    from xrelay.dialects.relay.ops import UnaryOp
 
     if issubclass(cls, UnaryOp) and len(args) == 1:
         if _tensor(expected):
@@ -235,7 +235,6 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
 
     Raises ``RelayTypeError`` naming a variable whose type its uses do not determine.
     """
-    from xrelay.relay.analysis import post_order
 
     nodes = list(post_order(fn))
     holes = [n for n in nodes if isinstance(n, Var) and n._type is None]

@@ -63,6 +63,7 @@ from tabulate import tabulate
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from xrelay.dialects import module_op
 from xrelay.dialects.relay import ConstantOp, dtype_of, print_options, shape_of
 from xrelay.dialects.relay.dtypes import dtype_from_numpy, from_stored
 from xrelay.error import TVMError
@@ -71,6 +72,7 @@ from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.npz import read_npz
 from xrelay.runtime.parallel import blas_single_thread
+from xrelay.runtime.params import ParamsFormatError, is_param_dict, load_param_dict
 
 __all__ = [
     "BenchmarkResult",
@@ -656,7 +658,6 @@ def _read_params(params: bytes | Mapping[str, Any]) -> dict[str, Any]:
         return dict(params)
     if not isinstance(params, bytes | bytearray | memoryview):
         raise GraphModuleError(f"params must be .npz bytes or a dict, got {type(params).__name__}")
-    from xrelay.runtime.params import ParamsFormatError, is_param_dict, load_param_dict
 
     if is_param_dict(params):  # TVM's format (relay.save_param_dict)
         try:
@@ -671,6 +672,5 @@ def _read_params(params: bytes | Mapping[str, Any]) -> dict[str, Any]:
 
 def create(program: Any, *, debug: bool = False, **kwargs: Any) -> GraphModule:
     """A module for an already lowered and planned program (a ``ModuleOp`` or ``IRModule``)."""
-    from xrelay.dialects import module_op
 
     return GraphModule(module_op(program), debug=debug, **kwargs)

@@ -63,6 +63,7 @@ from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
 from xrelay.error import TVMError
+from xrelay.kernels import KERNELS
 
 __all__ = [
     "RelayFunctions",
@@ -171,7 +172,6 @@ class RelayFunctions(InterpreterFunctions):
         return (result,)
 
     def _plan(self, op: RelayOp) -> tuple[Callable[..., Any], dict[str, Any], bool]:
-        from xrelay.kernels import KERNELS
 
         kernel = KERNELS.get(op.RELAY_NAME)
         if kernel is None:

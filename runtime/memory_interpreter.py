@@ -43,6 +43,7 @@ from xrelay.dialects.memory import (
 )
 from xrelay.dialects.relay import ConstantOp, RelayOp, byte_size, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
+from xrelay.kernels import KERNELS
 from xrelay.runtime.interpreter import (
     RelayInterpreter,
     RunError,
@@ -186,7 +187,6 @@ class MemoryFunctions(InterpreterFunctions):
         return plan
 
     def _run_function(self, fn: func.FuncOp, inputs: Sequence[Any], outs: Sequence[Any]) -> None:
-        from xrelay.kernels import KERNELS
 
         ret, direct = self._plan(fn)
         env: dict[SSAValue, Any] = dict(zip(fn.body.block.args, inputs))

@@ -19,7 +19,10 @@ from collections.abc import Callable
 from typing import Any
 
 from xrelay.relay import IRModule
+from xrelay.relay.analysis import free_vars, list_op_freqs
 from xrelay.relay.expr import Expr, Function
+from xrelay.relay.expr_functor import substitute
+from xrelay.runtime.device import cpu
 from xrelay.testing import inception_v3, init, layers, mlp, mobilenet, resnet
 from xrelay.testing.init import create_workload
 
@@ -82,7 +85,6 @@ def main() -> None:
 
 def enabled_targets() -> list[tuple[str, Any]]:
     """``tvm.testing.enabled_targets``: ``(target, device)`` pairs; xrelay runs on the CPU only."""
-    from xrelay.runtime.device import cpu
 
     return [("llvm", cpu(0))]
 
@@ -101,7 +103,6 @@ def count(e: Any) -> int:
 
 def count_ops(mod: Any) -> Counter[str]:
     """How many times each relay op occurs in the module (all functions), by Relay name."""
-    from xrelay.relay.analysis import list_op_freqs
 
     return Counter(list_op_freqs(mod))
 
@@ -118,8 +119,6 @@ def main_or_body(mod: IRModule, expr: Expr) -> Expr:
     passes keep them (main is rebuilt from the IR with new ones): it then compares with
     expressions built from the same variables (``assert_structural_equal`` matches free
     variables by identity)."""
-    from xrelay.relay.analysis import free_vars
-    from xrelay.relay.expr_functor import substitute
 
     entry = mod["main"]
     if isinstance(expr, Function):

@@ -35,6 +35,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from xrelay.testing import semantics
+from xrelay.transforms.infra import get_pass_class
+
 __all__ = ["FAST", "TESTS", "main"]
 
 TESTS: dict[str, tuple[str, ...]] = {
@@ -103,7 +106,6 @@ _results: dict[str, dict[str, Any]] = {}
 
 def _mutate(name: str) -> None:
     """Replace the ``apply`` of pass ``name`` (each part of a composite) with the identity."""
-    from xrelay.transforms.infra import get_pass_class
 
     cls = get_pass_class(name)
     parts = getattr(cls, "sequence", None) or ()
@@ -117,7 +119,6 @@ def _mutate(name: str) -> None:
 
 def _count_meaning_checks() -> None:
     """Count ``check_semantics`` calls (before test modules import it)."""
-    from xrelay.testing import semantics
 
     original = semantics.check_semantics
 

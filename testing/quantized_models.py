@@ -27,7 +27,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from xrelay.frontends.onnx import from_onnx
+from xrelay.testing import zoo
 from xrelay.testing.onnx_models import run_onnxruntime
+from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
 
 
 def calibration_inputs(model: onnx.ModelProto, count: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
@@ -99,7 +102,6 @@ def zoo_path(name: str, per_channel: bool = False, seed: int = 0) -> str:
     cached beside the float file (see the module docstring)."""
     import importlib.metadata as md
 
-    from xrelay.testing import zoo
 
     if name not in ZOO_MODELS:
         raise zoo.ZooError(f"no quantized zoo model '{name}' (known: {', '.join(ZOO_MODELS)})")
@@ -134,8 +136,6 @@ def build(model: onnx.ModelProto, opt_level: int = 3, integer: bool = False):
     ``fake-quantization-to-integer{onnxruntime=true}`` run first, so the quantized ops compute
     in int8 with onnxruntime's arithmetic (its bits)."""
     import xrelay
-    from xrelay.frontends.onnx import from_onnx
-    from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
 
     mod, params = from_onnx(model, freeze_params=integer)
     if integer:

@@ -33,6 +33,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.backend.engines import resolve_pass
 from xrelay.dialects import module_op
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
+from xrelay.transforms import get_all_passes
+from xrelay.transforms.infra import Pass, as_pass
 from xrelay.transforms.utils import verify_module
 
 __all__ = [
@@ -158,10 +160,8 @@ def apply_pass(p: PassLike, mod: Any) -> Any:
     current ``PassContext``'s instruments see it); an infra ``Pass`` is called; any other
     callable is called on the module and may return a new one (or None: changed in place).
     """
-    from xrelay.transforms.infra import Pass, as_pass
 
     if isinstance(p, str):
-        from xrelay.transforms import get_all_passes
 
         pipeline = PassPipeline.parse_spec(get_all_passes(), p)
         for module_pass in pipeline.passes:

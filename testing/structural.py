@@ -49,7 +49,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from xrelay.dialects.relay import ConstantOp
+from xrelay.dialects.relay import ConstantOp, RelayTypeError
+from xrelay.relay.analysis import free_vars
+from xrelay.relay.expr import Expr, Function, GlobalVar, Op, TupleWrapper
+from xrelay.relay.module import IRModule, lower_function
+from xrelay.relay.text_printer import is_let_bound
+from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
 __all__ = ["assert_structural_equal", "structural_equal"]
 
@@ -75,23 +80,18 @@ class _Side:
     anf: bool = False  # in A-normal form: every call is let-bound
 
     def __post_init__(self) -> None:
-        from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
         if self.module is not None:
             self.symbols = {op.sym_name.data: op for op in self.module.ops if isinstance(op, func.FuncOp)}
             self.anf = A_NORMAL_FORM_ATTR in self.module.attributes
 
     def let_bound(self, op: Operation) -> bool:
-        from xrelay.relay.text_printer import is_let_bound
 
         return is_let_bound(op, self.anf)
 
 
 def _side(x: Any) -> _Side:
     """What ``x`` (a module, a function or an expression) is compared as."""
-    from xrelay.relay.analysis import free_vars
-    from xrelay.relay.expr import Expr, Function, TupleWrapper
-    from xrelay.relay.module import IRModule
 
     if isinstance(x, func.FuncOp):
         parent = x.parent_op()
@@ -123,9 +123,6 @@ def _side(x: Any) -> _Side:
 def _as_module(x: Any) -> Any:
     """``x`` as a module with ``main``; a function calling globals of a module it was taken out
     of (``mod["main"]``) calls them by name, as Relay's ``GlobalVar`` (``allow_external``)."""
-    from xrelay.dialects.relay import RelayTypeError
-    from xrelay.relay.expr import Function
-    from xrelay.relay.module import IRModule, lower_function
 
     try:
         return IRModule.from_expr(x)
@@ -404,7 +401,6 @@ def _show(v: SSAValue | Operation) -> str:
 
 
 def _compare(a: Any, b: Any, map_free_vars: bool) -> _Mismatch | None:
-    from xrelay.relay.expr import GlobalVar, Op
 
     for x, y in ((a, b), (b, a)):
         if isinstance(x, Op | GlobalVar):

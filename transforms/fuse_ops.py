@@ -83,6 +83,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, OpPattern, RelayOp
 from xrelay.error import TVMError
 from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
+from xrelay.transforms.infra import PassContext
 
 __all__ = [
     "FuseOpsError",
@@ -577,7 +578,6 @@ class FuseOpsPass(ModulePass):
     max_depth: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xrelay.transforms.infra import PassContext
 
         pctx = PassContext.current()
         opt_level = pctx.opt_level if self.opt_level == -1 else self.opt_level

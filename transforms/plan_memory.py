@@ -56,9 +56,14 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from xrelay.dialects import make_context
 from xrelay.dialects.memory import MAX_BYTES, AllocStorageOp, PoolOp
+from xrelay.dialects.relay.devices import DeviceError, device_kind
 from xrelay.error import TVMError
+from xrelay.transforms.annotate_used_memory import is_primitive
+from xrelay.transforms.fuse_ops import FuseOpsPass
 from xrelay.transforms.liveness import LivenessError, buffer_lifetimes, storage_buffers
+from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.planners import (
     ALGORITHMS,
     Buffer,
@@ -176,7 +181,6 @@ def _names_a_space(pool: str) -> bool:
     (the names plan-devices gives pools: ``mcu0.sram``)."""
     import re
 
-    from xrelay.dialects.relay.devices import DeviceError, device_kind
 
     m = re.fullmatch(r"([A-Za-z_][A-Za-z_]*?)(\d+)\.(\w+)", pool)
     if m is None:
@@ -293,10 +297,6 @@ def load_mlir_problem(
     """
     from xdsl.parser import Parser
 
-    from xrelay.dialects import make_context
-    from xrelay.transforms.annotate_used_memory import is_primitive
-    from xrelay.transforms.fuse_ops import FuseOpsPass
-    from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 
     ctx = make_context()
     try:

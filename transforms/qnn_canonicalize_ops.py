@@ -57,6 +57,7 @@ from xdsl.pattern_rewriter import (
 
 from xrelay.dialects.qnn import QNN_OPS, resolve_requantize
 from xrelay.dialects.relay import ConstantOp, RelayOp, RelayTypeError, shape_of
+from xrelay.kernels import KERNELS
 from xrelay.kernels.qnn import fixed_point_multiplier_shift, per_channel_multipliers, split_shift
 from xrelay.transforms._relay_rewrite import OpBuilder, constant_value, tensor_dtype
 
@@ -72,7 +73,6 @@ def static_value(value: SSAValue, depth: int = 8) -> np.ndarray | None:
     args = [static_value(o, depth - 1) for o in owner.operands]
     if any(a is None for a in args):
         return None
-    from xrelay.kernels import KERNELS
 
     kernel = KERNELS.get(owner.RELAY_NAME)
     if kernel is None:

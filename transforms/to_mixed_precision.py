@@ -48,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of
 from xrelay.error import TVMError
+from xrelay.transforms.infra import PassContext
 
 __all__ = [
     "DEFAULT_ALWAYS_LIST",
@@ -330,7 +331,6 @@ class ToMixedPrecisionPass(ModulePass):
     missing_op_mode: int = 1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xrelay.transforms.infra import PassContext
 
         keep = bool(PassContext.current().get_config("relay.ToMixedPrecision.keep_orig_output_dtype", False))
         to_mixed_precision(op, self.mixed_precision_type, self.missing_op_mode, keep)

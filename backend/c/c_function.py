@@ -37,6 +37,9 @@ from xdsl.ir import Operation, SSAValue
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.ops import parse_layout, reduce_axes, strided_slice_bounds
 from xrelay.error import TVMError
+from xrelay.kernels.evaluate import evaluate
+from xrelay.kernels.qnn import _SQNN, _qrange
+from xrelay.kernels.spatial import _axis_taps, _round_half_away
 
 SCRATCH_ALIGN = 16
 _WS_OFFSET = re.compile(r"\bws \+ (\d+)\)")
@@ -365,7 +368,6 @@ class _Emitter:
             return False
         if any(_size(static_shape(r.type, self.what(op))) > FOLD_LIMIT for r in op.results):
             return False
-        from xrelay.kernels.evaluate import evaluate
 
         values = evaluate(type(op), [self.known[v] for v in op.operands], op.attrs,
                           [r.type for r in op.results])  # fmt: skip
@@ -1597,7 +1599,6 @@ def _resize(em: _Emitter, op: RelayOp) -> None:
     coordinate's source indices and weights are computed at build time by the kernel's own
     tap function (``kernels.spatial._axis_taps``) and emitted as tables; the sum over taps
     runs in double, integers truncate."""
-    from xrelay.kernels.spatial import _axis_taps, _round_half_away
 
     x, y = op.operands[0], op.results[0]
     name = op.RELAY_NAME
@@ -1781,7 +1782,6 @@ def _sort_family(em: _Emitter, op: RelayOp) -> None:
 
 def _simulated_qnn(em: _Emitter, op: RelayOp) -> None:
     """qnn.simulated_(de)quantize with a dtype code known when the C is emitted."""
-    from xrelay.kernels.qnn import _SQNN, _qrange
 
     x, code, scale, zp = op.operands
     if code not in em.known:

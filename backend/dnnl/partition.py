@@ -35,6 +35,22 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
+from xrelay.backend.dnnl.patterns import pattern_table, supported
+from xrelay.backend.native.scratch import winograd_tile
+from xrelay.dialects import module_op
+from xrelay.dialects.memory import SCRATCH_ATTR
+from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
+from xrelay.runtime.native.fast_kernels import winograd_enabled
+from xrelay.runtime.parallel import default_threads
+from xrelay.transforms.annotate_target import AnnotateTargetPass
+from xrelay.transforms.canonicalize_arith import canonicalize_arith
+from xrelay.transforms.convert_layout import ConvertLayoutPass
+from xrelay.transforms.infra import PassContext, as_pass, get_pass
+from xrelay.transforms.merge_composite import MergeCompositePass
+from xrelay.transforms.partition_graph import PartitionGraphPass
+from xrelay.transforms.simplify_expr import SimplifyNoOpTranspose, SimplifyTranspose, simplify
+
 __all__ = [
     "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "offload_reorders",
     "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
@@ -57,14 +73,6 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         return module
     if not float32_only(module) or blocked_layouts(module):
         return module
-    from xrelay.backend.dnnl.patterns import pattern_table, supported
-    from xrelay.dialects import module_op
-    from xrelay.transforms.annotate_target import AnnotateTargetPass
-    from xrelay.transforms.canonicalize_arith import canonicalize_arith
-    from xrelay.transforms.convert_layout import ConvertLayoutPass
-    from xrelay.transforms.infra import PassContext, get_pass
-    from xrelay.transforms.merge_composite import MergeCompositePass
-    from xrelay.transforms.partition_graph import PartitionGraphPass
 
     canonicalize_arith(module)  # one written form of each activation for the patterns
     mean_to_global_pool(module)
@@ -97,11 +105,6 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
                 # depthwise convolution, then transpose to NHWC for layer norm and the
                 # MLP) gets ConvertLayout's transform back to NCHW before its own
                 # transpose: simplify-expr's transpose rewrites cancel the pair
-                from xrelay.transforms.simplify_expr import (
-                    SimplifyNoOpTranspose,
-                    SimplifyTranspose,
-                    simplify,
-                )
 
                 simplify(module, (SimplifyTranspose, SimplifyNoOpTranspose))
             for p in passes:
@@ -121,7 +124,6 @@ def matmul_to_dense(module: ModuleOp) -> int:
     import numpy as np
     from xdsl.rewriter import InsertPoint, Rewriter
 
-    from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of
 
     count = 0
     for op in list(module.walk()):
@@ -156,7 +158,6 @@ def mean_to_global_pool(module: ModuleOp) -> int:
     channels-last tensor instead of one oneDNN pooling step. Returns how many."""
     from xdsl.rewriter import InsertPoint, Rewriter
 
-    from xrelay.dialects.relay import RELAY_OPS, RelayOp, dtype_of, shape_of
 
     count = 0
     for op in list(module.walk()):
@@ -186,7 +187,6 @@ def residual_last(module: ModuleOp) -> int:
     commutes), the operand order Relay's ``dnnl.conv2d_bias_sum`` predicate accepts, so
     MobileNetV2's residual adds fuse into the projection convolution as a post-op instead of
     costing a pass of their own. Returns how many."""
-    from xrelay.dialects.relay import RelayOp
 
     def name(v: Any) -> str:
         return v.owner.RELAY_NAME if isinstance(v.owner, RelayOp) else ""
@@ -216,7 +216,6 @@ def layer_norm_rewrite(module: ModuleOp) -> int:
     import numpy as np
     from xdsl.rewriter import InsertPoint, Rewriter
 
-    from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
 
     def op_of(v: Any, name: str) -> Any:
         o = v.owner
@@ -294,7 +293,6 @@ def native_winograd(module: ModuleOp) -> int:
     the native kernels run as Winograd (``winograd_choice``). Returns how many."""
     from xdsl.rewriter import Rewriter
 
-    from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
 
     funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     chosen: dict[str, func.FuncOp] = {}
@@ -352,8 +350,6 @@ def winograd_choice(kernel, strides, dilation, groups, in_c, out_c, out_h, out_w
     * ``always``: every convolution the native kernels run as Winograd goes native."""
     import os
 
-    from xrelay.backend.native.scratch import winograd_tile
-    from xrelay.runtime.native.fast_kernels import winograd_enabled
 
     mode = os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl")
     if mode not in ("f4", "always") or not winograd_enabled():
@@ -369,7 +365,6 @@ def _plain(layout: str) -> bool:
 def reorderable(op: Any) -> bool:
     """A ``layout_transform`` between plain layouts (``NCHW`` to ``NHWC``, ...) or a ``cast``
     between float32 and bfloat16: one oneDNN reorder."""
-    from xrelay.dialects.relay import RelayOp, dtype_of
 
     if not isinstance(op, RelayOp) or len(op.operands) != 1 or len(op.results) != 1:
         return False
@@ -391,7 +386,6 @@ def offload_reorders(module: ModuleOp) -> int:
     from xdsl.ir import Block, Region
     from xdsl.rewriter import InsertPoint, Rewriter
 
-    from xrelay.dialects.relay import FUNC_ATTRS, dtype_of
 
     dnnl = {f.sym_name.data for f in dnnl_functions(module)}
 
@@ -487,7 +481,6 @@ def inline_elementwise(module: ModuleOp) -> int:
     MobileNetV2's residual adds) instead of costing a step of its own. Returns how many."""
     from xdsl.rewriter import InsertPoint, Rewriter
 
-    from xrelay.dialects.relay import ConstantOp, RelayOp
 
     candidates = {}
     for fn in dnnl_functions(module):
@@ -571,7 +564,6 @@ def float32_only(module: ModuleOp) -> bool:
     """Whether every convolution, dense and matmul computes in float32 (or in bfloat16, as
     ``to-mixed-precision`` makes them: oneDNN's bf16 kernels) and no qnn op is there (the
     backend's types; quantized models keep the int8 kernels and their rounding)."""
-    from xrelay.dialects.relay import RelayOp, dtype_of
 
     for op in module.walk():
         if not isinstance(op, RelayOp):
@@ -587,7 +579,6 @@ def float32_only(module: ModuleOp) -> bool:
 def blocked_layouts(module: ModuleOp) -> bool:
     """Whether a convolution or pool already has a blocked layout (``NCHW16c``, after
     AlterOpLayout): such a module keeps its layout and its native blocked kernels."""
-    from xrelay.dialects.relay import RelayOp
 
     for op in module.walk():
         if isinstance(op, RelayOp) and op.RELAY_NAME.startswith(("nn.conv", "nn.max_pool", "nn.avg_pool")):
@@ -599,7 +590,6 @@ def blocked_layouts(module: ModuleOp) -> bool:
 
 
 def _as_pass(p: Any) -> Any:
-    from xrelay.transforms.infra import as_pass
 
     return as_pass(p)
 
@@ -620,10 +610,6 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     for primitives made for ``threads`` threads or the executor's default, whichever is more
     (oneDNN's scratchpad grows with the thread count; a module loaded elsewhere runs with
     that machine's default)."""
-    from xrelay.dialects.memory import SCRATCH_ATTR
-    from xrelay.dialects.relay import ConstantOp
-    from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
-    from xrelay.runtime.parallel import default_threads
 
     most = max(threads or 1, default_threads())
     fixed: dict[str, list] = {}

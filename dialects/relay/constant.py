@@ -37,6 +37,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xrelay.dialects._locations import refuse_huge_dense
 from xrelay.dialects.relay.dtypes import (
     DTYPES,
+    dtype_from_numpy,
     dtype_of,
     from_stored,
     numpy_dtype,
@@ -99,7 +100,6 @@ def dense_from_numpy(array: np.ndarray, ty: TensorType | None = None) -> DenseIn
     """A dense elements attribute holding ``array``'s bytes (no per-element Python work)."""
     array = np.asarray(array)
     if ty is None:
-        from xrelay.dialects.relay.dtypes import dtype_from_numpy
 
         ty = tensor_type(array.shape, dtype_from_numpy(array.dtype))
     want = numpy_dtype(ty.element_type)

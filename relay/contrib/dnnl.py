@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from xrelay.backend.dnnl.patterns import SUPPORTED_OPS, pattern_table, supported
+from xrelay.relay.build_module import bind_params_by_name
 
 __all__ = ["SUPPORTED_OPS", "partition_for_dnnl", "pattern_table", "supported"]
 
@@ -24,7 +25,6 @@ def partition_for_dnnl(mod: Any, params: dict[str, Any] | None = None) -> Any:
     SimplifyExpr, FoldConstant, MergeComposite(pattern_table()), AnnotateTarget("dnnl"),
     MergeCompilerRegions, PartitionGraph. Returns the module (changed in place)."""
     import xrelay.relay.transform as transform
-    from xrelay.relay.build_module import bind_params_by_name
 
     if params:
         mod["main"] = bind_params_by_name(mod["main"], params)

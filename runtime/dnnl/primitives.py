@@ -49,8 +49,11 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.kernels._registry import BFLOAT16
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
+from xrelay.runtime.parallel import default_threads
 
 __all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
 
@@ -92,7 +95,6 @@ def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
     matmul (``XRELAY_DNNL_WINOGRAD=dnnl``, the default; see ``dnnl_partition.winograd_choice``
     for the other modes; ``XRELAY_WINOGRAD=0`` turns Winograd off everywhere): at least 16
     channels each way and outputs of at least ``WINOGRAD_MIN_OUT`` each way."""
-    from xrelay.runtime.native.fast_kernels import winograd_enabled
 
     if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl" or not winograd_enabled():
         return False
@@ -139,13 +141,11 @@ def _md(
 
 
 def _np_type(dtype: str) -> np.dtype:
-    from xrelay.kernels._registry import BFLOAT16
 
     return BFLOAT16 if dtype == "bfloat16" else np.dtype(dtype)
 
 
 def _array_dtype(a: np.ndarray) -> str:
-    from xrelay.kernels._registry import BFLOAT16
 
     if a.dtype == BFLOAT16:
         return "bfloat16"
@@ -860,7 +860,6 @@ class _Reader:
         _, oh, ow, o = shape_of(result.type)
         if w_hwio.shape != (3, 3, c, o) or not winograd_in_dnnl(c, o, oh, ow):
             return False
-        from xrelay.runtime.native.fast_kernels import winograd_weights
 
         lib = self.lib
         name = f"{name} as Winograd F(4x4, 3x3)"  # the three steps' one label in the profile
@@ -1168,7 +1167,6 @@ def plan_function(
     if lib is None:
         raise DnnlUnsupported("the oneDNN library is unavailable")
     if threads is None:
-        from xrelay.runtime.parallel import default_threads
 
         threads = default_threads()
     lib.xr_dnnl_set_threads(threads)

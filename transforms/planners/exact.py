@@ -41,6 +41,7 @@ from xrelay.transforms.planners._bnb import (
     _order_part,
     search,
 )
+from xrelay.transforms.planners.cpsat import CpSatProbe
 
 
 @dataclass
@@ -330,7 +331,6 @@ def minimise(
     background = None
     if portfolio and len(nonzero) > 1 and (best_h is None or lo < best_h):
         if cap is None or lo <= cap:
-            from xrelay.transforms.planners.cpsat import CpSatProbe
 
             background = CpSatProbe(nonzero, lo, deadline)
 
