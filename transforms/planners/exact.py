@@ -41,7 +41,6 @@ from xrelay.transforms.planners._bnb import (
     _order_part,
     search,
 )
-from xrelay.transforms.planners.cpsat import CpSatProbe
 
 
 @dataclass
@@ -331,6 +330,8 @@ def minimise(
     background = None
     if portfolio and len(nonzero) > 1 and (best_h is None or lo < best_h):
         if cap is None or lo <= cap:
+            # imported here: CP-SAT (OR-Tools) is large and only the portfolio needs it
+            from xrelay.transforms.planners.cpsat import CpSatProbe
 
             background = CpSatProbe(nonzero, lo, deadline)
 

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable, Sequence
 
 from xrelay.transforms.planners import greedy
-from xrelay.transforms.planners.exact import Item, minimise
 from xrelay.transforms.planners.model import (
     Buffer,
     Plan,
@@ -69,6 +68,7 @@ def plan_optimal(
     """
     # imported here: the search kernel pulls in numba (~60 MB), which the heuristics and the
     # runtime (which reads plans through this package) should not pay for
+    from xrelay.transforms.planners.exact import Item, minimise
 
     limit = DEFAULT_OPTIMAL_TIME_LIMIT if time_limit is None else time_limit
     start = time.perf_counter()
