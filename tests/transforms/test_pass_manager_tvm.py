@@ -588,7 +588,7 @@ def test_print_debug_callback():
         assert pass_counter.get_counts() == 0
         mod = seq(mod)
 
-        # TVM v0.19 counts 6 here: its function passes also count the nested calls
+        # the count TVM v0.19 asserts here
         assert pass_counter.get_counts() == 6
 
     # Should be cleanned up after exiting pass context
