@@ -87,6 +87,9 @@ def _build_library():
     lib.xr_quantize_float.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
     lib.xr_lookup8.restype = None
+    for pool in (lib.xr_max_pool_u8, lib.xr_max_pool_s8):
+        pool.argtypes = [ptr, ptr] + [i64] * 14
+        pool.restype = None
     return lib
 
 
@@ -462,6 +465,42 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
         thunks.append(("conv", split_job(opts, make, even_ranges(c, min(pool_chunks(opts), c)), c)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
+    return thunks
+
+
+def max_pool(op, vals, out, ws, opts) -> list | None:
+    """``nn.max_pool2d`` of 8-bit NCHW data (ResNet's and GoogLeNet's pools after the
+    quantized stem): ``xr_max_pool_u8``/``_s8`` by channel ranges on the pool, the reference's
+    maxima (padding is the dtype's lowest value, which never wins)."""
+    (x,) = vals
+    a = op.attrs
+    if x.dtype not in _INT8 or out.dtype != x.dtype or x.ndim != 4:
+        return None
+    if a["layout"] != "NCHW" or (a.get("out_layout") or "NCHW") != "NCHW":
+        return None
+    if not (x.flags.c_contiguous and out.flags.c_contiguous):
+        return None
+    lib = vnni_library()
+    if lib is None:
+        return None
+    kernel = lib.xr_max_pool_u8 if x.dtype == np.uint8 else lib.xr_max_pool_s8
+    n, c, h, wd = x.shape
+    oh, ow = out.shape[2:]
+    geometry = (*a["pool_size"], *a["strides"], *a["dilation"], a["padding"][0], a["padding"][1])
+    thunks: list[tuple[str, Any]] = []
+    for b in range(n):
+        xb, ob = x[b], out[b]
+
+        def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
+            args = (xb.ctypes.data, ob.ctypes.data, h, wd, oh, ow, *geometry, c0, c1)
+
+            def run() -> None:
+                kernel(*args)
+                keep_alive(xb, ob)
+
+            return run
+
+        thunks.append(("pool", split_job(opts, make, even_ranges(c, min(pool_chunks(opts), c)), c)))
     return thunks
 
 

@@ -17,6 +17,11 @@
 #else
 #define XR_VNNI 0
 #endif
+#if XR_VNNI && defined(__AVX512VBMI__) && defined(__AVX512BW__)
+#define XR_VBMI 1
+#else
+#define XR_VBMI 0
+#endif
 
 typedef int64_t i64;
 
@@ -119,57 +124,156 @@ int xr_int8_has_vnni(void) { return XR_VNNI; }
  * per channel, a convolution's NCHW) or with pm pixel-major (o channels per pixel, a dense
  * layer's rows): with e NULL int32, else 8-bit, each tile requantized by e. */
 #define XR_AT(ch, pix) (pm ? (pix) * o + (ch) : (ch) * pt + (pix))
+
+/* The sums of np_ pixels (tile[j][ch], or acc[j] in registers) of channel block b written to c
+ * as xr_gemm_tile says: int32, or requantized by e (16 lanes at once where xr_epi_vector). */
+static void xr_store_block(int32_t tile[8][16], i64 np_, i64 b, i64 o, void *c, i64 q0, i64 p0, i64 pt,
+                           const xr_epi *e, int pm) {
+    const i64 nch = (o - b * 16) < 16 ? (o - b * 16) : 16;
+#if XR_VNNI
+    if (e != NULL && xr_epi_vector(e)) {
+        const __mmask16 mask = (__mmask16)((1u << nch) - 1u);
+        const __m512i offv = e->offset ? _mm512_maskz_loadu_epi32(mask, e->offset + b * 16) : _mm512_setzero_si512();
+        const __m512 mv = e->per_channel ? _mm512_maskz_loadu_ps(mask, e->fmult + b * 16) : _mm512_set1_ps(e->fmult[0]);
+        if (pm) {
+            for (i64 j = 0; j < np_; ++j)
+                _mm_mask_storeu_epi8((uint8_t *)c + (q0 + p0 + j) * o + b * 16, mask,
+                                     xr_requant16(_mm512_loadu_si512((const void *)tile[j]), offv, mv, e));
+            return;
+        }
+        uint8_t bytes[8][16];
+        for (i64 j = 0; j < np_; ++j)
+            _mm_storeu_si128((__m128i *)bytes[j], xr_requant16(_mm512_loadu_si512((const void *)tile[j]), offv, mv, e));
+        for (i64 ch = 0; ch < nch; ++ch) {
+            uint8_t *dst = (uint8_t *)c + (b * 16 + ch) * pt + q0 + p0;
+            for (i64 j = 0; j < np_; ++j) dst[j] = bytes[j][ch];
+        }
+        return;
+    }
+#endif
+    if (e == NULL) {
+        for (i64 ch = 0; ch < nch; ++ch)
+            for (i64 j = 0; j < np_; ++j) ((int32_t *)c)[XR_AT(b * 16 + ch, q0 + p0 + j)] = tile[j][ch];
+    } else if (pm) {
+        for (i64 ch = 0; ch < nch; ++ch)
+            for (i64 j = 0; j < np_; ++j) xr_epi_row(e, c, XR_AT(b * 16 + ch, q0 + p0 + j), b * 16 + ch, &tile[j][ch], 1);
+    } else {
+        for (i64 ch = 0; ch < nch; ++ch) {
+            int32_t sums[8];
+            for (i64 j = 0; j < np_; ++j) sums[j] = tile[j][ch];
+            xr_epi_row(e, c, (b * 16 + ch) * pt + q0 + p0, b * 16 + ch, sums, np_);
+        }
+    }
+}
+
+#if XR_VNNI
+static inline __m512i xr_bcast4(const uint8_t *p) {
+    int32_t x4;
+    memcpy(&x4, p, 4);
+    return _mm512_set1_epi32(x4);
+}
+
+/* Eight whole pixels (rows r, kp apart) by two channel blocks (w0, w1: 32 channels): 16
+ * accumulators in registers, each step two weight loads and eight broadcasts for sixteen
+ * vpdpbusd (one block at a time made a broadcast per product and the compiler copied the
+ * accumulator array between registers on every step). Named variables, not an array, so
+ * they stay in registers. */
+static void xr_dot8x2(const uint8_t *r, i64 kp, const int8_t *w0, const int8_t *w1, i64 k4,
+                      int32_t t0[8][16], int32_t t1[8][16]) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
+    for (i64 k = 0; k < k4; ++k) {
+        const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+        const __m512i v1 = _mm512_loadu_si512((const void *)(w1 + k * 64));
+        const uint8_t *rk = r + k * 4;
+        __m512i x;
+#define XR_STEP(j)                                    \
+    x = xr_bcast4(rk + (j) * kp);                     \
+    a##j = _mm512_dpbusd_epi32(a##j, x, v0);          \
+    b##j = _mm512_dpbusd_epi32(b##j, x, v1);
+        XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
+#undef XR_STEP
+    }
+    _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t1[0], b0);
+    _mm512_storeu_si512((void *)t0[1], a1); _mm512_storeu_si512((void *)t1[1], b1);
+    _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t1[2], b2);
+    _mm512_storeu_si512((void *)t0[3], a3); _mm512_storeu_si512((void *)t1[3], b3);
+    _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t1[4], b4);
+    _mm512_storeu_si512((void *)t0[5], a5); _mm512_storeu_si512((void *)t1[5], b5);
+    _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t1[6], b6);
+    _mm512_storeu_si512((void *)t0[7], a7); _mm512_storeu_si512((void *)t1[7], b7);
+}
+
+/* np_ (<= 8) pixels by one channel block, the same sums. */
+static void xr_dot8x1(const uint8_t *r, i64 kp, const int8_t *w0, i64 k4, i64 np_, int32_t t0[8][16]) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    if (np_ == 8) {
+        for (i64 k = 0; k < k4; ++k) {
+            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+            const uint8_t *rk = r + k * 4;
+#define XR_STEP(j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(rk + (j) * kp), v0);
+            XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
+#undef XR_STEP
+        }
+    } else {
+        for (i64 k = 0; k < k4; ++k) {
+            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+            const uint8_t *rk = r + k * 4;
+            /* np_ < 8: the pixels past it are left at zero (never stored) */
+            a0 = _mm512_dpbusd_epi32(a0, xr_bcast4(rk), v0);
+            if (np_ > 1) a1 = _mm512_dpbusd_epi32(a1, xr_bcast4(rk + kp), v0);
+            if (np_ > 2) a2 = _mm512_dpbusd_epi32(a2, xr_bcast4(rk + 2 * kp), v0);
+            if (np_ > 3) a3 = _mm512_dpbusd_epi32(a3, xr_bcast4(rk + 3 * kp), v0);
+            if (np_ > 4) a4 = _mm512_dpbusd_epi32(a4, xr_bcast4(rk + 4 * kp), v0);
+            if (np_ > 5) a5 = _mm512_dpbusd_epi32(a5, xr_bcast4(rk + 5 * kp), v0);
+            if (np_ > 6) a6 = _mm512_dpbusd_epi32(a6, xr_bcast4(rk + 6 * kp), v0);
+        }
+    }
+    _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t0[1], a1);
+    _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t0[3], a3);
+    _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t0[5], a5);
+    _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t0[7], a7);
+}
+#endif
+
 static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 q0, i64 pt, i64 kp, i64 o,
                          i64 b0, i64 b1, const xr_epi *e, int pm) {
     const i64 k4 = kp / 4;
-    for (i64 b = b0; b < b1; ++b) {
-        const int8_t *wb = w + b * k4 * 64;
-        const i64 nch = (o - b * 16) < 16 ? (o - b * 16) : 16;
+    int32_t tile[8][16], tile1[8][16];
+#if XR_VNNI
+    /* two channel blocks at a time while there are two, whole groups of eight pixels by both */
+    i64 b = b0;
+    for (; b + 1 < b1; b += 2) {
+        const int8_t *w0 = w + b * k4 * 64, *w1 = w0 + k4 * 64;
         for (i64 p0 = 0; p0 < p; p0 += 8) {
             const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
-            int32_t tile[8][16];
-#if XR_VNNI
-            __m512i acc[8];
-            for (int j = 0; j < 8; ++j) acc[j] = _mm512_setzero_si512();
             if (np_ == 8) {
-                const uint8_t *r = a + p0 * kp;
-                for (i64 k = 0; k < k4; ++k) {
-                    const __m512i wv = _mm512_loadu_si512((const void *)(wb + k * 64));
-                    for (int j = 0; j < 8; ++j) {
-                        int32_t x4;
-                        memcpy(&x4, r + j * kp + k * 4, 4);
-                        acc[j] = _mm512_dpbusd_epi32(acc[j], _mm512_set1_epi32(x4), wv);
-                    }
-                }
+                xr_dot8x2(a + p0 * kp, kp, w0, w1, k4, tile, tile1);
+                xr_store_block(tile, 8, b, o, c, q0, p0, pt, e, pm);
+                xr_store_block(tile1, 8, b + 1, o, c, q0, p0, pt, e, pm);
             } else {
-                for (i64 k = 0; k < k4; ++k) {
-                    const __m512i wv = _mm512_loadu_si512((const void *)(wb + k * 64));
-                    for (i64 j = 0; j < np_; ++j) {
-                        int32_t x4;
-                        memcpy(&x4, a + (p0 + j) * kp + k * 4, 4);
-                        acc[j] = _mm512_dpbusd_epi32(acc[j], _mm512_set1_epi32(x4), wv);
-                    }
-                }
+                xr_dot8x1(a + p0 * kp, kp, w0, k4, np_, tile);
+                xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
+                xr_dot8x1(a + p0 * kp, kp, w1, k4, np_, tile);
+                xr_store_block(tile, np_, b + 1, o, c, q0, p0, pt, e, pm);
             }
-            if (e != NULL && xr_epi_vector(e)) {
-                const __mmask16 mask = (__mmask16)((1u << nch) - 1u);
-                const __m512i offv = e->offset ? _mm512_maskz_loadu_epi32(mask, e->offset + b * 16) : _mm512_setzero_si512();
-                const __m512 mv = e->per_channel ? _mm512_maskz_loadu_ps(mask, e->fmult + b * 16) : _mm512_set1_ps(e->fmult[0]);
-                if (pm) {
-                    for (i64 j = 0; j < np_; ++j)
-                        _mm_mask_storeu_epi8((uint8_t *)c + (q0 + p0 + j) * o + b * 16, mask, xr_requant16(acc[j], offv, mv, e));
-                    continue;
-                }
-                uint8_t bytes[8][16];
-                for (i64 j = 0; j < np_; ++j) _mm_storeu_si128((__m128i *)bytes[j], xr_requant16(acc[j], offv, mv, e));
-                for (i64 ch = 0; ch < nch; ++ch) {
-                    uint8_t *dst = (uint8_t *)c + (b * 16 + ch) * pt + q0 + p0;
-                    for (i64 j = 0; j < np_; ++j) dst[j] = bytes[j][ch];
-                }
-                continue;
-            }
-            for (int j = 0; j < 8; ++j) _mm512_storeu_si512((void *)tile[j], acc[j]);
+        }
+    }
+    for (; b < b1; ++b) {
+        const int8_t *w0 = w + b * k4 * 64;
+        for (i64 p0 = 0; p0 < p; p0 += 8) {
+            const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
+            xr_dot8x1(a + p0 * kp, kp, w0, k4, np_, tile);
+            xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
+        }
+    }
+    (void)tile1;
 #else
+    (void)tile1;
+    for (i64 b = b0; b < b1; ++b) {
+        const int8_t *wb = w + b * k4 * 64;
+        for (i64 p0 = 0; p0 < p; p0 += 8) {
+            const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
             memset(tile, 0, sizeof(tile));
             for (i64 j = 0; j < np_; ++j) {
                 const uint8_t *r = a + (p0 + j) * kp;
@@ -178,22 +282,10 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
                         for (int q = 0; q < 4; ++q)
                             tile[j][ch] += (int32_t)r[k * 4 + q] * (int32_t)wb[k * 64 + ch * 4 + q];
             }
-#endif
-            if (e == NULL) {
-                for (i64 ch = 0; ch < nch; ++ch)
-                    for (i64 j = 0; j < np_; ++j) ((int32_t *)c)[XR_AT(b * 16 + ch, q0 + p0 + j)] = tile[j][ch];
-            } else if (pm) {
-                for (i64 ch = 0; ch < nch; ++ch)
-                    for (i64 j = 0; j < np_; ++j) xr_epi_row(e, c, XR_AT(b * 16 + ch, q0 + p0 + j), b * 16 + ch, &tile[j][ch], 1);
-            } else {
-                for (i64 ch = 0; ch < nch; ++ch) {
-                    int32_t sums[8];
-                    for (i64 j = 0; j < np_; ++j) sums[j] = tile[j][ch];
-                    xr_epi_row(e, c, (b * 16 + ch) * pt + q0 + p0, b * 16 + ch, sums, np_);
-                }
-            }
+            xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
         }
     }
+#endif
 }
 
 #undef XR_AT
@@ -435,21 +527,59 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
                         i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 o,
                         i64 pv, i64 p, i64 q0, i64 q1, const xr_epi *e, i64 planar) {
     const i64 k = ch * kh * kw, blocks = (o + 15) / 16;
+#if XR_VBMI
+    /* planar, up to 4 channels and a kernel row within 16 bytes of a plane row: rows by byte
+     * permutation (perm[j * ch + z] = z * 16 + j * dw), for the taps wholly inside the image */
+    const int interleave = planar && ch <= 4 && (kw - 1) * dw < 16;
+    uint8_t idx[64] = {0};
+    if (interleave)
+        for (i64 j = 0; j < kw; ++j)
+            for (i64 z = 0; z < ch; ++z) idx[j * ch + z] = (uint8_t)(z * 16 + j * dw);
+    const __m512i perm = _mm512_loadu_si512((const void *)idx);
+    const __mmask16 span = interleave ? (__mmask16)((1u << ((kw - 1) * dw + 1)) - 1u) : 0;
+    const __mmask64 rowmask = kw * ch >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (kw * ch)) - 1);
+#endif
     for (i64 t0 = q0; t0 < q1; t0 += XR_TILE) {
         const i64 n = (q1 - t0) < XR_TILE ? (q1 - t0) : XR_TILE;
         for (i64 q = 0; q < n; ++q) {
             const i64 y = (t0 + q) / ow, xo = (t0 + q) % ow;
+            const i64 ix0 = xo * sw - pl;
+            /* the taps [jlo, jhi) of a kernel row that lie inside the image row */
+            const i64 jlo = ix0 >= 0 ? 0 : (-ix0 + dw - 1) / dw;
+            i64 jhi = wd - 1 - ix0 >= 0 ? (wd - 1 - ix0) / dw + 1 : 0;
+            if (jhi > kw) jhi = kw;
+            if (jhi < jlo) jhi = jlo;
             uint8_t *r = tile + q * kp;
-            for (i64 i = 0; i < kh; ++i) {
+            for (i64 i = 0; i < kh; ++i, r += kw * ch) {
                 const i64 iy = y * sh + i * dh - pt;
-                for (i64 j = 0; j < kw; ++j, r += ch) {
-                    const i64 ix = xo * sw + j * dw - pl;
-                    if (iy < 0 || iy >= h || ix < 0 || ix >= wd)
-                        memset(r, (int)pv, (size_t)ch);
-                    else if (planar)
-                        for (i64 z = 0; z < ch; ++z) r[z] = hwc[(z * h + iy) * wd + ix];
-                    else
-                        memcpy(r, hwc + (iy * wd + ix) * ch, (size_t)ch);
+                if (iy < 0 || iy >= h) {
+                    memset(r, (int)pv, (size_t)(kw * ch));
+                    continue;
+                }
+                if (jlo > 0) memset(r, (int)pv, (size_t)(jlo * ch));
+                if (jhi < kw) memset(r + jhi * ch, (int)pv, (size_t)((kw - jhi) * ch));
+#if XR_VBMI
+                if (planar && interleave && jlo == 0 && jhi == kw) {
+                    /* the kernel row's bytes of each plane in one 128-bit lane each, interleaved
+                     * to (j, channel) order by one byte permutation */
+                    const uint8_t *src = hwc + iy * wd + ix0;
+                    __m512i v = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(span, src));
+                    if (ch > 1) v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(span, src + h * wd), 1);
+                    if (ch > 2) v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(span, src + 2 * h * wd), 2);
+                    if (ch > 3) v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(span, src + 3 * h * wd), 3);
+                    _mm512_mask_storeu_epi8(r, rowmask, _mm512_permutexvar_epi8(perm, v));
+                    continue;
+                }
+#endif
+                if (planar) { /* a run of taps of each channel's row, ch bytes apart in r */
+                    for (i64 z = 0; z < ch; ++z) {
+                        const uint8_t *src = hwc + (z * h + iy) * wd + ix0;
+                        for (i64 j = jlo; j < jhi; ++j) r[j * ch + z] = src[j * dw];
+                    }
+                } else if (dw == 1) { /* the taps of a kernel row are one run of the channels-last row */
+                    memcpy(r + jlo * ch, hwc + (iy * wd + ix0 + jlo) * ch, (size_t)((jhi - jlo) * ch));
+                } else {
+                    for (i64 j = jlo; j < jhi; ++j) memcpy(r + j * ch, hwc + (iy * wd + ix0 + j * dw) * ch, (size_t)ch);
                 }
             }
             if (kp > k) memset(r, 0, (size_t)(kp - k));
@@ -511,3 +641,47 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
         }
     }
 }
+
+/* nn.max_pool2d of 8-bit NCHW planes (T uint8_t or int8_t), channels [c0, c1): each output the
+ * largest value over its window's taps inside the image. The reference pads with the dtype's
+ * lowest value, which never wins (a window wholly in padding gives it: the row starts there).
+ * Row by row; for each tap the valid output columns are found once, so the inner loop has no
+ * tests (the compiler vectorises it). */
+#define XR_MAX_POOL(NAME, T, LOWEST)                                                                     \
+    void NAME(const T *x, T *o, i64 h, i64 wd, i64 oh, i64 ow, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,   \
+              i64 dw, i64 pt, i64 pl, i64 c0, i64 c1) {                                                  \
+        for (i64 ch = c0; ch < c1; ++ch) {                                                               \
+            const T *plane = x + ch * h * wd;                                                            \
+            for (i64 y = 0; y < oh; ++y) {                                                               \
+                T *row = o + (ch * oh + y) * ow;                                                         \
+                for (i64 xo = 0; xo < ow; ++xo) row[xo] = (T)(LOWEST);                                   \
+                for (i64 i = 0; i < kh; ++i) {                                                           \
+                    const i64 iy = y * sh + i * dh - pt;                                                 \
+                    if (iy < 0 || iy >= h) continue;                                                     \
+                    const T *src = plane + iy * wd;                                                      \
+                    for (i64 j = 0; j < kw; ++j) {                                                       \
+                        const i64 off = j * dw - pl; /* ix = xo * sw + off */                            \
+                        i64 lo = off < 0 ? (-off + sw - 1) / sw : 0;                                     \
+                        i64 hi = (wd - 1 - off) >= 0 ? (wd - 1 - off) / sw + 1 : 0;                      \
+                        if (hi > ow) hi = ow;                                                            \
+                        if (sw == 1) {                                                                   \
+                            const T *s1 = src + off;                                                     \
+                            for (i64 xo = lo; xo < hi; ++xo) row[xo] = s1[xo] > row[xo] ? s1[xo] : row[xo]; \
+                        } else if (sw == 2) {                                                            \
+                            const T *s2 = src + off;                                                     \
+                            for (i64 xo = lo; xo < hi; ++xo)                                             \
+                                row[xo] = s2[2 * xo] > row[xo] ? s2[2 * xo] : row[xo];                   \
+                        } else {                                                                         \
+                            for (i64 xo = lo; xo < hi; ++xo) {                                           \
+                                const T v = src[xo * sw + off];                                          \
+                                row[xo] = v > row[xo] ? v : row[xo];                                     \
+                            }                                                                            \
+                        }                                                                                \
+                    }                                                                                    \
+                }                                                                                        \
+            }                                                                                            \
+        }                                                                                                \
+    }
+XR_MAX_POOL(xr_max_pool_u8, uint8_t, 0)
+XR_MAX_POOL(xr_max_pool_s8, int8_t, -128)
+#undef XR_MAX_POOL

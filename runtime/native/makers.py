@@ -42,7 +42,8 @@ _COMBINED: dict[str, Maker] = {
     # onnxruntime's QuantizeLinear (fake-quantization-to-integer{onnxruntime=true})
     "divide": first(i8.ort_quantize, FLOAT_MAKERS["divide"]),
     "nn.global_avg_pool2d": by_layout(fk.fast_global_avg_pool, nhwc.global_avg_pool_nhwc, nhwc.global_avg_pool_blocked),
-    "nn.max_pool2d": by_layout(fk.fast_max_pool, nhwc.max_pool_nhwc, nhwc.max_pool_blocked),
+    # 8-bit NCHW max pools in C before the float layouts
+    "nn.max_pool2d": first(i8.max_pool, by_layout(fk.fast_max_pool, nhwc.max_pool_nhwc, nhwc.max_pool_blocked)),
     # int8 x int8 -> int32, exact through float32 SGEMM, before the float layouts
     "nn.conv2d": first(i8.conv2d, by_layout(fk.fast_conv2d, nhwc.conv2d_nhwc, nhwc.conv2d_blocked)),
 }  # fmt: skip

@@ -142,6 +142,28 @@ def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry)
     np.testing.assert_array_equal(m.get_output(0), ref)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+@pytest.mark.parametrize("geometry", [(3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 1, 1, 2, False), (3, 3, 2, 1, True)])
+def test_8bit_max_pool_runs_in_c_with_the_reference_maxima(geometry, dtype):
+    """ResNet's 3x3/2 pool and others: stride 1, 2 and 3 (the C kernel's three inner loops),
+    dilation, ceil mode (a last window partly past the padding). The data is mostly the
+    dtype's lowest values, so padding that won would show."""
+    k, s, pad, d, ceil = geometry
+    shape = (2, 5, 13, 17)
+    x = relay.var("x", shape=shape, dtype=dtype)
+    y = relay.nn.max_pool2d(x, pool_size=(k, k), strides=(s, s), padding=(pad, pad), dilation=(d, d), ceil_mode=ceil)
+    mod = xrelay.IRModule.from_expr(y)
+    info = np.iinfo(dtype)
+    data = RNG.integers(info.min, info.max + 1, shape).astype(dtype)
+    data[RNG.random(shape) < 0.7] = info.min
+    ref = xrelay.run(mod, {"x": data})[0]
+    # the native engine (a lone pool would go to oneDNN), as in a quantized CNN
+    m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size", backends="native")
+    m.set_input("x", data)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0), ref)
+
+
 def test_integer_clip_and_cast_in_the_arena_match_the_reference():
     x = relay.var("x", shape=(3, 50), dtype="int32")
     y = relay.cast(relay.clip(x, -128.7, 127.2), "int8")

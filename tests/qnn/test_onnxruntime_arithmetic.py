@@ -107,6 +107,101 @@ def test_ties_round_half_to_even_after_the_product():
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
+def test_convolution_and_gemm_channel_blocks_give_onnxruntime_bits(per_channel):
+    """The int8 product's register blocks: 40 output channels are a pair of 16-channel blocks
+    and a partial one, 63 pixels (7 x 9) eight groups of eight and a partial group; a 3x3
+    convolution (tiles of im2row rows), a 1x1 one (the image's rows) and a Gemm (pixel-major
+    rows), each requantized inside the product, per tensor or per output channel."""
+    f32 = np.float32
+    o = 40
+
+    def scales(n):
+        return RNG.uniform(0.002, 0.02, n).astype(f32) if per_channel else f32(0.011)
+
+    def zeros(n):
+        return np.zeros(n, np.int8) if per_channel else np.int8(0)
+
+    inits = dict([
+        _p("sx", f32(0.029)), _p("zx", np.uint8(117)),
+        _p("w1", RNG.integers(-127, 128, (o, 5, 3, 3)).astype(np.int8)), _p("sw1", scales(o)), _p("zw1", zeros(o)),
+        _p("s1", f32(0.083)), _p("z1", np.uint8(125)),
+        _p("w2", RNG.integers(-127, 128, (o, o, 1, 1)).astype(np.int8)), _p("sw2", scales(o)), _p("zw2", zeros(o)),
+        _p("s2", f32(0.31)), _p("z2", np.uint8(131)),
+        _p("w3", RNG.integers(-127, 128, (o, o * 63)).astype(np.int8)), _p("sw3", scales(o)), _p("zw3", zeros(o)),
+        _p("sy", f32(2.9)), _p("zy", np.uint8(97)),
+    ])  # fmt: skip
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
+        n("DequantizeLinear", ["w1", "sw1", "zw1"], ["fw1"], axis=0), n("Conv", ["fx", "fw1"], ["c1"], pads=[1, 1, 1, 1]),
+        n("QuantizeLinear", ["c1", "s1", "z1"], ["q1"]), n("DequantizeLinear", ["q1", "s1", "z1"], ["f1"]),
+        n("DequantizeLinear", ["w2", "sw2", "zw2"], ["fw2"], axis=0), n("Conv", ["f1", "fw2"], ["c2"]),
+        n("QuantizeLinear", ["c2", "s2", "z2"], ["q2"]), n("DequantizeLinear", ["q2", "s2", "z2"], ["f2"]),
+        n("Flatten", ["f2"], ["fl"]), n("DequantizeLinear", ["w3", "sw3", "zw3"], ["fw3"], axis=0),
+        n("Gemm", ["fl", "fw3"], ["g"], transB=1), n("QuantizeLinear", ["g", "sy", "zy"], ["y"]),
+    ]  # fmt: skip
+    model = _qdq_model(nodes, [("x", TensorProto.FLOAT, [3, 5, 7, 9])], inits)
+    _same_bits(model, [{"x": RNG.normal(size=(3, 5, 7, 9)).astype(np.float32) * 2} for _ in range(2)])
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("channels, kernel, stride, dilation", [(3, 7, 2, 1), (1, 5, 1, 1), (4, 3, 1, 3), (2, 3, 2, 1)])
+def test_few_channel_convolutions_give_onnxruntime_bits(channels, kernel, stride, dilation, per_channel):
+    """Convolutions of up to 4 input channels (a stem: 3 channels, 7x7, stride 2) build their
+    im2row rows from the image's planes: whole kernel rows by byte permutation inside the
+    image, tap by tap at its borders, where the padded taps read the zero point (the input
+    comes from a 1x1 convolution, so the pad is read through, not made)."""
+    f32 = np.float32
+    o = 24
+    inits = dict([
+        _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
+        _p("w0", RNG.integers(-127, 128, (channels, channels, 1, 1)).astype(np.int8)), _p("sw0", f32(0.02)),
+        _p("zw0", np.int8(0)), _p("s0", f32(0.031)), _p("z0", np.uint8(109)),
+        _p("w", RNG.integers(-127, 128, (o, channels, kernel, kernel)).astype(np.int8)),
+        _p("sw", RNG.uniform(0.002, 0.02, o).astype(f32) if per_channel else f32(0.009)),
+        _p("zw", np.zeros(o, np.int8) if per_channel else np.int8(0)),
+        _p("sy", f32(0.19)), _p("zy", np.uint8(113)),
+    ])  # fmt: skip
+    pad = dilation * (kernel - 1) // 2
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
+        n("DequantizeLinear", ["w0", "sw0", "zw0"], ["fw0"]), n("Conv", ["fx", "fw0"], ["c0"]),
+        n("QuantizeLinear", ["c0", "s0", "z0"], ["q0"]), n("DequantizeLinear", ["q0", "s0", "z0"], ["f0"]),
+        n("DequantizeLinear", ["w", "sw", "zw"], ["fw"], axis=0),
+        n("Conv", ["f0", "fw"], ["c"], pads=[pad] * 4, strides=[stride] * 2, dilations=[dilation] * 2),
+        n("QuantizeLinear", ["c", "sy", "zy"], ["y"]),
+    ]  # fmt: skip
+    shape = (2, channels, 23, 29)
+    model = _qdq_model(nodes, [("x", TensorProto.FLOAT, list(shape))], inits)
+    _same_bits(model, [{"x": RNG.normal(size=shape).astype(np.float32) * 2} for _ in range(2)])
+
+
+@pytest.mark.parametrize("pool", [(3, 2, 1), (2, 2, 0), (3, 1, 1)])
+def test_max_pool_of_a_quantized_convolution_gives_onnxruntime_bits(pool):
+    """DequantizeLinear -> MaxPool -> QuantizeLinear with one scale is onnxruntime's 8-bit
+    MaxPool; xrelay pools the 8-bit values in C (ResNet's 3x3/2 after its stem)."""
+    f32 = np.float32
+    k, s, pad = pool
+    inits = dict([
+        _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
+        _p("w", RNG.integers(-127, 128, (16, 3, 3, 3)).astype(np.int8)), _p("sw", f32(0.009)), _p("zw", np.int8(0)),
+        _p("sc", f32(0.05)), _p("zc", np.uint8(140)),
+    ])  # fmt: skip
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
+        n("DequantizeLinear", ["w", "sw", "zw"], ["fw"]), n("Conv", ["fx", "fw"], ["c"], pads=[1, 1, 1, 1]),
+        n("QuantizeLinear", ["c", "sc", "zc"], ["qc"]), n("DequantizeLinear", ["qc", "sc", "zc"], ["fc"]),
+        n("MaxPool", ["fc"], ["m"], kernel_shape=[k, k], strides=[s, s], pads=[pad] * 4),
+        n("QuantizeLinear", ["m", "sc", "zc"], ["y"]),
+    ]  # fmt: skip
+    shape = (2, 3, 15, 14)
+    model = _qdq_model(nodes, [("x", TensorProto.FLOAT, list(shape))], inits)
+    _same_bits(model, [{"x": RNG.normal(size=shape).astype(np.float32) * 2} for _ in range(2)])
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
 def test_quantize_static_mobilenet_v2_gives_onnxruntime_bits(per_channel):
     """A random-weight MobileNetV2 turns one step of difference into dozens within a few blocks
     (Relay's requantize agreed on 58-63 % of the outputs): only the same bits agree."""
