@@ -68,7 +68,9 @@ TESTS: dict[str, tuple[str, ...]] = {
     "merge-composite": ("transforms/test_byoc.py", "transforms/test_byoc_tvm.py"),
     "partition-graph": ("transforms/test_byoc.py", "transforms/test_byoc_tvm.py"),
     "lower-to-memory": ("memory/test_lower_and_plan.py",),
-    "plan-devices": ("transforms/test_plan_devices.py", "transforms/test_plan_devices_random.py"),
+    "plan-devices": (
+        "transforms/test_plan_devices.py", "transforms/test_plan_devices_random.py", "transforms/test_plan_devices_text.py"
+    ),
     "qnn-canonicalize-ops": ("qnn/test_canonicalize.py",),
     "qnn-legalize": ("qnn/test_legalize_and_build.py",),
     "remove-unused-functions": ("transforms/test_remove_unused_functions_tvm.py",),

@@ -33,8 +33,12 @@ phases are Relay's (``device_planner.cc``):
    ``device_copy``); copies from a device to itself are dropped; and where a use expects
    another device than the op using it runs on (the operand of a ``device_copy``, an argument
    of a function on another device) the operand is wrapped in
-   ``on_device {constrain_result = true}`` (one per use, never around a parameter), so
-   ``_devices.value_devices`` recovers every value's device from the IR alone.
+   ``on_device {constrain_result = true}`` (one per use, never around a variable: a
+   parameter or a let-bound value), so ``_devices.value_devices`` recovers every value's
+   device from the IR alone. As in Relay, every let-bound value (a named result) is bound
+   wrapped in a fixed ``on_device`` of its device (``let %l = on_device(add(%a, %b), ...)``);
+   an ``on_device`` nothing reads (the unprojected fields of an annotated tuple) is dropped
+   first.
 
 ```mlir
 func.func @main(%a: tensor<5x7xf32>, %b: tensor<5x7xf32>, %c: tensor<5x7xf32>) -> tensor<5x7xf32> {
@@ -416,6 +420,11 @@ def _capture(planner: _Planner, fn: func.FuncOp) -> None:
         if is_on_device(op):
             body, res = dev(op.operands[0]), dev(op.results[0])
             if body == res:
+                # a let of an on_device (``let %l = on_device(%0, ...)``) stays a let of its
+                # body: the let rule below wraps it again with the planned device
+                name, inner = op.results[0].name_hint, op.operands[0]
+                if name and isinstance(inner.owner, Operation) and not inner.name_hint:
+                    inner.name_hint = name
                 op.results[0].replace_all_uses_with(op.operands[0])
             else:
                 copy = insert_device_copy(op.operands[0], body, res, op)
@@ -431,7 +440,47 @@ def _capture(planner: _Planner, fn: func.FuncOp) -> None:
                 op.properties["src_virtual_device"] = src
                 op.properties["dst_virtual_device"] = dst
     for op in list(block.ops):
+        if _is_let(op) and not is_on_device(op):
+            _fix_let(planner, op)
+    for op in list(block.ops):
         _wrap_operands(planner, op, rd)
+
+
+def _is_let(op: Operation) -> bool:
+    """A Relay ``let`` in xrelay's IR: an op or call whose result has a name of its own (the
+    text printer's rule, ``text_printer.is_let_bound``; a named constant is left alone)."""
+    return isinstance(op, RelayOp | func.CallOp) and any(r.name_hint for r in op.results)
+
+
+def _fix_let(planner: _Planner, op: Operation) -> None:
+    """Relay's let rule (DeviceCapturer's Let): a let-bound value is always wrapped in
+    ``on_device {constrain_result = true}`` with its device, and the let binds the wrapper
+    (``let %l = on_device(add(%a, %b), ...)``). A let of a tuple (a named op with several
+    results) binds each field so: ``let %t = on_device(split(...), ...)`` reads back as one
+    fixed on_device per field, as the parser gives it."""
+    anchor = op.next_op
+    assert anchor is not None  # a function body ends with its return
+    for r in op.results:
+        if not r.name_hint:
+            continue
+        wrapped = _on_device_fixed(r, planner.device(r), anchor)
+        planner.value_dom[wrapped] = planner.dom(r)
+        r.replace_all_uses_with(wrapped)
+        wrapped.owner.operands[0] = r  # type: ignore[union-attr]
+        wrapped.name_hint, r.name_hint = r.name_hint, None
+
+
+def _is_var(v: SSAValue) -> bool:
+    """A Relay variable (MaybeOnDevice leaves it unwrapped: its binding site says its
+    device): a parameter, or a let-bound value, but not one field of a let-bound tuple
+    (Relay reads it as ``%t.0``, a projection, which is wrapped)."""
+    owner = v.owner
+    if not isinstance(owner, Operation):
+        return True
+    if not v.name_hint or not is_on_device(owner):
+        return False
+    inner = owner.operands[0].owner
+    return not (isinstance(inner, Operation) and len(inner.results) > 1)
 
 
 def _wrap_operands(planner: _Planner, op: Operation, rd: VirtualDeviceAttr) -> None:
@@ -460,10 +509,10 @@ def _wrap_operands(planner: _Planner, op: Operation, rd: VirtualDeviceAttr) -> N
         child = dev(v)
         new = v
         if child != want:
-            if isinstance(v.owner, Operation):
+            if not _is_var(v):
                 new = _on_device_fixed(new, child, op)
             new = insert_device_copy(new, child, want, op)
-        if want != lexical and isinstance(new.owner, Operation):
+        if want != lexical and not _is_var(new):
             new = _on_device_fixed(new, want, op)
         if new is not v:
             op.operands[index] = new
@@ -508,6 +557,12 @@ def plan_devices(module: ModuleOp, default: VirtualDeviceAttr | None = None) -> 
                     "planning devices inside it is not supported"
                 )
     for fn in _bodies(module):
+        # an on_device that nothing reads annotates nothing: an on_device of a tuple annotates
+        # each field, and Relay, which moves it onto each projection (RewriteOnDevices), has
+        # none on the fields never projected (a let-bound one, named, stays: a let is kept)
+        for op in reversed(list(fn.body.block.ops)):
+            if is_on_device(op) and not op.results[0].uses and not op.results[0].name_hint:
+                fn.body.block.erase_op(op)
         _copy_conflicting_uses(fn)
     planner = _Planner(module, default)
     planner.analyse()

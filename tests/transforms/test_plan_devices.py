@@ -6,15 +6,12 @@ graphs structurally (the expected programs carry the devices TVM writes on each 
 ``param_virtual_devices`` and ``result_virtual_device``), checks the pass is idempotent (it
 plans the expected program into itself), and checks the meaning with ``check_semantics``.
 test_free_on_device compares with TVM's expected program written in xrelay's text.
-test_tuple_get_item annotates the projections (TVM annotates the let-bound tuple twice, which
-xrelay's lowering cannot hold: an ``on_device`` of a tuple annotates its fields, and its unused
-fields stay as dead annotations; test_on_device_of_a_tuple is the one-annotation form).
+test_let_on_cpu and test_tuple_get_item are in test_plan_devices_text.py, in TVM's own text
+with their lets (test_global and test_propogation run from TVM's text there too).
 
 test_primitive is TVM's program built with the Python API (the function literals become private
-functions). test_let_on_cpu is ported in SSA form (a let-bound value is an SSA value: Relay's extra
-on_device around every let-bound value has no counterpart), test_func_param_on_cpu and
-test_func_result_on_cpu with the function literal outlined into ``@f`` (as xrelay outlines
-literals). TVM's cases not ported (they need what xrelay's IR does not have):
+functions). test_func_param_on_cpu and test_func_result_on_cpu are ported with the function
+literal outlined into ``@f`` (as xrelay outlines literals). TVM's cases not ported (they need what xrelay's IR does not have):
 test_higher_order, test_function_in_tuple (function values), test_alloc_storage,
 test_alloc_tensor, test_reshape_tensor (VM memory ops), test_conditional (If inside a planned
 function), test_ref, test_adt, test_lowered (TIR PrimFuncs).
@@ -146,17 +143,6 @@ def test_left_add_on_cpu_via_copy_as_map():
         ("relay.add", "cuda"),
         ("relay.subtract", "cuda"),
     ]
-
-
-def test_let_on_cpu():
-    """``let %l = add(%a, %b); let %r = add(%c, %d); subtract(on_device(%l, CPU), %r)``: the
-    device of a let-bound value flows from its uses."""
-    a, b, c, d = _vars("abcd")
-    l_, r_ = relay.add(a, b), relay.add(c, d)
-    inp = relay.Function([a, b, c, d], relay.subtract(relay.annotation.on_device(l_, CPU), r_))
-    a, b, c, d = _vars("abcd")
-    exp = relay.Function([a, b, c, d], relay.subtract(_copy(_fixed(relay.add(a, b), CPU), CPU, GPU), relay.add(c, d)))
-    exercise(inp, exp, [CPU, CPU, GPU, GPU], GPU)
 
 
 def _with_f(f_body, main_body):
@@ -308,21 +294,6 @@ def test_conv_network():
     s = relay.add(_copy(_fixed(conv(d1), CPU), CPU, GPU), _copy(_fixed(conv(d2), CPU), CPU, GPU))
     exp = relay.Function([d1, d2, w], conv(_copy(_fixed(s, GPU), GPU, CPU)))
     exercise(inp, exp, [CPU] * 3, CPU)
-
-
-def test_tuple_get_item():
-    """Relay copies each projection of a tuple, not the tuple: with multi-result ops each
-    used result is copied."""
-    x = relay.var("x", shape=(3, 3, 4))
-    t = relay.split(x, 3)
-    out = relay.annotation.on_device(
-        relay.subtract(relay.annotation.on_device(t[0], CPU), relay.annotation.on_device(t[1], CPU)), GPU
-    )
-    inp = relay.Function([x], out)
-    x = relay.var("x", shape=(3, 3, 4))
-    t = relay.split(x, 3)
-    exp = relay.Function([x], relay.subtract(_copy(_fixed(t[0], CPU), CPU, GPU), _copy(_fixed(t[1], CPU), CPU, GPU)))
-    exercise(inp, exp, [CPU], GPU)
 
 
 def test_propogation():

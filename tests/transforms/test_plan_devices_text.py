@@ -1,6 +1,11 @@
 """plan-devices on TVM's own text: cases of test_pass_plan_devices.py with their Relay text and
 meta table verbatim (``tvm.relay.parse(text, "from_string", None, metatable)``), and the
-printed form of a planned module parsed back."""
+printed form of a planned module parsed back.
+
+test_let_on_cpu and test_tuple_get_item are TVM's as written, lets included: Relay wraps
+every let-bound value in a fixed on_device (``let %l = on_device(add(%a, %b), ...)``) and
+copies a let-bound variable without wrapping it again, but wraps a projection of a let-bound
+tuple (``%t.0``) before its copy. Each also runs before and after (TVM's ``ref``)."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from xrelay import relay
 from xrelay.dialects import module_op
 from xrelay.relay.parser import parse
 from xrelay.relay.text_printer import astext
+from xrelay.testing.semantics import check_semantics
 from xrelay.testing.structural import assert_structural_equal
 
 CPU = tvm.VirtualDevice("cpu", target="llvm")  # device_type=1
@@ -119,3 +125,69 @@ def test_propogation():
         }
         """,
     )
+
+
+def test_let_on_cpu():
+    # The device for a let-bound expression can flow from uses of the let-bound var.
+    in_text = """
+        #[version = "0.0.5"]
+        def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32],
+                  %c: Tensor[(5, 7), float32], %d: Tensor[(5, 7), float32]) {
+          let %l = add(%a, %b);
+          let %r = add(%c, %d);
+          %0 = on_device(%l, virtual_device=meta[VirtualDevice][0]);
+          subtract(%0, %r)
+        }
+    """
+    _exercise(
+        in_text,
+        """
+        #[version = "0.0.5"]
+        def @main(%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32], %b {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32],
+                  %c {virtual_device=meta[VirtualDevice][1]}: Tensor[(5, 7), float32], %d {virtual_device=meta[VirtualDevice][1]}: Tensor[(5, 7), float32],
+                  virtual_device=meta[VirtualDevice][1]) {
+          %0 = add(%a, %b);
+          let %l = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          let %r = on_device(add(%c, %d), virtual_device=meta[VirtualDevice][1], constrain_result=True);
+          %1 = device_copy(%l, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          subtract(%1, %r)
+        }
+        """,
+    )
+    check_semantics(relay.transform.PlanDevices(GPU), parse(in_text, "from_string", None, METATABLE))
+
+
+def test_tuple_get_item():
+    # Note that the device copy should be placed after projection rather than before. This is
+    # handled by a heuristic in the pass.
+    in_text = """
+        #[version = "0.0.5"]
+        def @main(%x: Tensor[(3, 3, 4), float32]) {
+          let %t = split(%x, indices_or_sections=3);
+          %0 = on_device(%t, virtual_device=meta[VirtualDevice][0]);
+          %1 = on_device(%t, virtual_device=meta[VirtualDevice][0]);
+          %2 = %0.0;
+          %3 = %1.1;
+          %4 = subtract(%2, %3);
+          on_device(%4, virtual_device=meta[VirtualDevice][1])
+        }
+    """
+    _exercise(
+        in_text,
+        """
+        #[version = "0.0.5"]
+        def @main(%x {virtual_device=meta[VirtualDevice][0]}: Tensor[(3, 3, 4), float32],
+                  virtual_device=meta[VirtualDevice][1]) {
+          %0 = split(%x, indices_or_sections=3);
+          let %t = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          %1 = %t.0;
+          %2 = on_device(%1, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          %3 = %t.1;
+          %4 = on_device(%3, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+          %5 = device_copy(%2, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          %6 = device_copy(%4, src_virtual_device=meta[VirtualDevice][0], dst_virtual_device=meta[VirtualDevice][1]);
+          subtract(%5, %6)
+        }
+        """,
+    )
+    check_semantics(relay.transform.PlanDevices(GPU), parse(in_text, "from_string", None, METATABLE))
