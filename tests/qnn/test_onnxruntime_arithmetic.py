@@ -202,6 +202,38 @@ def test_max_pool_of_a_quantized_convolution_gives_onnxruntime_bits(pool):
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("kernel, stride, width", [(3, 1, 37), (3, 2, 37), (5, 1, 20), (5, 2, 9), (7, 1, 16), (3, 1, 5)])
+def test_depthwise_convolutions_give_onnxruntime_bits(kernel, stride, width, per_channel):
+    """Depthwise convolutions (groups = channels) of 3x3, 5x5 and 7x7 kernels (one or two
+    groups of four taps per kernel row), stride 1 and 2, rows shorter and longer than the
+    kernel's 16 output columns; the input comes from a convolution, so the pad (its zero
+    point) is read through, and the requantize runs in the kernel's registers."""
+    f32 = np.float32
+    c = 6
+    inits = dict([
+        _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
+        _p("w0", RNG.integers(-127, 128, (c, 3, 1, 1)).astype(np.int8)), _p("sw0", f32(0.02)),
+        _p("zw0", np.int8(0)), _p("s0", f32(0.031)), _p("z0", np.uint8(109)),
+        _p("w", RNG.integers(-127, 128, (c, 1, kernel, kernel)).astype(np.int8)),
+        _p("sw", RNG.uniform(0.002, 0.02, c).astype(f32) if per_channel else f32(0.009)),
+        _p("zw", np.zeros(c, np.int8) if per_channel else np.int8(0)),
+        _p("sy", f32(0.17)), _p("zy", np.uint8(131)),
+    ])  # fmt: skip
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
+        n("DequantizeLinear", ["w0", "sw0", "zw0"], ["fw0"]), n("Conv", ["fx", "fw0"], ["c0"]),
+        n("QuantizeLinear", ["c0", "s0", "z0"], ["q0"]), n("DequantizeLinear", ["q0", "s0", "z0"], ["f0"]),
+        n("DequantizeLinear", ["w", "sw", "zw"], ["fw"], axis=0),
+        n("Conv", ["f0", "fw"], ["c"], pads=[kernel // 2] * 4, strides=[stride] * 2, group=c),
+        n("QuantizeLinear", ["c", "sy", "zy"], ["y"]),
+    ]  # fmt: skip
+    shape = (2, 3, 11, width)
+    model = _qdq_model(nodes, [("x", TensorProto.FLOAT, list(shape))], inits)
+    _same_bits(model, [{"x": RNG.normal(size=shape).astype(np.float32) * 2} for _ in range(2)])
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
 def test_quantize_static_mobilenet_v2_gives_onnxruntime_bits(per_channel):
     """A random-weight MobileNetV2 turns one step of difference into dozens within a few blocks
     (Relay's requantize agreed on 58-63 % of the outputs): only the same bits agree."""
