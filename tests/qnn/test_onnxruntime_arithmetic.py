@@ -144,36 +144,43 @@ def test_convolution_and_gemm_channel_blocks_give_onnxruntime_bits(per_channel):
     _same_bits(model, [{"x": RNG.normal(size=(3, 5, 7, 9)).astype(np.float32) * 2} for _ in range(2)])
 
 
-@pytest.mark.parametrize("per_channel", [False, True])
-@pytest.mark.parametrize("channels, kernel, stride, dilation", [(3, 7, 2, 1), (1, 5, 1, 1), (4, 3, 1, 3), (2, 3, 2, 1)])
-def test_few_channel_convolutions_give_onnxruntime_bits(channels, kernel, stride, dilation, per_channel):
-    """Convolutions of up to 4 input channels (a stem: 3 channels, 7x7, stride 2) build their
-    im2row rows from the image's planes: whole kernel rows by byte permutation inside the
-    image, tap by tap at its borders, where the padded taps read the zero point (the input
-    comes from a 1x1 convolution, so the pad is read through, not made)."""
+def _conv_after_a_convolution(shape, mid, w, per_channel, **conv):
+    """x -> QuantizeLinear -> a 1x1 convolution to ``mid`` channels -> the convolution of the
+    int8 weight ``w`` (its attributes ``conv``) -> y, in QDQ form. The second convolution's
+    input comes from a convolution, so its pad (the zero point) is read through, not made."""
     f32 = np.float32
-    o = 24
+    o = w.shape[0]
     inits = dict([
         _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
-        _p("w0", RNG.integers(-127, 128, (channels, channels, 1, 1)).astype(np.int8)), _p("sw0", f32(0.02)),
+        _p("w0", RNG.integers(-127, 128, (mid, shape[1], 1, 1)).astype(np.int8)), _p("sw0", f32(0.02)),
         _p("zw0", np.int8(0)), _p("s0", f32(0.031)), _p("z0", np.uint8(109)),
-        _p("w", RNG.integers(-127, 128, (o, channels, kernel, kernel)).astype(np.int8)),
-        _p("sw", RNG.uniform(0.002, 0.02, o).astype(f32) if per_channel else f32(0.009)),
+        _p("w", w), _p("sw", RNG.uniform(0.002, 0.02, o).astype(f32) if per_channel else f32(0.009)),
         _p("zw", np.zeros(o, np.int8) if per_channel else np.int8(0)),
-        _p("sy", f32(0.19)), _p("zy", np.uint8(113)),
+        _p("sy", f32(0.17)), _p("zy", np.uint8(131)),
     ])  # fmt: skip
-    pad = dilation * (kernel - 1) // 2
     n = helper.make_node
     nodes = [
         n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
         n("DequantizeLinear", ["w0", "sw0", "zw0"], ["fw0"]), n("Conv", ["fx", "fw0"], ["c0"]),
         n("QuantizeLinear", ["c0", "s0", "z0"], ["q0"]), n("DequantizeLinear", ["q0", "s0", "z0"], ["f0"]),
-        n("DequantizeLinear", ["w", "sw", "zw"], ["fw"], axis=0),
-        n("Conv", ["f0", "fw"], ["c"], pads=[pad] * 4, strides=[stride] * 2, dilations=[dilation] * 2),
+        n("DequantizeLinear", ["w", "sw", "zw"], ["fw"], axis=0), n("Conv", ["f0", "fw"], ["c"], **conv),
         n("QuantizeLinear", ["c", "sy", "zy"], ["y"]),
     ]  # fmt: skip
+    return _qdq_model(nodes, [("x", TensorProto.FLOAT, list(shape))], inits)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("channels, kernel, stride, dilation", [(3, 7, 2, 1), (1, 5, 1, 1), (4, 3, 1, 3), (2, 3, 2, 1)])
+def test_few_channel_convolutions_give_onnxruntime_bits(channels, kernel, stride, dilation, per_channel):
+    """Convolutions of up to 4 input channels (a stem: 3 channels, 7x7, stride 2) build their
+    im2row rows from the image's planes: whole kernel rows by byte permutation inside the
+    image, tap by tap at its borders, where the padded taps read the zero point."""
+    w = RNG.integers(-127, 128, (24, channels, kernel, kernel)).astype(np.int8)
+    pad = dilation * (kernel - 1) // 2
     shape = (2, channels, 23, 29)
-    model = _qdq_model(nodes, [("x", TensorProto.FLOAT, list(shape))], inits)
+    model = _conv_after_a_convolution(
+        shape, channels, w, per_channel, pads=[pad] * 4, strides=[stride] * 2, dilations=[dilation] * 2
+    )
     _same_bits(model, [{"x": RNG.normal(size=shape).astype(np.float32) * 2} for _ in range(2)])
 
 
@@ -206,30 +213,12 @@ def test_max_pool_of_a_quantized_convolution_gives_onnxruntime_bits(pool):
 def test_depthwise_convolutions_give_onnxruntime_bits(kernel, stride, width, per_channel):
     """Depthwise convolutions (groups = channels) of 3x3, 5x5 and 7x7 kernels (one or two
     groups of four taps per kernel row), stride 1 and 2, rows shorter and longer than the
-    kernel's 16 output columns; the input comes from a convolution, so the pad (its zero
-    point) is read through, and the requantize runs in the kernel's registers."""
-    f32 = np.float32
+    kernel's 16 output columns; the pad (the zero point) is read through, and the requantize
+    runs in the kernel's registers."""
     c = 6
-    inits = dict([
-        _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
-        _p("w0", RNG.integers(-127, 128, (c, 3, 1, 1)).astype(np.int8)), _p("sw0", f32(0.02)),
-        _p("zw0", np.int8(0)), _p("s0", f32(0.031)), _p("z0", np.uint8(109)),
-        _p("w", RNG.integers(-127, 128, (c, 1, kernel, kernel)).astype(np.int8)),
-        _p("sw", RNG.uniform(0.002, 0.02, c).astype(f32) if per_channel else f32(0.009)),
-        _p("zw", np.zeros(c, np.int8) if per_channel else np.int8(0)),
-        _p("sy", f32(0.17)), _p("zy", np.uint8(131)),
-    ])  # fmt: skip
-    n = helper.make_node
-    nodes = [
-        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
-        n("DequantizeLinear", ["w0", "sw0", "zw0"], ["fw0"]), n("Conv", ["fx", "fw0"], ["c0"]),
-        n("QuantizeLinear", ["c0", "s0", "z0"], ["q0"]), n("DequantizeLinear", ["q0", "s0", "z0"], ["f0"]),
-        n("DequantizeLinear", ["w", "sw", "zw"], ["fw"], axis=0),
-        n("Conv", ["f0", "fw"], ["c"], pads=[kernel // 2] * 4, strides=[stride] * 2, group=c),
-        n("QuantizeLinear", ["c", "sy", "zy"], ["y"]),
-    ]  # fmt: skip
+    w = RNG.integers(-127, 128, (c, 1, kernel, kernel)).astype(np.int8)
     shape = (2, 3, 11, width)
-    model = _qdq_model(nodes, [("x", TensorProto.FLOAT, list(shape))], inits)
+    model = _conv_after_a_convolution(shape, c, w, per_channel, pads=[kernel // 2] * 4, strides=[stride] * 2, group=c)
     _same_bits(model, [{"x": RNG.normal(size=shape).astype(np.float32) * 2} for _ in range(2)])
 
 
