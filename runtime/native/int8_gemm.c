@@ -142,6 +142,35 @@ static void xr_store_block(int32_t tile[8][16], i64 np_, i64 b, i64 o, void *c, 
             return;
         }
         uint8_t bytes[8][16];
+        if (np_ == 8) {
+            /* the 8 pixels x 16 channels of bytes transposed in registers (bytes, 16-bit and
+             * 32-bit interleaves), then one 8-byte store per channel's run of pixels */
+            __m128i r[8];
+            for (int j = 0; j < 8; ++j) r[j] = xr_requant16(_mm512_loadu_si512((const void *)tile[j]), offv, mv, e);
+            __m128i a[8], t[8];
+            for (int j = 0; j < 4; ++j) {
+                a[2 * j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);     /* channels 0-7, pixels 2j, 2j+1 */
+                a[2 * j + 1] = _mm_unpackhi_epi8(r[2 * j], r[2 * j + 1]); /* channels 8-15 */
+            }
+            for (int h = 0; h < 2; ++h) { /* h: channels 0-7 or 8-15 */
+                t[4 * h + 0] = _mm_unpacklo_epi16(a[h], a[2 + h]); /* 4 channels x pixels 0-3 */
+                t[4 * h + 1] = _mm_unpackhi_epi16(a[h], a[2 + h]);
+                t[4 * h + 2] = _mm_unpacklo_epi16(a[4 + h], a[6 + h]); /* the same, pixels 4-7 */
+                t[4 * h + 3] = _mm_unpackhi_epi16(a[4 + h], a[6 + h]);
+            }
+            uint8_t *base = (uint8_t *)c + b * 16 * pt + q0 + p0;
+            for (int h = 0; h < 2; ++h)
+                for (int q = 0; q < 2; ++q) {
+                    /* two channels each: their 8 pixels in the low and high 8 bytes */
+                    const __m128i lo = _mm_unpacklo_epi32(t[4 * h + q], t[4 * h + 2 + q]);
+                    const __m128i hi = _mm_unpackhi_epi32(t[4 * h + q], t[4 * h + 2 + q]);
+                    const i64 c0 = h * 8 + q * 4; /* channels c0 .. c0 + 3 */
+                    const __m128i v[4] = {lo, _mm_unpackhi_epi64(lo, lo), hi, _mm_unpackhi_epi64(hi, hi)};
+                    for (int u = 0; u < 4; ++u)
+                        if (c0 + u < nch) _mm_storel_epi64((__m128i *)(base + (c0 + u) * pt), v[u]);
+                }
+            return;
+        }
         for (i64 j = 0; j < np_; ++j)
             _mm_storeu_si128((__m128i *)bytes[j], xr_requant16(_mm512_loadu_si512((const void *)tile[j]), offv, mv, e));
         for (i64 ch = 0; ch < nch; ++ch) {
