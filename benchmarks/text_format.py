@@ -3,16 +3,19 @@
 The peer is xrelay's own MLIR form of the same module (xDSL's printer and parser with the relay
 dialect's syntax), run in the same process, alternating back to back: at least 20 pairs after a
 warm-up, the median of the per-pair ratios (Relay text time / MLIR time). Then a scaling check:
-seconds per 1k ops to parse the Relay text of elementwise chains of 1k, 10k and 100k ops
-(linear growth shows as a flat column).
+seconds per 1k ops to parse the Relay text of elementwise chains of 1k, 10k and 30k ops
+(linear growth shows as a flat column). The defaults finish in a few minutes on an idle 2-core
+machine; each section prints how long it took (to stderr). For the larger figures:
 
-    python benchmarks/text_format.py [--pairs 20] [--sizes 1000 10000 100000]
+    python benchmarks/text_format.py [--pairs 20] [--bound-pairs 5] [--sizes 1000 10000 100000]
+                                     [--no-models] [--no-scaling]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 from tabulate import tabulate
@@ -62,27 +65,42 @@ def chain(n: int) -> xrelay.IRModule:
     return xrelay.IRModule.from_expr(relay.Function([x], y))
 
 
-def main() -> None:
+def _section(what: str, start: float) -> None:
+    print(f"text_format: {what} took {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=20)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    args = ap.parse_args()
-    r50, p50 = resnet.get_workload(num_layers=50)
-    bound = xrelay.IRModule.from_expr(relay.bind_params_by_name(r50["main"], p50))
-    mnet, _ = mobilenet.get_workload(batch_size=1)
-    rows = [
-        compare("ResNet-50", r50, args.pairs),
-        compare("ResNet-50, bound weights", bound, max(3, args.pairs // 4)),
-        compare("MobileNet", mnet, args.pairs),
-    ]
-    print(tabulate(rows, headers=["module", "ops", "relay print s", "mlir print s", "ratio", "relay parse s", "mlir parse s", "ratio"], floatfmt=".4f"))
-    print()
-    scale = []
-    for n in args.sizes:
-        text = chain(n).astext()
-        t = min(_timed(parse, text) for _ in range(3))
-        scale.append([n, t, t / n * 1000])
-    print(tabulate(scale, headers=["chain ops", "relay parse s", "s / 1k ops"], floatfmt=".4f"))
+    ap.add_argument("--pairs", type=int, default=10, help="timed pairs per model (default 10)")
+    ap.add_argument("--bound-pairs", type=int, default=3, help="pairs for ResNet-50 with its weights in the text (default 3)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 30000], help="chain lengths (default 1000 10000 30000)")
+    ap.add_argument("--no-models", action="store_true", help="skip the ResNet-50/MobileNet comparison")
+    ap.add_argument("--no-scaling", action="store_true", help="skip the chain scaling check")
+    args = ap.parse_args(argv)
+    if not args.no_models:
+        r50, p50 = resnet.get_workload(num_layers=50)
+        bound = xrelay.IRModule.from_expr(relay.bind_params_by_name(r50["main"], p50))
+        mnet, _ = mobilenet.get_workload(batch_size=1)
+        rows = []
+        for name, mod, pairs in (
+            ("ResNet-50", r50, args.pairs),
+            ("ResNet-50, bound weights", bound, args.bound_pairs),
+            ("MobileNet", mnet, args.pairs),
+        ):
+            start = time.perf_counter()
+            rows.append(compare(name, mod, pairs))
+            _section(f"{name} ({pairs} pairs)", start)
+        print(tabulate(rows, headers=["module", "ops", "relay print s", "mlir print s", "ratio", "relay parse s", "mlir parse s", "ratio"], floatfmt=".4f"))
+        print()
+    if not args.no_scaling:
+        scale = []
+        for n in args.sizes:
+            start = time.perf_counter()
+            text = chain(n).astext()
+            t = min(_timed(parse, text) for _ in range(3))
+            scale.append([n, t, t / n * 1000])
+            _section(f"chain of {n} ops", start)
+        print(tabulate(scale, headers=["chain ops", "relay parse s", "s / 1k ops"], floatfmt=".4f"))
 
 
 if __name__ == "__main__":

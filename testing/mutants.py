@@ -45,6 +45,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "annotate-target": ("transforms/test_byoc.py", "transforms/test_byoc_tvm.py"),
     "annotate-used-memory": ("memory/test_annotate_and_liveness.py", "seeds/test_seed_000_annotate_used_memory.py"),
     "backward-fold-scale-axis": ("transforms/test_fold_scale_axis.py", "transforms/test_fold_scale_axis_tvm.py"),
+    "bind-params": ("transforms/test_bind_params.py",),
     "canonicalize-arith": ("transforms/test_canonicalize_arith.py",),
     "canonicalize-ops": ("transforms/test_canonicalize_ops.py",),
     "combine-parallel-batch-matmul": ("transforms/test_combine_parallel_batch_matmul.py",),
@@ -63,6 +64,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "fold-scale-axis": ("transforms/test_fold_scale_axis.py", "transforms/test_fold_scale_axis_tvm.py"),
     "forward-fold-scale-axis": ("transforms/test_fold_scale_axis.py", "transforms/test_fold_scale_axis_tvm.py"),
     "fuse-ops": ("transforms/test_fuse_ops.py", "transforms/test_fuse_ops_tvm.py"),
+    "infer-type": ("transforms/test_infer_type.py",),
     "inline": ("transforms/test_inline.py", "transforms/test_inline_tvm.py"),
     "merge-compiler-regions": ("transforms/test_byoc.py", "transforms/test_byoc_tvm.py"),
     "merge-composite": ("transforms/test_byoc.py", "transforms/test_byoc_tvm.py"),
@@ -71,7 +73,10 @@ TESTS: dict[str, tuple[str, ...]] = {
     "plan-devices": (
         "transforms/test_plan_devices.py", "transforms/test_plan_devices_random.py", "transforms/test_plan_devices_text.py"
     ),
+    "plan-memory": ("memory/test_lower_and_plan.py",),
     "qnn-canonicalize-ops": ("qnn/test_canonicalize.py",),
+    "qnn-fuse-pad": ("qnn/test_int8_arena.py",),
+    "qnn-narrow-edges": ("qnn/test_int8_arena.py",),
     "qnn-legalize": ("qnn/test_legalize_and_build.py",),
     "remove-unused-functions": ("transforms/test_remove_unused_functions_tvm.py",),
     "rewrite-annotated-ops": ("transforms/test_rewrite_annotated_ops.py",),
@@ -81,6 +86,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "to-a-normal-form": ("language/test_normal_forms.py", "transforms/test_to_a_normal_form_tvm.py"),
     "to-basic-block-normal-form": ("language/test_normal_forms.py",),
     "to-graph-normal-form": ("language/test_normal_forms.py",),
+    "verify-memory-plan": ("memory/test_lower_and_plan.py",),
     "to-mixed-precision": ("transforms/test_to_mixed_precision.py", "transforms/test_to_mixed_precision_tvm.py"),
 }
 """The pytest files (under ``tests/``) of each pass. Passes without an entry have no pytest

@@ -17,7 +17,11 @@ from xrelay.transforms.liveness import buffer_lifetimes, storage_buffers
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.plan_memory import PlanMemoryError, PlanMemoryPass, memory_report
 from xrelay.transforms.planners import ALGORITHMS, lower_bound
-from xrelay.transforms.verify_memory_plan import VerifyMemoryPlanPass, verify_memory_plan
+from xrelay.transforms.verify_memory_plan import (
+    VerifyMemoryPlanError,
+    VerifyMemoryPlanPass,
+    verify_memory_plan,
+)
 
 CTX = make_context()
 
@@ -33,7 +37,7 @@ def planned(m: ModuleOp, algorithm: str = "greedy-by-size", **options) -> Module
     m = m.clone()
     PlanMemoryPass(algorithm=algorithm, time_limit=2.0, **options).apply(CTX, m)
     m.verify()
-    VerifyMemoryPlanPass().apply(CTX, m)
+    verify_memory_plan(m)  # the checker as an oracle (its own tests run it as a pass)
     return m
 
 
@@ -122,9 +126,29 @@ def test_overlapping_plan_is_caught(workloads, fused):
     a_op, b_op = victim
     b_op.set_placement(*a_op.placement)
     with pytest.raises(Exception, match="live at the same time and overlap"):
-        verify_memory_plan(p)
+        VerifyMemoryPlanPass().apply(CTX, p)  # through the pass, as relay-opt runs it
     out = run_memory(p, inputs)
     assert not all(np.array_equal(r, o) for r, o in zip(run(relay_mod, inputs), out))
+
+
+@pytest.mark.parametrize("fault", ["misaligned", "outside the pool", "wrong lifetime"])
+def test_verifier_rejects_each_kind_of_bad_plan(workloads, fused, fault):
+    """Each rule of verify-memory-plan, broken on one storage of a valid plan, is reported."""
+    p = planned(lowered(fused(workloads["mlp"])))
+    arena = [(op, b) for op, b in storage_buffers(p) if op.placement is not None]
+    op, b = arena[-1]
+    pool, offset = op.placement
+    if fault == "misaligned":
+        op.set_placement(pool, offset + 1)
+        match = "align"
+    elif fault == "outside the pool":
+        op.set_placement(pool, 1 << 40)
+        match = "pool"
+    else:
+        op.set_lifetime(b.start, b.end + 5)
+        match = "says lifetime"
+    with pytest.raises(VerifyMemoryPlanError, match=match):
+        VerifyMemoryPlanPass().apply(CTX, p)
 
 
 def test_no_fit_leaves_module_unchanged(workloads, fused):

@@ -6,11 +6,11 @@ graphs structurally (the expected programs carry the devices TVM writes on each 
 ``param_virtual_devices`` and ``result_virtual_device``), checks the pass is idempotent (it
 plans the expected program into itself), and checks the meaning with ``check_semantics``.
 test_free_on_device compares with TVM's expected program written in xrelay's text.
-test_let_on_cpu and test_tuple_get_item are in test_plan_devices_text.py, in TVM's own text
-with their lets (test_global and test_propogation run from TVM's text there too).
+test_let_on_cpu, test_tuple_get_item and test_primitive are in test_plan_devices_text.py, in
+TVM's own text (with their lets, their function literals); test_global and test_propogation
+run from TVM's text there too.
 
-test_primitive is TVM's program built with the Python API (the function literals become private
-functions). test_func_param_on_cpu and test_func_result_on_cpu are ported with the function
+test_func_param_on_cpu and test_func_result_on_cpu are ported with the function
 literal outlined into ``@f`` (as xrelay outlines literals). TVM's cases not ported (they need what xrelay's IR does not have):
 test_higher_order, test_function_in_tuple (function values), test_alloc_storage,
 test_alloc_tensor, test_reshape_tensor (VM memory ops), test_conditional (If inside a planned
@@ -428,30 +428,6 @@ def test_stack_overflow():
         vals.append(relay.add(vals[-1], vals[-2]))
     actual = _plan(_mod(relay.Function([a, b, c, d], relay.add(vals[-1], vals[-2]))))
     assert _devices(actual) == ([GPU] * 4, GPU)
-
-
-def test_primitive():
-    """Annotations on Primitive functions should be accepted, even though the body
-    of the Primitive function is not considered during PlanDevices."""
-    global_virtual_device = xrelay.VirtualDevice(memory_scope="global")
-    texture_virtual_device = xrelay.VirtualDevice(memory_scope="global.texture")
-    data1 = relay.var("data1", shape=(1, 32, 40, 40))
-    data2 = relay.var("data2", shape=(1, 32, 40, 40))
-    a = relay.var("a", shape=(1, 32, 40, 40))
-    f0 = relay.Function([a], relay.layout_transform(a, "NCHW", "NCHW4c")).with_attr("Primitive", 1)
-    a, b = relay.var("a", shape=(1, 8, 40, 40, 4)), relay.var("b", shape=(1, 8, 40, 40, 4))
-    f5 = relay.annotation.function_on_device(
-        relay.Function([a, b], relay.add(a, b)), [global_virtual_device] * 2, texture_virtual_device
-    ).with_attr("Primitive", 1)
-    a = relay.var("a", shape=(1, 8, 40, 40, 4))
-    f10 = relay.Function([a], relay.layout_transform(a, "NCHW4c", "NCHW"))
-    f10 = f10.with_attr({"Primitive": 1, "result_virtual_device": global_virtual_device})
-    mod = _mod(relay.Function([data1, data2], f10(f5(f0(data1), f0(data2)))))
-    primitives = {n: dict(f.attributes) for n, f in functions_by_name(module_op(mod)).items() if n != "main"}
-    # PlanDevices should succeed.
-    mod = _plan(mod)
-    # and leaves the primitive functions as they were (their annotations included)
-    assert {n: dict(f.attributes) for n, f in functions_by_name(module_op(mod)).items() if n != "main"} == primitives
 
 
 def test_primitive_call_sites_are_device_polymorphic():

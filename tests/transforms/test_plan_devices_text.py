@@ -16,6 +16,7 @@ from xrelay.relay.parser import parse
 from xrelay.relay.text_printer import astext
 from xrelay.testing.semantics import check_semantics
 from xrelay.testing.structural import assert_structural_equal
+from xrelay.transforms._devices import function_devices, functions_by_name
 
 CPU = tvm.VirtualDevice("cpu", target="llvm")  # device_type=1
 GPU = tvm.VirtualDevice("cuda", target="cuda")  # device_type=2
@@ -191,3 +192,55 @@ def test_tuple_get_item():
         """,
     )
     check_semantics(relay.transform.PlanDevices(GPU), parse(in_text, "from_string", None, METATABLE))
+
+
+def test_primitive():
+    """Annotations on Primitive functions should be accepted, even though the body
+    of the Primitive function is not considered during PlanDevices."""
+    global_virtual_device = tvm.VirtualDevice(memory_scope="global")
+    texture_virtual_device = tvm.VirtualDevice(memory_scope="global.texture")
+    metatable = {
+        "VirtualDevice": [
+            global_virtual_device,
+            texture_virtual_device,
+        ]
+    }
+
+    mod = parse(
+        """
+        #[version = "0.0.5"]
+        def @main(%data1: Tensor[(1, 32, 40, 40), float32],
+                  %data2: Tensor[(1, 32, 40, 40), float32]) {
+          %0 = fn (%a, Primitive=1) {
+            layout_transform(%a, src_layout="NCHW", dst_layout="NCHW4c")
+          };
+          %1 = %0(%data1);
+          %3 = %0(%data2);
+          %5 = fn (%a {virtual_device=meta[VirtualDevice][0]},  // global
+                   %b {virtual_device=meta[VirtualDevice][0]},  // global
+                   virtual_device=meta[VirtualDevice][1],       // texture
+                   Primitive=1) {
+            add(%a, %b)
+          };
+          %6 = %5(%1, %3);
+          %10 = fn (%a,
+                    virtual_device=meta[VirtualDevice][0],      // global
+                    Primitive=1) {
+            layout_transform(%a, src_layout="NCHW4c", dst_layout="NCHW")
+          };
+          %10(%6)
+        }
+        """,
+        "from_string",
+        None,
+        metatable,
+    )
+    primitives = {n: str(f) for n, f in functions_by_name(module_op(mod)).items() if n != "main"}
+    # PlanDevices should succeed.
+    mod = relay.transform.PlanDevices(GPU)(mod)
+    # (beyond TVM, which only prints the result) the primitive functions are left as they
+    # were, annotations included, and @main now carries its planned devices
+    planned = functions_by_name(module_op(mod))
+    assert {n: str(f) for n, f in planned.items() if n != "main"} == primitives
+    params, result = function_devices(planned["main"])
+    assert len(params) == 2 and not result.is_fully_unconstrained()
