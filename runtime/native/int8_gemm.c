@@ -768,16 +768,46 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
 
 /* nn.max_pool2d of 8-bit NCHW planes (T uint8_t or int8_t), channels [c0, c1): each output the
  * largest value over its window's taps inside the image. The reference pads with the dtype's
- * lowest value, which never wins (a window wholly in padding gives it: the row starts there).
- * Row by row; for each tap the valid output columns are found once, so the inner loop has no
- * tests (the compiler vectorises it). */
+ * lowest value, which never wins (a window wholly in padding gives it). Separable, as max is:
+ * for each output row the maximum of its kh input rows (contiguous, vectorised) goes into a
+ * row buffer padded with the lowest value on both sides, then each output takes the maximum
+ * of its kw taps of that buffer, tap by tap over the whole row (no tests in the inner loops).
+ * Rows wider than the buffer run tap by tap on the image. */
+#define XR_POOL_ROW 4096
 #define XR_MAX_POOL(NAME, T, LOWEST)                                                                     \
     void NAME(const T *x, T *o, i64 h, i64 wd, i64 oh, i64 ow, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,   \
               i64 dw, i64 pt, i64 pl, i64 c0, i64 c1) {                                                  \
+        T vm[XR_POOL_ROW];                                                                               \
+        const i64 span = (ow - 1) * sw + (kw - 1) * dw + 1; /* buffer columns read, from -pl */          \
+        const int buffered = span <= XR_POOL_ROW && pl + wd <= XR_POOL_ROW;                              \
         for (i64 ch = c0; ch < c1; ++ch) {                                                               \
             const T *plane = x + ch * h * wd;                                                            \
             for (i64 y = 0; y < oh; ++y) {                                                               \
                 T *row = o + (ch * oh + y) * ow;                                                         \
+                if (buffered) {                                                                          \
+                    const i64 width = span > pl + wd ? span : pl + wd;                                   \
+                    for (i64 q = 0; q < width; ++q) vm[q] = (T)(LOWEST);                                 \
+                    for (i64 i = 0; i < kh; ++i) {                                                       \
+                        const i64 iy = y * sh + i * dh - pt;                                             \
+                        if (iy < 0 || iy >= h) continue;                                                 \
+                        const T *src = plane + iy * wd;                                                  \
+                        T *d = vm + pl;                                                                  \
+                        for (i64 q = 0; q < wd; ++q) d[q] = src[q] > d[q] ? src[q] : d[q];               \
+                    }                                                                                    \
+                    for (i64 xo = 0; xo < ow; ++xo) row[xo] = vm[xo * sw];                               \
+                    for (i64 j = 1; j < kw; ++j) {                                                       \
+                        const T *t = vm + j * dw;                                                        \
+                        if (sw == 1)                                                                     \
+                            for (i64 xo = 0; xo < ow; ++xo) row[xo] = t[xo] > row[xo] ? t[xo] : row[xo]; \
+                        else if (sw == 2)                                                                \
+                            for (i64 xo = 0; xo < ow; ++xo)                                              \
+                                row[xo] = t[2 * xo] > row[xo] ? t[2 * xo] : row[xo];                     \
+                        else                                                                             \
+                            for (i64 xo = 0; xo < ow; ++xo)                                              \
+                                row[xo] = t[xo * sw] > row[xo] ? t[xo * sw] : row[xo];                   \
+                    }                                                                                    \
+                    continue;                                                                            \
+                }                                                                                        \
                 for (i64 xo = 0; xo < ow; ++xo) row[xo] = (T)(LOWEST);                                   \
                 for (i64 i = 0; i < kh; ++i) {                                                           \
                     const i64 iy = y * sh + i * dh - pt;                                                 \
@@ -788,18 +818,9 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
                         i64 lo = off < 0 ? (-off + sw - 1) / sw : 0;                                     \
                         i64 hi = (wd - 1 - off) >= 0 ? (wd - 1 - off) / sw + 1 : 0;                      \
                         if (hi > ow) hi = ow;                                                            \
-                        if (sw == 1) {                                                                   \
-                            const T *s1 = src + off;                                                     \
-                            for (i64 xo = lo; xo < hi; ++xo) row[xo] = s1[xo] > row[xo] ? s1[xo] : row[xo]; \
-                        } else if (sw == 2) {                                                            \
-                            const T *s2 = src + off;                                                     \
-                            for (i64 xo = lo; xo < hi; ++xo)                                             \
-                                row[xo] = s2[2 * xo] > row[xo] ? s2[2 * xo] : row[xo];                   \
-                        } else {                                                                         \
-                            for (i64 xo = lo; xo < hi; ++xo) {                                           \
-                                const T v = src[xo * sw + off];                                          \
-                                row[xo] = v > row[xo] ? v : row[xo];                                     \
-                            }                                                                            \
+                        for (i64 xo = lo; xo < hi; ++xo) {                                               \
+                            const T v = src[xo * sw + off];                                              \
+                            row[xo] = v > row[xo] ? v : row[xo];                                         \
                         }                                                                                \
                     }                                                                                    \
                 }                                                                                        \
