@@ -35,6 +35,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.backend.c import annotate_scratch, emit_program
+from xrelay.backend.c.c_function import CHANNEL_BLOCK
 from xrelay.backend.dnnl.partition import float32_only, matmul_to_dense, partition_for_backend
 from xrelay.backend.engines import ENGINES, state_scratch
 from xrelay.backend.executor_factory import VIEWS
@@ -140,6 +141,7 @@ def build_program(
     backends: Sequence[str] = ("native",),
     mixed_precision: str | None = None,
     threads: int | None = None,
+    blocked_simd_width: int | None = None,
 ) -> tuple[ModuleOp, Any]:
     """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
 
@@ -154,7 +156,8 @@ def build_program(
     ``to-mixed-precision`` after the parameters are bound, so the weights' casts fold into
     constants of that type; when the module goes to oneDNN, it runs after the pre-fusion
     passes instead (batch norms folded into the float32 weights first) and bfloat16
-    convolutions and dense run as oneDNN's bf16 primitives."""
+    convolutions and dense run as oneDNN's bf16 primitives. ``blocked_simd_width`` gives
+    float convolutions TVM's x86 blocked layouts at that width (``alter-op-layout``)."""
 
     if plan not in ALGORITHMS:
         raise BuildError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
@@ -193,7 +196,7 @@ def build_program(
         outer = PassContext.current()
         with outer.nested(opt_level=opt_level, disabled_pass=list(outer.disabled_pass),
                           required_pass=list(outer.required_pass)):  # fmt: skip
-            optimised = module_op(build_pipeline(opt_level)(module))
+            optimised = module_op(build_pipeline(opt_level, blocked_simd_width)(module))
     else:
         optimised = _build_with_devices(module, opt_level, default_device)
     if opt_level >= 1 and "FuseOps" not in PassContext.current().disabled_pass:
@@ -242,14 +245,14 @@ def build_c(
     records every step's outputs (``debug_get_output``), as for ``build``."""
 
     outer = PassContext.current()
-    # blocked layouts (AlterOpLayout) run in C too but gain nothing there: keep NCHW
-    disabled = [*outer.disabled_pass, "AlterOpLayout"]
     # qnn ops reach C as their integer relay form, at every optimisation level
     required = [*outer.required_pass, "QnnCanonicalize"]
-    with outer.nested(disabled_pass=disabled, required_pass=required):
+    with outer.nested(disabled_pass=list(outer.disabled_pass), required_pass=required):
+        # float convolutions in channel blocks (AlterOpLayout, opt_level 3), which the C
+        # computes as register tiles of CHANNEL_BLOCK lanes
         program, info = build_program(
             mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
-            time_limit=time_limit, before_lowering=annotate_scratch,
+            time_limit=time_limit, before_lowering=annotate_scratch, blocked_simd_width=CHANNEL_BLOCK,
         )  # fmt: skip
     c_program = emit_program(program, name, constants, dict(sections or {}))
     # What runs here is compiled with the weights in a blob (the same functions; a compiler

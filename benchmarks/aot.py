@@ -8,7 +8,8 @@ Each model (``xrelay.testing``: Relay's MLP, MobileNetV2 and ResNet-18 workloads
 float32) is built three ways in this one process:
 
 * **C (AOT)**: ``xrelay.build(mod, params, target="c")``; the whole emitted program compiled by
-  the system compiler (``-std=c99 -O3``, no ``-march``) and run single-threaded through its
+  the system compiler (``-std=c99 -O3 -march=native -ffp-contract=fast``: ``CModule``'s flags
+  for the machine it runs on) and run single-threaded through its
   ``model_run`` entry in its own static arenas (``CModule.run_aot``);
 * **C (steps)**: the same module's ``run()``: the arena executor calling each step's C
   function (what ``profile()`` and ``debug_get_output`` see);
@@ -24,9 +25,9 @@ of the C program to the others are printed. Memory: the C program's static pools
 the plan's arena, byte for byte (checked), and the summary prints RAM per pool and ROM for
 weights and code (``.text`` of ``model.c`` compiled with ``cc -O2``).
 
-The C program is portable C99 (direct convolution loops the compiler vectorises, one thread,
-no BLAS), so it is expected to be slower than the tuned runtimes; what it guarantees is the
-memory: exactly the planned bytes, no allocation.
+The C program is portable C99 (channel-blocked register tiles for float convolutions, direct
+loops elsewhere, one thread, no BLAS), so it is expected to be slower than the tuned runtimes;
+what it guarantees is the memory: exactly the planned bytes, no allocation.
 """
 
 from __future__ import annotations

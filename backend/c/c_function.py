@@ -619,17 +619,17 @@ def _reduce(em: _Emitter, op: RelayOp) -> None:
             j += 1
     dst = em.result_ptr(y, op)
     n_out = _size(y.type.get_shape())
-    init = {
-        "sum": "0", "mean": "0", "prod": "1",
-        "max": "-INFINITY" if ctype in ("float", "double") else f"(({ctype})1 << (sizeof({ctype}) * 8 - 2)) * -2",
-        "min": "INFINITY" if ctype in ("float", "double") else f"~(({ctype})1 << (sizeof({ctype}) * 8 - 1))",
-    }[name]  # fmt: skip
-    if name in ("max", "min") and ctype not in ("float", "double"):
-        raise CodegenError(f"{name} on {dtype_of(y.type.element_type)} has no C lowering")
+    dt = dtype_of(y.type.element_type)
+    if _is_float(ctype):
+        lowest, highest = "-INFINITY", "INFINITY"
+    else:  # integers and bool (0 and 1) start from the type's extremes, as numpy's reductions
+        lowest, highest = (c_literal(v, ctype) for v in ((0, 1) if dt == "bool" else _int_range(dt)))
+    init = {"sum": "0", "mean": "0", "prod": "1", "max": lowest, "min": highest}[name]
     em.out(f"for (int64_t i = 0; i < {n_out}; ++i) {dst}[i] = {init};")
+    nan = " || v != v" if _is_float(ctype) else ""  # a NaN wins, as numpy's max and min
     acc = {
         "sum": "{d} += v;", "mean": "{d} += v;", "prod": "{d} *= v;",
-        "max": "if (v > {d} || v != v) {d} = v;", "min": "if (v < {d} || v != v) {d} = v;",
+        "max": f"if (v > {{d}}{nan}) {{d}} = v;", "min": f"if (v < {{d}}{nan}) {{d}} = v;",
     }[name].replace("{d}", f"{dst}[{em.index(strides)}]")  # fmt: skip
     em.loops(shape, [f"const {ctype} v = {em.ptr[x]}[{em.index(_strides(shape))}];", acc])
     if name == "mean":
@@ -686,6 +686,16 @@ def _need_float32(em: _Emitter, op: RelayOp) -> None:
 
 OC_BLOCK = 4
 """Output channels a direct convolution computes together (when the group's count divides)."""
+
+CHANNEL_BLOCK = 8
+"""The channel block the C target's float convolutions are laid out in (``NCHW8c`` data,
+``OIHW8i8o`` kernels: ``alter-op-layout`` at this SIMD width, chosen in ``build_c``), the lanes
+of the ``XR_F8_*`` accumulators of ``xrelay_kernels.h``."""
+
+TILE_LANES = 64
+"""Float accumulator lanes of a blocked convolution's tile (pixels x output channels): 8
+pixels of 8 channels, 8 of the 16 AVX registers (16 of AArch64's 32 NEON ones; SSE's 16 spill
+a little). On ResNet-18 with AVX, 48 lanes ran 1.2x slower and 96 no faster."""
 
 
 class _Layout:
@@ -746,10 +756,14 @@ def _conv_layouts(op: RelayOp, x, w, y, kernel_default: str):
 def _conv2d(em: _Emitter, op: RelayOp) -> None:
     """Direct convolution in any (blocked) layout and dtype: for every output channel, the
     taps (input channel, kernel row, kernel column) accumulate into the output plane; the
-    innermost loop runs over a row of output columns, bounds hoisted, so it vectorises."""
+    innermost loop runs over a row of output columns, bounds hoisted, so it vectorises.
+    Float convolutions in channel-blocked layouts run as register tiles instead
+    (``_conv2d_blocked``)."""
     x, w = op.operands
     y = op.results[0]
     dl, kl, ol = _conv_layouts(op, x, w, y, "OIHW")
+    if _conv2d_blocked(em, op, dl, kl, ol):
+        return
     n_, _, h_, w_ = (dl.extent(a) for a in "NCHW")
     o_, cg, kh, kw = (kl.extent(a) for a in "OIHW")
     oh, ow = ol.extent("H"), ol.extent("W")
@@ -828,6 +842,97 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
         f"                const {acc} v = ({acc})srow[({ix}) * {si}];",
         *[f"                d{b}[ox * {so}] += v * w{b};" for b in bs],
         "              }", "            }", "          }", "        }", "      }", "    }", "  }"]  # fmt: skip
+
+
+def _x_tiles(ow: int, px: int, sw: int, pl: int, dw: int, kw: int, w_: int):
+    """Output columns in tiles of at most ``px``, each with the input columns its taps read:
+    ``(first, end, step, valid)`` runs of tiles starting at ``first, first + step, ... < end``
+    that share ``valid[kj]``, the tile's pixels whose column ``kj`` falls inside the input
+    (known when the C is emitted: columns do not depend on the row)."""
+
+    def valid(x0: int, n: int) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(p for p in range(n) if 0 <= (x0 + p) * sw - pl + kj * dw < w_) for kj in range(kw))
+
+    runs: list[list] = []
+    for x0 in range(0, ow, px):
+        n = min(px, ow - x0)
+        v = valid(x0, n)
+        last = runs[-1] if runs else None
+        if last is not None and last[2] == n and last[3] == v and last[1] == x0:
+            last[1] = x0 + n
+        else:
+            runs.append([x0, x0 + n, n, v])
+    return [tuple(r) for r in runs]
+
+
+def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
+    """A float convolution in ``NCHW{8k}c`` layouts (``OIHW{i}i{8k}o`` kernel, or ``OIHW1i{8k}o``
+    depthwise) as register tiles: up to ``TILE_LANES / 8k`` output pixels of a row times the 8k output channels
+    of a block accumulate in ``XR_F8`` vectors over every tap (input channel, kernel row and
+    column) and are stored once; the kernel's 8k output channels of a tap are contiguous (one
+    vector load), each input value is broadcast. Kernel columns are unrolled and the columns a
+    tile reads are known when the C is emitted, so only rows are checked against the padding.
+    False (nothing emitted) for any other form."""
+    x, w = op.operands
+    y = op.results[0]
+    if any(c_type(v.type, "") != "float" or stored_dtype(v.type) for v in (x, w, y)):
+        return False
+    if dl.names != list("NCHWc") or ol.names != list("NCHWc") or kl.names != list("OIHWio"):
+        return False
+    ob, ib, kib = ol.factor["C"], dl.factor["C"], kl.factor["I"]
+    groups = _attr(op, "groups")
+    n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
+    o_, kh, kw = kl.extent("O"), kl.extent("H"), kl.extent("W")
+    depthwise = groups > 1 and groups == c_ == o_ and kl.extent("I") == 1 and kib == 1 and ib == ob
+    if ob % CHANNEL_BLOCK or kl.factor["O"] != ob or not (depthwise or (groups == 1 and kib == ib)):
+        return False
+    oh, ow = ol.extent("H"), ol.extent("W")
+    sh, sw = _attr(op, "strides")
+    pt, pl, _, _ = _attr(op, "padding")
+    dh, dw = _attr(op, "dilation")
+    nv = ob // CHANNEL_BLOCK
+    px = max(1, TILE_LANES // ob)
+    xs, ws, ys = dl.strides, kl.strides, ol.strides
+    src, wp = em.ptr[x], em.ptr[w]
+    dst = em.result_ptr(y, op)
+    em.uses_kernels = True
+    lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{",
+             f"  for (int64_t cb = 0; cb < {o_ // ob}; ++cb) {{",
+             f"    const float *restrict wo = {wp} + cb * {ws[0]};",
+             f"    for (int64_t oy = 0; oy < {oh}; ++oy) {{",
+             f"      float *restrict yr = {dst} + n * {ys[0]} + cb * {ys[1]} + oy * {ys[2]};"]  # fmt: skip
+    for first, end, n, valid in _x_tiles(ow, px, sw, pl, dw, kw, w_):
+        acc = [f"a{p}_{v}" for p in range(n) for v in range(nv)]
+        body = [f"XR_F8_ZERO({a});" for a in acc]
+        # depthwise: the tap's input channels are the output's (a vector each); else every
+        # input channel block, each channel's value broadcast
+        chan, wk = ("cb", "") if depthwise else ("icb", f"icb * {ws[1]} + ")
+        body += [] if depthwise else [f"for (int64_t icb = 0; icb < {c_ // ib}; ++icb) {{"]
+        body += [f"for (int64_t ki = 0; ki < {kh}; ++ki) {{",
+                 f"  const int64_t iy = oy * {sh} - {pt} + ki * {dh};",
+                 f"  if (iy < 0 || iy >= {h_}) continue;",
+                 f"  const float *restrict xr = {src} + n * {xs[0]} + {chan} * {xs[1]} + iy * {xs[2]} + (ox * {sw} - {pl}) * {ib};",
+                 f"  const float *restrict wk = wo + {wk}ki * {ws[2]};"]  # fmt: skip
+        for kj in (kj for kj in range(kw) if valid[kj]):
+            at = [(p, (p * sw + kj * dw) * ib) for p in valid[kj]]
+            if depthwise:
+                body += ["  {", *(f"    XR_F8_LOAD(w{v}, wk + {kj * ws[3] + v * CHANNEL_BLOCK});" for v in range(nv))]
+                body += [f"    {{ XR_F8_LOAD(x{v}, xr + {a + v * CHANNEL_BLOCK}); XR_F8_MACV(a{p}_{v}, x{v}, w{v}); }}"
+                         for p, a in at for v in range(nv)]  # fmt: skip
+            else:
+                body += [f"  for (int64_t ii = 0; ii < {ib}; ++ii) {{",
+                         *(f"    XR_F8_LOAD(w{v}, wk + {kj * ws[3]} + ii * {ob} + {v * CHANNEL_BLOCK});" for v in range(nv))]
+                body += [f"    {{ const float xv = xr[{a} + ii]; " + " ".join(f"XR_F8_MAC(a{p}_{v}, xv, w{v});" for v in range(nv)) + " }"
+                         for p, a in at]  # fmt: skip
+            body += ["  }"]
+        body += ["}"] if depthwise else ["}", "}"]
+        body += [f"XR_F8_STORE(yr + (ox + {p}) * {ob} + {v * CHANNEL_BLOCK}, a{p}_{v});"
+                 for p in range(n) for v in range(nv)]  # fmt: skip
+        lines += [f"      for (int64_t ox = {first}; ox < {end}; ox += {n}) {{"]
+        lines += [f"        {b}" for b in body] + ["      }"]
+    lines += ["    }", "  }", "}"]
+    em.lines += [f"  {ln}" for ln in lines]
+    return True
 
 
 def _conv2d_transpose(em: _Emitter, op: RelayOp) -> None:
@@ -930,20 +1035,45 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
                  f"acc = acc / ({acc})(cnt > 1 ? cnt : 1);"]  # fmt: skip
         em.uses_kernels = True
     src, dst = em.ptr[x], em.result_ptr(y, op)
+
+    def window(read: list[str]) -> list[str]:
+        """The window's positions inside the input (a padded one marks ``pad``), ``read`` at each."""
+        return [*(["int pad = 0;"] if padded else []),
+                f"for (int32_t i = 0; i < {kh}; ++i) {{",
+                f"  const int32_t iy = y0 + i * {dh};",
+                f"  if (iy < 0 || iy >= {h_}) {{ {padded}continue; }}",
+                f"  for (int32_t j = 0; j < {kw}; ++j) {{",
+                f"    const int32_t ix = x0 + j * {dw};",
+                f"    if (ix < 0 || ix >= {w_}) {{ {padded}continue; }}",
+                *(f"    {ln}" for ln in read),
+                "  }", "}"]  # fmt: skip
+
+    if il.names == ol.names == list("NCHWc") and il.factor == ol.factor:
+        # channel blocks: each window position's block of channels is contiguous, the
+        # innermost loop over it vectorises
+        b = il.factor["C"]
+        lanes = f"for (int64_t l = 0; l < {b}; ++l)"
+        lane_step = re.sub(r"\bacc\b", "acc[l]", step)
+        count = [ln for ln in final if ln.startswith("const int32_t cnt")]
+        lane_final = [re.sub(r"\bacc\b", "acc[l]", ln) for ln in final if ln not in count]
+        em.loops([n_, c_ // b, oh, ow], [
+            f"const int32_t y0 = (int32_t)(i2 * {sh} - {pt}), x0 = (int32_t)(i3 * {sw} - {pl});",
+            f"{acc} acc[{b}];",
+            f"{lanes} acc[l] = {init};",
+            *window([f"const {ctype} *restrict vp = {src} + i0 * {il.strides[0]} + i1 * {il.strides[1]} + iy * {il.strides[2]} + ix * {il.strides[3]};",
+                     f"{lanes} {{ const {ctype} v = vp[l]; {lane_step} }}"]),
+            *count,
+            f"{lanes} {{",
+            *[f"  {ln}" for ln in lane_final],
+            f"  {dst}[i0 * {ol.strides[0]} + i1 * {ol.strides[1]} + i2 * {ol.strides[2]} + i3 * {ol.strides[3]} + l] = ({ctype})acc[l];",
+            "}",
+        ])  # fmt: skip
+        return
     coords = dict(N="i0", C="i1", H="iy", W="ix")
     em.loops([n_, c_, oh, ow], [
         f"const int32_t y0 = (int32_t)(i2 * {sh} - {pt}), x0 = (int32_t)(i3 * {sw} - {pl});",
         f"{acc} acc = {init};",
-        *(["int pad = 0;"] if padded else []),
-        f"for (int32_t i = 0; i < {kh}; ++i) {{",
-        f"  const int32_t iy = y0 + i * {dh};",
-        f"  if (iy < 0 || iy >= {h_}) {{ {padded}continue; }}",
-        f"  for (int32_t j = 0; j < {kw}; ++j) {{",
-        f"    const int32_t ix = x0 + j * {dw};",
-        f"    if (ix < 0 || ix >= {w_}) {{ {padded}continue; }}",
-        f"    const {ctype} v = {src}[{il.index(coords)}];",
-        f"    {step}",
-        "  }", "}",
+        *window([f"const {ctype} v = {src}[{il.index(coords)}];", step]),
         *final,
         f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = ({ctype})acc;",
     ])  # fmt: skip

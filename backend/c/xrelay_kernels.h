@@ -1,6 +1,6 @@
 /*
  * xrelay's C kernels: the helpers generated C calls (float dense, softmax, fixed-point
- * multiplication, average-pool window counts); convolutions, pools and the other ops are
+ * multiplication, average-pool window counts, the lanes of blocked convolutions); convolutions, pools and the other ops are
  * written out as loop nests by the generator. C99, libc and libm only, no allocation: every
  * pointer is given by the caller.
  *
@@ -15,6 +15,39 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Eight float lanes of a channel-blocked convolution tile (generated code: one accumulator
+ * per output pixel, over 8 output channels). GCC and Clang get vector types (one 32-byte
+ * vector with AVX, two 16-byte vectors otherwise), every other compiler, or any compiler with
+ * XRELAY_PORTABLE defined, plain arrays and loops; the arithmetic is the same lane by lane (a
+ * product then a sum), so every build computes the same bits unless the compiler contracts the
+ * two into a fused multiply-add (off under -std=c99 unless -ffp-contract=fast asks for it).
+ *   XR_F8_ZERO(a)      declare accumulator a = 0
+ *   XR_F8_LOAD(w, p)   declare w = the 8 floats at p
+ *   XR_F8_MAC(a, x, w) a += x * w for a float x
+ *   XR_F8_MACV(a, x, w) a += x * w lane by lane, x an XR_F8_LOAD too
+ *   XR_F8_STORE(p, a)  the 8 floats at p = a */
+#if defined(__GNUC__) && !defined(XRELAY_PORTABLE) && defined(__AVX__)
+typedef float xr_f32x8 __attribute__((vector_size(32)));
+#define XR_F8_ZERO(a) xr_f32x8 a##0 = {0}
+#define XR_F8_LOAD(w, p) xr_f32x8 w##0; memcpy(&w##0, (p), 32)
+#define XR_F8_MAC(a, x, w) a##0 += (x) * w##0
+#define XR_F8_MACV(a, x, w) a##0 += x##0 * w##0
+#define XR_F8_STORE(p, a) memcpy((p), &a##0, 32)
+#elif defined(__GNUC__) && !defined(XRELAY_PORTABLE)
+typedef float xr_f32x4 __attribute__((vector_size(16)));
+#define XR_F8_ZERO(a) xr_f32x4 a##0 = {0}, a##1 = {0}
+#define XR_F8_LOAD(w, p) xr_f32x4 w##0, w##1; memcpy(&w##0, (p), 16); memcpy(&w##1, (p) + 4, 16)
+#define XR_F8_MAC(a, x, w) a##0 += (x) * w##0; a##1 += (x) * w##1
+#define XR_F8_MACV(a, x, w) a##0 += x##0 * w##0; a##1 += x##1 * w##1
+#define XR_F8_STORE(p, a) memcpy((p), &a##0, 16); memcpy((p) + 4, &a##1, 16)
+#else
+#define XR_F8_ZERO(a) float a[8] = {0, 0, 0, 0, 0, 0, 0, 0}
+#define XR_F8_LOAD(w, p) float w[8]; memcpy(w, (p), 32)
+#define XR_F8_MAC(a, x, w) for (int xr_l = 0; xr_l < 8; ++xr_l) a[xr_l] += (x) * w[xr_l]
+#define XR_F8_MACV(a, x, w) for (int xr_l = 0; xr_l < 8; ++xr_l) a[xr_l] += x[xr_l] * w[xr_l]
+#define XR_F8_STORE(p, a) memcpy((p), a, 32)
+#endif
 
 /* out[m, u] = sum over k of data[m, k] * w[u, k] (Relay's dense: weights are (units, k)). */
 static inline void xr_dense_f32(const float *data, const float *w, float *out, int64_t m, int64_t units,

@@ -6,7 +6,7 @@ is what its C needs), plans, and emits the program (``xrelay.backend.c``). The `
 returns is a ``GraphModule`` whose steps are the generated C: the primitive functions
 (``CProgram.steps_source()``: the functions of ``model.c`` and nothing else, so every plan of
 a model shares it) are compiled once with the system compiler (``$CC``, default ``cc``;
-``-std=c99 -O3``) into one shared library in the xrelay cache, each function an exported
+``-std=c99 -O3`` and the host's ``HOST_FLAGS``) into one shared library in the xrelay cache, each function an exported
 symbol (``-DXRELAY_FN=``), and the arena executor calls the function of each step through
 ctypes with pointers into its planned arenas, the step's constants and its planned
 workspace. So ``set_input`` / ``run`` / ``get_output``, ``profile()``, ``debug=True`` with
@@ -43,10 +43,15 @@ if TYPE_CHECKING:
     from xrelay.backend.c import CProgram  # what backend.build_c emits and hands to CModule
 
 C_FLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-DXRELAY_FN="]
-"""How ``CModule`` compiles the C for this machine: ``-O3`` (GCC vectorises the convolution
-rows there, about 3x faster than ``-O2``; no fast-math, so the float results are the C's own),
-no ``-march`` (the C is portable), ``XRELAY_FN`` empty (every primitive function is an
-exported symbol)."""
+"""How ``CModule`` compiles the C: ``-O3`` (GCC vectorises the loops and keeps the blocked
+convolutions' tiles in registers), no fast-math, ``XRELAY_FN`` empty (every primitive function
+is an exported symbol)."""
+
+HOST_FLAGS = ["-march=native", "-ffp-contract=fast"]
+"""Added for the machine the library runs on (the C stays portable; a standalone build picks
+its own flags): its vector width (AVX's 8 float lanes for the ``XR_F8`` tiles where SSE has 4)
+and fused multiply-adds, which round once per product and sum (results within float rounding
+of the reference, as every float sum here). A compiler that rejects them compiles without."""
 
 
 class CompileError(TVMError):
@@ -87,14 +92,16 @@ def _compile(files: dict[str, str], support: dict[str, str], stem: str) -> ctype
             Path(src, name).write_text(text)
         cmd = [cc, *C_FLAGS, "-I", src, os.path.join(src, next(iter(files))), "-o", out, "-lm"]
         try:
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            res = subprocess.run([*cmd[:2], *HOST_FLAGS, *cmd[2:]], capture_output=True, text=True, timeout=600)
+            if res.returncode != 0:  # a compiler without the host flags: the portable build
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.SubprocessError) as e:
             raise CompileError(f"the C compiler '{cc}' could not run: {e}") from None
         if res.returncode != 0:
             first = (res.stderr.strip().splitlines() or ["(no message)"])[0]
             raise CompileError(f"'{cc}' rejected the generated C: {first}")
 
-    return cached_library(f"c_{stem}", [*files, *files.values(), *support.values(), cc, *C_FLAGS], build)
+    return cached_library(f"c_{stem}", [*files, *files.values(), *support.values(), cc, *C_FLAGS, *HOST_FLAGS], build)
 
 
 class CModule(GraphModule):

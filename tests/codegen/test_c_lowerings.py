@@ -373,6 +373,23 @@ def test_elementwise_families(tmp_path):
     check(relay.Function([a, b, i, j, p, q], relay.Tuple(outs)), inputs, tmp_path, opt_level=0, rtol=1e-5)
 
 
+def test_integer_and_bool_max_and_min_reductions(tmp_path):
+    """max/min on integers start from the dtype's extremes (a row of the most negative int32
+    stays that), bool max/min are any/all; the ViT's int32 max among them."""
+    i = relay.var("i", shape=(3, 4), dtype="int32")
+    u = relay.var("u", shape=(2, 5), dtype="uint8")
+    s = relay.var("s", shape=(6,), dtype="int8")
+    b = relay.var("b", shape=(2, 3), dtype="bool")
+    outs = [relay.max(i, axis=1), relay.min(i, axis=0), relay.max(u, axis=0), relay.min(u),
+            relay.max(s), relay.min(s, keepdims=True), relay.max(b, axis=1), relay.min(b, axis=1)]  # fmt: skip
+    big = np.iinfo("int32")
+    inputs = {"i": np.array([[big.min] * 4, [3, -9, big.max, 0], [-1, -2, -3, -4]], "int32"),
+              "u": np.array([[255, 0, 7, 9, 1], [254, 3, 7, 10, 0]], "uint8"),
+              "s": np.array([-128, 5, -7, 127, 0, 3], "int8"),
+              "b": np.array([[0, 0, 0], [1, 0, 1]], bool)}  # fmt: skip
+    check(relay.Function([i, u, s, b], relay.Tuple(outs)), inputs, tmp_path, exact=True)
+
+
 def test_index_and_shape_ops(tmp_path):
     x = relay.var("x", shape=(2, 3, 4))
     v = relay.var("v", shape=(6,), dtype="int32")

@@ -1,0 +1,147 @@
+"""The C target's channel-blocked float convolutions (``NCHW8c`` data, ``OIHW8i8o`` kernels,
+chosen by ``alter-op-layout`` in ``build_c``) run as register tiles (``XR_F8_*`` of
+``xrelay_kernels.h``). Each case is built for C, its steps run through the host-compiled
+library (the host's vector width) and compared with the reference interpreter; the exported
+program and a standalone main are compiled strictly three ways (GNU vectors at the default
+width, at AVX's width, and ``XRELAY_PORTABLE``'s plain loops) and the runnable ones are run.
+Shapes leave remainders of every blocking: output columns past a whole tile, tiles reaching
+into the padding on either side, strides, dilation, asymmetric padding, 3 input channels
+(``NCHW3c``), depthwise and batch 2."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
+CC = shutil.which("cc")
+pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
+RNG = np.random.default_rng(11)
+
+
+def conv_net(n, c, h, w, o, k, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    x = relay.var("x", shape=(n, c, h, w))
+    wt = relay.const(RNG.standard_normal((o, c // groups, *k)).astype("float32") * 0.3)
+    b = relay.const(RNG.standard_normal((o,)).astype("float32"))
+    y = relay.nn.conv2d(x, wt, kernel_size=k, channels=o, strides=strides, padding=padding,
+                        dilation=dilation, groups=groups)  # fmt: skip
+    y = relay.nn.relu(relay.nn.bias_add(y, b))
+    return relay.Function([x], y), (n, c, h, w)
+
+
+CASES = {
+    "3x3-pad1-columns-13": dict(n=1, c=16, h=5, w=13, o=24, k=(3, 3), padding=(1, 1)),
+    "3x3-stride2-odd": dict(n=1, c=8, h=15, w=15, o=16, k=(3, 3), strides=(2, 2), padding=(1, 1)),
+    "5x5-dilated-asymmetric": dict(n=1, c=24, h=12, w=17, o=16, k=(5, 5), dilation=(2, 2), padding=(2, 3, 1, 0)),
+    "1x1-7x7": dict(n=1, c=16, h=7, w=7, o=32, k=(1, 1)),
+    "7x7-stride2-3-channels": dict(n=1, c=3, h=19, w=21, o=8, k=(7, 7), strides=(2, 2), padding=(3, 3)),
+    "depthwise-stride2": dict(n=1, c=16, h=9, w=11, o=16, k=(3, 3), strides=(2, 2), padding=(1, 1), groups=16),
+    "depthwise-5x5-wider-than-a-tile": dict(n=1, c=8, h=6, w=19, o=8, k=(5, 5), padding=(2, 2), groups=8),
+    "batch-2": dict(n=2, c=8, h=4, w=10, o=8, k=(3, 3), padding=(0, 1)),
+}
+
+
+def reference(mod, inputs):
+    ref = xrelay.run(mod, inputs)
+    return np.asarray(ref[0] if isinstance(ref, list | tuple) else ref)
+
+
+def export_and_run(lib, x, tmp_path, flags):
+    """Compile the exported program with its main under STRICT + ``flags`` and run it; the
+    output, or None where the host cannot run the build (AVX code on a machine without)."""
+    out = tmp_path / "_".join(f.strip("-").replace("=", "") for f in flags) if flags else tmp_path / "default"
+    out.mkdir()
+    lib.export(out, main=True)
+    exe = out / "model"
+    res = subprocess.run([CC, *STRICT, *flags, "-I", str(out), str(out / "model.c"), str(out / "main.c"),
+                          "-o", str(exe), "-lm"], capture_output=True, text=True)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    if "-mavx" in flags and "avx" not in open("/proc/cpuinfo").read():
+        return None
+    (out / "x.bin").write_bytes(x.tobytes())
+    outs = [out / f"y{i}.bin" for i in range(len(lib.c_program.outputs))]
+    res = subprocess.run([str(exe), str(out / "x.bin"), *map(str, outs)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    shape = lib.c_program.outputs[0][1].get_shape()
+    return np.frombuffer(outs[0].read_bytes(), dtype="float32").reshape(shape)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_blocked_convolutions_match_the_interpreter(case, tmp_path):
+    fn, shape = conv_net(**CASES[case])
+    mod = xrelay.IRModule.from_expr(fn)
+    lib = xrelay.build(mod, target="c")
+    src = lib.get_source()
+    # the tile kernel ran (alter-op-layout blocked the convolution for C)
+    assert "XR_F8_MAC" in src or "XR_F8_MACV" in src, src[:2000]
+    x = RNG.standard_normal(shape).astype("float32")
+    want = reference(mod, {"x": x})
+    assert np.isfinite(want).all() and np.ptp(want) > 0
+    lib.run(x=x)
+    np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-4)
+    portable = export_and_run(lib, x, tmp_path, ["-DXRELAY_PORTABLE"])
+    np.testing.assert_allclose(portable, want, rtol=1e-4, atol=1e-4)
+    # GNU vectors at the default width and at AVX's: the same arithmetic lane by lane as the
+    # portable loops (no contraction under -std=c99), so the same bits
+    for flags in ([], ["-mavx"]):
+        got = export_and_run(lib, x, tmp_path, flags)
+        if got is not None:
+            np.testing.assert_array_equal(got, portable)
+
+
+def test_explicit_16_channel_blocks_use_two_vectors_per_pixel(tmp_path):
+    """A convolution written in NCHW16c / OIHW16i16o (the user's layout, not alter-op-layout's)
+    runs with two 8-lane accumulators per pixel."""
+    x = relay.var("x", shape=(1, 2, 6, 9, 16))
+    w = relay.const(RNG.standard_normal((2, 2, 3, 3, 16, 16)).astype("float32") * 0.2)
+    y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=32, padding=(1, 1), data_layout="NCHW16c",
+                        kernel_layout="OIHW16i16o", out_layout="NCHW16c")  # fmt: skip
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    assert "XR_F8_MAC(a0_1," in lib.get_source()
+    xv = RNG.standard_normal((1, 2, 6, 9, 16)).astype("float32")
+    want = reference(mod, {"x": xv})
+    assert np.isfinite(want).all() and np.ptp(want) > 0
+    lib.run(x=xv)
+    np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-4)
+
+
+def test_grouped_and_integer_convolutions_keep_the_direct_loops():
+    """Neither depthwise nor ungrouped (groups 2), and int8: no tiles, the direct loops."""
+    fn, _ = conv_net(n=1, c=16, h=6, w=6, o=16, k=(3, 3), padding=(1, 1), groups=2)
+    lib = xrelay.build(xrelay.IRModule.from_expr(fn), target="c")
+    assert "XR_F8" not in lib.get_source().split("#endif /* XRELAY_KERNELS_H */")[-1]
+
+
+def test_nchw_when_alter_op_layout_is_disabled():
+    fn, _ = conv_net(**CASES["1x1-7x7"])
+    with xrelay.transform.PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]):
+        lib = xrelay.build(xrelay.IRModule.from_expr(fn), target="c")
+    assert "XR_F8_MAC" not in lib.get_source() and "layout_transform" not in lib.get_source()
+
+
+@pytest.mark.parametrize("count_include_pad", [False, True])
+def test_pools_after_a_blocked_convolution_read_channel_blocks(count_include_pad, tmp_path):
+    """Max, average and global pools that follow a blocked convolution stay blocked and run
+    over each window position's contiguous channel block; padding as the reference's."""
+    fn, shape = conv_net(n=1, c=8, h=11, w=10, o=16, k=(3, 3), padding=(1, 1))
+    y = relay.nn.max_pool2d(fn.body, pool_size=(3, 3), strides=(2, 2), padding=(1, 1))
+    z = relay.nn.avg_pool2d(y, pool_size=(2, 3), strides=(1, 2), padding=(1, 1, 0, 1),
+                            count_include_pad=count_include_pad)  # fmt: skip
+    g = relay.nn.global_avg_pool2d(z)
+    mod = xrelay.IRModule.from_expr(relay.Function(fn.params, relay.Tuple([z, g])))
+    lib = xrelay.build(mod, target="c")
+    assert lib.get_source().count("const float *restrict vp = ") >= 3
+    x = RNG.standard_normal(shape).astype("float32")
+    ref = xrelay.run(mod, {"x": x})
+    lib.run(x=x)
+    for i, want in enumerate(ref):
+        want = np.asarray(want)
+        assert np.isfinite(want).all() and np.ptp(want) > 0
+        np.testing.assert_allclose(lib.get_output(i), want, rtol=1e-5, atol=1e-5)
+    portable = export_and_run(lib, x, tmp_path, ["-DXRELAY_PORTABLE"])
+    np.testing.assert_allclose(portable, np.asarray(ref[0]), rtol=1e-5, atol=1e-5)
