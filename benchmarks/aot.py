@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -43,6 +42,7 @@ import numpy as np
 
 import xrelay
 from xrelay.backend.build import build_c
+from xrelay.runtime.files import scratch_dir
 from xrelay.testing import mlp, mobilenet, resnet
 from xrelay.tools.relay_build import code_bytes
 
@@ -97,7 +97,7 @@ def run_model(name: str, pairs: int, warmup: int, threads: int = 2) -> dict:
                                rtol=1e-3, atol=1e-5)  # fmt: skip
     plan = lib.plan_info[2]
     assert lib.summary.pools == dict(plan.pool_sizes), (lib.summary.pools, plan.pool_sizes)
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("xrelay-bench-aot-") as tmp:
         lib.export(tmp)
         lib.summary.code = code_bytes(Path(tmp), lib.c_program.name)
     ort_run = _onnx_session(name, params, threads)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from xrelay.runtime.files import scratch_dir
 
 
 def _feeds(session, seed: int) -> dict[str, np.ndarray]:
@@ -60,7 +61,7 @@ def check(path: str, levels: list[int], rtol: float) -> bool:
         try:
             with xrelay.transform.PassContext(opt_level=level):
                 lib = build_c(mod, params, opt_level=level, constants="blob")
-            with tempfile.TemporaryDirectory() as tmp:
+            with scratch_dir("xrelay-bench-c-") as tmp:
                 lib.export(tmp, main=True)
                 for src in ("model.c", "main.c"):
                     res = subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O0", "-c", "-I", tmp,

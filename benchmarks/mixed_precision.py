@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 
 import numpy as np
 from tabulate import tabulate
 
 import xrelay
+from xrelay.runtime.files import scratch_dir
 
 
 def _model(name: str):
@@ -35,7 +35,7 @@ def _ov_default(model) -> object | None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runtime import _ov_request
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("xrelay-bench-bf16-") as tmp:
         path = os.path.join(tmp, "model.onnx")
         with open(path, "wb") as f:
             f.write(model.SerializeToString())

@@ -78,7 +78,6 @@ import collections  # noqa: E402
 import contextlib  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
@@ -95,6 +94,8 @@ from peers import has_openvino as _has_openvino  # noqa: E402
 from peers import ort_session as _ort_session  # noqa: E402
 from peers import ov_request as _ov_request  # noqa: E402
 from peers import settle_other_threads as _settle_other_threads  # noqa: E402
+
+from xrelay.runtime.files import scratch_dir  # noqa: E402
 
 MODELS = {
     "resnet18": ("resnet18", {}),
@@ -159,7 +160,7 @@ def measure_latency(
     mbf = _build(name, model, plan, threads, backends, mixed_precision="bfloat16") if bf16 else None
     sess = _ort_session(model.SerializeToString())
     spin_sess = _ort_session(model.SerializeToString(), spin=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("xrelay-bench-runtime-") as tmp:
         path = os.path.join(tmp, "model.onnx")
         with open(path, "wb") as f:
             f.write(model.SerializeToString())
@@ -246,7 +247,7 @@ def measure_rss(name: str, plan: str, backends=None) -> dict:
     model = _model(name)
     inputs = _inputs(name, model)
     m = _build(name, model, plan, backends=backends)
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("xrelay-bench-runtime-") as tmp:
         onnx_path = os.path.join(tmp, "model.onnx")
         with open(onnx_path, "wb") as f:
             f.write(model.SerializeToString())

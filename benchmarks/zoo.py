@@ -48,7 +48,6 @@ import json  # noqa: E402
 import math  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -62,6 +61,8 @@ from peers import (  # noqa: E402  (benchmarks/peers.py)
     ov_request,
     peak_rss,
 )
+
+from xrelay.runtime.files import scratch_dir  # noqa: E402
 
 MiB = 2**20
 
@@ -153,7 +154,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     if args.profile:
         result["profile"] = _profile(m)
     if not args.no_rss:
-        with tempfile.TemporaryDirectory() as tmp:
+        with scratch_dir("xrelay-bench-zoo-") as tmp:
             paths = [os.path.join(tmp, n) for n in ("graph.json", "lib.mlir", "params.npz")]
             m.export(*paths)
             del m, sess, ov, peers

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import numpy as np
 import onnx
 
 from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.files import scratch_dir
 from xrelay.testing import zoo
 from xrelay.testing.onnx_models import run_onnxruntime
 from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
@@ -70,7 +70,7 @@ def quantize(
 
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("xrelay-quantize-") as tmp:
         raw, src, dst = Path(tmp) / "raw.onnx", Path(tmp) / "f32.onnx", Path(tmp) / "int8.onnx"
         onnx.save(model, raw)
         # onnxruntime's recommended pre-processing: graph optimisation (batch norms folded into

@@ -16,12 +16,13 @@ import argparse
 import collections
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from xrelay.runtime.files import scratch_dir
 
 
 def _section(title: str) -> None:
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {n:4d}  {name}")
 
     _section("2. Text round trip through relay-opt (weights in an .npz)")
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("xrelay-demo-") as tmp:
         src, weights = Path(tmp, "resnet18.mlir"), Path(tmp, "resnet18.npz")
         out_mlir, out_npz = Path(tmp, "out.mlir"), Path(tmp, "out.npz")
         bound = mod.clone()

@@ -463,12 +463,20 @@ def run_archive(data: bytes, tmp: str) -> Outcome:
 
 
 class Cases:
-    """Makes and runs the cases of both kinds (seeds built once)."""
+    """Makes and runs the cases of both kinds (seeds built once); a context manager whose
+    scratch directory goes on leaving it (``with Cases() as cases: ...``)."""
 
     def __init__(self) -> None:
         self.onnx = onnx_seeds()
         self.archives = archive_seeds()
-        self.tmp = tempfile.mkdtemp(prefix="xrelay-fuzz-")
+        self._scratch = tempfile.TemporaryDirectory(prefix="xrelay-fuzz-")
+        self.tmp = self._scratch.name
+
+    def __enter__(self) -> Cases:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._scratch.cleanup()
 
     def make(self, rng: random.Random) -> tuple[str, object]:
         if rng.random() < 0.5:
@@ -513,7 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_limit:
         limit = args.memory_limit << 20
         resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    cases = Cases()
+    with Cases() as cases:
+        return _fuzz(args, cases)
+
+
+def _fuzz(args: argparse.Namespace, cases: Cases) -> int:
     for m in cases.onnx:  # warm-up: lazy imports are not a case's time
         run_onnx(m, cases.tmp)
     rng = random.Random(args.seed)

@@ -18,7 +18,8 @@ _spec.loader.exec_module(fuzz)
 
 @pytest.fixture(scope="module")
 def cases():
-    return fuzz.Cases()
+    with fuzz.Cases() as c:  # its scratch directory is removed after the module's tests
+        yield c
 
 
 def test_the_seeds_import_and_load(cases):

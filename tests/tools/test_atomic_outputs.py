@@ -168,3 +168,27 @@ def test_relay_plan_plot_and_output_any_name(tmp_path, capsys):
     assert plot.read_bytes().startswith(b"\x89PNG")
     assert csv.read_text().startswith("id,lower,upper,size,offset")
     assert _leftovers(tmp_path) == []
+
+
+def test_scratch_dir_goes_when_the_process_is_stopped_with_sigterm(tmp_path):
+    """A benchmark or model writer stopped by ``timeout``/a CI runner (SIGTERM) leaves no
+    scratch directory behind (the default SIGTERM ends Python without unwinding)."""
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, time\n"
+        "from xrelay.runtime.files import scratch_dir\n"
+        "with scratch_dir('xrelay-test-') as d:\n"
+        "    open(d + '/big', 'wb').write(b'x' * 1000)\n"
+        "    print(d, flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    env = {**__import__("os").environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    path = proc.stdout.readline().strip()
+    assert path.startswith(str(tmp_path / "xrelay-test-")) and (tmp_path / path / "big").exists()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    assert list(tmp_path.iterdir()) == []

@@ -3,11 +3,11 @@
 Changes: imports; ``relay.create_executor("vm", ...).evaluate()`` is the qnn ports'
 ``evaluate`` (xrelay.build and the arena runtime; outputs are numpy arrays, so ``.numpy()`` is
 dropped); xrelay has no 1-D pools (``nn.max_pool1d``/``nn.avg_pool1d``), so
-test_simplify_pool_pad loops over 2-D and 3-D pools only and its four 1-D cases are left out;
-its max-pool loop runs without the pools' own padding ``[2, 0]``: with it some windows lie wholly
-in padding, where TOPI's max pool gives the lowest float32 (``tvm::min_value``) and xrelay's
-kernels give -inf, so the unfolded and folded programs differ (-3.4e38 from the explicit pad vs
--inf) -- a kernel difference, not the pass's. 12 of the function's 31 cases run. All of test_simplify_conv_pad's cases (1-D, 2-D, 3-D convolutions,
+test_simplify_pool_pad loops over 2-D and 3-D pools only and its 1-D cases are left out. Its
+max-pool loop runs as TVM wrote it, the pools' own padding ``[2, 0]`` included: there some
+windows lie wholly in padding, where max pools give the lowest float32 as TOPI's do
+(``tvm::min_value``), not -inf, so the unfolded and folded programs agree. Every case but the
+1-D ones runs. All of test_simplify_conv_pad's cases (1-D, 2-D, 3-D convolutions,
 NC* and N*C layouts), test_fold_pad_qconv2d and test_pad_qconv2d_no_fold run as TVM wrote them.
 """
 
