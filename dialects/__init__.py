@@ -17,6 +17,7 @@ from xrelay.dialects._locations import op_location  # ops keep their line:column
 from xrelay.dialects.dyn import Dyn
 from xrelay.dialects.memory import Memory
 from xrelay.dialects.qnn import Qnn
+from xrelay.dialects.ref import Ref
 from xrelay.dialects.relay import Relay
 
 __all__ = ["get_all_dialects", "make_context", "module_op", "op_location"]
@@ -42,9 +43,14 @@ def _dyn() -> Dialect:
     return Dyn
 
 
+def _ref() -> Dialect:
+
+    return Ref
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """xrelay's own dialects by name."""
-    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn, "dyn": _dyn}
+    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn, "dyn": _dyn, "ref": _ref}
     try:
         import xrelay.dialects.memory  # noqa: F401
 
@@ -56,7 +62,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def make_context() -> Context:
     """A context with builtin, func, arith, test, tensor (its ``tensor.cast`` joins static and
-    dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects loaded."""
+    dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects (relay, qnn, dyn, ref, memory) loaded."""
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func

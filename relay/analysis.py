@@ -21,6 +21,9 @@ from xrelay.relay.expr import (
     If,
     Let,
     Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
     Tuple,
     TupleGetItem,
     TupleWrapper,
@@ -54,6 +57,12 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.value, expr.var, expr.body)
     if isinstance(expr, If):
         return (expr.cond, expr.true_branch, expr.false_branch)
+    if isinstance(expr, RefCreate):
+        return (expr.value,)
+    if isinstance(expr, RefRead):
+        return (expr.ref,)
+    if isinstance(expr, RefWrite):
+        return (expr.ref, expr.value)
     return ()
 
 

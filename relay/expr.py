@@ -31,6 +31,7 @@ from xdsl.irdl import VarOperandDef, VarResultDef
 
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
+from xrelay.dialects.ref import RefType as _DialectRefType
 from xrelay.dialects.relay import (
     RELAY_OPS,
     RelayOp,
@@ -57,6 +58,10 @@ __all__ = [
     "IncompleteType",
     "Let",
     "Op",
+    "RefCreate",
+    "RefRead",
+    "RefType",
+    "RefWrite",
     "Tuple",
     "TupleGetItem",
     "TupleType",
@@ -159,6 +164,28 @@ class FuncType:
     def __repr__(self) -> str:
         args = ", ".join(_type_str(t) for t in self.arg_types)
         return f"fn ({args}) -> {_type_str(self.ret_type)}"
+
+
+class _RefTypeMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, _DialectRefType)
+
+
+class RefType(metaclass=_RefTypeMeta):
+    """``relay.RefType(value)``: the type of a reference holding a ``value`` (Relay's
+    ``ref(T)``); builds the ref dialect's ``!ref.ref<T>``. A reference holds a tensor or a
+    reference (a tuple is several values in xrelay's IR, decision 3, and has no one type)."""
+
+    def __new__(cls, value: _AnyT) -> _AnyT:  # type: ignore[misc]
+        return _ref_type(value, "RefType")
+
+
+def _ref_type(value: _AnyT, what: str) -> _AnyT:
+    if isinstance(value, TupleType | FuncType) or value is None:
+        raise RelayTypeError(
+            f"{what}: a reference holds a tensor or a reference, not {_type_str(value)}"
+        )
+    return _DialectRefType(value)
 
 
 def _type_str(t: _AnyT) -> str:
@@ -303,7 +330,7 @@ class Var(Expr):
         if isinstance(type_annotation, IncompleteType):
             type_annotation = None
         if type_annotation is not None and not isinstance(
-            type_annotation, _BuiltinTensorType | TupleType | FuncType
+            type_annotation, _BuiltinTensorType | TupleType | FuncType | _DialectRefType
         ):
             raise TypeError(f"unsupported type annotation {type_annotation!r}")
         self.name_hint = name_hint
@@ -722,6 +749,54 @@ class If(Expr):
 
     def __repr__(self) -> str:
         return f"If(ty={_type_str(self._type)})"
+
+
+class RefCreate(Expr):
+    """``ref(value)``: a new reference holding ``value`` (its type ``RefType(value type)``)."""
+
+    def __init__(self, value: Expr, span: _AnyT = None):
+        self.value = _to_expr(value)
+        vt = self.value._type
+        self._type = None if vt is None else _ref_type(vt, "RefCreate")
+
+    def __repr__(self) -> str:
+        return f"RefCreate(ty={_type_str(self._type)})"
+
+
+def _held(ref: Expr, what: str) -> _AnyT:
+    t = ref._type
+    if t is None:
+        return None
+    if not isinstance(t, _DialectRefType):
+        raise RelayTypeError(f"{what}: expected a reference, got a value of type {_type_str(t)}")
+    return t.value
+
+
+class RefRead(Expr):
+    """``ref_read(ref)``: the value ``ref`` holds when this is evaluated."""
+
+    def __init__(self, ref: Expr, span: _AnyT = None):
+        self.ref = _to_expr(ref)
+        self._type = _held(self.ref, "RefRead")
+
+    def __repr__(self) -> str:
+        return f"RefRead(ty={_type_str(self._type)})"
+
+
+class RefWrite(Expr):
+    """``ref_write(ref, value)``: store ``value`` in ``ref``; its value is ``()``."""
+
+    def __init__(self, ref: Expr, value: Expr, span: _AnyT = None):
+        self.ref, self.value = _to_expr(ref), _to_expr(value)
+        held, vt = _held(self.ref, "RefWrite"), self.value._type
+        if held is not None and vt is not None and held != vt:
+            raise RelayTypeError(
+                f"RefWrite: writing a value of type {_type_str(vt)} into a reference of {_type_str(held)}"
+            )
+        self._type = TupleType([])
+
+    def __repr__(self) -> str:
+        return "RefWrite()"
 
 
 def _plain_attr(v: _AnyT) -> _AnyT:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from xrelay.relay.analysis import post_order
+from xrelay.relay.analysis import children, post_order
 from xrelay.relay.expr import (
     Call,
     Constant,
@@ -20,6 +20,9 @@ from xrelay.relay.expr import (
     If,
     Let,
     Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
     Tuple,
     TupleGetItem,
     TupleWrapper,
@@ -61,6 +64,12 @@ class ExprFunctor:
             res = self.visit_if(expr)
         elif isinstance(expr, Let):
             res = self.visit_let(expr)
+        elif isinstance(expr, RefCreate):
+            res = self.visit_ref_create(expr)
+        elif isinstance(expr, RefRead):
+            res = self.visit_ref_read(expr)
+        elif isinstance(expr, RefWrite):
+            res = self.visit_ref_write(expr)
         else:
             raise TypeError(f"unexpected node {expr!r}")
         # keep the key alive so id() stays unique while memoised
@@ -99,6 +108,15 @@ class ExprFunctor:
 
     def visit_let(self, let: Let) -> Any:
         return self._not_overridden("let")
+
+    def visit_ref_create(self, r: RefCreate) -> Any:
+        return self._not_overridden("ref_create")
+
+    def visit_ref_read(self, r: RefRead) -> Any:
+        return self._not_overridden("ref_read")
+
+    def visit_ref_write(self, r: RefWrite) -> Any:
+        return self._not_overridden("ref_write")
 
 
 class ExprVisitor(ExprFunctor):
@@ -152,6 +170,16 @@ class ExprVisitor(ExprFunctor):
         self.visit(let.var)
         self.visit(let.value)
         self.visit(let.body)
+
+    def visit_ref_create(self, r: RefCreate) -> None:
+        self.visit(r.value)
+
+    def visit_ref_read(self, r: RefRead) -> None:
+        self.visit(r.ref)
+
+    def visit_ref_write(self, r: RefWrite) -> None:
+        self.visit(r.ref)
+        self.visit(r.value)
 
 
 class ExprMutator(ExprFunctor):
@@ -208,6 +236,18 @@ class ExprMutator(ExprFunctor):
             return let
         return Let(*parts)
 
+    def visit_ref_create(self, r: RefCreate) -> Expr:
+        value = self.visit(r.value)
+        return r if value is r.value else RefCreate(value)
+
+    def visit_ref_read(self, r: RefRead) -> Expr:
+        ref = self.visit(r.ref)
+        return r if ref is r.ref else RefRead(ref)
+
+    def visit_ref_write(self, r: RefWrite) -> Expr:
+        ref, value = self.visit(r.ref), self.visit(r.value)
+        return r if ref is r.ref and value is r.value else RefWrite(ref, value)
+
 
 def _new_call(call: Call, op: Expr, args: list[Expr]) -> Call:
     if isinstance(op, Op):
@@ -254,4 +294,9 @@ def substitute(expr: Expr, mapping: Mapping[Expr, Expr]) -> Expr:
             parts = [repl.get(id(e), e) for e in (node.cond, node.true_branch, node.false_branch)]
             if any(a is not b for a, b in zip(parts, (node.cond, node.true_branch, node.false_branch))):
                 repl[id(node)] = If(*parts)
+        elif isinstance(node, RefCreate | RefRead | RefWrite):
+            kids = children(node)
+            new = [repl.get(id(k), k) for k in kids]
+            if any(a is not b for a, b in zip(new, kids)):
+                repl[id(node)] = type(node)(*new)
     return repl.get(id(expr), expr)

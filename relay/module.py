@@ -46,6 +46,7 @@ from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from xrelay.dialects import make_context
+from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefWriteOp, functions_using_refs
 from xrelay.dialects.relay import (
     ConstantOp,
     RelayOp,
@@ -67,6 +68,10 @@ from xrelay.relay.expr import (
     If,
     Let,
     Op,
+    RefCreate,
+    RefRead,
+    RefType,
+    RefWrite,
     Tuple,
     TupleGetItem,
     TupleType,
@@ -144,10 +149,10 @@ class _Lowering:
                 raise RelayTypeError(
                     f"parameter %{p.name_hint} of @{name} has no type: give relay.var a shape"
                 )
-            if not isinstance(t, TensorType):
+            if not isinstance(t, TensorType | RefType):
                 raise RelayTypeError(
-                    f"parameter %{p.name_hint} of @{name} has type {t}; only tensor parameters "
-                    "are supported"
+                    f"parameter %{p.name_hint} of @{name} has type {t}; only tensor and "
+                    "reference parameters are supported"
                 )
             arg_types.append(t)
         block = Block(arg_types=arg_types)
@@ -210,7 +215,40 @@ class _Lowering:
                 env[id(node)] = self._get_item(node, vals)
             elif isinstance(node, Call):
                 env[id(node)] = self._emit_call(node, block, env, vals, where)
+            elif isinstance(node, RefCreate | RefRead | RefWrite):
+                env[id(node)] = self._emit_ref(node, block, vals, where)
             # Function, Op and GlobalVar nodes have no value of their own
+
+    @staticmethod
+    def _emit_ref(node: Expr, block: Block, vals: Any, where: str) -> list[SSAValue]:
+        """``ref(v)``, ``ref_read(r)``, ``ref_write(r, v)``: the ref dialect's ops (a
+        ``ref_write``'s value, ``()``, is no value at all)."""
+        operands = []
+        for e in children(node):
+            vs = vals(e)
+            if len(vs) != 1:
+                raise RelayTypeError(
+                    f"in @{where}: {type(node).__name__} of a tuple; a reference holds one tensor "
+                    "or reference"
+                )
+            operands.append(vs[0])
+        if isinstance(node, RefCreate):
+            op: Any = RefCreateOp(operands[0])
+        else:
+            if not isinstance(operands[0].type, RefType):
+                raise RelayTypeError(
+                    f"in @{where}: {type(node).__name__} of a value of type {operands[0].type}, not a reference"
+                )
+            if isinstance(node, RefRead):
+                op = RefReadOp(operands[0])
+            else:
+                if operands[1].type != operands[0].type.value:
+                    raise RelayTypeError(
+                        f"in @{where}: RefWrite of a {operands[1].type} into a reference of {operands[0].type.value}"
+                    )
+                op = RefWriteOp(operands[0], operands[1])
+        block.add_op(op)
+        return list(op.results)
 
     def _emit_if(self, node: If, block: Block, env: dict[int, list[SSAValue]], vals: Any, where: str) -> list[SSAValue]:
         """``if (%c) {a} else {b}``: ``scf.if`` on the condition's element; each branch's
@@ -481,7 +519,18 @@ def _block_expr(
     """The expression a block computes (what its ``func.return`` / ``scf.yield`` returns);
     ``record``, when given, collects the expression of every value defined (branches too)."""
     body: Expr | None = None
+    effects: list[tuple[Var, Expr]] = []  # let-bound in order: references and impure calls
     for op in block.ops:
+        if isinstance(op, REF_OPS):
+            ref_args = [env[o] for o in op.operands]
+            if isinstance(op, RefCreateOp):
+                value: Expr = RefCreate(ref_args[0])
+            elif isinstance(op, RefReadOp):
+                value = RefRead(ref_args[0])
+            else:
+                value = RefWrite(ref_args[0], ref_args[1])
+            _let_effect(effects, env, op, value)
+            continue
         if isinstance(op, ConstantOp):
             env[op.result] = Constant(
                 op.numpy(),
@@ -510,6 +559,9 @@ def _block_expr(
             else:
                 gv = GlobalVar(callee_name, _func_type(callee))
                 call = Call(gv, args)
+            if callee_name in _impure_functions(symbols, cache) and len(op.results) <= 1:
+                _let_effect(effects, env, op, call)  # its effects happen here, in order
+                continue
             _bind_results(env, op.results, call, len(op.results) != 1)
         elif isinstance(op, TensorCastOp):
             # a static/dynamic cast Relay's unification leaves implicit
@@ -533,9 +585,33 @@ def _block_expr(
             )
     if body is None:
         raise RelayTypeError(f"@{where} has no func.return")
+    for var, value in reversed(effects):
+        body = Let(var, value, body)
     if record is not None:
         record.update((r, env[r]) for op in block.ops for r in op.results if r in env)
     return body
+
+
+def _let_effect(effects: list[tuple[Var, Expr]], env: dict[SSAValue, Expr], op: Any, value: Expr) -> None:
+    """Bind ``value`` (an op with effects) to a let variable where the op stands, so the
+    rebuilt expression evaluates it there even when its result is unused (Relay's form)."""
+    result = op.results[0] if op.results else None
+    name = result.name_hint if result is not None and result.name_hint else "x"
+    var = Var(name, result.type if result is not None else TupleType([]))
+    effects.append((var, value))
+    if result is not None:
+        env[result] = var
+
+
+_IMPURE_KEY = "\0impure"
+
+
+def _impure_functions(symbols: Mapping[str, FuncOp], cache: dict[str, Any]) -> set[str]:
+    """``functions_using_refs`` of ``symbols``, computed once per rebuild (``cache`` holds it)."""
+    known = cache.get(_IMPURE_KEY)
+    if known is None:
+        known = cache[_IMPURE_KEY] = functions_using_refs(f for f in symbols.values() if f is not None)
+    return known
 
 
 def _bind_results(env: dict[SSAValue, Expr], results: Any, call: Expr, as_tuple: bool) -> None:

@@ -51,6 +51,10 @@ from xrelay.relay.expr import (
     If,
     Let,
     Op,
+    RefCreate,
+    RefRead,
+    RefType,
+    RefWrite,
     TensorType,
     Tuple,
     TupleGetItem,
@@ -306,6 +310,9 @@ _BINOPS = {
     "==": (1, "equal"), "!=": (1, "not_equal"),
 }  # fmt: skip
 """Relay's infix operators: precedence and op."""
+
+_REF_EXPRS = {"ref": (RefCreate, 1), "ref_read": (RefRead, 1), "ref_write": (RefWrite, 2)}
+"""Relay's reference expressions: keyword -> (expression class, number of arguments)."""
 
 _DTYPE_ALIASES = {"int": "int32", "uint": "uint32", "float": "float32"}
 
@@ -676,6 +683,8 @@ class _Parser:
                 return e
             if t.text == "meta":
                 return self.meta()
+            if t.text in _REF_EXPRS and self.peek().text == "(":
+                return self.ref_expr()
             if t.text in RELAY_OPS or t.text in QNN_OPS or t.text in DYN_OPS:
                 self.next()
                 return Op.get(t.text)
@@ -683,6 +692,21 @@ class _Parser:
         if self.at("("):
             return self.paren()
         raise self.expected("an expression")
+
+    def ref_expr(self) -> Expr:
+        """``ref(e)``, ``ref_read(e)``, ``ref_write(e, e)`` (Relay's RefCreate/Read/Write)."""
+        at = self.next()
+        cls, arity = _REF_EXPRS[at.text]
+        self.expect("(")
+        args = [self.expr()]
+        while len(args) < arity:
+            self.expect(",")
+            args.append(self.expr())
+        self.expect(")")
+        try:
+            return cls(*args)
+        except (RelayTypeError, TypeError) as e:
+            raise self.error(str(e), at) from None
 
     def paren(self) -> Expr:
         at = self.next()
@@ -946,10 +970,22 @@ class _Parser:
                     self.expect(",")
             self.expect("->")
             return FuncType(args, self.type_())
+        if t.kind == "ident" and t.text == "ref" and self.peek().text == "(":
+            # ``ref(T)``: how Relay prints a reference type (its own parser has no syntax for it)
+            self.next()
+            self.expect("(")
+            held = self.type_()
+            self.expect(")")
+            try:
+                return RefType(held)
+            except RelayTypeError as e:
+                raise self.error(str(e), t) from None
         if t.kind == "ident" and t.text in ("_", "?"):
             self.next()
             return None
-        raise self.expected("a type (Tensor[(...), dtype], a dtype, a tuple type or fn (...) -> ...)")
+        raise self.expected(
+            "a type (Tensor[(...), dtype], a dtype, a tuple type, fn (...) -> ... or ref(...))"
+        )
 
 
 def _as_constant(entry: Any) -> Constant:

@@ -30,6 +30,9 @@ The rules are Relay's (``relay_text_printer.cc``):
   ``to-a-normal-form`` (the module's ``relay.a_normal_form`` mark) every call is let-bound,
   unnamed ones as ``%x``, ``%x1``, ... and the body ends in a variable, as Relay's ANF prints;
   ``to-graph-normal-form`` drops the names and the mark, so the text is graph bindings again.
+* References (the ref dialect) print as Relay's ``ref(%v)``, ``ref_read(%r)`` and
+  ``ref_write(%r, %v)``, each let-bound where it stands (an effect happens in order); their
+  type prints ``ref(T)``.
 
 Names are made unique the way Relay does (``%x``, ``%x1``, ...) within each ``def`` and each
 function literal (a printed literal is closed, so its parameters keep their own names);
@@ -50,6 +53,7 @@ from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import VarOperandDef
 
+from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefType, RefWriteOp
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.error import TVMError
 from xrelay.relay.function_attrs import func_attrs_from_ir
@@ -60,6 +64,8 @@ from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 __all__ = ["RelayTextPrintError", "astext", "format_attr", "format_type", "is_let_bound", "pretty_print"]
 
 VERSION = "0.0.5"
+
+_REF_SYNTAX = {RefCreateOp: "ref", RefReadOp: "ref_read", RefWriteOp: "ref_write"}
 
 _SIMPLE_SCALARS = {"int16", "int32", "int64", "float16", "float32", "float64", "bool"}
 
@@ -73,6 +79,8 @@ def is_let_bound(op: Operation, anf: bool) -> bool:
         return op.result.name_hint is not None
     if isinstance(op, ExtractOp):
         return False
+    if isinstance(op, REF_OPS):  # an effect: printed where it happens, in order
+        return True
     if not isinstance(op, RelayOp | CallOp | IfOp) or not op.results:
         return False
     return anf or any(r.name_hint for r in op.results)
@@ -100,6 +108,8 @@ def format_type(t: Attribute | Sequence[Attribute]) -> str:
             return dtype
         dims = ", ".join("?" if d is None else str(d) for d in shape)
         return f"Tensor[({dims}), {dtype}]"
+    if isinstance(t, RefType):
+        return f"ref({format_type(t.value)})"
     raise RelayTextPrintError(f"type {t} has no Relay text form")
 
 
@@ -276,6 +286,10 @@ class _DefPrinter:
 
     def _let(self, op: Operation) -> None:
         results = list(op.results)
+        if not results:  # ref_write: its value is (), bound to a name nothing uses
+            doc = self.print(("op", op), try_inline=True)
+            self.lines.append(f"let %{self.names.unique('x')} = {doc};")
+            return
         whole = results[0].name_hint
         if len(results) > 1 and not all(r.name_hint == whole for r in results):
             whole = None  # only the fields have names (let-bound where first used)
@@ -395,6 +409,8 @@ class _DefPrinter:
                 name = op.callee.root_reference.data
                 callee = self.print(("fn", name)) if self._private(name) else "@" + name
                 return f"{callee}({', '.join(args)})"
+            if isinstance(op, REF_OPS):
+                return f"{_REF_SYNTAX[type(op)]}({', '.join(args)})"
             raise RelayTextPrintError(
                 f"'{op.name}' has no Relay text form (only relay ops, relay.constant, "
                 "func.call and func.return do)"
@@ -443,7 +459,7 @@ class _DefPrinter:
             outs = list(fop.function_type.outputs.data)
             fn_ty = f"fn ({', '.join(format_type(t) for t in ins)}) -> "
             return fn_ty + format_type(outs[0] if len(outs) == 1 else outs)
-        if kind == "if":
+        if kind == "if" or (kind == "op" and isinstance(node[1], REF_OPS)):
             return None  # Relay annotates calls, constants, tuples, fields and functions only
         if kind == "tgi":
             return format_type(node[1].results[node[2]].type)

@@ -17,7 +17,9 @@ is what an untyped variable needs:
 * ``nn.bias_add``, ``nn.batch_norm``, ``nn.layer_norm``, ``nn.group_norm``,
   ``nn.instance_norm``, ``nn.prelu``: the per-channel vectors from the data's ``axis`` dimension;
 * a call of a typed function: each argument gets its parameter's type; ``let %x = v``: ``%x``
-  gets ``v``'s type (and ``v`` the annotation); an ``If``'s branches share its type.
+  gets ``v``'s type (and ``v`` the annotation); an ``If``'s branches share its type;
+* references: ``ref_read(%r)`` of type ``T`` makes ``%r`` a ``ref(T)``, ``ref_write(%r, %v)``
+  gives each the other's (Relay's RefRead/RefWrite rules, both directions).
 
 Broadcasting ops (``add``, ...) compute only forwards, as Relay's ``BroadcastRel``. Each round
 recomputes the types forwards, then pushes expected types backwards; it stops when no variable
@@ -40,6 +42,10 @@ from xrelay.relay.expr import (
     If,
     Let,
     Op,
+    RefCreate,
+    RefRead,
+    RefType,
+    RefWrite,
     Tuple,
     TupleGetItem,
     TupleType,
@@ -217,6 +223,14 @@ def _retype(nodes: list[Expr], let_values: dict[int, Expr]) -> None:
             node._type = node.body._type
         elif isinstance(node, If):
             node._type = node.true_branch._type or node.false_branch._type
+        elif isinstance(node, RefCreate):
+            if node.value._type is not None:
+                node._type = RefType(node.value._type)
+        elif isinstance(node, RefRead):
+            if isinstance(node.ref._type, RefType):
+                node._type = node.ref._type.value
+        elif isinstance(node, RefWrite):
+            node._type = TupleType([])
         elif isinstance(node, Function):
             body = node.body._type
             if node.ret_type is None and body is not None:
@@ -268,7 +282,7 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
                                 progress = True
             elif isinstance(node, Let):
                 _expect(expected, node.body, want)
-                _expect(expected, node.value, node.var.type_annotation)
+                _expect(expected, node.value, node.var.type_annotation or node.var._type)
                 if node.var._type is None and node.value._type is not None:
                     node.var._type = node.value._type
                     progress = True
@@ -276,6 +290,15 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
                 _expect(expected, node.true_branch, want)
                 _expect(expected, node.false_branch, want)
                 _expect(expected, node.cond, tensor_type((), "bool"))
+            elif isinstance(node, RefRead):  # ref(T) -> T, backwards
+                _expect(expected, node.ref, None if want is None else RefType(want))
+            elif isinstance(node, RefCreate) and isinstance(want, RefType):
+                _expect(expected, node.value, want.value)
+            elif isinstance(node, RefWrite):
+                held = node.ref._type.value if isinstance(node.ref._type, RefType) else None
+                _expect(expected, node.value, held)
+                vt = node.value._type
+                _expect(expected, node.ref, None if vt is None else RefType(vt))
             elif isinstance(node, Tuple) and isinstance(want, TupleType) and len(want) == len(node.fields):
                 for f, t in zip(node.fields, want.fields):
                     _expect(expected, f, t)

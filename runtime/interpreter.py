@@ -60,6 +60,7 @@ from xdsl.irdl import VarResultDef
 from xrelay.dialects import module_op
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
+from xrelay.dialects.ref import RefCreateOp, RefReadOp, RefWriteOp
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
 from xrelay.error import TVMError
@@ -260,6 +261,35 @@ class RelayFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
+    # Relay's references (the ref dialect): a reference is a mutable box
+    @impl(RefCreateOp)
+    def run_ref_create(
+        self, interpreter: Interpreter, op: RefCreateOp, args: PythonValues
+    ) -> PythonValues:
+        return (Reference(args[0]),)
+
+    @impl(RefReadOp)
+    def run_ref_read(self, interpreter: Interpreter, op: RefReadOp, args: PythonValues) -> PythonValues:
+        return (args[0].value,)
+
+    @impl(RefWriteOp)
+    def run_ref_write(self, interpreter: Interpreter, op: RefWriteOp, args: PythonValues) -> PythonValues:
+        args[0].value = args[1]
+        return ()
+
+
+class Reference:
+    """The value of a Relay reference (``ref.create``): a mutable box; ``ref.write`` replaces
+    ``value``, every copy of the reference sees it (Relay's ``RefValue``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Reference({self.value!r})"
+
 
 def _relay_impl(op_type: type[RelayOp]) -> Any:
     @impl(op_type)
@@ -300,7 +330,7 @@ class RelayInterpreter(Interpreter):
         if entry is None:
             raise RunError(
                 f"{describe_op(op)}: no implementation for op '{op.name}' "
-                "(the interpreter runs relay ops, relay.constant and func.call/return)"
+                "(the interpreter runs relay, qnn, dyn and ref ops, relay.constant, func.call/return and scf.if)"
             )
         ft, fn = entry
         if op not in self._result_specs:

@@ -4,11 +4,11 @@ A let-binding is a named SSA value, so Relay's dead let is xDSL's dead op, and `
 drops the name of a value used once. Programs are parsed from TVM's Relay text and compared
 structurally after the passes, as TVM's ``optimize_and_check``.
 
-TVM's 12 test functions: 6 ported, all passing as TVM wrote them (plus checks of the text
-where the pass changes what it shows, and one test of ``ignore_impurity``). Not ported (6):
+TVM's 12 test functions: 7 ported, all passing as TVM wrote them (plus checks of the text
+where the pass changes what it shows, and one test of ``ignore_impurity``). Not ported (5):
 recursive let-bound closures
 (test_live_recursion, test_dead_recursion; xrelay's function literals are not values),
-Relay's ``memory`` dialect ops and references (test_impure_op, test_impure_func, test_refs),
+Relay's ``memory`` dialect ops (test_impure_op, test_impure_func),
 and the inception_v3 workload (test_complexity).
 """
 
@@ -156,6 +156,32 @@ def test_inline_into_function():
     text = out.astext()
     assert "let %x = add(1 /* ty=int32 */, 1 /* ty=int32 */)" in text  # used twice: kept
     assert "let %z" not in text  # used once: inlined
+
+
+def test_refs():
+    """Don't elide expressions with reference create/read/write side effects"""
+    before_program = """
+    #[version = "0.0.5"]
+    def @f(%r) -> int {
+        let %v = ref_read(%r);
+        let %u = ref_write(%r, %v + 1);
+        %v
+    }
+    def @main() -> int {
+        let %r = ref(0);
+        let %y = @f(%r);
+        let %z = @f(%r);
+        %z
+    }
+    """
+
+    after_program = before_program
+
+    optimize_and_check(
+        before_program,
+        after_program,
+        [transform.InferType(), transform.DeadCodeElimination(inline_once=True)],
+    )
 
 
 def test_ignore_impurity_is_relays_option():

@@ -4,18 +4,18 @@
 lowered IR, parameters matched by position); ``roundtrip_expr`` prints an expression and parses
 it back with ``parse_expr``, as TVM's.
 
-TVM's 53 test functions: 37 ported below, all passing; 29 as TVM wrote them (imports and the
+TVM's 53 test functions: 38 ported below, all passing; 30 as TVM wrote them (imports and the
 helpers above changed), 8 with sub-cases adapted and a note at each: xrelay types every call
 when it is built where TVM parses without type checking (test_op_assoc, test_tuple_proj,
 test_builtin_types, test_tensor_type), a global or an untyped function is not a value of a
 module (test_vars, test_func, test_call's curried case), and two use helpers rewritten with
-xrelay's API (test_mlp_inlined_params's inline_params, test_tokenize_inf's AnnotateSpans). Not ported (16):
+xrelay's API (test_mlp_inlined_params's inline_params, test_tokenize_inf's AnnotateSpans). Not ported (15):
 ADTs, ``match`` and the prelude
 (test_adt_defn, test_adt_any, test_empty_adt_defn, test_multiple_cons_defn,
 test_multiple_type_param_defn, test_match, test_adt_cons_expr, test_duplicate_adt_defn,
 test_duplicate_adt_cons, test_duplicate_adt_cons_defn, test_extern_adt_defn,
-test_tuple_return_value, test_load_prelude, test_import_grad), references (test_ref) and
-attributes on calls of functions (test_call_attrs): xrelay has none of these.
+test_tuple_return_value, test_load_prelude, test_import_grad) and attributes on calls of
+functions (test_call_attrs): xrelay has none of these.
 """
 
 from __future__ import annotations
@@ -369,6 +369,18 @@ def test_ifelse_scope():
             }
             """
         )
+
+
+def test_ref():
+    program = """
+    #[version = "0.0.5"]
+    def @main(%x: float32) {
+        %0 = ref(%x);
+        ref_write(%0, 1f);
+        ref_read(%0)
+    }
+    """
+    xrelay.relay.parse(program)
 
 
 def test_call():

@@ -2,7 +2,7 @@
 
 Changes: imports only. Not here: test_fuse_parallel_injective (a float left_shift: Relay
 types it, xrelay's left_shift refuses non-integer operands), test_immutable (passes rewrite the
-module in place here), test_split (references: RefCreate/RefRead), test_fuse_max and
+module in place here), test_fuse_max and
 test_fuse_max_num_args (GPU targets and their max_function_args).
 """
 # ruff: noqa: B007 - TVM's test code as written
@@ -493,6 +493,19 @@ def test_inception_like():
 
 
 link_params = tvm.testing.parameter(False, True)
+
+
+def test_split():
+    """Test that the result is well formed."""
+    x = relay.var("x", shape=(6, 9))
+    y = relay.split(x, 3).astuple()
+    a = relay.TupleGetItem(y, 0)
+    b = relay.TupleGetItem(y, 1)
+    c = relay.TupleGetItem(y, 2)
+    mod = tvm.IRModule()
+    mod["main"] = relay.Function([x], a + relay.RefRead(relay.RefCreate(b)) + c)
+    mod = transform.InferType()(mod)
+    mod = transform.FuseOps()(mod)
 
 
 def test_fuse_take(link_params):

@@ -1,8 +1,8 @@
 """TVM v0.19's tests/python/relay/test_pass_to_a_normal_form.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only. 6 of 10 functions. Not here: test_let_as_subexpr (an annotated
-constant gets no let of its own: SSA has no lets, docs/guide/departures.md), test_ref and
-test_nat_add (references and the Prelude's ADTs do not exist in xrelay), test_gradient_if
+Changes: imports only. 7 of 10 functions. Not here: test_let_as_subexpr (an annotated
+constant gets no let of its own: SSA has no lets, docs/guide/departures.md), test_nat_add
+(the Prelude's ADTs do not exist in xrelay), test_gradient_if
 (relay.transform.gradient).
 """
 # ruff: noqa: B018, F841 - TVM's test code as written
@@ -121,6 +121,21 @@ def test_recursion():
 
 
 @pytest.mark.no_change("to-a-normal-form", "TVM's case checks only evaluation results, which A-normal form keeps")
+def test_ref():
+    i = relay.Var("i")
+    iv = relay.Var("iv")
+    u = relay.Var("u")
+    uv = relay.Var("uv")
+    body = relay.add(iv, uv)
+    body = relay.Let(uv, relay.RefRead(i), body)
+    body = relay.Let(u, relay.RefWrite(i, relay.const(2)), body)
+    body = relay.Let(iv, relay.RefRead(i), body)
+    body = relay.Let(i, relay.RefCreate(relay.const(1)), body)
+    check_eval(body, 3)
+    opt_body = run_opt_pass(body, transform.ToANormalForm())
+    check_eval(opt_body, 3)
+
+
 def test_let():
     x = relay.Var("x")
     y = relay.Var("y")
