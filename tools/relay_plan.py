@@ -137,8 +137,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME:SIZE[:ALIGN[:BASE]]",
-        help="a memory pool, fastest first; repeat for several (default: one unbounded, "
-        "alignment 1)",
+        help="a memory pool, fastest first (SIZE 0 or inf: unbounded); repeat for several "
+        "(default: one unbounded, alignment 1)",
     )
     return parser
 

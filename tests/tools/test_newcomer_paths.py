@@ -153,3 +153,26 @@ def test_pool_algorithm_of_a_space_the_model_leaves_empty(tmp_path, capsys):
     assert relay_run.main([*argv, "newcomer0.srm=optimal"]) == 1
     assert "pool-algorithms names unknown pool(s) newcomer0.srm" in capsys.readouterr().err
     assert relay_run.main([*argv, "cpu0.global=optimal"]) == 0
+
+
+def test_pool_size_zero_is_unbounded_in_every_tool(tmp_path, capsys):
+    """``NAME:0:ALIGN`` is an unbounded pool for relay-plan --pool, relay-opt's
+    plan-memory{pools=...} and relay-build --pools alike (it was a 0-byte pool in relay-plan)."""
+    model = tmp_path / "mlp.onnx"
+    assert onnx_models.main(["mlp", "-o", str(model)]) == 0
+    frozen = tmp_path / "frozen.mlir"
+    assert relay_import.main([str(model), "-o", str(frozen), "--freeze-params"]) == 0
+    capsys.readouterr()
+    assert relay_plan.main([str(frozen), "--pool", "dram:0:64"]) == 0
+    arena = _arena_bytes(capsys.readouterr().out)
+    assert arena > 0
+    # a bounded pool smaller than the arena is refused: the 0 above is not read as a size
+    assert relay_plan.main([str(frozen), "--pool", "dram:64:64"]) == 1
+    assert "fits in no pool" in capsys.readouterr().err
+    out = tmp_path / "planned.mlir"
+    pipeline = 'lower-to-memory,plan-memory{pools="dram:0:64"}'
+    assert relay_opt.main([str(frozen), "-p", pipeline, "-o", str(out)]) == 0
+    sizes = [int(s) for s in re.findall(r"memory\.pool @dram \{alignment = 64, size = (\d+)\}", out.read_text())]
+    assert len(sizes) == 1 and sizes[0] > 0
+    assert relay_build.main([str(frozen), "--target", "c", "--pools", "dram:0:64", "-o", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "model.c").exists()
