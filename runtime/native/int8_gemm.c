@@ -411,36 +411,31 @@ static void xr_dw_row16(const uint8_t *plane, const int8_t *k, int32_t *acc, i64
 #endif
 
 #if XR_VBMI
-/* The padded input rows of one output row, up to XR_DW_PADDED bytes each (and 64 bytes of slack
- * that the last 64-byte load may read), at most XR_DW_KH of them. */
-#define XR_DW_PADDED 1024
 #define XR_DW_KH 7
 
 /* Whether xr_depthwise_vbmi takes this geometry: each lane's four taps within one 64-byte load
- * (15 * sw + 3 * dw < 64), the kernel and the padded rows within the stack buffers. */
-static int xr_dw_vbmi_fits(i64 wd, i64 ow, i64 kh, i64 kw, i64 sw, i64 dw, i64 pl) {
-    const i64 width = (ow + 15) / 16 * 16 * sw + ((kw + 3) / 4 * 4) * dw + 64;
-    return kh <= XR_DW_KH && kw <= 8 && 15 * sw + 3 * dw < 64 && width <= XR_DW_PADDED && pl + wd < width;
+ * (15 * sw + 3 * dw < 64), at most XR_DW_KH x 8 taps, a left pad within one load. */
+static int xr_dw_vbmi_fits(i64 kh, i64 kw, i64 sw, i64 dw, i64 pl) {
+    return kh <= XR_DW_KH && kw <= 8 && 15 * sw + 3 * dw < 64 && pl < 64;
 }
 
-/* Depthwise as xr_depthwise_u8s8, with VNNI products: for each output row the kh input rows
- * it reads are copied with their padding (the pad value, so border columns are no different),
- * and sixteen output columns take each kernel row's taps four at a time: one byte permutation
- * puts lane l's taps (bytes l * sw + b * dw of a 64-byte load) in its four bytes and one
- * vpdpbusd multiplies them by the four weights (taps past kw weigh 0). The same int32 sums
- * (exact: no saturation), requantized in registers when e is the vector form. */
+/* Depthwise as xr_depthwise_u8s8, with VNNI products: sixteen output columns take each kernel
+ * row's taps four at a time from one 64-byte masked load of the image row (bytes outside the
+ * image, left or right of it, or a whole padded row, read the pad value pv; a masked load
+ * touches only the bytes inside): one byte permutation puts lane l's taps (bytes
+ * l * sw + b * dw) in its four bytes and one vpdpbusd multiplies them by the four weights
+ * (taps past kw weigh 0). The same int32 sums (exact: no saturation), requantized in
+ * registers when e is the vector form. Nothing is copied. */
 static void xr_depthwise_vbmi(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd, i64 oh, i64 ow, i64 kh,
                               i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1, i64 pv,
                               const xr_epi *e) {
-    uint8_t rows[XR_DW_KH][XR_DW_PADDED];
     int32_t acc32[16];
+    const __m512i pvv = _mm512_set1_epi8((char)pv);
     const i64 chunks = (kw + 3) / 4;
     uint8_t idx[64]; /* the same for every chunk: chunk jc's load starts 4 * jc * dw further */
     for (int l = 0; l < 16; ++l)
         for (int b = 0; b < 4; ++b) idx[l * 4 + b] = (uint8_t)(l * sw + b * dw);
     const __m512i perm = _mm512_loadu_si512((const void *)idx);
-    /* the padded row spans the columns read: [-pl, (ow rounded up to 16) * sw + 4 chunks * dw) */
-    const i64 width = (ow + 15) / 16 * 16 * sw + chunks * 4 * dw + 64;
     const int vec = e != NULL && xr_epi_vector(e);
     for (i64 ch = c0; ch < c1; ++ch) {
         const uint8_t *plane = x + ch * h * wd;
@@ -461,28 +456,27 @@ static void xr_depthwise_vbmi(const uint8_t *x, const int8_t *w, void *o, i64 h,
             mv = _mm512_set1_ps(e->fmult[e->per_channel ? ch : 0]);
         }
         for (i64 y = 0; y < oh; ++y) {
+            const uint8_t *src[XR_DW_KH]; /* each kernel row's image row, NULL where it is padding */
             for (i64 i = 0; i < kh; ++i) {
                 const i64 iy = y * sh + i * dh - pt;
-                uint8_t *r = rows[i];
-                if (iy < 0 || iy >= h) {
-                    memset(r, (int)pv, (size_t)width);
-                    continue;
-                }
-                const i64 right = width - pl - wd; /* > 0: xr_dw_vbmi_fits */
-                memset(r, (int)pv, (size_t)pl);
-                memcpy(r + pl, plane + iy * wd, (size_t)wd);
-                memset(r + pl + wd, (int)pv, (size_t)right);
+                src[i] = (iy < 0 || iy >= h) ? NULL : plane + iy * wd;
             }
             for (i64 x0 = 0; x0 < ow; x0 += 16) {
                 const i64 n = ow - x0 < 16 ? ow - x0 : 16;
                 const __mmask16 m16 = (__mmask16)((1u << n) - 1u);
                 __m512i a = _mm512_setzero_si512();
-                for (i64 i = 0; i < kh; ++i) {
-                    const uint8_t *r = rows[i] + x0 * sw;
-                    a = _mm512_dpbusd_epi32(a, _mm512_permutexvar_epi8(perm, _mm512_loadu_si512((const void *)r)), wv[i][0]);
-                    if (chunks > 1)
-                        a = _mm512_dpbusd_epi32(
-                            a, _mm512_permutexvar_epi8(perm, _mm512_loadu_si512((const void *)(r + 4 * dw))), wv[i][1]);
+                for (i64 jc = 0; jc < chunks; ++jc) {
+                    /* the 64 bytes from column ix of each row; those outside the image read pv
+                     * (a masked load touches only the bytes inside) */
+                    const i64 ix = x0 * sw + jc * 4 * dw - pl;
+                    const i64 lo = ix < 0 ? -ix : 0, hi = wd - ix < 64 ? wd - ix : 64;
+                    const __mmask64 inside = hi <= lo ? 0
+                        : ((hi >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << hi) - 1)) & ~(((__mmask64)1 << lo) - 1));
+                    for (i64 i = 0; i < kh; ++i) {
+                        const __m512i v = src[i] == NULL ? pvv
+                            : _mm512_mask_loadu_epi8(pvv, inside, (const void *)((uintptr_t)src[i] + (uintptr_t)ix));
+                        a = _mm512_dpbusd_epi32(a, _mm512_permutexvar_epi8(perm, v), wv[i][jc]);
+                    }
                 }
                 const i64 at = (ch * oh + y) * ow + x0;
                 if (e == NULL) {
@@ -503,7 +497,7 @@ void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd
                        i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1,
                        i64 pv, const xr_epi *e) {
 #if XR_VBMI
-    if (xr_dw_vbmi_fits(wd, ow, kh, kw, sw, dw, pl)) {
+    if (xr_dw_vbmi_fits(kh, kw, sw, dw, pl)) {
         xr_depthwise_vbmi(x, w, o, h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, c0, c1, pv, e);
         return;
     }
