@@ -25,10 +25,18 @@ MODEL_FORMATS = {
 """Model files the other tools do not read, by extension: ``relay-import`` turns them into
 relay text and a weights ``.npz``."""
 
+TEXT_FORMATS = (".mlir", ".relay", ".csv")
+"""The text files the tools read (a problem ``.csv`` for relay-plan)."""
+
 
 def foreign_model(path: str) -> str | None:
-    """The message for a model file given to a tool that reads relay text, else None."""
-    what = MODEL_FORMATS.get(os.path.splitext(path)[1].lower())
+    """The message for a model file given to a tool that reads relay text, else None: a model
+    by its extension, or a binary file of another extension than the tools' own (relay and
+    MLIR text never hold a NUL byte or bytes that are not UTF-8), which relay-import reads by
+    its content. A ``.mlir``/``.relay``/``.csv`` file that is not text keeps the reader's
+    message (the byte at fault)."""
+    ext = os.path.splitext(path)[1].lower()
+    what = MODEL_FORMATS.get(ext) or (None if ext in TEXT_FORMATS else _binary_kind(path))
     if what is None:
         return None
     stem = os.path.splitext(os.path.basename(path))[0] or "model"
@@ -36,6 +44,30 @@ def foreign_model(path: str) -> str | None:
         f"'{path}' is {what}, not relay text: import it first with "
         f"'relay-import {path} -o {stem}.mlir --params {stem}.npz'"
     )
+
+
+def _binary_kind(path: str) -> str | None:
+    """What a binary file looks like ("a TFLite model", ...), or None for text (or a file
+    that cannot be read: the tool's own reading reports that)."""
+    if path == "-" or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    try:
+        head.decode("utf-8")
+        text = b"\0" not in head
+    except UnicodeDecodeError as e:
+        text = e.start >= len(head) - 3 and b"\0" not in head  # a character cut at 4096 bytes
+    if text:
+        return None
+    if head[4:8] == b"TFL3":
+        return "a TFLite model"
+    if head[:4] == b"PK\x03\x04":
+        return "a zip archive (a torch.export model?)"
+    return "a binary file (an ONNX model?)"
 
 
 def note_first_optimal(prog: str, algorithm: str | None) -> None:

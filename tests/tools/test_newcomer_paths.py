@@ -176,3 +176,18 @@ def test_pool_size_zero_is_unbounded_in_every_tool(tmp_path, capsys):
     assert len(sizes) == 1 and sizes[0] > 0
     assert relay_build.main([str(frozen), "--target", "c", "--pools", "dram:0:64", "-o", str(tmp_path / "c")]) == 0
     assert (tmp_path / "c" / "model.c").exists()
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+@pytest.mark.parametrize("name", ["model.bin", "model"])
+def test_a_binary_model_of_any_name_points_to_relay_import(tool, name, tmp_path, capsys):
+    # an ONNX model without its extension (relay-import reads it by its content)
+    path = tmp_path / name
+    path.write_bytes(onnx_models.mlp().SerializeToString())
+    assert TOOLS[tool]([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"{tool}: error: '{path}' is a binary file (an ONNX model?), not relay text")
+    assert f"import it first with 'relay-import {path} -o model.mlir --params model.npz'" in err
+    out = tmp_path / "imported.mlir"
+    assert relay_import.main([str(path), "-o", str(out), "--params", str(tmp_path / "w.npz")]) == 0
