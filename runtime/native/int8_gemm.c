@@ -11,6 +11,9 @@
  */
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
 #include <immintrin.h>
 #define XR_VNNI 1
@@ -327,9 +330,46 @@ void xr_gemm_u8s8(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 kp, i64
 }
 
 /* (c, hw) uint8 planes to hw rows of c bytes, ld bytes apart (the ld - c tail zeroed): the
- * channels-last copy im2row reads, or the rows of a 1x1 convolution directly. Pixels [p0, p1). */
+ * channels-last copy im2row reads, or the rows of a 1x1 convolution directly. Pixels [p0, p1).
+ * Blocks of 16 pixels x 16 channels are transposed in SSE registers (byte, 16-, 32- and 64-bit
+ * interleaves); the channels and pixels left over are copied one by one. */
+#if defined(__SSE2__)
+static void xr_transpose16(const uint8_t *x, i64 hw, uint8_t *rows, i64 ld) {
+    __m128i r[16], t[16], u[16];
+    for (int j = 0; j < 16; ++j) r[j] = _mm_loadu_si128((const __m128i *)(x + j * hw)); /* channel j */
+    for (int i = 0; i < 8; ++i) { /* 16-bit unit k: channels 2i, 2i + 1 of pixel k (+ 8) */
+        t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        t[i + 8] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int hlf = 0; hlf < 2; ++hlf) /* 32-bit unit k: channels 4i .. 4i + 3 of pixel 4g + k */
+        for (int i = 0; i < 4; ++i) {
+            u[8 * hlf + i] = _mm_unpacklo_epi16(t[8 * hlf + 2 * i], t[8 * hlf + 2 * i + 1]);
+            u[8 * hlf + 4 + i] = _mm_unpackhi_epi16(t[8 * hlf + 2 * i], t[8 * hlf + 2 * i + 1]);
+        }
+    for (int g = 0; g < 4; ++g) { /* pixels 4g .. 4g + 3: u[4g .. 4g + 3] hold channel groups 0-3 */
+        const __m128i vlo = _mm_unpacklo_epi32(u[4 * g], u[4 * g + 1]), vhi = _mm_unpackhi_epi32(u[4 * g], u[4 * g + 1]);
+        const __m128i wlo = _mm_unpacklo_epi32(u[4 * g + 2], u[4 * g + 3]), whi = _mm_unpackhi_epi32(u[4 * g + 2], u[4 * g + 3]);
+        _mm_storeu_si128((__m128i *)(rows + (4 * g + 0) * ld), _mm_unpacklo_epi64(vlo, wlo));
+        _mm_storeu_si128((__m128i *)(rows + (4 * g + 1) * ld), _mm_unpackhi_epi64(vlo, wlo));
+        _mm_storeu_si128((__m128i *)(rows + (4 * g + 2) * ld), _mm_unpacklo_epi64(vhi, whi));
+        _mm_storeu_si128((__m128i *)(rows + (4 * g + 3) * ld), _mm_unpackhi_epi64(vhi, whi));
+    }
+}
+#endif
+
 void xr_planes_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 hw, i64 ld, i64 p0, i64 p1) {
-    for (i64 q0 = p0; q0 < p1; q0 += 64) {
+    i64 q0 = p0;
+#if defined(__SSE2__)
+    for (; c >= 16 && q0 + 16 <= p1; q0 += 16) { /* fewer channels: the loop below */
+        i64 ch = 0;
+        for (; ch + 16 <= c; ch += 16) xr_transpose16(x + ch * hw + q0, hw, rows + q0 * ld + ch, ld);
+        for (; ch < c; ++ch)
+            for (i64 q = q0; q < q0 + 16; ++q) rows[q * ld + ch] = x[ch * hw + q];
+        if (ld > c)
+            for (i64 q = q0; q < q0 + 16; ++q) memset(rows + q * ld + c, 0, (size_t)(ld - c));
+    }
+#endif
+    for (; q0 < p1; q0 += 64) {
         const i64 q1 = q0 + 64 < p1 ? q0 + 64 : p1;
         for (i64 ch = 0; ch < c; ++ch) {
             const uint8_t *src = x + ch * hw;
