@@ -137,6 +137,8 @@ def _shift(name: str, fn) -> None:
         return
 
     def kernel(a: np.ndarray, b: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+        if a.dtype.kind not in "iu":  # well-typed Relay (BroadcastRel), but no shift exists
+            raise TypeError(f"{name} computes on integers only, got {a.dtype} operands")
         with np.errstate(all="ignore"):
             res = fn(a, b.astype(a.dtype, copy=False))
         return emit(np.asarray(res, a.dtype), out, name)

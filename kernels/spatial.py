@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xrelay.dialects.relay.ops import parse_layout
 
 from ._registry import check_float, compute_dtype, emit, norm_axis, register, truncdiv
+from .blocked import blocked_layouts
 from .nn import _along, _lowest, _out_len, _perm, _result_dtypes, _window_counts, instance_norm
 
 
@@ -85,6 +86,7 @@ def _conv_nd(
 
 
 @register("nn.conv1d", "nn.conv3d")
+@blocked_layouts(("data_layout", "kernel_layout"), "out_layout")
 def conv_nd(
     data: np.ndarray, weight: np.ndarray, *, out: np.ndarray | None = None,
     strides: Sequence[int], padding: Sequence[int], dilation: Sequence[int], groups: int,
@@ -92,7 +94,8 @@ def conv_nd(
     out_layout: str, out_dtype: str,
 ) -> np.ndarray:  # fmt: skip
     """Relay ``nn.conv1d`` (padding ``[left, right]``) and ``nn.conv3d`` (padding
-    ``[front, top, left, back, bottom, right]``): the rank of the data picks the op."""
+    ``[front, top, left, back, bottom, right]``): the rank of the data picks the op. Blocked
+    layouts (``NCDHW2c`` data, ``OIDHW2i4o`` kernel) compute in their primal layouts."""
     nd = data.ndim - 2
     if nd not in (1, 3):
         raise ValueError(f"nn.conv1d/nn.conv3d: expects 3-d or 5-d data, got {data.shape}")

@@ -200,6 +200,8 @@ class _Lowering:
             if isinstance(node, If):
                 env[id(node)] = self._emit_if(node, block, env, vals, where)
                 continue
+            if isinstance(node, Var) and id(node) in self.fn_alias:
+                continue  # a let-bound function's name: only called, never a value
             if isinstance(node, Var):
                 raise RelayTypeError(
                     f"in @{where}: free variable %{node.name_hint} is not a parameter "
@@ -350,25 +352,7 @@ class _Lowering:
                 if self.defining is not None and self.defining[0] == name:
                     # A recursive call: typed by the function's own type (its parameters
                     # and its body's type, known once the body's other paths are typed).
-                    ft = self.defining[1]._type
-                    if not isinstance(ft, FuncType):
-                        raise RelayTypeError(
-                            f"in @{where}: the recursive call of @{name} needs the function's "
-                            "return type: give it a ret_type"
-                        )
-                    want = [
-                        t for p in ft.arg_types for t in (p.fields if isinstance(p, TupleType) else [p])
-                    ]
-                    got = [o.type for o in operands]
-                    if want != got:
-                        raise RelayTypeError(
-                            f"in @{where}: recursive call of @{name} with argument types "
-                            f"({', '.join(map(str, got))}) but it takes ({', '.join(map(str, want))})"
-                        )
-                    outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
-                    call = CallOp(name, operands, list(outs))
-                    block.add_op(call)
-                    return list(call.results)
+                    return self._emit_recursive_call(self.defining[1]._type, f"@{name}", name, operands, 0, block, where)
                 if self.allow_external and isinstance(ft, FuncType):
                     outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
                     call = CallOp(name, operands, list(outs))
@@ -383,6 +367,9 @@ class _Lowering:
                 "literals and global functions can be called)"
             )
         fop = self.symbols[name]
+        if fop is None:  # a recursive call of a literal being lowered: typed by its signature
+            ncap = len(self.outlined[id(callee)][1])
+            return self._emit_recursive_call(callee._type, f"%{name}", name, operands, ncap, block, where)
         want = list(fop.function_type.inputs.data)
         got = [o.type for o in operands]
         if len(want) == len(got) and all(map(unifies, want, got)):
@@ -403,19 +390,47 @@ class _Lowering:
         block.add_op(call)
         return list(call.results)
 
+    @staticmethod
+    def _emit_recursive_call(
+        ft: Any, what: str, name: str, operands: list[SSAValue], n_captured: int, block: Block, where: str
+    ) -> list[SSAValue]:
+        """A call of the function being lowered (``what``: a global or a let-bound literal),
+        typed by its signature; ``n_captured`` trailing operands are the literal's captures."""
+        if not isinstance(ft, FuncType):
+            raise RelayTypeError(
+                f"in @{where}: the recursive call of {what} needs its signature: give its "
+                "parameters types and a return type"
+            )
+        want = [t for p in ft.arg_types for t in (p.fields if isinstance(p, TupleType) else [p])]
+        got = [o.type for o in operands[: len(operands) - n_captured]]
+        if want != got:
+            raise RelayTypeError(
+                f"in @{where}: recursive call of {what} with argument types "
+                f"({', '.join(map(str, got))}) but it takes ({', '.join(map(str, want))})"
+            )
+        outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
+        call = CallOp(name, operands, list(outs))
+        block.add_op(call)
+        return list(call.results)
+
     def outline(self, fn: Function) -> tuple[str, list[Var]]:
         done = self.outlined.get(id(fn))
         if done is not None:
             return done
-        captured = free_vars(fn)
+        # a let-bound literal's own name (``let %f = fn ... { %f(...) }``) is not a capture:
+        # calls through it go to the function itself
+        captured = [v for v in free_vars(fn) if id(v) not in self.fn_alias]
+        own = [v for v in free_vars(fn) if self.fn_alias.get(id(v)) is fn]
         if fn._source_name is not None and fn._source_name not in self.symbols:
             name = fn._source_name
+        elif own:  # a recursive let-bound literal is named after its variable
+            name = self.unique_name(_value_name(own[0].name_hint) or _outline_base(fn))
         else:
             name = self.unique_name(_outline_base(fn))
         self.symbols[name] = None  # type: ignore[assignment]  # reserve the name (recursion)
+        self.outlined[id(fn)] = (name, captured)  # a recursive call finds it while it is lowered
         fop = self.lower(fn, name, private=True, extra_params=captured)
         self.new_funcs.append(fop)
-        self.outlined[id(fn)] = (name, captured)
         return name, captured
 
 
@@ -551,10 +566,12 @@ def _block_expr(
                 raise RelayTypeError(f"in @{where}: call of undefined function @{callee_name}")
             args = [env[o] for o in op.arguments]
             if callee.sym_visibility is not None and callee.sym_visibility.data == "private":
+                building = cache.setdefault(_BUILDING_KEY, {})  # type: ignore[arg-type]
                 fn = cache.get(callee_name)
-                if fn is None:
-                    fn = cache[callee_name] = function_from_func(callee, symbols, cache)
-                    fn._source_name = callee_name
+                if fn is None and callee_name in building:
+                    fn = building[callee_name]  # a private function calling itself: its let name
+                elif fn is None:
+                    fn = cache[callee_name] = _rebuild_private(callee, symbols, cache, building)
                 call = Call(fn, args)
             else:
                 gv = GlobalVar(callee_name, _func_type(callee))
@@ -590,6 +607,24 @@ def _block_expr(
     if record is not None:
         record.update((r, env[r]) for op in block.ops for r in op.results if r in env)
     return body
+
+
+_BUILDING_KEY = "\0building"
+
+
+def _rebuild_private(fop: FuncOp, symbols: Mapping[str, FuncOp], cache: dict[str, Any], building: dict[str, Var]) -> Expr:
+    """The callee expression of a private function: its literal, or, when it calls itself,
+    ``let %f = fn (...) { ... %f(...) }; %f`` (Relay's recursive local function)."""
+    name = fop.sym_name.data
+    rec = building[name] = Var(name, _func_type(fop))
+    try:
+        fn = function_from_func(fop, symbols, cache)
+    finally:
+        del building[name]
+    fn._source_name = name
+    if any(n is rec for n in post_order(fn.body, into_functions=False)):
+        return Let(rec, fn, rec)
+    return fn
 
 
 def _let_effect(effects: list[tuple[Var, Expr]], env: dict[SSAValue, Expr], op: Any, value: Expr) -> None:

@@ -332,6 +332,7 @@ class _Parser:
         self.free_vars: list[Var] = []
         self.meta_memo: dict[tuple[str, int], Constant] = {}
         self.depth = 0
+        self.pending_recursive: Var | None = None  # a let-bound literal's own name (recursion)
         if self.toks[-2:-1] and self.toks[-2].kind == "metadata":
             tok = self.toks.pop(-2)
             try:
@@ -493,9 +494,13 @@ class _Parser:
                     break
                 self.expect(",")
         ret = self.type_() if self.accept("->") else None
-        if at.kind == "global" and ret is not None and all(p._type is not None for p in params):
+        recursive, self.pending_recursive = self.pending_recursive, None
+        if ret is not None and all(p._type is not None for p in params):
             # the signature is known before the body: recursive calls are typed
-            self.globals[at.value]._type = FuncType([p._type for p in params], ret)
+            if at.kind == "global":
+                self.globals[at.value]._type = FuncType([p._type for p in params], ret)
+            elif recursive is not None:
+                recursive._type = FuncType([p._type for p in params], ret)
         body = self.block()
         self.scopes.pop()
         if param_devices or "virtual_device" in attrs:  # as plan-devices records them
@@ -526,8 +531,25 @@ class _Parser:
                 vtok = self.local_name()
                 ty = self.type_() if self.accept(":") else None
                 self.expect("=")
-                value = self.expr()
+                recursive = None
+                if ty is None and self.at("fn"):
+                    # Relay's rule: a let-bound function sees its own name (recursion); the
+                    # variable is typed by the literal's signature once its header is read
+                    recursive = Var(vtok.value)
+                    self.scopes.append({vtok.text: recursive})
+                    self.pending_recursive = recursive
+                try:
+                    value = self.expr()
+                finally:
+                    if recursive is not None:
+                        self.scopes.pop()
+                        self.pending_recursive = None
                 self.expect(";")
+                if recursive is not None and any(n is recursive for n in post_order(value)):
+                    recursive._type = value._type
+                    self.bind(vtok, recursive)  # let %f = fn (...) { ... %f(...) ... }
+                    lets.append((recursive, value, at))
+                    continue
                 var = Var(vtok.value, ty)
                 if var._type is None:  # typed now, so the calls that use it are typed as built
                     var._type = value._type

@@ -394,6 +394,8 @@ class _DefPrinter:
             else:
                 top[1] = True
                 for c in reversed(self._children(top[0])):
+                    if isinstance(c, tuple) and c[0] == "fn" and c[1] in self.fn_refs:
+                        continue  # already bound (a recursive function's own name)
                     if not isinstance(c, str) and c not in self.memo:
                         stack.append([c, False])
 
@@ -426,6 +428,12 @@ class _DefPrinter:
             return "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
         if kind == "fn":
             fop = self.p.symbols[node[1]]
+            if _calls_itself(fop):
+                # Relay's recursive local function: ``let %f = fn (...) { ... %f(...) };``
+                name = "%" + self.names.unique(node[1])
+                self.fn_refs[node[1]] = name
+                self.lines.append(f"let {name} = {self.func(fop, 'fn ')};")
+                return name
             return self.func(fop, "fn ")
         if kind == "const":
             return self.p.constant(node[1])
@@ -485,6 +493,8 @@ class _DefPrinter:
             return self.fn_refs[target[1]]
         if target not in self.memo:
             self._expand(target)
+        if target[0] == "fn" and target[1] in self.fn_refs:  # let-bound while expanded
+            return self.fn_refs[target[1]]
         doc = self.memo[target]
         if self.annotate and target not in self.annotated:
             self.annotated.add(target)
@@ -510,6 +520,11 @@ class _DefPrinter:
         if target[0] == "fn":
             self.fn_refs[target[1]] = t
         return t
+
+
+def _calls_itself(fop: FuncOp) -> bool:
+    name = fop.sym_name.data
+    return any(isinstance(op, CallOp) and op.callee.root_reference.data == name for op in fop.walk())
 
 
 def _group(op: RelayOp) -> list[SSAValue]:

@@ -33,6 +33,7 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.dtypes import DTYPES, dtype_of, shape_of
 from xrelay.dialects.relay.ops import (
+    _blocked_types,
     _check_rank,
     _layout_axes,
     _pad4,
@@ -84,7 +85,8 @@ def _rank(cls, t: TensorType, rank: int, what: str) -> tuple:
 
 
 class _ConvND(RelayOp):
-    """Operands, attributes and inference shared by conv1d and conv3d."""
+    """Operands, attributes and inference shared by conv1d and conv3d (plain or blocked
+    layouts, as conv2d's)."""
 
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
@@ -111,6 +113,9 @@ class _ConvND(RelayOp):
 
     @classmethod
     def infer_types(cls, in_types, attrs):
+        # blocked layouts (NCDHW2c data, OIDHW2i4o kernel) infer in their primal layouts
+        if (blocked := _blocked_types(cls, in_types, attrs, ("data_layout", "kernel_layout"), "out_layout")):
+            return blocked
         data, weight = in_types
         n = len(cls.CANONICAL) - 2
         ds = _rank(cls, data, n + 2, "data")

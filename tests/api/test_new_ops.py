@@ -12,7 +12,9 @@ import pytest
 
 import xrelay
 from xrelay import relay
+from xrelay.dialects.relay import RelayTypeError
 from xrelay.kernels import KERNELS
+from xrelay.runtime.interpreter import RunError
 
 n = relay.Any()
 
@@ -124,3 +126,51 @@ def test_all_new_ops_run_in_the_interpreter():
     assert got[12].shape == (24, 6) and int(got[13]) == 144
     np.testing.assert_array_equal(got[14], (inputs["s"] << 3) >> 1)
     assert [o.shape for o in got[5:10]] == [(1, 3, 36), (1, 3, 4, 4, 4), (1, 2, 2, 2, 2), (1, 2, 4, 4, 4), (1, 2, 2, 1, 3)]
+
+
+def test_float_left_shift_is_typed_as_relay_and_refused_when_computed():
+    # Relay's BroadcastRel types a float shift (TVM's fusion tests build one); no target
+    # computes it: the reference kernel and the C target refuse it by name
+    x = relay.var("x", shape=(2,))
+    y = relay.left_shift(x, relay.const(1.0))
+    assert y.checked_type == relay.TensorType((2,), "float32")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    with pytest.raises(RunError, match="left_shift computes on integers only, got float32"):
+        xrelay.run(mod, {"x": np.ones(2, "float32")})
+    with pytest.raises(RelayTypeError, match="operand dtypes differ"):
+        relay.left_shift(x, relay.const(1))
+
+
+def test_conv3d_blocked_layouts():
+    # NCDHW2c data and OIDHW2i4o kernel (TVM's fold-scale-axis conv3d cases): typed in the
+    # primal layouts and blocked back; the kernel computes what the plain layout computes
+    from xrelay.kernels.blocked import layout_transform_array
+    from xrelay.relay import transform
+    from xrelay.testing.semantics import check_semantics
+
+    rng = np.random.default_rng(3)
+    x = relay.var("x", shape=(2, 2, 6, 6, 6, 2))  # NCDHW2c: 4 channels
+    w = relay.var("w", shape=(2, 2, 3, 3, 3, 2, 4))  # OIDHW2i4o: 8 x 4
+    y = relay.nn.conv3d(x, w, padding=(1, 1, 1), channels=8, kernel_size=(3, 3, 3),
+                        data_layout="NCDHW2c", kernel_layout="OIDHW2i4o")  # fmt: skip
+    assert y.checked_type == relay.TensorType((2, 4, 6, 6, 6, 2), "float32")
+    xv = rng.standard_normal((2, 4, 6, 6, 6)).astype("float32")
+    wv = rng.standard_normal((8, 4, 3, 3, 3)).astype("float32")
+    xb = layout_transform_array(xv, "NCDHW", "NCDHW2c")
+    wb = layout_transform_array(wv, "OIDHW", "OIDHW2i4o")
+    got = xrelay.run(xrelay.IRModule.from_expr(relay.Function([x, w], y)), {"x": xb, "w": wb})[0]
+    plain = KERNELS["nn.conv3d"](xv, wv, strides=(1, 1, 1), padding=(1,) * 6, dilation=(1, 1, 1), groups=1,
+                                 channels=8, kernel_size=(3, 3, 3), data_layout="NCDHW", kernel_layout="OIDHW",
+                                 out_layout="", out_dtype="")  # fmt: skip
+    np.testing.assert_allclose(got, layout_transform_array(plain, "NCDHW", "NCDHW2c"), rtol=1e-5, atol=1e-5)
+    with pytest.raises(RelayTypeError, match="conv3d"):
+        relay.nn.conv3d(x, relay.var("w2", shape=(2, 3, 3, 3, 3, 2, 4)), data_layout="NCDHW2c", kernel_layout="OIDHW2i4o")
+    # forward fold-scale-axis through the blocked conv3d keeps the meaning
+    s = relay.const(rng.uniform(0.5, 2.0, (1, 2, 1, 1, 1, 2)).astype("float32"))
+    body = relay.nn.relu(relay.multiply(x, s))
+    z = relay.nn.conv3d(body, relay.const(wb), padding=(1, 1, 1), channels=8, kernel_size=(3, 3, 3),
+                        data_layout="NCDHW2c", kernel_layout="OIDHW2i4o")  # fmt: skip
+    mod = xrelay.IRModule.from_expr(relay.Function([x], z))
+    folded = transform.ForwardFoldScaleAxis()(mod.clone())
+    assert "multiply" in mod.astext() and "multiply(%x" not in folded.astext()
+    check_semantics(transform.ForwardFoldScaleAxis(), mod)

@@ -1,7 +1,6 @@
 """TVM v0.19's tests/python/relay/test_pass_fuse_ops.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only. Not here: test_fuse_parallel_injective (a float left_shift: Relay
-types it, xrelay's left_shift refuses non-integer operands), test_immutable (passes rewrite the
+Changes: imports only. Not here: test_immutable (passes rewrite the
 module in place here), test_fuse_max and
 test_fuse_max_num_args (GPU targets and their max_function_args).
 """
@@ -493,6 +492,38 @@ def test_inception_like():
 
 
 link_params = tvm.testing.parameter(False, True)
+
+
+def test_fuse_parallel_injective():
+    """Test fusing parallel injective ops to an elemwise op."""
+
+    def before():
+        x = relay.var("x", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.squeeze(y)
+        u = relay.transpose(y, axes=[0, 1])
+        w = relay.left_shift(z, u)
+        return relay.Function([x], w)
+
+    def expected():
+        x = relay.var("p", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.squeeze(y)
+        u = relay.transpose(y, axes=[0, 1])
+        w = relay.left_shift(z, u)
+        f1 = relay.Function([x], w)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        x = relay.var("x", shape=(10, 20))
+        y = relay.Call(f1, [x])
+        return relay.Function([x], y)
+
+    z = before()
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=0))
+    assert not relay.analysis.free_vars(zz)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    assert not relay.analysis.free_vars(zz)
+    after = run_opt_pass(expected(), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
 
 
 def test_split():
