@@ -159,7 +159,7 @@ def list_op_freqs(mod: Any) -> dict[str, int]:
 
 class Feature(IntEnum):
     """The language features a program may contain (Relay's ``relay.analysis.Feature``).
-    xrelay has no references or ADTs, so ``detect_feature`` never reports fRefCreate..fMatch."""
+    xrelay has no ADTs, so ``detect_feature`` never reports fConstructor or fMatch."""
 
     fVar = 0
     fGlobalVar = 1
@@ -193,6 +193,9 @@ _FEATURE_OF: tuple[tuple[type, Feature], ...] = (
     (Call, Feature.fCall),
     (Let, Feature.fLet),
     (If, Feature.fIf),
+    (RefCreate, Feature.fRefCreate),
+    (RefRead, Feature.fRefRead),
+    (RefWrite, Feature.fRefWrite),
 )
 _ATOMIC = (Var, GlobalVar, Constant, Op)
 

@@ -127,6 +127,16 @@ def test_aliasing_and_reference_of_reference():
     np.testing.assert_array_equal(out, [3, 6])
 
 
+def test_detect_feature_reports_references():
+    from xrelay.relay.analysis import Feature, detect_feature
+
+    features = detect_feature(_three_with_ref())
+    assert {Feature.fRefCreate, Feature.fRefRead, Feature.fRefWrite, Feature.fLet} <= features
+    mod = tvm.IRModule.from_expr(_three_with_ref())
+    assert {Feature.fRefCreate, Feature.fRefRead, Feature.fRefWrite} <= detect_feature(mod)
+    assert Feature.fRefCreate not in detect_feature(relay.const(1))
+
+
 def test_dead_code_elimination_keeps_effects():
     program = """
     #[version = "0.0.5"]
