@@ -12,15 +12,14 @@ a dialect of their own (docs/design.md, decision 9):
 Every op has a memory effect (allocation, read, write) and none is ``Pure``, so xDSL's dce and
 CSE, and fold-constant, keep them and their order. ``ref.write`` has no result: Relay's is the
 empty tuple ``()``, which xrelay's flattened tuples make zero values (decision 3). The reference
-interpreter runs them (a reference is a mutable box); the passes that plan or fuse tensors
-refuse a function holding them by name (``refuse_refs``).
+interpreter runs them (a reference is a mutable box); fuse-ops leaves them between fused
+functions, and lower-to-memory (so ``xrelay.build`` and the C target) refuses them naming the op.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -36,7 +35,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-__all__ = ["Ref", "RefCreateOp", "RefReadOp", "RefType", "RefWriteOp", "functions_using_refs", "refuse_refs"]
+__all__ = ["Ref", "RefCreateOp", "RefReadOp", "RefType", "RefWriteOp", "functions_using_refs"]
 
 
 @irdl_attr_definition
@@ -214,18 +213,3 @@ def functions_using_refs(funcs: Iterable[Operation]) -> set[str]:
                 impure.add(name)
                 changed = True
     return impure
-
-
-def refuse_refs(module: ModuleOp, what: str) -> None:
-    """Raise ``NotImplementedError`` naming the first function of ``module`` that holds a
-    reference op: what ``what`` (a pass or a target) cannot handle."""
-    for op in module.walk():
-        if isinstance(op, REF_OPS) or any(isinstance(v.type, RefType) for v in (*op.operands, *op.results)):
-            fn = op.parent_op()
-            while fn is not None and fn.name != "func.func":
-                fn = fn.parent_op()
-            where = f" in @{fn.sym_name.data}" if fn is not None else ""  # type: ignore[attr-defined]
-            raise NotImplementedError(
-                f"{what} does not handle references ('{op.name}'{where}); run it on "
-                "functions without ref.create/ref.read/ref.write"
-            )
