@@ -257,6 +257,7 @@ class _Emitter:
         # back from each result, the ops feeding it that way write into its out pointer
         # (a convolution's result, then its bias and relu, all in out0).
         self.returned = set(rets)
+        self.find_chains(list(fn.body.block.ops))
         # A view's result in an out pointer takes its operand there too (same bytes): a
         # reshaped result is computed in place, not in scratch and copied.
         for op in reversed(list(fn.body.block.ops)):
@@ -267,13 +268,15 @@ class _Emitter:
                 if a is not None and a not in self.dest:
                     self.dest[a] = self.dest[op.results[0]]
         ops = list(fn.body.block.ops)
-        for i, op in enumerate(ops):
-            for v in op.operands:
-                self.last_use[v] = len(ops) if op is ret else i
+        at = {op: i for i, op in enumerate(ops)}
+        for op in ops:
+            for v in op.operands:  # an inlined op reads its operands where its chain is emitted
+                self.last_use[v] = len(ops) if op is ret else at[self.root_of.get(op, op)]
         for i, op in enumerate(ops):
             if op is ret:
                 break
-            self.emit_op(op)
+            if op not in self.root_of:
+                self.emit_op(op)
             self.release_dead_slots(i)
         # Results that are operands, returned twice or views: copy them out.
         for r, v in enumerate(rets):
@@ -298,21 +301,42 @@ class _Emitter:
             self.constants,
         )
 
+    def find_chains(self, ops: list[Operation]) -> None:
+        """Elementwise chains: an elementwise op (unary, binary, ``where``) whose uses are all
+        elementwise ops with results of its shape that one loop computes, and that is not
+        returned, is computed inside that loop as a local value (``root_of`` maps it to the op
+        that emits the loop), so a chain such as GELU's multiply, erf, add, multiply or an int8
+        rescaling's casts, shifts, selects and clips is one loop with no temporaries."""
+        self.root_of: dict[Operation, Operation] = {}
+        for op in reversed(ops):  # users first, so a user's root is known
+            if not _elementwise_op(op) or op.results[0] in self.returned:
+                continue
+            users = {u.operation for u in op.results[0].uses}
+            roots = {self.root_of.get(u, u) for u in users}
+            shape = op.results[0].type.get_shape()
+            # every use in one chain (a value read twice there is computed once, a local)
+            if len(roots) == 1 and all(u.parent is op.parent and _elementwise_op(u)
+                                       and u.results[0].type.get_shape() == shape for u in users):  # fmt: skip
+                self.root_of[op] = roots.pop()
+
+    def chain(self, root: Operation) -> list[Operation]:
+        """The ops ``root``'s loop computes, in program order, ``root`` last."""
+        return [op for op in root.parent.ops if self.root_of.get(op) is root] + [root]
+
     def inplace_operand(self, op: Operation) -> SSAValue | None:
-        """The operand an elementwise ``op`` may overwrite with its result: same type, made
-        by an op of this function (not a parameter or constant), used only here, not
-        returned. Each result element is computed from that operand's element at the same
-        index, so the loop reads it before writing it."""
-        if not isinstance(op, RelayOp) or len(op.results) != 1:
-            return None
-        handler = _HANDLERS.get(op.RELAY_NAME)
-        if handler not in (_unary, _binary) or op.RELAY_NAME in _ROUNDING:
+        """The operand an elementwise ``op`` (with the chain it computes) may overwrite with
+        its result: same type, made by an op of this function (not a parameter or constant),
+        read only by the chain, not returned. Each result element is computed from that
+        operand's element at the same index, so the loop reads it before writing it."""
+        if not _elementwise_op(op) or op in self.root_of:
             return None
         y = op.results[0]
-        for v in op.operands:
+        members = self.chain(op)
+        for v in [v for m in members for v in m.operands]:
             owner = v.owner
             if (v.type == y.type and isinstance(owner, RelayOp) and not isinstance(owner, ConstantOp)
-                    and v.has_one_use() and v not in self.returned and v.owner.parent is op.parent
+                    and owner not in members and all(u.operation in members for u in v.uses)
+                    and v not in self.returned and v.owner.parent is op.parent
                     and _HANDLERS.get(owner.RELAY_NAME) not in (_view, None)):  # fmt: skip
                 return v
         return None
@@ -489,18 +513,66 @@ def _cast_expr(v: str, src: str, dst: str) -> str:
     return f"({ctype}){v}"
 
 
+def _elementwise_op(op: Operation) -> bool:
+    """An op ``find_chains`` may compute inside another's loop: a unary or binary elementwise
+    op (not an integer rounding, which is a view), with operands that are not all constants
+    (those are folded)."""
+    if not isinstance(op, RelayOp) or len(op.results) != 1 or _HANDLERS.get(op.RELAY_NAME) not in (_unary, _binary, _where):
+        return False
+    if op.RELAY_NAME in _ROUNDING and dtype_of(op.results[0].type.element_type) not in ("float32", "float64", "float16", "bfloat16"):
+        return False
+    return not all(isinstance(v.owner, ConstantOp) for v in op.operands)
+
+
+def _chain(em: _Emitter, root: RelayOp) -> None:
+    """``root`` and the ops inlined into it (``find_chains``) as one loop nest over its result:
+    each op's value a local, operands from memory read with their broadcast strides."""
+    y = root.results[0]
+    shape = list(y.type.get_shape())
+    local: dict[SSAValue, str] = {}
+    body = []
+    for k, op in enumerate(em.chain(root)):
+        args = [local.get(v) or _bcast(em, v, shape) for v in op.operands]
+        r = op.results[0]
+        rt = c_type(r.type, em.what(op))
+        if _HANDLERS[op.RELAY_NAME] is _where:
+            body.append(f"const {rt} t{k} = {args[0]} ? {args[1]} : {args[2]};")
+        elif _HANDLERS[op.RELAY_NAME] is _unary:
+            in_type, expr = _unary_expr(em, op)
+            body.append(f"{rt} t{k}; {{ const {in_type} v = {args[0]}; t{k} = {expr}; }}")
+        else:
+            ctype = c_type(op.operands[0].type, em.what(op))
+            body.append(f"{rt} t{k}; {{ const {ctype} va = {args[0]}, vb = {args[1]}; t{k} = {_binary_expr(em, op)}; }}")
+        local[r] = f"t{k}"
+    dst = em.result_ptr(y, root)
+    body.append(f"{dst}[{em.index(_strides(shape))}] = {local[y]};")
+    em.loops(shape, body)
+
+
 def _unary(em: _Emitter, op: RelayOp) -> None:
     name = op.RELAY_NAME
     x, y = op.operands[0], op.results[0]
     ctype = c_type(y.type, em.what(op))
-    src = em.ptr[x]
     n = _size(y.type.get_shape())
     if name in _ROUNDING and not _is_float(ctype):
         _view(em, op)  # the identity on integers
         return
+    if len(em.chain(op)) > 1:
+        _chain(em, op)
+        return
+    src = em.ptr[x]
+    in_type, expr = _unary_expr(em, op)
+    dst = em.result_ptr(y, op)
+    em.out(f"for (int64_t i = 0; i < {n}; ++i) {{ const {in_type} v = {src}[i]; {dst}[i] = {expr}; }}")
+
+
+def _unary_expr(em: _Emitter, op: RelayOp) -> tuple[str, str]:
+    """The C type of the operand ``v`` and the expression of the result."""
+    name = op.RELAY_NAME
+    x, y = op.operands[0], op.results[0]
+    ctype = c_type(y.type, em.what(op))
     if name in _FLOAT_ONLY and not _is_float(ctype):
         raise CodegenError(f"{name} on {dtype_of(y.type.element_type)} has no C lowering")
-    dst = em.result_ptr(y, op)
     if name == "clip":
         lo, hi = _attr(op, "a_min"), _attr(op, "a_max")
         if not _is_float(ctype):
@@ -531,28 +603,36 @@ def _unary(em: _Emitter, op: RelayOp) -> None:
         expr = f"({ctype})(0u - ({_WRAPPING[ctype]})v)"
     else:
         expr = _libm(_UNARY[name].replace("{x}", "v"), ctype)
-    in_type = c_type(x.type, em.what(op))
-    em.out(f"for (int64_t i = 0; i < {n}; ++i) {{ const {in_type} v = {src}[i]; {dst}[i] = {expr}; }}")
+    return c_type(x.type, em.what(op)), expr
 
 
 def _binary(em: _Emitter, op: RelayOp) -> None:
-    name = op.RELAY_NAME
+    if len(em.chain(op)) > 1:
+        _chain(em, op)
+        return
     a, b = op.operands
     y = op.results[0]
     out_shape = list(y.type.get_shape())
+    ctype = c_type(a.type, em.what(op))
+    expr = _binary_expr(em, op)
+    exprs = [_bcast(em, v, out_shape) for v in (a, b)]  # right-aligned broadcasting
+    dst = em.result_ptr(y, op)
+    body = [
+        f"const {ctype} va = {exprs[0]}, vb = {exprs[1]};",
+        f"{dst}[{em.index(_strides(out_shape))}] = {expr};",
+    ]
+    em.loops(out_shape, body)
+
+
+def _binary_expr(em: _Emitter, op: RelayOp) -> str:
+    """The expression of the result from the operands ``va`` and ``vb``."""
+    name = op.RELAY_NAME
+    a = op.operands[0]
     ctype = c_type(a.type, em.what(op))
     if name in _INTEGER_ONLY and _is_float(ctype):
         raise CodegenError(f"{name} on {dtype_of(a.type.element_type)} has no C lowering")
     if name == "power" and ctype not in ("float", "double"):
         raise CodegenError(f"power on {dtype_of(a.type.element_type)} has no C lowering")
-    exprs = []
-    for v in (a, b):
-        shape = list(v.type.get_shape())
-        # Right-aligned broadcasting: a size-1 (or missing) dim has stride 0.
-        shape = [1] * (len(out_shape) - len(shape)) + shape
-        strides = [s if d != 1 else 0 for s, d in zip(_strides(shape), shape)]
-        exprs.append(f"{em.ptr[v]}[{em.index(strides)}]")
-    dst = em.result_ptr(y, op)
     expr = _libm(_BINARY[name].replace("{a}", "va").replace("{b}", "vb"), ctype)
     if name in ("add", "subtract", "multiply") and ctype in _WRAPPING:
         u = _WRAPPING[ctype]
@@ -586,11 +666,7 @@ def _binary(em: _Emitter, op: RelayOp) -> None:
             expr = f"({ctype})(({_WRAPPING[ctype]})va << vb)"
         else:
             expr = f"({ctype})(va {sh} vb)"
-    body = [
-        f"const {ctype} va = {exprs[0]}, vb = {exprs[1]};",
-        f"{dst}[{em.index(_strides(out_shape))}] = {expr};",
-    ]
-    em.loops(out_shape, body)
+    return expr
 
 
 def _view(em: _Emitter, op: RelayOp) -> None:
@@ -1091,14 +1167,12 @@ def _softmax(em: _Emitter, op: RelayOp) -> None:
 
 
 def _where(em: _Emitter, op: RelayOp) -> None:
+    if len(em.chain(op)) > 1:
+        _chain(em, op)
+        return
     y = op.results[0]
     out_shape = list(y.type.get_shape())
-    reads = []
-    for v in op.operands:
-        shape = list(v.type.get_shape())
-        shape = [1] * (len(out_shape) - len(shape)) + shape
-        strides = [s if d != 1 else 0 for s, d in zip(_strides(shape), shape)]
-        reads.append(f"{em.ptr[v]}[{em.index(strides)}]")
+    reads = [_bcast(em, v, out_shape) for v in op.operands]  # right-aligned broadcasting
     dst = em.result_ptr(y, op)
     em.loops(out_shape, [f"{dst}[{em.index(_strides(out_shape))}] = {reads[0]} ? {reads[1]} : {reads[2]};"])
 

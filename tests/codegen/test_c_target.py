@@ -324,8 +324,105 @@ def test_a_reshaped_result_is_computed_in_its_out_pointer(tmp_path):
     cfn = emit_function(fn, "f")
     assert "relay.reshape" in [op.name for op in fn.body.block.ops]
     slot = 2 * 8 * 16 * 4
-    assert cfn.scratch_bytes == 2 * slot  # the transpose (read twice) and erf; was 3 slots
+    # the transpose in the out pointer, the GELU chain one loop over it in place: no scratch
+    # (3 slots before views took their operand's out pointer, 2 before elementwise chains)
+    assert cfn.scratch_bytes == 0 and slot
     data = np.random.default_rng(0).standard_normal((2, 8, 16)).astype("float32")
     (got,) = compile_and_run(lib, {"x": data}, tmp_path)
     (want,) = reference(mod, {"x": data})
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def _only_function(lib):
+    (fn,) = [f for f in lib.planned.ops if getattr(f, "sym_name", None) and f.sym_name.data != "main"
+             and hasattr(f, "body") and not f.is_declaration]  # fmt: skip
+    return fn
+
+
+def test_elementwise_chains_are_one_loop_without_temporaries(tmp_path):
+    """GELU after a transpose (x read twice, constants and a per-channel operand broadcast):
+    every elementwise op inside one loop over the result, the transpose written into the
+    out pointer and the chain computed over it in place, so no scratch; and values read
+    outside their chain (a sum, a returned intermediate, a value broadcast into a larger
+    shape) stay in memory. Results equal the reference's."""
+    x = relay.var("x", shape=(2, 6, 5))
+    s = relay.var("s", shape=(6,))
+    t = relay.transpose(x, (0, 2, 1))
+    g = t * relay.const(0.5) * (relay.erf(t * relay.const(0.7071)) + relay.const(1.0)) + s
+    mod = xrelay.IRModule.from_expr(relay.Function([x, s], relay.nn.relu(g)))
+    lib = build_c(mod)
+    fn = _only_function(lib)
+    assert [op.name for op in fn.body.block.ops].count("relay.multiply") == 3
+    src = emit_function(fn, "f")
+    assert src.scratch_bytes == 0
+    assert src.source.count("for (int64_t i0 = 0;") == 2  # the transpose, and one chain
+    inputs = {"x": np.random.default_rng(1).standard_normal((2, 6, 5)).astype("float32"),
+              "s": np.random.default_rng(2).standard_normal(6).astype("float32")}  # fmt: skip
+    (got,) = compile_and_run(lib, inputs, tmp_path / "gelu")
+    (want,) = reference(mod, inputs)
+    assert np.ptp(want) > 0
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+    # a = x * 2 is read by a chain and by a sum; b = a + 1 is returned as well; c = sum is
+    # broadcast into the next add: three values in memory, the rest in the chains
+    y = relay.var("y", shape=(4, 8))
+    a = y * relay.const(2.0)
+    b = a + relay.const(1.0)
+    c = relay.sum(a, axis=1, keepdims=True)
+    d = relay.exp(b * relay.const(0.1)) - c
+    mod = xrelay.IRModule.from_expr(relay.Function([y], relay.Tuple([b, d])))
+    lib = build_c(mod)
+    data = {"y": np.random.default_rng(3).standard_normal((4, 8)).astype("float32")}
+    got = compile_and_run(lib, data, tmp_path / "shared")
+    want = reference(mod, data)
+    for g_, w_ in zip(got, want, strict=True):
+        assert np.ptp(w_) > 0
+        np.testing.assert_allclose(g_, w_, rtol=1e-6, atol=1e-6)
+
+
+def test_integer_rescaling_chain_is_bit_exact_in_one_loop(tmp_path):
+    """An int32 -> int64 rescaling with a select, shifts and a clip back to int8 (the form qnn
+    canonicalization writes): one loop, no scratch, the reference's bits, wrapping included."""
+    x = relay.var("x", shape=(3, 16), dtype="int32")
+    m = relay.const(np.arange(16, dtype="int64") * 37 + 1_000_003, dtype="int64")
+    w = relay.cast(x, "int64") * m
+    def i64(v):
+        return relay.const(v, dtype="int64")
+
+    r = relay.where(relay.greater_equal(w, i64(0)), w + i64(1 << 14), w - i64(1 << 14))
+    r = relay.right_shift(r, i64(22)) + i64(-3)
+    y = relay.cast(relay.clip(relay.cast(r, "int32"), -128, 127), "int8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = build_c(mod)
+    src = emit_function(_only_function(lib), "f")
+    assert src.scratch_bytes == 0 and src.source.count("for (int64_t i0 = 0;") == 1
+    big = np.iinfo("int32")
+    data = np.random.default_rng(4).integers(-500, 500, (3, 16)).astype("int32")
+    data[0, :4] = [big.min, big.max, 0, -1]
+    compile_and_run(lib, {"x": data}, tmp_path)  # strict flags (its driver reads floats)
+    (want,) = reference(mod, {"x": data})
+    assert len(np.unique(want)) > 10
+    lib.run(x=data)
+    np.testing.assert_array_equal(lib.get_output(0), want)
+    lib.run_aot()
+    np.testing.assert_array_equal(lib.get_output(0), want)
+
+
+def test_an_operand_of_an_inlined_op_lives_until_its_chain_is_emitted(tmp_path):
+    """cast(T(y)) * 2 - cast(T(w)): the first cast is computed in the subtract's loop, after
+    T(w) is written; T(y)'s slot must stay taken until then (two slots, not one)."""
+    y = relay.var("y", shape=(8, 4), dtype="int32")
+    w = relay.var("w", shape=(8, 4), dtype="int32")
+    r = relay.cast(relay.transpose(y, (1, 0)), "float32") * relay.const(2.0) - relay.cast(
+        relay.transpose(w, (1, 0)), "float32")  # fmt: skip
+    mod = xrelay.IRModule.from_expr(relay.Function([y, w], r))
+    lib = build_c(mod)
+    fn = _only_function(lib)
+    names = [op.name for op in fn.body.block.ops]
+    assert names.index("relay.cast") < names.index("relay.transpose", 1) < names.index("relay.subtract")
+    assert emit_function(fn, "f").scratch_bytes == 2 * 4 * 8 * 4
+    rng = np.random.default_rng(5)
+    data = {"y": rng.integers(-100, 100, (8, 4)).astype("int32"), "w": rng.integers(-100, 100, (8, 4)).astype("int32")}
+    (got,) = compile_and_run(lib, data, tmp_path)
+    (want,) = reference(mod, data)
+    np.testing.assert_array_equal(got, want)
