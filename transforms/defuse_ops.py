@@ -1,7 +1,8 @@
 """``defuse-ops``: Relay's DefuseOps, the inverse of fuse-ops.
 
 Every ``func.call`` of a primitive function (``relay.primitive`` non-zero) or of a function
-literal (a private function: Relay's DefuseOps inlines every call of a literal) in a
+literal (a private function: Relay's DefuseOps inlines every call of a literal; one that
+calls itself, a recursive let-bound function, stays: Relay calls it through its variable) in a
 non-primitive function is replaced by a copy of the callee's body, its parameters bound to the
 call's arguments; then every such function that nothing calls any more is deleted::
 
@@ -68,6 +69,9 @@ def defuse_ops(module: ModuleOp) -> int:
         for name, fn in funcs.items()
         if name not in primitives and fn.sym_visibility is not None and fn.sym_visibility.data == "private"
         and not fn.is_declaration
+        # a recursive let-bound literal is called through its variable in Relay, not as a
+        # literal: it stays (inlining it would never end)
+        and not any(isinstance(op, func.CallOp) and op.callee.root_reference.data == name for op in fn.walk())
     }  # fmt: skip
     inlined = 0
     changed = True

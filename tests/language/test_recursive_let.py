@@ -107,3 +107,21 @@ def test_a_recursive_let_without_a_base_case_has_no_type():
             }
             """
         )
+
+
+PASSES = [
+    "InferType", "FuseOps", "Inline", "DefuseOps", "ToANormalForm", "ToGraphNormalForm",
+    "DeadCodeElimination", "FoldConstant", "EliminateCommonSubexpr", "SimplifyExpr",
+    "ToBasicBlockNormalForm", "RemoveUnusedFunctions", "CanonicalizeOps", "SimplifyInference",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_passes_keep_the_recursive_function(name):
+    # each ends (defuse-ops inlined the recursive literal forever) and keeps the value
+    from xrelay.relay import transform
+
+    with tvm.transform.PassContext(opt_level=3):
+        mod = getattr(transform, name)()(relay.parse(POWER))
+    assert "func.call @pow(" in mod.mlir_text()
+    assert _run(mod, 2) == 8

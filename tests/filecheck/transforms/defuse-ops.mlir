@@ -85,3 +85,32 @@ func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1
 // ROUND-NEXT: %t = relay.transpose %r {axes = [0, 2, 3, 1]}
 // ROUND-NEXT: %e = relay.exp %t
 // ROUND-NEXT: func.return %e : tensor<1x8x8x4xf32>
+
+// -----
+
+// A function literal that calls itself (Relay's recursive `let %pow = fn ...`) is called
+// through its variable in Relay, not as a literal: it is not inlined (that would never end).
+// CHECK-LABEL: func.func private @pow(
+// CHECK:       func.call @pow(
+// CHECK-LABEL: func.func @main(
+// CHECK:       func.call @pow(
+func.func private @pow(%n: tensor<i32>, %acc: tensor<f32>) -> tensor<f32> {
+  %zero = relay.constant dense<0> : tensor<i32>
+  %done = relay.equal %n, %zero : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %c = tensor.extract %done[] : tensor<i1>
+  %r = scf.if %c -> (tensor<f32>) {
+    scf.yield %acc : tensor<f32>
+  } else {
+    %one = relay.constant dense<1> : tensor<i32>
+    %m = relay.subtract %n, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %a = relay.add %acc, %acc : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %v = func.call @pow(%m, %a) : (tensor<i32>, tensor<f32>) -> tensor<f32>
+    scf.yield %v : tensor<f32>
+  }
+  func.return %r : tensor<f32>
+}
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %three = relay.constant dense<3> : tensor<i32>
+  %y = func.call @pow(%three, %x) : (tensor<i32>, tensor<f32>) -> tensor<f32>
+  func.return %y : tensor<f32>
+}
