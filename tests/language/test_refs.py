@@ -208,3 +208,26 @@ def test_interpreter_runs_the_dialect():
     assert run(module, {"v": np.array(5, "int32")})[0] == 10
     with pytest.raises(RunError):
         run(module, {"v": np.array(5, "float32")})
+
+
+REFS = """
+#[version = "0.0.5"]
+def @main(%x: float32) -> float32 {
+    let %r = ref(%x);
+    let %w = ref_write(%r, %x * 2f);
+    ref_read(%r) + 1f
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["InferType", "FuseOps", "Inline", "DefuseOps", "ToANormalForm", "ToGraphNormalForm", "DeadCodeElimination",
+     "FoldConstant", "EliminateCommonSubexpr", "SimplifyExpr", "ToBasicBlockNormalForm", "CanonicalizeOps"],
+)  # fmt: skip
+def test_passes_keep_the_write_before_the_read(name):
+    # whatever the pass, the read sees the write: 2 * x + 1 (x + 1 if the write moved or went)
+    with tvm.transform.PassContext(opt_level=3):
+        mod = getattr(transform, name)()(relay.parse(REFS))
+    assert "ref.write" in mod.mlir_text()
+    assert relay.create_executor(mod=mod).evaluate()(np.float32(2)).numpy() == 5
