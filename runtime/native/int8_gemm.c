@@ -808,12 +808,49 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
  * of its kw taps of that buffer, tap by tap over the whole row (no tests in the inner loops).
  * Rows wider than the buffer run tap by tap on the image. */
 #define XR_POOL_ROW 4096
-#define XR_MAX_POOL(NAME, T, LOWEST)                                                                     \
+#if XR_VBMI
+/* A padded row within one 64-byte register (pl + wd <= 64, the columns read too): the window
+ * rows' maximum of masked loads (the lowest value outside the image), then for each tap
+ * j one byte permutation (lane xo takes byte xo * sw + j * dw) and a maximum; one masked
+ * store of the output row. GoogLeNet's 28, 14 and 7 wide pools were loop overhead. */
+#define XR_POOL_REG(T, LOWEST, MAX)                                                                      \
+    if (span <= 64 && pl + wd <= 64 && kw <= 8) {                                                        \
+        __m512i perm[8];                                                                                 \
+        for (i64 j = 0; j < kw; ++j) {                                                                   \
+            uint8_t idx[64] = {0};                                                                       \
+            for (i64 l = 0; l < ow; ++l) idx[l] = (uint8_t)(l * sw + j * dw);                            \
+            perm[j] = _mm512_loadu_si512((const void *)idx);                                             \
+        }                                                                                                \
+        const __m512i low = _mm512_set1_epi8((char)(LOWEST));                                            \
+        const __mmask64 inside = (wd >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << wd) - 1)) << pl;           \
+        const __mmask64 outmask = ow >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << ow) - 1);                 \
+        for (i64 ch = c0; ch < c1; ++ch) {                                                               \
+            const T *plane = x + ch * h * wd;                                                            \
+            for (i64 y = 0; y < oh; ++y) {                                                               \
+                __m512i v = low;                                                                         \
+                for (i64 i = 0; i < kh; ++i) {                                                           \
+                    const i64 iy = y * sh + i * dh - pt;                                                 \
+                    if (iy < 0 || iy >= h) continue;                                                     \
+                    v = MAX(v, _mm512_mask_loadu_epi8(low, inside,                                       \
+                                                      (const void *)((uintptr_t)(plane + iy * wd) - (uintptr_t)pl))); \
+                }                                                                                        \
+                __m512i r = _mm512_permutexvar_epi8(perm[0], v);                                         \
+                for (i64 j = 1; j < kw; ++j) r = MAX(r, _mm512_permutexvar_epi8(perm[j], v));            \
+                _mm512_mask_storeu_epi8((void *)(o + (ch * oh + y) * ow), outmask, r);                   \
+            }                                                                                            \
+        }                                                                                                \
+        return;                                                                                          \
+    }
+#else
+#define XR_POOL_REG(T, LOWEST, MAX)
+#endif
+#define XR_MAX_POOL(NAME, T, LOWEST, MAX)                                                                \
     void NAME(const T *x, T *o, i64 h, i64 wd, i64 oh, i64 ow, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,   \
               i64 dw, i64 pt, i64 pl, i64 c0, i64 c1) {                                                  \
         T vm[XR_POOL_ROW];                                                                               \
         const i64 span = (ow - 1) * sw + (kw - 1) * dw + 1; /* buffer columns read, from -pl */          \
         const int buffered = span <= XR_POOL_ROW && pl + wd <= XR_POOL_ROW;                              \
+        XR_POOL_REG(T, LOWEST, MAX)                                                                      \
         for (i64 ch = c0; ch < c1; ++ch) {                                                               \
             const T *plane = x + ch * h * wd;                                                            \
             for (i64 y = 0; y < oh; ++y) {                                                               \
@@ -861,6 +898,7 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
             }                                                                                            \
         }                                                                                                \
     }
-XR_MAX_POOL(xr_max_pool_u8, uint8_t, 0)
-XR_MAX_POOL(xr_max_pool_s8, int8_t, -128)
+XR_MAX_POOL(xr_max_pool_u8, uint8_t, 0, _mm512_max_epu8)
+XR_MAX_POOL(xr_max_pool_s8, int8_t, -128, _mm512_max_epi8)
 #undef XR_MAX_POOL
+#undef XR_POOL_REG

@@ -142,14 +142,16 @@ def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry)
     np.testing.assert_array_equal(m.get_output(0), ref)
 
 
+@pytest.mark.parametrize("width", [17, 83])
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
 @pytest.mark.parametrize("geometry", [(3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 1, 1, 2, False), (3, 3, 2, 1, True)])
-def test_8bit_max_pool_runs_in_c_with_the_reference_maxima(geometry, dtype):
-    """ResNet's 3x3/2 pool and others: stride 1, 2 and 3 (the C kernel's three inner loops),
-    dilation, ceil mode (a last window partly past the padding). The data is mostly the
-    dtype's lowest values, so padding that won would show."""
+def test_8bit_max_pool_runs_in_c_with_the_reference_maxima(geometry, dtype, width):
+    """ResNet's 3x3/2 pool and others: stride 1, 2 and 3, dilation, ceil mode (a last window
+    partly past the padding); rows within one 64-byte register (17 wide: byte permutations)
+    and wider ones (83: a padded row buffer, the C kernel's three inner loops). The data is
+    mostly the dtype's lowest values, so padding that won would show."""
     k, s, pad, d, ceil = geometry
-    shape = (2, 5, 13, 17)
+    shape = (2, 5, 13, width)
     x = relay.var("x", shape=shape, dtype=dtype)
     y = relay.nn.max_pool2d(x, pool_size=(k, k), strides=(s, s), padding=(pad, pad), dilation=(d, d), ceil_mode=ceil)
     mod = xrelay.IRModule.from_expr(y)
