@@ -963,17 +963,29 @@ def fast_conv2d(op, vals, out, ws, opts):
 # A^T [(G g G^T) * (B^T d B)] A; the weight transforms G by m (B and A are in the kernels).
 _WINO_G = {
     2: np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]),
+    # points 0, 1, -1, 2, -1/2, infinity; rows halved where winograd4.h doubles B^T's rows
     4: np.array(
         [
-            [1 / 4, 0, 0],
+            [1 / 2, 0, 0],
             [-1 / 6, -1 / 6, -1 / 6],
-            [-1 / 6, 1 / 6, -1 / 6],
-            [1 / 24, 1 / 12, 1 / 6],
-            [1 / 24, -1 / 12, 1 / 6],
-            [0, 0, 1],
+            [1 / 6, -1 / 6, 1 / 6],
+            [1 / 30, 1 / 15, 2 / 15],
+            [-16 / 15, 8 / 15, -4 / 15],
+            [0, 0, 1 / 2],
         ]
     ),
 }
+WINOGRAD_BT = {
+    2: np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64),
+    4: np.array([[2, 3, -4, -3, 2, 0], [0, -2, -5, -1, 2, 0], [0, 2, 1, -5, 2, 0], [0, -1, -2, 1, 2, 0],
+                 [0, 2, -1, -2, 1, 0], [0, 2, 3, -4, -3, 2]], np.float64),
+}  # fmt: skip
+"""Winograd's input transforms ``B^T`` as the C kernels compute them (F(4x4): winograd4.h)."""
+WINOGRAD_AT = {
+    2: np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64),
+    4: np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -1 / 2, 0], [0, 1, 1, 4, 1 / 4, 0], [0, 1, -1, 8, -1 / 8, 1]]),
+}
+"""Winograd's output transforms ``A^T``: ``y = A^T [(G g G^T) * (B^T d B)] A``."""
 _WINO_KERNELS = {2: ("wino_input", "wino_output"), 4: ("wino4_input", "wino4_output")}
 
 

@@ -12,6 +12,8 @@
  * same order as the channels-first kernels, so the transformed tiles are the same bits.
  */
 
+#include "winograd4.h"
+
 #define NHWC_CB 64 /* channels per step: the 36 rows of a 6x6 patch stay in L1 */
 
 /* Pointers to the NHWC patch of size P at (iy, ix): each tap's channel run [cb, cb + n), or
@@ -108,14 +110,8 @@ void SFX(wino4_input_nhwc)(const REAL *restrict x, i64 h, i64 wd, i64 xs, REAL *
                     const REAL *d3 = p[18 + j], *d4 = p[24 + j], *d5 = p[30 + j];
 #pragma GCC ivdep
                     for (i64 q = 0; q < n; q++) {
-                        REAL t1 = d4[q] - (REAL)4 * d2[q], t2 = d3[q] - (REAL)4 * d1[q];
-                        REAL t3 = d4[q] - d2[q], t4 = (REAL)2 * (d3[q] - d1[q]);
-                        e[0][j][q] = (REAL)4 * d0[q] - (REAL)5 * d2[q] + d4[q];
-                        e[1][j][q] = t1 + t2;
-                        e[2][j][q] = t1 - t2;
-                        e[3][j][q] = t3 + t4;
-                        e[4][j][q] = t3 - t4;
-                        e[5][j][q] = (REAL)4 * d1[q] - (REAL)5 * d3[q] + d5[q];
+                        WINO4_IN(e[0][j][q], e[1][j][q], e[2][j][q], e[3][j][q], e[4][j][q], e[5][j][q],
+                                 d0[q], d1[q], d2[q], d3[q], d4[q], d5[q]);
                     }
                 }
                 for (int i = 0; i < 6; i++) {
@@ -125,14 +121,7 @@ void SFX(wino4_input_nhwc)(const REAL *restrict x, i64 h, i64 wd, i64 xs, REAL *
                     REAL *w3 = w2 + ks, *w4 = w3 + ks, *w5 = w4 + ks;
 #pragma GCC ivdep
                     for (i64 q = 0; q < n; q++) {
-                        REAL t1 = q4[q] - (REAL)4 * q2[q], t2 = q3[q] - (REAL)4 * q1[q];
-                        REAL t3 = q4[q] - q2[q], t4 = (REAL)2 * (q3[q] - q1[q]);
-                        w0[q] = (REAL)4 * q0[q] - (REAL)5 * q2[q] + q4[q];
-                        w1[q] = t1 + t2;
-                        w2[q] = t1 - t2;
-                        w3[q] = t3 + t4;
-                        w4[q] = t3 - t4;
-                        w5[q] = (REAL)4 * q1[q] - (REAL)5 * q3[q] + q5[q];
+                        WINO4_IN(w0[q], w1[q], w2[q], w3[q], w4[q], w5[q], q0[q], q1[q], q2[q], q3[q], q4[q], q5[q]);
                     }
                 }
             }
@@ -155,12 +144,7 @@ void SFX(wino4_output_nhwc)(const REAL *restrict m, i64 ks, i64 ms, i64 tw, REAL
                     const REAL *a4 = a3 + 6 * ks, *a5 = a4 + 6 * ks;
 #pragma GCC ivdep
                     for (i64 q = 0; q < n; q++) {
-                        REAL p = a1[q] + a2[q], d = a1[q] - a2[q];
-                        REAL u = a3[q] + a4[q], w = a3[q] - a4[q];
-                        s[0][j][q] = a0[q] + p + u;
-                        s[1][j][q] = d + (REAL)2 * w;
-                        s[2][j][q] = p + (REAL)4 * u;
-                        s[3][j][q] = d + (REAL)8 * w + a5[q];
+                        WINO4_OUT(s[0][j][q], s[1][j][q], s[2][j][q], s[3][j][q], a0[q], a1[q], a2[q], a3[q], a4[q], a5[q]);
                     }
                 }
                 for (int i = 0; i < 4 && y + i < oh; i++) {
@@ -172,19 +156,12 @@ void SFX(wino4_output_nhwc)(const REAL *restrict m, i64 ks, i64 ms, i64 tw, REAL
                     if (cols == 4) {
 #pragma GCC ivdep
                         for (i64 q = 0; q < n; q++) {
-                            REAL p = c1[q] + c2[q], d = c1[q] - c2[q];
-                            REAL u = c3[q] + c4[q], w = c3[q] - c4[q];
-                            b0[q] = c0[q] + p + u;
-                            b1[q] = d + (REAL)2 * w;
-                            b2[q] = p + (REAL)4 * u;
-                            b3[q] = d + (REAL)8 * w + c5[q];
+                            WINO4_OUT(b0[q], b1[q], b2[q], b3[q], c0[q], c1[q], c2[q], c3[q], c4[q], c5[q]);
                         }
                     } else {
                         for (i64 q = 0; q < n; q++) {
-                            REAL p = c1[q] + c2[q], d = c1[q] - c2[q];
-                            REAL u = c3[q] + c4[q], w = c3[q] - c4[q];
-                            REAL r[4] = {c0[q] + p + u, d + (REAL)2 * w, p + (REAL)4 * u,
-                                         d + (REAL)8 * w + c5[q]};
+                            REAL r[4];
+                            WINO4_OUT(r[0], r[1], r[2], r[3], c0[q], c1[q], c2[q], c3[q], c4[q], c5[q]);
                             for (int j = 0; j < cols; j++) row[j * os + q] = r[j];
                         }
                     }

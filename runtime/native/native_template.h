@@ -408,11 +408,12 @@ void SFX(wino_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *rest
 }
 
 /* Winograd F(4x4, 3x3): as wino_input with 6x6 patches at (4 ty - pt, 4 tx - pl) and 36
-   matrices (points 0, +-1, +-2, infinity). Blocks of up to WTB consecutive tiles (across
+   matrices (points 0, 1, -1, 2, -1/2, infinity: winograd4.h). Blocks of up to WTB consecutive tiles (across
    tile rows) at a time, arranged so the arithmetic runs over tiles with unit stride
    (vectorised): the patches' 36 values gathered tile by tile into 36 rows (zero padding),
    transformed down the patch rows, then across. Each value takes the same operations in
    the same order as one patch at a time, so the bits are the same. */
+#include "winograd4.h"
 #define WTB 128
 void SFX(wino4_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
                    i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
@@ -451,14 +452,8 @@ void SFX(wino4_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i
                 const REAL *d3 = d[3][j], *d4 = d[4][j], *d5 = d[5][j];
 #pragma GCC ivdep
                 for (i64 t = 0; t < nb; t++) {
-                    REAL t1 = d4[t] - (REAL)4 * d2[t], t2 = d3[t] - (REAL)4 * d1[t];
-                    REAL t3 = d4[t] - d2[t], t4 = (REAL)2 * (d3[t] - d1[t]);
-                    e[0][j][t] = (REAL)4 * d0[t] - (REAL)5 * d2[t] + d4[t];
-                    e[1][j][t] = t1 + t2;
-                    e[2][j][t] = t1 - t2;
-                    e[3][j][t] = t3 + t4;
-                    e[4][j][t] = t3 - t4;
-                    e[5][j][t] = (REAL)4 * d1[t] - (REAL)5 * d3[t] + d5[t];
+                    WINO4_IN(e[0][j][t], e[1][j][t], e[2][j][t], e[3][j][t], e[4][j][t], e[5][j][t],
+                             d0[t], d1[t], d2[t], d3[t], d4[t], d5[t]);
                 }
             }
             for (int i = 0; i < 6; i++) {
@@ -468,14 +463,7 @@ void SFX(wino4_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i
                 REAL *o3 = o2 + ks, *o4 = o3 + ks, *o5 = o4 + ks;
 #pragma GCC ivdep
                 for (i64 t = 0; t < nb; t++) {
-                    REAL t1 = q4[t] - (REAL)4 * q2[t], t2 = q3[t] - (REAL)4 * q1[t];
-                    REAL t3 = q4[t] - q2[t], t4 = (REAL)2 * (q3[t] - q1[t]);
-                    o0[t] = (REAL)4 * q0[t] - (REAL)5 * q2[t] + q4[t];
-                    o1[t] = t1 + t2;
-                    o2[t] = t1 - t2;
-                    o3[t] = t3 + t4;
-                    o4[t] = t3 - t4;
-                    o5[t] = (REAL)4 * q1[t] - (REAL)5 * q3[t] + q5[t];
+                    WINO4_IN(o0[t], o1[t], o2[t], o3[t], o4[t], o5[t], q0[t], q1[t], q2[t], q3[t], q4[t], q5[t]);
                 }
             }
         }
@@ -499,12 +487,7 @@ void SFX(wino4_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *res
                 const REAL *a3 = a2 + 6 * ks, *a4 = a3 + 6 * ks, *a5 = a4 + 6 * ks;
 #pragma GCC ivdep
                 for (i64 t = 0; t < nb; t++) {
-                    REAL p = a1[t] + a2[t], q = a1[t] - a2[t];
-                    REAL u = a3[t] + a4[t], w = a3[t] - a4[t];
-                    sv[0][j][t] = a0[t] + p + u;
-                    sv[1][j][t] = q + (REAL)2 * w;
-                    sv[2][j][t] = p + (REAL)4 * u;
-                    sv[3][j][t] = q + (REAL)8 * w + a5[t];
+                    WINO4_OUT(sv[0][j][t], sv[1][j][t], sv[2][j][t], sv[3][j][t], a0[t], a1[t], a2[t], a3[t], a4[t], a5[t]);
                 }
             }
             for (int i = 0; i < 4; i++) {
@@ -512,12 +495,7 @@ void SFX(wino4_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *res
                 const REAL *c3 = sv[i][3], *c4 = sv[i][4], *c5 = sv[i][5];
 #pragma GCC ivdep
                 for (i64 t = 0; t < nb; t++) {
-                    REAL p = c1[t] + c2[t], q = c1[t] - c2[t];
-                    REAL u = c3[t] + c4[t], w = c3[t] - c4[t];
-                    bv[i][0][t] = c0[t] + p + u;
-                    bv[i][1][t] = q + (REAL)2 * w;
-                    bv[i][2][t] = p + (REAL)4 * u;
-                    bv[i][3][t] = q + (REAL)8 * w + c5[t];
+                    WINO4_OUT(bv[i][0][t], bv[i][1][t], bv[i][2][t], bv[i][3][t], c0[t], c1[t], c2[t], c3[t], c4[t], c5[t]);
                 }
             }
             for (i64 b = b0; b < b0 + nb;) {

@@ -1,4 +1,4 @@
-"""Winograd F(2x2, 3x3) convolutions in the arena executor: accuracy, bits, switch, fallbacks."""
+"""Winograd F(2x2, 3x3) and F(4x4, 3x3) convolutions in the arena executor: accuracy, bits, switch, fallbacks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
-from xrelay.runtime.native.fast_kernels import bind_kernel, wino_matrices, winograd_enabled
+from xrelay.runtime.native.fast_kernels import (
+    _WINO_G,
+    WINOGRAD_AT,
+    WINOGRAD_BT,
+    bind_kernel,
+    wino_matrices,
+    winograd_enabled,
+)
 from xrelay.runtime.native.workspace import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.parallel import WorkerPool
 
@@ -142,16 +149,7 @@ def test_small_convolutions_keep_im2col():
         assert _winograd_convs(Executor(build_program(mod, params)[0], threads=1)) == 0
 
 
-# Winograd's B^T (input) and A^T (output) for F(2x2, 3x3) and F(4x4, 3x3) (Lavin & Gray).
-_BT = {
-    2: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
-    4: [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0],
-        [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
-}  # fmt: skip
-_AT = {
-    2: [[1, 1, 1, 0], [0, 1, -1, -1]],
-    4: [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]],
-}
+_BT, _AT = WINOGRAD_BT, WINOGRAD_AT
 
 
 def _input_by_definition(x, tile, th, tw, pt, pl):
@@ -264,3 +262,43 @@ func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{
     inputs = {"x": inputs["x"]}
     expect = run(mod, {**inputs, "w": params["w"]})[0]
     assert blocks() == []
+
+
+@pytest.mark.parametrize("tile", [2, 4])
+def test_transform_matrices_compute_the_correlation(tile):
+    """``A^T [(G g) * (B^T d)]`` is the 3-tap correlation of ``d`` by ``g`` exactly (float64,
+    in one dimension; the 2-D transforms are its tensor product): the C kernels' ``B^T``
+    and ``A^T`` and the weights' ``G`` are one algorithm."""
+    rng = np.random.default_rng(2)
+    gm, bt, at = _WINO_G[tile], WINOGRAD_BT[tile], WINOGRAD_AT[tile]
+    for _ in range(5):
+        g, d = rng.standard_normal(3), rng.standard_normal(tile + 2)
+        got = at @ ((gm @ g) * (bt @ d))
+        np.testing.assert_allclose(got, np.correlate(d, g, "valid"), rtol=0, atol=1e-12)
+
+
+def test_f4_rounding_stays_near_a_direct_convolutions():
+    """F(4x4, 3x3)'s points (0, 1, -1, 2, -1/2, infinity) keep its float32 error on a
+    64-channel layer of non-negative (post-ReLU) inputs (largest difference 4.0x a direct
+    convolution's, an im2col matmul in float32, both against float64) within 6x; Lavin's
+    points (0, +-1, +-2) give 9.3x on this layer (docs/guide/runtime.md)."""
+    c = o = 64
+    mod, params, _ = _case(c, o, 40, 40, (1, 1, 1, 1), seed=3)
+    rng = np.random.default_rng(3)
+    x = np.maximum(rng.standard_normal((1, c, 40, 40)) + 0.5, 0).astype(np.float32)
+    zeros = np.zeros((1, o, 40, 40), np.float32)
+    params["b"][...] = 0
+    ex = Executor(build_program(mod, params)[0], threads=1)
+    assert _winograd_convs(ex) == 1 and ex.steps  # F(4x4): 40x40 outputs
+    got = _outputs(ex, {"x": x, "r": zeros})
+    w = params["w"].astype(np.float64)
+    padded = np.pad(x[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)))
+    cols = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
+    ref = np.einsum("chwij,ocij->ohw", cols, w)
+    a = np.reshape(cols.transpose(1, 2, 0, 3, 4), (-1, 9 * c)).astype(np.float32)
+    direct = (a @ params["w"].reshape(o, -1).T).T.reshape(o, 40, 40).astype(np.float64)
+    pre = np.maximum(ref, 0)
+    err_w = np.abs(got[0] - pre).max() / np.abs(pre).max()
+    err_d = np.abs(np.maximum(direct, 0) - pre).max() / np.abs(pre).max()
+    assert np.isfinite(got).all() and np.abs(got).max() > 0
+    assert err_w < 6 * err_d

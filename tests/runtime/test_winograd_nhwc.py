@@ -12,7 +12,7 @@ from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
-from xrelay.runtime.native.fast_kernels import bind_kernel, wino_matrices
+from xrelay.runtime.native.fast_kernels import WINOGRAD_BT, bind_kernel, wino_matrices
 from xrelay.runtime.native.workspace import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.parallel import WorkerPool
 
@@ -111,12 +111,7 @@ def test_nhwc_transforms_equal_the_channels_first_ones(tile):
     # one patch by definition: B^T d B, d zero outside the image (tile (0, 0), pads 1, 2)
     d = np.zeros((a, a))
     d[1:, 2:] = x[: a - 1, : a - 2, 3]
-    bt = {
-        2: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
-        4: [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0],
-            [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
-    }[tile]  # fmt: skip
-    bt = np.array(bt, np.float64)
+    bt = WINOGRAD_BT[tile]
     np.testing.assert_allclose(v_c[:, 0, 3], (bt @ d @ bt.T).reshape(count), rtol=1e-5, atol=1e-5)
     m[...] = rng.standard_normal(m.shape).astype("float32")
     out_c = np.full((tile * th - 1, tile * tw - 1, o), np.nan, np.float32)
