@@ -44,11 +44,13 @@ from xrelay.backend.graph_json import (
     read_export,
     verify_export,
 )
+from xrelay.dialects.relay.constant import ConstantOp
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.device import check_runnable
 from xrelay.runtime.files import write_atomic
 from xrelay.runtime.graph_executor import GraphModule
+from xrelay.runtime.npz import release_pages
 from xrelay.runtime.params import ParamsFormatError, load_param_dict, save_param_dict
 from xrelay.transforms.plan_memory import memory_report
 from xrelay.transforms.planners import format_report
@@ -289,4 +291,9 @@ def from_export(
     """A runnable ``GraphModule`` of an export's graph JSON (``doc``) and parsed program, after
     ``load``'s checks (``where`` names the export in their errors)."""
     verify_export(doc, program, kwargs.get("entry", "main"), where, max_pool_bytes)
+    # the check read every constant; those mapped from the params file go back to disk, and
+    # come back one at a time as the executor reorders them (oneDNN) or reads them (native)
+    for op in program.walk():
+        if isinstance(op, ConstantOp):
+            release_pages(op.numpy())
     return GraphModule(program, views=VIEWS, **kwargs)

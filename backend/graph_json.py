@@ -53,7 +53,7 @@ from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyO
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, params_source
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.error import TVMError
-from xrelay.runtime.npz import read_npz
+from xrelay.runtime.npz import map_npz
 from xrelay.transforms._devices import device_copy_of, function_devices, functions_by_name
 from xrelay.transforms.liveness import entry_block, storage_lifetimes
 from xrelay.transforms.planners import Buffer, Pool
@@ -366,7 +366,7 @@ def read_export(
             doc = json.load(f)
         with open(lib_mlir_path, encoding="utf-8") as f:
             text = f.read()
-        params = read_npz(params_npz_path)
+        params = map_npz(params_npz_path)
     except (OSError, ValueError) as e:
         raise GraphJsonError(f"cannot read the export: {e}") from None
     return doc, parse_program(text, params, str(lib_mlir_path))

@@ -10,11 +10,15 @@ data", and a member's header may declare terabytes. ``read_npz`` turns each of t
 from __future__ import annotations
 
 import io
+import mmap
 import os
 import zipfile
 import zlib
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
+
+from xrelay.dialects.relay.constant import file_mapping_of
 
 
 class NpzError(ValueError):
@@ -52,3 +56,96 @@ def read_npz(source: str | os.PathLike[str] | bytes) -> dict[str, np.ndarray]:
                 raise NpzError(f"member '{name}' is not an .npy array")
             arrays[name] = value
     return arrays
+
+
+def map_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` archive as read-only views of the file mapped into memory,
+    where every member is stored uncompressed (``np.savez``, what ``export`` writes) as a
+    numeric C-ordered ``.npy``; otherwise ``read_npz(path)``'s copies.
+
+    A mapped array costs no memory until it is read, and its pages can be handed back after
+    a kernel has made its own copy (``release_pages``): a loaded module then does not hold
+    oneDNN's weights twice. The file must not be truncated or rewritten in place while the
+    arrays are in use (``export`` replaces files atomically, which is safe)."""
+    try:
+        arrays = _map_members(path)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        arrays = None
+    return read_npz(path) if arrays is None else arrays
+
+
+def _map_members(path: str | os.PathLike[str]) -> dict[str, np.ndarray] | None:
+    """``map_npz``'s mapping, or None where a member cannot be mapped (``read_npz`` then
+    reads the file and says what is wrong with it, if anything)."""
+    with open(path, "rb") as f, zipfile.ZipFile(f) as archive:
+        infos = archive.infolist()
+        size = os.fstat(f.fileno()).st_size
+        if not infos or size == 0:
+            return None
+        places: list[tuple[str, np.dtype, tuple[int, ...], int]] = []
+        for info in infos:
+            if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
+                return None
+            f.seek(info.header_offset)
+            local = f.read(30)
+            if len(local) != 30 or local[:4] != b"PK\x03\x04":
+                return None
+            start = info.header_offset + 30 + int.from_bytes(local[26:28], "little") + int.from_bytes(local[28:30], "little")
+            f.seek(start)
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                return None
+            offset = f.tell()
+            count = 1
+            for d in shape:
+                count *= d
+            if fortran or any(d < 0 for d in shape) or dtype.hasobject or dtype.itemsize == 0 or count * dtype.itemsize > info.file_size - (offset - start):
+                return None
+            places.append((info.filename[: -len(".npy")], dtype, tuple(shape), offset))
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    arrays = {}
+    for name, dtype, shape, offset in places:
+        count = 1
+        for d in shape:
+            count *= d
+        if offset + count * dtype.itemsize > size:
+            return None
+        arrays[name] = np.frombuffer(mapped, dtype, count, offset).reshape(shape)
+    return arrays
+
+
+def release_pages(array: np.ndarray) -> int:
+    """Hand back to the OS the resident pages of a ``map_npz`` array (a read of it later
+    faults them in again from the file); returns the bytes advised, 0 for any other array."""
+    mapped = file_mapping_of(array)
+    if mapped is None or array.nbytes == 0 or not hasattr(mmap, "MADV_DONTNEED"):
+        return 0
+    base = np.frombuffer(mapped, np.uint8).ctypes.data
+    first, end = byte_bounds(array)
+    lo, hi = first - base, end - base
+    page = mmap.PAGESIZE
+    lo -= lo % page
+    hi = min(-(-hi // page) * page, len(mapped))
+    mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+    return hi - lo
+
+
+def resident_bytes(path: str | os.PathLike[str]) -> int:
+    """Bytes of the file ``path`` resident in this process's mappings of it (Linux's
+    ``/proc/self/smaps``; 0 where it cannot be read)."""
+    want, total, inside = os.path.realpath(path), 0, False
+    try:
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                head = line.split()
+                if len(head) >= 5 and "-" in head[0] and not head[0].endswith(":"):
+                    inside = line.rstrip("\n").endswith(want)
+                elif inside and head[:1] == ["Rss:"]:
+                    total += int(head[1]) * 1024
+    except OSError:
+        return 0
+    return total

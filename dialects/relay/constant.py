@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import mmap
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -96,6 +97,16 @@ def params_source(params: Mapping[str, np.ndarray] | None) -> Iterator[None]:
 _SIGN_EXTENDED = (numpy_dtype("int4"), numpy_dtype("int2"))
 
 
+def file_mapping_of(array: object) -> mmap.mmap | None:
+    """The file mapping (``mmap``) whose bytes ``array`` -- an ndarray or a memoryview,
+    through their bases -- views, else None (``runtime.npz.map_npz`` makes such arrays)."""
+    for _ in range(64):
+        if array is None or isinstance(array, mmap.mmap):
+            return array
+        array = array.obj if isinstance(array, memoryview) else getattr(array, "base", None)
+    return None
+
+
 def dense_from_numpy(array: np.ndarray, ty: TensorType | None = None) -> DenseIntOrFPElementsAttr:
     """A dense elements attribute holding ``array``'s bytes (no per-element Python work)."""
     array = np.asarray(array)
@@ -110,6 +121,10 @@ def dense_from_numpy(array: np.ndarray, ty: TensorType | None = None) -> DenseIn
         # xDSL keeps an i4/i2 element in a sign-extended byte; ml_dtypes keeps only its low bits
         array = np.asarray(array, dtype=want).astype(np.int8)
         want = np.dtype(np.int8)
+    if array.dtype == want and array.flags.c_contiguous and not array.flags.writeable and file_mapping_of(array):
+        # a read-only view of a mapped params file (runtime.npz.map_npz): kept as a view, so
+        # its pages stay on disk until read and can be handed back once a kernel has its copy
+        return DenseIntOrFPElementsAttr(ty, BytesAttr(memoryview(array).cast("B")))  # type: ignore[arg-type]
     data = np.ascontiguousarray(array, dtype=want).tobytes()
     return DenseIntOrFPElementsAttr(ty, BytesAttr(data))
 

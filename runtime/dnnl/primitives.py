@@ -53,6 +53,7 @@ from xrelay.kernels._registry import BFLOAT16
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
+from xrelay.runtime.npz import release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
@@ -264,6 +265,7 @@ class FunctionPlan:
                     keep.append(same[0])
                     continue
                 reordered[key] = _reorder(lib, stored, src_md, dst_md, keep)
+                release_pages(stored)  # a weight read from a mapped params file: now held once
                 done.append((dst_md, reordered[key]))
             if step.derived:
                 step.weights = [(key, None, src_md, dst_md) for key, _, src_md, dst_md in step.weights]
@@ -889,6 +891,7 @@ class _Reader:
         u = self.memo.get(("winograd", id(weight)))
         if u is None:  # (computed once for the plans of one function for several thread counts)
             u = self.memo[("winograd", id(weight))] = winograd_weights(w_hwio, 4, np.dtype(np.float32))
+            release_pages(weight)
         v_md = _md(lib, *v_view, "Winograd tiles", "float32")
         m_md = _md(lib, *m_view, "Winograd products", "float32")
         u_user = _md(lib, [36, c, o], _contiguous([36, c, o]), "Winograd weights", "float32")
