@@ -38,11 +38,11 @@ from xrelay.backend.c import annotate_scratch, emit_program
 from xrelay.backend.c.c_function import CHANNEL_BLOCK
 from xrelay.backend.dnnl.partition import float32_only, matmul_to_dense, partition_for_backend
 from xrelay.backend.engines import ENGINES, state_scratch
-from xrelay.backend.executor_factory import VIEWS
 from xrelay.backend.target import TargetError, resolve_build_target
 from xrelay.dialects import make_context, module_op
 from xrelay.dialects.dyn import DynOp
 from xrelay.dialects.relay import ConstantOp
+from xrelay.dialects.relay.device_analysis import PARAM_DEVICES, is_device_copy, is_on_device
 from xrelay.dialects.relay.devices import (
     DeviceError,
     VirtualDeviceAttr,
@@ -52,8 +52,8 @@ from xrelay.dialects.relay.devices import (
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
 from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.executor_factory import VIEWS
 from xrelay.runtime.graph_executor import GraphModule
-from xrelay.transforms._devices import PARAM_DEVICES, is_device_copy, is_on_device
 from xrelay.transforms.bind_params import bind_params_by_name
 from xrelay.transforms.dynamic_to_static import dynamic_to_static
 from xrelay.transforms.infra import PassContext, build_pipeline, get_pass

@@ -30,9 +30,9 @@ import time
 from tabulate import tabulate
 
 from xrelay.dialects import make_context
+from xrelay.runtime.liveness import buffer_lifetimes
 from xrelay.transforms.bind_params import bind_params_by_name
 from xrelay.transforms.fuse_ops import FuseOpsPass
-from xrelay.transforms.liveness import buffer_lifetimes
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.planners import ALGORITHMS, Buffer, lower_bound, plan_memory, verify_plan
 

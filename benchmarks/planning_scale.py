@@ -37,8 +37,8 @@ import time
 
 from tabulate import tabulate
 
+from xrelay.runtime.memory_plan import default_pools
 from xrelay.transforms.planners import Buffer, greedy, plan_memory, verify_plan
-from xrelay.transforms.planners.model import default_pools
 
 GREEDY = (
     "naive",

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from xrelay.backend.executor_factory import VIEWS, GraphExecutorFactoryModule
-from xrelay.backend.graph_json import graph_json
 from xrelay.runtime.device import Device, check_runnable, cpu
+from xrelay.runtime.executor_factory import VIEWS, GraphExecutorFactoryModule
 from xrelay.runtime.graph_executor import GraphModule as Runtime
 from xrelay.runtime.graph_executor import GraphModuleError
+from xrelay.runtime.graph_json import graph_json
 
 __all__ = ["Device", "GraphModule", "cpu", "create", "get_device"]
 

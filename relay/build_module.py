@@ -23,7 +23,6 @@ import numpy as np
 
 from xrelay.backend.build import BuildError
 from xrelay.backend.build import build as xbuild
-from xrelay.backend.executor_factory import GraphExecutorFactoryModule
 from xrelay.backend.target import TargetError, resolve_build_target
 from xrelay.dialects.relay import RelayTypeError, dtype_of
 from xrelay.relay.analysis import free_vars
@@ -32,6 +31,7 @@ from xrelay.relay.expr_functor import substitute
 from xrelay.relay.module import IRModule
 from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.device import check_runnable
+from xrelay.runtime.executor_factory import GraphExecutorFactoryModule
 from xrelay.runtime.interpreter import run as interpret
 from xrelay.runtime.ndarray import array
 from xrelay.transforms.infra import PassContext

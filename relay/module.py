@@ -56,6 +56,7 @@ from xrelay.dialects.relay import (
     params_source,
     print_options,
 )
+from xrelay.dialects.verify import verify_module
 from xrelay.relay import expr as expr_module
 from xrelay.relay.analysis import children, free_vars, post_order
 from xrelay.relay.expr import (
@@ -90,7 +91,6 @@ from xrelay.runtime.npz import NpzError, read_npz
 from xrelay.transforms.fuse_ops import MAX_NAME_LENGTH
 from xrelay.transforms.infra import mark_types_unknown, types_inferred
 from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
-from xrelay.transforms.utils import verify_module
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
 

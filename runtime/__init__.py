@@ -5,11 +5,12 @@ lib_mlir, params_npz)`` reads the three files of an export back; ``load_module(p
 library written by ``export_library``. TVM's ``tvm.runtime`` names ``DataType``, ``Device``,
 ``NDArray``, ``save_param_dict``/``load_param_dict`` are here too. All are imported lazily.
 
-This package is also TVM's ``tvm.runtime`` namespace: the names that read an export
-(``load``, ``load_module``) or stand for what ``relay.build`` returns (``Module``) belong to
-compile time (``xrelay.backend.executor_factory``: loading checks the graph JSON against the
-program, which takes the compiler) and are handed out here by name only; no module of the
-runtime imports compile-time code (``tests/test_layers.py``).
+This package is also TVM's ``tvm.runtime`` namespace. Reading an export back (``load``,
+``load_module``, in ``executor_factory``) is run time: the archive, the program's verification,
+its memory plan's check and the graph JSON's comparison with the program take no compile-time
+module, so a deployed process that loads and runs an export imports nothing from
+``xrelay.transforms`` or ``xrelay.backend`` (``tests/runtime/test_deployed_imports.py``); no
+module of the runtime imports compile-time code (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "create": ("xrelay.runtime.graph_executor", "create"),
     "GraphModule": ("xrelay.runtime.graph_executor", "GraphModule"),
     "DebugModule": ("xrelay.runtime.graph_executor", "DebugModule"),
-    "load": ("xrelay.backend.executor_factory", "load"),
+    "load": ("xrelay.runtime.executor_factory", "load"),
     # TVM's tvm.runtime names
     "DataType": ("xrelay.runtime.data_type", "DataType"),
     "Device": ("xrelay.runtime.device", "Device"),
-    "Module": ("xrelay.backend.executor_factory", "GraphExecutorFactoryModule"),
+    "Module": ("xrelay.runtime.executor_factory", "GraphExecutorFactoryModule"),
     "NDArray": ("xrelay.runtime.ndarray", "NDArray"),
-    "load_module": ("xrelay.backend.executor_factory", "load_module"),
+    "load_module": ("xrelay.runtime.executor_factory", "load_module"),
     "load_param_dict": ("xrelay.runtime.params", "load_param_dict"),
     "save_param_dict": ("xrelay.runtime.params", "save_param_dict"),
 }

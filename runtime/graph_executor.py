@@ -37,9 +37,9 @@ the gap between ``set_input``, ``run`` and ``get_output``); it *detects* overlap
 own lock over the whole ``set_input .. get_output`` sequence; or each thread makes its own
 module (``create(m.program)``, then ``share_params`` to share the weights).
 
-**Compile-time views**: ``memory_report()``, ``graph_json()`` and ``export()`` ask the compiler
-about the program (``CompileViews``); modules built or loaded have them, a module made by
-``create(program)`` runs but has not.
+**Views**: ``memory_report()``, ``graph_json()`` and ``export()`` ask ``CompileViews`` about
+the program (``executor_factory.VIEWS``, run-time code); modules built or loaded have them, a
+module made by ``create(program)`` runs but has not.
 
 **Debug**: ``GraphModule(..., debug=True)`` (or ``DebugModule``) records every step's outputs
 and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op table).
@@ -87,9 +87,9 @@ __all__ = [
 
 
 class CompileViews(Protocol):
-    """What compile time can say about a planned program: TVM's graph JSON and the memory
-    plan's report. The backend hands one to the modules it builds and loads
-    (``xrelay.backend.executor_factory.VIEWS``), so the runtime imports no compile-time code."""
+    """TVM's graph JSON and the memory plan's report of a planned program, as
+    ``xrelay.runtime.executor_factory.VIEWS`` gives them to the modules built and loaded (this
+    module does not import the factory, which imports it)."""
 
     def graph_json(self, program: ModuleOp, entry: str, mod_name: str = "default") -> dict[str, Any]: ...
 
@@ -532,7 +532,7 @@ class GraphModule:
         return self._compile_views("memory_report").memory_report(self.program, self.entry, self._plan_info)
 
     def graph_json(self, mod_name: str = "default") -> dict[str, Any]:
-        """TVM's graph-executor JSON of the program (see ``xrelay.backend.graph_json``)."""
+        """TVM's graph-executor JSON of the program (see ``xrelay.runtime.graph_json``)."""
         return self._compile_views("graph_json").graph_json(self.program, self.entry, mod_name)
 
     def _compile_views(self, what: str) -> CompileViews:

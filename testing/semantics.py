@@ -32,10 +32,10 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.backend.engines import resolve_pass
 from xrelay.dialects import module_op
+from xrelay.dialects.verify import verify_module
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
 from xrelay.transforms import get_all_passes
 from xrelay.transforms.infra import Pass, as_pass
-from xrelay.transforms.utils import verify_module
 
 __all__ = [
     "VacuousCheck",

@@ -36,6 +36,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects import module_op
+from xrelay.dialects.verify import verify_module
 from xrelay.transforms.infra import (
     PassContext,
     PassInfo,
@@ -53,7 +54,6 @@ from xrelay.transforms.instrument import (
     PrintAfterAll,
     PrintBeforeAll,
 )
-from xrelay.transforms.utils import verify_module
 
 __all__ = ["add_arguments", "instruments_from_args", "run_pipeline"]
 

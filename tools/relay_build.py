@@ -34,12 +34,12 @@ from pathlib import Path
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from xrelay.backend.c import CodegenError
+from xrelay.dialects.verify import verify_module
 from xrelay.error import TVMError
 from xrelay.tools.opt_flags import add_opt_level_argument
 from xrelay.tools.relay_opt import ToolError, load_params, report
 from xrelay.tools.relay_run import parse_module
 from xrelay.transforms.planners import ALGORITHMS, PlanError
-from xrelay.transforms.utils import verify_module
 
 PROG = "relay-build"
 

@@ -35,10 +35,10 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelay.backend.engines import resolve_pass
 from xrelay.dialects import get_all_dialects
+from xrelay.dialects.verify import verify_module
 from xrelay.runtime.npz import NpzError, read_npz
 from xrelay.tools._io import foreign_model, write_output
 from xrelay.transforms import get_all_passes
-from xrelay.transforms.utils import verify_module
 
 
 class RelayOptMain(xDSLOptMain):

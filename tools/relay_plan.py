@@ -157,9 +157,9 @@ def _plan_model(args: argparse.Namespace, pools: list[Pool]) -> tuple | None:
     from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
     from xrelay.backend.build import BuildError, build
+    from xrelay.dialects.verify import verify_module
     from xrelay.tools.relay_opt import ToolError, load_params
     from xrelay.tools.relay_run import parse_module
-    from xrelay.transforms.utils import verify_module
 
     try:
         params = load_params(args.params) if args.params else {}

@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from xrelay.dialects.verify import verify_module
 from xrelay.runtime.interpreter import RunError, random_inputs, run
 from xrelay.tools._io import foreign_model, note_first_optimal, write_output
 from xrelay.tools.opt_flags import add_opt_level_argument
@@ -58,7 +59,6 @@ from xrelay.tools.relay_opt import (
     register_devices,
     report,
 )
-from xrelay.transforms.utils import verify_module
 
 PROG = "relay-run"
 

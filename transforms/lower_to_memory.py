@@ -22,7 +22,7 @@ bytes (default 64, a cache line and TFLite's tensor alignment; ExecuTorch uses 1
 
 **Devices.** When ``@main`` was planned by ``plan-devices`` (it carries
 ``relay.param_virtual_devices``), every value's device is read off the IR
-(``_devices.value_devices``), the ``on_device`` annotations are dropped (they are not steps),
+(``device_analysis.value_devices``), the ``on_device`` annotations are dropped (they are not steps),
 and each (device, memory scope) is a memory space with its own pool: ``memory.pool
 @<space>`` (``cpu0``, ``cuda0``, ``mcu0.sram``) is declared with the ``device``, and the
 capacity and alignment a registered device gives its scope, and every storage is pinned to the
@@ -80,10 +80,10 @@ from xrelay.dialects.memory import (
     workspace_bytes,
 )
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp, byte_size, dtype_of
+from xrelay.dialects.relay.device_analysis import check_devices, is_on_device, value_devices
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, virtual_device
 from xrelay.error import TVMError
-from xrelay.transforms._devices import check_devices, is_on_device, value_devices
-from xrelay.transforms.liveness import entry_block, storage_lifetimes
+from xrelay.runtime.liveness import entry_block, storage_lifetimes
 
 DEFAULT_ALIGNMENT = 64
 

@@ -34,7 +34,7 @@ phases are Relay's (``device_planner.cc``):
    another device than the op using it runs on (the operand of a ``device_copy``, an argument
    of a function on another device) the operand is wrapped in
    ``on_device {constrain_result = true}`` (one per use, never around a variable: a
-   parameter or a let-bound value), so ``_devices.value_devices`` recovers every value's
+   parameter or a let-bound value), so ``device_analysis.value_devices`` recovers every value's
    device from the IR alone. As in Relay, every let-bound value (a named result) is bound
    wrapped in a fixed ``on_device`` of its device (``let %l = on_device(add(%a, %b), ...)``);
    an ``on_device`` nothing reads (the unprojected fields of an annotated tuple) is dropped
@@ -76,15 +76,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import RELAY_OPS, RelayOp
-from xrelay.dialects.relay.devices import (
-    UNCONSTRAINED,
-    DeviceError,
-    VirtualDeviceAttr,
-    as_virtual_device,
-    virtual_device,
-)
-from xrelay.error import TVMError
-from xrelay.transforms._devices import (
+from xrelay.dialects.relay.device_analysis import (
     PARAM_DEVICES,
     RESULT_DEVICE,
     device_copy_of,
@@ -94,6 +86,14 @@ from xrelay.transforms._devices import (
     is_on_device,
     is_primitive,
 )
+from xrelay.dialects.relay.devices import (
+    UNCONSTRAINED,
+    DeviceError,
+    VirtualDeviceAttr,
+    as_virtual_device,
+    virtual_device,
+)
+from xrelay.error import TVMError
 
 HOST = virtual_device("cpu", 0)
 """Where ``shape_of`` results live (Relay's host device)."""

@@ -59,10 +59,11 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import MAX_BYTES, AllocStorageOp, PoolOp
 from xrelay.dialects.relay.devices import DeviceError, device_kind
+from xrelay.dialects.verify import verify_module
 from xrelay.error import TVMError
+from xrelay.runtime.liveness import LivenessError, buffer_lifetimes, module_pools, storage_buffers
 from xrelay.transforms.annotate_used_memory import is_primitive
 from xrelay.transforms.fuse_ops import FuseOpsPass
-from xrelay.transforms.liveness import LivenessError, buffer_lifetimes, storage_buffers
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.planners import (
     ALGORITHMS,
@@ -75,7 +76,6 @@ from xrelay.transforms.planners import (
     plot_plan,
     verify_plan,
 )
-from xrelay.transforms.utils import verify_module
 
 DEFAULT_POOL = "global"
 
@@ -113,53 +113,6 @@ def parse_pools(
             raise PlanError(f"bad pool '{spec}': alignment {align} is not a power of two")
         pools.append(Pool(parts[0], None if size == 0 else size, align, base))
     return pools
-
-
-def module_pools(module: ModuleOp) -> list[Pool]:
-    """The ``memory.pool`` declarations of a module as planner pools (capacity as size)."""
-    return [
-        Pool(
-            op.pool_name,
-            None if op.capacity is None else op.capacity.value.data,
-            op.alignment.value.data,
-            op.base_address.value.data,
-        )
-        for op in module.ops
-        if isinstance(op, PoolOp)
-    ]
-
-
-def read_plan(module: ModuleOp, entry: str = "main") -> tuple[list[Buffer], list[Pool], Plan]:
-    """The problem and the plan written in a planned module, for checks and reports.
-
-    Raises ``PlanError`` if a storage is not placed or a pool has no planned size.
-    """
-    pairs = storage_buffers(module, entry)
-    pools = module_pools(module)
-    if not pools:
-        raise PlanError("the module declares no memory.pool (run plan-memory)")
-    sizes: dict[str, int] = {}
-    for op in module.ops:
-        if isinstance(op, PoolOp):
-            if op.size is None:
-                raise PlanError(f"memory.pool @{op.pool_name} has no planned size")
-            sizes[op.pool_name] = op.size.value.data
-    offsets: dict[str, tuple[str, int]] = {}
-    for op, b in pairs:
-        placement = op.placement
-        if placement is None:
-            raise PlanError(f"storage '{b.name}' ({b.kind}, {b.size} bytes) is not placed")
-        offsets[b.name] = placement
-    plan = Plan("from IR", offsets, sizes)
-    return [b for _, b in pairs], pools, plan
-
-
-def memory_report(module: ModuleOp, entry: str = "main") -> str:
-    """A table per pool (name, base address, size, used bytes, live peak) and a summary (peak
-    across pools with its step, the lower bound over the buffers, arena/lower-bound ratio)
-    of a planned module."""
-    buffers, pools, plan = read_plan(module, entry)
-    return format_report(buffers, pools, plan)
 
 
 def space_groups(buffers: list[Buffer], pools: list[Pool]) -> list[tuple[list[Buffer], list[Pool]]] | None:
@@ -389,11 +342,9 @@ __all__ = [
     "PlanMemoryError",
     "PlanMemoryPass",
     "load_mlir_problem",
-    "memory_report",
     "module_pools",
     "parse_pools",
     "plan_module",
     "plan_spaces",
     "space_groups",
-    "read_plan",
 ]

@@ -33,8 +33,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from xrelay.dialects.relay.device_analysis import is_on_device, is_primitive
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, as_virtual_device
-from xrelay.transforms._devices import is_on_device, is_primitive
 from xrelay.transforms.plan_devices import PlanDevicesError, insert_device_copy
 
 

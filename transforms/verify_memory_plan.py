@@ -24,32 +24,10 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
-from xrelay.error import TVMError
-from xrelay.transforms.liveness import LivenessError, storage_buffers
-from xrelay.transforms.plan_memory import read_plan
-from xrelay.transforms.planners import PlanError, verify_plan
+from xrelay.runtime.liveness import VerifyMemoryPlanError, verify_memory_plan
 
-
-class VerifyMemoryPlanError(DiagnosticException, TVMError):
-    """The plan in the module is invalid."""
-
-
-def verify_memory_plan(module: ModuleOp, entry: str = "main") -> None:
-    """Raise ``VerifyMemoryPlanError`` naming the first problem of the module's plan."""
-    try:
-        for op, b in storage_buffers(module, entry):
-            written = op.lifetime_range
-            if written is not None and written != (b.start, b.end):
-                raise PlanError(
-                    f"storage '{b.name}' says lifetime [{written[0]}, {written[1]}] but "
-                    f"liveness gives [{b.start}, {b.end}]"
-                )
-        buffers, pools, plan = read_plan(module, entry)
-        verify_plan(buffers, pools, plan)
-    except (PlanError, LivenessError) as e:
-        raise VerifyMemoryPlanError(f"verify-memory-plan: {e}") from None
+__all__ = ["VerifyMemoryPlanError", "VerifyMemoryPlanPass", "verify_memory_plan"]
 
 
 @dataclass(frozen=True)

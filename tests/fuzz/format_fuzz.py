@@ -276,8 +276,8 @@ ARCHIVE_MODULES = (
 def archive_seeds() -> list[dict[str, bytes]]:
     """The members of libraries ``export_library`` wrote, by name."""
     from xrelay.backend.build import build
-    from xrelay.backend.executor_factory import export_library
     from xrelay.relay.module import IRModule
+    from xrelay.runtime.executor_factory import export_library
 
     seeds = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -440,7 +440,7 @@ def run_onnx(case: onnx.ModelProto | bytes, tmp: str) -> Outcome:
 
 
 def run_archive(data: bytes, tmp: str) -> Outcome:
-    from xrelay.backend.executor_factory import load_module
+    from xrelay.runtime.executor_factory import load_module
     from xrelay.runtime.interpreter import random_inputs
 
     path = os.path.join(tmp, "lib.so")

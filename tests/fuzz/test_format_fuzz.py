@@ -32,12 +32,12 @@ def test_the_seeds_import_and_load(cases):
 
 
 def test_the_harness_counts_a_raw_exception_as_a_crash(cases, monkeypatch):
-    import xrelay.backend.executor_factory
+    import xrelay.runtime.executor_factory
 
     def broken(path):
         raise KeyError("x")
 
-    monkeypatch.setattr(xrelay.backend.executor_factory, "load_module", broken)
+    monkeypatch.setattr(xrelay.runtime.executor_factory, "load_module", broken)
     out = fuzz.run_archive(b"PK", cases.tmp)
     assert out.status == "crashed" and "KeyError" in out.error
 

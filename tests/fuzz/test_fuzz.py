@@ -36,12 +36,12 @@ def test_run_case_reports_a_crash(monkeypatch):
     out = fuzz.run_case('"test.op"() {v = dense<[1.0]> : tensor<1xcomplex<f32>>} : () -> ()\n')
     assert out.status == "rejected" and out.stage == "parse"
     assert "malformed dense literal" in out.error
-    import xrelay.transforms.utils
+    import xrelay.dialects.verify
 
     def broken(mod):
         raise KeyError("x")
 
-    monkeypatch.setattr(xrelay.transforms.utils, "verify_module", broken)
+    monkeypatch.setattr(xrelay.dialects.verify, "verify_module", broken)
     out = fuzz.run_case(SEEDS[0])
     assert out.status == "crashed" and out.stage == "verify" and "KeyError" in out.error
 

@@ -291,9 +291,9 @@ def _small_enough(mod, entry: str) -> bool:
 def run_case(text: str) -> Outcome:
     """Parse, verify, transform and run ``text``; never raises (a crash is an Outcome)."""
     from xrelay.dialects import make_context
+    from xrelay.dialects.verify import verify_module
     from xrelay.runtime.interpreter import random_inputs, run
     from xrelay.transforms import get_all_passes
-    from xrelay.transforms.utils import verify_module
 
     start, wall = time.process_time(), time.perf_counter()
     stage = "parse"

@@ -16,10 +16,10 @@ from xrelay.dialects.memory import (
     workspace_bytes,
 )
 from xrelay.dialects.relay import byte_size
+from xrelay.runtime.liveness import buffer_lifetimes, storage_lifetimes
 from xrelay.testing.random_graphs import random_dag
 from xrelay.testing.semantics import check_semantics
 from xrelay.transforms.annotate_used_memory import AnnotateUsedMemoryPass, used_memory
-from xrelay.transforms.liveness import buffer_lifetimes, storage_lifetimes
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 
 CTX = make_context()

@@ -11,11 +11,11 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import AllocStorageOp, InvokeOp, PoolOp
 from xrelay.runtime.interpreter import random_inputs, run
+from xrelay.runtime.liveness import buffer_lifetimes, memory_report, storage_buffers
 from xrelay.runtime.memory_interpreter import is_planned, run_memory
 from xrelay.testing.random_graphs import random_dag
-from xrelay.transforms.liveness import buffer_lifetimes, storage_buffers
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
-from xrelay.transforms.plan_memory import PlanMemoryError, PlanMemoryPass, memory_report
+from xrelay.transforms.plan_memory import PlanMemoryError, PlanMemoryPass
 from xrelay.transforms.planners import ALGORITHMS, lower_bound
 from xrelay.transforms.verify_memory_plan import (
     VerifyMemoryPlanError,

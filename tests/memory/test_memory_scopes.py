@@ -17,10 +17,10 @@ import xrelay
 from xrelay.dialects import module_op
 from xrelay.dialects.memory import AllocStorageOp, PoolOp
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, byte_size
+from xrelay.dialects.relay.device_analysis import functions_by_name
 from xrelay.dialects.relay.devices import MemoryScope, register_device
 from xrelay.frontends.onnx import from_onnx
 from xrelay.testing import onnx_models
-from xrelay.transforms._devices import functions_by_name
 from xrelay.transforms.planners import PlanError
 
 SRAM_BYTES = 256 * 1024

@@ -12,8 +12,8 @@ import random
 
 import pytest
 
+from xrelay.runtime.memory_plan import align_up, allowed_pools, effective_alignment, footprint
 from xrelay.transforms.planners import Buffer, PlanError, Pool, greedy, verify_plan
-from xrelay.transforms.planners.model import align_up, allowed_pools, effective_alignment, footprint
 
 PLANNERS = {
     "naive": greedy.plan_naive,
@@ -295,8 +295,8 @@ def test_order_then_names_is_sorted_with_names_last():
 def test_lower_bound_is_the_plain_sweep():
     """lower_bound's bulk path (distinct pool constraints resolved once, numpy sweep) gives
     the per-buffer definition's value, also with odd alignments and values beyond int64."""
+    from xrelay.runtime.memory_plan import _sweep
     from xrelay.transforms.planners import lower_bound
-    from xrelay.transforms.planners.model import _sweep
 
     def reference(buffers, pools):
         return _sweep(

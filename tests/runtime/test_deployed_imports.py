@@ -1,7 +1,8 @@
-"""A process that only loads and runs an exported module does not pay for the compiler's
-heavy dependencies: numba (the optimal planner's search kernel, ~60 MB resident) and OR-Tools
-(its CP-SAT portfolio) stay unimported. ``xrelay.runtime.load`` reads plans through the
-planners package, so an eager import there shows up in every deployed process's memory."""
+"""A process that only loads and runs an exported module does not pay for the compiler: it
+imports no module of ``xrelay.transforms`` or ``xrelay.backend`` (loading is run time: the
+archive, the program's verification, the plan's check and the graph JSON's comparison), and
+so none of the compiler's heavy dependencies: numba (the optimal planner's search kernel,
+~60 MB resident) and OR-Tools (its CP-SAT portfolio) stay unimported."""
 
 import json
 import os
@@ -9,19 +10,40 @@ import subprocess
 import sys
 
 import xrelay
+from xrelay.runtime.executor_factory import export_library
 from xrelay.testing import mlp
 
 HEAVY = ("numba", "llvmlite", "ortools")
+
+COMPILER = ("xrelay.transforms", "xrelay.backend")
 
 CHILD = f"""
 import json, sys
 import numpy as np
 import xrelay.runtime
-m = xrelay.runtime.load(*sys.argv[1:4])
+if len(sys.argv) == 2:
+    m = xrelay.runtime.load_module(sys.argv[1])["default"](xrelay.runtime.device.device("cpu", 0))
+else:
+    m = xrelay.runtime.load(*sys.argv[1:4])
 m.set_input("data", np.ones((1, 1, 28, 28), "float32"))
 m.run()
-print(json.dumps(sorted(k for k in sys.modules if k.split(".")[0] in {HEAVY!r})))
+assert np.isfinite(m.get_output(0).numpy()).all()
+heavy = sorted(k for k in sys.modules if k.split(".")[0] in {HEAVY!r})
+compiler = sorted(k for k in sys.modules if k.startswith({COMPILER!r}))
+print(json.dumps([heavy, compiler, sorted(k for k in sys.modules if k.startswith("xrelay"))]))
 """
+
+
+def _deployed(*args: str) -> tuple[list[str], list[str], list[str]]:
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    heavy, compiler, xrelay_modules = json.loads(out.stdout.strip().splitlines()[-1])
+    return heavy, compiler, xrelay_modules
 
 
 def test_loading_an_export_imports_no_heavy_compile_time_dependency(tmp_path):
@@ -29,15 +51,8 @@ def test_loading_an_export_imports_no_heavy_compile_time_dependency(tmp_path):
     m = xrelay.build(mod, params, opt_level=3)
     paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
     m.export(*paths)
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, *paths],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
-    loaded = json.loads(out.stdout.strip().splitlines()[-1])
-    assert loaded == [], f"the deployed process imported {loaded}"
+    heavy, _, _ = _deployed(*paths)
+    assert heavy == [], f"the deployed process imported {heavy}"
     # and the check can see them: the optimal planner does import numba
     probe = subprocess.run(
         [
@@ -50,3 +65,18 @@ def test_loading_an_export_imports_no_heavy_compile_time_dependency(tmp_path):
         check=True,
     )
     assert probe.stdout.strip() == "True"
+
+
+def test_loading_and_running_an_export_imports_no_compile_time_module(tmp_path):
+    mod, params = mlp.get_workload(batch_size=1)
+    m = xrelay.build(mod, params, opt_level=3)
+    paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
+    m.export(*paths)
+    library = str(tmp_path / "lib.so")
+    export_library(m, library)
+    for args in (paths, [library]):
+        _, compiler, xrelay_modules = _deployed(*args)
+        assert compiler == [], f"loading {args} imported {compiler}"
+        # the check sees the process's modules: the runtime's loading and executing ones
+        assert {"xrelay.runtime.executor_factory", "xrelay.runtime.graph_json",
+                "xrelay.runtime.executor"} <= set(xrelay_modules)  # fmt: skip

@@ -14,12 +14,12 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.backend.build import BuildError
-from xrelay.backend.graph_json import graph_json
 from xrelay.dialects import module_op
 from xrelay.dialects.memory import AllocStorageOp, InvokeOp, PoolOp
+from xrelay.dialects.relay.device_analysis import device_copy_of, functions_by_name
 from xrelay.dialects.relay.devices import DeviceError, MemoryScope, register_device
+from xrelay.runtime.graph_json import graph_json
 from xrelay.runtime.memory_interpreter import run_memory
-from xrelay.transforms._devices import device_copy_of, functions_by_name
 
 NPU = register_device("testnpu", memory_scopes={"sram": MemoryScope(64 * 1024, 16), "dram": (None, 64)})
 SHAPE = (1, 4, 8, 8)
@@ -168,8 +168,8 @@ def test_register_device_errors():
 def test_lower_bound_sums_the_memory_spaces():
     """Buffers of different memory spaces never share bytes: the report's lower bound is the
     sum of each space's max-live bytes (here each space is planned at its bound)."""
+    from xrelay.runtime.memory_plan import Buffer, Pool
     from xrelay.transforms.planners import lower_bound
-    from xrelay.transforms.planners.model import Buffer, Pool
 
     pools = [Pool("a", None, 1), Pool("b", None, 1)]
     buffers = [Buffer("x", 100, 0, 1, pools=("a",)), Buffer("y", 50, 2, 3, pools=("b",))]

@@ -12,10 +12,10 @@ import pytest
 
 import xrelay
 from xrelay.backend.build import BuildError, build, build_program
-from xrelay.backend.executor_factory import load
-from xrelay.backend.graph_json import graph_json
 from xrelay.relay.module import IRModule
+from xrelay.runtime.executor_factory import load
 from xrelay.runtime.graph_executor import BenchmarkResult, DebugModule, GraphModuleError
+from xrelay.runtime.graph_json import graph_json
 from xrelay.runtime.interpreter import run
 from xrelay.testing import resnet
 from xrelay.transforms.planners import PlanError

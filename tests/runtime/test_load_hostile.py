@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from xrelay.backend.build import build
-from xrelay.backend.executor_factory import load
-from xrelay.backend.graph_json import GraphJsonError
 from xrelay.error import TVMError
 from xrelay.relay.module import IRModule
+from xrelay.runtime.executor_factory import load
+from xrelay.runtime.graph_json import GraphJsonError
 
 TEXT = """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {

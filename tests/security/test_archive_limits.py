@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from xrelay.backend.build import build
-from xrelay.backend.executor_factory import ModuleLoadError, export_library, load_module
 from xrelay.relay.module import IRModule
+from xrelay.runtime.executor_factory import ModuleLoadError, export_library, load_module
 
 TEXT = """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {

@@ -105,9 +105,9 @@ def test_infer_type_errors_are_located(tmp_path, capsys):
 
 def test_runtime_load_names_the_op_in_lib_mlir(tmp_path):
     from xrelay.backend.build import build
-    from xrelay.backend.executor_factory import load
-    from xrelay.backend.graph_json import GraphJsonError
     from xrelay.relay.module import IRModule
+    from xrelay.runtime.executor_factory import load
+    from xrelay.runtime.graph_json import GraphJsonError
 
     text = """func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %y = relay.negative %x : (tensor<2x3xf32>) -> tensor<2x3xf32>

@@ -10,9 +10,9 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects import make_context
+from xrelay.dialects.dominance import verify_dominance
+from xrelay.dialects.verify import verify_module
 from xrelay.tools import relay_opt, relay_run
-from xrelay.transforms.dominance import verify_dominance
-from xrelay.transforms.utils import verify_module
 
 USE_BEFORE_DEF = """\
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -25,10 +25,10 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.dialects import module_op
+from xrelay.dialects.relay.device_analysis import function_devices, functions_by_name, value_devices
 from xrelay.relay.function_attrs import func_attrs_to_ir
 from xrelay.testing.semantics import check_semantics
 from xrelay.testing.structural import assert_structural_equal
-from xrelay.transforms._devices import function_devices, functions_by_name, value_devices
 from xrelay.transforms.plan_devices import PlanDevicesError
 
 CPU = xrelay.VirtualDevice("cpu")

@@ -12,10 +12,10 @@ import xrelay
 from xrelay import relay
 from xrelay.dialects import module_op
 from xrelay.dialects.relay import RELAY_OPS, RelayOp
+from xrelay.dialects.relay.device_analysis import device_copy_of, functions_by_name, value_devices
 from xrelay.runtime.interpreter import random_inputs, run
 from xrelay.testing.random_graphs import random_dag
 from xrelay.testing.semantics import check_semantics
-from xrelay.transforms._devices import device_copy_of, functions_by_name, value_devices
 from xrelay.transforms.plan_devices import PlanDevicesError, plan_devices
 
 DEVICES = [

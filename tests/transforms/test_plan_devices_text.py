@@ -12,11 +12,11 @@ from __future__ import annotations
 import xrelay as tvm
 from xrelay import relay
 from xrelay.dialects import module_op
+from xrelay.dialects.relay.device_analysis import function_devices, functions_by_name
 from xrelay.relay.parser import parse
 from xrelay.relay.text_printer import astext
 from xrelay.testing.semantics import check_semantics
 from xrelay.testing.structural import assert_structural_equal
-from xrelay.transforms._devices import function_devices, functions_by_name
 
 CPU = tvm.VirtualDevice("cpu", target="llvm")  # device_type=1
 GPU = tvm.VirtualDevice("cuda", target="cuda")  # device_type=2

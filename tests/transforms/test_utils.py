@@ -8,7 +8,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects import make_context
-from xrelay.transforms.utils import indexed_symbol_lookup, verify_module
+from xrelay.dialects.verify import indexed_symbol_lookup, verify_module
 
 GOOD = """
 func.func private @f(%a: tensor<2xf32>) -> tensor<2xf32> {

@@ -8,7 +8,7 @@ ExecuTorch's reporting forms ``memory_planning_info``, ``print_memory_planning_i
 ``peak_memory_usages_per_memory``).
 """
 
-from xrelay.transforms.planners.model import (
+from xrelay.runtime.memory_plan import (
     Buffer,
     Plan,
     PlanError,
@@ -17,14 +17,14 @@ from xrelay.transforms.planners.model import (
     peak,
     verify_plan,
 )
-from xrelay.transforms.planners.plan import ALGORITHMS, plan_memory
-from xrelay.transforms.planners.report import (
+from xrelay.runtime.plan_report import (
     format_report,
     memory_planning_info,
     peak_memory_usages_per_memory,
     plot_plan,
     print_memory_planning_info,
 )
+from xrelay.transforms.planners.plan import ALGORITHMS, plan_memory
 
 __all__ = [
     "ALGORITHMS",

@@ -13,7 +13,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from xrelay.transforms.planners.model import Buffer, Plan, PlanError
+from xrelay.runtime.memory_plan import Buffer, Plan, PlanError
 
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 

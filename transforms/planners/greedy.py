@@ -1,6 +1,7 @@
 """
 Heuristic offset planners: the greedy algorithms of TFLite, TFLite Micro, TVM USMP,
-ExecuTorch (Cadence hierarchy planners) and Relay's GraphPlanMemory shared objects.
+ExecuTorch (Cadence hierarchy planners); Relay's GraphPlanMemory shared objects
+(``storage-ids``) are ``xrelay.runtime.memory_plan.plan_storage_ids`` (the graph JSON states them).
 
 All offset planners share one placement engine (``_Placer``): buffers are visited in an
 algorithm-specific order and each is put in the first pool of its allowed pools (priority
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import gc
-import heapq
 import math
 import random
 import time
@@ -21,7 +21,7 @@ from itertools import repeat
 
 import numpy as np
 
-from xrelay.transforms.planners.model import (
+from xrelay.runtime.memory_plan import (
     Buffer,
     Plan,
     PlanError,
@@ -732,92 +732,4 @@ def plan_hill_climb(
                 best, best_placer = total, cand_placer
     plan = best_placer.plan("hill-climb")
     plan.stats["attempts"] = attempt + 1
-    return plan
-
-
-def plan_storage_ids(buffers, pools, **_) -> Plan:
-    """Relay GraphPlanMemory shared objects (storage tokens).
-
-    Buffers are visited by first step (ties: input order). Before a buffer asks for
-    storage, the tokens of buffers whose last step is earlier go back to the free list.
-    A request of ``n`` bytes (footprint in the buffer's first allowed pool) takes the
-    smallest free token of at least ``n`` bytes with size ``<= 16 n``, else the largest
-    free token smaller than ``n`` with size ``>= n // 16`` (which then grows to ``n``),
-    else a new token. Tokens are only shared between buffers with the same allowed
-    pools (Relay: the same device). Inputs and constants (Relay's params) get tokens that
-    are never reused; outputs are never released. The objects are then laid out back to
-    back in id order, each in the first of its pools where it still fits, so the result
-    is also an offset plan. Size-0 buffers get a token but offset 0.
-    """
-    match_range = 16
-    order = sorted(range(len(buffers)), key=lambda i: (buffers[i].start, i))
-    token_group: list[tuple[str, ...]] = []
-    token_bytes: list[int] = []
-    token_align: list[int] = []
-    free: dict[tuple[str, ...], list[tuple[int, int, int]]] = {}  # (key, seq, id)
-    holders: list[tuple[int, int, int]] = []  # (end, index, token)
-    ids: dict[str, int] = {}
-    seq = 0
-    for i in order:
-        b = buffers[i]
-        # Release the tokens of buffers dead before this one starts.
-        while holders and holders[0][0] < b.start:
-            _, _, tok = heapq.heappop(holders)
-            bisect.insort(free[token_group[tok]], (token_bytes[tok], seq, tok))
-            seq += 1
-        candidates = allowed_pools(b, pools)
-        group = tuple(p.name for p in candidates)
-        size = footprint(b, candidates[0])
-        align = max(effective_alignment(b, p) for p in candidates)
-        tok = -1
-        lst = free.setdefault(group, [])
-        if b.kind not in ("input", "constant"):
-            lo = bisect.bisect_left(lst, (size // match_range, -1, -1))
-            mid = bisect.bisect_left(lst, (size, -1, -1))
-            hi = bisect.bisect_right(lst, (size * match_range, math.inf, math.inf))
-            if mid < hi:
-                tok = lst.pop(mid)[2]
-            elif mid > lo:
-                # Among equal keys the last released one, like a multimap walked backwards.
-                tok = lst.pop(mid - 1)[2]
-        if tok < 0:
-            tok = len(token_bytes)
-            token_group.append(group)
-            token_bytes.append(size)
-            token_align.append(align)
-        else:
-            token_bytes[tok] = max(token_bytes[tok], size)
-            token_align[tok] = max(token_align[tok], align)
-        ids[b.name] = tok
-        if b.kind not in ("input", "constant", "output"):
-            heapq.heappush(holders, (b.end, i, tok))
-    # Lay the objects out back to back in id order, spilling to the next allowed pool.
-    by_name = {p.name: p for p in pools}
-    token_place: list[tuple[str, int]] = []
-    used = {p.name: 0 for p in pools}
-    for tok, nbytes in enumerate(token_bytes):
-        for name in token_group[tok]:
-            pool = by_name[name]
-            nbytes_here = align_up(nbytes, max(token_align[tok], pool.alignment))
-            offset = align_up(used[name], max(token_align[tok], pool.alignment))
-            if pool.size is None or offset + nbytes_here <= pool.size:
-                token_place.append((name, offset))
-                used[name] = offset + nbytes_here
-                break
-        else:
-            tenants = sorted(n for n, t in ids.items() if t == tok)
-            free_text = ", ".join(
-                f"'{n}' has {by_name[n].size - used[n]} bytes left" for n in token_group[tok]
-            )
-            raise PlanError(
-                f"storage-ids: shared object {tok} ({nbytes} bytes, buffers "
-                f"{', '.join(repr(t) for t in tenants)}) fits in no pool: {free_text}"
-            )
-    offsets = {
-        b.name: (token_place[ids[b.name]][0], token_place[ids[b.name]][1] if b.size else 0)
-        for b in buffers
-    }
-    plan = Plan("storage-ids", offsets, used)
-    plan.storage_ids = ids
-    plan.storage_sizes = dict(enumerate(token_bytes))
     return plan

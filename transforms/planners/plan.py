@@ -7,8 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from xrelay.transforms.planners import greedy
-from xrelay.transforms.planners.model import (
+from xrelay.runtime.memory_plan import (
     Buffer,
     Plan,
     PlanError,
@@ -19,8 +18,10 @@ from xrelay.transforms.planners.model import (
     effective_alignment,
     footprint,
     lower_bound,
+    plan_storage_ids,
     pool_lower_bound,
 )
+from xrelay.transforms.planners import greedy
 
 DEFAULT_OPTIMAL_TIME_LIMIT = 60.0
 
@@ -141,7 +142,7 @@ _ALGORITHMS = {
     "greedy-by-size-first-fit": greedy.plan_greedy_by_size_first_fit,
     "greedy-by-conflicts": greedy.plan_greedy_by_conflicts,
     "hill-climb": greedy.plan_hill_climb,
-    "storage-ids": greedy.plan_storage_ids,
+    "storage-ids": plan_storage_ids,
     "position-greedy-hierarchy": greedy.plan_position_greedy_hierarchy,
     "greedy-hierarchy": greedy.plan_greedy_hierarchy,
     "optimal": plan_optimal,

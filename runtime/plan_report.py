@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from xrelay.transforms.planners.model import (
+from xrelay.runtime.memory_plan import (
     Buffer,
     Plan,
     Pool,

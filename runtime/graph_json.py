@@ -33,6 +33,10 @@ entries), the graph inputs and constants as never-reused ``input``/``constant`` 
 the params as ``.npz``; ``read_export(graph, lib, params)`` reads the three back and
 ``verify_export`` checks them (``xrelay.runtime.load``, in ``executor_factory``, makes a
 runnable ``GraphModule`` of them).
+
+It is run time's: a loading process writes the JSON its program gives to compare it with the
+file, so the writer, the ``storage-ids`` tokens (``memory_plan.plan_storage_ids``) and the
+liveness they read sit below the compiler (the build driver imports them from here).
 """
 
 from __future__ import annotations
@@ -51,14 +55,22 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xrelay.dialects import make_context
 from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, CopyOp, InvokeOp, PoolOp
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, params_source
+from xrelay.dialects.relay.device_analysis import (
+    device_copy_of,
+    function_devices,
+    functions_by_name,
+)
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
+from xrelay.dialects.verify import verify_module
 from xrelay.error import TVMError
+from xrelay.runtime.liveness import (
+    VerifyMemoryPlanError,
+    entry_block,
+    storage_lifetimes,
+    verify_memory_plan,
+)
+from xrelay.runtime.memory_plan import Buffer, Pool, plan_storage_ids
 from xrelay.runtime.npz import map_npz
-from xrelay.transforms._devices import device_copy_of, function_devices, functions_by_name
-from xrelay.transforms.liveness import entry_block, storage_lifetimes
-from xrelay.transforms.planners import Buffer, Pool
-from xrelay.transforms.planners.greedy import plan_storage_ids
-from xrelay.transforms.utils import verify_module
 
 __all__ = ["GraphJsonError", "check_export", "graph_json", "parse_program", "read_export", "verify_export"]
 
@@ -359,7 +371,7 @@ def read_export(
 ) -> tuple[dict[str, Any], ModuleOp]:
     """The graph JSON and the planned program (its constants bound to the params) of an export.
 
-    ``xrelay.backend.executor_factory.load`` makes the runnable ``GraphModule`` of them.
+    ``xrelay.runtime.executor_factory.load`` makes the runnable ``GraphModule`` of them.
     """
     try:
         with open(graph_json_path, encoding="utf-8") as f:
@@ -422,8 +434,6 @@ def verify_export(
     valid (``verify-memory-plan``: no two live tensors share a byte, every tensor inside its
     pool); the graph JSON exactly the one the program gives (nodes, inputs, shapes, dltypes,
     storage ids, heads), else the first difference by its path in the JSON."""
-    from xrelay.transforms.verify_memory_plan import VerifyMemoryPlanError, verify_memory_plan
-
     limit = max_pool_limit(max_pool_bytes)
     sizes = {op.pool_name: op.size.value.data for op in program.ops if isinstance(op, PoolOp) and op.size}
     for name, size in sizes.items():

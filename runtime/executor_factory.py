@@ -2,6 +2,11 @@
 ``export_library`` to one file and ``load_module`` back; ``load`` reads the three files of
 ``GraphModule.export`` back (TVM's ``relay.backend.executor_factory``).
 
+All of it is run time: a process that loads an export and runs it imports nothing from
+``xrelay.transforms`` or ``xrelay.backend`` (``tests/runtime/test_deployed_imports.py``); the
+checks that take the program's liveness, plan and graph JSON use their run-time modules
+(``runtime.liveness``, ``runtime.memory_plan``, ``runtime.graph_json``).
+
 ``GraphExecutorFactoryModule`` is TVM's graph-executor factory: ``factory["default"](dev)``
 creates a new ``GraphModule`` (its own arenas) each time; ``get_graph_json()``,
 ``get_lib()`` (the planned program, a ``ModuleOp``), ``get_params()`` and the legacy
@@ -37,23 +42,23 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from xrelay.backend.graph_json import (
-    GraphJsonError,
-    graph_json,
-    parse_program,
-    read_export,
-    verify_export,
-)
 from xrelay.dialects.relay.constant import ConstantOp
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.device import check_runnable
 from xrelay.runtime.files import write_atomic
 from xrelay.runtime.graph_executor import GraphModule
+from xrelay.runtime.graph_json import (
+    GraphJsonError,
+    graph_json,
+    parse_program,
+    read_export,
+    verify_export,
+)
+from xrelay.runtime.liveness import memory_report
 from xrelay.runtime.npz import release_pages
 from xrelay.runtime.params import ParamsFormatError, load_param_dict, save_param_dict
-from xrelay.transforms.plan_memory import memory_report
-from xrelay.transforms.planners import format_report
+from xrelay.runtime.plan_report import format_report
 
 __all__ = [
     "VIEWS", "GraphExecutorFactoryModule", "ModuleLoadError", "export_library", "from_export", "load",
@@ -62,7 +67,8 @@ __all__ = [
 
 
 class _Views:
-    """The compiler's view of a planned program, for the modules built and loaded here."""
+    """The graph JSON and the plan's report of a planned program, for the modules built and
+    loaded here (the planner's own record when it was planned in this process)."""
 
     def graph_json(self, program: ModuleOp, entry: str, mod_name: str = "default") -> dict[str, Any]:
         return graph_json(program, entry, mod_name)

@@ -6,10 +6,15 @@ the last step). A storage is live from the first step that touches it, directly 
 tensor placed in it or alias of such a tensor, to the last one; a value returned by ``@main``
 is live to the last step. Kills, tensor placement and aliasing touch nothing.
 
-``buffer_lifetimes`` turns every storage that an arena must hold into a ``planners.Buffer``:
+``buffer_lifetimes`` turns every storage that an arena must hold into a ``memory_plan.Buffer``:
 intermediates, workspaces, and inputs/outputs unless ``external``. Constants are never
 storage. An aliased storage is one buffer whose lifetime is the union of its views'. All of
 this is linear in the size of ``@main``.
+
+The plan written in a planned module is read back here too (``read_plan``), for the checks
+(``verify_memory_plan``, which ``verify-memory-plan`` runs and ``xrelay.runtime.load`` runs on
+every export it loads) and ``memory_report``; both are run time's because a deployed process
+checks the plan of what it loads without the compiler.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from collections.abc import Iterator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
 
-from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, InvokeOp, KillOp
+from xrelay.dialects.memory import AliasOp, AllocStorageOp, AllocTensorOp, InvokeOp, KillOp, PoolOp
 from xrelay.error import TVMError
-from xrelay.transforms.planners import Buffer, Pool, lower_bound
+from xrelay.runtime.memory_plan import Buffer, Plan, PlanError, Pool, lower_bound, verify_plan
+from xrelay.runtime.plan_report import format_report
 
 
 class LivenessError(ValueError, TVMError):
@@ -161,3 +168,70 @@ __all__ = [
     "storage_lifetimes",
     "storage_name",
 ]
+
+
+def module_pools(module: ModuleOp) -> list[Pool]:
+    """The ``memory.pool`` declarations of a module as planner pools (capacity as size)."""
+    return [
+        Pool(
+            op.pool_name,
+            None if op.capacity is None else op.capacity.value.data,
+            op.alignment.value.data,
+            op.base_address.value.data,
+        )
+        for op in module.ops
+        if isinstance(op, PoolOp)
+    ]
+
+
+def read_plan(module: ModuleOp, entry: str = "main") -> tuple[list[Buffer], list[Pool], Plan]:
+    """The problem and the plan written in a planned module, for checks and reports.
+
+    Raises ``PlanError`` if a storage is not placed or a pool has no planned size.
+    """
+    pairs = storage_buffers(module, entry)
+    pools = module_pools(module)
+    if not pools:
+        raise PlanError("the module declares no memory.pool (run plan-memory)")
+    sizes: dict[str, int] = {}
+    for op in module.ops:
+        if isinstance(op, PoolOp):
+            if op.size is None:
+                raise PlanError(f"memory.pool @{op.pool_name} has no planned size")
+            sizes[op.pool_name] = op.size.value.data
+    offsets: dict[str, tuple[str, int]] = {}
+    for op, b in pairs:
+        placement = op.placement
+        if placement is None:
+            raise PlanError(f"storage '{b.name}' ({b.kind}, {b.size} bytes) is not placed")
+        offsets[b.name] = placement
+    plan = Plan("from IR", offsets, sizes)
+    return [b for _, b in pairs], pools, plan
+
+
+def memory_report(module: ModuleOp, entry: str = "main") -> str:
+    """A table per pool (name, base address, size, used bytes, live peak) and a summary (peak
+    across pools with its step, the lower bound over the buffers, arena/lower-bound ratio)
+    of a planned module."""
+    buffers, pools, plan = read_plan(module, entry)
+    return format_report(buffers, pools, plan)
+
+
+class VerifyMemoryPlanError(DiagnosticException, TVMError):
+    """The plan in the module is invalid."""
+
+
+def verify_memory_plan(module: ModuleOp, entry: str = "main") -> None:
+    """Raise ``VerifyMemoryPlanError`` naming the first problem of the module's plan."""
+    try:
+        for op, b in storage_buffers(module, entry):
+            written = op.lifetime_range
+            if written is not None and written != (b.start, b.end):
+                raise PlanError(
+                    f"storage '{b.name}' says lifetime [{written[0]}, {written[1]}] but "
+                    f"liveness gives [{b.start}, {b.end}]"
+                )
+        buffers, pools, plan = read_plan(module, entry)
+        verify_plan(buffers, pools, plan)
+    except (PlanError, LivenessError) as e:
+        raise VerifyMemoryPlanError(f"verify-memory-plan: {e}") from None

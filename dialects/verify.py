@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.traits import SymbolOpInterface, SymbolTable
 
-from xrelay.transforms.dominance import verify_dominance
+from xrelay.dialects.dominance import verify_dominance
 
 
 @contextlib.contextmanager
