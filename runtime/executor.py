@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.interpreter import Interpreter, PythonValues, impl, register_impls
 from xdsl.ir import SSAValue
 
@@ -50,14 +50,9 @@ from xrelay.dialects.memory import (
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
-from xrelay.runtime.engines import ENGINES
-from xrelay.runtime.native.fast_kernels import (
-    FAMILIES,
-    CompiledFunction,
-    KernelError,
-    compile_function,
-)
-from xrelay.runtime.native.makers import FAST, LOOKUPS, PAD_READERS
+from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
+from xrelay.runtime.native.fast_kernels import FAMILIES, CompiledFunction, KernelError
+from xrelay.runtime.native.steps import bind_function
 from xrelay.runtime.parallel import (
     RunChooser,
     WorkerPool,
@@ -157,11 +152,6 @@ class OutsideArena:
         return self.held_bytes + self.run_peak
 
 
-def _compiler(fn: func.FuncOp) -> str | None:
-    c = fn.attributes.get("relay.compiler")
-    return getattr(c, "data", None)
-
-
 def _is_planned(fn: func.FuncOp) -> bool:
     arena = [op for op in fn.body.walk() if isinstance(op, AllocStorageOp) and not op.is_external]
     return all(s.placement is not None for s in arena)
@@ -200,6 +190,10 @@ class Executor:
     ):
         self.pool = _pool(threads)
         self.backends = tuple(backends)
+        unknown = [b for b in self.backends if b not in ENGINES]
+        if unknown:
+            raise ExecutorError(f"unknown engine(s) {unknown} (known: {', '.join(ENGINES)})")
+        self._sides: dict[str, Any] = {}
         self.step_compiler = step_compiler
         self.module = program
         self.constants = dict(constants or {})
@@ -257,7 +251,7 @@ class Executor:
             self.input_types.append(t)
         self.steps: list[tuple[str, str, CompiledFunction]] = []
         self.step_backends: list[str] = []
-        """Which backend runs each step: "dnnl" (oneDNN primitives) or "native"."""
+        """Which engine runs each step (a name of ``ENGINES``; "c" for the C target's steps)."""
         self.step_dests: list[list[np.ndarray]] = []
         self.tensor_views: dict[str, np.ndarray] = {}
         self.scratch_bytes = 0
@@ -298,7 +292,7 @@ class Executor:
                 compiled = CompiledFunction("memory.copy")
                 compiled.thunks.append(("copy", "copy", _copy_thunk(dst, src)))
                 self.steps.append(("memory.copy", "copy", compiled))
-                self.step_backends.append("native")
+                self.step_backends.append(TAKES_EVERY_STEP)
                 self.step_dests.append([dst])
             elif isinstance(op, InvokeOp):
                 self.steps.append(self._compile_invoke(op, env))
@@ -310,58 +304,39 @@ class Executor:
                 self.output_types = [v.type for v in op.arguments]
             else:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
-        self._park_before_dnnl()
-        self._thunks = self._join_dnnl_runs()
-        self._thunks_one = self._join_dnnl_runs(one=True) if self.pool.threads > 1 else None
+        self._park_before_engines()
+        self._thunks = self._join_runs()
+        self._thunks_one = self._join_runs(one=True) if self.pool.threads > 1 else None
         self.chooser = RunChooser()
         """Chooses each run's mode: all threads, or one (``parallel.RunChooser``)."""
 
-    def _join_dnnl_runs(self, one: bool = False) -> list[Any]:
-        """``run``'s thunks: every step's, with each run of consecutive oneDNN steps joined
-        into one C call (``profile`` and ``step_outputs`` still run them one by one). With
-        ``one``, the oneDNN steps are their primitives made for one thread (where a step
-        has none, its primitives for all the threads run with one OpenMP thread)."""
-        from xrelay.runtime.dnnl.primitives import run_together
-
+    def _join_runs(self, one: bool = False) -> list[Any]:
+        """``run``'s thunks: every step's, each run of consecutive steps of an engine with
+        ``join_steps`` handed to it (oneDNN makes one C call of them; ``profile`` and
+        ``step_outputs`` still run the steps one by one). With ``one``, the thunks the
+        engines made for one thread, where they made some."""
         out: list[Any] = []
-        group: list[Any] = []
-
-        def flush() -> None:
-            if len(group) > 1:
-                joined = run_together(group)
-                park = self.pool.park
-
-                def parked(joined=joined, park=park) -> None:
-                    park()
-                    joined()
-
-                out.append(parked)
-            else:
-                out.extend(group_thunks)
-            group.clear()
-            group_thunks.clear()
-
-        group_thunks: list[Any] = []
-        for backend, (_, _, c) in zip(self.step_backends, self.steps):
-            if backend == "dnnl":
-                (_, _, thunk), = c.thunks
-                raw = getattr(c, "dnnl_thunk", thunk)
-                if one:
-                    raw = getattr(c, "dnnl_thunk_one", None) or _with_threads(raw, 1)
-                    thunk = raw
-                group.append(raw)
-                group_thunks.append(thunk)
+        i = 0
+        while i < len(self.steps):
+            join = getattr(self._sides.get(self.step_backends[i]), "join_steps", None)
+            if join is None:
+                out.extend(t for _, _, t in self.steps[i][2].thunks)
+                i += 1
                 continue
-            flush()
-            out.extend(t for _, _, t in c.thunks)
-        flush()
+            j = i
+            while j < len(self.steps) and self.step_backends[j] == self.step_backends[i]:
+                j += 1
+            out.extend(join([c for _, _, c in self.steps[i:j]], self.pool.park, one))
+            i = j
         return out
 
-    def _park_before_dnnl(self) -> None:
-        """A oneDNN step after a native one first parks the pool's workers: they spin
-        between jobs, and oneDNN's OpenMP threads need those cores."""
+    def _park_before_engines(self) -> None:
+        """A step of an engine with ``PARK_BEFORE`` after another engine's step first parks
+        the pool's workers: they spin between jobs, and that engine's own threads (oneDNN's
+        OpenMP team) need those cores."""
+        parks = {name for name, side in self._sides.items() if getattr(side, "PARK_BEFORE", False)}
         for i in range(1, len(self.steps)):
-            if self.step_backends[i] == "dnnl" and self.step_backends[i - 1] != "dnnl":
+            if self.step_backends[i] in parks and self.step_backends[i - 1] != self.step_backends[i]:
                 thunks = self.steps[i][2].thunks
                 op_name, family, run = thunks[0]
                 park = self.pool.park
@@ -387,84 +362,31 @@ class Executor:
             self.step_backends.append("c")
             ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
             return name, ops, compiled
-        if "dnnl" in self.backends and _compiler(fn) == "dnnl":
-            fixed = [a if isinstance(v.owner, ConstantOp) else None for v, a in zip(op.inputs, ins)]
-            compiled = self._compile_dnnl(fn, ins, outs, ws, fixed)
-            if compiled is not None:
-                self.step_backends.append("dnnl")
-                return compiled
-        self.step_backends.append("native")
+        # BYOC: the engine the compile-time side partitioned the function to (relay.compiler),
+        # if chosen, then the engine that takes every step
+        partitioned = fn.attributes.get("relay.compiler")
+        order = [TAKES_EVERY_STEP]
+        if isinstance(partitioned, StringAttr) and partitioned.data in self.backends:
+            order.insert(0, partitioned.data)
         try:
-            compiled = compile_function(
-                fn,
-                ins,
-                outs,
-                ws,
-                fast=self.fast,
-                use_numba=self.use_numba,
-                pool=self.pool,
-                fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
-                call_function=self._call_reference,
-                lookup=self.functions.get,
-                makers=FAST,
-                pad_readers=PAD_READERS,
-                lookups=LOOKUPS,
-            )
+            for engine in order:
+                compiled = self._side(engine).bind_step(self, fn, op, ins, outs, ws)
+                if compiled is not None:
+                    break
         except KernelError as e:
             raise ExecutorError(f"step {len(self.steps)} (@{name}): {e}") from None
+        assert compiled is not None, "the last engine takes every step"
+        self.step_backends.append(engine)
         self.scratch_bytes += compiled.scratch_bytes
         ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
         return name, ops, compiled
 
-    def _compile_dnnl(
-        self, fn: func.FuncOp, ins, outs, ws, fixed
-    ) -> tuple[str, str, CompiledFunction] | None:
-        """The function as oneDNN primitives, or None where oneDNN cannot run it."""
-        from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
-
-        def constant(c: ConstantOp) -> np.ndarray:
-            value = self.constants.get(c)
-            return c.numpy() if value is None else value
-
-        name = fn.sym_name.data
-        memo: dict = {}
-        shared: dict = {}
-
-        def bound(threads: int) -> tuple[Any, Any]:
-            plan = plan_function(fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=threads, memo=memo)
-            if plan.winograd and plan.workspace_bytes > (0 if ws is None else ws.nbytes):
-                # planned without Winograd's temporaries (built with another
-                # XRELAY_DNNL_WINOGRAD): the direct convolution still fits
-                plan = plan_function(
-                    fn, lookup=self.functions.get, constant=constant, fixed=fixed, threads=threads, winograd=False, memo=memo
-                )
-            return plan, plan.bind(ins, outs, ws, threads, shared)
-
-        try:
-            plan, thunk = bound(self.pool.threads)
-        except DnnlUnsupported:
-            return None
-        one = None
-        if self.pool.threads > 1:
-            # the same primitives made for one thread (RunChooser): a team of one has no
-            # barrier to wait at when another process holds a core
-            try:
-                one = bound(1)[1]
-            except DnnlUnsupported:
-                one = None  # (its workspace does not fit: the threads' primitives run alone)
-            from xrelay.runtime.dnnl.library import dnnl_library
-
-            dnnl_library().xr_dnnl_set_threads(self.pool.threads)  # as the caller had it
-        compiled = CompiledFunction(name)
-        families = {s.family for s in plan.steps}
-        family = families.pop() if len(families) == 1 else "other"
-        label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
-        compiled.thunks.append((label, family, thunk))
-        compiled.dnnl_thunk = thunk  # type: ignore[attr-defined]  # before any parking wrapper
-        compiled.dnnl_thunk_one = one  # type: ignore[attr-defined]
-        compiled.fast_ops = len(plan.steps)
-        compiled.dnnl_plan = plan  # type: ignore[attr-defined]
-        return name, label, compiled
+    def _side(self, engine: str) -> Any:
+        """The engine's run-time side, imported when a step first needs it."""
+        side = self._sides.get(engine)
+        if side is None:
+            side = self._sides[engine] = run_side(engine)
+        return side
 
     def _call_reference(self, fn: func.FuncOp, args: tuple[Any, ...]) -> Sequence[Any]:
         if self._relay_interp is None:
@@ -513,7 +435,7 @@ class Executor:
         with blas_single_thread(), serial_jobs() if one else contextlib.nullcontext():
             for index, (name, ops, compiled) in enumerate(self.steps):
                 start = clock()
-                single = getattr(compiled, "dnnl_thunk_one", None) if one else None
+                single = getattr(compiled, "thunk_one", None) if one else None
                 for _, fam, t in compiled.thunks:
                     t0 = clock()
                     (single or t)()
@@ -569,19 +491,6 @@ class Executor:
         return results
 
 
-def _with_threads(raw: Any, threads: int) -> Any:
-    """A bound oneDNN thunk that runs its primitives with ``threads`` OpenMP threads."""
-    from types import SimpleNamespace
-
-    from xrelay.runtime.dnnl.primitives import run_together
-
-    prims, nargs, keys, mems, _ = raw.dnnl_run
-    proxy = SimpleNamespace(dnnl_run=(prims, nargs, keys, mems, threads), keep=raw)
-    thunk = run_together([proxy])
-    thunk.dnnl_run = proxy.dnnl_run  # type: ignore[attr-defined]
-    return thunk
-
-
 def _copy_thunk(dst: np.ndarray, src: np.ndarray):
     def copy() -> None:
         np.copyto(dst, src)
@@ -628,21 +537,11 @@ def run_memory_compiled(
                 for w in ws:
                     w.fill(0xA5)
             fn = self._funcs[op.callee_name]
-            compiled = compile_function(
-                fn,
-                list(ins),
-                list(outs),
-                ws[0] if ws else None,
-                fast=fast,
-                use_numba=use_numba,
-                pool=pool,
-                fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
-                call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
+            compiled = bind_function(
+                fn, op, list(ins), list(outs), ws[0] if ws else None, fast=fast, use_c_kernels=use_numba,
+                pool=pool, call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
                 lookup=self._funcs.get,
-                makers=FAST,
-                pad_readers=PAD_READERS,
-                lookups=LOOKUPS,
-            )
+            )  # fmt: skip
             compiled()
             return ()
 

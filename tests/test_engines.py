@@ -1,5 +1,6 @@
 """The engine table (``xrelay.runtime.engines.ENGINES``): each engine is one line there and two
-folders, and the generic passes name no engine (the names are resolved above them)."""
+folders, the generic passes name no engine (the names are resolved above them), and the
+executor names none either (it binds each step through the engine's ``steps`` module)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from xrelay import relay
 from xrelay.backend.engines import compile_side, resolve_pass
-from xrelay.runtime.engines import ENGINES
+from xrelay.runtime.engines import ENGINES, run_side
 from xrelay.transforms.annotate_target import AnnotateTargetError, AnnotateTargetPass
 from xrelay.transforms.merge_composite import MergeCompositeError, MergeCompositePass
 
@@ -47,6 +48,23 @@ def test_the_passes_name_no_engine():
         if s in ENGINES and s != "native"
     }
     assert not named, "passes naming an engine:\n" + "\n".join(sorted(named))
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_each_engine_binds_its_steps_through_the_table(name):
+    side = run_side(name)
+    assert side.__name__ == f"xrelay.runtime.{name}.steps" and callable(side.bind_step)
+
+
+def test_the_executor_names_no_engine():
+    # it dispatches through the table (relay.compiler, then the engine that takes every step)
+    named = {s for s in _string_constants(ROOT / "runtime" / "executor.py") if s in ENGINES}
+    assert not named, f"runtime/executor.py names {sorted(named)}"
+
+
+def test_an_unknown_engine_is_an_error_naming_the_known_ones():
+    with pytest.raises(KeyError, match=r"unknown engine 'nope' \(known: dnnl, native\)"):
+        run_side("nope")
 
 
 def test_an_engine_name_is_resolved_above_the_passes():

@@ -42,7 +42,7 @@ def test_dense_refuses_what_it_does_not_cover():
 @pytest.mark.parametrize("dtypes", [("uint8", "int8"), ("int8", "int8"), ("uint8", "uint8")])
 @pytest.mark.parametrize("shape", [(1, 64, 9, 9, 3, 1, 1), (2, 8, 7, 7, 3, 2, 0), (1, 96, 5, 5, 1, 1, 0)])
 def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
-    from xrelay.runtime import executor
+    from xrelay.runtime.native import steps  # the native engine binds with its makers (FAST)
 
     used = []
 
@@ -51,7 +51,7 @@ def test_conv2d_in_the_arena_matches_the_reference(dtypes, shape, monkeypatch):
         used.append(thunks is not None)
         return thunks
 
-    monkeypatch.setattr(executor, "FAST", {**executor.FAST, "nn.conv2d": spy})
+    monkeypatch.setattr(steps, "FAST", {**steps.FAST, "nn.conv2d": spy})
     n, c, h, w_, k, stride, pad = shape
     x = relay.var("x", shape=(n, c, h, w_), dtype=dtypes[0])
     info = np.iinfo(dtypes[1])
@@ -220,11 +220,11 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
             return thunks
 
         monkeypatch.setattr(fast_int8, name, spy)
-        from xrelay.runtime import executor
+        from xrelay.runtime.native import steps
         from xrelay.runtime.native.fast_kernels import first
 
         op = "cast" if key == "req" else "add"
-        monkeypatch.setattr(executor, "FAST", {**executor.FAST, op: first(spy, executor.FAST[op])})
+        monkeypatch.setattr(steps, "FAST", {**steps.FAST, op: first(spy, steps.FAST[op])})
     m = np.atleast_1d(np.asarray(multiplier, "float32"))
     x = relay.var("x", shape=(1, 4, 6, 6), dtype="uint8")
     w = relay.const(RNG.integers(-127, 128, (4, 4, 3, 3)).astype("int8"))

@@ -1,0 +1,104 @@
+"""The oneDNN engine's steps in the arena executor (``runtime/engines.py``'s protocol).
+
+``bind_step`` binds a function partitioned to it (``relay.compiler = "dnnl"``) to its arrays as oneDNN primitives
+(``primitives.plan_function``), or returns None where oneDNN cannot run it (the next engine
+takes it). ``join_steps`` makes one C call of each run of consecutive oneDNN steps. The pool's
+workers, which spin between jobs, are parked before the first step of such a run
+(``PARK_BEFORE``): oneDNN's OpenMP threads need those cores.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from xdsl.dialects import func
+
+from xrelay.dialects.relay import ConstantOp
+from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function, run_together
+from xrelay.runtime.native.fast_kernels import CompiledFunction
+
+__all__ = ["PARK_BEFORE", "bind_step", "join_steps"]
+
+PARK_BEFORE = True
+
+
+def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any) -> CompiledFunction | None:
+    """The function (partitioned to oneDNN: the executor asks only for those) as oneDNN
+    primitives bound to ``ins``/``outs``/``ws``, or None where oneDNN cannot run it."""
+    fixed = [a if isinstance(v.owner, ConstantOp) else None for v, a in zip(op.inputs, ins)]
+
+    def constant(c: ConstantOp) -> Any:
+        value = ex.constants.get(c)
+        return c.numpy() if value is None else value
+
+    memo: dict = {}
+    shared: dict = {}
+
+    def bound(threads: int) -> tuple[Any, Any]:
+        plan = plan_function(fn, lookup=ex.functions.get, constant=constant, fixed=fixed, threads=threads, memo=memo)
+        if plan.winograd and plan.workspace_bytes > (0 if ws is None else ws.nbytes):
+            # planned without Winograd's temporaries (built with another
+            # XRELAY_DNNL_WINOGRAD): the direct convolution still fits
+            plan = plan_function(
+                fn, lookup=ex.functions.get, constant=constant, fixed=fixed, threads=threads, winograd=False, memo=memo
+            )
+        return plan, plan.bind(ins, outs, ws, threads, shared)
+
+    try:
+        plan, thunk = bound(ex.pool.threads)
+    except DnnlUnsupported:
+        return None
+    one = None
+    if ex.pool.threads > 1:
+        # the same primitives made for one thread (RunChooser): a team of one has no
+        # barrier to wait at when another process holds a core
+        try:
+            one = bound(1)[1]
+        except DnnlUnsupported:
+            one = None  # (its workspace does not fit: the threads' primitives run alone)
+        dnnl_library().xr_dnnl_set_threads(ex.pool.threads)  # as the caller had it
+    compiled = CompiledFunction(fn.sym_name.data)
+    families = {s.family for s in plan.steps}
+    family = families.pop() if len(families) == 1 else "other"
+    label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
+    compiled.thunks.append((label, family, thunk))
+    compiled.dnnl_thunk = thunk  # type: ignore[attr-defined]  # before any parking wrapper
+    compiled.thunk_one = one  # type: ignore[attr-defined]
+    compiled.fast_ops = len(plan.steps)
+    compiled.dnnl_plan = plan  # type: ignore[attr-defined]
+    return compiled
+
+
+def join_steps(steps: list[CompiledFunction], park: Any, one: bool) -> list[Any]:
+    """``run``'s thunks for a run of consecutive oneDNN steps: one C call when there are
+    several (``profile`` and ``step_outputs`` still run them one by one). With ``one``, the
+    steps' primitives made for one thread (where a step has none, its primitives for all
+    the threads run with one OpenMP thread)."""
+    raws = []
+    for c in steps:
+        ((_, _, thunk),) = c.thunks
+        raw = getattr(c, "dnnl_thunk", thunk)
+        if one:
+            raw = getattr(c, "thunk_one", None) or _with_threads(raw, 1)
+            thunk = raw
+        raws.append((raw, thunk))
+    if len(raws) == 1:
+        return [raws[0][1]]
+    joined = run_together([raw for raw, _ in raws])
+
+    def parked() -> None:
+        park()
+        joined()
+
+    return [parked]
+
+
+def _with_threads(raw: Any, threads: int) -> Any:
+    """A bound oneDNN thunk that runs its primitives with ``threads`` OpenMP threads."""
+    prims, nargs, keys, mems, _ = raw.dnnl_run
+    proxy = SimpleNamespace(dnnl_run=(prims, nargs, keys, mems, threads), keep=raw)
+    thunk = run_together([proxy])
+    thunk.dnnl_run = proxy.dnnl_run  # type: ignore[attr-defined]
+    return thunk
