@@ -52,6 +52,7 @@ from xrelay.dialects.relay.devices import (
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
 from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.executor_factory import VIEWS
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.bind_params import bind_params_by_name
@@ -360,7 +361,7 @@ def build(
     *,
     target: Any = None,
     debug: bool = False,
-    use_numba: bool = True,
+    use_c_kernels: bool = True,
     inputs_in_arena: bool = True,
     outputs_in_arena: bool = True,
     time_limit: float | None = None,
@@ -370,15 +371,17 @@ def build(
     backends: Sequence[str] | str | None = None,
     partition: bool = True,
     mixed_precision: str | None = None,
+    use_numba: bool | None = None,
 ) -> GraphModule:
     """Build ``mod`` (an ``IRModule`` or ``ModuleOp``) into a runnable ``GraphModule``.
 
     ``target`` means the host CPU (``"llvm -mcpu=..."``, a ``Target``, ``{"cpu": "llvm"}``;
     see ``xrelay.backend.target``), or is ``"c"``: the C target, which returns a
     ``runtime.c.module.CModule`` (``get_source()``, and it runs); any other is a
-    ``BuildError``. ``use_numba=False`` keeps
-    every kernel bitwise equal to the reference kernels (depthwise convolutions are then
-    slower). ``threads`` is how many
+    ``BuildError``. ``use_c_kernels=False`` keeps
+    every kernel bitwise equal to the reference kernels: no C loop kernel (im2col, depthwise,
+    pooling, Winograd) runs, so depthwise convolutions are slower (``use_numba``, its old
+    name, still works and warns). ``threads`` is how many
     threads run the chunks of a big kernel (default: ``TVM_NUM_THREADS`` or the cores this
     process may use); results do not depend on it.
 
@@ -399,6 +402,7 @@ def build(
     ``mixed_precision="float16"`` (or ``"bfloat16"``) computes in that type where Relay's
     ToMixedPrecision says it is safe (see ``build_program``).
     """
+    use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
     backends = _backends(backends)
 
     try:
@@ -428,7 +432,7 @@ def build(
         threads=threads,
     )
     return GraphModule(
-        program, debug=debug, use_numba=use_numba, plan_info=info, threads=threads,
+        program, debug=debug, use_c_kernels=use_c_kernels, plan_info=info, threads=threads,
         backends=backends, views=VIEWS,
     )  # fmt: skip
 

@@ -21,13 +21,14 @@ activation memory (``outside_arena`` counts every array a run allocates, with nu
 allocation hook, and what the bound steps hold outside the arenas; the tests require zero). Results are bitwise the same from run to run and for any ``threads``. ``profile()`` times every step
 and every op family. ``run_memory_compiled`` runs the memory-dialect *interpreter* (hostile
 mode: poisoned arenas, workspaces and killed storage) with the executor's kernels, which is
-the bitwise reference for the numba paths.
+the bitwise reference for the C loop kernels.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -182,12 +183,14 @@ class Executor:
         *,
         entry: str = "main",
         fast: bool = True,
-        use_numba: bool = True,
+        use_c_kernels: bool = True,
         constants: Mapping[ConstantOp, np.ndarray] | None = None,
         threads: int | WorkerPool | None = None,
         backends: Sequence[str] = tuple(ENGINES),
         step_compiler: StepCompiler | None = None,
+        use_numba: bool | None = None,
     ):
+        use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
         self.pool = _pool(threads)
         self.backends = tuple(backends)
         unknown = [b for b in self.backends if b not in ENGINES]
@@ -199,7 +202,7 @@ class Executor:
         self.constants = dict(constants or {})
         self.entry = entry
         self.fast = fast
-        self.use_numba = use_numba
+        self.use_c_kernels = use_c_kernels
         self.functions = {op.sym_name.data: op for op in program.ops if isinstance(op, func.FuncOp)}
         fn = self.functions.get(entry)
         if fn is None:
@@ -454,7 +457,7 @@ class Executor:
         ex = self
         if self.threads > 1:
             ex = Executor(
-                self.module, entry=self.entry, fast=self.fast, use_numba=self.use_numba,
+                self.module, entry=self.entry, fast=self.fast, use_c_kernels=self.use_c_kernels,
                 constants=self.constants, threads=1, backends=self.backends,
                 step_compiler=self.step_compiler,
             )  # fmt: skip
@@ -491,6 +494,19 @@ class Executor:
         return results
 
 
+def deprecated_use_numba(use_c_kernels: bool, use_numba: bool | None) -> bool:
+    """``use_c_kernels``, or the value of the deprecated ``use_numba`` (its old name, from when
+    the loop kernels had numba twins), with a ``DeprecationWarning``, where that is given."""
+    if use_numba is None:
+        return use_c_kernels
+    warnings.warn(
+        "use_numba is deprecated: the loop kernels are C now; use use_c_kernels",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return use_numba
+
+
 def _copy_thunk(dst: np.ndarray, src: np.ndarray):
     def copy() -> None:
         np.copyto(dst, src)
@@ -509,18 +525,20 @@ def run_memory_compiled(
     *,
     entry: str = "main",
     fast: bool = True,
-    use_numba: bool = True,
+    use_c_kernels: bool = True,
     poison: bool = True,
     threads: int | WorkerPool | None = None,
+    use_numba: bool | None = None,
 ) -> list[np.ndarray]:
     """Interpret a planned program with ``run_memory``'s machinery (arenas, aliases, kills,
     poisoning) but run each ``memory.invoke`` with the executor's compiled kernels.
 
     This is the bitwise reference for the executor when its kernels round differently from
-    the reference kernels (numba depthwise convolutions); with ``fast=False`` and
-    ``use_numba=False`` it equals ``run_memory``. ``threads`` is the executor's argument:
+    the reference kernels (the C loop kernels' depthwise convolutions); with ``fast=False``
+    and ``use_c_kernels=False`` it equals ``run_memory``. ``threads`` is the executor's argument:
     the kernels are chunked the same way.
     """
+    use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
     pool = _pool(threads)
     from xrelay.runtime.memory_interpreter import MemoryFunctions, MemoryRunner
 
@@ -538,7 +556,7 @@ def run_memory_compiled(
                     w.fill(0xA5)
             fn = self._funcs[op.callee_name]
             compiled = bind_function(
-                fn, op, list(ins), list(outs), ws[0] if ws else None, fast=fast, use_c_kernels=use_numba,
+                fn, op, list(ins), list(outs), ws[0] if ws else None, fast=fast, use_c_kernels=use_c_kernels,
                 pool=pool, call_function=lambda f, a: self._relay_interpreter().call_op(f, a),
                 lookup=self._funcs.get,
             )  # fmt: skip

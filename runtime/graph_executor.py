@@ -68,7 +68,7 @@ from xrelay.dialects.relay import ConstantOp, dtype_of, print_options, shape_of
 from xrelay.dialects.relay.dtypes import dtype_from_numpy, from_stored
 from xrelay.error import TVMError
 from xrelay.runtime.engines import ENGINES
-from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler
+from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler, deprecated_use_numba
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.npz import read_npz
 from xrelay.runtime.parallel import blas_single_thread
@@ -200,13 +200,15 @@ class GraphModule:
         entry: str = "main",
         debug: bool = False,
         fast: bool = True,
-        use_numba: bool = True,
+        use_c_kernels: bool = True,
         plan_info: Any = None,
         threads: int | None = None,
         backends: Sequence[str] = tuple(ENGINES),
         step_compiler: StepCompiler | None = None,
         views: CompileViews | None = None,
+        use_numba: bool | None = None,
     ):
+        use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
         self.program = program
         self._views = views
         self.backends = tuple(backends)
@@ -218,14 +220,14 @@ class GraphModule:
         self.entry = entry
         self.debug = debug
         self._fast = fast
-        self._use_numba = use_numba
+        self._use_c_kernels = use_c_kernels
         self._plan_info = plan_info
         self._constants = main_constants(program, entry)
         self.param_names = [f"p{i}" for i in range(len(self._constants))]
         self._params: dict[str, np.ndarray] = {}
         try:
             self._executor = Executor(
-                program, entry=entry, fast=fast, use_numba=use_numba, threads=threads,
+                program, entry=entry, fast=fast, use_c_kernels=use_c_kernels, threads=threads,
                 backends=self.backends, step_compiler=step_compiler,
             )
         except ExecutorError as e:
@@ -373,7 +375,7 @@ class GraphModule:
             self.program,
             entry=self.entry,
             fast=self._fast,
-            use_numba=self._use_numba,
+            use_c_kernels=self._use_c_kernels,
             constants=overrides,
             threads=self._threads,
             backends=self.backends,

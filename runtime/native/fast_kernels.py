@@ -51,7 +51,7 @@ batched matmuls, the output transform and the epilogue writing the destination. 
 convolution by float32 rounding (relative error about 1e-6 and 1e-5 of the output's scale,
 tested) and are the same bits for any thread count. ``XRELAY_WINOGRAD=0`` turns it off.
 
-**Loop kernels** (``use_numba=True``, the default; the name is historical): im2col, max
+**Loop kernels** (``use_c_kernels=True``, the default): im2col, max
 pool, the epilogue, Winograd's transforms and depthwise convolutions (groups = channels =
 output channels) run as compiled loops, the C of ``xrelay.runtime.native.library``, one
 implementation each. Without a C compiler (or with ``XRELAY_NATIVE=0``) the makers keep to
@@ -60,7 +60,7 @@ im2col, max pool and epilogue compute the reference's values exactly; the depthw
 sums the taps in another order than the reference grouped matmul, so depthwise results
 differ from the reference kernels in the last bits (``MemoryRunner``-style comparisons then
 use ``xrelay.runtime.executor.run_memory_compiled``, which runs the memory interpreter with
-these very kernels). ``use_numba=False`` keeps every kernel bitwise the reference's. A 3x3
+these very kernels). ``use_c_kernels=False`` keeps every kernel bitwise the reference's. A 3x3
 depthwise convolution runs its epilogue inside the kernel (``depthwise3x3_epi``), channel by
 channel while the channel is in cache; the C kernel copies each channel into a zero-padded
 plane and sums the nine taps vectorised over the outputs (the same sums, so the same bits).
@@ -148,8 +148,8 @@ _OUT: Any = _Out()
 class Options:
     """What a fast kernel maker may use."""
 
-    use_numba: bool = False
-    """Whether the C loop kernels may be used (where they are built; the name is historical)."""
+    use_c_kernels: bool = False
+    """Whether the C loop kernels may be used (where they are built)."""
     pool: WorkerPool | None = None
     epilogue: list[tuple[np.ufunc, Any, Any]] = field(default_factory=list)
     """In-place elementwise ops to run on the output after the kernel, chunk by chunk:
@@ -637,7 +637,7 @@ def fast_max_pool(op, vals, out, ws, opts):
     geometry = pool_geometry(op, x, out, "NCHW")
     if geometry is None:
         return None
-    if opts.use_numba and loop_kernels_available() and x.flags.c_contiguous and out.flags.c_contiguous:
+    if opts.use_c_kernels and loop_kernels_available() and x.flags.c_contiguous and out.flags.c_contiguous:
         n, c = x.shape[:2]
         parts = chunk_count(opts) if x[0].size >= 2 * _MIN_CHUNK_ELEMENTS else 1
         thunks = []
@@ -811,7 +811,7 @@ def epilogue_chunk(
         return []
     (c0, c1), (y0, y1) = channels, rows
     if not (
-        opts.use_numba and loop_kernels_available() and out.ndim == 4 and out.flags.c_contiguous
+        opts.use_c_kernels and loop_kernels_available() and out.ndim == 4 and out.flags.c_contiguous
     ):
         return epilogue_thunks(epilogue, out, (b, slice(c0, c1), slice(y0, y1)))
     thunks = []
@@ -885,7 +885,7 @@ def fast_conv2d(op, vals, out, ws, opts):
     pt, pl, _, _ = a["padding"]
     groups = a["groups"]
     if groups != 1:
-        loops = opts.use_numba and loop_kernels_available() and x.flags.c_contiguous
+        loops = opts.use_c_kernels and loop_kernels_available() and x.flags.c_contiguous
         if loops and groups == c == o and cg == 1:
             return _depthwise(x, w, out, (sh, sw, dh, dw, pt, pl), opts)
         return None
@@ -907,7 +907,7 @@ def fast_conv2d(op, vals, out, ws, opts):
         cols = ws[:need].view(x.dtype).reshape(k, p)
         opts.columns.append(cols)
     geometry = (kh, kw, sh, sw, dh, dw, pt, pl)
-    loop_cols = opts.use_numba and loop_kernels_available() and x.flags.c_contiguous
+    loop_cols = opts.use_c_kernels and loop_kernels_available() and x.flags.c_contiguous
     parts = min(chunk_count(opts), o * k * p // MIN_CHUNK_MNK) or 1
     # Cut by output rows (each chunk gathers its own columns, multiplies and finishes them:
     # no barrier) when the image is large; by output channels when it is small.
@@ -1015,7 +1015,7 @@ def winograd_enabled() -> bool:
 
 def _winograd_tile(x, w, out, a, ws, opts) -> int:
     """The stated Winograd block size of a float32 convolution with constant weights and a
-    large enough workspace, on the loop-kernel path (``use_numba``; the reference path keeps
+    large enough workspace, on the loop-kernel path (``use_c_kernels``; the reference path keeps
     the reference kernels' bits), else 0."""
     if not x.flags.c_contiguous:
         return 0
@@ -1026,7 +1026,7 @@ def winograd_tile_for(c, o, kernel_hw, out_hw, dtype, a, ws, opts) -> int:
     """``_winograd_tile`` by channels, kernel and output size (any layout): the block size
     the compiler stated (``opts.winograd_tile``), where the kernels can run it."""
     tile = opts.winograd_tile
-    if not (tile and opts.use_numba and winograd_enabled() and loop_kernels_available()):
+    if not (tile and opts.use_c_kernels and winograd_enabled() and loop_kernels_available()):
         return 0
     if opts.fixed[1:2] != (True,):
         return 0  # the weights are transformed once, so they must be a constant
@@ -1404,7 +1404,7 @@ def compile_function(
     workspace: np.ndarray | None = None,
     *,
     fast: bool = True,
-    use_numba: bool = False,
+    use_c_kernels: bool = False,
     pool: WorkerPool | None = None,
     call_function: Callable[[func.FuncOp, tuple[Any, ...]], Sequence[Any]] | None = None,
     lookup: Callable[[str], func.FuncOp | None] | None = None,
@@ -1515,7 +1515,7 @@ def compile_function(
             env[r] = produced[r] if r in produced else dest.get(r)  # claimed: intermediate, unused
             continue
         if op in tables and op not in views:
-            _lookup(op, tables, env, dest, temporary, compiled, Options(use_numba, pool), lookups[1])
+            _lookup(op, tables, env, dest, temporary, compiled, Options(use_c_kernels, pool), lookups[1])
             if op in tables:  # (not when its chain was dissolved)
                 continue
         if isinstance(op, func.CallOp):
@@ -1539,7 +1539,7 @@ def compile_function(
                 # in-place epilogues and the step's workspace, and nothing allocated per run.
                 try:
                     inner = compile_function(
-                        callee, args, bufs, workspace, fast=fast, use_numba=use_numba, pool=pool,
+                        callee, args, bufs, workspace, fast=fast, use_c_kernels=use_c_kernels, pool=pool,
                         call_function=call_function, lookup=lookup,
                         fixed=[is_fixed(v) for v in op.arguments], _temporaries=temporaries,
                         makers=makers, pad_readers=pad_readers, lookups=lookups,
@@ -1602,7 +1602,7 @@ def compile_function(
                     materialise(pad_op)
                     vals[0], pad_op = env[op.operands[0]], None
                 epilogue = [s for _, steps in chain for s in steps]
-                opts = Options(use_numba, pool, epilogue, compiled.columns, compiled.winograd)
+                opts = Options(use_c_kernels, pool, epilogue, compiled.columns, compiled.winograd)
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 opts.winograd_tile = stated_winograd_tile(op)
                 opts.dest = dest

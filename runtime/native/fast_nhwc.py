@@ -235,7 +235,7 @@ def _few_channels(x, w, out, a, ws, opts):
     n, h, wd, c = x.shape
     kh, kw, _, o = w.shape
     _, oh, ow, _ = out.shape
-    if c >= 16 or not (opts.use_numba and loop_kernels_available()):
+    if c >= 16 or not (opts.use_c_kernels and loop_kernels_available()):
         return None
     k, p = c * kh * kw, oh * ow
     need = k * p * x.dtype.itemsize
@@ -317,7 +317,7 @@ def _through_nchw(op, g: _ChannelsLast, oihw, out, ws, opts, x_rows, out_rows):
     w_oihw = np.ascontiguousarray(view) if fixed else np.empty(view.shape, view.dtype)
     xt = np.empty((n, c, h, wd), out.dtype)
     ot = np.empty((n, o, oh, ow), out.dtype)
-    inner = Options(opts.use_numba, opts.pool, [], opts.columns, opts.winograd)
+    inner = Options(opts.use_c_kernels, opts.pool, [], opts.columns, opts.winograd)
     inner.fixed, inner.winograd_tile = opts.fixed, opts.winograd_tile
     body = fast_conv2d(_AsChannelsFirst(op), [xt, w_oihw], ot, ws, inner)
     if body is None:

@@ -21,7 +21,7 @@ __all__ = ["bind_step", "bind_function"]
 def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any) -> CompiledFunction:
     """The function ``op`` invokes, bound for the executor ``ex``."""
     return bind_function(
-        fn, op, ins, outs, ws, use_c_kernels=ex.use_numba, fast=ex.fast, pool=ex.pool,
+        fn, op, ins, outs, ws, use_c_kernels=ex.use_c_kernels, fast=ex.fast, pool=ex.pool,
         call_function=ex._call_reference, lookup=ex.functions.get,
     )  # fmt: skip
 
@@ -38,7 +38,7 @@ def bind_function(
         outs,
         ws,
         fast=fast,
-        use_numba=use_c_kernels,
+        use_c_kernels=use_c_kernels,
         pool=pool,
         fixed=[isinstance(v.owner, ConstantOp) for v in op.inputs],
         call_function=call_function,

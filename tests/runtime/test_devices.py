@@ -45,7 +45,7 @@ def _graph(annotate: bool):
 
 def _build(annotate=True, **kwargs):
     target = {"cpu": "llvm", "testnpu": "llvm"} if annotate else "llvm"
-    return xrelay.build(_graph(annotate), target=target, use_numba=False, **kwargs)
+    return xrelay.build(_graph(annotate), target=target, use_c_kernels=False, **kwargs)
 
 
 def _copy_steps(m):

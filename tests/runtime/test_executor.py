@@ -43,13 +43,13 @@ def _run(ex: Executor, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     return [o.copy() for o in ex.outputs]
 
 
-def _check_model(mod, params, inputs, plan: str, use_numba: bool, rtol=1e-4, atol=1e-4):
+def _check_model(mod, params, inputs, plan: str, use_c_kernels: bool, rtol=1e-4, atol=1e-4):
     program, (buffers, _, _) = build_program(mod, params, plan=plan, time_limit=2.0)
-    ex = Executor(program, use_numba=use_numba)
+    ex = Executor(program, use_c_kernels=use_c_kernels)
     ex.buffer_bytes = sum(b.size for b in buffers)
     outs = _run(ex, inputs)
     # Bitwise: the memory interpreter (hostile: poisoned arenas and kills) on the same program.
-    if use_numba:
+    if use_c_kernels:
         expect = run_memory_compiled(program, inputs)
     else:
         expect = run_memory(program, inputs)
@@ -74,33 +74,33 @@ def test_resnet18_every_planner(plan):
     mod, params = _onnx("resnet18", image=32, num_classes=10)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((1, 3, 32, 32)).astype("float32")
-    ex = _check_model(mod, params, {"data": x}, plan, use_numba=False)
+    ex = _check_model(mod, params, {"data": x}, plan, use_c_kernels=False)
     # Buffers really share bytes: the arena is far below the sum of the buffers.
     assert plan == "naive" or ex.arena_bytes < ex.buffer_bytes / 2
 
 
 @pytest.mark.parametrize("plan", ["greedy-by-size", "storage-ids", "greedy-by-conflicts"])
-@pytest.mark.parametrize("use_numba", [False, True])
-def test_mobilenet_v2(plan, use_numba):
+@pytest.mark.parametrize("use_c_kernels", [False, True])
+def test_mobilenet_v2(plan, use_c_kernels):
     mod, params = _onnx("mobilenet_v2", image=32, num_classes=10, width=0.5)
     x = np.random.default_rng(1).standard_normal((1, 3, 32, 32)).astype("float32")
-    ex = _check_model(mod, params, {"data": x}, plan, use_numba=use_numba)
+    ex = _check_model(mod, params, {"data": x}, plan, use_c_kernels=use_c_kernels)
     kinds = {fam for _, _, c in ex.steps for _, fam, _ in c.thunks}
-    assert ("depthwise" in kinds) == use_numba
+    assert ("depthwise" in kinds) == use_c_kernels
 
 
 @pytest.mark.parametrize("plan", ["greedy-by-size", "hill-climb", "naive"])
 def test_mlp(plan):
     mod, params = _onnx("mlp", batch=2)
     x = np.random.default_rng(2).standard_normal((2, 1, 28, 28)).astype("float32")
-    _check_model(mod, params, {"data": x}, plan, use_numba=True)
+    _check_model(mod, params, {"data": x}, plan, use_c_kernels=True)
 
 
 @pytest.mark.parametrize("plan", ["greedy-by-size", "storage-ids", "greedy-by-size-first-fit"])
 def test_bert_layer(plan):
     mod, params = _onnx("bert_layer", seq=16, hidden=64, heads=4)
     inputs = onnx_models.bert_inputs(seq=16, hidden=64)
-    _check_model(mod, params, inputs, plan, use_numba=True, rtol=1e-4, atol=1e-4)
+    _check_model(mod, params, inputs, plan, use_c_kernels=True, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -108,7 +108,7 @@ def test_bert_layer(plan):
 def test_random_dags(seed, plan):
     mod = random_dag(seed, 25)
     inputs = random_inputs(mod, seed)
-    _check_model(mod, None, inputs, plan, use_numba=True)
+    _check_model(mod, None, inputs, plan, use_c_kernels=True)
 
 
 def test_onnxruntime_agrees_on_resnet18():
@@ -171,3 +171,23 @@ def test_resnet18_workspace_is_the_planned_one():
     arenas = list(ex.arenas.values())
     for cols in columns:
         assert any(np.shares_memory(cols, a) for a in arenas)
+
+
+def test_use_numba_is_a_deprecated_name_of_use_c_kernels():
+    # the loop kernels were numba twins once; the parameter is use_c_kernels now, and the old
+    # name still chooses the same thing, with a DeprecationWarning pointing at the caller
+    mod, params = _onnx("mobilenet_v2", image=32, num_classes=10, width=0.5)
+    program, _ = build_program(mod, params, plan="greedy-by-size", backends=("native",))
+    kinds = {False: set(), True: set()}
+    for value in (False, True):
+        with pytest.warns(DeprecationWarning, match="use_numba is deprecated.*use_c_kernels") as seen:
+            ex = Executor(program, use_numba=value)
+        assert seen[0].filename == __file__
+        assert ex.use_c_kernels is value
+        kinds[value] = {f for _, _, c in ex.steps for _, f, _ in c.thunks}
+    assert "depthwise" in kinds[True] and "depthwise" not in kinds[False]
+    with pytest.warns(DeprecationWarning, match="use_numba"):
+        m = build(mod, params, use_numba=False, backends=("native",))
+    assert m.executor.use_c_kernels is False
+    with pytest.warns(DeprecationWarning, match="use_numba"):
+        run_memory_compiled(program, {"data": np.zeros((1, 3, 32, 32), "float32")}, use_numba=False)

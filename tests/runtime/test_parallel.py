@@ -65,12 +65,12 @@ def _jobs(ex: Executor) -> list[Job]:
     ]
 
 
-@pytest.mark.parametrize(("use_numba", "winograd"), [(True, True), (True, False), (False, False)])
-def test_resnet_chunks_bitwise_for_any_thread_count(use_numba, winograd, monkeypatch):
+@pytest.mark.parametrize(("use_c_kernels", "winograd"), [(True, True), (True, False), (False, False)])
+def test_resnet_chunks_bitwise_for_any_thread_count(use_c_kernels, winograd, monkeypatch):
     monkeypatch.setenv("XRELAY_WINOGRAD", "1" if winograd else "0")
     program = _resnet(128)
     x = np.random.default_rng(0).standard_normal((1, 3, 128, 128)).astype("float32")
-    one = Executor(program, threads=1, use_numba=use_numba)
+    one = Executor(program, threads=1, use_c_kernels=use_c_kernels)
     assert not _jobs(one)
     # The 3x3 stride-1 convolutions with 16 tiles or more (layer1-3's, not the first of a
     # stage, which has stride 2, nor layer4's 4x4 images) run as Winograd.
@@ -79,7 +79,7 @@ def test_resnet_chunks_bitwise_for_any_thread_count(use_numba, winograd, monkeyp
     for threads in (2, 3):
         # A non-adaptive pool: every job really runs its chunks on the threads.
         pool = WorkerPool(threads, adaptive=False)
-        ex = Executor(program, threads=pool, use_numba=use_numba)
+        ex = Executor(program, threads=pool, use_c_kernels=use_c_kernels)
         jobs = _jobs(ex)
         # Convolutions cut by output rows (big images) and by output channels (small ones);
         # Winograd ones here in three phases (no image is large enough for a cut by tile
@@ -92,12 +92,12 @@ def test_resnet_chunks_bitwise_for_any_thread_count(use_numba, winograd, monkeyp
         assert pool.stats["parallel"] - before == 2 * len(jobs)
     # The fine cuts (several chunks per thread) too.
     fine_pool = _FinePool(2)
-    ex = Executor(program, threads=fine_pool, use_numba=use_numba)
+    ex = Executor(program, threads=fine_pool, use_c_kernels=use_c_kernels)
     assert max(len(j.cuts[-1]) for j in _jobs(ex)) > 2
     assert all(np.array_equal(a, b) for a, b in zip(_outputs(ex, x), expect))
     assert fine_pool.stats["parallel"] >= len(_jobs(ex))
     # The memory interpreter (poisoned arenas) with the same chunked kernels.
-    if use_numba:
+    if use_c_kernels:
         ref = run_memory_compiled(program, {"data": x}, threads=WorkerPool(2, adaptive=False))
     else:
         ref = run_memory(program, {"data": x})  # the reference kernels themselves
@@ -277,7 +277,7 @@ def _epilogue_both_ways(epilogue, out):
         for t in epilogue_thunks(epilogue, expect, ()):
             t()
     got = out.copy()
-    opts = Options(use_numba=True)
+    opts = Options(use_c_kernels=True)
     # Chunks of channels and rows per image, as the pool would cut them.
     for b in range(out.shape[0]):
         for chans, rows in (((0, 3), (0, 6)), ((3, 5), (0, 2)), ((3, 5), (2, 6))):
@@ -365,8 +365,8 @@ def test_max_pool_kernel_equals_reference_in_a_model():
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     data = _special((1, 4, 11, 11), 5)
     outs = []
-    for use_numba in (False, True):
-        m = xrelay.build(mod, use_numba=use_numba)
+    for use_c_kernels in (False, True):
+        m = xrelay.build(mod, use_c_kernels=use_c_kernels)
         m.run(x=data)
         outs.append(m.get_output(0))
     assert outs[0].shape == (1, 4, 6, 6)
@@ -438,7 +438,7 @@ def test_strided_arrays_keep_to_numpy():
     attrs = {"layout": "NCHW", "out_layout": "", "pool_size": (3, 3), "strides": (2, 2),
              "dilation": (1, 1), "padding": (1, 1, 1, 1), "ceil_mode": False}  # fmt: skip
     out = np.full((1, 4, 5, 5), 7.0, "float32")
-    thunks = fast_max_pool(types.SimpleNamespace(attrs=attrs), [x], out, None, Options(use_numba=True))
+    thunks = fast_max_pool(types.SimpleNamespace(attrs=attrs), [x], out, None, Options(use_c_kernels=True))
     assert len(thunks) == 1 + 9 + 1  # fill, the nine taps with numpy, the padding floor
     for _, t in thunks:
         t()

@@ -126,9 +126,9 @@ def test_winograd_switch(monkeypatch):
     (ref,) = run(mod, inputs, params)
     np.testing.assert_allclose(off, ref, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(on, off, rtol=1e-4, atol=1e-4)
-    # The reference-kernel path (use_numba=False) never uses Winograd.
+    # The reference-kernel path (use_c_kernels=False) never uses Winograd.
     monkeypatch.setenv("XRELAY_WINOGRAD", "1")
-    assert _winograd_convs(Executor(program, threads=1, use_numba=False)) == 0
+    assert _winograd_convs(Executor(program, threads=1, use_c_kernels=False)) == 0
 
 
 def test_runtime_weights_are_not_pretransformed():
