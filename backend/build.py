@@ -5,7 +5,9 @@
 The stages, each a pass you can also run alone:
 
 1. ``params`` (a dict of arrays) are bound to ``@main``'s parameters of those names as named
-   constants (``bind_params_by_name``), so folding sees the real weights;
+   constants (``bind_params_by_name``), so folding sees the real weights; ``make-static`` then
+   makes every shape static (``dynamic-to-static`` where there are ``dyn.*`` ops), or the
+   ``BuildError`` names the op whose shape is known only at run time;
 2. ``build_pipeline(opt_level)`` (Relay's pre-fusion passes and ``fuse-ops``) runs inside a
    ``PassContext(opt_level=opt_level)``;
 3. ``lower-to-memory`` makes storage explicit (inputs and outputs in the arena by default,
@@ -40,8 +42,6 @@ from xrelay.backend.dnnl.partition import float32_only, matmul_to_dense, partiti
 from xrelay.backend.engines import ENGINES, state_scratch
 from xrelay.backend.target import TargetError, resolve_build_target
 from xrelay.dialects import make_context, module_op
-from xrelay.dialects.dyn import DynOp
-from xrelay.dialects.relay import ConstantOp
 from xrelay.dialects.relay.device_analysis import PARAM_DEVICES, is_device_copy, is_on_device
 from xrelay.dialects.relay.devices import (
     DeviceError,
@@ -56,9 +56,9 @@ from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.executor_factory import VIEWS
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.bind_params import bind_params_by_name
-from xrelay.transforms.dynamic_to_static import dynamic_to_static
 from xrelay.transforms.infra import PassContext, build_pipeline, get_pass
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
+from xrelay.transforms.make_static import MakeStaticError, MakeStaticPass
 from xrelay.transforms.plan_devices import HOST, plan_devices
 from xrelay.transforms.plan_memory import (
     DEFAULT_POOL,
@@ -89,41 +89,6 @@ def _pools(pools: Sequence[Pool] | str | None) -> list[Pool] | None:
     if not all(isinstance(p, Pool) for p in pools):
         raise BuildError("pools must be planners.Pool objects or a 'name:size,...' string")
     return pools
-
-
-def _make_static(module: ModuleOp) -> None:
-    """Run ``dynamic-to-static`` when the module has dyn ops; refuse the ones left dynamic.
-
-    The arena needs every size before the first run, so a dyn op whose shape operands are
-    only known at run time cannot be built: the error names the op and the operand."""
-
-    if not any(isinstance(op, DynOp) for op in module.walk()):
-        return
-    dynamic_to_static(module)
-    for op in module.walk():
-        if isinstance(op, DynOp):
-            names = [name for name, _ in type(op).get_irdl_definition().operands]
-            unknown = [
-                f"'{names[i]}' ({_value_name(op.operands[i])})"
-                for i in op.VALUE_OPERANDS
-                if not isinstance(op.operands[i].owner, ConstantOp)
-            ]
-            raise BuildError(
-                f"xrelay.build needs static shapes, but {op.name} (result {_value_name(op.results[0])}) "
-                f"has {', '.join(unknown)} known only at run time; bind the values it is computed "
-                "from (params=...) so dynamic-to-static can make it static, or run the module "
-                "with the interpreter"
-            )
-
-
-def _value_name(v: Any) -> str:
-    from xdsl.ir import BlockArgument
-
-    if v.name_hint:
-        return f"%{v.name_hint}"
-    if isinstance(v, BlockArgument):
-        return f"argument #{v.index}"
-    return f"a value of type {v.type}"
 
 
 def build_program(
@@ -170,7 +135,10 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
-    _make_static(module)
+    try:
+        MakeStaticPass().apply(make_context(), module)
+    except MakeStaticError as e:  # xrelay.build's error type for what it cannot build
+        raise BuildError(str(e)) from None
     offload = default_device is None and not _uses_devices(module) and _dnnl_active(backends) and _offloadable(module)
     if mixed_precision is not None and not offload:
         _mixed_precision(module, mixed_precision)

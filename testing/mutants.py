@@ -55,6 +55,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "dead-code-elimination": ("transforms/test_cse_dce.py", "language/test_tvm_dead_code_elimination.py"),
     "defuse-ops": ("transforms/test_defuse_ops.py", "transforms/test_defuse_ops_tvm.py"),
     "dynamic-to-static": ("transforms/test_dynamic_to_static.py", "transforms/test_dynamic_to_static_tvm.py"),
+    "make-static": ("transforms/test_make_static.py",),
     "eliminate-common-subexpr": ("transforms/test_cse_dce.py", "transforms/test_eliminate_common_subexpr_tvm.py"),
     "fake-quantization-to-integer": ("qnn/test_fake_quantization.py",),
     "fold-constant": (

@@ -39,6 +39,7 @@ PASSES: dict[str, str] = {
     "infer-type": "infer_type.InferTypePass",
     "inline": "inline.InlinePass",
     "lower-to-memory": "lower_to_memory.LowerToMemoryPass",
+    "make-static": "make_static.MakeStaticPass",
     "merge-compiler-regions": "merge_compiler_regions.MergeCompilerRegionsPass",
     "merge-composite": "merge_composite.MergeCompositePass",
     "partition-graph": "partition_graph.PartitionGraphPass",
