@@ -8,9 +8,11 @@ left out, since they never run. Layers, lowest first::
           -> relay API (and TVM's namespaces) -> frontends, testing -> tools
 
 Run time is at the bottom of what executes: ``runtime`` (executors, interpreters, the engines'
-kernels) runs programs that are already compiled, with the IR's dialects and the reference
-kernels only; ``transforms`` (the passes) and ``backend`` (compile time: the build driver,
-targets, graph JSON, the engines' partitioning and C emission) sit above it.
+kernels, loading an export with its checks: graph JSON, liveness, the plan) runs programs that
+are already compiled, with the IR's dialects and the reference kernels only; ``transforms``
+(the passes) and ``backend`` (compile time: the build driver, targets, the engines'
+partitioning and C emission) sit above it. No exception: nothing in ``runtime`` imports
+``transforms`` or ``backend``, at any depth.
 
 A package may import its own layer and the layers below it. ``xrelay.relay.testing`` is
 ``xrelay.testing`` at tvm.relay.testing's path, so it counts as ``testing``, and
