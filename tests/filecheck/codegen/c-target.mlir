@@ -3,7 +3,8 @@
 // RUN: filecheck %s --input-file %t/net.h --check-prefix=HEADER
 
 // A dense + bias + relu step and a softmax step: the first writes its dense result to its
-// output and the epilogue loops run in place there (no scratch); the softmax calls its kernel.
+// output and the add + relu chain runs as one loop in place there (no scratch, no temporary
+// tensor); the softmax calls its kernel.
 func.func @main(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   %w = relay.constant dense<0.5> : tensor<4x8xf32>
   %b = relay.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
@@ -21,13 +22,12 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:   (void)ws;
 // CHECK-NEXT:   /* nn.dense */
 // CHECK-NEXT:   xr_dense_f32(in0, in1, out0, 2, 4, 8);
-// CHECK-NEXT:   /* add */
+// CHECK-NEXT:   /* nn.relu */
 // CHECK-NEXT:   for (int64_t i0 = 0; i0 < 2; ++i0) {
 // CHECK-NEXT:     for (int64_t i1 = 0; i1 < 4; ++i1) {
-// CHECK-NEXT:       const float va = out0[i0 * 4 + i1], vb = in2[i1];
-// CHECK-NEXT:       out0[i0 * 4 + i1] = (va + vb);
-// CHECK:        /* nn.relu */
-// CHECK-NEXT:   for (int64_t i = 0; i < 8; ++i) { const float v = out0[i]; out0[i] = (v > 0 ? v : (v != v ? v : 0)); }
+// CHECK-NEXT:       float t0; { const float va = out0[i0 * 4 + i1], vb = in2[i1]; t0 = (va + vb); }
+// CHECK-NEXT:       float t1; { const float v = t0; t1 = (v > 0 ? v : (v != v ? v : 0)); }
+// CHECK-NEXT:       out0[i0 * 4 + i1] = t1;
 // CHECK:      XRELAY_FN void net_fused_nn_softmax(const float *in0, float *out0, uint8_t *ws) {
 // CHECK-NEXT:   (void)ws;
 // CHECK-NEXT:   /* nn.softmax */
