@@ -27,7 +27,8 @@ number holds:
   ``greedy-by-size``): their im2col scratch is the largest of the engines'.
 * **xrelay, C target** (the same pipeline as ``build_c``: each fused function's scratch stated
   by the C it compiles to, ``backend.c.annotate_scratch``, before ``lower-to-memory``; its
-  convolutions are direct loops as ExecuTorch's portable kernels, so they state no im2col),
+  convolutions are register tiles or direct loops with no im2col, as ExecuTorch's portable
+  kernels, and its elementwise chains are one loop each),
   with the input and output in the arena as ExecuTorch's, planned by ``greedy-by-size``:
   at xrelay's 64-byte alignment, and at ExecuTorch's 16 (the same problem, every storage's
   alignment 16): the like-for-like column. A model the C target cannot compile (an op without
@@ -113,10 +114,13 @@ def xrelay_problem(ep, engine: str) -> list:
         _, (buffers, _, _) = build_program(imported.module, imported.params, backends=backends)
         return buffers
     from xrelay.backend.c import annotate_scratch
+    from xrelay.backend.c.c_function import CHANNEL_BLOCK
 
-    # build_c's pipeline: NCHW kept (AlterOpLayout off), the C's scratch stated before lowering
-    with PassContext(opt_level=3, disabled_pass=["AlterOpLayout"], required_pass=["QnnCanonicalize"]):
-        _, (buffers, _, _) = build_program(imported.module, imported.params, before_lowering=annotate_scratch)
+    # build_c's pipeline: float convolutions in channel blocks, the C's scratch stated before
+    # lowering
+    with PassContext(opt_level=3, required_pass=["QnnCanonicalize"]):
+        _, (buffers, _, _) = build_program(imported.module, imported.params, before_lowering=annotate_scratch,
+                                           blocked_simd_width=CHANNEL_BLOCK)  # fmt: skip
     return buffers
 
 
