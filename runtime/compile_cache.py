@@ -15,6 +15,10 @@ file that fails the check is never loaded: it is rebuilt and replaced. Staging f
 with ``mkstemp`` (``O_EXCL``, a random name): nothing is opened under a name another user
 could predict.
 
+The key always includes the host's processor (its architecture and feature flags): the
+libraries are compiled with ``-march=native``, so a cache shared between machines (a home
+directory on NFS, a copied container) never hands an AVX-512 build to a CPU without it.
+
 Where: ``$XRELAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/xrelay``, else ``~/.cache/xrelay``
 (created with mode 0700). Without a usable home (a service user, ``HOME=/nonexistent``) it is
 ``$TMPDIR/xrelay-cache-<uid>``, created 0700 and checked like the others (a directory of that
@@ -29,6 +33,7 @@ import atexit
 import ctypes
 import hashlib
 import os
+import platform
 import shutil
 import stat
 import sys
@@ -36,12 +41,24 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "cache_dir", "cached_library", "untrusted_reason"]
+__all__ = ["CACHE_ENV", "cache_dir", "cached_library", "host_processor", "untrusted_reason"]
 
 CACHE_ENV = "XRELAY_CACHE_DIR"
 """An environment variable: the directory of xrelay's compiled libraries (see the module doc)."""
 
 _STATE: dict[str, Path] = {}
+
+
+def host_processor() -> str:
+    """What a ``-march=native`` build depends on: the architecture and the CPU's feature flags
+    (``/proc/cpuinfo``; the architecture alone where that cannot be read)."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.strip() for line in f if line.startswith("flags")), "")
+    except OSError:
+        pass
+    return f"{platform.machine()} {flags}"
 
 
 def untrusted_reason(path: Path, *, directory: bool) -> str | None:
@@ -140,10 +157,11 @@ def cached_library(
 ) -> ctypes.CDLL:
     """The library ``<name>_<hash of key>.so`` of the cache, loaded (see the module doc).
 
-    ``key`` is everything the library's bytes depend on (sources, compiler, flags, machine);
+    ``key`` is everything else the library's bytes depend on (sources, compiler, flags); the
+    host's processor is added here;
     ``build(out)`` compiles it to the path ``out`` (in a private temporary directory) and
     raises on failure, which propagates. ``OSError`` from loading propagates too."""
-    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\0".join([*key, host_processor()]).encode()).hexdigest()[:16]
     directory = cache_dir()
     path = directory / f"{name}_{digest}.so"
     if os.path.lexists(path) and untrusted_reason(path, directory=False) is None:

@@ -112,7 +112,7 @@ def _compile(lib_path: str) -> ctypes.CDLL:
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
 
-    key = [*parts, compiler, *_FLAGS, native._machine(), lib_path, str(st.st_size), str(st.st_mtime_ns)]  # noqa: SLF001
+    key = [*parts, compiler, *_FLAGS, lib_path, str(st.st_size), str(st.st_mtime_ns)]
     return cached_library("xrelay_dnnl", key, build)
 
 

@@ -62,7 +62,7 @@ def _build_library():
         subprocess.run([compiler, *flags, source_path, "-o", out], check=True, capture_output=True, timeout=120)
 
     try:
-        lib = cached_library("xrelay_int8", [source, compiler, *flags, native._machine()], build)  # noqa: SLF001
+        lib = cached_library("xrelay_int8", [source, compiler, *flags], build)
     except (OSError, subprocess.SubprocessError):
         return None
     i64, ptr = ctypes.c_int64, ctypes.c_void_p

@@ -61,19 +61,6 @@ def _source() -> str:
     return "\n".join(parts)
 
 
-def _machine() -> str:
-    """What ``-march=native`` depends on (a cache shared by several machines stays valid)."""
-    import platform
-
-    flags = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line for line in f if line.startswith("flags")), "")
-    except OSError:
-        pass
-    return platform.machine() + flags
-
-
 def _build() -> ctypes.CDLL | None:
     compiler = os.environ.get("CC", "cc")
 
@@ -83,7 +70,7 @@ def _build() -> ctypes.CDLL | None:
                        check=True, capture_output=True, timeout=120)  # fmt: skip
 
     try:
-        return cached_library("xrelay_kernels", [_source(), compiler, *_FLAGS, _machine()], build)
+        return cached_library("xrelay_kernels", [_source(), compiler, *_FLAGS], build)
     except (OSError, subprocess.SubprocessError) as e:
         print(f"xrelay: native kernels not built ({e}); using the numpy kernels", file=sys.stderr)
         return None

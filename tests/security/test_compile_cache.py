@@ -215,15 +215,23 @@ def test_a_planted_shared_cache_directory_is_not_used(tmp_path, monkeypatch):
     assert stat.S_IMODE(d.stat().st_mode) == 0o700
 
 
-def test_cached_library_builds_once_and_rebuilds_what_it_cannot_trust(tmp_path, monkeypatch):
+def _counting_build(tmp_path, monkeypatch):
+    """A cache in ``tmp_path`` and a ``build`` that compiles a one-function library and
+    records each call: ``(source, calls, build)``."""
     monkeypatch.setenv("XRELAY_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "k.c"
     src.write_text("int xr_answer(void) { return 42; }\n")
-    built = []
+    built: list[str] = []
 
     def build(out: str) -> None:
         built.append(out)
         subprocess.run([CC, "-shared", "-fPIC", str(src), "-o", out], check=True)
+
+    return src, built, build
+
+
+def test_cached_library_builds_once_and_rebuilds_what_it_cannot_trust(tmp_path, monkeypatch):
+    src, built, build = _counting_build(tmp_path, monkeypatch)
 
     lib = compile_cache.cached_library("xrelay_test", ["k", src.read_text()], build)
     assert lib.xr_answer() == 42 and len(built) == 1
@@ -260,3 +268,20 @@ def test_first_compile_is_announced_only_at_a_terminal(tmp_path, monkeypatch, ca
     monkeypatch.undo()
     compile_cache._note_compiling("native kernels", tmp_path)  # captured: not a terminal
     assert capsys.readouterr().err == ""
+
+
+def test_a_library_built_on_another_processor_is_not_loaded(tmp_path, monkeypatch):
+    """Libraries are compiled with -march=native: a cache shared by two machines (a home on
+    NFS, a copied container) must not hand one CPU's build to another, so the processor is
+    part of every cache key, whatever the caller passes."""
+    from xrelay.runtime import compile_cache
+
+    src, built, build = _counting_build(tmp_path, monkeypatch)
+
+    assert compile_cache.host_processor().startswith(os.uname().machine)
+    compile_cache.cached_library("xrelay_test", ["k"], build)
+    compile_cache.cached_library("xrelay_test", ["k"], build)
+    assert len(built) == 1
+    monkeypatch.setattr(compile_cache, "host_processor", lambda: "x86_64 flags : fpu sse2")
+    compile_cache.cached_library("xrelay_test", ["k"], build)
+    assert len(built) == 2 and len(list((tmp_path / "cache").glob("xrelay_test_*.so"))) == 2
