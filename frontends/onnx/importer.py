@@ -708,7 +708,7 @@ class Importer:
                     )
                 domain = node.domain or "ai.onnx"
                 key = node.op_type if domain == "ai.onnx" else f"{domain}.{node.op_type}"
-                known = domain == "ai.onnx" and node.op_type in self.converters
+                known = key in self.converters
                 if not known and not self.has_function(node):
                     missing.setdefault(key, []).append(where + (node.name or f"#{i}"))
                 for a in node.attribute:  # the bodies of If, Loop and Scan
@@ -738,12 +738,13 @@ class Importer:
         self.check_required_inputs(proto)
         attrs = {a.name: _attr_value(a, proto) for a in proto.attribute}
         node = Node(proto.op_type, proto.name or proto.output[0], ins, attrs, len(proto.output), self.opset, proto)
-        if proto.op_type not in self.structured and any(isinstance(v, SequenceValue | OptionalValue) for v in ins):
-            raise node.fail("an input is a sequence or optional, which this operator does not take")
         domain = proto.domain or "ai.onnx"
+        key = proto.op_type if domain == "ai.onnx" else f"{domain}.{proto.op_type}"
+        if key not in self.structured and any(isinstance(v, SequenceValue | OptionalValue) for v in ins):
+            raise node.fail("an input is a sequence or optional, which this operator does not take")
         try:
-            if domain == "ai.onnx" and proto.op_type in self.converters:
-                outs = self.converters[proto.op_type](self, node)
+            if key in self.converters:
+                outs = self.converters[key](self, node)
             else:
                 outs = self.expand_function(proto, node)
         except OnnxImportError:

@@ -36,6 +36,7 @@ FAMILIES = (
     "rnn",
     "sequence",
     "tensor",
+    "training",
 )
 """The family modules of this package, named after ONNX's ``onnx/defs/<family>`` folders."""
 
@@ -48,8 +49,9 @@ class DuplicateConverterError(ValueError):
 
 
 def converter(*op_types: str, structured: bool = False) -> Callable[[Converter], Converter]:
-    """Register the decorated function as the converter of ``op_types`` (ONNX operator types
-    of the default domain). ``structured``: it takes sequences and optionals as inputs (other
+    """Register the decorated function as the converter of ``op_types``: ONNX operator types
+    of the default domain (``"Relu"``), or of another domain prefixed with it
+    (``"ai.onnx.preview.training.Adam"``). ``structured``: it takes sequences and optionals as inputs (other
     converters are refused those before they run)."""
 
     def register(fn: Converter) -> Converter:

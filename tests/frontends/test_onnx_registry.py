@@ -27,7 +27,8 @@ def family(op_type: str) -> str:
         with pytest.raises(onnx.defs.SchemaError):
             onnx.defs.get_schema(op_type)
         return NO_SCHEMA[op_type]
-    path = onnx.defs.get_schema(op_type).file.replace("\\", "/")
+    domain, _, op = op_type.rpartition(".")  # "ai.onnx.preview.training.Adam": another domain
+    path = onnx.defs.get_schema(op, domain=domain).file.replace("\\", "/")
     return path.split("/defs/")[1].split("/")[0]
 
 
