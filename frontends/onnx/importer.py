@@ -164,6 +164,10 @@ class Node:
         return OnnxImportError(f"{self.op_type} node '{self.name}': {msg}")
 
 
+UNSEEDED_BASE = 0x5EED0000
+"""The seeds of random operators without one start after this (``Importer.random_state``)."""
+
+
 def refuse_too_large(what: str, t: Any) -> None:
     """A ``ValueError`` (the node's error) when ``t`` cannot fit in memory: a constant the
     importer computes is refused before numpy allocates it."""
@@ -288,6 +292,8 @@ class Importer:
         self.dtype = dtype
         self.converters = converters()
         self.structured = structured_ops()
+        self.unseeded_draws = 0
+        """How many random operators without a ``seed`` this import has drawn for (their seeds)."""
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -460,6 +466,22 @@ class Importer:
             return self.emit1("strided_slice", [x], begin=[0], end=[n], strides=[1], axes=[0])
         zero, one = self.const(np.array([0], np.int64)), self.const(np.array([1], np.int64))
         return self.emit1("dyn.strided_slice", [x, zero, self.int64(count), one])
+
+    def random_state(self, node: Node) -> np.random.RandomState:
+        """The generator of a random operator (``RandomNormal``, ``RandomUniform(Like)``,
+        ``Multinomial``, training ``Dropout``). xrelay has no random state at run time: every
+        draw is made at import, into a constant, by numpy's ``RandomState`` seeded with the
+        node's ``seed`` as ONNX's reference implementation does (so a seeded node draws the
+        reference's values). ONNX leaves an unseeded node's seed to the implementation: the
+        n-th unseeded draw of an import takes seed ``UNSEEDED_BASE + n``, so nodes (and the
+        unrolled steps of a loop) draw differently and importing again draws the same."""
+        seed = node.attrs.get("seed")
+        if seed is None:
+            self.unseeded_draws += 1
+            return np.random.RandomState(UNSEEDED_BASE + self.unseeded_draws)
+        if not float(seed).is_integer() or not 0 <= seed < 2**32:
+            raise node.fail(f"seed must be an integer in [0, 2^32), got {seed}")
+        return np.random.RandomState(int(seed))
 
     def static_ints(self, node: Node, i: int, what: str) -> list[int]:
         """Input ``i`` of ``node`` as a list of ints known at import time."""

@@ -27,7 +27,8 @@ Relay ops:
   channel); ``InstanceNormalization``: ``nn.instance_norm``; ``LpNormalization``: p = 2 is
   ``nn.l2_normalize`` (eps 0), p = 1 ``x / sum(|x|)``, both 0 where the norm is 0 (as ONNX);
   ``RMSNormalization``, ``MeanVarianceNormalization``, ``LRN`` (``nn.lrn`` for an odd size).
-* ``Dropout``: the identity (and an all-true mask); training mode only with a ratio of 0.
+* ``Dropout``: the identity (and an all-true mask); in training mode a mask drawn at import
+  (seeded: ONNX's reference's mask).
 * ``Attention`` (opset 23), ``RotaryEmbedding``, ``Shrink``, ``Flatten``, ``MaxRoiPool``,
   ``MaxUnpool``: compositions.
 """
@@ -694,19 +695,32 @@ def _mvn(im, node):
 
 @converter("Dropout")
 def _dropout(im, node):
-    """The identity (and an all-true mask). Training mode with ratio 0 is the identity too; a
-    ratio > 0 draws random numbers, which an inference compiler does not (refused with that
-    reason)."""
+    """Inference: the identity (and an all-true mask). Training mode (``training_mode`` true,
+    opset 12 on; it and ``ratio`` may be graph inputs): ``mask = U >= ratio`` with ``U``
+    uniform in [0, 1) drawn at import (``Importer.random_state``: with the node's ``seed``, the
+    mask of ONNX's reference), ``y = mask * x / (1 - ratio)``; a ratio of 0 keeps everything."""
     x = node.inputs[0]
-    training = node.input(2)
-    if training is not None and not (training.known and not bool(training.const)):
-        ratio = node.input(1)
-        r = 0.5 if ratio is None else (float(np.asarray(ratio.const).reshape(())) if ratio.known else None)
-        if r != 0.0:
-            raise node.fail("training mode with a ratio that is not a constant 0 is random; not supported")
+    training, ratio = node.input(2), node.input(1)
+    ones = None
     if node.num_outputs > 1:
-        return [x, im.const(np.ones(im.static_shape(x, node), dtype=np.bool_))]
-    return [x]
+        ones = im.const(np.ones(im.static_shape(x, node), dtype=np.bool_))
+    off = training is None or (training.known and not bool(np.asarray(training.const).reshape(())))
+    if off or (ratio is not None and ratio.known and float(np.asarray(ratio.const).reshape(())) == 0.0):
+        return [x] if ones is None else [x, ones]
+    shape = im.static_shape(x, node)
+    r = im.reshape(im.cast_like(ratio if ratio is not None else im.const(np.float32(0.5)), "float64"), [])
+    if r.known and not 0.0 <= float(r.const) < 1.0:
+        raise node.fail(f"ratio must be in [0, 1), got {float(r.const)}")
+    u = im.const(im.random_state(node).uniform(0.0, 1.0, shape))  # float64, as ONNX's reference
+    mask = im.apply("greater_equal", u, r)
+    # (mask * x) * scale, in x's type as the reference
+    scale = im.apply("divide", im.scalar(1.0, x), im.apply("subtract", im.scalar(1.0, x), im.reshape(im.cast_like(r, im.dtype_of(x)), [])))
+    y = im.apply("multiply", im.apply("multiply", im.cast_like(mask, im.dtype_of(x)), x), scale)
+    if not training.known:  # training_mode given at run time
+        t = im.reshape(training, [])
+        y = im.apply("where", t, y, x)
+        mask = im.apply("where", t, mask, ones) if ones is not None else mask
+    return [y] if ones is None else [y, mask]
 
 
 @converter("Flatten")
