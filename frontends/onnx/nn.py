@@ -27,6 +27,9 @@ Relay ops:
   channel); ``InstanceNormalization``: ``nn.instance_norm``; ``LpNormalization``: p = 2 is
   ``nn.l2_normalize`` (eps 0), p = 1 ``x / sum(|x|)``, both 0 where the norm is 0 (as ONNX);
   ``RMSNormalization``, ``MeanVarianceNormalization``, ``LRN`` (``nn.lrn`` for an odd size).
+* ``TfIdfVectorizer`` (integer tokens): per gram length and skip distance, the windows of the
+  input (strided slices, stacked) compared with the pool's n-grams, counted, and mapped to the
+  output positions by a 0/1 matrix (``nn.dense``); TF, IDF and TFIDF weighting.
 * ``Dropout``: the identity (and an all-true mask); in training mode a mask drawn at import
   (seeded: ONNX's reference's mask).
 * ``Attention`` (opset 23), ``RotaryEmbedding``, ``Shrink``, ``Flatten``, ``MaxRoiPool``,
@@ -721,6 +724,94 @@ def _dropout(im, node):
         y = im.apply("where", t, y, x)
         mask = im.apply("where", t, mask, ones) if ones is not None else mask
     return [y] if ones is None else [y, mask]
+
+
+def _tfidf_grams(node: Node) -> list[tuple[int, list[int], int, int]]:
+    """The pool's n-grams ONNX counts: ``(n, tokens, output index, pool position)``, for n in
+    [min_gram_length, max_gram_length]; a repeated n-gram counts at its last position in the
+    pool (as ONNX's reference, whose n-gram table keeps the last)."""
+    a = node.attrs
+    for name in ("mode", "min_gram_length", "max_gram_length", "max_skip_count", "ngram_counts", "ngram_indexes"):
+        if name not in a:
+            raise node.fail(f"attribute '{name}' is required")
+    if "pool_strings" in a or "pool_int64s" not in a:
+        raise node.fail("needs pool_int64s: string n-grams need string tensors, which xrelay does not have")
+    pool = [int(v) for v in a["pool_int64s"]]
+    starts = [int(v) for v in a["ngram_counts"]]
+    index = [int(v) for v in a["ngram_indexes"]]
+    lo, hi = int(a["min_gram_length"]), int(a["max_gram_length"])
+    if not 1 <= lo <= hi:
+        raise node.fail(f"needs 1 <= min_gram_length <= max_gram_length, got {lo} and {hi}")
+    if int(a["max_skip_count"]) < 0:
+        raise node.fail(f"max_skip_count must not be negative, got {a['max_skip_count']}")
+    found: dict[tuple[int, ...], int] = {}
+    gram_id = 0
+    for n, start in enumerate(starts, 1):
+        end = starts[n] if n < len(starts) else len(pool)
+        if not 0 <= start <= end <= len(pool):
+            raise node.fail(f"ngram_counts {starts} do not fit a pool of {len(pool)} items")
+        for k in range((end - start) // n):
+            if gram_id >= len(index):
+                raise node.fail(f"ngram_indexes has {len(index)} entries, fewer than the pool's n-grams")
+            if lo <= n <= hi:
+                found[tuple(pool[start + k * n : start + (k + 1) * n])] = (index[gram_id], gram_id)
+            gram_id += 1
+    if any(i < 0 for i in index):
+        raise node.fail(f"ngram_indexes must not be negative, got {index}")
+    return [(len(g), list(g), out, gid) for g, (out, gid) in found.items()]
+
+
+@converter("TfIdfVectorizer")
+def _tfidf_vectorizer(im, node):
+    """ONNX's counting: an n-gram at skip distance d is the tokens at i, i + d, ..., i + (n-1)d,
+    for d = 1 .. max_skip_count + 1; unigrams are counted once (d = 1)."""
+    x = node.inputs[0]
+    dtype = im.dtype_of(x)
+    if dtype not in ("int32", "int64"):
+        raise node.fail(f"needs int32 or int64 tokens, got {dtype}")
+    shape = im.static_shape(x, node)
+    if len(shape) > 2:
+        raise node.fail(f"input must be [C] or [B, C], got shape {list(shape)}")
+    xb = im.reshape(x, [1, math.prod(shape)] if len(shape) < 2 else list(shape))
+    rows, cols = im.shape_of(xb)
+    grams = _tfidf_grams(node)
+    index = [int(v) for v in node.attrs["ngram_indexes"]]
+    size = max(index) + 1 if index else 0
+    skips = int(node.attrs["max_skip_count"]) + 1
+    info = np.iinfo(numpy_dtype(dtype))
+    mode = node.attrs["mode"]
+    if mode not in ("TF", "IDF", "TFIDF"):
+        raise node.fail(f"mode must be TF, IDF or TFIDF, got {mode!r}")
+    weights = node.attrs.get("weights")
+    w = None if weights is None or len(weights) == 0 or mode == "TF" else np.asarray(weights, np.float32)
+    if w is not None and len(w) < max(g[3] for g in grams) + 1:
+        raise node.fail(f"weights has {len(w)} values, fewer than the pool's n-grams")
+    y = im.const(np.zeros((rows, size), np.float32))
+    for n in sorted({g[0] for g in grams}):
+        of_n = [g for g in grams if g[0] == n and all(info.min <= t <= info.max for t in g[1])]
+        if not of_n:
+            continue
+        pool = im.const(np.array([g[1] for g in of_n], dtype=numpy_dtype(dtype)))  # [G, n]
+        count = None  # [rows, G]: the n-grams' counts over the skip distances
+        for d in [1] if n == 1 else range(1, skips + 1):
+            length = cols - (n - 1) * d  # the windows' starts
+            if length <= 0:
+                break
+            taps = [im.emit1("strided_slice", [xb], begin=[k * d], end=[k * d + length], axes=[1]) for k in range(n)]
+            windows = im.emit1("stack", [*taps], axis=2)  # [rows, L, n]
+            same = im.apply("equal", im.reshape(windows, [rows, length, 1, n]), pool)  # [rows, L, G, n]
+            hits = im.emit1("sum", [im.cast_like(same, "int32")], axis=[3])
+            full = im.cast_like(im.apply("equal", hits, im.const(np.array(n, np.int32))), "float32")
+            c = im.emit1("sum", [full], axis=[1])
+            count = c if count is None else im.apply("add", count, c)
+        if count is None:
+            continue
+        if mode == "IDF":  # presence, times the n-gram's weight
+            count = im.cast_like(im.apply("greater", count, im.const(np.float32(0))), "float32")
+        place = np.zeros((size, len(of_n)), np.float32)  # nn.dense weight [out, G]: where each goes
+        place[[g[2] for g in of_n], range(len(of_n))] = 1.0 if w is None else w[[g[3] for g in of_n]]
+        y = im.apply("add", y, im.emit1("nn.dense", [count, im.const(place)]))
+    return [im.reshape(y, [size]) if len(shape) < 2 else y]
 
 
 @converter("Flatten")

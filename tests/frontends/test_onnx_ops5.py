@@ -1,5 +1,5 @@
 """CenterCropPad, AffineGrid, Col2Im, STFT, the windows, MelWeightMatrix, Det, MaxPool's
-Indices and 1-D ConvTranspose (compositions of Relay ops) against onnxruntime."""
+Indices, 1-D ConvTranspose and TfIdfVectorizer (compositions of Relay ops) against onnxruntime."""
 
 from __future__ import annotations
 
@@ -126,3 +126,55 @@ def test_tensor_scatter_vs_onnx_reference(rng, mode, axis):
     for m in ("interpreter", "built"):
         (got,) = XrelayBackend.prepare(model, mode=m).run(feeds)
         np.testing.assert_array_equal(got, want)
+
+
+_POOL = {  # 1-grams from 0, 2-grams from 3, 3-grams from 9: [2], [3], [5]; [4,5] [6,7] [8,6]; [7,5,6]
+    "ngram_counts": np.array([0, 3, 9], I64),
+    "pool_int64s": np.array([2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 5, 6], I64),
+}
+
+
+@pytest.mark.parametrize(
+    "mode, lengths, skip, weights",
+    [
+        ("TF", (1, 3), 2, None),
+        ("TF", (2, 3), 3, None),
+        ("IDF", (1, 2), 1, None),
+        ("IDF", (1, 3), 2, [0.5, 1.5, 2.0, 3.0, 0.25, 4.0, 1.25]),
+        ("TFIDF", (2, 2), 5, [0.5, 1.5, 2.0, 3.0, 0.25, 4.0, 1.25]),
+        ("TFIDF", (1, 1), 0, None),
+    ],
+)
+@pytest.mark.parametrize("shape, dtype", [((2, 12), np.int32), ((15,), np.int64)])
+def test_tfidf_vectorizer(h, mode, lengths, skip, weights, shape, dtype):
+    tokens = np.random.default_rng(5).integers(2, 9, size=shape).astype(dtype)
+    attrs = dict(_POOL, mode=mode, min_gram_length=lengths[0], max_gram_length=lengths[1], max_skip_count=skip,
+                 ngram_indexes=np.array([6, 0, 3, 1, 5, 2, 4], I64))
+    if weights is not None:
+        attrs["weights"] = np.array(weights, F32)
+    imp = h.check_node("TfIdfVectorizer", [tokens], attrs, opset=9)
+    assert imp is not None
+
+
+def test_tfidf_vectorizer_counts_something(h):
+    # the comparison above is not vacuous: these tokens hold every pool n-gram
+    tokens = np.array([2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 5, 6], np.int64)
+    attrs = dict(_POOL, mode="TF", min_gram_length=1, max_gram_length=3, max_skip_count=0,
+                 ngram_indexes=np.arange(7, dtype=I64))
+    from onnx import helper as oh
+
+    from xrelay.frontends import import_onnx
+    from xrelay.runtime.interpreter import run
+    from xrelay.testing.onnx_models import make_model
+
+    model = make_model([oh.make_node("TfIdfVectorizer", ["x"], ["y"], **attrs)], {"x": ((12,), I64)}, ["y"], opset=9)
+    imp = import_onnx(model)
+    (got,) = run(imp.module, {"x": tokens}, imp.params)
+    np.testing.assert_array_equal(got, [1, 1, 3, 1, 2, 1, 1])
+
+
+def test_tfidf_vectorizer_refuses_string_pools(h):
+    attrs = {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0,
+             "ngram_counts": np.array([0], I64), "ngram_indexes": np.array([0], I64), "pool_strings": ["a"]}
+    with pytest.raises(OnnxImportError, match="string n-grams need string tensors"):
+        h.check_node("TfIdfVectorizer", [np.array([1, 2], I64)], attrs, opset=9)
