@@ -28,6 +28,7 @@ from xrelay.dialects.relay.ops import parse_layout
 from xrelay.runtime.native.fast_int8 import conv_workspace_bytes
 from xrelay.runtime.native.workspace import (
     CHUNKED_ELEMENTWISE,
+    WINOGRAD_F4_MAX_AREA,
     WINOGRAD_TILE_ATTR,
     elementwise_scratch_bytes,
     winograd_scratch_bytes,
@@ -70,7 +71,8 @@ def winograd_tile(
     """The output block size ``m`` with which the native kernels run this convolution as
     Winograd F(m x m, 3x3), or 0: 3x3, stride 1, dilation 1, ungrouped, at least
     ``WINOGRAD_MIN_CHANNELS`` channels in and out and ``WINOGRAD_MIN_TILES`` 2x2 output
-    blocks; 4 from ``WINOGRAD_F4_MIN_SIZE`` on, else 2. (It also needs float32 NCHW/OIHW or
+    blocks; 4 from ``WINOGRAD_F4_MIN_SIZE`` on up to ``WINOGRAD_F4_MAX_AREA`` output pixels
+    (the error budget: larger maps take F(2x2, 3x3)'s smaller rounding), else 2. (It also needs float32 NCHW/OIHW or
     NHWC/HWIO or ``NCHW{c}c``/``OIHW{c}i{o}o`` data, see ``conv2d_scratch``; at run time
     constant weights and ``XRELAY_WINOGRAD`` not ``0``.)"""
     if not (
@@ -82,7 +84,7 @@ def winograd_tile(
         and -(-out_h // 2) * -(-out_w // 2) >= WINOGRAD_MIN_TILES
     ):
         return 0
-    return 4 if min(out_h, out_w) >= WINOGRAD_F4_MIN_SIZE else 2
+    return 4 if min(out_h, out_w) >= WINOGRAD_F4_MIN_SIZE and out_h * out_w <= WINOGRAD_F4_MAX_AREA else 2
 
 
 def _dims(layout: str, shape: Sequence[int]) -> dict[str, int]:

@@ -53,6 +53,7 @@ from xrelay.kernels._registry import BFLOAT16
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
+from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
 from xrelay.runtime.npz import release_pages
 from xrelay.runtime.parallel import default_threads
 
@@ -95,11 +96,12 @@ def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
     channels and an ``oh x ow`` output runs as Winograd F(4x4, 3x3) around oneDNN's batched
     matmul (``XRELAY_DNNL_WINOGRAD=dnnl``, the default; see ``dnnl_partition.winograd_choice``
     for the other modes; ``XRELAY_WINOGRAD=0`` turns Winograd off everywhere): at least 16
-    channels each way and outputs of at least ``WINOGRAD_MIN_OUT`` each way."""
+    channels each way, outputs of at least ``WINOGRAD_MIN_OUT`` each way and at most
+    ``WINOGRAD_F4_MAX_AREA`` pixels (larger maps run direct: the error budget)."""
 
     if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl" or not winograd_enabled():
         return False
-    return min(c, o) >= 16 and min(oh, ow) >= WINOGRAD_MIN_OUT
+    return min(c, o) >= 16 and min(oh, ow) >= WINOGRAD_MIN_OUT and oh * ow <= WINOGRAD_F4_MAX_AREA
 
 
 def _post_multiple(i: int) -> int:

@@ -23,6 +23,7 @@ from xrelay.dialects.relay import dtype_of
 __all__ = [
     "CHUNKED_ELEMENTWISE",
     "ELEMENTWISE_CHUNK",
+    "WINOGRAD_F4_MAX_AREA",
     "WINOGRAD_TILE_ATTR",
     "elementwise_scratch_bytes",
     "stated_winograd_tile",
@@ -32,6 +33,18 @@ __all__ = [
 
 WINOGRAD_TILE_ATTR = "relay.winograd_tile"
 """Attribute of an ``nn.conv2d`` whose workspace was planned for Winograd F(m x m, 3x3): m."""
+
+
+WINOGRAD_F4_MAX_AREA = 128 * 128
+"""The largest output (height x width) a convolution runs as Winograd F(4x4, 3x3); larger
+maps run direct on oneDNN (``dnnl.winograd_in_dnnl``) and as F(2x2, 3x3) on the native
+kernels (``backend.native.scratch.winograd_tile``). The whole model's error budget: F(4x4)'s
+rounding grows with how smooth its input is over a 6x6 tile, and the first, largest maps of
+a network (the image itself, barely filtered) are the smoothest; their errors are also the
+ones the most layers amplify. Zoo Inception-v3 against onnxruntime: 1.03e-4 with its two
+147x147 stem layers as F(4x4), 6.0e-5 with them direct (direct everywhere: 4.3e-5), 2 % slower
+(F(4x4) everywhere else it runs: 11 % faster than direct). See docs/guide/runtime.md,
+"Winograd numerics"."""
 
 
 def stated_winograd_tile(op: Operation) -> int:

@@ -559,3 +559,52 @@ def test_ceil_mode_average_counting_padding_stays_native():
     m = r["dnnl"][2]
     assert [b for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "pool" in o] == ["native"]
     np.testing.assert_array_equal(r["dnnl"][0], r["native"][0])
+
+
+def _conv64(x, w, pad):
+    """A float64 direct convolution of one ``C x H x W`` image, stride 1: the reference."""
+    x = np.pad(x, ((0, 0), (pad, pad), (pad, pad)))
+    cols = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))
+    return np.einsum("chwij,ocij->ohw", cols, w)
+
+
+def test_winograd_error_budget_keeps_large_maps_exact():
+    """The whole model's error budget (``WINOGRAD_F4_MAX_AREA``): a 3x3 convolution on a map
+    larger than 128 x 128 (a network's first, smoothest maps, whose errors the most layers
+    amplify) runs direct on oneDNN and as F(2x2, 3x3) on the native kernels; the same
+    network's 64 x 64 convolution runs as F(4x4, 3x3) on both. Each result is within 1e-5 of
+    a float64 direct convolution of the same float32 weights."""
+    from xrelay.backend.native.scratch import winograd_tile
+    from xrelay.runtime.dnnl.primitives import winograd_in_dnnl
+    from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
+
+    assert WINOGRAD_F4_MAX_AREA == 128 * 128
+    assert winograd_in_dnnl(32, 32, 128, 128) and not winograd_in_dnnl(32, 32, 129, 128)
+    assert winograd_tile((3, 3), (1, 1), (1, 1), 1, 32, 32, 128, 128) == 4
+    assert winograd_tile((3, 3), (1, 1), (1, 1), 1, 32, 32, 147, 147) == 2
+    assert winograd_tile((3, 3), (1, 1), (1, 1), 1, 32, 32, 200, 100) == 2  # by area
+    # a smooth image-like input (low frequencies and a little noise), two 16-channel layers
+    rng = np.random.default_rng(3)
+    yy, xx = np.mgrid[0:130, 0:130] / 130
+    image = np.stack([np.sin(2 * np.pi * (k + 1) * (xx + 0.7 * yy) + k) for k in range(16)])
+    image = (image + 0.05 * rng.standard_normal(image.shape)).astype("float32")
+    w1 = (rng.standard_normal((16, 16, 3, 3)) / 12).astype("float32")
+    w2 = (rng.standard_normal((16, 16, 3, 3)) / 12).astype("float32")
+    b1 = rng.standard_normal((16, 1, 1)).astype("float32")
+    x = relay.var("x", shape=(1, 16, 130, 130))
+    h = relay.nn.relu(relay.add(_conv(x, relay.const(w1), padding=(1, 1), channels=16, kernel_size=(3, 3)), relay.const(b1)))
+    h = relay.nn.max_pool2d(h, pool_size=(2, 2), strides=(2, 2))  # 65 x 65
+    y = _conv(h, relay.const(w2), channels=16, kernel_size=(3, 3))  # 63 x 63
+    a = np.maximum(_conv64(image.astype(np.float64), w1.astype(np.float64), 1) + b1, 0)
+    a = a[:, :130, :130].reshape(16, 65, 2, 65, 2).max(axis=(2, 4))
+    ref = _conv64(a, w2.astype(np.float64), 0)
+    r = _both(_mod(y, x), {"x": image[None]})
+    for out, _, _ in r.values():
+        assert np.all(np.isfinite(out))
+        assert np.max(np.abs(out[0] - ref)) <= 1e-5 * np.max(np.abs(ref))
+    impls = _impls(r["dnnl"][2])
+    assert impls[0][0].startswith(("brgconv", "jit")), impls  # 130 x 130: direct
+    assert impls[-1][0] == "winograd_f4_input", impls  # 63 x 63: F(4x4, 3x3)
+    m = r["native"][2]
+    tiles = [u.shape[0] for _, o, c in m.executor.steps if "conv2d" in o for u in c.winograd]
+    assert tiles == [16, 36]  # F(2x2, 3x3)'s 4 x 4 transformed weights, then F(4x4)'s 6 x 6
