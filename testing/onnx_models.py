@@ -8,6 +8,8 @@ every run. Nothing is downloaded and no framework is needed.
 * ``resnet18`` / ``resnet50``: torchvision-style post-activation ResNets (conv-bn-relu stem,
   max pool, basic or bottleneck blocks, global average pool, flatten, Gemm).
 * ``mobilenet_v2``: inverted residuals with depthwise convolutions and ReLU6 (Clip 0..6).
+* ``se_net``: MobileNetV3-style blocks with hard-swish and squeeze-and-excitation
+  (``ReduceMean``, ``HardSigmoid``, ``Mul``), pooled by a ``ReduceMean``.
 * ``mlp``: Flatten, three Gemm (+Relu), Softmax.
 * ``bert_layer``: one transformer encoder layer as exporters emit it, including the
   ``Shape -> Gather -> Unsqueeze -> Concat -> Reshape`` head split and GELU through Erf.
@@ -256,6 +258,38 @@ def mobilenet_v2(batch: int = 1, image: int = 224, num_classes: int = 1000, widt
     return g.model({"data": ([batch, 3, image, image], np.float32)}, [x], "mobilenet_v2")
 
 
+def se_net(batch: int = 1, image: int = 28, num_classes: int = 10, seed: int = 0) -> onnx.ModelProto:
+    """A small MobileNetV3-style network: a hard-swish stem, inverted residuals with
+    squeeze-and-excitation (``ReduceMean`` over H and W, two 1x1 convolutions, ``HardSigmoid``,
+    ``Mul``) at three map sizes (``image / 2``, ``/ 4``, ``/ 8``: odd sizes give rows of a length
+    that is not a multiple of 4), a last 1x1 convolution, a ``ReduceMean`` pooling, ``Flatten``
+    and ``Gemm``."""
+    g = GraphBuilder(seed)
+
+    def hswish(v: str) -> str:
+        return g.node("Mul", [v, g.node("HardSigmoid", [v], alpha=1 / 6, beta=0.5)], base="hswish")
+
+    def se(v: str, c: int) -> str:
+        s = g.node("ReduceMean", [v], base="se_mean", axes=[2, 3], keepdims=1)
+        s = g.relu(g.conv(s, c, max(8, c // 4), 1, bias=True, name="se_reduce"))
+        s = g.node("HardSigmoid", [g.conv(s, max(8, c // 4), c, 1, bias=True, name="se_expand")], alpha=1 / 6, beta=0.5)
+        return g.node("Mul", [v, s], base="se_scale")
+
+    x = hswish(g.bn(g.conv("data", 3, 16, 3, stride=2, name="stem"), 16))
+    cin = 16
+    for cout, hidden, stride in ((16, 48, 1), (24, 72, 2), (40, 120, 2)):
+        y = hswish(g.bn(g.conv(x, cin, hidden, 1), hidden))
+        y = hswish(g.bn(g.conv(y, hidden, hidden, 3, stride=stride, group=hidden, name="dwconv"), hidden))
+        y = g.bn(g.conv(se(y, hidden), hidden, cout, 1), cout)
+        x = g.node("Add", [x, y]) if stride == 1 and cin == cout else y
+        cin = cout
+    x = hswish(g.bn(g.conv(x, cin, 96, 1), 96))
+    x = g.node("ReduceMean", [x], base="pool", axes=[2, 3], keepdims=1)
+    x = g.node("Flatten", [x], axis=1)
+    x = g.gemm(x, 96, num_classes, name="classifier")
+    return g.model({"data": ([batch, 3, image, image], np.float32)}, [x], "se_net")
+
+
 # ============================================================================================
 # MLP
 # ============================================================================================
@@ -444,6 +478,7 @@ MODELS = {
     "resnet18": resnet18,
     "resnet50": resnet50,
     "mobilenet_v2": mobilenet_v2,
+    "se_net": se_net,
     "mlp": mlp,
     "bert_layer": bert_layer,
 }

@@ -53,7 +53,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.qnn import QNN_OPS
-from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, shape_of
+from xrelay.dialects.relay import RELAY_OPS, ConstantOp, OpPattern, RelayOp, shape_of
+from xrelay.dialects.relay.ops import reduce_axes
 from xrelay.transforms._relay_rewrite import constant_value, tensor_dtype
 from xrelay.transforms.dead_code_elimination import DeadCodeEliminationPass
 
@@ -69,6 +70,9 @@ class Affine:
     pool: tuple[np.ndarray, int] | None = None
     """For an integer average (a sum of ``n`` values of scale ``s``): ``(s, n)``. onnxruntime's
     multiplier is then ``s / (s_out * n)``, not ``(s / n) / s_out``."""
+    product: bool = False
+    """An elementwise product of two 8-bit values (``rule_multiply``): onnxruntime's QLinearMul
+    requantizes it with the zero point added before rounding (``ort_requantize``)."""
 
     @property
     def per_tensor(self) -> bool:
@@ -152,6 +156,14 @@ def ort_requantize(b: _Builder, a: Affine, out_scale: np.ndarray, out_zp: np.nda
     even (``_round_even``); the clamp is to the output range minus the zero point."""
     rank = len(shape_of(a.q.type))
     f = b.op("cast", [a.q], dtype="float32")
+    if a.product:
+        # MLAS's QLinearMul: float32(p) * (s_a * s_b / s_out) + zp, rounded half to even, then
+        # saturated (the zero point is added in float32 before the rounding)
+        z = int(np.asarray(out_zp).reshape(()))
+        f = b.op("multiply", [f, b.const(ort_multiplier(a, out_scale), "float32")])
+        if z:
+            f = b.op("add", [f, b.const(np.float32(z), "float32")])
+        return _clip_cast(b, b.op("cast", [_round_even(b, f)], dtype="int32"), out_dtype)
     if tensor_dtype(a.q) == "int32" and not np.any(a.zp != 0):
         f = b.op("multiply", [f, b.const(_along(ort_multiplier(a, out_scale), a.axis, rank), "float32")])
     else:
@@ -206,6 +218,172 @@ def ort_softmax(b: _Builder, x: Affine, axis: int, out_scale: np.ndarray, out_zp
     return _to_quantized(b, v, out_zp, out_dtype)
 
 
+EIGEN_LANES = 4
+"""float32 lanes of onnxruntime's Eigen packets on x86-64 (SSE: 16 bytes)."""
+
+
+def eigen_sum_layout(rows: int, n: int) -> tuple[np.ndarray, int, int]:
+    """Where each element of each row goes when Eigen (onnxruntime's CPU ReduceSum/ReduceMean
+    over trailing axes: ``ConstEigenVectorArrayMap(row).sum()``) sums a row of ``n`` float32
+    values, the rows stored one after another from a 16-byte aligned address.
+
+    Eigen's vectorised reduction (``redux_impl``, linear vectorised traversal) skips the ``h``
+    head elements before the first aligned address, sums the aligned 4-lane packets into two
+    accumulators (even and odd packets, in order), adds them, adds a last odd packet, adds the
+    lanes as ``(l0 + l2) + (l1 + l3)``, then adds the head and the tail elements one by one
+    (no packet at all: all elements one by one). ``h`` is ``-(r * n) mod 4`` for row ``r``, so
+    rows differ when ``n % 4 != 0``.
+
+    Returns ``(index, pairs, rest)``: ``index`` (``rows`` x ``pairs * 8 + 4 + rest``) holds
+    for each row the flat element index of ``pairs`` packet pairs, the odd packet, and the
+    ``rest`` head-then-tail elements; ``rows * n`` (a zero appended to the data) fills what a
+    row lacks -- adding +0.0 changes no sum."""
+    lanes = EIGEN_LANES
+    layouts = []
+    for r in range(rows):
+        base = r * n
+        h = min((-base) % lanes, n)
+        packed = (n - h) // lanes * lanes
+        paired = (n - h) // (2 * lanes) * (2 * lanes)
+        if packed == lanes:
+            paired = 0  # one packet: it is the first accumulator, there is no second
+        pairs = list(range(base + h, base + h + paired))
+        if packed == lanes:
+            pairs = list(range(base + h, base + h + lanes)) + [-1] * lanes
+        odd = list(range(base + h + paired, base + h + packed)) if packed > lanes and packed > paired else []
+        rest = list(range(base, base + h)) + list(range(base + h + packed, base + n))
+        layouts.append((pairs, odd, rest))
+    width_pairs = max(len(p) for p, _, _ in layouts) // (2 * lanes)
+    width_rest = max(len(t) for _, _, t in layouts)
+    zero = rows * n
+    index = np.full((rows, width_pairs * 2 * lanes + lanes + width_rest), zero, np.int32)
+    for r, (pairs, odd, rest) in enumerate(layouts):
+        index[r, : len(pairs)] = [zero if i < 0 else i for i in pairs]
+        o = width_pairs * 2 * lanes
+        index[r, o : o + len(odd)] = odd
+        index[r, o + lanes : o + lanes + len(rest)] = rest
+    return index, width_pairs, width_rest
+
+
+def fast_reduce_kind(shape: list[int], axes: tuple[int, ...]) -> tuple[str, int, int] | None:
+    """onnxruntime's fast reduction kind for a reduction of ``shape`` over ``axes`` (size-1
+    axes dropped, neighbours merged): ``("KR", rows, n)`` when the reduced axes are the trailing
+    ones (rows of ``n`` contiguous values, each summed by Eigen: ``eigen_sum_layout``), or
+    ``("RK", n, cols)`` when they are the leading ones (``n`` rows of ``cols`` added one after
+    another, element by element: a sequential sum per column). None otherwise (onnxruntime
+    sums those in other orders), or when nothing is reduced."""
+    big = [(i in axes, d) for i, d in enumerate(shape) if d != 1]
+    if any(d == 0 for d in shape) or not any(r for r, _ in big):
+        return None
+    flags = [r for r, _ in big]
+    n = int(np.prod([d for r, d in big if r], dtype=np.int64))
+    kept = int(np.prod([d for r, d in big if not r], dtype=np.int64))
+    first = flags.index(True)
+    if all(flags[first:]) and not any(flags[:first]):
+        return "KR", kept, n
+    last = len(flags) - 1 - flags[::-1].index(True)
+    if all(flags[: last + 1]) and not any(flags[last + 1 :]):
+        return "RK", n, kept
+    return None
+
+
+def ort_reduce_sum(b: _Builder, x: SSAValue, rows: int, n: int) -> SSAValue:
+    """The ``rows`` x 1 float32 sums of the contiguous rows of ``n`` of ``x``, added in
+    onnxruntime's order (``eigen_sum_layout``), as relay ops: the elements gathered to that
+    layout (a plain slice when every row starts aligned), each accumulator's packets summed by
+    ``cumsum`` (sequential by definition), the lanes, then the head and tail by ``cumsum``."""
+    lanes = EIGEN_LANES
+    i32 = lambda v: [int(t) for t in v]  # noqa: E731
+    flat = b.op("reshape", [x], newshape=[rows * n])
+
+    def cols(v: SSAValue, lo: int, hi: int) -> SSAValue:
+        return b.op("strided_slice", [v], begin=i32([0, lo]), end=i32([rows, hi]), strides=[1, 1])
+
+    if n % lanes == 0:
+        pairs = n // (2 * lanes)
+        # every row starts aligned: the layout is the rows themselves (no odd packet when
+        # n % 8 == 0, no head or tail)
+        table = b.op("reshape", [flat], newshape=[rows, n])
+        odd = n % (2 * lanes) != 0 and n > lanes
+        if n == lanes:
+            packets = table
+        else:
+            acc = cols(table, 0, pairs * 2 * lanes)
+            acc = b.op("reshape", [acc], newshape=[rows, pairs, 2 * lanes])
+            acc = b.op("cumsum", [acc], axis=1)
+            acc = b.op("reshape", [b.op("strided_slice", [acc], begin=[0, pairs - 1, 0], end=i32([rows, pairs, 2 * lanes]), strides=[1, 1, 1])], newshape=[rows, 2 * lanes])
+            packets = b.op("add", [cols(acc, 0, lanes), cols(acc, lanes, 2 * lanes)])
+            if odd:
+                packets = b.op("add", [packets, cols(table, pairs * 2 * lanes, n)])
+        tail = None
+    else:
+        index, pairs, rest = eigen_sum_layout(rows, n)
+        padded = b.op("concatenate", [flat, b.const(np.zeros(1, np.float32), "float32")], axis=0)
+        table = b.op("take", [padded, b.const(index, "int32")], axis=0)
+        o = pairs * 2 * lanes
+        if pairs:
+            acc = b.op("reshape", [cols(table, 0, o)], newshape=[rows, pairs, 2 * lanes])
+            acc = b.op("cumsum", [acc], axis=1)
+            acc = b.op("reshape", [b.op("strided_slice", [acc], begin=[0, pairs - 1, 0], end=i32([rows, pairs, 2 * lanes]), strides=[1, 1, 1])], newshape=[rows, 2 * lanes])
+            packets = b.op("add", [b.op("add", [cols(acc, 0, lanes), cols(acc, lanes, 2 * lanes)]), cols(table, o, o + lanes)])
+        else:
+            packets = None
+        tail = cols(table, o + lanes, o + lanes + rest) if rest else None
+    if packets is None:
+        total = b.const(np.zeros((rows, 1), np.float32), "float32")
+    else:
+        lane = [cols(packets, k, k + 1) for k in range(lanes)]
+        total = b.op("add", [b.op("add", [lane[0], lane[2]]), b.op("add", [lane[1], lane[3]])])
+    if tail is not None:
+        run = b.op("cumsum", [b.op("concatenate", [total, tail], axis=1)], axis=1)
+        total = cols(run, rest, rest + 1)
+    return total
+
+
+def ort_sequential_sum(b: _Builder, x: SSAValue, n: int, cols: int) -> SSAValue:
+    """The 1 x ``cols`` float32 sums of the ``n`` rows of ``cols`` of ``x``, each column added
+    first to last (onnxruntime's ReduceSum over leading axes): ``cumsum``'s last row."""
+    run = b.op("cumsum", [b.op("reshape", [x], newshape=[n, cols])], axis=0)
+    return b.op("strided_slice", [run], begin=[n - 1, 0], end=[n, cols], strides=[1, 1])
+
+
+_LAYOUT_FREE = (OpPattern.ELEMWISE, OpPattern.BROADCAST)
+
+
+def _through(v: SSAValue, forward: bool, depth: int = 16) -> bool:
+    """Whether a convolution is reached from ``v`` through quantize, dequantize and
+    elementwise ops only (``forward``: along the uses; else along the first operands)."""
+    if depth == 0:
+        return False
+    if forward:
+        ops = [u.operation for u in v.uses]
+    else:
+        ops = [v.owner] if isinstance(v.owner, RelayOp) else []
+    for op in ops:
+        if not isinstance(op, RelayOp):
+            continue
+        if op.RELAY_NAME in ("nn.conv2d", "qnn.conv2d"):
+            return True
+        if op.RELAY_NAME in ("qnn.quantize", "qnn.dequantize") or op.PATTERN in _LAYOUT_FREE:
+            nxt = op.results[0] if forward else op.operands[0]
+            if _through(nxt, forward, depth - 1):
+                return True
+    return False
+
+
+def ort_channels_last(op: RelayOp, axes: tuple[int, ...]) -> bool:
+    """Whether onnxruntime runs the NCHW reduction ``op`` channels-last: its NhwcTransformer
+    runs quantized convolutions in NHWC and its transpose optimizer carries that layout through
+    the quantize, dequantize and elementwise ops around them, so a keepdims reduction over H
+    and W fed by a convolution and feeding one (a squeeze-and-excitation mean) runs on NHWC
+    data; one that leaves the convolutions (a final pooling before a flatten) is transposed
+    back to NCHW first."""
+    x = op.operands[0]
+    if len(shape_of(x.type)) != 4 or set(axes) != {2, 3} or not op.attrs["keepdims"]:
+        return False
+    return _through(x, forward=False) and _through(op.results[0], forward=True)
+
+
 class FakeQuantizationToInteger:
     """One forward walk over a function: track affine values, rewrite what a rule covers."""
 
@@ -228,6 +406,8 @@ class FakeQuantizationToInteger:
         if rule is None:
             return
         if name in ("qnn.dequantize", "qnn.quantize") or any(o in self.aff for o in op.operands):
+            rule(op)
+        elif self.onnxruntime and name in ("sum", "mean"):
             rule(op)
 
     def get(self, v: SSAValue) -> Affine | None:
@@ -447,7 +627,8 @@ class FakeQuantizationToInteger:
 
     def rule_multiply(self, op: RelayOp) -> None:
         """``(a - za) * (b - zb)`` in int32 with scale ``sa * sb`` (Relay's qnn.mul lowering;
-        onnxruntime's QLinearMul multiplies the same exact product by one float32 scale)."""
+        onnxruntime's QLinearMul multiplies the same exact product by one float32 scale and
+        adds the zero point before rounding: ``Affine.product``)."""
         x, y = self.get(op.operands[0]), self.get(op.operands[1])
         if x is None or y is None or not (x.per_tensor and y.per_tensor):
             return
@@ -462,7 +643,8 @@ class FakeQuantizationToInteger:
         prod = b.op("multiply", [centred(x), centred(y)])
         if shape_of(prod.type) != shape_of(op.results[0].type):
             return
-        self.aff[op.results[0]] = Affine(prod, np.float32(np.float32(x.scale) * np.float32(y.scale)), np.zeros((), np.int32), None)
+        scale = np.float32(np.float32(x.scale) * np.float32(y.scale))
+        self.aff[op.results[0]] = Affine(prod, scale, np.zeros((), np.int32), None, product=True)
 
     def rule_nn_softmax(self, op: RelayOp) -> None:
         """onnxruntime only: a uint8 softmax whose result is quantized (QLinearSoftmax)."""
@@ -471,6 +653,50 @@ class FakeQuantizationToInteger:
             return
         rank = len(shape_of(op.operands[0].type))
         self.softmaxes[op.results[0]] = (v, op.attrs["axis"] % rank)
+
+    # ---- float reductions -----------------------------------------------------------------
+
+    def rule_sum(self, op: RelayOp) -> None:
+        """onnxruntime only: a float32 sum or mean (ReduceSum, ReduceMean: float in
+        onnxruntime, no QDQ kernel) added in onnxruntime's order: over the trailing axes of
+        the layout onnxruntime runs it in (``ort_channels_last``) as Eigen does
+        (``ort_reduce_sum``), over the leading ones column by column (``ort_sequential_sum``);
+        a mean then divides by the count in float32, as its kernel does. Other axes keep the
+        op (onnxruntime sums those in other orders)."""
+        x = op.operands[0]
+        if not self.onnxruntime or tensor_dtype(x) != "float32" or tensor_dtype(op.results[0]) != "float32":
+            return
+        shape = shape_of(x.type)
+        if any(d is None for d in shape):
+            return
+        try:
+            axes = reduce_axes(len(shape), op.attrs["axis"], bool(op.attrs["exclude"]))
+        except ValueError:
+            return
+        channels_last = ort_channels_last(op, axes)
+        if channels_last:
+            n_, c, h, w = shape
+            kind = fast_reduce_kind([n_, h, w, c], (1, 2))
+        else:
+            kind = fast_reduce_kind(list(shape), axes)
+        if kind is None:
+            return
+        b = _Builder(op)
+        if kind[0] == "KR":
+            rows, n = kind[1:]
+            total = ort_reduce_sum(b, x, rows, n)
+        else:
+            n, cols = kind[1:]
+            if channels_last:
+                x = b.op("transpose", [x], axes=[0, 2, 3, 1])
+            total = ort_sequential_sum(b, x, n, cols)
+        if op.RELAY_NAME == "mean":
+            total = b.op("divide", [total, b.const(np.float32(n), "float32")])
+        new = b.op("reshape", [total], newshape=[int(d) for d in shape_of(op.results[0].type)])
+        op.results[0].replace_all_uses_with(new)
+        self.changed = True
+
+    rule_mean = rule_sum
 
     # ---- value-preserving ops --------------------------------------------------------------
 

@@ -249,3 +249,105 @@ def test_relay_mode_is_unchanged_and_the_option_is_on_the_cli():
     relay.transform.FakeQuantizationToInteger(onnxruntime=True)(ort_mod)
     text = str(ort_mod)
     assert "qnn.requantize" not in text and "qnn.add" not in text and text.count("qnn.conv2d") == 20
+
+
+def _float_bits(model, feeds, outputs=1):
+    """Every listed output equal to onnxruntime's bit for bit (float32 compared as bits)."""
+    m = qm.build(model, integer=True)
+    for feed in feeds:
+        refs = om.run_onnxruntime(model, feed)
+        for name, value in feed.items():
+            m.set_input(name, value)
+        m.run()
+        for k in range(outputs):
+            ref, out = refs[k], m.get_output(k)
+            out = np.asarray(out).reshape(ref.shape)
+            assert ref.dtype == out.dtype and np.isfinite(ref).all() and (ref.size == 1 or np.ptp(ref) > 0)
+            assert np.array_equal(ref.view(np.uint8), out.view(np.uint8)), (k, np.flatnonzero(ref != out)[:10])
+
+
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum"])
+@pytest.mark.parametrize(
+    "shape, axes",
+    [((1, 37, 7, 7), [2, 3]), ((1, 24, 13, 13), [2, 3]), ((2, 9, 14, 14), [2, 3]), ((1, 8, 2, 3), [2, 3]),
+     ((1, 5, 1, 3), [2, 3]), ((3, 5, 2, 2), [-1, -2]), ((6, 13), [1]), ((5, 12), [1]), ((7, 21), [0, 1]),
+     ((9, 6, 5), [0]), ((4, 3, 10), [0, 1])],
+)  # fmt: skip
+def test_float_reductions_of_dequantized_values_add_in_onnxruntimes_order(op, shape, axes):
+    """A float ReduceMean/ReduceSum between DequantizeLinear and the output (onnxruntime has no
+    QDQ kernel for it): over trailing axes onnxruntime's Eigen sum (aligned 4-float packets in
+    two accumulators, then the lanes, then the unaligned head and the tail; rows of a length
+    that is not a multiple of 4 start at different alignments), over leading axes one row after
+    another. numpy's pairwise mean agrees on 20-80 % of such rows; here every bit must."""
+    f32 = np.float32
+    inits = {"s": f32(0.037), "z": np.uint8(131)}
+    if op == "ReduceSum":
+        inits["axes"] = np.array(axes, np.int64)
+        reduce = helper.make_node("ReduceSum", ["d", "axes"], ["y"], keepdims=1)
+    else:
+        reduce = helper.make_node("ReduceMean", ["d"], ["y"], axes=axes, keepdims=1)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"]), reduce,
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "r", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    _float_bits(model, [{"x": RNG.normal(size=shape).astype(f32) * 3} for _ in range(3)])
+
+
+def test_squeeze_excitation_mean_adds_channels_last_and_its_mul_adds_the_zero_point_first():
+    """A squeeze-and-excitation block after a quantized convolution: onnxruntime runs the
+    convolutions channels-last, and with them the ReduceMean between them (each channel's
+    positions added one after another); the pooling ReduceMean that leaves for a Flatten runs
+    NCHW again (Eigen's order). The means are outputs too, so every bit shows. The Mul's scales
+    make every odd product a tie (multiplier ``0.0371 * 0.5 / 0.0371 = 0.5``): QLinearMul adds the odd zero point before
+    rounding half to even, so a zero point added after the rounding is off by one on them."""
+    f32 = np.float32
+    c = 12
+    inits = dict([
+        _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
+        _p("w0", RNG.integers(-127, 128, (c, 3, 3, 3)).astype(np.int8)), _p("sw0", f32(0.02)), _p("zw0", np.int8(0)),
+        _p("s0", f32(0.0371)), _p("z0", np.uint8(99)),
+        _p("sm", f32(0.031)), _p("zm", np.uint8(7)),
+        _p("w1", RNG.integers(-127, 128, (c, c, 1, 1)).astype(np.int8)), _p("sw1", f32(0.004)), _p("zw1", np.int8(0)),
+        _p("s1", f32(0.5)), _p("z1", np.uint8(128)),
+        _p("s2", f32(0.0371)), _p("z2", np.uint8(101)),
+        _p("w3", RNG.integers(-127, 128, (c, c, 1, 1)).astype(np.int8)), _p("sw3", f32(0.003)), _p("zw3", np.int8(0)),
+        _p("s3", f32(0.09)), _p("z3", np.uint8(117)),
+    ])  # fmt: skip
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
+        n("DequantizeLinear", ["w0", "sw0", "zw0"], ["fw0"]), n("Conv", ["fx", "fw0"], ["c0"], pads=[1, 1, 1, 1]),
+        n("QuantizeLinear", ["c0", "s0", "z0"], ["q0"]), n("DequantizeLinear", ["q0", "s0", "z0"], ["f0"]),
+        n("ReduceMean", ["f0"], ["se"], axes=[2, 3], keepdims=1),
+        n("QuantizeLinear", ["se", "sm", "zm"], ["qse"]), n("DequantizeLinear", ["qse", "sm", "zm"], ["fse"]),
+        n("DequantizeLinear", ["w1", "sw1", "zw1"], ["fw1"]), n("Conv", ["fse", "fw1"], ["c1"]),
+        n("QuantizeLinear", ["c1", "s1", "z1"], ["q1"]), n("DequantizeLinear", ["q1", "s1", "z1"], ["f1"]),
+        n("Mul", ["f0", "f1"], ["m"]), n("QuantizeLinear", ["m", "s2", "z2"], ["q2"]),
+        n("DequantizeLinear", ["q2", "s2", "z2"], ["f2"]),
+        n("DequantizeLinear", ["w3", "sw3", "zw3"], ["fw3"]), n("Conv", ["f2", "fw3"], ["c3"]),
+        n("QuantizeLinear", ["c3", "s3", "z3"], ["q3"]), n("DequantizeLinear", ["q3", "s3", "z3"], ["f3"]),
+        n("ReduceMean", ["f3"], ["pool"], axes=[2, 3], keepdims=1), n("Flatten", ["pool"], ["y"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "se", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 13, 13])],
+        [helper.make_tensor_value_info(v, TensorProto.FLOAT, None) for v in ("y", "se")]
+        + [helper.make_tensor_value_info("q2", TensorProto.UINT8, None)],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    _float_bits(model, [{"x": RNG.normal(size=(1, 3, 13, 13)).astype(f32) * 2} for _ in range(3)], outputs=3)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_quantize_static_se_net_gives_onnxruntime_bits(per_channel):
+    """MobileNetV3-style blocks (hard-swish, squeeze-and-excitation, a ReduceMean pooling) on
+    odd map sizes, quantized by onnxruntime's quantize_static."""
+    f32 = om.se_net(image=26)
+    q = qm.quantize(f32, qm.calibration_inputs(f32, 2), per_channel=per_channel)
+    _same_bits(q, qm.calibration_inputs(f32, 3, seed=9))
