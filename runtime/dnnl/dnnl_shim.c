@@ -18,6 +18,7 @@
 typedef int64_t i64;
 #define REAL float
 #define SFX(name) name##_xr
+#include "winograd_core.h"
 #include "native_nhwc.h"
 #undef SFX
 #undef REAL

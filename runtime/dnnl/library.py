@@ -31,6 +31,7 @@ _SOURCES = (
     os.path.join(_HERE, "dnnl_shim.c"),
     os.path.join(_HERE, "dnnl_api.h"),
     os.path.join(native.HERE, "native_nhwc.h"),
+    os.path.join(native.HERE, "winograd_core.h"),
     os.path.join(native.HERE, "winograd4.h"),
 )
 """The shim's C: its source and the oneDNN declarations beside this module, and the native

@@ -11,8 +11,11 @@ implementation: numba twins would cost about 130 MB of resident memory (its impo
 LLVM's JIT), more than onnxruntime's whole process for MobileNetV2; a ctypes call releases the
 GIL while the kernel runs. The C lives beside this module:
 ``native_template.h`` holds every kernel once for a floating type ``REAL`` (names through
-``SFX(name)``), ``native_nhwc.h`` the channels-last Winograd transforms, and ``native_kernels.c`` includes it for float (``_f32``) and double (``_f64``)
-and adds the worker pool's spin wait. The library is built with ``cc -O3
+``SFX(name)``), ``native_nhwc.h`` the channels-last Winograd entry points, both running
+Winograd's transforms through ``winograd_core.h`` (the one implementation: portable C99, the
+caller's scratch; ``winograd4.h`` its F(4x4) one-dimensional transforms), and
+``native_kernels.c`` includes them for float (``_f32``) and double (``_f64``) and adds the
+worker pool's spin wait. The library is built with ``cc -O3
 -march=native -ffp-contract=off`` into xrelay's private cache (``runtime.compile_cache``:
 ``$XRELAY_CACHE_DIR``, default ``~/.cache/xrelay``), keyed by the hash of the source and flags, and loaded from there
 afterwards; ``XRELAY_NATIVE=0`` disables it (the numpy kernels are used then).
@@ -45,7 +48,7 @@ class NativeError(TVMError):
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 """The folder of the native engine's C (package data); the oneDNN shim includes its headers."""
-_SOURCES = ("native_kernels.c", "native_template.h", "native_nhwc.h", "winograd4.h")
+_SOURCES = ("native_kernels.c", "native_template.h", "native_nhwc.h", "winograd_core.h", "winograd4.h")
 """The C of the kernels, beside this module (package data)."""
 
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]

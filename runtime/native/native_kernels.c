@@ -1,8 +1,8 @@
 /*
  * The executor's loop kernels (xrelay.runtime.native.library builds this file once per machine with
  * cc -O3 -march=native -ffp-contract=off and calls it through ctypes): every kernel of
- * native_template.h and native_nhwc.h (channels last) for float (_f32) and double (_f64), and
- * the worker pool's spin wait.
+ * native_template.h and native_nhwc.h (channels last; both run Winograd through
+ * winograd_core.h) for float (_f32) and double (_f64), and the worker pool's spin wait.
  */
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@ typedef int64_t i64;
 
 #define REAL float
 #define SFX(name) SFX_CAT(name, f32)
+#include "winograd_core.h"
 #include "native_template.h"
 #include "native_nhwc.h"
 #undef REAL
@@ -19,6 +20,7 @@ typedef int64_t i64;
 
 #define REAL double
 #define SFX(name) SFX_CAT(name, f64)
+#include "winograd_core.h"
 #include "native_template.h"
 #include "native_nhwc.h"
 #undef REAL

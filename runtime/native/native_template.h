@@ -333,197 +333,167 @@ void SFX(max_pool)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 
         }
 }
 
-/* Winograd F(2x2, 3x3): input tiles of tile rows [r0, r1) of channels [c0, c1):
-   v[k * ks + ch * nt + t] = (B^T d B)[k] for the 4x4 patch d at (2 ty - pt, 2 tx - pl), zero
-   outside. */
-void SFX(wino_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
-                  i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
-    for (i64 ch = c0; ch < c1; ch++) {
-        const REAL *xc = x + ch * h * wd;
-        REAL *vc = v + ch * nt;
-        for (i64 ty = r0; ty < r1; ty++) {
-            i64 iy = 2 * ty - pt;
-            int inside_y = iy >= 0 && iy + 3 < h;
-            for (i64 tx = 0; tx < tw; tx++) {
-                i64 ix = 2 * tx - pl;
-                REAL d[4][4];
-                if (inside_y && ix >= 0 && ix + 3 < wd) {
-                    for (int i = 0; i < 4; i++)
-                        for (int j = 0; j < 4; j++) d[i][j] = xc[(iy + i) * wd + ix + j];
-                } else {
-                    for (int i = 0; i < 4; i++)
-                        for (int j = 0; j < 4; j++) {
-                            i64 yy = iy + i, xx = ix + j;
-                            d[i][j] = (yy >= 0 && yy < h && xx >= 0 && xx < wd)
-                                ? xc[yy * wd + xx] : (REAL)0;
-                        }
-                }
-                REAL e[4][4];
-                for (int j = 0; j < 4; j++) {
-                    e[0][j] = d[0][j] - d[2][j];
-                    e[1][j] = d[1][j] + d[2][j];
-                    e[2][j] = d[2][j] - d[1][j];
-                    e[3][j] = d[1][j] - d[3][j];
-                }
-                i64 t = ty * tw + tx;
-                for (int i = 0; i < 4; i++) {
-                    REAL *o = vc + (4 * i) * ks + t;
-                    o[0] = e[i][0] - e[i][2];
-                    o[ks] = e[i][1] + e[i][2];
-                    o[2 * ks] = e[i][2] - e[i][1];
-                    o[3 * ks] = e[i][1] - e[i][3];
-                }
-            }
-        }
-    }
-}
-
-/* Winograd F(2x2, 3x3): output 2x2 blocks (A^T m A) of tile rows [r0, r1), channels
-   [o0, o1), from m[k * ks + oc * nt + t] into o[oc][oh][ow] (blocks cut at the image's
-   edge). */
-void SFX(wino_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out,
-                   i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {
-    for (i64 oc = o0; oc < o1; oc++) {
-        const REAL *mc = m + oc * nt;
-        REAL *dst = out + oc * oh * ow;
-        for (i64 ty = r0; ty < r1; ty++)
-            for (i64 tx = 0; tx < tw; tx++) {
-                i64 t = ty * tw + tx;
-                REAL s[2][4];
-                for (int j = 0; j < 4; j++) {
-                    REAL a0 = mc[j * ks + t], a1 = mc[(4 + j) * ks + t];
-                    REAL a2 = mc[(8 + j) * ks + t], a3 = mc[(12 + j) * ks + t];
-                    s[0][j] = a0 + a1 + a2;
-                    s[1][j] = a1 - a2 - a3;
-                }
-                i64 y = 2 * ty, xo = 2 * tx;
-                for (int i = 0; i < 2; i++) {
-                    if (y + i >= oh) break;
-                    REAL *row = dst + (y + i) * ow + xo;
-                    row[0] = s[i][0] + s[i][1] + s[i][2];
-                    if (xo + 1 < ow) row[1] = s[i][1] - s[i][2] - s[i][3];
-                }
-            }
-    }
-}
-
-/* Winograd F(4x4, 3x3): as wino_input with 6x6 patches at (4 ty - pt, 4 tx - pl) and 36
-   matrices (points 0, 1, -1, 2, -1/2, infinity: winograd4.h). Blocks of up to WTB consecutive tiles (across
-   tile rows) at a time, arranged so the arithmetic runs over tiles with unit stride
-   (vectorised): the patches' 36 values gathered tile by tile into 36 rows (zero padding),
-   transformed down the patch rows, then across. Each value takes the same operations in
-   the same order as one patch at a time, so the bits are the same. */
-#include "winograd4.h"
+/* Winograd, channels first: x[c][h][w] into the (tile + 2)^2 matrices channels x tiles
+   v[k * ks + ch * nt + t], and the products m[k * ks + oc * nt + t] into out[o][oh][ow]. A
+   lane of winograd_core.h is a tile of a channel: blocks of up to WTB lanes consecutive in v
+   (across tile rows, and across channels when every tile row is asked for: small images
+   fill a block too). */
 #define WTB 128
-void SFX(wino4_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks, i64 nt,
-                   i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {
-    REAL row[4 * WTB + 8], d[6][6][WTB], e[6][6][WTB];
-    i64 first = r0 * tw, last = r1 * tw;
-    for (i64 ch = c0; ch < c1; ch++) {
-        const REAL *xc = x + ch * h * wd;
-        REAL *vc = v + ch * nt;
-        for (i64 b0 = first; b0 < last; b0 += WTB) {
-            i64 nb = last - b0 < WTB ? last - b0 : WTB;
-            /* Gather: tile-row segments [b, b + n) of the block. */
-            for (i64 b = b0; b < b0 + nb;) {
-                i64 ty = b / tw, tx0 = b % tw;
-                i64 n = tw - tx0 < b0 + nb - b ? tw - tx0 : b0 + nb - b;
-                i64 iy = 4 * ty - pt, ix0 = 4 * tx0 - pl, width = 4 * n + 2, off = b - b0;
-                for (int i = 0; i < 6; i++) {
-                    i64 yy = iy + i;
-                    if (yy < 0 || yy >= h) {
-                        for (i64 q = 0; q < width; q++) row[q] = 0;
-                    } else {
-                        const REAL *src = xc + yy * wd;
-                        for (i64 q = 0; q < width; q++) {
-                            i64 xx = ix0 + q;
-                            row[q] = (xx >= 0 && xx < wd) ? src[xx] : (REAL)0;
-                        }
-                    }
-                    for (int j = 0; j < 6; j++) {
-                        REAL *dst = d[i][j] + off;
-                        for (i64 t = 0; t < n; t++) dst[t] = row[4 * t + j];
-                    }
-                }
-                b += n;
+
+/* A walk over the lanes asked for (channels [c0, c1), tile rows [r0, r1); lane ch * nt + t)
+   in blocks of up to WTB lanes consecutive in the matrices: every tile of the channels as one
+   run when the tile rows are all of them (small images fill a block too), else a run per
+   channel; in a block, its tile-row segments (channel ch, tiles tx0.. of row ty). */
+typedef struct {
+    i64 nt, tw, th, runs, len, first, r, b0;
+    i64 lane, nb;     /* the block: its first lane, its lane count */
+    i64 ch, ty, tx0;  /* the segment */
+} SFX(wino_walk);
+
+static inline SFX(wino_walk) SFX(wino_walk_start)(i64 nt, i64 tw, i64 c0, i64 c1, i64 r0, i64 r1) {
+    i64 t0 = r0 * tw, t1 = r1 * tw;
+    int whole = t0 == 0 && t1 == nt;
+    SFX(wino_walk) w = {nt, tw, nt / tw, whole ? (c1 > c0) : c1 - c0, whole ? (c1 - c0) * nt : t1 - t0,
+                        c0 * nt + t0, 0, -WTB, 0, 0, 0, 0, 0};
+    if (w.runs <= 0) w.len = 0;
+    return w;
+}
+
+/* The next block and its first segment; 0 when none is left. */
+static inline int SFX(wino_walk_block)(SFX(wino_walk) *w) {
+    w->b0 += WTB;
+    while (w->b0 >= w->len) {
+        if (++w->r >= w->runs) return 0;
+        w->b0 = 0;
+    }
+    w->lane = w->first + w->r * w->nt + w->b0;
+    w->nb = w->len - w->b0 < WTB ? w->len - w->b0 : WTB;
+    w->ch = w->lane / w->nt, w->ty = w->lane % w->nt / w->tw, w->tx0 = w->lane % w->tw;
+    return 1;
+}
+
+/* The segment's lane count from lane b of the block (to its tile row's end or the block's). */
+static inline i64 SFX(wino_walk_run)(const SFX(wino_walk) *w, i64 b) {
+    return w->tw - w->tx0 < w->nb - b ? w->tw - w->tx0 : w->nb - b;
+}
+
+/* Past the segment at lane b: the next one (without dividing; past the block's end when the
+   block ended first). */
+static inline void SFX(wino_walk_next)(SFX(wino_walk) *w, i64 *b) {
+    *b += w->tw - w->tx0;
+    w->tx0 = 0;
+    if (++w->ty == w->th) {
+        w->ty = 0;
+        ++w->ch;
+    }
+}
+
+/* Input tiles of tile rows [r0, r1) of channels [c0, c1): (B^T d B)[k] for the patch d of
+   tile + 2 squared values at (tile ty - pt, tile tx - pl), zero outside. The patches'
+   values are gathered tile-row segment by segment into (tile + 2)^2 scratch rows (the
+   tiles whose columns are inside the image without bounds checks), then transformed. */
+static inline void SFX(wino_input_chw)(int tile, const REAL *restrict x, i64 h, i64 wd,
+                                       REAL *restrict v, i64 ks, i64 nt, i64 tw, i64 c0, i64 c1,
+                                       i64 r0, i64 r1, i64 pt, i64 pl) {
+    const int P = tile + 2;
+    REAL d[36 * WTB], e[36 * WTB];
+    const REAL *dp[36];
+    for (int k = 0; k < P * P; k++) dp[k] = d + k * WTB;
+    SFX(wino_walk) w = SFX(wino_walk_start)(nt, tw, c0, c1, r0, r1);
+    while (SFX(wino_walk_block)(&w)) {
+        for (i64 b = 0; b < w.nb; SFX(wino_walk_next)(&w, &b)) {
+            i64 n = SFX(wino_walk_run)(&w, b), ch = w.ch, ty = w.ty, tx0 = w.tx0;
+            i64 iy = tile * ty - pt, ix0 = tile * tx0 - pl;
+            const REAL *rp[6]; /* the patch rows in the image, or NULL outside */
+            for (int i = 0; i < P; i++) {
+                i64 yy = iy + i;
+                rp[i] = yy >= 0 && yy < h ? x + (ch * h + yy) * wd : 0;
             }
-            for (int j = 0; j < 6; j++) {
-                const REAL *d0 = d[0][j], *d1 = d[1][j], *d2 = d[2][j];
-                const REAL *d3 = d[3][j], *d4 = d[4][j], *d5 = d[5][j];
-#pragma GCC ivdep
-                for (i64 t = 0; t < nb; t++) {
-                    WINO4_IN(e[0][j][t], e[1][j][t], e[2][j][t], e[3][j][t], e[4][j][t], e[5][j][t],
-                             d0[t], d1[t], d2[t], d3[t], d4[t], d5[t]);
-                }
+            /* A long segment: its tiles [qa, qb) whose columns are inside the image row by
+               row (long unit-stride loops); the others (and a short segment's) tile by
+               tile, checked. */
+            i64 qa = 0, qb = 0;
+            if (n >= 8) {
+                qa = ix0 < 0 ? (-ix0 + tile - 1) / tile : 0;
+                qb = wd - P - ix0 < 0 ? 0 : (wd - P - ix0) / tile + 1;
+                if (qb > n) qb = n;
+                if (qa > qb) qa = qb;
             }
-            for (int i = 0; i < 6; i++) {
-                const REAL *q0 = e[i][0], *q1 = e[i][1], *q2 = e[i][2];
-                const REAL *q3 = e[i][3], *q4 = e[i][4], *q5 = e[i][5];
-                REAL *o0 = vc + (6 * i) * ks + b0, *o1 = o0 + ks, *o2 = o1 + ks;
-                REAL *o3 = o2 + ks, *o4 = o3 + ks, *o5 = o4 + ks;
-#pragma GCC ivdep
-                for (i64 t = 0; t < nb; t++) {
-                    WINO4_IN(o0[t], o1[t], o2[t], o3[t], o4[t], o5[t], q0[t], q1[t], q2[t], q3[t], q4[t], q5[t]);
+            for (int i = 0; i < P && qa < qb; i++) {
+                REAL *dst = d + i * P * WTB + b;
+                if (!rp[i]) {
+                    for (int j = 0; j < P; j++)
+                        for (i64 q = qa; q < qb; q++) dst[j * WTB + q] = 0;
+                    continue;
                 }
+                const REAL *src = rp[i] + ix0;
+                for (i64 q = qa; q < qb; q++)
+                    for (int j = 0; j < P; j++) dst[j * WTB + q] = src[tile * q + j];
+            }
+            for (int side = 0; side < 2; side++) /* before qa, from qb */
+                for (i64 q = side ? qb : 0; q < (side ? n : qa); q++) {
+                    i64 ix = ix0 + tile * q;
+                    int inside = ix >= 0 && ix + P <= wd;
+                    for (int i = 0; i < P; i++) {
+                        REAL *dst = d + i * P * WTB + b + q;
+                        const REAL *src = rp[i];
+                        if (!src)
+                            for (int j = 0; j < P; j++) dst[j * WTB] = 0;
+                        else if (inside)
+                            for (int j = 0; j < P; j++) dst[j * WTB] = src[ix + j];
+                        else
+                            for (int j = 0; j < P; j++)
+                                dst[j * WTB] = ix + j >= 0 && ix + j < wd ? src[ix + j] : (REAL)0;
+                    }
+                }
+        }
+        SFX(wino_in_lanes)(tile, dp, v + w.lane, ks, w.nb, e, WTB);
+    }
+}
+
+/* Output blocks A^T m A (tile x tile) of tile rows [r0, r1), channels [o0, o1), cut at the
+   image's edge: transformed into scratch rows, then stored tile-row segment by segment. */
+static inline void SFX(wino_output_chw)(int tile, const REAL *restrict m, i64 ks, i64 nt, i64 tw,
+                                        REAL *restrict out, i64 oh, i64 ow, i64 o0, i64 o1, i64 r0,
+                                        i64 r1) {
+    REAL s[24 * WTB], bv[16 * WTB];
+    SFX(wino_walk) w = SFX(wino_walk_start)(nt, tw, o0, o1, r0, r1);
+    while (SFX(wino_walk_block)(&w)) {
+        SFX(wino_out_lanes)(tile, m + w.lane, ks, w.nb, s, WTB, bv, tile * WTB, WTB, tile);
+        for (i64 b = 0; b < w.nb; SFX(wino_walk_next)(&w, &b)) {
+            i64 n = SFX(wino_walk_run)(&w, b), oc = w.ch, ty = w.ty, tx0 = w.tx0;
+            i64 full = (ow - tile * tx0) / tile;  /* whole blocks */
+            if (full > n) full = n;
+            for (int i = 0; i < tile; i++) {
+                i64 y = tile * ty + i;
+                if (y >= oh) break;
+                REAL *row = out + (oc * oh + y) * ow + tile * tx0;
+                const REAL *e = bv + i * tile * WTB + b;
+                for (i64 q = 0; q < full; q++)
+                    for (int jj = 0; jj < tile; jj++) row[tile * q + jj] = e[jj * WTB + q];
+                for (i64 q = full; q < n; q++)
+                    for (int jj = 0; jj < tile && tile * (tx0 + q) + jj < ow; jj++)
+                        row[tile * q + jj] = e[jj * WTB + q];
             }
         }
     }
 }
 
-/* Winograd F(4x4, 3x3): 4x4 output blocks A^T m A from 36 matrices, as wino_output; in
-   blocks of up to WTB consecutive tiles, down the 6 rows then across, each loop over tiles
-   with unit stride (the same operations per value as one tile at a time), then stored. */
-void SFX(wino4_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out,
-                    i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {
-    REAL sv[4][6][WTB], bv[4][4][WTB];
-    i64 first = r0 * tw, last = r1 * tw;
-    for (i64 oc = o0; oc < o1; oc++) {
-        const REAL *mc = m + oc * nt;
-        REAL *dst = out + oc * oh * ow;
-        for (i64 b0 = first; b0 < last; b0 += WTB) {
-            i64 nb = last - b0 < WTB ? last - b0 : WTB;
-            for (int j = 0; j < 6; j++) {
-                const REAL *a0 = mc + j * ks + b0, *a1 = a0 + 6 * ks, *a2 = a1 + 6 * ks;
-                const REAL *a3 = a2 + 6 * ks, *a4 = a3 + 6 * ks, *a5 = a4 + 6 * ks;
-#pragma GCC ivdep
-                for (i64 t = 0; t < nb; t++) {
-                    WINO4_OUT(sv[0][j][t], sv[1][j][t], sv[2][j][t], sv[3][j][t], a0[t], a1[t], a2[t], a3[t], a4[t], a5[t]);
-                }
-            }
-            for (int i = 0; i < 4; i++) {
-                const REAL *c0 = sv[i][0], *c1 = sv[i][1], *c2 = sv[i][2];
-                const REAL *c3 = sv[i][3], *c4 = sv[i][4], *c5 = sv[i][5];
-#pragma GCC ivdep
-                for (i64 t = 0; t < nb; t++) {
-                    WINO4_OUT(bv[i][0][t], bv[i][1][t], bv[i][2][t], bv[i][3][t], c0[t], c1[t], c2[t], c3[t], c4[t], c5[t]);
-                }
-            }
-            for (i64 b = b0; b < b0 + nb;) {
-                i64 ty = b / tw, tx0 = b % tw;
-                i64 n = tw - tx0 < b0 + nb - b ? tw - tx0 : b0 + nb - b;
-                i64 off = b - b0, full = (ow - 4 * tx0) / 4;  /* whole 4-wide blocks */
-                if (full > n) full = n;
-                for (int i = 0; i < 4; i++) {
-                    i64 y = 4 * ty + i;
-                    if (y >= oh) break;
-                    REAL *row = dst + y * ow + 4 * tx0;
-                    const REAL *e0 = bv[i][0] + off, *e1 = bv[i][1] + off;
-                    const REAL *e2 = bv[i][2] + off, *e3 = bv[i][3] + off;
-                    for (i64 t = 0; t < full; t++) {
-                        row[4 * t] = e0[t];
-                        row[4 * t + 1] = e1[t];
-                        row[4 * t + 2] = e2[t];
-                        row[4 * t + 3] = e3[t];
-                    }
-                    for (i64 t = full; t < n; t++)
-                        for (int jj = 0; jj < 4 && 4 * (tx0 + t) + jj < ow; jj++)
-                            row[4 * t + jj] = bv[i][jj][off + t];
-                }
-                b += n;
-            }
-        }
+/* The entry points of F(2x2, 3x3) (wino_input, wino_output) and F(4x4, 3x3) (wino4_...;
+   winograd4.h: points 0, 1, -1, 2, -1/2, infinity). */
+#define WINO_CHW_ENTRIES(stem, tile)                                                           \
+    void SFX(stem##_input)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict v, i64 ks,     \
+                           i64 nt, i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, i64 pl) {    \
+        SFX(wino_input_chw)(tile, x, h, wd, v, ks, nt, tw, c0, c1, r0, r1, pt, pl);            \
+    }                                                                                          \
+    void SFX(stem##_output)(const REAL *restrict m, i64 ks, i64 nt, i64 tw, REAL *restrict out, \
+                            i64 oh, i64 ow, i64 o0, i64 o1, i64 r0, i64 r1) {                   \
+        SFX(wino_output_chw)(tile, m, ks, nt, tw, out, oh, ow, o0, o1, r0, r1);                \
     }
-}
+WINO_CHW_ENTRIES(wino, 2)
+WINO_CHW_ENTRIES(wino4, 4)
+#undef WINO_CHW_ENTRIES
+#undef WTB
 
 void SFX(epilogue)(REAL *restrict o, i64 oh, i64 ow, const REAL *p0, const REAL *p1, const REAL *p2,
                 const REAL *p3, const i64 *strides, const i64 *codes, const i64 *swapped, i64 c0,

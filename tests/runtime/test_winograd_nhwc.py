@@ -121,3 +121,28 @@ def test_nhwc_transforms_equal_the_channels_first_ones(tile):
     mf = np.ascontiguousarray(m.transpose(0, 2, 1))
     bind_kernel({2: "wino_output", 4: "wino4_output"}[tile], mf, tw, out_f, 0, o, 0, th)()
     assert np.array_equal(out_f.transpose(1, 2, 0), out_c)
+
+
+def test_the_shared_core_is_portable_c99(tmp_path):
+    """winograd_core.h (the one implementation both layouts and the oneDNN shim run) compiles
+    alone as strict C99 for float and double, so another C program (the C target) can include
+    it: no GNU extension, nothing allocated, only <stdint.h>."""
+    import os
+    import subprocess
+
+    from xrelay.runtime.native import library
+
+    cc = os.environ.get("CC", "cc")  # the compiler the loop kernels these tests run were built with
+    src = tmp_path / "core.c"
+    src.write_text(
+        "#define REAL float\n#define SFX(n) n##_f\n#include \"winograd_core.h\"\n#undef REAL\n#undef SFX\n"
+        "#define REAL double\n#define SFX(n) n##_d\n#include \"winograd_core.h\"\n"
+        "void use(const float *const *d, float *v, float *e, float *s, float *y) {\n"
+        "    wino_in_lanes_f(4, d, v, 8, 4, e, 4); wino_out_lanes_f(2, v, 8, 4, s, 4, y, 8, 4, 2);\n}\n"
+    )
+    done = subprocess.run(
+        [cc, "-std=c99", "-pedantic-errors", "-Wall", "-Werror", "-Wno-unknown-pragmas",
+         "-fsyntax-only", "-I", library.HERE, str(src)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
