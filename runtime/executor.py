@@ -49,11 +49,13 @@ from xrelay.dialects.memory import (
     PoolOp,
 )
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
+from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
 from xrelay.runtime.native.fast_kernels import FAMILIES, CompiledFunction, KernelError
 from xrelay.runtime.native.steps import bind_function
+from xrelay.runtime.npz import private_copy
 from xrelay.runtime.parallel import (
     RunChooser,
     WorkerPool,
@@ -200,6 +202,7 @@ class Executor:
         self.step_compiler = step_compiler
         self.module = program
         self.constants = dict(constants or {})
+        self._copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # see _private
         self.entry = entry
         self.fast = fast
         self.use_c_kernels = use_c_kernels
@@ -303,7 +306,7 @@ class Executor:
             elif isinstance(op, KillOp | PoolOp):
                 continue
             elif isinstance(op, func.ReturnOp):
-                self.outputs = [env[v] for v in op.arguments]
+                self.outputs = self._private([env[v] for v in op.arguments])
                 self.output_types = [v.type for v in op.arguments]
             else:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
@@ -361,7 +364,7 @@ class Executor:
         outs = [env[v] for v in op.outs]
         ws = env[op.workspace[0]] if op.workspace else None
         if self.step_compiler is not None:
-            compiled = self.step_compiler(fn, ins, outs, ws)
+            compiled = self.step_compiler(fn, self._private(ins), outs, ws)
             self.step_backends.append("c")
             ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
             return name, ops, compiled
@@ -373,6 +376,8 @@ class Executor:
             order.insert(0, partitioned.data)
         try:
             for engine in order:
+                if engine == TAKES_EVERY_STEP or self.step_compiler is not None:
+                    ins = self._private(ins)  # kernels that read their constants at every run
                 compiled = self._side(engine).bind_step(self, fn, op, ins, outs, ws)
                 if compiled is not None:
                     break
@@ -383,6 +388,20 @@ class Executor:
         self.scratch_bytes += compiled.scratch_bytes
         ops = ", ".join(dict.fromkeys(n for n, _, _ in compiled.thunks))
         return name, ops, compiled
+
+    def _private(self, arrays: list[Any]) -> list[Any]:
+        """``arrays`` with each view of a mapped params file replaced by a private copy (one per
+        constant, ``npz.private_copy``): a truncated or rewritten params file then changes
+        nothing a run reads (the oneDNN engine reads its weights once, reordering them)."""
+        out = []
+        for a in arrays:
+            if isinstance(a, np.ndarray) and file_mapping_of(a) is not None:
+                copy = self._copies.get(id(a))
+                if copy is None or copy[0] is not a:
+                    copy = self._copies[id(a)] = (a, private_copy(a))
+                a = copy[1]
+            out.append(a)
+        return out
 
     def _side(self, engine: str) -> Any:
         """The engine's run-time side, imported when a step first needs it."""

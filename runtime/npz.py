@@ -12,17 +12,68 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import weakref
 import zipfile
 import zlib
 
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from xrelay.dialects.relay.constant import file_mapping_of
+from xrelay.dialects.relay.constant import ParamsChangedError, file_mapping_of
 
 
 class NpzError(ValueError):
     """A file that is not an ``.npz`` archive of numeric arrays."""
+
+
+class ParamsMapping(mmap.mmap):
+    """A params file mapped read-only (``map_npz``) that knows whether the file changed since.
+
+    Reading a mapping whose file was truncated is a SIGBUS, and one rewritten in place
+    changes the constants under the module: ``check_unchanged`` (called by
+    ``numpy_from_dense`` before every read of a mapped constant) compares the open file's
+    size, modification and change times with those it had when mapped and raises
+    ``ParamsChangedError`` if any differ. The file's descriptor stays open, so a file renamed
+    over (what ``export`` does) leaves the mapped one, and the mapping, intact."""
+
+    path: str
+    _fd: int
+    _stamp: tuple[int, int, int]
+
+    def check_unchanged(self) -> None:
+        st = os.fstat(self._fd)
+        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != self._stamp:
+            raise ParamsChangedError(
+                f"{self.path}: the params file changed on disk (truncated or rewritten in place) "
+                "since a module was loaded from it; load the module again (write a new file and "
+                "rename it over the old one to replace a loaded module's params)"
+            )
+
+
+def _params_mapping(f: io.BufferedReader, path: str) -> ParamsMapping:
+    mapped = ParamsMapping(f.fileno(), 0, access=mmap.ACCESS_READ)
+    mapped.path = os.fspath(path)
+    mapped._fd = os.dup(f.fileno())
+    weakref.finalize(mapped, os.close, mapped._fd)
+    st = os.fstat(mapped._fd)
+    mapped._stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return mapped
+
+
+def private_copy(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, or, for a view of a mapped params file (``map_npz``), a read-only copy
+    in memory of its own (after checking the file is unchanged), the file's pages handed
+    back: what a kernel reads at every run must not depend on the file staying as it was."""
+    mapped = file_mapping_of(array)
+    if mapped is None:
+        return array
+    check = getattr(mapped, "check_unchanged", None)
+    if check is not None:
+        check()
+    copy = np.array(array, copy=True)
+    copy.flags.writeable = False
+    release_pages(array)
+    return copy
 
 
 def read_npz(source: str | os.PathLike[str] | bytes) -> dict[str, np.ndarray]:
@@ -65,8 +116,10 @@ def map_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
 
     A mapped array costs no memory until it is read, and its pages can be handed back after
     a kernel has made its own copy (``release_pages``): a loaded module then does not hold
-    oneDNN's weights twice. The file must not be truncated or rewritten in place while the
-    arrays are in use (``export`` replaces files atomically, which is safe)."""
+    oneDNN's weights twice. The mapping is a ``ParamsMapping``: a read of a constant after
+    the file was truncated or rewritten in place raises ``ParamsChangedError`` (through
+    ``numpy_from_dense``) instead of a SIGBUS or changed constants, and the executors give
+    their run-time kernels private copies (``private_copy``)."""
     try:
         arrays = _map_members(path)
     except (OSError, ValueError, zipfile.BadZipFile, EOFError):
@@ -106,7 +159,7 @@ def _map_members(path: str | os.PathLike[str]) -> dict[str, np.ndarray] | None:
             if fortran or any(d < 0 for d in shape) or dtype.hasobject or dtype.itemsize == 0 or count * dtype.itemsize > info.file_size - (offset - start):
                 return None
             places.append((info.filename[: -len(".npy")], dtype, tuple(shape), offset))
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = _params_mapping(f, path)
     arrays = {}
     for name, dtype, shape, offset in places:
         count = 1

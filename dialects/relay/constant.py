@@ -97,6 +97,11 @@ def params_source(params: Mapping[str, np.ndarray] | None) -> Iterator[None]:
 _SIGN_EXTENDED = (numpy_dtype("int4"), numpy_dtype("int2"))
 
 
+class ParamsChangedError(OSError):
+    """A mapped params file (``runtime.npz.map_npz``) was truncated or rewritten in place
+    while constants viewing it were alive (raised instead of reading it)."""
+
+
 def file_mapping_of(array: object) -> mmap.mmap | None:
     """The file mapping (``mmap``) whose bytes ``array`` -- an ndarray or a memoryview,
     through their bases -- views, else None (``runtime.npz.map_npz`` makes such arrays)."""
@@ -140,6 +145,9 @@ def numpy_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     elif numpy_dtype(dtype) in _SIGN_EXTENDED:
         arr = np.frombuffer(attr.data.data, dtype=np.int8).astype(numpy_dtype(dtype))
     else:
+        check = getattr(file_mapping_of(attr.data.data), "check_unchanged", None)
+        if check is not None:  # a view of a mapped params file: refuse one that changed
+            check()
         arr = np.frombuffer(attr.data.data, dtype=numpy_dtype(dtype))
     n = int(np.prod(shape)) if shape else 1
     if arr.size == 1 and n != 1:  # splat

@@ -49,12 +49,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.kernels._registry import BFLOAT16
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
 from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
-from xrelay.runtime.npz import release_pages
+from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
@@ -322,10 +323,13 @@ class FunctionPlan:
         dims, strides = step.logical[key]
         if where.kind == "in":
             a = ins[where.index]
+            if file_mapping_of(a) is not None:  # a constant of a mapped params file: read at
+                a = private_copy(a)  # every run, so not from the file (npz.private_copy)
+                keep.append(a)
         elif where.kind == "out":
             a = outs[where.index]
         elif where.kind == "const":
-            a = np.ascontiguousarray(where.array, _np_type(where.dtype))
+            a = private_copy(np.ascontiguousarray(where.array, _np_type(where.dtype)))
             keep.append(a)
         else:
             assert ws is not None

@@ -93,6 +93,7 @@ from xrelay.runtime.native.workspace import (
     winograd_scratch_bytes,
     winograd_slice_bytes,
 )
+from xrelay.runtime.npz import private_copy
 from xrelay.runtime.parallel import Job, WorkerPool
 
 __all__ = [
@@ -1489,7 +1490,7 @@ def compile_function(
         if v in env:
             return env[v]
         if isinstance(v.owner, ConstantOp):
-            env[v] = v.owner.numpy()
+            env[v] = private_copy(v.owner.numpy())  # read at every run: not the params file
             return env[v]
         return None
 
@@ -1508,7 +1509,7 @@ def compile_function(
             break
         if isinstance(op, ConstantOp):
             if op.result not in env:
-                env[op.result] = op.numpy()
+                env[op.result] = private_copy(op.numpy())
             continue
         if op in fused:
             r = op.results[0]
