@@ -35,8 +35,11 @@ isolated get-item stays outside any group, as in Relay.
 
 **Partition.** Post-dominator tree (``dominators.py``), then Relay's three phases with its
 path rules and its ``max_depth`` count (virtual nodes count, as Relay's tuple nodes do).
-``opt_level == 0`` puts every node in its own group. Relay's ``max_function_args`` target
-limit does not exist here (there are no targets).
+``opt_level == 0`` puts every node in its own group. Under a target with
+``max_function_args`` (OpenCL 128, Metal 31) a fusion that would give a function more
+arguments than that (its outputs and, per dynamic tensor, its dimension sizes and strides
+counted) is refused, with Relay's counting and its postponement of a fusion whose consumer's
+count is not known yet; the option ``max-function-args`` sets the limit directly.
 
 **Outlining.** A group becomes a function when its root is a relay op (or a get-item whose
 op is in the group); singletons of non-relay ops, ``relay.constant``, non-computational ops
@@ -75,15 +78,15 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, OpPattern, RelayOp
 from xrelay.error import TVMError
 from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
-from xrelay.transforms.infra import PassContext
+from xrelay.transforms.infra import PassContext, current_target_attr
 
 __all__ = [
     "FuseOpsError",
@@ -134,15 +137,18 @@ class Group:
     object (its initial pattern, its node count at the time it was merged).
     """
 
-    __slots__ = ("anchor", "node", "num_nodes", "parent", "pattern")
+    __slots__ = ("anchor", "args_num", "node", "num_nodes", "parent", "pattern")
 
-    def __init__(self, node: int, pattern: OpPattern):
+    def __init__(self, node: int, pattern: OpPattern, args_num: int = 0):
         self.parent: Group | None = None
         self.node = node
         """Index of the node this group object was made for (the root node for a root)."""
         self.pattern = pattern
         self.anchor = node if pattern == O else -1
         self.num_nodes = 1
+        self.args_num = args_num
+        """Arguments the group's kernel takes (Relay's ``args_num``; read only under a
+        ``max_function_args`` limit)."""
 
     def find_root(self) -> Group:
         root = self
@@ -166,14 +172,19 @@ def _combine(lhs: OpPattern, rhs: OpPattern) -> OpPattern:
 class GraphPartitioner:
     """Relay's three-phase partition of a ``FusionGraph`` into fusion groups."""
 
-    def __init__(self, opt_level: int, max_depth: int = MAX_FUSED_OPS):
+    def __init__(self, opt_level: int, max_depth: int = MAX_FUSED_OPS, max_function_args: int = 0):
         self.opt_level = opt_level
         self.max_depth = max_depth
+        self.max_function_args = max_function_args
+        # a fusion whose argument count was not known yet waits for its consumer's turn
+        # (Relay's postpone_node_ / postponed_fusing_map_)
+        self.postpone_node: GraphNode | None = None
+        self.postponed: dict[GraphNode, list[GraphNode]] = {}
 
     def partition(self, graph: FusionGraph) -> list[Group]:
         """The group object of every node (``find_root()`` gives its group)."""
         self.graph = graph
-        self.groups = [Group(n.index, n.pattern) for n in graph.nodes]
+        self.groups = [Group(n.index, n.pattern, _own_args(n)) for n in graph.nodes]
         if self.opt_level == 0:
             return self.groups
         for phase in range(3):
@@ -205,6 +216,7 @@ class GraphPartitioner:
         if child is parent:
             return
         parent.num_nodes += child.num_nodes
+        parent.args_num += child.args_num
         child.parent = parent
         if child.anchor != -1:
             if parent.anchor != -1:
@@ -213,7 +225,11 @@ class GraphPartitioner:
             parent.pattern = _combine(child.pattern, parent.pattern)
 
     def _commit_fuse(self, src: GraphNode, sink: GraphNode) -> None:
-        """Merge every node on the paths from ``src`` to ``sink`` into ``sink``'s group."""
+        """Merge every node on the paths from ``src`` to ``sink`` into ``sink``'s group (or,
+        while an argument count is pending, record the fusion for the pending node's turn)."""
+        if self.postpone_node is not None:
+            self.postponed.setdefault(self.postpone_node, []).append(src)
+            return
         target = self.groups[sink.index]
         visited: set[int] = set()
         stack = [src]
@@ -245,6 +261,47 @@ class GraphPartitioner:
             stack.extend(c for c, _ in node.outputs)
         return total > limit
 
+    # ---- the argument limit (Relay's max_function_args; a target attribute) ---------------
+
+    def _count_args(self, src: GraphNode, update_postpone: bool = True) -> int:
+        """The arguments of ``src``'s group with its argument nodes' groups (Relay's
+        ``CountArgs_``): a group not counted yet postpones the fusion being decided, or,
+        without ``update_postpone``, is counted now."""
+        groups = self.groups
+        own = groups[src.index]
+        total = own.args_num
+        seen = {own.find_root()}
+        if src.kind == "getitem":
+            return total  # Relay counts through calls and tuples only
+        for arg in src.args:
+            if not isinstance(arg, GraphNode):
+                continue  # a parameter (Relay's Var) adds nothing here
+            prev = groups[arg.index].find_root()
+            if prev in seen:
+                continue
+            seen.add(prev)
+            if prev.args_num > 0:
+                total += prev.args_num
+            elif update_postpone:
+                self.postpone_node = src
+            else:
+                total += self._count_args(arg, False)
+        return total
+
+    def _args_limit(self, child: GraphNode) -> int:
+        """``max_function_args`` less the output arguments of ``child``'s consumers (Relay's
+        ``CountArgsLimit_``); 0 when nothing is left."""
+        outputs = 0
+        for consumer, _ in child.outputs:
+            outputs += 1
+            if consumer.kind == "op" and consumer.op is not None and len(consumer.op.results) == 1:
+                outputs += _extra_args(consumer.op.results[0].type, with_strides=False)
+        return self.max_function_args - outputs if self.max_function_args > outputs else 0
+
+    def _fused_args(self, child: GraphNode) -> int:
+        """The most arguments a consumer's group of ``child`` would take (``CountFusedArgs``)."""
+        return max((self._count_args(consumer) for consumer, _ in child.outputs), default=0)
+
     # ---- the phases --------------------------------------------------------------------------
 
     def _run_fuse(self, phase: int) -> None:
@@ -253,6 +310,13 @@ class GraphPartitioner:
         groups = self.groups
         for nid, node in enumerate(nodes):
             group = groups[nid]
+            self.postpone_node = None
+            for src in self.postponed.pop(node, ()):
+                # retry the fusions that waited for this node's argument count
+                if self._count_args(node, False) <= self._args_limit(node):
+                    sink = nodes[tree.parent[src.index]]
+                    if groups[sink.index].anchor == -1:
+                        self._commit_fuse(src, sink)
             if group.pattern == X:
                 continue
             dom = tree.parent[nid]
@@ -261,6 +325,10 @@ class GraphPartitioner:
             dom_node = nodes[dom]
             if self._too_many_nodes(node, dom_node):
                 continue
+            if self.max_function_args > 0:
+                limit = self._args_limit(node)
+                if limit > 0 and self._fused_args(node) > limit:
+                    continue
             dom_group = groups[dom]
             if phase == 2:
                 # fuse injective ops into an intermediate tuple already fused into its consumer
@@ -296,6 +364,33 @@ class GraphPartitioner:
             # COMM_REDUCE never starts a fusion; producers fuse into it
 
 
+def _extra_args(ty: Attribute, with_strides: bool = True) -> int:
+    """Arguments a kernel takes besides a tensor's buffer: one per dynamic dimension, and
+    with ``with_strides`` its strides too when it has any (Relay's ``CountAdditionalArgs_``)."""
+    if not isinstance(ty, TensorType):
+        return 0
+    dynamic = sum(1 for d in ty.get_shape() if d == DYNAMIC_INDEX)
+    return dynamic + len(ty.get_shape()) if with_strides and dynamic else dynamic
+
+
+def _own_args(node: GraphNode) -> int:
+    """The arguments a node's own kernel takes (Relay's ``InitGroups``): each parameter or
+    tuple-get-item argument of an op or tuple, with its extra arguments."""
+    if node.kind == "getitem":
+        return 0
+    count = 0
+    for arg in node.args:
+        if isinstance(arg, GraphNode):
+            if arg.kind != "getitem":
+                continue
+            assert arg.op is not None
+            ty = arg.op.results[arg.item].type
+        else:
+            ty = arg.type
+        count += 1 + _extra_args(ty)
+    return count
+
+
 def _elemwise_path(kind: OpPattern, is_sink: bool) -> bool:
     if not is_sink:
         return kind <= I
@@ -303,11 +398,11 @@ def _elemwise_path(kind: OpPattern, is_sink: bool) -> bool:
 
 
 def partition(
-    block: Block, opt_level: int = 2, max_depth: int = MAX_FUSED_OPS
+    block: Block, opt_level: int = 2, max_depth: int = MAX_FUSED_OPS, max_function_args: int = 0
 ) -> tuple[FusionGraph, list[Group]]:
     """The fusion graph of a function body and every node's group (for inspection)."""
     graph = FusionGraph(block)
-    return graph, GraphPartitioner(opt_level, max_depth).partition(graph)
+    return graph, GraphPartitioner(opt_level, max_depth, max_function_args).partition(graph)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -514,6 +609,7 @@ def fuse_function(
     opt_level: int,
     max_depth: int = MAX_FUSED_OPS,
     link_params: bool = False,
+    max_function_args: int = 0,
 ) -> list[func.FuncOp]:
     """Fuse one function in place; return the new primitive functions (not yet inserted)."""
     body = _check_body(fn)
@@ -525,7 +621,7 @@ def fuse_function(
         graph = FusionGraph(block)
         for op in reversed(graph.dead_ops):
             block.erase_op(op)
-        groups = GraphPartitioner(opt_level, max_depth).partition(graph)
+        groups = GraphPartitioner(opt_level, max_depth, max_function_args).partition(graph)
         outliner = _Outliner(fn, graph, groups, namer, link_params, block=block)
         outliner.run()
         new += outliner.new_functions
@@ -534,14 +630,22 @@ def fuse_function(
 
 
 def fuse_ops(
-    module: ModuleOp, *, opt_level: int = 2, max_depth: int = MAX_FUSED_OPS, link_params: bool = False
+    module: ModuleOp,
+    *,
+    opt_level: int = 2,
+    max_depth: int = MAX_FUSED_OPS,
+    link_params: bool = False,
+    max_function_args: int = 0,
 ) -> int:
     """Fuse every non-primitive function of ``module`` in place; return the number of
-    primitive functions created."""
+    primitive functions created. ``max_function_args`` > 0 bounds the arguments of each fused
+    function, outputs and dynamic dimensions' sizes included, as Relay counts them."""
     if opt_level < 0:
         raise FuseOpsError(f"fuse-ops: opt-level must be >= 0 here, got {opt_level}")
     if max_depth < 0:
         raise FuseOpsError(f"fuse-ops: max-depth must be >= 0, got {max_depth}")
+    if max_function_args < 0:
+        raise FuseOpsError(f"fuse-ops: max-function-args must be >= 0, got {max_function_args}")
     funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
     namer = _Namer(f.sym_name.data for f in funcs)
     created = 0
@@ -550,7 +654,10 @@ def fuse_ops(
         # visits it: it lives inside a relay.compiler function)
         if fn.is_declaration or is_primitive(fn) or COMPILER in fn.attributes or COMPOSITE in fn.attributes:
             continue
-        new = fuse_function(fn, namer, opt_level=opt_level, max_depth=max_depth, link_params=link_params)
+        new = fuse_function(
+            fn, namer, opt_level=opt_level, max_depth=max_depth, link_params=link_params,
+            max_function_args=max_function_args,
+        )  # fmt: skip
         for f in new:
             module.body.block.insert_op_before(f, fn)
         created += len(new)
@@ -564,8 +671,11 @@ class FuseOpsPass(ModulePass):
     Options: ``opt_level`` (``-1``, the default, takes ``PassContext.current().opt_level``,
     as Relay's ``fuse_opt_level=-1``; ``0`` outlines every op alone, any higher level fuses);
     ``max_depth`` (the most nodes in one group; unset takes the config
-    ``relay.FuseOps.max_depth``, default 256). The config ``relay.FuseOps.link_params``
-    keeps non-scalar constants inside the fused functions.
+    ``relay.FuseOps.max_depth``, default 256); ``max_function_args`` (the most arguments of
+    a fused function, outputs included; unset takes the attribute ``max_function_args`` of
+    the current target, ``with tvm.target.Target("metal")``: 31, as Relay; 0 or no target: no
+    limit). The config ``relay.FuseOps.link_params`` keeps non-scalar constants inside the
+    fused functions.
     """
 
     name = "fuse-ops"
@@ -576,6 +686,7 @@ class FuseOpsPass(ModulePass):
 
     opt_level: int = -1
     max_depth: int | None = None
+    max_function_args: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
 
@@ -587,5 +698,8 @@ class FuseOpsPass(ModulePass):
         if max_depth is None:
             max_depth = int(pctx.get_config("relay.FuseOps.max_depth", MAX_FUSED_OPS))
         link_params = bool(pctx.get_config("relay.FuseOps.link_params", False))
-        fuse_ops(op, opt_level=opt_level, max_depth=max_depth, link_params=link_params)
+        max_args = self.max_function_args
+        if max_args is None:
+            max_args = int(current_target_attr("max_function_args", 0))
+        fuse_ops(op, opt_level=opt_level, max_depth=max_depth, link_params=link_params, max_function_args=max_args)
 

@@ -68,6 +68,10 @@ __all__ = [
     "Sequential",
     "as_pass",
     "build_pipeline",
+    "current_target",
+    "current_target_attr",
+    "enter_target",
+    "exit_target",
     "get_pass",
     "get_pass_class",
     "get_xdsl_context",
@@ -372,6 +376,42 @@ class _ContextStack(threading.local):
 
 
 _contexts = _ContextStack()
+
+
+class _TargetStack(threading.local):
+    """Per-thread stack of entered targets (``with tvm.target.Target(...)``): the passes read
+    the current one (fuse-ops its ``max_function_args``); the ``Target`` class is compile
+    time's (backend.target), which this layer does not import."""
+
+    def __init__(self):
+        self.stack: list[Any] = []
+
+
+_targets = _TargetStack()
+
+
+def enter_target(target: Any) -> None:
+    """Make ``target`` the current target (``Target.__enter__``)."""
+    _targets.stack.append(target)
+
+
+def exit_target(target: Any) -> None:
+    """Leave the innermost target, which must be ``target`` (``Target.__exit__``)."""
+    if not _targets.stack or _targets.stack[-1] is not target:
+        raise RuntimeError(f"leaving target {target!r}, which is not the innermost one entered")
+    _targets.stack.pop()
+
+
+def current_target() -> Any:
+    """The innermost entered target (a ``backend.target.Target``), or None."""
+    return _targets.stack[-1] if _targets.stack else None
+
+
+def current_target_attr(name: str, default: Any = None) -> Any:
+    """An attribute of the current target (``attrs[name]``), ``default`` without a target or
+    when the target does not set it."""
+    target = current_target()
+    return default if target is None else target.attrs.get(name, default)
 
 
 class PassInstrument:

@@ -174,13 +174,46 @@ def test_target_parsing():
     assert tvm.target.Target({"kind": "llvm", "mcpu": "znver3"}).mcpu == "znver3"
     assert tvm.target.Target("c").kind == "c"  # the C target (xrelay.backend.c)
     for bad, message in (
-        ("opencl", "host CPU only"),
+        ("opengl", "unknown kind 'opengl'"),
+        ("opencl -mcpu=x", "unknown option -mcpu for kind 'opencl'"),
+        ("metal -max_function_args=many", "expects an integer"),
         ("llvm -num-cores=four", "expects an integer"),
         ("llvm mcpu=x", "expected an option"),
         ("", "empty target"),
     ):
         with pytest.raises(tvm.TVMError, match=message):
             tvm.target.Target(bad)
+    with pytest.raises(tvm.TVMError, match="option 'max_function_args' expects an integer"):
+        tvm.target.Target({"kind": "metal", "max_function_args": 1.5})
+
+
+def test_device_targets_are_descriptions():
+    # every kind TVM v0.19 registers, with its options' defaults (src/target/target_kind.cc)
+    assert {"cuda", "nvptx", "rocm", "opencl", "metal", "vulkan", "webgpu", "hexagon"} <= set(
+        tvm.target.Target.list_kinds()
+    )
+    assert tvm.target.Target("opencl").max_function_args == 128
+    assert tvm.target.Target("metal").max_function_args == 31
+    assert tvm.target.Target("cuda").max_function_args == 0  # no limit
+    cuda = tvm.target.Target("cuda -arch=sm_80", host="llvm")
+    assert (cuda.max_num_threads, cuda.thread_warp_size, cuda.attrs["arch"]) == (1024, 32, "sm_80")
+    assert cuda.keys == ("cuda", "gpu") and cuda.get_target_device_type() == 2 and cuda.host.kind == "llvm"
+    assert tvm.target.Target("rocm").thread_warp_size == 64
+    assert tvm.target.Target("vulkan").attrs["supports_float32"] is True
+    assert tvm.target.Target({"kind": "metal", "max_function_args": 8}).max_function_args == 8
+    assert tvm.target.Target("opencl") == tvm.target.Target("opencl -max_function_args=128")
+    assert tvm.target.Target.current() is None
+    with tvm.target.Target("metal") as metal:
+        assert tvm.target.Target.current() is metal
+        with tvm.target.Target("opencl"):
+            assert tvm.target.Target.current().max_function_args == 128
+        assert tvm.target.Target.current() is metal
+    assert tvm.target.Target.current() is None
+    # building is for the host CPU and C only
+    mod = tvm.IRModule.from_expr(relay.Function([x := relay.var("x", shape=(2,))], relay.exp(x)))
+    for target in ("cuda", "metal", tvm.target.Target("vulkan")):
+        with pytest.raises(tvm.TVMError, match=r"no code generator for '(cuda|metal|vulkan)' here"):
+            relay.build(mod, target=target)
 
 
 def test_relay_testing_import_paths():

@@ -248,10 +248,12 @@ def test_target_forms(built):
         gmod.run(data=data)
         np.testing.assert_allclose(gmod.get_output(0).numpy(), ref, rtol=1e-5, atol=1e-6)
     for target, message in (
-        ("cuda", "unsupported target 'cuda': xrelay compiles for the host CPU only"),
+        ("cuda", "unsupported target 'cuda': no code generator for 'cuda' here; xrelay compiles for the host CPU only"),
         ("llvm -mfoo=1", "unknown option -mfoo"),
         ("llvm -mtriple=aarch64-linux-gnu", "cross-compilation is not supported"),
         ({"cuda": "cuda", "cpu": "llvm"}, "cuda"),
     ):
         with pytest.raises(tvm.TVMError, match=message):
             relay.build(mod, target=target, params=params)
+    with pytest.raises(tvm.TVMError, match="no code generator for 'opencl'"):  # the host's kind
+        relay.build(mod, target="llvm", target_host="opencl", params=params)

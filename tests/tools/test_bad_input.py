@@ -326,7 +326,7 @@ PLAN_OPTIONS = "(options: algorithm, pools, alignment, time-limit, seed, pool-al
         ("plan-memory{seed=1.5}", "option 'seed' takes an integer, not '1.5'"),
         ("plan-memory{report=3}", "option 'report' takes true or false, not '3'"),
         ("plan-memory{nosuch=1}", "unknown option 'nosuch'"),
-        ("fuse-ops{fuse-opt-level=1}", "unknown option 'fuse-opt-level' (options: opt-level, max-depth)"),
+        ("fuse-ops{fuse-opt-level=1}", "unknown option 'fuse-opt-level' (options: opt-level, max-depth, max-function-args)"),
     ],
 )
 def test_bad_pass_options_name_the_pass_the_option_and_what_it_takes(tmp_path, capsys, options, message):

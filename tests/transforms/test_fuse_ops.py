@@ -76,6 +76,46 @@ def test_random_dag_semantics_small_groups(seed):
     check_semantics(FuseOpsPass(max_depth=3), mod, seed=seed)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_random_dag_semantics_max_function_args(seed):
+    # a limit of 3 arguments (outputs included) refuses fusions by Relay's estimate of the
+    # fused function's arguments: as many or more, smaller functions, still the same program
+    # (test_max_function_args_from_target checks a cut exactly)
+    mod = random_dag(200 + seed, num_ops=30)
+    check_semantics(FuseOpsPass(max_function_args=3), mod, seed=seed)
+
+    def count(module):
+        return sum(1 for f in module.ops if isinstance(f, func.FuncOp) and is_primitive(f))
+
+    limited = apply_pass(FuseOpsPass(max_function_args=3), random_dag(200 + seed, num_ops=30))
+    assert count(limited) >= count(apply_pass(FuseOpsPass(), random_dag(200 + seed, num_ops=30)))
+
+
+def test_max_function_args_from_target():
+    # unset, the option is the current target's max_function_args (Metal: 31; OpenCL: 128)
+    from xrelay.backend.target import Target
+
+    text = "func.func @main(" + ", ".join(f"%x{i}: tensor<4xf32>" for i in range(40)) + ") -> tensor<4xf32> {\n"
+    prev = "%x0"
+    for i in range(1, 40):
+        text += f"  %s{i} = relay.add {prev}, %x{i} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+        prev = f"%s{i}"
+    text += f"  func.return {prev} : tensor<4xf32>\n}}\n"
+
+    def arities(target):
+        module = Parser(make_context(), text).parse_module()
+        if target is None:
+            FuseOpsPass().apply(make_context(), module)
+        else:
+            with Target(target):
+                FuseOpsPass().apply(make_context(), module)
+        return sorted(len(f.body.block.args) for f in module.ops if isinstance(f, func.FuncOp) and is_primitive(f))
+
+    assert arities(None) == [40] == arities("opencl") == arities("cuda")  # cuda: no limit
+    metal = arities("metal")
+    assert len(metal) > 1 and max(metal) <= 30 and sum(metal) - (len(metal) - 1) == 40
+
+
 # ---- ResNet-18 group counts, derived by hand from Relay's algorithm ----------------------------
 #
 # After simplify-inference each batch_norm is ``y = x * expand_dims(s); z = y + expand_dims(t)``

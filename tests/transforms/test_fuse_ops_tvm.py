@@ -1,10 +1,9 @@
 """TVM v0.19's tests/python/relay/test_pass_fuse_ops.py (Apache-2.0, the Apache Software Foundation), ported.
 
 Changes: imports only. Not here: test_immutable (passes rewrite the
-module in place here), test_fuse_max and
-test_fuse_max_num_args (GPU targets and their max_function_args).
+module in place here).
 """
-# ruff: noqa: B007 - TVM's test code as written
+# ruff: noqa: B007, F541 - TVM's test code as written
 import numpy as np
 
 import xrelay as tvm
@@ -491,6 +490,60 @@ def test_inception_like():
     tvm.ir.assert_structural_equal(m["main"], after)
 
 
+def test_fuse_max():
+    """Test the constraint of number of nodes in op fusion."""
+
+    def before(n):
+        x = relay.var("x", shape=(10, 20))
+        y = x
+        for i in range(n):
+            y = relay.exp(y)
+        return relay.Function([x], y)
+
+    def expected(n, max_fused_ops):
+        x = relay.var("p", shape=(10, 20))
+        y = x
+        for i in range(max_fused_ops):
+            y = relay.exp(y)
+        f1 = relay.Function([x], y)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        x = relay.var("x", shape=(10, 20))
+        z = relay.Call(f1, [x])
+        xx = relay.var("pp", shape=(10, 20))
+        yy = xx
+        # it is assumed that there are two fused functions
+        for i in range(n - max_fused_ops):
+            yy = relay.exp(yy)
+        f2 = relay.Function([xx], yy)
+        f2 = f2.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        zz = relay.Call(f2, [z])
+        return relay.Function([x], zz)
+
+    max_fused_ops = 256
+    n = 300
+    z = before(n)
+    zz = run_opt_pass(z, transform.FuseOps(fuse_opt_level=2))
+    zz = run_opt_pass(z, transform.FuseOps())
+    after = run_opt_pass(expected(n, max_fused_ops), transform.InferType())
+    tvm.ir.assert_structural_equal(zz, after)
+
+    max_fused_ops = 10
+    n = 20
+    z = before(n)
+    after = run_opt_pass(expected(n, max_fused_ops), transform.InferType())
+
+    with tvm.transform.PassContext(config={"relay.FuseOps.max_depth": max_fused_ops}):
+        zz = run_opt_pass(z, transform.FuseOps())
+
+    tvm.ir.assert_structural_equal(zz, after)
+
+    with tvm.target.Target("opencl"):
+        with tvm.transform.PassContext(config={"relay.FuseOps.max_depth": max_fused_ops}):
+            cl_zz = run_opt_pass(z, transform.FuseOps())
+
+    tvm.ir.assert_structural_equal(cl_zz, after)
+
+
 link_params = tvm.testing.parameter(False, True)
 
 
@@ -741,3 +794,109 @@ def test_fuse_softmax():
 
 target_name = tvm.testing.parameter("opencl", "metal", "cuda")
 shape_type = tvm.testing.parameter("dynamic", "static")
+
+
+def test_fuse_max_num_args(target_name, shape_type):
+    if shape_type == "dynamic":
+        shape = (tvm.tir.Any(), 20)
+        number_of_any_dims = 1
+    else:
+        shape = (10, 20)
+        number_of_any_dims = 0
+    ndims = len(shape)
+    ops_num = 300
+
+    def _base_func(name):
+        x = relay.var(name, shape=shape)
+        y = relay.add(x, relay.const(1, "float32"))
+        w = relay.exp(y)
+        return x, w
+
+    def before(n):
+        inp = []
+        out = []
+        for i in range(n):
+            x, w = _base_func(f"x{i}")
+            inp.append(x)
+            out.append(w)
+        w = out[0]
+        for i in range(len(out) - 1):
+            w = relay.add(w, out[i + 1])
+        return relay.Function(inp, w)
+
+    def after(n):
+        def create_fused_func(limit):
+            added_args = 0
+            inputs = []
+            input_vars = []
+            res = None
+            i = 0
+            while added_args < limit:
+                inp, out = _base_func(f"p{i}")
+
+                curr_args = 1 + number_of_any_dims
+                if number_of_any_dims > 0:
+                    curr_args += ndims
+
+                if added_args + curr_args > limit:
+                    f = relay.Function(inputs, res)
+                    f = f.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+                    return i, input_vars, f
+
+                input_vars.append(relay.var(f"x{i}", shape=shape))
+                inputs.append(inp)
+                if res is None:
+                    res = out
+                else:
+                    res = relay.add(res, out)
+                added_args += curr_args
+                i += 1
+            f = relay.Function(inputs, res)
+            f = f.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+            return i, input_vars, f
+
+        def create_accum_func(args_limit):
+            out = None
+            inputs = []
+            if args_limit == 0:
+                for i in range(n):
+                    inputs.append(relay.var(f"x{i}", shape=shape))
+                f = before(n)
+                f = f.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+                out = relay.Call(f, inputs)
+                return relay.Function(inputs, out)
+
+            i, inputs, func = create_fused_func(args_limit)
+            out = relay.Call(func, inputs)
+            while i < n:
+                inp, func = _base_func(f"p{i}")
+                inputs.append(relay.var(f"xa{i}", shape=shape))
+                curr_args = 1 + number_of_any_dims
+                if number_of_any_dims > 0:
+                    curr_args += ndims
+                f = relay.Function([inp], func)
+                f = f.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+                w = relay.Call(f, [inputs[-1]])
+                a = relay.var(f"a", shape=shape)
+                b = relay.var(f"b", shape=shape)
+                out_add = relay.add(a, b)
+                f = relay.Function([a, b], out_add)
+                f = f.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+                out = relay.Call(f, [out, w])
+                i += 1
+            return relay.Function(inputs, out)
+
+        args_limit = tvm.target.Target.current().max_function_args - (
+            1 + number_of_any_dims
+        )  # one buffer with output
+        args_limit = max(args_limit, 0)
+        return create_accum_func(args_limit)
+
+    max_fused_ops = ops_num * 5
+    with tvm.target.Target(target_name):
+        with tvm.transform.PassContext(config={"relay.FuseOps.max_depth": max_fused_ops}):
+            fused = run_opt_pass(before(ops_num), transform.FuseOps())
+
+        expected = run_opt_pass(after(ops_num), transform.InferType())
+
+    tvm.ir.assert_structural_equal(fused, expected)

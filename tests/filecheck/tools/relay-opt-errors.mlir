@@ -21,7 +21,7 @@
 // PIPE: relay-opt: error: bad pass pipeline
 
 // RUN: not relay-opt %s -p 'fuse-ops{max-depth=x}' 2>&1 | filecheck %s --check-prefix=OPTION
-// OPTION: relay-opt: error: pass 'fuse-ops': {{.*}} (options: opt-level, max-depth)
+// OPTION: relay-opt: error: pass 'fuse-ops': {{.*}} (options: opt-level, max-depth, max-function-args)
 
 // Relay's names work in -p as well.
 // RUN: relay-opt %s -p InferType,FuseOps | filecheck %s --check-prefix=RELAYNAME
