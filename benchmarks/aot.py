@@ -3,6 +3,7 @@
     python benchmarks/aot.py                      # MLP, MobileNetV2, ResNet-18
     python benchmarks/aot.py --models mlp --pairs 30
     python benchmarks/aot.py --threads 1             # against one-thread runtimes
+    python benchmarks/aot.py --int8 --threads 1      # int8 ResNet-18 and MobileNetV2
 
 Each model (``xrelay.testing``: Relay's MLP, MobileNetV2 and ResNet-18 workloads, batch 1,
 float32) is built three ways in this one process:
@@ -25,6 +26,12 @@ of the C program to the others are printed. Memory: the C program's static pools
 the plan's arena, byte for byte (checked), and the summary prints RAM per pool and ROM for
 weights and code (``.text`` of ``model.c`` compiled with ``cc -O2``).
 
+``--int8`` takes onnxruntime's per-tensor int8 quantization of ``xrelay.testing.onnx_models``'
+ResNet-18 and MobileNetV2 instead (``quantized_models``: ``quantize_static``, QDQ, random
+calibration), imported with ``fake-quantization-to-integer{onnxruntime=true}`` as
+``benchmarks/quantized.py`` does, and times the C program against the arena runtime's int8
+build (same process, alternating rounds); the outputs must be equal bit for bit.
+
 The C program is portable C99 (channel-blocked register tiles for float convolutions, direct
 loops elsewhere, one thread, no BLAS), so it is expected to be slower than the tuned runtimes;
 what it guarantees is the memory: exactly the planned bytes, no allocation.
@@ -33,6 +40,7 @@ what it guarantees is the memory: exactly the planned bytes, no allocation.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -57,6 +65,18 @@ def _timed(fn) -> float:
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
+
+
+def _alternate(runners: dict, pairs: int, warmup: int) -> dict[str, list[float]]:
+    """Each runner's times over ``pairs`` alternating rounds after ``warmup`` rounds."""
+    for _ in range(warmup):
+        for fn in runners.values():
+            fn()
+    times = {k: [] for k in runners}
+    for _ in range(pairs):
+        for k, fn in runners.items():
+            times[k].append(_timed(fn))
+    return times
 
 
 def _onnx_session(name: str, params, threads: int = 2):
@@ -106,13 +126,7 @@ def run_model(name: str, pairs: int, warmup: int, threads: int = 2) -> dict:
     runners = {"c": lib.run_aot, "c-steps": lib.run, "arena": arena.run}
     if ort_run is not None:
         runners["onnxruntime"] = ort_run
-    for _ in range(warmup):
-        for fn in runners.values():
-            fn()
-    times = {k: [] for k in runners}
-    for _ in range(pairs):
-        for k, fn in runners.items():
-            times[k].append(_timed(fn))
+    times = _alternate(runners, pairs, warmup)
     result = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     ratios = {
         k: statistics.median(c / t for c, t in zip(times["c"], times[k], strict=True))
@@ -122,6 +136,39 @@ def run_model(name: str, pairs: int, warmup: int, threads: int = 2) -> dict:
     return {"ms": result, "c_over": ratios, "summary": lib.summary, "plan": plan.total_size}
 
 
+INT8_MODELS = ("resnet18", "mobilenet_v2")
+
+
+def run_int8(name: str, pairs: int, warmup: int, threads: int) -> dict:
+    """C (AOT) against the arena runtime on an onnxruntime-quantized int8 model; same bits."""
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.testing import onnx_models as om
+    from xrelay.testing import quantized_models as qm
+    from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
+
+    f32 = getattr(om, name)()
+    q = qm.quantize(f32, qm.calibration_inputs(f32, 4), per_channel=False)
+
+    def imported():
+        mod, params = from_onnx(q, freeze_params=True)
+        FakeQuantizationToIntegerPass(onnxruntime=True).apply(None, mod.module)
+        return mod, params
+
+    lib = build_c(*imported(), constants="blob")
+    arena = xrelay.build(*imported(), opt_level=3, plan="greedy-by-size", threads=threads)
+    for k, v in qm.calibration_inputs(f32, 1, seed=1000)[0].items():
+        lib.set_input(k.replace(":", "_"), v)
+        arena.set_input(k.replace(":", "_"), v)
+    lib.run_aot()
+    arena.run()
+    np.testing.assert_array_equal(lib.get_output(0), arena.get_output(0).numpy())
+    runners = {"c": lib.run_aot, "arena": arena.run}
+    times = _alternate(runners, pairs, warmup)
+    ratio = statistics.median(c / a for c, a in zip(times["c"], times["arena"], strict=True))
+    return {"ms": {k: statistics.median(v) * 1e3 for k, v in times.items()}, "ratio": ratio,
+            "ram": lib.summary.ram, "arena_bytes": arena.arena_bytes}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("--models", default=",".join(MODELS))
@@ -129,7 +176,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2,
                     help="threads of the arena runtime and onnxruntime (the C program has one)")  # fmt: skip
+    ap.add_argument("--int8", action="store_true", help="onnxruntime-quantized ResNet-18 and MobileNetV2")
     args = ap.parse_args(argv)
+    if args.int8:
+        print(f"load before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        print("| model (int8) | C ms | arena ms | C / arena | C RAM | arena plan |")
+        print("|---|---|---|---|---|---|")
+        names = INT8_MODELS if args.models == ",".join(MODELS) else args.models.split(",")
+        for name in names:
+            r = run_int8(name, args.pairs, args.warmup, args.threads)
+            print(f"| {name} | {r['ms']['c']:.2f} | {r['ms']['arena']:.2f} | {r['ratio']:.2f}x | "
+                  f"{r['ram']:,} | {r['arena_bytes']:,} |", flush=True)  # fmt: skip
+        print(f"load after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        return 0
     print("| model | C ms | C steps ms | arena ms | onnxruntime ms | C / C steps | C / arena "
           "| C / onnxruntime | RAM (plan) | ROM weights | ROM code |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -5,7 +5,10 @@ TVM's x86 rule (``topi/x86/conv2d_alter_op.py`` with its fallback configuration)
 ``NCHW{oc}c`` output, with block sizes chosen per layer: ``oc`` is the largest divisor of the
 output channels up to the SIMD width (``simd-width``, 16 float32 lanes for AVX-512), ``ic`` the
 largest divisor of the input channels up to ``oc``. A depthwise convolution gets
-``OIHW1i{oc}o``; other grouped convolutions keep their layout.
+``OIHW1i{oc}o``; other grouped convolutions keep their layout. An 8-bit convolution (what
+``qnn.conv2d`` canonicalizes to) keeps ``NCHW`` data and gets an ``OHWI`` kernel: each output
+channel's taps in the order of a channels-last input patch, which the C target's integer tiles
+reduce as one contiguous dot product (TVM's x86 int8 rule blocks for the same instructions).
 
 The rule per op is Relay's ``FTVMAlterOpLayout``: ``ALTER_OP_LAYOUT`` maps an op name to a
 rule, the x86 one for ``nn.conv2d`` by default; ``xrelay.relay.op.register_alter_op_layout``
@@ -53,6 +56,12 @@ def x86_conv2d_layouts(
     """The blocked attributes TVM's x86 fallback picks for this conv2d, or None to keep it."""
     if attrs["data_layout"] != "NCHW" or attrs["kernel_layout"] != "OIHW" or attrs["out_layout"]:
         return None
+    if dtype_of(data.element_type) in ("int8", "uint8") and dtype_of(weight.element_type) in ("int8", "uint8"):
+        # 8-bit data (the integer convolutions qnn canonicalizes to): the kernel in OHWI, each
+        # output channel's taps in the order of a channels-last input patch, so a dot product
+        # over a patch is one contiguous reduction (TVM's x86 int8 rule blocks for the same
+        # instructions: vpdpbusd / pmaddwd); grouped convolutions are left NCHW/OIHW
+        return dict(attrs, kernel_layout="OHWI") if attrs["groups"] == 1 else None
     if dtype_of(data.element_type) not in ("float32", "float16", "float64"):
         return None
     ds, ws = shape_of(data), shape_of(weight)

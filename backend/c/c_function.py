@@ -183,7 +183,11 @@ class _Emitter:
         self.lines.append("  " + line)
 
     def scratch_slot(self, t: TensorType, ctype: str, what: str) -> str:
-        nbytes = _size(static_shape(t, what)) * np.dtype(_np_dtype(ctype)).itemsize
+        return self.scratch_buffer(_size(static_shape(t, what)), ctype)
+
+    def scratch_buffer(self, count: int, ctype: str) -> str:
+        """``count`` elements of ``ctype`` in scratch (free again after the op that asked)."""
+        nbytes = count * np.dtype(_np_dtype(ctype)).itemsize
         size = -(-max(nbytes, 1) // SCRATCH_ALIGN) * SCRATCH_ALIGN
         offset = 0
         for start, n in sorted(self.slots.items()):  # the first free gap that fits
@@ -528,11 +532,16 @@ def _chain(em: _Emitter, root: RelayOp) -> None:
     """``root`` and the ops inlined into it (``find_chains``) as one loop nest over its result:
     each op's value a local, operands from memory read with their broadcast strides."""
     y = root.results[0]
-    shape = list(y.type.get_shape())
+    full = list(y.type.get_shape())
+    members = em.chain(root)
+    produced = {op.results[0] for op in members}
+    read = list(dict.fromkeys(v for op in members for v in op.operands if v not in produced))
+    shape, strides = _collapse(full, [_strides(full)] + [_bcast_strides(v, full) for v in read]) if full else (full, [[]])
+    at = {v: f"{em.ptr[v]}[{em.index(st)}]" for v, st in zip(read, strides[1:], strict=True)}
     local: dict[SSAValue, str] = {}
     body = []
-    for k, op in enumerate(em.chain(root)):
-        args = [local.get(v) or _bcast(em, v, shape) for v in op.operands]
+    for k, op in enumerate(members):
+        args = [local.get(v) or at[v] for v in op.operands]
         r = op.results[0]
         rt = c_type(r.type, em.what(op))
         if _HANDLERS[op.RELAY_NAME] is _where:
@@ -545,7 +554,7 @@ def _chain(em: _Emitter, root: RelayOp) -> None:
             body.append(f"{rt} t{k}; {{ const {ctype} va = {args[0]}, vb = {args[1]}; t{k} = {_binary_expr(em, op)}; }}")
         local[r] = f"t{k}"
     dst = em.result_ptr(y, root)
-    body.append(f"{dst}[{em.index(_strides(shape))}] = {local[y]};")
+    body.append(f"{dst}[{em.index(strides[0])}] = {local[y]};")
     em.loops(shape, body)
 
 
@@ -838,7 +847,7 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
     x, w = op.operands
     y = op.results[0]
     dl, kl, ol = _conv_layouts(op, x, w, y, "OIHW")
-    if _conv2d_blocked(em, op, dl, kl, ol):
+    if _conv2d_blocked(em, op, dl, kl, ol) or _conv2d_int8(em, op, dl, kl, ol):
         return
     n_, _, h_, w_ = (dl.extent(a) for a in "NCHW")
     o_, cg, kh, kw = (kl.extent(a) for a in "OIHW")
@@ -1006,6 +1015,102 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
                  for p in range(n) for v in range(nv)]  # fmt: skip
         lines += [f"      for (int64_t ox = {first}; ox < {end}; ox += {n}) {{"]
         lines += [f"        {b}" for b in body] + ["      }"]
+    lines += ["    }", "  }", "}"]
+    em.lines += [f"  {ln}" for ln in lines]
+    return True
+
+
+INT8_TILE = (4, 4)
+"""Output pixels x output channels of an 8-bit convolution's register tile: 16 int32 dot
+products sharing each loaded patch and weight row (16 of AVX-512's 32 vector registers)."""
+
+INT8_K_ALIGN = 64
+"""An 8-bit convolution's patch length is padded with zeros to a multiple of this many bytes
+(the widest vector, AVX-512's; a multiple of SSE's and NEON's 16) so that the dot products'
+loop has no scalar remainder: a remainder of 19 made ResNet-18's 7x7x3 stem 7x slower per
+multiply-add than its 3x3 layers. Rows of another length are copied into scratch per call."""
+
+
+def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
+    """An 8-bit convolution (``NCHW`` data, ``OHWI`` kernel: ``alter-op-layout``'s choice for
+    8-bit data, int32 result) as dot products over contiguous patches, GEMM-style: the input is
+    copied once into scratch channels-last with the convolution's padding (zeros), each output
+    row's patches (kernel rows x columns x channels, the kernel's order) are gathered into a
+    row of scratch by contiguous copies (a 1x1 kernel reads the channels-last input in place),
+    and each tile of ``INT8_TILE`` pixels x output channels accumulates in int32 over the
+    patch length (``INT8_K_ALIGN``-padded), a constant trip count, which compilers turn into
+    8-bit dot-product instructions (vpdpbusd, pmaddwd, sdot). False (nothing emitted) for any
+    other form, and where an int32 sum of the patch could overflow."""
+    x, w = op.operands
+    y = op.results[0]
+    xt, wt, acc = (c_type(v.type, em.what(op)) for v in (x, w, y))
+    if xt not in ("uint8_t", "int8_t") or wt not in ("uint8_t", "int8_t") or acc != "int32_t":
+        return False
+    if dl.names != list("NCHW") or kl.names != list("OHWI") or ol.names != list("NCHW") or _attr(op, "groups") != 1:
+        return False
+    n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
+    o_, kh, kw = kl.extent("O"), kl.extent("H"), kl.extent("W")
+    oh, ow = ol.extent("H"), ol.extent("W")
+    sh, sw = _attr(op, "strides")
+    pt, pl, pb, pr = _attr(op, "padding")
+    dh, dw = _attr(op, "dilation")
+    k_ = kh * kw * c_
+    kp = -(-k_ // INT8_K_ALIGN) * INT8_K_ALIGN
+    largest = max(abs(v) for v in _int_range(_np_dtype(xt))) * max(abs(v) for v in _int_range(_np_dtype(wt)))
+    if k_ * largest > 2**31 - 1:
+        return False
+    patches = kh * kw > 1
+    hp, wp_ = h_ + pt + pb, w_ + pl + pr
+    cs = c_ if patches else kp  # a 1x1 kernel's patch is a pixel's (padded) channels
+    src, wgt = em.ptr[x], em.ptr[w]
+    dst = em.result_ptr(y, op)
+    xs = em.scratch_buffer(hp * wp_ * cs, xt)
+    col = em.scratch_buffer(ow * kp, xt) if patches else None
+    lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{"]
+    if kp != k_:  # weight rows padded with zeros
+        wq = em.scratch_buffer(o_ * kp, wt)
+        lines += [f"  for (int64_t i = 0; i < {o_ * kp}; ++i) {wq}[i] = 0;",
+                  f"  for (int64_t o = 0; o < {o_}; ++o)",
+                  f"    for (int64_t k = 0; k < {k_}; ++k) {wq}[o * {kp} + k] = {wgt}[o * {k_} + k];"]  # fmt: skip
+        wgt = wq
+    if any((pt, pl, pb, pr)) or cs != c_:
+        lines += [f"  for (int64_t i = 0; i < {hp * wp_ * cs}; ++i) {xs}[i] = 0;"]
+    if col is not None and kp != k_:
+        lines += [f"  for (int64_t i = 0; i < {ow * kp}; ++i) {col}[i] = 0;"]
+    lines += [f"  for (int64_t c = 0; c < {c_}; ++c)",
+              f"    for (int64_t y = 0; y < {h_}; ++y)",
+              f"      for (int64_t x = 0; x < {w_}; ++x)",
+              f"        {xs}[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = {src}[n * {c_ * h_ * w_} + c * {h_ * w_} + y * {w_} + x];",
+              f"  for (int64_t oy = 0; oy < {oh}; ++oy) {{"]  # fmt: skip
+    if patches:
+        run, runs = (kw * c_, [("0", "0")]) if dw == 1 else (c_, [(str(j), f"{j * dw}") for j in range(kw)])
+        lines += [f"    for (int64_t ox = 0; ox < {ow}; ++ox)",
+                  f"      for (int64_t ki = 0; ki < {kh}; ++ki) {{",
+                  f"        const {xt} *restrict s = {xs} + ((oy * {sh} + ki * {dh}) * {wp_} + ox * {sw}) * {c_};",
+                  f"        {xt} *restrict d = {col} + ox * {kp} + ki * {kw * c_};",
+                  *(f"        for (int64_t t = 0; t < {run}; ++t) d[{j} * {c_} + t] = s[{off} * {c_} + t];" for j, off in runs),
+                  "      }"]  # fmt: skip
+        row = f"{col} + {{p}} * {kp}"
+    else:
+        row = f"{xs} + (oy * {sh} * {wp_} + {{p}} * {sw}) * {cs}"
+    tp, to = INT8_TILE
+    ob = to if o_ % to == 0 else 1
+    lines += [f"    for (int64_t o = 0; o < {o_}; o += {ob}) {{",
+              *(f"      const {wt} *restrict w{q} = {wgt} + (o + {q}) * {kp};" for q in range(ob)),
+              f"      int32_t *restrict yr = {dst} + n * {o_ * oh * ow} + o * {oh * ow} + oy * {ow};"]  # fmt: skip
+    for first, end, np_ in [(0, ow - ow % tp, tp), (ow - ow % tp, ow, ow % tp)]:
+        if first == end:
+            continue
+        accs = [f"a{p}_{q}" for p in range(np_) for q in range(ob)]
+        lines += [f"      for (int64_t ox = {first}; ox < {end}; ox += {np_}) {{",
+                  *(f"        const {xt} *restrict x{p} = {row.format(p=f'(ox + {p})')};" for p in range(np_)),
+                  f"        int32_t {', '.join(f'{a} = 0' for a in accs)};",
+                  f"        for (int64_t k = 0; k < {kp}; ++k) {{",
+                  *(f"          const int32_t v{p} = x{p}[k];" for p in range(np_)),
+                  *(f"          a{p}_{q} += v{p} * (int32_t)w{q}[k];" for p in range(np_) for q in range(ob)),
+                  "        }",
+                  *(f"        yr[{q} * {oh * ow} + ox + {p}] = a{p}_{q};" for p in range(np_) for q in range(ob)),
+                  "      }"]  # fmt: skip
     lines += ["    }", "  }", "}"]
     em.lines += [f"  {ln}" for ln in lines]
     return True
@@ -1327,12 +1432,35 @@ def _fixed_point_multiply(em: _Emitter, op: RelayOp) -> None:
 # -- more ops: bias and norms, matmul, fills and broadcasts, index ops, resize ---------------
 
 
-def _bcast(em: _Emitter, v: SSAValue, out_shape: Sequence[int]) -> str:
-    """``v`` read at the loop indices of ``out_shape``, broadcast (right-aligned) into it."""
+def _bcast_strides(v: SSAValue, out_shape: Sequence[int]) -> list[int]:
+    """The element strides of ``v`` broadcast (right-aligned) into ``out_shape`` (0 where it
+    is broadcast)."""
     shape = list(v.type.get_shape())
     shape = [1] * (len(out_shape) - len(shape)) + shape
-    strides = [s if d != 1 else 0 for s, d in zip(_strides(shape), shape)]
-    return f"{em.ptr[v]}[{em.index(strides)}]"
+    return [s if d != 1 else 0 for s, d in zip(_strides(shape), shape)]
+
+
+def _bcast(em: _Emitter, v: SSAValue, out_shape: Sequence[int]) -> str:
+    """``v`` read at the loop indices of ``out_shape``, broadcast (right-aligned) into it."""
+    return f"{em.ptr[v]}[{em.index(_bcast_strides(v, out_shape))}]"
+
+
+def _collapse(shape: Sequence[int], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Merge neighbouring loop dimensions that every access walks as one (``stride[k] ==
+    stride[k + 1] * shape[k + 1]`` for each stride list, a broadcast's zeros included): an
+    NCHW result with a per-channel operand loops over C and H*W, so the inner loop is long
+    enough to vectorize without a scalar remainder of every row."""
+    out_shape, out_strides = [shape[0]], [[st[0]] for st in strides]
+    for k in range(1, len(shape)):
+        if all(o[-1] == st[k] * shape[k] for o, st in zip(out_strides, strides, strict=True)):
+            out_shape[-1] *= shape[k]
+            for o, st in zip(out_strides, strides, strict=True):
+                o[-1] = st[k]
+        else:
+            out_shape.append(shape[k])
+            for o, st in zip(out_strides, strides, strict=True):
+                o.append(st[k])
+    return out_shape, out_strides
 
 
 def _elementwise(em: _Emitter, op: RelayOp, expr: str, ctype: str | None = None) -> None:

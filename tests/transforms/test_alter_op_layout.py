@@ -7,6 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from xrelay import relay
+from xrelay.ir import IRModule
 from xrelay.kernels import KERNELS, layout_transform_array
 from xrelay.relay import transform
 from xrelay.relay.build_module import bind_params_by_name
@@ -150,3 +152,19 @@ def xrelay_module(fn):
     import xrelay
 
     return xrelay.IRModule.from_expr(fn)
+
+
+def test_int8_convolutions_get_an_ohwi_kernel_and_keep_their_meaning():
+    """An 8-bit convolution (uint8 data, int8 kernel, int32 result) keeps NCHW and gets an OHWI
+    kernel; a grouped one is left alone; the result is the same integers."""
+    rng = np.random.default_rng(5)
+    x = relay.var("x", shape=(1, 8, 7, 9), dtype="uint8")
+    w = relay.const(rng.integers(-128, 128, (12, 8, 3, 3)).astype("int8"))
+    g = relay.const(rng.integers(-128, 128, (8, 1, 3, 3)).astype("int8"))
+    y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=12, padding=(1, 1), out_dtype="int32")
+    z = relay.nn.conv2d(x, g, kernel_size=(3, 3), channels=8, padding=(1, 1), groups=8, out_dtype="int32")
+    mod = IRModule.from_expr(relay.Function([x], relay.Tuple([y, z])))
+    check_semantics([AlterOpLayoutPass(), FoldConstantPass()], mod)
+    AlterOpLayoutPass().apply(None, mod.module)
+    convs = [op for op in _ops(mod) if op.name == "relay.nn.conv2d"]
+    assert [(c.attrs["data_layout"], c.attrs["kernel_layout"]) for c in convs] == [("NCHW", "OHWI"), ("NCHW", "OIHW")]

@@ -49,6 +49,21 @@ func.func @depthwise_and_group(%x: tensor<1x16x4x4xf32>, %dw: tensor<16x1x3x3xf3
 
 // -----
 
+// 8-bit data (an integer convolution, as qnn canonicalizes to): NCHW data kept, the kernel in
+// OHWI (one output channel's patch contiguous in the channels-last order); grouped ones stay.
+// CHECK-LABEL: func.func @int8(
+// CHECK-NEXT:  %0 = relay.layout_transform %w {src_layout = "OIHW", dst_layout = "OHWI"} : (tensor<8x4x3x3xi8>) -> tensor<8x3x3x4xi8>
+// CHECK-NEXT:  %y = relay.nn.conv2d %x, %0 {padding = [1, 1, 1, 1], kernel_layout = "OHWI", out_dtype = "int32"} : (tensor<1x4x6x6xui8>, tensor<8x3x3x4xi8>) -> tensor<1x8x6x6xi32>
+// CHECK-NEXT:  %z = relay.nn.conv2d %x, %g {padding = [1, 1, 1, 1], groups = 4, out_dtype = "int32"} : (tensor<1x4x6x6xui8>, tensor<4x1x3x3xi8>) -> tensor<1x4x6x6xi32>
+// CHECK-NEXT:  func.return %y, %z
+func.func @int8(%x: tensor<1x4x6x6xui8>, %w: tensor<8x4x3x3xi8>, %g: tensor<4x1x3x3xi8>) -> (tensor<1x8x6x6xi32>, tensor<1x4x6x6xi32>) {
+  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1], out_dtype = "int32"} : (tensor<1x4x6x6xui8>, tensor<8x4x3x3xi8>) -> tensor<1x8x6x6xi32>
+  %z = relay.nn.conv2d %x, %g {padding = [1, 1, 1, 1], groups = 4, out_dtype = "int32"} : (tensor<1x4x6x6xui8>, tensor<4x1x3x3xi8>) -> tensor<1x4x6x6xi32>
+  func.return %y, %z : tensor<1x8x6x6xi32>, tensor<1x4x6x6xi32>
+}
+
+// -----
+
 // x86=false (what the build runs): without Python-registered rules nothing is blocked.
 // FAST-LABEL: func.func @main(
 // FAST-NEXT:  %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]}
