@@ -306,9 +306,11 @@ def roi_align(
     sample_ratio: int,
     layout: str,
     mode: str,
+    min_roi_size: float = 1.0,
 ) -> np.ndarray:
     """Relay ``vision.roi_align`` (TOPI's: regions at least 1x1, samples outside [-1, size] are 0,
-    ``max`` is the largest bilinear sample)."""
+    ``max`` is the largest bilinear sample); ``max_corner`` takes at each sample the largest of
+    its four weighted corner terms (ONNX's max), ``min_roi_size`` the regions' least size."""
     op = "vision.roi_align"
     x = data if layout == "NCHW" else np.moveaxis(data, 3, 1)
     n, c, h, w = x.shape
@@ -320,7 +322,7 @@ def roi_align(
         if not 0 <= b < n:
             raise IndexError(f"{op}: roi {r} names batch {b} of {n}")
         x1, y1, x2, y2 = roi[1:] * spatial_scale
-        rh, rw = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
+        rh, rw = max(y2 - y1, min_roi_size), max(x2 - x1, min_roi_size)
         bh, bw = rh / ph, rw / pw
         gh = sample_ratio if sample_ratio > 0 else int(np.ceil(rh / ph))
         gw = sample_ratio if sample_ratio > 0 else int(np.ceil(rw / pw))
@@ -334,12 +336,13 @@ def roi_align(
         y1_, x1_ = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
         ly, lx = y - y0, xx - x0
         img = x[b].astype(cdt)  # (c, h, w); img[:, yi, xi] is (c, ph, gh, pw, gw)
-        val = (
-            img[:, y0, x0] * (1 - ly) * (1 - lx)
-            + img[:, y0, x1_] * (1 - ly) * lx
-            + img[:, y1_, x0] * ly * (1 - lx)
-            + img[:, y1_, x1_] * ly * lx
+        terms = (
+            img[:, y0, x0] * (1 - ly) * (1 - lx),
+            img[:, y0, x1_] * (1 - ly) * lx,
+            img[:, y1_, x0] * ly * (1 - lx),
+            img[:, y1_, x1_] * ly * lx,
         )
+        val = np.maximum.reduce(terms) if mode == "max_corner" else terms[0] + terms[1] + terms[2] + terms[3]
         val = np.where(outside, 0.0, val)
         res[r] = val.mean(axis=(2, 4)) if mode == "avg" else val.max(axis=(2, 4))
     if layout == "NHWC":

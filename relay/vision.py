@@ -22,8 +22,11 @@ def roi_align(
     sample_ratio: int = DEFAULT,
     layout: str = DEFAULT,
     mode: str = DEFAULT,
+    *,
+    min_roi_size: float = DEFAULT,
 ) -> Call:
-    """Bilinear-sampled pooling over the regions ``rois`` (``[batch_index, x1, y1, x2, y2]`` rows)."""
+    """Bilinear-sampled pooling over the regions ``rois`` (``[batch_index, x1, y1, x2, y2]`` rows).
+    ``mode="max_corner"`` and ``min_roi_size`` are xrelay's (ONNX's max mode and region size)."""
     if isinstance(pooled_size, int):
         pooled_size = [pooled_size, pooled_size]
     return make_call(
@@ -34,6 +37,7 @@ def roi_align(
         sample_ratio=sample_ratio,
         layout=layout,
         mode=mode.decode() if isinstance(mode, bytes) else mode,
+        min_roi_size=min_roi_size,
     )
 
 

@@ -2252,7 +2252,8 @@ def _dft(em: _Emitter, op: RelayOp) -> None:
 def _roi(em: _Emitter, op: RelayOp) -> None:
     """vision.roi_pool and vision.roi_align as TOPI's (the kernel's arithmetic, in double): per
     region and channel, each output cell's window (roi_pool: the largest value, 0 when empty;
-    roi_align: the mean or largest of its bilinear samples, 0 outside [-1, size]). A region
+    roi_align: the mean or largest of its bilinear samples, or for ``max_corner`` of their
+    largest weighted corner terms, 0 outside [-1, size]). A region
     naming a batch outside the data gives zeros (the interpreter raises)."""
     data, rois = op.operands
     y = op.results[0]
@@ -2289,7 +2290,9 @@ def _roi(em: _Emitter, op: RelayOp) -> None:
             f"  {dst}[{ol.index(dict(N='r', C='c', H='i', W='j'))}] = m;", "}"]  # fmt: skip
     else:
         ratio = _attr(op, "sample_ratio")
-        is_max = _attr(op, "mode") == "max"
+        mode = _attr(op, "mode")
+        is_max = mode in ("max", "max_corner")
+        least = c_literal(float(_attr(op, "min_roi_size")), "double")
         gh = str(ratio) if ratio > 0 else f"(int64_t)ceil(rh / {ph})"
         gw = str(ratio) if ratio > 0 else f"(int64_t)ceil(rw / {pw})"
         at0 = il.index(dict(N="b", C="c", H="{yy}", W="{xx}"))
@@ -2299,7 +2302,7 @@ def _roi(em: _Emitter, op: RelayOp) -> None:
 
         body = [*head,
             *(f"const double {v} = (double){rp}[r * 5 + {k}] * {scale};" for k, v in ((1, "x1"), (2, "y1"), (3, "x2"), (4, "y2"))),
-            "const double rh = y2 - y1 > 1.0 ? y2 - y1 : 1.0, rw = x2 - x1 > 1.0 ? x2 - x1 : 1.0;",
+            f"const double rh = y2 - y1 > {least} ? y2 - y1 : {least}, rw = x2 - x1 > {least} ? x2 - x1 : {least};",
             f"const double bh = rh / {ph}, bw = rw / {pw};",
             f"const int64_t gh = {gh}, gw = {gw};",
             f"for (int64_t c = 0; c < {c_}; ++c) for (int64_t i = 0; i < {ph}; ++i) for (int64_t j = 0; j < {pw}; ++j) {{",
@@ -2312,8 +2315,11 @@ def _roi(em: _Emitter, op: RelayOp) -> None:
             "      const int64_t y0 = (int64_t)floor(yy), x0 = (int64_t)floor(xq);",
             f"      const int64_t y1i = y0 + 1 < {h_ - 1} ? y0 + 1 : {h_ - 1}, x1i = x0 + 1 < {w_ - 1} ? x0 + 1 : {w_ - 1};",
             "      const double ly = yy - y0, lx = xq - x0;",
-            f"      v = {tap('y0', 'x0')} * (1 - ly) * (1 - lx) + {tap('y0', 'x1i')} * (1 - ly) * lx",
-            f"        + {tap('y1i', 'x0')} * ly * (1 - lx) + {tap('y1i', 'x1i')} * ly * lx;",
+            *([f"      const double t0 = {tap('y0', 'x0')} * (1 - ly) * (1 - lx), t1 = {tap('y0', 'x1i')} * (1 - ly) * lx;",
+               f"      const double t2 = {tap('y1i', 'x0')} * ly * (1 - lx), t3 = {tap('y1i', 'x1i')} * ly * lx;",
+               "      v = fmax(fmax(t0, t1), fmax(t2, t3));"] if mode == "max_corner" else
+              [f"      v = {tap('y0', 'x0')} * (1 - ly) * (1 - lx) + {tap('y0', 'x1i')} * (1 - ly) * lx",
+               f"        + {tap('y1i', 'x0')} * ly * (1 - lx) + {tap('y1i', 'x1i')} * ly * lx;"]),
             "    }",
             "    " + ("acc = (v > acc || v != v) ? v : acc;" if is_max else "acc += v;"), "  }",
             *([] if is_max else ["  acc /= (double)(gh * gw);"]),

@@ -485,7 +485,11 @@ class OneHotOp(RelayOp):
 class ROIAlignOp(RelayOp):
     """Average (or max) of bilinear samples on a ``pooled_size`` grid over each region of
     ``rois`` (``[batch_index, x1, y1, x2, y2]`` rows, scaled by ``spatial_scale``; regions at
-    least 1 wide and high); ``sample_ratio`` samples per bin side (< 1: adaptive).
+    least ``min_roi_size`` wide and high, 1 as TOPI's); ``sample_ratio`` samples per bin side
+    (< 1: adaptive). ``mode``: ``avg``, ``max`` (Relay's: the largest bilinear sample) or
+    ``max_corner`` (ONNX's and onnxruntime's max: at each sample the largest of its four
+    weighted corner terms, then the largest over the bin), an xrelay extension like
+    ``min_roi_size`` (ONNX's ``half_pixel`` regions have no minimum: 0).
 
     ```mlir
     %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
@@ -501,14 +505,17 @@ class ROIAlignOp(RelayOp):
     sample_ratio = Int(-1)
     layout = Str("NCHW")
     mode = Str("avg")
+    min_roi_size = Float(1.0)
 
     @classmethod
     def infer_types(cls, in_types, attrs):
         data, rois = in_types
         if attrs["layout"] not in ("NCHW", "NHWC"):
             raise fail(cls, f"layout must be NCHW or NHWC, got '{attrs['layout']}'")
-        if attrs["mode"] not in ("avg", "max"):
-            raise fail(cls, f"mode must be avg or max, got '{attrs['mode']}'")
+        if attrs["mode"] not in ("avg", "max", "max_corner"):
+            raise fail(cls, f"mode must be avg, max or max_corner, got '{attrs['mode']}'")
+        if not attrs["min_roi_size"] >= 0:
+            raise fail(cls, f"min_roi_size must not be negative, got {attrs['min_roi_size']}")
         return [_region_pool_type(cls, data, rois, attrs)]
 
 

@@ -18,14 +18,18 @@ from xrelay.frontends.onnx.registry import converter
 @converter("RoiAlign")
 def _roi_align(im, node):
     """``vision.roi_align`` over rows ``[batch_index, x1, y1, x2, y2]``, as Relay's frontend;
-    ``half_pixel`` (opset 16's default) shifts the regions by half a pixel. Relay keeps regions
-    at least one pixel wide in both modes (ONNX only in ``output_half_pixel``) and its ``max``
-    is the largest bilinear sample (ONNX's the largest weighted corner)."""
+    ``half_pixel`` (opset 16's default) shifts the regions by half a pixel and lets them be
+    smaller than a pixel (``min_roi_size`` 0; ``output_half_pixel`` keeps Relay's 1); ONNX's
+    ``max`` is the largest weighted corner term (``mode = max_corner``), not Relay's largest
+    bilinear sample."""
     x, rois, batch = node.inputs[:3]
     scale = float(node.attrs.get("spatial_scale", 1.0))
     coord = node.attrs.get("coordinate_transformation_mode", "half_pixel" if node.opset >= 16 else "output_half_pixel")
     if coord not in ("half_pixel", "output_half_pixel"):
         raise node.fail(f"unknown coordinate_transformation_mode {coord!r}")
+    mode = node.attrs.get("mode", "avg")
+    if mode not in ("avg", "max"):
+        raise node.fail(f"mode must be avg or max, got {mode!r}")
     if coord == "half_pixel":
         rois = im.emit1("subtract", [rois, im.scalar(0.5 / scale, rois)])
     index = im.emit1("expand_dims", [im.cast_like(batch, im.dtype_of(rois))], axis=1)
@@ -36,7 +40,8 @@ def _roi_align(im, node):
         pooled_size=[int(node.attrs.get("output_height", 1)), int(node.attrs.get("output_width", 1))],
         spatial_scale=scale,
         sample_ratio=int(node.attrs.get("sampling_ratio", 0)),
-        mode=node.attrs.get("mode", "avg"),
+        mode={"avg": "avg", "max": "max_corner"}.get(mode, mode),
+        min_roi_size=0.0 if coord == "half_pixel" else 1.0,
     )
 
 

@@ -492,7 +492,10 @@ def test_region_of_interest_pool_and_align(layout, tmp_path):
     outs = [relay.vision.roi_pool(x, rois, pooled_size=(3, 2), spatial_scale=0.5, layout=layout),
             relay.vision.roi_align(x, rois, pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=-1, layout=layout),
             relay.vision.roi_align(x, rois, pooled_size=(2, 2), spatial_scale=1.0, sample_ratio=2, layout=layout,
-                                   mode="max")]  # fmt: skip
+                                   mode="max"),
+            # ONNX's max (largest weighted corner term) over regions that may be under a pixel
+            relay.vision.roi_align(x, rois, pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=-1, layout=layout,
+                                   mode="max_corner", min_roi_size=0.0)]  # fmt: skip
     boxes = np.array([[0, 1.0, 2.0, 15.5, 12.0], [1, -3.0, 0.0, 6.0, 4.0], [1, 4.4, 4.4, 4.6, 4.6],
                       [0, 10.0, 2.0, 30.0, 22.0]], "float32")  # fmt: skip
     check(relay.Function([x, rois], relay.Tuple(outs)), {"x": f32(*shape), "rois": boxes}, tmp_path, opt_level=0,

@@ -178,3 +178,17 @@ def test_tfidf_vectorizer_refuses_string_pools(h):
              "ngram_counts": np.array([0], I64), "ngram_indexes": np.array([0], I64), "pool_strings": ["a"]}
     with pytest.raises(OnnxImportError, match="string n-grams need string tensors"):
         h.check_node("TfIdfVectorizer", [np.array([1, 2], I64)], attrs, opset=9)
+
+
+@pytest.mark.parametrize("mode", ["avg", "max"])
+@pytest.mark.parametrize("coord", ["half_pixel", "output_half_pixel"])
+@pytest.mark.parametrize("ratio", [0, 2])
+def test_roi_align_modes_and_small_regions(h, rng, mode, coord, ratio):
+    """ONNX's max (the largest weighted corner term, not the largest bilinear sample) and
+    half_pixel regions smaller than a pixel (no minimum size), against onnxruntime."""
+    x = h.randn(rng, 2, 3, 9, 10)  # negative values too: the corner terms' max differs from the sample's
+    rois = np.array([[0, 0, 8, 8], [1.2, 0.5, 1.6, 0.9], [5, 5, 9.5, 8], [-3, 2, 12, 6], [4.1, 4.2, 4.3, 4.9]], F32)
+    batch = np.array([0, 1, 0, 1, 1], I64)
+    attrs = {"mode": mode, "coordinate_transformation_mode": coord, "output_height": 3, "output_width": 2,
+             "sampling_ratio": ratio, "spatial_scale": 0.9}
+    h.check_node("RoiAlign", [x, rois, batch], attrs, opset=16, rtol=1e-5, atol=1e-6)

@@ -233,7 +233,14 @@
 %x = "test.op"() : () -> tensor<1x3x8x8xf32>
 %r = "test.op"() : () -> tensor<4x5xf32>
 %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 1.0, mode = "sum"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
-// CHECK{LITERAL}: relay.vision.roi_align: mode must be avg or max, got 'sum'
+// CHECK{LITERAL}: relay.vision.roi_align: mode must be avg, max or max_corner, got 'sum'
+
+// -----
+
+%x = "test.op"() : () -> tensor<1x3x8x8xf32>
+%r = "test.op"() : () -> tensor<4x5xf32>
+%y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 1.0, min_roi_size = -1.0} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: relay.vision.roi_align: min_roi_size must not be negative, got -1.0
 
 // -----
 

@@ -946,6 +946,8 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {relay.io_use
   %z = relay.vision.roi_align %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, sample_ratio = 2, mode = "max"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x3x1xf32>
 // CHECK{LITERAL}: %y = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 0.5} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
 // CHECK{LITERAL}: %z = relay.vision.roi_align %x, %r {pooled_size = [3, 1], spatial_scale = 1.0, sample_ratio = 2, mode = "max"} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x3x1xf32>
+  %w = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 1.0, mode = "max_corner", min_roi_size = 0.0} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
+// CHECK{LITERAL}: %w = relay.vision.roi_align %x, %r {pooled_size = [2, 2], spatial_scale = 1.0, mode = "max_corner", min_roi_size = 0.0} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>
 
 // -----
 
