@@ -340,34 +340,38 @@ def ort_reduce_sum(b: _Builder, x: SSAValue, rows: int, n: int) -> SSAValue:
     return total
 
 
-def ort_sequential_sum(b: _Builder, x: SSAValue, n: int, cols: int) -> SSAValue:
-    """The 1 x ``cols`` float32 sums of the ``n`` rows of ``cols`` of ``x``, each column added
-    first to last (onnxruntime's ReduceSum over leading axes): ``cumsum``'s last row."""
-    run = b.op("cumsum", [b.op("reshape", [x], newshape=[n, cols])], axis=0)
-    return b.op("strided_slice", [run], begin=[n - 1, 0], end=[n, cols], strides=[1, 1])
+def ort_sequential_sum(b: _Builder, x: SSAValue, shape: list[int], axis: int) -> SSAValue:
+    """``x`` viewed as ``shape`` (two axes) summed along ``axis``, each sum added first to last
+    (onnxruntime's ReduceSum over leading axes, row after row): ``cumsum``'s last slice."""
+    run = b.op("cumsum", [b.op("reshape", [x], newshape=[int(d) for d in shape])], axis=axis)
+    begin = [0, 0]
+    begin[axis] = shape[axis] - 1
+    return b.op("strided_slice", [run], begin=begin, end=[int(d) for d in shape], strides=[1, 1])
 
 
 _LAYOUT_FREE = (OpPattern.ELEMWISE, OpPattern.BROADCAST)
 
 
-def _through(v: SSAValue, forward: bool, depth: int = 16) -> bool:
+def _through(v: SSAValue, forward: bool, limit: int = 512) -> bool:
     """Whether a convolution is reached from ``v`` through quantize, dequantize and
-    elementwise ops only (``forward``: along the uses; else along the first operands)."""
-    if depth == 0:
-        return False
-    if forward:
-        ops = [u.operation for u in v.uses]
-    else:
-        ops = [v.owner] if isinstance(v.owner, RelayOp) else []
-    for op in ops:
-        if not isinstance(op, RelayOp):
-            continue
-        if op.RELAY_NAME in ("nn.conv2d", "qnn.conv2d"):
-            return True
-        if op.RELAY_NAME in ("qnn.quantize", "qnn.dequantize") or op.PATTERN in _LAYOUT_FREE:
-            nxt = op.results[0] if forward else op.operands[0]
-            if _through(nxt, forward, depth - 1):
+    elementwise ops only (``forward``: along the uses; else along the operands), looking at up
+    to ``limit`` ops."""
+    seen: set[int] = set()
+    todo = [v]
+    while todo and len(seen) < limit:
+        value = todo.pop()
+        if forward:
+            ops = [u.operation for u in value.uses]
+        else:
+            ops = [value.owner] if isinstance(value.owner, RelayOp) else []
+        for op in ops:
+            if not isinstance(op, RelayOp) or id(op) in seen:
+                continue
+            seen.add(id(op))
+            if op.RELAY_NAME in ("nn.conv2d", "qnn.conv2d"):
                 return True
+            if op.RELAY_NAME in ("qnn.quantize", "qnn.dequantize") or op.PATTERN in _LAYOUT_FREE:
+                todo.extend(op.results if forward else [o for o in op.operands if not isinstance(o.owner, ConstantOp)])
     return False
 
 
@@ -673,24 +677,22 @@ class FakeQuantizationToInteger:
             axes = reduce_axes(len(shape), op.attrs["axis"], bool(op.attrs["exclude"]))
         except ValueError:
             return
-        channels_last = ort_channels_last(op, axes)
-        if channels_last:
+        b = _Builder(op)
+        if ort_channels_last(op, axes):
+            # each channel's H x W positions added in order, as on NHWC data: along the rows
+            # of the NCHW tensor (no transpose needed)
             n_, c, h, w = shape
-            kind = fast_reduce_kind([n_, h, w, c], (1, 2))
+            total = ort_sequential_sum(b, x, [n_ * c, h * w], 1)
         else:
             kind = fast_reduce_kind(list(shape), axes)
-        if kind is None:
-            return
-        b = _Builder(op)
-        if kind[0] == "KR":
-            rows, n = kind[1:]
-            total = ort_reduce_sum(b, x, rows, n)
-        else:
-            n, cols = kind[1:]
-            if channels_last:
-                x = b.op("transpose", [x], axes=[0, 2, 3, 1])
-            total = ort_sequential_sum(b, x, n, cols)
+            if kind is None:
+                return
+            if kind[0] == "KR":
+                total = ort_reduce_sum(b, x, *kind[1:])
+            else:
+                total = ort_sequential_sum(b, x, list(kind[1:]), 0)
         if op.RELAY_NAME == "mean":
+            n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
             total = b.op("divide", [total, b.const(np.float32(n), "float32")])
         new = b.op("reshape", [total], newshape=[int(d) for d in shape_of(op.results[0].type)])
         op.results[0].replace_all_uses_with(new)

@@ -300,9 +300,9 @@ def test_float_reductions_of_dequantized_values_add_in_onnxruntimes_order(op, sh
 
 
 def test_squeeze_excitation_mean_adds_channels_last_and_its_mul_adds_the_zero_point_first():
-    """A squeeze-and-excitation block after a quantized convolution: onnxruntime runs the
-    convolutions channels-last, and with them the ReduceMean between them (each channel's
-    positions added one after another); the pooling ReduceMean that leaves for a Flatten runs
+    """A squeeze-and-excitation block after a quantized convolution and its SiLU (a chain of
+    some 30 ops once quantized): onnxruntime runs the convolutions channels-last, and with them
+    the ReduceMean between them (each channel's positions added one after another); the pooling ReduceMean that leaves for a Flatten runs
     NCHW again (Eigen's order). The means are outputs too, so every bit shows. The Mul's scales
     make every odd product a tie (multiplier ``0.0371 * 0.5 / 0.0371 = 0.5``): QLinearMul adds the odd zero point before
     rounding half to even, so a zero point added after the rounding is off by one on them."""
@@ -312,6 +312,7 @@ def test_squeeze_excitation_mean_adds_channels_last_and_its_mul_adds_the_zero_po
         _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
         _p("w0", RNG.integers(-127, 128, (c, 3, 3, 3)).astype(np.int8)), _p("sw0", f32(0.02)), _p("zw0", np.int8(0)),
         _p("s0", f32(0.0371)), _p("z0", np.uint8(99)),
+        _p("ss", f32(1 / 256)), _p("zs", np.uint8(0)), _p("su", f32(0.0297)), _p("zu", np.uint8(9)),
         _p("sm", f32(0.031)), _p("zm", np.uint8(7)),
         _p("w1", RNG.integers(-127, 128, (c, c, 1, 1)).astype(np.int8)), _p("sw1", f32(0.004)), _p("zw1", np.int8(0)),
         _p("s1", f32(0.5)), _p("z1", np.uint8(128)),
@@ -324,7 +325,10 @@ def test_squeeze_excitation_mean_adds_channels_last_and_its_mul_adds_the_zero_po
         n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
         n("DequantizeLinear", ["w0", "sw0", "zw0"], ["fw0"]), n("Conv", ["fx", "fw0"], ["c0"], pads=[1, 1, 1, 1]),
         n("QuantizeLinear", ["c0", "s0", "z0"], ["q0"]), n("DequantizeLinear", ["q0", "s0", "z0"], ["f0"]),
-        n("ReduceMean", ["f0"], ["se"], axes=[2, 3], keepdims=1),
+        n("Sigmoid", ["f0"], ["sg"]), n("QuantizeLinear", ["sg", "ss", "zs"], ["qsg"]),
+        n("DequantizeLinear", ["qsg", "ss", "zs"], ["fsg"]), n("Mul", ["f0", "fsg"], ["silu"]),
+        n("QuantizeLinear", ["silu", "su", "zu"], ["qsilu"]), n("DequantizeLinear", ["qsilu", "su", "zu"], ["fsilu"]),
+        n("ReduceMean", ["fsilu"], ["se"], axes=[2, 3], keepdims=1),
         n("QuantizeLinear", ["se", "sm", "zm"], ["qse"]), n("DequantizeLinear", ["qse", "sm", "zm"], ["fse"]),
         n("DequantizeLinear", ["w1", "sw1", "zw1"], ["fw1"]), n("Conv", ["fse", "fw1"], ["c1"]),
         n("QuantizeLinear", ["c1", "s1", "z1"], ["q1"]), n("DequantizeLinear", ["q1", "s1", "z1"], ["f1"]),

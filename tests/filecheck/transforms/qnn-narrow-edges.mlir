@@ -26,6 +26,25 @@
 // CHECK-NEXT:    %0 = func.call @fused_cast_multiply(%x)
 // CHECK:       func.func @two_uses
 // CHECK-NEXT:    %0 = func.call @fused_cast_multiply_1(%x)
+// A result read by two functions: each computes its own copy of the chain from the 8-bit
+// value (so the float64 value is never live across both).
+// CHECK:       func.func private @fused_cast(%p0: tensor<1x8xi32>) -> tensor<1x8xui8>
+// CHECK-NEXT:    %0 = relay.cast %p0 {dtype = "uint8"}
+// CHECK-NEXT:    func.return %0 : tensor<1x8xui8>
+// CHECK:       func.func private @fused_cast_multiply_negative(%p0: tensor<1x8xui8>) -> tensor<1x8xf64>
+// CHECK-NEXT:    %0 = relay.cast %p0 {dtype = "float64"}
+// CHECK-NEXT:    %1 = relay.constant dense<2.500000e-01> : tensor<f64>
+// CHECK-NEXT:    %2 = relay.multiply %0, %1
+// CHECK-NEXT:    %3 = relay.negative %2
+// CHECK:       func.func private @fused_cast_multiply_exp(%p0: tensor<1x8xui8>) -> tensor<1x8xf64>
+// CHECK-NEXT:    %0 = relay.cast %p0 {dtype = "float64"}
+// CHECK-NEXT:    %1 = relay.constant dense<2.500000e-01> : tensor<f64>
+// CHECK-NEXT:    %2 = relay.multiply %0, %1
+// CHECK-NEXT:    %3 = relay.exp %2
+// CHECK:       func.func @two_readers
+// CHECK-NEXT:    %0 = func.call @fused_cast(%x) : (tensor<1x8xi32>) -> tensor<1x8xui8>
+// CHECK-NEXT:    %1 = func.call @fused_cast_multiply_negative(%0)
+// CHECK-NEXT:    %2 = func.call @fused_cast_multiply_exp(%0)
 builtin.module {
   func.func private @fused_nn_conv2d_cast_cast_cast_multiply_add(%p0: tensor<1x4x4x4xui8>, %p1: tensor<8x4x1x1xi8>) -> tensor<1x8x4x4xf64> attributes {relay.primitive = 1 : i64} {
     %0 = relay.nn.conv2d %p0, %p1 {channels = 8, kernel_size = [1, 1], out_dtype = "int32"} : (tensor<1x4x4x4xui8>, tensor<8x4x1x1xi8>) -> tensor<1x8x4x4xi32>
@@ -77,5 +96,26 @@ builtin.module {
     %0 = func.call @fused_cast_multiply_1(%x) : (tensor<1x8xui8>) -> tensor<1x8xf64>
     %1 = func.call @fused_negative_1(%0) : (tensor<1x8xf64>) -> tensor<1x8xf64>
     func.return %0, %1 : tensor<1x8xf64>, tensor<1x8xf64>
+  }
+  func.func private @fused_cast_cast_multiply(%p0: tensor<1x8xi32>) -> tensor<1x8xf64> attributes {relay.primitive = 1 : i64} {
+    %0 = relay.cast %p0 {dtype = "uint8"} : (tensor<1x8xi32>) -> tensor<1x8xui8>
+    %1 = relay.cast %0 {dtype = "float64"} : (tensor<1x8xui8>) -> tensor<1x8xf64>
+    %2 = relay.constant dense<0.25> : tensor<f64>
+    %3 = relay.multiply %1, %2 : (tensor<1x8xf64>, tensor<f64>) -> tensor<1x8xf64>
+    func.return %3 : tensor<1x8xf64>
+  }
+  func.func private @fused_negative_2(%p0: tensor<1x8xf64>) -> tensor<1x8xf64> attributes {relay.primitive = 1 : i64} {
+    %0 = relay.negative %p0 : (tensor<1x8xf64>) -> tensor<1x8xf64>
+    func.return %0 : tensor<1x8xf64>
+  }
+  func.func private @fused_exp(%p0: tensor<1x8xf64>) -> tensor<1x8xf64> attributes {relay.primitive = 1 : i64} {
+    %0 = relay.exp %p0 : (tensor<1x8xf64>) -> tensor<1x8xf64>
+    func.return %0 : tensor<1x8xf64>
+  }
+  func.func @two_readers(%x: tensor<1x8xi32>) -> (tensor<1x8xf64>, tensor<1x8xf64>) {
+    %0 = func.call @fused_cast_cast_multiply(%x) : (tensor<1x8xi32>) -> tensor<1x8xf64>
+    %1 = func.call @fused_negative_2(%0) : (tensor<1x8xf64>) -> tensor<1x8xf64>
+    %2 = func.call @fused_exp(%0) : (tensor<1x8xf64>) -> tensor<1x8xf64>
+    func.return %1, %2 : tensor<1x8xf64>, tensor<1x8xf64>
   }
 }
