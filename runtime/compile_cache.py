@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import hashlib
 import os
 import platform
 import shutil
@@ -40,6 +39,8 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from xrelay.runtime.digests import sha256
 
 __all__ = ["CACHE_ENV", "cache_dir", "cached_library", "host_processor", "untrusted_reason"]
 
@@ -161,7 +162,7 @@ def cached_library(
     host's processor is added here;
     ``build(out)`` compiles it to the path ``out`` (in a private temporary directory) and
     raises on failure, which propagates. ``OSError`` from loading propagates too."""
-    digest = hashlib.sha256("\0".join([*key, host_processor()]).encode()).hexdigest()[:16]
+    digest = sha256("\0".join([*key, host_processor()]).encode()).hexdigest()[:16]
     directory = cache_dir()
     path = directory / f"{name}_{digest}.so"
     if os.path.lexists(path) and untrusted_reason(path, directory=False) is None:

@@ -41,7 +41,6 @@ liveness they read sit below the compiler (the build driver imports them from he
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import Any
@@ -63,6 +62,7 @@ from xrelay.dialects.relay.device_analysis import (
 from xrelay.dialects.relay.devices import VirtualDeviceAttr
 from xrelay.dialects.verify import verify_module
 from xrelay.error import TVMError
+from xrelay.runtime.digests import blake2b
 from xrelay.runtime.liveness import (
     VerifyMemoryPlanError,
     entry_block,
@@ -107,7 +107,7 @@ def _structure_key(fn: func.FuncOp) -> str:
     for op in fn.body.walk():
         if isinstance(op, ConstantOp):
             data = op.value.data.data
-            digest = hashlib.blake2b(memoryview(data).cast("B"), digest_size=16).hexdigest()
+            digest = blake2b(memoryview(data).cast("B"), digest_size=16).hexdigest()
             desc = f"constant {digest}"
         else:
             props = sorted((k, str(v)) for k, v in op.properties.items())
@@ -170,7 +170,7 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
         else:
             body = str(callee).replace(f"@{name}(", "@_(", 1)
         if body not in lowered_by_body:
-            digest = hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
+            digest = blake2b(body.encode(), digest_size=8).hexdigest()
             symbol = callee.attributes.get("relay.global_symbol") if callee is not None else None
             # an external function keeps its global symbol (tvmgen_default_dnnl_main_0)
             func_name = symbol.data if isinstance(symbol, StringAttr) else f"tvmgen_{mod_name}_{name}"

@@ -2,7 +2,9 @@
 imports no module of ``xrelay.transforms`` or ``xrelay.backend`` (loading is run time: the
 archive, the program's verification, the plan's check and the graph JSON's comparison), and
 so none of the compiler's heavy dependencies: numba (the optimal planner's search kernel,
-~60 MB resident) and OR-Tools (its CP-SAT portfolio) stay unimported."""
+~60 MB resident) and OR-Tools (its CP-SAT portfolio) stay unimported; so does ``hashlib``,
+whose OpenSSL ``libcrypto`` is 3.6 MB resident (the run time's digests are CPython's own,
+``runtime.digests``)."""
 
 import json
 import os
@@ -13,7 +15,7 @@ import xrelay
 from xrelay.runtime.executor_factory import export_library
 from xrelay.testing import mlp
 
-HEAVY = ("numba", "llvmlite", "ortools")
+HEAVY = ("numba", "llvmlite", "ortools", "hashlib", "_hashlib")
 
 COMPILER = ("xrelay.transforms", "xrelay.backend")
 
