@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from tabulate import tabulate
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
@@ -585,6 +584,7 @@ class GraphModule:
     def profile(self, runs: int = 1) -> str:
         """Run ``runs`` times timing each step and op family; a table per step (slowest
         first) and one per op family (tabulate)."""
+        from tabulate import tabulate  # (printing only: it imports importlib.metadata, 2.5 MB)
         total: dict[int, float] = {}
         families: dict[str, float] = {}
         backends = self._executor.step_backends

@@ -13,8 +13,6 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from tabulate import tabulate
-
 from xrelay.runtime.memory_plan import (
     Buffer,
     Plan,
@@ -41,6 +39,7 @@ def format_report(buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan:
     """Per-pool table (name, base address, size, used bytes, live peak) and a summary
     (peak across pools with its step, lower bound, arena/lower-bound ratio, algorithm,
     time, optimality)."""
+    from tabulate import tabulate  # (printing only: it imports importlib.metadata, 2.5 MB)
     pools = list(pools) if pools is not None else default_pools()
     rows = []
     for p in pools:
@@ -158,6 +157,7 @@ def peak_memory_usages_per_memory(
 
 
 def _info_tables(buffers: Sequence[Buffer], pools: Sequence[Pool] | None, plan: Plan) -> tuple[str, str]:
+    from tabulate import tabulate  # (printing only: it imports importlib.metadata, 2.5 MB)
     pools = list(pools) if pools is not None else default_pools()
     peaks = peak_memory_usages_per_memory(buffers, pools, plan)
     rows = [

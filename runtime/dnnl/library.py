@@ -15,6 +15,7 @@ backend off without a warning and ``XRELAY_DNNL_LIB`` names another ``libdnnl.so
 from __future__ import annotations
 
 import ctypes
+import glob
 import os
 import subprocess
 import sys
@@ -82,7 +83,10 @@ def library_path() -> str | None:
     explicit = os.environ.get("XRELAY_DNNL_LIB")
     if explicit:
         return explicit
-    try:
+    recorded = _recorded_library()
+    if recorded is not None:
+        return recorded
+    try:  # (an installation without a plain RECORD file: importlib.metadata's other finders)
         from importlib import metadata
 
         dist = metadata.distribution("onednn-cpu-gomp")
@@ -93,6 +97,24 @@ def library_path() -> str | None:
         pass
     candidate = os.path.join(sys.prefix, "lib", "libdnnl.so.3")
     return candidate if os.path.exists(candidate) else None
+
+
+def _recorded_library() -> str | None:
+    """``libdnnl.so.3`` as the wheel's ``RECORD`` lists it, read directly: what
+    ``importlib.metadata`` finds, without importing it (with ``email`` and ``csv``: 3 MB of
+    every process that loads a model)."""
+    for entry in sys.path:
+        for record in sorted(glob.glob(os.path.join(entry or ".", "onednn_cpu_gomp-*.dist-info", "RECORD"))):
+            try:
+                with open(record, encoding="utf-8") as f:
+                    for line in f:
+                        path = line.split(",", 1)[0]
+                        if os.path.basename(path) == "libdnnl.so.3":
+                            found = os.path.realpath(os.path.join(entry or ".", path))
+                            return found if os.path.exists(found) else None
+            except OSError:
+                continue
+    return None
 
 
 def _compile(lib_path: str) -> ctypes.CDLL:

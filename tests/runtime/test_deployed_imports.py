@@ -4,7 +4,8 @@ archive, the program's verification, the plan's check and the graph JSON's compa
 so none of the compiler's heavy dependencies: numba (the optimal planner's search kernel,
 ~60 MB resident) and OR-Tools (its CP-SAT portfolio) stay unimported; so does ``hashlib``,
 whose OpenSSL ``libcrypto`` is 3.6 MB resident (the run time's digests are CPython's own,
-``runtime.digests``)."""
+``runtime.digests``), and tabulate and ``email`` (through ``importlib.metadata``, 2.5 MB:
+the tables are imported when printed, oneDNN's library is found from its wheel's RECORD)."""
 
 import json
 import os
@@ -15,7 +16,7 @@ import xrelay
 from xrelay.runtime.executor_factory import export_library
 from xrelay.testing import mlp
 
-HEAVY = ("numba", "llvmlite", "ortools", "hashlib", "_hashlib")
+HEAVY = ("numba", "llvmlite", "ortools", "hashlib", "_hashlib", "tabulate", "email")
 
 COMPILER = ("xrelay.transforms", "xrelay.backend")
 

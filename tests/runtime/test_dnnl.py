@@ -608,3 +608,23 @@ def test_winograd_error_budget_keeps_large_maps_exact():
     m = r["native"][2]
     tiles = [u.shape[0] for _, o, c in m.executor.steps if "conv2d" in o for u in c.winograd]
     assert tiles == [16, 36]  # F(2x2, 3x3)'s 4 x 4 transformed weights, then F(4x4)'s 6 x 6
+
+
+def test_library_found_from_the_wheels_record_as_importlib_metadata_finds_it(tmp_path, monkeypatch):
+    """``library_path`` reads the oneDNN wheel's RECORD itself (``importlib.metadata`` would
+    import ``email`` and ``csv`` into every process that loads a model): the same file as
+    ``importlib.metadata`` locates, and a RECORD on ``sys.path`` is read as listed."""
+    from importlib import metadata
+
+    from xrelay.runtime.dnnl.library import _recorded_library, library_path
+
+    files = [f for f in metadata.distribution("onednn-cpu-gomp").files or () if f.name == "libdnnl.so.3"]
+    want = str(files[0].locate().resolve())
+    assert _recorded_library() == want == library_path()
+    site = tmp_path / "site"
+    (site / "onednn_cpu_gomp-9.dist-info").mkdir(parents=True)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libdnnl.so.3").write_bytes(b"")
+    (site / "onednn_cpu_gomp-9.dist-info" / "RECORD").write_text("x.py,,1\n../lib/libdnnl.so.3,sha256=abc,0\n")
+    monkeypatch.setattr("sys.path", [str(site)])
+    assert _recorded_library() == str((tmp_path / "lib" / "libdnnl.so.3").resolve())
