@@ -14,6 +14,7 @@ from xdsl.ir import Dialect
 
 from xrelay.dialects import _lexer_fix  # noqa: F401  (installs the linear string pattern)
 from xrelay.dialects._locations import op_location  # ops keep their line:column (installs it)
+from xrelay.dialects.adt import Adt
 from xrelay.dialects.dyn import Dyn
 from xrelay.dialects.memory import Memory
 from xrelay.dialects.qnn import Qnn
@@ -48,9 +49,14 @@ def _ref() -> Dialect:
     return Ref
 
 
+def _adt() -> Dialect:
+
+    return Adt
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """xrelay's own dialects by name."""
-    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn, "dyn": _dyn, "ref": _ref}
+    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn, "dyn": _dyn, "ref": _ref, "adt": _adt}
     try:
         import xrelay.dialects.memory  # noqa: F401
 
@@ -62,7 +68,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def make_context() -> Context:
     """A context with builtin, func, arith, test, tensor (its ``tensor.cast`` joins static and
-    dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects (relay, qnn, dyn, ref, memory) loaded."""
+    dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects (relay, qnn, dyn, ref, adt, memory) loaded."""
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func

@@ -15,11 +15,13 @@ from xrelay.dialects.relay import RelayOp
 from xrelay.relay.expr import (
     Call,
     Constant,
+    Constructor,
     Expr,
     Function,
     GlobalVar,
     If,
     Let,
+    Match,
     Op,
     RefCreate,
     RefRead,
@@ -28,6 +30,7 @@ from xrelay.relay.expr import (
     TupleGetItem,
     TupleWrapper,
     Var,
+    pattern_variables,
 )
 
 __all__ = [
@@ -63,6 +66,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.ref,)
     if isinstance(expr, RefWrite):
         return (expr.ref, expr.value)
+    if isinstance(expr, Match):  # the pattern variables are bound in their clause
+        return (expr.data, *(v for c in expr.clauses for v in (*pattern_variables(c.lhs), c.rhs)))
     return ()
 
 
@@ -122,6 +127,8 @@ def _free_vars(expr: Expr, memo: dict[int, list[Var]]) -> list[Var]:
             continue
         if isinstance(node, Let):
             bound.add(id(node.var))
+        if isinstance(node, Match):
+            bound.update(id(v) for c in node.clauses for v in pattern_variables(c.lhs))
         stack.extend(reversed(children(node)))
     return out
 
@@ -159,7 +166,7 @@ def list_op_freqs(mod: Any) -> dict[str, int]:
 
 class Feature(IntEnum):
     """The language features a program may contain (Relay's ``relay.analysis.Feature``).
-    xrelay has no ADTs, so ``detect_feature`` never reports fConstructor or fMatch."""
+    """
 
     fVar = 0
     fGlobalVar = 1
@@ -196,8 +203,10 @@ _FEATURE_OF: tuple[tuple[type, Feature], ...] = (
     (RefCreate, Feature.fRefCreate),
     (RefRead, Feature.fRefRead),
     (RefWrite, Feature.fRefWrite),
+    (Constructor, Feature.fConstructor),
+    (Match, Feature.fMatch),
 )
-_ATOMIC = (Var, GlobalVar, Constant, Op)
+_ATOMIC = (Var, GlobalVar, Constant, Op, Constructor)
 
 
 def _features(expr: Expr, out: set[Feature]) -> None:

@@ -32,6 +32,7 @@ from xrelay.relay.module import IRModule
 from xrelay.relay.scope_builder import ScopeBuilder
 from xrelay.runtime.device import check_runnable
 from xrelay.runtime.executor_factory import GraphExecutorFactoryModule
+from xrelay.runtime.interpreter import ConstructorValue, Reference
 from xrelay.runtime.interpreter import run as interpret
 from xrelay.runtime.ndarray import array
 from xrelay.transforms.infra import PassContext
@@ -233,7 +234,9 @@ class Executor:
             def unflatten(t: Any) -> Any:
                 if isinstance(t, TupleType):
                     return tuple(unflatten(f) for f in t.fields)
-                return array(next(it))
+                value = next(it)
+                # an ADT value (Relay's ConstructorValue) or a reference is returned as it is
+                return value if isinstance(value, ConstructorValue | Reference) else array(value)
 
             return unflatten(ret_type)
 

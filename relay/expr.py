@@ -29,6 +29,11 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType as _BuiltinTensorType
 from xdsl.irdl import VarOperandDef, VarResultDef
 
+from xrelay.dialects.adt import TypeVarType as _AdtVar
+from xrelay.dialects.adt import ValueType as _AdtValue
+from xrelay.dialects.adt import substitute as _adt_substitute
+from xrelay.dialects.adt import type_vars as _adt_vars
+from xrelay.dialects.adt import unify as _adt_unify
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.ref import RefType as _DialectRefType
@@ -49,15 +54,24 @@ __all__ = [
     "Any",
     "Attrs",
     "Call",
+    "Clause",
     "Constant",
+    "Constructor",
     "Expr",
     "FuncType",
     "Function",
+    "GlobalTypeVar",
     "GlobalVar",
     "If",
     "IncompleteType",
     "Let",
+    "Match",
     "Op",
+    "Pattern",
+    "PatternConstructor",
+    "PatternTuple",
+    "PatternVar",
+    "PatternWildcard",
     "RefCreate",
     "RefRead",
     "RefType",
@@ -67,6 +81,9 @@ __all__ = [
     "TupleType",
     "TupleWrapper",
     "TensorType",
+    "TypeCall",
+    "TypeData",
+    "TypeVar",
     "Var",
     "const",
     "var",
@@ -329,8 +346,9 @@ class Var(Expr):
             raise TypeError(f"variable name must be a string, got {name_hint!r}")
         if isinstance(type_annotation, IncompleteType):
             type_annotation = None
+        type_annotation = _adt_annotation(type_annotation)
         if type_annotation is not None and not isinstance(
-            type_annotation, _BuiltinTensorType | TupleType | FuncType | _DialectRefType
+            type_annotation, _BuiltinTensorType | TupleType | FuncType | _DialectRefType | _AdtValue | _AdtVar
         ):
             raise TypeError(f"unsupported type annotation {type_annotation!r}")
         self.name_hint = name_hint
@@ -494,7 +512,11 @@ class Call(Expr):
         return results[0]
 
     def _infer_fn_call(self, callee: Expr) -> _AnyT:
+        if isinstance(callee, Constructor):
+            return callee.result_type(self.args)
         ft = callee._type
+        if isinstance(ft, FuncType) and _polymorphic(ft):
+            return _instantiate(callee, ft, self.args)
         if ft is None:
             return None
         if not isinstance(ft, FuncType):
@@ -514,6 +536,30 @@ class Call(Expr):
 
     def __repr__(self) -> str:
         return f"Call({_callee_name(self.op)}, {len(self.args)} args, ty={_type_str(self._type)})"
+
+
+def _polymorphic(ft: FuncType) -> bool:
+    return any(True for t in (*ft.arg_types, ft.ret_type) if t is not None and not isinstance(t, TupleType | FuncType) for _ in _adt_vars(t))
+
+
+def _instantiate(callee: Expr, ft: FuncType, args: Sequence[Expr]) -> _AnyT:
+    """The type of a call of a function with type parameters: its return type with the type
+    variables the arguments bind (None while one is not known)."""
+    if len(ft.arg_types) != len(args):
+        raise RelayTypeError(
+            f"call of {_callee_name(callee)}: expects {len(ft.arg_types)} argument(s), got {len(args)}"
+        )
+    subst: dict[str, _AnyT] = {}
+    for i, (want, a) in enumerate(zip(ft.arg_types, args)):
+        if a._type is not None and not _adt_unify(want, a._type, subst):
+            raise RelayTypeError(
+                f"call of {_callee_name(callee)}: argument {i} has type {_type_str(a._type)} "
+                f"but the parameter expects {_type_str(_adt_substitute(want, subst))}"
+            )
+    ret = ft.ret_type
+    if isinstance(ret, TupleType) or any(v not in subst for v in _adt_vars(ret)):
+        return None
+    return _adt_substitute(ret, subst)
 
 
 def unifies(want: _AnyT, got: _AnyT) -> bool:
@@ -538,6 +584,8 @@ def _callee_name(e: Expr) -> str:
         return "@" + e.name_hint
     if isinstance(e, Var):
         return "%" + e.name_hint
+    if isinstance(e, Constructor):
+        return e.name_hint
     return "a function literal"
 
 
@@ -642,7 +690,8 @@ class Function(Expr):
     Attributes are Relay's names (``Primitive``, ``Composite``, ``Inline``, ``used_memory``,
     ...); ``with_attr`` returns a copy with one more. A function literal that is called is
     outlined into a private ``func.func`` when lowered; its free variables become extra
-    parameters. ``type_params`` is always empty: xrelay's functions are monomorphic.
+    parameters. ``type_params`` are the ``TypeVar``s its signature uses (a function with type
+    parameters, such as the Prelude's ``hd``, is instantiated per call).
     """
 
     type_params: tuple[_AnyT, ...] = ()
@@ -661,11 +710,15 @@ class Function(Expr):
             if not isinstance(p, Var):
                 raise TypeError(f"function parameters must be relay.var, got {p!r}")
         if type_params:
-            raise RelayTypeError("Function: xrelay has no polymorphic functions, so type_params must be empty")
+            for tp in type_params:
+                if not isinstance(tp, _AdtVar):
+                    raise RelayTypeError(f"Function: type parameter {tp!r} is not a relay.TypeVar")
+            self.type_params = tuple(type_params)
         if isinstance(body, TupleWrapper):
             body = body.astuple()
         if not isinstance(body, Expr):
             body = _to_expr(body)
+        ret_type = _adt_annotation(ret_type)
         self.params = tuple(params)
         self.body = body
         self.attrs = Attrs(attrs)
@@ -877,3 +930,224 @@ def _to_expr(value: _AnyT, like: Expr | None = None) -> Expr:
 def shape_dims(t: _AnyT) -> tuple[int | None, ...]:
     """The shape of a tensor type, with None for dynamic dims."""
     return shape_of(t)
+
+
+# --------------------------------------------------------------------------------------------
+# Algebraic data types (the adt dialect, docs/design.md decision 9)
+# --------------------------------------------------------------------------------------------
+
+
+class _TypeVarMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, _AdtVar)
+
+
+class TypeVar(metaclass=_TypeVarMeta):
+    """``relay.TypeVar("A")``: a type parameter (of a type definition or of a function);
+    builds the adt dialect's ``!adt.var<"A">``."""
+
+    def __new__(cls, name_hint: str, kind: _AnyT = None) -> _AnyT:  # type: ignore[misc]
+        return _AdtVar(name_hint)
+
+
+class GlobalTypeVar:
+    """The name of a type definition (``List``); calling it with type arguments gives the type
+    of its values, ``List(int32)`` is ``List[int32]`` (``!adt.value<@List, [tensor<i32>]>``)."""
+
+    __slots__ = ("kind", "name_hint")
+
+    def __init__(self, name_hint: str, kind: _AnyT = None):
+        self.name_hint = name_hint
+        self.kind = kind
+
+    def __call__(self, *args: _AnyT) -> _AnyT:
+        return _AdtValue(self.name_hint, list(args))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GlobalTypeVar) and other.name_hint == self.name_hint
+
+    def __hash__(self) -> int:
+        return hash(("GlobalTypeVar", self.name_hint))
+
+    def __repr__(self) -> str:
+        return f"GlobalTypeVar({self.name_hint})"
+
+
+class _TypeCallMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, _AdtValue)
+
+
+class TypeCall(metaclass=_TypeCallMeta):
+    """``relay.TypeCall(List, [int32])``: the type ``List[int32]``."""
+
+    def __new__(cls, func: GlobalTypeVar, args: Sequence[_AnyT]) -> _AnyT:  # type: ignore[misc]
+        return _AdtValue(func.name_hint, list(args))
+
+
+def _adt_annotation(t: _AnyT) -> _AnyT:
+    """A type annotation with a bare ``GlobalTypeVar`` (``nat``) as the type it names."""
+    return _AdtValue(t.name_hint, []) if isinstance(t, GlobalTypeVar) else t
+
+
+class Constructor(Expr):
+    """A constructor of a type definition (``Cons``): calling it builds a value,
+    ``Cons(h, t)``. ``inputs`` are its field types (over the definition's type variables),
+    ``belong_to`` the definition's ``GlobalTypeVar``, ``tag`` its index in the definition."""
+
+    def __init__(self, name_hint: str, inputs: Sequence[_AnyT], belong_to: GlobalTypeVar):
+        self.name_hint = name_hint
+        self.inputs = [_adt_annotation(t) for t in inputs]
+        self.belong_to = belong_to
+        self.tag = -1
+        self.type_vars: list[_AnyT] = []  # the definition's, set by TypeData
+
+    def __call__(self, *args: Expr) -> Call:
+        return Call(self, list(args))
+
+    def result_type(self, args: Sequence[Expr]) -> _AnyT:
+        """The type of ``self(*args)`` (None while a type argument is not known); raises
+        ``RelayTypeError`` when the arguments do not fit the fields."""
+        if len(args) != len(self.inputs):
+            raise RelayTypeError(
+                f"constructor {self.name_hint} takes {len(self.inputs)} field(s), got {len(args)}"
+            )
+        subst: dict[str, _AnyT] = {}
+        for i, (want, a) in enumerate(zip(self.inputs, args)):
+            if a._type is None:
+                continue
+            if not _adt_unify(want, a._type, subst):
+                raise RelayTypeError(
+                    f"constructor {self.name_hint}: field {i} has type {_type_str(a._type)}, "
+                    f"the constructor takes {_type_str(_adt_substitute(want, subst))}"
+                )
+        names = [v.var_name.data for v in self.type_vars]
+        if any(n not in subst for n in names):
+            return None
+        return _AdtValue(self.belong_to.name_hint, [subst[n] for n in names])
+
+    def __repr__(self) -> str:
+        return f"Constructor({self.name_hint})"
+
+
+class TypeData:
+    """A type definition (Relay's ``type List[A] { Cons(A, List[A]), Nil }``): ``header``
+    names it, ``type_vars`` are its parameters, ``constructors`` build its values."""
+
+    def __init__(self, header: GlobalTypeVar, type_vars: Sequence[_AnyT], constructors: Sequence[Constructor]):
+        self.header = header
+        self.type_vars = list(type_vars)
+        self.constructors = list(constructors)
+        for i, c in enumerate(self.constructors):
+            c.tag = i
+            c.type_vars = self.type_vars
+            c.belong_to = header
+
+    def __repr__(self) -> str:
+        return f"TypeData({self.header.name_hint}, {len(self.constructors)} constructors)"
+
+
+class Pattern:
+    """Base of the patterns of a ``match`` clause."""
+
+
+class PatternWildcard(Pattern):
+    """``_``: matches anything, binds nothing."""
+
+    def __repr__(self) -> str:
+        return "_"
+
+
+class PatternVar(Pattern):
+    """``%x``: matches anything and binds it to ``var``."""
+
+    def __init__(self, var: Var):
+        self.var = var
+
+    def __repr__(self) -> str:
+        return f"%{self.var.name_hint}"
+
+
+class PatternConstructor(Pattern):
+    """``Cons(p1, p2)``: matches a value built by ``constructor`` whose fields match."""
+
+    def __init__(self, constructor: Constructor, patterns: Sequence[Pattern] | None = None):
+        self.constructor = constructor
+        self.patterns = list(patterns or [])
+        if len(self.patterns) != len(constructor.inputs):
+            raise RelayTypeError(
+                f"pattern {constructor.name_hint}: the constructor has {len(constructor.inputs)} "
+                f"field(s), the pattern {len(self.patterns)}"
+            )
+
+    def __repr__(self) -> str:
+        inner = ", ".join(map(repr, self.patterns))
+        return f"{self.constructor.name_hint}({inner})" if self.patterns else self.constructor.name_hint
+
+
+class PatternTuple(Pattern):
+    """``(p1, p2)``: matches a tuple whose fields match."""
+
+    def __init__(self, patterns: Sequence[Pattern] | None = None):
+        self.patterns = list(patterns or [])
+
+    def __repr__(self) -> str:
+        return "(" + ", ".join(map(repr, self.patterns)) + ")"
+
+
+def pattern_variables(p: Pattern) -> list[Var]:
+    """The variables ``p`` binds, left to right."""
+    if isinstance(p, PatternVar):
+        return [p.var]
+    if isinstance(p, PatternConstructor | PatternTuple):
+        return [v for q in p.patterns for v in pattern_variables(q)]
+    return []
+
+
+def _type_pattern(p: Pattern, t: _AnyT) -> None:
+    """Give the variables of ``p`` their types when it matches a value of type ``t``."""
+    if isinstance(p, PatternVar):
+        if p.var._type is None and t is not None:
+            p.var._type = t
+    elif isinstance(p, PatternConstructor):
+        c = p.constructor
+        if isinstance(t, _AdtValue) and t.def_name != c.belong_to.name_hint:
+            raise RelayTypeError(f"pattern {c.name_hint} (of {c.belong_to.name_hint}) on a value of type {t}")
+        subst: dict[str, _AnyT] = {}
+        if isinstance(t, _AdtValue):
+            subst = {v.var_name.data: a for v, a in zip(c.type_vars, t.args.data)}
+        for q, ft in zip(p.patterns, c.inputs):
+            _type_pattern(q, _adt_substitute(ft, subst) if isinstance(t, _AdtValue) else None)
+    elif isinstance(p, PatternTuple):
+        fields = t.fields if isinstance(t, TupleType) else [None] * len(p.patterns)
+        for q, ft in zip(p.patterns, fields):
+            _type_pattern(q, ft)
+
+
+class Clause:
+    """One clause of a ``match``: ``lhs => rhs``."""
+
+    def __init__(self, lhs: Pattern, rhs: Expr):
+        self.lhs = lhs
+        self.rhs = _to_expr(rhs)
+
+    def __repr__(self) -> str:
+        return f"Clause({self.lhs!r})"
+
+
+class Match(Expr):
+    """``match (data) { clauses }``: the first clause whose pattern fits ``data`` is taken;
+    ``complete=False`` is Relay's ``match?``."""
+
+    def __init__(self, data: Expr, clauses: Sequence[Clause], complete: bool = True, span: _AnyT = None):
+        self.data = _to_expr(data)
+        self.clauses = list(clauses)
+        self.complete = complete
+        if not self.clauses:
+            raise RelayTypeError("Match: a match needs at least one clause")
+        for c in self.clauses:
+            _type_pattern(c.lhs, self.data._type)
+        self._type = next((c.rhs._type for c in self.clauses if c.rhs._type is not None), None)
+
+    def __repr__(self) -> str:
+        return f"Match({len(self.clauses)} clauses, ty={_type_str(self._type)})"

@@ -13,12 +13,15 @@ from typing import Any
 from xrelay.relay.analysis import children, post_order
 from xrelay.relay.expr import (
     Call,
+    Clause,
     Constant,
+    Constructor,
     Expr,
     Function,
     GlobalVar,
     If,
     Let,
+    Match,
     Op,
     RefCreate,
     RefRead,
@@ -70,6 +73,10 @@ class ExprFunctor:
             res = self.visit_ref_read(expr)
         elif isinstance(expr, RefWrite):
             res = self.visit_ref_write(expr)
+        elif isinstance(expr, Constructor):
+            res = self.visit_constructor(expr)
+        elif isinstance(expr, Match):
+            res = self.visit_match(expr)
         else:
             raise TypeError(f"unexpected node {expr!r}")
         # keep the key alive so id() stays unique while memoised
@@ -117,6 +124,12 @@ class ExprFunctor:
 
     def visit_ref_write(self, r: RefWrite) -> Any:
         return self._not_overridden("ref_write")
+
+    def visit_constructor(self, c: Constructor) -> Any:
+        return self._not_overridden("constructor")
+
+    def visit_match(self, m: Match) -> Any:
+        return self._not_overridden("match")
 
 
 class ExprVisitor(ExprFunctor):
@@ -180,6 +193,14 @@ class ExprVisitor(ExprFunctor):
     def visit_ref_write(self, r: RefWrite) -> None:
         self.visit(r.ref)
         self.visit(r.value)
+
+    def visit_constructor(self, c: Constructor) -> None:
+        pass
+
+    def visit_match(self, m: Match) -> None:
+        self.visit(m.data)
+        for c in m.clauses:
+            self.visit(c.rhs)
 
 
 class ExprMutator(ExprFunctor):
@@ -248,6 +269,16 @@ class ExprMutator(ExprFunctor):
         ref, value = self.visit(r.ref), self.visit(r.value)
         return r if ref is r.ref and value is r.value else RefWrite(ref, value)
 
+    def visit_constructor(self, c: Constructor) -> Expr:
+        return c
+
+    def visit_match(self, m: Match) -> Expr:
+        data = self.visit(m.data)
+        rhs = [self.visit(c.rhs) for c in m.clauses]
+        if data is m.data and all(a is c.rhs for a, c in zip(rhs, m.clauses)):
+            return m
+        return Match(data, [Clause(c.lhs, r) for c, r in zip(m.clauses, rhs)], m.complete)
+
 
 def _new_call(call: Call, op: Expr, args: list[Expr]) -> Call:
     if isinstance(op, Op):
@@ -294,6 +325,11 @@ def substitute(expr: Expr, mapping: Mapping[Expr, Expr]) -> Expr:
             parts = [repl.get(id(e), e) for e in (node.cond, node.true_branch, node.false_branch)]
             if any(a is not b for a, b in zip(parts, (node.cond, node.true_branch, node.false_branch))):
                 repl[id(node)] = If(*parts)
+        elif isinstance(node, Match):
+            data = repl.get(id(node.data), node.data)
+            rhs = [repl.get(id(c.rhs), c.rhs) for c in node.clauses]
+            if data is not node.data or any(a is not c.rhs for a, c in zip(rhs, node.clauses)):
+                repl[id(node)] = Match(data, [Clause(c.lhs, r) for c, r in zip(node.clauses, rhs)], node.complete)
         elif isinstance(node, RefCreate | RefRead | RefWrite):
             kids = children(node)
             new = [repl.get(id(k), k) for k in kids]

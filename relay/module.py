@@ -46,6 +46,19 @@ from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from xrelay.dialects import make_context
+from xrelay.dialects.adt import (
+    AdtCallOp,
+    ConstructOp,
+    MatchOp,
+    TypeDefOp,
+    ValueType,
+    instantiate,
+    is_polymorphic,
+    pattern_vars,
+    type_vars,
+)
+from xrelay.dialects.adt import TypeVarType as AdtTypeVar
+from xrelay.dialects.adt import YieldOp as AdtYieldOp
 from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefWriteOp, functions_using_refs
 from xrelay.dialects.relay import (
     ConstantOp,
@@ -58,16 +71,30 @@ from xrelay.dialects.relay import (
 )
 from xrelay.dialects.verify import verify_module
 from xrelay.relay import expr as expr_module
+from xrelay.relay.adt_ir import (
+    adt_expectations,
+    pattern_attr,
+    pattern_from_attr,
+    register_type_data,
+    type_data_of,
+    type_def_op,
+    type_defs,
+    unbound_result,
+)
 from xrelay.relay.analysis import children, free_vars, post_order
 from xrelay.relay.expr import (
     Call,
+    Clause,
     Constant,
+    Constructor,
     Expr,
     Function,
     FuncType,
+    GlobalTypeVar,
     GlobalVar,
     If,
     Let,
+    Match,
     Op,
     RefCreate,
     RefRead,
@@ -77,10 +104,13 @@ from xrelay.relay.expr import (
     TupleGetItem,
     TupleType,
     TupleWrapper,
+    TypeData,
+    TypeVar,
     Var,
     _flat_tensor_types,
     _op_has_var_operands,
     _op_returns_tuple,
+    pattern_variables,
     unifies,
 )
 from xrelay.relay.expr_functor import substitute
@@ -93,6 +123,11 @@ from xrelay.transforms.infra import mark_types_unknown, types_inferred
 from xrelay.transforms.to_a_normal_form import A_NORMAL_FORM_ATTR
 
 __all__ = ["IRModule", "func_attrs_to_ir", "function_from_func", "lower_function"]
+
+parse_into: Any = None
+"""``xrelay.relay.parser.parse``, which reads Relay text into a module (``import_from_std``);
+the parser, which builds on this module, installs it when imported (importing it from here
+would be an import cycle)."""
 
 # --------------------------------------------------------------------------------------------
 # Lowering: Function -> func.func
@@ -116,8 +151,10 @@ def _symbols(module: ModuleOp) -> dict[str, FuncOp]:
 class _Lowering:
     """Lowers Function expressions into ``func.func`` ops of one module."""
 
-    def __init__(self, symbols: dict[str, FuncOp], allow_external: bool = False):
+    def __init__(self, symbols: dict[str, FuncOp], allow_external: bool = False, defs: dict[str, TypeDefOp] | None = None):
         self.symbols = symbols
+        self.defs = defs or {}  # the module's adt.type_defs (constructors, patterns)
+        self.expected: dict[int, Any] = {}  # what a Nil's value must be (adt_expectations)
         self.allow_external = allow_external
         self.outlined: dict[int, tuple[str, list[Var]]] = {}
         self.new_funcs: list[FuncOp] = []
@@ -142,6 +179,7 @@ class _Lowering:
         if fn._type is None or any(p._type is None for p in params):
 
             infer_missing_types(fn, name)
+        self.expected.update(adt_expectations(fn))
         arg_types = []
         for p in params:
             t = p._type
@@ -149,10 +187,10 @@ class _Lowering:
                 raise RelayTypeError(
                     f"parameter %{p.name_hint} of @{name} has no type: give relay.var a shape"
                 )
-            if not isinstance(t, TensorType | RefType):
+            if not isinstance(t, TensorType | RefType | ValueType | AdtTypeVar):
                 raise RelayTypeError(
-                    f"parameter %{p.name_hint} of @{name} has type {t}; only tensor and "
-                    "reference parameters are supported"
+                    f"parameter %{p.name_hint} of @{name} has type {t}; only tensor, "
+                    "reference and ADT parameters are supported"
                 )
             arg_types.append(t)
         block = Block(arg_types=arg_types)
@@ -200,6 +238,9 @@ class _Lowering:
             if isinstance(node, If):
                 env[id(node)] = self._emit_if(node, block, env, vals, where)
                 continue
+            if isinstance(node, Match):
+                env[id(node)] = self._emit_match(node, block, env, vals, where)
+                continue
             if isinstance(node, Var) and id(node) in self.fn_alias:
                 continue  # a let-bound function's name: only called, never a value
             if isinstance(node, Var):
@@ -219,7 +260,7 @@ class _Lowering:
                 env[id(node)] = self._emit_call(node, block, env, vals, where)
             elif isinstance(node, RefCreate | RefRead | RefWrite):
                 env[id(node)] = self._emit_ref(node, block, vals, where)
-            # Function, Op and GlobalVar nodes have no value of their own
+            # Function, Op, Constructor and GlobalVar nodes have no value of their own
 
     @staticmethod
     def _emit_ref(node: Expr, block: Block, vals: Any, where: str) -> list[SSAValue]:
@@ -279,6 +320,67 @@ class _Lowering:
         block.add_op(op)
         return list(op.results)
 
+    def _emit_match(self, node: Match, block: Block, env: dict[int, list[SSAValue]], vals: Any, where: str) -> list[SSAValue]:
+        """``match (%d) { p => e, ... }``: ``adt.match`` with one region per clause, the
+        pattern's variables its block arguments, each region's value yielded."""
+        data = vals(node.data)
+        if len(data) != 1:
+            raise RelayTypeError(f"in @{where}: match on a tuple; xrelay matches ADT values")
+        regions = []
+        yielded: list[list[SSAValue]] = []
+        patterns = []
+        for i, clause in enumerate(node.clauses):
+            attr = pattern_attr(clause.lhs)
+            try:
+                arg_types = pattern_vars(attr, data[0].type, self.defs, f"match clause {i}")
+            except Exception as e:  # VerifyException: the pattern does not fit the data
+                raise RelayTypeError(f"in @{where}: {e}") from None
+            inner = Block(arg_types=arg_types)
+            scope = dict(env)
+            for var, arg in zip(pattern_variables(clause.lhs), inner.args):
+                arg.name_hint = _value_name(var.name_hint)
+                scope[id(var)] = [arg]
+            self._emit_body(clause.rhs, inner, scope, where)
+            outs = scope[id(clause.rhs)]
+            inner.add_op(AdtYieldOp(*outs))
+            regions.append(Region(inner))
+            yielded.append(outs)
+            patterns.append(attr)
+        types = [v.type for v in yielded[0]]
+        for outs in yielded[1:]:
+            if [v.type for v in outs] != types:
+                raise RelayTypeError(
+                    f"in @{where}: the clauses of a match have types ({', '.join(map(str, types))}) "
+                    f"and ({', '.join(str(v.type) for v in outs)})"
+                )
+        op = MatchOp(data[0], patterns, regions, types, partial=not node.complete)
+        block.add_op(op)
+        return list(op.results)
+
+    def _emit_construct(self, node: Call, block: Block, operands: list[SSAValue], where: str) -> list[SSAValue]:
+        ctor = node.op
+        assert isinstance(ctor, Constructor)
+        tname = ctor.belong_to.name_hint
+        if tname not in self.defs:
+            raise RelayTypeError(
+                f"in @{where}: constructor {ctor.name_hint} of type {tname}, which the module does "
+                "not define (add its TypeData first)"
+            )
+        if len(operands) != len(ctor.inputs):
+            raise RelayTypeError(
+                f"in @{where}: constructor {ctor.name_hint} takes {len(ctor.inputs)} field(s), got {len(operands)}"
+            )
+        want = node._type if node._type is not None else self.expected.get(id(node))
+        t = unbound_result(ctor, [o.type for o in operands], want)
+        if t is None:
+            raise RelayTypeError(
+                f"in @{where}: cannot tell the type arguments of {tname} for {ctor.name_hint}: "
+                "annotate where its value goes (a parameter or return type)"
+            )
+        op = ConstructOp(tname, ctor.name_hint, operands, t)
+        block.add_op(op)
+        return [op.result]
+
     def _hoist_shared(self, node: If, block: Block, env: dict[int, list[SSAValue]], where: str) -> None:
         """Emit before the If what both branches compute (Relay's basic-block normal form puts a
         value shared by two scopes in the scope that encloses both), once instead of twice."""
@@ -325,6 +427,8 @@ class _Lowering:
     def _emit_call(self, node: Call, block: Block, env: Any, vals: Any, where: str) -> list[SSAValue]:
         operands = [v for a in node.args for v in vals(a)]
         callee = node.op
+        if isinstance(callee, Constructor):
+            return self._emit_construct(node, block, operands, where)
         if isinstance(callee, Op):
             cls = callee.op_class
             if node._full_attrs is not None and node._type is not None:
@@ -372,6 +476,16 @@ class _Lowering:
             return self._emit_recursive_call(callee._type, f"%{name}", name, operands, ncap, block, where)
         want = list(fop.function_type.inputs.data)
         got = [o.type for o in operands]
+        if is_polymorphic(fop) and want != got:
+            outs = instantiate(fop, got)
+            if outs is None:
+                raise RelayTypeError(
+                    f"in @{where}: call of @{name} with argument types "
+                    f"({', '.join(map(str, got))}), which do not instantiate ({', '.join(map(str, want))})"
+                )
+            acall = AdtCallOp(name, operands, outs)
+            block.add_op(acall)
+            return list(acall.results)
         if len(want) == len(got) and all(map(unifies, want, got)):
             # Relay unifies a dynamic dimension (relay.Any()) with a static one; the argument
             # becomes the parameter's type through a tensor.cast.
@@ -454,6 +568,8 @@ def _scope_order(body: Expr) -> list[Expr]:
             kids: tuple[Expr, ...] = ()
         elif isinstance(node, If):
             kids = (node.cond,)
+        elif isinstance(node, Match):
+            kids = (node.data,)
         else:
             kids = children(node)
         stack.extend((k, False) for k in reversed(kids) if id(k) not in seen)
@@ -486,7 +602,7 @@ def lower_function(
     """
     symbols = _symbols(module) if module is not None else {}
     symbols.pop(name, None)
-    low = _Lowering(symbols, allow_external)
+    low = _Lowering(symbols, allow_external, type_defs(module))
     low.defining = (name, fn)
     main = low.lower(fn, name, private=False)
     return [*low.new_funcs, main]
@@ -506,7 +622,10 @@ def function_from_func(
     params = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)]
     env: dict[SSAValue, Expr] = dict(zip(block.args, params))
     body = _block_expr(block, env, symbols, cache, fop.sym_name.data)
-    fn = Function(params, body, attrs=func_attrs_from_ir(fop))
+    outs = list(fop.function_type.outputs.data)
+    ret = outs[0] if len(outs) == 1 else TupleType(outs)
+    # the signature's return type when the body's is not known (a match of recursive calls)
+    fn = Function(params, body, ret if body._type is None else None, _signature_type_params(fop), attrs=func_attrs_from_ir(fop))
     if types_inferred(fop):
         for node in post_order(fn, into_functions=False):
             node._inferred = True  # read from a typed module: printed with types, as after InferType
@@ -592,7 +711,29 @@ def _block_expr(
             ]
             cond = If(env[op.cond], branches[0], branches[1])
             _bind_results(env, op.results, cond, len(op.results) != 1)
-        elif isinstance(op, ReturnOp | YieldOp):
+        elif isinstance(op, ConstructOp):
+            ctor = _constructor(op, op.type_name, op.ctor_name)
+            env[op.result] = Call(ctor, [env[o] for o in op.fields])
+        elif isinstance(op, AdtCallOp):
+            callee_name = op.callee.root_reference.data
+            callee = symbols.get(callee_name)
+            if callee is None:
+                raise RelayTypeError(f"in @{where}: call of undefined function @{callee_name}")
+            call = Call(GlobalVar(callee_name, _func_type(callee)), [env[o] for o in op.arguments])
+            _bind_results(env, op.res, call, len(op.res) != 1)
+        elif isinstance(op, MatchOp):
+            clauses = []
+            for attr, region in zip(op.patterns.data, op.clauses):
+                names = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(region.block.args)]
+                pattern = pattern_from_attr(
+                    attr, lambda n, o=op: type_data_of(_type_def(o, n)), op.data.type, names
+                )
+                inner = dict(env)
+                inner.update(zip(region.block.args, names))
+                clauses.append(Clause(pattern, _block_expr(region.block, inner, symbols, cache, where, record)))
+            m = Match(env[op.data], clauses, complete=op.partial is None)
+            _bind_results(env, op.res, m, len(op.res) != 1)
+        elif isinstance(op, ReturnOp | YieldOp | AdtYieldOp):
             rets = [env[a] for a in op.operands]
             body = rets[0] if len(rets) == 1 else Tuple(rets)
         else:
@@ -610,6 +751,29 @@ def _block_expr(
 
 
 _BUILDING_KEY = "\0building"
+
+
+def _type_def(op: Any, name: str) -> TypeDefOp:
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    found = type_defs(top).get(name)
+    if found is None:
+        raise RelayTypeError(f"{op.name}: no type definition @{name} in the module")
+    return found
+
+
+def _constructor(op: Any, type_name: str, ctor: str) -> Constructor:
+    td = type_data_of(_type_def(op, type_name))
+    return next(c for c in td.constructors if c.name_hint == ctor)
+
+
+def _signature_type_params(fop: FuncOp) -> tuple[Any, ...]:
+    """The type variables of a ``func.func``'s signature, in order of first appearance."""
+    names: list[str] = []
+    for t in (*fop.function_type.inputs.data, *fop.function_type.outputs.data):
+        names += [n for n in type_vars(t) if n not in names]
+    return tuple(TypeVar(n) for n in names)
 
 
 def _rebuild_private(fop: FuncOp, symbols: Mapping[str, FuncOp], cache: dict[str, Any], building: dict[str, Var]) -> Expr:
@@ -716,12 +880,12 @@ class IRModule:
     """
 
     def __init__(self, functions: Mapping[Any, Function] | None = None, type_definitions: Any = None):
-        if type_definitions:
-            raise ValueError("IRModule: xrelay has no algebraic data types, so type_definitions must be empty")
         self.module = ModuleOp([])
         self._gvars: dict[str, GlobalVar] = {}
         self._attrs: dict[str, Any] = {}
         self.extern_types: set[str] = set()  # opaque types declared (import_from_std)
+        for key, td in (type_definitions or {}).items():
+            self[key] = td
         for key, fn in (functions or {}).items():
             self[key] = fn
 
@@ -780,27 +944,21 @@ class IRModule:
 
     def import_from_std(self, file_to_import: str) -> IRModule:
         """Add the definitions of one of Relay's standard files and return the module, as
-        Relay's ``import_from_std``. ``core.rly`` declares the external type ``Storage``
-        (xrelay's ``!memory.storage``), recorded in ``extern_types``. Relay's ``prelude.rly``
-        is written with algebraic data types, which xrelay does not have: it is refused by
-        name (docs/guide/departures.md)."""
+        Relay's ``import_from_std``: ``prelude.rly`` (List, Option, Tree and the first-order
+        list functions), ``nat.rly`` (Peano numbers; needs the Prelude) and ``core.rly`` (the
+        external type ``Storage``, xrelay's ``!memory.storage``, recorded in
+        ``extern_types``). A file already imported is not read again."""
         std = Path(__file__).with_name("std")
         known = sorted(p.name for p in std.glob("*.rly"))
-        if file_to_import == "prelude.rly":
-            raise NotImplementedError(
-                "import_from_std('prelude.rly'): Relay's Prelude needs algebraic data types "
-                "(type definitions, constructors, match), which xrelay does not implement"
-            )
         if file_to_import not in known:
             raise ValueError(f"import_from_std: no standard file {file_to_import!r} (known: {', '.join(known)})")
-        # the standard files here hold only ``extern type Name`` declarations (and the header)
-        for n, line in enumerate((std / file_to_import).read_text().splitlines(), 1):
-            words = line.split("//", 1)[0].split()
-            if not words or words[0].startswith("#[version"):
-                continue
-            if len(words) != 3 or words[:2] != ["extern", "type"]:
-                raise ValueError(f"{std / file_to_import}:{n}: expected 'extern type Name'")
-            self.extern_types.add(words[2])
+        done = self._attrs.setdefault("\0imported", set())
+        if file_to_import in done:
+            return self
+        if parse_into is None:
+            raise RuntimeError("import_from_std needs xrelay.relay.parser imported")
+        parse_into((std / file_to_import).read_text(), str(std / file_to_import), init_module=self)
+        done.add(file_to_import)
         return self
 
     @staticmethod
@@ -842,7 +1000,62 @@ class IRModule:
             if fop.sym_visibility is None or fop.sym_visibility.data != "private"
         }
 
+    def _add_type_def(self, key: Any, td: TypeData) -> None:
+        """``mod[List] = TypeData(...)``: an ``adt.type_def`` (replacing one of that name)."""
+        name = key.name_hint if isinstance(key, GlobalTypeVar) else key
+        if not isinstance(name, str) or name != td.header.name_hint:
+            raise ValueError(f"type definition {td.header.name_hint} added under the name {name!r}")
+        op = type_def_op(td)
+        old = type_defs(self.module).get(name)
+        if old is not None:
+            old.detach()
+            old.erase()
+        block = self.module.body.block
+        after = [o for o in block.ops if isinstance(o, TypeDefOp)]
+        first = block.first_op
+        if after:  # type definitions first, in the order they were added
+            block.insert_op_after(op, after[-1])
+        elif first is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, first)
+        register_type_data(op, td)
+
+    @property
+    def type_definitions(self) -> dict[GlobalTypeVar, TypeData]:
+        """Every type definition by its ``GlobalTypeVar`` (Relay's ``mod.type_definitions``)."""
+        return {td.header: td for td in (type_data_of(op) for op in type_defs(self.module).values())}
+
+    def get_global_type_var(self, name: str) -> GlobalTypeVar:
+        """The ``GlobalTypeVar`` of the type definition ``name``."""
+        op = type_defs(self.module).get(name)
+        if op is None:
+            raise ValueError(f"cannot find global type var {name} in the module")
+        return type_data_of(op).header
+
+    def get_global_type_vars(self) -> list[GlobalTypeVar]:
+        return [type_data_of(op).header for op in type_defs(self.module).values()]
+
+    def get_type(self, name: str) -> tuple[Any, ...]:
+        """``(GlobalTypeVar, *constructors)`` of the type definition ``name`` (Relay's
+        ``IRModule.get_type``)."""
+        td = self.type_definitions.get(self.get_global_type_var(name))
+        assert td is not None
+        return (td.header, *td.constructors)
+
+    def get_constructor(self, tag: int) -> Constructor:
+        """Raises: xrelay's tags are per type definition (the constructor's index), not
+        module-wide; use ``get_type``."""
+        for td in self.type_definitions.values():
+            for c in td.constructors:
+                if c.tag == tag:
+                    return c
+        raise ValueError(f"no constructor with tag {tag}")
+
     def __setitem__(self, key: Any, fn: Function) -> None:
+        if isinstance(fn, TypeData):
+            self._add_type_def(key, fn)
+            return
         if isinstance(fn, Expr) and not isinstance(fn, Function):
             raise TypeError(f"only functions can be added to a module, got {fn!r}")
         if not isinstance(fn, Function):

@@ -40,17 +40,27 @@ from xrelay.dialects.relay.devices import (
 )
 from xrelay.dialects.relay.dtypes import DTYPES
 from xrelay.error import TVMError
+from xrelay.relay import module as relay_module
 from xrelay.relay.analysis import post_order
 from xrelay.relay.expr import (
     Call,
+    Clause,
     Constant,
+    Constructor,
     Expr,
     Function,
     FuncType,
+    GlobalTypeVar,
     GlobalVar,
     If,
     Let,
+    Match,
     Op,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
     RefCreate,
     RefRead,
     RefType,
@@ -59,7 +69,10 @@ from xrelay.relay.expr import (
     Tuple,
     TupleGetItem,
     TupleType,
+    TypeData,
+    TypeVar,
     Var,
+    _type_pattern,
 )
 from xrelay.relay.module import IRModule, lower_function
 from xrelay.relay.op import _tuple_fields, on_device
@@ -333,6 +346,11 @@ class _Parser:
         self.meta_memo: dict[tuple[str, int], Constant] = {}
         self.depth = 0
         self.pending_recursive: Var | None = None  # a let-bound literal's own name (recursion)
+        self.types: dict[str, GlobalTypeVar] = {}  # type definitions (``type List[A] {...}``)
+        self.type_datas: list[TypeData] = []  # the ones this text defines, in order
+        self.type_arity: dict[str, int] = {}
+        self.ctors: dict[str, Constructor] = {}
+        self.type_params: list[dict[str, Any]] = []  # type variables in scope
         if self.toks[-2:-1] and self.toks[-2].kind == "metadata":
             tok = self.toks.pop(-2)
             try:
@@ -425,10 +443,21 @@ class _Parser:
     def module(self) -> list[tuple[str, Function, int]]:
         self.header()
         defs: list[tuple[str, Function, int]] = []
-        # every global is known before any body is read (bodies may call later defs)
+        # every global is known before any body is read (bodies may call later defs), every
+        # type name before any type is read (a definition may use itself or a later one)
         for k, t in enumerate(self.toks):
             if t.kind == "ident" and t.text == "def" and self.toks[k + 1].kind == "global":
                 self.globals.setdefault(self.toks[k + 1].value, GlobalVar(self.toks[k + 1].value))
+            if t.kind == "ident" and t.text == "type" and self.toks[k + 1].kind == "ident" and (k == 0 or self.toks[k - 1].text != "extern"):
+                name = self.toks[k + 1].text
+                self.types[name] = GlobalTypeVar(name)
+                arity = 0
+                if self.toks[k + 2].text == "[":
+                    j = k + 3
+                    while self.toks[j].text != "]" and self.toks[j].kind != "eof":
+                        arity += self.toks[j].kind == "ident"
+                        j += 1
+                self.type_arity[name] = arity
         seen: set[str] = set()
         while self.tok.kind != "eof":
             if self.at("extern"):
@@ -441,9 +470,10 @@ class _Parser:
                 self.extern_types.add(self.next().text)
                 continue
             if self.at("type"):
-                raise self.error("algebraic data types ('type' definitions) are not supported by xrelay")
+                self.type_def()
+                continue
             if not self.at("def"):
-                raise self.expected("'def' or the end of the text")
+                raise self.expected("'def', 'type' or the end of the text")
             self.next()
             gtok = self.tok
             if gtok.kind != "global":
@@ -456,12 +486,148 @@ class _Parser:
             defs.append((gtok.value, fn, gtok.pos))
         return defs
 
+    def type_var_list(self) -> list[Any]:
+        """``[A, B]``: type parameters, brought into scope."""
+        self.expect("[")
+        tvars: list[Any] = []
+        while True:
+            if self.tok.kind != "ident":
+                raise self.expected("a type parameter name")
+            tvars.append(TypeVar(self.next().text))
+            if self.accept("]"):
+                break
+            self.expect(",")
+        self.type_params.append({v.var_name.data: v for v in tvars})
+        return tvars
+
+    def type_def(self) -> None:
+        """``type Name[A] { Ctor(A, Name[A]), Other, }``: a type definition."""
+        at = self.next()
+        if self.tok.kind != "ident":
+            raise self.expected("the name of the type")
+        name = self.next().text
+        if any(td.header.name_hint == name for td in self.type_datas):
+            raise self.error(f"type {name} is defined twice", at)
+        header = self.types[name]
+        tvars = self.type_var_list() if self.at("[") else []
+        if not tvars:
+            self.type_params.append({})
+        self.expect("{")
+        ctors: list[Constructor] = []
+        while not self.accept("}"):
+            ctok = self.tok
+            if ctok.kind != "ident":
+                raise self.expected("a constructor name")
+            self.next()
+            if ctok.text in self.ctors or any(c.name_hint == ctok.text for c in ctors):
+                raise self.error(f"constructor {ctok.text} is defined twice", ctok)
+            fields: list[Any] = []
+            if self.accept("("):
+                while True:
+                    fields.append(self.type_())
+                    if self.accept(")"):
+                        break
+                    self.expect(",")
+            ctors.append(Constructor(ctok.text, fields, header))
+            if not self.accept(","):
+                self.expect("}")
+                break
+        self.type_params.pop()
+        td = TypeData(header, tvars, ctors)
+        for c in ctors:
+            self.ctors[c.name_hint] = c
+        self.type_datas.append(td)
+
+    def know_module_types(self, mod: Any) -> None:
+        """The type definitions and constructors of ``mod`` (``parse(init_module=...)``)."""
+        for gtv, td in mod.type_definitions.items():
+            self.types[gtv.name_hint] = gtv
+            self.type_arity[gtv.name_hint] = len(td.type_vars)
+            for c in td.constructors:
+                self.ctors[c.name_hint] = c
+
+    def pattern(self, bound: list[tuple[Token, Var]]) -> Pattern:
+        """``_``, ``%x``, ``Ctor``, ``Ctor(p, ...)`` or ``(p, ...)``."""
+        t = self.tok
+        if t.kind == "ident" and t.text == "_":
+            self.next()
+            return PatternWildcard()
+        if t.kind == "local":
+            vtok = self.local_name()
+            ty = self.type_() if self.accept(":") else None
+            v = Var(vtok.value, ty)
+            bound.append((vtok, v))
+            return PatternVar(v)
+        if t.kind == "ident" and t.text in self.ctors:
+            self.next()
+            subs: list[Pattern] = []
+            if self.accept("("):
+                if not self.accept(")"):
+                    while True:
+                        subs.append(self.pattern(bound))
+                        if self.accept(")"):
+                            break
+                        self.expect(",")
+            try:
+                return PatternConstructor(self.ctors[t.text], subs)
+            except RelayTypeError as e:
+                raise self.error(str(e), t) from None
+        if self.accept("("):
+            subs = []
+            if not self.accept(")"):
+                while True:
+                    subs.append(self.pattern(bound))
+                    if self.accept(")"):
+                        break
+                    self.expect(",")
+            return PatternTuple(subs)
+        raise self.expected("a pattern (_, %var, a constructor or a tuple)")
+
+    def match(self) -> Expr:
+        """``match (e) { pattern => e, ... }`` (``match?``: not promised complete)."""
+        at = self.next()
+        complete = not self.accept("?")
+        data = self.expr()
+        self.expect("{")
+        clauses: list[Clause] = []
+        while not self.accept("}"):
+            bound: list[tuple[Token, Var]] = []
+            ptok = self.tok
+            pat = self.pattern(bound)
+            try:
+                _type_pattern(pat, data._type)  # the clause's variables are typed before it is read
+            except RelayTypeError as e:
+                raise self.error(str(e), ptok) from None
+            self.expect("=")
+            if not self.at(">"):
+                raise self.expected("'=>'")
+            self.next()
+            self.scopes.append({})
+            for vtok, v in bound:
+                self.bind(vtok, v)
+            rhs = self.block() if self.at("{") else self.expr()
+            self.scopes.pop()
+            clauses.append(Clause(pat, rhs))
+            if not self.accept(","):
+                self.expect("}")
+                break
+        try:
+            return Match(data, clauses, complete)
+        except RelayTypeError as e:
+            raise self.error(str(e), at) from None
+
     # ---- functions ------------------------------------------------------------------------
 
     def function_rest(self, at: Token) -> Function:
-        """``(params, attrs) -> ret { body }`` after ``def @name`` or ``fn``."""
-        if self.at("["):
-            raise self.error("type parameters (polymorphic functions) are not supported by xrelay")
+        """``[type params](params, attrs) -> ret { body }`` after ``def @name`` or ``fn``."""
+        tparams = self.type_var_list() if self.at("[") else None
+        try:
+            return self._function_rest(at, tparams)
+        finally:
+            if tparams is not None:
+                self.type_params.pop()
+
+    def _function_rest(self, at: Token, tparams: list[Any] | None) -> Function:
         self.expect("(")
         self.scopes.append({})
         params: list[Var] = []
@@ -508,7 +674,7 @@ class _Parser:
             attrs["param_virtual_devices"] = [param_devices.get(i, UNCONSTRAINED) for i in range(len(params))]
             attrs["result_virtual_device"] = attrs.pop("virtual_device", UNCONSTRAINED)
         try:
-            return Function(params, body, ret_type=ret, attrs=attrs)
+            return Function(params, body, ret_type=ret, type_params=tparams, attrs=attrs)
         except RelayTypeError as e:
             raise self.error(str(e), at) from None
 
@@ -705,6 +871,17 @@ class _Parser:
                 return e
             if t.text == "meta":
                 return self.meta()
+            if t.text == "match":
+                return self.match()
+            if t.text in self.ctors:
+                self.next()
+                ctor = self.ctors[t.text]
+                if not self.at("("):  # a constructor named without arguments: its value (Nil)
+                    try:
+                        return Call(ctor, [])
+                    except RelayTypeError as e:
+                        raise self.error(str(e), t) from None
+                return ctor
             if t.text in _REF_EXPRS and self.peek().text == "(":
                 return self.ref_expr()
             if t.text in RELAY_OPS or t.text in QNN_OPS or t.text in DYN_OPS:
@@ -1005,8 +1182,27 @@ class _Parser:
         if t.kind == "ident" and t.text in ("_", "?"):
             self.next()
             return None
+        if t.kind == "ident":
+            for scope in reversed(self.type_params):
+                if t.text in scope:
+                    self.next()
+                    return scope[t.text]
+        if t.kind == "ident" and t.text in self.types:
+            self.next()
+            args: list[Any] = []
+            if self.accept("["):
+                while True:
+                    args.append(self.type_())
+                    if self.accept("]"):
+                        break
+                    self.expect(",")
+            want = self.type_arity.get(t.text, len(args))
+            if len(args) != want:
+                raise self.error(f"type {t.text} takes {want} type argument(s), got {len(args)}", t)
+            return self.types[t.text](*args)
         raise self.expected(
-            "a type (Tensor[(...), dtype], a dtype, a tuple type, fn (...) -> ... or ref(...))"
+            "a type (Tensor[(...), dtype], a dtype, a tuple type, fn (...) -> ..., ref(...), a "
+            "type definition's name or a type parameter)"
         )
 
 
@@ -1044,11 +1240,18 @@ def parse(
     if init_module is not None:  # its functions can be called from the text
         for gv in init_module.get_global_vars():
             p.globals[gv.name_hint] = gv
+        p.know_module_types(init_module)
     defs = p.module()
     if p.free_vars:
         raise p.src.error(0, f"free variable %{p.free_vars[0].name_hint} in a module")
 
     mod = init_module if init_module is not None else IRModule()
+    mod.extern_types |= p.extern_types
+    for td in p.type_datas:
+        try:
+            mod[td.header] = td
+        except (RelayTypeError, ValueError) as e:
+            raise p.src.error(0, f"type {td.header.name_hint}: {e}") from None
     order, recursive = _callees_first(defs)
     for name, fn, pos in order:
         try:
@@ -1115,3 +1318,6 @@ def _callees_first(defs: list[tuple[str, Function, int]]) -> tuple[list[tuple[st
                 elif not state.get(d):
                     stack.append((d, False))
     return out, recursive
+
+
+relay_module.parse_into = parse  # IRModule.import_from_std reads the standard files with it

@@ -1,19 +1,73 @@
-"""``tvm.relay.prelude``: Relay's Prelude is written with algebraic data types (``List``,
-``Option``, ``nat``, ``match``), which xrelay does not implement; ``Prelude`` refuses by name."""
+"""``tvm.relay.prelude``: Relay's Prelude, the standard ``List``, ``Option`` and ``Tree`` types
+and the functions on them, read from ``relay/std/prelude.rly`` (docs/design.md, decision 9).
+
+xrelay's Prelude is the first-order part of Relay's: ``hd``, ``tl``, ``nth``, ``update``,
+``length``, ``concat``, ``sum``, ``id``. Functions that take or return functions (``map``,
+``foldl``, ``foldr``, ``filter``, ``compose``, ...) are not there, since xrelay's functions
+are not values; asking for one raises naming it. Relay's tensor-array functions
+(``get_global_var("tensor_array", "int32")``) are not built either.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from xrelay.relay.module import IRModule
+
 __all__ = ["Prelude"]
+
+_HIGHER_ORDER = (
+    "map", "foldl", "foldr", "foldr1", "filter", "zip", "rev", "compose", "flip", "map_accuml",
+    "map_accumr", "unfoldl", "unfoldr", "tmap", "size", "iterate",
+)  # fmt: skip
 
 
 class Prelude:
-    """Relay's Prelude (``List``, ``Option``, ``nat`` and their functions). Refused: xrelay's
-    Relay has no algebraic data types or ``match``."""
+    """The Prelude added to ``mod`` (a new module when None), as ``tvm.relay.prelude.Prelude``:
+    ``p.mod.get_type("List")`` is ``(List, Cons, Nil)``, ``p.mod.get_global_var("hd")`` the
+    function; the names are also attributes (``p.hd``, ``p.Cons``, ``p.List``)."""
 
-    def __init__(self, mod: Any = None) -> None:
-        raise NotImplementedError(
-            "relay.prelude.Prelude needs algebraic data types (type definitions, constructors, match), "
-            "which xrelay does not implement"
-        )
+    def __init__(self, mod: IRModule | None = None) -> None:
+        self.mod = mod if mod is not None else IRModule()
+        self.mod.import_from_std("prelude.rly")
+        for gtv, td in self.mod.type_definitions.items():
+            setattr(self, gtv.name_hint, gtv)
+            for c in td.constructors:
+                setattr(self, c.name_hint, c)
+        for gv in self.mod.get_global_vars():
+            setattr(self, gv.name_hint, gv)
+
+    @staticmethod
+    def _no_dtype(name: str, dtype: Any) -> None:
+        if dtype is not None:
+            raise NotImplementedError(
+                f"Prelude: {name} for dtype {dtype}: Relay's tensor-array functions are not built by xrelay"
+            )
+
+    def get_name(self, canonical: str, dtype: Any = None) -> str:
+        """The name of ``canonical`` in the module (Relay adds ``_<dtype>`` for tensor arrays)."""
+        self._no_dtype(canonical, dtype)
+        return canonical
+
+    def get_global_var(self, canonical: str, dtype: Any = None) -> Any:
+        """The GlobalVar of the Prelude function ``canonical``."""
+        self._no_dtype(canonical, dtype)
+        if canonical in _HIGHER_ORDER:
+            raise NotImplementedError(
+                f"Prelude: @{canonical} takes or returns a function, and xrelay's functions are not "
+                "values (docs/design.md, decision 9)"
+            )
+        return self.mod.get_global_var(canonical)
+
+    def get_type(self, canonical: str, dtype: Any = None) -> Any:
+        """The GlobalTypeVar of the Prelude type ``canonical``."""
+        self._no_dtype(canonical, dtype)
+        return self.mod.get_global_type_var(canonical)
+
+    def get_ctor(self, ty_name: str, canonical: str, dtype: Any = None) -> Any:
+        """The constructor ``canonical`` of type ``ty_name``."""
+        self._no_dtype(canonical, dtype)
+        for c in self.mod.get_type(ty_name)[1:]:
+            if c.name_hint == canonical:
+                return c
+        raise ValueError(f"type {ty_name} has no constructor {canonical}")

@@ -7,6 +7,7 @@ import importlib
 from typing import Any
 
 from xrelay.testing import (
+    count,
     count_ops,
     create_workload,
     inception_v3,
@@ -20,6 +21,7 @@ from xrelay.testing import (
 )
 
 __all__ = [
+    "count",
     "count_ops",
     "create_workload",
     "init",

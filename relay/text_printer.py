@@ -30,6 +30,10 @@ The rules are Relay's (``relay_text_printer.cc``):
   ``to-a-normal-form`` (the module's ``relay.a_normal_form`` mark) every call is let-bound,
   unnamed ones as ``%x``, ``%x1``, ... and the body ends in a variable, as Relay's ANF prints;
   ``to-graph-normal-form`` drops the names and the mark, so the text is graph bindings again.
+* ADTs (the adt dialect): a type definition prints as ``type List[A] { Cons(A, List[A]), Nil, }``
+  before the defs, a constructor call as ``Cons(%x, %l)`` (``Nil`` with no fields), a match as
+  ``match (%l) { Cons(%h, _) => ..., }`` (``match?`` when partial), a call of a function with
+  type parameters as any call, and such a function as ``def @hd[A](%xs: List[A]) -> A``.
 * References (the ref dialect) print as Relay's ``ref(%v)``, ``ref_read(%r)`` and
   ``ref_write(%r, %v)``, each let-bound where it stands (an effect happens in order); their
   type prints ``ref(T)``.
@@ -53,6 +57,17 @@ from xdsl.dialects.tensor import ExtractOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import VarOperandDef
 
+from xrelay.dialects.adt import (
+    AdtCallOp,
+    ConstructOp,
+    MatchOp,
+    PatternAttr,
+    TypeDefOp,
+    TypeVarType,
+    ValueType,
+)
+from xrelay.dialects.adt import YieldOp as AdtYieldOp
+from xrelay.dialects.adt import type_vars as adt_type_vars
 from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefType, RefWriteOp
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.error import TVMError
@@ -81,7 +96,7 @@ def is_let_bound(op: Operation, anf: bool) -> bool:
         return False
     if isinstance(op, REF_OPS):  # an effect: printed where it happens, in order
         return True
-    if not isinstance(op, RelayOp | CallOp | IfOp) or not op.results:
+    if not isinstance(op, RelayOp | CallOp | IfOp | MatchOp | ConstructOp | AdtCallOp) or not op.results:
         return False
     return anf or any(r.name_hint for r in op.results)
 
@@ -110,6 +125,12 @@ def format_type(t: Attribute | Sequence[Attribute]) -> str:
         return f"Tensor[({dims}), {dtype}]"
     if isinstance(t, RefType):
         return f"ref({format_type(t.value)})"
+    if isinstance(t, TypeVarType):
+        return t.var_name.data
+    if isinstance(t, ValueType):
+        if not t.args.data:
+            return t.def_name
+        return f"{t.def_name}[{', '.join(format_type(a) for a in t.args.data)}]"
     raise RelayTextPrintError(f"type {t} has no Relay text form")
 
 
@@ -261,6 +282,11 @@ class _DefPrinter:
         block = fop.body.block
         params = [self.param(arg, i) for i, arg in enumerate(block.args)]
         params += [f"{k}={format_attr(v)}" for k, v in func_attrs_from_ir(fop).items()]
+        tvars: list[str] = []
+        for t in (*fop.function_type.inputs.data, *fop.function_type.outputs.data):
+            tvars += [v for v in adt_type_vars(t) if v not in tvars]
+        if tvars:
+            prefix += f"[{', '.join(tvars)}]"
         head = f"{prefix}({', '.join(params)}) "
         if self.typed:
             outs = list(fop.function_type.outputs.data)
@@ -271,7 +297,7 @@ class _DefPrinter:
         """A body: its let bindings in order, the temporaries its result needs, the result."""
         outer, self.lines = self.lines, []
         ops = list(block.ops)
-        ret = ops[-1] if ops and isinstance(ops[-1], ReturnOp | YieldOp) else None
+        ret = ops[-1] if ops and isinstance(ops[-1], ReturnOp | YieldOp | AdtYieldOp) else None
         if ret is None:
             raise RelayTextPrintError("a function body without func.return")
         for op in ops[:-1]:
@@ -296,12 +322,12 @@ class _DefPrinter:
         elif len(results) > 1:
             self.named_tuples.add(op)
         if len(results) == 1 or whole or self.p.anf:
-            if self.p.anf and not isinstance(op, IfOp):  # fields are let-bound before their use
+            if self.p.anf and not isinstance(op, IfOp | MatchOp):  # fields are let-bound before their use
                 for child in self._children(("op", op)):
                     if isinstance(child, tuple) and child[0] == "tgi":
                         self.print(child)
             name = "%" + self.names.unique(whole or "x")
-            kind = "if" if isinstance(op, IfOp) else "const" if isinstance(op, ConstantOp) else "op"
+            kind = "if" if isinstance(op, IfOp | MatchOp) else "const" if isinstance(op, ConstantOp) else "op"
             doc = self.print((kind, op), try_inline=True)
             self.lines.append(f"let {name} = {doc};")
             if len(results) == 1:
@@ -333,7 +359,7 @@ class _DefPrinter:
             return ("const", owner)
         if isinstance(owner, Operation) and len(owner.results) != 1:
             return ("tgi", owner, v.index)
-        if isinstance(owner, IfOp):
+        if isinstance(owner, IfOp | MatchOp):
             return ("if", owner)
         if isinstance(owner, Operation):
             return ("op", owner)
@@ -413,6 +439,10 @@ class _DefPrinter:
                 return f"{callee}({', '.join(args)})"
             if isinstance(op, REF_OPS):
                 return f"{_REF_SYNTAX[type(op)]}({', '.join(args)})"
+            if isinstance(op, ConstructOp):
+                return f"{op.ctor_name}({', '.join(args)})" if args else op.ctor_name
+            if isinstance(op, AdtCallOp):
+                return f"@{op.callee.root_reference.data}({', '.join(args)})"
             raise RelayTextPrintError(
                 f"'{op.name}' has no Relay text form (only relay ops, relay.constant, "
                 "func.call and func.return do)"
@@ -438,8 +468,52 @@ class _DefPrinter:
         if kind == "const":
             return self.p.constant(node[1])
         if kind == "if":
-            return self._if(node[1])
+            return self._match(node[1]) if isinstance(node[1], MatchOp) else self._if(node[1])
         raise AssertionError(node)
+
+    def _outside_values(self, op: Operation) -> None:
+        # values the clauses use from outside are bound before (as for an If's branches)
+        for region in op.regions:
+            for inner in region.walk():
+                for o in inner.operands:
+                    if not _defined_in(o, op):
+                        n = self.node(o)
+                        if not isinstance(n, str):
+                            self.print(n)
+
+    def _pattern(self, p: Attribute, args: list[str]) -> str:
+        from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
+
+        if isinstance(p, PatternAttr):
+            p = p.tree
+        if isinstance(p, StringAttr):
+            return args.pop(0) if p.data == "var" else "_"
+        assert isinstance(p, ArrayAttr)
+        items = p.data
+        if items and isinstance(items[0], SymbolRefAttr):
+            name = items[0].root_reference.data
+            subs = [self._pattern(q, args) for q in items[1:]]
+            return f"{name}({', '.join(subs)})" if subs else name
+        return "(" + ", ".join(self._pattern(q, args) for q in items) + ")"
+
+    def _match(self, op: MatchOp) -> str:
+        data = self.print(self.node(op.data))
+        self._outside_values(op)
+        clauses = []
+        for attr, region in zip(op.patterns.data, op.clauses):
+            names = []
+            for i, a in enumerate(region.block.args):
+                name = "%" + self.names.unique(a.name_hint or f"p{i}")
+                self.refs[a] = name
+                names.append(name)
+            pat = self._pattern(attr, names)
+            outer_fns = dict(self.fn_refs)
+            body = self.scope(region.block)
+            self.fn_refs = outer_fns
+            rhs = body if "\n" not in body else "{\n" + _indented(body) + "\n}"
+            clauses.append(f"{pat} => {rhs},")
+        head = "match?" if op.partial is not None else "match"
+        return f"{head} ({data}) {{\n" + _indented("\n".join(clauses)) + "\n}"
 
     def _if(self, op: IfOp) -> str:
         # values the branches use from outside are bound before the If (xrelay computes a
@@ -534,6 +608,17 @@ def _group(op: RelayOp) -> list[SSAValue]:
     return list(op.operands)[var_at : var_at + k]
 
 
+def _defined_in(v: SSAValue, op: Operation) -> bool:
+    """Whether ``v`` (a result or a block argument) is defined in ``op``'s regions."""
+    block = v.owner if isinstance(v.owner, Block) else v.owner.parent_block()
+    while block is not None:
+        parent = block.parent_op()
+        if parent is op:
+            return True
+        block = parent.parent_block() if parent is not None else None
+    return False
+
+
 def _inside(v: SSAValue, op: Operation) -> bool:
     """Whether ``v`` is defined inside ``op``'s regions."""
     owner = v.owner
@@ -581,8 +666,22 @@ class _Printer:
             key=lambda f: f.sym_name.data,
         )
 
+    def type_defs(self) -> list[str]:
+        """``type List[A] { Cons(A, List[A]), Nil, }`` for each ``adt.type_def``."""
+        out = []
+        for op in self.module.ops:
+            if isinstance(op, TypeDefOp):
+                head = op.sym_name.data + (f"[{', '.join(op.params)}]" if op.params else "")
+                ctors = [
+                    c + (f"({', '.join(format_type(f) for f in fields)})" if fields else "") + ","
+                    for c, fields in op.constructors
+                ]
+                out.append(f"type {head} {{\n" + _indented("\n".join(ctors)) + "\n}")
+        return out
+
     def defs(self) -> str:
-        texts = [_DefPrinter(self, types_inferred(f)).func(f, f"def @{f.sym_name.data}") for f in self.public()]
+        texts = self.type_defs()
+        texts += [_DefPrinter(self, types_inferred(f)).func(f, f"def @{f.sym_name.data}") for f in self.public()]
         return "\n\n".join(texts) + "\n" if texts else ""
 
     def expr(self, fop: FuncOp, is_function: bool, typed: bool) -> str:

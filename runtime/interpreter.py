@@ -58,6 +58,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import VarResultDef
 
 from xrelay.dialects import module_op
+from xrelay.dialects.adt import AdtCallOp, ConstructOp, MatchOp, PatternAttr, TypeDefOp
+from xrelay.dialects.adt import YieldOp as AdtYieldOp
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.ref import RefCreateOp, RefReadOp, RefWriteOp
@@ -278,6 +280,98 @@ class RelayFunctions(InterpreterFunctions):
         return ()
 
 
+    # Relay's algebraic data types (the adt dialect): a value is its constructor and fields
+    @impl(ConstructOp)
+    def run_construct(self, interpreter: Interpreter, op: ConstructOp, args: PythonValues) -> PythonValues:
+        tdef = _type_def(op, op.type_name)
+        names = [c for c, _ in tdef.constructors]
+        tag = names.index(op.ctor_name)
+        return (ConstructorValue(tag, list(args), _ConstructorRef(op.type_name, op.ctor_name, tag)),)
+
+    @impl(MatchOp)
+    def run_match(self, interpreter: Interpreter, op: MatchOp, args: PythonValues) -> PythonValues:
+        for pattern, region in zip(op.patterns.data, op.clauses):
+            bound = _bind(pattern.tree, args[0])
+            if bound is not None:
+                return interpreter.run_ssacfg_region(region, tuple(bound), "match")
+        raise RunError(
+            f"{describe_op(op)}: no clause of the match fits the value {args[0]!r} (Relay's match error)"
+        )
+
+    @impl_terminator(AdtYieldOp)
+    def run_adt_yield(
+        self, interpreter: Interpreter, op: AdtYieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    @impl(AdtCallOp)
+    def run_adt_call(self, interpreter: Interpreter, op: AdtCallOp, args: PythonValues) -> PythonValues:
+        name = op.callee.root_reference.data
+        callee = self._lookup(interpreter.module, name)
+        if callee is None:
+            raise RunError(f"{describe_op(op)}: calls @{name}, which the module does not define")
+        return interpreter.call_op(callee, args)
+
+
+def _type_def(op: Any, name: str) -> TypeDefOp:
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    for o in top.body.block.ops:
+        if isinstance(o, TypeDefOp) and o.sym_name.data == name:
+            return o
+    raise RunError(f"{describe_op(op)}: no type definition @{name}")
+
+
+def _bind(pattern: Any, value: Any) -> list[Any] | None:
+    """The values pattern ``pattern`` binds in ``value`` (left to right), None if it does not fit."""
+    from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
+
+    if isinstance(pattern, PatternAttr):
+        pattern = pattern.tree
+    if isinstance(pattern, StringAttr):
+        return [value] if pattern.data == "var" else []
+    assert isinstance(pattern, ArrayAttr)
+    items = pattern.data
+    if items and isinstance(items[0], SymbolRefAttr):
+        if not isinstance(value, ConstructorValue) or value.constructor.name_hint != items[0].root_reference.data:
+            return None
+        out: list[Any] = []
+        for sub, field in zip(items[1:], value.fields):
+            got = _bind(sub, field)
+            if got is None:
+                return None
+            out += got
+        return out
+    return None
+
+
+class _ConstructorRef:
+    """The constructor a run-time value was built by (its type's and its own name, its tag)."""
+
+    __slots__ = ("name_hint", "tag", "type_name")
+
+    def __init__(self, type_name: str, name_hint: str, tag: int):
+        self.type_name, self.name_hint, self.tag = type_name, name_hint, tag
+
+    def __repr__(self) -> str:
+        return f"{self.type_name}::{self.name_hint}"
+
+
+class ConstructorValue:
+    """The value of an ADT constructor (``adt.construct``), as Relay's ``ConstructorValue``:
+    ``tag`` is the constructor's index in its type definition, ``fields`` its field values."""
+
+    __slots__ = ("constructor", "fields", "tag")
+
+    def __init__(self, tag: int, fields: list[Any], constructor: Any):
+        self.tag, self.fields, self.constructor = tag, list(fields), constructor
+
+    def __repr__(self) -> str:
+        name = getattr(self.constructor, "name_hint", self.tag)
+        return f"{name}({', '.join(map(repr, self.fields))})" if self.fields else str(name)
+
+
 class Reference:
     """The value of a Relay reference (``ref.create``): a mutable box; ``ref.write`` replaces
     ``value``, every copy of the reference sees it (Relay's ``RefValue``)."""
@@ -330,7 +424,7 @@ class RelayInterpreter(Interpreter):
         if entry is None:
             raise RunError(
                 f"{describe_op(op)}: no implementation for op '{op.name}' "
-                "(the interpreter runs relay, qnn, dyn and ref ops, relay.constant, func.call/return and scf.if)"
+                "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return and scf.if)"
             )
         ft, fn = entry
         if op not in self._result_specs:

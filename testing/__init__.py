@@ -36,6 +36,8 @@ __all__ = [
     "layers",
     "main",
     "main_or_body",
+    "make_nat_expr",
+    "make_nat_value",
     "mlp",
     "inception_v3",
     "mobilenet",
@@ -95,10 +97,43 @@ def uses_gpu(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def count(e: Any) -> int:
-    """``tvm.relay.testing.count`` turns a Relay ``nat`` (the Prelude's Peano ADT) into an int;
-    xrelay has no ADTs, so it refuses by name."""
-    raise NotImplementedError("relay.testing.count needs the Prelude's nat ADT; xrelay has no ADTs")
+def count(prelude: Any, n: Any) -> int:
+    """The Python int of a run-time ``nat`` value (``succ(succ(zero))`` is 2), as
+    ``tvm.relay.testing.count``; ``prelude.mod`` must hold ``nat.rly``."""
+    from xrelay.runtime.interpreter import ConstructorValue
+
+    _, z, s = prelude.mod.get_type("nat")
+    total = 0
+    while True:
+        if not isinstance(n, ConstructorValue):
+            raise TypeError(f"count: {n!r} is not a nat value")
+        if n.tag == z.tag:
+            return total
+        if n.tag != s.tag:
+            raise ValueError(f"count: {n!r} is not a nat value")
+        total, n = total + 1, n.fields[0]
+
+
+def make_nat_value(prelude: Any, n: int) -> Any:
+    """The run-time ``nat`` value of ``n`` (the inverse of ``count``)."""
+    from xrelay.runtime.interpreter import ConstructorValue
+
+    _, z, s = prelude.mod.get_type("nat")
+    value = ConstructorValue(z.tag, [], z)
+    for _ in range(n):
+        value = ConstructorValue(s.tag, [value], s)
+    return value
+
+
+def make_nat_expr(prelude: Any, n: int) -> Any:
+    """The expression ``succ(...succ(zero))`` of ``n``."""
+    if n < 0:
+        raise ValueError(f"make_nat_expr: {n} is negative")
+    _, z, s = prelude.mod.get_type("nat")
+    e = z()
+    for _ in range(n):
+        e = s(e)
+    return e
 
 
 def count_ops(mod: Any) -> Counter[str]:

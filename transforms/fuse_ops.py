@@ -83,6 +83,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.adt import ADT_OPS
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, OpPattern, RelayOp
 from xrelay.error import TVMError
 from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
@@ -594,6 +595,11 @@ def _check_body(fn: func.FuncOp) -> Block:
             f"fuse-ops: @{fn.sym_name.data} has {len(blocks)} blocks; relay functions have one"
         )
     for op in blocks[0].walk():
+        if isinstance(op, ADT_OPS):
+            raise FuseOpsError(
+                f"fuse-ops: @{fn.sym_name.data} uses Relay's algebraic data types ('{op.name}'); "
+                "fusion handles tensors only: run the module with the reference interpreter"
+            )
         if op.regions and not isinstance(op, scf.IfOp):
             raise FuseOpsError(
                 f"fuse-ops: @{fn.sym_name.data} contains '{op.name}', an op with regions, "

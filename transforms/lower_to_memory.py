@@ -68,6 +68,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects import op_location
+from xrelay.dialects.adt import ADT_OPS
 from xrelay.dialects.memory import (
     MAX_BYTES,
     AliasOp,
@@ -175,6 +176,17 @@ class _Lowering:
 
     def run(self) -> None:
         block = entry_block(self.module)
+        for op in self.module.walk():
+            if isinstance(op, ADT_OPS):
+                where = op.parent_op()
+                while where is not None and not isinstance(where, func.FuncOp):
+                    where = where.parent_op()
+                fname = f"@{where.sym_name.data}" if isinstance(where, func.FuncOp) else "the module"
+                raise LowerToMemoryError(
+                    f"lower-to-memory: {fname} uses Relay's algebraic data types ('{op.name}'); the "
+                    "arena runtime runs tensors only: run it with xrelay.run (the reference "
+                    "interpreter) instead"
+                )
         if any(isinstance(op, InvokeOp | AllocStorageOp | AllocTensorOp) for op in block.ops):
             raise LowerToMemoryError("lower-to-memory: @main is already lowered")
         for k, op in enumerate(block.ops):

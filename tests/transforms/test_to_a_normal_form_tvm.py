@@ -1,8 +1,7 @@
 """TVM v0.19's tests/python/relay/test_pass_to_a_normal_form.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only. 7 of 10 functions. Not here: test_let_as_subexpr (an annotated
-constant gets no let of its own: SSA has no lets, docs/guide/departures.md), test_nat_add
-(the Prelude's ADTs do not exist in xrelay), test_gradient_if
+Changes: imports only. 8 of 10 functions. Not here: test_let_as_subexpr (an annotated
+constant gets no let of its own: SSA has no lets, docs/guide/departures.md), test_gradient_if
 (relay.transform.gradient).
 """
 # ruff: noqa: B018, F841 - TVM's test code as written
@@ -14,6 +13,8 @@ import xrelay.testing
 from xrelay import relay
 from xrelay.relay import create_executor, op, transform
 from xrelay.relay.analysis import Feature, detect_feature
+from xrelay.relay.prelude import Prelude
+from xrelay.relay.testing import count
 
 
 def run_opt_pass(expr, passes):
@@ -134,6 +135,26 @@ def test_ref():
     check_eval(body, 3)
     opt_body = run_opt_pass(body, transform.ToANormalForm())
     check_eval(opt_body, 3)
+
+
+def test_nat_add():
+    mod = tvm.IRModule()
+    p = Prelude(mod)
+    p.mod.import_from_std("nat.rly")
+    nat, z, s = p.mod.get_type("nat")
+    add = p.mod.get_global_var("nat_add")
+    dev = tvm.device("llvm", 0)
+    intrp = create_executor(mod=mod, device=dev, target="llvm")
+    # CAUTION: Following calls to intrp.evaluate(...) will re-prepare the prelude.
+    assert mod[add].checked_type == relay.FuncType([nat(), nat()], nat())
+    assert count(p, intrp.evaluate(add(s(z()), s(z())))) == 2
+    expr = add(s(z()), s(z()))
+    f = relay.GlobalVar("f")
+    mod[f] = relay.Function([], expr)
+    mod = transform.ToANormalForm()(mod)
+    expr = mod["f"]
+    assert count(p, intrp.evaluate(expr.body)) == 2
+    assert Feature.fLet in detect_feature(mod[add])
 
 
 def test_let():
