@@ -158,12 +158,15 @@ def ort_requantize(b: _Builder, a: Affine, out_scale: np.ndarray, out_zp: np.nda
     f = b.op("cast", [a.q], dtype="float32")
     if a.product:
         # MLAS's QLinearMul: float32(p) * (s_a * s_b / s_out) + zp, rounded half to even, then
-        # saturated (the zero point is added in float32 before the rounding)
+        # saturated (the zero point is added in float32 before the rounding; clamping to the
+        # integer bounds before rounding saturates alike)
         z = int(np.asarray(out_zp).reshape(()))
         f = b.op("multiply", [f, b.const(ort_multiplier(a, out_scale), "float32")])
         if z:
             f = b.op("add", [f, b.const(np.float32(z), "float32")])
-        return _clip_cast(b, b.op("cast", [_round_even(b, f)], dtype="int32"), out_dtype)
+        info = np.iinfo(np.dtype(out_dtype))
+        f = b.op("clip", [f], a_min=float(info.min), a_max=float(info.max))
+        return b.op("cast", [b.op("cast", [_round_even(b, f)], dtype="int32")], dtype=out_dtype)
     if tensor_dtype(a.q) == "int32" and not np.any(a.zp != 0):
         f = b.op("multiply", [f, b.const(_along(ort_multiplier(a, out_scale), a.axis, rank), "float32")])
     else:

@@ -77,7 +77,7 @@ def _build_library():
     lib.xr_depthwise_u8s8.restype = None
     lib.xr_requant_tail.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64]
     lib.xr_requant_tail.restype = None
-    lib.xr_requant_float.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, i64, ctypes.c_float, ctypes.c_float, i64]
+    lib.xr_requant_float.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, i64] + [ctypes.c_float] * 3 + [i64]
     lib.xr_requant_float.restype = None
     f64 = ctypes.c_double
     lib.xr_qlinear_add.argtypes = [ptr, i64, ptr, i64, ptr, i64, i64, f64, f64, f64, i64, i64]
@@ -85,6 +85,8 @@ def _build_library():
     f32 = ctypes.c_float
     lib.xr_quantize_float.argtypes = [ptr, ptr, i64, i64, i64, f32, f32, f32] + [i64] * 6
     lib.xr_quantize_float.restype = None
+    lib.xr_cumsum_f32.argtypes = [ptr, ptr, i64, i64, i64, i64]
+    lib.xr_cumsum_f32.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
     lib.xr_lookup8.restype = None
     for pool in (lib.xr_max_pool_u8, lib.xr_max_pool_s8):
@@ -257,8 +259,10 @@ def _fused_requant(op, shape: tuple, opts, axis: int = 1) -> tuple[Epilogue, np.
         chain = _ort_chain(cast, tuple(shape), opts)
         if chain is None:
             return None
-        ops, mult, layout, flo, fhi, zp, cast8 = chain
+        ops, mult, layout, flo, fhi, zp, cast8, fzp = chain
         _, c, rest, per_channel = layout
+        if fzp:
+            return None  # QLinearMul's form: not a convolution's epilogue
         if per_channel and (c, rest) != (channels, inner):
             return None
         fm = np.ascontiguousarray(mult.reshape(-1), np.float32)
@@ -719,16 +723,24 @@ def _channel_layout(shape: tuple, c: np.ndarray) -> tuple[int, int, int, int] | 
 
 def _ort_chain(op, shape: tuple, opts) -> tuple | None:
     """The requantize fake-quantization-to-integer{onnxruntime=true} writes from ``op``, a
-    ``cast`` of the int32 accumulator to float32: ``multiply(M) -> clip -> add(1.5*2^23) ->
-    subtract(1.5*2^23) -> cast(i32) -> [add zp] -> cast((u)int8)``. Returns (the later ops,
-    M, ``_channel_layout``, the clamp bounds as float32, the zero point, the last cast)."""
+    ``cast`` of the int32 accumulator to float32: ``multiply(M) -> [add fzp] -> clip ->
+    add(1.5*2^23) -> subtract(1.5*2^23) -> cast(i32) -> [add zp] -> cast((u)int8)``. Returns
+    (the later ops, M, ``_channel_layout``, the clamp bounds as float32, the zero point, the
+    last cast, the float32 zero point added before the clamp or 0)."""
     f32 = np.dtype(np.float32)
     step = _user_with(op.results[0], "multiply", opts, lambda c: c.dtype == f32)
     if step is None:
         return None
     mul, mult = step
     layout = _channel_layout(shape, mult)
-    clip = _single_user(mul.results[0], "clip")
+    ops = [op, mul]
+    fzp = 0.0
+    # QLinearMul's form adds the zero point in float32 before the clamp (``Affine.product``)
+    added = _user_with(mul.results[0], "add", opts, lambda c: c.dtype == f32 and c.size == 1)
+    if added is not None:
+        ops.append(added[0])
+        fzp = float(added[1].reshape(()))
+    clip = _single_user(ops[-1].results[0], "clip")
     if layout is None or shape_of_result(mul) != shape or clip is None:
         return None
     rounded = _round_to_8bit(clip, opts)
@@ -736,7 +748,7 @@ def _ort_chain(op, shape: tuple, opts) -> tuple | None:
         return None
     claimed, zp, cast8 = rounded
     flo, fhi = (float(np.float32(clip.attrs[k])) for k in ("a_min", "a_max"))  # the kernel's float32 bounds
-    return [op, mul, clip, *claimed], mult, layout, flo, fhi, zp, cast8
+    return [*ops, clip, *claimed], mult, layout, flo, fhi, zp, cast8, fzp
 
 
 def _round_to_8bit(clip, opts) -> tuple[list, int, Any] | None:
@@ -779,7 +791,7 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
     chain = _ort_chain(op, x.shape, opts)
     if chain is None:
         return None
-    claimed, mult, layout, flo, fhi, zp, cast8 = chain
+    claimed, mult, layout, flo, fhi, zp, cast8, fzp = chain
     found = _int8_destination(opts, cast8, x.shape)
     if found is None:
         return None
@@ -793,13 +805,13 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
 
     def make(lo: int, hi: int) -> Any:
         if not per_channel:
-            args = (x.ctypes.data + 4 * lo, dst.ctypes.data + lo, kind, 1, 1, hi - lo, m.ctypes.data, 0, flo, fhi, zp)
+            args = (x.ctypes.data + 4 * lo, dst.ctypes.data + lo, kind, 1, 1, hi - lo, m.ctypes.data, 0, fzp, flo, fhi, zp)
         elif n == 1:
             off = lo * inner
             args = (x.ctypes.data + 4 * off, dst.ctypes.data + off, kind, 1, hi - lo, inner,
-                    m.ctypes.data + 4 * lo, 1, flo, fhi, zp)  # fmt: skip
+                    m.ctypes.data + 4 * lo, 1, fzp, flo, fhi, zp)  # fmt: skip
         else:
-            args = (x.ctypes.data, dst.ctypes.data, kind, n, c, inner, m.ctypes.data, 1, flo, fhi, zp)
+            args = (x.ctypes.data, dst.ctypes.data, kind, n, c, inner, m.ctypes.data, 1, fzp, flo, fhi, zp)
 
         def run() -> None:
             lib.xr_requant_float(*args)
@@ -975,6 +987,30 @@ def cast(op, vals, out, ws, opts) -> list | None:
     return [("elementwise", functools.partial(np.copyto, out, x, casting="unsafe"))]
 
 
+def cumsum(op, vals, out, ws, opts) -> list | None:
+    """float32 ``cumsum`` along one axis in C (``xr_cumsum_f32``: the sequential sums the
+    reference computes, without numpy's slow strided accumulate), for the float reductions
+    fake-quantization-to-integer{onnxruntime=true} writes in onnxruntime's order."""
+    (x,) = vals
+    a = op.attrs
+    if x.dtype != np.float32 or out.dtype != np.float32 or x.shape != out.shape or a["dtype"] not in (None, "", "float32"):
+        return None
+    if a["axis"] is None or not (x.flags.c_contiguous and out.flags.c_contiguous) or np.shares_memory(x, out):
+        return None
+    lib = vnni_library()
+    if lib is None:
+        return None
+    axis = a["axis"] % x.ndim
+    outer, inner = int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis + 1 :]))
+    args = (x.ctypes.data, out.ctypes.data, outer, x.shape[axis], inner, int(bool(a["exclusive"])))
+
+    def run() -> None:
+        lib.xr_cumsum_f32(*args)
+        keep_alive(x, out)
+
+    return [("other", run)]
+
+
 def clip(op, vals, out, ws, opts) -> list | None:
     """Integer ``clip`` in place, with the reference kernel's bounds (ceil/floor, saturated)."""
     from xrelay.kernels import KERNELS
@@ -992,7 +1028,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes",
-    "pack_weights", "vnni_library", "cast", "clip", "batch_matmul", "ort_requant", "ort_add",
+    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 

@@ -627,19 +627,20 @@ static inline int32_t xr_f32_to_i32(float f) {
 }
 
 /* onnxruntime's requantize (fake-quantization-to-integer{onnxruntime=true}), fused: for each
- * element, f = (float)acc * mult[channel] in float32, clamped to [flo, fhi] (NaN stays NaN),
+ * element, f = (float)acc * mult[channel] + fzp in float32 (fzp: QLinearMul's zero point, added
+ * before rounding; 0 otherwise, which changes nothing), clamped to [flo, fhi] (NaN stays NaN),
  * rounded half to even as the relay ops write it, (f + 1.5 * 2^23) - 1.5 * 2^23 (compiled with
  * -ffp-contract=off: no FMA), converted to int32 (xr_f32_to_i32), plus zp (wrapping), stored as
  * int8 (kind 0) or uint8 (kind 1), wrapping like the reference cast. Channel ch = (i / inner) % c. */
 void xr_requant_float(const int32_t *acc, void *out, i64 kind, i64 n, i64 c, i64 inner, const float *mult,
-                      i64 per_channel, float flo, float fhi, i64 zp) {
+                      i64 per_channel, float fzp, float flo, float fhi, i64 zp) {
     const float magic = 12582912.0f;
     for (i64 b = 0; b < n; ++b) {
         for (i64 ch = 0; ch < c; ++ch) {
             const float m = mult[per_channel ? ch : 0];
             const i64 base = (b * c + ch) * inner;
             for (i64 k = 0; k < inner; ++k) {
-                float f = (float)acc[base + k] * m;
+                float f = (float)acc[base + k] * m + fzp;
                 f = f < flo ? flo : f;
                 f = f > fhi ? fhi : f;
                 f = f + magic;
@@ -902,3 +903,38 @@ XR_MAX_POOL(xr_max_pool_u8, uint8_t, 0, _mm512_max_epu8)
 XR_MAX_POOL(xr_max_pool_s8, int8_t, -128, _mm512_max_epi8)
 #undef XR_MAX_POOL
 #undef XR_POOL_REG
+
+/* Relay's cumsum of float32 along one axis, viewed as [outer][n][inner]: each running sum
+ * out[o][k][i] = out[o][k-1][i] + x[o][k][i], added first to last (compiled without FMA or
+ * reassociation, so the bits are the sequential sums; the loop over i vectorises across
+ * independent sums). fake-quantization-to-integer{onnxruntime=true} writes onnxruntime's float
+ * reductions with it. exclusive: the sums before each element, starting from +0. */
+void xr_cumsum_f32(const float *x, float *out, i64 outer, i64 n, i64 inner, i64 exclusive) {
+    i64 first = 0;
+    if (inner == 1 && !exclusive && n > 0) {
+        /* rows of one running sum each: eight rows side by side, so eight independent chains of
+         * additions hide the adder's latency (each chain still adds in order) */
+        for (; first + 8 <= outer; first += 8) {
+            const float *src = x + first * n;
+            float *dst = out + first * n;
+            float acc[8];
+            for (int r = 0; r < 8; ++r) acc[r] = dst[r * n] = src[r * n];
+            for (i64 k = 1; k < n; ++k)
+                for (int r = 0; r < 8; ++r) acc[r] = dst[r * n + k] = acc[r] + src[r * n + k];
+        }
+    }
+    for (i64 o = first; o < outer; ++o) {
+        const float *src = x + o * n * inner;
+        float *dst = out + o * n * inner;
+        if (n == 0) continue;
+        if (exclusive) {
+            for (i64 i = 0; i < inner; ++i) dst[i] = 0.0f;
+            for (i64 k = 1; k < n; ++k)
+                for (i64 i = 0; i < inner; ++i) dst[k * inner + i] = dst[(k - 1) * inner + i] + src[(k - 1) * inner + i];
+        } else {
+            for (i64 i = 0; i < inner; ++i) dst[i] = src[i];
+            for (i64 k = 1; k < n; ++k)
+                for (i64 i = 0; i < inner; ++i) dst[k * inner + i] = dst[(k - 1) * inner + i] + src[k * inner + i];
+        }
+    }
+}

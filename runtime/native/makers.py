@@ -53,6 +53,7 @@ FAST: Mapping[str, Maker] = _merge(
     _COMBINED,
     {
         "concatenate": fast_concatenate,
+        "cumsum": i8.cumsum,
         "nn.dense": i8.dense,
         "nn.batch_matmul": i8.batch_matmul,
         "fixed_point_multiply": i8.fixed_point_multiply,

@@ -379,3 +379,33 @@ def test_onnxruntime_quantize_runs_as_one_c_pass_with_the_reference_bits(out_dty
     # of the output's edges read it
     labels = [[label for label, _, _ in compiled.thunks] for _, _, compiled in built.executor.steps]
     assert ["divide"] in labels, labels  # the quantize chain (and a pad, if fused with it) in one pass
+
+
+@pytest.mark.parametrize("shape, axis", [((7, 1568, 8), 1), ((32, 49), 1), ((196, 24), 0), ((3, 5, 4, 6), 2), ((5,), 0)])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_float_cumsum_runs_in_c_with_the_references_sequential_sums(shape, axis, exclusive, monkeypatch):
+    """The float32 cumsum fake-quantization-to-integer{onnxruntime=true} writes for
+    onnxruntime's reduction orders runs in C (numpy's strided accumulate is ~25 ns an element)
+    and gives the reference's sequential sums bit for bit, at every position."""
+    from xrelay.runtime.native import steps
+
+    used = []
+
+    def spy(op, vals, out, ws, opts):
+        thunks = fast_int8.cumsum(op, vals, out, ws, opts)
+        used.append(thunks is not None)
+        return thunks
+
+    monkeypatch.setattr(steps, "FAST", {**steps.FAST, "cumsum": spy})
+    x = relay.var("x", shape=shape, dtype="float32")
+    y = relay.cumsum(relay.exp(x), axis=axis, exclusive=exclusive)
+    mod = xrelay.IRModule.from_expr(y)
+    data = (RNG.normal(size=shape) * 3).astype(np.float32)
+    ref = xrelay.run(mod, {"x": data})[0]
+    lib = xrelay.build(mod.clone(), {}, opt_level=3)
+    lib.set_input("x", data)
+    lib.run()
+    ref = np.asarray(ref)
+    out = np.asarray(lib.get_output(0))
+    assert used == [True]
+    assert out.dtype == ref.dtype == np.float32 and np.array_equal(out.view(np.uint32), ref.view(np.uint32))
