@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.interpreter import Interpreter, PythonValues, impl, register_impls
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.memory import (
@@ -559,6 +558,13 @@ def run_memory_compiled(
     """
     use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
     pool = _pool(threads)
+    from xdsl.interpreter import (  # (not on run's path)
+        Interpreter,
+        PythonValues,
+        impl,
+        register_impls,
+    )
+
     from xrelay.runtime.memory_interpreter import MemoryFunctions, MemoryRunner
 
     @register_impls

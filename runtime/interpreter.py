@@ -34,7 +34,6 @@ wrong type. Errors inside a called function say where the call came from.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -55,7 +54,6 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.irdl import VarResultDef
 
 from xrelay.dialects import module_op
 from xrelay.dialects.adt import AdtCallOp, ConstructOp, MatchOp, PatternAttr, TypeDefOp
@@ -64,6 +62,7 @@ from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
 from xrelay.dialects.ref import RefCreateOp, RefReadOp, RefWriteOp
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
+from xrelay.dialects.relay.base import is_multi_result as _is_multi_result
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
@@ -141,12 +140,6 @@ def _matches(value: Any, spec: _ResultSpec) -> bool:
 # --------------------------------------------------------------------------------------------
 # Implementations
 # --------------------------------------------------------------------------------------------
-
-
-@functools.cache
-def _is_multi_result(cls: type[RelayOp]) -> bool:
-    defs = cls.get_irdl_definition().results
-    return len(defs) != 1 or any(isinstance(d, VarResultDef) for _, d in defs)
 
 
 class RelayFunctions(InterpreterFunctions):

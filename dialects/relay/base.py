@@ -170,6 +170,14 @@ class AttrSpec:
         raise RelayTypeError(f"attribute '{self.name}' has an unexpected value {attr}")
 
 
+@functools.cache
+def is_multi_result(cls: type[IRDLOperation]) -> bool:
+    """Whether ops of ``cls`` give other than exactly one result (the interpreters and the
+    native kernels return a tuple of them)."""
+    defs = cls.get_irdl_definition().results
+    return len(defs) != 1 or any(isinstance(d, VarResultDef) for _, d in defs)
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else f"{text[:57]}..."

@@ -82,6 +82,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.memory import INPLACE_OPS, VIEW_OPS, result_buffers, temporaries_offset
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
+from xrelay.dialects.relay.base import is_multi_result
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
@@ -1789,6 +1790,4 @@ def _pad_read_through(op: RelayOp, dest: dict) -> bool:
 
 
 def _multi(op: RelayOp) -> bool:
-    from xrelay.runtime.interpreter import _is_multi_result
-
-    return _is_multi_result(type(op))
+    return is_multi_result(type(op))
