@@ -57,6 +57,7 @@ from xrelay.relay.expr import (
     TypeVar,
     Var,
     const,
+    scalar_type,
     var,
 )
 from xrelay.relay.module import IRModule
@@ -110,6 +111,7 @@ __all__ = [
     "bind_params_by_name",
     "build",
     "const",
+    "scalar_type",
     "create_executor",
     "expr",
     "fromtext",

@@ -168,8 +168,15 @@ def adt_expectations(fn: Function) -> dict[int, Any]:
         elif isinstance(node, Call) and isinstance(node.op, GlobalVar | Function):
             ft = node.op._type
             if isinstance(ft, FuncType) and len(ft.arg_types) == len(node.args):
+                # a call of a function with type parameters: what its value must be binds them
+                subst: dict[str, Any] = {}
+                if want is not None and ft.ret_type is not None and not unify(ft.ret_type, want, subst):
+                    subst = {}
                 for a, t in zip(node.args, ft.arg_types):
-                    if t is not None and not any(True for _ in type_vars(t)):
+                    if t is None:
+                        continue
+                    t = substitute(t, subst)
+                    if not any(True for _ in type_vars(t)):
                         expect(a, t)
         elif isinstance(node, Match):
             known = want

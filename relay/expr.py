@@ -86,6 +86,7 @@ __all__ = [
     "TypeVar",
     "Var",
     "const",
+    "scalar_type",
     "var",
 ]
 
@@ -160,27 +161,52 @@ class TupleType:
 
 
 class FuncType:
-    """The type of a function: parameter types and return type."""
+    """The type of a function: parameter types and return type; ``type_params`` are the type
+    variables of a function with type parameters. Equality is up to renaming them
+    (``fn[A](List[A]) -> A`` equals ``fn[a](List[a]) -> a``), as Relay's structural equality."""
 
-    __slots__ = ("arg_types", "ret_type")
+    __slots__ = ("arg_types", "ret_type", "type_params")
 
-    def __init__(self, arg_types: Sequence[_AnyT], ret_type: _AnyT):
+    def __init__(
+        self,
+        arg_types: Sequence[_AnyT],
+        ret_type: _AnyT,
+        type_params: Sequence[_AnyT] | None = None,
+        type_constraints: Sequence[_AnyT] | None = None,
+    ):
+        if type_constraints:
+            raise RelayTypeError("FuncType: type constraints are not supported")
         self.arg_types = tuple(arg_types)
         self.ret_type = ret_type
+        self.type_params = tuple(type_params or ())
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, FuncType)
-            and other.arg_types == self.arg_types
-            and other.ret_type == self.ret_type
+    def _canonical(self) -> tuple[_AnyT, ...]:
+        names: dict[str, _AnyT] = {}
+        for t in (*self.arg_types, self.ret_type):
+            if t is not None and not isinstance(t, TupleType | FuncType):
+                for v in _adt_vars(t):
+                    names.setdefault(v, _AdtVar(f"${len(names)}"))
+        types = (*self.arg_types, self.ret_type)
+        if not names:
+            return types
+        return tuple(
+            t if t is None or isinstance(t, TupleType | FuncType) else _adt_substitute(t, names) for t in types
         )
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FuncType) and other._canonical() == self._canonical()
+
     def __hash__(self) -> int:
-        return hash((self.arg_types, self.ret_type))
+        return hash(self._canonical())
 
     def __repr__(self) -> str:
         args = ", ".join(_type_str(t) for t in self.arg_types)
         return f"fn ({args}) -> {_type_str(self.ret_type)}"
+
+
+def scalar_type(dtype: str) -> _AnyT:
+    """``relay.scalar_type(dtype)``: the type of a scalar tensor, ``TensorType((), dtype)``."""
+    return tensor_type((), dtype)
 
 
 class _RefTypeMeta(type):

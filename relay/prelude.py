@@ -14,7 +14,7 @@ from typing import Any
 
 from xrelay.relay.module import IRModule
 
-__all__ = ["Prelude"]
+__all__ = ["Prelude", "StaticTensorArrayOps"]
 
 _HIGHER_ORDER = (
     "map", "foldl", "foldr", "foldr1", "filter", "zip", "rev", "compose", "flip", "map_accuml",
@@ -37,6 +37,12 @@ class Prelude:
         for gv in self.mod.get_global_vars():
             setattr(self, gv.name_hint, gv)
 
+    def __getattr__(self, name: str) -> Any:
+        # only called for names not set in __init__: Relay's higher-order functions
+        if name in _HIGHER_ORDER:
+            return _HigherOrder(name)
+        raise AttributeError(f"'Prelude' object has no attribute '{name}'")
+
     @staticmethod
     def _no_dtype(name: str, dtype: Any) -> None:
         if dtype is not None:
@@ -53,10 +59,7 @@ class Prelude:
         """The GlobalVar of the Prelude function ``canonical``."""
         self._no_dtype(canonical, dtype)
         if canonical in _HIGHER_ORDER:
-            raise NotImplementedError(
-                f"Prelude: @{canonical} takes or returns a function, and xrelay's functions are not "
-                "values (docs/design.md, decision 9)"
-            )
+            _HigherOrder(canonical)()
         return self.mod.get_global_var(canonical)
 
     def get_type(self, canonical: str, dtype: Any = None) -> Any:
@@ -71,3 +74,30 @@ class Prelude:
             if c.name_hint == canonical:
                 return c
         raise ValueError(f"type {ty_name} has no constructor {canonical}")
+
+
+class _HigherOrder:
+    """``p.map`` and Relay's other higher-order Prelude functions: calling one says why it is
+    not there."""
+
+    def __init__(self, name: str) -> None:
+        self.name_hint = name
+
+    def __call__(self, *args: Any) -> Any:
+        raise NotImplementedError(
+            f"Prelude: @{self.name_hint} takes or returns a function, and xrelay's functions are not "
+            "values, so its Prelude is the first-order part (docs/design.md, decision 9)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<Relay's @{self.name_hint}: not in xrelay's first-order Prelude>"
+
+
+class StaticTensorArrayOps:
+    """Relay's tensor arrays of a static shape: not built by xrelay (its Prelude has no tensor
+    arrays); constructing one raises."""
+
+    def __init__(self, prelude: Prelude, dtype: str, shape: Any, batch_dim: Any = None) -> None:
+        raise NotImplementedError(
+            "relay.prelude.StaticTensorArrayOps: Relay's tensor-array functions are not built by xrelay"
+        )

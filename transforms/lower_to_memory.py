@@ -68,7 +68,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects import op_location
-from xrelay.dialects.adt import ADT_OPS
+from xrelay.dialects.adt import ADT_OPS, TypeDefOp
 from xrelay.dialects.memory import (
     MAX_BYTES,
     AliasOp,
@@ -177,7 +177,7 @@ class _Lowering:
     def run(self) -> None:
         block = entry_block(self.module)
         for op in self.module.walk():
-            if isinstance(op, ADT_OPS):
+            if isinstance(op, ADT_OPS) and not isinstance(op, TypeDefOp):  # a definition alone is no value
                 where = op.parent_op()
                 while where is not None and not isinstance(where, func.FuncOp):
                     where = where.parent_op()
