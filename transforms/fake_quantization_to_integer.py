@@ -685,7 +685,7 @@ class FakeQuantizationToInteger:
             # each channel's H x W positions added in order, as on NHWC data: along the rows
             # of the NCHW tensor (no transpose needed)
             n_, c, h, w = shape
-            total = ort_sequential_sum(b, x, [n_ * c, h * w], 1)
+            total = self._row_sums(b, x, n_ * c, h * w)
         else:
             kind = fast_reduce_kind(list(shape), axes)
             if kind is None:
@@ -702,6 +702,33 @@ class FakeQuantizationToInteger:
         self.changed = True
 
     rule_mean = rule_sum
+
+    CHUNK_BYTES: ClassVar[int] = 256 * 1024
+    """The float32 rows ``_row_sums`` dequantizes at a time."""
+
+    def _row_sums(self, b: _Builder, x: SSAValue, rows: int, n: int) -> SSAValue:
+        """The ``rows`` x 1 sequential sums of the rows of ``n`` of ``x``. When ``x`` is a
+        per-tensor ``qnn.dequantize`` of an 8-bit value, the rows are dequantized a chunk of
+        about ``CHUNK_BYTES`` at a time (the same op on a slice: the same bits), so the float
+        tensor and its running sums are never whole: the 8-bit value is what stays live."""
+        deq = x.owner
+        per = max(1, self.CHUNK_BYTES // (4 * n))
+        if (
+            not isinstance(deq, RelayOp) or deq.RELAY_NAME != "qnn.dequantize" or per >= rows
+            or tensor_dtype(deq.operands[0]) not in ("int8", "uint8")
+            or any(constant_value(v) is None or constant_value(v).size != 1 for v in deq.operands[1:])
+        ):  # fmt: skip
+            return ort_sequential_sum(b, x, [rows, n], 1)
+        q = b.op("reshape", [deq.operands[0]], newshape=[rows, n])
+        parts = []
+        for lo in range(0, rows, per):
+            hi = min(rows, lo + per)
+            chunk = b.op("strided_slice", [q], begin=[lo, 0], end=[hi, n], strides=[1, 1])
+            chunk = b.op("qnn.dequantize", [chunk, *deq.operands[1:]], axis=1, out_dtype=deq.attrs["out_dtype"])
+            # stop_fusion: each chunk's last column is taken at once, so its running sums die
+            # before the next chunk (fused into the concatenate, all would live to the end)
+            parts.append(b.op("annotation.stop_fusion", [ort_sequential_sum(b, chunk, [hi - lo, n], 1)]))
+        return b.op("concatenate", parts, axis=0)
 
     # ---- value-preserving ops --------------------------------------------------------------
 

@@ -302,12 +302,34 @@ def test_float_reductions_of_dequantized_values_add_in_onnxruntimes_order(op, sh
 def test_squeeze_excitation_mean_adds_channels_last_and_its_mul_adds_the_zero_point_first():
     """A squeeze-and-excitation block after a quantized convolution and its SiLU (a chain of
     some 30 ops once quantized): onnxruntime runs the convolutions channels-last, and with them
-    the ReduceMean between them (each channel's positions added one after another); the pooling ReduceMean that leaves for a Flatten runs
-    NCHW again (Eigen's order). The means are outputs too, so every bit shows. The Mul's scales
-    make every odd product a tie (multiplier ``0.0371 * 0.5 / 0.0371 = 0.5``): QLinearMul adds the odd zero point before
-    rounding half to even, so a zero point added after the rounding is off by one on them."""
+    the ReduceMean between them (each channel's positions added one after another); the
+    pooling ReduceMean that leaves for a Flatten runs NCHW again (Eigen's order). The means are
+    outputs too, so every bit shows. The Mul's scales make every odd product a tie (multiplier
+    ``0.0371 * 0.5 / 0.0371 = 0.5``): QLinearMul adds the odd zero point before rounding half
+    to even, so a zero point added after the rounding is off by one on them."""
+    model = _squeeze_excitation_model(12, 13)
+    _float_bits(model, [{"x": RNG.normal(size=(1, 3, 13, 13)).astype(np.float32) * 2} for _ in range(3)], outputs=3)
+
+
+def test_squeeze_excitation_mean_never_holds_the_whole_float_map(monkeypatch):
+    """The channels-last mean dequantizes and sums its rows a chunk at a time: the planned
+    arena is smaller than with the whole float32 map and its running sums (the peak of this
+    block is elsewhere, so by less than a map), and the bits are still onnxruntime's."""
+    from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToInteger
+
+    c, size = 16, 96
+    model = _squeeze_excitation_model(c, size)
+    feeds = [{"x": RNG.normal(size=(1, 3, size, size)).astype(np.float32) * 2}]
+    _float_bits(model, feeds, outputs=3)
+    chunked = qm.build(model, integer=True).arena_bytes
+    monkeypatch.setattr(FakeQuantizationToInteger, "CHUNK_BYTES", 1 << 40)
+    whole = qm.build(model, integer=True).arena_bytes
+    assert chunked < whole, (chunked, whole)
+
+
+def _squeeze_excitation_model(c, size):
+    """The block below on a 1 x 3 x ``size`` x ``size`` input, ``c`` channels."""
     f32 = np.float32
-    c = 12
     inits = dict([
         _p("sx", f32(0.027)), _p("zx", np.uint8(121)),
         _p("w0", RNG.integers(-127, 128, (c, 3, 3, 3)).astype(np.int8)), _p("sw0", f32(0.02)), _p("zw0", np.int8(0)),
@@ -339,13 +361,12 @@ def test_squeeze_excitation_mean_adds_channels_last_and_its_mul_adds_the_zero_po
         n("ReduceMean", ["f3"], ["pool"], axes=[2, 3], keepdims=1), n("Flatten", ["pool"], ["y"]),
     ]  # fmt: skip
     graph = helper.make_graph(
-        nodes, "se", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 13, 13])],
+        nodes, "se", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, size, size])],
         [helper.make_tensor_value_info(v, TensorProto.FLOAT, None) for v in ("y", "se")]
         + [helper.make_tensor_value_info("q2", TensorProto.UINT8, None)],
         [numpy_helper.from_array(v, k) for k, v in inits.items()],
     )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    _float_bits(model, [{"x": RNG.normal(size=(1, 3, 13, 13)).astype(f32) * 2} for _ in range(3)], outputs=3)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
