@@ -35,7 +35,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-__all__ = ["Ref", "RefCreateOp", "RefReadOp", "RefType", "RefWriteOp", "functions_using_refs"]
+__all__ = ["Ref", "RefCreateOp", "RefReadOp", "RefType", "RefWriteOp", "impure_functions"]
 
 
 @irdl_attr_definition
@@ -192,16 +192,17 @@ REF_OPS = (RefCreateOp, RefReadOp, RefWriteOp)
 Ref = Dialect("ref", list(REF_OPS), [RefType])
 
 
-def functions_using_refs(funcs: Iterable[Operation]) -> set[str]:
-    """The names of the ``func.func``s in ``funcs`` that use references, directly or through
-    the functions they call: the impure ones (Relay's purity, for references)."""
+def impure_functions(funcs: Iterable[Operation]) -> set[str]:
+    """The names of the ``func.func``s in ``funcs`` that use references or stateful relay ops
+    (``STATEFUL``: TVM's ``TOpIsStateful``, ``memory.kill``, ``nn.dropout``), directly or
+    through the functions they call: the impure ones (Relay's purity)."""
     calls: dict[str, set[str]] = {}
     impure: set[str] = set()
     for fop in funcs:
         name = fop.sym_name.data  # type: ignore[attr-defined]
         calls[name] = set()
         for op in fop.walk():
-            if isinstance(op, REF_OPS):
+            if isinstance(op, REF_OPS) or getattr(op, "STATEFUL", False):
                 impure.add(name)
             elif op.name == "func.call":
                 calls[name].add(op.callee.root_reference.data)  # type: ignore[attr-defined]

@@ -468,7 +468,7 @@ def _op_has_var_operands(cls: type[RelayOp]) -> bool:
 
 def _op_returns_tuple(cls: type[RelayOp]) -> bool:
     results = cls.get_irdl_definition().results
-    return len(results) > 1 or any(isinstance(d, VarResultDef) for _, d in results)
+    return len(results) != 1 or any(isinstance(d, VarResultDef) for _, d in results)
 
 
 class Call(Expr):
@@ -527,7 +527,7 @@ class Call(Expr):
         if in_types is None:
             return None  # resolved when lowered in a module
         for i, t in enumerate(in_types):
-            if not isinstance(t, _BuiltinTensorType):
+            if not isinstance(t, _BuiltinTensorType) and not cls.NON_TENSOR_OPERANDS:
                 raise RelayTypeError(f"relay.{op.name}: operand {i} has type {t}, expected a tensor")
         cls.operand_groups([None] * len(in_types))  # arity check with Relay's message
         full = cls.complete_attrs(self._raw_attrs, in_types)

@@ -59,7 +59,7 @@ from xrelay.dialects.adt import (
 )
 from xrelay.dialects.adt import TypeVarType as AdtTypeVar
 from xrelay.dialects.adt import YieldOp as AdtYieldOp
-from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefWriteOp, functions_using_refs
+from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefWriteOp, impure_functions
 from xrelay.dialects.relay import (
     ConstantOp,
     RelayOp,
@@ -677,6 +677,9 @@ def _block_expr(
             if _op_has_var_operands(cls):
                 args = [Tuple(args)]
             call = Call(Op.get(cls.RELAY_NAME), args, op.attrs)
+            if not op.results:
+                _let_effect(effects, env, op, call)  # memory.kill: an effect with no value
+                continue
             _bind_results(env, op.results, call, _op_returns_tuple(cls))
         elif isinstance(op, CallOp):
             callee_name = op.callee.root_reference.data
@@ -806,10 +809,10 @@ _IMPURE_KEY = "\0impure"
 
 
 def _impure_functions(symbols: Mapping[str, FuncOp], cache: dict[str, Any]) -> set[str]:
-    """``functions_using_refs`` of ``symbols``, computed once per rebuild (``cache`` holds it)."""
+    """``impure_functions`` of ``symbols``, computed once per rebuild (``cache`` holds it)."""
     known = cache.get(_IMPURE_KEY)
     if known is None:
-        known = cache[_IMPURE_KEY] = functions_using_refs(f for f in symbols.values() if f is not None)
+        known = cache[_IMPURE_KEY] = impure_functions(f for f in symbols.values() if f is not None)
     return known
 
 

@@ -70,6 +70,7 @@ from xrelay.dialects.adt import YieldOp as AdtYieldOp
 from xrelay.dialects.adt import type_vars as adt_type_vars
 from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefType, RefWriteOp
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay.ops import StorageType
 from xrelay.error import TVMError
 from xrelay.relay.function_attrs import func_attrs_from_ir
 from xrelay.relay.text_metadata import write_metadata
@@ -94,8 +95,8 @@ def is_let_bound(op: Operation, anf: bool) -> bool:
         return op.result.name_hint is not None
     if isinstance(op, ExtractOp):
         return False
-    if isinstance(op, REF_OPS):  # an effect: printed where it happens, in order
-        return True
+    if isinstance(op, REF_OPS) or (isinstance(op, RelayOp) and not op.results):
+        return True  # an effect (ref_write, memory.kill): printed where it happens, in order
     if not isinstance(op, RelayOp | CallOp | IfOp | MatchOp | ConstructOp | AdtCallOp) or not op.results:
         return False
     return anf or any(r.name_hint for r in op.results)
@@ -131,6 +132,8 @@ def format_type(t: Attribute | Sequence[Attribute]) -> str:
         if not t.args.data:
             return t.def_name
         return f"{t.def_name}[{', '.join(format_type(a) for a in t.args.data)}]"
+    if isinstance(t, StorageType):
+        return "Storage[]"  # core.rly's type Storage, applied to no arguments (a TypeCall)
     raise RelayTextPrintError(f"type {t} has no Relay text form")
 
 

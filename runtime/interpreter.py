@@ -64,6 +64,7 @@ from xrelay.dialects.ref import RefCreateOp, RefReadOp, RefWriteOp
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.base import is_multi_result as _is_multi_result
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
+from xrelay.dialects.relay.ops import RelayAllocStorageOp, RelayKillOp
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
 
@@ -272,6 +273,23 @@ class RelayFunctions(InterpreterFunctions):
         args[0].value = args[1]
         return ()
 
+    @impl(RelayAllocStorageOp)
+    def run_memory_alloc_storage(
+        self, interpreter: Interpreter, op: RelayAllocStorageOp, args: PythonValues
+    ) -> PythonValues:
+        size, alignment = int(np.asarray(args[0])), int(np.asarray(args[2]))
+        if size < 0 or alignment <= 0 or alignment & (alignment - 1):
+            raise RunError(
+                f"{describe_op(op)}: size {size} must be >= 0 and alignment {alignment} a power of two"
+            )
+        if (message := too_large("relay.memory.alloc_storage", size)) is not None:
+            raise RunError(message)
+        return (np.zeros(size, dtype=np.uint8),)  # Relay's Storage: the bytes, unused here
+
+    @impl(RelayKillOp)
+    def run_memory_kill(self, interpreter: Interpreter, op: RelayKillOp, args: PythonValues) -> PythonValues:
+        return ()  # Python frees the value once nothing refers to it
+
 
     # Relay's algebraic data types (the adt dialect): a value is its constructor and fields
     @impl(ConstructOp)
@@ -390,6 +408,8 @@ def _relay_impl(op_type: type[RelayOp]) -> Any:
 # One implementation per op class (xDSL dispatches on the exact class, not on RelayOp);
 # they are attached before ``register_impls`` collects the class's implementations.
 for _cls in (*RELAY_OPS.values(), *QNN_OPS.values(), *DYN_OPS.values()):
+    if _cls in (RelayAllocStorageOp, RelayKillOp):
+        continue  # run above: no kernel, no tensor result
     _fn = _relay_impl(_cls)
     setattr(RelayFunctions, _fn.__name__, _fn)
 register_impls(RelayFunctions)

@@ -269,8 +269,8 @@ class FusionGraph:
         for op in self.block.ops:
             if op is ret or op in self.op_nodes and self.op_nodes[op].index != -1:
                 continue
-            if isinstance(op, RelayOp | ConstantOp):
-                continue
+            if isinstance(op, ConstantOp) or (isinstance(op, RelayOp) and not op.STATEFUL):
+                continue  # a stateful op (memory.kill) is an effect Relay keeps as a let
             if is_tuple_op(op):
                 for k in range(len(op.results)):
                     item = self._node_of_value(op.results[k])

@@ -24,7 +24,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from xrelay.dialects.ref import REF_OPS, functions_using_refs
+from xrelay.dialects.ref import REF_OPS, impure_functions
 from xrelay.dialects.relay import RelayOp
 
 
@@ -63,7 +63,7 @@ class DeadCodeEliminationPass(ModulePass):
         if self.inline_once:
             # as Relay's, only pure bindings are inlined: a reference op, a stateful op or a
             # call of a function using references stays a let where its effect happens
-            impure = functions_using_refs(f for f in op.walk() if isinstance(f, FuncOp))
+            impure = impure_functions(f for f in op.walk() if isinstance(f, FuncOp))
             for inner in op.walk():
                 if _has_effects(inner, impure):
                     continue

@@ -92,8 +92,8 @@ def fold_op(op: Operation, max_elements: int = DEFAULT_MAX_ELEMENTS, fold_qnn: b
     if not fold_qnn and op.RELAY_NAME.startswith("qnn."):
         return False
     used = [r for r in op.results if r.uses]
-    if not used:
-        return False
+    if not used or not all(isinstance(r.type, TensorType) for r in op.results):
+        return False  # nothing to fold into, or not a tensor (memory.alloc_storage's Storage)
     for r in used:
         n = _num_elements(r.type)  # type: ignore[arg-type]
         if n is None and op.RELAY_NAME not in _DATA_SHAPED:

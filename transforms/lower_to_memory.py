@@ -83,6 +83,7 @@ from xrelay.dialects.memory import (
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp, byte_size, dtype_of
 from xrelay.dialects.relay.device_analysis import check_devices, is_on_device, value_devices
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, virtual_device
+from xrelay.dialects.relay.ops import RelayAllocStorageOp, RelayKillOp
 from xrelay.error import TVMError
 from xrelay.runtime.liveness import entry_block, storage_lifetimes
 
@@ -190,6 +191,12 @@ class _Lowering:
         if any(isinstance(op, InvokeOp | AllocStorageOp | AllocTensorOp) for op in block.ops):
             raise LowerToMemoryError("lower-to-memory: @main is already lowered")
         for k, op in enumerate(block.ops):
+            if isinstance(op, RelayAllocStorageOp | RelayKillOp):
+                raise LowerToMemoryError(
+                    f"lower-to-memory: @main holds Relay's '{op.RELAY_NAME}' (op #{k}); this pass plans "
+                    "storage itself and does not take Relay's memory ops: run the program with "
+                    "xrelay.run (the reference interpreter) instead"
+                )
             if op.regions:  # Relay's If is scf.if; the arena runs one straight-line schedule
                 cond = op.operands[0].owner.operands[0] if op.operands and op.operands[0].owner.operands else None
                 what = f" on %{cond.name_hint}" if cond is not None and cond.name_hint else ""

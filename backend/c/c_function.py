@@ -2521,7 +2521,10 @@ QNN_BY_CANONICALIZATION = frozenset(
 
 _DATA_DEPENDENT = "its result's shape depends on the input values; the C target needs static shapes"
 _RUN_TIME_SHAPE = "its shape arguments are known only at run time; the C target needs static shapes"
+_RELAY_MEMORY = "Relay's memory ops are storage the C target plans itself (lower-to-memory refuses them first)"
 C_REFUSALS = {
+    "memory.alloc_storage": _RELAY_MEMORY,
+    "memory.kill": _RELAY_MEMORY,
     "argwhere": _DATA_DEPENDENT,
     "unique": _DATA_DEPENDENT,
     "vision.all_class_non_max_suppression": _DATA_DEPENDENT,

@@ -57,7 +57,7 @@ FUNC_ATTRS = {
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 
-Relay = Dialect("relay", [ConstantOp, *RELAY_OPS.values()], [VirtualDeviceAttr])
+Relay = Dialect("relay", [ConstantOp, *RELAY_OPS.values()], [VirtualDeviceAttr, _ops.StorageType])
 
 __all__ = [
     "FUNC_ATTRS",

@@ -289,6 +289,10 @@ class RelayOp(IRDLOperation):
     NON_COMPUTATIONAL: ClassVar[bool] = False
     """TNonComputational: fusion visits through it (on_device)."""
 
+    NON_TENSOR_OPERANDS: ClassVar[bool] = False
+    """Whether an operand may be other than a tensor (``memory.kill`` frees a ``Storage``); the
+    op's operand definitions then say which types."""
+
     ATTRS: ClassVar[dict[str, AttrSpec]] = {}
     """The op's Relay attributes in Relay's order."""
 
@@ -661,6 +665,8 @@ def parse_value(parser: Parser, allow_float: bool = True) -> Any:
 
 def _tensor_operand(cls: type[RelayOp], index: int, t: Attribute) -> TensorType:
     if not isinstance(t, TensorType):
+        if cls.NON_TENSOR_OPERANDS:
+            return t  # type: ignore[return-value] - the op's operand definitions check it
         raise RelayTypeError(f"{cls.name}: operand {index} has type {t}, expected a tensor")
     _check_element_type(cls, f"operand {index}", t)
     return t

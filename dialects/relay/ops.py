@@ -14,8 +14,16 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_result_def
-from xdsl.traits import Pure
+from xdsl.ir import ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    irdl_attr_definition,
+    operand_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import MemoryFreeEffect, Pure
 
 from xrelay.dialects.relay.base import (
     Bool,
@@ -1968,6 +1976,64 @@ class DeviceCopyOp(RelayOp):
     @classmethod
     def infer_types(cls, in_types, attrs):
         return [in_types[0]]
+
+
+@irdl_attr_definition
+class StorageType(ParametrizedAttribute, TypeAttribute):
+    """Relay's ``Storage`` (core.rly's opaque ``type Storage``): the bytes that
+    ``memory.alloc_storage`` allocates at the Relay level, before xrelay's own planning (the
+    memory dialect's ``!memory.storage``). ``!relay.storage``."""
+
+    name = "relay.storage"
+
+
+@relay_op("memory.alloc_storage", OpPattern.OPAQUE, non_computational=True)
+class RelayAllocStorageOp(RelayOp):
+    """Relay's ``memory.alloc_storage(size, shape, alignment, virtual_device=..., dtype=...)``
+    (TVM's memory.cc): ``size`` and ``alignment`` int64 scalars, ``shape`` a tensor; the
+    result is a ``Storage``. Not stateful (TVM's ``TOpIsStateful`` false): an unused one is dead.
+
+    ```mlir
+    %s = relay.memory.alloc_storage %size, %shape, %align {virtual_device = #relay.virtual_device<cpu(0)>} : (tensor<i64>, tensor<2xi64>, tensor<i64>) -> !relay.storage
+    ```
+    """
+
+    size = operand_def(TensorType)
+    shape = operand_def(TensorType)
+    alignment = operand_def(TensorType)
+    result = result_def(StorageType)
+    traits = traits_def(Pure())  # TVM: not stateful, so dead when unused and CSE may merge it
+    virtual_device = Device(UNCONSTRAINED)
+    dtype = Str("float32")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        for t, what in ((in_types[0], "size"), (in_types[2], "alignment")):
+            if shape_of(t) != () or dtype_of(t) != "int64":
+                raise fail(cls, f"{what} must be an int64 scalar, got {t}")
+        if attrs["dtype"] not in DTYPES:
+            raise fail(cls, f"unknown dtype '{attrs['dtype']}'")
+        return [StorageType()]
+
+
+@relay_op("memory.kill", OpPattern.OPAQUE, stateful=True, non_computational=True)
+class RelayKillOp(RelayOp):
+    """Relay's ``memory.kill(%x)``: release a value (a storage or a tensor) to the allocator.
+    Stateful (TVM's ``TOpIsStateful``): never deleted, folded or moved. Its result is Relay's
+    ``()``, no value here (decision 3).
+
+    ```mlir
+    relay.memory.kill %s : (!relay.storage) -> ()
+    ```
+    """
+
+    NON_TENSOR_OPERANDS = True
+    to_free = operand_def(TensorType | StorageType)
+    traits = traits_def(MemoryFreeEffect())
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        return []
 
 
 class _CompilerAnnotation(RelayOp):

@@ -210,6 +210,26 @@
 // CHECK{LITERAL}: %y = relay.mean %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
 // -----
 
+// memory.alloc_storage
+  %size = relay.constant dense<256> : tensor<i64>
+  %shape = relay.constant dense<[64, 2]> : tensor<2xi64>
+  %align = relay.constant dense<64> : tensor<i64>
+  %s = relay.memory.alloc_storage %size, %shape, %align {virtual_device = #relay.virtual_device<cpu(0)>, dtype = "int8"} : (tensor<i64>, tensor<2xi64>, tensor<i64>) -> !relay.storage
+// CHECK{LITERAL}: %s = relay.memory.alloc_storage %size, %shape, %align {virtual_device = #relay.virtual_device<cpu(0)>, dtype = "int8"} : (tensor<i64>, tensor<2xi64>, tensor<i64>) -> !relay.storage
+// -----
+
+// memory.kill
+  %size = relay.constant dense<256> : tensor<i64>
+  %shape = relay.constant dense<[64, 2]> : tensor<2xi64>
+  %align = relay.constant dense<64> : tensor<i64>
+  %s = relay.memory.alloc_storage %size, %shape, %align : (tensor<i64>, tensor<2xi64>, tensor<i64>) -> !relay.storage
+  relay.memory.kill %s : (!relay.storage) -> ()
+  %x = "test.op"() : () -> tensor<4xf32>
+  relay.memory.kill %x : (tensor<4xf32>) -> ()
+// CHECK{LITERAL}: relay.memory.kill %s : (!relay.storage) -> ()
+// CHECK{LITERAL}: relay.memory.kill %x : (tensor<4xf32>) -> ()
+// -----
+
 // min
   %x = "test.op"() : () -> tensor<2x3xf32>
   %y = relay.min %x {axis = [1]} : (tensor<2x3xf32>) -> tensor<2xf32>
