@@ -1056,7 +1056,8 @@ def build_pipeline(opt_level: int | None = None, blocked_simd_width: int | None 
     current `PassContext`; with `opt_level` given, that level replaces the context's
     while the pipeline runs (disabled/required passes and instruments still apply).
     `blocked_simd_width` turns on TVM's x86 rule in AlterOpLayout with that many lanes (the
-    C target's channel-blocked convolutions); without it only Python-registered rules apply.
+    C target's channel-blocked convolutions; grouped ones blocked too, `grouped`); without it
+    only Python-registered rules apply.
     """
     if opt_level is not None and (not isinstance(opt_level, int) or isinstance(opt_level, bool)):
         raise TypeError(f"opt_level must be an int or None, got {opt_level!r}")
@@ -1065,7 +1066,8 @@ def build_pipeline(opt_level: int | None = None, blocked_simd_width: int | None 
     passes = [
         # Python-registered rules only: the arena runtime ran the x86 rule's blocked programs
         # slower than NCHW (measured; README, Layouts)
-        as_pass(AlterOpLayoutPass(simd_width=blocked_simd_width or 16, x86=blocked_simd_width is not None))
+        as_pass(AlterOpLayoutPass(simd_width=blocked_simd_width or 16, x86=blocked_simd_width is not None,
+                                  grouped=blocked_simd_width is not None))
         if name == "AlterOpLayout"
         else get_pass(name)
         for name in BUILD_PIPELINE_PASSES

@@ -969,7 +969,10 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
     n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
     o_, kh, kw = kl.extent("O"), kl.extent("H"), kl.extent("W")
     depthwise = groups > 1 and groups == c_ == o_ and kl.extent("I") == 1 and kib == 1 and ib == ob
-    if ob % CHANNEL_BLOCK or kl.factor["O"] != ob or not (depthwise or (groups == 1 and kib == ib)):
+    # a grouped convolution whose groups are whole channel blocks: each output block reads the
+    # input blocks of its group
+    whole = not depthwise and kib == ib and (o_ // groups) % ob == 0 and (c_ // groups) % ib == 0
+    if ob % CHANNEL_BLOCK or kl.factor["O"] != ob or not (depthwise or whole):
         return False
     oh, ow = ol.extent("H"), ol.extent("W")
     sh, sw = _attr(op, "strides")
@@ -991,12 +994,13 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
         body = [f"XR_F8_ZERO({a});" for a in acc]
         # depthwise: the tap's input channels are the output's (a vector each); else every
         # input channel block, each channel's value broadcast
-        chan, wk = ("cb", "") if depthwise else ("icb", f"icb * {ws[1]} + ")
-        body += [] if depthwise else [f"for (int64_t icb = 0; icb < {c_ // ib}; ++icb) {{"]
+        first_block = "" if groups == 1 else f"cb / {(o_ // groups) // ob} * {(c_ // groups) // ib} + "
+        chan, wk = ("cb", "") if depthwise else (f"{first_block}icb", f"icb * {ws[1]} + ")
+        body += [] if depthwise else [f"for (int64_t icb = 0; icb < {(c_ // groups) // ib}; ++icb) {{"]
         body += [f"for (int64_t ki = 0; ki < {kh}; ++ki) {{",
                  f"  const int64_t iy = oy * {sh} - {pt} + ki * {dh};",
                  f"  if (iy < 0 || iy >= {h_}) continue;",
-                 f"  const float *restrict xr = {src} + n * {xs[0]} + {chan} * {xs[1]} + iy * {xs[2]} + (ox * {sw} - {pl}) * {ib};",
+                 f"  const float *restrict xr = {src} + n * {xs[0]} + ({chan}) * {xs[1]} + iy * {xs[2]} + (ox * {sw} - {pl}) * {ib};",
                  f"  const float *restrict wk = wo + {wk}ki * {ws[2]};"]  # fmt: skip
         for kj in (kj for kj in range(kw) if valid[kj]):
             at = [(p, (p * sw + kj * dw) * ib) for p in valid[kj]]

@@ -110,11 +110,38 @@ def test_explicit_16_channel_blocks_use_two_vectors_per_pixel(tmp_path):
     np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-4)
 
 
-def test_grouped_and_integer_convolutions_keep_the_direct_loops():
-    """Neither depthwise nor ungrouped (groups 2), and int8: no tiles, the direct loops."""
-    fn, _ = conv_net(n=1, c=16, h=6, w=6, o=16, k=(3, 3), padding=(1, 1), groups=2)
+def test_groups_of_part_of_a_block_keep_the_direct_loops():
+    """Neither depthwise nor groups of whole 8-channel blocks (4 groups of 4): no tiles."""
+    fn, _ = conv_net(n=1, c=16, h=6, w=6, o=16, k=(3, 3), padding=(1, 1), groups=4)
     lib = xrelay.build(xrelay.IRModule.from_expr(fn), target="c")
     assert "XR_F8" not in lib.get_source().split("#endif /* XRELAY_KERNELS_H */")[-1]
+
+
+@pytest.mark.parametrize("groups", [8, 2])
+def test_grouped_convolutions_between_blocked_ones_read_the_blocks(groups, tmp_path):
+    """A grouped (not depthwise) convolution between blocked ones takes their channel-blocked
+    layout: no layout_transform around it, so the plan holds no NCHW copies of its input and
+    result. Groups of 4 channels (half a block) run the direct loops over blocked indices;
+    groups of 16 channels (whole 8-channel blocks: each output block reads its group's 2
+    input blocks) run as register tiles. The interpreter's values."""
+    fn, shape = conv_net(n=1, c=8, h=7, w=9, o=32, k=(3, 3), padding=(1, 1))
+    wg = relay.const(RNG.standard_normal((32, 32 // groups, 3, 3)).astype("float32") * 0.3)
+    y = relay.nn.conv2d(fn.body, wg, kernel_size=(3, 3), channels=32, padding=(1, 1), groups=groups)
+    w2 = relay.const(RNG.standard_normal((8, 32, 1, 1)).astype("float32") * 0.3)
+    y = relay.nn.conv2d(relay.nn.relu(y), w2, kernel_size=(1, 1), channels=8)
+    mod = xrelay.IRModule.from_expr(relay.Function(fn.params, y))
+    lib = xrelay.build(mod, target="c")
+    src = lib.get_source()
+    # the input's transform into blocks and the result's out of them, nothing between
+    assert src.count("/* layout_transform */") == 2, src.count("/* layout_transform */")
+    # the tile over a group's 2 input blocks (the other convolutions have 1 and 4)
+    assert ("for (int64_t icb = 0; icb < 2; ++icb)" in src) == (groups == 2)
+    x = RNG.standard_normal(shape).astype("float32")
+    want = reference(mod, {"x": x})
+    assert np.isfinite(want).all() and np.ptp(want) > 0
+    lib.run(x=x)
+    np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(export_and_run(lib, x, tmp_path, []), want, rtol=1e-4, atol=1e-4)
 
 
 def test_nchw_when_alter_op_layout_is_disabled():

@@ -2,6 +2,7 @@
 // RUN: relay-opt %s -p 'alter-op-layout{simd-width=8}' --split-input-file | filecheck %s --check-prefix=AVX2
 // RUN: not relay-opt %s -p 'alter-op-layout{simd-width=0}' 2>&1 | filecheck %s --check-prefix=ERR
 // RUN: relay-opt %s -p 'alter-op-layout{x86=false}' --split-input-file | filecheck %s --check-prefix=FAST
+// RUN: relay-opt %s -p 'alter-op-layout{grouped=true}' --split-input-file | filecheck %s --check-prefix=GROUPED
 
 // ERR: alter-op-layout: simd-width must be positive, got 0
 
@@ -41,6 +42,13 @@ func.func @main(%x: tensor<1x8x6x6xf32>, %w: tensor<32x8x3x3xf32>, %w2: tensor<2
 // AVX2-NEXT:  %2 = relay.layout_transform %y {src_layout = "NCHW8c", dst_layout = "NCHW"} : (tensor<1x2x4x4x8xf32>) -> tensor<1x16x4x4xf32>
 // AVX2-NEXT:  %z = relay.nn.conv2d %2, %g {groups = 2} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
 // AVX2-NEXT:  func.return %z : tensor<1x16x4x4xf32>
+// grouped=true (the C target's build): the groups=2 convolution stays in its neighbours'
+// blocks (kernel OIHW), so no transform pair surrounds it.
+// GROUPED-LABEL: func.func @depthwise_and_group(
+// GROUPED:       %y = relay.nn.conv2d %0, %1 {{.*}}groups = 16
+// GROUPED-NEXT:  %z = relay.nn.conv2d %y, %g {groups = 2, channels = 16, data_layout = "NCHW16c", out_layout = "NCHW16c"} : (tensor<1x1x4x4x16xf32>, tensor<16x8x1x1xf32>) -> tensor<1x1x4x4x16xf32>
+// GROUPED-NEXT:  %2 = relay.layout_transform %z {src_layout = "NCHW16c", dst_layout = "NCHW"}
+// GROUPED-NEXT:  func.return %2
 func.func @depthwise_and_group(%x: tensor<1x16x4x4xf32>, %dw: tensor<16x1x3x3xf32>, %g: tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
   %y = relay.nn.conv2d %x, %dw {padding = [1, 1, 1, 1], groups = 16} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
   %z = relay.nn.conv2d %y, %g {groups = 2} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
