@@ -52,7 +52,11 @@ TESTS: dict[str, tuple[str, ...]] = {
     "combine-parallel-conv2d": ("transforms/test_combine_parallel_conv2d.py",),
     "combine-parallel-dense": ("transforms/test_combine_parallel_dense.py",),
     "convert-layout": ("transforms/test_convert_layout.py", "transforms/test_convert_layout_tvm.py"),
-    "dead-code-elimination": ("transforms/test_cse_dce.py", "language/test_tvm_dead_code_elimination.py"),
+    "dead-code-elimination": (
+        "transforms/test_cse_dce.py",
+        "language/test_tvm_dead_code_elimination.py",
+        "language/test_relay_memory_ops.py",
+    ),
     "defuse-ops": ("transforms/test_defuse_ops.py", "transforms/test_defuse_ops_tvm.py"),
     "dynamic-to-static": ("transforms/test_dynamic_to_static.py", "transforms/test_dynamic_to_static_tvm.py"),
     "make-static": ("transforms/test_make_static.py",),
