@@ -306,7 +306,7 @@ def roi_align(
     sample_ratio: int,
     layout: str,
     mode: str,
-    min_roi_size: float = 1.0,
+    min_roi_size: float,
 ) -> np.ndarray:
     """Relay ``vision.roi_align`` (TOPI's: regions at least 1x1, samples outside [-1, size] are 0,
     ``max`` is the largest bilinear sample); ``max_corner`` takes at each sample the largest of

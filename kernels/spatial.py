@@ -108,6 +108,49 @@ def conv_nd(
     return emit(res, out, op, dt)
 
 
+@register("nn.conv3d_transpose")
+def conv3d_transpose(
+    data: np.ndarray, weight: np.ndarray, *, out: np.ndarray | None = None,
+    strides: Sequence[int], padding: Sequence[int], dilation: Sequence[int], groups: int,
+    channels: int | None, kernel_size: Sequence[int] | None, data_layout: str, kernel_layout: str,
+    out_layout: str, output_padding: Sequence[int], out_dtype: str,
+) -> np.ndarray:  # fmt: skip
+    """Relay ``nn.conv3d_transpose``: per group, the weight (IODHW) times the input gives each
+    kernel tap's contribution, which lands on the output grid at ``x * stride + tap *
+    dilation`` (col2im); the padding is then cut from each side, ``output_padding`` added at
+    the end (zeros where no tap lands)."""
+    op = "nn.conv3d_transpose"
+    res_dt, comp_dt = _result_dtypes(data, weight, out_dtype, op)
+    if data.ndim != 5 or weight.ndim != 5:
+        raise ValueError(f"{op}: expects 5-d data and weight, got {data.shape} and {weight.shape}")
+    x = np.transpose(data, _perm(data_layout, "NCDHW", op)).astype(comp_dt, copy=False)
+    w = np.transpose(weight, _perm(kernel_layout, "IODHW", op)).astype(comp_dt, copy=False)
+    n, c, *size = x.shape
+    ci, og, *kernel = w.shape
+    if groups <= 0 or ci != c or c % groups:
+        raise ValueError(f"{op}: {c} input channels, weight {w.shape} (IODHW), groups={groups}")
+    o = og * groups
+    if channels is not None and channels != o:
+        raise ValueError(f"{op}: channels={channels} but the weight gives {o} output channels")
+    if kernel_size is not None and tuple(kernel_size) != tuple(kernel):
+        raise ValueError(f"{op}: kernel_size={tuple(kernel_size)} but the weight is {tuple(kernel)}")
+    before, after = padding[:3], padding[3:]
+    full = [(size[i] - 1) * strides[i] + (kernel[i] - 1) * dilation[i] + 1 for i in range(3)]
+    out_len = [full[i] - before[i] - after[i] + output_padding[i] for i in range(3)]
+    if min(out_len) <= 0 or min(output_padding) < 0:
+        raise ValueError(f"{op}: padding leaves an empty output ({out_len})")
+    cg = c // groups
+    canvas = np.zeros((n, o, *(max(full[i], before[i] + out_len[i]) for i in range(3))), comp_dt)
+    with np.errstate(all="ignore"):
+        wmat = w.reshape(groups, cg, og * int(np.prod(kernel))).transpose(0, 2, 1)
+        cols = np.matmul(wmat, x.reshape(n, groups, cg, -1)).reshape(n, o, *kernel, *size)
+        for tap in np.ndindex(*kernel):
+            at = tuple(slice(t * d, t * d + (s - 1) * st + 1, st) for t, d, s, st in zip(tap, dilation, size, strides))
+            canvas[(slice(None), slice(None), *at)] += cols[(slice(None), slice(None), *tap)]
+    res = canvas[(slice(None), slice(None), *(slice(before[i], before[i] + out_len[i]) for i in range(3)))]
+    return emit(np.transpose(res, _perm("NCDHW", out_layout or data_layout, op)), out, op, res_dt)
+
+
 # ---- pools -----------------------------------------------------------------------------------
 
 

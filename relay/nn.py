@@ -449,6 +449,31 @@ def conv3d(
     )  # fmt: skip
 
 
+@dialect_defaults("nn.conv3d_transpose")
+def conv3d_transpose(
+    data: Expr,
+    weight: Expr,
+    strides: Any = DEFAULT,
+    padding: Any = DEFAULT,
+    dilation: Any = DEFAULT,
+    groups: int = DEFAULT,
+    channels: int | None = DEFAULT,
+    kernel_size: Any = DEFAULT,
+    data_layout: str = DEFAULT,
+    kernel_layout: str = DEFAULT,
+    out_layout: str = DEFAULT,
+    output_padding: Any = DEFAULT,
+    out_dtype: str = DEFAULT,
+) -> Call:
+    """Transposed 3-D convolution (weight IODHW); ``padding`` of 1, 3 or 6 values."""
+    return _conv_nd(
+        "conv3d_transpose", data, weight, strides=strides, padding=padding, dilation=dilation,
+        groups=groups, channels=channels, kernel_size=kernel_size, data_layout=data_layout,
+        kernel_layout=kernel_layout, out_layout=out_layout, output_padding=output_padding,
+        out_dtype=out_dtype,
+    )  # fmt: skip
+
+
 @dialect_defaults("nn.max_pool3d")
 def max_pool3d(
     data: Expr,

@@ -166,7 +166,7 @@ def _operand_rule(call: Call, expected: Any) -> list[Any]:
     if not _tensor(data):
         return out
     full = {k: (attrs.get(k) if attrs.get(k) is not None else spec.default) for k, spec in cls.ATTRS.items()}
-    if name in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose") and len(args) == 2:
+    if name in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose") and len(args) == 2:
         out[1] = _conv_weight(data, full, transpose=name.endswith("transpose"))
     elif name == "nn.deformable_conv2d" and len(args) == 3:
         out[2] = _conv_weight(data, full, transpose=False)

@@ -1,4 +1,4 @@
-"""Relay's 1-D and 3-D convolutions and pools, ``nn.deformable_conv2d``, ``nn.upsampling``,
+"""Relay's 1-D and 3-D convolutions and pools, ``nn.conv3d_transpose``, ``nn.deformable_conv2d``, ``nn.upsampling``,
 ``image.resize1d`` and ``image.resize2d``.
 
 Attributes, defaults and padding forms are Relay's: ``nn.conv1d`` padding is ``[left, right]``,
@@ -188,6 +188,72 @@ class Conv3DOp(_ConvND):
     kernel_layout = Str("OIDHW")
     CANONICAL: ClassVar[str] = "NCDHW"
     KCANONICAL: ClassVar[str] = "OIDHW"
+
+
+@relay_op("nn.conv3d_transpose", OpPattern.OUT_ELEMWISE_FUSABLE)
+class Conv3DTransposeOp(_ConvND):
+    """Transposed 3-D convolution (the gradient of conv3d w.r.t. its input; weight IODHW, I =
+    all input channels, O = output channels per group, as Relay). Output size per axis:
+    ``(x - 1) * stride - pad_before - pad_after + (k - 1) * dilation + 1 + output_padding``.
+
+    ```mlir
+    %y = relay.nn.conv3d_transpose %x, %w {strides = [2, 2, 2], padding = [1, 1, 1, 1, 1, 1]}
+           : (tensor<1x4x3x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x5x5x5xf32>
+    ```
+    """
+
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
+    strides = Ints((1, 1, 1))
+    padding = Ints((0, 0, 0, 0, 0, 0))
+    dilation = Ints((1, 1, 1))
+    output_padding = Ints((0, 0, 0))
+    data_layout = Str("NCDHW")
+    kernel_layout = Str("IODHW")
+    CANONICAL: ClassVar[str] = "NCDHW"
+    KCANONICAL: ClassVar[str] = "IODHW"
+
+    @classmethod
+    def normalize_attrs(cls, attrs, in_types):
+        attrs = super().normalize_attrs(attrs, in_types)
+        attrs["output_padding"] = _tuple(cls, "output_padding", attrs["output_padding"], 3)
+        if min(attrs["output_padding"]) < 0:
+            raise fail(cls, f"output_padding must not be negative, got {list(attrs['output_padding'])}")
+        return attrs
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, weight = in_types
+        ds = _rank(cls, data, 5, "data")
+        ws = _rank(cls, weight, 5, "weight")
+        da = _axes(cls, attrs["data_layout"], "NCDHW")
+        ka = _axes(cls, attrs["kernel_layout"], "IODHW")
+        groups = attrs["groups"]
+        cin, wi, wo = ds[da[1]], ws[ka[0]], ws[ka[1]]
+        if cin is not None and wi is not None and cin != wi:
+            raise fail(cls, f"data {data} has {cin} channels but weight {weight} expects {wi}")
+        if cin is not None and cin % groups:
+            raise fail(cls, f"{cin} input channels are not divisible by groups {groups}")
+        cout = None if wo is None else wo * groups
+        if attrs["channels"] is not None and cout is not None and attrs["channels"] != cout:
+            raise fail(cls, f"channels = {attrs['channels']} but weight {weight} gives {cout}")
+        kernel = [ws[a] for a in ka[2:]]
+        if attrs["kernel_size"] is not None and tuple(kernel) != tuple(attrs["kernel_size"]):
+            raise fail(cls, f"kernel_size = {list(attrs['kernel_size'])} but weight {weight} has {kernel}")
+        pad = attrs["padding"]
+        spatial: list[int | None] = []
+        for i in range(3):
+            x, k = ds[da[2 + i]], kernel[i]
+            if x is None or k is None:
+                spatial.append(None)
+                continue
+            o = (x - 1) * attrs["strides"][i] - pad[i] - pad[i + 3] + (k - 1) * attrs["dilation"][i] + 1
+            o += attrs["output_padding"][i]
+            if o <= 0:
+                raise fail(cls, f"output size along axis {'DHW'[i]} is empty for {data} and {weight}")
+            spatial.append(o)
+        out_dtype = attrs["out_dtype"] or dtype_of(data.element_type)
+        return [_out(cls, [ds[da[0]], cout, *spatial], attrs["out_layout"] or attrs["data_layout"], "NCDHW", out_dtype)]
 
 
 # ============================================================================================

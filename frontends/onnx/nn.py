@@ -4,7 +4,8 @@ As Relay's ONNX frontend (TVM v0.19) maps them where Relay had the op, else as c
 Relay ops:
 
 * ``Conv``: ``nn.conv1d``/``nn.conv2d``/``nn.conv3d`` by rank; ``ConvTranspose``:
-  ``nn.conv2d_transpose``, 3-D (1-D spatial) inputs as the 2-D import with a height of 1.
+  ``nn.conv2d_transpose``/``nn.conv3d_transpose``, 3-D (1-D spatial) inputs as the 2-D import
+  with a height of 1.
 * ``MaxPool``/``AveragePool``: ``nn.*_pool2d`` and ``nn.*_pool3d`` (a ceil-mode window ONNX
   drops because it would start in the end padding is sliced off), 1-D as the 2-D pool over
   (N, C, 1, W); ``MaxPool``'s ``Indices`` (2-D): the windows gathered by a constant index table
@@ -16,8 +17,9 @@ Relay ops:
   the input padded by one zero row and column on each side, with the offsets shifted by one:
   ONNX samples points in (-1, 0) partially where TOPI's op gives 0, so the frame moves them
   inside; the output rows and columns the larger frame adds are sliced off.
-* ``Col2Im`` (2-D images): ``nn.conv2d_transpose`` of the columns with a one-hot kernel (col2im
-  is im2col's adjoint, which is what a transposed convolution with such a kernel computes).
+* ``Col2Im`` (2-D and 3-D images): ``nn.conv2d_transpose``/``nn.conv3d_transpose`` of the
+  columns with a one-hot kernel (col2im is im2col's adjoint, which is what a transposed
+  convolution with such a kernel computes).
 * ``QLinearConv``: ``qnn.conv2d`` (+ int32 bias) and ``qnn.requantize`` from
   ``x_scale * w_scale`` to ``y_scale``; ``ConvInteger``: ``qnn.conv2d`` with unit scales.
 * ``BatchNormalization``: ``nn.batch_norm``; ``training_mode = 1`` normalises with the batch's
@@ -119,10 +121,11 @@ def _conv(im, node):
 
 @converter("ConvTranspose")
 def _conv_transpose(im, node):
-    """3-D (1-D spatial) inputs as the 2-D import with a height of 1."""
+    """2-D and 3-D spatial inputs: ``nn.conv2d_transpose`` / ``nn.conv3d_transpose``; 1-D
+    spatial inputs as the 2-D import with a height of 1."""
     x = node.inputs[0]
     if im.rank(x) != 3:
-        return _conv_transpose_2d(im, node)
+        return _conv_transpose_nd(im, node)
     w = node.inputs[1]
     a = dict(node.attrs)
     for key, fill in (("kernel_shape", 1), ("strides", 1), ("dilations", 1), ("output_padding", 0)):
@@ -135,33 +138,33 @@ def _conv_transpose(im, node):
     xs, ws = im.static_shape(x, node), im.static_shape(w, node)
     ins = [im.reshape(x, [xs[0], xs[1], 1, xs[2]]), im.reshape(w, [ws[0], ws[1], 1, ws[2]]), *node.inputs[2:]]
     sub = Node(node.op_type, node.name, ins, a, node.num_outputs, node.opset)
-    (y,) = _conv_transpose_2d(im, sub)
+    (y,) = _conv_transpose_nd(im, sub)
     ys = im.shape_of(y)
     return [im.reshape(y, [ys[0], ys[1], ys[3]])]
 
 
-def _conv_transpose_2d(im, node):
+def _conv_transpose_nd(im, node):
     x, w, b = node.inputs[0], node.inputs[1], node.input(2)
-    _check_2d(im, node, x)
+    n = im.rank_in(node, x, (4, 5)) - 2
     ws = im.shape_of(w)
     xs = im.shape_of(x)
     kernel = list(node.attrs.get("kernel_shape", ws[2:]))
-    strides = list(node.attrs.get("strides", [1, 1]))
-    dil = list(node.attrs.get("dilations", [1, 1]))
-    out_pad = list(node.attrs.get("output_padding", [0, 0]))
+    strides = list(node.attrs.get("strides", [1] * n))
+    dil = list(node.attrs.get("dilations", [1] * n))
+    out_pad = list(node.attrs.get("output_padding", [0] * n))
     group = node.attrs.get("group", 1)
     auto = node.attrs.get("auto_pad", "NOTSET")
     grow: list[list[int]] = []
     if "output_shape" in node.attrs or auto in ("SAME_UPPER", "SAME_LOWER"):
         if "output_shape" in node.attrs:
-            target = list(node.attrs["output_shape"])[-2:]
+            target = list(node.attrs["output_shape"])[-n:]
         else:
             target = [n * s for n, s in zip(xs[2:], strides)]
         before, after = [], []
-        for n, k, s, d, op, t in zip(xs[2:], kernel, strides, dil, out_pad, target):
-            if n is None:
+        for size, k, s, d, op, t in zip(xs[2:], kernel, strides, dil, out_pad, target):
+            if size is None:
                 raise node.fail("output_shape / auto_pad SAME need static spatial dims")
-            total = s * (n - 1) + op + (k - 1) * d + 1 - t
+            total = s * (size - 1) + op + (k - 1) * d + 1 - t
             # negative total padding (output_shape beyond the full output): split the same
             # way, and the negative parts become zero padding of the result (bias only there)
             # the ONNX spec (and onnxruntime): an odd pixel goes at the end only for SAME_UPPER
@@ -175,11 +178,11 @@ def _conv_transpose_2d(im, node):
         grow = [[0, 0], [0, 0]] + [[max(0, -b0), max(0, -a0)] for b0, a0 in zip(before, after)]
         pads = [max(0, p) for p in pads]
     elif auto == "VALID":
-        pads = [0, 0, 0, 0]
+        pads = [0] * (2 * n)
     else:
-        pads = list(node.attrs.get("pads", [0, 0, 0, 0]))
+        pads = list(node.attrs.get("pads", [0] * (2 * n)))
     y = im.emit1(
-        "nn.conv2d_transpose",
+        f"nn.conv{n}d_transpose",
         [x, w],
         strides=strides,
         padding=pads,
@@ -227,38 +230,39 @@ def _deform_conv(im, node):
 
 @converter("Col2Im")
 def _col2im(im, node):
+    """2-D and 3-D images: ``nn.conv{2,3}d_transpose`` of the columns with a one-hot kernel."""
     x = node.inputs[0]
     image = im.static_ints(node, 1, "image_shape")
     block = im.static_ints(node, 2, "block_shape")
-    if len(image) != 2 or len(block) != 2:
-        raise node.fail(f"only 2-D images are supported (image_shape {image}, block_shape {block})")
+    nd = len(image)
+    if nd not in (2, 3) or len(block) != nd:
+        raise node.fail(f"2-D and 3-D images are supported (image_shape {image}, block_shape {block})")
     n, ck, length = im.static_shape(x, node)
-    kh, kw = block
-    k = kh * kw
+    k = math.prod(block)
     if ck % k:
         raise node.fail(f"input dimension 1 ({ck}) is not a multiple of the block size {k}")
     c = ck // k
-    dil = list(node.attrs.get("dilations", [1, 1]))
-    pads = list(node.attrs.get("pads", [0, 0, 0, 0]))
-    strides = list(node.attrs.get("strides", [1, 1]))
+    dil = list(node.attrs.get("dilations", [1] * nd))
+    pads = list(node.attrs.get("pads", [0] * (2 * nd)))
+    strides = list(node.attrs.get("strides", [1] * nd))
     blocks = [
-        (image[i] + pads[i] + pads[i + 2] - dil[i] * (block[i] - 1) - 1) // strides[i] + 1 for i in range(2)
+        (image[i] + pads[i] + pads[i + nd] - dil[i] * (block[i] - 1) - 1) // strides[i] + 1 for i in range(nd)
     ]
-    if blocks[0] * blocks[1] != length or min(blocks) < 1:
+    if math.prod(blocks) != length or min(blocks) < 1:
         raise node.fail(f"{length} blocks do not tile an image {image} with these blocks, pads and strides")
-    # one output channel per group of k columns; kernel tap (i, j) takes column i * kw + j
-    w = np.zeros((ck, 1, kh, kw))
-    for i, j in itertools.product(range(kh), range(kw)):
-        w[np.arange(c) * k + i * kw + j, 0, i, j] = 1.0
+    # one output channel per group of k columns; kernel tap t (row-major) takes column t
+    w = np.zeros((ck, 1, *block))
+    for t, tap in enumerate(itertools.product(*(range(b) for b in block))):
+        w[(np.arange(c) * k + t, 0, *tap)] = 1.0
     cols = im.reshape(x, [n, ck, *blocks])
-    full = [(blocks[i] - 1) * strides[i] + dil[i] * (block[i] - 1) + 1 - pads[i] - pads[i + 2] for i in range(2)]
+    full = [(blocks[i] - 1) * strides[i] + dil[i] * (block[i] - 1) + 1 - pads[i] - pads[i + nd] for i in range(nd)]
     y = im.emit1(
-        "nn.conv2d_transpose",
+        f"nn.conv{nd}d_transpose",
         [cols, im.const(w, im.dtype_of(x))],
         strides=strides,
         padding=pads,
         dilation=dil,
-        output_padding=[image[i] - full[i] for i in range(2)],
+        output_padding=[image[i] - full[i] for i in range(nd)],
         groups=c,
         kernel_size=block,
         channels=c,

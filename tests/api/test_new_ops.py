@@ -174,3 +174,55 @@ def test_conv3d_blocked_layouts():
     folded = transform.ForwardFoldScaleAxis()(mod.clone())
     assert "multiply" in mod.astext() and "multiply(%x" not in folded.astext()
     check_semantics(transform.ForwardFoldScaleAxis(), mod)
+
+
+def test_conv3d_transpose_infer_type():
+    # TVM's test_op_level2.test_conv3d_transpose_infer_type (a symbolic batch as relay.Any())
+    x = relay.var("x", relay.TensorType((n, 10, 224, 224, 224), "float32"))
+    w = relay.var("w")
+    y = relay.nn.conv3d_transpose(x, w, kernel_size=(3, 3, 3), padding=(1, 1, 1), channels=2)
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x, w], y)))
+    fn = mod["main"]
+    assert fn.body.checked_type == relay.TensorType((n, 2, 224, 224, 224), "float32")
+    assert fn.params[1].checked_type == relay.TensorType((10, 2, 3, 3, 3), "float32")
+    for dt in ("int8", "uint8"):
+        x = relay.var("x", relay.TensorType((n, 10, 224, 224, 224), dt))
+        w = relay.var("w", relay.TensorType((10, 12, 3, 3, 3), "int8"))
+        y = relay.nn.conv3d_transpose(x, w, out_dtype="int32")
+        assert 'out_dtype="int32"' in y.astext()
+        assert typed(y) == relay.TensorType((n, 12, 226, 226, 226), "int32")
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        # TVM's test_conv3d_transpose_ncdhw_run
+        {"channels": 4, "kernel_size": (2, 2, 2), "strides": (1, 1, 1), "padding": (1, 1, 1)},
+        {"strides": (2, 1, 2), "padding": (0, 1, 1, 1, 0, 0), "dilation": (1, 2, 1), "output_padding": (1, 0, 1)},
+        {"groups": 3, "strides": (2, 2, 2)},
+    ],
+)
+def test_conv3d_transpose_run_against_onnxruntime(attrs):
+    from onnx import helper
+
+    from xrelay.testing.onnx_models import make_model, run_onnxruntime
+
+    groups = attrs.get("groups", 1)
+    dshape, kshape = (1, 3, 6, 5, 7), (3, 4 // groups if groups == 1 else 2, 2, 3, 2)
+    if "kernel_size" in attrs:
+        kshape = (3, 4, 2, 2, 2)
+    rng = np.random.default_rng(0)
+    data, kernel = rng.uniform(size=dshape).astype("float32"), rng.standard_normal(kshape).astype("float32")
+    x, w = relay.var("x", shape=dshape), relay.var("w", shape=kshape)
+    func = relay.Function([x, w], relay.nn.conv3d_transpose(x, w, **attrs))
+    got = relay.create_executor("graph", mod=xrelay.IRModule.from_expr(func)).evaluate()(data, kernel).numpy()
+    p = attrs.get("padding", (0, 0, 0))
+    pads = list(p) * 2 if len(p) == 3 else list(p)
+    onnx_attrs = {"pads": pads, "strides": list(attrs.get("strides", (1, 1, 1))), "group": groups,
+                  "dilations": list(attrs.get("dilation", (1, 1, 1))),
+                  "output_padding": list(attrs.get("output_padding", (0, 0, 0)))}
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], **onnx_attrs)
+    model = make_model([node], {"x": (dshape, np.float32), "w": (kshape, np.float32)}, ["y"])
+    (want,) = run_onnxruntime(model, {"x": data, "w": kernel})
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

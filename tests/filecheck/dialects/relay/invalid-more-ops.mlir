@@ -16,6 +16,13 @@
 
 // -----
 
+%a = "test.op"() : () -> tensor<1x4x3x3x3xf32>
+%w = "test.op"() : () -> tensor<3x2x3x3x3xf32>
+%r = relay.nn.conv3d_transpose %a, %w : (tensor<1x4x3x3x3xf32>, tensor<3x2x3x3x3xf32>) -> tensor<1x2x5x5x5xf32>
+// CHECK{LITERAL}: relay.nn.conv3d_transpose: data tensor<1x4x3x3x3xf32> has 4 channels but weight tensor<3x2x3x3x3xf32> expects 3
+
+// -----
+
 %a = "test.op"() : () -> tensor<1x4x2x2x2xf32>
 %r = relay.nn.max_pool3d %a {pool_size = [3, 3, 3]} : (tensor<1x4x2x2x2xf32>) -> tensor<1x4x1x1x1xf32>
 // CHECK{LITERAL}: relay.nn.max_pool3d: pool window [3, 3, 3] larger than padded input tensor<1x4x2x2x2xf32>

@@ -618,6 +618,15 @@
 // CHECK{LITERAL}: %y = relay.nn.conv3d %x, %w {padding = [1, 1, 1, 1, 1, 1]} : (tensor<1x2x4x8x8xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x4x4x8x8xf32>
 // -----
 
+// nn.conv3d_transpose
+  %x = "test.op"() : () -> tensor<1x4x3x3x3xf32>
+  %w = "test.op"() : () -> tensor<4x2x3x3x3xf32>
+  %y = relay.nn.conv3d_transpose %x, %w {strides = [2, 2, 2], padding = [1, 1, 1, 1, 1, 1]} : (tensor<1x4x3x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x5x5x5xf32>
+  %z = relay.nn.conv3d_transpose %x, %w {padding = [0, 0, 0, 0, 0, 0], output_padding = [1, 0, 0], groups = 2} : (tensor<1x4x3x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x4x6x5x5xf32>
+// CHECK{LITERAL}: %y = relay.nn.conv3d_transpose %x, %w {strides = [2, 2, 2], padding = [1, 1, 1, 1, 1, 1]} : (tensor<1x4x3x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x5x5x5xf32>
+// CHECK{LITERAL}: %z = relay.nn.conv3d_transpose %x, %w {groups = 2, output_padding = [1, 0, 0]} : (tensor<1x4x3x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x4x6x5x5xf32>
+// -----
+
 // nn.group_norm
   %x = "test.op"() : () -> tensor<1x4x8x8xf32>
   %gamma = "test.op"() : () -> tensor<4xf32>
