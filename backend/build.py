@@ -5,11 +5,12 @@
 The stages, each a pass you can also run alone:
 
 1. ``params`` (a dict of arrays) are bound to ``@main``'s parameters of those names as named
-   constants (``bind_params_by_name``), so folding sees the real weights; ``make-static`` then
-   makes every shape static (``dynamic-to-static`` where there are ``dyn.*`` ops), or the
-   ``BuildError`` names the op whose shape is known only at run time;
-2. ``build_pipeline(opt_level)`` (Relay's pre-fusion passes and ``fuse-ops``) runs inside a
-   ``PassContext(opt_level=opt_level)``;
+   constants (``bind_params_by_name``), so folding sees the real weights;
+2. the build pipeline (``backend.pipeline.pipeline_for``: its text is data, and the pass
+   ``relay-build{...}`` runs the same from ``relay-opt``): ``make-static`` (every shape static,
+   or the ``BuildError`` names the op whose shape is known only at run time), Relay's
+   pre-fusion passes at ``opt_level``, the engines' partitioning or device planning,
+   ``fuse-ops``, the int8 arena's ``qnn-fuse-pad``/``qnn-narrow-edges``, ``state-scratch``;
 3. ``lower-to-memory`` makes storage explicit (inputs and outputs in the arena by default,
    a planned workspace for every im2col convolution);
 4. ``plan-memory`` places every storage with ``plan`` (any of ``planners.ALGORITHMS``) into
@@ -38,11 +39,10 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.backend.c import annotate_scratch, emit_program
 from xrelay.backend.c.c_function import CHANNEL_BLOCK
-from xrelay.backend.dnnl.partition import float32_only, matmul_to_dense, partition_for_backend
-from xrelay.backend.engines import ENGINES, state_scratch
+from xrelay.backend.engines import ENGINES
+from xrelay.backend.pipeline import pipeline_for, run_pipeline
 from xrelay.backend.target import TargetError, resolve_build_target
 from xrelay.dialects import make_context, module_op
-from xrelay.dialects.relay.device_analysis import PARAM_DEVICES, is_device_copy, is_on_device
 from xrelay.dialects.relay.devices import (
     DeviceError,
     VirtualDeviceAttr,
@@ -51,15 +51,13 @@ from xrelay.dialects.relay.devices import (
 )
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
-from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.executor_factory import VIEWS
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.bind_params import bind_params_by_name
-from xrelay.transforms.infra import PassContext, build_pipeline, get_pass
+from xrelay.transforms.infra import PassContext
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
-from xrelay.transforms.make_static import MakeStaticError, MakeStaticPass
-from xrelay.transforms.plan_devices import HOST, plan_devices
+from xrelay.transforms.make_static import MakeStaticError
 from xrelay.transforms.plan_memory import (
     DEFAULT_POOL,
     DEFAULT_POOL_ALIGNMENT,
@@ -68,9 +66,7 @@ from xrelay.transforms.plan_memory import (
     plan_module,
 )
 from xrelay.transforms.planners import ALGORITHMS, Pool
-from xrelay.transforms.qnn_fuse_pad import qnn_fuse_pad
-from xrelay.transforms.qnn_narrow_edges import qnn_narrow_edges
-from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError, to_mixed_precision
+from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError
 
 __all__ = ["BuildError", "build", "build_c", "build_program"]
 
@@ -135,44 +131,18 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
+    device, scope = _device_option(default_device)
+    spec = pipeline_for(
+        module, opt_level, backends, mixed_precision=mixed_precision, default_device=device,
+        memory_scope=scope, blocked_simd_width=blocked_simd_width,
+        threads=threads,
+    )  # fmt: skip
     try:
-        MakeStaticPass().apply(make_context(), module)
-    except MakeStaticError as e:  # xrelay.build's error type for what it cannot build
+        run_pipeline(module, spec, opt_level)
+    except (MakeStaticError, ToMixedPrecisionError) as e:  # xrelay.build's error type for these
         raise BuildError(str(e)) from None
-    offload = default_device is None and not _uses_devices(module) and _dnnl_active(backends) and _offloadable(module)
-    if mixed_precision is not None and not offload:
-        _mixed_precision(module, mixed_precision)
-    if offload:
-        # (a module partitioned by its author is left as it is; see partition_for_backend)
-
-        outer = PassContext.current()
-        disabled = [*outer.disabled_pass, "FuseOps"]
-        with outer.nested(opt_level=opt_level, disabled_pass=disabled):
-            optimised = module_op(build_pipeline(opt_level)(module))
-            if mixed_precision is not None:
-                # after the pre-fusion passes: batch norms are folded into float32 weights,
-                # which are rounded once (FoldConstant folds their casts); a matmul by a
-                # weight becomes the dense it stands for first (dense is ALWAYS, matmul not)
-
-                matmul_to_dense(optimised)
-                _mixed_precision(optimised, mixed_precision)
-                optimised = module_op(get_pass("FoldConstant")(optimised))
-        optimised = partition_for_backend(optimised)
-        if "FuseOps" not in outer.disabled_pass:
-            with outer.nested(opt_level=opt_level):
-                optimised = module_op(get_pass("FuseOps")(optimised))
-    elif default_device is None and not _uses_devices(module):
-        outer = PassContext.current()
-        with outer.nested(opt_level=opt_level, disabled_pass=list(outer.disabled_pass),
-                          required_pass=list(outer.required_pass)):  # fmt: skip
-            optimised = module_op(build_pipeline(opt_level, blocked_simd_width)(module))
-    else:
-        optimised = _build_with_devices(module, opt_level, default_device)
-    if opt_level >= 1 and "FuseOps" not in PassContext.current().disabled_pass:
-
-        qnn_fuse_pad(optimised)  # the int8 arena: zero-point pads join their convolution,
-        qnn_narrow_edges(optimised)  # 8-bit values rather than wider copies pass between steps
-    state_scratch(optimised, threads)
+    optimised = module
+    _check_devices_runnable(optimised)
     if before_lowering is not None:
         before_lowering(optimised)
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
@@ -183,14 +153,6 @@ def build_program(
         pool_list = module_pools(optimised) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]
     info = plan_module(optimised, plan, pool_list, time_limit, algorithms=pool_algorithms)
     return optimised, info
-
-
-def _mixed_precision(module: ModuleOp, mixed_precision: str) -> None:
-
-    try:
-        to_mixed_precision(module, mixed_precision)
-    except ToMixedPrecisionError as e:
-        raise BuildError(str(e)) from None
 
 
 def build_c(
@@ -244,39 +206,21 @@ def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
     return out
 
 
-def _offloadable(module: ModuleOp) -> bool:
-    """Float32 models without qnn ops (seen before the pipeline lowers the qnn ops)."""
-
-    return float32_only(module)
-
-
-def _dnnl_active(backends: Sequence[str]) -> bool:
-    if "dnnl" not in backends:
-        return False
-
-    return dnnl_library() is not None
-
-
-def _uses_devices(module: ModuleOp) -> bool:
-
-    return any(
-        is_on_device(op) or is_device_copy(op) or PARAM_DEVICES in op.attributes for op in module.walk()
-    )
-
-
-def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -> ModuleOp:
-    """The pre-fusion pipeline, plan-devices, every device checked runnable, then fuse-ops."""
-
-    outer = PassContext.current()
+def _device_option(default_device: Any) -> tuple[str | None, str]:
+    """``default_device`` as plan-devices' options: the device (``name(id)``) and its memory
+    scope, or ``(None, "")``."""
+    if default_device is None:
+        return None, ""
     try:
-        default = HOST if default_device is None else as_virtual_device(default_device)
+        vd = as_virtual_device(default_device)
     except DeviceError as e:
         raise BuildError(f"build: {e}") from None
-    disabled = [*outer.disabled_pass, "FuseOps"]
-    with outer.nested(opt_level=opt_level, disabled_pass=disabled):
-        optimised = module_op(build_pipeline(opt_level)(module))
-    plan_devices(optimised, default)
-    for op in optimised.walk():
+    return vd.device_type + (f"({vd.virtual_device_id})" if vd.virtual_device_id >= 0 else ""), vd.scope.data
+
+
+def _check_devices_runnable(module: ModuleOp) -> None:
+    """Every device the planned program names can run here (else a ``BuildError``)."""
+    for op in module.walk():
         values = [*op.attributes.values(), *op.properties.values()]
         values += [v for a in values if hasattr(a, "data") and isinstance(a.data, tuple) for v in a.data]
         for vd in values:
@@ -291,10 +235,6 @@ def _build_with_devices(module: ModuleOp, opt_level: int, default_device: Any) -
                         f"'{vd.device_type}' here (it runs on the host CPU and on devices registered "
                         "with xrelay.register_device)"
                     )
-    if "FuseOps" not in outer.disabled_pass:
-        with outer.nested(opt_level=opt_level):
-            optimised = module_op(get_pass("FuseOps")(optimised))
-    return optimised
 
 
 def device_targets(target: Any) -> tuple[Any, list[Any]]:

@@ -2,8 +2,10 @@
 
 An engine's package ``xrelay.backend.<name>`` may define ``pattern_table()`` (Relay's composite
 patterns for ``merge-composite``), ``supported(op)`` (Relay's ``target.<name>`` op attribute,
-for ``annotate-target``) and ``state_scratch(module)`` (the scratch bytes its kernels need, as
-``relay.scratch_bytes``, before ``lower-to-memory``). The generic passes know no engine by
+for ``annotate-target``), ``state_scratch(module)`` (the scratch bytes its kernels need, as
+``relay.scratch_bytes``, before ``lower-to-memory``), and ``partition_module(module,
+mixed_precision)`` with ``offloads(module)`` (``partition-for-engines``: the engine takes
+functions of a module it offloads). The generic passes know no engine by
 name: ``resolve_pass`` hands them the engine's table or predicate where a name is given (on
 the command line of ``relay-opt``, in Relay's Python API).
 """
@@ -22,9 +24,15 @@ from xdsl.ir import Operation
 from xrelay.runtime.engines import ENGINES
 from xrelay.transforms.annotate_target import AnnotateTargetPass
 from xrelay.transforms.merge_composite import MergeCompositeError, MergeCompositePass
+from xrelay.transforms.partition_for_engines import (
+    PartitionForEnginesError,
+    PartitionForEnginesPass,
+)
 from xrelay.transforms.state_scratch import StateScratchPass
 
-__all__ = ["ENGINES", "compile_side", "pattern_table", "resolve_pass", "state_scratch", "supported"]
+__all__ = [
+    "ENGINES", "compile_side", "offloading", "pattern_table", "resolve_pass", "state_scratch", "supported",
+]  # fmt: skip
 
 
 def compile_side(name: str) -> ModuleType:
@@ -49,6 +57,17 @@ def supported(name: str) -> Callable[[Operation], bool] | None:
     return getattr(compile_side(name), "supported", None)
 
 
+def offloading(engines: tuple[str, ...], module: ModuleOp) -> tuple[str, ...]:
+    """The engines of ``engines`` that partition ``module`` (``partition-for-engines``): those
+    whose compile-time side can, and whose ``offloads(module)`` says it takes this one."""
+    out = []
+    for name in engines:
+        side = compile_side(name)
+        if hasattr(side, "partition_module") and side.offloads(module):
+            out.append(name)
+    return tuple(out)
+
+
 def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """The one step where every engine states, before ``lower-to-memory``, the scratch bytes
     its kernels need (``relay.scratch_bytes`` on the functions it will run), in ``ENGINES``
@@ -68,7 +87,9 @@ def resolve_pass(p: Any) -> Any:
     engine's table (another name is an error listing the engines that have one);
     ``annotate-target`` gets every engine's predicate (so ``targets=<engine>`` works and an
     unknown target's error lists the engines); ``state-scratch`` gets every engine's
-    ``state_scratch``; any other pass is returned as it is."""
+    ``state_scratch``; ``partition-for-engines{engines=...}`` the named engines'
+    ``partition_module`` (another name is an error listing those that have one); any other
+    pass is returned as it is."""
     if isinstance(p, MergeCompositePass) and isinstance(p.pattern_table, str) and p.pattern_table:
         table = pattern_table(p.pattern_table)
         if table is None:
@@ -83,4 +104,15 @@ def resolve_pass(p: Any) -> Any:
         return dataclasses.replace(p, supported=tuple(p.supported) + engines) if engines else p
     if isinstance(p, StateScratchPass) and not p.states:
         return dataclasses.replace(p, states=_statements())
+    if isinstance(p, PartitionForEnginesPass) and p.engines and not p.partitions:
+        found = []
+        for name in p.engines:
+            part = getattr(compile_side(name), "partition_module", None) if name in ENGINES else None
+            if part is None:
+                known = [n for n in ENGINES if hasattr(compile_side(n), "partition_module")]
+                raise PartitionForEnginesError(
+                    f"partition-for-engines: '{name}' is not an engine that partitions (known: {', '.join(known)})"
+                )
+            found.append((name, part))
+        return dataclasses.replace(p, partitions=tuple(found))
     return p

@@ -51,8 +51,8 @@ from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of, numpy_dtype
 from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
+from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError
 from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
-from xrelay.runtime.native.fast_kernels import FAMILIES, CompiledFunction, KernelError
 from xrelay.runtime.native.steps import bind_function
 from xrelay.runtime.npz import private_copy
 from xrelay.runtime.parallel import (

@@ -68,7 +68,9 @@ class RelayOptMain(xDSLOptMain):
         self.available_targets = {"mlir": self.available_targets["mlir"]}
 
     def register_all_passes(self):
-        for name, factory in get_all_passes().items():
+        from xrelay.backend.pipeline import PIPELINES
+
+        for name, factory in {**get_all_passes(), **PIPELINES}.items():
             self.register_pass(name, factory)
 
     def register_all_frontends(self):

@@ -42,6 +42,7 @@ PASSES: dict[str, str] = {
     "make-static": "make_static.MakeStaticPass",
     "merge-compiler-regions": "merge_compiler_regions.MergeCompilerRegionsPass",
     "merge-composite": "merge_composite.MergeCompositePass",
+    "partition-for-engines": "partition_for_engines.PartitionForEnginesPass",
     "partition-graph": "partition_graph.PartitionGraphPass",
     "plan-devices": "plan_devices.PlanDevicesPass",
     "plan-memory": "plan_memory.PlanMemoryPass",

@@ -36,8 +36,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
 from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import cached_library
+from xrelay.runtime.compiled import CompiledFunction
 from xrelay.runtime.graph_executor import CompileViews, GraphModule
-from xrelay.runtime.native.fast_kernels import CompiledFunction
 
 if TYPE_CHECKING:
     from xrelay.backend.c import CProgram  # what backend.build_c emits and hands to CModule

@@ -15,9 +15,9 @@ from typing import Any
 from xdsl.dialects import func
 
 from xrelay.dialects.relay import ConstantOp
+from xrelay.runtime.compiled import CompiledFunction
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function, run_together
-from xrelay.runtime.native.fast_kernels import CompiledFunction
 
 __all__ = ["PARK_BEFORE", "bind_step", "join_steps"]
 

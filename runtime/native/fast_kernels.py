@@ -84,8 +84,8 @@ from xrelay.dialects.memory import INPLACE_OPS, VIEW_OPS, result_buffers, tempor
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.base import is_multi_result
 from xrelay.dialects.relay.dtypes import too_large
-from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
+from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError, Thunk
 from xrelay.runtime.native.library import native_kernels
 from xrelay.runtime.native.workspace import (
     ELEMENTWISE_CHUNK,
@@ -111,12 +111,6 @@ __all__ = [
     "winograd_tile_for", "winograd_weights",
 ]  # fmt: skip
 
-Thunk = Callable[[], Any]
-
-FAMILIES = ("conv", "im2col", "matmul", "depthwise", "elementwise", "pool", "copy", "other")
-"""Op families a thunk is counted in by the profiler. ``conv`` is a convolution whose chunks
-each run im2col, matmul and the fused elementwise epilogue (they cannot be timed apart)."""
-
 # Ops that may write their destination while reading an operand of the same type from the
 # same buffer, and ops whose result is a view of their first operand (dialects.memory: the
 # planner sizes the workspace by the same rule).
@@ -130,10 +124,6 @@ _BINARY_UFUNCS: dict[str, np.ufunc] = {
     "maximum": np.maximum,
     "minimum": np.minimum,
 }
-
-
-class KernelError(TVMError):
-    """A step could not be compiled or failed while running; the message names the op."""
 
 
 class _Out:
@@ -200,30 +190,6 @@ def _tensor_spec(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:
     if not isinstance(t, TensorType) or not t.has_static_shape():
         raise KernelError(f"the executor needs static tensor types, got {t}")
     return tuple(t.get_shape()), numpy_dtype(dtype_of(t.element_type))
-
-
-@dataclass
-class CompiledFunction:
-    """The thunks of one primitive function bound to its arrays."""
-
-    name: str
-    thunks: list[tuple[str, str, Thunk]] = field(default_factory=list)
-    """``(op name, family, thunk)`` in execution order."""
-    scratch_bytes: int = 0
-    """Bytes of internal temporaries allocated at compile time (outside the arena: the
-    workspace had no room for them, see ``_Temporaries``)."""
-    fast_ops: int = 0
-    """How many ops run through a fast kernel (the rest use the reference kernels)."""
-    columns: list[np.ndarray] = field(default_factory=list)
-    """The scratch matrices of the function's convolutions, views of the planned workspace:
-    an im2col matrix, or a Winograd convolution's transformed tiles and products."""
-    winograd: list[np.ndarray] = field(default_factory=list)
-    """The transformed weights (``16 x out_channels x in_channels``, packed at compile time)
-    of the convolutions that run as Winograd F(2x2, 3x3)."""
-
-    def __call__(self) -> None:
-        for _, _, t in self.thunks:
-            t()
 
 
 # --------------------------------------------------------------------------------------------

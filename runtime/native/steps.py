@@ -12,7 +12,8 @@ from typing import Any
 from xdsl.dialects import func
 
 from xrelay.dialects.relay import ConstantOp
-from xrelay.runtime.native.fast_kernels import CompiledFunction, compile_function
+from xrelay.runtime.compiled import CompiledFunction
+from xrelay.runtime.native.fast_kernels import compile_function
 from xrelay.runtime.native.makers import FAST, LOOKUPS, PAD_READERS
 
 __all__ = ["bind_step", "bind_function"]
