@@ -50,15 +50,23 @@ def test_module_update_and_type_params():
     a.update(b)
     assert sorted(gv.name_hint for gv in a.get_global_vars()) == ["g", "main"]
     assert a["main"].type_params == () and a["g"].type_params == ()
-    with pytest.raises(relay.RelayTypeError, match="type_params"):
+    with pytest.raises(relay.RelayTypeError, match="type parameter .* is not a relay.TypeVar"):
         relay.Function([x], x, None, [relay.TensorType((1,), "float32")])
 
 
-def test_prelude_is_refused_by_name():
-    from xrelay.relay.prelude import Prelude
+def test_prelude_is_first_order_and_refuses_the_rest_by_name():
+    from xrelay.relay.prelude import Prelude, StaticTensorArrayOps
 
-    with pytest.raises(NotImplementedError, match="algebraic data types"):
-        Prelude(tvm.IRModule())
+    p = Prelude(tvm.IRModule())
+    assert p.get_global_var("hd").name_hint == "hd"
+    with pytest.raises(NotImplementedError, match="@map takes or returns a function"):
+        p.get_global_var("map")
+    with pytest.raises(NotImplementedError, match="@foldl takes or returns a function"):
+        p.foldl(relay.const(1))
+    with pytest.raises(NotImplementedError, match="tensor-array functions"):
+        p.get_global_var("tensor_array", "int32")
+    with pytest.raises(NotImplementedError, match="tensor-array functions"):
+        StaticTensorArrayOps(p, "float32", (2,))
 
 
 def test_topi_references_against_the_definition():
