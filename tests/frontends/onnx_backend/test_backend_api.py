@@ -134,11 +134,13 @@ def test_layer_norm_mean_and_inv_std_dev(mode):
     assert mean.shape == isd.shape == (2, 1, 1)
 
 
-def test_training_dropout_with_a_ratio_is_refused():
+def test_training_dropout_with_a_ratio_of_one_is_refused():
+    """Training Dropout is imported (a mask drawn at import, tests/frontends/test_onnx_random.py);
+    a ratio outside ONNX's [0, 1) would divide by zero and is refused by value."""
     node = helper.make_node("Dropout", ["x", "r", "t"], ["y"])
-    inits = [("r", np.array(0.5, np.float32)), ("t", np.array(True))]
+    inits = [("r", np.array(1.0, np.float32)), ("t", np.array(True))]
     m = _model([node], [("x", [3])], ["y"], inits)
-    with pytest.raises(OnnxImportError, match="ratio that is not a constant 0 is random"):
+    with pytest.raises(OnnxImportError, match=r"ratio must be in \[0, 1\), got 1.0"):
         XrelayBackend.prepare(m)
 
 
