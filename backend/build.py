@@ -52,7 +52,6 @@ from xrelay.dialects.relay.devices import (
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
 from xrelay.runtime.executor import deprecated_use_numba
-from xrelay.runtime.executor_factory import VIEWS
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.bind_params import bind_params_by_name
 from xrelay.transforms.infra import PassContext
@@ -189,7 +188,7 @@ def build_c(
     # What runs here is compiled with the weights in a blob (the same functions; a compiler
     # takes minutes over millions of float literals, and the executor passes weights by pointer).
     runtime = c_program if constants == "blob" else emit_program(program, name, "blob", dict(sections or {}))
-    return CModule(c_program, info, program, debug=debug, runtime_program=runtime, views=VIEWS)
+    return CModule(c_program, info, program, debug=debug, runtime_program=runtime)
 
 
 def _backends(backends: Sequence[str] | str | None) -> tuple[str, ...]:
@@ -341,6 +340,6 @@ def build(
     )
     return GraphModule(
         program, debug=debug, use_c_kernels=use_c_kernels, plan_info=info, threads=threads,
-        backends=backends, views=VIEWS,
+        backends=backends,
     )  # fmt: skip
 

@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from xrelay.runtime.device import Device, check_runnable, cpu
-from xrelay.runtime.executor_factory import VIEWS, GraphExecutorFactoryModule
+from xrelay.runtime.executor_factory import GraphExecutorFactoryModule
 from xrelay.runtime.graph_executor import GraphModule as Runtime
 from xrelay.runtime.graph_executor import GraphModuleError
 from xrelay.runtime.graph_json import graph_json
@@ -108,4 +108,4 @@ def create(graph_json_str: str, libmod: Any, device: Any = None) -> Any:
             f"create: the graph does not describe the library: inputs {inputs} vs {want}, "
             f"{n_heads} heads vs {len(expected['heads'])}"
         )
-    return Runtime(program.clone(), entry=entry, views=VIEWS)
+    return Runtime(program.clone(), entry=entry)

@@ -55,32 +55,15 @@ from xrelay.runtime.graph_json import (
     read_export,
     verify_export,
 )
-from xrelay.runtime.liveness import memory_report
 from xrelay.runtime.npz import release_pages
 from xrelay.runtime.params import ParamsFormatError, load_param_dict, save_param_dict
-from xrelay.runtime.plan_report import format_report
 
 __all__ = [
-    "VIEWS", "GraphExecutorFactoryModule", "ModuleLoadError", "export_library", "from_export", "load",
+    "GraphExecutorFactoryModule", "ModuleLoadError", "export_library", "from_export", "load",
     "load_module",
 ]  # fmt: skip
 
 
-class _Views:
-    """The graph JSON and the plan's report of a planned program, for the modules built and
-    loaded here (the planner's own record when it was planned in this process)."""
-
-    def graph_json(self, program: ModuleOp, entry: str, mod_name: str = "default") -> dict[str, Any]:
-        return graph_json(program, entry, mod_name)
-
-    def memory_report(self, program: ModuleOp, entry: str, plan_info: Any) -> str:
-        if plan_info is not None:  # built here: the planner's own record (algorithm, time, optimality)
-            return format_report(*plan_info)
-        return memory_report(program, entry)
-
-
-VIEWS = _Views()
-"""What ``GraphModule.memory_report``, ``graph_json`` and ``export`` ask (``CompileViews``)."""
 
 FORMAT = "xrelay-graph-executor-library"
 VERSION = 1
@@ -112,7 +95,7 @@ class GraphExecutorFactoryModule:
         for dev in devices:
             for d in dev if isinstance(dev, list | tuple) else [dev]:
                 check_runnable(d, "create a graph executor")
-        return GraphModule(self.module.program.clone(), entry=self.module.entry, views=VIEWS)
+        return GraphModule(self.module.program.clone(), entry=self.module.entry)
 
     def get_graph_json(self) -> str:
         """TVM's graph-executor JSON of the planned program."""
@@ -302,4 +285,4 @@ def from_export(
     for op in program.walk():
         if isinstance(op, ConstantOp):
             release_pages(op.numpy())
-    return GraphModule(program, views=VIEWS, **kwargs)
+    return GraphModule(program, **kwargs)

@@ -37,9 +37,8 @@ the gap between ``set_input``, ``run`` and ``get_output``); it *detects* overlap
 own lock over the whole ``set_input .. get_output`` sequence; or each thread makes its own
 module (``create(m.program)``, then ``share_params`` to share the weights).
 
-**Views**: ``memory_report()``, ``graph_json()`` and ``export()`` ask ``CompileViews`` about
-the program (``executor_factory.VIEWS``, run-time code); modules built or loaded have them, a
-module made by ``create(program)`` runs but has not.
+**Views**: ``memory_report()`` and ``graph_json()`` read the planned program
+(``runtime.plan_report``, ``runtime.liveness``, ``runtime.graph_json``), whoever made the module.
 
 **Debug**: ``GraphModule(..., debug=True)`` (or ``DebugModule``) records every step's outputs
 and time on each ``run`` (``debug_get_output(step)``, ``profile()`` for a per-op table).
@@ -56,7 +55,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
@@ -68,10 +67,13 @@ from xrelay.dialects.relay.dtypes import dtype_from_numpy, from_stored
 from xrelay.error import TVMError
 from xrelay.runtime.engines import ENGINES
 from xrelay.runtime.executor import Executor, ExecutorError, StepCompiler, deprecated_use_numba
+from xrelay.runtime.graph_json import graph_json
+from xrelay.runtime.liveness import memory_report
 from xrelay.runtime.ndarray import NDArray
 from xrelay.runtime.npz import read_npz
 from xrelay.runtime.parallel import blas_single_thread
 from xrelay.runtime.params import ParamsFormatError, is_param_dict, load_param_dict
+from xrelay.runtime.plan_report import format_report
 
 __all__ = [
     "BenchmarkResult",
@@ -79,20 +81,9 @@ __all__ = [
     "DebugModule",
     "GraphModule",
     "GraphModuleError",
-    "CompileViews",
     "create",
     "main_constants",
 ]
-
-
-class CompileViews(Protocol):
-    """TVM's graph JSON and the memory plan's report of a planned program, as
-    ``xrelay.runtime.executor_factory.VIEWS`` gives them to the modules built and loaded (this
-    module does not import the factory, which imports it)."""
-
-    def graph_json(self, program: ModuleOp, entry: str, mod_name: str = "default") -> dict[str, Any]: ...
-
-    def memory_report(self, program: ModuleOp, entry: str, plan_info: Any) -> str: ...
 
 
 def main_constants(program: ModuleOp, entry: str) -> list[ConstantOp]:
@@ -204,12 +195,10 @@ class GraphModule:
         threads: int | None = None,
         backends: Sequence[str] = tuple(ENGINES),
         step_compiler: StepCompiler | None = None,
-        views: CompileViews | None = None,
         use_numba: bool | None = None,
     ):
         use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
         self.program = program
-        self._views = views
         self.backends = tuple(backends)
         self._step_compiler = step_compiler
         self._guard = threading.Lock()  # guards _user/_depth (see _exclusive)
@@ -530,20 +519,13 @@ class GraphModule:
 
     def memory_report(self) -> str:
         """The plan's report: per pool, peak with its step, lower bound and ratio."""
-        return self._compile_views("memory_report").memory_report(self.program, self.entry, self._plan_info)
+        if self._plan_info is not None:  # built here: the planner's own record (algorithm, time, optimality)
+            return format_report(*self._plan_info)
+        return memory_report(self.program, self.entry)
 
     def graph_json(self, mod_name: str = "default") -> dict[str, Any]:
         """TVM's graph-executor JSON of the program (see ``xrelay.runtime.graph_json``)."""
-        return self._compile_views("graph_json").graph_json(self.program, self.entry, mod_name)
-
-    def _compile_views(self, what: str) -> CompileViews:
-        if self._views is None:
-            raise GraphModuleError(
-                f"{what}() needs the compiler's view of the program, which a module created from "
-                "a program (xrelay.runtime.create) has not: build it with xrelay.build or load "
-                "it with xrelay.runtime.load"
-            )
-        return self._views
+        return graph_json(self.program, self.entry, mod_name)
 
     # ---------------------------------------------------------------------------------------
     # Debug

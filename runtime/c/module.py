@@ -37,7 +37,7 @@ from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
 from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import cached_library
 from xrelay.runtime.compiled import CompiledFunction
-from xrelay.runtime.graph_executor import CompileViews, GraphModule
+from xrelay.runtime.graph_executor import GraphModule
 
 if TYPE_CHECKING:
     from xrelay.backend.c import CProgram  # what backend.build_c emits and hands to CModule
@@ -110,7 +110,6 @@ class CModule(GraphModule):
     def __init__(
         self, program: CProgram, plan_info: Any = None, planned: ModuleOp | None = None,
         *, debug: bool = False, runtime_program: CProgram | None = None,
-        views: CompileViews | None = None,
     ):  # fmt: skip
         if planned is None:
             raise CModuleError("a C module needs the planned program its C was emitted from")
@@ -123,7 +122,7 @@ class CModule(GraphModule):
         blob = self.runtime_program.blob
         self._blob = np.frombuffer(blob, dtype=np.uint8).copy() if blob is not None else None
         super().__init__(
-            planned, debug=debug, plan_info=plan_info, step_compiler=self._bind_step, views=views
+            planned, debug=debug, plan_info=plan_info, step_compiler=self._bind_step
         )
 
     @property
