@@ -43,12 +43,12 @@ from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xrelay.backend.engines import ENGINES, offloading, resolve_pass
 from xrelay.dialects.relay.device_analysis import PARAM_DEVICES, is_device_copy, is_on_device
 from xrelay.transforms import get_all_passes
-from xrelay.transforms.alter_op_layout import AlterOpLayoutPass
 from xrelay.transforms.infra import (
     BUILD_PIPELINE_PASSES,
     PassContext,
     Sequential,
     as_pass,
+    build_alter_op_layout,
     get_pass_class,
     has_pass,
     pass_info_of,
@@ -94,12 +94,7 @@ def build_pipeline_spec(
     for name in BUILD_PIPELINE_PASSES:
         if name == "FuseOps" or not has_pass(name):
             continue
-        if name == "AlterOpLayout":
-            # Python-registered rules only unless a width is given (the C target's blocks)
-            p: ModulePass = AlterOpLayoutPass(simd_width=blocked_simd_width or 16, x86=blocked_simd_width is not None)
-        else:
-            p = get_pass_class(name)()
-        passes.append(p)
+        passes.append(build_alter_op_layout(blocked_simd_width) if name == "AlterOpLayout" else get_pass_class(name)())
     if default_device is not None:
         passes.append(PlanDevicesPass(default_device, memory_scope))
     if offload:

@@ -67,6 +67,7 @@ __all__ = [
     "PassLookupError",
     "Sequential",
     "as_pass",
+    "build_alter_op_layout",
     "build_pipeline",
     "current_target",
     "current_target_attr",
@@ -1046,6 +1047,17 @@ class _BuildPipeline(Sequential):
             ctx.opt_level = saved
 
 
+def build_alter_op_layout(blocked_simd_width: int | None = None) -> ModulePass:
+    """The build pipeline's AlterOpLayout: TVM's x86 rule (grouped convolutions blocked too) at
+    ``blocked_simd_width`` lanes when given (the C target's channel blocks), else only the
+    Python-registered rules (the arena runtime ran the x86 rule's blocked programs slower than
+    NCHW: measured; README, Layouts)."""
+    from xrelay.transforms.alter_op_layout import AlterOpLayoutPass
+
+    blocked = blocked_simd_width is not None
+    return AlterOpLayoutPass(simd_width=blocked_simd_width or 16, x86=blocked, grouped=blocked)
+
+
 def build_pipeline(opt_level: int | None = None, blocked_simd_width: int | None = None) -> Sequential:
     """
     The optimizations `relay.build` applies before code generation, as one `Sequential`
@@ -1061,13 +1073,11 @@ def build_pipeline(opt_level: int | None = None, blocked_simd_width: int | None 
     """
     if opt_level is not None and (not isinstance(opt_level, int) or isinstance(opt_level, bool)):
         raise TypeError(f"opt_level must be an int or None, got {opt_level!r}")
-    from xrelay.transforms.alter_op_layout import AlterOpLayoutPass
 
     passes = [
         # Python-registered rules only: the arena runtime ran the x86 rule's blocked programs
         # slower than NCHW (measured; README, Layouts)
-        as_pass(AlterOpLayoutPass(simd_width=blocked_simd_width or 16, x86=blocked_simd_width is not None,
-                                  grouped=blocked_simd_width is not None))
+        as_pass(build_alter_op_layout(blocked_simd_width))
         if name == "AlterOpLayout"
         else get_pass(name)
         for name in BUILD_PIPELINE_PASSES
