@@ -12,9 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from xrelay.error import TVMError
 from xrelay.relay.module import IRModule
 
-__all__ = ["Prelude", "StaticTensorArrayOps"]
+__all__ = ["Prelude", "PreludeError", "StaticTensorArrayOps"]
+
+
+class PreludeError(TVMError):
+    """A part of Relay's Prelude xrelay refuses by design: the higher-order functions (its
+    functions are not values, docs/design.md decision 9) and the tensor arrays."""
 
 _HIGHER_ORDER = (
     "map", "foldl", "foldr", "foldr1", "filter", "zip", "rev", "compose", "flip", "map_accuml",
@@ -46,7 +52,7 @@ class Prelude:
     @staticmethod
     def _no_dtype(name: str, dtype: Any) -> None:
         if dtype is not None:
-            raise NotImplementedError(
+            raise PreludeError(
                 f"Prelude: {name} for dtype {dtype}: Relay's tensor-array functions are not built by xrelay"
             )
 
@@ -84,7 +90,7 @@ class _HigherOrder:
         self.name_hint = name
 
     def __call__(self, *args: Any) -> Any:
-        raise NotImplementedError(
+        raise PreludeError(
             f"Prelude: @{self.name_hint} takes or returns a function, and xrelay's functions are not "
             "values, so its Prelude is the first-order part (docs/design.md, decision 9)"
         )
@@ -98,6 +104,6 @@ class StaticTensorArrayOps:
     arrays); constructing one raises."""
 
     def __init__(self, prelude: Prelude, dtype: str, shape: Any, batch_dim: Any = None) -> None:
-        raise NotImplementedError(
+        raise PreludeError(
             "relay.prelude.StaticTensorArrayOps: Relay's tensor-array functions are not built by xrelay"
         )

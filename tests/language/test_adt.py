@@ -13,7 +13,7 @@ import xrelay as tvm
 from xrelay import relay
 from xrelay.dialects.relay import RelayTypeError
 from xrelay.relay.parser import RelayTextError
-from xrelay.relay.prelude import Prelude
+from xrelay.relay.prelude import Prelude, PreludeError
 from xrelay.runtime.interpreter import ConstructorValue, RunError
 from xrelay.runtime.interpreter import run as interpret
 
@@ -150,7 +150,7 @@ def test_type_errors_are_named():
                     [relay.Clause(relay.PatternTuple([relay.PatternVar(t)]), t)])
     with pytest.raises(RelayTypeError, match="tuple patterns are not supported"):
         mod["f"] = relay.Function(relay.analysis.free_vars(m), m)
-    with pytest.raises(NotImplementedError, match="@map takes or returns a function"):
+    with pytest.raises(PreludeError, match="@map takes or returns a function"):
         p.get_global_var("map")
 
 
