@@ -389,6 +389,14 @@ class _Parser:
             return True
         return False
 
+    def _types_until(self, close: str) -> list[Any]:
+        """One or more comma-separated types up to ``close`` (the opening bracket is read)."""
+        types = [self.type_()]
+        while not self.accept(close):
+            self.expect(",")
+            types.append(self.type_())
+        return types
+
     def expect(self, text: str) -> Token:
         if not self.at(text):
             raise self.expected(f"'{text}'")
@@ -523,11 +531,7 @@ class _Parser:
                 raise self.error(f"constructor {ctok.text} is defined twice", ctok)
             fields: list[Any] = []
             if self.accept("("):
-                while True:
-                    fields.append(self.type_())
-                    if self.accept(")"):
-                        break
-                    self.expect(",")
+                fields = self._types_until(")")
             ctors.append(Constructor(ctok.text, fields, header))
             if not self.accept(","):
                 self.expect("}")
@@ -1162,11 +1166,7 @@ class _Parser:
             self.expect("(")
             args = []
             if not self.accept(")"):
-                while True:
-                    args.append(self.type_())
-                    if self.accept(")"):
-                        break
-                    self.expect(",")
+                args = self._types_until(")")
             self.expect("->")
             return FuncType(args, self.type_())
         if t.kind == "ident" and t.text == "ref" and self.peek().text == "(":
@@ -1191,11 +1191,7 @@ class _Parser:
             self.next()
             args: list[Any] = []
             if self.accept("["):
-                while True:
-                    args.append(self.type_())
-                    if self.accept("]"):
-                        break
-                    self.expect(",")
+                args = self._types_until("]")
             want = self.type_arity.get(t.text, len(args))
             if len(args) != want:
                 raise self.error(f"type {t.text} takes {want} type argument(s), got {len(args)}", t)
