@@ -1,9 +1,9 @@
 """The real-model zoo against onnxruntime and OpenVINO: correctness, latency, memory.
 
-    make zoo                                              # every model (creates .venv-zoo)
-    .venv-zoo/bin/python benchmarks/zoo.py --models efficientnet_b0 gpt2 --profile
-    .venv-zoo/bin/python benchmarks/zoo.py --busy         # one competing busy process
-    .venv-zoo/bin/python benchmarks/zoo.py --json out.json --no-rss
+    make zoo                                              # every model (creates .venv-extras)
+    .venv-extras/bin/python benchmarks/zoo.py --models efficientnet_b0 gpt2 --profile
+    .venv-extras/bin/python benchmarks/zoo.py --busy         # one competing busy process
+    .venv-extras/bin/python benchmarks/zoo.py --json out.json --no-rss
 
 Every model of ``xrelay.testing.zoo`` (torchvision and Hugging Face architectures with random
 weights, exported by torch's default ONNX exporter at opset 20 and cached outside the

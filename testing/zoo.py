@@ -27,7 +27,7 @@ Export: torch's default ONNX exporter (``torch.onnx.export``, opset 20, one file
 inside), into ``$XRELAY_ZOO_CACHE`` (default ``~/.cache/xrelay-zoo``), outside the
 repository, keyed by the model name, the seed and the versions of torch, torchvision and
 transformers; written atomically. torch, torchvision and transformers come with the ``zoo``
-extra (``pip install -e '.[zoo]'``, ``make venv-zoo``) and are imported only when a model
+extra (``pip install -e '.[zoo]'``, ``make venv-extras``) and are imported only when a model
 is built.
 """
 
@@ -187,7 +187,7 @@ def _torch() -> Any:
     except ImportError as e:  # the zoo extra is optional
         raise ZooError(
             "the zoo needs torch, torchvision and transformers: pip install -e '.[zoo]' "
-            "(or make venv-zoo)"
+            "(or make venv-extras)"
         ) from e
     return torch
 
