@@ -12,6 +12,7 @@ defaults: the defaults are the dialect's (``RelayOp.default_attrs``), bound by `
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -57,14 +58,18 @@ def register(
     return wrap
 
 
-NARROW_WIDE: dict[np.dtype, np.dtype] = {
-    numpy_dtype(name): numpy_dtype(wide) for name, wide in NARROW_COMPUTE.items()
-}
-"""ml_dtypes' arrays (bfloat16, float8, float4, int4, int2) and the numpy dtype kernels compute
-them in; kernels never see them (``_through_wide``)."""
+def narrow_wide(dt: object) -> np.dtype | None:
+    """The numpy dtype kernels compute ml_dtypes' dtype ``dt`` (bfloat16, float8, float4,
+    int4, int2) in, None for any other; kernels never see the narrow ones (``_through_wide``)."""
+    if "ml_dtypes" not in sys.modules:  # no ml_dtypes dtype exists before it is imported
+        return None
+    return _narrow_table().get(dt)  # type: ignore[call-overload]
 
-BFLOAT16 = numpy_dtype("bfloat16")
-"""ml_dtypes' bfloat16 (numpy has none)."""
+
+@functools.cache
+def _narrow_table() -> dict[np.dtype, np.dtype]:
+    return {numpy_dtype(name): numpy_dtype(wide) for name, wide in NARROW_COMPUTE.items()}
+
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")
 _OWN_DTYPES = ("cast", "cast_like", "reinterpret")
@@ -73,7 +78,7 @@ _OWN_DTYPES = ("cast", "cast_like", "reinterpret")
 
 def _narrow(x: Any) -> np.dtype | None:
     dt = getattr(x, "dtype", None)
-    return dt if dt in NARROW_WIDE else None
+    return dt if narrow_wide(dt) is not None else None
 
 
 def _through_wide(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -99,7 +104,7 @@ def _through_wide(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             or (out is not None and any(_narrow(o) is not None for o in _outs(out)))
         ):
             return fn(*inputs, out=out, **attrs)
-        wide = [x.astype(NARROW_WIDE[x.dtype]) if _narrow(x) is not None else x for x in inputs]
+        wide = [x.astype(narrow_wide(x.dtype)) if _narrow(x) is not None else x for x in inputs]
         given = [attrs.get(k) for k in _DTYPE_ATTRS if attrs.get(k) not in (None, "")]
         for k in _DTYPE_ATTRS:
             if attrs.get(k) in NARROW_COMPUTE:
@@ -112,7 +117,7 @@ def _through_wide(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             target = None if given or _narrow(src) is None else src.dtype
         multi = isinstance(result, tuple | list)
         results = [
-            _round(r, target) if target is not None and getattr(r, "dtype", None) == NARROW_WIDE[target] else r
+            _round(r, target) if target is not None and getattr(r, "dtype", None) == narrow_wide(target) else r
             for r in (result if multi else [result])
         ]
         if out is None:

@@ -17,12 +17,12 @@ import numpy as np
 from xrelay.dialects.relay.dtypes import dtype_bits, numpy_dtype
 
 from ._registry import (
-    NARROW_WIDE,
     broadcast_shape,
     check_float,
     check_out,
     compute_dtype,
     emit,
+    narrow_wide,
     norm_axis,
     prepare_out,
     register,
@@ -232,10 +232,12 @@ def cast(x: np.ndarray, *, out: np.ndarray | None = None, dtype: str) -> np.ndar
     float4_e2m1fn, which has neither, saturates); ONNX's saturating casts clip first.
     """
     dt = numpy_dtype(dtype)
-    wide = NARROW_WIDE.get(x.dtype)
+    wide = narrow_wide(x.dtype)
     if wide is not None:  # exact: every narrow value is a float32 / int8 / uint8 value
         x = x.astype(wide)
-    target = NARROW_WIDE.get(dt, dt)
+    target = narrow_wide(dt)
+    if target is None:
+        target = dt
     with np.errstate(all="ignore"):
         if x.dtype.kind == "f" and target.kind in "iu" and target.itemsize < 8:
             # Through int64 so out-of-range values wrap deterministically instead of

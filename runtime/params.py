@@ -21,7 +21,6 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from xrelay.error import TVMError
@@ -40,10 +39,11 @@ class ParamsFormatError(TVMError, ValueError):
 
 
 _FLOAT8 = {
-    DataType(name).type_code: np.dtype(getattr(ml_dtypes, name))
+    DataType(name).type_code: name
     for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
 }
-"""The 8-bit floats by their DLPack type code (TVM writes these codes)."""
+"""The 8-bit floats by their DLPack type code (TVM writes these codes); their numpy types are
+ml_dtypes', imported only when a file holds one."""
 
 
 def _dtype_fields(dtype: np.dtype) -> tuple[int, int, int]:
@@ -61,7 +61,9 @@ def _numpy_dtype(code: int, bits: int, lanes: int, where: str) -> np.dtype:
     if code == DataTypeCode.UINT and bits == 1:
         return np.dtype(np.bool_)
     if bits == 8 and code in _FLOAT8:
-        return _FLOAT8[code]
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, _FLOAT8[code]))
     names = {DataTypeCode.INT: "int", DataTypeCode.UINT: "uint", DataTypeCode.FLOAT: "float"}
     if code not in names:
         raise ParamsFormatError(f"{where}: unsupported dtype code {code} ({bits} bits)")

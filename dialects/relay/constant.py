@@ -94,7 +94,8 @@ def params_source(params: Mapping[str, np.ndarray] | None) -> Iterator[None]:
         _PARAMS_SOURCE.reset(token)
 
 
-_SIGN_EXTENDED = (numpy_dtype("int4"), numpy_dtype("int2"))
+_SIGN_EXTENDED = ("int4", "int2")
+"""Stored one sign-extended byte per element by xDSL (see ``dense_from_numpy``)."""
 
 
 class ParamsChangedError(OSError):
@@ -122,7 +123,7 @@ def dense_from_numpy(array: np.ndarray, ty: TensorType | None = None) -> DenseIn
     if array.dtype == np.bool_:
         array = array.astype(np.uint8)
         want = np.dtype(np.uint8)
-    elif want in _SIGN_EXTENDED:
+    elif dtype_of(ty.element_type) in _SIGN_EXTENDED:
         # xDSL keeps an i4/i2 element in a sign-extended byte; ml_dtypes keeps only its low bits
         array = np.asarray(array, dtype=want).astype(np.int8)
         want = np.dtype(np.int8)
@@ -142,7 +143,7 @@ def numpy_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     if dtype == "bool":
         raw = np.frombuffer(attr.data.data, dtype=np.uint8)
         arr = raw.astype(np.bool_)
-    elif numpy_dtype(dtype) in _SIGN_EXTENDED:
+    elif dtype in _SIGN_EXTENDED:
         arr = np.frombuffer(attr.data.data, dtype=np.int8).astype(numpy_dtype(dtype))
     else:
         check = getattr(file_mapping_of(attr.data.data), "check_unchanged", None)

@@ -48,9 +48,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
-from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.constant import file_mapping_of
-from xrelay.kernels._registry import BFLOAT16
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
@@ -146,12 +145,12 @@ def _md(
 
 def _np_type(dtype: str) -> np.dtype:
 
-    return BFLOAT16 if dtype == "bfloat16" else np.dtype(dtype)
+    return numpy_dtype(dtype)
 
 
 def _array_dtype(a: np.ndarray) -> str:
 
-    if a.dtype == BFLOAT16:
+    if a.dtype.name == "bfloat16":  # ml_dtypes' (numpy has none)
         return "bfloat16"
     if a.dtype == np.float32:
         return "float32"

@@ -5,7 +5,9 @@ so none of the compiler's heavy dependencies: numba (the optimal planner's searc
 ~60 MB resident) and OR-Tools (its CP-SAT portfolio) stay unimported; so does ``hashlib``,
 whose OpenSSL ``libcrypto`` is 3.6 MB resident (the run time's digests are CPython's own,
 ``runtime.digests``), and tabulate and ``email`` (through ``importlib.metadata``, 2.5 MB:
-the tables are imported when printed, oneDNN's library is found from its wheel's RECORD)."""
+the tables are imported when printed, oneDNN's library is found from its wheel's RECORD),
+ml_dtypes (2.5 MB: imported on the first bfloat16/float8/int4 value, ``dialects.relay.dtypes``)
+and ``statistics`` (fractions and decimal, 0.4 MB: ``BenchmarkResult`` uses numpy)."""
 
 import json
 import os
@@ -16,7 +18,8 @@ import xrelay
 from xrelay.runtime.executor_factory import export_library
 from xrelay.testing import mlp
 
-HEAVY = ("numba", "llvmlite", "ortools", "hashlib", "_hashlib", "tabulate", "email")
+HEAVY = ("numba", "llvmlite", "ortools", "hashlib", "_hashlib", "tabulate", "email", "ml_dtypes",
+         "statistics", "fractions", "decimal")  # fmt: skip
 
 COMPILER = ("xrelay.transforms", "xrelay.backend")
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.kernels._registry import BFLOAT16
 from xrelay.runtime.dnnl.library import dnnl_library
 
 RNG = np.random.default_rng(1)
@@ -64,7 +64,7 @@ def test_bf16_build_runs_on_onednn_and_matches_float32():
     for p in plans:
         for step in p.steps:
             for _, stored, _, _ in step.weights:
-                assert stored.dtype == BFLOAT16
+                assert stored.dtype == ml_dtypes.bfloat16
     # the casts and layout transforms at the edges are oneDNN reorders: only the input copy,
     # the flatten (between a cast and dense) and the float32 softmax's neighbours stay native
     native = [o for (_, o, _), b in zip(mbf.executor.steps, mbf.executor.step_backends) if b == "native"]
