@@ -3,12 +3,16 @@ pass, block by block, on the executor's threads.
 
 A fused function like DenseNet's ``concatenate, add, nn.relu`` (the next layer's batch-norm
 shift and ReLU on the joined features) ran as the reference kernel's copies and then two
-whole passes of single-threaded numpy over the result. Here the result is cut along the
-first axis before the joined one that has more than one element (the rows of a
-channels-last image): each block gets its slice of every input copied in, then the in-place
-elementwise chain (``fast_kernels._epilogue_of``: a bias, a scale, ``relu``, ``clip``) runs
-on that block while it is in cache. Blocks are split between the threads; elementwise ops
-give the same bits in any blocking, so the result equals the reference's bit for bit.
+whole passes of single-threaded numpy over the result. With the C loop kernels the result
+is viewed as (outer, joined, inner) (a channels-last image: its pixels, their channels, 1)
+and the C kernel ``concat_epi`` copies each outer index's run of every input into place and
+runs the in-place elementwise chain (``fast_kernels._epilogue_of``: a bias, a scale,
+``relu``, ``clip``; up to four ops whose operands vary along the joined axis only) on the
+joined run while it is in cache (one pass over the result, no Python per block); ranges
+of outer indices are split between the threads. Otherwise the result is cut along the
+first axis before the joined one that has more than one element: each block gets one
+``np.concatenate`` and the chain as numpy ufuncs. Elementwise ops give the same bits in any
+blocking, so either way the result equals the reference's bit for bit.
 """
 
 from __future__ import annotations
@@ -19,12 +23,16 @@ from typing import Any
 import numpy as np
 
 from xrelay.runtime.native.fast_kernels import (
+    _EPILOGUE_CODES,
+    _OUT,
     FINE_CHUNKS_PER_THREAD,
     Thunk,
+    bind_kernel,
     chunk_count,
     epilogue_thunks,
     even_ranges,
     in_sequence,
+    loop_kernels_available,
     split_job,
 )
 
@@ -41,6 +49,9 @@ def fast_concatenate(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> 
     if sum(v.shape[axis] for v in vals) != out.shape[axis] or any(v.ndim != out.ndim for v in vals):
         return None
     epilogue = list(opts.epilogue)
+    joined = _in_one_pass(vals, out, axis, epilogue, opts)
+    if joined is not None:
+        return [("copy", joined)]
     cut = next((i for i in range(axis) if out.shape[i] > 1), None)
     extent = 1 if cut is None else out.shape[cut]
 
@@ -59,3 +70,45 @@ def fast_concatenate(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> 
     ranges = even_ranges(extent, chunk_count(opts))
     fine = even_ranges(extent, chunk_count(opts, FINE_CHUNKS_PER_THREAD))
     return [("copy", split_job(opts, make, ranges, extent, fine))]
+
+
+def _in_one_pass(vals: list[np.ndarray], out: np.ndarray, axis: int, epilogue: list, opts: Any) -> Thunk | None:
+    """The C kernel ``concat_epi`` over ranges of the outer indices, or None where it does
+    not apply (no C kernels, not float, an input not contiguous, more than four epilogue
+    ops, an operand that varies along another axis than the joined one)."""
+    if not (opts.use_c_kernels and loop_kernels_available()) or out.dtype not in (np.float32, np.float64):
+        return None
+    if len(epilogue) > 4 or any(not v.flags.c_contiguous for v in vals):
+        return None
+    outer = int(np.prod(out.shape[:axis], dtype=np.int64))
+    inner = int(np.prod(out.shape[axis + 1 :], dtype=np.int64))
+    if outer * inner == 0:
+        return None
+    size = out.dtype.itemsize
+    operands, steps, codes, swapped = [], [], [], []
+    for uf, a, b in epilogue:
+        other = b if a is _OUT else a
+        if uf not in _EPILOGUE_CODES or other is _OUT:
+            return None
+        full = np.broadcast_to(other, out.shape)
+        if any(s != 0 for i, s in enumerate(full.strides) if i != axis) or full.strides[axis] % size:
+            return None
+        # the operand's first element along the joined axis (the view keeps its base alive)
+        operands.append(full[(0,) * axis + (slice(None),) + (0,) * (out.ndim - axis - 1)])
+        steps.append(full.strides[axis] // size)
+        codes.append(_EPILOGUE_CODES[uf])
+        swapped.append(a is not _OUT)
+    while len(codes) < 4:  # unused (code -1)
+        operands.append(out.reshape(-1)[:1])
+        steps.append(0)
+        codes.append(-1)
+        swapped.append(False)
+    o3 = out.reshape(outer, out.shape[axis], inner)
+    ins = [v.reshape(outer, v.shape[axis], inner) for v in vals]
+
+    def make(lo: int, hi: int) -> Thunk:
+        return bind_kernel("concat_epi", o3, ins, lo, hi, operands, steps, codes, swapped)
+
+    ranges = even_ranges(outer, chunk_count(opts))
+    fine = even_ranges(outer, chunk_count(opts, FINE_CHUNKS_PER_THREAD))
+    return split_job(opts, make, ranges, outer, fine)

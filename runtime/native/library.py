@@ -264,7 +264,32 @@ def _wino_output_nhwc(dt, m, tw, ob, o0, o1, r0, r1):
     )  # fmt: skip
 
 
+def _concat_epi(dt, out, inputs, u0, u1, operands, steps, codes, swapped):
+    """``out`` and the ``inputs`` as (outer, joined, inner) arrays; ``operands`` four arrays
+    (unused ones any), ``steps`` their element steps along the joined axis."""
+    if out.ndim != 3 or any(x.ndim != 3 or x.shape[::2] != out.shape[::2] for x in inputs):
+        raise NativeError("concatenate: inputs and result must be (outer, joined, inner)")
+    if sum(x.shape[1] for x in inputs) != out.shape[1]:
+        raise NativeError("concatenate: the inputs do not fill the result")
+    for p in operands:
+        if p.dtype != dt:
+            raise NativeError("concatenate: operands must have the result's type")
+    addresses = np.array([_ptr(x, dt, "concatenate input") for x in inputs], np.int64)
+    lens = np.array([x.shape[1] for x in inputs], np.int64)
+    st = np.ascontiguousarray(steps, np.int64)
+    codes = np.ascontiguousarray(codes, np.int64)
+    flags = np.ascontiguousarray(swapped, np.int64)
+    return (
+        [_PTR(_ptr(out, dt, "concatenate output")), *_ints(out.shape[1], out.shape[2], u0, u1,
+         len(inputs)), _PTR(addresses.ctypes.data), _PTR(lens.ctypes.data),
+         *[_PTR(p.ctypes.data) for p in operands], _PTR(st.ctypes.data),
+         _PTR(codes.ctypes.data), _PTR(flags.ctypes.data)],
+        (out, *inputs, *operands, addresses, lens, st, codes, flags),
+    )  # fmt: skip
+
+
 _CONVERTERS = {
+    "concat_epi": _concat_epi,
     "gather": _gather,
     "depthwise": _depthwise,
     "depthwise3x3": _depthwise3x3,
