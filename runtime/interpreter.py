@@ -64,6 +64,7 @@ from xrelay.dialects.ref import RefCreateOp, RefReadOp, RefWriteOp
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.base import is_multi_result as _is_multi_result
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
+from xrelay.dialects.relay.loop import LoopOp, LoopYieldOp
 from xrelay.dialects.relay.ops import RelayAllocStorageOp, RelayKillOp
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
@@ -257,6 +258,43 @@ class RelayFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
+    # ONNX's Loop (relay.loop): the body runs while i < trip count and the condition holds
+    @impl(LoopOp)
+    def run_loop(self, interpreter: Interpreter, op: LoopOp, args: PythonValues) -> PythonValues:
+        trip, going = int(np.asarray(args[0])), bool(np.asarray(args[1]))
+        carried = tuple(args[2:])
+        n = op.n_carried
+        steps: list[list[np.ndarray]] = [[] for _ in range(len(op.res) - n)]
+        i = 0
+        while i < trip and going:
+            outs = interpreter.run_ssacfg_region(
+                op.body, (np.array(i, np.int64), np.array(going), *carried), "loop"
+            )
+            going, carried = bool(np.asarray(outs[0])), tuple(outs[1 : 1 + n])
+            for k, v in enumerate(outs[1 + n :]):
+                steps[k].append(v)
+            i += 1
+        scans = []
+        for k, r in enumerate(op.res[n:]):
+            if steps[k]:
+                if len({np.shape(v) for v in steps[k]}) != 1:
+                    raise RunError(
+                        f"{describe_op(op)}: scan output {k} has elements of different shapes "
+                        f"{sorted({np.shape(v) for v in steps[k]})} (they are stacked)"
+                    )
+                scans.append(np.stack(steps[k]))
+            else:  # no iteration: zero elements of the yielded shape (dynamic dims as 0)
+                t = r.type
+                shape = [0] + [max(d, 0) for d in t.get_shape()[1:]]
+                scans.append(np.zeros(shape, numpy_dtype(dtype_of(t))))
+        return (*carried, *scans)
+
+    @impl_terminator(LoopYieldOp)
+    def run_loop_yield(
+        self, interpreter: Interpreter, op: LoopYieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
     # Relay's references (the ref dialect): a reference is a mutable box
     @impl(RefCreateOp)
     def run_ref_create(
@@ -437,7 +475,7 @@ class RelayInterpreter(Interpreter):
         if entry is None:
             raise RunError(
                 f"{describe_op(op)}: no implementation for op '{op.name}' "
-                "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return and scf.if)"
+                "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return, scf.if and relay.loop)"
             )
         ft, fn = entry
         if op not in self._result_specs:

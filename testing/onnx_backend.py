@@ -22,6 +22,11 @@ Shapes, axes, pads, ... given as graph inputs (ONNX's node tests feed them as in
   (one build per distinct set of values, cached). The same holds for ops whose result shape
   depends on values (``argwhere``) and for the condition of an ``If`` (``scf.if``, which
   ``fold-constant`` reduces to the branch taken once the condition is known);
+* an ONNX ``Loop`` whose trip count or condition is computed at run time is a ``relay.loop``
+  region in ``"interpreter"`` mode (run as it is, data-dependent scan lengths included);
+  ``"built"`` imports with ``unroll_loops=True``, so the inputs the count and the conditions
+  come from are bound at the first ``run`` and the Loop is unrolled (one build per distinct
+  set of their values), as the arena runtime runs straight-line programs;
 * where Relay has none (a reduction's ``axes``, ``Split``'s sizes, ``Range``, ``Unsqueeze``'s
   axes, ``Resize``'s scales/sizes, ...: TVM's importer refused these), both modes import at
   the first ``run`` with those graph inputs bound as initializers (cached per distinct values).
@@ -99,7 +104,7 @@ class XrelayBackendRep(BackendRep):
         if self._structured:
             return
         try:
-            self._imp = import_onnx(model, freeze_params=True)
+            self._imp = import_onnx(model, freeze_params=True, unroll_loops=mode == "built")
         except OnnxRunTimeValueError as e:
             self._bound = e.inputs
             return
@@ -116,7 +121,7 @@ class XrelayBackendRep(BackendRep):
         if imp is None and not self._bound:
             imp = self._imp
         elif imp is None:
-            imp, more = _import_bound(self._model, values, self._bound)
+            imp, more = _import_bound(self._model, values, self._bound, self.mode == "built")
             if more != self._bound:  # a later node needed more inputs: key on them too
                 self._bound = more
                 key = _key(values, more)
@@ -250,7 +255,7 @@ def _key(values: Mapping[str, np.ndarray], names: Sequence[str]) -> bytes:
 
 
 def _import_bound(
-    model: onnx.ModelProto, values: Mapping[str, np.ndarray], names: Sequence[str]
+    model: onnx.ModelProto, values: Mapping[str, np.ndarray], names: Sequence[str], unroll_loops: bool
 ) -> tuple[Any, tuple[str, ...]]:
     """Import ``model`` with the graph inputs ``names`` turned into initializers of their
     ``values``; inputs found to need binding too (an OnnxRunTimeValueError naming more) are
@@ -264,7 +269,7 @@ def _import_bound(
         m.graph.input.extend(keep)
         m.graph.initializer.extend(numpy_helper.from_array(np.asarray(values[n]), n) for n in names)
         try:
-            return import_onnx(m, freeze_params=True), tuple(names)
+            return import_onnx(m, freeze_params=True, unroll_loops=unroll_loops), tuple(names)
         except OnnxRunTimeValueError as e:
             more = [n for n in e.inputs if n not in names and n in values]
             if not more:

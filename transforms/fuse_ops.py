@@ -84,7 +84,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.adt import ADT_OPS
-from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, OpPattern, RelayOp
+from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, LoopOp, OpPattern, RelayOp
 from xrelay.error import TVMError
 from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
 from xrelay.transforms.infra import PassContext, current_target_attr
@@ -599,6 +599,13 @@ def _check_body(fn: func.FuncOp) -> Block:
             raise FuseOpsError(
                 f"fuse-ops: @{fn.sym_name.data} uses Relay's algebraic data types ('{op.name}'); "
                 "fusion handles tensors only: run the module with the reference interpreter"
+            )
+        if isinstance(op, LoopOp):
+            raise FuseOpsError(
+                f"fuse-ops: @{fn.sym_name.data} contains a 'relay.loop' (ONNX's Loop with a run-time "
+                "trip count or condition); the arena runtime runs straight-line programs: run the "
+                "module with the reference interpreter, or bind the inputs the trip count and "
+                "condition come from (import_onnx(..., unroll_loops=True) names them)"
             )
         if op.regions and not isinstance(op, scf.IfOp):
             raise FuseOpsError(

@@ -80,7 +80,7 @@ from xrelay.dialects.memory import (
     PoolOp,
     workspace_bytes,
 )
-from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, RelayOp, byte_size, dtype_of
+from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, LoopOp, RelayOp, byte_size, dtype_of
 from xrelay.dialects.relay.device_analysis import check_devices, is_on_device, value_devices
 from xrelay.dialects.relay.devices import DeviceError, VirtualDeviceAttr, virtual_device
 from xrelay.dialects.relay.ops import RelayAllocStorageOp, RelayKillOp
@@ -196,6 +196,11 @@ class _Lowering:
                     f"lower-to-memory: @main holds Relay's '{op.RELAY_NAME}' (op #{k}); this pass plans "
                     "storage itself and does not take Relay's memory ops: run the program with "
                     "xrelay.run (the reference interpreter) instead"
+                )
+            if isinstance(op, LoopOp):
+                raise LowerToMemoryError(
+                    f"lower-to-memory: @main holds a 'relay.loop' (op #{k}); the arena runtime runs "
+                    "straight-line programs only: run it with xrelay.run (the reference interpreter) instead"
                 )
             if op.regions:  # Relay's If is scf.if; the arena runs one straight-line schedule
                 cond = op.operands[0].owner.operands[0] if op.operands and op.operands[0].owner.operands else None

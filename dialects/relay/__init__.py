@@ -41,6 +41,7 @@ from xrelay.dialects.relay.dtypes import (
     shape_of,
     tensor_type,
 )
+from xrelay.dialects.relay.loop import LoopOp, LoopYieldOp
 
 FUNC_ATTRS = {
     "Primitive": "relay.primitive",
@@ -57,7 +58,7 @@ FUNC_ATTRS = {
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 
-Relay = Dialect("relay", [ConstantOp, *RELAY_OPS.values()], [VirtualDeviceAttr, _ops.StorageType])
+Relay = Dialect("relay", [ConstantOp, LoopOp, LoopYieldOp, *RELAY_OPS.values()], [VirtualDeviceAttr, _ops.StorageType])
 
 __all__ = [
     "FUNC_ATTRS",
@@ -65,6 +66,8 @@ __all__ = [
     "REQUIRED",
     "AttrSpec",
     "ConstantOp",
+    "LoopOp",
+    "LoopYieldOp",
     "OpPattern",
     "Relay",
     "RelayOp",

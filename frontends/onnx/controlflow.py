@@ -2,7 +2,8 @@
 
 Relay's ONNX frontend (TVM v0.19) mapped ``If`` to Relay's ``If`` and ``Loop``/``Scan`` to
 recursive Relay functions. xrelay's IR has Relay's If (``scf.if`` on a bool scalar's element,
-which the reference interpreter runs and ``xrelay.build`` refuses) but no recursion, so:
+which the reference interpreter runs and ``xrelay.build`` refuses) and ``relay.loop`` but no
+recursion, so:
 
 * ``If`` whose condition is known at import (a constant, or computed from static shapes and
   attributes, as in the expanded function bodies ONNX ships) imports only the branch taken;
@@ -14,9 +15,12 @@ which the reference interpreter runs and ``xrelay.build`` refuses) but no recurs
   step (slices of the scan inputs with ``take``, the scan outputs joined with ``stack``). Opset 8's
   batch axis is unrolled too; its ``sequence_lens`` must be absent or the full length.
 * ``Loop`` is unrolled when its trip count and every step's condition are known at import (a
-  body whose condition only forwards its input, or folds to a constant). Otherwise the import
-  raises ``OnnxRunTimeValueError`` naming the graph inputs the count or condition comes from
-  (the ONNX backend then imports again with those inputs bound).
+  body whose condition only forwards its input, or folds to a constant; tried in a throw-away
+  scope first). Otherwise it is a ``relay.loop`` (docs/design.md, decision 10): the body
+  imported once into its region, a loop-carried value whose shape changes between iterations
+  made dynamic where it does. Only the reference interpreter runs it; with ``unroll_loops``
+  (the ONNX backend's built mode) the import raises ``OnnxRunTimeValueError`` naming the graph
+  inputs the count or condition comes from instead (the backend binds them and imports again).
 
 Unrolling is bounded: a Loop or Scan that would import more than ``UNROLL_LIMIT`` body nodes is
 refused with its numbers.
@@ -30,10 +34,11 @@ import numpy as np
 import onnx
 from xdsl.dialects.builtin import i1
 from xdsl.dialects.scf import IfOp, YieldOp
-from xdsl.dialects.tensor import ExtractOp
-from xdsl.ir import Block, Region
+from xdsl.dialects.tensor import CastOp, ExtractOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from xrelay.dialects.relay.dtypes import dtype_of
+from xrelay.dialects.relay.dtypes import dtype_of, shape_of, tensor_type
+from xrelay.dialects.relay.loop import LoopOp, LoopYieldOp, loop_body
 from xrelay.frontends.onnx.importer import (
     Importer,
     Node,
@@ -151,12 +156,41 @@ def _loop(im: Importer, node: Node) -> list[Value]:
     n_scan = len(body.output) - 1 - n_carried
     if n_scan < 0:
         raise node.fail(f"its body has {len(body.output)} outputs, fewer than 1 + {n_carried} loop-carried values")
+    if len(body.input) != 2 + n_carried:
+        raise node.fail(
+            f"its body '{body.name}' has {len(body.input)} inputs; a Loop body takes the iteration "
+            f"number, the condition and the {n_carried} loop-carried value(s) ({2 + n_carried})"
+        )
     if any(v is None for v in carried):
         raise node.fail("a loop-carried input is empty (optional values are not supported)")
+    if trip is None and cond is None:
+        raise node.fail("it has neither a trip count nor a condition (an endless loop)")
+    for v, what in ((trip, "trip count"), (cond, "condition")):
+        if isinstance(v, Value) and v.known and np.asarray(v.const).size != 1:
+            raise node.fail(f"its {what} has {np.asarray(v.const).size} elements, expected one")
+    static = all(v is None or v.known for v in (trip, cond))
+    if static and not im.unroll_loops:
+        try:  # unrolled when every step's condition is known at import (static shapes then)
+            with im.trial():
+                _unroll(im, node, body, trip, cond, carried, n_scan)
+        except _RunTimeCondition:
+            return _region(im, node, body, trip, cond, carried, n_scan)
+    if static or im.unroll_loops:
+        return _unroll(im, node, body, trip, cond, carried, n_scan)
+    return _region(im, node, body, trip, cond, carried, n_scan)
+
+
+class _RunTimeCondition(OnnxRunTimeValueError):
+    """A Loop's trip count or a step's condition is computed at run time."""
+
+
+def _unroll(
+    im: Importer, node: Node, body: onnx.GraphProto, trip: Value | None, cond: Value | None,
+    carried: list[Value], n_scan: int,
+) -> list[Value]:
+    n_carried = len(carried)
     m = None if trip is None else int(np.asarray(_known(im, node, trip, "trip count").const).reshape(-1)[0])
     going = True if cond is None else _truth(_known(im, node, cond, "cond"), node, "condition")
-    if m is None and cond is None:
-        raise node.fail("it has neither a trip count nor a condition (an endless loop)")
     if m is not None:
         _check_unroll(node, m, body)
     cond_val = im.const(np.array(True)) if cond is None else cond
@@ -171,6 +205,8 @@ def _loop(im: Importer, node: Node) -> list[Value]:
             if not isinstance(v, Value):
                 raise node.fail("a scan output of its body is a sequence or optional")
             scans[k].append(v)
+        # without a condition input the body's still ends the loop (onnxruntime and ONNX's
+        # reference do so, though the operator's text calls it ignored)
         going = _truth(_known(im, node, cond_val, "condition (body output)"), node, "condition")
         i += 1
     results = list(carried)
@@ -184,12 +220,124 @@ def _loop(im: Importer, node: Node) -> list[Value]:
 
 def _known(im: Importer, node: Node, v: Value, what: str) -> Value:
     if not v.known:
-        raise OnnxRunTimeValueError(
-            f"Loop node '{node.name}': its {what} is computed at run time; xrelay unrolls Loop at "
-            "import, so the trip count and every step's condition must be known then",
+        raise _RunTimeCondition(
+            f"Loop node '{node.name}': its {what} is computed at run time; unrolling the Loop at "
+            "import (unroll_loops=True, or an xrelay.build of it) needs the trip count and every "
+            "step's condition known then",
             im.graph_inputs_of(v),
         )
     return v
+
+
+def _scalar(im: Importer, node: Node, v: Value, dtype: str, what: str) -> Value:
+    """``v`` (one element of ``dtype``) as a 0-d tensor."""
+    if not isinstance(v, Value):
+        raise node.fail(f"its {what} is a sequence or optional, expected a tensor")
+    shape = im.shape_of(v)
+    if any(d is None for d in shape) or int(np.prod(shape, dtype=np.int64)) != 1:
+        raise node.fail(f"its {what} has shape {list(shape)}, expected one element")
+    if im.dtype_of(v) != dtype:
+        raise node.fail(f"its {what} is {im.dtype_of(v)}, expected {dtype}")
+    return im.reshape(v, [])
+
+
+def _join(a: Attribute, b: Attribute) -> Attribute | None:
+    """The type both ``a`` and ``b`` fit (dynamic where their dimensions differ), if any."""
+    if dtype_of(a) != dtype_of(b) or len(shape_of(a)) != len(shape_of(b)):
+        return None
+    dims = [x if x == y else None for x, y in zip(shape_of(a), shape_of(b))]
+    return tensor_type(dims, dtype_of(a))
+
+
+def _refined(t: Attribute, declared: onnx.ValueInfoProto) -> Attribute:
+    """``t`` with its dynamic dimensions taken from ``declared`` where that gives them."""
+    tt = declared.type.tensor_type
+    if not declared.type.HasField("tensor_type") or not tt.HasField("shape"):
+        return t
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+    shape = shape_of(t)
+    if len(dims) != len(shape) or any(a is not None and b is not None and a != b for a, b in zip(shape, dims)):
+        return t
+    return tensor_type([a if a is not None else b for a, b in zip(shape, dims)], dtype_of(t))
+
+
+def _region(
+    im: Importer, node: Node, body: onnx.GraphProto, trip: Value | None, cond: Value | None,
+    carried: list[Value], n_scan: int,
+) -> list[Value]:
+    """The Loop as a ``relay.loop``: its body imported once, into the loop's region."""
+    deps = [n for v in (trip, cond) if v is not None and not v.known for n in im.graph_inputs_of(v)]
+
+    def refuse(why: str) -> OnnxRunTimeValueError:
+        # the ONNX backend then binds the inputs the count and condition come from and unrolls
+        return OnnxRunTimeValueError(
+            f"Loop node '{node.name}': its trip count or condition is computed at run time and it "
+            f"cannot be a loop region: {why}",
+            deps or [n for v in carried if isinstance(v, Value) for n in im.graph_inputs_of(v)],
+        )
+
+    if any(not isinstance(v, Value) for v in carried):
+        raise refuse("a loop-carried value is a sequence or optional (a region carries tensors)")
+    n_carried = len(carried)
+    trip_v = im.const(np.int64(np.iinfo(np.int64).max)) if trip is None else _scalar(im, node, trip, "int64", "trip count")
+    cond_v = im.const(np.array(True)) if cond is None else _scalar(im, node, cond, "bool", "condition")
+    init = [im.ssa(v) for v in carried]
+
+    def import_body(types: list[Attribute]) -> tuple[Block, list[SSAValue]]:
+        block = loop_body(types)
+        outer = im.block
+        im.block = block
+        try:
+            try:
+                outs = im.subgraph(body, [Value(value=a) for a in block.args], node)
+            except OnnxImportError as e:
+                raise refuse(f"its body does not import with a run-time iteration number and values: {e}") from e
+            if not all(isinstance(v, Value) for v in outs):
+                raise refuse("its body gives a sequence or optional")
+            c_out = _scalar(im, node, outs[0], "bool", "body's condition output")
+            return block, [im.ssa(c_out)] + [im.ssa(v) for v in outs[1:]]
+        finally:
+            im.block = outer
+
+    # a loop-carried value whose shape changes between iterations gets dynamic dimensions there
+    types = [v.type for v in init]
+    for _ in range(1 + max((len(shape_of(t)) for t in types), default=0)):
+        with im.trial():
+            trial_block, yielded = import_body(types)
+            after = [v.type for v in yielded[1 : 1 + n_carried]]
+            for op in reversed(list(trial_block.ops)):  # thrown away: their uses go too
+                trial_block.erase_op(op, safe_erase=False)
+        joined = [_join(a, b) for a, b in zip(types, after)]
+        for k, (a, b, j) in enumerate(zip(types, after, joined)):
+            if j is None:
+                raise refuse(f"loop-carried value {k} is {a} before an iteration and {b} after it")
+        if joined == types:
+            break
+        types = joined
+    block, yielded = import_body(types)
+    for k, t in enumerate(types):
+        v = yielded[1 + k]
+        if v.type != t:  # a value of static shape carried as a dynamic one
+            cast = CastOp(v, t)
+            block.add_op(cast)
+            yielded[1 + k] = cast.dest
+    for k in range(1 + n_carried, len(yielded)):
+        # a scan element of dynamic shape takes the body's declared static one, so that zero
+        # iterations give the shape onnxruntime gives (checked at run time by tensor.cast)
+        t = _refined(yielded[k].type, body.output[k])
+        if t != yielded[k].type:
+            cast = CastOp(yielded[k], t)
+            block.add_op(cast)
+            yielded[k] = cast.dest
+    block.add_op(LoopYieldOp(*yielded))
+    for k, (v, t) in enumerate(zip(init, types)):
+        if v.type != t:  # a static initial value into a loop-carried value of dynamic shape
+            cast = CastOp(v, t)
+            im.block.add_op(cast)
+            init[k] = cast.dest
+    op = LoopOp(im.ssa(trip_v), im.ssa(cond_v), init, Region(block), [v.type for v in yielded[1 + n_carried :]])
+    im.block.add_op(op)
+    return [Value(value=r) for r in op.results]
 
 
 # ---- Scan ------------------------------------------------------------------------------------

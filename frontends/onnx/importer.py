@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -268,8 +269,11 @@ class Importer:
     """Imports one ONNX graph into ``main``; converters get it as ``im`` and build with its
     methods (``emit``, ``const``, ``static``, ``reshape``, ...)."""
 
-    def __init__(self, model: onnx.ModelProto, shape, dtype, freeze_params: bool):
+    def __init__(self, model: onnx.ModelProto, shape, dtype, freeze_params: bool, unroll_loops: bool = False):
         self.model = model
+        self.unroll_loops = unroll_loops
+        """Refuse a ``Loop`` that cannot be unrolled (``OnnxRunTimeValueError``) instead of
+        importing it as a ``relay.loop`` region (which only the interpreter runs)."""
         self.graph = model.graph
         self.freeze = freeze_params
         self.opset = _default_opset(model)
@@ -305,6 +309,26 @@ class Importer:
             out = f"{base}.{k}"
         self.names.add(out)
         return out
+
+    @contextmanager
+    def trial(self) -> Iterator[None]:
+        """Import something and throw it away: ops go to scratch blocks, and every value,
+        name, parameter and seed the import touched is as before afterwards (a Loop tries
+        whether it unrolls before it imports for real)."""
+        values = [x for v in self.vals.values() for x in _values_in(v)]
+        saved = (
+            self.block, self.root, set(self.names), dict(self.params), dict(self.param_args),
+            dict(self.frozen), self.unseeded_draws, [v._ssa for v in values],
+        )
+        scratch = self.block = self.root = Block(arg_types=[a.type for a in saved[1].args])
+        try:
+            yield
+        finally:
+            for op in reversed(list(scratch.ops)):  # their uses of the real values go too
+                scratch.erase_op(op, safe_erase=False)
+            self.block, self.root, self.names, self.params, self.param_args, self.frozen, self.unseeded_draws = saved[:7]
+            for v, ssa in zip(values, saved[7]):
+                v._ssa = ssa
 
     # ---- values ---------------------------------------------------------------------------
 
@@ -421,6 +445,9 @@ class Importer:
                 name = by_arg.get(x.name_hint or "")
                 if name is not None and name not in found:
                     found.append(name)
+            elif isinstance(x.owner, Block):  # a loop body's argument: what the loop takes
+                loop = x.owner.parent_op()
+                todo.extend(loop.operands if loop is not None else ())
             elif x.owner is not None:
                 todo.extend(x.owner.operands)
                 for region in getattr(x.owner, "regions", ()):  # an If's branches
@@ -789,6 +816,17 @@ class Importer:
             raise node.fail(f"optional output(s) {', '.join(used)} are not supported")
 
 
+def _values_in(v: Any) -> list[Value]:
+    """The tensors in an import-time value (a tensor, a sequence's items, an optional's)."""
+    if isinstance(v, Value):
+        return [v]
+    if isinstance(v, SequenceValue):
+        return [x for item in v.items for x in _values_in(item)]
+    if isinstance(v, OptionalValue) and v.value is not None:
+        return _values_in(v.value)
+    return []
+
+
 def _bind_attrs(
     body_node: onnx.NodeProto, given: Mapping[str, onnx.AttributeProto], defaults: Mapping[str, onnx.AttributeProto]
 ) -> onnx.NodeProto:
@@ -874,12 +912,18 @@ def import_onnx(
     shape: Mapping[str, Sequence[int | None]] | None = None,
     dtype: str | Mapping[str, str] | None = None,
     freeze_params: bool = False,
+    unroll_loops: bool = False,
 ) -> OnnxImport:
-    """Import ``model`` and return the module together with its name mappings (``OnnxImport``)."""
+    """Import ``model`` and return the module together with its name mappings (``OnnxImport``).
+
+    A ``Loop`` whose trip count and conditions are known at import is unrolled; otherwise it
+    becomes a ``relay.loop`` region, which the reference interpreter runs and ``xrelay.build``
+    refuses. With ``unroll_loops=True`` such a Loop raises ``OnnxRunTimeValueError`` naming the
+    graph inputs its count or condition comes from instead (bind them and import again)."""
     proto = load_model(model)
     if not proto.HasField("graph"):  # an empty file parses as an empty ModelProto
         raise OnnxImportError("the ONNX model has no graph (an empty or non-ONNX file?)")
-    return Importer(proto, shape, dtype, freeze_params).run()
+    return Importer(proto, shape, dtype, freeze_params, unroll_loops).run()
 
 
 def from_onnx(
