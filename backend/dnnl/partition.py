@@ -52,7 +52,7 @@ from xrelay.transforms.partition_graph import PartitionGraphPass
 from xrelay.transforms.simplify_expr import SimplifyNoOpTranspose, SimplifyTranspose, simplify
 
 __all__ = [
-    "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "offload_reorders",
+    "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "offload_concatenations", "offload_reorders",
     "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
 ]  # fmt: skip
 
@@ -114,6 +114,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     native_winograd(module)
     inline_elementwise(module)
     offload_reorders(module)
+    offload_concatenations(module)
     return module
 
 
@@ -383,8 +384,6 @@ def offload_reorders(module: ModuleOp) -> int:
     and which would otherwise split a model's run of oneDNN steps; and, between two oneDNN
     steps, a reshape, or a transpose with the reshapes around it (attention heads: one
     reorder reading the permuted strides). Returns how many functions it made."""
-    from xdsl.ir import Block, Region
-    from xdsl.rewriter import InsertPoint, Rewriter
 
 
     dnnl = {f.sym_name.data for f in dnnl_functions(module)}
@@ -441,32 +440,123 @@ def offload_reorders(module: ModuleOp) -> int:
         ) else permute_chain(op)  # fmt: skip
         if chain is None:
             continue
-        x, res = chain[0].operands[0], chain[-1].results[0]
-        body = Block(arg_types=[x.type])
-        mapping = {x: body.args[0]}
-        for o in chain:
-            inner = o.clone(value_mapper=mapping)
-            mapping[o.results[0]] = inner.results[0]
-            body.add_op(inner)
-        body.add_op(func.ReturnOp(mapping[res]))
-        k = count
-        while f"tvmgen_default_dnnl_reorder_{k}" in names:
-            k += 1
-        name = f"tvmgen_default_dnnl_reorder_{k}"
-        names.add(name)
-        dnnl.add(name)
-        fn = func.FuncOp(name, ([x.type], [res.type]), Region(body))
-        fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
-        fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr("dnnl")
-        fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
-        fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
-        module.body.block.insert_op_before(fn, caller)
-        call = func.CallOp(name, [x], [res.type])
-        Rewriter.insert_op(call, InsertPoint.after(chain[-1]))
-        res.replace_all_uses_with(call.results[0])
-        for o in reversed(chain):
-            Rewriter.erase_op(o)
+        _outline(module, caller, chain, [chain[0].operands[0]], "tvmgen_default_dnnl_reorder", names, dnnl)
         count += 1
+    return count
+
+
+def _outline(module: ModuleOp, caller: Any, chain: list, xs: list, prefix: str, names: set, dnnl: set) -> None:
+    """Move ``chain`` (ops of ``caller``, each reading the one before or ``xs``, and
+    constants) into a new dnnl function ``prefix_k`` of arguments ``xs`` called in its place;
+    the constants it reads are cloned into it (and erased from the caller if unused now)."""
+    from xdsl.ir import Block, Region
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+
+    res = chain[-1].results[0]
+    body = Block(arg_types=[x.type for x in xs])
+    mapping = dict(zip(xs, body.args))
+    for o in chain:
+        for v in o.operands:
+            if v not in mapping and isinstance(v.owner, ConstantOp):
+                c = v.owner.clone()
+                body.add_op(c)
+                mapping[v] = c.results[0]
+        inner = o.clone(value_mapper=mapping)
+        mapping[o.results[0]] = inner.results[0]
+        body.add_op(inner)
+    body.add_op(func.ReturnOp(mapping[res]))
+    k = 0
+    while f"{prefix}_{k}" in names:
+        k += 1
+    name = f"{prefix}_{k}"
+    names.add(name)
+    dnnl.add(name)
+    fn = func.FuncOp(name, ([x.type for x in xs], [res.type]), Region(body))
+    fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
+    fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr("dnnl")
+    fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
+    fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
+    module.body.block.insert_op_before(fn, caller)
+    call = func.CallOp(name, xs, [res.type])
+    Rewriter.insert_op(call, InsertPoint.after(chain[-1]))
+    res.replace_all_uses_with(call.results[0])
+    consts = {v.owner for o in chain for v in o.operands if isinstance(v.owner, ConstantOp)}
+    for o in reversed(chain):
+        Rewriter.erase_op(o)
+    for c in consts:
+        if not c.results[0].uses:
+            Rewriter.erase_op(c)
+
+
+CONCAT_EPILOGUE = {"add": 1, "subtract": 1, "multiply": 1, "maximum": 1, "minimum": 1, "nn.relu": 1, "clip": 2}
+"""The elementwise ops a oneDNN-side concatenation runs on its result (with how many of the
+shim kernel's four ops each takes: ``clip`` is a maximum and a minimum)."""
+
+
+def offload_concatenations(module: ModuleOp) -> int:
+    """Make every float32 ``concatenate`` between oneDNN steps (each input a oneDNN step's
+    result, every user of the result a oneDNN step), with the chain of elementwise ops on
+    its result (``CONCAT_EPILOGUE``, by constants that vary along the joined axis only; at
+    most four kernel ops), a dnnl function of its own: the shim runs it on oneDNN's OpenMP
+    threads (``primitives._Reader._concatenate``), so the run of oneDNN steps around it is
+    one C call, with no native step, no hand-over between the two engines' threads and no
+    Python between them (DenseNet's concatenation, batch-norm shift and ReLU before every
+    dense layer; the joined branches of GoogLeNet, Inception and SqueezeNet). Runs after
+    ``inline_elementwise``, which gave the chain's ops back to the caller. Returns how many
+    functions it made."""
+
+
+    dnnl = {f.sym_name.data for f in dnnl_functions(module)}
+
+    def on_dnnl(v: Any) -> bool:
+        return isinstance(v.owner, func.CallOp) and v.owner.callee.root_reference.data in dnnl
+
+    def along_axis(c: Any, shape: list, axis: int) -> bool:
+        cs = list(shape_of(c.type))
+        if len(cs) > len(shape) or dtype_of(c.type) != "float32":
+            return False
+        cs = [1] * (len(shape) - len(cs)) + cs
+        return all(d == 1 for i, d in enumerate(cs) if i != axis)
+
+    def chain_of(cat: Any) -> list | None:
+        shape = list(shape_of(cat.results[0].type))
+        if dtype_of(cat.results[0].type) != "float32" or len(cat.operands) > 64:
+            return None
+        if any(dtype_of(v.type) != "float32" or not on_dnnl(v) for v in cat.operands):
+            return None
+        axis = int(cat.attrs["axis"]) % len(shape)
+        chain, used = [cat], 0
+        while chain[-1].results[0].has_one_use():
+            user = next(iter(chain[-1].results[0].uses)).operation
+            name = getattr(user, "RELAY_NAME", "")
+            if name not in CONCAT_EPILOGUE or used + CONCAT_EPILOGUE[name] > 4:
+                break
+            if list(shape_of(user.results[0].type)) != shape or dtype_of(user.results[0].type) != "float32":
+                break
+            others = [v for v in user.operands if v is not chain[-1].results[0]]
+            if len(user.operands) == 2 and (
+                len(others) != 1 or not isinstance(others[0].owner, ConstantOp) or not along_axis(others[0], shape, axis)
+            ):
+                break
+            chain.append(user)
+            used += CONCAT_EPILOGUE[name]
+        users = [u.operation for u in chain[-1].results[0].uses]
+        if not users or not all(isinstance(u, func.CallOp) and u.callee.root_reference.data in dnnl for u in users):
+            return None
+        return chain
+
+    callers = [f for f in module.ops if isinstance(f, func.FuncOp) and not f.is_declaration
+               and not any(k in f.attributes for k in ("relay.compiler", "relay.composite", "relay.primitive"))]  # fmt: skip
+    names = {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
+    count = 0
+    for caller in callers:
+        for cat in [o for o in caller.walk() if getattr(o, "RELAY_NAME", "") == "concatenate"]:
+            chain = chain_of(cat)
+            if chain is None:
+                continue
+            _outline(module, caller, chain, list(cat.operands), "tvmgen_default_dnnl_concat", names, dnnl)
+            count += 1
     return count
 
 

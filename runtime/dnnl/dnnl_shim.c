@@ -20,6 +20,7 @@ typedef int64_t i64;
 #define SFX(name) name##_xr
 #include "winograd_core.h"
 #include "native_nhwc.h"
+#include "native_concat.h"
 #undef SFX
 #undef REAL
 
@@ -389,9 +390,88 @@ static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_mem
     return 0;
 }
 
+/* A concatenation with its elementwise epilogue (xrelay.runtime.dnnl.primitives, for the
+   functions backend/dnnl/partition.py's offload_concatenations outlines): the native
+   kernels' concat_epi (native_concat.h) on the same OpenMP threads as the primitives, so a
+   run of oneDNN steps is not cut by a native step between them. The result is viewed as
+   (outer, l, inner), input k as (outer, lens[k], inner); the epilogue's operands are
+   copies owned here. Arguments: the inputs as DNNL_ARG_MULTIPLE_SRC + k, the result as
+   ARG_DST. */
+typedef struct {
+    int kind; /* 3 (a Winograd transform's kind is 1 or 2) */
+    i64 outer, l, inner, nin;
+    i64 *lens;
+    float *ops[4];
+    i64 steps[4], codes[4], swapped[4];
+} xr_concat_t;
+
+enum { ARG_MULTIPLE_SRC = 1024 };
+
+void xr_dnnl_concat_free(void *p) {
+    xr_concat_t *k = p;
+    if (k == NULL) return;
+    free(k->lens);
+    for (int i = 0; i < 4; i++) free(k->ops[i]);
+    free(k);
+}
+
+/* shape: outer, l, inner, nin; lens[nin]; for each of the four ops: code (-1: none),
+   swapped, step (0 or 1) and the operand's length (l, or 1 for a scalar) in values. */
+void *xr_dnnl_concat(const int64_t *shape, const int64_t *lens, const int64_t *ops,
+                     const float *const *values) {
+    xr_concat_t *k = calloc(1, sizeof *k);
+    if (k == NULL) return NULL;
+    k->kind = 3;
+    k->outer = shape[0], k->l = shape[1], k->inner = shape[2], k->nin = shape[3];
+    k->lens = malloc(sizeof(i64) * (size_t)(k->nin > 0 ? k->nin : 1));
+    if (k->lens == NULL) goto fail;
+    for (i64 i = 0; i < k->nin; i++) k->lens[i] = lens[i];
+    for (int i = 0; i < 4; i++) {
+        k->codes[i] = ops[4 * i], k->swapped[i] = ops[4 * i + 1], k->steps[i] = ops[4 * i + 2];
+        i64 n = ops[4 * i + 3] > 0 ? ops[4 * i + 3] : 1;
+        k->ops[i] = malloc(sizeof(float) * (size_t)n);
+        if (k->ops[i] == NULL) goto fail;
+        for (i64 j = 0; j < n; j++) k->ops[i][j] = k->codes[i] >= 0 ? values[i][j] : 0.0f;
+    }
+    return k;
+fail:
+    xr_dnnl_concat_free(k);
+    return NULL;
+}
+
+typedef struct {
+    const xr_concat_t *k;
+    int64_t ins[64];
+    float *dst;
+} concat_job_t;
+
+static void concat_part(void *arg) {
+    const concat_job_t *job = arg;
+    const xr_concat_t *k = job->k;
+    const i64 nt = omp_get_num_threads(), me = omp_get_thread_num();
+    const i64 lo = k->outer * me / nt, hi = k->outer * (me + 1) / nt;
+    if (lo < hi)
+        concat_epi_xr(job->dst, k->l, k->inner, lo, hi, k->nin, job->ins, k->lens, k->ops[0],
+                      k->ops[1], k->ops[2], k->ops[3], k->steps, k->codes, k->swapped);
+}
+
+static int concat_run(const xr_concat_t *k, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
+    concat_job_t job = {k, {0}, handle_of(nargs, keys, mems, ARG_DST)};
+    if (k->nin > 64 || job.dst == NULL) return -1;
+    for (i64 i = 0; i < k->nin; i++) {
+        void *h = handle_of(nargs, keys, mems, ARG_MULTIPLE_SRC + (int)i);
+        if (h == NULL) return -1;
+        job.ins[i] = (int64_t)(intptr_t)h;
+    }
+    /* small results on the calling thread: a parallel region costs more than the copy */
+    GOMP_parallel(concat_part, &job, k->outer * k->l * k->inner < 4096 ? 1u : (unsigned)n_threads, 0);
+    return 0;
+}
+
 /* Run count primitives one after another (a run of oneDNN steps in one call, without the
    GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another; a
-   negative nargs[i] marks a Winograd transform (xr_dnnl_wino) taking -nargs[i] arguments. */
+   negative nargs[i] marks a kernel of this file taking -nargs[i] arguments: a Winograd
+   transform (xr_dnnl_wino) or a concatenation (xr_dnnl_concat), told apart by kind. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 const int32_t *keys, dnnl_memory_t const *mems) {
     if (omp_get_max_threads() != n_threads) omp_set_num_threads(n_threads);
@@ -401,7 +481,10 @@ int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
             /* the transform reads what the primitives before it wrote */
             last_status = dnnl_stream_wait(stream);
             if (last_status) return last_status;
-            status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);
+            if (*(const int *)prims[i] == 3)
+                status = concat_run((const xr_concat_t *)prims[i], n, keys, mems);
+            else
+                status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);
         } else {
             status = execute(prims[i], n, keys, mems);
         }

@@ -32,11 +32,12 @@ _SOURCES = (
     os.path.join(_HERE, "dnnl_shim.c"),
     os.path.join(_HERE, "dnnl_api.h"),
     os.path.join(native.HERE, "native_nhwc.h"),
+    os.path.join(native.HERE, "native_concat.h"),
     os.path.join(native.HERE, "winograd_core.h"),
     os.path.join(native.HERE, "winograd4.h"),
 )
 """The shim's C: its source and the oneDNN declarations beside this module, and the native
-engine's channels-last Winograd transforms it includes."""
+engine's channels-last Winograd transforms and concatenation kernel it includes."""
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
 """The native kernels' flags (the shim includes their Winograd transforms; it runs them on
 libgomp's threads through libgomp's ABI, with no OpenMP flag)."""
@@ -74,6 +75,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_run": (_I, [_I, _P, _P, _P, _P]),
     "xr_dnnl_wino": (_P, [_I, _I, _P]),
     "xr_dnnl_wino_free": (None, [_P]),
+    "xr_dnnl_concat": (_P, [_P, _P, _P, _P]),
+    "xr_dnnl_concat_free": (None, [_P]),
 }
 
 

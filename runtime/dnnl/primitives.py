@@ -72,6 +72,7 @@ _TYPES = {"float32": _F32, "bfloat16": _BF16}
 _Q_SRC, _Q_WEIGHTS, _Q_DST, _Q_SCRATCH = 129, 131, 133, 136
 _ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 2, 17, 33, 41
 _ARG_SCALE, _ARG_SHIFT, _ARG_SCRATCHPAD = 51, 52, 80
+_ARG_MULTIPLE_SRC = 1024
 _RELU, _TANH, _ABS, _SQRT, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 41, 42, 44, 45
 _CLIP, _GELU_ERF, _MISH = 46, 49, 51
 _HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
@@ -201,8 +202,9 @@ class _Step:
     arena tensor: NHWC data is described as logical NCHW with channels-last strides)."""
     keep: list[Any] = field(default_factory=list)
     custom: bool = False
-    """``pd`` is a Winograd transform of the shim (``xr_dnnl_wino``), not a primitive
-    descriptor: it runs as it is, marked by a negative argument count."""
+    """``pd`` is a kernel of the shim (a Winograd transform, ``xr_dnnl_wino``, or a
+    concatenation, ``xr_dnnl_concat``), not a primitive descriptor: it runs as it is,
+    marked by a negative argument count."""
     derived: bool = False
     """Its weights were computed here (Winograd's transformed weights): ``bind`` drops them
     once reordered, so the process does not hold them twice."""
@@ -229,7 +231,7 @@ class FunctionPlan:
     @property
     def winograd(self) -> bool:
         """Whether a convolution runs as Winograd (the shim's transforms)."""
-        return any(s.custom for s in self.steps)
+        return any(s.custom and s.impl.startswith("winograd") for s in self.steps)
 
     def bind(
         self,
@@ -607,7 +609,7 @@ class _Reader:
 
     def read(self) -> FunctionPlan:
         block = self.fn.body.block
-        if self._permute(block):
+        if self._permute(block) or self._concatenate(block):
             return FunctionPlan(self.fn.sym_name.data, self.steps, self.scratch, self.temp)
         for op in block.ops:
             if isinstance(op, ConstantOp):
@@ -662,6 +664,78 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(prev)))
         step.keep += [src_md, dst_md]
         self._finish("transpose", "copy", self.lib.xr_dnnl_reorder(src_md.handle, dst_md.handle), step)
+        return True
+
+    def _concatenate(self, block) -> bool:
+        """A float32 ``concatenate`` of the arguments and a chain of up to four elementwise
+        ops on its result (``add``/``subtract``/``multiply``/``maximum``/``minimum`` by a
+        constant that varies along the joined axis only, ``nn.relu``, ``clip``; what
+        ``offload_concatenations`` outlines) as the shim's ``xr_dnnl_concat``: the native
+        kernels' ``concat_epi`` on oneDNN's OpenMP threads, one pass over the result."""
+        ops = [o for o in block.ops if not isinstance(o, (func.ReturnOp, ConstantOp))]
+        if not ops or _relay(ops[0]) != "concatenate":
+            return False
+        cat = ops[0]
+        if any(v not in block.args for v in cat.operands) or len(cat.operands) > 64:
+            raise DnnlUnsupported("a concatenation of values that are not the function's arguments")
+        if any(_type_of(v) != "float32" for v in [*cat.operands, *(o.results[0] for o in ops)]):
+            raise DnnlUnsupported("a concatenation that is not float32")
+        out_shape = list(shape_of(cat.results[0].type))
+        axis = int(cat.attrs["axis"]) % len(out_shape)  # type: ignore[attr-defined]
+        codes = {"add": 0, "subtract": 1, "multiply": 2, "maximum": 3, "minimum": 4}
+        spec: list[tuple[int, int, np.ndarray]] = []  # (code, swapped, operand along the axis)
+        prev = cat.results[0]
+        for o in ops[1:]:
+            name = _relay(o)
+            if prev not in o.operands or len(o.results) != 1 or list(shape_of(o.results[0].type)) != out_shape:
+                raise DnnlUnsupported(f"{name} after a concatenation")
+            if name == "nn.relu":
+                spec.append((3, 0, np.zeros(1, np.float32)))
+            elif name == "clip":
+                a = o.attrs  # type: ignore[attr-defined]
+                spec += [(3, 0, np.full(1, a["a_min"], np.float32)), (4, 0, np.full(1, a["a_max"], np.float32))]
+            elif name in codes and len(o.operands) == 2:
+                other = o.operands[1] if o.operands[0] is prev else o.operands[0]
+                if other is prev or not isinstance(other.owner, ConstantOp):
+                    raise DnnlUnsupported(f"{name} after a concatenation by a value that is not a constant")
+                c = np.asarray(self.constant(other.owner))
+                if c.dtype != np.float32:
+                    raise DnnlUnsupported(f"{name} after a concatenation by a {c.dtype} constant")
+                full = np.broadcast_to(c, out_shape)
+                if any(st != 0 for i, st in enumerate(full.strides) if i != axis):
+                    raise DnnlUnsupported(f"{name} after a concatenation by a constant along another axis")
+                line = full[(0,) * axis + (slice(None),) + (0,) * (len(out_shape) - axis - 1)]
+                vec = np.ascontiguousarray(line if full.strides[axis] else line[:1])
+                spec.append((codes[name], int(o.operands[0] is not prev), vec))
+            else:
+                raise DnnlUnsupported(f"{name} after a concatenation")
+            prev = o.results[0]
+        if len(spec) > 4:
+            raise DnnlUnsupported("more than four elementwise ops after a concatenation")
+        outer, inner = math.prod(out_shape[:axis]), math.prod(out_shape[axis + 1 :])
+        lens = [int(shape_of(v.type)[axis]) for v in cat.operands]
+        table = np.full((4, 4), -1, np.int64)
+        values = []
+        for k, (code, swapped, vec) in enumerate(spec):
+            table[k] = [code, swapped, int(vec.size > 1), vec.size]
+            values.append(vec)
+        values += [np.zeros(1, np.float32)] * (4 - len(values))
+        c_values = (ctypes.c_void_p * 4)(*[v.ctypes.data for v in values])
+        geometry = np.array([outer, out_shape[axis], inner, len(lens)], np.int64)
+        lens_a = np.array(lens, np.int64)
+        k = self.lib.xr_dnnl_concat(geometry.ctypes.data, lens_a.ctypes.data, table.ctypes.data, c_values)
+        if not k:
+            raise DnnlUnsupported("no memory for a concatenation")
+        self.keep_pd.append(_Owned(self.lib.xr_dnnl_concat_free, k))  # (it copied the operands)
+        label = "+".join(_relay(o) for o in ops)
+        step = _Step(label, "copy", k, [], impl="concat_epi", custom=True)
+        for i, v in enumerate(cat.operands):
+            shape = list(shape_of(v.type))
+            step.args.append((_ARG_MULTIPLE_SRC + i, self._src(v)))
+            step.logical[_ARG_MULTIPLE_SRC + i] = (shape, _contiguous(shape))
+        step.args.append((_ARG_DST, self._dest(prev)))
+        step.logical[_ARG_DST] = (out_shape, _contiguous(out_shape))
+        self.steps.append(step)
         return True
 
     # -- destinations --------------------------------------------------------------------

@@ -48,7 +48,7 @@ class NativeError(TVMError):
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 """The folder of the native engine's C (package data); the oneDNN shim includes its headers."""
-_SOURCES = ("native_kernels.c", "native_template.h", "native_nhwc.h", "winograd_core.h", "winograd4.h")
+_SOURCES = ("native_kernels.c", "native_template.h", "native_concat.h", "native_nhwc.h", "winograd_core.h", "winograd4.h")
 """The C of the kernels, beside this module (package data)."""
 
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]

@@ -628,3 +628,42 @@ def test_library_found_from_the_wheels_record_as_importlib_metadata_finds_it(tmp
     (site / "onednn_cpu_gomp-9.dist-info" / "RECORD").write_text("x.py,,1\n../lib/libdnnl.so.3,sha256=abc,0\n")
     monkeypatch.setattr("sys.path", [str(site)])
     assert _recorded_library() == str((tmp_path / "lib" / "libdnnl.so.3").resolve())
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("size, chain", [(6, "shift_relu"), (40, "shift_relu"), (40, "scale_clip")])
+def test_concatenation_between_onednn_steps_runs_on_its_threads(size, chain, threads):
+    """A concatenation of two oneDNN results read by a oneDNN step, with the elementwise
+    chain on its result (DenseNet's batch-norm shift and ReLU; a scale, a shift and a clip:
+    four kernel ops), is a oneDNN step (offload_concatenations, the shim's
+    concat_epi on its OpenMP threads; 40x40 is past the size it joins the team at). Max
+    pools and the chain are exact: the output equals numpy's bits."""
+    x = relay.var("x", shape=(1, 4, size, size))
+    y = relay.var("y", shape=(1, 2, size, size))
+    p = relay.nn.max_pool2d(x, pool_size=(1, 1))
+    q = relay.nn.max_pool2d(y, pool_size=(1, 1))
+    shift = RNG.standard_normal((1, 6, 1, 1)).astype("float32")
+    scale = RNG.standard_normal((1, 6, 1, 1)).astype("float32")
+    c = relay.concatenate([p, q], axis=1)
+    if chain == "shift_relu":
+        e = relay.nn.relu(relay.add(c, relay.const(shift)))
+    else:
+        e = relay.clip(relay.add(relay.const(shift), relay.multiply(c, relay.const(scale))), -0.5, 1.0)
+    body = relay.nn.max_pool2d(e, pool_size=(2, 2), strides=(2, 2))
+    feeds = {"x": RNG.standard_normal((1, 4, size, size)).astype("float32"),
+             "y": RNG.standard_normal((1, 2, size, size)).astype("float32")}  # fmt: skip
+    joined = np.concatenate([feeds["x"], feeds["y"]], axis=1)
+    if chain == "shift_relu":
+        ref = np.maximum(joined + shift, np.float32(0))
+    else:
+        ref = np.minimum(np.maximum(shift + joined * scale, np.float32(-0.5)), np.float32(1.0))
+    ref = ref.reshape(1, 6, size // 2, 2, size // 2, 2).max(axis=(3, 5))
+    m = xrelay.build(_mod(body, x, y), None, threads=threads)
+    m.set_input(**feeds)
+    m.run()
+    out = m.get_output(0).numpy()
+    assert np.std(out) > 0.1
+    np.testing.assert_array_equal(out, ref)
+    labels = [(ops, b) for (_, ops, _), b in zip(m.executor.steps, m.executor.step_backends) if "concatenate" in ops]
+    expected = "concatenate+add+nn.relu" if chain == "shift_relu" else "concatenate+multiply+add+clip"
+    assert labels == [(expected, "dnnl")], [(o, b) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
