@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -174,6 +174,9 @@ class _Emitter:
         self.constants: list[str] = []
         self.known: dict[SSAValue, np.ndarray] = {}
         """Values known when the C is emitted (constants, and ops folded from them)."""
+        self.done: set[Operation] = set()
+        """Ops already emitted out of program order (a convolution's epilogue chain and the
+        constants it reads)."""
 
     # -- helpers ---------------------------------------------------------------------------
     def what(self, op: Operation) -> str:
@@ -279,7 +282,7 @@ class _Emitter:
         for i, op in enumerate(ops):
             if op is ret:
                 break
-            if op not in self.root_of:
+            if op not in self.root_of and op not in self.done:
                 self.emit_op(op)
             self.release_dead_slots(i)
         # Results that are operands, returned twice or views: copy them out.
@@ -306,7 +309,8 @@ class _Emitter:
         )
 
     def find_chains(self, ops: list[Operation]) -> None:
-        """Elementwise chains: an elementwise op (unary, binary, ``where``) whose uses are all
+        """Elementwise chains: an elementwise op (unary, binary, ``where``, fixed-point
+        multiply) whose uses are all
         elementwise ops with results of its shape that one loop computes, and that is not
         returned, is computed inside that loop as a local value (``root_of`` maps it to the op
         that emits the loop), so a chain such as GELU's multiply, erf, add, multiply or an int8
@@ -518,14 +522,49 @@ def _cast_expr(v: str, src: str, dst: str) -> str:
 
 
 def _elementwise_op(op: Operation) -> bool:
-    """An op ``find_chains`` may compute inside another's loop: a unary or binary elementwise
-    op (not an integer rounding, which is a view), with operands that are not all constants
-    (those are folded)."""
-    if not isinstance(op, RelayOp) or len(op.results) != 1 or _HANDLERS.get(op.RELAY_NAME) not in (_unary, _binary, _where):
+    """An op ``find_chains`` may compute inside another's loop: a unary, binary or fixed-point
+    elementwise op (not an integer rounding, which is a view), with operands that are not all
+    constants (those are folded)."""
+    if not isinstance(op, RelayOp) or len(op.results) != 1 or _HANDLERS.get(op.RELAY_NAME) not in (_unary, _binary, _where, _fixed_point_multiply):
         return False
     if op.RELAY_NAME in _ROUNDING and dtype_of(op.results[0].type.element_type) not in ("float32", "float64", "float16", "bfloat16"):
         return False
     return not all(isinstance(v.owner, ConstantOp) for v in op.operands)
+
+
+def _operand_strides(op: RelayOp, k: int, v: SSAValue, full: Sequence[int]) -> list[int]:
+    """The strides operand ``k`` of a chain member ``op`` is read with at the indices of the
+    chain's result ``full``: right-aligned broadcasting, except a per-axis multiplier or shift
+    of ``fixed_point_multiply_per_axis`` (indexed by its axis)."""
+    if op.RELAY_NAME == "fixed_point_multiply_per_axis" and k > 0:
+        axis = _attr(op, "axes")[0] % len(full)
+        return [1 if d == axis else 0 for d in range(len(full))]
+    return _bcast_strides(v, full)
+
+
+def _chain_body(em: _Emitter, members: list[Operation], read) -> tuple[list[str], str]:
+    """The statements computing a chain's ``members`` as locals ``t0, t1, ...`` (the last is
+    the result's, returned with them); ``read(op, k, v)`` is the C expression of operand
+    ``k`` of ``op`` when it is not computed in the chain."""
+    local: dict[SSAValue, str] = {}
+    body = []
+    for k, op in enumerate(members):
+        args = [local.get(v) or read(op, j, v) for j, v in enumerate(op.operands)]
+        r = op.results[0]
+        rt = c_type(r.type, em.what(op))
+        handler = _HANDLERS[op.RELAY_NAME]
+        if handler is _where:
+            body.append(f"const {rt} t{k} = {args[0]} ? {args[1]} : {args[2]};")
+        elif handler is _unary:
+            in_type, expr = _unary_expr(em, op)
+            body.append(f"{rt} t{k}; {{ const {in_type} v = {args[0]}; t{k} = {expr}; }}")
+        elif handler is _fixed_point_multiply:
+            body.append(f"int32_t t{k}; {{ const int32_t v = {args[0]}; t{k} = {_fixed_point_expr(em, op, args)}; }}")
+        else:
+            ctype = c_type(op.operands[0].type, em.what(op))
+            body.append(f"{rt} t{k}; {{ const {ctype} va = {args[0]}, vb = {args[1]}; t{k} = {_binary_expr(em, op)}; }}")
+        local[r] = f"t{k}"
+    return body, local[members[-1].results[0]]
 
 
 def _chain(em: _Emitter, root: RelayOp) -> None:
@@ -535,26 +574,13 @@ def _chain(em: _Emitter, root: RelayOp) -> None:
     full = list(y.type.get_shape())
     members = em.chain(root)
     produced = {op.results[0] for op in members}
-    read = list(dict.fromkeys(v for op in members for v in op.operands if v not in produced))
-    shape, strides = _collapse(full, [_strides(full)] + [_bcast_strides(v, full) for v in read]) if full else (full, [[]])
-    at = {v: f"{em.ptr[v]}[{em.index(st)}]" for v, st in zip(read, strides[1:], strict=True)}
-    local: dict[SSAValue, str] = {}
-    body = []
-    for k, op in enumerate(members):
-        args = [local.get(v) or at[v] for v in op.operands]
-        r = op.results[0]
-        rt = c_type(r.type, em.what(op))
-        if _HANDLERS[op.RELAY_NAME] is _where:
-            body.append(f"const {rt} t{k} = {args[0]} ? {args[1]} : {args[2]};")
-        elif _HANDLERS[op.RELAY_NAME] is _unary:
-            in_type, expr = _unary_expr(em, op)
-            body.append(f"{rt} t{k}; {{ const {in_type} v = {args[0]}; t{k} = {expr}; }}")
-        else:
-            ctype = c_type(op.operands[0].type, em.what(op))
-            body.append(f"{rt} t{k}; {{ const {ctype} va = {args[0]}, vb = {args[1]}; t{k} = {_binary_expr(em, op)}; }}")
-        local[r] = f"t{k}"
+    read = list(dict.fromkeys((v, tuple(_operand_strides(op, k, v, full)))
+                              for op in members for k, v in enumerate(op.operands) if v not in produced))  # fmt: skip
+    shape, strides = _collapse(full, [_strides(full)] + [list(st) for _, st in read]) if full else (full, [[]])
+    at = {key: f"{em.ptr[key[0]]}[{em.index(st)}]" for key, st in zip(read, strides[1:], strict=True)}
+    body, value = _chain_body(em, members, lambda op, k, v: at[v, tuple(_operand_strides(op, k, v, full))])
     dst = em.result_ptr(y, root)
-    body.append(f"{dst}[{em.index(strides[0])}] = {local[y]};")
+    body.append(f"{dst}[{em.index(strides[0])}] = {value};")
     em.loops(shape, body)
 
 
@@ -847,7 +873,8 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
     x, w = op.operands
     y = op.results[0]
     dl, kl, ol = _conv_layouts(op, x, w, y, "OIHW")
-    if _conv2d_blocked(em, op, dl, kl, ol) or _conv2d_int8(em, op, dl, kl, ol):
+    if (_conv2d_blocked(em, op, dl, kl, ol) or _conv2d_int8(em, op, dl, kl, ol)
+            or _conv2d_int8_depthwise(em, op, dl, kl, ol)):  # fmt: skip
         return
     n_, _, h_, w_ = (dl.extent(a) for a in "NCHW")
     o_, cg, kh, kw = (kl.extent(a) for a in "OIHW")
@@ -1032,7 +1059,93 @@ INT8_K_ALIGN = 64
 """An 8-bit convolution's patch length is padded with zeros to a multiple of this many bytes
 (the widest vector, AVX-512's; a multiple of SSE's and NEON's 16) so that the dot products'
 loop has no scalar remainder: a remainder of 19 made ResNet-18's 7x7x3 stem 7x slower per
-multiply-add than its 3x3 layers. Rows of another length are copied into scratch per call."""
+multiply-add than its 3x3 layers. Rows of another length are copied into scratch per call.
+Patches shorter than this (a 1x1 kernel over 16 or 24 channels) pad to ``INT8_K_ALIGN_SHORT``
+instead: to 64 they would multiply 4x or 2.7x as many zeros as values."""
+
+EPILOGUE_SPAN = 256
+"""The fewest output elements of a channel an 8-bit convolution's epilogue runs over as one
+loop: it computes that many rows of int32 sums (every channel) into scratch first, so the
+int32 result in memory is a band of rows, not the map."""
+
+INT8_K_ALIGN_SHORT = 16
+"""The padding of an 8-bit convolution's patches shorter than ``INT8_K_ALIGN`` bytes: SSE's and
+NEON's vector (GCC's 16-byte vpdpbusd/pmaddwd forms), so 16, 32 or 48 bytes."""
+
+
+def _epilogue(em: _Emitter, op: RelayOp) -> RelayOp | None:
+    """The chain (its root) that only ``op``'s result feeds, when the chain may be computed
+    where ``op`` stores each element (its epilogue: a requantize's casts, bias, multiply,
+    clip): the chain's result has ``op``'s shape, reads ``op``'s result only, and everything
+    else it reads is ready before ``op`` (parameters, constants, earlier results). ``op``'s
+    result then never exists in memory."""
+    y = op.results[0]
+    if y in em.returned or not y.uses:
+        return None
+    roots = {em.root_of.get(u.operation, u.operation) for u in y.uses}
+    if len(roots) != 1:
+        return None
+    root = roots.pop()
+    if (not _elementwise_op(root) or root.parent is not op.parent
+            or root.results[0].type.get_shape() != y.type.get_shape()):  # fmt: skip
+        return None
+    members = em.chain(root)
+    produced = {m.results[0] for m in members}
+    order = {o: i for i, o in enumerate(op.parent.ops)}
+    for v in (v for m in members for v in m.operands if v is not y and v not in produced):
+        owner = v.owner
+        if isinstance(owner, Operation) and not isinstance(owner, ConstantOp) and order[owner] > order[op]:
+            return None
+    return root
+
+
+def _emit_epilogue(em: _Emitter, op: RelayOp, root: RelayOp) -> tuple[Callable[[str, Sequence[str]], list[str]], Callable[[Sequence[str]], str]]:
+    """Make ``root``'s chain ``op``'s epilogue: ``(store, row)``, where ``store(acc, coords)``
+    gives the statements computing the chain from ``acc``, the sum of the element at
+    ``coords`` (C expressions, one per dimension), into the row pointer ``yo`` that
+    ``row(coords)`` declares."""
+    y = op.results[0]
+    full = list(y.type.get_shape())
+    members = em.chain(root)
+    for m in members:
+        for v in m.operands:
+            if isinstance(v.owner, ConstantOp) and v not in em.ptr:
+                em.emit_constant(v.owner)  # (a constant after the op, emitted now)
+                em.done.add(v.owner)
+    em.done.add(root)
+    r = root.results[0]
+    dst = em.dest.pop(r) if r in em.dest else em.scratch_slot(r.type, c_type(r.type, em.what(root)), em.what(root))
+    em.ptr[r] = dst
+
+    def at(coords: Sequence[str], strides: Sequence[int]) -> str:
+        return " + ".join(f"({c}) * {st}" if st != 1 else f"({c})" for c, st in zip(coords, strides) if st) or "0"
+
+    rt = c_type(r.type, em.what(root))
+
+    def store(acc: str, coords: Sequence[str]) -> list[str]:
+        """The chain of the element ``i`` of the rows from ``(n, c, y0)`` on (``coords`` is
+        ``(n, c, y0, i)``: row ``y0 + i / W``, column ``i % W``) into ``yo`` (``row``)."""
+        n, c, y0, i = coords
+        width = full[-1]
+
+        def read(m, k, v):
+            if v is y:
+                return acc
+            sn, sc, sh, sw = _operand_strides(m, k, v, full)
+            if sh == width * sw:  # rows and columns walked as one (per-channel: both 0)
+                return f"{em.ptr[v]}[{at((n, c, f'{y0} * {width} + {i}'), (sn, sc, sw))}]"
+            return f"{em.ptr[v]}[{at((n, c, f'{y0} + {i} / {width}', f'{i} % {width}'), (sn, sc, sh, sw))}]"
+
+        body, value = _chain_body(em, members, read)
+        return ["{", *(f"  {b}" for b in body), f"  yo[{i}] = {value};", "}"]
+
+    def row(coords: Sequence[str]) -> str:
+        """``yo``, the result's row at ``coords`` (the column left out), declared ``restrict``:
+        the compiler then knows the stores write nothing the chain reads (an out pointer may
+        alias anything), and vectorises the row without run-time overlap checks (1.4x)."""
+        return f"{rt} *restrict yo = {dst} + {at([*coords, '0'], _strides(full))};"
+
+    return store, row
 
 
 def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
@@ -1059,7 +1172,8 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     pt, pl, pb, pr = _attr(op, "padding")
     dh, dw = _attr(op, "dilation")
     k_ = kh * kw * c_
-    kp = -(-k_ // INT8_K_ALIGN) * INT8_K_ALIGN
+    align = INT8_K_ALIGN if k_ >= INT8_K_ALIGN else INT8_K_ALIGN_SHORT
+    kp = -(-k_ // align) * align
     largest = max(abs(v) for v in _int_range(_np_dtype(xt))) * max(abs(v) for v in _int_range(_np_dtype(wt)))
     if k_ * largest > 2**31 - 1:
         return False
@@ -1067,9 +1181,17 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     hp, wp_ = h_ + pt + pb, w_ + pl + pr
     cs = c_ if patches else kp  # a 1x1 kernel's patch is a pixel's (padded) channels
     src, wgt = em.ptr[x], em.ptr[w]
-    dst = em.result_ptr(y, op)
+    # the requantize chain after it runs in the tile store: no int32 result in memory
+    root = _epilogue(em, op)
+    store, out_row = _emit_epilogue(em, op, root) if root is not None else (None, None)
+    dst = em.result_ptr(y, op) if store is None else None
     xs = em.scratch_buffer(hp * wp_ * cs, xt)
     col = em.scratch_buffer(ow * kp, xt) if patches else None
+    # With an epilogue, the int32 sums of a group of output rows (every channel) go to
+    # scratch, then the chain runs over each channel's rows as one loop (rows of 14 or 56
+    # columns are too short a loop for the chain: 2.8x slower than a loop over the map)
+    rows = min(oh, -(-EPILOGUE_SPAN // ow))
+    acc_rows = em.scratch_buffer(o_ * rows * ow, "int32_t") if store is not None else None
     lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{"]
     if kp != k_:  # weight rows padded with zeros
         wq = em.scratch_buffer(o_ * kp, wt)
@@ -1085,7 +1207,9 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
               f"    for (int64_t y = 0; y < {h_}; ++y)",
               f"      for (int64_t x = 0; x < {w_}; ++x)",
               f"        {xs}[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = {src}[n * {c_ * h_ * w_} + c * {h_ * w_} + y * {w_} + x];",
-              f"  for (int64_t oy = 0; oy < {oh}; ++oy) {{"]  # fmt: skip
+              *([f"  for (int64_t oy0 = 0; oy0 < {oh}; oy0 += {rows}) {{",
+                 f"  for (int64_t oy = oy0; oy < (oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}); ++oy) {{"]
+                if store is not None else [f"  for (int64_t oy = 0; oy < {oh}; ++oy) {{"])]  # fmt: skip
     if patches:
         run, runs = (kw * c_, [("0", "0")]) if dw == 1 else (c_, [(str(j), f"{j * dw}") for j in range(kw)])
         lines += [f"    for (int64_t ox = 0; ox < {ow}; ++ox)",
@@ -1099,9 +1223,13 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
         row = f"{xs} + (oy * {sh} * {wp_} + {{p}} * {sw}) * {cs}"
     tp, to = INT8_TILE
     ob = to if o_ % to == 0 else 1
+    if store is not None:  # the sums of the group's rows, every channel's contiguous
+        yrow, ys = f"{acc_rows} + o * {rows * ow} + (oy - oy0) * {ow}", rows * ow
+    else:
+        yrow, ys = f"{dst} + n * {o_ * oh * ow} + o * {oh * ow} + oy * {ow}", oh * ow
     lines += [f"    for (int64_t o = 0; o < {o_}; o += {ob}) {{",
               *(f"      const {wt} *restrict w{q} = {wgt} + (o + {q}) * {kp};" for q in range(ob)),
-              f"      int32_t *restrict yr = {dst} + n * {o_ * oh * ow} + o * {oh * ow} + oy * {ow};"]  # fmt: skip
+              f"      int32_t *restrict yr = {yrow};"]
     for first, end, np_ in [(0, ow - ow % tp, tp), (ow - ow % tp, ow, ow % tp)]:
         if first == end:
             continue
@@ -1113,9 +1241,85 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
                   *(f"          const int32_t v{p} = x{p}[k];" for p in range(np_)),
                   *(f"          a{p}_{q} += v{p} * (int32_t)w{q}[k];" for p in range(np_) for q in range(ob)),
                   "        }",
-                  *(f"        yr[{q} * {oh * ow} + ox + {p}] = a{p}_{q};" for p in range(np_) for q in range(ob)),
+                  *(f"        yr[{q} * {ys} + ox + {p}] = a{p}_{q};" for p in range(np_) for q in range(ob)),
                   "      }"]  # fmt: skip
-    lines += ["    }", "  }", "}"]
+    lines += ["    }", "  }"]
+    if store is not None:  # the chain over each channel's rows of the group: one long loop
+        lines += [f"  for (int64_t o = 0; o < {o_}; ++o) {{",
+                  f"    {out_row(('n', 'o', 'oy0'))}",
+                  f"    const int32_t *restrict ar = {acc_rows} + o * {rows * ow};",
+                  f"    for (int64_t i = 0; i < ((oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}) - oy0) * {ow}; ++i) {{",
+                  *(f"      {ln}" for ln in store("ar[i]", ("n", "o", "oy0", "i"))),
+                  "    }", "  }", "  }"]  # fmt: skip
+    lines += ["}"]
+    em.lines += [f"  {ln}" for ln in lines]
+    return True
+
+
+def _conv2d_int8_depthwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
+    """A depthwise 8-bit convolution (``NCHW`` data and result, ``OIHW`` kernel of one input
+    channel per group, int32 result) row by row, with its epilogue (``_epilogue``: the
+    requantize chain after it) over each channel's map of sums in scratch. Without padding (qnn's zero
+    point padding is an explicit ``nn.pad``) every tap of an output row is inside the input:
+    one loop over the row's columns sums all taps in int32 (the weights hoisted) and stores,
+    which compilers vectorise; with padding, the taps accumulate into one row of int32 in
+    scratch, each tap over the columns it reaches (known when the C is emitted), and the
+    row is stored once. False (nothing emitted) for any other form."""
+    x, w = op.operands
+    y = op.results[0]
+    xt, wt, acc = (c_type(v.type, em.what(op)) for v in (x, w, y))
+    if xt not in ("uint8_t", "int8_t") or wt not in ("uint8_t", "int8_t") or acc != "int32_t":
+        return False
+    if dl.names != list("NCHW") or kl.names != list("OIHW") or ol.names != list("NCHW"):
+        return False
+    n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
+    o_, ki_, kh, kw = (kl.extent(a) for a in "OIHW")
+    groups = _attr(op, "groups")
+    if not (groups == c_ == o_ and ki_ == 1):
+        return False
+    oh, ow = ol.extent("H"), ol.extent("W")
+    sh, sw = _attr(op, "strides")
+    pt, pl, pb, pr = _attr(op, "padding")
+    dh, dw = _attr(op, "dilation")
+    src, wgt = em.ptr[x], em.ptr[w]
+    root = _epilogue(em, op)
+    store, out_row = _emit_epilogue(em, op, root) if root is not None else (None, None)
+    dst = em.result_ptr(y, op) if store is None else None
+
+    # the row's sums: in the result, or (with an epilogue) in the channel's map in scratch,
+    # which the chain then reads as one loop
+    rb = em.scratch_buffer(oh * ow, "int32_t") if store is not None else None
+    yrow = f"{rb} + oy * {ow}" if rb is not None else f"{dst} + n * {o_ * oh * ow} + c * {oh * ow} + oy * {ow}"
+    lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{",
+             f"  for (int64_t c = 0; c < {c_}; ++c) {{",
+             f"    const {xt} *restrict xc = {src} + n * {c_ * h_ * w_} + c * {h_ * w_};",
+             f"    for (int64_t oy = 0; oy < {oh}; ++oy) {{",
+             f"      int32_t *restrict yr = {yrow};"]  # fmt: skip
+    tap = [[f"(int32_t){wgt}[c * {kh * kw} + {i * kw + j}]" for j in range(kw)] for i in range(kh)]
+    if not any((pt, pl, pb, pr)):
+        lines[3:3] = [f"    const int32_t w{i}_{j} = {tap[i][j]};" for i in range(kh) for j in range(kw)]
+        lines += [*(f"      const {xt} *restrict x{i} = xc + (oy * {sh} + {i * dh}) * {w_};" for i in range(kh)),
+                  f"      for (int64_t ox = 0; ox < {ow}; ++ox)",
+                  "        yr[ox] = " + " + ".join(
+                      f"(int32_t)x{i}[ox * {sw} + {j * dw}] * w{i}_{j}" for i in range(kh) for j in range(kw)) + ";"]  # fmt: skip
+    else:
+        lines += [f"      for (int64_t ox = 0; ox < {ow}; ++ox) yr[ox] = 0;"]
+        for i in range(kh):
+            lines += [f"      if (oy * {sh} + {i * dh - pt} >= 0 && oy * {sh} + {i * dh - pt} < {h_}) {{",
+                      f"        const {xt} *restrict xr = xc + (oy * {sh} + {i * dh - pt}) * {w_};"]  # fmt: skip
+            for j in range(kw):
+                off = j * dw - pl  # input column of output column ox: ox * sw + off
+                x0 = (-off + sw - 1) // sw if off < 0 else 0
+                u = w_ - 1 - off
+                x1 = 0 if u < 0 else min(ow, u // sw + 1)
+                if x0 < x1:
+                    lines += [f"        for (int64_t ox = {x0}; ox < {x1}; ++ox) yr[ox] += (int32_t)xr[ox * {sw} + {off}] * {tap[i][j]};"]
+            lines += ["      }"]
+    lines += ["    }"]
+    if store is not None:
+        lines += [f"    {out_row(('n', 'c', '0'))}", f"    for (int64_t i = 0; i < {oh * ow}; ++i) {{",
+                  *(f"      {ln}" for ln in store(f"{rb}[i]", ("n", "c", "0", "i"))), "    }"]  # fmt: skip
+    lines += ["  }", "}"]
     em.lines += [f"  {ln}" for ln in lines]
     return True
 
@@ -1404,33 +1608,32 @@ def _layer_norm(em: _Emitter, op: RelayOp) -> None:
 
 
 def _fixed_point_multiply(em: _Emitter, op: RelayOp) -> None:
-    """Relay's ``fixed_point_multiply`` (TOPI's q_multiply_shift) in int64, wrapping as the
-    kernel does (through uint64 where C would overflow)."""
-    x, y = op.operands[0], op.results[0]
+    """Relay's ``fixed_point_multiply`` and ``fixed_point_multiply_per_axis`` (TOPI's
+    q_multiply_shift) in int64, wrapping as the kernel does (through uint64 where C would
+    overflow): elementwise, so they join chains (a requantize is one loop, or a convolution's
+    epilogue: ``_conv2d_int8``)."""
+    x = op.operands[0]
     if c_type(x.type, em.what(op)) != "int32_t":
         raise CodegenError(f"{op.RELAY_NAME} on {dtype_of(x.type.element_type)} has no C lowering")
-    dst = em.result_ptr(y, op)
-    shape = list(y.type.get_shape())
+    _chain(em, op)
+
+
+def _fixed_point_expr(em: _Emitter, op: RelayOp, args: list[str]) -> str:
+    """The expression of ``fixed_point_multiply(_per_axis)`` of the int32 ``v``; ``args`` are
+    the operands' expressions (a per-axis multiplier and shifts read at the axis' index)."""
+    if c_type(op.operands[0].type, em.what(op)) != "int32_t":
+        raise CodegenError(f"{op.RELAY_NAME} on {dtype_of(op.operands[0].type.element_type)} has no C lowering")
+    em.uses_kernels = True
     if op.RELAY_NAME == "fixed_point_multiply":
         m, shift = _attr(op, "multiplier"), _attr(op, "shift")
         if m == 1 << 30:
             e = shift - 1
-            expr = (f"(int32_t)((uint32_t)v << {e})" if e > 0 else "v" if e == 0
+            return (f"(int32_t)((uint32_t)v << {e})" if e > 0 else "v" if e == 0
                     else f"(int32_t)((int32_t)((uint32_t)v + {1 << (-e - 1)}u) >> {-e})")  # fmt: skip
-            em.out(f"for (int64_t i = 0; i < {_size(shape)}; ++i) {{ const int32_t v = {em.ptr[x]}[i]; {dst}[i] = {expr}; }}")
-            return
         left, right = (shift, 0) if shift > 0 else (0, -shift)
-        mult, ls, rs = f"{m}LL", str(left), str(right)
-        em.out(f"for (int64_t i = 0; i < {_size(shape)}; ++i) {dst}[i] = xr_q_multiply_shift({em.ptr[x]}[i], {mult}, {ls}, {rs});")
-        em.uses_kernels = True
-        return
-    axis = _attr(op, "axes")[0] % len(shape)
-    mult, lsh, rsh = (em.ptr[v] for v in op.operands[1:])
-    ls = f"{lsh}[i{axis}]" if _attr(op, "is_lshift_required") else "0"
-    em.uses_kernels = True
-    em.loops(shape, [f"const int64_t at = {em.index(_strides(shape))};",
-                     f"{dst}[at] = xr_q_multiply_shift({em.ptr[x]}[at], {mult}[i{axis}], {ls}, {rsh}[i{axis}]);"])  # fmt: skip
-
+        return f"xr_q_multiply_shift(v, {m}LL, {left}, {right})"
+    ls = args[2] if _attr(op, "is_lshift_required") else "0"
+    return f"xr_q_multiply_shift(v, {args[1]}, {ls}, {args[3]})"
 
 
 # -- more ops: bias and norms, matmul, fills and broadcasts, index ops, resize ---------------

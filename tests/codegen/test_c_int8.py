@@ -6,8 +6,10 @@ and through its standalone entry, and compared with the reference interpreter bi
 Shapes leave remainders of every blocking: output channels not a multiple of the tile, output
 columns past a whole tile, patch lengths that are not a multiple of ``INT8_K_ALIGN`` (the 7x7
 stem's 147, a 1x1 kernel's 24 channels), strides, dilation, asymmetric padding, int8 data,
-batch 2."""
+batch 2. The requantize after a convolution is the tile store's epilogue (no int32 result in
+memory), depthwise 8-bit convolutions run row by row with it."""
 
+import re
 import shutil
 import subprocess
 
@@ -16,7 +18,8 @@ import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.backend.c.c_function import INT8_K_ALIGN
+from xrelay.backend.c import c_function
+from xrelay.backend.c.c_function import INT8_K_ALIGN, INT8_K_ALIGN_SHORT
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
 CC = shutil.which("cc")
@@ -63,23 +66,33 @@ def reference(mod, x):
     return np.asarray(ref.numpy() if hasattr(ref, "numpy") else ref)
 
 
+def compile_strictly(lib, tmp_path) -> None:
+    lib.export(tmp_path)
+    res = subprocess.run([CC, *STRICT, "-c", "-I", str(tmp_path), str(tmp_path / "model.c"),
+                          "-o", str(tmp_path / "model.o")], capture_output=True, text=True)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+
+
+def steps_and_program_match(lib, mod, xv, distinct: int = 100) -> None:
+    """The C steps and the standalone program give the interpreter's bits for ``xv`` (whose
+    result has more than ``distinct`` values: a broken sum would show)."""
+    want = reference(mod, xv)
+    assert len(np.unique(want)) > distinct
+    lib.run(x=xv)
+    np.testing.assert_array_equal(lib.get_output(0), want)
+    lib.run_aot()
+    np.testing.assert_array_equal(lib.get_output(0), want)
+
+
 def build_and_compare(fn, shape, tmp_path):
     """Build for C, compile strictly, run the steps and the standalone entry; both must be the
     interpreter's bits. Returns the module."""
     mod = xrelay.IRModule.from_expr(fn)
     lib = xrelay.build(mod, target="c")
-    lib.export(tmp_path)
-    res = subprocess.run([CC, *STRICT, "-c", "-I", str(tmp_path), str(tmp_path / "model.c"),
-                          "-o", str(tmp_path / "model.o")], capture_output=True, text=True)  # fmt: skip
-    assert res.returncode == 0, res.stderr
+    compile_strictly(lib, tmp_path)
     x = (RNG.standard_normal(shape) * 4).astype("float32")
-    want = reference(mod, x)
-    # the output spans the range (not clamped to a constant): a broken sum would show
-    assert want.dtype == np.uint8 and len(np.unique(want)) > 20
-    lib.run(x=x)
-    np.testing.assert_array_equal(lib.get_output(0), want)
-    lib.run_aot()
-    np.testing.assert_array_equal(lib.get_output(0), want)
+    assert reference(mod, x).dtype == np.uint8
+    steps_and_program_match(lib, mod, x, distinct=20)
     return lib
 
 
@@ -99,7 +112,7 @@ def test_patch_lengths_are_padded_to_the_vector_multiple(tmp_path):
 
 
 def test_grouped_and_overflowing_convolutions_keep_the_direct_loops(tmp_path):
-    """Depthwise 8-bit convolutions keep NCHW/OIHW and the direct loops; so does one whose
+    """Depthwise 8-bit convolutions keep NCHW/OIHW (and run row by row, below); one whose
     patch (8192 channels x 3 x 3 = 73728 taps of 255 x 128) could overflow an int32 sum."""
     fn, shape = qconv(n=1, c_=8, h=6, w=9, o=8, k=(3, 3), padding=(1, 1), groups=8)
     assert TILE not in build_and_compare(fn, shape, tmp_path / "depthwise").get_source()
@@ -139,9 +152,126 @@ def test_the_convolutions_own_padding_is_zeros_in_reused_scratch(tmp_path):
     assert lib.get_source().count(TILE) == 2
     for seed in range(2):  # the second run starts from the scratch the first one left
         xv = np.random.default_rng(seed).integers(100, 256, (1, 16, 12, 12)).astype("uint8")
-        want = reference(mod, xv)
-        assert len(np.unique(want)) > 100
-        lib.run(x=xv)
-        np.testing.assert_array_equal(lib.get_output(0), want)
-        lib.run_aot()
-        np.testing.assert_array_equal(lib.get_output(0), want)
+        steps_and_program_match(lib, mod, xv)
+
+
+DEPTHWISE = ("yr[ox] = (int32_t)x0[", "yr[ox] += (int32_t)xr[")
+"""Lines only the depthwise 8-bit rows emit (without padding, with it)."""
+
+
+def loops_after_the_convolution(src: str) -> set[str]:
+    """The ops the convolution's function emits as loops of their own after it (their
+    ``/* op */`` comments); empty when the chain after it is its epilogue."""
+    found = set()
+    for fn in re.findall(r"XRELAY_FN void \w*conv2d\w*\(.*?\n}\n", src, re.S):
+        found |= set(re.findall(r"/\* ([\w.]+) \*/", fn)) - {"nn.conv2d", "nn.pad"}
+    return found
+
+DEPTHWISE_CASES = {
+    "stride1": dict(strides=(1, 1), padding=(1, 1)),
+    "stride2": dict(strides=(2, 2), padding=(1, 1)),
+    "stride2-no-padding": dict(strides=(2, 2), padding=(0, 0)),
+    "dilated-asymmetric": dict(strides=(1, 1), padding=(2, 1, 0, 2), dilation=(2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", DEPTHWISE_CASES)
+def test_depthwise_convolutions_run_row_by_row_with_the_epilogue(case, tmp_path):
+    """qnn depthwise convolutions (their zero-point padding an explicit ``nn.pad``, so the
+    convolution has none: one pass over each row summing all 9 taps) at batch 2: the
+    interpreter's bits, compiled strictly, and no int32 result in memory."""
+    fn, shape = qconv(n=2, c_=8, h=9, w=11, o=8, k=(3, 3), groups=8, **DEPTHWISE_CASES[case])
+    src = build_and_compare(fn, shape, tmp_path).get_source()
+    assert DEPTHWISE[0] in src and TILE not in src
+    assert not loops_after_the_convolution(src) and "xr_q_multiply_shift(v, in" in src
+
+
+@pytest.mark.parametrize("pad, strides", [((1, 1), (1, 1)), ((1, 2, 0, 1), (2, 1)), ((3, 3), (1, 1)), ((1, 1), (2, 2))])
+def test_depthwise_convolutions_with_their_own_padding(pad, strides, tmp_path):
+    """An 8-bit depthwise ``nn.conv2d`` with its own padding (zeros), its int32 result
+    returned: each tap accumulates over the columns it reaches into a row of scratch (padding
+    wider than the kernel's reach leaves taps with no columns)."""
+    x = relay.var("x", shape=(1, 6, 7, 10), dtype="uint8")
+    w = relay.const(RNG.integers(-128, 128, (6, 1, 3, 3)).astype("int8"))
+    y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=6, groups=6, padding=pad, strides=strides, out_dtype="int32")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    compile_strictly(lib, tmp_path)
+    assert DEPTHWISE[1] in lib.get_source()
+    steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 6, 7, 10)).astype("uint8"))
+
+
+def _conv_scratch(lib) -> int:
+    return max(f.scratch_bytes for name, f in lib.c_program.functions.items() if "conv2d" in name)
+
+
+EPILOGUE_CASES = {
+    # 48 rows of 13 columns: groups of 20 rows (EPILOGUE_SPAN / 13), the last one of 8
+    "3x3-48x13": dict(n=1, c_=16, h=48, w=13, o=8, k=(3, 3), padding=(1, 1)),
+    "1x1-24-channels-40x10": dict(n=1, c_=24, h=40, w=10, o=16, k=(1, 1)),
+    "batch-2-6-channels": dict(n=2, c_=8, h=30, w=11, o=6, k=(3, 3), padding=(1, 1)),
+}
+
+
+@pytest.mark.parametrize("case", EPILOGUE_CASES)
+def test_the_requantize_is_the_tile_stores_epilogue(case, tmp_path, monkeypatch):
+    """The requantize chain after an 8-bit convolution (zero-point term, bias, per-channel
+    fixed-point multiply, zero point, clip, cast) runs over each band of output rows as soon
+    as the tiles have stored its int32 sums: the int32 result in memory is one band of
+    ``ceil(EPILOGUE_SPAN / W)`` rows, not the map, so the function's scratch is smaller by
+    the rest of the map, and the C's RAM is the plan's pools. Without the epilogue (the
+    chain as a loop of its own) the bits are the same."""
+    fn, shape = qconv(**EPILOGUE_CASES[case])
+    lib = build_and_compare(fn, shape, tmp_path / "epilogue")
+    src = lib.get_source()
+    assert not loops_after_the_convolution(src) and "xr_q_multiply_shift(v, in" in src
+    assert lib.summary.pools == dict(lib.plan_info[2].pool_sizes)
+    monkeypatch.setattr(c_function, "_epilogue", lambda em, op: None)
+    plain = build_and_compare(fn, shape, tmp_path / "plain")
+    assert loops_after_the_convolution(plain.get_source())
+    n, o, h, w = (EPILOGUE_CASES[case][k] for k in ("n", "o", "h", "w"))
+    band = -(-c_function.EPILOGUE_SPAN // w)
+    assert band < h
+    assert _conv_scratch(plain) - _conv_scratch(lib) >= (n * h - band) * o * w * 4
+    assert lib.summary.ram < plain.summary.ram
+
+
+def test_a_returned_int32_result_is_stored_and_the_chain_reads_it(tmp_path):
+    """A convolution whose int32 result is also returned stores it (no epilogue); both
+    results are the interpreter's bits."""
+    x = relay.var("x", shape=(1, 16, 6, 9), dtype="uint8")
+    w = relay.const(RNG.integers(-128, 128, (8, 16, 3, 3)).astype("int8"))
+    acc = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=8, padding=(1, 1), out_dtype="int32")
+    q = relay.cast(relay.clip(relay.right_shift(acc, relay.const(np.int32(7))), 0, 255), "uint8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.Tuple([q, acc])))
+    lib = xrelay.build(mod, target="c")
+    assert TILE in lib.get_source()
+    xv = RNG.integers(0, 256, (1, 16, 6, 9)).astype("uint8")
+    want = xrelay.run(mod, {"x": xv})
+    lib.run(x=xv)
+    for k in range(2):
+        np.testing.assert_array_equal(lib.get_output(k), np.asarray(want[k]))
+
+
+def test_short_patches_pad_to_16_bytes_not_64(tmp_path):
+    """A 1x1 convolution over 24 channels runs a loop of 32 (not 64: 2.7x the work in zeros)."""
+    fn, shape = qconv(**CASES["1x1-24-channels"])
+    src = build_and_compare(fn, shape, tmp_path).get_source()
+    assert INT8_K_ALIGN_SHORT == 16
+    assert "for (int64_t k = 0; k < 32; ++k) {" in src and "k < 64; ++k) {" not in src
+
+
+def test_an_epilogue_operand_broadcast_along_the_columns(tmp_path):
+    """An epilogue operand that varies along the columns only (shape ``(W,)``: its row stride
+    is 0, not W times its column stride) is read at each element's column, not at its
+    offset in the band."""
+    x = relay.var("x", shape=(1, 16, 40, 13), dtype="uint8")
+    w = relay.const(RNG.integers(-128, 128, (8, 16, 3, 3)).astype("int8"))
+    y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=8, padding=(1, 1), out_dtype="int32")
+    y = relay.add(y, relay.const(RNG.integers(-20000, 20000, (13,)).astype("int32")))
+    y = relay.cast(relay.clip(relay.right_shift(y, relay.const(np.int32(8))), 0, 255), "uint8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    assert TILE in lib.get_source() and not loops_after_the_convolution(lib.get_source())
+    compile_strictly(lib, tmp_path)
+    steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 16, 40, 13)).astype("uint8"))
