@@ -40,7 +40,14 @@ from xrelay.backend.native.scratch import winograd_tile
 from xrelay.dialects import module_op
 from xrelay.dialects.memory import SCRATCH_ATTR
 from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
-from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
+from xrelay.runtime.dnnl.primitives import (
+    DnnlUnsupported,
+    contiguous_strides,
+    is_view,
+    plan_function,
+    view_back,
+    view_strides,
+)
 from xrelay.runtime.native.fast_kernels import winograd_enabled
 from xrelay.runtime.parallel import default_threads
 from xrelay.transforms.annotate_target import AnnotateTargetPass
@@ -52,7 +59,8 @@ from xrelay.transforms.partition_graph import PartitionGraphPass
 from xrelay.transforms.simplify_expr import SimplifyNoOpTranspose, SimplifyTranspose, simplify
 
 __all__ = [
-    "DESIRED_LAYOUTS", "dnnl_functions", "layer_norm_rewrite", "native_winograd", "offload_concatenations", "offload_reorders",
+    "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "layer_norm_rewrite", "native_winograd",
+    "offload_concatenations", "offload_reorders",
     "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
 ]  # fmt: skip
 
@@ -113,6 +121,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         layout_log.setLevel(level)
     native_winograd(module)
     inline_elementwise(module)
+    fold_views(module)
     offload_reorders(module)
     offload_concatenations(module)
     return module
@@ -377,27 +386,159 @@ def reorderable(op: Any) -> bool:
     return op.RELAY_NAME == "cast" and src != dst and {src, dst} <= {"float32", "bfloat16"}
 
 
+def fold_views(module: ModuleOp) -> int:
+    """Move the reshapes and transposes around each oneDNN batched matmul into its function,
+    where they are strides rather than copies. Attention splits its rows into heads and joins
+    them back with ``reshape -> transpose -> reshape`` chains (Q, K^T and V before the two
+    matmuls, the context after; a reshape of the scores between them): each was a copy of
+    the tensor (``offload_reorders``' reorders), while a matmul reads and writes any strides.
+
+    An operand's chain (view ops, each result read once, the last by the call) joins the
+    function when its elements are a strided view of the chain's source
+    (``primitives.view_strides``; else its longest tail that is); the result's chain (each
+    value read once) when the chain's end, contiguous, seen back through it gives the
+    matmul's result strides (``view_back``; else its longest head). The reader
+    (``primitives._Reader``) describes the matmul's operands and result with those strides.
+    A function called more than once, or one oneDNN then refuses, is left as it is.
+
+    Before::
+
+        %q = relay.reshape %x {newshape = [1, 128, 12, 64]}
+        %t = relay.transpose %q {axes = [0, 2, 1, 3]}
+        %h = relay.reshape %t {newshape = [12, 128, 64]}
+        %s = func.call @dnnl_bmm(%h, %k)       // @dnnl_bmm: one nn.batch_matmul
+
+    After::
+
+        %s = func.call @dnnl_bmm(%x, %k)       // @dnnl_bmm: reshape, transpose, reshape,
+                                               // nn.batch_matmul (one strided matmul)
+
+    Returns how many view ops moved."""
+    from xdsl.ir import Block, Region
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    calls: dict[str, list[func.CallOp]] = {}
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            calls.setdefault(op.callee.root_reference.data, []).append(op)
+    moved = 0
+    for fn in dnnl_functions(module):
+        if not any(getattr(o, "RELAY_NAME", "") == "nn.batch_matmul" for o in fn.body.block.ops):
+            continue
+        sites = calls.get(fn.sym_name.data, [])
+        if len(sites) != 1 or len(fn.function_type.outputs.data) != 1:
+            continue
+        call = sites[0]
+        before = [_operand_chain(v) for v in call.arguments]
+        after = _result_chain(call.results[0])
+        if not after and not any(before):
+            continue
+        sources = [chain[0].operands[0] if chain else v for chain, v in zip(before, call.arguments)]
+        end = after[-1].results[0] if after else call.results[0]
+        body = Block(arg_types=[v.type for v in sources])
+        mapping: dict = {}
+        for chain, v, a in zip(before, call.arguments, body.args):
+            mapping[chain[0].operands[0] if chain else v] = a
+            for o in chain:
+                new = o.clone(value_mapper=mapping)
+                body.add_op(new)
+                mapping[o.results[0]] = new.results[0]
+        inner = dict(zip(fn.body.block.args, (mapping[v] for v in call.arguments)))
+        ret = None
+        for o in fn.body.block.ops:
+            if isinstance(o, func.ReturnOp):
+                ret = o
+                continue
+            new = o.clone(value_mapper=inner)
+            body.add_op(new)
+            for a, b in zip(o.results, new.results):
+                inner[a] = b
+        assert ret is not None
+        mapping[call.results[0]] = inner[ret.operands[0]]
+        for o in after:
+            new = o.clone(value_mapper=mapping)
+            body.add_op(new)
+            mapping[o.results[0]] = new.results[0]
+        body.add_op(func.ReturnOp(mapping[end]))
+        folded = func.FuncOp(fn.sym_name.data, ([v.type for v in sources], [end.type]), Region(body))
+        for key, value in fn.attributes.items():
+            if key not in ("sym_name", "function_type"):
+                folded.attributes[key] = value
+        module.body.block.insert_op_before(folded, fn)
+        try:
+            plan_function(folded, module)
+        except DnnlUnsupported:
+            Rewriter.erase_op(folded)  # oneDNN takes the strides only as copies
+            continue
+        Rewriter.erase_op(fn)
+        new_call = func.CallOp(fn.sym_name.data, sources, [end.type])
+        Rewriter.insert_op(new_call, InsertPoint.before(call))
+        end.replace_all_uses_with(new_call.results[0])
+        for o in reversed(after):
+            Rewriter.erase_op(o)
+        Rewriter.erase_op(call)
+        for chain in before:
+            for o in reversed(chain):
+                Rewriter.erase_op(o)
+        moved += len(after) + sum(map(len, before))
+    return moved
+
+
+def _operand_chain(v: Any) -> list:
+    """The view ops (each result read once) that make ``v``, source first, cut to the longest
+    tail whose result is a strided view of its source."""
+    chain: list = []
+    while isinstance(v.owner, RelayOp) and is_view(v.owner) and v.has_one_use():
+        chain.insert(0, v.owner)
+        v = v.owner.operands[0]
+    for start in range(len(chain)):
+        dims = list(shape_of(chain[start].operands[0].type))
+        strides: list[int] | None = contiguous_strides(dims)
+        for o in chain[start:]:
+            strides = view_strides(o, dims, strides) if strides is not None else None
+            dims = list(shape_of(o.results[0].type))
+        if strides is not None:
+            return chain[start:]
+    return []
+
+
+def _result_chain(v: Any) -> list:
+    """The view ops reading ``v`` (each value read once), cut to the longest head whose end,
+    contiguous, is seen back through it as strides of ``v``."""
+    chain: list = []
+    while v.has_one_use():
+        user = next(iter(v.uses)).operation
+        if not (isinstance(user, RelayOp) and is_view(user)):
+            break
+        chain.append(user)
+        v = user.results[0]
+    for stop in range(len(chain), 0, -1):
+        dims = list(shape_of(chain[stop - 1].results[0].type))
+        strides: list[int] | None = contiguous_strides(dims)
+        for o in reversed(chain[:stop]):
+            strides = view_back(o, dims, strides) if strides is not None else None
+            dims = list(shape_of(o.operands[0].type))
+        if strides is not None:
+            return chain[:stop]
+    return []
+
+
 def offload_reorders(module: ModuleOp) -> int:
     """Make every ``reorderable`` op left in the caller a dnnl function of its own (a oneDNN
     reorder): the layout transforms ``ConvertLayout`` put at the model's edges and the casts
     ``to-mixed-precision`` put there, which the native kernels run as strided numpy copies,
     and which would otherwise split a model's run of oneDNN steps; and, between two oneDNN
-    steps, a reshape, or a transpose with the reshapes around it (attention heads: one
-    reorder reading the permuted strides). Returns how many functions it made."""
+    steps, a transpose with the reshapes around it that no batched matmul took as strides
+    (``fold_views``): one reorder reading the permuted strides. A lone reshape stays in the
+    caller, where it is a reshape-only function: a view of its operand, no step and no
+    copy (GPT-2's rows flattened before each matmul and viewed back after it were each a
+    copy as a reorder). Returns how many functions it made."""
 
 
     dnnl = {f.sym_name.data for f in dnnl_functions(module)}
 
     def on_dnnl(v: Any) -> bool:
         return isinstance(v.owner, func.CallOp) and v.owner.callee.root_reference.data in dnnl
-
-    def between_dnnl_steps(op: Any) -> bool:
-        # a reshape is free inside a native fused function: offloaded only where it would
-        # otherwise be a native step of its own between two oneDNN steps
-        users = [u.operation for u in op.results[0].uses]
-        return on_dnnl(op.operands[0]) and bool(users) and all(
-            isinstance(u, func.CallOp) and u.callee.root_reference.data in dnnl for u in users
-        )
 
     callers = [f for f in module.ops if isinstance(f, func.FuncOp) and not f.is_declaration
                and not any(k in f.attributes for k in ("relay.compiler", "relay.composite", "relay.primitive"))]  # fmt: skip
@@ -433,11 +574,7 @@ def offload_reorders(module: ModuleOp) -> int:
     for caller, op in pairs:
         if op.parent is None:
             continue  # outlined with a chain already
-        chain = [op] if reorderable(op) or (
-            relay_name(op) in ("reshape", "nn.batch_flatten")
-            and dtype_of(op.results[0].type) in ("float32", "bfloat16")
-            and between_dnnl_steps(op)
-        ) else permute_chain(op)  # fmt: skip
+        chain = [op] if reorderable(op) else permute_chain(op)
         if chain is None:
             continue
         _outline(module, caller, chain, [chain[0].operands[0]], "tvmgen_default_dnnl_reorder", names, dnnl)

@@ -57,7 +57,10 @@ from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
 from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
-__all__ = ["DnnlUnsupported", "FunctionPlan", "plan_function", "winograd_in_dnnl"]
+__all__ = [
+    "DnnlUnsupported", "FunctionPlan", "contiguous_strides", "is_view", "plan_function", "reshape_strides",
+    "view_back", "view_strides", "winograd_in_dnnl",
+]  # fmt: skip
 
 
 class DnnlUnsupported(Exception):
@@ -162,12 +165,93 @@ def _elem_strides(a: np.ndarray) -> list[int]:
     return [s // a.itemsize for s in a.strides]
 
 
-def _contiguous(shape: Sequence[int]) -> list[int]:
+def contiguous_strides(shape: Sequence[int]) -> list[int]:
     out, acc = [], 1
     for d in reversed(shape):
         out.append(acc)
         acc *= d
     return out[::-1]
+
+
+def reshape_strides(dims: Sequence[int], strides: Sequence[int], shape: Sequence[int]) -> list[int] | None:
+    """The element strides of a view ``shape`` of the strided tensor (``dims``, ``strides``)
+    that holds the same elements in the same row-major order, or None if no strides can (as
+    numpy's reshape without a copy): runs of old dimensions that are contiguous relative to
+    each other are merged or split; size-1 dimensions get any stride."""
+    if math.prod(dims) != math.prod(shape):
+        return None
+    old = [(d, s) for d, s in zip(dims, strides) if d != 1]
+    new_dims = [d for d in shape if d != 1]
+    out: list[int] = []
+    i = j = 0
+    while i < len(old) and j < len(new_dims):
+        # the smallest groups of old and new dimensions with equal products
+        i2, j2 = i + 1, j + 1
+        po, pn = old[i][0], new_dims[j]
+        while po != pn:
+            if po < pn:
+                po *= old[i2][0]
+                i2 += 1
+            else:
+                pn *= new_dims[j2]
+                j2 += 1
+        for k in range(i, i2 - 1):  # the group's old dimensions must be one strided run
+            if old[k][1] != old[k + 1][1] * old[k + 1][0]:
+                return None
+        stride = old[i2 - 1][1]
+        group = []
+        for d in reversed(new_dims[j:j2]):
+            group.append(stride)
+            stride *= d
+        out += group[::-1]
+        i, j = i2, j2
+    it = iter(out)
+    return [0 if d == 1 else next(it) for d in shape]
+
+
+def permute_strides(dims: Sequence[int], strides: Sequence[int], axes: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``transpose(axes)`` of a strided tensor: the same bytes, dimensions and strides permuted."""
+    return [dims[a] for a in axes], [strides[a] for a in axes]
+
+
+def _dense_strides(dims: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether a strided view is the contiguous row-major tensor of its dims (size-1
+    dimensions' strides do not matter)."""
+    return all(d == 1 or s == c for d, s, c in zip(dims, strides, contiguous_strides(dims)))
+
+
+def _axes(op: Operation, rank: int) -> list[int]:
+    axes = op.attrs.get("axes")  # type: ignore[attr-defined]
+    return list(range(rank))[::-1] if not axes else [int(a) % rank for a in axes]
+
+
+def is_view(op: Operation) -> bool:
+    """An op whose result is its operand's elements seen through other strides: a reshape
+    (``reshape``, ``squeeze``, ``expand_dims``, ``nn.batch_flatten``, ...) or a ``transpose``."""
+    return isinstance(op, RelayOp) and len(op.operands) == 1 and len(op.results) == 1 and (
+        op.RESHAPE_ONLY or op.RELAY_NAME == "transpose"
+    ) and dtype_of(op.operands[0].type) == dtype_of(op.results[0].type)
+
+
+def view_strides(op: Operation, dims: Sequence[int], strides: Sequence[int]) -> list[int] | None:
+    """The strides of ``op``'s result (``is_view``) read from its operand seen as (``dims``,
+    ``strides``), or None if no strides give it."""
+    if _relay(op) == "transpose":
+        return permute_strides(dims, strides, _axes(op, len(dims)))[1]
+    return reshape_strides(dims, strides, shape_of(op.results[0].type))
+
+
+def view_back(op: Operation, dims: Sequence[int], strides: Sequence[int]) -> list[int] | None:
+    """``view_strides`` backwards: the strides of ``op``'s operand when its result is seen as
+    (``dims``, ``strides``)."""
+    in_shape = list(shape_of(op.operands[0].type))
+    if _relay(op) == "transpose":
+        axes = _axes(op, len(in_shape))
+        back = [0] * len(axes)
+        for i, a in enumerate(axes):
+            back[a] = strides[i]
+        return back
+    return reshape_strides(dims, strides, in_shape)
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,7 +513,7 @@ def _layout_view(shape: Sequence[int], layout: str) -> tuple[list[int], list[int
         raise DnnlUnsupported(f"layout {layout}")
     if any(ch.islower() or ch.isdigit() for ch in layout):
         raise DnnlUnsupported(f"blocked layout {layout}")
-    strides = _contiguous(shape)
+    strides = contiguous_strides(shape)
     spatial = [ch for ch in layout if ch not in "NC"]
     order = ["N", "C", *spatial]
     idx = [layout.index(ch) for ch in order]
@@ -606,6 +690,13 @@ class _Reader:
         ret = fn.body.block.last_op
         assert ret is not None
         self.outputs = {v: i for i, v in enumerate(ret.operands)}
+        self.views: dict[SSAValue, tuple[SSAValue, list[int], list[int]]] = {}
+        """Values of view ops (``is_view``) read or written in place: the value whose buffer
+        holds the elements, and the dims and element strides that see them."""
+        self.fold_views = any(_relay(o) == "nn.batch_matmul" for o in fn.body.block.ops)
+        """A function with a batched matmul (which reads and writes any strides, so the
+        attention heads' reshapes and transposes around it are views, not copies; see
+        ``dnnl_partition.fold_views``)."""
 
     def read(self) -> FunctionPlan:
         block = self.fn.body.block
@@ -623,6 +714,8 @@ class _Reader:
                 if callee is None or not isinstance(comp, StringAttr):
                     raise DnnlUnsupported("a call of a function that is not a composite")
                 self._composite(op, callee, comp.data)
+            elif self.fold_views and is_view(op):
+                self._view_op(op)
             elif isinstance(op, RelayOp):
                 self._single(op)
             else:
@@ -651,8 +744,8 @@ class _Reader:
         out_shape = list(shape_of(t.results[0].type))
         axes = t.attrs.get("axes")  # type: ignore[attr-defined]
         axes = list(range(len(in_shape)))[::-1] if not axes else [int(a) % len(in_shape) for a in axes]
-        in_st = _contiguous(in_shape)
-        src_st, dst_st = [in_st[a] for a in axes], _contiguous(out_shape)
+        in_st = contiguous_strides(in_shape)
+        src_st, dst_st = [in_st[a] for a in axes], contiguous_strides(out_shape)
         dtype = _type_of(arg)
         if _type_of(prev) != dtype:
             return False
@@ -732,11 +825,65 @@ class _Reader:
         for i, v in enumerate(cat.operands):
             shape = list(shape_of(v.type))
             step.args.append((_ARG_MULTIPLE_SRC + i, self._src(v)))
-            step.logical[_ARG_MULTIPLE_SRC + i] = (shape, _contiguous(shape))
+            step.logical[_ARG_MULTIPLE_SRC + i] = (shape, contiguous_strides(shape))
         step.args.append((_ARG_DST, self._dest(prev)))
-        step.logical[_ARG_DST] = (out_shape, _contiguous(out_shape))
+        step.logical[_ARG_DST] = (out_shape, contiguous_strides(out_shape))
         self.steps.append(step)
         return True
+
+    # -- views ---------------------------------------------------------------------------
+
+    def _view_op(self, op: Operation) -> None:
+        """A reshape or transpose: its result is a view of its operand's buffer, unless a step
+        wrote it already through ``_dest_view`` (a view of an output)."""
+        res = op.results[0]
+        if res in self.produced:
+            return
+        base, dims, strides = self._view(op.operands[0])
+        new = view_strides(op, dims, strides)
+        if new is None:
+            raise DnnlUnsupported(f"{_relay(op)} of a strided view that no strides give")
+        self.views[res] = (base, list(shape_of(res.type)), new)
+        self.produced.add(res)
+
+    def _view(self, v: SSAValue) -> tuple[SSAValue, list[int], list[int]]:
+        """The value whose buffer holds ``v``'s elements, and ``v``'s dims and strides there."""
+        if v in self.views:
+            return self.views[v]
+        dims = list(shape_of(v.type))
+        return v, dims, contiguous_strides(dims)
+
+    def _dest_view(self, v: SSAValue) -> tuple[_Value, list[int], list[int]]:
+        """Where a step that writes any strides writes ``v``: if ``v`` reaches an output only
+        through view ops each read once (the heads' transpose back after attention), the
+        output's buffer seen through the inverse views; else ``_dest(v)``, contiguous."""
+        chain: list[Operation] = []
+        cur = v
+        while self.fold_views and cur not in self.outputs and cur.has_one_use():
+            user = next(iter(cur.uses)).operation
+            if not is_view(user):
+                break
+            chain.append(user)
+            cur = user.results[0]
+        if chain and cur in self.outputs:
+            dims = list(shape_of(cur.type))
+            strides: list[int] | None = contiguous_strides(dims)
+            views = [(cur, dims, strides)]
+            for op in reversed(chain):
+                strides = view_back(op, dims, strides)
+                if strides is None:
+                    break
+                dims = list(shape_of(op.operands[0].type))
+                views.append((op.operands[0], dims, strides))
+            else:
+                out = self._dest(cur)
+                for w, d, st in views[1:]:
+                    self.views[w] = (cur, d, st)
+                    self.produced.add(w)
+                return out, dims, strides
+        out = self._dest(v)
+        dims = list(shape_of(v.type))
+        return out, dims, contiguous_strides(dims)
 
     # -- destinations --------------------------------------------------------------------
 
@@ -754,7 +901,17 @@ class _Reader:
 
     def _src(self, v: SSAValue) -> _Value:
         _type_of(v)
+        if v in self.views:  # a view: usable where contiguous bytes are read only if it is so
+            base, dims, strides = self.views[v]
+            if not _dense_strides(dims, strides):
+                raise DnnlUnsupported("a strided view read by a step that reads contiguous tensors")
+            return self.values[base]
         return self.values[v]
+
+    def _src_view(self, v: SSAValue) -> tuple[_Value, list[int], list[int]]:
+        """What a step that reads any strides reads for ``v``: its buffer, dims and strides."""
+        base, dims, strides = self._view(v)
+        return self.values[base], dims, strides
 
     def _finish(self, name: str, family: str, pd: int, step: _Step) -> None:
         if not pd:
@@ -951,7 +1108,7 @@ class _Reader:
         def temp(shape: list[int]) -> tuple[_Value, tuple[list[int], list[int]]]:
             v = _Value("tmp", shape=tuple(shape), offset=self.temp)
             self.temp += _round(4 * math.prod(shape))
-            return v, (shape, _contiguous(shape))
+            return v, (shape, contiguous_strides(shape))
 
         def transform(kind: int, impl: str, args, logical) -> None:
             k = lib.xr_dnnl_wino(kind, int(post[-1:] == [relu]), geometry)
@@ -964,7 +1121,7 @@ class _Reader:
 
         v, v_view = temp([36, tiles, c])
         m, m_view = temp([36, tiles, o])
-        src_view = ([n, h, w, c], _contiguous([n, h, w, c]))
+        src_view = ([n, h, w, c], contiguous_strides([n, h, w, c]))
         transform(1, "winograd_f4_input", [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
                   {_ARG_SRC: src_view, _ARG_DST: v_view})  # fmt: skip
         u = self.memo.get(("winograd", id(weight)))
@@ -973,7 +1130,7 @@ class _Reader:
             release_pages(weight)
         v_md = _md(lib, *v_view, "Winograd tiles", "float32")
         m_md = _md(lib, *m_view, "Winograd products", "float32")
-        u_user = _md(lib, [36, c, o], _contiguous([36, c, o]), "Winograd weights", "float32")
+        u_user = _md(lib, [36, c, o], contiguous_strides([36, c, o]), "Winograd weights", "float32")
         u_any = _md(lib, [36, c, o], None, "Winograd weights", "float32")
         step = _Step(name, "conv", 0, [], derived=True)
         pd = lib.xr_dnnl_matmul(self._attr([]), v_md.handle, u_any.handle, None, m_md.handle)
@@ -986,7 +1143,7 @@ class _Reader:
         step.keep += [v_md, m_md, u_user, u_any]
         self._finish(name, "conv", pd, step)
         out_args = [(_ARG_SRC, m)]
-        out_logical = {_ARG_SRC: m_view, _ARG_DST: ([n, oh, ow, o], _contiguous([n, oh, ow, o]))}
+        out_logical = {_ARG_SRC: m_view, _ARG_DST: ([n, oh, ow, o], contiguous_strides([n, oh, ow, o]))}
         if bias is not None:
             out_args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias), shape=(o,), dtype="float32")))
             out_logical[_ARG_BIAS] = ([o], [1])
@@ -1093,7 +1250,7 @@ class _Reader:
                 if nm != "cast" and _type_of(x) != _type_of(res):
                     raise DnnlUnsupported(f"{nm} that changes the type")
                 dims = list(out_shape)
-                src_st = dst_st = _contiguous(dims)
+                src_st = dst_st = contiguous_strides(dims)
                 src_dims = dims
             else:
                 src_dims, src_st = _layout_view(shape_of(x.type), a["src_layout"])
@@ -1112,7 +1269,7 @@ class _Reader:
             x = op.operands[0]
             shape = list(shape_of(x.type))
             axis = int(a.get("axis", -1)) % len(shape)
-            st = _contiguous(shape)
+            st = contiguous_strides(shape)
             src_md = _md(lib, shape, st, "softmax data", _type_of(x))
             dst_md = _md(lib, shape, st, "softmax output", _type_of(res))
             step.keep += [src_md, dst_md]
@@ -1126,7 +1283,7 @@ class _Reader:
             axis = int(a.get("axis", -1)) % len(shape)
             if axis != len(shape) - 1:
                 raise DnnlUnsupported("layer_norm over an axis that is not the last")
-            st = _contiguous(shape)
+            st = contiguous_strides(shape)
             if _type_of(gamma) != "float32" or _type_of(beta) != "float32":
                 raise DnnlUnsupported("layer_norm scale and shift must be float32")
             src_md = _md(lib, shape, st, "layer_norm data", _type_of(x))
@@ -1155,12 +1312,12 @@ class _Reader:
                 raise DnnlUnsupported("a binary op of mixed types")
             ys = [1] * (len(out_shape) - len(ys)) + ys
             yv = self._src(y)
-            y_st = _contiguous(ys) if yv.kind != "const" else None
+            y_st = contiguous_strides(ys) if yv.kind != "const" else None
             if yv.kind == "const":
                 arr = np.ascontiguousarray(yv.array).reshape(ys)
                 yv = _Value("const", array=arr, shape=tuple(ys), dtype=yv.dtype)
-                y_st = _contiguous(ys)
-            st = _contiguous(out_shape)
+                y_st = contiguous_strides(ys)
+            st = contiguous_strides(out_shape)
             x_md = _md(lib, out_shape, st, "binary operand", _type_of(x))
             y_md = _md(lib, ys, y_st, "binary operand", _type_of(y))
             pd = lib.xr_dnnl_binary(self._attr([]), _BINARY[nm], x_md.handle, y_md.handle, x_md.handle)
@@ -1172,7 +1329,7 @@ class _Reader:
             step.keep += [x_md, y_md]
         elif nm in _UNARY or nm == "nn.leaky_relu":
             x = op.operands[0]
-            st = _contiguous(out_shape)
+            st = contiguous_strides(out_shape)
             alpha = beta = 0.0
             alg = _RELU if nm == "nn.leaky_relu" else _UNARY[nm]
             if nm == "clip":
@@ -1198,25 +1355,32 @@ class _Reader:
             by = ys[0]
             n = ys[1] if tb else ys[2]
             b = max(bx, by)
-            x_st = _contiguous(xs)
-            x_dims, x_st = [bx, m, k], ([x_st[0], x_st[2], x_st[1]] if ta else x_st)
-            y_st = _contiguous(ys)
-            y_dims, y_st = [by, k, n], ([y_st[0], y_st[2], y_st[1]] if tb else y_st)
+            # operands and result as the strides of the buffers they are views of (the
+            # heads' reshapes and transposes, folded into the matmul: ``_view_op``)
+            xv, _, x_st = self._src_view(x)
+            x_dims, x_st = [bx, m, k], ([x_st[0], x_st[2], x_st[1]] if ta else list(x_st))
+            yv, _, y_st = self._src_view(y)
+            y_dims, y_st = [by, k, n], ([y_st[0], y_st[2], y_st[1]] if tb else list(y_st))
             if bx == 1:
                 x_st[0] = 0
             if by == 1:
                 y_st[0] = 0
-            o_st = _contiguous([b, m, n])
+            ov, _, o_st = self._dest_view(res)
             x_md = _md(lib, x_dims, x_st, "batch_matmul operand", _type_of(x))
             y_md = _md(lib, y_dims, y_st, "batch_matmul operand", _type_of(y))
             o_md = _md(lib, [b, m, n], o_st, "batch_matmul output", _type_of(res))
             pd = lib.xr_dnnl_matmul(self._attr([]), x_md.handle, y_md.handle, None, o_md.handle)
             step.family = "matmul"
-            step.args = [(_ARG_SRC, self._src(x)), (_ARG_WEIGHTS, self._src(y))]
+            step.args = [(_ARG_SRC, xv), (_ARG_WEIGHTS, yv)]
             step.logical[_ARG_SRC] = (x_dims, x_st)
             step.logical[_ARG_WEIGHTS] = (y_dims, y_st)
             step.logical[_ARG_DST] = ([b, m, n], o_st)
             step.keep += [x_md, y_md, o_md]
+            if not pd:
+                raise DnnlUnsupported(f"oneDNN has no primitive for {nm} (status {lib.xr_dnnl_last_status()})")
+            step.args.append((_ARG_DST, ov))
+            self._finish(nm, step.family, pd, step)
+            return
         else:
             raise DnnlUnsupported(f"op {nm}")
         if not pd:

@@ -472,8 +472,23 @@ def test_decomposed_layer_norm_is_one_onednn_step():
 
 
 def test_attention_heads_transposes_are_onednn_reorders():
-    """reshape -> transpose -> reshape between two oneDNN steps (attention heads) is one
-    reorder reading the permuted strides: no native step between the matmuls."""
+    """reshape -> transpose -> reshape between two oneDNN steps (attention heads) where no
+    batched matmul reads it is one reorder reading the permuted strides: no native step
+    between the oneDNN steps."""
+    x = relay.var("x", shape=(8, 32))
+    q = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
+    t = relay.reshape(relay.transpose(relay.reshape(q, (1, 8, 4, 8)), (0, 2, 1, 3)), (32, 8))
+    y = relay.add(relay.nn.dense(t, _const(16, 8)), _const(16))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((8, 32)).astype("float32")}, 2)
+    steps = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
+    assert steps.count(("dnnl", "transpose")) == 1
+    assert [b for b, _ in steps] == ["native"] + ["dnnl"] * 3  # the input copy, then oneDNN
+
+
+def test_attention_heads_are_strides_of_the_batched_matmul():
+    """The heads' reshape -> transpose -> reshape before a batched matmul (Q, K^T) and after
+    it (the context joined back) are the matmul's operand and result strides
+    (``fold_views``): no copy between the dense steps and the matmul."""
     x = relay.var("x", shape=(8, 32))
 
     def heads(v):
@@ -481,11 +496,16 @@ def test_attention_heads_transposes_are_onednn_reorders():
 
     q = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
     k = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
-    y = relay.nn.batch_matmul(heads(q), heads(k))
-    m = _check(_mod(y, x), {"x": RNG.standard_normal((8, 32)).astype("float32")}, 3)
+    v = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
+    kt = relay.reshape(relay.transpose(relay.reshape(k, (1, 8, 4, 8)), (0, 2, 3, 1)), (4, 8, 8))
+    s = relay.nn.batch_matmul(heads(q), kt, transpose_b=False)
+    ctx = relay.nn.batch_matmul(s, heads(v), transpose_b=False)
+    y = relay.reshape(relay.transpose(relay.reshape(ctx, (1, 4, 8, 8)), (0, 2, 1, 3)), (8, 32))
+    y = relay.add(relay.nn.dense(y, _const(32, 32)), _const(32))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((8, 32)).astype("float32")}, 6)
     steps = [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
-    assert steps.count(("dnnl", "transpose")) == 2
-    assert [b for b, _ in steps] == ["native"] + ["dnnl"] * 5  # the input copy, then oneDNN
+    assert [b for b, _ in steps] == ["native"] + ["dnnl"] * 6, steps  # the input copy, then oneDNN
+    assert [o for _, o in steps[1:]].count("nn.batch_matmul") == 2
 
 
 def test_primitives_are_made_for_the_executors_threads(tmp_path):

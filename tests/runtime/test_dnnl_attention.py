@@ -1,0 +1,123 @@
+"""Attention as exporters write it: the heads' reshapes and transposes around the batched
+matmuls are the matmuls' strides (``dnnl_partition.fold_views`` + the reader's views), not
+copies, and the results stay within 1e-4 of onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay.frontends.onnx import from_onnx
+from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+
+RNG = np.random.default_rng(0)
+E, H = 32, 4  # model width, heads
+D = E // H
+
+
+def _attention(batch: int, seq: int, k_form: str, scale: str):
+    """One self-attention block as torch exports it: Q, K, V projections, heads split by
+    Reshape + Transpose, Q K^T scaled, the additive mask, Softmax, times V, heads joined by
+    Transpose + Reshape, the output projection."""
+    g = GraphBuilder(7)
+
+    def proj(x):
+        w = g.init(g.name("w"), (RNG.standard_normal((E, E)) * 0.3).astype("float32"))
+        b = g.init(g.name("b"), (RNG.standard_normal(E) * 0.1).astype("float32"))
+        return g.node("Add", [g.node("MatMul", [x, w]), b])
+
+    def heads(x, perm):
+        shape = g.const(np.array([batch, seq, H, D], np.int64))
+        return g.node("Transpose", [g.node("Reshape", [x, shape])], perm=perm)
+
+    q = heads(proj("data"), [0, 2, 1, 3])
+    if k_form == "transposed":  # K^T in one transpose (GPT-2 / BERT as exported)
+        kt = heads(proj("data"), [0, 2, 3, 1])
+    else:  # key.transpose(-1, -2) of the (B, H, S, D) heads
+        kt = g.node("Transpose", [heads(proj("data"), [0, 2, 1, 3])], perm=[0, 1, 3, 2])
+    v = heads(proj("data"), [0, 2, 1, 3])
+    s = g.node("MatMul", [q, kt])
+    if scale == "divide":
+        s = g.node("Div", [s, g.const(np.float32(np.sqrt(D)))])
+    else:
+        s = g.node("Mul", [s, g.const(np.float32(1 / np.sqrt(D)))])
+    s = g.node("Add", [s, "mask"])
+    p = g.node("Softmax", [s], axis=-1)
+    ctx = g.node("Transpose", [g.node("MatMul", [p, v])], perm=[0, 2, 1, 3])
+    ctx = g.node("Reshape", [ctx, g.const(np.array([batch, seq, E], np.int64))])
+    y = proj(ctx)
+    model = g.model({"data": ([batch, seq, E], np.float32), "mask": ([batch, 1, 1, seq], np.float32)},
+                    [y], "attention", opset=17)  # fmt: skip
+    mask = np.zeros((batch, 1, 1, seq), np.float32)
+    mask[..., seq - seq // 4 :] = -1e4  # the padded positions
+    inputs = {"data": RNG.standard_normal((batch, seq, E)).astype("float32"), "mask": mask}
+    return model, inputs
+
+
+def _build(model, inputs, **kw):
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3, **kw)
+    m.set_input(**inputs)
+    m.run()
+    return m, m.get_output(0).numpy()
+
+
+def _steps(m):
+    return [(b, o) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
+
+
+@pytest.mark.parametrize("k_form", ["transposed", "transpose_of_heads"])
+@pytest.mark.parametrize("scale", ["divide", "multiply"])
+def test_attention_heads_are_matmul_strides(k_form, scale):
+    model, inputs = _attention(1, 16, k_form, scale)
+    m, out = _build(model, inputs)
+    ref = run_onnxruntime(model, inputs)[0]
+    assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
+    assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
+    steps = _steps(m)
+    assert [o for _, o in steps].count("nn.batch_matmul") == 2, steps
+    assert not [o for b, o in steps if b == "dnnl" and o in ("transpose", "reshape", "copy")], steps
+    # no copy anywhere: the inputs' copies in, the scale and mask (one native step), the rest
+    # oneDNN: 4 projections, 2 matmuls and the softmax
+    assert [b for b, _ in steps].count("dnnl") == 7, steps
+    # the output does not ignore its input
+    inputs2 = dict(inputs, data=inputs["data"] + 1.0)
+    m.set_input(**inputs2)
+    m.run()
+    assert float(np.max(np.abs(m.get_output(0).numpy() - out))) > 1e-2
+
+
+def test_two_images_heads_that_no_strides_give_are_copied():
+    """With two images the (batch, heads) pair is no single batch stride: the transposes
+    stay copies (one reorder each) and the results are still onnxruntime's."""
+    model, inputs = _attention(2, 8, "transposed", "divide")
+    m, out = _build(model, inputs)
+    ref = run_onnxruntime(model, inputs)[0]
+    assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
+    assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
+    assert [o for _, o in _steps(m)].count("nn.batch_matmul") == 2
+
+
+def test_strided_matmul_equals_numpy_for_every_head_permutation():
+    """The reader's strides for operands and result through reshapes and transposes of every
+    order, on oneDNN, against numpy's einsum on the same values."""
+    from xrelay import relay
+
+    x = relay.var("x", shape=(6, 24))
+    y = relay.var("y", shape=(6, 24))
+    a = relay.reshape(relay.transpose(relay.reshape(x, (6, 3, 8)), (1, 0, 2)), (3, 6, 8))  # heads
+    b = relay.reshape(relay.transpose(relay.reshape(y, (6, 3, 8)), (1, 2, 0)), (3, 8, 6))  # K^T
+    s = relay.nn.batch_matmul(a, b, transpose_b=False)  # (3, 6, 6)
+    out = relay.reshape(relay.transpose(s, (1, 2, 0)), (6, 18))  # (6, 6, 3): heads last
+    mod = xrelay.IRModule.from_expr(relay.Function([x, y], out))
+    xv = RNG.standard_normal((6, 24)).astype("float32")
+    yv = RNG.standard_normal((6, 24)).astype("float32")
+    m = xrelay.build(mod, None, opt_level=3)
+    m.set_input(x=xv, y=yv)
+    m.run()
+    got = m.get_output(0).numpy()
+    ref = np.einsum("qhd,khd->qkh", xv.reshape(6, 3, 8), yv.reshape(6, 3, 8)).reshape(6, 18)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    # the inputs copied in, then one strided matmul: no transpose before or after it
+    assert _steps(m) == [("native", "copy"), ("native", "copy"), ("dnnl", "nn.batch_matmul")]
