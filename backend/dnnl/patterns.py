@@ -138,7 +138,10 @@ def _op_pattern(op_name: str, with_bias: bool, eltwise: str | None) -> tuple:
 
 def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callable]]:
     """Relay's ``dnnl.pattern_table()`` (without its two qnn entries)."""
-    dense_sum = is_op("add")(is_op("add")(is_op("nn.dense")(wildcard(), wildcard()), wildcard()), wildcard())
+    biased = is_op("add")(is_op("nn.dense")(wildcard(), wildcard()), wildcard())
+    # the residual after the rows are viewed back (GPT-2's Conv1D: addmm on the flattened
+    # rows, the view to (batch, seq, features), then the residual add): the same bytes
+    dense_sum = is_op("add")(is_op("reshape")(biased) | biased, wildcard())
     table: list = [
         ("dnnl.dense_bias_sum", dense_sum),
         ("dnnl.conv2d_bias_sum_relu", _conv_bias_sum("nn.conv2d", True), _sum_predicate),

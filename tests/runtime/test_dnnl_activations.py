@@ -162,6 +162,26 @@ def test_gpt2_conv1d_then_reshape_then_tanh_gelu_is_one_onednn_step():
     _close(out, run_onnxruntime(model, x)[0])
 
 
+def test_gpt2_conv1d_then_reshape_then_residual_is_one_onednn_step():
+    """GPT-2's projections back to the residual stream: ``addmm`` on the flattened rows,
+    viewed back to (batch, seq, features), then the residual add: the add is the matmul's
+    sum post-op (it was a native step of its own)."""
+    g = GraphBuilder(8)
+    w = g.init("w", (RNG.standard_normal((32, 32)) * 0.3).astype("float32"))
+    b = g.init("b", (RNG.standard_normal(32) * 0.1).astype("float32"))
+    h = g.node("Tanh", ["data"])  # the residual stream, computed (not the model's input)
+    rows = g.node("Reshape", [h, g.const(np.array([-1, 32], np.int64))])
+    y = g.node("Reshape", [g.node("Gemm", [rows, w, b]), g.const(np.array([1, 8, 32], np.int64))])
+    y = g.node("Add", [y, h])
+    model = g.model({"data": ([1, 8, 32], np.float32)}, [y], "conv1d_residual")
+    x = {"data": RNG.standard_normal((1, 8, 32)).astype("float32")}
+    m, out = _run(model, x)
+    assert [c.split("(")[0] for c in _composites(m)] == ["dnnl.dense_bias_sum"]
+    native = [o for (_, o, _), bk in zip(m.executor.steps, m.executor.step_backends) if bk == "native"]
+    assert native == ["copy", "tanh"]  # the input copied in, the residual stream's tanh
+    _close(out, run_onnxruntime(model, x)[0])
+
+
 def test_squeeze_excitation_mean_is_a_onednn_global_pool():
     """torch exports the squeeze of a squeeze-and-excitation block (``adaptive_avg_pool2d(x,
     1)``) as ``ReduceMean`` over H and W with keepdims: it runs as oneDNN's global average
