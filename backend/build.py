@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.backend.c import annotate_scratch, emit_program
@@ -49,6 +50,8 @@ from xrelay.dialects.relay.devices import (
     as_virtual_device,
     device_kind,
 )
+from xrelay.dialects.relay.loop import LoopOp
+from xrelay.dialects.relay.strings import STRING_OPS, is_string_tensor
 from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
 from xrelay.runtime.executor import deprecated_use_numba
@@ -84,6 +87,30 @@ def _pools(pools: Sequence[Pool] | str | None) -> list[Pool] | None:
     if not all(isinstance(p, Pool) for p in pools):
         raise BuildError("pools must be planners.Pool objects or a 'name:size,...' string")
     return pools
+
+
+def _refuse_interpreter_only(module: ModuleOp) -> None:
+    """A ``BuildError`` naming the first op only the reference interpreter runs: a
+    ``relay.loop`` (its scan outputs' sizes are known after it ran) or an op on tensors of
+    strings (a string has no fixed size; the arena plans fixed-size buffers)."""
+    for op in module.walk():
+        if isinstance(op, LoopOp):
+            raise BuildError(
+                "build: the module holds a 'relay.loop' (ONNX's Loop with a run-time trip count or "
+                "condition); the arena runtime runs straight-line programs: run it with xrelay.run "
+                "(the reference interpreter), or import with unroll_loops=True and bind the inputs it names"
+            )
+        if isinstance(op, STRING_OPS) or any(is_string_tensor(r.type) for r in op.results):
+            raise BuildError(
+                f"build: the module holds '{op.name}' on tensors of strings; a string has no fixed "
+                "size and the arena plans fixed-size buffers: run it with xrelay.run (the reference "
+                "interpreter)"
+            )
+        if isinstance(op, func.FuncOp) and any(is_string_tensor(t) for t in op.function_type.inputs.data):
+            raise BuildError(
+                f"build: @{op.sym_name.data} takes a tensor of strings; a string has no fixed size "
+                "and the arena plans fixed-size buffers: run it with xrelay.run (the reference interpreter)"
+            )
 
 
 def build_program(
@@ -125,6 +152,7 @@ def build_program(
     if not isinstance(opt_level, int) or isinstance(opt_level, bool) or not 0 <= opt_level <= 4:
         raise BuildError(f"opt_level must be an integer from 0 to 4, got {opt_level!r}")
     module = module_op(mod).clone()
+    _refuse_interpreter_only(module)
     if params:
         arrays = {
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()

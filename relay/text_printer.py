@@ -71,6 +71,7 @@ from xrelay.dialects.adt import type_vars as adt_type_vars
 from xrelay.dialects.ref import REF_OPS, RefCreateOp, RefReadOp, RefType, RefWriteOp
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.dialects.relay.ops import StorageType
+from xrelay.dialects.relay.strings import is_string_tensor
 from xrelay.error import TVMError
 from xrelay.relay.function_attrs import func_attrs_from_ir
 from xrelay.relay.text_metadata import write_metadata
@@ -117,6 +118,8 @@ def format_type(t: Attribute | Sequence[Attribute]) -> str:
     if isinstance(t, list | tuple):
         inner = ", ".join(format_type(x) for x in t)
         return f"({inner},)" if len(t) == 1 else f"({inner})"
+    if is_string_tensor(t):
+        raise RelayTextPrintError(f"{t} has no Relay text form (Relay has no string dtype; design decision 11)")
     if isinstance(t, TensorType):
         shape = shape_of(t)
         dtype = dtype_of(t)

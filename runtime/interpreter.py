@@ -34,6 +34,8 @@ wrong type. Errors inside a called function say where the call came from.
 
 from __future__ import annotations
 
+import operator
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -66,6 +68,14 @@ from xrelay.dialects.relay.base import is_multi_result as _is_multi_result
 from xrelay.dialects.relay.dtypes import DTYPES, byte_size, element_type, from_stored, too_large
 from xrelay.dialects.relay.loop import LoopOp, LoopYieldOp
 from xrelay.dialects.relay.ops import RelayAllocStorageOp, RelayKillOp
+from xrelay.dialects.relay.strings import (
+    StringConcatOp,
+    StringEqualOp,
+    StringNormalizeOp,
+    StringRegexFullMatchOp,
+    StringSplitOp,
+    is_string_tensor,
+)
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
 
@@ -295,6 +305,57 @@ class RelayFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
+    # Tensors of strings (dialects/relay/strings.py): object arrays of str
+    @impl(StringEqualOp)
+    def run_string_equal(self, interpreter: Interpreter, op: StringEqualOp, args: PythonValues) -> PythonValues:
+        a, b = np.broadcast_arrays(*args)
+        return (np.frompyfunc(operator.eq, 2, 1)(a, b).astype(np.bool_).reshape(a.shape),)
+
+    @impl(StringConcatOp)
+    def run_string_concat(self, interpreter: Interpreter, op: StringConcatOp, args: PythonValues) -> PythonValues:
+        a, b = np.broadcast_arrays(*args)
+        out = np.empty(a.shape, dtype=object)
+        out[...] = np.frompyfunc(operator.add, 2, 1)(a, b)
+        return (out,)
+
+    @impl(StringRegexFullMatchOp)
+    def run_string_regex_full_match(
+        self, interpreter: Interpreter, op: StringRegexFullMatchOp, args: PythonValues
+    ) -> PythonValues:
+        pattern = re.compile(op.pattern.data)
+        return (np.array([pattern.fullmatch(x) is not None for x in args[0].flat], np.bool_).reshape(args[0].shape),)
+
+    @impl(StringSplitOp)
+    def run_string_split(self, interpreter: Interpreter, op: StringSplitOp, args: PythonValues) -> PythonValues:
+        x = args[0]
+        sep = op.delimiter.data if op.delimiter is not None and op.delimiter.data else None
+        limit = op.maxsplit.value.data if op.maxsplit is not None else -1
+        # Python's str.split is ONNX's: runs of whitespace without a delimiter, every one with
+        parts = [s.split(sep, limit) if sep is not None else s.split(None, limit) for s in x.flat]
+        width = max((len(p) for p in parts), default=0)
+        pieces = np.full((len(parts), width), "", dtype=object)
+        for k, p in enumerate(parts):
+            pieces[k, : len(p)] = p
+        counts = np.array([len(p) for p in parts], np.int64)
+        return pieces.reshape(*x.shape, width), counts.reshape(x.shape)
+
+    @impl(StringNormalizeOp)
+    def run_string_normalize(self, interpreter: Interpreter, op: StringNormalizeOp, args: PythonValues) -> PythonValues:
+        x = args[0]
+        words = [w.data for w in op.stopwords.data]
+        if op.is_case_sensitive.value.data:
+            kept = [s for s in x.flat if s not in words]
+        else:
+            folded = {w.casefold() for w in words}
+            kept = [s for s in x.flat if s.casefold() not in folded]
+        action = op.case_change_action.data
+        if action == "LOWER":
+            kept = [s.lower() for s in kept]
+        elif action == "UPPER":
+            kept = [s.upper() for s in kept]
+        out = np.array(kept or [""], dtype=object)
+        return (out if x.ndim == 1 else out.reshape(1, -1),)
+
     # Relay's references (the ref dialect): a reference is a mutable box
     @impl(RefCreateOp)
     def run_ref_create(
@@ -475,7 +536,7 @@ class RelayInterpreter(Interpreter):
         if entry is None:
             raise RunError(
                 f"{describe_op(op)}: no implementation for op '{op.name}' "
-                "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return, scf.if and relay.loop)"
+                "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return, scf.if, relay.loop and relay.string ops)"
             )
         ft, fn = entry
         if op not in self._result_specs:
@@ -528,6 +589,10 @@ class RelayInterpreter(Interpreter):
         for index, (value, spec) in enumerate(zip(values, specs)):
             if spec is not None and not _matches(value, spec):
                 raise RunError(self._mismatch_message(op, index, value, spec[2]))
+            if spec is None and is_string_tensor(op.results[index].type):
+                want = _spec_of_strings(op.results[index].type)
+                if not _matches(value, want) or not all(isinstance(x, str) for x in value.flat):
+                    raise RunError(self._mismatch_message(op, index, value, want[2]))
 
     @staticmethod
     def _mismatch_message(op: Operation, index: int, value: Any, ty: TensorType) -> str:
@@ -556,6 +621,10 @@ class RelayInterpreter(Interpreter):
                 f"{index}, but the call's result type is {ty}"
             )
         return f"{where}: result {index} is a {got}, but its type is {ty}"
+
+
+def _spec_of_strings(ty: TensorType) -> _ResultSpec:
+    return shape_of(ty), np.dtype(object), ty
 
 
 def _spec_of(ty: Attribute) -> _ResultSpec | None:
@@ -601,6 +670,9 @@ def _coerce(name: str, value: Any, ty: Attribute) -> Any:
     """Check (or, for non-numpy values, convert) an input against its parameter's type."""
     if not isinstance(ty, TensorType):
         return value
+    if is_string_tensor(ty):
+        value = _strings(f"input '{name}'", value)
+        return _check_shape(name, value, ty)
     want = _runnable_dtype(f"input '{name}'", ty)
     value = from_stored(value, ty.element_type)
     if not isinstance(value, np.ndarray):
@@ -614,6 +686,10 @@ def _coerce(name: str, value: Any, ty: Attribute) -> Any:
         value = arr.astype(want)
     if value.dtype != want:
         raise RunError(f"input '{name}' has dtype {value.dtype}, expected {want} (type {ty})")
+    return _check_shape(name, value, ty)
+
+
+def _check_shape(name: str, value: np.ndarray, ty: TensorType) -> np.ndarray:
     shape = shape_of(ty)
     if value.ndim != len(shape) or any(
         d is not None and d != n for d, n in zip(shape, value.shape)
@@ -621,6 +697,17 @@ def _coerce(name: str, value: Any, ty: Attribute) -> Any:
         expected = tuple("?" if d is None else d for d in shape)
         raise RunError(f"input '{name}' has shape {value.shape}, expected {expected} (type {ty})")
     return value
+
+
+def _strings(what: str, value: Any) -> np.ndarray:
+    """A tensor of strings as the interpreter holds one: an object array of Python ``str``
+    (numpy's fixed-width ``<U`` arrays and lists of str are converted; anything else refused)."""
+    arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if arr.dtype.kind == "U":
+        arr = arr.astype(object)
+    if arr.dtype != object or not all(isinstance(x, str) for x in arr.flat):
+        raise RunError(f"{what}: expected strings (an array of str), got {_describe_array(arr)}")
+    return arr
 
 
 def bind_inputs(

@@ -85,6 +85,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.adt import ADT_OPS
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, LoopOp, OpPattern, RelayOp
+from xrelay.dialects.relay.strings import STRING_OPS
 from xrelay.error import TVMError
 from xrelay.transforms._fusion_graph import FusionGraph, GraphNode
 from xrelay.transforms.infra import PassContext, current_target_attr
@@ -599,6 +600,11 @@ def _check_body(fn: func.FuncOp) -> Block:
             raise FuseOpsError(
                 f"fuse-ops: @{fn.sym_name.data} uses Relay's algebraic data types ('{op.name}'); "
                 "fusion handles tensors only: run the module with the reference interpreter"
+            )
+        if isinstance(op, STRING_OPS):
+            raise FuseOpsError(
+                f"fuse-ops: @{fn.sym_name.data} holds '{op.name}' on tensors of strings; fusion "
+                "and the arena runtime handle fixed-size tensors: run the module with the reference interpreter"
             )
         if isinstance(op, LoopOp):
             raise FuseOpsError(

@@ -42,6 +42,7 @@ from xrelay.dialects.relay.dtypes import (
     tensor_type,
 )
 from xrelay.dialects.relay.loop import LoopOp, LoopYieldOp
+from xrelay.dialects.relay.strings import STRING_OPS, StringType
 
 FUNC_ATTRS = {
     "Primitive": "relay.primitive",
@@ -58,7 +59,11 @@ FUNC_ATTRS = {
 }
 """Relay function attribute names and the discardable ``func.func`` attributes that hold them."""
 
-Relay = Dialect("relay", [ConstantOp, LoopOp, LoopYieldOp, *RELAY_OPS.values()], [VirtualDeviceAttr, _ops.StorageType])
+Relay = Dialect(
+    "relay",
+    [ConstantOp, LoopOp, LoopYieldOp, *STRING_OPS, *RELAY_OPS.values()],
+    [VirtualDeviceAttr, _ops.StorageType, StringType],
+)
 
 __all__ = [
     "FUNC_ATTRS",

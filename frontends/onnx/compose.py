@@ -2,16 +2,34 @@
 
 ``onnx_cast`` is ONNX's ``Cast`` (``tensor``), also the last step of ``QuantizeLinear``
 (``quantization``); ``round_half_even`` is ONNX's ``Round`` (``math``), also the rounding of
-``QuantizeLinear`` and ``DynamicQuantizeLinear``.
+``QuantizeLinear`` and ``DynamicQuantizeLinear``; ``string_op`` adds an op on tensors of strings
+(``text``'s operators and ``Equal`` of strings, ``logical``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
+from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import numpy_dtype
 from xrelay.frontends.onnx.importer import Importer, Node, Value
+
+
+def string_op(im: Importer, node: Node, cls: type, inputs: list[Any], *args: Any) -> list[Value]:
+    """Op ``cls`` (dialects/relay/strings.py) on run-time tensors of strings ``inputs``."""
+    for v in inputs:
+        if not im.is_string(v):
+            what = "a constant" if isinstance(v, Value) and v.known else "not a tensor of strings"
+            raise node.fail(f"its inputs must be run-time tensors of strings (graph inputs or string ops); one is {what}")
+    try:
+        op = cls(*[im.ssa(v) for v in inputs], *args)
+    except VerifyException as e:
+        raise node.fail(str(e)) from None
+    im.block.add_op(op)
+    return [Value(value=r) for r in op.results]
 
 
 def round_half_even(im: Importer, x: Value) -> Value:

@@ -56,6 +56,7 @@ from xrelay.dialects.relay.dtypes import (
     tensor_type,
     too_large,
 )
+from xrelay.dialects.relay.strings import is_string_tensor, string_tensor
 from xrelay.error import TVMError
 from xrelay.frontends.onnx.registry import converters, structured_ops
 from xrelay.kernels import evaluate, has_kernel
@@ -352,7 +353,16 @@ class Importer:
     def dtype_of(self, v: Value) -> str:
         if v.known:
             return dtype_from_numpy(v.const.dtype)
+        if is_string_tensor(v.value.type):
+            raise ValueError(
+                "a tensor of strings is taken only by Equal, Identity, StringConcat, StringSplit, "
+                "RegexFullMatch and StringNormalizer (docs/guide/onnx.md)"
+            )
         return dtype_of(v.value.type)
+
+    def is_string(self, v: Any) -> bool:
+        """Whether ``v`` is a run-time tensor of strings (ONNX's ``STRING``)."""
+        return isinstance(v, Value) and v.value is not None and is_string_tensor(v.value.type)
 
     def rank(self, v: Value) -> int:
         return len(self.shape_of(v))
@@ -718,6 +728,9 @@ class Importer:
         tt = inp.type.tensor_type
         if not inp.type.HasField("tensor_type"):
             raise OnnxImportError(f"input '{inp.name}' is not a tensor")
+        if tt.elem_type == onnx.TensorProto.STRING:  # a tensor<...x!relay.string>
+            dims = self.shape.get(inp.name) or [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+            return string_tensor([None if d is None or d == -1 else int(d) for d in dims])
         if isinstance(self.dtype, Mapping):
             dtype = self.dtype.get(inp.name) or relay_dtype(tt.elem_type, f"input '{inp.name}'")
         elif isinstance(self.dtype, str):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from xrelay.dialects.relay import numpy_dtype
+from xrelay.dialects.relay.strings import StringEqualOp
+from xrelay.frontends.onnx.compose import string_op
 from xrelay.frontends.onnx.registry import converter
 
 _COMPARE = {
@@ -24,6 +26,8 @@ _COMPARE = {
 
 @converter(*_COMPARE)
 def _compare(im, node):
+    if node.op_type == "Equal" and any(im.is_string(v) for v in node.inputs[:2]):
+        return string_op(im, node, StringEqualOp, node.inputs[:2])
     return im.emit(_COMPARE[node.op_type], list(im.broadcast_operands(node)))
 
 

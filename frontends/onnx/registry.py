@@ -36,6 +36,7 @@ FAMILIES = (
     "rnn",
     "sequence",
     "tensor",
+    "text",
     "training",
 )
 """The family modules of this package, named after ONNX's ``onnx/defs/<family>`` folders."""

@@ -108,15 +108,15 @@ def test_errors(small_cnn, tmp_path, capsys):
 def test_unsupported_ops_listed(tmp_path, capsys):
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="r"),
-        helper.make_node("StringNormalizer", ["a"], ["b"], name="hm1"),
+        helper.make_node("HannMixer", ["a"], ["b"], name="hm1"),
         helper.make_node("NoSuchOperator", ["b"], ["c"], name="nz"),
-        helper.make_node("StringNormalizer", ["a"], ["d"], name="hm2"),
+        helper.make_node("HannMixer", ["a"], ["d"], name="hm2"),
     ]
     model = make_model(nodes, {"x": ((2, 3), np.float32)}, {"c": np.float32, "d": np.float32}, check=False)
     path = tmp_path / "u.onnx"
     onnx.save(model, path)
     err = _error(capsys, [str(path), "--freeze-params"])
-    assert "StringNormalizer (hm1, hm2)" in err and "NoSuchOperator (nz)" in err and "3 node(s)" in err
+    assert "HannMixer (hm1, hm2)" in err and "NoSuchOperator (nz)" in err and "3 node(s)" in err
 
 
 def test_no_weights_needs_no_params(tmp_path, capsys):

@@ -10,14 +10,14 @@ import pytest
 from onnx import TensorProto, helper
 from xdsl.parser import Parser
 
-from xrelay.backend.build import build
+from xrelay.backend.build import BuildError, build
 from xrelay.dialects import make_context
 from xrelay.frontends import import_onnx
 from xrelay.frontends.onnx import OnnxImportError, OnnxRunTimeValueError
 from xrelay.runtime.interpreter import RunError, run
 from xrelay.testing.onnx_backend import XrelayBackend
 from xrelay.testing.onnx_models import run_onnxruntime
-from xrelay.transforms.fuse_ops import FuseOpsError
+from xrelay.transforms.fuse_ops import FuseOpsError, fuse_ops
 
 F = TensorProto.FLOAT
 
@@ -175,8 +175,6 @@ def test_if_run_time_condition_is_scf_if(rng):
         (want,) = run_onnxruntime(model, feeds)
         (got,) = run(imp.module, feeds, imp.params)
         np.testing.assert_allclose(got, want)
-    from xrelay.backend.build import build
-
     with pytest.raises(Exception, match="holds an If"):
         build(imp.module, {})
     # the backend's built mode binds the inputs the condition comes from (fold-constant then
@@ -381,8 +379,10 @@ def test_built_module_unrolls_after_binding_the_count():
 
 def test_build_refuses_the_region_by_name():
     imp = import_onnx(_while_model(), freeze_params=True)
-    with pytest.raises(FuseOpsError, match=r"contains a 'relay.loop' \(ONNX's Loop with a run-time trip count"):
+    with pytest.raises(BuildError, match=r"build: the module holds a 'relay.loop' \(ONNX's Loop with a run-time trip count"):
         build(imp.module, {})
+    with pytest.raises(FuseOpsError, match=r"contains a 'relay.loop' \(ONNX's Loop with a run-time trip count"):
+        fuse_ops(imp.module)  # the pass on its own (relay-opt -p fuse-ops) says so too
 
 
 def test_interpreter_refuses_scan_elements_of_different_shapes():

@@ -25,9 +25,9 @@ def _main(module):
 
 def test_unsupported_operators_all_listed():
     nodes = [
-        helper.make_node("StringNormalizer", ["x"], ["a"], name="first"),
+        helper.make_node("Binarizer", ["x"], ["a"], name="first", domain="ai.onnx.ml"),
         helper.make_node("Relu", ["a"], ["b"], name="fine"),
-        helper.make_node("StringNormalizer", ["b"], ["c"], name="second"),
+        helper.make_node("Binarizer", ["b"], ["c"], name="second", domain="ai.onnx.ml"),
         helper.make_node("ImageDecoder", ["c"], ["d"], name="det"),
         helper.make_node("FusedGemm", ["d"], ["e"], name="ms", domain="com.microsoft"),
     ]
@@ -41,7 +41,7 @@ def test_unsupported_operators_all_listed():
     msg = str(info.value)
     assert isinstance(info.value, ValueError)
     assert "4 node(s)" in msg and "opset 17" in msg
-    assert "StringNormalizer (first, second)" in msg and "ImageDecoder (det)" in msg and "com.microsoft.FusedGemm (ms)" in msg
+    assert "ai.onnx.ml.Binarizer (first, second)" in msg and "ImageDecoder (det)" in msg and "com.microsoft.FusedGemm (ms)" in msg
     assert "fine" not in msg
 
 

@@ -117,7 +117,7 @@ def test_unknown_op_and_missing_file(tmp_path, capsys):
     assert main([str(model), "--random-inputs"]) == 1
     assert capsys.readouterr().err == (
         "relay-run: error: @main, op #1 (%y = test.op): no implementation for op 'test.op' "
-        "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return, scf.if and relay.loop)\n"
+        "(the interpreter runs relay, qnn, dyn, ref and adt ops, relay.constant, func.call/return, scf.if, relay.loop and relay.string ops)\n"
     )
     assert main([str(tmp_path / "absent.mlir")]) == 1
     assert "relay-run: error: cannot read" in capsys.readouterr().err
