@@ -11,9 +11,10 @@ recursion, so:
   Both branches must then import and give the same types (Relay's If has one type); when they
   do not, the import raises ``OnnxRunTimeValueError`` naming the graph inputs the condition
   comes from (the ONNX backend then imports again with those bound, which picks the branch).
-* ``Scan`` is unrolled: the scanned axis has a static length, so the body is imported once per
-  step (slices of the scan inputs with ``take``, the scan outputs joined with ``stack``). Opset 8's
-  batch axis is unrolled too; its ``sequence_lens`` must be absent or the full length.
+* ``Scan`` over a static scan axis is unrolled: the body is imported once per step (slices of
+  the scan inputs with ``take``, the scan outputs joined with ``stack``). Opset 8's batch axis
+  is unrolled too; its ``sequence_lens`` must be absent or the full length. Over an axis of
+  run-time length (opset 9 on) it is a ``relay.loop`` whose trip count is that length.
 * ``Loop`` is unrolled when its trip count and every step's condition are known at import (a
   body whose condition only forwards its input, or folds to a constant; tried in a throw-away
   scope first). Otherwise it is a ``relay.loop`` (docs/design.md, decision 10): the body
@@ -28,7 +29,8 @@ refused with its numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -278,9 +280,21 @@ def _region(
 
     if any(not isinstance(v, Value) for v in carried):
         raise refuse("a loop-carried value is a sequence or optional (a region carries tensors)")
-    n_carried = len(carried)
     trip_v = im.const(np.int64(np.iinfo(np.int64).max)) if trip is None else _scalar(im, node, trip, "int64", "trip count")
     cond_v = im.const(np.array(True)) if cond is None else _scalar(im, node, cond, "bool", "condition")
+    step = lambda args: im.subgraph(body, args, node)  # noqa: E731 - the body as it is
+    return _loop_op(im, node, trip_v, cond_v, carried, step, list(body.output[1 + len(carried) :]), refuse)
+
+
+def _loop_op(
+    im: Importer, node: Node, trip_v: Value, cond_v: Value, carried: list[Value],
+    step: Callable[[list[Value]], list[Any]], declared: Sequence[onnx.ValueInfoProto],
+    refuse: Callable[[str], OnnxRunTimeValueError],
+) -> list[Value]:
+    """A ``relay.loop`` whose body ``step`` imports: given the block's arguments (iteration
+    number, condition, loop-carried values) it gives the next condition, the next loop-carried
+    values and the scan elements (``declared``: the ONNX types of the scan elements)."""
+    n_carried = len(carried)
     init = [im.ssa(v) for v in carried]
 
     def import_body(types: list[Attribute]) -> tuple[Block, list[SSAValue]]:
@@ -289,7 +303,7 @@ def _region(
         im.block = block
         try:
             try:
-                outs = im.subgraph(body, [Value(value=a) for a in block.args], node)
+                outs = step([Value(value=a) for a in block.args])
             except OnnxImportError as e:
                 raise refuse(f"its body does not import with a run-time iteration number and values: {e}") from e
             if not all(isinstance(v, Value) for v in outs):
@@ -321,10 +335,10 @@ def _region(
             cast = CastOp(v, t)
             block.add_op(cast)
             yielded[1 + k] = cast.dest
-    for k in range(1 + n_carried, len(yielded)):
+    for k, out in zip(range(1 + n_carried, len(yielded)), declared):
         # a scan element of dynamic shape takes the body's declared static one, so that zero
         # iterations give the shape onnxruntime gives (checked at run time by tensor.cast)
-        t = _refined(yielded[k].type, body.output[k])
+        t = _refined(yielded[k].type, out)
         if t != yielded[k].type:
             cast = CastOp(yielded[k], t)
             block.add_op(cast)
@@ -355,6 +369,8 @@ def _scan_steps(
     out_dirs: Sequence[int],
 ) -> list[Value]:
     """One Scan over ``scans`` (states first): the final states, then the scan outputs."""
+    if not im.unroll_loops and any(im.shape_of(x)[a] is None for x, a in zip(scans, in_axes)):
+        return _scan_region(im, node, body, states, scans, (in_axes, in_dirs, out_axes, out_dirs))
     lengths = {im.static_shape(x, node)[a] for x, a in zip(scans, in_axes)}
     if len(lengths) != 1:
         raise node.fail(f"its scan inputs have different lengths {sorted(lengths)} along the scan axes")
@@ -377,6 +393,51 @@ def _scan_steps(
             continue
         vals = per_step[k][::-1] if out_dirs[k] else per_step[k]
         results.append(_stack(im, vals, out_axes[k]))
+    return results
+
+
+def _scan_region(
+    im: Importer, node: Node, body: onnx.GraphProto, states: list[Value], scans: list[Value],
+    layout: tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int]],
+) -> list[Value]:
+    """A Scan over an axis of run-time length as a ``relay.loop``: the number of steps is the
+    first scan input's length; each step takes element ``i`` (or ``length - 1 - i``) of every scan
+    input; the scan outputs, stacked on axis 0 by the loop, are moved to their axes. The other scan
+    inputs must have the first one's length (``take`` clips an index beyond it, unchecked).
+    ``layout``: the scan input axes and directions, the scan output axes and directions."""
+    in_axes, in_dirs, out_axes, out_dirs = layout
+
+    def refuse(why: str) -> OnnxRunTimeValueError:
+        return OnnxRunTimeValueError(f"Scan node '{node.name}': its scan axis has a run-time length and {why}", [])
+
+    if any(not isinstance(v, Value) for v in states):
+        raise refuse("a state is a sequence or optional")
+    if any(out_dirs):
+        raise node.fail(
+            "a reversed scan output (scan_output_directions 1) over a scan axis of run-time length is "
+            "not supported (xrelay has no reverse along a dynamic axis); give the scan inputs static shapes"
+        )
+    lengths = [im.reshape(_step(im, im.emit1("shape_of", [x], dtype="int64"), a, 0), []) for x, a in zip(scans, in_axes)]
+    n_states = len(states)
+
+    def step(args: list[Value]) -> list[Any]:
+        i = args[0]
+        xs = []
+        for x, a, d, n in zip(scans, in_axes, in_dirs, lengths):
+            at = im.apply("subtract", im.apply("subtract", n, im.const(np.int64(1))), i) if d else i
+            xs.append(im.emit1("take", [x, at], axis=a))
+        return [args[1], *im.subgraph(body, [*args[2:], *xs], node)]
+
+    outs = _loop_op(
+        im, node, lengths[0], im.const(np.array(True)), states, step, list(body.output[n_states:]), refuse
+    )
+    results = outs[:n_states]
+    for k, v in enumerate(outs[n_states:]):
+        if out_axes[k]:
+            rank = im.rank(v)
+            perm = list(range(1, out_axes[k] + 1)) + [0] + list(range(out_axes[k] + 1, rank))
+            v = im.emit1("transpose", [v], axes=perm)
+        results.append(v)
     return results
 
 
