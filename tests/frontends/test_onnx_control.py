@@ -499,3 +499,26 @@ def test_reversed_scan_output_of_run_time_length_is_refused():
     model = _model([node], [("s0", F, [3]), ("xs", F, [None, 3])], [("s", F, [3]), ("ys", F, None)])
     with pytest.raises(OnnxImportError, match=r"Scan node 'sc': a reversed scan output .* over a scan axis of run-time length"):
         import_onnx(model)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["infer-type", "fold-constant", "dead-code-elimination", "cse", "canonicalize", "simplify-expr",
+     "to-a-normal-form", "to-graph-normal-form", "simplify-inference"],
+)
+def test_passes_keep_a_loop_region_and_its_meaning(name):
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    from xrelay.transforms import get_all_passes
+
+    imp = import_onnx(_while_model(), freeze_params=True)
+    feeds = {"n": np.array(6, np.int64), "c0": np.array(True), "v0": np.array([1, 2, 3], np.float32),
+             "limit": np.array(100, np.float32)}
+    before = run(imp.module, feeds)
+    {**xdsl_passes(), **get_all_passes()}[name]()().apply(make_context(), imp.module)
+    imp.module.verify()
+    assert "relay.loop" in _ops(imp.module)
+    after = run(imp.module, feeds)
+    assert before[1].shape == (4, 3)  # the condition stopped it after four of six steps
+    for a, b in zip(before, after):
+        np.testing.assert_array_equal(a, b)
