@@ -55,6 +55,7 @@ PASSES: dict[str, str] = {
     "simplify-expr": "simplify_expr.SimplifyExprPass",
     "simplify-expr-post-alter-op": "simplify_expr_post_alter_op.SimplifyExprPostAlterOpPass",
     "simplify-inference": "simplify_inference.SimplifyInferencePass",
+    "sink-transpose": "sink_transpose.SinkTransposePass",
     "state-scratch": "state_scratch.StateScratchPass",
     "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
     "to-basic-block-normal-form": "to_basic_block_normal_form.ToBasicBlockNormalFormPass",

@@ -56,7 +56,7 @@ from xrelay.transforms.convert_layout import ConvertLayoutPass
 from xrelay.transforms.infra import PassContext, as_pass, get_pass
 from xrelay.transforms.merge_composite import MergeCompositePass
 from xrelay.transforms.partition_graph import PartitionGraphPass
-from xrelay.transforms.simplify_expr import SimplifyNoOpTranspose, SimplifyTranspose, simplify
+from xrelay.transforms.sink_transpose import sink_transpose
 
 __all__ = [
     "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "layer_norm_rewrite", "native_winograd",
@@ -112,9 +112,10 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
                 # a model that permutes to channels-last itself (ConvNeXt's blocks: NCHW
                 # depthwise convolution, then transpose to NHWC for layer norm and the
                 # MLP) gets ConvertLayout's transform back to NCHW before its own
-                # transpose: simplify-expr's transpose rewrites cancel the pair
-
-                simplify(module, (SimplifyTranspose, SimplifyNoOpTranspose))
+                # transpose: simplify-expr's transpose rewrites cancel the pair; its
+                # permute back to NCHW sinks below the layer scale and residual add
+                # (sink-transpose) and cancels with the next block's transform to NHWC
+                sink_transpose(module)
             for p in passes:
                 module = module_op(_as_pass(p)(module))
     finally:
