@@ -56,7 +56,7 @@ from xrelay.transforms.convert_layout import ConvertLayoutPass
 from xrelay.transforms.infra import PassContext, as_pass, get_pass
 from xrelay.transforms.merge_composite import MergeCompositePass
 from xrelay.transforms.partition_graph import PartitionGraphPass
-from xrelay.transforms.sink_transpose import sink_transpose
+from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
     "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "layer_norm_rewrite", "native_winograd",
@@ -115,7 +115,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
                 # transpose: simplify-expr's transpose rewrites cancel the pair; its
                 # permute back to NCHW sinks below the layer scale and residual add
                 # (sink-transpose) and cancels with the next block's transform to NHWC
-                sink_transpose(module)
+                module = module_op(_as_pass(SinkTransposePass())(module))
             for p in passes:
                 module = module_op(_as_pass(p)(module))
     finally:
