@@ -70,6 +70,7 @@ from xrelay.dialects.relay.loop import LoopOp, LoopYieldOp
 from xrelay.dialects.relay.ops import RelayAllocStorageOp, RelayKillOp
 from xrelay.dialects.relay.strings import (
     StringConcatOp,
+    StringConstantOp,
     StringEqualOp,
     StringNormalizeOp,
     StringRegexFullMatchOp,
@@ -306,6 +307,12 @@ class RelayFunctions(InterpreterFunctions):
         return ReturnedValues(args), ()
 
     # Tensors of strings (dialects/relay/strings.py): object arrays of str
+    @impl(StringConstantOp)
+    def run_string_constant(self, interpreter: Interpreter, op: StringConstantOp, args: PythonValues) -> PythonValues:
+        out = np.empty(len(op.value.data), dtype=object)
+        out[:] = [x.data for x in op.value.data]
+        return (out.reshape(op.res.type.get_shape()),)
+
     @impl(StringEqualOp)
     def run_string_equal(self, interpreter: Interpreter, op: StringEqualOp, args: PythonValues) -> PythonValues:
         a, b = np.broadcast_arrays(*args)

@@ -8,6 +8,7 @@ relay ops, their type relations and every pass that sizes a buffer refuse a stri
 its type; the string operators are ops of their own:
 
 ```mlir
+%k = relay.string.constant {value = ["a", "b"]} : tensor<2x!relay.string>
 %e = relay.string.equal %a, %b : (tensor<2x!relay.string>, tensor<!relay.string>) -> tensor<2xi1>
 %c = relay.string.concat %a, %b : (tensor<2x!relay.string>, tensor<!relay.string>) -> tensor<2x!relay.string>
 %m = relay.string.regex_full_match %a {pattern = "[a-z]+"} : (tensor<2x!relay.string>) -> tensor<2xi1>
@@ -52,6 +53,7 @@ from xdsl.utils.exceptions import VerifyException
 __all__ = [
     "STRING_OPS",
     "StringConcatOp",
+    "StringConstantOp",
     "StringEqualOp",
     "StringNormalizeOp",
     "StringRegexFullMatchOp",
@@ -270,5 +272,38 @@ class StringNormalizeOp(_Unary):
         _check_result(self, self.res.type, StringType(), [DYNAMIC_INDEX] if len(shape) == 1 else [1, DYNAMIC_INDEX])
 
 
-STRING_OPS = (StringEqualOp, StringConcatOp, StringRegexFullMatchOp, StringSplitOp, StringNormalizeOp)
+@irdl_op_definition
+class StringConstantOp(IRDLOperation):
+    """A constant tensor of strings (an ONNX ``STRING`` initializer or ``Constant``), its
+    elements in row-major order.
+
+    ```mlir
+    %c = relay.string.constant {value = ["a", "b"]} : tensor<2x!relay.string>
+    ```
+    """
+
+    name = "relay.string.constant"
+    value = attr_def(ArrayAttr[StringAttr])
+    res = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($res)"
+
+    def __init__(self, items: Sequence[str], shape: Sequence[int]):
+        super().__init__(
+            result_types=[string_tensor(shape)], attributes={"value": ArrayAttr([StringAttr(x) for x in items])}
+        )
+
+    def verify_(self) -> None:
+        _check_strings(self, self.res.type)
+        shape = self.res.type.get_shape()
+        if DYNAMIC_INDEX in shape:
+            raise VerifyException(f"{self.name}: a constant has a static shape, got {self.res.type}")
+        n = 1
+        for d in shape:
+            n *= d
+        if len(self.value.data) != n:
+            raise VerifyException(f"{self.name}: {len(self.value.data)} strings for {self.res.type}")
+
+
+STRING_OPS = (StringConstantOp, StringEqualOp, StringConcatOp, StringRegexFullMatchOp, StringSplitOp, StringNormalizeOp)
 """The ops on tensors of strings (only the reference interpreter runs them)."""

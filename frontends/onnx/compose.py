@@ -22,8 +22,7 @@ def string_op(im: Importer, node: Node, cls: type, inputs: list[Any], *args: Any
     """Op ``cls`` (dialects/relay/strings.py) on run-time tensors of strings ``inputs``."""
     for v in inputs:
         if not im.is_string(v):
-            what = "a constant" if isinstance(v, Value) and v.known else "not a tensor of strings"
-            raise node.fail(f"its inputs must be run-time tensors of strings (graph inputs or string ops); one is {what}")
+            raise node.fail("its inputs must be tensors of strings; one is not")
     try:
         op = cls(*[im.ssa(v) for v in inputs], *args)
     except VerifyException as e:

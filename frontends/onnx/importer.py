@@ -56,7 +56,7 @@ from xrelay.dialects.relay.dtypes import (
     tensor_type,
     too_large,
 )
-from xrelay.dialects.relay.strings import is_string_tensor, string_tensor
+from xrelay.dialects.relay.strings import StringConstantOp, is_string_tensor, string_tensor
 from xrelay.error import TVMError
 from xrelay.frontends.onnx.registry import converters, structured_ops
 from xrelay.kernels import evaluate, has_kernel
@@ -361,7 +361,9 @@ class Importer:
         return dtype_of(v.value.type)
 
     def is_string(self, v: Any) -> bool:
-        """Whether ``v`` is a run-time tensor of strings (ONNX's ``STRING``)."""
+        """Whether ``v`` is a tensor of strings (ONNX's ``STRING``), at run time or constant."""
+        if isinstance(v, Value) and v.known:
+            return v.const.dtype == object
         return isinstance(v, Value) and v.value is not None and is_string_tensor(v.value.type)
 
     def rank(self, v: Value) -> int:
@@ -389,9 +391,12 @@ class Importer:
                 self.frozen[v.param] = op.result
             v._ssa = self.frozen[v.param]
             return v._ssa
-        op = ConstantOp.from_numpy(v.const)
+        if v.const.dtype == object:  # ONNX STRING data (bytes or str): relay.string.constant
+            op = StringConstantOp([_text(x) for x in v.const.flat], v.const.shape)
+        else:
+            op = ConstantOp.from_numpy(v.const)
         self._add_const(op)
-        v._ssa = op.result
+        v._ssa = op.results[0]
         return v._ssa
 
     def _add_const(self, op: ConstantOp) -> None:
@@ -560,7 +565,8 @@ class Importer:
         for t in graph.initializer:
             if t.name in self.written:
                 raise OnnxImportError(f"the graph has two initializers named '{t.name}'")
-            relay_dtype(t.data_type, f"initializer '{t.name}'")
+            if t.data_type != onnx.TensorProto.STRING:  # strings: relay.string.constant
+                relay_dtype(t.data_type, f"initializer '{t.name}'")
             arr = tensor_array(t, f"initializer '{t.name}'")
             self.vals[t.name] = Value(const=np.asarray(arr), param=None)
             self.written[t.name] = "is an initializer"
@@ -586,7 +592,8 @@ class Importer:
                 f"the graph's inputs are {', '.join(self.input_names) or 'none'}"
             )
         for t in graph.initializer:
-            self.vals[t.name].param = self.fresh_name(t.name)
+            if t.data_type != onnx.TensorProto.STRING:  # a string initializer is a constant
+                self.vals[t.name].param = self.fresh_name(t.name)
         for node in graph.node:
             self.convert(node)
         outs: list[SSAValue] = []
@@ -827,6 +834,16 @@ class Importer:
         used = [n for n in proto.output[len(outs) :] if n]
         if used:
             raise node.fail(f"optional output(s) {', '.join(used)} are not supported")
+
+
+def _text(x: Any) -> str:
+    """An element of ONNX STRING data as text (protobuf gives bytes; UTF-8)."""
+    if isinstance(x, bytes):
+        try:
+            return x.decode("utf-8")
+        except UnicodeDecodeError:
+            raise OnnxImportError("a string constant is not UTF-8 text") from None
+    return str(x)
 
 
 def _values_in(v: Any) -> list[Value]:

@@ -152,13 +152,9 @@ REFUSED = {
         helper.make_node("Cast", ["a"], ["y"], to=F), [("a", S, [2])], [("y", F, [2])],
         r"Cast node 'y': a tensor of strings is taken only by Equal, Identity, StringConcat",
     ),
-    "a string constant": (
-        helper.make_node("Equal", ["a", "c"], ["y"]), [("a", S, [2])], [("y", B, [2])],
-        r"initializer 'c': ONNX element type STRING is not supported",
-    ),
     "strings and numbers": (
         helper.make_node("StringConcat", ["a", "x"], ["y"]), [("a", S, [2]), ("x", F, [2])], [("y", S, [2])],
-        r"StringConcat node 'y': its inputs must be run-time tensors of strings .* one is not a tensor of strings",
+        r"StringConcat node 'y': its inputs must be tensors of strings; one is not",
     ),
     "shapes that do not broadcast": (
         helper.make_node("StringConcat", ["a", "b"], ["y"]), [("a", S, [2]), ("b", S, [3])], [("y", S, [2])],
@@ -182,6 +178,20 @@ REFUSED = {
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_refused_with_one_clear_error(case):
     node, inputs, outputs, message = REFUSED[case]
-    inits = [helper.make_tensor("c", S, [2], [b"x", b"y"])] if case == "a string constant" else []
     with pytest.raises(OnnxImportError, match=message):
-        import_onnx(_model(node, inputs, outputs, inits=inits))
+        import_onnx(_model(node, inputs, outputs))
+
+
+def test_string_initializer_and_constant_node():
+    # Equal(a, initializer c) and StringConcat(a, Constant): relay.string.constant
+    c = helper.make_tensor("c", S, [6], [w.encode() for w in ["apple", "banana", "", "über", "x", "y"]])
+    k = helper.make_node("Constant", [], ["k"], value=helper.make_tensor("kv", S, [], [b"!"]))
+    nodes = [helper.make_node("Equal", ["a", "c"], ["e"]), k, helper.make_node("StringConcat", ["a", "k"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("a", S, [6])],
+        [helper.make_tensor_value_info("e", B, [6]), helper.make_tensor_value_info("y", S, [6])], [c],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], ir_version=9)
+    text = str(import_onnx(model).module)
+    assert text.count("relay.string.constant") == 2
+    _compare(model, {"a": WORDS})

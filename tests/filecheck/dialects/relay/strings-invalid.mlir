@@ -37,3 +37,11 @@ func.func @f(%a: tensor<2x3x!relay.string>) -> tensor<1x?x!relay.string> {
   %y = relay.string.normalize %a {case_change_action = "NONE", is_case_sensitive = false, stopwords = []} : (tensor<2x3x!relay.string>) -> tensor<1x?x!relay.string>
   func.return %y : tensor<1x?x!relay.string>
 }
+
+// -----
+
+// CHECK: relay.string.constant: 1 strings for tensor<2x!relay.string>
+func.func @f() -> tensor<2x!relay.string> {
+  %c = relay.string.constant {value = ["a"]} : tensor<2x!relay.string>
+  func.return %c : tensor<2x!relay.string>
+}
