@@ -51,6 +51,7 @@ from xrelay.transforms.infra import (
     build_alter_op_layout,
     get_pass_class,
     has_pass,
+    in_place,
     pass_info_of,
 )
 from xrelay.transforms.partition_for_engines import PartitionForEnginesPass
@@ -140,7 +141,8 @@ def run_pipeline(module: ModuleOp, spec: str, opt_level: int = 3) -> None:
     outer = PassContext.current()
     with outer.nested(opt_level=opt_level, disabled_pass=list(outer.disabled_pass),
                       required_pass=list(outer.required_pass)):  # fmt: skip
-        Sequential(passes, 0, "relay-build")(module)
+        with in_place(module):  # the build's own clone: its passes rewrite it, none copies it
+            Sequential(passes, 0, "relay-build")(module)
 
 
 @dataclass(frozen=True)

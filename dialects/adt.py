@@ -37,6 +37,7 @@ from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    FunctionType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -81,6 +82,8 @@ __all__ = [
     "ADT_OPS",
     "Adt",
     "AdtCallOp",
+    "ApplyOp",
+    "ClosureOp",
     "ConstructOp",
     "MatchOp",
     "PatternAttr",
@@ -88,6 +91,7 @@ __all__ = [
     "TypeVarType",
     "ValueType",
     "YieldOp",
+    "adt_feature",
     "instantiate",
     "pattern_vars",
     "substitute",
@@ -164,6 +168,10 @@ def substitute(t: Attribute, subst: dict[str, Attribute]) -> Attribute:
         return subst.get(t.var_name.data, t)
     if isinstance(t, ValueType):
         return ValueType(t.type_name, [substitute(a, subst) for a in t.args.data])
+    if isinstance(t, FunctionType):  # a function value's type (a closure)
+        return FunctionType.from_lists(
+            [substitute(a, subst) for a in t.inputs.data], [substitute(r, subst) for r in t.outputs.data]
+        )
     from xrelay.dialects.ref import RefType  # the ref dialect knows nothing of type variables
 
     if isinstance(t, RefType):
@@ -188,6 +196,16 @@ def unify(pattern: Attribute, actual: Attribute, subst: dict[str, Attribute]) ->
             and len(actual.args.data) == len(pattern.args.data)
             and all(unify(p, a, subst) for p, a in zip(pattern.args.data, actual.args.data))
         )
+    if isinstance(pattern, FunctionType):  # a function value's type (a closure)
+        return (
+            isinstance(actual, FunctionType)
+            and len(pattern.inputs.data) == len(actual.inputs.data)
+            and len(pattern.outputs.data) == len(actual.outputs.data)
+            and all(
+                unify(p, a, subst)
+                for p, a in zip((*pattern.inputs.data, *pattern.outputs.data), (*actual.inputs.data, *actual.outputs.data))
+            )
+        )
     from xrelay.dialects.ref import RefType
 
     if isinstance(pattern, RefType):
@@ -201,6 +219,9 @@ def type_vars(t: Attribute) -> Iterator[str]:
         yield t.var_name.data
     elif isinstance(t, ValueType):
         for a in t.args.data:
+            yield from type_vars(a)
+    elif isinstance(t, FunctionType):
+        for a in (*t.inputs.data, *t.outputs.data):
             yield from type_vars(a)
     else:
         inner = getattr(t, "value", None)
@@ -674,6 +695,23 @@ class MatchOp(IRDLOperation):
         return cls(parser.resolve_operand(data, dtype), pats, regions, results, partial)
 
 
+def _instantiates(want: Sequence[Attribute], got: Sequence[Attribute]) -> bool:
+    """Whether ``got`` instantiates ``want``'s ``!adt.var``s one way for all."""
+    subst: dict[str, Attribute] = {}
+    return len(want) == len(got) and all(unify(w, g, subst) for w, g in zip(want, got))
+
+
+def _print_symbol_call(printer: Printer, callee: SymbolRefAttr, operands: Sequence[SSAValue]) -> None:
+    """`` @f(%a, %b) : (A, B) -> `` (what follows is the op's own)."""
+    printer.print_string(" ")
+    printer.print_attribute(callee)
+    printer.print_string("(")
+    printer.print_list(operands, printer.print_operand)
+    printer.print_string(") : (")
+    printer.print_list([o.type for o in operands], printer.print_attribute)
+    printer.print_string(") -> ")
+
+
 @irdl_op_definition
 class AdtCallOp(IRDLOperation):
     """A call of a function with type parameters: the operand and result types instantiate
@@ -701,21 +739,14 @@ class AdtCallOp(IRDLOperation):
         ft = fop.function_type  # type: ignore[attr-defined]
         want = [*ft.inputs.data, *ft.outputs.data]
         got = [*(a.type for a in self.arguments), *(r.type for r in self.res)]
-        subst: dict[str, Attribute] = {}
-        if len(want) != len(got) or not all(unify(w, g, subst) for w, g in zip(want, got)):
+        if not _instantiates(want, got):
             raise VerifyException(
                 f"{self.name}: types ({', '.join(map(str, got))}) do not instantiate "
                 f"{self.callee}'s ({', '.join(map(str, want))})"
             )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.callee)
-        printer.print_string("(")
-        printer.print_list(self.arguments, printer.print_operand)
-        printer.print_string(") : (")
-        printer.print_list([a.type for a in self.arguments], printer.print_attribute)
-        printer.print_string(") -> ")
+        _print_symbol_call(printer, self.callee, self.arguments)
         if len(self.res) == 1:
             printer.print_attribute(self.res[0].type)
         else:
@@ -764,6 +795,136 @@ def is_polymorphic(fop: Operation) -> bool:
     return any(True for t in (*ft.inputs.data, *ft.outputs.data) for _ in type_vars(t))
 
 
-ADT_OPS = (TypeDefOp, ConstructOp, MatchOp, YieldOp, AdtCallOp)
+
+@irdl_op_definition
+class ClosureOp(IRDLOperation):
+    """A function as a value (Relay's ``GlobalVar`` or function literal used as a value): the
+    function ``@callee`` with the values it captures, which it takes as its last parameters.
+    The result's type is the signature without them, instantiating its ``!adt.var``s (a
+    polymorphic global passed to ``@map`` takes the types of that use).
+
+    ```mlir
+    %f = adt.closure @add_n(%n) : (tensor<i32>) -> ((tensor<i32>) -> tensor<i32>)
+    %g = adt.closure @double() : () -> ((tensor<f32>) -> tensor<f32>)
+    ```
+    """
+
+    name = "adt.closure"
+    callee = prop_def(SymbolRefAttr)
+    captured = var_operand_def()
+    result = result_def(FunctionType)
+    traits = traits_def(Pure())
+
+    def __init__(self, callee: str, captured: Sequence[SSAValue], result_type: FunctionType):
+        super().__init__(
+            operands=[list(captured)], result_types=[result_type], properties={"callee": SymbolRefAttr(callee)}
+        )
+
+    def verify_(self) -> None:
+        fop = SymbolTable.lookup_symbol(self, self.callee)
+        if fop is None or fop.name != "func.func":
+            raise VerifyException(f"{self.name}: no function {self.callee}")
+        ft = fop.function_type  # type: ignore[attr-defined]
+        ins = list(ft.inputs.data)
+        n = len(self.captured)
+        if n > len(ins):
+            raise VerifyException(f"{self.name}: {self.callee} takes {len(ins)} parameters, {n} are captured")
+        t = self.result.type
+        want = [*ins[len(ins) - n :], *ins[: len(ins) - n], *ft.outputs.data]
+        got = [*(c.type for c in self.captured), *t.inputs.data, *t.outputs.data]
+        if not _instantiates(want, got):
+            raise VerifyException(
+                f"{self.name}: {t} with captures ({', '.join(str(c.type) for c in self.captured)}) "
+                f"does not instantiate {self.callee}'s signature {ft}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        _print_symbol_call(printer, self.callee, self.captured)
+        printer.print_string("(")
+        printer.print_attribute(self.result.type)
+        printer.print_string(")")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ClosureOp:
+        callee = parser.parse_symbol_name().data
+        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        parser.parse_punctuation("->")
+        parser.parse_punctuation("(")
+        result = parser.parse_type()
+        parser.parse_punctuation(")")
+        if not isinstance(result, FunctionType):
+            parser.raise_error(f"adt.closure: the result type must be a function type, got {result}")
+        if len(types) != len(operands):
+            parser.raise_error("adt.closure: as many operand types as captured values")
+        return cls(callee, [parser.resolve_operand(o, t) for o, t in zip(operands, types)], result)
+
+
+@irdl_op_definition
+class ApplyOp(IRDLOperation):
+    """A call of a function value (Relay's call of a variable, a parameter or any expression of
+    function type): the arguments' types are the function type's inputs, the results its
+    outputs. The callee is known only when it runs.
+
+    ```mlir
+    %y = adt.apply %f(%x) : ((tensor<i32>) -> tensor<i32>)
+    ```
+    """
+
+    name = "adt.apply"
+    fn = operand_def(FunctionType)
+    arguments = var_operand_def()
+    res = var_result_def()
+
+    def __init__(self, fn: SSAValue, args: Sequence[SSAValue]):
+        ft = fn.type
+        assert isinstance(ft, FunctionType)
+        super().__init__(operands=[fn, list(args)], result_types=[list(ft.outputs.data)])
+
+    def verify_(self) -> None:
+        ft = self.fn.type
+        assert isinstance(ft, FunctionType)
+        got = [a.type for a in self.arguments]
+        if got != list(ft.inputs.data):
+            raise VerifyException(
+                f"{self.name}: a function of type {ft} applied to ({', '.join(map(str, got))})"
+            )
+        if [r.type for r in self.res] != list(ft.outputs.data):
+            raise VerifyException(f"{self.name}: results ({', '.join(str(r.type) for r in self.res)}) are not {ft}'s")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.fn)
+        printer.print_string("(")
+        printer.print_list(self.arguments, printer.print_operand)
+        printer.print_string(") : (")
+        printer.print_attribute(self.fn.type)
+        printer.print_string(")")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ApplyOp:
+        fn = parser.parse_unresolved_operand()
+        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        ft = parser.parse_type()
+        parser.parse_punctuation(")")
+        if not isinstance(ft, FunctionType):
+            parser.raise_error(f"adt.apply: expected a function type, got {ft}")
+        if len(ft.inputs.data) != len(operands):
+            parser.raise_error(f"adt.apply: {ft} takes {len(ft.inputs.data)} arguments, {len(operands)} given")
+        args = [parser.resolve_operand(o, t) for o, t in zip(operands, ft.inputs.data)]
+        return cls(parser.resolve_operand(fn, ft), args)
+
+
+ADT_OPS = (TypeDefOp, ConstructOp, MatchOp, YieldOp, AdtCallOp, ClosureOp, ApplyOp)
+
+
+def adt_feature(op: Operation) -> str:
+    """What an ``adt`` op is to a user, for the passes that refuse it."""
+    if isinstance(op, ClosureOp | ApplyOp):
+        return "functions as values (closures)"
+    return "Relay's algebraic data types"
 
 Adt = Dialect("adt", list(ADT_OPS), [TypeVarType, ValueType, PatternAttr])

@@ -66,7 +66,8 @@ def type_def_op(td: TypeData) -> TypeDefOp:
             if not isinstance(t, Attribute):
                 raise RelayTypeError(
                     f"constructor {c.name_hint}: field type {t!r} is not supported (a tensor, an ADT "
-                    "type or a type variable; functions are not values in xrelay, decision 9)"
+                    "type or a type variable; an ADT does not hold functions or tuples in xrelay, "
+                    "decision 9)"
                 )
         ctors.append((c.name_hint, list(c.inputs)))
     return TypeDefOp(td.header.name_hint, params, ctors)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any as _AnyT
 
 import numpy as np
+from xdsl.dialects.builtin import FunctionType as _FunctionType
 from xdsl.dialects.builtin import TensorType as _BuiltinTensorType
 from xdsl.irdl import VarOperandDef, VarResultDef
 
@@ -235,6 +236,36 @@ def _type_str(t: _AnyT) -> str:
     return "?" if t is None else str(t)
 
 
+def ir_type(t: _AnyT) -> _AnyT:
+    """The IR type of a value of Python type ``t``: a ``FuncType`` becomes the builtin
+    ``FunctionType`` of a closure (tuples flattened: several parameters or results); other
+    types are their own (a tuple has no one IR type: None)."""
+    if isinstance(t, FuncType):
+        ins = [x for a in t.arg_types for x in _flat_ir(a)]
+        outs = _flat_ir(t.ret_type)
+        return _FunctionType.from_lists(ins, outs)
+    if isinstance(t, TupleType):
+        return None
+    return t
+
+
+def _flat_ir(t: _AnyT) -> list[_AnyT]:
+    if isinstance(t, TupleType):
+        return [x for f in t.fields for x in _flat_ir(f)]
+    if t is None:
+        raise RelayTypeError("a function type with an unknown part has no IR type yet")
+    return [ir_type(t)]
+
+
+def py_type(t: _AnyT) -> _AnyT:
+    """The Python type of an IR type: a ``FunctionType`` is a ``FuncType`` (several results a
+    ``TupleType``)."""
+    if isinstance(t, _FunctionType):
+        outs = [py_type(o) for o in t.outputs.data]
+        return FuncType([py_type(i) for i in t.inputs.data], outs[0] if len(outs) == 1 else TupleType(outs))
+    return t
+
+
 def _flat_tensor_types(t: _AnyT) -> list[_AnyT] | None:
     """The tensor types a value of type ``t`` lowers to, or None if unknown."""
     if t is None:
@@ -248,7 +279,7 @@ def _flat_tensor_types(t: _AnyT) -> list[_AnyT] | None:
             out.extend(sub)
         return out
     if isinstance(t, FuncType):
-        raise RelayTypeError(f"a function value ({t}) cannot be used as an operand")
+        return [ir_type(t)]  # a closure (an op refuses it: it is not a tensor)
     return [t]
 
 
@@ -380,6 +411,10 @@ class Var(Expr):
         self.name_hint = name_hint
         self.type_annotation = type_annotation
         self._type = type_annotation
+
+    def __call__(self, *args: Expr) -> Call:
+        """A call of the function this variable holds (``relay.Call(var, args)``)."""
+        return Call(self, list(args))
 
     def __repr__(self) -> str:
         return f"Var({self.name_hint}, ty={_type_str(self._type)})"
@@ -565,7 +600,38 @@ class Call(Expr):
 
 
 def _polymorphic(ft: FuncType) -> bool:
-    return any(True for t in (*ft.arg_types, ft.ret_type) if t is not None and not isinstance(t, TupleType | FuncType) for _ in _adt_vars(t))
+    return any(True for t in (*ft.arg_types, ft.ret_type) for _ in _type_vars_of(t))
+
+
+def _type_vars_of(t: _AnyT) -> list[str]:
+    if t is None:
+        return []
+    if isinstance(t, TupleType):
+        return [v for f in t.fields for v in _type_vars_of(f)]
+    if isinstance(t, FuncType):
+        return [v for a in (*t.arg_types, t.ret_type) for v in _type_vars_of(a)]
+    return list(_adt_vars(t))
+
+
+def _unify_py(want: _AnyT, got: _AnyT, subst: dict[str, _AnyT]) -> bool:
+    """The dialect's unification on Python types (function types compared as closures')."""
+    if isinstance(want, TupleType) or isinstance(got, TupleType):
+        return (
+            isinstance(want, TupleType) and isinstance(got, TupleType) and len(want.fields) == len(got.fields)
+            and all(_unify_py(w, g, subst) for w, g in zip(want.fields, got.fields))
+        )
+    try:
+        return _adt_unify(ir_type(want), ir_type(got), subst)
+    except RelayTypeError:  # a function type with a part not known yet
+        return True
+
+
+def _substitute_py(t: _AnyT, subst: dict[str, _AnyT]) -> _AnyT:
+    if isinstance(t, TupleType):
+        return TupleType([_substitute_py(f, subst) for f in t.fields])
+    if isinstance(t, FuncType):
+        return FuncType([_substitute_py(a, subst) for a in t.arg_types], _substitute_py(t.ret_type, subst))
+    return _adt_substitute(t, subst)
 
 
 def _instantiate(callee: Expr, ft: FuncType, args: Sequence[Expr]) -> _AnyT:
@@ -577,15 +643,15 @@ def _instantiate(callee: Expr, ft: FuncType, args: Sequence[Expr]) -> _AnyT:
         )
     subst: dict[str, _AnyT] = {}
     for i, (want, a) in enumerate(zip(ft.arg_types, args)):
-        if a._type is not None and not _adt_unify(want, a._type, subst):
+        if a._type is not None and not _unify_py(want, a._type, subst):
             raise RelayTypeError(
                 f"call of {_callee_name(callee)}: argument {i} has type {_type_str(a._type)} "
-                f"but the parameter expects {_type_str(_adt_substitute(want, subst))}"
+                f"but the parameter expects {_type_str(_substitute_py(want, subst))}"
             )
     ret = ft.ret_type
-    if isinstance(ret, TupleType) or any(v not in subst for v in _adt_vars(ret)):
+    if any(v not in subst for v in _type_vars_of(ret)):
         return None
-    return _adt_substitute(ret, subst)
+    return py_type(_substitute_py(ret, subst))
 
 
 def unifies(want: _AnyT, got: _AnyT) -> bool:

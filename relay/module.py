@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType, i1
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, i1
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import IfOp, YieldOp
 from xdsl.dialects.tensor import CastOp as TensorCastOp
@@ -48,6 +48,8 @@ from xdsl.ir import Block, BlockArgument, Region, SSAValue
 from xrelay.dialects import make_context
 from xrelay.dialects.adt import (
     AdtCallOp,
+    ApplyOp,
+    ClosureOp,
     ConstructOp,
     MatchOp,
     TypeDefOp,
@@ -110,7 +112,9 @@ from xrelay.relay.expr import (
     _flat_tensor_types,
     _op_has_var_operands,
     _op_returns_tuple,
+    ir_type,
     pattern_variables,
+    py_type,
     unifies,
 )
 from xrelay.relay.expr_functor import substitute
@@ -187,10 +191,12 @@ class _Lowering:
                 raise RelayTypeError(
                     f"parameter %{p.name_hint} of @{name} has no type: give relay.var a shape"
                 )
-            if not isinstance(t, TensorType | RefType | ValueType | AdtTypeVar):
+            if isinstance(t, FuncType):
+                t = ir_type(t)  # a function value: a closure's FunctionType
+            if not isinstance(t, TensorType | RefType | ValueType | AdtTypeVar | FunctionType):
                 raise RelayTypeError(
                     f"parameter %{p.name_hint} of @{name} has type {t}; only tensor, "
-                    "reference and ADT parameters are supported"
+                    "reference, ADT and function parameters are supported"
                 )
             arg_types.append(t)
         block = Block(arg_types=arg_types)
@@ -215,12 +221,13 @@ class _Lowering:
         def vals(e: Expr) -> list[SSAValue]:
             v = env.get(id(e))
             if v is None:
-                if isinstance(e, Function):
-                    raise RelayTypeError(
-                        f"in @{where}: a function literal is used as a value; functions can "
-                        "only be called (higher-order functions are not supported)"
-                    )
-                if isinstance(e, GlobalVar | Op):
+                if isinstance(e, Var) and id(e) in self.fn_alias:
+                    v = env[id(e)] = self._emit_closure(self.fn_alias[id(e)], block, vals, where)
+                    return v
+                if isinstance(e, Function | GlobalVar):
+                    v = env[id(e)] = self._emit_closure(e, block, vals, where)
+                    return v
+                if isinstance(e, Op | Constructor):
                     raise RelayTypeError(f"in @{where}: {e!r} is used as a value, not called")
                 raise RelayTypeError(f"in @{where}: no value for {e!r}")
             return v
@@ -260,7 +267,10 @@ class _Lowering:
                 env[id(node)] = self._emit_call(node, block, env, vals, where)
             elif isinstance(node, RefCreate | RefRead | RefWrite):
                 env[id(node)] = self._emit_ref(node, block, vals, where)
-            # Function, Op, Constructor and GlobalVar nodes have no value of their own
+            # Function, Op, Constructor and GlobalVar nodes have a value (a closure) only where
+            # one is used as a value, not called
+        if id(body) not in env:
+            vals(body)  # a body that is a function value
 
     @staticmethod
     def _emit_ref(node: Expr, block: Block, vals: Any, where: str) -> list[SSAValue]:
@@ -466,10 +476,19 @@ class _Lowering:
                     f"in @{where}: @{name} is not defined in the module (add it first)"
                 )
         else:
-            raise RelayTypeError(
-                f"in @{where}: calling {callee!r} is not supported (only ops, function "
-                "literals and global functions can be called)"
-            )
+            # a function value (a parameter, a let-bound value, an If's or a call's result)
+            fn = vals(callee)
+            if len(fn) != 1 or not isinstance(fn[0].type, FunctionType):
+                raise RelayTypeError(f"in @{where}: calling {callee!r}, which is not a function")
+            want = list(fn[0].type.inputs.data)
+            if [o.type for o in operands] != want:
+                raise RelayTypeError(
+                    f"in @{where}: call of a function of type {fn[0].type} with argument types "
+                    f"({', '.join(str(o.type) for o in operands)})"
+                )
+            apply = ApplyOp(fn[0], operands)
+            block.add_op(apply)
+            return list(apply.res)
         fop = self.symbols[name]
         if fop is None:  # a recursive call of a literal being lowered: typed by its signature
             ncap = len(self.outlined[id(callee)][1])
@@ -504,6 +523,36 @@ class _Lowering:
         block.add_op(call)
         return list(call.results)
 
+    def _emit_closure(self, e: Function | GlobalVar, block: Block, vals: Any, where: str) -> list[SSAValue]:
+        """A function literal or a global used as a value: ``adt.closure`` of the (outlined)
+        function with the values the literal captures."""
+        if isinstance(e, GlobalVar):
+            name, captured = e.name_hint, []
+            fop = self.symbols.get(name)
+            if fop is None:
+                raise RelayTypeError(f"in @{where}: @{name} is used as a value but is not defined in the module (add it first)")
+            ft = fop.function_type
+            if is_polymorphic(fop):
+                raise RelayTypeError(
+                    f"in @{where}: @{name} has type parameters and is used as a value; wrap it in a "
+                    "function literal with the types of this use (fn (%x: T) { @" + name + "(%x) })"
+                )
+            ftype = FunctionType.from_lists(list(ft.inputs.data), list(ft.outputs.data))
+        else:
+            name, captured = self.outline(e)
+            fop = self.symbols.get(name)
+            if fop is None:  # the literal's own body uses it as a value (recursion)
+                if not isinstance(e._type, FuncType):
+                    raise RelayTypeError(f"in @{where}: a recursive function used as a value needs its signature")
+                ftype = ir_type(e._type)
+            else:
+                ins = list(fop.function_type.inputs.data)
+                ftype = FunctionType.from_lists(ins[: len(ins) - len(captured)], list(fop.function_type.outputs.data))
+        cap = [v for c in captured for v in vals(c)]
+        op = ClosureOp(name, cap, ftype)
+        block.add_op(op)
+        return [op.result]
+
     @staticmethod
     def _emit_recursive_call(
         ft: Any, what: str, name: str, operands: list[SSAValue], n_captured: int, block: Block, where: str
@@ -515,7 +564,7 @@ class _Lowering:
                 f"in @{where}: the recursive call of {what} needs its signature: give its "
                 "parameters types and a return type"
             )
-        want = [t for p in ft.arg_types for t in (p.fields if isinstance(p, TupleType) else [p])]
+        want = [ir_type(t) for p in ft.arg_types for t in (p.fields if isinstance(p, TupleType) else [p])]
         got = [o.type for o in operands[: len(operands) - n_captured]]
         if want != got:
             raise RelayTypeError(
@@ -523,7 +572,7 @@ class _Lowering:
                 f"({', '.join(map(str, got))}) but it takes ({', '.join(map(str, want))})"
             )
         outs = ft.ret_type.fields if isinstance(ft.ret_type, TupleType) else [ft.ret_type]
-        call = CallOp(name, operands, list(outs))
+        call = CallOp(name, operands, [ir_type(t) for t in outs])
         block.add_op(call)
         return list(call.results)
 
@@ -619,7 +668,7 @@ def function_from_func(
     """The Relay ``Function`` expression of a ``func.func`` (see the module docstring)."""
     cache = {} if cache is None else cache
     block = fop.body.block
-    params = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)]
+    params = [Var(a.name_hint or f"p{i}", py_type(a.type)) for i, a in enumerate(block.args)]
     env: dict[SSAValue, Expr] = dict(zip(block.args, params))
     body = _block_expr(block, env, symbols, cache, fop.sym_name.data)
     outs = list(fop.function_type.outputs.data)
@@ -636,7 +685,7 @@ def value_expressions(fop: FuncOp, symbols: Mapping[str, FuncOp]) -> dict[SSAVal
     """The Relay expression of every value ``fop`` computes (in its if branches too): what a
     callback written for Relay's expressions (EliminateCommonSubexpr's ``fskip``) is shown."""
     block = fop.body.block
-    env: dict[SSAValue, Expr] = {a: Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(block.args)}
+    env: dict[SSAValue, Expr] = {a: Var(a.name_hint or f"p{i}", py_type(a.type)) for i, a in enumerate(block.args)}
     record: dict[SSAValue, Expr] = dict(env)
     _block_expr(block, env, symbols, {}, fop.sym_name.data, record)
     return record
@@ -724,10 +773,15 @@ def _block_expr(
                 raise RelayTypeError(f"in @{where}: call of undefined function @{callee_name}")
             call = Call(GlobalVar(callee_name, _func_type(callee)), [env[o] for o in op.arguments])
             _bind_results(env, op.res, call, len(op.res) != 1)
+        elif isinstance(op, ClosureOp):
+            env[op.result] = _closure_expr(op, [env[o] for o in op.captured], symbols, cache, where)
+        elif isinstance(op, ApplyOp):
+            call = Call(env[op.fn], [env[o] for o in op.arguments])
+            _bind_results(env, op.res, call, len(op.res) != 1)
         elif isinstance(op, MatchOp):
             clauses = []
             for attr, region in zip(op.patterns.data, op.clauses):
-                names = [Var(a.name_hint or f"p{i}", a.type) for i, a in enumerate(region.block.args)]
+                names = [Var(a.name_hint or f"p{i}", py_type(a.type)) for i, a in enumerate(region.block.args)]
                 pattern = pattern_from_attr(
                     attr, lambda n, o=op: type_data_of(_type_def(o, n)), op.data.type, names
                 )
@@ -779,6 +833,32 @@ def _signature_type_params(fop: FuncOp) -> tuple[Any, ...]:
     return tuple(TypeVar(n) for n in names)
 
 
+def _closure_expr(op: ClosureOp, captured: list[Expr], symbols: Mapping[str, FuncOp], cache: dict[str, Any], where: str) -> Expr:
+    """A function value: a global's ``GlobalVar``, or a private function's literal with the
+    parameters that hold captured values replaced by those values (Relay's closure)."""
+    name = op.callee.root_reference.data
+    fop = symbols.get(name)
+    if fop is None:
+        raise RelayTypeError(f"in @{where}: closure of undefined function @{name}")
+    if fop.sym_visibility is None or fop.sym_visibility.data != "private":
+        return GlobalVar(name, _func_type(fop))
+    building = cache.setdefault(_BUILDING_KEY, {})  # type: ignore[arg-type]
+    if name in building:
+        return building[name]  # a literal that uses itself as a value: its let name
+    fn = cache.get(name)
+    if fn is None:
+        fn = cache[name] = _rebuild_private(fop, symbols, cache, building)
+    if not captured:
+        return fn
+    lit = fn.value if isinstance(fn, Let) else fn
+    assert isinstance(lit, Function)
+    own = len(lit.params) - len(captured)
+    body = substitute(lit.body, dict(zip(lit.params[own:], captured)))
+    new = Function(lit.params[:own], body, lit.ret_type, None, dict(lit.attrs))
+    new._source_name = name
+    return new
+
+
 def _rebuild_private(fop: FuncOp, symbols: Mapping[str, FuncOp], cache: dict[str, Any], building: dict[str, Var]) -> Expr:
     """The callee expression of a private function: its literal, or, when it calls itself,
     ``let %f = fn (...) { ... %f(...) }; %f`` (Relay's recursive local function)."""
@@ -799,7 +879,7 @@ def _let_effect(effects: list[tuple[Var, Expr]], env: dict[SSAValue, Expr], op: 
     rebuilt expression evaluates it there even when its result is unused (Relay's form)."""
     result = op.results[0] if op.results else None
     name = result.name_hint if result is not None and result.name_hint else "x"
-    var = Var(name, result.type if result is not None else TupleType([]))
+    var = Var(name, py_type(result.type) if result is not None else TupleType([]))
     effects.append((var, value))
     if result is not None:
         env[result] = var
@@ -827,7 +907,7 @@ def _bind_results(env: dict[SSAValue, Expr], results: Any, call: Expr, as_tuple:
 def _func_type(fop: FuncOp) -> FuncType:
     ins = list(fop.function_type.inputs.data)
     outs = list(fop.function_type.outputs.data)
-    return FuncType(ins, outs[0] if len(outs) == 1 else TupleType(outs))
+    return py_type(FunctionType.from_lists(ins, outs))
 
 
 def _mark_a_normal_form(fn: Function, module: ModuleOp) -> Function:
@@ -947,7 +1027,7 @@ class IRModule:
 
     def import_from_std(self, file_to_import: str) -> IRModule:
         """Add the definitions of one of Relay's standard files and return the module, as
-        Relay's ``import_from_std``: ``prelude.rly`` (List, Option, Tree and the first-order
+        Relay's ``import_from_std``: ``prelude.rly`` (List, Option, Tree and the
         list functions), ``nat.rly`` (Peano numbers; needs the Prelude) and ``core.rly`` (the
         external type ``Storage``, xrelay's ``!memory.storage``, recorded in
         ``extern_types``). A file already imported is not read again."""

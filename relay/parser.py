@@ -475,7 +475,18 @@ class _Parser:
                     raise self.expected("'type' after 'extern'")
                 if self.tok.kind != "ident":
                     raise self.expected("the name of the external type")
-                self.extern_types.add(self.next().text)
+                if self.tok.text == "Storage" or self.peek(1).text != "[":
+                    self.extern_types.add(self.next().text)
+                    continue
+                # ``extern type T[A]``: Relay's TypeData with parameters and no constructors
+                at, name = self.tok, self.next().text
+                if name in self.types or any(td.header.name_hint == name for td in self.type_datas):
+                    raise self.error(f"type {name} is defined twice", at)
+                header = self.types[name] = GlobalTypeVar(name)
+                tvars = self.type_var_list()
+                self.type_arity[name] = len(tvars)
+                self.type_params.pop()
+                self.type_datas.append(TypeData(header, tvars, []))
                 continue
             if self.at("type"):
                 self.type_def()

@@ -1,11 +1,14 @@
 """``tvm.relay.prelude``: Relay's Prelude, the standard ``List``, ``Option`` and ``Tree`` types
 and the functions on them, read from ``relay/std/prelude.rly`` (docs/design.md, decision 9).
 
-xrelay's Prelude is the first-order part of Relay's: ``hd``, ``tl``, ``nth``, ``update``,
-``length``, ``concat``, ``sum``, ``id``. Functions that take or return functions (``map``,
-``foldl``, ``foldr``, ``filter``, ``compose``, ...) are not there, since xrelay's functions
-are not values; asking for one raises naming it. Relay's tensor-array functions
-(``get_global_var("tensor_array", "int32")``) are not built either.
+xrelay's Prelude has Relay's first-order functions (``hd``, ``tl``, ``nth``, ``update``,
+``length``, ``concat``, ``sum``, ``id``) and its higher-order ones (``map``, ``foldl``,
+``foldr``, ``foldr1``, ``filter``, ``rev``, ``compose``, ``flip``, ``iterate``, ``tmap``,
+``size``; functions are values, closures). Those whose values hold tuples (``zip``,
+``map_accuml``, ``map_accumr``, ``unfoldl``, ``unfoldr``) are not there: a tuple is several
+values in xrelay's IR (docs/design.md, decision 3), so a list cannot hold one; asking for one
+raises naming it. Relay's tensor-array functions (``get_global_var("tensor_array", "int32")``)
+are not built either.
 """
 
 from __future__ import annotations
@@ -19,13 +22,10 @@ __all__ = ["Prelude", "PreludeError", "StaticTensorArrayOps"]
 
 
 class PreludeError(TVMError):
-    """A part of Relay's Prelude xrelay refuses by design: the higher-order functions (its
-    functions are not values, docs/design.md decision 9) and the tensor arrays."""
+    """A part of Relay's Prelude xrelay refuses by design: the functions whose values hold
+    tuples (a tuple is several values, docs/design.md decision 3) and the tensor arrays."""
 
-_HIGHER_ORDER = (
-    "map", "foldl", "foldr", "foldr1", "filter", "zip", "rev", "compose", "flip", "map_accuml",
-    "map_accumr", "unfoldl", "unfoldr", "tmap", "size", "iterate",
-)  # fmt: skip
+_TUPLE_VALUED = ("zip", "map_accuml", "map_accumr", "unfoldl", "unfoldr")
 
 
 class Prelude:
@@ -44,9 +44,9 @@ class Prelude:
             setattr(self, gv.name_hint, gv)
 
     def __getattr__(self, name: str) -> Any:
-        # only called for names not set in __init__: Relay's higher-order functions
-        if name in _HIGHER_ORDER:
-            return _HigherOrder(name)
+        # only called for names not set in __init__: Relay's tuple-valued functions
+        if name in _TUPLE_VALUED:
+            return _TupleValued(name)
         raise AttributeError(f"'Prelude' object has no attribute '{name}'")
 
     @staticmethod
@@ -64,8 +64,8 @@ class Prelude:
     def get_global_var(self, canonical: str, dtype: Any = None) -> Any:
         """The GlobalVar of the Prelude function ``canonical``."""
         self._no_dtype(canonical, dtype)
-        if canonical in _HIGHER_ORDER:
-            _HigherOrder(canonical)()
+        if canonical in _TUPLE_VALUED:
+            _TupleValued(canonical)()
         return self.mod.get_global_var(canonical)
 
     def get_type(self, canonical: str, dtype: Any = None) -> Any:
@@ -82,21 +82,21 @@ class Prelude:
         raise ValueError(f"type {ty_name} has no constructor {canonical}")
 
 
-class _HigherOrder:
-    """``p.map`` and Relay's other higher-order Prelude functions: calling one says why it is
-    not there."""
+class _TupleValued:
+    """``p.zip`` and Relay's other Prelude functions on lists of tuples: calling one says why
+    it is not there."""
 
     def __init__(self, name: str) -> None:
         self.name_hint = name
 
     def __call__(self, *args: Any) -> Any:
         raise PreludeError(
-            f"Prelude: @{self.name_hint} takes or returns a function, and xrelay's functions are not "
-            "values, so its Prelude is the first-order part (docs/design.md, decision 9)"
+            f"Prelude: @{self.name_hint} builds or takes lists of tuples, and a tuple is several "
+            "values in xrelay's IR, never one value a list holds (docs/design.md, decisions 3 and 9)"
         )
 
     def __repr__(self) -> str:
-        return f"<Relay's @{self.name_hint}: not in xrelay's first-order Prelude>"
+        return f"<Relay's @{self.name_hint}: not in xrelay's Prelude (lists of tuples)>"
 
 
 class StaticTensorArrayOps:

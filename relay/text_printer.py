@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import IfOp, YieldOp
 from xdsl.dialects.tensor import ExtractOp
@@ -59,6 +59,8 @@ from xdsl.irdl import VarOperandDef
 
 from xrelay.dialects.adt import (
     AdtCallOp,
+    ApplyOp,
+    ClosureOp,
     ConstructOp,
     MatchOp,
     PatternAttr,
@@ -98,7 +100,7 @@ def is_let_bound(op: Operation, anf: bool) -> bool:
         return False
     if isinstance(op, REF_OPS) or (isinstance(op, RelayOp) and not op.results):
         return True  # an effect (ref_write, memory.kill): printed where it happens, in order
-    if not isinstance(op, RelayOp | CallOp | IfOp | MatchOp | ConstructOp | AdtCallOp) or not op.results:
+    if not isinstance(op, RelayOp | CallOp | IfOp | MatchOp | ConstructOp | AdtCallOp | ApplyOp | ClosureOp) or not op.results:
         return False
     return anf or any(r.name_hint for r in op.results)
 
@@ -135,6 +137,10 @@ def format_type(t: Attribute | Sequence[Attribute]) -> str:
         if not t.args.data:
             return t.def_name
         return f"{t.def_name}[{', '.join(format_type(a) for a in t.args.data)}]"
+    if isinstance(t, FunctionType):
+        outs = list(t.outputs.data)
+        ret = format_type(outs[0] if len(outs) == 1 else outs)
+        return f"fn ({', '.join(format_type(a) for a in t.inputs.data)}) -> {ret}"
     if isinstance(t, StorageType):
         return "Storage[]"  # core.rly's type Storage, applied to no arguments (a TypeCall)
     raise RelayTextPrintError(f"type {t} has no Relay text form")
@@ -283,10 +289,11 @@ class _DefPrinter:
             text += f" /* ty={format_type(arg.type)} */"
         return text
 
-    def func(self, fop: FuncOp, prefix: str) -> str:
-        """``prefix(params, attrs) -> ret { body }`` (the return type only when typed)."""
+    def func(self, fop: FuncOp, prefix: str, n_params: int | None = None) -> str:
+        """``prefix(params, attrs) -> ret { body }`` (the return type only when typed); only the
+        first ``n_params`` parameters when given (a closure's captured ones are bound)."""
         block = fop.body.block
-        params = [self.param(arg, i) for i, arg in enumerate(block.args)]
+        params = [self.param(arg, i) for i, arg in enumerate(list(block.args)[:n_params])]
         params += [f"{k}={format_attr(v)}" for k, v in func_attrs_from_ir(fop).items()]
         tvars: list[str] = []
         for t in (*fop.function_type.inputs.data, *fop.function_type.outputs.data):
@@ -449,6 +456,18 @@ class _DefPrinter:
                 return f"{op.ctor_name}({', '.join(args)})" if args else op.ctor_name
             if isinstance(op, AdtCallOp):
                 return f"@{op.callee.root_reference.data}({', '.join(args)})"
+            if isinstance(op, ApplyOp):
+                return f"{args[0]}({', '.join(args[1:])})"
+            if isinstance(op, ClosureOp):
+                name = op.callee.root_reference.data
+                if not self._private(name):
+                    return "@" + name
+                # a literal: its captured parameters print as the values it captured
+                fop = self.p.symbols[name]
+                own = len(fop.body.block.args) - len(args)
+                for arg, text in zip(list(fop.body.block.args)[own:], args):
+                    self.refs[arg] = text
+                return self.func(fop, "fn ", own)
             raise RelayTextPrintError(
                 f"'{op.name}' has no Relay text form (only relay ops, relay.constant, "
                 "func.call and func.return do)"

@@ -36,11 +36,13 @@ from xrelay.dialects.relay.ops import UnaryOp, parse_layout
 from xrelay.relay.analysis import post_order
 from xrelay.relay.expr import (
     Call,
+    Constructor,
     Expr,
     Function,
     FuncType,
     If,
     Let,
+    Match,
     Op,
     RefCreate,
     RefRead,
@@ -50,8 +52,16 @@ from xrelay.relay.expr import (
     TupleGetItem,
     TupleType,
     Var,
+    _AdtValue,
     _BuiltinTensorType,
     _flat_tensor_types,
+    _polymorphic,
+    _substitute_py,
+    _type_pattern,
+    _type_vars_of,
+    _unify_py,
+    pattern_variables,
+    py_type,
 )
 
 __all__ = ["infer_missing_types"]
@@ -223,6 +233,8 @@ def _retype(nodes: list[Expr], let_values: dict[int, Expr]) -> None:
             node._type = node.body._type
         elif isinstance(node, If):
             node._type = node.true_branch._type or node.false_branch._type
+        elif isinstance(node, Match):
+            node._type = next((c.rhs._type for c in node.clauses if c.rhs._type is not None), None)
         elif isinstance(node, RefCreate):
             if node.value._type is not None:
                 node._type = RefType(node.value._type)
@@ -237,6 +249,46 @@ def _retype(nodes: list[Expr], let_values: dict[int, Expr]) -> None:
                 node.ret_type = body
             if node.ret_type is not None and all(p._type is not None for p in node.params):
                 node._type = FuncType([p._type for p in node.params], node.ret_type)
+
+
+def _argument_types(ft: FuncType, args: Any, want: Any) -> list[Any]:
+    """The parameter types of a call of ``ft``; for a function with type parameters, with the
+    type variables the typed arguments (and the type the call's value must have) bind."""
+    if not _polymorphic(ft):
+        return list(ft.arg_types)
+    subst: dict[str, Any] = {}
+    for a, t in zip(args, ft.arg_types):
+        if a._type is not None:
+            _unify_py(t, a._type, subst)
+    if want is not None:
+        _unify_py(ft.ret_type, want, subst)
+    return [_substitute_py(t, subst) for t in ft.arg_types]
+
+
+def _field_types(ctor: Constructor, args: Any, want: Any) -> list[Any]:
+    """The field types of a constructor call, with the type arguments its typed fields and the
+    type its value must have (``Cons(%x, %y)`` where a ``List[nat]`` goes) tell."""
+    subst: dict[str, Any] = {}
+    for a, t in zip(args, ctor.inputs):
+        if a._type is not None:
+            _unify_py(t, a._type, subst)
+    if isinstance(want, _AdtValue) and want.def_name == ctor.belong_to.name_hint:
+        for v, t in zip(ctor.type_vars, want.args.data):
+            subst.setdefault(v.var_name.data, t)
+    return [py_type(_substitute_py(t, subst)) for t in ctor.inputs]
+
+
+def _type_literal_params(fn: Function, t: FuncType) -> bool:
+    """Give the untyped parameters of a function literal passed where a function of type ``t``
+    goes (``@map(fn (%x) { ... }, %xs)``) the types ``t`` fixes; whether one was given."""
+    progress = False
+    if len(fn.params) != len(t.arg_types):
+        return False
+    for prm, pt in zip(fn.params, t.arg_types):
+        if prm._type is None and pt is not None and not _type_vars_of(pt):
+            prm._type = py_type(pt)
+            progress = True
+    return progress
 
 
 def _expect(expected: dict[int, Any], node: Expr, t: Any) -> None:
@@ -269,17 +321,36 @@ def infer_missing_types(fn: Function, where: str = "main") -> None:
                 if isinstance(node.op, Op):
                     for a, t in zip(node.args, _operand_rule(node, want)):
                         _expect(expected, a, t)
+                elif isinstance(node.op, Constructor):
+                    if node._type is None and isinstance(want, _AdtValue) and not _type_vars_of(want):
+                        node._type = want  # ``Nil`` where a List[nat] goes
+                        progress = True
+                    for a, t in zip(node.args, _field_types(node.op, node.args, want)):
+                        if isinstance(a, Function) and isinstance(t, FuncType):
+                            progress |= _type_literal_params(a, t)
+                        elif t is not None and not _type_vars_of(t):
+                            _expect(expected, a, t)
                 else:
                     ft = node.op._type
                     if isinstance(ft, FuncType) and len(ft.arg_types) == len(node.args):
-                        for a, t in zip(node.args, ft.arg_types):
-                            _expect(expected, a, t)
+                        for a, t in zip(node.args, _argument_types(ft, node.args, want)):
+                            if isinstance(a, Function) and isinstance(t, FuncType):
+                                progress |= _type_literal_params(a, t)
+                            elif not _type_vars_of(t):
+                                _expect(expected, a, t)
                     callee = let_fns.get(id(node.op), node.op)
                     if isinstance(callee, Function) and len(callee.params) == len(node.args):
                         for prm, a in zip(callee.params, node.args):  # a literal's parameters
                             if prm._type is None and a._type is not None:
                                 prm._type = a._type
                                 progress = True
+            elif isinstance(node, Match):
+                for c in node.clauses:
+                    _expect(expected, c.rhs, want)
+                    if node.data._type is not None:
+                        untyped = [v for v in pattern_variables(c.lhs) if v._type is None]
+                        _type_pattern(c.lhs, node.data._type)
+                        progress |= any(v._type is not None for v in untyped)
             elif isinstance(node, Let):
                 _expect(expected, node.body, want)
                 _expect(expected, node.value, node.var.type_annotation or node.var._type)

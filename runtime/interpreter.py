@@ -58,7 +58,15 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation
 
 from xrelay.dialects import module_op
-from xrelay.dialects.adt import AdtCallOp, ConstructOp, MatchOp, PatternAttr, TypeDefOp
+from xrelay.dialects.adt import (
+    AdtCallOp,
+    ApplyOp,
+    ClosureOp,
+    ConstructOp,
+    MatchOp,
+    PatternAttr,
+    TypeDefOp,
+)
 from xrelay.dialects.adt import YieldOp as AdtYieldOp
 from xrelay.dialects.dyn import DYN_OPS
 from xrelay.dialects.qnn import QNN_OPS
@@ -428,6 +436,32 @@ class RelayFunctions(InterpreterFunctions):
         if callee is None:
             raise RunError(f"{describe_op(op)}: calls @{name}, which the module does not define")
         return interpreter.call_op(callee, args)
+
+    @impl(ClosureOp)
+    def run_closure(self, interpreter: Interpreter, op: ClosureOp, args: PythonValues) -> PythonValues:
+        name = op.callee.root_reference.data
+        callee = self._lookup(interpreter.module, name)
+        if callee is None:
+            raise RunError(f"{describe_op(op)}: makes a closure of @{name}, which the module does not define")
+        return (Closure(callee, tuple(args)),)
+
+    @impl(ApplyOp)
+    def run_apply(self, interpreter: Interpreter, op: ApplyOp, args: PythonValues) -> PythonValues:
+        fn, *rest = args
+        if not isinstance(fn, Closure):
+            raise RunError(f"{describe_op(op)}: applies {type(fn).__name__}, which is not a function value")
+        return interpreter.call_op(fn.func, (*rest, *fn.captured))
+
+
+class Closure:
+    """A function value (``adt.closure``), as Relay's ``Closure``: the function and the values it
+    captured, passed after the arguments when it is applied."""
+
+    def __init__(self, func: Any, captured: tuple[Any, ...]):
+        self.func, self.captured = func, captured
+
+    def __repr__(self) -> str:
+        return f"Closure(@{self.func.sym_name.data}, {len(self.captured)} captured)"
 
 
 def _type_def(op: Any, name: str) -> TypeDefOp:

@@ -35,7 +35,7 @@ from xrelay.dialects import module_op
 from xrelay.dialects.verify import verify_module
 from xrelay.runtime.interpreter import RunError, parameter_specs, random_inputs, run
 from xrelay.transforms import get_all_passes
-from xrelay.transforms.infra import Pass, as_pass
+from xrelay.transforms.infra import Pass, as_pass, in_place
 
 __all__ = [
     "VacuousCheck",
@@ -152,7 +152,8 @@ def pass_name(p: PassLike) -> str:
 
 
 def apply_pass(p: PassLike, mod: Any) -> Any:
-    """Apply a pass-like object to ``mod`` in place; return the resulting module.
+    """Apply a pass-like object to ``mod`` in place (``transforms.infra.in_place``: the passes
+    rewrite ``mod`` itself, as a test that owns its module wants); return the resulting module.
 
     A string is an xDSL pipeline spec over ``xrelay.transforms.get_all_passes()`` (engines named
     in options resolved as relay-opt resolves them); every
@@ -165,10 +166,12 @@ def apply_pass(p: PassLike, mod: Any) -> Any:
 
         pipeline = PassPipeline.parse_spec(get_all_passes(), p)
         for module_pass in pipeline.passes:
-            mod = as_pass(resolve_pass(module_pass))(mod)  # an engine's name gets its table
+            with in_place(mod):
+                mod = as_pass(resolve_pass(module_pass))(mod)  # an engine's name gets its table
         return mod
     if isinstance(p, ModulePass | Pass):
-        return as_pass(p)(mod)
+        with in_place(mod):
+            return as_pass(p)(mod)
     if isinstance(p, Sequence):
         for q in p:
             mod = apply_pass(q, mod)

@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from xrelay.testing import resnet
     from xrelay.tools import relay_opt
     from xrelay.transforms.bind_params import bind_params_by_name
-    from xrelay.transforms.infra import PassContext, build_pipeline
+    from xrelay.transforms.infra import PassContext, build_pipeline, in_place
 
     image_shape = (3, args.image, args.image)
 
@@ -94,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _section("3. Optimise at -O3 (Relay's build pipeline, then fuse-ops)")
     optimised = bound.clone()
     with PassContext(opt_level=3, instruments=[PassTimingInstrument()]):
-        build_pipeline()(optimised)
+        with in_place(optimised):
+            build_pipeline()(optimised)
         print(PassTimingInstrument.render(), end="")
     fused = [f for f in optimised.module.ops if "relay.primitive" in f.attributes]
     print(

@@ -43,6 +43,7 @@ from xrelay.transforms.infra import (
     as_pass,
     build_pipeline,
     has_pass,
+    in_place,
     registered_pass_classes,
     relay_name_of,
 )
@@ -223,10 +224,11 @@ def run_pipeline(
         instruments=all_instruments,
         xdsl_context=ctx,
     ):
-        for module_pass in passes:
-            as_pass(module_pass)(module)
-        if args.opt_level is not None:
-            build_pipeline(args.opt_level)(module)
+        with in_place(module):  # relay-opt's module is its own: no pass copies it
+            for module_pass in passes:
+                as_pass(module_pass)(module)
+            if args.opt_level is not None:
+                build_pipeline(args.opt_level)(module)
         # Reports are read before leaving the context, which clears the profile.
         if args.pass_timing:
             sys.stderr.write(PassTimingInstrument.render())

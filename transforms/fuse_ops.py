@@ -83,7 +83,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from xrelay.dialects.adt import ADT_OPS
+from xrelay.dialects.adt import ADT_OPS, adt_feature
 from xrelay.dialects.relay import FUNC_ATTRS, ConstantOp, LoopOp, OpPattern, RelayOp
 from xrelay.dialects.relay.strings import STRING_OPS
 from xrelay.error import TVMError
@@ -598,7 +598,7 @@ def _check_body(fn: func.FuncOp) -> Block:
     for op in blocks[0].walk():
         if isinstance(op, ADT_OPS):
             raise FuseOpsError(
-                f"fuse-ops: @{fn.sym_name.data} uses Relay's algebraic data types ('{op.name}'); "
+                f"fuse-ops: @{fn.sym_name.data} uses {adt_feature(op)} ('{op.name}'); "
                 "fusion handles tensors only: run the module with the reference interpreter"
             )
         if isinstance(op, STRING_OPS):

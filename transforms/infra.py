@@ -22,12 +22,15 @@ the composite, so instruments and timing see the nesting as in Relay.
 
 This module mirrors `tvm.transform`: `PassContext` (opt level, required and disabled
 passes, instruments, configuration), `PassInfo`, `Pass` (a callable on a module) and
-`Sequential`, with Relay's semantics (see `docs/relay-semantics.md` §1 and §6). One
-deliberate departure: Relay's passes are functional (they return a new module), while
-xDSL's passes rewrite the module in place. Here `Pass.__call__(mod)` mutates `mod` and
-returns the same object, so both `mod = pass_(mod)` and `pass_(mod)` work. The config
-`testing.immutable_module=True` restores a functional behaviour for testing: each pass
-then runs on a copy and the input is left untouched.
+`Sequential`, with Relay's semantics (see `docs/relay-semantics.md` §1 and §6). Relay's
+passes are functional: `new = pass_(mod)` leaves `mod` unchanged. xDSL's passes rewrite a
+module in place, so a pass called on a module it does not own rewrites a copy and returns
+it; the copies made while a pass runs are owned until it returns, so a `Sequential` copies
+its input once. A pass made by `module_pass` gets the module it is called on (Relay hands a
+module pass's function the module itself: `module_pass(f)(m)` may return `m`). A driver that
+owns its module runs passes on it in place inside `with in_place(module):` (`xrelay.build`
+on its clone, relay-opt). The config `testing.immutable_module=True` copies for every pass,
+module passes included.
 
 A "module" is either an xDSL `ModuleOp` or an object with a `.module` attribute holding
 one (`xrelay.relay.IRModule`). Instruments receive that object unchanged.
@@ -77,6 +80,7 @@ __all__ = [
     "get_pass_class",
     "get_xdsl_context",
     "has_pass",
+    "in_place",
     "module_op",
     "module_pass",
     "override_pass_registry",
@@ -101,12 +105,53 @@ PassRegistry = Mapping[str, Callable[[], type[ModulePass]]]
 
 
 def _copy_module(mod: ModuleT) -> ModuleT:
-    """A copy of `mod` whose ModuleOp can be rewritten without touching `mod`."""
+    """A copy of `mod` whose ModuleOp can be rewritten without touching `mod`: the xDSL module
+    is cloned; an IRModule-like holder is copied with its own dicts and sets (the objects in
+    them, GlobalVars included, are shared, as a Relay pass's result shares them)."""
+    old = module_op(mod)
+    clone = old.clone()
+    # a function built in Python and not yet type-inferred stays so in the copy (printing)
+    mark_types_unknown(c for o, c in zip(old.ops, clone.ops) if o in _UNTYPED_FUNCS)
     if isinstance(mod, ModuleOp):
-        return mod.clone()  # type: ignore[return-value]
+        return clone  # type: ignore[return-value]
     new = copy.copy(mod)
-    new.module = module_op(mod).clone()  # type: ignore[attr-defined]
+    for key, value in vars(mod).items():
+        if isinstance(value, dict | set | list):
+            setattr(new, key, copy.copy(value))
+    new.module = clone  # type: ignore[attr-defined]
     return new
+
+
+_owned = threading.local()
+
+
+def _owned_modules() -> list[ModuleOp]:
+    stack = getattr(_owned, "modules", None)
+    if stack is None:
+        stack = _owned.modules = []
+    return stack
+
+
+def _is_owned(mod: Any) -> bool:
+    op = module_op(mod)
+    return any(m is op for m in _owned_modules())
+
+
+@contextmanager
+def in_place(mod: Any) -> Iterator[Any]:
+    """Let the passes called inside rewrite `mod` in place.
+
+    A pass called on a module leaves that module unchanged, as Relay's do: its rewrites go to a
+    copy, which it returns. A driver that owns its module (``xrelay.build`` clones the user's
+    once, then runs a whole pipeline on the clone) wraps the calls in ``with in_place(module):``
+    so no pass copies it again. The copies passes make are owned the same way while the
+    outermost pass runs, so a Sequential copies its input once, not once per pass."""
+    stack = _owned_modules()
+    stack.append(module_op(mod))
+    try:
+        yield mod
+    finally:
+        stack.pop()
 
 
 _default_xdsl_context: Context | None = None
@@ -713,18 +758,35 @@ class Pass(ABC):
     def _transform(self, mod: ModuleT, ctx: PassContext) -> ModuleT:
         """Run the pass body on `mod` (no instrumentation); return the module."""
 
+    copies_input: bool = True
+    """Whether the pass rewrites a copy of a module it does not own (see `in_place`). A pass
+    made by `module_pass` hands its function the module itself, as Relay does; a Sequential
+    leaves the copying to its passes."""
+
     def __call__(self, mod: ModuleT) -> ModuleT:
         module_op(mod)  # fail early on something that is not a module
         ctx = PassContext.current()
         info = self.info
-        if ctx.get_config("testing.immutable_module"):
-            mod = _copy_module(mod)
         # Build the xDSL context (slow the first time) before the instruments start timing.
         get_xdsl_context()
         if not ctx._instrument_before_pass(mod, info):
             return mod
-        with _frozen_heap():
-            mod = self._transform(mod, ctx)
+        stack = _owned_modules()
+        outermost = not getattr(_owned, "depth", 0)
+        entry = len(stack)
+        _owned.depth = getattr(_owned, "depth", 0) + 1
+        try:
+            if ctx.get_config("testing.immutable_module") or (
+                self.copies_input and not _is_owned(mod)
+            ):
+                mod = _copy_module(mod)
+                stack.append(module_op(mod))  # owned until the outermost pass returns
+            with _frozen_heap():
+                mod = self._transform(mod, ctx)
+        finally:
+            _owned.depth -= 1
+            if outermost:
+                del stack[entry:]
         ctx._instrument_after_pass(mod, info)
         return mod
 
@@ -922,6 +984,8 @@ class Sequential(Pass):
         self.passes: list[Pass] = [as_pass(p) for p in passes or ()]
         self._info = PassInfo(opt_level, name, tuple(required))
 
+    copies_input = False  # each of its passes copies a module it does not own
+
     @property
     def info(self) -> PassInfo:
         return self._info
@@ -943,6 +1007,8 @@ class Sequential(Pass):
 
 class _FunctionPass(Pass):
     """A pass made from a Python function by `module_pass`."""
+
+    copies_input = False  # Relay hands a module pass's function the module itself
 
     def __init__(self, func: Callable[[Any, PassContext], Any], info: PassInfo):
         self.func = func

@@ -11,6 +11,9 @@ Relay's rules (src/relay/transforms/inline.cc, docs/relay-semantics.md §2.3) on
   outlined SSA functions a literal is a private ``func.func``: the callee is cloned once as a
   private function (attributes kept) and its calls are redirected to the clone; the global
   then goes like any inlined function.
+* A global marked inline used as a value (``adt.closure @g``, a closure) becomes its function
+  literal the same way: the closure refers to the private clone (Relay replaces the
+  ``GlobalVar`` by the ``Function``).
 * Afterwards every function marked inline that is neither recursive nor an original entry (a
   function nothing referenced before the pass) is deleted. If something still references it
   (for instance it calls a function that cannot be inlined, so it was not a leaf), the pass
@@ -35,6 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.adt import ClosureOp
 from xrelay.dialects.relay import FUNC_ATTRS
 from xrelay.error import TVMError
 from xrelay.transforms.remove_unused_functions import op_symbol_refs
@@ -194,12 +198,13 @@ def inline_module(module: ModuleOp) -> list[str]:
             if fn.is_declaration or not refs[name]:
                 continue
             for op in list(fn.body.walk()):
-                if not isinstance(op, func.CallOp):
+                if not isinstance(op, func.CallOp | ClosureOp):
                     continue
                 callee = op.callee.root_reference.data
                 if callee == name or callee not in funcs or not can_inline(callee):
                     continue
-                if _is_external(funcs[callee]):
+                if isinstance(op, ClosureOp) or _is_external(funcs[callee]):
+                    # a global used as a value becomes its function literal (Relay's Inline)
                     op.callee = SymbolRefAttr(literal_of(callee))
                 else:
                     inline_call(op, funcs[callee])

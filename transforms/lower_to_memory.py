@@ -68,7 +68,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects import op_location
-from xrelay.dialects.adt import ADT_OPS, TypeDefOp
+from xrelay.dialects.adt import ADT_OPS, TypeDefOp, adt_feature
 from xrelay.dialects.memory import (
     MAX_BYTES,
     AliasOp,
@@ -184,7 +184,7 @@ class _Lowering:
                     where = where.parent_op()
                 fname = f"@{where.sym_name.data}" if isinstance(where, func.FuncOp) else "the module"
                 raise LowerToMemoryError(
-                    f"lower-to-memory: {fname} uses Relay's algebraic data types ('{op.name}'); the "
+                    f"lower-to-memory: {fname} uses {adt_feature(op)} ('{op.name}'); the "
                     "arena runtime runs tensors only: run it with xrelay.run (the reference "
                     "interpreter) instead"
                 )

@@ -55,15 +55,16 @@ def test_module_update_and_type_params():
         relay.Function([x], x, None, [relay.TensorType((1,), "float32")])
 
 
-def test_prelude_is_first_order_and_refuses_the_rest_by_name():
+def test_prelude_has_the_higher_order_functions_and_refuses_the_rest_by_name():
     from xrelay.relay.prelude import Prelude, StaticTensorArrayOps
 
     p = Prelude(tvm.IRModule())
     assert p.get_global_var("hd").name_hint == "hd"
-    with pytest.raises(PreludeError, match="@map takes or returns a function"):
-        p.get_global_var("map")
-    with pytest.raises(PreludeError, match="@foldl takes or returns a function"):
-        p.foldl(relay.const(1))
+    assert p.get_global_var("map").name_hint == "map" and p.foldl.name_hint == "foldl"
+    with pytest.raises(PreludeError, match="@zip builds or takes lists of tuples"):
+        p.get_global_var("zip")
+    with pytest.raises(PreludeError, match="@map_accuml builds or takes lists of tuples"):
+        p.map_accuml(relay.const(1))
     with pytest.raises(PreludeError, match="tensor-array functions"):
         p.get_global_var("tensor_array", "int32")
     with pytest.raises(PreludeError, match="tensor-array functions"):

@@ -178,7 +178,7 @@ def test_op_count_diff(module: ModuleOp, registry):
         [registry.AppendOp(count=2), registry.AppendPure(), registry.Noop(), registry.EraseFirst()]
     )
     with PassContext(opt_level=3, instruments=[diff]):
-        seq(module)
+        module = seq(module)
     assert diff.get_pass_to_op_diff() == [
         (1, "AppendOp", {"test.op": 2}),
         (1, "AppendPure", {"test.pureop": 1}),

@@ -14,6 +14,7 @@ from xrelay.transforms.infra import (
     get_pass,
     get_pass_class,
     has_pass,
+    in_place,
     module_pass,
     pass_info_of,
     register_config,
@@ -126,10 +127,11 @@ def test_lookup_reports_broken_pass_modules(registry):
 def test_direct_call_ignores_opt_level(module: ModuleOp, registry):
     with PassContext(opt_level=0):
         result = as_pass(registry.AppendPure())(module)
-    assert result is module
+    assert result is not module  # a pass leaves its input and returns a new module
     # A direct call does not run required passes (as in Relay).
     assert registry.log == ["AppendPure"]
-    assert [op.name for op in module.ops] == ["test.op", "test.pureop"]
+    assert [op.name for op in result.ops] == ["test.op", "test.pureop"]
+    assert [op.name for op in module.ops] == ["test.op"]
 
 
 @pytest.mark.parametrize(
@@ -230,7 +232,14 @@ def test_irmodule_like_objects(registry, module: ModuleOp):
             self.module = m
 
     holder = Holder(module)
-    assert as_pass(registry.AppendOp(count=2))(holder) is holder
+    holder.names = {"a": 1}
+    new = as_pass(registry.AppendOp(count=2))(holder)
+    assert isinstance(new, Holder) and new is not holder
+    assert len(list(new.module.ops)) == 3 and len(list(module.ops)) == 1
+    new.names["b"] = 2  # the copy's dicts are its own
+    assert holder.names == {"a": 1}
+    with in_place(holder):
+        assert as_pass(registry.AppendOp(count=2))(holder) is holder
     assert len(list(module.ops)) == 3
     with pytest.raises(TypeError, match="expected an xDSL ModuleOp"):
         as_pass(registry.AppendOp())(object())
@@ -270,7 +279,7 @@ def test_upstream_xdsl_pass_runs_through_the_infra():
     assert dce.info == PassInfo(0, "dce", ())
     diff = OpCountDiff()
     with PassContext(instruments=[diff]):
-        dce(mod)
+        mod = dce(mod)
     # The unused pure op is gone, the effectful test.op stays.
     assert [op.name for op in mod.ops] == ["test.op"]
     assert diff.diffs == [(0, "dce", {"test.pureop": -1})]

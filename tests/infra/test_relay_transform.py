@@ -14,6 +14,7 @@ from xrelay.transforms.infra import (
     PassInfo,
     Sequential,
     build_pipeline,
+    in_place,
 )
 
 
@@ -29,7 +30,7 @@ def test_passes_by_relay_name(registry):
 def test_arguments_map_onto_fields(registry, module: ModuleOp):
     assert transform.FuseOps(fuse_opt_level=1).module_pass == registry.FuseOpsStub(1)
     assert transform.FuseOps(2, max_depth=8).module_pass == registry.FuseOpsStub(2, 8)
-    transform.AppendOp(count=3)(module)
+    module = transform.AppendOp(count=3)(module)
     assert registry.log == ["AppendOp(3)"]
     assert len(list(module.ops)) == 4
 
@@ -114,8 +115,8 @@ def test_build_pipeline_order_and_gating(registry, module: ModuleOp):
         "FoldConstant",
         "FuseOps",
     ]
-    with PassContext(opt_level=3):
-        assert pipeline(module) is module
+    with PassContext(opt_level=3), in_place(module):
+        assert pipeline(module) is module  # a driver owning its module runs passes in place
     # No instruments: the function passes' closing InferType is skipped (it would change nothing).
     assert registry.log == [
         "RemoveUnusedFunctions",

@@ -62,7 +62,7 @@ def test_basic_block_normal_form_keeps_an_if_as_it_is():
         "if (%c) { multiply(exp(%t), %t) } else { negative(%t) } }"
     )
     before = str(mod)
-    relay.transform.ToBasicBlockNormalForm()(mod)
+    mod = relay.transform.ToBasicBlockNormalForm()(mod)
     assert str(mod) == before
     x = np.array([0.5, 1.0], "float32")
     assert np.allclose(xrelay.run(mod, {"c": np.array(True), "x": x})[0], np.exp(2 * x) * 2 * x)

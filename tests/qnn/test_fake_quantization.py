@@ -77,7 +77,7 @@ def test_quantized_resnet_runs_in_int8_a_quarter_of_the_arena_and_matches_onnxru
     float_arena = xrelay.build(
         f32_mod, f32_params, opt_level=3, plan="greedy-by-size", backends=("native",)
     ).arena_bytes
-    relay.transform.FakeQuantizationToInteger(integer_add=False)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(integer_add=False)(mod)
     text = mod.mlir_text()
     assert text.count("qnn.conv2d") == 20 and "relay.nn.conv2d" not in text
     m = xrelay.build(mod, params, opt_level=3, plan="greedy-by-size")

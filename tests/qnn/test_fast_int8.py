@@ -234,7 +234,7 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
     s = relay.add(relay.qnn.op.dequantize(c, relay.const(1.0), relay.const(7)), relay.qnn.op.dequantize(x, relay.const(0.25), relay.const(3)))
     y = relay.qnn.op.quantize(s, relay.const(0.5), relay.const(11), out_dtype="uint8")
     mod = xrelay.IRModule.from_expr(y)
-    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
     data = RNG.integers(0, 256, (1, 4, 6, 6)).astype("uint8")
     ref = xrelay.run(mod, {"x": data})[0]
     built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
@@ -293,7 +293,7 @@ def _residual_block():
     s = relay.add(relay.qnn.op.dequantize(c, relay.const(0.1), relay.const(7)), side)
     y = relay.qnn.op.quantize(s, relay.const(0.5), relay.const(11), out_dtype="uint8")
     mod = xrelay.IRModule.from_expr(y)
-    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
     return mod
 
 
@@ -363,7 +363,7 @@ def test_onnxruntime_quantize_runs_as_one_c_pass_with_the_reference_bits(out_dty
     fw = relay.qnn.op.dequantize(w, relay.const(0.01), relay.const(0))
     c = relay.qnn.op.quantize(relay.nn.conv2d(fx, fw, padding=(1, 1)), relay.const(0.2), relay.const(5), out_dtype="uint8")
     mod = xrelay.IRModule.from_expr(relay.Tuple([q, c]) if as_output else c)
-    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
     k = RNG.integers(-160, 160, 192).astype(np.float32)
     data = np.concatenate([(k + 0.5) * s, k[:: 3] * s * 1.37, np.array([-0.0, 0.0, 1e30, -1e30], np.float32)])
     data = np.resize(data, (1, 3, 8, 8)).astype(np.float32)

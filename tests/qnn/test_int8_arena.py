@@ -34,7 +34,7 @@ def _qconv(x, c, o, k, *, stride=1, pad=1, groups=1, zp_x=7, ort=True):
 
 def _int8_module(body, ort=True):
     mod = xrelay.IRModule.from_expr(body)
-    relay.transform.FakeQuantizationToInteger(onnxruntime=ort)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(onnxruntime=ort)(mod)
     return mod
 
 

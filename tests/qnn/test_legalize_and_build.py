@@ -74,7 +74,7 @@ def test_int8_programs_plan_and_annotate_memory():
     mod = int8_block()
     with relay.transform.PassContext(opt_level=3):
         fused = relay.transform.build_pipeline(3)(mod.clone())
-    relay.transform.AnnotateUsedMemory()(fused)
+    fused = relay.transform.AnnotateUsedMemory()(fused)
     text = fused.mlir_text()
     # the int8 activation (1x8x12x12 = 1152 bytes) is what lives across the dense's call
     assert "relay.io_used_memory" in text and "relay.used_memory" in text

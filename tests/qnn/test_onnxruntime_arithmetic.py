@@ -243,10 +243,10 @@ def test_relay_mode_is_unchanged_and_the_option_is_on_the_cli():
     q = qm.quantize(f32, qm.calibration_inputs(f32, 1))
     mod, _ = from_onnx(q, freeze_params=True)
     ort_mod = mod.clone()
-    relay.transform.FakeQuantizationToInteger()(mod)
+    mod = relay.transform.FakeQuantizationToInteger()(mod)
     text = str(mod)
     assert text.count("qnn.requantize") >= 20 and "qnn.add" in text
-    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(ort_mod)
+    ort_mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(ort_mod)
     text = str(ort_mod)
     assert "qnn.requantize" not in text and "qnn.add" not in text and text.count("qnn.conv2d") == 20
 

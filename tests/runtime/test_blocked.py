@@ -14,7 +14,7 @@ def test_altered_resnet18_builds_and_matches_the_reference():
     mod, params = resnet.get_workload(num_layers=18, image_shape=(3, 32, 32), num_classes=10)
     reference = mod.clone()
     with transform.PassContext(opt_level=3):
-        transform.Sequential(
+        mod = transform.Sequential(
             [transform.SimplifyInference(), transform.CanonicalizeOps(), transform.AlterOpLayout()]
         )(mod)
     m = xrelay.build(mod, params, opt_level=3)

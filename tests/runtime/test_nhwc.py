@@ -18,7 +18,7 @@ def _nhwc_resnet(image: int):
     mod, params = resnet.get_workload(num_layers=18, image_shape=(3, image, image), num_classes=10)
     reference = mod.clone()
     with transform.PassContext(opt_level=3):
-        transform.Sequential([transform.ConvertLayout(NHWC)])(mod)
+        mod = transform.Sequential([transform.ConvertLayout(NHWC)])(mod)
     return mod, reference, params
 
 

@@ -111,7 +111,7 @@ def test_fold_scale_axis_folds_blocked_batch_norms():
     fold = [transform.BackwardFoldScaleAxis(), transform.ForwardFoldScaleAxis(), transform.FoldConstant()]
     check_semantics(fold, mod)
     with transform.PassContext(opt_level=3):
-        transform.Sequential(fold)(mod)
+        mod = transform.Sequential(fold)(mod)
     after = Counter(op.name for op in _ops(mod))
     # 18 scales: 16 fold; bn_data's (before the input's layout_transform) and the last one
     # (no convolution after it) stay, as in Relay

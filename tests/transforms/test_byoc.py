@@ -149,7 +149,7 @@ def test_batch_norm_region_with_three_outputs():
     var = relay.abs(compiler_end(bn[2], "test_target"))
     mod = xrelay.IRModule.from_expr(relay.Function(vs, relay.Tuple([relu, mean, var])))
     before = mod.clone()
-    relay.transform.PartitionGraph()(mod)
+    mod = relay.transform.PartitionGraph()(mod)
     ext = _funcs(mod)["tvmgen_default_test_target_main_0"]
     assert [a.name_hint for a in ext.args] == [f"test_target_0_i{i}" for i in range(6)]
     assert len(ext.function_type.outputs.data) == 3

@@ -224,7 +224,7 @@ def test_relay_transform_api():
     from xrelay.relay import transform
 
     m = parse(CHAIN)
-    transform.FuseOps(fuse_opt_level=0)(m)
+    m = transform.FuseOps(fuse_opt_level=0)(m)
     assert len(primitives(m)) == 3
 
 

@@ -1,7 +1,7 @@
 """TVM v0.19's tests/python/relay/test_pass_fuse_ops.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only. Not here: test_immutable (passes rewrite the
-module in place here).
+Changes: imports only. All of TVM's functions, test_immutable among them (a pass leaves its
+input module unchanged, as Relay's do).
 """
 # ruff: noqa: B007, F541 - TVM's test code as written
 import numpy as np
@@ -900,3 +900,34 @@ def test_fuse_max_num_args(target_name, shape_type):
         expected = run_opt_pass(after(ops_num), transform.InferType())
 
     tvm.ir.assert_structural_equal(fused, expected)
+
+
+def test_immutable():
+    """Verify the fusion pass won't change original module."""
+
+    def before():
+        x = relay.var("x", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.exp(y)
+        w = relay.squeeze(z)
+        mod = tvm.IRModule()
+        mod["main"] = relay.Function([x], w)
+        return mod
+
+    def expected():
+        x = relay.var("p", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.exp(y)
+        w = relay.squeeze(z)
+        f1 = relay.Function([x], w)
+        f1 = f1.with_attr("Primitive", tvm.tir.IntImm("int32", 1))
+        x = relay.var("x", shape=(10, 20))
+        y = relay.Call(f1, [x])
+        mod = tvm.IRModule()
+        mod["main"] = relay.Function([x], y)
+        return mod
+
+    mod = transform.InferType()(before())
+    new_mod = transform.FuseOps(fuse_opt_level=2)(mod)
+    tvm.ir.assert_structural_equal(mod, transform.InferType()(before()))
+    tvm.ir.assert_structural_equal(new_mod, transform.InferType()(expected()))

@@ -1,9 +1,11 @@
 """TVM v0.19's tests/python/relay/test_pass_inline.py (Apache-2.0, the Apache Software Foundation), ported.
 
-Changes: imports only. 13 of 16 functions, the extern-compiler cases among them (their
-callees become calls of a private function literal, as Relay calls the literal). Not here:
-test_recursive_called and test_globalvar_as_call_arg (they compare the output with the input
-module, which passes here rewrite in place); test_inline_globalvar_without_args (Relay turns
+Changes: imports only. 15 of 16 functions, the extern-compiler cases among them (their
+callees become calls of a private function literal, as Relay calls the literal), and
+test_recursive_called (a pass leaves its input unchanged, as Relay's do) and
+test_globalvar_as_call_arg (its ``expected()`` rewrites and returns the pass's own result, so
+TVM compares a module with itself, which is equal there and here). Not here:
+test_inline_globalvar_without_args (Relay turns
 the globals chosen by an `if` into function literals; here the call moves into the branches
 when the function is lowered, so the globals are called directly and get inlined).
 """
@@ -728,6 +730,62 @@ def test_callee_not_inline_leaf_inline_extern_compiler():
         g2 = relay.GlobalVar("g2")
         mod[g2] = fn2
 
+        return mod
+
+    mod = get_mod()
+    mod = relay.transform.Inline()(mod)
+    tvm.ir.assert_structural_equal(mod, expected(), map_free_vars=True)
+
+
+def test_recursive_called():
+    mod, sum_up = get_recursive_count_loop()
+    iarg = relay.var("i", shape=[], dtype="int32")
+    mod["main"] = relay.Function([iarg], sum_up(iarg))
+    ref_mod = mod
+    mod = relay.transform.Inline()(mod)
+    tvm.ir.assert_structural_equal(mod, ref_mod, map_free_vars=True)
+
+
+def test_globalvar_as_call_arg():
+    def get_mod():
+        mod = tvm.IRModule({})
+        x1 = relay.var("x1", shape=(3, 5))
+        y1 = relay.var("y1", shape=(3, 5))
+        sb = relay.ScopeBuilder()
+        sb.ret(x1 + y1)
+        fn1 = relay.Function([x1, y1], sb.get())
+        fn1 = fn1.with_attr("Inline", tvm.tir.IntImm("int32", 1))
+        g1 = relay.GlobalVar("g1")
+        mod[g1] = fn1
+
+        x2 = relay.var("x2", shape=(3, 5))
+        y2 = relay.var("y2", shape=(3, 5))
+        sb1 = relay.ScopeBuilder()
+        sb1.ret(x2 - y2)
+        fn2 = relay.Function([x2, y2], sb1.get())
+        fn2 = fn2.with_attr("Inline", tvm.tir.IntImm("int32", 1))
+        g2 = relay.GlobalVar("g2")
+        mod[g2] = fn2
+
+        p0 = relay.var("p0", shape=(3, 5))
+        p1 = relay.var("p1", shape=(3, 5))
+        p2 = relay.var("p2", shape=(3, 5))
+        p3 = relay.var("p3", shape=(3, 5))
+
+        call_fn1 = g1(p0, p1)
+        call_fn2 = g2(p2, p3)
+        mod["main"] = relay.Function([p0, p1, p2, p3], call_fn1 * call_fn2)
+        return mod
+
+    def expected():
+        p0 = relay.var("p0", shape=(3, 5))
+        p1 = relay.var("p1", shape=(3, 5))
+        p2 = relay.var("p2", shape=(3, 5))
+        p3 = relay.var("p3", shape=(3, 5))
+
+        call_fn1 = p0 + p1
+        call_fn2 = p2 - p3
+        mod["main"] = relay.Function([p0, p1, p2, p3], call_fn1 * call_fn2)
         return mod
 
     mod = get_mod()

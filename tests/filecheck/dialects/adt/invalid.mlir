@@ -78,3 +78,26 @@ func.func @f(%l: !adt.value<@List, [tensor<i32>]>) -> tensor<i32> {
   }
   func.return %h : tensor<i32>
 }
+
+// -----
+
+// CHECK: adt.closure: (tensor<f32>) -> tensor<i32> with captures (tensor<i32>) does not instantiate @add_n's signature
+builtin.module {
+  func.func private @add_n(%x: tensor<i32>, %n: tensor<i32>) -> tensor<i32> {
+    func.return %x : tensor<i32>
+  }
+  func.func @main(%b: tensor<i32>) -> ((tensor<f32>) -> tensor<i32>) {
+    %f = adt.closure @add_n(%b) : (tensor<i32>) -> ((tensor<f32>) -> tensor<i32>)
+    func.return %f : (tensor<f32>) -> tensor<i32>
+  }
+}
+
+// -----
+
+// CHECK: adt.apply: a function of type (tensor<i32>) -> tensor<i32> applied to (tensor<f32>)
+builtin.module {
+  func.func @main(%f: (tensor<i32>) -> tensor<i32>, %x: tensor<f32>) -> tensor<i32> {
+    %y = "adt.apply"(%f, %x) : ((tensor<i32>) -> tensor<i32>, tensor<f32>) -> tensor<i32>
+    func.return %y : tensor<i32>
+  }
+}
