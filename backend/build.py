@@ -12,7 +12,9 @@ The stages, each a pass you can also run alone:
    pre-fusion passes at ``opt_level``, the engines' partitioning or device planning,
    ``fuse-ops``, the int8 arena's ``qnn-fuse-pad``/``qnn-narrow-edges``, ``state-scratch``;
 3. ``lower-to-memory`` makes storage explicit (inputs and outputs in the arena by default,
-   a planned workspace for every im2col convolution);
+   a planned workspace for every im2col convolution); ``choose-scratch`` then runs each step
+   whose engine offers several ways the one that keeps the plan's peak down at the least
+   time (the PassContext's ``relay.ChooseScratch.priority`` and ``.budget``);
 4. ``plan-memory`` places every storage with ``plan`` (any of ``planners.ALGORITHMS``) into
    ``pools`` (``None``: one unbounded pool; or ``Pool`` objects; or a ``"name:size,..."`` string);
 5. the planned program becomes a ``GraphModule`` (``runtime.graph_executor``).
@@ -57,6 +59,7 @@ from xrelay.runtime.c.module import CModule
 from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.bind_params import bind_params_by_name
+from xrelay.transforms.choose_scratch import ChooseScratchPass
 from xrelay.transforms.infra import PassContext
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.make_static import MakeStaticError
@@ -175,6 +178,7 @@ def build_program(
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
         make_context(), optimised
     )
+    ChooseScratchPass().apply(make_context(), optimised)  # the PassContext's priority and budget
     pool_list = _pools(pools)
     if pool_list is None:
         pool_list = module_pools(optimised) or [Pool(DEFAULT_POOL, None, DEFAULT_POOL_ALIGNMENT)]

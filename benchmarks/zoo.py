@@ -24,6 +24,8 @@ built with ``xrelay.build(..., opt_level=3)`` and the defaults, as a user would.
   3 times (``VmHWM``), so no runtime pays for another's libraries or for the build;
 * ``--profile``: xrelay's time by op family (and the slowest steps) per model;
 * ``--busy``: one process spinning on a core beside both runtimes during the rounds;
+* ``--scratch-priority``: the build's ``relay.ChooseScratch.priority`` (``speed``: every step
+  its fastest way, whatever its scratch; see docs/guide/memory.md);
 * ``--int8``: the quantized zoo (its CNNs and BERT-base, quantized by onnxruntime per-tensor
   and per-channel), through ``quantized.zoo_report(models, pairs, warmup, inputs)`` in
   ``benchmarks/quantized.py``: outputs equal to onnxruntime int8's over ``--inputs`` inputs,
@@ -115,7 +117,8 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     mod, params = from_onnx(model)
     backends = tuple(args.backends.split(",")) if args.backends else None
-    m = xrelay.build(mod, params, opt_level=3, threads=args.threads, backends=backends)
+    with xrelay.transform.PassContext(config={"relay.ChooseScratch.priority": args.scratch_priority}):
+        m = xrelay.build(mod, params, opt_level=3, threads=args.threads, backends=backends)
     build_s = time.perf_counter() - t0
     del mod, params
     sess = ort_session(model.SerializeToString())
@@ -230,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="xrelay's threads (default: its own)")
     parser.add_argument("--backends", default=None, help="xrelay's backends, e.g. native")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS processes")
+    parser.add_argument(
+        "--scratch-priority", default="balanced", choices=("balanced", "speed", "memory"),
+        help="choose-scratch's priority (default balanced, xrelay.build's; speed: every step its fastest way)",
+    )  # fmt: skip
     parser.add_argument("--no-openvino", action="store_true", help="leave OpenVINO out")
     parser.add_argument("--int8", action="store_true", help="the quantized zoo (benchmarks/quantized.py)")
     parser.add_argument("--inputs", type=int, default=100, help="--int8: inputs compared (default 100)")

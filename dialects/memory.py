@@ -914,9 +914,50 @@ KERNEL_SCRATCH_ATTR = "relay.kernel_scratch_bytes"
 temporaries (``fused_temporaries``) follow them."""
 
 
+SCRATCH_OPTIONS_ATTR = "relay.scratch_options"
+"""Function attribute: the ways its engine can run the function, fastest first (by the
+engine's estimate), each ``["label", bytes]`` with the value its stated scratch attribute
+(``SCRATCH_ATTR``, else ``KERNEL_SCRATCH_ATTR``) takes for that way; the first is the one
+stated. ``choose-scratch`` picks one by the plan's peak::
+
+    relay.scratch_options = [["winograd", 7226496], ["winograd-rows=7", 3613824], ["direct", 12288]]
+"""
+
+SCRATCH_CHOICE_ATTR = "relay.scratch_choice"
+"""Function attribute: the label of the option of ``SCRATCH_OPTIONS_ATTR`` that
+``choose-scratch`` chose (the engine runs the function that way; absent: the first)."""
+
+
 def _stated(fn: func.FuncOp, name: str) -> int | None:
     attr = fn.attributes.get(name)
     return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def scratch_options(fn: func.FuncOp) -> list[tuple[str, int]]:
+    """The function's ``SCRATCH_OPTIONS_ATTR`` as ``(label, bytes)`` pairs, fastest first
+    (empty: the engine offers one way only)."""
+    attr = fn.attributes.get(SCRATCH_OPTIONS_ATTR)
+    if not isinstance(attr, ArrayAttr):
+        return []
+    out = []
+    for item in attr.data:
+        if not (isinstance(item, ArrayAttr) and len(item.data) == 2):
+            raise VerifyException(f"@{fn.sym_name.data}: {SCRATCH_OPTIONS_ATTR} items are [\"label\", bytes]")
+        label, size = item.data
+        if not (isinstance(label, StringAttr) and isinstance(size, IntegerAttr) and size.value.data >= 0):
+            raise VerifyException(f"@{fn.sym_name.data}: {SCRATCH_OPTIONS_ATTR} items are [\"label\", bytes]")
+        out.append((label.data, size.value.data))
+    return out
+
+
+def scratch_choice(fn: func.FuncOp) -> str | None:
+    """The label ``choose-scratch`` chose for the function, else its first option's, else
+    None (no options stated)."""
+    attr = fn.attributes.get(SCRATCH_CHOICE_ATTR)
+    if isinstance(attr, StringAttr):
+        return attr.data
+    options = scratch_options(fn)
+    return options[0][0] if options else None
 
 
 def workspace_bytes(
@@ -982,4 +1023,8 @@ __all__ = [
     "workspace_bytes",
     "KERNEL_SCRATCH_ATTR",
     "SCRATCH_ATTR",
+    "SCRATCH_CHOICE_ATTR",
+    "SCRATCH_OPTIONS_ATTR",
+    "scratch_choice",
+    "scratch_options",
 ]

@@ -22,6 +22,7 @@ PASSES: dict[str, str] = {
     "bind-params": "bind_params.BindParamsPass",
     "canonicalize-arith": "canonicalize_arith.CanonicalizeArithPass",
     "canonicalize-ops": "canonicalize_ops.CanonicalizeOpsPass",
+    "choose-scratch": "choose_scratch.ChooseScratchPass",
     "combine-parallel-batch-matmul": "combine_parallel_batch_matmul.CombineParallelBatchMatmulPass",
     "combine-parallel-conv2d": "combine_parallel_conv2d.CombineParallelConv2DPass",
     "combine-parallel-dense": "combine_parallel_dense.CombineParallelDensePass",

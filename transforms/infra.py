@@ -377,6 +377,8 @@ register_config("relay.FuseOps.link_params", bool, False)
 register_config("relay.fallback_device_type", int, 1)
 register_config("relay.ToMixedPrecision.keep_orig_output_dtype", bool, False)
 register_config("relay.backend.use_auto_scheduler", bool, False)
+register_config("relay.ChooseScratch.priority", str, "balanced")
+register_config("relay.ChooseScratch.budget", int, 0)
 register_config("testing.immutable_module", bool, False)
 
 

@@ -63,6 +63,7 @@ from xrelay.dialects.verify import verify_module
 from xrelay.error import TVMError
 from xrelay.runtime.liveness import LivenessError, buffer_lifetimes, module_pools, storage_buffers
 from xrelay.transforms.annotate_used_memory import is_primitive
+from xrelay.transforms.choose_scratch import ChooseScratchPass
 from xrelay.transforms.fuse_ops import FuseOpsPass
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.planners import (
@@ -245,8 +246,9 @@ def load_mlir_problem(
     A module already lowered to the memory dialect is read as is. A relay module is lowered
     first with ``lower-to-memory``'s defaults, after ``fuse-ops`` if it has no primitive
     function yet, and after ``state_scratch(module)`` (``relay-plan`` gives the engines'
-    ``xrelay.backend.engines.state_scratch``) states the workspaces: one buffer per fused
-    group and its kernels' scratch, as a compiler would plan it.
+    ``xrelay.backend.engines.state_scratch``) states the workspaces, then ``choose-scratch``
+    (the PassContext's priority): one buffer per fused group and its kernels' scratch, as a
+    compiler would plan it.
     """
     from xdsl.parser import Parser
 
@@ -262,6 +264,7 @@ def load_mlir_problem(
             if state_scratch is not None:
                 state_scratch(module)
             LowerToMemoryPass().apply(ctx, module)
+            ChooseScratchPass().apply(ctx, module)
         return buffer_lifetimes(module)
     except (DiagnosticException, ParseError, LivenessError, OSError) as e:
         text = str(e)  # parse and verifier errors already start with path:line:column

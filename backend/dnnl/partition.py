@@ -33,20 +33,22 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i64
 
 from xrelay.backend.dnnl.patterns import pattern_table, supported
 from xrelay.backend.native.scratch import winograd_tile
 from xrelay.dialects import module_op
-from xrelay.dialects.memory import SCRATCH_ATTR
+from xrelay.dialects.memory import SCRATCH_ATTR, SCRATCH_OPTIONS_ATTR
 from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.runtime.dnnl.primitives import (
     DnnlUnsupported,
+    band_rows_choices,
     contiguous_strides,
     is_view,
     plan_function,
     view_back,
     view_strides,
+    way_label,
 )
 from xrelay.runtime.native.fast_kernels import winograd_enabled
 from xrelay.runtime.parallel import default_threads
@@ -837,7 +839,14 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``),
     for primitives made for ``threads`` threads or the executor's default, whichever is more
     (oneDNN's scratchpad grows with the thread count; a module loaded elsewhere runs with
-    that machine's default)."""
+    that machine's default).
+
+    A function with a Winograd convolution can also run in bands of output rows or direct
+    (``primitives.way_label``): its ``relay.scratch_options`` list every way, fastest first
+    -- whole, then bands from the tallest (``band_rows_choices``; each band repeats the
+    transforms' and the matmul's parallel regions), then direct (its convolutions 1.5-1.9x
+    slower, by the ``benchmarks/runtime.py --winograd`` figures) -- and ``choose-scratch``
+    picks one by the plan's peak."""
 
     most = max(threads or 1, default_threads())
     fixed: dict[str, list] = {}
@@ -847,8 +856,21 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
                 v.owner.numpy() if isinstance(v.owner, ConstantOp) else None for v in op.arguments
             ]
     for fn in dnnl_functions(module):
+        args = fixed.get(fn.sym_name.data, ())
+        memo: dict = {}  # (the Winograd weights, computed once for every way)
         try:
-            need = plan_function(fn, module, fixed=fixed.get(fn.sym_name.data, ()), threads=most).workspace_bytes
+            plan = plan_function(fn, module, fixed=args, threads=most, memo=memo)
         except DnnlUnsupported:
             continue  # runs on the native kernels, which state their own need
-        fn.attributes[SCRATCH_ATTR] = IntegerAttr(need, i64)
+        fn.attributes[SCRATCH_ATTR] = IntegerAttr(plan.workspace_bytes, i64)
+        if not plan.winograd:
+            continue
+        ways = [(way_label(), plan.workspace_bytes)]
+        others = [{"band_rows": rows} for rows in band_rows_choices(plan.tile_rows)] + [{"winograd": False}]
+        for way in others:
+            size = plan_function(fn, module, fixed=args, threads=most, memo=memo, **way).workspace_bytes
+            if size < ways[-1][1]:  # (a way with no less scratch than a faster one is no choice)
+                ways.append((way_label(**way), size))
+        fn.attributes[SCRATCH_OPTIONS_ATTR] = ArrayAttr(
+            [ArrayAttr([StringAttr(label), IntegerAttr(size, i64)]) for label, size in ways]
+        )

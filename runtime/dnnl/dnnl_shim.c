@@ -300,13 +300,17 @@ fail:
    output transform of m into the NHWC destination with the bias, a residual (the sum
    post-op: a second NHWC tensor of the destination's shape) and a ReLU. The transforms
    are kernels of this file, not primitives: xr_dnnl_run tells them apart by a negative
-   argument count, and they run on the same OpenMP threads as the primitives. */
+   argument count, and they run on the same OpenMP threads as the primitives.
+   A convolution run in bands (its workspace bounded: dnnl.partition.state_scratch's
+   choice) repeats the three steps per band of tile rows [r0, r1) of image b, v and m then
+   holding that band's tiles only. */
 typedef struct {
     int kind; /* 1: input transform (src -> dst = v); 2: output transform (src = m -> dst) */
     int relu;
     i64 n, h, w, c; /* the convolution's NHWC source */
     i64 oh, ow, o;  /* its NHWC destination */
     i64 pt, pl;     /* top and left padding */
+    i64 b, r0, r1;  /* a band: tile rows [r0, r1) of image b; r1 = 0: every tile of every image */
 } xr_wino_t;
 
 enum { ARG_SRC = 1, ARG_SRC_1 = 2, ARG_DST = 17, ARG_BIAS = 41 };
@@ -318,6 +322,12 @@ void *xr_dnnl_wino(int kind, int relu, const int64_t *shape) {
     k->relu = relu;
     k->n = shape[0], k->h = shape[1], k->w = shape[2], k->c = shape[3];
     k->oh = shape[4], k->ow = shape[5], k->o = shape[6], k->pt = shape[7], k->pl = shape[8];
+    k->b = shape[9], k->r0 = shape[10], k->r1 = shape[11];
+    const i64 th = (k->oh + 3) / 4;
+    if (k->r1 != 0 && !(0 <= k->b && k->b < k->n && 0 <= k->r0 && k->r0 < k->r1 && k->r1 <= th)) {
+        free(k); /* a band outside the image */
+        return NULL;
+    }
     return k;
 }
 
@@ -336,29 +346,32 @@ typedef struct {
     float *dst;
 } wino_job_t;
 
-/* One thread's share of the work items (image, tile row, block of NHWC_CB channels): an even
-   contiguous cut, as a static OpenMP schedule. */
+/* One thread's share of the work items (image, tile row, block of NHWC_CB channels) of the
+   whole convolution or of its band: an even contiguous cut, as a static OpenMP schedule. */
 static void wino_part(void *arg) {
     const wino_job_t *job = arg;
     const xr_wino_t *k = job->k;
     const float *src = job->src, *bias = job->bias, *res = job->res;
     float *dst = job->dst;
-    const i64 th = (k->oh + 3) / 4, tw = (k->ow + 3) / 4, tiles = k->n * th * tw;
+    const int band = k->r1 != 0;
+    const i64 th = (k->oh + 3) / 4, tw = (k->ow + 3) / 4;
+    const i64 rows = band ? k->r1 - k->r0 : th, images = band ? 1 : k->n, first = band ? k->b : 0;
+    const i64 rb = band ? k->r0 : 0, tiles = images * rows * tw;
     const i64 ch = k->kind == 1 ? k->c : k->o, blocks = (ch + NHWC_CB - 1) / NHWC_CB;
-    const i64 items = k->n * th * blocks, ks = tiles * ch;
+    const i64 items = images * rows * blocks, ks = tiles * ch;
     const i64 nt = omp_get_num_threads(), me = omp_get_thread_num();
     const i64 lo = items * me / nt, hi = items * (me + 1) / nt;
     for (i64 it = lo; it < hi; it++) {
-        i64 b = it / (th * blocks), r = it / blocks % th, c0 = it % blocks * NHWC_CB;
-        i64 c1 = c0 + NHWC_CB < ch ? c0 + NHWC_CB : ch;
+        i64 i = it / (rows * blocks), r = rb + it / blocks % rows, c0 = it % blocks * NHWC_CB;
+        i64 b = first + i, c1 = c0 + NHWC_CB < ch ? c0 + NHWC_CB : ch;
         if (k->kind == 1) {
-            wino4_input_nhwc_xr(src + b * k->h * k->w * k->c, k->h, k->w, k->c,
-                                dst + b * th * tw * ch, ks, ch, tw, c0, c1, r, r + 1, k->pt, k->pl);
+            wino_input_hwc_xr(4, src + b * k->h * k->w * k->c, k->h, k->w, k->c,
+                              dst + i * rows * tw * ch, ks, ch, tw, c0, c1, r, r + 1, rb, k->pt, k->pl);
             continue;
         }
         float *out = dst + b * k->oh * k->ow * k->o;
-        wino4_output_nhwc_xr(src + b * th * tw * ch, ks, ch, tw, out, k->oh, k->ow, k->o, c0, c1,
-                             r, r + 1);
+        wino_output_hwc_xr(4, src + i * rows * tw * ch, ks, ch, tw, out, k->oh, k->ow, k->o, c0, c1,
+                           r, r + 1, rb);
         if (bias == NULL && res == NULL && !k->relu) continue;
         i64 y1 = 4 * r + 4 < k->oh ? 4 * r + 4 : k->oh;
         for (i64 y = 4 * r; y < y1; y++)

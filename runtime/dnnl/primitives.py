@@ -58,8 +58,8 @@ from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = [
-    "DnnlUnsupported", "FunctionPlan", "contiguous_strides", "is_view", "plan_function", "reshape_strides",
-    "view_back", "view_strides", "winograd_in_dnnl",
+    "DnnlUnsupported", "FunctionPlan", "band_rows_choices", "contiguous_strides", "is_view", "plan_function",
+    "reshape_strides", "view_back", "view_strides", "way_label", "way_of", "winograd_in_dnnl",
 ]  # fmt: skip
 
 
@@ -303,6 +303,8 @@ class FunctionPlan:
     scratch_bytes: int
     temp_bytes: int
     keep: list[Any] = field(default_factory=list)
+    tile_rows: int = 0
+    """The most rows of 4x4 output tiles of a convolution run as Winograd (0: none)."""
 
     @property
     def workspace_bytes(self) -> int:
@@ -337,6 +339,7 @@ class FunctionPlan:
                 f"@{self.name}: needs a workspace of {self.workspace_bytes} bytes"
             )
         keep: list[Any] = [ins, outs, ws]
+        shared = {} if shared is None else shared  # (the bands of a convolution share its weights)
         mems: list[int] = []
         keys: list[int] = []
         nargs: list[int] = []
@@ -346,7 +349,7 @@ class FunctionPlan:
             for key, stored, src_md, dst_md in step.weights:
                 if stored is None:
                     raise DnnlUnsupported(f"@{self.name}: bound already (its derived weights are dropped)")
-                done = shared.setdefault(id(stored), []) if shared is not None else []
+                done = shared.setdefault(id(stored), [])
                 same = [array for md, array in done if md == dst_md]
                 if same:
                     reordered[key] = same[0]
@@ -680,6 +683,8 @@ class _Reader:
         self.produced: set[SSAValue] = set()
         self.keep_pd: list[Any] = []
         self.winograd = True
+        self.band_rows = 0
+        self.tile_rows = 0
         self.memo: dict[Any, Any] = {}
         for i, a in enumerate(fn.body.block.args):
             array = fixed[i] if i < len(fixed) else None
@@ -1100,18 +1105,21 @@ class _Reader:
             return False
 
         lib = self.lib
-        name = f"{name} as Winograd F(4x4, 3x3)"  # the three steps' one label in the profile
-        tiles = n * -(-oh // 4) * -(-ow // 4)
+        name = f"{name} as Winograd F(4x4, 3x3)"  # the steps' one label in the profile
+        th, tw = -(-oh // 4), -(-ow // 4)
+        self.tile_rows = max(self.tile_rows, th)
+        rows = min(self.band_rows, th) if self.band_rows > 0 and (self.band_rows < th or n > 1) else 0
+        # the whole convolution at once (band (0, 0, 0)), or band by band of ``rows`` tile rows
+        # of one image: the two temporaries then hold one band's tiles (a bounded workspace)
+        bands = [(b, r0, min(r0 + rows, th)) for b in range(n) for r0 in range(0, th, rows)] if rows else [(0, 0, 0)]
+        most = rows * tw if rows else n * th * tw
+        v_at, self.temp = self.temp, self.temp + _round(4 * 36 * most * c)
+        m_at, self.temp = self.temp, self.temp + _round(4 * 36 * most * o)
         pt, pl = a["padding"][:2]
-        geometry = _i64([n, h, w, c, oh, ow, o, pt, pl])
+        relu_flag = int(post[-1:] == [relu])
 
-        def temp(shape: list[int]) -> tuple[_Value, tuple[list[int], list[int]]]:
-            v = _Value("tmp", shape=tuple(shape), offset=self.temp)
-            self.temp += _round(4 * math.prod(shape))
-            return v, (shape, contiguous_strides(shape))
-
-        def transform(kind: int, impl: str, args, logical) -> None:
-            k = lib.xr_dnnl_wino(kind, int(post[-1:] == [relu]), geometry)
+        def transform(kind: int, impl: str, band: tuple[int, int, int], args, logical) -> None:
+            k = lib.xr_dnnl_wino(kind, relu_flag, _i64([n, h, w, c, oh, ow, o, pt, pl, *band]))
             if not k:
                 raise DnnlUnsupported(f"{name}: no memory for a Winograd transform")
             self.keep_pd.append(_Owned(lib.xr_dnnl_wino_free, k))
@@ -1119,39 +1127,55 @@ class _Reader:
             step.logical.update(logical)
             self.steps.append(step)
 
-        v, v_view = temp([36, tiles, c])
-        m, m_view = temp([36, tiles, o])
-        src_view = ([n, h, w, c], contiguous_strides([n, h, w, c]))
-        transform(1, "winograd_f4_input", [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
-                  {_ARG_SRC: src_view, _ARG_DST: v_view})  # fmt: skip
         u = self.memo.get(("winograd", id(weight)))
         if u is None:  # (computed once for the plans of one function for several thread counts)
             u = self.memo[("winograd", id(weight))] = winograd_weights(w_hwio, 4, np.dtype(np.float32))
             release_pages(weight)
-        v_md = _md(lib, *v_view, "Winograd tiles", "float32")
-        m_md = _md(lib, *m_view, "Winograd products", "float32")
         u_user = _md(lib, [36, c, o], contiguous_strides([36, c, o]), "Winograd weights", "float32")
         u_any = _md(lib, [36, c, o], None, "Winograd weights", "float32")
-        step = _Step(name, "conv", 0, [], derived=True)
-        pd = lib.xr_dnnl_matmul(self._attr([]), v_md.handle, u_any.handle, None, m_md.handle)
-        if not pd:
-            raise DnnlUnsupported(f"oneDNN has no matmul for {name} (status {lib.xr_dnnl_last_status()})")
-        u_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
-        step.weights.append((_ARG_WEIGHTS, u, u_user, u_chosen))
-        step.args[:0] = [(_ARG_SRC, v), (_ARG_WEIGHTS, u_chosen), (_ARG_DST, m)]
-        step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
-        step.keep += [v_md, m_md, u_user, u_any]
-        self._finish(name, "conv", pd, step)
-        out_args = [(_ARG_SRC, m)]
-        out_logical = {_ARG_SRC: m_view, _ARG_DST: ([n, oh, ow, o], contiguous_strides([n, oh, ow, o]))}
-        if bias is not None:
-            out_args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias), shape=(o,), dtype="float32")))
-            out_logical[_ARG_BIAS] = ([o], [1])
-        if residual is not None:
-            out_args.append((_ARG_SRC_1, self._src(residual)))
-            out_logical[_ARG_SRC_1] = out_logical[_ARG_DST]
-        out_args.append((_ARG_DST, self._dest(result)))
-        transform(2, "winograd_f4_output", out_args, out_logical)
+        matmuls: dict[int, _Step] = {}  # one primitive descriptor per band size (the last band may be shorter)
+        bias_arg = _Value("const", array=np.ascontiguousarray(bias), shape=(o,), dtype="float32") if bias is not None else None
+        res = self._src(residual) if residual is not None else None
+        dst = self._dest(result)
+        for band in bands:
+            tiles = (band[2] - band[1]) * tw if rows else most
+            v = _Value("tmp", shape=(36, tiles, c), offset=v_at)
+            m = _Value("tmp", shape=(36, tiles, o), offset=m_at)
+            v_view = ([36, tiles, c], contiguous_strides([36, tiles, c]))
+            m_view = ([36, tiles, o], contiguous_strides([36, tiles, o]))
+            src_view = ([n, h, w, c], contiguous_strides([n, h, w, c]))
+            transform(1, "winograd_f4_input", band, [(_ARG_SRC, self._src(data_v)), (_ARG_DST, v)],
+                      {_ARG_SRC: src_view, _ARG_DST: v_view})  # fmt: skip
+            step = _Step(name, "conv", 0, [], derived=True)
+            made = matmuls.get(tiles)
+            if made is None:
+                v_md = _md(lib, *v_view, "Winograd tiles", "float32")
+                m_md = _md(lib, *m_view, "Winograd products", "float32")
+                pd = lib.xr_dnnl_matmul(self._attr([]), v_md.handle, u_any.handle, None, m_md.handle)
+                if not pd:
+                    raise DnnlUnsupported(f"oneDNN has no matmul for {name} (status {lib.xr_dnnl_last_status()})")
+                u_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
+                step.weights.append((_ARG_WEIGHTS, u, u_user, u_chosen))
+                step.args[:0] = [(_ARG_SRC, v), (_ARG_WEIGHTS, u_chosen), (_ARG_DST, m)]
+                step.keep += [v_md, m_md, u_user, u_any]
+                step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
+                self._finish(name, "conv", pd, step)
+                matmuls[tiles] = step
+            else:  # the same primitive descriptor (freed once) with this band's temporaries
+                step.pd, step.impl, step.weights = made.pd, made.impl, list(made.weights)
+                step.args = [(_ARG_SRC, v), *made.args[1:2], (_ARG_DST, m), *made.args[3:]]
+                step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
+                self.steps.append(step)
+            out_args = [(_ARG_SRC, m)]
+            out_logical = {_ARG_SRC: m_view, _ARG_DST: ([n, oh, ow, o], contiguous_strides([n, oh, ow, o]))}
+            if bias_arg is not None:
+                out_args.append((_ARG_BIAS, bias_arg))
+                out_logical[_ARG_BIAS] = ([o], [1])
+            if res is not None:
+                out_args.append((_ARG_SRC_1, res))
+                out_logical[_ARG_SRC_1] = out_logical[_ARG_DST]
+            out_args.append((_ARG_DST, dst))
+            transform(2, "winograd_f4_output", band, out_args, out_logical)
         return True
 
     def _dense(self, dense, outer, const_of, bias, post, result, name) -> None:
@@ -1398,6 +1422,7 @@ def plan_function(
     fixed: Sequence[np.ndarray | None] = (),
     threads: int | None = None,
     winograd: bool = True,
+    band_rows: int = 0,
     memo: dict | None = None,
 ) -> FunctionPlan:
     """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
@@ -1407,7 +1432,9 @@ def plan_function(
     ``runtime.parallel.default_threads``) is how many threads the primitives are made for: a
     oneDNN primitive splits its work, and sizes its scratchpad, for the OpenMP thread count
     current when its descriptor is created. ``winograd=False`` runs every convolution direct
-    (for a workspace planned without Winograd's temporaries). ``memo`` shares what plans of
+    (for a workspace planned without Winograd's temporaries); ``band_rows`` (0: none) runs
+    each Winograd convolution band by band of that many rows of 4x4 output tiles, so its
+    temporaries hold one band (the workspace ``state_scratch`` chose). ``memo`` shares what plans of
     the same function compute from its weights (Winograd's transformed weights)."""
     lib = dnnl_library()
     if lib is None:
@@ -1424,13 +1451,53 @@ def plan_function(
         funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()), fixed)
     reader.winograd = winograd
+    reader.band_rows = band_rows
     if memo is not None:  # derived weights shared between plans of the same function
         reader.memo = memo
     if lookup is not None:
         reader.funcs = _Lookup(lookup)  # type: ignore[assignment]
     plan = reader.read()
     plan.keep = reader.keep_pd
+    plan.tile_rows = reader.tile_rows
     return plan
+
+
+def band_rows_choices(tile_rows: int) -> list[int]:
+    """The band heights (rows of 4x4 output tiles) offered for a Winograd convolution of
+    ``tile_rows`` tile rows, tallest first: about a half, a quarter, ... of the image, down to
+    one row (each halves the temporaries again)."""
+    out: list[int] = []
+    k = 2
+    while tile_rows > 1:
+        rows = -(-tile_rows // k)
+        if rows not in out:
+            out.append(rows)
+        if rows == 1:
+            break
+        k *= 2
+    return out
+
+
+def way_label(winograd: bool = True, band_rows: int = 0) -> str:
+    """The label of a way to run a dnnl function (``relay.scratch_options``):
+    ``"winograd"`` (Winograd convolutions whole), ``"winograd-rows=R"`` (in bands of R tile
+    rows), ``"direct"`` (every convolution direct)."""
+    if not winograd:
+        return "direct"
+    return f"winograd-rows={band_rows}" if band_rows else "winograd"
+
+
+def way_of(label: str | None) -> dict[str, Any]:
+    """``plan_function``'s ``winograd``/``band_rows`` for a label of ``way_label`` (None: the
+    default); a ``DnnlUnsupported`` for another label."""
+    if label in (None, "winograd"):
+        return {}
+    if label == "direct":
+        return {"winograd": False}
+    prefix = "winograd-rows="
+    if label.startswith(prefix) and label[len(prefix):].isdigit() and int(label[len(prefix):]) > 0:
+        return {"band_rows": int(label[len(prefix):])}
+    raise DnnlUnsupported(f"unknown way to run a oneDNN function: {label!r}")
 
 
 class _Lookup(dict):

@@ -1,7 +1,8 @@
 """The oneDNN engine's steps in the arena executor (``runtime/engines.py``'s protocol).
 
 ``bind_step`` binds a function partitioned to it (``relay.compiler = "dnnl"``) to its arrays as oneDNN primitives
-(``primitives.plan_function``), or returns None where oneDNN cannot run it (the next engine
+(``primitives.plan_function``), run the way ``choose-scratch`` chose
+(``relay.scratch_choice``), or returns None where oneDNN cannot run it (the next engine
 takes it). ``join_steps`` makes one C call of each run of consecutive oneDNN steps. The pool's
 workers, which spin between jobs, are parked before the first step of such a run
 (``PARK_BEFORE``): oneDNN's OpenMP threads need those cores.
@@ -14,10 +15,11 @@ from typing import Any
 
 from xdsl.dialects import func
 
+from xrelay.dialects.memory import scratch_choice
 from xrelay.dialects.relay import ConstantOp
 from xrelay.runtime.compiled import CompiledFunction
 from xrelay.runtime.dnnl.library import dnnl_library
-from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function, run_together
+from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function, run_together, way_of
 
 __all__ = ["PARK_BEFORE", "bind_step", "join_steps"]
 
@@ -35,9 +37,10 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
 
     memo: dict = {}
     shared: dict = {}
+    way = way_of(scratch_choice(fn))  # the way choose-scratch chose (its workspace planned)
 
     def bound(threads: int) -> tuple[Any, Any]:
-        plan = plan_function(fn, lookup=ex.functions.get, constant=constant, fixed=fixed, threads=threads, memo=memo)
+        plan = plan_function(fn, lookup=ex.functions.get, constant=constant, fixed=fixed, threads=threads, memo=memo, **way)
         if plan.winograd and plan.workspace_bytes > (0 if ws is None else ws.nbytes):
             # planned without Winograd's temporaries (built with another
             # XRELAY_DNNL_WINOGRAD): the direct convolution still fits

@@ -30,15 +30,16 @@ static inline void SFX(nhwc_patch)(const REAL *x, i64 h, i64 wd, i64 xs, i64 iy,
 }
 
 /* Input: (tile + 2)^2 patches at (tile ty - pt, tile tx - pl), tile rows [r0, r1), channels
-   [c0, c1). */
+   [c0, c1); v holds the tiles from tile row rb on (0: the whole image; a band of rows, as the
+   oneDNN backend runs a convolution in bands to bound its workspace, passes its first row). */
 static inline void SFX(wino_input_hwc)(int tile, const REAL *restrict x, i64 h, i64 wd, i64 xs,
                                        REAL *restrict v, i64 ks, i64 vs, i64 tw, i64 c0, i64 c1,
-                                       i64 r0, i64 r1, i64 pt, i64 pl) {
+                                       i64 r0, i64 r1, i64 rb, i64 pt, i64 pl) {
     REAL zero[NHWC_CB] = {0}, e[36 * NHWC_CB];
     const REAL *p[36];
     for (i64 ty = r0; ty < r1; ty++)
         for (i64 tx = 0; tx < tw; tx++) {
-            i64 t = ty * tw + tx;
+            i64 t = (ty - rb) * tw + tx;
             for (i64 cb = c0; cb < c1; cb += NHWC_CB) {
                 i64 n = c1 - cb < NHWC_CB ? c1 - cb : NHWC_CB;
                 SFX(nhwc_patch)(x, h, wd, xs, tile * ty - pt, tile * tx - pl, cb, tile + 2, zero, p);
@@ -48,15 +49,16 @@ static inline void SFX(wino_input_hwc)(int tile, const REAL *restrict x, i64 h, 
 }
 
 /* Output: tile x tile blocks A^T m A of tile rows [r0, r1), channels [o0, o1), from
-   m[k * ks + t * ms + oc] into out[oh][ow][os] (blocks cut at the image's edge: the rows
-   past it are not computed; a block cut on the right goes through scratch). */
+   m[k * ks + t * ms + oc] (m holding the tiles from tile row rb on, as v above) into
+   out[oh][ow][os] (blocks cut at the image's edge: the rows past it are not computed; a block
+   cut on the right goes through scratch). */
 static inline void SFX(wino_output_hwc)(int tile, const REAL *restrict m, i64 ks, i64 ms, i64 tw,
                                         REAL *restrict out, i64 oh, i64 ow, i64 os, i64 o0, i64 o1,
-                                        i64 r0, i64 r1) {
+                                        i64 r0, i64 r1, i64 rb) {
     REAL s[24 * NHWC_CB], cut[16 * NHWC_CB];
     for (i64 ty = r0; ty < r1; ty++)
         for (i64 tx = 0; tx < tw; tx++) {
-            i64 t = ty * tw + tx, y0 = tile * ty, x0 = tile * tx;
+            i64 t = (ty - rb) * tw + tx, y0 = tile * ty, x0 = tile * tx;
             int rows = oh - y0 < tile ? (int)(oh - y0) : tile;
             int cols = ow - x0 < tile ? (int)(ow - x0) : tile;
             for (i64 ob = o0; ob < o1; ob += NHWC_CB) {
@@ -82,12 +84,12 @@ static inline void SFX(wino_output_hwc)(int tile, const REAL *restrict m, i64 ks
     void SFX(stem##_input_nhwc)(const REAL *restrict x, i64 h, i64 wd, i64 xs, REAL *restrict v, \
                                 i64 ks, i64 vs, i64 tw, i64 c0, i64 c1, i64 r0, i64 r1, i64 pt, \
                                 i64 pl) {                                                      \
-        SFX(wino_input_hwc)(tile, x, h, wd, xs, v, ks, vs, tw, c0, c1, r0, r1, pt, pl);        \
+        SFX(wino_input_hwc)(tile, x, h, wd, xs, v, ks, vs, tw, c0, c1, r0, r1, 0, pt, pl);     \
     }                                                                                          \
     void SFX(stem##_output_nhwc)(const REAL *restrict m, i64 ks, i64 ms, i64 tw,                \
                                  REAL *restrict out, i64 oh, i64 ow, i64 os, i64 o0, i64 o1,    \
                                  i64 r0, i64 r1) {                                             \
-        SFX(wino_output_hwc)(tile, m, ks, ms, tw, out, oh, ow, os, o0, o1, r0, r1);            \
+        SFX(wino_output_hwc)(tile, m, ks, ms, tw, out, oh, ow, os, o0, o1, r0, r1, 0);         \
     }
 WINO_HWC_ENTRIES(wino, 2)
 WINO_HWC_ENTRIES(wino4, 4)

@@ -56,6 +56,16 @@ def _check(mod, inputs, dnnl_steps, rtol=1e-4, atol=1e-4, scaled=False):
     return m
 
 
+@pytest.fixture
+def fastest():
+    """Builds inside keep every step's fastest way (``choose-scratch``'s priority ``speed``):
+    the tests using it are about the Winograd kernel, whose temporaries a one-convolution
+    model's plan would otherwise trade for the direct convolution's smaller scratch (see
+    ``test_choose_scratch_takes_the_smaller_way_where_the_scratch_is_the_peak``)."""
+    with xrelay.transform.PassContext(config={"relay.ChooseScratch.priority": "speed"}):
+        yield
+
+
 def _work(m):
     """The oneDNN steps that are not reorders: (ops, compiled function)."""
     return [(o, c) for (_, o, c), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl" and o not in _REORDERS]
@@ -272,7 +282,7 @@ def test_loaded_weights_are_not_held_twice(tmp_path):
         np.testing.assert_array_equal(value, params[name])
 
 
-def test_winograd_on_onednn_same_bits_for_any_thread_count():
+def test_winograd_on_onednn_same_bits_for_any_thread_count(fastest):
     """The transforms cut their work items by thread and oneDNN's matmul reduces in a fixed
     order: one, two or three threads give the same bits."""
     x = relay.var("x", shape=(1, 24, 18, 18))
@@ -289,7 +299,7 @@ def test_winograd_on_onednn_same_bits_for_any_thread_count():
     np.testing.assert_array_equal(outs[2], outs[0])
 
 
-def test_export_without_winograd_loads_direct_on_onednn(tmp_path, monkeypatch):
+def test_export_without_winograd_loads_direct_on_onednn(tmp_path, monkeypatch, fastest):
     """A module built with ``XRELAY_DNNL_WINOGRAD=never`` has no workspace for Winograd's
     temporaries; loaded with the default rule its convolution still runs on oneDNN, direct
     (not on the native kernels), with the same outputs."""
@@ -364,7 +374,7 @@ def _impls(m):
     return [c.dnnl_plan.impls for o, c in _work(m)]
 
 
-def test_winograd_choice_by_rule(monkeypatch):
+def test_winograd_choice_by_rule(monkeypatch, fastest):
     """``XRELAY_DNNL_WINOGRAD``: by default (``dnnl``) a 3x3 stride-1 convolution runs on the
     oneDNN backend as Winograd F(4x4, 3x3) (the shim's transforms around a oneDNN matmul) and
     the strided one as oneDNN's direct convolution; with ``never`` both run direct; with ``f4``
@@ -419,7 +429,7 @@ def test_winograd_choice_by_rule(monkeypatch):
         (2, 72, 72, 15, (1, 1), "bias_sum"),  # the residual post-op without ReLU
     ],
 )
-def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epilogue):
+def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epilogue, fastest):
     """The Winograd steps (input transform, oneDNN matmul, output transform with the bias and
     ReLU, and a residual: the sum post-op) agree with the native direct convolution within 1e-4 of the output's largest
     magnitude for batches, odd sizes (tiles
@@ -444,6 +454,105 @@ def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epi
     tiles = n * (-(-oh // 4)) * (-(-(hw + pl + pr - 2) // 4))
     assert plan.temp_bytes >= 36 * tiles * (c + o) * 4  # both temporaries planned
     assert m.arena_bytes == sum(op.size.value.data for op in m.program.ops if op.name == "memory.pool")
+    # every other way the function can run (in bands of tile rows, direct) gives the same
+    # outputs: the bands the same arithmetic per tile, direct within the Winograd tolerance
+    out = m.get_output(0).numpy()
+    ways = _every_way(m, inputs)
+    labels = [label for label, _, _ in ways]
+    assert labels[0] == "winograd" and labels[-1] == "direct" and any(w.startswith("winograd-rows=") for w in labels)
+    th = -(-oh // 4)
+    for label, got, impls in ways:
+        if label == "direct":
+            assert len(impls) == 1 and "winograd" not in impls[0]
+            np.testing.assert_allclose(got, out, rtol=0, atol=1e-4 * float(np.max(np.abs(out))))
+            continue
+        bands = n * -(-th // int(label.split("=")[1])) if "=" in label else 1  # whole: every image at once
+        assert len(impls) == 3 * bands, (label, impls)  # three steps per band
+        np.testing.assert_allclose(got, out, rtol=0, atol=1e-6 * float(np.max(np.abs(out))))
+
+
+def _every_way(m, inputs):
+    """``(label, output, impls)`` of the built module run each way its oneDNN function offers
+    (``relay.scratch_options``; the workspace planned for the fastest, the largest)."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import StringAttr
+
+    from xrelay.dialects.memory import SCRATCH_CHOICE_ATTR, scratch_options
+    from xrelay.runtime.graph_executor import GraphModule
+
+    (name,) = [f.sym_name.data for f in m.program.ops if isinstance(f, func.FuncOp) and scratch_options(f)]
+    labels = [label for label, _ in scratch_options(next(f for f in m.program.ops if getattr(f, "sym_name", None) and f.sym_name.data == name))]
+    out = []
+    for label in labels:
+        program = m.program.clone()
+        fn = next(f for f in program.ops if isinstance(f, func.FuncOp) and f.sym_name.data == name)
+        fn.attributes[SCRATCH_CHOICE_ATTR] = StringAttr(label)
+        g = GraphModule(program)
+        g.set_input(**inputs)
+        g.run()
+        (impls,) = _impls(g)
+        out.append((label, g.get_output(0).numpy(), impls))
+    return out
+
+
+def _choice_model():
+    """x (1x16x56x56, 0.2 MB) -> a 1x1 convolution to 128 channels (1.6 MB) -> a 2x2 max pool
+    (0.4 MB; with its input 2.0 MB live, the peak without scratch) -> a 3x3 convolution
+    128 -> 128 at 28x28, Winograd: its two temporaries (1.8 MB at once) beside its input and
+    output (0.8 MB) would be the peak; in bands of 4 tile rows (two bands, 1.0 MB) they stay
+    under the pool's step."""
+    x = relay.var("x", shape=(1, 16, 56, 56))
+    h = relay.nn.relu(relay.add(_conv(x, _const(128, 16, 1, 1), channels=128, kernel_size=(1, 1)), _const(128, 1, 1)))
+    p = relay.nn.max_pool2d(h, pool_size=(2, 2), strides=(2, 2))
+    y = relay.nn.relu(relay.add(_conv(p, _const(128, 128, 3, 3), padding=(1, 1), channels=128, kernel_size=(3, 3)), _const(128, 1, 1)))
+    return _mod(y, x), {"x": RNG.standard_normal((1, 16, 56, 56)).astype("float32")}
+
+
+def _built(mod, inputs, **config):
+    from xdsl.dialects import func
+
+    from xrelay.dialects.memory import scratch_choice, scratch_options
+
+    with xrelay.transform.PassContext(config={f"relay.ChooseScratch.{k}": v for k, v in config.items()}):
+        m = xrelay.build(mod, None)
+    m.set_input(**inputs)
+    m.run()
+    (fn,) = [f for f in m.program.ops if isinstance(f, func.FuncOp) and scratch_options(f)]
+    return m, scratch_choice(fn)
+
+
+def test_choose_scratch_takes_the_smaller_way_where_the_scratch_is_the_peak():
+    """``choose-scratch`` (``xrelay.build``'s default, priority ``balanced``): the Winograd
+    convolution whose temporaries would set the plan's peak runs in bands of output rows --
+    the fastest way that keeps the peak at the lowest reachable (the pool's step) -- and the
+    arena shrinks by what the bands save; the outputs are the native kernels' (the reference)
+    and the fastest way's. ``speed`` keeps whole Winograd, ``memory`` takes the direct
+    convolution, a budget as large as the fastest way's peak keeps it."""
+    from xrelay.transforms.choose_scratch import ChooseScratchError
+
+    mod, inputs = _choice_model()
+    fast, fast_way = _built(mod, inputs, priority="speed")
+    m, way = _built(mod, inputs)
+    assert (fast_way, way) == ("winograd", "winograd-rows=4")
+    (plan,) = [c.dnnl_plan for o, c in _work(m) if "Winograd" in o]
+    assert plan.impls == ["winograd_f4_input", plan.impls[1], "winograd_f4_output"] * 2  # two bands
+    (whole,) = [c.dnnl_plan for o, c in _work(fast) if "Winograd" in o]
+    pooled = 28 * 28 * 128 * 4
+    assert fast.arena_bytes == 2 * pooled + whole.workspace_bytes  # the convolution's step, whole
+    assert m.arena_bytes == 4 * pooled + pooled  # the pool's step: the peak without scratch
+    assert 2 * pooled + plan.workspace_bytes <= m.arena_bytes < 2 * pooled + whole.workspace_bytes
+    ref = xrelay.build(mod, None, backends=("native",))
+    ref.set_input(**inputs)
+    ref.run()
+    out, want = m.get_output(0).numpy(), ref.get_output(0).numpy()
+    assert np.isfinite(out).all() and np.std(out) > 0
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-4 * float(np.max(np.abs(want))))
+    np.testing.assert_allclose(out, fast.get_output(0).numpy(), rtol=0, atol=1e-6 * float(np.max(np.abs(want))))
+    small, small_way = _built(mod, inputs, priority="memory")
+    assert small_way == "direct" and small.arena_bytes == m.arena_bytes  # no lower than the pool's step
+    assert _built(mod, inputs, budget=fast.arena_bytes)[1] == "winograd"
+    with pytest.raises(ChooseScratchError, match="unknown priority 'fast'"):
+        _built(mod, inputs, priority="fast")
 
 
 def test_chained_residual_fuses_into_the_later_projection():
