@@ -117,9 +117,13 @@ def _load() -> str:
     return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def zoo_report(models: list[str], pairs: int = 15, warmup: int = 3, inputs: int = 100) -> list[dict]:
+def zoo_report(
+    models: list[str], pairs: int = 15, warmup: int = 3, inputs: int = 100, profile=None,
+) -> list[dict]:  # fmt: skip
     """The quantized zoo's table (see the module docstring); the models of ``models`` that have
-    no quantized twin are named and left out. Rows are printed as they are measured."""
+    no quantized twin are named and left out. Rows are printed as they are measured;
+    ``profile(label, module)``, when given, is called on each int8 build after its row (what
+    ``zoo.py --int8 --profile`` passes: the time by op family)."""
     import onnx
     from peers import alternate, median_ratio, ort_session
 
@@ -175,6 +179,8 @@ def zoo_report(models: list[str], pairs: int = 15, warmup: int = 3, inputs: int 
                 f"{m.arena_bytes:,} | {f32_arena:,} | {m.arena_bytes / f32_arena:.3f} | {row['load']} |",
                 flush=True,
             )
+            if profile is not None:
+                profile(f"{name} int8 {'per-channel' if per_channel else 'per-tensor'}", m)
             del m, sess, q
     print(f"after: {_load()}; {pairs} rounds after {warmup} warm-up rounds", flush=True)
     return rows

@@ -247,7 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.int8:
         import quantized
 
-        quantized.zoo_report(args.models, pairs=args.pairs, warmup=args.warmup, inputs=args.inputs)
+        def profile(label, m):
+            print(profile_text({"model": label, "profile": _profile(m)}), flush=True)
+
+        quantized.zoo_report(
+            args.models, pairs=args.pairs, warmup=args.warmup, inputs=args.inputs,
+            profile=profile if args.profile else None,
+        )  # fmt: skip
         return 0
     print(f"before: {load()}", flush=True)
     results = []

@@ -190,6 +190,69 @@ class DequantizeOp(RelayOp):
         return [new_tensor(ds, attrs["out_dtype"])]
 
 
+SUM_ORDERS = ("sequential", "eigen")
+"""The orders ``qnn.dequantize_sum`` adds in (see the op)."""
+
+
+def sum_block(cls, rank: int, axes: Sequence[int], order: str) -> tuple[int, int, bool]:
+    """``qnn.dequantize_sum``'s axes checked: ``(first, last, trailing)`` of the block of
+    consecutive axes it reduces, which must start the shape or end it (``eigen``: end it)."""
+    if order not in SUM_ORDERS:
+        raise fail(cls, f"order must be one of {', '.join(SUM_ORDERS)}, got '{order}'")
+    norm = sorted({a + rank if a < 0 else a for a in axes})
+    if not norm or norm[0] < 0 or norm[-1] >= rank or norm != list(range(norm[0], norm[-1] + 1)):
+        raise fail(cls, f"axes {list(axes)} must be consecutive axes of a rank-{rank} tensor")
+    trailing = norm[-1] == rank - 1
+    if not trailing and norm[0] != 0:
+        raise fail(cls, f"axes {list(axes)} must start or end the shape")
+    if order == "eigen" and not trailing:
+        raise fail(cls, f"the eigen order sums rows: axes {list(axes)} must end the shape")
+    return norm[0], norm[-1], trailing
+
+
+@qnn_op("qnn.dequantize_sum", OpPattern.COMM_REDUCE)
+class DequantizeSumOp(RelayOp):
+    """A per-tensor ``qnn.dequantize`` summed over ``axes`` (kept as size 1) in float32, added
+    in a stated ``order``: the float sum of a reduction is its order, and onnxruntime's
+    ReduceMean/ReduceSum of dequantized values has one (``fake-quantization-to-integer
+    {onnxruntime=true}`` writes it). The axes are a block that starts or ends the shape; each
+    value is ``float32(data - zero_point) * scale``.
+
+    * ``sequential``: first to last (``((v0 + v1) + v2) + ...``), each position of the
+      other axes on its own;
+    * ``eigen`` (axes ending the shape): each row of ``n`` values as Eigen's vectorised
+      ``sum()`` adds 4-float packets on x86-64 with the rows stored one after another from a
+      16-byte aligned address: row ``r``'s ``h = min(-(r * n) mod 4, n)`` head values are
+      skipped, its whole packets go to two accumulators (even and odd packets, in order; one
+      packet alone is the first), which are added, then a last odd packet; the lanes are added
+      as ``(l0 + l2) + (l1 + l3)``, then the head and the tail values one by one. A row with
+      no whole packet is added first to last.
+
+    ```mlir
+    %y = qnn.dequantize_sum %q, %scale, %zp {axes = [2, 3], order = "eigen"}
+           : (tensor<1x8x7x7xui8>, tensor<f32>, tensor<i32>) -> tensor<1x8x1x1xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axes = Ints()
+    order = Str("sequential")
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, scale, zp = in_types
+        _check_dtype(cls, data, ("int8", "uint8"), "data")
+        check_scalar(cls, scale, "float32", "input_scale")
+        check_scalar(cls, zp, "int32", "input_zero_point")
+        ds = list(shape_of(data))
+        first, last, _ = sum_block(cls, len(ds), attrs["axes"] or [], attrs["order"])
+        return [new_tensor([1 if first <= i <= last else d for i, d in enumerate(ds)], "float32")]
+
+
 ROUNDINGS = ("None", "UPWARD", "TONEAREST")
 COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
 

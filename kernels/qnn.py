@@ -201,6 +201,74 @@ def dequantize(
     return emit(v.astype(to_numpy_dtype(out_dtype)), out, "qnn.dequantize")
 
 
+def eigen_row_sums(v: np.ndarray) -> np.ndarray:
+    """The float32 sums of the rows of ``v`` (rows x n, stored one after another from an
+    aligned address) in the order of Eigen's vectorised ``sum()`` with 4-float packets
+    (``qnn.dequantize_sum``'s ``eigen`` order), rows of the same alignment side by side."""
+    rows, n = v.shape
+    out = np.zeros(rows, np.float32)
+    for h0 in range(4):
+        idx = np.array([r for r in range(rows) if min((-r * n) % 4, n) == h0], np.int64)
+        if not idx.size:
+            continue
+        x = v[idx]
+        h = min(h0, n)
+        packed = (n - h) // 4 * 4
+        if packed == 0:  # no whole packet: first to last
+            acc = x[:, 0].copy()
+            for i in range(1, n):
+                acc += x[:, i]
+            out[idx] = acc
+            continue
+        paired = (n - h) // 8 * 8
+        p0 = x[:, h : h + 4].copy()
+        if packed > 4:
+            p1 = x[:, h + 4 : h + 8].copy()
+            for i in range(h + 8, h + paired, 8):
+                p0 += x[:, i : i + 4]
+                p1 += x[:, i + 4 : i + 8]
+            p0 += p1
+            if packed > paired:
+                p0 += x[:, h + paired : h + packed]
+        acc = (p0[:, 0] + p0[:, 2]) + (p0[:, 1] + p0[:, 3])
+        for i in [*range(h), *range(h + packed, n)]:
+            acc += x[:, i]
+        out[idx] = acc
+    return out
+
+
+@register("qnn.dequantize_sum")
+def dequantize_sum(
+    data: np.ndarray,
+    scale: np.ndarray,
+    zero_point: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    axes: Sequence[int],
+    order: str,
+) -> np.ndarray:
+    """``(data - zero_point) * scale`` in float32, summed over ``axes`` in ``order`` (see the op)."""
+    from xrelay.dialects.qnn import DequantizeSumOp, sum_block
+
+    first, last, trailing = sum_block(DequantizeSumOp, data.ndim, axes, order)
+    shape = data.shape
+    outer = math.prod(shape[:first])
+    n = math.prod(shape[first : last + 1])
+    inner = math.prod(shape[last + 1 :])
+    with np.errstate(all="ignore"):
+        v = (data.astype(np.int32) - np.int32(zero_point)).astype(np.float32) * np.float32(scale)
+    v = v.reshape(outer, n, inner)
+    if n == 0:
+        res = np.zeros((outer, inner), np.float32)
+    elif order == "eigen":
+        res = eigen_row_sums(v.reshape(outer, n)).reshape(outer, 1)
+    else:  # np.add.accumulate adds first to last (no pairwise blocks)
+        res = np.add.accumulate(v, axis=1, dtype=np.float32)[:, -1]
+    keep = [1 if first <= i <= last else d for i, d in enumerate(shape)]
+    del trailing
+    return emit(res.reshape(keep), out, "qnn.dequantize_sum")
+
+
 def requantize_array(
     data: np.ndarray,
     input_scale: np.ndarray,

@@ -156,3 +156,26 @@ def compare(model: onnx.ModelProto, inputs: Mapping[str, np.ndarray], module=Non
 def quantization_steps(ref: np.ndarray, out: np.ndarray, step: float) -> np.ndarray:
     """|ref - out| in quantization steps (rounded to cancel float noise)."""
     return np.round(np.abs(ref.astype(np.float64) - out.astype(np.float64)) / step, 3)
+
+
+def dequantize_sum_program(shape: tuple[int, ...], axes: list[int], order: str, dtype: str, seed: int = 0):
+    """``(module, input)``: a program that is one ``qnn.dequantize_sum`` of an 8-bit input
+    ``q`` (scale 0.0371, zero point 99 for uint8 and -7 for int8) and random values for it."""
+    from xdsl.parser import Parser
+
+    import xrelay
+    from xrelay.dialects import make_context
+
+    x_t = f"tensor<{'x'.join(map(str, shape))}x{'ui8' if dtype == 'uint8' else 'i8'}>"
+    y_t = f"tensor<{'x'.join(str(1 if i in axes else d) for i, d in enumerate(shape))}xf32>"
+    text = f"""
+func.func @main(%q: {x_t}) -> {y_t} {{
+  %s = relay.constant dense<0.0371> : tensor<f32>
+  %z = relay.constant dense<{99 if dtype == "uint8" else -7}> : tensor<i32>
+  %y = qnn.dequantize_sum %q, %s, %z {{axes = {list(axes)}, order = "{order}"}} : ({x_t}, tensor<f32>, tensor<i32>) -> {y_t}
+  func.return %y : {y_t}
+}}
+"""
+    info = np.iinfo(dtype)
+    data = np.random.default_rng(seed).integers(info.min, info.max + 1, shape).astype(dtype)
+    return xrelay.IRModule.from_module_op(Parser(make_context(), text).parse_module()), data

@@ -681,19 +681,22 @@ class FakeQuantizationToInteger:
         except ValueError:
             return
         b = _Builder(op)
-        if ort_channels_last(op, axes):
+        channels_last = ort_channels_last(op, axes)
+        kind = None if channels_last else fast_reduce_kind(list(shape), axes)
+        if not channels_last and kind is None:
+            return
+        total = self._dequantized_sum(b, x, list(shape), axes, channels_last, kind)
+        if total is not None:
+            pass
+        elif channels_last:
             # each channel's H x W positions added in order, as on NHWC data: along the rows
             # of the NCHW tensor (no transpose needed)
             n_, c, h, w = shape
-            total = self._row_sums(b, x, n_ * c, h * w)
+            total = ort_sequential_sum(b, x, [n_ * c, h * w], 1)
+        elif kind[0] == "KR":
+            total = ort_reduce_sum(b, x, *kind[1:])
         else:
-            kind = fast_reduce_kind(list(shape), axes)
-            if kind is None:
-                return
-            if kind[0] == "KR":
-                total = ort_reduce_sum(b, x, *kind[1:])
-            else:
-                total = ort_sequential_sum(b, x, list(kind[1:]), 0)
+            total = ort_sequential_sum(b, x, list(kind[1:]), 0)
         if op.RELAY_NAME == "mean":
             n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
             total = b.op("divide", [total, b.const(np.float32(n), "float32")])
@@ -701,34 +704,38 @@ class FakeQuantizationToInteger:
         op.results[0].replace_all_uses_with(new)
         self.changed = True
 
-    rule_mean = rule_sum
-
-    CHUNK_BYTES: ClassVar[int] = 256 * 1024
-    """The float32 rows ``_row_sums`` dequantizes at a time."""
-
-    def _row_sums(self, b: _Builder, x: SSAValue, rows: int, n: int) -> SSAValue:
-        """The ``rows`` x 1 sequential sums of the rows of ``n`` of ``x``. When ``x`` is a
-        per-tensor ``qnn.dequantize`` of an 8-bit value, the rows are dequantized a chunk of
-        about ``CHUNK_BYTES`` at a time (the same op on a slice: the same bits), so the float
-        tensor and its running sums are never whole: the 8-bit value is what stays live."""
+    @staticmethod
+    def _dequantized_sum(
+        b: _Builder, x: SSAValue, shape: list[int], axes: tuple[int, ...], channels_last: bool, kind,
+    ) -> SSAValue | None:  # fmt: skip
+        """The sum as one ``qnn.dequantize_sum`` of the 8-bit value when ``x`` is its per-tensor
+        ``qnn.dequantize`` (what a QDQ model's float reductions read): the float tensor is
+        never made, the order is an attribute (``sequential`` for the channels-last rows and
+        the leading axes, ``eigen`` for the trailing ones). None for other ``x``."""
         deq = x.owner
-        per = max(1, self.CHUNK_BYTES // (4 * n))
         if (
-            not isinstance(deq, RelayOp) or deq.RELAY_NAME != "qnn.dequantize" or per >= rows
-            or tensor_dtype(deq.operands[0]) not in ("int8", "uint8")
+            not isinstance(deq, RelayOp) or deq.RELAY_NAME != "qnn.dequantize"
+            or tensor_dtype(deq.operands[0]) not in ("int8", "uint8") or deq.attrs["out_dtype"] != "float32"
             or any(constant_value(v) is None or constant_value(v).size != 1 for v in deq.operands[1:])
         ):  # fmt: skip
-            return ort_sequential_sum(b, x, [rows, n], 1)
-        q = b.op("reshape", [deq.operands[0]], newshape=[rows, n])
-        parts = []
-        for lo in range(0, rows, per):
-            hi = min(rows, lo + per)
-            chunk = b.op("strided_slice", [q], begin=[lo, 0], end=[hi, n], strides=[1, 1])
-            chunk = b.op("qnn.dequantize", [chunk, *deq.operands[1:]], axis=1, out_dtype=deq.attrs["out_dtype"])
-            # stop_fusion: each chunk's last column is taken at once, so its running sums die
-            # before the next chunk (fused into the concatenate, all would live to the end)
-            parts.append(b.op("annotation.stop_fusion", [ort_sequential_sum(b, chunk, [hi - lo, n], 1)]))
-        return b.op("concatenate", parts, axis=0)
+            return None
+        q = deq.operands[0]
+        block = sorted(axes)
+        if channels_last:
+            order, rows_first = "sequential", False
+        else:
+            order, rows_first = ("eigen", False) if kind[0] == "KR" else ("sequential", True)
+            consecutive = block == list(range(block[0], block[-1] + 1))
+            if not consecutive or (block[-1] != len(shape) - 1 if not rows_first else block[0] != 0):
+                # size-1 axes between: the 2-D view fast_reduce_kind merged
+                view = [kind[1], kind[2]]
+                q = b.op("reshape", [q], newshape=view)
+                block = [0] if rows_first else [1]
+        scale = b.const(np.asarray(constant_value(deq.operands[1]), np.float32).reshape(()), "float32")
+        zp = b.const(np.asarray(constant_value(deq.operands[2]), np.int32).reshape(()), "int32")
+        return b.op("qnn.dequantize_sum", [q, scale, zp], axes=[int(a) for a in block], order=order)
+
+    rule_mean = rule_sum
 
     # ---- value-preserving ops --------------------------------------------------------------
 

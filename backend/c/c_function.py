@@ -2348,6 +2348,65 @@ def _simulated_qnn(em: _Emitter, op: RelayOp) -> None:
     _elementwise(em, op, expr)
 
 
+def _dequantize_sum(em: _Emitter, op: RelayOp) -> None:
+    """qnn.dequantize_sum: each value ``float32(q - zp) * s``, added in the op's order (the
+    reference kernel's: first to last, or Eigen's 4-float packets with each row's head)."""
+    from xrelay.dialects.qnn import DequantizeSumOp, sum_block
+
+    x, scale, zp = op.operands
+    y = op.results[0]
+    shape = list(x.type.get_shape())
+    first, last, _ = sum_block(DequantizeSumOp, len(shape), _attr(op, "axes"), _attr(op, "order"))
+    outer, n, inner = _size(shape[:first]), _size(shape[first : last + 1]), _size(shape[last + 1 :])
+    dst = em.result_ptr(y, op)
+    q, s, z = em.ptr[x], em.ptr[scale], em.ptr[zp]
+    # the 256 values first (a product alone: no add for a compiler to fuse with it), then sums
+    tab = em.scratch_buffer(256, "float")
+    signed = c_type(x.type, em.what(op)) == "int8_t"
+    em.out(f"for (int32_t b = 0; b < 256; ++b) {tab}[b] = (float)({'(b < 128 ? b : b - 256)' if signed else 'b'} - {z}[0]) * {s}[0];")
+
+    def v(i: str) -> str:
+        return f"{tab}[(uint8_t){q}[{i}]]"
+
+    if n == 0:
+        em.out(f"for (int64_t i = 0; i < {outer * inner}; ++i) {dst}[i] = 0.0f;")
+        return
+    if _attr(op, "order") == "sequential":
+        em.loops([outer, inner], [
+            f"float acc = {v(f'i0 * {n * inner} + i1')};",
+            f"for (int64_t t = 1; t < {n}; ++t) acc += {v(f'(i0 * {n} + t) * {inner} + i1')};",
+            f"{dst}[i0 * {inner} + i1] = acc;",
+        ])  # fmt: skip
+        return
+    em.loops([outer], [
+        f"const int64_t base = i0 * {n};",
+        f"const int64_t h = (4 - base % 4) % 4 < {n} ? (4 - base % 4) % 4 : {n};",
+        f"const int64_t packed = ({n} - h) / 4 * 4, paired = ({n} - h) / 8 * 8;",
+        "float acc;",
+        "if (packed == 0) {",
+        f"  acc = {v('base')};",
+        f"  for (int64_t t = 1; t < {n}; ++t) acc += {v('base + t')};",
+        "} else {",
+        "  float p0[4], p1[4];",
+        f"  for (int l = 0; l < 4; ++l) p0[l] = {v('base + h + l')};",
+        "  if (packed > 4) {",
+        f"    for (int l = 0; l < 4; ++l) p1[l] = {v('base + h + 4 + l')};",
+        "    for (int64_t t = h + 8; t < h + paired; t += 8)",
+        "      for (int l = 0; l < 4; ++l) {",
+        f"        p0[l] += {v('base + t + l')};",
+        f"        p1[l] += {v('base + t + 4 + l')};",
+        "      }",
+        "    for (int l = 0; l < 4; ++l) p0[l] += p1[l];",
+        f"    if (packed > paired) for (int l = 0; l < 4; ++l) p0[l] += {v('base + h + paired + l')};",
+        "  }",
+        "  acc = (p0[0] + p0[2]) + (p0[1] + p0[3]);",
+        f"  for (int64_t t = 0; t < h; ++t) acc += {v('base + t')};",
+        f"  for (int64_t t = h + packed; t < {n}; ++t) acc += {v('base + t')};",
+        "}",
+        f"{dst}[i0] = acc;",
+    ])  # fmt: skip
+
+
 def _conv_nd(em: _Emitter, op: RelayOp) -> None:
     """nn.conv1d and nn.conv3d: a direct loop nest over any spatial rank and layout."""
     x, w = op.operands
@@ -2707,6 +2766,7 @@ _HANDLERS = {
     "einsum": _einsum,
     **dict.fromkeys(["argsort", "topk"], _sort_family),
     **dict.fromkeys(["qnn.simulated_quantize", "qnn.simulated_dequantize"], _simulated_qnn),
+    "qnn.dequantize_sum": _dequantize_sum,
     **dict.fromkeys(["nn.conv1d", "nn.conv3d"], _conv_nd),
     **dict.fromkeys(["nn.max_pool3d", "nn.avg_pool3d"], _pool3d),
     **dict.fromkeys(["dyn.reshape", "dyn.expand_dims", "dyn.squeeze", "dyn.zeros", "dyn.ones", "dyn.full",
@@ -2716,8 +2776,8 @@ _HANDLERS = {
     "nn.deformable_conv2d": _deformable_conv2d,
     "image.grid_sample": _grid_sample,
 }
-"""Relay ops the C target lowers, by Relay name. The qnn ops other than the simulated ones
-have none of their own: the C target lowers them to integer relay ops first
+"""Relay ops the C target lowers, by Relay name. The qnn ops other than the simulated ones and
+``qnn.dequantize_sum`` (a float sum in a stated order, which no integer form has) have none of their own: the C target lowers them to integer relay ops first
 (``qnn-canonicalize-ops``, ``QNN_BY_CANONICALIZATION``)."""
 
 QNN_BY_CANONICALIZATION = frozenset(

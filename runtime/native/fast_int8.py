@@ -87,6 +87,8 @@ def _build_library():
     lib.xr_quantize_float.restype = None
     lib.xr_cumsum_f32.argtypes = [ptr, ptr, i64, i64, i64, i64]
     lib.xr_cumsum_f32.restype = None
+    lib.xr_dequantize_sum.argtypes = [ptr, ptr, ptr] + [i64] * 5
+    lib.xr_dequantize_sum.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
     lib.xr_lookup8.restype = None
     for pool in (lib.xr_max_pool_u8, lib.xr_max_pool_s8):
@@ -1011,6 +1013,42 @@ def cumsum(op, vals, out, ws, opts) -> list | None:
     return [("other", run)]
 
 
+def dequantize_sum(op, vals, out, ws, opts) -> list | None:
+    """``qnn.dequantize_sum`` in C (``xr_dequantize_sum``): each byte's float32 value from a
+    256-entry table made once with the reference ``qnn.dequantize`` (the same bits), added in
+    the op's order straight from the 8-bit tensor (no float copy); the rows are cut between
+    the pool's threads (each row's sum is one thread's, in order)."""
+    from xrelay.dialects.qnn import DequantizeSumOp, sum_block
+    from xrelay.kernels.qnn import dequantize
+
+    x = vals[0]
+    scale, zp = (opts.constant(v) for v in op.operands[1:])
+    lib = vnni_library()
+    if lib is None or scale is None or zp is None or x is None or not x.flags.c_contiguous:
+        return None
+    if out.dtype != np.float32 or not out.flags.c_contiguous or x.dtype not in _INT8:
+        return None
+    a = op.attrs
+    first, last, _ = sum_block(DequantizeSumOp, x.ndim, a["axes"], a["order"])
+    outer, n, inner = (int(np.prod(x.shape[i:j], dtype=np.int64)) for i, j in ((0, first), (first, last + 1), (last + 1, x.ndim)))
+    byte = np.arange(256, dtype=np.uint8).view(x.dtype)  # index = the byte's bits
+    table = np.ascontiguousarray(dequantize(byte, scale, zp, axis=-1, out_dtype="float32"), np.float32)
+    opts.scratch.append(table)
+    src = x.view(np.uint8)
+    eigen = int(a["order"] == "eigen")
+
+    def make(lo: int, hi: int) -> Any:
+        args = (src.ctypes.data, table.ctypes.data, out.ctypes.data, n, inner, eigen, lo, hi)
+
+        def run() -> None:
+            lib.xr_dequantize_sum(*args)
+            keep_alive(src, table, out)
+
+        return run
+
+    return [("other", split_job(opts, make, even_ranges(outer, pool_chunks(opts), 8), outer))]
+
+
 def clip(op, vals, out, ws, opts) -> list | None:
     """Integer ``clip`` in place, with the reference kernel's bounds (ceil/floor, saturated)."""
     from xrelay.kernels import KERNELS
@@ -1028,7 +1066,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes",
-    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "batch_matmul", "ort_requant", "ort_add",
+    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 

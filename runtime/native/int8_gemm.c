@@ -938,3 +938,69 @@ void xr_cumsum_f32(const float *x, float *out, i64 outer, i64 n, i64 inner, i64 
         }
     }
 }
+
+/* qnn.dequantize_sum: the sums of table[q] (table: the 256 float32 values
+ * float32(byte - zero point) * scale) over the middle axis of q viewed [outer][n][inner], the
+ * reference kernel's bits. sequential: first to last; eigen (inner == 1): Eigen's 4-float packet
+ * order for rows stored from an aligned address (row r's head is -(r * n) mod 4 values).
+ * Rows [r0, r1) of outer only, so the rows can be cut between threads. */
+static float xr_eigen_row(const uint8_t *q, const float *table, i64 n, i64 h) {
+    i64 packed = (n - h) / 4 * 4, paired = (n - h) / 8 * 8;
+    if (packed == 0) {
+        float acc = table[q[0]];
+        for (i64 i = 1; i < n; ++i) acc += table[q[i]];
+        return acc;
+    }
+    float p0[4], p1[4];
+    for (int l = 0; l < 4; ++l) p0[l] = table[q[h + l]];
+    if (packed > 4) {
+        for (int l = 0; l < 4; ++l) p1[l] = table[q[h + 4 + l]];
+        for (i64 i = h + 8; i < h + paired; i += 8)
+            for (int l = 0; l < 4; ++l) {
+                p0[l] += table[q[i + l]];
+                p1[l] += table[q[i + 4 + l]];
+            }
+        for (int l = 0; l < 4; ++l) p0[l] += p1[l];
+        if (packed > paired)
+            for (int l = 0; l < 4; ++l) p0[l] += table[q[h + paired + l]];
+    }
+    float acc = (p0[0] + p0[2]) + (p0[1] + p0[3]);
+    for (i64 i = 0; i < h; ++i) acc += table[q[i]];
+    for (i64 i = h + packed; i < n; ++i) acc += table[q[i]];
+    return acc;
+}
+
+void xr_dequantize_sum(const uint8_t *q, const float *table, float *out, i64 n, i64 inner, i64 eigen,
+                       i64 r0, i64 r1) {
+    i64 o = r0;
+    if (n == 0) {
+        for (; o < r1; ++o)
+            for (i64 j = 0; j < inner; ++j) out[o * inner + j] = 0.0f;
+        return;
+    }
+    if (eigen) {
+        for (; o < r1; ++o) {
+            i64 h = (4 - (o * n) % 4) % 4;
+            out[o] = xr_eigen_row(q + o * n, table, n, h < n ? h : n);
+        }
+        return;
+    }
+    if (inner == 1) {
+        /* eight rows side by side: eight independent chains, each still first to last */
+        for (; o + 8 <= r1; o += 8) {
+            const uint8_t *src = q + o * n;
+            float acc[8];
+            for (int r = 0; r < 8; ++r) acc[r] = table[src[r * n]];
+            for (i64 k = 1; k < n; ++k)
+                for (int r = 0; r < 8; ++r) acc[r] += table[src[r * n + k]];
+            for (int r = 0; r < 8; ++r) out[o + r] = acc[r];
+        }
+    }
+    for (; o < r1; ++o) {
+        const uint8_t *src = q + o * n * inner;
+        float *dst = out + o * inner;
+        for (i64 j = 0; j < inner; ++j) dst[j] = table[src[j]];
+        for (i64 k = 1; k < n; ++k)
+            for (i64 j = 0; j < inner; ++j) dst[j] += table[src[k * inner + j]];
+    }
+}

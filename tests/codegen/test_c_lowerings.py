@@ -25,8 +25,9 @@ def c(value, dtype):
 
 
 def check(fn, inputs, tmp_path, rtol=1e-5, atol=1e-5, exact=False, opt_level=3, disabled=()):
-    """Build ``fn`` for C, compile the program strictly, run it in the executor; compare."""
-    mod = xrelay.IRModule.from_expr(fn)
+    """Build ``fn`` (a function or a module) for C, compile the program strictly, run it in the
+    executor; compare."""
+    mod = fn if isinstance(fn, xrelay.IRModule) else xrelay.IRModule.from_expr(fn)
     with xrelay.transform.PassContext(opt_level=opt_level, disabled_pass=list(disabled)):
         lib = xrelay.build(mod, target="c", opt_level=opt_level)
     lib.export(tmp_path)
@@ -222,6 +223,22 @@ def test_quantized_onnx_mobilenet_matches_the_arena_runtime_bit_for_bit():
     out = lib.get_output(0)
     assert np.ptp(out) > 0  # not a constant (a broken pipeline would give one)
     np.testing.assert_array_equal(out, arena.get_output(0))
+
+
+@pytest.mark.parametrize("shape, axes, order", [
+    ((1, 37, 7, 7), [2, 3], "eigen"), ((3, 5, 1, 3), [2, 3], "eigen"), ((2, 6, 20), [2], "eigen"),
+    ((1, 19, 9, 9), [2, 3], "sequential"), ((9, 6, 5), [0], "sequential"), ((1, 3, 0, 2), [2, 3], "sequential"),
+])  # fmt: skip
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_dequantize_sum_adds_in_the_references_order(shape, axes, order, dtype, tmp_path):
+    """qnn.dequantize_sum (the float reductions of fake-quantization-to-integer
+    {onnxruntime=true}) in C gives the reference kernel's bits: Eigen's packets with each row's
+    alignment head, or first to last."""
+    from xrelay.testing.quantized_models import dequantize_sum_program
+
+    mod, data = dequantize_sum_program(shape, axes, order, dtype, seed=4)
+    lib = check(mod, {"q": data}, tmp_path, exact=True)
+    assert "qnn.dequantize_sum" in lib.get_source()
 
 
 # -- every op: a lowering or a refusal naming it ---------------------------------------------

@@ -409,3 +409,40 @@ def test_float_cumsum_runs_in_c_with_the_references_sequential_sums(shape, axis,
     out = np.asarray(lib.get_output(0))
     assert used == [True]
     assert out.dtype == ref.dtype == np.float32 and np.array_equal(out.view(np.uint32), ref.view(np.uint32))
+
+
+@pytest.mark.parametrize(
+    "shape, axes, order",
+    [((1, 37, 7, 7), [2, 3], "eigen"), ((2, 24, 13, 13), [2, 3], "eigen"), ((3, 5, 1, 3), [2, 3], "eigen"),
+     ((1, 9, 2, 2), [3], "eigen"), ((1, 8, 3), [2], "eigen"), ((1, 6, 4), [1, 2], "eigen"),
+     ((1, 37, 7, 7), [2, 3], "sequential"), ((1, 19, 56, 56), [2, 3], "sequential"),
+     ((9, 6, 5), [0], "sequential"), ((4, 3, 10), [0, 1], "sequential"), ((1, 3, 0, 2), [2, 3], "sequential")],
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_dequantize_sum_runs_in_c_with_the_references_order(shape, axes, order, dtype, monkeypatch):
+    """``qnn.dequantize_sum`` runs in C from the 8-bit tensor (``xr_dequantize_sum``, rows cut
+    between the threads) and gives the reference kernel's bits for every row: Eigen's packet
+    order with each row's alignment head, and first-to-last sums of rows and of columns."""
+    from xrelay.runtime.interpreter import run
+    from xrelay.runtime.native import steps
+    from xrelay.testing.quantized_models import dequantize_sum_program
+
+    used = []
+
+    def spy(op, vals, out, ws, opts):
+        thunks = fast_int8.dequantize_sum(op, vals, out, ws, opts)
+        used.append(thunks is not None)
+        return thunks
+
+    monkeypatch.setattr(steps, "FAST", {**steps.FAST, "qnn.dequantize_sum": spy})
+    mod, data = dequantize_sum_program(shape, axes, order, dtype, seed=3)
+    ref = np.asarray(run(mod.module.clone(), {"q": data})[0])
+    lib = xrelay.build(mod, {}, opt_level=3)
+    lib.set_input("q", data)
+    lib.run()
+    out = np.asarray(lib.get_output(0))
+    assert used == [True]
+    assert out.dtype == ref.dtype == np.float32 and out.shape == ref.shape
+    assert np.array_equal(out.view(np.uint32), ref.view(np.uint32))
+    if data.size:
+        assert len(np.unique(ref)) > ref.size // 2  # (the sums follow the input)

@@ -65,3 +65,34 @@ func.func @mean_middle(%x: tensor<3x4x5xf32>) -> tensor<3x5xf32> {
   %y = relay.mean %x {axis = [1]} : (tensor<3x4x5xf32>) -> tensor<3x5xf32>
   func.return %y : tensor<3x5xf32>
 }
+
+// The mean of a per-tensor dequantize of 8-bit values: one qnn.dequantize_sum of the 8-bit
+// tensor in Eigen's order (trailing axes), no float copy, then the division.
+// CHECK-LABEL: func.func @mean_of_dequantized(
+// CHECK-NOT:  qnn.dequantize %
+// CHECK:      %[[S:.*]] = qnn.dequantize_sum %q, %{{.*}}, %{{.*}} {axes = [2, 3], order = "eigen"} : (tensor<1x5x3x3xui8>, tensor<f32>, tensor<i32>) -> tensor<1x5x1x1xf32>
+// CHECK-NEXT: relay.constant dense<9.000000e+00> : tensor<f32>
+// CHECK-NEXT: relay.divide %[[S]]
+// CHECK-NOT:  relay.take
+// CHECK-NOT:  relay.cumsum
+// RELAY-LABEL: func.func @mean_of_dequantized(
+// RELAY:       relay.mean
+func.func @mean_of_dequantized(%q: tensor<1x5x3x3xui8>) -> tensor<1x5x1x1xf32> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<3> : tensor<i32>
+  %x = qnn.dequantize %q, %s, %z : (tensor<1x5x3x3xui8>, tensor<f32>, tensor<i32>) -> tensor<1x5x3x3xf32>
+  %y = relay.mean %x {axis = [2, 3], keepdims = true} : (tensor<1x5x3x3xf32>) -> tensor<1x5x1x1xf32>
+  func.return %y : tensor<1x5x1x1xf32>
+}
+
+// Over leading axes: first to last along them (order = "sequential", the default).
+// CHECK-LABEL: func.func @sum_leading_of_dequantized(
+// CHECK:      qnn.dequantize_sum %q, %{{.*}}, %{{.*}} {axes = [0]} : (tensor<6x4xi8>, tensor<f32>, tensor<i32>) -> tensor<1x4xf32>
+// CHECK-NOT:  relay.cumsum
+func.func @sum_leading_of_dequantized(%q: tensor<6x4xi8>) -> tensor<4xf32> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<-3> : tensor<i32>
+  %x = qnn.dequantize %q, %s, %z : (tensor<6x4xi8>, tensor<f32>, tensor<i32>) -> tensor<6x4xf32>
+  %y = relay.sum %x {axis = [0]} : (tensor<6x4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
