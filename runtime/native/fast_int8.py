@@ -87,6 +87,8 @@ def _build_library():
     lib.xr_quantize_float.restype = None
     lib.xr_cumsum_f32.argtypes = [ptr, ptr, i64, i64, i64, i64]
     lib.xr_cumsum_f32.restype = None
+    lib.xr_qlinear_mul.argtypes = [ptr, ptr, i64, ptr, ptr, i64, ptr, i64, i64] + [ctypes.c_float] * 4 + [i64] * 3
+    lib.xr_qlinear_mul.restype = None
     lib.xr_dequantize_sum.argtypes = [ptr, ptr, ptr] + [i64] * 5
     lib.xr_dequantize_sum.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
@@ -824,6 +826,98 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
     return [("elementwise", split_job(opts, make, even_ranges(extent, pool_chunks(opts)), extent))]
 
 
+def _byte_function(v, opts) -> tuple[Any, np.ndarray, np.ndarray] | None:
+    """``v`` as an elementwise function of ONE 8-bit value (``cast``, ``subtract zp``, ...: ops
+    whose other operands are fixed single values, up to 8): (that value, its buffer, the 256
+    int32 results by the reference kernels, indexed by the byte). None otherwise."""
+    from xrelay.dialects.relay import RelayOp, dtype_of, numpy_dtype
+
+    chain: list = []
+    while not _is_8bit(v):
+        owner = v.owner
+        if not isinstance(owner, RelayOp) or getattr(owner, "PATTERN", None) not in _TABLE_PATTERNS or len(chain) >= 8:
+            return None
+        free = [o for o in owner.operands if opts.constant(o) is None]
+        if len(owner.results) != 1 or len(free) != 1 or any(
+            np.size(opts.constant(o)) != 1 for o in owner.operands if o is not free[0]
+        ):  # fmt: skip
+            return None
+        chain.insert(0, owner)
+        v = free[0]
+    buf = opts.available(v)
+    if not chain or buf is None or not buf.flags.c_contiguous:
+        return None
+    tables = _tables(v, chain, [chain[-1]], opts.constant, numpy_dtype, dtype_of)
+    if tables is None or tables[chain[-1]].dtype != np.int32:
+        return None
+    return v, buf, tables[chain[-1]]
+
+
+def _read_mode(shape: tuple, side: tuple) -> tuple[int, int] | None:
+    """How an operand of ``side``'s shape broadcasts to ``shape``: (0, 0) the same shape, (2, 0)
+    one value, (1, k) one value per row of the first ``k`` axes. None otherwise."""
+    side = (1,) * (len(shape) - len(side)) + tuple(side)
+    if side == tuple(shape):
+        return 0, 0
+    if all(d == 1 for d in side):
+        return 2, 0
+    k = max(i for i, d in enumerate(side) if d != 1) + 1
+    if side[:k] != tuple(shape[:k]):
+        return None
+    return 1, k
+
+
+def ort_mul(op, vals, out, ws, opts) -> list | None:
+    """onnxruntime's QLinearMul as fake-quantization-to-integer{onnxruntime=true} writes it: the
+    int32 ``multiply`` of two functions of 8-bit values (their zero points subtracted) and the
+    float requantize after it (``_ort_chain``, one multiplier), claimed and run as one C pass
+    (``xr_qlinear_mul``) reading the two 8-bit tensors through 256-entry tables: the int32
+    operands, their product and the float steps are never made."""
+    if out.dtype != np.int32 or len(op.operands) != 2 or not out.flags.c_contiguous:
+        return None
+    lib = vnni_library()
+    cast = _single_user(op.results[0], "cast")
+    if lib is None or cast is None or cast.attrs["dtype"] != "float32":
+        return None
+    shape = tuple(out.shape)
+    chain = _ort_chain(cast, shape, opts)
+    sides = [_byte_function(v, opts) for v in op.operands]
+    if chain is None or chain[1].size != 1 or any(s is None for s in sides):
+        return None
+    modes = [_read_mode(shape, tuple(s[1].shape)) for s in sides]
+    if any(m is None for m in modes) or len({k for m, k in modes if m == 1}) > 1:
+        return None
+    claimed, mult, _, flo, fhi, zp, cast8, fzp = chain
+    found = _int8_destination(opts, cast8, shape)
+    if found is None:
+        return None
+    dst, kind = found
+    # rows: the per-row operand's (its value read once a row), else all but the last axis
+    k = next((k for mode, k in modes if mode == 1), max(len(shape) - 1, 0))
+    rows = int(np.prod(shape[:k], dtype=np.int64))
+    inner = int(np.prod(shape[k:], dtype=np.int64))
+    m = float(np.float32(mult.reshape(())))
+    opts.claimed += [cast, *claimed[1:]]
+    opts.unread += list(op.operands)
+    opts.reads += [s[0] for s in sides]
+    opts.result_unused = True
+    (_, a, ta), (_, b, tb) = sides
+    a8, b8 = a.view(np.uint8), b.view(np.uint8)
+    opts.scratch += [ta, tb]
+
+    def make(lo: int, hi: int) -> Any:
+        args = (a8.ctypes.data, ta.ctypes.data, modes[0][0], b8.ctypes.data, tb.ctypes.data, modes[1][0],
+                dst.ctypes.data, kind, inner, m, fzp, flo, fhi, zp, lo, hi)  # fmt: skip
+
+        def run() -> None:
+            lib.xr_qlinear_mul(*args)
+            keep_alive(a8, b8, ta, tb, dst)
+
+        return run
+
+    return [("elementwise", split_job(opts, make, even_ranges(rows, pool_chunks(opts)), rows))]
+
+
 def _add_side(v, opts) -> tuple[str, Any, float, float | None] | None:
     """One operand of ort_add's final float64 add, parsed backwards: ``("outer", q, ra, None)``
     for ``multiply(cast(q, f64), ra)``, ``("inner", q, rb, fixed)`` for
@@ -1066,7 +1160,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes",
-    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "batch_matmul", "ort_requant", "ort_add",
+    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_mul", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 

@@ -1004,3 +1004,52 @@ void xr_dequantize_sum(const uint8_t *q, const float *table, float *out, i64 n, 
             for (i64 j = 0; j < inner; ++j) dst[j] += table[src[k * inner + j]];
     }
 }
+
+/* onnxruntime's QLinearMul as fake-quantization-to-integer{onnxruntime=true} writes it (ort_mul):
+ * the int32 product of two functions of 8-bit values, each read as bytes through its 256-entry
+ * int32 table (ta, tb: the chains (q - zp) computed by the reference kernels), then
+ * xr_requant_float's arithmetic. The result is rows x inner; an operand's mode says which of
+ * its bytes an element reads: 0 the element's own, 1 its row's (one value per row), 2 the only
+ * one. Rows [r0, r1). */
+static inline int32_t xr_mul_requant(int32_t pa, int32_t pb, float m, float fzp, float flo, float fhi, i64 zp) {
+    const float magic = 12582912.0f;
+    const int32_t acc = (int32_t)((uint32_t)pa * (uint32_t)pb);
+    float f = (float)acc * m + fzp;
+    f = f < flo ? flo : f;
+    f = f > fhi ? fhi : f;
+    f = f + magic;
+    f = f - magic;
+    return (int32_t)((uint32_t)xr_f32_to_i32(f) + (uint32_t)(int32_t)zp);
+}
+
+void xr_qlinear_mul(const uint8_t *a, const int32_t *ta, i64 amode, const uint8_t *b, const int32_t *tb,
+                    i64 bmode, void *out, i64 kind, i64 inner, float m, float fzp, float flo, float fhi,
+                    i64 zp, i64 r0, i64 r1) {
+    if (amode != 0 && bmode == 0) { /* the full operand first */
+        const uint8_t *t8 = a; const int32_t *tt = ta; i64 tm = amode;
+        a = b; ta = tb; amode = 0; b = t8; tb = tt; bmode = tm;
+    }
+    for (i64 r = r0; r < r1; ++r) {
+        uint8_t *o = (uint8_t *)out + r * inner;
+        const uint8_t *ar = a + (amode == 0 ? r * inner : 0);
+        if (amode == 0 && bmode != 0) {
+            /* one value of b for the whole row: the result is a function of a's byte */
+            const int32_t pb = tb[b[bmode == 1 ? r : 0]];
+            if (inner >= 256) {
+                uint8_t tab[256];
+                for (int v = 0; v < 256; ++v) tab[v] = (uint8_t)xr_mul_requant(ta[v], pb, m, fzp, flo, fhi, zp);
+                for (i64 k = 0; k < inner; ++k) o[k] = tab[ar[k]];
+            } else {
+                for (i64 k = 0; k < inner; ++k) o[k] = (uint8_t)xr_mul_requant(ta[ar[k]], pb, m, fzp, flo, fhi, zp);
+            }
+            continue;
+        }
+        const int32_t ra = ta[a[amode == 1 ? r : 0]], rb = tb[b[bmode == 1 ? r : 0]];
+        const uint8_t *br = b + (bmode == 0 ? r * inner : 0);
+        for (i64 k = 0; k < inner; ++k) {
+            const int32_t pa = amode == 0 ? ta[ar[k]] : ra, pb = bmode == 0 ? tb[br[k]] : rb;
+            o[k] = (uint8_t)xr_mul_requant(pa, pb, m, fzp, flo, fhi, zp);
+        }
+    }
+    (void)kind; /* int8 and uint8 results have the same bytes */
+}

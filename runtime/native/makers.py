@@ -41,6 +41,8 @@ _COMBINED: dict[str, Maker] = {
     "clip": first(FLOAT_MAKERS["clip"], i8.clip),
     # onnxruntime's QuantizeLinear (fake-quantization-to-integer{onnxruntime=true})
     "divide": first(i8.ort_quantize, FLOAT_MAKERS["divide"]),
+    # onnxruntime's QLinearMul (the int32 product of two 8-bit values and its requantize)
+    "multiply": first(i8.ort_mul, FLOAT_MAKERS["multiply"]),
     "nn.global_avg_pool2d": by_layout(fk.fast_global_avg_pool, nhwc.global_avg_pool_nhwc, nhwc.global_avg_pool_blocked),
     # 8-bit NCHW max pools in C before the float layouts
     "nn.max_pool2d": first(i8.max_pool, by_layout(fk.fast_max_pool, nhwc.max_pool_nhwc, nhwc.max_pool_blocked)),
