@@ -276,6 +276,7 @@ def test_ignore_impurity_is_relays_option():
     assert "nn.dropout" not in mod.astext()
 
 
+@pytest.mark.no_change("dead-code-elimination", "the memory ops are impure: the pass keeps them, the expected module is the input")
 def test_impure_op():
     shape = np.array([64, 2])
     metatable = {
@@ -321,6 +322,7 @@ def test_impure_op():
     )
 
 
+@pytest.mark.no_change("dead-code-elimination", "the calls of an impure function stay: the expected module is the input")
 def test_impure_func():
     shape = np.array([64, 2])
     metatable = {
@@ -374,6 +376,7 @@ def test_impure_func():
     )
 
 
+@pytest.mark.no_change("dead-code-elimination", "checks that the pass finishes on inception_v3 (TVM asserts nothing of its result)")
 def test_complexity():
     mod = transform.InferType()(
         tvm.IRModule.from_expr(inception_v3.get_net(1, 1000, (3, 299, 299), "float32"))

@@ -5,6 +5,7 @@ input module unchanged, as Relay's do).
 """
 # ruff: noqa: B007, F541 - TVM's test code as written
 import numpy as np
+import pytest
 
 import xrelay as tvm
 import xrelay.testing
@@ -579,6 +580,7 @@ def test_fuse_parallel_injective():
     tvm.ir.assert_structural_equal(zz, after)
 
 
+@pytest.mark.no_change("fuse-ops", "TVM checks only that the pass runs on it (the result is well formed)")
 def test_split():
     """Test that the result is well formed."""
     x = relay.var("x", shape=(6, 9))

@@ -737,6 +737,7 @@ def test_callee_not_inline_leaf_inline_extern_compiler():
     tvm.ir.assert_structural_equal(mod, expected(), map_free_vars=True)
 
 
+@pytest.mark.no_change("inline", "a recursive function is not inlined: the expected module is the input")
 def test_recursive_called():
     mod, sum_up = get_recursive_count_loop()
     iarg = relay.var("i", shape=[], dtype="int32")
@@ -746,6 +747,7 @@ def test_recursive_called():
     tvm.ir.assert_structural_equal(mod, ref_mod, map_free_vars=True)
 
 
+@pytest.mark.no_change("inline", "TVM's expected() rewrites and returns the pass's own result: a self-comparison, as in TVM")
 def test_globalvar_as_call_arg():
     def get_mod():
         mod = tvm.IRModule({})
