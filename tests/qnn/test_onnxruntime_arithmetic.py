@@ -301,7 +301,7 @@ def test_float_reductions_of_dequantized_values_add_in_onnxruntimes_order(op, sh
     _float_bits(model, feeds)
     # the reference kernels (qnn.dequantize_sum's order) give the same bits in the interpreter
     mod, _ = from_onnx(model, freeze_params=True)
-    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
     assert "qnn.dequantize_sum" in str(mod)
     for feed in feeds:
         ref = om.run_onnxruntime(model, feed)[0]
@@ -439,7 +439,7 @@ def test_qlinear_mul_runs_as_one_c_pass_with_onnxruntimes_bits(a_shape, b_shape,
     # and the reference kernels' bits for both
     m = qm.build(model, integer=True)
     mod, _ = from_onnx(model, freeze_params=True)
-    relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
+    mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
     for feed in feeds:
         m.set_input(**feed)
         m.run()
