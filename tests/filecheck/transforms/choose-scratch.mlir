@@ -14,8 +14,8 @@ func.func private @f(%p: tensor<256xf32>) -> tensor<256xf32> attributes {relay.p
   %r = relay.negative %p : (tensor<256xf32>) -> tensor<256xf32>
   func.return %r : tensor<256xf32>
 }
-func.func private @add(%p: tensor<256xf32>, %q: tensor<256xf32>) -> tensor<256xf32> attributes {relay.primitive = 1 : i64} {
-  %r = relay.add %p, %q : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+func.func private @sub(%p: tensor<256xf32>, %q: tensor<256xf32>) -> tensor<256xf32> attributes {relay.primitive = 1 : i64} {
+  %r = relay.subtract %p, %q : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
   func.return %r : tensor<256xf32>
 }
 func.func private @g(%p: tensor<256xf32>) -> tensor<256xf32> attributes {relay.primitive = 1 : i64, relay.scratch_bytes = 4096 : i64, relay.scratch_options = [["whole", 4096], ["half", 1024], ["tiny", 64]]} {
@@ -31,7 +31,7 @@ func.func @main(%x: tensor<256xf32>) -> tensor<256xf32> {
   memory.invoke @f(%ta) outs(%tb) {step = 1} : (tensor<256xf32>) -> (tensor<256xf32>)
   %c = memory.alloc_storage {size = 1024, alignment = 64, kind = "intermediate", lifetime = [2, 3]}
   %tc = memory.alloc_tensor %c {offset = 0} : tensor<256xf32>
-  memory.invoke @add(%ta, %tb) outs(%tc) {step = 2} : (tensor<256xf32>, tensor<256xf32>) -> (tensor<256xf32>)
+  memory.invoke @sub(%ta, %tb) outs(%tc) {step = 2} : (tensor<256xf32>, tensor<256xf32>) -> (tensor<256xf32>)
   memory.kill %a : !memory.storage
   memory.kill %b : !memory.storage
   %d = memory.alloc_storage {size = 1024, alignment = 64, kind = "output", lifetime = [3, 3]}
