@@ -90,33 +90,46 @@ class RunChooser:
     threads and a one-thread program (the oneDNN primitives made for one thread, the
     native pool's jobs serial), and each run takes the one that measured faster.
 
-    The first run is not measured (page faults, first touches); then each mode is measured
-    once; then the faster mode runs, and the other is re-measured every ``EXPLORE_EVERY``-th
-    run, or on the next run when the faster mode just took more than ``SURGE`` times its
-    mean (the machine's load changed). Means are exponential (``SMOOTHING``)."""
+    The first run is not measured (page faults, first touches); then the modes alternate until
+    each is measured ``FIRST`` times; then the faster mode runs, and the other is re-measured
+    every ``EXPLORE_EVERY``-th run, or on the next run when the faster mode just took more than
+    ``SURGE`` times its estimate (the machine's load changed). A mode's estimate is the least
+    of its last ``WINDOW`` times: one run slowed by something passing (a page fault, another
+    process's burst) must not send a model to the slower mode for the next
+    ``EXPLORE_EVERY`` runs (with one sample each, MobileNetV3 ran its one-thread program, 2x
+    slower, through a whole 18-run benchmark), while a load that stays shows in every run of
+    the window."""
 
     EXPLORE_EVERY = 16
     SURGE = 2.0
-    SMOOTHING = 0.3
+    FIRST = 2
+    WINDOW = 3
 
     def __init__(self) -> None:
-        self.mean = [-1.0, -1.0]
+        self.samples: list[list[float]] = [[], []]
         self.runs = 0
         self.stats = [0, 0]
         self._explore: int | None = None
+
+    @property
+    def mean(self) -> list[float]:
+        """Each mode's estimate in seconds (the least of its last ``WINDOW`` times; -1 while
+        never measured)."""
+        return [min(s) if s else -1.0 for s in self.samples]
 
     def choose(self) -> int:
         """The mode of the next run."""
         self.runs += 1
         if self.runs == 1:
             return 0
-        for mode in (0, 1):
-            if self.mean[mode] < 0:
-                return mode
+        counts = [len(s) for s in self.samples]
+        if min(counts) < self.FIRST:
+            return 0 if counts[0] <= counts[1] else 1
         if self._explore is not None:
             mode, self._explore = self._explore, None
             return mode
-        best = 0 if self.mean[0] <= self.mean[1] else 1
+        mean = self.mean
+        best = 0 if mean[0] <= mean[1] else 1
         return 1 - best if self.runs % self.EXPLORE_EVERY == 0 else best
 
     def record(self, mode: int, seconds: float) -> None:
@@ -124,10 +137,12 @@ class RunChooser:
         self.stats[mode] += 1
         if self.runs == 1:
             return
-        old = self.mean[mode]
-        if old >= 0 and seconds > self.SURGE * old and old <= self.mean[1 - mode]:
+        mean = self.mean
+        if mean[mode] >= 0 and seconds > self.SURGE * mean[mode] and mean[mode] <= mean[1 - mode]:
             self._explore = 1 - mode  # the faster mode surged: measure the other at once
-        self.mean[mode] = seconds if old < 0 else old + self.SMOOTHING * (seconds - old)
+        window = self.samples[mode]
+        window.append(seconds)
+        del window[: -self.WINDOW]
 
 
 def default_threads() -> int:
