@@ -340,7 +340,9 @@ def write_cached(path: str, write: Callable[[str], Any]) -> None:
     it, which then replaces ``path`` (readable by all, as the cache is shared)."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}-", suffix=".onnx", dir=directory)
+    # the destination's extension: torch.export.save warns about a .pt2 file named otherwise
+    suffix = os.path.splitext(path)[1]
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}-", suffix=suffix, dir=directory)
     os.close(fd)
     try:
         write(tmp)

@@ -77,3 +77,15 @@ def test_recipe(recipe, tmp_path):
         np.testing.assert_array_equal(scores, reference)
     else:
         np.testing.assert_allclose(scores, reference, rtol=1e-4, atol=1e-4 * float(np.abs(reference).max()))
+
+
+def test_the_readme_shows_the_guides_pytorch_recipe():
+    """The README's PyTorch recipe (not run by ``make test``: it needs torch) is the start of
+    the guide's, which the test above runs: every line of it is a line of the guide's."""
+    readme = GUIDE.parents[2] / "README.md"
+    title = RECIPES["pt2"][0]
+    blocks = [b for b in re.findall(r"^```sh\n(.*?)^```", readme.read_text(), re.S | re.M) if b.startswith(f"# {title}")]
+    assert len(blocks) == 1, f"README.md has {len(blocks)} '# {title}' recipes"
+    guide = _recipe(title).splitlines()
+    lines = blocks[0].splitlines()
+    assert len(lines) >= 5 and lines == guide[: len(lines)], (lines, guide)
