@@ -712,6 +712,19 @@ def _print_symbol_call(printer: Printer, callee: SymbolRefAttr, operands: Sequen
     printer.print_string(") -> ")
 
 
+def _parse_symbol_call(parser: Parser, op_name: str) -> tuple[str, list[SSAValue]]:
+    """``@f(%a, %b) : (A, B) ->`` (``_print_symbol_call``'s text): the callee and the resolved
+    operands; what follows is the op's own."""
+    callee = parser.parse_symbol_name().data
+    operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+    parser.parse_punctuation("->")
+    if len(types) != len(operands):
+        parser.raise_error(f"{op_name}: as many operand types as operands")
+    return callee, [parser.resolve_operand(o, t) for o, t in zip(operands, types)]
+
+
 @irdl_op_definition
 class AdtCallOp(IRDLOperation):
     """A call of a function with type parameters: the operand and result types instantiate
@@ -756,11 +769,7 @@ class AdtCallOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> AdtCallOp:
-        callee = parser.parse_symbol_name().data
-        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
-        parser.parse_punctuation("->")
+        callee, operands = _parse_symbol_call(parser, "adt.call")
         if parser.parse_optional_punctuation("(") is not None:
             results: list[Attribute] = []
             if parser.parse_optional_punctuation(")") is None:
@@ -770,9 +779,7 @@ class AdtCallOp(IRDLOperation):
                 parser.parse_punctuation(")")
         else:
             results = [parser.parse_type()]
-        if len(types) != len(operands):
-            parser.raise_error("adt.call: as many operand types as operands")
-        return cls(callee, [parser.resolve_operand(o, t) for o, t in zip(operands, types)], results)
+        return cls(callee, operands, results)
 
 
 def instantiate(fop: Operation, arg_types: Sequence[Attribute]) -> list[Attribute] | None:
@@ -846,19 +853,13 @@ class ClosureOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ClosureOp:
-        callee = parser.parse_symbol_name().data
-        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
-        parser.parse_punctuation("->")
+        callee, operands = _parse_symbol_call(parser, "adt.closure")
         parser.parse_punctuation("(")
         result = parser.parse_type()
         parser.parse_punctuation(")")
         if not isinstance(result, FunctionType):
             parser.raise_error(f"adt.closure: the result type must be a function type, got {result}")
-        if len(types) != len(operands):
-            parser.raise_error("adt.closure: as many operand types as captured values")
-        return cls(callee, [parser.resolve_operand(o, t) for o, t in zip(operands, types)], result)
+        return cls(callee, operands, result)
 
 
 @irdl_op_definition
