@@ -26,16 +26,20 @@ model is made *meaningful* by one general recipe (``randomize``):
 Export: torch's default ONNX exporter (``torch.onnx.export``, opset 20, one file, weights
 inside), into ``$XRELAY_ZOO_CACHE`` (default ``~/.cache/xrelay-zoo``), outside the
 repository, keyed by the model name, the seed and the versions of torch, torchvision and
-transformers; written atomically. torch, torchvision and transformers come with the ``zoo``
-extra (``pip install -e '.[zoo]'``, ``make venv-extras``) and are imported only when a model
-is built.
+transformers; written atomically. Without torch, an export that another environment cached
+(another key) is used, with a warning, so the benchmarks run from a venv without the extra.
+torch, torchvision and transformers come with the ``zoo`` extra (``pip install -e '.[zoo]'``,
+``make venv-extras``) and are imported only when a model is built.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
+import re
 import tempfile
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -320,6 +324,10 @@ def onnx_path(name: str, seed: int = 0) -> str:
     path = os.path.join(directory, f"{name}-s{seed}-{_key(name, seed)}.onnx")
     if os.path.exists(path):
         return path
+    if not _has_torch():
+        other = _other_export(directory, name, seed)
+        if other is not None:
+            return other
     torch = _torch()
     module, args = torch_model(name, seed)
     write_cached(path, lambda tmp: torch.onnx.export(
@@ -333,6 +341,29 @@ def onnx_path(name: str, seed: int = 0) -> str:
         verbose=False,
     ))  # fmt: skip
     return path
+
+
+def _has_torch() -> bool:
+    return importlib.util.find_spec("torch") is not None
+
+
+def _other_export(directory: str, name: str, seed: int) -> str | None:
+    """Without torch the key cannot be matched (it names torch's version), but an export
+    that another environment cached is the same network: the newest one, with a warning."""
+    pattern = re.compile(rf"{re.escape(name)}-s{seed}-[0-9a-f]{{12}}\.onnx")
+    try:
+        found = [e for e in os.scandir(directory) if pattern.fullmatch(e.name) and e.is_file()]
+    except OSError:
+        return None
+    if not found:
+        return None
+    newest = max(found, key=lambda e: e.stat().st_mtime_ns)
+    warnings.warn(
+        f"torch is not installed: using the cached export {newest.path} of '{name}' "
+        "(made with the zoo extra's versions of another environment)",
+        stacklevel=3,
+    )
+    return newest.path
 
 
 def write_cached(path: str, write: Callable[[str], Any]) -> None:
