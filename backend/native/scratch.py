@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xrelay.dialects.memory import KERNEL_SCRATCH_ATTR, SCRATCH_ATTR, workspace_bytes
 from xrelay.dialects.relay import RelayOp, byte_size, shape_of
 from xrelay.dialects.relay.ops import parse_layout
-from xrelay.runtime.native.fast_int8 import conv_workspace_bytes
+from xrelay.runtime.native.fast_int8 import conv_workspace_bytes, reads_rows
 from xrelay.runtime.native.workspace import (
     CHUNKED_ELEMENTWISE,
     WINOGRAD_F4_MAX_AREA,
@@ -219,7 +219,7 @@ def state_int8_scratch(module: ModuleOp) -> None:
             _, c, h, w = shape_of(data.type)
             _, _, oh, ow = shape_of(op.results[0].type)
             kh, kw = shape_of(op.operands[1].type)[2:]
-            pointwise = (kh, kw, *op.attrs["strides"], *padding, oh, ow) == (1, 1, 1, 1, 0, 0, 0, 0, h, w)
+            pointwise = reads_rows(kh, kw, *op.attrs["strides"], padding[0], padding[1], h, w, oh, ow)
             bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise)
             need = bytes_ if need is None else max(need, bytes_)
         if need is not None:

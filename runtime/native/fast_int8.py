@@ -71,6 +71,8 @@ def _build_library():
     lib.xr_int8_has_vnni.restype = ctypes.c_int
     lib.xr_planes_to_rows_u8.argtypes = [ptr, ptr] + [i64] * 5
     lib.xr_planes_to_rows_u8.restype = None
+    lib.xr_strided_to_rows_u8.argtypes = [ptr, ptr] + [i64] * 9
+    lib.xr_strided_to_rows_u8.restype = None
     lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 18 + [ptr, i64]
     lib.xr_conv_tiles_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
@@ -319,10 +321,18 @@ PLANAR_CHANNELS = 4
 byte per channel and tap) instead of a channels-last copy (a copy of ``C`` bytes per tap)."""
 
 
+def reads_rows(kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, h: int, w: int, oh: int, ow: int) -> bool:
+    """Whether ``_vnni_conv`` multiplies a convolution's rows directly (no tiles): a 1x1
+    convolution without top/left padding whose output pixels all read inside the image, with
+    any strides. Each output pixel's row is then one input pixel's channels (every ``sh``-th
+    row, ``sw``-th column): a 1x1/stride-2 downsampling reads a quarter of the image."""
+    return (kh, kw, pt, pl) == (1, 1, 0, 0) and (oh - 1) * sh < h and (ow - 1) * sw < w
+
+
 def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool) -> int:
-    """The scratch of ``_vnni_conv`` for one image, on whole cache lines: a 1x1/stride
-    1/unpadded convolution's rows (the image channels-last, ``oh * ow`` x ``C`` rounded up to
-    4); any other's channels-last copy of the image (none up to ``PLANAR_CHANNELS`` channels)
+    """The scratch of ``_vnni_conv`` for one image, on whole cache lines: with ``pointwise``
+    (``reads_rows``) the rows of the pixels a 1x1 convolution reads (``oh * ow`` x ``C``
+    rounded up to 4, channels-last); any other's channels-last copy of the image (none up to ``PLANAR_CHANNELS`` channels)
     and up to ``SLOTS`` tiles of ``TILE`` rows of ``K`` (rounded up to 4) bytes (fewer for small
     images) -- never the whole im2row matrix."""
     kp = -(-c * kh * kw // 4) * 4
@@ -365,7 +375,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     oh, ow = out.shape[2:]
     k, p = c * kh * kw, oh * ow
     kh_, kw_, sh, sw, dh, dw, pt, pl = geometry
-    pointwise = (kh, kw, sh, sw, pt, pl, oh, ow) == (1, 1, 1, 1, 0, 0, h, wd)
+    pointwise = reads_rows(kh, kw, sh, sw, pt, pl, h, wd, oh, ow)
+    strided = pointwise and (sh, sw, ow) != (1, 1, wd)  # the rows of every sh-th row, sw-th column
     # K in (i, j, channel) order, so that im2row copies whole channel vectors
     wp = pack_weights(np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(o, k))
     kp = wp.shape[1] * 4
@@ -392,13 +403,17 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
             target, ld = (rows, kp) if pointwise else (hwc, c)
 
             def run() -> None:
-                lib.xr_planes_to_rows_u8(xb.ctypes.data, target.ctypes.data, c, h * wd, ld, p0, p1)
+                if strided:
+                    lib.xr_strided_to_rows_u8(xb.ctypes.data, target.ctypes.data, c, h, wd, sh, sw, ow, ld, p0, p1)
+                else:
+                    lib.xr_planes_to_rows_u8(xb.ctypes.data, target.ctypes.data, c, h * wd, ld, p0, p1)
                 keep_alive(xb, target)
 
             return run
 
         if hwc is not None or pointwise:
-            thunks.append(("im2col", split_job(opts, to_rows, even_ranges(h * wd, min(parts, h * wd)), h * wd)))
+            span = p if pointwise else h * wd  # the output's pixels, or the image's
+            thunks.append(("im2col", split_job(opts, to_rows, even_ranges(span, min(parts, span)), span)))
         if pointwise:
 
             def make(b0: int, b1: int, ob=ob) -> Any:
@@ -1159,7 +1174,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 
 
 __all__ = [
-    "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes",
+    "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes", "reads_rows",
     "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_mul", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 

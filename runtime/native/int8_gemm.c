@@ -380,6 +380,42 @@ void xr_planes_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 hw, i64 ld
     }
 }
 
+/* The rows of a 1x1 unpadded convolution with strides (sh, sw): output pixel q = (y, xo) reads
+ * input pixel (y * sh, xo * sw) of the (c, h, wd) planes, written as xr_planes_to_rows_u8 writes
+ * its rows (ld bytes apart, the ld - c tail zeroed), pixels [p0, p1) of oh * ow. Only the pixels
+ * the convolution reads are copied: the rows are the strided image's, not the whole image's.
+ * Blocks of 16 pixels x 16 channels are gathered into 16 contiguous bytes per channel and
+ * transposed like xr_planes_to_rows_u8's. */
+void xr_strided_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 h, i64 wd, i64 sh, i64 sw, i64 ow,
+                           i64 ld, i64 p0, i64 p1) {
+    const i64 hw = h * wd;
+    i64 q0 = p0;
+#if defined(__SSE2__)
+    for (; c >= 16 && q0 + 16 <= p1; q0 += 16) {
+        i64 src[16];
+        uint8_t block[16 * 16];
+        for (int j = 0; j < 16; ++j) src[j] = ((q0 + j) / ow) * sh * wd + ((q0 + j) % ow) * sw;
+        i64 ch = 0;
+        for (; ch + 16 <= c; ch += 16) {
+            for (int z = 0; z < 16; ++z) {
+                const uint8_t *plane = x + (ch + z) * hw;
+                for (int j = 0; j < 16; ++j) block[z * 16 + j] = plane[src[j]];
+            }
+            xr_transpose16(block, 16, rows + q0 * ld + ch, ld);
+        }
+        for (; ch < c; ++ch)
+            for (int j = 0; j < 16; ++j) rows[(q0 + j) * ld + ch] = x[ch * hw + src[j]];
+        if (ld > c)
+            for (i64 q = q0; q < q0 + 16; ++q) memset(rows + q * ld + c, 0, (size_t)(ld - c));
+    }
+#endif
+    for (; q0 < p1; ++q0) {
+        const i64 at = (q0 / ow) * sh * wd + (q0 % ow) * sw;
+        for (i64 ch = 0; ch < c; ++ch) rows[q0 * ld + ch] = x[ch * hw + at];
+        if (ld > c) memset(rows + q0 * ld + c, 0, (size_t)(ld - c));
+    }
+}
+
 /* Depthwise convolution, one uint8 channel with its int8 kernel per output channel (groups = C,
  * one output channel per group), channels [c0, c1): int32 sums, taps outside the image read the
  * pad value pv. Row by row: for each tap the valid output columns are found once and the inner

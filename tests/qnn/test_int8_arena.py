@@ -188,3 +188,20 @@ def test_a_residual_block_passes_8_bit_values_in_the_arena():
     m = _built_like_the_reference(mod, data)
     invokes = [op for op in m.program.walk() if op.name == "memory.invoke"]
     assert all("f64" not in str(v.type) for op in invokes for v in op.outs), [str(op) for op in invokes]
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+def test_a_strided_1x1_convolution_plans_only_the_rows_it_reads():
+    # ResNet's downsampling branch: a 1x1 stride-2 convolution reads every other row and column,
+    # so its workspace is the rows of those pixels (a quarter of the image), not a channels-last
+    # copy of the whole image and row tiles; the arena's peak was this step's (ResNet-50 int8)
+    x = relay.var("x", shape=(1, 24, 9, 11), dtype="uint8")
+    mod = _int8_module(_qconv(x, 24, 32, 1, stride=2, pad=0))
+    data = RNG.integers(0, 256, (1, 24, 9, 11)).astype("uint8")
+    m = _built_like_the_reference(mod, data)
+    need = fast_int8.conv_workspace_bytes(24, 9, 11, 1, 1, 5, 6, True)  # 5 x 6 rows of 24 bytes, on cache lines
+    assert need == 768 < fast_int8.conv_workspace_bytes(24, 9, 11, 1, 1, 5, 6, False)
+    workspaces = [op for op in m.program.walk() if op.name == "memory.alloc_storage" and "workspace" in str(op)]
+    assert [op.size.value.data for op in workspaces] == [need], [str(op) for op in workspaces]
+    (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "conv2d" in n]
+    assert labels == ["nn.conv2d", "nn.conv2d"]  # the rows, then their product (no tiles)
