@@ -437,13 +437,14 @@ class Executor:
         (``WorkerPool.park``): they take no core between runs.
         """
         one = self._thunks_one is not None and self.chooser.choose() == 1
+        first_ways = self.pool.first_ways
         start = time.perf_counter()
         with blas_single_thread(), serial_jobs() if one else contextlib.nullcontext():
             for t in self._thunks_one if one else self._thunks:  # type: ignore[union-attr]
                 t()
         self.pool.park()
         if self._thunks_one is not None:
-            self.chooser.record(int(one), time.perf_counter() - start)
+            self.chooser.record(int(one), time.perf_counter() - start, self.pool.first_ways == first_ways)
 
     def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
         """Run once, timing each step and each op family (im2col, matmul, ...), with the

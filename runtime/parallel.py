@@ -90,8 +90,14 @@ class RunChooser:
     threads and a one-thread program (the oneDNN primitives made for one thread, the
     native pool's jobs serial), and each run takes the one that measured faster.
 
-    The first run is not measured (page faults, first touches); then the modes alternate until
-    each is measured ``FIRST`` times; then the faster mode runs, and the other is re-measured
+    A mode's first run is not measured (page faults, first touches), nor is a run in which
+    the pool's jobs were still measuring their ways (``WorkerPool.first_ways``: a job's
+    first runs try each of its cuts and its serial way once, the slower ones included, and
+    only the all-threads program runs jobs in parallel). Counting those runs made the
+    all-threads program's first estimates the cost of its own exploration: Swin-T, with 89
+    pool steps, ran its one-thread program (1.5x slower) through most of an 18-run zoo
+    benchmark when a passing load added to them. The modes alternate until each is measured
+    ``FIRST`` times; then the faster mode runs, and the other is re-measured
     every ``EXPLORE_EVERY``-th run, or on the next run when the faster mode just took more than
     ``SURGE`` times its estimate (the machine's load changed). A mode's estimate is the least
     of its last ``WINDOW`` times: one run slowed by something passing (a page fault, another
@@ -120,8 +126,6 @@ class RunChooser:
     def choose(self) -> int:
         """The mode of the next run."""
         self.runs += 1
-        if self.runs == 1:
-            return 0
         counts = [len(s) for s in self.samples]
         if min(counts) < self.FIRST:
             return 0 if counts[0] <= counts[1] else 1
@@ -132,10 +136,11 @@ class RunChooser:
         best = 0 if mean[0] <= mean[1] else 1
         return 1 - best if self.runs % self.EXPLORE_EVERY == 0 else best
 
-    def record(self, mode: int, seconds: float) -> None:
-        """The time the run chosen last took in ``mode``."""
+    def record(self, mode: int, seconds: float, settled: bool = True) -> None:
+        """The time the run chosen last took in ``mode``; ``settled`` False: the program was
+        still measuring its own ways in that run (the time is not the mode's)."""
         self.stats[mode] += 1
-        if self.runs == 1:
+        if self.stats[mode] == 1 or not settled:
             return
         mean = self.mean
         if mean[mode] >= 0 and seconds > self.SURGE * mean[mode] and mean[mode] <= mean[1 - mode]:
@@ -275,6 +280,9 @@ class WorkerPool:
         self._wait_ns = int(self.SPIN_SECONDS * 1e9)
         self._settle_ns = int(self.SETTLE_SECONDS * 1e9)
         self.stats = {"parallel": 0, "serial": 0}
+        self.first_ways = 0
+        """Job runs so far that ran a way of their job never measured before (``_choose``):
+        a model run that added to it was a warm-up run of its jobs (``RunChooser``)."""
         self._busy = threading.Lock()
         self._job: Job | None = None
         # Per worker: a raw lock it blocks on until released, and whether a release is
@@ -329,6 +337,7 @@ class WorkerPool:
         mean = job._mean
         for mode in (*range(1, len(mean)), 0):  # measure every way once, coarse cut first
             if mean[mode] < 0:
+                self.first_ways += 1
                 return mode
         best = min(range(len(mean)), key=mean.__getitem__)
         turn = job._runs + job._phase

@@ -56,6 +56,12 @@ class _FinePool(WorkerPool):
         return len(job.cuts)
 
 
+def _two_thread_executor_with_a_pool_job(pool: WorkerPool) -> Executor:
+    ex = Executor(_resnet(32), threads=pool, use_c_kernels=True)
+    assert ex._thunks_one is not None
+    return ex
+
+
 def _jobs(ex: Executor) -> list[Job]:
     return [
         t.args[0]
@@ -459,7 +465,7 @@ def test_native_kernels_can_be_disabled(monkeypatch, tmp_path):
 
 
 def test_run_chooser_follows_the_measured_runs():
-    """RunChooser: the first run is not measured, the modes alternate until each is measured
+    """RunChooser: each mode's first run is not measured, the modes alternate until each is measured
     FIRST times, the faster runs, the other is re-measured every EXPLORE_EVERY-th run and
     right after the faster mode's time surges (another process took a core); a load that
     stays moves the choice within a window of runs."""
@@ -472,8 +478,8 @@ def test_run_chooser_follows_the_measured_runs():
         mode = c.choose()
         seen.append(mode)
         c.record(mode, times[mode])
-    assert seen[:5] == [0, 0, 1, 0, 1]
-    assert seen[5:].count(1) == sum(1 for r in range(6, 41) if r % RunChooser.EXPLORE_EVERY == 0)
+    assert seen[:6] == [0, 0, 1, 1, 0, 1]
+    assert seen[6:].count(1) == sum(1 for r in range(7, 41) if r % RunChooser.EXPLORE_EVERY == 0)
     times[0] = 9.0  # a busy core: the team of two waits at every barrier
     mode = c.choose()
     c.record(mode, times[mode])
@@ -501,5 +507,51 @@ def test_run_chooser_is_not_sent_to_the_slower_mode_by_one_slow_run():
         mode = c.choose()
         seen.append(mode)
         c.record(mode, 3.0 if (mode == 0 and run == 2) else {0: 1.0, 1: 1.8}[mode])
-    steady = seen[2 * RunChooser.FIRST + 1 :]
-    assert steady.count(1) == sum(1 for r in range(2 * RunChooser.FIRST + 2, 41) if r % RunChooser.EXPLORE_EVERY == 0)
+    steady = seen[2 * RunChooser.FIRST + 2 :]
+    assert steady.count(1) == sum(1 for r in range(2 * RunChooser.FIRST + 3, 41) if r % RunChooser.EXPLORE_EVERY == 0)
+
+
+def test_run_chooser_leaves_out_the_runs_in_which_the_jobs_measure_their_ways():
+    """The all-threads program's first runs try each pool job's cuts and serial way once
+    (the slower ones too); those runs (``settled`` False) are not its estimate: here the
+    first three take 2x the settled time, the one-thread program 1.5x, and the all-threads program
+    runs from the first choice on (counting them sent the model to one thread)."""
+    from xrelay.runtime.parallel import RunChooser
+
+    c = RunChooser()
+    seen = []
+    for _ in range(40):
+        mode = c.choose()
+        seen.append(mode)
+        exploring = mode == 0 and c.stats[0] < 3  # the first three all-threads runs
+        c.record(mode, {0: 2.0 if exploring else 1.0, 1: 1.5}[mode], settled=not exploring)
+    first_choice = 8
+    assert seen[:first_choice] == [0, 0, 0, 0, 1, 1, 0, 1], seen
+    steady = seen[first_choice:]
+    assert steady.count(1) == sum(1 for r in range(first_choice + 1, 41) if r % RunChooser.EXPLORE_EVERY == 0), seen
+
+
+def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(monkeypatch):
+    """Executor.run tells its RunChooser which runs had a pool job run a way it had never
+    measured (``WorkerPool.first_ways`` moved): those runs are not the all-threads
+    program's time."""
+    from xrelay.runtime import parallel
+
+    calls = []
+    real = parallel.RunChooser.record
+
+    def record(self, mode, seconds, settled=True):
+        calls.append((mode, settled))
+        real(self, mode, seconds, settled)
+
+    monkeypatch.setattr(parallel.RunChooser, "record", record)
+    pool = parallel.WorkerPool(2)
+    ex = _two_thread_executor_with_a_pool_job(pool)
+    ways = []
+    for _ in range(12):
+        before = pool.first_ways
+        ex.run()
+        ways.append(pool.first_ways - before)
+    assert any(ways[:4]) and not any(ways[6:]), ways  # the jobs explored in the first runs
+    assert [s for _, s in calls] == [w == 0 for w in ways], (calls, ways)
+    assert len(ex.chooser.samples[0]) == min(parallel.RunChooser.WINDOW, sum(1 for (m, s) in calls[1:] if m == 0 and s))
