@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xrelay.dialects.memory import KERNEL_SCRATCH_ATTR, SCRATCH_ATTR, workspace_bytes
 from xrelay.dialects.relay import RelayOp, byte_size, shape_of
 from xrelay.dialects.relay.ops import parse_layout
-from xrelay.runtime.native.fast_int8 import conv_workspace_bytes, reads_rows
+from xrelay.runtime.native.fast_int8 import conv_workspace_bytes, reads_planes, reads_rows
 from xrelay.runtime.native.workspace import (
     CHUNKED_ELEMENTWISE,
     WINOGRAD_F4_MAX_AREA,
@@ -220,7 +220,10 @@ def state_int8_scratch(module: ModuleOp) -> None:
             _, _, oh, ow = shape_of(op.results[0].type)
             kh, kw = shape_of(op.operands[1].type)[2:]
             pointwise = reads_rows(kh, kw, *op.attrs["strides"], padding[0], padding[1], h, w, oh, ow)
-            bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise)
+            if reads_planes(kh, kw, *op.attrs["strides"], padding[0], padding[1], h, w, oh, ow):
+                bytes_ = 0  # the planes are read as they are
+            else:
+                bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise)
             need = bytes_ if need is None else max(need, bytes_)
         if need is not None:
             fn.attributes[SCRATCH_ATTR] = IntegerAttr(max(need, workspace_bytes(fn)) if others else need, i64)

@@ -73,6 +73,9 @@ def _build_library():
     lib.xr_planes_to_rows_u8.restype = None
     lib.xr_strided_to_rows_u8.argtypes = [ptr, ptr] + [i64] * 9
     lib.xr_strided_to_rows_u8.restype = None
+    lib.xr_int8_has_vbmi.restype = ctypes.c_int
+    lib.xr_conv1x1_planes_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 8 + [ptr]
+    lib.xr_conv1x1_planes_u8s8.restype = ctypes.c_int
     lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 18 + [ptr, i64]
     lib.xr_conv_tiles_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
@@ -329,6 +332,17 @@ def reads_rows(kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, h: int, w: 
     return (kh, kw, pt, pl) == (1, 1, 0, 0) and (oh - 1) * sh < h and (ow - 1) * sw < w
 
 
+def reads_planes(kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, h: int, w: int, oh: int, ow: int) -> bool:
+    """Whether ``_vnni_conv`` multiplies a 1x1 stride-1 unpadded convolution's NCHW planes as
+    they are (``xr_conv1x1_planes_u8s8``, with AVX-512 VBMI): no rows, no workspace. Its
+    registers hold 16 pixels, so images whose last group of 16 would waste more than a tenth
+    of the lanes (7x7: 49 pixels in 64 lanes) keep the rows (8 pixels at a time)."""
+    if (kh, kw, sh, sw, pt, pl, oh, ow) != (1, 1, 1, 1, 0, 0, h, w) or (-(h * w) % 16) * 10 > h * w:
+        return False
+    lib = vnni_library()
+    return lib is not None and bool(lib.xr_int8_has_vbmi())
+
+
 def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool) -> int:
     """The scratch of ``_vnni_conv`` for one image, on whole cache lines: with ``pointwise``
     (``reads_rows``) the rows of the pixels a 1x1 convolution reads (``oh * ow`` x ``C``
@@ -383,6 +397,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     blocks = wp.shape[0]
     opts.scratch.append(wp)
     parts = pool_chunks(opts)
+    if reads_planes(kh, kw, sh, sw, pt, pl, h, wd, oh, ow):
+        return _planes_conv(lib, x, wp, out, opts, requant)
     slots = min(SLOTS, max(1, parts), -(-p // TILE))
     if pointwise:
         (rows,) = _carve(ws, [p * kp], opts)
@@ -444,6 +460,38 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
                 return run
 
             thunks.append(("matmul", split_job(opts, tiles_of, pixel_ranges, p)))
+        if requant is None:
+            thunks += _epilogue(opts, out, b)
+    return thunks
+
+
+def _planes_conv(lib, x, wp, out, opts, requant) -> list:
+    """A 1x1 stride-1 convolution from the NCHW planes to the NCHW result
+    (``xr_conv1x1_planes_u8s8``): the threads take pixel ranges (multiples of 16) when each gets
+    at least four groups of 16, else ranges of 16-channel blocks."""
+    n, c, h, wd = x.shape
+    o, p, kp, blocks = out.shape[1], h * wd, wp.shape[1] * 4, wp.shape[0]
+    parts = pool_chunks(opts)
+    epi, dst, held = (None, out, []) if requant is None else requant
+    epi_ptr = None if epi is None else ctypes.addressof(epi)
+    by_pixels = p >= 64 * parts or blocks < parts
+    thunks: list[tuple[str, Any]] = []
+    for b in range(n):
+        xb, ob = x[b], dst[b]
+
+        def make(lo: int, hi: int, xb=xb, ob=ob) -> Any:
+            q0, q1, b0, b1 = (lo, hi, 0, blocks) if by_pixels else (0, p, lo, hi)
+            args = (xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, c, p, kp, o, b0, b1, q0, q1, epi_ptr)
+
+            def run() -> None:  # holds the arrays: the C call only gets their addresses
+                lib.xr_conv1x1_planes_u8s8(*args)
+                keep_alive(xb, wp, ob, epi, *held)
+
+            return run
+
+        extent = p if by_pixels else blocks
+        ranges = even_ranges(extent, min(parts, extent), 16 if by_pixels else 1)
+        thunks.append(("matmul", split_job(opts, make, ranges, extent)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
@@ -1174,7 +1222,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 
 
 __all__ = [
-    "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes", "reads_rows",
+    "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes", "reads_planes", "reads_rows",
     "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_mul", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 

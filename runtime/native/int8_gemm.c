@@ -380,6 +380,121 @@ void xr_planes_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 hw, i64 ld
     }
 }
 
+/* A 1x1 stride-1 unpadded convolution read straight from the NCHW planes and written to the NCHW
+ * result: no channels-last rows, no transposed stores. x holds ch planes of p pixels; w is packed
+ * as for xr_gemm_tile (kp = ch rounded up to 4); c is the result as xr_gemm_tile's channel-major
+ * one (int32 with e NULL, else requantized by e). Channel blocks [b0, b1) of 16, pixels [q0, q1).
+ * The roles of xr_gemm_tile's operands swap: a register holds 16 pixels of 4 consecutive
+ * channels (four 16-byte plane loads interleaved by one byte permutation), each of 16
+ * accumulators one output channel of those 16 pixels, its four weights broadcast; a channel's 16
+ * sums are 16 consecutive bytes of its output plane. Returns 0 (nothing done) without VBMI. */
+int xr_int8_has_vbmi(void) { return XR_VBMI; }
+
+#if XR_VBMI
+/* 16 pixels of `have` (1-4) consecutive planes, p bytes apart, as 16 pixels x 4 channels
+ * (pixel-major, the channels past `have` zero): the four 16-byte loads in the lanes of one
+ * register, one byte permutation. */
+static inline __m512i xr_pw_load(const uint8_t *src, i64 p, __mmask16 m, i64 have, __m512i perm) {
+    __m512i v = _mm512_zextsi128_si512(_mm_maskz_loadu_epi8(m, src));
+    if (have > 1) v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(m, src + p), 1);
+    if (have > 2) v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(m, src + 2 * p), 2);
+    if (have > 3) v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(m, src + 3 * p), 3);
+    return _mm512_permutexvar_epi8(perm, v);
+}
+
+/* byte 4j + z of xr_pw_load's permutation: plane z, pixel j */
+static const uint8_t xr_pw_index[64] = {0,  16, 32, 48, 1,  17, 33, 49, 2,  18, 34, 50, 3,  19, 35, 51,
+                                        4,  20, 36, 52, 5,  21, 37, 53, 6,  22, 38, 54, 7,  23, 39, 55,
+                                        8,  24, 40, 56, 9,  25, 41, 57, 10, 26, 42, 58, 11, 27, 43, 59,
+                                        12, 28, 44, 60, 13, 29, 45, 61, 14, 30, 46, 62, 15, 31, 47, 63};
+
+/* The 16 x 16 sums of xr_conv1x1_planes_u8s8's block over its `full` whole groups of 4 channels:
+ * 16 pixels (x, planes p bytes apart, m the pixels present) by the 16 channels of the packed
+ * weights wb, into acc[channel][pixel]. Its own function with one loop, the accumulators named
+ * variables, so they stay in registers (with a second loop or the epilogue's calls in the same
+ * function the compiler copied them between registers at every step). */
+__attribute__((noinline)) static void xr_pw_dot(const uint8_t *x, i64 p, __mmask16 m, i64 full,
+                                                const int8_t *wb, int32_t acc[16][16]) {
+    const __m512i perm = _mm512_loadu_si512((const void *)xr_pw_index);
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512i a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+    int32_t w4;
+#define XR_PW(j)                  \
+    memcpy(&w4, wk + 4 * (j), 4); \
+    a##j = _mm512_dpbusd_epi32(a##j, v, _mm512_set1_epi32(w4));
+    for (i64 k = 0; k < full; ++k) {
+        const __m512i v = xr_pw_load(x + 4 * k * p, p, m, 4, perm);
+        const int8_t *wk = wb + k * 64;
+        XR_PW(0) XR_PW(1) XR_PW(2) XR_PW(3) XR_PW(4) XR_PW(5) XR_PW(6) XR_PW(7)
+        XR_PW(8) XR_PW(9) XR_PW(10) XR_PW(11) XR_PW(12) XR_PW(13) XR_PW(14) XR_PW(15)
+    }
+#undef XR_PW
+#define XR_PW_SAVE(j) _mm512_storeu_si512((void *)acc[j], a##j);
+    XR_PW_SAVE(0) XR_PW_SAVE(1) XR_PW_SAVE(2) XR_PW_SAVE(3) XR_PW_SAVE(4) XR_PW_SAVE(5) XR_PW_SAVE(6)
+    XR_PW_SAVE(7) XR_PW_SAVE(8) XR_PW_SAVE(9) XR_PW_SAVE(10) XR_PW_SAVE(11) XR_PW_SAVE(12)
+    XR_PW_SAVE(13) XR_PW_SAVE(14) XR_PW_SAVE(15)
+#undef XR_PW_SAVE
+}
+
+/* The last partial group of `rest` (1-3) channels added to acc (the missing planes read as zero;
+ * their packed weights wk are zero too). */
+static void xr_pw_tail(const uint8_t *x, i64 p, __mmask16 m, i64 rest, const int8_t *wk, int32_t acc[16][16]) {
+    const __m512i v = xr_pw_load(x, p, m, rest, _mm512_loadu_si512((const void *)xr_pw_index));
+    for (int j = 0; j < 16; ++j) {
+        int32_t w4;
+        memcpy(&w4, wk + 4 * j, 4);
+        const __m512i a = _mm512_loadu_si512((const void *)acc[j]);
+        _mm512_storeu_si512((void *)acc[j], _mm512_dpbusd_epi32(a, v, _mm512_set1_epi32(w4)));
+    }
+}
+#endif
+
+#define XR_PW_CHUNK 256 /* pixels whose planes (ch x 256 bytes) every channel block reads in turn */
+int xr_conv1x1_planes_u8s8(const uint8_t *x, const int8_t *w, void *c, i64 ch, i64 p, i64 kp, i64 o, i64 b0,
+                           i64 b1, i64 q0, i64 q1, const xr_epi *e) {
+#if XR_VBMI
+    const i64 full = ch / 4, rest = ch - full * 4;
+    const int vec = e != NULL && xr_epi_vector(e);
+    int32_t acc[16][16];
+    for (i64 t0 = q0; t0 < q1; t0 += XR_PW_CHUNK) {
+        const i64 t1 = (q1 - t0) < XR_PW_CHUNK ? q1 : t0 + XR_PW_CHUNK;
+        for (i64 b = b0; b < b1; ++b) {
+            const int8_t *wb = w + b * (kp / 4) * 64;
+            const i64 nch = (o - b * 16) < 16 ? (o - b * 16) : 16;
+            for (i64 q = t0; q < t1; q += 16) {
+                const i64 n = (t1 - q) < 16 ? (t1 - q) : 16;
+                const __mmask16 m = n == 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+                xr_pw_dot(x + q, p, m, full, wb, acc);
+                if (rest) xr_pw_tail(x + 4 * full * p + q, p, m, rest, wb + full * 64, acc);
+#define XR_PW_OUT(j)                                                                                     \
+    if ((j) < nch) {                                                                                     \
+        const i64 co = b * 16 + (j);                                                                     \
+        if (e == NULL) {                                                                                 \
+            _mm512_mask_storeu_epi32((int32_t *)c + co * p + q, m, _mm512_loadu_si512((const void *)acc[j])); \
+        } else if (vec) {                                                                                \
+            const __m512i offv = _mm512_set1_epi32(e->offset ? e->offset[co] : 0);                       \
+            const __m512 mv = _mm512_set1_ps(e->fmult[e->per_channel ? co : 0]);                         \
+            _mm_mask_storeu_epi8((uint8_t *)c + co * p + q, m,                                         \
+                                 xr_requant16(_mm512_loadu_si512((const void *)acc[j]), offv, mv, e));  \
+        } else {                                                                                         \
+            xr_epi_row(e, c, co * p + q, co, acc[j], n);                                                 \
+        }                                                                                                \
+    }
+                XR_PW_OUT(0) XR_PW_OUT(1) XR_PW_OUT(2) XR_PW_OUT(3) XR_PW_OUT(4) XR_PW_OUT(5) XR_PW_OUT(6)
+                XR_PW_OUT(7) XR_PW_OUT(8) XR_PW_OUT(9) XR_PW_OUT(10) XR_PW_OUT(11) XR_PW_OUT(12)
+                XR_PW_OUT(13) XR_PW_OUT(14) XR_PW_OUT(15)
+#undef XR_PW_OUT
+            }
+        }
+    }
+    return 1;
+#else
+    (void)x; (void)w; (void)c; (void)ch; (void)p; (void)kp; (void)o; (void)b0; (void)b1; (void)q0; (void)q1;
+    (void)e;
+    return 0;
+#endif
+}
+
 /* The rows of a 1x1 unpadded convolution with strides (sh, sw): output pixel q = (y, xo) reads
  * input pixel (y * sh, xo * sw) of the (c, h, wd) planes, written as xr_planes_to_rows_u8 writes
  * its rows (ld bytes apart, the ld - c tail zeroed), pixels [p0, p1) of oh * ow. Only the pixels

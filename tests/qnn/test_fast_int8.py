@@ -105,7 +105,8 @@ def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales, out_dty
 
 
 @pytest.mark.parametrize("geometry", [(8, 3, 16, 1, 1, 1), (64, 3, 16, 2, 1, 1), (96, 1, 16, 1, 0, 1), (16, 3, 5, 1, 2, 2), (3, 7, 64, 2, 3, 1),
-                                      (40, 1, 24, 2, 0, 1), (16, 1, 16, 3, 0, 2), (5, 1, 8, 2, 0, 1)])  # fmt: skip
+                                      (40, 1, 24, 2, 0, 1), (16, 1, 16, 3, 0, 2), (5, 1, 8, 2, 0, 1),
+                                      (7, 1, 20, 1, 0, 1), (36, 1, 40, 1, 0, 1), (2, 1, 33, 1, 0, 1)])  # fmt: skip
 def test_vnni_convolution_matches_the_reference(geometry):
     lib = fast_int8.vnni_library()
     if lib is None:  # no compiler: the float32 path is tested above

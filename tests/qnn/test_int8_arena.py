@@ -205,3 +205,20 @@ def test_a_strided_1x1_convolution_plans_only_the_rows_it_reads():
     assert [op.size.value.data for op in workspaces] == [need], [str(op) for op in workspaces]
     (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "conv2d" in n]
     assert labels == ["nn.conv2d", "nn.conv2d"]  # the rows, then their product (no tiles)
+
+
+@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.parametrize("size", [8, 7])
+def test_a_1x1_convolution_reads_the_nchw_planes_without_a_workspace(size):
+    # 8x8: 64 pixels, whole registers of 16: with VBMI the product reads the planes and writes
+    # the planes (no rows, no workspace); 7x7 (49 pixels in 64 lanes) keeps the rows
+    x = relay.var("x", shape=(1, 22, size, size), dtype="uint8")  # 22 channels: a partial group of 4
+    mod = _int8_module(_qconv(x, 22, 20, 1, pad=0))  # 20 output channels: a partial block of 16
+    data = RNG.integers(0, 256, (1, 22, size, size)).astype("uint8")
+    m = _built_like_the_reference(mod, data)
+    planes = size == 8 and bool(fast_int8.vnni_library().xr_int8_has_vbmi())
+    workspaces = [op for op in m.program.walk() if op.name == "memory.alloc_storage" and "workspace" in str(op)]
+    rows = fast_int8.conv_workspace_bytes(22, size, size, 1, 1, size, size, True)
+    assert [op.size.value.data for op in workspaces] == ([] if planes else [rows]), [str(op) for op in workspaces]
+    (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "conv2d" in n]
+    assert labels == (["nn.conv2d"] if planes else ["nn.conv2d", "nn.conv2d"])  # (the rows, then the product)
