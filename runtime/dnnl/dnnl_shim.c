@@ -399,7 +399,7 @@ static int wino_run(const xr_wino_t *k, int nargs, const int32_t *keys, dnnl_mem
                       handle_of(nargs, keys, mems, ARG_SRC_1), handle_of(nargs, keys, mems, ARG_DST)};
     if (job.src == NULL || job.dst == NULL) return -1;
     if (job.res == job.dst) return -2; /* the residual is read after the transform writes dst */
-    GOMP_parallel(wino_part, &job, (unsigned)n_threads, 0);
+    GOMP_parallel(wino_part, &job, (unsigned)omp_get_max_threads(), 0);
     return 0;
 }
 
@@ -477,19 +477,22 @@ static int concat_run(const xr_concat_t *k, int nargs, const int32_t *keys, dnnl
         job.ins[i] = (int64_t)(intptr_t)h;
     }
     /* small results on the calling thread: a parallel region costs more than the copy */
-    GOMP_parallel(concat_part, &job, k->outer * k->l * k->inner < 4096 ? 1u : (unsigned)n_threads, 0);
+    GOMP_parallel(concat_part, &job, k->outer * k->l * k->inner < 4096 ? 1u : (unsigned)omp_get_max_threads(), 0);
     return 0;
 }
 
 /* Run count primitives one after another (a run of oneDNN steps in one call, without the
-   GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another; a
+   GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another, and
+   runs on threads[i] OpenMP threads (NULL: all n_threads; a primitive made for one thread
+   runs on one: a team of two would fork and join around a few microseconds of work); a
    negative nargs[i] marks a kernel of this file taking -nargs[i] arguments: a Winograd
    transform (xr_dnnl_wino) or a concatenation (xr_dnnl_concat), told apart by kind. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
-                const int32_t *keys, dnnl_memory_t const *mems) {
-    if (omp_get_max_threads() != n_threads) omp_set_num_threads(n_threads);
+                const int32_t *keys, dnnl_memory_t const *mems, const int32_t *threads) {
     for (int i = 0; i < count; i++) {
         int n = nargs[i] < 0 ? -nargs[i] : nargs[i], status;
+        int want = threads && threads[i] > 0 ? threads[i] : n_threads;
+        if (omp_get_max_threads() != want) omp_set_num_threads(want);
         if (nargs[i] < 0) {
             /* the transform reads what the primitives before it wrote */
             last_status = dnnl_stream_wait(stream);
@@ -506,5 +509,6 @@ int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
         mems += n;
     }
     last_status = dnnl_stream_wait(stream);
+    if (omp_get_max_threads() != n_threads) omp_set_num_threads(n_threads);
     return last_status;
 }

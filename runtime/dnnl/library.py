@@ -72,7 +72,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_primitive_free": (None, [_P]),
     "xr_dnnl_memory": (_P, [_P, _P]),
     "xr_dnnl_memory_free": (None, [_P]),
-    "xr_dnnl_run": (_I, [_I, _P, _P, _P, _P]),
+    "xr_dnnl_run": (_I, [_I, _P, _P, _P, _P, _P]),
     "xr_dnnl_wino": (_P, [_I, _I, _P]),
     "xr_dnnl_wino_free": (None, [_P]),
     "xr_dnnl_concat": (_P, [_P, _P, _P, _P]),

@@ -58,7 +58,7 @@ from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = [
-    "DnnlUnsupported", "FunctionPlan", "band_rows_choices", "contiguous_strides", "is_view", "plan_function",
+    "DnnlUnsupported", "FunctionPlan", "SMALL_WORK", "band_rows_choices", "contiguous_strides", "is_view", "plan_function",
     "reshape_strides", "view_back", "view_strides", "way_label", "way_of", "winograd_in_dnnl",
 ]  # fmt: skip
 
@@ -292,6 +292,8 @@ class _Step:
     derived: bool = False
     """Its weights were computed here (Winograd's transformed weights): ``bind`` drops them
     once reordered, so the process does not hold them twice."""
+    macs: int = 0
+    """Multiply-adds of a convolution or matmul (``FunctionPlan.work``)."""
 
 
 @dataclass
@@ -309,6 +311,17 @@ class FunctionPlan:
     @property
     def workspace_bytes(self) -> int:
         return _round(self.scratch_bytes) + self.temp_bytes
+
+    @property
+    def work(self) -> int:
+        """The function's work: per step, its multiply-adds or the elements its arguments
+        hold, whichever is more (``SMALL_WORK``)."""
+        total = 0
+        for s in self.steps:
+            held = sum(math.prod(dims) for dims, _ in s.logical.values())
+            held += sum(stored.size for _, stored, _, _ in s.weights if stored is not None)
+            total += max(s.macs, held)
+        return total
 
     @property
     def impls(self) -> list[str]:
@@ -399,7 +412,7 @@ class FunctionPlan:
 
         def thunk() -> None:
             set_threads(threads)
-            status = run(count, c_prims, c_nargs, c_keys, c_mems)
+            status = run(count, c_prims, c_nargs, c_keys, c_mems, None)
             if status:
                 raise RuntimeError(f"oneDNN failed in @{name} (status {status})")
 
@@ -430,36 +443,52 @@ class FunctionPlan:
         return a.ctypes.data, _md(lib, dims, strides, "an operand", where.dtype)
 
 
+SMALL_WORK = 32768
+"""A function whose work (``FunctionPlan.work``: multiply-adds or elements held, per step)
+is at most this runs on one thread in the executor's program for all its threads: on the
+2-core machine a oneDNN primitive run by a team of two costs about 2 us more than by one
+thread (a fork and a join: 2.2 against 0.2 us for a 64-element ReLU, GNU OpenMP spinning,
+load ~10), the time a core takes for some 30,000 multiply-adds or a pass over 128 KB in
+cache, and a team waits at its join for a thread another process preempted. Such steps are
+the squeeze-and-excitation gates' 1x1 convolutions and activations, the heads' pools and
+small matmuls."""
+
+
 def run_together(thunks: Sequence[Callable[[], None]]) -> Callable[[], None]:
     """One thunk that runs the primitives of several bound functions in one C call (the
     executor joins consecutive oneDNN steps: one ctypes call and one stream wait instead of
-    one per step)."""
+    one per step), each primitive on the threads its function was bound for (a small
+    step's one-thread primitives inside a run of the threads' ones: ``SMALL_WORK``)."""
     lib = dnnl_library()
     assert lib is not None
     prims: list[int] = []
     nargs: list[int] = []
     keys: list[int] = []
     mems: list[int] = []
-    threads = 1
+    counts: list[int] = []
     for t in thunks:
         p, n, k, m, threads = t.dnnl_run  # type: ignore[attr-defined]
         prims += p
         nargs += n
         keys += k
         mems += m
+        counts += [threads] * len(p)
     c_prims = (ctypes.c_void_p * len(prims))(*prims)
     c_nargs = (ctypes.c_int32 * len(nargs))(*nargs)
     c_keys = (ctypes.c_int32 * len(keys))(*keys)
     c_mems = (ctypes.c_void_p * len(mems))(*mems)
+    c_threads = (ctypes.c_int32 * len(counts))(*counts)
     run, set_threads, count = lib.xr_dnnl_run, lib.xr_dnnl_set_threads, len(prims)
+    most = max(counts, default=1)
 
     def joined() -> None:
-        set_threads(threads)
-        status = run(count, c_prims, c_nargs, c_keys, c_mems)
+        set_threads(most)
+        status = run(count, c_prims, c_nargs, c_keys, c_mems, c_threads)
         if status:
             raise RuntimeError(f"oneDNN failed (status {status})")
 
-    joined.keep = [list(thunks), c_prims, c_nargs, c_keys, c_mems]  # type: ignore[attr-defined]
+    joined.keep = [list(thunks), c_prims, c_nargs, c_keys, c_mems, c_threads]  # type: ignore[attr-defined]
+    joined.dnnl_threads = counts  # type: ignore[attr-defined]
     return joined
 
 
@@ -492,7 +521,7 @@ def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) 
         dst_mem = lib.xr_dnnl_memory(dst.handle, out.ctypes.data)
         keys = (ctypes.c_int32 * 2)(_ARG_SRC, _ARG_DST)
         mems = (ctypes.c_void_p * 2)(src_mem, dst_mem)
-        status = lib.xr_dnnl_run(1, (ctypes.c_void_p * 1)(prim), (ctypes.c_int32 * 1)(2), keys, mems)
+        status = lib.xr_dnnl_run(1, (ctypes.c_void_p * 1)(prim), (ctypes.c_int32 * 1)(2), keys, mems, None)
         lib.xr_dnnl_memory_free(src_mem)
         lib.xr_dnnl_memory_free(dst_mem)
         lib.xr_dnnl_primitive_free(prim)
@@ -1048,6 +1077,7 @@ class _Reader:
             return
         lib = self.lib
         step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] else "conv", 0, [])
+        step.macs = math.prod(dst_dims) * weight.size // max(dst_dims[1], 1)
         src_md = _md(lib, src_dims, src_st, "conv2d data", _type_of(data_v))
         dst_md = _md(lib, dst_dims, dst_st, "conv2d output", _type_of(result))
         w_type = _array_dtype(weight)
@@ -1191,7 +1221,7 @@ class _Reader:
         m, k = math.prod(x_shape[:-1]), x_shape[-1]  # leading dims as rows (contiguous)
         n = weight.shape[0]
         lib = self.lib
-        step = _Step(name, "matmul", 0, [])
+        step = _Step(name, "matmul", 0, [], macs=m * n * k)
         src_md = _md(lib, [m, k], [k, 1], "dense data", _type_of(data_v))
         dst_md = _md(lib, [m, n], [n, 1], "dense output", _type_of(result))
         ws = _elem_strides(weight)

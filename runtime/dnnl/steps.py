@@ -3,7 +3,9 @@
 ``bind_step`` binds a function partitioned to it (``relay.compiler = "dnnl"``) to its arrays as oneDNN primitives
 (``primitives.plan_function``), run the way ``choose-scratch`` chose
 (``relay.scratch_choice``), or returns None where oneDNN cannot run it (the next engine
-takes it). ``join_steps`` makes one C call of each run of consecutive oneDNN steps. The pool's
+takes it); a function whose work is at most ``SMALL_WORK`` runs the primitives made for one
+thread in the program for all the threads too. ``join_steps`` makes one C call of each run of
+consecutive oneDNN steps. The pool's
 workers, which spin between jobs, are parked before the first step of such a run
 (``PARK_BEFORE``): oneDNN's OpenMP threads need those cores.
 """
@@ -19,7 +21,13 @@ from xrelay.dialects.memory import scratch_choice
 from xrelay.dialects.relay import ConstantOp
 from xrelay.runtime.compiled import CompiledFunction
 from xrelay.runtime.dnnl.library import dnnl_library
-from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function, run_together, way_of
+from xrelay.runtime.dnnl.primitives import (
+    SMALL_WORK,
+    DnnlUnsupported,
+    plan_function,
+    run_together,
+    way_of,
+)
 
 __all__ = ["PARK_BEFORE", "bind_step", "join_steps"]
 
@@ -66,9 +74,12 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
     families = {s.family for s in plan.steps}
     family = families.pop() if len(families) == 1 else "other"
     label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
-    compiled.thunks.append((label, family, thunk))
-    compiled.dnnl_thunk = thunk  # type: ignore[attr-defined]  # before any parking wrapper
+    # a small function runs its one-thread primitives in both programs (SMALL_WORK)
+    small = one is not None and plan.work <= SMALL_WORK
+    compiled.thunks.append((label, family, one if small else thunk))
+    compiled.dnnl_thunk = one if small else thunk  # type: ignore[attr-defined]  # before any parking wrapper
     compiled.thunk_one = one  # type: ignore[attr-defined]
+    compiled.small = small  # type: ignore[attr-defined]
     compiled.fast_ops = len(plan.steps)
     compiled.dnnl_plan = plan  # type: ignore[attr-defined]
     return compiled
@@ -95,6 +106,7 @@ def join_steps(steps: list[CompiledFunction], park: Any, one: bool) -> list[Any]
         park()
         joined()
 
+    parked.joined = joined  # type: ignore[attr-defined]
     return [parked]
 
 
