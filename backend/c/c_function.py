@@ -873,8 +873,8 @@ def _conv2d(em: _Emitter, op: RelayOp) -> None:
     x, w = op.operands
     y = op.results[0]
     dl, kl, ol = _conv_layouts(op, x, w, y, "OIHW")
-    if (_conv2d_blocked(em, op, dl, kl, ol) or _conv2d_int8(em, op, dl, kl, ol)
-            or _conv2d_int8_depthwise(em, op, dl, kl, ol)):  # fmt: skip
+    if (_conv2d_blocked(em, op, dl, kl, ol) or _conv2d_int8_pointwise(em, op, dl, kl, ol)
+            or _conv2d_int8(em, op, dl, kl, ol) or _conv2d_int8_depthwise(em, op, dl, kl, ol)):  # fmt: skip
         return
     n_, _, h_, w_ = (dl.extent(a) for a in "NCHW")
     o_, cg, kh, kw = (kl.extent(a) for a in "OIHW")
@@ -1146,6 +1146,75 @@ def _emit_epilogue(em: _Emitter, op: RelayOp, root: RelayOp) -> tuple[Callable[[
         return f"{rt} *restrict yo = {dst} + {at([*coords, '0'], _strides(full))};"
 
     return store, row
+
+
+PW_PIXELS, PW_CHANNELS = 64, 4
+"""``XR_PW_PIXELS`` and ``XR_PW_CHANNELS`` of ``xrelay_kernels.h``: the pixels of a pointwise
+8-bit convolution's tile and the output channels one call of ``xr_pw_tile_u8s8`` sums."""
+
+
+def _conv2d_int8_pointwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
+    """A pointwise 8-bit convolution (1x1 kernel, stride 1, no padding, one group; uint8 data,
+    int8 weights, int32 result; ``NCHW`` data and result, ``OIHW`` or ``OHWI`` kernel: the same
+    bytes for 1x1) as a GEMM over the channels-first map read in place (``xr_pw_pack_u8`` and
+    ``xr_pw_tile_u8s8`` in ``xrelay_kernels.h``): per tile of ``PW_PIXELS`` pixels, the tile's
+    channels are interleaved by fours into scratch (``cp`` x 64 bytes, the only copy of the
+    input), then every ``PW_CHANNELS`` output channels sum over it into a 4 x 64 int32 tile,
+    which the epilogue (the requantize chain after the convolution, ``_epilogue``) stores
+    straight into the 8-bit result. Weight rows are read in place when the channels are a
+    multiple of 4 and the output channels of ``PW_CHANNELS``, else copied once per call into
+    zero-padded rows. False (nothing emitted) for any other form, and where an int32 sum could
+    overflow."""
+    x, w = op.operands
+    y = op.results[0]
+    xt, wt, acc = (c_type(v.type, em.what(op)) for v in (x, w, y))
+    if (xt, wt, acc) != ("uint8_t", "int8_t", "int32_t") or _attr(op, "groups") != 1:
+        return False
+    if dl.names != list("NCHW") or ol.names != list("NCHW") or kl.names not in (list("OHWI"), list("OIHW")):
+        return False
+    if (kl.extent("H"), kl.extent("W")) != (1, 1) or tuple(_attr(op, "strides")) != (1, 1) or any(_attr(op, "padding")):
+        return False
+    n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
+    o_ = kl.extent("O")
+    if c_ * 255 * 128 > 2**31 - 1:  # the largest |uint8 x int8| product, c_ times
+        return False
+    p_ = h_ * w_
+    cp = -(-c_ // 4) * 4
+    o4 = -(-o_ // PW_CHANNELS) * PW_CHANNELS
+    src, wgt = em.ptr[x], em.ptr[w]
+    root = _epilogue(em, op)
+    store, out_row = _emit_epilogue(em, op, root) if root is not None else (None, None)
+    dst = em.result_ptr(y, op) if store is None else None
+    xs = em.scratch_buffer(cp * PW_PIXELS, "uint8_t")
+    tile = em.scratch_buffer(PW_CHANNELS * PW_PIXELS, "int32_t")
+    em.uses_kernels = True
+    lines = []
+    if (cp, o4) != (c_, o_):  # weight rows padded with zeros to cp, and zero rows up to o4
+        wq = em.scratch_buffer(o4 * cp, "int8_t")
+        lines += [f"for (int64_t i = 0; i < {o4 * cp}; ++i) {wq}[i] = 0;",
+                  f"for (int64_t o = 0; o < {o_}; ++o)",
+                  f"  for (int64_t c = 0; c < {c_}; ++c) {wq}[o * {cp} + c] = {wgt}[o * {c_} + c];"]  # fmt: skip
+        wgt = wq
+    last = "" if o4 == o_ else f" && o + q < {o_}"
+    lines += [f"for (int64_t n = 0; n < {n_}; ++n) {{",
+              f"  for (int64_t p0 = 0; p0 < {p_}; p0 += {PW_PIXELS}) {{",
+              f"    const int64_t np = {p_} - p0 < {PW_PIXELS} ? {p_} - p0 : {PW_PIXELS};",
+              f"    xr_pw_pack_u8({src} + n * {c_ * p_} + p0, {xs}, {c_}, {cp}, {p_}, np);",
+              f"    for (int64_t o = 0; o < {o4}; o += {PW_CHANNELS}) {{",
+              f"      xr_pw_tile_u8s8({xs}, {wgt} + o * {cp}, {cp}, {tile});",
+              f"      for (int64_t q = 0; q < {PW_CHANNELS}{last}; ++q) {{",
+              f"        const int32_t *restrict ar = {tile} + q * {PW_PIXELS};"]  # fmt: skip
+    if store is not None:
+        lines += [f"        {out_row(('n', 'o + q', '0'))}",
+                  "        for (int64_t i = 0; i < np; ++i) {",
+                  *(f"          {ln}" for ln in store("ar[i]", ("n", "o + q", "0", "p0 + i"))),
+                  "        }"]  # fmt: skip
+    else:
+        lines += [f"        int32_t *restrict yo = {dst} + n * {o_ * p_} + (o + q) * {p_} + p0;",
+                  "        for (int64_t i = 0; i < np; ++i) yo[i] = ar[i];"]  # fmt: skip
+    lines += ["      }", "    }", "  }", "}"]
+    em.lines += [f"  {ln}" for ln in lines]
+    return True
 
 
 def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:

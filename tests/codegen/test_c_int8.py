@@ -7,7 +7,10 @@ Shapes leave remainders of every blocking: output channels not a multiple of the
 columns past a whole tile, patch lengths that are not a multiple of ``INT8_K_ALIGN`` (the 7x7
 stem's 147, a 1x1 kernel's 24 channels), strides, dilation, asymmetric padding, int8 data,
 batch 2. The requantize after a convolution is the tile store's epilogue (no int32 result in
-memory), depthwise 8-bit convolutions run row by row with it."""
+memory), depthwise 8-bit convolutions run row by row with it. Pointwise convolutions of uint8 data
+by int8 weights (1x1, stride 1, unpadded) run as a GEMM over the map read in place
+(``_conv2d_int8_pointwise``, the ``xr_pw_*`` kernels of ``xrelay_kernels.h``), at every opt
+level, the AVX-512 VNNI build and the ``XRELAY_PORTABLE`` one giving the same bits."""
 
 import re
 import shutil
@@ -27,6 +30,8 @@ pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
 RNG = np.random.default_rng(23)
 TILE = "+= v0 * (int32_t)w0[k];"
 """A line only the 8-bit tile emits."""
+POINTWISE = "xr_pw_tile_u8s8("
+"""The call only the pointwise 8-bit GEMM emits."""
 
 
 def c(value, dtype):
@@ -100,7 +105,9 @@ def build_and_compare(fn, shape, tmp_path):
 def test_int8_convolutions_are_the_interpreters_bits(case, tmp_path):
     fn, shape = qconv(**CASES[case])
     lib = build_and_compare(fn, shape, tmp_path)
-    assert TILE in lib.get_source()
+    kw = CASES[case]
+    pointwise = kw["k"] == (1, 1) and kw.get("strides", (1, 1)) == (1, 1) and kw.get("dtype", "uint8") == "uint8"
+    assert (POINTWISE if pointwise else TILE) in lib.get_source()
 
 
 def test_patch_lengths_are_padded_to_the_vector_multiple(tmp_path):
@@ -149,7 +156,7 @@ def test_the_convolutions_own_padding_is_zeros_in_reused_scratch(tmp_path):
     y = relay.nn.conv2d(y, w2, kernel_size=(3, 3), channels=8, padding=(1, 1), out_dtype="int32")
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
-    assert lib.get_source().count(TILE) == 2
+    assert lib.get_source().count(TILE) == 1 and POINTWISE in lib.get_source()  # (its tile of input bytes)
     for seed in range(2):  # the second run starts from the scratch the first one left
         xv = np.random.default_rng(seed).integers(100, 256, (1, 16, 12, 12)).astype("uint8")
         steps_and_program_match(lib, mod, xv)
@@ -208,7 +215,7 @@ def _conv_scratch(lib) -> int:
 EPILOGUE_CASES = {
     # 48 rows of 13 columns: groups of 20 rows (EPILOGUE_SPAN / 13), the last one of 8
     "3x3-48x13": dict(n=1, c_=16, h=48, w=13, o=8, k=(3, 3), padding=(1, 1)),
-    "1x1-24-channels-40x10": dict(n=1, c_=24, h=40, w=10, o=16, k=(1, 1)),
+    "1x1-24-channels-40x10-int8": dict(n=1, c_=24, h=40, w=10, o=16, k=(1, 1), dtype="int8"),
     "batch-2-6-channels": dict(n=2, c_=8, h=30, w=11, o=6, k=(3, 3), padding=(1, 1)),
 }
 
@@ -254,8 +261,9 @@ def test_a_returned_int32_result_is_stored_and_the_chain_reads_it(tmp_path):
 
 
 def test_short_patches_pad_to_16_bytes_not_64(tmp_path):
-    """A 1x1 convolution over 24 channels runs a loop of 32 (not 64: 2.7x the work in zeros)."""
-    fn, shape = qconv(**CASES["1x1-24-channels"])
+    """A 1x1 convolution over 24 channels of int8 data (uint8 data takes the pointwise GEMM)
+    runs a loop of 32 (not 64: 2.7x the work in zeros)."""
+    fn, shape = qconv(**{**CASES["1x1-24-channels"], "dtype": "int8"})
     src = build_and_compare(fn, shape, tmp_path).get_source()
     assert INT8_K_ALIGN_SHORT == 16
     assert "for (int64_t k = 0; k < 32; ++k) {" in src and "k < 64; ++k) {" not in src
@@ -275,3 +283,118 @@ def test_an_epilogue_operand_broadcast_along_the_columns(tmp_path):
     assert TILE in lib.get_source() and not loops_after_the_convolution(lib.get_source())
     compile_strictly(lib, tmp_path)
     steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 16, 40, 13)).astype("uint8"))
+
+
+PW_CASES = {
+    # channels, output channels, rows x columns (pixels vs the 64-pixel tile), batch
+    "16-to-96-whole-tiles": dict(n=1, c_=16, h=8, w=16, o=96),
+    "6-channels-6-outputs-65-pixels": dict(n=1, c_=6, h=5, w=13, o=6),
+    "10-channels-batch-2-49-pixels": dict(n=2, c_=10, h=7, w=7, o=8),
+    "96-to-24-tail-of-3": dict(n=1, c_=96, h=7, w=19, o=24),
+}
+
+
+def export_and_run(lib, x, out, flags, dtype="uint8"):
+    """The exported program with its main compiled under STRICT + ``flags`` and run on ``x``:
+    its first output."""
+    out.mkdir()
+    lib.export(out, main=True)
+    res = subprocess.run([CC, *STRICT, *flags, "-I", str(out), str(out / "model.c"), str(out / "main.c"),
+                          "-o", str(out / "model"), "-lm"], capture_output=True, text=True)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    (out / "x.bin").write_bytes(x.tobytes())
+    res = subprocess.run([str(out / "model"), str(out / "x.bin"), str(out / "y.bin")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return np.frombuffer((out / "y.bin").read_bytes(), dtype=dtype).reshape(lib.c_program.outputs[0][1].get_shape())
+
+
+def host_has_vnni() -> bool:
+    return "avx512_vnni" in open("/proc/cpuinfo").read()
+
+
+@pytest.mark.parametrize("case", PW_CASES)
+def test_pointwise_convolutions_are_a_gemm_over_the_map_in_place(case, tmp_path):
+    """1x1 uint8 x int8 convolutions with the requantize after them: the pointwise GEMM's bits
+    are the interpreter's, step by step, standalone, in the portable build and (where the host
+    has it) the AVX-512 VNNI one; the int32 result never exists (the epilogue stores the 4 x 64
+    tile) and the input is never copied whole: the function's scratch is one tile's channels
+    (x 64 pixels) and the 4 x 64 int32 sums, plus zero-padded weight rows where the channels
+    are not a multiple of 4 or the output channels of 4."""
+    kw = PW_CASES[case]
+    fn, shape = qconv(**kw, k=(1, 1))
+    mod = xrelay.IRModule.from_expr(fn)
+    lib = build_and_compare(fn, shape, tmp_path / "steps")
+    src = lib.get_source()
+    assert POINTWISE in src and TILE not in src and not loops_after_the_convolution(src)
+    cp, o4 = -(-kw["c_"] // 4) * 4, -(-kw["o"] // 4) * 4
+    weights = 0 if (cp, o4) == (kw["c_"], kw["o"]) else o4 * cp
+    assert _conv_scratch(lib) <= cp * 64 + 4 * 64 * 4 + weights + 3 * 64
+    x = (RNG.standard_normal(shape) * 4).astype("float32")
+    want = reference(mod, x)
+    builds = [["-DXRELAY_PORTABLE"], *([["-march=native"]] if host_has_vnni() else [])]
+    for flags in builds:
+        got = export_and_run(lib, x, tmp_path / flags[0].strip("-").replace("=", ""), flags)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("opt_level", [0, 1, 2, 3])
+def test_pointwise_convolutions_at_every_opt_level(opt_level, tmp_path):
+    """Below opt level 3 the kernel stays OIHW, the same bytes as OHWI for 1x1: the pointwise
+    GEMM runs at every level, with the interpreter's bits (the int32 result returned too, so
+    one convolution stores its sums without an epilogue)."""
+    x = relay.var("x", shape=(1, 12, 9, 9), dtype="uint8")
+    wt = relay.const(RNG.integers(-128, 128, (20, 12, 1, 1)).astype("int8"))
+    acc = relay.nn.conv2d(x, wt, kernel_size=(1, 1), channels=20, out_dtype="int32")
+    q = relay.cast(relay.clip(relay.right_shift(acc, relay.const(np.int32(7))), 0, 255), "uint8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.Tuple([q, acc])))
+    with xrelay.transform.PassContext(opt_level=opt_level):
+        lib = xrelay.build(mod, target="c", opt_level=opt_level)
+    assert POINTWISE in lib.get_source()
+    compile_strictly(lib, tmp_path)
+    xv = RNG.integers(0, 256, (1, 12, 9, 9)).astype("uint8")
+    want = xrelay.run(mod, {"x": xv})
+    for run in (lambda: lib.run(x=xv), lib.run_aot):
+        run()
+        for k in range(2):
+            np.testing.assert_array_equal(lib.get_output(k), np.asarray(want[k].numpy() if hasattr(want[k], "numpy") else want[k]))
+
+
+def test_pointwise_forms_the_gemm_does_not_take_keep_their_loops(tmp_path):
+    """int8 data, a stride, the convolution's own padding (qnn's zero-point padding is an
+    explicit ``nn.pad`` before an unpadded convolution) or an int32 sum that could overflow
+    (66000 channels of 255 x 128) keep the other loops."""
+    for kw in (dict(dtype="int8"), dict(strides=(2, 2))):
+        fn, shape = qconv(n=1, c_=8, h=10, w=10, o=4, k=(1, 1), **kw)
+        assert POINTWISE not in build_and_compare(fn, shape, tmp_path / str(len(list(tmp_path.iterdir())))).get_source()
+    x = relay.var("x", shape=(1, 8, 5, 5), dtype="uint8")
+    wt = relay.const(RNG.integers(-128, 128, (4, 8, 1, 1)).astype("int8"))
+    padded = relay.nn.conv2d(x, wt, kernel_size=(1, 1), padding=(1, 1), out_dtype="int32")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], padded))
+    lib = xrelay.build(mod, target="c")
+    assert POINTWISE not in lib.get_source()
+    xv = RNG.integers(0, 256, (1, 8, 5, 5)).astype("uint8")
+    lib.run(x=xv)
+    np.testing.assert_array_equal(lib.get_output(0), reference(mod, xv))
+    x = relay.var("x", shape=(1, 66000, 1, 1), dtype="uint8")
+    wt = relay.const(np.ones((1, 66000, 1, 1), "int8"))
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.nn.conv2d(x, wt, kernel_size=(1, 1), out_dtype="int32")))
+    assert POINTWISE not in xrelay.build(mod, target="c").get_source()
+
+
+def test_pointwise_tiles_read_no_byte_past_the_input(tmp_path):
+    """The input the program is given, read in place by a 1x1 convolution over 6 channels
+    (padded to 8 in the tile) of 65 pixels (a last tile of 1): under AddressSanitizer no read
+    goes past it (the padded channels and pixels are zeros the packing writes, not bytes it
+    reads), in the portable build and the VNNI one."""
+    if subprocess.run([CC, "-fsanitize=address", "-x", "c", "-", "-o", str(tmp_path / "probe")],
+                      input="int main(void) { return 0; }", capture_output=True, text=True).returncode:  # fmt: skip
+        pytest.skip("the C compiler has no AddressSanitizer")
+    x = relay.var("x", shape=(1, 6, 5, 13), dtype="uint8")
+    wt = relay.const(RNG.integers(-128, 128, (8, 6, 1, 1)).astype("int8"))
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.nn.conv2d(x, wt, kernel_size=(1, 1), out_dtype="int32")))
+    lib = xrelay.build(mod, target="c")
+    assert POINTWISE in lib.get_source()
+    xv = RNG.integers(0, 256, (1, 6, 5, 13)).astype("uint8")
+    for flags in [["-DXRELAY_PORTABLE"], *([["-march=native"]] if host_has_vnni() else [])]:
+        got = export_and_run(lib, xv, tmp_path / flags[0].strip("-").replace("=", ""), [*flags, "-fsanitize=address", "-g"], "int32")
+        np.testing.assert_array_equal(got, reference(mod, xv))
