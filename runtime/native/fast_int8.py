@@ -76,7 +76,7 @@ def _build_library():
     lib.xr_int8_has_vbmi.restype = ctypes.c_int
     lib.xr_conv1x1_planes_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 8 + [ptr]
     lib.xr_conv1x1_planes_u8s8.restype = ctypes.c_int
-    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 18 + [ptr, i64]
+    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 20 + [ptr, i64]
     lib.xr_conv_tiles_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
     lib.xr_depthwise_u8s8.restype = None
@@ -409,6 +409,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
         hwc, *tiles = _carve(ws, [h * wd * c] + [min(TILE, p) * kp] * slots, opts)
     geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp, o, pv, p)
     pixel_ranges = even_ranges(p, slots, TILE)  # each range with its own tile buffer
+    block_ranges = _block_ranges(p, blocks, pixel_ranges)  # or the threads share the channels
     epi, dst, held = (None, out, []) if requant is None else requant
     epi_ptr = None if epi is None else ctypes.addressof(epi)
     thunks: list[tuple[str, Any]] = []
@@ -447,11 +448,13 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
             thunks.append(("matmul", split_job(opts, make, ranges, blocks)))
         else:
 
-            def tiles_of(q0: int, q1: int, ob=ob, xb=xb) -> Any:
-                tile = tiles[next(i for i, r in enumerate(pixel_ranges) if r[0] <= q0 < r[1])]
+            def tiles_of(lo: int, hi: int, ob=ob, xb=xb) -> Any:
+                cut = block_ranges or pixel_ranges
+                tile = tiles[next(i for i, r in enumerate(cut) if r[0] <= lo < r[1])]
                 image = xb if hwc is None else hwc
-                args = (image.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, epi_ptr,
-                        int(hwc is None))  # fmt: skip
+                q0, q1, b0, b1 = (0, p, lo, hi) if block_ranges else (lo, hi, 0, blocks)
+                args = (image.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, b0, b1,
+                        epi_ptr, int(hwc is None))  # fmt: skip
 
                 def run() -> None:
                     lib.xr_conv_tiles_u8s8(*args)
@@ -459,7 +462,10 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
                 return run
 
-            thunks.append(("matmul", split_job(opts, tiles_of, pixel_ranges, p)))
+            if block_ranges:
+                thunks.append(("matmul", split_job(opts, tiles_of, block_ranges, blocks)))
+            else:
+                thunks.append(("matmul", split_job(opts, tiles_of, pixel_ranges, p)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
@@ -495,6 +501,22 @@ def _planes_conv(lib, x, wp, out, opts, requant) -> list:
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
+
+
+def _block_ranges(p: int, blocks: int, pixel_ranges: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Ranges of 16-channel blocks for the threads of a tiled convolution, one per pixel range
+    (so one tile buffer each), when that cut is the shorter: the product runs 8 pixels at a
+    time, so a small image cuts unevenly by pixels (7x7: 32 and 17 of 49, the first thread's
+    4 groups of 8 against 3) and evenly by channels (each thread all 7 groups, half the
+    blocks). None: the threads share the pixels."""
+    count = min(len(pixel_ranges), blocks)
+    if count < 2:
+        return None
+    by_pixels = max(-(-(hi - lo) // 8) for lo, hi in pixel_ranges) * blocks
+    by_blocks = -(-p // 8) * -(-blocks // count)
+    if by_blocks * 10 > by_pixels * 9:  # not a tenth shorter: the pixels (each row made once)
+        return None
+    return even_ranges(blocks, count)
 
 
 def keep_alive(*arrays: Any) -> None:

@@ -831,12 +831,14 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
 /* A convolution without its full im2row matrix: output pixels [q0, q1) (of p = oh * ow) in
  * tiles of XR_TILE, each tile's rows made by im2row into tile (XR_TILE x kp bytes, this range's
  * own) from the channels-last image (or, planar, from the image's channel planes, a byte per
- * channel: for a few channels), then multiplied by every channel block. c as xr_gemm_tile's. */
+ * channel: for a few channels), then multiplied by the channel blocks [b0, b1) of 16 (all of
+ * them when the threads share the pixels; a range each when they share the channels). c as
+ * xr_gemm_tile's. */
 #define XR_TILE 16
 void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *tile, i64 ch, i64 h, i64 wd,
                         i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 o,
-                        i64 pv, i64 p, i64 q0, i64 q1, const xr_epi *e, i64 planar) {
-    const i64 k = ch * kh * kw, blocks = (o + 15) / 16;
+                        i64 pv, i64 p, i64 q0, i64 q1, i64 b0, i64 b1, const xr_epi *e, i64 planar) {
+    const i64 k = ch * kh * kw;
 #if XR_VBMI
     /* planar, up to 4 channels and a kernel row within 16 bytes of a plane row: rows by byte
      * permutation (perm[j * ch + z] = z * 16 + j * dw), for the taps wholly inside the image */
@@ -894,7 +896,7 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
             }
             if (kp > k) memset(r, 0, (size_t)(kp - k));
         }
-        xr_gemm_tile(tile, w, c, n, t0, p, kp, o, 0, blocks, e, 0);
+        xr_gemm_tile(tile, w, c, n, t0, p, kp, o, b0, b1, e, 0);
     }
 }
 

@@ -9,7 +9,8 @@ import xrelay
 from xrelay import relay
 from xrelay.kernels import KERNELS
 from xrelay.runtime.native import fast_int8
-from xrelay.runtime.native.fast_kernels import Options
+from xrelay.runtime.native.fast_kernels import Options, even_ranges
+from xrelay.runtime.parallel import WorkerPool
 
 RNG = np.random.default_rng(2)
 
@@ -106,13 +107,20 @@ def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales, out_dty
 
 @pytest.mark.parametrize("geometry", [(8, 3, 16, 1, 1, 1), (64, 3, 16, 2, 1, 1), (96, 1, 16, 1, 0, 1), (16, 3, 5, 1, 2, 2), (3, 7, 64, 2, 3, 1),
                                       (40, 1, 24, 2, 0, 1), (16, 1, 16, 3, 0, 2), (5, 1, 8, 2, 0, 1),
-                                      (7, 1, 20, 1, 0, 1), (36, 1, 40, 1, 0, 1), (2, 1, 33, 1, 0, 1)])  # fmt: skip
-def test_vnni_convolution_matches_the_reference(geometry):
+                                      (7, 1, 20, 1, 0, 1), (36, 1, 40, 1, 0, 1), (2, 1, 33, 1, 0, 1),
+                                      (20, 3, 64, 2, 1, 1), (20, 3, 40, 2, 1, 1)])  # fmt: skip
+@pytest.mark.parametrize("threads", [1, 2])
+def test_vnni_convolution_matches_the_reference(geometry, threads):
     lib = fast_int8.vnni_library()
     if lib is None:  # no compiler: the float32 path is tested above
         assert fast_int8.vnni_library() is None
         return
     c, k, o, s, pad, d = geometry
+    # two threads (always in parallel): the threads share the pixels, or, for the 6x7 output of
+    # 64 channels (20, 3, 64, 2, 1, 1), the channel blocks, each with its own tile buffer
+    opts = Options(pool=WorkerPool(2, adaptive=False)) if threads == 2 else Options()
+    if geometry == (20, 3, 64, 2, 1, 1):
+        assert fast_int8._block_ranges(42, 4, even_ranges(42, 2, 16)) == [(0, 2), (2, 4)]
     x = RNG.integers(0, 256, (2, c, 11, 13)).astype(np.uint8)
     w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
     ref = KERNELS["nn.conv2d"](
@@ -120,7 +128,8 @@ def test_vnni_convolution_matches_the_reference(geometry):
         data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
     )  # fmt: skip
     out = np.empty(ref.shape, np.int32)
-    for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), Options()):
+    thunks = fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), opts)
+    for _, t in thunks:
         t()
     np.testing.assert_array_equal(out, ref)
 
