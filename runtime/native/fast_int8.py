@@ -76,7 +76,7 @@ def _build_library():
     lib.xr_int8_has_vbmi.restype = ctypes.c_int
     lib.xr_conv1x1_planes_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 8 + [ptr]
     lib.xr_conv1x1_planes_u8s8.restype = ctypes.c_int
-    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 20 + [ptr, i64]
+    lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 20 + [ptr, i64, ptr, i64]
     lib.xr_conv_tiles_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
     lib.xr_depthwise_u8s8.restype = None
@@ -343,18 +343,41 @@ def reads_planes(kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, h: int, w
     return lib is not None and bool(lib.xr_int8_has_vbmi())
 
 
-def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool) -> int:
+def band_rows(h: int, kh: int, sh: int, dh: int, ow: int) -> int:
+    """Input rows of a tiled convolution's band (``conv_workspace_bytes``): those of the output
+    rows a tile of ``TILE`` pixels touches, and two more output rows' (copied once, read by
+    the next tiles too); at most the image."""
+    rows = -(-TILE // ow) + 3  # output rows: a tile's (it may straddle one more) and two
+    return min(h, (rows - 1) * sh + (kh - 1) * dh + 1)
+
+
+def _banded(c: int, h: int, kh: int, sh: int, dh: int, ow: int, slots: int) -> bool:
+    """Whether the tiles read channels-last bands (one per pixel range) rather than one
+    channels-last copy of the whole image: when the bands of ``slots`` ranges are fewer rows."""
+    return c > PLANAR_CHANNELS and slots * band_rows(h, kh, sh, dh, ow) < h
+
+
+def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool,
+                         sh: int = 1, dh: int = 1) -> int:  # fmt: skip
     """The scratch of ``_vnni_conv`` for one image, on whole cache lines: with ``pointwise``
     (``reads_rows``) the rows of the pixels a 1x1 convolution reads (``oh * ow`` x ``C``
-    rounded up to 4, channels-last); any other's channels-last copy of the image (none up to ``PLANAR_CHANNELS`` channels)
-    and up to ``SLOTS`` tiles of ``TILE`` rows of ``K`` (rounded up to 4) bytes (fewer for small
-    images) -- never the whole im2row matrix."""
+    rounded up to 4, channels-last); any other's up to ``SLOTS`` tiles of ``TILE`` rows of
+    ``K`` (rounded up to 4) bytes (fewer for small images) -- never the whole im2row matrix --
+    and the channels-last input they are made from: none up to ``PLANAR_CHANNELS`` channels
+    (the planes are read), a band of ``band_rows`` rows per tile where those are fewer rows
+    than the image (``sh``/``dh``: the vertical stride and dilation), else one copy of the
+    image."""
     kp = -(-c * kh * kw // 4) * 4
     p = oh * ow
     if pointwise:
         return -(-p * kp // 64) * 64
-    copy = 0 if c <= PLANAR_CHANNELS else -(-h * w * c // 64) * 64
-    return copy + min(SLOTS, -(-p // TILE)) * -(-min(TILE, p) * kp // 64) * 64
+    slots = min(SLOTS, -(-p // TILE))
+    tiles = slots * -(-min(TILE, p) * kp // 64) * 64
+    if c <= PLANAR_CHANNELS:
+        return tiles
+    if _banded(c, h, kh, sh, dh, ow, slots):
+        return tiles + slots * -(-band_rows(h, kh, sh, dh, ow) * w * c // 64) * 64
+    return tiles + -(-h * w * c // 64) * 64
 
 
 def _carve(ws: np.ndarray | None, sizes: list[int], opts) -> list[np.ndarray]:
@@ -400,11 +423,16 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     if reads_planes(kh, kw, sh, sw, pt, pl, h, wd, oh, ow):
         return _planes_conv(lib, x, wp, out, opts, requant)
     slots = min(SLOTS, max(1, parts), -(-p // TILE))
+    cap, bands = 0, [None] * slots  # no bands: the whole image's copy, or its planes
     if pointwise:
         (rows,) = _carve(ws, [p * kp], opts)
         hwc, tiles = None, []
     elif c <= PLANAR_CHANNELS:
         hwc, tiles = None, _carve(ws, [min(TILE, p) * kp] * slots, opts)
+    elif _banded(c, h, kh, sh, dh, ow, min(SLOTS, -(-p // TILE))):  # as planned: for SLOTS ranges
+        cap = band_rows(h, kh, sh, dh, ow)
+        hwc, tiles = None, _carve(ws, [min(TILE, p) * kp] * slots + [cap * wd * c] * slots, opts)
+        tiles, bands = tiles[:slots], tiles[slots:]
     else:
         hwc, *tiles = _carve(ws, [h * wd * c] + [min(TILE, p) * kp] * slots, opts)
     geo = (c, h, wd, kh_, kw_, sh, sw, dh, dw, pt, pl, ow, kp, o, pv, p)
@@ -450,15 +478,16 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
             def tiles_of(lo: int, hi: int, ob=ob, xb=xb) -> Any:
                 cut = block_ranges or pixel_ranges
-                tile = tiles[next(i for i, r in enumerate(cut) if r[0] <= lo < r[1])]
+                slot = next(i for i, r in enumerate(cut) if r[0] <= lo < r[1])
+                tile, band = tiles[slot], bands[slot]
                 image = xb if hwc is None else hwc
                 q0, q1, b0, b1 = (0, p, lo, hi) if block_ranges else (lo, hi, 0, blocks)
                 args = (image.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, b0, b1,
-                        epi_ptr, int(hwc is None))  # fmt: skip
+                        epi_ptr, int(hwc is None and band is None), None if band is None else band.ctypes.data, cap)  # fmt: skip
 
                 def run() -> None:
                     lib.xr_conv_tiles_u8s8(*args)
-                    keep_alive(image, wp, ob, tile, epi, *held)
+                    keep_alive(image, wp, ob, tile, band, epi, *held)
 
                 return run
 

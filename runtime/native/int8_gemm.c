@@ -837,8 +837,14 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
 #define XR_TILE 16
 void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *tile, i64 ch, i64 h, i64 wd,
                         i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 ow, i64 kp, i64 o,
-                        i64 pv, i64 p, i64 q0, i64 q1, i64 b0, i64 b1, const xr_epi *e, i64 planar) {
+                        i64 pv, i64 p, i64 q0, i64 q1, i64 b0, i64 b1, const xr_epi *e, i64 planar,
+                        uint8_t *band, i64 cap) {
     const i64 k = ch * kh * kw;
+    /* with band: hwc holds the NCHW planes, and the input rows [row0, row1) a tile reads are
+     * copied channels-last into band (cap rows) just before it, when they are not there yet */
+    const uint8_t *x = hwc;
+    i64 row0 = 0, row1 = band != NULL ? 0 : h;
+    if (band != NULL) hwc = band;
 #if XR_VBMI
     /* planar, up to 4 channels and a kernel row within 16 bytes of a plane row: rows by byte
      * permutation (perm[j * ch + z] = z * 16 + j * dw), for the taps wholly inside the image */
@@ -853,6 +859,16 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
 #endif
     for (i64 t0 = q0; t0 < q1; t0 += XR_TILE) {
         const i64 n = (q1 - t0) < XR_TILE ? (q1 - t0) : XR_TILE;
+        if (band != NULL) { /* the input rows of the tile's output rows, inside the image */
+            i64 lo = (t0 / ow) * sh - pt, hi = ((t0 + n - 1) / ow) * sh - pt + (kh - 1) * dh + 1;
+            lo = lo < 0 ? 0 : lo;
+            hi = hi > h ? h : hi;
+            if (hi > lo && (lo < row0 || hi > row1)) {
+                row0 = lo;
+                row1 = lo + cap < h ? lo + cap : h;
+                xr_planes_to_rows_u8(x + row0 * wd, band, ch, h * wd, ch, 0, (row1 - row0) * wd);
+            }
+        }
         for (i64 q = 0; q < n; ++q) {
             const i64 y = (t0 + q) / ow, xo = (t0 + q) % ow;
             const i64 ix0 = xo * sw - pl;
@@ -889,9 +905,10 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
                         for (i64 j = jlo; j < jhi; ++j) r[j * ch + z] = src[j * dw];
                     }
                 } else if (dw == 1) { /* the taps of a kernel row are one run of the channels-last row */
-                    memcpy(r + jlo * ch, hwc + (iy * wd + ix0 + jlo) * ch, (size_t)((jhi - jlo) * ch));
+                    memcpy(r + jlo * ch, hwc + ((iy - row0) * wd + ix0 + jlo) * ch, (size_t)((jhi - jlo) * ch));
                 } else {
-                    for (i64 j = jlo; j < jhi; ++j) memcpy(r + j * ch, hwc + (iy * wd + ix0 + j * dw) * ch, (size_t)ch);
+                    for (i64 j = jlo; j < jhi; ++j)
+                        memcpy(r + j * ch, hwc + ((iy - row0) * wd + ix0 + j * dw) * ch, (size_t)ch);
                 }
             }
             if (kp > k) memset(r, 0, (size_t)(kp - k));

@@ -134,6 +134,38 @@ def test_vnni_convolution_matches_the_reference(geometry, threads):
     np.testing.assert_array_equal(out, ref)
 
 
+@pytest.mark.parametrize("geometry", [(8, 3, 16, 1, 1, 1), (24, 3, 20, 2, 1, 1), (8, 5, 16, 1, 4, 2), (6, 3, 16, 3, 0, 1)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads):
+    # 100 rows of 9 or 12 columns: each tile's input rows are copied channels-last into its
+    # band (a few rows) just before it, not the whole image first; the planned workspace is
+    # the bands and tiles, less than the image
+    lib = fast_int8.vnni_library()
+    if lib is None:
+        return
+    c, k, o, s, pad, d = geometry
+    h, wd = 100, 9 if s != 3 else 12
+    x = RNG.integers(0, 256, (2, c, h, wd)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
+    ref = KERNELS["nn.conv2d"](
+        x, w, strides=(s, s), padding=(pad,) * 4, dilation=(d, d), groups=1, channels=o, kernel_size=(k, k),
+        data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
+    )  # fmt: skip
+    oh, ow = ref.shape[2:]
+    need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, d)
+    kp = -(-c * k * k // 4) * 4
+    tiles = min(4, -(-oh * ow // 16)) * -(-min(16, oh * ow) * kp // 64) * 64
+    rows = fast_int8.band_rows(h, k, s, d, ow)
+    assert need == tiles + 4 * -(-rows * wd * c // 64) * 64 < tiles + h * wd * c, (need, tiles, rows)
+    ws = np.empty(need, np.uint8)
+    opts = Options(pool=WorkerPool(2, adaptive=False)) if threads == 2 else Options()
+    out = np.empty(ref.shape, np.int32)
+    for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), opts, ws=ws):
+        t()
+    assert not opts.scratch[1:], [a.nbytes for a in opts.scratch]  # (the packed weights only)
+    np.testing.assert_array_equal(out, ref)
+
+
 @pytest.mark.parametrize("geometry", [(3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 2), (1, 2, 0, 1)])
 def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry):
     k, s, pad, d = geometry
