@@ -924,7 +924,21 @@ void xr_lookup8(const uint8_t *src, const void *table, void *out, i64 size, i64 
     if (size == 1) {
         const uint8_t *t = (const uint8_t *)table;
         uint8_t *o = (uint8_t *)out;
-        for (i64 i = 0; i < count; i++) o[i] = t[src[i]];
+        i64 i = 0;
+#if XR_VBMI
+        /* 64 bytes at a time: the table's halves in two pairs of registers, each byte looked up
+         * in both by its low 7 bits (one two-register byte permutation each), the half chosen
+         * by its top bit; the last bytes under a mask */
+        const __m512i t0 = _mm512_loadu_si512((const void *)t), t1 = _mm512_loadu_si512((const void *)(t + 64));
+        const __m512i t2 = _mm512_loadu_si512((const void *)(t + 128)), t3 = _mm512_loadu_si512((const void *)(t + 192));
+        for (; i < count; i += 64) {
+            const __mmask64 m = count - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (count - i)) - 1);
+            const __m512i v = _mm512_maskz_loadu_epi8(m, (const void *)(src + i));
+            const __m512i lo = _mm512_permutex2var_epi8(t0, v, t1), hi = _mm512_permutex2var_epi8(t2, v, t3);
+            _mm512_mask_storeu_epi8((void *)(o + i), m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), lo, hi));
+        }
+#endif
+        for (; i < count; i++) o[i] = t[src[i]];
     } else if (size == 2) {
         const uint16_t *t = (const uint16_t *)table;
         uint16_t *restrict o = (uint16_t *)out;

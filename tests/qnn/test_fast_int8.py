@@ -359,6 +359,24 @@ def test_qlinear_add_sides_run_no_more():
 
 
 @pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 200, 1000])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_byte_table_looks_up_every_byte(count, in_place):
+    # xr_lookup8 with 1-byte results (an 8-bit function of an 8-bit value: a quantized SiLU or
+    # hard swish), 64 bytes at a time with VBMI and a masked tail: every byte, every length
+    lib = fast_int8.vnni_library()
+    table = RNG.integers(0, 256, 256).astype(np.uint8)
+    src = RNG.integers(0, 256, count + 3).astype(np.uint8)[3:]  # (not 64-byte aligned)
+    src[: min(count, 256)] = np.arange(min(count, 256))
+    expected = table[src]
+    out = src if in_place else np.full(count + 1, 7, np.uint8)
+    lib.xr_lookup8(src.ctypes.data, table.ctypes.data, out.ctypes.data, 1, count)
+    np.testing.assert_array_equal(out[:count], expected)
+    if not in_place:
+        assert out[count] == 7  # nothing written past the end
+
+
+@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_a_function_of_one_8bit_value_is_a_table_lookup(dtype, per_channel):
