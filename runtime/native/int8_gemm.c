@@ -1222,7 +1222,7 @@ void xr_qlinear_mul(const uint8_t *a, const int32_t *ta, i64 amode, const uint8_
             if (inner >= 256) {
                 uint8_t tab[256];
                 for (int v = 0; v < 256; ++v) tab[v] = (uint8_t)xr_mul_requant(ta[v], pb, m, fzp, flo, fhi, zp);
-                for (i64 k = 0; k < inner; ++k) o[k] = tab[ar[k]];
+                xr_lookup8(ar, tab, o, 1, inner);
             } else {
                 for (i64 k = 0; k < inner; ++k) o[k] = (uint8_t)xr_mul_requant(ta[ar[k]], pb, m, fzp, flo, fhi, zp);
             }
