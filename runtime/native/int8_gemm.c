@@ -812,10 +812,48 @@ static inline double xr_load8(const void *p, i64 kind, i64 i) {
     return kind == 0 ? (double)((const int8_t *)p)[i] : (double)((const uint8_t *)p)[i];
 }
 
+#if XR_VNNI
+/* 16 8-bit values (int8 for kind 0, else uint8; m the lanes present) widened to int32 */
+static inline __m512i xr_widen8(const void *p, i64 kind, __mmask16 m) {
+    const __m128i b = _mm_maskz_loadu_epi8(m, p);
+    return kind == 0 ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+}
+
+/* 8 lanes of xr_qlinear_add's arithmetic in double, rounded to float as its scalar loop rounds */
+static inline __m256 xr_qadd8(__m256i xi, __m256i yi, __m512d ra, __m512d rb, __m512d fixed) {
+    const __m256 t = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi32_pd(yi), rb), fixed));
+    return _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi32_pd(xi), ra), _mm512_cvtps_pd(t)));
+}
+#endif
+
 void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *out, i64 okind, i64 count,
                     double ra, double rb, double fixed, i64 lo, i64 hi) {
     const float magic = 12582912.0f;
-    for (i64 i = 0; i < count; ++i) {
+    i64 start = 0;
+#if XR_VNNI
+    /* 16 at a time: the same double products and sums (no fused multiply-add), rounded to
+     * float, the same rounding additions; truncation to int32 is the scalar loop's where every
+     * sum is well inside int32 (8-bit values times these multipliers), else the loop runs */
+    if (255.0 * (ra < 0 ? -ra : ra) + 255.0 * (rb < 0 ? -rb : rb) + (fixed < 0 ? -fixed : fixed) < 1073741824.0) {
+        const __m512d rav = _mm512_set1_pd(ra), rbv = _mm512_set1_pd(rb), fv = _mm512_set1_pd(fixed);
+        const __m512 mg = _mm512_set1_ps(magic);
+        const __m512i lov = _mm512_set1_epi32((int32_t)lo), hiv = _mm512_set1_epi32((int32_t)hi);
+        for (; start < count; start += 16) {
+            const i64 n = count - start < 16 ? count - start : 16;
+            const __mmask16 m = (__mmask16)(n == 16 ? 0xFFFFu : (1u << n) - 1u);
+            const __m512i xi = xr_widen8((const uint8_t *)x + start, xkind, m);
+            const __m512i yi = xr_widen8((const uint8_t *)y + start, ykind, m);
+            const __m256 s0 = xr_qadd8(_mm512_castsi512_si256(xi), _mm512_castsi512_si256(yi), rav, rbv, fv);
+            const __m256 s1 = xr_qadd8(_mm512_extracti64x4_epi64(xi, 1), _mm512_extracti64x4_epi64(yi, 1), rav, rbv, fv);
+            __m512 sv = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(s0)),
+                                                            _mm256_castps_pd(s1), 1));
+            sv = _mm512_sub_ps(_mm512_add_ps(sv, mg), mg);
+            const __m512i r = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(sv), lov), hiv);
+            _mm_mask_storeu_epi8((uint8_t *)out + start, m, _mm512_cvtepi32_epi8(r));
+        }
+    }
+#endif
+    for (i64 i = start; i < count; ++i) {
         const float t = (float)(xr_load8(y, ykind, i) * rb + fixed);
         float s = (float)(xr_load8(x, xkind, i) * ra + (double)t);
         s = s + magic;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -288,6 +290,33 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
     # requantize chain is claimed by it rather than by ort_requant
     assert hits == ({"req": 0, "add": 1, "conv": 1} if fast_int8.vnni_library() is not None else {"req": 0, "add": 0, "conv": 0})
 
+
+
+@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 1000])
+@pytest.mark.parametrize("kinds", [(1, 1, 1), (0, 1, 0), (1, 0, 1), (0, 0, 0)])
+@pytest.mark.parametrize("ra, rb, fixed", [(0.5, 0.25, 3.5), (0.0371, 1.7, -12.25), (1.0e9, 0.5, 0.0)])
+def test_qlinear_add_in_c_is_its_arithmetic_on_every_length(count, kinds, ra, rb, fixed):
+    # xr_qlinear_add (16 at a time in AVX-512, a masked tail; the byte loop where a sum could
+    # leave int32: 1e9) against its arithmetic in numpy: float32(y * rb + fixed) in double,
+    # float32(x * ra + that) in double, rounded half to even in float32, truncated, clipped
+    lib = fast_int8.vnni_library()
+    dt = {0: np.int8, 1: np.uint8}
+    x = RNG.integers(0, 256, count).astype(np.uint8).view(dt[kinds[0]])
+    y = RNG.integers(0, 256, count).astype(np.uint8).view(dt[kinds[1]])
+    lo, hi = (-128, 127) if kinds[2] == 0 else (0, 255)
+    out = np.full(count + 1, 99, np.uint8)
+    lib.xr_qlinear_add(x.ctypes.data, kinds[0], y.ctypes.data, kinds[1], out.ctypes.data, kinds[2], count,
+                       ctypes.c_double(ra), ctypes.c_double(rb), ctypes.c_double(fixed), lo, hi)  # fmt: skip
+    t = (y.astype(np.float64) * rb + fixed).astype(np.float32)
+    v = (x.astype(np.float64) * ra + t.astype(np.float64)).astype(np.float32)
+    magic = np.float32(12582912.0)
+    v = (v + magic) - magic
+    r = np.clip(v.astype(np.int64).astype(np.int32), lo, hi).astype(np.int64).astype(dt[kinds[2]])
+    np.testing.assert_array_equal(out[:count].view(dt[kinds[2]]), r)
+    assert out[count] == 99  # nothing written past the end
+    if count == 1000 and ra == 0.5:
+        assert len(np.unique(r)) > 50
 
 
 @pytest.mark.parametrize("read_later", [False, True])
