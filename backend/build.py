@@ -12,7 +12,9 @@ The stages, each a pass you can also run alone:
    pre-fusion passes at ``opt_level``, the engines' partitioning or device planning,
    ``fuse-ops``, the int8 arena's ``qnn-fuse-pad``/``qnn-narrow-edges``, ``state-scratch``;
 3. ``lower-to-memory`` makes storage explicit (inputs and outputs in the arena by default,
-   a planned workspace for every im2col convolution); ``choose-scratch`` then runs each step
+   a planned workspace for every im2col convolution); ``place-concat-inputs`` has the steps
+   producing a concatenation's inputs write its contiguous slices (no concatenation step);
+   ``choose-scratch`` then runs each step
    whose engine offers several ways the one that keeps the plan's peak down at the least
    time (the PassContext's ``relay.ChooseScratch.priority`` and ``.budget``);
 4. ``plan-memory`` places every storage with ``plan`` (any of ``planners.ALGORITHMS``) into
@@ -60,9 +62,10 @@ from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.bind_params import bind_params_by_name
 from xrelay.transforms.choose_scratch import ChooseScratchPass
-from xrelay.transforms.infra import PassContext
+from xrelay.transforms.infra import PassContext, pass_info_of
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
 from xrelay.transforms.make_static import MakeStaticError
+from xrelay.transforms.place_concat_inputs import PlaceConcatInputsPass
 from xrelay.transforms.plan_memory import (
     DEFAULT_POOL,
     DEFAULT_POOL_ALIGNMENT,
@@ -178,6 +181,8 @@ def build_program(
     LowerToMemoryPass(inputs_in_arena=inputs_in_arena, outputs_in_arena=outputs_in_arena).apply(
         make_context(), optimised
     )
+    if PassContext.current().pass_enabled(pass_info_of(PlaceConcatInputsPass)):
+        PlaceConcatInputsPass().apply(make_context(), optimised)  # producers write the slices
     ChooseScratchPass().apply(make_context(), optimised)  # the PassContext's priority and budget
     pool_list = _pools(pools)
     if pool_list is None:

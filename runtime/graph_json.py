@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects import func
@@ -178,7 +179,12 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
         return lowered_by_body[body]
 
     # Graph inputs: their arena copy (if any) is the same entry.
-    copies = {op.source: op.dest for op in block.ops if isinstance(op, CopyOp)}
+    copies: dict[SSAValue, SSAValue] = {}
+    for op in block.ops:  # (the copies into the arena come before the first step)
+        if isinstance(op, InvokeOp):
+            break
+        if isinstance(op, CopyOp) and op.source in block.args:
+            copies[op.source] = op.dest
     for i, arg in enumerate(block.args):
         nid = add_node({"op": "null", "name": _input_name(arg, i), "inputs": []})
         entries[arg] = (nid, 0)
@@ -230,6 +236,8 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
                 producer[v] = op
         elif isinstance(op, AliasOp):
             producer[op.result] = op
+    joins = _joins(block, producer, copies)
+    producer.update(joins)
     ret = block.last_op
     if not isinstance(ret, func.ReturnOp):
         raise GraphJsonError(f"@{entry} must end with func.return")
@@ -247,7 +255,7 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
             continue
         seen.add(op)
         stack.append((op, True))
-        operands = op.inputs if isinstance(op, InvokeOp) else [op.source]
+        operands = op.inputs if isinstance(op, InvokeOp) else op.parts if isinstance(op, _Join) else [op.source]
         for v in reversed(list(operands)):
             if v in producer and producer[v] not in seen:
                 stack.append((producer[v], False))
@@ -288,6 +296,27 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
                 )
                 if (device := storage_device(storage)) is not None:
                     entry_device[(nid, k)] = device
+        elif isinstance(op, _Join):
+            nid = add_node(
+                {
+                    "op": "tvm_op",
+                    "name": unique("concatenate_nop"),
+                    "attrs": {
+                        "func_name": "__nop",
+                        "flatten_data": "0",
+                        "num_inputs": str(len(op.parts)),
+                        "num_outputs": "1",
+                    },
+                    "inputs": [ref(v) for v in op.parts],
+                }
+            )
+            entries[op.result] = (nid, 0)
+            storage = _root_storage(op.result)
+            assert storage is not None
+            first, last = lifetimes[storage]
+            entry_key[(nid, 0)] = buffer_for(storage, storage.nbytes, first, last, _kind(storage))
+            if (device := storage_device(storage)) is not None:
+                entry_device[(nid, 0)] = device
         elif isinstance(op, AliasOp):
             src = ref(op.source)
             nid = add_node(
@@ -357,6 +386,45 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
         "attrs": attrs,
         "node_row_ptr": row_ptr,
     }
+
+
+@dataclass(eq=False)
+class _Join:
+    """A tensor no step writes whole: a concatenation whose parts the steps producing them
+    wrote in place (``place-concat-inputs``), or copies put there."""
+
+    result: SSAValue
+    parts: list[SSAValue]
+
+
+def _joins(block: Any, producer: dict[SSAValue, Any], copies: dict[SSAValue, SSAValue]) -> dict[SSAValue, _Join]:
+    """Each tensor that no step writes but whose bytes are the tensors steps (or mid-program
+    ``memory.copy``) wrote inside it, with those parts in byte order (for a copy, its source).
+    In the JSON it is a ``__nop`` node of its parts, sharing their storage id: TVM's graph
+    executor has no in-place concatenation; xrelay's runs the program, not the JSON."""
+    inputs_copied = {dest for dest in copies.values()}
+    written: dict[SSAValue, SSAValue] = {v: v for v in producer}
+    for op in block.ops:
+        if isinstance(op, CopyOp) and op.dest not in inputs_copied:
+            written[op.dest] = op.source
+    placed: dict[Any, list[tuple[int, int, SSAValue]]] = {}
+    for op in block.ops:
+        if isinstance(op, AllocTensorOp):
+            t = op.result.type
+            assert isinstance(t, TensorType)
+            placed.setdefault(op.storage, []).append((op.offset.value.data, byte_size(t), op.result))
+    out: dict[SSAValue, _Join] = {}
+    for tensors in placed.values():
+        if len(tensors) < 2:
+            continue
+        for off, size, v in tensors:
+            if v in written or v in inputs_copied or not v.uses:
+                continue
+            parts = sorted(((o, w) for o, n, w in tensors if w is not v and w in written and off <= o and o + n <= off + size),
+                           key=lambda p: p[0])
+            if parts:
+                out[v] = _Join(v, [written[w] for _, w in parts])
+    return out
 
 
 def _kind(storage: AllocStorageOp) -> str:

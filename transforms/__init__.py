@@ -45,6 +45,7 @@ PASSES: dict[str, str] = {
     "merge-composite": "merge_composite.MergeCompositePass",
     "partition-for-engines": "partition_for_engines.PartitionForEnginesPass",
     "partition-graph": "partition_graph.PartitionGraphPass",
+    "place-concat-inputs": "place_concat_inputs.PlaceConcatInputsPass",
     "plan-devices": "plan_devices.PlanDevicesPass",
     "plan-memory": "plan_memory.PlanMemoryPass",
     "qnn-canonicalize-ops": "qnn_canonicalize_ops.QnnCanonicalizeOpsPass",

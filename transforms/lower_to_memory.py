@@ -409,8 +409,17 @@ def annotate_liveness(module: ModuleOp, entry: str = "main") -> None:
         storage.set_lifetime(first, last)
         if storage not in returned and invokes:
             kills.setdefault(last, []).append(storage)
+    # a storage dies after its last step's invoke; at the last step, after the copies that
+    # follow it too (place-concat-inputs puts them where a concatenation step was)
+    anchors: list[Operation] = list(invokes)
+    if invokes:
+        op = invokes[-1].next_op
+        while op is not None:
+            if isinstance(op, CopyOp):
+                anchors[-1] = op
+            op = op.next_op
     for step, storages in kills.items():
-        Rewriter.insert_op([KillOp(s.result) for s in storages], InsertPoint.after(invokes[step]))
+        Rewriter.insert_op([KillOp(s.result) for s in storages], InsertPoint.after(anchors[step]))
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ from xrelay.transforms.annotate_used_memory import is_primitive
 from xrelay.transforms.choose_scratch import ChooseScratchPass
 from xrelay.transforms.fuse_ops import FuseOpsPass
 from xrelay.transforms.lower_to_memory import LowerToMemoryPass
+from xrelay.transforms.place_concat_inputs import PlaceConcatInputsPass
 from xrelay.transforms.planners import (
     ALGORITHMS,
     Buffer,
@@ -246,9 +247,9 @@ def load_mlir_problem(
     A module already lowered to the memory dialect is read as is. A relay module is lowered
     first with ``lower-to-memory``'s defaults, after ``fuse-ops`` if it has no primitive
     function yet, and after ``state_scratch(module)`` (``relay-plan`` gives the engines'
-    ``xrelay.backend.engines.state_scratch``) states the workspaces, then ``choose-scratch``
-    (the PassContext's priority): one buffer per fused group and its kernels' scratch, as a
-    compiler would plan it.
+    ``xrelay.backend.engines.state_scratch``) states the workspaces, then
+    ``place-concat-inputs`` and ``choose-scratch`` (the PassContext's priority): one buffer
+    per fused group and its kernels' scratch, as a compiler would plan it.
     """
     from xdsl.parser import Parser
 
@@ -264,6 +265,7 @@ def load_mlir_problem(
             if state_scratch is not None:
                 state_scratch(module)
             LowerToMemoryPass().apply(ctx, module)
+            PlaceConcatInputsPass().apply(ctx, module)
             ChooseScratchPass().apply(ctx, module)
         return buffer_lifetimes(module)
     except (DiagnosticException, ParseError, LivenessError, OSError) as e:
