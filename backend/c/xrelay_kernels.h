@@ -180,6 +180,39 @@ static inline uint16_t xr_f32_to_bfloat16(float f) {
   return (uint16_t)(x >> 16);
 }
 
+/* The h x w plane x padded by (pt, pl, pb, pr) bytes of value v into d, each padded row's
+ * columns split into sw phases: padded column c of row r at d[(r * sw + c % sw) * pw + c / sw],
+ * pw = ceil((w + pl + pr) / sw). An 8-bit depthwise convolution of stride sw then reads each
+ * tap's columns as consecutive bytes of one phase. Bytes only: int8 planes are passed as
+ * uint8 (the same bits). */
+static inline void xr_dw_plane_u8(const uint8_t *restrict x, uint8_t *restrict d, int64_t h, int64_t w,
+                                  int64_t pt, int64_t pl, int64_t pb, int64_t pr, int64_t sw, uint8_t v) {
+  const int64_t wp = w + pl + pr, pw = (wp + sw - 1) / sw;
+  for (int64_t r = 0; r < h + pt + pb; ++r) {
+    uint8_t *restrict row = d + r * sw * pw;
+    if (r < pt || r >= pt + h) {
+      for (int64_t i = 0; i < sw * pw; ++i) row[i] = v;
+      continue;
+    }
+    const uint8_t *restrict s = x + (r - pt) * w;
+    if (sw == 1) {
+      for (int64_t c = 0; c < pl; ++c) row[c] = v;
+      memcpy(row + pl, s, (size_t)w);
+      for (int64_t c = pl + w; c < pw; ++c) row[c] = v;
+      continue;
+    }
+    for (int64_t f = 0; f < sw; ++f) { /* phase f: input columns q * sw + f - pl */
+      uint8_t *restrict df = row + f * pw;
+      const int64_t off = f - pl, lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+      const int64_t hi0 = w - off <= 0 ? 0 : (w - off + sw - 1) / sw, hi = hi0 < pw ? hi0 : pw;
+      int64_t q = 0;
+      for (; q < lo && q < pw; ++q) df[q] = v;
+      for (; q < hi; ++q) df[q] = s[q * sw + off];
+      for (; q < pw; ++q) df[q] = v;
+    }
+  }
+}
+
 /* 8-bit pointwise (1x1, stride 1, unpadded) convolution of uint8 data by int8 weights, a GEMM
  * with int32 sums over the channels-first map it reads in place: out[o][p] = sum over c of
  * x[c][p] * w[o][c]. Pixels go in tiles of XR_PW_PIXELS: xr_pw_pack_u8 interleaves a tile's

@@ -162,8 +162,9 @@ def test_the_convolutions_own_padding_is_zeros_in_reused_scratch(tmp_path):
         steps_and_program_match(lib, mod, xv)
 
 
-DEPTHWISE = ("yr[ox] = (int32_t)x0[", "yr[ox] += (int32_t)xr[")
-"""Lines only the depthwise 8-bit rows emit (without padding, with it)."""
+DEPTHWISE = ("yr[ox] = (int32_t)x0_0[", "xr_dw_plane_u8(")
+"""What only the depthwise 8-bit rows emit: the row sum, and the padded, phase-split plane
+copy of a padded or strided one."""
 
 
 def loops_after_the_convolution(src: str) -> set[str]:
@@ -179,6 +180,8 @@ DEPTHWISE_CASES = {
     "stride2": dict(strides=(2, 2), padding=(1, 1)),
     "stride2-no-padding": dict(strides=(2, 2), padding=(0, 0)),
     "dilated-asymmetric": dict(strides=(1, 1), padding=(2, 1, 0, 2), dilation=(2, 2)),
+    "stride3-dilated-int8-data": dict(strides=(3, 2), padding=(2, 1), dilation=(2, 3), dtype="int8"),
+    "stride1-no-padding": dict(strides=(1, 1), padding=(0, 0)),
 }
 
 
@@ -187,10 +190,42 @@ def test_depthwise_convolutions_run_row_by_row_with_the_epilogue(case, tmp_path)
     """qnn depthwise convolutions (their zero-point padding an explicit ``nn.pad``, so the
     convolution has none: one pass over each row summing all 9 taps) at batch 2: the
     interpreter's bits, compiled strictly, and no int32 result in memory."""
-    fn, shape = qconv(n=2, c_=8, h=9, w=11, o=8, k=(3, 3), groups=8, **DEPTHWISE_CASES[case])
-    src = build_and_compare(fn, shape, tmp_path).get_source()
+    kw = DEPTHWISE_CASES[case]
+    fn, shape = qconv(n=2, c_=8, h=9, w=11, o=8, k=(3, 3), groups=8, **kw)
+    lib = build_and_compare(fn, shape, tmp_path)
+    src = lib.get_source()
     assert DEPTHWISE[0] in src and TILE not in src
     assert not loops_after_the_convolution(src) and "xr_q_multiply_shift(v, in" in src
+    # (the zero-point nn.pad fuses with the quantize before it, not into the convolution)
+    assert (DEPTHWISE[1] in src) == (kw["strides"] != (1, 1))
+
+
+@pytest.mark.parametrize("dtype, strides, widths", [
+    ("uint8", (1, 1), ((1, 1), (1, 1))), ("uint8", (2, 2), ((1, 1), (1, 1))),
+    ("int8", (2, 1), ((0, 2), (3, 1))), ("uint8", (3, 3), ((2, 0), (0, 2))),
+])  # fmt: skip
+def test_the_zero_point_pad_before_a_depthwise_convolution_is_never_made(dtype, strides, widths, tmp_path):
+    """An ``nn.pad`` of the height and width by a zero point (7, or -3 for int8 data) in the
+    depthwise convolution's function (MobileNetV2's every 3x3 layer): the convolution pads each
+    channel's plane as it copies it, so the padded map never exists: the function's scratch is
+    one padded plane and one map of int32 sums, below the padded map's bytes; the interpreter's
+    bits, compiled strictly, steps and standalone."""
+    c_, h, w = 24, 10, 13
+    x = relay.var("x", shape=(2, c_, h, w), dtype=dtype)
+    zp = 7 if dtype == "uint8" else -3
+    p = relay.nn.pad(x, ((0, 0), (0, 0), *widths), pad_value=relay.const(np.array(zp, dtype)))
+    wt = relay.const(RNG.integers(-128, 128, (c_, 1, 3, 3)).astype("int8"))
+    y = relay.nn.conv2d(p, wt, kernel_size=(3, 3), channels=c_, groups=c_, strides=strides, out_dtype="int32")
+    y = relay.cast(relay.clip(relay.right_shift(y, relay.const(np.int32(6))), 0, 255), "uint8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    src = lib.get_source()
+    assert "(into the depthwise convolution below)" in src and DEPTHWISE[1] in src
+    compile_strictly(lib, tmp_path)
+    lo = 0 if dtype == "uint8" else -128
+    steps_and_program_match(lib, mod, RNG.integers(lo, lo + 256, (2, c_, h, w)).astype(dtype), distinct=50)
+    hp, wp = h + sum(widths[0]), w + sum(widths[1])
+    assert _conv_scratch(lib) < 2 * c_ * hp * wp
 
 
 @pytest.mark.parametrize("pad, strides", [((1, 1), (1, 1)), ((1, 2, 0, 1), (2, 1)), ((3, 3), (1, 1)), ((1, 1), (2, 2))])
