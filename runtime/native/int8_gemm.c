@@ -617,10 +617,24 @@ static int xr_dw_vbmi_fits(i64 kh, i64 kw, i64 sw, i64 dw, i64 pl) {
  * l * sw + b * dw) in its four bytes and one vpdpbusd multiplies them by the four weights
  * (taps past kw weigh 0). The same int32 sums (exact: no saturation), requantized in
  * registers when e is the vector form. Nothing is copied. */
+/* n sums of one output row of channel ch at o[at]: int32 (e NULL), requantized in registers
+ * (vec) or through xr_epi_row. */
+static inline void xr_dw_store(const xr_epi *e, int vec, void *o, i64 at, i64 ch, __m512i a, __m512i offv, __m512 mv,
+                               __mmask16 m16, i64 n) {
+    if (e == NULL) {
+        _mm512_mask_storeu_epi32((int32_t *)o + at, m16, a);
+    } else if (vec) {
+        _mm_mask_storeu_epi8((uint8_t *)o + at, m16, xr_requant16(a, offv, mv, e));
+    } else {
+        int32_t acc32[16];
+        _mm512_storeu_si512((void *)acc32, a);
+        xr_epi_row(e, o, at, ch, acc32, n);
+    }
+}
+
 static void xr_depthwise_vbmi(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd, i64 oh, i64 ow, i64 kh,
                               i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1, i64 pv,
                               const xr_epi *e) {
-    int32_t acc32[16];
     const __m512i pvv = _mm512_set1_epi8((char)pv);
     const i64 chunks = (kw + 3) / 4;
     uint8_t idx[64]; /* the same for every chunk: chunk jc's load starts 4 * jc * dw further */
@@ -646,7 +660,35 @@ static void xr_depthwise_vbmi(const uint8_t *x, const int8_t *w, void *o, i64 h,
             offv = _mm512_set1_epi32(e->offset ? e->offset[ch] : 0);
             mv = _mm512_set1_ps(e->fmult[e->per_channel ? ch : 0]);
         }
-        for (i64 y = 0; y < oh; ++y) {
+        i64 y = 0;
+        if (sh == 1 && dh == 1) /* two output rows at a time: their kh + 1 image rows loaded once */
+            for (; y + 2 <= oh; y += 2) {
+                const uint8_t *src[XR_DW_KH + 1];
+                for (i64 i = 0; i <= kh; ++i) {
+                    const i64 iy = y + i - pt;
+                    src[i] = (iy < 0 || iy >= h) ? NULL : plane + iy * wd;
+                }
+                for (i64 x0 = 0; x0 < ow; x0 += 16) {
+                    const i64 n = ow - x0 < 16 ? ow - x0 : 16;
+                    const __mmask16 m16 = (__mmask16)((1u << n) - 1u);
+                    __m512i a = _mm512_setzero_si512(), b = a;
+                    for (i64 jc = 0; jc < chunks; ++jc) {
+                        const i64 ix = x0 * sw + jc * 4 * dw - pl;
+                        const i64 lo = ix < 0 ? -ix : 0, hi = wd - ix < 64 ? wd - ix : 64;
+                        const __mmask64 inside = hi <= lo ? 0
+                            : ((hi >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << hi) - 1)) & ~(((__mmask64)1 << lo) - 1));
+                        for (i64 i = 0; i <= kh; ++i) { /* image row i: kernel row i of y, i - 1 of y + 1 */
+                            const __m512i v = _mm512_permutexvar_epi8(perm, src[i] == NULL ? pvv
+                                : _mm512_mask_loadu_epi8(pvv, inside, (const void *)((uintptr_t)src[i] + (uintptr_t)ix)));
+                            if (i < kh) a = _mm512_dpbusd_epi32(a, v, wv[i][jc]);
+                            if (i > 0) b = _mm512_dpbusd_epi32(b, v, wv[i - 1][jc]);
+                        }
+                    }
+                    xr_dw_store(e, vec, o, (ch * oh + y) * ow + x0, ch, a, offv, mv, m16, n);
+                    xr_dw_store(e, vec, o, (ch * oh + y + 1) * ow + x0, ch, b, offv, mv, m16, n);
+                }
+            }
+        for (; y < oh; ++y) {
             const uint8_t *src[XR_DW_KH]; /* each kernel row's image row, NULL where it is padding */
             for (i64 i = 0; i < kh; ++i) {
                 const i64 iy = y * sh + i * dh - pt;
@@ -669,15 +711,7 @@ static void xr_depthwise_vbmi(const uint8_t *x, const int8_t *w, void *o, i64 h,
                         a = _mm512_dpbusd_epi32(a, _mm512_permutexvar_epi8(perm, v), wv[i][jc]);
                     }
                 }
-                const i64 at = (ch * oh + y) * ow + x0;
-                if (e == NULL) {
-                    _mm512_mask_storeu_epi32((int32_t *)o + at, m16, a);
-                } else if (vec) {
-                    _mm_mask_storeu_epi8((uint8_t *)o + at, m16, xr_requant16(a, offv, mv, e));
-                } else {
-                    _mm512_storeu_si512((void *)acc32, a);
-                    xr_epi_row(e, o, at, ch, acc32, n);
-                }
+                xr_dw_store(e, vec, o, (ch * oh + y) * ow + x0, ch, a, offv, mv, m16, n);
             }
         }
     }

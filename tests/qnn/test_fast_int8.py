@@ -168,7 +168,7 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
     np.testing.assert_array_equal(out, ref)
 
 
-@pytest.mark.parametrize("geometry", [(3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 2), (1, 2, 0, 1)])
+@pytest.mark.parametrize("geometry", [(3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 2), (1, 2, 0, 1), (5, 1, 2, 1), (3, 1, 0, 1), (7, 1, 3, 1), (2, 1, 0, 1)])
 def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry):
     k, s, pad, d = geometry
     x = relay.var("x", shape=(2, 12, 9, 11), dtype="uint8")
