@@ -1361,6 +1361,8 @@ def _pad_into_depthwise(em: _Emitter, op: RelayOp) -> bool:
     conv = next(iter(y.uses)).operation
     if conv.parent is not op.parent or not _int8_depthwise(conv) or conv.operands[0] is not y:
         return False
+    if any(_attr(conv, "padding") or ()):  # its own padding is zeros: two borders, two values
+        return False
     at = list(op.parent.ops).index(conv)
     for v in op.operands:
         em.last_use[v] = max(em.last_use.get(v, -1), at)

@@ -433,3 +433,17 @@ def test_pointwise_tiles_read_no_byte_past_the_input(tmp_path):
     for flags in [["-DXRELAY_PORTABLE"], *([["-march=native"]] if host_has_vnni() else [])]:
         got = export_and_run(lib, xv, tmp_path / flags[0].strip("-").replace("=", ""), [*flags, "-fsanitize=address", "-g"], "int32")
         np.testing.assert_array_equal(got, reference(mod, xv))
+
+
+def test_a_pad_before_a_depthwise_convolution_with_its_own_padding(tmp_path):
+    """An ``nn.pad`` by 7 before a depthwise convolution that pads with zeros itself: two
+    borders of two values, so the pad is made and the convolution pads its copy with zeros;
+    the interpreter's bits."""
+    x = relay.var("x", shape=(1, 8, 6, 9), dtype="uint8")
+    p = relay.nn.pad(x, ((0, 0), (0, 0), (1, 1), (2, 0)), pad_value=relay.const(np.array(7, "uint8")))
+    wt = relay.const(RNG.integers(-128, 128, (8, 1, 3, 3)).astype("int8"))
+    y = relay.nn.conv2d(p, wt, kernel_size=(3, 3), channels=8, groups=8, padding=(1, 1), out_dtype="int32")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    assert "(into the depthwise convolution below)" not in lib.get_source() and DEPTHWISE[1] in lib.get_source()
+    steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 8, 6, 9)).astype("uint8"))
