@@ -66,7 +66,8 @@ CASES = {
 
 
 def reference(mod, x):
-    ref = xrelay.run(mod, {"x": x})
+    """The interpreter's result for input ``x`` (or a dict of inputs)."""
+    ref = xrelay.run(mod, x if isinstance(x, dict) else {"x": x})
     ref = ref[0] if isinstance(ref, list | tuple) else ref
     return np.asarray(ref.numpy() if hasattr(ref, "numpy") else ref)
 
@@ -447,3 +448,28 @@ def test_a_pad_before_a_depthwise_convolution_with_its_own_padding(tmp_path):
     lib = xrelay.build(mod, target="c")
     assert "(into the depthwise convolution below)" not in lib.get_source() and DEPTHWISE[1] in lib.get_source()
     steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 8, 6, 9)).astype("uint8"))
+
+
+def test_a_residual_add_is_read_in_the_pointwise_epilogue(tmp_path):
+    """MobileNetV2's residual blocks: the 1x1 projection's requantize, then the residual's
+    dequantize, add and requantize (QLinearAdd) all in the GEMM's epilogue, which reads the
+    residual map at each element's channel and pixel (65 pixels: a last tile of 1): no int32
+    map and no loop after the convolution; the interpreter's bits, steps and standalone."""
+    x = relay.var("x", shape=(1, 12, 5, 13), dtype="uint8")
+    r = relay.var("r", shape=(1, 8, 5, 13), dtype="uint8")
+    wt = relay.const(RNG.integers(-128, 128, (8, 12, 1, 1)).astype("int8"))
+    acc = relay.nn.conv2d(x, wt, kernel_size=(1, 1), channels=8, out_dtype="int32")
+    y = relay.cast(relay.clip(relay.right_shift(acc, relay.const(np.int32(6))), 0, 255), "int32")
+    s = relay.add(y, relay.right_shift(relay.cast(r, "int32"), relay.const(np.int32(1))))
+    out = relay.cast(relay.clip(s, 0, 255), "uint8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x, r], out))
+    lib = xrelay.build(mod, target="c")
+    src = lib.get_source()
+    assert POINTWISE in src and not loops_after_the_convolution(src)
+    compile_strictly(lib, tmp_path)
+    xv, rv = (RNG.integers(0, 256, (1, c, 5, 13)).astype("uint8") for c in (12, 8))
+    want = reference(mod, {"x": xv, "r": rv})
+    assert len(np.unique(want)) > 100
+    for run in (lambda: lib.run(x=xv, r=rv), lib.run_aot):
+        run()
+        np.testing.assert_array_equal(lib.get_output(0), want)
