@@ -410,38 +410,15 @@ static const uint8_t xr_pw_index[64] = {0,  16, 32, 48, 1,  17, 33, 49, 2,  18, 
 
 /* The 16 x 16 sums of xr_conv1x1_planes_u8s8's block over its `full` whole groups of 4 channels:
  * 16 pixels (x, planes p bytes apart, m the pixels present) by the 16 channels of the packed
- * weights wb, into acc[channel][pixel]. Its own function with one loop, the accumulators named
- * variables, so they stay in registers (with a second loop or the epilogue's calls in the same
- * function the compiler copied them between registers at every step). */
+ * weights wb, into acc[channel][pixel]; or, with dst (e in its vector form, no partial group
+ * left), requantized in registers -- each channel's offset and multiplier broadcast -- and
+ * stored as 16 bytes of its output plane, dst + j * p, for the nch channels from co0. Its own
+ * function with one loop, the accumulators named variables, so they stay in registers (with
+ * a second loop or the epilogue's calls in the same function the compiler copied them between
+ * registers at every step). */
 __attribute__((noinline)) static void xr_pw_dot(const uint8_t *x, i64 p, __mmask16 m, i64 full,
-                                                const int8_t *wb, int32_t acc[16][16]) {
-    const __m512i perm = _mm512_loadu_si512((const void *)xr_pw_index);
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    __m512i a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
-    int32_t w4;
-#define XR_PW(j)                  \
-    memcpy(&w4, wk + 4 * (j), 4); \
-    a##j = _mm512_dpbusd_epi32(a##j, v, _mm512_set1_epi32(w4));
-    for (i64 k = 0; k < full; ++k) {
-        const __m512i v = xr_pw_load(x + 4 * k * p, p, m, 4, perm);
-        const int8_t *wk = wb + k * 64;
-        XR_PW(0) XR_PW(1) XR_PW(2) XR_PW(3) XR_PW(4) XR_PW(5) XR_PW(6) XR_PW(7)
-        XR_PW(8) XR_PW(9) XR_PW(10) XR_PW(11) XR_PW(12) XR_PW(13) XR_PW(14) XR_PW(15)
-    }
-#undef XR_PW
-#define XR_PW_SAVE(j) _mm512_storeu_si512((void *)acc[j], a##j);
-    XR_PW_SAVE(0) XR_PW_SAVE(1) XR_PW_SAVE(2) XR_PW_SAVE(3) XR_PW_SAVE(4) XR_PW_SAVE(5) XR_PW_SAVE(6)
-    XR_PW_SAVE(7) XR_PW_SAVE(8) XR_PW_SAVE(9) XR_PW_SAVE(10) XR_PW_SAVE(11) XR_PW_SAVE(12)
-    XR_PW_SAVE(13) XR_PW_SAVE(14) XR_PW_SAVE(15)
-#undef XR_PW_SAVE
-}
-
-/* xr_pw_dot with the requantize in registers (e in its vector form, whole groups of 4
- * channels): each channel's 16 sums requantized (its offset and multiplier broadcast) and
- * stored as 16 bytes of its output plane, dst + j * p, for the nch channels of the block. */
-__attribute__((noinline)) static void xr_pw_dot_requant(const uint8_t *x, i64 p, __mmask16 m, i64 full,
-                                                        const int8_t *wb, const xr_epi *e, i64 co0, i64 nch,
-                                                        uint8_t *dst) {
+                                                const int8_t *wb, int32_t acc[16][16], const xr_epi *e,
+                                                i64 co0, i64 nch, uint8_t *dst) {
     const __m512i perm = _mm512_loadu_si512((const void *)xr_pw_index);
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512i a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
@@ -462,10 +439,18 @@ __attribute__((noinline)) static void xr_pw_dot_requant(const uint8_t *x, i64 p,
         const __m512 mv = _mm512_set1_ps(e->fmult[e->per_channel ? co0 + (j) : 0]);                    \
         _mm_mask_storeu_epi8(dst + (j) * p, m, xr_requant16(a##j, offv, mv, e));                       \
     }
-    XR_PW_REQ(0) XR_PW_REQ(1) XR_PW_REQ(2) XR_PW_REQ(3) XR_PW_REQ(4) XR_PW_REQ(5) XR_PW_REQ(6)
-    XR_PW_REQ(7) XR_PW_REQ(8) XR_PW_REQ(9) XR_PW_REQ(10) XR_PW_REQ(11) XR_PW_REQ(12) XR_PW_REQ(13)
-    XR_PW_REQ(14) XR_PW_REQ(15)
+    if (dst != NULL) {
+        XR_PW_REQ(0) XR_PW_REQ(1) XR_PW_REQ(2) XR_PW_REQ(3) XR_PW_REQ(4) XR_PW_REQ(5) XR_PW_REQ(6)
+        XR_PW_REQ(7) XR_PW_REQ(8) XR_PW_REQ(9) XR_PW_REQ(10) XR_PW_REQ(11) XR_PW_REQ(12) XR_PW_REQ(13)
+        XR_PW_REQ(14) XR_PW_REQ(15)
+        return;
+    }
 #undef XR_PW_REQ
+#define XR_PW_SAVE(j) _mm512_storeu_si512((void *)acc[j], a##j);
+    XR_PW_SAVE(0) XR_PW_SAVE(1) XR_PW_SAVE(2) XR_PW_SAVE(3) XR_PW_SAVE(4) XR_PW_SAVE(5) XR_PW_SAVE(6)
+    XR_PW_SAVE(7) XR_PW_SAVE(8) XR_PW_SAVE(9) XR_PW_SAVE(10) XR_PW_SAVE(11) XR_PW_SAVE(12)
+    XR_PW_SAVE(13) XR_PW_SAVE(14) XR_PW_SAVE(15)
+#undef XR_PW_SAVE
 }
 
 /* The last partial group of `rest` (1-3) channels added to acc (the missing planes read as zero;
@@ -497,10 +482,10 @@ int xr_conv1x1_planes_u8s8(const uint8_t *x, const int8_t *w, void *c, i64 ch, i
                 const i64 n = (t1 - q) < 16 ? (t1 - q) : 16;
                 const __mmask16 m = n == 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
                 if (vec && rest == 0) {
-                    xr_pw_dot_requant(x + q, p, m, full, wb, e, b * 16, nch, (uint8_t *)c + b * 16 * p + q);
+                    xr_pw_dot(x + q, p, m, full, wb, acc, e, b * 16, nch, (uint8_t *)c + b * 16 * p + q);
                     continue;
                 }
-                xr_pw_dot(x + q, p, m, full, wb, acc);
+                xr_pw_dot(x + q, p, m, full, wb, acc, e, 0, 0, NULL);
                 if (rest) xr_pw_tail(x + 4 * full * p + q, p, m, rest, wb + full * 64, acc);
 #define XR_PW_OUT(j)                                                                                     \
     if ((j) < nch) {                                                                                     \
