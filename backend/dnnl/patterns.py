@@ -2,7 +2,9 @@
 
 ``pattern_table()`` is Relay's list of composite patterns (``dnnl.conv2d_bias_relu``,
 ``dnnl.dense_bias_gelu``, ``dnnl.conv2d_bias_sum_relu``, ...), in Relay's order, with its
-predicates; ``supported(op)`` is Relay's ``target.dnnl`` op attribute (the ops annotate-target
+predicates, and ``dnnl.{conv2d,dense}_bias_scale[_sum]`` (a constant per-channel scale after
+the bias, folded into the weights by the oneDNN reader: ConvNeXt's layer scale, then its
+residual); ``supported(op)`` is Relay's ``target.dnnl`` op attribute (the ops annotate-target
 offloads one by one). Relay's qnn patterns are not here (qnn ops reach this point lowered).
 """
 
@@ -13,9 +15,9 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation
 
-from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.kernels.nn import explicit_pool_padding
-from xrelay.transforms._dataflow_pattern import DFPattern, is_op, wildcard
+from xrelay.transforms._dataflow_pattern import DFPattern, is_constant, is_op, wildcard
 
 __all__ = ["SUPPORTED_OPS", "pattern_table", "supported"]
 
@@ -117,6 +119,43 @@ def _conv_bias_sum(conv: str, relu: bool) -> DFPattern:
     return is_op("nn.relu")(out) if relu else out
 
 
+def _scale_predicate(root: Operation) -> bool:
+    """A ``*_bias_scale`` composite: the multiply after the bias is by a constant that
+    varies along the output channels only (ConvNeXt's layer scale, a per-channel affine
+    after a convolution), so it folds into the weights and the bias; with ``_sum`` the
+    residual add adds two equal shapes."""
+    mul = _operand_op(root, 0) if _name(root) == "add" else root
+    if _name(mul) != "multiply" or not isinstance(mul.operands[1].owner, ConstantOp):
+        return False
+    if _name(root) == "add" and shape_of(root.operands[0].type) != shape_of(root.operands[1].type):
+        return False
+    bias_add = _operand_op(mul, 0)
+    anchor = _operand_op(bias_add, 0) if bias_add is not None else None
+    if anchor is None or _name(anchor) not in ("nn.conv2d", "nn.dense"):
+        return False
+    if _name(anchor) == "nn.conv2d" and not _add_checker(bias_add, "bias_add"):  # type: ignore[arg-type]
+        return False
+    out = list(shape_of(mul.results[0].type))
+    if list(shape_of(mul.operands[0].type)) != out:
+        return False  # the product broadcasts the convolution's result
+    if _name(anchor) == "nn.dense":
+        axis = len(out) - 1
+    else:
+        assert isinstance(anchor, RelayOp)
+        axis = (anchor.attrs.get("out_layout") or anchor.attrs.get("data_layout") or "NCHW").index("C")
+    const = list(shape_of(mul.operands[1].type))
+    lead = len(out) - len(const)
+    return lead >= 0 and all(d == 1 or (k + lead == axis and d == out[axis]) for k, d in enumerate(const))
+
+
+def _scaled(op_name: str, residual: bool) -> tuple:
+    out = is_op("multiply")(is_op("add")(is_op(op_name)(wildcard(), wildcard()), wildcard()), is_constant())
+    name = op_name.replace("nn.", "dnnl.") + "_bias_scale"
+    if residual:
+        return (name + "_sum", is_op("add")(out, wildcard()), _scale_predicate)
+    return (name, out, _scale_predicate)
+
+
 def _op_pattern(op_name: str, with_bias: bool, eltwise: str | None) -> tuple:
     name = op_name.replace("nn", "dnnl")
     if "_transpose" in op_name:
@@ -151,6 +190,10 @@ def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callab
         for elt in POST_OPS:
             if not with_bias and not elt:
                 continue
+            if with_bias and not elt:
+                # a constant scale per channel after the bias (and a residual after it),
+                # before the plain biased patterns claim the convolution or matmul
+                table += [_scaled(op, residual) for op in ("nn.conv2d", "nn.dense") for residual in (True, False)]
             for conv in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
                 table.append(_op_pattern(conv, with_bias, elt))
             table.append(_op_pattern("nn.dense", with_bias, elt))

@@ -1002,6 +1002,7 @@ class _Reader:
 
         cur = anchor.results[0]
         bias: np.ndarray | None = None
+        scale: np.ndarray | None = None
         post: list[tuple[str, Any]] = []
         rest = ops[1:]
         reshaped = False
@@ -1022,6 +1023,15 @@ class _Reader:
                     raise DnnlUnsupported(f"composite {name}: an add oneDNN cannot fuse")
             else:
                 found = _activation(rest[i:], cur, const_of)
+                if found is None and nm == "multiply" and not post and not reshaped and cur in o.operands:
+                    # a constant scale per output channel (ConvNeXt's layer scale): folded
+                    # into the weights and the bias, (W x + b) s = (s W) x + s b
+                    s = self._channel_scale(o, others, anchor, const_of)
+                    scale = s if scale is None else scale * s
+                    bias = None if bias is None else bias * s
+                    cur = o.results[0]
+                    i += 1
+                    continue
                 if found is None:
                     raise DnnlUnsupported(f"composite {name}: {nm}")
                 spec, used = found
@@ -1033,10 +1043,50 @@ class _Reader:
             i += 1
         result = call.results[0]
         name = f"{name}({'+'.join(_relay(o) for o in ops)})"  # the profile shows the ops
+        if scale is not None:
+            const_of = self._scaled_weight(anchor, const_of, scale)
         if _relay(anchor) == "nn.conv2d":
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
+        if scale is not None:
+            self.steps[-1].derived = True  # (the scaled weights: dropped once reordered)
+
+    def _channel_scale(self, mul: Operation, others: list, anchor: Operation, const_of) -> np.ndarray:
+        """The per-output-channel factors of ``multiply`` by a constant that varies along the
+        channel axis only (a scalar: the same for every channel)."""
+        c = const_of(others[0])
+        out = list(shape_of(mul.results[0].type))
+        axis = self._channel_axis(anchor) % len(out)
+        if c is None or np.ndim(c) > len(out) or list(shape_of(mul.operands[0].type)) != out:
+            raise DnnlUnsupported("a multiply that is not a constant scale of the output")
+        full = np.reshape(c, (1,) * (len(out) - np.ndim(c)) + np.shape(c))
+        if any(d != 1 for k, d in enumerate(full.shape) if k != axis) or full.shape[axis] not in (1, out[axis]):
+            raise DnnlUnsupported("a multiply by a constant that varies along another axis than the channels")
+        return np.broadcast_to(full.reshape(-1), (out[axis],)).astype(np.float32)
+
+    def _scaled_weight(self, anchor: Operation, const_of, scale: np.ndarray):
+        """``const_of`` with the anchor's weight scaled along its output channels (computed
+        once for the plans of one function for several thread counts)."""
+        w_value = anchor.operands[1]
+        weight = const_of(w_value)
+        if weight is None:
+            raise DnnlUnsupported("a scaled convolution or matmul whose weight is not a constant")
+        key = ("scaled", id(weight), scale.tobytes())
+        scaled = self.memo.get(key)
+        if scaled is None:
+            if _relay(anchor) == "nn.dense":
+                axis = 0  # (units, input features)
+            else:
+                axis = anchor.attrs["kernel_layout"].index("O")  # type: ignore[attr-defined]
+            shape = [1] * weight.ndim
+            shape[axis] = scale.size
+            scaled = self.memo[key] = (weight * scale.reshape(shape)).astype(weight.dtype)
+
+        def scaled_of(v: SSAValue) -> np.ndarray | None:
+            return scaled if v is w_value else const_of(v)
+
+        return scaled_of
 
     @staticmethod
     def _channel_axis(anchor: Operation) -> int:
