@@ -136,6 +136,7 @@ def build_program(
     mixed_precision: str | None = None,
     threads: int | None = None,
     blocked_simd_width: int | None = None,
+    winograd: bool = False,
 ) -> tuple[ModuleOp, Any]:
     """Stages 1-4 of ``build``: the planned program and ``(buffers, pools, plan)``.
 
@@ -151,7 +152,8 @@ def build_program(
     constants of that type; when the module goes to oneDNN, it runs after the pre-fusion
     passes instead (batch norms folded into the float32 weights first) and bfloat16
     convolutions and dense run as oneDNN's bf16 primitives. ``blocked_simd_width`` gives
-    float convolutions TVM's x86 blocked layouts at that width (``alter-op-layout``)."""
+    float convolutions TVM's x86 blocked layouts at that width (``alter-op-layout``);
+    ``winograd`` runs ``conv2d-winograd`` before fusion (the C target's Winograd)."""
 
     if plan not in ALGORITHMS:
         raise BuildError(f"unknown planning algorithm '{plan}' (known: {', '.join(ALGORITHMS)})")
@@ -167,7 +169,7 @@ def build_program(
     device, scope = _device_option(default_device)
     spec = pipeline_for(
         module, opt_level, backends, mixed_precision=mixed_precision, default_device=device,
-        memory_scope=scope, blocked_simd_width=blocked_simd_width,
+        memory_scope=scope, blocked_simd_width=blocked_simd_width, winograd=winograd,
         threads=threads,
     )  # fmt: skip
     try:
@@ -220,6 +222,7 @@ def build_c(
         program, info = build_program(
             mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
             time_limit=time_limit, before_lowering=annotate_scratch, blocked_simd_width=CHANNEL_BLOCK,
+            winograd=True,
         )  # fmt: skip
     c_program = emit_program(program, name, constants, dict(sections or {}))
     # What runs here is compiled with the weights in a blob (the same functions; a compiler

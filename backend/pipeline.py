@@ -79,12 +79,14 @@ def build_pipeline_spec(
     blocked_simd_width: int | None = None,
     threads: int | None = None,
     context: PassContext | None = None,
+    winograd: bool = False,
 ) -> str:
     """The pipeline ``xrelay.build`` runs before lowering, as text. ``offload``: the engines
     that partition the module (``partition-for-engines``; the pre-fusion passes run first,
     ``fuse-ops`` after it); ``default_device`` (a device name, ``name(id)``): plan devices
     with that default (after the pre-fusion passes, before ``fuse-ops``); ``context`` (default:
-    the current one) gives the disabled and required passes."""
+    the current one) gives the disabled and required passes; ``winograd`` (the C target) runs
+    ``conv2d-winograd`` before ``fuse-ops``."""
     ctx = (context or PassContext.current()).nested(
         opt_level=opt_level, disabled_pass=list((context or PassContext.current()).disabled_pass),
         required_pass=list((context or PassContext.current()).required_pass),
@@ -96,6 +98,8 @@ def build_pipeline_spec(
         if name == "FuseOps" or not has_pass(name):
             continue
         passes.append(build_alter_op_layout(blocked_simd_width) if name == "AlterOpLayout" else get_pass_class(name)())
+    if winograd:
+        passes.append(get_pass_class("conv2d-winograd")())
     if default_device is not None:
         passes.append(PlanDevicesPass(default_device, memory_scope))
     if offload:

@@ -13,7 +13,7 @@ return a tuple. ``concatenate`` and ``stack`` take their tensors as varargs.
 array([2., 2.], dtype=float32)
 """
 
-from . import algorithm, dyn, elementwise, nn, qnn, reduce, shape_ops, spatial, transform  # noqa: F401  (they register kernels)
+from . import algorithm, dyn, elementwise, nn, qnn, reduce, shape_ops, spatial, transform, winograd  # noqa: F401  (they register kernels)
 from ._registry import (
     KERNELS,
     Kernel,

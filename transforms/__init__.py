@@ -26,6 +26,7 @@ PASSES: dict[str, str] = {
     "combine-parallel-batch-matmul": "combine_parallel_batch_matmul.CombineParallelBatchMatmulPass",
     "combine-parallel-conv2d": "combine_parallel_conv2d.CombineParallelConv2DPass",
     "combine-parallel-dense": "combine_parallel_dense.CombineParallelDensePass",
+    "conv2d-winograd": "conv2d_winograd.Conv2dWinogradPass",
     "convert-layout": "convert_layout.ConvertLayoutPass",
     "dead-code-elimination": "dead_code_elimination.DeadCodeEliminationPass",
     "dynamic-to-static": "dynamic_to_static.DynamicToStaticPass",

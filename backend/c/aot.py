@@ -52,11 +52,31 @@ from xrelay.dialects.memory import (
     PoolOp,
 )
 from xrelay.dialects.relay import ConstantOp, byte_size, dtype_of
+from xrelay.runtime.native import library as native_library
 
 KERNELS_HEADER = Path(__file__).with_name("xrelay_kernels.h")
 """The loop nests generated C calls (convolution, dense, pools, softmax)."""
 
+WINOGRAD_HEADERS = {
+    "xrelay_winograd.h": Path(__file__).with_name("xrelay_winograd.h"),
+    "winograd_core.h": Path(native_library.HERE, "winograd_core.h"),
+    "winograd4.h": Path(native_library.HERE, "winograd4.h"),
+}
+"""The headers of the C target's Winograd convolution (``xrelay_winograd.h``, which includes
+the native engine's transforms), shipped only with a program that has one."""
+
 BLOB_ALIGN = 64
+
+
+def extra_headers(functions) -> dict[str, Path]:
+    """The headers ``functions`` (``CFunction``) need beside ``xrelay_kernels.h``, by file name."""
+    return dict(WINOGRAD_HEADERS) if any(f.uses_winograd for f in functions) else {}
+
+
+def _includes(functions) -> list[str]:
+    """The ``#include`` lines of the headers ``functions`` need beside ``xrelay_kernels.h`` (the
+    top one of each set: it includes the others)."""
+    return ['#include "xrelay_winograd.h"'] if any(f.uses_winograd for f in functions) else []
 
 
 def primitive_functions(module: ModuleOp) -> list[func.FuncOp]:
@@ -119,9 +139,15 @@ class CProgram:
     functions: dict[str, CFunction] = field(default_factory=dict)
 
     @property
+    def extra_headers(self) -> dict[str, Path]:
+        """The headers besides ``xrelay_kernels.h`` some function needs (``WINOGRAD_HEADERS``)."""
+        return extra_headers(self.functions.values())
+
+    @property
     def support(self) -> dict[str, str]:
         """The headers the C includes besides its own (``xrelay_kernels.h``), by file name."""
-        return {KERNELS_HEADER.name: KERNELS_HEADER.read_text()}
+        return {KERNELS_HEADER.name: KERNELS_HEADER.read_text(),
+                **{n: p.read_text() for n, p in self.extra_headers.items()}}  # fmt: skip
 
     def steps_source(self) -> str:
         """Only the primitive functions (and their constants), exported: what the xrelay
@@ -129,7 +155,8 @@ class CProgram:
         serves every plan of a model."""
         lines = [f"/* The step functions of {self.name}.c, for the xrelay runtime. */",
                  "#include <math.h>", "#include <stdint.h>", "#include <string.h>", "",
-                 '#include "xrelay_kernels.h"', "", "#define XRELAY_FN", ""]  # fmt: skip
+                 '#include "xrelay_kernels.h"', *_includes(self.functions.values()), "",
+                 "#define XRELAY_FN", ""]  # fmt: skip
         for cfn in self.functions.values():
             lines += cfn.constants
         for cfn in self.functions.values():
@@ -213,6 +240,7 @@ class CProgram:
             f"{self.name}.c": self.source.encode(),
             f"{self.name}.h": self.header.encode(),
             KERNELS_HEADER.name: KERNELS_HEADER.read_bytes(),
+            **{n: p.read_bytes() for n, p in self.extra_headers.items()},
         }
         if main:
             files["main.c"] = self.main_source().encode()
@@ -468,6 +496,7 @@ def _source(name, header, arrays, const_defs, emitted, body, with_blob, blob_siz
         "",
         f'#include "{name}.h"',
         '#include "xrelay_kernels.h"',
+        *_includes(emitted.values()),
         "",
         "/* Primitive functions are static; the xrelay runtime defines XRELAY_FN empty to call",
         " * each step's function itself. */",

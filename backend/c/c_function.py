@@ -157,6 +157,8 @@ class CFunction:
     result_types: list[TensorType]
     uses_kernels: bool = False
     constants: list[str] = field(default_factory=list)
+    uses_winograd: bool = False
+    """It calls ``xrelay_winograd.h`` (shipped with the program only then)."""
 
 
 class _Emitter:
@@ -171,6 +173,7 @@ class _Emitter:
         self.last_use: dict[SSAValue, int] = {}
         """Value -> index of the last op reading it (the return: past the end)."""
         self.uses_kernels = False
+        self.uses_winograd = False
         self.constants: list[str] = []
         self.known: dict[SSAValue, np.ndarray] = {}
         """Values known when the C is emitted (constants, and ops folded from them)."""
@@ -310,6 +313,7 @@ class _Emitter:
             [v.type for v in rets],
             self.uses_kernels,
             self.constants,
+            self.uses_winograd,
         )
 
     def find_chains(self, ops: list[Operation]) -> None:
@@ -1053,6 +1057,63 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
     lines += ["    }", "  }", "}"]
     em.lines += [f"  {ln}" for ln in lines]
     return True
+
+
+WINOGRAD_BAND_BYTES = 1536 * 1024
+"""The most scratch a Winograd convolution's band of tiles takes (its transformed tiles and
+their products, ``36 x band x (in + out channels)`` floats): whole images where they fit
+(ResNet-18's 14x14x256 layers: 16 tiles, 1.2 MB), else bands of tiles that do."""
+
+WINOGRAD_TP = 6
+"""Tiles of one register tile of the Winograd products (``XR_WINO_TP`` of
+``xrelay_winograd.h``): a band is a multiple of it where it can be (the rest run one tile at
+a time)."""
+
+
+def winograd_band(tiles: int, c: int, o: int) -> int:
+    """The tiles of one band of a Winograd convolution over ``tiles`` tiles per image, ``c``
+    input and ``o`` output channels: equal bands within ``WINOGRAD_BAND_BYTES``, rounded up to
+    whole register tiles."""
+    most = max(WINOGRAD_TP, WINOGRAD_BAND_BYTES // (36 * (c + o) * 4) // WINOGRAD_TP * WINOGRAD_TP)
+    bands = -(-tiles // most)
+    each = -(-tiles // bands)
+    return min(tiles, -(-each // WINOGRAD_TP) * WINOGRAD_TP)
+
+
+def _conv2d_winograd(em: _Emitter, op: RelayOp) -> None:
+    """``nn.contrib_conv2d_winograd_without_weight_transform`` (made by ``conv2d-winograd``):
+    ``xr_conv2d_winograd4_nchwc`` of ``xrelay_winograd.h`` over ``NCHW{ib}c`` data (``NCHW``
+    is ib = 1) into ``NCHW{ob}c`` results, ob a multiple of 8, float32, F(4x4, 3x3), weights
+    packed ``(6, 6, O / 8, I, 8)``. Its scratch (a band's transformed tiles and products, the
+    transforms' rows) is the function's, so it is in the plan."""
+    x, u = op.operands
+    y = op.results[0]
+    what = em.what(op)
+    data_layout = _attr(op, "data_layout")
+    dl = _Layout(data_layout, x.type.get_shape(), f"{what} data")
+    ol = _Layout(_attr(op, "out_layout") or data_layout, y.type.get_shape(), f"{what} result")
+    ib, ob = dl.factor.get("C", 1), ol.factor.get("C", 1)
+    n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
+    o_, oh, ow = ol.extent("C"), ol.extent("H"), ol.extent("W")
+    if (any(c_type(v.type, what) != "float" or stored_dtype(v.type) for v in (x, u, y))
+            or dl.names[:4] != list("NCHW") or ol.names != list("NCHWc") or ob % CHANNEL_BLOCK
+            or _attr(op, "tile_size") != 4 or u.type.get_shape() != (6, 6, o_ // 8, c_, 8)):  # fmt: skip
+        raise CodegenError(
+            f"{what}: the C target runs Winograd F(4x4, 3x3) on float32 NCHW or NCHW{{k}}c data into "
+            f"an NCHW{{8k}}c result with weights (6, 6, O/8, I, 8); got {data_layout} "
+            f"{x.type.get_shape()} -> {ol.names} {y.type.get_shape()}, weights {u.type.get_shape()}, "
+            f"tile_size {_attr(op, 'tile_size')}"
+        )
+    pt, pl, _, _ = _attr(op, "padding")
+    band = winograd_band(-(-oh // 4) * -(-ow // 4), c_, o_)
+    v = em.scratch_buffer(36 * band * c_, "float")
+    m = em.scratch_buffer(36 * band * o_, "float")
+    work = em.scratch_buffer(37 * ib + 24 * 8 + 16 * 8, "float")  # XR_WINO4_WORK(ib)
+    src, wp = em.ptr[x], em.ptr[u]
+    dst = em.result_ptr(y, op)
+    em.uses_kernels = em.uses_winograd = True
+    em.out(f"xr_conv2d_winograd4_nchwc({src}, {wp}, {dst}, {n_}, {c_}, {h_}, {w_}, {ib}, {o_}, {oh}, {ow}, "
+           f"{ob}, {pt}, {pl}, {band}, {v}, {m}, {work});")  # fmt: skip
 
 
 INT8_TILE = (4, 4)
@@ -2830,6 +2891,7 @@ def _grid_sample(em: _Emitter, op: RelayOp) -> None:
 
 
 _HANDLERS = {
+    "nn.contrib_conv2d_winograd_without_weight_transform": _conv2d_winograd,
     **dict.fromkeys([*_UNARY, "clip", "nn.leaky_relu", "cast"], _unary),
     **dict.fromkeys(_BINARY, _binary),
     **dict.fromkeys(["reshape", "nn.batch_flatten", "expand_dims", "squeeze"], _view),

@@ -655,6 +655,62 @@ class Conv2DOp(_ConvBase):
         return [new_tensor(out, attrs["out_dtype"] or _dt(data))]
 
 
+@relay_op("nn.contrib_conv2d_winograd_without_weight_transform", OpPattern.OUT_ELEMWISE_FUSABLE)
+class Conv2DWinogradOp(_ConvBase):
+    """A 3x3 stride-1 convolution as Winograd F(m x m, 3x3) (m = ``tile_size``) whose weights
+    were transformed at build time (TVM's op of this name; the C target's ``conv2d-winograd``
+    makes it). The weight is the transformed kernel ``G g G^T`` packed as TVM's arm_cpu
+    schedule packs it, ``(alpha, alpha, O / lanes, I, lanes)`` with ``alpha = m + 2``: the
+    kernel's shape does not constrain the type, so ``channels`` and ``kernel_size`` must be
+    given. Data and result are ``NCHW`` or channel-blocked (``NCHW8c``).
+
+    ```mlir
+    %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u {tile_size = 4, padding = [1, 1, 1, 1], channels = 16, kernel_size = [3, 3], data_layout = "NCHW8c"}
+           : (tensor<1x2x28x28x8xf32>, tensor<6x6x2x16x8xf32>) -> tensor<1x2x28x28x8xf32>
+    ```
+    """
+
+    RELAY_TEXT_ALWAYS = frozenset({"padding"})
+
+    tile_size = Int(4)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, weight = in_types
+        m = attrs["tile_size"]
+        if m < 1:
+            raise fail(cls, f"tile_size must be positive, got {m}")
+        if attrs["channels"] is None or attrs["kernel_size"] is None:
+            raise fail(cls, "needs channels and kernel_size (the transformed weight's shape gives neither)")
+        if tuple(attrs["kernel_size"]) != (3, 3):
+            raise fail(cls, f"Winograd F(m, 3x3) takes a 3x3 kernel, got kernel_size = {list(attrs['kernel_size'])}")
+        for k, want in (("strides", (1, 1)), ("dilation", (1, 1))):
+            if tuple(attrs[k]) != want:
+                raise fail(cls, f"{k} must be [1, 1], got {list(attrs[k])}")
+        if attrs["groups"] != 1:
+            raise fail(cls, f"groups must be 1, got {attrs['groups']}")
+        layout = attrs["data_layout"]
+        out_layout = attrs["out_layout"] or layout
+        if "".join(c for c in layout if c.isupper()) != "NCHW" or "".join(c for c in out_layout if c.isupper()) != "NCHW":
+            raise fail(cls, f"data and result layouts must be NCHW or blocked NCHW, got '{layout}' and '{out_layout}'")
+        ds = layout_transform_shape(cls, shape_of(data), layout, "NCHW")
+        ws = _check_rank(cls, weight, 5, "weight")
+        alpha = m + 2
+        if tuple(ws[:2]) != (alpha, alpha):
+            raise fail(cls, f"weight {weight} is not {alpha}x{alpha} transformed matrices (tile_size {m})")
+        n_, c_, h_, w_ = ds
+        if c_ is not None and ws[3] is not None and c_ != ws[3]:
+            raise fail(cls, f"data {data} has {c_} input channels but weight {weight} expects {ws[3]}")
+        if ws[2] is not None and ws[4] is not None and ws[2] * ws[4] != attrs["channels"]:
+            raise fail(cls, f"channels = {attrs['channels']} but weight {weight} has {ws[2] * ws[4]} output channels")
+        pt, pl, pb, pr = attrs["padding"]
+        oh, ow = conv_out(h_, 3, pt + pb, 1, 1), conv_out(w_, 3, pl + pr, 1, 1)
+        if (oh is not None and oh <= 0) or (ow is not None and ow <= 0):
+            raise fail(cls, f"output spatial size {oh}x{ow} is empty for data {data}")
+        out = layout_transform_shape(cls, [n_, attrs["channels"], oh, ow], "NCHW", out_layout)
+        return [new_tensor(out, attrs["out_dtype"] or _dt(data))]
+
+
 @relay_op("nn.conv2d_transpose", OpPattern.OUT_ELEMWISE_FUSABLE)
 class Conv2DTransposeOp(_ConvBase):
     """Transposed 2-D convolution (weight IOHW by default, as Relay).

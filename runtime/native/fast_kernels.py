@@ -85,6 +85,7 @@ from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype
 from xrelay.dialects.relay.base import is_multi_result
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.kernels import KERNELS
+from xrelay.kernels.winograd import WINOGRAD_G, winograd_weights
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError, Thunk
 from xrelay.runtime.native.library import native_kernels
 from xrelay.runtime.native.workspace import (
@@ -927,49 +928,9 @@ def fast_conv2d(op, vals, out, ws, opts):
     return thunks
 
 
-# Winograd F(m x m, 3x3): an (m + 2)^2 input tile d gives the m x m output block
-# A^T [(G g G^T) * (B^T d B)] A; the weight transforms G by m (B and A are in the kernels).
-_WINO_G = {
-    2: np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]),
-    # points 0, 1, -1, 2, -1/2, infinity; rows halved where winograd4.h doubles B^T's rows
-    4: np.array(
-        [
-            [1 / 2, 0, 0],
-            [-1 / 6, -1 / 6, -1 / 6],
-            [1 / 6, -1 / 6, 1 / 6],
-            [1 / 30, 1 / 15, 2 / 15],
-            [-16 / 15, 8 / 15, -4 / 15],
-            [0, 0, 1 / 2],
-        ]
-    ),
-}
-WINOGRAD_BT = {
-    2: np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64),
-    4: np.array([[2, 3, -4, -3, 2, 0], [0, -2, -5, -1, 2, 0], [0, 2, 1, -5, 2, 0], [0, -1, -2, 1, 2, 0],
-                 [0, 2, -1, -2, 1, 0], [0, 2, 3, -4, -3, 2]], np.float64),
-}  # fmt: skip
-"""Winograd's input transforms ``B^T`` as the C kernels compute them (F(4x4): winograd4.h)."""
-WINOGRAD_AT = {
-    2: np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64),
-    4: np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -1 / 2, 0], [0, 1, 1, 4, 1 / 4, 0], [0, 1, -1, 8, -1 / 8, 1]]),
-}
-"""Winograd's output transforms ``A^T``: ``y = A^T [(G g G^T) * (B^T d B)] A``."""
+# Winograd F(m x m, 3x3)'s matrices and weight transform: xrelay.kernels.winograd.
+_WINO_G = WINOGRAD_G
 _WINO_KERNELS = {2: ("wino_input", "wino_output"), 4: ("wino4_input", "wino4_output")}
-
-
-def winograd_weights(w_hwio: np.ndarray, tile: int, dtype: np.dtype) -> np.ndarray:
-    """The transformed weights ``u[k] = (G g G^T)[k]`` of a 3x3 HWIO kernel as ``(tile + 2)**2``
-    matrices of input x output channels, computed in float64 and rounded once, 32 output
-    channels at a time (float64 temporaries of the whole weight would raise the peak memory
-    by several times its size)."""
-    gm = _WINO_G[tile]
-    c, o = w_hwio.shape[2:]
-    count = (tile + 2) ** 2
-    u = np.empty((count, c, o), dtype)
-    for o0 in range(0, o, 32):
-        part = np.einsum("ai,ijco,bj->abco", gm, w_hwio[..., o0 : o0 + 32].astype(np.float64), gm)
-        u[..., o0 : o0 + 32] = part.reshape(count, c, -1)
-    return u
 
 
 def winograd_enabled() -> bool:

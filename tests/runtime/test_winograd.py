@@ -8,12 +8,11 @@ from xdsl.parser import Parser
 
 from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
+from xrelay.kernels.winograd import WINOGRAD_AT, WINOGRAD_BT
+from xrelay.kernels.winograd import WINOGRAD_G as _WINO_G
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
 from xrelay.runtime.native.fast_kernels import (
-    _WINO_G,
-    WINOGRAD_AT,
-    WINOGRAD_BT,
     bind_kernel,
     wino_matrices,
     winograd_enabled,

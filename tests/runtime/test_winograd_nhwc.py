@@ -10,9 +10,10 @@ from xdsl.parser import Parser
 
 from xrelay.backend.build import build_program
 from xrelay.dialects import make_context
+from xrelay.kernels.winograd import WINOGRAD_BT
 from xrelay.runtime.executor import Executor, run_memory_compiled
 from xrelay.runtime.interpreter import run
-from xrelay.runtime.native.fast_kernels import WINOGRAD_BT, bind_kernel, wino_matrices
+from xrelay.runtime.native.fast_kernels import bind_kernel, wino_matrices
 from xrelay.runtime.native.workspace import winograd_scratch_bytes, winograd_slice_bytes
 from xrelay.runtime.parallel import WorkerPool
 

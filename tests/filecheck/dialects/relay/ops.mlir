@@ -305,6 +305,13 @@
 // CHECK{LITERAL}: %y = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [3, 3, 3, 3], channels = 64, kernel_size = [7, 7]} : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32>
 // -----
 
+// nn.contrib_conv2d_winograd_without_weight_transform
+  %x = "test.op"() : () -> tensor<1x2x28x28x8xf32>
+  %w = "test.op"() : () -> tensor<6x6x2x16x8xf32>
+  %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %w {tile_size = 4, padding = [1, 1, 1, 1], channels = 16, kernel_size = [3, 3], data_layout = "NCHW8c"} : (tensor<1x2x28x28x8xf32>, tensor<6x6x2x16x8xf32>) -> tensor<1x2x28x28x8xf32>
+// CHECK{LITERAL}: %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %w {padding = [1, 1, 1, 1], channels = 16, kernel_size = [3, 3], data_layout = "NCHW8c"} : (tensor<1x2x28x28x8xf32>, tensor<6x6x2x16x8xf32>) -> tensor<1x2x28x28x8xf32>
+// -----
+
 // nn.conv2d_transpose
   %x = "test.op"() : () -> tensor<1x8x4x4xf32>
   %w = "test.op"() : () -> tensor<8x4x3x3xf32>
