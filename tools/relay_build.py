@@ -5,7 +5,8 @@
                 [--constants blob] [--section sram=.sram_bss]
 
 writes ``out/<name>.c``, ``out/<name>.h``, ``out/xrelay_kernels.h`` (and ``out/<name>.bin`` with
-``--constants blob``): one entry ``int <name>_run(const <name>_inputs *, <name>_outputs *)``,
+``--constants blob``; ``xrelay_winograd.h``, ``winograd_core.h`` and ``winograd4.h`` when a
+convolution runs as Winograd): one entry ``int <name>_run(const <name>_inputs *, <name>_outputs *)``,
 C99 with libc and libm only and no allocation, every pool a static array of exactly its
 planned size in its own linker section (``.bss.xrelay.<pool>``, or ``--section POOL=NAME``: a
 pool of the program, and a name of letters, digits, ``_``, ``.`` and ``$``, nothing else),
