@@ -179,7 +179,7 @@ class _Emitter:
         """Values known when the C is emitted (constants, and ops folded from them)."""
         self.pads: dict[SSAValue, tuple] = {}
         """Results of ``nn.pad`` ops never made, which the depthwise convolution reading them
-        pads itself (``_pad_into_depthwise``): the pad's operand pointer, widths (top, left,
+        pads itself (``_pad_into_conv``): the pad's operand pointer, widths (top, left,
         bottom, right), value expression and operand shape."""
         self.done: set[Operation] = set()
         """Ops already emitted out of program order (a convolution's epilogue chain and the
@@ -1282,6 +1282,24 @@ def _conv2d_int8_pointwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, 
     return True
 
 
+def _int8_gemm_conv(op: Operation) -> bool:
+    """Whether ``op`` is an 8-bit convolution ``_conv2d_int8`` takes: 8-bit data and kernel,
+    int32 result, ``NCHW`` data and result, ``OHWI`` kernel (``alter-op-layout``'s), one group,
+    and no int32 sum of a patch that could overflow."""
+    if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.conv2d" or _attr(op, "groups") != 1:
+        return False
+    x, w = op.operands
+    dts = [dtype_of(v.type.element_type) for v in (x, w, op.results[0])]
+    if dts[0] not in ("uint8", "int8") or dts[1] not in ("uint8", "int8") or dts[2] != "int32":
+        return False
+    if ((_attr(op, "data_layout") or "NCHW") != "NCHW" or _attr(op, "kernel_layout") != "OHWI"
+            or (_attr(op, "out_layout") or "NCHW") != "NCHW"):  # fmt: skip
+        return False
+    _, kh, kw, ci = w.type.get_shape()
+    largest = max(abs(v) for v in _int_range(dts[0])) * max(abs(v) for v in _int_range(dts[1]))
+    return kh * kw * ci * largest <= 2**31 - 1
+
+
 def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
     """An 8-bit convolution (``NCHW`` data, ``OHWI`` kernel: ``alter-op-layout``'s choice for
     8-bit data, int32 result) as dot products over contiguous patches, GEMM-style: the input is
@@ -1292,13 +1310,11 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     patch length (``INT8_K_ALIGN``-padded), a constant trip count, which compilers turn into
     8-bit dot-product instructions (vpdpbusd, pmaddwd, sdot). False (nothing emitted) for any
     other form, and where an int32 sum of the patch could overflow."""
+    if not _int8_gemm_conv(op):
+        return False
     x, w = op.operands
     y = op.results[0]
-    xt, wt, acc = (c_type(v.type, em.what(op)) for v in (x, w, y))
-    if xt not in ("uint8_t", "int8_t") or wt not in ("uint8_t", "int8_t") or acc != "int32_t":
-        return False
-    if dl.names != list("NCHW") or kl.names != list("OHWI") or ol.names != list("NCHW") or _attr(op, "groups") != 1:
-        return False
+    xt, wt = (c_type(v.type, em.what(op)) for v in (x, w))
     n_, c_, h_, w_ = (dl.extent(a) for a in "NCHW")
     o_, kh, kw = kl.extent("O"), kl.extent("H"), kl.extent("W")
     oh, ow = ol.extent("H"), ol.extent("W")
@@ -1308,13 +1324,15 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     k_ = kh * kw * c_
     align = INT8_K_ALIGN if k_ >= INT8_K_ALIGN else INT8_K_ALIGN_SHORT
     kp = -(-k_ // align) * align
-    largest = max(abs(v) for v in _int_range(_np_dtype(xt))) * max(abs(v) for v in _int_range(_np_dtype(wt)))
-    if k_ * largest > 2**31 - 1:
-        return False
+    value = "0"
+    if x in em.pads:  # the nn.pad before it, never made: its operand, padded in the copy
+        src, (pt, pl, pb, pr), value, (_, _, h_, w_) = em.pads.pop(x)
+    else:
+        src = em.ptr[x]
     patches = kh * kw > 1
     hp, wp_ = h_ + pt + pb, w_ + pl + pr
     cs = c_ if patches else kp  # a 1x1 kernel's patch is a pixel's (padded) channels
-    src, wgt = em.ptr[x], em.ptr[w]
+    wgt = em.ptr[w]
     # the requantize chain after it runs in the tile store: no int32 result in memory
     root = _epilogue(em, op)
     store, out_row = _emit_epilogue(em, op, root) if root is not None else (None, None)
@@ -1333,14 +1351,18 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
                   f"  for (int64_t o = 0; o < {o_}; ++o)",
                   f"    for (int64_t k = 0; k < {k_}; ++k) {wq}[o * {kp} + k] = {wgt}[o * {k_} + k];"]  # fmt: skip
         wgt = wq
-    if any((pt, pl, pb, pr)) or cs != c_:
-        lines += [f"  for (int64_t i = 0; i < {hp * wp_ * cs}; ++i) {xs}[i] = 0;"]
+    if any((pt, pl, pb, pr)) or cs != c_:  # the border (and a 1x1 patch's channel tail)
+        lines += ["  {", f"    const {xt} pv = ({xt})({value});",  # (a local: the stores cannot change it)
+                  f"    for (int64_t i = 0; i < {hp * wp_ * cs}; ++i) {xs}[i] = pv;", "  }"]  # fmt: skip
     if col is not None and kp != k_:
         lines += [f"  for (int64_t i = 0; i < {ow * kp}; ++i) {col}[i] = 0;"]
-    lines += [f"  for (int64_t c = 0; c < {c_}; ++c)",
+    # (through restrict pointers: an input pointer may alias the scratch, and GCC then left the
+    # copy scalar)
+    lines += ["  {", f"  const {xt} *restrict xin = {src} + n * {c_ * h_ * w_};", f"  {xt} *restrict xcl = {xs};",
+              f"  for (int64_t c = 0; c < {c_}; ++c)",
               f"    for (int64_t y = 0; y < {h_}; ++y)",
               f"      for (int64_t x = 0; x < {w_}; ++x)",
-              f"        {xs}[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = {src}[n * {c_ * h_ * w_} + c * {h_ * w_} + y * {w_} + x];",
+              f"        xcl[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = xin[c * {h_ * w_} + y * {w_} + x];", "  }",
               *([f"  for (int64_t oy0 = 0; oy0 < {oh}; oy0 += {rows}) {{",
                  f"  for (int64_t oy = oy0; oy < (oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}); ++oy) {{"]
                 if store is not None else [f"  for (int64_t oy = 0; oy < {oh}; ++oy) {{"])]  # fmt: skip
@@ -1407,12 +1429,14 @@ def _int8_depthwise(op: Operation) -> bool:
     return _attr(op, "groups") == c_ == o_ and ki_ == 1
 
 
-def _pad_into_depthwise(em: _Emitter, op: RelayOp) -> bool:
+def _pad_into_conv(em: _Emitter, op: RelayOp) -> bool:
     """A constant ``nn.pad`` of the height and width only (qnn's zero-point padding) whose one
-    use is an 8-bit depthwise convolution of this function: the padded map is never made (it
-    was the largest scratch of MobileNetV2 int8's C, 1.2 MB); the convolution pads each
-    channel's plane as it copies it (``em.pads``). The pad's operands stay live until the
-    convolution is emitted."""
+    use is an unpadded 8-bit convolution of this function, depthwise or one ``_conv2d_int8``
+    computes from a channels-last copy (not 1x1, which the pointwise GEMM takes): the padded
+    map is never made (it was the largest scratch of MobileNetV2 int8's C, 1.2 MB, and a second
+    copy of every ResNet-18 3x3 layer's input beside the channels-last one); the convolution
+    pads as it copies (``em.pads``). The pad's operands stay live until the convolution is
+    emitted."""
     y = op.results[0]
     if _attr(op, "pad_mode") != "constant" or y in em.returned or len(list(y.uses)) != 1:
         return False
@@ -1420,9 +1444,12 @@ def _pad_into_depthwise(em: _Emitter, op: RelayOp) -> bool:
     if len(widths) != 4 or widths[0] != (0, 0) or widths[1] != (0, 0):
         return False
     conv = next(iter(y.uses)).operation
-    if conv.parent is not op.parent or not _int8_depthwise(conv) or conv.operands[0] is not y:
+    if conv.parent is not op.parent or conv.operands[0] is not y:
         return False
     if any(_attr(conv, "padding") or ()):  # its own padding is zeros: two borders, two values
+        return False
+    gemm = _int8_gemm_conv(conv) and tuple(conv.operands[1].type.get_shape()[1:3]) != (1, 1)  # 1x1: pointwise
+    if not (_int8_depthwise(conv) or gemm):
         return False
     at = list(op.parent.ops).index(conv)
     for v in op.operands:
@@ -1430,7 +1457,7 @@ def _pad_into_depthwise(em: _Emitter, op: RelayOp) -> bool:
     (pt, pb), (pl, pr) = widths[2], widths[3]
     em.pads[y] = (em.ptr[op.operands[0]], (pt, pl, pb, pr), f"{em.ptr[op.operands[1]]}[0]",
                   op.operands[0].type.get_shape())  # fmt: skip
-    em.out("/* (into the depthwise convolution below) */")
+    em.out("/* (into the convolution below) */")
     return True
 
 
@@ -1440,7 +1467,7 @@ def _conv2d_int8_depthwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, 
     scratch. Each output row sums all taps in one loop over its columns (the weights hoisted),
     which compilers vectorise when every tap reads consecutive bytes: so a padded or strided
     convolution first copies the channel's plane into scratch (``xr_dw_plane_u8``) padded
-    (its own zeros, or the value of the ``nn.pad`` before it, ``_pad_into_depthwise``, whose
+    (its own zeros, or the value of the ``nn.pad`` before it, ``_pad_into_conv``, whose
     map is then never made) and with its columns split into ``sw`` phases (column ``c`` at
     phase ``c % sw``, position ``c / sw``): a tap of stride-2 columns reads one phase's
     consecutive bytes. An unpadded stride-1 convolution reads its input in place. False
@@ -1694,7 +1721,7 @@ def _layout_transform(em: _Emitter, op: RelayOp) -> None:
 
 
 def _pad(em: _Emitter, op: RelayOp) -> None:
-    if _pad_into_depthwise(em, op):
+    if _pad_into_conv(em, op):
         return
     x = op.operands[0]
     shape = list(x.type.get_shape())

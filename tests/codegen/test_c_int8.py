@@ -221,7 +221,7 @@ def test_the_zero_point_pad_before_a_depthwise_convolution_is_never_made(dtype, 
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
     src = lib.get_source()
-    assert "(into the depthwise convolution below)" in src and DEPTHWISE[1] in src
+    assert "(into the convolution below)" in src and DEPTHWISE[1] in src
     compile_strictly(lib, tmp_path)
     lo = 0 if dtype == "uint8" else -128
     steps_and_program_match(lib, mod, RNG.integers(lo, lo + 256, (2, c_, h, w)).astype(dtype), distinct=50)
@@ -446,7 +446,7 @@ def test_a_pad_before_a_depthwise_convolution_with_its_own_padding(tmp_path):
     y = relay.nn.conv2d(p, wt, kernel_size=(3, 3), channels=8, groups=8, padding=(1, 1), out_dtype="int32")
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
-    assert "(into the depthwise convolution below)" not in lib.get_source() and DEPTHWISE[1] in lib.get_source()
+    assert "(into the convolution below)" not in lib.get_source() and DEPTHWISE[1] in lib.get_source()
     steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 8, 6, 9)).astype("uint8"))
 
 
@@ -473,3 +473,33 @@ def test_a_residual_add_is_read_in_the_pointwise_epilogue(tmp_path):
     for run in (lambda: lib.run(x=xv, r=rv), lib.run_aot):
         run()
         np.testing.assert_array_equal(lib.get_output(0), want)
+
+
+
+@pytest.mark.parametrize("dtype, strides, widths", [
+    ("uint8", (1, 1), ((1, 1), (1, 1))), ("int8", (2, 2), ((1, 1), (1, 1))), ("uint8", (2, 1), ((0, 2), (3, 1))),
+])  # fmt: skip
+def test_the_zero_point_pad_before_a_dense_convolution_is_its_copys_border(dtype, strides, widths, tmp_path, monkeypatch):
+    """The same ``nn.pad`` before an ungrouped 3x3 8-bit convolution (ResNet-18's every 3x3
+    layer): the padded map is never made, the channels-last copy's border is the pad's value
+    (7, or -3 for int8 data), so the function's scratch is smaller by the padded map; the
+    interpreter's bits, compiled strictly, steps and standalone."""
+    c_, h, w = 16, 9, 11
+    x = relay.var("x", shape=(1, c_, h, w), dtype=dtype)
+    zp = 7 if dtype == "uint8" else -3
+    p = relay.nn.pad(x, ((0, 0), (0, 0), *widths), pad_value=relay.const(np.array(zp, dtype)))
+    wt = relay.const(RNG.integers(-128, 128, (8, c_, 3, 3)).astype("int8"))
+    y = relay.nn.conv2d(p, wt, kernel_size=(3, 3), channels=8, strides=strides, out_dtype="int32")
+    y = relay.cast(relay.clip(relay.right_shift(y, relay.const(np.int32(9))), 0, 255), "uint8")
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    src = lib.get_source()
+    assert "(into the convolution below)" in src and TILE in src
+    compile_strictly(lib, tmp_path)
+    lo = 0 if dtype == "uint8" else -128
+    steps_and_program_match(lib, mod, RNG.integers(lo, lo + 256, (1, c_, h, w)).astype(dtype), distinct=50)
+    monkeypatch.setattr(c_function, "_pad_into_conv", lambda em, op: False)
+    made = xrelay.build(mod, target="c")  # the padded map made in scratch, as before
+    assert "(into the convolution below)" not in made.get_source()
+    hp, wp = h + sum(widths[0]), w + sum(widths[1])
+    assert _conv_scratch(made) - _conv_scratch(lib) >= c_ * hp * wp
