@@ -79,6 +79,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "plan-devices": (
         "transforms/test_plan_devices.py", "transforms/test_plan_devices_random.py", "transforms/test_plan_devices_text.py"
     ),
+    "place-concat-inputs": ("transforms/test_place_concat_inputs.py",),
     "plan-memory": ("memory/test_lower_and_plan.py",),
     "qnn-canonicalize-ops": ("qnn/test_canonicalize.py",),
     "qnn-fuse-pad": ("qnn/test_int8_arena.py",),

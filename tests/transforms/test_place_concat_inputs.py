@@ -194,12 +194,14 @@ def test_plan_not_larger_and_runs_twice():
     """The arena is at most what it was (the pass refuses a placement that raises the most
     bytes live at once), and a second run of the pass finds nothing more."""
     mod, _ = inception()
-    sizes = {}
+    sizes, steps = {}, {}
     for disabled in ([], OFF):
         with xrelay.transform.PassContext(disabled_pass=disabled):
             m = xrelay.build(mod, {}, opt_level=3, backends=("native",))
         sizes[str(disabled)] = sum(m.executor.pool_sizes.values())
+        steps[str(disabled)] = sum(isinstance(op, InvokeOp) for op in _main(m.executor.module).body.block.ops)
     assert sizes["[]"] <= sizes[str(OFF)]
+    assert steps["[]"] == steps[str(OFF)] - 3
     again = _lowered(mod)
     assert place_concat_inputs(again) == 3
     assert place_concat_inputs(again) == 0
