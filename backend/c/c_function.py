@@ -1214,6 +1214,10 @@ def _emit_epilogue(em: _Emitter, op: RelayOp, root: RelayOp) -> tuple[Callable[[
 
 
 PW_PIXELS, PW_CHANNELS = 64, 4
+WIDE_ROW = 48
+"""The fewest output columns for which a uint8 x int8 convolution with patches runs its rows
+as the pointwise GEMM's tiles of ``PW_PIXELS`` (at least 3/4 of the lanes used): ResNet-18's
+7x7 stem (112 columns) and first stage (56)."""
 """``XR_PW_PIXELS`` and ``XR_PW_CHANNELS`` of ``xrelay_kernels.h``: the pixels of a pointwise
 8-bit convolution's tile and the output channels one call of ``xr_pw_tile_u8s8`` sums."""
 
@@ -1266,7 +1270,7 @@ def _conv2d_int8_pointwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, 
               f"    const int64_t np = {p_} - p0 < {PW_PIXELS} ? {p_} - p0 : {PW_PIXELS};",
               f"    xr_pw_pack_u8({src} + n * {c_ * p_} + p0, {xs}, {c_}, {cp}, {p_}, np);",
               f"    for (int64_t o = 0; o < {o4}; o += {PW_CHANNELS}) {{",
-              f"      xr_pw_tile_u8s8({xs}, {wgt} + o * {cp}, {cp}, {tile});",
+              f"      xr_pw_tile_u8s8({xs}, {wgt} + o * {cp}, {cp}, {cp}, {tile});",
               f"      for (int64_t q = 0; q < {PW_CHANNELS}{last}; ++q) {{",
               f"        const int32_t *restrict ar = {tile} + q * {PW_PIXELS};"]  # fmt: skip
     if store is not None:
@@ -1342,6 +1346,13 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     # With an epilogue, the int32 sums of a group of output rows (every channel) go to
     # scratch, then the chain runs over each channel's rows as one loop (rows of 14 or 56
     # columns are too short a loop for the chain: 2.8x slower than a loop over the map)
+    # uint8 x int8 patches of rows at least WIDE_ROW wide run as the pointwise GEMM's tiles
+    # (xr_pw_tile_u8s8: no horizontal sums, patches padded to 4 bytes, not 16 or 64)
+    wide = patches and (xt, wt) == ("uint8_t", "int8_t") and ow >= WIDE_ROW and o_ % PW_CHANNELS == 0
+    if wide:
+        em.uses_kernels = True
+        xq = em.scratch_buffer(-(-k_ // 4) * 4 * PW_PIXELS, "uint8_t")
+        tile = em.scratch_buffer(PW_CHANNELS * PW_PIXELS, "int32_t")
     rows = min(oh, -(-EPILOGUE_SPAN // ow))
     acc_rows = em.scratch_buffer(o_ * rows * ow, "int32_t") if store is not None else None
     lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{"]
@@ -1383,7 +1394,34 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
         yrow, ys = f"{acc_rows} + o * {rows * ow} + (oy - oy0) * {ow}", rows * ow
     else:
         yrow, ys = f"{dst} + n * {o_ * oh * ow} + o * {oh * ow} + oy * {ow}", oh * ow
-    lines += [f"    for (int64_t o = 0; o < {o_}; o += {ob}) {{",
+    if wide:  # the row's patches as the pointwise GEMM's pixels: tiles of 64 by 4 channels
+        cq = -(-k_ // 4) * 4  # the patch's quads (the rest of kp is zeros on both sides)
+        lines += [f"    for (int64_t p0 = 0; p0 < {ow}; p0 += {PW_PIXELS}) {{",
+                  f"      const int64_t np = {ow} - p0 < {PW_PIXELS} ? {ow} - p0 : {PW_PIXELS};",
+                  f"      xr_pw_pack_rows_u8({col} + p0 * {kp}, {kp}, {xq}, {cq}, np);",
+                  f"      for (int64_t o = 0; o < {o_}; o += {PW_CHANNELS}) {{",
+                  f"        xr_pw_tile_u8s8({xq}, {wgt} + o * {kp}, {cq}, {kp}, {tile});",
+                  f"        int32_t *restrict yr = {yrow};",
+                  f"        for (int64_t q = 0; q < {PW_CHANNELS}; ++q)",
+                  f"          for (int64_t i = 0; i < np; ++i) yr[q * {ys} + p0 + i] = {tile}[q * {PW_PIXELS} + i];",
+                  "      }", "    }", "  }"]  # fmt: skip
+    else:
+        lines += _int8_tiles(xt, wt, wgt, kp, o_, ow, ob, tp, row, yrow, ys)
+    if store is not None:  # the chain over each channel's rows of the group: one long loop
+        lines += [f"  for (int64_t o = 0; o < {o_}; ++o) {{",
+                  f"    {out_row(('n', 'o', 'oy0'))}",
+                  f"    const int32_t *restrict ar = {acc_rows} + o * {rows * ow};",
+                  f"    for (int64_t i = 0; i < ((oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}) - oy0) * {ow}; ++i) {{",
+                  *(f"      {ln}" for ln in store("ar[i]", ("n", "o", "oy0", "i"))),
+                  "    }", "  }", "  }"]  # fmt: skip
+    lines += ["}"]
+    em.lines += [f"  {ln}" for ln in lines]
+    return True
+
+
+def _int8_tiles(xt, wt, wgt, kp, o_, ow, ob, tp, row, yrow, ys) -> list[str]:
+    """The loops of ``INT8_TILE`` tiles over one output row (``_conv2d_int8``)."""
+    lines = [f"    for (int64_t o = 0; o < {o_}; o += {ob}) {{",
               *(f"      const {wt} *restrict w{q} = {wgt} + (o + {q}) * {kp};" for q in range(ob)),
               f"      int32_t *restrict yr = {yrow};"]
     for first, end, np_ in [(0, ow - ow % tp, tp), (ow - ow % tp, ow, ow % tp)]:
@@ -1399,17 +1437,7 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
                   "        }",
                   *(f"        yr[{q} * {ys} + ox + {p}] = a{p}_{q};" for p in range(np_) for q in range(ob)),
                   "      }"]  # fmt: skip
-    lines += ["    }", "  }"]
-    if store is not None:  # the chain over each channel's rows of the group: one long loop
-        lines += [f"  for (int64_t o = 0; o < {o_}; ++o) {{",
-                  f"    {out_row(('n', 'o', 'oy0'))}",
-                  f"    const int32_t *restrict ar = {acc_rows} + o * {rows * ow};",
-                  f"    for (int64_t i = 0; i < ((oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}) - oy0) * {ow}; ++i) {{",
-                  *(f"      {ln}" for ln in store("ar[i]", ("n", "o", "oy0", "i"))),
-                  "    }", "  }", "  }"]  # fmt: skip
-    lines += ["}"]
-    em.lines += [f"  {ln}" for ln in lines]
-    return True
+    return [*lines, "    }", "  }"]
 
 
 def _int8_depthwise(op: Operation) -> bool:

@@ -250,10 +250,24 @@ static inline void xr_pw_pack_u8(const uint8_t *restrict x, uint8_t *restrict xt
   }
 }
 
+/* The np (<= XR_PW_PIXELS) rows of cp bytes (a multiple of 4), `stride` apart from `rows`, into
+ * xt[cp / 4][XR_PW_PIXELS][4] as xr_pw_pack_u8 lays pixels out (rows from np on are zeros): an
+ * 8-bit convolution's patches, one row each, become the pixels of the pointwise tiles. */
+static inline void xr_pw_pack_rows_u8(const uint8_t *restrict rows, int64_t stride, uint8_t *restrict xt,
+                                      int64_t cp, int64_t np) {
+  for (int64_t i = 0; i < XR_PW_PIXELS; ++i) {
+    for (int64_t k = 0; k < cp / 4; ++k) {
+      if (i < np) memcpy(xt + (k * XR_PW_PIXELS + i) * 4, rows + i * stride + 4 * k, 4);
+      else memset(xt + (k * XR_PW_PIXELS + i) * 4, 0, 4);
+    }
+  }
+}
+
 /* acc[q][i] = the sum over the cp channels of xt (xr_pw_pack_u8) of pixel i times the weight
- * row w + q * cp, for the XR_PW_CHANNELS rows q (acc: XR_PW_CHANNELS x XR_PW_PIXELS int32). */
+ * row w + q * ws (its first cp bytes), for the XR_PW_CHANNELS rows q (acc: XR_PW_CHANNELS x
+ * XR_PW_PIXELS int32). */
 static inline void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *restrict w, int64_t cp,
-                                   int32_t *restrict acc) {
+                                   int64_t ws, int32_t *restrict acc) {
 #ifdef XR_PW_VNNI
   __m512i a00 = _mm512_setzero_si512(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00,
           a12 = a00, a13 = a00, a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00,
@@ -264,9 +278,9 @@ static inline void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *res
                   x2 = _mm512_loadu_si512(s + 128), x3 = _mm512_loadu_si512(s + 192);
     int32_t q0, q1, q2, q3;
     memcpy(&q0, w + 4 * k, 4);
-    memcpy(&q1, w + cp + 4 * k, 4);
-    memcpy(&q2, w + 2 * cp + 4 * k, 4);
-    memcpy(&q3, w + 3 * cp + 4 * k, 4);
+    memcpy(&q1, w + ws + 4 * k, 4);
+    memcpy(&q2, w + 2 * ws + 4 * k, 4);
+    memcpy(&q3, w + 3 * ws + 4 * k, 4);
     const __m512i w0 = _mm512_set1_epi32(q0), w1 = _mm512_set1_epi32(q1), w2 = _mm512_set1_epi32(q2),
                   w3 = _mm512_set1_epi32(q3);
     a00 = _mm512_dpbusd_epi32(a00, x0, w0); a01 = _mm512_dpbusd_epi32(a01, x1, w0);
@@ -291,7 +305,7 @@ static inline void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *res
   for (int64_t k = 0; k < cp / 4; ++k) {
     const uint8_t *restrict s = xt + k * XR_PW_PIXELS * 4;
     for (int64_t q = 0; q < XR_PW_CHANNELS; ++q) {
-      const int8_t *restrict wq = w + q * cp + 4 * k;
+      const int8_t *restrict wq = w + q * ws + 4 * k;
       const int16_t w0 = wq[0], w1 = wq[1], w2 = wq[2], w3 = wq[3];
       int32_t *restrict a = acc + q * XR_PW_PIXELS;
       for (int64_t i = 0; i < XR_PW_PIXELS; ++i)

@@ -503,3 +503,31 @@ def test_the_zero_point_pad_before_a_dense_convolution_is_its_copys_border(dtype
     assert "(into the convolution below)" not in made.get_source()
     hp, wp = h + sum(widths[0]), w + sum(widths[1])
     assert _conv_scratch(made) - _conv_scratch(lib) >= c_ * hp * wp
+
+
+WIDE_CASES = {
+    # output columns >= WIDE_ROW: rows as the pointwise GEMM's tiles (70 = 64 + 6, 50 < 64)
+    "3x3-pad1-70-columns": dict(n=1, c_=8, h=4, w=70, o=8, k=(3, 3), padding=(1, 1)),
+    "7x7-stride2-3-channels-50-columns": dict(n=1, c_=3, h=9, w=105, o=12, k=(7, 7), strides=(2, 2), padding=(3, 3)),
+    "3x5-dilated-batch-2": dict(n=2, c_=5, h=7, w=60, o=4, k=(3, 5), dilation=(2, 1), padding=(2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", WIDE_CASES)
+def test_wide_rows_of_patches_run_as_pointwise_tiles(case, tmp_path):
+    """A uint8 x int8 convolution with patches (not 1x1) whose output rows have at least
+    ``WIDE_ROW`` columns: each row's patches are the pixels of the pointwise GEMM's tiles
+    (``xr_pw_pack_rows_u8``, patches padded to 4 bytes); the interpreter's bits in steps,
+    standalone, the portable and (where the host has it) the VNNI build."""
+    kw = WIDE_CASES[case]
+    fn, shape = qconv(**kw)
+    mod = xrelay.IRModule.from_expr(fn)
+    lib = build_and_compare(fn, shape, tmp_path / "steps")
+    src = lib.get_source()
+    assert "xr_pw_pack_rows_u8(" in src and TILE not in src
+    x = (RNG.standard_normal(shape) * 4).astype("float32")
+    want = reference(mod, x)
+    for flags in [["-DXRELAY_PORTABLE"], *([["-march=native"]] if host_has_vnni() else [])]:
+        got = export_and_run(lib, x, tmp_path / flags[0].strip("-").replace("=", ""), flags)
+        np.testing.assert_array_equal(got, want)
+    assert c_function.WIDE_ROW <= (kw["w"] + 2 * kw["padding"][1] - (kw["k"][1] - 1) * kw.get("dilation", (1, 1))[1] - 1) // kw.get("strides", (1, 1))[1] + 1
