@@ -29,6 +29,7 @@ from xdsl.traits import Pure
 
 from xrelay.dialects.relay.base import (
     Bool,
+    Float,
     Int,
     Ints,
     OpPattern,
@@ -60,6 +61,7 @@ from xrelay.dialects.relay.ops import (
     Conv2DOp,
     Conv2DTransposeOp,
     DenseOp,
+    UnaryOp,
     _ConvBase,
     _JoinOp,
     depthwise_multiplier,
@@ -251,6 +253,69 @@ class DequantizeSumOp(RelayOp):
         ds = list(shape_of(data))
         first, last, _ = sum_block(cls, len(ds), attrs["axes"] or [], attrs["order"])
         return [new_tensor([1 if first <= i <= last else d for i, d in enumerate(ds)], "float32")]
+
+
+@qnn_op("qnn.ort_layer_norm", OpPattern.OPAQUE)
+class OrtLayerNormOp(RelayOp):
+    """A float32 layer normalisation over the last axis (``n >= 8`` values a row) computed
+    as onnxruntime's x86-64 CPU kernel does (its LayerNormalization, measured bit for bit on
+    onnxruntime 1.31 with AVX-512): the row's mean in float64 rounded to float32 (``m``),
+    the centred values ``c = float32(x - m)``, their squares summed by fused multiply-adds
+    in eight float32 lanes (value ``i`` to lane ``i mod 8`` for the whole blocks of eight,
+    lanes folded as halves: ``(l0..3 + l4..7)``, then ``(0,1) + (2,3)``, then ``0 + 1``),
+    the last ``n mod 8`` squares fused-multiply-added after the fold; ``inv = 1 /
+    sqrt(sum / n + epsilon)`` in float32 (a division, not a reciprocal estimate), and
+    ``y = fma(c * inv, gamma, beta)``. ``fake-quantization-to-integer{onnxruntime=true}``
+    writes it for an ``nn.layer_norm`` between quantized values.
+
+    ```mlir
+    %y = qnn.ort_layer_norm %x, %gamma, %beta {epsilon = 1e-12}
+           : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    epsilon = Float(1e-5)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data = in_types[0]
+        _check_dtype(cls, data, ("float32",), "data")
+        ds = shape_of(data)
+        if not ds or ds[-1] is None or ds[-1] < 8:
+            raise fail(cls, f"rows of at least 8 values (onnxruntime's vector kernel), got shape {list(ds)}")
+        for t, what in zip(in_types[1:], ("gamma", "beta")):
+            _check_dtype(cls, t, ("float32",), what)
+            if list(shape_of(t)) != [ds[-1]]:
+                raise fail(cls, f"{what} must have shape [{ds[-1]}], got {list(shape_of(t))}")
+        return [data]
+
+
+@qnn_op("qnn.ort_gelu", OpPattern.ELEMWISE)
+class OrtGeluOp(UnaryOp):
+    """float32 GELU ``0.5 x (1 + erf(x / sqrt 2))`` as onnxruntime's x86-64 CPU kernel with
+    AVX-512 computes it (its Gelu, com.microsoft Gelu and the GeluFusion of the erf form,
+    measured bit for bit on onnxruntime 1.31): ``t = float32(x * 0.70710677)``; ``|t|``
+    capped at 3.925; up to 0.921875 the odd polynomial ``fma(p(t^2), |t|, |t|)``, above it
+    ``1 - exp(-q(|t|))`` with MLAS's exp (round to an integer power of two, two-part ln 2,
+    degree-6 polynomial, scaled), every step a float32 fused multiply-add; the sign put
+    back; ``y = (0.5 x) * (erf + 1)``. Blocks of 16 values run that way; onnxruntime
+    computes a last partial block of 16 (within each 4096-value chunk) with the C library's
+    ``erff`` instead, which this op does too.
+
+    ```mlir
+    %y = qnn.ort_gelu %x : (tensor<1x128x3072xf32>) -> tensor<1x128x3072xf32>
+    ```
+    """
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        _check_dtype(cls, in_types[0], ("float32",), "data")
+        return super().infer_types(in_types, attrs)
 
 
 ROUNDINGS = ("None", "UPWARD", "TONEAREST")

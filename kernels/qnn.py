@@ -549,3 +549,102 @@ def simulated_dequantize(x, dtype_code, scale, zp, *, out=None, axis: int) -> np
     with np.errstate(all="ignore"):
         v = (x - z.astype(x.dtype)) * s.astype(x.dtype)
     return emit(v.astype(x.dtype), out, "qnn.simulated_dequantize")
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """float32 ``fma(a, b, c)``: ``a * b + c`` rounded once. The float64 product of two
+    float32 values is exact; the float64 sum is rounded, and rounding it again to float32
+    differs from one rounding only when the float64 sum lies exactly halfway between two
+    float32 values while the exact sum does not (its error, by Knuth's two-sum, decides)."""
+    a64, b64, c64 = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
+    p = a64 * b64
+    s = p + c64
+    bv = s - p
+    err = (p - (s - bv)) + (c64 - bv)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = s.astype(np.float32)
+        r64 = r.astype(np.float64)
+        below = np.where(s >= r64, r, np.nextafter(r, np.float32(-np.inf)))
+        above = np.nextafter(below, np.float32(np.inf))
+        mid = (below.astype(np.float64) + above.astype(np.float64)) * 0.5
+        fix = (s == mid) & (err != 0) & np.isfinite(s)
+    return np.where(fix, np.where(err > 0, above, below), r).astype(np.float32)
+
+
+@register("qnn.ort_layer_norm")
+def ort_layer_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, out: np.ndarray | None = None, epsilon: float,
+) -> np.ndarray:  # fmt: skip
+    """onnxruntime's float32 layer normalisation over the last axis (see the op)."""
+    f = np.float32
+    n = x.shape[-1]
+    rows = np.ascontiguousarray(x, f).reshape(-1, n)
+    # the mean: float64 additions first to last (exact enough that any order rounds alike)
+    mean = (np.add.accumulate(rows, axis=1, dtype=np.float64)[:, -1] / n).astype(f)
+    c = rows - mean[:, None]
+    whole = n - n % 8
+    lanes = np.zeros((rows.shape[0], 8), f)
+    for i in range(0, whole, 8):
+        lanes = fma32(c[:, i : i + 8], c[:, i : i + 8], lanes)
+    half = lanes[:, :4] + lanes[:, 4:]
+    quarter = half[:, :2] + half[:, 2:]
+    total = quarter[:, 0] + quarter[:, 1]
+    for j in range(whole, n):
+        total = fma32(c[:, j], c[:, j], total)
+    inv = f(1) / np.sqrt(total / f(n) + f(epsilon))
+    y = fma32(c * inv[:, None], np.broadcast_to(gamma.astype(f), c.shape), np.broadcast_to(beta.astype(f), c.shape))
+    return emit(y.reshape(x.shape), out, "qnn.ort_layer_norm")
+
+
+_ERF_SMALL = (-5.99104969e-4, 4.99339588e-3, -2.67667342e-2, 1.12818025e-1, -3.76124859e-1, 1.28379151e-1)
+_ERF_BIG = (1.72948930e-5, -3.83208680e-4, 3.88393435e-3, -2.42545605e-2, 1.06777847e-1, 6.34846687e-1, 1.28717512e-1)
+_EXP_POLY = (1.38319808e-3, 8.37550033e-3, 4.16689515e-2, 1.66664466e-1, 4.99999851e-1, 1.0, 1.0)
+"""MLAS's erf and exp coefficients (float32), as onnxruntime's AVX-512 GELU uses them."""
+
+
+def ort_erf(t: np.ndarray) -> np.ndarray:
+    """MLAS's vector erf of float32 ``t`` (``qnn.ort_gelu``'s, every step an FMA)."""
+    f = np.float32
+    a = np.minimum(np.abs(t).astype(f), f(3.925))
+    sq = a * a
+    small = np.full_like(a, f(_ERF_SMALL[0]))
+    for k in _ERF_SMALL[1:]:
+        small = fma32(small, sq, f(k))
+    small = fma32(small, a, a)
+    split = a > f(0.921875)
+    bi = np.where(split, a, f(0)).astype(f)
+    big = np.full_like(a, f(_ERF_BIG[0]))
+    for k in _ERF_BIG[1:]:
+        big = fma32(big, bi, f(k))
+    big = np.maximum(f(-88.3762626647949), -fma32(big, bi, bi))
+    shift = f(1.25829120e7)  # 1.5 * 2^23: adding and subtracting it rounds to an integer
+    r = fma32(f(1.44269504088896341), big, shift) - shift
+    fx = fma32(r, f(-6.93145752e-1), big)
+    fx = fma32(r, f(-1.42860677e-6), fx)
+    p = np.full_like(a, f(_EXP_POLY[0]))
+    for k in _EXP_POLY[1:]:
+        p = fma32(p, fx, f(k))
+    e = (f(1) - p * np.exp2(r).astype(f)).astype(f)
+    res = np.where(split, e, small).astype(f)
+    return np.where(np.signbit(t), -res, res).astype(f)
+
+
+ORT_GELU_CHUNK = 4096
+"""onnxruntime's Gelu runs its kernel on chunks of this many values; each chunk's last
+partial block of 16 goes through the C library's ``erff``."""
+
+
+@register("qnn.ort_gelu")
+def ort_gelu(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """onnxruntime's float32 GELU (see the op)."""
+    f = np.float32
+    v = np.ascontiguousarray(x, f).reshape(-1)
+    t = v * f(0.70710678118654752440)
+    erf = ort_erf(t)
+    size = v.size
+    for start in range(0, size, ORT_GELU_CHUNK):
+        count = min(ORT_GELU_CHUNK, size - start)
+        for i in range(start + count - count % 16, start + count):
+            erf[i] = f(math.erf(float(t[i])))
+    y = (f(0.5) * v) * (erf + f(1))
+    return emit(y.reshape(x.shape), out, "qnn.ort_gelu")

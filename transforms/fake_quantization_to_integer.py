@@ -23,7 +23,11 @@ current ``requantize_config`` (UPWARD, int64 by default).
 (what its fused QDQ kernels -- QLinearConv, QGemm, QLinearMatMul, QLinearGlobalAveragePool,
 QLinearAdd -- compute, checked bit for bit against onnxruntime 1.31 on x86-64): the int32
 accumulator times a float32 multiplier, rounded half to even, then the zero point
-(``ort_requantize``), and QLinearAdd's float32 multiply-adds (``ort_add``). Relay's own ops
+(``ort_requantize``), and QLinearAdd's float32 multiply-adds (``ort_add``, broadcasting as
+QLinearAdd does: a bias vector added to a quantized MatMul). The float ops onnxruntime keeps
+between quantized values run its kernels' arithmetic too: reductions in its order
+(``qnn.dequantize_sum``, ``cumsum``), LayerNormalization (``qnn.ort_layer_norm``) and GELU in
+each form exporters write (``qnn.ort_gelu``). Relay's own ops
 cannot say this: ``qnn.requantize`` rounds half up (int64) or half away from zero (float,
 Relay's ``round``) and adds the output zero point before rounding, and ``qnn.add`` rounds twice,
 so these are plain relay ops after the ``qnn.conv2d``/``qnn.dense``.
@@ -93,6 +97,42 @@ class _Builder:
         new = ConstantOp.from_numpy(np.asarray(array).astype(np.dtype(dtype)), None, dtype)
         Rewriter.insert_op(new, InsertPoint.before(self.anchor))
         return new.result
+
+
+def _is_scalar_const(v: SSAValue | None, value: float) -> bool:
+    c = constant_value(v) if v is not None else None
+    return c is not None and c.size == 1 and c.dtype == np.float32 and float(c.reshape(())) == np.float32(value)
+
+
+def _only_use(v: SSAValue) -> RelayOp | None:
+    """The one op that uses ``v`` (once), or None."""
+    uses = list(v.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, RelayOp):
+        return None
+    return uses[0].operation
+
+
+def _other(op: RelayOp, v: SSAValue, const: float | None = None) -> SSAValue | None:
+    """The binary ``op``'s operand that is not ``v`` (with ``const``: ``op`` is ``v`` times
+    that scalar constant, in either order; the constant operand is returned)."""
+    a, b = op.operands
+    other = b if a is v else a if b is v else None
+    if const is not None and (other is None or not _is_scalar_const(other, const)):
+        return None
+    return other
+
+
+def _gelu_input(t: SSAValue) -> SSAValue | None:
+    """``x`` when ``t`` is ``x * (1 / sqrt 2)`` or ``x / sqrt 2`` (float32 constants, as
+    onnxruntime's GeluFusion accepts them) used only by the erf."""
+    op = t.owner
+    if not isinstance(op, RelayOp) or len(list(t.uses)) != 1 or op.RELAY_NAME not in ("multiply", "divide"):
+        return None
+    a, b = op.operands
+    if op.RELAY_NAME == "divide":
+        return a if _is_scalar_const(b, float(np.float32(np.sqrt(2.0)))) else None
+    inv = float(np.float32(1 / np.sqrt(2.0)))
+    return a if _is_scalar_const(b, inv) else b if _is_scalar_const(a, inv) else None
 
 
 def _scalar(a: np.ndarray) -> np.ndarray:
@@ -414,7 +454,7 @@ class FakeQuantizationToInteger:
             return
         if name in ("qnn.dequantize", "qnn.quantize") or any(o in self.aff for o in op.operands):
             rule(op)
-        elif self.onnxruntime and name in ("sum", "mean"):
+        elif self.onnxruntime and name in ("sum", "mean", "nn.layer_norm", "erf"):
             rule(op)
 
     def get(self, v: SSAValue) -> Affine | None:
@@ -629,7 +669,11 @@ class FakeQuantizationToInteger:
                     return
         x, y = self.get(lhs), self.get(rhs)
         if x is not None and y is not None and self.integer_add:
-            if shape_of(lhs.type) == shape_of(rhs.type) == shape_of(op.results[0].type):
+            # onnxruntime's QLinearAdd broadcasts (a bias vector added to a quantized MatMul
+            # result: BERT's projections); its float32 multiply-adds are elementwise, so the
+            # relay ops of ort_add broadcast the same way
+            same = shape_of(lhs.type) == shape_of(rhs.type) == shape_of(op.results[0].type)
+            if same or (self.onnxruntime and x.per_tensor and y.per_tensor):
                 self.adds[op.results[0]] = (x, y)
 
     def rule_multiply(self, op: RelayOp) -> None:
@@ -736,6 +780,53 @@ class FakeQuantizationToInteger:
         return b.op("qnn.dequantize_sum", [q, scale, zp], axes=[int(a) for a in block], order=order)
 
     rule_mean = rule_sum
+
+    def rule_nn_layer_norm(self, op: RelayOp) -> None:
+        """onnxruntime only: a float32 layer norm over the last axis (its LayerNormalization,
+        float between a DequantizeLinear and a QuantizeLinear in a QDQ model) as its x86-64
+        kernel computes it: ``qnn.ort_layer_norm``. Rows whose length is a multiple of 8
+        (measured bit for bit; other lengths keep ``nn.layer_norm``)."""
+        x = op.operands[0]
+        shape = shape_of(x.type)
+        a = op.attrs
+        if (
+            not self.onnxruntime or tensor_dtype(x) != "float32" or not shape or shape[-1] is None
+            or shape[-1] < 8 or shape[-1] % 8 or a["axis"] not in (-1, len(shape) - 1) or not a["center"] or not a["scale"]
+        ):  # fmt: skip
+            return
+        b = _Builder(op)
+        new = b.op("qnn.ort_layer_norm", [x, op.operands[1], op.operands[2]], epsilon=float(a["epsilon"]))
+        op.results[0].replace_all_uses_with(new)
+        self.changed = True
+
+    def rule_erf(self, op: RelayOp) -> None:
+        """onnxruntime only: GELU written with ``erf`` -- ``0.5 x (1 + erf(x / sqrt 2))`` in any
+        association (``(x * 0.5) * (erf + 1)``: ONNX's Gelu as imported; ``(x * (1 + erf)) *
+        0.5``: exporters' decomposed form, which onnxruntime's GeluFusion makes one Gelu),
+        ``x / sqrt 2`` as a division or a multiplication by ``1 / sqrt 2``, each intermediate
+        used once -- becomes ``qnn.ort_gelu(x)``, onnxruntime's float32 GELU kernel."""
+        if not self.onnxruntime or tensor_dtype(op.operands[0]) != "float32":
+            return
+        x = _gelu_input(op.operands[0])
+        one = _only_use(op.results[0])
+        if x is None or one is None or one.RELAY_NAME != "add" or not _is_scalar_const(_other(one, op.results[0]), 1.0):
+            return
+        m1 = _only_use(one.results[0])
+        if m1 is None or m1.RELAY_NAME != "multiply":
+            return
+        o1 = _other(m1, one.results[0])
+        if o1 is x:  # (x * (1 + erf)) * 0.5
+            last = _only_use(m1.results[0])
+            if last is None or last.RELAY_NAME != "multiply" or not _is_scalar_const(_other(last, m1.results[0]), 0.5):
+                return
+        else:  # (x * 0.5) * (1 + erf)
+            half = o1.owner if isinstance(o1.owner, RelayOp) else None
+            if half is None or half.RELAY_NAME != "multiply" or len(list(o1.uses)) != 1 or _other(half, x, 0.5) is None:
+                return
+            last = m1
+        new = _Builder(last).op("qnn.ort_gelu", [x])
+        last.results[0].replace_all_uses_with(new)
+        self.changed = True
 
     # ---- value-preserving ops --------------------------------------------------------------
 

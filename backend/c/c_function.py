@@ -2643,6 +2643,81 @@ def _dequantize_sum(em: _Emitter, op: RelayOp) -> None:
     ])  # fmt: skip
 
 
+def _ort_layer_norm(em: _Emitter, op: RelayOp) -> None:
+    """qnn.ort_layer_norm: each row as the reference kernel computes it (onnxruntime's order:
+    the mean in double, eight lanes of fmaf folded as halves, the tail, y = fmaf(c * inv, g, b))."""
+    x, gamma, beta = op.operands
+    y = op.results[0]
+    shape = list(x.type.get_shape())
+    n = shape[-1]
+    rows, whole = _size(shape[:-1]), n - n % 8
+    src, g, b, dst = em.ptr[x], em.ptr[gamma], em.ptr[beta], em.result_ptr(y, op)
+    eps = c_literal(float(np.float32(_attr(op, "epsilon"))), "float")
+    em.loops([rows], [
+        f"const float *row = {src} + i0 * {n};",
+        "double s = 0.0;",
+        f"for (int64_t i = 0; i < {n}; ++i) s += (double)row[i];",
+        f"const float mean = (float)(s / {n}.0);",
+        "float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};",
+        f"for (int64_t i = 0; i < {whole}; i += 8)",
+        "  for (int l = 0; l < 8; ++l) { const float c = row[i + l] - mean; lane[l] = fmaf(c, c, lane[l]); }",
+        "float h[4];",
+        "for (int l = 0; l < 4; ++l) h[l] = lane[l] + lane[l + 4];",
+        "const float q0 = h[0] + h[2], q1 = h[1] + h[3];",
+        "float total = q0 + q1;",
+        f"for (int64_t i = {whole}; i < {n}; ++i) {{ const float c = row[i] - mean; total = fmaf(c, c, total); }}",
+        f"const float inv = 1.0f / sqrtf(total / {n}.0f + {eps});",
+        f"for (int64_t i = 0; i < {n}; ++i) {dst}[i0 * {n} + i] = fmaf((row[i] - mean) * inv, {g}[i], {b}[i]);",
+    ])  # fmt: skip
+
+
+def _ort_gelu(em: _Emitter, op: RelayOp) -> None:
+    """qnn.ort_gelu: MLAS's erf polynomials and exp in fmaf steps for the blocks of 16 of each
+    4096-value chunk, the C library's erff for a chunk's last partial block (the reference
+    kernel's, onnxruntime's)."""
+    from xrelay.kernels.qnn import _ERF_BIG, _ERF_SMALL, _EXP_POLY, ORT_GELU_CHUNK
+
+    x, y = op.operands[0], op.results[0]
+    size = _size(list(x.type.get_shape()))
+    src, dst = em.ptr[x], em.result_ptr(y, op)
+
+    def lit(v: float) -> str:
+        return c_literal(float(np.float32(v)), "float")
+
+    def poly(var: str, coeffs: tuple, arg: str) -> list[str]:
+        return [f"float {var} = {lit(coeffs[0])};"] + [f"{var} = fmaf({var}, {arg}, {lit(k)});" for k in coeffs[1:]]
+
+    em.loops([-(-size // ORT_GELU_CHUNK)], [
+        f"const int64_t start = i0 * {ORT_GELU_CHUNK};",
+        f"const int64_t count = {size} - start < {ORT_GELU_CHUNK} ? {size} - start : {ORT_GELU_CHUNK};",
+        "const int64_t blocks = start + count - count % 16;",
+        "for (int64_t i = start; i < start + count; ++i) {",
+        f"  const float v = {src}[i], t = v * {lit(0.70710678118654752440)};",
+        "  float erf_t;",
+        "  if (i >= blocks) {",
+        "    erf_t = erff(t);",
+        "  } else {",
+        f"    const float a = fabsf(t) < {lit(3.925)} ? fabsf(t) : {lit(3.925)}, sq = a * a;",
+        *("    " + line for line in poly("sm", _ERF_SMALL, "sq")),
+        "    sm = fmaf(sm, a, a);",
+        f"    const int split = a > {lit(0.921875)};",
+        "    const float bi = split ? a : 0.0f;",
+        *("    " + line for line in poly("bg", _ERF_BIG, "bi")),
+        "    bg = -fmaf(bg, bi, bi);",
+        f"    if (bg < {lit(-88.3762626647949)}) bg = {lit(-88.3762626647949)};",
+        f"    const float r = fmaf({lit(1.44269504088896341)}, bg, 12582912.0f) - 12582912.0f;",
+        f"    float fx = fmaf(r, {lit(-6.93145752e-1)}, bg);",
+        f"    fx = fmaf(r, {lit(-1.42860677e-6)}, fx);",
+        *("    " + line for line in poly("p", _EXP_POLY, "fx")),
+        "    const float e = 1.0f - p * ldexpf(1.0f, (int)r);",
+        "    erf_t = split ? e : sm;",
+        "    if (signbit(t)) erf_t = -erf_t;",
+        "  }",
+        f"  {dst}[i] = (0.5f * v) * (erf_t + 1.0f);",
+        "}",
+    ])  # fmt: skip
+
+
 def _conv_nd(em: _Emitter, op: RelayOp) -> None:
     """nn.conv1d and nn.conv3d: a direct loop nest over any spatial rank and layout."""
     x, w = op.operands
@@ -3004,6 +3079,8 @@ _HANDLERS = {
     **dict.fromkeys(["argsort", "topk"], _sort_family),
     **dict.fromkeys(["qnn.simulated_quantize", "qnn.simulated_dequantize"], _simulated_qnn),
     "qnn.dequantize_sum": _dequantize_sum,
+    "qnn.ort_layer_norm": _ort_layer_norm,
+    "qnn.ort_gelu": _ort_gelu,
     **dict.fromkeys(["nn.conv1d", "nn.conv3d"], _conv_nd),
     **dict.fromkeys(["nn.max_pool3d", "nn.avg_pool3d"], _pool3d),
     **dict.fromkeys(["dyn.reshape", "dyn.expand_dims", "dyn.squeeze", "dyn.zeros", "dyn.ones", "dyn.full",

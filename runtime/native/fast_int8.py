@@ -87,6 +87,8 @@ def _build_library():
     f64 = ctypes.c_double
     lib.xr_qlinear_add.argtypes = [ptr, i64, ptr, i64, ptr, i64, i64, f64, f64, f64, i64, i64]
     lib.xr_qlinear_add.restype = None
+    lib.xr_qlinear_add_const.argtypes = [ptr, i64, ptr, i64, i64, ptr, i64, i64, f64, i64, i64]
+    lib.xr_qlinear_add_const.restype = None
     f32 = ctypes.c_float
     lib.xr_quantize_float.argtypes = [ptr, ptr, i64, i64, i64, f32, f32, f32] + [i64] * 6
     lib.xr_quantize_float.restype = None
@@ -96,6 +98,10 @@ def _build_library():
     lib.xr_qlinear_mul.restype = None
     lib.xr_dequantize_sum.argtypes = [ptr, ptr, ptr] + [i64] * 5
     lib.xr_dequantize_sum.restype = None
+    lib.xr_ort_layer_norm.argtypes = [ptr, ptr, ptr, ptr, i64, f32, i64, i64]
+    lib.xr_ort_layer_norm.restype = None
+    lib.xr_ort_gelu.argtypes = [ptr, ptr, i64, i64, i64]
+    lib.xr_ort_gelu.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
     lib.xr_lookup8.restype = None
     for pool in (lib.xr_max_pool_u8, lib.xr_max_pool_s8):
@@ -1070,6 +1076,21 @@ def _add_side(v, opts) -> tuple[str, Any, float, float | None] | None:
     return "inner", found[0], found[1], fixed
 
 
+def _repeating_side(c: np.ndarray | None, shape: tuple) -> np.ndarray | None:
+    """A constant float64 side of ``ort_add`` that is float32 values (its inner multiply-add,
+    folded) broadcast over the leading axes of ``shape``: those values, contiguous float32,
+    one period of the flattened result. None for anything else."""
+    if c is None or c.dtype != np.float64 or c.ndim > len(shape):
+        return None
+    dims = list(c.shape)
+    while dims and dims[0] == 1:
+        dims.pop(0)
+    if not dims or tuple(dims) != tuple(shape[len(shape) - len(dims) :]):
+        return None
+    t = np.ascontiguousarray(c.reshape(dims).astype(np.float32).reshape(-1))
+    return t if np.array_equal(t.astype(np.float64), c.reshape(-1)) else None
+
+
 def ort_add(op, vals, out, ws, opts) -> list | None:
     """QLinearAdd as fake-quantization-to-integer{onnxruntime=true} writes it (``ort_add``):
     the float64 add of the two sides, then ``cast(f32) -> add/subtract 1.5*2^23 -> cast(i32) ->
@@ -1084,11 +1105,20 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     if lib is None:
         return None
     sides = [_add_side(v, opts) for v in op.operands]
+    period = None
+    if sides.count(None) == 1 and any(s is not None and s[0] == "outer" for s in sides):
+        # a constant side (a broadcast bias, folded): its float32 values repeat along the rows
+        k = sides.index(None)
+        period = _repeating_side(opts.constant(op.operands[k]), out.shape)
+        if period is None:
+            return None
+        sides[k] = ("inner", None, 0.0, 0.0)
     if None in sides or sorted(s[0] for s in sides) != ["inner", "outer"]:
         return None
     outer, inner = sides if sides[0][0] == "outer" else sides[::-1]
-    xq, yq = opts.available(outer[1]), opts.available(inner[1])
-    if xq is None or yq is None or xq.shape != out.shape or yq.shape != out.shape:
+    xq = opts.available(outer[1])
+    yq = period if period is not None else opts.available(inner[1])
+    if xq is None or yq is None or xq.shape != out.shape or (period is None and yq.shape != out.shape):
         return None
     if not (xq.flags.c_contiguous and yq.flags.c_contiguous):
         return None
@@ -1118,8 +1148,23 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     opts.claimed += claimed
     # computed from the two 8-bit values: the float64 sides run no more when nothing else reads them
     opts.unread += list(op.operands)
-    opts.reads += [outer[1], inner[1]]
+    opts.reads += [outer[1]] + ([] if period is not None else [inner[1]])
     kinds = [0 if a.dtype == np.int8 else 1 for a in (xq, yq)]
+
+    if period is not None:
+        opts.scratch.append(yq)
+
+        def make(i0: int, i1: int) -> Any:
+            args = (xq.ctypes.data + i0, kinds[0], yq.ctypes.data, yq.size, i0, dst.ctypes.data + i0, okind,
+                    i1 - i0, outer[2], int(lo), int(hi))  # fmt: skip
+
+            def run() -> None:
+                lib.xr_qlinear_add_const(*args)
+                keep_alive(xq, yq, dst)
+
+            return run
+
+        return [("elementwise", split_job(opts, make, even_ranges(out.size, pool_chunks(opts)), out.size))]
 
     def make(i0: int, i1: int) -> Any:
         args = (xq.ctypes.data + i0, kinds[0], yq.ctypes.data + i0, kinds[1], dst.ctypes.data + i0, okind,
@@ -1257,6 +1302,54 @@ def dequantize_sum(op, vals, out, ws, opts) -> list | None:
     return [("other", split_job(opts, make, even_ranges(outer, pool_chunks(opts), 8), outer))]
 
 
+def ort_layer_norm(op, vals, out, ws, opts) -> list | None:
+    """``qnn.ort_layer_norm`` in C (``xr_ort_layer_norm``, the reference kernel's bits), its
+    rows cut between the pool's threads."""
+    x, gamma, beta = vals
+    lib = vnni_library()
+    arrays = (x, gamma, beta, out)
+    if lib is None or any(a is None or a.dtype != np.float32 or not a.flags.c_contiguous for a in arrays):
+        return None
+    n = x.shape[-1]
+    rows = x.size // n
+    eps = float(op.attrs["epsilon"])
+
+    def make(lo: int, hi: int) -> Any:
+        args = (x.ctypes.data, gamma.ctypes.data, beta.ctypes.data, out.ctypes.data, n, eps, lo, hi)
+
+        def run() -> None:
+            lib.xr_ort_layer_norm(*args)
+            keep_alive(*arrays)
+
+        return run
+
+    return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 1), rows))]
+
+
+def ort_gelu(op, vals, out, ws, opts) -> list | None:
+    """``qnn.ort_gelu`` in C (``xr_ort_gelu``, the reference kernel's bits), by chunks of
+    onnxruntime's 4096 values between the pool's threads."""
+    from xrelay.kernels.qnn import ORT_GELU_CHUNK
+
+    (x,) = vals
+    lib = vnni_library()
+    if lib is None or x is None or x.dtype != np.float32 or not x.flags.c_contiguous or not out.flags.c_contiguous:
+        return None
+    size = x.size
+    chunks = -(-size // ORT_GELU_CHUNK)
+
+    def make(lo: int, hi: int) -> Any:
+        args = (x.ctypes.data, out.ctypes.data, size, lo * ORT_GELU_CHUNK, min(hi * ORT_GELU_CHUNK, size))
+
+        def run() -> None:
+            lib.xr_ort_gelu(*args)
+            keep_alive(x, out)
+
+        return run
+
+    return [("other", split_job(opts, make, even_ranges(chunks, pool_chunks(opts), 1), chunks))]
+
+
 def clip(op, vals, out, ws, opts) -> list | None:
     """Integer ``clip`` in place, with the reference kernel's bounds (ceil/floor, saturated)."""
     from xrelay.kernels import KERNELS
@@ -1274,7 +1367,8 @@ def clip(op, vals, out, ws, opts) -> list | None:
 
 __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes", "reads_planes", "reads_rows",
-    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_mul", "batch_matmul", "ort_requant", "ort_add",
+    "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_gelu", "ort_layer_norm", "ort_mul",
+    "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 

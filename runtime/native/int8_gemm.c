@@ -10,6 +10,7 @@
  * adds the four 16-bit products in 32 bits), so every path gives the same bits.
  */
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -867,6 +868,19 @@ static inline double xr_load8(const void *p, i64 kind, i64 i) {
     return kind == 0 ? (double)((const int8_t *)p)[i] : (double)((const uint8_t *)p)[i];
 }
 
+/* s rounded half to even in float32 ((s + 1.5 * 2^23) - 1.5 * 2^23), to int32, clipped to
+ * [lo, hi], stored as out[i] (int8: kind 0, uint8: kind 1) */
+static inline void xr_store_rounded(float s, i64 lo, i64 hi, void *out, i64 okind, i64 i) {
+    const float magic = 12582912.0f;
+    s = s + magic;
+    s = s - magic;
+    int32_t r = xr_f32_to_i32(s);
+    if (r < lo) r = (int32_t)lo;
+    if (r > hi) r = (int32_t)hi;
+    if (okind == 0) ((int8_t *)out)[i] = (int8_t)r;
+    else ((uint8_t *)out)[i] = (uint8_t)r;
+}
+
 #if XR_VNNI
 /* 16 8-bit values (int8 for kind 0, else uint8; m the lanes present) widened to int32 */
 static inline __m512i xr_widen8(const void *p, i64 kind, __mmask16 m) {
@@ -883,7 +897,6 @@ static inline __m256 xr_qadd8(__m256i xi, __m256i yi, __m512d ra, __m512d rb, __
 
 void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *out, i64 okind, i64 count,
                     double ra, double rb, double fixed, i64 lo, i64 hi) {
-    const float magic = 12582912.0f;
     i64 start = 0;
 #if XR_VNNI
     /* 16 at a time: the same double products and sums (no fused multiply-add), rounded to
@@ -891,7 +904,7 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
      * sum is well inside int32 (8-bit values times these multipliers), else the loop runs */
     if (255.0 * (ra < 0 ? -ra : ra) + 255.0 * (rb < 0 ? -rb : rb) + (fixed < 0 ? -fixed : fixed) < 1073741824.0) {
         const __m512d rav = _mm512_set1_pd(ra), rbv = _mm512_set1_pd(rb), fv = _mm512_set1_pd(fixed);
-        const __m512 mg = _mm512_set1_ps(magic);
+        const __m512 mg = _mm512_set1_ps(12582912.0f);
         const __m512i lov = _mm512_set1_epi32((int32_t)lo), hiv = _mm512_set1_epi32((int32_t)hi);
         for (; start < count; start += 16) {
             const i64 n = count - start < 16 ? count - start : 16;
@@ -911,13 +924,21 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
     for (i64 i = start; i < count; ++i) {
         const float t = (float)(xr_load8(y, ykind, i) * rb + fixed);
         float s = (float)(xr_load8(x, xkind, i) * ra + (double)t);
-        s = s + magic;
-        s = s - magic;
-        int32_t r = xr_f32_to_i32(s);
-        if (r < lo) r = (int32_t)lo;
-        if (r > hi) r = (int32_t)hi;
-        if (okind == 0) ((int8_t *)out)[i] = (int8_t)r;
-        else ((uint8_t *)out)[i] = (uint8_t)r;
+        xr_store_rounded(s, lo, hi, out, okind, i);
+    }
+}
+
+/* xr_qlinear_add with a constant side: QLinearAdd of an 8-bit x and a constant (a bias vector
+ * broadcast over the rows), whose inner multiply-add t = float32(b * rb + fixed) is the same for
+ * every row, so it is given as `period` float32 values repeating along x (element i reads
+ * t[(first + i) % period]); the rest as xr_qlinear_add. */
+void xr_qlinear_add_const(const void *x, i64 xkind, const float *t, i64 period, i64 first, void *out, i64 okind,
+                          i64 count, double ra, i64 lo, i64 hi) {
+    i64 j = first % period;
+    for (i64 i = 0; i < count; ++i) {
+        float s = (float)(xr_load8(x, xkind, i) * ra + (double)t[j]);
+        if (++j == period) j = 0;
+        xr_store_rounded(s, lo, hi, out, okind, i);
     }
 }
 
@@ -1329,4 +1350,87 @@ void xr_qlinear_mul(const uint8_t *a, const int32_t *ta, i64 amode, const uint8_
         }
     }
     (void)kind; /* int8 and uint8 results have the same bytes */
+}
+
+/* qnn.ort_layer_norm: rows [lo, hi) of `n` float32 values normalised as onnxruntime's x86-64
+ * kernel does (the op's docstring): the mean in double, the centred squares in eight lanes of
+ * fused multiply-adds folded as halves, the tail after the fold, a float32 division and square
+ * root, y = fma(c * inv, gamma, beta). */
+void xr_ort_layer_norm(const float *x, const float *gamma, const float *beta, float *y, i64 n, float eps,
+                       i64 lo, i64 hi) {
+    for (i64 r = lo; r < hi; ++r) {
+        const float *src = x + r * n;
+        float *dst = y + r * n;
+        double s = 0.0;
+        for (i64 i = 0; i < n; ++i) s += (double)src[i];
+        const float mean = (float)(s / (double)n);
+        float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        const i64 whole = n - n % 8;
+        for (i64 i = 0; i < whole; i += 8)
+            for (int l = 0; l < 8; ++l) {
+                const float c = src[i + l] - mean;
+                lane[l] = fmaf(c, c, lane[l]);
+            }
+        float h[4], q[2];
+        for (int l = 0; l < 4; ++l) h[l] = lane[l] + lane[l + 4];
+        q[0] = h[0] + h[2];
+        q[1] = h[1] + h[3];
+        float total = q[0] + q[1];
+        for (i64 i = whole; i < n; ++i) {
+            const float c = src[i] - mean;
+            total = fmaf(c, c, total);
+        }
+        const float inv = 1.0f / sqrtf(total / (float)n + eps);
+        for (i64 i = 0; i < n; ++i) dst[i] = fmaf((src[i] - mean) * inv, gamma[i], beta[i]);
+    }
+}
+
+static inline float xr_ort_erf(float t) {
+    static const float small_p[6] = {-5.99104969e-4f, 4.99339588e-3f, -2.67667342e-2f, 1.12818025e-1f,
+                                     -3.76124859e-1f, 1.28379151e-1f};
+    static const float big_p[7] = {1.72948930e-5f, -3.83208680e-4f, 3.88393435e-3f, -2.42545605e-2f,
+                                   1.06777847e-1f, 6.34846687e-1f, 1.28717512e-1f};
+    static const float exp_p[7] = {1.38319808e-3f, 8.37550033e-3f, 4.16689515e-2f, 1.66664466e-1f,
+                                   4.99999851e-1f, 1.0f, 1.0f};
+    float a = fabsf(t);
+    a = a < 3.925f ? a : 3.925f;
+    const float sq = a * a;
+    float sm = small_p[0];
+    for (int k = 1; k < 6; ++k) sm = fmaf(sm, sq, small_p[k]);
+    sm = fmaf(sm, a, a);
+    const int split = a > 0.921875f;
+    const float bi = split ? a : 0.0f;
+    float bg = big_p[0];
+    for (int k = 1; k < 7; ++k) bg = fmaf(bg, bi, big_p[k]);
+    bg = -fmaf(bg, bi, bi);
+    bg = bg > -88.3762626647949f ? bg : -88.3762626647949f;
+    const float shift = 1.25829120e7f;
+    const float r = fmaf(1.44269504088896341f, bg, shift) - shift;
+    float fx = fmaf(r, -6.93145752e-1f, bg);
+    fx = fmaf(r, -1.42860677e-6f, fx);
+    float p = exp_p[0];
+    for (int k = 1; k < 7; ++k) p = fmaf(p, fx, exp_p[k]);
+    /* 2^r exactly: r is an integer in [-23, 0] here (|t| <= 3.925) */
+    union { uint32_t u; float f; } two;
+    two.u = (uint32_t)((int32_t)r + 127) << 23;
+    const float e = 1.0f - p * two.f;
+    const float res = split ? e : sm;
+    return signbit(t) ? -res : res;
+}
+
+/* qnn.ort_gelu on values [lo, hi) (lo a multiple of 4096): onnxruntime's GELU, each chunk of
+ * 4096's last partial block of 16 through the C library's erff as onnxruntime's is. */
+void xr_ort_gelu(const float *x, float *y, i64 size, i64 lo, i64 hi) {
+    for (i64 start = lo; start < hi; start += 4096) {
+        const i64 count = size - start < 4096 ? size - start : 4096;
+        const i64 blocks = start + count - count % 16;
+        for (i64 i = start; i < blocks; ++i) {
+            const float v = x[i];
+            y[i] = (0.5f * v) * (xr_ort_erf(v * 0.70710678118654752440f) + 1.0f);
+        }
+        for (i64 i = blocks; i < start + count; ++i) {
+            const float v = x[i];
+            y[i] = (0.5f * v) * (erff(v * 0.70710678118654752440f) + 1.0f);
+        }
+    }
 }

@@ -57,6 +57,8 @@ FAST: Mapping[str, Maker] = _merge(
         "concatenate": fast_concatenate,
         "cumsum": i8.cumsum,
         "qnn.dequantize_sum": i8.dequantize_sum,
+        "qnn.ort_layer_norm": i8.ort_layer_norm,
+        "qnn.ort_gelu": i8.ort_gelu,
         "nn.dense": i8.dense,
         "nn.batch_matmul": i8.batch_matmul,
         "fixed_point_multiply": i8.fixed_point_multiply,
