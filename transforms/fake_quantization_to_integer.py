@@ -14,7 +14,8 @@ an integer value is tracked through the ops below, and a ``qnn.quantize`` of suc
 * ``add`` of two dequantized values quantized by one ``qnn.quantize``: ``qnn.add``;
 * ``nn.relu`` (``maximum(q, zp)``), ``nn.max_pool2d`` (positive scales), ``nn.global_avg_pool2d``
   (the int32 sum, scale ``s / (H*W)``, zero point ``zp * H*W``), and the layout ops ``reshape``,
-  ``nn.batch_flatten``, ``transpose``, ``squeeze``, ``expand_dims`` on per-tensor values.
+  ``nn.batch_flatten``, ``transpose``, ``squeeze``, ``expand_dims`` and ``take`` (its data) on
+  per-tensor values.
 
 Everything else stays float (Relay leaves ops without a rule too). The requantize uses the
 current ``requantize_config`` (UPWARD, int64 by default).
@@ -869,6 +870,16 @@ class FakeQuantizationToInteger:
         self.aff[op.results[0]] = Affine(new, v.scale, v.zp, None)
 
     rule_reshape = rule_nn_batch_flatten = rule_transpose = rule_squeeze = rule_expand_dims = _layout
+
+    def rule_take(self, op: RelayOp) -> None:
+        """A gather of a per-tensor dequantized value (an embedding table: onnxruntime gathers
+        its bytes, dropping the DequantizeLinear/QuantizeLinear pair) gathers the 8-bit values;
+        gathered from the whole dequantized table it dequantized every row each run."""
+        v = self.get(op.operands[0])
+        if v is None or not v.per_tensor or op.operands[1] in self.aff:
+            return
+        new = _Builder(op).op("take", [v.q, op.operands[1]], **op.attrs)
+        self.aff[op.results[0]] = Affine(new, v.scale, v.zp, None)
 
 
 @dataclass(frozen=True)

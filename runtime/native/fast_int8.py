@@ -1076,18 +1076,22 @@ def _add_side(v, opts) -> tuple[str, Any, float, float | None] | None:
     return "inner", found[0], found[1], fixed
 
 
-def _repeating_side(c: np.ndarray | None, shape: tuple) -> np.ndarray | None:
-    """A constant float64 side of ``ort_add`` that is float32 values (its inner multiply-add,
-    folded) broadcast over the leading axes of ``shape``: those values, contiguous float32,
-    one period of the flattened result. None for anything else."""
-    if c is None or c.dtype != np.float64 or c.ndim > len(shape):
-        return None
-    dims = list(c.shape)
+def _repeats_along(small: tuple, shape: tuple) -> bool:
+    """Whether a tensor of shape ``small`` broadcast to ``shape`` repeats its values whole
+    (its shape, leading 1s dropped, ends ``shape``): one period of the flattened result."""
+    dims = list(small)
     while dims and dims[0] == 1:
         dims.pop(0)
-    if not dims or tuple(dims) != tuple(shape[len(shape) - len(dims) :]):
+    return len(small) <= len(shape) and bool(dims) and tuple(dims) == tuple(shape[len(shape) - len(dims) :])
+
+
+def _repeating_side(c: np.ndarray | None, shape: tuple) -> np.ndarray | None:
+    """A constant float64 side of ``ort_add`` that is float32 values (its inner multiply-add,
+    folded) repeating along ``shape`` (``_repeats_along``): those values, contiguous float32.
+    None for anything else."""
+    if c is None or c.dtype != np.float64 or not _repeats_along(c.shape, shape):
         return None
-    t = np.ascontiguousarray(c.reshape(dims).astype(np.float32).reshape(-1))
+    t = np.ascontiguousarray(c.astype(np.float32).reshape(-1))
     return t if np.array_equal(t.astype(np.float64), c.reshape(-1)) else None
 
 
@@ -1118,6 +1122,14 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     outer, inner = sides if sides[0][0] == "outer" else sides[::-1]
     xq = opts.available(outer[1])
     yq = period if period is not None else opts.available(inner[1])
+    inner_bytes = None
+    if period is None and yq is not None and yq.shape != out.shape:
+        # an 8-bit side broadcast over the leading axes (BERT's attention mask over the heads):
+        # its inner multiply-adds, one period of them, are made before each run
+        if not _repeats_along(yq.shape, out.shape) or not yq.flags.c_contiguous:
+            return None
+        inner_bytes, yq = yq, np.empty(yq.size, np.float32)
+        period = yq
     if xq is None or yq is None or xq.shape != out.shape or (period is None and yq.shape != out.shape):
         return None
     if not (xq.flags.c_contiguous and yq.flags.c_contiguous):
@@ -1153,6 +1165,20 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
 
     if period is not None:
         opts.scratch.append(yq)
+        prepare = []
+        if inner_bytes is not None:
+            opts.reads.append(inner[1])
+            wide = np.empty(yq.size, np.float64)
+            opts.scratch.append(wide)
+            flat, rb, fixed = inner_bytes.reshape(-1), inner[2], inner[3]
+
+            def inner_sums() -> None:
+                # float32(b * rB + fixed), as xr_qlinear_add computes each element's inner side
+                np.multiply(flat, rb, out=wide)
+                np.add(wide, fixed, out=wide)
+                np.copyto(yq, wide, casting="unsafe")
+
+            prepare.append(("elementwise", inner_sums))
 
         def make(i0: int, i1: int) -> Any:
             args = (xq.ctypes.data + i0, kinds[0], yq.ctypes.data, yq.size, i0, dst.ctypes.data + i0, okind,
@@ -1164,7 +1190,7 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
 
             return run
 
-        return [("elementwise", split_job(opts, make, even_ranges(out.size, pool_chunks(opts)), out.size))]
+        return [*prepare, ("elementwise", split_job(opts, make, even_ranges(out.size, pool_chunks(opts)), out.size))]
 
     def make(i0: int, i1: int) -> Any:
         args = (xq.ctypes.data + i0, kinds[0], yq.ctypes.data + i0, kinds[1], dst.ctypes.data + i0, okind,

@@ -934,11 +934,30 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
  * t[(first + i) % period]); the rest as xr_qlinear_add. */
 void xr_qlinear_add_const(const void *x, i64 xkind, const float *t, i64 period, i64 first, void *out, i64 okind,
                           i64 count, double ra, i64 lo, i64 hi) {
-    i64 j = first % period;
-    for (i64 i = 0; i < count; ++i) {
-        float s = (float)(xr_load8(x, xkind, i) * ra + (double)t[j]);
-        if (++j == period) j = 0;
-        xr_store_rounded(s, lo, hi, out, okind, i);
+    const float magic = 12582912.0f, flo = (float)lo, fhi = (float)hi;
+    i64 i = 0, j = first % period;
+    while (i < count) {
+        const i64 len = period - j < count - i ? period - j : count - i;
+        const float *tj = t + j;
+        if (xkind == 1 && okind == 1) {
+            /* uint8 in and out (the quantized zoo's activations): a loop the compiler vectorises;
+             * rounding is monotonic and fixes integers, so clamping the rounded float to the
+             * integer bounds is the integer clip */
+            const uint8_t *xs = (const uint8_t *)x + i;
+            uint8_t *o = (uint8_t *)out + i;
+            for (i64 k = 0; k < len; ++k) {
+                float v = (float)((double)xs[k] * ra + (double)tj[k]);
+                v = (v + magic) - magic;
+                v = v < flo ? flo : v;
+                v = v > fhi ? fhi : v;
+                o[k] = (uint8_t)(int32_t)v;
+            }
+        } else {
+            for (i64 k = 0; k < len; ++k)
+                xr_store_rounded((float)(xr_load8(x, xkind, i + k) * ra + (double)tj[k]), lo, hi, out, okind, i + k);
+        }
+        i += len;
+        j = 0;
     }
 }
 

@@ -10,6 +10,7 @@ kernels compute; each test requires onnxruntime's bits, not closeness.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -21,6 +22,25 @@ from xrelay.testing import onnx_models as om
 from xrelay.testing import quantized_models as qm
 
 F = np.float32
+
+
+@contextlib.contextmanager
+def _counting(symbol: str):
+    """The calls of one C kernel of the int8 library while the block runs (built and run)."""
+    from xrelay.runtime.native.fast_int8 import vnni_library
+
+    lib = vnni_library()
+    original, calls = getattr(lib, symbol), []
+
+    def spy(*args):
+        calls.append(args)
+        return original(*args)
+
+    setattr(lib, symbol, spy)
+    try:
+        yield calls
+    finally:
+        setattr(lib, symbol, original)
 
 
 def _model(nodes, inputs, inits, outputs=("y",), opset=20):
@@ -193,10 +213,76 @@ def test_broadcast_qlinear_add_of_a_bias_gives_onnxruntime_bits():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     a = np.broadcast_to(np.arange(256, dtype=np.uint8)[None, :, None], (1, 256, 768)).copy()
     ref = om.run_onnxruntime(model, {"a": a})[0]
-    m = qm.build(model, integer=True)
-    m.set_input("a", a)
-    m.run()
+    with _counting("xr_qlinear_add_const") as calls:
+        m = qm.build(model, integer=True)
+        m.set_input("a", a)
+        m.run()
     assert np.array_equal(ref, m.get_output(0).numpy()), np.count_nonzero(ref != m.get_output(0).numpy())
+    assert calls  # one C pass from the bytes, the bias side folded
+
+
+def test_broadcast_qlinear_add_of_a_computed_side_gives_onnxruntime_bits():
+    """The attention mask's QLinearAdd: an 8-bit side computed at run time (1 x 1 x 128 x 128)
+    broadcast over the heads (1 x 3 x 128 x 128) -- its inner multiply-adds made once a run,
+    the add one C pass split between the threads, each part starting inside a period."""
+    rng = np.random.default_rng(3)
+    inits = {
+        "sa": np.array(0.01282925, F), "za": np.array(128, np.uint8), "sb": np.array(0.37, F),
+        "zb": np.array(255, np.uint8), "sc": np.array(0.0456, F), "zc": np.array(200, np.uint8),
+    }  # fmt: skip
+    nodes = [
+        helper.make_node("DequantizeLinear", ["a", "sa", "za"], ["af"]),
+        helper.make_node("DequantizeLinear", ["m", "sb", "zb"], ["mf"]),
+        helper.make_node("Add", ["af", "mf"], ["s"]), helper.make_node("QuantizeLinear", ["s", "sc", "zc"], ["y"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "mask",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, 3, 128, 128]),
+         helper.make_tensor_value_info("m", TensorProto.UINT8, [1, 1, 128, 128])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    with _counting("xr_qlinear_add_const") as calls:
+        m = qm.build(model, integer=True)
+        for _ in range(2):
+            feed = {"a": rng.integers(0, 256, (1, 3, 128, 128)).astype(np.uint8),
+                    "m": rng.integers(0, 256, (1, 1, 128, 128)).astype(np.uint8)}  # fmt: skip
+            for name, value in feed.items():
+                m.set_input(name, value)
+            m.run()
+            ref = om.run_onnxruntime(model, feed)[0]
+            assert np.array_equal(ref, m.get_output(0).numpy()), np.count_nonzero(ref != m.get_output(0).numpy())
+    assert calls
+
+
+def test_gather_of_a_dequantized_table_gathers_its_bytes():
+    """DequantizeLinear(table) -> Gather -> QuantizeLinear (an embedding): onnxruntime gathers
+    the bytes; so does the integer program (it dequantized the whole table every run: 76 ms of
+    the zoo's BERT-base), with the same bits."""
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
+
+    rng = np.random.default_rng(4)
+    inits = {"t": rng.integers(0, 256, (50, 16)).astype(np.uint8), "s": np.array(0.02, F), "z": np.array(131, np.uint8)}
+    nodes = [
+        helper.make_node("DequantizeLinear", ["t", "s", "z"], ["tf"]), helper.make_node("Gather", ["tf", "ids"], ["g"]),
+        helper.make_node("QuantizeLinear", ["g", "s", "z"], ["y"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "gather", [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    mod, _ = from_onnx(model, freeze_params=True)
+    FakeQuantizationToIntegerPass(onnxruntime=True).apply(None, mod.module)
+    text = str(mod)
+    assert "take(meta[relay.Constant][0] /* ty=Tensor[(50, 16), uint8]" in text and "qnn.dequantize" not in text, text
+    ids = np.array([[0, 49, 3, 3, 17, 8, 1]], np.int64)
+    ref = om.run_onnxruntime(model, {"ids": ids})[0]
+    m = qm.build(model, integer=True)
+    m.set_input("ids", ids)
+    m.run()
+    assert np.array_equal(ref, m.get_output(0).numpy()) and np.array_equal(ref[0], inits["t"][ids[0]])
 
 
 def test_c_target_gives_the_same_bits():

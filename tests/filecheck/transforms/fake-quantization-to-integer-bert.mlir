@@ -70,3 +70,19 @@ func.func @erf_shared(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   %y = relay.multiply %half, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   func.return %y, %a : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// A gather of a dequantized table (an embedding) gathers the bytes; the quantize with the
+// table's own scale and zero point is then the gathered bytes themselves.
+// CHECK-LABEL: func.func @embedding(
+// CHECK:       %[[G:.*]] = relay.take %t, %ids {axis = 0} : (tensor<50x16xui8>, tensor<1x7xi64>) -> tensor<1x7x16xui8>
+// CHECK-NEXT:  func.return %[[G]]
+// RELAY-LABEL: func.func @embedding(
+// RELAY:       relay.take %t, %ids
+func.func @embedding(%t: tensor<50x16xui8>, %ids: tensor<1x7xi64>) -> tensor<1x7x16xui8> {
+  %s = relay.constant dense<0.02> : tensor<f32>
+  %z = relay.constant dense<131> : tensor<i32>
+  %f = qnn.dequantize %t, %s, %z : (tensor<50x16xui8>, tensor<f32>, tensor<i32>) -> tensor<50x16xf32>
+  %g = relay.take %f, %ids {axis = 0} : (tensor<50x16xf32>, tensor<1x7xi64>) -> tensor<1x7x16xf32>
+  %q = qnn.quantize %g, %s, %z {out_dtype = "uint8"} : (tensor<1x7x16xf32>, tensor<f32>, tensor<i32>) -> tensor<1x7x16xui8>
+  func.return %q : tensor<1x7x16xui8>
+}
