@@ -404,6 +404,13 @@ def fold_views(module: ModuleOp) -> int:
     (``primitives._Reader``) describes the matmul's operands and result with those strides.
     A function called more than once, or one oneDNN then refuses, is left as it is.
 
+    The epilogue (``_epilogue_chain``): the ``add``/``multiply`` ops after the result's
+    reshapes (attention's scale, its padding or causal mask, Swin's relative-position bias
+    and shifted-window mask), each value read once, with reshapes between them, join too;
+    their other operands become arguments, and the reader runs them as the matmul's binary
+    post-ops over the finest batch dims the reshapes show (``_Reader._matmul_epilogue``).
+    If oneDNN refuses that, or has only its reference code for it, the views fold alone.
+
     Before::
 
         %q = relay.reshape %x {newshape = [1, 128, 12, 64]}
@@ -416,10 +423,7 @@ def fold_views(module: ModuleOp) -> int:
         %s = func.call @dnnl_bmm(%x, %k)       // @dnnl_bmm: reshape, transpose, reshape,
                                                // nn.batch_matmul (one strided matmul)
 
-    Returns how many view ops moved."""
-    from xdsl.ir import Block, Region
-    from xdsl.rewriter import InsertPoint, Rewriter
-
+    Returns how many ops moved."""
     calls: dict[str, list[func.CallOp]] = {}
     for op in module.walk():
         if isinstance(op, func.CallOp):
@@ -434,57 +438,116 @@ def fold_views(module: ModuleOp) -> int:
         call = sites[0]
         before = [_operand_chain(v) for v in call.arguments]
         after = _result_chain(call.results[0])
-        if not after and not any(before):
-            continue
-        sources = [chain[0].operands[0] if chain else v for chain, v in zip(before, call.arguments)]
-        end = after[-1].results[0] if after else call.results[0]
-        body = Block(arg_types=[v.type for v in sources])
-        mapping: dict = {}
-        for chain, v, a in zip(before, call.arguments, body.args):
-            mapping[chain[0].operands[0] if chain else v] = a
-            for o in chain:
-                new = o.clone(value_mapper=mapping)
-                body.add_op(new)
-                mapping[o.results[0]] = new.results[0]
-        inner = dict(zip(fn.body.block.args, (mapping[v] for v in call.arguments)))
-        ret = None
-        for o in fn.body.block.ops:
-            if isinstance(o, func.ReturnOp):
-                ret = o
-                continue
-            new = o.clone(value_mapper=inner)
-            body.add_op(new)
-            for a, b in zip(o.results, new.results):
-                inner[a] = b
-        assert ret is not None
-        mapping[call.results[0]] = inner[ret.operands[0]]
-        for o in after:
+        epilogue, others = _epilogue_chain(after[-1].results[0] if after else call.results[0])
+        if epilogue and not all(o.RESHAPE_ONLY for o in after):
+            epilogue, others = [], []  # the post-ops see the result contiguous
+        # with the epilogue first; if oneDNN refuses it (a broadcast its post-ops lack),
+        # the views alone
+        for epi, extra in ([(epilogue, others)] if epilogue else []) + [([], [])]:
+            if _fold_call(module, fn, call, before, after + epi, extra, bool(epi)):
+                moved += len(after) + len(epi) + sum(map(len, before))
+                break
+    return moved
+
+
+def _fold_call(module: ModuleOp, fn: func.FuncOp, call: func.CallOp, before: list, after: list,
+               others: list, epilogue: bool) -> bool:
+    """``fold_views``' rewrite of one call: ``before`` (per argument) and ``after`` move
+    into ``fn``, ``others`` (the epilogue's operands) become arguments; False (nothing
+    changed) if there is nothing to move or oneDNN refuses the folded function."""
+    from xdsl.ir import Block, Region
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    if not after and not any(before):
+        return False
+    sources = [chain[0].operands[0] if chain else v for chain, v in zip(before, call.arguments)]
+    sources += [v for i, v in enumerate(others) if v not in sources and v not in others[:i]]
+    end = after[-1].results[0] if after else call.results[0]
+    body = Block(arg_types=[v.type for v in sources])
+    mapping: dict = {}
+    for chain, v, a in zip(before, call.arguments, body.args):
+        mapping[chain[0].operands[0] if chain else v] = a
+        for o in chain:
             new = o.clone(value_mapper=mapping)
             body.add_op(new)
             mapping[o.results[0]] = new.results[0]
-        body.add_op(func.ReturnOp(mapping[end]))
-        folded = func.FuncOp(fn.sym_name.data, ([v.type for v in sources], [end.type]), Region(body))
-        for key, value in fn.attributes.items():
-            if key not in ("sym_name", "function_type"):
-                folded.attributes[key] = value
-        module.body.block.insert_op_before(folded, fn)
-        try:
-            plan_function(folded, module)
-        except DnnlUnsupported:
-            Rewriter.erase_op(folded)  # oneDNN takes the strides only as copies
+    for v, a in zip(sources[len(call.arguments) :], body.args[len(call.arguments) :]):
+        mapping[v] = a
+    inner = dict(zip(fn.body.block.args, (mapping[v] for v in call.arguments)))
+    ret = None
+    for o in fn.body.block.ops:
+        if isinstance(o, func.ReturnOp):
+            ret = o
             continue
-        Rewriter.erase_op(fn)
-        new_call = func.CallOp(fn.sym_name.data, sources, [end.type])
-        Rewriter.insert_op(new_call, InsertPoint.before(call))
-        end.replace_all_uses_with(new_call.results[0])
-        for o in reversed(after):
+        new = o.clone(value_mapper=inner)
+        body.add_op(new)
+        for a, b in zip(o.results, new.results):
+            inner[a] = b
+    assert ret is not None
+    mapping[call.results[0]] = inner[ret.operands[0]]
+    for o in after:
+        new = o.clone(value_mapper=mapping)
+        body.add_op(new)
+        mapping[o.results[0]] = new.results[0]
+    body.add_op(func.ReturnOp(mapping[end]))
+    folded = func.FuncOp(fn.sym_name.data, ([v.type for v in sources], [end.type]), Region(body))
+    for key, value in fn.attributes.items():
+        if key not in ("sym_name", "function_type"):
+            folded.attributes[key] = value
+    module.body.block.insert_op_before(folded, fn)
+    try:
+        plan = plan_function(folded, module)
+    except DnnlUnsupported:
+        Rewriter.erase_op(folded)  # oneDNN takes the strides only as copies
+        return False
+    if epilogue and not any(st.name.startswith("nn.batch_matmul+") for st in plan.steps):
+        Rewriter.erase_op(folded)  # the reader ran the epilogue apart: native steps are as good
+        return False
+    Rewriter.erase_op(fn)
+    new_call = func.CallOp(fn.sym_name.data, sources, [end.type])
+    # (after the epilogue's operands, which the end's op follows)
+    Rewriter.insert_op(new_call, InsertPoint.before(end.owner if epilogue else call))
+    end.replace_all_uses_with(new_call.results[0])
+    for o in reversed(after):
+        Rewriter.erase_op(o)
+    Rewriter.erase_op(call)
+    for chain in before:
+        for o in reversed(chain):
             Rewriter.erase_op(o)
-        Rewriter.erase_op(call)
-        for chain in before:
-            for o in reversed(chain):
-                Rewriter.erase_op(o)
-        moved += len(after) + sum(map(len, before))
-    return moved
+    return True
+
+
+EPILOGUE_OPS = ("add", "multiply")
+"""Elementwise ops a oneDNN batched matmul takes as binary post-ops (``fold_views``)."""
+
+
+def _epilogue_chain(v: Any) -> tuple[list, list]:
+    """The ``EPILOGUE_OPS`` (an operand of any shape that broadcasts into ``v``'s, float32)
+    and reshapes reading ``v``, each value read once, up to the last such op; and their other
+    operands. Attention's scale, mask and position-bias adds after the scores' matmul."""
+    chain: list = []
+    others: list = []
+    last = 0
+    while v.has_one_use():
+        user = next(iter(v.uses)).operation
+        if not isinstance(user, RelayOp):
+            break
+        if user.RELAY_NAME in EPILOGUE_OPS:
+            if not (
+                len(user.operands) == 2 and list(user.operands).count(v) == 1 and len(user.results) == 1
+                and dtype_of(user.results[0].type) == "float32"
+                and list(shape_of(user.results[0].type)) == list(shape_of(v.type))
+            ):  # fmt: skip
+                break
+            others.append(user.operands[1] if user.operands[0] is v else user.operands[0])
+            chain.append(user)
+            last = len(chain)
+        elif is_view(user) and user.RESHAPE_ONLY:
+            chain.append(user)
+        else:
+            break
+        v = user.results[0]
+    return chain[:last], others
 
 
 def _operand_chain(v: Any) -> list:

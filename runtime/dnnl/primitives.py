@@ -225,6 +225,35 @@ def _axes(op: Operation, rank: int) -> list[int]:
     return list(range(rank))[::-1] if not axes else [int(a) % rank for a in axes]
 
 
+def _split_batch(dims: list[int], strides: list[int], batch: list[int]) -> tuple[list[int], list[int]]:
+    """A 3-D matmul operand (batch, rows, cols) seen over the batch dims ``batch``: its batch
+    stride split row-major (a batch of 1 broadcasts: dims of 1)."""
+    if dims[0] == 1:
+        return [1] * len(batch) + dims[1:], [0] * len(batch) + strides[1:]
+    st = [strides[0] * math.prod(batch[i + 1 :]) for i in range(len(batch))]
+    return [*batch, *dims[1:]], [*st, *strides[1:]]
+
+
+def _batch_groups(fine: list[int], coarse: list[int]) -> list[tuple[int, int]] | None:
+    """The runs of ``fine``'s dims whose products are ``coarse``'s dims in order (``coarse``
+    merges adjacent dims of ``fine``), or None."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    for d in coarse:
+        lo, p = i, 1
+        while p < d and i < len(fine):
+            p *= fine[i]
+            i += 1
+        if p != d:
+            return None
+        out.append((lo, i))
+    while i < len(fine) and fine[i] == 1:  # trailing dims of 1 join the last run
+        i += 1
+    if out:
+        out[-1] = (out[-1][0], i)
+    return out if i == len(fine) else None
+
+
 def is_view(op: Operation) -> bool:
     """An op whose result is its operand's elements seen through other strides: a reshape
     (``reshape``, ``squeeze``, ``expand_dims``, ``nn.batch_flatten``, ...) or a ``transpose``."""
@@ -727,6 +756,10 @@ class _Reader:
         self.views: dict[SSAValue, tuple[SSAValue, list[int], list[int]]] = {}
         """Values of view ops (``is_view``) read or written in place: the value whose buffer
         holds the elements, and the dims and element strides that see them."""
+        self.consumed: set[Operation] = set()
+        """Ops a step took as its epilogue (``_matmul_epilogue``): no step of their own."""
+        self.plain_matmuls: set[Operation] = set()
+        """Batched matmuls whose epilogue oneDNN refused: their ops run as steps."""
         self.fold_views = any(_relay(o) == "nn.batch_matmul" for o in fn.body.block.ops)
         """A function with a batched matmul (which reads and writes any strides, so the
         attention heads' reshapes and transposes around it are views, not copies; see
@@ -737,6 +770,8 @@ class _Reader:
         if self._permute(block) or self._concatenate(block):
             return FunctionPlan(self.fn.sym_name.data, self.steps, self.scratch, self.temp)
         for op in block.ops:
+            if op in self.consumed:
+                continue
             if isinstance(op, ConstantOp):
                 self.values[op.result] = _Value("const", array=self.constant(op), shape=tuple(shape_of(op.result.type)), dtype=_type_of(op.result))
             elif isinstance(op, func.ReturnOp):
@@ -918,6 +953,63 @@ class _Reader:
         out = self._dest(v)
         dims = list(shape_of(v.type))
         return out, dims, contiguous_strides(dims)
+
+    def _matmul_epilogue(self, res: SSAValue, b: int, m: int, n: int) -> tuple[list[int], list, SSAValue, list] | None:
+        """The elementwise ``add``/``multiply`` ops (and reshapes) between a batched
+        matmul's result ``res`` and a function output, each value read once, as oneDNN
+        binary post-ops (attention's scale and mask or position-bias adds; see
+        ``dnnl_partition.fold_views``): (the batch dims the matmul runs over, [(op, its other
+        operand, that operand's dims there)], the output, the ops taken), or None. The reshapes may only
+        regroup the batch dimension (the rows and columns stay the last two); every operand
+        broadcasts into the finest batch dims any op sees (an operand dim spans a group of
+        them whole, or is 1)."""
+        chain: list[Operation] = []
+        inputs: dict[Operation, SSAValue] = {}
+        cur = res
+        while self.fold_views and cur not in self.outputs and cur.has_one_use():
+            user = next(iter(cur.uses)).operation
+            if isinstance(user, RelayOp) and is_view(user) and user.RESHAPE_ONLY:
+                pass
+            elif not (
+                _relay(user) in _BINARY and len(user.operands) == 2 and len(user.results) == 1
+                and list(user.operands).count(cur) == 1 and _type_of(user.results[0]) == "float32"
+                and list(shape_of(user.results[0].type)) == list(shape_of(cur.type))
+            ):  # fmt: skip
+                break
+            chain.append(user)
+            inputs[user] = cur
+            cur = user.results[0]
+        elementwise = [o for o in chain if _relay(o) in _BINARY]
+        if not elementwise or cur not in self.outputs:
+            return None
+        shapes = [list(shape_of(o.results[0].type)) for o in elementwise]
+        if any(sh[-2:] != [m, n] or math.prod(sh[:-2]) != b for sh in shapes):
+            return None
+        batch = max((sh[:-2] for sh in shapes), key=len)
+        ops = []
+        for o, sh in zip(elementwise, shapes):
+            groups = _batch_groups(batch, sh[:-2])
+            other = o.operands[1] if o.operands[0] is inputs[o] else o.operands[0]
+            if groups is None or other in self.views or _type_of(other) != "float32":
+                return None
+            od = list(shape_of(other.type))
+            if len(od) > len(sh):
+                return None
+            od = [1] * (len(sh) - len(od)) + od
+            dims: list[int] = []
+            for (lo, hi), d, full in zip(groups, od, sh[:-2]):
+                if d == full:
+                    dims += batch[lo:hi]
+                elif d == 1:
+                    dims += [1] * (hi - lo)
+                else:
+                    return None
+            dims += od[-2:]
+            ops.append((o, other, dims))
+        self.consumed.update(chain)
+        for o in chain:
+            self.produced.add(o.results[0])
+        return batch, ops, cur, chain
 
     # -- destinations --------------------------------------------------------------------
 
@@ -1469,21 +1561,59 @@ class _Reader:
                 x_st[0] = 0
             if by == 1:
                 y_st[0] = 0
-            ov, _, o_st = self._dest_view(res)
+            epilogue = None if op in self.plain_matmuls else self._matmul_epilogue(res, b, m, n)
+            post: list[tuple[int, int, float, float, _Md | None]] = []
+            o_dims = [b, m, n]
+            if epilogue is None:
+                ov, _, o_st = self._dest_view(res)
+            else:
+                # the matmul over the epilogue's batch dims (each operand's batch stride
+                # split: a batch index is one strided run), the ops as binary post-ops
+                batch, ops, end, chain = epilogue
+                x_dims, x_st = _split_batch(x_dims, x_st, batch)
+                y_dims, y_st = _split_batch(y_dims, y_st, batch)
+                o_dims = [*batch, m, n]
+                o_st = contiguous_strides(o_dims)
+                for i, (o, other, dims) in enumerate(ops):
+                    src1 = self._src(other)
+                    md = _md(lib, dims, contiguous_strides(dims), "an epilogue operand", src1.dtype)
+                    post.append((2, _BINARY[_relay(o)], 0.0, 0.0, md))
+                    step.args.append((_post_multiple(i), src1))
+                    step.logical[_post_multiple(i)] = (dims, contiguous_strides(dims))
+                    step.keep.append(md)
+                step.name = "+".join([nm, *(_relay(o) for o, _, _ in ops)])
+                ov = self._dest(end)
             x_md = _md(lib, x_dims, x_st, "batch_matmul operand", _type_of(x))
             y_md = _md(lib, y_dims, y_st, "batch_matmul operand", _type_of(y))
-            o_md = _md(lib, [b, m, n], o_st, "batch_matmul output", _type_of(res))
-            pd = lib.xr_dnnl_matmul(self._attr([]), x_md.handle, y_md.handle, None, o_md.handle)
+            o_md = _md(lib, o_dims, o_st, "batch_matmul output", _type_of(res))
+            try:
+                pd = lib.xr_dnnl_matmul(self._attr(post), x_md.handle, y_md.handle, None, o_md.handle)
+            except DnnlUnsupported:
+                if epilogue is None:
+                    raise
+                pd = 0
+            if pd and epilogue is not None and (lib.xr_dnnl_impl(pd) or b"").startswith(b"ref"):
+                # oneDNN's reference code (Swin's bias broadcast over a 4-D batch: 10x
+                # slower than the plain matmul and the adds apart)
+                lib.xr_dnnl_pd_free(pd)
+                pd = 0
+            if not pd and epilogue is not None:  # a broadcast oneDNN's post-ops lack:
+                self.consumed.difference_update(chain)  # the ops run as steps of their own
+                self.produced.difference_update(o.results[0] for o in chain)
+                self.values.pop(end, None)
+                self.plain_matmuls.add(op)
+                self._single(op)
+                return
             step.family = "matmul"
-            step.args = [(_ARG_SRC, xv), (_ARG_WEIGHTS, yv)]
+            step.args[:0] = [(_ARG_SRC, xv), (_ARG_WEIGHTS, yv)]
             step.logical[_ARG_SRC] = (x_dims, x_st)
             step.logical[_ARG_WEIGHTS] = (y_dims, y_st)
-            step.logical[_ARG_DST] = ([b, m, n], o_st)
+            step.logical[_ARG_DST] = (o_dims, o_st)
             step.keep += [x_md, y_md, o_md]
             if not pd:
                 raise DnnlUnsupported(f"oneDNN has no primitive for {nm} (status {lib.xr_dnnl_last_status()})")
             step.args.append((_ARG_DST, ov))
-            self._finish(nm, step.family, pd, step)
+            self._finish(step.name, step.family, pd, step)
             return
         else:
             raise DnnlUnsupported(f"op {nm}")

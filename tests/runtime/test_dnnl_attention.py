@@ -76,11 +76,12 @@ def test_attention_heads_are_matmul_strides(k_form, scale):
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
     assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
     steps = _steps(m)
-    assert [o for _, o in steps].count("nn.batch_matmul") == 2, steps
+    # the scale and the mask are the scores' matmul's post-ops (fold_views' epilogue)
+    assert [o for _, o in steps if o.startswith("nn.batch_matmul")] == ["nn.batch_matmul+multiply+add", "nn.batch_matmul"], steps
     assert not [o for b, o in steps if b == "dnnl" and o in ("transpose", "reshape", "copy")], steps
-    # no copy anywhere: the inputs' copies in, the scale and mask (one native step), the rest
-    # oneDNN: 4 projections, 2 matmuls and the softmax
-    assert [b for b, _ in steps].count("dnnl") == 7, steps
+    # no copy anywhere: the inputs' copies in (the only native steps), the rest oneDNN: 4
+    # projections, 2 matmuls and the softmax
+    assert [b for b, _ in steps] == ["native"] * 2 + ["dnnl"] * 7, steps
     # the output does not ignore its input
     inputs2 = dict(inputs, data=inputs["data"] + 1.0)
     m.set_input(**inputs2)
@@ -96,7 +97,7 @@ def test_two_images_heads_that_no_strides_give_are_copied():
     ref = run_onnxruntime(model, inputs)[0]
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
     assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
-    assert [o for _, o in _steps(m)].count("nn.batch_matmul") == 2
+    assert [o.split("+")[0] for _, o in _steps(m)].count("nn.batch_matmul") == 2
 
 
 def test_strided_matmul_equals_numpy_for_every_head_permutation():
@@ -121,3 +122,125 @@ def test_strided_matmul_equals_numpy_for_every_head_permutation():
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
     # the inputs copied in, then one strided matmul: no transpose before or after it
     assert _steps(m) == [("native", "copy"), ("native", "copy"), ("dnnl", "nn.batch_matmul")]
+
+
+def _windows(images: int, heads: int, windows: int, s: int, bias_shape, mask_shape):
+    """Swin's window attention after the scores' matmul: the (images * windows * heads)
+    score matrices viewed as (images * windows, heads, s, s) plus a relative-position bias,
+    then as (images, windows, heads, s, s) plus the shifted windows' mask, then back; the
+    softmax reads the result."""
+    from xrelay import relay
+
+    b = images * windows * heads
+    q = relay.var("q", shape=(b, s, 8))
+    k = relay.var("k", shape=(b, s, 8))
+    bias = relay.var("bias", shape=bias_shape)
+    mask = relay.var("mask", shape=mask_shape)
+    sc = relay.nn.batch_matmul(q, k)  # (b, s, s)
+    x = relay.reshape(sc, (images * windows, heads, s, s))
+    x = relay.multiply(x, relay.const(np.float32(0.125)))
+    x = relay.add(x, bias)
+    x = relay.reshape(x, (images, windows, heads, s, s))
+    x = relay.add(mask, x)  # the other operand first
+    x = relay.reshape(x, (b, s, s))
+    y = relay.nn.softmax(x)
+    mod = xrelay.IRModule.from_expr(relay.Function([q, k, bias, mask], y))
+    vals = {
+        "q": RNG.standard_normal((b, s, 8)).astype("float32"),
+        "k": RNG.standard_normal((b, s, 8)).astype("float32"),
+        "bias": RNG.standard_normal(bias_shape).astype("float32"),
+        "mask": np.where(RNG.random(mask_shape) < 0.3, -100.0, 0.0).astype("float32"),
+    }
+    sc = np.einsum("bmk,bnk->bmn", vals["q"], vals["k"]).reshape(images * windows, heads, s, s)
+    ref = (sc * np.float32(0.125) + vals["bias"]).reshape(images, windows, heads, s, s) + vals["mask"]
+    ref = ref.reshape(b, s, s)
+    ref = np.exp(ref - ref.max(-1, keepdims=True))
+    return mod, vals, ref / ref.sum(-1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("bias_shape", "mask_shape"),
+    [
+        ((1, 3, 7, 7), (4, 1, 7, 7)),  # Swin: bias per head, mask per window
+        ((3, 7, 7), (1, 1, 1, 7)),  # a key-padding mask, bias with fewer dims
+        ((8, 3, 7, 7), (2, 4, 3, 7, 7)),  # full operands
+        ((1, 3, 1, 7), (2, 1, 3, 1, 1)),  # per head and column; per image and head
+        ((8, 1, 7, 7), (2, 4, 1, 7, 7)),
+    ],
+)
+def test_scores_epilogue_is_the_matmuls_post_ops(bias_shape, mask_shape, monkeypatch):
+    """The scale, a bias and a mask after the scores' matmul, seen through reshapes that
+    regroup the batch, are oneDNN binary post-ops of one matmul over the finest batch dims
+    (images, windows, heads) where oneDNN has more than its reference code for them
+    (otherwise they stay native steps): numpy's results either way (two batch groupings,
+    operands broadcasting over each batch dim)."""
+    from xrelay.runtime.dnnl import primitives
+
+    impls = []
+    real = primitives._Reader._finish
+
+    def finish(self, name, family, pd, step):
+        real(self, name, family, pd, step)
+        impls.append((name, step.impl))
+
+    monkeypatch.setattr(primitives._Reader, "_finish", finish)
+    mod, vals, ref = _windows(2, 3, 4, 7, bias_shape, mask_shape)
+    m = xrelay.build(mod, None, opt_level=3)
+    m.set_input(**vals)
+    m.run()
+    got = m.get_output(0).numpy()
+    assert np.all(np.isfinite(got)) and float(np.std(ref)) > 0.05
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    steps = _steps(m)
+    fused = [impl for name, impl in impls if name.startswith("nn.batch_matmul+")]
+    assert all(not impl.startswith("ref") for impl in fused), impls  # never oneDNN's reference code
+    if [o for b, o in steps if b == "dnnl"] == ["nn.batch_matmul+multiply+add+add", "nn.softmax"]:
+        assert fused and all(o == "copy" for b, o in steps if b == "native"), steps
+    else:  # the matmul alone on oneDNN, the epilogue native
+        assert [o for b, o in steps if b == "dnnl"] == ["nn.batch_matmul", "nn.softmax"], steps
+        assert any("add" in o for b, o in steps if b == "native"), steps
+
+
+def test_scores_epilogue_that_splits_rows_is_not_a_post_op():
+    """A reshape that splits the scores' rows (not only the batch) gives the post-ops no
+    batch dims: the matmul and the add stay separate steps, and the results numpy's."""
+    from xrelay import relay
+
+    q = relay.var("q", shape=(4, 6, 8))
+    k = relay.var("k", shape=(4, 6, 8))
+    bias = relay.var("bias", shape=(1, 1, 3, 6))
+    x = relay.reshape(relay.nn.batch_matmul(q, k), (4, 2, 3, 6))
+    y = relay.nn.softmax(relay.reshape(relay.add(x, bias), (4, 6, 6)))
+    mod = xrelay.IRModule.from_expr(relay.Function([q, k, bias], y))
+    vals = {n: RNG.standard_normal(sh).astype("float32") for n, sh in (("q", (4, 6, 8)), ("k", (4, 6, 8)), ("bias", (1, 1, 3, 6)))}
+    m = xrelay.build(mod, None, opt_level=3)
+    m.set_input(**vals)
+    m.run()
+    sc = np.einsum("bmk,bnk->bmn", vals["q"], vals["k"]).reshape(4, 2, 3, 6) + vals["bias"]
+    sc = sc.reshape(4, 6, 6)
+    ref = np.exp(sc - sc.max(-1, keepdims=True))
+    np.testing.assert_allclose(m.get_output(0).numpy(), ref / ref.sum(-1, keepdims=True), rtol=1e-5, atol=1e-6)
+    assert ("dnnl", "nn.batch_matmul") in _steps(m) and ("native", "add") in _steps(m), _steps(m)
+
+
+def test_scores_epilogue_that_onednn_refuses_runs_as_steps(monkeypatch):
+    """Post-ops oneDNN refuses (here: every binary post-op) leave the matmul plain (the
+    views still fold) and the scale and adds native steps, with numpy's results."""
+    from xrelay.runtime.dnnl import primitives
+
+    real = primitives._Reader._attr
+
+    def attr(self, post):
+        if any(p[0] == 2 for p in post):
+            raise primitives.DnnlUnsupported("binary post-ops refused (test)")
+        return real(self, post)
+
+    monkeypatch.setattr(primitives._Reader, "_attr", attr)
+    mod, vals, ref = _windows(2, 3, 4, 7, (1, 3, 7, 7), (4, 1, 7, 7))
+    m = xrelay.build(mod, None, opt_level=3)
+    m.set_input(**vals)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0).numpy(), ref, rtol=1e-5, atol=1e-6)
+    ops = [o for b, o in _steps(m) if b == "dnnl"]
+    assert ops == ["nn.batch_matmul", "nn.softmax"], _steps(m)
+    assert any("add" in o for b, o in _steps(m) if b == "native"), _steps(m)
