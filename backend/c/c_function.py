@@ -1472,9 +1472,10 @@ def _pad_into_conv(em: _Emitter, op: RelayOp) -> bool:
     if len(widths) != 4 or widths[0] != (0, 0) or widths[1] != (0, 0):
         return False
     conv = next(iter(y.uses)).operation
-    if conv.parent is not op.parent or conv.operands[0] is not y:
-        return False
-    if any(_attr(conv, "padding") or ()):  # its own padding is zeros: two borders, two values
+    if (not isinstance(conv, RelayOp) or conv.RELAY_NAME != "nn.conv2d"
+            or conv.parent is not op.parent or conv.operands[0] is not y):  # fmt: skip
+        return False  # any other use (Swin-T's window pad feeds a reshape) needs the map
+    if any(conv.attrs.get("padding") or ()):  # its own padding is zeros: two borders, two values
         return False
     gemm = _int8_gemm_conv(conv) and tuple(conv.operands[1].type.get_shape()[1:3]) != (1, 1)  # 1x1: pointwise
     if not (_int8_depthwise(conv) or gemm):

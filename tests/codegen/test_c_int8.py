@@ -450,6 +450,22 @@ def test_a_pad_before_a_depthwise_convolution_with_its_own_padding(tmp_path):
     steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 8, 6, 9)).astype("uint8"))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_a_height_and_width_pad_whose_use_is_not_a_convolution_is_made(dtype, tmp_path):
+    """A constant pad of the height and width only (the form the zero-point pad has) whose one
+    use is not a convolution (Swin-T pads its windows and reshapes): the pad is made and the
+    C gives the interpreter's values (it failed with a KeyError on the use's 'padding')."""
+    x = relay.var("x", shape=(1, 4, 5, 6), dtype=dtype)
+    p = relay.nn.pad(x, ((0, 0), (0, 0), (0, 3), (1, 1)), pad_value=relay.const(np.array(3, dtype)))
+    y = relay.reshape(p, (1, 4, 64)) if dtype == "float32" else relay.nn.max_pool2d(p, (2, 2))
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    compile_strictly(lib, tmp_path)
+    assert "(into the convolution below)" not in lib.get_source()
+    xv = RNG.integers(0, 256, (1, 4, 5, 6)).astype(dtype)
+    steps_and_program_match(lib, mod, xv, distinct=20)
+
+
 def test_a_residual_add_is_read_in_the_pointwise_epilogue(tmp_path):
     """MobileNetV2's residual blocks: the 1x1 projection's requantize, then the residual's
     dequantize, add and requantize (QLinearAdd) all in the GEMM's epilogue, which reads the
