@@ -292,7 +292,7 @@ def test_onnxruntime_requantize_and_add_run_fused_in_c_with_the_reference_bits(m
 
 
 
-@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 1000])
 @pytest.mark.parametrize("kinds", [(1, 1, 1), (0, 1, 0), (1, 0, 1), (0, 0, 0)])
 @pytest.mark.parametrize("ra, rb, fixed", [(0.5, 0.25, 3.5), (0.0371, 1.7, -12.25), (1.0e9, 0.5, 0.0)])
@@ -369,7 +369,7 @@ def _residual_block():
     return mod
 
 
-@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.usefixtures("int8_library")
 def test_qlinear_add_sides_run_no_more():
     """ort_add computes from the two 8-bit values, so the float64 sides the program computes
     before the add (cast, multiply, add, casts) are dropped from the convolution's step; the
@@ -387,7 +387,7 @@ def test_qlinear_add_sides_run_no_more():
     assert [lb for lb in with_add[0] if lb in ("cast", "multiply")] == [], steps
 
 
-@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 200, 1000])
 @pytest.mark.parametrize("in_place", [False, True])
 def test_a_byte_table_looks_up_every_byte(count, in_place):
@@ -405,7 +405,7 @@ def test_a_byte_table_looks_up_every_byte(count, in_place):
         assert out[count] == 7  # nothing written past the end
 
 
-@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_a_function_of_one_8bit_value_is_a_table_lookup(dtype, per_channel):
@@ -436,7 +436,7 @@ def test_a_function_of_one_8bit_value_is_a_table_lookup(dtype, per_channel):
         assert "lookup" in labels and "sigmoid" not in labels, labels
 
 
-@pytest.mark.skipif(fast_int8.vnni_library() is None, reason="the int8 C library does not build here")
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("out_dtype, zp", [("uint8", 3), ("int8", -2)])
 @pytest.mark.parametrize("as_output", [True, False])
 def test_onnxruntime_quantize_runs_as_one_c_pass_with_the_reference_bits(out_dtype, zp, as_output):

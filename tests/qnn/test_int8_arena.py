@@ -19,7 +19,6 @@ from xrelay.transforms.qnn_fuse_pad import QnnFusePadPass, qnn_fuse_pad
 from xrelay.transforms.qnn_narrow_edges import QnnNarrowEdgesPass, qnn_narrow_edges
 
 RNG = np.random.default_rng(5)
-VNNI = fast_int8.vnni_library() is not None
 
 
 def _qconv(x, c, o, k, *, stride=1, pad=1, groups=1, zp_x=7, ort=True):
@@ -76,7 +75,7 @@ def test_qnn_fuse_pad_keeps_the_meaning_and_moves_every_zero_point_pad():
     assert text.count("func.func private @fused_nn_pad_nn_conv2d") == 2
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")  # tested elsewhere without
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("ort", [True, False])
 def test_the_kernels_read_through_the_pad_and_requantize_in_the_product(ort):
     mod = _block(ort)
@@ -96,7 +95,7 @@ def test_the_kernels_read_through_the_pad_and_requantize_in_the_product(ort):
     assert f"size = {need}, alignment = 64, kind = \"workspace\"" in program
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.usefixtures("int8_library")
 def test_an_int8_run_allocates_nothing():
     m = xrelay.build(_block(width=40).clone(), {}, opt_level=3, plan="greedy-by-size")
     m.set_input("x", RNG.integers(0, 256, (1, 4, 5, 40)).astype("uint8"))
@@ -125,7 +124,7 @@ def test_a_pad_the_kernel_cannot_read_through_is_made():
     assert labels[0] == "nn.pad"
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.usefixtures("int8_library")
 def test_quantized_mobilenet_arena_is_about_a_quarter_of_float32():
     f32 = om.mobilenet_v2(image=64, width=0.5, num_classes=10)
     model = qm.quantize(f32, qm.calibration_inputs(f32, 2))
@@ -137,7 +136,7 @@ def test_quantized_mobilenet_arena_is_about_a_quarter_of_float32():
     np.testing.assert_array_equal(out.numpy(), ref)
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("per_channel", [False, True])
 @pytest.mark.parametrize("ort", [True, False])
 @pytest.mark.parametrize("out_dtype", ["uint8", "int8"])
@@ -181,7 +180,7 @@ def test_qnn_narrow_edges_keeps_the_meaning_and_passes_the_uint8_value():
     assert edges(after) == ["i32", "ui8"]
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.usefixtures("int8_library")
 def test_a_residual_block_passes_8_bit_values_in_the_arena():
     mod = _residual()
     data = RNG.integers(0, 256, (1, 4, 6, 6)).astype("uint8")
@@ -190,7 +189,7 @@ def test_a_residual_block_passes_8_bit_values_in_the_arena():
     assert all("f64" not in str(v.type) for op in invokes for v in op.outs), [str(op) for op in invokes]
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.usefixtures("int8_library")
 def test_a_strided_1x1_convolution_plans_only_the_rows_it_reads():
     # ResNet's downsampling branch: a 1x1 stride-2 convolution reads every other row and column,
     # so its workspace is the rows of those pixels (a quarter of the image), not a channels-last
@@ -207,7 +206,7 @@ def test_a_strided_1x1_convolution_plans_only_the_rows_it_reads():
     assert labels == ["nn.conv2d", "nn.conv2d"]  # the rows, then their product (no tiles)
 
 
-@pytest.mark.skipif(not VNNI, reason="the C kernels need a C compiler")
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("size", [8, 7])
 def test_a_1x1_convolution_reads_the_nchw_planes_without_a_workspace(size):
     # 8x8: 64 pixels, whole registers of 16: with VBMI the product reads the planes and writes

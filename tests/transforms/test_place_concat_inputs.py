@@ -10,8 +10,6 @@ different steps are disjoint, and the plan stays exact (nothing outside the aren
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 from xdsl.dialects import func
@@ -215,7 +213,6 @@ def test_planned_module_is_refused():
         place_concat_inputs(m)
 
 
-@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) on PATH")
 def test_c_target_same_outputs():
     """The C target consumes the same plan: its blocked (NCHW8c) concatenations along the
     outer channel axis are contiguous too, so its producers write the slices."""
