@@ -318,6 +318,45 @@ class OrtGeluOp(UnaryOp):
         return super().infer_types(in_types, attrs)
 
 
+@qnn_op("qnn.ort_softmax", OpPattern.OPAQUE)
+class OrtSoftmaxOp(RelayOp):
+    """A uint8 softmax along ``axis`` as onnxruntime's QLinearSoftmax computes it (its CPU
+    kernel, measured bit for bit on onnxruntime 1.31): a table of 256 float32 values
+    ``float32(exp((i - 255 + shift) * s_x))`` with ``shift = max(0, ln(FLT_MAX / D) - 5) / s_x``
+    (in double; ``D`` the axis' length), each row's values looked up at ``q - max(row) + 255``,
+    their float32 sum added first to last, and each output
+    ``min(255, nearbyint(t * floor(1 / s_y) / sum) + zp_y)`` in float32 (rounding half to even).
+    The input's zero point cancels (softmax does not depend on a shift). ``fake-quantization-
+    to-integer{onnxruntime=true}`` writes it for a uint8 softmax whose result is quantized to
+    uint8.
+
+    ```mlir
+    %y = qnn.ort_softmax %q, %s_x, %s_y, %zp_y {axis = -1}
+           : (tensor<1x12x128x128xui8>, tensor<f32>, tensor<f32>, tensor<i32>) -> tensor<1x12x128x128xui8>
+    ```
+    """
+
+    data = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    axis = Int(-1)
+
+    @classmethod
+    def infer_types(cls, in_types, attrs):
+        data, s_x, s_y, zp = in_types
+        _check_dtype(cls, data, ("uint8",), "data")
+        check_scalar(cls, s_x, "float32", "input_scale")
+        check_scalar(cls, s_y, "float32", "output_scale")
+        check_scalar(cls, zp, "int32", "output_zero_point")
+        rank = len(shape_of(data))
+        if not -rank <= attrs["axis"] < rank:
+            raise fail(cls, f"axis {attrs['axis']} is out of range for rank {rank}")
+        return [data]
+
+
 ROUNDINGS = ("None", "UPWARD", "TONEAREST")
 COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
 

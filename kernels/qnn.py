@@ -648,3 +648,35 @@ def ort_gelu(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
             erf[i] = f(math.erf(float(t[i])))
     y = (f(0.5) * v) * (erf + f(1))
     return emit(y.reshape(x.shape), out, "qnn.ort_gelu")
+
+
+def ort_softmax_table(input_scale: float, length: int) -> np.ndarray:
+    """QLinearSoftmax's 256 float32 values ``exp((i - 255 + shift) * s_x)`` for rows of
+    ``length`` values, as onnxruntime builds them: ``shift = max(0, ln(FLT_MAX / D) - 5) / s_x``,
+    the quotient ``FLT_MAX / D`` in float32 (a float divided by an integer), the rest in double."""
+    f = np.float32
+    sx = float(f(input_scale))
+    quotient = float(np.finfo(f).max / f(length))
+    shift = max(0.0, math.log(quotient) - 5.0) / sx
+    return np.array([math.exp((i - 255 + shift) * sx) for i in range(256)]).astype(f)
+
+
+@register("qnn.ort_softmax")
+def ort_softmax(
+    x: np.ndarray, input_scale: np.ndarray, output_scale: np.ndarray, output_zero_point: np.ndarray, *,
+    out: np.ndarray | None = None, axis: int,
+) -> np.ndarray:  # fmt: skip
+    """onnxruntime's uint8 QLinearSoftmax along ``axis`` (see the op)."""
+    f = np.float32
+    rows = np.moveaxis(np.asarray(x, np.uint8), axis, -1)
+    d = rows.shape[-1]
+    table = ort_softmax_table(float(np.asarray(input_scale).reshape(())), d)
+    ys = f(np.floor(f(1) / f(np.asarray(output_scale).reshape(()))))
+    t = table[rows.astype(np.int64) - rows.max(axis=-1, keepdims=True) + 255]
+    # the float32 sum added first to last (onnxruntime's loop; numpy's sum adds pairwise)
+    total = np.add.accumulate(t, axis=-1, dtype=f)[..., -1:] if d else np.zeros(t.shape[:-1] + (1,), f)
+    with np.errstate(over="ignore"):  # t * ys may overflow: such values clamp to 255
+        v = np.minimum((t * ys) / total, f(256))
+    q = np.rint(v).astype(np.int64) + int(np.asarray(output_zero_point).reshape(()))
+    y = np.moveaxis(np.minimum(q, 255).astype(np.uint8), -1, axis)
+    return emit(np.ascontiguousarray(y), out, "qnn.ort_softmax")

@@ -242,24 +242,14 @@ def ort_add(b: _Builder, x: Affine, y: Affine, out_scale: np.ndarray, out_zp: np
     return _clip_cast(b, b.op("cast", [_round_even(b, t)], dtype="int32"), out_dtype)
 
 
-def ort_softmax(b: _Builder, x: Affine, axis: int, out_scale: np.ndarray, out_zp: np.ndarray, out_dtype: str) -> SSAValue:
-    """QLinearSoftmax (uint8) as onnxruntime computes it: a 256-entry float32 table of
-    ``exp((i - 255 + shift) * s_x)`` (``shift = max(0, log(FLT_MAX / D) - 5) / s_x``) indexed by
-    ``q - max(q) + 255``, the row sum, ``nearbyint(t * floor(1 / s_y) / sum) + zp``."""
-    import math
-
-    d = shape_of(x.q.type)[axis]
-    sx = float(np.float32(x.scale))
-    shift = max(0.0, math.log(float(np.finfo(np.float32).max) / d) - 5.0) / sx
-    table = np.array([math.exp((i - 255 + shift) * sx) for i in range(256)]).astype(np.float32)
-    ys = np.floor(np.float32(1.0) / np.float32(np.asarray(out_scale, np.float32).reshape(())))
-    q = b.op("cast", [x.q], dtype="int32")
-    top = b.op("max", [q], axis=[axis], keepdims=True)
-    idx = b.op("add", [b.op("subtract", [q, top]), b.const(np.int32(255), "int32")])
-    t = b.op("take", [b.const(table, "float32"), idx], axis=0)
-    total = b.op("sum", [t], axis=[axis], keepdims=True)
-    v = b.op("divide", [b.op("multiply", [t, b.const(np.float32(ys), "float32")]), total])
-    return _to_quantized(b, v, out_zp, out_dtype)
+def ort_softmax(b: _Builder, x: Affine, axis: int, out_scale: np.ndarray, out_zp: np.ndarray) -> SSAValue:
+    """QLinearSoftmax (uint8 in and out) as onnxruntime computes it: ``qnn.ort_softmax`` (a
+    256-entry float32 table of ``exp((i - 255 + shift) * s_x)`` indexed by ``q - max(q) + 255``,
+    the row summed first to last, ``nearbyint(t * floor(1 / s_y) / sum) + zp``)."""
+    s_y = np.float32(np.asarray(out_scale, np.float32).reshape(()))
+    zp = np.int32(int(np.asarray(out_zp).reshape(())))
+    params = [b.const(np.float32(x.scale), "float32"), b.const(s_y, "float32"), b.const(zp, "int32")]
+    return b.op("qnn.ort_softmax", [x.q, *params], axis=axis)
 
 
 EIGEN_LANES = 4
@@ -491,9 +481,9 @@ class FakeQuantizationToInteger:
                      b.const(zp.reshape(()), "int32")],
                     axis=a.axis if a.axis is not None else -1, out_dtype=out_dtype,
                 )  # fmt: skip
-        elif v in self.softmaxes:
+        elif v in self.softmaxes and out_dtype == "uint8":  # QLinearSoftmax: uint8 in and out
             x, axis = self.softmaxes[v]
-            new = ort_softmax(b, x, axis, s, zp, out_dtype)
+            new = ort_softmax(b, x, axis, s, zp)
         elif self.onnxruntime and v not in self.adds:
             # QuantizeLinear of a float value: nearbyint(x / s) + zp (Relay's rounds half away)
             if s.size != 1 or tensor_dtype(v) != "float32":

@@ -2672,6 +2672,50 @@ def _ort_layer_norm(em: _Emitter, op: RelayOp) -> None:
     ])  # fmt: skip
 
 
+def _ort_softmax(em: _Emitter, op: RelayOp) -> None:
+    """qnn.ort_softmax: onnxruntime's QLinearSoftmax along the axis (the reference kernel's:
+    the 256-value table, each row's maximum, the float32 sum first to last, the quotient
+    rounded half to even, clamped to 255). The table is a constant made by the reference's
+    function when the input scale is known, else built at the start of the step."""
+    from xrelay.kernels.qnn import ort_softmax_table
+
+    x, s_x, s_y, zp = op.operands
+    shape = list(x.type.get_shape())
+    axis = _attr(op, "axis") % len(shape)
+    outer, d, inner = _size(shape[:axis]), shape[axis], _size(shape[axis + 1 :])
+    src, dst = em.ptr[x], em.result_ptr(op.results[0], op)
+    if d == 0 or outer * inner == 0:
+        return
+    if s_x in em.known:
+        tab = f"{em.name}_c{len(em.constants)}"
+        values = ", ".join(c_literal(float(v), "float") for v in ort_softmax_table(float(em.known[s_x].reshape(())), d))
+        em.constants.append(f"static const float {tab}[256] = {{{values}}};")
+    else:
+        tab = em.scratch_buffer(256, "float")
+        sx = f"(double){em.ptr[s_x]}[0]"
+        em.out("{")
+        em.out(f"  const double shift = fmax(0.0, log((double)(FLT_MAX / (float){d})) - 5.0) / {sx};")
+        em.out(f"  for (int b = 0; b < 256; ++b) {tab}[b] = (float)exp(((double)b - 255.0 + shift) * {sx});")
+        em.out("}")
+
+    def at(i: str) -> str:
+        return f"(i0 * {d} + {i}) * {inner} + i1"
+
+    em.loops([outer, inner], [
+        "uint8_t m = 0;",
+        f"for (int64_t t = 0; t < {d}; ++t) m = {src}[{at('t')}] > m ? {src}[{at('t')}] : m;",
+        f"const float *tb = {tab} + (255 - m);",
+        "float sum = 0.0f;",
+        f"for (int64_t t = 0; t < {d}; ++t) sum += tb[{src}[{at('t')}]];",
+        f"const float ys = floorf(1.0f / {em.ptr[s_y]}[0]);",
+        f"for (int64_t t = 0; t < {d}; ++t) {{",
+        f"  const float v = (tb[{src}[{at('t')}]] * ys) / sum;",
+        f"  const int32_t q = v < 256.0f ? (int32_t)nearbyintf(v) + {em.ptr[zp]}[0] : 255;",
+        f"  {dst}[{at('t')}] = (uint8_t)(q > 255 ? 255 : q);",
+        "}",
+    ])  # fmt: skip
+
+
 def _ort_gelu(em: _Emitter, op: RelayOp) -> None:
     """qnn.ort_gelu: MLAS's erf polynomials and exp in fmaf steps for the blocks of 16 of each
     4096-value chunk, the C library's erff for a chunk's last partial block (the reference
@@ -3082,6 +3126,7 @@ _HANDLERS = {
     "qnn.dequantize_sum": _dequantize_sum,
     "qnn.ort_layer_norm": _ort_layer_norm,
     "qnn.ort_gelu": _ort_gelu,
+    "qnn.ort_softmax": _ort_softmax,
     **dict.fromkeys(["nn.conv1d", "nn.conv3d"], _conv_nd),
     **dict.fromkeys(["nn.max_pool3d", "nn.avg_pool3d"], _pool3d),
     **dict.fromkeys(["dyn.reshape", "dyn.expand_dims", "dyn.squeeze", "dyn.zeros", "dyn.ones", "dyn.full",

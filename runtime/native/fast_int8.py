@@ -102,6 +102,8 @@ def _build_library():
     lib.xr_ort_layer_norm.restype = None
     lib.xr_ort_gelu.argtypes = [ptr, ptr, i64, i64, i64]
     lib.xr_ort_gelu.restype = None
+    lib.xr_ort_softmax.argtypes = [ptr, ptr, ptr, i64, f32, i64, i64, i64]
+    lib.xr_ort_softmax.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
     lib.xr_lookup8.restype = None
     for pool in (lib.xr_max_pool_u8, lib.xr_max_pool_s8):
@@ -1376,6 +1378,39 @@ def ort_gelu(op, vals, out, ws, opts) -> list | None:
     return [("other", split_job(opts, make, even_ranges(chunks, pool_chunks(opts), 1), chunks))]
 
 
+def ort_softmax(op, vals, out, ws, opts) -> list | None:
+    """``qnn.ort_softmax`` along the last axis in C (``xr_ort_softmax``, the reference kernel's
+    bits), rows between the pool's threads; the table is made once here from the constant
+    input scale."""
+    from xrelay.kernels.qnn import ort_softmax_table
+
+    x = vals[0]
+    lib = vnni_library()
+    params = [opts.constant(v) for v in op.operands[1:]]
+    rank = x.ndim if x is not None else 0
+    if lib is None or x is None or any(p is None for p in params) or op.attrs["axis"] % max(rank, 1) != rank - 1:
+        return None
+    if not x.flags.c_contiguous or not out.flags.c_contiguous or x.shape[-1] == 0:
+        return None
+    s_x, s_y, zp = (np.asarray(p).reshape(()) for p in params)
+    d = x.shape[-1]
+    rows = x.size // d
+    table = ort_softmax_table(float(s_x), d)
+    ys = float(np.floor(np.float32(1) / np.float32(s_y)))
+    opts.scratch.append(table)
+
+    def make(lo: int, hi: int) -> Any:
+        args = (x.ctypes.data, out.ctypes.data, table.ctypes.data, d, ys, int(zp), lo, hi)
+
+        def run() -> None:
+            lib.xr_ort_softmax(*args)
+            keep_alive(x, out, table)
+
+        return run
+
+    return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 4), rows))]
+
+
 def clip(op, vals, out, ws, opts) -> list | None:
     """Integer ``clip`` in place, with the reference kernel's bounds (ceil/floor, saturated)."""
     from xrelay.kernels import KERNELS
@@ -1394,7 +1429,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes", "reads_planes", "reads_rows",
     "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_gelu", "ort_layer_norm", "ort_mul",
-    "batch_matmul", "ort_requant", "ort_add",
+    "ort_softmax", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 

@@ -1453,3 +1453,50 @@ void xr_ort_gelu(const float *x, float *y, i64 size, i64 lo, i64 hi) {
         }
     }
 }
+
+/* qnn.ort_softmax along the last axis: rows [lo, hi) of d bytes (uint8), onnxruntime's
+ * QLinearSoftmax (the op's docstring): each row's maximum, the table (256 float32 values)
+ * read at q - max + 255, the float32 sum first to last, y = min(255, nearbyint(t * ys / sum)
+ * + zp). Four rows at a time: four sums in flight, each still added in its row's order. */
+static inline uint8_t xr_softmax_byte(float t, float ys, float sum, int32_t zp) {
+    const float v = (t * ys) / sum;
+    /* v >= 0; from 256 up (or an infinite t * ys) every result clamps to 255 */
+    const int32_t q = v < 256.0f ? (int32_t)nearbyintf(v) + zp : 255;
+    return (uint8_t)(q > 255 ? 255 : q);
+}
+
+void xr_ort_softmax(const uint8_t *x, uint8_t *y, const float *table, i64 d, float ys, i64 zp, i64 lo, i64 hi) {
+    const int32_t z = (int32_t)zp;
+    i64 r = lo;
+    for (; r + 4 <= hi; r += 4) {
+        const uint8_t *s[4];
+        const float *tb[4];
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int j = 0; j < 4; ++j) {
+            s[j] = x + (r + j) * d;
+            uint8_t m = 0;
+            for (i64 i = 0; i < d; ++i) m = s[j][i] > m ? s[j][i] : m;
+            tb[j] = table + 255 - m;
+        }
+        for (i64 i = 0; i < d; ++i) {
+            sum[0] += tb[0][s[0][i]];
+            sum[1] += tb[1][s[1][i]];
+            sum[2] += tb[2][s[2][i]];
+            sum[3] += tb[3][s[3][i]];
+        }
+        for (int j = 0; j < 4; ++j) {
+            uint8_t *o = y + (r + j) * d;
+            for (i64 i = 0; i < d; ++i) o[i] = xr_softmax_byte(tb[j][s[j][i]], ys, sum[j], z);
+        }
+    }
+    for (; r < hi; ++r) {
+        const uint8_t *s = x + r * d;
+        uint8_t m = 0;
+        for (i64 i = 0; i < d; ++i) m = s[i] > m ? s[i] : m;
+        const float *tb = table + 255 - m;
+        float sum = 0.0f;
+        for (i64 i = 0; i < d; ++i) sum += tb[s[i]];
+        uint8_t *o = y + r * d;
+        for (i64 i = 0; i < d; ++i) o[i] = xr_softmax_byte(tb[s[i]], ys, sum, z);
+    }
+}

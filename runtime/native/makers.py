@@ -59,6 +59,7 @@ FAST: Mapping[str, Maker] = _merge(
         "qnn.dequantize_sum": i8.dequantize_sum,
         "qnn.ort_layer_norm": i8.ort_layer_norm,
         "qnn.ort_gelu": i8.ort_gelu,
+        "qnn.ort_softmax": i8.ort_softmax,
         "nn.dense": i8.dense,
         "nn.batch_matmul": i8.batch_matmul,
         "fixed_point_multiply": i8.fixed_point_multiply,

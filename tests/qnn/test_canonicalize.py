@@ -215,7 +215,7 @@ def test_errors_name_the_op():
 
 
 def test_every_qnn_op_is_registered_with_an_example():
-    assert len(QNN_OPS) == 17  # Relay's 14, qnn.dequantize_sum, qnn.ort_layer_norm, qnn.ort_gelu
+    assert len(QNN_OPS) == 18  # Relay's 14, qnn.dequantize_sum, qnn.ort_layer_norm, qnn.ort_gelu, qnn.ort_softmax
     for name, cls in QNN_OPS.items():
         assert cls.name == name and name.startswith("qnn.")
         assert "```mlir" in (cls.__doc__ or ""), name

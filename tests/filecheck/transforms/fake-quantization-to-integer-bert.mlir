@@ -86,3 +86,37 @@ func.func @embedding(%t: tensor<50x16xui8>, %ids: tensor<1x7xi64>) -> tensor<1x7
   %q = qnn.quantize %g, %s, %z {out_dtype = "uint8"} : (tensor<1x7x16xf32>, tensor<f32>, tensor<i32>) -> tensor<1x7x16xui8>
   func.return %q : tensor<1x7x16xui8>
 }
+
+// A uint8 softmax quantized to uint8 is onnxruntime's QLinearSoftmax: one qnn.ort_softmax
+// (input scale, output scale and zero point as operands); quantized to int8 it stays a float
+// softmax and a quantize (onnxruntime has no kernel for it); Relay's mode leaves it float.
+// CHECK-LABEL: func.func @softmax(
+// CHECK-NOT:   relay.nn.softmax
+// CHECK:       %[[S:.*]] = qnn.ort_softmax %q, %{{.*}}, %{{.*}}, %{{.*}} {axis = 1} : (tensor<4x16xui8>, tensor<f32>, tensor<f32>, tensor<i32>) -> tensor<4x16xui8>
+// CHECK-NEXT:  func.return %[[S]]
+// RELAY-LABEL: func.func @softmax(
+// RELAY:       relay.nn.softmax
+func.func @softmax(%q: tensor<4x16xui8>) -> tensor<4x16xui8> {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<120> : tensor<i32>
+  %so = relay.constant dense<0.00390625> : tensor<f32>
+  %zo = relay.constant dense<0> : tensor<i32>
+  %f = qnn.dequantize %q, %s, %z : (tensor<4x16xui8>, tensor<f32>, tensor<i32>) -> tensor<4x16xf32>
+  %p = relay.nn.softmax %f {axis = 1} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %y = qnn.quantize %p, %so, %zo {out_dtype = "uint8"} : (tensor<4x16xf32>, tensor<f32>, tensor<i32>) -> tensor<4x16xui8>
+  func.return %y : tensor<4x16xui8>
+}
+
+// CHECK-LABEL: func.func @softmax_to_int8(
+// CHECK-NOT:   qnn.ort_softmax
+// CHECK:       relay.nn.softmax
+func.func @softmax_to_int8(%q: tensor<4x16xui8>) -> tensor<4x16xi8> {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<120> : tensor<i32>
+  %so = relay.constant dense<0.00390625> : tensor<f32>
+  %zo = relay.constant dense<-128> : tensor<i32>
+  %f = qnn.dequantize %q, %s, %z : (tensor<4x16xui8>, tensor<f32>, tensor<i32>) -> tensor<4x16xf32>
+  %p = relay.nn.softmax %f {axis = 1} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %y = qnn.quantize %p, %so, %zo {out_dtype = "int8"} : (tensor<4x16xf32>, tensor<f32>, tensor<i32>) -> tensor<4x16xi8>
+  func.return %y : tensor<4x16xi8>
+}
