@@ -48,24 +48,41 @@ typedef struct {
 static inline int32_t xr_f32_to_i32(float f);
 
 #if XR_VNNI
-/* Sixteen sums requantized the onnxruntime way (e->kind 1) in AVX-512, the same arithmetic as
- * xr_epi_row's scalar loop: offset added in int32, (float) * mult, clamped (max/min differ from
- * the scalar tests only on a signed zero, which the rounding makes 0 either way), rounded half
- * to even with the same two additions, truncated to int32 (exact: callers check
- * xr_epi_vector first, so the clamped value is an int32), plus zp, wrapped to 8 bits. */
+/* A requantize's constants in registers (xr_rq_of): the clamp bounds and the zero point. */
+typedef struct {
+    __m512 lo, hi;
+    __m512i zp;
+} xr_rq;
+
+static inline xr_rq xr_rq_of(const xr_epi *e) {
+    xr_rq q = {_mm512_set1_ps(e->flo), _mm512_set1_ps(e->fhi), _mm512_set1_epi32((int32_t)e->zp)};
+    return q;
+}
+
+/* Sixteen sums (the offset already added) requantized the onnxruntime way (e->kind 1) in
+ * AVX-512, the same arithmetic as xr_epi_row's scalar loop: (float) * mult, clamped (max/min
+ * differ from the scalar tests only on a signed zero, which the rounding makes 0 either way),
+ * rounded half to even by the conversion itself (the scalar loop's 1.5 * 2^23 additions give
+ * the same integer for |f| <= 2^22, which xr_epi_vector requires of the bounds), plus zp,
+ * wrapped to 8 bits. */
+static inline __m128i xr_requant16_rq(__m512i sum, __m512 mult, xr_rq q) {
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
+    f = _mm512_min_ps(_mm512_max_ps(f, q.lo), q.hi);
+    const __m512i r = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_cvtepi32_epi8(_mm512_add_epi32(r, q.zp));
+}
+
+/* The same with the offset added first (wrapping int32, as the scalar loop). */
 static inline __m128i xr_requant16(__m512i acc, __m512i off, __m512 mult, const xr_epi *e) {
-    const __m512 magic = _mm512_set1_ps(12582912.0f);
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc, off)), mult);
-    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(e->flo)), _mm512_set1_ps(e->fhi));
-    f = _mm512_sub_ps(_mm512_add_ps(f, magic), magic);
-    const __m512i r = _mm512_add_epi32(_mm512_cvttps_epi32(f), _mm512_set1_epi32((int32_t)e->zp));
-    return _mm512_cvtepi32_epi8(r);
+    return xr_requant16_rq(_mm512_add_epi32(acc, off), mult, xr_rq_of(e));
 }
 #endif
 
-/* Whether e may use xr_requant16: the float form with clamp bounds inside int32. */
+/* Whether e may use xr_requant16: the float form with clamp bounds within 2^22 in magnitude
+ * (where rounding by the conversion and by the 1.5 * 2^23 additions agree; every 8-bit
+ * requantize's bounds are a few hundred). */
 static inline int xr_epi_vector(const xr_epi *e) {
-    return XR_VNNI && e->kind == 1 && e->flo >= -2147483648.0f && e->fhi < 2147483648.0f;
+    return XR_VNNI && e->kind == 1 && e->flo >= -4194304.0f && e->fhi <= 4194304.0f;
 }
 
 /* n consecutive sums of channel ch, acc[0..n), requantized by e into out[idx .. idx + n). Each
@@ -423,6 +440,15 @@ __attribute__((noinline)) static void xr_pw_dot(const uint8_t *x, i64 p, __mmask
     const __m512i perm = _mm512_loadu_si512((const void *)xr_pw_index);
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512i a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+    if (dst != NULL && e->offset != NULL) { /* the sums start at their channel's offset (wrapping) */
+        int32_t off[16] = {0};
+        memcpy(off, e->offset + co0, (size_t)nch * sizeof(int32_t));
+#define XR_PW_INIT(j) a##j = _mm512_set1_epi32(off[j]);
+        XR_PW_INIT(0) XR_PW_INIT(1) XR_PW_INIT(2) XR_PW_INIT(3) XR_PW_INIT(4) XR_PW_INIT(5) XR_PW_INIT(6)
+        XR_PW_INIT(7) XR_PW_INIT(8) XR_PW_INIT(9) XR_PW_INIT(10) XR_PW_INIT(11) XR_PW_INIT(12)
+        XR_PW_INIT(13) XR_PW_INIT(14) XR_PW_INIT(15)
+#undef XR_PW_INIT
+    }
     int32_t w4;
 #define XR_PW(j)                  \
     memcpy(&w4, wk + 4 * (j), 4); \
@@ -435,12 +461,15 @@ __attribute__((noinline)) static void xr_pw_dot(const uint8_t *x, i64 p, __mmask
     }
 #undef XR_PW
 #define XR_PW_REQ(j)                                                                                   \
-    if ((j) < nch) {                                                                                   \
-        const __m512i offv = _mm512_set1_epi32(e->offset ? e->offset[co0 + (j)] : 0);                  \
-        const __m512 mv = _mm512_set1_ps(e->fmult[e->per_channel ? co0 + (j) : 0]);                    \
-        _mm_mask_storeu_epi8(dst + (j) * p, m, xr_requant16(a##j, offv, mv, e));                       \
-    }
+    if ((j) < nch) _mm_mask_storeu_epi8(dst + (j) * p, m, xr_requant16_rq(a##j, _mm512_set1_ps(mult[j]), q));
     if (dst != NULL) {
+        /* the constants read before the stores (a byte store may alias e's fields) */
+        const xr_rq q = xr_rq_of(e);
+        float mult[16] = {0};
+        if (e->per_channel)
+            memcpy(mult, e->fmult + co0, (size_t)nch * sizeof(float));
+        else
+            for (int j = 0; j < 16; ++j) mult[j] = e->fmult[0];
         XR_PW_REQ(0) XR_PW_REQ(1) XR_PW_REQ(2) XR_PW_REQ(3) XR_PW_REQ(4) XR_PW_REQ(5) XR_PW_REQ(6)
         XR_PW_REQ(7) XR_PW_REQ(8) XR_PW_REQ(9) XR_PW_REQ(10) XR_PW_REQ(11) XR_PW_REQ(12) XR_PW_REQ(13)
         XR_PW_REQ(14) XR_PW_REQ(15)
@@ -467,7 +496,7 @@ static void xr_pw_tail(const uint8_t *x, i64 p, __mmask16 m, i64 rest, const int
 }
 #endif
 
-#define XR_PW_CHUNK 256 /* pixels whose planes (ch x 256 bytes) every channel block reads in turn */
+#define XR_PW_CHUNK 4096 /* pixels whose planes (ch x 256 bytes) every channel block reads in turn */
 int xr_conv1x1_planes_u8s8(const uint8_t *x, const int8_t *w, void *c, i64 ch, i64 p, i64 kp, i64 o, i64 b0,
                            i64 b1, i64 q0, i64 q1, const xr_epi *e) {
 #if XR_VBMI
