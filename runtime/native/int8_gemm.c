@@ -769,6 +769,59 @@ static void xr_depthwise_vbmi(const uint8_t *x, const int8_t *w, void *o, i64 h,
 }
 #endif
 
+#if XR_VBMI
+/* Depthwise convolution of small images: a channel's whole plane (h * wd <= 256 bytes) held in
+ * up to four registers, its output taken as one run of pixels, sixteen at a time in the lanes
+ * of a register whatever rows they lie on (a 7x7 output fills 49 of 64 lanes, not 7 of 16 per
+ * row). The kernel's taps in their row-major order are cut into `chunks` groups of four (the
+ * last padded with zero weights): for group g of sixteen pixels and chunk t, idx[g][t] (64
+ * bytes) names the plane byte each lane's four taps read and pad[g][t] the bytes outside the
+ * image (they read the pad value pv): byte permutations across the plane's registers and a
+ * blend with pv gather them, one vpdpbusd multiplies them by the chunk's four weights (wk[ch][t],
+ * packed as an int32). The tables depend on the geometry only, made once (fast_int8.
+ * plane_tables). The same int32 sums as xr_depthwise_u8s8, stored as it stores them (int32, or
+ * requantized by e), channels [c0, c1). */
+void xr_depthwise_plane_u8s8(const uint8_t *x, const int32_t *wk, void *o, i64 hw, i64 ohw, i64 chunks,
+                             const uint8_t *idx, const uint64_t *pad, i64 c0, i64 c1, i64 pv, const xr_epi *e) {
+    const __m512i pvv = _mm512_set1_epi8((char)pv);
+    const int vec = e != NULL && xr_epi_vector(e);
+    const i64 groups = (ohw + 15) / 16;
+    for (i64 ch = c0; ch < c1; ++ch) {
+        const uint8_t *plane = x + ch * hw;
+        __m512i part[4];
+        for (int r = 0; r < 4; ++r) {
+            const i64 n = hw - 64 * r; /* the plane's bytes in this register: masked, never read past it */
+            const __mmask64 m = n >= 64 ? ~(__mmask64)0 : n <= 0 ? 0 : (((__mmask64)1 << n) - 1);
+            part[r] = _mm512_maskz_loadu_epi8(m, (const void *)(plane + (n > 0 ? 64 * r : 0)));
+        }
+        __m512i offv = _mm512_setzero_si512();
+        __m512 mv = _mm512_setzero_ps();
+        if (vec) {
+            offv = _mm512_set1_epi32(e->offset ? e->offset[ch] : 0);
+            mv = _mm512_set1_ps(e->fmult[e->per_channel ? ch : 0]);
+        }
+        const int32_t *wc = wk + ch * chunks;
+        for (i64 g = 0; g < groups; ++g) {
+            __m512i a = _mm512_setzero_si512();
+            for (i64 t = 0; t < chunks; ++t) {
+                const i64 at = g * chunks + t;
+                const __m512i ix = _mm512_loadu_si512((const void *)(idx + 64 * at));
+                __m512i v = _mm512_permutex2var_epi8(part[0], ix, part[1]);
+                if (hw > 128) /* bytes 128-255: index bit 7 */
+                    v = _mm512_mask_blend_epi8(_mm512_movepi8_mask(ix), v, _mm512_permutex2var_epi8(part[2], ix, part[3]));
+                v = _mm512_mask_blend_epi8((__mmask64)pad[at], v, pvv);
+                a = _mm512_dpbusd_epi32(a, v, _mm512_set1_epi32(wc[t]));
+            }
+            const i64 n = ohw - 16 * g < 16 ? ohw - 16 * g : 16;
+            xr_dw_store(e, vec, o, ch * ohw + 16 * g, ch, a, offv, mv, (__mmask16)((1u << n) - 1u), n);
+        }
+    }
+}
+#endif
+
+/* Whether xr_depthwise_plane_u8s8 is built (AVX-512 VBMI). */
+int xr_depthwise_plane_available(void) { return XR_VBMI; }
+
 void xr_depthwise_u8s8(const uint8_t *x, const int8_t *w, void *o, i64 h, i64 wd, i64 oh, i64 ow,
                        i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 c0, i64 c1,
                        i64 pv, const xr_epi *e) {
@@ -955,6 +1008,55 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
         float s = (float)(xr_load8(x, xkind, i) * ra + (double)t);
         xr_store_rounded(s, lo, hi, out, okind, i);
     }
+}
+
+/* xr_qlinear_add as onnxruntime's kernel computes it, in float32 with two fused multiply-adds:
+ * s = fma(x, ra, fma(y, rb, fixed)), rounded half to even to int32 (an embedded rounding mode,
+ * not MXCSR's), clipped to [lo, hi]. Every element, the last partial vector too, runs the same
+ * masked AVX-512 code, so xr_qlinear_add_fma_exact, which runs it on all 256 x 256 pairs of
+ * bytes, decides for every input whether it gives xr_qlinear_add's bits (the float64 form the
+ * relay ops write: equal wherever no float64 sum is rounded twice). Returns 0 (nothing done)
+ * without AVX-512. */
+int xr_qlinear_add_fma(const void *x, i64 xkind, const void *y, i64 ykind, void *out, i64 count, float ra, float rb,
+                       float fixed, i64 lo, i64 hi) {
+#if XR_VNNI
+    const __m512 rav = _mm512_set1_ps(ra), rbv = _mm512_set1_ps(rb), fv = _mm512_set1_ps(fixed);
+    const __m512i lov = _mm512_set1_epi32((int32_t)lo), hiv = _mm512_set1_epi32((int32_t)hi);
+    for (i64 start = 0; start < count; start += 16) {
+        const i64 n = count - start < 16 ? count - start : 16;
+        const __mmask16 m = (__mmask16)(n == 16 ? 0xFFFFu : (1u << n) - 1u);
+        const __m512 xf = _mm512_cvtepi32_ps(xr_widen8((const uint8_t *)x + start, xkind, m));
+        const __m512 yf = _mm512_cvtepi32_ps(xr_widen8((const uint8_t *)y + start, ykind, m));
+        const __m512 s = _mm512_fmadd_ps(xf, rav, _mm512_fmadd_ps(yf, rbv, fv));
+        const __m512i r = _mm512_cvt_roundps_epi32(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_mask_storeu_epi8((uint8_t *)out + start, m, _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(r, lov), hiv)));
+    }
+    return 1;
+#else
+    (void)x; (void)xkind; (void)y; (void)ykind; (void)out; (void)count; (void)ra; (void)rb; (void)fixed; (void)lo;
+    (void)hi;
+    return 0;
+#endif
+}
+
+/* Whether xr_qlinear_add_fma with (ra, rb, fixed) as float32 gives xr_qlinear_add's bits with
+ * (ra_d, rb_d, fixed_d) for every pair of 8-bit inputs of these kinds (out: int8 for okind 0,
+ * else uint8): both run on the 65536 pairs, compared byte for byte. */
+int xr_qlinear_add_fma_exact(i64 xkind, i64 ykind, i64 okind, double ra_d, double rb_d, double fixed_d, i64 lo,
+                             i64 hi) {
+    uint8_t xs[256], ys[256], fast[256], ref[256];
+    for (int v = 0; v < 256; ++v) ys[v] = (uint8_t)v;
+    for (int u = 0; u < 256; ++u) {
+        memset(xs, u, sizeof xs);
+        if (!xr_qlinear_add_fma(xs, xkind, ys, ykind, fast, 256, (float)ra_d, (float)rb_d, (float)fixed_d, lo, hi))
+            return 0;
+        for (int v = 0; v < 256; ++v) {
+            const float t = (float)(xr_load8(ys, ykind, v) * rb_d + fixed_d);
+            xr_store_rounded((float)(xr_load8(xs, xkind, v) * ra_d + (double)t), lo, hi, ref, okind, v);
+        }
+        if (memcmp(fast, ref, sizeof fast) != 0) return 0;
+    }
+    return 1;
 }
 
 /* xr_qlinear_add with a constant side: QLinearAdd of an 8-bit x and a constant (a bias vector

@@ -168,10 +168,20 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
     np.testing.assert_array_equal(out, ref)
 
 
+@pytest.mark.parametrize("size", [(9, 11), (8, 16), (16, 16), (17, 19)])
 @pytest.mark.parametrize("geometry", [(3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 2), (1, 2, 0, 1), (5, 1, 2, 1), (3, 1, 0, 1), (7, 1, 3, 1), (2, 1, 0, 1)])
-def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry):
+def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry, size, monkeypatch):
+    """Images of up to 256 pixels run the plane kernel (in one, two or four registers: 99, 128
+    and 256 bytes), larger ones the row kernel; both give the reference sums."""
+    lib = fast_int8.vnni_library()
+    calls = []
+    if lib is not None:
+        for name in ("xr_depthwise_u8s8", "xr_depthwise_plane_u8s8"):
+            real = getattr(lib, name)
+            monkeypatch.setattr(lib, name, lambda *args, real=real, name=name: (calls.append(name), real(*args))[1])
     k, s, pad, d = geometry
-    x = relay.var("x", shape=(2, 12, 9, 11), dtype="uint8")
+    h, wd = size
+    x = relay.var("x", shape=(2, 12, h, wd), dtype="uint8")
     wt = relay.const(RNG.integers(-128, 128, (12, 1, k, k)).astype("int8"))
     y = relay.nn.conv2d(
         x, wt, strides=(s, s), padding=(pad, pad), dilation=(d, d), groups=12, channels=12, kernel_size=(k, k),
@@ -179,12 +189,14 @@ def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry)
     )  # fmt: skip
     y = relay.add(y, relay.const(RNG.integers(-99, 99, (12, 1, 1)).astype("int32")))
     mod = xrelay.IRModule.from_expr(y)
-    data = RNG.integers(0, 256, (2, 12, 9, 11)).astype("uint8")
+    data = RNG.integers(0, 256, (2, 12, h, wd)).astype("uint8")
     ref = xrelay.run(mod, {"x": data})[0]
     m = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
     m.set_input("x", data)
     m.run()
     np.testing.assert_array_equal(m.get_output(0), ref)
+    if lib is not None and lib.xr_int8_has_vbmi():
+        assert set(calls) == {"xr_depthwise_plane_u8s8" if h * wd <= 256 else "xr_depthwise_u8s8"}
 
 
 @pytest.mark.parametrize("width", [17, 83])
@@ -317,6 +329,112 @@ def test_qlinear_add_in_c_is_its_arithmetic_on_every_length(count, kinds, ra, rb
     assert out[count] == 99  # nothing written past the end
     if count == 1000 and ra == 0.5:
         assert len(np.unique(r)) > 50
+
+
+def _round_f32(v) -> float:
+    """The exact rational ``v`` rounded once to float32, half to even (normal numbers)."""
+    from fractions import Fraction
+
+    if v == 0:
+        return 0.0
+    a = abs(v)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # 2**e <= a < 2**(e + 2)
+    while a >= Fraction(2) ** (e + 1):
+        e += 1
+    while a < Fraction(2) ** e:
+        e -= 1
+    n = round(a / Fraction(2) ** (e - 23))  # 24 bits, Fraction rounds half to even
+    return float(np.float32(np.copysign(float(n * Fraction(2) ** (e - 23)), float(v))))
+
+
+def _fma_add(x, y, ra, rb, fixed, lo, hi) -> np.ndarray:
+    """onnxruntime's QLinearAdd in exact arithmetic: fma(x, ra, fma(y, rb, fixed)), each fused
+    multiply-add rounded once to float32, then to the nearest integer (half to even), clipped."""
+    from fractions import Fraction
+
+    out = []
+    for a, b in zip(x.tolist(), y.tolist()):
+        t = _round_f32(Fraction(b) * Fraction(rb) + Fraction(fixed))
+        s = _round_f32(Fraction(a) * Fraction(ra) + Fraction(t))
+        out.append(min(max(round(Fraction(s)), lo), hi))
+    return np.array(out, np.int64)
+
+
+# float32 constants whose float64 form rounds twice: 65 * rb + 0.5 = 0.5 + 2**-25 + 2**-55 is
+# 0.5 + 2**-25 in float64, a float32 tie (0.5), where one fused multiply-add gives 0.5 + 2**-24
+DOUBLE_ROUNDED = (0.5, 16519105 * 2.0**-55, 0.5)
+# float32(0.1): 55 * ra - 5 is 0.50000008 in one rounding (1), 0.5 (0) with the product rounded first
+PRODUCT_ROUNDED = (float(np.float32(0.1)), 0.25, -5.0)
+# the pair of bytes (x, y) where each gives 1 and a rounding too many gives 0
+TELLING_PAIR = {DOUBLE_ROUNDED: (0, 65), PRODUCT_ROUNDED: (55, 0)}
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 300])
+@pytest.mark.parametrize("kinds", [(1, 1, 1), (0, 1, 0), (1, 0, 1), (0, 0, 0)])
+@pytest.mark.parametrize("ra, rb, fixed", [(0.5, 0.25, 3.5), (0.0371, 1.7, -12.25), DOUBLE_ROUNDED, PRODUCT_ROUNDED])
+def test_qlinear_add_fma_is_onnxruntimes_arithmetic_on_every_length(count, kinds, ra, rb, fixed):
+    # xr_qlinear_add_fma (16 at a time, a masked tail) against exact rational arithmetic
+    lib = fast_int8.vnni_library()
+    dt = {0: np.int8, 1: np.uint8}
+    x = RNG.integers(0, 256, count).astype(np.uint8).view(dt[kinds[0]])
+    y = RNG.integers(0, 256, count).astype(np.uint8).view(dt[kinds[1]])
+    pair = TELLING_PAIR.get((ra, rb, fixed))
+    if pair is not None and count:
+        x[0], y[0] = pair
+    lo, hi = (-128, 127) if kinds[2] == 0 else (0, 255)
+    out = np.full(count + 1, 99, np.uint8)
+    f32 = ctypes.c_float
+    done = lib.xr_qlinear_add_fma(x.ctypes.data, kinds[0], y.ctypes.data, kinds[1], out.ctypes.data, count,
+                                  f32(ra), f32(rb), f32(fixed), lo, hi)  # fmt: skip
+    assert done == 1
+    ref = _fma_add(x, y, ra, rb, fixed, lo, hi).astype(dt[kinds[2]])
+    np.testing.assert_array_equal(out[:count].view(dt[kinds[2]]), ref)
+    assert out[count] == 99  # nothing written past the end
+    if pair is not None and count and kinds == (1, 1, 1):
+        assert ref[0] == 1  # where a rounding too many gives 0
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("kinds", [(1, 1, 1), (0, 1, 0), (0, 0, 0)])
+def test_the_fma_add_is_taken_only_where_every_pair_of_bytes_agrees(kinds):
+    # the exhaustive check: the ordinary ratios pass; DOUBLE_ROUNDED's pair (0, 65) differs
+    lib = fast_int8.vnni_library()
+    lo, hi = (-128, 127) if kinds[2] == 0 else (0, 255)
+    assert lib.xr_qlinear_add_fma_exact(*kinds, 0.5, 0.25, 3.5, lo, hi) == 1
+    assert lib.xr_qlinear_add_fma_exact(*kinds, 0.0371, 1.7, -12.25, lo, hi) == 1
+    assert lib.xr_qlinear_add_fma_exact(*kinds, *DOUBLE_ROUNDED, lo, hi) == 0
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("exact", [True, False])
+def test_ort_add_runs_the_fma_form_only_when_it_is_exact(exact, monkeypatch):
+    """The residual block's QLinearAdd runs xr_qlinear_add_fma when the check passes and the
+    float64 form when it does not; both give the reference kernels' bits."""
+    lib = fast_int8.vnni_library()
+    calls = {"fma": 0, "f64": 0}
+    real_fma, real_f64 = lib.xr_qlinear_add_fma, lib.xr_qlinear_add
+
+    def fma(*args):
+        calls["fma"] += 1
+        return real_fma(*args)
+
+    def f64(*args):
+        calls["f64"] += 1
+        return real_f64(*args)
+
+    monkeypatch.setattr(lib, "xr_qlinear_add_fma", fma)
+    monkeypatch.setattr(lib, "xr_qlinear_add", f64)
+    if not exact:
+        monkeypatch.setattr(lib, "xr_qlinear_add_fma_exact", lambda *args: 0)
+    mod = _residual_block()
+    data = RNG.integers(0, 256, (1, 8, 6, 6)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    built.set_input("x", data)
+    built.run()
+    np.testing.assert_array_equal(built.get_output(0).numpy(), ref)
+    assert (calls["fma"] > 0, calls["f64"] > 0) == (exact, not exact)
 
 
 @pytest.mark.parametrize("read_later", [False, True])
