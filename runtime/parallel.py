@@ -96,18 +96,28 @@ class RunChooser:
     only the all-threads program runs jobs in parallel). Counting those runs made the
     all-threads program's first estimates the cost of its own exploration: Swin-T, with 89
     pool steps, ran its one-thread program (1.5x slower) through most of an 18-run zoo
-    benchmark when a passing load added to them. The modes alternate until each is measured
-    ``FIRST`` times; then the faster mode runs, and the other is re-measured
-    every ``EXPLORE_EVERY``-th run, or on the next run when the faster mode just took more than
-    ``SURGE`` times its estimate (the machine's load changed). A mode's estimate is the least
-    of its last ``WINDOW`` times: one run slowed by something passing (a page fault, another
-    process's burst) must not send a model to the slower mode for the next
-    ``EXPLORE_EVERY`` runs (with one sample each, MobileNetV3 ran its one-thread program, 2x
-    slower, through a whole 18-run benchmark), while a load that stays shows in every run of
-    the window."""
+    benchmark when a passing load added to them. The one-thread program runs first (its
+    first run and one measured run, right after the all-threads program's first run: the
+    runs a caller warms up with), then the all-threads program until it is measured
+    ``FIRST`` times; then the faster mode runs. A mode's estimate is the least of its last
+    ``WINDOW`` times: one run slowed by something passing (a page fault, another process's
+    burst) must not send a model to the slower mode (with one sample each, MobileNetV3 ran
+    its one-thread program, 2x slower, through a whole 18-run benchmark), while a load that
+    stays shows in every run of the window.
+
+    **When the other mode is measured again.** Only when it may have become the faster one:
+    right after a run that took longer than the other mode's estimate (a busy core slowed
+    the team of all threads past the one-thread time), and, while one thread runs, after 2,
+    4, 8, then every ``EXPLORE_EVERY`` runs (a load that left does not show in one-thread
+    times; a load that passed while the first estimates were taken lets the threads back
+    within two runs, a load that stays costs an all-threads run ever more rarely). An
+    all-threads run that stays under the one-thread estimate says the one-thread program
+    cannot win, so a quiet machine never runs it again: re-measuring it every 16th run
+    anyway put ResNet-50's one-thread program (1.7x slower) into 3 or 4 of a benchmark's
+    15 timed rounds (the first choices' alternation and the exploration), which moved its
+    median ratio to onnxruntime between 0.88 and 1.01 from run to run."""
 
     EXPLORE_EVERY = 16
-    SURGE = 2.0
     FIRST = 2
     WINDOW = 3
 
@@ -116,6 +126,8 @@ class RunChooser:
         self.runs = 0
         self.stats = [0, 0]
         self._explore: int | None = None
+        self._gap = 2  # one-thread runs before the all-threads program is measured again
+        self._since = 0
 
     @property
     def mean(self) -> list[float]:
@@ -126,15 +138,25 @@ class RunChooser:
     def choose(self) -> int:
         """The mode of the next run."""
         self.runs += 1
-        counts = [len(s) for s in self.samples]
-        if min(counts) < self.FIRST:
-            return 0 if counts[0] <= counts[1] else 1
+        if self.stats[0] == 0:
+            return 0
+        if not self.samples[1]:
+            return 1
+        if len(self.samples[0]) < self.FIRST:
+            return 0
         if self._explore is not None:
             mode, self._explore = self._explore, None
+            self._since = self._since + 1 if mode else 0  # one-thread runs since the last team run
             return mode
         mean = self.mean
-        best = 0 if mean[0] <= mean[1] else 1
-        return 1 - best if self.runs % self.EXPLORE_EVERY == 0 else best
+        if mean[0] <= mean[1]:
+            self._gap, self._since = 2, 0
+            return 0
+        self._since += 1
+        if self._since <= self._gap:
+            return 1
+        self._gap, self._since = min(2 * self._gap, self.EXPLORE_EVERY), 0
+        return 0
 
     def record(self, mode: int, seconds: float, settled: bool = True) -> None:
         """The time the run chosen last took in ``mode``; ``settled`` False: the program was
@@ -142,9 +164,9 @@ class RunChooser:
         self.stats[mode] += 1
         if self.stats[mode] == 1 or not settled:
             return
-        mean = self.mean
-        if mean[mode] >= 0 and seconds > self.SURGE * mean[mode] and mean[mode] <= mean[1 - mode]:
-            self._explore = 1 - mode  # the faster mode surged: measure the other at once
+        other = self.mean[1 - mode]
+        if other >= 0 and seconds > other and len(self.samples[0]) >= self.FIRST:
+            self._explore = 1 - mode  # slower than the other mode's estimate: measure it at once
         window = self.samples[mode]
         window.append(seconds)
         del window[: -self.WINDOW]

@@ -91,11 +91,12 @@ def test_resnet_chunks_bitwise_for_any_thread_count(use_c_kernels, winograd, mon
         # Winograd ones here in three phases (no image is large enough for a cut by tile
         # rows, which test_winograd covers), each cut per thread.
         assert len(jobs) >= 10 and max(len(j) for j in jobs) == CHUNKS_PER_THREAD * threads
-        before = pool.stats["parallel"]
-        for _ in range(2):
+        before, team = pool.stats["parallel"], ex.chooser.stats[0]
+        for _ in range(3):  # the all-threads program, then the one-thread one twice (RunChooser)
             got = _outputs(ex, x)
             assert all(np.array_equal(a, b) for a, b in zip(got, expect))
-        assert pool.stats["parallel"] - before == 2 * len(jobs)
+        team = ex.chooser.stats[0] - team
+        assert team >= 1 and pool.stats["parallel"] - before == team * len(jobs)
     # The fine cuts (several chunks per thread) too.
     fine_pool = _FinePool(2)
     ex = Executor(program, threads=fine_pool, use_c_kernels=use_c_kernels)
@@ -465,10 +466,14 @@ def test_native_kernels_can_be_disabled(monkeypatch, tmp_path):
 
 
 def test_run_chooser_follows_the_measured_runs():
-    """RunChooser: each mode's first run is not measured, the modes alternate until each is measured
-    FIRST times, the faster runs, the other is re-measured every EXPLORE_EVERY-th run and
-    right after the faster mode's time surges (another process took a core); a load that
-    stays moves the choice within a window of runs."""
+    """RunChooser: each mode's first run is not measured; the one-thread program runs (and is
+    measured once) right after the all-threads program's first run, then the all-threads
+    program until it is measured FIRST times; then the faster runs. On a quiet machine the
+    one-thread program never runs again (an all-threads run under its estimate says it cannot
+    win); a run slower than the other mode's estimate makes it measure that one at once, a
+    load that stays moves the choice within a window of runs, and while one thread runs the
+    all-threads program is re-measured after 2, 4, 8, then every EXPLORE_EVERY one-thread
+    runs, and takes over again once the load has left."""
     from xrelay.runtime.parallel import RunChooser
 
     c = RunChooser()
@@ -478,37 +483,54 @@ def test_run_chooser_follows_the_measured_runs():
         mode = c.choose()
         seen.append(mode)
         c.record(mode, times[mode])
-    assert seen[:6] == [0, 0, 1, 1, 0, 1]
-    assert seen[6:].count(1) == sum(1 for r in range(7, 41) if r % RunChooser.EXPLORE_EVERY == 0)
+    assert seen[:5] == [0, 1, 1, 0, 0], seen
+    assert seen[5:].count(1) == 0, seen
+    c.record(0, 1.5)  # slower than its estimate, faster than one thread's: nothing to measure
+    assert c.choose() == 0
     times[0] = 9.0  # a busy core: the team of two waits at every barrier
     mode = c.choose()
     c.record(mode, times[mode])
     assert mode == 0
-    assert c.choose() == 1  # the surge makes it measure one thread at once
+    assert c.choose() == 1  # slower than one thread's estimate: measure one thread at once
     c.record(1, times[1])
     seen = []
-    for _ in range(60):  # one thread runs from now on, all threads re-measured now and then
+    for _ in range(56):  # one thread runs from now on, all threads re-measured now and then
         mode = c.choose()
         seen.append((c.runs, mode))
         c.record(mode, times[mode])
-    settled = seen[2 * RunChooser.WINDOW :]
-    assert all(mode == (0 if runs % RunChooser.EXPLORE_EVERY == 0 else 1) for runs, mode in settled), seen
+    teams = [runs for runs, mode in seen if mode == 0]
+    gaps = [b - a - 1 for a, b in zip(teams, teams[1:])]  # one-thread runs between them
+    assert gaps[-5:] == [2, 4, 8, 16, 16], seen
+    times[0] = 1.0  # the load left: the next re-measurement brings the threads back
+    modes = []
+    for _ in range(RunChooser.EXPLORE_EVERY + 1):
+        modes.append(c.choose())
+        c.record(modes[-1], times[modes[-1]])
+    assert modes.index(0) < RunChooser.EXPLORE_EVERY + 1 and set(modes[modes.index(0) :]) == {0}, modes
+    times[0] = 9.0  # a second load: the re-measurements start again at two runs apart
+    seen = []
+    for _ in range(20):
+        mode = c.choose()
+        seen.append((c.runs, mode))
+        c.record(mode, times[mode])
+    teams = [runs for runs, mode in seen if mode == 0]
+    assert [b - a - 1 for a, b in zip(teams, teams[1:])][-3:] == [1, 2, 4], seen
 
 
 def test_run_chooser_is_not_sent_to_the_slower_mode_by_one_slow_run():
     """One run of the faster mode slowed by something passing (its first measured run here,
-    3x its usual time) does not make the one-thread program run until the next exploration:
-    the estimate is the least of the last WINDOW times, measured FIRST times per mode."""
+    3x its usual time, slower than the one-thread program) does not make the one-thread
+    program run: the estimate is the least of the last WINDOW times, measured FIRST times
+    before the first choice."""
     from xrelay.runtime.parallel import RunChooser
 
     c = RunChooser()
     seen = []
-    for run in range(1, 41):
+    for _ in range(40):
         mode = c.choose()
         seen.append(mode)
-        c.record(mode, 3.0 if (mode == 0 and run == 2) else {0: 1.0, 1: 1.8}[mode])
-    steady = seen[2 * RunChooser.FIRST + 2 :]
-    assert steady.count(1) == sum(1 for r in range(2 * RunChooser.FIRST + 3, 41) if r % RunChooser.EXPLORE_EVERY == 0)
+        c.record(mode, 3.0 if (mode == 0 and c.stats[0] == 1) else {0: 1.0, 1: 1.8}[mode])
+    assert seen[:3] == [0, 1, 1] and seen[3:].count(1) == 0, seen
 
 
 def test_run_chooser_leaves_out_the_runs_in_which_the_jobs_measure_their_ways():
@@ -525,10 +547,8 @@ def test_run_chooser_leaves_out_the_runs_in_which_the_jobs_measure_their_ways():
         seen.append(mode)
         exploring = mode == 0 and c.stats[0] < 3  # the first three all-threads runs
         c.record(mode, {0: 2.0 if exploring else 1.0, 1: 1.5}[mode], settled=not exploring)
-    first_choice = 8
-    assert seen[:first_choice] == [0, 0, 0, 0, 1, 1, 0, 1], seen
-    steady = seen[first_choice:]
-    assert steady.count(1) == sum(1 for r in range(first_choice + 1, 41) if r % RunChooser.EXPLORE_EVERY == 0), seen
+    assert seen[:7] == [0, 1, 1, 0, 0, 0, 0], seen
+    assert seen[7:].count(1) == 0, seen
 
 
 def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(monkeypatch):
@@ -555,3 +575,19 @@ def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(mo
     assert any(ways[:4]) and not any(ways[6:]), ways  # the jobs explored in the first runs
     assert [s for _, s in calls] == [w == 0 for w in ways], (calls, ways)
     assert len(ex.chooser.samples[0]) == min(parallel.RunChooser.WINDOW, sum(1 for (m, s) in calls[1:] if m == 0 and s))
+
+
+def test_run_chooser_takes_the_threads_back_soon_after_a_load_at_the_start():
+    """A load while the all-threads program takes its first estimates (both slower than one
+    thread) sends the model to one thread; once the load has left, the all-threads program
+    is measured again within two runs and runs from then on."""
+    from xrelay.runtime.parallel import RunChooser
+
+    c = RunChooser()
+    seen = []
+    for run in range(20):
+        mode = c.choose()
+        seen.append(mode)
+        c.record(mode, {0: 3.0 if run < 6 else 1.0, 1: 1.8}[mode])
+    assert seen[:5] == [0, 1, 1, 0, 0] and seen[5:8] == [1, 1, 0], seen
+    assert set(seen[8:]) == {0}, seen
