@@ -12,6 +12,12 @@ leaves:
 * ``ConstantLast``: ``c + x`` and ``c * x`` become ``x + c`` and ``x * c``;
 * ``ScalarFactorLast``: ``(a * s) * b`` becomes ``(a * b) * s`` for a one-element constant
   ``s`` (any operand order), so a chain of products keeps its scalar factor outermost;
+* ``ScalarOutOfMatmul``: ``batch_matmul(x * s, y)`` becomes ``batch_matmul(x, y) * s`` for a
+  one-element constant ``s`` and a computed ``y`` (not a weight), also through the reshapes, transposes, ``expand_dims`` and
+  ``squeeze`` between the product and the matmul (either operand, also ``nn.matmul``): torch's
+  scaled-dot-product attention scales both ``q`` and ``k`` by the square root of the scale
+  before their matmul, and the two factors then meet after it as one, which the oneDNN matmul
+  takes as a post-op instead of two passes over the operands;
 * ``SmallPower``: ``power(x, p)`` for a scalar ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1} becomes
   multiplies, ``sqrt``, ``rsqrt`` or a division;
 * ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd``: ``(x + c1) + c2`` is ``x + (c1 + c2)``
@@ -33,12 +39,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
 
-from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.transforms._relay_rewrite import OpBuilder, constant_value
 from xrelay.transforms.simplify_expr import SimplifyAdjacentMultiplyOrAdd
 
-__all__ = ["PATTERNS", "CanonicalizeArithPass", "canonicalize_arith"]
+__all__ = ["PATTERNS", "CanonicalizeArithPass", "ScalarOutOfMatmul", "canonicalize_arith"]
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -194,7 +201,64 @@ class SmallPower(_Pattern):
         rewriter.replace(op, [], [out])
 
 
-PATTERNS = (DivideByConstant, ConstantLast, ScalarFactorLast, SmallPower, SimplifyAdjacentMultiplyOrAdd)
+_VIEWS = ("reshape", "transpose", "expand_dims", "squeeze")
+"""Ops that only move elements: a scalar factor commutes with them exactly."""
+
+
+class ScalarOutOfMatmul(_Pattern):
+    """``matmul(x * s, y)`` becomes ``matmul(x, y) * s`` for a one-element constant ``s``
+    (``nn.batch_matmul`` or ``nn.matmul`` of two computed operands, either one; never a
+    matmul with a constant weight, whose producer's epilogue the factor may belong to, as the
+    last ``0.5`` of a GELU before the next layer), when the product reaches the
+    matmul through single-use reshapes/transposes/``expand_dims``/``squeeze`` (they are
+    rebuilt on ``x``) and does not broadcast ``x`` (the values change by float32 rounding)::
+
+        %qs = relay.multiply %q, %s : (tensor<2x4x8xf32>, tensor<f32>) -> tensor<2x4x8xf32>
+        %y = relay.nn.batch_matmul %qs, %k {transpose_b = true} : ... -> tensor<2x4x4xf32>
+        // becomes
+        %p = relay.nn.batch_matmul %q, %k {transpose_b = true} : ... -> tensor<2x4x4xf32>
+        %y = relay.multiply %p, %s : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+    """
+
+    ROOTS = ("nn.batch_matmul", "nn.matmul")
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, RelayOp) and op.RELAY_NAME in self.ROOTS and _float(op.results[0]):
+            self.rewrite(op, rewriter)
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        if any(_is_const(o) for o in op.operands):
+            return  # a weight: the factor belongs in it (and a GELU's last 0.5 in its epilogue)
+        for index, operand in enumerate(op.operands):
+            chain: list[RelayOp] = []  # the views between the product and the matmul, outermost first
+            v = operand
+            while isinstance(view := v.owner, RelayOp) and view.RELAY_NAME in _VIEWS and v.has_one_use():
+                chain.append(view)
+                v = view.operands[0]
+            mul = _op(v, "multiply")
+            if mul is None or not v.has_one_use():
+                continue
+            for x, s in (mul.operands, mul.operands[::-1]):
+                if _is_const(x) or _scalar(s) is None or x.type != v.type:
+                    continue
+                if len(shape_of(s.type)) > len(shape_of(op.results[0].type)) or dtype_of(s.type) != dtype_of(op.results[0].type):
+                    return  # s would broadcast the matmul's result to more dims, or change its type
+                new: list[Operation] = []
+                for view in reversed(chain):  # the same views, on x
+                    moved = view.clone()
+                    moved.operands = [x]
+                    new.append(moved)
+                    x = moved.results[0]
+                mm = op.clone()
+                mm.operands = [x if i == index else o for i, o in enumerate(op.operands)]
+                scaled = type(mul).make([mm.results[0], s])
+                for o in (*new, mm, scaled):
+                    rewriter.insert(o, InsertPoint.before(op))
+                rewriter.replace(op, [], [scaled.results[0]])
+                return
+
+
+PATTERNS = (DivideByConstant, ConstantLast, ScalarFactorLast, ScalarOutOfMatmul, SmallPower, SimplifyAdjacentMultiplyOrAdd)
 """The rewrites, in the order each walk tries them (the last is ``simplify-expr``'s: a bias
 and a constant added after it are one bias)."""
 

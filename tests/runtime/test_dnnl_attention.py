@@ -37,10 +37,13 @@ def _attention(batch: int, seq: int, k_form: str, scale: str):
     else:  # key.transpose(-1, -2) of the (B, H, S, D) heads
         kt = g.node("Transpose", [heads(proj("data"), [0, 2, 1, 3])], perm=[0, 1, 3, 2])
     v = heads(proj("data"), [0, 2, 1, 3])
+    if scale == "sdpa":  # torch's scaled_dot_product_attention: sqrt(scale) on Q and on K^T
+        root = g.const(np.float32(np.sqrt(1 / np.sqrt(D))))
+        q, kt = g.node("Mul", [q, root]), g.node("Mul", [kt, root])
     s = g.node("MatMul", [q, kt])
     if scale == "divide":
         s = g.node("Div", [s, g.const(np.float32(np.sqrt(D)))])
-    else:
+    elif scale == "multiply":
         s = g.node("Mul", [s, g.const(np.float32(1 / np.sqrt(D)))])
     s = g.node("Add", [s, "mask"])
     p = g.node("Softmax", [s], axis=-1)
@@ -68,7 +71,7 @@ def _steps(m):
 
 
 @pytest.mark.parametrize("k_form", ["transposed", "transpose_of_heads"])
-@pytest.mark.parametrize("scale", ["divide", "multiply"])
+@pytest.mark.parametrize("scale", ["divide", "multiply", "sdpa"])
 def test_attention_heads_are_matmul_strides(k_form, scale):
     model, inputs = _attention(1, 16, k_form, scale)
     m, out = _build(model, inputs)
@@ -76,7 +79,8 @@ def test_attention_heads_are_matmul_strides(k_form, scale):
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
     assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
     steps = _steps(m)
-    # the scale and the mask are the scores' matmul's post-ops (fold_views' epilogue)
+    # the scale and the mask are the scores' matmul's post-ops (fold_views' epilogue; the
+    # factors on Q and K^T leave the matmul first: canonicalize-arith's ScalarOutOfMatmul)
     assert [o for _, o in steps if o.startswith("nn.batch_matmul")] == ["nn.batch_matmul+multiply+add", "nn.batch_matmul"], steps
     assert not [o for b, o in steps if b == "dnnl" and o in ("transpose", "reshape", "copy")], steps
     # no copy anywhere: the inputs' copies in (the only native steps), the rest oneDNN: 4

@@ -111,3 +111,76 @@ func.func @small_powers(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, ten
   %4 = relay.power %x, %e : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   func.return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// ScalarOutOfMatmul: torch's scaled-dot-product attention scales q and k by sqrt(scale)
+// each, through the reshapes and the transpose of k; both factors leave the matmul and meet
+// after it as one (0.353553385 * 0.353553385 in float32).
+// CHECK-LABEL: func.func @sdpa_scales(
+// CHECK-NEXT{LITERAL}: %kt = relay.transpose %k {axes = [0, 1, 3, 2]} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+// CHECK-NEXT{LITERAL}: %q3 = relay.reshape %q {newshape = [2, 4, 8]} : (tensor<1x2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT{LITERAL}: %k3 = relay.reshape %kt {newshape = [2, 8, 4]} : (tensor<1x2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT{LITERAL}: %y = relay.nn.batch_matmul %q3, %k3 : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+// CHECK-NEXT{LITERAL}: %0 = relay.constant dense<0.124999993> : tensor<1xf32>
+// CHECK-NEXT{LITERAL}: %y_1 = relay.multiply %y, %0 : (tensor<2x4x4xf32>, tensor<1xf32>) -> tensor<2x4x4xf32>
+// CHECK-NEXT{LITERAL}: func.return %y_1 : tensor<2x4x4xf32>
+func.func @sdpa_scales(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>) -> tensor<2x4x4xf32> {
+  %s = relay.constant dense<0.353553385> : tensor<1xf32>
+  %qs = relay.multiply %q, %s : (tensor<1x2x4x8xf32>, tensor<1xf32>) -> tensor<1x2x4x8xf32>
+  %kt = relay.transpose %k {axes = [0, 1, 3, 2]} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+  %ks = relay.multiply %kt, %s : (tensor<1x2x8x4xf32>, tensor<1xf32>) -> tensor<1x2x8x4xf32>
+  %q3 = relay.reshape %qs {newshape = [2, 4, 8]} : (tensor<1x2x4x8xf32>) -> tensor<2x4x8xf32>
+  %k3 = relay.reshape %ks {newshape = [2, 8, 4]} : (tensor<1x2x8x4xf32>) -> tensor<2x8x4xf32>
+  %y = relay.nn.batch_matmul %q3, %k3 {transpose_a = false, transpose_b = false} : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  func.return %y : tensor<2x4x4xf32>
+}
+
+// -----
+
+// ScalarOutOfMatmul keeps a matmul with a constant weight (a GELU's last 0.5 stays in the
+// GELU), a product with another use (it is computed anyway), a factor that
+// is not one element, and one that broadcasts x to more dims (its product is not x scaled).
+// CHECK-LABEL: func.func @matmul_scales_kept(
+// CHECK: %xs = relay.multiply %x, %s
+// CHECK: relay.nn.matmul %xs, %y
+// CHECK: %xv = relay.multiply %x, %v
+// CHECK: relay.nn.matmul %xv, %y
+// CHECK: %x4 = relay.multiply %x, %s4
+// CHECK: %x2 = relay.reshape %x4
+// CHECK: relay.nn.matmul %x2, %y
+// CHECK: %xw = relay.multiply %x, %s
+// CHECK: relay.nn.matmul %xw, %w
+func.func @matmul_scales_kept(%x: tensor<4x8xf32>, %y: tensor<8x3xf32>) -> (tensor<4x3xf32>, tensor<4x8xf32>, tensor<4x3xf32>, tensor<1x1x4x3xf32>, tensor<4x2xf32>) {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %xs = relay.multiply %x, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %a = relay.nn.matmul %xs, %y : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %v = relay.constant dense<[0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  %xv = relay.multiply %x, %v : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %b = relay.nn.matmul %xv, %y : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %s4 = relay.constant dense<0.5> : tensor<1x1x1x1xf32>
+  %x4 = relay.multiply %x, %s4 : (tensor<4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x8xf32>
+  %x2 = relay.reshape %x4 {newshape = [4, 8]} : (tensor<1x1x4x8xf32>) -> tensor<4x8xf32>
+  %c = relay.nn.matmul %x2, %y : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %c4 = relay.reshape %c {newshape = [1, 1, 4, 3]} : (tensor<4x3xf32>) -> tensor<1x1x4x3xf32>
+  %w = relay.constant dense<0.25> : tensor<8x2xf32>
+  %xw = relay.multiply %x, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %d = relay.nn.matmul %xw, %w : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  func.return %a, %xs, %b, %c4, %d : tensor<4x3xf32>, tensor<4x8xf32>, tensor<4x3xf32>, tensor<1x1x4x3xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// ScalarOutOfMatmul keeps a product whose view has another use (moving it would compute the
+// view twice).
+// CHECK-LABEL: func.func @scaled_view_kept(
+// CHECK: %xs = relay.multiply %x, %s
+// CHECK: %t = relay.transpose %xs
+// CHECK: relay.nn.matmul %t, %y
+func.func @scaled_view_kept(%x: tensor<8x4xf32>, %y: tensor<8x3xf32>) -> (tensor<4x3xf32>, tensor<4x8xf32>) {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %xs = relay.multiply %x, %s : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>
+  %t = relay.transpose %xs {axes = [1, 0]} : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  %a = relay.nn.matmul %t, %y : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  func.return %a, %t : tensor<4x3xf32>, tensor<4x8xf32>
+}
