@@ -108,6 +108,8 @@ def _build_library():
     lib.xr_ort_layer_norm.restype = None
     lib.xr_ort_gelu.argtypes = [ptr, ptr, i64, i64, i64]
     lib.xr_ort_gelu.restype = None
+    lib.xr_bmm_u8x8.argtypes = [ptr, ptr, i64, ptr] + [i64] * 6 + [ptr]
+    lib.xr_bmm_u8x8.restype = None
     lib.xr_ort_softmax.argtypes = [ptr, ptr, ptr, i64, f32, i64, i64, i64]
     lib.xr_ort_softmax.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
@@ -1308,6 +1310,9 @@ def batch_matmul(op, vals, out, ws, opts) -> list | None:
         return None
     nb, m, k = a.shape
     n = out.shape[2]
+    lib = vnni_library()
+    if lib is not None and a.dtype == np.uint8 and k % 4 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
+        return _vnni_batch_matmul(lib, a, b, out, bool(op.attrs["transpose_b"]), opts)
     af = np.empty(a.shape, np.float32)
     bf = np.empty((nb, k, n), np.float32)
     tmp = np.empty((m, n), np.float32)
@@ -1325,6 +1330,30 @@ def batch_matmul(op, vals, out, ws, opts) -> list | None:
                 _sum_into(out[i], tmp, tmpi, j == 0)
 
     return [("matmul", run)]
+
+
+def _vnni_batch_matmul(lib, a, b, out, trans_b: bool, opts) -> list:
+    """uint8 ``a`` times an 8-bit ``b`` (``b^T`` with ``trans_b``) per batch in the VNNI
+    product (``xr_bmm_u8x8``: a uint8 ``b`` shifted into int8 and the shift given back from
+    each row's sum, exact in int32), the batches cut between the pool's threads, each range
+    with its own packing buffer."""
+    nb, m, k = a.shape
+    n = out.shape[2]
+    pack_bytes = -(-n // 16) * 16 * k
+    unsigned = int(b.dtype == np.uint8)
+
+    def make(b0: int, b1: int) -> Any:
+        pack = np.empty(pack_bytes, np.int8)
+        opts.scratch.append(pack)
+        args = (a.ctypes.data, b.ctypes.data, unsigned, out.ctypes.data, m, k, n, int(trans_b), b0, b1, pack.ctypes.data)
+
+        def run() -> None:
+            lib.xr_bmm_u8x8(*args)
+            keep_alive(a, b, out, pack)
+
+        return run
+
+    return [("matmul", split_job(opts, make, even_ranges(nb, pool_chunks(opts)), nb))]
 
 
 def cast(op, vals, out, ws, opts) -> list | None:
@@ -1556,6 +1585,10 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
             continue
         source[r] = found
         members.setdefault(found, []).append(op)
+    for s, chain in list(members.items()):
+        cut = _qlinear_add_cut(chain, source, fixed_value)
+        if cut is not None:
+            members[s], members[cut[0]] = cut[1], cut[2]
     regions: dict = {}
     for s, chain in members.items():
         if len(chain) < 2:
@@ -1573,6 +1606,41 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
         for op, table in tables.items():
             regions[op] = (s, table)
     return regions
+
+
+class _Constants:
+    """``opts.constant`` for ``_add_side`` from a ``fixed_value`` function."""
+
+    def __init__(self, fixed_value):
+        self.constant = fixed_value
+
+
+def _qlinear_add_cut(chain: list, source: dict, fixed_value) -> tuple | None:
+    """A chain whose last op is a QLinearAdd side (``_add_side``: the float64 product of an
+    8-bit value made inside the chain, read by an ``add`` outside it) is cut at that 8-bit
+    value: ``(value, ops up to it, ops after it)``. Then the bytes are the first part's
+    table output and ``ort_add`` runs the add from them (its float64 sides are not made);
+    one chain through to the float64 side would leave the add no bytes to read (a QLinearMul
+    then the attention mask's QLinearAdd). None when the chain is not of that form."""
+    last = chain[-1]
+    r = last.results[0]
+    inside = set(chain)
+    if not any(getattr(u.operation, "RELAY_NAME", None) == "add" and u.operation not in inside for u in r.uses):
+        return None
+    side = _add_side(r, _Constants(fixed_value))
+    q = None if side is None else side[1]
+    owner = getattr(q, "owner", None)
+    if owner not in inside or owner is last:
+        return None
+    k = chain.index(owner)
+    head, tail = chain[: k + 1], chain[k + 1 :]
+    made = {q} | {op.results[0] for op in tail}
+    # the tail reads only q, its own results and constants (a linear side, not a branch)
+    for op in tail:
+        for v in op.operands:
+            if v not in made and (v in source or fixed_value(v) is None):
+                return None
+    return q, head, tail
 
 
 def _is_8bit(v) -> bool:

@@ -1631,3 +1631,36 @@ void xr_ort_softmax(const uint8_t *x, uint8_t *y, const float *table, i64 d, flo
         for (i64 i = 0; i < d; ++i) o[i] = xr_softmax_byte(tb[s[i]], ys, sum, z);
     }
 }
+
+/* nn.batch_matmul of a uint8 A (m x k rows, k a multiple of 4) and an 8-bit B, int32 results:
+ * batches [b0, b1) of c[b] (m x n) = a[b] . b[b]^T (trans_b: b[b] is n x k) or a[b] . b[b]
+ * (b[b] is k x n). B is packed per batch into the VNNI product's layout (pack: n rounded up to
+ * 16, times k bytes) -- a uint8 B shifted by 128 into int8 (b ^ 0x80), the shift given back
+ * exactly in int32 as 128 times each A row's sum -- and multiplied by xr_gemm_tile. */
+void xr_bmm_u8x8(const uint8_t *a, const uint8_t *b, i64 b_unsigned, int32_t *c, i64 m, i64 k, i64 n, i64 trans_b,
+                 i64 b0, i64 b1, int8_t *pack) {
+    const i64 k4 = k / 4, blocks = (n + 15) / 16;
+    const uint8_t flip = b_unsigned ? 0x80 : 0x00;
+    for (i64 bt = b0; bt < b1; ++bt) {
+        const uint8_t *ab = a + bt * m * k, *bb = b + bt * n * k;
+        int32_t *cb = c + bt * m * n;
+        for (i64 blk = 0; blk < blocks; ++blk)
+            for (i64 kk = 0; kk < k4; ++kk)
+                for (i64 j = 0; j < 16; ++j) {
+                    const i64 col = blk * 16 + j;
+                    int8_t *dst = pack + ((blk * k4 + kk) * 16 + j) * 4;
+                    for (i64 q = 0; q < 4; ++q) {
+                        const i64 kq = kk * 4 + q;
+                        dst[q] = col < n ? (int8_t)(uint8_t)((trans_b ? bb[col * k + kq] : bb[kq * n + col]) ^ flip) : 0;
+                    }
+                }
+        xr_gemm_tile(ab, pack, cb, m, 0, m, k, n, 0, blocks, NULL, 1);
+        if (b_unsigned)
+            for (i64 i = 0; i < m; ++i) {
+                int32_t s = 0;
+                for (i64 t = 0; t < k; ++t) s += ab[i * k + t];
+                const int32_t shift = 128 * s;
+                for (i64 j = 0; j < n; ++j) cb[i * n + j] += shift;
+            }
+    }
+}

@@ -10,7 +10,6 @@ kernels compute; each test requires onnxruntime's bits, not closeness.
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
@@ -22,25 +21,6 @@ from xrelay.testing import onnx_models as om
 from xrelay.testing import quantized_models as qm
 
 F = np.float32
-
-
-@contextlib.contextmanager
-def _counting(symbol: str):
-    """The calls of one C kernel of the int8 library while the block runs (built and run)."""
-    from xrelay.runtime.native.fast_int8 import vnni_library
-
-    lib = vnni_library()
-    original, calls = getattr(lib, symbol), []
-
-    def spy(*args):
-        calls.append(args)
-        return original(*args)
-
-    setattr(lib, symbol, spy)
-    try:
-        yield calls
-    finally:
-        setattr(lib, symbol, original)
 
 
 def _model(nodes, inputs, inits, outputs=("y",), opset=20):
@@ -189,7 +169,7 @@ def test_quantize_static_bert_like_gives_onnxruntime_bits(per_channel):
         assert refs[0].max() > refs[0].min()
 
 
-def test_broadcast_qlinear_add_of_a_bias_gives_onnxruntime_bits():
+def test_broadcast_qlinear_add_of_a_bias_gives_onnxruntime_bits(counting):
     """DequantizeLinear(A) + DequantizeLinear(bias vector) -> QuantizeLinear: onnxruntime fuses
     it into a broadcasting QLinearAdd (BERT's projection biases after a quantized MatMul),
     whose float32 multiply-adds round near-ties differently from the float add and the
@@ -213,7 +193,7 @@ def test_broadcast_qlinear_add_of_a_bias_gives_onnxruntime_bits():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     a = np.broadcast_to(np.arange(256, dtype=np.uint8)[None, :, None], (1, 256, 768)).copy()
     ref = om.run_onnxruntime(model, {"a": a})[0]
-    with _counting("xr_qlinear_add_const") as calls:
+    with counting("xr_qlinear_add_const") as calls:
         m = qm.build(model, integer=True)
         m.set_input("a", a)
         m.run()
@@ -221,7 +201,7 @@ def test_broadcast_qlinear_add_of_a_bias_gives_onnxruntime_bits():
     assert calls  # one C pass from the bytes, the bias side folded
 
 
-def test_broadcast_qlinear_add_of_a_computed_side_gives_onnxruntime_bits():
+def test_broadcast_qlinear_add_of_a_computed_side_gives_onnxruntime_bits(counting):
     """The attention mask's QLinearAdd: an 8-bit side computed at run time (1 x 1 x 128 x 128)
     broadcast over the heads (1 x 3 x 128 x 128) -- its inner multiply-adds made once a run,
     the add one C pass split between the threads, each part starting inside a period."""
@@ -242,7 +222,7 @@ def test_broadcast_qlinear_add_of_a_computed_side_gives_onnxruntime_bits():
         [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], [numpy_helper.from_array(v, k) for k, v in inits.items()],
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    with _counting("xr_qlinear_add_const") as calls:
+    with counting("xr_qlinear_add_const") as calls:
         m = qm.build(model, integer=True)
         for _ in range(2):
             feed = {"a": rng.integers(0, 256, (1, 3, 128, 128)).astype(np.uint8),
