@@ -14,6 +14,8 @@ The stages, each a pass you can also run alone:
 3. ``lower-to-memory`` makes storage explicit (inputs and outputs in the arena by default,
    a planned workspace for every im2col convolution); ``place-concat-inputs`` has the steps
    producing a concatenation's inputs write its contiguous slices (no concatenation step);
+   ``alias-slices`` makes a step that only selects a contiguous byte range of its input a
+   tensor in the input's storage (no slice step);
    ``choose-scratch`` then runs each step
    whose engine offers several ways the one that keeps the plan's peak down at the least
    time (the PassContext's ``relay.ChooseScratch.priority`` and ``.budget``);
@@ -60,6 +62,7 @@ from xrelay.error import TVMError
 from xrelay.runtime.c.module import CModule
 from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.graph_executor import GraphModule
+from xrelay.transforms.alias_slices import AliasSlicesPass
 from xrelay.transforms.bind_params import bind_params_by_name
 from xrelay.transforms.choose_scratch import ChooseScratchPass
 from xrelay.transforms.infra import PassContext, pass_info_of
@@ -185,6 +188,8 @@ def build_program(
     )
     if PassContext.current().pass_enabled(pass_info_of(PlaceConcatInputsPass)):
         PlaceConcatInputsPass().apply(make_context(), optimised)  # producers write the slices
+    if PassContext.current().pass_enabled(pass_info_of(AliasSlicesPass)):
+        AliasSlicesPass().apply(make_context(), optimised)  # slices read their source's bytes
     ChooseScratchPass().apply(make_context(), optimised)  # the PassContext's priority and budget
     pool_list = _pools(pools)
     if pool_list is None:

@@ -7,7 +7,7 @@ comma-separated)::
 
     make-static,remove-unused-functions,qnn-legalize,qnn-canonicalize-ops,simplify-inference,
     eliminate-common-subexpr,fold-constant,fold-scale-axis,canonicalize-ops,
-    alter-op-layout{x86=false},fold-constant,partition-for-engines{engines=dnnl},
+    alter-op-layout{x86=false},fold-constant,canonicalize-views,partition-for-engines{engines=dnnl},
     fuse-ops{opt-level=3},
     qnn-fuse-pad,qnn-narrow-edges,state-scratch
 
@@ -98,6 +98,9 @@ def build_pipeline_spec(
         if name == "FuseOps" or not has_pass(name):
             continue
         passes.append(build_alter_op_layout(blocked_simd_width) if name == "AlterOpLayout" else get_pass_class(name)())
+    # exporters' views written as work (zero pads, size-1 transposes, takes of a constant
+    # index) become reshapes and slices, which the engines read in place
+    passes.append(get_pass_class("canonicalize-views")())
     if winograd:
         passes.append(get_pass_class("conv2d-winograd")())
     if default_device is not None:

@@ -391,7 +391,8 @@ def graph_json(program: ModuleOp, entry: str = "main", mod_name: str = "default"
 @dataclass(eq=False)
 class _Join:
     """A tensor no step writes whole: a concatenation whose parts the steps producing them
-    wrote in place (``place-concat-inputs``), or copies put there."""
+    wrote in place (``place-concat-inputs``), or copies put there; or a slice of a tensor
+    a step wrote, read in place (``alias-slices``)."""
 
     result: SSAValue
     parts: list[SSAValue]
@@ -424,6 +425,11 @@ def _joins(block: Any, producer: dict[SSAValue, Any], copies: dict[SSAValue, SSA
                            key=lambda p: p[0])
             if parts:
                 out[v] = _Join(v, [written[w] for _, w in parts])
+                continue
+            # a slice read in place (alias-slices): a view of the tensor written around it
+            around = [w for o, n, w in tensors if w is not v and w in written and o <= off and off + size <= o + n]
+            if around:
+                out[v] = _Join(v, [written[around[0]]])
     return out
 
 

@@ -41,6 +41,7 @@ from xrelay.transforms.infra import get_pass_class
 __all__ = ["FAST", "TESTS", "main"]
 
 TESTS: dict[str, tuple[str, ...]] = {
+    "alias-slices": ("transforms/test_alias_slices.py",),
     "alter-op-layout": ("transforms/test_alter_op_layout.py", "transforms/test_alter_op_layout_tvm.py"),
     "annotate-target": ("transforms/test_byoc.py", "transforms/test_byoc_tvm.py"),
     "annotate-used-memory": ("memory/test_annotate_and_liveness.py", "seeds/test_seed_000_annotate_used_memory.py"),
@@ -48,6 +49,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "bind-params": ("transforms/test_bind_params.py",),
     "canonicalize-arith": ("transforms/test_canonicalize_arith.py",),
     "canonicalize-ops": ("transforms/test_canonicalize_ops.py",),
+    "canonicalize-views": ("transforms/test_canonicalize_views.py",),
     "combine-parallel-batch-matmul": ("transforms/test_combine_parallel_batch_matmul.py",),
     "combine-parallel-conv2d": ("transforms/test_combine_parallel_conv2d.py",),
     "combine-parallel-dense": ("transforms/test_combine_parallel_dense.py",),

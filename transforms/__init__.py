@@ -15,6 +15,7 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 PASSES: dict[str, str] = {
+    "alias-slices": "alias_slices.AliasSlicesPass",
     "alter-op-layout": "alter_op_layout.AlterOpLayoutPass",
     "annotate-target": "annotate_target.AnnotateTargetPass",
     "annotate-used-memory": "annotate_used_memory.AnnotateUsedMemoryPass",
@@ -22,6 +23,7 @@ PASSES: dict[str, str] = {
     "bind-params": "bind_params.BindParamsPass",
     "canonicalize-arith": "canonicalize_arith.CanonicalizeArithPass",
     "canonicalize-ops": "canonicalize_ops.CanonicalizeOpsPass",
+    "canonicalize-views": "canonicalize_views.CanonicalizeViewsPass",
     "choose-scratch": "choose_scratch.ChooseScratchPass",
     "combine-parallel-batch-matmul": "combine_parallel_batch_matmul.CombineParallelBatchMatmulPass",
     "combine-parallel-conv2d": "combine_parallel_conv2d.CombineParallelConv2DPass",

@@ -72,3 +72,30 @@ def single_user(value: SSAValue) -> Operation | None:
 
 def result_used(value: SSAValue) -> bool:
     return bool(value.uses)
+
+
+def rewrite_to_fixpoint(module: Any, patterns: Any, max_rounds: int = 20) -> int:
+    """Walk every relay op of ``module`` trying ``patterns`` in order (the first that rewrites
+    an op wins), dropping dead ops after each walk, until a walk changes nothing (at most
+    ``max_rounds`` walks); returns the number of rewrites."""
+    from xdsl.transforms.dead_code_elimination import region_dce
+
+    count = 0
+    for _ in range(max_rounds):
+        changed = 0
+        for op in [o for o in module.walk() if isinstance(o, RelayOp)]:
+            if op.parent is None:
+                continue
+            for pattern in patterns:
+                rewriter = PatternRewriter(op)
+                pattern.match_and_rewrite(op, rewriter)
+                if rewriter.has_done_action:
+                    changed += 1
+                    break
+        if not changed:
+            break
+        count += changed
+        for top in module.ops:
+            for region in top.regions:
+                region_dce(region)
+    return count

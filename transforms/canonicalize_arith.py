@@ -42,7 +42,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
-from xrelay.transforms._relay_rewrite import OpBuilder, constant_value
+from xrelay.transforms._relay_rewrite import OpBuilder, constant_value, rewrite_to_fixpoint
 from xrelay.transforms.simplify_expr import SimplifyAdjacentMultiplyOrAdd
 
 __all__ = ["PATTERNS", "CanonicalizeArithPass", "ScalarOutOfMatmul", "canonicalize_arith"]
@@ -266,28 +266,7 @@ and a constant added after it are one bias)."""
 def canonicalize_arith(module: ModuleOp, max_rounds: int = 20) -> int:
     """Apply ``PATTERNS`` until nothing changes (at most ``max_rounds`` walks); returns the
     number of rewrites."""
-    from xdsl.transforms.dead_code_elimination import region_dce
-
-    patterns = [p() for p in PATTERNS]
-    count = 0
-    for _ in range(max_rounds):
-        changed = 0
-        for op in [o for o in module.walk() if isinstance(o, RelayOp)]:
-            if op.parent is None:
-                continue
-            for pattern in patterns:
-                rewriter = PatternRewriter(op)
-                pattern.match_and_rewrite(op, rewriter)
-                if rewriter.has_done_action:
-                    changed += 1
-                    break
-        if not changed:
-            break
-        count += changed
-        for top in module.ops:
-            for region in top.regions:
-                region_dce(region)
-    return count
+    return rewrite_to_fixpoint(module, [p() for p in PATTERNS], max_rounds)
 
 
 @dataclass(frozen=True)

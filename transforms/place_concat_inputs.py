@@ -83,7 +83,8 @@ from xrelay.error import TVMError
 from xrelay.runtime.liveness import LivenessError, entry_block, storage_lifetimes
 from xrelay.transforms.lower_to_memory import annotate_liveness
 
-__all__ = ["PlaceConcatInputsError", "PlaceConcatInputsPass", "concat_of", "place_concat_inputs"]
+__all__ = ["LiveBytes", "PlaceConcatInputsError", "PlaceConcatInputsPass", "concat_of", "place_concat_inputs", "pools_of",
+           "unplanned_steps"]
 
 
 class PlaceConcatInputsError(DiagnosticException, TVMError):
@@ -121,23 +122,26 @@ def concat_of(fn: func.FuncOp | None) -> tuple[int, list[int]] | None:
     return axis, order
 
 
-def _pools(s: AllocStorageOp) -> tuple:
+def pools_of(s: AllocStorageOp) -> tuple:
+    """The pools a storage is pinned to and those it is forbidden from (its memory space)."""
     return (
         tuple(a.data for a in s.pools.data) if s.pools else None,
         tuple(a.data for a in s.forbidden_pools.data) if s.forbidden_pools else (),
     )
 
 
-def _aligned(size: int, alignment: int) -> int:
+def aligned_size(size: int, alignment: int) -> int:
     return -(-size // alignment) * alignment
 
 
-class _Placer:
+class LiveBytes:
+    """The storages' lifetimes of a lowered ``@entry`` and the bytes live at each step of
+    each memory space (what bounds the plan from below), for passes that merge storages;
+    they keep both up to date in the original step numbers as they rewrite."""
+
     def __init__(self, module: ModuleOp, entry: str):
         self.block = entry_block(module, entry)
         self.funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
-        # the bytes live at each step of each memory space (what bounds the plan from below),
-        # kept up to date in the original step numbers as concatenations are placed
         self.life, n = storage_lifetimes(module, entry)
         self.live: dict[tuple, list[int]] = {}
         self.steps = max(n, 1)
@@ -147,11 +151,13 @@ class _Placer:
     def _add(self, live: dict[tuple, list[int]], s: AllocStorageOp, first: int, last: int, sign: int) -> None:
         if s.is_external:
             return
-        row = live.setdefault(_pools(s), [0] * self.steps)
-        size = _aligned(s.nbytes, s.align) * sign
+        row = live.setdefault(pools_of(s), [0] * self.steps)
+        size = aligned_size(s.nbytes, s.align) * sign
         for k in range(first, last + 1):
             row[k] += size
 
+
+class _Placer(LiveBytes):
     def run(self) -> int:
         invokes = [op for op in self.block.ops if isinstance(op, InvokeOp)]
         concats = {op: spec for op in invokes if (spec := concat_of(self.funcs.get(op.callee_name))) is not None}
@@ -173,7 +179,7 @@ class _Placer:
         s = t.storage.owner
         if not isinstance(s, AllocStorageOp) or s is dest or s.is_external or s.storage_kind != "intermediate":
             return None
-        if s.nbytes != byte_size(v.type) or offset % s.align or _pools(s) != _pools(dest):  # type: ignore[arg-type]
+        if s.nbytes != byte_size(v.type) or offset % s.align or pools_of(s) != pools_of(dest):  # type: ignore[arg-type]
             return None
         if self.readers.get(v, 0) != 1 or sum(1 for x in inv.inputs if x is v) != 1:
             return None
@@ -190,7 +196,7 @@ class _Placer:
         first, last = self.life[dest]
         for s in parts:
             first, last = min(first, self.life[s][0]), max(last, self.life[s][1])
-        key = _pools(dest)
+        key = pools_of(dest)
         after = {key: list(self.live.get(key, [0] * self.steps))}
         for s in [*parts, *scratch]:
             self._add(after, s, *self.life[s], -1)
@@ -271,21 +277,28 @@ class _Placer:
         return 1
 
 
-def place_concat_inputs(module: ModuleOp, entry: str = "main") -> int:
-    """Place, in place, the inputs of every concatenation step of ``@entry`` that can be
-    (see the module docstring); returns how many concatenation steps it removed."""
+def unplanned_steps(module: ModuleOp, entry: str, name: str, error: type[Exception]) -> bool:
+    """Whether ``@entry`` is a lowered, not yet planned program with steps (what the passes
+    between ``lower-to-memory`` and ``plan-memory`` rewrite); raises ``error`` naming the
+    pass ``name`` for a module that is not lowered or is planned already."""
     try:
         block = entry_block(module, entry)
     except LivenessError as e:
-        raise PlaceConcatInputsError(f"place-concat-inputs: {e}") from None
+        raise error(f"{name}: {e}") from None
     if not any(isinstance(op, InvokeOp) for op in block.ops):
         if any(isinstance(op, func.CallOp) for op in block.ops):
-            raise PlaceConcatInputsError("place-concat-inputs: @main is not lowered (run lower-to-memory first)")
-        return 0
+            raise error(f"{name}: @main is not lowered (run lower-to-memory first)")
+        return False
     if any(isinstance(op, AllocStorageOp) and op.placement is not None for op in block.ops):
-        raise PlaceConcatInputsError(
-            "place-concat-inputs: @main is planned already; run it before plan-memory"
-        )
+        raise error(f"{name}: @main is planned already; run it before plan-memory")
+    return True
+
+
+def place_concat_inputs(module: ModuleOp, entry: str = "main") -> int:
+    """Place, in place, the inputs of every concatenation step of ``@entry`` that can be
+    (see the module docstring); returns how many concatenation steps it removed."""
+    if not unplanned_steps(module, entry, "place-concat-inputs", PlaceConcatInputsError):
+        return 0
     done = _Placer(module, entry).run()
     if done:
         annotate_liveness(module, entry)

@@ -62,6 +62,7 @@ from xrelay.dialects.relay.devices import DeviceError, device_kind
 from xrelay.dialects.verify import verify_module
 from xrelay.error import TVMError
 from xrelay.runtime.liveness import LivenessError, buffer_lifetimes, module_pools, storage_buffers
+from xrelay.transforms.alias_slices import AliasSlicesPass
 from xrelay.transforms.annotate_used_memory import is_primitive
 from xrelay.transforms.choose_scratch import ChooseScratchPass
 from xrelay.transforms.fuse_ops import FuseOpsPass
@@ -248,7 +249,7 @@ def load_mlir_problem(
     first with ``lower-to-memory``'s defaults, after ``fuse-ops`` if it has no primitive
     function yet, and after ``state_scratch(module)`` (``relay-plan`` gives the engines'
     ``xrelay.backend.engines.state_scratch``) states the workspaces, then
-    ``place-concat-inputs`` and ``choose-scratch`` (the PassContext's priority): one buffer
+    ``place-concat-inputs``, ``alias-slices`` and ``choose-scratch`` (the PassContext's priority): one buffer
     per fused group and its kernels' scratch, as a compiler would plan it.
     """
     from xdsl.parser import Parser
@@ -266,6 +267,7 @@ def load_mlir_problem(
                 state_scratch(module)
             LowerToMemoryPass().apply(ctx, module)
             PlaceConcatInputsPass().apply(ctx, module)
+            AliasSlicesPass().apply(ctx, module)
             ChooseScratchPass().apply(ctx, module)
         return buffer_lifetimes(module)
     except (DiagnosticException, ParseError, LivenessError, OSError) as e:
