@@ -310,6 +310,12 @@ class Executor:
             else:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
         self._park_before_engines()
+        self.uses_blas = any(
+            b == TAKES_EVERY_STEP and name != "memory.copy" for (name, _, _), b in zip(self.steps, self.step_backends)
+        )
+        """Whether a step may call numpy's BLAS (a native kernel step): only then does a run
+        limit BLAS to one thread (``blas_single_thread``, ~18 us a run with OpenBLAS loaded,
+        for nothing when every step is oneDNN's or a copy)."""
         self._thunks = self._join_runs()
         self._thunks_one = self._join_runs(one=True) if self.pool.threads > 1 else None
         self.chooser = RunChooser()
@@ -439,12 +445,15 @@ class Executor:
         one = self._thunks_one is not None and self.chooser.choose() == 1
         first_ways = self.pool.first_ways
         start = time.perf_counter()
-        with blas_single_thread(), serial_jobs() if one else contextlib.nullcontext():
+        with self._blas_limit(), serial_jobs() if one else contextlib.nullcontext():
             for t in self._thunks_one if one else self._thunks:  # type: ignore[union-attr]
                 t()
         self.pool.park()
         if self._thunks_one is not None:
             self.chooser.record(int(one), time.perf_counter() - start, self.pool.first_ways == first_ways)
+
+    def _blas_limit(self) -> contextlib.AbstractContextManager:
+        return blas_single_thread() if self.uses_blas else contextlib.nullcontext()
 
     def profile(self) -> tuple[list[StepProfile], dict[str, float]]:
         """Run once, timing each step and each op family (im2col, matmul, ...), with the

@@ -85,3 +85,34 @@ def test_run_together_passes_each_functions_thread_count():
     counts = [t.dnnl_run[4] for t in raws]
     assert 1 in counts and 2 in counts
     assert joined.dnnl_threads == [n for t, n in zip(raws, counts) for _ in t.dnnl_run[0]]
+
+
+def test_a_run_limits_blas_only_when_a_step_may_call_it(monkeypatch):
+    """Entering and leaving ``blas_single_thread`` costs a run ~18 us with OpenBLAS loaded:
+    a program whose steps are all oneDNN's (and the input copy) does not enter it; the same
+    model on the native kernels (im2col and BLAS products) does."""
+    from xrelay.runtime import executor as executor_module
+
+    entered = []
+    real = executor_module.blas_single_thread
+
+    def counting():
+        entered.append(1)
+        return real()
+
+    monkeypatch.setattr(executor_module, "blas_single_thread", counting)
+    model = _se_model()
+    x = {"data": RNG.standard_normal((1, 8, 28, 28)).astype("float32")}
+    want = run_onnxruntime(model, x)[0]
+    for backends, uses in ((("dnnl", "native"), False), (("native",), True)):
+        mod, params = from_onnx(model)
+        m = xrelay.build(mod, params, opt_level=3, threads=2, backends=backends)
+        ex = m.executor
+        assert set(ex.step_backends) == ({"native", "dnnl"} if not uses else {"native"})
+        assert ex.uses_blas is uses
+        entered.clear()
+        for _ in range(4):  # both programs (RunChooser)
+            m.run(**x)
+            got = m.get_output(0).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        assert len(entered) == (4 if uses else 0)
