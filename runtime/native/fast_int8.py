@@ -110,6 +110,8 @@ def _build_library():
     lib.xr_ort_gelu.restype = None
     lib.xr_bmm_u8x8.argtypes = [ptr, ptr, i64, ptr] + [i64] * 6 + [ptr]
     lib.xr_bmm_u8x8.restype = None
+    lib.xr_rowsum_8bit.argtypes = [ptr, i64, ptr, i64, i64, i64]
+    lib.xr_rowsum_8bit.restype = None
     lib.xr_ort_softmax.argtypes = [ptr, ptr, ptr, i64, f32, i64, i64, i64]
     lib.xr_ort_softmax.restype = None
     lib.xr_lookup8.argtypes = [ptr, ptr, ptr, i64, i64]
@@ -1507,6 +1509,41 @@ def ort_softmax(op, vals, out, ws, opts) -> list | None:
     return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 4), rows))]
 
 
+def byte_row_sum(op, vals, out, ws, opts) -> list | None:
+    """``sum(cast(q, int32))`` over the last axis, ``q`` 8-bit (the row sums of a quantized
+    product's zero-point terms, ``qnn-canonicalize-ops``' ``sum(cast(x))``), summed from the
+    bytes in C (``xr_rowsum_8bit``); the int32 copy is then not made (``Options.unread``)."""
+    from xrelay.dialects.relay.ops import reduce_axes
+
+    cast = op.operands[0].owner
+    if getattr(cast, "RELAY_NAME", None) != "cast" or cast.attrs["dtype"] != "int32" or out.dtype != np.int32:
+        return None
+    q = opts.available(cast.operands[0])
+    lib = vnni_library()
+    if lib is None or q is None or q.dtype not in _INT8 or not q.flags.c_contiguous or q.ndim == 0 or q.shape[-1] == 0:
+        return None
+    try:
+        axes = reduce_axes(q.ndim, op.attrs.get("axis"), bool(op.attrs.get("exclude", False)))
+    except ValueError:
+        return None
+    if list(axes) != [q.ndim - 1] or not out.flags.c_contiguous or out.size != q.size // q.shape[-1]:
+        return None
+    n, rows = q.shape[-1], q.size // q.shape[-1]
+    opts.unread.append(op.operands[0])
+    opts.reads.append(cast.operands[0])
+
+    def make(lo: int, hi: int) -> Any:
+        args = (q.ctypes.data, int(q.dtype == np.int8), out.ctypes.data, n, lo, hi)
+
+        def run() -> None:
+            lib.xr_rowsum_8bit(*args)
+            keep_alive(q, out)
+
+        return run
+
+    return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 8), rows))]
+
+
 def clip(op, vals, out, ws, opts) -> list | None:
     """Integer ``clip`` in place, with the reference kernel's bounds (ceil/floor, saturated)."""
     from xrelay.kernels import KERNELS
@@ -1525,7 +1562,7 @@ def clip(op, vals, out, ws, opts) -> list | None:
 __all__ = [
     "EXACT_K", "conv2d", "dense", "fixed_point_multiply", "conv_workspace_bytes", "reads_planes", "reads_rows",
     "pack_weights", "vnni_library", "cast", "clip", "cumsum", "dequantize_sum", "ort_gelu", "ort_layer_norm", "ort_mul",
-    "ort_softmax", "batch_matmul", "ort_requant", "ort_add",
+    "ort_softmax", "byte_row_sum", "batch_matmul", "ort_requant", "ort_add",
 ]  # fmt: skip
 
 

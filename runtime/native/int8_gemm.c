@@ -1664,3 +1664,20 @@ void xr_bmm_u8x8(const uint8_t *a, const uint8_t *b, i64 b_unsigned, int32_t *c,
             }
     }
 }
+
+/* sum(cast(q, int32)) over the last axis of n 8-bit values (int8 with is_signed), rows [lo, hi)
+ * into int32 (exact for n below 2^23): the zero-point terms' row sums of a quantized product,
+ * read from the bytes. */
+void xr_rowsum_8bit(const void *x, i64 is_signed, int32_t *out, i64 n, i64 lo, i64 hi) {
+    for (i64 r = lo; r < hi; ++r) {
+        int32_t s = 0;
+        if (is_signed) {
+            const int8_t *p = (const int8_t *)x + r * n;
+            for (i64 i = 0; i < n; ++i) s += p[i];
+        } else {
+            const uint8_t *p = (const uint8_t *)x + r * n;
+            for (i64 i = 0; i < n; ++i) s += p[i];
+        }
+        out[r] = s;
+    }
+}

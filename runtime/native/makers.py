@@ -39,6 +39,8 @@ _COMBINED: dict[str, Maker] = {
     "add": first(i8.ort_add, FLOAT_MAKERS["add"]),
     "cast": first(i8.ort_requant, i8.cast, FLOAT_MAKERS["cast"]),
     "clip": first(FLOAT_MAKERS["clip"], i8.clip),
+    # the row sums of an 8-bit value's zero-point terms, from its bytes
+    "sum": first(i8.byte_row_sum, FLOAT_MAKERS["sum"]),
     # onnxruntime's QuantizeLinear (fake-quantization-to-integer{onnxruntime=true})
     "divide": first(i8.ort_quantize, FLOAT_MAKERS["divide"]),
     # onnxruntime's QLinearMul (the int32 product of two 8-bit values and its requantize)

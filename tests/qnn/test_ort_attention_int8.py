@@ -101,3 +101,17 @@ def test_batch_matmul_kernel_is_exact(int8_library, b_dtype, trans_b, m, k, n):
     lib.xr_bmm_u8x8(a.ctypes.data, b.ctypes.data, int(b_dtype == "uint8"), out.ctypes.data, m, k, n, int(trans_b), 0, 3,
                     pack.ctypes.data)  # fmt: skip
     np.testing.assert_array_equal(out, want)
+
+
+def test_zero_point_row_sums_read_the_bytes(counting, quantized):
+    """The zero-point terms' row sums of both products (``sum(cast(q, int32))``) run from the
+    bytes in ``xr_rowsum_8bit``, and no step keeps the int32 copy they were summed from."""
+    model, shapes = quantized
+    with counting("xr_rowsum_8bit") as calls:
+        m = qm.build(model, integer=True)
+        _same_bits(model, m, _feeds(shapes, 2, 3))
+    assert calls
+    for name, _, compiled in m.executor.steps:
+        labels = [lab for lab, _, _ in compiled.thunks]
+        if "sum" in labels:
+            assert "cast" not in labels, name
