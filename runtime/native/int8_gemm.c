@@ -1290,8 +1290,56 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
         }                                                                                                \
         return;                                                                                          \
     }
+/* Bits [a, b) of a 64-bit mask (a, b clamped to 0..64). */
+static inline __mmask64 xr_bits(i64 a, i64 b) {
+    a = a < 0 ? 0 : a > 64 ? 64 : a;
+    b = b < 0 ? 0 : b > 64 ? 64 : b;
+    if (b <= a) return 0;
+    const __mmask64 upto = b >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << b) - 1);
+    return upto & ~(((__mmask64)1 << a) - 1);
+}
+
+/* Wider rows (ResNet's 112-wide 3x3/2 pool) by windows of 128 bytes in two registers: for each
+ * output row and run of g outputs (as many as one window holds, at most 64), the window rows'
+ * maximum of masked loads (the lowest value outside the image), then per tap j one two-register
+ * byte permutation (lane l takes byte l * sw + j * dw) and a maximum; one masked store. The
+ * separable row-buffer loop below ran its strided taps a byte at a time. */
+#define XR_POOL_WIN(T, LOWEST, MAX)                                                                      \
+    if ((kw - 1) * dw < 128 && kw <= 16) {                                                               \
+        i64 g = (127 - (kw - 1) * dw) / sw + 1;                                                          \
+        if (g > 64) g = 64;                                                                              \
+        __m512i perm[16];                                                                                \
+        for (i64 j = 0; j < kw; ++j) {                                                                   \
+            uint8_t idx[64] = {0};                                                                       \
+            for (i64 l = 0; l < g; ++l) idx[l] = (uint8_t)(l * sw + j * dw);                             \
+            perm[j] = _mm512_loadu_si512((const void *)idx);                                             \
+        }                                                                                                \
+        const __m512i low = _mm512_set1_epi8((char)(LOWEST));                                            \
+        for (i64 ch = c0; ch < c1; ++ch) {                                                               \
+            const T *plane = x + ch * h * wd;                                                            \
+            for (i64 y = 0; y < oh; ++y) {                                                               \
+                for (i64 x0 = 0; x0 < ow; x0 += g) {                                                     \
+                    const i64 n = ow - x0 < g ? ow - x0 : g, ix0 = x0 * sw - pl;                         \
+                    const __mmask64 m0 = xr_bits(-ix0, wd - ix0), m1 = xr_bits(-ix0 - 64, wd - ix0 - 64); \
+                    __m512i v0 = low, v1 = low;                                                          \
+                    for (i64 i = 0; i < kh; ++i) {                                                       \
+                        const i64 iy = y * sh + i * dh - pt;                                             \
+                        if (iy < 0 || iy >= h) continue;                                                 \
+                        const uintptr_t at = (uintptr_t)(plane + iy * wd) + (uintptr_t)ix0;              \
+                        v0 = MAX(v0, _mm512_mask_loadu_epi8(low, m0, (const void *)at));                 \
+                        v1 = MAX(v1, _mm512_mask_loadu_epi8(low, m1, (const void *)(at + 64)));          \
+                    }                                                                                    \
+                    __m512i r = _mm512_permutex2var_epi8(v0, perm[0], v1);                               \
+                    for (i64 j = 1; j < kw; ++j) r = MAX(r, _mm512_permutex2var_epi8(v0, perm[j], v1));  \
+                    _mm512_mask_storeu_epi8((void *)(o + (ch * oh + y) * ow + x0), xr_bits(0, n), r);    \
+                }                                                                                        \
+            }                                                                                            \
+        }                                                                                                \
+        return;                                                                                          \
+    }
 #else
 #define XR_POOL_REG(T, LOWEST, MAX)
+#define XR_POOL_WIN(T, LOWEST, MAX)
 #endif
 #define XR_MAX_POOL(NAME, T, LOWEST, MAX)                                                                \
     void NAME(const T *x, T *o, i64 h, i64 wd, i64 oh, i64 ow, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,   \
@@ -1300,6 +1348,7 @@ void xr_quantize_float(const float *x, uint8_t *out, i64 planes, i64 h, i64 w, f
         const i64 span = (ow - 1) * sw + (kw - 1) * dw + 1; /* buffer columns read, from -pl */          \
         const int buffered = span <= XR_POOL_ROW && pl + wd <= XR_POOL_ROW;                              \
         XR_POOL_REG(T, LOWEST, MAX)                                                                      \
+        XR_POOL_WIN(T, LOWEST, MAX)                                                                      \
         for (i64 ch = c0; ch < c1; ++ch) {                                                               \
             const T *plane = x + ch * h * wd;                                                            \
             for (i64 y = 0; y < oh; ++y) {                                                               \

@@ -199,18 +199,30 @@ def test_int8_depthwise_convolution_in_the_arena_matches_the_reference(geometry,
         assert set(calls) == {"xr_depthwise_plane_u8s8" if h * wd <= 256 else "xr_depthwise_u8s8"}
 
 
-@pytest.mark.parametrize("width", [17, 83])
+@pytest.mark.parametrize("width", [17, 83, 150])
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
 @pytest.mark.parametrize("geometry", [(3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 1, 1, 2, False), (3, 3, 2, 1, True)])
 def test_8bit_max_pool_runs_in_c_with_the_reference_maxima(geometry, dtype, width):
     """ResNet's 3x3/2 pool and others: stride 1, 2 and 3, dilation, ceil mode (a last window
-    partly past the padding); rows within one 64-byte register (17 wide: byte permutations)
-    and wider ones (83: a padded row buffer, the C kernel's three inner loops). The data is
-    mostly the dtype's lowest values, so padding that won would show."""
+    partly past the padding); rows within one 64-byte register (17 wide: byte permutations),
+    wider ones by windows of 128 bytes (83: one window per row; 150: two or three, the last
+    partial). The data is mostly the dtype's lowest values, so padding that won would show."""
+    _max_pool_matches(geometry, (1, 1), dtype, width)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_8bit_max_pool_with_taps_beyond_a_window_runs_the_row_buffer(dtype):
+    """Taps 64 columns apart (a 3-wide window spans 129 bytes, more than the kernel's 128-byte
+    windows): the padded row buffer, the C kernel's three inner loops."""
+    _max_pool_matches((3, 1, 1, 1, False), (1, 64), dtype, 150)
+
+
+def _max_pool_matches(geometry, dilation, dtype, width):
     k, s, pad, d, ceil = geometry
     shape = (2, 5, 13, width)
     x = relay.var("x", shape=shape, dtype=dtype)
-    y = relay.nn.max_pool2d(x, pool_size=(k, k), strides=(s, s), padding=(pad, pad), dilation=(d, d), ceil_mode=ceil)
+    dil = (d * dilation[0], d * dilation[1])
+    y = relay.nn.max_pool2d(x, pool_size=(k, k), strides=(s, s), padding=(pad, pad), dilation=dil, ceil_mode=ceil)
     mod = xrelay.IRModule.from_expr(y)
     info = np.iinfo(dtype)
     data = RNG.integers(info.min, info.max + 1, shape).astype(dtype)
