@@ -1555,14 +1555,39 @@ void xr_qlinear_mul(const uint8_t *a, const int32_t *ta, i64 amode, const uint8_
  * kernel does (the op's docstring): the mean in double, the centred squares in eight lanes of
  * fused multiply-adds folded as halves, the tail after the fold, a float32 division and square
  * root, y = fma(c * inv, gamma, beta). */
+static void xr_ort_layer_norm_row(const float *src, const float *gamma, const float *beta, float *dst, i64 n,
+                                  float eps, float mean);
+
 void xr_ort_layer_norm(const float *x, const float *gamma, const float *beta, float *y, i64 n, float eps,
                        i64 lo, i64 hi) {
-    for (i64 r = lo; r < hi; ++r) {
+    i64 r = lo;
+    /* four rows' means at a time: four chains of double additions in flight, each row's still
+     * added first to last */
+    for (; r + 4 <= hi; r += 4) {
+        const float *s0 = x + r * n, *s1 = s0 + n, *s2 = s1 + n, *s3 = s2 + n;
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        for (i64 i = 0; i < n; ++i) {
+            a0 += (double)s0[i];
+            a1 += (double)s1[i];
+            a2 += (double)s2[i];
+            a3 += (double)s3[i];
+        }
+        const double sums[4] = {a0, a1, a2, a3};
+        for (int j = 0; j < 4; ++j)
+            xr_ort_layer_norm_row(x + (r + j) * n, gamma, beta, y + (r + j) * n, n, eps, (float)(sums[j] / (double)n));
+    }
+    for (; r < hi; ++r) {
         const float *src = x + r * n;
-        float *dst = y + r * n;
         double s = 0.0;
         for (i64 i = 0; i < n; ++i) s += (double)src[i];
-        const float mean = (float)(s / (double)n);
+        xr_ort_layer_norm_row(src, gamma, beta, y + r * n, n, eps, (float)(s / (double)n));
+    }
+}
+
+/* One row of xr_ort_layer_norm after its mean. */
+static void xr_ort_layer_norm_row(const float *src, const float *gamma, const float *beta, float *dst, i64 n,
+                                  float eps, float mean) {
+    {
         float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         const i64 whole = n - n % 8;
         for (i64 i = 0; i < whole; i += 8)
