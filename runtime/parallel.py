@@ -33,6 +33,16 @@ waits for the next one by spinning in C (``native.spin_wait``, without the GIL) 
 ``WorkerPool.park`` (called at the end of ``Executor.run``) sends the workers to sleep at
 once, so no core is taken between runs. Without the native library they only sleep.
 
+**Native jobs.** A chunk that is a Python callable waits for the GIL twice (to start, and to
+report its end): about 10 us a job on this machine, as long as many int8 layers take, so
+most of MobileNetV2's steps ran serially even with two threads. ``WorkerPool.run_native``
+runs a job of C parts instead (a C function ``fn(job, part, slot)`` and a cut): the caller
+posts it in C (``xrelay_native_run``) and the workers spinning in ``spin_wait`` take its parts
+there, from one counter, without entering Python; a worker that is asleep is woken for the
+next ones, and one that comes late joins the job in flight. ``slot`` is the thread's own
+index in the job (its scratch buffers). The int8 convolutions run this way
+(``fast_int8.native_thunk``).
+
 The pool is shared per thread count (``WorkerPool.shared``). A pool runs one job at a time;
 a job submitted while it is busy (another thread's executor, or a chunk that itself asks
 for parallelism) runs serially in the caller instead of waiting.
@@ -299,9 +309,16 @@ class WorkerPool:
         # Bumped for every job posted; spinning workers watch it (native spin_wait).
         self._seq = ctypes.c_int64(0)
         self._spin = _spin_wait() if spin and threads > 1 else None
+        self._native = _native_run() if self._spin is not None else None
+        # Workers spin (and so take native jobs' parts) after a wake-up without a job too:
+        # set by ``_wake``, cleared by ``park``. ``_serving``: the caller believes they do.
+        self._serve = False
+        self._serving = False
         self._wait_ns = int(self.SPIN_SECONDS * 1e9)
         self._settle_ns = int(self.SETTLE_SECONDS * 1e9)
-        self.stats = {"parallel": 0, "serial": 0}
+        self.stats = {"parallel": 0, "serial": 0, "native": 0, "native_shared": 0}
+        """Jobs run each way; ``native``: native jobs (``run_native``), ``native_shared``:
+        those of which a worker ran parts."""
         self.first_ways = 0
         """Job runs so far that ran a way of their job never measured before (``_choose``):
         a model run that added to it was a warm-up run of its jobs (``RunChooser``)."""
@@ -345,8 +362,9 @@ class WorkerPool:
             # (A release that arrives after a spinning wake-up wakes it once more later: it
             # then finds the job's chunks claimed, as any late worker does.)
             job = self._job
-            # Spin for the next job only after one (not after ``park``).
-            spin_next = job is not None
+            # Spin for the next job only after one or a wake-up for native jobs (not after
+            # ``park``).
+            spin_next = job is not None or self._serve
             if job is not None:
                 # A worker that wakes late finds every chunk claimed and goes back to sleep.
                 job._work()
@@ -377,7 +395,44 @@ class WorkerPool:
         and a spinning thread would take a core from whatever the process does next)."""
         if self._spin is not None:
             self._job = None
+            self._serve = self._serving = False
             self._seq.value += 1
+
+    @property
+    def native(self) -> bool:
+        """Whether ``run_native`` runs native jobs on the threads (else serially)."""
+        return self._native is not None and self.threads > 1
+
+    def _wake(self) -> None:
+        """Wake the sleeping workers to spin, taking native jobs' parts (``run_native``)."""
+        self._serve = self._serving = True
+        for i in range(len(self._workers)):
+            if not self._armed[i]:
+                self._armed[i] = True
+                self._go[i].release()
+
+    def run_native(self, fn: int, job: int, parts: int, slots: int, serial: Callable[[], Any]) -> None:
+        """Run a native job: the C function at address ``fn``, ``void fn(const void *job,
+        int64_t part, int64_t slot)``, for every part of ``parts``, on the calling thread and
+        the workers spinning in C (``xrelay_native_run``): no chunk takes the GIL, so a
+        worker starts its part within a spin of the post (a Python job's chunks wait for the
+        GIL, about 10 us a job). ``slot`` is the running thread's index below ``slots`` (its
+        buffers). ``serial`` (the uncut kernel) runs instead in one-thread runs
+        (``serial_jobs``), with one thread or without the native library. Sleeping workers
+        are woken first; a post that found none waiting runs on the caller alone and wakes
+        them for the next one. Always all threads' way: the cut is fine enough that a
+        worker without a core leaves its parts to the caller."""
+        if self._native is None or parts <= 1 or getattr(_LOCAL, "serial", False):
+            serial()
+            return
+        if not self._serving:
+            self._wake()
+        self.stats["native"] += 1
+        shared = self._native(fn, job, parts, slots)
+        if shared < 0:
+            self._serving = False
+        elif shared:
+            self.stats["native_shared"] += 1
 
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
@@ -415,6 +470,15 @@ class WorkerPool:
             self._record(job, mode, clock() - start)
         if job._error is not None:
             raise job._error
+
+
+def _native_run() -> Callable[[int, int, int, int], int] | None:
+    try:
+        from xrelay.runtime.native.library import native_run
+
+        return native_run()
+    except Exception:  # pragma: no cover - no compiler: no native jobs
+        return None
 
 
 def _spin_wait() -> Callable[[int, int, int], int] | None:

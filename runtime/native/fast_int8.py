@@ -458,6 +458,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     block_ranges = _block_ranges(p, blocks, pixel_ranges)  # or the threads share the channels
     epi, dst, held = (None, out, []) if requant is None else requant
     epi_ptr = None if epi is None else ctypes.addressof(epi)
+    native = opts.pool is not None and opts.pool.native and slots > 1
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
         xb, ob = x[b], dst[b]
@@ -476,7 +477,17 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
         if hwc is not None or pointwise:
             span = p if pointwise else h * wd  # the output's pixels, or the image's
-            thunks.append(("im2col", split_job(opts, to_rows, even_ranges(span, min(parts, span)), span)))
+            if native:
+                target, ld = (rows, kp) if pointwise else (hwc, c)
+                if strided:
+                    args, at = [xb.ctypes.data, target.ctypes.data, c, h, wd, sh, sw, ow, ld, 0, 0], (9, 10)
+                else:
+                    args, at = [xb.ctypes.data, target.ctypes.data, c, h * wd, ld, 0, 0], (5, 6)
+                cut = native_cut(span, opts, 16, 64)
+                job = native_thunk(lib, opts, "strided" if strided else "rows", args, at, cut, to_rows(0, span))
+                thunks.append(("im2col", job))
+            else:
+                thunks.append(("im2col", split_job(opts, to_rows, even_ranges(span, min(parts, span)), span)))
         if pointwise:
 
             def make(b0: int, b1: int, ob=ob) -> Any:
@@ -488,10 +499,15 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
                 return run
 
-            count = min(parts, blocks)
-            step = -(-blocks // count)
-            ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
-            thunks.append(("matmul", split_job(opts, make, ranges, blocks)))
+            if native:
+                args = [rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, 0, 0, epi_ptr, 0]
+                job = native_thunk(lib, opts, "gemm", args, (6, 7), native_cut(blocks, opts), make(0, blocks))
+                thunks.append(("matmul", job))
+            else:
+                count = min(parts, blocks)
+                step = -(-blocks // count)
+                ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
+                thunks.append(("matmul", split_job(opts, make, ranges, blocks)))
         else:
 
             def tiles_of(lo: int, hi: int, ob=ob, xb=xb) -> Any:
@@ -509,7 +525,20 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
                 return run
 
-            if block_ranges:
+            if native:
+                # each thread its slot's tile and band; parts of tiles (or the block cut)
+                image = xb if hwc is None else hwc
+                args = [image.ctypes.data, wp.ctypes.data, ob.ctypes.data, 0, *geo, 0, p, 0, blocks, epi_ptr,
+                        int(hwc is None and bands[0] is None), 0, cap]  # fmt: skip
+                slot_vals = [(t.ctypes.data, 0 if bd is None else bd.ctypes.data) for t, bd in zip(tiles, bands)]
+                if block_ranges:
+                    cut = [(0, p, lo, hi) for lo, hi in block_ranges]
+                else:
+                    cut = [(lo, hi, 0, blocks) for lo, hi in native_cut(p, opts, TILE, 2 * TILE)]
+                serial = tiles_of(0, blocks) if block_ranges else tiles_of(0, p)
+                job = native_thunk(lib, opts, "tiles", args, (20, 21, 22, 23), cut, serial, (3, 26), slot_vals)
+                thunks.append(("matmul", job))
+            elif block_ranges:
                 thunks.append(("matmul", split_job(opts, tiles_of, block_ranges, blocks)))
             else:
                 thunks.append(("matmul", split_job(opts, tiles_of, pixel_ranges, p)))
@@ -543,8 +572,14 @@ def _planes_conv(lib, x, wp, out, opts, requant) -> list:
             return run
 
         extent = p if by_pixels else blocks
-        ranges = even_ranges(extent, min(parts, extent), 16 if by_pixels else 1)
-        thunks.append(("matmul", split_job(opts, make, ranges, extent)))
+        if opts.pool is not None and opts.pool.native:
+            args = [xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, c, p, kp, o, 0, blocks, 0, p, epi_ptr]
+            cut = native_cut(extent, opts, 16, 64) if by_pixels else native_cut(extent, opts)
+            at = (9, 10) if by_pixels else (7, 8)
+            thunks.append(("matmul", native_thunk(lib, opts, "planes", args, at, cut, make(0, extent))))
+        else:
+            ranges = even_ranges(extent, min(parts, extent), 16 if by_pixels else 1)
+            thunks.append(("matmul", split_job(opts, make, ranges, extent)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
@@ -564,6 +599,65 @@ def _block_ranges(p: int, blocks: int, pixel_ranges: list[tuple[int, int]]) -> l
     if by_blocks * 10 > by_pixels * 9:  # not a tenth shorter: the pixels (each row made once)
         return None
     return even_ranges(blocks, count)
+
+
+class NativeJob(ctypes.Structure):
+    """``xr_job`` of ``int8_gemm.c``: a kernel's arguments, and those each part and each
+    thread's slot set (``native_thunk``)."""
+
+    _fields_ = [
+        ("kind", ctypes.c_int64), ("args", ctypes.c_int64 * 28),
+        ("n_part", ctypes.c_int64), ("part_at", ctypes.c_int64 * 4), ("part_vals", ctypes.c_void_p),
+        ("n_slot", ctypes.c_int64), ("slot_at", ctypes.c_int64 * 2), ("slot_vals", ctypes.c_void_p),
+    ]  # fmt: skip
+
+
+NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4}
+"""The kernels ``xr_job_part`` calls, by ``NativeJob.kind``."""
+
+NATIVE_PARTS_PER_THREAD = 4
+"""Parts per thread of a native job's cut: the threads take them from one counter, so a
+thread that starts late or loses its core leaves its share to the others."""
+
+
+def native_thunk(lib, opts, kind: str, args: list, part_at: tuple, parts: list[tuple], serial: Any,
+                 slot_at: tuple = (), slot_vals: list[tuple] | None = None) -> Any:  # fmt: skip
+    """A thunk running the kernel ``kind`` once per part on the pool's threads without the
+    GIL (``WorkerPool.run_native``; ``args``: its arguments as ints, ``part_at``: the indexes
+    each part's values in ``parts`` replace, ``slot_at``/``slot_vals``: those of each thread's
+    slot, one tuple per slot), or ``serial`` (the kernel over the whole range: one-thread
+    runs). ``serial`` when the pool cannot run native jobs or there is one part."""
+    pool = opts.pool
+    if pool is None or not pool.native or len(parts) <= 1:
+        return serial
+    job = NativeJob()
+    job.kind = NATIVE_KINDS[kind]
+    for i, v in enumerate(args):
+        job.args[i] = int(v or 0)
+    pv = np.ascontiguousarray(parts, np.int64)
+    sv = np.ascontiguousarray(slot_vals or [(0,)], np.int64)
+    job.n_part, job.part_vals = len(part_at), pv.ctypes.data
+    for i, at in enumerate(part_at):
+        job.part_at[i] = at
+    job.n_slot, job.slot_vals = len(slot_at), sv.ctypes.data
+    for i, at in enumerate(slot_at):
+        job.slot_at[i] = at
+    fn = ctypes.cast(lib.xr_job_part, ctypes.c_void_p).value
+    call = functools.partial(pool.run_native, fn, ctypes.addressof(job), len(parts),
+                             len(slot_vals) if slot_vals else pool.threads, serial)  # fmt: skip
+
+    def run() -> None:
+        call()
+        keep_alive(job, pv, sv)  # the serial thunk holds the kernel's arrays
+
+    return run
+
+
+def native_cut(extent: int, opts, align: int = 1, least: int = 1) -> list[tuple[int, int]]:
+    """A native job's parts of ``extent``: ``NATIVE_PARTS_PER_THREAD`` per thread, each at
+    least ``least`` units long, boundaries multiples of ``align``."""
+    parts = pool_chunks(opts) * NATIVE_PARTS_PER_THREAD
+    return even_ranges(extent, max(1, min(parts, extent // max(least, 1))), align)
 
 
 def keep_alive(*arrays: Any) -> None:

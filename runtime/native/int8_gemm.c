@@ -1755,3 +1755,53 @@ void xr_rowsum_8bit(const void *x, i64 is_signed, int32_t *out, i64 n, i64 lo, i
         out[r] = s;
     }
 }
+
+/* A native job (WorkerPool.run_native -> xrelay_native_run in native_kernels.c): one of the
+ * kernels above called once per part, with the arguments in args except those a part or a
+ * thread's slot sets -- n_part values from part_vals[part] at the argument indexes part_at
+ * (its pixel or channel range), n_slot from slot_vals[slot] at slot_at (its tile and band
+ * buffers: each thread its own). Every argument is an int64 or an address. */
+#define XR_JOB_ARGS 28
+typedef struct {
+    i64 kind; /* 0 conv tiles, 1 1x1 planes, 2 gemm, 3 planes to rows, 4 strided to rows */
+    i64 args[XR_JOB_ARGS];
+    i64 n_part, part_at[4];
+    const i64 *part_vals;
+    i64 n_slot, slot_at[2];
+    const i64 *slot_vals;
+} xr_job;
+
+#define XR_P(i, T) ((T)(intptr_t)a[i])
+void xr_job_part(const void *job, i64 part, i64 slot) {
+    const xr_job *j = (const xr_job *)job;
+    i64 a[XR_JOB_ARGS];
+    memcpy(a, j->args, sizeof a);
+    for (i64 i = 0; i < j->n_part; ++i) a[j->part_at[i]] = j->part_vals[part * j->n_part + i];
+    for (i64 i = 0; i < j->n_slot; ++i) a[j->slot_at[i]] = j->slot_vals[slot * j->n_slot + i];
+    switch (j->kind) {
+    case 0:
+        xr_conv_tiles_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), XR_P(3, uint8_t *),
+                           a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16],
+                           a[17], a[18], a[19], a[20], a[21], a[22], a[23], XR_P(24, const xr_epi *), a[25],
+                           XR_P(26, uint8_t *), a[27]);
+        break;
+    case 1:
+        xr_conv1x1_planes_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), a[3], a[4], a[5],
+                               a[6], a[7], a[8], a[9], a[10], XR_P(11, const xr_epi *));
+        break;
+    case 2:
+        xr_gemm_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), a[3], a[4], a[5], a[6], a[7],
+                     XR_P(8, const xr_epi *), a[9]);
+        break;
+    case 3:
+        xr_planes_to_rows_u8(XR_P(0, const uint8_t *), XR_P(1, uint8_t *), a[2], a[3], a[4], a[5], a[6]);
+        break;
+    case 4:
+        xr_strided_to_rows_u8(XR_P(0, const uint8_t *), XR_P(1, uint8_t *), a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+                              a[9], a[10]);
+        break;
+    default:
+        break;
+    }
+}
+#undef XR_P

@@ -39,7 +39,7 @@ import numpy as np
 from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import cached_library
 
-__all__ = ["NativeError", "native_kernels", "spin_wait"]
+__all__ = ["NativeError", "native_kernels", "native_run", "spin_wait"]
 
 
 class NativeError(TVMError):
@@ -321,6 +321,20 @@ def spin_wait() -> Callable[[int, int, int, int], int] | None:
             fn.restype = ctypes.c_int64
         _STATE["spin"] = fn
     return _STATE["spin"]
+
+
+def native_run() -> Callable[[int, int, int, int], int] | None:
+    """``native_run()(fn, job, parts, slots)``: run a native job's parts on this thread and
+    the workers spinning in ``spin_wait`` (GIL released; ``WorkerPool.run_native``): the parts
+    other threads ran, -1 when no worker was waiting. None without the native library."""
+    if "native" not in _STATE:
+        fn = None
+        if native_kernels() is not None:
+            fn = _STATE["lib"].xrelay_native_run
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+            fn.restype = ctypes.c_int64
+        _STATE["native"] = fn
+    return _STATE["native"]
 
 
 def native_kernels() -> dict[str, _Kernel] | None:

@@ -17,6 +17,16 @@ from xrelay.runtime.parallel import WorkerPool
 RNG = np.random.default_rng(2)
 
 
+def _reference_conv(x, w, s, pad, d):
+    """The reference kernel's int32 sums of an NCHW x OIHW convolution (square stride,
+    padding and dilation)."""
+    o, _, k, _ = w.shape
+    return KERNELS["nn.conv2d"](
+        x, w, strides=(s, s), padding=(pad,) * 4, dilation=(d, d), groups=1, channels=o, kernel_size=(k, k),
+        data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("data", ["uint8", "int8"])
 def test_dense_extremes_are_exact_across_reduction_chunks(data):
     # K = 4608: uint8 data runs the VNNI product, int8 data nine float32 chunks; every product
@@ -125,10 +135,7 @@ def test_vnni_convolution_matches_the_reference(geometry, threads):
         assert fast_int8._block_ranges(42, 4, even_ranges(42, 2, 16)) == [(0, 2), (2, 4)]
     x = RNG.integers(0, 256, (2, c, 11, 13)).astype(np.uint8)
     w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
-    ref = KERNELS["nn.conv2d"](
-        x, w, strides=(s, s), padding=(pad,) * 4, dilation=(d, d), groups=1, channels=o, kernel_size=(k, k),
-        data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
-    )  # fmt: skip
+    ref = _reference_conv(x, w, s, pad, d)
     out = np.empty(ref.shape, np.int32)
     thunks = fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), opts)
     for _, t in thunks:
@@ -149,10 +156,7 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
     h, wd = 100, 9 if s != 3 else 12
     x = RNG.integers(0, 256, (2, c, h, wd)).astype(np.uint8)
     w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
-    ref = KERNELS["nn.conv2d"](
-        x, w, strides=(s, s), padding=(pad,) * 4, dilation=(d, d), groups=1, channels=o, kernel_size=(k, k),
-        data_layout="NCHW", kernel_layout="OIHW", out_layout="", out_dtype="int32",
-    )  # fmt: skip
+    ref = _reference_conv(x, w, s, pad, d)
     oh, ow = ref.shape[2:]
     need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, d)
     kp = -(-c * k * k // 4) * 4
@@ -666,3 +670,84 @@ def test_dequantize_sum_runs_in_c_with_the_references_order(shape, axes, order, 
     assert np.array_equal(out.view(np.uint32), ref.view(np.uint32))
     if data.size:
         assert len(np.unique(ref)) > ref.size // 2  # (the sums follow the input)
+
+
+def _native_rows_job(lib, opts, x, targets, parts):
+    """A native job copying x's (c, hw) planes to channels-last rows (``xr_planes_to_rows_u8``),
+    each part its pixel range, each thread's slot its own target array."""
+    c, hw = x.shape
+
+    def serial() -> None:
+        lib.xr_planes_to_rows_u8(x.ctypes.data, targets[0].ctypes.data, c, hw, c, 0, hw)
+
+    slot_vals = [(t.ctypes.data,) for t in targets]
+    args = [x.ctypes.data, 0, c, hw, c, 0, 0]
+    return fast_int8.native_thunk(lib, opts, "rows", args, (5, 6), parts, serial, (1,), slot_vals), serial
+
+
+@pytest.mark.usefixtures("int8_library")
+def test_native_jobs_run_every_part_once_each_thread_in_its_own_slot():
+    """WorkerPool.run_native: the spinning worker takes parts of a C kernel's job without
+    Python; every part runs once, in the slot (buffers) of the thread that took it, and the
+    threads never share a slot. Here each slot writes its own array, so the two arrays
+    together hold every pixel's row exactly once; one-thread runs take the serial kernel."""
+    lib = fast_int8.vnni_library()
+    pool = WorkerPool(2, adaptive=False)
+    opts = Options(pool=pool)
+    x = RNG.integers(1, 256, (24, 4096)).astype(np.uint8)  # no zero byte: written rows show
+    rows = np.ascontiguousarray(x.T)
+    targets = [np.zeros((4096, 24), np.uint8) for _ in range(2)]
+    parts = even_ranges(4096, 64, 16)
+    thunk, serial = _native_rows_job(lib, opts, x, targets, parts)
+    assert thunk is not serial
+    import time
+
+    end = time.monotonic() + 20  # the worker needs a core (the machine may be busy)
+    while time.monotonic() < end:
+        for t in targets:
+            t[:] = 0
+        thunk()
+        written = [t.any(axis=1) for t in targets]
+        assert not (written[0] & written[1]).any()  # no pixel in both slots
+        assert (written[0] | written[1]).all()  # every pixel in one
+        for t, w in zip(targets, written):
+            np.testing.assert_array_equal(t[w], rows[w])
+        if written[1].any():
+            break
+    assert written[1].any() and written[0].any()  # the worker took parts, in the other slot
+    assert pool.stats["native_shared"] >= 1
+    from xrelay.runtime.parallel import serial_jobs
+
+    calls = []
+    _, serial_spy = _native_rows_job(lib, opts, x, targets, parts)
+    spy_thunk = fast_int8.native_thunk(lib, opts, "rows", [x.ctypes.data, 0, 24, 4096, 24, 0, 0], (5, 6), parts,
+                                       lambda: calls.append(serial_spy()), (1,), [(t.ctypes.data,) for t in targets])  # fmt: skip
+    before = pool.stats["native"]
+    with serial_jobs():
+        spy_thunk()
+    assert calls == [None] and pool.stats["native"] == before
+    pool.park()
+    assert not pool._serve
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("geometry", [(64, 3, 64, 1, 1, 1), (20, 3, 64, 2, 1, 1), (16, 1, 96, 1, 0, 1), (40, 1, 24, 2, 0, 1)])
+def test_native_convolution_jobs_give_the_reference_sums_on_both_threads(geometry):
+    """The int8 convolutions' native jobs (tiles with a tile and band buffer per thread, the
+    1x1 planes, the rows and their product) give the reference's sums whichever thread runs
+    which part, run after run."""
+    lib = fast_int8.vnni_library()
+    c, k, o, s, pad, d = geometry
+    pool = WorkerPool(2, adaptive=False)
+    opts = Options(pool=pool)
+    x = RNG.integers(0, 256, (1, c, 40, 36)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
+    ref = _reference_conv(x, w, s, pad, d)
+    out = np.empty(ref.shape, np.int32)
+    thunks = fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), opts)
+    for _ in range(30):
+        out[:] = 0
+        for _, t in thunks:
+            t()
+        np.testing.assert_array_equal(out, ref)
+    assert pool.stats["native"] >= 30
