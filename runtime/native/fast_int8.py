@@ -612,7 +612,7 @@ class NativeJob(ctypes.Structure):
     ]  # fmt: skip
 
 
-NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4}
+NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4, "depthwise": 5, "depthwise_plane": 6}
 """The kernels ``xr_job_part`` calls, by ``NativeJob.kind``."""
 
 NATIVE_PARTS_PER_THREAD = 4
@@ -722,6 +722,7 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
     epi, dst, held = (None, out, []) if requant is None else requant
     epi_ptr = None if epi is None else ctypes.addressof(epi)
     plane = h * wd <= PLANE_BYTES and bool(lib.xr_depthwise_plane_available())
+    kernel = lib.xr_depthwise_plane_u8s8 if plane else lib.xr_depthwise_u8s8
     tables: tuple = ()
     if plane:
         idx, pad, chunks = plane_tables(h, wd, oh, ow, kh, kw, (sh, sw), (dh, dw), pt, pl)
@@ -731,15 +732,15 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
     for b in range(n):
         xb, ob = x[b], dst[b]
 
-        def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
+        def arguments(c0: int, c1: int, xb=xb, ob=ob) -> tuple:
             if plane:
-                args = (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h * wd, oh * ow, chunks, idx.ctypes.data,
+                return (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h * wd, oh * ow, chunks, idx.ctypes.data,
                         pad.ctypes.data, c0, c1, pv, epi_ptr)  # fmt: skip
-                kernel = lib.xr_depthwise_plane_u8s8
-            else:
-                args = (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl,
-                        c0, c1, pv, epi_ptr)  # fmt: skip
-                kernel = lib.xr_depthwise_u8s8
+            return (xb.ctypes.data, wc.ctypes.data, ob.ctypes.data, h, wd, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl,
+                    c0, c1, pv, epi_ptr)  # fmt: skip
+
+        def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
+            args = arguments(c0, c1, xb, ob)
 
             def run() -> None:  # holds the arrays: the C call only gets their addresses
                 kernel(*args)
@@ -747,7 +748,10 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
 
             return run
 
-        thunks.append(("conv", split_job(opts, make, even_ranges(c, min(pool_chunks(opts), c)), c)))
+        # channel ranges taken by the pool's threads in C, without the GIL (a Python chunk
+        # per thread cost about as much as a small image's whole depthwise step)
+        thunks.append(("conv", native_thunk(lib, opts, "depthwise_plane" if plane else "depthwise", list(arguments(0, c)),
+                                            (8, 9) if plane else (15, 16), native_cut(c, opts), make(0, c))))  # fmt: skip
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks

@@ -1785,6 +1785,18 @@ void xr_job_part(const void *job, i64 part, i64 slot) {
                            a[17], a[18], a[19], a[20], a[21], a[22], a[23], XR_P(24, const xr_epi *), a[25],
                            XR_P(26, uint8_t *), a[27]);
         break;
+    case 5:
+        xr_depthwise_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), a[3], a[4], a[5], a[6],
+                          a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
+                          XR_P(18, const xr_epi *));
+        break;
+#if XR_VBMI
+    case 6:
+        xr_depthwise_plane_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int32_t *), XR_P(2, void *), a[3], a[4], a[5],
+                                XR_P(6, const uint8_t *), XR_P(7, const uint64_t *), a[8], a[9], a[10],
+                                XR_P(11, const xr_epi *));
+        break;
+#endif
     case 1:
         xr_conv1x1_planes_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), a[3], a[4], a[5],
                                a[6], a[7], a[8], a[9], a[10], XR_P(11, const xr_epi *));
