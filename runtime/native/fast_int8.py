@@ -612,7 +612,7 @@ class NativeJob(ctypes.Structure):
     ]  # fmt: skip
 
 
-NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4, "depthwise": 5, "depthwise_plane": 6}
+NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4, "depthwise": 5, "depthwise_plane": 6, "qlinear_add_fma": 7}
 """The kernels ``xr_job_part`` calls, by ``NativeJob.kind``."""
 
 NATIVE_PARTS_PER_THREAD = 4
@@ -1373,7 +1373,16 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
 
         return run
 
+    if fma:  # element ranges taken by the pool's threads in C (a Python chunk cost more than a small add)
+        bits = [int(np.array(v, np.float32).view(np.uint32)) for v in (outer[2], inner[2], inner[3])]
+        args = [xq.ctypes.data, kinds[0], yq.ctypes.data, kinds[1], dst.ctypes.data, 0, out.size, *bits, int(lo), int(hi)]
+        cut = native_cut(out.size, opts, 64, ADD_PART)
+        return [("elementwise", native_thunk(lib, opts, "qlinear_add_fma", args, (5, 6), cut, make(0, out.size)))]
     return [("elementwise", split_job(opts, make, even_ranges(out.size, pool_chunks(opts)), out.size))]
+
+
+ADD_PART = 4096
+"""Fewest elements of a native QLinearAdd job's part (smaller adds run on one thread)."""
 
 
 def shape_of_result(op) -> tuple:

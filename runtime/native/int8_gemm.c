@@ -1771,6 +1771,16 @@ typedef struct {
     const i64 *slot_vals;
 } xr_job;
 
+/* xr_qlinear_add_fma on elements [i0, i1), its float32 constants given as their bits (a native
+ * job's arguments are int64). */
+static void xr_qlinear_add_fma_range(const uint8_t *x, i64 xkind, const uint8_t *y, i64 ykind, uint8_t *out, i64 i0,
+                                     i64 i1, i64 ra_bits, i64 rb_bits, i64 fixed_bits, i64 lo, i64 hi) {
+    const uint32_t bits[3] = {(uint32_t)ra_bits, (uint32_t)rb_bits, (uint32_t)fixed_bits};
+    float f[3];
+    memcpy(f, bits, sizeof f);
+    xr_qlinear_add_fma(x + i0, xkind, y + i0, ykind, out + i0, i1 - i0, f[0], f[1], f[2], lo, hi);
+}
+
 #define XR_P(i, T) ((T)(intptr_t)a[i])
 void xr_job_part(const void *job, i64 part, i64 slot) {
     const xr_job *j = (const xr_job *)job;
@@ -1784,6 +1794,10 @@ void xr_job_part(const void *job, i64 part, i64 slot) {
                            a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16],
                            a[17], a[18], a[19], a[20], a[21], a[22], a[23], XR_P(24, const xr_epi *), a[25],
                            XR_P(26, uint8_t *), a[27]);
+        break;
+    case 7:
+        xr_qlinear_add_fma_range(XR_P(0, const uint8_t *), a[1], XR_P(2, const uint8_t *), a[3], XR_P(4, uint8_t *), a[5],
+                                 a[6], a[7], a[8], a[9], a[10], a[11]);
         break;
     case 5:
         xr_depthwise_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), a[3], a[4], a[5], a[6],

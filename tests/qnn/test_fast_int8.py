@@ -488,10 +488,10 @@ def @main(%a: Tensor[(4), float32]) -> Tensor[(4), float32] {{
     np.testing.assert_array_equal(out, (a + 1) - 2 * a if read_later else a + 1)
 
 
-def _residual_block():
+def _residual_block(size: int = 6):
     """A QDQ convolution whose result onnxruntime's QLinearAdd adds to the block's input, after
     fake-quantization-to-integer{onnxruntime=true}."""
-    x = relay.var("x", shape=(1, 8, 6, 6), dtype="uint8")
+    x = relay.var("x", shape=(1, 8, size, size), dtype="uint8")
     w = relay.const(RNG.integers(-127, 128, (8, 8, 3, 3)).astype("int8"))
     fx = relay.qnn.op.dequantize(x, relay.const(0.05), relay.const(3))
     fw = relay.qnn.op.dequantize(w, relay.const(0.01), relay.const(0))
@@ -502,6 +502,21 @@ def _residual_block():
     mod = xrelay.IRModule.from_expr(y)
     mod = relay.transform.FakeQuantizationToInteger(onnxruntime=True)(mod)
     return mod
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_residual_add_cut_between_threads_gives_the_reference_bits(threads, monkeypatch):
+    """12,800 values: on two threads the FMA add is a native job of several element ranges."""
+    monkeypatch.setenv("TVM_NUM_THREADS", str(threads))
+    mod = _residual_block(40)
+    data = RNG.integers(0, 256, (1, 8, 40, 40)).astype("uint8")
+    ref = xrelay.run(mod, {"x": data})[0]
+    built = xrelay.build(mod.clone(), {}, opt_level=3, plan="greedy-by-size")
+    built.set_input("x", data)
+    built.run()
+    np.testing.assert_array_equal(built.get_output(0).numpy(), ref)
+    assert len(np.unique(ref)) > 20
 
 
 @pytest.mark.usefixtures("int8_library")
