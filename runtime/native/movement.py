@@ -4,26 +4,42 @@ A fused function made only of ops that rearrange elements -- ``concatenate``, ``
 ``transpose``, ``split``, ``strided_slice``, ``squeeze``, ``expand_dims``,
 ``layout_transform``, ``copy`` -- ran op by op, each one a full copy into a temporary:
 ShuffleNet's channel shuffle (``concatenate, reshape, transpose, reshape, split``) copied its
-tensor three times. Which input element lands where does not depend on the values, so it is
-found once, when the step is bound: the function runs on *addresses* (input ``i``'s elements
-numbered ``i * 2**40 + offset``) through the reference kernels, each result's addresses are
-cut into runs of consecutive elements of one input, and the runs of each (result, input) pair
-are factored into a strided pattern: ``count`` runs, ``levels`` deep, each level a constant
-step in the result and in the input. Each pair is then one ``np.copyto`` between two strided
-views of the arena (ShuffleNet's shuffle: four copies, every element moved once). A function
-whose runs do not factor, or whose tensors are not contiguous, is left to the op-by-op path.
+tensor three times, Swin's cyclic shift and window partition (``strided_slice``s and
+``concatenate``s rolling two axes, then ``reshape, transpose, reshape``) four times. Which
+input element lands where does not depend on the values, so it is found once, when the step
+is bound: the function runs on *addresses* (input ``i``'s elements numbered
+``i * 2**40 + offset``) through the reference kernels, each result's addresses are cut into
+runs of consecutive elements of one input, and the runs of each (result, input) pair are
+grouped by length and compressed into strided patterns: consecutive runs whose starts step
+by a constant in the result and in the input are one level, consecutive patterns of the
+same shape whose starts step by constants one more level, and so on. Each pattern is one
+``np.copyto`` between two strided views of the arena (ShuffleNet's shuffle: four copies;
+Swin's shifted window partition: a pattern per wrapped and unwrapped part), every element
+moved once.
+
+A chain of elementwise ops may follow the movement (Swin's window reverse and shift back,
+then the residual ``add``; attention's scale after Q's split from the fused projection):
+``add``/``subtract``/``multiply``/``maximum``/``minimum``, each with the chain's value and
+an argument of the function of the result's shape or of one element. Elementwise
+ops commute with moving data, so each pattern runs the chain on its views: the first op
+reads the moved input's view and the argument seen at the result's positions and writes the
+result's view, the next ops update it in place; one pass over the result.
+
+A function whose runs compress into too many patterns, or whose tensors are not contiguous,
+is left to the op-by-op path.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["MOVEMENT_OPS", "compile_movement"]
+__all__ = ["ELEMENTWISE_TAIL", "MOVEMENT_OPS", "compile_movement"]
 
 MOVEMENT_OPS = frozenset({
     "concatenate", "reshape", "transpose", "split", "strided_slice", "squeeze", "expand_dims",
@@ -31,78 +47,204 @@ MOVEMENT_OPS = frozenset({
 })  # fmt: skip
 """Ops whose result elements are input elements, placed by the attributes and shapes alone."""
 
+ELEMENTWISE_TAIL = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+    "maximum": np.maximum, "minimum": np.minimum,
+}  # fmt: skip
+"""Elementwise ops that may follow the movement (each with one argument of the result's
+shape or of one element)."""
+
 MAX_ELEMENTS = 1 << 20
 """Largest result (elements) analysed: the addresses are int64, 8 bytes per element plus a
 few temporaries of that size while the step is bound, which a loading process's peak
 memory would show."""
 
+MAX_PATTERNS = 64
+"""Most strided copies a function runs as (more: each copy's call costs more than it saves)."""
+
+MAX_ROWS = 1 << 14
+"""Most runs of constant step the compression looks at (a scattered permutation has as many
+as elements: the op-by-op path is as good)."""
+
 _SHIFT = 40
 
 
-def _factor(out_starts: np.ndarray, src_starts: np.ndarray) -> list[tuple[int, int, int]] | None:
-    """``[(count, out_step, src_step), ...]`` outermost first, such that the runs' starts are
-    ``base + sum(index * step)`` over the levels in C order; None when they are not."""
-    levels: list[tuple[int, int, int]] = []
-    o, s = out_starts, src_starts
-    while len(o) > 1:
-        do, ds = int(o[1] - o[0]), int(s[1] - s[0])
-        bad = np.flatnonzero((np.diff(o) != do) | (np.diff(s) != ds))
-        n = int(bad[0]) + 1 if bad.size else len(o)
-        if len(o) % n:
+def _rows(o: np.ndarray, s: np.ndarray) -> list[tuple[int, int, tuple]] | None:
+    """The runs' starts ``o`` (result) and ``s`` (input), in result order, cut greedily into
+    rows whose starts step by a constant pair: ``[(o0, s0, ((count, o_step, s_step),))]``."""
+    n = len(o)
+    if n == 1:
+        return [(int(o[0]), int(s[0]), ())]
+    do, ds = np.diff(o), np.diff(s)
+    change = np.flatnonzero((do[1:] != do[:-1]) | (ds[1:] != ds[:-1])) + 1
+    rows: list[tuple[int, int, tuple]] = []
+    i = 0
+    while i < n:
+        if len(rows) > MAX_ROWS:
             return None
-        o2, s2 = o.reshape(-1, n), s.reshape(-1, n)
-        if not (np.array_equal(o2 - o2[:, :1], np.broadcast_to(o2[0] - o2[0, 0], o2.shape))
-                and np.array_equal(s2 - s2[:, :1], np.broadcast_to(s2[0] - s2[0, 0], s2.shape))):  # fmt: skip
-            return None
-        levels.append((n, do, ds))
-        o, s = o2[:, 0], s2[:, 0]
-    return levels[::-1]
+        if i == n - 1:
+            rows.append((int(o[i]), int(s[i]), ()))
+            break
+        k = np.searchsorted(change, i + 1)
+        end = int(change[k]) if k < len(change) else n - 1  # the row's last element
+        rows.append((int(o[i]), int(s[i]), ((end - i + 1, int(do[i]), int(ds[i])),)))
+        i = end + 1
+    return rows
 
 
-def _addresses(fn: Any, shapes: Sequence[tuple[int, ...]]) -> list[np.ndarray] | None:
-    """Each result's element addresses, from the reference kernels run on address inputs."""
+def _merge(rows: list[tuple[int, int, tuple]]) -> list[tuple[int, int, tuple]]:
+    """One more level: consecutive patterns of the same levels whose starts step by a
+    constant pair become one pattern (greedy, in result order)."""
+    out: list[tuple[int, int, tuple]] = []
+    i = 0
+    while i < len(rows):
+        o0, s0, lv = rows[i]
+        j = i + 1
+        if j < len(rows) and rows[j][2] == lv:
+            do, ds = rows[j][0] - o0, rows[j][1] - s0
+            while j + 1 < len(rows) and rows[j + 1][2] == lv and (rows[j + 1][0] - rows[j][0], rows[j + 1][1] - rows[j][1]) == (do, ds):
+                j += 1
+            out.append((o0, s0, ((j - i + 1, do, ds), *lv)))
+            i = j + 1
+        else:
+            out.append((o0, s0, lv))
+            i += 1
+    return out
+
+
+def _patterns(o: np.ndarray, s: np.ndarray) -> list[tuple[int, int, tuple]] | None:
+    rows = _rows(o, s)
+    if rows is None:
+        return None
+    while True:
+        merged = _merge(rows)
+        if len(merged) == len(rows):
+            return rows
+        rows = merged
+
+
+def _grouped(o: np.ndarray, s: np.ndarray, n: np.ndarray) -> list[tuple[int, int, int, tuple]] | None:
+    """Patterns ``(run length, o0, s0, levels)`` covering the runs (starts ``o``, ``s``,
+    lengths ``n``) of one (result, input) pair: the fewer of two groupings, by run length,
+    or every run cut into runs of the lengths' greatest common divisor (runs that happen to
+    touch, such as the last row of one window and the first of the next, make one longer
+    run that breaks the regular pattern of the others)."""
+    ways = []
+    by_length: list | None = []
+    for length in np.unique(n):
+        found = _patterns(o[n == length], s[n == length])
+        if found is None:
+            by_length = None
+            break
+        by_length += [(int(length), *p) for p in found]
+    if by_length is not None:
+        ways.append(by_length)
+    g = int(np.gcd.reduce(n))
+    if len(np.unique(n)) > 1 and int(n.sum()) // g <= 16 * MAX_ROWS:
+        k = n // g
+        base = np.repeat(np.cumsum(k) - k, k)
+        step = (np.arange(int(k.sum())) - base) * g
+        found = _patterns(np.repeat(o, k) + step, np.repeat(s, k) + step)
+        if found is not None:
+            ways.append([(g, *p) for p in found])
+    return min(ways, key=len) if ways else None
+
+
+def _split(fn: Any) -> tuple[list, list] | None:
+    """``fn``'s ops as (the movement, the elementwise chain after it), or None."""
     from xdsl.dialects import func
+    from xdsl.ir import BlockArgument
 
-    from xrelay.dialects.relay import RelayOp
+    from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+
+    ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp | ConstantOp)]
+    if any(not isinstance(op, RelayOp) for op in ops):
+        return None
+    k = 0
+    while k < len(ops) and ops[k].RELAY_NAME in MOVEMENT_OPS:
+        k += 1
+    move, tail = ops[:k], ops[k:]
+    if not move:
+        return None
+    ret = fn.body.block.last_op
+    if tail:
+        if len(ret.operands) != 1 or ret.operands[0] is not tail[-1].results[0]:
+            return None
+        prev = tail[0].operands[0] if tail[0].operands[0].owner in move else tail[0].operands[1]
+        if prev.owner not in move:
+            return None
+        for op in tail:
+            if op.RELAY_NAME not in ELEMENTWISE_TAIL or len(op.operands) != 2 or list(op.operands).count(prev) != 1:
+                return None
+            other = op.operands[1] if op.operands[0] is prev else op.operands[0]
+            single = math.prod(shape_of(other.type)) == 1 and dtype_of(other.type) == dtype_of(prev.type)
+            if prev.type != op.results[0].type or not (
+                (isinstance(other, BlockArgument) and (other.type == prev.type or single))
+                or (isinstance(other.owner, ConstantOp) and single)
+            ):
+                return None  # (an argument of the result's type, or one element)
+            prev = op.results[0]
+    return move, tail
+
+
+def _addresses(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int, ...]]) -> list[np.ndarray] | None:
+    """The element addresses of the values ``wanted``, from the reference kernels run on
+    address inputs through the ops ``move``."""
     from xrelay.kernels import KERNELS
 
     body = fn.body.block
     env: dict[Any, Any] = {}
     for i, (arg, shape) in enumerate(zip(body.args, shapes)):
         env[arg] = (np.int64(i) << _SHIFT) + np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
-    for op in body.ops:
-        if isinstance(op, func.ReturnOp):
-            return [np.asarray(env[v]) for v in op.arguments]
-        if not isinstance(op, RelayOp) or op.RELAY_NAME not in MOVEMENT_OPS:
-            return None
+    for op in move:
+        if any(v not in env for v in op.operands):
+            return None  # (a constant moved: not an address)
         res = KERNELS[op.RELAY_NAME](*[env[v] for v in op.operands], **op.attrs)
         res = res if isinstance(res, tuple | list) else (res,)
         if len(res) != len(op.results):
             return None
         env.update(zip(op.results, res))
-    return None
+    return [np.asarray(env[v]) for v in wanted]
 
 
 def compile_movement(fn: Any, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> list | None:
-    """``[(label, family, thunk)]`` copying ``inputs`` into ``outs`` as ``fn`` does, or None
+    """``[(label, family, thunk)]`` computing ``outs`` from ``inputs`` as ``fn`` does, or None
     (a single op: its own kernel is as good, and ``concatenate``'s runs on the threads; an op
-    that is not a movement, tensors that are not contiguous or too large, a pattern
-    that does not factor)."""
+    that is neither a movement nor the elementwise chain after it, tensors that are not
+    contiguous or too large, too many patterns)."""
     from xdsl.dialects import func
 
-    from xrelay.dialects.relay import RelayOp
-
-    ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
-    if len(ops) < 2 or any(not isinstance(op, RelayOp) or op.RELAY_NAME not in MOVEMENT_OPS for op in ops):
+    parts = _split(fn)
+    if parts is None:
+        return None
+    move, tail = parts
+    if len(move) + len(tail) < 2 or all(op.RESHAPE_ONLY for op in move):
         return None
     arrays = [*inputs, *outs]
     if any(not isinstance(a, np.ndarray) or not a.flags.c_contiguous for a in arrays):
         return None
     if len({a.dtype for a in arrays}) != 1 or sum(o.size for o in outs) > MAX_ELEMENTS:
         return None
-    addresses = _addresses(fn, [a.shape for a in inputs])
+    ret = fn.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    args = list(fn.body.block.args)
+    if tail:
+        head = tail[0].operands[0] if tail[0].operands[0].owner in move else tail[0].operands[1]
+        wanted = [head]
+    else:
+        wanted = list(ret.operands)
+    if any(v in args for v in wanted):
+        return None
+    addresses = _addresses(fn, move, wanted, [a.shape for a in inputs])
     if addresses is None or any(a.shape != o.shape for a, o in zip(addresses, outs)):
         return None
+    chain = []  # (ufunc, the other operand's array, whether the chain's value comes first)
+    prev = wanted[0] if tail else None
+    for op in tail:
+        other = op.operands[1] if op.operands[0] is prev else op.operands[0]
+        value = inputs[args.index(other)] if other in args else np.array(other.owner.numpy(), outs[0].dtype)  # (owned: not a params file's page)
+        chain.append((ELEMENTWISE_TAIL[op.RELAY_NAME], value, op.operands[0] is prev))
+        prev = op.results[0]
     item = outs[0].itemsize
     copies = []
     for out, addr in zip(outs, addresses):
@@ -115,28 +257,55 @@ def compile_movement(fn: Any, inputs: Sequence[np.ndarray], outs: Sequence[np.nd
         lengths = np.diff(np.concatenate((starts, [flat.size])))
         for i in np.unique(src[starts]):
             mine = src[starts] == i
-            run = np.unique(lengths[mine])
-            if run.size != 1:
+            found = _grouped(starts[mine], off[starts][mine], lengths[mine])
+            if found is None or len(copies) + len(found) > MAX_PATTERNS:
                 return None
-            levels = _factor(starts[mine], off[starts][mine])
-            if levels is None or any(d < 0 or e < 0 for _, d, e in levels):
-                return None
-            o0, s0 = int(starts[mine][0]), int(off[starts][mine][0])
-            shape = [n for n, _, _ in levels] + [int(run[0])]
-            o_strides = [d * item for _, d, _ in levels] + [item]
-            s_strides = [d * item for _, _, d in levels] + [item]
-            src_flat = inputs[int(i)].reshape(-1)
-            reach_o = o0 + sum((n - 1) * d for n, d, _ in levels) + shape[-1]
-            reach_s = s0 + sum((n - 1) * d for n, _, d in levels) + shape[-1]
-            if min(o0, s0) < 0 or reach_o > out.size or reach_s > src_flat.size:
-                return None  # (cannot happen for addresses the kernels produced; checked anyway)
-            dst_view = as_strided(out.reshape(-1)[o0:], shape, o_strides, writeable=True)
-            src_view = as_strided(src_flat[s0:], shape, s_strides, writeable=False)
-            copies.append(functools.partial(np.copyto, dst_view, src_view))
-    label = ", ".join(dict.fromkeys(op.RELAY_NAME for op in ops)) + " as strided copies"
+            for length, o0, s0, levels in found:
+                thunk = _strided(out, inputs, int(i), o0, s0, levels, length, item, chain)
+                if thunk is None:
+                    return None
+                copies.append(thunk)
+    names = [op.RELAY_NAME for op in move]
+    label = ", ".join(dict.fromkeys(names)) + " as strided copies"
+    if tail:
+        label += " + " + ", ".join(op.RELAY_NAME for op in tail)
 
     def run() -> None:
         for c in copies:
             c()
 
     return [(label, "copy", run)]
+
+
+def _strided(out, inputs, i, o0, s0, levels, length, item, chain):
+    """One pattern: the copy (or the elementwise chain) between its strided views."""
+    shape = [n for n, _, _ in levels] + [length]
+    o_steps = [d for _, d, _ in levels] + [1]
+    s_steps = [d for _, _, d in levels] + [1]
+    src_flat = inputs[i].reshape(-1)
+
+    def reach(base, steps, size):
+        lo = base + sum(min(0, (n - 1) * d) for n, d in zip(shape, steps))
+        hi = base + sum(max(0, (n - 1) * d) for n, d in zip(shape, steps))
+        return lo >= 0 and hi < size
+
+    if not (reach(o0, o_steps, out.size) and reach(s0, s_steps, src_flat.size)):
+        return None  # (cannot happen for addresses the kernels produced; checked anyway)
+    dst = as_strided(out.reshape(-1)[o0:], shape, [d * item for d in o_steps], writeable=True)
+    src = as_strided(src_flat[s0:], shape, [d * item for d in s_steps], writeable=False)
+    if not chain:
+        return functools.partial(np.copyto, dst, src)
+    views = [v.reshape(()) if v.size == 1 and v.size != out.size else
+             as_strided(v.reshape(-1)[o0:], shape, [d * item for d in o_steps], writeable=False)
+             for _, v, _ in chain]  # fmt: skip (one element: broadcast)
+    steps = []
+    for n, ((f, _, first), other) in enumerate(zip(chain, views)):
+        cur = src if n == 0 else dst
+        a, b = (cur, other) if first else (other, cur)
+        steps.append(functools.partial(f, a, b, out=dst))
+
+    def run() -> None:
+        for s in steps:
+            s()
+
+    return run

@@ -80,3 +80,109 @@ def test_functions_that_compute_keep_their_kernels():
     m = xrelay.build(mod, None, backends=("native",))
     labels = _labels(m)
     assert labels and not any("strided copies" in label for label in labels), labels
+
+
+
+
+def _swin(h=8, w=12, c=4, win=4, shift=2):
+    """Swin's shifted window partition (roll by -shift on both axes, then windows of
+    win x win) and its window reverse (roll back) with the residual add."""
+    x = relay.var("x", shape=(1, h, w, c))
+    y = x
+    for a, n in ((1, h), (2, w)):
+        k = shift
+        y = relay.concatenate([relay.strided_slice(y, begin=[k], end=[n], strides=[1], axes=[a]),
+                               relay.strided_slice(y, begin=[0], end=[k], strides=[1], axes=[a])], axis=a)  # fmt: skip
+    y = relay.reshape(y, (1, h // win, win, w // win, win, c))
+    part = relay.reshape(relay.transpose(y, (0, 1, 3, 2, 4, 5)), (-1, win * win, c))
+    nw = (h // win) * (w // win)
+
+    def partition(a):
+        r = np.roll(a, (-shift, -shift), axis=(1, 2)).reshape(1, h // win, win, w // win, win, c)
+        return r.transpose(0, 1, 3, 2, 4, 5).reshape(nw, win * win, c)
+
+    z = relay.var("z", shape=(nw, win * win, c))
+    r = relay.var("r", shape=(1, h, w, c))
+    u = relay.reshape(relay.transpose(relay.reshape(z, (1, h // win, w // win, win, win, c)), (0, 1, 3, 2, 4, 5)), (1, h, w, c))
+    for a, n in ((1, h), (2, w)):
+        k = n - shift
+        u = relay.concatenate([relay.strided_slice(u, begin=[k], end=[n], strides=[1], axes=[a]),
+                               relay.strided_slice(u, begin=[0], end=[k], strides=[1], axes=[a])], axis=a)  # fmt: skip
+    rev = relay.add(r, u)
+
+    def reverse(zv, rv):
+        t = zv.reshape(1, h // win, w // win, win, win, c).transpose(0, 1, 3, 2, 4, 5).reshape(1, h, w, c)
+        return rv + np.roll(t, (shift, shift), axis=(1, 2))
+
+    return (x, part, partition), (z, r, rev, reverse)
+
+
+@pytest.mark.parametrize("h, w, shift", [(8, 12, 2), (8, 8, 0), (12, 8, 3)])
+def test_shifted_window_partition_is_strided_copies(h, w, shift):
+    """Swin's cyclic shift and window partition: a few strided copies (not one per op), the
+    reference's bits, nothing outside the arena."""
+    (x, part, partition), _ = _swin(h, w, shift=shift)
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], part)))
+    a = RNG.standard_normal((1, h, w, 4)).astype("float32")
+    m = xrelay.build(mod, None, backends=("native",))
+    m.set_input(x=a)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), partition(a))
+    (label,) = _labels(m)
+    assert label.endswith("as strided copies")
+    (compiled,) = [c for name, _, c in m.executor.steps if name != "memory.copy"]
+    copies = compiled.thunks[0][2].__closure__[0].cell_contents
+    assert 1 <= len(copies) <= (1 if shift == 0 else 16)  # the wrapped and unwrapped parts
+    program, _ = build_program(mod, None, backends=("native",))
+    report = Executor(program, threads=1).outside_arena()
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+
+
+@pytest.mark.parametrize("h, w, shift", [(8, 12, 2), (12, 8, 3)])
+def test_window_reverse_with_residual_add_is_one_pass(h, w, shift):
+    """The window reverse, the shift back and the residual add: each pattern adds the
+    residual seen at the result's positions to the moved windows, the reference's bits."""
+    _, (z, r, rev, reverse) = _swin(h, w, shift=shift)
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([z, r], rev)))
+    nw = (h // 4) * (w // 4)
+    zv = RNG.standard_normal((nw, 16, 4)).astype("float32")
+    rv = RNG.standard_normal((1, h, w, 4)).astype("float32")
+    m = xrelay.build(mod, None, backends=("native",))
+    m.set_input(z=zv, r=rv)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), reverse(zv, rv))
+    (label,) = _labels(m)
+    assert label.endswith("as strided copies + add")
+    program, _ = build_program(mod, None, backends=("native",))
+    report = Executor(program, threads=1).outside_arena()
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+
+
+def test_subtract_after_movement_keeps_its_operand_order():
+    x = relay.var("x", shape=(2, 3, 4))
+    r = relay.var("r", shape=(4, 3, 2))
+    y = relay.subtract(r, relay.transpose(x, (2, 1, 0)))
+    y = relay.multiply(y, r)
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x, r], y)))
+    a = RNG.standard_normal((2, 3, 4)).astype("float32")
+    b = RNG.standard_normal((4, 3, 2)).astype("float32")
+    m = xrelay.build(mod, None, backends=("native",))
+    m.set_input(x=a, r=b)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), (b - a.transpose(2, 1, 0)) * b)
+    assert _labels(m) == ["transpose as strided copies + subtract, multiply"]
+
+
+def test_scaled_query_from_the_fused_projection_is_one_pass():
+    """Attention's Q: a slice of the heads-permuted projection, scaled by a constant."""
+    x = relay.var("x", shape=(3, 2, 5, 4))
+    q = relay.reshape(relay.strided_slice(x, begin=[0], end=[1], strides=[1], axes=[0]), (2, 5, 4))
+    q = relay.transpose(q, (0, 2, 1))
+    y = relay.multiply(q, relay.const(np.float32(0.125)))
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], y)))
+    a = RNG.standard_normal((3, 2, 5, 4)).astype("float32")
+    m = xrelay.build(mod, None, backends=("native",))
+    m.set_input(x=a)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), a[0].transpose(0, 2, 1) * np.float32(0.125))
+    assert _labels(m) == ["strided_slice, reshape, transpose as strided copies + multiply"]
