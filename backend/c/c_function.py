@@ -1270,7 +1270,7 @@ def _conv2d_int8_pointwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, 
               f"    const int64_t np = {p_} - p0 < {PW_PIXELS} ? {p_} - p0 : {PW_PIXELS};",
               f"    xr_pw_pack_u8({src} + n * {c_ * p_} + p0, {xs}, {c_}, {cp}, {p_}, np);",
               f"    for (int64_t o = 0; o < {o4}; o += {PW_CHANNELS}) {{",
-              f"      xr_pw_tile_u8s8({xs}, {wgt} + o * {cp}, {cp}, {cp}, {tile});",
+              f"      xr_pw_tile_u8s8({xs}, {wgt} + o * {cp}, {cp}, {cp}, np, {tile});",
               f"      for (int64_t q = 0; q < {PW_CHANNELS}{last}; ++q) {{",
               f"        const int32_t *restrict ar = {tile} + q * {PW_PIXELS};"]  # fmt: skip
     if store is not None:
@@ -1400,7 +1400,7 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
                   f"      const int64_t np = {ow} - p0 < {PW_PIXELS} ? {ow} - p0 : {PW_PIXELS};",
                   f"      xr_pw_pack_rows_u8({col} + p0 * {kp}, {kp}, {xq}, {cq}, np);",
                   f"      for (int64_t o = 0; o < {o_}; o += {PW_CHANNELS}) {{",
-                  f"        xr_pw_tile_u8s8({xq}, {wgt} + o * {kp}, {cq}, {kp}, {tile});",
+                  f"        xr_pw_tile_u8s8({xq}, {wgt} + o * {kp}, {cq}, {kp}, np, {tile});",
                   f"        int32_t *restrict yr = {yrow};",
                   f"        for (int64_t q = 0; q < {PW_CHANNELS}; ++q)",
                   f"          for (int64_t i = 0; i < np; ++i) yr[q * {ys} + p0 + i] = {tile}[q * {PW_PIXELS} + i];",

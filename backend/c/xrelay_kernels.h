@@ -243,8 +243,12 @@ static inline void xr_pw_pack_u8(const uint8_t *restrict x, uint8_t *restrict xt
       if (c < c_ && np == XR_PW_PIXELS) {
         const uint8_t *restrict s = x + c * plane;
         for (int64_t i = 0; i < XR_PW_PIXELS; ++i) d[i * 4 + j] = s[i];
+      } else if (c < c_) { /* a partial tile: its pixels, then zeros (no test per byte) */
+        const uint8_t *restrict s = x + c * plane;
+        for (int64_t i = 0; i < np; ++i) d[i * 4 + j] = s[i];
+        for (int64_t i = np; i < XR_PW_PIXELS; ++i) d[i * 4 + j] = 0;
       } else {
-        for (int64_t i = 0; i < XR_PW_PIXELS; ++i) d[i * 4 + j] = (uint8_t)(c < c_ && i < np ? x[c * plane + i] : 0);
+        for (int64_t i = 0; i < XR_PW_PIXELS; ++i) d[i * 4 + j] = 0;
       }
     }
   }
@@ -265,10 +269,33 @@ static inline void xr_pw_pack_rows_u8(const uint8_t *restrict rows, int64_t stri
 
 /* acc[q][i] = the sum over the cp channels of xt (xr_pw_pack_u8) of pixel i times the weight
  * row w + q * ws (its first cp bytes), for the XR_PW_CHANNELS rows q (acc: XR_PW_CHANNELS x
- * XR_PW_PIXELS int32). */
+ * XR_PW_PIXELS int32), at least for the tile's first np pixels (the rest may be left unset). */
 static inline void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *restrict w, int64_t cp,
-                                   int64_t ws, int32_t *restrict acc) {
+                                   int64_t ws, int64_t np, int32_t *restrict acc) {
 #ifdef XR_PW_VNNI
+  if (np <= XR_PW_PIXELS - 16) { /* a partial tile (14x14's last 4 pixels, 7x7's 49): only its
+                                    vectors of 16 pixels, one at a time, not all four */
+    for (int64_t v = 0; v < (np + 15) / 16; ++v) {
+      __m512i b0 = _mm512_setzero_si512(), b1 = b0, b2 = b0, b3 = b0;
+      for (int64_t k = 0; k < cp / 4; ++k) {
+        const __m512i x0 = _mm512_loadu_si512(xt + k * XR_PW_PIXELS * 4 + v * 64);
+        int32_t q0, q1, q2, q3;
+        memcpy(&q0, w + 4 * k, 4);
+        memcpy(&q1, w + ws + 4 * k, 4);
+        memcpy(&q2, w + 2 * ws + 4 * k, 4);
+        memcpy(&q3, w + 3 * ws + 4 * k, 4);
+        b0 = _mm512_dpbusd_epi32(b0, x0, _mm512_set1_epi32(q0));
+        b1 = _mm512_dpbusd_epi32(b1, x0, _mm512_set1_epi32(q1));
+        b2 = _mm512_dpbusd_epi32(b2, x0, _mm512_set1_epi32(q2));
+        b3 = _mm512_dpbusd_epi32(b3, x0, _mm512_set1_epi32(q3));
+      }
+      _mm512_storeu_si512(acc + v * 16, b0);
+      _mm512_storeu_si512(acc + XR_PW_PIXELS + v * 16, b1);
+      _mm512_storeu_si512(acc + 2 * XR_PW_PIXELS + v * 16, b2);
+      _mm512_storeu_si512(acc + 3 * XR_PW_PIXELS + v * 16, b3);
+    }
+    return;
+  }
   __m512i a00 = _mm512_setzero_si512(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00,
           a12 = a00, a13 = a00, a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00,
           a32 = a00, a33 = a00;
@@ -301,6 +328,7 @@ static inline void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *res
   _mm512_storeu_si512(acc + 192, a30); _mm512_storeu_si512(acc + 208, a31);
   _mm512_storeu_si512(acc + 224, a32); _mm512_storeu_si512(acc + 240, a33);
 #else
+  (void)np; /* every pixel: a constant trip count vectorises */
   for (int64_t i = 0; i < XR_PW_CHANNELS * XR_PW_PIXELS; ++i) acc[i] = 0;
   for (int64_t k = 0; k < cp / 4; ++k) {
     const uint8_t *restrict s = xt + k * XR_PW_PIXELS * 4;
