@@ -6,12 +6,13 @@ walker learns about every new op), read constants, and test per-channel shapes.
 
 from __future__ import annotations
 
-from typing import Any
+from abc import abstractmethod
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
@@ -99,3 +100,20 @@ def rewrite_to_fixpoint(module: Any, patterns: Any, max_rounds: int = 20) -> int
             for region in top.regions:
                 region_dce(region)
     return count
+
+
+class RelayOpPattern(RewritePattern):
+    """A pattern for the relay op named ``ROOT``: ``match_and_rewrite`` calls ``rewrite`` on
+    each such op that ``accepts`` (by default every one)."""
+
+    ROOT: ClassVar[str] = ""
+
+    def accepts(self, op: RelayOp) -> bool:
+        return True
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, RelayOp) and op.RELAY_NAME == self.ROOT and self.accepts(op):
+            self.rewrite(op, rewriter)
+
+    @abstractmethod
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None: ...

@@ -31,7 +31,6 @@ patterns run as one greedy walk repeated until nothing changes; dead ops are dro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
@@ -42,7 +41,12 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
-from xrelay.transforms._relay_rewrite import OpBuilder, constant_value, rewrite_to_fixpoint
+from xrelay.transforms._relay_rewrite import (
+    OpBuilder,
+    RelayOpPattern,
+    constant_value,
+    rewrite_to_fixpoint,
+)
 from xrelay.transforms.simplify_expr import SimplifyAdjacentMultiplyOrAdd
 
 __all__ = ["PATTERNS", "CanonicalizeArithPass", "ScalarOutOfMatmul", "canonicalize_arith"]
@@ -70,15 +74,11 @@ def _scalar(v: SSAValue) -> float | None:
     return float(np.asarray(c, np.float64).reshape(-1)[0])
 
 
-class _Pattern(RewritePattern):
-    ROOT: ClassVar[str] = ""
+class _Pattern(RelayOpPattern):
+    """Rewrites float results only (integer arithmetic has other identities)."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, RelayOp) and op.RELAY_NAME == self.ROOT and _float(op.results[0]):
-            self.rewrite(op, rewriter)
-
-    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:  # pragma: no cover
-        raise NotImplementedError
+    def accepts(self, op: RelayOp) -> bool:
+        return _float(op.results[0])
 
 
 class DivideByConstant(_Pattern):
@@ -110,15 +110,13 @@ class DivideByConstant(_Pattern):
         rewriter.replace(op, [], [new.results[0]])
 
 
-class ConstantLast(_Pattern):
+class ConstantLast(RewritePattern):
     """``c * x`` and ``c + x`` with a constant ``c`` become ``x * c`` and ``x + c``::
 
         %y = relay.multiply %half, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
         // becomes
         %y = relay.multiply %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     """
-
-    ROOT = ""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, RelayOp) or op.RELAY_NAME not in ("add", "multiply") or not _float(op.results[0]):

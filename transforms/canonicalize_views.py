@@ -29,32 +29,25 @@ from typing import ClassVar
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 
 from xrelay.dialects.relay import RelayOp, shape_of
-from xrelay.transforms._relay_rewrite import OpBuilder, constant_value, rewrite_to_fixpoint
+from xrelay.transforms._relay_rewrite import (
+    OpBuilder,
+    RelayOpPattern,
+    constant_value,
+    rewrite_to_fixpoint,
+)
 
 __all__ = ["PATTERNS", "CanonicalizeViewsPass", "canonicalize_views"]
-
-
-class _Pattern(RewritePattern):
-    ROOT: ClassVar[str] = ""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, RelayOp) and op.RELAY_NAME == self.ROOT:
-            self.rewrite(op, rewriter)
-
-    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:  # pragma: no cover
-        raise NotImplementedError
 
 
 def _static(shape) -> bool:
     return all(isinstance(d, int) for d in shape)
 
 
-class NoOpPad(_Pattern):
+class NoOpPad(RelayOpPattern):
     """``nn.pad`` with every width zero becomes its input::
 
         %y = relay.nn.pad %x, %v {pad_width = [[0, 0], [0, 0]]} : (tensor<4x6xf32>, tensor<f32>) -> tensor<4x6xf32>
@@ -69,7 +62,7 @@ class NoOpPad(_Pattern):
             rewriter.replace(op, [], [x])
 
 
-class UnitTransposeToReshape(_Pattern):
+class UnitTransposeToReshape(RelayOpPattern):
     """A ``transpose`` that keeps the order of the axes longer than 1 becomes a ``reshape``::
 
         %y = relay.transpose %x {axes = [1, 0, 2]} : (tensor<1x197x768xf32>) -> tensor<197x1x768xf32>
@@ -98,7 +91,7 @@ class UnitTransposeToReshape(_Pattern):
         rewriter.replace(op, [], [new.results[0]])
 
 
-class TakeToSlice(_Pattern):
+class TakeToSlice(RelayOpPattern):
     """``take`` along an axis by a constant scalar, or by constant indices in ascending
     arithmetic sequence, becomes ``strided_slice`` (and a ``reshape`` to the take's shape)::
 

@@ -38,6 +38,21 @@ func.func @divide_by_zero_kept(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Integer arithmetic is left alone: x / 2 truncates in int32 (x * 0.5 has no int32 form), and
+// x ** 2 stays a power (the patterns' forms are for floats).
+// CHECK-LABEL: func.func @integer_arith_kept(
+// CHECK: relay.divide %x, %c
+// CHECK: relay.power %a, %c
+// CHECK-NOT: relay.multiply
+func.func @integer_arith_kept(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %c = relay.constant dense<2> : tensor<i32>
+  %a = relay.divide %x, %c : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+  %p = relay.power %a, %c : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+  func.return %p : tensor<4xi32>
+}
+
+// -----
+
 // ConstantLast and ScalarFactorLast: GELU as the ONNX importer writes it,
 // (x * 0.5) * (1 + erf(x * 0.7071)), becomes (x * (erf(x * 0.7071) + 1)) * 0.5, the form
 // Relay's torch-exported GELU has.
