@@ -48,11 +48,18 @@ def ort_session(model_bytes: bytes, spin: bool = SPIN):
 
 
 class BusyCore:
-    """A process spinning on one core while the block runs."""
+    """A process spinning on one core while the block runs; with ``seconds``, only for the
+    block's first ``seconds`` (a load that passes: the block starts once it spins)."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = seconds
 
     def __enter__(self) -> BusyCore:
-        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-        time.sleep(0.2)  # let it get scheduled
+        code = "while True: pass"
+        if self.seconds is not None:
+            code = f"import time\nend = time.monotonic() + {float(self.seconds)!r}\nwhile time.monotonic() < end: pass"
+        self.proc = subprocess.Popen([sys.executable, "-c", code])
+        time.sleep(0.2 if self.seconds is None else 0.05)  # let it get scheduled
         return self
 
     def __exit__(self, *exc) -> None:

@@ -24,6 +24,9 @@ built with ``xrelay.build(..., opt_level=3)`` and the defaults, as a user would.
   3 times (``VmHWM``), so no runtime pays for another's libraries or for the build;
 * ``--profile``: xrelay's time by op family (and the slowest steps) per model;
 * ``--busy``: one process spinning on a core beside both runtimes during the rounds;
+  ``--busy-start SECONDS``: only during their first seconds (a load that passes); the runs
+  of each of xrelay's programs (all threads, one thread: ``RunChooser``) are printed, and
+  with ``XRELAY_CHOOSER_TRACE=1`` every run's program, time and why it was chosen;
 * ``--scratch-priority``: the build's ``relay.ChooseScratch.priority`` (``speed``: every step
   its fastest way, whatever its scratch; see docs/guide/memory.md);
 * ``--int8``: the quantized zoo (its CNNs and BERT-base, quantized by onnxruntime per-tensor
@@ -133,8 +136,10 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     peers = {"xrelay": m.run, "ort": lambda: sess.run(None, feeds)}
     if ov is not None:
         peers["ov"] = lambda: ov.infer(feeds)
-    with BusyCore() if args.busy else contextlib.nullcontext():
+    busy = BusyCore() if args.busy else BusyCore(args.busy_start) if args.busy_start else None
+    with busy or contextlib.nullcontext():
         times = alternate(peers, args.pairs, args.warmup)
+    chooser = m.executor.chooser
     med = statistics.median
     result = {
         "model": name,
@@ -153,6 +158,8 @@ def measure(name: str, args: argparse.Namespace) -> dict:
         "build_s": build_s,
         "threads": m.executor.threads,
         "backends": dict(collections.Counter(m.executor.step_backends)),
+        "chooser_runs": list(chooser.stats) if m.executor.threads > 1 else None,
+        "chooser_trace": chooser.trace,
     }
     if args.profile:
         result["profile"] = _profile(m)
@@ -230,6 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
     parser.add_argument("--profile", action="store_true", help="xrelay's time by op family")
     parser.add_argument("--busy", action="store_true", help="one competing busy process")
+    parser.add_argument(
+        "--busy-start", type=float, default=None, metavar="SECONDS",
+        help="one competing busy process for the rounds' first SECONDS only (a load that passes)",
+    )  # fmt: skip
     parser.add_argument("--threads", type=int, default=None, help="xrelay's threads (default: its own)")
     parser.add_argument("--backends", default=None, help="xrelay's backends, e.g. native")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS processes")
@@ -269,6 +280,14 @@ def main(argv: list[str] | None = None) -> int:
             + f"; {load()}",
             flush=True,
         )
+        if r["chooser_runs"]:
+            print(f"  {name} runs (all threads / one thread): {r['chooser_runs'][0]} / {r['chooser_runs'][1]}", flush=True)
+        if r["chooser_trace"]:  # XRELAY_CHOOSER_TRACE=1: run, program, ms, why chosen, idle
+            print("  " + " ".join(
+                f"{run}{'AO'[mode]}{s * 1000:.1f}{'' if settled else '~'}{'' if why == 'best' else '(' + why + ')'}"
+                + ("" if idle is None else f"/{idle / s:.1f}")
+                for run, mode, s, settled, why, idle in r["chooser_trace"]
+            ), flush=True)  # fmt: skip
         if args.json:  # after every model: a long run that dies keeps what it measured
             with open(args.json + ".tmp", "w") as f:
                 json.dump(results, f, indent=1, default=str)

@@ -65,6 +65,7 @@ __all__ = [
     "WorkerPool",
     "blas_single_thread",
     "default_threads",
+    "idle_cpu_seconds",
     "serial_jobs",
 ]
 
@@ -118,26 +119,60 @@ class RunChooser:
     **When the other mode is measured again.** Only when it may have become the faster one:
     right after a run that took longer than the other mode's estimate (a busy core slowed
     the team of all threads past the one-thread time), and, while one thread runs, after 2,
-    4, 8, then every ``EXPLORE_EVERY`` runs (a load that left does not show in one-thread
-    times; a load that passed while the first estimates were taken lets the threads back
-    within two runs, a load that stays costs an all-threads run ever more rarely). An
-    all-threads run that stays under the one-thread estimate says the one-thread program
+    4, 8, then every ``EXPLORE_EVERY`` runs (a load that stays costs an all-threads run ever
+    more rarely), or as soon as the other cores were seen idle while one thread ran (below).
+    An all-threads run that stays under the one-thread estimate says the one-thread program
     cannot win, so a quiet machine never runs it again: re-measuring it every 16th run
     anyway put ResNet-50's one-thread program (1.7x slower) into 3 or 4 of a benchmark's
     15 timed rounds (the first choices' alternation and the exploration), which moved its
-    median ratio to onnxruntime between 0.88 and 1.01 from run to run."""
+    median ratio to onnxruntime between 0.88 and 1.01 from run to run.
+
+    **A load that left.** It does not show in one-thread times, so the schedule alone kept
+    a load that passed during the first estimates for most of a benchmark: a core busy for
+    the first second of the zoo's ResNet-18 rounds made the all-threads runs 54 ms (11 ms
+    idle, one thread 20 ms) at its first measurements and at the re-measurements 2 and 4
+    runs later, and the next one came 8 one-thread runs later, after the benchmark's end
+    (13 of 19 runs on one thread; the same happened unprovoked in a full zoo run, ResNet-18
+    and SqueezeNet at 1.04 and 1.20x onnxruntime instead of 0.62 and 0.73). So the executor
+    passes each one-thread run's ``idle``, the seconds the process's other CPUs were idle
+    during it (``idle_cpu_seconds``), and the chooser adds them up over stretches of
+    ``free_after`` seconds of one-thread time: a stretch in which ``spare`` cores (the
+    all-threads program's threads beside the one) were idle at least ``FREE_SHARE`` of the
+    time measures the all-threads program at once. One that then still measures slower
+    (the idle time lied: a container's ``/proc/stat`` counts the host's CPUs) doubles
+    ``free_after`` (up to ``FREE_MOST``), so a false signal costs about as often as the
+    schedule; one faster resets it. Under a load that stays the other cores are busy, the
+    signal never comes, and the schedule above is all that runs the team."""
 
     EXPLORE_EVERY = 16
     FIRST = 2
     WINDOW = 3
+    FREE_SECONDS = 0.05
+    """One-thread time over which the idle time of the other cores is judged (idle time is
+    counted in 10 ms ticks: a shorter stretch would judge a handful of ticks)."""
+    FREE_SHARE = 0.5
+    FREE_MOST = 0.8
 
-    def __init__(self) -> None:
+    def __init__(self, spare: int = 1) -> None:
         self.samples: list[list[float]] = [[], []]
         self.runs = 0
         self.stats = [0, 0]
+        self.spare = spare
+        """Cores the all-threads program takes beside the one-thread program's."""
+        self.trace: list[tuple[int, int, float, bool, str, float | None]] | None = (
+            [] if os.environ.get("XRELAY_CHOOSER_TRACE", "") not in ("", "0") else None
+        )
+        """With ``XRELAY_CHOOSER_TRACE=1``: (run, mode, seconds, settled, why chosen, idle)
+        of every run (``benchmarks/zoo.py`` prints it)."""
+        self.reasons: dict[str, int] = {}
+        """How often each rule chose the mode (``first``, ``best``, ``slow``, ``again``,
+        ``free``)."""
+        self._why = ""
         self._explore: int | None = None
         self._gap = 2  # one-thread runs before the all-threads program is measured again
         self._since = 0
+        self.free_after = self.FREE_SECONDS
+        self._one = [0.0, 0.0]  # one-thread seconds and other cores' idle seconds, this stretch
 
     @property
     def mean(self) -> list[float]:
@@ -147,39 +182,99 @@ class RunChooser:
 
     def choose(self) -> int:
         """The mode of the next run."""
+        mode, self._why = self._choose()
+        self.reasons[self._why] = self.reasons.get(self._why, 0) + 1
+        return mode
+
+    def _choose(self) -> tuple[int, str]:
         self.runs += 1
         if self.stats[0] == 0:
-            return 0
+            return 0, "first"
         if not self.samples[1]:
-            return 1
+            return 1, "first"
         if len(self.samples[0]) < self.FIRST:
-            return 0
+            return 0, "first"
         if self._explore is not None:
             mode, self._explore = self._explore, None
             self._since = self._since + 1 if mode else 0  # one-thread runs since the last team run
-            return mode
+            return mode, "slow"
         mean = self.mean
         if mean[0] <= mean[1]:
-            self._gap, self._since = 2, 0
-            return 0
+            self._gap, self._since, self.free_after = 2, 0, self.FREE_SECONDS
+            return 0, "best"
+        if self._free():
+            self._since = 0
+            return 0, "free"
         self._since += 1
         if self._since <= self._gap:
-            return 1
+            return 1, "best"
         self._gap, self._since = min(2 * self._gap, self.EXPLORE_EVERY), 0
-        return 0
+        return 0, "again"
 
-    def record(self, mode: int, seconds: float, settled: bool = True) -> None:
+    def _free(self) -> bool:
+        """Whether the other cores were idle through the last stretch of one-thread runs
+        (then a new stretch starts)."""
+        seconds, idle = self._one
+        if seconds < self.free_after:
+            return False
+        self._one = [0.0, 0.0]
+        return idle >= self.FREE_SHARE * self.spare * seconds
+
+    def record(self, mode: int, seconds: float, settled: bool = True, idle: float | None = None) -> None:
         """The time the run chosen last took in ``mode``; ``settled`` False: the program was
-        still measuring its own ways in that run (the time is not the mode's)."""
+        still measuring its own ways in that run (the time is not the mode's). ``idle``:
+        seconds the other CPUs were idle during a one-thread run (None: not known)."""
+        if self.trace is not None:
+            self.trace.append((self.runs, mode, seconds, settled, self._why, idle))
         self.stats[mode] += 1
+        if mode == 0:
+            self._one = [0.0, 0.0]
+        elif idle is not None:
+            self._one[0] += seconds
+            self._one[1] += idle
         if self.stats[mode] == 1 or not settled:
             return
         other = self.mean[1 - mode]
         if other >= 0 and seconds > other and len(self.samples[0]) >= self.FIRST:
             self._explore = 1 - mode  # slower than the other mode's estimate: measure it at once
+            if self._why == "free":  # the idle cores did not make the team faster: trust less
+                self.free_after = min(2 * self.free_after, self.FREE_MOST)
         window = self.samples[mode]
         window.append(seconds)
         del window[: -self.WINDOW]
+
+
+_STAT: dict[str, Any] = {}
+
+
+def idle_cpu_seconds() -> float | None:
+    """Seconds the CPUs this process may run on have been idle since boot (their idle and
+    iowait in ``/proc/stat``, counted in clock ticks), or None where that cannot be read.
+    About 10 us: the file stays open and is read into a buffer kept for it (a run allocates
+    no more than the CPU lines)."""
+    try:
+        if "fd" not in _STAT:
+            _STAT["buffer"] = bytearray(1 << 16)
+            _STAT["tick"] = os.sysconf("SC_CLK_TCK")
+            _STAT["fd"] = os.open("/proc/stat", os.O_RDONLY)
+        mine = os.sched_getaffinity(0)
+        buffer = _STAT["buffer"]
+        n = os.preadv(_STAT["fd"], [buffer], 0)
+    except (OSError, AttributeError, ValueError, KeyError):
+        _STAT["fd"] = -1  # (later calls fail at once)
+        return None
+    end = buffer.find(b"\nintr", 0, n)
+    ticks = 0
+    for line in bytes(buffer[: n if end < 0 else end]).split(b"\n")[1:]:
+        if not line.startswith(b"cpu"):
+            break
+        fields = line.split()
+        try:
+            if int(fields[0][3:]) in mine:
+                ticks += int(fields[4]) + int(fields[5])
+        except (ValueError, IndexError):
+            return None
+    return ticks / _STAT["tick"]
 
 
 def default_threads() -> int:

@@ -191,3 +191,33 @@ def test_use_numba_is_a_deprecated_name_of_use_c_kernels():
     assert m.executor.use_c_kernels is False
     with pytest.warns(DeprecationWarning, match="use_numba"):
         run_memory_compiled(program, {"data": np.zeros((1, 3, 32, 32), "float32")}, use_numba=False)
+
+
+@pytest.mark.parametrize("plan", ["storage-ids", "naive", "greedy-by-size"])
+def test_the_input_is_written_into_its_arena_slot_when_no_other_buffer_shares_it(plan):
+    """With a plan that keeps the input's slot to itself (TVM's storage ids, the naive plan),
+    the executor's input buffer IS that arena slot and the input copy step copies nothing;
+    where the plan reuses the slot after the input's last step (greedy-by-size), the copy
+    stays. Either way an input set once serves any number of runs (TVM's set_input), a
+    new one replaces it, and the outputs equal those of a module with the copy."""
+    mod, params = _onnx("mlp")
+    m = build(mod, params, opt_level=3, plan=plan)
+    ex = m.executor
+    (arena,) = ex.arenas.values()
+    (copy,) = [c for name, _, c in ex.steps if name == "memory.copy"]
+    exclusive = plan != "greedy-by-size"
+    assert np.shares_memory(ex.input_buffers[0], arena) == exclusive
+    assert len(copy.thunks) == (0 if exclusive else 1)
+    ref = build(mod, params, opt_level=3, plan="greedy-by-size")
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        x = rng.standard_normal(ex.input_buffers[0].shape).astype("float32")
+        m.set_input(ex.input_names[0], x)
+        ref.set_input(ex.input_names[0], x)
+        ref.run()
+        want = ref.get_output(0).numpy()
+        assert np.all(np.isfinite(want)) and np.ptp(want) > 0
+        for _ in range(3):  # the input stays through runs
+            m.run()
+            np.testing.assert_array_equal(m.get_output(0).numpy(), want)
+        np.testing.assert_array_equal(m.get_input(0), x)

@@ -560,9 +560,9 @@ def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(mo
     calls = []
     real = parallel.RunChooser.record
 
-    def record(self, mode, seconds, settled=True):
+    def record(self, mode, seconds, settled=True, idle=None):
         calls.append((mode, settled))
-        real(self, mode, seconds, settled)
+        real(self, mode, seconds, settled, idle)
 
     monkeypatch.setattr(parallel.RunChooser, "record", record)
     pool = parallel.WorkerPool(2)
@@ -591,3 +591,114 @@ def test_run_chooser_takes_the_threads_back_soon_after_a_load_at_the_start():
         c.record(mode, {0: 3.0 if run < 6 else 1.0, 1: 1.8}[mode])
     assert seen[:5] == [0, 1, 1, 0, 0] and seen[5:8] == [1, 1, 0], seen
     assert set(seen[8:]) == {0}, seen
+
+
+def _script(chooser, runs: int, times, idle) -> list[int]:
+    """Drive ``chooser`` for ``runs`` runs with scripted times: ``times(run, mode)`` seconds,
+    ``idle(run, seconds)`` the other cores' idle seconds during a one-thread run (a fake
+    clock: nothing is timed)."""
+    seen = []
+    for run in range(runs):
+        mode = chooser.choose()
+        seen.append(mode)
+        seconds = times(run, mode)
+        chooser.record(mode, seconds, idle=idle(run, seconds) if mode == 1 else None)
+    return seen
+
+
+def test_run_chooser_takes_the_threads_back_when_the_other_cores_idle_after_a_slow_start():
+    """A load through the first 16 runs (the all-threads program 54 ms, one thread 20 ms,
+    11 ms for all threads once it left: the zoo's ResNet-18 with a busy core for its first
+    second) sends the model to one thread; once the other core is seen idle through
+    FREE_SECONDS of one-thread runs, the all-threads program is measured and runs from then
+    on: within 4 runs of the load's end (the schedule alone waits 2, 4, then 8 one-thread
+    runs, here the one-thread program still runs 5 runs after it)."""
+    from xrelay.runtime.parallel import RunChooser
+
+    load = 16
+
+    def times(run, mode):
+        return (0.054 if run < load else 0.011) if mode == 0 else 0.020
+
+    def idle(run, seconds):
+        return 0.0 if run < load else seconds  # one other core, idle once the load left
+
+    c = RunChooser(spare=1)
+    seen = _script(c, 40, times, idle)
+    assert seen[3:5] == [0, 0] and seen[5:7] == [1, 1], seen  # the load's first estimates
+    assert 1 in seen[load - 3 : load] and set(seen[load + 4 :]) == {0}, seen
+    assert c.reasons.get("free", 0) == 1, c.reasons
+    # Without the idle signal (no /proc/stat), only the schedule brings it back, later.
+    c = RunChooser(spare=1)
+    seen = _script(c, 40, times, lambda run, seconds: None)
+    assert seen[load + 4] == 1 and "free" not in c.reasons, seen
+
+
+def test_run_chooser_keeps_one_thread_under_a_load_that_stays():
+    """A busy core from the start (the other core never idle): the one-thread program runs,
+    the all-threads program only at the schedule's re-measurements (2, 4, 8, 16, 16 ... runs
+    apart). Where the idle signal is false (the cores look idle, the team stays slow: a
+    container's /proc/stat), each re-measurement it causes doubles the one-thread time it
+    waits for: the team then runs in under a tenth of the runs, as with the schedule."""
+    from xrelay.runtime.parallel import RunChooser
+
+    def times(run, mode):
+        return 0.054 if mode == 0 else 0.020
+
+    c = RunChooser(spare=1)
+    seen = _script(c, 80, times, lambda run, seconds: 0.0)
+    teams = [i for i, m in enumerate(seen) if m == 0]
+    gaps = [b - a - 1 for a, b in zip(teams, teams[1:])]
+    assert gaps[2:6] == [2, 4, 8, 16] and set(gaps[6:]) == {16}, (gaps, seen)
+    assert "free" not in c.reasons, c.reasons
+    c = RunChooser(spare=1)
+    seen = _script(c, 400, times, lambda run, seconds: seconds)  # looks idle, is not
+    assert c.free_after > RunChooser.FREE_SECONDS and c.reasons["free"] >= 3, c.reasons
+    assert seen[100:].count(0) <= 300 * 0.1, seen[100:].count(0)
+
+
+def test_run_chooser_on_a_quiet_machine_never_runs_one_thread_again():
+    """ResNet-50 on a quiet machine (all threads 1.0, one thread 1.7, the other cores idle):
+    after the first choices the one-thread program never runs, whatever the idle signal."""
+    from xrelay.runtime.parallel import RunChooser
+
+    c = RunChooser(spare=1)
+    seen = _script(c, 60, lambda run, mode: 1.0 if mode == 0 else 1.7, lambda run, seconds: seconds)
+    assert seen[:5] == [0, 1, 1, 0, 0] and seen[5:].count(1) == 0, seen
+
+
+def test_executor_passes_the_idle_time_of_its_one_thread_runs(monkeypatch):
+    """Executor.run reads the idle CPU time (``idle_cpu_seconds``) around each one-thread
+    run and passes the difference to its RunChooser; all-threads runs pass None."""
+    from xrelay.runtime import executor as executor_module
+    from xrelay.runtime import parallel
+
+    clock = iter(range(0, 1000, 3))  # a fake idle counter: 3 s more at every read
+    monkeypatch.setattr(executor_module, "idle_cpu_seconds", lambda: float(next(clock)))
+    calls = []
+    real = parallel.RunChooser.record
+
+    def record(self, mode, seconds, settled=True, idle=None):
+        calls.append((mode, idle))
+        real(self, mode, seconds, settled, idle)
+
+    monkeypatch.setattr(parallel.RunChooser, "record", record)
+    ex = _two_thread_executor_with_a_pool_job(parallel.WorkerPool(2))
+    for _ in range(4):
+        ex.run()
+    assert [m for m, _ in calls] == [0, 1, 1, 0], calls
+    assert calls == [(0, None), (1, 3.0), (1, 3.0), (0, None)], calls
+
+
+def test_idle_cpu_seconds_reads_the_process_cpus():
+    """idle_cpu_seconds: a count that never decreases, or None without /proc/stat."""
+    import os
+
+    from xrelay.runtime.parallel import idle_cpu_seconds
+
+    a = idle_cpu_seconds()
+    if not os.path.exists("/proc/stat"):
+        assert a is None
+        return
+    b = idle_cpu_seconds()
+    assert a is not None and b is not None and 0 < a <= b
