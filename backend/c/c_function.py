@@ -1328,7 +1328,11 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     pt, pl, pb, pr = _attr(op, "padding")
     dh, dw = _attr(op, "dilation")
     k_ = kh * kw * c_
-    align = INT8_K_ALIGN if k_ >= INT8_K_ALIGN else INT8_K_ALIGN_SHORT
+    # uint8 x int8 over whole quads of channels: tiles of PW_PIXELS output pixels of a band of
+    # rows (across rows) as the pointwise GEMM's, patches packed straight from the
+    # channels-last copy (no row of patches, no padding of the patch length)
+    band = (xt, wt) == ("uint8_t", "int8_t") and c_ % 4 == 0 and o_ % PW_CHANNELS == 0
+    align = 4 if band else INT8_K_ALIGN if k_ >= INT8_K_ALIGN else INT8_K_ALIGN_SHORT
     kp = -(-k_ // align) * align
     value = "0"
     if x in em.pads:  # the nn.pad before it, never made: its operand, padded in the copy
@@ -1344,18 +1348,18 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     store, out_row = _emit_epilogue(em, op, root) if root is not None else (None, None)
     dst = em.result_ptr(y, op) if store is None else None
     xs = em.scratch_buffer(hp * wp_ * cs, xt)
-    col = em.scratch_buffer(ow * kp, xt) if patches else None
+    col = em.scratch_buffer(ow * kp, xt) if patches and not band else None
     # With an epilogue, the int32 sums of a group of output rows (every channel) go to
     # scratch, then the chain runs over each channel's rows as one loop (rows of 14 or 56
     # columns are too short a loop for the chain: 2.8x slower than a loop over the map)
     # uint8 x int8 patches of rows at least WIDE_ROW wide run as the pointwise GEMM's tiles
     # (xr_pw_tile_u8s8: no horizontal sums, patches padded to 4 bytes, not 16 or 64)
-    wide = patches and (xt, wt) == ("uint8_t", "int8_t") and ow >= WIDE_ROW and o_ % PW_CHANNELS == 0
-    if wide:
+    wide = patches and not band and (xt, wt) == ("uint8_t", "int8_t") and ow >= WIDE_ROW and o_ % PW_CHANNELS == 0
+    if wide or band:
         em.uses_kernels = True
         xq = em.scratch_buffer(-(-k_ // 4) * 4 * PW_PIXELS, "uint8_t")
         tile = em.scratch_buffer(PW_CHANNELS * PW_PIXELS, "int32_t")
-    rows = min(oh, -(-EPILOGUE_SPAN // ow))
+    rows = min(oh, -(-EPILOGUE_SPAN // ow)) if store is not None or not band else oh
     acc_rows = em.scratch_buffer(o_ * rows * ow, "int32_t") if store is not None else None
     lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{"]
     if kp != k_:  # weight rows padded with zeros
@@ -1375,8 +1379,12 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
               f"  for (int64_t c = 0; c < {c_}; ++c)",
               f"    for (int64_t y = 0; y < {h_}; ++y)",
               f"      for (int64_t x = 0; x < {w_}; ++x)",
-              f"        xcl[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = xin[c * {h_ * w_} + y * {w_} + x];", "  }",
-              *([f"  for (int64_t oy0 = 0; oy0 < {oh}; oy0 += {rows}) {{",
+              f"        xcl[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = xin[c * {h_ * w_} + y * {w_} + x];", "  }"]
+    if band:
+        lines += _int8_band_tiles(op, store, out_row, dst, xs, xq, tile, wgt, acc_rows, rows, wp_)
+        em.lines += [f"  {ln}" for ln in lines]
+        return True
+    lines += [*([f"  for (int64_t oy0 = 0; oy0 < {oh}; oy0 += {rows}) {{",
                  f"  for (int64_t oy = oy0; oy < (oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}); ++oy) {{"]
                 if store is not None else [f"  for (int64_t oy = 0; oy < {oh}; ++oy) {{"])]  # fmt: skip
     if patches:
@@ -1419,6 +1427,51 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     lines += ["}"]
     em.lines += [f"  {ln}" for ln in lines]
     return True
+
+
+def _int8_band_tiles(op: RelayOp, store, out_row, dst: str | None, xs: str, xq: str, tile: str, wgt: str,
+                     acc_rows: str | None, rows: int, wp_: int) -> list[str]:
+    """``_conv2d_int8``'s uint8 x int8 convolution over whole channel quads after its
+    channels-last copy ``xs`` (padded rows of ``wp_`` pixels): per band of ``rows`` output rows
+    (with an epilogue, its int32 sums of every channel go to ``acc_rows``, then the chain runs
+    over each channel's band), tiles of ``PW_PIXELS`` consecutive pixels of the band, across its
+    rows (``xr_pw_pack_patches_u8`` packs their patches as the pointwise GEMM's pixels), each
+    summed ``PW_CHANNELS`` output channels at a time by ``xr_pw_tile_u8s8``: no horizontal
+    sums, every lane used on 14- and 7-column maps, the weights read in place (rows of ``k``
+    bytes, a multiple of 4)."""
+    x, w = op.operands
+    c_ = x.type.get_shape()[1]
+    o_, kh, kw, _ = w.type.get_shape()
+    oh, ow = op.results[0].type.get_shape()[2:]
+    sh, sw = _attr(op, "strides")
+    dh, dw = _attr(op, "dilation")
+    k_ = kh * kw * c_
+    nr, rx, run = (1, 0, kw * c_) if dw == 1 else (kw, dw * c_, c_)
+    sy = sh * wp_ * c_
+    if store is not None:
+        yrow, ys = f"{acc_rows} + o * {rows * ow}", rows * ow
+    else:
+        yrow, ys = f"{dst} + n * {o_ * oh * ow} + o * {oh * ow} + oy0 * {ow}", oh * ow
+    lines = [f"  for (int64_t oy0 = 0; oy0 < {oh}; oy0 += {rows}) {{",
+             f"    const int64_t bp = ((oy0 + {rows} < {oh} ? oy0 + {rows} : {oh}) - oy0) * {ow};",
+             f"    for (int64_t p0 = 0; p0 < bp; p0 += {PW_PIXELS}) {{",
+             f"      const int64_t np = bp - p0 < {PW_PIXELS} ? bp - p0 : {PW_PIXELS};",
+             f"      xr_pw_pack_patches_u8({xs} + oy0 * {sy}, {xq}, p0, np, {ow}, {sy}, {sw * c_}, {kh}, "
+             f"{dh * wp_ * c_}, {nr}, {rx}, {run});",
+             f"      for (int64_t o = 0; o < {o_}; o += {PW_CHANNELS}) {{",
+             f"        xr_pw_tile_u8s8({xq}, {wgt} + o * {k_}, {k_}, {k_}, np, {tile});",
+             f"        int32_t *restrict yr = {yrow};",
+             f"        for (int64_t q = 0; q < {PW_CHANNELS}; ++q)",
+             f"          for (int64_t i = 0; i < np; ++i) yr[q * {ys} + p0 + i] = {tile}[q * {PW_PIXELS} + i];",
+             "      }", "    }"]  # fmt: skip
+    if store is not None:  # the chain over each channel's rows of the band: one long loop
+        lines += [f"    for (int64_t o = 0; o < {o_}; ++o) {{",
+                  f"      {out_row(('n', 'o', 'oy0'))}",
+                  f"      const int32_t *restrict ar = {acc_rows} + o * {rows * ow};",
+                  "      for (int64_t i = 0; i < bp; ++i) {",
+                  *(f"        {ln}" for ln in store("ar[i]", ("n", "o", "oy0", "i"))),
+                  "      }", "    }"]  # fmt: skip
+    return [*lines, "  }", "}"]
 
 
 def _int8_tiles(xt, wt, wgt, kp, o_, ow, ob, tp, row, yrow, ys) -> list[str]:
@@ -1495,13 +1548,15 @@ def _pad_into_conv(em: _Emitter, op: RelayOp) -> bool:
 def _conv2d_int8_depthwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layout) -> bool:
     """A depthwise 8-bit convolution (``_int8_depthwise``) channel by channel, with its
     epilogue (``_epilogue``: the requantize chain after it) over the channel's map of sums in
-    scratch. Each output row sums all taps in one loop over its columns (the weights hoisted),
-    which compilers vectorise when every tap reads consecutive bytes: so a padded or strided
-    convolution first copies the channel's plane into scratch (``xr_dw_plane_u8``) padded
-    (its own zeros, or the value of the ``nn.pad`` before it, ``_pad_into_conv``, whose
-    map is then never made) and with its columns split into ``sw`` phases (column ``c`` at
-    phase ``c % sw``, position ``c / sw``): a tap of stride-2 columns reads one phase's
-    consecutive bytes. An unpadded stride-1 convolution reads its input in place. False
+    scratch. Each channel sums all taps in ONE loop over its map (the weights hoisted), whose
+    index ``m = oy * pw + ox`` walks output rows ``pw`` apart (the columns from ``ow`` on are
+    computed and dropped): a 14x14 or 7x7 map is then a loop of 220 or 61 sums, not 14 or 7
+    loops of a row, and compilers vectorise it. So a padded or strided convolution first copies
+    the channel's plane into scratch (``xr_dw_plane_u8``) padded (its own zeros, or the value
+    of the ``nn.pad`` before it, ``_pad_into_conv``, whose map is then never made) and split
+    into ``sh x sw`` phases of rows and columns, each a plane of rows ``pw`` apart: every tap
+    reads one phase at a fixed offset plus ``m``. An unpadded stride-1 convolution reads its
+    input in place (rows ``w`` apart). The sums' rows are then moved ``ow`` apart. False
     (nothing emitted) for any other form."""
     if not _int8_depthwise(op):
         return False
@@ -1524,35 +1579,39 @@ def _conv2d_int8_depthwise(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, 
     root = _epilogue(em, op)
     store, out_row = _emit_epilogue(em, op, root) if root is not None else (None, None)
     dst = em.result_ptr(y, op) if store is None else None
-    copy = any((pt, pl, pb, pr)) or sw > 1
+    copy = any((pt, pl, pb, pr)) or sw > 1 or sh > 1
     hp, wp_ = h_ + pt + pb, w_ + pl + pr
-    pw = -(-wp_ // sw)  # a phase's columns
-    plane = em.scratch_buffer(hp * sw * pw, xt) if copy else None
-    # the row's sums: in the result, or (with an epilogue) in the channel's map in scratch,
-    # which the chain then reads as one loop
-    rb = em.scratch_buffer(oh * ow, "int32_t") if store is not None else None
-    yrow = f"{rb} + oy * {ow}" if rb is not None else f"{dst} + n * {o_ * oh * ow} + c * {oh * ow} + oy * {ow}"
+    pw = -(-wp_ // sw) if copy else w_  # the pitch of output rows in the flat loop
+    hq = -(-hp // sh)
+    plane = em.scratch_buffer(sh * sw * hq * pw, xt) if copy else None
+    # the channel's sums, rows pw apart (the columns from ow on are discarded): in the result
+    # when its rows are that far apart and no epilogue follows, else in scratch, compacted to
+    # rows of ow (the epilogue then reads the map as one loop)
+    flat = (oh - 1) * pw + ow
+    rb = em.scratch_buffer(oh * pw, "int32_t") if store is not None or pw != ow else None
+    yc = rb if rb is not None else f"{dst} + n * {o_ * oh * ow} + c * {oh * ow}"
     lines = [f"for (int64_t n = 0; n < {n_}; ++n) {{",
              f"  for (int64_t c = 0; c < {c_}; ++c) {{",
              f"    const {xt} *restrict xc = {src} + n * {c_ * h_ * w_} + c * {h_ * w_};",
              *(f"    const int32_t w{i}_{j} = (int32_t){wgt}[c * {kh * kw} + {i * kw + j}];" for i in range(kh) for j in range(kw))]  # fmt: skip
     if copy:
         em.uses_kernels = True
-        lines += [f"    xr_dw_plane_u8((const uint8_t *)xc, (uint8_t *){plane}, {h_}, {w_}, {pt}, {pl}, {pb}, {pr}, {sw}, (uint8_t)({value}));",
+        lines += [f"    xr_dw_plane_u8((const uint8_t *)xc, (uint8_t *){plane}, {h_}, {w_}, {pt}, {pl}, {pb}, {pr}, "
+                  f"{sh}, {sw}, (uint8_t)({value}));",
                   f"    const {xt} *restrict xp = {plane};"]  # fmt: skip
-        rows = [f"xp + ((oy * {sh} + {i * dh}) * {sw} + {{f}}) * {pw}" for i in range(kh)]
-        taps = [((j * dw) % sw, (j * dw) // sw) for j in range(kw)]
+        taps = [[(((i * dh) % sh * sw + (j * dw) % sw) * hq + (i * dh) // sh) * pw + (j * dw) // sw
+                 for j in range(kw)] for i in range(kh)]  # fmt: skip
     else:
-        rows = [f"xc + (oy * {sh} + {i * dh}) * {w_}" for i in range(kh)]
-        taps = [(0, j * dw) for j in range(kw)]
-    phases = sorted({f for f, _ in taps})
-    lines += [f"    for (int64_t oy = 0; oy < {oh}; ++oy) {{",
-              f"      int32_t *restrict yr = {yrow};",
-              *(f"      const {xt} *restrict x{i}_{f} = {rows[i].format(f=f)};" for i in range(kh) for f in phases),
-              f"      for (int64_t ox = 0; ox < {ow}; ++ox)",
-              "        yr[ox] = " + " + ".join(
-                  f"(int32_t)x{i}_{f}[ox + {o}] * w{i}_{j}" for i in range(kh) for j, (f, o) in enumerate(taps)) + ";",
-              "    }"]  # fmt: skip
+        lines += [f"    const {xt} *restrict xp = xc;"]
+        taps = [[i * dh * w_ + j * dw for j in range(kw)] for i in range(kh)]
+    lines += [f"    int32_t *restrict yr = {yc};",
+              f"    for (int64_t m = 0; m < {flat}; ++m)",
+              "      yr[m] = " + " + ".join(
+                  f"(int32_t)xp[m + {taps[i][j]}] * w{i}_{j}" for i in range(kh) for j in range(kw)) + ";"]  # fmt: skip
+    if pw != ow:  # rows pw apart -> ow apart, in place (each moves down)
+        lines += [f"    for (int64_t oy = 1; oy < {oh}; ++oy) memmove(yr + oy * {ow}, yr + oy * {pw}, {ow * 4});"]
+        if store is None:
+            lines += [f"    memcpy({dst} + n * {o_ * oh * ow} + c * {oh * ow}, yr, {oh * ow * 4});"]
     if store is not None:
         lines += [f"    {out_row(('n', 'c', '0'))}", f"    for (int64_t i = 0; i < {oh * ow}; ++i) {{",
                   *(f"      {ln}" for ln in store(f"{rb}[i]", ("n", "c", "0", "i"))), "    }"]  # fmt: skip

@@ -180,35 +180,40 @@ static inline uint16_t xr_f32_to_bfloat16(float f) {
   return (uint16_t)(x >> 16);
 }
 
-/* The h x w plane x padded by (pt, pl, pb, pr) bytes of value v into d, each padded row's
- * columns split into sw phases: padded column c of row r at d[(r * sw + c % sw) * pw + c / sw],
- * pw = ceil((w + pl + pr) / sw). An 8-bit depthwise convolution of stride sw then reads each
- * tap's columns as consecutive bytes of one phase. Bytes only: int8 planes are passed as
- * uint8 (the same bits). */
+/* The h x w plane x padded by (pt, pl, pb, pr) bytes of value v into d, split into sh x sw
+ * phases of rows and columns: padded row r, column c at
+ * d[(((r % sh) * sw + c % sw) * hq + r / sh) * pw + c / sw], hq = ceil((h + pt + pb) / sh),
+ * pw = ceil((w + pl + pr) / sw); positions past the padded plane hold v too. An 8-bit depthwise
+ * convolution of strides (sh, sw) then reads tap (i, j) of output (oy, ox) at a fixed offset
+ * plus oy * pw + ox: one loop over the whole map (rows pw apart) per channel. Bytes only: int8
+ * planes are passed as uint8 (the same bits). */
 static inline void xr_dw_plane_u8(const uint8_t *restrict x, uint8_t *restrict d, int64_t h, int64_t w,
-                                  int64_t pt, int64_t pl, int64_t pb, int64_t pr, int64_t sw, uint8_t v) {
-  const int64_t wp = w + pl + pr, pw = (wp + sw - 1) / sw;
-  for (int64_t r = 0; r < h + pt + pb; ++r) {
-    uint8_t *restrict row = d + r * sw * pw;
-    if (r < pt || r >= pt + h) {
-      for (int64_t i = 0; i < sw * pw; ++i) row[i] = v;
-      continue;
-    }
-    const uint8_t *restrict s = x + (r - pt) * w;
-    if (sw == 1) {
-      for (int64_t c = 0; c < pl; ++c) row[c] = v;
-      memcpy(row + pl, s, (size_t)w);
-      for (int64_t c = pl + w; c < pw; ++c) row[c] = v;
-      continue;
-    }
-    for (int64_t f = 0; f < sw; ++f) { /* phase f: input columns q * sw + f - pl */
-      uint8_t *restrict df = row + f * pw;
-      const int64_t off = f - pl, lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-      const int64_t hi0 = w - off <= 0 ? 0 : (w - off + sw - 1) / sw, hi = hi0 < pw ? hi0 : pw;
-      int64_t q = 0;
-      for (; q < lo && q < pw; ++q) df[q] = v;
-      for (; q < hi; ++q) df[q] = s[q * sw + off];
-      for (; q < pw; ++q) df[q] = v;
+                                  int64_t pt, int64_t pl, int64_t pb, int64_t pr, int64_t sh, int64_t sw,
+                                  uint8_t v) {
+  const int64_t wp = w + pl + pr, pw = (wp + sw - 1) / sw, hq = (h + pt + pb + sh - 1) / sh;
+  for (int64_t rp = 0; rp < sh; ++rp) {
+    for (int64_t q = 0; q < hq; ++q) {
+      const int64_t r = q * sh + rp;
+      for (int64_t f = 0; f < sw; ++f) { /* phase f: input columns u * sw + f - pl */
+        uint8_t *restrict df = d + ((rp * sw + f) * hq + q) * pw;
+        if (r < pt || r >= pt + h) {
+          for (int64_t u = 0; u < pw; ++u) df[u] = v;
+          continue;
+        }
+        const uint8_t *restrict s = x + (r - pt) * w;
+        if (sw == 1) {
+          for (int64_t c = 0; c < pl; ++c) df[c] = v;
+          memcpy(df + pl, s, (size_t)w);
+          for (int64_t c = pl + w; c < pw; ++c) df[c] = v;
+          continue;
+        }
+        const int64_t off = f - pl, lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+        const int64_t hi0 = w - off <= 0 ? 0 : (w - off + sw - 1) / sw, hi = hi0 < pw ? hi0 : pw;
+        int64_t u = 0;
+        for (; u < lo && u < pw; ++u) df[u] = v;
+        for (; u < hi; ++u) df[u] = s[u * sw + off];
+        for (; u < pw; ++u) df[u] = v;
+      }
     }
   }
 }
@@ -265,6 +270,31 @@ static inline void xr_pw_pack_rows_u8(const uint8_t *restrict rows, int64_t stri
       else memset(xt + (k * XR_PW_PIXELS + i) * 4, 0, 4);
     }
   }
+}
+
+/* The patches of np (<= XR_PW_PIXELS) output pixels of a convolution over a channels-last
+ * map into xt[cq / 4][XR_PW_PIXELS][4] as xr_pw_pack_u8 lays pixels out (pixels from np on are
+ * zeros): tile pixel i is output pixel p0 + i of rows of ow pixels, whose patch starts at
+ * xcl + oy * sy + ox * sx (oy = (p0 + i) / ow, ox = (p0 + i) % ow) and is kh kernel rows ky
+ * bytes apart, each nr runs of `run` bytes (a multiple of 4) rx bytes apart: cq = kh * nr * run
+ * bytes. Tiles therefore span output rows: a 14-column map fills its 64 lanes too. */
+static inline void xr_pw_pack_patches_u8(const uint8_t *restrict xcl, uint8_t *restrict xt, int64_t p0,
+                                         int64_t np, int64_t ow, int64_t sy, int64_t sx, int64_t kh,
+                                         int64_t ky, int64_t nr, int64_t rx, int64_t run) {
+  const int64_t cq = kh * nr * run;
+  for (int64_t i = 0; i < np; ++i) {
+    const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
+    const uint8_t *restrict s = xcl + oy * sy + ox * sx;
+    uint8_t *restrict d = xt + i * 4;
+    for (int64_t ki = 0; ki < kh; ++ki)
+      for (int64_t r = 0; r < nr; ++r) {
+        const uint8_t *restrict sr = s + ki * ky + r * rx;
+        uint8_t *restrict dr = d + (ki * nr + r) * (run / 4) * (XR_PW_PIXELS * 4);
+        for (int64_t t = 0; t < run / 4; ++t) memcpy(dr + t * (XR_PW_PIXELS * 4), sr + 4 * t, 4);
+      }
+  }
+  if (np < XR_PW_PIXELS)
+    for (int64_t k = 0; k < cq / 4; ++k) memset(xt + (k * XR_PW_PIXELS + np) * 4, 0, (size_t)(XR_PW_PIXELS - np) * 4);
 }
 
 /* acc[q][i] = the sum over the cp channels of xt (xr_pw_pack_u8) of pixel i times the weight

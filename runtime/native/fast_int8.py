@@ -549,20 +549,20 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
 def _planes_conv(lib, x, wp, out, opts, requant) -> list:
     """A 1x1 stride-1 convolution from the NCHW planes to the NCHW result
-    (``xr_conv1x1_planes_u8s8``): the threads take pixel ranges (multiples of 16) when each gets
-    at least four groups of 16, else ranges of 16-channel blocks."""
+    (``xr_conv1x1_planes_u8s8``), its threads' parts rectangles of pixels by 16-channel blocks
+    (``planes_cut``)."""
     n, c, h, wd = x.shape
     o, p, kp, blocks = out.shape[1], h * wd, wp.shape[1] * 4, wp.shape[0]
     parts = pool_chunks(opts)
     epi, dst, held = (None, out, []) if requant is None else requant
     epi_ptr = None if epi is None else ctypes.addressof(epi)
-    by_pixels = p >= 64 * parts or blocks < parts
+    native = opts.pool is not None and opts.pool.native
+    cut = planes_cut(p, blocks, parts, NATIVE_PARTS_PER_THREAD if native else 1)
     thunks: list[tuple[str, Any]] = []
     for b in range(n):
         xb, ob = x[b], dst[b]
 
-        def make(lo: int, hi: int, xb=xb, ob=ob) -> Any:
-            q0, q1, b0, b1 = (lo, hi, 0, blocks) if by_pixels else (0, p, lo, hi)
+        def make(q0: int, q1: int, b0: int, b1: int, xb=xb, ob=ob) -> Any:
             args = (xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, c, p, kp, o, b0, b1, q0, q1, epi_ptr)
 
             def run() -> None:  # holds the arrays: the C call only gets their addresses
@@ -571,18 +571,58 @@ def _planes_conv(lib, x, wp, out, opts, requant) -> list:
 
             return run
 
-        extent = p if by_pixels else blocks
-        if opts.pool is not None and opts.pool.native:
+        if native:
             args = [xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, c, p, kp, o, 0, blocks, 0, p, epi_ptr]
-            cut = native_cut(extent, opts, 16, 64) if by_pixels else native_cut(extent, opts)
-            at = (9, 10) if by_pixels else (7, 8)
-            thunks.append(("matmul", native_thunk(lib, opts, "planes", args, at, cut, make(0, extent))))
+            thunks.append(("matmul", native_thunk(lib, opts, "planes", args, (9, 10, 7, 8), cut, make(0, p, 0, blocks))))
         else:
-            ranges = even_ranges(extent, min(parts, extent), 16 if by_pixels else 1)
-            thunks.append(("matmul", split_job(opts, make, ranges, extent)))
+
+            def of_parts(lo: int, hi: int, make=make) -> Any:  # parts [lo, hi) of the cut: one, or all
+                return make(*cut[lo]) if hi == lo + 1 else make(0, p, 0, blocks)
+
+            thunks.append(("matmul", split_job(opts, of_parts, [(i, i + 1) for i in range(len(cut))], len(cut))))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
+
+
+PART_COST = 2
+"""A part's fixed cost in ``planes_cut``'s units (16 pixels by 16 channels): claiming it, its
+weights and the first pixels' loads."""
+
+PART_UNITS = 8
+"""``planes_cut``'s least units (16 pixels by 16 channels) a part when the cut is fine."""
+
+
+def planes_cut(p: int, blocks: int, threads: int, per_thread: int) -> list[tuple[int, int, int, int]]:
+    """The parts (q0, q1, b0, b1) of ``xr_conv1x1_planes_u8s8``'s ``p`` pixels by ``blocks``
+    16-channel blocks for ``threads`` threads taking parts from one counter: a grid of pixel
+    ranges (multiples of 16) by block ranges, of ``threads * per_thread`` parts where the work
+    (groups of 16 pixels times blocks) has ``PART_UNITS`` units a part for that many (so a
+    thread that starts late leaves its share to the others), whose parts the threads finish
+    soonest (the next part to the least loaded thread; a part costs its units plus
+    ``PART_COST``). A 14x14 image's 13 groups cut by pixels alone gave two threads 3 parts, one
+    thread two of them; by blocks each thread takes half the channels. Ties go to fewer block
+    ranges (each pixel's planes read by fewer parts)."""
+    groups = -(-p // 16)
+    most = threads * per_thread
+    least = max(1, min(most, groups * blocks // PART_UNITS))
+    if threads < 2 or least < 2:
+        return [(0, p, 0, blocks)]
+    best = None
+    for nb in range(1, min(blocks, most) + 1):
+        for ng in range(1, min(groups, most // nb) + 1):
+            if nb * ng < least:
+                continue
+            bs = even_ranges(blocks, nb)
+            qs = [(lo, min(hi, p)) for lo, hi in even_ranges(groups * 16, ng, 16)]
+            parts = [(q0, q1, b0, b1) for q0, q1 in qs for b0, b1 in bs]
+            load = [0] * threads
+            for q0, q1, b0, b1 in parts:  # claimed in turn: the least loaded thread takes the next
+                load[load.index(min(load))] += -(-(q1 - q0) // 16) * (b1 - b0) + PART_COST
+            key = (max(load), nb)
+            if best is None or key < best[0]:
+                best = (key, parts)
+    return best[1] if best is not None else [(0, p, 0, blocks)]
 
 
 def _block_ranges(p: int, blocks: int, pixel_ranges: list[tuple[int, int]]) -> list[tuple[int, int]] | None:

@@ -7,7 +7,7 @@ Shapes leave remainders of every blocking: output channels not a multiple of the
 columns past a whole tile, patch lengths that are not a multiple of ``INT8_K_ALIGN`` (the 7x7
 stem's 147, a 1x1 kernel's 24 channels), strides, dilation, asymmetric padding, int8 data,
 batch 2. The requantize after a convolution is the tile store's epilogue (no int32 result in
-memory), depthwise 8-bit convolutions run row by row with it. Pointwise convolutions of uint8 data
+memory), depthwise 8-bit convolutions run one loop per channel's map with it. Pointwise convolutions of uint8 data
 by int8 weights (1x1, stride 1, unpadded) run as a GEMM over the map read in place
 (``_conv2d_int8_pointwise``, the ``xr_pw_*`` kernels of ``xrelay_kernels.h``), at every opt
 level, the AVX-512 VNNI build and the ``XRELAY_PORTABLE`` one giving the same bits."""
@@ -31,7 +31,14 @@ RNG = np.random.default_rng(23)
 TILE = "+= v0 * (int32_t)w0[k];"
 """A line only the 8-bit tile emits."""
 POINTWISE = "xr_pw_tile_u8s8("
-"""The call only the pointwise 8-bit GEMM emits."""
+"""The call only the pointwise 8-bit GEMM's tiles emit (the pointwise GEMM, wide rows, bands)."""
+BAND = "xr_pw_pack_patches_u8("
+"""The call only the band tiles of a uint8 x int8 convolution over channel quads emit."""
+
+
+def dense_tiles(src: str) -> bool:
+    """Whether a convolution of ``src`` runs as the 2 x 4 tiles or as the band tiles."""
+    return TILE in src or BAND in src
 
 
 def c(value, dtype):
@@ -107,8 +114,10 @@ def test_int8_convolutions_are_the_interpreters_bits(case, tmp_path):
     fn, shape = qconv(**CASES[case])
     lib = build_and_compare(fn, shape, tmp_path)
     kw = CASES[case]
-    pointwise = kw["k"] == (1, 1) and kw.get("strides", (1, 1)) == (1, 1) and kw.get("dtype", "uint8") == "uint8"
-    assert (POINTWISE if pointwise else TILE) in lib.get_source()
+    uint8 = kw.get("dtype", "uint8") == "uint8"
+    pointwise = kw["k"] == (1, 1) and kw.get("strides", (1, 1)) == (1, 1) and uint8
+    band = uint8 and kw["c_"] % 4 == 0 and kw["o"] % 4 == 0
+    assert (POINTWISE if pointwise else BAND if band else TILE) in lib.get_source()
 
 
 def test_patch_lengths_are_padded_to_the_vector_multiple(tmp_path):
@@ -120,13 +129,13 @@ def test_patch_lengths_are_padded_to_the_vector_multiple(tmp_path):
 
 
 def test_grouped_and_overflowing_convolutions_keep_the_direct_loops(tmp_path):
-    """Depthwise 8-bit convolutions keep NCHW/OIHW (and run row by row, below); one whose
+    """Depthwise 8-bit convolutions keep NCHW/OIHW (and run channel by channel, below); one whose
     patch (8192 channels x 3 x 3 = 73728 taps of 255 x 128) could overflow an int32 sum."""
     fn, shape = qconv(n=1, c_=8, h=6, w=9, o=8, k=(3, 3), padding=(1, 1), groups=8)
-    assert TILE not in build_and_compare(fn, shape, tmp_path / "depthwise").get_source()
+    assert not dense_tiles(build_and_compare(fn, shape, tmp_path / "depthwise").get_source())
     fn, shape = qconv(n=1, c_=8192, h=3, w=3, o=2, k=(3, 3))
     lib = xrelay.build(xrelay.IRModule.from_expr(fn), target="c")
-    assert TILE not in lib.get_source()
+    assert not dense_tiles(lib.get_source())
     x = (RNG.standard_normal(shape) * 4).astype("float32")
     lib.run(x=x)
     want = reference(xrelay.IRModule.from_expr(fn), x)
@@ -139,7 +148,7 @@ def test_below_opt_level_3_the_direct_loops_compute_the_same_bits(tmp_path):
     mod = xrelay.IRModule.from_expr(fn)
     with xrelay.transform.PassContext(opt_level=2):
         lib = xrelay.build(mod, target="c", opt_level=2)
-    assert TILE not in lib.get_source()
+    assert not dense_tiles(lib.get_source())
     x = (RNG.standard_normal(shape) * 4).astype("float32")
     lib.run(x=x)
     np.testing.assert_array_equal(lib.get_output(0), reference(mod, x))
@@ -157,15 +166,15 @@ def test_the_convolutions_own_padding_is_zeros_in_reused_scratch(tmp_path):
     y = relay.nn.conv2d(y, w2, kernel_size=(3, 3), channels=8, padding=(1, 1), out_dtype="int32")
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
-    assert lib.get_source().count(TILE) == 1 and POINTWISE in lib.get_source()  # (its tile of input bytes)
+    assert lib.get_source().count(BAND) == 1 and "xr_pw_pack_u8(" in lib.get_source()  # (its tile of input bytes)
     for seed in range(2):  # the second run starts from the scratch the first one left
         xv = np.random.default_rng(seed).integers(100, 256, (1, 16, 12, 12)).astype("uint8")
         steps_and_program_match(lib, mod, xv)
 
 
-DEPTHWISE = ("yr[ox] = (int32_t)x0_0[", "xr_dw_plane_u8(")
-"""What only the depthwise 8-bit rows emit: the row sum, and the padded, phase-split plane
-copy of a padded or strided one."""
+DEPTHWISE = ("yr[m] = (int32_t)xp[m + ", "xr_dw_plane_u8(")
+"""What only the depthwise 8-bit convolution emits: the sum of a channel's taps in one loop over
+its map, and the padded, phase-split plane copy of a padded or strided one."""
 
 
 def loops_after_the_convolution(src: str) -> set[str]:
@@ -183,19 +192,20 @@ DEPTHWISE_CASES = {
     "dilated-asymmetric": dict(strides=(1, 1), padding=(2, 1, 0, 2), dilation=(2, 2)),
     "stride3-dilated-int8-data": dict(strides=(3, 2), padding=(2, 1), dilation=(2, 3), dtype="int8"),
     "stride1-no-padding": dict(strides=(1, 1), padding=(0, 0)),
+    "stride2x1-no-padding": dict(strides=(2, 1), padding=(0, 0)),
 }
 
 
 @pytest.mark.parametrize("case", DEPTHWISE_CASES)
-def test_depthwise_convolutions_run_row_by_row_with_the_epilogue(case, tmp_path):
+def test_depthwise_convolutions_run_channel_by_channel_with_the_epilogue(case, tmp_path):
     """qnn depthwise convolutions (their zero-point padding an explicit ``nn.pad``, so the
-    convolution has none: one pass over each row summing all 9 taps) at batch 2: the
+    convolution has none: one pass over each channel's map summing all 9 taps) at batch 2: the
     interpreter's bits, compiled strictly, and no int32 result in memory."""
     kw = DEPTHWISE_CASES[case]
     fn, shape = qconv(n=2, c_=8, h=9, w=11, o=8, k=(3, 3), groups=8, **kw)
     lib = build_and_compare(fn, shape, tmp_path)
     src = lib.get_source()
-    assert DEPTHWISE[0] in src and TILE not in src
+    assert DEPTHWISE[0] in src and not dense_tiles(src)
     assert not loops_after_the_convolution(src) and "xr_q_multiply_shift(v, in" in src
     # (the zero-point nn.pad fuses with the quantize before it, not into the convolution)
     assert (DEPTHWISE[1] in src) == (kw["strides"] != (1, 1))
@@ -229,18 +239,20 @@ def test_the_zero_point_pad_before_a_depthwise_convolution_is_never_made(dtype, 
     assert _conv_scratch(lib) < 2 * c_ * hp * wp
 
 
-@pytest.mark.parametrize("pad, strides", [((1, 1), (1, 1)), ((1, 2, 0, 1), (2, 1)), ((3, 3), (1, 1)), ((1, 1), (2, 2))])
+@pytest.mark.parametrize("pad, strides", [((1, 1), (1, 1)), ((1, 2, 0, 1), (2, 1)), ((3, 3), (1, 1)), ((1, 1), (2, 2)),
+                                         ((0, 0), (1, 1)), ((0, 0), (1, 2))])
 def test_depthwise_convolutions_with_their_own_padding(pad, strides, tmp_path):
     """An 8-bit depthwise ``nn.conv2d`` with its own padding (zeros), its int32 result
-    returned: each tap accumulates over the columns it reaches into a row of scratch (padding
-    wider than the kernel's reach leaves taps with no columns)."""
+    returned (padding wider than the kernel's reach: taps that read only padding; unpadded with
+    stride 1, the sums go straight into the result, rows not moved)."""
     x = relay.var("x", shape=(1, 6, 7, 10), dtype="uint8")
     w = relay.const(RNG.integers(-128, 128, (6, 1, 3, 3)).astype("int8"))
     y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=6, groups=6, padding=pad, strides=strides, out_dtype="int32")
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
     compile_strictly(lib, tmp_path)
-    assert DEPTHWISE[1] in lib.get_source()
+    assert (DEPTHWISE[1] in lib.get_source()) == (any(pad) or strides != (1, 1))
+    assert DEPTHWISE[0] in lib.get_source()
     steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 6, 7, 10)).astype("uint8"))
 
 
@@ -288,7 +300,7 @@ def test_a_returned_int32_result_is_stored_and_the_chain_reads_it(tmp_path):
     q = relay.cast(relay.clip(relay.right_shift(acc, relay.const(np.int32(7))), 0, 255), "uint8")
     mod = xrelay.IRModule.from_expr(relay.Function([x], relay.Tuple([q, acc])))
     lib = xrelay.build(mod, target="c")
-    assert TILE in lib.get_source()
+    assert BAND in lib.get_source()
     xv = RNG.integers(0, 256, (1, 16, 6, 9)).astype("uint8")
     want = xrelay.run(mod, {"x": xv})
     lib.run(x=xv)
@@ -316,7 +328,7 @@ def test_an_epilogue_operand_broadcast_along_the_columns(tmp_path):
     y = relay.cast(relay.clip(relay.right_shift(y, relay.const(np.int32(8))), 0, 255), "uint8")
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
-    assert TILE in lib.get_source() and not loops_after_the_convolution(lib.get_source())
+    assert BAND in lib.get_source() and not loops_after_the_convolution(lib.get_source())
     compile_strictly(lib, tmp_path)
     steps_and_program_match(lib, mod, RNG.integers(0, 256, (1, 16, 40, 13)).astype("uint8"))
 
@@ -401,13 +413,14 @@ def test_pointwise_forms_the_gemm_does_not_take_keep_their_loops(tmp_path):
     (66000 channels of 255 x 128) keep the other loops."""
     for kw in (dict(dtype="int8"), dict(strides=(2, 2))):
         fn, shape = qconv(n=1, c_=8, h=10, w=10, o=4, k=(1, 1), **kw)
-        assert POINTWISE not in build_and_compare(fn, shape, tmp_path / str(len(list(tmp_path.iterdir())))).get_source()
+        src = build_and_compare(fn, shape, tmp_path / str(len(list(tmp_path.iterdir())))).get_source()
+        assert "xr_pw_pack_u8(" not in src
     x = relay.var("x", shape=(1, 8, 5, 5), dtype="uint8")
     wt = relay.const(RNG.integers(-128, 128, (4, 8, 1, 1)).astype("int8"))
     padded = relay.nn.conv2d(x, wt, kernel_size=(1, 1), padding=(1, 1), out_dtype="int32")
     mod = xrelay.IRModule.from_expr(relay.Function([x], padded))
     lib = xrelay.build(mod, target="c")
-    assert POINTWISE not in lib.get_source()
+    assert "xr_pw_pack_u8(" not in lib.get_source()
     xv = RNG.integers(0, 256, (1, 8, 5, 5)).astype("uint8")
     lib.run(x=xv)
     np.testing.assert_array_equal(lib.get_output(0), reference(mod, xv))
@@ -510,7 +523,7 @@ def test_the_zero_point_pad_before_a_dense_convolution_is_its_copys_border(dtype
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
     src = lib.get_source()
-    assert "(into the convolution below)" in src and TILE in src
+    assert "(into the convolution below)" in src and (BAND if dtype == "uint8" else TILE) in src
     compile_strictly(lib, tmp_path)
     lo = 0 if dtype == "uint8" else -128
     steps_and_program_match(lib, mod, RNG.integers(lo, lo + 256, (1, c_, h, w)).astype(dtype), distinct=50)
@@ -540,10 +553,62 @@ def test_wide_rows_of_patches_run_as_pointwise_tiles(case, tmp_path):
     mod = xrelay.IRModule.from_expr(fn)
     lib = build_and_compare(fn, shape, tmp_path / "steps")
     src = lib.get_source()
-    assert "xr_pw_pack_rows_u8(" in src and TILE not in src
+    assert ("xr_pw_pack_rows_u8(" if kw["c_"] % 4 else BAND) in src and TILE not in src
     x = (RNG.standard_normal(shape) * 4).astype("float32")
     want = reference(mod, x)
     for flags in [["-DXRELAY_PORTABLE"], *([["-march=native"]] if host_has_vnni() else [])]:
         got = export_and_run(lib, x, tmp_path / flags[0].strip("-").replace("=", ""), flags)
         np.testing.assert_array_equal(got, want)
     assert c_function.WIDE_ROW <= (kw["w"] + 2 * kw["padding"][1] - (kw["k"][1] - 1) * kw.get("dilation", (1, 1))[1] - 1) // kw.get("strides", (1, 1))[1] + 1
+
+
+BAND_CASES = {
+    # uint8 x int8 over channel quads: tiles of 64 pixels across the rows of a band
+    "3x3-7-columns-one-partial-tile": dict(n=1, c_=16, h=7, w=7, o=8, k=(3, 3), padding=(1, 1)),
+    "3x3-14-columns-bands-and-tails": dict(n=1, c_=8, h=30, w=14, o=12, k=(3, 3), padding=(1, 1)),
+    "3x3-stride2-batch-2": dict(n=2, c_=12, h=15, w=13, o=4, k=(3, 3), strides=(2, 2), padding=(1, 1)),
+    "1x1-stride2": dict(n=1, c_=32, h=17, w=17, o=8, k=(1, 1), strides=(2, 2)),
+    "3x5-column-dilation-asymmetric": dict(n=1, c_=4, h=11, w=19, o=4, k=(3, 5), dilation=(1, 2), padding=(2, 3, 1, 0)),
+    "2x2-row-dilation-stride-3x2": dict(n=1, c_=8, h=16, w=23, o=8, k=(2, 2), dilation=(3, 1), strides=(3, 2)),
+}
+
+
+@pytest.mark.parametrize("case", BAND_CASES)
+def test_band_tiles_span_output_rows(case, tmp_path):
+    """A uint8 x int8 convolution over whole channel quads packs the patches of 64
+    consecutive output pixels of a band of rows, across rows (``xr_pw_pack_patches_u8``,
+    straight from the channels-last copy), and sums them with the pointwise GEMM's tiles:
+    partial last tiles, several bands, strides, dilation along either axis (runs of one tap's
+    channels), 1x1 with a stride, batch 2; the interpreter's bits in steps, standalone, and the
+    exported program's portable and (where the host has it) VNNI builds."""
+    kw = BAND_CASES[case]
+    fn, shape = qconv(**kw)
+    mod = xrelay.IRModule.from_expr(fn)
+    lib = build_and_compare(fn, shape, tmp_path / "steps")
+    src = lib.get_source()
+    assert BAND in src and TILE not in src and "xr_pw_pack_rows_u8(" not in src
+    assert not loops_after_the_convolution(src)  # the requantize is the bands' epilogue
+    x = (RNG.standard_normal(shape) * 4).astype("float32")
+    want = reference(mod, x)
+    for flags in [["-DXRELAY_PORTABLE"], *([["-march=native"]] if host_has_vnni() else [])]:
+        got = export_and_run(lib, x, tmp_path / flags[0].strip("-").replace("=", ""), flags)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_band_tiles_without_an_epilogue_store_the_whole_map(tmp_path):
+    """With no requantize after it (the int32 result returned), the band is the whole map and
+    the tiles store straight into the result: 7x7 and 9x10 maps (a tile across every row, a
+    partial one), the interpreter's bits."""
+    for h, w in ((7, 7), (9, 10)):
+        x = relay.var("x", shape=(1, 8, h, w), dtype="uint8")
+        wt = relay.const(RNG.integers(-128, 128, (12, 8, 3, 3)).astype("int8"))
+        mod = xrelay.IRModule.from_expr(
+            relay.Function([x], relay.nn.conv2d(x, wt, kernel_size=(3, 3), padding=(1, 1), out_dtype="int32")))
+        lib = xrelay.build(mod, target="c")
+        assert BAND in lib.get_source()
+        compile_strictly(lib, tmp_path)
+        xv = RNG.integers(0, 256, (1, 8, h, w)).astype("uint8")
+        lib.run(x=xv)
+        np.testing.assert_array_equal(lib.get_output(0), reference(mod, xv))
+        lib.run_aot()
+        np.testing.assert_array_equal(lib.get_output(0), reference(mod, xv))

@@ -746,6 +746,53 @@ def test_native_jobs_run_every_part_once_each_thread_in_its_own_slot():
     assert not pool._serve
 
 
+@pytest.mark.parametrize("p, blocks", [(196, 24), (196, 4), (12544, 6), (784, 2), (49, 60), (100, 1), (3136, 9), (16, 1)])
+def test_the_1x1_planes_cut_covers_every_pixel_and_block_once(p, blocks):
+    """planes_cut's parts tile the pixels by the 16-channel blocks exactly once, 16-aligned,
+    at most four a thread; a 14x14 image's 24 blocks are cut by channels too (its 13 groups of
+    16 pixels alone cut into 3 ranges left one of two threads twice the work of the other)."""
+    cut = fast_int8.planes_cut(p, blocks, 2, 4)
+    seen = np.zeros((p, blocks), np.int64)
+    for q0, q1, b0, b1 in cut:
+        assert 0 <= q0 < q1 <= p and 0 <= b0 < b1 <= blocks and q0 % 16 == 0
+        seen[q0:q1, b0:b1] += 1
+    assert (seen == 1).all() and len(cut) <= 8
+    if (p, blocks) in ((196, 24), (12544, 6)):
+        assert len(cut) == 8
+        sizes = sorted(-(-(q1 - q0) // 16) * (b1 - b0) for q0, q1, b0, b1 in cut)
+        assert sizes[-1] * 8 <= sum(sizes) * 1.35, sizes  # no part much above an eighth
+    assert fast_int8.planes_cut(p, blocks, 1, 4) == [(0, p, 0, blocks)]
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("shape", [(64, 384, 14, 14), (13, 40, 9, 16), (36, 24, 28, 28), (8, 17, 16, 17)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_1x1_planes_kernel_cut_both_ways_gives_the_reference_sums(shape, threads):
+    """The 1x1 planes kernel (``xr_conv1x1_planes_u8s8``) with its parts cut by pixels and by
+    channel blocks (a partial last group of 16 pixels, channels not a multiple of 4 or 16)
+    gives the reference's sums on one thread and on two, run after run."""
+    if not fast_int8.vnni_library().xr_int8_has_vbmi():
+        return
+    c, o, h, wd = shape
+    assert fast_int8.reads_planes(1, 1, 1, 1, 0, 0, h, wd, h, wd)
+    pool = WorkerPool(2, adaptive=False) if threads == 2 else None
+    opts = Options(pool=pool)
+    x = RNG.integers(0, 256, (1, c, h, wd)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, c, 1, 1)).astype(np.int8)
+    ref = _reference_conv(x, w, 1, 0, 1)
+    out = np.empty(ref.shape, np.int32)
+    thunks = fast_int8._vnni_conv(lib := fast_int8.vnni_library(), x, w, out, (1, 1, 1, 1, 1, 1, 0, 0), opts)
+    assert lib is not None and len(thunks) == 1
+    for _ in range(20):
+        out[:] = 0
+        for _, t in thunks:
+            t()
+        np.testing.assert_array_equal(out, ref)
+    if pool is not None:
+        assert pool.stats["native"] >= 20
+        pool.park()
+
+
 @pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("geometry", [(64, 3, 64, 1, 1, 1), (20, 3, 64, 2, 1, 1), (16, 1, 96, 1, 0, 1), (40, 1, 24, 2, 0, 1)])
 def test_native_convolution_jobs_give_the_reference_sums_on_both_threads(geometry):
