@@ -405,6 +405,7 @@ class WorkerPool:
         self._seq = ctypes.c_int64(0)
         self._spin = _spin_wait() if spin and threads > 1 else None
         self._native = _native_run() if self._spin is not None else None
+        self._chain = _native_chain() if self._native is not None else None
         # Workers spin (and so take native jobs' parts) after a wake-up without a job too:
         # set by ``_wake``, cleared by ``park``. ``_serving``: the caller believes they do.
         self._serve = False
@@ -529,6 +530,25 @@ class WorkerPool:
         elif shared:
             self.stats["native_shared"] += 1
 
+    def run_native_chain(self, jobs: int, count: int, each: Sequence[Callable[[], Any]]) -> None:
+        """Run ``count`` native jobs in turn in one C call (``xrelay_native_chain``; ``jobs``:
+        the address of their (fn, job, parts, slots) int64 quads), each as ``run_native``
+        runs it, without coming back to Python between them. ``each``: the jobs' own thunks,
+        run one by one instead in one-thread runs (``serial_jobs``) or without the native
+        library."""
+        if self._chain is None or self.threads < 2 or getattr(_LOCAL, "serial", False):
+            for t in each:
+                t()
+            return
+        if not self._serving:
+            self._wake()
+        self.stats["native"] += count
+        shared = self._chain(jobs, count)
+        if shared < 0:
+            self._serving = False
+        else:
+            self.stats["native_shared"] += shared
+
     def run(self, job: Job) -> None:
         """Run every chunk of ``job``; re-raise the first exception a chunk raised."""
         if self.threads == 1 or len(job.tasks) <= 1 or getattr(_LOCAL, "serial", False):
@@ -572,6 +592,15 @@ def _native_run() -> Callable[[int, int, int, int], int] | None:
         from xrelay.runtime.native.library import native_run
 
         return native_run()
+    except Exception:  # pragma: no cover - no compiler: no native jobs
+        return None
+
+
+def _native_chain() -> Callable[[int, int], int] | None:
+    try:
+        from xrelay.runtime.native.library import native_chain
+
+        return native_chain()
     except Exception:  # pragma: no cover - no compiler: no native jobs
         return None
 

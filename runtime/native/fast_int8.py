@@ -690,6 +690,8 @@ def native_thunk(lib, opts, kind: str, args: list, part_at: tuple, parts: list[t
         call()
         keep_alive(job, pv, sv)  # the serial thunk holds the kernel's arrays
 
+    # what join_steps (runtime/native/steps.py) chains into one C call with the next jobs
+    run.native_job = (pool, fn, ctypes.addressof(job), len(parts), call.args[3])  # type: ignore[attr-defined]
     return run
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import cached_library
 
-__all__ = ["NativeError", "native_kernels", "native_run", "spin_wait"]
+__all__ = ["NativeError", "native_chain", "native_kernels", "native_run", "spin_wait"]
 
 
 class NativeError(TVMError):
@@ -335,6 +335,21 @@ def native_run() -> Callable[[int, int, int, int], int] | None:
             fn.restype = ctypes.c_int64
         _STATE["native"] = fn
     return _STATE["native"]
+
+
+def native_chain() -> Callable[[int, int], int] | None:
+    """``native_chain()(jobs, n)``: ``native_run`` for each of ``n`` jobs in turn in one call,
+    ``jobs`` the address of their (fn, job, parts, slots) int64 quads: -1 when the last found
+    no worker waiting, else the jobs other threads helped with. None without the native
+    library."""
+    if "chain" not in _STATE:
+        fn = None
+        if native_kernels() is not None:
+            fn = _STATE["lib"].xrelay_native_chain
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+            fn.restype = ctypes.c_int64
+        _STATE["chain"] = fn
+    return _STATE["chain"]
 
 
 def native_kernels() -> dict[str, _Kernel] | None:

@@ -107,6 +107,20 @@ int64_t xrelay_native_run(void *fn, const void *job, int64_t parts, int64_t slot
     return 0;
 }
 
+/* xrelay_native_run for each of n jobs in turn, jobs[4i .. 4i + 3] = (fn, job, parts, slots):
+ * a run of consecutive native jobs in one call, with no return to Python between them (each
+ * job still ends when all its parts are done, so the next reads its results). Returns -1 when
+ * the last job found no worker waiting, else how many of the jobs other threads helped with. */
+int64_t xrelay_native_chain(const int64_t *jobs, int64_t n) {
+    int64_t shared = 0, last = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t *q = jobs + 4 * i;
+        last = xrelay_native_run((void *)(intptr_t)q[0], (const void *)(intptr_t)q[1], q[2], q[3]);
+        shared += last > 0;
+    }
+    return last < 0 ? -1 : shared;
+}
+
 /* Wait until *seq != seen, for at most max_ns nanoseconds, without sleeping (called through
    ctypes, so without the GIL): 1 if it changed, else 0. A pool worker waits here between
    jobs; waking a sleeping thread costs the next job tens of microseconds on a virtual

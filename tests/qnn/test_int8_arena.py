@@ -221,3 +221,41 @@ def test_a_1x1_convolution_reads_the_nchw_planes_without_a_workspace(size):
     assert [op.size.value.data for op in workspaces] == ([] if planes else [rows]), [str(op) for op in workspaces]
     (labels,) = [[label for label, _, _ in c.thunks] for n, _, c in m.executor.steps if "conv2d" in n]
     assert labels == (["nn.conv2d"] if planes else ["nn.conv2d", "nn.conv2d"])  # (the rows, then the product)
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_consecutive_native_jobs_run_as_one_chain_with_onnxruntimes_bits(per_channel):
+    # A MobileNetV2 quantized by onnxruntime (QDQ): on two threads, run's program joins each
+    # run of consecutive native jobs (1x1 planes, depthwise, QLinearAdd, ...) into one C call
+    # (runtime/native/steps.py join_steps); each job still ends before the next starts, so the
+    # outputs are onnxruntime's, run after run, and the same as the jobs called one by one
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
+
+    f32 = om.mobilenet_v2(image=40, num_classes=10, width=0.5)
+    q = qm.quantize(f32, qm.calibration_inputs(f32, 2), per_channel=per_channel)
+    mod, params = from_onnx(q, freeze_params=True)
+    FakeQuantizationToIntegerPass(onnxruntime=True).apply(None, mod.module)  # (qm.build(integer=True)'s)
+    m = xrelay.build(mod, params, opt_level=3, plan="greedy-by-size", threads=2)
+    ex = m.executor
+    chained = [t for t in ex._thunks if not hasattr(t, "native_job") and getattr(t, "__name__", "") == "run"]
+    plain = [t for _, _, c in ex.steps for _, _, t in c.thunks]
+    jobs = [t for t in plain if hasattr(t, "native_job")]
+    assert len(ex._thunks) < len(plain) and len(jobs) >= 20, (len(ex._thunks), len(plain), len(jobs))
+    assert chained
+    before = ex.pool.stats["native"]
+    outs = []
+    for i, feed in enumerate(qm.calibration_inputs(f32, 4, seed=9)):
+        ref = om.run_onnxruntime(q, feed)[0]
+        m.set_input(**feed)
+        ex.chooser.choose = lambda: 0  # (every run on both threads)
+        m.run()
+        out = m.get_output(0).numpy()
+        assert np.all(np.isfinite(out)) and np.array_equal(out, ref), (i, np.abs(out - ref).max())
+        outs.append(out)
+    assert ex.pool.stats["native"] - before >= 4 * len(jobs)
+    assert not all(np.array_equal(outs[0], o) for o in outs[1:])  # (the output follows the input)
+    ex._thunks = plain  # the same jobs one by one: the same bits
+    m.run()
+    assert np.array_equal(m.get_output(0).numpy(), outs[-1])
