@@ -223,7 +223,8 @@ def state_int8_scratch(module: ModuleOp) -> None:
             if reads_planes(kh, kw, *op.attrs["strides"], padding[0], padding[1], h, w, oh, ow):
                 bytes_ = 0  # the planes are read as they are
             else:
-                bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise, op.attrs["strides"][0], op.attrs["dilation"][0])
+                (sh, sw), (dh, dw) = op.attrs["strides"], op.attrs["dilation"]
+                bytes_ = conv_workspace_bytes(c, h, w, kh, kw, oh, ow, pointwise, sh, dh, sw, dw)
             need = bytes_ if need is None else max(need, bytes_)
         if need is not None:
             fn.attributes[SCRATCH_ATTR] = IntegerAttr(max(need, workspace_bytes(fn)) if others else need, i64)

@@ -78,6 +78,8 @@ def _build_library():
     lib.xr_conv1x1_planes_u8s8.restype = ctypes.c_int
     lib.xr_conv_tiles_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 20 + [ptr, i64, ptr, i64]
     lib.xr_conv_tiles_u8s8.restype = None
+    lib.xr_conv_direct_u8s8.argtypes = [ptr, ptr, ptr, ptr] + [i64] * 19 + [ptr, i64]
+    lib.xr_conv_direct_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
     lib.xr_depthwise_u8s8.restype = None
     lib.xr_depthwise_plane_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, ptr, ptr, i64, i64, i64, ptr]
@@ -375,8 +377,31 @@ def _banded(c: int, h: int, kh: int, sh: int, dh: int, ow: int, slots: int) -> b
     return c > PLANAR_CHANNELS and slots * band_rows(h, kh, sh, dh, ow) < h
 
 
+def reads_direct(c: int, kw: int, dw: int, pointwise: bool) -> bool:
+    """Whether ``_vnni_conv`` reads a convolution's taps where they lie in a padded
+    channels-last copy of its input (``xr_conv_direct_u8s8``, no im2row rows): more than
+    ``PLANAR_CHANNELS`` channels, no dilation along W and a kernel row of whole 4-byte steps
+    (``kw * c`` a multiple of 4), so that each output pixel's taps of one kernel row are one run
+    of ``kw * c`` bytes of one padded row; not a convolution ``reads_rows`` takes."""
+    return not pointwise and c > PLANAR_CHANNELS and dw == 1 and (kw * c) % 4 == 0
+
+
+DIRECT_EXTRA_ROWS = 4
+"""Output rows past a tile's that a direct convolution's padded band holds: the band is
+refilled every few output rows (a chunk: the rows it holds), the rows of the kernel's height
+less one stride copied twice."""
+
+
+def direct_band_rows(oh: int, kh: int, sh: int, dh: int, ow: int) -> int:
+    """Padded input rows of a direct convolution's band (``xr_conv_direct_u8s8``'s ``cap``):
+    those of the output rows a tile of ``TILE`` pixels touches (it may straddle one more) and
+    ``DIRECT_EXTRA_ROWS`` more; at most the padded image's."""
+    rows = -(-TILE // ow) + 1 + DIRECT_EXTRA_ROWS
+    return min((oh - 1) * sh + (kh - 1) * dh + 1, (rows - 1) * sh + (kh - 1) * dh + 1)
+
+
 def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pointwise: bool,
-                         sh: int = 1, dh: int = 1) -> int:  # fmt: skip
+                         sh: int = 1, dh: int = 1, sw: int = 1, dw: int = 1) -> int:  # fmt: skip
     """The scratch of ``_vnni_conv`` for one image, on whole cache lines: with ``pointwise``
     (``reads_rows``) the rows of the pixels a 1x1 convolution reads (``oh * ow`` x ``C``
     rounded up to 4, channels-last); any other's up to ``SLOTS`` tiles of ``TILE`` rows of
@@ -384,12 +409,15 @@ def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: 
     and the channels-last input they are made from: none up to ``PLANAR_CHANNELS`` channels
     (the planes are read), a band of ``band_rows`` rows per tile where those are fewer rows
     than the image (``sh``/``dh``: the vertical stride and dilation), else one copy of the
-    image."""
+    image. A direct convolution (``reads_direct``; ``sw``/``dw``: the horizontal stride and
+    dilation) needs only a padded band of ``direct_band_rows`` rows per range."""
     kp = -(-c * kh * kw // 4) * 4
     p = oh * ow
     if pointwise:
         return -(-p * kp // 64) * 64
     slots = min(SLOTS, -(-p // TILE))
+    if reads_direct(c, kw, dw, pointwise):
+        return slots * -(-direct_band_rows(oh, kh, sh, dh, ow) * ((ow - 1) * sw + kw) * c // 64) * 64
     tiles = slots * -(-min(TILE, p) * kp // 64) * 64
     if c <= PLANAR_CHANNELS:
         return tiles
@@ -440,6 +468,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     parts = pool_chunks(opts)
     if reads_planes(kh, kw, sh, sw, pt, pl, h, wd, oh, ow):
         return _planes_conv(lib, x, wp, out, opts, requant)
+    if reads_direct(c, kw, dw, pointwise):
+        return _direct_conv(lib, x, wp, out, geometry, opts, ws, pv, requant)
     slots = min(SLOTS, max(1, parts), -(-p // TILE))
     cap, bands = 0, [None] * slots  # no bands: the whole image's copy, or its planes
     if pointwise:
@@ -542,6 +572,58 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
                 thunks.append(("matmul", split_job(opts, tiles_of, block_ranges, blocks)))
             else:
                 thunks.append(("matmul", split_job(opts, tiles_of, pixel_ranges, p)))
+        if requant is None:
+            thunks += _epilogue(opts, out, b)
+    return thunks
+
+
+def _direct_conv(lib, x, wp, out, geometry, opts, ws, pv: int, requant) -> list:
+    """A convolution whose taps are read in place (``reads_direct``, ``xr_conv_direct_u8s8``):
+    each range of output pixels (or of channel blocks, ``_block_ranges``) with its own padded
+    channels-last band of ``direct_band_rows`` rows, filled from the NCHW planes as its chunks
+    move down the image."""
+    n, c, h, wd = x.shape
+    o, oh, ow = out.shape[1:]
+    kh, kw, sh, sw, dh, _, pt, pl = geometry
+    p, kp, blocks = oh * ow, wp.shape[1] * 4, wp.shape[0]
+    slots = min(SLOTS, max(1, pool_chunks(opts)), -(-p // TILE))
+    cap = direct_band_rows(oh, kh, sh, dh, ow)
+    bands = _carve(ws, [cap * ((ow - 1) * sw + kw) * c] * slots, opts)
+    pixel_ranges = even_ranges(p, slots, TILE)
+    block_ranges = _block_ranges(p, blocks, pixel_ranges)
+    epi, dst, held = (None, out, []) if requant is None else requant
+    epi_ptr = None if epi is None else ctypes.addressof(epi)
+    native = opts.pool is not None and opts.pool.native and slots > 1
+    geo = (c, h, wd, kh, kw, sh, sw, dh, pt, pl, oh, ow, kp, o, pv)
+    thunks: list[tuple[str, Any]] = []
+    for b in range(n):
+        xb, ob = x[b], dst[b]
+
+        def part(lo: int, hi: int, xb=xb, ob=ob) -> Any:
+            cut = block_ranges or pixel_ranges
+            band = bands[next(i for i, r in enumerate(cut) if r[0] <= lo < r[1])]
+            q0, q1, b0, b1 = (0, p, lo, hi) if block_ranges else (lo, hi, 0, blocks)
+            args = (xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, band.ctypes.data, *geo, q0, q1, b0, b1, epi_ptr, cap)
+
+            def run() -> None:  # holds the arrays: the C call only gets their addresses
+                lib.xr_conv_direct_u8s8(*args)
+                keep_alive(xb, wp, ob, band, epi, *held)
+
+            return run
+
+        if native:  # each thread its slot's band; parts of chunks (or the block cut)
+            args = [xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, 0, *geo, 0, p, 0, blocks, epi_ptr, cap]
+            if block_ranges:
+                cut = [(0, p, lo, hi) for lo, hi in block_ranges]
+            else:
+                cut = [(lo, hi, 0, blocks) for lo, hi in native_cut(p, opts, TILE, 2 * TILE)]
+            serial = part(0, blocks) if block_ranges else part(0, p)
+            slots_at = [(bd.ctypes.data,) for bd in bands]
+            job = native_thunk(lib, opts, "direct", args, (19, 20, 21, 22), cut, serial, (3,), slots_at)
+            thunks.append(("matmul", job))
+        else:
+            extent = blocks if block_ranges else p
+            thunks.append(("matmul", split_job(opts, part, block_ranges or pixel_ranges, extent)))
         if requant is None:
             thunks += _epilogue(opts, out, b)
     return thunks
@@ -652,7 +734,8 @@ class NativeJob(ctypes.Structure):
     ]  # fmt: skip
 
 
-NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4, "depthwise": 5, "depthwise_plane": 6, "qlinear_add_fma": 7}
+NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4, "depthwise": 5, "depthwise_plane": 6, "qlinear_add_fma": 7,
+                "direct": 8}  # fmt: skip
 """The kernels ``xr_job_part`` calls, by ``NativeJob.kind``."""
 
 NATIVE_PARTS_PER_THREAD = 4

@@ -1181,6 +1181,202 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
     }
 }
 
+/* A convolution read straight from a channels-last padded copy of its input (no im2row rows):
+ * with the image's padding written into the copy, every output pixel's taps of one kernel row
+ * are kw * ch consecutive bytes of one padded row (dilation 1 along W), in the (i, j, channel)
+ * order of the packed weights' K, so the product reads them where they lie. x holds the ch
+ * NCHW planes (h x wd); band holds cap padded rows of wp = (ow - 1) * sw + kw pixels of ch bytes
+ * (padded row r is input row r - pt, padded column u input column u - pl; taps outside the image
+ * read pv), those of a chunk of output pixels (the output rows the band holds, below) copied
+ * just before it when they are not there yet (xr_planes_to_padded_u8). Output pixels [q0, q1)
+ * of oh * ow, channel blocks [b0, b1) of 16; c as xr_gemm_tile's channel-major result. Needs
+ * kw * ch a multiple of 4 and cap at least the kernel's padded rows. */
+static void xr_planes_to_padded_u8(const uint8_t *x, uint8_t *band, i64 ch, i64 h, i64 wd, i64 pt, i64 pl, i64 wp,
+                                   i64 pv, i64 r0, i64 r1) {
+    const i64 used = (wp - pl) < wd ? (wp - pl) : wd; /* input columns a padded row holds */
+    for (i64 r = r0; r < r1; ++r) {                   /* the padding first */
+        uint8_t *row = band + (r - r0) * wp * ch;
+        const i64 iy = r - pt;
+        if (iy < 0 || iy >= h || used <= 0) {
+            memset(row, (int)pv, (size_t)(wp * ch));
+            continue;
+        }
+        if (pl > 0) memset(row, (int)pv, (size_t)(pl * ch));
+        if (pl + used < wp) memset(row + (pl + used) * ch, (int)pv, (size_t)((wp - pl - used) * ch));
+    }
+    i64 y0 = r0 - pt < 0 ? 0 : r0 - pt, y1 = r1 - pt > h ? h : r1 - pt;
+    if (used <= 0 || y1 <= y0) return;
+    const i64 hw = h * wd, qe = y1 * wd;
+#define XR_PAD_AT(q) (band + (((q) / wd + pt - r0) * wp + pl + (q) % wd) * ch)
+    i64 q = y0 * wd;
+#if defined(__SSE2__)
+    /* 16 consecutive pixels of the planes (one image row or across rows) by 16 channels at a
+     * time, transposed in registers: in place when they are one run of the padded row */
+    uint8_t block[16 * 16];
+    for (; ch >= 16 && q + 16 <= qe; q += 16) {
+        const int run = (q + 15) / wd == q / wd && (q + 15) % wd < used;
+        i64 z = 0;
+        for (; z + 16 <= ch; z += 16) {
+            if (run) {
+                xr_transpose16(x + z * hw + q, hw, XR_PAD_AT(q) + z, ch);
+                continue;
+            }
+            xr_transpose16(x + z * hw + q, hw, block, 16);
+            for (i64 j = 0; j < 16; ++j)
+                if ((q + j) % wd < used) memcpy(XR_PAD_AT(q + j) + z, block + j * 16, 16);
+        }
+        for (; z < ch; ++z)
+            for (i64 j = 0; j < 16; ++j)
+                if ((q + j) % wd < used) XR_PAD_AT(q + j)[z] = x[z * hw + q + j];
+    }
+#endif
+    for (; q < qe; ++q) {
+        if (q % wd >= used) continue;
+        uint8_t *d = XR_PAD_AT(q);
+        for (i64 z = 0; z < ch; ++z) d[z] = x[z * hw + q];
+    }
+#undef XR_PAD_AT
+}
+
+#if XR_VNNI
+/* Eight pixels (px: their first tap's bytes in the padded copy; rs bytes between kernel rows)
+ * by two channel blocks, kh kernel rows of seg4 4-byte steps: xr_dot8x2's register tile with
+ * the rows read in place. */
+static void xr_direct8x2(const uint8_t *const px[8], i64 rs, i64 kh, i64 seg4, const int8_t *w0, const int8_t *w1,
+                         int32_t t0[8][16], int32_t t1[8][16]) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
+    const uint8_t *p0 = px[0], *p1 = px[1], *p2 = px[2], *p3 = px[3], *p4 = px[4], *p5 = px[5], *p6 = px[6],
+                  *p7 = px[7];
+    for (i64 i = 0; i < kh; ++i) {
+        for (i64 k = 0; k < seg4; ++k) {
+            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+            const __m512i v1 = _mm512_loadu_si512((const void *)(w1 + k * 64));
+            __m512i x;
+#define XR_STEP(j)                           \
+    x = xr_bcast4(p##j + k * 4);             \
+    a##j = _mm512_dpbusd_epi32(a##j, x, v0); \
+    b##j = _mm512_dpbusd_epi32(b##j, x, v1);
+            XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
+#undef XR_STEP
+        }
+        w0 += seg4 * 64, w1 += seg4 * 64;
+        p0 += rs, p1 += rs, p2 += rs, p3 += rs, p4 += rs, p5 += rs, p6 += rs, p7 += rs;
+    }
+    _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t1[0], b0);
+    _mm512_storeu_si512((void *)t0[1], a1); _mm512_storeu_si512((void *)t1[1], b1);
+    _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t1[2], b2);
+    _mm512_storeu_si512((void *)t0[3], a3); _mm512_storeu_si512((void *)t1[3], b3);
+    _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t1[4], b4);
+    _mm512_storeu_si512((void *)t0[5], a5); _mm512_storeu_si512((void *)t1[5], b5);
+    _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t1[6], b6);
+    _mm512_storeu_si512((void *)t0[7], a7); _mm512_storeu_si512((void *)t1[7], b7);
+}
+
+/* The same sums for one channel block, of np_ (<= 8) pixels (the others left at zero). */
+static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
+                         int32_t t0[8][16]) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    const uint8_t *p0 = px[0], *p1 = px[1], *p2 = px[2], *p3 = px[3], *p4 = px[4], *p5 = px[5], *p6 = px[6],
+                  *p7 = px[7];
+    for (i64 i = 0; i < kh; ++i) {
+        if (np_ == 8) {
+            for (i64 k = 0; k < seg4; ++k) {
+                const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+#define XR_STEP(j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(p##j + k * 4), v0);
+                XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
+#undef XR_STEP
+            }
+        } else {
+            for (i64 k = 0; k < seg4; ++k) {
+                const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+                a0 = _mm512_dpbusd_epi32(a0, xr_bcast4(p0 + k * 4), v0);
+#define XR_STEP(j) \
+    if (np_ > j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(p##j + k * 4), v0);
+                XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6)
+#undef XR_STEP
+            }
+        }
+        w0 += seg4 * 64;
+        p0 += rs, p1 += rs, p2 += rs, p3 += rs, p4 += rs, p5 += rs, p6 += rs, p7 += rs;
+    }
+    _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t0[1], a1);
+    _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t0[3], a3);
+    _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t0[5], a5);
+    _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t0[7], a7);
+}
+#else
+/* Portable: the same sums, one product at a time. */
+static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
+                         int32_t t0[8][16]) {
+    memset(t0, 0, sizeof(int32_t) * 8 * 16);
+    for (i64 j = 0; j < np_; ++j)
+        for (i64 i = 0; i < kh; ++i)
+            for (i64 k = 0; k < seg4; ++k)
+                for (int z = 0; z < 16; ++z)
+                    for (int u = 0; u < 4; ++u)
+                        t0[j][z] += (int32_t)px[j][i * rs + k * 4 + u] * (int32_t)w0[(i * seg4 + k) * 64 + z * 4 + u];
+}
+#endif
+
+/* Pixels at most a chunk of a direct convolution has (the band offsets of their first taps on
+ * the stack): each channel block's weights are read once per chunk (ResNet's 7x7 x 512-channel
+ * 3x3 has 2.4 MB of them, more than the L2 cache). */
+#define XR_DIRECT_CHUNK 512
+void xr_conv_direct_u8s8(const uint8_t *x, const int8_t *w, void *c, uint8_t *band, i64 ch, i64 h, i64 wd, i64 kh,
+                         i64 kw, i64 sh, i64 sw, i64 dh, i64 pt, i64 pl, i64 oh, i64 ow, i64 kp, i64 o, i64 pv,
+                         i64 q0, i64 q1, i64 b0, i64 b1, const xr_epi *e, i64 cap) {
+    const i64 p = oh * ow, wp = (ow - 1) * sw + kw, k4 = kp / 4, seg4 = kw * ch / 4, rs = dh * wp * ch;
+    const i64 hp = (oh - 1) * sh + (kh - 1) * dh + 1, span = (kh - 1) * dh + 1;
+    if (q1 <= q0 || cap < span) return;
+    const i64 last = ((q1 - 1) / ow) * sh + span; /* the padded rows this range reads end there */
+    const i64 fit = (cap - span) / sh + 1;         /* output rows whose taps the band holds */
+    i64 row0 = 0, row1 = 0, off[XR_DIRECT_CHUNK];
+    int32_t tile[8][16];
+#if XR_VNNI
+    int32_t tile1[8][16];
+#endif
+    for (i64 t0 = q0; t0 < q1;) {
+        /* a chunk: the pixels from t0 to the end of the last output row the band holds */
+        i64 end = (t0 / ow + fit) * ow;
+        end = end < q1 ? end : q1;
+        end = end - t0 < XR_DIRECT_CHUNK ? end : t0 + XR_DIRECT_CHUNK;
+        const i64 n = end - t0, lo = (t0 / ow) * sh, hi = ((end - 1) / ow) * sh + span;
+        if (lo < row0 || hi > row1) {
+            row0 = lo;
+            row1 = lo + cap < last ? lo + cap : last;
+            if (row1 > hp) row1 = hp;
+            xr_planes_to_padded_u8(x, band, ch, h, wd, pt, pl, wp, pv, row0, row1);
+        }
+        for (i64 q = t0; q < end; ++q) off[q - t0] = (((q / ow) * sh - row0) * wp + (q % ow) * sw) * ch;
+        const uint8_t *px[8];
+        i64 b = b0;
+#if XR_VNNI
+        for (; b + 1 < b1; b += 2)
+            for (i64 g = 0; g < n; g += 8) {
+                const i64 np_ = (n - g) < 8 ? (n - g) : 8;
+                for (i64 j = 0; j < 8; ++j) px[j] = band + off[g + (j < np_ ? j : np_ - 1)]; /* (past np_: unused) */
+                if (np_ < 8) { /* a last group of fewer pixels: their products only */
+                    xr_direct8x1(px, np_, rs, kh, seg4, w + b * k4 * 64, tile);
+                    xr_direct8x1(px, np_, rs, kh, seg4, w + (b + 1) * k4 * 64, tile1);
+                } else {
+                    xr_direct8x2(px, rs, kh, seg4, w + b * k4 * 64, w + (b + 1) * k4 * 64, tile, tile1);
+                }
+                xr_store_block(tile, np_, b, o, c, t0 + g, 0, p, e, 0);
+                xr_store_block(tile1, np_, b + 1, o, c, t0 + g, 0, p, e, 0);
+            }
+#endif
+        for (; b < b1; ++b)
+            for (i64 g = 0; g < n; g += 8) {
+                const i64 np_ = (n - g) < 8 ? (n - g) : 8;
+                for (i64 j = 0; j < 8; ++j) px[j] = band + off[g + (j < np_ ? j : np_ - 1)];
+                xr_direct8x1(px, np_, rs, kh, seg4, w + b * k4 * 64, tile);
+                xr_store_block(tile, np_, b, o, c, t0 + g, 0, p, e, 0);
+            }
+        t0 = end;
+    }
+}
+
 /* A unary function of an 8-bit value as a table (xr_lookup8): out[i] = table[src[i]] for count
  * elements, src read as bytes (an int8 value indexes by its two's-complement byte), table and out
  * of `size`-byte elements (1, 2, 4 or 8). In place (out == src) for size 1. */
@@ -1763,7 +1959,8 @@ void xr_rowsum_8bit(const void *x, i64 is_signed, int32_t *out, i64 n, i64 lo, i
  * buffers: each thread its own). Every argument is an int64 or an address. */
 #define XR_JOB_ARGS 28
 typedef struct {
-    i64 kind; /* 0 conv tiles, 1 1x1 planes, 2 gemm, 3 planes to rows, 4 strided to rows */
+    i64 kind; /* 0 conv tiles, 1 1x1 planes, 2 gemm, 3 planes to rows, 4 strided to rows, 5 depthwise,
+                 6 depthwise planes, 7 QLinearAdd (FMA form), 8 direct conv */
     i64 args[XR_JOB_ARGS];
     i64 n_part, part_at[4];
     const i64 *part_vals;
@@ -1794,6 +1991,11 @@ void xr_job_part(const void *job, i64 part, i64 slot) {
                            a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16],
                            a[17], a[18], a[19], a[20], a[21], a[22], a[23], XR_P(24, const xr_epi *), a[25],
                            XR_P(26, uint8_t *), a[27]);
+        break;
+    case 8:
+        xr_conv_direct_u8s8(XR_P(0, const uint8_t *), XR_P(1, const int8_t *), XR_P(2, void *), XR_P(3, uint8_t *),
+                            a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
+                            a[18], a[19], a[20], a[21], a[22], XR_P(23, const xr_epi *), a[24]);
         break;
     case 7:
         xr_qlinear_add_fma_range(XR_P(0, const uint8_t *), a[1], XR_P(2, const uint8_t *), a[3], XR_P(4, uint8_t *), a[5],

@@ -158,11 +158,15 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
     w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
     ref = _reference_conv(x, w, s, pad, d)
     oh, ow = ref.shape[2:]
-    need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, d)
-    kp = -(-c * k * k // 4) * 4
-    tiles = min(4, -(-oh * ow // 16)) * -(-min(16, oh * ow) * kp // 64) * 64
-    rows = fast_int8.band_rows(h, k, s, d, ow)
-    assert need == tiles + 4 * -(-rows * wd * c // 64) * 64 < tiles + h * wd * c, (need, tiles, rows)
+    need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, d, s, d)
+    if fast_int8.reads_direct(c, k, d, False):  # read in place: a padded band per range, no tiles
+        rows = fast_int8.direct_band_rows(oh, k, s, d, ow)
+        assert rows < h and need == 4 * -(-rows * ((ow - 1) * s + k) * c // 64) * 64, (need, rows)
+    else:  # dilated along W, or kernel rows of a byte count not a multiple of 4: im2row tiles
+        kp = -(-c * k * k // 4) * 4
+        tiles = min(4, -(-oh * ow // 16)) * -(-min(16, oh * ow) * kp // 64) * 64
+        rows = fast_int8.band_rows(h, k, s, d, ow)
+        assert need == tiles + 4 * -(-rows * wd * c // 64) * 64 < tiles + h * wd * c, (need, tiles, rows)
     ws = np.empty(need, np.uint8)
     opts = Options(pool=WorkerPool(2, adaptive=False)) if threads == 2 else Options()
     out = np.empty(ref.shape, np.int32)
@@ -170,6 +174,52 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
         t()
     assert not opts.scratch[1:], [a.nbytes for a in opts.scratch]  # (the packed weights only)
     np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "geometry",
+    [  # c, k, o, stride, (top, left, bottom, right) padding, pad value, image
+        (64, 3, 64, 1, (1, 1, 1, 1), 0, (7, 7)),  # one chunk, the last group of one pixel; block cut
+        (12, 3, 40, 2, (1, 1, 1, 1), 0, (23, 17)),  # 40 channels: a pair of blocks and one
+        (5, 4, 16, 1, (2, 1, 1, 2), 9, (30, 11)),  # 5 channels (kw * c = 20), uneven padding of 9s
+        (20, 5, 24, 3, (2, 2, 2, 2), 3, (40, 19)),  # stride 3, several chunks down the image
+        (16, 3, 32, 1, (0, 2, 3, 0), 255, (12, 33)),  # the padding on one side only
+        (128, 1, 16, 2, (1, 1, 0, 0), 0, (9, 9)),  # a padded 1x1 (not a strided row read)
+    ],
+)  # fmt: skip
+def test_direct_convolution_reads_the_padded_band_with_the_reference_sums(geometry, threads, monkeypatch):
+    """Convolutions with more than four channels, no dilation along W and kernel rows of whole
+    4-byte steps run xr_conv_direct_u8s8: the taps read where they lie in a padded
+    channels-last band (the padding written with the pad value), no im2row tiles; its planned
+    workspace is the bands only, and nothing else is allocated."""
+    lib = fast_int8.vnni_library()
+    if lib is None:
+        return
+    c, k, o, s, (pt, pl, pb, pr), pv, (h, wd) = geometry
+    calls = []
+    real = fast_int8._direct_conv
+    monkeypatch.setattr(fast_int8, "_direct_conv", lambda *a: (calls.append(a), real(*a))[1])
+    x = RNG.integers(0, 256, (2, c, h, wd)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
+    padded = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=pv)
+    ref = _reference_conv(padded, w, s, 0, 1)
+    oh, ow = ref.shape[2:]
+    assert fast_int8.reads_direct(c, k, 1, False)
+    need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, 1, s, 1)
+    rows = fast_int8.direct_band_rows(oh, k, s, 1, ow)
+    slots = min(4, -(-oh * ow // 16))
+    assert need == slots * -(-rows * ((ow - 1) * s + k) * c // 64) * 64, need
+    ws = np.empty(need, np.uint8)
+    opts = Options(pool=WorkerPool(2, adaptive=False)) if threads == 2 else Options()
+    out = np.empty(ref.shape, np.int32)
+    for _ in range(3):
+        out[:] = 0
+        for _, t in fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, 1, 1, pt, pl), opts, ws=ws, pv=pv):
+            t()
+        np.testing.assert_array_equal(out, ref)
+    assert len(calls) == 3  # the packed weights of each build, nothing else outside the workspace
+    assert [a.dtype for a in opts.scratch] == [np.dtype(np.int8)] * 3, [a.nbytes for a in opts.scratch]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
