@@ -4,9 +4,9 @@ A step whose function only selects a contiguous part of its one input -- a ``str
 or ``split`` along an axis with only 1s before it, reshapes before and after (``take`` of a
 constant index is such a slice after ``canonicalize-views``) -- copies those bytes into a
 storage of its own. Its result can instead be a tensor placed in the source's storage at
-that byte offset: the step disappears and its readers read the source's bytes. Attention
-splits its fused Q/K/V projection this way (``qkv[0], qkv[1], qkv[2]`` after the heads'
-transpose). This pass runs after ``lower-to-memory`` and ``place-concat-inputs``, before
+that byte offset: the step disappears and its readers read the source's bytes (``qkv[0],
+qkv[1], qkv[2]`` of a computed tensor; a packed projection that is only permuted before it
+is sliced is sliced first by ``canonicalize-views``). This pass runs after ``lower-to-memory`` and ``place-concat-inputs``, before
 ``choose-scratch`` and ``plan-memory``, which then plan the new lifetimes:
 
 ```mlir

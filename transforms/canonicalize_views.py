@@ -15,7 +15,18 @@ transposes: strides that a oneDNN matmul or the native movement kernels read in 
   ascending arithmetic sequence (each index in range after the op's ``mode``: ``clip``
   clamps, ``wrap`` wraps, ``fast`` counts negatives from the end) becomes a
   ``strided_slice`` of that axis, then a ``reshape`` when the index is a scalar (the axis
-  disappears) or has several dims.
+  disappears) or has several dims;
+* ``SliceBeforeTranspose`` and ``SliceBeforeReshape``: a ``strided_slice`` of a transpose or
+  of a reshape (``reshape``, ``squeeze``, ``expand_dims``, ...) whose every user is a
+  ``strided_slice`` slices the view's operand instead, then views the slice: attention's
+  fused Q/K/V projection, reshaped to (..., 3, heads, dim) and permuted so that Q, K and V
+  are the first axis before it is sliced (torchvision's ``MultiheadAttention``, timm's and
+  Swin's attention), was a copy of the whole projection in the permuted order; now each of
+  Q, K and V is a slice of the projection's own rows, which a oneDNN matmul reads in place
+  as strides (``fold_views``) and the native movement kernels copy once;
+* ``SimplifyReshape`` (``simplify-expr``'s): the reshapes these rewrites leave in a row
+  become one, so a pattern that expects one reshape between two ops sees it (the output
+  projection, its view back to (batch, seq, width) and the residual add).
 
 Every rewrite keeps the result type and the values bit for bit. The patterns run as one
 greedy walk repeated until nothing changes; dead ops are dropped.
@@ -23,6 +34,7 @@ greedy walk repeated until nothing changes; dead ops are dropped.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -33,12 +45,14 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
 from xrelay.dialects.relay import RelayOp, shape_of
+from xrelay.dialects.relay.ops import strided_slice_bounds
 from xrelay.transforms._relay_rewrite import (
     OpBuilder,
     RelayOpPattern,
     constant_value,
     rewrite_to_fixpoint,
 )
+from xrelay.transforms.simplify_expr import SimplifyReshape
 
 __all__ = ["PATTERNS", "CanonicalizeViewsPass", "canonicalize_views"]
 
@@ -145,7 +159,159 @@ class TakeToSlice(RelayOpPattern):
         rewriter.replace(op, [], [res])
 
 
-PATTERNS = (NoOpPad, UnitTransposeToReshape, TakeToSlice)
+def _slice_bounds(op: RelayOp) -> list[tuple[int, int, int]] | None:
+    """(begin, end, step) per axis of a static ``strided_slice`` with positive steps, else
+    None (a negative step's end of -1 means "before 0", which no attribute repeats)."""
+    a = op.attrs
+    shape = list(shape_of(op.operands[0].type))
+    if not _static(shape):
+        return None
+    bounds = strided_slice_bounds(shape, a["begin"], a["end"], a["strides"], a["axes"], a["slice_mode"])
+    if bounds is None or any(s <= 0 for _, _, s in bounds):
+        return None
+    return [(b, max(e, b), s) for b, e, s in bounds]
+
+
+def _all_slices(v) -> bool:
+    """Every user of ``v`` is a static ``strided_slice`` with positive steps: moving each
+    before the view leaves the view without users."""
+    users = [u.operation for u in v.uses]
+    return bool(users) and all(
+        isinstance(u, RelayOp) and u.RELAY_NAME == "strided_slice" and _slice_bounds(u) is not None for u in users
+    )
+
+
+def _slice(b: OpBuilder, x, bounds: list[tuple[int, int, int]], shape: list[int]):
+    """``strided_slice`` of ``x`` (of ``shape``) by ``bounds``, listing the narrowed axes only."""
+    axes = [i for i, (lo, hi, s) in enumerate(bounds) if (lo, hi, s) != (0, shape[i], 1)]
+    if not axes:
+        return x
+    return b("strided_slice", [x], begin=[bounds[i][0] for i in axes], end=[bounds[i][1] for i in axes],
+             strides=[bounds[i][2] for i in axes], axes=axes)  # fmt: skip
+
+
+class SliceBeforeTranspose(RelayOpPattern):
+    """A ``strided_slice`` of a ``transpose`` whose users are all slices slices the
+    transpose's operand along the permuted axes, then transposes the slice (any permutation,
+    any sliced axes)::
+
+        %t = relay.transpose %x {axes = [2, 0, 1]} : (tensor<4x5x3xf32>) -> tensor<3x4x5xf32>
+        %s = relay.strided_slice %t {begin = [1], end = [2], strides = [1], axes = [0]} : (tensor<3x4x5xf32>) -> tensor<1x4x5xf32>
+        // becomes
+        %0 = relay.strided_slice %x {begin = [1], end = [2], strides = [1], axes = [2]} : (tensor<4x5x3xf32>) -> tensor<4x5x1xf32>
+        %s = relay.transpose %0 {axes = [2, 0, 1]} : (tensor<4x5x1xf32>) -> tensor<1x4x5xf32>
+    """
+
+    ROOT = "strided_slice"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        t = op.operands[0].owner
+        if not (isinstance(t, RelayOp) and t.RELAY_NAME == "transpose" and _all_slices(t.results[0])):
+            return
+        bounds = _slice_bounds(op)
+        x = t.operands[0]
+        shape = list(shape_of(x.type))
+        if bounds is None or not _static(shape):
+            return
+        n = len(shape)
+        axes = t.attrs.get("axes")
+        axes = list(range(n))[::-1] if not axes else [int(a) % n for a in axes]
+        inner = [(0, d, 1) for d in shape]
+        for out_axis, in_axis in enumerate(axes):
+            inner[in_axis] = bounds[out_axis]
+        b = OpBuilder(rewriter, op)
+        sliced = _slice(b, x, inner, shape)
+        new = b("transpose", [sliced], axes=axes)
+        if new.type != op.results[0].type:
+            for o in reversed(b.new_ops):
+                rewriter.erase(o)
+            return
+        rewriter.replace(op, [], [new])
+
+
+def reshape_slice(in_shape: list[int], out_shape: list[int], bounds: list[tuple[int, int, int]]) -> list[tuple[int, int, int]] | None:
+    """The bounds on ``in_shape`` that select the same elements, in the same order, as
+    ``bounds`` on its reshape ``out_shape``, or None if no slice of the input does. One
+    axis may be narrowed: it must lead its group (the shortest runs of input and output
+    axes longer than 1 with equal products; axes of 1 belong to none), and its range,
+    counted in elements of the group, must be whole rows of the input group's leading axis;
+    a step other than 1 needs that axis to be the output axis itself (same inner extent)."""
+    narrowed = [i for i, (lo, hi, s) in enumerate(bounds) if (lo, hi, s) != (0, out_shape[i], 1)]
+    if len(narrowed) != 1:
+        return None
+    axis = narrowed[0]
+    lo, hi, step = bounds[axis]
+    if out_shape[axis] == 1 or 0 in in_shape:
+        return None
+    ins = [i for i, d in enumerate(in_shape) if d != 1]
+    outs = [i for i, d in enumerate(out_shape) if d != 1]
+    i = j = 0
+    while i < len(ins) and j < len(outs):
+        i2, j2 = i + 1, j + 1
+        pi, po = in_shape[ins[i]], out_shape[outs[j]]
+        while pi != po:
+            if pi < po:
+                pi *= in_shape[ins[i2]]
+                i2 += 1
+            else:
+                po *= out_shape[outs[j2]]
+                j2 += 1
+        if axis in outs[j:j2]:
+            if outs[j] != axis:
+                return None  # an inner axis of its group: not one slice of the input
+            lead = ins[i]
+            inner_out = math.prod(out_shape[k] for k in outs[j + 1 : j2])
+            inner_in = math.prod(in_shape[k] for k in ins[i + 1 : i2])
+            if step != 1 and inner_out != inner_in:
+                return None
+            if (lo * inner_out) % inner_in or (hi * inner_out) % inner_in:
+                return None
+            new = [(0, d, 1) for d in in_shape]
+            new[lead] = (lo * inner_out // inner_in, hi * inner_out // inner_in, step)
+            return new
+        i, j = i2, j2
+    return None
+
+
+class SliceBeforeReshape(RelayOpPattern):
+    """A ``strided_slice`` of a reshape (``reshape``, ``squeeze``, ``expand_dims``,
+    ``nn.batch_flatten``, ...) whose users are all slices slices the reshape's operand
+    where the same elements lie (``reshape_slice``), then reshapes the slice::
+
+        %r = relay.reshape %x {newshape = [4, 3, 6]} : (tensor<4x18xf32>) -> tensor<4x3x6xf32>
+        %s = relay.strided_slice %r {begin = [1], end = [2], strides = [1], axes = [1]} : (tensor<4x3x6xf32>) -> tensor<4x1x6xf32>
+        // becomes
+        %0 = relay.strided_slice %x {begin = [6], end = [12], strides = [1], axes = [1]} : (tensor<4x18xf32>) -> tensor<4x6xf32>
+        %s = relay.reshape %0 {newshape = [4, 1, 6]} : (tensor<4x6xf32>) -> tensor<4x1x6xf32>
+    """
+
+    ROOT = "strided_slice"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        r = op.operands[0].owner
+        if not (isinstance(r, RelayOp) and r.RESHAPE_ONLY and len(r.operands) == 1 and _all_slices(r.results[0])):
+            return
+        x = r.operands[0]
+        in_shape, mid = list(shape_of(x.type)), list(shape_of(r.results[0].type))
+        out = list(shape_of(op.results[0].type))
+        bounds = _slice_bounds(op)
+        if bounds is None or not (_static(in_shape) and _static(mid) and _static(out)) or x.type.element_type != op.results[0].type.element_type:
+            return
+        inner = reshape_slice(in_shape, mid, bounds)
+        if inner is None:
+            return
+        b = OpBuilder(rewriter, op)
+        new = _slice(b, x, inner, in_shape)
+        if new.type != op.results[0].type:
+            new = b("reshape", [new], newshape=out)
+        if new.type != op.results[0].type:
+            for o in reversed(b.new_ops):
+                rewriter.erase(o)
+            return
+        rewriter.replace(op, [], [new])
+
+
+PATTERNS = (NoOpPad, UnitTransposeToReshape, TakeToSlice, SliceBeforeTranspose, SliceBeforeReshape, SimplifyReshape)
 """The rewrites, in the order each walk tries them."""
 
 

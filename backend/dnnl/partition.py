@@ -436,6 +436,8 @@ def fold_views(module: ModuleOp) -> int:
         if len(sites) != 1 or len(fn.function_type.outputs.data) != 1:
             continue
         call = sites[0]
+        for v in call.arguments:
+            _split_to_slice(v)
         before = [_operand_chain(v) for v in call.arguments]
         after = _result_chain(call.results[0])
         epilogue, others = _epilogue_chain(after[-1].results[0] if after else call.results[0])
@@ -548,6 +550,36 @@ def _epilogue_chain(v: Any) -> tuple[list, list]:
             break
         v = user.results[0]
     return chain[:last], others
+
+
+def _split_to_slice(v: Any) -> bool:
+    """If the view ops (each result read once) that make ``v`` start at one result of a
+    ``split`` read only there, that result becomes a ``strided_slice`` of the split's operand
+    (a view the matmul reads in place; GPT-2 splits its fused Q/K/V projection with
+    ``split``); the split goes when none of its results is read. Returns whether it did."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    while isinstance(v.owner, RelayOp) and is_view(v.owner) and v.has_one_use():
+        v = v.owner.operands[0]
+    split = v.owner
+    if not (isinstance(split, RelayOp) and split.RELAY_NAME == "split" and v.has_one_use()):
+        return False
+    shape = list(shape_of(split.operands[0].type))
+    if None in shape or dtype_of(v.type) != dtype_of(split.operands[0].type):
+        return False
+    axis = int(split.attrs["axis"]) % len(shape)
+    start = sum(int(shape_of(r.type)[axis]) for r in split.results[: list(split.results).index(v)])
+    size = int(shape_of(v.type)[axis])
+    sliced = RELAY_OPS["strided_slice"].make(
+        [split.operands[0]], begin=[start], end=[start + size], strides=[1], axes=[axis]
+    )
+    if sliced.results[0].type != v.type:
+        return False
+    Rewriter.insert_op(sliced, InsertPoint.after(split))
+    v.replace_all_uses_with(sliced.results[0])
+    if not any(r.uses for r in split.results):
+        Rewriter.erase_op(split)
+    return True
 
 
 def _operand_chain(v: Any) -> list:
@@ -767,7 +799,9 @@ def inline_elementwise(module: ModuleOp) -> int:
     """Put every dnnl function that is one elementwise op back into its caller, unless it
     sits between oneDNN steps only (its operands oneDNN results or constants, its users
     oneDNN steps): there it has nothing native to fuse with and stays one oneDNN binary or
-    eltwise primitive.
+    eltwise primitive. An op on the result of a batched matmul (read there only) goes back
+    in any case: ``fold_views`` then takes it as the matmul's post-op (attention's scale
+    after 3-D scores, which no reshape separates from the matmul).
 
     Alone, such an op is one pass over memory in oneDNN too, but left in the caller it fuses
     with its neighbours (the BERT-style layer's adds and multiplies around its matmuls,
@@ -788,10 +822,16 @@ def inline_elementwise(module: ModuleOp) -> int:
     def on_dnnl(o: Any) -> bool:
         return isinstance(o, func.CallOp) and o.callee.root_reference.data in dnnl
 
+    matmuls = {f.sym_name.data for f in dnnl_functions(module)
+               if any(getattr(o, "RELAY_NAME", "") == "nn.batch_matmul" for o in f.body.block.ops)}  # fmt: skip
+
     def between_dnnl_steps(call: func.CallOp) -> bool:
         # nothing native to fuse with: every operand a oneDNN result or a constant, every
         # user a oneDNN step (squeeze-and-excitation's scale between two convolutions)
         users = [u.operation for r in call.results for u in r.uses]
+        if any(on_dnnl(v.owner) and v.owner.callee.root_reference.data in matmuls and v.has_one_use()
+               for v in call.arguments):  # fmt: skip
+            return False  # a post-op of the matmul for fold_views
         return bool(users) and all(on_dnnl(u) for u in users) and all(
             on_dnnl(v.owner) or isinstance(v.owner, ConstantOp) for v in call.arguments
         )

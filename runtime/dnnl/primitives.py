@@ -37,6 +37,7 @@ kernels (``xrelay.runtime.native.fast_kernels``).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -50,6 +51,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.dialects.relay.constant import file_mapping_of
+from xrelay.dialects.relay.ops import strided_slice_bounds
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
@@ -254,11 +256,26 @@ def _batch_groups(fine: list[int], coarse: list[int]) -> list[tuple[int, int]] |
     return out if i == len(fine) else None
 
 
+def _slice_bounds(op: Operation) -> list[tuple[int, int, int]] | None:
+    """(begin, end, step) per axis of a static ``strided_slice`` with positive steps that
+    selects something, else None."""
+    a = op.attrs  # type: ignore[attr-defined]
+    shape = list(shape_of(op.operands[0].type))
+    if None in shape or 0 in shape_of(op.results[0].type):
+        return None
+    bounds = strided_slice_bounds(shape, a["begin"], a["end"], a["strides"], a["axes"], a["slice_mode"])
+    if bounds is None or any(s <= 0 for _, _, s in bounds):
+        return None
+    return bounds
+
+
 def is_view(op: Operation) -> bool:
     """An op whose result is its operand's elements seen through other strides: a reshape
-    (``reshape``, ``squeeze``, ``expand_dims``, ``nn.batch_flatten``, ...) or a ``transpose``."""
+    (``reshape``, ``squeeze``, ``expand_dims``, ``nn.batch_flatten``, ...), a ``transpose``,
+    or a ``strided_slice`` with positive steps (strides and an offset: ``view_offset``)."""
     return isinstance(op, RelayOp) and len(op.operands) == 1 and len(op.results) == 1 and (
         op.RESHAPE_ONLY or op.RELAY_NAME == "transpose"
+        or (op.RELAY_NAME == "strided_slice" and _slice_bounds(op) is not None)
     ) and dtype_of(op.operands[0].type) == dtype_of(op.results[0].type)
 
 
@@ -267,13 +284,28 @@ def view_strides(op: Operation, dims: Sequence[int], strides: Sequence[int]) -> 
     ``strides``), or None if no strides give it."""
     if _relay(op) == "transpose":
         return permute_strides(dims, strides, _axes(op, len(dims)))[1]
+    if _relay(op) == "strided_slice":
+        bounds = _slice_bounds(op)
+        return None if bounds is None else [st * s for st, (_, _, s) in zip(strides, bounds)]
     return reshape_strides(dims, strides, shape_of(op.results[0].type))
+
+
+def view_offset(op: Operation, strides: Sequence[int]) -> int:
+    """The element offset of ``op``'s result (``is_view``) from its operand's first element,
+    the operand seen with ``strides``: a slice's begin; 0 for reshapes and transposes."""
+    if _relay(op) != "strided_slice":
+        return 0
+    bounds = _slice_bounds(op)
+    assert bounds is not None
+    return sum(st * b for st, (b, _, _) in zip(strides, bounds))
 
 
 def view_back(op: Operation, dims: Sequence[int], strides: Sequence[int]) -> list[int] | None:
     """``view_strides`` backwards: the strides of ``op``'s operand when its result is seen as
     (``dims``, ``strides``)."""
     in_shape = list(shape_of(op.operands[0].type))
+    if _relay(op) == "strided_slice":
+        return None  # the rest of the operand is not the result's
     if _relay(op) == "transpose":
         axes = _axes(op, len(in_shape))
         back = [0] * len(axes)
@@ -299,6 +331,8 @@ class _Value:
     shape: tuple[int, ...] = ()
     offset: int = 0  # temporaries: bytes into the workspace
     dtype: str = "float32"
+    elem_offset: int = 0
+    """Elements from the buffer's start to the first one read (a slice read in place)."""
 
 
 @dataclass
@@ -463,13 +497,13 @@ class FunctionPlan:
             keep.append(a)
         else:
             assert ws is not None
-            start = _round(self.scratch_bytes) + where.offset
+            start = _round(self.scratch_bytes) + where.offset + where.elem_offset * _np_type(where.dtype).itemsize
             return ws.ctypes.data + start, _md(lib, dims, strides, "a temporary", where.dtype)
         if _array_dtype(a) != where.dtype:
             raise DnnlUnsupported(f"an operand of type {a.dtype} where the function has {where.dtype}")
         if where.kind != "const" and not a.flags.c_contiguous:
             raise DnnlUnsupported("an arena tensor that is not contiguous")
-        return a.ctypes.data, _md(lib, dims, strides, "an operand", where.dtype)
+        return a.ctypes.data + where.elem_offset * a.itemsize, _md(lib, dims, strides, "an operand", where.dtype)
 
 
 SMALL_WORK = 32768
@@ -756,6 +790,9 @@ class _Reader:
         self.views: dict[SSAValue, tuple[SSAValue, list[int], list[int]]] = {}
         """Values of view ops (``is_view``) read or written in place: the value whose buffer
         holds the elements, and the dims and element strides that see them."""
+        self.view_offsets: dict[SSAValue, int] = {}
+        """Element offsets of the views that do not start at their buffer's first element
+        (slices)."""
         self.consumed: set[Operation] = set()
         """Ops a step took as its epilogue (``_matmul_epilogue``): no step of their own."""
         self.plain_matmuls: set[Operation] = set()
@@ -913,6 +950,9 @@ class _Reader:
         if new is None:
             raise DnnlUnsupported(f"{_relay(op)} of a strided view that no strides give")
         self.views[res] = (base, list(shape_of(res.type)), new)
+        offset = self.view_offsets.get(op.operands[0], 0) + view_offset(op, strides)
+        if offset:
+            self.view_offsets[res] = offset
         self.produced.add(res)
 
     def _view(self, v: SSAValue) -> tuple[SSAValue, list[int], list[int]]:
@@ -1031,13 +1071,19 @@ class _Reader:
             base, dims, strides = self.views[v]
             if not _dense_strides(dims, strides):
                 raise DnnlUnsupported("a strided view read by a step that reads contiguous tensors")
-            return self.values[base]
+            return self._at(self.values[base], v)
         return self.values[v]
 
+    def _at(self, where: _Value, v: SSAValue) -> _Value:
+        """``where`` (the buffer of the view ``v``) read from ``v``'s first element."""
+        offset = self.view_offsets.get(v, 0)
+        return dataclasses.replace(where, elem_offset=where.elem_offset + offset) if offset else where
+
     def _src_view(self, v: SSAValue) -> tuple[_Value, list[int], list[int]]:
-        """What a step that reads any strides reads for ``v``: its buffer, dims and strides."""
+        """What a step that reads any strides reads for ``v``: its buffer (from ``v``'s first
+        element), dims and strides."""
         base, dims, strides = self._view(v)
-        return self.values[base], dims, strides
+        return self._at(self.values[base], v), dims, strides
 
     def _finish(self, name: str, family: str, pd: int, step: _Step) -> None:
         if not pd:

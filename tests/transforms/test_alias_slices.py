@@ -1,6 +1,6 @@
 """``alias-slices``: a step that only selects a contiguous byte range of its input is a view.
 
-Meaning: an attention block whose fused Q/K/V projection is split by ``take`` of constant
+Meaning: an attention block whose fused Q/K/V projection (through an activation) is split by ``take`` of constant
 indices (``canonicalize-views`` makes them outer-axis slices) and a split along the outer
 axis run the same with and without the pass on the arena executor (bitwise, nothing
 outside the arena), on the memory interpreter with killed storage poisoned, from an export
@@ -36,15 +36,16 @@ CASES = filecheck_cases(Path(__file__).parents[1] / "filecheck" / "transforms" /
 
 
 def attention(tokens: int = 8, heads: int = 2, dim: int = 16, seed: int = 0):
-    """qkv = dense(x) seen as (tokens, 3, heads, dim/heads) and permuted to (3, heads, tokens,
-    dim/heads); q, k, v = take(qkv, 0/1/2); softmax(q k^T) v; a split of the result along
-    heads feeds two heads' sums."""
+    """qkv = dense(x) seen as (tokens, 3, heads, dim/heads), permuted to (3, heads, tokens,
+    dim/heads) and through an activation; q, k, v = take(qkv, 0/1/2); softmax(q k^T) v; a
+    split of the result along heads feeds two heads' sums. (Without the activation,
+    canonicalize-views would slice before the permutation: no outer-axis slice is left.)"""
     rng = np.random.default_rng(seed)
     d = dim // heads
     x = relay.var("x", shape=(tokens, dim))
     w = relay.const(rng.standard_normal((3 * dim, dim)).astype("float32") * 0.3)
     qkv = relay.nn.dense(x, w)
-    qkv = relay.transpose(relay.reshape(qkv, (tokens, 3, heads, d)), (1, 2, 0, 3))
+    qkv = relay.tanh(relay.transpose(relay.reshape(qkv, (tokens, 3, heads, d)), (1, 2, 0, 3)))
     q, k, v = (relay.take(qkv, relay.const(i, "int64"), axis=0) for i in range(3))
     s = relay.nn.softmax(relay.nn.batch_matmul(q, k))
     o = relay.nn.batch_matmul(s, v, transpose_b=False)

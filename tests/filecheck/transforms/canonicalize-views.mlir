@@ -101,3 +101,87 @@ func.func @take_fast_out_of_range(%x: tensor<2x7xf32>) -> tensor<2xf32> {
   %c = relay.take %x, %o {axis = 1, mode = "fast"} : (tensor<2x7xf32>, tensor<i64>) -> tensor<2xf32>
   func.return %c : tensor<2xf32>
 }
+
+// -----
+
+// SliceBeforeReshape, SliceBeforeTranspose, SimplifyReshape: torchvision's
+// MultiheadAttention splits its packed Q/K/V projection (one image, sequence first) by
+// viewing it as (seq, 1, 3, width), permuting the 3 first and taking each index. Each of
+// Q, K, V becomes a slice of the projection's last axis; the permuted copy is gone.
+// CHECK-LABEL: func.func @packed_qkv(
+// CHECK-NOT: relay.transpose
+// CHECK-NOT: relay.take
+// CHECK-DAG{LITERAL}: relay.strided_slice %x {begin = [0], end = [8], strides = [1], axes = [2]} : (tensor<5x1x24xf32>) -> tensor<5x1x8xf32>
+// CHECK-DAG{LITERAL}: relay.strided_slice %x {begin = [8], end = [16], strides = [1], axes = [2]} : (tensor<5x1x24xf32>) -> tensor<5x1x8xf32>
+// CHECK-DAG{LITERAL}: relay.strided_slice %x {begin = [16], end = [24], strides = [1], axes = [2]} : (tensor<5x1x24xf32>) -> tensor<5x1x8xf32>
+// CHECK-NOT: relay.transpose
+func.func @packed_qkv(%x: tensor<5x1x24xf32>) -> (tensor<5x1x8xf32>, tensor<5x1x8xf32>, tensor<5x1x8xf32>) {
+  %r = relay.reshape %x {newshape = [5, 1, 3, 8]} : (tensor<5x1x24xf32>) -> tensor<5x1x3x8xf32>
+  %e = relay.expand_dims %r {axis = 0} : (tensor<5x1x3x8xf32>) -> tensor<1x5x1x3x8xf32>
+  %t = relay.transpose %e {axes = [3, 1, 2, 0, 4]} : (tensor<1x5x1x3x8xf32>) -> tensor<3x5x1x1x8xf32>
+  %s = relay.squeeze %t {axis = [-2]} : (tensor<3x5x1x1x8xf32>) -> tensor<3x5x1x8xf32>
+  %i0 = relay.constant dense<0> : tensor<i64>
+  %i1 = relay.constant dense<1> : tensor<i64>
+  %i2 = relay.constant dense<2> : tensor<i64>
+  %q = relay.take %s, %i0 {axis = 0} : (tensor<3x5x1x8xf32>, tensor<i64>) -> tensor<5x1x8xf32>
+  %k = relay.take %s, %i1 {axis = 0} : (tensor<3x5x1x8xf32>, tensor<i64>) -> tensor<5x1x8xf32>
+  %v = relay.take %s, %i2 {axis = 0} : (tensor<3x5x1x8xf32>, tensor<i64>) -> tensor<5x1x8xf32>
+  func.return %q, %k, %v : tensor<5x1x8xf32>, tensor<5x1x8xf32>, tensor<5x1x8xf32>
+}
+
+// -----
+
+// SliceBeforeTranspose: any permutation and any sliced axes (two at once, with a step);
+// the slices then run before the permutation, which keeps its axes.
+// CHECK-LABEL: func.func @slice_of_transpose(
+// CHECK-NEXT{LITERAL}: %0 = relay.strided_slice %x {begin = [1, 0], end = [3, 6], strides = [1, 2], axes = [0, 2]} : (tensor<4x5x6xf32>) -> tensor<2x5x3xf32>
+// CHECK-NEXT{LITERAL}: %a = relay.transpose %0 {axes = [2, 0, 1]} : (tensor<2x5x3xf32>) -> tensor<3x2x5xf32>
+// CHECK-NEXT{LITERAL}: %1 = relay.strided_slice %x {begin = [4], end = [5], strides = [1], axes = [1]} : (tensor<4x5x6xf32>) -> tensor<4x1x6xf32>
+// CHECK-NEXT{LITERAL}: %b = relay.transpose %1 {axes = [2, 0, 1]} : (tensor<4x1x6xf32>) -> tensor<6x4x1xf32>
+func.func @slice_of_transpose(%x: tensor<4x5x6xf32>) -> (tensor<3x2x5xf32>, tensor<6x4x1xf32>) {
+  %t = relay.transpose %x {axes = [2, 0, 1]} : (tensor<4x5x6xf32>) -> tensor<6x4x5xf32>
+  %a = relay.strided_slice %t {begin = [0, 1], end = [6, 3], strides = [2, 1], axes = [0, 1]} : (tensor<6x4x5xf32>) -> tensor<3x2x5xf32>
+  %b = relay.strided_slice %t {begin = [-1], end = [5], strides = [1], axes = [2]} : (tensor<6x4x5xf32>) -> tensor<6x4x1xf32>
+  func.return %a, %b : tensor<3x2x5xf32>, tensor<6x4x1xf32>
+}
+
+// -----
+
+// SliceBeforeReshape: the sliced axis leads its group of a split (4x18 -> 4x3x6: rows
+// 6..11 of the 18) or of a merge (6x4 -> 24: elements 8..15 are rows 2 and 3), and the
+// slice is whole rows of the input's leading axis of the group.
+// CHECK-LABEL: func.func @slice_of_reshape(
+// CHECK-NEXT{LITERAL}: %0 = relay.strided_slice %x {begin = [6], end = [12], strides = [1], axes = [1]} : (tensor<4x18xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT{LITERAL}: %a = relay.reshape %0 {newshape = [4, 1, 6]} : (tensor<4x6xf32>) -> tensor<4x1x6xf32>
+// CHECK-NEXT{LITERAL}: %1 = relay.strided_slice %y {begin = [2], end = [4], strides = [1], axes = [0]} : (tensor<6x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT{LITERAL}: %b = relay.reshape %1 {newshape = [8]} : (tensor<2x4xf32>) -> tensor<8xf32>
+func.func @slice_of_reshape(%x: tensor<4x18xf32>, %y: tensor<6x4xf32>) -> (tensor<4x1x6xf32>, tensor<8xf32>) {
+  %r = relay.reshape %x {newshape = [4, 3, 6]} : (tensor<4x18xf32>) -> tensor<4x3x6xf32>
+  %a = relay.strided_slice %r {begin = [1], end = [2], strides = [1], axes = [1]} : (tensor<4x3x6xf32>) -> tensor<4x1x6xf32>
+  %m = relay.reshape %y {newshape = [24]} : (tensor<6x4xf32>) -> tensor<24xf32>
+  %b = relay.strided_slice %m {begin = [8], end = [16], strides = [1], axes = [0]} : (tensor<24xf32>) -> tensor<8xf32>
+  func.return %a, %b : tensor<4x1x6xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Slices that stay after their view: an inner axis of a split group (no one slice of the
+// input holds it), a range that is not whole input rows, a step across a merged group, a
+// negative step, and a view that another op reads too (it would stay and the slice would
+// copy twice).
+// CHECK-LABEL: func.func @slice_kept(
+// CHECK-COUNT-5: relay.strided_slice %{{[rmtu]}} {
+func.func @slice_kept(%x: tensor<4x18xf32>, %y: tensor<6x4xf32>) -> (tensor<4x3x2xf32>, tensor<6xf32>, tensor<12xf32>, tensor<4x3x1xf32>, tensor<5x4xf32>, tensor<18x4xf32>) {
+  %r = relay.reshape %x {newshape = [4, 3, 6]} : (tensor<4x18xf32>) -> tensor<4x3x6xf32>
+  %a = relay.strided_slice %r {begin = [0], end = [2], strides = [1], axes = [2]} : (tensor<4x3x6xf32>) -> tensor<4x3x2xf32>
+  %m = relay.reshape %y {newshape = [24]} : (tensor<6x4xf32>) -> tensor<24xf32>
+  %b = relay.strided_slice %m {begin = [2], end = [8], strides = [1], axes = [0]} : (tensor<24xf32>) -> tensor<6xf32>
+  %c = relay.strided_slice %m {begin = [0], end = [24], strides = [2], axes = [0]} : (tensor<24xf32>) -> tensor<12xf32>
+  %z = relay.reshape %x {newshape = [4, 3, 6]} : (tensor<4x18xf32>) -> tensor<4x3x6xf32>
+  %t = relay.transpose %z {axes = [0, 2, 1]} : (tensor<4x3x6xf32>) -> tensor<4x6x3xf32>
+  %d = relay.strided_slice %t {begin = [5, 2], end = [0, 3], strides = [-2, 1], axes = [1, 2]} : (tensor<4x6x3xf32>) -> tensor<4x3x1xf32>
+  %u = relay.transpose %x {axes = [1, 0]} : (tensor<4x18xf32>) -> tensor<18x4xf32>
+  %e = relay.strided_slice %u {begin = [0], end = [5], strides = [1], axes = [0]} : (tensor<18x4xf32>) -> tensor<5x4xf32>
+  %f = relay.nn.relu %u : (tensor<18x4xf32>) -> tensor<18x4xf32>
+  func.return %a, %b, %c, %d, %e, %f : tensor<4x3x2xf32>, tensor<6xf32>, tensor<12xf32>, tensor<4x3x1xf32>, tensor<5x4xf32>, tensor<18x4xf32>
+}
