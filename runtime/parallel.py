@@ -118,7 +118,9 @@ class RunChooser:
 
     **When the other mode is measured again.** Only when it may have become the faster one:
     right after a run that took longer than the other mode's estimate (a busy core slowed
-    the team of all threads past the one-thread time), and, while one thread runs, after 2,
+    the team of all threads past the one-thread time; for the team's preferred program,
+    ``SLOW_RUNS`` such runs in a row: one is something passing, and each cost a one-thread
+    run, 1.8x slower, in 3-5 of the zoo's 19 ResNet-18 runs on a shared machine), and, while one thread runs, after 2,
     4, 8, then every ``EXPLORE_EVERY`` runs (a load that stays costs an all-threads run ever
     more rarely), or as soon as the other cores were seen idle while one thread ran (below).
     An all-threads run that stays under the one-thread estimate says the one-thread program
@@ -147,6 +149,7 @@ class RunChooser:
     EXPLORE_EVERY = 16
     FIRST = 2
     WINDOW = 3
+    SLOW_RUNS = 2
     FREE_SECONDS = 0.05
     """One-thread time over which the idle time of the other cores is judged (idle time is
     counted in 10 ms ticks: a shorter stretch would judge a handful of ticks)."""
@@ -168,6 +171,7 @@ class RunChooser:
         """How often each rule chose the mode (``first``, ``best``, ``slow``, ``again``,
         ``free``)."""
         self._why = ""
+        self._slow = 0  # runs in a row slower than the other mode's estimate
         self._explore: int | None = None
         self._gap = 2  # one-thread runs before the all-threads program is measured again
         self._since = 0
@@ -235,7 +239,10 @@ class RunChooser:
         if self.stats[mode] == 1 or not settled:
             return
         other = self.mean[1 - mode]
-        if other >= 0 and seconds > other and len(self.samples[0]) >= self.FIRST:
+        slow = other >= 0 and seconds > other and len(self.samples[0]) >= self.FIRST
+        # a team run the chooser preferred: one slow run is noise, SLOW_RUNS in a row a load
+        self._slow = self._slow + 1 if slow else 0
+        if slow and (mode == 1 or self._why != "best" or self._slow >= self.SLOW_RUNS):
             self._explore = 1 - mode  # slower than the other mode's estimate: measure it at once
             if self._why == "free":  # the idle cores did not make the team faster: trust less
                 self.free_after = min(2 * self.free_after, self.FREE_MOST)
