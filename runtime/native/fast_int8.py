@@ -974,6 +974,9 @@ def _vnni_dense(lib, op, x, w, out, opts) -> list:
 
         return run
 
+    if opts.pool is not None and opts.pool.native:  # parts taken by the pool's threads in C, no GIL
+        args = [x.ctypes.data, wp.ctypes.data, dst.ctypes.data, m, k, n, 0, 0, epi_ptr, 1]
+        return [("matmul", native_thunk(lib, opts, "gemm", args, (6, 7), native_cut(blocks, opts), make(0, blocks)))]
     count = min(pool_chunks(opts), blocks)
     step = -(-blocks // count)
     ranges = [(i, min(blocks, i + step)) for i in range(0, blocks, step)]
