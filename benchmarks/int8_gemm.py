@@ -174,8 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--cold", action="store_true",
-                    help="each call the next of copies of the weights (64 MB in all, more than the L3 cache), as in a "
-                         "model whose weights do not stay in cache between runs")  # fmt: skip
+                    help="xrelay's calls each take the next of copies of the weights (64 MB in all, more than the L3 "
+                         "cache), as in a model whose weights do not stay in cache between runs (onnxruntime keeps one "
+                         "session: a session per copy, each with its own thread pool, timed the switching)")  # fmt: skip
     args = ap.parse_args(argv)
     lib = fi.vnni_library()
     if lib is None or not lib.xr_int8_has_vnni():
@@ -197,9 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                 g.check()
             fns = {name: g.run for name, g in runs.items()}
             if not args.no_ort:
-                for name, kind in (("ort", "QLinearMatMul"), ("ort32", "MatMulInteger")):
-                    turn = itertools.cycle([ort_session(kind, m, k, n, threads, rng) for _ in range(copies)])
-                    fns[name] = lambda turn=turn: next(turn)()
+                fns["ort"] = ort_session("QLinearMatMul", m, k, n, threads, rng)
+                fns["ort32"] = ort_session("MatMulInteger", m, k, n, threads, rng)
             times: dict[str, list[float]] = {name: [] for name in fns}
             for fn in fns.values():
                 for _ in range(3):
