@@ -1,6 +1,9 @@
 """relay-build end to end through main(): the files, the summary, and one-line errors that
 leave the output directory as it was."""
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -56,6 +59,27 @@ def test_mlp_pools_each_its_own_array(capsys, tmp_path):
     assert 'XRELAY_SECTION(".bss.xrelay.sram")' in src
     assert 'XRELAY_SECTION(".bss.xrelay.dram")' in src
     assert "RAM  pool sram" in out and "RAM  pool dram" in out
+    assert "XRELAY_ALIGNED(16) XRELAY_POOL_ALIGNED" in src
+
+
+def _section_alignment(obj, section: str) -> int:
+    """The alignment of ``section`` in the ELF object ``obj`` (readelf -SW)."""
+    out = subprocess.run(["readelf", "-SW", str(obj)], capture_output=True, text=True, check=True).stdout
+    row = next(line for line in out.splitlines() if f" {section} " in line)
+    return int(row.split()[-1])
+
+
+@pytest.mark.skipif(shutil.which("cc") is None or shutil.which("readelf") is None, reason="needs cc and readelf")
+def test_pools_start_on_a_cache_line_unless_told_not_to(capsys, tmp_path, model):
+    """A pool planned at 16 bytes is also aligned to 64 (``XRELAY_POOL_ALIGNED``: vector loads
+    within cache lines); defining the macro empty keeps the planned 16."""
+    code, _, err = run(capsys, model, "--params", tmp_path / "w.npz", "-o", tmp_path / "o", "--pools", "sram:4096:16")
+    assert code == 0, err
+    for flags, want in (([], 64), (["-DXRELAY_POOL_ALIGNED="], 16)):
+        obj = tmp_path / f"model{len(flags)}.o"
+        subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", *flags, "-c", str(tmp_path / "o" / "model.c"),
+                        "-o", str(obj)], check=True)  # fmt: skip
+        assert _section_alignment(obj, ".bss.xrelay.sram") == want
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   func.return %3 : tensor<2x4xf32>
 }
 
-// CHECK:      static uint8_t net_pool_sram[{{[0-9]+}}] XRELAY_ALIGNED(16) XRELAY_SECTION(".sram_bss");
+// CHECK:      #define XRELAY_POOL_ALIGNED XRELAY_ALIGNED(64)
+// CHECK:      static uint8_t net_pool_sram[{{[0-9]+}}] XRELAY_ALIGNED(16) XRELAY_POOL_ALIGNED XRELAY_SECTION(".sram_bss");
 // CHECK:      static const float net_const0[32] = {0x1.0000000000000p-1f,
 // CHECK:      static const float net_const1[4] = {0x1.0000000000000p+0f, 0x1.0000000000000p+1f, 0x1.8000000000000p+1f, 0x1.0000000000000p+2f};
 // CHECK:      XRELAY_FN void net_fused_nn_dense_add_nn_relu(const float *in0, const float *in1, const float *in2, float *out0, uint8_t *ws) {
