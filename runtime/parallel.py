@@ -150,9 +150,12 @@ class RunChooser:
     FIRST = 2
     WINDOW = 3
     SLOW_RUNS = 2
-    FREE_SECONDS = 0.05
-    """One-thread time over which the idle time of the other cores is judged (idle time is
-    counted in 10 ms ticks: a shorter stretch would judge a handful of ticks)."""
+    FREE_SECONDS = 0.02
+    """One-thread time over which the idle time of the other cores is judged: idle time is
+    counted in 10 ms ticks, so two ticks' worth (a fully idle core shows 1-3 of them, a busy
+    one none). 50 ms kept MnasNet (9 ms a one-thread run) on one thread 4 runs past the load's
+    end, the schedule's re-measurement came first, and the median of its 15 zoo rounds was
+    its one-thread time, 1.55x onnxruntime."""
     FREE_SHARE = 0.5
     FREE_MOST = 0.8
 
