@@ -1754,6 +1754,9 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
             "}",
         ])  # fmt: skip
         return
+    if is_max and ctype in ("uint8_t", "int8_t") and il.names == ol.names == list("NCHW") and not name.startswith("nn.global_"):
+        _max_pool_8bit(em, op, (n_, c_, h_, w_), (oh, ow), (kh, kw, sh, sw, dh, dw), pads, ctype, init)
+        return
     coords = dict(N="i0", C="i1", H="iy", W="ix")
     em.loops([n_, c_, oh, ow], [
         f"const int32_t y0 = (int32_t)(i2 * {sh} - {pt}), x0 = (int32_t)(i3 * {sw} - {pl});",
@@ -1762,6 +1765,42 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
         *final,
         f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = ({ctype})acc;",
     ])  # fmt: skip
+
+
+def _max_pool_8bit(em: _Emitter, op: RelayOp, nchw, ohw, window, pads, ctype: str, low: str) -> None:
+    """An 8-bit ``NCHW`` max pool as the depthwise convolution's loop (``_conv2d_int8_depthwise``):
+    each channel's plane copied padded with the dtype's lowest value (what TOPI pads a max pool
+    with) and split into stride phases (``xr_dw_plane_u8``), then one loop over the channel's
+    map, rows ``pw`` apart, taking the maximum of the window's taps at fixed offsets; the rows
+    are then moved ``ow`` apart in the result. ResNet-18's 3x3 stride-2 pool over 64x112x112
+    was a loop per output pixel with a bounds test per tap."""
+    n_, c_, h_, w_ = nchw
+    oh, ow = ohw
+    kh, kw, sh, sw, dh, dw = window
+    pt, pl, pb, pr = pads
+    # (ceil_mode's last windows may reach past the padding: more of the lowest value)
+    pb = max(pb, (oh - 1) * sh + (kh - 1) * dh + 1 - h_ - pt)
+    pr = max(pr, (ow - 1) * sw + (kw - 1) * dw + 1 - w_ - pl)
+    src, dst = em.ptr[op.operands[0]], em.result_ptr(op.results[0], op)
+    hp, wp_ = h_ + pt + pb, w_ + pl + pr
+    pw, hq = -(-wp_ // sw), -(-hp // sh)
+    plane = em.scratch_buffer(sh * sw * hq * pw, ctype)
+    row = em.scratch_buffer(oh * pw, ctype) if pw != ow else None
+    taps = [(((i * dh) % sh * sw + (j * dw) % sw) * hq + (i * dh) // sh) * pw + (j * dw) // sw
+            for i in range(kh) for j in range(kw)]  # fmt: skip
+    em.uses_kernels = True
+    body = f"{ctype} acc = xp[m + {taps[0]}];", *(f"if (xp[m + {t}] > acc) acc = xp[m + {t}];" for t in taps[1:])
+    em.lines += [f"  for (int64_t c = 0; c < {n_ * c_}; ++c) {{",
+                 f"    xr_dw_plane_u8((const uint8_t *)({src} + c * {h_ * w_}), (uint8_t *){plane}, {h_}, {w_}, {pt}, "
+                 f"{pl}, {pb}, {pr}, {sh}, {sw}, (uint8_t)({ctype})({low}));",
+                 f"    const {ctype} *restrict xp = {plane};",
+                 f"    {ctype} *restrict yr = {row if row is not None else f'{dst} + c * {oh * ow}'};",
+                 f"    for (int64_t m = 0; m < {(oh - 1) * pw + ow}; ++m) {{",
+                 *(f"      {ln}" for ln in body),
+                 "      yr[m] = acc;", "    }",
+                 *([f"    for (int64_t oy = 0; oy < {oh}; ++oy) memcpy({dst} + c * {oh * ow} + oy * {ow}, yr + oy * {pw}, {ow});"]
+                   if row is not None else []),
+                 "  }"]  # fmt: skip
 
 
 def _softmax(em: _Emitter, op: RelayOp) -> None:

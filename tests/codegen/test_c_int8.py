@@ -612,3 +612,31 @@ def test_band_tiles_without_an_epilogue_store_the_whole_map(tmp_path):
         np.testing.assert_array_equal(lib.get_output(0), reference(mod, xv))
         lib.run_aot()
         np.testing.assert_array_equal(lib.get_output(0), reference(mod, xv))
+
+
+MAX_POOL_CASES = {
+    # pool, strides, padding, dilation, ceil_mode, dtype (input 2 x 5 x 13 x 11)
+    "3x3-stride2-pad1": ((3, 3), (2, 2), (1, 1), (1, 1), False, "uint8"),
+    "3x3-stride2-pad1-int8": ((3, 3), (2, 2), (1, 1), (1, 1), False, "int8"),
+    "2x2-ceil-mode": ((2, 2), (2, 2), (0, 0), (1, 1), True, "uint8"),
+    "3x2-asymmetric-dilated": ((3, 2), (1, 3), (2, 0, 1, 1), (2, 1), False, "int8"),
+    "2x3-stride-3x1-ceil": ((2, 3), (3, 1), (1, 0, 0, 2), (1, 2), True, "int8"),
+    "3x3-stride2-ceil-past-the-phases": ((3, 3), (2, 2), (0, 0, 1, 0), (1, 1), True, "uint8"),
+}
+
+
+@pytest.mark.parametrize("case", MAX_POOL_CASES)
+def test_8bit_max_pools_run_as_one_loop_per_channel(case, tmp_path):
+    """An 8-bit NCHW max pool copies each channel's plane padded with the dtype's lowest value
+    into stride phases and takes each output's maximum in one loop over the map: padding,
+    ceil_mode windows past it, dilation, strides, signed and unsigned data; the interpreter's
+    bits, compiled strictly, steps and standalone."""
+    pool, strides, padding, dilation, ceil, dtype = MAX_POOL_CASES[case]
+    x = relay.var("x", shape=(2, 5, 13, 11), dtype=dtype)
+    y = relay.nn.max_pool2d(x, pool_size=pool, strides=strides, padding=padding, dilation=dilation, ceil_mode=ceil)
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lib = xrelay.build(mod, target="c")
+    assert "xr_dw_plane_u8(" in lib.get_source()
+    compile_strictly(lib, tmp_path)
+    lo = 0 if dtype == "uint8" else -128
+    steps_and_program_match(lib, mod, RNG.integers(lo, lo + 256, (2, 5, 13, 11)).astype(dtype), distinct=50)
