@@ -575,9 +575,19 @@ void xr_strided_to_rows_u8(const uint8_t *x, uint8_t *rows, i64 c, i64 h, i64 wd
         uint8_t block[16 * 16];
         for (int j = 0; j < 16; ++j) src[j] = ((q0 + j) / ow) * sh * wd + ((q0 + j) % ow) * sw;
         i64 ch = 0;
+        /* stride 2 along W, the 16 pixels in one output row: each channel's 16 bytes are the
+         * even bytes of 31 consecutive ones (two loads, 16-bit shifts/masks and one pack) */
+        const int pairs = sw == 2 && src[15] == src[0] + 30;
         for (; ch + 16 <= c; ch += 16) {
             for (int z = 0; z < 16; ++z) {
                 const uint8_t *plane = x + (ch + z) * hw;
+                if (pairs) {
+                    const __m128i lo = _mm_loadu_si128((const __m128i *)(plane + src[0]));
+                    const __m128i hi = _mm_loadu_si128((const __m128i *)(plane + src[0] + 15)); /* not past src[15] */
+                    _mm_storeu_si128((__m128i *)(block + z * 16),
+                                     _mm_packus_epi16(_mm_and_si128(lo, _mm_set1_epi16(0xff)), _mm_srli_epi16(hi, 8)));
+                    continue;
+                }
                 for (int j = 0; j < 16; ++j) block[z * 16 + j] = plane[src[j]];
             }
             xr_transpose16(block, 16, rows + q0 * ld + ch, ld);
