@@ -240,6 +240,8 @@ class Epilogue(ctypes.Structure):
         *[(f, ctypes.c_int64) for f in ("kind", "out_kind", "per_channel", "zp", "lo", "hi")],
         *[(f, ctypes.c_void_p) for f in ("offset", "fmult", "m", "ls", "total")],
         ("flo", ctypes.c_float), ("fhi", ctypes.c_float),
+        ("add_t", ctypes.c_void_p), ("add_ra", ctypes.c_double),
+        *[(f, ctypes.c_int64) for f in ("add_kind", "add_lo", "add_hi")],
     ]  # fmt: skip
 
 
@@ -253,13 +255,56 @@ def _per_channel(c: np.ndarray, shape: tuple, channels: int, axis: int) -> np.nd
     return np.broadcast_to(c.reshape(-1).astype(np.int64), (channels,)) if c.size in (1, channels) else None
 
 
-def _fused_requant(op, shape: tuple, opts, axis: int = 1) -> tuple[Epilogue, np.ndarray, list] | None:
+def _bias_add_chain(cast8, shape: tuple, opts) -> tuple[list, np.ndarray, float, int, int, Any] | None:
+    """After a requantize's ``cast8`` (its only user): a QLinearAdd of a constant repeating per
+    channel along the last axis (a dense layer's bias added in 8 bits, as ``ort_add``'s const
+    side) -- ``cast(f64) -> multiply(ra) -> add(t) -> cast(f32) -> add/subtract 1.5*2^23 ->
+    cast(i32) -> clip -> cast((u)int8)``: (those ops, t as float32 per channel, ra, the clip's
+    bounds, the last cast). None for anything else."""
+    from xrelay.kernels import KERNELS
+
+    c64 = _single_user(cast8.results[0], "cast")
+    if c64 is None or c64.attrs["dtype"] != "float64":
+        return None
+    found = _user_with(c64.results[0], "multiply", opts, lambda c: c.dtype == np.float64 and c.size == 1)
+    if found is None:
+        return None
+    mul, ra = found
+    add = _single_user(mul.results[0], "add")
+    if add is None or len(add.operands) != 2 or shape_of_result(add) != tuple(shape):
+        return None
+    other = add.operands[1] if add.operands[0] is mul.results[0] else add.operands[0]
+    t = _repeating_side(opts.constant(other), tuple(shape))
+    if t is None or t.size != shape[-1]:
+        return None
+    down = _single_user(add.results[0], "cast")
+    if down is None or down.attrs["dtype"] != "float32":
+        return None
+    ops = [c64, mul, add, down]
+    for name in ("add", "subtract"):
+        step = _user_with(ops[-1].results[0], name, opts, lambda c: c.dtype == np.float32 and c.size == 1 and c.reshape(()) == ROUND_EVEN)
+        if step is None:
+            return None
+        ops.append(step[0])
+    to_int = _single_user(ops[-1].results[0], "cast")
+    clip = None if to_int is None else _single_user(to_int.results[0], "clip")
+    last = None if clip is None else _single_user(clip.results[0], "cast")
+    if to_int is None or to_int.attrs["dtype"] != "int32" or last is None or last.attrs["dtype"] not in ("int8", "uint8"):
+        return None
+    info = np.iinfo(np.int32)
+    lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
+    return [*ops, to_int, clip, last], t, float(ra.reshape(())), int(lo), int(hi), last
+
+
+def _fused_requant(op, shape: tuple, opts, axis: int = 1, bias_add: bool = False) -> tuple[Epilogue, np.ndarray, list] | None:
     """The function's ops after the convolution's int32 result ``op``, when they are constant
     per-channel int32 adds/subtracts (zero-point terms, bias) and then a lowered requantize to
     (u)int8 -- onnxruntime's float form (``_ort_chain``) or Relay's fixed point
     (``_fixed_chain``): (the C epilogue, the 8-bit destination, arrays to keep alive). The
     ops are claimed and the int32 result dropped (``Options.result_unused``). The kernel's
-    channels lie along ``axis`` (a convolution's 1, a dense layer's last)."""
+    channels lie along ``axis`` (a convolution's 1, a dense layer's last). With ``bias_add``
+    (a dense layer's, onnxruntime's float form) a QLinearAdd of a per-channel constant after
+    the requantize (``_bias_add_chain``) is claimed too and runs on the kernel's tiles."""
     from xrelay.kernels import KERNELS
 
     channels = shape[axis]
@@ -318,10 +363,22 @@ def _fused_requant(op, shape: tuple, opts, axis: int = 1) -> tuple[Epilogue, np.
         keep += arrays
         epi.kind, epi.zp, epi.lo, epi.hi, epi.per_channel = 2, zp, int(lo), int(hi), int(along is not None)
         epi.m, epi.ls, epi.total = (v.ctypes.data for v in arrays)
-    found = _int8_destination(opts, cast8, tuple(shape))
-    if found is None:
-        return None
-    dst, epi.out_kind = found
+    then = _bias_add_chain(cast8, tuple(shape), opts) if bias_add and epi.kind == 1 and axis == len(shape) - 1 else None
+    if then is not None:
+        more, t, ra, lo2, hi2, last = then
+        keep.append(t)
+        epi.add_t, epi.add_ra, epi.add_lo, epi.add_hi = t.ctypes.data, ra, lo2, hi2
+        epi.out_kind = 0 if cast8.attrs["dtype"] == "int8" else 1  # the requantize's bytes, read by the add
+        found = _int8_destination(opts, last, tuple(shape))
+        if found is None:
+            return None
+        dst, epi.add_kind = found
+        ops = [*ops, *more]
+    else:
+        found = _int8_destination(opts, cast8, tuple(shape))
+        if found is None:
+            return None
+        dst, epi.out_kind = found
     if claimed:
         off = np.ascontiguousarray((offset % 2**32).astype(np.uint32).view(np.int32))
         keep.append(off)
@@ -961,7 +1018,7 @@ def _vnni_dense(lib, op, x, w, out, opts) -> list:
     wp = pack_weights(np.ascontiguousarray(w))
     opts.scratch.append(wp)
     blocks = wp.shape[0]
-    requant = None if op is None else _fused_requant(op, out.shape, opts, axis=out.ndim - 1)
+    requant = None if op is None else _fused_requant(op, out.shape, opts, axis=out.ndim - 1, bias_add=True)
     epi, dst, held = (None, out, []) if requant is None else requant
     epi_ptr = None if epi is None else ctypes.addressof(epi)
 

@@ -43,7 +43,39 @@ typedef struct {
     const float *fmult;
     const int64_t *m, *ls, *total;
     float flo, fhi;
+    /* with add_t (a dense layer's bias QLinearAdd, onnxruntime's arithmetic as
+     * xr_qlinear_add_const's): each 8-bit value x of the requantize above (read as out_kind
+     * says) becomes (float)((double)x * add_ra + (double)add_t[ch]) rounded half to even,
+     * clamped to [add_lo, add_hi], stored as add_kind (0 int8, 1 uint8); NULL: none */
+    const float *add_t;
+    double add_ra;
+    i64 add_kind, add_lo, add_hi;
 } xr_epi;
+
+/* The bias QLinearAdd of e (e->add_t) on n 8-bit values of channels ch0 .. ch0 + n - 1 in
+ * place: a loop the compiler vectorises, the same operations as xr_qlinear_add_const's. */
+static inline void xr_epi_add(const xr_epi *e, uint8_t *v, i64 ch0, i64 n) {
+    const float magic = 12582912.0f, flo = (float)e->add_lo, fhi = (float)e->add_hi;
+    const float *t = e->add_t + ch0;
+    const double ra = e->add_ra;
+    if (e->out_kind == 1) {
+        for (i64 k = 0; k < n; ++k) {
+            float f = (float)((double)v[k] * ra + (double)t[k]);
+            f = (f + magic) - magic;
+            f = f < flo ? flo : f;
+            f = f > fhi ? fhi : f;
+            v[k] = (uint8_t)(int32_t)f;
+        }
+    } else {
+        for (i64 k = 0; k < n; ++k) {
+            float f = (float)((double)(int8_t)v[k] * ra + (double)t[k]);
+            f = (f + magic) - magic;
+            f = f < flo ? flo : f;
+            f = f > fhi ? fhi : f;
+            v[k] = (uint8_t)(int32_t)f;
+        }
+    }
+}
 
 static inline int32_t xr_f32_to_i32(float f);
 
@@ -75,6 +107,25 @@ static inline __m128i xr_requant16_rq(__m512i sum, __m512 mult, xr_rq q) {
 /* The same with the offset added first (wrapping int32, as the scalar loop). */
 static inline __m128i xr_requant16(__m512i acc, __m512i off, __m512 mult, const xr_epi *e) {
     return xr_requant16_rq(_mm512_add_epi32(acc, off), mult, xr_rq_of(e));
+}
+
+/* xr_epi_add on 16 bytes (lanes of mask; t: their channels' constants) in AVX-512: the same
+ * double products and sums, the same conversion to float and rounding by 1.5 * 2^23; clamped by
+ * max/min (which differ from the scalar tests only on a signed zero, 0 either way), then
+ * truncated to int32 (exact: the values are integers) and wrapped to 8 bits. */
+static inline __m128i xr_epi_add16(const xr_epi *e, __m128i r, const float *t, __mmask16 mask) {
+    const __m512i x = e->out_kind == 1 ? _mm512_cvtepu8_epi32(r) : _mm512_cvtepi8_epi32(r);
+    const __m512 tv = _mm512_maskz_loadu_ps(mask, t);
+    const __m512d ra = _mm512_set1_pd(e->add_ra);
+    __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(x)), hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1));
+    lo = _mm512_add_pd(_mm512_mul_pd(lo, ra), _mm512_cvtps_pd(_mm512_castps512_ps256(tv)));
+    hi = _mm512_add_pd(_mm512_mul_pd(hi, ra), _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(tv), 1))));
+    const __m256 flo8 = _mm512_cvtpd_ps(lo), fhi8 = _mm512_cvtpd_ps(hi);
+    __m512 f = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(flo8)), _mm256_castps_pd(fhi8), 1));
+    const __m512 magic = _mm512_set1_ps(12582912.0f);
+    f = _mm512_sub_ps(_mm512_add_ps(f, magic), magic);
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps((float)e->add_lo)), _mm512_set1_ps((float)e->add_hi));
+    return _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(f));
 }
 #endif
 
@@ -157,9 +208,11 @@ static void xr_store_block(int32_t tile[8][16], i64 np_, i64 b, i64 o, void *c, 
         const __m512i offv = e->offset ? _mm512_maskz_loadu_epi32(mask, e->offset + b * 16) : _mm512_setzero_si512();
         const __m512 mv = e->per_channel ? _mm512_maskz_loadu_ps(mask, e->fmult + b * 16) : _mm512_set1_ps(e->fmult[0]);
         if (pm) {
-            for (i64 j = 0; j < np_; ++j)
-                _mm_mask_storeu_epi8((uint8_t *)c + (q0 + p0 + j) * o + b * 16, mask,
-                                     xr_requant16(_mm512_loadu_si512((const void *)tile[j]), offv, mv, e));
+            for (i64 j = 0; j < np_; ++j) {
+                __m128i r = xr_requant16(_mm512_loadu_si512((const void *)tile[j]), offv, mv, e);
+                if (e->add_t != NULL) r = xr_epi_add16(e, r, e->add_t + b * 16, mask);
+                _mm_mask_storeu_epi8((uint8_t *)c + (q0 + p0 + j) * o + b * 16, mask, r);
+            }
             return;
         }
         uint8_t bytes[8][16];
@@ -207,6 +260,8 @@ static void xr_store_block(int32_t tile[8][16], i64 np_, i64 b, i64 o, void *c, 
     } else if (pm) {
         for (i64 ch = 0; ch < nch; ++ch)
             for (i64 j = 0; j < np_; ++j) xr_epi_row(e, c, XR_AT(b * 16 + ch, q0 + p0 + j), b * 16 + ch, &tile[j][ch], 1);
+        if (e->add_t != NULL)
+            for (i64 j = 0; j < np_; ++j) xr_epi_add(e, (uint8_t *)c + (q0 + p0 + j) * o + b * 16, b * 16, nch);
     } else {
         for (i64 ch = 0; ch < nch; ++ch) {
             int32_t sums[8];

@@ -51,8 +51,15 @@ def _reference_requant(acc, kind, per_channel, out_kind, offset, fmult, m, ls, t
     return v.astype(np.int8 if out_kind == 0 else np.uint8)
 
 
-def _epilogue(kind, per_channel, out_kind, with_offset, n, wide_bounds=False):
-    """An xr_epi of that kind and its reference's arguments (the arrays kept alive in ``held``)."""
+def _reference_add(v, ra, t, lo, hi):
+    """xr_epi_add: onnxruntime's QLinearAdd of a per-channel constant on the 8-bit values v."""
+    f = (v.astype(np.float64) * ra + t.astype(np.float64)).astype(np.float32)
+    return np.clip(np.rint(f), lo, hi).astype(np.int64).astype(np.uint8)
+
+
+def _epilogue(kind, per_channel, out_kind, with_offset, n, wide_bounds=False, bias_add=False):
+    """An xr_epi of that kind and its reference's arguments (the arrays kept alive in ``held``);
+    with ``bias_add`` the QLinearAdd of a per-channel constant after it (uint8 result)."""
     offset = RNG.integers(-(2**24), 2**24, n).astype(np.int32) if with_offset else None
     size = n if per_channel else 1
     fmult = (RNG.random(size) * 3e-5 + 1e-6).astype(np.float32)
@@ -69,12 +76,20 @@ def _epilogue(kind, per_channel, out_kind, with_offset, n, wide_bounds=False):
                              m=m.ctypes.data, ls=ls.ctypes.data, total=total.ctypes.data, flo=flo, fhi=fhi)  # fmt: skip
     ref = functools.partial(_reference_requant, kind=kind, per_channel=per_channel, out_kind=out_kind, offset=offset,
                             fmult=fmult, m=m, ls=ls, total=total, zp=zp, lo=lo, hi=hi, flo=flo, fhi=fhi)  # fmt: skip
-    return epi, ref, (offset, fmult, m, ls, total)
+    t = (RNG.normal(size=n) * 40).astype(np.float32)
+    if bias_add:
+        ra = float(RNG.uniform(0.5, 1.5))
+        epi.add_t, epi.add_ra, epi.add_kind, epi.add_lo, epi.add_hi = t.ctypes.data, ra, 1, 0, 255
+        first = ref
+        ref = lambda acc: _reference_add(first(acc), ra, t, 0, 255)  # noqa: E731
+    return epi, ref, (offset, fmult, m, ls, total, t)
 
 
 EPILOGUES = [None, (1, False, 1, True), (1, True, 1, True), (1, True, 0, False), (1, False, 0, True, True),
-             (2, False, 0, True), (2, True, 1, True)]  # fmt: skip
-"""None: the int32 sums; else (kind, per channel, out kind, with offset[, bounds past 2^22])."""
+             (2, False, 0, True), (2, True, 1, True), (1, True, 1, True, False, True), (1, False, 0, True, False, True),
+             (1, True, 1, True, True, True)]  # fmt: skip
+"""None: the int32 sums; else (kind, per channel, out kind, with offset[, bounds past 2^22[, then
+a bias QLinearAdd]])."""
 
 
 def _gemm_thunk(lib, a, wp, out, n, pm, epi, pool):
@@ -107,7 +122,7 @@ def test_the_gemm_core_gives_the_references_bits(shape, threads):
     sums = _reference_sums(a[:, :k], w)
     pool = WorkerPool(2, adaptive=False) if threads == 2 else None
     for spec in EPILOGUES:
-        for pm in (0, 1):
+        for pm in (0, 1) if len(spec or ()) < 6 else (1,):  # the bias add: a dense layer's (pixel-major)
             epi, ref, held = (None, None, ()) if spec is None else _epilogue(*spec[:4], n, *spec[4:])
             expected = sums.astype(np.int32) if spec is None else ref(sums)
             out = np.full((p, n) if pm else (n, p), 99, expected.dtype)
@@ -143,3 +158,57 @@ def test_the_dense_layer_runs_the_core_as_a_native_job_with_the_references_sums(
     if pool is not None:
         assert pool.stats["native"] >= 20  # no Python chunks: the pool's native path
         pool.park()
+
+
+def _projections(tokens: int, sizes: list[int], per_channel: bool):
+    """A QDQ model of MatMul + Add (bias) layers as quantize_static leaves BERT's exported
+    projections: a QuantizeLinear after the MatMul and the Add's two sides dequantized (the
+    bias a constant uint8 tensor), which onnxruntime runs as a QLinearMatMul then a QLinearAdd."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(4)
+    f32, n = np.float32, helper.make_node
+    inits = {"sx": f32(0.031), "zx": np.uint8(121)}
+    nodes = [n("QuantizeLinear", ["x", "sx", "zx"], ["q"]), n("DequantizeLinear", ["q", "sx", "zx"], ["f0"])]
+    for i, (k, o) in enumerate(zip(sizes, sizes[1:])):
+        sw = rng.uniform(0.002, 0.01, o).astype(f32) if per_channel else f32(0.006)
+        zw = np.zeros(o, np.int8) if per_channel else np.int8(0)
+        inits |= {f"w{i}": rng.integers(-127, 128, (k, o)).astype(np.int8), f"sw{i}": sw, f"zw{i}": zw,
+                  f"sm{i}": f32(rng.uniform(0.05, 0.1)), f"zm{i}": np.uint8(rng.integers(100, 150)),
+                  f"b{i}": rng.integers(0, 256, o).astype(np.uint8), f"sb{i}": f32(0.013), f"zb{i}": np.uint8(131),
+                  f"sa{i}": f32(rng.uniform(0.05, 0.1)), f"za{i}": np.uint8(rng.integers(100, 150))}  # fmt: skip
+        nodes += [
+            n("DequantizeLinear", [f"w{i}", f"sw{i}", f"zw{i}"], [f"fw{i}"], axis=1),
+            n("MatMul", [f"f{i}", f"fw{i}"], [f"m{i}"]), n("QuantizeLinear", [f"m{i}", f"sm{i}", f"zm{i}"], [f"qm{i}"]),
+            n("DequantizeLinear", [f"qm{i}", f"sm{i}", f"zm{i}"], [f"dm{i}"]),
+            n("DequantizeLinear", [f"b{i}", f"sb{i}", f"zb{i}"], [f"db{i}"]),
+            n("Add", [f"dm{i}", f"db{i}"], [f"a{i}"]), n("QuantizeLinear", [f"a{i}", f"sa{i}", f"za{i}"], [f"qa{i}"]),
+            n("DequantizeLinear", [f"qa{i}", f"sa{i}", f"za{i}"], [f"f{i + 1}"]),
+        ]  # fmt: skip
+    last = len(sizes) - 2
+    nodes.append(n("QuantizeLinear", [f"f{last + 1}", f"sa{last}", f"za{last}"], ["y"]))
+    graph = helper.make_graph(nodes, "p", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, tokens, sizes[0]])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
+                              [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_a_dense_layers_bias_qlinear_add_runs_on_its_tiles_with_onnxruntimes_bits(per_channel, counting):
+    """quantize_static's MatMul + Add projections are a QLinearMatMul then a QLinearAdd of the
+    bias (a constant per channel): the add's requantize runs in the product's epilogue on each
+    tile (``_bias_add_chain``), no C pass of its own (``xr_qlinear_add_const``), with
+    onnxruntime's bits. 40 and 72 channels: pairs of 16-channel blocks and a partial one; 13
+    tokens: a partial group of rows."""
+    from xrelay.testing import quantized_models as qm
+
+    q = _projections(13, [40, 40, 72, 40], per_channel)
+    rng = np.random.default_rng(9)
+    with counting("xr_qlinear_add_const") as calls:
+        m = qm.build(q, integer=True)
+        for feed in [{"x": rng.normal(size=(1, 13, 40)).astype(np.float32) * 2} for _ in range(3)]:
+            ref, out = qm.compare(q, feed, m)
+            assert np.all(np.isfinite(out)) and ref.dtype == out.dtype and np.array_equal(ref, out)
+            assert len(np.unique(out)) > 20  # the output follows the input
+    assert len(calls) == 0, len(calls)
+    assert [ops for name, ops, _ in m.executor.steps if "dense" in name] == ["nn.dense"] * 3
