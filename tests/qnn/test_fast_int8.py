@@ -864,3 +864,48 @@ def test_native_convolution_jobs_give_the_reference_sums_on_both_threads(geometr
             t()
         np.testing.assert_array_equal(out, ref)
     assert pool.stats["native"] >= 30
+
+
+def _ort_requant_reference(acc, mult, zp, flo, fhi):
+    """onnxruntime's requantize of int32 sums (xr_epi kind 1) in numpy: float32(sum) times the
+    float32 multiplier, clamped to [flo, fhi], rounded half to even, plus zp, as uint8."""
+    f = acc.astype(np.float32) * np.float32(1) * mult.astype(np.float32)
+    f = np.minimum(np.maximum(f, np.float32(flo)), np.float32(fhi))
+    return (np.rint(f).astype(np.int64) + zp).astype(np.uint8)
+
+
+@pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("zp", [0, 7, 255])
+@pytest.mark.parametrize("mult", [0.001, 0.5, 0.6, 3000.0, "per-channel"])
+@pytest.mark.parametrize("shape", [(16, 22, 100), (32, 96, 64), (8, 4, 37), (13, 20, 48)])
+def test_the_1x1_planes_requantize_in_registers_gives_onnxruntimes_bytes(shape, mult, zp):
+    """xr_conv1x1_planes_u8s8 requantizing in registers: four channels at a time through the
+    saturating packs when the clamp is the byte's and every multiplier at most 1/2
+    (xr_epi_saturating; 0.6, 3000 (sums times it leave int32) and a clamp tighter than the
+    byte take the one-channel form),
+    each group of 16 pixels interleaved once for all the blocks of a part (or per block, a
+    part of one block), channels not a multiple of 4 or 16, a partial last group of pixels,
+    sums far beyond both ends of the byte: onnxruntime's requantize of the reference sums."""
+    lib = fast_int8.vnni_library()
+    if not lib.xr_int8_has_vbmi():
+        return
+    ch, o, p = shape
+    x = RNG.integers(0, 256, (ch, p)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, ch)).astype(np.int8)
+    off = (RNG.integers(2**19, 2**20, o) * np.resize([1, -1, 0], o)).astype(np.int32)  # beyond both ends, and near 0
+    mults = RNG.uniform(1e-4, 0.3, o).astype(np.float32) if mult == "per-channel" else np.float32([mult])
+    acc = w.astype(np.int64) @ x.astype(np.int64) + off[:, None]
+    for flo, fhi in ((-zp, 255 - zp), (-zp, 200 - zp)):  # the byte's clamp; a tighter one
+        e = fast_int8.Epilogue()
+        e.kind, e.out_kind, e.per_channel, e.zp, e.flo, e.fhi = 1, 1, int(mults.size > 1), zp, flo, fhi
+        e.fmult, e.offset = mults.ctypes.data, off.ctypes.data
+        ref = _ort_requant_reference(acc, np.broadcast_to(mults, (o,))[:, None], zp, flo, fhi)
+        assert (ref == 0).any() and (ref == (255 if fhi == 255 - zp else 200)).any()  # (both ends reached)
+        wp = fast_int8.pack_weights(w)
+        kp, blocks = wp.shape[1] * 4, wp.shape[0]
+        for parts in ([(0, blocks)], [(b, b + 1) for b in range(blocks)]):
+            out = np.zeros((o, p), np.uint8)
+            for b0, b1 in parts:
+                lib.xr_conv1x1_planes_u8s8(x.ctypes.data, wp.ctypes.data, out.ctypes.data, ch, p, kp, o, b0, b1, 0,
+                                           p, ctypes.addressof(e))  # fmt: skip
+            np.testing.assert_array_equal(out, ref)
