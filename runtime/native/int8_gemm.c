@@ -132,9 +132,9 @@ static inline __m128i xr_epi_add16(const xr_epi *e, __m128i r, const float *t, _
 /* Whether e's requantize to uint8 may run as xr_requant64_sat: the float form (kind 1) with the
  * clamp bounds exactly the byte's ([-zp, 255 - zp], zp a byte: no fused activation range)
  * and every multiplier of channels [0, n) finite with magnitude at most 1/2, so that
- * (float)sum * mult stays below 2^30 and converts without overflow. */
+ * (float)sum * mult stays below 2^30 and converts without overflow; no bias add after it. */
 static inline int xr_epi_saturating(const xr_epi *e, i64 n) {
-    if (!XR_VNNI || e->kind != 1 || e->out_kind != 1 || e->zp < 0 || e->zp > 255) return 0;
+    if (!XR_VNNI || e->kind != 1 || e->out_kind != 1 || e->zp < 0 || e->zp > 255 || e->add_t != NULL) return 0;
     if (e->flo != (float)-e->zp || e->fhi != (float)(255 - e->zp)) return 0;
     for (i64 j = 0; j < (e->per_channel ? n : 1); ++j)
         if (!(fabsf(e->fmult[j]) <= 0.5f)) return 0;
