@@ -608,7 +608,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
 
                 def run() -> None:
                     lib.xr_conv_tiles_u8s8(*args)
-                    keep_alive(image, wp, ob, tile, band, epi, *held)
+                    keep_alive(image, wp, ob, tiles, bands, epi, *held)  # every slot's (see _direct_conv)
 
                 return run
 
@@ -664,7 +664,7 @@ def _direct_conv(lib, x, wp, out, geometry, opts, ws, pv: int, requant) -> list:
 
             def run() -> None:  # holds the arrays: the C call only gets their addresses
                 lib.xr_conv_direct_u8s8(*args)
-                keep_alive(xb, wp, ob, band, epi, *held)
+                keep_alive(xb, wp, ob, bands, epi, *held)  # every slot's band: a native job has their addresses only
 
             return run
 

@@ -222,6 +222,39 @@ def test_direct_convolution_reads_the_padded_band_with_the_reference_sums(geomet
     assert [a.dtype for a in opts.scratch] == [np.dtype(np.int8)] * 3, [a.nbytes for a in opts.scratch]
 
 
+@pytest.mark.parametrize("geometry", [(16, 3, 32, 1, 1, 1), (16, 3, 32, 1, 1, 2), (3, 3, 16, 1, 1, 1)])
+def test_a_native_convolution_job_holds_every_threads_buffers(geometry):
+    """A native job gets each thread's band/tile buffers as addresses only: without a planned
+    workspace (buffers made at build time) the thunk itself must keep every slot's buffers
+    alive once the build's options are gone (else the second thread writes freed memory).
+    Direct (16 channels), tiles (dilation 2 along W) and planar tiles (3 channels)."""
+    import gc
+    import weakref
+
+    lib = fast_int8.vnni_library()
+    if lib is None:
+        return
+    c, k, o, s, pad, d = geometry
+    x = RNG.integers(0, 256, (1, c, 40, 36)).astype(np.uint8)
+    w = RNG.integers(-128, 128, (o, c, k, k)).astype(np.int8)
+    ref = _reference_conv(x, w, s, pad, d)
+    out = np.empty(ref.shape, np.int32)
+    pool = WorkerPool(2, adaptive=False)
+    opts = Options(pool=pool)
+    thunks = fast_int8._vnni_conv(lib, x, w, out, (k, k, s, s, d, d, pad, pad), opts)
+    buffers = [weakref.ref(a) for a in opts.scratch if a.dtype == np.uint8]
+    assert len(buffers) >= 2  # a buffer per thread's slot
+    del opts
+    gc.collect()
+    assert all(r() is not None for r in buffers)
+    for _ in range(10):
+        out[:] = 0
+        for _, t in thunks:
+            t()
+        np.testing.assert_array_equal(out, ref)
+    pool.park()
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("size", [(9, 11), (8, 16), (16, 16), (17, 19)])
 @pytest.mark.parametrize("geometry", [(3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 2), (1, 2, 0, 1), (5, 1, 2, 1), (3, 1, 0, 1), (7, 1, 3, 1), (2, 1, 0, 1)])
