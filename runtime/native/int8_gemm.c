@@ -314,26 +314,33 @@ static inline __m512i xr_bcast4(const uint8_t *p) {
     return _mm512_set1_epi32(x4);
 }
 
-/* Eight whole pixels (rows r, kp apart) by two channel blocks (w0, w1: 32 channels): 16
- * accumulators in registers, each step two weight loads and eight broadcasts for sixteen
- * vpdpbusd (one block at a time made a broadcast per product and the compiler copied the
- * accumulator array between registers on every step). Named variables, not an array, so
- * they stay in registers. */
-static void xr_dot8x2(const uint8_t *r, i64 kp, const int8_t *w0, const int8_t *w1, i64 k4,
-                      int32_t t0[8][16], int32_t t1[8][16]) {
+/* Eight pixels (px: their first tap's bytes; rs bytes between kernel rows) by two channel
+ * blocks (w0, w1: 32 channels), kh kernel rows of seg4 4-byte steps: 16 accumulators in
+ * registers, each step two weight loads and eight broadcasts for sixteen vpdpbusd (one block
+ * at a time made a broadcast per product and the compiler copied the accumulator array between
+ * registers on every step). Named variables, not an array, so they stay in registers. A GEMM's
+ * rows are pixels of one kernel row (xr_rows8); a direct convolution's read its padded band in
+ * place. */
+static void xr_direct8x2(const uint8_t *const px[8], i64 rs, i64 kh, i64 seg4, const int8_t *w0, const int8_t *w1,
+                         int32_t t0[8][16], int32_t t1[8][16]) {
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
-    for (i64 k = 0; k < k4; ++k) {
-        const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
-        const __m512i v1 = _mm512_loadu_si512((const void *)(w1 + k * 64));
-        const uint8_t *rk = r + k * 4;
-        __m512i x;
-#define XR_STEP(j)                                    \
-    x = xr_bcast4(rk + (j) * kp);                     \
-    a##j = _mm512_dpbusd_epi32(a##j, x, v0);          \
+    const uint8_t *p0 = px[0], *p1 = px[1], *p2 = px[2], *p3 = px[3], *p4 = px[4], *p5 = px[5], *p6 = px[6],
+                  *p7 = px[7];
+    for (i64 i = 0; i < kh; ++i) {
+        for (i64 k = 0; k < seg4; ++k) {
+            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+            const __m512i v1 = _mm512_loadu_si512((const void *)(w1 + k * 64));
+            __m512i x;
+#define XR_STEP(j)                           \
+    x = xr_bcast4(p##j + k * 4);             \
+    a##j = _mm512_dpbusd_epi32(a##j, x, v0); \
     b##j = _mm512_dpbusd_epi32(b##j, x, v1);
-        XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
+            XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
 #undef XR_STEP
+        }
+        w0 += seg4 * 64, w1 += seg4 * 64;
+        p0 += rs, p1 += rs, p2 += rs, p3 += rs, p4 += rs, p5 += rs, p6 += rs, p7 += rs;
     }
     _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t1[0], b0);
     _mm512_storeu_si512((void *)t0[1], a1); _mm512_storeu_si512((void *)t1[1], b1);
@@ -345,35 +352,54 @@ static void xr_dot8x2(const uint8_t *r, i64 kp, const int8_t *w0, const int8_t *
     _mm512_storeu_si512((void *)t0[7], a7); _mm512_storeu_si512((void *)t1[7], b7);
 }
 
-/* np_ (<= 8) pixels by one channel block, the same sums. */
-static void xr_dot8x1(const uint8_t *r, i64 kp, const int8_t *w0, i64 k4, i64 np_, int32_t t0[8][16]) {
+/* The same sums for one channel block, of np_ (<= 8) pixels (the others left at zero). */
+static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
+                         int32_t t0[8][16]) {
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    if (np_ == 8) {
-        for (i64 k = 0; k < k4; ++k) {
-            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
-            const uint8_t *rk = r + k * 4;
-#define XR_STEP(j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(rk + (j) * kp), v0);
-            XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
+    const uint8_t *p0 = px[0], *p1 = px[1], *p2 = px[2], *p3 = px[3], *p4 = px[4], *p5 = px[5], *p6 = px[6],
+                  *p7 = px[7];
+    for (i64 i = 0; i < kh; ++i) {
+        if (np_ == 8) {
+            for (i64 k = 0; k < seg4; ++k) {
+                const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+#define XR_STEP(j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(p##j + k * 4), v0);
+                XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
 #undef XR_STEP
+            }
+        } else {
+            for (i64 k = 0; k < seg4; ++k) {
+                const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+                a0 = _mm512_dpbusd_epi32(a0, xr_bcast4(p0 + k * 4), v0);
+#define XR_STEP(j) \
+    if (np_ > j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(p##j + k * 4), v0);
+                XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6)
+#undef XR_STEP
+            }
         }
-    } else {
-        for (i64 k = 0; k < k4; ++k) {
-            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
-            const uint8_t *rk = r + k * 4;
-            /* np_ < 8: the pixels past it are left at zero (never stored) */
-            a0 = _mm512_dpbusd_epi32(a0, xr_bcast4(rk), v0);
-            if (np_ > 1) a1 = _mm512_dpbusd_epi32(a1, xr_bcast4(rk + kp), v0);
-            if (np_ > 2) a2 = _mm512_dpbusd_epi32(a2, xr_bcast4(rk + 2 * kp), v0);
-            if (np_ > 3) a3 = _mm512_dpbusd_epi32(a3, xr_bcast4(rk + 3 * kp), v0);
-            if (np_ > 4) a4 = _mm512_dpbusd_epi32(a4, xr_bcast4(rk + 4 * kp), v0);
-            if (np_ > 5) a5 = _mm512_dpbusd_epi32(a5, xr_bcast4(rk + 5 * kp), v0);
-            if (np_ > 6) a6 = _mm512_dpbusd_epi32(a6, xr_bcast4(rk + 6 * kp), v0);
-        }
+        w0 += seg4 * 64;
+        p0 += rs, p1 += rs, p2 += rs, p3 += rs, p4 += rs, p5 += rs, p6 += rs, p7 += rs;
     }
     _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t0[1], a1);
     _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t0[3], a3);
     _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t0[5], a5);
     _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t0[7], a7);
+}
+/* Pixels j < np_ of a GEMM: rows of a row-major matrix, kp bytes apart (the others repeat the
+ * first, never read). */
+static inline void xr_rows8(const uint8_t *r, i64 kp, i64 np_, const uint8_t *px[8]) {
+    for (i64 j = 0; j < 8; ++j) px[j] = r + (j < np_ ? j : 0) * kp;
+}
+#else
+/* Portable: the same sums, one product at a time. */
+static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
+                         int32_t t0[8][16]) {
+    memset(t0, 0, sizeof(int32_t) * 8 * 16);
+    for (i64 j = 0; j < np_; ++j)
+        for (i64 i = 0; i < kh; ++i)
+            for (i64 k = 0; k < seg4; ++k)
+                for (int z = 0; z < 16; ++z)
+                    for (int u = 0; u < 4; ++u)
+                        t0[j][z] += (int32_t)px[j][i * rs + k * 4 + u] * (int32_t)w0[(i * seg4 + k) * 64 + z * 4 + u];
 }
 #endif
 
@@ -401,14 +427,16 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
             const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
             for (i64 l = (p0 / 8) * share, end = l + share < ahead ? l + share : ahead; l < end; ++l)
                 _mm_prefetch((const char *)(next + l * 64), _MM_HINT_T1);
+            const uint8_t *px[8];
+            xr_rows8(a + p0 * kp, kp, np_, px);
             if (np_ == 8) {
-                xr_dot8x2(a + p0 * kp, kp, w0, w1, k4, tile, tile1);
+                xr_direct8x2(px, 0, 1, k4, w0, w1, tile, tile1);
                 xr_store_block(tile, 8, b, o, c, q0, p0, pt, e, pm);
                 xr_store_block(tile1, 8, b + 1, o, c, q0, p0, pt, e, pm);
             } else {
-                xr_dot8x1(a + p0 * kp, kp, w0, k4, np_, tile);
+                xr_direct8x1(px, np_, 0, 1, k4, w0, tile);
                 xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
-                xr_dot8x1(a + p0 * kp, kp, w1, k4, np_, tile);
+                xr_direct8x1(px, np_, 0, 1, k4, w1, tile);
                 xr_store_block(tile, np_, b + 1, o, c, q0, p0, pt, e, pm);
             }
         }
@@ -417,7 +445,9 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
         const int8_t *w0 = w + b * k4 * 64;
         for (i64 p0 = 0; p0 < p; p0 += 8) {
             const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
-            xr_dot8x1(a + p0 * kp, kp, w0, k4, np_, tile);
+            const uint8_t *px[8];
+            xr_rows8(a + p0 * kp, kp, np_, px);
+            xr_direct8x1(px, np_, 0, 1, k4, w0, tile);
             xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
         }
     }
@@ -1405,86 +1435,6 @@ static void xr_planes_to_padded_u8(const uint8_t *x, uint8_t *band, i64 ch, i64 
 #undef XR_PAD_AT
 }
 
-#if XR_VNNI
-/* Eight pixels (px: their first tap's bytes in the padded copy; rs bytes between kernel rows)
- * by two channel blocks, kh kernel rows of seg4 4-byte steps: xr_dot8x2's register tile with
- * the rows read in place. */
-static void xr_direct8x2(const uint8_t *const px[8], i64 rs, i64 kh, i64 seg4, const int8_t *w0, const int8_t *w1,
-                         int32_t t0[8][16], int32_t t1[8][16]) {
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
-    const uint8_t *p0 = px[0], *p1 = px[1], *p2 = px[2], *p3 = px[3], *p4 = px[4], *p5 = px[5], *p6 = px[6],
-                  *p7 = px[7];
-    for (i64 i = 0; i < kh; ++i) {
-        for (i64 k = 0; k < seg4; ++k) {
-            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
-            const __m512i v1 = _mm512_loadu_si512((const void *)(w1 + k * 64));
-            __m512i x;
-#define XR_STEP(j)                           \
-    x = xr_bcast4(p##j + k * 4);             \
-    a##j = _mm512_dpbusd_epi32(a##j, x, v0); \
-    b##j = _mm512_dpbusd_epi32(b##j, x, v1);
-            XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
-#undef XR_STEP
-        }
-        w0 += seg4 * 64, w1 += seg4 * 64;
-        p0 += rs, p1 += rs, p2 += rs, p3 += rs, p4 += rs, p5 += rs, p6 += rs, p7 += rs;
-    }
-    _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t1[0], b0);
-    _mm512_storeu_si512((void *)t0[1], a1); _mm512_storeu_si512((void *)t1[1], b1);
-    _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t1[2], b2);
-    _mm512_storeu_si512((void *)t0[3], a3); _mm512_storeu_si512((void *)t1[3], b3);
-    _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t1[4], b4);
-    _mm512_storeu_si512((void *)t0[5], a5); _mm512_storeu_si512((void *)t1[5], b5);
-    _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t1[6], b6);
-    _mm512_storeu_si512((void *)t0[7], a7); _mm512_storeu_si512((void *)t1[7], b7);
-}
-
-/* The same sums for one channel block, of np_ (<= 8) pixels (the others left at zero). */
-static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
-                         int32_t t0[8][16]) {
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    const uint8_t *p0 = px[0], *p1 = px[1], *p2 = px[2], *p3 = px[3], *p4 = px[4], *p5 = px[5], *p6 = px[6],
-                  *p7 = px[7];
-    for (i64 i = 0; i < kh; ++i) {
-        if (np_ == 8) {
-            for (i64 k = 0; k < seg4; ++k) {
-                const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
-#define XR_STEP(j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(p##j + k * 4), v0);
-                XR_STEP(0) XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6) XR_STEP(7)
-#undef XR_STEP
-            }
-        } else {
-            for (i64 k = 0; k < seg4; ++k) {
-                const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
-                a0 = _mm512_dpbusd_epi32(a0, xr_bcast4(p0 + k * 4), v0);
-#define XR_STEP(j) \
-    if (np_ > j) a##j = _mm512_dpbusd_epi32(a##j, xr_bcast4(p##j + k * 4), v0);
-                XR_STEP(1) XR_STEP(2) XR_STEP(3) XR_STEP(4) XR_STEP(5) XR_STEP(6)
-#undef XR_STEP
-            }
-        }
-        w0 += seg4 * 64;
-        p0 += rs, p1 += rs, p2 += rs, p3 += rs, p4 += rs, p5 += rs, p6 += rs, p7 += rs;
-    }
-    _mm512_storeu_si512((void *)t0[0], a0); _mm512_storeu_si512((void *)t0[1], a1);
-    _mm512_storeu_si512((void *)t0[2], a2); _mm512_storeu_si512((void *)t0[3], a3);
-    _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t0[5], a5);
-    _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t0[7], a7);
-}
-#else
-/* Portable: the same sums, one product at a time. */
-static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
-                         int32_t t0[8][16]) {
-    memset(t0, 0, sizeof(int32_t) * 8 * 16);
-    for (i64 j = 0; j < np_; ++j)
-        for (i64 i = 0; i < kh; ++i)
-            for (i64 k = 0; k < seg4; ++k)
-                for (int z = 0; z < 16; ++z)
-                    for (int u = 0; u < 4; ++u)
-                        t0[j][z] += (int32_t)px[j][i * rs + k * 4 + u] * (int32_t)w0[(i * seg4 + k) * 64 + z * 4 + u];
-}
-#endif
 
 /* Pixels at most a chunk of a direct convolution has (the band offsets of their first taps on
  * the stack): each channel block's weights are read once per chunk (ResNet's 7x7 x 512-channel
