@@ -261,7 +261,6 @@ def _bias_add_chain(cast8, shape: tuple, opts) -> tuple[list, np.ndarray, float,
     side) -- ``cast(f64) -> multiply(ra) -> add(t) -> cast(f32) -> add/subtract 1.5*2^23 ->
     cast(i32) -> clip -> cast((u)int8)``: (those ops, t as float32 per channel, ra, the clip's
     bounds, the last cast). None for anything else."""
-    from xrelay.kernels import KERNELS
 
     c64 = _single_user(cast8.results[0], "cast")
     if c64 is None or c64.attrs["dtype"] != "float64":
@@ -280,20 +279,12 @@ def _bias_add_chain(cast8, shape: tuple, opts) -> tuple[list, np.ndarray, float,
     down = _single_user(add.results[0], "cast")
     if down is None or down.attrs["dtype"] != "float32":
         return None
-    ops = [c64, mul, add, down]
-    for name in ("add", "subtract"):
-        step = _user_with(ops[-1].results[0], name, opts, lambda c: c.dtype == np.float32 and c.size == 1 and c.reshape(()) == ROUND_EVEN)
-        if step is None:
-            return None
-        ops.append(step[0])
-    to_int = _single_user(ops[-1].results[0], "cast")
-    clip = None if to_int is None else _single_user(to_int.results[0], "clip")
-    last = None if clip is None else _single_user(clip.results[0], "cast")
-    if to_int is None or to_int.attrs["dtype"] != "int32" or last is None or last.attrs["dtype"] not in ("int8", "uint8"):
+    rounded = _round_half_even(down, opts)
+    clipped = None if rounded is None else _clip_to_byte(rounded[-1])
+    if clipped is None:
         return None
-    info = np.iinfo(np.int32)
-    lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
-    return [*ops, to_int, clip, last], t, float(ra.reshape(())), int(lo), int(hi), last
+    ops, lo, hi, last = clipped
+    return [c64, mul, add, down, *rounded, *ops], t, float(ra.reshape(())), lo, hi, last
 
 
 def _fused_requant(op, shape: tuple, opts, axis: int = 1, bias_add: bool = False) -> tuple[Epilogue, np.ndarray, list] | None:
@@ -1167,6 +1158,36 @@ ROUND_EVEN = np.float32(12582912.0)
 """fake-quantization-to-integer's round-half-to-even constant (``ROUND_EVEN`` there)."""
 
 
+def _round_half_even(op, opts) -> list | None:
+    """After a float32 result ``op``: ``add 1.5*2^23 -> subtract 1.5*2^23 -> cast(i32)``, the
+    lowered requantize's rounding half to even (those three ops), or None."""
+    magic = lambda c: c.dtype == np.float32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
+    ops = [op]
+    for name in ("add", "subtract"):
+        step = _user_with(ops[-1].results[0], name, opts, magic)
+        if step is None:
+            return None
+        ops.append(step[0])
+    to_int = _single_user(ops[-1].results[0], "cast")
+    if to_int is None or to_int.attrs["dtype"] != "int32":
+        return None
+    return [*ops[1:], to_int]
+
+
+def _clip_to_byte(to_int) -> tuple[list, int, int, Any] | None:
+    """After an int32 ``to_int``: ``clip -> cast((u)int8)``: (the two ops, the clip's bounds
+    as int32 values, the last cast), or None."""
+    from xrelay.kernels import KERNELS
+
+    clip = _single_user(to_int.results[0], "clip")
+    cast8 = None if clip is None else _single_user(clip.results[0], "cast")
+    if cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
+        return None
+    info = np.iinfo(np.int32)
+    lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
+    return [clip, cast8], int(lo), int(hi), cast8
+
+
 def _user_with(v, name: str, opts, value_check) -> tuple[Any, np.ndarray] | None:
     """``v``'s only user when it is ``name`` with ``v`` as its first operand and a fixed second
     operand passing ``value_check``: (the user, that operand's value)."""
@@ -1225,18 +1246,11 @@ def _round_to_8bit(clip, opts) -> tuple[list, int, Any] | None:
     """After a float32 ``clip``: ``add/subtract 1.5*2^23 -> cast(i32) -> [add zp] -> cast((u)int8)``
     (fake-quantization-to-integer{onnxruntime=true}'s rounding half to even): (those ops, the
     zero point, the last cast)."""
-    f32 = np.dtype(np.float32)
-    claimed = [clip]
-    magic = lambda c: c.dtype == f32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
-    for name in ("add", "subtract"):
-        step = _user_with(claimed[-1].results[0], name, opts, magic)
-        if step is None:
-            return None
-        claimed.append(step[0])
-    to_int = _single_user(claimed[-1].results[0], "cast")
-    if to_int is None or to_int.attrs["dtype"] != "int32":
+    rounded = _round_half_even(clip, opts)
+    if rounded is None:
         return None
-    claimed.append(to_int)
+    claimed = [clip, *rounded]
+    to_int = rounded[-1]
     zp = 0
     step = _user_with(to_int.results[0], "add", opts, lambda c: c.dtype == np.int32 and c.size == 1)
     if step is not None:
@@ -1447,7 +1461,6 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
     clip -> cast((u)int8)``, claimed from this add and run as one C pass (``xr_qlinear_add``)
     from the two 8-bit inputs. The sides' own float64 ops, which precede the add, are dropped
     from the function when nothing else reads them (``Options.unread``)."""
-    from xrelay.kernels import KERNELS
 
     if out.dtype != np.float64 or len(vals) != 2:
         return None
@@ -1480,25 +1493,15 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
         return None
     if not (xq.flags.c_contiguous and yq.flags.c_contiguous):
         return None
-    magic = lambda c: c.dtype == np.float32 and c.size == 1 and c.reshape(()) == ROUND_EVEN  # noqa: E731
-    claimed = []
     down = _single_user(op.results[0], "cast")
     if down is None or down.attrs["dtype"] != "float32":
         return None
-    claimed.append(down)
-    for name in ("add", "subtract"):
-        step = _user_with(claimed[-1].results[0], name, opts, magic)
-        if step is None:
-            return None
-        claimed.append(step[0])
-    to_int = _single_user(claimed[-1].results[0], "cast")
-    clip = None if to_int is None else _single_user(to_int.results[0], "clip")
-    cast8 = None if clip is None else _single_user(clip.results[0], "cast")
-    if to_int is None or to_int.attrs["dtype"] != "int32" or cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
+    rounded = _round_half_even(down, opts)
+    clipped = None if rounded is None else _clip_to_byte(rounded[-1])
+    if clipped is None:
         return None
-    claimed += [to_int, clip, cast8]
-    info = np.iinfo(np.int32)
-    lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
+    tail, lo, hi, cast8 = clipped
+    claimed = [down, *rounded, *tail]
     found = _int8_destination(opts, cast8, out.shape)
     if found is None:
         return None

@@ -52,20 +52,30 @@ typedef struct {
     i64 add_kind, add_lo, add_hi;
 } xr_epi;
 
+/* QLinearAdd of n uint8 values xs and a constant side's float32 terms t (xr_qlinear_add_const's
+ * inner multiply-add) into o: a loop the compiler vectorises; rounding by the magic number is
+ * monotonic and fixes integers, so clamping the rounded float to the integer bounds [flo, fhi]
+ * is the integer clip. o may be xs. */
+static inline void xr_add_const_u8(const uint8_t *xs, const float *t, double ra, float flo, float fhi, uint8_t *o,
+                                   i64 n) {
+    const float magic = 12582912.0f;
+    for (i64 k = 0; k < n; ++k) {
+        float f = (float)((double)xs[k] * ra + (double)t[k]);
+        f = (f + magic) - magic;
+        f = f < flo ? flo : f;
+        f = f > fhi ? fhi : f;
+        o[k] = (uint8_t)(int32_t)f;
+    }
+}
+
 /* The bias QLinearAdd of e (e->add_t) on n 8-bit values of channels ch0 .. ch0 + n - 1 in
- * place: a loop the compiler vectorises, the same operations as xr_qlinear_add_const's. */
+ * place, the same operations as xr_qlinear_add_const's. */
 static inline void xr_epi_add(const xr_epi *e, uint8_t *v, i64 ch0, i64 n) {
     const float magic = 12582912.0f, flo = (float)e->add_lo, fhi = (float)e->add_hi;
     const float *t = e->add_t + ch0;
     const double ra = e->add_ra;
     if (e->out_kind == 1) {
-        for (i64 k = 0; k < n; ++k) {
-            float f = (float)((double)v[k] * ra + (double)t[k]);
-            f = (f + magic) - magic;
-            f = f < flo ? flo : f;
-            f = f > fhi ? fhi : f;
-            v[k] = (uint8_t)(int32_t)f;
-        }
+        xr_add_const_u8(v, t, ra, flo, fhi, v, n);
     } else {
         for (i64 k = 0; k < n; ++k) {
             float f = (float)((double)(int8_t)v[k] * ra + (double)t[k]);
@@ -1262,24 +1272,14 @@ int xr_qlinear_add_fma_exact(i64 xkind, i64 ykind, i64 okind, double ra_d, doubl
  * t[(first + i) % period]); the rest as xr_qlinear_add. */
 void xr_qlinear_add_const(const void *x, i64 xkind, const float *t, i64 period, i64 first, void *out, i64 okind,
                           i64 count, double ra, i64 lo, i64 hi) {
-    const float magic = 12582912.0f, flo = (float)lo, fhi = (float)hi;
+    const float flo = (float)lo, fhi = (float)hi;
     i64 i = 0, j = first % period;
     while (i < count) {
         const i64 len = period - j < count - i ? period - j : count - i;
         const float *tj = t + j;
         if (xkind == 1 && okind == 1) {
-            /* uint8 in and out (the quantized zoo's activations): a loop the compiler vectorises;
-             * rounding is monotonic and fixes integers, so clamping the rounded float to the
-             * integer bounds is the integer clip */
-            const uint8_t *xs = (const uint8_t *)x + i;
-            uint8_t *o = (uint8_t *)out + i;
-            for (i64 k = 0; k < len; ++k) {
-                float v = (float)((double)xs[k] * ra + (double)tj[k]);
-                v = (v + magic) - magic;
-                v = v < flo ? flo : v;
-                v = v > fhi ? fhi : v;
-                o[k] = (uint8_t)(int32_t)v;
-            }
+            /* uint8 in and out (the quantized zoo's activations) */
+            xr_add_const_u8((const uint8_t *)x + i, tj, ra, flo, fhi, (uint8_t *)out + i, len);
         } else {
             for (i64 k = 0; k < len; ++k)
                 xr_store_rounded((float)(xr_load8(x, xkind, i + k) * ra + (double)tj[k]), lo, hi, out, okind, i + k);
