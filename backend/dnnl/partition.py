@@ -557,7 +557,6 @@ def _split_to_slice(v: Any) -> bool:
     ``split`` read only there, that result becomes a ``strided_slice`` of the split's operand
     (a view the matmul reads in place; GPT-2 splits its fused Q/K/V projection with
     ``split``); the split goes when none of its results is read. Returns whether it did."""
-    from xdsl.rewriter import InsertPoint, Rewriter
 
     while isinstance(v.owner, RelayOp) and is_view(v.owner) and v.has_one_use():
         v = v.owner.operands[0]
@@ -575,10 +574,11 @@ def _split_to_slice(v: Any) -> bool:
     )
     if sliced.results[0].type != v.type:
         return False
-    Rewriter.insert_op(sliced, InsertPoint.after(split))
+    block = split.parent
+    block.insert_op_after(sliced, split)
     v.replace_all_uses_with(sliced.results[0])
     if not any(r.uses for r in split.results):
-        Rewriter.erase_op(split)
+        block.erase_op(split)
     return True
 
 

@@ -276,15 +276,11 @@ def _bias_add_chain(cast8, shape: tuple, opts) -> tuple[list, np.ndarray, float,
     t = _repeating_side(opts.constant(other), tuple(shape))
     if t is None or t.size != shape[-1]:
         return None
-    down = _single_user(add.results[0], "cast")
-    if down is None or down.attrs["dtype"] != "float32":
+    found = _to_byte(add, opts)
+    if found is None:
         return None
-    rounded = _round_half_even(down, opts)
-    clipped = None if rounded is None else _clip_to_byte(rounded[-1])
-    if clipped is None:
-        return None
-    ops, lo, hi, last = clipped
-    return [c64, mul, add, down, *rounded, *ops], t, float(ra.reshape(())), lo, hi, last
+    ops, lo, hi, last = found
+    return [c64, mul, add, *ops], t, float(ra.reshape(())), lo, hi, last
 
 
 def _fused_requant(op, shape: tuple, opts, axis: int = 1, bias_add: bool = False) -> tuple[Epilogue, np.ndarray, list] | None:
@@ -1174,18 +1170,23 @@ def _round_half_even(op, opts) -> list | None:
     return [*ops[1:], to_int]
 
 
-def _clip_to_byte(to_int) -> tuple[list, int, int, Any] | None:
-    """After an int32 ``to_int``: ``clip -> cast((u)int8)``: (the two ops, the clip's bounds
-    as int32 values, the last cast), or None."""
+def _to_byte(op, opts) -> tuple[list, int, int, Any] | None:
+    """After ``op``: ``cast(f32) -> add/subtract 1.5*2^23 -> cast(i32) -> clip -> cast((u)int8)``,
+    the lowered requantize's tail: (those ops, the clip's bounds as int32 values, the last
+    cast), or None."""
     from xrelay.kernels import KERNELS
 
-    clip = _single_user(to_int.results[0], "clip")
+    down = _single_user(op.results[0], "cast")
+    if down is None or down.attrs["dtype"] != "float32":
+        return None
+    rounded = _round_half_even(down, opts)
+    clip = None if rounded is None else _single_user(rounded[-1].results[0], "clip")
     cast8 = None if clip is None else _single_user(clip.results[0], "cast")
     if cast8 is None or cast8.attrs["dtype"] not in ("int8", "uint8"):
         return None
     info = np.iinfo(np.int32)
     lo, hi = KERNELS["clip"](np.array([info.min, info.max], np.int32), **clip.attrs)
-    return [clip, cast8], int(lo), int(hi), cast8
+    return [down, *rounded, clip, cast8], int(lo), int(hi), cast8
 
 
 def _user_with(v, name: str, opts, value_check) -> tuple[Any, np.ndarray] | None:
@@ -1493,15 +1494,10 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
         return None
     if not (xq.flags.c_contiguous and yq.flags.c_contiguous):
         return None
-    down = _single_user(op.results[0], "cast")
-    if down is None or down.attrs["dtype"] != "float32":
+    found = _to_byte(op, opts)
+    if found is None:
         return None
-    rounded = _round_half_even(down, opts)
-    clipped = None if rounded is None else _clip_to_byte(rounded[-1])
-    if clipped is None:
-        return None
-    tail, lo, hi, cast8 = clipped
-    claimed = [down, *rounded, *tail]
+    claimed, lo, hi, cast8 = found
     found = _int8_destination(opts, cast8, out.shape)
     if found is None:
         return None

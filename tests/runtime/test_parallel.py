@@ -553,20 +553,29 @@ def test_run_chooser_leaves_out_the_runs_in_which_the_jobs_measure_their_ways():
     assert seen[7:].count(1) == 0, seen
 
 
-def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(monkeypatch):
-    """Executor.run tells its RunChooser which runs had a pool job run a way it had never
-    measured (``WorkerPool.first_ways`` moved): those runs are not the all-threads
-    program's time."""
+def _recorded_runs(monkeypatch) -> list:
+    """Every RunChooser.record call from now on, as (mode, settled, idle), the chooser still
+    recording them."""
     from xrelay.runtime import parallel
 
     calls = []
     real = parallel.RunChooser.record
 
     def record(self, mode, seconds, settled=True, idle=None):
-        calls.append((mode, settled))
+        calls.append((mode, settled, idle))
         real(self, mode, seconds, settled, idle)
 
     monkeypatch.setattr(parallel.RunChooser, "record", record)
+    return calls
+
+
+def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(monkeypatch):
+    """Executor.run tells its RunChooser which runs had a pool job run a way it had never
+    measured (``WorkerPool.first_ways`` moved): those runs are not the all-threads
+    program's time."""
+    from xrelay.runtime import parallel
+
+    calls = _recorded_runs(monkeypatch)
     pool = parallel.WorkerPool(2)
     ex = _two_thread_executor_with_a_pool_job(pool)
     ways = []
@@ -575,8 +584,8 @@ def test_executor_does_not_time_the_runs_in_which_its_jobs_measure_their_ways(mo
         ex.run()
         ways.append(pool.first_ways - before)
     assert any(ways[:4]) and not any(ways[6:]), ways  # the jobs explored in the first runs
-    assert [s for _, s in calls] == [w == 0 for w in ways], (calls, ways)
-    assert len(ex.chooser.samples[0]) == min(parallel.RunChooser.WINDOW, sum(1 for (m, s) in calls[1:] if m == 0 and s))
+    assert [s for _, s, _ in calls] == [w == 0 for w in ways], (calls, ways)
+    assert len(ex.chooser.samples[0]) == min(parallel.RunChooser.WINDOW, sum(1 for (m, s, _) in calls[1:] if m == 0 and s))
 
 
 def test_run_chooser_takes_the_threads_back_soon_after_a_load_at_the_start():
@@ -677,19 +686,12 @@ def test_executor_passes_the_idle_time_of_its_one_thread_runs(monkeypatch):
 
     clock = iter(range(0, 1000, 3))  # a fake idle counter: 3 s more at every read
     monkeypatch.setattr(executor_module, "idle_cpu_seconds", lambda: float(next(clock)))
-    calls = []
-    real = parallel.RunChooser.record
-
-    def record(self, mode, seconds, settled=True, idle=None):
-        calls.append((mode, idle))
-        real(self, mode, seconds, settled, idle)
-
-    monkeypatch.setattr(parallel.RunChooser, "record", record)
+    calls = _recorded_runs(monkeypatch)
     ex = _two_thread_executor_with_a_pool_job(parallel.WorkerPool(2))
     for _ in range(4):
         ex.run()
-    assert [m for m, _ in calls] == [0, 1, 1, 0], calls
-    assert calls == [(0, None), (1, 3.0), (1, 3.0), (0, None)], calls
+    assert [m for m, _, _ in calls] == [0, 1, 1, 0], calls
+    assert [(m, i) for m, _, i in calls] == [(0, None), (1, 3.0), (1, 3.0), (0, None)], calls
 
 
 def test_idle_cpu_seconds_reads_the_process_cpus():
