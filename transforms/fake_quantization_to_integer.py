@@ -177,6 +177,34 @@ def _to_quantized(b: _Builder, f: SSAValue, zp: np.ndarray, out_dtype: str) -> S
     return b.op("cast", [i], dtype=out_dtype)
 
 
+def _concatenation(v: SSAValue) -> RelayOp | None:
+    """The ``concatenate`` that makes ``v`` when its only use is one quantize."""
+    op = v.owner
+    if not isinstance(op, RelayOp) or op.RELAY_NAME != "concatenate" or len(list(v.uses)) != 1:
+        return None
+    if any(tensor_dtype(u) != "float32" for u in op.operands):
+        return None
+    return op
+
+
+def _requantize_is_identity(a: Affine, s: np.ndarray, zp: np.ndarray, out_dtype: str) -> bool:
+    """Whether quantizing ``a``'s dequantized values with ``(s, zp)`` gives back its bytes:
+    onnxruntime's arithmetic (float32 ``(q - zp_a) * s_a``, divided by ``s``, clipped, rounded
+    half to even, ``zp`` added) computed on all 256 bytes."""
+    dt = np.dtype(out_dtype)
+    q = np.arange(256, dtype=np.uint8).view(dt)
+    with np.errstate(all="ignore"):
+        f = (q.astype(np.int32) - np.int32(a.zp)).astype(np.float32) * np.float32(a.scale)
+        f = f / np.float32(np.asarray(s).reshape(()))
+        z = int(np.asarray(zp).reshape(()))
+        info = np.iinfo(dt)
+        f = np.clip(f, np.float32(info.min - z), np.float32(info.max - z))
+        if not np.isfinite(f).all():
+            return False
+        back = np.rint(f).astype(np.int32) + z
+    return bool(np.array_equal(back, q.astype(np.int32)))
+
+
 def ort_multiplier(a: Affine, out_scale: np.ndarray) -> np.ndarray:
     """onnxruntime's float32 requantize multiplier for the int32 value ``a`` (zero point 0):
     ``s_in / s_out`` (QLinearConv, QGemm, QLinearMatMul: ``s_in = s_x * s_w`` in float32), or
@@ -484,6 +512,22 @@ class FakeQuantizationToInteger:
         elif v in self.softmaxes and out_dtype == "uint8":  # QLinearSoftmax: uint8 in and out
             x, axis = self.softmaxes[v]
             new = ort_softmax(b, x, axis, s, zp)
+        elif self.onnxruntime and _concatenation(v) is not None and out_dtype in ("int8", "uint8"):
+            new = self._ort_concatenate(b, _concatenation(v), s, zp, out_dtype)
+        elif not self.onnxruntime and _concatenation(v) is not None:
+            # Relay's rule: qnn.concatenate of the integer inputs (each requantized to the output)
+            cat = _concatenation(v)
+            parts = [self.get(u) for u in cat.operands]
+            if any(a is None or not a.per_tensor or a.pool is not None or a.product or tensor_dtype(a.q) != out_dtype
+                   for a in parts):  # fmt: skip
+                return
+            new = b.op(
+                "qnn.concatenate",
+                [*(a.q for a in parts), *(b.const(a.scale, "float32") for a in parts),
+                 *(b.const(a.zp, "int32") for a in parts), b.const(s.reshape(()), "float32"),
+                 b.const(zp.reshape(()), "int32")],
+                **cat.attrs,
+            )  # fmt: skip
         elif self.onnxruntime and v not in self.adds:
             # QuantizeLinear of a float value: nearbyint(x / s) + zp (Relay's rounds half away)
             if s.size != 1 or tensor_dtype(v) != "float32":
@@ -507,6 +551,27 @@ class FakeQuantizationToInteger:
             return
         op.results[0].replace_all_uses_with(new)
         self.changed = True
+
+    def _ort_concatenate(self, b: _Builder, cat: RelayOp, s: np.ndarray, zp: np.ndarray, out_dtype: str) -> SSAValue:
+        """QuantizeLinear of a Concat (onnxruntime's QLinearConcat when every input is
+        dequantized): the quantize is elementwise, so it is each input's quantize, and the
+        concatenation joins 8-bit values. An 8-bit input with the output's parameters is
+        joined as it is (``_requantize_is_identity``); any other input is quantized on its
+        own -- from its dequantized bytes that is a function of one byte, a 256-entry table at
+        run time -- with the same float ops as before (the same bits)."""
+        parts = []
+        for u in cat.operands:
+            a = self.get(u)
+            exact = a is not None and a.per_tensor and a.pool is None and not a.product
+            if exact and tensor_dtype(a.q) == out_dtype and _requantize_is_identity(a, s, zp, out_dtype):
+                parts.append(a.q)
+                continue
+            if exact and not (isinstance(u.owner, RelayOp) and u.owner.RELAY_NAME == "qnn.dequantize"):
+                # the float input of a max pool, relu or layout op of a dequantized value equals
+                # the dequantized integer result (exactly: they are monotone or move values)
+                u = b.op("qnn.dequantize", [a.q, b.const(a.scale, "float32"), b.const(a.zp, "int32")])
+            parts.append(_to_quantized(b, b.op("divide", [u, b.const(s.reshape(()), "float32")]), zp, out_dtype))
+        return b.op("concatenate", parts, **cat.attrs)
 
     # ---- products -----------------------------------------------------------------------
 

@@ -87,3 +87,21 @@ def test_quantized_resnet_runs_in_int8_a_quarter_of_the_arena_and_matches_onnxru
         ref, out = qm.compare(model, feed, m)
         assert (qm.quantization_steps(ref, out, step) <= 1).mean() >= 0.99
         assert ref.argmax() == out.argmax()
+
+
+def test_fake_quantize_concat():
+    """TVM's ``test_fake_quantize_concat`` (tests/python/relay/test_pass_fake_quantization_to_integer.py):
+    four int8 inputs with scales 0.5 .. 3.5 concatenated and quantized with scale 3.5 become
+    one ``qnn.concatenate`` and give the float graph's values exactly."""
+    zero = relay.const(0)
+    inputs = [relay.qnn.op.dequantize(relay.var(f"x{i}", shape=[1, 4], dtype="int8"), relay.const(i + 0.5), zero) for i in range(4)]
+    out = relay.qnn.op.quantize(relay.op.concatenate(inputs, axis=1), relay.const(3.5), zero)
+    mod = xrelay.IRModule.from_expr(out)
+    feeds = {f"x{i}": RNG.integers(-128, 127, size=[1, 4]).astype("int8") for i in range(4)}
+    before = xrelay.run(mod, feeds)[0]
+    converted = mod.clone()
+    FakeQuantizationToIntegerPass().apply(None, converted.module)
+    text = converted.mlir_text()
+    assert "qnn.concatenate" in text and "qnn.dequantize" not in text and "qnn.quantize" not in text, text
+    assert before.max() > before.min()
+    np.testing.assert_array_equal(xrelay.run(converted, feeds)[0], before)
