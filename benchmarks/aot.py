@@ -4,6 +4,7 @@
     python benchmarks/aot.py --models mlp --pairs 30
     python benchmarks/aot.py --threads 1             # against one-thread runtimes
     python benchmarks/aot.py --int8 --threads 1      # int8 ResNet-18 and MobileNetV2
+    python benchmarks/aot.py --int8 --per-channel --threads 1   # their per-channel quantization
 
 Each model (``xrelay.testing``: Relay's MLP, MobileNetV2 and ResNet-18 workloads, batch 1,
 float32) is built three ways in this one process:
@@ -28,8 +29,8 @@ weights and code (``.text`` of ``model.c`` compiled with ``cc -O2``).
 
 ``--int8`` takes onnxruntime's per-tensor int8 quantization of ``xrelay.testing.onnx_models``'
 ResNet-18 and MobileNetV2 instead (``quantized_models``: ``quantize_static``, QDQ, random
-calibration), imported with ``fake-quantization-to-integer{onnxruntime=true}`` as
-``benchmarks/quantized.py`` does, and times the C program against the arena runtime's int8
+calibration; ``--per-channel``: the weights quantized per output channel), imported with
+``fake-quantization-to-integer{onnxruntime=true}`` as ``benchmarks/quantized.py`` does, and times the C program against the arena runtime's int8
 build (same process, alternating rounds); the outputs must be equal bit for bit.
 
 The C program is portable C99 (channel-blocked register tiles for float convolutions, direct
@@ -139,7 +140,7 @@ def run_model(name: str, pairs: int, warmup: int, threads: int = 2) -> dict:
 INT8_MODELS = ("resnet18", "mobilenet_v2")
 
 
-def run_int8(name: str, pairs: int, warmup: int, threads: int) -> dict:
+def run_int8(name: str, pairs: int, warmup: int, threads: int, per_channel: bool = False) -> dict:
     """C (AOT) against the arena runtime on an onnxruntime-quantized int8 model; same bits."""
     from xrelay.frontends.onnx import from_onnx
     from xrelay.testing import onnx_models as om
@@ -147,7 +148,7 @@ def run_int8(name: str, pairs: int, warmup: int, threads: int) -> dict:
     from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
 
     f32 = getattr(om, name)()
-    q = qm.quantize(f32, qm.calibration_inputs(f32, 4), per_channel=False)
+    q = qm.quantize(f32, qm.calibration_inputs(f32, 4), per_channel=per_channel)
 
     def imported():
         mod, params = from_onnx(q, freeze_params=True)
@@ -177,15 +178,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2,
                     help="threads of the arena runtime and onnxruntime (the C program has one)")  # fmt: skip
     ap.add_argument("--int8", action="store_true", help="onnxruntime-quantized ResNet-18 and MobileNetV2")
+    ap.add_argument("--per-channel", action="store_true", help="--int8: weights quantized per output channel")
     args = ap.parse_args(argv)
     if args.int8:
         print(f"load before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-        print("| model (int8) | C ms | arena ms | C / arena | C RAM | arena plan |")
-        print("|---|---|---|---|---|---|")
+        print("| model (int8) | weights | C ms | arena ms | C / arena | C RAM | arena plan |")
+        print("|---|---|---|---|---|---|---|")
+        weights = "per-channel" if args.per_channel else "per-tensor"
         names = INT8_MODELS if args.models == ",".join(MODELS) else args.models.split(",")
         for name in names:
-            r = run_int8(name, args.pairs, args.warmup, args.threads)
-            print(f"| {name} | {r['ms']['c']:.2f} | {r['ms']['arena']:.2f} | {r['ratio']:.2f}x | "
+            r = run_int8(name, args.pairs, args.warmup, args.threads, args.per_channel)
+            print(f"| {name} | {weights} | {r['ms']['c']:.2f} | {r['ms']['arena']:.2f} | {r['ratio']:.2f}x | "
                   f"{r['ram']:,} | {r['arena_bytes']:,} |", flush=True)  # fmt: skip
         print(f"load after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         return 0

@@ -5,13 +5,17 @@ of the concatenation -- and gives onnxruntime's bits."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import func
 
+import xrelay
 from xrelay.backend.build import build_program
 from xrelay.frontends.onnx import from_onnx
+from xrelay.testing import onnx_models as om
 from xrelay.testing import quantized_models as qm
 from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
 
@@ -101,3 +105,18 @@ def test_no_float_step_in_an_int8_concatenation(same):
     divides = [f for f in fns if "relay.divide" in str(f) and "xui8" in str(f.function_type.inputs)]
     assert all("nn.conv2d" in str(f) or "max_pool2d" in str(f) for f in divides), [f.sym_name.data for f in divides]
     assert len(divides) == (2 if same else 3), [f.sym_name.data for f in divides]
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) on PATH")
+def test_the_c_target_joins_the_bytes_with_onnxruntimes_bits():
+    """The same program emitted as C (steps and the standalone entry) gives onnxruntime's bits."""
+    model = _fire("uint8", False)
+    mod, params = from_onnx(model, freeze_params=True)
+    FakeQuantizationToIntegerPass(onnxruntime=True).apply(None, mod.module)
+    lib = xrelay.build(mod, params, target="c")
+    feed = {"x": np.random.default_rng(9).normal(size=(1, 4, 9, 9)).astype(F32) * 3}
+    ref = om.run_onnxruntime(model, feed)[0]
+    lib.run(**feed)
+    assert np.array_equal(lib.get_output(0), ref)
+    lib.run_aot()
+    assert np.array_equal(lib.get_output(0), ref) and ref.max() > ref.min()
