@@ -69,6 +69,7 @@ __all__ = [
     "Executor",
     "ExecutorError",
     "OutsideArena",
+    "RunProgram",
     "StepProfile",
     "run_memory_compiled",
 ]
@@ -153,6 +154,28 @@ class OutsideArena:
     def total_bytes(self) -> int:
         """What lies outside the arenas at the worst moment of a run."""
         return self.held_bytes + self.run_peak
+
+
+@dataclass
+class RunProgram:
+    """What one ``run()`` calls, outside the kernels (``Executor.run_program``): the per-run
+    overhead that no step's profile shows."""
+
+    thunks: int
+    """Python-level calls per run (each one call of ``run``'s loop)."""
+    python: int
+    """Of those, calls that run Python beyond one C call: a pool job of Python chunks (their
+    chunks take the GIL on each thread), numpy operations, the input copy."""
+    chains: int
+    """Of those, chains: native jobs and C calls run one after another in one C call
+    (``native.steps.join_steps``)."""
+    chained: int
+    """Native jobs and C calls inside those chains."""
+    dnnl_runs: int
+    """Runs of consecutive oneDNN steps (one C call each)."""
+    engine_switches: int
+    """Places where a oneDNN step follows a step of the native engine or the other way round
+    (the input copies aside): each hands the cores from one thread team to the other."""
 
 
 def _is_planned(fn: func.FuncOp) -> bool:
@@ -365,6 +388,7 @@ class Executor:
                     park()
                     run()
 
+                parked.parks = run  # type: ignore[attr-defined]  # (what run_program counts)
                 thunks[0] = (op_name, family, parked)
 
     def _compile_invoke(
@@ -466,6 +490,23 @@ class Executor:
                 after = idle_cpu_seconds()
                 idle = None if after is None else after - idle
             self.chooser.record(int(one), seconds, self.pool.first_ways == first_ways, idle)
+
+    def run_program(self, one: bool = False) -> RunProgram:
+        """What ``run`` calls per run with all threads (``one``: the one-thread program),
+        counted from its thunks (``RunProgram``)."""
+        thunks = [getattr(t, "parks", t) for t in (self._thunks_one if one else None) or self._thunks]
+        chains = [t for t in thunks if hasattr(t, "chained")]
+        dnnl = [t for t in thunks if hasattr(t, "joined") or hasattr(t, "dnnl_run")]
+        single = [t for t in thunks if hasattr(t, "native_job") or hasattr(t, "c_call")]
+        engines = [b for (name, _, _), b in zip(self.steps, self.step_backends) if name != "memory.copy"]
+        return RunProgram(
+            thunks=len(thunks),
+            python=len(thunks) - len(chains) - len(dnnl) - len(single),
+            chains=len(chains),
+            chained=sum(t.chained for t in chains),
+            dnnl_runs=len(dnnl),
+            engine_switches=sum(a != b for a, b in zip(engines, engines[1:])),
+        )
 
     def _blas_limit(self) -> contextlib.AbstractContextManager:
         return blas_single_thread() if self.uses_blas else contextlib.nullcontext()

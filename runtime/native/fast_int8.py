@@ -27,6 +27,7 @@ import numpy as np
 
 from xrelay.runtime.native.fast_kernels import chunk_count as pool_chunks
 from xrelay.runtime.native.fast_kernels import epilogue_thunks, even_ranges, im2col_numpy, split_job
+from xrelay.runtime.native.library import c_call
 
 _LIB: list = []
 
@@ -540,14 +541,11 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
         def to_rows(p0: int, p1: int, xb=xb) -> Any:
             target, ld = (rows, kp) if pointwise else (hwc, c)
 
-            def run() -> None:
-                if strided:
-                    lib.xr_strided_to_rows_u8(xb.ctypes.data, target.ctypes.data, c, h, wd, sh, sw, ow, ld, p0, p1)
-                else:
-                    lib.xr_planes_to_rows_u8(xb.ctypes.data, target.ctypes.data, c, h * wd, ld, p0, p1)
-                keep_alive(xb, target)
-
-            return run
+            if strided:
+                return c_call(lib.xr_strided_to_rows_u8, xb.ctypes.data, target.ctypes.data, c, h, wd, sh, sw, ow, ld,
+                              p0, p1, keep=(xb, target))  # fmt: skip
+            return c_call(lib.xr_planes_to_rows_u8, xb.ctypes.data, target.ctypes.data, c, h * wd, ld, p0, p1,
+                          keep=(xb, target))  # fmt: skip
 
         if hwc is not None or pointwise:
             span = p if pointwise else h * wd  # the output's pixels, or the image's
@@ -567,11 +565,7 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
             def make(b0: int, b1: int, ob=ob) -> Any:
                 args = (rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, b0, b1, epi_ptr, 0)
 
-                def run() -> None:  # holds the arrays: the C call only gets their addresses
-                    lib.xr_gemm_u8s8(*args)
-                    keep_alive(rows, wp, ob, epi, *held)
-
-                return run
+                return c_call(lib.xr_gemm_u8s8, *args, keep=(rows, wp, ob, epi, *held))
 
             if native:
                 args = [rows.ctypes.data, wp.ctypes.data, ob.ctypes.data, p, kp, o, 0, 0, epi_ptr, 0]
@@ -593,11 +587,8 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
                 args = (image.ctypes.data, wp.ctypes.data, ob.ctypes.data, tile.ctypes.data, *geo, q0, q1, b0, b1,
                         epi_ptr, int(hwc is None and band is None), None if band is None else band.ctypes.data, cap)  # fmt: skip
 
-                def run() -> None:
-                    lib.xr_conv_tiles_u8s8(*args)
-                    keep_alive(image, wp, ob, tiles, bands, epi, *held)  # every slot's (see _direct_conv)
-
-                return run
+                # holds every slot's tile and band (see _direct_conv)
+                return c_call(lib.xr_conv_tiles_u8s8, *args, keep=(image, wp, ob, tiles, bands, epi, *held))
 
             if native:
                 # each thread its slot's tile and band; parts of tiles (or the block cut)
@@ -649,11 +640,8 @@ def _direct_conv(lib, x, wp, out, geometry, opts, ws, pv: int, requant) -> list:
             q0, q1, b0, b1 = (0, p, lo, hi) if block_ranges else (lo, hi, 0, blocks)
             args = (xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, band.ctypes.data, *geo, q0, q1, b0, b1, epi_ptr, cap)
 
-            def run() -> None:  # holds the arrays: the C call only gets their addresses
-                lib.xr_conv_direct_u8s8(*args)
-                keep_alive(xb, wp, ob, bands, epi, *held)  # every slot's band: a native job has their addresses only
-
-            return run
+            # every slot's band: a native job has their addresses only
+            return c_call(lib.xr_conv_direct_u8s8, *args, keep=(xb, wp, ob, bands, epi, *held))
 
         if native:  # each thread its slot's band; parts of chunks (or the block cut)
             args = [xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, 0, *geo, 0, p, 0, blocks, epi_ptr, cap]
@@ -691,11 +679,7 @@ def _planes_conv(lib, x, wp, out, opts, requant) -> list:
         def make(q0: int, q1: int, b0: int, b1: int, xb=xb, ob=ob) -> Any:
             args = (xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, c, p, kp, o, b0, b1, q0, q1, epi_ptr)
 
-            def run() -> None:  # holds the arrays: the C call only gets their addresses
-                lib.xr_conv1x1_planes_u8s8(*args)
-                keep_alive(xb, wp, ob, epi, *held)
-
-            return run
+            return c_call(lib.xr_conv1x1_planes_u8s8, *args, keep=(xb, wp, ob, epi, *held))
 
         if native:
             args = [xb.ctypes.data, wp.ctypes.data, ob.ctypes.data, c, p, kp, o, 0, blocks, 0, p, epi_ptr]
@@ -911,11 +895,7 @@ def _depthwise(op, x, w, out, opts, padding=None, pv: int = 0, requant=None) -> 
         def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
             args = arguments(c0, c1, xb, ob)
 
-            def run() -> None:  # holds the arrays: the C call only gets their addresses
-                kernel(*args)
-                keep_alive(xb, wc, ob, epi, *tables, *held)
-
-            return run
+            return c_call(kernel, *args, keep=(xb, wc, ob, epi, *tables, *held))
 
         # channel ranges taken by the pool's threads in C, without the GIL (a Python chunk
         # per thread cost about as much as a small image's whole depthwise step)
@@ -952,11 +932,7 @@ def max_pool(op, vals, out, ws, opts) -> list | None:
         def make(c0: int, c1: int, xb=xb, ob=ob) -> Any:
             args = (xb.ctypes.data, ob.ctypes.data, h, wd, oh, ow, *geometry, c0, c1)
 
-            def run() -> None:
-                kernel(*args)
-                keep_alive(xb, ob)
-
-            return run
+            return c_call(kernel, *args, keep=(xb, ob))
 
         thunks.append(("pool", split_job(opts, make, even_ranges(c, min(pool_chunks(opts), c)), c)))
     return thunks
@@ -1012,11 +988,7 @@ def _vnni_dense(lib, op, x, w, out, opts) -> list:
     def make(b0: int, b1: int) -> Any:
         args = (x.ctypes.data, wp.ctypes.data, dst.ctypes.data, m, k, n, b0, b1, epi_ptr, 1)
 
-        def run() -> None:
-            lib.xr_gemm_u8s8(*args)
-            keep_alive(x, wp, dst, epi, *held)
-
-        return run
+        return c_call(lib.xr_gemm_u8s8, *args, keep=(x, wp, dst, epi, *held))
 
     if opts.pool is not None and opts.pool.native:  # parts taken by the pool's threads in C, no GIL
         args = [x.ctypes.data, wp.ctypes.data, dst.ctypes.data, m, k, n, 0, 0, epi_ptr, 1]
@@ -1143,11 +1115,7 @@ def _requant_tail(op, x, m, ls, total, axis, opts) -> list | None:
     opts.claimed += claimed
     args = (x.ctypes.data, out.ctypes.data, kind, n, c, inner, *(a.ctypes.data for a in arrays), per_channel, zp, int(lo), int(hi))
 
-    def run() -> None:
-        lib.xr_requant_tail(*args)
-        keep_alive(x, out, *arrays)
-
-    return [("elementwise", run)]
+    return [("elementwise", c_call(lib.xr_requant_tail, *args, keep=(x, out, *arrays)))]
 
 
 ROUND_EVEN = np.float32(12582912.0)
@@ -1298,11 +1266,7 @@ def ort_requant(op, vals, out, ws, opts) -> list | None:
         else:
             args = (x.ctypes.data, dst.ctypes.data, kind, n, c, inner, m.ctypes.data, 1, fzp, flo, fhi, zp)
 
-        def run() -> None:
-            lib.xr_requant_float(*args)
-            keep_alive(x, dst, m)
-
-        return run
+        return c_call(lib.xr_requant_float, *args, keep=(x, dst, m))
 
     return [("elementwise", split_job(opts, make, even_ranges(extent, pool_chunks(opts)), extent))]
 
@@ -1390,11 +1354,7 @@ def ort_mul(op, vals, out, ws, opts) -> list | None:
         args = (a8.ctypes.data, ta.ctypes.data, modes[0][0], b8.ctypes.data, tb.ctypes.data, modes[1][0],
                 dst.ctypes.data, kind, inner, m, fzp, flo, fhi, zp, lo, hi)  # fmt: skip
 
-        def run() -> None:
-            lib.xr_qlinear_mul(*args)
-            keep_alive(a8, b8, ta, tb, dst)
-
-        return run
+        return c_call(lib.xr_qlinear_mul, *args, keep=(a8, b8, ta, tb, dst))
 
     return [("elementwise", split_job(opts, make, even_ranges(rows, pool_chunks(opts)), rows))]
 
@@ -1529,11 +1489,7 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
             args = (xq.ctypes.data + i0, kinds[0], yq.ctypes.data, yq.size, i0, dst.ctypes.data + i0, okind,
                     i1 - i0, outer[2], int(lo), int(hi))  # fmt: skip
 
-            def run() -> None:
-                lib.xr_qlinear_add_const(*args)
-                keep_alive(xq, yq, dst)
-
-            return run
+            return c_call(lib.xr_qlinear_add_const, *args, keep=(xq, yq, dst))
 
         return [*prepare, ("elementwise", split_job(opts, make, even_ranges(out.size, pool_chunks(opts)), out.size))]
 
@@ -1551,11 +1507,7 @@ def ort_add(op, vals, out, ws, opts) -> list | None:
                     i1 - i0, outer[2], inner[2], inner[3], int(lo), int(hi))  # fmt: skip
             kernel = lib.xr_qlinear_add
 
-        def run() -> None:
-            kernel(*args)
-            keep_alive(xq, yq, dst)
-
-        return run
+        return c_call(kernel, *args, keep=(xq, yq, dst))
 
     if fma:  # element ranges taken by the pool's threads in C (a Python chunk cost more than a small add)
         bits = [int(np.array(v, np.float32).view(np.uint32)) for v in (outer[2], inner[2], inner[3])]
@@ -1640,11 +1592,7 @@ def _vnni_batch_matmul(lib, a, b, out, trans_b: bool, opts) -> list:
         opts.scratch.append(pack)
         args = (a.ctypes.data, b.ctypes.data, unsigned, out.ctypes.data, m, k, n, int(trans_b), b0, b1, pack.ctypes.data)
 
-        def run() -> None:
-            lib.xr_bmm_u8x8(*args)
-            keep_alive(a, b, out, pack)
-
-        return run
+        return c_call(lib.xr_bmm_u8x8, *args, keep=(a, b, out, pack))
 
     return [("matmul", split_job(opts, make, even_ranges(nb, pool_chunks(opts)), nb))]
 
@@ -1676,11 +1624,7 @@ def cumsum(op, vals, out, ws, opts) -> list | None:
     outer, inner = int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis + 1 :]))
     args = (x.ctypes.data, out.ctypes.data, outer, x.shape[axis], inner, int(bool(a["exclusive"])))
 
-    def run() -> None:
-        lib.xr_cumsum_f32(*args)
-        keep_alive(x, out)
-
-    return [("other", run)]
+    return [("other", c_call(lib.xr_cumsum_f32, *args, keep=(x, out)))]
 
 
 def dequantize_sum(op, vals, out, ws, opts) -> list | None:
@@ -1710,11 +1654,7 @@ def dequantize_sum(op, vals, out, ws, opts) -> list | None:
     def make(lo: int, hi: int) -> Any:
         args = (src.ctypes.data, table.ctypes.data, out.ctypes.data, n, inner, eigen, lo, hi)
 
-        def run() -> None:
-            lib.xr_dequantize_sum(*args)
-            keep_alive(src, table, out)
-
-        return run
+        return c_call(lib.xr_dequantize_sum, *args, keep=(src, table, out))
 
     return [("other", split_job(opts, make, even_ranges(outer, pool_chunks(opts), 8), outer))]
 
@@ -1734,11 +1674,7 @@ def ort_layer_norm(op, vals, out, ws, opts) -> list | None:
     def make(lo: int, hi: int) -> Any:
         args = (x.ctypes.data, gamma.ctypes.data, beta.ctypes.data, out.ctypes.data, n, eps, lo, hi)
 
-        def run() -> None:
-            lib.xr_ort_layer_norm(*args)
-            keep_alive(*arrays)
-
-        return run
+        return c_call(lib.xr_ort_layer_norm, *args, keep=tuple(arrays))
 
     return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 1), rows))]
 
@@ -1758,11 +1694,7 @@ def ort_gelu(op, vals, out, ws, opts) -> list | None:
     def make(lo: int, hi: int) -> Any:
         args = (x.ctypes.data, out.ctypes.data, size, lo * ORT_GELU_CHUNK, min(hi * ORT_GELU_CHUNK, size))
 
-        def run() -> None:
-            lib.xr_ort_gelu(*args)
-            keep_alive(x, out)
-
-        return run
+        return c_call(lib.xr_ort_gelu, *args, keep=(x, out))
 
     return [("other", split_job(opts, make, even_ranges(chunks, pool_chunks(opts), 1), chunks))]
 
@@ -1791,11 +1723,7 @@ def ort_softmax(op, vals, out, ws, opts) -> list | None:
     def make(lo: int, hi: int) -> Any:
         args = (x.ctypes.data, out.ctypes.data, table.ctypes.data, d, ys, int(zp), lo, hi)
 
-        def run() -> None:
-            lib.xr_ort_softmax(*args)
-            keep_alive(x, out, table)
-
-        return run
+        return c_call(lib.xr_ort_softmax, *args, keep=(x, out, table))
 
     return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 4), rows))]
 
@@ -1826,11 +1754,7 @@ def byte_row_sum(op, vals, out, ws, opts) -> list | None:
     def make(lo: int, hi: int) -> Any:
         args = (q.ctypes.data, int(q.dtype == np.int8), out.ctypes.data, n, lo, hi)
 
-        def run() -> None:
-            lib.xr_rowsum_8bit(*args)
-            keep_alive(q, out)
-
-        return run
+        return c_call(lib.xr_rowsum_8bit, *args, keep=(q, out))
 
     return [("other", split_job(opts, make, even_ranges(rows, pool_chunks(opts), 8), rows))]
 
@@ -2021,11 +1945,7 @@ def lookup_thunk(src: np.ndarray, table: np.ndarray, out: np.ndarray, opts) -> A
     def make(lo: int, hi: int) -> Any:
         args = (s8.ctypes.data + lo, table.ctypes.data, out.ctypes.data + size * lo, size, hi - lo)
 
-        def run() -> None:
-            lib.xr_lookup8(*args)
-            keep_alive(s8, table, out)
-
-        return run
+        return c_call(lib.xr_lookup8, *args, keep=(s8, table, out))
 
     return split_job(opts, make, even_ranges(src.size, pool_chunks(opts)), src.size)
 
@@ -2081,10 +2001,6 @@ def ort_quantize(op, vals, out, ws, opts) -> list | None:
         args = (x.ctypes.data + 4 * p0 * h * w, dst.ctypes.data + p0 * oh * ow, p1 - p0, h, w, s, flo, fhi, zp,
                 *pads, padv & 0xFF)  # fmt: skip
 
-        def run() -> None:
-            lib.xr_quantize_float(*args)
-            keep_alive(x, dst)
-
-        return run
+        return c_call(lib.xr_quantize_float, *args, keep=(x, dst))
 
     return [("elementwise", split_job(opts, make, even_ranges(planes, pool_chunks(opts)), planes))]

@@ -87,7 +87,7 @@ from xrelay.dialects.relay.dtypes import too_large
 from xrelay.kernels import KERNELS
 from xrelay.kernels.winograd import WINOGRAD_G, winograd_weights
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError, Thunk
-from xrelay.runtime.native.library import native_kernels
+from xrelay.runtime.native.library import call_job, native_kernels
 from xrelay.runtime.native.workspace import (
     ELEMENTWISE_CHUNK,
     elementwise_scratch_bytes,
@@ -829,11 +829,26 @@ def split_job(
     ``make(0, extent)`` instead (one call each, no chunking overhead: the same values)."""
     if opts.pool is None or opts.pool.threads == 1 or len(ranges) <= 1:
         return make(0, extent)
+    tasks = [make(lo, hi) for lo, hi in ranges]
+    serial = make(0, extent)
+    native = call_job(opts.pool, fine_calls(make, fine, ranges) or tasks, serial)
+    if native is not None:
+        return native  # every chunk one C call: parts from C, without the GIL
     fine_tasks = None
     if fine is not None and len(fine) > len(ranges):
         fine_tasks = [make(lo, hi) for lo, hi in fine]
-    job = Job([make(lo, hi) for lo, hi in ranges], serial=make(0, extent), fine=fine_tasks)
+    job = Job(tasks, serial=serial, fine=fine_tasks)
     return functools.partial(opts.pool.run, job)
+
+
+def fine_calls(make: Callable[[int, int], Thunk], fine: list[tuple[int, int]] | None,
+               ranges: list[tuple[int, int]]) -> list[Thunk] | None:  # fmt: skip
+    """The chunks of the finer cut when there is one and they are C calls (a native job's
+    parts are claimed one by one, so a thread that loses its core leaves fewer behind)."""
+    if fine is None or len(fine) <= len(ranges):
+        return None
+    calls = [make(lo, hi) for lo, hi in fine]
+    return calls if all(hasattr(c, "c_call") for c in calls) else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -994,7 +1009,8 @@ def fixed_split(opts: Options, tasks: Sequence[Thunk]) -> Thunk:
     """``tasks`` on the pool, or in order on one thread (the same chunks either way)."""
     if opts.pool is None or opts.pool.threads == 1 or len(tasks) <= 1:
         return in_sequence(tasks)
-    return functools.partial(opts.pool.run, Job(tasks))
+    native = call_job(opts.pool, tasks, in_sequence(tasks))
+    return native if native is not None else functools.partial(opts.pool.run, Job(tasks))
 
 
 def _winograd(x, w, out, ws, pads, tile, opts):

@@ -29,6 +29,8 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import platform
+import struct
 import subprocess
 import sys
 from collections.abc import Callable
@@ -39,7 +41,17 @@ import numpy as np
 from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import cached_library
 
-__all__ = ["NativeError", "native_chain", "native_kernels", "native_run", "spin_wait"]
+__all__ = [
+    "NativeError",
+    "c_call",
+    "call_job",
+    "call_part",
+    "call_table",
+    "native_chain",
+    "native_kernels",
+    "native_run",
+    "spin_wait",
+]
 
 
 class NativeError(TVMError):
@@ -111,9 +123,7 @@ class _Kernel:
         cargs, keep = self._convert(first.dtype, *args)
         fn = self._fns[suffix]
         fn.argtypes = None
-        call = functools.partial(fn, *cargs)
-        call.keep = keep  # type: ignore[attr-defined]  # the arrays the pointers point into
-        return call
+        return c_call(fn, *cargs, keep=keep)  # keep: the arrays the pointers point into
 
     def __call__(self, *args: Any) -> None:
         self.bind(*args)()
@@ -307,6 +317,155 @@ _CONVERTERS = {
 }
 
 _STATE: dict[str, Any] = {}
+
+
+# --------------------------------------------------------------------------------------------
+# One C call as data: what the native pool runs from C (no Python, no GIL)
+
+_CALL_INTS, _CALL_FPS = 24, 8
+"""Integer-class and floating-point argument slots of a call row (``xrelay_call_part``)."""
+
+_WORDS = (ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_ssize_t)
+_HALF_WORDS = (ctypes.c_int32, ctypes.c_uint32)
+_FLOATS = {ctypes.c_float: "<f", ctypes.c_double: "<d"}
+
+
+def _calls_from_c() -> bool:
+    """Whether rows of C calls can be called from C here: the System V x86-64 and AAPCS64
+    (Linux) conventions place integer-class and floating-point arguments independently, in
+    order, 8 bytes a stack slot (``xrelay_call_part``); Windows and Apple arm64 do not."""
+    return sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64")
+
+
+def _word(t: Any, v: Any) -> int | None:
+    """The 64-bit integer the argument ``v`` of C type ``t`` (None: untyped, ``v`` a ctypes
+    value) is passed as, or None where it is not an integer-class word."""
+    if t is None:
+        if not isinstance(v, (*_WORDS, *_HALF_WORDS)):
+            return None
+        t, v = type(v), v.value
+    elif isinstance(v, ctypes._SimpleCData):
+        v = v.value
+    if not (t in _WORDS or t in _HALF_WORDS or (isinstance(t, type) and issubclass(t, ctypes._Pointer))):
+        return None
+    if v is None:
+        return 0
+    if isinstance(v, (bytes, str, float, ctypes._Pointer)):
+        return None  # (an address that lives as long as a Python object, or not an integer)
+    try:
+        word = int(v)
+    except (TypeError, ValueError):
+        return None
+    if t in _HALF_WORDS and not -(2**31) <= word < 2**32:
+        return None
+    return (word + 2**63) % 2**64 - 2**63
+
+
+def _fp_bits(t: Any, v: Any) -> int | None:
+    """The raw bits a floating-point argument is passed with (a float's in the low 32), as a
+    signed 64-bit integer."""
+    if t is None:
+        if type(v) not in _FLOATS:
+            return None
+        t, v = type(v), v.value
+    elif isinstance(v, ctypes._SimpleCData):
+        v = v.value
+    fmt = _FLOATS.get(t)
+    if fmt is None:
+        return None
+    try:
+        raw = struct.pack(fmt, float(v))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return int.from_bytes(raw.ljust(8, b"\0"), "little", signed=True)
+
+
+def _call_row(fn: Any, args: tuple) -> tuple[int, ...] | None:
+    """``fn(*args)`` as a row of ``xrelay_call_part``'s table, or None where it cannot be one
+    (an argument of another type, too many arguments, a return value passed in memory, a
+    calling convention that places arguments otherwise)."""
+    if not isinstance(fn, ctypes._CFuncPtr) or not _calls_from_c() or call_part() is None:
+        return None
+    types = fn.argtypes
+    if types is not None and len(types) != len(args):
+        return None
+    rest = fn.restype
+    if rest is not None and rest not in (*_WORDS, *_HALF_WORDS, *_FLOATS):
+        return None
+    ints: list[int] = []
+    fps: list[int] = []
+    for i, v in enumerate(args):
+        t = None if types is None else types[i]
+        word = _word(t, v)
+        if word is not None:
+            ints.append(word)
+            continue
+        bits = _fp_bits(t, v)
+        if bits is None:
+            return None
+        fps.append(bits)
+    if len(ints) > _CALL_INTS or len(fps) > _CALL_FPS:
+        return None
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    return (address, *ints, *[0] * (_CALL_INTS - len(ints)), *fps, *[0] * (_CALL_FPS - len(fps)))
+
+
+def c_call(fn: Any, *args: Any, keep: Any = ()) -> Callable[[], Any]:
+    """A thunk calling the ctypes function ``fn(*args)`` (``keep``: what the arguments'
+    addresses point into, held as long as the thunk). Where the call can be made from C
+    (integer, pointer, float and double arguments on Linux x86-64 or aarch64), it carries
+    ``c_call``, its row of ``xrelay_call_part``'s table: ``call_job`` runs a job of such
+    calls on the native pool without Python, and ``native.steps.join_steps`` chains single
+    ones with the native jobs around them. The same C function with the same arguments
+    either way, so the same bits."""
+    thunk = functools.partial(fn, *args)
+    thunk.keep = keep  # type: ignore[attr-defined]
+    row = _call_row(fn, args)
+    if row is not None:
+        thunk.c_call = row  # type: ignore[attr-defined]
+    return thunk
+
+
+def call_table(calls: Any) -> np.ndarray:
+    """The rows (``c_call``) of the thunks ``calls`` as ``xrelay_call_part``'s table."""
+    return np.ascontiguousarray([c.c_call for c in calls], np.int64)
+
+
+def call_job(pool: Any, calls: Any, serial: Callable[[], Any]) -> Callable[[], None] | None:
+    """One thunk running the ``c_call`` thunks ``calls`` (the parts of one job, each writing
+    its own part of the result) on ``pool``'s threads from C (``WorkerPool.run_native``), or
+    ``serial`` (what one thread runs instead) in one-thread runs; None when a call has no
+    row or the pool runs no native jobs. It carries ``native_job``, so consecutive ones are
+    chained (``native.steps.join_steps``)."""
+    calls = tuple(calls)
+    fn = call_part()
+    if fn is None or pool is None or not pool.native or not calls:
+        return None
+    if not all(hasattr(c, "c_call") for c in calls):
+        return None
+    table = call_table(calls)
+    post = functools.partial(pool.run_native, fn, table.ctypes.data, len(calls), pool.threads, serial)
+
+    def run(held: tuple = (table, calls)) -> None:  # holds the table and the calls' arrays
+        post()
+
+    run.native_job = (pool, fn, table.ctypes.data, len(calls), pool.threads)  # type: ignore[attr-defined]
+    run.serial = serial  # type: ignore[attr-defined]
+    return run
+
+
+def call_part() -> int | None:
+    """The address of ``xrelay_call_part`` (a native job's part function running one row of a
+    call table), None without the native library."""
+    if "call_part" not in _STATE:
+        address = None
+        if native_kernels() is not None:
+            lib = _STATE["lib"]
+            lib.xrelay_call_width.restype = ctypes.c_int64
+            if lib.xrelay_call_width() == 1 + _CALL_INTS + _CALL_FPS:
+                address = ctypes.cast(lib.xrelay_call_part, ctypes.c_void_p).value
+        _STATE["call_part"] = address
+    return _STATE["call_part"]
 
 
 def spin_wait() -> Callable[[int, int, int, int], int] | None:

@@ -121,6 +121,38 @@ int64_t xrelay_native_chain(const int64_t *jobs, int64_t n) {
     return last < 0 ? -1 : shared;
 }
 
+/* A native job of C calls (xrelay.runtime.native.library.c_call): part p calls the function
+ * of row p of the table `job` with that row's arguments, without Python. Row p holds the
+ * function's address, XR_CALL_INTS integer-class arguments (pointers and integers, in order)
+ * and XR_CALL_FPS floating-point ones (in order, each as the raw bits of a double, or of a
+ * float in the low 32 bits). The call passes every slot, as the function pointer type below:
+ * on the System V x86-64 and AAPCS64 calling conventions (the only ones library.py lets
+ * build such a row) the integer-class and floating-point arguments fill their own register
+ * files in order and the integer ones beyond the registers go to the stack in order, 8 bytes
+ * each, so the callee finds its own parameters where it looks and never reads the extra
+ * slots (which the caller pushes and removes). A float parameter reads the low 32 bits of its
+ * vector register. */
+#include <string.h>
+#define XR_CALL_INTS 24
+#define XR_CALL_FPS 8
+#define XR_CALL_WIDTH (1 + XR_CALL_INTS + XR_CALL_FPS)
+typedef void (*xr_call_fn)(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                           i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, double, double,
+                           double, double, double, double, double, double);
+
+int64_t xrelay_call_width(void) { return XR_CALL_WIDTH; }
+
+void xrelay_call_part(const void *job, int64_t part, int64_t slot) {
+    (void)slot;
+    const int64_t *r = (const int64_t *)job + part * XR_CALL_WIDTH, *a = r + 1;
+    double d[XR_CALL_FPS];
+    memcpy(d, r + 1 + XR_CALL_INTS, sizeof d);
+    ((xr_call_fn)(intptr_t)r[0])(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+                                 a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19],
+                                 a[20], a[21], a[22], a[23], d[0], d[1], d[2], d[3], d[4], d[5],
+                                 d[6], d[7]);
+}
+
 /* Wait until *seq != seen, for at most max_ns nanoseconds, without sleeping (called through
    ctypes, so without the GIL): 1 if it changed, else 0. A pool worker waits here between
    jobs; waking a sleeping thread costs the next job tens of microseconds on a virtual

@@ -18,9 +18,10 @@ from xdsl.dialects import func
 from xrelay.dialects.relay import ConstantOp
 from xrelay.runtime.compiled import CompiledFunction
 from xrelay.runtime.native.fast_kernels import compile_function
+from xrelay.runtime.native.library import call_part, call_table, native_chain
 from xrelay.runtime.native.makers import FAST, LOOKUPS, PAD_READERS
 
-__all__ = ["bind_step", "bind_function", "join_steps"]
+__all__ = ["bind_function", "bind_step", "chain_link", "join_steps"]
 
 
 def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any) -> CompiledFunction:
@@ -56,43 +57,71 @@ def bind_function(
 
 def join_steps(steps: list[CompiledFunction], park: Any, one: bool) -> list[Any]:
     """``run``'s thunks for a run of consecutive native steps: their thunks in order, each run
-    of two or more consecutive native jobs of one pool (``native_thunk``'s ``native_job``)
-    replaced by one thunk running them in one C call (``WorkerPool.run_native_chain``; each
-    job still waits for all its parts, so the next reads its results). With ``one`` (the
-    one-thread program) the thunks as they are: each runs its uncut kernel."""
+    of two or more consecutive native jobs (``native_job``: ``fast_int8.native_thunk``,
+    ``library.call_job``) and single C calls (``library.c_call``: a job of one part, run on the
+    calling thread) replaced by one thunk running them in one C call
+    (``WorkerPool.run_native_chain``; each job still waits for all its parts, so the next
+    reads its results). With ``one`` (the one-thread program) the thunks as they are: each
+    runs its uncut kernel."""
     thunks = [t for c in steps for _, _, t in c.thunks]
     if one:
         return thunks
     out: list[Any] = []
-    run: list[Any] = []
+    run: list[tuple[Any, tuple]] = []  # (thunk, its (pool or None, fn, job, parts, slots))
 
     def flush() -> None:
         if len(run) < 2:
-            out.extend(run)
+            out.extend(t for t, _ in run)
         else:
             out.append(_chain(list(run)))
         run.clear()
 
     for t in thunks:
-        job = getattr(t, "native_job", None)
-        if job is None or (run and run[0].native_job[0] is not job[0]):
+        job = chain_link(t)
+        pools = {q[0] for _, q in run if q[0] is not None}
+        if job is None or (job[0] is not None and pools and job[0] not in pools):
             flush()
         if job is None:
             out.append(t)
         else:
-            run.append(t)
+            run.append((t, job))
     flush()
     return out
 
 
-def _chain(thunks: list[Any]) -> Any:
-    """One thunk running the native jobs of ``thunks`` (all of one pool) in one C call."""
-    pool = thunks[0].native_job[0]
-    quads = np.ascontiguousarray([t.native_job[1:] for t in thunks], np.int64)
-    address, count, each = quads.ctypes.data, len(thunks), tuple(thunks)
-    chain = pool.run_native_chain
+def chain_link(t: Any) -> tuple | None:
+    """``(pool, fn, job, parts, slots)`` of a thunk a chain can run from C: a native job (its
+    pool's), or a single C call (``c_call``: one part on the calling thread, any pool), else
+    None."""
+    job = getattr(t, "native_job", None)
+    if job is not None:
+        return job
+    if getattr(t, "c_call", None) is not None and call_part() is not None:
+        table = call_table([t])
+        t.chain_table = table  # type: ignore[attr-defined]  # (held by the thunk)
+        return (None, call_part(), table.ctypes.data, 1, 1)
+    return None
+
+
+def _chain(links: list[tuple[Any, tuple]]) -> Any:
+    """One thunk running the native jobs and C calls of ``links`` in one C call (on the pool
+    of its jobs; with single calls only, on the calling thread alone)."""
+    pool = next((q[0] for _, q in links if q[0] is not None), None)
+    quads = np.ascontiguousarray([q[1:] for _, q in links], np.int64)
+    address, count, each = quads.ctypes.data, len(links), tuple(t for t, _ in links)
+    if pool is None:
+        chain = native_chain()
+        assert chain is not None  # (a C call had a row: the library is loaded)
+
+        def inline(held: np.ndarray = quads, each: tuple = each) -> None:  # holds the quads and the calls
+            chain(address, count)
+
+        inline.chained = count  # type: ignore[attr-defined]
+        return inline
+    run_chain = pool.run_native_chain
 
     def run(held: np.ndarray = quads) -> None:  # holds the quads (each job's thunk in each holds its job)
-        chain(address, count, each)
+        run_chain(address, count, each)
 
+    run.chained = count  # type: ignore[attr-defined]
     return run
