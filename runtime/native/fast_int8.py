@@ -111,7 +111,7 @@ def _build_library():
     lib.xr_ort_layer_norm.restype = None
     lib.xr_ort_gelu.argtypes = [ptr, ptr, i64, i64, i64]
     lib.xr_ort_gelu.restype = None
-    lib.xr_bmm_u8x8.argtypes = [ptr, ptr, i64, ptr] + [i64] * 6 + [ptr]
+    lib.xr_bmm_u8x8.argtypes = [ptr, ptr, i64, ptr] + [i64] * 6 + [ptr] * 4
     lib.xr_bmm_u8x8.restype = None
     lib.xr_rowsum_8bit.argtypes = [ptr, i64, ptr, i64, i64, i64]
     lib.xr_rowsum_8bit.restype = None
@@ -1557,7 +1557,7 @@ def batch_matmul(op, vals, out, ws, opts) -> list | None:
     n = out.shape[2]
     lib = vnni_library()
     if lib is not None and a.dtype == np.uint8 and k % 4 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
-        return _vnni_batch_matmul(lib, a, b, out, bool(op.attrs["transpose_b"]), opts)
+        return _vnni_batch_matmul(lib, op, a, b, out, bool(op.attrs["transpose_b"]), opts)
     af = np.empty(a.shape, np.float32)
     bf = np.empty((nb, k, n), np.float32)
     tmp = np.empty((m, n), np.float32)
@@ -1577,24 +1577,210 @@ def batch_matmul(op, vals, out, ws, opts) -> list | None:
     return [("matmul", run)]
 
 
-def _vnni_batch_matmul(lib, a, b, out, trans_b: bool, opts) -> list:
+class BmmTerms(ctypes.Structure):
+    """``xr_bmm_terms`` of ``int8_gemm.c``: the integer terms added to each sum of a batch product."""
+
+    _fields_ = [("rows", ctypes.c_void_p), ("cols", ctypes.c_void_p),
+                *[(f, ctypes.c_int64) for f in ("rstride", "cstride", "rcoef", "ccoef", "c0")]]  # fmt: skip
+
+
+_I32 = np.dtype(np.int32)
+
+
+class _Linear:
+    """An int32 value of a function as ``acc * accumulator + sum(coef * array) + c0``, wrapping
+    like numpy's int32: each array term ``(buffer, its shape as broadcast, coefficient)``."""
+
+    def __init__(self, acc: int = 0, terms: list | None = None, c0: int = 0) -> None:
+        self.acc, self.terms, self.c0 = acc, terms or [], c0
+
+    def scaled(self, f: int) -> _Linear:
+        return _Linear(self.acc * f, [(a, sh, c * f) for a, sh, c in self.terms], self.c0 * f)
+
+    def plus(self, other: _Linear) -> _Linear:
+        return _Linear(self.acc + other.acc, self.terms + other.terms, self.c0 + other.c0)
+
+
+def _linear_of(v, acc, opts, used: list, depth: int = 0) -> _Linear | None:
+    """``v`` (int32) as a ``_Linear`` of the product's result ``acc``: sums, differences and
+    multiples by constant scalars of constants, the function's inputs (their buffers) and their
+    ``expand_dims``/``reshape``. ``used`` collects the ops read; None for anything else."""
+    from xrelay.dialects.relay import dtype_of, numpy_dtype
+
+    if v is acc:
+        return _Linear(acc=1)
+    t = getattr(v, "type", None)
+    if depth > 16 or getattr(t, "element_type", None) is None or numpy_dtype(dtype_of(t.element_type)) != _I32:
+        return None
+    shape = tuple(t.get_shape())
+    c = opts.constant(v)
+    if c is not None:
+        c = np.asarray(c)
+        if c.size == 1:
+            return _Linear(c0=int(c.reshape(())))
+        return _Linear(terms=[(np.ascontiguousarray(c, np.int32), shape, 1)])
+    owner = getattr(v, "owner", None)
+    name = getattr(owner, "RELAY_NAME", None)
+    if name is None:  # an input of the function: its buffer, read when the kernel runs
+        return _leaf(v, shape, opts)
+    if name in ("add", "subtract"):
+        x, y = (_linear_of(u, acc, opts, used, depth + 1) for u in owner.operands)
+        if x is None or y is None:
+            return None
+        used.append(owner)
+        return x.plus(y if name == "add" else y.scaled(-1))
+    if name == "multiply":
+        x, y = (_linear_of(u, acc, opts, used, depth + 1) for u in owner.operands)
+        if x is None or y is None:
+            return None
+        for f, g in ((x, y), (y, x)):
+            if f.acc == 0 and not f.terms:  # a constant scalar factor
+                used.append(owner)
+                return g.scaled(f.c0)
+        return None
+    if name in ("expand_dims", "reshape"):
+        src = owner.operands[0]
+        x = _linear_of(src, acc, opts, used, depth + 1)
+        before = tuple(src.type.get_shape())
+        if x is None or x.acc or any(sh != before for _, sh, _ in x.terms):
+            return None
+        used.append(owner)
+        return _Linear(terms=[(a, shape, f) for a, _, f in x.terms], c0=x.c0)
+    return _leaf(v, shape, opts)  # made by an earlier op: its buffer
+
+
+def _leaf(v, shape: tuple, opts) -> _Linear | None:
+    """A value the kernel reads as it is when it runs: an input or an earlier op's result."""
+    buf = opts.available(v)
+    if buf is None or buf.dtype != _I32 or not buf.flags.c_contiguous or buf.size == 1:
+        return None
+    return _Linear(terms=[(buf, shape, 1)])
+
+
+def _bmm_terms(op, shape: tuple, opts) -> tuple[BmmTerms, Any, list] | None:
+    """The int32 adds and subtracts after a batch product ``op`` (``nb x m x n``) of terms
+    broadcast along its rows or columns -- its zero-point terms, ``- zb * rowsum(a)``,
+    ``k * za * zb - za * colsum(b)`` as fake-quantization-to-integer writes them -- folded
+    into ``xr_bmm_terms``: (the terms, the last op of the chain, arrays to keep alive). The
+    chain's ops and those computing only its terms are claimed; None when there is no chain
+    or a term is not one row array, one column array and constants."""
+    nb, m, n = shape
+    r, last, form, chain, used = op.results[0], None, _Linear(acc=1), [], []
+    while True:
+        user = _single_user(r, "add") or _single_user(r, "subtract")
+        if user is None or shape_of_result(user) != tuple(shape):
+            break
+        read: list = []
+        f = _linear_of(user.results[0], r, opts, read)
+        if f is None or f.acc != 1:
+            break
+        form = form.plus(_Linear(terms=f.terms, c0=f.c0))  # r's own form, plus the user's terms
+        chain.append(user)
+        used += read
+        r, last = user.results[0], user
+    if last is None:
+        return None
+    rows, cols, keep = {}, {}, []
+    for arr, sh, coef in form.terms:
+        while len(sh) > 3 and sh[0] == 1:
+            sh = sh[1:]
+        full = (1,) * (3 - len(sh)) + sh
+        if len(full) != 3 or full[0] not in (1, nb) or arr.size != int(np.prod(full)):
+            return None
+        if full[1:] == (m, 1):
+            side, stride = rows, m
+        elif full[1:] == (1, n):
+            side, stride = cols, n
+        else:
+            return None
+        key = (arr.ctypes.data, stride if full[0] == nb else 0)
+        held = side.setdefault(key, [arr, 0])
+        held[1] += coef
+    if len(rows) > 1 or len(cols) > 1:
+        return None
+    t = BmmTerms()
+    t.c0 = _wrap32(form.c0)
+    for side, ptr, stride, coef in ((rows, "rows", "rstride", "rcoef"), (cols, "cols", "cstride", "ccoef")):
+        for (address, step), (arr, f) in side.items():
+            setattr(t, ptr, address)
+            setattr(t, stride, step)
+            setattr(t, coef, _wrap32(f))
+            keep.append(arr)
+    # the chain, and the ops computing its terms whose every use is claimed (users come
+    # after their operands in `used`, so one pass from the end settles it)
+    claimed = set(chain)
+    for u in reversed(used):
+        if u not in claimed and all(use.operation in claimed for use in u.results[0].uses):
+            claimed.add(u)
+    opts.claimed += [u for u in used if u in claimed]
+    opts.scratch += keep
+    return t, last, keep
+
+
+def _wrap32(v: int) -> int:
+    """``v`` modulo 2^32 as a signed int32 (the wrapping of numpy's int32 arithmetic)."""
+    return (int(v) + 2**31) % 2**32 - 2**31
+
+
+def _vnni_batch_matmul(lib, op, a, b, out, trans_b: bool, opts) -> list:
     """uint8 ``a`` times an 8-bit ``b`` (``b^T`` with ``trans_b``) per batch in the VNNI
     product (``xr_bmm_u8x8``: a uint8 ``b`` shifted into int8 and the shift given back from
     each row's sum, exact in int32), the batches cut between the pool's threads, each range
-    with its own packing buffer."""
+    with its own packing buffer. The function's zero-point terms after the product
+    (``_bmm_terms``) are added in the kernel, and a per-tensor requantize after them
+    (``_fused_requant``) runs on each row there, so the int32 sums never reach the arena."""
     nb, m, k = a.shape
     n = out.shape[2]
     pack_bytes = -(-n // 16) * 16 * k
     unsigned = int(b.dtype == np.uint8)
+    found = _bmm_terms(op, out.shape, opts)
+    terms, last, keep = found if found is not None else (None, op, [])
+    dst, epi = out, None
+    requant = _bmm_requant(last, out.shape, opts)
+    if requant is not None:
+        epi, dst, held = requant
+        keep += held
+    elif found is not None:
+        res = last.results[0]
+        dst = opts.dest.get(res)
+        if dst is None:
+            dst = np.empty(out.shape, np.int32)
+            opts.scratch.append(dst)
+            opts.produced[res] = dst
+        if dst.shape != out.shape or not dst.flags.c_contiguous:
+            raise AssertionError("a batch product's result is a contiguous array of its shape")  # _assign_destinations
+        opts.result_unused = True
+    t_ptr = None if terms is None else ctypes.addressof(terms)
+    e_ptr = None if epi is None else ctypes.addressof(epi)
 
     def make(b0: int, b1: int) -> Any:
         pack = np.empty(pack_bytes, np.int8)
-        opts.scratch.append(pack)
-        args = (a.ctypes.data, b.ctypes.data, unsigned, out.ctypes.data, m, k, n, int(trans_b), b0, b1, pack.ctypes.data)
+        acc = np.empty((m, n) if epi is not None else 1, np.int32)
+        opts.scratch += [pack, acc]
+        args = (a.ctypes.data, b.ctypes.data, unsigned, dst.ctypes.data, m, k, n, int(trans_b), b0, b1,
+                pack.ctypes.data, t_ptr, e_ptr, acc.ctypes.data)  # fmt: skip
 
-        return c_call(lib.xr_bmm_u8x8, *args, keep=(a, b, out, pack))
+        return c_call(lib.xr_bmm_u8x8, *args, keep=(a, b, dst, pack, acc, terms, epi, *keep))
 
     return [("matmul", split_job(opts, make, even_ranges(nb, pool_chunks(opts)), nb))]
+
+
+def _bmm_requant(last, shape: tuple, opts) -> tuple | None:
+    """``_fused_requant`` of the batch product's int32 result ``last`` when ``xr_bmm_u8x8``'s
+    rows can take it: one multiplier for the tensor, no int32 offset left, no bias add; the
+    claims are undone otherwise."""
+    before = (len(opts.claimed), len(opts.scratch), dict(opts.produced), opts.result_unused)
+    found = _fused_requant(last, shape, opts, axis=len(shape) - 1)
+    if found is None:
+        return None
+    epi = found[0]
+    if not epi.per_channel and not epi.offset and not epi.add_t:
+        return found
+    del opts.claimed[before[0]:], opts.scratch[before[1]:]
+    opts.produced.clear()
+    opts.produced.update(before[2])
+    opts.result_unused = before[3]
+    return None
 
 
 def cast(op, vals, out, ws, opts) -> list | None:

@@ -2019,18 +2019,30 @@ void xr_ort_softmax(const uint8_t *x, uint8_t *y, const float *table, i64 d, flo
     }
 }
 
-/* nn.batch_matmul of a uint8 A (m x k rows, k a multiple of 4) and an 8-bit B, int32 results:
- * batches [b0, b1) of c[b] (m x n) = a[b] . b[b]^T (trans_b: b[b] is n x k) or a[b] . b[b]
- * (b[b] is k x n). B is packed per batch into the VNNI product's layout (pack: n rounded up to
- * 16, times k bytes) -- a uint8 B shifted by 128 into int8 (b ^ 0x80), the shift given back
- * exactly in int32 as 128 times each A row's sum -- and multiplied by xr_gemm_tile. */
-void xr_bmm_u8x8(const uint8_t *a, const uint8_t *b, i64 b_unsigned, int32_t *c, i64 m, i64 k, i64 n, i64 trans_b,
-                 i64 b0, i64 b1, int8_t *pack) {
+/* The integer terms a quantized batch product adds to each sum (xr_bmm_u8x8): its zero-point
+ * terms, r[b][i][j] = acc + rcoef * rows[b * rstride + i] + ccoef * cols[b * cstride + j] + c0
+ * in wrapping int32 (numpy's), rows / cols NULL when absent: (a - za)(b - zb) summed over k is
+ * a.b - zb * rowsum(a) - za * colsum(b) + k * za * zb. */
+typedef struct {
+    const int32_t *rows, *cols;
+    i64 rstride, cstride, rcoef, ccoef, c0;
+} xr_bmm_terms;
+
+/* nn.batch_matmul of a uint8 A (m x k rows, k a multiple of 4) and an 8-bit B: batches [b0, b1)
+ * of c[b] (m x n) = a[b] . b[b]^T (trans_b: b[b] is n x k) or a[b] . b[b] (b[b] is k x n). B is
+ * packed per batch into the VNNI product's layout (pack: n rounded up to 16, times k bytes) -- a
+ * uint8 B shifted by 128 into int8 (b ^ 0x80), the shift given back exactly in int32 as 128
+ * times each A row's sum -- and multiplied by xr_gemm_tile. With t, its terms are added to each
+ * sum in the same pass as the shift (no int32 pass of its own); with e (a per-tensor requantize,
+ * no offset) the sums go to acc (m x n int32, this range's own) and each row is requantized
+ * into c's bytes (xr_epi_row), else c holds the int32 sums. */
+void xr_bmm_u8x8(const uint8_t *a, const uint8_t *b, i64 b_unsigned, void *c, i64 m, i64 k, i64 n, i64 trans_b,
+                 i64 b0, i64 b1, int8_t *pack, const xr_bmm_terms *t, const xr_epi *e, int32_t *acc) {
     const i64 k4 = k / 4, blocks = (n + 15) / 16;
     const uint8_t flip = b_unsigned ? 0x80 : 0x00;
     for (i64 bt = b0; bt < b1; ++bt) {
         const uint8_t *ab = a + bt * m * k, *bb = b + bt * n * k;
-        int32_t *cb = c + bt * m * n;
+        int32_t *cb = e != NULL ? acc : (int32_t *)c + bt * m * n;
         for (i64 blk = 0; blk < blocks; ++blk)
             for (i64 kk = 0; kk < k4; ++kk)
                 for (i64 j = 0; j < 16; ++j) {
@@ -2042,13 +2054,28 @@ void xr_bmm_u8x8(const uint8_t *a, const uint8_t *b, i64 b_unsigned, int32_t *c,
                     }
                 }
         xr_gemm_tile(ab, pack, cb, m, 0, m, k, n, 0, blocks, NULL, 1);
-        if (b_unsigned)
+        if (b_unsigned || t != NULL) {
+            const int32_t *rows = t && t->rows ? t->rows + bt * t->rstride : NULL;
+            const int32_t *cols = t && t->cols ? t->cols + bt * t->cstride : NULL;
+            const uint32_t rc = t ? (uint32_t)t->rcoef : 0u, cc = t ? (uint32_t)t->ccoef : 0u;
+            const uint32_t c0 = t ? (uint32_t)t->c0 : 0u;
             for (i64 i = 0; i < m; ++i) {
-                int32_t s = 0;
-                for (i64 t = 0; t < k; ++t) s += ab[i * k + t];
-                const int32_t shift = 128 * s;
-                for (i64 j = 0; j < n; ++j) cb[i * n + j] += shift;
+                uint32_t shift = c0;
+                if (b_unsigned) {
+                    uint32_t s = 0;
+                    for (i64 q = 0; q < k; ++q) s += ab[i * k + q];
+                    shift += 128u * s;
+                }
+                if (rows) shift += rc * (uint32_t)rows[i];
+                int32_t *ci = cb + i * n;
+                if (cols)
+                    for (i64 j = 0; j < n; ++j) ci[j] = (int32_t)((uint32_t)ci[j] + shift + cc * (uint32_t)cols[j]);
+                else
+                    for (i64 j = 0; j < n; ++j) ci[j] = (int32_t)((uint32_t)ci[j] + shift);
             }
+        }
+        if (e != NULL)
+            for (i64 i = 0; i < m; ++i) xr_epi_row(e, c, (bt * m + i) * n, 0, cb + i * n, n);
     }
 }
 

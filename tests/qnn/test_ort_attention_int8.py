@@ -99,7 +99,7 @@ def test_batch_matmul_kernel_is_exact(int8_library, b_dtype, trans_b, m, k, n):
     out = np.empty((3, m, n), np.int32)
     pack = np.empty(-(-n // 16) * 16 * k, np.int8)
     lib.xr_bmm_u8x8(a.ctypes.data, b.ctypes.data, int(b_dtype == "uint8"), out.ctypes.data, m, k, n, int(trans_b), 0, 3,
-                    pack.ctypes.data)  # fmt: skip
+                    pack.ctypes.data, None, None, None)  # fmt: skip
     np.testing.assert_array_equal(out, want)
 
 
@@ -115,3 +115,77 @@ def test_zero_point_row_sums_read_the_bytes(counting, quantized):
         labels = [lab for lab, _, _ in compiled.thunks]
         if "sum" in labels:
             assert "cast" not in labels, name
+
+
+def test_zero_point_terms_run_in_the_products_kernel(counting, quantized):
+    """The zero-point terms after both products (``- zb * rowsum(a)``, ``k za zb - za *
+    colsum(b)``) are added in ``xr_bmm_u8x8`` (its terms argument set), so the products' steps
+    run no numpy pass, with onnxruntime's bits."""
+    model, shapes = quantized
+    with counting("xr_bmm_u8x8") as calls:
+        m = qm.build(model, integer=True)
+        _same_bits(model, m, _feeds(shapes, 3, 4))
+    assert calls and all(c[11] is not None for c in calls)
+    products = [c for name, _, c in m.executor.steps if "batch_matmul" in name]
+    assert len(products) == 2
+    for compiled in products:
+        assert [lab for lab, _, _ in compiled.thunks] == ["nn.batch_matmul"]
+
+
+def _terms(arr, rstride, rcoef, cols, cstride, ccoef, c0):
+    from xrelay.runtime.native.fast_int8 import BmmTerms
+
+    t = BmmTerms()
+    t.rows = None if arr is None else arr.ctypes.data
+    t.cols = None if cols is None else cols.ctypes.data
+    t.rstride, t.rcoef, t.cstride, t.ccoef, t.c0 = rstride, rcoef, cstride, ccoef, c0
+    return t
+
+
+@pytest.mark.parametrize("b_dtype", ["uint8", "int8"])
+@pytest.mark.parametrize("m, k, n", [(24, 16, 24), (9, 44, 37)])
+@pytest.mark.parametrize("batched", [True, False])
+def test_batch_matmul_kernel_adds_its_terms_wrapping_like_numpy(int8_library, b_dtype, m, k, n, batched):
+    """``xr_bmm_u8x8``'s terms: a row array, a column array (per batch or one for all
+    batches), their coefficients and a constant added to each sum in wrapping int32, as numpy's
+    int32 arithmetic gives them (coefficients near 2^31 make every sum wrap)."""
+    import ctypes
+
+    lib = int8_library
+    rng = np.random.default_rng(m + n + k)
+    info = np.iinfo(b_dtype)
+    a = rng.integers(0, 256, (3, m, k)).astype(np.uint8)
+    b = rng.integers(info.min, info.max + 1, (3, n, k)).astype(b_dtype)
+    rows = rng.integers(-(2**31), 2**31, (3 if batched else 1, m, 1)).astype(np.int32)
+    cols = rng.integers(-(2**31), 2**31, (3 if batched else 1, 1, n)).astype(np.int32)
+    rc, cc, c0 = -(2**31) + 5, 2**31 - 7, 974848
+    with np.errstate(over="ignore"):
+        want = np.einsum("bmk,bnk->bmn", a.astype(np.int64), b.astype(np.int64)).astype(np.int32)
+        want = want + np.int32(rc) * rows + np.int32(cc) * cols + np.int32(c0)
+    out = np.empty((3, m, n), np.int32)
+    pack = np.empty(-(-n // 16) * 16 * k, np.int8)
+    t = _terms(rows, m if batched else 0, rc, cols, n if batched else 0, cc, c0)
+    lib.xr_bmm_u8x8(a.ctypes.data, b.ctypes.data, int(b_dtype == "uint8"), out.ctypes.data, m, k, n, 1, 0, 3,
+                    pack.ctypes.data, ctypes.addressof(t), None, None)  # fmt: skip
+    np.testing.assert_array_equal(out, want)
+
+
+def test_a_3d_product_requantizes_in_the_kernel_with_onnxruntimes_bits(counting):
+    """A QDQ MatMul of two 3-D activations (no reshape between the product and its
+    requantize, so they share a function): the zero-point terms and onnxruntime's requantize
+    run in ``xr_bmm_u8x8`` (its terms and epilogue arguments set), giving onnxruntime's bits."""
+    node = helper.make_node("MatMul", ["x", "y"], ["z"])
+    graph = helper.make_graph(
+        [node], "bmm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 10, 16]),
+                        helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 16, 21])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    f32 = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    rng = np.random.default_rng(5)
+    feeds = [{"x": rng.standard_normal((3, 10, 16)).astype(np.float32),
+              "y": rng.standard_normal((3, 16, 21)).astype(np.float32)} for _ in range(4)]  # fmt: skip
+    model = qm.quantize(f32, feeds[:2])
+    with counting("xr_bmm_u8x8") as calls:
+        m = qm.build(model, integer=True)
+        _same_bits(model, m, feeds[2:])
+    assert calls and all(c[11] is not None and c[12] is not None for c in calls)
