@@ -143,8 +143,20 @@ class RunChooser:
     time measures the all-threads program at once. One that then still measures slower
     (the idle time lied: a container's ``/proc/stat`` counts the host's CPUs) doubles
     ``free_after`` (up to ``FREE_MOST``), so a false signal costs about as often as the
-    schedule; one faster resets it. Under a load that stays the other cores are busy, the
-    signal never comes, and the schedule above is all that runs the team."""
+    schedule; one faster resets it.
+
+    **A load the signal saw.** Under a load that stays the other cores are busy and the
+    signal never says free. When a team run (a first estimate or a re-measurement) is
+    slower than the one-thread estimate right after one-thread runs that saw the other
+    cores busy, the signal has been right about this load: the team takes no second first
+    estimate and is re-measured only every ``EXPLORE_EVERY`` runs (the 2, 4, 8 steps are
+    for a chooser without a signal), since the signal brings it back as soon as the load
+    leaves. With one competing busy process the zoo's ``--busy`` rounds ran the team
+    (ConvNeXt-Tiny 122-165 ms, one thread 87-94 ms) in 3 of their 15 timed rounds, its first
+    estimates and the re-measurements 2 and 4 runs later; now in none. Where the signal
+    lies the other way (a container's ``/proc/stat`` counting a busy host), a load that left
+    is noticed up to ``EXPLORE_EVERY`` runs late instead of 2-8; without the signal (no
+    ``/proc/stat``) the schedule above runs unchanged."""
 
     EXPLORE_EVERY = 16
     FIRST = 2
@@ -180,6 +192,8 @@ class RunChooser:
         self._since = 0
         self.free_after = self.FREE_SECONDS
         self._one = [0.0, 0.0]  # one-thread seconds and other cores' idle seconds, this stretch
+        self._last: bool | None = None  # the last judged stretch's verdict (``_verdict``)
+        self._confirmed = False  # the last team run was slower under a load the signal saw
 
     @property
     def mean(self) -> list[float]:
@@ -199,7 +213,7 @@ class RunChooser:
             return 0, "first"
         if not self.samples[1]:
             return 1, "first"
-        if len(self.samples[0]) < self.FIRST:
+        if len(self.samples[0]) < self.FIRST and not self._confirmed:
             return 0, "first"
         if self._explore is not None:
             mode, self._explore = self._explore, None
@@ -221,11 +235,21 @@ class RunChooser:
     def _free(self) -> bool:
         """Whether the other cores were idle through the last stretch of one-thread runs
         (then a new stretch starts)."""
+        if self._one[0] < self.free_after:
+            return False
+        free = self._verdict()
+        self._one = [0.0, 0.0]
+        return bool(free)
+
+    def _verdict(self) -> bool | None:
+        """The idle signal of the one-thread runs since the last judgement: True, the other
+        cores were idle; False, busy; None, not known (no ``idle``, or under ``free_after``
+        seconds of one-thread time)."""
         seconds, idle = self._one
         if seconds < self.free_after:
-            return False
-        self._one = [0.0, 0.0]
-        return idle >= self.FREE_SHARE * self.spare * seconds
+            return self._last
+        self._last = idle >= self.FREE_SHARE * self.spare * seconds
+        return self._last
 
     def record(self, mode: int, seconds: float, settled: bool = True, idle: float | None = None) -> None:
         """The time the run chosen last took in ``mode``; ``settled`` False: the program was
@@ -234,8 +258,11 @@ class RunChooser:
         if self.trace is not None:
             self.trace.append((self.runs, mode, seconds, settled, self._why, idle))
         self.stats[mode] += 1
+        loaded = False
         if mode == 0:
-            self._one = [0.0, 0.0]
+            # the other cores were busy in the one-thread runs right before this team run
+            loaded = self._verdict() is False
+            self._one, self._last = [0.0, 0.0], None
         elif idle is not None:
             self._one[0] += seconds
             self._one[1] += idle
@@ -245,6 +272,14 @@ class RunChooser:
         slow = other >= 0 and seconds > other and len(self.samples[0]) >= self.FIRST
         # a team run the chooser preferred: one slow run is noise, SLOW_RUNS in a row a load
         self._slow = self._slow + 1 if slow else 0
+        if mode == 0:
+            # The team slower than one thread while the idle signal said the other cores were
+            # busy: the signal is right about this load, so the team needs no second first
+            # estimate and no re-measurement before EXPLORE_EVERY runs (``free`` still
+            # brings it back as soon as the cores idle).
+            self._confirmed = loaded and other >= 0 and seconds > other
+            if self._confirmed:
+                self._gap = self.EXPLORE_EVERY
         if slow and (mode == 1 or self._why != "best" or self._slow >= self.SLOW_RUNS):
             self._explore = 1 - mode  # slower than the other mode's estimate: measure it at once
             if self._why == "free":  # the idle cores did not make the team faster: trust less
