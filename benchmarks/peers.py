@@ -33,10 +33,15 @@ import numpy as np
 SPIN = os.environ.get("XRELAY_BENCH_ORT_SPIN", "0") == "1"
 
 
-def ort_session(model_bytes: bytes, spin: bool = SPIN):
+def ort_session(model_bytes: bytes, spin: bool = SPIN, profile_prefix: str | None = None):
+    """onnxruntime as the benchmarks run it; ``profile_prefix``: with its profiler on, the
+    trace written under that prefix (``end_profiling``)."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
+    if profile_prefix is not None:
+        so.enable_profiling = True
+        so.profile_file_prefix = profile_prefix
     so.intra_op_num_threads = 2
     so.inter_op_num_threads = 1
     so.log_severity_level = 3

@@ -22,7 +22,9 @@ built with ``xrelay.build(..., opt_level=3)`` and the defaults, as a user would.
   of each runtime in a fresh process of its own that loads the model as deployed (xrelay: the
   exported ``graph.json, lib.mlir, params.npz``; the others: the ``.onnx`` file) and runs it
   3 times (``VmHWM``), so no runtime pays for another's libraries or for the build;
-* ``--profile``: xrelay's time by op family (and the slowest steps) per model;
+* ``--profile``: xrelay's time by op family (and the slowest steps) per model, beside
+  onnxruntime's kernel time by the same families from its own profiler (``ort_family``:
+  its node types, a convolution depthwise or not by its weight's shape);
 * ``--busy``: one process spinning on a core beside both runtimes during the rounds;
   ``--busy-start SECONDS``: only during their first seconds (a load that passes); the runs
   of each of xrelay's programs (all threads, one thread: ``RunChooser``) are printed, and
@@ -107,6 +109,68 @@ def _profile(m, runs: int = 3, top: int = 8) -> dict:
     }
 
 
+ORT_FAMILIES = {
+    "matmul": ("Gemm", "MatMul", "FusedMatMul", "FusedGemm", "MatMulInteger", "QLinearMatMul"),
+    "pool": ("MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "ReduceMean", "NhwcMaxPool"),
+    "copy": ("ReorderInput", "ReorderOutput", "Transpose", "Reshape", "Concat", "Slice", "Split", "Gather",
+             "Flatten", "Squeeze", "Unsqueeze", "Expand", "Identity", "Cast", "Pad"),
+    "elementwise": ("Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid", "Tanh", "Erf", "Gelu", "FastGelu",
+                    "BiasGelu", "QuickGelu", "HardSigmoid", "HardSwish", "Sqrt", "Pow", "Exp", "Where", "Neg",
+                    "Max", "Min", "LeakyRelu", "BiasAdd", "Sum"),
+}  # fmt: skip
+"""onnxruntime's node types (after its graph optimisations) by xrelay's profile families;
+``Conv``/``FusedConv`` are ``depthwise`` or ``conv`` by their weight's shape, the rest
+``other`` (softmax, layer norm, attention, ...)."""
+
+
+def ort_family(op: str, shapes: list) -> str:
+    """The family of an onnxruntime node of type ``op`` whose inputs have ``shapes``: a
+    convolution whose weight ``(O, 1, kh, kw)`` has one input channel per group and as many
+    outputs as the data has channels is depthwise."""
+    if op in ("Conv", "FusedConv", "NhwcConv", "NhwcFusedConv"):
+        data, weight = (shapes + [[], []])[:2]
+        if len(weight) == 4 and len(data) == 4 and weight[1] == 1 and weight[0] == data[1] > 1:
+            return "depthwise"
+        return "conv"
+    return next((fam for fam, ops in ORT_FAMILIES.items() if op in ops), "other")
+
+
+def _ort_profile(model_bytes: bytes, feeds: dict, runs: int = 3) -> dict:
+    """onnxruntime's kernel time by family (milliseconds per run, and nodes per family) from
+    its profiler, over ``runs`` runs after one warm-up run. Its kernel times leave out its
+    dispatch between nodes; xrelay's step times include each step's call."""
+    from xrelay.runtime.files import scratch_dir
+
+    with scratch_dir("xrelay-bench-ortprof-") as tmp:
+        sess = ort_session(model_bytes, profile_prefix=os.path.join(tmp, "ort"))
+        for _ in range(1 + runs):
+            sess.run(None, feeds)
+        with open(sess.end_profiling()) as f:
+            events = json.load(f)
+    return ort_families(events)
+
+
+def ort_families(events: list[dict]) -> dict:
+    """Milliseconds per run by family, and nodes per family, from onnxruntime's profiler
+    trace (``Node`` events ``<node>_kernel_time``, microseconds): each node's mean over the
+    runs it appears in."""
+    per_node: dict[str, list] = {}  # node -> [family, total ms, runs seen]
+    for e in events:
+        if e.get("cat") != "Node" or not e.get("name", "").endswith("_kernel_time"):
+            continue
+        a = e.get("args", {})
+        shapes = [list(next(iter(d.values()))) for d in a.get("input_type_shape", []) if d]
+        row = per_node.setdefault(e["name"], [ort_family(a.get("op_name", ""), shapes), 0.0, 0])
+        row[1] += e["dur"] / 1000
+        row[2] += 1
+    families: dict[str, float] = collections.defaultdict(float)
+    nodes: dict[str, int] = collections.defaultdict(int)
+    for fam, ms, seen in per_node.values():
+        families[fam] += ms / seen
+        nodes[fam] += 1
+    return {"families": dict(families), "nodes": dict(nodes)}
+
+
 def measure(name: str, args: argparse.Namespace) -> dict:
     import onnx
 
@@ -124,8 +188,11 @@ def measure(name: str, args: argparse.Namespace) -> dict:
         m = xrelay.build(mod, params, opt_level=3, threads=args.threads, backends=backends)
     build_s = time.perf_counter() - t0
     del mod, params
-    sess = ort_session(model.SerializeToString())
+    model_bytes = model.SerializeToString()
+    sess = ort_session(model_bytes)
     del model
+    profiled_bytes = model_bytes if args.profile else None  # (onnxruntime's profile: a session of its own)
+    del model_bytes
     ov = None if args.no_openvino else ov_request(path)
     m.set_input(**feeds)
     m.run()
@@ -163,6 +230,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     }
     if args.profile:
         result["profile"] = _profile(m)
+        result["profile"]["ort"] = _ort_profile(profiled_bytes, feeds)
     if not args.no_rss:
         with scratch_dir("xrelay-bench-zoo-") as tmp:
             paths = [os.path.join(tmp, n) for n in ("graph.json", "lib.mlir", "params.npz")]
@@ -217,10 +285,13 @@ def profile_text(r: dict) -> str:
     from tabulate import tabulate
 
     p = r["profile"]
+    ort = p.get("ort") or {"families": {}, "nodes": {}}
+    names = list(p["families"]) + [k for k in ort["families"] if k not in p["families"]]
     fams = tabulate(
-        [[k, f"{v:.2f}", f"{100 * v / max(p['total_ms'], 1e-12):.1f}"] for k, v in p["families"].items()],
-        headers=["op family", "ms", "%"],
-    )
+        [[k, f"{p['families'].get(k, 0.0):.2f}", f"{100 * p['families'].get(k, 0.0) / max(p['total_ms'], 1e-12):.1f}",
+          f"{ort['families'].get(k, 0.0):.2f}", ort["nodes"].get(k, 0)] for k in names],
+        headers=["op family", "ms", "%", "onnxruntime ms", "its nodes"],
+    )  # fmt: skip
     steps = tabulate(
         [[i, n, b, ops[:70], f"{ms:.2f}"] for i, n, b, ops, ms in p["slowest"]],
         headers=["step", "function", "backend", "ops", "ms"],
@@ -235,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", default=list(zoo.MODELS), choices=list(zoo.MODELS))
     parser.add_argument("--pairs", type=int, default=15, help="timed rounds (default 15)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
-    parser.add_argument("--profile", action="store_true", help="xrelay's time by op family")
+    parser.add_argument("--profile", action="store_true", help="xrelay's and onnxruntime's time by op family")
     parser.add_argument("--busy", action="store_true", help="one competing busy process")
     parser.add_argument(
         "--busy-start", type=float, default=None, metavar="SECONDS",
