@@ -27,6 +27,7 @@ the bitwise reference for the C loop kernels.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -53,6 +54,7 @@ from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError
 from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
+from xrelay.runtime.native.library import c_call, call_job
 from xrelay.runtime.native.steps import bind_function
 from xrelay.runtime.npz import private_copy
 from xrelay.runtime.parallel import (
@@ -325,7 +327,7 @@ class Executor:
                     index = block.args.index(op.source)  # type: ignore[arg-type]
                     self.input_buffers[index] = env[op.source] = dst
                 else:
-                    compiled.thunks.append(("copy", "copy", _copy_thunk(dst, src)))
+                    compiled.thunks.append(("copy", "copy", _copy_thunk(dst, src, self.pool)))
                 self.steps.append(("memory.copy", "copy", compiled))
                 self.step_backends.append(TAKES_EVERY_STEP)
                 self.step_dests.append([dst])
@@ -341,11 +343,13 @@ class Executor:
                 raise ExecutorError(f"cannot execute '{op.name}' in @{self.entry}")
         self._park_before_engines()
         self.uses_blas = any(
-            b == TAKES_EVERY_STEP and name != "memory.copy" for (name, _, _), b in zip(self.steps, self.step_backends)
+            b == TAKES_EVERY_STEP and any(_may_call_blas(f, t) for _, f, t in c.thunks)
+            for (_, _, c), b in zip(self.steps, self.step_backends)
         )
-        """Whether a step may call numpy's BLAS (a native kernel step): only then does a run
-        limit BLAS to one thread (``blas_single_thread``, ~18 us a run with OpenBLAS loaded,
-        for nothing when every step is oneDNN's or a copy)."""
+        """Whether a step may call numpy's BLAS (a native step's thunk that is not a C call nor
+        an elementwise or copy pass): only then does a run limit BLAS to one thread
+        (``blas_single_thread``, 10-18 us a run with OpenBLAS loaded, for nothing when every
+        step is oneDNN's or C's: the int8 models)."""
         self._thunks = self._join_runs()
         self._thunks_one = self._join_runs(one=True) if self.pool.threads > 1 else None
         self.chooser = RunChooser(spare=self.pool.threads - 1)
@@ -631,11 +635,39 @@ def _inputs_in_place(block: Any) -> set[CopyOp]:
     return found
 
 
-def _copy_thunk(dst: np.ndarray, src: np.ndarray):
-    def copy() -> None:
-        np.copyto(dst, src)
+def _may_call_blas(family: str, thunk: Any) -> bool:
+    """Whether a native thunk may call numpy's BLAS: not a C call (``library.c_call``) or a
+    job of C parts, nor numpy's elementwise or copy passes."""
+    if hasattr(thunk, "c_call") or hasattr(thunk, "native_job"):
+        return False
+    return family not in ("elementwise", "copy")
 
-    return copy
+
+COPY_PART_BYTES = 1 << 16
+"""Least bytes of a part of a copy run on the pool (a part's hand-over costs ~1 us, 64 KiB
+take ~3 us to copy)."""
+
+
+def _copy_thunk(dst: np.ndarray, src: np.ndarray, pool: WorkerPool) -> Any:
+    """``dst[...] = src``: for C-contiguous arrays of one type and shape that do not overlap,
+    ``memmove`` calls made from C (``library.c_call``), in parts on the pool's threads when
+    the copy is large (``library.call_job``), so the copy chains with the native jobs after it
+    and wakes the pool's workers while it runs; else numpy's ``copyto``."""
+    same = dst.shape == src.shape and dst.dtype == src.dtype
+    if not (same and dst.flags.c_contiguous and src.flags.c_contiguous) or np.may_share_memory(dst, src):
+
+        def copy() -> None:
+            np.copyto(dst, src)
+
+        return copy
+    d, s, n = dst.ctypes.data, src.ctypes.data, dst.nbytes
+    whole = c_call(ctypes.memmove, d, s, n, keep=(dst, src))
+    parts = min(4 * pool.threads, n // COPY_PART_BYTES)
+    if parts < 2:
+        return whole
+    cut = [n * i // parts // 64 * 64 for i in range(parts)] + [n]
+    calls = [c_call(ctypes.memmove, d + lo, s + lo, hi - lo, keep=(dst, src)) for lo, hi in zip(cut, cut[1:])]
+    return call_job(pool, calls, whole) or whole
 
 
 # --------------------------------------------------------------------------------------------

@@ -79,7 +79,7 @@ def _tiny_int8_mobilenet(per_channel: bool):
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_an_int8_model_runs_as_a_few_c_calls_with_onnxruntimes_bits(per_channel):
     # A MobileNetV2 quantized by onnxruntime: every step's chunks are C calls, so run's
-    # program is the input's copy, a global pool's numpy ops and the rest in a couple of
+    # program is a global pool's numpy ops and the rest (the input's copy included) in a few
     # chains (no pool job of Python chunks, whose chunks each wait for the GIL); the outputs
     # are onnxruntime's and those of the steps' thunks called one by one
     f32, q, m = _tiny_int8_mobilenet(per_channel)
@@ -88,7 +88,9 @@ def test_an_int8_model_runs_as_a_few_c_calls_with_onnxruntimes_bits(per_channel)
     plain = [t for _, _, c in ex.steps for _, _, t in c.thunks]
     pool_jobs = [t for t in ex._thunks if getattr(getattr(t, "func", None), "__name__", "") == "run"]
     assert not pool_jobs
-    assert prog.python <= 4 and prog.chains <= 3 and prog.chained >= 40, prog
+    assert prog.python <= 3 and prog.chains <= 3 and prog.chained >= 40, prog
+    copies = [c for name, _, c in ex.steps if name == "memory.copy"]
+    assert copies and all(hasattr(t, "c_call") for c in copies for _, _, t in c.thunks)  # (in the chain)
     assert prog.thunks == prog.python + prog.chains and prog.dnnl_runs == 0 and prog.engine_switches == 0
     assert len(plain) >= prog.chained > 10 * prog.thunks // 2
     outs = []
@@ -142,3 +144,22 @@ def test_a_job_of_c_calls_runs_on_the_pool_and_in_chains():
     lib.xr_quantize_float(*_quantize_args(x, ref, 0.2, 1))
     assert all(np.array_equal(o, ref) for o in outs)
     assert len(join_steps(steps, pool.park, one=True)) == 3  # the one-thread program: one by one
+
+
+@needs_c
+def test_an_input_copy_is_memmove_calls_in_parts_on_the_pool():
+    from xrelay.runtime.executor import COPY_PART_BYTES, _copy_thunk
+    from xrelay.runtime.parallel import WorkerPool
+
+    pool = WorkerPool(2)
+    src = np.random.default_rng(2).standard_normal((3, 224, 225)).astype(np.float32)
+    dst = np.zeros_like(src)
+    copy = _copy_thunk(dst, src, pool)
+    assert copy.native_job[3] == 8 and src.nbytes > 8 * COPY_PART_BYTES  # four parts a thread
+    copy()
+    pool.park()
+    assert np.array_equal(dst, src)
+    small = np.zeros(100, np.float32)
+    assert hasattr(_copy_thunk(small, np.ones(100, np.float32), pool), "c_call")  # one call
+    strided = np.zeros((4, 8), np.float32)[:, ::2]
+    assert not hasattr(_copy_thunk(strided, np.ones((4, 4), np.float32), pool), "c_call")  # numpy's
