@@ -2133,7 +2133,14 @@ def lookup_thunk(src: np.ndarray, table: np.ndarray, out: np.ndarray, opts) -> A
 
         return c_call(lib.xr_lookup8, *args, keep=(s8, table, out))
 
-    return split_job(opts, make, even_ranges(src.size, pool_chunks(opts)), src.size)
+    parts = pool_chunks(opts) if src.size >= 2 * LOOKUP_PART else 1
+    return split_job(opts, make, even_ranges(src.size, parts), src.size)
+
+
+LOOKUP_PART = 65536
+"""Bytes a thread looks up at least: ``xr_lookup8`` does 64 a cycle or two, so a smaller
+tensor (a concatenation input's table, a QLinearMul side) costs less on the calling thread
+than the hand-over of a half to another (measured: GoogLeNet's 27 tables)."""
 
 
 def ort_quantize(op, vals, out, ws, opts) -> list | None:

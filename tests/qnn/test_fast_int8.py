@@ -639,6 +639,23 @@ def test_a_byte_table_looks_up_every_byte(count, in_place):
 
 
 @pytest.mark.usefixtures("int8_library")
+@pytest.mark.parametrize("size", [1, 50176, 2 * fast_int8.LOOKUP_PART - 1, 2 * fast_int8.LOOKUP_PART, 802816])
+def test_a_small_table_lookup_runs_on_the_calling_thread(size, monkeypatch):
+    """A lookup below two LOOKUP_PARTs is one range, run by the calling thread (no hand-over
+    to the pool for a concatenation input's few kilobytes); a larger one is cut between the
+    threads. Either way every byte is looked up."""
+    cuts = []
+    split = fast_int8.split_job
+    monkeypatch.setattr(fast_int8, "split_job", lambda opts, make, ranges, extent: (cuts.append(ranges), split(opts, make, ranges, extent))[1])
+    table = RNG.integers(0, 256, 256).astype(np.uint8)
+    src = RNG.integers(0, 256, size).astype(np.uint8)
+    out = np.zeros(size, np.uint8)
+    fast_int8.lookup_thunk(src, table, out, Options(pool=WorkerPool(2, adaptive=False)))()
+    np.testing.assert_array_equal(out, table[src])
+    assert len(cuts) == 1 and len(cuts[0]) == (1 if size < 2 * fast_int8.LOOKUP_PART else 2), (size, cuts)
+
+
+@pytest.mark.usefixtures("int8_library")
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_a_function_of_one_8bit_value_is_a_table_lookup(dtype, per_channel):
