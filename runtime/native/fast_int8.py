@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.dialects.memory import VIEW_OPS
 from xrelay.runtime.native.fast_kernels import chunk_count as pool_chunks
 from xrelay.runtime.native.fast_kernels import epilogue_thunks, even_ranges, im2col_numpy, split_job
 from xrelay.runtime.native.library import c_call
@@ -1980,7 +1981,9 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
     quantize -> QLinearMul of SiLU, hard-swish, a dequantized output, the float64 sides of
     QLinearAdd), each result it hands on is one of 256 values, so it is a table looked up by the
     8-bit value's byte (``xr_lookup8``), made here by running the chain's own reference kernels
-    on the 256 values (the same bits as running them on the tensor).
+    on the 256 values (the same bits as running them on the tensor). Reshapes (``VIEW_OPS``)
+    join a chain as the identity: onnxruntime's dequantize -> GELU -> quantize around BERT's
+    reshapes is one byte-to-byte table.
 
     ``ops``: the function's ops in order; ``returned``: the values it returns; ``fixed_value(v)``:
     a constant's value or None. Returns ``{op: (source value, table)}`` for every op of a
@@ -1997,11 +2000,12 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
         if not isinstance(op, RelayOp) or len(op.results) != 1 or getattr(op, "STATEFUL", False):
             continue
         r = op.results[0]
-        if getattr(op, "PATTERN", None) not in _TABLE_PATTERNS or not hasattr(r.type, "element_type"):
+        view = op.RELAY_NAME in VIEW_OPS  # the same elements in the same order: the identity
+        if (getattr(op, "PATTERN", None) not in _TABLE_PATTERNS and not view) or not hasattr(r.type, "element_type"):
             continue
         found = None
         ok = True
-        for v in op.operands:
+        for v in op.operands[:1] if view else op.operands:
             c = None if v in source else fixed_value(v)
             if c is not None:
                 if np.size(c) != 1:
@@ -2019,7 +2023,8 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
                 ok = False
                 break
             found = s
-        if not ok or found is None or tuple(shape_of(r.type)) != tuple(shape_of(found.type)):
+        # (the other operands are single values: the result has the source's elements in order)
+        if not ok or found is None or _count(shape_of(r.type)) != _count(shape_of(found.type)):
             continue
         source[r] = found
         members.setdefault(found, []).append(op)
@@ -2029,6 +2034,8 @@ def lookup_regions(ops: list, returned: set, fixed_value) -> dict:
             members[s], members[cut[0]] = cut[1], cut[2]
     regions: dict = {}
     for s, chain in members.items():
+        while chain and chain[-1].RELAY_NAME in VIEW_OPS:
+            chain.pop()  # a view at the end stays a view of the table's result (a returned one writes no buffer)
         if len(chain) < 2:
             continue
         inside = set(chain)
@@ -2081,6 +2088,10 @@ def _qlinear_add_cut(chain: list, source: dict, fixed_value) -> tuple | None:
     return q, head, tail
 
 
+def _count(shape) -> int:
+    return int(np.prod(tuple(shape), dtype=np.int64))
+
+
 def _is_8bit(v) -> bool:
     t = getattr(v, "type", None)
     return str(getattr(t, "element_type", "")) in ("i8", "ui8") and hasattr(t, "get_shape")
@@ -2091,12 +2102,15 @@ def _tables(s, chain, outputs, fixed_value, numpy_dtype, dtype_of) -> dict | Non
     None when one of them cannot run on the table's shape."""
     from xrelay.kernels import KERNELS
 
-    rank = len(s.type.get_shape())
+    rank = max(len(v.type.get_shape()) for v in [s, *(op.results[0] for op in chain)])
     dt = np.int8 if str(s.type.element_type) == "i8" else np.uint8
     x = np.arange(256, dtype=np.uint8).view(dt).reshape((256,) + (1,) * max(rank - 1, 0))
     env = {s: x}
     try:
         for op in chain:
+            if op.RELAY_NAME in VIEW_OPS:
+                env[op.results[0]] = env[op.operands[0]]
+                continue
             kernel = KERNELS.get(op.RELAY_NAME)
             if kernel is None:
                 return None

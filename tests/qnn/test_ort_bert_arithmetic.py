@@ -169,6 +169,27 @@ def test_quantize_static_bert_like_gives_onnxruntime_bits(per_channel):
         assert refs[0].max() > refs[0].min()
 
 
+def test_quantized_gelu_between_reshapes_is_one_byte_table(counting):
+    """DequantizeLinear -> Gelu -> QuantizeLinear with the reshapes the exporter writes around
+    the FFN (``(128, 1536)`` <-> ``(1, 128, 1536)``) is a function of one byte: its step is one
+    ``xr_lookup8`` pass from the FFN's bytes to the GELU's (the reshapes join the table chain
+    as the identity; no float tensor, no quantize pass), with onnxruntime's bits."""
+    f32 = _bert(layers=1, seq=128, hidden=384, ffn=1536)
+    q = qm.quantize(f32, _feeds(128, 384, 4, 0))
+    with counting("xr_lookup8") as calls:
+        m = qm.build(q, integer=True)
+        for feed in _feeds(128, 384, 3, 5):
+            ref = om.run_onnxruntime(q, feed)[0]
+            for name, value in feed.items():
+                m.set_input(name, value)
+            m.run()
+            assert ref.max() > ref.min()
+            np.testing.assert_array_equal(np.asarray(m.get_output(0)).reshape(ref.shape), ref)
+    assert calls
+    gelu = [c for name, _, c in m.executor.steps if "ort_gelu" in name]
+    assert len(gelu) == 1 and [lab for lab, _, _ in gelu[0].thunks] == ["lookup"], [t[0] for t in gelu[0].thunks]
+
+
 def test_broadcast_qlinear_add_of_a_bias_gives_onnxruntime_bits(counting):
     """DequantizeLinear(A) + DequantizeLinear(bias vector) -> QuantizeLinear: onnxruntime fuses
     it into a broadcasting QLinearAdd (BERT's projection biases after a quantized MatMul),
