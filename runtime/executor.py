@@ -55,7 +55,7 @@ from xrelay.error import TVMError
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError
 from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
 from xrelay.runtime.native.library import c_call, call_job
-from xrelay.runtime.native.steps import bind_function
+from xrelay.runtime.native.steps import bind_function, chain_link
 from xrelay.runtime.npz import private_copy
 from xrelay.runtime.parallel import (
     RunChooser,
@@ -362,20 +362,60 @@ class Executor:
         ``join_steps`` handed to it (oneDNN makes one C call of them; ``profile`` and
         ``step_outputs`` still run the steps one by one). With ``one``, the thunks the
         engines made for one thread, where they made some."""
+        backends, steps = list(self.step_backends), [c for _, _, c in self.steps]
+        if not one:
+            backends, steps = self._host_native(backends, steps)
+            self.program = list(zip(backends, steps))
+            """The all-threads program's steps, native ones hosted by another engine joined."""
         out: list[Any] = []
         i = 0
-        while i < len(self.steps):
-            join = getattr(self._sides.get(self.step_backends[i]), "join_steps", None)
+        while i < len(steps):
+            join = getattr(self._sides.get(backends[i]), "join_steps", None)
             if join is None:
-                out.extend(t for _, _, t in self.steps[i][2].thunks)
+                out.extend(t for _, _, t in steps[i].thunks)
                 i += 1
                 continue
             j = i
-            while j < len(self.steps) and self.step_backends[j] == self.step_backends[i]:
+            while j < len(steps) and backends[j] == backends[i]:
                 j += 1
-            out.extend(join([c for _, _, c in self.steps[i:j]], self.pool.park, one))
+            out.extend(join(steps[i:j], self.pool.park, one))
             i = j
         return out
+
+    def _host_native(self, backends: list[str], steps: list[CompiledFunction]) -> tuple[list[str], list[CompiledFunction]]:
+        """The steps as run's program for all threads joins them: each run of consecutive
+        steps of the native engine whose thunks are all jobs of C parts or single C calls
+        (``native.steps.chain_link``: the input copy, the int8 and loop kernels), next to a
+        step of an engine whose run-time side hosts such jobs in its own joined runs
+        (``host_native``: oneDNN runs them on its OpenMP team), becomes one step of that
+        engine: no hand-over of the cores from one thread team to the other and back, and
+        no Python between them."""
+        def linkable(c: CompiledFunction) -> bool:
+            return bool(c.thunks) and all(chain_link(t) is not None for _, _, t in c.thunks)
+
+        out_b: list[str] = []
+        out_s: list[CompiledFunction] = []
+        i, n = 0, len(steps)
+        while i < n:
+            j = i
+            while j < n and backends[j] == TAKES_EVERY_STEP and linkable(steps[j]):
+                j += 1
+            hosted = None
+            for engine in (out_b[-1] if out_b else None, backends[j] if j < n else None):
+                host = getattr(self._sides.get(engine or ""), "host_native", None)
+                if j > i and host is not None:
+                    thunks = [t for c in steps[i:j] for _, _, t in c.thunks]
+                    hosted = host([chain_link(t)[1:] for t in thunks], self.pool.threads, thunks)  # type: ignore[index]
+                    if hosted is not None:
+                        out_b.append(engine)  # type: ignore[arg-type]
+                        out_s.append(hosted)
+                        break
+            if hosted is None:
+                j = max(j, i + 1)
+                out_b += backends[i:j]
+                out_s += steps[i:j]
+            i = j
+        return out_b, out_s
 
     def _park_before_engines(self) -> None:
         """A step of an engine with ``PARK_BEFORE`` after another engine's step first parks
@@ -502,7 +542,8 @@ class Executor:
         chains = [t for t in thunks if hasattr(t, "chained")]
         dnnl = [t for t in thunks if hasattr(t, "joined") or hasattr(t, "dnnl_run")]
         single = [t for t in thunks if hasattr(t, "native_job") or hasattr(t, "c_call")]
-        engines = [b for (name, _, _), b in zip(self.steps, self.step_backends) if name != "memory.copy"]
+        program = zip(self.step_backends, (c for _, _, c in self.steps)) if one else self.program
+        engines = [b for b, c in program if c.thunks]  # (an input copied in place: no step)
         return RunProgram(
             thunks=len(thunks),
             python=len(thunks) - len(chains) - len(dnnl) - len(single),

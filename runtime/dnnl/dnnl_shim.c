@@ -481,12 +481,76 @@ static int concat_run(const xr_concat_t *k, int nargs, const int32_t *keys, dnnl
     return 0;
 }
 
+/* Native jobs inside a run (xrelay.runtime.executor joins a native step whose thunks are
+   all jobs of C parts or single C calls into the oneDNN run around it): each job is a quad
+   (fn, job, parts, slots), fn(job, part, slot) the part function of the native engine's pool
+   (xrelay_native_run's protocol); here the parts run on the same OpenMP team as the
+   primitives, each thread taking the next part from one counter with its thread number as
+   the slot, so the run is not cut by a hand-over to the native pool and back. */
+typedef void (*xr_part_fn)(const void *job, int64_t part, int64_t slot);
+typedef struct {
+    int kind; /* 4 */
+    i64 n;
+    int64_t *quads; /* n x (fn, job, parts, slots) */
+} xr_native_t;
+
+void *xr_dnnl_native(int64_t n, const int64_t *quads) {
+    xr_native_t *k = calloc(1, sizeof *k);
+    if (k == NULL) return NULL;
+    k->kind = 4;
+    k->n = n;
+    k->quads = malloc(sizeof(int64_t) * 4 * (size_t)(n > 0 ? n : 1));
+    if (k->quads == NULL) {
+        free(k);
+        return NULL;
+    }
+    for (i64 i = 0; i < 4 * n; i++) k->quads[i] = quads[i];
+    return k;
+}
+
+void xr_dnnl_native_free(void *p) {
+    xr_native_t *k = p;
+    if (k == NULL) return;
+    free(k->quads);
+    free(k);
+}
+
+typedef struct {
+    xr_part_fn fn;
+    const void *job;
+    i64 parts;
+    i64 next; /* the next part to take (atomic) */
+} native_team_t;
+
+static void native_team_part(void *arg) {
+    native_team_t *t = arg;
+    const i64 slot = omp_get_thread_num();
+    for (;;) {
+        const i64 p = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
+        if (p >= t->parts) return;
+        t->fn(t->job, p, slot);
+    }
+}
+
+static void native_run(const xr_native_t *k, int threads) {
+    for (i64 i = 0; i < k->n; i++) {
+        const int64_t *q = k->quads + 4 * i;
+        native_team_t t = {(xr_part_fn)(intptr_t)q[0], (const void *)(intptr_t)q[1], q[2], 0};
+        const i64 team = threads < q[3] ? threads : q[3];
+        if (t.parts > 1 && team > 1)
+            GOMP_parallel(native_team_part, &t, (unsigned)team, 0);
+        else
+            for (i64 p = 0; p < t.parts; p++) t.fn(t.job, p, 0);
+    }
+}
+
 /* Run count primitives one after another (a run of oneDNN steps in one call, without the
    GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another, and
    runs on threads[i] OpenMP threads (NULL: all n_threads; a primitive made for one thread
    runs on one: a team of two would fork and join around a few microseconds of work); a
    negative nargs[i] marks a kernel of this file taking -nargs[i] arguments: a Winograd
-   transform (xr_dnnl_wino) or a concatenation (xr_dnnl_concat), told apart by kind. */
+   transform (xr_dnnl_wino), a concatenation (xr_dnnl_concat) or native jobs (xr_dnnl_native,
+   one unused argument), told apart by kind. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 const int32_t *keys, dnnl_memory_t const *mems, const int32_t *threads) {
     for (int i = 0; i < count; i++) {
@@ -497,7 +561,10 @@ int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
             /* the transform reads what the primitives before it wrote */
             last_status = dnnl_stream_wait(stream);
             if (last_status) return last_status;
-            if (*(const int *)prims[i] == 3)
+            if (*(const int *)prims[i] == 4) {
+                native_run((const xr_native_t *)prims[i], want);
+                status = 0;
+            } else if (*(const int *)prims[i] == 3)
                 status = concat_run((const xr_concat_t *)prims[i], n, keys, mems);
             else
                 status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);

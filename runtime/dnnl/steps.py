@@ -15,6 +15,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import func
 
 from xrelay.dialects.memory import scratch_choice
@@ -24,12 +25,13 @@ from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.primitives import (
     SMALL_WORK,
     DnnlUnsupported,
+    _Owned,
     plan_function,
     run_together,
     way_of,
 )
 
-__all__ = ["PARK_BEFORE", "bind_step", "join_steps"]
+__all__ = ["PARK_BEFORE", "bind_step", "host_native", "join_steps"]
 
 PARK_BEFORE = True
 
@@ -117,3 +119,28 @@ def _with_threads(raw: Any, threads: int) -> Any:
     thunk = run_together([proxy])
     thunk.dnnl_run = proxy.dnnl_run  # type: ignore[attr-defined]
     return thunk
+
+
+def host_native(quads: list[tuple[int, int, int, int]], threads: int, keep: Any) -> CompiledFunction | None:
+    """A step of this engine running the native engine's jobs ``quads`` ((fn, job, parts,
+    slots): ``native.steps.chain_link``) inside a joined run, on oneDNN's OpenMP team (the
+    shim's ``xr_dnnl_native``: each thread takes parts from one counter, its thread number
+    the slot), so the executor joins a native step whose thunks are all such jobs with the
+    oneDNN steps around it: no hand-over from one thread team to the other. ``keep``: what
+    the jobs' addresses point into. None without the library."""
+    lib = dnnl_library()
+    if lib is None or not quads:
+        return None
+    table = np.ascontiguousarray(quads, np.int64)
+    handle = lib.xr_dnnl_native(len(quads), table.ctypes.data)
+    if not handle:
+        return None
+    proxy = SimpleNamespace(
+        dnnl_run=([handle], [-1], [0], [0], threads), keep=(_Owned(lib.xr_dnnl_native_free, handle), keep)
+    )
+    thunk = run_together([proxy])
+    thunk.dnnl_run = proxy.dnnl_run  # type: ignore[attr-defined]
+    compiled = CompiledFunction("native jobs")
+    compiled.thunks.append(("native jobs", "other", thunk))
+    compiled.dnnl_thunk = thunk  # type: ignore[attr-defined]
+    return compiled

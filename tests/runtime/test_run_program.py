@@ -163,3 +163,38 @@ def test_an_input_copy_is_memmove_calls_in_parts_on_the_pool():
     assert hasattr(_copy_thunk(small, np.ones(100, np.float32), pool), "c_call")  # one call
     strided = np.zeros((4, 8), np.float32)[:, ::2]
     assert not hasattr(_copy_thunk(strided, np.ones((4, 4), np.float32), pool), "c_call")  # numpy's
+
+
+def test_the_input_copy_runs_inside_the_onednn_run_with_the_same_bits():
+    # a native step whose thunks are all C calls (here the input copy) next to oneDNN steps
+    # joins their C call: its parts run on oneDNN's OpenMP team (xr_dnnl_native), no Python
+    # and no hand-over to the native pool's threads between them
+    from xrelay.frontends.onnx import from_onnx
+    from xrelay.runtime.dnnl.library import dnnl_library
+
+    if dnnl_library() is None or library.call_part() is None or not library._calls_from_c():
+        pytest.skip("needs oneDNN and calls from C")
+    f32 = om.mobilenet_v2(image=64, num_classes=10, width=0.5)
+    mod, params = from_onnx(f32)
+    m = xrelay.build(mod, params, opt_level=3, threads=2)
+    ex = m.executor
+    copies = [c for name, _, c in ex.steps if name == "memory.copy" and c.thunks]
+    assert copies and ex.step_backends[0] == "native" and ex.step_backends[1] == "dnnl"
+    prog = ex.run_program()
+    assert not any(t is c.thunks[0][2] for c in copies for t in ex._thunks)  # not a thunk of its own
+    assert hasattr(ex._thunks[0], "joined") and ex.program[0][0] == "dnnl"
+    assert prog.engine_switches == ex.run_program(one=True).engine_switches - 1, prog
+    rng = np.random.default_rng(1)
+    ex.chooser.choose = lambda: 0  # (every run on both threads)
+    outs = []
+    for _ in range(2):
+        x = rng.standard_normal((1, 3, 64, 64)).astype(np.float32)
+        m.set_input(data=x)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+        want = om.run_onnxruntime(f32, {"data": x})[0]
+        assert np.all(np.isfinite(outs[-1])) and np.abs(outs[-1] - want).max() <= 1e-4 * np.abs(want).max()
+    assert not np.array_equal(outs[0], outs[1])
+    for _, _, c in ex.steps:  # the steps one by one: the same bits
+        c()
+    assert np.array_equal(m.get_output(0).numpy(), outs[-1])
