@@ -120,3 +120,41 @@ def test_the_c_target_joins_the_bytes_with_onnxruntimes_bits():
     assert np.array_equal(lib.get_output(0), ref)
     lib.run_aot()
     assert np.array_equal(lib.get_output(0), ref) and ref.max() > ref.min()
+
+
+def test_chained_concatenations_give_onnxruntime_bits():
+    """A dense block: each concatenation's quantized result is read by a convolution and by the
+    next concatenation (an input joined as it is, or through a table, read twice)."""
+    inits = {
+        "sx": F32(0.031), "zx": np.uint8(131), "sa": F32(0.043), "za": np.uint8(7), "s1": F32(0.047), "z1": np.uint8(3),
+        "sb": F32(0.029), "zb": np.uint8(0), "s2": F32(0.052), "z2": np.uint8(11), "sw": F32(0.012), "zw": np.int8(0),
+        "wa": RNG.integers(-127, 128, (3, 4, 3, 3)).astype(np.int8), "wb": RNG.integers(-127, 128, (5, 7, 1, 1)).astype(np.int8),
+    }  # fmt: skip
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "sx", "zx"], ["qx"]), n("DequantizeLinear", ["qx", "sx", "zx"], ["fx"]),
+        n("DequantizeLinear", ["wa", "sw", "zw"], ["fwa"]), n("DequantizeLinear", ["wb", "sw", "zw"], ["fwb"]),
+        n("Conv", ["fx", "fwa"], ["a"], pads=[1, 1, 1, 1]), n("QuantizeLinear", ["a", "sa", "za"], ["qa"]),
+        n("DequantizeLinear", ["qa", "sa", "za"], ["fa"]), n("Concat", ["fx", "fa"], ["j1"], axis=1),
+        n("QuantizeLinear", ["j1", "s1", "z1"], ["q1"]), n("DequantizeLinear", ["q1", "s1", "z1"], ["f1"]),
+        n("Conv", ["f1", "fwb"], ["b"]), n("QuantizeLinear", ["b", "sb", "zb"], ["qb"]),
+        n("DequantizeLinear", ["qb", "sb", "zb"], ["fb"]), n("Concat", ["f1", "fb"], ["j2"], axis=1),
+        n("QuantizeLinear", ["j2", "s2", "z2"], ["y"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    m = qm.build(model, integer=True)
+    for seed in range(3):
+        feed = {"x": np.random.default_rng(seed).normal(size=(1, 4, 8, 8)).astype(F32) * 3}
+        ref, out = qm.compare(model, feed, m)
+        assert ref.shape == (1, 12, 8, 8) and ref.max() > ref.min()
+        assert np.array_equal(ref, out), np.flatnonzero(ref != out)[:10]
+    # the join's steps run byte tables and the byte join only (an input read by a convolution
+    # too keeps its table in the join's step: no float op runs there)
+    steps, _ = m.executor.profile()
+    joins = [s.ops for s in steps if "concatenate" in s.ops]
+    assert len(joins) == 2 and all(set(ops.split(", ")) <= {"lookup", "concatenate"} for ops in joins), [s.ops for s in steps]
