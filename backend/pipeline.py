@@ -7,7 +7,8 @@ comma-separated)::
 
     make-static,remove-unused-functions,qnn-legalize,qnn-canonicalize-ops,simplify-inference,
     eliminate-common-subexpr,fold-constant,fold-scale-axis,canonicalize-ops,
-    alter-op-layout{x86=false},fold-constant,canonicalize-views,partition-for-engines{engines=dnnl},
+    alter-op-layout{x86=false},fold-constant,canonicalize-views,sink-reshape,
+    partition-for-engines{engines=dnnl},
     fuse-ops{opt-level=3},
     qnn-fuse-pad,qnn-narrow-edges,state-scratch
 
@@ -101,6 +102,9 @@ def build_pipeline_spec(
     # exporters' views written as work (zero pads, size-1 transposes, takes of a constant
     # index) become reshapes and slices, which the engines read in place
     passes.append(get_pass_class("canonicalize-views")())
+    # a reshape between a product and its requantize moves to the bytes, so the requantize
+    # fuses into the product's function and bytes pass between the steps
+    passes.append(get_pass_class("sink-reshape")())
     if winograd:
         passes.append(get_pass_class("conv2d-winograd")())
     if default_device is not None:

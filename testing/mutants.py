@@ -92,6 +92,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "simplify-expr": ("transforms/test_simplify_expr.py", "transforms/test_simplify_expr_tvm.py"),
     "simplify-expr-post-alter-op": ("transforms/test_simplify_expr.py",),
     "simplify-inference": ("transforms/test_simplify_inference.py",),
+    "sink-reshape": ("transforms/test_sink_reshape.py",),
     "sink-transpose": ("transforms/test_sink_transpose.py",),
     "to-a-normal-form": ("language/test_normal_forms.py", "transforms/test_to_a_normal_form_tvm.py"),
     "to-basic-block-normal-form": ("language/test_normal_forms.py",),

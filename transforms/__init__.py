@@ -60,6 +60,7 @@ PASSES: dict[str, str] = {
     "simplify-expr": "simplify_expr.SimplifyExprPass",
     "simplify-expr-post-alter-op": "simplify_expr_post_alter_op.SimplifyExprPostAlterOpPass",
     "simplify-inference": "simplify_inference.SimplifyInferencePass",
+    "sink-reshape": "sink_reshape.SinkReshapePass",
     "sink-transpose": "sink_transpose.SinkTransposePass",
     "state-scratch": "state_scratch.StateScratchPass",
     "to-a-normal-form": "to_a_normal_form.ToANormalFormPass",
