@@ -45,9 +45,9 @@ from xrelay.runtime.dnnl.primitives import (
     band_rows_choices,
     contiguous_strides,
     is_view,
+    matmul_view,
     plan_function,
     view_back,
-    view_strides,
     way_label,
 )
 from xrelay.runtime.native.fast_kernels import winograd_enabled
@@ -398,7 +398,7 @@ def fold_views(module: ModuleOp) -> int:
 
     An operand's chain (view ops, each result read once, the last by the call) joins the
     function when its elements are a strided view of the chain's source
-    (``primitives.view_strides``; else its longest tail that is); the result's chain (each
+    (``primitives.matmul_view``; else its longest tail that is); the result's chain (each
     value read once) when the chain's end, contiguous, seen back through it gives the
     matmul's result strides (``view_back``; else its longest head). The reader
     (``primitives._Reader``) describes the matmul's operands and result with those strides.
@@ -584,18 +584,18 @@ def _split_to_slice(v: Any) -> bool:
 
 def _operand_chain(v: Any) -> list:
     """The view ops (each result read once) that make ``v``, source first, cut to the longest
-    tail whose result is a strided view of its source."""
+    tail whose result is a strided view of its source as a batched matmul reads it
+    (``primitives.matmul_view``: batch dims merged across strides stay apart)."""
     chain: list = []
     while isinstance(v.owner, RelayOp) and is_view(v.owner) and v.has_one_use():
         chain.insert(0, v.owner)
         v = v.owner.operands[0]
     for start in range(len(chain)):
         dims = list(shape_of(chain[start].operands[0].type))
-        strides: list[int] | None = contiguous_strides(dims)
+        seen: tuple | None = (dims, contiguous_strides(dims), False)
         for o in chain[start:]:
-            strides = view_strides(o, dims, strides) if strides is not None else None
-            dims = list(shape_of(o.results[0].type))
-        if strides is not None:
+            seen = matmul_view(o, *seen) if seen is not None else None
+        if seen is not None:
             return chain[start:]
     return []
 

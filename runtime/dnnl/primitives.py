@@ -60,8 +60,9 @@ from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = [
-    "DnnlUnsupported", "FunctionPlan", "SMALL_WORK", "band_rows_choices", "contiguous_strides", "is_view", "plan_function",
-    "reshape_strides", "view_back", "view_strides", "way_label", "way_of", "winograd_in_dnnl",
+    "DnnlUnsupported", "FunctionPlan", "SMALL_WORK", "band_rows_choices", "batch_strides", "contiguous_strides", "is_view",
+    "matmul_view", "plan_function", "refine_batches", "reshape_strides", "view_back", "view_strides", "way_label", "way_of",
+    "winograd_in_dnnl",
 ]  # fmt: skip
 
 
@@ -227,13 +228,43 @@ def _axes(op: Operation, rank: int) -> list[int]:
     return list(range(rank))[::-1] if not axes else [int(a) % rank for a in axes]
 
 
-def _split_batch(dims: list[int], strides: list[int], batch: list[int]) -> tuple[list[int], list[int]]:
-    """A 3-D matmul operand (batch, rows, cols) seen over the batch dims ``batch``: its batch
-    stride split row-major (a batch of 1 broadcasts: dims of 1)."""
-    if dims[0] == 1:
-        return [1] * len(batch) + dims[1:], [0] * len(batch) + strides[1:]
-    st = [strides[0] * math.prod(batch[i + 1 :]) for i in range(len(batch))]
-    return [*batch, *dims[1:]], [*st, *strides[1:]]
+def refine_batches(batches: Sequence[Sequence[int]]) -> list[int] | None:
+    """The coarsest batch dims that every one of ``batches`` (dims of equal product; an
+    all-ones entry broadcasts and is skipped) splits into by merging adjacent dims: the
+    union of their running products (``[64, 3]`` and ``[192]`` give ``[64, 3]``), or None
+    where two cut the batch incompatibly (``[4, 6]`` and ``[6, 4]``)."""
+    cuts: set[int] = set()
+    total = None
+    for dims in batches:
+        if math.prod(dims) == 1:
+            continue
+        if total is not None and math.prod(dims) != total:
+            return None
+        total, acc = math.prod(dims), 1
+        for d in dims:
+            acc *= d
+            cuts.add(acc)
+    if total is None:
+        return []
+    out, prev = [], 1
+    for c in sorted(cuts):
+        if c % prev:
+            return None
+        if c != prev:
+            out.append(c // prev)
+        prev = c
+    return out
+
+
+def batch_strides(dims: Sequence[int], strides: Sequence[int], fine: Sequence[int]) -> list[int] | None:
+    """The strides of a matmul operand's batch dims (``dims``, ``strides``) seen as the
+    batch dims ``fine`` (``refine_batches``): a batch of one broadcasts (zero strides);
+    else None where no strides give them."""
+    if math.prod(dims) == 1:
+        return [0] * len(fine)
+    if not fine:
+        return []
+    return reshape_strides(list(dims), list(strides), list(fine))
 
 
 def _batch_groups(fine: list[int], coarse: list[int]) -> list[tuple[int, int]] | None:
@@ -288,6 +319,30 @@ def view_strides(op: Operation, dims: Sequence[int], strides: Sequence[int]) -> 
         bounds = _slice_bounds(op)
         return None if bounds is None else [st * s for st, (_, _, s) in zip(strides, bounds)]
     return reshape_strides(dims, strides, shape_of(op.results[0].type))
+
+
+def matmul_view(
+    op: Operation, dims: Sequence[int], strides: Sequence[int], grouped: bool = False
+) -> tuple[list[int], list[int], bool] | None:
+    """``view_strides`` for a view that a batched matmul reads: (dims, strides, grouped) of
+    ``op``'s result seen from its operand (``dims``, ``strides``). A reshape that merges
+    batch dims no single stride spans (Swin's windows and heads, each a strided run of the
+    packed Q/K/V) keeps them apart, the rows and columns (the last two dims) unchanged:
+    ``grouped``, the dims then split the batch finer than the result's shape
+    (``refine_batches``). Of a grouped view only a reshape is seen again; None if no
+    strides give the result."""
+    shape = list(shape_of(op.results[0].type))
+    reshape = isinstance(op, RelayOp) and bool(op.RESHAPE_ONLY)
+    new = None if grouped and not reshape else view_strides(op, dims, strides)
+    if new is not None:
+        return shape, new, False
+    if not (reshape and len(shape) > 2 and len(dims) > 2 and shape[-2:] == list(dims[-2:])):
+        return None
+    fine = refine_batches([dims[:-2], shape[:-2]])
+    batch = None if fine is None else batch_strides(dims[:-2], strides[:-2], fine)
+    if batch is None:
+        return None
+    return [*fine, *shape[-2:]], [*batch, *strides[-2:]], True
 
 
 def view_offset(op: Operation, strides: Sequence[int]) -> int:
@@ -796,6 +851,9 @@ class _Reader:
         self.consumed: set[Operation] = set()
         """Ops a step took as its epilogue (``_matmul_epilogue``): no step of their own."""
         self.plain_matmuls: set[Operation] = set()
+        self.grouped: set[SSAValue] = set()
+        """Views whose dims in ``views`` split their batch dims finer than their shape
+        (``_view_op``): a batched matmul reads them; another view of one must be a reshape."""
         """Batched matmuls whose epilogue oneDNN refused: their ops run as steps."""
         self.fold_views = any(_relay(o) == "nn.batch_matmul" for o in fn.body.block.ops)
         """A function with a batched matmul (which reads and writes any strides, so the
@@ -946,10 +1004,12 @@ class _Reader:
         if res in self.produced:
             return
         base, dims, strides = self._view(op.operands[0])
-        new = view_strides(op, dims, strides)
-        if new is None:
+        seen = matmul_view(op, dims, strides, op.operands[0] in self.grouped)
+        if seen is None:
             raise DnnlUnsupported(f"{_relay(op)} of a strided view that no strides give")
-        self.views[res] = (base, list(shape_of(res.type)), new)
+        self.views[res] = (base, seen[0], seen[1])
+        if seen[2]:
+            self.grouped.add(res)
         offset = self.view_offsets.get(op.operands[0], 0) + view_offset(op, strides)
         if offset:
             self.view_offsets[res] = offset
@@ -1598,37 +1658,46 @@ class _Reader:
             n = ys[1] if tb else ys[2]
             b = max(bx, by)
             # operands and result as the strides of the buffers they are views of (the
-            # heads' reshapes and transposes, folded into the matmul: ``_view_op``)
-            xv, _, x_st = self._src_view(x)
-            x_dims, x_st = [bx, m, k], ([x_st[0], x_st[2], x_st[1]] if ta else list(x_st))
-            yv, _, y_st = self._src_view(y)
-            y_dims, y_st = [by, k, n], ([y_st[0], y_st[2], y_st[1]] if tb else list(y_st))
-            if bx == 1:
-                x_st[0] = 0
-            if by == 1:
-                y_st[0] = 0
+            # heads' reshapes and transposes, folded into the matmul: ``_view_op``), over
+            # batch dims fine enough for each (``refine_batches``)
+            xv, x_fd, x_fs = self._src_view(x)
+            yv, y_fd, y_fs = self._src_view(y)
+            x_mat = [x_fs[-1], x_fs[-2]] if ta else [x_fs[-2], x_fs[-1]]
+            y_mat = [y_fs[-1], y_fs[-2]] if tb else [y_fs[-2], y_fs[-1]]
             epilogue = None if op in self.plain_matmuls else self._matmul_epilogue(res, b, m, n)
-            post: list[tuple[int, int, float, float, _Md | None]] = []
-            o_dims = [b, m, n]
             if epilogue is None:
-                ov, _, o_st = self._dest_view(res)
+                ov, o_fd, o_fs = self._dest_view(res)
+                o_mat, o_batch = o_fs[-2:], [(o_fd[:-2], o_fs[:-2])]
             else:
-                # the matmul over the epilogue's batch dims (each operand's batch stride
-                # split: a batch index is one strided run), the ops as binary post-ops
                 batch, ops, end, chain = epilogue
-                x_dims, x_st = _split_batch(x_dims, x_st, batch)
-                y_dims, y_st = _split_batch(y_dims, y_st, batch)
-                o_dims = [*batch, m, n]
-                o_st = contiguous_strides(o_dims)
-                for i, (o, other, dims) in enumerate(ops):
-                    src1 = self._src(other)
-                    md = _md(lib, dims, contiguous_strides(dims), "an epilogue operand", src1.dtype)
-                    post.append((2, _BINARY[_relay(o)], 0.0, 0.0, md))
-                    step.args.append((_post_multiple(i), src1))
-                    step.logical[_post_multiple(i)] = (dims, contiguous_strides(dims))
-                    step.keep.append(md)
-                step.name = "+".join([nm, *(_relay(o) for o, _, _ in ops)])
-                ov = self._dest(end)
+                ov = self._dest(end)  # the epilogue's end, contiguous
+                o_mat, o_batch = contiguous_strides([m, n]), [(batch, contiguous_strides([*batch, m, n])[:-2])]
+            fine = refine_batches([x_fd[:-2], y_fd[:-2], *(d for d, _ in o_batch)])
+            x_b = None if fine is None else batch_strides(x_fd[:-2], x_fs[:-2], fine)
+            y_b = None if fine is None else batch_strides(y_fd[:-2], y_fs[:-2], fine)
+            o_b = None if fine is None else batch_strides(*o_batch[0], fine)
+            if fine is None or x_b is None or y_b is None or o_b is None:
+                raise DnnlUnsupported("batch_matmul operands whose batch dims no strides align")
+            post_dims: list[list[int]] = []
+            if epilogue is not None:
+                # the ops as binary post-ops: each operand's dims over the batch dims (a dim
+                # of the epilogue's batch it spans whole, or 1)
+                groups = _batch_groups(fine, batch) if batch else []
+                for _, _, dims in ops:
+                    if groups is None:
+                        raise DnnlUnsupported("an epilogue whose batch dims no strides align")
+                    split: list[int] = []
+                    for (lo, hi), d in zip(groups, dims[:-2]):
+                        split += fine[lo:hi] if d != 1 else [1] * (hi - lo)
+                    post_dims.append([*split, *dims[-2:]])
+            x_dims, x_st = [*fine, m, k], [*x_b, *x_mat]
+            y_dims, y_st = [*fine, k, n], [*y_b, *y_mat]
+            o_dims, o_st = [*fine, m, n], [*o_b, *o_mat]
+            # (the batch dims are not reordered for the post-ops' broadcasts: oneDNN's
+            # gemm:jit:f32 misplaces a post-op operand over a result not dense in its order)
+            post_views = [(d, contiguous_strides(d)) for d in post_dims]
+            mds = [_md(lib, d, st, "an epilogue operand", "float32") for d, st in post_views]
+            post = [(2, _BINARY[_relay(o)], 0.0, 0.0, md) for (o, _, _), md in zip(ops, mds)] if epilogue else []
             x_md = _md(lib, x_dims, x_st, "batch_matmul operand", _type_of(x))
             y_md = _md(lib, y_dims, y_st, "batch_matmul operand", _type_of(y))
             o_md = _md(lib, o_dims, o_st, "batch_matmul output", _type_of(res))
@@ -1650,6 +1719,12 @@ class _Reader:
                 self.plain_matmuls.add(op)
                 self._single(op)
                 return
+            if epilogue is not None:
+                for i, ((_, other, _), view, md) in enumerate(zip(ops, post_views, mds)):
+                    step.args.append((_post_multiple(i), self._src(other)))
+                    step.logical[_post_multiple(i)] = view
+                    step.keep.append(md)
+                step.name = "+".join([nm, *(_relay(o) for o, _, _ in ops)])
             step.family = "matmul"
             step.args[:0] = [(_ARG_SRC, xv), (_ARG_WEIGHTS, yv)]
             step.logical[_ARG_SRC] = (x_dims, x_st)

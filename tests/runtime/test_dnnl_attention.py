@@ -93,15 +93,18 @@ def test_attention_heads_are_matmul_strides(k_form, scale):
     assert float(np.max(np.abs(m.get_output(0).numpy() - out))) > 1e-2
 
 
-def test_two_images_heads_that_no_strides_give_are_copied():
-    """With two images the (batch, heads) pair is no single batch stride: the transposes
-    stay copies (one reorder each) and the results are still onnxruntime's."""
+def test_two_images_heads_are_two_batch_dims():
+    """With two images the (batch, heads) pair is no single batch stride: the matmuls read
+    Q, K and V over both batch dims (``primitives.matmul_view``), no reorder before them;
+    the context's transpose back stays one reorder; the results are onnxruntime's."""
     model, inputs = _attention(2, 8, "transposed", "divide")
     m, out = _build(model, inputs)
     ref = run_onnxruntime(model, inputs)[0]
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
     assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
-    assert [o.split("+")[0] for _, o in _steps(m)].count("nn.batch_matmul") == 2
+    ops = [o.split("+")[0] for _, o in _steps(m)]
+    assert ops.count("nn.batch_matmul") == 2
+    assert ops.count("transpose") == 1 and ops.index("transpose") > ops.index("nn.softmax"), ops
 
 
 def test_strided_matmul_equals_numpy_for_every_head_permutation():
@@ -250,12 +253,13 @@ def test_scores_epilogue_that_onednn_refuses_runs_as_steps(monkeypatch):
     assert any("add" in o for b, o in _steps(m) if b == "native"), _steps(m)
 
 
-def _packed_attention(form: str, seq: int = 12):
+def _packed_attention(form: str, seq: int = 12, windows: int = 1):
     """Self-attention on one image whose Q, K and V come from one packed projection (width
     3E), split as exporters write it: ``mha`` (torchvision's ``MultiheadAttention``,
     sequence first: view as (seq, 1, 3, E), unsqueeze, move the 3 first, squeeze, take each
     index), ``permute`` (timm's and Swin's ``reshape(B, N, 3, H, D).permute(2, 0, 3, 1, 4)``,
-    then take each index), ``split`` (GPT-2: ``Split`` of the last axis in three)."""
+    then take each index; ``windows``: B, Swin's windows), ``split`` (GPT-2: ``Split`` of
+    the last axis in three)."""
     g = GraphBuilder(7)
     w = g.init("w", (RNG.standard_normal((E, 3 * E)) * 0.3).astype("float32"))
     b = g.init("b", (RNG.standard_normal(3 * E) * 0.1).astype("float32"))
@@ -276,8 +280,8 @@ def _packed_attention(form: str, seq: int = 12):
         q, k, v = parts
         kt = g.node("Transpose", [k], perm=[0, 2, 1])
     elif form == "permute":
-        r = g.node("Reshape", [qkv, g.const(np.array([1, seq, 3, H, D], np.int64))])
-        r = g.node("Transpose", [r], perm=[2, 0, 3, 1, 4])  # (3, 1, H, seq, D)
+        r = g.node("Reshape", [qkv, g.const(np.array([windows, seq, 3, H, D], np.int64))])
+        r = g.node("Transpose", [r], perm=[2, 0, 3, 1, 4])  # (3, windows, H, seq, D)
         q, k, v = (gather(r, i) for i in range(3))
         kt = g.node("Transpose", [k], perm=[0, 1, 3, 2])
     else:
@@ -292,18 +296,21 @@ def _packed_attention(form: str, seq: int = 12):
     if form == "mha":  # (heads, seq, D) -> (seq, heads, D) -> (1, seq, E)
         ctx = g.node("Reshape", [g.node("Transpose", [ctx], perm=[1, 0, 2]), g.const(np.array([1, seq, E], np.int64))])
     else:
-        ctx = g.node("Reshape", [g.node("Transpose", [ctx], perm=[0, 2, 1, 3]), g.const(np.array([1, seq, E], np.int64))])
-    model = g.model({"data": ([1, seq, E], np.float32)}, [ctx], "packed_attention", opset=17)
-    return model, {"data": RNG.standard_normal((1, seq, E)).astype("float32")}
+        ctx = g.node("Reshape", [g.node("Transpose", [ctx], perm=[0, 2, 1, 3]), g.const(np.array([windows, seq, E], np.int64))])
+    model = g.model({"data": ([windows, seq, E], np.float32)}, [ctx], "packed_attention", opset=17)
+    return model, {"data": RNG.standard_normal((windows, seq, E)).astype("float32")}
 
 
-@pytest.mark.parametrize("form", ["mha", "permute", "split"])
-def test_packed_qkv_is_read_in_place(form):
+@pytest.mark.parametrize(("form", "windows"), [("mha", 1), ("permute", 1), ("split", 1), ("permute", 4)])
+def test_packed_qkv_is_read_in_place(form, windows):
     """The packed projection's Q, K and V are slices of its rows that each matmul reads in
     place (``canonicalize-views`` moves the slices before the permutation, ``fold_views``
     takes them, and a ``split`` feeding a matmul, as slices): no copy of the projection,
-    permuted or sliced, runs; onnxruntime's results within 1e-4."""
-    model, inputs = _packed_attention(form)
+    permuted or sliced, runs; onnxruntime's results within 1e-4. With Swin's 4 windows each
+    matmul's batch (windows x heads) is two strided runs of the projection, which no single
+    stride spans (``primitives.matmul_view``): the matmuls read over both batch dims, and
+    only the context's transpose back to (windows, seq, E), the model's output, is a copy."""
+    model, inputs = _packed_attention(form, seq=12 if windows == 1 else 7, windows=windows)
     m, out = _build(model, inputs)
     ref = run_onnxruntime(model, inputs)[0]
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
@@ -311,8 +318,38 @@ def test_packed_qkv_is_read_in_place(form):
     steps = _steps(m)
     # the input's copy in, then oneDNN: the projection, the scores' matmul with its scale,
     # the softmax and the context's matmul (writing the joined heads)
-    assert steps == [("native", "copy"), ("dnnl", "dnnl.dense_bias(nn.dense+add)"),
-                     ("dnnl", "nn.batch_matmul+multiply"), ("dnnl", "nn.softmax"), ("dnnl", "nn.batch_matmul")], steps  # fmt: skip
+    want = [("native", "copy"), ("dnnl", "dnnl.dense_bias(nn.dense+add)"),
+            ("dnnl", "nn.batch_matmul+multiply"), ("dnnl", "nn.softmax"), ("dnnl", "nn.batch_matmul")]  # fmt: skip
+    if windows > 1:
+        want.append(("native", "transpose, reshape as strided copies"))
+    assert steps == want, steps
     m.set_input(data=inputs["data"] + 1.0)
     m.run()
     assert float(np.max(np.abs(m.get_output(0).numpy() - out))) > 1e-2
+
+
+@pytest.mark.parametrize(
+    ("batches", "fine"),
+    [
+        ([[64, 3], [192]], [64, 3]),
+        ([[192], [64, 3], [1]], [64, 3]),  # a batch of one broadcasts
+        ([[2, 12], [24], [1, 2, 12]], [2, 12]),
+        ([[4, 6], [6, 4]], None),  # cut incompatibly
+        ([[6], [8]], None),  # other sizes
+        ([[1], [1, 1]], []),
+    ],
+)
+def test_refine_batches(batches, fine):
+    from xrelay.runtime.dnnl.primitives import refine_batches
+
+    assert refine_batches(batches) == fine
+
+
+def test_batch_strides_split_and_broadcast():
+    from xrelay.runtime.dnnl.primitives import batch_strides
+
+    # Swin's Q: windows (stride 49 * 288) and heads (stride 32) stay two dims
+    assert batch_strides([64, 3], [14112, 32], [64, 3]) == [14112, 32]
+    assert batch_strides([192], [1568], [64, 3]) == [4704, 1568]  # a contiguous run splits
+    assert batch_strides([64, 3], [14112, 32], [192]) is None  # no single stride
+    assert batch_strides([1], [0], [64, 3]) == [0, 0]
