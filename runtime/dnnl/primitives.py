@@ -264,7 +264,12 @@ def batch_strides(dims: Sequence[int], strides: Sequence[int], fine: Sequence[in
         return [0] * len(fine)
     if not fine:
         return []
-    return reshape_strides(list(dims), list(strides), list(fine))
+    out = reshape_strides(list(dims), list(strides), list(fine))
+    if out is not None:
+        for i in reversed(range(len(fine) - 1)):  # a dim of 1 as if dense around the next
+            if fine[i] == 1:  # (oneDNN takes a zero stride for a broadcast: its slow code)
+                out[i] = out[i + 1] * fine[i + 1]
+    return out
 
 
 def _batch_groups(fine: list[int], coarse: list[int]) -> list[tuple[int, int]] | None:
@@ -1673,6 +1678,12 @@ class _Reader:
                 ov = self._dest(end)  # the epilogue's end, contiguous
                 o_mat, o_batch = contiguous_strides([m, n]), [(batch, contiguous_strides([*batch, m, n])[:-2])]
             fine = refine_batches([x_fd[:-2], y_fd[:-2], *(d for d, _ in o_batch)])
+            if fine is not None and epilogue is not None and fine == refine_batches([batch]):
+                fine = list(batch)  # as the epilogue sees them, dims of 1 kept (oneDNN's
+                # fast post-op broadcasts are told apart by rank: BERT's (1, 1, s, s) mask
+                # over (1, heads, s, s) scores is one, over (heads, s, s) it is not)
+            elif fine == []:
+                fine = [1]  # one matrix: a 3-D matmul, as a batch of one
             x_b = None if fine is None else batch_strides(x_fd[:-2], x_fs[:-2], fine)
             y_b = None if fine is None else batch_strides(y_fd[:-2], y_fs[:-2], fine)
             o_b = None if fine is None else batch_strides(*o_batch[0], fine)

@@ -16,10 +16,11 @@ E, H = 32, 4  # model width, heads
 D = E // H
 
 
-def _attention(batch: int, seq: int, k_form: str, scale: str):
+def _attention(batch: int, seq: int, k_form: str, scale: str, mask_rows: int = 1):
     """One self-attention block as torch exports it: Q, K, V projections, heads split by
     Reshape + Transpose, Q K^T scaled, the additive mask, Softmax, times V, heads joined by
-    Transpose + Reshape, the output projection."""
+    Transpose + Reshape, the output projection. ``mask_rows``: 1 (a key-padding mask,
+    (batch, 1, 1, seq)) or ``seq`` (BERT's exported mask, (batch, 1, seq, seq))."""
     g = GraphBuilder(7)
 
     def proj(x):
@@ -50,9 +51,9 @@ def _attention(batch: int, seq: int, k_form: str, scale: str):
     ctx = g.node("Transpose", [g.node("MatMul", [p, v])], perm=[0, 2, 1, 3])
     ctx = g.node("Reshape", [ctx, g.const(np.array([batch, seq, E], np.int64))])
     y = proj(ctx)
-    model = g.model({"data": ([batch, seq, E], np.float32), "mask": ([batch, 1, 1, seq], np.float32)},
+    model = g.model({"data": ([batch, seq, E], np.float32), "mask": ([batch, 1, mask_rows, seq], np.float32)},
                     [y], "attention", opset=17)  # fmt: skip
-    mask = np.zeros((batch, 1, 1, seq), np.float32)
+    mask = np.zeros((batch, 1, mask_rows, seq), np.float32)
     mask[..., seq - seq // 4 :] = -1e4  # the padded positions
     inputs = {"data": RNG.standard_normal((batch, seq, E)).astype("float32"), "mask": mask}
     return model, inputs
@@ -72,8 +73,9 @@ def _steps(m):
 
 @pytest.mark.parametrize("k_form", ["transposed", "transpose_of_heads"])
 @pytest.mark.parametrize("scale", ["divide", "multiply", "sdpa"])
-def test_attention_heads_are_matmul_strides(k_form, scale):
-    model, inputs = _attention(1, 16, k_form, scale)
+@pytest.mark.parametrize("mask_rows", [1, 16])
+def test_attention_heads_are_matmul_strides(k_form, scale, mask_rows):
+    model, inputs = _attention(1, 16, k_form, scale, mask_rows)
     m, out = _build(model, inputs)
     ref = run_onnxruntime(model, inputs)[0]
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
