@@ -79,6 +79,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_concat_free": (None, [_P]),
     "xr_dnnl_native": (_P, [ctypes.c_int64, _P]),
     "xr_dnnl_native_free": (None, [_P]),
+    "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float]),
+    "xr_dnnl_silu_free": (None, [_P]),
 }
 
 
@@ -136,7 +138,7 @@ def _compile(lib_path: str) -> ctypes.CDLL:
         # -Xlinker passes the directory as one argument (-Wl, would split it at commas)
         subprocess.run(
             [compiler, *_FLAGS, "-I", _HERE, "-I", native.HERE, _SOURCES[0], "-o", out,
-             f"-L{lib_dir}", f"-l:{os.path.basename(lib_path)}", "-Xlinker", "-rpath", "-Xlinker", lib_dir],
+             f"-L{lib_dir}", f"-l:{os.path.basename(lib_path)}", "-Xlinker", "-rpath", "-Xlinker", lib_dir, "-lm"],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
 

@@ -7,8 +7,9 @@ offloaded ops) and creates one oneDNN primitive descriptor per step:
 * ``nn.conv2d`` (NCHW or NHWC data, OIHW/HWIO/HWOI/OHWI kernels, groups and depthwise,
   strides, dilation, padding) and ``nn.dense`` as convolution and matmul primitives whose
   bias and epilogue are oneDNN post-ops: ``relu``/``clip``/``sigmoid``/``tanh``/Relay's
-  ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops, a residual ``add`` as a
-  binary post-op reading the residual straight from the arena;
+  ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops (a float32 swish that
+  ends the epilogue as the shim's in-place SiLU pass after the primitive, ``silu_in_shim``),
+  a residual ``add`` as a binary post-op reading the residual straight from the arena;
 * ``nn.max_pool2d``/``nn.avg_pool2d``/``nn.global_avg_pool2d``, ``nn.softmax``,
   ``nn.layer_norm``, ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
   ``relu``/``clip``/``sigmoid``/``tanh``/``sqrt``/``exp``/``abs``/``log``.
@@ -61,8 +62,8 @@ from xrelay.runtime.parallel import default_threads
 
 __all__ = [
     "DnnlUnsupported", "FunctionPlan", "SMALL_WORK", "band_rows_choices", "batch_strides", "contiguous_strides", "is_view",
-    "matmul_view", "plan_function", "refine_batches", "reshape_strides", "view_back", "view_strides", "way_label", "way_of",
-    "winograd_in_dnnl",
+    "matmul_view", "plan_function", "refine_batches", "reshape_strides", "silu_in_shim", "view_back", "view_strides",
+    "way_label", "way_of", "winograd_in_dnnl",
 ]  # fmt: skip
 
 
@@ -96,6 +97,16 @@ WINOGRAD_MIN_OUT = 14
 """``winograd_in_dnnl``: the smallest output height and width run as Winograd (below it the
 36 transformed weight matrices, four times the kernel's bytes, cost more to read than the
 multiplications saved)."""
+
+
+def silu_in_shim() -> bool:
+    """Whether a SiLU (``x * sigmoid(alpha x)``) that ends a float32 convolution's or
+    matmul's epilogue runs as the shim's in-place pass after the primitive
+    (``XRELAY_DNNL_SILU=shim``, the default) rather than as oneDNN's ``eltwise_swish``
+    post-op (``XRELAY_DNNL_SILU=postop``): oneDNN 3.2's swish post-op costs about 0.35 ms
+    more than its ReLU on a 1.2M-element output on this machine, the pass less (see the
+    runtime guide, "SiLU after a convolution")."""
+    return os.environ.get("XRELAY_DNNL_SILU", "shim") != "postop"
 
 
 def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
@@ -1248,12 +1259,30 @@ class _Reader:
         name = f"{name}({'+'.join(_relay(o) for o in ops)})"  # the profile shows the ops
         if scale is not None:
             const_of = self._scaled_weight(anchor, const_of, scale)
+        silu = None
+        if post and post[-1][0] == "eltwise" and post[-1][1][0] == _SWISH and silu_in_shim() and _type_of(result) == "float32":
+            silu = post.pop()[1][1]  # (its alpha) the shim's pass after the primitive
         if _relay(anchor) == "nn.conv2d":
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
         if scale is not None:
             self.steps[-1].derived = True  # (the scaled weights: dropped once reordered)
+        if silu is not None:
+            self._silu(result, silu, name, self.steps[-1].family)
+
+    def _silu(self, result: SSAValue, alpha: float, name: str, family: str) -> None:
+        """SiLU ``x * sigmoid(alpha x)`` in place over ``result``, which the step before
+        wrote: the shim's kernel (``xr_dnnl_silu``, ``silu_in_shim``) on the same threads,
+        in the same C call, while the tensor is still in cache."""
+        n = math.prod(shape_of(result.type))
+        k = self.lib.xr_dnnl_silu(n, alpha)
+        if not k:
+            raise DnnlUnsupported(f"{name}: no memory for the SiLU kernel")
+        self.keep_pd.append(_Owned(self.lib.xr_dnnl_silu_free, k))
+        step = _Step(name, family, k, [(_ARG_DST, self.values[result])], impl="silu", custom=True)
+        step.logical[_ARG_DST] = ([n], [1])
+        self.steps.append(step)
 
     def _channel_scale(self, mul: Operation, others: list, anchor: Operation, const_of) -> np.ndarray:
         """The per-output-channel factors of ``multiply`` by a constant that varies along the
