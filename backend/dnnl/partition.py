@@ -578,7 +578,8 @@ def _split_to_slice(v: Any) -> bool:
     block.insert_op_after(sliced, split)
     v.replace_all_uses_with(sliced.results[0])
     if not any(r.uses for r in split.results):
-        block.erase_op(split)
+        split.detach()
+        split.erase()
     return True
 
 

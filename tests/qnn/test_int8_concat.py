@@ -5,8 +5,6 @@ of the concatenation -- and gives onnxruntime's bits."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -107,7 +105,6 @@ def test_no_float_step_in_an_int8_concatenation(same):
     assert len(divides) == (2 if same else 3), [f.sym_name.data for f in divides]
 
 
-@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) on PATH")
 def test_the_c_target_joins_the_bytes_with_onnxruntimes_bits():
     """The same program emitted as C (steps and the standalone entry) gives onnxruntime's bits."""
     model = _fire("uint8", False)

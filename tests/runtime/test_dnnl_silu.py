@@ -12,10 +12,7 @@ import pytest
 
 import xrelay
 from xrelay.frontends.onnx import from_onnx
-from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
-
-pytestmark = pytest.mark.skipif(dnnl_library() is None, reason="oneDNN is not installed")
 
 RNG = np.random.default_rng(28)
 
