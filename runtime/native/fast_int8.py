@@ -425,11 +425,31 @@ def _banded(c: int, h: int, kh: int, sh: int, dh: int, ow: int, slots: int) -> b
 
 def reads_direct(c: int, kw: int, dw: int, pointwise: bool) -> bool:
     """Whether ``_vnni_conv`` reads a convolution's taps where they lie in a padded
-    channels-last copy of its input (``xr_conv_direct_u8s8``, no im2row rows): more than
-    ``PLANAR_CHANNELS`` channels, no dilation along W and a kernel row of whole 4-byte steps
-    (``kw * c`` a multiple of 4), so that each output pixel's taps of one kernel row are one run
-    of ``kw * c`` bytes of one padded row; not a convolution ``reads_rows`` takes."""
-    return not pointwise and c > PLANAR_CHANNELS and dw == 1 and (kw * c) % 4 == 0
+    channels-last copy of its input (``xr_conv_direct_u8s8``, no im2row rows): no dilation
+    along W, so that each output pixel's taps of one kernel row are one run of ``kw * c`` bytes
+    of one padded row; not a convolution ``reads_rows`` takes. A run whose length is not a
+    multiple of 4 is read in whole 4-byte steps, its weights zero past it
+    (``_direct_weights``): a 3-channel stem's 7x7 row of 21 bytes as 24. That costs up to 3
+    products in 4 where the kernel row is short (a 3x3 row of 3 channels, 9 bytes as 12) and
+    still wins: im2row wrote every pixel's rows just before multiplying them (a 7x7/2 stem
+    of 3 channels, one thread: 0.99 -> 0.70 ms; 3x3/2 to 32 channels 0.38 -> 0.23 ms)."""
+    return not pointwise and dw == 1
+
+
+def direct_slack(c: int, kw: int) -> int:
+    """Bytes a direct convolution's band holds past its rows: the last kernel row's 4-byte
+    steps read up to 3 bytes past it when ``kw * c`` is not a multiple of 4."""
+    return -(kw * c) % 4
+
+
+def _direct_weights(w: np.ndarray) -> np.ndarray:
+    """OIHW int8 weights packed for ``xr_conv_direct_u8s8``: K in (i, j, channel) order, each
+    kernel row's ``kw * c`` bytes zero padded to a multiple of 4 (the steps it reads)."""
+    o, c, kh, kw = w.shape
+    row = kw * c
+    rows = np.zeros((o, kh, row + direct_slack(c, kw)), np.int8)
+    rows[:, :, :row] = w.transpose(0, 2, 3, 1).reshape(o, kh, row)
+    return pack_weights(rows.reshape(o, -1))
 
 
 DIRECT_EXTRA_ROWS = 4
@@ -463,7 +483,8 @@ def conv_workspace_bytes(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: 
         return -(-p * kp // 64) * 64
     slots = min(SLOTS, -(-p // TILE))
     if reads_direct(c, kw, dw, pointwise):
-        return slots * -(-direct_band_rows(oh, kh, sh, dh, ow) * ((ow - 1) * sw + kw) * c // 64) * 64
+        band = direct_band_rows(oh, kh, sh, dh, ow) * ((ow - 1) * sw + kw) * c + direct_slack(c, kw)
+        return slots * -(-band // 64) * 64
     tiles = slots * -(-min(TILE, p) * kp // 64) * 64
     if c <= PLANAR_CHANNELS:
         return tiles
@@ -506,6 +527,10 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     kh_, kw_, sh, sw, dh, dw, pt, pl = geometry
     pointwise = reads_rows(kh, kw, sh, sw, pt, pl, h, wd, oh, ow)
     strided = pointwise and (sh, sw, ow) != (1, 1, wd)  # the rows of every sh-th row, sw-th column
+    if reads_direct(c, kw, dw, pointwise):
+        wp = _direct_weights(w)
+        opts.scratch.append(wp)
+        return _direct_conv(lib, x, wp, out, geometry, opts, ws, pv, requant)
     # K in (i, j, channel) order, so that im2row copies whole channel vectors
     wp = pack_weights(np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(o, k))
     kp = wp.shape[1] * 4
@@ -514,8 +539,6 @@ def _vnni_conv(lib, x, w, out, geometry, opts, *, ws=None, pv: int = 0, requant=
     parts = pool_chunks(opts)
     if reads_planes(kh, kw, sh, sw, pt, pl, h, wd, oh, ow):
         return _planes_conv(lib, x, wp, out, opts, requant)
-    if reads_direct(c, kw, dw, pointwise):
-        return _direct_conv(lib, x, wp, out, geometry, opts, ws, pv, requant)
     slots = min(SLOTS, max(1, parts), -(-p // TILE))
     cap, bands = 0, [None] * slots  # no bands: the whole image's copy, or its planes
     if pointwise:
@@ -624,7 +647,7 @@ def _direct_conv(lib, x, wp, out, geometry, opts, ws, pv: int, requant) -> list:
     p, kp, blocks = oh * ow, wp.shape[1] * 4, wp.shape[0]
     slots = min(SLOTS, max(1, pool_chunks(opts)), -(-p // TILE))
     cap = direct_band_rows(oh, kh, sh, dh, ow)
-    bands = _carve(ws, [cap * ((ow - 1) * sw + kw) * c] * slots, opts)
+    bands = _carve(ws, [cap * ((ow - 1) * sw + kw) * c + direct_slack(c, kw)] * slots, opts)
     pixel_ranges = even_ranges(p, slots, TILE)
     block_ranges = _block_ranges(p, blocks, pixel_ranges)
     epi, dst, held = (None, out, []) if requant is None else requant

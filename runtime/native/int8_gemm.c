@@ -1387,7 +1387,10 @@ void xr_conv_tiles_u8s8(const uint8_t *hwc, const int8_t *w, void *c, uint8_t *t
  * read pv), those of a chunk of output pixels (the output rows the band holds, below) copied
  * just before it when they are not there yet (xr_planes_to_padded_u8). Output pixels [q0, q1)
  * of oh * ow, channel blocks [b0, b1) of 16; c as xr_gemm_tile's channel-major result. Needs
- * kw * ch a multiple of 4 and cap at least the kernel's padded rows. */
+ * cap at least the kernel's padded rows. A kernel row of kw * ch bytes not a multiple of 4 is
+ * read as seg4 = ceil(kw * ch / 4) steps: the packed weights of each kernel row are zero past
+ * its kw * ch bytes (fast_int8._direct_weights), so the bytes read past it (the next taps, or
+ * up to 3 bytes past the band's last row: the band has that slack) add nothing. */
 static void xr_planes_to_padded_u8(const uint8_t *x, uint8_t *band, i64 ch, i64 h, i64 wd, i64 pt, i64 pl, i64 wp,
                                    i64 pv, i64 r0, i64 r1) {
     const i64 used = (wp - pl) < wd ? (wp - pl) : wd; /* input columns a padded row holds */
@@ -1427,6 +1430,33 @@ static void xr_planes_to_padded_u8(const uint8_t *x, uint8_t *band, i64 ch, i64 
                 if ((q + j) % wd < used) XR_PAD_AT(q + j)[z] = x[z * hw + q + j];
     }
 #endif
+#if XR_VBMI
+    /* up to 4 channels (a stem's 3): 16 consecutive pixels of one padded row's run, the planes'
+     * 16-byte loads interleaved to (pixel, channel) order by one byte permutation
+     * (idx[j * ch + z] = z * 16 + j) and stored as 16 * ch bytes */
+    if (ch <= 4) {
+        uint8_t idx[64] = {0};
+        for (i64 j = 0; j < 16; ++j)
+            for (i64 z = 0; z < ch; ++z) idx[j * ch + z] = (uint8_t)(z * 16 + j);
+        const __m512i perm = _mm512_loadu_si512((const void *)idx);
+        const __mmask64 bytes = ch == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * ch)) - 1);
+        for (; q + 16 <= qe; q += 16) {
+            if (!((q + 15) / wd == q / wd && (q + 15) % wd < used)) {
+                for (i64 j = 0; j < 16; ++j) {
+                    if ((q + j) % wd >= used) continue;
+                    uint8_t *d = XR_PAD_AT(q + j);
+                    for (i64 z = 0; z < ch; ++z) d[z] = x[z * hw + q + j];
+                }
+                continue;
+            }
+            __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(x + q)));
+            if (ch > 1) v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(x + hw + q)), 1);
+            if (ch > 2) v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(x + 2 * hw + q)), 2);
+            if (ch > 3) v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(x + 3 * hw + q)), 3);
+            _mm512_mask_storeu_epi8(XR_PAD_AT(q), bytes, _mm512_permutexvar_epi8(perm, v));
+        }
+    }
+#endif
     for (; q < qe; ++q) {
         if (q % wd >= used) continue;
         uint8_t *d = XR_PAD_AT(q);
@@ -1443,7 +1473,7 @@ static void xr_planes_to_padded_u8(const uint8_t *x, uint8_t *band, i64 ch, i64 
 void xr_conv_direct_u8s8(const uint8_t *x, const int8_t *w, void *c, uint8_t *band, i64 ch, i64 h, i64 wd, i64 kh,
                          i64 kw, i64 sh, i64 sw, i64 dh, i64 pt, i64 pl, i64 oh, i64 ow, i64 kp, i64 o, i64 pv,
                          i64 q0, i64 q1, i64 b0, i64 b1, const xr_epi *e, i64 cap) {
-    const i64 p = oh * ow, wp = (ow - 1) * sw + kw, k4 = kp / 4, seg4 = kw * ch / 4, rs = dh * wp * ch;
+    const i64 p = oh * ow, wp = (ow - 1) * sw + kw, k4 = kp / 4, seg4 = (kw * ch + 3) / 4, rs = dh * wp * ch;
     const i64 hp = (oh - 1) * sh + (kh - 1) * dh + 1, span = (kh - 1) * dh + 1;
     if (q1 <= q0 || cap < span) return;
     const i64 last = ((q1 - 1) / ow) * sh + span; /* the padded rows this range reads end there */

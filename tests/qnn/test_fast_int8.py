@@ -120,7 +120,8 @@ def test_fixed_point_multiply_in_the_arena_matches_the_reference(scales, out_dty
 @pytest.mark.parametrize("geometry", [(8, 3, 16, 1, 1, 1), (64, 3, 16, 2, 1, 1), (96, 1, 16, 1, 0, 1), (16, 3, 5, 1, 2, 2), (3, 7, 64, 2, 3, 1),
                                       (40, 1, 24, 2, 0, 1), (16, 1, 16, 3, 0, 2), (5, 1, 8, 2, 0, 1),
                                       (7, 1, 20, 1, 0, 1), (36, 1, 40, 1, 0, 1), (2, 1, 33, 1, 0, 1),
-                                      (20, 3, 64, 2, 1, 1), (20, 3, 40, 2, 1, 1)])  # fmt: skip
+                                      (20, 3, 64, 2, 1, 1), (20, 3, 40, 2, 1, 1), (3, 3, 16, 1, 1, 2),
+                                      (4, 5, 32, 2, 2, 3)])  # fmt: skip
 @pytest.mark.parametrize("threads", [1, 2])
 def test_vnni_convolution_matches_the_reference(geometry, threads):
     lib = fast_int8.vnni_library()
@@ -161,8 +162,9 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
     need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, d, s, d)
     if fast_int8.reads_direct(c, k, d, False):  # read in place: a padded band per range, no tiles
         rows = fast_int8.direct_band_rows(oh, k, s, d, ow)
-        assert rows < h and need == 4 * -(-rows * ((ow - 1) * s + k) * c // 64) * 64, (need, rows)
-    else:  # dilated along W, or kernel rows of a byte count not a multiple of 4: im2row tiles
+        band = rows * ((ow - 1) * s + k) * c + fast_int8.direct_slack(c, k)
+        assert rows < h and need == 4 * -(-band // 64) * 64, (need, rows)
+    else:  # dilated along W: im2row tiles
         kp = -(-c * k * k // 4) * 4
         tiles = min(4, -(-oh * ow // 16)) * -(-min(16, oh * ow) * kp // 64) * 64
         rows = fast_int8.band_rows(h, k, s, d, ow)
@@ -186,13 +188,20 @@ def test_a_tall_image_is_read_by_bands_with_the_reference_sums(geometry, threads
         (20, 5, 24, 3, (2, 2, 2, 2), 3, (40, 19)),  # stride 3, several chunks down the image
         (16, 3, 32, 1, (0, 2, 3, 0), 255, (12, 33)),  # the padding on one side only
         (128, 1, 16, 2, (1, 1, 0, 0), 0, (9, 9)),  # a padded 1x1 (not a strided row read)
+        (3, 7, 64, 2, (3, 3, 3, 3), 7, (45, 38)),  # a stem: kernel rows of 21 bytes read as 24
+        (3, 3, 32, 2, (1, 1, 1, 1), 0, (33, 35)),  # 9 bytes as 12
+        (1, 3, 16, 1, (1, 1, 1, 1), 200, (20, 37)),  # one channel: 3 bytes as 4
+        (6, 3, 24, 1, (1, 1, 1, 1), 1, (17, 18)),  # 18 bytes as 20
+        (4, 3, 16, 1, (1, 2, 1, 0), 3, (19, 34)),  # 4 channels, whole steps, uneven padding
     ],
 )  # fmt: skip
 def test_direct_convolution_reads_the_padded_band_with_the_reference_sums(geometry, threads, monkeypatch):
-    """Convolutions with more than four channels, no dilation along W and kernel rows of whole
-    4-byte steps run xr_conv_direct_u8s8: the taps read where they lie in a padded
-    channels-last band (the padding written with the pad value), no im2row tiles; its planned
-    workspace is the bands only, and nothing else is allocated."""
+    """Convolutions without dilation along W run xr_conv_direct_u8s8: the taps read where they
+    lie in a padded channels-last band (the padding written with the pad value), no im2row
+    tiles; a kernel row whose bytes are not a multiple of 4 is read in whole 4-byte steps,
+    its packed weights zero past it (the band's few channels interleaved 16 pixels at a time).
+    Its planned workspace is the bands only (with the steps' slack past the last row), and
+    nothing else is allocated."""
     lib = fast_int8.vnni_library()
     if lib is None:
         return
@@ -209,7 +218,7 @@ def test_direct_convolution_reads_the_padded_band_with_the_reference_sums(geomet
     need = fast_int8.conv_workspace_bytes(c, h, wd, k, k, oh, ow, False, s, 1, s, 1)
     rows = fast_int8.direct_band_rows(oh, k, s, 1, ow)
     slots = min(4, -(-oh * ow // 16))
-    assert need == slots * -(-rows * ((ow - 1) * s + k) * c // 64) * 64, need
+    assert need == slots * -(-(rows * ((ow - 1) * s + k) * c + -(k * c) % 4) // 64) * 64, need
     ws = np.empty(need, np.uint8)
     opts = Options(pool=WorkerPool(2, adaptive=False)) if threads == 2 else Options()
     out = np.empty(ref.shape, np.int32)
@@ -222,12 +231,13 @@ def test_direct_convolution_reads_the_padded_band_with_the_reference_sums(geomet
     assert [a.dtype for a in opts.scratch] == [np.dtype(np.int8)] * 3, [a.nbytes for a in opts.scratch]
 
 
-@pytest.mark.parametrize("geometry", [(16, 3, 32, 1, 1, 1), (16, 3, 32, 1, 1, 2), (3, 3, 16, 1, 1, 1)])
+@pytest.mark.parametrize("geometry", [(16, 3, 32, 1, 1, 1), (16, 3, 32, 1, 1, 2), (3, 3, 16, 1, 1, 2), (3, 7, 16, 2, 3, 1)])
 def test_a_native_convolution_job_holds_every_threads_buffers(geometry):
     """A native job gets each thread's band/tile buffers as addresses only: without a planned
     workspace (buffers made at build time) the thunk itself must keep every slot's buffers
     alive once the build's options are gone (else the second thread writes freed memory).
-    Direct (16 channels), tiles (dilation 2 along W) and planar tiles (3 channels)."""
+    Direct (16 channels; 3 channels, 7x7), tiles (dilation 2 along W) and planar tiles (3
+    channels, dilation 2)."""
     import gc
     import weakref
 
