@@ -226,6 +226,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
         "threads": m.executor.threads,
         "backends": dict(collections.Counter(m.executor.step_backends)),
         "chooser_runs": list(chooser.stats) if m.executor.threads > 1 else None,
+        "parts_runs": list(m.executor.parts_choice.stats) if m.executor.parts_choice is not None else None,
         "chooser_trace": chooser.trace,
     }
     if args.profile:
@@ -352,7 +353,9 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         if r["chooser_runs"]:
-            print(f"  {name} runs (all threads / one thread): {r['chooser_runs'][0]} / {r['chooser_runs'][1]}", flush=True)
+            parts = r.get("parts_runs")
+            cut = f" (one thread: {parts[1]} in parts, {parts[0]} uncut)" if parts else ""
+            print(f"  {name} runs (all threads / one thread): {r['chooser_runs'][0]} / {r['chooser_runs'][1]}{cut}", flush=True)
         if r["chooser_trace"]:  # XRELAY_CHOOSER_TRACE=1: run, program, ms, why chosen, idle
             print("  " + " ".join(
                 f"{run}{'AO'[mode]}{s * 1000:.1f}{'' if settled else '~'}{'' if why == 'best' else '(' + why + ')'}"

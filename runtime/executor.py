@@ -53,6 +53,7 @@ from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError
+from xrelay.runtime.dnnl.parts import PartsChoice
 from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
 from xrelay.runtime.native.library import c_call, call_job
 from xrelay.runtime.native.steps import bind_function, chain_link
@@ -353,6 +354,14 @@ class Executor:
         self._thunks = self._join_runs()
         self._thunks_one = self._join_runs(one=True) if self.pool.threads > 1 else None
         self.chooser = RunChooser(spare=self.pool.threads - 1)
+        self._parts_switch: Callable[[int], Any] | None = None
+        """Turns the one-thread program's steps cut in parts (``dnnl.parts``) on or off."""
+        for engine, side in self._sides.items():
+            switch = getattr(side, "parts_switch", None)
+            found = switch([c for (_, _, c), b in zip(self.steps, self.step_backends) if b == engine]) if switch else None
+            self._parts_switch = self._parts_switch or found
+        self.parts_choice = PartsChoice() if self._thunks_one is not None and self._parts_switch else None
+        """Whether each one-thread run runs those steps in parts (``dnnl.parts.PartsChoice``)."""
         if self._thunks_one is not None:
             idle_cpu_seconds()  # opens /proc/stat and makes its buffer here, not in a run
         """Chooses each run's mode: all threads, or one (``parallel.RunChooser``)."""
@@ -523,11 +532,16 @@ class Executor:
         first_ways = self.pool.first_ways
         # in one-thread runs, whether the other cores were idle (a load that left)
         idle = idle_cpu_seconds() if one else None
+        way = self.parts_choice.choose() if one and self.parts_choice is not None else -1
+        if way >= 0:
+            self._parts_switch(way)  # type: ignore[misc]
         start = time.perf_counter()
         with self._blas_limit(), serial_jobs() if one else contextlib.nullcontext():
             for t in self._thunks_one if one else self._thunks:  # type: ignore[union-attr]
                 t()
         seconds = time.perf_counter() - start
+        if way >= 0:
+            self.parts_choice.record(way, seconds)  # type: ignore[union-attr]
         self.pool.park()
         if self._thunks_one is not None:
             if idle is not None:
@@ -567,7 +581,7 @@ class Executor:
         with blas_single_thread(), serial_jobs() if one else contextlib.nullcontext():
             for index, (name, ops, compiled) in enumerate(self.steps):
                 start = clock()
-                single = getattr(compiled, "thunk_one", None) if one else None
+                single = (getattr(compiled, "thunk_parts", None) or getattr(compiled, "thunk_one", None)) if one else None
                 for _, fam, t in compiled.thunks:
                     t0 = clock()
                     (single or t)()

@@ -950,7 +950,12 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     -- whole, then bands from the tallest (``band_rows_choices``; each band repeats the
     transforms' and the matmul's parallel regions), then direct (its convolutions 1.5-1.9x
     slower, by the ``benchmarks/runtime.py --winograd`` figures) -- and ``choose-scratch``
-    picks one by the plan's peak."""
+    picks one by the plan's peak.
+
+    With two or more threads, the need of a function without Winograd also covers the
+    one-thread program's convolutions cut in parts (``FunctionPlan.parts_workspace``: a
+    scratchpad per thread, ``runtime/dnnl/parts.py``); a function with ways keeps their
+    needs as they are (the ways trade speed for memory; its parts run where they fit)."""
 
     most = max(threads or 1, default_threads())
     fixed: dict[str, list] = {}
@@ -962,11 +967,16 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     for fn in dnnl_functions(module):
         args = fixed.get(fn.sym_name.data, ())
         memo: dict = {}  # (the Winograd weights, computed once for every way)
+
         try:
             plan = plan_function(fn, module, fixed=args, threads=most, memo=memo)
+            size = plan.workspace_bytes
+            if most > 1 and not plan.winograd:
+                one = plan_function(fn, module, fixed=args, threads=1, memo=memo)
+                size = max(size, one.parts_workspace(most))
         except DnnlUnsupported:
             continue  # runs on the native kernels, which state their own need
-        fn.attributes[SCRATCH_ATTR] = IntegerAttr(plan.workspace_bytes, i64)
+        fn.attributes[SCRATCH_ATTR] = IntegerAttr(size, i64)
         if not plan.winograd:
             continue
         ways = [(way_label(), plan.workspace_bytes)]

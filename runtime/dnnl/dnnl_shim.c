@@ -12,7 +12,9 @@
 #include "dnnl_api.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* The channels-last Winograd F(4x4, 3x3) transforms of the native kernels (one definition,
    shared with native_kernels.c), for the Winograd convolutions run around a oneDNN matmul. */
@@ -628,13 +630,220 @@ static int silu_run(const xr_silu_t *k, int nargs, const int32_t *keys, dnnl_mem
     return 0;
 }
 
+/* A step cut in parts (xrelay.runtime.dnnl.primitives: a convolution's output rows), each
+   part a primitive made for one thread, run by the caller and the part workers below, each
+   taking the next part from one counter. Part p runs primitive prims[p] with nargs[p]
+   arguments from keys[first[p]...]; the memories of slot s (its own scratchpad) are
+   mems[s * total + first[p] ...]. */
+typedef struct {
+    int kind; /* 6 */
+    int parts, slots, total;
+    dnnl_primitive_t *prims;
+    int32_t *nargs, *first, *keys;
+    dnnl_memory_t *mems;
+    /* the uncut step (xr_dnnl_parts_whole): run instead while xr_dnnl_parts_mode is 0 */
+    dnnl_primitive_t whole;
+    int whole_n;
+    int32_t whole_keys[MAX_ARGS];
+    dnnl_memory_t whole_mems[MAX_ARGS];
+} xr_parts_t;
+
+int xr_dnnl_parts_whole(void *p, void *prim, int nargs, const int32_t *keys, void *const *mems) {
+    xr_parts_t *k = p;
+    if (k == NULL || nargs > MAX_ARGS) return -1;
+    k->whole = prim, k->whole_n = nargs;
+    for (int i = 0; i < nargs; i++) k->whole_keys[i] = keys[i], k->whole_mems[i] = mems[i];
+    return 0;
+}
+
+void xr_dnnl_parts_free(void *p) {
+    xr_parts_t *k = p;
+    if (k == NULL) return;
+    free(k->prims), free(k->nargs), free(k->first), free(k->keys), free(k->mems);
+    free(k);
+}
+
+void *xr_dnnl_parts(int parts, int slots, void *const *prims, const int32_t *nargs,
+                    const int32_t *keys, void *const *mems) {
+    xr_parts_t *k = calloc(1, sizeof *k);
+    if (k == NULL || parts < 1 || slots < 1) goto fail;
+    k->kind = 6, k->parts = parts, k->slots = slots;
+    for (int p = 0; p < parts; p++) {
+        if (nargs[p] > MAX_ARGS) goto fail;
+        k->total += nargs[p];
+    }
+    k->prims = malloc(sizeof(void *) * (size_t)parts);
+    k->nargs = malloc(sizeof(int32_t) * (size_t)parts);
+    k->first = malloc(sizeof(int32_t) * (size_t)parts);
+    k->keys = malloc(sizeof(int32_t) * (size_t)(k->total + 1));
+    k->mems = malloc(sizeof(void *) * (size_t)(k->total * slots + 1));
+    if (!k->prims || !k->nargs || !k->first || !k->keys || !k->mems) goto fail;
+    for (int p = 0, f = 0; p < parts; f += nargs[p], p++)
+        k->prims[p] = prims[p], k->nargs[p] = nargs[p], k->first[p] = f;
+    for (int i = 0; i < k->total; i++) k->keys[i] = keys[i];
+    for (int i = 0; i < k->total * slots; i++) k->mems[i] = mems[i];
+    return k;
+fail:
+    xr_dnnl_parts_free(k);
+    return NULL;
+}
+
+/* The part workers: threads of this library (not OpenMP's), each with its own stream and
+   one OpenMP thread, that SLEEP on a condition variable between steps. When another process
+   holds a core, a worker woken for a step gets that core's share at once (the scheduler
+   favours a thread that slept) and takes parts while it has it; one that wakes late finds
+   the parts taken and sleeps again, and the caller, which took the parts it did not,
+   waits only for parts a worker has started. A spinning team (OpenMP's, or workers that
+   spin) instead spends its share of the busy core waiting and is preempted inside its
+   static part. next holds (generation << 32 | next part): a worker claims a part only by
+   a compare-and-swap on the generation it read, and the caller closes a step's counter
+   (CLOSED) before it publishes the next step, so a late worker never takes a part of a
+   step with another step's counter. */
+#define MAX_WORKERS 15
+#define CLOSED 0x7fffffffLL
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t posted; /* bumped per step, under mu */
+    const xr_parts_t *job;
+    int64_t next, done, gen;
+    int workers, busy, error;
+    int64_t taken; /* parts the workers ran, ever */
+} team = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, CLOSED, 0, 0, 0, 0, 0, 0};
+
+static int part_exec(const xr_parts_t *k, int p, int slot, dnnl_stream_t s) {
+    dnnl_exec_arg_t args[MAX_ARGS];
+    const int n = k->nargs[p], f = k->first[p];
+    for (int i = 0; i < n; i++) {
+        args[i].arg = k->keys[f + i];
+        args[i].memory = k->mems[(size_t)slot * k->total + f + i];
+    }
+    return dnnl_primitive_execute(k->prims[p], s, n, args);
+}
+
+static void take_parts(int slot, dnnl_stream_t s) {
+    for (;;) {
+        int64_t v = __atomic_load_n(&team.next, __ATOMIC_ACQUIRE);
+        const xr_parts_t *k = __atomic_load_n(&team.job, __ATOMIC_ACQUIRE);
+        if (k == NULL || (v & 0xffffffffLL) >= k->parts || slot >= k->slots) return;
+        if (!__atomic_compare_exchange_n(&team.next, &v, v + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        if (part_exec(k, (int)(v & 0xffffffffLL), slot, s) != dnnl_success)
+            __atomic_store_n(&team.error, 1, __ATOMIC_RELAXED);
+        if (slot > 0) __atomic_fetch_add(&team.taken, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&team.done, 1, __ATOMIC_RELEASE);
+    }
+}
+
+static int64_t spin_ns; /* how long a worker waits for the next step spinning before it sleeps */
+
+void xr_dnnl_parts_spin(int64_t ns) { __atomic_store_n(&spin_ns, ns, __ATOMIC_RELAXED); }
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void *part_worker(void *arg) {
+    const int slot = (int)(intptr_t)arg;
+    dnnl_stream_t s = NULL;
+    omp_set_num_threads(1); /* the parts' primitives are made for one thread */
+    if (dnnl_stream_create(&s, engine, dnnl_stream_default_flags) != dnnl_success) return NULL;
+    int64_t seen = 0;
+    for (;;) {
+        const int64_t spin = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
+        if (spin > 0 && __atomic_load_n(&team.posted, __ATOMIC_ACQUIRE) == seen) {
+            const int64_t end = now_ns() + spin;
+            while (__atomic_load_n(&team.posted, __ATOMIC_ACQUIRE) == seen && now_ns() < end) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+        }
+        if (__atomic_load_n(&team.posted, __ATOMIC_ACQUIRE) == seen) {
+            pthread_mutex_lock(&team.mu);
+            while (team.posted == seen) pthread_cond_wait(&team.cv, &team.mu);
+            pthread_mutex_unlock(&team.mu);
+        }
+        seen = __atomic_load_n(&team.posted, __ATOMIC_ACQUIRE);
+        take_parts(slot, s);
+    }
+    return NULL;
+}
+
+/* Workers started so far (they live as long as the process). */
+int xr_dnnl_part_workers(void) { return __atomic_load_n(&team.workers, __ATOMIC_ACQUIRE); }
+
+/* Parts the workers have run since the process started. */
+int64_t xr_dnnl_parts_taken(void) { return __atomic_load_n(&team.taken, __ATOMIC_RELAXED); }
+
+static int in_parts = 1; /* xr_dnnl_parts_mode: 1 the steps in parts, 0 the uncut steps */
+
+/* Whether the next steps run in parts (1) or uncut on the caller (0): the same bits either
+   way (each part runs the uncut step's kernel over its rows); xrelay.runtime.dnnl.parts'
+   PartsChoice picks, run by run, by the measured times. */
+void xr_dnnl_parts_mode(int mode) { __atomic_store_n(&in_parts, mode, __ATOMIC_RELAXED); }
+
+static int whole_exec(const xr_parts_t *k) {
+    dnnl_exec_arg_t args[MAX_ARGS];
+    for (int i = 0; i < k->whole_n; i++) args[i].arg = k->whole_keys[i], args[i].memory = k->whole_mems[i];
+    return dnnl_primitive_execute(k->whole, stream, k->whole_n, args);
+}
+
+static void post(void) {
+    pthread_mutex_lock(&team.mu);
+    __atomic_store_n(&team.posted, team.posted + 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&team.cv);
+    pthread_mutex_unlock(&team.mu);
+}
+
+static int parts_run(const xr_parts_t *k) {
+    const int want = k->slots - 1 < MAX_WORKERS ? k->slots - 1 : MAX_WORKERS;
+    int status = 0;
+    if (k->whole != NULL && !__atomic_load_n(&in_parts, __ATOMIC_RELAXED)) return whole_exec(k);
+    if (__atomic_exchange_n(&team.busy, 1, __ATOMIC_ACQUIRE)) {
+        /* another thread's run holds the workers: the step here, uncut */
+        if (k->whole != NULL) return whole_exec(k);
+        for (int p = 0; p < k->parts && status == 0; p++) status = part_exec(k, p, 0, stream);
+        return status;
+    }
+    while (team.workers < want) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        int failed = pthread_create(&t, &a, part_worker, (void *)(intptr_t)(team.workers + 1));
+        pthread_attr_destroy(&a);
+        if (failed) break;
+        __atomic_store_n(&team.workers, team.workers + 1, __ATOMIC_RELEASE);
+    }
+    team.error = 0;
+    __atomic_store_n(&team.done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&team.job, k, __ATOMIC_RELEASE);
+    team.gen++;
+    __atomic_store_n(&team.next, team.gen << 32, __ATOMIC_RELEASE);
+    if (team.workers > 0) post();
+    take_parts(0, stream);
+    while (__atomic_load_n(&team.done, __ATOMIC_ACQUIRE) < k->parts) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    __atomic_store_n(&team.next, (team.gen << 32) | CLOSED, __ATOMIC_RELEASE);
+    status = __atomic_load_n(&team.error, __ATOMIC_RELAXED) ? -3 : 0;
+    __atomic_store_n(&team.busy, 0, __ATOMIC_RELEASE);
+    return status;
+}
+
 /* Run count primitives one after another (a run of oneDNN steps in one call, without the
    GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another, and
    runs on threads[i] OpenMP threads (NULL: all n_threads; a primitive made for one thread
    runs on one: a team of two would fork and join around a few microseconds of work); a
    negative nargs[i] marks a kernel of this file taking -nargs[i] arguments: a Winograd
    transform (xr_dnnl_wino), a concatenation (xr_dnnl_concat), native jobs (xr_dnnl_native,
-   one unused argument) or a SiLU (xr_dnnl_silu), told apart by kind. */
+   one unused argument), a SiLU (xr_dnnl_silu) or a step cut in parts (xr_dnnl_parts, one
+   unused argument), told apart by kind. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 const int32_t *keys, dnnl_memory_t const *mems, const int32_t *threads) {
     for (int i = 0; i < count; i++) {
@@ -652,6 +861,8 @@ int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 status = concat_run((const xr_concat_t *)prims[i], n, keys, mems);
             else if (*(const int *)prims[i] == 5)
                 status = silu_run((const xr_silu_t *)prims[i], n, keys, mems);
+            else if (*(const int *)prims[i] == 6)
+                status = parts_run((const xr_parts_t *)prims[i]);
             else
                 status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);
         } else {

@@ -38,7 +38,7 @@ _SOURCES = (
 )
 """The shim's C: its source and the oneDNN declarations beside this module, and the native
 engine's channels-last Winograd transforms and concatenation kernel it includes."""
-_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
+_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-pthread"]
 """The native kernels' flags (the shim includes their Winograd transforms; it runs them on
 libgomp's threads through libgomp's ABI, with no OpenMP flag)."""
 _STATE: dict[str, Any] = {}
@@ -81,6 +81,13 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_native_free": (None, [_P]),
     "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float]),
     "xr_dnnl_silu_free": (None, [_P]),
+    "xr_dnnl_parts": (_P, [_I, _I, _P, _P, _P, _P]),
+    "xr_dnnl_parts_free": (None, [_P]),
+    "xr_dnnl_part_workers": (_I, []),
+    "xr_dnnl_parts_taken": (ctypes.c_int64, []),
+    "xr_dnnl_parts_spin": (None, [ctypes.c_int64]),
+    "xr_dnnl_parts_whole": (_I, [_P, _P, _I, _P, _P]),
+    "xr_dnnl_parts_mode": (None, [_I]),
 }
 
 

@@ -43,6 +43,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,7 @@ from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.dialects.relay.ops import strided_slice_bounds
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.dnnl.parts import conv_rows, parts_enabled, parts_for, row_cuts, spin_ns
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
 from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
 from xrelay.runtime.npz import private_copy, release_pages
@@ -428,6 +430,9 @@ class _Step:
     once reordered, so the process does not hold them twice."""
     macs: int = 0
     """Multiply-adds of a convolution or matmul (``FunctionPlan.work``)."""
+    cut: dict[str, Any] | None = None
+    """A convolution's parameters, to make primitives over parts of its output rows
+    (``FunctionPlan.bind``'s ``slots``, ``dnnl.parts``)."""
 
 
 @dataclass
@@ -473,12 +478,15 @@ class FunctionPlan:
         ws: np.ndarray | None,
         threads: int,
         shared: dict[int, list[tuple[_Md, np.ndarray]]] | None = None,
+        slots: int = 0,
     ) -> Callable[[], None]:
         """Memory objects over ``ins``/``outs``/``ws`` and the reordered weights; the thunk
         that runs every step. ``shared`` (keyed by the stored weight's id) holds weights
         reordered by an earlier ``bind`` of a plan of the same function: one of the same
         format is used again rather than reordered twice (the executor's plans for all its
-        threads and for one)."""
+        threads and for one). ``slots`` > 1 (a plan made for one thread): the thunk's
+        ``parts_thunk`` runs the same steps with each big convolution cut in parts of its
+        output rows for ``slots`` threads (``dnnl.parts``; None when no step was cut)."""
         lib = dnnl_library()
         assert lib is not None
         if self.workspace_bytes and (ws is None or ws.nbytes < self.workspace_bytes):
@@ -491,6 +499,7 @@ class FunctionPlan:
         keys: list[int] = []
         nargs: list[int] = []
         prims: list[int] = []
+        cut: list[tuple[int, int, int, int] | None] = []  # per step: its parts' run entry
         for step in self.steps:
             reordered: dict[int, np.ndarray] = {}
             for key, stored, src_md, dst_md in step.weights:
@@ -534,6 +543,10 @@ class FunctionPlan:
             keep.append(_Owned(lib.xr_dnnl_primitive_free, prim))
             prims.append(prim)
             nargs.append(count)
+            if slots > 1 and step.cut is not None and parts_enabled():
+                whole = (prim, keys[-count:], mems[-count:])
+                handle = self._parts(lib, step, reordered, ins, outs, ws, keep, slots, whole)
+                cut.append(None if handle is None else (handle, len(prims) - 1, len(keys) - count, count))
         c_prims = (ctypes.c_void_p * len(prims))(*prims)
         c_nargs = (ctypes.c_int32 * len(nargs))(*nargs)
         c_keys = (ctypes.c_int32 * len(keys))(*keys)
@@ -552,10 +565,184 @@ class FunctionPlan:
 
         thunk.keep = keep  # type: ignore[attr-defined]
         thunk.dnnl_run = (prims, nargs, keys, mems, threads)  # type: ignore[attr-defined]
+        thunk.parts_thunk = None  # type: ignore[attr-defined]
+        if any(c is not None for c in cut):
+            # the same run with each cut step one entry of the shim's parts kind (its own
+            # memories: one unused argument)
+            p_prims, p_nargs, p_keys, p_mems = list(prims), list(nargs), list(keys), list(mems)
+            for handle, i, first, count in sorted((c for c in cut if c is not None), key=lambda c: -c[1]):
+                p_prims[i], p_nargs[i] = handle, -1
+                p_keys[first : first + count] = [0]
+                p_mems[first : first + count] = [0]
+            proxy = SimpleNamespace(dnnl_run=(p_prims, p_nargs, p_keys, p_mems, threads), keep=keep)
+            parted = run_together([proxy])
+            parted.dnnl_run = proxy.dnnl_run  # type: ignore[attr-defined]
+            parted.parts = sum(c is not None for c in cut)  # type: ignore[attr-defined]
+            thunk.parts_thunk = parted  # type: ignore[attr-defined]
         return thunk
 
-    def _pointer(self, lib, step, key, where, ins, outs, ws, keep) -> tuple[int, _Md]:
-        dims, strides = step.logical[key]
+    def _pieces(self, lib: Any, step: _Step, keep: list[Any]) -> list[tuple[int, dict, _Md | None]] | None:
+        """``step`` (a convolution made for one thread) as primitive descriptors over parts
+        of its output rows (``dnnl.parts``): (pd, {argument: (dims, strides, element
+        offset)}, scratchpad md) per part, or None when it is not cut: too little work, a
+        layout whose rows are not dense (NCHW), a part in the padding, or a part for which
+        oneDNN picks another kernel than the step's (each part must compute its rows' bits
+        as the uncut step does: the shim runs one or the other, run by run)."""
+        c = step.cut
+        if c is None or not parts_enabled():
+            return None
+        dst_dims, dst_st = step.logical[_ARG_DST]
+        src_dims, src_st = step.logical[_ARG_SRC]
+        if not all(st[2] >= max(st[1], st[3]) for st in (src_st, dst_st)):
+            return None  # rows are not the outer dimension of an image (NCHW): no dense part
+        images = dst_dims[0]
+        work = max(step.macs, sum(math.prod(d) for d, _ in step.logical.values())) // images
+        n = parts_for(work, dst_dims[2])
+        if n < 2:
+            return None
+        pad = c["pad"]
+        lib.xr_dnnl_set_threads(1)
+        pieces = []
+        for b, (r0, r1) in ((b, r) for b in range(images) for r in row_cuts(dst_dims[2], n)):
+            rows = conv_rows(r0, r1, src_dims[2], c["kernel"], c["stride"], c["dilation"], pad[0])
+            if rows is None:
+                return None
+            i0, i1, top, bottom = rows
+            # one image's rows, described dense (oneDNN's fast kernels want a plain layout)
+            s_dims = [1, src_dims[1], i1 - i0, *src_dims[3:]]
+            d_dims = [1, dst_dims[1], r1 - r0, *dst_dims[3:]]
+            s_st = [s_dims[2] * src_st[2], *src_st[1:]]
+            d_st = [d_dims[2] * dst_st[2], *dst_st[1:]]
+            views = {_ARG_SRC: (s_dims, s_st, b * src_st[0] + i0 * src_st[2])}
+            for key in step.logical:
+                if key != _ARG_SRC and key != _ARG_BIAS:
+                    views[key] = (d_dims, d_st, b * dst_st[0] + r0 * dst_st[2])
+            post = []
+            for kind, alg, alpha, beta, md in c["post"]:
+                post.append((kind, alg, alpha, beta, None if md is None else _md(lib, d_dims, d_st, "a residual", c["types"][1])))
+            attr = self._part_attr(lib, post)
+            if attr is None:
+                return None
+            src_md = _md(lib, s_dims, s_st, "conv2d data", c["types"][0])
+            dst_md = _md(lib, d_dims, d_st, "conv2d output", c["types"][1])
+            pd = lib.xr_dnnl_conv(
+                attr.handle, src_md.handle, c["weights"].handle, c["bias"].handle if c["bias"] else None, dst_md.handle,
+                2, _i64(c["strides"]), _i64(c["dilates"]), _i64([top, pad[1]]), _i64([bottom, pad[3]]),
+            )  # fmt: skip
+            if not pd:
+                return None
+            keep += [_Owned(lib.xr_dnnl_pd_free, pd), attr, src_md, dst_md, post]
+            if (lib.xr_dnnl_impl(pd) or b"").decode() != step.impl:
+                return None  # (the uncut step's kernel: the same sums in the same order)
+            handle = lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
+            scratch = _Md(lib, handle, "scratchpad") if handle else None
+            pieces.append((pd, views, scratch if scratch is not None and scratch.size else None))
+        return pieces
+
+    def _slot_bases(self, pieces: list, slots: int) -> list[int]:
+        """Where each slot's scratchpad starts in the workspace: slot 0 in the plan's own
+        scratchpad when the parts' fits there, the others after the temporaries."""
+        most = max((_round(p[2].size) for p in pieces if p[2] is not None), default=0)
+        after = _round(self.scratch_bytes) + self.temp_bytes
+        first = 0 if most <= _round(self.scratch_bytes) else 1
+        return [0] * first + [after + k * most for k in range(slots - first)]
+
+    def parts_workspace(self, slots: int) -> int:
+        """The workspace this plan (made for one thread) needs to run its big convolutions
+        in parts for ``slots`` threads (``bind``'s ``slots``): ``workspace_bytes`` and a
+        scratchpad per slot (``dnnl_partition.state_scratch`` states the larger need)."""
+        need = self.workspace_bytes
+        if slots < 2:
+            return need
+        lib = dnnl_library()
+        for step in self.steps:
+            keep: list[Any] = []
+            pieces = self._pieces(lib, step, keep)
+            if pieces is not None:
+                most = max((_round(p[2].size) for p in pieces if p[2] is not None), default=0)
+                need = max(need, self._slot_bases(pieces, slots)[-1] + most)
+        return need
+
+    def _parts(self, lib, step, reordered, ins, outs, ws, keep, slots, whole) -> int | None:
+        """The shim's parts object running ``step`` in parts (``_pieces``) on ``slots``
+        threads, each slot with its own scratchpad (``_slot_bases``), or None when it is
+        not cut or the workspace has no room for the slots' scratchpads. ``whole``: the
+        uncut step's primitive, argument kinds and memories (run instead while every
+        worker sleeps)."""
+        pieces = self._pieces(lib, step, keep)
+        if pieces is None:
+            return None
+        most = max((_round(p[2].size) for p in pieces if p[2] is not None), default=0)
+        bases = self._slot_bases(pieces, slots)
+        if most and (ws is None or bases[-1] + most > ws.nbytes):
+            return None
+        uncut: dict[int, tuple[int, _Md]] = {}  # the bias and other uncut operands, bound once
+        part_prims: list[int] = []
+        part_nargs: list[int] = []
+        part_keys: list[int] = []
+        per_slot: list[list[int]] = [[] for _ in range(slots)]
+        for pd, views, scratch in pieces:
+            prim = lib.xr_dnnl_primitive(pd)
+            if not prim:
+                return None
+            keep.append(_Owned(lib.xr_dnnl_primitive_free, prim))
+            bound: list[tuple[int, _Md, list[int]]] = []  # (argument, md, pointer per slot)
+            for key, where in step.args:
+                if key == _ARG_SCRATCHPAD:
+                    continue
+                if isinstance(where, _Value) and key in views:
+                    dims, strides, offset = views[key]
+                    ptr, md = self._pointer(lib, step, key, where, ins, outs, ws, keep, (dims, strides))
+                    bound.append((key, md, [ptr + offset * _np_type(where.dtype).itemsize] * slots))
+                elif isinstance(where, _Value):
+                    if key not in uncut:
+                        uncut[key] = self._pointer(lib, step, key, where, ins, outs, ws, keep)
+                    bound.append((key, uncut[key][1], [uncut[key][0]] * slots))
+                else:
+                    bound.append((key, where, [reordered[key].ctypes.data] * slots))
+            if scratch is not None:
+                bound.append((_ARG_SCRATCHPAD, scratch, [ws.ctypes.data + b for b in bases]))
+            for key, md, ptrs in bound:
+                for s in range(slots):
+                    mem = lib.xr_dnnl_memory(md.handle, ptrs[s])
+                    if not mem:
+                        return None
+                    keep.append(_Owned(lib.xr_dnnl_memory_free, mem))
+                    per_slot[s].append(mem)
+                part_keys.append(key)
+            count = len(bound)
+            keep.append(scratch)
+            part_prims.append(prim)
+            part_nargs.append(count)
+        flat = [m for slot in per_slot for m in slot]
+        handle = lib.xr_dnnl_parts(
+            len(part_prims), slots, (ctypes.c_void_p * len(part_prims))(*part_prims),
+            (ctypes.c_int32 * len(part_nargs))(*part_nargs), (ctypes.c_int32 * len(part_keys))(*part_keys),
+            (ctypes.c_void_p * len(flat))(*flat),
+        )  # fmt: skip
+        if not handle:
+            return None
+        keep.append(_Owned(lib.xr_dnnl_parts_free, handle))
+        prim, w_keys, w_mems = whole
+        if lib.xr_dnnl_parts_whole(
+            handle, prim, len(w_keys), (ctypes.c_int32 * len(w_keys))(*w_keys), (ctypes.c_void_p * len(w_mems))(*w_mems)
+        ):
+            return None
+        lib.xr_dnnl_parts_spin(spin_ns())
+        return handle
+
+    @staticmethod
+    def _part_attr(lib, post) -> _Owned | None:
+        n = len(post)
+        arrays = [(ctypes.c_int32 * max(n, 1))(*[p[i] for p in post]) for i in (0, 1)]
+        alpha = (ctypes.c_float * max(n, 1))(*[p[2] for p in post])
+        beta = (ctypes.c_float * max(n, 1))(*[p[3] for p in post])
+        mds = (ctypes.c_void_p * max(n, 1))(*[p[4].handle if p[4] else None for p in post])
+        attr = lib.xr_dnnl_attr(n, arrays[0], arrays[1], alpha, beta, mds, 0)
+        return _Owned(lib.xr_dnnl_attr_free, attr) if attr else None
+
+    def _pointer(self, lib, step, key, where, ins, outs, ws, keep, view=None) -> tuple[int, _Md]:
+        dims, strides = step.logical[key] if view is None else view
         if where.kind == "in":
             a = ins[where.index]
             if file_mapping_of(a) is not None:  # a constant of a mapped params file: read at
@@ -1329,6 +1516,7 @@ class _Reader:
 
     def _post_ops(self, post, dst_dims, dst_strides, step: _Step) -> int:
         spec: list[tuple[int, int, float, float, _Md | None]] = []
+        step.post = spec  # type: ignore[attr-defined]  # (a part's residual md: its rows)
         for k, (kind, what) in enumerate(post):
             if kind == "eltwise":
                 alg, a, b = what
@@ -1385,6 +1573,12 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = (dst_dims, dst_st)
         step.keep += [src_md, dst_md, w_user, w_any, b_md]
+        step.cut = {
+            "kernel": w_dims[-2], "stride": int(a["strides"][0]), "dilation": int(a["dilation"][0]),
+            "pad": [int(p) for p in pad], "strides": [int(v) for v in a["strides"]],
+            "dilates": [int(d) - 1 for d in a["dilation"]], "post": step.post, "weights": w_chosen, "bias": b_md,
+            "types": (_type_of(data_v), _type_of(result)),
+        }  # fmt: skip
         self._finish(name, step.family, pd, step)
 
     def _winograd(self, a, data_v, weight, bias, post, result, name, groups) -> bool:

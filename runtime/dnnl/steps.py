@@ -31,7 +31,7 @@ from xrelay.runtime.dnnl.primitives import (
     way_of,
 )
 
-__all__ = ["PARK_BEFORE", "bind_step", "host_native", "join_steps"]
+__all__ = ["PARK_BEFORE", "bind_step", "host_native", "join_steps", "parts_switch"]
 
 PARK_BEFORE = True
 
@@ -49,7 +49,7 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
     shared: dict = {}
     way = way_of(scratch_choice(fn))  # the way choose-scratch chose (its workspace planned)
 
-    def bound(threads: int) -> tuple[Any, Any]:
+    def bound(threads: int, slots: int = 0) -> tuple[Any, Any]:
         plan = plan_function(fn, lookup=ex.functions.get, constant=constant, fixed=fixed, threads=threads, memo=memo, **way)
         if plan.winograd and plan.workspace_bytes > (0 if ws is None else ws.nbytes):
             # planned without Winograd's temporaries (built with another
@@ -57,7 +57,7 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
             plan = plan_function(
                 fn, lookup=ex.functions.get, constant=constant, fixed=fixed, threads=threads, winograd=False, memo=memo
             )
-        return plan, plan.bind(ins, outs, ws, threads, shared)
+        return plan, plan.bind(ins, outs, ws, threads, shared, slots)
 
     try:
         plan, thunk = bound(ex.pool.threads)
@@ -68,7 +68,7 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
         # the same primitives made for one thread (RunChooser): a team of one has no
         # barrier to wait at when another process holds a core
         try:
-            one = bound(1)[1]
+            one = bound(1, ex.pool.threads)[1]
         except DnnlUnsupported:
             one = None  # (its workspace does not fit: the threads' primitives run alone)
         dnnl_library().xr_dnnl_set_threads(ex.pool.threads)  # as the caller had it
@@ -81,6 +81,8 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
     compiled.thunks.append((label, family, one if small else thunk))
     compiled.dnnl_thunk = one if small else thunk  # type: ignore[attr-defined]  # before any parking wrapper
     compiled.thunk_one = one  # type: ignore[attr-defined]
+    # the one-thread program's thunk with its big convolutions in parts (dnnl.parts)
+    compiled.thunk_parts = getattr(one, "parts_thunk", None)  # type: ignore[attr-defined]
     compiled.small = small  # type: ignore[attr-defined]
     compiled.fast_ops = len(plan.steps)
     compiled.dnnl_plan = plan  # type: ignore[attr-defined]
@@ -97,7 +99,7 @@ def join_steps(steps: list[CompiledFunction], park: Any, one: bool) -> list[Any]
         ((_, _, thunk),) = c.thunks
         raw = getattr(c, "dnnl_thunk", thunk)
         if one:
-            raw = getattr(c, "thunk_one", None) or _with_threads(raw, 1)
+            raw = getattr(c, "thunk_parts", None) or getattr(c, "thunk_one", None) or _with_threads(raw, 1)
             thunk = raw
         raws.append((raw, thunk))
     if len(raws) == 1:
@@ -110,6 +112,15 @@ def join_steps(steps: list[CompiledFunction], park: Any, one: bool) -> list[Any]
 
     parked.joined = joined  # type: ignore[attr-defined]
     return [parked]
+
+
+def parts_switch(steps: list[CompiledFunction]) -> Any:
+    """The shim's ``xr_dnnl_parts_mode`` (1: the one-thread program's cut steps run in parts,
+    0: uncut; the same bits) when one of ``steps`` has parts (``dnnl.parts``), else None."""
+    if not any(getattr(c, "thunk_parts", None) is not None for c in steps):
+        return None
+    lib = dnnl_library()
+    return None if lib is None else lib.xr_dnnl_parts_mode
 
 
 def _with_threads(raw: Any, threads: int) -> Any:

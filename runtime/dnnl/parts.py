@@ -1,0 +1,132 @@
+"""Steps cut in parts: how the one-thread program keeps the share of a busy core it gets.
+
+With another process on one of two cores, oneDNN's team of two collapses (static parts and
+a barrier per step: docs/guide/threads.md) and the executor runs its one-thread program. In
+that program a convolution big enough (``PART_WORK``) runs as ``parts_for`` parts of its
+output rows, each part a primitive made for one thread over a view of the same arena
+tensors (``conv_rows``: the input rows the part reads and its own top and bottom padding),
+bound once per slot (each slot its own scratchpad). The shim (``xr_dnnl_parts``) runs the
+parts on the caller and part workers that sleep between steps, each thread taking the next
+part from one counter: a worker woken on the busy core runs as soon as the scheduler gives
+it that core's share and takes the parts it can; the caller takes the rest and waits only
+for parts a worker started. Every part computes the same output rows whichever thread runs
+it, so a run's bits do not depend on which thread took which part.
+
+``XRELAY_DNNL_PARTS=0`` binds the one-thread program without parts.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "MAX_PARTS",
+    "PART_WORK",
+    "SPIN_US",
+    "conv_rows",
+    "parts_enabled",
+    "parts_for",
+    "row_cuts",
+    "spin_ns",
+]
+
+PART_WORK = 400_000
+"""The least work (multiply-adds or elements held, as ``FunctionPlan.work`` counts) of one
+part: about 10 us of one core, so the parts of a step outweigh the worker's wake-up and the
+part's own start."""
+
+MAX_PARTS = 4
+"""The most parts of one step: more parts than threads, so a worker that loses its core
+holds back one small part, not half the step."""
+
+MIN_ROWS = 1
+"""The fewest output rows of one part: oneDNN's kernels run a matrix of the part's pixels,
+and a part of one 7-pixel row of a 7x7 map costs more per pixel than the whole."""
+
+SPIN_US = 40
+"""How long a part worker that finished its parts spins for the next step before it sleeps
+(``xr_dnnl_parts_spin``, ``XRELAY_DNNL_PART_SPIN_US``): waking a sleeping thread takes
+longer than most steps of a small model, so a worker that always slept came too late for
+the parts of the next step; one that spins longer than the gap between two cut steps takes
+its core's share even when nothing is cut."""
+
+
+def spin_ns() -> int:
+    """``SPIN_US`` or ``XRELAY_DNNL_PART_SPIN_US``, in nanoseconds."""
+    try:
+        return max(0, int(float(os.environ.get("XRELAY_DNNL_PART_SPIN_US", SPIN_US)) * 1000))
+    except ValueError:
+        return SPIN_US * 1000
+
+
+def parts_enabled() -> bool:
+    """Whether the one-thread program runs big convolutions in parts (``XRELAY_DNNL_PARTS``,
+    default on)."""
+    return os.environ.get("XRELAY_DNNL_PARTS", "1") != "0"
+
+
+def parts_for(work: int, rows: int) -> int:
+    """How many parts a step of ``work`` with ``rows`` output rows is cut into (below 2:
+    not cut)."""
+    return min(MAX_PARTS, rows // MIN_ROWS, work // PART_WORK)
+
+
+def row_cuts(rows: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` even, contiguous ranges of ``rows``."""
+    return [(rows * p // parts, rows * (p + 1) // parts) for p in range(parts)]
+
+
+def conv_rows(
+    r0: int, r1: int, height: int, kernel: int, stride: int, dilation: int, pad_top: int
+) -> tuple[int, int, int, int] | None:
+    """For output rows ``[r0, r1)`` of a convolution (``dilation`` counts the gaps plus one,
+    Relay's), the input rows ``[i0, i1)`` it reads and the part's top and bottom padding:
+    (i0, i1, top, bottom); None when the part reads no input row (it lies in the padding).
+
+    >>> conv_rows(0, 2, 7, 3, 1, 1, 1)  # the first two rows of a 3x3 'same' convolution
+    (0, 3, 1, 0)
+    >>> conv_rows(2, 4, 7, 3, 2, 1, 1)  # output rows 2-3 at stride 2 read input rows 3-7
+    (3, 7, 0, 1)
+    """
+    first = r0 * stride - pad_top
+    end = (r1 - 1) * stride - pad_top + (kernel - 1) * dilation + 1
+    i0, i1 = max(0, first), min(height, end)
+    if i1 <= i0:
+        return None
+    return i0, i1, i0 - first, end - i1
+
+
+class PartsChoice:
+    """Whether the one-thread program runs its cut steps in parts (way 1) or uncut (way 0),
+    run by run: each way's estimate is the least of its last ``WINDOW`` times, the faster
+    way runs, and the other runs every ``EXPLORE_EVERY``-th run to be measured again.
+
+    Why both: with the other core free, a worker that takes parts makes the one-thread
+    program about as fast as oneDNN's team; with another process on that core, the worker
+    gets it only in the scheduler's time slices (4 ms at 250 Hz), and a worker preempted
+    while it holds a part makes the caller wait for it, so parts cost some models more than
+    they bring (docs/guide/threads.md has the figures). Both ways give the same bits."""
+
+    WINDOW = 3
+    EXPLORE_EVERY = 8
+
+    def __init__(self) -> None:
+        self.samples: list[list[float]] = [[], []]
+        self.runs = 0
+        self.stats = [0, 0]
+        """Runs of each way."""
+
+    def choose(self) -> int:
+        """The way of the next one-thread run."""
+        self.runs += 1
+        for way in (1, 0):
+            if not self.samples[way]:  # (its first run, a warm-up, and one measured)
+                return way
+        best = min((0, 1), key=lambda w: min(self.samples[w]))
+        return 1 - best if self.runs % self.EXPLORE_EVERY == 0 else best
+
+    def record(self, way: int, seconds: float) -> None:
+        """The time of the run chosen last, in ``way``."""
+        self.stats[way] += 1
+        if self.stats[way] > 1:
+            self.samples[way] = [*self.samples[way], seconds][-self.WINDOW :]

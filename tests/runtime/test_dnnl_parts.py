@@ -1,0 +1,185 @@
+"""The one-thread program's convolutions cut in parts of their output rows (``dnnl.parts``):
+which steps are cut, each part's input rows and padding, and that the parts, run by the
+caller and the shim's sleeping part workers, compute what the uncut one-thread program
+computes, with the same bits from run to run whichever thread took which part."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.dnnl.parts import PART_WORK, PartsChoice, conv_rows, parts_for, row_cuts
+from xrelay.runtime.parallel import serial_jobs
+from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+
+RNG = np.random.default_rng(28)
+
+
+def _model():
+    """A stride-2 stem, a depthwise 3x3 with a hard-swish, a 1x1 with a residual, a
+    dilated 3x3 and a 5x5 with asymmetric output rows (odd height), and a tiny 1x1 at the
+    end that stays whole (under ``PART_WORK``)."""
+    g = GraphBuilder(28)
+    y = g.node("Relu", [g.conv("data", 8, 24, 3, stride=2, bias=True)])  # 29 x 29
+    y = g.node("HardSwish", [g.conv(y, 24, 24, 3, group=24, bias=True)])
+    y = g.node("Add", [g.conv(y, 24, 24, 1, bias=True), y])
+    w = g.init(
+        "dilated_w",
+        (np.random.default_rng(5).standard_normal((16, 24, 3, 3)) * 0.1).astype(np.float32),
+    )
+    y = g.node(
+        "Relu", [g.node("Conv", [y, w], kernel_shape=[3, 3], pads=[2, 2, 2, 2], dilations=[2, 2])]
+    )
+    y = g.node("Relu", [g.conv(y, 16, 16, 5, stride=2, bias=True)])  # 15 x 15
+    y = g.node("GlobalAveragePool", [y])
+    y = g.conv(y, 16, 4, 1, bias=True)
+    return g.model({"data": ([1, 8, 57, 57], np.float32)}, [y], "parts")
+
+
+def _program(ex, one: bool):
+    def run() -> None:
+        with serial_jobs() if one else contextlib.nullcontext():
+            for t in ex._thunks_one if one else ex._thunks:
+                t()
+        ex.pool.park()
+
+    return run
+
+
+def _build(monkeypatch, parts: str):
+    monkeypatch.setenv("XRELAY_DNNL_PARTS", parts)
+    mod, params = from_onnx(_model())
+    m = xrelay.build(mod, params, opt_level=3, threads=2)
+    return m
+
+
+def test_conv_rows_cover_every_output_row_with_its_own_padding():
+    # 3x3 'same', stride 1: the first part pads at the top, the last at the bottom
+    assert conv_rows(0, 10, 20, 3, 1, 1, 1) == (0, 11, 1, 0)
+    assert conv_rows(10, 20, 20, 3, 1, 1, 1) == (9, 20, 0, 1)
+    # stride 2, no padding: rows 3-4 read input rows 6-10
+    assert conv_rows(3, 5, 11, 3, 2, 1, 0) == (6, 11, 0, 0)
+    # dilation 2 (Relay's: one gap), padding 2
+    assert conv_rows(0, 1, 8, 3, 1, 2, 2) == (0, 3, 2, 0)
+    # a part inside the padding reads no input row
+    assert conv_rows(0, 1, 4, 1, 1, 1, 3) is None
+    # every output row of a stride-2 5x5 exactly once, each part's rows its output height
+    for r0, r1 in row_cuts(15, 4):
+        i0, i1, top, bottom = conv_rows(r0, r1, 29, 5, 2, 1, 1)
+        assert (i1 - i0 + top + bottom - 5) // 2 + 1 == r1 - r0
+    assert [r for c in row_cuts(15, 4) for r in range(*c)] == list(range(15))
+    assert parts_for(PART_WORK - 1, 100) < 2 and parts_for(100 * PART_WORK, 3) == 3
+
+
+def test_big_convolutions_are_cut_and_small_ones_not(monkeypatch):
+    """Exactly the convolutions with at least two parts' work (``parts_for``) are cut: the
+    stem, the dilated 3x3 and the 5x5 here; the depthwise 3x3, the 1x1 with the residual
+    and the head's 1x1 stay whole."""
+    m = _build(monkeypatch, "1")
+    dnnl = [c for (_, _, c), b in zip(m.executor.steps, m.executor.step_backends) if b == "dnnl"]
+
+    def wanted(c) -> bool:
+        for s in c.dnnl_plan.steps:
+            dims = s.logical.get(17, ([0, 0, 0, 0], []))[0]  # (the destination's)
+            work = max(s.macs, sum(int(np.prod(d)) for d, _ in s.logical.values()))
+            if s.cut is not None and parts_for(work, dims[2]) >= 2:
+                return True
+        return False
+
+    cut = [c for c in dnnl if getattr(c, "thunk_parts", None) is not None]
+    assert len(cut) == 3 and cut == [c for c in dnnl if wanted(c)]
+    off = _build(monkeypatch, "0")
+    assert all(getattr(c, "thunk_parts", None) is None for _, _, c in off.executor.steps)
+
+
+def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
+    """The program with parts against the one without (both made for one thread): the same
+    bits (each part runs the uncut step's kernel over its rows), whichever way the shim runs
+    them (``xr_dnnl_parts_mode``: parts, or the uncut steps), and within 1e-4 of
+    onnxruntime; 30 runs each way, the same bits each time, and the workers ran parts in
+    parts mode only (a worker that never takes one would leave the caller every part)."""
+    x = RNG.standard_normal((1, 8, 57, 57)).astype("float32")
+    whole = _build(monkeypatch, "0")
+    whole.set_input(data=x)
+    _program(whole.executor, True)()
+    expected = whole.get_output(0).numpy().copy()
+    assert np.isfinite(expected).all() and np.abs(expected).max() > 0
+    ref = run_onnxruntime(_model(), {"data": x})[0]
+    np.testing.assert_allclose(expected, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    m = _build(monkeypatch, "1")
+    run = _program(m.executor, True)
+    lib = dnnl_library()
+    try:
+        for mode in (1, 0, 1):  # in parts, uncut, in parts again
+            lib.xr_dnnl_parts_mode(mode)
+            taken = lib.xr_dnnl_parts_taken()
+            for _ in range(30):
+                m.executor.input_buffers[0][...] = 0.0  # (a stale output cannot pass)
+                _program(m.executor, False)()
+                m.set_input(data=x)
+                run()
+                assert np.array_equal(m.get_output(0).numpy(), expected), mode
+            assert (lib.xr_dnnl_parts_taken() > taken) == (mode == 1)
+    finally:
+        lib.xr_dnnl_parts_mode(1)
+    assert lib.xr_dnnl_part_workers() >= 1
+    # another input gives another output (the parts read their input)
+    m.set_input(data=x[:, :, ::-1].copy())
+    run()
+    assert not np.allclose(m.get_output(0).numpy(), expected)
+
+
+@pytest.mark.parametrize("threads", [3])
+def test_parts_with_more_slots_than_cores(monkeypatch, threads):
+    """Three threads: two workers, three scratchpad slots, still the uncut program's values."""
+    monkeypatch.setenv("XRELAY_DNNL_PARTS", "1")
+    x = RNG.standard_normal((1, 8, 57, 57)).astype("float32")
+    mod, params = from_onnx(_model())
+    m = xrelay.build(mod, params, opt_level=3, threads=threads)
+    m.set_input(data=x)
+    assert any(getattr(c, "thunk_parts", None) is not None for _, _, c in m.executor.steps)
+    _program(m.executor, True)()
+    got = m.get_output(0).numpy().copy()
+    ref = run_onnxruntime(_model(), {"data": x})[0]
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    assert dnnl_library().xr_dnnl_part_workers() >= threads - 1
+
+
+def test_parts_choice_runs_the_faster_way_and_measures_the_other_again():
+    choice = PartsChoice()
+    times = {1: 2.0, 0: 1.0}  # parts slower (a busy core), then faster (the load left)
+    ways = []
+    for run in range(40):
+        if run == 20:
+            times = {1: 0.5, 0: 1.0}
+        way = choice.choose()
+        ways.append(way)
+        choice.record(way, times[way])
+    assert ways[:4] == [1, 1, 0, 0]  # each way's warm-up run, then one measured run
+    assert ways[4:20].count(0) >= 13 and 1 in ways[4:20]  # the faster, the other re-measured
+    assert ways[-8:].count(1) >= 7  # after the change, within the next re-measurement
+    assert choice.stats == [ways.count(0), ways.count(1)]
+
+
+def test_executor_one_thread_runs_alternate_ways_with_the_same_bits(monkeypatch):
+    """The executor's one-thread runs (the run chooser forced to one thread) take each way
+    by ``PartsChoice``; every run gives the same bits."""
+    m = _build(monkeypatch, "1")
+    x = RNG.standard_normal((1, 8, 57, 57)).astype("float32")
+    m.set_input(data=x)
+    ex = m.executor
+    assert ex.parts_choice is not None
+    monkeypatch.setattr(ex.chooser, "choose", lambda: 1)
+    monkeypatch.setattr(PartsChoice, "EXPLORE_EVERY", 2)  # (both ways often)
+    outs = []
+    for _ in range(12):
+        ex.run()
+        outs.append(m.get_output(0).numpy().copy())
+    assert ex.parts_choice.stats[0] >= 3 and ex.parts_choice.stats[1] >= 3
+    assert all(np.array_equal(o, outs[0]) for o in outs)
+    assert _build(monkeypatch, "0").executor.parts_choice is None
