@@ -156,7 +156,24 @@ class RunChooser:
     estimates and the re-measurements 2 and 4 runs later; now in none. Where the signal
     lies the other way (a container's ``/proc/stat`` counting a busy host), a load that left
     is noticed up to ``EXPLORE_EVERY`` runs late instead of 2-8; without the signal (no
-    ``/proc/stat``) the schedule above runs unchanged."""
+    ``/proc/stat``) the schedule above runs unchanged. The verdict before a team run is that
+    of the latest ``FREE_SECONDS`` of one-thread time, also from before the team runs in
+    between, back to the last time the team won: a model of 3-10 ms a run has only two
+    one-thread runs between its first estimates and the first re-measurement, too short for
+    two ticks, so judged on those alone the signal confirmed a load on it only at the second
+    re-measurement (6-10 ms a run) or the third (3.5 ms), and the schedule ran the
+    collapsed team (SqueezeNet 27 ms beside another process, one thread 9.5 ms) at runs 8
+    and 13 of the zoo's 19; now the load is confirmed at run 8 (run 13 for 3.5 ms).
+
+    **What the one-thread episodes on a quiet machine were.** Several zoo runs on a machine
+    thought idle ran small models on one thread for 7-14 of their 19 runs. Traced on a
+    2-core Xeon (``docs/guide/threads.md``), none came from the estimates themselves: with
+    each run right after an onnxruntime run the team stays 1.6-1.9x faster than one thread
+    (waking OpenMP's sleeping thread costs 0.3-0.7 ms of it) and 40 fresh choosers of 19 runs
+    each ran one thread 2 times (the first choices), 3 in 3 of them. Each episode had another
+    process on the other core (the idle signal 0.0, the team 5-16x its quiet time): the
+    spinning team collapses even beside a process that takes a quarter of a core in 1 ms
+    bursts, so one thread was the faster program there."""
 
     EXPLORE_EVERY = 16
     FIRST = 2
@@ -194,6 +211,9 @@ class RunChooser:
         self._one = [0.0, 0.0]  # one-thread seconds and other cores' idle seconds, this stretch
         self._last: bool | None = None  # the last judged stretch's verdict (``_verdict``)
         self._confirmed = False  # the last team run was slower under a load the signal saw
+        # (seconds, idle) of the latest one-thread runs whose idle is known, newest last: the
+        # load's verdict before a team run (``_recent_busy``), across the team runs between
+        self._recent: list[tuple[float, float]] = []
 
     @property
     def mean(self) -> list[float]:
@@ -222,6 +242,7 @@ class RunChooser:
         mean = self.mean
         if mean[0] <= mean[1]:
             self._gap, self._since, self.free_after = 2, 0, self.FREE_SECONDS
+            self._recent.clear()  # the team won: a later load is judged on its own runs
             return 0, "best"
         if self._free():
             self._since = 0
@@ -251,6 +272,17 @@ class RunChooser:
         self._last = idle >= self.FREE_SHARE * self.spare * seconds
         return self._last
 
+    def _recent_busy(self) -> bool:
+        """Whether the latest ``FREE_SECONDS`` of one-thread time saw the other cores busy
+        (False while the one-thread runs since the team last won are shorter, or their idle
+        is not known)."""
+        seconds = idle = 0.0
+        for s, i in reversed(self._recent):
+            seconds, idle = seconds + s, idle + i
+            if seconds >= self.FREE_SECONDS:
+                return idle < self.FREE_SHARE * self.spare * seconds
+        return False
+
     def record(self, mode: int, seconds: float, settled: bool = True, idle: float | None = None) -> None:
         """The time the run chosen last took in ``mode``; ``settled`` False: the program was
         still measuring its own ways in that run (the time is not the mode's). ``idle``:
@@ -260,12 +292,16 @@ class RunChooser:
         self.stats[mode] += 1
         loaded = False
         if mode == 0:
-            # the other cores were busy in the one-thread runs right before this team run
-            loaded = self._verdict() is False
+            # the other cores were busy in the one-thread runs before this team run
+            loaded = self._verdict() is False or self._recent_busy()
             self._one, self._last = [0.0, 0.0], None
         elif idle is not None:
             self._one[0] += seconds
             self._one[1] += idle
+            self._recent.append((seconds, idle))
+            # only the latest FREE_SECONDS are judged
+            while sum(s for s, _ in self._recent[1:]) >= self.FREE_SECONDS:
+                del self._recent[0]
         if self.stats[mode] == 1 or not settled:
             return
         other = self.mean[1 - mode]
