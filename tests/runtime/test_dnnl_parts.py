@@ -183,3 +183,34 @@ def test_executor_one_thread_runs_alternate_ways_with_the_same_bits(monkeypatch)
     assert ex.parts_choice.stats[0] >= 3 and ex.parts_choice.stats[1] >= 3
     assert all(np.array_equal(o, outs[0]) for o in outs)
     assert _build(monkeypatch, "0").executor.parts_choice is None
+
+
+def test_two_threads_running_parts_at_once(monkeypatch):
+    """Two modules run their parts programs from two threads at once: one holds the part
+    workers, the other runs its cut steps uncut on its own thread (the shim's ``busy``
+    flag); both keep their bits."""
+    import threading
+
+    x = RNG.standard_normal((1, 8, 57, 57)).astype("float32")
+    mods = [_build(monkeypatch, "1") for _ in range(2)]
+    expected = []
+    for m in mods:
+        m.set_input(data=x)
+        _program(m.executor, True)()
+        expected.append(m.get_output(0).numpy().copy())
+    assert np.array_equal(expected[0], expected[1])
+    bad: list[int] = []
+
+    def loop(i: int) -> None:
+        run = _program(mods[i].executor, True)
+        for _ in range(40):
+            run()
+            if not np.array_equal(mods[i].get_output(0).numpy(), expected[i]):
+                bad.append(i)
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bad == []
