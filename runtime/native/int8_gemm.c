@@ -399,6 +399,73 @@ static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i6
 static inline void xr_rows8(const uint8_t *r, i64 kp, i64 np_, const uint8_t *px[8]) {
     for (i64 j = 0; j < 8; ++j) px[j] = r + (j < np_ ? j : 0) * kp;
 }
+
+/* Up to 4 pixels (np_, a constant where inlined) by 4 channel blocks (w[0..3]): 4 * np_
+ * accumulators, each step four weight loads and np_ broadcasts for 4 * np_ vpdpbusd, sums into
+ * t[block][pixel]. For a group of fewer than 8 pixels (the last of a 7x7 image's 49), which
+ * xr_direct8x1 ran once per block, each block's weights loaded for its few products: about
+ * as long as a whole group of 8. */
+static inline __attribute__((always_inline)) void xr_few4(const uint8_t *const px[8], const int np_, i64 rs, i64 kh,
+                                                          i64 seg4, const int8_t *const w[4], int32_t t[4][8][16]) {
+    __m512i a[4][4];
+    const uint8_t *q[4];
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+        q[j] = px[j < np_ ? j : 0];
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u) a[j][u] = _mm512_setzero_si512();
+    }
+    for (i64 i = 0; i < kh; ++i) {
+        for (i64 k = 0; k < seg4; ++k) {
+            const __m512i v0 = _mm512_loadu_si512((const void *)(w0 + k * 64));
+            const __m512i v1 = _mm512_loadu_si512((const void *)(w1 + k * 64));
+            const __m512i v2 = _mm512_loadu_si512((const void *)(w2 + k * 64));
+            const __m512i v3 = _mm512_loadu_si512((const void *)(w3 + k * 64));
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j)
+                if (j < np_) {
+                    const __m512i x = xr_bcast4(q[j] + k * 4);
+                    a[j][0] = _mm512_dpbusd_epi32(a[j][0], x, v0);
+                    a[j][1] = _mm512_dpbusd_epi32(a[j][1], x, v1);
+                    a[j][2] = _mm512_dpbusd_epi32(a[j][2], x, v2);
+                    a[j][3] = _mm512_dpbusd_epi32(a[j][3], x, v3);
+                }
+        }
+        w0 += seg4 * 64, w1 += seg4 * 64, w2 += seg4 * 64, w3 += seg4 * 64;
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) q[j] += rs;
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j)
+        if (j < np_)
+#pragma GCC unroll 4
+            for (int u = 0; u < 4; ++u) _mm512_storeu_si512((void *)t[u][j], a[j][u]);
+}
+
+/* The products of a last group of np_ (1-7) pixels (px) with channel blocks [b0, b1) of the
+ * packed weights w (k4 4-byte steps a block), stored by xr_store_block as the group at q0 + p0:
+ * by pixels four at a time and blocks four at a time (xr_few4; a block past b1 repeats b0's,
+ * its sums unused). */
+static void xr_few_group(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w, i64 k4,
+                         i64 b0, i64 b1, i64 o, void *c, i64 q0, i64 p0, i64 pt, const xr_epi *e, int pm) {
+    int32_t t[4][8][16];
+    for (i64 j0 = 0; j0 < np_; j0 += 4) {
+        const i64 n = (np_ - j0) < 4 ? (np_ - j0) : 4;
+        const uint8_t *const *sub = px + j0;
+        for (i64 b = b0; b < b1; b += 4) {
+            const int8_t *ws[4];
+            for (i64 u = 0; u < 4; ++u) ws[u] = w + (b + u < b1 ? b + u : b0) * k4 * 64;
+            switch (n) {
+            case 1: xr_few4(sub, 1, rs, kh, seg4, ws, t); break;
+            case 2: xr_few4(sub, 2, rs, kh, seg4, ws, t); break;
+            case 3: xr_few4(sub, 3, rs, kh, seg4, ws, t); break;
+            default: xr_few4(sub, 4, rs, kh, seg4, ws, t); break;
+            }
+            for (i64 u = 0; u < 4 && b + u < b1; ++u) xr_store_block(t[u], n, b + u, o, c, q0, p0 + j0, pt, e, pm);
+        }
+    }
+}
 #else
 /* Portable: the same sums, one product at a time. */
 static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
@@ -427,39 +494,36 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
      * to XR_PF_PANEL: a larger one streams from L2 on every group anyway, and the prefetches
      * competed with it (128 x 3072 x 768: 2 % slower with them). */
     const i64 groups = (p + 7) / 8, lines = 2 * k4; /* 64-byte lines of a pair's panel */
+    const i64 whole = p / 8 * 8;                     /* the pixels of whole groups of 8 */
     const i64 share = lines * 64 <= XR_PF_PANEL ? (lines + groups - 1) / groups : 0;
     i64 b = b0;
     for (; b + 1 < b1; b += 2) {
         const int8_t *w0 = w + b * k4 * 64, *w1 = w0 + k4 * 64;
         const int8_t *next = w1 + k4 * 64; /* the next pair (or block) of this range */
         const i64 ahead = b + 3 < b1 ? lines : b + 2 < b1 ? k4 : 0;
-        for (i64 p0 = 0; p0 < p; p0 += 8) {
-            const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
+        for (i64 p0 = 0; p0 < whole; p0 += 8) {
             for (i64 l = (p0 / 8) * share, end = l + share < ahead ? l + share : ahead; l < end; ++l)
                 _mm_prefetch((const char *)(next + l * 64), _MM_HINT_T1);
             const uint8_t *px[8];
-            xr_rows8(a + p0 * kp, kp, np_, px);
-            if (np_ == 8) {
-                xr_direct8x2(px, 0, 1, k4, w0, w1, tile, tile1);
-                xr_store_block(tile, 8, b, o, c, q0, p0, pt, e, pm);
-                xr_store_block(tile1, 8, b + 1, o, c, q0, p0, pt, e, pm);
-            } else {
-                xr_direct8x1(px, np_, 0, 1, k4, w0, tile);
-                xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
-                xr_direct8x1(px, np_, 0, 1, k4, w1, tile);
-                xr_store_block(tile, np_, b + 1, o, c, q0, p0, pt, e, pm);
-            }
+            xr_rows8(a + p0 * kp, kp, 8, px);
+            xr_direct8x2(px, 0, 1, k4, w0, w1, tile, tile1);
+            xr_store_block(tile, 8, b, o, c, q0, p0, pt, e, pm);
+            xr_store_block(tile1, 8, b + 1, o, c, q0, p0, pt, e, pm);
         }
     }
     for (; b < b1; ++b) {
         const int8_t *w0 = w + b * k4 * 64;
-        for (i64 p0 = 0; p0 < p; p0 += 8) {
-            const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
+        for (i64 p0 = 0; p0 < whole; p0 += 8) {
             const uint8_t *px[8];
-            xr_rows8(a + p0 * kp, kp, np_, px);
-            xr_direct8x1(px, np_, 0, 1, k4, w0, tile);
-            xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
+            xr_rows8(a + p0 * kp, kp, 8, px);
+            xr_direct8x1(px, 8, 0, 1, k4, w0, tile);
+            xr_store_block(tile, 8, b, o, c, q0, p0, pt, e, pm);
         }
+    }
+    if (whole < p) { /* the last group of fewer than 8 pixels, every block */
+        const uint8_t *px[8];
+        xr_rows8(a + whole * kp, kp, p - whole, px);
+        xr_few_group(px, p - whole, 0, 1, k4, w, k4, b0, b1, o, c, q0, whole, pt, e, pm);
     }
     (void)tile1;
 #else
@@ -1499,19 +1563,25 @@ void xr_conv_direct_u8s8(const uint8_t *x, const int8_t *w, void *c, uint8_t *ba
         const uint8_t *px[8];
         i64 b = b0;
 #if XR_VNNI
+        const i64 whole = n / 8 * 8; /* the pixels of whole groups of 8 */
         for (; b + 1 < b1; b += 2)
-            for (i64 g = 0; g < n; g += 8) {
-                const i64 np_ = (n - g) < 8 ? (n - g) : 8;
-                for (i64 j = 0; j < 8; ++j) px[j] = band + off[g + (j < np_ ? j : np_ - 1)]; /* (past np_: unused) */
-                if (np_ < 8) { /* a last group of fewer pixels: their products only */
-                    xr_direct8x1(px, np_, rs, kh, seg4, w + b * k4 * 64, tile);
-                    xr_direct8x1(px, np_, rs, kh, seg4, w + (b + 1) * k4 * 64, tile1);
-                } else {
-                    xr_direct8x2(px, rs, kh, seg4, w + b * k4 * 64, w + (b + 1) * k4 * 64, tile, tile1);
-                }
-                xr_store_block(tile, np_, b, o, c, t0 + g, 0, p, e, 0);
-                xr_store_block(tile1, np_, b + 1, o, c, t0 + g, 0, p, e, 0);
+            for (i64 g = 0; g < whole; g += 8) {
+                for (i64 j = 0; j < 8; ++j) px[j] = band + off[g + j];
+                xr_direct8x2(px, rs, kh, seg4, w + b * k4 * 64, w + (b + 1) * k4 * 64, tile, tile1);
+                xr_store_block(tile, 8, b, o, c, t0 + g, 0, p, e, 0);
+                xr_store_block(tile1, 8, b + 1, o, c, t0 + g, 0, p, e, 0);
             }
+        for (; b < b1; ++b)
+            for (i64 g = 0; g < whole; g += 8) {
+                for (i64 j = 0; j < 8; ++j) px[j] = band + off[g + j];
+                xr_direct8x1(px, 8, rs, kh, seg4, w + b * k4 * 64, tile);
+                xr_store_block(tile, 8, b, o, c, t0 + g, 0, p, e, 0);
+            }
+        if (whole < n) { /* the last group of fewer than 8 pixels, every block */
+            for (i64 j = 0; j < 8; ++j) px[j] = band + off[whole + (j < n - whole ? j : 0)];
+            xr_few_group(px, n - whole, rs, kh, seg4, w, k4, b0, b1, o, c, t0 + whole, 0, p, e, 0);
+        }
+        b = b1;
 #endif
         for (; b < b1; ++b)
             for (i64 g = 0; g < n; g += 8) {

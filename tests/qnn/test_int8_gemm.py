@@ -20,9 +20,10 @@ RNG = np.random.default_rng(30)
 # (rows, reduction, channels): tails of every loop -- rows below and past a group of 8, a
 # lone block after the pairs, channels short of a block, a reduction not a multiple of 4
 # (zero padded as the callers do), several pairs with several groups each (the next pair's
-# weights prefetched group by group), a panel past XR_PF_PANEL (no prefetch)
+# weights prefetched group by group), a panel past XR_PF_PANEL (no prefetch); a last group of
+# 1-7 rows runs four rows by four blocks at a time (5 rows as 4 + 1 by 5 blocks, 1 row by 9)
 SHAPES = [(1, 4, 1), (7, 12, 17), (8, 13, 16), (9, 36, 33), (23, 100, 48), (40, 64, 100), (130, 256, 72),
-          (17, 2052, 40)]  # fmt: skip
+          (17, 2052, 40), (45, 40, 80), (49, 24, 136)]  # fmt: skip
 
 
 def _reference_sums(a, w):
