@@ -354,8 +354,9 @@ class Executor:
         self._thunks = self._join_runs()
         self._thunks_one = self._join_runs(one=True) if self.pool.threads > 1 else None
         self.chooser = RunChooser(spare=self.pool.threads - 1)
-        self._parts_switch: Callable[[int], Any] | None = None
-        """Turns the one-thread program's steps cut in parts (``dnnl.parts``) on or off."""
+        self._parts_switch: tuple[Callable[[int], Any], Callable[[], float]] | None = None
+        """Turns the one-thread program's steps cut in parts (``dnnl.parts``) on or off; the
+        CPU seconds of the threads that help run them."""
         for engine, side in self._sides.items():
             switch = getattr(side, "parts_switch", None)
             found = switch([c for (_, _, c), b in zip(self.steps, self.step_backends) if b == engine]) if switch else None
@@ -533,8 +534,12 @@ class Executor:
         # in one-thread runs, whether the other cores were idle (a load that left)
         idle = idle_cpu_seconds() if one else None
         way = self.parts_choice.choose() if one and self.parts_choice is not None else -1
+        helped = 0.0
         if way >= 0:
-            self._parts_switch(way)  # type: ignore[misc]
+            self._parts_switch[0](way)  # type: ignore[index]
+            # the part workers' time on the other cores counts as idle time (a team would
+            # have had it): without it the signal saw a free core busy while parts ran
+            helped = self._parts_switch[1]()  # type: ignore[index]
         start = time.perf_counter()
         with self._blas_limit(), serial_jobs() if one else contextlib.nullcontext():
             for t in self._thunks_one if one else self._thunks:  # type: ignore[union-attr]
@@ -547,6 +552,8 @@ class Executor:
             if idle is not None:
                 after = idle_cpu_seconds()
                 idle = None if after is None else after - idle
+                if idle is not None and way >= 0:
+                    idle += self._parts_switch[1]() - helped  # type: ignore[index]
             self.chooser.record(int(one), seconds, self.pool.first_ways == first_ways, idle)
 
     def run_program(self, one: bool = False) -> RunProgram:

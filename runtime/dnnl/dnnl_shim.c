@@ -775,6 +775,23 @@ static void *part_worker(void *arg) {
 /* Workers started so far (they live as long as the process). */
 int xr_dnnl_part_workers(void) { return __atomic_load_n(&team.workers, __ATOMIC_ACQUIRE); }
 
+static pthread_t worker_ids[MAX_WORKERS];
+
+/* The CPU seconds the part workers have used since they started (their threads' clocks):
+   the executor adds those of a one-thread run to the other cores' idle time it reads, as
+   time a team would have had there (runtime.executor, RunChooser's idle signal). */
+double xr_dnnl_parts_cpu(void) {
+    double total = 0.0;
+    const int n = __atomic_load_n(&team.workers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        clockid_t clock;
+        struct timespec t;
+        if (pthread_getcpuclockid(worker_ids[i], &clock) == 0 && clock_gettime(clock, &t) == 0)
+            total += (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    }
+    return total;
+}
+
 /* Parts the workers have run since the process started. */
 int64_t xr_dnnl_parts_taken(void) { return __atomic_load_n(&team.taken, __ATOMIC_RELAXED); }
 
@@ -816,6 +833,7 @@ static int parts_run(const xr_parts_t *k) {
         int failed = pthread_create(&t, &a, part_worker, (void *)(intptr_t)(team.workers + 1));
         pthread_attr_destroy(&a);
         if (failed) break;
+        worker_ids[team.workers] = t;
         __atomic_store_n(&team.workers, team.workers + 1, __ATOMIC_RELEASE);
     }
     team.error = 0;

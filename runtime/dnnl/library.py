@@ -88,6 +88,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_parts_spin": (None, [ctypes.c_int64]),
     "xr_dnnl_parts_whole": (_I, [_P, _P, _I, _P, _P]),
     "xr_dnnl_parts_mode": (None, [_I]),
+    "xr_dnnl_parts_cpu": (ctypes.c_double, []),
 }
 
 

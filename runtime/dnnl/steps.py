@@ -115,12 +115,13 @@ def join_steps(steps: list[CompiledFunction], park: Any, one: bool) -> list[Any]
 
 
 def parts_switch(steps: list[CompiledFunction]) -> Any:
-    """The shim's ``xr_dnnl_parts_mode`` (1: the one-thread program's cut steps run in parts,
-    0: uncut; the same bits) when one of ``steps`` has parts (``dnnl.parts``), else None."""
+    """When one of ``steps`` has parts (``dnnl.parts``): the shim's ``xr_dnnl_parts_mode``
+    (1: the one-thread program's cut steps run in parts, 0: uncut; the same bits) and
+    ``xr_dnnl_parts_cpu`` (the part workers' CPU seconds so far); else None."""
     if not any(getattr(c, "thunk_parts", None) is not None for c in steps):
         return None
     lib = dnnl_library()
-    return None if lib is None else lib.xr_dnnl_parts_mode
+    return None if lib is None else (lib.xr_dnnl_parts_mode, lib.xr_dnnl_parts_cpu)
 
 
 def _with_threads(raw: Any, threads: int) -> Any:

@@ -13,7 +13,14 @@ import pytest
 import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl.library import dnnl_library
-from xrelay.runtime.dnnl.parts import PART_WORK, PartsChoice, conv_rows, parts_for, row_cuts
+from xrelay.runtime.dnnl.parts import (
+    PART_WORK,
+    PartsChoice,
+    conv_rows,
+    parts_for,
+    row_cuts,
+    spin_ns,
+)
 from xrelay.runtime.parallel import serial_jobs
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
@@ -114,6 +121,9 @@ def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
     m = _build(monkeypatch, "1")
     run = _program(m.executor, True)
     lib = dnnl_library()
+    # a worker that sleeps at once: woken at every step, it runs soon even on a loaded
+    # machine (one that spins lowers its standing with the scheduler)
+    lib.xr_dnnl_parts_spin(0)
     try:
         for mode in (1, 0, 1):  # in parts, uncut, in parts again
             lib.xr_dnnl_parts_mode(mode)
@@ -127,6 +137,7 @@ def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
             assert (lib.xr_dnnl_parts_taken() > taken) == (mode == 1)
     finally:
         lib.xr_dnnl_parts_mode(1)
+        lib.xr_dnnl_parts_spin(spin_ns())
     assert lib.xr_dnnl_part_workers() >= 1
     # another input gives another output (the parts read their input)
     m.set_input(data=x[:, :, ::-1].copy())
@@ -214,3 +225,27 @@ def test_two_threads_running_parts_at_once(monkeypatch):
     for t in threads:
         t.join()
     assert bad == []
+
+
+def test_one_thread_runs_count_the_part_workers_time_as_idle(monkeypatch):
+    """With no idle time on the other cores (a fake ``/proc/stat`` that never moves), a
+    one-thread run passes the part workers' CPU time in it (a fake clock: 0.5 s a read) to
+    the run chooser as idle time (the core a team would have had): a free core must not
+    look busy because our own worker used it. All-threads runs pass None."""
+    from xrelay.runtime import executor as executor_module
+
+    monkeypatch.setattr(executor_module, "idle_cpu_seconds", lambda: 100.0)
+    m = _build(monkeypatch, "1")
+    m.set_input(data=RNG.standard_normal((1, 8, 57, 57)).astype("float32"))
+    ex = m.executor
+    clock = iter(range(1000))
+    ex._parts_switch = (ex._parts_switch[0], lambda: 0.5 * next(clock))
+    modes = iter([1, 1, 0, 1, 1])
+    monkeypatch.setattr(ex.chooser, "choose", lambda: next(modes))
+    seen = []
+    monkeypatch.setattr(
+        ex.chooser, "record", lambda mode, s, settled=True, idle=None: seen.append(idle)
+    )
+    for _ in range(5):
+        ex.run()
+    assert seen == [0.5, 0.5, None, 0.5, 0.5]
