@@ -34,6 +34,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Operation
 
 from xrelay.backend.dnnl.patterns import pattern_table, supported
 from xrelay.backend.native.scratch import winograd_tile
@@ -51,6 +52,7 @@ from xrelay.runtime.dnnl.primitives import (
     way_label,
 )
 from xrelay.runtime.native.fast_kernels import winograd_enabled
+from xrelay.runtime.native.movement import ELEMENTWISE_TAIL, MOVEMENT_OPS
 from xrelay.runtime.parallel import default_threads
 from xrelay.transforms.annotate_target import AnnotateTargetPass
 from xrelay.transforms.canonicalize_arith import canonicalize_arith
@@ -62,7 +64,7 @@ from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
     "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "layer_norm_rewrite", "native_winograd",
-    "offload_concatenations", "offload_reorders",
+    "offload_concatenations", "offload_movement", "offload_reorders",
     "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
 ]  # fmt: skip
 
@@ -125,6 +127,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     native_winograd(module)
     inline_elementwise(module)
     fold_views(module)
+    offload_movement(module)
     offload_reorders(module)
     offload_concatenations(module)
     return module
@@ -679,6 +682,262 @@ def offload_reorders(module: ModuleOp) -> int:
         _outline(module, caller, chain, [chain[0].operands[0]], "tvmgen_default_dnnl_reorder", names, dnnl)
         count += 1
     return count
+
+
+def offload_movement(module: ModuleOp) -> int:
+    """Make every region of data movement between oneDNN steps a dnnl function of its own:
+    connected ops of ``MOVEMENT_OPS`` (concatenations, splits, slices, transposes,
+    reshapes, plain layout transforms), float32 or bfloat16, whose inputs are oneDNN
+    results or the caller's arguments and whose results only oneDNN steps read (or the
+    caller returns). The oneDNN reader runs such a function as strided copies on oneDNN's
+    OpenMP threads (``primitives._Reader._move``), every element moved once, so the run of
+    oneDNN steps around it is one C call: no native step, no hand-over of the cores between
+    the engines' thread teams. ShuffleNetV2's channel shuffle, with the layout transforms
+    that ``ConvertLayout`` put around its reshapes, was a transform back to NCHW, a native
+    step and a transform to NHWC, three copies and two switches between the engines; Swin's
+    cyclic shift, window partition and patch merging were native steps.
+
+    A region grows in program order: an op joins the regions of its operands when no path
+    from the region through an op outside it reaches the op (the function would read its
+    own result); a reshape alone stays a view in the caller. A region oneDNN refuses (too
+    many patterns, too large) stays where it was.
+
+    Before (the caller)::
+
+        %c = relay.concatenate %a, %b {axis = 1}      // %a, %b: oneDNN results
+        %r = relay.reshape %c {newshape = [1, 2, 4, 6, 6]}
+        %t = relay.transpose %r {axes = [0, 2, 1, 3, 4]}
+        %s = relay.reshape %t {newshape = [1, 8, 6, 6]}
+        %x, %y = relay.split %s {indices_or_sections = 2, axis = 1}
+
+    After::
+
+        %x, %y = func.call @tvmgen_default_dnnl_move_0(%a, %b)   // the five ops
+
+    Returns how many functions it made."""
+    dnnl = {f.sym_name.data for f in dnnl_functions(module)}
+    callers = [f for f in module.ops if isinstance(f, func.FuncOp) and not f.is_declaration
+               and not any(k in f.attributes for k in ("relay.compiler", "relay.composite", "relay.primitive"))]  # fmt: skip
+    names = {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
+    count = 0
+    for caller in callers:
+        block = caller.body.block
+        regions = [_with_tail(r) for r in _movement_regions(block)]
+        regions = [r for r in regions if _region_function(module, r, names) is not None]
+        # the edges: oneDNN steps, the caller's arguments and results, or other regions
+        # that become oneDNN steps too (a split's half read by the next concatenation)
+        while True:
+            moved = {o for r in regions for o in r}
+            kept = [r for r in regions if _oneDNN_edges(r, block, dnnl, moved)]
+            if len(kept) == len(regions):
+                break
+            regions = kept
+        for region in regions:
+            _outline_region(module, block, region, names, dnnl)
+            count += 1
+    return count
+
+
+def _movable(op: Any) -> bool:
+    if not isinstance(op, RelayOp) or getattr(op, "RELAY_NAME", "") not in MOVEMENT_OPS:
+        return False
+    if op.RELAY_NAME == "layout_transform" and not reorderable(op):
+        return False
+    types = {dtype_of(v.type) for v in [*op.operands, *op.results]}
+    return len(types) == 1 and types <= {"float32", "bfloat16"} and not any(
+        isinstance(v.owner, ConstantOp) for v in op.operands
+    )
+
+
+def _movement_regions(block: Any) -> list[list]:
+    """The regions of ``offload_movement`` in ``block``, each its ops in program order."""
+    ops = list(block.ops)
+    order = {op: i for i, op in enumerate(ops)}
+    region_of: dict[Any, int] = {}
+    regions: dict[int, list] = {}
+
+    def depends_on(op: Any, members: set, first: int) -> bool:
+        # whether op reads, through ops from `first` on, a result of `members`
+        seen, todo = set(), [op]
+        while todo:
+            o = todo.pop()
+            for v in o.operands:
+                p = v.owner
+                if p in members:
+                    return True
+                if p in order and order[p] >= first and p not in seen:
+                    seen.add(p)
+                    todo.append(p)
+        return False
+
+    def convex(members: set) -> bool:
+        first = min(order[m] for m in members)
+        outside = {v.owner for m in members for v in m.operands if v.owner in order and v.owner not in members}
+        return not any(depends_on(p, members, first) for p in outside)
+
+    for op in ops:
+        if not _movable(op):
+            continue
+        near = list(dict.fromkeys(region_of[v.owner] for v in op.operands if v.owner in region_of))
+        chosen = None
+        for ids in ([near] if len(near) > 1 else []) + [[k] for k in near]:
+            members = {m for k in ids for m in regions[k]} | {op}
+            if convex(members):
+                chosen = ids
+                break
+        if chosen is None:
+            key = len(region_of)  # (a key no region has had: one per op placed)
+            regions[key] = [op]
+        else:
+            key = chosen[0]
+            for k in chosen[1:]:
+                regions[key] += regions.pop(k)
+            regions[key].append(op)
+        for m in regions[key]:
+            region_of[m] = key
+    # (a reshape alone is a view; a concatenation alone is offload_concatenations', with
+    # the elementwise ops after it)
+    return [
+        sorted(r, key=order.__getitem__) for r in regions.values()
+        if not all(o.RESHAPE_ONLY for o in r) and not (len(r) == 1 and r[0].RELAY_NAME == "concatenate")
+    ]  # fmt: skip
+
+
+def _with_tail(region: list) -> list:
+    """``region`` with the chain of up to four elementwise ops (``ELEMENTWISE_TAIL``) on its
+    one result, each value read once, each op's other operand a float32 value of the
+    result's type that does not depend on the region (Swin's residual add after its
+    window reverse): the copies run each element through the chain on its way."""
+    _, outs = _region_io(region)
+    if len(outs) != 1 or dtype_of(outs[0].type) != "float32":
+        return region
+    members = set(region)
+    out, tail = outs[0], []
+    while len(tail) < 4 and out.has_one_use():
+        user = next(iter(out.uses)).operation
+        if getattr(user, "RELAY_NAME", "") not in ELEMENTWISE_TAIL or len(user.operands) != 2:
+            break
+        other = user.operands[1] if user.operands[0] is out else user.operands[0]
+        if other is out or other.type != out.type or user.results[0].type != out.type:
+            break
+        if isinstance(other.owner, ConstantOp) or _reads(other, members | set(tail)):
+            break
+        tail.append(user)
+        out = user.results[0]
+    return region + tail
+
+
+def _reads(v: Any, members: set) -> bool:
+    """Whether the value ``v`` is made, directly or through other ops of its block, from
+    the results of ``members``."""
+    seen, todo = set(), [v.owner]
+    while todo:
+        o = todo.pop()
+        if o in members:
+            return True
+        if isinstance(o, Operation) and o not in seen:
+            seen.add(o)
+            todo += [w.owner for w in o.operands]
+    return False
+
+
+def _region_io(region: list) -> tuple[list, list]:
+    """A region's inputs (values it reads that it does not make) and outputs (values it
+    makes that ops outside it read), in order."""
+    members = set(region)
+    ins = list(dict.fromkeys(v for o in region for v in o.operands if v.owner not in members))
+    outs = [r for o in region for r in o.results if any(u.operation not in members for u in r.uses)]
+    return ins, outs
+
+
+def _oneDNN_edges(region: list, block: Any, dnnl: set, moved: set) -> bool:
+    """Whether every input of ``region`` is a oneDNN result, an argument of the caller or a
+    result of another region of ``moved``, and every op outside it that reads its outputs
+    a oneDNN step, the caller's return or an op of ``moved``."""
+    members = set(region)
+    ins, outs = _region_io(region)
+
+    def on_dnnl(o: Any) -> bool:
+        return o in moved or (isinstance(o, func.CallOp) and o.callee.root_reference.data in dnnl)
+
+    if not outs or not all(on_dnnl(v.owner) or v in block.args for v in ins):
+        return False
+    return all(on_dnnl(u.operation) or isinstance(u.operation, func.ReturnOp)
+               for r in outs for u in r.uses if u.operation not in members)  # fmt: skip
+
+
+def _region_function(module: ModuleOp, region: list, names: set) -> func.FuncOp | None:
+    """The dnnl function of ``region``'s ops (its inputs as arguments, its outputs as
+    results), named after the first free ``tvmgen_default_dnnl_move_k`` and not yet in the
+    module; None where oneDNN does not run it (``plan_function``)."""
+    from xdsl.ir import Block, Region
+
+    ins, outs = _region_io(region)
+    if not outs:
+        return None
+    body = Block(arg_types=[v.type for v in ins])
+    mapping = dict(zip(ins, body.args))
+    for o in region:
+        inner = o.clone(value_mapper=mapping)
+        mapping.update(zip(o.results, inner.results))
+        body.add_op(inner)
+    body.add_op(func.ReturnOp(*[mapping[r] for r in outs]))
+    k = 0
+    while f"tvmgen_default_dnnl_move_{k}" in names:
+        k += 1
+    name = f"tvmgen_default_dnnl_move_{k}"
+    fn = func.FuncOp(name, ([v.type for v in ins], [r.type for r in outs]), Region(body))
+    fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
+    fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr("dnnl")
+    fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
+    fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
+    try:
+        plan_function(fn, module)
+    except DnnlUnsupported:
+        return None
+    return fn
+
+
+def _outline_region(module: ModuleOp, block: Any, region: list, names: set, dnnl: set) -> None:
+    """``offload_movement``'s rewrite of one region: its dnnl function, called in its place."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    fn = _region_function(module, region, names)
+    assert fn is not None  # (offload_movement kept the regions it runs)
+    module.body.block.insert_op_before(fn, block.parent_op())
+    name = fn.sym_name.data
+    names.add(name)
+    dnnl.add(name)
+    members = set(region)
+    ins, outs = _region_io(region)
+    ops = list(block.ops)
+    order = {o: i for i, o in enumerate(ops)}
+    # the call goes after the last op that makes an input (or where the region began)
+    makers = [order[v.owner] for v in ins if v.owner in order]
+    at = max(makers, default=order[region[0]] - 1)
+    call = func.CallOp(name, ins, [r.type for r in outs])
+    if at < 0:
+        Rewriter.insert_op(call, InsertPoint.at_start(block))
+    else:
+        Rewriter.insert_op(call, InsertPoint.after(ops[at]))
+    for r, new in zip(outs, call.results):
+        r.replace_uses_with_if(new, lambda use: use.operation not in members)
+    # ops outside the region that read its results and came before the call move after
+    # it, in order, with what reads them in turn (none of them makes an input: the
+    # region is convex)
+    late, moved = {call}, []
+    for o in ops[order[region[0]] : at + 1]:
+        if o not in members and any(v.owner in late for v in o.operands):
+            late.add(o)
+            moved.append(o)
+    point = call
+    for o in moved:
+        o.detach()
+        Rewriter.insert_op(o, InsertPoint.after(point))
+        point = o
+    for o in reversed(region):
+        o.detach()
+        o.erase()
 
 
 def _outline(module: ModuleOp, caller: Any, chain: list, xs: list, prefix: str, names: set, dnnl: set) -> None:

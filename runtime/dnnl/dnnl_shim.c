@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* The channels-last Winograd F(4x4, 3x3) transforms of the native kernels (one definition,
@@ -854,14 +855,213 @@ static int parts_run(const xr_parts_t *k) {
     return status;
 }
 
+/* Strided copies: a function that only moves data (a channel shuffle's concatenation,
+   transpose and split, a window partition, a roll as slices and concatenations, layout
+   transforms between them; what backend/dnnl/partition.py's offload_movement outlines) as
+   the patterns runtime/native/movement.py finds, run on the same OpenMP threads as the
+   primitives. Pattern p copies, for every index (k_0 .. k_{d-1}) below dims, the element
+   src + s0 + sum k_j ss_j of input in to dst + o0 + sum k_j ds_j of output out (offsets in
+   elements of esize bytes); a last level of unit strides is a memcpy of its row. The rows
+   (every index but the last level's) of all patterns are cut evenly among the threads.
+   A float32 function with one result may end in a chain of up to four elementwise ops
+   (add, subtract, multiply, maximum, minimum; Swin's residual add after the window
+   reverse), each with an input of the result's shape read at the destination's offset:
+   each element then goes through the chain on its way, one pass over the result.
+   Arguments: input k as ARG_MULTIPLE_SRC + k, output r as ARG_MULTIPLE_DST + r. */
+#define COPY_LEVELS 8
+typedef struct {
+    i64 in, out, d, s0, o0;
+    i64 dims[COPY_LEVELS], ss[COPY_LEVELS], ds[COPY_LEVELS];
+    i64 rows; /* the product of dims but the last */
+} copy_pattern_t;
+
+typedef struct {
+    int kind; /* 7 */
+    i64 n, esize, nin, nout, rows, bytes;
+    i64 ntail, tail[4][3]; /* the chain: (code, swapped, input) per op */
+    copy_pattern_t *p;
+} xr_copies_t;
+
+enum { ARG_MULTIPLE_DST = 2048, COPY_WIDTH = 5 + 3 * COPY_LEVELS };
+
+void xr_dnnl_copies_free(void *p) {
+    xr_copies_t *k = p;
+    if (k == NULL) return;
+    free(k->p);
+    free(k);
+}
+
+/* shape: n, esize, inputs, outputs, chain ops, then (code, swapped, input) per chain op;
+   table: n rows of COPY_WIDTH (in, out, d, s0, o0, then dims, ss and ds, COPY_LEVELS
+   each). NULL for a pattern or chain outside these limits. */
+void *xr_dnnl_copies(const int64_t *shape, const int64_t *table) {
+    xr_copies_t *k = calloc(1, sizeof *k);
+    if (k == NULL) return NULL;
+    k->kind = 7;
+    k->n = shape[0], k->esize = shape[1], k->nin = shape[2], k->nout = shape[3], k->ntail = shape[4];
+    k->p = calloc((size_t)(k->n > 0 ? k->n : 1), sizeof *k->p);
+    if (k->p == NULL || k->nin > 64 || k->nout > 64 || k->esize < 1 || k->ntail < 0 || k->ntail > 4) goto fail;
+    if (k->ntail > 0 && (k->esize != 4 || k->nout != 1)) goto fail;
+    for (i64 t = 0; t < k->ntail; t++) {
+        for (int j = 0; j < 3; j++) k->tail[t][j] = shape[5 + 3 * t + j];
+        if (k->tail[t][0] < 0 || k->tail[t][0] > 4 || k->tail[t][2] < 0 || k->tail[t][2] >= k->nin) goto fail;
+    }
+    for (i64 i = 0; i < k->n; i++) {
+        const int64_t *t = table + i * COPY_WIDTH;
+        copy_pattern_t *p = k->p + i;
+        p->in = t[0], p->out = t[1], p->d = t[2], p->s0 = t[3], p->o0 = t[4];
+        if (p->d < 1 || p->d > COPY_LEVELS || p->in < 0 || p->in >= k->nin || p->out < 0 || p->out >= k->nout) goto fail;
+        p->rows = 1;
+        for (i64 j = 0; j < p->d; j++) {
+            p->dims[j] = t[5 + j], p->ss[j] = t[5 + COPY_LEVELS + j], p->ds[j] = t[5 + 2 * COPY_LEVELS + j];
+            if (p->dims[j] < 1) goto fail;
+            if (j < p->d - 1) p->rows *= p->dims[j];
+        }
+        k->rows += p->rows;
+        k->bytes += p->rows * p->dims[p->d - 1] * k->esize;
+    }
+    return k;
+fail:
+    xr_dnnl_copies_free(k);
+    return NULL;
+}
+
+/* One row: n elements from s (step ss) to d (step ds). */
+static void copy_row(char *d, const char *s, i64 n, i64 ds, i64 ss, i64 esize) {
+    if (ds == 1 && ss == 1) {
+        memcpy(d, s, (size_t)(n * esize));
+        return;
+    }
+    switch (esize) {
+    case 4:
+        for (i64 e = 0; e < n; e++) ((int32_t *)d)[e * ds] = ((const int32_t *)s)[e * ss];
+        break;
+    case 2:
+        for (i64 e = 0; e < n; e++) ((int16_t *)d)[e * ds] = ((const int16_t *)s)[e * ss];
+        break;
+    case 1:
+        for (i64 e = 0; e < n; e++) d[e * ds] = s[e * ss];
+        break;
+    case 8:
+        for (i64 e = 0; e < n; e++) ((int64_t *)d)[e * ds] = ((const int64_t *)s)[e * ss];
+        break;
+    default:
+        for (i64 e = 0; e < n; e++) memcpy(d + e * ds * esize, s + e * ss * esize, (size_t)esize);
+    }
+}
+
+static float tail_op(i64 code, float a, float b) {
+    switch (code) {
+    case 0: return a + b;
+    case 1: return a - b;
+    case 2: return a * b;
+    case 3: return a > b || a != a ? a : b; /* numpy's maximum and minimum: NaN wins */
+    default: return a < b || a != a ? a : b;
+    }
+}
+
+typedef struct {
+    const xr_copies_t *k;
+    char *ins[64], *outs[64];
+} copies_job_t;
+
+/* One row through the chain: element e of the row is src[e ss] in, dst[e ds] out, at
+   the result's offset o + e ds (the chain's inputs are read there). A contiguous row
+   goes through one op at a time (loops the compiler vectorizes), else element by element. */
+#define CHAIN_PASS(expr)                                                                       \
+    for (i64 e = 0; e < n; e++) {                                                              \
+        const float a = t == 0 ? s[e] : d[e], b = w[e];                                        \
+        d[e] = (expr);                                                                         \
+    }
+static void chain_row(const copies_job_t *job, float *d, const float *s, i64 o, i64 n, i64 ds, i64 ss) {
+    const xr_copies_t *k = job->k;
+    if (ds == 1 && ss == 1) {
+        for (i64 t = 0; t < k->ntail; t++) {
+            const float *w = (const float *)job->ins[k->tail[t][2]] + o;
+            const int code = (int)k->tail[t][0] * 2 + (k->tail[t][1] ? 1 : 0);
+            switch (code) {
+            case 0: case 1: CHAIN_PASS(a + b) break;
+            case 2: CHAIN_PASS(a - b) break;
+            case 3: CHAIN_PASS(b - a) break;
+            case 4: case 5: CHAIN_PASS(a * b) break;
+            case 6: CHAIN_PASS(a > b || a != a ? a : b) break;
+            case 7: CHAIN_PASS(b > a || b != b ? b : a) break;
+            case 8: CHAIN_PASS(a < b || a != a ? a : b) break;
+            default: CHAIN_PASS(b < a || b != b ? b : a) break;
+            }
+        }
+        return;
+    }
+    for (i64 e = 0; e < n; e++) {
+        float v = s[e * ss];
+        for (i64 t = 0; t < k->ntail; t++) {
+            const float w = ((const float *)job->ins[k->tail[t][2]])[o + e * ds];
+            v = k->tail[t][1] ? tail_op(k->tail[t][0], w, v) : tail_op(k->tail[t][0], v, w);
+        }
+        d[e * ds] = v;
+    }
+}
+#undef CHAIN_PASS
+
+/* Rows [lo, hi) of the rows of all patterns, one after another. */
+static void copies_span(const copies_job_t *job, i64 lo, i64 hi) {
+    const xr_copies_t *k = job->k;
+    const i64 es = k->esize;
+    i64 first = 0;
+    for (i64 i = 0; i < k->n && lo < hi; first += k->p[i].rows, i++) {
+        const copy_pattern_t *p = k->p + i;
+        if (lo >= first + p->rows) continue;
+        i64 r = lo - first, end = (hi < first + p->rows ? hi : first + p->rows) - first;
+        const i64 last = p->d - 1;
+        i64 idx[COPY_LEVELS] = {0}, so = p->s0, oo = p->o0;
+        for (i64 j = last - 1, rest = r; j >= 0; j--) { /* r as an index of the outer levels */
+            idx[j] = rest % p->dims[j];
+            rest /= p->dims[j];
+            so += idx[j] * p->ss[j], oo += idx[j] * p->ds[j];
+        }
+        const char *src = job->ins[p->in];
+        char *dst = job->outs[p->out];
+        for (; r < end; r++) {
+            if (k->ntail)
+                chain_row(job, (float *)dst + oo, (const float *)src + so, oo, p->dims[last], p->ds[last], p->ss[last]);
+            else
+                copy_row(dst + oo * es, src + so * es, p->dims[last], p->ds[last], p->ss[last], es);
+            for (i64 j = last - 1; j >= 0; j--) { /* the next row: an odometer over the outer levels */
+                so += p->ss[j], oo += p->ds[j];
+                if (++idx[j] < p->dims[j]) break;
+                so -= p->ss[j] * p->dims[j], oo -= p->ds[j] * p->dims[j];
+                idx[j] = 0;
+            }
+        }
+        lo = first + end;
+    }
+}
+
+static void copies_part(void *arg) {
+    const copies_job_t *job = arg;
+    const i64 nt = omp_get_num_threads(), me = omp_get_thread_num(), rows = job->k->rows;
+    copies_span(job, rows * me / nt, rows * (me + 1) / nt);
+}
+
+static int copies_run(const xr_copies_t *k, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
+    copies_job_t job = {k, {0}, {0}};
+    for (i64 i = 0; i < k->nin; i++)
+        if ((job.ins[i] = handle_of(nargs, keys, mems, ARG_MULTIPLE_SRC + (int)i)) == NULL) return -1;
+    for (i64 i = 0; i < k->nout; i++)
+        if ((job.outs[i] = handle_of(nargs, keys, mems, ARG_MULTIPLE_DST + (int)i)) == NULL) return -1;
+    /* small copies on the calling thread: a parallel region costs more than the copy */
+    GOMP_parallel(copies_part, &job, k->bytes < 32768 || k->rows < 2 ? 1u : (unsigned)omp_get_max_threads(), 0);
+    return 0;
+}
+
 /* Run count primitives one after another (a run of oneDNN steps in one call, without the
    GIL); primitive i takes nargs[i] arguments from keys/mems, packed one after another, and
    runs on threads[i] OpenMP threads (NULL: all n_threads; a primitive made for one thread
    runs on one: a team of two would fork and join around a few microseconds of work); a
    negative nargs[i] marks a kernel of this file taking -nargs[i] arguments: a Winograd
    transform (xr_dnnl_wino), a concatenation (xr_dnnl_concat), native jobs (xr_dnnl_native,
-   one unused argument), a SiLU (xr_dnnl_silu) or a step cut in parts (xr_dnnl_parts, one
-   unused argument), told apart by kind. */
+   one unused argument), a SiLU (xr_dnnl_silu), a step cut in parts (xr_dnnl_parts, one
+   unused argument) or strided copies (xr_dnnl_copies), told apart by kind. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 const int32_t *keys, dnnl_memory_t const *mems, const int32_t *threads) {
     for (int i = 0; i < count; i++) {
@@ -881,6 +1081,8 @@ int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 status = silu_run((const xr_silu_t *)prims[i], n, keys, mems);
             else if (*(const int *)prims[i] == 6)
                 status = parts_run((const xr_parts_t *)prims[i]);
+            else if (*(const int *)prims[i] == 7)
+                status = copies_run((const xr_copies_t *)prims[i], n, keys, mems);
             else
                 status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);
         } else {

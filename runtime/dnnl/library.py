@@ -77,6 +77,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_wino_free": (None, [_P]),
     "xr_dnnl_concat": (_P, [_P, _P, _P, _P]),
     "xr_dnnl_concat_free": (None, [_P]),
+    "xr_dnnl_copies": (_P, [_P, _P]),
+    "xr_dnnl_copies_free": (None, [_P]),
     "xr_dnnl_native": (_P, [ctypes.c_int64, _P]),
     "xr_dnnl_native_free": (None, [_P]),
     "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float]),

@@ -58,6 +58,7 @@ from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.parts import conv_rows, parts_enabled, parts_for, row_cuts, spin_ns
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
+from xrelay.runtime.native.movement import movement_patterns, split_movement
 from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
 from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
@@ -81,7 +82,16 @@ _TYPES = {"float32": _F32, "bfloat16": _BF16}
 _Q_SRC, _Q_WEIGHTS, _Q_DST, _Q_SCRATCH = 129, 131, 133, 136
 _ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 2, 17, 33, 41
 _ARG_SCALE, _ARG_SHIFT, _ARG_SCRATCHPAD = 51, 52, 80
-_ARG_MULTIPLE_SRC = 1024
+_ARG_MULTIPLE_SRC, _ARG_MULTIPLE_DST = 1024, 2048
+_COPY_LEVELS = 8
+_COPY_WIDTH = 5 + 3 * _COPY_LEVELS
+"""A pattern's row of ``xr_dnnl_copies``' table: input, output, levels, the two start
+offsets, then the levels' sizes, source steps and destination steps (``_COPY_LEVELS`` each)."""
+_TAIL_CODES = {"add": 0, "subtract": 1, "multiply": 2, "maximum": 3, "minimum": 4}
+"""The elementwise ops a strided copy runs on its way (``xr_dnnl_copies``' codes)."""
+_COPY_ROW = 4096
+"""Elements of a strided copy's row (its last level) above which the row is cut into a
+level of shorter rows, so that the threads share a pattern of few long rows."""
 _RELU, _TANH, _ABS, _SQRT, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 41, 42, 44, 45
 _CLIP, _GELU_ERF, _MISH = 46, 49, 51
 _HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
@@ -859,6 +869,25 @@ def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) 
 # --------------------------------------------------------------------------------------------
 
 
+def _copy_levels(length: int, levels: Sequence[tuple[int, int, int]]) -> tuple[list[int], list[int], list[int]]:
+    """A movement pattern (``movement.Pattern``: runs of ``length`` elements, ``levels`` of
+    (count, destination step, source step)) as the levels of ``xr_dnnl_copies``: sizes,
+    source steps and destination steps, the last level the row copied in one loop (a run
+    of one element: the last level of the pattern, strided; a long row cut into a level of
+    rows of at most ``_COPY_ROW``)."""
+    dims = [n for n, _, _ in levels] + [length]
+    ss = [s for _, _, s in levels] + [1]
+    ds = [o for _, o, _ in levels] + [1]
+    if length == 1 and levels:
+        dims, ss, ds = dims[:-1], ss[:-1], ds[:-1]
+    n = dims[-1]
+    if n > _COPY_ROW:
+        cut = next(c for c in range(_COPY_ROW, 0, -1) if n % c == 0)
+        if cut > 1:
+            dims[-1:], ss[-1:], ds[-1:] = [n // cut, cut], [ss[-1] * cut, ss[-1]], [ds[-1] * cut, ds[-1]]
+    return dims, ss, ds
+
+
 def _layout_view(shape: Sequence[int], layout: str) -> tuple[list[int], list[int]]:
     """Logical NC(D)HW dims and element strides of a contiguous tensor stored as ``layout``
     (``NCHW``, ``NHWC``, ``NCW``, ...)."""
@@ -1065,7 +1094,7 @@ class _Reader:
 
     def read(self) -> FunctionPlan:
         block = self.fn.body.block
-        if self._permute(block) or self._concatenate(block):
+        if self._permute(block) or self._move(block) or self._concatenate(block):
             return FunctionPlan(self.fn.sym_name.data, self.steps, self.scratch, self.temp)
         for op in block.ops:
             if op in self.consumed:
@@ -1195,6 +1224,87 @@ class _Reader:
             step.logical[_ARG_MULTIPLE_SRC + i] = (shape, contiguous_strides(shape))
         step.args.append((_ARG_DST, self._dest(prev)))
         step.logical[_ARG_DST] = (out_shape, contiguous_strides(out_shape))
+        self.steps.append(step)
+        return True
+
+    def _move(self, block) -> bool:
+        """A function of data movement (``MOVEMENT_OPS``: concatenations, splits, slices,
+        transposes, reshapes, layout transforms; what ``offload_movement`` outlines) as the
+        strided patterns ``movement.movement_patterns`` finds from the arguments to the
+        results: one pattern as one oneDNN reorder between two strided descriptors, several
+        (a channel shuffle's four: each half of each branch to every other channel of a
+        result) as the shim's ``xr_dnnl_copies``, every pattern in one parallel region on
+        oneDNN's OpenMP threads. A float32 function of one result may end in a chain of up
+        to four ``add``/``subtract``/``multiply``/``maximum``/``minimum`` by arguments of
+        the result's type (Swin's residual add after the window reverse), which each
+        element goes through on its way. A lone concatenation is ``_concatenate``'s."""
+        parts = split_movement(self.fn)
+        if parts is None:
+            return False
+        move, tail = parts
+        args, ret = list(block.args), block.last_op
+        if len(move) < len([o for o in block.ops if not isinstance(o, func.ReturnOp)]) - len(tail):
+            return False  # (constants: _concatenate's epilogue)
+        if all(o.RESHAPE_ONLY for o in move) or (not tail and len(move) == 1 and _relay(move[0]) == "concatenate"):
+            return False
+        chain: list[tuple[int, int, int]] = []  # (code, swapped, argument)
+        prev = tail[0].operands[0] if tail and tail[0].operands[0].owner in move else None
+        prev = prev if prev is not None else (tail[0].operands[1] if tail else None)
+        for o in tail:
+            other = o.operands[1] if o.operands[0] is prev else o.operands[0]
+            if other not in args or other.type != prev.type:
+                return False
+            chain.append((_TAIL_CODES[_relay(o)], int(o.operands[0] is not prev), args.index(other)))
+            prev = o.results[0]
+        dtype = _type_of(args[0]) if args else ""
+        if any(_type_of(v) != dtype for v in [*args, *ret.operands]) or (tail and dtype != "float32"):
+            raise DnnlUnsupported("data movement between element types")
+        wanted = [tail[0].operands[0] if tail[0].operands[0].owner in move else tail[0].operands[1]] if tail else list(ret.operands)
+        patterns = movement_patterns(self.fn, move, wanted, [tuple(shape_of(a.type)) for a in args])
+        if patterns is None and len(move) == 1 and not tail:
+            return False  # (one op: a layout transform is one reorder of its own, _single)
+        if patterns is None:
+            raise DnnlUnsupported("data movement that is not a few strided patterns")
+        label = ", ".join(dict.fromkeys(_relay(o) for o in [*move, *tail] if not o.RESHAPE_ONLY))
+        outs = [self._dest(v) for v in ret.operands]
+        if len(patterns) == 1 and not tail:
+            ((r, i, length, o0, s0, levels),) = patterns
+            dims = [n for n, _, _ in levels] + [length]
+            src_st, dst_st = [s for _, _, s in levels] + [1], [o for _, o, _ in levels] + [1]
+            src = self._src(args[i])
+            src = dataclasses.replace(src, elem_offset=src.elem_offset + s0)
+            dst = dataclasses.replace(outs[r], elem_offset=o0)
+            src_md = _md(self.lib, dims, src_st, "a moved source", dtype)
+            dst_md = _md(self.lib, dims, dst_st, "a moved destination", dtype)
+            step = _Step(label, "copy", 0, [(_ARG_SRC, src), (_ARG_DST, dst)])
+            step.logical[_ARG_SRC] = (dims, src_st)
+            step.logical[_ARG_DST] = (dims, dst_st)
+            step.keep += [src_md, dst_md]
+            self._finish(label, "copy", self.lib.xr_dnnl_reorder(src_md.handle, dst_md.handle), step)
+            return True
+        table = np.zeros((len(patterns), _COPY_WIDTH), np.int64)
+        for row, (r, i, length, o0, s0, levels) in zip(table, patterns):
+            dims, ss, ds = _copy_levels(length, levels)
+            if len(dims) > _COPY_LEVELS:
+                raise DnnlUnsupported("a strided copy of more than eight levels")
+            row[:5] = [i, r, len(dims), s0, o0]
+            for j, (n, a, b) in enumerate(zip(dims, ss, ds)):
+                row[5 + j], row[5 + _COPY_LEVELS + j], row[5 + 2 * _COPY_LEVELS + j] = n, a, b
+        head = [len(patterns), _np_type(dtype).itemsize, len(args), len(outs), len(chain)]
+        shape = np.array(head + [x for op in chain for x in op], np.int64)
+        k = self.lib.xr_dnnl_copies(shape.ctypes.data, table.ctypes.data)
+        if not k:
+            raise DnnlUnsupported("strided copies the shim refuses")
+        self.keep_pd.append(_Owned(self.lib.xr_dnnl_copies_free, k))
+        step = _Step(label, "copy", k, [], impl="strided copies", custom=True)
+        for i, a in enumerate(args):
+            shape_a = list(shape_of(a.type))
+            step.args.append((_ARG_MULTIPLE_SRC + i, self._src(a)))
+            step.logical[_ARG_MULTIPLE_SRC + i] = (shape_a, contiguous_strides(shape_a))
+        for r, (v, out) in enumerate(zip(ret.operands, outs)):
+            shape_v = list(shape_of(v.type))
+            step.args.append((_ARG_MULTIPLE_DST + r, out))
+            step.logical[_ARG_MULTIPLE_DST + r] = (shape_v, contiguous_strides(shape_v))
         self.steps.append(step)
         return True
 

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["ELEMENTWISE_TAIL", "MOVEMENT_OPS", "compile_movement"]
+__all__ = ["ELEMENTWISE_TAIL", "MOVEMENT_OPS", "Pattern", "compile_movement", "movement_patterns", "split_movement"]
 
 MOVEMENT_OPS = frozenset({
     "concatenate", "reshape", "transpose", "split", "strided_slice", "squeeze", "expand_dims",
@@ -150,7 +150,7 @@ def _grouped(o: np.ndarray, s: np.ndarray, n: np.ndarray) -> list[tuple[int, int
     return min(ways, key=len) if ways else None
 
 
-def _split(fn: Any) -> tuple[list, list] | None:
+def split_movement(fn: Any) -> tuple[list, list] | None:
     """``fn``'s ops as (the movement, the elementwise chain after it), or None."""
     from xdsl.dialects import func
     from xdsl.ir import BlockArgument
@@ -207,14 +207,106 @@ def _addresses(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int, ..
     return [np.asarray(env[v]) for v in wanted]
 
 
+Pattern = tuple[int, int, int, int, int, tuple]
+"""``(result, input, run length, o0, s0, levels)``: elements ``s0 + sum(k_j * s_j) + e`` of
+input ``input`` go to ``o0 + sum(k_j * o_j) + e`` of result ``result`` (flat element
+offsets), for ``e < run length`` and each level ``(n_j, o_j, s_j)``, ``k_j < n_j``."""
+
+
+def movement_patterns(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int, ...]]) -> list[Pattern] | None:
+    """The strided patterns that move ``fn``'s inputs (of ``shapes``) into the values
+    ``wanted`` through the ops ``move`` (``split_movement``): every element of each wanted value
+    once, or None (a constant moved, a value larger than ``MAX_ELEMENTS``, more than
+    ``MAX_PATTERNS`` patterns). The analysis runs on addresses (the module docstring)."""
+    from xrelay.dialects.relay import shape_of
+
+    if sum(math.prod(shape_of(v.type)) for v in wanted) > MAX_ELEMENTS:
+        return None
+    if any(v in fn.body.block.args for v in wanted):
+        return None
+    addresses = _addresses(fn, move, wanted, shapes)
+    if addresses is None or any(a.shape != tuple(shape_of(v.type)) for a, v in zip(addresses, wanted)):
+        return None
+    out: list[Pattern] = []
+    for r, addr in enumerate(addresses):
+        flat = _flat_patterns(addr.reshape(-1))
+        peeled = _peeled_patterns(addr)
+        if flat is None or (peeled is not None and len(peeled) < len(flat)):
+            flat = peeled
+        if flat is None or len(out) + len(flat) > MAX_PATTERNS:
+            return None
+        out += [(r, i, length, o0, s0, levels) for i, length, o0, s0, levels in flat]
+    return out
+
+
+def _flat_patterns(flat: np.ndarray) -> list[tuple[int, int, int, int, tuple]] | None:
+    """``(input, run length, o0, s0, levels)`` of the addresses ``flat`` of one result,
+    found over its flat element order, or None."""
+    out: list[tuple[int, int, int, int, tuple]] = []
+    if flat.size == 0:
+        return out
+    src, off = flat >> _SHIFT, flat & ((1 << _SHIFT) - 1)
+    cut = np.flatnonzero((np.diff(src) != 0) | (np.diff(off) != 1)) + 1
+    starts = np.concatenate(([0], cut))
+    lengths = np.diff(np.concatenate((starts, [flat.size])))
+    for i in np.unique(src[starts]):
+        mine = src[starts] == i
+        found = _grouped(starts[mine], off[starts][mine], lengths[mine])
+        if found is None or len(out) + len(found) > MAX_PATTERNS:
+            return None
+        out += [(int(i), length, o0, s0, levels) for length, o0, s0, levels in found]
+    return out
+
+
+def _peeled_patterns(addr: np.ndarray) -> list[tuple[int, int, int, int, tuple]] | None:
+    """``_flat_patterns`` of a result whose leading dimensions each move every element by a
+    constant step of its input (a channel permutation repeated at every pixel, ShuffleNet's
+    shuffle of three groups), found on the block of the other dimensions at index 0 and
+    given those dimensions as outer levels; None where no leading dimension is such or the
+    block has no few patterns. The flat order interleaves such a block's runs of each input
+    at every pixel, which the flat compression does not untangle."""
+    shape = addr.shape
+    src, off = addr >> _SHIFT, addr & ((1 << _SHIFT) - 1)
+    outer: list[tuple[int, int, dict]] = []  # (size, result step, {input: its step})
+    k = 0
+    while k < len(shape) - 1:
+        n = shape[k]
+        if n > 1:
+            first, after = np.take(src, np.arange(n - 1), axis=k), np.take(src, np.arange(1, n), axis=k)
+            if not np.array_equal(first, after):
+                break
+            delta = np.take(off, np.arange(1, n), axis=k) - np.take(off, np.arange(n - 1), axis=k)
+            steps = {}
+            for i in np.unique(first):
+                d = np.unique(delta[first == i])
+                if len(d) != 1:
+                    break
+                steps[int(i)] = int(d[0])
+            else:
+                outer.append((n, math.prod(shape[k + 1 :]), steps))
+                k += 1
+                continue
+            break
+        k += 1
+    if not outer:
+        return None
+    block = _flat_patterns(addr[(0,) * k].reshape(-1))
+    if block is None:
+        return None
+    return [
+        (i, length, o0, s0, tuple((n, o_step, steps[i]) for n, o_step, steps in outer) + levels)
+        for i, length, o0, s0, levels in block
+    ]
+
+
 def compile_movement(fn: Any, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> list | None:
     """``[(label, family, thunk)]`` computing ``outs`` from ``inputs`` as ``fn`` does, or None
     (a single op: its own kernel is as good, and ``concatenate``'s runs on the threads; an op
     that is neither a movement nor the elementwise chain after it, tensors that are not
     contiguous or too large, too many patterns)."""
-    from xdsl.dialects import func
+    from xrelay.dialects.relay import shape_of
 
-    parts = _split(fn)
+    parts = split_movement(fn)
     if parts is None:
         return None
     move, tail = parts
@@ -223,20 +315,19 @@ def compile_movement(fn: Any, inputs: Sequence[np.ndarray], outs: Sequence[np.nd
     arrays = [*inputs, *outs]
     if any(not isinstance(a, np.ndarray) or not a.flags.c_contiguous for a in arrays):
         return None
-    if len({a.dtype for a in arrays}) != 1 or sum(o.size for o in outs) > MAX_ELEMENTS:
+    if len({a.dtype for a in arrays}) != 1:
         return None
     ret = fn.body.block.last_op
-    assert isinstance(ret, func.ReturnOp)
     args = list(fn.body.block.args)
     if tail:
         head = tail[0].operands[0] if tail[0].operands[0].owner in move else tail[0].operands[1]
         wanted = [head]
     else:
         wanted = list(ret.operands)
-    if any(v in args for v in wanted):
+    if any(tuple(shape_of(v.type)) != o.shape for v, o in zip(wanted, outs)):
         return None
-    addresses = _addresses(fn, move, wanted, [a.shape for a in inputs])
-    if addresses is None or any(a.shape != o.shape for a, o in zip(addresses, outs)):
+    patterns = movement_patterns(fn, move, wanted, [a.shape for a in inputs])
+    if patterns is None:
         return None
     chain = []  # (ufunc, the other operand's array, whether the chain's value comes first)
     prev = wanted[0] if tail else None
@@ -247,24 +338,11 @@ def compile_movement(fn: Any, inputs: Sequence[np.ndarray], outs: Sequence[np.nd
         prev = op.results[0]
     item = outs[0].itemsize
     copies = []
-    for out, addr in zip(outs, addresses):
-        flat = addr.reshape(-1)
-        if flat.size == 0:
-            continue
-        src, off = flat >> _SHIFT, flat & ((1 << _SHIFT) - 1)
-        cut = np.flatnonzero((np.diff(src) != 0) | (np.diff(off) != 1)) + 1
-        starts = np.concatenate(([0], cut))
-        lengths = np.diff(np.concatenate((starts, [flat.size])))
-        for i in np.unique(src[starts]):
-            mine = src[starts] == i
-            found = _grouped(starts[mine], off[starts][mine], lengths[mine])
-            if found is None or len(copies) + len(found) > MAX_PATTERNS:
-                return None
-            for length, o0, s0, levels in found:
-                thunk = _strided(out, inputs, int(i), o0, s0, levels, length, item, chain)
-                if thunk is None:
-                    return None
-                copies.append(thunk)
+    for r, i, length, o0, s0, levels in patterns:
+        thunk = _strided(outs[r], inputs, i, o0, s0, levels, length, item, chain)
+        if thunk is None:
+            return None
+        copies.append(thunk)
     names = [op.RELAY_NAME for op in move]
     label = ", ".join(dict.fromkeys(names)) + " as strided copies"
     if tail:

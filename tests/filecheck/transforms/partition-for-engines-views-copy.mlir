@@ -9,12 +9,12 @@
 // CHECK-NEXT:   %q3 = relay.reshape %0 {newshape = [2, 32, 8]}
 // CHECK-NEXT:   %s = relay.nn.batch_matmul %q3, %1
 // CHECK-NEXT:   func.return %s
-// CHECK:      func.func @tvmgen_default_dnnl_reorder_0(%0: tensor<16x32xf32>) -> tensor<2x4x8x8xf32>
+// CHECK:      func.func @tvmgen_default_dnnl_move_0(%0: tensor<16x32xf32>) -> tensor<2x4x8x8xf32>
 // CHECK-NEXT:   %q1 = relay.reshape %0 {newshape = [2, 8, 4, 8]}
 // CHECK-NEXT:   %q2 = relay.transpose %q1 {axes = [0, 2, 1, 3]}
 // CHECK-NEXT:   func.return %q2
 // CHECK:      func.func @main
-// CHECK:        %q2 = func.call @tvmgen_default_dnnl_reorder_0(%0)
+// CHECK:        %q2 = func.call @tvmgen_default_dnnl_move_0(%0)
 // CHECK-NEXT:   %1 = func.call @tvmgen_default_dnnl_main_1(%q2, %y)
 
 func.func @main(%x: tensor<16x32xf32>, %y: tensor<2x8x8xf32>) -> tensor<2x32x8xf32> {
