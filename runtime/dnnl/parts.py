@@ -119,7 +119,10 @@ class PartsChoice:
     def choose(self) -> int:
         """The way of the next one-thread run."""
         self.runs += 1
-        for way in (1, 0):
+        # uncut first: the run chooser's first one-thread estimates are then the one-thread
+        # program's own time (parts beside a busy core measured slower in some models, and
+        # an estimate too high kept the collapsing team running)
+        for way in (0, 1):
             if not self.samples[way]:  # (its first run, a warm-up, and one measured)
                 return way
         best = min((0, 1), key=lambda w: min(self.samples[w]))

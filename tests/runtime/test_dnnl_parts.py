@@ -171,7 +171,7 @@ def test_parts_choice_runs_the_faster_way_and_measures_the_other_again():
         way = choice.choose()
         ways.append(way)
         choice.record(way, times[way])
-    assert ways[:4] == [1, 1, 0, 0]  # each way's warm-up run, then one measured run
+    assert ways[:4] == [0, 0, 1, 1]  # each way's warm-up run and one measured, uncut first
     assert ways[4:20].count(0) >= 13 and 1 in ways[4:20]  # the faster, the other re-measured
     assert ways[-8:].count(1) >= 7  # after the change, within the next re-measurement
     assert choice.stats == [ways.count(0), ways.count(1)]
@@ -240,7 +240,7 @@ def test_one_thread_runs_count_the_part_workers_time_as_idle(monkeypatch):
     ex = m.executor
     clock = iter(range(1000))
     ex._parts_switch = (ex._parts_switch[0], lambda: 0.5 * next(clock))
-    modes = iter([1, 1, 0, 1, 1])
+    modes = iter([1, 1, 0, 1, 1])  # (parts: the third and fourth one-thread runs)
     monkeypatch.setattr(ex.chooser, "choose", lambda: next(modes))
     seen = []
     monkeypatch.setattr(
@@ -248,4 +248,4 @@ def test_one_thread_runs_count_the_part_workers_time_as_idle(monkeypatch):
     )
     for _ in range(5):
         ex.run()
-    assert seen == [0.5, 0.5, None, 0.5, 0.5]
+    assert seen == [0.5, 0.5, None, 0.5, 0.5]  # (uncut runs add the workers' few us too)
