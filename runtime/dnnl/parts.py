@@ -35,9 +35,13 @@ PART_WORK = 400_000
 part: about 10 us of one core, so the parts of a step outweigh the worker's wake-up and the
 part's own start."""
 
-MAX_PARTS = 4
-"""The most parts of one step: more parts than threads, so a worker that loses its core
-holds back one small part, not half the step."""
+MAX_PARTS = 2
+"""The most parts of one step. Two (one per thread of a 2-core machine) ran the one-thread
+program fastest with the other core free: MobileNetV3, ShuffleNetV2, MobileNetV2, MnasNet
+4.66-4.71 / 3.16-3.26 / 4.11-4.28 / 4.24-4.26 ms with 2 parts against 4.73-4.79 / 3.24-3.64
+/ 4.75-4.87 / 4.49-4.56 with 4 (two in-process blocks, 21 rounds, load 1.2-3; team 3.4-3.7 /
+2.4-2.8 / 3.8 / 3.8). More parts would leave less to wait for behind a preempted worker,
+but beside a busy core ``PartsChoice`` runs the steps uncut where the parts lose."""
 
 MIN_ROWS = 1
 """The fewest output rows of one part: oneDNN's kernels run a matrix of the part's pixels,

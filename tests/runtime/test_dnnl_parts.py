@@ -14,6 +14,7 @@ import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.parts import (
+    MAX_PARTS,
     PART_WORK,
     PartsChoice,
     conv_rows,
@@ -80,7 +81,8 @@ def test_conv_rows_cover_every_output_row_with_its_own_padding():
         i0, i1, top, bottom = conv_rows(r0, r1, 29, 5, 2, 1, 1)
         assert (i1 - i0 + top + bottom - 5) // 2 + 1 == r1 - r0
     assert [r for c in row_cuts(15, 4) for r in range(*c)] == list(range(15))
-    assert parts_for(PART_WORK - 1, 100) < 2 and parts_for(100 * PART_WORK, 3) == 3
+    assert parts_for(2 * PART_WORK - 1, 100) < 2 and parts_for(2 * PART_WORK, 100) == 2
+    assert parts_for(100 * PART_WORK, 1) < 2 and parts_for(100 * PART_WORK, 100) == MAX_PARTS
 
 
 def test_big_convolutions_are_cut_and_small_ones_not(monkeypatch):
