@@ -26,14 +26,16 @@ SUPPORTED_OPS = (
     "nn.conv3d_transpose", "nn.dense", "nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d",
     "nn.max_pool3d", "nn.avg_pool3d", "abs", "clip", "exp", "log", "sqrt", "round", "nn.relu",
     "nn.leaky_relu", "tanh", "sigmoid", "nn.softmax", "add", "multiply", "nn.layer_norm",
-    "nn.batch_matmul",
+    "nn.batch_matmul", "nn.instance_norm",
 )  # fmt: skip
-"""Relay's ``_register_external_op_helper`` list for dnnl."""
+"""Relay's ``_register_external_op_helper`` list for dnnl, and ``nn.instance_norm`` (GroupNorm
+as torch exports it; the reader runs it as a layer normalisation of its rows)."""
 
 POST_OPS = ("nn.relu", "tanh", "sigmoid", "clip", "gelu", "swish", "mish", "hardswish", "hardsigmoid",
-            "gelu_tanh", None)  # fmt: skip
+            "gelu_tanh", "nn.leaky_relu", None)  # fmt: skip
 """Relay's eltwise epilogues and, after ``mish``, the ones exported models use that Relay's
-table lacks (MobileNetV3's hard-swish and hard-sigmoid, GPT-2's tanh-GELU). Each is written
+table lacks (MobileNetV3's hard-swish and hard-sigmoid, GPT-2's tanh-GELU, the leaky ReLU of
+CSPDarknet and TResNet: oneDNN's relu with its slope as alpha). Each is written
 once, in the form ``canonicalize-arith`` leaves (constants last, a division by a constant as
 a product by its reciprocal, ``power(x, 3)`` as products, the 0.5 of GELU outermost); Relay's
 own GELU (``x / sqrt 2``) is kept as an alternative."""
@@ -89,11 +91,11 @@ def _name(op: Operation | None) -> str:
 
 def _add_checker(add: Operation, kind: str) -> bool:
     """Relay's ``add_checker``: a sum adds two equal shapes after an add; a bias add follows a
-    conv2d whose ``channels`` equals the bias's element count."""
+    conv2d (or conv1d) whose ``channels`` equals the bias's element count."""
     first = _operand_op(add, 0)
     if kind == "sum":
         return _name(first) == "add" and shape_of(add.operands[0].type) == shape_of(add.operands[1].type)
-    if _name(first) != "nn.conv2d":
+    if _name(first) not in ("nn.conv1d", "nn.conv2d"):
         return False
     assert isinstance(first, RelayOp)
     channels = first.attrs.get("channels")

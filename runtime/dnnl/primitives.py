@@ -5,13 +5,15 @@
 offloaded ops) and creates one oneDNN primitive descriptor per step:
 
 * ``nn.conv2d`` (NCHW or NHWC data, OIHW/HWIO/HWOI/OHWI kernels, groups and depthwise,
-  strides, dilation, padding) and ``nn.dense`` as convolution and matmul primitives whose
+  strides, dilation, padding) and ``nn.conv1d`` (NCW or NWC data, OIW kernels; wav2vec2's
+  feature encoder, Whisper's stem) and ``nn.dense`` as convolution and matmul primitives whose
   bias and epilogue are oneDNN post-ops: ``relu``/``clip``/``sigmoid``/``tanh``/Relay's
   ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops (a float32 swish that
   ends the epilogue as the shim's in-place SiLU pass after the primitive, ``silu_in_shim``),
   a residual ``add`` as a binary post-op reading the residual straight from the arena;
 * ``nn.max_pool2d``/``nn.avg_pool2d``/``nn.global_avg_pool2d``, ``nn.softmax``,
-  ``nn.layer_norm``, ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
+  ``nn.layer_norm``, ``nn.instance_norm`` (channels first: a layer normalisation of its rows
+  and a per-channel affine), ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
   ``relu``/``clip``/``sigmoid``/``tanh``/``sqrt``/``exp``/``abs``/``log``.
 
 A 3x3 stride-1 float32 NHWC convolution (``winograd_in_dnnl``) runs as Winograd F(4x4, 3x3)
@@ -903,19 +905,21 @@ def _layout_view(shape: Sequence[int], layout: str) -> tuple[list[int], list[int
 
 
 def _kernel_view(w: np.ndarray, layout: str, groups: int) -> tuple[list[int], list[int]]:
-    """Logical (G,) O, I, H, W dims and element strides of a stored kernel."""
-    if sorted(layout) != sorted("OIHW"):
+    """Logical (G,) O, I, (H,) W dims and element strides of a stored kernel (``OIHW`` in
+    any order, or ``OIW`` for a 1-D convolution)."""
+    if sorted(layout) not in (sorted("OIHW"), sorted("OIW")):
         raise DnnlUnsupported(f"kernel layout {layout}")
     st = _elem_strides(w)
     dims = {ch: w.shape[i] for i, ch in enumerate(layout)}
     strides = {ch: st[i] for i, ch in enumerate(layout)}
+    spatial = [ch for ch in "HW" if ch in layout]
     if groups == 1:
-        return ([dims["O"], dims["I"], dims["H"], dims["W"]],
-                [strides["O"], strides["I"], strides["H"], strides["W"]])  # fmt: skip
+        return ([dims["O"], dims["I"], *(dims[ch] for ch in spatial)],
+                [strides["O"], strides["I"], *(strides[ch] for ch in spatial)])  # fmt: skip
     out_per = dims["O"] // groups
     return (
-        [groups, out_per, dims["I"], dims["H"], dims["W"]],
-        [out_per * strides["O"], strides["O"], strides["I"], strides["H"], strides["W"]],
+        [groups, out_per, dims["I"], *(dims[ch] for ch in spatial)],
+        [out_per * strides["O"], strides["O"], strides["I"], *(strides[ch] for ch in spatial)],
     )
 
 
@@ -1027,6 +1031,9 @@ def _activation(ops: Sequence[Operation], x: SSAValue, const_of) -> tuple[tuple[
     and how many ops it takes; None if they compute none of them. The ops taken are exactly
     the first ones, and only the last one's result is used after them."""
     allowed = set(ops)
+    first = ops[0] if ops else None
+    if isinstance(first, RelayOp) and first.RELAY_NAME == "nn.leaky_relu" and first.operands[0] is x:
+        return (_RELU, float(first.attrs.get("alpha", 0.01)), 0.0), 1  # oneDNN's relu with a slope
     for alg, template, params in _ACTIVATIONS:
         for end in range(len(ops), 0, -1):
             binds: list[float] = []
@@ -1496,7 +1503,7 @@ class _Reader:
             if isinstance(o, ConstantOp):
                 local_consts[o.result] = self.constant(o)
         ops = [o for o in ops if not isinstance(o, ConstantOp)]
-        if not ops or _relay(ops[0]) not in ("nn.conv2d", "nn.dense"):
+        if not ops or _relay(ops[0]) not in ("nn.conv1d", "nn.conv2d", "nn.dense"):
             raise DnnlUnsupported(f"composite {name}")
         anchor = ops[0]
 
@@ -1559,7 +1566,7 @@ class _Reader:
         silu = None
         if post and post[-1][0] == "eltwise" and post[-1][1][0] == _SWISH and silu_in_shim() and _type_of(result) == "float32":
             silu = post.pop()[1][1]  # (its alpha) the shim's pass after the primitive
-        if _relay(anchor) == "nn.conv2d":
+        if _relay(anchor) in ("nn.conv1d", "nn.conv2d"):
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
@@ -1666,10 +1673,12 @@ class _Reader:
         b_md = _md(lib, [bias.size], [1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, dst_dims, dst_st, step)
         pad = a["padding"]
-        nsp = 2
+        nsp = len(src_dims) - 2  # 2, or 1 for nn.conv1d (NCW/NWC data, OIW kernel)
+        if len(pad) != 2 * nsp or len(a["strides"]) != nsp or len(a["dilation"]) != nsp:
+            raise DnnlUnsupported(f"{name}: padding, strides or dilation of another rank")
         pd = lib.xr_dnnl_conv(
             attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle, nsp,
-            _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:2]), _i64(pad[2:]),
+            _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:nsp]), _i64(pad[nsp:]),
         )  # fmt: skip
         if not pd:
             raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
@@ -1836,7 +1845,7 @@ class _Reader:
     def _single(self, op: RelayOp) -> None:
         nm = op.RELAY_NAME
         lib = self.lib
-        if nm in ("nn.conv2d", "nn.dense") and len(op.results) == 1:
+        if nm in ("nn.conv1d", "nn.conv2d", "nn.dense") and len(op.results) == 1:
             # offloaded alone (no bias or epilogue matched a pattern): a primitive without post-ops
             def outer(v: SSAValue) -> SSAValue:
                 return v
@@ -1845,8 +1854,11 @@ class _Reader:
                 where = self.values.get(v)
                 return where.array if where is not None and where.kind == "const" else None
 
-            make = self._conv if nm == "nn.conv2d" else self._dense
+            make = self._dense if nm == "nn.dense" else self._conv
             make(op, outer, const_of, None, [], op.results[0], nm)
+            return
+        if nm == "nn.instance_norm":
+            self._instance_norm(op)
             return
         res = op.results[0] if len(op.results) == 1 else None
         if res is None:
@@ -2086,6 +2098,61 @@ class _Reader:
             raise DnnlUnsupported(f"oneDNN has no primitive for {nm} (status {lib.xr_dnnl_last_status()})")
         step.args.append((_ARG_DST, self._dest(res)))
         self._finish(nm, step.family, pd, step)
+
+
+    def _instance_norm(self, op: RelayOp) -> None:
+        """``nn.instance_norm`` over channels-first data ``(N, C, ...)`` (GroupNorm as torch
+        exports it: ``(N, groups, C/groups * H * W)``; InstanceNorm): oneDNN's layer
+        normalisation of the ``N*C`` contiguous rows, without scale or shift, then, unless
+        gamma and beta are constant ones and zeros, one binary multiply by gamma with the
+        add of beta as its post-op, in place, both broadcast along the channels."""
+        x, gamma, beta = op.operands
+        res = op.results[0]
+        a = op.attrs
+        shape = list(shape_of(x.type))
+        if len(shape) < 3 or int(a.get("axis", 1)) % len(shape) != 1:
+            raise DnnlUnsupported("instance_norm over another axis than the channels of NC... data")
+        dtype = _type_of(x)
+        if _type_of(res) != dtype:
+            raise DnnlUnsupported("an instance_norm that changes type")
+        lib = self.lib
+        n, c = shape[0], shape[1]
+        rows, size = [n * c, math.prod(shape[2:])], [math.prod(shape[2:]), 1]
+        src_md = _md(lib, rows, size, "instance_norm data", dtype)
+        pd = lib.xr_dnnl_layer_norm(self._attr([]), src_md.handle, src_md.handle, float(a.get("epsilon", 1e-5)), 0)
+        step = _Step("nn.instance_norm", "other", 0, [(_ARG_SRC, self._src(x))], keep=[src_md])
+        step.logical[_ARG_SRC] = step.logical[_ARG_DST] = (rows, size)
+        dest = self._dest(res)
+        step.args.append((_ARG_DST, dest))
+        self._finish("nn.instance_norm", "other", pd, step)
+        affine: list[tuple[int, np.ndarray]] = []
+        for v, flag, neutral, alg in ((gamma, "scale", 1.0, _BIN_MUL), (beta, "center", 0.0, _BIN_ADD)):
+            if not a.get(flag, True):
+                continue
+            held = self.values.get(v)
+            arr = held.array if held is not None and held.kind == "const" else None
+            if arr is None:
+                raise DnnlUnsupported("instance_norm whose scale or shift is not a constant")
+            if not np.all(arr == neutral):
+                affine.append((alg, np.ascontiguousarray(arr, dtype=_np_type(dtype)).reshape(1, c, 1)))
+        if not affine:
+            return
+        full, full_st = [n, c, rows[1]], contiguous_strides([n, c, rows[1]])
+        x_md = _md(lib, full, full_st, "instance_norm output", dtype)
+        vec = [1, c, 1]
+        mds = [_md(lib, vec, contiguous_strides(vec), "instance_norm scale or shift", dtype) for _ in affine]
+        attr = self._attr([(2, alg, 0.0, 0.0, md) for (alg, _), md in zip(affine[1:], mds[1:])])
+        pd = lib.xr_dnnl_binary(attr, affine[0][0], x_md.handle, mds[0].handle, x_md.handle)
+        consts = [_Value("const", array=arr, shape=tuple(vec), dtype=dtype) for _, arr in affine]
+        step = _Step("nn.instance_norm affine", "elementwise", 0, [(_ARG_SRC, dest), (_ARG_SRC_1, consts[0])],
+                     keep=[x_md, *mds])  # fmt: skip
+        step.logical[_ARG_SRC] = step.logical[_ARG_DST] = (full, full_st)
+        step.logical[_ARG_SRC_1] = (vec, contiguous_strides(vec))
+        for k, value in enumerate(consts[1:]):
+            step.args.append((_post_multiple(k), value))
+            step.logical[_post_multiple(k)] = (vec, contiguous_strides(vec))
+        step.args.append((_ARG_DST, dest))
+        self._finish("nn.instance_norm affine", "elementwise", pd, step)
 
 
 def plan_function(

@@ -54,6 +54,8 @@ ACTIVATIONS = {
     "gelu_multiply": (lambda g, x: _gelu_erf(g, x, "multiply"), "gelu"),
     "gelu_tanh_pow": (lambda g, x: _gelu_tanh(g, x, "pow"), "gelu_tanh"),
     "gelu_tanh_mul": (lambda g, x: _gelu_tanh(g, x, "mul"), "gelu_tanh"),
+    # CSPDarknet's and TResNet's (oneDNN's relu with the slope as alpha)
+    "leaky_relu": (lambda g, x: g.node("LeakyRelu", [x], alpha=0.1), "leaky_relu"),
 }
 
 
