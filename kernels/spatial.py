@@ -403,6 +403,13 @@ def _axis_taps(in_size, out_size, mode, start, end, method, rounding, alpha, exc
     return np.clip(idx, 0, in_size - 1), w, inside
 
 
+def nearest_source_indices(in_size: int, out_size: int, mode: str, start: float, end: float, rounding: str) -> np.ndarray:
+    """The input index each output index of a nearest-neighbour resize along one axis reads
+    (``resize_nd``'s own choice; for the fast kernels that copy instead of computing)."""
+    idx, _, _ = _axis_taps(in_size, out_size, mode, start, end, "nearest_neighbor", rounding, -0.5, 0)
+    return idx[:, 0]
+
+
 def resize_nd(
     x: np.ndarray, axes: Sequence[int], size: Sequence[int], roi: Sequence[float], method: str,
     mode: str, rounding: str, alpha: float, exclude: int, extrapolation: float, op: str,

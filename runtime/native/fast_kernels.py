@@ -69,6 +69,7 @@ plane and sums the nine taps vectorised over the outputs (the same sums, so the 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -500,15 +501,41 @@ def _fast_gather_nd(op, vals, out, ws, opts):
 
 
 def _fast_pad(op, vals, out, ws, opts):
-    """Constant-mode ``nn.pad`` without negative widths: the pad value copied over ``out``,
-    then the data into its interior (copies only, so the reference's values)."""
+    """``nn.pad`` without negative widths: constant mode copies the pad value over ``out``,
+    then the data into its interior; ``edge`` and ``reflect`` (TResNet's anti-aliased
+    downsampling) copy every region of ``out`` (the interior, each border, each corner)
+    from the data, repeated or mirrored (copies only, so the reference's values)."""
     x, value = vals
     widths = [tuple(w) for w in op.attrs["pad_width"]]
-    if op.attrs.get("pad_mode", "constant") != "constant" or x.dtype != out.dtype:
+    mode = op.attrs.get("pad_mode", "constant")
+    if x.dtype != out.dtype:
         return None
     if len(widths) != x.ndim or any(a < 0 or b < 0 for a, b in widths) or np.shares_memory(out, x):
         return None
     interior = out[tuple(slice(a, a + n) for (a, _), n in zip(widths, x.shape))]
+    if mode in ("edge", "reflect"):
+        if any(n == 0 or (mode == "reflect" and max(a, b) > n - 1) for (a, b), n in zip(widths, x.shape) if a or b):
+            return None
+        # every region of out (per axis: the border before, the interior, the border after)
+        # copied from the data itself, mirrored or repeated (never from out: a copy between
+        # two views of one buffer may go through a temporary)
+        segments = []
+        for (a, b), n in zip(widths, x.shape):
+            axis = [(slice(a, a + n), slice(None))]
+            if a:
+                axis.append((slice(0, a), slice(0, 1) if mode == "edge" else slice(a, 0, -1)))
+            if b:
+                axis.append((slice(a + n, a + n + b), slice(n - 1, n) if mode == "edge" else slice(n - 2, n - 2 - b if n - 2 - b >= 0 else None, -1)))
+            segments.append(axis)
+        copies = [(out[tuple(d for d, _ in region)], x[tuple(s for _, s in region)]) for region in itertools.product(*segments)]
+
+        def run_copies() -> None:
+            for dst, src in copies:
+                np.copyto(dst, src)
+
+        return [("other", run_copies)]
+    if mode != "constant":
+        return None
     value = np.asarray(value)
     if value.shape != () or value.dtype != out.dtype:
         return None
@@ -518,6 +545,81 @@ def _fast_pad(op, vals, out, ws, opts):
         np.copyto(interior, x)
 
     return [("other", run)]
+
+
+def _fast_resize(op, vals, out, ws, opts):
+    """A nearest-neighbour ``image.resize2d`` by whole factors whose output pixel ``o`` reads
+    input pixel ``o // factor`` along H and W (``nn.Upsample(scale_factor=k)`` as torch
+    exports it: asymmetric coordinates, floor): one broadcasting copy into ``out`` seen with
+    each of H and W split into (input size, factor), no temporary; the reference's values
+    (a nearest resize copies)."""
+    from xrelay.dialects.relay.ops import parse_layout
+    from xrelay.kernels.spatial import nearest_source_indices
+
+    (x,) = vals
+    a = op.attrs
+    if a.get("method") != "nearest_neighbor" or x.dtype != out.dtype or x.ndim != out.ndim:
+        return None
+    mode = a.get("coordinate_transformation_mode", "half_pixel")
+    if mode == "tf_crop_and_resize" or not out.flags.c_contiguous or np.shares_memory(x, out):
+        return None
+    letters = [ch for ch, _ in parse_layout(a.get("layout", "NCHW"))]
+    if "H" not in letters or "W" not in letters or len(letters) != x.ndim:
+        return None
+    axes = (letters.index("H"), letters.index("W"))
+    roi = list(a.get("roi") or [0.0] * 4)
+    view = []
+    for k, ax in enumerate(axes):
+        n_in, n_out = x.shape[ax], out.shape[ax]
+        if n_out % n_in:
+            return None
+        factor = n_out // n_in
+        idx = nearest_source_indices(n_in, n_out, mode, roi[k], roi[k + 2], a.get("rounding_method", ""))
+        if not np.array_equal(idx, np.arange(n_out) // factor):
+            return None
+        view.append((ax, n_in, factor))
+    if any(x.shape[i] != out.shape[i] for i in range(x.ndim) if i not in axes):
+        return None
+    out_shape: list[int] = []
+    for i, d in enumerate(x.shape):
+        hit = [f for ax, _, f in view if ax == i]
+        out_shape += [d, hit[0]] if hit else [d]
+    # (views both: a reshape of the contiguous destination, size-1 axes of the source)
+    dest = out.reshape(out_shape)
+    source = np.expand_dims(x, tuple(ax + 1 + k for k, ax in enumerate(sorted(axes))))
+    return [("other", functools.partial(np.copyto, dest, source))]
+
+
+def _fast_scan(op, vals, out, ws, opts):
+    """``cumsum``/``cumprod`` along one axis (the position ids RoBERTa and OPT count from the
+    attention mask): the reference's ``accumulate`` straight into ``out``; exclusive scans
+    start from the identity and accumulate all but the last element into the rest."""
+    (x,) = vals
+    a = op.attrs
+    ufunc = np.add if op.RELAY_NAME == "cumsum" else np.multiply
+    if a.get("axis") is None or x.dtype != out.dtype or x.shape != out.shape or np.shares_memory(x, out):
+        return None
+    if a.get("dtype") not in (None, "") and numpy_dtype(a["dtype"]) != out.dtype:
+        return None
+    axis = a["axis"] % x.ndim
+    if not a.get("exclusive") or x.shape[axis] == 0:
+        return [("other", functools.partial(ufunc.accumulate, x, axis=axis, dtype=out.dtype, out=out))]
+    first = (slice(None),) * axis + (slice(0, 1),)
+    head, rest = out[first], out[(slice(None),) * axis + (slice(1, None),)]
+    x_head = x[(slice(None),) * axis + (slice(0, x.shape[axis] - 1),)]
+
+    def run() -> None:
+        head.fill(ufunc.identity)
+        ufunc.accumulate(x_head, axis=axis, dtype=out.dtype, out=rest)
+
+    return [("other", run)]
+
+
+def _fast_stack(op, vals, out, ws, opts):
+    """``stack``: numpy's stack into ``out`` (copies: the reference's values)."""
+    if any(v.dtype != out.dtype or np.shares_memory(v, out) for v in vals):
+        return None
+    return [("other", functools.partial(np.stack, list(vals), axis=op.attrs["axis"], out=out))]
 
 
 def _fast_reduce(op, vals, out, ws, opts):
@@ -1237,6 +1339,10 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "take": _fast_take,
     "gather_nd": _fast_gather_nd,
     "nn.pad": _fast_pad,
+    "image.resize2d": _fast_resize,
+    "cumsum": _fast_scan,
+    "cumprod": _fast_scan,
+    "stack": _fast_stack,
     **{name: _fast_logical for name in ("logical_and", "logical_or", "logical_not")},
     **{name: _fast_reduce for name in ("sum", "mean", "max", "min")},
 })  # fmt: skip

@@ -39,6 +39,8 @@ _COMBINED: dict[str, Maker] = {
     "add": first(i8.ort_add, FLOAT_MAKERS["add"]),
     "cast": first(i8.ort_requant, i8.cast, FLOAT_MAKERS["cast"]),
     "clip": first(FLOAT_MAKERS["clip"], i8.clip),
+    # float32 in C (onnxruntime's order), then numpy's accumulate into the destination
+    "cumsum": first(i8.cumsum, FLOAT_MAKERS["cumsum"]),
     # the row sums of an 8-bit value's zero-point terms, from its bytes
     "sum": first(i8.byte_row_sum, FLOAT_MAKERS["sum"]),
     # onnxruntime's QuantizeLinear (fake-quantization-to-integer{onnxruntime=true})
@@ -57,7 +59,6 @@ FAST: Mapping[str, Maker] = _merge(
     _COMBINED,
     {
         "concatenate": fast_concatenate,
-        "cumsum": i8.cumsum,
         "qnn.dequantize_sum": i8.dequantize_sum,
         "qnn.ort_layer_norm": i8.ort_layer_norm,
         "qnn.ort_gelu": i8.ort_gelu,
