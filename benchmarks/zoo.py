@@ -4,6 +4,7 @@
     .venv-extras/bin/python benchmarks/zoo.py --models efficientnet_b0 gpt2 --profile
     .venv-extras/bin/python benchmarks/zoo.py --busy         # one competing busy process
     .venv-extras/bin/python benchmarks/zoo.py --json out.json --no-rss
+    .venv-extras/bin/python benchmarks/zoo.py --more --no-rss   # zoo.EXTRA_MODELS instead
 
 Every model of ``xrelay.testing.zoo`` (torchvision and Hugging Face architectures with random
 weights, exported by torch's default ONNX exporter at opset 20 and cached outside the
@@ -304,7 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     from xrelay.testing import zoo
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--models", nargs="+", default=list(zoo.MODELS), choices=list(zoo.MODELS))
+    known = [*zoo.MODELS, *zoo.EXTRA_MODELS]
+    parser.add_argument("--models", nargs="+", default=None, choices=known, metavar="NAME",
+                        help=f"these models (default: the 19 of zoo.MODELS); any of: {', '.join(known)}")
+    parser.add_argument("--more", action="store_true",
+                        help=f"the {len(zoo.EXTRA_MODELS)} further architectures of zoo.EXTRA_MODELS instead "
+                             "(more torchvision, Hugging Face from config objects, timm)")
     parser.add_argument("--pairs", type=int, default=15, help="timed rounds (default 15)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
     parser.add_argument("--profile", action="store_true", help="xrelay's and onnxruntime's time by op family")
@@ -327,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pairs < 1 or args.warmup < 0:
         parser.error("--pairs must be at least 1 and --warmup at least 0")
+    if args.models is None:
+        args.models = list(zoo.EXTRA_MODELS if args.more else zoo.MODELS)
+    elif args.more:
+        parser.error("--more and --models are exclusive")
     if args.int8:
         import quantized
 

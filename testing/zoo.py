@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "EXTRA_MODELS",
     "MODELS",
     "ZooError",
     "ZooModel",
@@ -84,12 +85,20 @@ class ZooModel:
 
     name: str
     kind: str
-    """``"cnn"`` (one image ``[1, 3, size, size]``) or ``"text"`` (token ids and a mask)."""
+    """``"cnn"`` (one image ``[1, 3, size, size]``), ``"text"`` (token ids and a mask) or
+    ``"signal"`` (one standard-normal tensor of ``shape``: audio, spectrogram frames)."""
     build: Callable[[], Any]
     """Returns the ``torch.nn.Module`` with its init's random weights (before ``randomize``)."""
     image: int = 224
     input_names: tuple[str, ...] = ("input",)
     description: str = ""
+    seq: int = SEQ
+    """Sequence length of a ``"text"`` model (CLIP's text tower has 77 positions)."""
+    shape: tuple[int, ...] = ()
+    """The input's shape of a ``"signal"`` model."""
+    library: str = ""
+    """A library beyond torch, torchvision and transformers whose version keys the cache
+    (``"timm"``)."""
 
 
 def _tv(fn: str, **kwargs: Any) -> Callable[[], Any]:
@@ -145,6 +154,37 @@ def _hf(kind: str) -> Callable[[], Any]:
     return build
 
 
+def _hf_config(model: str, config: str, key: str = "last_hidden_state",
+               names: tuple[str, ...] = ("input_ids", "attention_mask"), part: str = "",
+               **settings: Any) -> Callable[[], Any]:
+    """A Hugging Face model ``transformers.<model>(transformers.<config>(**settings))`` with
+    eager attention, returning ``key`` of its output; ``part`` names a sub-module to keep
+    (``"encoder"``: ``model.get_encoder()``)."""
+
+    def build() -> Any:
+        import transformers as tf
+
+        cfg = getattr(tf, config)(**settings)
+        cfg._attn_implementation = "eager"
+        net = getattr(tf, model)(cfg)
+        if part == "encoder":
+            net = net.get_encoder()
+        return _FirstOutput.wrap(net, key, names)
+
+    return build
+
+
+def _timm(name: str, **kwargs: Any) -> Callable[[], Any]:
+    def build() -> Any:
+        try:
+            import timm
+        except ImportError as e:
+            raise ZooError("the timm models need timm: pip install -e '.[zoo]'") from e
+        return timm.create_model(name, pretrained=False, **kwargs)
+
+    return build
+
+
 _TEXT = ("input_ids", "attention_mask")
 
 MODELS: dict[str, ZooModel] = {
@@ -177,11 +217,90 @@ MODELS: dict[str, ZooModel] = {
 }  # fmt: skip
 """Every zoo model by name, in the order the benchmark prints them."""
 
+_PIXELS = ("pixel_values",)
+_SMALL_LLAMA = dict(hidden_size=512, intermediate_size=1376, num_hidden_layers=4, num_attention_heads=8,
+                    num_key_value_heads=4, max_position_embeddings=512)
+
+EXTRA_MODELS: dict[str, ZooModel] = {
+    m.name: m
+    for m in [
+        # torchvision
+        ZooModel("resnext50_32x4d", "cnn", _tv("resnext50_32x4d")),
+        ZooModel("wide_resnet50_2", "cnn", _tv("wide_resnet50_2")),
+        ZooModel("vgg11_bn", "cnn", _tv("vgg11_bn")),
+        ZooModel("alexnet", "cnn", _tv("alexnet")),
+        ZooModel("efficientnet_v2_s", "cnn", _tv("efficientnet_v2_s")),
+        ZooModel("efficientnet_b3", "cnn", _tv("efficientnet_b3")),
+        ZooModel("regnet_x_400mf", "cnn", _tv("regnet_x_400mf")),
+        ZooModel("mobilenet_v3_small", "cnn", _tv("mobilenet_v3_small")),
+        ZooModel("shufflenet_v2_x0_5", "cnn", _tv("shufflenet_v2_x0_5")),
+        ZooModel("squeezenet1_1", "cnn", _tv("squeezenet1_1")),
+        ZooModel("mnasnet0_5", "cnn", _tv("mnasnet0_5")),
+        ZooModel("maxvit_t", "cnn", _tv("maxvit_t")),
+        ZooModel("swin_v2_t", "cnn", _tv("swin_v2_t")),
+        ZooModel("convnext_small", "cnn", _tv("convnext_small")),
+        ZooModel("vit_b_32", "cnn", _tv("vit_b_32")),
+        # Hugging Face transformers, from config objects
+        ZooModel("roberta", "text", _hf_config("RobertaModel", "RobertaConfig", add_pooling_layer=False),
+                 input_names=_TEXT, description="RobertaModel, RobertaConfig() (roberta-base), seq 128"),
+        ZooModel("albert", "text", _hf_config("AlbertModel", "AlbertConfig", hidden_size=768, num_attention_heads=12,
+                                               intermediate_size=3072),
+                 input_names=_TEXT, description="AlbertModel, albert-base's shape, seq 128"),
+        ZooModel("electra", "text", _hf_config("ElectraModel", "ElectraConfig"),
+                 input_names=_TEXT, description="ElectraModel, ElectraConfig() (electra-small), seq 128"),
+        ZooModel("deberta_v2", "text", _hf_config("DebertaV2Model", "DebertaV2Config", hidden_size=768,
+                                                   num_hidden_layers=6, num_attention_heads=12, intermediate_size=3072),
+                 input_names=_TEXT, description="DebertaV2Model, hidden 768, 6 layers, seq 128"),
+        ZooModel("t5_encoder", "text", _hf_config("T5EncoderModel", "T5Config"),
+                 input_names=_TEXT, description="T5EncoderModel, T5Config() (t5-small), seq 128"),
+        ZooModel("bart_encoder", "text", _hf_config("BartModel", "BartConfig", part="encoder", d_model=768,
+                                                     encoder_layers=6, encoder_attention_heads=12,
+                                                     encoder_ffn_dim=3072),
+                 input_names=_TEXT, description="BartModel's encoder, bart-base's shape, seq 128"),
+        ZooModel("gpt_neo", "text", _hf_config("GPTNeoModel", "GPTNeoConfig", hidden_size=768, num_layers=12,
+                                                num_heads=12, attention_types=[[["global", "local"], 6]],
+                                                window_size=64, use_cache=False),
+                 input_names=_TEXT, description="GPTNeoModel, gpt-neo-125M's shape (local window 64), seq 128"),
+        ZooModel("opt", "text", _hf_config("OPTModel", "OPTConfig", use_cache=False),
+                 input_names=_TEXT, description="OPTModel, OPTConfig() (opt-125m), seq 128"),
+        ZooModel("llama_small", "text", _hf_config("LlamaModel", "LlamaConfig", use_cache=False, **_SMALL_LLAMA),
+                 input_names=_TEXT, description="LlamaModel, hidden 512, 4 layers, 8 heads, 4 KV heads, seq 128"),
+        ZooModel("clip_text", "text", _hf_config("CLIPTextModel", "CLIPTextConfig"), seq=77,
+                 input_names=_TEXT, description="CLIPTextModel, CLIPTextConfig() (ViT-B/32's text tower), seq 77"),
+        ZooModel("clip_vision", "cnn", _hf_config("CLIPVisionModel", "CLIPVisionConfig", names=_PIXELS),
+                 input_names=_PIXELS, description="CLIPVisionModel, CLIPVisionConfig() (ViT-B/32)"),
+        ZooModel("deit", "cnn", _hf_config("DeiTModel", "DeiTConfig", names=_PIXELS, add_pooling_layer=False),
+                 input_names=_PIXELS, description="DeiTModel, DeiTConfig() (deit-base)"),
+        ZooModel("beit", "cnn", _hf_config("BeitModel", "BeitConfig", names=_PIXELS,
+                                            use_relative_position_bias=True),
+                 input_names=_PIXELS, description="BeitModel, beit-base with relative position bias"),
+        ZooModel("segformer", "cnn", _hf_config("SegformerModel", "SegformerConfig", names=_PIXELS),
+                 input_names=_PIXELS, description="SegformerModel, SegformerConfig() (mit-b0)"),
+        ZooModel("wav2vec2", "signal", _hf_config("Wav2Vec2Model", "Wav2Vec2Config", names=("input_values",)),
+                 shape=(1, 16000), input_names=("input_values",),
+                 description="Wav2Vec2Model, Wav2Vec2Config() (wav2vec2-base), one second at 16 kHz"),
+        ZooModel("whisper_encoder", "signal", _hf_config("WhisperModel", "WhisperConfig", names=("input_features",),
+                                                          part="encoder"),
+                 shape=(1, 80, 3000), input_names=("input_features",),
+                 description="WhisperModel's encoder, WhisperConfig() (whisper-tiny's shape), 30 s of 80 mel bins"),
+        # timm, pretrained=False
+        *(ZooModel(n, "cnn", _timm(n), image=size, library="timm") for n, size in [
+            ("ghostnet_100", 224), ("rexnet_100", 224), ("efficientnet_lite0", 224), ("mobilevitv2_050", 256),
+            ("levit_128s", 224), ("poolformer_s12", 224), ("cspdarknet53", 256), ("dla34", 224),
+            ("hrnet_w18_small", 224), ("res2net50_26w_4s", 224), ("inception_v4", 299), ("xception41", 299),
+            ("dpn68", 224), ("selecsls42b", 224), ("tresnet_m", 224),
+        ]),
+    ]
+}  # fmt: skip
+"""Architectures beyond the benchmark's default list (``benchmarks/zoo.py --more``): more
+torchvision models, Hugging Face models built from config objects, timm models with
+``pretrained=False``; the same recipe and cache."""
+
 
 def _spec(name: str) -> ZooModel:
-    spec = MODELS.get(name)
+    spec = MODELS.get(name) or EXTRA_MODELS.get(name)
     if spec is None:
-        raise ZooError(f"no zoo model '{name}' (known: {', '.join(MODELS)})")
+        raise ZooError(f"no zoo model '{name}' (known: {', '.join(MODELS)}; more: {', '.join(EXTRA_MODELS)})")
     return spec
 
 
@@ -205,9 +324,12 @@ def inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:
     if spec.kind == "cnn":
         image = rng.standard_normal((1, 3, spec.image, spec.image)).astype(np.float32)
         return {spec.input_names[0]: image}
-    ids = rng.integers(0, 1000, size=(1, SEQ), dtype=np.int64)
-    mask = np.ones((1, SEQ), np.int64)
-    mask[:, SEQ - SEQ // 4 :] = 0
+    if spec.kind == "signal":
+        return {spec.input_names[0]: rng.standard_normal(spec.shape).astype(np.float32)}
+    seq = spec.seq
+    ids = rng.integers(0, 1000, size=(1, seq), dtype=np.int64)
+    mask = np.ones((1, seq), np.int64)
+    mask[:, seq - seq // 4 :] = 0
     return dict(zip(spec.input_names, (ids, mask)))
 
 
@@ -307,7 +429,8 @@ def _key(name: str, seed: int) -> str:
     import importlib.metadata as md
 
     versions = []
-    for dist in ("torch", "torchvision", "transformers", "onnxscript"):
+    library = (_spec(name).library,) if _spec(name).library else ()
+    for dist in ("torch", "torchvision", "transformers", "onnxscript", *library):
         try:
             versions.append(f"{dist}={md.version(dist)}")
         except md.PackageNotFoundError:
@@ -410,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     ap = argparse.ArgumentParser(prog="python -m xrelay.testing.zoo", description="Write one zoo model (random weights) as a torch.export program or an ONNX file.")
-    ap.add_argument("name", help=f"one of: {', '.join(MODELS)}")
+    ap.add_argument("name", help=f"one of: {', '.join([*MODELS, *EXTRA_MODELS])}")
     ap.add_argument("-o", "--output", required=True, help="FILE.pt2 (torch.export.save) or FILE.onnx")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

@@ -25,7 +25,13 @@ def _rel(out: np.ndarray, ref: np.ndarray) -> float:
     return float(np.max(np.abs(out - ref))) / max(float(np.max(np.abs(ref))), 1e-30)
 
 
-@pytest.mark.parametrize("name", list(zoo.MODELS))
+MORE = ["whisper_encoder", "poolformer_s12", "hrnet_w18_small", "llama_small", "tresnet_m"]
+"""A few of ``zoo.EXTRA_MODELS`` (``benchmarks/zoo.py --more``), one per mechanism they needed:
+1-D convolutions, GroupNorm as instance norm, nearest upsampling, Llama's RMSNorm/rotary/GQA
+attention, reflect padding and leaky ReLU."""
+
+
+@pytest.mark.parametrize("name", list(zoo.MODELS) + MORE)
 def test_zoo_model_runs_inside_its_arena(name):
     import onnx
     import onnxruntime as ort

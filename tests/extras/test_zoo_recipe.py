@@ -58,6 +58,17 @@ def test_unknown_model_is_named():
         zoo.inputs("resnet9")
 
 
+def test_more_models_are_known_with_their_inputs():
+    assert not set(zoo.MODELS) & set(zoo.EXTRA_MODELS)
+    assert zoo.inputs("whisper_encoder")["input_features"].shape == (1, 80, 3000)
+    assert zoo.inputs("wav2vec2")["input_values"].shape == (1, 16000)
+    clip = zoo.inputs("clip_text")
+    assert clip["input_ids"].shape == (1, 77) and clip["attention_mask"].sum() == 77 - 77 // 4
+    assert zoo.inputs("inception_v4")["input"].shape == (1, 3, 299, 299)
+    with pytest.raises(zoo.ZooError, match="no zoo model 'resnet9'.*more: .*wav2vec2"):
+        zoo.inputs("resnet9")
+
+
 def test_inputs_are_deterministic_and_masked():
     a, b = zoo.inputs("bert_base"), zoo.inputs("bert_base")
     assert list(a) == ["input_ids", "attention_mask"]
