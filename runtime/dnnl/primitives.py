@@ -1704,7 +1704,7 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = (dst_dims, dst_st)
         step.keep += [src_md, dst_md, w_user, w_any, b_md]
-        step.cut = {
+        step.cut = None if nsp != 2 else {  # (parts: rows of a 2-D convolution's output)
             "kernel": w_dims[-2], "stride": int(a["strides"][0]), "dilation": int(a["dilation"][0]),
             "pad": [int(p) for p in pad], "strides": [int(v) for v in a["strides"]],
             "dilates": [int(d) - 1 for d in a["dilation"]], "post": step.post, "weights": w_chosen, "bias": b_md,
