@@ -266,6 +266,8 @@ def _peeled_patterns(addr: np.ndarray) -> list[tuple[int, int, int, int, tuple]]
     block has no few patterns. The flat order interleaves such a block's runs of each input
     at every pixel, which the flat compression does not untangle."""
     shape = addr.shape
+    if addr.size == 0:  # (nothing to move: the flat finder's empty list says so)
+        return None
     src, off = addr >> _SHIFT, addr & ((1 << _SHIFT) - 1)
     outer: list[tuple[int, int, dict]] = []  # (size, result step, {input: its step})
     k = 0
