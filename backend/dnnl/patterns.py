@@ -4,7 +4,8 @@
 ``dnnl.dense_bias_gelu``, ``dnnl.conv2d_bias_sum_relu``, ...), in Relay's order, with its
 predicates, and ``dnnl.{conv2d,dense}_bias_scale[_sum]`` (a constant per-channel scale after
 the bias, folded into the weights by the oneDNN reader: ConvNeXt's layer scale, then its
-residual); ``supported(op)`` is Relay's ``target.dnnl`` op attribute (the ops annotate-target
+residual), and ``dnnl.gelu``/``dnnl.gelu_tanh`` (the activation alone, after an op no pattern
+anchors); ``supported(op)`` is Relay's ``target.dnnl`` op attribute (the ops annotate-target
 offloads one by one). Relay's qnn patterns are not here (qnn ops reach this point lowered).
 """
 
@@ -158,6 +159,10 @@ def _scaled(op_name: str, residual: bool) -> tuple:
     return (name, out, _scale_predicate)
 
 
+def _float32(root: Operation) -> bool:
+    return all(dtype_of(v.type) == "float32" for v in (*root.operands, *root.results))
+
+
 def _op_pattern(op_name: str, with_bias: bool, eltwise: str | None) -> tuple:
     name = op_name.replace("nn", "dnnl")
     if "_transpose" in op_name:
@@ -199,4 +204,7 @@ def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callab
             for conv in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
                 table.append(_op_pattern(conv, with_bias, elt))
             table.append(_op_pattern("nn.dense", with_bias, elt))
+    # GELU after an op no pattern above anchors (a transpose back to tokens, a GroupNorm):
+    # one oneDNN eltwise step instead of its four or five native ones
+    table += [("dnnl." + elt, _append_eltwise(wildcard(), elt), _float32) for elt in ("gelu", "gelu_tanh")]
     return table

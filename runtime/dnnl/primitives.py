@@ -1515,9 +1515,6 @@ class _Reader:
             if isinstance(o, ConstantOp):
                 local_consts[o.result] = self.constant(o)
         ops = [o for o in ops if not isinstance(o, ConstantOp)]
-        if not ops or _relay(ops[0]) not in ("nn.conv1d", "nn.conv2d", "nn.dense"):
-            raise DnnlUnsupported(f"composite {name}")
-        anchor = ops[0]
 
         def outer(v: SSAValue) -> SSAValue | None:
             return inner.get(v)
@@ -1529,6 +1526,13 @@ class _Reader:
             if o is not None and isinstance(self.values.get(o), _Value) and self.values[o].kind == "const":
                 return self.values[o].array
             return None
+
+        if ops and name in ("dnnl.gelu", "dnnl.gelu_tanh"):
+            self._activation_alone(call, callee, ops, const_of, name)
+            return
+        if not ops or _relay(ops[0]) not in ("nn.conv1d", "nn.conv2d", "nn.dense"):
+            raise DnnlUnsupported(f"composite {name}")
+        anchor = ops[0]
 
         cur = anchor.results[0]
         bias: np.ndarray | None = None
@@ -1586,6 +1590,30 @@ class _Reader:
             self.steps[-1].derived = True  # (the scaled weights: dropped once reordered)
         if silu is not None:
             self._silu(result, silu, name, self.steps[-1].family)
+
+    def _activation_alone(self, call: func.CallOp, callee: func.FuncOp, ops: list, const_of, name: str) -> None:
+        """An activation by itself (``dnnl.gelu``: the GELU after a transpose or a GroupNorm,
+        which no convolution or matmul takes as a post-op): one eltwise primitive over the
+        contiguous float32 tensor, e.g. ``x * (erf(x * 0.7071) + 1) * 0.5`` -> ``gelu_erf``."""
+        xs = [v for v in callee.body.block.args if const_of(v) is None]
+        found = _activation(ops, xs[0], const_of) if len(xs) == 1 else None
+        if found is None or found[1] != len(ops):
+            raise DnnlUnsupported(f"composite {name}: not one activation")
+        (alg, alpha, beta), _ = found
+        x, res = call.arguments[callee.body.block.args.index(xs[0])], call.results[0]
+        out_shape = list(shape_of(res.type))
+        if list(shape_of(x.type)) != out_shape or not _type_of(x) == _type_of(res) == "float32":
+            raise DnnlUnsupported(f"composite {name}: a broadcast or a type that is not float32")
+        st = contiguous_strides(out_shape)
+        md = _md(self.lib, out_shape, st, "eltwise data", "float32")
+        pd = self.lib.xr_dnnl_eltwise(self._attr([]), alg, md.handle, md.handle, alpha, beta)
+        label = f"{name}({'+'.join(_relay(o) for o in ops)})"
+        step = _Step(label, "elementwise", 0, [(_ARG_SRC, self._src(x))])
+        step.logical[_ARG_SRC] = (out_shape, st)
+        step.logical[_ARG_DST] = (out_shape, st)
+        step.keep.append(md)
+        step.args.append((_ARG_DST, self._dest(res)))
+        self._finish(label, "elementwise", pd, step)
 
     def _silu(self, result: SSAValue, alpha: float, name: str, family: str) -> None:
         """SiLU ``x * sigmoid(alpha x)`` in place over ``result``, which the step before

@@ -56,3 +56,24 @@ func.func @main(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>, %k:
 // CHECK:      func.func @main
 // CHECK-NEXT:   %o = func.call @dnnl_dense_bias_gelu(%x, %w, %b, %k)
 // CHECK-NEXT:   func.return %o
+
+// -----
+
+// a GELU after an op no pattern anchors (here a transpose) is dnnl.gelu by itself, in
+// the canonical form (the reciprocal of sqrt 2, the 0.5 outermost); the transpose stays
+func.func @main(%x: tensor<2x4x8xf32>, %r: tensor<f32>, %one: tensor<f32>, %half: tensor<f32>) -> tensor<2x8x4xf32> {
+  %t = relay.transpose %x {axes = [0, 2, 1]} : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
+  %q = relay.multiply %t, %r : (tensor<2x8x4xf32>, tensor<f32>) -> tensor<2x8x4xf32>
+  %e = relay.erf %q : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %h = relay.add %e, %one : (tensor<2x8x4xf32>, tensor<f32>) -> tensor<2x8x4xf32>
+  %m = relay.multiply %t, %h : (tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %o = relay.multiply %m, %half : (tensor<2x8x4xf32>, tensor<f32>) -> tensor<2x8x4xf32>
+  func.return %o : tensor<2x8x4xf32>
+}
+
+// CHECK:      func.func private @dnnl_gelu(%p0: tensor<2x8x4xf32>, %p1: tensor<f32>, %p2: tensor<f32>, %p3: tensor<f32>) -> tensor<2x8x4xf32>
+// CHECK-SAME:   relay.composite = "dnnl.gelu", relay.partitioned_from_pattern = "multiply_erf_add_multiply_multiply_"
+// CHECK:      func.func @main
+// CHECK-NEXT:   %t = relay.transpose %x
+// CHECK-NEXT:   %o = func.call @dnnl_gelu(%t, %r, %one, %half)
+// CHECK-NEXT:   func.return %o
