@@ -53,12 +53,12 @@ from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.dialects.relay.dtypes import too_large
 from xrelay.error import TVMError
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError
-from xrelay.runtime.dnnl.parts import PartsChoice
 from xrelay.runtime.engines import ENGINES, TAKES_EVERY_STEP, run_side
 from xrelay.runtime.native.library import c_call, call_job
 from xrelay.runtime.native.steps import bind_function, chain_link
 from xrelay.runtime.npz import private_copy
 from xrelay.runtime.parallel import (
+    PartsChoice,
     RunChooser,
     WorkerPool,
     blas_single_thread,
@@ -362,7 +362,7 @@ class Executor:
             found = switch([c for (_, _, c), b in zip(self.steps, self.step_backends) if b == engine]) if switch else None
             self._parts_switch = self._parts_switch or found
         self.parts_choice = PartsChoice() if self._thunks_one is not None and self._parts_switch else None
-        """Whether each one-thread run runs those steps in parts (``dnnl.parts.PartsChoice``)."""
+        """Whether each one-thread run runs those steps in parts (``parallel.PartsChoice``)."""
         if self._thunks_one is not None:
             idle_cpu_seconds()  # opens /proc/stat and makes its buffer here, not in a run
         """Chooses each run's mode: all threads, or one (``parallel.RunChooser``)."""

@@ -61,6 +61,7 @@ from typing import Any
 
 __all__ = [
     "Job",
+    "PartsChoice",
     "RunChooser",
     "WorkerPool",
     "blas_single_thread",
@@ -324,6 +325,45 @@ class RunChooser:
         window.append(seconds)
         del window[: -self.WINDOW]
 
+
+
+class PartsChoice:
+    """Whether the one-thread program runs its cut steps in parts (way 1) or uncut (way 0),
+    run by run: each way's estimate is the least of its last ``WINDOW`` times, the faster
+    way runs, and the other runs every ``EXPLORE_EVERY``-th run to be measured again.
+
+    Why both: with the other core free, a worker that takes parts makes the one-thread
+    program about as fast as oneDNN's team; with another process on that core, the worker
+    gets it only in the scheduler's time slices (4 ms at 250 Hz), and a worker preempted
+    while it holds a part makes the caller wait for it, so parts cost some models more than
+    they bring (docs/guide/threads.md has the figures). Both ways give the same bits."""
+
+    WINDOW = 3
+    EXPLORE_EVERY = 8
+
+    def __init__(self) -> None:
+        self.samples: list[list[float]] = [[], []]
+        self.runs = 0
+        self.stats = [0, 0]
+        """Runs of each way."""
+
+    def choose(self) -> int:
+        """The way of the next one-thread run."""
+        self.runs += 1
+        # uncut first: the run chooser's first one-thread estimates are then the one-thread
+        # program's own time (parts beside a busy core measured slower in some models, and
+        # an estimate too high kept the collapsing team running)
+        for way in (0, 1):
+            if not self.samples[way]:  # (its first run, a warm-up, and one measured)
+                return way
+        best = min((0, 1), key=lambda w: min(self.samples[w]))
+        return 1 - best if self.runs % self.EXPLORE_EVERY == 0 else best
+
+    def record(self, way: int, seconds: float) -> None:
+        """The time of the run chosen last, in ``way``."""
+        self.stats[way] += 1
+        if self.stats[way] > 1:
+            self.samples[way] = [*self.samples[way], seconds][-self.WINDOW :]
 
 _STAT: dict[str, Any] = {}
 

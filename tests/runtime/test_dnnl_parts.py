@@ -16,13 +16,12 @@ from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.parts import (
     MAX_PARTS,
     PART_WORK,
-    PartsChoice,
     conv_rows,
     parts_for,
     row_cuts,
     spin_ns,
 )
-from xrelay.runtime.parallel import serial_jobs
+from xrelay.runtime.parallel import PartsChoice, serial_jobs
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
 RNG = np.random.default_rng(28)
