@@ -289,7 +289,7 @@ _identity("annotation.compiler_end", extra_ok=True)
 def zeros_like(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """Relay ``zeros_like``."""
     res = prepare_out(out, x.shape, x.dtype, "zeros_like")
-    res[...] = 0
+    res.fill(0)  # (res[...] = 0 would make the 0 an array first: memory outside the arena)
     return res
 
 
@@ -297,7 +297,7 @@ def zeros_like(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
 def ones_like(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """Relay ``ones_like``."""
     res = prepare_out(out, x.shape, x.dtype, "ones_like")
-    res[...] = 1
+    res.fill(1)
     return res
 
 
@@ -307,7 +307,7 @@ def full_like(
 ) -> np.ndarray:
     """Relay ``full_like(x, fill_value)``; fill_value is a 0-d tensor."""
     res = prepare_out(out, x.shape, x.dtype, "full_like")
-    res[...] = np.asarray(fill_value).astype(x.dtype)
+    np.copyto(res, np.asarray(fill_value), casting="unsafe")
     return res
 
 
@@ -315,7 +315,7 @@ def full_like(
 def zeros(*, out: np.ndarray | None = None, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     """Relay ``zeros(shape, dtype)``."""
     res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype), "zeros")
-    res[...] = 0
+    res.fill(0)
     return res
 
 
@@ -323,7 +323,7 @@ def zeros(*, out: np.ndarray | None = None, shape: tuple[int, ...], dtype: str) 
 def ones(*, out: np.ndarray | None = None, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     """Relay ``ones(shape, dtype)``."""
     res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype), "ones")
-    res[...] = 1
+    res.fill(1)
     return res
 
 
@@ -337,7 +337,7 @@ def full(
 ) -> np.ndarray:
     """Relay ``full(fill_value, shape, dtype)``; fill_value is a 0-d tensor ("" dtype: its own)."""
     res = prepare_out(out, tuple(shape), to_numpy_dtype(dtype or np.asarray(fill_value).dtype), "full")
-    res[...] = np.asarray(fill_value).astype(res.dtype)
+    np.copyto(res, np.asarray(fill_value), casting="unsafe")
     return res
 
 

@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,6 +93,7 @@ from xrelay.runtime.native.library import call_job, native_kernels
 from xrelay.runtime.native.workspace import (
     ELEMENTWISE_CHUNK,
     elementwise_scratch_bytes,
+    gather_nd_scratch_bytes,
     stated_winograd_tile,
     winograd_scratch_bytes,
     winograd_slice_bytes,
@@ -479,16 +481,18 @@ def _fast_take(op, vals, out, ws, opts):
 
 
 def _fast_gather_nd(op, vals, out, ws, opts):
-    """``gather_nd`` with constant indices (an attention mask's expansion, say): the flat
-    positions are computed once here, checked like the reference checks them, and each run
-    is one ``np.take`` of those positions into ``out``."""
+    """``gather_nd`` as one ``np.take`` of flat positions into ``out``: with constant
+    indices (an attention mask's expansion, say) the positions are computed once here,
+    checked like the reference checks them; with indices the model computes (RoBERTa's
+    position ids) they are computed each run in the planned workspace
+    (``_computed_gather_nd``)."""
     from xrelay.kernels import KERNELS as reference
 
     x, indices = vals
-    if not (len(opts.fixed) > 1 and opts.fixed[1]) or x.dtype != out.dtype or not x.flags.c_contiguous:
+    if x.dtype != out.dtype or not x.flags.c_contiguous or not out.flags.c_contiguous or np.shares_memory(out, x):
         return None
-    if not out.flags.c_contiguous or np.shares_memory(out, x):
-        return None
+    if not (len(opts.fixed) > 1 and opts.fixed[1]):
+        return _computed_gather_nd(op, x, indices, out, ws)
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
     try:  # the reference kernel on the positions: the same elements, the same checks
         flat = reference["gather_nd"](positions, indices, **op.attrs)
@@ -498,6 +502,66 @@ def _fast_gather_nd(op, vals, out, ws, opts):
     if flat.size != out.size:
         return None
     return [("other", functools.partial(np.take, x.reshape(-1), flat, out=out.reshape(-1), mode="wrap"))]
+
+
+_GATHER_INDEX_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
+"""Index types whose every value is an int64 (uint64 keeps the reference kernel)."""
+
+
+def _computed_gather_nd(op, x, indices, out, ws):
+    """``gather_nd`` of indices computed at run time, allocating nothing: per component of
+    the index tuples, the reference's checks (every index in ``[-dim, dim)``, from the
+    component's least and greatest value) and its wrap of negative ones, the component
+    times its row stride added into the flat positions, all in the workspace
+    (``gather_nd_scratch_bytes``); then one ``np.take`` of whole rows into ``out``."""
+    m = indices.shape[0] if indices.ndim else 0
+    b = op.attrs.get("batch_dims", 0)
+    if indices.dtype.type not in _GATHER_INDEX_TYPES or m == 0 or b + m > x.ndim:
+        return None
+    if indices.shape[1 : 1 + b] != x.shape[:b]:
+        return None  # the reference kernel reports it
+    n = indices.size // m
+    rest = math.prod(x.shape[b + m :])
+    need = gather_nd_scratch_bytes(op)
+    if out.size != n * rest or not need or ws is None or ws.nbytes < need:
+        return None
+    if n == 0:
+        return [("other", lambda: None)]
+    pos = ws[: 8 * n].view(np.int64)
+    comp = ws[8 * n : 16 * n].view(np.int64)
+    negative = ws[16 * n : 17 * n].view(np.bool_)
+    bounds = ws[17 * n : 17 * n + 16]
+    least, most = bounds[:8].view(np.int64).reshape(()), bounds[8:].view(np.int64).reshape(())
+    dims = x.shape[b : b + m]
+    block = math.prod(dims)  # rows of one batch entry
+    batches = math.prod(x.shape[:b])
+    per_batch = n // max(1, batches)
+    # 0-d constants made now: a Python number in a ufunc call would become an array each run
+    zero = np.zeros((), np.int64)
+    sizes = [np.array(d, np.int64) for d in dims]
+    steps = [np.array(math.prod(dims[k + 1 :]), np.int64) for k in range(m)]
+    offsets = [(pos[j * per_batch : (j + 1) * per_batch], np.array(j * block, np.int64)) for j in range(1, batches)]
+    rows = x.reshape(batches * block, rest)
+    idx = indices.reshape(m, n)
+    dest = out.reshape(n, rest)
+
+    def run() -> None:
+        np.copyto(pos, zero)
+        for k in range(m):
+            np.copyto(comp, idx[k], casting="unsafe")
+            np.minimum.reduce(comp, out=least)
+            np.maximum.reduce(comp, out=most)
+            if int(least) < -dims[k] or int(most) >= dims[k]:
+                raise IndexError(f"gather_nd: an index is out of range for data {x.shape}")
+            np.less(comp, zero, out=negative)
+            np.add(comp, sizes[k], out=comp, where=negative)
+            np.multiply(comp, steps[k], out=comp)
+            np.add(pos, comp, out=pos)
+        for part, offset in offsets:
+            np.add(part, offset, out=part)
+        np.take(rows, pos, axis=0, out=dest, mode="wrap")  # (positions checked above)
+
+    return [("other", run)]
 
 
 def _fast_pad(op, vals, out, ws, opts):

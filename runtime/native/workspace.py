@@ -26,6 +26,7 @@ __all__ = [
     "WINOGRAD_F4_MAX_AREA",
     "WINOGRAD_TILE_ATTR",
     "elementwise_scratch_bytes",
+    "gather_nd_scratch_bytes",
     "stated_winograd_tile",
     "winograd_scratch_bytes",
     "winograd_slice_bytes",
@@ -114,3 +115,18 @@ def elementwise_scratch_bytes(op: Operation) -> int:
         return -(-n * itemsize // 64) * 64
     n = min(ELEMENTWISE_CHUNK, max(1, math.prod(shape)))
     return -(-n * (itemsize + 1) // 64) * 64
+
+
+def gather_nd_scratch_bytes(op: Operation) -> int:
+    """Workspace bytes of a ``gather_nd`` whose indices are computed by the model (RoBERTa's
+    position ids, say): per index tuple its flat position and one index component (int64
+    each) and the component's sign, then the least and the greatest component (8 bytes
+    each); 0 when the indices' shape is not static. A kernel given constant indices turns
+    them into positions once and uses none of it."""
+    if getattr(op, "RELAY_NAME", None) != "gather_nd" or len(op.operands) != 2:
+        return 0
+    t = op.operands[1].type
+    if not isinstance(t, TensorType) or not t.has_static_shape() or not t.get_shape():
+        return 0
+    n = math.prod(t.get_shape()[1:])
+    return -(-(17 * n + 16) // 64) * 64

@@ -215,3 +215,66 @@ def test_padded_max_pools_allocate_nothing():
         np.copyto(ex.input_buffers[0], np.random.default_rng(0).standard_normal(ex.input_buffers[0].shape))
         report = ex.outside_arena()
         assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, []), backends
+
+
+def _computed_gather_model():
+    """``gather_nd`` whose indices the model computes (RoBERTa's position ids: a
+    ``where`` over the token ids, stacked with a batch row), with negative indices wrapped,
+    and one with ``batch_dims = 1``."""
+    import xrelay
+    from xrelay import relay
+
+    ids = relay.var("ids", shape=(2, 6), dtype="int64")
+    table = relay.const(np.arange(2 * 9 * 3, dtype=np.float32).reshape(2, 9, 3) * 0.5 - 7)
+    # ids in [-9, 9): negative ones count from the end, as ONNX's GatherND (the where keeps
+    # them: computed indices the compiler cannot fold)
+    floor = relay.const(-100, "int64")
+    shifted = relay.where(relay.less(ids, floor), relay.zeros_like(ids), ids)
+    rows = relay.stack([relay.const(np.array([[0] * 6, [1] * 6]), "int64"), shifted], axis=0)  # (2, 2, 6)
+    picked = relay.gather_nd(table, rows)  # (2, 6, 3)
+    per_batch = relay.gather_nd(table, relay.expand_dims(shifted, 0), batch_dims=1)  # (2, 6, 3)
+    return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([ids], relay.Tuple([picked, per_batch]))))
+
+
+def _run_gather(program, ids, fast):
+    ex = Executor(program, threads=1, fast=fast)
+    np.copyto(ex.input_buffers[0], ids)
+    ex.run()
+    return ex, [o.copy() for o in ex.outputs]
+
+
+def test_computed_gather_nd_allocates_nothing_and_keeps_the_reference_values():
+    program, _ = build_program(_computed_gather_model(), {})
+    ids = np.array([[0, 3, -1, 8, -9, 4], [5, -2, 7, 1, 0, -5]], np.int64)
+    ex, fast = _run_gather(program, ids, True)
+    _, reference = _run_gather(program, ids, False)
+    table = np.arange(2 * 9 * 3, dtype=np.float32).reshape(2, 9, 3) * 0.5 - 7
+    want = [table[np.array([[0] * 6, [1] * 6]), ids], table[np.arange(2)[:, None], ids]]
+    for got, ref, w in zip(fast, reference, want):
+        assert np.array_equal(got, ref) and np.array_equal(got, w)
+    report = ex.outside_arena()
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+    # other ids, other rows: the positions are computed every run
+    np.copyto(ex.input_buffers[0], ids[:, ::-1])
+    ex.run()
+    assert np.array_equal(ex.outputs[0], table[np.array([[0] * 6, [1] * 6]), ids[:, ::-1]])
+
+
+def test_computed_gather_nd_refuses_an_index_out_of_range_like_the_reference():
+    program, _ = build_program(_computed_gather_model(), {})
+    ids = np.zeros((2, 6), np.int64)
+    ids[1, 4] = 9  # one past the end
+    errors = []
+    for fast in (True, False):
+        try:
+            _run_gather(program, ids, fast)
+        except Exception as e:  # the executor's report of the kernel's IndexError
+            errors.append((type(e), "out of range" in str(e)))
+    assert errors == [errors[1]] * 2 and errors[0][1], errors
+    ids[1, 4] = -10  # one before the start
+    try:
+        _run_gather(program, ids, True)
+    except Exception as e:
+        assert "out of range" in str(e)
+    else:
+        raise AssertionError("an index of -10 on a dimension of 9 ran")
