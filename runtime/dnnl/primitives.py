@@ -468,6 +468,10 @@ class FunctionPlan:
     scratch_bytes: int
     temp_bytes: int
     keep: list[Any] = field(default_factory=list)
+    descriptors: list[_Owned] = field(default_factory=list)
+    """The steps' primitive descriptors and attributes: ``bind`` frees them once it made the
+    primitives (each primitive holds its own copy), so a plan is bound once."""
+    bound: bool = False
     tile_rows: int = 0
     """The most rows of 4x4 output tiles of a convolution run as Winograd (0: none)."""
 
@@ -513,6 +517,8 @@ class FunctionPlan:
         output rows for ``slots`` threads (``dnnl.parts``; None when no step was cut)."""
         lib = dnnl_library()
         assert lib is not None
+        if self.bound:
+            raise DnnlUnsupported(f"@{self.name}: bound already (its descriptors are freed)")
         if self.workspace_bytes and (ws is None or ws.nbytes < self.workspace_bytes):
             raise DnnlUnsupported(
                 f"@{self.name}: needs a workspace of {self.workspace_bytes} bytes"
@@ -571,6 +577,12 @@ class FunctionPlan:
                 whole = (prim, keys[-count:], mems[-count:])
                 handle = self._parts(lib, step, reordered, ins, outs, ws, keep, slots, whole)
                 cut.append(None if handle is None else (handle, len(prims) - 1, len(keys) - count, count))
+        # every primitive holds its own copy of its descriptor: the plan's go now, so the
+        # next functions' descriptors reuse their memory (a third of a small model's oneDNN
+        # allocations; ``bound``)
+        self.bound = True
+        for owned in self.descriptors:
+            owned.release()
         c_prims = (ctypes.c_void_p * len(prims))(*prims)
         c_nargs = (ctypes.c_int32 * len(nargs))(*nargs)
         c_keys = (ctypes.c_int32 * len(keys))(*keys)
@@ -605,13 +617,16 @@ class FunctionPlan:
             thunk.parts_thunk = parted  # type: ignore[attr-defined]
         return thunk
 
-    def _pieces(self, lib: Any, step: _Step, keep: list[Any]) -> list[tuple[int, dict, _Md | None]] | None:
+    def _pieces(
+        self, lib: Any, step: _Step, keep: list[Any], descriptors: list[Any]
+    ) -> list[tuple[int, dict, _Md | None]] | None:
         """``step`` (a convolution made for one thread) as primitive descriptors over parts
         of its output rows (``dnnl.parts``): (pd, {argument: (dims, strides, element
         offset)}, scratchpad md) per part, or None when it is not cut: too little work, a
         layout whose rows are not dense (NCHW), a part in the padding, or a part for which
         oneDNN picks another kernel than the step's (each part must compute its rows' bits
-        as the uncut step does: the shim runs one or the other, run by run)."""
+        as the uncut step does: the shim runs one or the other, run by run). The parts'
+        descriptors and attributes go to ``descriptors`` (freed once their primitives exist)."""
         c = step.cut
         if c is None or not parts_enabled():
             return None
@@ -655,7 +670,8 @@ class FunctionPlan:
             )  # fmt: skip
             if not pd:
                 return None
-            keep += [_Owned(lib.xr_dnnl_pd_free, pd), attr, src_md, dst_md, post]
+            descriptors += [_Owned(lib.xr_dnnl_pd_free, pd), attr]
+            keep += [src_md, dst_md, post]
             if (lib.xr_dnnl_impl(pd) or b"").decode() != step.impl:
                 return None  # (the uncut step's kernel: the same sums in the same order)
             handle = lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
@@ -681,7 +697,7 @@ class FunctionPlan:
         lib = dnnl_library()
         for step in self.steps:
             keep: list[Any] = []
-            pieces = self._pieces(lib, step, keep)
+            pieces = self._pieces(lib, step, keep, keep)
             if pieces is not None:
                 most = max((_round(p[2].size) for p in pieces if p[2] is not None), default=0)
                 need = max(need, self._slot_bases(pieces, slots)[-1] + most)
@@ -693,7 +709,8 @@ class FunctionPlan:
         not cut or the workspace has no room for the slots' scratchpads. ``whole``: the
         uncut step's primitive, argument kinds and memories (run instead while every
         worker sleeps)."""
-        pieces = self._pieces(lib, step, keep)
+        descriptors: list[Any] = []  # (freed on return: the parts' primitives hold copies)
+        pieces = self._pieces(lib, step, keep, descriptors)
         if pieces is None:
             return None
         most = max((_round(p[2].size) for p in pieces if p[2] is not None), default=0)
@@ -843,8 +860,14 @@ class _Owned:
     def __init__(self, free: Callable[[int], None], handle: int):
         self.free, self.handle = free, handle
 
+    def release(self) -> None:
+        """Frees the object now (nothing uses it any more); once."""
+        if self.handle:
+            self.free(self.handle)
+            self.handle = 0
+
     def __del__(self) -> None:
-        self.free(self.handle)
+        self.release()
 
 
 def _round(n: int) -> int:
@@ -1080,6 +1103,8 @@ class _Reader:
         self.scratch = 0
         self.produced: set[SSAValue] = set()
         self.keep_pd: list[Any] = []
+        self.descriptors: list[_Owned] = []
+        """Primitive descriptors and attributes: read only to create the primitives."""
         self.winograd = True
         self.band_rows = 0
         self.tile_rows = 0
@@ -1488,7 +1513,7 @@ class _Reader:
             self.scratch = max(self.scratch, scratch.size)
             step.args.append((_ARG_SCRATCHPAD, scratch))
         self.steps.append(step)
-        self.keep_pd.append(_Owned(self.lib.xr_dnnl_pd_free, pd))
+        self.descriptors.append(_Owned(self.lib.xr_dnnl_pd_free, pd))
 
     def _attr(self, post: list[tuple[int, int, float, float, _Md | None]]) -> int:
         n = len(post)
@@ -1500,7 +1525,7 @@ class _Reader:
         attr = self.lib.xr_dnnl_attr(n, kinds, algs, alpha, beta, mds, 0)
         if not attr:
             raise DnnlUnsupported(f"oneDNN rejected the post-ops (status {self.lib.xr_dnnl_last_status()})")
-        self.keep_pd.append(_Owned(self.lib.xr_dnnl_attr_free, attr))
+        self.descriptors.append(_Owned(self.lib.xr_dnnl_attr_free, attr))
         return attr
 
     # -- composites ----------------------------------------------------------------------
@@ -2245,6 +2270,7 @@ def plan_function(
         reader.funcs = _Lookup(lookup)  # type: ignore[assignment]
     plan = reader.read()
     plan.keep = reader.keep_pd
+    plan.descriptors = reader.descriptors
     plan.tile_rows = reader.tile_rows
     return plan
 
