@@ -1,6 +1,10 @@
 """xrelay's dialects and the context that loads them.
 
 ``get_all_dialects`` follows xDSL's registry style: names to lazy factories, so tools start fast.
+Nothing here imports a dialect's module before the context needs it: a process that parses a
+program (a deployed one reading ``lib.mlir``, ``runtime.load``) imports the dialects its text
+names and those its own modules import, not ``adt``, ``ref``, ``scf`` or ``test`` for a
+program without them (``tests/runtime/test_deployed_imports.py``).
 """
 
 from __future__ import annotations
@@ -14,49 +18,55 @@ from xdsl.ir import Dialect
 
 from xrelay.dialects import _lexer_fix  # noqa: F401  (installs the linear string pattern)
 from xrelay.dialects._locations import op_location  # ops keep their line:column (installs it)
-from xrelay.dialects.adt import Adt
-from xrelay.dialects.dyn import Dyn
-from xrelay.dialects.memory import Memory
-from xrelay.dialects.qnn import Qnn
-from xrelay.dialects.ref import Ref
-from xrelay.dialects.relay import Relay
 
 __all__ = ["get_all_dialects", "make_context", "module_op", "op_location"]
 
 
 def _relay() -> Dialect:
+    from xrelay.dialects.relay import Relay
 
     return Relay
 
 
 def _memory() -> Dialect:
+    from xrelay.dialects.memory import Memory
 
     return Memory
 
 
 def _qnn() -> Dialect:
+    from xrelay.dialects.qnn import Qnn
 
     return Qnn
 
 
 def _dyn() -> Dialect:
+    from xrelay.dialects.dyn import Dyn
 
     return Dyn
 
 
 def _ref() -> Dialect:
+    from xrelay.dialects.ref import Ref
 
     return Ref
 
 
 def _adt() -> Dialect:
+    from xrelay.dialects.adt import Adt
 
     return Adt
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """xrelay's own dialects by name."""
-    dialects: dict[str, Callable[[], Dialect]] = {"relay": _relay, "qnn": _qnn, "dyn": _dyn, "ref": _ref, "adt": _adt}
+    dialects: dict[str, Callable[[], Dialect]] = {
+        "relay": _relay,
+        "qnn": _qnn,
+        "dyn": _dyn,
+        "ref": _ref,
+        "adt": _adt,
+    }
     try:
         import xrelay.dialects.memory  # noqa: F401
 
@@ -66,20 +76,43 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return dialects
 
 
-def make_context() -> Context:
-    """A context with builtin, func, arith, test, tensor (its ``tensor.cast`` joins static and
-    dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects (relay, qnn, dyn, ref, adt, memory) loaded."""
+def _arith() -> Dialect:
     from xdsl.dialects.arith import Arith
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.func import Func
-    from xdsl.dialects.scf import Scf
-    from xdsl.dialects.tensor import Tensor
+
+    return Arith
+
+
+def _test() -> Dialect:
     from xdsl.dialects.test import Test
 
+    return Test
+
+
+def _tensor() -> Dialect:
+    from xdsl.dialects.tensor import Tensor
+
+    return Tensor
+
+
+def _scf() -> Dialect:
+    from xdsl.dialects.scf import Scf
+
+    return Scf
+
+
+def make_context() -> Context:
+    """A context with builtin and func loaded, and arith, test, tensor (its ``tensor.cast``
+    joins static and dynamic shapes), scf (``scf.if`` is Relay's If) and xrelay's dialects
+    (relay, qnn, dyn, ref, adt, memory) registered: each loaded when a parsed text first
+    names one of its ops or attributes."""
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+
     ctx = Context()
-    for d in (Builtin, Func, Arith, Test, Tensor, Scf):  # scf.if holds Relay's If
+    for d in (Builtin, Func):
         ctx.load_dialect(d)
-    for name, factory in get_all_dialects().items():
+    xdsl_dialects = {"arith": _arith, "test": _test, "tensor": _tensor, "scf": _scf}
+    for name, factory in {**xdsl_dialects, **get_all_dialects()}.items():
         ctx.register_dialect(name, factory)
     return ctx
 

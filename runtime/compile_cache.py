@@ -149,6 +149,15 @@ def _note_compiling(name: str, directory: Path) -> None:
         sys.stderr.flush()
 
 
+def build_errors() -> tuple[type[BaseException], ...]:
+    """What a failed ``build`` raises, for an ``except`` around ``cached_library``: evaluated
+    only when an exception arrives, so a process whose libraries are cached never imports
+    ``subprocess`` (the builds import it)."""
+    import subprocess
+
+    return (OSError, subprocess.SubprocessError)
+
+
 def cached_library(
     name: str,
     key: Sequence[str],

@@ -9,7 +9,6 @@ and its unrounded per-memory peaks.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,8 +22,6 @@ from xrelay.runtime.memory_plan import (
     lower_bound,
     peak,
 )
-
-_logger = logging.getLogger("xrelay.planners")
 
 
 def _placed_peak(buffers: Sequence[Buffer], pools: Sequence[Pool], plan: Plan) -> tuple[int, int]:
@@ -190,5 +187,8 @@ def print_memory_planning_info(
     """ExecuTorch's ``print_memory_planning_info``: log the two tables of
     ``memory_planning_info`` at INFO level (logger ``xrelay.planners``), each after a
     newline, as ExecuTorch does."""
+    import logging  # (here: a run-time process that prints nothing does not load logging)
+
+    logger = logging.getLogger("xrelay.planners")
     for table in _info_tables(buffers, pools, plan):
-        _logger.info("\n" + table)
+        logger.info("\n" + table)

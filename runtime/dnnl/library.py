@@ -17,12 +17,11 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
-import subprocess
 import sys
 import warnings
 from typing import Any
 
-from xrelay.runtime.compile_cache import cached_library
+from xrelay.runtime.compile_cache import build_errors, cached_library
 from xrelay.runtime.native import library as native
 
 __all__ = ["dnnl_library", "dnnl_unavailable_reason", "library_path"]
@@ -145,6 +144,8 @@ def _compile(lib_path: str) -> ctypes.CDLL:
     lib_dir = os.path.dirname(lib_path)
 
     def build(out: str) -> None:
+        import subprocess
+
         # -Xlinker passes the directory as one argument (-Wl, would split it at commas)
         subprocess.run(
             [compiler, *_FLAGS, "-I", _HERE, "-I", native.HERE, _SOURCES[0], "-o", out,
@@ -170,7 +171,7 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
         return None, f"cannot load {lib_path}: {e}"
     try:
         shim = _compile(lib_path)
-    except (OSError, subprocess.SubprocessError) as e:
+    except build_errors() as e:
         detail = getattr(e, "stderr", b"") or b""
         return None, f"cannot build the oneDNN shim: {e} {detail.decode(errors='replace')[:300]}"
     for name, (restype, argtypes) in _SIGNATURES.items():

@@ -31,7 +31,6 @@ import functools
 import os
 import platform
 import struct
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from xrelay.error import TVMError
-from xrelay.runtime.compile_cache import cached_library
+from xrelay.runtime.compile_cache import build_errors, cached_library
 
 __all__ = [
     "NativeError",
@@ -80,13 +79,15 @@ def _build() -> ctypes.CDLL | None:
     compiler = os.environ.get("CC", "cc")
 
     def build(out: str) -> None:
+        import subprocess
+
         src = os.path.join(HERE, _SOURCES[0])
         subprocess.run([compiler, *_FLAGS, "-I", HERE, src, "-o", out, "-lm"],
                        check=True, capture_output=True, timeout=120)  # fmt: skip
 
     try:
         return cached_library("xrelay_kernels", [_source(), compiler, *_FLAGS], build)
-    except (OSError, subprocess.SubprocessError) as e:
+    except build_errors() as e:
         print(f"xrelay: native kernels not built ({e}); using the numpy kernels", file=sys.stderr)
         return None
 
