@@ -1739,6 +1739,9 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
         b = il.factor["C"]
         lanes = f"for (int64_t l = 0; l < {b}; ++l)"
         lane_step = re.sub(r"\bacc\b", "acc[l]", step)
+        if is_max and ctype == "float" and b % CHANNEL_BLOCK == 0:
+            _max_pool_blocked(em, op, il, ol, (kh, kw, sh, sw, dh, dw, pt, pl))
+            return
         count = [ln for ln in final if ln.startswith("const int32_t cnt")]
         lane_final = [re.sub(r"\bacc\b", "acc[l]", ln) for ln in final if ln not in count]
         em.loops([n_, c_ // b, oh, ow], [
@@ -1764,6 +1767,40 @@ def _pool(em: _Emitter, op: RelayOp) -> None:
         *window([f"const {ctype} v = {src}[{il.index(coords)}];", step]),
         *final,
         f"{dst}[{ol.index(dict(N='i0', C='i1', H='i2', W='i3'))}] = ({ctype})acc;",
+    ])  # fmt: skip
+
+
+def _max_pool_blocked(em: _Emitter, op: RelayOp, il: _Layout, ol: _Layout, window) -> None:
+    """A float max pool over ``NCHW{8k}c`` blocks: each window position's block is k
+    ``XR_F8`` vectors, the maximum taken by ``XR_F8_MAX`` (a select, NaN winning, as the
+    reference). The lane loop's ``(v > acc || v != v)`` stayed scalar and branchy (GCC unrolls
+    8 lanes before it vectorises, then cannot if-convert): ResNet-18's 3x3 stride-2 pool over
+    64x112x112 took 5.4 ms of its 43 ms."""
+    kh, kw, sh, sw, dh, dw, pt, pl = window
+    n_, c_, h_, w_ = (il.extent(a) for a in "NCHW")
+    oh, ow = ol.extent("H"), ol.extent("W")
+    b = il.factor["C"]
+    nv = b // CHANNEL_BLOCK
+    src, dst = em.ptr[op.operands[0]], em.result_ptr(op.results[0], op)
+    xs, ys = il.strides, ol.strides
+    em.uses_kernels = True
+    em.loops([n_, c_ // b, oh, ow], [
+        f"const int32_t y0 = (int32_t)(i2 * {sh} - {pt}), x0 = (int32_t)(i3 * {sw} - {pl});",
+        f"float *restrict yp = {dst} + i0 * {ys[0]} + i1 * {ys[1]} + i2 * {ys[2]} + i3 * {ys[3]};",
+        *(f"XR_F8_FILL(acc{v}, -INFINITY);" for v in range(nv)),
+        "int pad = 0;",
+        f"for (int32_t i = 0; i < {kh}; ++i) {{",
+        f"  const int32_t iy = y0 + i * {dh};",
+        f"  if (iy < 0 || iy >= {h_}) {{ pad = 1; continue; }}",
+        f"  for (int32_t j = 0; j < {kw}; ++j) {{",
+        f"    const int32_t ix = x0 + j * {dw};",
+        f"    if (ix < 0 || ix >= {w_}) {{ pad = 1; continue; }}",
+        f"    const float *restrict vp = {src} + i0 * {xs[0]} + i1 * {xs[1]} + iy * {xs[2]} + ix * {xs[3]};",
+        *(f"    {{ XR_F8_LOAD(x{v}, vp + {v * CHANNEL_BLOCK}); XR_F8_MAX(acc{v}, x{v}); }}" for v in range(nv)),
+        "  }", "}",
+        *(f"XR_F8_STORE(yp + {v * CHANNEL_BLOCK}, acc{v});" for v in range(nv)),
+        # TOPI pads with the lowest float: a window wholly in padding gives it, not -inf
+        f"if (pad) for (int64_t l = 0; l < {b}; ++l) if (yp[l] < -FLT_MAX) yp[l] = -FLT_MAX;",
     ])  # fmt: skip
 
 

@@ -26,7 +26,10 @@
  *   XR_F8_LOAD(w, p)   declare w = the 8 floats at p
  *   XR_F8_MAC(a, x, w) a += x * w for a float x
  *   XR_F8_MACV(a, x, w) a += x * w lane by lane, x an XR_F8_LOAD too
- *   XR_F8_STORE(p, a)  the 8 floats at p = a */
+ *   XR_F8_STORE(p, a)  the 8 floats at p = a
+ *   XR_F8_FILL(a, v)   declare accumulator a = v in every lane
+ *   XR_F8_MAX(a, x)    a = x in the lanes where x > a or x is NaN (a max pool's step: NaN
+ *                      wins, as the reference's), x an XR_F8_LOAD; a select of bits, so exact */
 #if defined(__GNUC__) && !defined(XRELAY_PORTABLE) && defined(__AVX__)
 typedef float xr_f32x8 __attribute__((vector_size(32)));
 #define XR_F8_ZERO(a) xr_f32x8 a##0 = {0}
@@ -34,6 +37,11 @@ typedef float xr_f32x8 __attribute__((vector_size(32)));
 #define XR_F8_MAC(a, x, w) a##0 += (x) * w##0
 #define XR_F8_MACV(a, x, w) a##0 += x##0 * w##0
 #define XR_F8_STORE(p, a) memcpy((p), &a##0, 32)
+typedef int32_t xr_i32x8 __attribute__((vector_size(32)));
+#define XR_F8_FILL(a, v) xr_f32x8 a##0 = {v, v, v, v, v, v, v, v}
+#define XR_F8_MAX(a, x) \
+  { const xr_i32x8 xr_m = (x##0 > a##0) | (x##0 != x##0); \
+    a##0 = (xr_f32x8)((xr_m & (xr_i32x8)x##0) | (~xr_m & (xr_i32x8)a##0)); }
 #elif defined(__GNUC__) && !defined(XRELAY_PORTABLE)
 typedef float xr_f32x4 __attribute__((vector_size(16)));
 #define XR_F8_ZERO(a) xr_f32x4 a##0 = {0}, a##1 = {0}
@@ -41,12 +49,21 @@ typedef float xr_f32x4 __attribute__((vector_size(16)));
 #define XR_F8_MAC(a, x, w) a##0 += (x) * w##0; a##1 += (x) * w##1
 #define XR_F8_MACV(a, x, w) a##0 += x##0 * w##0; a##1 += x##1 * w##1
 #define XR_F8_STORE(p, a) memcpy((p), &a##0, 16); memcpy((p) + 4, &a##1, 16)
+typedef int32_t xr_i32x4 __attribute__((vector_size(16)));
+#define XR_F8_FILL(a, v) xr_f32x4 a##0 = {v, v, v, v}, a##1 = {v, v, v, v}
+#define XR_F4_MAX(a, x) \
+  { const xr_i32x4 xr_m = (x > a) | (x != x); a = (xr_f32x4)((xr_m & (xr_i32x4)x) | (~xr_m & (xr_i32x4)a)); }
+#define XR_F8_MAX(a, x) XR_F4_MAX(a##0, x##0) XR_F4_MAX(a##1, x##1)
 #else
 #define XR_F8_ZERO(a) float a[8] = {0, 0, 0, 0, 0, 0, 0, 0}
 #define XR_F8_LOAD(w, p) float w[8]; memcpy(w, (p), 32)
 #define XR_F8_MAC(a, x, w) for (int xr_l = 0; xr_l < 8; ++xr_l) a[xr_l] += (x) * w[xr_l]
 #define XR_F8_MACV(a, x, w) for (int xr_l = 0; xr_l < 8; ++xr_l) a[xr_l] += x[xr_l] * w[xr_l]
 #define XR_F8_STORE(p, a) memcpy((p), a, 32)
+#define XR_F8_FILL(a, v) float a[8] = {v, v, v, v, v, v, v, v}
+#define XR_F8_MAX(a, x) \
+  for (int xr_l = 0; xr_l < 8; ++xr_l) \
+    if (x[xr_l] > a[xr_l] || x[xr_l] != x[xr_l]) a[xr_l] = x[xr_l];
 #endif
 
 /* out[m, u] = sum over k of data[m, k] * w[u, k] (Relay's dense: weights are (units, k)). */

@@ -172,3 +172,29 @@ def test_pools_after_a_blocked_convolution_read_channel_blocks(count_include_pad
         np.testing.assert_allclose(lib.get_output(i), want, rtol=1e-5, atol=1e-5)
     portable = export_and_run(lib, x, tmp_path, ["-DXRELAY_PORTABLE"])
     np.testing.assert_allclose(portable, np.asarray(ref[0]), rtol=1e-5, atol=1e-5)
+
+
+def test_blocked_max_pool_takes_vector_maxima_and_keeps_nans(tmp_path):
+    """A float max pool over 8-channel blocks takes each window position's block as
+    ``XR_F8`` vectors (``XR_F8_MAX``): the reference's values, and a NaN in a window gives NaN
+    (the select lets NaN win, as ``v > acc || v != v`` does), at GNU vectors' default width, at
+    AVX's, and in ``XRELAY_PORTABLE``'s loops."""
+    fn, shape = conv_net(n=1, c=8, h=12, w=13, o=16, k=(3, 3), padding=(1, 1))
+    y = relay.nn.max_pool2d(fn.body, pool_size=(3, 3), strides=(2, 2), padding=(1, 1))
+    mod = xrelay.IRModule.from_expr(relay.Function(fn.params, y))
+    lib = xrelay.build(mod, target="c")
+    assert "XR_F8_MAX(acc0, x0)" in lib.get_source()
+    x = RNG.standard_normal(shape).astype("float32")
+    x[0, 3, 2, 4] = np.nan  # through the 3x3 convolution: NaN in every channel around (2, 4)
+    want = reference(mod, {"x": x})
+    nan = np.isnan(want)
+    assert nan.any() and not nan.all() and np.isfinite(want[~nan]).all() and np.ptp(want[~nan]) > 0
+    lib.run(x=x)
+    got = lib.get_output(0)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_allclose(got[~nan], want[~nan], rtol=1e-5, atol=1e-5)
+    for flags in (["-DXRELAY_PORTABLE"], [], ["-mavx"]):
+        out = export_and_run(lib, x, tmp_path, flags)
+        if out is not None:
+            np.testing.assert_array_equal(np.isnan(out), nan)
+            np.testing.assert_allclose(out[~nan], want[~nan], rtol=1e-5, atol=1e-5)
