@@ -45,7 +45,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.backend.c import annotate_scratch, emit_program
-from xrelay.backend.c.c_function import CHANNEL_BLOCK
 from xrelay.backend.engines import ENGINES
 from xrelay.backend.pipeline import pipeline_for, run_pipeline
 from xrelay.backend.target import TargetError, resolve_build_target
@@ -59,7 +58,7 @@ from xrelay.dialects.relay.devices import (
 from xrelay.dialects.relay.loop import LoopOp
 from xrelay.dialects.relay.strings import STRING_OPS, is_string_tensor
 from xrelay.error import TVMError
-from xrelay.runtime.c.module import CModule
+from xrelay.runtime.c.module import CModule, host_float_lanes
 from xrelay.runtime.executor import deprecated_use_numba
 from xrelay.runtime.graph_executor import GraphModule
 from xrelay.transforms.alias_slices import AliasSlicesPass
@@ -210,23 +209,28 @@ def build_c(
     sections: Mapping[str, str] | None = None,
     time_limit: float | None = None,
     debug: bool = False,
+    channel_block: int | None = None,
 ) -> CModule:
     """Build ``mod`` for the C target (``xrelay.backend.c``): the build pipeline, each fused
     function's C scratch stated before ``lower-to-memory`` (so every step's planned workspace
     is what its C needs), inputs and outputs outside the arena (the caller's buffers), the
     plan, and the emitted program in a ``runtime.c.module.CModule``. ``constants`` is
     ``"arrays"`` or ``"blob"``; ``sections`` names each pool's linker section; ``debug``
-    records every step's outputs (``debug_get_output``), as for ``build``."""
+    records every step's outputs (``debug_get_output``), as for ``build``. ``channel_block``
+    is the lanes float convolutions' channels are blocked by (``NCHW{k}c``, multiples of 8
+    where the channels allow); None takes the host compiler's vector (``host_float_lanes``: 16
+    with AVX-512, else 8), so the C compiled here runs its widest tiles."""
 
     outer = PassContext.current()
     # qnn ops reach C as their integer relay form, at every optimisation level
     required = [*outer.required_pass, "QnnCanonicalize"]
     with outer.nested(disabled_pass=list(outer.disabled_pass), required_pass=required):
         # float convolutions in channel blocks (AlterOpLayout, opt_level 3), which the C
-        # computes as register tiles of CHANNEL_BLOCK lanes
+        # computes as register tiles of 8 or 16 lanes
         program, info = build_program(
             mod, params, opt_level, plan, pools, inputs_in_arena=False, outputs_in_arena=False,
-            time_limit=time_limit, before_lowering=annotate_scratch, blocked_simd_width=CHANNEL_BLOCK,
+            time_limit=time_limit, before_lowering=annotate_scratch,
+            blocked_simd_width=channel_block or host_float_lanes(),
             winograd=True,
         )  # fmt: skip
     c_program = emit_program(program, name, constants, dict(sections or {}))

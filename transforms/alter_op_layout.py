@@ -50,11 +50,26 @@ def _largest_divisor(n: int, limit: int) -> int:
     return next(b for b in range(min(limit, n), 0, -1) if n % b == 0)
 
 
+def _lane_block(n: int, limit: int, lanes: int) -> int:
+    """The largest divisor of ``n`` up to ``limit`` that is a multiple of ``lanes``, else the
+    largest divisor up to ``limit``."""
+    return next(
+        (b for b in range(min(limit, n), 0, -1) if n % b == 0 and b % lanes == 0), 0
+    ) or _largest_divisor(n, limit)
+
+
 def x86_conv2d_layouts(
-    data: TensorType, weight: TensorType, attrs: dict[str, Any], simd_width: int, grouped: bool = False
+    data: TensorType,
+    weight: TensorType,
+    attrs: dict[str, Any],
+    simd_width: int,
+    grouped: bool = False,
+    block_lanes: int = 1,
 ) -> dict[str, Any] | None:
     """The blocked attributes TVM's x86 fallback picks for this conv2d, or None to keep it;
-    ``grouped``: a grouped convolution gets blocked data and result too (``OIHW`` kernel)."""
+    ``grouped``: a grouped convolution gets blocked data and result too (``OIHW`` kernel);
+    ``block_lanes`` > 1: every block (input ones too) is ``_lane_block`` of its channel count
+    (``AlterOpLayoutPass.block_lanes``)."""
     if attrs["data_layout"] != "NCHW" or attrs["kernel_layout"] != "OIHW" or attrs["out_layout"]:
         return None
     if dtype_of(data.element_type) in ("int8", "uint8") and dtype_of(weight.element_type) in ("int8", "uint8"):
@@ -71,18 +86,28 @@ def x86_conv2d_layouts(
     in_channels, out_channels = ds[1], ws[0]
     groups = attrs["groups"]
     depthwise = is_depthwise(data, "NCHW", weight, "OIHW", groups)
-    oc_bn = _largest_divisor(out_channels, simd_width)
+    lanes = block_lanes > 1
+    oc_bn = (
+        _lane_block(out_channels, simd_width, block_lanes)
+        if lanes
+        else _largest_divisor(out_channels, simd_width)
+    )
     if groups != 1 and not depthwise:
         if not grouped:
             return None  # TVM's x86 grouped convolution stays NCHW
         # blocked like its neighbours (the same rule for the block), so no layout_transform
         # pair, two more buffers live around it, surrounds it
-        ic_bn = _largest_divisor(in_channels, simd_width)
+        ic_bn = _lane_block(in_channels, simd_width, block_lanes)
         # the kernel blocked too where each group is whole blocks (the C's register tiles)
         whole = (out_channels // groups) % oc_bn == 0 and (in_channels // groups) % ic_bn == 0
         return dict(attrs, channels=out_channels, data_layout=f"NCHW{ic_bn}c", out_layout=f"NCHW{oc_bn}c",
                     kernel_layout=f"OIHW{ic_bn}i{oc_bn}o" if whole else "OIHW")  # fmt: skip
-    ic_bn = oc_bn if depthwise else _largest_divisor(in_channels, oc_bn)
+    if depthwise:
+        ic_bn = oc_bn
+    elif lanes:  # the block its producer's output got: no layout_transform between them
+        ic_bn = _lane_block(in_channels, simd_width, block_lanes)
+    else:
+        ic_bn = _largest_divisor(in_channels, oc_bn)
     kernel = f"OIHW1i{oc_bn}o" if depthwise else f"OIHW{ic_bn}i{oc_bn}o"
     return dict(
         attrs,
@@ -100,8 +125,10 @@ AlterRule = Callable[
 """``(op, attrs, original input types, inputs, anchor) -> (op name, attrs, inputs)`` of the
 replacement (new input values built before ``anchor``), or None to keep the op."""
 
-def _x86_conv2d(op, attrs, types, args, anchor, simd_width: int = 16, grouped: bool = False):
-    altered = x86_conv2d_layouts(types[0], types[1], attrs, simd_width, grouped)
+def _x86_conv2d(
+    op, attrs, types, args, anchor, simd_width: int = 16, grouped: bool = False, block_lanes: int = 1
+):
+    altered = x86_conv2d_layouts(types[0], types[1], attrs, simd_width, grouped, block_lanes)
     return None if altered is None else ("nn.conv2d", altered, args)
 
 
@@ -144,9 +171,21 @@ class AlterOpLayoutPass(ModulePass):
     is surrounded by two ``layout_transform`` results live at once (RegNetY-400MF's C plan
     6,422,528 -> 4,616,192 bytes), which no kernel needs."""
 
+    block_lanes: int = 1
+    """With ``x86``, above 1: each channel count's block is its largest divisor up to
+    ``simd_width`` that is a multiple of this (any divisor where none is), input blocks by the
+    same rule, so a tensor's block depends only on its channel count (no ``layout_transform``
+    between convolutions). The C target (``build_c``) sets its 8 lanes: at 16 lanes TVM's rule
+    gives 24 channels blocks of 12 (no register tiles) and input blocks of at most the output's
+    (a transform where 64 channels meet 24)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.simd_width < 1:
             raise ValueError(f"alter-op-layout: simd-width must be positive, got {self.simd_width}")
+        if self.block_lanes < 1:
+            raise ValueError(
+                f"alter-op-layout: block-lanes must be positive, got {self.block_lanes}"
+            )
         x86 = self.x86
 
         def new_call(
@@ -154,7 +193,13 @@ class AlterOpLayoutPass(ModulePass):
         ) -> tuple[str, dict[str, Any], list[SSAValue]]:
             rule = ALTER_OP_LAYOUT.get(o.RELAY_NAME)
             if rule is _x86_conv2d:
-                out = _x86_conv2d(o, attrs, types, args, o, self.simd_width, self.grouped) if x86 else None
+                out = (
+                    _x86_conv2d(
+                        o, attrs, types, args, o, self.simd_width, self.grouped, self.block_lanes
+                    )
+                    if x86
+                    else None
+                )
             elif rule is not None:
                 out = rule(o, attrs, types, args, o)
             else:

@@ -1117,13 +1117,18 @@ class _BuildPipeline(Sequential):
 
 def build_alter_op_layout(blocked_simd_width: int | None = None) -> ModulePass:
     """The build pipeline's AlterOpLayout: TVM's x86 rule (grouped convolutions blocked too) at
-    ``blocked_simd_width`` lanes when given (the C target's channel blocks), else only the
+    ``blocked_simd_width`` lanes when given (the C target's channel blocks, multiples of 8 lanes
+    where they can be: ``block_lanes``), else only the
     Python-registered rules (the arena runtime ran the x86 rule's blocked programs slower than
     NCHW: measured; README, Layouts)."""
     from xrelay.transforms.alter_op_layout import AlterOpLayoutPass
 
     blocked = blocked_simd_width is not None
-    return AlterOpLayoutPass(simd_width=blocked_simd_width or 16, x86=blocked, grouped=blocked)
+    # blocks of a multiple of 8 lanes where the channels allow: the C's narrowest register tile
+    lanes = min(8, blocked_simd_width) if blocked else 1
+    return AlterOpLayoutPass(
+        simd_width=blocked_simd_width or 16, x86=blocked, grouped=blocked, block_lanes=lanes
+    )
 
 
 def build_pipeline(opt_level: int | None = None, blocked_simd_width: int | None = None) -> Sequential:

@@ -817,6 +817,15 @@ pixels of 8 channels, 8 of the 16 AVX registers (16 of AArch64's 32 NEON ones; S
 a little). On ResNet-18 with AVX, 48 lanes ran 1.2x slower and 96 no faster."""
 
 
+WIDE_BLOCK = 16
+"""Output channel blocks that are a multiple of this many lanes run as ``XR_F16_*`` tiles (one
+AVX-512 vector per pixel, two ``XR_F8`` halves elsewhere); other multiples of 8 as ``XR_F8``."""
+
+WIDE_TILE_LANES = 192
+"""Float accumulator lanes of a tile over 16-channel blocks: 12 pixels of 16 channels, 12 of
+AVX-512's 32 registers."""
+
+
 class _Layout:
     """A (possibly blocked) layout of a tensor: C index expressions from logical coordinates.
 
@@ -1013,8 +1022,10 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
     sh, sw = _attr(op, "strides")
     pt, pl, _, _ = _attr(op, "padding")
     dh, dw = _attr(op, "dilation")
-    nv = ob // CHANNEL_BLOCK
-    px = max(1, TILE_LANES // ob)
+    lanes = WIDE_BLOCK if ob % WIDE_BLOCK == 0 else CHANNEL_BLOCK
+    f = f"XR_F{lanes}"
+    nv = ob // lanes
+    px = max(1, (WIDE_TILE_LANES if lanes == WIDE_BLOCK else TILE_LANES) // ob)
     xs, ws, ys = dl.strides, kl.strides, ol.strides
     src, wp = em.ptr[x], em.ptr[w]
     dst = em.result_ptr(y, op)
@@ -1026,7 +1037,7 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
              f"      float *restrict yr = {dst} + n * {ys[0]} + cb * {ys[1]} + oy * {ys[2]};"]  # fmt: skip
     for first, end, n, valid in _x_tiles(ow, px, sw, pl, dw, kw, w_):
         acc = [f"a{p}_{v}" for p in range(n) for v in range(nv)]
-        body = [f"XR_F8_ZERO({a});" for a in acc]
+        body = [f"{f}_ZERO({a});" for a in acc]
         # depthwise: the tap's input channels are the output's (a vector each); else every
         # input channel block, each channel's value broadcast
         first_block = "" if groups == 1 else f"cb / {(o_ // groups) // ob} * {(c_ // groups) // ib} + "
@@ -1040,17 +1051,17 @@ def _conv2d_blocked(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _La
         for kj in (kj for kj in range(kw) if valid[kj]):
             at = [(p, (p * sw + kj * dw) * ib) for p in valid[kj]]
             if depthwise:
-                body += ["  {", *(f"    XR_F8_LOAD(w{v}, wk + {kj * ws[3] + v * CHANNEL_BLOCK});" for v in range(nv))]
-                body += [f"    {{ XR_F8_LOAD(x{v}, xr + {a + v * CHANNEL_BLOCK}); XR_F8_MACV(a{p}_{v}, x{v}, w{v}); }}"
+                body += ["  {", *(f"    {f}_LOAD(w{v}, wk + {kj * ws[3] + v * lanes});" for v in range(nv))]
+                body += [f"    {{ {f}_LOAD(x{v}, xr + {a + v * lanes}); {f}_MACV(a{p}_{v}, x{v}, w{v}); }}"
                          for p, a in at for v in range(nv)]  # fmt: skip
             else:
                 body += [f"  for (int64_t ii = 0; ii < {ib}; ++ii) {{",
-                         *(f"    XR_F8_LOAD(w{v}, wk + {kj * ws[3]} + ii * {ob} + {v * CHANNEL_BLOCK});" for v in range(nv))]
-                body += [f"    {{ const float xv = xr[{a} + ii]; " + " ".join(f"XR_F8_MAC(a{p}_{v}, xv, w{v});" for v in range(nv)) + " }"
+                         *(f"    {f}_LOAD(w{v}, wk + {kj * ws[3]} + ii * {ob} + {v * lanes});" for v in range(nv))]
+                body += [f"    {{ const float xv = xr[{a} + ii]; " + " ".join(f"{f}_MAC(a{p}_{v}, xv, w{v});" for v in range(nv)) + " }"
                          for p, a in at]  # fmt: skip
             body += ["  }"]
         body += ["}"] if depthwise else ["}", "}"]
-        body += [f"XR_F8_STORE(yr + (ox + {p}) * {ob} + {v * CHANNEL_BLOCK}, a{p}_{v});"
+        body += [f"{f}_STORE(yr + (ox + {p}) * {ob} + {v * lanes}, a{p}_{v});"
                  for p in range(n) for v in range(nv)]  # fmt: skip
         lines += [f"      for (int64_t ox = {first}; ox < {end}; ox += {n}) {{"]
         lines += [f"        {b}" for b in body] + ["      }"]

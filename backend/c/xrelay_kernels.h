@@ -66,6 +66,24 @@ typedef int32_t xr_i32x4 __attribute__((vector_size(16)));
     if (x[xr_l] > a[xr_l] || x[xr_l] != x[xr_l]) a[xr_l] = x[xr_l];
 #endif
 
+/* Sixteen float lanes of a tile over 16-channel blocks: the XR_F8 operations (and names) on
+ * 16 lanes, one 64-byte vector with AVX-512 (GCC, Clang), two XR_F8 halves everywhere else
+ * (whatever those are there). Lane by lane the same arithmetic, so the same bits. */
+#if defined(__GNUC__) && !defined(XRELAY_PORTABLE) && defined(__AVX512F__)
+typedef float xr_f32x16 __attribute__((vector_size(64)));
+#define XR_F16_ZERO(a) xr_f32x16 a##0 = {0}
+#define XR_F16_LOAD(w, p) xr_f32x16 w##0; memcpy(&w##0, (p), 64)
+#define XR_F16_MAC(a, x, w) a##0 += (x) * w##0
+#define XR_F16_MACV(a, x, w) a##0 += x##0 * w##0
+#define XR_F16_STORE(p, a) memcpy((p), &a##0, 64)
+#else
+#define XR_F16_ZERO(a) XR_F8_ZERO(a##l); XR_F8_ZERO(a##h)
+#define XR_F16_LOAD(w, p) XR_F8_LOAD(w##l, (p)); XR_F8_LOAD(w##h, (p) + 8)
+#define XR_F16_MAC(a, x, w) XR_F8_MAC(a##l, x, w##l); XR_F8_MAC(a##h, x, w##h)
+#define XR_F16_MACV(a, x, w) XR_F8_MACV(a##l, x##l, w##l); XR_F8_MACV(a##h, x##h, w##h)
+#define XR_F16_STORE(p, a) XR_F8_STORE((p), a##l); XR_F8_STORE((p) + 8, a##h)
+#endif
+
 /* out[m, u] = sum over k of data[m, k] * w[u, k] (Relay's dense: weights are (units, k)). */
 static inline void xr_dense_f32(const float *data, const float *w, float *out, int64_t m, int64_t units,
                          int64_t k) {

@@ -67,6 +67,19 @@ def compiler() -> str:
     return os.environ.get("CC", "cc")
 
 
+@functools.cache
+def host_float_lanes() -> int:
+    """Float lanes of the widest vector the C compiler targets here with ``HOST_FLAGS``: 16
+    where it defines ``__AVX512F__``, else 8 (AVX's; SSE's and NEON's 4 take 8 lanes as two
+    vectors). ``build_c`` blocks float convolutions' channels by it."""
+    try:
+        res = subprocess.run([compiler(), *HOST_FLAGS, "-dM", "-E", "-x", "c", os.devnull],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return 8
+    return 16 if res.returncode == 0 and "#define __AVX512F__ 1" in res.stdout else 8
+
+
 def _family(fn: func.FuncOp) -> str:
     """The profiler's op family of a step (its heaviest op)."""
     names = {op.RELAY_NAME for op in fn.body.walk() if isinstance(op, RelayOp)}

@@ -8,6 +8,7 @@ Shapes leave remainders of every blocking: output columns past a whole tile, til
 into the padding on either side, strides, dilation, asymmetric padding, 3 input channels
 (``NCHW3c``), depthwise and batch 2."""
 
+import re
 import shutil
 import subprocess
 
@@ -16,6 +17,8 @@ import pytest
 
 import xrelay
 from xrelay import relay
+from xrelay.backend.build import build_c
+from xrelay.runtime.c.module import host_float_lanes
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
 CC = shutil.which("cc")
@@ -60,7 +63,8 @@ def export_and_run(lib, x, tmp_path, flags):
     res = subprocess.run([CC, *STRICT, *flags, "-I", str(out), str(out / "model.c"), str(out / "main.c"),
                           "-o", str(exe), "-lm"], capture_output=True, text=True)  # fmt: skip
     assert res.returncode == 0, res.stderr
-    if "-mavx" in flags and "avx" not in open("/proc/cpuinfo").read():
+    cpu = open("/proc/cpuinfo").read().split()
+    if ("-mavx" in flags and "avx" not in cpu) or ("-mavx512f" in flags and "avx512f" not in cpu):
         return None
     (out / "x.bin").write_bytes(x.tobytes())
     outs = [out / f"y{i}.bin" for i in range(len(lib.c_program.outputs))]
@@ -77,7 +81,7 @@ def test_blocked_convolutions_match_the_interpreter(case, tmp_path):
     lib = xrelay.build(mod, target="c")
     src = lib.get_source()
     # the tile kernel ran (alter-op-layout blocked the convolution for C)
-    assert "XR_F8_MAC" in src or "XR_F8_MACV" in src, src[:2000]
+    assert re.search(r"XR_F(8|16)_MACV?\(a", src), src[:2000]
     x = RNG.standard_normal(shape).astype("float32")
     want = reference(mod, {"x": x})
     assert np.isfinite(want).all() and np.ptp(want) > 0
@@ -93,21 +97,34 @@ def test_blocked_convolutions_match_the_interpreter(case, tmp_path):
             np.testing.assert_array_equal(got, portable)
 
 
-def test_explicit_16_channel_blocks_use_two_vectors_per_pixel(tmp_path):
-    """A convolution written in NCHW16c / OIHW16i16o (the user's layout, not alter-op-layout's)
-    runs with two 8-lane accumulators per pixel."""
-    x = relay.var("x", shape=(1, 2, 6, 9, 16))
-    w = relay.const(RNG.standard_normal((2, 2, 3, 3, 16, 16)).astype("float32") * 0.2)
-    y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=32, padding=(1, 1), data_layout="NCHW16c",
-                        kernel_layout="OIHW16i16o", out_layout="NCHW16c")  # fmt: skip
+@pytest.mark.parametrize("block, vectors", [(16, ["XR_F16_MAC(a0_0,"]), (32, ["XR_F16_MAC(a0_0,", "XR_F16_MAC(a0_1,"]),
+                                           (24, ["XR_F8_MAC(a0_0,", "XR_F8_MAC(a0_2,"])])  # fmt: skip
+def test_explicit_channel_blocks_take_16_lane_vectors_where_they_divide(block, vectors, tmp_path):
+    """A convolution written in NCHW{k}c / OIHW{k}i{k}o (the user's layout, not
+    alter-op-layout's) runs with k / 16 ``XR_F16`` accumulators per pixel where 16 divides k,
+    else k / 8 ``XR_F8`` ones; the same values in the step library, the exported program at
+    GNU vectors' width and at AVX's (``XR_F16`` as two ``XR_F8`` halves there) and
+    ``XRELAY_PORTABLE``'s loops."""
+    x = relay.var("x", shape=(1, 2, 6, 9, block))
+    w = relay.const(RNG.standard_normal((2, 2, 3, 3, block, block)).astype("float32") * 0.2)
+    y = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=2 * block, padding=(1, 1), data_layout=f"NCHW{block}c",
+                        kernel_layout=f"OIHW{block}i{block}o", out_layout=f"NCHW{block}c")  # fmt: skip
     mod = xrelay.IRModule.from_expr(relay.Function([x], y))
     lib = xrelay.build(mod, target="c")
-    assert "XR_F8_MAC(a0_1," in lib.get_source()
-    xv = RNG.standard_normal((1, 2, 6, 9, 16)).astype("float32")
+    src = lib.get_source()
+    assert all(v in src for v in vectors), [v for v in vectors if v not in src]
+    assert (f"XR_F16_MAC(a0_{block // 16}," in src) is False
+    xv = RNG.standard_normal((1, 2, 6, 9, block)).astype("float32")
     want = reference(mod, {"x": xv})
     assert np.isfinite(want).all() and np.ptp(want) > 0
     lib.run(x=xv)
     np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-4)
+    portable = export_and_run(lib, xv, tmp_path, ["-DXRELAY_PORTABLE"])
+    np.testing.assert_allclose(portable, want, rtol=1e-4, atol=1e-4)
+    for flags in ([], ["-mavx"], ["-mavx512f"]):
+        got = export_and_run(lib, xv, tmp_path, flags)
+        if got is not None:
+            np.testing.assert_array_equal(got, portable)
 
 
 def test_groups_of_part_of_a_block_keep_the_direct_loops():
@@ -130,7 +147,7 @@ def test_grouped_convolutions_between_blocked_ones_read_the_blocks(groups, tmp_p
     w2 = relay.const(RNG.standard_normal((8, 32, 1, 1)).astype("float32") * 0.3)
     y = relay.nn.conv2d(relay.nn.relu(y), w2, kernel_size=(1, 1), channels=8)
     mod = xrelay.IRModule.from_expr(relay.Function(fn.params, y))
-    lib = xrelay.build(mod, target="c")
+    lib = build_c(mod, channel_block=8)  # blocks of 8: groups of 16 channels are 2 blocks
     src = lib.get_source()
     # the input's transform into blocks and the result's out of them, nothing between
     assert src.count("/* layout_transform */") == 2, src.count("/* layout_transform */")
@@ -198,3 +215,29 @@ def test_blocked_max_pool_takes_vector_maxima_and_keeps_nans(tmp_path):
         if out is not None:
             np.testing.assert_array_equal(np.isnan(out), nan)
             np.testing.assert_allclose(out[~nan], want[~nan], rtol=1e-5, atol=1e-5)
+
+
+def test_the_host_vector_chooses_the_blocks():
+    """``build_c`` blocks float channels by the host compiler's vector (16 lanes with AVX-512,
+    else 8) in multiples of 8 where the channels allow: 24 channels take blocks of 8 (not 12:
+    no register tile) and the convolution after them reads those blocks (no
+    ``layout_transform`` between), 32 channels take the host's width; ``channel_block=8``
+    gives 8 everywhere."""
+    x = relay.var("x", shape=(1, 8, 6, 7))
+    w1 = relay.const(RNG.standard_normal((24, 8, 3, 3)).astype("float32") * 0.3)
+    w2 = relay.const(RNG.standard_normal((32, 24, 3, 3)).astype("float32") * 0.3)
+    y = relay.nn.conv2d(x, w1, kernel_size=(3, 3), channels=24, padding=(1, 1))
+    y = relay.nn.conv2d(relay.nn.relu(y), w2, kernel_size=(3, 3), channels=32, padding=(1, 1))
+    mod = xrelay.IRModule.from_expr(relay.Function([x], y))
+    lanes = host_float_lanes()
+    assert lanes == (16 if "avx512f" in open("/proc/cpuinfo").read().split() else 8)
+    xv = RNG.standard_normal((1, 8, 6, 7)).astype("float32")
+    want = reference(mod, {"x": xv})
+    assert np.isfinite(want).all() and np.ptp(want) > 0
+    for block, lib in ((lanes, build_c(mod)), (8, build_c(mod, channel_block=8))):
+        src = lib.get_source()
+        assert src.count("/* layout_transform */") == 2, src.count("/* layout_transform */")
+        assert "XR_F8_MAC(a0_0," in src  # the 24 channels' blocks of 8
+        assert ("XR_F16_MAC(a0_0," in src) == (block == 16)
+        lib.run(x=xv)
+        np.testing.assert_allclose(lib.get_output(0), want, rtol=1e-4, atol=1e-4)

@@ -3,8 +3,11 @@
 // RUN: not relay-opt %s -p 'alter-op-layout{simd-width=0}' 2>&1 | filecheck %s --check-prefix=ERR
 // RUN: relay-opt %s -p 'alter-op-layout{x86=false}' --split-input-file | filecheck %s --check-prefix=FAST
 // RUN: relay-opt %s -p 'alter-op-layout{grouped=true}' --split-input-file | filecheck %s --check-prefix=GROUPED
+// RUN: relay-opt %s -p 'alter-op-layout{block-lanes=8}' --split-input-file | filecheck %s --check-prefix=LANES
+// RUN: not relay-opt %s -p 'alter-op-layout{block-lanes=0}' 2>&1 | filecheck %s --check-prefix=ERRLANES
 
 // ERR: alter-op-layout: simd-width must be positive, got 0
+// ERRLANES: alter-op-layout: block-lanes must be positive, got 0
 
 // Block sizes per layer (32 -> 16 lanes, 24 -> 12; input blocks up to the output's); the bias
 // is expanded and blocked like the conv output, relu and the pool stay blocked, two block
@@ -23,6 +26,14 @@
 // CHECK-NEXT:  %z = relay.nn.conv2d %4, %5 {channels = 24, data_layout = "NCHW8c", kernel_layout = "OIHW8i12o", out_layout = "NCHW12c"} : (tensor<1x4x3x3x8xf32>, tensor<2x4x1x1x8x12xf32>) -> tensor<1x2x3x3x12xf32>
 // CHECK-NEXT:  %6 = relay.layout_transform %z {src_layout = "NCHW12c", dst_layout = "NCHW"} : (tensor<1x2x3x3x12xf32>) -> tensor<1x24x3x3xf32>
 // CHECK-NEXT:  func.return %6 : tensor<1x24x3x3xf32>
+// With block-lanes=8 (the C target's): 24 channels take blocks of 8 (a multiple of the lanes),
+// not 12, and the second convolution reads its input in the 16-channel blocks the pool left
+// (input blocks by the same rule, not at most the output's): no transform between them.
+// LANES:  %y = relay.nn.conv2d %0, %1 {padding = [1, 1, 1, 1], channels = 32, data_layout = "NCHW8c", kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"}
+// LANES:  %p = relay.nn.max_pool2d %r {pool_size = [2, 2], strides = [2, 2], layout = "NCHW16c"} : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x3x3x16xf32>
+// LANES-NEXT:  %4 = relay.layout_transform %w2 {src_layout = "OIHW", dst_layout = "OIHW16i8o"} : (tensor<24x32x1x1xf32>) -> tensor<3x2x1x1x16x8xf32>
+// LANES-NEXT:  %z = relay.nn.conv2d %p, %4 {channels = 24, data_layout = "NCHW16c", kernel_layout = "OIHW16i8o", out_layout = "NCHW8c"} : (tensor<1x2x3x3x16xf32>, tensor<3x2x1x1x16x8xf32>) -> tensor<1x3x3x3x8xf32>
+// LANES-NEXT:  %5 = relay.layout_transform %z {src_layout = "NCHW8c", dst_layout = "NCHW"} : (tensor<1x3x3x3x8xf32>) -> tensor<1x24x3x3xf32>
 func.func @main(%x: tensor<1x8x6x6xf32>, %w: tensor<32x8x3x3xf32>, %w2: tensor<24x32x1x1xf32>, %b: tensor<32xf32>) -> tensor<1x24x3x3xf32> {
   %y = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : (tensor<1x8x6x6xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x6x6xf32>
   %e = relay.expand_dims %b {axis = 1, num_newaxis = 2} : (tensor<32xf32>) -> tensor<32x1x1xf32>
