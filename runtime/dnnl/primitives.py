@@ -66,7 +66,7 @@ from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = [
-    "DnnlUnsupported", "FunctionPlan", "SMALL_WORK", "band_rows_choices", "batch_strides", "contiguous_strides", "is_view",
+    "DnnlUnsupported", "FunctionPlan", "GEMM_CONV_ELTWISE_APART", "SMALL_WORK", "band_rows_choices", "batch_strides", "contiguous_strides", "is_view",
     "matmul_view", "plan_function", "refine_batches", "reshape_strides", "silu_in_shim", "view_back", "view_strides",
     "way_label", "way_of", "winograd_in_dnnl",
 ]  # fmt: skip
@@ -1061,6 +1061,21 @@ def _match(v: SSAValue, t: Any, x: SSAValue, allowed: set, const_of, binds: list
     return False
 
 
+GEMM_CONV_ELTWISE_APART = 4096
+"""The least output elements for which a convolution that oneDNN runs as im2col + GEMM
+(``gemm:jit``) takes its trailing eltwise post-ops as eltwise primitives after it: its
+post-ops cost about 5 ns per element with ReLU and 25-30 with GELU (two threads), an eltwise
+primitive's own call a few microseconds."""
+
+
+def _trailing_eltwise(post: list) -> list:
+    """The eltwise post-ops (``_Reader._post_ops``' entries of kind 0) that end ``post``."""
+    n = 0
+    while n < len(post) and post[len(post) - 1 - n][0] == 0:
+        n += 1
+    return post[len(post) - n :]
+
+
 def _activation(ops: Sequence[Operation], x: SSAValue, const_of) -> tuple[tuple[int, float, float], int] | None:
     """The eltwise post-op that the first ops of ``ops`` compute from ``x`` (``_ACTIVATIONS``),
     and how many ops it takes; None if they compute none of them. The ops taken are exactly
@@ -1741,12 +1756,28 @@ class _Reader:
         nsp = len(src_dims) - 2  # 2, or 1 for nn.conv1d (NCW/NWC data, OIW kernel)
         if len(pad) != 2 * nsp or len(a["strides"]) != nsp or len(a["dilation"]) != nsp:
             raise DnnlUnsupported(f"{name}: padding, strides or dilation of another rank")
-        pd = lib.xr_dnnl_conv(
-            attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle, nsp,
-            _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:nsp]), _i64(pad[nsp:]),
-        )  # fmt: skip
+        def conv(attr: int) -> int:
+            return lib.xr_dnnl_conv(
+                attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle, nsp,
+                _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:nsp]), _i64(pad[nsp:]),
+            )  # fmt: skip
+
+        pd = conv(attr)
         if not pd:
             raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
+        apart = []
+        if b"gemm" in (lib.xr_dnnl_impl(pd) or b"") and math.prod(dst_dims) >= GEMM_CONV_ELTWISE_APART:
+            # oneDNN's im2col + GEMM convolution (1-D convolutions over NCW data: Whisper's,
+            # wav2vec2's) applies eltwise post-ops slowly, after its GEMM: 80 -> 384
+            # channels over 3000 samples took 2.6 ms, 5.6 with a ReLU post-op and 15.5 with
+            # GELU; they run after it as eltwise primitives, in place over its output
+            apart = _trailing_eltwise(step.post)  # type: ignore[attr-defined]
+        if apart:
+            lib.xr_dnnl_pd_free(pd)
+            step.post = step.post[: -len(apart)]  # type: ignore[attr-defined]
+            pd = conv(self._attr(step.post))  # type: ignore[attr-defined]
+            if not pd:
+                raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
         w_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
         step.weights.append((_ARG_WEIGHTS, weight, w_user, w_chosen))
         step.args[:0] = [(_ARG_SRC, self._src(data_v)), (_ARG_WEIGHTS, w_chosen)]
@@ -1764,6 +1795,18 @@ class _Reader:
             "types": (_type_of(data_v), _type_of(result)),
         }  # fmt: skip
         self._finish(name, step.family, pd, step)
+        for _, alg, alpha, beta, _ in apart:
+            self._eltwise_in_place(result, dst_dims, dst_st, alg, alpha, beta, name)
+
+    def _eltwise_in_place(self, result, dims, strides, alg, alpha, beta, name) -> None:
+        """One eltwise primitive over ``result`` (seen as ``dims``, ``strides``), which the
+        step before wrote, in place."""
+        md = _md(self.lib, dims, strides, "eltwise data", _type_of(result))
+        pd = self.lib.xr_dnnl_eltwise(self._attr([]), alg, md.handle, md.handle, alpha, beta)
+        where = self.values[result]
+        step = _Step(name, "elementwise", 0, [(_ARG_SRC, where), (_ARG_DST, where)], keep=[md])
+        step.logical[_ARG_SRC] = step.logical[_ARG_DST] = (list(dims), list(strides))
+        self._finish(name, "elementwise", pd, step)
 
     def _winograd(self, a, data_v, weight, bias, post, result, name, groups) -> bool:
         """A 3x3 stride-1 float32 NHWC convolution that ``winograd_in_dnnl`` picks as three

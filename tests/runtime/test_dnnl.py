@@ -796,3 +796,53 @@ def test_concatenation_between_onednn_steps_runs_on_its_threads(size, chain, thr
     labels = [(ops, b) for (_, ops, _), b in zip(m.executor.steps, m.executor.step_backends) if "concatenate" in ops]
     expected = "concatenate+add+nn.relu" if chain == "shift_relu" else "concatenate+multiply+add+clip"
     assert labels == [(expected, "dnnl")], [(o, b) for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends)]
+
+
+@pytest.mark.parametrize(("width", "apart"), [(256, True), (8, False)])
+@pytest.mark.parametrize("act", ["relu", "gelu"])
+def test_gemm_convolution_runs_its_activation_after_it(width, act, apart):
+    """A 1-D convolution over NCW data, which oneDNN runs as im2col + GEMM (``gemm:jit``),
+    with a bias and an activation: the activation is an eltwise primitive after it, in place
+    over its output, from ``GEMM_CONV_ELTWISE_APART`` output elements on (the GEMM
+    convolution's eltwise post-ops took 2-6x its time); below, a post-op. Either way the
+    native kernels' results."""
+    from xrelay.runtime.dnnl.primitives import GEMM_CONV_ELTWISE_APART, FunctionPlan
+
+    x = relay.var("x", shape=(1, 16, width))
+    y = relay.add(
+        relay.nn.conv1d(x, _const(32, 16, 3), padding=(1, 1), channels=32, kernel_size=(3,)),
+        _const(32, 1),
+    )
+    if act == "relu":
+        y = relay.nn.relu(y)
+    else:  # GELU as exporters write it: x * (erf(x / sqrt 2) + 1) * 0.5
+        y = relay.multiply(
+            relay.multiply(
+                y,
+                relay.add(
+                    relay.erf(relay.multiply(y, relay.const(np.float32(0.70710677)))),
+                    relay.const(np.float32(1.0)),
+                ),
+            ),
+            relay.const(np.float32(0.5)),
+        )
+    xv = {"x": RNG.standard_normal((1, 16, width)).astype("float32")}
+    r = _both(_mod(y, x), xv)
+    out, backends, m = r["dnnl"]
+    np.testing.assert_allclose(out, r["native"][0], rtol=1e-4, atol=1e-5)
+    assert np.all(np.isfinite(out)) and float(np.std(out)) > 0.1
+    (plan,) = [
+        c.dnnl_plan
+        for _, _, c in m.executor.steps
+        if isinstance(getattr(c, "dnnl_plan", None), FunctionPlan)
+    ]
+    assert "gemm" in plan.steps[0].impl and plan.steps[0].family == "conv", plan.impls
+    assert (32 * width >= GEMM_CONV_ELTWISE_APART) == apart
+    assert [s.family for s in plan.steps] == (["conv", "elementwise"] if apart else ["conv"]), (
+        plan.impls
+    )
+    if apart:
+        (conv, elt) = plan.steps
+        assert (
+            elt.args[0][1] is elt.args[1][1] is next(v for k, v in conv.args if k == 17)
+        )  # in place, its output
