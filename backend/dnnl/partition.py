@@ -733,6 +733,11 @@ def offload_movement(module: ModuleOp) -> int:
                 break
             regions = kept
         for region in regions:
+            # each region was convex among the block's ops, but two regions can read each
+            # other's results through different members (CrossViT's branches swapping their
+            # class tokens): once one is a call, the other may no longer be one
+            if not _convex(set(region), {o: i for i, o in enumerate(block.ops)}):
+                continue
             _outline_region(module, block, region, names, dnnl)
             count += 1
     return count
@@ -756,25 +761,6 @@ def _movement_regions(block: Any) -> list[list]:
     region_of: dict[Any, int] = {}
     regions: dict[int, list] = {}
 
-    def depends_on(op: Any, members: set, first: int) -> bool:
-        # whether op reads, through ops from `first` on, a result of `members`
-        seen, todo = set(), [op]
-        while todo:
-            o = todo.pop()
-            for v in o.operands:
-                p = v.owner
-                if p in members:
-                    return True
-                if p in order and order[p] >= first and p not in seen:
-                    seen.add(p)
-                    todo.append(p)
-        return False
-
-    def convex(members: set) -> bool:
-        first = min(order[m] for m in members)
-        outside = {v.owner for m in members for v in m.operands if v.owner in order and v.owner not in members}
-        return not any(depends_on(p, members, first) for p in outside)
-
     for op in ops:
         if not _movable(op):
             continue
@@ -782,7 +768,7 @@ def _movement_regions(block: Any) -> list[list]:
         chosen = None
         for ids in ([near] if len(near) > 1 else []) + [[k] for k in near]:
             members = {m for k in ids for m in regions[k]} | {op}
-            if convex(members):
+            if _convex(members, order):
                 chosen = ids
                 break
         if chosen is None:
@@ -801,6 +787,25 @@ def _movement_regions(block: Any) -> list[list]:
         sorted(r, key=order.__getitem__) for r in regions.values()
         if not all(o.RESHAPE_ONLY for o in r) and not (len(r) == 1 and r[0].RELAY_NAME == "concatenate")
     ]  # fmt: skip
+
+
+def _convex(members: set, order: dict) -> bool:
+    """Whether no op outside ``members`` (ops of one block, ``order`` their positions)
+    reads a result of ``members`` and makes, directly or through other ops, a value that
+    ``members`` read: the ops can become one call."""
+    first = min(order[m] for m in members)
+    outside = {v.owner for m in members for v in m.operands if v.owner in order and v.owner not in members}
+    for start in outside:  # does it read, through ops from `first` on, a result of members?
+        seen, todo = set(), [start]
+        while todo:
+            for v in todo.pop().operands:
+                p = v.owner
+                if p in members:
+                    return False
+                if p in order and order[p] >= first and p not in seen:
+                    seen.add(p)
+                    todo.append(p)
+    return True
 
 
 def _with_tail(region: list) -> list:

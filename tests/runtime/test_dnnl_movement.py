@@ -204,3 +204,22 @@ def test_movement_read_by_a_native_step_stays_native():
     np.testing.assert_array_equal(out, np.argmax(_shuffle_ref(feeds["x"], 2), axis=1))
     assert not [ops for ops, _ in _moves(m) if "transpose" in ops], _steps(m)
     assert any(b == "native" and "transpose" in ops for b, ops in _steps(m)), _steps(m)
+
+
+def test_regions_that_read_each_other_are_not_both_outlined():
+    """Two movement regions, each one call's worth of ops on its own, that read each
+    other's results through oneDNN steps (CrossViT's branches swapping class tokens): once
+    one is a call, the other would read its own result through it. The build used to put
+    the second call before what it reads (fuse-ops refused the graph: "nodes must be in
+    topological order"); now the second region stays where it was."""
+    x, y = relay.var("x", shape=(1, 8, 4, 4)), relay.var("y", shape=(1, 8, 4, 4))
+    a, b = relay.strided_slice(_pool(x), [0, 0], [1, 4]), relay.strided_slice(_pool(y), [0, 0], [1, 4])
+    swapped_a = relay.concatenate([a, _pool(b)], axis=1)  # reads b's region through a pool
+    swapped_b = relay.concatenate([b, _pool(a)], axis=1)  # and b's region reads a's
+    mod = _mod(relay.Tuple([_pool(swapped_a), _pool(swapped_b)]), x, y)
+    feeds = {k: RNG.standard_normal((1, 8, 4, 4)).astype("float32") for k in ("x", "y")}
+    m, (first, second) = _run(mod, feeds)
+    np.testing.assert_array_equal(first, np.concatenate([feeds["x"][:, :4], feeds["y"][:, :4]], axis=1))
+    np.testing.assert_array_equal(second, np.concatenate([feeds["y"][:, :4], feeds["x"][:, :4]], axis=1))
+    regions = [ops for ops, _ in _moves(m) if "concatenate" in ops]
+    assert regions == ["strided_slice, concatenate"]  # one outlined, the other native
