@@ -1522,6 +1522,12 @@ class _Reader:
             raise DnnlUnsupported(f"oneDNN has no primitive for {name} (status {self.lib.xr_dnnl_last_status()})")
         step.pd = pd
         step.impl = (self.lib.xr_dnnl_impl(pd) or b"").decode()
+        if step.impl.startswith("ref"):
+            # oneDNN's reference implementation (scalar loops over any strides): a batched
+            # matmul over transposed views ran 100x slower than numpy's (BoTNet's position
+            # logits, 470 ms): the native kernels run such a function
+            self.lib.xr_dnnl_pd_free(pd)
+            raise DnnlUnsupported(f"oneDNN has only its reference implementation for {name} ({step.impl})")
         handle = self.lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
         scratch = _Md(self.lib, handle, "scratchpad") if handle else None
         if scratch is not None and scratch.size:
