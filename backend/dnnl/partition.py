@@ -64,6 +64,7 @@ from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
     "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "layer_norm_rewrite", "native_winograd",
+    "one_group_norm_channels_last",
     "offload_concatenations", "offload_movement", "offload_reorders",
     "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
 ]  # fmt: skip
@@ -120,6 +121,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
                 # permute back to NCHW sinks below the layer scale and residual add
                 # (sink-transpose) and cancels with the next block's transform to NHWC
                 module = module_op(_as_pass(SinkTransposePass())(module))
+                one_group_norm_channels_last(module)
             for p in passes:
                 module = module_op(_as_pass(p)(module))
     finally:
@@ -293,6 +295,94 @@ def layer_norm_rewrite(module: ModuleOp) -> int:
         for o in (add, mul, div, sqrt, eps_add, var, sq, sub, mean, gamma.owner, beta_c.owner, eps_c):  # if now dead
             if o.parent is not None and not any(r.uses for r in o.results):
                 Rewriter.erase_op(o)
+        count += 1
+    return count
+
+
+def one_group_norm_channels_last(module: ModuleOp) -> int:
+    """GroupNorm with one group as torch exports it (``reshape`` to ``(N, 1, K)``,
+    ``nn.instance_norm``, ``reshape`` back, then a per-channel scale and shift), left by
+    ``ConvertLayout`` between a transform to NCHW and one back to NHWC
+    (PoolFormer's norms), is run on the NHWC data: one group's statistics are over all of a
+    sample's elements, in any order, so the norm reads the NHWC tensor as ``(N, 1, K)`` and
+    writes it back as NHWC; the per-channel constants after it (multiply, add, subtract,
+    divide by a constant that varies along the channels only) are permuted to NHWC. Both
+    transforms go (the first stays if something else reads it)::
+
+        %t = relay.layout_transform %x {src_layout = "NHWC", dst_layout = "NCHW"}
+        %r = relay.reshape %t {newshape = [1, 1, 2304]}
+        %n = relay.nn.instance_norm %r, %one, %zero
+        %b = relay.reshape %n {newshape = [1, 16, 12, 12]}
+        %m = relay.multiply %b, %gamma : (..., tensor<16x1x1xf32>)
+        %y = relay.layout_transform %m {src_layout = "NCHW", dst_layout = "NHWC"}
+
+    becomes ``reshape(%x)``, the same ``instance_norm``, ``reshape`` to ``%x``'s shape and
+    ``multiply`` by ``%gamma`` as ``1x1x1x16``. Returns how many."""
+    import numpy as np
+
+    def op_of(v: Any, name: str) -> Any:
+        o = v.owner
+        return o if isinstance(o, RelayOp) and o.RELAY_NAME == name and v.has_one_use() else None
+
+    count = 0
+    for back in list(module.walk()):
+        if not isinstance(back, RelayOp) or back.RELAY_NAME != "layout_transform" or back.parent is None:
+            continue
+        src, dst = back.attrs["src_layout"], back.attrs["dst_layout"]
+        if sorted(src) != sorted(dst) or not src.isalpha() or not src.isupper() or src[0] != dst[0] or src[0] == "C":
+            continue
+        perm = [src.index(a) for a in dst]  # the transform as a transpose
+        chain, cur = [], back.operands[0]
+        while (o := cur.owner) and isinstance(o, RelayOp) and o.RELAY_NAME in ("add", "multiply", "subtract", "divide") \
+                and cur.has_one_use() and o.operands[0] is not o.operands[1]:  # fmt: skip
+            data = [v for v in o.operands if not isinstance(v.owner, ConstantOp)]
+            const = [v for v in o.operands if isinstance(v.owner, ConstantOp)]
+            if len(data) != 1 or len(const) != 1 or (o.RELAY_NAME in ("subtract", "divide") and o.operands[0] is not data[0]):
+                break
+            chain.append(o)
+            cur = data[0]
+        up = op_of(cur, "reshape")
+        norm = op_of(up.operands[0], "nn.instance_norm") if up else None
+        down = op_of(norm.operands[0], "reshape") if norm else None
+        there = down.operands[0].owner if down else None
+        if not (isinstance(there, RelayOp) and there.RELAY_NAME == "layout_transform"):
+            continue
+        x = there.operands[0]
+        shape = list(shape_of(up.results[0].type))
+        flat = list(shape_of(down.results[0].type))
+        if (
+            (there.attrs["src_layout"], there.attrs["dst_layout"]) != (dst, src)
+            or int(norm.attrs.get("axis", 1)) % 3 != 1  # (N, 1, K): one group, normalized over K
+            or len(flat) != 3 or flat[1] != 1 or flat[0] != shape[0] or shape != list(shape_of(there.results[0].type))
+            or any(dtype_of(o.results[0].type) != "float32" for o in (back, *chain))
+        ):  # fmt: skip
+            continue
+        consts = []
+        for o in chain:
+            (c,) = [v for v in o.operands if isinstance(v.owner, ConstantOp)]
+            a = c.owner.numpy()
+            if a.ndim > len(shape) or a.dtype != np.float32:
+                break
+            a = a.reshape((1,) * (len(shape) - a.ndim) + a.shape)
+            if any(d != 1 for i, d in enumerate(a.shape) if src[i] != "C"):
+                break  # varies along another axis than the channels
+            consts.append(ConstantOp.from_numpy(np.ascontiguousarray(a.transpose(perm))))
+        if len(consts) != len(chain):
+            continue
+        new = [RELAY_OPS["reshape"].make([x], newshape=flat)]
+        norm_new = RELAY_OPS["nn.instance_norm"].make([new[0].results[0], *norm.operands[1:]], **norm.attrs)
+        new += [norm_new, RELAY_OPS["reshape"].make([norm_new.results[0]], newshape=list(shape_of(x.type)))]
+        for o, c in zip(reversed(chain), reversed(consts)):
+            operands = [new[-1].results[0], c.result] if not isinstance(o.operands[0].owner, ConstantOp) else [c.result, new[-1].results[0]]
+            new += [c, RELAY_OPS[o.RELAY_NAME].make(operands)]
+        if new[-1].results[0].type != back.results[0].type:
+            continue
+        back.parent.insert_ops_before(new, back)
+        back.results[0].replace_all_uses_with(new[-1].results[0])
+        for o in (back, *chain, up, norm, down, there):  # if now dead
+            if o.parent is not None and not any(r.uses for r in o.results):
+                o.detach()
+                o.erase()
         count += 1
     return count
 

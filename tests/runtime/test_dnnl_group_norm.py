@@ -1,0 +1,77 @@
+"""GroupNorm with one group as torch exports it (Reshape to (N, 1, K), InstanceNormalization,
+Reshape back, a per-channel Mul and Add) between channels-last convolutions and pools runs
+on the NHWC data (``dnnl_partition.one_group_norm_channels_last``): no layout transform
+around it; with more groups, or a constant that varies along another axis than the
+channels, it stays NCHW between two transforms. onnxruntime's results either way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay.frontends.onnx import from_onnx
+from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+
+RNG = np.random.default_rng(0)
+C, HW = 16, 12
+
+
+def _poolformer_block(groups: int, gamma_shape: tuple[int, ...]):
+    """A 1x1 convolution, GroupNorm(``groups``) as exported (its scale of ``gamma_shape``),
+    PoolFormer's token mixer (3x3 average pool minus its input, count_include_pad=0) and a
+    residual add, GroupNorm again, a 1x1 convolution."""
+    g = GraphBuilder(7)
+
+    def conv(x):
+        w = g.init(g.name("w"), (RNG.standard_normal((C, C, 1, 1)) * 0.3).astype("float32"))
+        return g.node(
+            "Conv", [x, w, g.init(g.name("b"), (RNG.standard_normal(C) * 0.1).astype("float32"))]
+        )
+
+    def norm(x):
+        r = g.node("Reshape", [x, g.const(np.array([1, groups, -1], np.int64))])
+        ones, zeros = np.ones(groups, np.float32), np.zeros(groups, np.float32)
+        n = g.node("InstanceNormalization", [r, g.const(ones), g.const(zeros)], epsilon=1e-5)
+        n = g.node("Reshape", [n, g.node("Shape", [x])])
+        gamma = g.init(
+            g.name("gamma"), (1 + RNG.standard_normal(gamma_shape) * 0.2).astype("float32")
+        )
+        beta = g.init(g.name("beta"), (RNG.standard_normal((C, 1, 1)) * 0.2).astype("float32"))
+        return g.node("Add", [g.node("Mul", [n, gamma]), beta])
+
+    x = conv("data")
+    y = norm(x)
+    p = g.node(
+        "AveragePool",
+        [y],
+        kernel_shape=[3, 3],
+        strides=[1, 1],
+        pads=[1, 1, 1, 1],
+        count_include_pad=0,
+    )
+    out = conv(norm(g.node("Add", [x, g.node("Sub", [p, y])])))
+    model = g.model({"data": ([1, C, HW, HW], np.float32)}, [out], "poolformer_block", opset=17)
+    return model, {"data": RNG.standard_normal((1, C, HW, HW)).astype("float32")}
+
+
+@pytest.mark.parametrize(
+    ("groups", "gamma_shape", "channels_last"),
+    [(1, (C, 1, 1), True), (1, (1, C, 1, 1), True), (2, (C, 1, 1), False), (1, (C, HW, 1), False)],
+)
+def test_one_group_norm_runs_channels_last(groups, gamma_shape, channels_last):
+    model, inputs = _poolformer_block(groups, gamma_shape)
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3)
+    m.set_input(**inputs)
+    m.run()
+    out, ref = m.get_output(0).numpy(), run_onnxruntime(model, inputs)[0]
+    assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
+    assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
+    ops = [o for _, o, _ in m.executor.steps]
+    assert ops.count("nn.instance_norm") == 2, ops
+    # the input's transform to NHWC and the output's back; in NCHW two more per norm
+    assert ops.count("layout_transform") == (2 if channels_last else 6), ops
+    m.set_input(data=inputs["data"] + 1.0)
+    m.run()
+    assert float(np.max(np.abs(m.get_output(0).numpy() - out))) > 1e-2
