@@ -1385,11 +1385,12 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
     if col is not None and kp != k_:
         lines += [f"  for (int64_t i = 0; i < {ow * kp}; ++i) {col}[i] = 0;"]
     # (through restrict pointers: an input pointer may alias the scratch, and GCC then left the
-    # copy scalar)
+    # copy scalar; channels innermost: each pixel's bytes stored together, where a byte every cs
+    # bytes made ResNet-18's 56x56x64 layer take 1.25 ms, not 0.98)
     lines += ["  {", f"  const {xt} *restrict xin = {src} + n * {c_ * h_ * w_};", f"  {xt} *restrict xcl = {xs};",
-              f"  for (int64_t c = 0; c < {c_}; ++c)",
-              f"    for (int64_t y = 0; y < {h_}; ++y)",
-              f"      for (int64_t x = 0; x < {w_}; ++x)",
+              f"  for (int64_t y = 0; y < {h_}; ++y)",
+              f"    for (int64_t x = 0; x < {w_}; ++x)",
+              f"      for (int64_t c = 0; c < {c_}; ++c)",
               f"        xcl[((y + {pt}) * {wp_} + x + {pl}) * {cs} + c] = xin[c * {h_ * w_} + y * {w_} + x];", "  }"]
     if band:
         lines += _int8_band_tiles(op, store, out_row, dst, xs, xq, tile, wgt, acc_rows, rows, wp_)
