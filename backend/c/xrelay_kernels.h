@@ -356,6 +356,18 @@ static inline void xr_pw_pack_patches_u8(const uint8_t *restrict xcl, uint8_t *r
 /* acc[q][i] = the sum over the cp channels of xt (xr_pw_pack_u8) of pixel i times the weight
  * row w + q * ws (its first cp bytes), for the XR_PW_CHANNELS rows q (acc: XR_PW_CHANNELS x
  * XR_PW_PIXELS int32), at least for the tile's first np pixels (the rest may be left unset). */
+#ifdef XR_PW_VNNI
+/* w0 .. w3: the weight quads (w[q][4k], ..., w[q][4k+3]) of the tile's 4 output channels, each
+   broadcast to the 16 lanes */
+#define XR_PW_QUADS(k) \
+  int32_t q0, q1, q2, q3; \
+  memcpy(&q0, w + 4 * (k), 4); \
+  memcpy(&q1, w + ws + 4 * (k), 4); \
+  memcpy(&q2, w + 2 * ws + 4 * (k), 4); \
+  memcpy(&q3, w + 3 * ws + 4 * (k), 4); \
+  const __m512i w0 = _mm512_set1_epi32(q0), w1 = _mm512_set1_epi32(q1), w2 = _mm512_set1_epi32(q2), \
+                w3 = _mm512_set1_epi32(q3)
+#endif
 XR_OUTLINED void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *restrict w, int64_t cp,
                                    int64_t ws, int64_t np, int32_t *restrict acc) {
 #ifdef XR_PW_VNNI
@@ -367,13 +379,7 @@ XR_OUTLINED void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *restr
     for (int64_t k = 0; k < cp / 4; ++k) {
       const __m512i x0 = _mm512_loadu_si512(xt + k * XR_PW_PIXELS * 4),
                     x1 = _mm512_loadu_si512(xt + k * XR_PW_PIXELS * 4 + 64);
-      int32_t q0, q1, q2, q3;
-      memcpy(&q0, w + 4 * k, 4);
-      memcpy(&q1, w + ws + 4 * k, 4);
-      memcpy(&q2, w + 2 * ws + 4 * k, 4);
-      memcpy(&q3, w + 3 * ws + 4 * k, 4);
-      const __m512i w0 = _mm512_set1_epi32(q0), w1 = _mm512_set1_epi32(q1), w2 = _mm512_set1_epi32(q2),
-                    w3 = _mm512_set1_epi32(q3);
+      XR_PW_QUADS(k);
       b00 = _mm512_dpbusd_epi32(b00, x0, w0); b01 = _mm512_dpbusd_epi32(b01, x1, w0);
       b10 = _mm512_dpbusd_epi32(b10, x0, w1); b11 = _mm512_dpbusd_epi32(b11, x1, w1);
       b20 = _mm512_dpbusd_epi32(b20, x0, w2); b21 = _mm512_dpbusd_epi32(b21, x1, w2);
@@ -394,13 +400,7 @@ XR_OUTLINED void xr_pw_tile_u8s8(const uint8_t *restrict xt, const int8_t *restr
     const uint8_t *restrict s = xt + k * XR_PW_PIXELS * 4;
     const __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 64),
                   x2 = _mm512_loadu_si512(s + 128), x3 = _mm512_loadu_si512(s + 192);
-    int32_t q0, q1, q2, q3;
-    memcpy(&q0, w + 4 * k, 4);
-    memcpy(&q1, w + ws + 4 * k, 4);
-    memcpy(&q2, w + 2 * ws + 4 * k, 4);
-    memcpy(&q3, w + 3 * ws + 4 * k, 4);
-    const __m512i w0 = _mm512_set1_epi32(q0), w1 = _mm512_set1_epi32(q1), w2 = _mm512_set1_epi32(q2),
-                  w3 = _mm512_set1_epi32(q3);
+    XR_PW_QUADS(k);
     a00 = _mm512_dpbusd_epi32(a00, x0, w0); a01 = _mm512_dpbusd_epi32(a01, x1, w0);
     a02 = _mm512_dpbusd_epi32(a02, x2, w0); a03 = _mm512_dpbusd_epi32(a03, x3, w0);
     a10 = _mm512_dpbusd_epi32(a10, x0, w1); a11 = _mm512_dpbusd_epi32(a11, x1, w1);
