@@ -20,8 +20,13 @@ leaves:
   takes as a post-op instead of two passes over the operands;
 * ``SmallPower``: ``power(x, p)`` for a scalar ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1} becomes
   multiplies, ``sqrt``, ``rsqrt`` or a division;
-* ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd``: ``(x + c1) + c2`` is ``x + (c1 + c2)``
-  (a bias and the constant a hard-sigmoid adds after it are one bias), and so for products.
+* ``FoldAdjacentConstants``, ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd`` where no
+  other op reads the inner result: ``(x + c1) + c2`` is ``x + (c1 + c2)`` (a bias and the
+  constant a hard-sigmoid adds after it are one bias), and so for products. A shared
+  ``x * c1`` stays whole: FastViT's GELU, ``(x * (1 + erf(x * 0.7071))) * 0.5`` once its
+  factor is last, is read by a batch norm's scale and by a residual; folding the 0.5 into
+  the scale left the activation without it, and no GELU pattern matched it (three native
+  passes over the tensor instead of an eltwise post-op).
 
 Every rewrite keeps the result type and only fires on float tensors; the values change by
 float32 rounding at most (``x * (1/c)`` and ``x / c`` can differ in the last bit). The
@@ -49,7 +54,7 @@ from xrelay.transforms._relay_rewrite import (
 )
 from xrelay.transforms.simplify_expr import SimplifyAdjacentMultiplyOrAdd
 
-__all__ = ["PATTERNS", "CanonicalizeArithPass", "ScalarOutOfMatmul", "canonicalize_arith"]
+__all__ = ["PATTERNS", "CanonicalizeArithPass", "FoldAdjacentConstants", "ScalarOutOfMatmul", "canonicalize_arith"]
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -256,9 +261,22 @@ class ScalarOutOfMatmul(_Pattern):
                 return
 
 
-PATTERNS = (DivideByConstant, ConstantLast, ScalarFactorLast, ScalarOutOfMatmul, SmallPower, SimplifyAdjacentMultiplyOrAdd)
-"""The rewrites, in the order each walk tries them (the last is ``simplify-expr``'s: a bias
-and a constant added after it are one bias)."""
+class FoldAdjacentConstants(SimplifyAdjacentMultiplyOrAdd):
+    """``(x * c1) * c2`` becomes ``x * (c1 * c2)`` (and so for sums) when nothing else reads
+    ``x * c1``::
+
+        %a = relay.multiply %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        %y = relay.multiply %a, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        // becomes (%a read by %y only)
+        %y = relay.multiply %x, %half_s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    SHARED = False
+
+
+PATTERNS = (DivideByConstant, ConstantLast, ScalarFactorLast, ScalarOutOfMatmul, SmallPower, FoldAdjacentConstants)
+"""The rewrites, in the order each walk tries them (the last is ``simplify-expr``'s, for an
+inner op no other op reads: a bias and a constant added after it are one bias)."""
 
 
 def canonicalize_arith(module: ModuleOp, max_rounds: int = 20) -> int:

@@ -259,11 +259,16 @@ class SimplifyAdjacentMultiplyOrAdd(_RelayPattern):
     """
 
     ROOTS = ("multiply", "add")
+    SHARED = True
+    """Whether an inner op other ops read too is folded into this one (Relay's rewrite:
+    the others keep it)."""
 
     def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
         for a, c2 in _commuted(op):
             inner = _op(a, op.RELAY_NAME)
             if inner is None or not _is_constant(c2):
+                continue
+            if not self.SHARED and not inner.results[0].has_one_use():
                 continue
             for x, c1 in _commuted(inner):
                 if _is_constant(c1) and not _is_constant(x):

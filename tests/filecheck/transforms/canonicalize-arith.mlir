@@ -199,3 +199,35 @@ func.func @scaled_view_kept(%x: tensor<8x4xf32>, %y: tensor<8x3xf32>) -> (tensor
   %a = relay.nn.matmul %t, %y : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
   func.return %a, %t : tensor<4x3xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// FoldAdjacentConstants: (x * 0.5) * s is x * (0.5 * s) when nothing else reads x * 0.5.
+// CHECK-LABEL: func.func @adjacent_constants_folded(
+// CHECK-NEXT{LITERAL}: %0 = relay.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT{LITERAL}: %y = relay.multiply %x, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: func.return %y : tensor<4xf32>
+func.func @adjacent_constants_folded(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %half = relay.constant dense<0.5> : tensor<f32>
+  %s = relay.constant dense<[2.0, 4.0, 6.0, 8.0]> : tensor<4xf32>
+  %a = relay.multiply %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %y = relay.multiply %a, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// A shared x * 0.5 stays whole (FastViT's GELU, its factor last, read by a batch norm's
+// scale and a residual): folding it into one reader would split the activation.
+// CHECK-LABEL: func.func @adjacent_constants_shared(
+// CHECK: %a = relay.multiply %x, %half
+// CHECK: %y = relay.multiply %a, %s
+// CHECK: %z = relay.add %a, %x
+func.func @adjacent_constants_shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %half = relay.constant dense<0.5> : tensor<f32>
+  %s = relay.constant dense<[2.0, 4.0, 6.0, 8.0]> : tensor<4xf32>
+  %a = relay.multiply %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %y = relay.multiply %a, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %z = relay.add %a, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %y, %z : tensor<4xf32>, tensor<4xf32>
+}
