@@ -1379,9 +1379,19 @@ def _conv2d_int8(em: _Emitter, op: RelayOp, dl: _Layout, kl: _Layout, ol: _Layou
                   f"  for (int64_t o = 0; o < {o_}; ++o)",
                   f"    for (int64_t k = 0; k < {k_}; ++k) {wq}[o * {kp} + k] = {wgt}[o * {k_} + k];"]  # fmt: skip
         wgt = wq
-    if any((pt, pl, pb, pr)) or cs != c_:  # the border (and a 1x1 patch's channel tail)
+    if cs != c_:  # a 1x1 patch's channel tail: every pixel's
         lines += ["  {", f"    const {xt} pv = ({xt})({value});",  # (a local: the stores cannot change it)
                   f"    for (int64_t i = 0; i < {hp * wp_ * cs}; ++i) {xs}[i] = pv;", "  }"]  # fmt: skip
+    elif any((pt, pl, pb, pr)):  # the border only: the copy below writes the rest (filling the
+        # whole map took 0.03 ms of a 56x56x64 layer's 0.98)
+        row = wp_ * cs
+        lines += ["  {", f"    const {xt} pv = ({xt})({value});",
+                  f"    for (int64_t i = 0; i < {pt * row}; ++i) {xs}[i] = pv;",
+                  f"    for (int64_t i = {(pt + h_) * row}; i < {hp * row}; ++i) {xs}[i] = pv;",
+                  f"    for (int64_t y = {pt}; y < {pt + h_}; ++y) {{",
+                  f"      for (int64_t i = 0; i < {pl * cs}; ++i) {xs}[y * {row} + i] = pv;",
+                  f"      for (int64_t i = {(pl + w_) * cs}; i < {row}; ++i) {xs}[y * {row} + i] = pv;",
+                  "    }", "  }"]  # fmt: skip
     if col is not None and kp != k_:
         lines += [f"  for (int64_t i = 0; i < {ow * kp}; ++i) {col}[i] = 0;"]
     # (through restrict pointers: an input pointer may alias the scratch, and GCC then left the
