@@ -25,10 +25,13 @@ def _rel(out: np.ndarray, ref: np.ndarray) -> float:
     return float(np.max(np.abs(out - ref))) / max(float(np.max(np.abs(ref))), 1e-30)
 
 
-MORE = ["whisper_encoder", "poolformer_s12", "hrnet_w18_small", "llama_small", "tresnet_m"]
+MORE = ["whisper_encoder", "poolformer_s12", "hrnet_w18_small", "llama_small", "tresnet_m", "roberta",
+        "botnet26t_256", "fastvit_t8"]
 """A few of ``zoo.EXTRA_MODELS`` (``benchmarks/zoo.py --more``), one per mechanism they needed:
 1-D convolutions, GroupNorm as instance norm, nearest upsampling, Llama's RMSNorm/rotary/GQA
-attention, reflect padding and leaky ReLU."""
+attention, reflect padding and leaky ReLU, a gather_nd of computed indices in the workspace
+(RoBERTa), no oneDNN reference primitive (BoTNet's transposed attention products), a GELU
+read twice (FastViT)."""
 
 
 @pytest.mark.parametrize("name", list(zoo.MODELS) + MORE)
