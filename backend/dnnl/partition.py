@@ -90,6 +90,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     canonicalize_arith(module)  # one written form of each activation for the patterns
     mean_to_global_pool(module)
     matmul_to_dense(module)
+    split_gated_dense(module)
     residual_last(module)
     layer_norm_rewrite(module)
     layouts: list[Any] = []
@@ -163,6 +164,89 @@ def matmul_to_dense(module: ModuleOp) -> int:
         Rewriter.erase_op(op)
         if not w.result.uses:
             Rewriter.erase_op(w)
+        count += 1
+    return count
+
+
+def split_gated_dense(module: ModuleOp) -> int:
+    """A float32 ``nn.dense`` by a constant weight (its bias added or not) whose result is
+    ``split`` along its features into parts that only elementwise ops read becomes one
+    dense per part, each with its rows of the weight and its part of the bias: the gated
+    linear units (SwiGLU, GeGLU) that compute both halves in one layer and then
+    ``act(a) * b`` (EVA-02's MLP, timm's ``SwiGLUPacked``). Whole, the split and the
+    activation ran as native passes over the halves; split, each half is a dense the oneDNN
+    patterns take with its activation as a post-op. A split read by views (GPT-2's q, k, v
+    reshaped into heads) is left alone. Returns how many.
+
+    Before::
+
+        %d = relay.nn.dense %x, %w {units = 8}          // %w: a constant (8, 4)
+        %y = relay.add %d, %b                           // %b: a constant (8,)
+        %a, %g = relay.split %y {indices_or_sections = 2, axis = 1}
+        %s = relay.sigmoid %a ...
+
+    After::
+
+        %a = relay.add (relay.nn.dense %x, %w[0:4]), %b[0:4]
+        %g = relay.add (relay.nn.dense %x, %w[4:8]), %b[4:8]
+    """
+    import numpy as np
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from xrelay.dialects.relay import OpPattern
+
+    count = 0
+    for op in list(module.walk()):
+        if not isinstance(op, RelayOp) or op.RELAY_NAME != "split" or len(op.results) < 2:
+            continue
+        y = op.operands[0]
+        rank = len(shape_of(y.type))
+        if rank == 0 or op.attrs["axis"] % rank != rank - 1 or dtype_of(y.type) != "float32":
+            continue
+        parts = list(op.results)
+        if not all(
+            r.uses and all(isinstance(u.operation, RelayOp) and u.operation.PATTERN <= OpPattern.BROADCAST for u in r.uses)
+            for r in parts
+        ):
+            continue
+        add = y.owner if isinstance(y.owner, RelayOp) and y.owner.RELAY_NAME == "add" else None
+        dense = add.operands[0].owner if add is not None else y.owner
+        bias = add.operands[1].owner if add is not None else None
+        if not isinstance(dense, RelayOp) or dense.RELAY_NAME != "nn.dense" or not dense.results[0].has_one_use():
+            continue
+        if add is not None and (not isinstance(bias, ConstantOp) or not y.has_one_use()):
+            continue
+        w = dense.operands[1].owner
+        if not isinstance(w, ConstantOp) or w.numpy().ndim != 2 or dense.attrs.get("out_dtype") not in ("", None):
+            continue
+        weight = w.numpy()
+        b = None if bias is None else bias.numpy()
+        if b is not None and (b.ndim != 1 or b.shape[0] != weight.shape[0]):
+            continue  # (a bias of another shape broadcasts: not one value per feature)
+        new, start = [], 0
+        for r in parts:
+            n = shape_of(r.type)[-1]
+            wc = ConstantOp.from_numpy(np.ascontiguousarray(weight[start : start + n]))
+            d = RELAY_OPS["nn.dense"].make([dense.operands[0], wc.result], units=n)
+            made = [wc, d]
+            if b is not None:
+                bc = ConstantOp.from_numpy(np.ascontiguousarray(b[start : start + n]))
+                made += [bc, RELAY_OPS["add"].make([d.results[0], bc.result])]
+            if made[-1].results[0].type != r.type:
+                break
+            new.append(made)
+            start += n
+        if len(new) != len(parts):
+            continue
+        Rewriter.insert_op([o for made in new for o in made], InsertPoint.before(op))
+        for r, made in zip(parts, new):
+            r.replace_all_uses_with(made[-1].results[0])
+        for dead in (op, add, dense):
+            if dead is not None:
+                Rewriter.erase_op(dead)
+        for c in (bias, w):
+            if c is not None and not c.result.uses:
+                Rewriter.erase_op(c)
         count += 1
     return count
 

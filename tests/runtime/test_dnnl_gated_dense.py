@@ -1,0 +1,69 @@
+"""Gated linear units computed as one linear layer and split (SwiGLU, GeGLU: ``act(a) * b``
+of the two halves; EVA-02's MLP) become one dense per half (``split_gated_dense``), so each
+half's activation is a oneDNN post-op instead of native passes over the split: EVA-02 Tiny
+43.1 -> 26.3 ms. A split whose parts are read by views (GPT-2's q, k, v) stays one dense."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay.backend.dnnl.partition import split_gated_dense
+from xrelay.dialects import module_op
+from xrelay.frontends.onnx import from_onnx
+from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+
+RNG = np.random.default_rng(0)
+
+
+def _glu(act: str, views: bool = False):
+    g = GraphBuilder(1)
+    w = g.const(RNG.standard_normal((16, 64)).astype("float32") * 0.3)
+    b = g.const(RNG.standard_normal(64).astype("float32") * 0.1)
+    y = g.node("Add", [g.node("MatMul", ["x", w]), b])
+    a, gate = g.node("Split", [y, g.const(np.array([32, 32], np.int64))], axis=-1, n_out=2)
+    if views:  # read by reshapes, as attention reads q, k and v
+        out = g.node("Add", [g.node("Reshape", [a, g.const(np.array([1, 5, 4, 8], np.int64))]),
+                             g.node("Reshape", [gate, g.const(np.array([1, 5, 4, 8], np.int64))])])  # fmt: skip
+    else:
+        if act == "swish":
+            h = g.node("Mul", [a, g.node("Sigmoid", [a])])
+        else:
+            h = g.node("Relu", [a])
+        out = g.node("MatMul", [g.node("Mul", [h, gate]), g.const(RNG.standard_normal((32, 8)).astype("float32"))])
+    return g.model({"x": ([1, 5, 16], np.float32)}, [out], "glu")
+
+
+@pytest.mark.parametrize("act", ["swish", "relu"])
+def test_gated_halves_are_two_denses_with_their_activation(act):
+    model = _glu(act)
+    x = {"x": RNG.standard_normal((1, 5, 16)).astype("float32")}
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3)
+    m.set_input(**x)
+    m.run()
+    got, want = m.get_output(0).numpy(), run_onnxruntime(model, x)[0]
+    assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    ex = m.executor
+    native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
+    assert not any("split" in ops or "sigmoid" in ops or "relu" in ops for ops in native), native
+    names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
+    # the activated half with its activation as a post-op, the gate half with its bias
+    assert f"dnnl.dense_bias_{act}" in {n.split("(")[0] for n in names}, names
+    assert "dnnl.dense_bias(nn.dense+add)" in names, names
+
+
+def test_rewrite_counts_and_leaves_views_alone():
+    from xrelay.backend.dnnl.partition import matmul_to_dense
+    from xrelay.transforms.infra import PassContext
+
+    for views, want in ((False, 1), (True, 0)):
+        mod, params = from_onnx(_glu("swish", views=views), freeze_params=True)
+        with PassContext(opt_level=3):
+            module = module_op(xrelay.relay.transform.InferType()(mod))
+        matmul_to_dense(module)
+        assert split_gated_dense(module) == want
+        splits = [o for o in module.walk() if getattr(o, "RELAY_NAME", "") == "split"]
+        assert len(splits) == 1 - want
