@@ -170,8 +170,9 @@ def split_movement(fn: Any) -> tuple[list, list] | None:
     if tail:
         if len(ret.operands) != 1 or ret.operands[0] is not tail[-1].results[0]:
             return None
-        prev = tail[0].operands[0] if tail[0].operands[0].owner in move else tail[0].operands[1]
-        if prev.owner not in move:
+        # (the chain's first op reads the movement's result; a unary op has one operand)
+        prev = next((v for v in tail[0].operands if v.owner in move), None)
+        if prev is None:
             return None
         for op in tail:
             if op.RELAY_NAME not in ELEMENTWISE_TAIL or len(op.operands) != 2 or list(op.operands).count(prev) != 1:

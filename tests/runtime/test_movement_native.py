@@ -187,3 +187,18 @@ def test_scaled_query_from_the_fused_projection_is_one_pass():
     m.run()
     np.testing.assert_array_equal(m.get_output(0).numpy(), a[0].transpose(0, 2, 1) * np.float32(0.125))
     assert _labels(m) == ["strided_slice, reshape, transpose as strided copies + multiply"]
+
+
+def test_a_chain_that_starts_with_a_unary_op_of_another_input_keeps_its_kernels():
+    """A function whose movement is followed by a unary op of another argument (GhostNetV2's
+    attention gate: ``x`` moved, times ``sigmoid(gate)``) is no movement function; the check
+    read the unary op's second operand and failed the build with an IndexError."""
+    x, z = relay.var("x", shape=(1, 8, 4, 6)), relay.var("z", shape=(1, 4, 6, 8))
+    y = relay.multiply(relay.transpose(x, (0, 2, 3, 1)), relay.sigmoid(z))
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x, z], y)))
+    m = xrelay.build(mod, None, backends=("native",))
+    xv, zv = RNG.standard_normal((1, 8, 4, 6)).astype("float32"), RNG.standard_normal((1, 4, 6, 8)).astype("float32")
+    m.set_input(x=xv, z=zv)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0).numpy(), xv.transpose(0, 2, 3, 1) / (1 + np.exp(-zv)), rtol=1e-6)
+    assert [ops for _, ops, _ in m.executor.steps] == ["copy", "copy", "transpose, sigmoid, multiply"]
