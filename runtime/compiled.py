@@ -45,6 +45,10 @@ class CompiledFunction:
     winograd: list[np.ndarray] = field(default_factory=list)
     """The transformed weights (``(tile + 2)^2 x out_channels x in_channels``, packed at
     compile time) of the convolutions that run as Winograd."""
+    derived: list[np.ndarray] = field(default_factory=list)
+    """Other constants kernels derive at compile time from an op's attributes and shapes
+    (a linear or cubic resize's interpolation matrices): held like the Winograd weights,
+    made once, never per run."""
 
     def __call__(self) -> None:
         for _, _, t in self.thunks:

@@ -32,6 +32,7 @@ from xrelay.runtime.native.workspace import (
     WINOGRAD_TILE_ATTR,
     elementwise_scratch_bytes,
     gather_nd_scratch_bytes,
+    resize_scratch_bytes,
     winograd_scratch_bytes,
 )
 from xrelay.transforms._relay_rewrite import tensor_dtype
@@ -160,7 +161,8 @@ def _walk_with_callees(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | No
 
 def kernel_scratch_bytes(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None]) -> int:
     """The workspace one native kernel at a time uses in ``fn`` (im2col or Winograd
-    matrices, elementwise chunks, a computed ``gather_nd``'s positions), rounded up to 64: the largest over its convolutions and
+    matrices, elementwise chunks, a computed ``gather_nd``'s positions, a linear or cubic
+    resize's intermediate), rounded up to 64: the largest over its convolutions and
     chunked elementwise ops, including those of composite functions it calls (found with
     ``lookup``); operations in a function run one after another."""
     best = 0
@@ -171,6 +173,8 @@ def kernel_scratch_bytes(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | 
             best = max(best, elementwise_scratch_bytes(op))
         elif isinstance(op, RelayOp) and op.RELAY_NAME == "gather_nd":
             best = max(best, gather_nd_scratch_bytes(op))
+        elif isinstance(op, RelayOp) and op.RELAY_NAME == "image.resize2d":
+            best = max(best, resize_scratch_bytes(op))
     return -(-best // 64) * 64
 
 

@@ -94,6 +94,7 @@ from xrelay.runtime.native.workspace import (
     ELEMENTWISE_CHUNK,
     elementwise_scratch_bytes,
     gather_nd_scratch_bytes,
+    resize_scratch_bytes,
     stated_winograd_tile,
     winograd_scratch_bytes,
     winograd_slice_bytes,
@@ -155,6 +156,8 @@ class Options:
     """Where a convolution put its im2col matrix (reported in ``CompiledFunction.columns``)."""
     winograd: list[np.ndarray] = field(default_factory=list)
     """The transformed weights of the Winograd convolutions (``CompiledFunction.winograd``)."""
+    derived: list[np.ndarray] = field(default_factory=list)
+    """Constants derived from attributes and shapes (``CompiledFunction.derived``)."""
     fixed: tuple[bool, ...] = ()
     """Per operand of the op: whether its values stay the same while the thunks are used
     (a constant), so a kernel may transform it once at compile time (Winograd weights)."""
@@ -612,7 +615,8 @@ def _fast_pad(op, vals, out, ws, opts):
 
 
 def _fast_resize(op, vals, out, ws, opts):
-    """A nearest-neighbour ``image.resize2d`` by whole factors whose output pixel ``o`` reads
+    """A linear or cubic ``image.resize2d``: ``_fast_resize_matmul``. A nearest-neighbour one
+    by whole factors whose output pixel ``o`` reads
     input pixel ``o // factor`` along H and W (``nn.Upsample(scale_factor=k)`` as torch
     exports it: asymmetric coordinates, floor): one broadcasting copy into ``out`` seen with
     each of H and W split into (input size, factor), no temporary; the reference's values
@@ -622,6 +626,8 @@ def _fast_resize(op, vals, out, ws, opts):
 
     (x,) = vals
     a = op.attrs
+    if a.get("method") in ("linear", "cubic"):
+        return _fast_resize_matmul(op, vals, out, ws, opts)
     if a.get("method") != "nearest_neighbor" or x.dtype != out.dtype or x.ndim != out.ndim:
         return None
     mode = a.get("coordinate_transformation_mode", "half_pixel")
@@ -652,6 +658,68 @@ def _fast_resize(op, vals, out, ws, opts):
     dest = out.reshape(out_shape)
     source = np.expand_dims(x, tuple(ax + 1 + k for k, ax in enumerate(sorted(axes))))
     return [("other", functools.partial(np.copyto, dest, source))]
+
+
+def _resize_matrix(op, n_in: int, n_out: int, axis: str) -> np.ndarray:
+    """The ``n_out x n_in`` interpolation matrix of ``op`` along ``axis`` (``"H"`` or
+    ``"W"``), computed by the reference kernel itself on a stack of unit images (float64,
+    as it computes): column ``i`` is its output for an input that is 1 at index ``i`` and 0
+    elsewhere, so its weights, its edge clamping and ``cubic_exclude``. The other axis has
+    size 1 both sides (an identity: every mode's weights sum to 1 on one clamped index)."""
+    from xrelay.kernels import KERNELS as reference
+
+    eye = np.eye(n_in)
+    basis, size = (eye.reshape(1, n_in, n_in, 1), [n_out, 1]) if axis == "H" else (eye.reshape(1, n_in, 1, n_in), [1, n_out])
+    attrs = dict(op.attrs, size=size, layout="NCHW", out_dtype="")
+    return reference["image.resize2d"](basis, **attrs).reshape(n_in, n_out).T
+
+
+def _fast_resize_matmul(op, vals, out, ws, opts):
+    """A linear or cubic ``image.resize2d`` (CrossViT's bicubic 240 -> 224) as the linear map
+    it is: per image and channel ``out = A_h . x . A_w^T`` with the constant interpolation
+    matrices of ``_resize_matrix`` (the reference's weights), as two ``np.matmul`` — into
+    the planned workspace (``resize_scratch_bytes``: ``x . A_w^T``, ``N x C x H_in x W_out``
+    in NCHW; ``A_w . x`` per row, ``N x H_in x W_out x C`` in NHWC), then into ``out``.
+    Nothing is allocated per run; float32 products where the reference rounds float64 sums
+    once (1e-7 relative apart)."""
+    (x,) = vals
+    layout = op.attrs.get("layout", "NCHW")
+    need = resize_scratch_bytes(op)
+    if not need or ws is None or ws.nbytes < need or x.dtype != out.dtype or x.ndim != 4:
+        return None
+    if not (x.flags.c_contiguous and out.flags.c_contiguous) or np.shares_memory(x, out):
+        return None
+    h, w = layout.index("H"), layout.index("W")
+    (h_in, w_in), (h_out, w_out) = (x.shape[h], x.shape[w]), (out.shape[h], out.shape[w])
+    try:
+        a_h = _resize_matrix(op, h_in, h_out, "H")
+        a_w = _resize_matrix(op, w_in, w_out, "W")
+    except ValueError:
+        return None  # the reference kernel reports it when the step runs
+    # derived constants (like the Winograd weights): made here once, held by the function
+    a_h = np.ascontiguousarray(a_h, dtype=x.dtype)
+    a_w = np.ascontiguousarray(a_w.T if layout == "NCHW" else a_w, dtype=x.dtype)
+    opts.derived += [a_h, a_w]
+    n = x.shape[0]
+    if layout == "NCHW":
+        c = x.shape[1]
+        tmp = ws[: n * c * h_in * w_out * x.itemsize].view(x.dtype).reshape(n, c, h_in, w_out)
+        a_w_t = a_w  # (W_in x W_out)
+
+        def run() -> None:
+            np.matmul(x, a_w_t, out=tmp)
+            np.matmul(a_h, tmp, out=out)
+
+    else:
+        c = x.shape[3]
+        tmp = ws[: n * h_in * w_out * c * x.itemsize].view(x.dtype).reshape(n, h_in, w_out, c)
+        rows_in, rows_out = tmp.reshape(n, h_in, w_out * c), out.reshape(n, h_out, w_out * c)
+
+        def run() -> None:
+            np.matmul(a_w, x, out=tmp)
+            np.matmul(a_h, rows_in, out=rows_out)
+
+    return [("other", run)]
 
 
 def _fast_scan(op, vals, out, ws, opts):
@@ -1667,6 +1735,7 @@ def compile_function(
                     compiled.fast_ops += inner.fast_ops
                     compiled.columns.extend(inner.columns)
                     compiled.winograd.extend(inner.winograd)
+                    compiled.derived.extend(inner.derived)
                     continue
 
             def run_call(callee=callee, args=args, bufs=bufs) -> None:
@@ -1718,6 +1787,7 @@ def compile_function(
                     vals[0], pad_op = env[op.operands[0]], None
                 epilogue = [s for _, steps in chain for s in steps]
                 opts = Options(use_c_kernels, pool, epilogue, compiled.columns, compiled.winograd)
+                opts.derived = compiled.derived
                 opts.fixed = tuple(is_fixed(v) for v in op.operands)
                 opts.winograd_tile = stated_winograd_tile(op)
                 opts.dest = dest

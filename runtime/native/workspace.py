@@ -27,6 +27,7 @@ __all__ = [
     "WINOGRAD_TILE_ATTR",
     "elementwise_scratch_bytes",
     "gather_nd_scratch_bytes",
+    "resize_scratch_bytes",
     "stated_winograd_tile",
     "winograd_scratch_bytes",
     "winograd_slice_bytes",
@@ -130,3 +131,32 @@ def gather_nd_scratch_bytes(op: Operation) -> int:
         return 0
     n = math.prod(t.get_shape()[1:])
     return -(-(17 * n + 16) // 64) * 64
+
+
+RESIZE_MATMUL_LAYOUTS = ("NCHW", "NHWC")
+"""Layouts in which a linear or cubic ``image.resize2d`` runs as two matrix products."""
+
+
+def resize_scratch_bytes(op: Operation) -> int:
+    """Workspace bytes of a linear or cubic float32/float64 ``image.resize2d`` (NCHW or NHWC,
+    static shapes, any coordinate transformation mode but ``tf_crop_and_resize``), which the
+    native kernels run as ``A_h . x . A_w^T``: the product with ``A_w`` first, so the
+    intermediate of ``N x C x H_in x W_out`` elements (0 for any other op)."""
+    if getattr(op, "RELAY_NAME", None) != "image.resize2d" or len(op.operands) != 1 or not op.results:
+        return 0
+    a = op.attrs
+    if a.get("method") not in ("linear", "cubic") or a.get("coordinate_transformation_mode") == "tf_crop_and_resize":
+        return 0
+    layout = a.get("layout", "NCHW")
+    x_t, out_t = op.operands[0].type, op.results[0].type
+    if layout not in RESIZE_MATMUL_LAYOUTS or not all(
+        isinstance(t, TensorType) and t.has_static_shape() and len(t.get_shape()) == 4 for t in (x_t, out_t)
+    ):
+        return 0
+    dt = dtype_of(x_t.element_type)
+    if dt not in ("float32", "float64") or dtype_of(out_t.element_type) != dt:
+        return 0
+    w = layout.index("W")
+    shape = list(x_t.get_shape())
+    shape[w] = out_t.get_shape()[w]
+    return -(-math.prod(shape) * (int(dt[-2:]) // 8) // 64) * 64

@@ -1,7 +1,11 @@
 """A nearest-neighbour upsampling by whole factors (``nn.Upsample(scale_factor=k)`` as torch
 exports it: HRNet's fuse layers, feature pyramids) runs as one broadcasting copy into its
 destination, with the residual add and ReLU fused after it in place: nothing allocated
-outside the arena (the reference kernel's gathers were), the values of onnxruntime."""
+outside the arena (the reference kernel's gathers were), the values of onnxruntime.
+
+A linear or cubic resize (CrossViT's bicubic 240 -> 224) runs as two matrix products with the
+reference kernel's own interpolation matrices, through a planned workspace: the reference's
+values, nothing allocated per run."""
 
 from __future__ import annotations
 
@@ -9,7 +13,10 @@ import numpy as np
 import pytest
 
 import xrelay
+from xrelay import relay
+from xrelay.backend.build import build_program
 from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.executor import Executor
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
 RNG = np.random.default_rng(0)
@@ -47,3 +54,65 @@ def test_nearest_upsampling_runs_inside_the_arena(scale, mode, nearest, conv):
     report = m.executor.outside_arena()
     if scale == int(scale):  # a whole factor: a copy (1.5 gathers: checked for its values only)
         assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
+def _resize_program(shape, size, layout, method, mode):
+    x = relay.var("x", shape=shape)
+    y = relay.image.resize2d(x, size, layout=layout, method=method, coordinate_transformation_mode=mode,
+                             cubic_alpha=-0.75)  # fmt: skip
+    program, _ = build_program(relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], y))), {})
+    return program
+
+
+@pytest.mark.parametrize("method", ["linear", "cubic"])
+@pytest.mark.parametrize("mode", ["half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"])
+@pytest.mark.parametrize(
+    "layout,shape,size",
+    [("NCHW", (2, 3, 12, 17), (7, 30)),  # down in H, up in W
+     ("NCHW", (1, 3, 24, 24), (22, 22)),  # CrossViT's square downscale, smaller
+     ("NHWC", (2, 12, 17, 3), (25, 9))],
+)  # fmt: skip
+def test_linear_and_cubic_resize_are_two_products_in_the_arena(method, mode, layout, shape, size):
+    program = _resize_program(shape, size, layout, method, mode)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    outs = []
+    for fast in (True, False):
+        ex = Executor(program, threads=1, fast=fast)
+        np.copyto(ex.input_buffers[0], x)
+        ex.run()
+        outs.append(ex.outputs[0].copy())
+        if fast:
+            matrices = [m.shape for _, _, c in ex.steps for m in c.derived]
+            report = ex.outside_arena()
+    got, ref = outs
+    assert np.all(np.isfinite(got)) and float(np.std(ref)) > 0.3
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    h, w = layout.index("H"), layout.index("W")
+    a_w = (shape[w], size[1]) if layout == "NCHW" else (size[1], shape[w])  # A_w^T for NCHW
+    assert matrices == [(size[0], shape[h]), a_w]  # the fast kernel ran (its derived constants)
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+
+
+@pytest.mark.parametrize("mode,alpha", [("linear", None), ("cubic", -0.75), ("cubic", -0.5)])
+@pytest.mark.parametrize("ctm", ["half_pixel", "align_corners", "asymmetric"])
+@pytest.mark.parametrize("sizes", [(28, 28), (11, 40)])
+def test_linear_and_cubic_resize_match_onnxruntime(mode, alpha, ctm, sizes):
+    g = GraphBuilder(1)
+    attrs = {"mode": mode, "coordinate_transformation_mode": ctm}
+    if alpha is not None:
+        attrs["cubic_coeff_a"] = alpha
+    y = g.node("Resize", ["data", "", "", g.const(np.array([1, 3, *sizes], np.int64))], **attrs)
+    model = g.model({"data": ([1, 3, 30, 30], np.float32)}, [y], "resize", opset=18)
+    x = {"data": RNG.standard_normal((1, 3, 30, 30)).astype("float32")}
+    mod, params = from_onnx(model)
+    assert "image.resize2d" in mod.astext()
+    m = xrelay.build(mod, params, opt_level=3, threads=1)
+    m.set_input(**x)
+    m.run()
+    got = m.get_output(0).numpy()
+    ref = run_onnxruntime(model, x)[0]
+    assert got.shape == ref.shape == (1, 3, *sizes) and float(np.std(ref)) > 0.3
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    assert sum(len(c.derived) for _, _, c in m.executor.steps) == 2
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
