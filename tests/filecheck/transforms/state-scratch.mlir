@@ -56,6 +56,22 @@ func.func private @fused_stated(%p0: tensor<1x3x8x8xf32>, %p1: tensor<4x3x3x3xf3
 // a code generator stated the whole workspace: left as it is
 // CHECK:      func.func private @fused_stated({{.*}} attributes {relay.primitive = 1 : i64, relay.scratch_bytes = 128 : i64} {
 
+func.func private @fused_resize(%p0: tensor<1x3x24x24xf32>) -> tensor<1x3x22x20xf32> attributes {relay.primitive = 1 : i64} {
+  %y = relay.image.resize2d %p0 {size = [22, 20], method = "cubic", cubic_alpha = -0.75} : (tensor<1x3x24x24xf32>) -> tensor<1x3x22x20xf32>
+  func.return %y : tensor<1x3x22x20xf32>
+}
+
+// a cubic resize runs as two products: x . A_w^T (1 x 3 x 24 x 20 x 4 bytes = 5760) first
+// CHECK:      func.func private @fused_resize({{.*}} attributes {relay.primitive = 1 : i64, relay.kernel_scratch_bytes = 5760 : i64}
+
+func.func private @fused_nearest(%p0: tensor<1x3x24x24xf32>) -> tensor<1x3x48x48xf32> attributes {relay.primitive = 1 : i64} {
+  %y = relay.image.resize2d %p0 {size = [48, 48], method = "nearest_neighbor"} : (tensor<1x3x24x24xf32>) -> tensor<1x3x48x48xf32>
+  func.return %y : tensor<1x3x48x48xf32>
+}
+
+// a nearest resize copies: nothing stated
+// CHECK:      func.func private @fused_nearest({{.*}} attributes {relay.primitive = 1 : i64} {
+
 func.func @main(%x: tensor<1x16x28x28xf32>) -> tensor<1x64x28x28xf32> {
   %w = relay.constant dense<1.0> : tensor<64x16x3x3xf32>
   %y = func.call @fused_wino(%x, %w) : (tensor<1x16x28x28xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x28x28xf32>
