@@ -243,10 +243,12 @@ def split_gated_dense(module: ModuleOp) -> int:
             r.replace_all_uses_with(made[-1].results[0])
         for dead in (op, add, dense):
             if dead is not None:
-                Rewriter.erase_op(dead)
+                dead.detach()
+                dead.erase()
         for c in (bias, w):
             if c is not None and not c.result.uses:
-                Rewriter.erase_op(c)
+                c.detach()
+                c.erase()
         count += 1
     return count
 

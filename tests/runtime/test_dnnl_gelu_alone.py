@@ -40,13 +40,8 @@ def _group_norm(g):
     return x, (2, 48, 40)
 
 
-@pytest.mark.parametrize("form", ["erf", "tanh"])
-@pytest.mark.parametrize("before", [_transposed, _group_norm])
-def test_gelu_alone_is_one_onednn_eltwise_step(form, before):
-    g = GraphBuilder(1)
-    y, shape = before(g)
-    model = g.model({"x": (list(shape), np.float32)}, [_gelu(g, y, form)], "gelu")
-    x = {"x": (RNG.standard_normal(shape) * 2).astype("float32")}
+def _built(model, x):
+    """The model imported, its interpreter result on ``x``, and the build run on ``x``."""
     mod, params = from_onnx(model)
     expect = run(mod, x, params)[0]
     m = xrelay.build(mod, params, opt_level=3)
@@ -54,8 +49,17 @@ def test_gelu_alone_is_one_onednn_eltwise_step(form, before):
     m.run()
     out = m.get_output(0).numpy()
     assert np.all(np.isfinite(out)) and float(np.std(out)) > 0.1
+    return expect, out, m.executor
+
+
+@pytest.mark.parametrize("form", ["erf", "tanh"])
+@pytest.mark.parametrize("before", [_transposed, _group_norm])
+def test_gelu_alone_is_one_onednn_eltwise_step(form, before):
+    g = GraphBuilder(1)
+    y, shape = before(g)
+    model = g.model({"x": (list(shape), np.float32)}, [_gelu(g, y, form)], "gelu")
+    expect, out, ex = _built(model, {"x": (RNG.standard_normal(shape) * 2).astype("float32")})
     assert float(np.max(np.abs(out - expect))) <= 1e-5
-    ex = m.executor
     native = [s[0] for s, b in zip(ex.steps, ex.step_backends) if b == "native" and s[0] != "memory.copy"]
     assert not native, native  # (the input's copy into the arena is the one native step)
     steps = [(s.name, s.impl) for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl"
@@ -80,15 +84,7 @@ def test_gelu_read_by_a_scale_and_a_residual_keeps_its_factor(form):
     normed = g.node("Add", [g.node("Mul", [y, scale]), shift])
     out = g.conv(g.node("Add", [normed, y]), 16, 16, 1, name="c")
     model = g.model({"x": (list(shape), np.float32)}, [out], "gelu_shared")
-    x = {"x": RNG.standard_normal(shape).astype("float32")}
-    mod, params = from_onnx(model)
-    expect = run(mod, x, params)[0]
-    m = xrelay.build(mod, params, opt_level=3)
-    m.set_input(**x)
-    m.run()
-    got = m.get_output(0).numpy()
-    assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
+    expect, got, ex = _built(model, {"x": RNG.standard_normal(shape).astype("float32")})
     np.testing.assert_allclose(got, expect, rtol=1e-4, atol=1e-4)
-    ex = m.executor
     native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
     assert not any("erf" in ops or "tanh" in ops for ops in native), native
