@@ -15,6 +15,7 @@ import os
 import weakref
 import zipfile
 import zlib
+from collections.abc import Iterable
 
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
@@ -185,6 +186,19 @@ def release_pages(array: np.ndarray) -> int:
     hi = min(-(-hi // page) * page, len(mapped))
     mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
     return hi - lo
+
+
+def release_files(arrays: Iterable[np.ndarray]) -> int:
+    """Hand back every resident page of the params files that ``arrays`` view (``map_npz``),
+    whole files: reading one array also maps the pages around it that the page cache holds
+    (the kernel's fault-around, up to 64 KB), its neighbours' included, even after those
+    were handed back one by one (``release_pages``). Returns the bytes advised."""
+    files = {id(m): m for m in map(file_mapping_of, arrays) if m is not None}
+    if not hasattr(mmap, "MADV_DONTNEED"):
+        return 0
+    for mapped in files.values():
+        mapped.madvise(mmap.MADV_DONTNEED)
+    return sum(len(m) for m in files.values())
 
 
 def resident_bytes(path: str | os.PathLike[str]) -> int:

@@ -123,6 +123,13 @@ def _patterns(o: np.ndarray, s: np.ndarray) -> list[tuple[int, int, tuple]] | No
         rows = merged
 
 
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of ``a`` (``np.unique``'s, which imports ``numpy.ma``: 0.9 MB
+    of a deployed process that never uses it)."""
+    s = np.sort(a, axis=None)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
+
+
 def _grouped(o: np.ndarray, s: np.ndarray, n: np.ndarray) -> list[tuple[int, int, int, tuple]] | None:
     """Patterns ``(run length, o0, s0, levels)`` covering the runs (starts ``o``, ``s``,
     lengths ``n``) of one (result, input) pair: the fewer of two groupings, by run length,
@@ -131,7 +138,7 @@ def _grouped(o: np.ndarray, s: np.ndarray, n: np.ndarray) -> list[tuple[int, int
     run that breaks the regular pattern of the others)."""
     ways = []
     by_length: list | None = []
-    for length in np.unique(n):
+    for length in _distinct(n):
         found = _patterns(o[n == length], s[n == length])
         if found is None:
             by_length = None
@@ -140,7 +147,7 @@ def _grouped(o: np.ndarray, s: np.ndarray, n: np.ndarray) -> list[tuple[int, int
     if by_length is not None:
         ways.append(by_length)
     g = int(np.gcd.reduce(n))
-    if len(np.unique(n)) > 1 and int(n.sum()) // g <= 16 * MAX_ROWS:
+    if len(_distinct(n)) > 1 and int(n.sum()) // g <= 16 * MAX_ROWS:
         k = n // g
         base = np.repeat(np.cumsum(k) - k, k)
         step = (np.arange(int(k.sum())) - base) * g
@@ -250,7 +257,7 @@ def _flat_patterns(flat: np.ndarray) -> list[tuple[int, int, int, int, tuple]] |
     cut = np.flatnonzero((np.diff(src) != 0) | (np.diff(off) != 1)) + 1
     starts = np.concatenate(([0], cut))
     lengths = np.diff(np.concatenate((starts, [flat.size])))
-    for i in np.unique(src[starts]):
+    for i in _distinct(src[starts]):
         mine = src[starts] == i
         found = _grouped(starts[mine], off[starts][mine], lengths[mine])
         if found is None or len(out) + len(found) > MAX_PATTERNS:
@@ -280,8 +287,8 @@ def _peeled_patterns(addr: np.ndarray) -> list[tuple[int, int, int, int, tuple]]
                 break
             delta = np.take(off, np.arange(1, n), axis=k) - np.take(off, np.arange(n - 1), axis=k)
             steps = {}
-            for i in np.unique(first):
-                d = np.unique(delta[first == i])
+            for i in _distinct(first):
+                d = _distinct(delta[first == i])
                 if len(d) != 1:
                     break
                 steps[int(i)] = int(d[0])

@@ -9,7 +9,8 @@ the tables are imported when printed, oneDNN's library is found from its wheel's
 ml_dtypes (2.5 MB: imported on the first bfloat16/float8/int4 value, ``dialects.relay.dtypes``)
 and ``statistics`` (fractions and decimal, 0.4 MB: ``BenchmarkResult`` uses numpy). Nor does it
 import what it only needs on a path it does not take: ``logging`` (0.6 MB: the memory planning
-report's logger), ``subprocess`` (0.3 MB: compiling a kernel library missing from the cache), or
+report's logger), ``subprocess`` (0.3 MB: compiling a kernel library missing from the cache), ``numpy.ma``
+(0.9 MB: ``np.unique`` imports it; the movement analysis finds its distinct values itself), or
 a dialect its program does not name (``make_context`` registers them, the parser loads one when
 the text names it: the adt, ref, scf, test, tensor and arith dialects, 1.2 MB for a CNN)."""
 
@@ -27,7 +28,7 @@ HEAVY = ("numba", "llvmlite", "ortools", "hashlib", "_hashlib", "tabulate", "ema
 
 COMPILER = ("xrelay.transforms", "xrelay.backend")
 
-UNUSED = ("logging", "subprocess", "xrelay.dialects.adt", "xrelay.dialects.ref", "xdsl.dialects.scf",
+UNUSED = ("logging", "subprocess", "numpy.ma", "xrelay.dialects.adt", "xrelay.dialects.ref", "xdsl.dialects.scf",
           "xdsl.dialects.test", "xdsl.dialects.tensor", "xdsl.dialects.arith")  # fmt: skip
 
 CHILD = f"""
