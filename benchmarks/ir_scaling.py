@@ -1,8 +1,11 @@
-"""How building, printing, parsing and verifying relay IR scale with the number of ops.
+"""How building, printing, parsing, verifying and partitioning relay IR scale with the number of ops.
 
 Builds two graph families of 1k, 10k and 100k ops — a chain of elementwise/broadcast ops and a
 ResNet-style graph (conv2d, bias add, relu, residual add, repeated) — and prints seconds per 1k
-ops for each stage. Linear growth shows as a flat column.
+ops for each stage. Linear growth shows as a flat column. The partition column annotates a
+fresh copy for the oneDNN backend (``annotate-target`` with its op list, no region merging, so
+nearly every op is a region of its own, as in the dnnl build) and times ``partition-graph``,
+which outlines each region into a function of its own.
 
     python benchmarks/ir_scaling.py [--sizes 1000 10000 100000]
 """
@@ -20,8 +23,11 @@ from xdsl.ir import Block, Region
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
+from xrelay.backend.dnnl.patterns import supported
 from xrelay.dialects import make_context
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, tensor_type
+from xrelay.transforms.annotate_target import annotate_target
+from xrelay.transforms.partition_graph import partition_graph
 
 
 def chain(n: int) -> ModuleOp:
@@ -77,8 +83,22 @@ def measure(kind: str, n: int) -> list[object]:
     parsed.verify()
     t4 = time.perf_counter()
     ops = sum(1 for _ in parsed.walk()) - 2
+    annotate_target(parsed, ["dnnl"], {"dnnl": supported})
+    t5 = time.perf_counter()
+    functions = partition_graph(parsed)
+    t6 = time.perf_counter()
     k = ops / 1000
-    return [kind, ops, (t1 - t0) / k, (t2 - t1) / k, (t3 - t2) / k, (t4 - t3) / k, len(text) / 1e6]
+    return [
+        kind,
+        ops,
+        (t1 - t0) / k,
+        (t2 - t1) / k,
+        (t3 - t2) / k,
+        (t4 - t3) / k,
+        (t6 - t5) / k,
+        functions,
+        len(text) / 1e6,
+    ]
 
 
 def main() -> None:
@@ -86,7 +106,17 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     args = ap.parse_args()
     rows = [measure(kind, n) for kind in ("chain", "resnet-like") for n in args.sizes]
-    headers = ["graph", "ops", "build s/1k", "print s/1k", "parse s/1k", "verify s/1k", "text MB"]
+    headers = [
+        "graph",
+        "ops",
+        "build s/1k",
+        "print s/1k",
+        "parse s/1k",
+        "verify s/1k",
+        "partition s/1k",
+        "regions",
+        "text MB",
+    ]
     print(tabulate(rows, headers=headers, floatfmt=".3f", tablefmt="github"))
 
 

@@ -17,6 +17,11 @@ and called where the region was. Its parameters are the region's ``compiler_begi
 ``compiler_end`` ops, one result per value however many ends it has (a region with several
 outputs returns several results, where Relay returns a tuple). Then every remaining annotation
 (the ``default`` ones) is removed. Regions are numbered module-wide in order of appearance.
+
+Each call stands where the region's last output was, moved up (with what it needs) when an op
+before it uses an earlier output: the order a depth-first sort of the block would give, found
+by looking only at the ops that move, so outlining a block of many regions costs about its
+size, not its size times the number of regions.
 """
 
 from __future__ import annotations
@@ -42,12 +47,50 @@ __all__ = ["PartitionGraphPass", "partition_graph"]
 _SKIP = (FUNC_ATTRS["Composite"], FUNC_ATTRS["Primitive"], FUNC_ATTRS["Compiler"])
 
 
-def _outline(block: Block, region: Region, name: str, symbol: str, n: int, bind_constants: bool) -> func.FuncOp:
-    members = set(region.ops)
+class _Positions:
+    """Keys that order a block's ops as the block does, kept up to date as ops move, so
+    ordering a region's ops costs its size, not the block's. Keys are ints with gaps;
+    when ops are put where no gap is left, the block is renumbered."""
+
+    GAP = 1 << 32
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.key: dict[Operation, int] = {}
+        self.renumber()
+
+    def renumber(self) -> None:
+        self.key = {op: i * self.GAP for i, op in enumerate(self.block.ops)}
+
+    def sorted(self, ops: list[Operation]) -> list[Operation]:
+        return sorted(ops, key=self.key.__getitem__)
+
+    def placed_before(self, ops: list[Operation], anchor: Operation) -> None:
+        """``ops`` now stand, in this order, just before ``anchor``."""
+        before = ops[0].prev_op
+        low = self.key[before] if before is not None else self.key[anchor] - self.GAP
+        step = (self.key[anchor] - low) // (len(ops) + 1)
+        if step == 0:
+            self.renumber()
+            return
+        for k, op in enumerate(ops, 1):
+            self.key[op] = low + k * step
+
+
+def _outline(
+    block: Block,
+    at: _Positions,
+    region: Region,
+    name: str,
+    symbol: str,
+    n: int,
+    bind_constants: bool,
+) -> func.FuncOp:
+    ops = at.sorted(region.ops)  # the block's order now: earlier outlining may have moved ops
     inputs: list[SSAValue] = []
     bound: list[SSAValue] = []
-    for op in block.ops:
-        if isinstance(op, CompilerBeginOp) and op in members:
+    for op in ops:
+        if isinstance(op, CompilerBeginOp):
             value = op.operands[0]
             where = bound if bind_constants and isinstance(value.owner, ConstantOp) else inputs
             if value not in where:
@@ -62,9 +105,7 @@ def _outline(block: Block, region: Region, name: str, symbol: str, n: int, bind_
         body.add_op(copy)
         arg_of[value] = copy.results[0]
     outputs: list[CompilerEndOp] = []
-    for op in block.ops:
-        if op not in members:
-            continue
+    for op in ops:
         if isinstance(op, CompilerBeginOp):
             mapping[op.results[0]] = arg_of[op.operands[0]]
             continue
@@ -82,64 +123,85 @@ def _outline(block: Block, region: Region, name: str, symbol: str, n: int, bind_
         for old, new in zip(op.results, new_op.results, strict=True):
             mapping[old] = new
     # one result per value: ends of the same value (one per use) share it, as in Relay
-    out_values: list[SSAValue] = []
+    out_index: dict[SSAValue, int] = {}
     for e in outputs:
-        if e.operands[0] not in out_values:
-            out_values.append(e.operands[0])
-    results = [mapping[v] for v in out_values]
+        out_index.setdefault(e.operands[0], len(out_index))
+    results = [mapping[v] for v in out_index]
     body.add_op(func.ReturnOp(*results))
     fn = func.FuncOp(name, ([v.type for v in inputs], [v.type for v in results]), IRRegion(body))
     fn.attributes[FUNC_ATTRS["Primitive"]] = IntegerAttr(1, i64)
     fn.attributes[FUNC_ATTRS["Compiler"]] = StringAttr(region.target)
     fn.attributes[FUNC_ATTRS["global_symbol"]] = StringAttr(name)
     fn.attributes[FUNC_ATTRS["Inline"]] = IntegerAttr(1, i64)
-    last = max(outputs, key=lambda e: list(block.ops).index(e))
+    last = outputs[-1]
     call = func.CallOp(name, inputs, [v.type for v in results])
     block.insert_op_after(call, last)
+    at.key[call] = at.key[last]  # the call takes the place of the last end, erased below
     for end in outputs:
-        end.results[0].replace_all_uses_with(call.results[out_values.index(end.operands[0])])
-    for op in reversed(list(block.ops)):
-        if op in members:
-            block.erase_op(op, safe_erase=False)
+        end.results[0].replace_all_uses_with(call.results[out_index[end.operands[0]]])
+    for op in reversed(ops):  # users before their operands
+        del at.key[op]
+        op.detach()
+        op.erase(safe_erase=False)
     for value in bound:
         if not value.uses:
-            block.erase_op(value.owner)  # type: ignore[arg-type]
-    _sort(block)
+            del at.key[value.owner]  # type: ignore[arg-type]
+            value.owner.detach()  # type: ignore[union-attr]
+            value.owner.erase()  # type: ignore[union-attr]
+    _hoist(block, at, call)
     return fn
 
 
-def _sort(block: Block) -> None:
-    """Order ``block`` so each def precedes its uses, moving as little as possible: an op
-    outside the region that used an early output of it now follows the call."""
-    placed: set[Operation] = set()
-    order: list[Operation] = []
-
-    def place(op: Operation) -> None:
-        if op in placed:
-            return
-        placed.add(op)
-        for value in op.operands:
-            owner = value.owner
-            if isinstance(owner, Operation) and owner.parent is block:
-                place(owner)
-        order.append(op)
-
-    for op in list(block.ops):
-        place(op)
-    if order != list(block.ops):
-        for op in order:
-            op.detach()
-            block.add_op(op)
+def _hoist(block: Block, at: _Positions, call: func.CallOp) -> None:
+    """Restore def-before-use around the region's new ``call``, the one place where it may
+    be broken, as a depth-first sort of the whole block would (operands in order, ops in
+    block order), moving only what must move: the call stands where the region's last output
+    was, which can be after an op using an earlier output, and before an input of a member
+    that comes later (a member whose result no one uses). The call goes up to just before its
+    first use, or stays, and what it needs that stood at or after that place goes just before
+    it (in depth-first post-order of their operands); the rest of the block does not move."""
+    users = [u.operation for r in call.results for u in r.uses if u.operation.parent is block]
+    anchor = min([*users, call], key=at.key.__getitem__)
+    floor = at.key[anchor]
+    moved: list[Operation] = []
+    seen = {call}
+    stack: list[tuple[Operation, int]] = [(call, 0)]
+    while stack:
+        op, i = stack.pop()
+        if i == len(op.operands):
+            moved.append(op)
+            continue
+        stack.append((op, i + 1))
+        owner = op.operands[i].owner
+        if (
+            isinstance(owner, Operation)
+            and owner.parent is block
+            and owner not in seen
+            and at.key[owner] > floor
+        ):
+            seen.add(owner)
+            stack.append((owner, 0))
+    if anchor is call:
+        moved.pop()  # the call stays; what it needs goes before it
+    if not moved:
+        return
+    for op in moved:
+        op.detach()
+        block.insert_op_before(op, anchor)
+    at.placed_before(moved, anchor)
 
 
 def _strip_annotations(block: Block) -> None:
     for op in list(block.ops):
         if isinstance(op, CompilerBeginOp | CompilerEndOp):
             op.results[0].replace_all_uses_with(op.operands[0])
-            block.erase_op(op)
+            op.detach()
+            op.erase()
 
 
-def partition_graph(module: ModuleOp, mod_name: str = "default", bind_constants: bool = True) -> int:
+def partition_graph(
+    module: ModuleOp, mod_name: str = "default", bind_constants: bool = True
+) -> int:
     """Outline every non-default region of ``module``; return how many functions were made."""
     counters: dict[str, int] = {}
     made = 0
@@ -148,6 +210,7 @@ def partition_graph(module: ModuleOp, mod_name: str = "default", bind_constants:
             continue
         for block in fn.body.blocks:
             regions, _ = find_regions(block)
+            at = _Positions(block)
             for region in regions:
                 if region.target == DEFAULT_TARGET or not region.ends:
                     continue
@@ -155,7 +218,9 @@ def partition_graph(module: ModuleOp, mod_name: str = "default", bind_constants:
                 counters[region.target] = n + 1
                 prefix = f"tvmgen_{mod_name}_" if mod_name else ""
                 symbol = re.sub(r"[^0-9A-Za-z_]", "_", region.target)  # Relay sanitizes the name
-                new = _outline(block, region, f"{prefix}{symbol}_main_{n}", symbol, n, bind_constants)
+                new = _outline(
+                    block, at, region, f"{prefix}{symbol}_main_{n}", symbol, n, bind_constants
+                )
                 module.body.block.insert_op_before(new, fn)
                 made += 1
             _strip_annotations(block)
