@@ -5,8 +5,8 @@ precision, default device, ...) and two facts of the module (whether it uses dev
 engines offload it) to the pipeline's text, in xDSL's syntax (``name{option=value ...}``,
 comma-separated)::
 
-    make-static,remove-unused-functions,qnn-legalize,qnn-canonicalize-ops,simplify-inference,
-    eliminate-common-subexpr,fold-constant,fold-scale-axis,canonicalize-ops,
+    make-static,combine-split-conv2d,remove-unused-functions,qnn-legalize,qnn-canonicalize-ops,
+    simplify-inference,eliminate-common-subexpr,fold-constant,fold-scale-axis,canonicalize-ops,
     alter-op-layout{x86=false},fold-constant,canonicalize-views,sink-reshape,
     partition-for-engines{engines=dnnl},
     fuse-ops{opt-level=3},
@@ -93,6 +93,10 @@ def build_pipeline_spec(
         required_pass=list((context or PassContext.current()).required_pass),
     )  # fmt: skip
     passes: list[ModulePass] = [get_pass_class("make-static")()]
+    # convolutions of a tensor's channel pieces, concatenated (MixConv, grouped 1x1 convolutions
+    # written as split/concat), become one grouped convolution, into which the batch norm
+    # after the concatenation then folds (before casts come between them)
+    passes.append(get_pass_class("combine-split-conv2d")())
     if mixed_precision is not None and not offload:
         passes.append(ToMixedPrecisionPass(mixed_precision))  # the weights' casts fold next
     for name in BUILD_PIPELINE_PASSES:

@@ -53,6 +53,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "combine-parallel-batch-matmul": ("transforms/test_combine_parallel_batch_matmul.py",),
     "combine-parallel-conv2d": ("transforms/test_combine_parallel_conv2d.py",),
     "combine-parallel-dense": ("transforms/test_combine_parallel_dense.py",),
+    "combine-split-conv2d": ("transforms/test_combine_split_conv2d.py",),
     "conv2d-winograd": ("codegen/test_c_winograd.py",),
     "convert-layout": ("transforms/test_convert_layout.py", "transforms/test_convert_layout_tvm.py"),
     "dead-code-elimination": (

@@ -28,6 +28,7 @@ PASSES: dict[str, str] = {
     "combine-parallel-batch-matmul": "combine_parallel_batch_matmul.CombineParallelBatchMatmulPass",
     "combine-parallel-conv2d": "combine_parallel_conv2d.CombineParallelConv2DPass",
     "combine-parallel-dense": "combine_parallel_dense.CombineParallelDensePass",
+    "combine-split-conv2d": "combine_split_conv2d.CombineSplitConv2DPass",
     "conv2d-winograd": "conv2d_winograd.Conv2dWinogradPass",
     "convert-layout": "convert_layout.ConvertLayoutPass",
     "dead-code-elimination": "dead_code_elimination.DeadCodeEliminationPass",

@@ -112,5 +112,5 @@ def test_the_pipeline_lists_what_runs():
     assert "to-mixed-precision" not in names and 'mixed-precision="bfloat16"' in spec
     spec = pipeline.build_pipeline_spec(3, mixed_precision="float16", default_device="cpu")
     names = [s.split("{")[0] for s in spec.split(",")]
-    assert names[:2] == ["make-static", "to-mixed-precision"]
+    assert names[:3] == ["make-static", "combine-split-conv2d", "to-mixed-precision"]
     assert names.index("plan-devices") == names.index("fuse-ops") - 1
