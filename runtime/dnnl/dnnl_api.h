@@ -107,6 +107,9 @@ dnnl_status_t dnnl_memory_desc_create_with_strides(dnnl_memory_desc_t *memory_de
                                                    const dnnl_dims_t dims,
                                                    dnnl_data_type_t data_type,
                                                    const dnnl_dims_t strides);
+dnnl_status_t dnnl_memory_desc_create_submemory(dnnl_memory_desc_t *memory_desc,
+                                                const_dnnl_memory_desc_t parent_memory_desc,
+                                                const dnnl_dims_t dims, const dnnl_dims_t offsets);
 dnnl_status_t dnnl_memory_desc_create_with_tag(dnnl_memory_desc_t *memory_desc, int ndims,
                                                const dnnl_dims_t dims, dnnl_data_type_t data_type,
                                                dnnl_format_tag_t tag);

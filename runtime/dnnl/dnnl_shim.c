@@ -97,6 +97,20 @@ fail:
     return NULL;
 }
 
+/* The part of md of extent dims at offsets (a view into the same memory), or NULL where
+   oneDNN has none (an offset inside a block of a blocked dimension). */
+dnnl_memory_desc_t xr_dnnl_submemory(const_dnnl_memory_desc_t md, int ndims, const int64_t *dims,
+                                     const int64_t *offsets) {
+    dnnl_memory_desc_t sub = NULL;
+    dnnl_dims_t d, o;
+    copy_dims(d, ndims, dims);
+    copy_dims(o, ndims, offsets);
+    CHECK(dnnl_memory_desc_create_submemory(&sub, md, d, o));
+    return sub;
+fail:
+    return NULL;
+}
+
 void xr_dnnl_md_free(dnnl_memory_desc_t md) {
     if (md) dnnl_memory_desc_destroy(md);
 }

@@ -52,6 +52,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_threads": (_I, []),
     "xr_dnnl_md": (_P, [_I, _P, _I, _P]),
     "xr_dnnl_pd_md": (_P, [_P, _I, _I]),
+    "xr_dnnl_submemory": (_P, [_P, _I, _P, _P]),
     "xr_dnnl_md_free": (None, [_P]),
     "xr_dnnl_md_size": (ctypes.c_size_t, [_P]),
     "xr_dnnl_md_equal": (_I, [_P, _P]),

@@ -148,6 +148,10 @@ def _i64(values: Sequence[int]) -> Any:
 class _Md:
     """A memory descriptor the Python side owns (freed with it)."""
 
+    dims: list[int] | None = None
+    strides: list[int] | None = None
+    """The dims and element strides ``_md`` made it with (None: queried from a primitive)."""
+
     def __init__(self, lib: Any, handle: int | None, what: str):
         if not handle:
             raise DnnlUnsupported(f"oneDNN rejected {what} (status {lib.xr_dnnl_last_status()})")
@@ -172,7 +176,9 @@ def _md(
     lib: Any, dims: Sequence[int], strides: Sequence[int] | None, what: str, dtype: str = "float32"
 ) -> _Md:
     handle = lib.xr_dnnl_md(len(dims), _i64(dims), _TYPES[dtype], None if strides is None else _i64(strides))
-    return _Md(lib, handle, what)
+    md = _Md(lib, handle, what)
+    md.dims, md.strides = list(dims), None if strides is None else list(strides)
+    return md
 
 
 def _np_type(dtype: str) -> np.dtype:
@@ -874,12 +880,76 @@ def _round(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
 
 
+REORDER_PART_BYTES = 1 << 20
+"""``_reorder``: the bytes of a weight read from a mapped params file reordered at a time."""
+
+
 def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) -> np.ndarray:
-    """``stored`` in the primitive's weight format (a new aligned buffer), once."""
+    """``stored`` in the primitive's weight format (a new aligned buffer), once. A weight of a
+    mapped params file goes in parts of about ``REORDER_PART_BYTES`` along its outermost
+    dimension, each part's file pages handed back once reordered (``_parts``): its reordered
+    copy and its file pages are not all resident together (the peak of loading a model whose
+    largest weight -- a classifier's -- comes last)."""
     stored = np.ascontiguousarray(stored)
-    raw = np.empty(max(dst.size, 4) + _ALIGN, np.uint8)
+    parts = _parts(stored, src) if file_mapping_of(stored) is not None else None
+    size = max(dst.size, 4)
+    # (parts leave a blocked format's padding as it is: zeroed first, as a whole reorder writes it)
+    raw = (np.empty if parts is None else np.zeros)(size + _ALIGN, np.uint8)
     start = (-raw.ctypes.data) % _ALIGN
-    out = raw[start : start + max(dst.size, 4)]
+    out = raw[start : start + size]
+    if parts is None or not _reorder_parts(lib, stored, src, dst, out, parts):
+        _reorder_run(lib, stored, src, dst, out)
+    keep.append(out)
+    return out
+
+
+def _parts(stored: np.ndarray, src: _Md) -> tuple[int, list[tuple[int, int]]] | None:
+    """``(axis, [(offset, extent)])``: ``stored`` (a dense array that ``src`` describes, dims
+    in any order of its strides) cut along its outermost dimension into runs of about
+    ``REORDER_PART_BYTES``, multiples of 64 where the dimension is longer (oneDNN's blocks
+    divide 64: a part of a blocked format starts on a block), or None for one part."""
+    if src.dims is None or src.strides is None or stored.nbytes <= 2 * REORDER_PART_BYTES:
+        return None
+    axis = max((k for k, d in enumerate(src.dims) if d > 1), key=lambda k: src.strides[k], default=None)
+    if axis is None or src.strides[axis] * src.dims[axis] != stored.size:
+        return None
+    n, row = src.dims[axis], src.strides[axis] * stored.itemsize
+    step = max(1, REORDER_PART_BYTES // row)
+    if n > 64:
+        step = max(64, step // 64 * 64)
+    if step >= n:
+        return None
+    return axis, [(lo, min(step, n - lo)) for lo in range(0, n, step)]
+
+
+def _reorder_parts(
+    lib: Any, stored: np.ndarray, src: _Md, dst: _Md, out: np.ndarray,
+    parts: tuple[int, list[tuple[int, int]]],
+) -> bool:  # fmt: skip
+    """Reorder ``stored`` into ``out`` part by part (``_parts``), handing back each part's
+    file pages after it; False (nothing written) where oneDNN has no sub-memory of a part."""
+    axis, runs = parts
+    assert src.dims is not None
+    subs = []
+    for lo, extent in runs:
+        dims = list(src.dims)
+        dims[axis] = extent
+        offsets = [0] * len(dims)
+        offsets[axis] = lo
+        pair = [lib.xr_dnnl_submemory(md.handle, len(dims), _i64(dims), _i64(offsets)) for md in (src, dst)]
+        subs.append([_Md(lib, h, "a part of a weight") if h else None for h in pair])
+        if not all(pair):
+            return False
+    flat = stored.reshape(-1).view(np.uint8)
+    row = src.strides[axis] * stored.itemsize  # type: ignore[index]
+    for (lo, extent), (sub_src, sub_dst) in zip(runs, subs):
+        _reorder_run(lib, stored, sub_src, sub_dst, out)
+        release_pages(flat[lo * row : (lo + extent) * row])
+    return True
+
+
+def _reorder_run(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, out: np.ndarray) -> None:
+    """One oneDNN reorder of ``stored`` (described by ``src``) into ``out`` (by ``dst``)."""
     pd = lib.xr_dnnl_reorder(src.handle, dst.handle)
     if not pd:
         raise DnnlUnsupported("oneDNN cannot reorder a weight")
@@ -897,8 +967,6 @@ def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) 
         lib.xr_dnnl_pd_free(pd)
     if status:
         raise DnnlUnsupported(f"oneDNN failed to reorder a weight (status {status})")
-    keep.append(out)
-    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -284,6 +284,38 @@ def test_loaded_weights_are_not_held_twice(tmp_path):
         np.testing.assert_array_equal(value, params[name])
 
 
+def test_big_loaded_weights_are_reordered_in_parts(tmp_path, monkeypatch):
+    """A weight of the mapped params file larger than two parts goes to oneDNN's format in
+    parts along its outermost dimension, each part's file pages handed back after it
+    (``primitives._reorder``): the file pages resident during its reorders stay within a few
+    parts, not the whole weight beside its reordered copy. The outputs are those of the
+    built module, bit for bit (a 1x1 convolution of 1024 to 2048 channels and a classifier of
+    1000 outputs, whose last part is not whole blocks: 8 MB each)."""
+    from xrelay.runtime.dnnl import primitives
+
+    x = relay.var("x", shape=(1, 1024, 4, 4))
+    w = (RNG.standard_normal((2048, 1024, 1, 1)) / 32).astype("float32")
+    y = relay.nn.relu(_conv(x, relay.const(w), channels=2048, kernel_size=(1, 1)))
+    y = relay.reshape(relay.nn.global_avg_pool2d(y), (1, 2048))
+    y = relay.nn.dense(y, relay.const((RNG.standard_normal((1000, 2048)) / 45).astype("float32")))
+    m = xrelay.build(_mod(y, x), None)
+    resident: list[int] = []
+    run = primitives._reorder_run
+
+    def spy(lib, stored, src, dst, out):
+        run(lib, stored, src, dst, out)
+        if file_mapping_of(stored) is not None:
+            resident.append(resident_bytes(tmp_path / "params.npz"))
+
+    monkeypatch.setattr(primitives, "_reorder_run", spy)
+    export_and_load(m, RNG.standard_normal((1, 1024, 4, 4)).astype("float32"), tmp_path)
+    # 8 parts each (1 MB: 128 of the rows of 8 KB)
+    assert len(resident) == 16
+    # a part's pages, and what the kernel maps around a fault (a page cache folio, up to 2
+    # MB here), never the weight's 8 MB (without the parts: all of it, after its one reorder)
+    assert max(resident) <= 4 * primitives.REORDER_PART_BYTES
+
+
 def test_winograd_on_onednn_same_bits_for_any_thread_count(fastest):
     """The transforms cut their work items by thread and oneDNN's matmul reduces in a fixed
     order: one, two or three threads give the same bits."""
