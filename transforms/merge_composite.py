@@ -135,7 +135,11 @@ def _merge_in_block(
 ) -> list[func.FuncOp]:
     new: list[func.FuncOp] = []
     grouped: set[Operation] = set()
-    for root in reversed(list(block.ops)):
+    in_order = list(block.ops)
+    # each op's place in the block (a call takes its root's), so a match's ops are put in
+    # block order without walking the block once per match
+    position: dict[Operation, float] = {op: i for i, op in enumerate(in_order)}
+    for root in reversed(in_order):
         if root in grouped or root.parent is not block or not isinstance(root, RelayOp):
             continue
         for value in root.results:
@@ -160,7 +164,7 @@ def _merge_in_block(
             )
             if not interior_ok or (check is not None and not check(root)):
                 continue
-            new.append(_outline(block, name, value, inputs, ops, namer))
+            new.append(_outline(block, name, value, inputs, ops, namer, position))
             grouped.update(computing)
             break
     return new
@@ -173,17 +177,16 @@ def _outline(
     inputs: list[SSAValue],
     ops: list[Operation],
     namer: _Namer,
+    position: dict[Operation, float],
 ) -> func.FuncOp:
     body = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
     for i, (outer, arg) in enumerate(zip(inputs, body.args, strict=True)):
         arg.name_hint = f"p{i}"
         mapping[outer] = arg
-    members = set(ops)
+    members = sorted(ops, key=position.__getitem__)  # block order keeps every def before its use
     op_names = []
-    for op in block.ops:  # block order keeps every def before its use
-        if op not in members:
-            continue
+    for op in members:
         new_op = op.clone(value_mapper=mapping)
         body.add_op(new_op)
         for old, new in zip(op.results, new_op.results, strict=True):
@@ -203,12 +206,14 @@ def _outline(
     assert isinstance(root, Operation)
     call = func.CallOp(fn.sym_name.data, inputs, [root_value.type])
     block.insert_op_before(call, root)
+    position[call] = position[root] - 0.5
     if root_value.name_hint is not None:
         call.results[0].name_hint = root_value.name_hint
     root_value.replace_all_uses_with(call.results[0])
-    for op in reversed(list(block.ops)):
-        if op in members and not any(r.uses for r in op.results):
-            block.erase_op(op)
+    for op in reversed(members):  # users before their operands
+        if not any(r.uses for r in op.results):
+            op.detach()
+            op.erase()
     return fn
 
 

@@ -1398,6 +1398,8 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     needs as they are (the ways trade speed for memory; its parts run where they fit)."""
 
     most = max(threads or 1, default_threads())
+    # one index of the functions for every plan (each would index the module again)
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     fixed: dict[str, list] = {}
     for op in module.walk():
         if isinstance(op, func.CallOp):
@@ -1409,10 +1411,10 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
         memo: dict = {}  # (the Winograd weights, computed once for every way)
 
         try:
-            plan = plan_function(fn, module, fixed=args, threads=most, memo=memo)
+            plan = plan_function(fn, lookup=functions.get, fixed=args, threads=most, memo=memo)
             size = plan.workspace_bytes
             if most > 1 and not plan.winograd:
-                one = plan_function(fn, module, fixed=args, threads=1, memo=memo)
+                one = plan_function(fn, lookup=functions.get, fixed=args, threads=1, memo=memo)
                 size = max(size, one.parts_workspace(most))
         except DnnlUnsupported:
             continue  # runs on the native kernels, which state their own need
@@ -1422,7 +1424,7 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
         ways = [(way_label(), plan.workspace_bytes)]
         others = [{"band_rows": rows} for rows in band_rows_choices(plan.tile_rows)] + [{"winograd": False}]
         for way in others:
-            size = plan_function(fn, module, fixed=args, threads=most, memo=memo, **way).workspace_bytes
+            size = plan_function(fn, lookup=functions.get, fixed=args, threads=most, memo=memo, **way).workspace_bytes
             if size < ways[-1][1]:  # (a way with no less scratch than a faster one is no choice)
                 ways.append((way_label(**way), size))
         fn.attributes[SCRATCH_OPTIONS_ATTR] = ArrayAttr(

@@ -2375,10 +2375,9 @@ def plan_function(
     if module is None:
         top = fn.get_toplevel_object()
         module = top if isinstance(top, ModuleOp) else None
-    funcs: dict[str, func.FuncOp] = {}
     if lookup is None and module is not None:
-        funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
-    reader = _Reader(lib, fn, funcs, constant or (lambda op: op.numpy()), fixed)
+        lookup = _functions_of(module)
+    reader = _Reader(lib, fn, {}, constant or (lambda op: op.numpy()), fixed)
     reader.winograd = winograd
     reader.band_rows = band_rows
     if memo is not None:  # derived weights shared between plans of the same function
@@ -2428,6 +2427,20 @@ def way_of(label: str | None) -> dict[str, Any]:
     if label.startswith(prefix) and label[len(prefix):].isdigit() and int(label[len(prefix):]) > 0:
         return {"band_rows": int(label[len(prefix):])}
     raise DnnlUnsupported(f"unknown way to run a oneDNN function: {label!r}")
+
+
+def _functions_of(module: ModuleOp) -> Callable[[str], func.FuncOp | None]:
+    """The functions of ``module`` by name, indexed on the first look-up: a plan of a function
+    that calls none does not read the module (``offload_movement`` plans one per region)."""
+    index: dict[str, func.FuncOp] | None = None
+
+    def find(name: str) -> func.FuncOp | None:
+        nonlocal index
+        if index is None:
+            index = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+        return index.get(name)
+
+    return find
 
 
 class _Lookup(dict):

@@ -181,6 +181,36 @@ def test_layer_norm_primitive():
     np.testing.assert_allclose(out, (xv - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-4, atol=1e-5)
 
 
+def test_plan_reads_the_called_composites_from_the_module():
+    """``plan_function(fn, module)`` finds the composite functions ``fn`` calls among the
+    module's functions (indexed once, on the first call it meets), and refuses a call of a
+    function the module does not have."""
+    from xdsl.dialects import func
+
+    from xrelay.backend.dnnl.patterns import pattern_table
+    from xrelay.backend.engines import resolve_pass
+    from xrelay.dialects import make_context, module_op
+    from xrelay.runtime.dnnl.primitives import DnnlUnsupported, plan_function
+    from xrelay.transforms.annotate_target import AnnotateTargetPass
+    from xrelay.transforms.merge_composite import MergeCompositePass
+    from xrelay.transforms.partition_graph import PartitionGraphPass
+
+    x = relay.var("x", shape=(1, 8, 10, 10))
+    y = relay.nn.relu(_conv(x, _const(8, 8, 3, 3), padding=(1, 1), channels=8, kernel_size=(3, 3)))
+    module = module_op(_mod(y, x)).clone()
+    MergeCompositePass(pattern_table()).apply(make_context(), module)
+    resolve_pass(AnnotateTargetPass(("dnnl",))).apply(make_context(), module)
+    PartitionGraphPass().apply(make_context(), module)
+    (fn,) = [f for f in module.ops if isinstance(f, func.FuncOp) and "relay.compiler" in f.attributes]
+    (call,) = [o for o in fn.body.block.ops if isinstance(o, func.CallOp)]
+    plan = plan_function(fn, module)
+    assert [s.name for s in plan.steps] == ["dnnl.conv2d_relu(nn.conv2d+nn.relu)"]
+    (composite,) = [f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name == call.callee.root_reference]
+    composite.detach()
+    with pytest.raises(DnnlUnsupported, match="not a composite"):
+        plan_function(fn, module)
+
+
 def test_batch_matmul():
     a = relay.var("a", shape=(2, 5, 8))
     b = relay.var("b", shape=(2, 6, 8))

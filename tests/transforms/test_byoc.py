@@ -91,6 +91,38 @@ def test_merge_composite_python_table_and_check():
     assert all(_attr(f, "relay.composite") is None for f in _funcs(mod2).values())
 
 
+def test_composite_bodies_keep_the_block_order_over_many_matches():
+    """Each composite's ops are cloned in the block's order, which here is not the
+    pattern's (the subtract stands before the add), over many matches in one block."""
+    from xdsl.parser import Parser
+
+    from xrelay.dialects import make_context
+
+    t, n = "tensor<4xf32>", 20
+    lines, x = [], "%x"
+    for i in range(n):
+        lines += [
+            f"%s{i} = relay.subtract {x}, %b : ({t}, {t}) -> {t}",
+            f"%p{i} = relay.add {x}, %b : ({t}, {t}) -> {t}",
+            f"%m{i} = relay.multiply %p{i}, %s{i} : ({t}, {t}) -> {t}",
+            f"%t{i} = relay.tanh %m{i} : ({t}) -> {t}",
+        ]
+        x = f"%t{i}"
+    text = f"func.func @main(%x: {t}, %b: {t}) -> {t} {{\n" + "\n".join(lines) + f"\nfunc.return {x} : {t}\n}}"
+    module = Parser(make_context(), text).parse_module()
+    a, b = wildcard(), wildcard()
+    table = [("t.add_sub_mul", (a + b) * (a - b))]
+    check_semantics(relay.transform.MergeComposite(table), module)
+    after = module_op(relay.transform.MergeComposite(table)(module.clone()))
+    funcs = _funcs(after)
+    main = funcs.pop("main").body.block
+    assert len(funcs) == n
+    for f in funcs.values():
+        assert [o.name for o in f.body.block.ops] == ["relay.subtract", "relay.add", "relay.multiply", "func.return"]
+        assert _attr(f, "relay.partitioned_from_pattern") == "subtract_add_multiply_"
+    assert [o.name for o in main.ops] == ["func.call", "relay.tanh"] * n + ["func.return"]
+
+
 def test_commutative_add_matches_swapped():
     x = relay.var("x", shape=(2, 3))
     b = relay.var("b", shape=(3,))
