@@ -10,7 +10,8 @@ offloaded ops) and creates one oneDNN primitive descriptor per step:
   bias and epilogue are oneDNN post-ops: ``relu``/``clip``/``sigmoid``/``tanh``/Relay's
   ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops (a float32 swish that
   ends the epilogue as the shim's in-place SiLU pass after the primitive, ``silu_in_shim``),
-  a residual ``add`` as a binary post-op reading the residual straight from the arena;
+  a residual ``add`` and a gate's ``multiply`` (a computed tensor of the output's shape) as
+  binary post-ops reading it straight from the arena;
 * ``nn.max_pool2d``/``nn.avg_pool2d``/``nn.global_avg_pool2d``, ``nn.softmax``,
   ``nn.layer_norm``, ``nn.instance_norm`` (channels first: a layer normalisation of its rows
   and a per-channel affine), ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
@@ -94,7 +95,7 @@ _TAIL_CODES = {"add": 0, "subtract": 1, "multiply": 2, "maximum": 3, "minimum": 
 _COPY_ROW = 4096
 """Elements of a strided copy's row (its last level) above which the row is cut into a
 level of shorter rows, so that the threads share a pattern of few long rows."""
-_RELU, _TANH, _ABS, _SQRT, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 41, 42, 44, 45
+_RELU, _TANH, _ABS, _SQRT, _LINEAR, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 38, 41, 42, 44, 45
 _CLIP, _GELU_ERF, _MISH = 46, 49, 51
 _HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
 _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
@@ -1086,6 +1087,12 @@ _ACTIVATIONS: list[tuple[int, Any, Callable[[list[float]], tuple[float, float]]]
 the template of its ops, its alpha and beta from the bound constants). Templates are matched
 with ``add`` and ``multiply`` in either operand order."""
 
+_DOUBLED = [(alg, t[1]) for alg, t, _ in _ACTIVATIONS if alg in (_GELU_ERF, _GELU_TANH)]
+"""A GELU without its outer ``0.5`` (twice the GELU): ``canonicalize-arith`` moves a chain's
+scalar factor outermost, so a gated GELU ``gelu(a) * b`` (GeGLU: Gemma's MLP) is left as
+``(a * (1 + tanh(...)) * b) * 0.5``; the activation is the eltwise GELU then ``linear``
+(``2 x``), and the ``0.5`` goes to whatever reads the product."""
+
 
 def _match(v: SSAValue, t: Any, x: SSAValue, allowed: set, const_of, binds: list, used: set) -> bool:
     if t == _X:
@@ -1144,15 +1151,17 @@ def _trailing_eltwise(post: list) -> list:
     return post[len(post) - n :]
 
 
-def _activation(ops: Sequence[Operation], x: SSAValue, const_of) -> tuple[tuple[int, float, float], int] | None:
-    """The eltwise post-op that the first ops of ``ops`` compute from ``x`` (``_ACTIVATIONS``),
-    and how many ops it takes; None if they compute none of them. The ops taken are exactly
-    the first ones, and only the last one's result is used after them."""
+def _activation(ops: Sequence[Operation], x: SSAValue, const_of) -> tuple[list[tuple[int, float, float]], int] | None:
+    """The eltwise post-ops (one, or a GELU and its doubling: ``_DOUBLED``) that the first
+    ops of ``ops`` compute from ``x`` (``_ACTIVATIONS``), and how many ops they take; None if
+    they compute none of them. The ops taken are exactly the first ones, and only the last
+    one's result is used after them."""
     allowed = set(ops)
     first = ops[0] if ops else None
     if isinstance(first, RelayOp) and first.RELAY_NAME == "nn.leaky_relu" and first.operands[0] is x:
-        return (_RELU, float(first.attrs.get("alpha", 0.01)), 0.0), 1  # oneDNN's relu with a slope
-    for alg, template, params in _ACTIVATIONS:
+        return [(_RELU, float(first.attrs.get("alpha", 0.01)), 0.0)], 1  # oneDNN's relu with a slope
+    doubled = [(alg, t, lambda k: (0.0, 0.0), 2.0) for alg, t in _DOUBLED]
+    for alg, template, params, factor in [(*a, 1.0) for a in _ACTIVATIONS] + doubled:
         for end in range(len(ops), 0, -1):
             binds: list[float] = []
             used: set = set()
@@ -1164,7 +1173,7 @@ def _activation(ops: Sequence[Operation], x: SSAValue, const_of) -> tuple[tuple[
             if any(u.operation not in used for r in inner for u in r.uses):
                 continue  # an intermediate value read after the activation
             alpha, beta = params(binds)
-            return (alg, alpha, beta), end
+            return [(alg, alpha, beta)] + ([(_LINEAR, factor, 0.0)] if factor != 1.0 else []), end
     return None
 
 
@@ -1669,9 +1678,14 @@ class _Reader:
                     post.append(("sum", outer(others[0])))
                 else:
                     raise DnnlUnsupported(f"composite {name}: an add oneDNN cannot fuse")
+            elif (
+                nm == "multiply" and len(others) == 1 and const_of(others[0]) is None and outer(others[0]) is not None
+                and tuple(shape_of(others[0].type)) == tuple(shape_of(cur.type)) and not reshaped
+            ):  # fmt: skip
+                post.append(("mul", outer(others[0])))  # a gate: a binary post-op over the output
             else:
                 found = _activation(rest[i:], cur, const_of)
-                if found is None and nm == "multiply" and not post and not reshaped and cur in o.operands:
+                if found is None and nm == "multiply" and len(others) == 1 and not post and not reshaped:
                     # a constant scale per output channel (ConvNeXt's layer scale): folded
                     # into the weights and the bias, (W x + b) s = (s W) x + s b
                     s = self._channel_scale(o, others, anchor, const_of)
@@ -1682,8 +1696,8 @@ class _Reader:
                     continue
                 if found is None:
                     raise DnnlUnsupported(f"composite {name}: {nm}")
-                spec, used = found
-                post.append(("eltwise", spec))
+                specs, used = found
+                post += [("eltwise", spec) for spec in specs]
                 cur = rest[i + used - 1].results[0]
                 i += used
                 continue
@@ -1713,14 +1727,15 @@ class _Reader:
         found = _activation(ops, xs[0], const_of) if len(xs) == 1 else None
         if found is None or found[1] != len(ops):
             raise DnnlUnsupported(f"composite {name}: not one activation")
-        (alg, alpha, beta), _ = found
+        ((alg, alpha, beta), *more), _ = found
         x, res = call.arguments[callee.body.block.args.index(xs[0])], call.results[0]
         out_shape = list(shape_of(res.type))
         if list(shape_of(x.type)) != out_shape or not _type_of(x) == _type_of(res) == "float32":
             raise DnnlUnsupported(f"composite {name}: a broadcast or a type that is not float32")
         st = contiguous_strides(out_shape)
         md = _md(self.lib, out_shape, st, "eltwise data", "float32")
-        pd = self.lib.xr_dnnl_eltwise(self._attr([]), alg, md.handle, md.handle, alpha, beta)
+        attr = self._attr([(0, a, al, be, None) for a, al, be in more])
+        pd = self.lib.xr_dnnl_eltwise(attr, alg, md.handle, md.handle, alpha, beta)
         label = f"{name}({'+'.join(_relay(o) for o in ops)})"
         step = _Step(label, "elementwise", 0, [(_ARG_SRC, self._src(x))])
         step.logical[_ARG_SRC] = (out_shape, st)
@@ -1792,10 +1807,10 @@ class _Reader:
             if kind == "eltwise":
                 alg, a, b = what
                 spec.append((0, alg, a, b, None))
-            else:
+            else:  # "sum" (a residual) or "mul" (a gate)
                 src = self._src(what)
                 md = _md(self.lib, dst_dims, dst_strides, "a residual", src.dtype)
-                spec.append((2, _BIN_ADD, 0.0, 0.0, md))
+                spec.append((2, _BIN_ADD if kind == "sum" else _BIN_MUL, 0.0, 0.0, md))
                 step.args.append((_post_multiple(k), src))
                 step.logical[_post_multiple(k)] = (list(dst_dims), list(dst_strides))
                 step.keep.append(md)
