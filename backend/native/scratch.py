@@ -30,6 +30,7 @@ from xrelay.runtime.native.workspace import (
     CHUNKED_ELEMENTWISE,
     WINOGRAD_F4_MAX_AREA,
     WINOGRAD_TILE_ATTR,
+    dft_scratch_bytes,
     elementwise_scratch_bytes,
     gather_nd_scratch_bytes,
     resize_scratch_bytes,
@@ -162,9 +163,10 @@ def _walk_with_callees(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | No
 def kernel_scratch_bytes(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | None]) -> int:
     """The workspace one native kernel at a time uses in ``fn`` (im2col or Winograd
     matrices, elementwise chunks, a computed ``gather_nd``'s positions, a linear or cubic
-    resize's intermediate), rounded up to 64: the largest over its convolutions and
-    chunked elementwise ops, including those of composite functions it calls (found with
-    ``lookup``); operations in a function run one after another."""
+    resize's intermediate, a DFT's complex signal and spectrum), rounded up to 64: the
+    largest over its convolutions and chunked elementwise ops, including those of composite
+    functions it calls (found with ``lookup``); operations in a function run one after
+    another."""
     best = 0
     for op in _walk_with_callees(fn, lookup):
         if isinstance(op, RelayOp) and op.RELAY_NAME == "nn.conv2d":
@@ -175,6 +177,8 @@ def kernel_scratch_bytes(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | 
             best = max(best, gather_nd_scratch_bytes(op))
         elif isinstance(op, RelayOp) and op.RELAY_NAME == "image.resize2d":
             best = max(best, resize_scratch_bytes(op))
+        elif isinstance(op, RelayOp) and op.RELAY_NAME == "dft":
+            best = max(best, dft_scratch_bytes(op))
     return -(-best // 64) * 64
 
 

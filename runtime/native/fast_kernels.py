@@ -92,6 +92,7 @@ from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError, Thu
 from xrelay.runtime.native.library import call_job, native_kernels
 from xrelay.runtime.native.workspace import (
     ELEMENTWISE_CHUNK,
+    dft_scratch_bytes,
     elementwise_scratch_bytes,
     gather_nd_scratch_bytes,
     resize_scratch_bytes,
@@ -720,6 +721,60 @@ def _fast_resize_matmul(op, vals, out, ws, opts):
             np.matmul(a_h, rows_in, out=rows_out)
 
     return [("other", run)]
+
+
+def _fast_dft(op, vals, out, ws, opts):
+    """Relay ``dft`` (along the last axis; FNet's token mixing) through pocketFFT, numpy's
+    own FFT, in the planned workspace (``dft_scratch_bytes``): the real and imaginary parts
+    interleaved into a complex signal, transformed into a complex spectrum beside it (its
+    ufunc with a float32 or float64 normalisation factor, so a float32 signal is transformed
+    in single precision, as the reference kernel's ``np.fft``, and nothing is allocated),
+    then split into ``out``'s two arrays. ``None`` without numpy's pocketFFT ufuncs."""
+    umath = getattr(np.fft, "_pocketfft_umath", None)
+    need = dft_scratch_bytes(op)
+    if umath is None or not need or ws is None or ws.nbytes < need or not isinstance(out, tuple):
+        return None
+    re, im = vals
+    cdt = np.complex128 if re.dtype == np.float64 else np.complex64
+    half = need // 2
+    signal = ws[: re.size * cdt().itemsize].view(cdt).reshape(re.shape)
+    spectrum = ws[half : half + re.size * cdt().itemsize].view(cdt).reshape(re.shape)
+    inverse = bool(op.attrs.get("inverse", False))
+    transform = umath.ifft if inverse else umath.fft
+    # (the inverse divides by the length, as numpy's and TOPI's)
+    factor = np.array(1.0 / re.shape[-1] if inverse else 1.0, re.dtype)
+    out_re, out_im = out
+
+    def run() -> None:
+        np.copyto(signal.real, re)
+        np.copyto(signal.imag, im)
+        transform(signal, factor, out=spectrum)
+        np.copyto(out_re, spectrum.real)
+        np.copyto(out_im, spectrum.imag)
+
+    return [("other", run)]
+
+
+def _fast_split(op, vals, out, ws, opts):
+    """``split``: its parts as views of the operand, found once (``np.split`` computes its
+    split points in an array of its own on every call), each copied into its destination."""
+    (x,) = vals
+    if not isinstance(out, tuple) or any(o.dtype != x.dtype for o in out):
+        return None
+    a = op.attrs
+    sections = a["indices_or_sections"]
+    axis = int(a["axis"]) % x.ndim
+    points = sections if isinstance(sections, (int, np.integer)) else [int(i) for i in sections]
+    parts = np.split(x, points, axis=axis)
+    if len(parts) != len(out) or any(p.shape != o.shape or np.shares_memory(p, o) for p, o in zip(parts, out)):
+        return None
+    pairs = list(zip(out, parts))
+
+    def run() -> None:
+        for o, p in pairs:
+            np.copyto(o, p)
+
+    return [("copy", run)]
 
 
 def _fast_scan(op, vals, out, ws, opts):
@@ -1472,6 +1527,8 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "gather_nd": _fast_gather_nd,
     "nn.pad": _fast_pad,
     "image.resize2d": _fast_resize,
+    "dft": _fast_dft,
+    "split": _fast_split,
     "cumsum": _fast_scan,
     "cumprod": _fast_scan,
     "stack": _fast_stack,
@@ -1481,6 +1538,10 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
 """This module's makers by op name, but those of the layout-dependent ops (``nn.conv2d`` and
 the 2-D pools: NCHW here, channels-last and blocked in ``fast_nhwc``); the native engine's
 table of every maker is ``runtime.native.makers.FAST``."""
+
+_TUPLE_MAKERS = frozenset({"dft", "split"})
+"""Ops of several results whose makers take ``out`` as the tuple of their destinations
+(every other maker writes one array)."""
 
 _FAMILY_OF = {
     "nn.conv2d": "matmul",
@@ -1773,7 +1834,7 @@ def compile_function(
         out = results[0] if len(op.results) == 1 and not _multi(op) else tuple(results)
         thunks = None
         chain: list = []
-        if fast and not isinstance(out, tuple):
+        if fast and (not isinstance(out, tuple) or op.RELAY_NAME in _TUPLE_MAKERS):
             maker = makers.get(op.RELAY_NAME)
             if op.RELAY_NAME in ("nn.conv2d", "concatenate"):  # kernels that run epilogues
                 chain = _epilogue_of(op, dest, known)

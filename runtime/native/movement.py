@@ -1,7 +1,7 @@
 """Functions that only move data, as a few strided copies from their inputs to their results.
 
-A fused function made only of ops that rearrange elements -- ``concatenate``, ``reshape``,
-``transpose``, ``split``, ``strided_slice``, ``squeeze``, ``expand_dims``,
+A fused function made only of ops that rearrange elements -- ``concatenate``, ``stack``,
+``reshape``, ``transpose``, ``split``, ``strided_slice``, ``squeeze``, ``expand_dims``,
 ``layout_transform``, ``copy`` -- ran op by op, each one a full copy into a temporary:
 ShuffleNet's channel shuffle (``concatenate, reshape, transpose, reshape, split``) copied its
 tensor three times, Swin's cyclic shift and window partition (``strided_slice``s and
@@ -42,7 +42,7 @@ from numpy.lib.stride_tricks import as_strided
 __all__ = ["ELEMENTWISE_TAIL", "MOVEMENT_OPS", "Pattern", "compile_movement", "movement_patterns", "split_movement"]
 
 MOVEMENT_OPS = frozenset({
-    "concatenate", "reshape", "transpose", "split", "strided_slice", "squeeze", "expand_dims",
+    "concatenate", "stack", "reshape", "transpose", "split", "strided_slice", "squeeze", "expand_dims",
     "layout_transform", "copy", "nn.batch_flatten",
 })  # fmt: skip
 """Ops whose result elements are input elements, placed by the attributes and shapes alone."""

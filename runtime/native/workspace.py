@@ -25,6 +25,7 @@ __all__ = [
     "ELEMENTWISE_CHUNK",
     "WINOGRAD_F4_MAX_AREA",
     "WINOGRAD_TILE_ATTR",
+    "dft_scratch_bytes",
     "elementwise_scratch_bytes",
     "gather_nd_scratch_bytes",
     "resize_scratch_bytes",
@@ -160,3 +161,20 @@ def resize_scratch_bytes(op: Operation) -> int:
     shape = list(x_t.get_shape())
     shape[w] = out_t.get_shape()[w]
     return -(-math.prod(shape) * (int(dt[-2:]) // 8) // 64) * 64
+
+
+def dft_scratch_bytes(op: Operation) -> int:
+    """Workspace bytes of a float32/float64 ``dft`` (static shapes), which the native kernels
+    run with pocketFFT from and into the workspace: the complex signal (the real and
+    imaginary parts interleaved), then the complex spectrum, each a multiple of 64 bytes
+    (0 for any other op)."""
+    if getattr(op, "RELAY_NAME", None) != "dft" or len(op.operands) != 2 or len(op.results) != 2:
+        return 0
+    types = [v.type for v in (*op.operands, *op.results)]
+    if not all(isinstance(t, TensorType) and t.has_static_shape() for t in types):
+        return 0
+    dts = {dtype_of(t.element_type) for t in types}
+    if len(dts) != 1 or not dts <= {"float32", "float64"} or len({tuple(t.get_shape()) for t in types}) != 1:
+        return 0
+    complex_bytes = math.prod(types[0].get_shape()) * 2 * (int(dts.pop()[-2:]) // 8)
+    return 2 * (-(-complex_bytes // 64) * 64)

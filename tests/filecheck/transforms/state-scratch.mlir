@@ -72,6 +72,14 @@ func.func private @fused_nearest(%p0: tensor<1x3x24x24xf32>) -> tensor<1x3x48x48
 // a nearest resize copies: nothing stated
 // CHECK:      func.func private @fused_nearest({{.*}} attributes {relay.primitive = 1 : i64} {
 
+func.func private @fused_dft(%p0: tensor<3x10xf32>, %p1: tensor<3x10xf32>) -> (tensor<3x10xf32>, tensor<3x10xf32>) attributes {relay.primitive = 1 : i64} {
+  %re, %im = relay.dft %p0, %p1 {inverse = false} : (tensor<3x10xf32>, tensor<3x10xf32>) -> (tensor<3x10xf32>, tensor<3x10xf32>)
+  func.return %re, %im : tensor<3x10xf32>, tensor<3x10xf32>
+}
+
+// a DFT: the complex signal, then the spectrum (3 x 10 x 8 bytes = 240, 256 each)
+// CHECK:      func.func private @fused_dft({{.*}} attributes {relay.primitive = 1 : i64, relay.kernel_scratch_bytes = 512 : i64}
+
 func.func @main(%x: tensor<1x16x28x28xf32>) -> tensor<1x64x28x28xf32> {
   %w = relay.constant dense<1.0> : tensor<64x16x3x3xf32>
   %y = func.call @fused_wino(%x, %w) : (tensor<1x16x28x28xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x28x28xf32>
