@@ -508,6 +508,44 @@ def _fast_gather_nd(op, vals, out, ws, opts):
     return [("other", functools.partial(np.take, x.reshape(-1), flat, out=out.reshape(-1), mode="wrap"))]
 
 
+def _fast_scatter_nd(op, vals, out, ws, opts):
+    """``scatter_nd`` with constant indices and ``mode="update"`` (torch's slice assignment,
+    ``x[..., :k] = y``, exports as ScatterND; Funnel's relative attention): the flat
+    position of every update element found once, with the reference's checks (each index in
+    ``[-dim, dim)``, negative ones wrapped); each run copies ``data`` into ``out`` (unless it
+    is ``out``) and puts the updates there in order (a repeated position: the last wins,
+    as the reference's assignment)."""
+    data, indices, updates = vals
+    if op.attrs.get("mode", "update") != "update" or not (len(opts.fixed) > 1 and opts.fixed[1]):
+        return None
+    if indices.dtype.kind not in "iu" or indices.ndim < 1 or not 0 < indices.shape[0] <= data.ndim:
+        return None
+    m = indices.shape[0]
+    if data.dtype != out.dtype or updates.dtype != out.dtype or updates.shape != (*indices.shape[1:], *data.shape[m:]):
+        return None
+    if not all(a.flags.c_contiguous for a in (data, updates, out)):
+        return None
+    if np.shares_memory(updates, out) or (np.shares_memory(data, out) and data is not out):
+        return None  # (the planner's in-place result is the data array itself)
+    idx = indices.reshape(m, -1).astype(np.int64)
+    dims = np.array(data.shape[:m], np.int64)[:, None]
+    if np.any(idx < -dims) or np.any(idx >= dims):
+        return None  # the reference kernel reports it when the step runs
+    idx = np.where(idx < 0, idx + dims, idx)
+    rest = math.prod(data.shape[m:])
+    rows = np.ravel_multi_index(tuple(idx), data.shape[:m])
+    positions = np.ascontiguousarray((rows[:, None] * rest + np.arange(rest)[None, :]).reshape(-1))
+    opts.derived.append(positions)
+    flat_out, flat_updates = out.reshape(-1), updates.reshape(-1)
+
+    def run() -> None:
+        if data is not out:
+            np.copyto(out, data)
+        np.put(flat_out, positions, flat_updates)
+
+    return [("other", run)]
+
+
 _GATHER_INDEX_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
 """Index types whose every value is an int64 (uint64 keeps the reference kernel)."""
 
@@ -1525,6 +1563,7 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "cast": _fast_cast,
     "take": _fast_take,
     "gather_nd": _fast_gather_nd,
+    "scatter_nd": _fast_scatter_nd,
     "nn.pad": _fast_pad,
     "image.resize2d": _fast_resize,
     "dft": _fast_dft,
