@@ -170,13 +170,14 @@ def matmul_to_dense(module: ModuleOp) -> int:
 
 def split_gated_dense(module: ModuleOp) -> int:
     """A float32 ``nn.dense`` by a constant weight (its bias added or not) whose result is
-    ``split`` along its features into parts that only elementwise ops read becomes one
-    dense per part, each with its rows of the weight and its part of the bias: the gated
-    linear units (SwiGLU, GeGLU) that compute both halves in one layer and then
-    ``act(a) * b`` (EVA-02's MLP, timm's ``SwiGLUPacked``). Whole, the split and the
-    activation ran as native passes over the halves; split, each half is a dense the oneDNN
-    patterns take with its activation as a post-op. A split read by views (GPT-2's q, k, v
-    reshaped into heads) is left alone. Returns how many.
+    ``split`` along its features into parts of which one at least only elementwise ops read
+    becomes one dense per part, each with its rows of the weight and its part of the bias:
+    the gated linear units (SwiGLU, GeGLU) that compute both halves in one layer and then
+    ``act(a) * b`` (EVA-02's MLP, timm's ``SwiGLUPacked``), and MambaOut's gated CNN, whose
+    other parts are concatenated and convolved. Whole, the split and the activation ran as
+    native passes over the parts; split, each part is a dense the oneDNN patterns take with
+    its activation as a post-op. A split that only views read (GPT-2's q, k, v reshaped into
+    heads) is left alone. Returns how many.
 
     Before::
 
@@ -204,8 +205,8 @@ def split_gated_dense(module: ModuleOp) -> int:
         if rank == 0 or op.attrs["axis"] % rank != rank - 1 or dtype_of(y.type) != "float32":
             continue
         parts = list(op.results)
-        if not all(
-            r.uses and all(isinstance(u.operation, RelayOp) and u.operation.PATTERN <= OpPattern.BROADCAST for u in r.uses)
+        if not all(r.uses for r in parts) or not any(
+            all(isinstance(u.operation, RelayOp) and u.operation.PATTERN <= OpPattern.BROADCAST for u in r.uses)
             for r in parts
         ):
             continue

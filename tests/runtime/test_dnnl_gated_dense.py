@@ -67,3 +67,56 @@ def test_rewrite_counts_and_leaves_views_alone():
         assert split_gated_dense(module) == want
         splits = [o for o in module.walk() if getattr(o, "RELAY_NAME", "") == "split"]
         assert len(splits) == 1 - want
+
+
+def _gated_cnn(channels: int, hidden: int, conv: int, size: int):
+    """MambaOut's gated CNN block, channels-last as timm exports it (opset 20's ``Gelu``):
+    one linear layer split into g, i and c; c through a 7x7 depthwise convolution;
+    ``gelu(g) * cat(i, c)``, the second linear layer and the residual."""
+    g = GraphBuilder(channels)
+    w1 = g.const((RNG.standard_normal((channels, 2 * hidden)) * 0.3).astype("float32"))
+    y = g.node("Add", [g.node("MatMul", ["x", w1]), g.const((RNG.standard_normal(2 * hidden) * 0.1).astype("float32"))])
+    sizes = np.array([hidden, hidden - conv, conv], np.int64)
+    gate, i, c = g.node("Split", [y, g.const(sizes)], axis=-1, n_out=3)
+    c = g.node("Transpose", [c], perm=[0, 3, 1, 2])
+    c = g.conv(c, conv, conv, 7, group=conv, bias=True)
+    c = g.node("Transpose", [c], perm=[0, 2, 3, 1])
+    h = g.node("Mul", [g.node("Gelu", [gate]), g.node("Concat", [i, c], axis=-1)])
+    w2 = g.const((RNG.standard_normal((hidden, channels)) * 0.3).astype("float32"))
+    out = g.node("Add", [g.node("MatMul", [h, w2]), "x"])
+    return g.model({"x": ([1, size, size, channels], np.float32)}, [out], "gated_cnn", opset=20)
+
+
+@pytest.mark.parametrize("channels, hidden, conv, size", [(24, 40, 12, 9), (48, 128, 48, 14)])
+def test_gated_cnn_splits_its_first_linear_layer(channels, hidden, conv, size):
+    """MambaOut's split has one part that only its GELU reads and two that a concatenation
+    and a transpose read: it becomes three denses (the GELU and the gate's product post-ops
+    of the first, no split step, no native erf), the values stay those of the module before
+    (reference interpreter) and the build matches onnxruntime."""
+    from xrelay.backend.dnnl.partition import matmul_to_dense
+    from xrelay.testing.semantics import check_semantics
+
+    model = _gated_cnn(channels, hidden, conv, size)
+    mod, params = from_onnx(model, freeze_params=True)
+
+    def rewrite(m):
+        m = module_op(m)
+        matmul_to_dense(m)
+        assert split_gated_dense(m) == 1
+        return m
+
+    check_semantics(rewrite, module_op(mod), rtol=1e-5, atol=1e-5)
+    x = {"x": RNG.standard_normal((1, size, size, channels)).astype("float32")}
+    m = xrelay.build(*from_onnx(model), opt_level=3)
+    m.set_input(**x)
+    m.run()
+    got, want = m.get_output(0).numpy(), run_onnxruntime(model, x)[0]
+    other = run_onnxruntime(model, {"x": x["x"][:, ::-1].copy()})[0]
+    assert np.all(np.isfinite(want)) and not np.allclose(want, other)  # depends on x
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(want))))
+    ex = m.executor
+    native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
+    assert not any("split" in ops or "erf" in ops for ops in native), native
+    names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
+    assert sum(n.startswith("dnnl.dense_bias") for n in names) == 4, names  # 3 parts + fc2
+    assert any(n.startswith("dnnl.dense_bias_gelu") for n in names), names
