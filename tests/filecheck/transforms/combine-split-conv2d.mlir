@@ -1,7 +1,12 @@
 // RUN: relay-opt %s -p 'combine-split-conv2d' --split-input-file | filecheck %s
+// RUN: relay-opt %s -p 'combine-split-conv2d{max-padded-ratio=1}' --split-input-file | filecheck %s --check-prefix=BOUND
 
 // MixConv: the channels split in two, a 3x3 and a 5x5 depthwise convolution, concatenated:
 // one 5x5 depthwise convolution whose first 3 kernels are the 3x3 ones framed by a zero tap.
+// With max-padded-ratio=1 no zeros may be added: the pieces stay.
+// BOUND-LABEL: func.func @mixconv(
+// BOUND: relay.split
+// BOUND: relay.concatenate %a, %b
 // CHECK-LABEL: func.func @mixconv(
 // CHECK-NEXT: %0 = relay.constant dense<0.000000e+00> : tensor<f32>
 // CHECK-NEXT{LITERAL}: %1 = relay.nn.pad %w0, %0 {pad_width = [[0, 0], [0, 0], [1, 1], [1, 1]]} : (tensor<3x1x3x3xf32>, tensor<f32>) -> tensor<3x1x5x5xf32>
@@ -40,6 +45,8 @@ func.func @same_stride_2(%x: tensor<1x17x10x10xf32>, %w0: tensor<5x1x3x3xf32>, %
 
 // A grouped 1x1 convolution written as split and one ordinary convolution per piece: groups
 // = 2, the weights stacked, nothing padded.
+// BOUND-LABEL: func.func @grouped_pointwise(
+// BOUND-NOT: relay.split
 // CHECK-LABEL: func.func @grouped_pointwise(
 // CHECK-NEXT: %0 = relay.concatenate %w0, %w1 : (tensor<6x5x1x1xf32>, tensor<6x5x1x1xf32>) -> tensor<12x5x1x1xf32>
 // CHECK-NEXT: %y = relay.nn.conv2d %x, %0 {groups = 2, channels = 12, kernel_size = [1, 1]} : (tensor<1x10x7x7xf32>, tensor<12x5x1x1xf32>) -> tensor<1x12x7x7xf32>
@@ -57,6 +64,7 @@ func.func @grouped_pointwise(%x: tensor<1x10x7x7xf32>, %w0: tensor<6x5x1x1xf32>,
 // The pieces as strided_slices (an exporter's Slice) in channels-last layout, one piece with
 // a bias: the biases are concatenated, zeros for the piece without one; dilation 2 pads the
 // 3x3 kernel by one tap for the 5x5 one's window.
+// BOUND-LABEL: func.func @slices_bias_nhwc(
 // CHECK-LABEL: func.func @slices_bias_nhwc(
 // CHECK: %[[P:.*]] = relay.nn.pad %w0, %{{.*}} {pad_width = {{\[\[}}1, 1], [1, 1], [0, 0], [0, 0]]} : (tensor<3x3x1x4xf32>, tensor<f32>) -> tensor<5x5x1x4xf32>
 // CHECK: %[[W:.*]] = relay.concatenate %[[P]], %w1 {axis = 3} : (tensor<5x5x1x4xf32>, tensor<5x5x1x3xf32>) -> tensor<5x5x1x7xf32>
