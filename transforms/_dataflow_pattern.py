@@ -39,6 +39,7 @@ __all__ = [
     "is_op",
     "is_tuple_get_item",
     "is_var",
+    "root_ops",
     "wildcard",
 ]
 
@@ -147,6 +148,42 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
+
+
+def root_ops(pattern: DFPattern) -> frozenset[str] | None:
+    """The Relay op names whose results can match ``pattern`` (``Match.match``), or None
+    when the pattern may match other values too (a wildcard); a caller trying the pattern
+    at every op of a block skips the others without starting a match::
+
+        root_ops(is_op("nn.relu")(is_op("add")(wildcard(), wildcard())))  # {"nn.relu"}
+        root_ops(is_op("add")(wildcard(), wildcard()) | wildcard())        # None
+    """
+    if isinstance(pattern, CallPattern):
+        return _callee_ops(pattern.op)
+    if isinstance(pattern, TupleGetItemPattern):
+        if not isinstance(pattern.tuple, CallPattern):
+            return frozenset()
+        return _callee_ops(pattern.tuple.op)
+    if isinstance(pattern, AttrPattern):
+        if isinstance(pattern.pattern, OpPattern | AltPattern):
+            return frozenset()  # (a callee's pattern: it matches no value)
+        return root_ops(pattern.pattern)
+    if isinstance(pattern, AltPattern):
+        left, right = root_ops(pattern.left), root_ops(pattern.right)
+        return None if left is None or right is None else left | right
+    return None
+
+
+def _callee_ops(pattern: DFPattern) -> frozenset[str] | None:
+    """The op names ``Match._op_matches`` can accept for ``pattern``."""
+    if isinstance(pattern, OpPattern):
+        return frozenset((pattern.name,))
+    if isinstance(pattern, AltPattern):
+        left, right = _callee_ops(pattern.left), _callee_ops(pattern.right)
+        return None if left is None or right is None else left | right
+    if isinstance(pattern, AttrPattern):
+        return _callee_ops(pattern.pattern)
+    return frozenset()
 
 
 class Match:

@@ -58,6 +58,7 @@ from xrelay.transforms._dataflow_pattern import (
     TupleGetItemPattern,
     VarPattern,
     WildcardPattern,
+    root_ops,
 )
 from xrelay.transforms.fuse_ops import _Namer
 
@@ -139,9 +140,12 @@ def _merge_in_block(
     # each op's place in the block (a call takes its root's), so a match's ops are put in
     # block order without walking the block once per match
     position: dict[Operation, float] = {op: i for i, op in enumerate(in_order)}
+    names = root_ops(pattern)
     for root in reversed(in_order):
         if root in grouped or root.parent is not block or not isinstance(root, RelayOp):
             continue
+        if names is not None and root.RELAY_NAME not in names:
+            continue  # (the match would fail at its first op)
         for value in root.results:
             match = Match()
             if not match.match(pattern, value):

@@ -123,6 +123,43 @@ def test_composite_bodies_keep_the_block_order_over_many_matches():
     assert [o.name for o in main.ops] == ["func.call", "relay.tanh"] * n + ["func.return"]
 
 
+def test_root_ops_name_every_op_a_pattern_can_match():
+    """``root_ops`` (the ops merge-composite tries a pattern at) names the op of every value
+    the pattern matches, in a graph with each form at the pattern's root -- a call, an
+    alternative of calls or of callees, attributes on a call, a tuple item, an optional
+    tail -- and is None where a wildcard could match anything."""
+    from xdsl.parser import Parser
+
+    from xrelay.dialects import make_context
+    from xrelay.transforms._dataflow_pattern import Match, TupleGetItemPattern, root_ops
+
+    t = "tensor<4xf32>"
+    text = f"""func.func @main(%x: {t}) -> {t} {{
+      %r = relay.nn.relu %x : ({t}) -> {t}
+      %e = relay.exp %r : ({t}) -> {t}
+      %a = relay.add %e, %r : ({t}, {t}) -> {t}
+      %s = relay.sum %a {{axis = [0], keepdims = true}} : ({t}) -> tensor<1xf32>
+      %p, %q = relay.split %a {{indices_or_sections = 2}} : ({t}) -> (tensor<2xf32>, tensor<2xf32>)
+      func.return %a : {t}
+    }}"""
+    block = Parser(make_context(), text).parse_module().ops.first.body.block
+    values = [v for op in block.ops for v in op.results]
+    x, y = wildcard(), wildcard()
+    cases = [
+        (is_op("exp")(x), {"exp"}),
+        (is_op("nn.relu")(x) | is_op("exp")(x), {"nn.relu", "exp"}),
+        ((is_op("nn.relu") | is_op("exp"))(x), {"nn.relu", "exp"}),
+        (is_op("sum")(x).has_attr({"keepdims": True}), {"sum"}),
+        (TupleGetItemPattern(is_op("split")(x), 1), {"split"}),
+        (is_op("add")(x, y).optional(lambda z: is_op("exp")(z)), {"add", "exp"}),
+        (is_op("add")(x, y) | x, None),
+    ]
+    for pattern, names in cases:
+        assert root_ops(pattern) == (None if names is None else frozenset(names)), names
+        matched = {v.owner.RELAY_NAME for v in values if Match().match(pattern, v)}
+        assert matched and (names is None or matched <= names), (names, matched)
+
+
 def test_commutative_add_matches_swapped():
     x = relay.var("x", shape=(2, 3))
     b = relay.var("b", shape=(3,))
