@@ -299,9 +299,10 @@ EXTRA_MODELS: dict[str, ZooModel] = {
             ("inception_next_tiny", 224), ("eva02_tiny_patch14_224", 224), ("starnet_s1", 224), ("hgnet_tiny", 224),
             ("ese_vovnet19b_dw", 224), ("crossvit_tiny_240", 240),
         ]),
-        # a fourth try's: MixConv (split, depthwise kernels 3x3-11x11, concat) and gated CNN blocks
+        # a fourth try's: MixConv (split, depthwise kernels 3x3-11x11, concat), gated CNN blocks and
+        # bidirectional LSTMs over rows and columns (ONNX LSTM, unrolled)
         *(ZooModel(n, "cnn", _timm(n), image=size, library="timm") for n, size in [
-            ("tf_mixnet_s", 224), ("mambaout_femto", 224),
+            ("tf_mixnet_s", 224), ("mambaout_femto", 224), ("sequencer2d_s", 224),
         ]),
         ZooModel("mobilebert", "text", _hf_config("MobileBertModel", "MobileBertConfig", add_pooling_layer=False),
                  input_names=_TEXT, description="MobileBertModel, MobileBertConfig() (mobilebert-uncased), seq 128"),
