@@ -9,7 +9,7 @@ zoo) measure the same way with these:
 * ``ov_request``: OpenVINO's CPU plugin, 2 threads, one stream, latency hint, f32 (or its
   default precision), when the ``bench`` extra is installed;
 * ``alternate``: every runtime once per round, back to back, ``pairs`` rounds after
-  ``warmup`` rounds; ``median_ratio``: the median over rounds of the per-round ratio, which
+  ``warmup`` rounds, the rounds going through every order of the runtimes (``orders``); ``median_ratio``: the median over rounds of the per-round ratio, which
   cancels the machine's slow drifts (other people's jobs) better than a ratio of medians;
 * ``BusyCore``: one competing process spinning on a core while a block runs;
 * ``peak_rss``: each runtime in a fresh process of its own (``python peers.py --child``):
@@ -22,6 +22,7 @@ zoo) measure the same way with these:
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -178,19 +179,36 @@ def alternate(
     peers: Mapping[str, Callable[[], object]], pairs: int, warmup: int
 ) -> dict[str, list[float]]:
     """Seconds of each peer in each of ``pairs`` rounds (after ``warmup`` rounds), every
-    peer once per round, back to back, in the mapping's order."""
+    peer once per round, back to back, the rounds going through every order of the peers in
+    turn (``orders``): a runtime whose threads keep spinning for a while after its run
+    (OpenVINO's) slows whichever runs next, and in a fixed order that was always the same
+    peer."""
     times: dict[str, list[float]] = {k: [] for k in peers}
     clock = time.perf_counter
+    sequence = orders(list(peers))
     for i in range(warmup + pairs):
         round_times = {}
-        for k, run in peers.items():
+        for k in sequence[(i - warmup) % len(sequence)]:
             t = clock()
-            run()
+            peers[k]()
             round_times[k] = clock() - t
         if i >= warmup:
             for k, b in round_times.items():
                 times[k].append(b)
     return times
+
+
+def orders(names: list[str]) -> list[tuple[str, ...]]:
+    """The orders of one round each, in turn: every permutation of ``names`` (2 peers: A B,
+    B A; 3 peers: the 6 orders), so over a whole turn each peer runs right after each other
+    one, and first, equally often.
+
+    >>> orders(["x", "o"])
+    [('x', 'o'), ('o', 'x')]
+    >>> sum(o.index("x") == o.index("v") + 1 for o in orders(["x", "o", "v"]))
+    2
+    """
+    return list(itertools.permutations(names))
 
 
 def median_ratio(times: Mapping[str, list[float]], a: str, b: str) -> float | None:

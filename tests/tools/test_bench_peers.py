@@ -1,0 +1,41 @@
+"""``benchmarks/peers.py``'s alternation: every peer once per round, and over the rounds every
+order of the peers, so no peer always runs right after the same other one (a runtime whose
+threads spin on after its run slows whichever runs next)."""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+from pathlib import Path
+
+PEERS = Path(__file__).resolve().parents[2] / "benchmarks" / "peers.py"
+
+
+def _peers():
+    spec = importlib.util.spec_from_file_location("bench_peers", PEERS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rounds_go_through_every_order_of_the_peers():
+    peers = _peers()
+    calls: list[str] = []
+    runners = {name: (lambda name=name: calls.append(name)) for name in ("xrelay", "ort", "ov")}
+    times = peers.alternate(runners, pairs=12, warmup=3)
+    assert {k: len(v) for k, v in times.items()} == {"xrelay": 12, "ort": 12, "ov": 12}
+    rounds = [tuple(calls[i : i + 3]) for i in range(0, len(calls), 3)]
+    assert all(sorted(r) == ["ort", "ov", "xrelay"] for r in rounds)
+    timed = rounds[3:]
+    assert set(timed) == set(peers.orders(["xrelay", "ort", "ov"])) and len(set(timed)) == 6
+    # within the timed rounds each peer comes right after each other one equally often
+    after = collections.Counter((r[i - 1], r[i]) for r in timed for i in (1, 2))
+    assert len(after) == 6 and len(set(after.values())) == 1
+
+
+def test_two_peers_take_turns_going_first():
+    peers = _peers()
+    calls: list[str] = []
+    runners = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    peers.alternate(runners, pairs=4, warmup=0)
+    assert calls == ["a", "b", "b", "a", "a", "b", "b", "a"]
