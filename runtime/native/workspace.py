@@ -165,9 +165,9 @@ def resize_scratch_bytes(op: Operation) -> int:
 
 def dft_scratch_bytes(op: Operation) -> int:
     """Workspace bytes of a float32/float64 ``dft`` (static shapes), which the native kernels
-    run with pocketFFT from and into the workspace: the complex signal (the real and
-    imaginary parts interleaved), then the complex spectrum, each a multiple of 64 bytes
-    (0 for any other op)."""
+    run with pocketFFT from and into the workspace, in double precision at most: the
+    complex128 signal (the real and imaginary parts interleaved), then the complex128
+    spectrum, each a multiple of 64 bytes (0 for any other op)."""
     if getattr(op, "RELAY_NAME", None) != "dft" or len(op.operands) != 2 or len(op.results) != 2:
         return 0
     types = [v.type for v in (*op.operands, *op.results)]
@@ -176,5 +176,5 @@ def dft_scratch_bytes(op: Operation) -> int:
     dts = {dtype_of(t.element_type) for t in types}
     if len(dts) != 1 or not dts <= {"float32", "float64"} or len({tuple(t.get_shape()) for t in types}) != 1:
         return 0
-    complex_bytes = math.prod(types[0].get_shape()) * 2 * (int(dts.pop()[-2:]) // 8)
+    complex_bytes = math.prod(types[0].get_shape()) * 16
     return 2 * (-(-complex_bytes // 64) * 64)

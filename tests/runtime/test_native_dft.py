@@ -93,3 +93,26 @@ def test_two_axis_fourier_mixing_runs_in_the_arena():
         for label, _, _ in c.thunks
     ]
     assert any("stack" in label and label.endswith("as strided copies") for label in labels), labels
+
+
+@pytest.mark.parametrize("inverse", [0, 1])
+def test_native_dft_gives_the_reference_kernels_bits(inverse):
+    """The native kernel transforms in the precision the reference kernel's ``np.fft`` does
+    (forward in double precision, inverse in single for float32): the same bits."""
+    from xrelay.kernels.algorithm import dft as reference
+
+    g = GraphBuilder(1)
+    y = _dft(g, "x", 2, inverse)
+    model = g.model({"x": ([2, 5, 40, 2], np.float32)}, [y], "dft_bits", opset=20)
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3)
+    x = (RNG.standard_normal((2, 5, 40, 2)) * 30).astype("float32")
+    m.set_input(x=x)
+    m.run()
+    got = m.get_output(0).numpy()
+    # the reference along the DFT's axis (moved last, as the importer does)
+    sig = np.moveaxis(x, 2, -1)
+    re, im = reference(np.ascontiguousarray(sig[..., 0, :]), np.ascontiguousarray(sig[..., 1, :]), inverse=bool(inverse))
+    want = np.stack([np.moveaxis(re, -1, 2), np.moveaxis(im, -1, 2)], axis=-1)
+    assert np.all(np.isfinite(got)) and np.abs(got).max() > 1.0
+    assert np.array_equal(got, want)

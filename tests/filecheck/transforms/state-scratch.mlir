@@ -77,8 +77,8 @@ func.func private @fused_dft(%p0: tensor<3x10xf32>, %p1: tensor<3x10xf32>) -> (t
   func.return %re, %im : tensor<3x10xf32>, tensor<3x10xf32>
 }
 
-// a DFT: the complex signal, then the spectrum (3 x 10 x 8 bytes = 240, 256 each)
-// CHECK:      func.func private @fused_dft({{.*}} attributes {relay.primitive = 1 : i64, relay.kernel_scratch_bytes = 512 : i64}
+// a DFT: the complex128 signal, then the spectrum (3 x 10 x 16 bytes = 480, 512 each)
+// CHECK:      func.func private @fused_dft({{.*}} attributes {relay.primitive = 1 : i64, relay.kernel_scratch_bytes = 1024 : i64}
 
 func.func @main(%x: tensor<1x16x28x28xf32>) -> tensor<1x64x28x28xf32> {
   %w = relay.constant dense<1.0> : tensor<64x16x3x3xf32>
