@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xrelay.dialects.relay import RELAY_OPS, ConstantOp, shape_of, tensor_type
 
-__all__ = ["random_dag", "random_dags"]
+__all__ = ["TARGET_ATTR", "random_dag", "random_dags", "random_target_graph", "target_predicates"]
 
 _WINDOW = 48
 """Operands come from the newest values (and rarely older ones): long chains, linear time."""
@@ -275,3 +275,64 @@ def random_dag(
 def random_dags(count: int, num_ops: int = 30, first_seed: int = 0) -> list[ModuleOp]:
     """``count`` random modules with seeds ``first_seed, first_seed + 1, ...``."""
     return [random_dag(first_seed + i, num_ops) for i in range(count)]
+
+
+TARGET_ATTR = "test.target"
+"""The attribute ``random_target_graph`` marks each op's target with (``""``: no target)."""
+
+_TARGET_UNARY = ("nn.relu", "tanh", "sigmoid", "abs")  # no negative: -x + x is 0 too
+_TARGET_BINARY = ("add", "multiply", "maximum")  # no subtract: x - x is 0 whatever x is
+
+
+def random_target_graph(seed: int, num_ops: int, targets: Sequence[str] = ("a", "b")) -> ModuleOp:
+    """A random elementwise DAG over ``%x, %y`` (``tensor<4xf32>``) whose ops each carry a
+    target in ``TARGET_ATTR``: the first target twice as often as the others, some none. Operands
+    come mostly from the six newest values, so regions of a target interleave with the others'
+    on short paths (what region merging must keep convex). One to three values are returned,
+    the last op's among them (it reads ``%x``)."""
+    rng = np.random.default_rng(seed)
+    t = tensor_type((4,), "float32")
+    block = Block(arg_types=[t, t])
+    values: list[SSAValue] = list(block.args)
+    if rng.random() < 0.5:
+        const = ConstantOp.from_numpy(np.full(4, 0.5, np.float32), "k")
+        block.add_op(const)
+        values.append(const.result)
+    choices = [targets[0], *targets, ""]
+    for i in range(num_ops):
+        recent = values[-6:]
+        if i == num_ops - 1:  # the last op adds %x: the outputs depend on the inputs
+            op = RELAY_OPS["add"].make([recent[int(rng.integers(len(recent)))], block.args[0]])
+        elif rng.random() < 0.5:
+            pool = recent if rng.random() < 0.7 else values
+            op = RELAY_OPS[_TARGET_UNARY[int(rng.integers(len(_TARGET_UNARY)))]].make(
+                [pool[int(rng.integers(len(pool)))]]
+            )
+        else:
+            op = RELAY_OPS[_TARGET_BINARY[int(rng.integers(len(_TARGET_BINARY)))]].make(
+                [recent[int(rng.integers(len(recent)))], values[int(rng.integers(len(values)))]]
+            )
+        op.attributes[TARGET_ATTR] = StringAttr(choices[int(rng.integers(len(choices)))])
+        block.add_op(op)
+        values.append(op.results[0])
+    picked = rng.choice(
+        np.arange(2, len(values) - 1),
+        size=min(len(values) - 3, int(rng.integers(0, 3))),
+        replace=False,
+    )
+    outs = [values[int(i)] for i in picked] + [values[-1]]
+    block.add_op(func.ReturnOp(*outs))
+    return ModuleOp([func.FuncOp("main", ([t, t], [o.type for o in outs]), Region(block))])
+
+
+def target_predicates(targets: Sequence[str] = ("a", "b")) -> dict[str, Any]:
+    """annotate-target's ``supported`` predicates for the targets of ``random_target_graph``."""
+
+    def supports(target: str) -> Any:
+        def pred(op: Operation) -> bool:
+            attr = op.attributes.get(TARGET_ATTR)
+            return isinstance(attr, StringAttr) and attr.data == target
+
+        return pred
+
+    return {target: supports(target) for target in targets}
