@@ -5,17 +5,15 @@ threads spin on after its run slows whichever runs next)."""
 from __future__ import annotations
 
 import collections
-import importlib.util
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 PEERS = Path(__file__).resolve().parents[2] / "benchmarks" / "peers.py"
 
 
-def _peers():
-    spec = importlib.util.spec_from_file_location("bench_peers", PEERS)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _peers() -> SimpleNamespace:
+    return SimpleNamespace(**runpy.run_path(str(PEERS)))
 
 
 def test_rounds_go_through_every_order_of_the_peers():
