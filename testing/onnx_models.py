@@ -84,6 +84,19 @@ def run_onnxruntime(model: onnx.ModelProto, inputs: Mapping[str, np.ndarray]) ->
     return sess.run(None, dict(inputs))
 
 
+def build_and_run(model: onnx.ModelProto, inputs: Mapping[str, np.ndarray], **build_options):
+    """``model`` imported, built at ``opt_level=3`` (``build_options`` added) and run once on
+    ``inputs``: the module, its first output and onnxruntime's."""
+    import xrelay
+    from xrelay.frontends.onnx import from_onnx
+
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3, **build_options)
+    m.set_input(**inputs)
+    m.run()
+    return m, m.get_output(0).numpy(), run_onnxruntime(model, inputs)[0]
+
+
 class GraphBuilder:
     """Collects nodes and initializers with generated names (``conv1``, ``conv1_weight``...)."""
 

@@ -12,7 +12,7 @@ import xrelay
 from xrelay.backend.dnnl.partition import split_gated_dense
 from xrelay.dialects import module_op
 from xrelay.frontends.onnx import from_onnx
-from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, build_and_run, run_onnxruntime
 
 RNG = np.random.default_rng(0)
 
@@ -39,11 +39,7 @@ def _glu(act: str, views: bool = False):
 def test_gated_halves_are_two_denses_with_their_activation(act):
     model = _glu(act)
     x = {"x": RNG.standard_normal((1, 5, 16)).astype("float32")}
-    mod, params = from_onnx(model)
-    m = xrelay.build(mod, params, opt_level=3)
-    m.set_input(**x)
-    m.run()
-    got, want = m.get_output(0).numpy(), run_onnxruntime(model, x)[0]
+    m, got, want = build_and_run(model, x)
     assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     ex = m.executor
@@ -107,10 +103,7 @@ def test_gated_cnn_splits_its_first_linear_layer(channels, hidden, conv, size):
 
     check_semantics(rewrite, module_op(mod), rtol=1e-5, atol=1e-5)
     x = {"x": RNG.standard_normal((1, size, size, channels)).astype("float32")}
-    m = xrelay.build(*from_onnx(model), opt_level=3)
-    m.set_input(**x)
-    m.run()
-    got, want = m.get_output(0).numpy(), run_onnxruntime(model, x)[0]
+    m, got, want = build_and_run(model, x)
     other = run_onnxruntime(model, {"x": x["x"][:, ::-1].copy()})[0]
     assert np.all(np.isfinite(want)) and not np.allclose(want, other)  # depends on x
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(want))))

@@ -9,9 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import xrelay
-from xrelay.frontends.onnx import from_onnx
-from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, build_and_run
 
 RNG = np.random.default_rng(0)
 C, HW = 16, 12
@@ -61,11 +59,7 @@ def _poolformer_block(groups: int, gamma_shape: tuple[int, ...]):
 )
 def test_one_group_norm_runs_channels_last(groups, gamma_shape, channels_last):
     model, inputs = _poolformer_block(groups, gamma_shape)
-    mod, params = from_onnx(model)
-    m = xrelay.build(mod, params, opt_level=3)
-    m.set_input(**inputs)
-    m.run()
-    out, ref = m.get_output(0).numpy(), run_onnxruntime(model, inputs)[0]
+    m, out, ref = build_and_run(model, inputs)
     assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
     assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
     ops = [o for _, o, _ in m.executor.steps]
