@@ -743,10 +743,9 @@ def _fast_resize_matmul(op, vals, out, ws, opts):
     if layout == "NCHW":
         c = x.shape[1]
         tmp = ws[: n * c * h_in * w_out * x.itemsize].view(x.dtype).reshape(n, c, h_in, w_out)
-        a_w_t = a_w  # (W_in x W_out)
 
         def run() -> None:
-            np.matmul(x, a_w_t, out=tmp)
+            np.matmul(x, a_w, out=tmp)  # (a_w: W_in x W_out here)
             np.matmul(a_h, tmp, out=out)
 
     else:
