@@ -18,12 +18,12 @@ float32) is built three ways in this one process:
 * **arena runtime**: ``xrelay.build(mod, params)`` (its default backends: oneDNN where it
   loads, else the numpy/BLAS/C kernels; 2 threads);
 * **onnxruntime**: the workload's ONNX twin from ``xrelay.testing.onnx_models`` (the same
-  network; ResNet-18 with the same weights), 2 intra-op threads, spinning off; MobileNetV2
-  has no twin there and is skipped.
+  network; ResNet-18 with the same weights), ``peers.ort_session`` with ``--threads``
+  intra-op threads, spinning off; MobileNetV2 has no twin there and is skipped.
 
-Latency: runs alternate (C AOT, C steps, arena, onnxruntime, ...) back to back after a
-warm-up; each runtime's median over ``--pairs`` rounds and the median of the per-round ratios
-of the C program to the others are printed. Memory: the C program's static pools must equal
+Latency: runs alternate back to back after a warm-up (``peers.alternate``: the rounds go
+through every order of the runtimes); each runtime's median over ``--pairs`` rounds and the
+median of the per-round ratios of the C program to the others are printed. Memory: the C program's static pools must equal
 the plan's arena, byte for byte (checked), and the summary prints RAM per pool and ROM for
 weights and code (``.text`` of ``model.c`` compiled with ``cc -O2``).
 
@@ -44,7 +44,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +54,9 @@ from xrelay.runtime.files import scratch_dir
 from xrelay.testing import mlp, mobilenet, resnet
 from xrelay.tools.relay_build import code_bytes
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers import alternate, median_ratio, ort_session  # noqa: E402  (benchmarks/peers.py)
+
 MODELS = {
     "mlp": (mlp, {}, (1, 1, 28, 28)),
     "mobilenet": (mobilenet, {}, None),
@@ -62,28 +64,8 @@ MODELS = {
 }
 
 
-def _timed(fn) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
-
-
-def _alternate(runners: dict, pairs: int, warmup: int) -> dict[str, list[float]]:
-    """Each runner's times over ``pairs`` alternating rounds after ``warmup`` rounds."""
-    for _ in range(warmup):
-        for fn in runners.values():
-            fn()
-    times = {k: [] for k in runners}
-    for _ in range(pairs):
-        for k, fn in runners.items():
-            times[k].append(_timed(fn))
-    return times
-
-
 def _onnx_session(name: str, params, threads: int = 2):
     """onnxruntime on the workload's ONNX twin (the same network and weights), or None."""
-    import onnxruntime as ort
-
     from xrelay.testing import onnx_models
 
     if name == "resnet18":
@@ -92,10 +74,7 @@ def _onnx_session(name: str, params, threads: int = 2):
         model = onnx_models.mlp()
     else:
         return None  # no ONNX twin of Relay's MobileNet here
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    sess = ort_session(model.SerializeToString(), threads=threads)
     feed_name = sess.get_inputs()[0].name
     shape = [d if isinstance(d, int) else 1 for d in sess.get_inputs()[0].shape]
     x = np.random.default_rng(0).standard_normal(shape).astype("float32")
@@ -127,13 +106,9 @@ def run_model(name: str, pairs: int, warmup: int, threads: int = 2) -> dict:
     runners = {"c": lib.run_aot, "c-steps": lib.run, "arena": arena.run}
     if ort_run is not None:
         runners["onnxruntime"] = ort_run
-    times = _alternate(runners, pairs, warmup)
+    times = alternate(runners, pairs, warmup)
     result = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-    ratios = {
-        k: statistics.median(c / t for c, t in zip(times["c"], times[k], strict=True))
-        for k in runners
-        if k != "c"
-    }
+    ratios = {k: median_ratio(times, "c", k) for k in runners if k != "c"}
     return {"ms": result, "c_over": ratios, "summary": lib.summary, "plan": plan.total_size}
 
 
@@ -164,8 +139,8 @@ def run_int8(name: str, pairs: int, warmup: int, threads: int, per_channel: bool
     arena.run()
     np.testing.assert_array_equal(lib.get_output(0), arena.get_output(0).numpy())
     runners = {"c": lib.run_aot, "arena": arena.run}
-    times = _alternate(runners, pairs, warmup)
-    ratio = statistics.median(c / a for c, a in zip(times["c"], times["arena"], strict=True))
+    times = alternate(runners, pairs, warmup)
+    ratio = median_ratio(times, "c", "arena")
     return {"ms": {k: statistics.median(v) * 1e3 for k, v in times.items()}, "ratio": ratio,
             "ram": lib.summary.ram, "arena_bytes": arena.arena_bytes}  # fmt: skip
 

@@ -3,7 +3,7 @@
 ``benchmarks/runtime.py`` (xrelay's own workloads) and ``benchmarks/zoo.py`` (the real-model
 zoo) measure the same way with these:
 
-* ``ort_session``: onnxruntime, 2 intra-op threads, 1 inter-op, spinning off unless asked
+* ``ort_session``: onnxruntime, 2 intra-op threads (or as asked), 1 inter-op, spinning off unless asked
   (``XRELAY_BENCH_ORT_SPIN=1``): spinning pool threads would take the cores of the runtime
   that runs right after in the alternation;
 * ``ov_request``: OpenVINO's CPU plugin, 2 threads, one stream, latency hint, f32 (or its
@@ -37,16 +37,18 @@ import numpy as np
 SPIN = os.environ.get("XRELAY_BENCH_ORT_SPIN", "0") == "1"
 
 
-def ort_session(model_bytes: bytes, spin: bool = SPIN, profile_prefix: str | None = None):
-    """onnxruntime as the benchmarks run it; ``profile_prefix``: with its profiler on, the
-    trace written under that prefix (``end_profiling``)."""
+def ort_session(
+    model_bytes: bytes, spin: bool = SPIN, profile_prefix: str | None = None, threads: int = 2
+):
+    """onnxruntime as the benchmarks run it (``threads`` intra-op threads); ``profile_prefix``:
+    with its profiler on, the trace written under that prefix (``end_profiling``)."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
     if profile_prefix is not None:
         so.enable_profiling = True
         so.profile_file_prefix = profile_prefix
-    so.intra_op_num_threads = 2
+    so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
     if not spin:
