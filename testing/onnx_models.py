@@ -97,6 +97,39 @@ def build_and_run(model: onnx.ModelProto, inputs: Mapping[str, np.ndarray], **bu
     return m, m.get_output(0).numpy(), run_onnxruntime(model, inputs)[0]
 
 
+def engine_steps(m) -> tuple[list[str], list[str]]:
+    """A built module's oneDNN steps by name (``dnnl.dense_swish(nn.dense+sigmoid+multiply)``)
+    and its native steps' ops (copies left out)."""
+    ex = m.executor
+    steps = list(zip(ex.steps, ex.step_backends))
+    names = [s.name for (_, _, c), b in steps if b == "dnnl" for s in c.dnnl_plan.steps]
+    native = [ops for (_, ops, _), b in steps if b == "native" and ops != "copy"]
+    return names, native
+
+
+def run_like_onnxruntime(
+    model: onnx.ModelProto, feeds: Sequence[Mapping[str, np.ndarray]], rtol: float = 1e-5
+):
+    """``model`` built once and run on each of ``feeds``: every output finite and within
+    ``rtol`` (of the largest magnitude) of onnxruntime's, and the first output differing
+    between the first two feeds by a tenth of its magnitude (it reads its input). The module."""
+    import xrelay
+    from xrelay.frontends.onnx import from_onnx
+
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3)
+    outs = []
+    for feed in feeds:
+        m.set_input(**feed)
+        m.run()
+        got, want = m.get_output(0).numpy(), run_onnxruntime(model, feed)[0]
+        assert np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(np.max(np.abs(want))))
+        outs.append(got)
+    assert float(np.max(np.abs(outs[0] - outs[1]))) > 0.1 * float(np.max(np.abs(outs[0])))
+    return m
+
+
 class GraphBuilder:
     """Collects nodes and initializers with generated names (``conv1``, ``conv1_weight``...)."""
 

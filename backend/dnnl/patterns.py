@@ -4,9 +4,11 @@
 ``dnnl.dense_bias_gelu``, ``dnnl.conv2d_bias_sum_relu``, ...), in Relay's order, with its
 predicates, and ``dnnl.{conv2d,dense}_bias_scale[_sum]`` (a constant per-channel scale after
 the bias, folded into the weights by the oneDNN reader: ConvNeXt's layer scale, then its
-residual), and ``dnnl.gelu``/``dnnl.gelu_tanh`` (the activation alone, after an op no pattern
-anchors); ``supported(op)`` is Relay's ``target.dnnl`` op attribute (the ops annotate-target
-offloads one by one). Relay's qnn patterns are not here (qnn ops reach this point lowered).
+residual), ``dnnl.dense[_bias]_<eltwise>_mul`` (an activation times a gate: SwiGLU's
+product as a binary post-op) and ``dnnl.gelu``/``dnnl.gelu_tanh`` (the activation alone,
+after an op no pattern anchors); ``supported(op)`` is Relay's ``target.dnnl`` op attribute
+(the ops annotate-target offloads one by one). Relay's qnn patterns are not here (qnn ops
+reach this point lowered).
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from xdsl.ir import Operation
 
 from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.kernels.nn import explicit_pool_padding
-from xrelay.transforms._dataflow_pattern import DFPattern, is_constant, is_op, wildcard
+from xrelay.transforms._dataflow_pattern import (
+    ConstantPattern,
+    DFPattern,
+    Match,
+    WildcardPattern,
+    is_constant,
+    is_op,
+    wildcard,
+)
 
 __all__ = ["SUPPORTED_OPS", "pattern_table", "supported"]
 
@@ -182,6 +192,36 @@ def _op_pattern(op_name: str, with_bias: bool, eltwise: str | None) -> tuple:
     return (name, out)
 
 
+_OUTSIDE = (WildcardPattern, ConstantPattern)
+"""Pattern nodes bound to values from outside a match."""
+
+
+def _gated(with_bias: bool, eltwise: str) -> tuple:
+    """``dnnl.dense[_bias]_<eltwise>_mul``: the matmul's activation times a gate, a computed
+    tensor of the product's own shape (a gated linear unit: SwiGLU ``silu(x W_g) * (x W_u)``,
+    ReGLU, GLU's ``sigmoid``; the activation on either side of the product), which oneDNN
+    applies as a binary multiply post-op reading the gate from the arena. A constant factor,
+    a broadcast, or a gate the activation's own ops compute (``x * sigmoid(x)`` read as
+    ``sigmoid(x)`` gated by ``x``) is no gate."""
+    name, out = _op_pattern("nn.dense", with_bias, eltwise)
+
+    def check(root: Operation) -> bool:
+        shape = tuple(shape_of(root.results[0].type))
+        if not _float32(root) or any(
+            tuple(shape_of(v.type)) != shape or isinstance(v.owner, ConstantOp)
+            for v in root.operands
+        ):
+            return False
+        for act, gate in (root.operands, root.operands[::-1]):
+            m = Match()
+            if m.match(out, act):  # the gate is none of the activation's own values
+                inner = (v for p, v in m.memo.items() if not isinstance(p, _OUTSIDE))
+                return not any(gate is v for v in inner)
+        return False
+
+    return (name + "_mul", is_op("multiply")(out, wildcard()), check)
+
+
 def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callable]]:
     """Relay's ``dnnl.pattern_table()`` (without its two qnn entries)."""
     biased = is_op("add")(is_op("nn.dense")(wildcard(), wildcard()), wildcard())
@@ -203,6 +243,8 @@ def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callab
                 table += [_scaled(op, residual) for op in ("nn.conv2d", "nn.dense") for residual in (True, False)]
             for conv in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
                 table.append(_op_pattern(conv, with_bias, elt))
+            if elt:  # an activation times a gate before the activation alone takes the matmul
+                table.append(_gated(with_bias, elt))
             table.append(_op_pattern("nn.dense", with_bias, elt))
     # GELU after an op no pattern above anchors (a transpose back to tokens, a GroupNorm):
     # one oneDNN eltwise step instead of its four or five native ones

@@ -46,8 +46,9 @@ def test_gated_halves_are_two_denses_with_their_activation(act):
     native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
     assert not any("split" in ops or "sigmoid" in ops or "relu" in ops for ops in native), native
     names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
-    # the activated half with its activation as a post-op, the gate half with its bias
-    assert f"dnnl.dense_bias_{act}" in {n.split("(")[0] for n in names}, names
+    # the activated half with its activation and the gate's product as post-ops
+    # (test_dnnl_gated_linear), the gate half with its bias
+    assert f"dnnl.dense_bias_{act}_mul" in {n.split("(")[0] for n in names}, names
     assert "dnnl.dense_bias(nn.dense+add)" in names, names
 
 

@@ -13,9 +13,7 @@ import math
 import numpy as np
 import pytest
 
-import xrelay
-from xrelay.frontends.onnx import from_onnx
-from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, engine_steps, run_like_onnxruntime
 
 RNG = np.random.default_rng(0)
 
@@ -51,34 +49,8 @@ def _model(form: str, cube: float = 0.044715):
 
 
 def _run(model):
-    x = {"x": (RNG.standard_normal((1, 6, 16)) * 1.5).astype("float32")}
-    other = {"x": (RNG.standard_normal((1, 6, 16)) * 1.5).astype("float32")}
-    mod, params = from_onnx(model)
-    m = xrelay.build(mod, params, opt_level=3)
-    outs = []
-    for feed in (x, other):
-        m.set_input(**feed)
-        m.run()
-        got, want = m.get_output(0).numpy(), run_onnxruntime(model, feed)[0]
-        assert np.all(np.isfinite(got))
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.max(np.abs(want))))
-        outs.append(got)
-    assert float(np.max(np.abs(outs[0] - outs[1]))) > 0.1 * float(
-        np.max(np.abs(outs[0]))
-    )  # reads x
-    ex = m.executor
-    names = [
-        s.name
-        for (_, _, c), bk in zip(ex.steps, ex.step_backends)
-        if bk == "dnnl"
-        for s in c.dnnl_plan.steps
-    ]
-    native = [
-        ops
-        for (_, ops, _), bk in zip(ex.steps, ex.step_backends)
-        if bk == "native" and ops != "copy"
-    ]
-    return names, native
+    feeds = [{"x": (RNG.standard_normal((1, 6, 16)) * 1.5).astype("float32")} for _ in range(2)]
+    return engine_steps(run_like_onnxruntime(model, feeds))
 
 
 @pytest.mark.parametrize("form", ["Gelu", "erf", "tanh"])
