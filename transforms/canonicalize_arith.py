@@ -18,6 +18,15 @@ leaves:
   scaled-dot-product attention scales both ``q`` and ``k`` by the square root of the scale
   before their matmul, and the two factors then meet after it as one, which the oneDNN matmul
   takes as a post-op instead of two passes over the operands;
+* ``MergeClips``: ``clip(clip(x, a, b), c, d)`` is ``clip(x, max(a, c), min(b, d))``, and
+  ``clip(relu(x), c, d)`` is ``clip(x, max(0, c), d)`` (torch decomposes ``clamp(x, 0, 6)``
+  into a ``clamp_min`` and a ``clamp_max``: two clips, one pass each);
+* ``ScaleIntoClip``: ``clip(y, lo, hi) * s`` for a positive scalar ``s`` that scales the
+  bounds to exactly ``[0, 1]`` becomes ``clip(y * s, 0, 1)``, also when ``clip`` is a factor
+  of the product ``s`` scales (``(a * clip(y, lo, hi)) * s`` becomes ``a * clip(y * s, 0, 1)``),
+  and ``(z + c) * s`` inside it is ``z * s + c * s`` for a scalar ``c``: hard-sigmoid and
+  hard-swish as torch decomposes them (``clip(x + 3, 0, 6) / 6``, ``x * clip(x + 3, 0, 6) / 6``)
+  get the form ONNX's HardSigmoid and HardSwish have (``clip(x * 1/6 + 0.5, 0, 1)``);
 * ``SmallPower``: ``power(x, p)`` for a scalar ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1} becomes
   multiplies, ``sqrt``, ``rsqrt`` or a division;
 * ``FoldAdjacentConstants``, ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd`` where no
@@ -29,7 +38,8 @@ leaves:
   passes over the tensor instead of an eltwise post-op).
 
 Every rewrite keeps the result type and only fires on float tensors; the values change by
-float32 rounding at most (``x * (1/c)`` and ``x / c`` can differ in the last bit). The
+float32 rounding at most (``x * (1/c)`` and ``x / c`` can differ in the last bit; a clip's
+bounds scaled by ``s`` are exact, the product moved inside it is rounded once more). The
 patterns run as one greedy walk repeated until nothing changes; dead ops are dropped.
 """
 
@@ -54,7 +64,10 @@ from xrelay.transforms._relay_rewrite import (
 )
 from xrelay.transforms.simplify_expr import SimplifyAdjacentMultiplyOrAdd
 
-__all__ = ["PATTERNS", "CanonicalizeArithPass", "FoldAdjacentConstants", "ScalarOutOfMatmul", "canonicalize_arith"]
+__all__ = [
+    "PATTERNS", "CanonicalizeArithPass", "FoldAdjacentConstants", "MergeClips", "ScaleIntoClip",
+    "ScalarOutOfMatmul", "canonicalize_arith",
+]  # fmt: skip
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -167,6 +180,107 @@ class ScalarFactorLast(_Pattern):
                 return
 
 
+class MergeClips(_Pattern):
+    """A ``clip`` of a ``clip`` (or of ``nn.relu``, a clip to ``[0, inf]``) becomes one clip
+    of the inner op's input with the tighter bounds, when the two ranges overlap::
+
+        %a = relay.clip %x {a_min = 0.0, a_max = inf} : (tensor<4xf32>) -> tensor<4xf32>
+        %y = relay.clip %a {a_min = -inf, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+        // becomes
+        %y = relay.clip %x {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    ROOT = "clip"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        inner = _op(op.operands[0], "clip") or _op(op.operands[0], "nn.relu")
+        if inner is None:
+            return
+        if inner.RELAY_NAME == "clip":
+            a, b = float(inner.attrs["a_min"]), float(inner.attrs["a_max"])
+        else:
+            a, b = 0.0, float("inf")
+        lo, hi = max(a, float(op.attrs["a_min"])), min(b, float(op.attrs["a_max"]))
+        if lo > hi:
+            return  # disjoint ranges: the result is one bound, not a clip of x
+        x = inner.operands[0]
+        if x.type != op.results[0].type:
+            return
+        new = OpBuilder(rewriter, op).op("clip", [x], a_min=lo, a_max=hi)
+        rewriter.replace(op, [], [new.results[0]])
+
+
+class ScaleIntoClip(_Pattern):
+    """``clip(y, lo, hi) * s`` with a positive one-element constant ``s`` for which
+    ``lo * s`` is 0 and ``hi * s`` is 1 (in the tensor's dtype) becomes ``clip(y * s, 0, 1)``;
+    also ``(a * clip(y, lo, hi)) * s``, which becomes ``a * clip(y * s, 0, 1)``; a scalar
+    constant ``c`` added last in ``y`` is scaled with it (``(z + c) * s`` is ``z * s + c * s``)::
+
+        %a = relay.add %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        %c = relay.clip %a {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+        %p = relay.multiply %x, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        %y = relay.multiply %p, %sixth : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        // becomes
+        %m = relay.multiply %x, %sixth : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        %d = relay.add %m, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+        %c = relay.clip %d {a_min = 0.0, a_max = 1.0} : (tensor<4xf32>) -> tensor<4xf32>
+        %y = relay.multiply %x, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+
+    The clip's bounds times ``s`` are exact (rounding is monotone, so ``clip(y) * s`` and
+    ``clip(y * s, lo * s, hi * s)`` are the same floats); only where the clip's range is
+    exactly ``[0, 1]`` (a hard-sigmoid) is the product moved, so a ReLU6 scaled by anything
+    else keeps the form its convolution's ``clip`` post-op takes.
+    """
+
+    ROOT = "multiply"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        for w, s in (op.operands, op.operands[::-1]):
+            scale = _scalar(s)
+            if scale is None or not scale > 0 or not w.has_one_use():
+                continue
+            clip, other = _op(w, "clip"), None
+            if clip is None and (inner := _op(w, "multiply")) is not None:
+                for a, c in (inner.operands, inner.operands[::-1]):
+                    if (cand := _op(c, "clip")) is not None and not _is_const(a):
+                        clip, other = cand, a
+                        break
+            if clip is None or not clip.results[0].has_one_use():
+                continue
+            dtype = np.dtype(dtype_of(s.type))
+            lo, hi = (dtype.type(clip.attrs[k]) * dtype.type(scale) for k in ("a_min", "a_max"))
+            if lo != 0 or hi != 1:
+                continue
+            y = clip.operands[0]
+            if len(shape_of(s.type)) > len(shape_of(y.type)) or s.type.element_type != y.type.element_type:
+                continue  # y * s would broadcast y to more dims or change its type
+            if other is None and y.type != op.results[0].type:
+                continue
+            self._replace(op, y, s, other, rewriter)
+            return
+
+    @staticmethod
+    def _replace(
+        op: RelayOp, y: SSAValue, s: SSAValue, other: SSAValue | None, rewriter: PatternRewriter
+    ) -> None:
+        b = OpBuilder(rewriter, op)
+        scaled = None
+        add = _op(y, "add")
+        if add is not None and y.has_one_use():
+            for z, c in (add.operands, add.operands[::-1]):
+                if _scalar(c) is not None and not _is_const(z) and z.type == y.type:
+                    sv = constant_value(s)
+                    cs = constant_value(c).astype(sv.dtype) * sv.reshape(())
+                    scaled = b("add", [b("multiply", [z, s]), b.const(cs, dtype_of(c.type))])
+                    break
+        if scaled is None:
+            scaled = b("multiply", [y, s])
+        out = b("clip", [scaled], a_min=0.0, a_max=1.0)
+        if other is not None:
+            out = b("multiply", [other, out])
+        rewriter.replace(op, [], [out])
+
+
 class SmallPower(_Pattern):
     """``power(x, p)`` with a scalar constant ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1}
     becomes products, ``sqrt``, ``rsqrt`` or ``1 / x``::
@@ -274,7 +388,10 @@ class FoldAdjacentConstants(SimplifyAdjacentMultiplyOrAdd):
     SHARED = False
 
 
-PATTERNS = (DivideByConstant, ConstantLast, ScalarFactorLast, ScalarOutOfMatmul, SmallPower, FoldAdjacentConstants)
+PATTERNS = (
+    DivideByConstant, ConstantLast, MergeClips, ScaleIntoClip, ScalarFactorLast, ScalarOutOfMatmul,
+    SmallPower, FoldAdjacentConstants,
+)  # fmt: skip
 """The rewrites, in the order each walk tries them (the last is ``simplify-expr``'s, for an
 inner op no other op reads: a bias and a constant added after it are one bias)."""
 

@@ -80,7 +80,10 @@ def _append_eltwise(op: DFPattern, eltwise: str | None) -> DFPattern:
     if eltwise == "swish":
         return is_op("multiply")(op, is_op("sigmoid")(op) | is_op("sigmoid")(is_op("multiply")(op, wildcard())))
     if eltwise in ("hardswish", "hardsigmoid"):
-        linear = is_op("add")(is_op("multiply")(op, wildcard()), wildcard())
+        # alpha x + beta, or alpha x alone (a bias before it took the beta: canonicalize-arith's
+        # form of torch's clip(x + 3, 0, 6) / 6 after a biased convolution)
+        scaled = is_op("multiply")(op, wildcard())
+        linear = is_op("add")(scaled, wildcard()) | is_op("multiply")(op, is_constant())
         hsig = is_op("clip")(linear).has_attr({"a_min": 0.0, "a_max": 1.0})
         return hsig if eltwise == "hardsigmoid" else is_op("multiply")(op, hsig)
     if eltwise == "mish":

@@ -44,12 +44,36 @@ def _gelu_tanh(g, x, cube):
     return g.node("Mul", [g.node("Mul", [g.const(np.float32(0.5)), x]), g.node("Add", [g.const(np.float32(1.0)), t])])
 
 
+def _relu6_plus3(g, x, clamps):
+    """relu6(x + 3), as one Clip or as torch's decomposition writes it (a clamp_min, then a
+    clamp_max)."""
+    zero, six = g.const(np.float32(0.0)), g.const(np.float32(6.0))
+    a = g.node("Add", [x, g.const(np.float32(3.0))])
+    if clamps:
+        return g.node("Clip", [g.node("Clip", [a, zero, ""]), "", six])
+    return g.node("Clip", [a, zero, six])
+
+
+def _hardswish_relu6(g, x, clamps):
+    # x * relu6(x + 3) / 6 (torch's decomposition of hardswish, Keras' hard_swish)
+    return g.node("Div", [g.node("Mul", [x, _relu6_plus3(g, x, clamps)]), g.const(np.float32(6.0))])
+
+
+def _hardsigmoid_relu6(g, x):
+    # relu6(x + 3) * (1/6), the scale on the left
+    return g.node("Mul", [g.const(np.float32(1 / 6)), _relu6_plus3(g, x, False)])
+
+
 ACTIVATIONS = {
     "silu_xs": (lambda g, x: _silu(g, x, "xs"), "swish"),
     "silu_sx": (lambda g, x: _silu(g, x, "sx"), "swish"),
     "hardswish": (lambda g, x: g.node("HardSwish", [x]), "hardswish"),
     # (after a bias its scale folds into the convolution and its shift into the bias)
     "hardsigmoid": (lambda g, x: g.node("HardSigmoid", [x], alpha=1 / 6, beta=0.5), "clip"),
+    # the same written with relu6 (canonicalize-arith's MergeClips and ScaleIntoClip)
+    "hardswish_relu6": (lambda g, x: _hardswish_relu6(g, x, False), "hardswish"),
+    "hardswish_clamps": (lambda g, x: _hardswish_relu6(g, x, True), "hardswish"),
+    "hardsigmoid_relu6": (_hardsigmoid_relu6, "hardsigmoid"),
     "gelu_divide": (lambda g, x: _gelu_erf(g, x, "divide"), "gelu"),
     "gelu_multiply": (lambda g, x: _gelu_erf(g, x, "multiply"), "gelu"),
     "gelu_tanh_pow": (lambda g, x: _gelu_tanh(g, x, "pow"), "gelu_tanh"),

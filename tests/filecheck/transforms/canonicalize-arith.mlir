@@ -231,3 +231,93 @@ func.func @adjacent_constants_shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tenso
   %z = relay.add %a, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %y, %z : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// MergeClips: torch's clamp(x, 0, 6) decomposed into clamp_min then clamp_max is one clip; a
+// ReLU then a clip too. (-1.0e+309 is -inf: the parser does not read the printer's -inf.)
+// CHECK-LABEL: func.func @merge_clips(
+// CHECK-NEXT{LITERAL}: %b = relay.clip %x {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: %c = relay.clip %x {a_min = 0.0, a_max = 2.0} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: func.return %b, %c : tensor<4xf32>, tensor<4xf32>
+func.func @merge_clips(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = relay.clip %x {a_min = 0.0, a_max = inf} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.clip %a {a_min = -1.0e+309, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+  %r = relay.nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %c = relay.clip %r {a_min = -1.0, a_max = 2.0} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %b, %c : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// MergeClips keeps clips whose ranges do not overlap (the result is a bound, not a clip of x).
+// CHECK-LABEL: func.func @disjoint_clips_kept(
+// CHECK: %a = relay.clip %x {a_min = -2.0, a_max = -1.0}
+// CHECK: %b = relay.clip %a {a_min = 1.0, a_max = 2.0}
+func.func @disjoint_clips_kept(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = relay.clip %x {a_min = -2.0, a_max = -1.0} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.clip %a {a_min = 1.0, a_max = 2.0} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = relay.add %b, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// ScaleIntoClip: hard-swish as torch decomposes it, x * clamp(clamp(x + 3, min=0), max=6) / 6,
+// becomes ONNX's HardSwish, x * clip(x * 1/6 + 0.5, 0, 1).
+// CHECK-LABEL: func.func @hardswish_torch_form(
+// CHECK-NEXT{LITERAL}: %0 = relay.constant dense<0.166666672> : tensor<f32>
+// CHECK-NEXT{LITERAL}: %1 = relay.multiply %x, %0 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: %2 = relay.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT{LITERAL}: %3 = relay.add %1, %2 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: %4 = relay.clip %3 {a_min = 0.0, a_max = 1.0} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: %y = relay.multiply %x, %4 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT{LITERAL}: func.return %y : tensor<4xf32>
+func.func @hardswish_torch_form(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %three = relay.constant dense<3.0> : tensor<f32>
+  %a = relay.add %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %b = relay.clip %a {a_min = 0.0, a_max = inf} : (tensor<4xf32>) -> tensor<4xf32>
+  %c = relay.clip %b {a_min = -1.0e+309, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+  %p = relay.multiply %x, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %six = relay.constant dense<6.0> : tensor<f32>
+  %y = relay.divide %p, %six : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// ScaleIntoClip: hard-sigmoid as relu6(z + b) / 6 with a per-channel b (a bias that took the
+// 3): the product goes inside the clip, the bias stays whole.
+// CHECK-LABEL: func.func @hardsigmoid_after_bias(
+// CHECK: %a = relay.add %x, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT{LITERAL}: %s = relay.constant dense<0.166666672> : tensor<f32>
+// CHECK-NEXT{LITERAL}: %0 = relay.multiply %a, %s : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK-NEXT{LITERAL}: %y = relay.clip %0 {a_min = 0.0, a_max = 1.0} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT{LITERAL}: func.return %y : tensor<2x4xf32>
+func.func @hardsigmoid_after_bias(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %b = relay.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %a = relay.add %x, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %c = relay.clip %a {a_min = 0.0, a_max = 6.0} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %s = relay.constant dense<0.166666672> : tensor<f32>
+  %y = relay.multiply %s, %c : (tensor<f32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// ScaleIntoClip leaves a clip whose scaled range is not [0, 1] (a ReLU6 times 0.5 keeps its
+// clip, which a convolution takes as a post-op), and a negative factor.
+// CHECK-LABEL: func.func @scaled_clip_kept(
+// CHECK: %c = relay.clip %x {a_min = 0.0, a_max = 6.0}
+// CHECK: relay.multiply %c, %half
+// CHECK: %d = relay.clip %x {a_min = -6.0, a_max = 0.0}
+// CHECK: relay.multiply %d, %m
+func.func @scaled_clip_kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c = relay.clip %x {a_min = 0.0, a_max = 6.0} : (tensor<4xf32>) -> tensor<4xf32>
+  %half = relay.constant dense<0.5> : tensor<f32>
+  %y = relay.multiply %c, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %d = relay.clip %x {a_min = -6.0, a_max = 0.0} : (tensor<4xf32>) -> tensor<4xf32>
+  %m = relay.constant dense<-0.166666672> : tensor<f32>
+  %z = relay.multiply %d, %m : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  func.return %y, %z : tensor<4xf32>, tensor<4xf32>
+}
