@@ -655,11 +655,13 @@ def _fast_pad(op, vals, out, ws, opts):
 
 def _fast_resize(op, vals, out, ws, opts):
     """A linear or cubic ``image.resize2d``: ``_fast_resize_matmul``. A nearest-neighbour one
-    by whole factors whose output pixel ``o`` reads
-    input pixel ``o // factor`` along H and W (``nn.Upsample(scale_factor=k)`` as torch
-    exports it: asymmetric coordinates, floor): one broadcasting copy into ``out`` seen with
-    each of H and W split into (input size, factor), no temporary; the reference's values
-    (a nearest resize copies)."""
+    copies: by whole factors whose output pixel ``o`` reads input pixel ``o // factor``
+    along H and W (``nn.Upsample(scale_factor=k)`` as torch exports it: asymmetric
+    coordinates, floor), one broadcasting copy into ``out`` seen with each of H and W split
+    into (input size, factor); by any other sizes (GhostNetV2's 3 -> 7, a downscale, half-pixel
+    rounding) one ``np.take`` over H and W seen as one axis, with the flat source index of
+    every output pixel computed once. No temporary either way; the reference's values (a
+    nearest resize copies)."""
     from xrelay.dialects.relay.ops import parse_layout
     from xrelay.kernels.spatial import nearest_source_indices
 
@@ -676,27 +678,31 @@ def _fast_resize(op, vals, out, ws, opts):
     if "H" not in letters or "W" not in letters or len(letters) != x.ndim:
         return None
     axes = (letters.index("H"), letters.index("W"))
-    roi = list(a.get("roi") or [0.0] * 4)
-    view = []
-    for k, ax in enumerate(axes):
-        n_in, n_out = x.shape[ax], out.shape[ax]
-        if n_out % n_in:
-            return None
-        factor = n_out // n_in
-        idx = nearest_source_indices(n_in, n_out, mode, roi[k], roi[k + 2], a.get("rounding_method", ""))
-        if not np.array_equal(idx, np.arange(n_out) // factor):
-            return None
-        view.append((ax, n_in, factor))
     if any(x.shape[i] != out.shape[i] for i in range(x.ndim) if i not in axes):
         return None
-    out_shape: list[int] = []
-    for i, d in enumerate(x.shape):
-        hit = [f for ax, _, f in view if ax == i]
-        out_shape += [d, hit[0]] if hit else [d]
-    # (views both: a reshape of the contiguous destination, size-1 axes of the source)
-    dest = out.reshape(out_shape)
-    source = np.expand_dims(x, tuple(ax + 1 + k for k, ax in enumerate(sorted(axes))))
-    return [("other", functools.partial(np.copyto, dest, source))]
+    roi = list(a.get("roi") or [0.0] * 4)
+    rounding = a.get("rounding_method", "")
+    sources = [nearest_source_indices(x.shape[ax], out.shape[ax], mode, roi[k], roi[k + 2], rounding)
+               for k, ax in enumerate(axes)]  # fmt: skip
+    factors = [out.shape[ax] // x.shape[ax] if out.shape[ax] % x.shape[ax] == 0 else 0 for ax in axes]
+    if all(f and np.array_equal(idx, np.arange(len(idx)) // f) for f, idx in zip(factors, sources)):
+        out_shape: list[int] = []
+        for i, d in enumerate(x.shape):
+            out_shape += [d, factors[axes.index(i)]] if i in axes else [d]
+        # (views both: a reshape of the contiguous destination, size-1 axes of the source)
+        dest = out.reshape(out_shape)
+        source = np.expand_dims(x, tuple(ax + 1 + k for k, ax in enumerate(sorted(axes))))
+        return [("other", functools.partial(np.copyto, dest, source))]
+    h, w = axes
+    if w != h + 1 or not x.flags.c_contiguous:
+        return None
+    # H and W as one axis of both arrays (views); "clip": take's unbuffered mode (the indices
+    # are in range: the reference's own choice)
+    flat = (sources[0][:, None] * x.shape[w] + sources[1][None, :]).reshape(-1).astype(np.intp)
+    opts.derived.append(flat)
+    src = x.reshape(*x.shape[:h], -1, *x.shape[w + 1 :])
+    dest = out.reshape(*out.shape[:h], -1, *out.shape[w + 1 :])
+    return [("other", functools.partial(np.take, src, flat, axis=h, out=dest, mode="clip"))]
 
 
 def _resize_matrix(op, n_in: int, n_out: int, axis: str) -> np.ndarray:

@@ -1,7 +1,9 @@
 """A nearest-neighbour upsampling by whole factors (``nn.Upsample(scale_factor=k)`` as torch
 exports it: HRNet's fuse layers, feature pyramids) runs as one broadcasting copy into its
 destination, with the residual add and ReLU fused after it in place: nothing allocated
-outside the arena (the reference kernel's gathers were), the values of onnxruntime.
+outside the arena (the reference kernel's gathers were), the values of onnxruntime. By any
+other sizes (GhostNetV2's 3 -> 7, downscales, half-pixel rounding) it is one gather over H
+and W as one axis: the same.
 
 A linear or cubic resize (CrossViT's bicubic 240 -> 224) runs as two matrix products with the
 reference kernel's own interpolation matrices, through a planned workspace: the reference's
@@ -52,8 +54,39 @@ def test_nearest_upsampling_runs_inside_the_arena(scale, mode, nearest, conv):
     assert got.shape == ref.shape and float(np.std(ref)) > 0.1
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
     report = m.executor.outside_arena()
-    if scale == int(scale):  # a whole factor: a copy (1.5 gathers: checked for its values only)
-        assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
+@pytest.mark.parametrize("conv", [True, False])
+@pytest.mark.parametrize("size,mode,nearest", [
+    ((7, 7), "asymmetric", "floor"),  # GhostNetV2's F.interpolate(size=...) of a 3x3 map
+    ((4, 9), "half_pixel", "round_prefer_floor"),  # down in H, up in W
+    ((5, 5), "align_corners", "round_prefer_ceil"),
+    ((11, 2), "pytorch_half_pixel", "ceil"),
+])  # fmt: skip
+def test_nearest_resize_by_any_size_is_one_gather_in_the_arena(size, mode, nearest, conv):
+    g = GraphBuilder(1)
+    small = g.conv("data", 4, 8, 1, bias=True) if conv else g.node("Tanh", ["data"])
+    c = 8 if conv else 4
+    y = g.node("Resize", [small, "", "", g.const(np.array([1, c, *size], np.int64))], mode="nearest",
+               coordinate_transformation_mode=mode, nearest_mode=nearest)  # fmt: skip
+    y = g.node("Relu", [g.node("Add", [y, g.node("Sigmoid", ["other"])])])
+    model = g.model({"data": ([1, 4, 3, 6], np.float32), "other": ([1, c, *size], np.float32)}, [y], "resize",
+                    opset=20)  # fmt: skip
+    x = {"data": RNG.standard_normal((1, 4, 3, 6)).astype("float32"),
+         "other": RNG.standard_normal((1, c, *size)).astype("float32")}  # fmt: skip
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3, threads=1)
+    m.set_input(**x)
+    m.run()
+    got = m.get_output(0).numpy()
+    ref = run_onnxruntime(model, x)[0]
+    assert got.shape == ref.shape == (1, c, *size) and float(np.std(ref)) > 0.1
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+    # the gather ran: its flat source index, one per output pixel
+    assert [d.shape for _, _, f in m.executor.steps for d in f.derived] == [(size[0] * size[1],)]
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
 
 
 def _resize_program(shape, size, layout, method, mode):
