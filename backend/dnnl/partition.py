@@ -317,14 +317,16 @@ def layer_norm_rewrite(module: ModuleOp) -> int:
     """The arithmetic ``SimplifyInference`` makes of ``nn.layer_norm`` over the last axis,
     ``add(multiply(divide(x - mean(x), sqrt(mean((x - mean(x))^2) + eps)), gamma), beta)``,
     becomes ``nn.layer_norm`` again, one oneDNN primitive (Relay's ``LayerNormRewrite`` in
-    ``relay.op.contrib.dnnl``). Returns how many."""
+    ``relay.op.contrib.dnnl``). Every form of it: without ``+ beta`` (a norm without bias,
+    ``center=false``: MetaFormer's, OLMo's), without ``* gamma`` (``scale=false``), operands
+    of the commuting ops in either order, and ``multiply(x - mean, rsqrt(var + eps))`` for the
+    divide by the square root; a missing gamma or beta is a constant 1 or 0 with its flag
+    off. Returns how many."""
     import numpy as np
-    from xdsl.rewriter import InsertPoint, Rewriter
 
-
-    def op_of(v: Any, name: str) -> Any:
+    def op_of(v: Any, *names: str) -> Any:
         o = v.owner
-        return o if isinstance(o, RelayOp) and o.RELAY_NAME == name else None
+        return o if isinstance(o, RelayOp) and o.RELAY_NAME in names else None
 
     def scalar(v: Any) -> float | None:
         if isinstance(v.owner, ConstantOp):
@@ -337,51 +339,86 @@ def layer_norm_rewrite(module: ModuleOp) -> int:
         axis = list(o.attrs.get("axis") or [])
         return o.attrs.get("keepdims") and not o.attrs.get("exclude") and [a % rank for a in axis] == [rank - 1]
 
+    def sole_user(v: Any, name: str) -> tuple[Any, Any] | None:
+        """(the one op reading ``v``, its other operand) when it is a binary ``name``."""
+        if not v.has_one_use():
+            return None
+        user = next(iter(v.uses)).operation
+        if not isinstance(user, RelayOp) or user.RELAY_NAME != name or len(user.operands) != 2:
+            return None
+        a, b = user.operands
+        return (user, b if a is v else a) if a is not b else None
+
+    def per_channel(v: Any, c: int) -> Any:
+        """``v``'s values as a float32 ``(c,)`` array when it is a constant along the last axis."""
+        if not isinstance(v.owner, ConstantOp):
+            return None
+        a = v.owner.numpy()
+        if a.dtype != np.float32 or a.size != c or (a.ndim and a.shape[-1] != c):
+            return None
+        return np.ascontiguousarray(a.reshape(c))
+
     count = 0
-    for add in list(module.walk()):
-        if not isinstance(add, RelayOp) or add.RELAY_NAME != "add" or add.parent is None:
+    for norm in list(module.walk()):
+        # the normalisation: divide(centred, sqrt(var + eps)) or multiply(centred, rsqrt(var + eps))
+        if not isinstance(norm, RelayOp) or norm.RELAY_NAME not in ("divide", "multiply") or norm.parent is None:
             continue
-        scaled, beta = add.operands
-        mul = op_of(scaled, "multiply")
-        div = op_of(mul.operands[0], "divide") if mul else None
-        if div is None or dtype_of(add.results[0].type) != "float32":
+        if len(norm.operands) != 2 or dtype_of(norm.results[0].type) != "float32":
             continue
-        centred, denom = div.operands
-        sub = op_of(centred, "subtract")
-        sqrt = op_of(denom, "sqrt")
-        eps_add = op_of(sqrt.operands[0], "add") if sqrt else None
-        var = op_of(eps_add.operands[0], "mean") if eps_add else None
+        root_name = "sqrt" if norm.RELAY_NAME == "divide" else "rsqrt"
+        orders = [tuple(norm.operands)] if root_name == "sqrt" else [tuple(norm.operands), tuple(norm.operands)[::-1]]
+        found = None
+        for centred, denom in orders:
+            sub, root = op_of(centred, "subtract"), op_of(denom, root_name)
+            if sub is not None and root is not None:
+                found = (centred, sub, root)
+                break
+        if found is None:
+            continue
+        centred, sub, root = found
+        eps_add = op_of(root.operands[0], "add")
+        if eps_add is None:
+            continue
+        eps_v, var_v = eps_add.operands
+        if scalar(eps_v) is None:
+            eps_v, var_v = var_v, eps_v
+        var, eps = op_of(var_v, "mean"), scalar(eps_v)
         sq = op_of(var.operands[0], "multiply") if var else None
-        if sub is None or sq is None or list(sq.operands) != [centred, centred]:
+        if sq is None or eps is None or list(sq.operands) != [centred, centred]:
             continue
         x, m = sub.operands
         mean = op_of(m, "mean")
         shape = list(shape_of(x.type))
         rank = len(shape)
-        eps = scalar(eps_add.operands[1])
-        gamma, beta_c = mul.operands[1], beta
-        ok = (
-            mean is not None and mean.operands[0] is x and last_mean(mean, rank) and last_mean(var, rank)
-            and eps is not None and isinstance(gamma.owner, ConstantOp) and isinstance(beta_c.owner, ConstantOp)
-            and tuple(shape_of(add.results[0].type)) == tuple(shape)
-        )  # fmt: skip
-        if not ok:
+        if not (mean is not None and mean.operands[0] is x and last_mean(mean, rank) and last_mean(var, rank)):
+            continue
+        if tuple(shape_of(norm.results[0].type)) != tuple(shape):
             continue
         c = shape[-1]
-        g, b = gamma.owner.numpy(), beta_c.owner.numpy()
-        if g.size != c or b.size != c or g.dtype != np.float32 or b.dtype != np.float32:
+        # the scale, then the shift, each when it is there
+        last, gamma, beta, dead = norm, None, None, []
+        scaled = sole_user(last.results[0], "multiply")
+        if scaled is not None and (g := per_channel(scaled[1], c)) is not None:
+            last, gamma = scaled[0], g
+            dead.append(scaled[1].owner)
+        shifted = sole_user(last.results[0], "add")
+        if shifted is not None and (b := per_channel(shifted[1], c)) is not None:
+            last, beta = shifted[0], b
+            dead.append(shifted[1].owner)
+        gc = ConstantOp.from_numpy(gamma if gamma is not None else np.ones(c, np.float32))
+        bc = ConstantOp.from_numpy(beta if beta is not None else np.zeros(c, np.float32))
+        ln = RELAY_OPS["nn.layer_norm"].make(
+            [x, gc.result, bc.result], axis=-1, epsilon=eps, scale=gamma is not None, center=beta is not None
+        )
+        if ln.results[0].type != last.results[0].type:
             continue
-        gc = ConstantOp.from_numpy(np.ascontiguousarray(g.reshape(c)))
-        bc = ConstantOp.from_numpy(np.ascontiguousarray(b.reshape(c)))
-        ln = RELAY_OPS["nn.layer_norm"].make([x, gc.result, bc.result], axis=-1, epsilon=eps)
-        if ln.results[0].type != add.results[0].type:
-            continue
-        Rewriter.insert_op([gc, bc, ln], InsertPoint.before(add))
-        add.results[0].replace_all_uses_with(ln.results[0])
-        eps_c = eps_add.operands[1].owner
-        for o in (add, mul, div, sqrt, eps_add, var, sq, sub, mean, gamma.owner, beta_c.owner, eps_c):  # if now dead
-            if o.parent is not None and not any(r.uses for r in o.results):
-                Rewriter.erase_op(o)
+        last.parent.insert_ops_before([gc, bc, ln], last)
+        last.results[0].replace_all_uses_with(ln.results[0])
+        steps = [shifted[0] if beta is not None else None, scaled[0] if gamma is not None else None]
+        for o in (*steps, norm, root, eps_add, var, sq, sub, mean, *dead, eps_v.owner):  # users first; if now dead
+            if o is not None and o.parent is not None and not any(r.uses for r in o.results):
+                o.detach()
+                o.erase()
         count += 1
     return count
 

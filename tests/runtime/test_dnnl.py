@@ -644,6 +644,36 @@ def test_decomposed_layer_norm_is_one_onednn_step():
     assert "native" not in [b for b, (_, o, _) in zip(m.executor.step_backends, m.executor.steps) if o != "copy"]
 
 
+def _written_layer_norm(d, form):
+    """``d`` normalised over its last axis as a model writes it by hand: ``rsqrt``, the
+    commuting ops' operands swapped (the scale's, the shift's, epsilon's)."""
+    mean = relay.mean(d, axis=[-1], keepdims=True)
+    centred = relay.subtract(d, mean)
+    var = relay.mean(relay.multiply(centred, centred), axis=[-1], keepdims=True)
+    if form == "rsqrt":
+        y = relay.multiply(relay.rsqrt(relay.add(relay.const(1e-6), var)), centred)
+    else:
+        y = relay.divide(centred, relay.sqrt(relay.add(var, relay.const(1e-6))))
+    return relay.add(_const(32), relay.multiply(_const(1, 32), y))
+
+
+@pytest.mark.parametrize("form", ["no shift", "no scale", "neither", "rsqrt", "swapped"])
+def test_every_written_form_of_layer_norm_is_one_onednn_step(form):
+    """A norm without bias (MetaFormer's LayerNormNoBias, ``center=false``), without scale,
+    without both, and the arithmetic written with ``rsqrt`` or with the commuting operands
+    swapped: one oneDNN layer norm each, with its flags."""
+    x = relay.var("x", shape=(4, 32))
+    d = relay.add(relay.nn.dense(x, _const(32, 32)), _const(32))
+    if form in ("rsqrt", "swapped"):
+        y = _written_layer_norm(d, form)
+    else:
+        y = relay.nn.layer_norm(d, _const(32) + relay.const(1.0), _const(32), epsilon=1e-6,
+                                center=form == "no scale", scale=form == "no shift")  # fmt: skip
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((4, 32)).astype("float32")}, 2, rtol=1e-5, atol=1e-5)
+    assert [o for o, _ in _work(m)] == ["dnnl.dense_bias(nn.dense+add)", "nn.layer_norm"]
+    assert "native" not in [b for b, (_, o, _) in zip(m.executor.step_backends, m.executor.steps) if o != "copy"]
+
+
 def test_attention_heads_transposes_are_onednn_reorders():
     """reshape -> transpose -> reshape between two oneDNN steps (attention heads) where no
     batched matmul reads it is one reorder reading the permuted strides: no native step
