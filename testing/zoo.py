@@ -304,6 +304,15 @@ EXTRA_MODELS: dict[str, ZooModel] = {
         *(ZooModel(n, "cnn", _timm(n), image=size, library="timm") for n, size in [
             ("tf_mixnet_s", 224), ("mambaout_femto", 224), ("sequencer2d_s", 224),
         ]),
+        # a fifth round's timm families: window/grid attention with conv stems, class-attention,
+        # gated positional attention, cross-covariance attention, spatial-reduction attention,
+        # partial convolutions, focal modulation, pooling attention
+        *(ZooModel(n, "cnn", _timm(n), image=size, library="timm") for n, size in [
+            ("tiny_vit_5m_224", 224), ("gcvit_xxtiny", 224), ("coatnet_0_rw_224", 224), ("convit_tiny", 224),
+            ("xcit_nano_12_p16_224", 224), ("pvt_v2_b0", 224), ("mobilevit_xxs", 256), ("efficientformerv2_s0", 224),
+            ("ghostnetv2_100", 224), ("fasternet_t0", 224), ("rdnet_tiny", 224), ("cs3darknet_s", 256),
+            ("davit_tiny", 224), ("focalnet_tiny_srf", 224), ("mvitv2_tiny", 224), ("caformer_s18", 224),
+        ]),
         ZooModel("mobilebert", "text", _hf_config("MobileBertModel", "MobileBertConfig", add_pooling_layer=False),
                  input_names=_TEXT, description="MobileBertModel, MobileBertConfig() (mobilebert-uncased), seq 128"),
         ZooModel("squeezebert", "text", _hf_config("SqueezeBertModel", "SqueezeBertConfig"), input_names=_TEXT,
