@@ -19,7 +19,7 @@ from xrelay import relay
 from xrelay.backend.build import build_program
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.executor import Executor
-from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, build_and_run, run_onnxruntime
 
 RNG = np.random.default_rng(0)
 
@@ -45,12 +45,7 @@ def test_nearest_upsampling_runs_inside_the_arena(scale, mode, nearest, conv):
     model, out, c = _model(scale, mode, nearest, conv)
     x = {"data": RNG.standard_normal((1, 4, 6, 6)).astype("float32"),
          "other": RNG.standard_normal((1, c, out, out)).astype("float32")}  # fmt: skip
-    mod, params = from_onnx(model)
-    m = xrelay.build(mod, params, opt_level=3, threads=1)
-    m.set_input(**x)
-    m.run()
-    got = m.get_output(0).numpy()
-    ref = run_onnxruntime(model, x)[0]
+    m, got, ref = build_and_run(model, x, threads=1)
     assert got.shape == ref.shape and float(np.std(ref)) > 0.1
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
     report = m.executor.outside_arena()
@@ -75,12 +70,7 @@ def test_nearest_resize_by_any_size_is_one_gather_in_the_arena(size, mode, neare
                     opset=20)  # fmt: skip
     x = {"data": RNG.standard_normal((1, 4, 3, 6)).astype("float32"),
          "other": RNG.standard_normal((1, c, *size)).astype("float32")}  # fmt: skip
-    mod, params = from_onnx(model)
-    m = xrelay.build(mod, params, opt_level=3, threads=1)
-    m.set_input(**x)
-    m.run()
-    got = m.get_output(0).numpy()
-    ref = run_onnxruntime(model, x)[0]
+    m, got, ref = build_and_run(model, x, threads=1)
     assert got.shape == ref.shape == (1, c, *size) and float(np.std(ref)) > 0.1
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
     # the gather ran: its flat source index, one per output pixel
