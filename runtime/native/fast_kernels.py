@@ -1788,6 +1788,37 @@ def compile_function(
     tables: dict = {}
     if fast and lookups is not None:
         tables = lookups[0](list(body.ops), set(ret.operands), lambda v: known(v) if is_fixed(v) else None)
+    # x * a + P(x) * b with P moving elements within rows (rotary embeddings): one C pass
+    rotated: dict = {}
+    if fast and use_c_kernels and loop_kernels_available():
+        from xrelay.runtime.native.rotary import rotation_thunk, rotations
+
+        rotated = rotations(list(body.ops), set(ret.operands))
+    bound: dict[int, bool] = {}
+
+    def bind_rotation(rot: Any) -> bool:
+        """The rotation's thunk, at its first op (its operands are known by then, or it is
+        left to its ops' kernels), writing the root's buffer."""
+        x, a, b = (known(v) for v in (rot.x, rot.a, rot.b))
+        if not all(isinstance(v, np.ndarray) for v in (x, a, b)):
+            return False
+        r = rot.root.results[0]
+        out = dest.get(r)
+        if out is None:
+            shape, dt = _tensor_spec(r)
+            if not float_same(x, a, b) or x.dtype != dt or x.shape != shape:
+                return False
+            out = temporary(shape, dt, f"the temporary {r.type} of a rotation")
+        opts = Options(use_c_kernels, pool)
+        thunk = rotation_thunk(rot, x, a, b, out, opts)
+        if thunk is None:
+            return False
+        label = "rotation(" + "+".join(sorted({m.RELAY_NAME for m in rot.members})) + ")"
+        compiled.thunks.append((label, "elementwise", thunk))
+        compiled.fast_ops += len(rot.members)
+        env[r] = out
+        return True
+
     spans: dict[Operation, tuple[int, int]] = {}  # op -> its thunks' range in compiled.thunks
     unread: dict[Operation, tuple[set[SSAValue], list[SSAValue]]] = {}
     current: tuple[Operation, int] | None = None
@@ -1801,6 +1832,12 @@ def compile_function(
             if op.result not in env:
                 env[op.result] = private_copy(op.numpy())
             continue
+        rot = rotated.get(op)
+        if rot is not None:
+            if id(rot) not in bound:
+                bound[id(rot)] = bind_rotation(rot)
+            if bound[id(rot)]:
+                continue
         if op in fused:
             r = op.results[0]
             env[r] = produced[r] if r in produced else dest.get(r)  # claimed: intermediate, unused

@@ -299,8 +299,28 @@ def _concat_epi(dt, out, inputs, u0, u1, operands, steps, codes, swapped):
     )  # fmt: skip
 
 
+def _rotate_rows(dt, x, a, b, a_off, b_off, a_step, b_step, starts, src, signs, out, r0, r1):
+    """``x`` and ``out`` as C-contiguous (rows, d) arrays; ``a``, ``b`` the first elements of
+    broadcast operands (any strides: ``a_off``/``b_off`` int64 per row, ``a_step``/``b_step``
+    along it); ``starts`` (runs + 1), ``src`` (runs) int64, ``signs`` of the float type."""
+    if x.ndim != 2 or out.shape != x.shape or len(a_off) != x.shape[0] or len(b_off) != x.shape[0]:
+        raise NativeError("rotate_rows: x and the result must be (rows, d), one offset a row")
+    ints = [np.ascontiguousarray(v, np.int64) for v in (a_off, b_off, starts, src)]
+    sg = np.ascontiguousarray(signs, dt)
+    if len(ints[2]) != len(ints[3]) + 1 or len(sg) != len(ints[3]) or ints[2][-1] != x.shape[1]:
+        raise NativeError("rotate_rows: runs must cover the row")
+    return (
+        [_PTR(_ptr(x, dt, "rotate_rows input")), _PTR(_ptr(a, dt, "a", contiguous=False)),
+         _PTR(_ptr(b, dt, "b", contiguous=False)), *[_PTR(v.ctypes.data) for v in ints[:2]],
+         *_ints(a_step, b_step), *[_PTR(v.ctypes.data) for v in ints[2:]], _PTR(sg.ctypes.data),
+         *_ints(len(sg)), _PTR(_ptr(out, dt, "rotate_rows output")), *_ints(x.shape[1], r0, r1)],
+        (x, a, b, *ints, sg, out),
+    )  # fmt: skip
+
+
 _CONVERTERS = {
     "concat_epi": _concat_epi,
+    "rotate_rows": _rotate_rows,
     "gather": _gather,
     "depthwise": _depthwise,
     "depthwise3x3": _depthwise3x3,

@@ -454,3 +454,30 @@ void SFX(epilogue)(REAL *restrict o, i64 oh, i64 ow, const REAL *p0, const REAL 
     SFX(apply)(o, oh, ow, ops, strides, codes, swapped, c0, c1, y0, y1);
 }
 
+
+/* A rotation of rows (rotary position embeddings): o[r, j] = x[r, j] * a[r, j] + s * x[r, p]
+   * b[r, j], the row's elements in runs [starts[k], starts[k + 1]) that read x from src[k] on
+   with the sign sg[k] (rotate_half: two runs; an interleaved rotation: runs of one). a and b
+   are broadcast: row r's first element at a + a_off[r], its j-th a_step elements on. Rows
+   [r0, r1). The reference's operations in its order: x * a, the signed copy times b, their
+   sum (a sign is exact), so its bits. */
+void SFX(rotate_rows)(const REAL *restrict x, const REAL *a, const REAL *b, const i64 *a_off,
+                      const i64 *b_off, i64 a_step, i64 b_step, const i64 *starts,
+                      const i64 *src, const REAL *sg, i64 runs, REAL *restrict o, i64 d,
+                      i64 r0, i64 r1) {
+    for (i64 r = r0; r < r1; r++) {
+        const REAL *xr = x + r * d, *ar = a + a_off[r], *br = b + b_off[r];
+        REAL *orow = o + r * d;
+        for (i64 k = 0; k < runs; k++) {
+            const i64 j0 = starts[k], j1 = starts[k + 1];
+            const REAL *g = xr + src[k] - j0;
+            const REAL s = sg[k];
+            if (a_step == 1 && b_step == 1) {
+                for (i64 j = j0; j < j1; j++) orow[j] = xr[j] * ar[j] + (s * g[j]) * br[j];
+            } else {
+                for (i64 j = j0; j < j1; j++)
+                    orow[j] = xr[j] * ar[j * a_step] + (s * g[j]) * br[j * b_step];
+            }
+        }
+    }
+}
