@@ -114,8 +114,10 @@ _BINARY = {
     "fmod": "mod",
     "bitwise_and": "logical_and",
     "bitwise_or": "logical_or",
+    "bitwise_xor": "logical_xor",
     "logical_and": "logical_and",
     "logical_or": "logical_or",
+    "logical_xor": "logical_xor",
 }
 
 
@@ -125,15 +127,16 @@ _BINARY = {
     "aten.maximum.default", "aten.minimum.default",
     "aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar",
     "aten.remainder.Tensor", "aten.remainder.Scalar", "aten.fmod.Tensor", "aten.fmod.Scalar",
-    "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor",
-    "aten.logical_and.default", "aten.logical_or.default",
+    "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor", "aten.bitwise_xor.Tensor",
+    "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar", "aten.bitwise_xor.Scalar",
+    "aten.logical_and.default", "aten.logical_or.default", "aten.logical_xor.default",
 )  # fmt: skip
 def _binary(im, node):
     base = node.op.split(".")[1]
     dtype = node.out_dtype()
     names = list(node.args)
     a, b = node[names[0]], node[names[1]]
-    if base in ("bitwise_and", "bitwise_or") and dtype != "bool":
+    if base.startswith("bitwise") and dtype != "bool":
         raise node.fail(f"{base} is imported for bool tensors only")
     a, b = _t(im, a, dtype), _t(im, b, dtype)
     alpha = node.args.get("alpha")
@@ -462,7 +465,8 @@ _REDUCE = {"mean": "mean", "sum": "sum", "amax": "max", "amin": "min", "prod": "
 
 @converter(
     "aten.mean.dim", "aten.mean.default", "aten.sum.dim_IntList", "aten.sum.default",
-    "aten.amax.default", "aten.amin.default", "aten.prod.dim_int", "aten.any.dim", "aten.any.dims",
+    "aten.amax.default", "aten.amin.default", "aten.prod.dim_int", "aten.prod.default", "aten.any.dim",
+    "aten.any.dims", "aten.any.default",
 )  # fmt: skip
 def _reduce(im, node):
     base = node.op.split(".")[1]
@@ -480,11 +484,14 @@ def _reduce(im, node):
     return im.b.cast(y, "bool") if base == "any" else y
 
 
-@converter("aten.var.correction")
+@converter("aten.var.correction", "aten.var.dim")
 def _var(im, node):
     x = _t(im, node["self"], node.out_dtype())
-    corr = node["correction"]
-    corr = 1 if corr is None else corr
+    if node.op == "aten.var.dim":
+        corr = 1 if node["unbiased"] else 0
+    else:
+        corr = node["correction"]
+        corr = 1 if corr is None else corr
     if corr not in (0, 1):
         raise node.fail(f"correction {corr} is not supported (0 or 1)")
     axes = _axes(node["dim"], im.b.rank(x))
@@ -701,18 +708,24 @@ def _split(im, node):
     return tuple(im.b.emit("split", [x], indices_or_sections=indices, axis=dim))
 
 
-@converter("aten.constant_pad_nd.default")
+@converter(
+    "aten.constant_pad_nd.default", "aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
+    "aten.reflection_pad3d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default",
+)  # fmt: skip
 def _pad(im, node):
     x = _t(im, node["self"])
     rank = im.b.rank(x)
-    pad = list(node["pad"])
+    pad = list(node["pad"] if "constant" in node.op else node["padding"])
     widths = [[0, 0] for _ in range(rank)]
     for i in range(len(pad) // 2):
         widths[rank - 1 - i] = [pad[2 * i], pad[2 * i + 1]]
     if any(w < 0 for pair in widths for w in pair):
         raise node.fail("negative padding is not supported")
     dtype = im.b.dtype(x)
-    return _emit(im, "nn.pad", [x, np.asarray(node["value"], numpy_dtype(dtype))], pad_width=widths)
+    if "constant" in node.op:
+        return _emit(im, "nn.pad", [x, np.asarray(node["value"], numpy_dtype(dtype))], pad_width=widths)
+    mode = "reflect" if "reflection" in node.op else "edge"  # the last dims, torch's pads
+    return _fit(im, node, _emit(im, "nn.pad", [x, _k(x, im, 0.0)], pad_width=widths, pad_mode=mode))
 
 
 @converter("aten.index.Tensor")
@@ -797,6 +810,8 @@ _FILLS = {
     "aten.empty_like.default": 0,
     "aten.ones.default": 1,
     "aten.ones_like.default": 1,
+    "aten.fill.Scalar": "value",
+    "aten.empty_strided.default": 0,
 }
 """Op -> the argument holding its fill value, or the value itself."""
 
@@ -845,3 +860,305 @@ def _as_strided(im, node):
     if offset == 0 and flat.size == total and all(s == c for n, s, c in zip(size, stride, contiguous) if n > 1):
         return im.b.reshape(x, size)
     return _emit(im, "take", [im.b.reshape(x, [total]), flat], axis=0)
+
+
+# ============================================================================================
+# Elementwise functions Relay has no op for, composed from the ones it has
+# ============================================================================================
+#
+# Written in the forms that keep float32 accuracy where the naive one loses it: log1p and
+# expm1 near 0 (``log(1 + x)`` is 0 for |x| < 6e-8) by Goldberg's and Kahan's corrections,
+# and the inverse hyperbolics through them.
+
+
+def _k(x: Value, im: _Importer, v: float) -> np.ndarray:
+    """The scalar ``v`` in ``x``'s dtype."""
+    return np.asarray(v, numpy_dtype(im.b.dtype(x)))
+
+
+def _log1p(im: _Importer, x: Value) -> Value:
+    # u = 1 + x rounded; log(u) * x / (u - 1) corrects the rounding of u (Goldberg, 1991)
+    u = _emit(im, "add", [x, _k(x, im, 1.0)])
+    d = _emit(im, "subtract", [u, _k(x, im, 1.0)])
+    r = _emit(im, "divide", [_emit(im, "multiply", [_emit(im, "log", [u]), x]), d])
+    y = _emit(im, "where", [_emit(im, "equal", [d, _k(x, im, 0.0)]), x, r])
+    return _emit(im, "where", [_emit(im, "equal", [u, _k(x, im, math.inf)]), u, y])
+
+
+def _expm1(im: _Importer, x: Value) -> Value:
+    # u = exp(x) rounded; (u - 1) * x / log(u) corrects it (Kahan)
+    u = _emit(im, "exp", [x])
+    d = _emit(im, "subtract", [u, _k(x, im, 1.0)])
+    r = _emit(im, "divide", [_emit(im, "multiply", [d, x]), _emit(im, "log", [u])])
+    y = _emit(im, "where", [_emit(im, "equal", [u, _k(x, im, 1.0)]), x, r])
+    y = _emit(im, "where", [_emit(im, "equal", [d, _k(x, im, -1.0)]), d, y])
+    return _emit(im, "where", [_emit(im, "equal", [u, _k(x, im, math.inf)]), u, y])
+
+
+def _sq(im: _Importer, x: Value) -> Value:
+    return _emit(im, "multiply", [x, x])
+
+
+def _asinh(im: _Importer, x: Value) -> Value:
+    # sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log|x| + ln 2 where x^2 overflows
+    a = _emit(im, "abs", [x])
+    s = _emit(im, "sqrt", [_emit(im, "add", [_sq(im, a), _k(x, im, 1.0)])])
+    t = _emit(im, "divide", [_sq(im, a), _emit(im, "add", [s, _k(x, im, 1.0)])])
+    small = _log1p(im, _emit(im, "add", [a, t]))
+    big = _emit(im, "add", [_emit(im, "log", [a]), _k(x, im, math.log(2.0))])
+    y = _emit(im, "where", [_emit(im, "greater", [a, _k(x, im, 1e18)]), big, small])
+    return _emit(im, "multiply", [_emit(im, "sign", [x]), y])
+
+
+def _acosh(im: _Importer, x: Value) -> Value:
+    # log1p((x - 1) + sqrt((x - 1)(x + 1))); log x + ln 2 where the product overflows
+    m = _emit(im, "subtract", [x, _k(x, im, 1.0)])
+    r = _emit(im, "sqrt", [_emit(im, "multiply", [m, _emit(im, "add", [x, _k(x, im, 1.0)])])])
+    small = _log1p(im, _emit(im, "add", [m, r]))
+    big = _emit(im, "add", [_emit(im, "log", [x]), _k(x, im, math.log(2.0))])
+    return _emit(im, "where", [_emit(im, "greater", [x, _k(x, im, 1e18)]), big, small])
+
+
+def _atanh(im: _Importer, x: Value) -> Value:
+    # 0.5 log1p(2x / (1 - x))
+    q = _emit(im, "divide", [_emit(im, "add", [x, x]), _emit(im, "subtract", [_k(x, im, 1.0), x])])
+    return _emit(im, "multiply", [_log1p(im, q), _k(x, im, 0.5)])
+
+
+def _asin(im: _Importer, x: Value) -> Value:
+    # atan(x / sqrt((1 - x)(1 + x))): +-pi/2 at +-1, NaN beyond
+    one = _k(x, im, 1.0)
+    c = _emit(im, "sqrt", [_emit(im, "multiply", [_emit(im, "subtract", [one, x]), _emit(im, "add", [x, one])])])
+    return _emit(im, "atan", [_emit(im, "divide", [x, c])])
+
+
+def _acos(im: _Importer, x: Value) -> Value:
+    # 2 atan(sqrt((1 - x) / (1 + x))): accurate near 1, pi at -1
+    one = _k(x, im, 1.0)
+    q = _emit(im, "divide", [_emit(im, "subtract", [one, x]), _emit(im, "add", [x, one])])
+    return _emit(im, "multiply", [_emit(im, "atan", [_emit(im, "sqrt", [q])]), _k(x, im, 2.0)])
+
+
+def _sinh(im: _Importer, x: Value) -> Value:
+    d = _emit(im, "subtract", [_expm1(im, x), _expm1(im, _emit(im, "negative", [x]))])
+    return _emit(im, "multiply", [d, _k(x, im, 0.5)])
+
+
+def _cosh(im: _Importer, x: Value) -> Value:
+    s = _emit(im, "add", [_emit(im, "exp", [x]), _emit(im, "exp", [_emit(im, "negative", [x])])])
+    return _emit(im, "multiply", [s, _k(x, im, 0.5)])
+
+
+def _scaled_log(c: float):
+    return lambda im, x: _emit(im, "multiply", [_emit(im, "log", [x]), _k(x, im, c)])
+
+
+_COMPOSED = {
+    "aten.log1p.default": _log1p,
+    "aten.expm1.default": _expm1,
+    "aten.log2.default": _scaled_log(1 / math.log(2.0)),
+    "aten.log10.default": _scaled_log(1 / math.log(10.0)),
+    "aten.asinh.default": _asinh,
+    "aten.acosh.default": _acosh,
+    "aten.atanh.default": _atanh,
+    "aten.asin.default": _asin,
+    "aten.acos.default": _acos,
+    "aten.sinh.default": _sinh,
+    "aten.cosh.default": _cosh,
+    "aten.atan.default": lambda im, x: _emit(im, "atan", [x]),
+    "aten.tan.default": lambda im, x: _emit(im, "tan", [x]),
+}
+
+
+@converter(*_COMPOSED)
+def _composed(im, node):
+    return _COMPOSED[node.op](im, _t(im, node["self"], node.out_dtype()))
+
+
+@converter("aten.isnan.default", "aten.isinf.default")
+def _isnan(im, node):
+    x = _t(im, node["self"])
+    if not im.b.dtype(x).startswith(("float", "bfloat")):
+        return np.zeros(node.out_shape(), bool)
+    if node.op == "aten.isnan.default":
+        return _emit(im, "not_equal", [x, x])
+    return _emit(im, "equal", [_emit(im, "abs", [x]), _k(x, im, math.inf)])
+
+
+def _negative_side(im: _Importer, v: Value) -> Value:
+    """``v < 0``, or ``v`` is -0 (``1 / v`` is -inf): the sign bit, as C's atan2 reads it."""
+    zero = _k(v, im, 0.0)
+    minus_zero = _emit(im, "logical_and", [_emit(im, "equal", [v, zero]),
+                                           _emit(im, "less", [_emit(im, "divide", [_k(v, im, 1.0), v]), zero])])  # fmt: skip
+    return _emit(im, "logical_or", [_emit(im, "less", [v, zero]), minus_zero])
+
+
+@converter("aten.atan2.default")
+def _atan2(im, node):
+    # atan(y / x) (y / 0 is +-inf: +-pi/2; y itself at the origin), turned by pi towards y's
+    # side where x is on the negative side; signed zeros as C's atan2
+    dtype = node.out_dtype()
+    y, x = _t(im, node["self"], dtype), _t(im, node["other"], dtype)
+    zero = _k(y, im, 0.0)
+    origin = _emit(im, "logical_and", [_emit(im, "equal", [x, zero]), _emit(im, "equal", [y, zero])])
+    a = _emit(im, "where", [origin, y, _emit(im, "atan", [_emit(im, "divide", [y, x])])])
+    turned = _emit(im, "where", [_negative_side(im, y), _emit(im, "subtract", [a, _k(a, im, math.pi)]),
+                                 _emit(im, "add", [a, _k(a, im, math.pi)])])  # fmt: skip
+    return _emit(im, "where", [_negative_side(im, x), turned, a])
+
+
+@converter("aten.elu.default")
+def _elu(im, node):
+    # scale * (x if x > 0 else alpha * expm1(input_scale * x))
+    x = _t(im, node["self"], node.out_dtype())
+    alpha, scale, in_scale = (float(node[k]) for k in ("alpha", "scale", "input_scale"))
+    neg = _expm1(im, _emit(im, "multiply", [x, _k(x, im, in_scale)]) if in_scale != 1 else x)
+    neg = _emit(im, "multiply", [neg, _k(x, im, alpha)])
+    y = _emit(im, "where", [_emit(im, "greater", [x, _k(x, im, 0.0)]), x, neg])
+    return y if scale == 1 else _emit(im, "multiply", [y, _k(x, im, scale)])
+
+
+# ============================================================================================
+# More shapes, pads, pools, sorting and scatters
+# ============================================================================================
+
+
+@converter("aten.repeat.default")
+def _repeat(im, node):
+    x = _t(im, node["self"])
+    reps = list(node["repeats"])
+    shape = list(im.b.shape(x))
+    x = im.b.reshape(x, [1] * (len(reps) - len(shape)) + shape)
+    return _fit(im, node, _emit(im, "tile", [x], reps=reps))
+
+
+@converter("aten.diagonal.default")
+def _diagonal(im, node):
+    # the other dims first, then (dim1, dim2) flattened: the diagonal is a take of constant
+    # flat positions (i + row0) * n2 + (i + col0), appended as the last dim as torch does
+    x = _t(im, node["self"])
+    shape = list(im.b.shape(x))
+    d1, d2 = _axis(node["dim1"], len(shape)), _axis(node["dim2"], len(shape))
+    if d1 == d2:
+        raise node.fail("dim1 and dim2 must differ")
+    off = int(node["offset"])
+    rest = [d for d in range(len(shape)) if d not in (d1, d2)]
+    n2 = shape[d2]
+    length = node.out_shape()[-1]
+    x = _emit(im, "transpose", [x], axes=rest + [d1, d2])
+    x = im.b.reshape(x, [shape[d] for d in rest] + [shape[d1] * n2])
+    i = np.arange(length, dtype=np.int64)
+    flat = (i + max(-off, 0)) * n2 + (i + max(off, 0))
+    return _fit(im, node, _emit(im, "take", [x, flat], axis=len(rest)))
+
+
+@converter("aten.avg_pool3d.default")
+def _avg_pool3d(im, node):
+    if node["divisor_override"] is not None:
+        raise node.fail("divisor_override is not supported")
+    k, s, p = _pool_args(node, 3)
+    y = _emit(
+        im, "nn.avg_pool3d", [_t(im, node["self"])], pool_size=k, strides=s, padding=p + p,
+        ceil_mode=bool(node["ceil_mode"]), count_include_pad=bool(node["count_include_pad"]),
+    )  # fmt: skip
+    return _crop_to(im, node, y)
+
+
+@converter("aten.max_pool3d_with_indices.default")
+def _max_pool3d(im, node):
+    k, s, p = _pool_args(node, 3)
+    d = list(node["dilation"])
+    d = d * 3 if len(d) == 1 else d
+    y = _emit(im, "nn.max_pool3d", [_t(im, node["self"])], pool_size=k, strides=s, padding=p + p, dilation=d,
+              ceil_mode=bool(node["ceil_mode"]))  # fmt: skip
+    return (_crop_to(im, node, y, 0), None)
+
+
+@converter("aten._adaptive_avg_pool3d.default")
+def _adaptive_avg_pool3d(im, node):
+    x = _t(im, node["self"])
+    if im.b.rank(x) != 5:
+        raise node.fail("only 5-D (NCDHW) inputs are supported")
+    return _emit(im, "nn.adaptive_avg_pool3d", [x], output_size=list(node["output_size"]))
+
+
+@converter("aten.topk.default", "aten.sort.default")
+def _topk(im, node):
+    x = _t(im, node["self"])
+    axis = _axis(node["dim"], im.b.rank(x))
+    if node.op == "aten.sort.default":
+        k, ascend = 0, not node["descending"]
+    else:
+        k, ascend = int(node["k"]), not node["largest"]
+    values, indices = im.b.emit("topk", [x], k=k, axis=axis, ret_type="both", is_ascend=ascend, dtype="int64")
+    return (values, indices)
+
+
+_SCATTER_REDUCE = {"sum": "add", "prod": "mul", "mean": "mean", "amax": "max", "amin": "min"}
+
+
+@converter("aten.scatter.src", "aten.scatter.value", "aten.scatter_add.default", "aten.scatter_reduce.two")
+def _scatter(im, node):
+    dtype = node.out_dtype()
+    x = _t(im, node["self"], dtype)
+    index = _t(im, node["index"], "int64")
+    ishape = list(im.b.shape(index))
+    dim = _axis(node["dim"], im.b.rank(x))
+    if node.op == "aten.scatter.value":
+        src: Value = np.full(ishape, node["value"], numpy_dtype(dtype))
+    else:
+        src = _t(im, node["src"], dtype)
+        if list(im.b.shape(src)) != ishape:  # torch reads the index-shaped corner of src
+            src = _emit(im, "strided_slice", [src], begin=[0] * len(ishape), end=ishape, axes=list(range(len(ishape))))
+    reduction = "update"
+    if node.op == "aten.scatter_add.default":
+        reduction = "add"
+    elif node.op == "aten.scatter_reduce.two":
+        if not node["include_self"]:
+            raise node.fail("scatter_reduce with include_self=False is not supported")
+        reduction = _SCATTER_REDUCE[node["reduce"]]
+    return _fit(im, node, _emit(im, "scatter_elements", [x, index, src], axis=dim, reduction=reduction))
+
+
+@converter("aten.index_put.default")
+def _index_put(im, node):
+    # x[i0, i1, ...] = v for index tensors of the leading dims: scatter_nd of the index
+    # tuples (broadcast to one shape B) with v broadcast to B + the remaining dims
+    dtype = node.out_dtype()
+    x = _t(im, node["self"], dtype)
+    shape = list(im.b.shape(x))
+    idx = list(node["indices"])
+    if any(v is None for v in idx):
+        raise node.fail("index_put with a full slice (None) among the indices is not supported")
+    parts = [_t(im, v) for v in idx]
+    if any(im.b.dtype(p) in ("bool", "uint8") for p in parts):
+        raise node.fail("index_put with a boolean mask (the positions depend on the data) is not supported")
+    bshape = list(np.broadcast_shapes(*(tuple(im.b.shape(p)) for p in parts)))
+    rows = []
+    for p, n in zip(parts, shape):
+        p = _emit(im, "floor_mod", [im.b.cast(p, "int64"), np.asarray(n, np.int64)])
+        rows.append(p if list(im.b.shape(p)) == bshape else _emit(im, "broadcast_to", [p], shape=bshape))
+    indices = _emit(im, "stack", rows, axis=0)
+    want = bshape + shape[len(parts):]
+    v = _t(im, node["values"], dtype)
+    v = v if list(im.b.shape(v)) == want else _emit(im, "broadcast_to", [v], shape=want)
+    mode = "add" if node["accumulate"] else "update"
+    return _fit(im, node, _emit(im, "scatter_nd", [x, indices, v], mode=mode))
+
+
+@converter("aten.grid_sampler_2d.default")
+def _grid_sampler_2d(im, node):
+    x, grid = _t(im, node["input"]), _t(im, node["grid"])
+    method = {0: "bilinear", 1: "nearest", 2: "bicubic"}[int(node["interpolation_mode"])]
+    padding = {0: "zeros", 1: "border", 2: "reflection"}[int(node["padding_mode"])]
+    grid = _emit(im, "transpose", [grid], axes=[0, 3, 1, 2])  # (N, H, W, 2) -> relay's (N, 2, H, W)
+    y = _emit(im, "image.grid_sample", [x, grid], method=method, layout="NCHW", padding_mode=padding,
+              align_corners=bool(node["align_corners"]))  # fmt: skip
+    return _fit(im, node, y)
+
+
+@converter("aten.native_dropout.default")
+def _native_dropout(im, node):
+    if node["train"] and node["p"]:
+        raise node.fail("dropout in training mode is random (export the model in eval() mode)")
+    return (_t(im, node["input"]), np.ones(node.out_shape(1), bool))

@@ -176,6 +176,36 @@ IGNORED = frozenset(
 """Run-time checks that compute nothing: skipped."""
 
 
+_DATA = "its result's shape or value depends on the data (static shapes only)"
+_RANDOM = "random values (export the model in eval() mode, with its random tensors as inputs)"
+_TRAINING = "a training op (export the model in eval() mode, without gradients)"
+_SYMBOLIC = "a symbolic size (export with static shapes)"
+REFUSED: dict[str, str] = {
+    "aten.nonzero.default": _DATA,
+    "aten.masked_scatter.default": _DATA,
+    "aten._local_scalar_dense.default": _DATA,
+    "aten.rand.default": _RANDOM,
+    "aten.randn.default": _RANDOM,
+    "aten.randperm.default": _RANDOM,
+    "aten._native_batch_norm_legit.default": _TRAINING,
+    "aten._native_batch_norm_legit.no_stats": _TRAINING,
+    "aten._adaptive_avg_pool2d_backward.default": _TRAINING,
+    "aten.avg_pool2d_backward.default": _TRAINING,
+    "aten.convolution_backward.default": _TRAINING,
+    "aten.embedding_dense_backward.default": _TRAINING,
+    "aten.max_pool2d_with_indices_backward.default": _TRAINING,
+    "aten.native_group_norm_backward.default": _TRAINING,
+    "aten.native_layer_norm_backward.default": _TRAINING,
+    "aten.sym_numel.default": _SYMBOLIC,
+    "aten.sym_size.int": _SYMBOLIC,
+    "aten.sym_storage_offset.default": _SYMBOLIC,
+    "aten.sym_stride.int": _SYMBOLIC,
+    "aten._fft_r2c.default": "complex tensors are not supported",
+    "aten._fft_c2r.default": "complex tensors are not supported",
+}
+"""Core ATen ops the importer refuses on purpose -> why (named in the error)."""
+
+
 converter = converter_registry(CONVERTERS)
 """``@converter(NAME, ...)``: register a converter for ATen overloads ``NAME``."""
 
@@ -302,7 +332,10 @@ class _Importer:
             where = source_location(node)
             missing.setdefault(name, []).append(f"'{node.name}'" + (f" at {where}" if where else ""))
         if missing:
-            parts = [f"{op} ({'; '.join(nodes)})" for op, nodes in sorted(missing.items())]
+            parts = [
+                f"{op}{' [' + REFUSED[op] + ']' if op in REFUSED else ''} ({'; '.join(nodes)})"
+                for op, nodes in sorted(missing.items())
+            ]
             raise TorchImportError(
                 f"{sum(map(len, missing.values()))} node(s) use unsupported ATen operators: " + "; ".join(parts)
             )

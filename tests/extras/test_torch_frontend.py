@@ -304,13 +304,96 @@ def test_from_pytorch_bad_input_infos():
         from_pytorch(nn.ReLU(), [("x", (1, -2))])
 
 
+# ---- core ATen ops composed from relay ops ---------------------------------------------------
+
+F = torch.nn.functional
+
+
+def _unit(x):
+    """Values in (-1, 1), some of them tiny (where log1p and expm1 differ from the naive forms)."""
+    return torch.tanh(x) * torch.tensor([1.0, 1e-3, 1e-6, 0.5, 1e-7])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.log1p(_unit(x)) / _unit(x) + torch.expm1(_unit(x)) / _unit(x),  # both ~1 near 0
+        lambda x: torch.expm1(x * 3) + torch.log1p(x.abs() * 100),
+        lambda x: torch.log2(x.abs() + 0.1) + torch.log10(x.abs() + 0.1),
+        lambda x: torch.asinh(x * 4) + torch.asinh(_unit(x)) / _unit(x) + torch.acosh(x.abs() + 1.0001),
+        lambda x: torch.atanh(_unit(x) * 0.99) / _unit(x) + torch.asin(torch.tanh(x)) + torch.acos(torch.tanh(x)),
+        lambda x: torch.sinh(x * 2) + torch.sinh(_unit(x)) / _unit(x) + torch.cosh(x * 2),
+        lambda x: torch.atan(x * 3) + torch.tan(torch.tanh(x)),
+        lambda x: torch.atan2(x, x.flip(-1)) + torch.atan2(x, torch.zeros_like(x)) + torch.atan2(x * 0, -x.abs() - 1),
+        lambda x: torch.atan2(x * 0, x * 0) + torch.atan2(x * 0, -(x * 0)) + torch.atan2(x, -torch.zeros_like(x)) + x,
+        lambda x: torch.where(torch.isnan(x.log()), 1.0, 0.0) + torch.isinf(1 / (x > 0.5).float()).float() + x,
+        lambda x: F.elu(x) + F.selu(x) + F.celu(x, 0.5) + F.elu(x, alpha=2.0),
+        lambda x: F.mish(x) + F.softplus(x) + F.softplus(x, beta=2.0, threshold=5.0),
+    ],
+)
+def test_composed_elementwise(fn):
+    _check(_Lambda(fn), _x(2, 3, 4, 5))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.repeat(2, 1, 1, 3) + 0,
+        lambda x: x.repeat(2, 1, 1, 1, 1).sum(0),
+        lambda x: torch.diagonal(x, 0, 2, 3)[..., :3] + torch.diagonal(x, 1, -1, -2) + torch.diagonal(x, -1, 1, 2).sum(),
+        lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect") + 0,
+        lambda x: F.pad(x, (2, 1, 1, 3), mode="replicate") + F.pad(x[0], (1, 2), mode="reflect").sum(),
+        lambda x: F.avg_pool3d(x.unsqueeze(0), 2, 1) + F.max_pool3d(x.unsqueeze(0), 2, 1) + F.adaptive_avg_pool3d(x.unsqueeze(0), (1, 2, 2)).mean(),
+        lambda x: torch.topk(x, 3, dim=-1).values + torch.topk(x, 2, dim=1, largest=False).indices.sum(1, keepdim=True)[..., :3],
+        lambda x: torch.sort(x, dim=2).values + torch.sort(x, dim=-1, descending=True).indices.float()[:, :, :4],
+        lambda x: x.var(dim=1) + x.prod() + x.gt(0).any().float(),
+        lambda x: (torch.logical_xor(x > 0, x > 0.5) ^ (x < -1)).float() + x,
+    ],
+)
+def test_more_shapes_and_reductions(fn):
+    _check(_Lambda(fn), _x(2, 3, 4, 5))
+
+
+def test_scatters_and_index_put():
+    idx = torch.tensor([[0, 2, 1, 0, 2], [1, 1, 0, 2, 0]])
+
+    def fn(x, y):
+        a = torch.zeros(3, 5).scatter(0, idx, x)
+        b = x.scatter(0, idx, 2.5) + x.scatter_add(0, idx, y)
+        c = x.scatter_reduce(0, idx, y, "amax") + x.scatter_reduce(0, idx, y, "sum")
+        d = x.clone()
+        d[torch.tensor([0, 1]), torch.tensor([4, 0])] = y[0, :2]
+        e = x.index_put((torch.tensor([1, 1]),), y[:1].expand(2, 5), accumulate=True)
+        return a.sum(0) + b.sum(0) + c.sum(0) + d.sum(0) + e.sum(0)
+
+    _check(_Lambda(fn), _x(3, 5), _x(3, 5, seed=1))
+
+
+@pytest.mark.parametrize(
+    "mode, padding, corners", [("bilinear", "zeros", False), ("nearest", "border", True), ("bilinear", "reflection", True)]
+)
+def test_grid_sample(mode, padding, corners):
+    grid = torch.tanh(_x(1, 4, 6, 2, seed=2)) * 1.1
+    fn = _Lambda(lambda x: F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=corners))
+    _check(fn, _x(1, 2, 5, 7))
+
+
+def test_log1p_keeps_the_small_values():
+    """log1p(1e-7) is 1e-7 (log(1 + 1e-7) is 1.19e-7 in float32) and expm1 likewise."""
+    x = torch.tensor([1e-7, -3e-8, 2e-10, 0.0])
+    both = _Lambda(lambda x: torch.stack([torch.log1p(x), torch.expm1(x)]))
+    result = import_exported_program(torch.export.export(both, (x,)))
+    (got,) = run(result.module, {result.input_names[0]: x.numpy()}, result.params)
+    np.testing.assert_allclose(got, torch.stack([torch.log1p(x), torch.expm1(x)]).numpy(), rtol=1e-6, atol=0)
+
+
 # ---- refusals ------------------------------------------------------------------------------
 
 
 def test_unsupported_op_named_with_source_location():
     class Sorts(nn.Module):
         def forward(self, x):
-            y = torch.sort(x, dim=-1).values  # the line the error must point at
+            y = torch.cdist(x, x)  # the line the error must point at
             return torch.cumprod(y, 1)
 
     ep = torch.export.export(Sorts(), (_x(2, 5),))
@@ -318,8 +401,8 @@ def test_unsupported_op_named_with_source_location():
         from_exported_program(ep)
     msg = str(e.value)
     assert "2 node(s) use unsupported ATen operators" in msg
-    assert "aten.sort.default" in msg and "aten.cumprod.default" in msg
-    assert "test_torch_frontend.py:" in msg and "torch.sort(x, dim=-1)" in msg
+    assert "aten._cdist_forward.default" in msg and "aten.cumprod.default" in msg
+    assert "test_torch_frontend.py:" in msg and "torch.cdist(x, x)" in msg
 
 
 def test_dynamic_shapes_refused():
@@ -371,3 +454,16 @@ def test_relay_import_bad_pt2(tmp_path, content):
     path = tmp_path / "bad.pt2"
     path.write_bytes(content)
     assert_one_line_error(relay_import(str(path)), "relay-import: error: cannot read")
+
+
+def test_data_dependent_and_random_ops_refused_with_the_reason():
+    class Picks(nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x > 0).sum() + torch.rand(3).sum() + x.sum()
+
+    ep = torch.export.export(Picks(), (_x(2, 5),))
+    with pytest.raises(TorchImportError) as e:
+        from_exported_program(ep)
+    msg = str(e.value)
+    assert "aten.nonzero.default [its result's shape or value depends on the data" in msg
+    assert "aten.rand.default [random values" in msg
