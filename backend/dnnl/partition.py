@@ -63,7 +63,8 @@ from xrelay.transforms.partition_graph import PartitionGraphPass
 from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
-    "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "layer_norm_rewrite", "native_winograd",
+    "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "group_norm_as_instance_norm", "layer_norm_rewrite",
+    "native_winograd",
     "one_group_norm_channels_last",
     "offload_concatenations", "offload_movement", "offload_reorders",
     "partition_for_backend", "reorderable", "state_scratch", "winograd_choice",
@@ -88,6 +89,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         return module
 
     canonicalize_arith(module)  # one written form of each activation for the patterns
+    group_norm_as_instance_norm(module)
     mean_to_global_pool(module)
     matmul_to_dense(module)
     split_gated_dense(module)
@@ -421,6 +423,75 @@ def layer_norm_rewrite(module: ModuleOp) -> int:
                 o.erase()
         count += 1
     return count
+
+
+def group_norm_as_instance_norm(module: ModuleOp) -> int:
+    """A float32 ``nn.group_norm`` over the channels of static ``(N, C, ...)`` data becomes
+    the form exporters write (torch.onnx's GroupNorm): ``reshape`` to ``(N, G, K)``,
+    ``nn.instance_norm`` without scale and shift, ``reshape`` back, then ``multiply`` by
+    gamma and ``add`` beta as ``(C, 1, ...)``. The reader runs that norm as a layer
+    normalisation of its rows (one oneDNN primitive; ``nn.group_norm`` has none), and with
+    one group ``one_group_norm_channels_last`` keeps it on channels-last data (PoolFormer's
+    norms, imported from torch.export as ``nn.group_norm``: native, with a layout transform on
+    each side). Returns how many::
+
+        %y = relay.nn.group_norm %x, %g, %b {num_groups = 1} : (tensor<1x16x8x8xf32>, ...)
+
+    becomes ``add(multiply(reshape(nn.instance_norm(reshape(%x, [1, 1, 1024]), ones,
+    zeros), [1, 16, 8, 8]), %g as 16x1x1), %b as 16x1x1)``."""
+    count = 0
+    for op in list(module.walk()):
+        if isinstance(op, RelayOp) and op.RELAY_NAME == "nn.group_norm":
+            count += _group_norm_rewrite(op)
+    return count
+
+
+def _group_norm_rewrite(op: RelayOp) -> bool:
+    import math
+
+    import numpy as np
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    x, gamma, beta = op.operands
+    shape = list(shape_of(x.type))
+    groups = int(op.attrs["num_groups"])
+    if (None in shape or len(shape) < 3 or int(op.attrs.get("axis", 1)) % len(shape) != 1
+            or dtype_of(x.type) != "float32" or shape[1] % groups):  # fmt: skip
+        return False
+    new: list[Operation] = []
+
+    def make(name: str, operands: list, **attrs: Any) -> Any:
+        o = RELAY_OPS[name].make(operands, **attrs)
+        new.append(o)
+        return o.results[0]
+
+    def const(a: Any) -> Any:
+        c = ConstantOp.from_numpy(np.asarray(a, np.float32))
+        new.append(c)
+        return c.result
+
+    per_channel = [shape[1]] + [1] * (len(shape) - 2)
+
+    def channels(v: Any) -> Any:  # (C,) as (C, 1, ...)
+        if isinstance(v.owner, ConstantOp):
+            return const(v.owner.numpy().reshape(per_channel))
+        return make("reshape", [v], newshape=per_channel)
+
+    rows = make("reshape", [x], newshape=[shape[0], groups, math.prod(shape[1:]) // groups])
+    norm = make("nn.instance_norm", [rows, const(np.ones(groups)), const(np.zeros(groups))],
+                axis=1, epsilon=float(op.attrs["epsilon"]), center=False, scale=False)  # fmt: skip
+    y = make("reshape", [norm], newshape=shape)
+    if op.attrs.get("scale", True):
+        y = make("multiply", [y, channels(gamma)])
+    if op.attrs.get("center", True):
+        y = make("add", [y, channels(beta)])
+    if y.type != op.results[0].type:
+        return False
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    op.results[0].replace_all_uses_with(y)
+    op.detach()
+    op.erase()
+    return True
 
 
 def one_group_norm_channels_last(module: ModuleOp) -> int:

@@ -69,3 +69,38 @@ def test_one_group_norm_runs_channels_last(groups, gamma_shape, channels_last):
     m.set_input(data=inputs["data"] + 1.0)
     m.run()
     assert float(np.max(np.abs(m.get_output(0).numpy() - out))) > 1e-2
+
+
+@pytest.mark.parametrize(("groups", "channels_last"), [(1, True), (4, False)])
+def test_group_norm_op_runs_on_onednn(groups, channels_last):
+    """``nn.group_norm`` (torch.export's GroupNorm, ONNX's GroupNormalization) between
+    convolutions gets the exported form (``group_norm_as_instance_norm``): a oneDNN
+    ``nn.instance_norm``, channels-last with one group; the reference interpreter's results."""
+    import xrelay
+    from xrelay import relay
+    from xrelay.runtime.interpreter import run
+
+    x = relay.var("x", shape=(1, C, HW, HW))
+    w1, w2 = (relay.var(n, shape=(C, C, 1, 1)) for n in ("w1", "w2"))
+    gamma, beta = relay.var("gamma", shape=(C,)), relay.var("beta", shape=(C,))
+    y = relay.nn.conv2d(x, w1, channels=C, kernel_size=(1, 1))
+    y = relay.nn.group_norm(y, gamma, beta, num_groups=groups)
+    y = relay.nn.conv2d(relay.nn.avg_pool2d(y, pool_size=(3, 3), padding=(1, 1)), w2, channels=C, kernel_size=(1, 1))
+    mod = xrelay.IRModule.from_expr(relay.Function([x, w1, w2, gamma, beta], y))
+    params = {
+        "w1": (RNG.standard_normal((C, C, 1, 1)) * 0.3).astype("float32"),
+        "w2": (RNG.standard_normal((C, C, 1, 1)) * 0.3).astype("float32"),
+        "gamma": (1 + RNG.standard_normal(C) * 0.2).astype("float32"),
+        "beta": (RNG.standard_normal(C) * 0.2).astype("float32"),
+    }
+    data = RNG.standard_normal((1, C, HW, HW)).astype("float32")
+    (ref,) = run(mod.module if hasattr(mod, "module") else mod, {"x": data}, params)
+    m = xrelay.build(mod, params, opt_level=3)
+    m.set_input(x=data)
+    m.run()
+    out = m.get_output(0).numpy()
+    assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
+    assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
+    ops = [o for _, o, _ in m.executor.steps]
+    assert ops.count("nn.instance_norm") == 1 and "nn.group_norm" not in " ".join(ops), ops
+    assert ops.count("layout_transform") == (2 if channels_last else 4), ops
