@@ -59,35 +59,76 @@ def build_keras(name: str, size: int, classes: int = 10, seed: int = 0, logits: 
     return model
 
 
+def _full_integer(converter, shapes: list[list[int]], seed: int, low: float = -1.0, high: float = 1.0) -> None:
+    """Set ``converter`` to full-integer int8 (int8 inputs and outputs), calibrated on 8 random
+    inputs uniform in [low, high]."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(seed + 1)
+
+    def representative():
+        for _ in range(8):
+            yield [rng.uniform(low, high, s).astype(np.float32) for s in shapes]
+
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = representative
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = tf.int8
+    converter.inference_output_type = tf.int8
+
+
 def convert(model, size: int, quantized: bool, seed: int = 0) -> bytes:
     """The TFLite flatbuffer of a Keras model: float32, or full-integer int8."""
     import tensorflow as tf
 
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     if quantized:
-        rng = np.random.default_rng(seed + 1)
-
-        def representative():
-            for _ in range(8):
-                yield [rng.uniform(-1, 1, (1, size, size, 3)).astype(np.float32)]
-
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.representative_dataset = representative
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        _full_integer(converter, [[1, size, size, 3]], seed)
     return converter.convert()
 
 
-def keras_tflite(name: str, size: int = 64, quantized: bool = False, classes: int = 10, seed: int = 0) -> Path:
-    """The cached ``.tflite`` file of Keras application ``name`` (built on first use). The
-    int8 models end in logits: the importer does not take TFLite's int8 SOFTMAX."""
+def convert_function(fn, shapes: list[list[int]], quantized: bool, low: float = -1.0, high: float = 1.0, seed: int = 0) -> bytes:
+    """The TFLite flatbuffer of ``fn`` (a Python function of float32 tensors of ``shapes``):
+    float32, or full-integer int8 calibrated on random inputs uniform in [low, high]."""
     import tensorflow as tf
 
+    f = tf.function(fn, input_signature=[tf.TensorSpec(s, tf.float32) for s in shapes])
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f)
+    if quantized:
+        _full_integer(converter, shapes, seed, low, high)
+    return converter.convert()
+
+
+def edit(data: bytes, change) -> bytes:
+    """A flatbuffer changed by ``change(model)``, which edits TFLite's object API model
+    (``ModelT``: its subgraphs' tensors, quantization and operator options) in place."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    change(model)
+    builder = flatbuffers.Builder(0)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def keras_tflite(
+    name: str, size: int = 64, quantized: bool = False, classes: int = 10, seed: int = 0, logits: bool | None = None
+) -> Path:
+    """The cached ``.tflite`` file of Keras application ``name`` (built on first use).
+    ``logits``: leave out the classifier's softmax; by default int8 models end in logits (the
+    backbone's bits stay visible: a softmax of random weights' logits is often one-hot) and
+    float models in the softmax."""
+    import tensorflow as tf
+
+    if logits is None:
+        logits = quantized
     kind = "int8" if quantized else "f32"
+    if logits != quantized:
+        kind += "-logits" if logits else "-softmax"
     path = cache_dir() / f"{name}-{size}-{classes}-{seed}-{kind}-tf{tf.__version__}.tflite"
     if not path.exists():
-        data = convert(build_keras(name, size, classes, seed, logits=quantized), size, quantized, seed)
+        data = convert(build_keras(name, size, classes, seed, logits=logits), size, quantized, seed)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_bytes(data)
         os.replace(tmp, path)

@@ -24,6 +24,7 @@ from xrelay.frontends.tflite.quantized import (
     hard_swish_table,
     multiply_by_quantized,
     quantize_multiplier,
+    softmax_quantized,
     table_op,
 )
 
@@ -393,11 +394,15 @@ def _unary(im, op):
 
 @converter("SOFTMAX")
 def _softmax(im, op):
-    xt = op.inputs[0]
-    if _quantized(xt):
-        raise op.fail("quantized SOFTMAX is not supported")
+    xt, out = op.inputs[0], op.outputs[0]
     x = im.get(xt)
     beta = float(op.options.Beta()) if op.options is not None else 1.0
+    if _quantized(xt):
+        if xt.dtype not in ("int8", "uint8") or out.dtype != xt.dtype:
+            raise op.fail(f"quantized SOFTMAX from {xt.dtype} to {out.dtype} is not supported (int8 and uint8 are)")
+        if out.dtype == "int8" and (_zp(op, out) != -128 or abs(_scale(op, out) - 1 / 256) > 0.001 / 256):
+            raise op.fail("an int8 SOFTMAX output must have scale 1/256 and zero point -128 (as TFLite requires)")
+        return [softmax_quantized(im.b, x, xt.dtype, _scale(op, xt), beta)]
     if beta != 1.0:
         x = im.b.emit1("multiply", [x, np.float32(beta)])
     return [im.b.emit1("nn.softmax", [x], axis=-1)]

@@ -30,8 +30,10 @@ from xrelay.frontends.graph_builder import GraphBuilder, Value
 QRANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "int32": (-(2**31), 2**31 - 1)}
 
 
-def quantize_multiplier(m: float) -> tuple[int, int]:
-    """TFLite's ``QuantizeMultiplier``: ``m = M * 2**(shift - 31)`` with ``M`` a Q31 int."""
+def quantize_multiplier(m: float, max_shift: int = 30) -> tuple[int, int]:
+    """TFLite's ``QuantizeMultiplier``: ``m = M * 2**(shift - 31)`` with ``M`` a Q31 int.
+    ``max_shift``: the largest ``shift`` the caller's arithmetic takes (31 for SOFTMAX's
+    input multiplier, which only multiplies zero at that shift)."""
     if m == 0.0:
         return 0, 0
     q, shift = math.frexp(m)
@@ -41,7 +43,7 @@ def quantize_multiplier(m: float) -> tuple[int, int]:
         shift += 1
     if shift < -31:
         return 0, 0
-    if shift > 30:
+    if shift > max_shift:
         raise ValueError(f"the rescaling multiplier {m} is too large for TFLite's fixed point")
     return q_fixed, shift
 
@@ -66,16 +68,22 @@ def multiply_by_quantized(
     a = b.cast(x, "int64")
     if left.any():
         a = b.emit1("multiply", [a, (np.int64(1) << left).astype(np.int64)])
-    ab = b.emit1("multiply", [a, multiplier])
-    # SaturatingRoundingDoublingHighMul: (ab + nudge) / 2**31, truncating
-    nudge = b.emit1("where", [b.emit1("greater_equal", [ab, np.int64(0)]), np.int64(1 << 30), np.int64(1 - (1 << 30))])
-    r = b.emit1("divide", [b.emit1("add", [ab, nudge]), np.int64(1 << 31)])
+    r = _doubling_high_mul(b, a, multiplier)
     if right.any():  # RoundingDivideByPOT: round half away from zero
         mask = ((np.int64(1) << right) - 1).astype(np.int64)
         rem = b.emit1("bitwise_and", [r, mask])
         threshold = b.emit1("add", [mask >> 1, b.cast(b.emit1("less", [r, np.int64(0)]), "int64")])
         r = b.emit1("add", [b.emit1("right_shift", [r, right]), b.cast(b.emit1("greater", [rem, threshold]), "int64")])
     return b.cast(r, "int32")
+
+
+def _doubling_high_mul(b: GraphBuilder, a: Value, m: Value) -> Value:
+    """gemmlowp's ``SaturatingRoundingDoublingHighMul`` on int64 values holding int32s:
+    ``(a * m + nudge) / 2**31``, truncating, the nudge rounding half away from zero (the one
+    saturating case, both operands -2**31, does not occur where it is used)."""
+    ab = b.emit1("multiply", [a, m])
+    nudge = b.emit1("where", [b.emit1("greater_equal", [ab, np.int64(0)]), np.int64(1 << 30), np.int64(1 - (1 << 30))])
+    return b.emit1("divide", [b.emit1("add", [ab, nudge]), np.int64(1 << 31)])
 
 
 def activation_range(act: str, scale: float, zero_point: int, dtype: str) -> tuple[int, int]:
@@ -185,3 +193,116 @@ def hard_swish_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int,
         return np.clip(out, lo, hi)
 
     return fn
+
+
+# ---- SOFTMAX: TFLite's reference int8/uint8 kernel ----------------------------------------
+
+_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
+
+def _srdhm32(a: np.ndarray, b: int) -> np.ndarray:
+    """gemmlowp ``SaturatingRoundingDoublingHighMul`` on int32 values held in int64 arrays."""
+    a = np.asarray(a, np.int64)
+    ab = a * np.int64(b)
+    v = ab + np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    out = np.where(v >= 0, v >> 31, -((-v) >> 31))  # C's division truncates
+    return np.where((a == _I32_MIN) & (b == _I32_MIN), _I32_MAX, out)
+
+
+def _sat_left_shift32(x: np.ndarray, amount: int) -> np.ndarray:
+    """gemmlowp's saturating multiply by ``2**amount`` on int32 values."""
+    return np.clip(np.asarray(x, np.int64) << amount, _I32_MIN, _I32_MAX)
+
+
+def _exp_near_zero(a: np.ndarray) -> np.ndarray:
+    """gemmlowp ``exp_on_interval_between_negative_one_quarter_and_0_excl`` (Q0.31 in and
+    out): a Taylor expansion around -1/8."""
+    c, third = 1895147668, 715827883  # exp(-1/8), 1/3
+    x = a + (1 << 28)
+    x2 = _srdhm32(x, x)
+    x3 = _srdhm32(x2, x)
+    x4 = _srdhm32(x2, x2)
+    t = _rdbpot(_srdhm32(_rdbpot(x4, 2) + x3, third) + x2, 1)
+    return c + _srdhm32(np.full_like(x, c), x + t)
+
+
+def exp_on_negative_values(a: np.ndarray, integer_bits: int) -> np.ndarray:
+    """gemmlowp ``exp_on_negative_values``: ``exp(a)`` for ``a <= 0`` in Q(integer_bits),
+    as Q0.31: ``exp`` of ``a`` modulo 1/4 by ``_exp_near_zero``, times ``exp(-2**k)`` for each
+    bit ``k`` of the rest."""
+    a = np.asarray(a, np.int64)
+    frac = 31 - integer_bits
+    quarter = 1 << (frac - 2)
+    a_mod = (a & (quarter - 1)) - quarter
+    result = _exp_near_zero(_sat_left_shift32(a_mod, integer_bits))
+    remainder = a_mod - a
+    multipliers = {-2: 1672461947, -1: 1302514674, 0: 790015084, 1: 290630308, 2: 39332535, 3: 720401, 4: 242}
+    for k, m in multipliers.items():
+        if integer_bits > k:
+            result = np.where(remainder & (1 << (frac + k)) != 0, _srdhm32(result, m), result)
+    if integer_bits > 5:
+        result = np.where(a < -(1 << (36 - integer_bits)), 0, result)
+    return np.where(a == 0, _I32_MAX, result)
+
+
+def softmax_exp_table(in_scale: float, beta: float) -> np.ndarray:
+    """``exp(beta * in_scale * d)`` as TFLite's reference SOFTMAX computes it (Q0.31, int64)
+    for every difference ``d = x - max(x)`` from -255 to 0 (index ``d + 255``); 0 where
+    ``d`` is below the kernel's ``diff_min`` (the kernel skips those terms).
+
+    The kernel's Prepare: the multiplier ``beta * in_scale * 2**26`` (capped at 2**31 - 1)
+    split by ``QuantizeMultiplier`` into ``M`` and a left shift; ``diff_min`` is
+    ``-floor(31 * 2**26 / 2**shift)``. Each difference is rescaled to Q5.26 by
+    ``SaturatingRoundingDoublingHighMul(d * 2**shift, M)`` and exponentiated."""
+    real = min(float(beta) * float(in_scale) * float(1 << 26), float(_I32_MAX))
+    if not real > 1.0:
+        raise ValueError(f"beta * input scale ({float(beta) * float(in_scale):g}) is too small for TFLite's int8 SOFTMAX")
+    m, shift = quantize_multiplier(real, max_shift=31)
+    diff_min = -math.floor(31.0 * (1 << 26) / (1 << shift))
+    d = np.arange(-255, 1, dtype=np.int64)
+    scaled = _srdhm32(np.maximum(d, diff_min) << shift, m)
+    return np.where(d >= diff_min, exp_on_negative_values(scaled, 5), 0)
+
+
+def softmax_quantized(b: GraphBuilder, x: Value, dtype: str, in_scale: float, beta: float) -> Value:
+    """TFLite's reference int8/uint8 SOFTMAX over the last axis of ``x`` (output scale 1/256,
+    zero point -128 for int8 and 0 for uint8, as the kernel assumes).
+
+    Per row: the exponentials of ``x - max`` from ``softmax_exp_table`` (a ``take``), their
+    sum in Q12.19 (each rounded by 2**-12), the reciprocal of the sum by gemmlowp's
+    ``one_over_one_plus_x_for_x_in_0_1`` (the sum normalised by its leading zeros, three
+    Newton-Raphson steps in Q2.29), then each output
+    ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(exp, 1/sum), 35 - clz(sum))``
+    plus the dtype's minimum. Integer relay ops in int64 (holding TFLite's int32 values)."""
+    lo, hi = QRANGE[dtype]
+    table = softmax_exp_table(in_scale, beta)
+    x32 = b.cast(x, "int32")
+    diff = b.emit1("subtract", [x32, b.emit1("max", [x32], axis=[-1], keepdims=True)])
+    e = b.emit1("take", [table, b.emit1("add", [diff, np.int32(255)])], axis=0)
+    # the sum in Q12.19: each term RoundingDivideByPOT(e, 12), e >= 0
+    terms = b.emit1("right_shift", [b.emit1("add", [e, np.int64(1 << 11)]), np.int64(12)])
+    total = b.emit1("sum", [terms], axis=[-1], keepdims=True)
+    # GetReciprocal: the count of leading zeros of the int32 sum normalises it to [1, 2)
+    powers = np.left_shift(np.int64(1), np.arange(32, dtype=np.int64))
+    clz = b.emit1("sum", [b.cast(b.emit1("less", [total, powers]), "int64")], axis=[-1], keepdims=True)
+    a = b.emit1("subtract", [b.emit1("left_shift", [total, clz]), np.int64(1 << 31)])
+    # one_over_one_plus_x_for_x_in_0_1(a): half of (1 + a) rounded, then Newton-Raphson for
+    # 1 / half from 48/17 - 32/17 * half, in Q2.29
+    half = b.emit1("right_shift", [b.emit1("add", [a, np.int64(1 << 31)]), np.int64(1)])
+    r = b.emit1("add", [_doubling_high_mul(b, half, np.int64(-1010580540)), np.int64(1515870810)])
+    for _ in range(3):
+        err = b.emit1("subtract", [np.int64(1 << 29), _doubling_high_mul(b, half, r)])
+        r = b.emit1("add", [r, _saturate32(b, b.emit1("multiply", [_doubling_high_mul(b, r, err), np.int64(4)]))])
+    scale = _saturate32(b, b.emit1("multiply", [r, np.int64(2)]))
+    # the output: both factors are >= 0, so both roundings are (v + half) >> n
+    p = b.emit1("right_shift", [b.emit1("add", [b.emit1("multiply", [e, scale]), np.int64(1 << 30)]), np.int64(31)])
+    # (12 - clz) bits of the sum over 1.0, 31 - 8 to narrow Q0.31 to 8 bits
+    exponent = b.emit1("subtract", [np.int64(12 + 31 - 8), clz])
+    rounding = b.emit1("left_shift", [np.int64(1), b.emit1("subtract", [exponent, np.int64(1)])])
+    y = b.emit1("right_shift", [b.emit1("add", [p, rounding]), exponent])
+    y = b.emit1("add", [b.cast(y, "int32"), np.int32(lo)])
+    return clamp_cast(b, y, lo, hi, dtype)
+
+
+def _saturate32(b: GraphBuilder, v: Value) -> Value:
+    """int64 ``v`` clamped to int32's range (gemmlowp's saturating shifts)."""
+    return b.emit1("minimum", [b.emit1("maximum", [v, np.int64(_I32_MIN)]), np.int64(_I32_MAX)])

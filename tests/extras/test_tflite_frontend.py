@@ -161,3 +161,115 @@ def test_relay_import_tflite(tmp_path):
     want = T.run_interpreter(interp, [x])[0]
     got = run(IRModule.from_text(out.read_text()).module, [x], dict(np.load(npz)))[0]
     np.testing.assert_array_equal(got, want)
+
+
+# ---- int8 SOFTMAX ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def softmax_models():
+    """One int8 SOFTMAX over a last axis of 10 and of 1000, converted by TensorFlow."""
+    import tensorflow as tf
+
+    return {d: T.convert_function(lambda x: tf.nn.softmax(x, axis=-1), [[1, d]], True, -4.0, 4.0) for d in (10, 1000)}
+
+
+def _softmax_variant(data: bytes, scale: float, beta: float, dtype: str) -> bytes:
+    """The converted SOFTMAX with another input scale and beta; ``uint8``: every tensor
+    uint8, zero points shifted by 128 (the converter writes int8 only, older tools uint8)."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    def change(model):
+        g = model.subgraphs[0]
+        g.tensors[g.inputs[0]].quantization.scale = [scale]
+        (op,) = g.operators
+        op.builtinOptions.beta = beta
+        if dtype == "uint8":
+            for t in g.tensors:
+                t.type = schema.TensorType.UINT8
+                t.quantization.zeroPoint = [int(z) + 128 for z in t.quantization.zeroPoint]
+
+    return T.edit(data, change)
+
+
+def _softmax_inputs(depth: int, dtype: str, scale_beta: float) -> np.ndarray:
+    """100 rows: 40 uniform over the dtype's range, 40 peaked (low values and 5 high ones), a
+    constant row, rows with two equal maxima, rows spanning 0..3 steps."""
+    info = np.iinfo(dtype)
+    lo = int(info.min)
+    rng = np.random.default_rng(depth)
+    x = rng.integers(lo, lo + 256, (100, depth))
+    x[40:80] = rng.integers(lo, lo + 100, (40, depth))
+    for r in range(40, 80):
+        x[r, rng.integers(0, depth, 5)] = rng.integers(lo + 150, lo + 256, 5)
+    x[80] = lo + 77
+    x[81:90, :2] = x[81:90].max(axis=1, keepdims=True) + 0
+    x[90:] = rng.integers(lo + 100, lo + 104, (10, depth))
+    # TFLite's reference kernel stops (TFLITE_CHECK) where the exponentials sum to 512 or more
+    keep = np.exp(scale_beta * (x - x.max(axis=1, keepdims=True))).sum(axis=1) < 500
+    return x[keep].astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("scale,beta", [(0.03125, 1.0), (0.1, 0.5), (0.0104, 2.0), (0.25, 0.125), (0.5, 100.0)])
+@pytest.mark.parametrize("depth", [10, 1000])
+def test_quantized_softmax(softmax_models, tmp_path, depth, scale, beta, dtype):
+    path = tmp_path / "softmax.tflite"
+    path.write_bytes(_softmax_variant(softmax_models[depth], scale, beta, dtype))
+    x = _softmax_inputs(depth, dtype, scale * beta)
+    assert len(x) >= 60
+    interp = T.interpreter(path, reference=True)
+    interp.resize_tensor_input(interp.get_input_details()[0]["index"], list(x.shape))
+    interp.allocate_tensors()
+    want = T.run_interpreter(interp, [x])[0]
+    result = import_tflite(path, shape_dict={T.input_name(interp): list(x.shape)})
+    got = run(result.module, [x], result.params)[0]
+    assert got.dtype == want.dtype == np.dtype(dtype)
+    assert len(np.unique(want)) > 8 if scale * beta < 1 else np.ptp(want.astype(np.int64)) > 0
+    np.testing.assert_array_equal(got, want)
+
+
+def test_quantized_softmax_built_and_c(softmax_models, tmp_path):
+    """The int64 row arithmetic through the arena runtime and the C target's program."""
+    import xrelay
+
+    path = tmp_path / "softmax.tflite"
+    path.write_bytes(_softmax_variant(softmax_models[10], 0.03125, 1.0, "int8"))
+    x = _softmax_inputs(10, "int8", 0.03125)
+    interp = T.interpreter(path, reference=True)
+    interp.resize_tensor_input(interp.get_input_details()[0]["index"], list(x.shape))
+    interp.allocate_tensors()
+    want = T.run_interpreter(interp, [x])[0]
+    result = import_tflite(path, shape_dict={T.input_name(interp): list(x.shape)})
+    m = xrelay.build(result.module, result.params, threads=1)
+    m.set_input(0, x)
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0).numpy(), want)
+    c = xrelay.build(result.module, result.params, target="c")
+    c.set_input(0, x)
+    c.run_aot()
+    np.testing.assert_array_equal(c.get_output(0).numpy(), want)
+
+
+def test_quantized_softmax_classifier():
+    """EfficientNet-B0 with Keras's default softmax head, int8: the same bits as TFLite's
+    reference kernels on 100 random inputs."""
+    path = T.keras_tflite("EfficientNetB0", 64, quantized=True, logits=False)
+    x, got, want, result = _compare(path, 100, reference=True)
+    assert "relay.left_shift" in _ops(result.module)
+    assert len({row.tobytes() for row in want}) > 20
+    np.testing.assert_array_equal(got, want)
+
+
+def test_quantized_softmax_refused(softmax_models, tmp_path):
+    def zero_point(model):
+        g = model.subgraphs[0]
+        g.tensors[g.outputs[0]].quantization.zeroPoint = [0]
+
+    path = tmp_path / "zp.tflite"
+    path.write_bytes(T.edit(softmax_models[10], zero_point))
+    with pytest.raises(TFLiteImportError, match="SOFTMAX .*scale 1/256 and zero point -128"):
+        import_tflite(path)
+    path.write_bytes(_softmax_variant(softmax_models[10], 1e-9, 1.0, "int8"))
+    with pytest.raises(TFLiteImportError, match="too small for TFLite's int8 SOFTMAX"):
+        import_tflite(path)
