@@ -9,8 +9,10 @@ After Relay's pre-fusion passes (``build_pipeline`` without FuseOps) the module 
    its much slower im2col + GEMM; so activations stay plain NHWC in the arena and no step
    converts layouts;
 2. rewrites that let Relay's dnnl patterns take more: ``matmul_to_dense``, ``residual_last``
-   (the residual add's operand order the sum pattern accepts) and ``layer_norm_rewrite``
-   (Relay's ``LayerNormRewrite``: SimplifyInference's arithmetic back into ``nn.layer_norm``);
+   (the residual add's operand order the sum pattern accepts), ``layer_norm_rewrite``
+   (Relay's ``LayerNormRewrite``: SimplifyInference's arithmetic back into ``nn.layer_norm``)
+   and ``affine_into_dense`` (a per-feature scale and shift left before a matmul go into its
+   weight and bias);
    then Relay's BYOC passes with Relay's dnnl pattern table: ``MergeComposite``,
    ``AnnotateTarget(["dnnl"])`` and ``PartitionGraph`` -- without ``MergeCompilerRegions``,
    so every offloaded composite or op is its own ``relay.compiler = "dnnl"`` function and
@@ -63,7 +65,8 @@ from xrelay.transforms.partition_graph import PartitionGraphPass
 from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
-    "DESIRED_LAYOUTS", "dnnl_functions", "fold_views", "group_norm_as_instance_norm", "layer_norm_rewrite",
+    "DESIRED_LAYOUTS", "affine_into_dense", "dnnl_functions", "fold_views",
+    "group_norm_as_instance_norm", "layer_norm_rewrite",
     "native_winograd",
     "one_group_norm_channels_last",
     "offload_concatenations", "offload_movement", "offload_reorders",
@@ -95,6 +98,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     split_gated_dense(module)
     residual_last(module)
     layer_norm_rewrite(module)
+    affine_into_dense(module)
     layouts: list[Any] = []
     # only where there is something to convert (ConvertLayout also fails on some graphs
     # without convolutions, such as the BERT-style layer)
@@ -250,6 +254,104 @@ def split_gated_dense(module: ModuleOp) -> int:
                 dead.erase()
         for c in (bias, w):
             if c is not None and not c.result.uses:
+                c.detach()
+                c.erase()
+        count += 1
+    return count
+
+
+def affine_into_dense(module: ModuleOp) -> int:
+    """A per-feature affine before a float32 ``nn.dense`` by a constant weight,
+    ``(x * g + b) W^T``, becomes ``x (W g)^T + W b``: the scale into the weight's columns, the
+    shift into a bias (joined to the dense's own constant bias when it has one). What
+    ``layer_norm_rewrite`` leaves outside ``nn.layer_norm`` (one normalisation that
+    ``eliminate-common-subexpr`` shares between two layer norms of the same input, each with
+    its own scale and shift: Falcon's and GPT-NeoX's parallel attention and MLP) and an RMS
+    norm's weight before its projections ran as oneDNN binary steps or native passes of
+    their own; folded, they are part of the matmul. ``g`` and ``b`` are constants varying
+    along the features only (either may be missing); every value between is read only by
+    the next op. Returns how many.
+
+    Before::
+
+        %m = relay.multiply %x, %g          // %g: a constant (4,)
+        %a = relay.add %m, %b               // %b: a constant (4,)
+        %d = relay.nn.dense %a, %w          // %w: a constant (8, 4)
+
+    After::
+
+        %d = relay.add (relay.nn.dense %x, %w * %g), %w @ %b
+    """
+    import numpy as np
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    def feature_constant(op: Any, k: int) -> tuple[Any, Any] | None:
+        """(the other operand, the constant as k values) of a binary op by a constant of one
+        value per feature (a single value is an activation's: GELU's 0.5 stays with it)."""
+        for i in (0, 1):
+            c = op.operands[1 - i].owner
+            same = shape_of(op.operands[i].type) == shape_of(op.results[0].type)
+            if isinstance(c, ConstantOp) and same:
+                value = c.numpy()
+                if k > 1 and value.size == k and all(d == 1 for d in value.shape[:-1]):
+                    return op.operands[i], value.reshape(-1).astype(np.float64)
+        return None
+
+    count = 0
+    for dense in list(module.walk()):
+        if not isinstance(dense, RelayOp) or dense.RELAY_NAME != "nn.dense":
+            continue
+        w = dense.operands[1].owner
+        if (not isinstance(w, ConstantOp) or w.numpy().ndim != 2
+                or dense.attrs.get("out_dtype") not in ("", None)
+                or dtype_of(dense.operands[0].type) != "float32"):  # fmt: skip
+            continue
+        weight = w.numpy().astype(np.float64)
+        k = weight.shape[1]
+        x, scale, shift, dead = dense.operands[0], np.ones(k), np.zeros(k), []
+        for name in ("add", "multiply"):  # the shift first (outermost), then the scale
+            op = x.owner
+            if not isinstance(op, RelayOp) or op.RELAY_NAME != name or not x.has_one_use():
+                continue
+            found = feature_constant(op, k)
+            if found is None:
+                continue
+            x = found[0]
+            if name == "add":
+                shift = found[1]
+            else:
+                scale = found[1]
+            dead.append(op)
+        if not dead:
+            continue
+        bias = weight @ shift
+        users = [u.operation for u in dense.results[0].uses]
+        one = users[0] if len(users) == 1 else None
+        after = one if getattr(one, "RELAY_NAME", "") == "add" else None
+        own = None  # the dense's own constant bias, joined
+        if after is not None:
+            c = next((v.owner for v in after.operands if v is not dense.results[0]), None)
+            same = shape_of(after.results[0].type) == shape_of(dense.results[0].type)
+            if isinstance(c, ConstantOp) and c.numpy().size == weight.shape[0] and same:
+                own = c
+                bias = bias + c.numpy().reshape(-1).astype(np.float64)
+        scaled = (weight * scale[None, :]).astype(np.float32)
+        wc = ConstantOp.from_numpy(np.ascontiguousarray(scaled))
+        made: list[Any] = [wc, RELAY_OPS["nn.dense"].make([x, wc.result], units=weight.shape[0])]
+        if np.any(bias != 0) or own is not None:
+            bc = ConstantOp.from_numpy(bias.astype(np.float32))
+            made += [bc, RELAY_OPS["add"].make([made[-1].results[0], bc.result])]
+        replaced = after if own is not None else dense
+        if made[-1].results[0].type != replaced.results[0].type:
+            continue
+        Rewriter.insert_op(made, InsertPoint.before(dense))
+        replaced.results[0].replace_all_uses_with(made[-1].results[0])
+        consts = [w, own] + [v.owner for op in dead for v in op.operands]
+        for op in ([after] if own is not None else []) + [dense, *dead]:
+            op.detach()
+            op.erase()
+        for c in dict.fromkeys(consts):
+            if isinstance(c, ConstantOp) and not c.result.uses:
                 c.detach()
                 c.erase()
         count += 1
