@@ -373,8 +373,10 @@ class Executor:
         ``step_outputs`` still run the steps one by one). With ``one``, the thunks the
         engines made for one thread, where they made some."""
         backends, steps = list(self.step_backends), [c for _, _, c in self.steps]
+        # both programs: the one-thread one runs the hosted native calls on a team of one
+        # (an unrolled LSTM's time steps are a oneDNN dense and elementwise loops in turn)
+        backends, steps = self._host_native(backends, steps)
         if not one:
-            backends, steps = self._host_native(backends, steps)
             self.program = list(zip(backends, steps))
             """The all-threads program's steps, native ones hosted by another engine joined."""
         out: list[Any] = []
@@ -393,7 +395,7 @@ class Executor:
         return out
 
     def _host_native(self, backends: list[str], steps: list[CompiledFunction]) -> tuple[list[str], list[CompiledFunction]]:
-        """The steps as run's program for all threads joins them: each run of consecutive
+        """The steps as run's programs join them: each run of consecutive
         steps of the native engine whose thunks are all jobs of C parts or single C calls
         (``native.steps.chain_link``: the input copy, the int8 and loop kernels), next to a
         step of an engine whose run-time side hosts such jobs in its own joined runs

@@ -1729,6 +1729,15 @@ def compile_function(
             f"type is {fn.function_type}"
         )
     compiled = CompiledFunction(name)
+    if fast and use_c_kernels and _temporaries is None:
+        # a function of float elementwise ops: one C loop over its result
+        from xrelay.runtime.native.elementwise_loop import compile_elementwise_loop
+
+        looped = compile_elementwise_loop(fn, inputs, outs)
+        if looped is not None:
+            compiled.thunks.extend(looped)
+            compiled.fast_ops = sum(1 for op in body.ops if op is not body.last_op)
+            return compiled
     if fast and _temporaries is None:
         # a function that only moves data: a few strided copies (runtime.native.movement)
         from xrelay.runtime.native.movement import compile_movement
@@ -1819,6 +1828,9 @@ def compile_function(
         env[r] = out
         return True
 
+    # the elementwise ops that read only the inputs: one C loop first (the LSTM's last step
+    # before the stack of its outputs)
+    looped = _input_loop(fn, env, dest, views, temporaries, compiled) if fast and use_c_kernels and not tables and not rotated else set()  # fmt: skip
     spans: dict[Operation, tuple[int, int]] = {}  # op -> its thunks' range in compiled.thunks
     unread: dict[Operation, tuple[set[SSAValue], list[SSAValue]]] = {}
     current: tuple[Operation, int] | None = None
@@ -1828,6 +1840,8 @@ def compile_function(
         current = (op, len(compiled.thunks))
         if op is ret:
             break
+        if op in looped:
+            continue
         if isinstance(op, ConstantOp):
             if op.result not in env:
                 env[op.result] = private_copy(op.numpy())
@@ -2084,6 +2098,36 @@ def _inline_composites(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | No
             mapping.update(zip(inner.results, new.results))
         Rewriter.erase_op(call)
     return copy
+
+
+def _input_loop(fn, env: dict, dest: dict, views: set, temporaries: Any, compiled: CompiledFunction) -> set:
+    """The ops of ``fn`` computed by one elementwise loop ahead of the rest
+    (``elementwise_loop.input_loop``): their thunks added, the values the rest reads bound in
+    ``env`` (a destination, else a temporary of the workspace); the empty set if none."""
+    from xrelay.runtime.native.elementwise_loop import compile_loop, input_loop
+
+    found = input_loop(fn)
+    if found is None or any(op in views for op in found[0]):
+        return set()
+    part, live = found
+    start = temporaries.offset
+    bufs = []
+    for v in live:
+        shape, dt = _tensor_spec(v)
+        buf = dest.get(v)
+        buf = buf if isinstance(buf, np.ndarray) and buf.shape == shape else temporaries.take(shape, dt)
+        if buf is None:
+            temporaries.offset = start
+            return set()
+        bufs.append(buf)
+    thunks = compile_loop(part, env.get, list(zip(live, bufs)))
+    if thunks is None:
+        temporaries.offset = start  # (the buffers go back to the op-by-op path)
+        return set()
+    compiled.thunks.extend(thunks)
+    compiled.fast_ops += sum(1 for op in part if not isinstance(op, ConstantOp))
+    env.update(zip(live, bufs))
+    return {op for op in part if not isinstance(op, ConstantOp)}  # (constants: bound as usual)
 
 
 class _Temporaries:

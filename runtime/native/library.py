@@ -46,6 +46,7 @@ __all__ = [
     "call_job",
     "call_part",
     "call_table",
+    "loop_kernel",
     "native_chain",
     "native_kernels",
     "native_run",
@@ -59,7 +60,8 @@ class NativeError(TVMError):
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 """The folder of the native engine's C (package data); the oneDNN shim includes its headers."""
-_SOURCES = ("native_kernels.c", "native_template.h", "native_concat.h", "native_nhwc.h", "winograd_core.h", "winograd4.h")
+_SOURCES = ("native_kernels.c", "native_template.h", "native_concat.h", "native_nhwc.h", "native_loop.h", "winograd_core.h",
+            "winograd4.h")
 """The C of the kernels, beside this module (package data)."""
 
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC"]
@@ -530,6 +532,20 @@ def native_chain() -> Callable[[int, int], int] | None:
             fn.restype = ctypes.c_int64
         _STATE["chain"] = fn
     return _STATE["chain"]
+
+
+def loop_kernel() -> Any:
+    """``loop_kernel()(table, u0, u1)``: the elementwise loop of ``native_loop.h`` (the program
+    ``table``, rows ``[u0, u1)``; ``runtime.native.elementwise_loop``), None without the native
+    library."""
+    if "loop" not in _STATE:
+        fn = None
+        if native_kernels() is not None:
+            fn = _STATE["lib"].xrelay_loop_f32
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+            fn.restype = None
+        _STATE["loop"] = fn
+    return _STATE["loop"]
 
 
 def native_kernels() -> dict[str, _Kernel] | None:

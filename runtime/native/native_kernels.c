@@ -2,7 +2,8 @@
  * The executor's loop kernels (xrelay.runtime.native.library builds this file once per machine with
  * cc -O3 -march=native -ffp-contract=off and calls it through ctypes): every kernel of
  * native_template.h and native_nhwc.h (channels last; both run Winograd through
- * winograd_core.h) for float (_f32) and double (_f64), and the worker pool's spin wait.
+ * winograd_core.h) for float (_f32) and double (_f64), the elementwise loops of native_loop.h, and
+ * the worker pool's spin wait.
  */
 #include <math.h>
 #include <stdint.h>
@@ -25,6 +26,8 @@ typedef int64_t i64;
 #include "native_nhwc.h"
 #undef REAL
 #undef SFX
+
+#include "native_loop.h" /* elementwise loops (float32) */
 
 /* ---- the worker pool's spin wait ---------------------------------------------------- */
 #include <time.h>

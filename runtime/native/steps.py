@@ -97,8 +97,10 @@ def chain_link(t: Any) -> tuple | None:
     if job is not None:
         return job
     if getattr(t, "c_call", None) is not None and call_part() is not None:
-        table = call_table([t])
-        t.chain_table = table  # type: ignore[attr-defined]  # (held by the thunk)
+        table = getattr(t, "chain_table", None)
+        if table is None:  # (made once: chains made earlier point into it)
+            table = call_table([t])
+            t.chain_table = table  # type: ignore[attr-defined]  # (held by the thunk)
         return (None, call_part(), table.ctypes.data, 1, 1)
     return None
 

@@ -1,0 +1,379 @@
+"""Fused elementwise functions as one C loop (``native_loop.h``): every value once in registers.
+
+A fused function made of float32 elementwise ops -- ``add``, ``subtract``, ``multiply``,
+``divide``, ``maximum``, ``minimum``, ``negative``, ``abs``, ``exp``, ``tanh``, ``sigmoid``,
+``nn.relu``, ``sqrt``, ``clip``, ``where`` of a bool condition -- and of the ops that only say
+where elements are (``split``, ``reshape``, ``squeeze``, ``expand_dims``,
+``nn.batch_flatten``, broadcasting) ran op by op, each op a numpy call over the whole tensor
+and a temporary: an unrolled LSTM cell's gates (``split`` of the projected gates, three
+``sigmoid``, two ``tanh``, three ``multiply``, an ``add``) were about ten calls, 50-70 us a
+time step for 1536 elements. Here each result is an expression over the function's inputs:
+the placement ops move to the inputs (a ``split`` of ``add(a, b)`` is the ``add`` of the two
+slices; slices and broadcasts are strided numpy views of the arena), the expression is
+compiled, when the step is bound, into a short program of loads, ops and stores, and one C
+call runs it over the result in blocks of 64 elements held in registers on the stack::
+
+    %s:4 = relay.split %g {indices_or_sections = 4, axis = 1}   // (16, 384) -> 4 x (16, 96)
+    %i = relay.sigmoid %s#0 ... %c = relay.add(%fc, %ig) ...
+    // one pass over the (16, 96) result: load g[:, 0:96], g[:, 192:288], g[:, 288:384] and
+    // c; sigmoid, sigmoid, tanh, multiply, multiply, add; store
+
+The program is a ``c_call``, so the steps around it that are C calls too (another elementwise
+loop, a native job) run in one C call from ``run`` (``native.steps.join_steps``).
+
+**Bits.** The arithmetic ops, ``sqrt``, ``where``, ``abs`` and the clip compute numpy's values
+exactly; ``exp``, ``tanh`` and ``sigmoid`` use Cephes' single-precision polynomials,
+vectorised (numpy's and the C library's are not in reach of the loop): within 3 units in the
+last place of the correctly rounded result, so their last bits may differ from the numpy
+reference kernels' (``build(use_c_kernels=False)`` keeps those). The loop runs on the calling
+thread: the same bits for every thread count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+
+from xrelay.dialects.relay import ConstantOp, RelayOp
+from xrelay.runtime.native.library import c_call, loop_kernel
+from xrelay.runtime.npz import private_copy
+
+__all__ = ["LOOP_OPS", "compile_elementwise_loop", "compile_loop", "input_loop", "loopable"]
+
+_BINARY = {"add": 10, "subtract": 11, "multiply": 12, "divide": 13, "maximum": 14, "minimum": 15}
+_UNARY = {
+    "negative": 20,
+    "abs": 21,
+    "exp": 22,
+    "tanh": 23,
+    "sigmoid": 24,
+    "nn.relu": 25,
+    "sqrt": 26,
+}
+_LOAD, _LOAD_BOOL, _STORE, _SELECT = 0, 1, 2, 30
+_RESHAPES = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"})
+_PLACEMENT = frozenset({"split", *_RESHAPES})
+LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", "split", *_RESHAPES})
+"""The ops a function may be made of to run as one elementwise loop."""
+
+REGISTERS = 32
+"""Blocks the loop holds at once (``XR_LOOP_REGS``)."""
+
+
+@dataclass(eq=False)
+class _Leaf:
+    """An operand: a (strided, possibly broadcast) view of an input, a constant or a scalar."""
+
+    array: np.ndarray
+
+
+@dataclass(eq=False)
+class _Node:
+    """An op of the loop on values of ``shape``; every operand has that shape."""
+
+    code: int
+    shape: tuple[int, ...]
+    operands: tuple[Any, ...]
+
+
+class _Refused(Exception):
+    """The function does not run as one loop (the op-by-op path runs it)."""
+
+
+def _shape(v: Any) -> tuple[int, ...]:
+    return v.array.shape if isinstance(v, _Leaf) else v.shape
+
+
+def _view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` reshaped without a copy (a strided view), else refused."""
+    v = a.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        raise _Refused from None
+    return v
+
+
+def _placed(v: Any, place: Any, memo: dict) -> Any:
+    """``v`` with the placement ``place`` (a function of a numpy view) applied: to a leaf's
+    view, or pushed to the operands of an elementwise node (it commutes with placement)."""
+    key = (id(v), id(place))
+    if key in memo:
+        return memo[key][2]
+    if isinstance(v, _Leaf):
+        out: Any = _Leaf(place(v.array))
+    else:
+        ops = tuple(_placed(o, place, memo) for o in v.operands)
+        out = _Node(v.code, _shape(ops[0]), ops)
+    memo[key] = (v, place, out)  # (both held: their ids stay their own)
+    return out
+
+
+def _broadcast(v: Any, shape: tuple[int, ...], memo: dict) -> Any:
+    if _shape(v) == shape:
+        return v
+    return _placed(v, lambda a: np.broadcast_to(a, shape), memo)
+
+
+def _type_ok(t: Any, bool_ok: bool = False) -> bool:
+    if not isinstance(t, TensorType) or not t.has_static_shape():
+        return False
+    name = str(t.element_type)
+    return name == "f32" or (bool_ok and name == "i1")
+
+
+def loopable(op: Any) -> bool:
+    """Whether ``op`` may be part of an elementwise loop (its kind and float32 results; the
+    loop may still decline what it finds when the step is bound)."""
+    return (
+        isinstance(op, RelayOp)
+        and op.RELAY_NAME in LOOP_OPS
+        and all(_type_ok(r.type) for r in op.results)
+    )
+
+
+def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
+    """Each value ``ops`` compute as a leaf or node over the arrays ``value_of`` gives for the
+    values they read from outside (inputs, constants)."""
+    env: dict[Any, Any] = {}
+    memo: dict = {}
+    for op in ops:
+        if isinstance(op, ConstantOp):
+            env[op.result] = _Leaf(private_copy(op.numpy()))
+            continue
+        if not isinstance(op, RelayOp) or op.RELAY_NAME not in LOOP_OPS:
+            raise _Refused
+        for v in op.operands:
+            if v not in env:
+                a = value_of(v)
+                if not isinstance(a, np.ndarray):
+                    raise _Refused
+                env[v] = _Leaf(a)
+        name = op.RELAY_NAME
+        if not all(_type_ok(r.type) for r in op.results):
+            raise _Refused
+        vals = [env[v] for v in op.operands]
+        shape = tuple(op.results[0].type.get_shape())
+        if name in _BINARY:
+            if not all(_type_ok(v.type) for v in op.operands):
+                raise _Refused
+            env[op.results[0]] = _Node(
+                _BINARY[name], shape, tuple(_broadcast(v, shape, memo) for v in vals)
+            )
+        elif name in _UNARY:
+            if _shape(vals[0]) != shape:
+                raise _Refused
+            env[op.results[0]] = _Node(_UNARY[name], shape, (vals[0],))
+        elif name == "clip":
+            lo = _Leaf(np.broadcast_to(np.array(op.attrs["a_min"], np.float32), shape))
+            hi = _Leaf(np.broadcast_to(np.array(op.attrs["a_max"], np.float32), shape))
+            env[op.results[0]] = _Node(
+                _BINARY["minimum"], shape, (_Node(_BINARY["maximum"], shape, (vals[0], lo)), hi)
+            )
+        elif name == "where":
+            cond, x, y = op.operands
+            if not (_type_ok(cond.type, bool_ok=True) and str(cond.type.element_type) == "i1"):
+                raise _Refused
+            c = _broadcast(vals[0], shape, memo)
+            if not isinstance(c, _Leaf):  # a computed condition is not a float of the loop
+                raise _Refused
+            env[op.results[0]] = _Node(
+                _SELECT, shape, (c, *(_broadcast(v, shape, memo) for v in vals[1:]))
+            )
+        elif name in _RESHAPES:
+            env[op.results[0]] = _placed(vals[0], lambda a, s=shape: _view(a, s), memo)
+        else:  # split
+            axis = op.attrs.get("axis", 0) or 0
+            size = _shape(vals[0])[axis % len(_shape(vals[0]))]
+            spec = op.attrs["indices_or_sections"]
+            cuts = (
+                [size * k // spec for k in range(1, spec)] if isinstance(spec, int) else list(spec)
+            )
+            for r, lo, hi in zip(op.results, [0, *cuts], [*cuts, size]):
+                index = (slice(None),) * (axis % len(_shape(vals[0]))) + (slice(lo, hi),)
+                env[r] = _placed(vals[0], lambda a, i=index: a[i], memo)
+    return env
+
+
+def _dims(
+    shape: tuple[int, ...], arrays: list[np.ndarray]
+) -> tuple[list[int], list[list[int]]] | None:
+    """The loop's index space (4 dims) and each array's strides in elements over it: size-1
+    dims dropped, neighbours merged where every array steps through them as one."""
+    keep = [i for i, d in enumerate(shape) if d != 1]
+    dims = [shape[i] for i in keep]
+    strides = []
+    for a in arrays:
+        if any(s % a.itemsize for s in a.strides):
+            return None
+        strides.append([a.strides[i] // a.itemsize for i in keep])
+    k = len(dims) - 1
+    while k > 0:
+        if all(s[k - 1] == s[k] * dims[k] for s in strides):
+            dims[k - 1 : k + 1] = [dims[k - 1] * dims[k]]
+            for s in strides:
+                s[k - 1 : k + 1] = [s[k]]
+        k -= 1
+    if len(dims) > 4:
+        return None
+    pad = 4 - len(dims)
+    return [1] * pad + dims, [[0] * pad + s for s in strides]
+
+
+def _program(shape: tuple[int, ...], results: list[tuple[Any, np.ndarray]]) -> np.ndarray | None:
+    """The int64 table of the loop computing ``results`` ((expression, destination) pairs of
+    one shape), or None (too many live values, too many dimensions)."""
+    order: list[Any] = []
+    seen: set[int] = set()
+
+    def visit(v: Any) -> None:
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        if isinstance(v, _Node):
+            for o in v.operands:
+                visit(o)
+        order.append(v)
+
+    for e, _ in results:
+        visit(e)
+    leaves = [v for v in order if isinstance(v, _Leaf)]
+    arrays = [v.array for v in leaves] + [d for _, d in results]
+    placed = _dims(shape, arrays)
+    if placed is None:
+        return None
+    dims, strides = placed
+    index = {id(v): k for k, v in enumerate(leaves)}
+    last: dict[int, int] = {}
+    for k, v in enumerate(order):
+        if isinstance(v, _Node):
+            for o in v.operands:
+                last[id(o)] = k
+    for e, _ in results:
+        last[id(e)] = len(order)
+    free = list(range(REGISTERS - 1, -1, -1))
+    reg: dict[int, int] = {}
+    code: list[list[int]] = []
+    for k, v in enumerate(order):
+        if not free:
+            return None
+        r = reg[id(v)] = free.pop()  # (never an operand's: the C loops do not alias)
+        if isinstance(v, _Leaf):
+            code.append([_LOAD_BOOL if v.array.dtype == np.bool_ else _LOAD, r, index[id(v)], 0, 0])
+            continue
+        srcs = [reg[id(o)] for o in v.operands]
+        code.append([v.code, r, *srcs, *[0] * (3 - len(srcs))])
+        for o in {id(o): o for o in v.operands}.values():  # read for the last time: free
+            if last[id(o)] == k:
+                free.append(reg[id(o)])
+    for j, (e, _) in enumerate(results):
+        code.append([_STORE, len(leaves) + j, reg[id(e)], 0, 0])
+    table = [*dims, len(arrays), len(code)]
+    for a, s in zip(arrays, strides):
+        table += [a.ctypes.data, *s]
+    for c in code:
+        table += c
+    return np.array(table, np.int64)
+
+
+def _leaf_arrays(exprs: list[Any]) -> list[np.ndarray]:
+    out: dict[int, np.ndarray] = {}
+    stack = list(exprs)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _Leaf):
+            out[id(v)] = v.array
+        else:
+            stack.extend(v.operands)
+    return list(out.values())
+
+
+def compile_loop(
+    ops: Sequence[Any], value_of: Any, results: Sequence[tuple[Any, np.ndarray]]
+) -> list | None:
+    """The thunks computing the values ``results`` names of ``ops`` (elementwise ops in an
+    order that defines each before its uses) into their buffers, one C call per shape of
+    result; None when the ops are not all ``LOOP_OPS`` on float32, a view cannot be made, a
+    buffer overlaps an operand, or the program needs more registers or dimensions."""
+    fn_c = loop_kernel()
+    if fn_c is None:
+        return None
+    try:
+        env = _expressions(ops, value_of)
+    except _Refused:
+        return None
+    exprs = [env.get(v) for v, _ in results]
+    outs = [o for _, o in results]
+    if any(e is None or o.dtype != np.float32 or _shape(e) != o.shape for e, o in zip(exprs, outs)):
+        return None
+    leaves = _leaf_arrays(exprs)
+    for k, o in enumerate(outs):  # a result written over what it does not read at its places
+        for a in leaves:
+            same = a.ctypes.data == o.ctypes.data and a.strides == o.strides and a.shape == o.shape
+            if not same and np.may_share_memory(a, o):
+                return None
+        if any(np.may_share_memory(o, other) for other in outs[k + 1 :]):
+            return None
+    groups: dict[tuple[int, ...], list[tuple[Any, np.ndarray]]] = {}
+    for e, o in zip(exprs, outs):
+        groups.setdefault(o.shape, []).append((e, o))
+    names = [op.RELAY_NAME for op in ops if not isinstance(op, ConstantOp)]
+    label = ", ".join(dict.fromkeys(names)) + " as one loop"
+    thunks = []
+    for shape, group in groups.items():
+        table = _program(shape, group)
+        if table is None:
+            return None
+        rows = math.prod(int(d) for d in table[:3])
+        keep = (table, [e for e, _ in group], [o for _, o in group])
+        thunks.append((label, "elementwise", c_call(fn_c, table.ctypes.data, 0, rows, keep=keep)))
+    return thunks
+
+
+def compile_elementwise_loop(
+    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray]
+) -> list[tuple[str, str, Any]] | None:
+    """The thunks running the whole of ``fn`` as elementwise loops, or None (``compile_loop``;
+    a function of one op keeps its kernel: one numpy call either way, and exp's bits stay
+    numpy's)."""
+    body = fn.body.block
+    ops = [op for op in body.ops if op is not body.last_op]
+    computed = [op for op in ops if not isinstance(op, ConstantOp)]
+    if len(computed) == 1 and computed[0].RELAY_NAME not in _PLACEMENT:
+        return None
+    if not all(isinstance(t, TensorType) for t in fn.function_type.outputs.data):
+        return None
+    args = dict(zip(body.args, inputs))
+    return compile_loop(ops, args.get, list(zip(body.last_op.operands, outs)))
+
+
+def input_loop(fn: func.FuncOp) -> tuple[list[Any], list[Any]] | None:
+    """The part of ``fn`` (not all of it) an elementwise loop can compute first: the loopable
+    ops that read only the function's inputs, constants and each other, when at least two of
+    them compute (not only place), and the values of theirs the rest of the function (or its
+    return) reads: ``(ops, live-outs)``, else None. The LSTM's last time step fused with the
+    stack of the outputs: its gate math is such a part, the stacks the rest."""
+    body = fn.body.block
+    inside: set[Any] = set(body.args)
+    part: list[Any] = []
+    for op in body.ops:
+        if op is body.last_op:
+            break
+        if isinstance(op, ConstantOp) or (loopable(op) and all(v in inside for v in op.operands)):
+            part.append(op)
+            inside.update(op.results)
+    computing = [
+        op for op in part if not isinstance(op, ConstantOp) and op.RELAY_NAME not in _PLACEMENT
+    ]
+    rest = [op for op in body.ops if op not in set(part)]
+    if len(computing) < 2 or len(rest) < 2:
+        return None
+    made = {r for op in part if not isinstance(op, ConstantOp) for r in op.results}
+    live = list(dict.fromkeys(v for op in rest for v in op.operands if v in made))
+    return part, live

@@ -1,0 +1,141 @@
+/*
+ * Elementwise loops: a fused function of float32 elementwise ops (and the slices, splits,
+ * reshapes and broadcasts that only say where its operands' elements are) run as one pass
+ * over its result (xrelay.runtime.native.elementwise_loop writes the program). The result's
+ * index space is up to four dimensions; the innermost one is cut into blocks of XR_LOOP_BLOCK
+ * elements, and every instruction of the program runs on a block held in a small register
+ * file on the stack, so each value is read once and written once, whatever the chain's length.
+ *
+ * exp, tanh and sigmoid are computed here (Cephes' single-precision polynomials, written
+ * branch-free so the compiler vectorises them): within 2 units in the last place of the
+ * correctly rounded value, not numpy's bits (xrelay.runtime.native.elementwise_loop).
+ */
+
+#define XR_LOOP_BLOCK 64
+#define XR_LOOP_REGS 32
+
+enum {
+    XR_LOAD = 0, XR_LOAD_BOOL = 1, XR_STORE = 2,
+    XR_ADD = 10, XR_SUB = 11, XR_MUL = 12, XR_DIV = 13, XR_MAX = 14, XR_MIN = 15,
+    XR_NEG = 20, XR_ABS = 21, XR_EXP = 22, XR_TANH = 23, XR_SIGMOID = 24, XR_RELU = 25, XR_SQRT = 26,
+    XR_SELECT = 30,
+};
+
+static inline float xr_bits_f32(int32_t i) {
+    union { int32_t i; float f; } u = {.i = i};
+    return u.f;
+}
+
+/* exp(x): x = n ln2 + r, |r| <= ln2 / 2, exp(r) by Cephes' expf polynomial, 2^n applied as two
+   normal powers of two (so results in the subnormal range are rounded once). */
+static inline float xr_expf(float x) {
+    float xc = x < -104.0f ? -104.0f : (x > 88.75f ? 88.75f : x);
+    xc = xc == xc ? xc : 0.0f;
+    float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = xc - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * (r * r) + r + 1.0f;
+    int32_t k = (int32_t)n, k1 = k >> 1, k2 = k - k1;
+    float y = p * xr_bits_f32((k1 + 127) << 23) * xr_bits_f32((k2 + 127) << 23);
+    y = x > 88.7228393555f ? __builtin_inff() : y;
+    y = x < -104.0f ? 0.0f : y;
+    return x == x ? y : x;
+}
+
+/* tanh(x): Cephes' tanhf, an odd polynomial for |x| < 0.625, 1 - 2 / (exp(2|x|) + 1) above. */
+static inline float xr_tanhf(float x) {
+    float a = x < 0.0f ? -x : x;
+    float z = x * x;
+    float s = -5.70498872745e-3f;
+    s = s * z + 2.06390887954e-2f;
+    s = s * z - 5.37397155531e-2f;
+    s = s * z + 1.33314422036e-1f;
+    s = s * z - 3.33332819422e-1f;
+    float small = s * z * x + x;
+    float big = 1.0f - 2.0f / (xr_expf(a + a) + 1.0f);
+    big = x < 0.0f ? -big : big;
+    return a < 0.625f ? small : (x == x ? big : x);
+}
+
+/* sigmoid(x): e = exp(-|x|), 1 / (1 + e) for x >= 0, else e times that (one division). */
+static inline float xr_sigmoidf(float x) {
+    float e = xr_expf(x < 0.0f ? x : -x);
+    float r = 1.0f / (1.0f + e);
+    return x >= 0.0f ? r : e * r;
+}
+
+static inline float xr_maxf(float a, float b) { return (a > b || a != a) ? a : b; }  /* np.maximum */
+static inline float xr_minf(float a, float b) { return (a < b || a != a) ? a : b; }  /* np.minimum */
+
+/* One instruction that computes (every code but the loads and the store) on m elements. */
+static void xr_loop_op(i64 code, float *restrict o, const float *a, const float *b, const float *c, i64 m) {
+    switch (code) {
+    case XR_ADD: for (i64 e = 0; e < m; e++) o[e] = a[e] + b[e]; break;
+    case XR_SUB: for (i64 e = 0; e < m; e++) o[e] = a[e] - b[e]; break;
+    case XR_MUL: for (i64 e = 0; e < m; e++) o[e] = a[e] * b[e]; break;
+    case XR_DIV: for (i64 e = 0; e < m; e++) o[e] = a[e] / b[e]; break;
+    case XR_MAX: for (i64 e = 0; e < m; e++) o[e] = xr_maxf(a[e], b[e]); break;
+    case XR_MIN: for (i64 e = 0; e < m; e++) o[e] = xr_minf(a[e], b[e]); break;
+    case XR_NEG: for (i64 e = 0; e < m; e++) o[e] = -a[e]; break;
+    case XR_ABS: for (i64 e = 0; e < m; e++) o[e] = __builtin_fabsf(a[e]); break;
+    case XR_EXP: for (i64 e = 0; e < m; e++) o[e] = xr_expf(a[e]); break;
+    case XR_TANH: for (i64 e = 0; e < m; e++) o[e] = xr_tanhf(a[e]); break;
+    case XR_SIGMOID: for (i64 e = 0; e < m; e++) o[e] = xr_sigmoidf(a[e]); break;
+    case XR_RELU: for (i64 e = 0; e < m; e++) o[e] = xr_maxf(a[e], 0.0f); break;
+    case XR_SQRT: for (i64 e = 0; e < m; e++) o[e] = __builtin_sqrtf(a[e]); break;
+    default: for (i64 e = 0; e < m; e++) o[e] = a[e] != 0.0f ? b[e] : c[e]; break;
+    }
+}
+
+/* The program t: t[0..3] the result's index space (outermost first), t[4] the number of
+   operands, t[5] the number of instructions; then per operand (address, 4 strides in
+   elements: 0 broadcasts) and per instruction (code, destination, a, b, c): LOAD reg <-
+   operand a, LOAD_BOOL the same of a bool operand (1 or 0), STORE operand <- reg a, the
+   binary ops reg <- a op b, the unary ones reg <- op(a), SELECT reg <- a ? b : c. Rows
+   [u0, u1) of the collapsed outer space (t[0] * t[1] * t[2] rows) are computed. */
+void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
+    const i64 d1 = t[1], d2 = t[2], d3 = t[3], nops = t[4], nins = t[5];
+    const i64 *ops = t + 6, *ins = t + 6 + 5 * nops;
+    float reg[XR_LOOP_REGS][XR_LOOP_BLOCK];
+    for (i64 u = u0; u < u1; u++) {
+        const i64 i0 = u / (d1 * d2), i1 = (u / d2) % d1, i2 = u % d2;
+        for (i64 j = 0; j < d3; j += XR_LOOP_BLOCK) {
+            const i64 m = d3 - j < XR_LOOP_BLOCK ? d3 - j : XR_LOOP_BLOCK;
+            for (i64 k = 0; k < nins; k++) {
+                const i64 *q = ins + 5 * k;
+                switch (q[0]) {
+                case XR_LOAD:
+                case XR_LOAD_BOOL:
+                case XR_STORE: {
+                    const i64 *op = ops + 5 * (q[0] == XR_STORE ? q[1] : q[2]);
+                    const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + j * op[4], s = op[4];
+                    if (q[0] == XR_STORE) {
+                        const float *a = reg[q[2]];
+                        float *restrict p = (float *)(intptr_t)op[0] + at;
+                        if (s == 1) for (i64 e = 0; e < m; e++) p[e] = a[e];
+                        else for (i64 e = 0; e < m; e++) p[e * s] = a[e];
+                        break;
+                    }
+                    float *restrict o = reg[q[1]];
+                    if (q[0] == XR_LOAD_BOOL) {
+                        const uint8_t *p = (const uint8_t *)(intptr_t)op[0] + at;
+                        for (i64 e = 0; e < m; e++) o[e] = p[e * s] ? 1.0f : 0.0f;
+                    } else {
+                        const float *p = (const float *)(intptr_t)op[0] + at;
+                        if (s == 1) for (i64 e = 0; e < m; e++) o[e] = p[e];
+                        else for (i64 e = 0; e < m; e++) o[e] = p[e * s];
+                    }
+                    break;
+                }
+                default: xr_loop_op(q[0], reg[q[1]], reg[q[2]], reg[q[3]], reg[q[4]], m); break;
+                }
+            }
+        }
+    }
+}

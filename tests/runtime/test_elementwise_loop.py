@@ -1,0 +1,243 @@
+"""Fused elementwise functions run as one C loop (``runtime.native.elementwise_loop``): the
+unrolled recurrent layers (ONNX RNN, GRU, LSTM in every form the importer unrolls) against
+onnxruntime, the loop's ops against the numpy reference kernels, its exp / tanh / sigmoid
+within 3 units in the last place, nothing outside the arena and the same bits for every
+thread count."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+
+import xrelay
+from xrelay import relay
+from xrelay.backend.build import build_program
+from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.executor import Executor
+from xrelay.testing.onnx_models import make_model, run_onnxruntime
+
+F32 = np.float32
+LOOP = " as one loop"
+
+
+def _recurrent(kind, seq, batch, width, hidden, *, direction="forward", bias=True, lens=None, init=False,
+               peep=False, layout=0, seed=0, **attrs):  # fmt: skip
+    """An ONNX model of one ``kind`` node (its optional inputs as asked) and its feeds."""
+    rng = np.random.default_rng(seed)
+    dirs = 2 if direction == "bidirectional" else 1
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+
+    def r(*shape):
+        return np.asarray(rng.standard_normal(shape) * 0.5, F32)
+
+    inits = {"W": r(dirs, gates * hidden, width), "R": r(dirs, gates * hidden, hidden)}
+    names = ["X", "W", "R"]
+
+    def state():  # (drawn seq-first: a batch-first model has the same values as its twin)
+        s = r(dirs, batch, hidden)
+        return np.ascontiguousarray(s.transpose(1, 0, 2)) if layout else s
+
+    optional = [
+        ("B", r(dirs, 2 * gates * hidden) if bias else None),
+        ("L", None if lens is None else np.array(lens, np.int32)),
+        ("H0", state() if init else None),
+    ]
+    if kind == "LSTM":
+        optional += [
+            ("C0", state() if init else None),
+            ("P", r(dirs, 3 * hidden) if peep else None),
+        ]
+    while optional and optional[-1][1] is None:
+        optional.pop()
+    for name, value in optional:
+        names.append(name if value is not None else "")
+        if value is not None:
+            inits[name] = value
+    outs = ["Y", "Yh", "Yc"][: 3 if kind == "LSTM" else 2]
+    node = helper.make_node(
+        kind, names, outs, hidden_size=hidden, direction=direction, layout=layout, **attrs
+    )
+    x = r(seq, batch, width)
+    x = np.ascontiguousarray(x.transpose(1, 0, 2)) if layout else x
+    model = make_model([node], {"X": (x.shape, F32)}, outs, inits, opset=14)
+    return model, {"X": x}
+
+
+def _run(model, feeds, **options):
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3, **options)
+    m.set_input(**feeds)
+    m.run()
+    return m, [m.get_output(i).numpy() for i in range(m.get_num_outputs())]
+
+
+def _labels(m):
+    """(function, kernel) of every thunk of every step."""
+    return [(name, label) for name, _, c in m.executor.steps for label, _, _ in c.thunks]
+
+
+def _gates_looped(m) -> int:
+    """How many steps run gate math (sigmoid, tanh) as loops; fails if one runs op by op."""
+    gate_steps = [
+        (name, label) for name, label in _labels(m) if "sigmoid" in name or "tanh" in name
+    ]
+    assert gate_steps and all(label.endswith(LOOP) for _, label in gate_steps), gate_steps
+    return len(gate_steps)
+
+
+CASES = [
+    ("LSTM", {"direction": "bidirectional"}),
+    ("LSTM", {"direction": "reverse", "bias": False, "init": True, "peep": True}),
+    ("LSTM", {"direction": "forward", "lens": [3, 1, 4], "init": True, "peep": True, "clip": 0.9}),
+    ("LSTM", {"direction": "bidirectional", "layout": 1, "init": True}),
+    ("GRU", {"direction": "bidirectional", "lens": [2, 4, 1]}),
+    ("GRU", {"direction": "forward", "linear_before_reset": 1, "init": True}),
+    ("GRU", {"direction": "reverse", "linear_before_reset": 1, "bias": False, "clip": 0.7}),
+    ("RNN", {"direction": "bidirectional", "init": True}),
+    ("RNN", {"direction": "forward", "lens": [4, 2, 3]}),
+]
+
+
+@pytest.mark.parametrize("kind, options", CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CASES)])
+def test_recurrent_layers_run_as_loops_and_match_onnxruntime(kind, options):
+    options = dict(options)
+    layout = options.get("layout", 0)
+    model, feeds = _recurrent(kind, 4, 3, 5, 6, **options)
+    m, got = _run(model, feeds)
+    # onnxruntime has no batch-first (layout=1) kernel: the same weights seq-first, transposed
+    ref_model, ref_feeds = model, feeds
+    if layout:
+        options["layout"] = 0
+        ref_model, _ = _recurrent(kind, 4, 3, 5, 6, **options)
+        ref_feeds = {"X": feeds["X"].transpose(1, 0, 2)}
+    want = run_onnxruntime(ref_model, ref_feeds)
+    if layout:
+        want = [want[0].transpose(2, 0, 1, 3), *[w.transpose(1, 0, 2) for w in want[1:]]]
+    for g, w in zip(got, want):
+        assert np.isfinite(g).all() and np.abs(w).max() > 0.05
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=2e-6)
+    if kind != "RNN" or "lens" in options:  # (an RNN's tanh alone fuses into its dnnl dense)
+        assert _gates_looped(m) > 0
+    # the outputs follow the input (not a constant the loops happened to give)
+    other = {"X": (feeds["X"] * -0.7 + 0.1).astype(F32)}
+    m.set_input(**other)
+    m.run()
+    assert not np.allclose(m.get_output(0).numpy(), got[0], atol=1e-3)
+
+
+def test_lstm_same_bits_any_threads_nothing_outside_the_arena():
+    model, feeds = _recurrent("LSTM", 6, 4, 8, 16, direction="bidirectional", init=True)
+    _, one = _run(model, feeds, threads=1)
+    _, two = _run(model, feeds, threads=2)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    mod, params = from_onnx(model)
+    program, _ = build_program(mod, params)
+    ex = Executor(program, threads=1)
+    (buf,) = ex.input_buffers
+    np.copyto(buf, feeds["X"])
+    report = ex.outside_arena()
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
+
+
+def _function(body_fn, shapes, dtypes=None):
+    xs = [
+        relay.var(f"x{i}", shape=s, dtype=(dtypes or {}).get(i, "float32"))
+        for i, s in enumerate(shapes)
+    ]
+    body = body_fn(*xs)
+    return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function(xs, body)))
+
+
+def _both(mod, feeds):
+    """The module built for the native engine with the loop kernels and with the numpy
+    reference kernels (``use_c_kernels=False``): outputs and step labels."""
+    outs = []
+    for c_kernels in (True, False):
+        m = xrelay.build(mod, None, backends=("native",), use_c_kernels=c_kernels)
+        m.set_input(**feeds)
+        m.run()
+        outs.append(([m.get_output(i).numpy() for i in range(m.get_num_outputs())], _labels(m)))
+    return outs
+
+
+def test_exact_ops_give_the_reference_bits():
+    """split, broadcast, clip, where of a bool input, relu, abs, sqrt, divide, max/min: every
+    op of the loop whose value IEEE arithmetic fixes, in one function."""
+
+    def body(x, v, c):
+        a, b, d = relay.split(x, 3, axis=1)
+        s = relay.clip(relay.add(a, v), a_min=-0.5, a_max=0.75)
+        t = relay.divide(relay.sqrt(relay.abs(b)), relay.add(relay.nn.relu(d), relay.const(1.0)))
+        u = relay.where(c, relay.maximum(s, t), relay.minimum(s, relay.negative(t)))
+        return relay.Tuple([relay.multiply(u, s), relay.subtract(t, u)])
+
+    rng = np.random.default_rng(1)
+    mod = _function(body, [(5, 3 * 70), (70,), (5, 70)], {2: "bool"})
+    feeds = {"x0": rng.standard_normal((5, 210)).astype(F32), "x1": rng.standard_normal(70).astype(F32),
+             "x2": rng.random((5, 70)) > 0.5}  # fmt: skip
+    (loop, labels), (ref, ref_labels) = _both(mod, feeds)
+    # the functions of several ops as loops (an op alone keeps its numpy kernel)
+    assert len([label for _, label in labels if label.endswith(LOOP)]) == 4
+    assert not any(label.endswith(LOOP) for _, label in ref_labels)
+    for a, b in zip(loop, ref):
+        assert np.isfinite(a).all() and np.abs(a).max() > 0.1
+        np.testing.assert_array_equal(a, b)
+
+
+def _ulps(got: np.ndarray, want64: np.ndarray) -> np.ndarray:
+    want = want64.astype(F32)
+    both = np.isfinite(want) & np.isfinite(got)
+    assert (np.isnan(got) == np.isnan(want)).all() and (
+        got[np.isinf(want)] == want[np.isinf(want)]
+    ).all()
+    spacing = np.spacing(np.maximum(np.abs(want[both]), np.finfo(F32).tiny)).astype(np.float64)
+    return np.abs(got[both].astype(np.float64) - want64[both]) / spacing
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+def test_transcendentals_within_three_ulps(name):
+    rng = np.random.default_rng(2)
+    x = np.concatenate([
+        rng.standard_normal(4000) * 3, rng.uniform(-110, 100, 4000), rng.uniform(-1, 1, 2000) * 1e-3,
+        [0.0, -0.0, 88.72, 88.73, -87.0, -103.5, -104.5, -200.0, 200.0, 0.624, 0.626, -0.625],
+        [np.inf, -np.inf, np.nan],
+    ]).astype(F32)  # fmt: skip
+    x64 = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = {"exp": np.exp(x64), "tanh": np.tanh(x64), "sigmoid": 1 / (1 + np.exp(-x64))}[name]
+    op = {"exp": relay.exp, "tanh": relay.tanh, "sigmoid": relay.sigmoid}[name]
+    # (a chain: exp, tanh or sigmoid alone keeps numpy's kernel)
+    mod = _function(lambda a: relay.multiply(op(a), relay.const(1.0)), [x.shape])
+    m = xrelay.build(mod, None, backends=("native",))
+    m.set_input(x0=x)
+    m.run()
+    assert f"{name}, multiply{LOOP}" in [label for _, label in _labels(m)]
+    got = m.get_output(0).numpy()
+    assert _ulps(got, want).max() <= 3.0
+
+
+def test_one_op_alone_keeps_its_numpy_kernel():
+    mod = _function(relay.tanh, [(4, 9)])
+    m = xrelay.build(mod, None, backends=("native",))
+    labels = [label for _, label in _labels(m)]
+    assert "tanh" in labels and not any(label.endswith(LOOP) for label in labels)
+
+
+def test_the_gate_math_before_a_stack_runs_as_a_loop_ahead_of_it():
+    """The last time step fused with the stack of the outputs: the elementwise ops that read
+    only the function's inputs run as one loop first, the stack after them."""
+
+    def body(a, b, c):
+        h = relay.multiply(relay.sigmoid(a), relay.tanh(b))
+        return relay.stack([c, h, relay.add(h, c)], axis=0)
+
+    rng = np.random.default_rng(3)
+    mod = _function(body, [(6, 20)] * 3)
+    feeds = {f"x{i}": rng.standard_normal((6, 20)).astype(F32) for i in range(3)}
+    (loop, labels), (ref, _) = _both(mod, feeds)
+    step = [label for name, label in labels if "stack" in name]
+    assert step == [f"sigmoid, tanh, multiply, add{LOOP}", "stack"], step
+    assert np.isfinite(loop[0]).all()
+    np.testing.assert_allclose(loop[0], ref[0], rtol=1e-6, atol=1e-6)
