@@ -65,7 +65,7 @@ from xrelay.transforms.partition_graph import PartitionGraphPass
 from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
-    "DESIRED_LAYOUTS", "affine_into_dense", "dnnl_functions", "fold_views",
+    "DESIRED_LAYOUTS", "affine_into_dense", "dense_without_flattening", "dnnl_functions", "fold_views",
     "group_norm_as_instance_norm", "layer_norm_rewrite",
     "native_winograd",
     "one_group_norm_channels_last",
@@ -95,6 +95,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     group_norm_as_instance_norm(module)
     mean_to_global_pool(module)
     matmul_to_dense(module)
+    dense_without_flattening(module)
     split_gated_dense(module)
     residual_last(module)
     layer_norm_rewrite(module)
@@ -170,6 +171,77 @@ def matmul_to_dense(module: ModuleOp) -> int:
         Rewriter.erase_op(op)
         if not w.result.uses:
             Rewriter.erase_op(w)
+        count += 1
+    return count
+
+
+def dense_without_flattening(module: ModuleOp) -> int:
+    """``reshape(nn.dense(reshape(x, [M, K]), W), lead + [N])`` where ``x`` is ``lead + [K]``
+    and ``M`` the product of ``lead`` becomes ``nn.dense(x, W)`` (``nn.dense`` contracts the
+    last axis of any rank), also with a bias added to the product before the reshape back
+    (``nn.bias_add`` on the last axis, or ``add`` of an ``(N,)`` or ``(1, N)`` vector):
+    torch.export's Linear on a 3-D input (``view``, ``mm`` or ``addmm``, ``view``) gets the
+    form ONNX's MatMul imports as, which the dnnl patterns take whole with what follows the
+    product (Llama's gated MLP,
+    ``dnnl.dense_swish_mul``: the reshape back stood between the gate and its activation).
+    Returns how many::
+
+        %f = relay.reshape %x {newshape = [128, 512]} : (tensor<1x128x512xf32>) -> tensor<128x512xf32>
+        %d = relay.nn.dense %f, %w {units = 64} : (tensor<128x512xf32>, tensor<64x512xf32>) -> tensor<128x64xf32>
+        %y = relay.reshape %d {newshape = [1, 128, 64]} : (tensor<128x64xf32>) -> tensor<1x128x64xf32>
+
+    becomes ``%y = relay.nn.dense %x, %w {units = 64} : (tensor<1x128x512xf32>, ...) -> tensor<1x128x64xf32>``.
+    """
+    import math
+
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    def name(o: Any) -> str:
+        return o.RELAY_NAME if isinstance(o, RelayOp) else ""
+
+    count = 0
+    for dense in list(module.walk()):
+        if name(dense) != "nn.dense" or dense.parent is None or not dense.results[0].has_one_use():
+            continue
+        flat = dense.operands[0].owner
+        if name(flat) != "reshape":
+            continue
+        x = flat.operands[0]
+        lead = list(shape_of(x.type))[:-1]
+        k = list(shape_of(x.type))[-1]
+        if None in lead or len(lead) < 2 or list(shape_of(flat.results[0].type)) != [math.prod(lead), k]:
+            continue
+        chain, cur = [], dense
+        user = next(iter(cur.results[0].uses)).operation
+        if (name(user) in ("nn.bias_add", "add") and user.operands[0] is cur.results[0]
+                and user.results[0].has_one_use()):  # fmt: skip
+            bias = user.operands[1]
+            n = list(shape_of(dense.results[0].type))[-1]
+            axis = user.attrs.get("axis", -1) if name(user) == "nn.bias_add" else -1
+            bs = list(shape_of(bias.type))
+            if not bs or bs[-1] != n or any(d != 1 for d in bs[:-1]) or len(bs) > 2 or axis not in (-1, 1):
+                continue  # only a bias along the features (1-D, or (1, N) as folded)
+            chain.append(bias)
+            cur = user
+            user = next(iter(cur.results[0].uses)).operation
+        n = list(shape_of(cur.results[0].type))[-1]
+        if name(user) != "reshape" or list(shape_of(user.results[0].type)) != lead + [n]:
+            continue
+        new = [RELAY_OPS["nn.dense"].make([x, dense.operands[1]], **dense.attrs)]
+        if chain:
+            # an add, as ONNX's MatMul + Add imports (the patterns' bias is an add)
+            new.append(RELAY_OPS["add"].make([new[-1].results[0], chain[0]]))
+        if new[-1].results[0].type != user.results[0].type:
+            continue
+        Rewriter.insert_op(new, InsertPoint.before(user))
+        user.results[0].replace_all_uses_with(new[-1].results[0])
+        for o in (user, cur, dense):  # the reshape back, the bias, the product (each used once)
+            if o.parent is not None:
+                o.detach()
+                o.erase()
+        if not flat.results[0].uses:
+            flat.detach()
+            flat.erase()
         count += 1
     return count
 

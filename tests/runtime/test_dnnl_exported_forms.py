@@ -119,3 +119,30 @@ def test_group_norm_as_torch_exports_it_runs_on_onednn():
     x = {"data": RNG.standard_normal((1, 4, 10, 10)).astype("float32")}
     m = _build(model, x)
     assert "nn.instance_norm" in _dnnl_step_names(m)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_linear_on_flattened_rows_is_one_dense(bias):
+    """torch.export's Linear on a (batch, tokens, features) input: the rows flattened, a 2-D
+    matmul (plus bias), the rows viewed back; a SiLU-gated MLP after it (Llama's). Each
+    product is one ``nn.dense`` on the 3-D input (``dense_without_flattening``), so the gate,
+    its activation and the product with the up projection are one oneDNN step: no reshape
+    and no native step is left."""
+    g = GraphBuilder(5)
+
+    def linear(x, n):
+        w = g.init(g.name("w"), (RNG.standard_normal((16, n)) * 0.3).astype("float32"))
+        y = g.node("MatMul", [g.node("Reshape", [x, g.const(np.array([8, 16], np.int64))]), w])
+        if bias:
+            y = g.node("Add", [y, g.init(g.name("b"), (RNG.standard_normal(n) * 0.1).astype("float32"))])
+        return g.node("Reshape", [y, g.const(np.array([1, 8, n], np.int64))])
+
+    gate = linear("data", 24)
+    y = g.node("Mul", [g.node("Mul", [gate, g.node("Sigmoid", [gate])]), linear("data", 24)])
+    model = g.model({"data": ([1, 8, 16], np.float32)}, [y], "gated_mlp", opset=17)
+    m = _build(model, {"data": RNG.standard_normal((1, 8, 16)).astype("float32")})
+    ex = m.executor
+    native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
+    assert native == [], native
+    names = _dnnl_step_names(m)
+    assert len(names) == 2 and not any("reshape" in n for n in names), names
