@@ -11,6 +11,9 @@ transposes: strides that a oneDNN matmul or the native movement kernels read in 
 * ``NoOpPad``: ``nn.pad`` whose widths are all zero becomes its input (any pad mode);
 * ``UnitTransposeToReshape``: a ``transpose`` that only moves axes of size 1 (the other
   axes keep their order) becomes a ``reshape``: the same elements in the same order;
+* ``GatherNDToTake``: ``gather_nd`` by constant tuples of one index (``indices`` ``(1,
+  Y...)``) becomes ``take`` along the first axis (torch's ``qkv[:, :, :, [-2]]``: Falcon's
+  key and value);
 * ``TakeToSlice``: ``take`` along an axis by a constant index that is a scalar or an
   ascending arithmetic sequence (each index in range after the op's ``mode``: ``clip``
   clamps, ``wrap`` wraps, ``fast`` counts negatives from the end) becomes a
@@ -157,6 +160,41 @@ class TakeToSlice(RelayOpPattern):
                 rewriter.erase(new)
             return
         rewriter.replace(op, [], [res])
+
+
+class GatherNDToTake(RelayOpPattern):
+    """``gather_nd`` by constant index tuples of one index each (``indices`` of shape
+    ``(1, Y...)``, no batch axes) is ``take`` of those indices along the first axis (negative
+    ones from the end: ``take``'s ``fast`` mode), which ``TakeToSlice`` makes a slice when
+    they allow. torch exports ``qkv[:, :, :, [-2]]`` (Falcon's key and value out of its fused
+    projection) as a transpose and a ``GatherND``: a copy of the whole projection permuted,
+    then a gather of a quarter of it; as a slice it moves before the transpose (a view)::
+
+        %i = relay.constant dense<[[2]]> : tensor<1x1xi64>
+        %y = relay.gather_nd %x, %i : (tensor<4x3xf32>, tensor<1x1xi64>) -> tensor<1x3xf32>
+        // becomes
+        %t = relay.constant dense<[2]> : tensor<1xi64>
+        %y = relay.take %x, %t {axis = 0, mode = "fast"}
+            : (tensor<4x3xf32>, tensor<1xi64>) -> tensor<1x3xf32>
+    """
+
+    ROOT = "gather_nd"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        x, ind = op.operands
+        idx = constant_value(ind)
+        if idx is None or op.attrs.get("batch_dims", 0) or idx.ndim < 1 or idx.shape[0] != 1:
+            return
+        if idx.dtype.kind not in "iu":
+            return
+        b = OpBuilder(rewriter, op)
+        first = b.const(np.ascontiguousarray(idx[0]), str(idx.dtype))
+        taken = b.op("take", [x, first], axis=0, mode="fast")
+        if taken.results[0].type != op.results[0].type:
+            for new in reversed(b.new_ops):
+                rewriter.erase(new)
+            return
+        rewriter.replace(op, [], [taken.results[0]])
 
 
 def _slice_bounds(op: RelayOp) -> list[tuple[int, int, int]] | None:
@@ -311,7 +349,10 @@ class SliceBeforeReshape(RelayOpPattern):
         rewriter.replace(op, [], [new])
 
 
-PATTERNS = (NoOpPad, UnitTransposeToReshape, TakeToSlice, SliceBeforeTranspose, SliceBeforeReshape, SimplifyReshape)
+PATTERNS = (
+    NoOpPad, UnitTransposeToReshape, GatherNDToTake, TakeToSlice, SliceBeforeTranspose,
+    SliceBeforeReshape, SimplifyReshape,
+)  # fmt: skip
 """The rewrites, in the order each walk tries them."""
 
 

@@ -30,6 +30,26 @@ func.func @unit_transpose(%x: tensor<1x5x3xf32>, %y: tensor<4x1x5xf32>) -> (tens
 
 // -----
 
+// GatherNDToTake: torch's qkv[:, :, :, [-2]] (Falcon's key out of its fused projection) is a
+// transpose bringing the axis first and a gather_nd of one index per tuple: a take of the
+// first axis (-2 from the end: index 2), then a slice that moves before the transpose. A
+// gather_nd of pairs of indices stays.
+// CHECK-LABEL: func.func @gather_nd_one_index(
+// CHECK-NOT: relay.gather_nd %t
+// CHECK-NOT: relay.take
+// CHECK{LITERAL}: relay.strided_slice %x {begin = [2], end = [3], strides = [1], axes = [2]} : (tensor<5x2x4x3xf32>) -> tensor<5x2x1x3xf32>
+// CHECK: relay.gather_nd %x, %p
+func.func @gather_nd_one_index(%x: tensor<5x2x4x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<2x4x3xf32>) {
+  %t = relay.transpose %x {axes = [2, 0, 1, 3]} : (tensor<5x2x4x3xf32>) -> tensor<4x5x2x3xf32>
+  %i = relay.constant dense<[[-2]]> : tensor<1x1xi64>
+  %y = relay.gather_nd %t, %i : (tensor<4x5x2x3xf32>, tensor<1x1xi64>) -> tensor<1x5x2x3xf32>
+  %p = relay.constant dense<[[1, 0], [0, 1]]> : tensor<2x2xi64>
+  %z = relay.gather_nd %x, %p : (tensor<5x2x4x3xf32>, tensor<2x2xi64>) -> tensor<2x4x3xf32>
+  func.return %y, %z : tensor<1x5x2x3xf32>, tensor<2x4x3xf32>
+}
+
+// -----
+
 // TakeToSlice: attention's split of its fused projection, take(qkv, 1) along the first axis,
 // is the slice [1, 2) of that axis seen without it.
 // CHECK-LABEL: func.func @take_scalar(
