@@ -437,7 +437,7 @@ class RelayOp(IRDLOperation):
         canonical = type(self).normalize_attrs(dict(attrs), [o.type for o in self.operands])
         for name, value in canonical.items():
             spec = self.ATTRS[name]
-            if value is not None and spec.from_attribute(spec.to_attribute(value)) != attrs[name]:
+            if value is not None and not _same_value(spec.from_attribute(spec.to_attribute(value)), attrs[name]):
                 raise RelayTypeError(
                     f"{self.name}: attribute '{name}' = {format_value(attrs[name])} is not in "
                     f"canonical form; expected {format_value(spec.from_attribute(spec.to_attribute(value)))}"
@@ -634,6 +634,16 @@ def format_value(value: Any) -> str:
     raise TypeError(f"cannot print attribute value {value!r}")
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """``a == b`` for attribute values, with a NaN equal to a NaN (in lists too): a NaN
+    attribute is in canonical form as written."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def parse_value(parser: Parser, allow_float: bool = True) -> Any:
     """Parse a plain value: integer, float, string, boolean or a (nested) list of them."""
     if parser.parse_optional_punctuation("["):
@@ -655,11 +665,13 @@ def parse_value(parser: Parser, allow_float: bool = True) -> Any:
         if (i := parser.parse_optional_integer(allow_boolean=False)) is not None:
             return i
         parser.raise_error("expected an integer, string, boolean or list")
+    # '-inf' (how a negative infinity prints) is no MLIR number literal: the sign is read here
+    negative = parser.parse_optional_punctuation("-") is not None
     if (n := parser.parse_optional_number()) is not None:
-        return n
+        return -n if negative else n
     for word, val in (("inf", math.inf), ("nan", math.nan)):
         if parser.parse_optional_keyword(word):
-            return val
+            return -val if negative else val
     parser.raise_error("expected an integer, float, string, boolean or list as attribute value")
 
 
