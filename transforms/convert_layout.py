@@ -107,7 +107,7 @@ def check_desired_layouts(desired: Mapping[str, Sequence[str]]) -> dict[str, lis
                 except LayoutError as e:
                     raise ValueError(f"convert-layout: {op}: {e}") from None
         # [data, kernel] for convolutions, [data, regions] for the region pools
-        arity = 2 if op.endswith(("conv2d", "conv2d_transpose")) or op.startswith("vision.roi_") else 1
+        arity = 2 if op.endswith(("conv2d", "conv2d_transpose", "conv3d")) or op.startswith("vision.roi_") else 1
         if len(layouts) != arity:
             raise ValueError(f"convert-layout: '{op}' needs {arity} desired layout(s), got {list(layouts)}")
         if layouts[0] == "default":

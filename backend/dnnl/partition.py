@@ -75,6 +75,7 @@ __all__ = [
 
 DESIRED_LAYOUTS = {
     "nn.conv2d": ["NHWC", "default"],
+    "nn.conv3d": ["NDHWC", "default"],
     "nn.max_pool2d": ["NHWC"],
     "nn.avg_pool2d": ["NHWC"],
     "nn.global_avg_pool2d": ["NHWC"],
@@ -474,7 +475,7 @@ def residual_last(module: ModuleOp) -> int:
 
     def fusable(v: Any) -> bool:
         # a convolution or dense plus bias that only this add reads (the composite absorbs it)
-        return name(v) == "add" and name(v.owner.operands[0]) in ("nn.conv2d", "nn.dense") and v.has_one_use()
+        return name(v) == "add" and name(v.owner.operands[0]) in ("nn.conv2d", "nn.conv3d", "nn.dense") and v.has_one_use()
 
     count = 0
     for op in list(module.walk()):

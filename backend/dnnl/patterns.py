@@ -105,11 +105,11 @@ def _name(op: Operation | None) -> str:
 
 def _add_checker(add: Operation, kind: str) -> bool:
     """Relay's ``add_checker``: a sum adds two equal shapes after an add; a bias add follows a
-    conv2d (or conv1d) whose ``channels`` equals the bias's element count."""
+    conv2d (or conv1d, conv3d) whose ``channels`` equals the bias's element count."""
     first = _operand_op(add, 0)
     if kind == "sum":
         return _name(first) == "add" and shape_of(add.operands[0].type) == shape_of(add.operands[1].type)
-    if _name(first) not in ("nn.conv1d", "nn.conv2d"):
+    if _name(first) not in ("nn.conv1d", "nn.conv2d", "nn.conv3d"):
         return False
     assert isinstance(first, RelayOp)
     channels = first.attrs.get("channels")
@@ -233,9 +233,9 @@ def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callab
     dense_sum = is_op("add")(is_op("reshape")(biased) | biased, wildcard())
     table: list = [
         ("dnnl.dense_bias_sum", dense_sum),
-        ("dnnl.conv2d_bias_sum_relu", _conv_bias_sum("nn.conv2d", True), _sum_predicate),
-        ("dnnl.conv2d_bias_sum", _conv_bias_sum("nn.conv2d", False), _sum_predicate),
-    ]
+        *((f"dnnl.{conv[3:]}_bias_sum{'_relu' * relu}", _conv_bias_sum(conv, relu), _sum_predicate)
+          for conv in ("nn.conv2d", "nn.conv3d") for relu in (True, False)),
+    ]  # fmt: skip
     for with_bias in (True, False):
         for elt in POST_OPS:
             if not with_bias and not elt:

@@ -330,7 +330,7 @@ def binary_broadcast_layout(attrs, new, old, types):
     return LayoutInference(layouts, [ret], attrs)
 
 
-@register_infer_layout("nn.conv2d", "nn.conv2d_transpose")
+@register_infer_layout("nn.conv2d", "nn.conv2d_transpose", "nn.conv3d")
 def conv_layout(attrs, new, old, types):
     """Convolutions decide their own layouts: the others follow them (ConvInferCorrectLayout)."""
     out = attrs["out_layout"] or attrs["data_layout"]
@@ -748,6 +748,23 @@ def convert_conv2d(attrs, types, desired):
     else:
         raise ValueError(f"nn.conv2d: layout {data_l} is not supported")
     return "nn.conv2d", attrs
+
+
+@register_convert_layout("nn.conv3d")
+def convert_conv3d(attrs, types, desired):
+    """``[data, kernel]`` layouts; ``"default"`` kernel picks Relay's partner (NCDHW -> OIDHW,
+    NDHWC -> DHWIO), as Relay's convert_conv3d."""
+    data_l, kernel_l = desired
+    attrs = dict(attrs, data_layout=data_l)
+    if kernel_l != "default":
+        attrs["kernel_layout"] = kernel_l
+    elif data_l == "NCDHW":
+        attrs["kernel_layout"] = "OIDHW"
+    elif data_l == "NDHWC":
+        attrs["kernel_layout"] = "DHWIO"
+    else:
+        raise ValueError(f"nn.conv3d: layout {data_l} is not supported")
+    return None, attrs
 
 
 @register_convert_layout("nn.conv2d_transpose")

@@ -5,8 +5,9 @@
 offloaded ops) and creates one oneDNN primitive descriptor per step:
 
 * ``nn.conv2d`` (NCHW or NHWC data, OIHW/HWIO/HWOI/OHWI kernels, groups and depthwise,
-  strides, dilation, padding) and ``nn.conv1d`` (NCW or NWC data, OIW kernels; wav2vec2's
-  feature encoder, Whisper's stem) and ``nn.dense`` as convolution and matmul primitives whose
+  strides, dilation, padding), ``nn.conv1d`` (NCW or NWC data, OIW kernels; wav2vec2's
+  feature encoder, Whisper's stem), ``nn.conv3d`` (NCDHW or NDHWC data, OIDHW kernels in
+  any order; video models) and ``nn.dense`` as convolution and matmul primitives whose
   bias and epilogue are oneDNN post-ops: ``relu``/``clip``/``sigmoid``/``tanh``/Relay's
   ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops (a float32 swish that
   ends the epilogue as the shim's in-place SiLU pass after the primitive, ``silu_in_shim``),
@@ -1009,14 +1010,14 @@ def _layout_view(shape: Sequence[int], layout: str) -> tuple[list[int], list[int
 
 
 def _kernel_view(w: np.ndarray, layout: str, groups: int) -> tuple[list[int], list[int]]:
-    """Logical (G,) O, I, (H,) W dims and element strides of a stored kernel (``OIHW`` in
-    any order, or ``OIW`` for a 1-D convolution)."""
-    if sorted(layout) not in (sorted("OIHW"), sorted("OIW")):
+    """Logical (G,) O, I, (D,) (H,) W dims and element strides of a stored kernel (``OIHW``
+    in any order, ``OIW`` for a 1-D convolution, ``OIDHW`` for a 3-D one)."""
+    if sorted(layout) not in (sorted("OIHW"), sorted("OIW"), sorted("OIDHW")):
         raise DnnlUnsupported(f"kernel layout {layout}")
     st = _elem_strides(w)
     dims = {ch: w.shape[i] for i, ch in enumerate(layout)}
     strides = {ch: st[i] for i, ch in enumerate(layout)}
-    spatial = [ch for ch in "HW" if ch in layout]
+    spatial = [ch for ch in "DHW" if ch in layout]
     if groups == 1:
         return ([dims["O"], dims["I"], *(dims[ch] for ch in spatial)],
                 [strides["O"], strides["I"], *(strides[ch] for ch in spatial)])  # fmt: skip
@@ -1653,7 +1654,7 @@ class _Reader:
         if ops and name in ("dnnl.gelu", "dnnl.gelu_tanh"):
             self._activation_alone(call, callee, ops, const_of, name)
             return
-        if not ops or _relay(ops[0]) not in ("nn.conv1d", "nn.conv2d", "nn.dense"):
+        if not ops or _relay(ops[0]) not in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense"):
             raise DnnlUnsupported(f"composite {name}")
         anchor = ops[0]
 
@@ -1710,7 +1711,7 @@ class _Reader:
         silu = None
         if post and post[-1][0] == "eltwise" and post[-1][1][0] == _SWISH and silu_in_shim() and _type_of(result) == "float32":
             silu = post.pop()[1][1]  # (its alpha) the shim's pass after the primitive
-        if _relay(anchor) in ("nn.conv1d", "nn.conv2d"):
+        if _relay(anchor) in ("nn.conv1d", "nn.conv2d", "nn.conv3d"):
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
@@ -1842,7 +1843,7 @@ class _Reader:
         b_md = _md(lib, [bias.size], [1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, dst_dims, dst_st, step)
         pad = a["padding"]
-        nsp = len(src_dims) - 2  # 2, or 1 for nn.conv1d (NCW/NWC data, OIW kernel)
+        nsp = len(src_dims) - 2  # 2, 1 for nn.conv1d (NCW/NWC data, OIW kernel), 3 for nn.conv3d
         if len(pad) != 2 * nsp or len(a["strides"]) != nsp or len(a["dilation"]) != nsp:
             raise DnnlUnsupported(f"{name}: padding, strides or dilation of another rank")
         def conv(attr: int) -> int:
@@ -2042,7 +2043,7 @@ class _Reader:
     def _single(self, op: RelayOp) -> None:
         nm = op.RELAY_NAME
         lib = self.lib
-        if nm in ("nn.conv1d", "nn.conv2d", "nn.dense") and len(op.results) == 1:
+        if nm in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense") and len(op.results) == 1:
             # offloaded alone (no bias or epilogue matched a pattern): a primitive without post-ops
             def outer(v: SSAValue) -> SSAValue:
                 return v

@@ -644,6 +644,25 @@ def test_decomposed_layer_norm_is_one_onednn_step():
     assert "native" not in [b for b, (_, o, _) in zip(m.executor.step_backends, m.executor.steps) if o != "copy"]
 
 
+def test_3d_convolutions_are_channels_last_onednn_steps():
+    """A 3-D convolution (video models: R3D, R(2+1)D) with its bias, ReLU and residual is a
+    oneDNN convolution with post-ops on channels-last NDHWC data (ConvertLayout's NDHWC /
+    DHWIO; oneDNN's brgconv kernels, where NCDHW has only im2col + GEMM and, with the sum
+    post-op, its reference code), nothing allocated outside the arena."""
+    x = relay.var("x", shape=(1, 16, 4, 10, 10))
+    kw = dict(padding=(1, 1, 1), channels=16, kernel_size=(3, 3, 3))
+    a = relay.nn.relu(relay.add(relay.nn.conv3d(x, _const(16, 16, 3, 3, 3), **kw), _const(16, 1, 1, 1)))
+    b = relay.add(relay.nn.conv3d(a, _const(16, 16, 3, 3, 3), **kw), _const(16, 1, 1, 1))
+    y = relay.nn.relu(relay.add(b, x))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((1, 16, 4, 10, 10)).astype("float32")}, 2)
+    work = _work(m)
+    assert [o for o, _ in work] == ["dnnl.conv3d_bias_relu(nn.conv3d+add+nn.relu)",
+                                    "dnnl.conv3d_bias_sum_relu(nn.conv3d+add+add+nn.relu)"]  # fmt: skip
+    assert [c.dnnl_plan.impls for _, c in work] == [["brgconv:avx512_core"]] * 2
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
 def _written_layer_norm(d, form):
     """``d`` normalised over its last axis as a model writes it by hand: ``rsqrt``, the
     commuting ops' operands swapped (the scale's, the shift's, epsilon's)."""

@@ -5,7 +5,7 @@
 // RUN: not relay-opt %s -p 'convert-layout{desired-layouts="nn.conv2d=NH3WC,default"}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // DEFAULT: convert-layout: 'nn.conv2d': data layout cannot be 'default'
-// NOCONV: convert-layout: op 'nn.relu' has no layout conversion; its desired layouts are ignored (convertible: image.resize1d, image.resize2d, nn.avg_pool2d, nn.conv2d, nn.conv2d_transpose, nn.deformable_conv2d,
+// NOCONV: convert-layout: op 'nn.relu' has no layout conversion; its desired layouts are ignored (convertible: image.resize1d, image.resize2d, nn.avg_pool2d, nn.conv2d, nn.conv2d_transpose, nn.conv3d, nn.deformable_conv2d,
 // ARITY: convert-layout: 'nn.conv2d' needs 2 desired layout(s), got ['NHWC']
 // BAD: convert-layout: nn.conv2d: invalid layout 'NH3WC'
 
