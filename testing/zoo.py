@@ -101,13 +101,36 @@ class ZooModel:
     (``"timm"``)."""
 
 
-def _tv(fn: str, **kwargs: Any) -> Callable[[], Any]:
+def _tv(fn: str, family: str = "", **kwargs: Any) -> Callable[[], Any]:
+    """``torchvision.models[.family].fn(weights=None, **kwargs)``; a segmentation model
+    (``family="segmentation"``, no backbone weights either) returns its ``"out"`` map."""
+
     def build() -> Any:
         import torchvision.models as tvm
 
-        return getattr(tvm, fn)(weights=None, **kwargs)
+        if family == "segmentation":
+            return _Picked.wrap(tvm.segmentation.__dict__[fn](weights=None, weights_backbone=None, **kwargs), "out")
+        return getattr(getattr(tvm, family) if family else tvm, fn)(weights=None, **kwargs)
 
     return build
+
+
+class _Picked:
+    """Wraps a model returning a dict so it returns one of its entries."""
+
+    @staticmethod
+    def wrap(model: Any, key: str) -> Any:
+        import torch
+
+        class Picked(torch.nn.Module):
+            def __init__(self, inner: Any) -> None:
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x: Any) -> Any:
+                return self.inner(x)[key]
+
+        return Picked(model)
 
 
 class _FirstOutput:
@@ -360,6 +383,10 @@ EXTRA_MODELS: dict[str, ZooModel] = {
                  input_names=("input_ids",), description="FNetModel (Fourier mixing), FNetConfig() (fnet-base), seq 128"),
         ZooModel("funnel", "text", _hf_config("FunnelModel", "FunnelConfig"), input_names=_TEXT,
                  description="FunnelModel (pooling between blocks, upsampling decoder), FunnelConfig(), seq 128"),
+        # a fifth round: torchvision's video models (3-D convolutions)
+        *(ZooModel(n, "signal", _tv(n, "video"), shape=(1, 3, 8, 112, 112),
+                   description=f"torchvision.models.video.{n}, 8 frames of 112 x 112")
+          for n in ("r3d_18", "mc3_18", "r2plus1d_18")),
     ]
 }  # fmt: skip
 """Architectures beyond the benchmark's default list (``benchmarks/zoo.py --more``): more
@@ -408,15 +435,16 @@ def _torch_args(name: str, seed: int = 0) -> tuple[Any, ...]:
     return tuple(torch.from_numpy(a) for a in inputs(name, seed).values())
 
 
-def randomize(module: Any, image: int = 224, seed: int = 0) -> Any:
+def randomize(module: Any, image: int = 224, seed: int = 0, shape: tuple[int, ...] = ()) -> Any:
     """Give ``module`` (a torch model) parameters that make its output depend on its input.
 
     Every floating parameter and buffer whose elements are all equal gets random values:
     ``v * U(0.5, 1.5)`` where the constant ``v`` is non-zero (norm scales, layer scales),
     ``N(0, 0.1)`` where it is zero (shifts, biases). Then, when the model has batch norms,
     their running statistics are measured on ``CALIBRATION_BATCHES`` batches of 8 random
-    images of ``image`` pixels (cumulative averages in training mode). Returns the module
-    in ``eval()`` mode.
+    images of ``image`` pixels, or of 8 random inputs of ``shape`` (after its batch
+    dimension: video clips) when it is given (cumulative averages in training mode). Returns
+    the module in ``eval()`` mode.
     """
     torch = _torch()
     gen = torch.Generator().manual_seed(seed + 1)
@@ -443,7 +471,7 @@ def randomize(module: Any, image: int = 224, seed: int = 0) -> Any:
             m.train()
         with torch.no_grad():
             for _ in range(CALIBRATION_BATCHES):
-                module(torch.randn(8, 3, image, image, generator=gen))
+                module(torch.randn(8, *(shape[1:] or (3, image, image)), generator=gen))
         for m in norms:
             m.eval()
     return module
@@ -476,7 +504,7 @@ def torch_model(name: str, seed: int = 0) -> tuple[Any, tuple[Any, ...]]:
     spec = _spec(name)
     torch = _torch()
     torch.manual_seed(seed)
-    module = randomize(spec.build(), spec.image, seed)
+    module = randomize(spec.build(), spec.image, seed, spec.shape if spec.kind == "signal" else ())
     args = _torch_args(name, seed)
     other = _torch_args(name, seed + 1)
 

@@ -38,6 +38,18 @@ def test_randomize_replaces_constants_and_measures_batch_norm():
     assert int(bn.num_batches_tracked) == zoo.CALIBRATION_BATCHES
 
 
+def test_randomize_measures_3d_batch_norm_on_clips_of_the_given_shape():
+    """A video model's BatchNorm3d is measured on random clips of the model's input shape
+    (images of ``image`` pixels would not reach a 3-D convolution)."""
+    torch.manual_seed(0)
+    block = torch.nn.Sequential(torch.nn.Conv3d(3, 4, 3, padding=1), torch.nn.BatchNorm3d(4))
+    m = zoo.randomize(block, seed=0, shape=(1, 3, 4, 8, 8))
+    bn = m[1]
+    assert not bn.training and int(bn.num_batches_tracked) == zoo.CALIBRATION_BATCHES
+    assert float(bn.running_mean.abs().max()) > 1e-3 and float((bn.running_var - 1).abs().max()) > 0.01
+    assert zoo.inputs("r3d_18")["input"].shape == (1, 3, 8, 112, 112)
+
+
 def test_check_input_dependence_refuses_a_dead_output():
 
     x = (torch.randn(1, 3, 16, 16),)
