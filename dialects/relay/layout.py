@@ -750,37 +750,30 @@ def convert_conv2d(attrs, types, desired):
     return "nn.conv2d", attrs
 
 
-@register_convert_layout("nn.conv3d")
-def convert_conv3d(attrs, types, desired):
-    """``[data, kernel]`` layouts; ``"default"`` kernel picks Relay's partner (NCDHW -> OIDHW,
-    NDHWC -> DHWIO), as Relay's convert_conv3d."""
+def _with_partner_kernel(name: str, attrs: dict[str, Any], desired: list[str], partners: dict[str, str]) -> dict[str, Any]:
+    """``[data, kernel]`` layouts; a ``"default"`` kernel is the data layout's partner."""
     data_l, kernel_l = desired
     attrs = dict(attrs, data_layout=data_l)
     if kernel_l != "default":
         attrs["kernel_layout"] = kernel_l
-    elif data_l == "NCDHW":
-        attrs["kernel_layout"] = "OIDHW"
-    elif data_l == "NDHWC":
-        attrs["kernel_layout"] = "DHWIO"
+    elif data_l in partners:
+        attrs["kernel_layout"] = partners[data_l]
     else:
-        raise ValueError(f"nn.conv3d: layout {data_l} is not supported")
-    return None, attrs
+        raise ValueError(f"{name}: layout {data_l} is not supported")
+    return attrs
+
+
+@register_convert_layout("nn.conv3d")
+def convert_conv3d(attrs, types, desired):
+    """``[data, kernel]`` layouts; ``"default"`` kernel picks Relay's partner (NCDHW -> OIDHW,
+    NDHWC -> DHWIO), as Relay's convert_conv3d."""
+    return None, _with_partner_kernel("nn.conv3d", attrs, desired, {"NCDHW": "OIDHW", "NDHWC": "DHWIO"})
 
 
 @register_convert_layout("nn.conv2d_transpose")
 def convert_conv2d_transpose(attrs, types, desired):
     """Like conv2d; the default kernel partners are IOHW (NCHW) and HWIO (NHWC)."""
-    data_l, kernel_l = desired
-    attrs = dict(attrs, data_layout=data_l)
-    if kernel_l != "default":
-        attrs["kernel_layout"] = kernel_l
-    elif data_l == "NCHW":
-        attrs["kernel_layout"] = "IOHW"
-    elif data_l == "NHWC":
-        attrs["kernel_layout"] = "HWIO"
-    else:
-        raise ValueError(f"nn.conv2d_transpose: layout {data_l} is not supported")
-    return "nn.conv2d_transpose", attrs
+    return "nn.conv2d_transpose", _with_partner_kernel("nn.conv2d_transpose", attrs, desired, {"NCHW": "IOHW", "NHWC": "HWIO"})
 
 
 @register_convert_layout("image.resize1d", "image.resize2d")
@@ -793,17 +786,7 @@ def convert_resize2d(attrs, types, desired):
 def convert_deformable_conv2d(attrs, types, desired):
     """``[data, kernel]`` layouts; a ``"default"`` kernel is OIHW for NCHW and HWIO for NHWC
     (Relay's convert_deformable_conv2d)."""
-    data_l, kernel_l = desired
-    attrs = dict(attrs, data_layout=data_l)
-    if kernel_l != "default":
-        attrs["kernel_layout"] = kernel_l
-    elif data_l == "NCHW":
-        attrs["kernel_layout"] = "OIHW"
-    elif data_l == "NHWC":
-        attrs["kernel_layout"] = "HWIO"
-    else:
-        raise ValueError(f"nn.deformable_conv2d: layout {data_l} is not supported")
-    return None, attrs
+    return None, _with_partner_kernel("nn.deformable_conv2d", attrs, desired, {"NCHW": "OIHW", "NHWC": "HWIO"})
 
 
 @register_convert_layout("vision.roi_align", "vision.roi_pool")
