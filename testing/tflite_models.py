@@ -77,13 +77,14 @@ def _full_integer(converter, shapes: list[list[int]], seed: int, low: float = -1
     converter.inference_output_type = tf.int8
 
 
-def convert(model, size: int, quantized: bool, seed: int = 0) -> bytes:
-    """The TFLite flatbuffer of a Keras model: float32, or full-integer int8."""
+def convert(model, size: int | None, quantized: bool, seed: int = 0, shape: list[int] | None = None) -> bytes:
+    """The TFLite flatbuffer of a Keras model: float32, or full-integer int8 (calibrated on
+    images of ``size``, or inputs of ``shape``)."""
     import tensorflow as tf
 
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     if quantized:
-        _full_integer(converter, [[1, size, size, 3]], seed)
+        _full_integer(converter, [shape or [1, size, size, 3]], seed)
     return converter.convert()
 
 

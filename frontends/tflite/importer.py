@@ -80,6 +80,8 @@ class Tensor:
     qparams: QParams | None
     data: np.ndarray | None
     """The buffer's values when the tensor is a constant."""
+    dynamic: tuple[int, ...] = ()
+    """Axes the converter left unknown (-1 in the shape signature; ``shape`` holds 1 there)."""
 
 
 @dataclass
@@ -179,7 +181,9 @@ class Importer:
                 data = arr.reshape(shape)
             elif buf.Size() > 0:
                 raise TFLiteImportError(f"tensor '{name}': buffers stored outside the flatbuffer are not supported")
-        self.tensors[i] = Tensor(i, name, shape, dtype, qp, data)
+        sig = [int(d) for d in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() else []
+        dynamic = tuple(k for k, d in enumerate(sig) if d < 0)
+        self.tensors[i] = Tensor(i, name, shape, dtype, qp, data, dynamic)
         return self.tensors[i]
 
     def get(self, t: Tensor, as_param: bool = True) -> Value:
@@ -282,7 +286,7 @@ class Importer:
             for t, v in zip(op.outputs, outs):
                 want = self.expected_shape(t)
                 got = list(self.b.shape(v))
-                if want and got != want:
+                if want and (len(got) != len(want) or any(g != w for k, (g, w) in enumerate(zip(got, want)) if k not in t.dynamic)):
                     raise op.fail(f"converted result has shape {got}, the model's '{t.name}' has {want}")
                 self.vals[t.index] = v
         outputs = [self.tensor(int(i)) for i in g.OutputsAsNumpy()] if g.OutputsLength() else []

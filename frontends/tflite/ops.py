@@ -23,6 +23,7 @@ from xrelay.frontends.tflite.quantized import (
     clamp_cast,
     hard_swish_table,
     multiply_by_quantized,
+    multiply_by_quantized_numpy,
     quantize_multiplier,
     softmax_quantized,
     table_op,
@@ -351,11 +352,35 @@ _UNARY = {
     "RSQRT": lambda b, x: b.emit1("rsqrt", [x]),
     "ABS": lambda b, x: b.emit1("abs", [x]),
     "NEG": lambda b, x: b.emit1("negative", [x]),
+    "ELU": lambda b, x: b.emit1(
+        "where", [b.emit1("less", [x, np.float32(0)]), b.emit1("subtract", [b.emit1("exp", [x]), np.float32(1)]), x]
+    ),
     "HARD_SWISH": lambda b, x: b.emit1(
         "multiply",
         [x, b.emit1("divide", [b.emit1("clip", [b.emit1("add", [x, np.float32(3)])], a_min=0.0, a_max=6.0), np.float32(6)])],
     ),
 }
+
+def _gelu(b, x, approximate: bool):
+    if approximate:  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = b.emit1("multiply", [b.emit1("multiply", [x, x]), x])
+        inner = b.emit1("add", [x, b.emit1("multiply", [cube, np.float32(0.044715)])])
+        t = b.emit1("tanh", [b.emit1("multiply", [inner, np.float32(math.sqrt(2 / math.pi))])])
+        return b.emit1("multiply", [b.emit1("multiply", [x, np.float32(0.5)]), b.emit1("add", [t, np.float32(1)])])
+    e = b.emit1("erf", [b.emit1("multiply", [x, np.float32(math.sqrt(0.5))])])
+    return b.emit1("multiply", [b.emit1("multiply", [x, np.float32(0.5)]), b.emit1("add", [e, np.float32(1)])])
+
+
+def _gelu_numpy(v: np.ndarray, approximate: bool) -> np.ndarray:
+    """TFLite's ``GeluTransform``/``GeluTransformApproximate`` in float32 (its tables)."""
+    from scipy.special import erfc
+
+    v = v.astype(np.float32)
+    if approximate:
+        inner = np.float32(math.sqrt(2 / math.pi)) * (v + np.float32(0.044715) * v * v * v)
+        return np.float32(0.5) * v * (np.float32(1) + np.tanh(inner))
+    return np.float32(0.5) * v * erfc(v * np.float32(-math.sqrt(0.5))).astype(np.float32)
+
 
 _UNARY_NUMPY = {
     "LOGISTIC": lambda v: 1.0 / (1.0 + np.exp(-v)),
@@ -364,6 +389,7 @@ _UNARY_NUMPY = {
     "RELU6": lambda v: np.clip(v, 0, 6),
     "RELU_N1_TO_1": lambda v: np.clip(v, -1, 1),
     "HARD_SWISH": lambda v: v * np.clip(v + 3, 0, 6) / 6,
+    "ELU": lambda v: np.where(v < 0, np.expm1(v), v),
 }
 
 
@@ -375,21 +401,12 @@ def _unary(im, op):
         return [_UNARY[op.code](im.b, x)]
     if op.code not in _UNARY_NUMPY:
         raise op.fail(f"quantized {op.code} is not supported")
-    out = op.outputs[0]
-    s_in, zp_in, s_out, zp_out = _scale(op, xt), _zp(op, xt), _scale(op, out), _zp(op, out)
-    lo, hi = QRANGE[out.dtype]
     if op.code == "HARD_SWISH":  # TFLite computes it in int16 fixed point, not by a table
-        return [im.b.cast(table_op(im.b, x, xt.dtype, hard_swish_table(s_in, zp_in, s_out, zp_out, out.dtype)), out.dtype)]
-
-    def fn(q: np.ndarray) -> np.ndarray:
-        # TFLite's lookup tables: dequantize in float, apply, requantize rounding half away
-        real = np.float32(s_in) * (q - zp_in).astype(np.float32)
-        v = _UNARY_NUMPY[op.code](real.astype(np.float32)).astype(np.float32)
-        r = v * np.float32(1.0 / s_out)
-        qv = (np.sign(r) * np.floor(np.abs(r) + 0.5)).astype(np.int64) + zp_out
-        return np.clip(qv, lo, hi).astype(numpy_dtype(out.dtype))
-
-    return [table_op(im.b, x, xt.dtype, fn)]
+        out = op.outputs[0]
+        fn = hard_swish_table(_scale(op, xt), _zp(op, xt), _scale(op, out), _zp(op, out), out.dtype)
+        return [im.b.cast(table_op(im.b, x, xt.dtype, fn), out.dtype)]
+    # TFLite's lookup tables: dequantize in float, apply, requantize rounding half away
+    return [_float_table(im, op, x, _UNARY_NUMPY[op.code])]
 
 
 @converter("SOFTMAX")
@@ -452,7 +469,19 @@ def _dequantize(im, op):
 
 @converter("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
 def _reshape(im, op):
-    return [im.b.reshape(im.get(op.inputs[0]), im.expected_shape(op.outputs[0]))]
+    x, out = im.get(op.inputs[0]), op.outputs[0]
+    if op.code != "RESHAPE" or not out.dynamic:
+        return [im.b.reshape(x, im.expected_shape(out))]
+    # an axis the converter left unknown (a product with the batch, say): the new shape is
+    # the shape operand, known now because shapes are static here
+    new = im.get(op.inputs[1], as_param=False) if op.input(1) is not None else None
+    if not isinstance(new, np.ndarray):
+        raise op.fail("the new shape is known only at run time")
+    shape = [int(d) for d in new.reshape(-1)]
+    if shape.count(-1) == 1:
+        rest = math.prod(d for d in shape if d != -1)
+        shape[shape.index(-1)] = math.prod(im.b.shape(x)) // rest if rest else 0
+    return [im.b.reshape(x, shape)]
 
 
 @converter("TRANSPOSE")
@@ -544,3 +573,182 @@ def _pack(im, op):
     vals = [im.get(t, as_param=False) for t in op.inputs]
     rank = im.b.rank(vals[0]) + 1
     return [im.b.emit1("stack", vals, axis=axis + rank if axis < 0 else axis)]
+
+
+# ============================================================================================
+# Activations with options
+# ============================================================================================
+
+
+@converter("GELU")
+def _gelu_op(im, op):
+    xt = op.inputs[0]
+    x = im.get(xt)
+    approximate = bool(op.options.Approximate()) if op.options is not None else False
+    if not _quantized(xt):
+        return [_gelu(im.b, x, approximate)]
+    return [_float_table(im, op, x, lambda v: _gelu_numpy(v, approximate))]
+
+
+def _float_table(im: Importer, op: Op, x: Value, fn) -> Value:
+    """TFLite's ``LUTPopulate``: a 256-entry table of ``fn`` applied in float32 to each
+    dequantized input, requantized rounding half away from zero."""
+    xt, out = op.inputs[0], op.outputs[0]
+    s_in, zp_in, s_out, zp_out = _scale(op, xt), _zp(op, xt), _scale(op, out), _zp(op, out)
+    lo, hi = QRANGE[out.dtype]
+
+    def table(q: np.ndarray) -> np.ndarray:
+        real = np.float32(s_in) * (q - zp_in).astype(np.float32)
+        r = np.asarray(fn(real.astype(np.float32)), np.float32) * np.float32(1.0 / s_out)
+        qv = (np.sign(r) * np.floor(np.abs(r) + 0.5)).astype(np.int64) + zp_out
+        return np.clip(qv, lo, hi).astype(numpy_dtype(out.dtype))
+
+    return table_op(im.b, x, xt.dtype, table)
+
+
+@converter("LEAKY_RELU")
+def _leaky_relu(im, op):
+    xt, out = op.inputs[0], op.outputs[0]
+    x = im.get(xt)
+    alpha = float(op.options.Alpha())
+    if not _quantized(xt):
+        return [im.b.emit1("nn.leaky_relu", [x], alpha=alpha)]
+    if alpha < 0:
+        raise op.fail("a quantized LEAKY_RELU with a negative alpha is not supported")
+    # TFLite's reference QuantizeLeakyRelu: x - zp rescaled by in_scale / out_scale (x >= 0)
+    # or by alpha * in_scale / out_scale (x < 0), both in double precision, plus out_zp
+    s_in, zp_in, s_out, zp_out = (float(np.float32(v)) for v in (_scale(op, xt), _zp(op, xt), _scale(op, out), _zp(op, out)))
+    identity = quantize_multiplier(s_in / s_out)
+    scaled = quantize_multiplier(s_in * float(np.float32(alpha)) / s_out)
+    lo, hi = QRANGE[out.dtype]
+
+    def table(q: np.ndarray) -> np.ndarray:
+        d = q.astype(np.int64) - int(zp_in)
+        y = np.where(d >= 0, multiply_by_quantized_numpy(d, *identity), multiply_by_quantized_numpy(d, *scaled))
+        return np.clip(y + int(zp_out), lo, hi).astype(numpy_dtype(out.dtype))
+
+    return [table_op(im.b, x, xt.dtype, table)]
+
+
+@converter("PRELU")
+def _prelu(im, op):
+    xt = op.inputs[0]
+    if _quantized(xt):
+        raise op.fail("quantized PRELU is not supported")
+    x, alpha = im.get(xt), im.get(op.inputs[1])
+    neg = im.b.emit1("multiply", [x, alpha])
+    return [im.b.emit1("where", [im.b.emit1("greater_equal", [x, np.float32(0)]), x, neg])]
+
+
+# ============================================================================================
+# Data movement (quantized tensors move unchanged: TFLite keeps their parameters)
+# ============================================================================================
+
+
+def _moved(im: Importer, op: Op, i: int = 0) -> tuple[Value, int]:
+    """Data input ``i`` of a movement op and its rank; a quantized input's outputs must keep
+    its scale and zero point (TFLite copies the values)."""
+    xt = op.inputs[i]
+    if _quantized(xt):
+        for t in op.outputs:
+            if (_scale(op, t), _zp(op, t)) != (_scale(op, xt), _zp(op, xt)):
+                raise op.fail(f"output '{t.name}' is quantized unlike the input (TFLite copies the values)")
+    x = im.get(xt)
+    return x, im.b.rank(x)
+
+
+def _axis(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+@converter("GATHER")
+def _gather(im, op):
+    o = op.options
+    if o is not None and o.BatchDims():
+        raise op.fail("GATHER with batch_dims is not supported")
+    x, rank = _moved(im, op)
+    indices = im.get(op.inputs[1], as_param=False)
+    return [im.b.emit1("take", [x, indices], axis=_axis(int(o.Axis()) if o is not None else 0, rank))]
+
+
+@converter("SPLIT")
+def _split(im, op):
+    x, rank = _moved(im, op, 1)
+    axis = _axis(int(np.asarray(im.const_of(op, 0, "axis")).reshape(())), rank)
+    return im.b.emit("split", [x], indices_or_sections=int(op.options.NumSplits()), axis=axis)
+
+
+@converter("SPLIT_V")
+def _split_v(im, op):
+    x, rank = _moved(im, op)
+    axis = _axis(int(np.asarray(im.const_of(op, 2, "axis")).reshape(())), rank)
+    sizes = [int(v) for v in im.const_of(op, 1, "size_splits").reshape(-1)]
+    if sizes.count(-1) == 1:  # one size is what the others leave
+        sizes[sizes.index(-1)] = im.b.shape(x)[axis] - (sum(sizes) + 1)
+    if len(sizes) == 1:
+        return [x]
+    return im.b.emit("split", [x], indices_or_sections=np.cumsum(sizes)[:-1].tolist(), axis=axis)
+
+
+@converter("UNPACK")
+def _unpack(im, op):
+    x, rank = _moved(im, op)
+    axis = _axis(int(op.options.Axis()), rank)
+    n = im.b.shape(x)[axis]
+    parts = im.b.emit("split", [x], indices_or_sections=n, axis=axis) if n > 1 else [x]
+    return [im.b.reshape(p, im.expected_shape(t)) for p, t in zip(parts, op.outputs)]
+
+
+@converter("TILE")
+def _tile(im, op):
+    x, _ = _moved(im, op)
+    reps = [int(v) for v in im.const_of(op, 1, "multiples").reshape(-1)]
+    return [im.b.emit1("tile", [x], reps=reps)]
+
+
+# ============================================================================================
+# Batched matrix products
+# ============================================================================================
+
+
+@converter("BATCH_MATMUL")
+def _batch_matmul(im, op):
+    at, bt, out = op.inputs[0], op.inputs[1], op.outputs[0]
+    a, b = im.get(at), im.get(bt)
+    o = op.options
+    if o is not None and o.AdjX():
+        a = _swap_last(im, a)
+    if o is not None and o.AdjY():
+        b = _swap_last(im, b)
+    sa, sb = im.b.shape(a), im.b.shape(b)
+    batch = list(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-2])))
+    m, k, n = sa[-2], sa[-1], sb[-1]
+    nb = math.prod(batch)
+    a3 = im.b.reshape(_broadcast(im, a, [*batch, m, k]), [nb, m, k])
+    b3 = im.b.reshape(_broadcast(im, b, [*batch, k, n]), [nb, k, n])
+    if not _quantized(at):
+        y = im.b.emit1("nn.batch_matmul", [a3, b3], transpose_b=False)
+        return [im.b.reshape(y, [*batch, m, n])]
+    # TFLite's reference int8 BatchMatMul: the int32 sum of (a - za)(b - zb), rescaled by
+    # MultiplyByQuantizedMultiplier(sa * sb / so), plus the output's zero point
+    acc = im.b.emit1(
+        "nn.batch_matmul",
+        [im.b.emit1("subtract", [im.b.cast(a3, "int32"), np.int32(_zp(op, at))]),
+         im.b.emit1("subtract", [im.b.cast(b3, "int32"), np.int32(_zp(op, bt))])],
+        transpose_b=False,
+    )  # fmt: skip
+    sa_, sb_, so = (float(np.float32(_scale(op, t))) for t in (at, bt, out))
+    mult, shift = quantize_multiplier(sa_ * sb_ / so)
+    y = _finish_quantized(im, op, acc, np.int64(mult), np.int64(shift))
+    return [im.b.reshape(y, [*batch, m, n])]
+
+
+def _swap_last(im: Importer, v: Value) -> Value:
+    r = im.b.rank(v)
+    return im.b.emit1("transpose", [v], axes=[*range(r - 2), r - 1, r - 2])
+
+
+def _broadcast(im: Importer, v: Value, shape: list[int]) -> Value:
+    if list(im.b.shape(v)) == shape:
+        return v
+    return im.b.emit1("broadcast_to", [v], shape=shape)

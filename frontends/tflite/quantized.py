@@ -306,3 +306,10 @@ def softmax_quantized(b: GraphBuilder, x: Value, dtype: str, in_scale: float, be
 def _saturate32(b: GraphBuilder, v: Value) -> Value:
     """int64 ``v`` clamped to int32's range (gemmlowp's saturating shifts)."""
     return b.emit1("minimum", [b.emit1("maximum", [v, np.int64(_I32_MIN)]), np.int64(_I32_MAX)])
+
+
+def multiply_by_quantized_numpy(x: np.ndarray, multiplier: int, shift: int) -> np.ndarray:
+    """``MultiplyByQuantizedMultiplier`` (two roundings) on int32 values in int64 arrays, for
+    tables computed at import."""
+    left, right = max(shift, 0), max(-shift, 0)
+    return _rdbpot(_srdhm32(np.asarray(x, np.int64) << left, multiplier), right)

@@ -273,3 +273,119 @@ def test_quantized_softmax_refused(softmax_models, tmp_path):
     path.write_bytes(_softmax_variant(softmax_models[10], 1e-9, 1.0, "int8"))
     with pytest.raises(TFLiteImportError, match="too small for TFLite's int8 SOFTMAX"):
         import_tflite(path)
+
+
+# ---- more operators: movement, activations with options, batched products ------------------
+
+
+def _keras_more_ops(quantized: bool, elu: bool) -> bytes:
+    """A small Keras model of the operators transformer blocks and small sequence models
+    write: SPLIT_V, PACK, UNPACK, GATHER, TILE, BATCH_MATMUL, GELU (both forms), LEAKY_RELU,
+    HARD_SWISH; float models also PRELU. ``elu``: ELU alone (its op has no reference kernel)."""
+    import keras
+
+    keras.utils.set_random_seed(5)
+    inp = keras.Input((8, 6))
+    if elu:
+        model = keras.Model(inp, keras.layers.Activation("elu")(inp))
+        return T.convert(model, None, quantized, seed=5, shape=[1, 8, 6])
+    a, b = keras.ops.split(inp, [2], axis=-1)
+    u = keras.ops.unstack(inp, axis=1)
+    c = keras.ops.stack([u[0], u[3] * u[5]], axis=1)
+    g = keras.ops.take(inp, np.array([0, 3, 5, 3]), axis=1)
+    # TILE's version 3 (int8) has no reference kernel: concatenated copies instead
+    t = keras.ops.concatenate([a, a, a], axis=-1) if quantized else keras.ops.tile(a, [1, 1, 3])
+    q = keras.layers.Dense(6)(inp)
+    k = keras.layers.Dense(6)(inp)
+    att = keras.ops.matmul(q, keras.ops.transpose(k, [0, 2, 1]))
+    v = keras.ops.matmul(keras.layers.Activation("sigmoid")(att), b)
+    outs = [
+        keras.layers.Concatenate()([t, keras.layers.Activation("hard_swish")(inp)]),
+        c,
+        g,
+        v,
+        keras.ops.gelu(q, approximate=True),
+        keras.layers.Dense(6, activation="gelu")(inp),
+        keras.layers.LeakyReLU(0.2)(inp),
+    ]
+    if not quantized:
+        outs.append(keras.layers.PReLU(alpha_initializer=keras.initializers.RandomUniform(0, 0.5))(inp))
+    return T.convert(keras.Model(inp, outs), None, quantized, seed=5, shape=[1, 8, 6])
+
+
+@pytest.mark.parametrize("quantized", [False, True], ids=["f32", "int8"])
+@pytest.mark.parametrize("elu", [False, True], ids=["ops", "elu"])
+def test_more_operators(tmp_path, quantized, elu):
+    path = tmp_path / "more.tflite"
+    path.write_bytes(_keras_more_ops(quantized, elu))
+    interp = T.interpreter(path, reference=quantized and not elu)
+    rng = np.random.default_rng(0)
+    result = import_tflite(path)
+    codes = {"relay.take", "relay.split", "relay.nn.batch_matmul"} | (set() if quantized else {"relay.tile"})
+    assert elu or codes <= set(_ops(result.module))
+    order = {d["name"]: i for i, d in enumerate(interp.get_output_details())}
+    for _ in range(100 if quantized else 8):
+        x = rng.integers(-128, 128, (1, 8, 6)).astype(np.int8) if quantized else rng.uniform(-4, 4, (1, 8, 6)).astype(np.float32)
+        want = T.run_interpreter(interp, [x])
+        got = run(result.module, [x], result.params)
+        assert len(got) == len(want)
+        for name, g in zip(result.output_names, got):
+            w = want[order[name]]
+            assert g.shape == w.shape and g.dtype == w.dtype and np.ptp(w.astype(np.float64)) > 0, name
+            if quantized:
+                np.testing.assert_array_equal(g, w, err_msg=name)
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * float(np.abs(w).max()), err_msg=name)
+
+
+def test_transformer_block_f32(tmp_path):
+    """Keras's MultiHeadAttention, LayerNormalization and a GELU feed-forward, float32: the
+    converter writes BATCH_MATMUL, GATHER (of shapes), GELU, SOFTMAX, MEAN, RSQRT."""
+    import keras
+
+    keras.utils.set_random_seed(2)
+    inp = keras.Input((8, 16))
+    x = keras.layers.LayerNormalization()(inp + keras.layers.MultiHeadAttention(2, 8)(inp, inp))
+    f = keras.layers.Dense(16)(keras.layers.Dense(32, activation="gelu")(x))
+    model = keras.Model(inp, keras.layers.LayerNormalization()(x + f))
+    path = tmp_path / "block.tflite"
+    path.write_bytes(T.convert(model, None, False, shape=[1, 8, 16]))
+    interp = T.interpreter(path, reference=True)
+    result = import_tflite(path)
+    assert {"relay.nn.batch_matmul", "relay.erf", "relay.nn.softmax"} <= set(_ops(result.module))
+    rng = np.random.default_rng(1)
+    for _ in range(8):
+        x = rng.uniform(-2, 2, (1, 8, 16)).astype(np.float32)
+        want = T.run_interpreter(interp, [x])[0]
+        got = run(result.module, [x], result.params)[0]
+        assert np.ptp(want) > 0
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+def test_reshape_of_unknown_batch(tmp_path):
+    """A model saved with an unknown batch: RESHAPE to [-1, 6] has an output the converter
+    leaves unknown ([1, 6] in its shape), computed from the shape operand; SPLIT_V with a
+    size of -1 before the last."""
+    import tensorflow as tf
+
+    def f(x):
+        return tf.reshape(x, [-1, 6]) * 2.0, tf.split(x, [2, -1], axis=-1)[1]
+
+    def minus_one_first(model):  # the converter writes [2, -1]: the -1 first needs its size
+        g = model.subgraphs[0]
+        (op,) = [o for o in g.operators if len(o.inputs) == 3 and len(o.outputs) == 2]
+        buf = model.buffers[g.tensors[op.inputs[1]].buffer]
+        assert list(np.frombuffer(bytes(buf.data), np.int32)) == [2, -1]
+        buf.data = np.array([-1, 4], np.int32).tobytes()
+
+    path = tmp_path / "reshape.tflite"
+    path.write_bytes(T.edit(T.convert_function(f, [[None, 8, 6]], False), minus_one_first))
+    interp = T.interpreter(path, reference=True)
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 8, 6)).astype(np.float32)
+    want = T.run_interpreter(interp, [x])
+    result = import_tflite(path)
+    got = run(result.module, [x], result.params)
+    order = {d["name"]: i for i, d in enumerate(interp.get_output_details())}
+    assert sorted(want[order[n]].shape for n in result.output_names) == [(1, 8, 4), (8, 6)]
+    for name, g in zip(result.output_names, got):
+        np.testing.assert_array_equal(g, want[order[name]])
