@@ -90,6 +90,7 @@ from xrelay.kernels import KERNELS
 from xrelay.kernels.winograd import WINOGRAD_G, winograd_weights
 from xrelay.runtime.compiled import FAMILIES, CompiledFunction, KernelError, Thunk
 from xrelay.runtime.native.library import call_job, native_kernels
+from xrelay.runtime.native.rotary import Rotation, rotations, row_offsets
 from xrelay.runtime.native.workspace import (
     ELEMENTWISE_CHUNK,
     dft_scratch_bytes,
@@ -1800,8 +1801,6 @@ def compile_function(
     # x * a + P(x) * b with P moving elements within rows (rotary embeddings): one C pass
     rotated: dict = {}
     if fast and use_c_kernels and loop_kernels_available():
-        from xrelay.runtime.native.rotary import rotation_thunk, rotations
-
         rotated = rotations(list(body.ops), set(ret.operands))
     bound: dict[int, bool] = {}
 
@@ -1819,7 +1818,7 @@ def compile_function(
                 return False
             out = temporary(shape, dt, f"the temporary {r.type} of a rotation")
         opts = Options(use_c_kernels, pool)
-        thunk = rotation_thunk(rot, x, a, b, out, opts)
+        thunk = _rotation_thunk(rot, x, a, b, out, opts)
         if thunk is None:
             return False
         label = "rotation(" + "+".join(sorted({m.RELAY_NAME for m in rot.members})) + ")"
@@ -2163,3 +2162,33 @@ def _pad_read_through(op: RelayOp, dest: dict) -> bool:
 
 def _multi(op: RelayOp) -> bool:
     return is_multi_result(type(op))
+
+
+def _rotation_thunk(
+    rot: Rotation, x: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray, opts: Any
+):
+    """The thunk computing ``rot`` into ``out`` with ``rotate_rows`` (ranges of rows on the
+    pool), or None where the kernel does not apply (another type, ``x`` or ``out`` not
+    contiguous or overlapping, an operand with a negative stride)."""
+    if (
+        not float_same(out, x, a, b)
+        or x.shape != out.shape
+        or not (x.flags.c_contiguous and out.flags.c_contiguous)
+    ):
+        return None
+    if any(np.shares_memory(out, v) for v in (x, a, b)):
+        return None
+    fa, fb = row_offsets(a, out.shape), row_offsets(b, out.shape)
+    if fa is None or fb is None:
+        return None
+    d = out.shape[-1]
+    rows = out.size // d
+    x2, o2 = x.reshape(rows, d), out.reshape(rows, d)
+
+    def make(lo: int, hi: int):
+        return bind_kernel("rotate_rows", x2, fa[0], fb[0], fa[1], fb[1], fa[2], fb[2],
+                           rot.starts, rot.src, rot.signs, o2, lo, hi)  # fmt: skip
+
+    ranges = even_ranges(rows, chunk_count(opts))
+    fine = even_ranges(rows, chunk_count(opts, FINE_CHUNKS_PER_THREAD))
+    return split_job(opts, make, ranges, rows, fine)

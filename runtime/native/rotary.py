@@ -30,7 +30,7 @@ from xdsl.ir import Operation, SSAValue
 from xrelay.dialects.relay import RelayOp, dtype_of, shape_of
 from xrelay.kernels import KERNELS
 
-__all__ = ["Rotation", "rotation_thunk", "rotations", "row_offsets"]
+__all__ = ["Rotation", "rotations", "row_offsets"]
 
 MOVES = frozenset({
     "strided_slice", "concatenate", "stack", "negative", "reshape", "expand_dims", "squeeze",
@@ -196,42 +196,3 @@ def row_offsets(
             [-1 if i == k else 1 for i in range(len(lead))]
         )
     return full, offsets.reshape(-1), full.strides[-1] // size
-
-
-def rotation_thunk(
-    rot: Rotation, x: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray, opts: Any
-):
-    """The thunk computing ``rot`` into ``out`` with ``rotate_rows`` (ranges of rows on the
-    pool), or None where the kernel does not apply (another type, ``x`` or ``out`` not
-    contiguous or overlapping, an operand with a negative stride)."""
-    from xrelay.runtime.native.fast_kernels import (
-        FINE_CHUNKS_PER_THREAD,
-        bind_kernel,
-        chunk_count,
-        even_ranges,
-        float_same,
-        split_job,
-    )
-
-    if (
-        not float_same(out, x, a, b)
-        or x.shape != out.shape
-        or not (x.flags.c_contiguous and out.flags.c_contiguous)
-    ):
-        return None
-    if any(np.shares_memory(out, v) for v in (x, a, b)):
-        return None
-    fa, fb = row_offsets(a, out.shape), row_offsets(b, out.shape)
-    if fa is None or fb is None:
-        return None
-    d = out.shape[-1]
-    rows = out.size // d
-    x2, o2 = x.reshape(rows, d), out.reshape(rows, d)
-
-    def make(lo: int, hi: int):
-        return bind_kernel("rotate_rows", x2, fa[0], fb[0], fa[1], fb[1], fa[2], fb[2],
-                           rot.starts, rot.src, rot.signs, o2, lo, hi)  # fmt: skip
-
-    ranges = even_ranges(rows, chunk_count(opts))
-    fine = even_ranges(rows, chunk_count(opts, FINE_CHUNKS_PER_THREAD))
-    return split_job(opts, make, ranges, rows, fine)
