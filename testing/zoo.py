@@ -387,6 +387,12 @@ EXTRA_MODELS: dict[str, ZooModel] = {
         *(ZooModel(n, "signal", _tv(n, "video"), shape=(1, 3, 8, 112, 112),
                    description=f"torchvision.models.video.{n}, 8 frames of 112 x 112")
           for n in ("r3d_18", "mc3_18", "r2plus1d_18")),
+        # torchvision's segmentation models (dilated convolutions, bilinear upsampling)
+        *(ZooModel(n, "cnn", _tv(n, "segmentation"), description=f"torchvision segmentation {n}, its 'out' map")
+          for n in ("lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large")),
+        *(ZooModel(n, "cnn", _timm(n), image=size, library="timm") for n, size in [
+            ("gernet_s", 224), ("skresnet18", 224), ("hardcorenas_a", 224),
+        ]),
     ]
 }  # fmt: skip
 """Architectures beyond the benchmark's default list (``benchmarks/zoo.py --more``): more
