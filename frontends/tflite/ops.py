@@ -372,14 +372,15 @@ def _gelu(b, x, approximate: bool):
 
 
 def _gelu_numpy(v: np.ndarray, approximate: bool) -> np.ndarray:
-    """TFLite's ``GeluTransform``/``GeluTransformApproximate`` in float32 (its tables)."""
-    from scipy.special import erfc
-
+    """TFLite's ``GeluTransform``/``GeluTransformApproximate`` in float32 (its tables: a few
+    hundred values, so ``math.erfc`` element by element, rounded to float32 as ``erfcf``)."""
     v = v.astype(np.float32)
     if approximate:
         inner = np.float32(math.sqrt(2 / math.pi)) * (v + np.float32(0.044715) * v * v * v)
         return np.float32(0.5) * v * (np.float32(1) + np.tanh(inner))
-    return np.float32(0.5) * v * erfc(v * np.float32(-math.sqrt(0.5))).astype(np.float32)
+    arg = v * np.float32(-math.sqrt(0.5))
+    erfc = np.array([math.erfc(float(a)) for a in arg.ravel()], np.float32).reshape(arg.shape)
+    return np.float32(0.5) * v * erfc
 
 
 _UNARY_NUMPY = {
