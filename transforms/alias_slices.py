@@ -53,9 +53,8 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.memory import AllocStorageOp, AllocTensorOp, InvokeOp, KillOp
@@ -189,20 +188,29 @@ class _Aliaser(LiveBytes):
             for old in [u.operation for u in d.result.uses if isinstance(u.operation, AllocTensorOp)]:
                 moved = AllocTensorOp(source.result, old.result.type, base + off + old.offset.value.data)  # type: ignore[arg-type]
                 moved.result.name_hint = old.result.name_hint
-                Rewriter.replace_op(old, moved)
+                assert old.parent is not None
+                old.parent.insert_op_before(moved, old)
+                old.result.replace_all_uses_with(moved.result)
+                _erase(old)
             self.life.pop(d)
             for use in list(d.result.uses):
-                Rewriter.erase_op(use.operation)  # its kill
-            Rewriter.erase_op(d)
+                _erase(use.operation)  # its kill
+            _erase(d)
         scratch = [w.owner for w in inv.workspace]  # (a split's unused parts): not needed now
-        Rewriter.erase_op(inv)
+        _erase(inv)
         for w in scratch:
             if isinstance(w, AllocStorageOp):
                 self._add(self.live, w, *self.life.pop(w), -1)
                 for use in list(w.result.uses):
-                    Rewriter.erase_op(use.operation)  # its kill
-                Rewriter.erase_op(w)
+                    _erase(use.operation)  # its kill
+                _erase(w)
         return 1
+
+
+def _erase(op: Operation) -> None:
+    """Remove ``op`` (unused by now) from its block."""
+    op.detach()
+    op.erase()
 
 
 def alias_slices(module: ModuleOp, entry: str = "main") -> int:
