@@ -12,6 +12,14 @@ Decisions a user may want to know:
   ``HWIO`` kernels (``HWOI`` for depthwise), pools are ``NHWC``. TFLite's ``OHWI`` and
   ``1HWC`` weights are transposed at import (``relay-opt -p convert-layout`` moves a module to
   ``NCHW`` when wanted).
+* **Batch.** ``shape_dict`` may give the inputs another first axis (the batch) than the
+  model's. Only the axes that carry it change, as the data flow says: a converted result
+  whose shape differs from the model's on one axis by the batch's factor carries the batch
+  there; a RESHAPE's constant new shape gets it on the axis with as many elements before
+  and after it as the input's batch axis (not on a leading 1 that is something else); shape
+  vectors (SHAPE, GATHER of them, PACK) keep their sizes. A reshape the model wrote that
+  merges the batch with another axis (the converter writes the transpose of a size-1 batch
+  axis as one) is refused, naming the tensor.
 * **Weights.** Tensors backed by a buffer and read by an op at run time (kernels, biases)
   become parameters of ``main`` named after their tensor; constant operands that must be known
   at import (shapes, axes, paddings) are read, not imported.
@@ -24,6 +32,7 @@ Decisions a user may want to know:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,6 +153,12 @@ class Importer:
         self.batch: int | None = None
         """The inputs' first dimension when ``shape_dict`` changed it (else None)."""
         self.model_batch: int | None = None
+        self.batch_axes: dict[int, int] = {}
+        """Tensor index -> the axis whose outermost factor is the inputs' batch (``model_batch``
+        in the model, ``batch`` here), for the tensors computed from a re-batched input."""
+        self.batched: set[int] = set()
+        """The tensors computed from a re-batched input (their batch axis may be unknown: a
+        RESHAPE to a shape the converter left unknown merges it with another axis)."""
 
     # ---- tensors --------------------------------------------------------------------------
 
@@ -197,12 +212,48 @@ class Importer:
             return self.b.param(t.name, t.data)
         return t.data
 
-    def expected_shape(self, t: Tensor) -> list[int]:
-        """``t``'s shape in the model, with the batch given by ``shape_dict`` when that
-        changed the inputs' first dimension (a model saved for batch 1 run on batch N)."""
-        if self.batch is None or not t.shape or t.shape[0] != self.model_batch:
-            return t.shape
-        return [self.batch, *t.shape[1:]]
+    def reshaped(self, op: Op, x: Value) -> list[int]:
+        """The shape ``op``'s output ``out`` has here, a reshape of ``x`` (input ``xt``) to the
+        shape the model wrote for the saved batch (a RESHAPE's constant new shape). Only the
+        axis that takes ``x``'s batch changes: an axis of the batch's size in the model with as
+        many elements before and after it as ``x``'s batch axis has (a shape vector whose first
+        value is 1 is not a batch by itself, and a tensor that does not carry the batch keeps
+        the model's shape). A new shape that merges the batch with another axis is refused:
+        a model saved for one batch may fold a transpose of its size-1 batch axis into such a
+        reshape, which no reshape computes at another batch."""
+        xt, out = op.inputs[0], op.outputs[0]
+        a = self.batch_axes.get(xt.index)
+        shape = list(self.b.shape(x))
+        if a is None or self.model_batch is None:
+            if math.prod(out.shape) != math.prod(shape):
+                raise op.fail(f"cannot reshape {shape} ('{xt.name}', its batch axis unknown) to the model's {out.shape}")
+            return out.shape
+        before, after = math.prod(shape[:a]), math.prod(shape[a + 1 :])
+        for k, d in enumerate(out.shape):
+            if d == self.model_batch and math.prod(out.shape[:k]) == before and math.prod(out.shape[k + 1 :]) == after:
+                return [*out.shape[:k], shape[a], *out.shape[k + 1 :]]
+        raise op.fail(
+            f"the model's new shape {out.shape} merges the batch (axis {a} of {shape}, "
+            f"'{xt.name}') with another axis: the model cannot take another batch than {self.model_batch}"
+        )
+
+    def _batch_axis(self, op: Op, t: Tensor, got: list[int]) -> int | None:
+        """The axis of output ``t`` that carries the batch, read from the converted result's
+        shape ``got``: the one axis where it differs from the model's by the batch's factor,
+        in an output of an op reading a re-batched tensor (data flow). Any other difference
+        outside the axes the converter left unknown is an error."""
+        want = t.shape
+        if not want:
+            return None
+        if len(got) != len(want):
+            raise op.fail(f"converted result has shape {got}, the model's '{t.name}' has {want}")
+        batched = self.model_batch is not None and any(i is not None and i.index in self.batched for i in op.inputs)
+        differ = [k for k, (g, w) in enumerate(zip(got, want)) if g != w]
+        scaled = [k for k in differ if batched and got[k] * self.model_batch == want[k] * self.batch]
+        fixed = [k for k in differ if k not in t.dynamic]
+        if len(fixed) > 1 or fixed and fixed[0] not in scaled:
+            raise op.fail(f"converted result has shape {got}, the model's '{t.name}' has {want}")
+        return differ[0] if len(differ) == 1 and differ == scaled else None
 
     def const_of(self, op: Op, i: int, what: str) -> np.ndarray:
         t = op.input(i)
@@ -265,6 +316,8 @@ class Importer:
             dtype = self.dtype_dict.get(t.name, t.dtype)
             if t.shape and shape and shape[0] != t.shape[0] and list(shape[1:]) == t.shape[1:]:
                 self.batch, self.model_batch = shape[0], t.shape[0]
+                self.batch_axes[i] = 0
+                self.batched.add(i)
             arg = self.b.input(t.name, shape, dtype)
             input_names[t.name] = arg.name_hint
             self.vals[i] = arg
@@ -284,10 +337,11 @@ class Importer:
             except (RelayTypeError, ValueError, IndexError, KeyError, TypeError) as e:
                 raise op.fail(str(e)) from e
             for t, v in zip(op.outputs, outs):
-                want = self.expected_shape(t)
-                got = list(self.b.shape(v))
-                if want and (len(got) != len(want) or any(g != w for k, (g, w) in enumerate(zip(got, want)) if k not in t.dynamic)):
-                    raise op.fail(f"converted result has shape {got}, the model's '{t.name}' has {want}")
+                axis = self._batch_axis(op, t, list(self.b.shape(v)))
+                if axis is not None:
+                    self.batch_axes[t.index] = axis
+                if any(i is not None and i.index in self.batched for i in op.inputs):
+                    self.batched.add(t.index)
                 self.vals[t.index] = v
         outputs = [self.tensor(int(i)) for i in g.OutputsAsNumpy()] if g.OutputsLength() else []
         try:

@@ -468,11 +468,12 @@ def _dequantize(im, op):
 # ============================================================================================
 
 
-@converter("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
+@converter("RESHAPE")
 def _reshape(im, op):
-    x, out = im.get(op.inputs[0]), op.outputs[0]
-    if op.code != "RESHAPE" or not out.dynamic:
-        return [im.b.reshape(x, im.expected_shape(out))]
+    xt, out = op.inputs[0], op.outputs[0]
+    x = im.get(xt)
+    if not out.dynamic:
+        return [im.b.reshape(x, im.reshaped(op, x))]
     # an axis the converter left unknown (a product with the batch, say): the new shape is
     # the shape operand, known now because shapes are static here
     new = im.get(op.inputs[1], as_param=False) if op.input(1) is not None else None
@@ -483,6 +484,28 @@ def _reshape(im, op):
         rest = math.prod(d for d in shape if d != -1)
         shape[shape.index(-1)] = math.prod(im.b.shape(x)) // rest if rest else 0
     return [im.b.reshape(x, shape)]
+
+
+# SQUEEZE, EXPAND_DIMS, a STRIDED_SLICE's shrunk axes and UNPACK drop or add size-1 axes: the
+# result's shape follows from the input's here (whatever its batch), not from the model's
+
+
+@converter("SQUEEZE")
+def _squeeze(im, op):
+    x = im.get(op.inputs[0])
+    shape = im.b.shape(x)
+    dims = [int(d) for d in op.options.SqueezeDimsAsNumpy()] if op.options is not None and op.options.SqueezeDimsLength() else []
+    drop = {_axis(d, len(shape)) for d in dims} if dims else {k for k, d in enumerate(shape) if d == 1}
+    return [im.b.reshape(x, [d for k, d in enumerate(shape) if k not in drop])]
+
+
+@converter("EXPAND_DIMS")
+def _expand_dims(im, op):
+    x = im.get(op.inputs[0])
+    shape = list(im.b.shape(x))
+    axis = int(np.asarray(im.const_of(op, 1, "axis")).reshape(()))
+    axis = axis + len(shape) + 1 if axis < 0 else axis
+    return [im.b.reshape(x, [*shape[:axis], 1, *shape[axis:]])]
 
 
 @converter("TRANSPOSE")
@@ -553,7 +576,7 @@ def _strided_slice(im, op):
         if o.EndMask() >> i & 1:
             end[i] = shape[i] if strides[i] > 0 else -shape[i] - 1
     y = im.b.emit1("strided_slice", [x], begin=begin, end=end, strides=strides)
-    return [im.b.reshape(y, im.expected_shape(op.outputs[0]))]
+    return [im.b.reshape(y, [d for k, d in enumerate(im.b.shape(y)) if not o.ShrinkAxisMask() >> k & 1])]
 
 
 @converter("CAST")
@@ -697,7 +720,7 @@ def _unpack(im, op):
     axis = _axis(int(op.options.Axis()), rank)
     n = im.b.shape(x)[axis]
     parts = im.b.emit("split", [x], indices_or_sections=n, axis=axis) if n > 1 else [x]
-    return [im.b.reshape(p, im.expected_shape(t)) for p, t in zip(parts, op.outputs)]
+    return [im.b.reshape(p, [d for k, d in enumerate(im.b.shape(p)) if k != axis]) for p in parts]
 
 
 @converter("TILE")

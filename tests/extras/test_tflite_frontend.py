@@ -389,3 +389,71 @@ def test_reshape_of_unknown_batch(tmp_path):
     assert sorted(want[order[n]].shape for n in result.output_names) == [(1, 8, 4), (8, 6)]
     for name, g in zip(result.output_names, got):
         np.testing.assert_array_equal(g, want[order[name]])
+
+
+# ---- another batch through shape_dict ----------------------------------------------------
+
+
+def _attention_model(saved_batch: bool) -> bytes:
+    """A float attention block: Dense projections, heads by reshape, softmax(q k^T) v, the
+    heads merged back, Dense. ``saved_batch``: saved for batch 1, and the block's input first
+    goes through a transpose putting the batch in the middle (``[D, 1, S]``) and a reshape to
+    ``[1, D, 1, S]`` (a leading 1 that is not the batch), back by a transpose; otherwise
+    saved with an unknown batch, so that the converter computes the shapes (SHAPE, GATHER of
+    one-element shape vectors, PACK)."""
+    import keras
+
+    keras.utils.set_random_seed(4)
+    s, h, d = 6, 2, 4
+    inp = keras.Input((s, h * d), batch_size=1 if saved_batch else None)
+    x = inp
+    if saved_batch:
+        w = keras.random.uniform((h * d, 1, s), 0.5, 1.5, seed=1)
+        t = keras.ops.reshape(keras.ops.transpose(x, [2, 0, 1]) * w, (1, h * d, 1, s))
+        x = keras.ops.reshape(keras.ops.transpose(keras.ops.tanh(t), [2, 3, 0, 1]), (1, s, h * d))
+    b = 1 if saved_batch else -1
+    q, k, v = (keras.ops.transpose(keras.ops.reshape(keras.layers.Dense(h * d)(x), (b, s, h, d)), [0, 2, 1, 3]) for _ in range(3))
+    o = keras.ops.matmul(keras.ops.softmax(keras.ops.matmul(q, keras.ops.swapaxes(k, -1, -2)) * 0.5, axis=-1), v)
+    o = keras.ops.reshape(keras.ops.transpose(o, [0, 2, 1, 3]), (b, s, h * d))
+    model = keras.Model(inp, keras.layers.Dense(h * d)(o))
+    return T.convert(model, None, False)
+
+
+@pytest.mark.parametrize("saved_batch", [True, False], ids=["saved-batch-1", "unknown-batch"])
+def test_shape_dict_batch_of_attention(tmp_path, saved_batch):
+    """The attention block imported for batch 3 through ``shape_dict``: only the axis that
+    carries the input's batch changes. Against the interpreter resized to batch 3 (unknown
+    batch) or run on each of the 3 inputs (a model saved for batch 1 cannot be resized: its
+    shape constants hold the batch)."""
+    path = tmp_path / "attention.tflite"
+    path.write_bytes(_attention_model(saved_batch))
+    interp = T.interpreter(path, reference=True)
+    d = interp.get_input_details()[0]
+    assert list(d["shape_signature"]) == [1 if saved_batch else -1, 6, 8]
+    x = np.random.default_rng(3).uniform(-2, 2, (3, 6, 8)).astype(np.float32)
+    if saved_batch:
+        want = np.concatenate([T.run_interpreter(interp, [x[i : i + 1]])[0] for i in range(3)])
+    else:
+        interp.resize_tensor_input(d["index"], [3, 6, 8])
+        interp.allocate_tensors()
+        want = T.run_interpreter(interp, [x])[0]
+    result = import_tflite(path, shape_dict={d["name"]: [3, 6, 8]})
+    got = run(result.module, [x], result.params)[0]
+    assert got.shape == want.shape == (3, 6, 8) and np.isfinite(got).all()
+    assert np.ptp(want) > 0 and np.abs(want[0] - want[1]).max() > 1e-3  # each input its own output
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+def test_shape_dict_batch_merged_refused(tmp_path):
+    """A model saved for batch 1 whose converter wrote the transpose of its size-1 batch axis
+    as a RESHAPE (``[1, 6, 8]`` to ``[6, 1, 8]``) cannot take batch 3 by any reshape: refused,
+    naming the tensor, rather than imported with the samples mixed."""
+    import tensorflow as tf
+
+    path = tmp_path / "moved.tflite"
+    path.write_bytes(T.convert_function(lambda x: tf.transpose(x, [1, 0, 2]) * 2.0, [[1, 6, 8]], False))
+    interp = T.interpreter(path)
+    result = import_tflite(path, shape_dict={T.input_name(interp): [1, 6, 8]})
+    assert "relay.reshape" in _ops(result.module)
+    with pytest.raises(TFLiteImportError, match=r"RESHAPE.*new shape \[6, 1, 8\] merges the batch .*other batch than 1"):
+        import_tflite(path, shape_dict={T.input_name(interp): [3, 6, 8]})
