@@ -62,6 +62,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "language/test_relay_memory_ops.py",
     ),
     "defuse-ops": ("transforms/test_defuse_ops.py", "transforms/test_defuse_ops_tvm.py"),
+    "drop-softmax-guard": ("transforms/test_drop_softmax_guard.py",),
     "dynamic-to-static": ("transforms/test_dynamic_to_static.py", "transforms/test_dynamic_to_static_tvm.py"),
     "make-static": ("transforms/test_make_static.py",),
     "eliminate-common-subexpr": ("transforms/test_cse_dce.py", "transforms/test_eliminate_common_subexpr_tvm.py"),

@@ -32,6 +32,7 @@ PASSES: dict[str, str] = {
     "conv2d-winograd": "conv2d_winograd.Conv2dWinogradPass",
     "convert-layout": "convert_layout.ConvertLayoutPass",
     "dead-code-elimination": "dead_code_elimination.DeadCodeEliminationPass",
+    "drop-softmax-guard": "drop_softmax_guard.DropSoftmaxGuardPass",
     "dynamic-to-static": "dynamic_to_static.DynamicToStaticPass",
     "defuse-ops": "defuse_ops.DefuseOpsPass",
     "eliminate-common-subexpr": "eliminate_common_subexpr.EliminateCommonSubexprPass",

@@ -460,6 +460,20 @@ def _softmax(im, node):
     return _emit(im, relay, [x], axis=int(node["dim"]))
 
 
+@converter("aten._safe_softmax.default")
+def _safe_softmax(im, node):
+    """torch's softmax for attention: a row that is all ``-inf`` (fully masked) gives zeros,
+    not NaN. ``where(any(x != -inf), softmax(x), 0)`` along the axis; ``drop-softmax-guard``
+    drops the guard where ``x`` holds no infinity."""
+    dtype = node.out_dtype()
+    x = _t(im, node["self"], dtype)
+    axis = int(node["dim"])
+    y = _emit(im, "nn.softmax", [x], axis=axis)
+    live = _emit(im, "not_equal", [x, np.asarray(-np.inf, numpy_dtype(dtype))])
+    live = _emit(im, "max", [im.b.cast(live, "int32")], axis=[_axis(axis, im.b.rank(x))], keepdims=True)
+    return _emit(im, "where", [im.b.cast(live, "bool"), y, np.zeros((), numpy_dtype(dtype))])
+
+
 _REDUCE = {"mean": "mean", "sum": "sum", "amax": "max", "amin": "min", "prod": "prod", "any": "max"}
 
 

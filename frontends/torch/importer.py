@@ -11,7 +11,10 @@ statistics) and lifted tensor constants, named by their fully qualified names
 Decisions a user may want to know:
 
 * **Opset.** The graph is decomposed to the core ATen opset first
-  (``ep.run_decompositions()``; pass ``decompose=False`` for a program already decomposed).
+  (``ep.run_decompositions()``; pass ``decompose=False`` for a program already decomposed),
+  but for ``aten._safe_softmax`` (attention's softmax, zeros for a row that is all ``-inf``):
+  it imports as ``nn.softmax`` and a guard that ``drop-softmax-guard`` drops where no row
+  can be all ``-inf`` (``program.decompositions``).
   The converters are keyed by ATen overload (``aten.convolution.default``); an op without
   one is refused by name, with every unsupported node listed in one error with the source
   line torch recorded for it (``model.py:12 in forward: x = torch.cumprod(x, 1)``).

@@ -39,6 +39,17 @@ def load_exported_program(path: str | os.PathLike) -> Any:
         logger.setLevel(level)
 
 
+def decompositions() -> dict[Any, Any]:
+    """torch's core ATen decompositions but ``aten._safe_softmax``'s: its converter imports it
+    as ``nn.softmax`` and a guard ``drop-softmax-guard`` can drop, where torch's decomposition
+    would leave five elementwise ops and a reduction around the softmax."""
+    import torch
+
+    table = torch.export.default_decompositions()
+    table.pop(torch.ops.aten._safe_softmax.default, None)
+    return table
+
+
 def import_exported_program(
     ep: Any, freeze_params: bool = False, decompose: bool = True
 ) -> TorchImport:
@@ -49,7 +60,7 @@ def import_exported_program(
         raise TorchImportError(f"expected a torch.export.ExportedProgram, got {type(ep).__name__}")
     if decompose:
         try:
-            ep = ep.run_decompositions()
+            ep = ep.run_decompositions(decompositions())
         except Exception as e:
             raise TorchImportError(f"torch could not decompose the program to core ATen: {e}") from None
     return _Importer(ep, freeze_params).run()

@@ -21,6 +21,7 @@ from xrelay.frontends.torch.importer import (
     TorchImportError,
     _Importer,
 )
+from xrelay.frontends.torch.program import decompositions
 
 
 def _input_info(info: Any) -> tuple[str, list[int], str]:
@@ -88,7 +89,7 @@ def from_pytorch(
                 ep = torch.export.export(converted.module(), tuple(examples))
             else:
                 ep = torch.export.export(script_module.eval(), tuple(examples))
-            ep = ep.run_decompositions()
+            ep = ep.run_decompositions(decompositions())
     except Exception as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise TorchImportError(f"torch could not capture the module with inputs {infos}: {first}") from None

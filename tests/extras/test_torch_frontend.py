@@ -230,6 +230,86 @@ def test_causal_sdpa():
     _check(Attn(), _x(1, 2, 5, 8), _x(1, 2, 5, 8, seed=1), _x(1, 2, 5, 8, seed=2))
 
 
+def _count(module, name: str) -> int:
+    return sum(1 for op in module.walk() if op.name == name)
+
+
+def test_safe_softmax_rows_all_minus_inf():
+    """torch's attention softmax (``aten._safe_softmax``) imports as ``nn.softmax`` and a
+    guard: a row that is all -inf gives zeros as in torch, alone and in MultiheadAttention
+    with a mask given at run time, and ``drop-softmax-guard`` keeps that guard."""
+    from xrelay.dialects import make_context
+    from xrelay.transforms.drop_softmax_guard import DropSoftmaxGuardPass
+
+    class Safe(nn.Module):
+        def forward(self, x, mask):
+            return torch.ops.aten._safe_softmax(x + mask, -1)
+
+    class Masked(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(16)
+            self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
+
+        def forward(self, x, mask):
+            y = self.norm(x)
+            return self.attn(y, y, y, attn_mask=mask, need_weights=False)[0]
+
+    mask = torch.zeros(2, 3, 5)
+    mask[0, 1] = -torch.inf
+    mask[1, 2, :3] = -torch.inf
+    want = torch.ops.aten._safe_softmax(_x(2, 3, 5) + mask, -1)
+    assert not want[0, 1].any() and torch.isfinite(want).all()
+    result = _check(Safe(), _x(2, 3, 5), mask)
+    assert _count(result.module, "relay.nn.softmax") == _count(result.module, "relay.where") == 1
+    # the guard as any(x != -inf): not torch's decomposition (two logical_not, an equal)
+    assert _count(result.module, "relay.not_equal") == 1 and _count(result.module, "relay.logical_not") == 0
+    square = torch.zeros(7, 7)
+    square[3] = -torch.inf
+    square[5, 1:] = -torch.inf
+    x = _x(2, 7, 16)
+    result = _check(Masked(), x, square)
+    feeds = dict(zip(result.input_names, (x.numpy(), square.numpy())))
+    before = run(result.module, feeds, result.params)[0]
+    DropSoftmaxGuardPass().apply(make_context(), result.module)
+    assert _count(result.module, "relay.where") == 1
+    np.testing.assert_array_equal(run(result.module, feeds, result.params)[0], before)
+
+
+def test_safe_softmax_guard_dropped_without_mask():
+    """An unmasked attention after a layer norm (a pre-norm encoder layer, as ViT's): no row
+    can be all -inf, so the build drops the guard (``drop-softmax-guard``); the values stay
+    torch's. (A post-norm layer attends over its raw input, which may hold -inf: kept.)"""
+    import xrelay
+    from xrelay.dialects import make_context
+    from xrelay.transforms.drop_softmax_guard import DropSoftmaxGuardPass
+    from xrelay.transforms.infra import PassContext
+
+    layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, norm_first=True).eval()
+    x = _x(2, 7, 32)
+    with torch.no_grad():
+        want = layer(x).numpy()
+    result = import_exported_program(torch.export.export(layer, (x,)), freeze_params=True)
+    assert _count(result.module, "relay.where") == 1
+    DropSoftmaxGuardPass().apply(make_context(), result.module)
+    assert _count(result.module, "relay.where") == 0 and _count(result.module, "relay.max") == 0
+    got = run(result.module, [x.numpy()], result.params)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+    # the build drops it before simplify-inference writes the layer norm as arithmetic: two
+    # native steps fewer (the row reduction, the select)
+    ep = torch.export.export(layer, (x,))
+    with PassContext(opt_level=3, disabled_pass=["drop-softmax-guard"]):
+        guarded = xrelay.build(*from_exported_program(ep), threads=1).executor.step_backends
+    m = xrelay.build(*from_exported_program(ep), threads=1)
+    steps = m.executor.step_backends
+    assert len(steps) == len(guarded) - 2 and steps.count("native") == guarded.count("native") - 2
+    m.set_input(0, x.numpy())
+    m.run()
+    built = m.get_output(0).numpy()
+    assert np.isfinite(built).all() and np.ptp(built) > 0
+    np.testing.assert_allclose(built, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
 # ---- in-place and views --------------------------------------------------------------------
 
 
