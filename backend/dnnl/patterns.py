@@ -2,9 +2,9 @@
 
 ``pattern_table()`` is Relay's list of composite patterns (``dnnl.conv2d_bias_relu``,
 ``dnnl.dense_bias_gelu``, ``dnnl.conv2d_bias_sum_relu``, ...), in Relay's order, with its
-predicates, and ``dnnl.{conv2d,dense}_bias_scale[_sum]`` (a constant per-channel scale after
-the bias, folded into the weights by the oneDNN reader: ConvNeXt's layer scale, then its
-residual), ``dnnl.dense[_bias]_<eltwise>_mul`` (an activation times a gate: SwiGLU's
+predicates, and ``dnnl.{conv2d,dense}[_bias]_scale[_sum]`` (a constant per-channel scale after
+the bias or the bias-free op, folded into the weights by the oneDNN reader: ConvNeXt's layer
+scale, then its residual), ``dnnl.dense[_bias]_<eltwise>_mul`` (an activation times a gate: SwiGLU's
 product as a binary post-op) and ``dnnl.gelu``/``dnnl.gelu_tanh`` (the activation alone,
 after an op no pattern anchors); ``supported(op)`` is Relay's ``target.dnnl`` op attribute
 (the ops annotate-target offloads one by one). Relay's qnn patterns are not here (qnn ops
@@ -136,20 +136,26 @@ def _conv_bias_sum(conv: str, relu: bool) -> DFPattern:
 
 
 def _scale_predicate(root: Operation) -> bool:
-    """A ``*_bias_scale`` composite: the multiply after the bias is by a constant that
-    varies along the output channels only (ConvNeXt's layer scale, a per-channel affine
-    after a convolution), so it folds into the weights and the bias; with ``_sum`` the
-    residual add adds two equal shapes."""
+    """A ``*[_bias]_scale`` composite: the multiply after the bias (or the bias-free
+    convolution or matmul, its rows viewed with another shape of the same units) is by a
+    constant that varies along the output channels only (ConvNeXt's layer scale, a
+    per-channel affine after a convolution), so it folds into the weights and the bias;
+    with ``_sum`` the residual add adds two equal shapes."""
     mul = _operand_op(root, 0) if _name(root) == "add" else root
     if _name(mul) != "multiply" or not isinstance(mul.operands[1].owner, ConstantOp):
         return False
     if _name(root) == "add" and shape_of(root.operands[0].type) != shape_of(root.operands[1].type):
         return False
-    bias_add = _operand_op(mul, 0)
-    anchor = _operand_op(bias_add, 0) if bias_add is not None else None
+    below = _operand_op(mul, 0)
+    if below is not None and _name(below) == "reshape":  # (a matmul's rows viewed back)
+        if shape_of(below.results[0].type)[-1:] != shape_of(below.operands[0].type)[-1:]:
+            return False  # the units are not the last axis any more
+        below = _operand_op(below, 0)
+    bias_add = below if below is not None and _name(below) == "add" else None
+    anchor = _operand_op(bias_add, 0) if bias_add is not None else below
     if anchor is None or _name(anchor) not in ("nn.conv2d", "nn.dense"):
         return False
-    if _name(anchor) == "nn.conv2d" and not _add_checker(bias_add, "bias_add"):  # type: ignore[arg-type]
+    if bias_add is not None and _name(anchor) == "nn.conv2d" and not _add_checker(bias_add, "bias_add"):
         return False
     out = list(shape_of(mul.results[0].type))
     if list(shape_of(mul.operands[0].type)) != out:
@@ -164,9 +170,14 @@ def _scale_predicate(root: Operation) -> bool:
     return lead >= 0 and all(d == 1 or (k + lead == axis and d == out[axis]) for k, d in enumerate(const))
 
 
-def _scaled(op_name: str, residual: bool) -> tuple:
-    out = is_op("multiply")(is_op("add")(is_op(op_name)(wildcard(), wildcard()), wildcard()), is_constant())
-    name = op_name.replace("nn.", "dnnl.") + "_bias_scale"
+def _scaled(op_name: str, residual: bool, with_bias: bool = True) -> tuple:
+    out = is_op(op_name)(wildcard(), wildcard())
+    if with_bias:
+        out = is_op("add")(out, wildcard())
+    if op_name == "nn.dense":  # (the matmul's rows viewed back: the same bytes)
+        out = is_op("reshape")(out) | out
+    out = is_op("multiply")(out, is_constant())
+    name = op_name.replace("nn.", "dnnl.") + ("_bias_scale" if with_bias else "_scale")
     if residual:
         return (name + "_sum", is_op("add")(out, wildcard()), _scale_predicate)
     return (name, out, _scale_predicate)
@@ -243,7 +254,10 @@ def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callab
             if with_bias and not elt:
                 # a constant scale per channel after the bias (and a residual after it),
                 # before the plain biased patterns claim the convolution or matmul
-                table += [_scaled(op, residual) for op in ("nn.conv2d", "nn.dense") for residual in (True, False)]
+                table += [
+                    _scaled(op, residual, biased)
+                    for biased in (True, False) for op in ("nn.conv2d", "nn.dense") for residual in (True, False)
+                ]  # fmt: skip
             for conv in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
                 table.append(_op_pattern(conv, with_bias, elt))
             if elt:  # an activation times a gate before the activation alone takes the matmul

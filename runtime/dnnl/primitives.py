@@ -1664,6 +1664,7 @@ class _Reader:
         post: list[tuple[str, Any]] = []
         rest = ops[1:]
         reshaped = False
+        units_last = True
         i = 0
         while i < len(rest):
             o = rest[i]
@@ -1671,6 +1672,8 @@ class _Reader:
             others = [v for v in o.operands if v is not cur]
             if nm == "reshape" and o.operands[0] is cur and _relay(anchor) == "nn.dense":
                 reshaped = True  # the matmul's contiguous rows seen with another shape
+                # (the units still the last axis: a per-unit scale still folds)
+                units_last = shape_of(o.results[0].type)[-1:] == shape_of(cur.type)[-1:]
             elif nm == "add" and len(others) == 1 and cur in o.operands:
                 c = const_of(others[0])
                 if c is not None and bias is None and not post and not reshaped and c.size == shape_of(cur.type)[self._channel_axis(anchor)]:
@@ -1686,7 +1689,7 @@ class _Reader:
                 post.append(("mul", outer(others[0])))  # a gate: a binary post-op over the output
             else:
                 found = _activation(rest[i:], cur, const_of)
-                if found is None and nm == "multiply" and len(others) == 1 and not post and not reshaped:
+                if found is None and nm == "multiply" and len(others) == 1 and not post and units_last:
                     # a constant scale per output channel (ConvNeXt's layer scale): folded
                     # into the weights and the bias, (W x + b) s = (s W) x + s b
                     s = self._channel_scale(o, others, anchor, const_of)
