@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from xrelay.frontends.tflite import ops  # noqa: F401 - the converters register themselves
+from xrelay.frontends.tflite import ops, upsampling  # noqa: F401 - the converters register themselves
 from xrelay.frontends.tflite.importer import Importer, TFLiteImport, TFLiteImportError
 
 # ============================================================================================

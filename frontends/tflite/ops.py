@@ -119,6 +119,24 @@ def _conv_multipliers(op: Op, x: Tensor, w: Tensor, out: Tensor, channels: int) 
     return np.array(ms, np.int64), np.array(ss, np.int64)
 
 
+def _quantized_conv(
+    im: Importer, op: Op, name: str, tensors: tuple, x: Value, kernel: Value, kernel_zp: int, channels: int, attrs: dict
+) -> Value:
+    """A quantized convolution ``name`` (``qnn.conv2d``, ``qnn.conv2d_transpose``) of the op's
+    ``tensors`` (input, filter, bias or None): the int32 accumulator, the bias added, rescaled
+    per output channel by TFLite's output stage."""
+    xt, wt, bt = tensors
+    acc = im.b.emit1(
+        name, [x, kernel, np.int32(_zp(op, xt)), np.int32(kernel_zp), np.float32(_scale(op, xt)),
+               _qp(op, wt).scale.astype(np.float32).reshape(-1)],
+        out_dtype="int32", **attrs,
+    )  # fmt: skip
+    if bt is not None:
+        acc = im.b.emit1("add", [acc, im.b.cast(im.get(bt), "int32")])
+    ms, ss = _conv_multipliers(op, xt, wt, op.outputs[0], channels)
+    return _finish_quantized(im, op, acc, ms, ss)
+
+
 def _conv(im: Importer, op: Op, depthwise: bool) -> list[Value]:
     xt, wt, bt = op.inputs[0], op.inputs[1], op.input(2)
     o = op.options
@@ -148,15 +166,7 @@ def _conv(im: Importer, op: Op, depthwise: bool) -> list[Value]:
         if np.any(wq.zero_point != 0):
             raise op.fail("filters with a nonzero zero point are not supported")
         kernel_v = im.b.param(wname, np.ascontiguousarray(kernel))
-        acc = im.b.emit1(
-            "qnn.conv2d", [x, kernel_v, np.int32(_zp(op, xt)), np.int32(0), np.float32(_scale(op, xt)),
-                           wq.scale.astype(np.float32).reshape(-1)],
-            out_dtype="int32", **attrs,
-        )  # fmt: skip
-        if bt is not None:
-            acc = im.b.emit1("add", [acc, im.b.cast(im.get(bt), "int32")])
-        ms, ss = _conv_multipliers(op, xt, wt, op.outputs[0], channels)
-        return [_finish_quantized(im, op, acc, ms, ss)]
+        return [_quantized_conv(im, op, "qnn.conv2d", (xt, wt, bt), x, kernel_v, 0, channels, attrs)]
     y = im.b.emit1("nn.conv2d", [x, im.b.param(wname, np.ascontiguousarray(kernel))], **attrs)
     if bt is not None:
         y = im.b.emit1("nn.bias_add", [y, im.get(bt)], axis=3)

@@ -457,3 +457,242 @@ def test_shape_dict_batch_merged_refused(tmp_path):
     assert "relay.reshape" in _ops(result.module)
     with pytest.raises(TFLiteImportError, match=r"RESHAPE.*new shape \[6, 1, 8\] merges the batch .*other batch than 1"):
         import_tflite(path, shape_dict={T.input_name(interp): [3, 6, 8]})
+
+
+# ---- upsampling: TRANSPOSE_CONV, RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR -------------------
+
+
+def _opcodes(model) -> list[str]:
+    """The builtin operator of each op of ``model`` (the object API's ``ModelT``), by name."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+    codes = [max(c.builtinCode, c.deprecatedBuiltinCode) for c in model.operatorCodes]
+    return [names[codes[op.opcodeIndex]] for op in model.subgraphs[0].operators]
+
+
+def _to_uint8(model) -> None:
+    """Every int8 tensor uint8 (values and zero points shifted by 128), as older tools wrote."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    for t in model.subgraphs[0].tensors:
+        if t.type != schema.TensorType.INT8:
+            continue
+        t.type = schema.TensorType.UINT8
+        t.quantization.zeroPoint = [int(z) + 128 for z in t.quantization.zeroPoint]
+        buf = model.buffers[t.buffer]
+        if buf.data is not None and len(buf.data):
+            buf.data = (np.frombuffer(bytes(buf.data), np.int8).astype(np.int16) + 128).astype(np.uint8).tobytes()
+
+
+def _per_tensor_filters(model) -> None:
+    """TRANSPOSE_CONV filters requantized per tensor (the largest channel scale; biases follow)."""
+    g = model.subgraphs[0]
+    for op, code in zip(g.operators, _opcodes(model)):
+        if code != "TRANSPOSE_CONV":
+            continue
+        wt, xt = g.tensors[op.inputs[1]], g.tensors[op.inputs[2]]
+        scales = np.asarray(wt.quantization.scale, np.float64)
+        shape = list(wt.shape)
+        real = np.frombuffer(bytes(model.buffers[wt.buffer].data), np.int8).reshape(shape) * scales.reshape(-1, 1, 1, 1)
+        s = float(scales.max())
+        model.buffers[wt.buffer].data = np.clip(np.round(real / s), -127, 127).astype(np.int8).tobytes()
+        wt.quantization.scale, wt.quantization.zeroPoint, wt.quantization.quantizedDimension = [s], [0], 0
+        if len(op.inputs) > 3 and op.inputs[3] >= 0:
+            bt = g.tensors[op.inputs[3]]
+            b = np.frombuffer(bytes(model.buffers[bt.buffer].data), np.int32) * scales / s
+            model.buffers[bt.buffer].data = np.round(b).astype(np.int32).tobytes()
+            bt.quantization.scale = [float(xt.quantization.scale[0]) * s]
+            bt.quantization.zeroPoint = [0]
+
+
+def _check_against_interpreter(path, shape, dtype: str, n: int, exact: bool, reference: bool = True):
+    """``n`` random inputs through the interpreter and xrelay (every output); float outputs
+    within 1e-5 of the output's largest magnitude, integer outputs the same bits. Returns the
+    import."""
+    interp = T.interpreter(path, reference=reference)
+    interp.resize_tensor_input(interp.get_input_details()[0]["index"], list(shape))
+    interp.allocate_tensors()
+    result = import_tflite(path, shape_dict={T.input_name(interp): list(shape)})
+    order = {d["name"]: i for i, d in enumerate(interp.get_output_details())}
+    rng = np.random.default_rng(4)
+    outputs: dict[str, list] = {name: [] for name in result.output_names}
+    for _ in range(n):
+        if dtype == "float32":
+            x = rng.uniform(-1, 1, shape).astype(np.float32)
+        else:
+            info = np.iinfo(dtype)
+            x = rng.integers(int(info.min), int(info.max) + 1, shape).astype(dtype)
+        want = T.run_interpreter(interp, [x])
+        got = run(result.module, [x], result.params)
+        for name, g in zip(result.output_names, got):
+            w = want[order[name]]
+            assert g.shape == w.shape and g.dtype == w.dtype, name
+            assert np.isfinite(g.astype(np.float64)).all(), name
+            if exact:
+                np.testing.assert_array_equal(g, w, err_msg=name)
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5 * float(np.abs(w).max()), err_msg=name)
+            outputs[name].append(g)
+    for name, gs in outputs.items():  # each output follows its input
+        assert len({g.tobytes() for g in gs}) == n, name
+    return result
+
+
+def _keras_transpose_convs():
+    """Conv2DTranspose in both paddings, strides 1 to 3 (unequal too), kernels smaller and
+    larger than the stride, random biases or none, a ReLU after one."""
+    import keras
+
+    keras.utils.set_random_seed(7)
+    bias = keras.initializers.RandomUniform(-0.5, 0.5)
+    inp = keras.Input((5, 6, 3))
+    outs = [
+        keras.layers.Conv2DTranspose(4, 3, strides=2, padding="same", activation="relu", bias_initializer=bias)(inp),
+        keras.layers.Conv2DTranspose(4, (3, 2), strides=(3, 2), padding="valid", use_bias=False)(inp),
+        keras.layers.Conv2DTranspose(5, 4, strides=2, padding="same", bias_initializer=bias)(inp),
+        keras.layers.Conv2DTranspose(2, 1, strides=3, padding="same", bias_initializer=bias)(inp),
+        keras.layers.Conv2DTranspose(3, 3, strides=1, padding="valid", bias_initializer=bias)(inp),
+        keras.layers.Conv2DTranspose(3, (2, 5), strides=(1, 3), padding="same", use_bias=False)(inp),
+    ]
+    return keras.Model(inp, outs)
+
+
+def _relu6_on_first(model) -> None:
+    """The first TRANSPOSE_CONV with a fused RELU6 (the converter keeps Keras's ReLU apart)."""
+    g = model.subgraphs[0]
+    op = next(op for op, code in zip(g.operators, _opcodes(model)) if code == "TRANSPOSE_CONV")
+    op.builtinOptions.fusedActivationFunction = 3
+
+
+@pytest.fixture(scope="module")
+def transpose_conv_models():
+    model = _keras_transpose_convs()
+    return {q: T.convert(model, None, q, seed=7, shape=[1, 5, 6, 3]) for q in (False, True)}
+
+
+@pytest.mark.parametrize("variant", ["f32", "int8", "int8-per-tensor", "uint8"])
+def test_transpose_conv(transpose_conv_models, tmp_path, variant):
+    from ai_edge_litert import schema_py_generated as schema
+
+    data = transpose_conv_models[variant != "f32"]
+    if variant in ("int8-per-tensor", "uint8"):
+        data = T.edit(data, _per_tensor_filters)
+    if variant == "uint8":
+        data = T.edit(data, _to_uint8)
+    data = T.edit(data, _relu6_on_first)
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    g = model.subgraphs[0]
+    convs = [op for op, code in zip(g.operators, _opcodes(model)) if code == "TRANSPOSE_CONV"]
+    assert len(convs) == 6 and sum(len(op.inputs) > 3 and op.inputs[3] >= 0 for op in convs) == 4
+    if variant != "f32":  # the filters' quantization is what the variant says
+        per_channel = [len(g.tensors[op.inputs[1]].quantization.scale) > 1 for op in convs]
+        assert all(per_channel) if variant == "int8" else not any(per_channel)
+    path = tmp_path / f"tconv-{variant}.tflite"
+    path.write_bytes(data)
+    dtype = {"f32": "float32", "uint8": "uint8"}.get(variant, "int8")
+    result = _check_against_interpreter(path, [2, 5, 6, 3], dtype, 8 if variant == "f32" else 40, exact=variant != "f32")
+    want_op = "relay.nn.conv2d_transpose" if variant == "f32" else "qnn.conv2d_transpose"
+    assert _ops(result.module).count(want_op) == 6
+
+
+def _resizes(x):
+    """Bilinear and nearest resizes of ``x`` (1x7x6x3) up and down, in TFLite's three
+    coordinate modes (align_corners, half_pixel_centers, neither)."""
+    import tensorflow as tf
+
+    v1 = tf.compat.v1.image
+    return [
+        v1.resize_bilinear(x, [13, 9], align_corners=True),
+        tf.image.resize(x, [13, 9], method="bilinear"),  # half_pixel_centers
+        v1.resize_bilinear(x, [13, 9]),
+        v1.resize_bilinear(x, [4, 5], align_corners=True),
+        tf.image.resize(x, [4, 5], method="bilinear"),
+        v1.resize_bilinear(x, [5, 4]),
+        v1.resize_nearest_neighbor(x, [13, 9], align_corners=True),
+        tf.image.resize(x, [13, 9], method="nearest"),
+        v1.resize_nearest_neighbor(x, [4, 11]),
+        v1.resize_nearest_neighbor(x, [3, 5], align_corners=True),
+        tf.image.resize(x, [5, 4], method="nearest"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def resize_models():
+    return {q: T.convert_function(_resizes, [[1, 7, 6, 3]], q) for q in (False, True)}
+
+
+def _resize_flags(model) -> list[tuple[str, bool, bool]]:
+    g = model.subgraphs[0]
+    return [
+        (code, bool(op.builtinOptions.alignCorners), bool(op.builtinOptions.halfPixelCenters))
+        for op, code in zip(g.operators, _opcodes(model))
+        if code.startswith("RESIZE")
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint8"])
+def test_resize(resize_models, tmp_path, dtype):
+    from ai_edge_litert import schema_py_generated as schema
+
+    data = resize_models[dtype != "float32"]
+    if dtype == "uint8":
+        data = T.edit(data, _to_uint8)
+    flags = _resize_flags(schema.ModelT.InitFromPackedBuf(data, 0))
+    assert sorted(set(flags)) == [
+        (f"RESIZE_{kind}", align, half)
+        for kind in ("BILINEAR", "NEAREST_NEIGHBOR")
+        for align, half in ((False, False), (False, True), (True, False))
+    ]
+    path = tmp_path / f"resize-{dtype}.tflite"
+    path.write_bytes(data)
+    result = _check_against_interpreter(path, [1, 7, 6, 3], dtype, 8 if dtype == "float32" else 40, exact=dtype != "float32")
+    ops = _ops(result.module)
+    assert ops.count("relay.image.resize2d") == (6 if dtype == "float32" else 0)
+
+
+def test_upsampling_built_and_c(transpose_conv_models, resize_models, tmp_path):
+    """The quantized transposed convolutions and resizes through ``xrelay.build`` and the C
+    target's program: the bits of TFLite's reference kernels."""
+    import xrelay
+
+    cases = [
+        ("tconv", transpose_conv_models[True], (1, 5, 6, 3), "int8"),
+        ("resize", resize_models[True], (1, 7, 6, 3), "int8"),
+        ("resize-uint8", T.edit(resize_models[True], _to_uint8), (1, 7, 6, 3), "uint8"),
+    ]
+    for name, data, shape, dtype in cases:
+        path = tmp_path / f"{name}.tflite"
+        path.write_bytes(data)
+        result = import_tflite(path)
+        x = np.random.default_rng(9).integers(0, 256, shape).astype(np.uint8).view(dtype)
+        interp = T.interpreter(path, reference=True)
+        order = {d["name"]: i for i, d in enumerate(interp.get_output_details())}
+        tfl = T.run_interpreter(interp, [x])
+        want = [tfl[order[n]] for n in result.output_names]
+        for target in ("llvm", "c"):
+            m = xrelay.build(result.module, result.params, target="c") if target == "c" else xrelay.build(result.module, result.params, threads=1)
+            m.set_input(0, x)
+            m.run_aot() if target == "c" else m.run()
+            for i, w in enumerate(want):
+                np.testing.assert_array_equal(m.get_output(i).numpy(), w, err_msg=f"{name} {target} output {i}")
+
+
+def test_upsampling_refused(resize_models, tmp_path):
+    def both_flags(model):
+        g = model.subgraphs[0]
+        op = next(op for op, code in zip(g.operators, _opcodes(model)) if code == "RESIZE_BILINEAR")
+        op.builtinOptions.alignCorners = op.builtinOptions.halfPixelCenters = True
+
+    def requantized(model):
+        g = model.subgraphs[0]
+        op = next(op for op, code in zip(g.operators, _opcodes(model)) if code == "RESIZE_NEAREST_NEIGHBOR")
+        g.tensors[op.outputs[0]].quantization.scale = [0.5]
+
+    path = tmp_path / "both.tflite"
+    path.write_bytes(T.edit(resize_models[False], both_flags))
+    line = assert_one_line_error(relay_import(str(path)))
+    assert "RESIZE_BILINEAR operator" in line and "align_corners and half_pixel_centers together" in line
+    path.write_bytes(T.edit(resize_models[True], requantized))
+    with pytest.raises(TFLiteImportError, match="RESIZE_NEAREST_NEIGHBOR .*quantized unlike the input"):
+        import_tflite(path)
