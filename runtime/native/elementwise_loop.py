@@ -25,8 +25,10 @@ loop, a native job) run in one C call from ``run`` (``native.steps.join_steps``)
 exactly; ``exp``, ``tanh`` and ``sigmoid`` use Cephes' single-precision polynomials,
 vectorised (numpy's and the C library's are not in reach of the loop): within 3 units in the
 last place of the correctly rounded result, so their last bits may differ from the numpy
-reference kernels' (``build(use_c_kernels=False)`` keeps those). The loop runs on the calling
-thread: the same bits for every thread count.
+reference kernels' (``build(use_c_kernels=False)`` keeps those). A big loop runs in parts of
+its rows on the pool's threads (``compile_loop``), each element computed as in the whole
+loop: the same bits for every thread count. Values the same along the innermost dimension
+are computed once per row (``ROW_ONCE``): the same operations, so the same bits.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
 from xrelay.dialects.relay import ConstantOp, RelayOp
-from xrelay.runtime.native.library import c_call, loop_kernel
+from xrelay.runtime.native.fast_int8 import NATIVE_PARTS_PER_THREAD
+from xrelay.runtime.native.library import c_call, call_job, loop_kernel
 from xrelay.runtime.npz import private_copy
 
 __all__ = ["LOOP_OPS", "compile_elementwise_loop", "compile_loop", "input_loop", "loopable"]
@@ -64,6 +67,15 @@ LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", "split", *_RESHAPES})
 
 REGISTERS = 32
 """Blocks the loop holds at once (``XR_LOOP_REGS``)."""
+
+PART_ELEMENTS = 16384
+"""The fewest result elements of one part of a loop cut for the pool's threads (some
+microseconds of work: an LSTM time step's gates, a few hundred elements, stay one call)."""
+
+ROW_ONCE = 256
+"""Flag of an instruction computing a value that is the same along the innermost dimension
+(its loads broadcast along it): ``native_loop.h`` runs it in the first block of each row,
+on one element broadcast to the block, and the row's later blocks read its register."""
 
 
 @dataclass(eq=False)
@@ -250,6 +262,16 @@ def _program(shape: tuple[int, ...], results: list[tuple[Any, np.ndarray]]) -> n
         return None
     dims, strides = placed
     index = {id(v): k for k, v in enumerate(leaves)}
+    # values the same along the innermost dimension (an RMSNorm's 1 / sqrt(mean + eps) per
+    # row): computed once per row, not once per element (ROW_ONCE)
+    once: set[int] = set()
+    for v in order:
+        if isinstance(v, _Leaf) and strides[index[id(v)]][3] == 0 and dims[3] > 1:
+            once.add(id(v))
+        elif isinstance(v, _Node) and all(id(o) in once for o in v.operands):
+            once.add(id(v))
+    if len(once) > REGISTERS // 2:
+        once = set()  # (registers held for a whole row: no more than half of them)
     last: dict[int, int] = {}
     for k, v in enumerate(order):
         if isinstance(v, _Node):
@@ -257,20 +279,24 @@ def _program(shape: tuple[int, ...], results: list[tuple[Any, np.ndarray]]) -> n
                 last[id(o)] = k
     for e, _ in results:
         last[id(e)] = len(order)
-    free = list(range(REGISTERS - 1, -1, -1))
+    # a row's values get registers of their own (below the others'): they are computed in
+    # the row's first block only, so no later block may write over them
+    held = iter(range(len(once)))
+    free = list(range(REGISTERS - 1, len(once) - 1, -1))
     reg: dict[int, int] = {}
     code: list[list[int]] = []
     for k, v in enumerate(order):
-        if not free:
+        if id(v) not in once and not free:
             return None
-        r = reg[id(v)] = free.pop()  # (never an operand's: the C loops do not alias)
+        r = reg[id(v)] = next(held) if id(v) in once else free.pop()  # (never an operand's: no aliasing)
+        flag = ROW_ONCE if id(v) in once else 0
         if isinstance(v, _Leaf):
-            code.append([_LOAD_BOOL if v.array.dtype == np.bool_ else _LOAD, r, index[id(v)], 0, 0])
+            code.append([(_LOAD_BOOL if v.array.dtype == np.bool_ else _LOAD) | flag, r, index[id(v)], 0, 0])
             continue
         srcs = [reg[id(o)] for o in v.operands]
-        code.append([v.code, r, *srcs, *[0] * (3 - len(srcs))])
+        code.append([v.code | flag, r, *srcs, *[0] * (3 - len(srcs))])
         for o in {id(o): o for o in v.operands}.values():  # read for the last time: free
-            if last[id(o)] == k:
+            if last[id(o)] == k and id(o) not in once:  # (a row's value: held for the row)
                 free.append(reg[id(o)])
     for j, (e, _) in enumerate(results):
         code.append([_STORE, len(leaves) + j, reg[id(e)], 0, 0])
@@ -295,12 +321,15 @@ def _leaf_arrays(exprs: list[Any]) -> list[np.ndarray]:
 
 
 def compile_loop(
-    ops: Sequence[Any], value_of: Any, results: Sequence[tuple[Any, np.ndarray]]
+    ops: Sequence[Any], value_of: Any, results: Sequence[tuple[Any, np.ndarray]], pool: Any = None
 ) -> list | None:
     """The thunks computing the values ``results`` names of ``ops`` (elementwise ops in an
     order that defines each before its uses) into their buffers, one C call per shape of
     result; None when the ops are not all ``LOOP_OPS`` on float32, a view cannot be made, a
-    buffer overlaps an operand, or the program needs more registers or dimensions."""
+    buffer overlaps an operand, or the program needs more registers or dimensions. With a
+    ``pool`` of several threads, a loop of at least two ``PART_ELEMENTS`` runs in parts of
+    its rows on the pool's threads (a native job; the one-thread program runs it whole):
+    every element is computed as in the whole loop, so the bits do not depend on the cut."""
     fn_c = loop_kernel()
     if fn_c is None:
         return None
@@ -332,12 +361,20 @@ def compile_loop(
             return None
         rows = math.prod(int(d) for d in table[:3])
         keep = (table, [e for e, _ in group], [o for _, o in group])
-        thunks.append((label, "elementwise", c_call(fn_c, table.ctypes.data, 0, rows, keep=keep)))
+        thunk = c_call(fn_c, table.ctypes.data, 0, rows, keep=keep)
+        parts = 0 if pool is None or pool.threads < 2 else min(
+            rows, pool.threads * NATIVE_PARTS_PER_THREAD, rows * int(table[3]) // PART_ELEMENTS
+        )  # fmt: skip
+        if parts >= 2:
+            cut = [(rows * k // parts, rows * (k + 1) // parts) for k in range(parts)]
+            calls = [c_call(fn_c, table.ctypes.data, lo, hi, keep=keep) for lo, hi in cut]
+            thunk = call_job(pool, calls, thunk) or thunk
+        thunks.append((label, "elementwise", thunk))
     return thunks
 
 
 def compile_elementwise_loop(
-    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray]
+    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray], pool: Any = None
 ) -> list[tuple[str, str, Any]] | None:
     """The thunks running the whole of ``fn`` as elementwise loops, or None (``compile_loop``;
     a function of one op keeps its kernel: one numpy call either way, and exp's bits stay
@@ -350,7 +387,7 @@ def compile_elementwise_loop(
     if not all(isinstance(t, TensorType) for t in fn.function_type.outputs.data):
         return None
     args = dict(zip(body.args, inputs))
-    return compile_loop(ops, args.get, list(zip(body.last_op.operands, outs)))
+    return compile_loop(ops, args.get, list(zip(body.last_op.operands, outs)), pool)
 
 
 def input_loop(fn: func.FuncOp) -> tuple[list[Any], list[Any]] | None:

@@ -1734,7 +1734,7 @@ def compile_function(
         # a function of float elementwise ops: one C loop over its result
         from xrelay.runtime.native.elementwise_loop import compile_elementwise_loop
 
-        looped = compile_elementwise_loop(fn, inputs, outs)
+        looped = compile_elementwise_loop(fn, inputs, outs, pool)
         if looped is not None:
             compiled.thunks.extend(looped)
             compiled.fast_ops = sum(1 for op in body.ops if op is not body.last_op)
@@ -1829,7 +1829,7 @@ def compile_function(
 
     # the elementwise ops that read only the inputs: one C loop first (the LSTM's last step
     # before the stack of its outputs)
-    looped = _input_loop(fn, env, dest, views, temporaries, compiled) if fast and use_c_kernels and not tables and not rotated else set()  # fmt: skip
+    looped = _input_loop(fn, env, dest, views, temporaries, compiled, pool) if fast and use_c_kernels and not tables and not rotated else set()  # fmt: skip
     spans: dict[Operation, tuple[int, int]] = {}  # op -> its thunks' range in compiled.thunks
     unread: dict[Operation, tuple[set[SSAValue], list[SSAValue]]] = {}
     current: tuple[Operation, int] | None = None
@@ -2099,7 +2099,7 @@ def _inline_composites(fn: func.FuncOp, lookup: Callable[[str], func.FuncOp | No
     return copy
 
 
-def _input_loop(fn, env: dict, dest: dict, views: set, temporaries: Any, compiled: CompiledFunction) -> set:
+def _input_loop(fn, env: dict, dest: dict, views: set, temporaries: Any, compiled: CompiledFunction, pool: Any = None) -> set:
     """The ops of ``fn`` computed by one elementwise loop ahead of the rest
     (``elementwise_loop.input_loop``): their thunks added, the values the rest reads bound in
     ``env`` (a destination, else a temporary of the workspace); the empty set if none."""
@@ -2119,7 +2119,7 @@ def _input_loop(fn, env: dict, dest: dict, views: set, temporaries: Any, compile
             temporaries.offset = start
             return set()
         bufs.append(buf)
-    thunks = compile_loop(part, env.get, list(zip(live, bufs)))
+    thunks = compile_loop(part, env.get, list(zip(live, bufs)), pool)
     if thunks is None:
         temporaries.offset = start  # (the buffers go back to the op-by-op path)
         return set()

@@ -13,6 +13,7 @@
 
 #define XR_LOOP_BLOCK 64
 #define XR_LOOP_REGS 32
+#define XR_ROW_ONCE 256 /* flag: a value the same along the innermost dimension */
 
 enum {
     XR_LOAD = 0, XR_LOAD_BOOL = 1, XR_STORE = 2,
@@ -109,6 +110,22 @@ void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
             const i64 m = d3 - j < XR_LOOP_BLOCK ? d3 - j : XR_LOOP_BLOCK;
             for (i64 k = 0; k < nins; k++) {
                 const i64 *q = ins + 5 * k;
+                if (q[0] & XR_ROW_ONCE) {
+                    /* computed once, in the row's first block, on one element and broadcast:
+                       its operands are such values too, and its register is its own */
+                    if (j > 0) continue;
+                    const i64 *op = ops + 5 * q[2];
+                    float *restrict o = reg[q[1]];
+                    const i64 code = q[0] & ~(i64)XR_ROW_ONCE;
+                    if (code == XR_LOAD_BOOL)
+                        o[0] = *((const uint8_t *)(intptr_t)op[0] + i0 * op[1] + i1 * op[2] + i2 * op[3]) ? 1.0f : 0.0f;
+                    else if (code == XR_LOAD)
+                        o[0] = *((const float *)(intptr_t)op[0] + i0 * op[1] + i1 * op[2] + i2 * op[3]);
+                    else
+                        xr_loop_op(code, o, reg[q[2]], reg[q[3]], reg[q[4]], 1);
+                    for (i64 e = 1; e < XR_LOOP_BLOCK; e++) o[e] = o[0];
+                    continue;
+                }
                 switch (q[0]) {
                 case XR_LOAD:
                 case XR_LOAD_BOOL:

@@ -242,3 +242,80 @@ def test_the_gate_math_before_a_stack_runs_as_a_loop_ahead_of_it():
     assert step == [f"sigmoid, tanh, multiply, add{LOOP}", "stack"], step
     assert np.isfinite(loop[0]).all()
     np.testing.assert_allclose(loop[0], ref[0], rtol=1e-6, atol=1e-6)
+
+
+def test_values_of_a_row_are_computed_once_per_row_with_the_reference_bits():
+    """An RMSNorm's scale ``w / sqrt(mean + eps)`` is the same along a row: the loop computes it
+    in the row's first block (``ROW_ONCE``) and every block of the row (here 3: 150 elements)
+    reads it, while the per-element values (many of them, so their registers are reused
+    block after block) go on; a bool condition per row, too. The same bits as the reference
+    kernels, and the program's row values are flagged."""
+    from xrelay.runtime.native import elementwise_loop
+
+    def body(x, m, w, c):
+        s = relay.divide(relay.const(1.0), relay.sqrt(relay.add(m, relay.const(1e-6))))
+        y = relay.multiply(relay.multiply(x, s), w)
+        z = relay.subtract(relay.multiply(relay.add(y, x), relay.const(0.5)), relay.abs(x))
+        gate = relay.where(c, relay.negative(s), s)
+        return relay.Tuple([relay.add(relay.multiply(z, gate), relay.maximum(y, z)), relay.multiply(s, m)])
+
+    rng = np.random.default_rng(3)
+    mod = _function(body, [(2, 7, 150), (2, 7, 1), (150,), (2, 7, 1)], {3: "bool"})
+    feeds = {"x0": rng.standard_normal((2, 7, 150)).astype(F32), "x1": rng.random((2, 7, 1)).astype(F32) + 0.1,
+             "x2": rng.standard_normal(150).astype(F32), "x3": rng.random((2, 7, 1)) > 0.5}  # fmt: skip
+    tables = []
+    real = elementwise_loop._program
+
+    def spy(shape, results):
+        table = real(shape, results)
+        tables.append(table)
+        return table
+
+    elementwise_loop._program = spy
+    try:
+        (loop, labels), (ref, _) = _both(mod, feeds)
+    finally:
+        elementwise_loop._program = real
+    assert any(label.endswith(LOOP) for _, label in labels)
+    codes = [int(c) for t in tables if t is not None for c in t[6 + 5 * int(t[4]) :: 5]]
+    assert any(c & elementwise_loop.ROW_ONCE for c in codes) and any(not c & elementwise_loop.ROW_ONCE for c in codes)
+    for a, b in zip(loop, ref):
+        assert np.isfinite(a).all() and np.abs(a).max() > 0.1
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_big_loop_runs_in_parts_on_the_threads_with_the_same_bits():
+    """A loop over 64 rows of 1024 (65,536 elements, ``PART_ELEMENTS`` 16,384) with two
+    threads is a native job of parts of its rows; one thread runs it whole; the bits are the
+    reference kernels' either way. A loop of a few hundred elements stays one call."""
+    from xrelay.runtime.native import elementwise_loop
+
+    def body(x, m, w):
+        s = relay.divide(relay.const(1.0), relay.sqrt(relay.add(m, relay.const(1e-6))))
+        return relay.multiply(relay.multiply(x, s), w)
+
+    rng = np.random.default_rng(4)
+    feeds = {"x0": rng.standard_normal((64, 1024)).astype(F32), "x1": rng.random((64, 1)).astype(F32) + 0.1,
+             "x2": rng.standard_normal(1024).astype(F32)}  # fmt: skip
+    mod = _function(body, [(64, 1024), (64, 1), (1024,)])
+    outs, jobs = [], []
+    for threads in (1, 2):
+        m = xrelay.build(mod, None, backends=("native",), threads=threads)
+        m.set_input(**feeds)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+        looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
+        assert len(looped) == 1
+        jobs.append(hasattr(looped[0], "native_job"))
+    assert jobs == [False, True]
+    ref = xrelay.build(mod, None, backends=("native",), use_c_kernels=False)
+    ref.set_input(**feeds)
+    ref.run()
+    for out in outs:
+        assert np.isfinite(out).all() and np.abs(out).max() > 0.1
+        np.testing.assert_array_equal(out, ref.get_output(0).numpy())
+    small = _function(body, [(4, 100), (4, 1), (100,)])
+    m = xrelay.build(small, None, backends=("native",), threads=2)
+    looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
+    assert len(looped) == 1 and not hasattr(looped[0], "native_job")
+    assert 4 * 100 < elementwise_loop.PART_ELEMENTS * 2 <= 64 * 1024  # (what the cases assume)
