@@ -528,7 +528,12 @@ def _transpose(im, op):
 def _concat(im, op):
     out = op.outputs[0]
     axis = int(op.options.Axis())
-    vals = [im.get(t) for t in op.inputs]
+    # shape arithmetic (a SHAPE's slice joined with constants: Keras's UpSampling2D) folds when
+    # every input is known, so that the RESHAPE reading it has its shape at import
+    folds = out.dtype in ("int32", "int64") and all(
+        isinstance(im.vals[t.index], np.ndarray) if t.index in im.vals else t.data is not None for t in op.inputs
+    )
+    vals = [im.get(t, as_param=not folds) for t in op.inputs]
     if _quantized(out):
         # TFLite rescales each input to the output's parameters unless they already match
         parts = []

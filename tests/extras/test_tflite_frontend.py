@@ -696,3 +696,38 @@ def test_upsampling_refused(resize_models, tmp_path):
     path.write_bytes(T.edit(resize_models[True], requantized))
     with pytest.raises(TFLiteImportError, match="RESIZE_NEAREST_NEIGHBOR .*quantized unlike the input"):
         import_tflite(path)
+
+
+def _keras_decoder(quantized: bool):
+    """A small U-Net: two encoder stages, a Conv2DTranspose and a bilinear UpSampling2D back
+    up with skip connections, a nearest upsampling to the output (float: Keras's
+    UpSampling2D, whose repeat the converter writes as TILE and a RESHAPE of computed shape;
+    int8: a nearest Resizing, as the reference resolver has no int8 TILE)."""
+    import keras
+
+    keras.utils.set_random_seed(11)
+    inp = keras.Input((16, 16, 3))
+    e1 = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(inp)
+    e2 = keras.layers.Conv2D(16, 3, padding="same", activation="relu")(keras.layers.MaxPooling2D()(e1))
+    mid = keras.layers.Conv2D(16, 3, padding="same", activation="relu")(keras.layers.MaxPooling2D()(e2))
+    up2 = keras.layers.Conv2DTranspose(16, 2, strides=2, padding="same")(mid)
+    d2 = keras.layers.Conv2D(16, 3, padding="same", activation="relu")(keras.layers.Concatenate()([up2, e2]))
+    up1 = keras.layers.UpSampling2D(2, interpolation="bilinear")(d2)
+    d1 = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(keras.layers.Concatenate()([up1, e1]))
+    up0 = keras.layers.Resizing(32, 32, interpolation="nearest")(d1) if quantized else keras.layers.UpSampling2D(2)(d1)
+    return keras.Model(inp, keras.layers.Conv2D(4, 1)(up0))
+
+
+@pytest.mark.parametrize("quantized", [False, True], ids=["f32", "int8"])
+def test_keras_decoder(tmp_path, quantized):
+    path = tmp_path / "decoder.tflite"
+    path.write_bytes(T.convert(_keras_decoder(quantized), None, quantized, seed=11, shape=[1, 16, 16, 3]))
+    x, got, want, result = _compare(path, 100 if quantized else 8, reference=True)
+    ops = set(_ops(result.module))
+    assert np.isfinite(got.astype(np.float64)).all() and len({row.tobytes() for row in got}) == len(got)
+    if quantized:
+        assert {"qnn.conv2d_transpose", "relay.take"} <= ops
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert {"relay.nn.conv2d_transpose", "relay.image.resize2d", "relay.tile"} <= ops
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
