@@ -105,11 +105,12 @@ def _name(op: Operation | None) -> str:
 
 def _add_checker(add: Operation, kind: str) -> bool:
     """Relay's ``add_checker``: a sum adds two equal shapes after an add; a bias add follows a
-    conv2d (or conv1d, conv3d) whose ``channels`` equals the bias's element count."""
+    convolution (1-D, 2-D, 3-D or transposed: a decoder's upsampling) whose ``channels``
+    equals the bias's element count."""
     first = _operand_op(add, 0)
     if kind == "sum":
         return _name(first) == "add" and shape_of(add.operands[0].type) == shape_of(add.operands[1].type)
-    if _name(first) not in ("nn.conv1d", "nn.conv2d", "nn.conv3d"):
+    if _name(first) not in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
         return False
     assert isinstance(first, RelayOp)
     channels = first.attrs.get("channels")

@@ -33,7 +33,7 @@ enum { dnnl_forward_inference = 96 };
 enum { dnnl_stream_default_flags = 1 };
 enum { dnnl_scratchpad_mode_user = 1 };
 enum { dnnl_fpmath_mode_strict = 0, dnnl_fpmath_mode_bf16 = 1 };
-enum { dnnl_convolution_direct = 1 };
+enum { dnnl_convolution_direct = 1, dnnl_deconvolution_direct = 0xa };
 /* eltwise, pooling, binary and softmax algorithms */
 enum {
     dnnl_eltwise_relu = 32,
@@ -142,6 +142,12 @@ dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kin
                                           const_dnnl_memory_desc_t src1_desc);
 
 dnnl_status_t dnnl_convolution_forward_primitive_desc_create(
+    dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
+    dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t src_desc,
+    const_dnnl_memory_desc_t weights_desc, const_dnnl_memory_desc_t bias_desc,
+    const_dnnl_memory_desc_t dst_desc, const dnnl_dims_t strides, const dnnl_dims_t dilates,
+    const dnnl_dims_t padding_l, const dnnl_dims_t padding_r, const_dnnl_primitive_attr_t attr);
+dnnl_status_t dnnl_deconvolution_forward_primitive_desc_create(
     dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
     dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t src_desc,
     const_dnnl_memory_desc_t weights_desc, const_dnnl_memory_desc_t bias_desc,

@@ -154,21 +154,28 @@ void xr_dnnl_attr_free(dnnl_primitive_attr_t attr) {
     if (attr) dnnl_primitive_attr_destroy(attr);
 }
 
-/* Convolution (groups are in the weights' dims); dilates count the gaps (Relay's minus 1). */
-dnnl_primitive_desc_t xr_dnnl_conv(const_dnnl_primitive_attr_t attr, const_dnnl_memory_desc_t src,
-                                   const_dnnl_memory_desc_t weights, const_dnnl_memory_desc_t bias,
-                                   const_dnnl_memory_desc_t dst, int nsp, const int64_t *strides,
-                                   const int64_t *dilates, const int64_t *pad_l,
-                                   const int64_t *pad_r) {
+/* Convolution or deconvolution (the transposed convolution: its weights are dst channels x src
+   channels, like the convolution whose data gradient it is); groups are in the weights' dims;
+   dilates count the gaps (Relay's minus 1). */
+dnnl_primitive_desc_t xr_dnnl_conv(int transposed, const_dnnl_primitive_attr_t attr,
+                                   const_dnnl_memory_desc_t src, const_dnnl_memory_desc_t weights,
+                                   const_dnnl_memory_desc_t bias, const_dnnl_memory_desc_t dst,
+                                   int nsp, const int64_t *strides, const int64_t *dilates,
+                                   const int64_t *pad_l, const int64_t *pad_r) {
     dnnl_primitive_desc_t pd = NULL;
     dnnl_dims_t s, d, l, r;
     copy_dims(s, nsp, strides);
     copy_dims(d, nsp, dilates);
     copy_dims(l, nsp, pad_l);
     copy_dims(r, nsp, pad_r);
-    CHECK(dnnl_convolution_forward_primitive_desc_create(&pd, engine, dnnl_forward_inference,
-                                                         dnnl_convolution_direct, src, weights,
-                                                         bias, dst, s, d, l, r, attr));
+    if (transposed)
+        CHECK(dnnl_deconvolution_forward_primitive_desc_create(
+            &pd, engine, dnnl_forward_inference, dnnl_deconvolution_direct, src, weights, bias, dst,
+            s, d, l, r, attr));
+    else
+        CHECK(dnnl_convolution_forward_primitive_desc_create(
+            &pd, engine, dnnl_forward_inference, dnnl_convolution_direct, src, weights, bias, dst,
+            s, d, l, r, attr));
     return pd;
 fail:
     return NULL;

@@ -58,7 +58,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_md_equal": (_I, [_P, _P]),
     "xr_dnnl_attr": (_P, [_I, _P, _P, _P, _P, _P, _I]),
     "xr_dnnl_attr_free": (None, [_P]),
-    "xr_dnnl_conv": (_P, [_P, _P, _P, _P, _P, _I, _P, _P, _P, _P]),
+    "xr_dnnl_conv": (_P, [_I, _P, _P, _P, _P, _P, _I, _P, _P, _P, _P]),
     "xr_dnnl_matmul": (_P, [_P, _P, _P, _P, _P]),
     "xr_dnnl_pool": (_P, [_P, _I, _P, _P, _I, _P, _P, _P, _P, _P]),
     "xr_dnnl_softmax": (_P, [_P, _P, _P, _I]),

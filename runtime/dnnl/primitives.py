@@ -7,7 +7,10 @@ offloaded ops) and creates one oneDNN primitive descriptor per step:
 * ``nn.conv2d`` (NCHW or NHWC data, OIHW/HWIO/HWOI/OHWI kernels, groups and depthwise,
   strides, dilation, padding), ``nn.conv1d`` (NCW or NWC data, OIW kernels; wav2vec2's
   feature encoder, Whisper's stem), ``nn.conv3d`` (NCDHW or NDHWC data, OIDHW kernels in
-  any order; video models) and ``nn.dense`` as convolution and matmul primitives whose
+  any order; video models), ``nn.conv2d_transpose``/``nn.conv3d_transpose`` (oneDNN's
+  deconvolution: grouped, strided, dilated, padded, the output padding taken off the end's
+  padding; ONNX ``Col2Im``'s one-hot kernels) and ``nn.dense`` as convolution, deconvolution
+  and matmul primitives whose
   bias and epilogue are oneDNN post-ops: ``relu``/``clip``/``sigmoid``/``tanh``/Relay's
   ``gelu`` (erf), ``swish`` and ``mish`` patterns as eltwise post-ops (a float32 swish that
   ends the epilogue as the shim's in-place SiLU pass after the primitive, ``silu_in_shim``),
@@ -76,6 +79,10 @@ __all__ = [
 
 class DnnlUnsupported(Exception):
     """oneDNN cannot run this function (the native kernels run it)."""
+
+
+_CONVS = ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose")
+"""The convolutions oneDNN runs: the transposed ones as its deconvolution."""
 
 
 # oneDNN's numbers (dnnl_api.h)
@@ -673,7 +680,7 @@ class FunctionPlan:
             src_md = _md(lib, s_dims, s_st, "conv2d data", c["types"][0])
             dst_md = _md(lib, d_dims, d_st, "conv2d output", c["types"][1])
             pd = lib.xr_dnnl_conv(
-                attr.handle, src_md.handle, c["weights"].handle, c["bias"].handle if c["bias"] else None, dst_md.handle,
+                0, attr.handle, src_md.handle, c["weights"].handle, c["bias"].handle if c["bias"] else None, dst_md.handle,
                 2, _i64(c["strides"]), _i64(c["dilates"]), _i64([top, pad[1]]), _i64([bottom, pad[3]]),
             )  # fmt: skip
             if not pd:
@@ -1009,15 +1016,23 @@ def _layout_view(shape: Sequence[int], layout: str) -> tuple[list[int], list[int
     return [shape[i] for i in idx], [strides[i] for i in idx]
 
 
-def _kernel_view(w: np.ndarray, layout: str, groups: int) -> tuple[list[int], list[int]]:
+def _kernel_view(w: np.ndarray, layout: str, groups: int, transposed: bool = False) -> tuple[list[int], list[int]]:
     """Logical (G,) O, I, (D,) (H,) W dims and element strides of a stored kernel (``OIHW``
-    in any order, ``OIW`` for a 1-D convolution, ``OIDHW`` for a 3-D one)."""
+    in any order, ``OIW`` for a 1-D convolution, ``OIDHW`` for a 3-D one). A transposed
+    convolution's kernel (``IOHW``) counts I over all groups and O per group; oneDNN's
+    deconvolution reads it as the convolution's: O then I per group."""
     if sorted(layout) not in (sorted("OIHW"), sorted("OIW"), sorted("OIDHW")):
         raise DnnlUnsupported(f"kernel layout {layout}")
     st = _elem_strides(w)
     dims = {ch: w.shape[i] for i, ch in enumerate(layout)}
     strides = {ch: st[i] for i, ch in enumerate(layout)}
     spatial = [ch for ch in "DHW" if ch in layout]
+    if transposed and groups > 1:
+        in_per = dims["I"] // groups
+        return (
+            [groups, dims["O"], in_per, *(dims[ch] for ch in spatial)],
+            [in_per * strides["I"], strides["O"], strides["I"], *(strides[ch] for ch in spatial)],
+        )
     if groups == 1:
         return ([dims["O"], dims["I"], *(dims[ch] for ch in spatial)],
                 [strides["O"], strides["I"], *(strides[ch] for ch in spatial)])  # fmt: skip
@@ -1654,7 +1669,7 @@ class _Reader:
         if ops and name in ("dnnl.gelu", "dnnl.gelu_tanh"):
             self._activation_alone(call, callee, ops, const_of, name)
             return
-        if not ops or _relay(ops[0]) not in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense"):
+        if not ops or _relay(ops[0]) not in (*_CONVS, "nn.dense"):
             raise DnnlUnsupported(f"composite {name}")
         anchor = ops[0]
 
@@ -1714,7 +1729,7 @@ class _Reader:
         silu = None
         if post and post[-1][0] == "eltwise" and post[-1][1][0] == _SWISH and silu_in_shim() and _type_of(result) == "float32":
             silu = post.pop()[1][1]  # (its alpha) the shim's pass after the primitive
-        if _relay(anchor) in ("nn.conv1d", "nn.conv2d", "nn.conv3d"):
+        if _relay(anchor) in _CONVS:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
@@ -1787,6 +1802,8 @@ class _Reader:
             if _relay(anchor) == "nn.dense":
                 axis = 0  # (units, input features)
             else:
+                if _relay(anchor).endswith("_transpose") and int(anchor.attrs.get("groups", 1)) > 1:  # type: ignore[attr-defined]
+                    raise DnnlUnsupported("a scaled grouped transposed convolution (O counts one group)")
                 axis = anchor.attrs["kernel_layout"].index("O")  # type: ignore[attr-defined]
             shape = [1] * weight.ndim
             shape[axis] = scale.size
@@ -1829,15 +1846,18 @@ class _Reader:
         if data_v is None or weight is None:
             raise DnnlUnsupported("conv2d whose weight is not a constant")
         groups = int(a.get("groups", 1))
+        transposed = _relay(conv).endswith("_transpose")
         out_layout = a.get("out_layout") or a["data_layout"]
         src_dims, src_st = _layout_view(shape_of(data_v.type), a["data_layout"])
         dst_dims, dst_st = _layout_view(shape_of(result.type), out_layout)
-        w_dims, w_st = _kernel_view(weight, a["kernel_layout"], groups)
-        if self._winograd(a, data_v, weight, bias, post, result, name, groups):
+        w_dims, w_st = _kernel_view(weight, a["kernel_layout"], groups, transposed)
+        if not transposed and self._winograd(a, data_v, weight, bias, post, result, name, groups):
             return
         lib = self.lib
-        step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] else "conv", 0, [])
-        step.macs = math.prod(dst_dims) * weight.size // max(dst_dims[1], 1)
+        step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] and not transposed else "conv", 0, [])
+        # (a transposed convolution multiplies each input element by a kernel's O x taps)
+        outer_dims = src_dims if transposed else dst_dims
+        step.macs = math.prod(outer_dims) * weight.size // max(outer_dims[1], 1)
         src_md = _md(lib, src_dims, src_st, "conv2d data", _type_of(data_v))
         dst_md = _md(lib, dst_dims, dst_st, "conv2d output", _type_of(result))
         w_type = _array_dtype(weight)
@@ -1849,10 +1869,14 @@ class _Reader:
         nsp = len(src_dims) - 2  # 2, 1 for nn.conv1d (NCW/NWC data, OIW kernel), 3 for nn.conv3d
         if len(pad) != 2 * nsp or len(a["strides"]) != nsp or len(a["dilation"]) != nsp:
             raise DnnlUnsupported(f"{name}: padding, strides or dilation of another rank")
+        pad_r = list(pad[nsp:])
+        if transposed:  # the output padding: rows and columns the padding at the end leaves
+            pad_r = [p - int(e) for p, e in zip(pad_r, a.get("output_padding") or [0] * nsp)]
+
         def conv(attr: int) -> int:
             return lib.xr_dnnl_conv(
-                attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle, nsp,
-                _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:nsp]), _i64(pad[nsp:]),
+                int(transposed), attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle, nsp,
+                _i64(a["strides"]), _i64([d - 1 for d in a["dilation"]]), _i64(pad[:nsp]), _i64(pad_r),
             )  # fmt: skip
 
         pd = conv(attr)
@@ -1881,7 +1905,7 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = (dst_dims, dst_st)
         step.keep += [src_md, dst_md, w_user, w_any, b_md]
-        step.cut = None if nsp != 2 else {  # (parts: rows of a 2-D convolution's output)
+        step.cut = None if nsp != 2 or transposed else {  # (parts: rows of a 2-D convolution's output)
             "kernel": w_dims[-2], "stride": int(a["strides"][0]), "dilation": int(a["dilation"][0]),
             "pad": [int(p) for p in pad], "strides": [int(v) for v in a["strides"]],
             "dilates": [int(d) - 1 for d in a["dilation"]], "post": step.post, "weights": w_chosen, "bias": b_md,
@@ -2046,7 +2070,7 @@ class _Reader:
     def _single(self, op: RelayOp) -> None:
         nm = op.RELAY_NAME
         lib = self.lib
-        if nm in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense") and len(op.results) == 1:
+        if nm in (*_CONVS, "nn.dense") and len(op.results) == 1:
             # offloaded alone (no bias or epilogue matched a pattern): a primitive without post-ops
             def outer(v: SSAValue) -> SSAValue:
                 return v

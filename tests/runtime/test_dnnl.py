@@ -663,6 +663,43 @@ def test_3d_convolutions_are_channels_last_onednn_steps():
     assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
 
 
+@pytest.mark.parametrize(
+    "shape,wshape,kw,bias",
+    [
+        # a decoder's upsampling: stride 2, the output padding, a bias
+        ((1, 8, 7, 7), (8, 6, 3, 3), {"strides": (2, 2), "padding": (1, 1, 1, 1), "output_padding": (1, 1)}, True),
+        # grouped, dilated, padded unevenly
+        ((1, 8, 7, 9), (8, 3, 3, 2), {"strides": (2, 1), "padding": (0, 1, 2, 0), "dilation": (2, 1), "groups": 4}, False),
+        # ONNX Col2Im of 3x3 blocks (VOLO's fold): one group per channel, one-hot taps
+        ((1, 36, 5, 5), "col2im", {"strides": (2, 2), "padding": (1, 1, 1, 1), "output_padding": (1, 1), "groups": 4}, False),
+    ],
+)
+def test_transposed_convolutions_are_onednn_deconvolutions(shape, wshape, kw, bias):
+    """``nn.conv2d_transpose`` (any groups, strides, dilation, padding, output padding) is
+    oneDNN's deconvolution, its bias a post-op (``dnnl.deconv2d_bias``), with the values of
+    the native kernels and nothing outside the arena (the native kernel's columns and canvas
+    were run temporaries)."""
+    if wshape == "col2im":  # the converter's kernel: channel c's tap t reads column c * 9 + t
+        w = np.zeros((36, 1, 3, 3), np.float32)
+        for col in range(36):
+            w[col, 0, (col % 9) // 3, col % 3] = 1.0
+        weight, wshape = relay.const(w), w.shape
+    else:
+        weight = _const(*wshape)
+    groups = kw.get("groups", 1)
+    channels = wshape[1] * groups
+    x = relay.var("x", shape=shape)
+    y = relay.nn.conv2d_transpose(x, weight, channels=channels, kernel_size=wshape[2:], **kw)
+    if bias:
+        y = relay.add(y, _const(channels, 1, 1))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal(shape).astype("float32")}, 1)
+    work = _work(m)
+    assert [o for o, _ in work] == ["dnnl.deconv2d_bias(nn.conv2d_transpose+add)" if bias else "nn.conv2d_transpose"]
+    assert all("conv" in i for i in work[0][1].dnnl_plan.impls), work[0][1].dnnl_plan.impls
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
 def _written_layer_norm(d, form):
     """``d`` normalised over its last axis as a model writes it by hand: ``rsqrt``, the
     commuting ops' operands swapped (the scale's, the shift's, epsilon's)."""

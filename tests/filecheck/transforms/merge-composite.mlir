@@ -77,3 +77,23 @@ func.func @main(%x: tensor<2x4x8xf32>, %r: tensor<f32>, %one: tensor<f32>, %half
 // CHECK-NEXT:   %t = relay.transpose %x
 // CHECK-NEXT:   %o = func.call @dnnl_gelu(%t, %r, %one, %half)
 // CHECK-NEXT:   func.return %o
+
+// -----
+
+// a transposed convolution's bias (its `channels` elements) and ReLU: one
+// dnnl.deconv2d_bias_relu composite, as a convolution's (oneDNN's deconvolution with post-ops)
+func.func @main(%x: tensor<1x8x4x4xf32>, %w: tensor<8x6x3x3xf32>, %b: tensor<6x1x1xf32>) -> tensor<1x6x8x8xf32> {
+  %c = relay.nn.conv2d_transpose %x, %w {channels = 6, kernel_size = [3, 3], strides = [2, 2], padding = [1, 1, 1, 1], output_padding = [1, 1]} : (tensor<1x8x4x4xf32>, tensor<8x6x3x3xf32>) -> tensor<1x6x8x8xf32>
+  %a = relay.add %c, %b : (tensor<1x6x8x8xf32>, tensor<6x1x1xf32>) -> tensor<1x6x8x8xf32>
+  %r = relay.nn.relu %a : (tensor<1x6x8x8xf32>) -> tensor<1x6x8x8xf32>
+  func.return %r : tensor<1x6x8x8xf32>
+}
+
+// CHECK:      func.func private @dnnl_deconv2d_bias_relu(%p0: tensor<1x8x4x4xf32>, %p1: tensor<8x6x3x3xf32>, %p2: tensor<6x1x1xf32>) -> tensor<1x6x8x8xf32> attributes {relay.composite = "dnnl.deconv2d_bias_relu"
+// CHECK-NEXT:   %c = relay.nn.conv2d_transpose %p0, %p1
+// CHECK-NEXT:   %a = relay.add %c, %p2
+// CHECK-NEXT:   %r = relay.nn.relu %a
+// CHECK-NEXT:   func.return %r
+// CHECK:      func.func @main
+// CHECK-NEXT:   %r = func.call @dnnl_deconv2d_bias_relu(%x, %w, %b)
+// CHECK-NEXT:   func.return %r
