@@ -403,6 +403,16 @@ EXTRA_MODELS: dict[str, ZooModel] = {
             ("lambda_resnet26t", 256), ("shvit_s1", 224), ("swiftformer_xs", 224), ("ecaresnet26t", 256),
             ("gcresnet33ts", 256), ("inception_resnet_v2", 299), ("nextvit_small", 224), ("volo_d1_224", 224),
         ]),
+        # nested blocks with aggregation, locally-grouped and sub-sampled attention, mask-unit
+        # attention: their attention is 5-D, which torch's ONNX exporter cannot write from
+        # F.scaled_dot_product_attention, so timm builds them for export (its own switch:
+        # the attention written as matmuls and a softmax)
+        *(ZooModel(n, "cnn", _timm(n, exportable=True), image=size, library="timm") for n, size in [
+            ("nest_tiny", 224), ("twins_svt_small", 224), ("hiera_tiny_224", 224),
+        ]),
+        # class attention with talking heads: a trained network's layer scales, not their 1e-5
+        # start (with it the 24 blocks barely touch the class token: the output ignores the input)
+        ZooModel("cait_xxs24_224", "cnn", _timm("cait_xxs24_224", init_values=1.0), library="timm"),
         ZooModel("roformer", "text", _hf_config("RoFormerModel", "RoFormerConfig"), input_names=_TEXT,
                  description="RoFormerModel (rotary positions in an encoder), RoFormerConfig(), seq 128"),
         ZooModel("nystromformer", "text", _hf_config("NystromformerModel", "NystromformerConfig"), input_names=_TEXT,
