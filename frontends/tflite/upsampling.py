@@ -1,5 +1,6 @@
-"""Converters of the operators decoders upsample with: ``TRANSPOSE_CONV``, ``RESIZE_BILINEAR``
-and ``RESIZE_NEAREST_NEIGHBOR`` (segmentation heads, super-resolution, autoencoders).
+"""Converters of the operators decoders upsample with: ``TRANSPOSE_CONV``, ``RESIZE_BILINEAR``,
+``RESIZE_NEAREST_NEIGHBOR`` and ``DEPTH_TO_SPACE`` (segmentation heads, super-resolution,
+autoencoders).
 
 * ``TRANSPOSE_CONV``: ``nn.conv2d_transpose`` on ``NHWC`` data, TFLite's ``OHWI`` filter
   transposed to ``IOHW``; the bias (an optional fourth input) and the fused activation follow.
@@ -20,7 +21,11 @@ and ``RESIZE_NEAREST_NEIGHBOR`` (segmentation heads, super-resolution, autoencod
 * ``RESIZE_NEAREST_NEIGHBOR``: a ``take`` of the rows and one of the columns TFLite's kernel
   reads, computed at import in float32 as the kernel computes them (a copy: every dtype).
 
-Quantized resizes keep their input's scale and zero point (TFLite's kernels move integers);
+* ``DEPTH_TO_SPACE`` (a pixel shuffle: super-resolution's last layer) and its inverse
+  ``SPACE_TO_DEPTH``: ``reshape``, ``transpose``, ``reshape`` (TensorFlow's order: the block's
+  row, then its column, then the channel).
+
+Quantized resizes and shuffles keep their input's scale and zero point (TFLite's kernels move integers);
 an output quantized otherwise is refused.
 """
 
@@ -33,6 +38,7 @@ from xrelay.frontends.tflite.importer import Importer, Op, converter
 from xrelay.frontends.tflite.ops import (
     _act,
     _float_act,
+    _moved,
     _qp,
     _quantized,
     _quantized_conv,
@@ -240,3 +246,32 @@ def _bilinear_float_rounded(im: Importer, x: Value, in_hw, out_hw, align: bool, 
         term = b.emit1("multiply", [b.emit1("multiply", [corner, wy[i]]), wx[j]])
         total = term if total is None else b.emit1("add", [total, term])
     return b.cast(b.emit1("add", [total, np.float32(0.5)]), "uint8")
+
+
+# ============================================================================================
+# Pixel shuffles
+# ============================================================================================
+
+
+@converter("DEPTH_TO_SPACE")
+def _depth_to_space(im, op):
+    x, _ = _moved(im, op)
+    bs = int(op.options.BlockSize())
+    n, h, w, c = im.b.shape(x)
+    if c % (bs * bs):
+        raise op.fail(f"{c} channels do not split into {bs}x{bs} blocks")
+    t = im.b.reshape(x, [n, h, w, bs, bs, c // (bs * bs)])
+    t = im.b.emit1("transpose", [t], axes=[0, 1, 3, 2, 4, 5])
+    return [im.b.reshape(t, [n, h * bs, w * bs, c // (bs * bs)])]
+
+
+@converter("SPACE_TO_DEPTH")
+def _space_to_depth(im, op):
+    x, _ = _moved(im, op)
+    bs = int(op.options.BlockSize())
+    n, h, w, c = im.b.shape(x)
+    if h % bs or w % bs:
+        raise op.fail(f"a {h}x{w} image does not split into {bs}x{bs} blocks")
+    t = im.b.reshape(x, [n, h // bs, bs, w // bs, bs, c])
+    t = im.b.emit1("transpose", [t], axes=[0, 1, 3, 2, 4, 5])
+    return [im.b.reshape(t, [n, h // bs, w // bs, bs * bs * c])]

@@ -652,11 +652,13 @@ def test_resize(resize_models, tmp_path, dtype):
 
 
 def test_upsampling_built_and_c(transpose_conv_models, resize_models, tmp_path):
-    """The quantized transposed convolutions and resizes through ``xrelay.build`` and the C
-    target's program: the bits of TFLite's reference kernels."""
+    """The transposed convolutions (float and int8) and the quantized resizes through
+    ``xrelay.build`` and the C target's program: TFLite's reference results (quantized: its
+    bits)."""
     import xrelay
 
     cases = [
+        ("tconv-f32", transpose_conv_models[False], (1, 5, 6, 3), "float32"),
         ("tconv", transpose_conv_models[True], (1, 5, 6, 3), "int8"),
         ("resize", resize_models[True], (1, 7, 6, 3), "int8"),
         ("resize-uint8", T.edit(resize_models[True], _to_uint8), (1, 7, 6, 3), "uint8"),
@@ -665,7 +667,8 @@ def test_upsampling_built_and_c(transpose_conv_models, resize_models, tmp_path):
         path = tmp_path / f"{name}.tflite"
         path.write_bytes(data)
         result = import_tflite(path)
-        x = np.random.default_rng(9).integers(0, 256, shape).astype(np.uint8).view(dtype)
+        rng = np.random.default_rng(9)
+        x = rng.uniform(-1, 1, shape).astype(dtype) if dtype == "float32" else rng.integers(0, 256, shape).astype(np.uint8).view(dtype)
         interp = T.interpreter(path, reference=True)
         order = {d["name"]: i for i, d in enumerate(interp.get_output_details())}
         tfl = T.run_interpreter(interp, [x])
@@ -675,7 +678,11 @@ def test_upsampling_built_and_c(transpose_conv_models, resize_models, tmp_path):
             m.set_input(0, x)
             m.run_aot() if target == "c" else m.run()
             for i, w in enumerate(want):
-                np.testing.assert_array_equal(m.get_output(i).numpy(), w, err_msg=f"{name} {target} output {i}")
+                got, what = m.get_output(i).numpy(), f"{name} {target} output {i}"
+                if dtype == "float32":
+                    np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-5 * float(np.abs(w).max()), err_msg=what)
+                else:
+                    np.testing.assert_array_equal(got, w, err_msg=what)
 
 
 def test_upsampling_refused(resize_models, tmp_path):
@@ -731,3 +738,21 @@ def test_keras_decoder(tmp_path, quantized):
     else:
         assert {"relay.nn.conv2d_transpose", "relay.image.resize2d", "relay.tile"} <= ops
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint8"])
+def test_pixel_shuffles(tmp_path, dtype):
+    """DEPTH_TO_SPACE (super-resolution's pixel shuffle) and SPACE_TO_DEPTH, blocks 2 and 3."""
+    import tensorflow as tf
+
+    def shuffles(x):
+        return [tf.nn.depth_to_space(x, 2), tf.nn.depth_to_space(x, 3), tf.nn.space_to_depth(x, 2)]
+
+    data = T.convert_function(shuffles, [[1, 4, 6, 36]], dtype != "float32")
+    if dtype == "uint8":
+        data = T.edit(data, _to_uint8)
+    path = tmp_path / f"shuffles-{dtype}.tflite"
+    path.write_bytes(data)
+    # the reference resolver has no int8 DEPTH_TO_SPACE (version 2); a copy is one in every kernel
+    result = _check_against_interpreter(path, [1, 4, 6, 36], dtype, 8, exact=True, reference=dtype == "float32")
+    assert _ops(result.module).count("relay.transpose") == 3
