@@ -20,13 +20,12 @@ autoencoders).
   and truncates ``value + 0.5``; the same float32 operations in the same order.
 * ``RESIZE_NEAREST_NEIGHBOR``: a ``take`` of the rows and one of the columns TFLite's kernel
   reads, computed at import in float32 as the kernel computes them (a copy: every dtype).
-
 * ``DEPTH_TO_SPACE`` (a pixel shuffle: super-resolution's last layer) and its inverse
   ``SPACE_TO_DEPTH``: ``reshape``, ``transpose``, ``reshape`` (TensorFlow's order: the block's
   row, then its column, then the channel).
 
-Quantized resizes and shuffles keep their input's scale and zero point (TFLite's kernels move integers);
-an output quantized otherwise is refused.
+Quantized resizes and shuffles keep their input's scale and zero point (TFLite's kernels move
+integers); an output quantized otherwise is refused.
 """
 
 from __future__ import annotations
