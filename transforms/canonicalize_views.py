@@ -27,6 +27,12 @@ transposes: strides that a oneDNN matmul or the native movement kernels read in 
   Swin's attention), was a copy of the whole projection in the permuted order; now each of
   Q, K and V is a slice of the projection's own rows, which a oneDNN matmul reads in place
   as strides (``fold_views``) and the native movement kernels copy once;
+* ``BroadcastIntoElementwise``: a ``broadcast_to`` read by broadcasting elementwise
+  binary ops (``add``, ``multiply``, ...) whose results keep their shape when they read its
+  operand instead is dropped from those reads (torch's ``x * y.expand_as(x)``: ECA's and
+  squeeze-and-excitation's channel gates) -- the op broadcasts the operand itself, where the
+  materialised broadcast was a copy of the whole tensor and a layout ConvertLayout could not
+  carry through;
 * ``SimplifyReshape`` (``simplify-expr``'s): the reshapes these rewrites leave in a row
   become one, so a pattern that expects one reshape between two ops sees it (the output
   projection, its view back to (batch, seq, width) and the residual add).
@@ -349,9 +355,52 @@ class SliceBeforeReshape(RelayOpPattern):
         rewriter.replace(op, [], [new])
 
 
+_BROADCASTING = frozenset({
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "floor_mod",
+})  # fmt: skip
+"""Elementwise binary ops that broadcast their operands by numpy's rules."""
+
+
+class BroadcastIntoElementwise(RelayOpPattern):
+    """A ``broadcast_to`` read by a broadcasting elementwise op whose result keeps its
+    shape without it: the op reads the operand and broadcasts it itself::
+
+        %e = relay.broadcast_to %g {shape = [1, 8, 4, 4]} : (tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+        %y = relay.multiply %x, %e : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+        // becomes
+        %y = relay.multiply %x, %g : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+
+    Other reads (an op that does not broadcast, or whose result would shrink: both operands
+    smaller than the broadcast) keep the ``broadcast_to``.
+    """
+
+    ROOT = "broadcast_to"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        x = op.operands[0]
+        if x.type.element_type != op.results[0].type.element_type:
+            return
+        small = tuple(shape_of(x.type))
+
+        def reads_it_broadcast(use) -> bool:
+            user = use.operation
+            if not isinstance(user, RelayOp) or user.RELAY_NAME not in _BROADCASTING or len(user.operands) != 2:
+                return False
+            other = tuple(shape_of(user.operands[1 - use.index].type))
+            out = tuple(shape_of(user.results[0].type))
+            if not (_static(small) and _static(other) and _static(out)):
+                return False
+            try:
+                return tuple(np.broadcast_shapes(small, other)) == out
+            except ValueError:
+                return False
+
+        rewriter.replace_uses_with_if(op.results[0], x, reads_it_broadcast)
+
+
 PATTERNS = (
     NoOpPad, UnitTransposeToReshape, GatherNDToTake, TakeToSlice, SliceBeforeTranspose,
-    SliceBeforeReshape, SimplifyReshape,
+    SliceBeforeReshape, BroadcastIntoElementwise, SimplifyReshape,
 )  # fmt: skip
 """The rewrites, in the order each walk tries them."""
 

@@ -205,3 +205,24 @@ func.func @slice_kept(%x: tensor<4x18xf32>, %y: tensor<6x4xf32>) -> (tensor<4x3x
   %f = relay.nn.relu %u : (tensor<18x4xf32>) -> tensor<18x4xf32>
   func.return %a, %b, %c, %d, %e, %f : tensor<4x3x2xf32>, tensor<6xf32>, tensor<12xf32>, tensor<4x3x1xf32>, tensor<5x4xf32>, tensor<18x4xf32>
 }
+
+// -----
+
+// BroadcastIntoElementwise: a channel gate expanded to the tensor's shape (torch's
+// x * g.expand_as(x)) is read as it is by the multiply and the add, which broadcast it;
+// the subtract of two smaller operands would shrink and the transpose does not broadcast:
+// they keep the broadcast_to.
+// CHECK-LABEL: func.func @broadcast_gate(
+// CHECK-NEXT:  %e = relay.broadcast_to %g {shape = [1, 8, 4, 4]}
+// CHECK-NEXT:  %y = relay.multiply %x, %g : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:  %z = relay.add %g, %y : (tensor<1x8x1x1xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:  %s = relay.subtract %e, %h : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:  %t = relay.transpose %e {axes = [0, 2, 3, 1]}
+func.func @broadcast_gate(%x: tensor<1x8x4x4xf32>, %g: tensor<1x8x1x1xf32>, %h: tensor<1x8x1x1xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>) {
+  %e = relay.broadcast_to %g {shape = [1, 8, 4, 4]} : (tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %y = relay.multiply %x, %e : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %z = relay.add %e, %y : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %s = relay.subtract %e, %h : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %t = relay.transpose %e {axes = [0, 2, 3, 1]} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  func.return %z, %s, %t : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>
+}
