@@ -43,8 +43,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
 from xrelay.dialects.relay import ConstantOp, RelayOp
-from xrelay.runtime.native.fast_int8 import NATIVE_PARTS_PER_THREAD
-from xrelay.runtime.native.library import c_call, call_job, loop_kernel
+from xrelay.runtime.native.library import NATIVE_PARTS_PER_THREAD, c_call, call_job, loop_kernel
 from xrelay.runtime.npz import private_copy
 
 __all__ = ["LOOP_OPS", "compile_elementwise_loop", "compile_loop", "input_loop", "loopable"]

@@ -28,7 +28,7 @@ import numpy as np
 from xrelay.dialects.memory import VIEW_OPS
 from xrelay.runtime.native.fast_kernels import chunk_count as pool_chunks
 from xrelay.runtime.native.fast_kernels import epilogue_thunks, even_ranges, im2col_numpy, split_job
-from xrelay.runtime.native.library import c_call
+from xrelay.runtime.native.library import NATIVE_PARTS_PER_THREAD, c_call
 
 _LIB: list = []
 
@@ -789,10 +789,6 @@ class NativeJob(ctypes.Structure):
 NATIVE_KINDS = {"tiles": 0, "planes": 1, "gemm": 2, "rows": 3, "strided": 4, "depthwise": 5, "depthwise_plane": 6, "qlinear_add_fma": 7,
                 "direct": 8}  # fmt: skip
 """The kernels ``xr_job_part`` calls, by ``NativeJob.kind``."""
-
-NATIVE_PARTS_PER_THREAD = 4
-"""Parts per thread of a native job's cut: the threads take them from one counter, so a
-thread that starts late or loses its core leaves its share to the others."""
 
 
 def native_thunk(lib, opts, kind: str, args: list, part_at: tuple, parts: list[tuple], serial: Any,

@@ -41,6 +41,7 @@ from xrelay.error import TVMError
 from xrelay.runtime.compile_cache import build_errors, cached_library
 
 __all__ = [
+    "NATIVE_PARTS_PER_THREAD",
     "NativeError",
     "c_call",
     "call_job",
@@ -431,6 +432,11 @@ def _call_row(fn: Any, args: tuple) -> tuple[int, ...] | None:
         return None
     address = ctypes.cast(fn, ctypes.c_void_p).value
     return (address, *ints, *[0] * (_CALL_INTS - len(ints)), *fps, *[0] * (_CALL_FPS - len(fps)))
+
+
+NATIVE_PARTS_PER_THREAD = 4
+"""Parts per thread of a native job's cut: the threads take them from one counter, so a
+thread that starts late or loses its core leaves its share to the others."""
 
 
 def c_call(fn: Any, *args: Any, keep: Any = ()) -> Callable[[], Any]:
