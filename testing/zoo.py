@@ -394,13 +394,13 @@ EXTRA_MODELS: dict[str, ZooModel] = {
             ("gernet_s", 224), ("skresnet18", 224), ("hardcorenas_a", 224),
         ]),
         # a sixth round's families: cascaded group attention, transformer in transformer, spatial
-        # gating, lambda layers, single-head attention, additive attention, blur pools, efficient
+        # gating, single-head attention, additive attention, blur pools, efficient
         # channel attention (a 1-D convolution over channels), global context, inception-resnet,
         # outlook attention (unfold, then fold: ONNX Col2Im)
         *(ZooModel(n, "cnn", _timm(n), image=size, library="timm") for n, size in [
             ("efficientvit_m0", 224), ("visformer_tiny", 224), ("tnt_s_patch16_224", 224), ("regnetz_b16", 224),
             ("repghostnet_050", 224), ("densenetblur121d", 224), ("gmlp_s16_224", 224), ("repvit_m0_9", 224),
-            ("lambda_resnet26t", 256), ("shvit_s1", 224), ("swiftformer_xs", 224), ("ecaresnet26t", 256),
+            ("shvit_s1", 224), ("swiftformer_xs", 224), ("ecaresnet26t", 256),
             ("gcresnet33ts", 256), ("inception_resnet_v2", 299), ("nextvit_small", 224), ("volo_d1_224", 224),
         ]),
         # nested blocks with aggregation, locally-grouped and sub-sampled attention, mask-unit
