@@ -103,6 +103,10 @@ def _name(op: Operation | None) -> str:
     return op.RELAY_NAME if isinstance(op, RelayOp) else ""
 
 
+_CONVS = ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose")
+"""The convolutions the patterns anchor (the transposed ones are oneDNN's deconvolution)."""
+
+
 def _add_checker(add: Operation, kind: str) -> bool:
     """Relay's ``add_checker``: a sum adds two equal shapes after an add; a bias add follows a
     convolution (1-D, 2-D, 3-D or transposed: a decoder's upsampling) whose ``channels``
@@ -110,7 +114,7 @@ def _add_checker(add: Operation, kind: str) -> bool:
     first = _operand_op(add, 0)
     if kind == "sum":
         return _name(first) == "add" and shape_of(add.operands[0].type) == shape_of(add.operands[1].type)
-    if _name(first) not in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
+    if _name(first) not in _CONVS:
         return False
     assert isinstance(first, RelayOp)
     channels = first.attrs.get("channels")
@@ -259,7 +263,7 @@ def pattern_table() -> list[tuple[str, DFPattern] | tuple[str, DFPattern, Callab
                     _scaled(op, residual, biased)
                     for biased in (True, False) for op in ("nn.conv2d", "nn.dense") for residual in (True, False)
                 ]  # fmt: skip
-            for conv in ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose"):
+            for conv in _CONVS:
                 table.append(_op_pattern(conv, with_bias, elt))
             if elt:  # an activation times a gate before the activation alone takes the matmul
                 table.append(_gated(with_bias, elt))
