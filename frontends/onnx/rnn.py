@@ -3,9 +3,11 @@ sequence.
 
 As Relay's frontend: each time step is dense/add/activation ops (``nn.dense`` of the step's input
 and hidden state with the gate weights), the steps stacked into Y. The input projection of every
-step is one ``nn.dense`` over (seq * batch) rows. ``sequence_lens`` masks steps past each batch
-entry's length (the state is kept and Y is 0 there), which is also right for the reverse
-direction: it starts at each entry's last valid step.
+step is one ``nn.dense`` over (seq * batch) rows; a step's products of the hidden state with the
+gates' weights are one ``nn.dense`` (a GRU's update and reset gates together and its hidden gate
+apart, or all three when ``linear_before_reset``), split into the gates. ``sequence_lens`` masks
+steps past each batch entry's length (the state is kept and Y is 0 there), which is also right
+for the reverse direction: it starts at each entry's last valid step.
 """
 
 from __future__ import annotations
@@ -19,13 +21,7 @@ from xrelay.frontends.onnx.importer import (
 )
 from xrelay.frontends.onnx.registry import converter
 
-# ---- recurrent layers: RNN, GRU, LSTM unrolled over the (static) sequence --------------------------
-#
-# As Relay's frontend: each time step is dense/add/activation ops (``nn.dense`` of the step's input
-# and hidden state with the gate weights), the steps stacked into Y. The input projection of every
-# step is one ``nn.dense`` over (seq * batch) rows. ``sequence_lens`` masks steps past each batch
-# entry's length (the state is kept and Y is 0 there), which is also right for the reverse
-# direction: it starts at each entry's last valid step.
+# ---- recurrent layers: RNN, GRU, LSTM unrolled over the (static) sequence (the module docstring) ----
 
 
 def _activation(im: Importer, node: Node, name: str, alpha: float | None, beta: float | None, x: Value) -> Value:
@@ -113,19 +109,23 @@ def _recurrent(im, node):
     def clipped(v: Value) -> Value:
         return v if clip is None else im.emit1("clip", [v], a_min=-float(clip), a_max=float(clip))
 
+    lbr = bool(node.attrs.get("linear_before_reset", 0))
     flat_x = im.reshape(x, [seq * batch, width])
     ys, hs, cs = [], [], []
     for d in range(dirs):
         reverse = direction == "reverse" or d == 1
         off = per_dir * d
         w_d, r_d = _row(im, w, d), _row(im, r, d)
+        if kind == "GRU" and not lbr:
+            r_zr = im.emit1("strided_slice", [r_d], begin=[0], end=[2 * hidden], strides=[1], axes=[0])
+            r_h = im.emit1("strided_slice", [r_d], begin=[2 * hidden], end=[3 * hidden], strides=[1], axes=[0])
         # every step's input projection at once: (seq * batch, gates * hidden)
         xw = im.emit1("nn.dense", [flat_x, w_d], units=gates * hidden)
         rb_parts = None
         if b is not None:
             b_d = _row(im, b, d)
             wb, rb = im.split(b_d, 2, 0)
-            if kind == "GRU" and node.attrs.get("linear_before_reset", 0):
+            if kind == "GRU" and lbr:
                 rb_parts = im.split(rb, 3, 0)  # the hidden gate's recurrent bias stays inside r *
                 no_h = im.const(np.zeros(hidden), im.dtype_of(rb))
                 wb = im.emit1("add", [wb, im.emit1("concatenate", [rb_parts[0], rb_parts[1], no_h], axis=0)])
@@ -157,17 +157,21 @@ def _recurrent(im, node):
                 o_t = act(off, clipped(go))
                 h_new = im.emit1("multiply", [o_t, act(off + 2, c_new)])
             else:  # GRU: gates z, r, h
+                # the gates' products with the hidden state in one dense (all three gates'
+                # when the reset gate scales the product, else the update and reset gates')
                 xz, xr, xh = im.split(steps[t], 3, 1)
-                rz_w, rr_w, rh_w = im.split(r_d, 3, 0)
-                z_t = act(off, clipped(im.emit1("add", [xz, im.emit1("nn.dense", [h, rz_w], units=hidden)])))
-                r_t = act(off, clipped(im.emit1("add", [xr, im.emit1("nn.dense", [h, rr_w], units=hidden)])))
-                if node.attrs.get("linear_before_reset", 0):
-                    hr = im.emit1("nn.dense", [h, rh_w], units=hidden)
-                    if rb_parts is not None:
-                        hr = im.emit1("add", [hr, rb_parts[2]])
-                    hh = im.emit1("multiply", [r_t, hr])
+                if lbr:
+                    p_z, p_r, p_h = im.split(im.emit1("nn.dense", [h, r_d], units=3 * hidden), 3, 1)
                 else:
-                    hh = im.emit1("nn.dense", [im.emit1("multiply", [r_t, h]), rh_w], units=hidden)
+                    p_z, p_r = im.split(im.emit1("nn.dense", [h, r_zr], units=2 * hidden), 2, 1)
+                z_t = act(off, clipped(im.emit1("add", [xz, p_z])))
+                r_t = act(off, clipped(im.emit1("add", [xr, p_r])))
+                if lbr:
+                    if rb_parts is not None:
+                        p_h = im.emit1("add", [p_h, rb_parts[2]])
+                    hh = im.emit1("multiply", [r_t, p_h])
+                else:
+                    hh = im.emit1("nn.dense", [im.emit1("multiply", [r_t, h]), r_h], units=hidden)
                 h_t = act(off + 1, clipped(im.emit1("add", [xh, hh])))
                 one_minus_z = im.emit1("subtract", [im.scalar(1.0, z_t), z_t])
                 h_new = im.emit1("add", [im.emit1("multiply", [one_minus_z, h_t]), im.emit1("multiply", [z_t, h])])

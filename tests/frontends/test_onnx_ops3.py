@@ -44,12 +44,19 @@ def test_recurrent_vs_onnx(h, rng, kind, direction, lens, layout):
     imp = h.check_node(kind, ins, attrs, opset=14, n_out=n_out, rtol=1e-5, atol=1e-5)
     ops = h.relay_op_names(imp.module)
     assert "relay.nn.dense" in ops and "relay.stack" in ops  # unrolled, as Relay's frontend
+    # a step's products with the hidden state in one dense (a GRU's update and reset gates
+    # together, its hidden gate's product of the reset state apart), after every step's input
+    # projection in one
+    per_step = 2 if kind == "GRU" else 1
+    assert ops.count("relay.nn.dense") == dirs * (1 + 3 * per_step)
     assert ("relay.where" in ops) == (lens is not None)  # sequence_lens masks the steps
 
 
 def test_gru_linear_before_reset_and_clip(h, rng):
     ins = _inputs(rng, "GRU", 4, 2, 3, 4, 1, bias=True, lens=None, init=False)
-    h.check_node("GRU", ins, {"hidden_size": 4, "linear_before_reset": 1, "clip": 0.7}, n_out=2)
+    imp = h.check_node("GRU", ins, {"hidden_size": 4, "linear_before_reset": 1, "clip": 0.7}, n_out=2)
+    # linear_before_reset (torch's GRU): a step's three gate products are one dense
+    assert h.relay_op_names(imp.module).count("relay.nn.dense") == 1 + 4
 
 
 @pytest.mark.parametrize(
