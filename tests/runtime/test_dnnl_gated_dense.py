@@ -1,7 +1,8 @@
 """Gated linear units computed as one linear layer and split (SwiGLU, GeGLU: ``act(a) * b``
 of the two halves; EVA-02's MLP) become one dense per half (``split_gated_dense``), so each
 half's activation is a oneDNN post-op instead of native passes over the split: EVA-02 Tiny
-43.1 -> 26.3 ms. A split whose parts are read by views (GPT-2's q, k, v) stays one dense."""
+43.1 -> 26.3 ms. A split whose parts are read by views (GPT-2's q, k, v) stays one dense, and
+so does one of small parts (``GATED_PART_ELEMENTS``: a recurrent step's gates)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import xrelay
-from xrelay.backend.dnnl.partition import split_gated_dense
+from xrelay.backend.dnnl.partition import GATED_PART_ELEMENTS, split_gated_dense
 from xrelay.dialects import module_op
 from xrelay.frontends.onnx import from_onnx
 from xrelay.testing.onnx_models import GraphBuilder, build_and_run, run_onnxruntime
@@ -17,28 +18,31 @@ from xrelay.testing.onnx_models import GraphBuilder, build_and_run, run_onnxrunt
 RNG = np.random.default_rng(0)
 
 
-def _glu(act: str, views: bool = False):
+ROWS = GATED_PART_ELEMENTS // 64  # each half (rows, 64): the smallest part the rewrite cuts
+
+
+def _glu(act: str, views: bool = False, rows: int = ROWS):
     g = GraphBuilder(1)
-    w = g.const(RNG.standard_normal((16, 64)).astype("float32") * 0.3)
-    b = g.const(RNG.standard_normal(64).astype("float32") * 0.1)
+    w = g.const(RNG.standard_normal((16, 128)).astype("float32") * 0.3)
+    b = g.const(RNG.standard_normal(128).astype("float32") * 0.1)
     y = g.node("Add", [g.node("MatMul", ["x", w]), b])
-    a, gate = g.node("Split", [y, g.const(np.array([32, 32], np.int64))], axis=-1, n_out=2)
+    a, gate = g.node("Split", [y, g.const(np.array([64, 64], np.int64))], axis=-1, n_out=2)
     if views:  # read by reshapes, as attention reads q, k and v
-        out = g.node("Add", [g.node("Reshape", [a, g.const(np.array([1, 5, 4, 8], np.int64))]),
-                             g.node("Reshape", [gate, g.const(np.array([1, 5, 4, 8], np.int64))])])  # fmt: skip
+        out = g.node("Add", [g.node("Reshape", [a, g.const(np.array([1, rows, 8, 8], np.int64))]),
+                             g.node("Reshape", [gate, g.const(np.array([1, rows, 8, 8], np.int64))])])  # fmt: skip
     else:
         if act == "swish":
             h = g.node("Mul", [a, g.node("Sigmoid", [a])])
         else:
             h = g.node("Relu", [a])
-        out = g.node("MatMul", [g.node("Mul", [h, gate]), g.const(RNG.standard_normal((32, 8)).astype("float32"))])
-    return g.model({"x": ([1, 5, 16], np.float32)}, [out], "glu")
+        out = g.node("MatMul", [g.node("Mul", [h, gate]), g.const(RNG.standard_normal((64, 8)).astype("float32"))])
+    return g.model({"x": ([1, rows, 16], np.float32)}, [out], "glu")
 
 
 @pytest.mark.parametrize("act", ["swish", "relu"])
 def test_gated_halves_are_two_denses_with_their_activation(act):
     model = _glu(act)
-    x = {"x": RNG.standard_normal((1, 5, 16)).astype("float32")}
+    x = {"x": RNG.standard_normal((1, ROWS, 16)).astype("float32")}
     m, got, want = build_and_run(model, x)
     assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -56,14 +60,27 @@ def test_rewrite_counts_and_leaves_views_alone():
     from xrelay.backend.dnnl.partition import matmul_to_dense
     from xrelay.transforms.infra import PassContext
 
-    for views, want in ((False, 1), (True, 0)):
-        mod, params = from_onnx(_glu("swish", views=views), freeze_params=True)
+    for views, rows, want in ((False, ROWS, 1), (True, ROWS, 0), (False, ROWS - 1, 0), (False, 1, 0)):
+        mod, params = from_onnx(_glu("swish", views=views, rows=rows), freeze_params=True)
         with PassContext(opt_level=3):
             module = module_op(xrelay.relay.transform.InferType()(mod))
         matmul_to_dense(module)
         assert split_gated_dense(module) == want
         splits = [o for o in module.walk() if getattr(o, "RELAY_NAME", "") == "split"]
         assert len(splits) == 1 - want
+
+
+def test_small_parts_stay_one_dense():
+    """A time step's gates at batch 1: the dense stays whole (one oneDNN call), its split and
+    activation one native loop; the same values as onnxruntime."""
+    model = _glu("swish", rows=1)
+    x = {"x": RNG.standard_normal((1, 1, 16)).astype("float32")}
+    m, got, want = build_and_run(model, x)
+    assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    ex = m.executor
+    names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
+    assert sum(n.startswith("dnnl.dense") or n.startswith("nn.dense") for n in names) == 2, names
 
 
 def _gated_cnn(channels: int, hidden: int, conv: int, size: int):
@@ -84,7 +101,7 @@ def _gated_cnn(channels: int, hidden: int, conv: int, size: int):
     return g.model({"x": ([1, size, size, channels], np.float32)}, [out], "gated_cnn", opset=20)
 
 
-@pytest.mark.parametrize("channels, hidden, conv, size", [(24, 40, 12, 9), (48, 128, 48, 14)])
+@pytest.mark.parametrize("channels, hidden, conv, size", [(24, 40, 12, 19), (48, 128, 48, 14)])
 def test_gated_cnn_splits_its_first_linear_layer(channels, hidden, conv, size):
     """MambaOut's split has one part that only its GELU reads and two that a concatenation
     and a transpose read: it becomes three denses (the GELU and the gate's product post-ops
