@@ -229,6 +229,10 @@ class Executor:
         self.module = program
         self.constants = dict(constants or {})
         self._copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # see _private
+        # constants in an engine's own format (oneDNN's reordered weights), made once for the
+        # whole program: the functions of an unrolled recurrent layer's time steps and of
+        # weight-tied layers (ALBERT) read the same weight, and one copy of it stays in cache
+        self.shared_weights: dict[int, Any] = {}
         self.entry = entry
         self.fast = fast
         self.use_c_kernels = use_c_kernels

@@ -197,6 +197,28 @@ def _hf_config(model: str, config: str, key: str = "last_hidden_state",
     return build
 
 
+def _speech_rnn(kind: str) -> Callable[[], Any]:
+    """A DeepSpeech2-style acoustic encoder (frames of 80 mel bins, batch first): two
+    bidirectional ``torch.nn.GRU`` or ``LSTM`` layers of 256, a linear layer to 29 characters."""
+
+    def build() -> Any:
+        import torch
+
+        class SpeechRNN(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                rnn = torch.nn.GRU if kind == "GRU" else torch.nn.LSTM
+                self.rnn = rnn(80, 256, num_layers=2, bidirectional=True, batch_first=True)
+                self.head = torch.nn.Linear(512, 29)
+
+            def forward(self, x: Any) -> Any:
+                return self.head(self.rnn(x)[0])
+
+        return SpeechRNN()
+
+    return build
+
+
 def _timm(name: str, **kwargs: Any) -> Callable[[], Any]:
     def build() -> Any:
         try:
@@ -413,6 +435,10 @@ EXTRA_MODELS: dict[str, ZooModel] = {
         # class attention with talking heads: a trained network's layer scales, not their 1e-5
         # start (with it the 24 blocks barely touch the class token: the output ignores the input)
         ZooModel("cait_xxs24_224", "cnn", _timm("cait_xxs24_224", init_values=1.0), library="timm"),
+        # recurrent speech encoders (ONNX GRU and LSTM, bidirectional, unrolled over 100 frames)
+        *(ZooModel(f"speech_bi{k.lower()}", "signal", _speech_rnn(k), shape=(1, 100, 80),
+                   description=f"two bidirectional {k} layers of 256 over 100 frames of 80 mel bins, "
+                               "a linear layer to 29 characters (DeepSpeech2's shape)") for k in ("GRU", "LSTM")),
         ZooModel("roformer", "text", _hf_config("RoFormerModel", "RoFormerConfig"), input_names=_TEXT,
                  description="RoFormerModel (rotary positions in an encoder), RoFormerConfig(), seq 128"),
         ZooModel("nystromformer", "text", _hf_config("NystromformerModel", "NystromformerConfig"), input_names=_TEXT,

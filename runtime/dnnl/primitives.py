@@ -520,14 +520,14 @@ class FunctionPlan:
         outs: Sequence[np.ndarray],
         ws: np.ndarray | None,
         threads: int,
-        shared: dict[int, list[tuple[_Md, np.ndarray]]] | None = None,
+        shared: dict[int, tuple[np.ndarray, list[tuple[_Md, np.ndarray]]]] | None = None,
         slots: int = 0,
     ) -> Callable[[], None]:
         """Memory objects over ``ins``/``outs``/``ws`` and the reordered weights; the thunk
-        that runs every step. ``shared`` (keyed by the stored weight's id) holds weights
-        reordered by an earlier ``bind`` of a plan of the same function: one of the same
-        format is used again rather than reordered twice (the executor's plans for all its
-        threads and for one). ``slots`` > 1 (a plan made for one thread): the thunk's
+        that runs every step. ``shared`` (keyed by the stored weight's id, which it keeps
+        alive) holds weights reordered by an earlier ``bind``: one of the same format is
+        used again rather than reordered twice (the executor's plans of a function for all
+        its threads and for one, and every function reading the weight). ``slots`` > 1 (a plan made for one thread): the thunk's
         ``parts_thunk`` runs the same steps with each big convolution cut in parts of its
         output rows for ``slots`` threads (``dnnl.parts``; None when no step was cut)."""
         lib = dnnl_library()
@@ -550,7 +550,10 @@ class FunctionPlan:
             for key, stored, src_md, dst_md in step.weights:
                 if stored is None:
                     raise DnnlUnsupported(f"@{self.name}: bound already (its derived weights are dropped)")
-                done = shared.setdefault(id(stored), [])
+                entry = shared.get(id(stored))
+                if entry is None or entry[0] is not stored:
+                    entry = shared[id(stored)] = (stored, [])
+                done = entry[1]
                 same = [array for md, array in done if md == dst_md]
                 if same:
                     reordered[key] = same[0]

@@ -46,7 +46,7 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
         return c.numpy() if value is None else value
 
     memo: dict = {}
-    shared: dict = {}
+    shared = ex.shared_weights  # (one reordered copy of a weight for every function reading it)
     way = way_of(scratch_choice(fn))  # the way choose-scratch chose (its workspace planned)
 
     def bound(threads: int, slots: int = 0) -> tuple[Any, Any]:

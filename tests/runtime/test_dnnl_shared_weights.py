@@ -1,0 +1,49 @@
+"""A weight that several oneDNN functions read is reordered once for the executor
+(``Executor.shared_weights``): an unrolled recurrent layer's recurrent weight is one dense per
+time step, each step its own function between the native gate loops. With a copy per step
+(before), a two-layer bidirectional LSTM of 256 over 100 frames held 400 reordered copies of
+1 MB and streamed each from memory (18.5 ms, 2.5x onnxruntime; one copy: 6.1 ms)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from xrelay.testing.onnx_models import build_and_run
+
+RNG = np.random.default_rng(0)
+SEQ, BATCH, WIDTH, HIDDEN = 6, 2, 8, 16
+
+
+def _lstm() -> onnx.ModelProto:
+    w = (RNG.standard_normal((1, 4 * HIDDEN, WIDTH)) * 0.3).astype(np.float32)
+    r = (RNG.standard_normal((1, 4 * HIDDEN, HIDDEN)) * 0.3).astype(np.float32)
+    b = (RNG.standard_normal((1, 8 * HIDDEN)) * 0.1).astype(np.float32)
+    node = helper.make_node("LSTM", ["x", "w", "r", "b"], ["y"], hidden_size=HIDDEN)
+    graph = helper.make_graph(
+        [node], "lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [SEQ, BATCH, WIDTH])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [SEQ, 1, BATCH, HIDDEN])],
+        [onnx.numpy_helper.from_array(a, n) for a, n in ((w, "w"), (r, "r"), (b, "b"))],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+
+
+def test_recurrent_weight_is_reordered_once():
+    model = _lstm()
+    x = {"x": RNG.standard_normal((SEQ, BATCH, WIDTH)).astype(np.float32)}
+    m, got, want = build_and_run(model, x)
+    other = build_and_run(model, {"x": x["x"][::-1].copy()})[1]
+    assert np.all(np.isfinite(got)) and not np.allclose(got, other)  # depends on x
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    ex = m.executor
+    # every time step after the first multiplies the state by r: its own oneDNN function
+    step_macs = BATCH * 4 * HIDDEN * HIDDEN
+    readers = [c for _, _, c in ex.steps if hasattr(c, "dnnl_plan") and any(s.macs == step_macs for s in c.dnnl_plan.steps)]
+    assert len(readers) >= SEQ - 1, [c.name for _, _, c in ex.steps]
+    recurrent = [
+        copies for stored, copies in ex.shared_weights.values() if stored.size == 4 * HIDDEN * HIDDEN
+    ]
+    # one stored weight, reordered into one format once, read by every step's function
+    assert len(recurrent) == 1 and len(recurrent[0]) == 1, recurrent
