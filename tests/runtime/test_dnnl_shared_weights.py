@@ -1,4 +1,4 @@
-"""A weight that several oneDNN functions read is reordered once for the executor
+"""A weight that several oneDNN functions read is one constant and reordered once for the executor
 (``Executor.shared_weights``): an unrolled recurrent layer's recurrent weight is one dense per
 time step, each step its own function between the native gate loops. With a copy per step
 (before), a two-layer bidirectional LSTM of 256 over 100 frames held 400 reordered copies of
@@ -47,3 +47,32 @@ def test_recurrent_weight_is_reordered_once():
     ]
     # one stored weight, reordered into one format once, read by every step's function
     assert len(recurrent) == 1 and len(recurrent[0]) == 1, recurrent
+
+
+def test_tied_layers_share_one_weight():
+    """Two layers by one ONNX initializer (weight tying, ALBERT's layers): the partition's
+    per-use transposes of it are one constant again (``share_equal_constants``), reordered
+    once; the values are onnxruntime's."""
+    w = (RNG.standard_normal((32, 32)) * 0.3).astype(np.float32)
+    b = (RNG.standard_normal(32) * 0.1).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m1"]),
+        helper.make_node("Add", ["m1", "b"], ["a1"]),
+        helper.make_node("Tanh", ["a1"], ["t1"]),
+        helper.make_node("MatMul", ["t1", "w"], ["m2"]),
+        helper.make_node("Add", ["m2", "b"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "tied",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 32])],
+        [onnx.numpy_helper.from_array(w, "w"), onnx.numpy_helper.from_array(b, "b")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    x = {"x": RNG.standard_normal((4, 32)).astype(np.float32)}
+    m, got, want = build_and_run(model, x)
+    other = build_and_run(model, {"x": -x["x"]})[1]
+    assert np.all(np.isfinite(got)) and not np.allclose(got, other)  # depends on x
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    weights = [stored for stored, _ in m.executor.shared_weights.values() if stored.size == w.size]
+    assert len(weights) == 1, len(weights)
