@@ -48,6 +48,7 @@ import ctypes
 import dataclasses
 import math
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -520,16 +521,18 @@ class FunctionPlan:
         outs: Sequence[np.ndarray],
         ws: np.ndarray | None,
         threads: int,
-        shared: dict[int, tuple[np.ndarray, list[tuple[_Md, np.ndarray]]]] | None = None,
+        shared: dict[int, tuple[weakref.ref, list[tuple[_Md, np.ndarray]]]] | None = None,
         slots: int = 0,
     ) -> Callable[[], None]:
         """Memory objects over ``ins``/``outs``/``ws`` and the reordered weights; the thunk
-        that runs every step. ``shared`` (keyed by the stored weight's id, which it keeps
-        alive) holds weights reordered by an earlier ``bind``: one of the same format is
-        used again rather than reordered twice (the executor's plans of a function for all
-        its threads and for one, and every function reading the weight). ``slots`` > 1 (a plan made for one thread): the thunk's
-        ``parts_thunk`` runs the same steps with each big convolution cut in parts of its
-        output rows for ``slots`` threads (``dnnl.parts``; None when no step was cut)."""
+        that runs every step. ``shared`` (keyed by the stored weight's id, with a weak
+        reference to it: a weight made for one bind is not kept alive) holds weights
+        reordered by an earlier ``bind``: one of the same format is used again rather than
+        reordered twice (the executor's plans of a function for all its threads and for
+        one, and every function reading the weight). ``slots`` > 1 (a plan made for one
+        thread): the thunk's ``parts_thunk`` runs the same steps with each big convolution
+        cut in parts of its output rows for ``slots`` threads (``dnnl.parts``; None when no
+        step was cut)."""
         lib = dnnl_library()
         assert lib is not None
         if self.bound:
@@ -551,8 +554,8 @@ class FunctionPlan:
                 if stored is None:
                     raise DnnlUnsupported(f"@{self.name}: bound already (its derived weights are dropped)")
                 entry = shared.get(id(stored))
-                if entry is None or entry[0] is not stored:
-                    entry = shared[id(stored)] = (stored, [])
+                if entry is None or entry[0]() is not stored:  # (a dead weight's id reused)
+                    entry = shared[id(stored)] = (weakref.ref(stored), [])
                 done = entry[1]
                 same = [array for md, array in done if md == dst_md]
                 if same:

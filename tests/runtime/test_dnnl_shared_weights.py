@@ -6,6 +6,8 @@ time step, each step its own function between the native gate loops. With a copy
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
@@ -42,9 +44,8 @@ def test_recurrent_weight_is_reordered_once():
     step_macs = BATCH * 4 * HIDDEN * HIDDEN
     readers = [c for _, _, c in ex.steps if hasattr(c, "dnnl_plan") and any(s.macs == step_macs for s in c.dnnl_plan.steps)]
     assert len(readers) >= SEQ - 1, [c.name for _, _, c in ex.steps]
-    recurrent = [
-        copies for stored, copies in ex.shared_weights.values() if stored.size == 4 * HIDDEN * HIDDEN
-    ]
+    alive = [(ref(), copies) for ref, copies in ex.shared_weights.values() if ref() is not None]
+    recurrent = [copies for stored, copies in alive if stored.size == 4 * HIDDEN * HIDDEN]
     # one stored weight, reordered into one format once, read by every step's function
     assert len(recurrent) == 1 and len(recurrent[0]) == 1, recurrent
 
@@ -74,5 +75,9 @@ def test_tied_layers_share_one_weight():
     other = build_and_run(model, {"x": -x["x"]})[1]
     assert np.all(np.isfinite(got)) and not np.allclose(got, other)  # depends on x
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    weights = [stored for stored, _ in m.executor.shared_weights.values() if stored.size == w.size]
+    stored = [ref() for ref, _ in m.executor.shared_weights.values()]
+    weights = [a for a in stored if a is not None and a.size == w.size]
     assert len(weights) == 1, len(weights)
+    # held weakly: a weight made for one function's bind is not kept alive by the table
+    # (held strongly, GoogLeNet's peak RSS was 172 MB against onnxruntime's 149; weakly 140/151)
+    assert all(isinstance(ref, weakref.ref) for ref, _ in m.executor.shared_weights.values())
