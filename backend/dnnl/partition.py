@@ -44,6 +44,7 @@ from xrelay.backend.native.scratch import winograd_tile
 from xrelay.dialects import module_op
 from xrelay.dialects.memory import SCRATCH_ATTR, SCRATCH_OPTIONS_ATTR
 from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.runtime.digests import blake2b
 from xrelay.runtime.dnnl.primitives import (
     DnnlUnsupported,
     band_rows_choices,
@@ -271,9 +272,8 @@ def share_equal_constants(module: ModuleOp) -> int:
 
     After: ``%b``'s uses read ``%a``, and ``%b`` is gone.
     """
-    import hashlib
-
-    import numpy as np
+    def data(c: ConstantOp) -> memoryview:
+        return memoryview(c.value.data.data).cast("B")  # (as graph_json digests a constant)
 
     count = 0
     for fn in module.ops:
@@ -283,10 +283,9 @@ def share_equal_constants(module: ModuleOp) -> int:
         for op in list(fn.body.blocks[0].ops):
             if not isinstance(op, ConstantOp):
                 continue
-            array = op.numpy()
-            key = (op.result.type, hashlib.blake2b(np.ascontiguousarray(array).view(np.uint8)).hexdigest())
+            key = (op.result.type, blake2b(data(op), digest_size=16).hexdigest())
             kept = first.setdefault(key, op)
-            if kept is op or not np.array_equal(kept.numpy(), array):
+            if kept is op or data(kept) != data(op):
                 continue  # (a digest collision: kept apart)
             op.result.replace_all_uses_with(kept.result)
             op.detach()
