@@ -32,6 +32,7 @@ several steps), so the plan gives it a workspace.
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
@@ -61,6 +62,7 @@ from xrelay.runtime.parallel import default_threads
 from xrelay.transforms.annotate_target import AnnotateTargetPass
 from xrelay.transforms.canonicalize_arith import canonicalize_arith
 from xrelay.transforms.convert_layout import ConvertLayoutPass
+from xrelay.transforms.convert_layout import logger as layout_log
 from xrelay.transforms.infra import PassContext, as_pass, get_pass
 from xrelay.transforms.merge_composite import MergeCompositePass
 from xrelay.transforms.partition_graph import PartitionGraphPass
@@ -116,9 +118,6 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         AnnotateTargetPass(("dnnl",), supported=(("dnnl", supported),)),
         PartitionGraphPass(bind_constants=False),
     ]
-    import logging
-
-    layout_log = logging.getLogger("xrelay.transforms.convert_layout")
     level = layout_log.level
     layout_log.setLevel(logging.ERROR)  # "desired layout not specified" for ops kept as they are
     try:

@@ -3,6 +3,7 @@ native kernels, in the planned arena; without the library everything runs native
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -996,3 +997,16 @@ def test_gemm_convolution_runs_its_activation_after_it(width, act, apart):
         assert (
             elt.args[0][1] is elt.args[1][1] is next(v for k, v in conv.args if k == 17)
         )  # in place, its output
+
+
+def test_the_build_logs_nothing_for_ops_it_keeps_channels_first(caplog):
+    """The build's own channels-last conversion leaves ops it has no layout for (a transposed
+    convolution, a resize) as they are without the warning a user's ``ConvertLayout`` gives
+    for them: a default build of such a model logs nothing."""
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    y = relay.nn.relu(relay.nn.conv2d(x, _const(8, 4, 3, 3), padding=(1, 1)))
+    y = relay.nn.conv2d_transpose(y, _const(8, 4, 2, 2), channels=4, kernel_size=(2, 2), strides=(2, 2))
+    y = relay.image.resize2d(y, size=(8, 8))
+    with caplog.at_level(logging.DEBUG):
+        _check(_mod(relay.nn.conv2d(y, _const(4, 4, 3, 3), padding=(1, 1)), x), {"x": RNG.standard_normal((1, 4, 8, 8)).astype("float32")}, 3)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
