@@ -70,7 +70,7 @@ from xrelay.transforms.sink_transpose import SinkTransposePass
 
 __all__ = [
     "DESIRED_LAYOUTS", "affine_into_dense", "dense_without_flattening", "dnnl_functions", "fold_views",
-    "group_norm_as_instance_norm", "layer_norm_rewrite",
+    "group_norm_as_instance_norm", "instance_norm_channels_first", "layer_norm_rewrite",
     "native_winograd",
     "one_group_norm_channels_last",
     "offload_concatenations", "offload_movement", "offload_reorders",
@@ -124,6 +124,7 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
         with PassContext(opt_level=3):
             for p in layouts:
                 module = module_op(_as_pass(p)(module))
+            instance_norm_channels_first(module)
             if layouts:
                 # a model that permutes to channels-last itself (ConvNeXt's blocks: NCHW
                 # depthwise convolution, then transpose to NHWC for layer norm and the
@@ -667,6 +668,51 @@ def group_norm_as_instance_norm(module: ModuleOp) -> int:
     for op in list(module.walk()):
         if isinstance(op, RelayOp) and op.RELAY_NAME == "nn.group_norm":
             count += _group_norm_rewrite(op)
+    return count
+
+
+def instance_norm_channels_first(module: ModuleOp) -> int:
+    """A float32 ``nn.instance_norm`` over another axis than 1 (channels-last data: after
+    ``ConvertLayout`` an InstanceNorm that follows an NHWC convolution has ``axis = 3``) runs
+    on channels-first data: a ``transpose`` that moves its axis to 1, the norm over axis 1,
+    and the ``transpose`` back. The reader's norm is oneDNN's layer normalisation of
+    contiguous rows, which channels-last data does not have (it refused it, and the native
+    engine ran the function with numpy temporaries outside the arena: a style-transfer
+    network's ten norms 2.5 ms and 50 MB); the transposes are reorders. Returns how many::
+
+        %y = relay.nn.instance_norm %x, %g, %b {axis = 3} : (tensor<1x8x8x16xf32>, ...)
+
+    becomes::
+
+        %t = relay.transpose %x {axes = [0, 3, 1, 2]} : (...) -> tensor<1x16x8x8xf32>
+        %n = relay.nn.instance_norm %t, %g, %b {axis = 1}
+        %y = relay.transpose %n {axes = [0, 2, 3, 1]} : (...) -> tensor<1x8x8x16xf32>
+    """
+    count = 0
+    for op in list(module.walk()):
+        if not isinstance(op, RelayOp) or op.RELAY_NAME != "nn.instance_norm":
+            continue
+        x = op.operands[0]
+        shape = list(shape_of(x.type))
+        rank = len(shape)
+        if rank < 3 or None in shape or dtype_of(x.type) != "float32":
+            continue
+        axis = int(op.attrs.get("axis", 1)) % rank
+        if axis == 1:
+            continue
+        perm = [0, axis, *(i for i in range(1, rank) if i != axis)]
+        back = [perm.index(i) for i in range(rank)]
+        there = RELAY_OPS["transpose"].make([x], axes=perm)
+        attrs = {**op.attrs, "axis": 1}
+        norm = RELAY_OPS["nn.instance_norm"].make([there.results[0], *op.operands[1:]], **attrs)
+        again = RELAY_OPS["transpose"].make([norm.results[0]], axes=back)
+        if again.results[0].type != op.results[0].type:
+            continue
+        op.parent.insert_ops_before([there, norm, again], op)
+        op.results[0].replace_all_uses_with(again.results[0])
+        op.detach()
+        op.erase()
+        count += 1
     return count
 
 

@@ -104,3 +104,34 @@ def test_group_norm_op_runs_on_onednn(groups, channels_last):
     ops = [o for _, o, _ in m.executor.steps]
     assert ops.count("nn.instance_norm") == 1 and "nn.group_norm" not in " ".join(ops), ops
     assert ops.count("layout_transform") == (2 if channels_last else 4), ops
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_instance_norm_between_convolutions_runs_on_onednn(batch):
+    """InstanceNormalization (a style-transfer network's, with scale and shift) between two
+    convolutions: ConvertLayout gives it the convolutions' NHWC data, and it runs on NCHW
+    data between two transposes (``instance_norm_channels_first``), a oneDNN step: nothing
+    outside the arena (the native engine's numpy norm held temporaries there), onnxruntime's
+    values, the output depends on the input."""
+    g = GraphBuilder(9)
+
+    def conv(x):
+        w = g.init(g.name("w"), (RNG.standard_normal((C, C, 3, 3)) * 0.2).astype("float32"))
+        return g.node("Conv", [x, w], pads=[1, 1, 1, 1])
+
+    scale = g.init("scale", (1 + RNG.standard_normal(C) * 0.2).astype("float32"))
+    shift = g.init("shift", (RNG.standard_normal(C) * 0.2).astype("float32"))
+    n = g.node("InstanceNormalization", [conv("data"), scale, shift], epsilon=1e-5)
+    out = conv(g.node("Relu", [n]))
+    model = g.model({"data": ([batch, C, HW, HW], np.float32)}, [out], "instance_norm", opset=17)
+    inputs = {"data": RNG.standard_normal((batch, C, HW, HW)).astype("float32")}
+    m, out, ref = build_and_run(model, inputs)
+    assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.1
+    assert float(np.max(np.abs(out - ref))) <= 1e-4 * max(1.0, float(np.max(np.abs(ref))))
+    norms = [b for (_, o, _), b in zip(m.executor.steps, m.executor.step_backends) if "instance_norm" in o]
+    assert norms == ["dnnl"], [o for _, o, _ in m.executor.steps]
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+    m.set_input(data=inputs["data"] + 1.0)
+    m.run()
+    assert float(np.max(np.abs(m.get_output(0).numpy() - out))) > 1e-2

@@ -319,3 +319,50 @@ def test_a_big_loop_runs_in_parts_on_the_threads_with_the_same_bits():
     looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
     assert len(looped) == 1 and not hasattr(looped[0], "native_job")
     assert 4 * 100 < elementwise_loop.PART_ELEMENTS * 2 <= 64 * 1024  # (what the cases assume)
+
+
+def test_a_gated_activation_of_slices_is_one_loop_in_parts():
+    """WaveNet's gate, ``tanh`` of one half of a convolution's channels times ``sigmoid`` of
+    the other, written with ``strided_slice`` (as torch's ``chunk`` is exported), plus the
+    residual: one loop over the (1, 64, 1000) result, which is one contiguous row cut into
+    rows (``ROW_CUT``) so that two threads run it in parts; values within the
+    transcendentals' error of the reference kernels, the same bits on one thread and two.
+    A slice with a negative step (the channels reversed) is a loop too."""
+    from xrelay.runtime.native import elementwise_loop
+
+    def body(x, r):
+        a = relay.strided_slice(x, begin=[0], end=[64], axes=[1])
+        b = relay.strided_slice(x, begin=[64], end=[128], axes=[1])
+        return relay.add(r, relay.multiply(relay.tanh(a), relay.sigmoid(b)))
+
+    rng = np.random.default_rng(6)
+    feeds = {"x0": rng.standard_normal((1, 128, 1000)).astype(F32),
+             "x1": rng.standard_normal((1, 64, 1000)).astype(F32)}  # fmt: skip
+    mod = _function(body, [(1, 128, 1000), (1, 64, 1000)])
+    outs, jobs = [], []
+    for threads in (1, 2):
+        m = xrelay.build(mod, None, backends=("native",), threads=threads)
+        m.set_input(**feeds)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+        looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
+        assert len(looped) == 1 and len([n for n, _, _ in m.executor.steps if n != "memory.copy"]) == 1
+        jobs.append(hasattr(looped[0], "native_job"))
+    assert jobs == [False, True]
+    x = feeds["x0"].astype(np.float64)
+    want = feeds["x1"] + np.tanh(x[:, :64]) / (1.0 + np.exp(-x[:, 64:]))
+    assert np.isfinite(outs[0]).all() and np.abs(outs[0] - feeds["x1"]).max() > 0.1
+    np.testing.assert_allclose(outs[0], want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert elementwise_loop._row_length(64000) == 3200 and elementwise_loop._row_length(2 * 65537) == 0
+
+    def reversed_body(x, r):
+        a = relay.strided_slice(x, begin=[63], end=[-129], strides=[-1], axes=[1])
+        return relay.add(r, relay.tanh(a))
+
+    rev = _function(reversed_body, [(1, 128, 1000), (1, 64, 1000)])
+    (loop, labels), (ref, _) = _both(rev, feeds)
+    assert [label for _, label in labels if label.endswith(LOOP)] == ["strided_slice, tanh, add" + LOOP]
+    want = feeds["x1"] + np.tanh(x[:, 63::-1])
+    np.testing.assert_allclose(loop[0], want, rtol=1e-6, atol=1e-6)
+    assert np.abs(loop[0] - (feeds["x1"] + np.tanh(x[:, :64]))).max() > 0.1  # (reversed)
