@@ -706,6 +706,31 @@ def _fast_resize(op, vals, out, ws, opts):
     return [("other", functools.partial(np.take, src, flat, axis=h, out=dest, mode="clip"))]
 
 
+GRID_METHODS = {"nearest": 0, "bilinear": 1}
+GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def _fast_grid_sample(op, vals, out, ws, opts):
+    """A 2-D nearest or bilinear ``image.grid_sample`` (a spatial transformer's, an optical
+    flow's warp): the C kernel (``native_template.h``), the reference's arithmetic per
+    output element, parts of the output rows on the pool's threads; no temporary (the numpy
+    reference held 189 arrays, 1.8 MB for a 3 x 64 x 64 image). Bicubic and 3-D sampling
+    keep the reference kernel."""
+    x, grid = vals
+    a = op.attrs
+    method, padding = GRID_METHODS.get(a.get("method")), GRID_PADDING.get(a.get("padding_mode"))
+    if (not (opts.use_c_kernels and loop_kernels_available()) or method is None or padding is None
+            or a.get("layout") != "NCHW"
+            or x.ndim != 4 or x.dtype not in (np.float32, np.float64) or grid.dtype != x.dtype
+            or out.dtype != x.dtype or not (x.flags.c_contiguous and grid.flags.c_contiguous
+                                            and out.flags.c_contiguous)):  # fmt: skip
+        return None
+    align = int(bool(a.get("align_corners")))
+    ranges = even_ranges(out.shape[0] * out.shape[2], chunk_count(opts))
+    tasks = [bind_kernel("grid_sample", x, grid, out, method, padding, align, lo, hi) for lo, hi in ranges]
+    return [("other", fixed_split(opts, tasks))]
+
+
 def _resize_matrix(op, n_in: int, n_out: int, axis: str) -> np.ndarray:
     """The ``n_out x n_in`` interpolation matrix of ``op`` along ``axis`` (``"H"`` or
     ``"W"``), computed by the reference kernel itself on a stack of unit images (float64,
@@ -1575,6 +1600,7 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "scatter_nd": _fast_scatter_nd,
     "nn.pad": _fast_pad,
     "image.resize2d": _fast_resize,
+    "image.grid_sample": _fast_grid_sample,
     "dft": _fast_dft,
     "split": _fast_split,
     "cumsum": _fast_scan,

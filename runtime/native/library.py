@@ -182,6 +182,18 @@ def _max_pool(dt, xb, ob, c0, c1, kh, kw, sh, sw, dh, dw, pt, pl):
     )  # fmt: skip
 
 
+def _grid_sample(dt, x, grid, out, method, padding, align, u0, u1):
+    n, c, h, wd = x.shape
+    if grid.shape != (n, 2, *out.shape[2:]) or out.shape[:2] != (n, c):
+        raise NativeError("grid_sample: data, grid and output do not fit")
+    return (
+        [_PTR(_ptr(x, dt, "grid_sample data")), _PTR(_ptr(grid, dt, "grid")),
+         _PTR(_ptr(out, dt, "grid_sample output")),
+         *_ints(c, h, wd, out.shape[2], out.shape[3], method, padding, align, u0, u1)],
+        (x, grid, out),
+    )  # fmt: skip
+
+
 def _epilogue(dt, ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):
     operands = (p0, p1, p2, p3)
     strides = np.zeros(12, np.int64)
@@ -329,6 +341,7 @@ _CONVERTERS = {
     "depthwise3x3": _depthwise3x3,
     "depthwise3x3_epi": _depthwise3x3_epi,
     "max_pool": _max_pool,
+    "grid_sample": _grid_sample,
     "epilogue": _epilogue,
     "wino_input": _wino_input,
     "wino_output": _wino_output,

@@ -285,6 +285,88 @@ void SFX(max_pool)(const REAL *restrict x, i64 h, i64 wd, REAL *restrict o, i64 
         }
 }
 
+/* image.grid_sample, 2-D, NCHW: x (n, c, h, wd) sampled at grid (n, 2, oh, ow) (x then y in
+   [-1, 1]) into o (n, c, oh, ow), output rows [u0, u1) of the n * oh rows. method 0 nearest,
+   1 bilinear; padding 0 zeros, 1 border, 2 reflection; align 1 for align_corners. The
+   reference kernel's arithmetic in its order (kernels.algorithm.grid_sample): the coordinate
+   ((g + 1) * size - 1) / 2 or (g + 1) / 2 * (size - 1), its padding, the taps' values times
+   their validity times their weights, summed from 0 in (y, x) tap order. */
+static REAL SFX(gs_reflect)(REAL x, REAL lo, REAL hi) {
+    const REAL span = hi - lo;
+    if (span <= 0) return lo;
+    if (x >= lo && x <= hi) return x;
+    const int below = x < lo;
+    const REAL dx = below ? lo - x : x - hi;
+    const REAL n = floor(dx / span), r = dx - n * span;
+    const int even = fmod(n, 2) == 0;
+    return below ? (even ? lo + r : hi - r) : (even ? hi - r : lo + r);
+}
+
+/* The padded coordinate of one axis of size `size`. */
+static REAL SFX(gs_coord)(REAL g, i64 size, i64 method, i64 padding, i64 align) {
+    REAL x = align ? (g + 1) / 2 * (REAL)(size - 1) : ((g + 1) * (REAL)size - 1) / 2;
+    if (method == 0) x = nearbyint(x);
+    const REAL lo = align ? 0 : (REAL)-0.5, hi = align ? (REAL)(size - 1) : (REAL)size - (REAL)0.5;
+    if (padding == 1 && (x < lo || x > hi)) x = x < 0 ? 0 : (x > (REAL)(size - 1) ? (REAL)(size - 1) : x);
+    else if (padding == 2) x = SFX(gs_reflect)(x, lo, hi);
+    return x;
+}
+
+/* A tap's index along an axis (clamped for the fetch) and whether it is inside (zeros). */
+static i64 SFX(gs_index)(i64 i, i64 size, i64 padding, i64 align, REAL *valid) {
+    *valid = 1;
+    if (padding == 2) {
+        const REAL lo = align ? 0 : (REAL)-0.5, hi = align ? (REAL)(size - 1) : (REAL)size - (REAL)0.5;
+        i = (i64)SFX(gs_reflect)((REAL)i, lo, hi);
+    } else if (padding == 0 && (i < 0 || i >= size)) {
+        *valid = 0;
+    }
+    return i < 0 ? 0 : (i >= size ? size - 1 : i);
+}
+
+void SFX(grid_sample)(const REAL *restrict x, const REAL *restrict grid, REAL *restrict o, i64 c, i64 h,
+                      i64 wd, i64 oh, i64 ow, i64 method, i64 padding, i64 align, i64 u0, i64 u1) {
+    for (i64 u = u0; u < u1; u++) {
+        const i64 b = u / oh, y = u % oh;
+        const REAL *gx = grid + (b * 2 * oh + y) * ow, *gy = gx + oh * ow;
+        const REAL *src = x + b * c * h * wd;
+        REAL *dst = o + b * c * oh * ow + y * ow;
+        for (i64 xo = 0; xo < ow; xo++) {
+            const REAL fy = SFX(gs_coord)(gy[xo], h, method, padding, align);
+            const REAL fx = SFX(gs_coord)(gx[xo], wd, method, padding, align);
+            if (method == 0) {
+                REAL vy, vx;
+                const i64 iy = SFX(gs_index)((i64)fy, h, padding, align, &vy);
+                const i64 ix = SFX(gs_index)((i64)fx, wd, padding, align, &vx);
+                const REAL valid = vy * vx;
+                for (i64 ch = 0; ch < c; ch++) dst[ch * oh * ow + xo] = src[(ch * h + iy) * wd + ix] * valid;
+                continue;
+            }
+            const REAL y0 = floor(fy), x0 = floor(fx), ty = fy - y0, tx = fx - x0;
+            const REAL wy[2] = {1 - ty, ty}, wx[2] = {1 - tx, tx};
+            i64 iy[2], ix[2];
+            REAL vy[2], vx[2];
+            for (int k = 0; k < 2; k++) {
+                iy[k] = SFX(gs_index)((i64)y0 + k, h, padding, align, &vy[k]);
+                ix[k] = SFX(gs_index)((i64)x0 + k, wd, padding, align, &vx[k]);
+            }
+            REAL w[4], v[4];
+            i64 at[4];
+            for (int k = 0; k < 4; k++) {
+                w[k] = wy[k >> 1] * wx[k & 1];
+                v[k] = vy[k >> 1] * vx[k & 1];
+                at[k] = iy[k >> 1] * wd + ix[k & 1];
+            }
+            for (i64 ch = 0; ch < c; ch++) {
+                const REAL *p = src + ch * h * wd;
+                REAL acc = 0;
+                for (int k = 0; k < 4; k++) acc += p[at[k]] * v[k] * w[k];
+                dst[ch * oh * ow + xo] = acc;
+            }
+        }
+    }
+}
+
 /* Winograd, channels first: x[c][h][w] into the (tile + 2)^2 matrices channels x tiles
    v[k * ks + ch * nt + t], and the products m[k * ks + oc * nt + t] into out[o][oh][ow]. A
    lane of winograd_core.h is a tile of a channel: blocks of up to WTB lanes consecutive in v
