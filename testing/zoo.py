@@ -46,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.testing import zoo_nets
+
 __all__ = [
     "EXTRA_MODELS",
     "MODELS",
@@ -439,6 +441,9 @@ EXTRA_MODELS: dict[str, ZooModel] = {
         *(ZooModel(f"speech_bi{k.lower()}", "signal", _speech_rnn(k), shape=(1, 100, 80),
                    description=f"two bidirectional {k} layers of 256 over 100 frames of 80 mel bins, "
                                "a linear layer to 29 characters (DeepSpeech2's shape)") for k in ("GRU", "LSTM")),
+        # families no exported library covers, written in torch (testing.zoo_nets)
+        *(ZooModel(n, kind, zoo_nets.net(n), image=image or 224, shape=shape, description=text)
+          for n, (kind, image, shape, text) in zoo_nets.NETS.items()),
         ZooModel("roformer", "text", _hf_config("RoFormerModel", "RoFormerConfig"), input_names=_TEXT,
                  description="RoFormerModel (rotary positions in an encoder), RoFormerConfig(), seq 128"),
         ZooModel("nystromformer", "text", _hf_config("NystromformerModel", "NystromformerConfig"), input_names=_TEXT,
@@ -590,6 +595,9 @@ def _key(name: str, seed: int) -> str:
             versions.append(f"{dist}={md.version(dist)}")
         except md.PackageNotFoundError:
             versions.append(f"{dist}=-")
+    if name in zoo_nets.NETS:  # (written here: their source keys the export too)
+        with open(zoo_nets.__file__, "rb") as f:
+            versions.append(hashlib.sha256(f.read()).hexdigest()[:12])
     text = f"{name}|{seed}|{ZOO_VERSION}|{OPSET}|{'|'.join(versions)}"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 

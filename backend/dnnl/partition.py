@@ -80,6 +80,7 @@ __all__ = [
 DESIRED_LAYOUTS = {
     "nn.conv2d": ["NHWC", "default"],
     "nn.conv3d": ["NDHWC", "default"],
+    "nn.conv2d_transpose": ["NHWC", "default"],
     "nn.max_pool2d": ["NHWC"],
     "nn.avg_pool2d": ["NHWC"],
     "nn.global_avg_pool2d": ["NHWC"],

@@ -189,6 +189,9 @@ def _conv_transpose_nd(im, node):
         dilation=dil,
         output_padding=out_pad,
         groups=group,
+        # (as Relay's frontend: the bias add's checker reads it, and a decoder's bias then
+        # is the deconvolution's post-op)
+        channels=None if ws[1] is None else ws[1] * group,
         kernel_size=kernel,
     )
     if any(map(any, grow)):

@@ -1010,3 +1010,32 @@ def test_the_build_logs_nothing_for_ops_it_keeps_channels_first(caplog):
     with caplog.at_level(logging.DEBUG):
         _check(_mod(relay.nn.conv2d(y, _const(4, 4, 3, 3), padding=(1, 1)), x), {"x": RNG.standard_normal((1, 4, 8, 8)).astype("float32")}, 3)
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+@pytest.mark.parametrize("group", [1, 2])
+def test_onnx_decoder_upsampling_is_one_channels_last_deconvolution(group):
+    """A U-Net decoder step from ONNX (ConvTranspose with a bias, stride 2, then the skip
+    concatenation and a convolution): the transposed convolution runs channels-last with the
+    convolutions (no layout transform around it: each cost a reorder of the whole map) and
+    its bias is the deconvolution's post-op (the importer gives it ``channels``, as Relay's
+    does); onnxruntime's values, nothing outside the arena."""
+    from xrelay.testing.onnx_models import GraphBuilder, build_and_run
+
+    g = GraphBuilder(4)
+    skip = g.conv("data", 4, 8, 3, bias=True)
+    down = g.node("MaxPool", [skip], kernel_shape=[2, 2], strides=[2, 2])
+    mid = g.conv(down, 8, 16, 3, bias=True)
+    w = g.init("up_w", (RNG.standard_normal((16, 8 // group, 2, 2)) * 0.3).astype("float32"))
+    b = g.init("up_b", (RNG.standard_normal(8) * 0.2).astype("float32"))
+    up = g.node("ConvTranspose", [mid, w, b], kernel_shape=[2, 2], strides=[2, 2], group=group)
+    out = g.conv(g.node("Concat", [up, skip], axis=1), 16, 4, 3, bias=True)
+    model = g.model({"data": ([1, 4, 16, 16], np.float32)}, [out], "decoder", opset=17)
+    feeds = {"data": RNG.standard_normal((1, 4, 16, 16)).astype("float32")}
+    m, got, ref = build_and_run(model, feeds)
+    assert np.isfinite(got).all() and float(np.std(ref)) > 0.1
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * float(np.abs(ref).max()))
+    ops = [o for _, o, _ in m.executor.steps]
+    assert "dnnl.deconv2d_bias(nn.conv2d_transpose+add)" in ops, ops
+    assert ops.count("layout_transform") == 2, ops  # the edges only
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
