@@ -134,18 +134,28 @@ def _variadic(im, node):
 
 @converter("PRelu")
 def _prelu(im, node):
+    """``nn.prelu`` along the one axis the slope varies on (ONNX broadcasts it numpy's way,
+    from the right: torch's ``nn.PReLU(C)`` exports a ``(C, 1, 1)`` slope for images, and its
+    single parameter a ``(1,)`` or ``(1, 1)`` one; a 1-D slope of the channels that does not
+    broadcast from the right is opset 6's channel slope), else ``where(x < 0, x * slope, x)``."""
     x, slope = node.inputs[0], node.inputs[1]
-    ss = im.shape_of(slope)
+    ss = list(im.shape_of(slope))
     xs = im.shape_of(x)
-    if len(xs) >= 2 and xs[1] is not None and [d for d in ss if d != 1] in ([xs[1]], []) and (
-        len(ss) == 1 or (len(ss) == len(xs) - 1 and ss[0] == xs[1])
-    ):
-        if len(ss) == 1 and ss[0] != xs[1]:
-            slope = im.emit1("broadcast_to", [slope], shape=[xs[1]])
-        else:
-            slope = im.reshape(slope, [xs[1]])
-        return im.emit("nn.prelu", [x, slope], axis=1)
-    # general broadcasting slope: where(x < 0, x * slope, x)
+    rank = len(xs)
+    if rank >= 2 and len(ss) == 1 and ss[0] == xs[1] != xs[-1]:
+        padded = [1, ss[0]] + [1] * (rank - 2)  # (opset 6's channel slope: no numpy broadcast)
+    elif rank >= 1 and len(ss) <= rank and None not in ss:
+        padded = [1] * (rank - len(ss)) + ss
+    else:
+        padded = None
+    if padded is not None:
+        varying = [i for i, d in enumerate(padded) if d != 1]
+        axis = varying[0] if len(varying) == 1 else (1 if rank >= 2 else 0)
+        if len(varying) <= 1 and xs[axis] is not None:
+            slope = im.reshape(slope, [padded[axis]])
+            if padded[axis] != xs[axis]:
+                slope = im.emit1("broadcast_to", [slope], shape=[xs[axis]])
+            return im.emit("nn.prelu", [x, slope], axis=axis)
     zero = im.scalar(0.0, x)
     neg = im.emit1("less", [x, zero])
     return im.emit("where", [neg, im.emit1("multiply", [x, slope]), x])

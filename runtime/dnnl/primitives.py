@@ -16,7 +16,8 @@ offloaded ops) and creates one oneDNN primitive descriptor per step:
   ends the epilogue as the shim's in-place SiLU pass after the primitive, ``silu_in_shim``),
   a residual ``add`` and a gate's ``multiply`` (a computed tensor of the output's shape) as
   binary post-ops reading it straight from the arena;
-* ``nn.max_pool2d``/``nn.avg_pool2d``/``nn.global_avg_pool2d``, ``nn.softmax``,
+* ``nn.max_pool2d``/``nn.avg_pool2d``/``nn.global_avg_pool2d`` and the 3-D max and average
+  pools (video and volume models; not in ceil mode), ``nn.softmax``,
   ``nn.layer_norm``, ``nn.instance_norm`` (channels first: a layer normalisation of its rows
   and a per-channel affine), ``nn.batch_matmul``, broadcasting ``add``/``multiply`` and unary
   ``relu``/``clip``/``sigmoid``/``tanh``/``sqrt``/``exp``/``abs``/``log``.
@@ -2097,8 +2098,9 @@ class _Reader:
         out_shape = list(shape_of(res.type))
         step = _Step(nm, "other", 0, [])
         a = op.attrs
-        if nm in ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d"):
-            layout = a.get("layout", "NCHW")
+        if nm in ("nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.max_pool3d", "nn.avg_pool3d"):
+            nsp = 3 if nm.endswith("3d") else 2
+            layout = a.get("layout", "NCDHW" if nsp == 3 else "NCHW")
             out_layout = a.get("out_layout") or layout
             x = op.operands[0]
             src_dims, src_st = _layout_view(shape_of(x.type), layout)
@@ -2108,19 +2110,21 @@ class _Reader:
                 alg = _POOL_AVG_INCLUDE
             else:
                 kernel, strides = list(a["pool_size"]), list(a["strides"])
-                dil = [d - 1 for d in a.get("dilation", (1, 1))]
-                padding = explicit_pool_padding(op)  # ceil mode: the overhang as padding
+                dil = [d - 1 for d in a.get("dilation", (1,) * nsp)]
+                if nsp == 3 and a.get("ceil_mode"):
+                    raise DnnlUnsupported("a 3-D pool in ceil mode")
+                padding = explicit_pool_padding(op) if nsp == 2 else tuple(a["padding"])  # ceil mode: the overhang
                 if padding is None:
                     raise DnnlUnsupported("a ceil_mode pool whose windows no explicit padding gives")
                 pad = list(padding)
-                if nm == "nn.max_pool2d":
+                if nm.startswith("nn.max_pool"):
                     alg = _POOL_MAX
                 else:
                     alg = _POOL_AVG_INCLUDE if a.get("count_include_pad") else _POOL_AVG_EXCLUDE
             src_md = _md(lib, src_dims, src_st, "pool data", _type_of(x))
             dst_md = _md(lib, dst_dims, dst_st, "pool output", _type_of(res))
             attr = self._attr([])
-            pd = lib.xr_dnnl_pool(attr, alg, src_md.handle, dst_md.handle, 2, _i64(strides), _i64(kernel), _i64(dil), _i64(pad[:2]), _i64(pad[2:]))
+            pd = lib.xr_dnnl_pool(attr, alg, src_md.handle, dst_md.handle, nsp, _i64(strides), _i64(kernel), _i64(dil), _i64(pad[:nsp]), _i64(pad[nsp:]))
             step.family = "pool"
             step.args = [(_ARG_SRC, self._src(x))]
             step.logical[_ARG_SRC] = (src_dims, src_st)

@@ -2,7 +2,7 @@
 
 A fused function made of float32 elementwise ops -- ``add``, ``subtract``, ``multiply``,
 ``divide``, ``maximum``, ``minimum``, ``negative``, ``abs``, ``exp``, ``tanh``, ``sigmoid``,
-``nn.relu``, ``sqrt``, ``clip``, ``where`` of a bool condition -- and of the ops that only say
+``nn.relu``, ``nn.prelu``, ``sqrt``, ``clip``, ``where`` of a bool condition -- and of the ops that only say
 where elements are (``split``, ``strided_slice``, ``reshape``, ``squeeze``,
 ``expand_dims``, ``nn.batch_flatten``, broadcasting) ran op by op, each op a numpy call over the whole tensor
 and a temporary: an unrolled LSTM cell's gates (``split`` of the projected gates, three
@@ -62,10 +62,11 @@ _UNARY = {
     "nn.relu": 25,
     "sqrt": 26,
 }
+_PRELU = 16  # x > 0 ? x : x * alpha, alpha broadcast along the op's axis
 _LOAD, _LOAD_BOOL, _STORE, _SELECT = 0, 1, 2, 30
 _RESHAPES = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"})
 _PLACEMENT = frozenset({"split", "strided_slice", *_RESHAPES})
-LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", *_PLACEMENT})
+LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", "nn.prelu", *_PLACEMENT})
 """The ops a function may be made of to run as one elementwise loop."""
 
 REGISTERS = 32
@@ -99,6 +100,17 @@ class _Node:
     code: int
     shape: tuple[int, ...]
     operands: tuple[Any, ...]
+
+
+@dataclass(eq=False)
+class _Reshaped:
+    """A result seen with another ``shape`` that no view of its operands gives (a reshape of
+    a value with a broadcast operand: a PReLU's slope along the channels, then the flattening
+    of a GroupNorm); only a result of the loop may be one: its destination is viewed with
+    the inner value's shape instead."""
+
+    inner: Any
+    shape: tuple[int, ...]
 
 
 class _Refused(Exception):
@@ -178,6 +190,8 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
         if not all(_type_ok(r.type) for r in op.results):
             raise _Refused
         vals = [env[v] for v in op.operands]
+        if any(isinstance(v, _Reshaped) for v in vals):
+            raise _Refused  # (computed on: its operands have no view of that shape)
         shape = tuple(op.results[0].type.get_shape())
         if name in _BINARY:
             if not all(_type_ok(v.type) for v in op.operands):
@@ -189,6 +203,16 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
             if _shape(vals[0]) != shape:
                 raise _Refused
             env[op.results[0]] = _Node(_UNARY[name], shape, (vals[0],))
+        elif name == "nn.prelu":
+            if not all(_type_ok(v.type) for v in op.operands):
+                raise _Refused
+            axis = int(op.attrs.get("axis", 1)) % len(shape)
+            along = [1] * axis + [-1] + [1] * (len(shape) - axis - 1)  # (C,) along the axis
+            along[axis] = shape[axis]
+            alpha = _placed(vals[1], lambda a, s=tuple(along): _view(a, s), memo)
+            env[op.results[0]] = _Node(
+                _PRELU, shape, (_broadcast(vals[0], shape, memo), _broadcast(alpha, shape, memo))
+            )
         elif name == "clip":
             lo = _Leaf(np.broadcast_to(np.array(op.attrs["a_min"], np.float32), shape))
             hi = _Leaf(np.broadcast_to(np.array(op.attrs["a_max"], np.float32), shape))
@@ -206,7 +230,10 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
                 _SELECT, shape, (c, *(_broadcast(v, shape, memo) for v in vals[1:]))
             )
         elif name in _RESHAPES:
-            env[op.results[0]] = _placed(vals[0], lambda a, s=shape: _view(a, s), memo)
+            try:
+                env[op.results[0]] = _placed(vals[0], lambda a, s=shape: _view(a, s), memo)
+            except _Refused:
+                env[op.results[0]] = _Reshaped(vals[0], shape)
         elif name == "strided_slice":
             at = op.attrs
             bounds = strided_slice_bounds(
@@ -375,6 +402,11 @@ def compile_loop(
         return None
     exprs = [env.get(v) for v, _ in results]
     outs = [o for _, o in results]
+    for k, (e, o) in enumerate(zip(exprs, outs)):
+        if isinstance(e, _Reshaped):  # the destination seen with the computed shape
+            if e.shape != o.shape or not o.flags.c_contiguous:
+                return None
+            exprs[k], outs[k] = e.inner, o.reshape(_shape(e.inner))
     if any(e is None or o.dtype != np.float32 or _shape(e) != o.shape for e, o in zip(exprs, outs)):
         return None
     leaves = _leaf_arrays(exprs)
@@ -414,12 +446,12 @@ def compile_elementwise_loop(
 ) -> list[tuple[str, str, Any]] | None:
     """The thunks running the whole of ``fn`` as elementwise loops, or None (``compile_loop``;
     a function of one op keeps its kernel: one numpy call either way, and exp's bits stay
-    numpy's)."""
+    numpy's; but ``nn.prelu``, the same bits in one pass)."""
     body = fn.body.block
     ops = [op for op in body.ops if op is not body.last_op]
     computed = [op for op in ops if not isinstance(op, ConstantOp)]
-    if len(computed) == 1 and computed[0].RELAY_NAME not in _PLACEMENT:
-        return None
+    if len(computed) == 1 and computed[0].RELAY_NAME not in (*_PLACEMENT, "nn.prelu"):
+        return None  # (a prelu alone: numpy's where of a product, three calls; the loop's bits)
     if not all(isinstance(t, TensorType) for t in fn.function_type.outputs.data):
         return None
     args = dict(zip(body.args, inputs))

@@ -17,7 +17,7 @@
 
 enum {
     XR_LOAD = 0, XR_LOAD_BOOL = 1, XR_STORE = 2,
-    XR_ADD = 10, XR_SUB = 11, XR_MUL = 12, XR_DIV = 13, XR_MAX = 14, XR_MIN = 15,
+    XR_ADD = 10, XR_SUB = 11, XR_MUL = 12, XR_DIV = 13, XR_MAX = 14, XR_MIN = 15, XR_PRELU = 16,
     XR_NEG = 20, XR_ABS = 21, XR_EXP = 22, XR_TANH = 23, XR_SIGMOID = 24, XR_RELU = 25, XR_SQRT = 26,
     XR_SELECT = 30,
 };
@@ -83,6 +83,7 @@ static void xr_loop_op(i64 code, float *restrict o, const float *a, const float 
     case XR_DIV: for (i64 e = 0; e < m; e++) o[e] = a[e] / b[e]; break;
     case XR_MAX: for (i64 e = 0; e < m; e++) o[e] = xr_maxf(a[e], b[e]); break;
     case XR_MIN: for (i64 e = 0; e < m; e++) o[e] = xr_minf(a[e], b[e]); break;
+    case XR_PRELU: for (i64 e = 0; e < m; e++) o[e] = a[e] > 0.0f ? a[e] : a[e] * b[e]; break;  /* nn.prelu's where(x > 0, x, x * alpha) */
     case XR_NEG: for (i64 e = 0; e < m; e++) o[e] = -a[e]; break;
     case XR_ABS: for (i64 e = 0; e < m; e++) o[e] = __builtin_fabsf(a[e]); break;
     case XR_EXP: for (i64 e = 0; e < m; e++) o[e] = xr_expf(a[e]); break;

@@ -240,3 +240,29 @@ def test_col2im_3d_dilated_against_onnx_reference(rng):
         (got,) = XrelayBackend.prepare(model, mode=mode).run([x])
         assert got.shape == (2, 2, 6, 5, 5)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "x_shape, slope_shape, axis",
+    [
+        ((1, 6, 10), (1, 1), 1),  # torch's nn.PReLU(): one parameter, as (1, 1) for 3-D data
+        ((2, 4, 5, 3), (1,), 1),  # ... as (1,)
+        ((2, 4, 5, 3), (4, 1, 1), 1),  # nn.PReLU(4) on images
+        ((2, 4, 5, 3), (3,), 3),  # numpy's broadcasting from the right: the last axis
+        ((2, 4, 5, 3), (5, 1), 2),
+        ((2, 4, 5, 3), (4, 5, 1), None),  # varies on two axes: where(x < 0, x * slope, x)
+    ],
+)
+def test_prelu_slopes(h, rng, x_shape, slope_shape, axis):
+    """PRelu becomes ``nn.prelu`` along the one axis its slope varies on (ONNX broadcasts it
+    from the right; opset 6's channel slope, which does not broadcast so, is the ONNX suite's
+    test_PReLU_*_multiparam), onnxruntime's values."""
+    x = h.randn(rng, *x_shape)
+    slope = (rng.standard_normal(slope_shape) * 0.3).astype(F32)
+    imp = h.check_node("PRelu", [x, slope], opset=16, consts=[1])
+    ops = h.relay_op_names(imp.module)
+    if axis is None:
+        assert "relay.nn.prelu" not in ops and "relay.where" in ops
+    else:
+        (prelu,) = [o for o in imp.module.walk() if getattr(o, "RELAY_NAME", "") == "nn.prelu"]
+        assert int(prelu.attrs["axis"]) == axis and "relay.where" not in ops

@@ -366,3 +366,29 @@ def test_a_gated_activation_of_slices_is_one_loop_in_parts():
     want = feeds["x1"] + np.tanh(x[:, 63::-1])
     np.testing.assert_allclose(loop[0], want, rtol=1e-6, atol=1e-6)
     assert np.abs(loop[0] - (feeds["x1"] + np.tanh(x[:, :64]))).max() > 0.1  # (reversed)
+
+
+@pytest.mark.parametrize("flatten", [False, True])
+def test_prelu_is_one_loop_with_the_reference_bits(flatten):
+    """``nn.prelu`` (ConvTasNet's PReLU before each GroupNorm) is one loop, alone too (numpy's
+    ``where`` of a product is three calls; the loop's ``x > 0 ? x : x * alpha`` the same bits),
+    its slope broadcast along its axis; with the GroupNorm's flattening after it
+    (``reshape`` to ``(N, 1, C * L)``: no view of the broadcast slope has that shape) the loop
+    writes the destination seen with the prelu's shape. Zeros and negative zeros keep the
+    reference's signs."""
+
+    def body(x, a):
+        y = relay.nn.prelu(x, a, axis=1)
+        return relay.reshape(y, (1, 1, 6 * 4000)) if flatten else y
+
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((1, 6, 4000)).astype(F32)
+    x[0, :, :3] = [0.0, -0.0, np.nan]
+    feeds = {"x0": x, "x1": np.array([0.25, -0.5, 1.5, 0.0, 2.0, -1.0], F32)}
+    mod = _function(body, [(1, 6, 4000), (6,)])
+    (loop, labels), (ref, _) = _both(mod, feeds)
+    want = "nn.prelu, reshape" if flatten else "nn.prelu"
+    assert [label for _, label in labels if label.endswith(LOOP)] == [want + LOOP]
+    assert np.abs(np.nan_to_num(loop[0])).max() > 0.1
+    np.testing.assert_array_equal(loop[0], ref[0])
+    assert np.array_equal(np.signbit(loop[0]), np.signbit(ref[0]))
