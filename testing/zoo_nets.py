@@ -2,8 +2,10 @@
 (built with random weights like the others; ``testing.zoo`` lists them in ``EXTRA_MODELS``):
 an encoder-decoder with transposed convolutions, a diffusion decoder's GroupNorm blocks, a
 sub-pixel super-resolution net, a spatial transformer, a WaveNet-style dilated gated stack, a
-style-transfer network with instance norms and reflection padding, and a GAN generator. Each
-is the textbook form of its family at a small size; torch is imported when one is built."""
+style-transfer network with instance norms and reflection padding, a GAN generator, a
+Conformer speech encoder, a Conv-TasNet source separator, a YOLO-style detector, PointNet, a
+3-D U-Net and an encoder-decoder transformer. Each is the textbook form of its family at a
+small size; torch is imported when one is built."""
 
 from __future__ import annotations
 
@@ -148,10 +150,181 @@ def _modules() -> dict[str, Callable[[], Any]]:
         def forward(self, x: Any) -> Any:
             return self.net(x)
 
+    class ConformerBlock(nn.Module):
+        """Conformer's block (d 144, 4 heads): half-step feed-forwards with SiLU, self-attention,
+        the convolution module (pointwise, GLU, depthwise 31, BatchNorm, SiLU, pointwise)."""
+
+        def __init__(self, d: int = 144, heads: int = 4, k: int = 31) -> None:
+            super().__init__()
+
+            def ffn() -> nn.Module:
+                return nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+
+            self.ff1, self.ff2 = ffn(), ffn()
+            self.ln_att, self.att = nn.LayerNorm(d), nn.MultiheadAttention(d, heads, batch_first=True)
+            self.ln_conv, self.pw1 = nn.LayerNorm(d), nn.Conv1d(d, 2 * d, 1)
+            self.dw, self.bn = nn.Conv1d(d, d, k, padding=k // 2, groups=d), nn.BatchNorm1d(d)
+            self.pw2, self.ln = nn.Conv1d(d, d, 1), nn.LayerNorm(d)
+
+        def forward(self, x: Any) -> Any:
+            x = x + 0.5 * self.ff1(x)
+            a = self.ln_att(x)
+            x = x + self.att(a, a, a, need_weights=False)[0]
+            c = F.glu(self.pw1(self.ln_conv(x).transpose(1, 2)), dim=1)
+            x = x + self.pw2(F.silu(self.bn(self.dw(c)))).transpose(1, 2)
+            return self.ln(x + 0.5 * self.ff2(x))
+
+    class Conformer(nn.Module):
+        """A Conformer encoder: 4x subsampling by two strided convolutions, four blocks."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.sub = nn.Sequential(nn.Conv2d(1, 144, 3, 2), nn.ReLU(), nn.Conv2d(144, 144, 3, 2), nn.ReLU())
+            self.proj = nn.Linear(144 * 19, 144)
+            self.blocks = nn.Sequential(*[ConformerBlock() for _ in range(4)])
+
+        def forward(self, x: Any) -> Any:
+            y = self.sub(x.unsqueeze(1))
+            b, c, t, f = y.shape
+            return self.blocks(self.proj(y.permute(0, 2, 1, 3).reshape(b, t, c * f)))
+
+    class TasBlock(nn.Module):
+        def __init__(self, c: int, h: int, dilation: int) -> None:
+            super().__init__()
+            self.inp, self.p1, self.n1 = nn.Conv1d(c, h, 1), nn.PReLU(), nn.GroupNorm(1, h)
+            self.dw = nn.Conv1d(h, h, 3, padding=dilation, dilation=dilation, groups=h)
+            self.p2, self.n2 = nn.PReLU(), nn.GroupNorm(1, h)
+            self.res, self.skip = nn.Conv1d(h, c, 1), nn.Conv1d(h, c, 1)
+
+        def forward(self, x: Any) -> Any:
+            y = self.n2(self.p2(self.dw(self.n1(self.p1(self.inp(x))))))
+            return x + self.res(y), self.skip(y)
+
+    class ConvTasNet(nn.Module):
+        """Conv-TasNet's separator at 8,000 samples: a strided Conv1d encoder, eight
+        dilated depthwise blocks with PReLU and global layer norm (GroupNorm(1)), sigmoid
+        masks for two sources, a ConvTranspose1d decoder."""
+
+        def __init__(self, n: int = 256) -> None:
+            super().__init__()
+            self.enc, self.ln = nn.Conv1d(1, n, 16, 8, bias=False), nn.GroupNorm(1, n)
+            self.bottleneck = nn.Conv1d(n, 256, 1)
+            self.blocks = nn.ModuleList(TasBlock(256, 512, 2**i) for i in range(8))
+            self.mask = nn.Sequential(nn.PReLU(), nn.Conv1d(256, 2 * n, 1))
+            self.dec = nn.ConvTranspose1d(n, 1, 16, 8, bias=False)
+
+        def forward(self, x: Any) -> Any:
+            w = F.relu(self.enc(x))
+            y, skip = self.bottleneck(self.ln(w)), 0
+            for block in self.blocks:
+                y, s = block(y)
+                skip = skip + s
+            m = torch.sigmoid(self.mask(skip)).view(x.shape[0], 2, -1, w.shape[-1])
+            return self.dec((w.unsqueeze(1) * m).view(-1, w.shape[1], w.shape[-1]))
+
+    def cbs(i: int, o: int, k: int = 1, stride: int = 1) -> nn.Module:
+        return nn.Sequential(nn.Conv2d(i, o, k, stride, k // 2, bias=False), nn.BatchNorm2d(o), nn.SiLU())
+
+    class C3(nn.Module):
+        def __init__(self, i: int, o: int, n: int = 1) -> None:
+            super().__init__()
+            h = o // 2
+            self.a, self.b, self.c = cbs(i, h), cbs(i, h), cbs(2 * h, o)
+            self.m = nn.Sequential(*[nn.Sequential(cbs(h, h), cbs(h, h, 3)) for _ in range(n)])
+
+        def forward(self, x: Any) -> Any:
+            a = self.a(x)
+            return self.c(torch.cat([self.m(a) + a, self.b(x)], 1))
+
+    class SPPF(nn.Module):
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            self.a, self.b = cbs(c, c // 2), cbs(c * 2, c)
+
+        def forward(self, x: Any) -> Any:
+            x = self.a(x)
+            y1 = F.max_pool2d(x, 5, 1, 2)
+            y2 = F.max_pool2d(y1, 5, 1, 2)
+            return self.b(torch.cat([x, y1, y2, F.max_pool2d(y2, 5, 1, 2)], 1))
+
+    class YoloSmall(nn.Module):
+        """A YOLOv5-style detector at 320 px: CSP (C3) stages with SiLU, SPPF, a feature
+        pyramid with nearest upsampling and concatenations, two 1x1 heads of 255 channels."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Sequential(cbs(3, 16, 3, 2), cbs(16, 32, 3, 2), C3(32, 32), cbs(32, 64, 3, 2), C3(64, 64, 2))
+            self.p4 = nn.Sequential(cbs(64, 128, 3, 2), C3(128, 128, 3))
+            self.p5 = nn.Sequential(cbs(128, 256, 3, 2), C3(256, 256), SPPF(256))
+            self.l5, self.c4, self.l4, self.c3 = cbs(256, 128), C3(256, 128), cbs(128, 64), C3(128, 64)
+            self.h3, self.h4 = nn.Conv2d(64, 255, 1), nn.Conv2d(128, 255, 1)
+
+        def forward(self, x: Any) -> Any:
+            p3 = self.stem(x)
+            p4 = self.p4(p3)
+            p5 = self.p5(p4)
+            u = self.c4(torch.cat([F.interpolate(self.l5(p5), scale_factor=2.0, mode="nearest"), p4], 1))
+            v = self.c3(torch.cat([F.interpolate(self.l4(u), scale_factor=2.0, mode="nearest"), p3], 1))
+            return torch.cat([self.h3(v).flatten(2), self.h4(u).flatten(2)], 2)
+
+    class PointNet(nn.Module):
+        """PointNet's classifier over 1,024 points: a learned 3x3 input transform (bmm),
+        shared per-point MLPs as 1x1 Conv1d with BatchNorm, a max over the points."""
+
+        def __init__(self) -> None:
+            super().__init__()
+
+            def mlp(*sizes: int) -> list[nn.Module]:
+                layers: list[nn.Module] = []
+                for i, o in zip(sizes, sizes[1:]):
+                    layers += [nn.Conv1d(i, o, 1), nn.BatchNorm1d(o), nn.ReLU()]
+                return layers
+
+            self.tnet, self.tfc = nn.Sequential(*mlp(3, 64, 128)), nn.Linear(128, 9)
+            self.feat = nn.Sequential(*mlp(3, 64, 128), nn.Conv1d(128, 1024, 1), nn.BatchNorm1d(1024))
+            self.head = nn.Sequential(nn.Linear(1024, 256), nn.ReLU(), nn.Linear(256, 40))
+            self.register_buffer("eye", torch.eye(3))
+
+        def forward(self, x: Any) -> Any:
+            m = self.tfc(self.tnet(x).max(2)[0]).view(-1, 3, 3) + self.eye
+            return self.head(self.feat(torch.bmm(m, x)).max(2)[0])
+
+    class UNet3D(nn.Module):
+        """A 3-D U-Net level pair over a 32^3 volume: Conv3d + BatchNorm3d + ReLU, max-pool
+        3-D, ConvTranspose3d up, the skip concatenation."""
+
+        def __init__(self, c: int = 8) -> None:
+            super().__init__()
+
+            def block(i: int, o: int) -> nn.Module:
+                return nn.Sequential(nn.Conv3d(i, o, 3, padding=1), nn.BatchNorm3d(o), nn.ReLU())
+
+            self.d1, self.d2, self.up = block(1, c), block(c, 2 * c), nn.ConvTranspose3d(2 * c, c, 2, 2)
+            self.c1, self.out = block(2 * c, c), nn.Conv3d(c, 2, 1)
+
+        def forward(self, x: Any) -> Any:
+            a = self.d1(x)
+            b = self.d2(F.max_pool3d(a, 2))
+            return self.out(self.c1(torch.cat([self.up(b), a], 1)))
+
+    class Seq2Seq(nn.Module):
+        """``nn.Transformer`` (d 256, 4 heads, 2 + 2 layers) decoding 32 learned queries
+        against a 64-step source: cross-attention, as DETR's decoder."""
+
+        def __init__(self, d: int = 256) -> None:
+            super().__init__()
+            self.t = nn.Transformer(d, 4, 2, 2, 1024, batch_first=True)
+            self.queries = nn.Parameter(torch.randn(1, 32, d))
+
+        def forward(self, x: Any) -> Any:
+            return self.t(x, self.queries.expand(x.shape[0], -1, -1))
+
     return {
         "unet_small": UNet, "diffusion_decoder": DiffusionDecoder, "espcn": ESPCN,
         "spatial_transformer": SpatialTransformer, "wavenet_stack": WaveNetStack,
-        "style_transfer": StyleTransfer, "dcgan_generator": DCGANGenerator,
+        "style_transfer": StyleTransfer, "dcgan_generator": DCGANGenerator, "conformer": Conformer,
+        "convtasnet": ConvTasNet, "yolo_small": YoloSmall, "pointnet": PointNet, "unet3d": UNet3D,
+        "transformer_seq2seq": Seq2Seq,
     }  # fmt: skip
 
 
@@ -166,6 +339,16 @@ NETS: dict[str, tuple[str, int, tuple[int, ...], str]] = {
     "style_transfer": ("cnn", 128, (), "fast style transfer: reflection pads, InstanceNorm2d, residual "
                        "blocks, nearest upsampling, 128 px"),
     "dcgan_generator": ("signal", 0, (1, 100, 1, 1), "DCGAN generator: ConvTranspose2d + BatchNorm, 64 px"),
+    "conformer": ("signal", 0, (1, 160, 80), "Conformer encoder, 4 blocks of 144 (GLU, depthwise Conv1d 31, "
+                  "MultiheadAttention), 160 frames of 80 mel bins"),
+    "convtasnet": ("signal", 0, (1, 1, 8000), "Conv-TasNet separator: PReLU, GroupNorm(1), dilated depthwise "
+                   "Conv1d, sigmoid masks, ConvTranspose1d, 8,000 samples"),
+    "yolo_small": ("cnn", 320, (), "YOLOv5-style CSP + SPPF + feature pyramid with SiLU, 320 px"),
+    "pointnet": ("signal", 0, (1, 3, 1024), "PointNet classifier: 3x3 input transform (bmm), 1x1 Conv1d MLPs, "
+                 "max over 1,024 points"),
+    "unet3d": ("signal", 0, (1, 1, 32, 32, 32), "3-D U-Net levels: Conv3d, max_pool3d, ConvTranspose3d, 32^3"),
+    "transformer_seq2seq": ("signal", 0, (1, 64, 256), "nn.Transformer 2+2 layers of 256, 32 learned queries "
+                            "(cross-attention)"),
 }  # fmt: skip
 """Each network's zoo kind, image size (``"cnn"``), input shape (``"signal"``) and description."""
 
