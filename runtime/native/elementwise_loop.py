@@ -3,7 +3,7 @@
 A fused function made of float32 elementwise ops -- ``add``, ``subtract``, ``multiply``,
 ``divide``, ``maximum``, ``minimum``, ``negative``, ``abs``, ``exp``, ``tanh``, ``sigmoid``,
 ``nn.relu``, ``nn.prelu``, ``sqrt``, ``clip``, ``where`` of a bool condition -- and of the ops that only say
-where elements are (``split``, ``strided_slice``, ``reshape``, ``squeeze``,
+where elements are (``split``, ``strided_slice``, ``transpose``, ``reshape``, ``squeeze``,
 ``expand_dims``, ``nn.batch_flatten``, broadcasting) ran op by op, each op a numpy call over the whole tensor
 and a temporary: an unrolled LSTM cell's gates (``split`` of the projected gates, three
 ``sigmoid``, two ``tanh``, three ``multiply``, an ``add``) were about ten calls, 50-70 us a
@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import TensorType
 from xrelay.dialects.relay import ConstantOp, RelayOp
 from xrelay.dialects.relay.ops import strided_slice_bounds
 from xrelay.runtime.native.library import NATIVE_PARTS_PER_THREAD, c_call, call_job, loop_kernel
+from xrelay.runtime.native.movement import split_movement
 from xrelay.runtime.npz import private_copy
 
 __all__ = ["LOOP_OPS", "compile_elementwise_loop", "compile_loop", "input_loop", "loopable"]
@@ -65,7 +66,7 @@ _UNARY = {
 _PRELU = 16  # x > 0 ? x : x * alpha, alpha broadcast along the op's axis
 _LOAD, _LOAD_BOOL, _STORE, _SELECT = 0, 1, 2, 30
 _RESHAPES = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"})
-_PLACEMENT = frozenset({"split", "strided_slice", *_RESHAPES})
+_PLACEMENT = frozenset({"split", "strided_slice", "transpose", *_RESHAPES})
 LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", "nn.prelu", *_PLACEMENT})
 """The ops a function may be made of to run as one elementwise loop."""
 
@@ -75,6 +76,10 @@ REGISTERS = 32
 PART_ELEMENTS = 16384
 """The fewest result elements of one part of a loop cut for the pool's threads (some
 microseconds of work: an LSTM time step's gates, a few hundred elements, stay one call)."""
+
+SHORT_ROW = 16
+"""An innermost dimension shorter than this gives its place to the longest other one
+(``_dims``)."""
 
 ROW_CUT = 4096
 """The longest row a long contiguous loop is cut into (``_dims``): rows are what the pool's
@@ -190,9 +195,19 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
         if not all(_type_ok(r.type) for r in op.results):
             raise _Refused
         vals = [env[v] for v in op.operands]
-        if any(isinstance(v, _Reshaped) for v in vals):
-            raise _Refused  # (computed on: its operands have no view of that shape)
         shape = tuple(op.results[0].type.get_shape())
+        outer = None
+        if any(isinstance(v, _Reshaped) for v in vals):
+            # an elementwise op of values seen reshaped (and of single elements) is computed
+            # in their shape and seen reshaped too (a pixel shuffle, then its sigmoid)
+            inner = next(_shape(v.inner) for v in vals if isinstance(v, _Reshaped))
+            if (name not in _BINARY and name not in _UNARY and name != "clip") or not all(
+                (v.shape, _shape(v.inner)) == (shape, inner) if isinstance(v, _Reshaped)
+                else isinstance(v, _Leaf) and v.array.size == 1 for v in vals
+            ):  # fmt: skip
+                raise _Refused  # (its other operands have no view of that shape)
+            vals = [v.inner if isinstance(v, _Reshaped) else _Leaf(v.array.reshape(())) for v in vals]
+            outer, shape = shape, inner
         if name in _BINARY:
             if not all(_type_ok(v.type) for v in op.operands):
                 raise _Refused
@@ -229,11 +244,18 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
             env[op.results[0]] = _Node(
                 _SELECT, shape, (c, *(_broadcast(v, shape, memo) for v in vals[1:]))
             )
-        elif name in _RESHAPES:
+        if outer is not None:
+            env[op.results[0]] = _Reshaped(env[op.results[0]], outer)
+            continue
+        if name in _RESHAPES:
             try:
                 env[op.results[0]] = _placed(vals[0], lambda a, s=shape: _view(a, s), memo)
             except _Refused:
                 env[op.results[0]] = _Reshaped(vals[0], shape)
+        elif name == "transpose":
+            axes = op.attrs.get("axes")
+            order = tuple(range(len(shape)))[::-1] if not axes else tuple(int(a) % len(shape) for a in axes)
+            env[op.results[0]] = _placed(vals[0], lambda a, ax=order: a.transpose(ax), memo)
         elif name == "strided_slice":
             at = op.attrs
             bounds = strided_slice_bounds(
@@ -244,7 +266,7 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
             # (a negative step ends at -1, "before 0": None in numpy's slice)
             index = tuple(slice(b, None if e < 0 else e, s) for b, e, s in bounds)
             env[op.results[0]] = _placed(vals[0], lambda a, i=index: a[i], memo)
-        else:  # split
+        elif name == "split":
             axis = op.attrs.get("axis", 0) or 0
             size = _shape(vals[0])[axis % len(_shape(vals[0]))]
             spec = op.attrs["indices_or_sections"]
@@ -278,6 +300,15 @@ def _dims(
         k -= 1
     if len(dims) > 4:
         return None
+    if len(dims) > 1 and dims[-1] < SHORT_ROW:
+        # a short innermost dimension (a pixel shuffle's 3 sub-pixels) makes rows of a few
+        # elements, each a block's whole overhead: the longest dimension goes innermost (its
+        # strides may be any: the loop's loads and stores step by them)
+        k = max(range(len(dims) - 1), key=lambda i: dims[i])
+        if dims[k] >= 4 * dims[-1]:
+            dims.append(dims.pop(k))
+            for s in strides:
+                s.append(s.pop(k))
     if len(dims) < 4 and dims and dims[-1] >= 2 * PART_ELEMENTS:
         # one long row (a contiguous result: everything merged) cut into rows, so that the
         # pool's threads can take parts of it (compile_loop cuts rows)
@@ -442,16 +473,22 @@ def compile_loop(
 
 
 def compile_elementwise_loop(
-    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray], pool: Any = None
+    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray], pool: Any = None,
+    moves: bool = False,
 ) -> list[tuple[str, str, Any]] | None:
     """The thunks running the whole of ``fn`` as elementwise loops, or None (``compile_loop``;
     a function of one op keeps its kernel: one numpy call either way, and exp's bits stay
-    numpy's; but ``nn.prelu``, the same bits in one pass)."""
+    numpy's; but ``nn.prelu``, the same bits in one pass). A function that moves data with a
+    ``transpose`` or ``strided_slice`` (and may end in a chain of binary ops with its
+    arguments) is left to ``runtime.native.movement``'s strided copies unless ``moves``
+    (they declined it: a pixel shuffle's 49,152 runs of one element)."""
     body = fn.body.block
     ops = [op for op in body.ops if op is not body.last_op]
     computed = [op for op in ops if not isinstance(op, ConstantOp)]
     if len(computed) == 1 and computed[0].RELAY_NAME not in (*_PLACEMENT, "nn.prelu"):
         return None  # (a prelu alone: numpy's where of a product, three calls; the loop's bits)
+    if not moves and any(op.RELAY_NAME in ("transpose", "strided_slice") for op in computed) and split_movement(fn):
+        return None  # (data movement, and a chain after it: movement's strided copies first)
     if not all(isinstance(t, TensorType) for t in fn.function_type.outputs.data):
         return None
     args = dict(zip(body.args, inputs))

@@ -392,3 +392,49 @@ def test_prelu_is_one_loop_with_the_reference_bits(flatten):
     assert np.abs(np.nan_to_num(loop[0])).max() > 0.1
     np.testing.assert_array_equal(loop[0], ref[0])
     assert np.array_equal(np.signbit(loop[0]), np.signbit(ref[0]))
+
+
+def test_a_pixel_shuffle_then_sigmoid_is_one_loop_with_the_long_dimension_innermost():
+    """A sub-pixel super-resolution's output (ESPCN): the pixel shuffle (``reshape``,
+    ``transpose``, ``reshape``; the last no view of the transposed input) then ``sigmoid``:
+    one loop, the sigmoid computed in the transposed shape and the destination seen with
+    it; the innermost dimension (3 sub-pixels) gives its place to the 128 columns
+    (``SHORT_ROW``); values within the sigmoid's error, the same bits on two threads. The
+    shuffle alone, whose 49,152 one-element runs are too many strided copies
+    (``runtime.native.movement``), is a loop of strided loads too, the input's bits."""
+    from xrelay.runtime.native import elementwise_loop
+
+    def shuffle(x):
+        y = relay.reshape(x, (1, 1, 3, 3, 128, 128))
+        return relay.reshape(relay.transpose(y, (0, 1, 4, 2, 5, 3)), (1, 1, 384, 384))
+
+    rng = np.random.default_rng(11)
+    feeds = {"x0": rng.standard_normal((1, 9, 128, 128)).astype(F32)}
+    mod = _function(lambda x: relay.sigmoid(shuffle(x)), [(1, 9, 128, 128)])
+    tables = []
+    keep = elementwise_loop._program
+
+    def program(shape, results):
+        table = keep(shape, results)
+        tables.append(None if table is None else [int(d) for d in table[:4]])
+        return table
+
+    outs = []
+    for threads in (1, 2):
+        elementwise_loop._program = program
+        try:
+            m = xrelay.build(mod, None, backends=("native",), threads=threads)
+        finally:
+            elementwise_loop._program = keep
+        m.set_input(**feeds)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+        assert [label for _, label in _labels(m) if label.endswith(LOOP)] == ["reshape, transpose, sigmoid" + LOOP]
+    assert tables[0] == [1, 128, 3, 3 * 128] or tables[0][3] == 128, tables  # (columns innermost)
+    want = 1.0 / (1.0 + np.exp(-feeds["x0"].astype(np.float64).reshape(3, 3, 128, 128).transpose(2, 0, 3, 1).reshape(1, 1, 384, 384)))
+    np.testing.assert_allclose(outs[0], want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    alone = _function(shuffle, [(1, 9, 128, 128)])
+    (loop, labels), (ref, _) = _both(alone, feeds)
+    assert [label for _, label in labels if "transpose" in label] == ["reshape, transpose" + LOOP]
+    np.testing.assert_array_equal(loop[0], ref[0])
