@@ -87,6 +87,11 @@ DESIRED_LAYOUTS = {
 }
 """What ``partition_for_backend`` converts to channels-last before partitioning."""
 
+FOLLOWERS = {"nn.conv2d_transpose": frozenset({"nn.conv2d"})}
+"""Ops converted only in a model that has one of these too (whose channels-last region they
+join): a 1-D model's transposed convolution (ConvTranspose1d, imported as 2-D of height 1)
+converted alone only gained a layout transform on each side (Conv-TasNet's decoder)."""
+
 
 def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> ModuleOp:
     """Steps 1 and 2 of the module docstring, in place on a module that went through the
@@ -110,8 +115,10 @@ def partition_for_backend(module: ModuleOp, channels_last: bool = True) -> Modul
     layouts: list[Any] = []
     # only where there is something to convert (ConvertLayout also fails on some graphs
     # without convolutions, such as the BERT-style layer)
-    if channels_last and any(getattr(o, "RELAY_NAME", "") in DESIRED_LAYOUTS for o in module.walk()):
-        layouts = [ConvertLayoutPass(DESIRED_LAYOUTS), get_pass("FoldConstant")]
+    names = {getattr(o, "RELAY_NAME", "") for o in module.walk()}
+    desired = {k: v for k, v in DESIRED_LAYOUTS.items() if k not in FOLLOWERS or FOLLOWERS[k] & names}
+    if channels_last and names & set(desired):
+        layouts = [ConvertLayoutPass(desired), get_pass("FoldConstant")]
     # weights stay @main's constants (the module's params: get_params, load_params and
     # export see them) and reach each function as an argument
     passes = [

@@ -1064,3 +1064,24 @@ def test_3d_pools_between_3d_convolutions_are_onednn_pools(pool, kw):
     assert [o for o, _ in _work(m)][1] == f"nn.{pool}_pool3d"
     report = m.executor.outside_arena()
     assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
+def test_a_1d_models_transposed_convolution_keeps_its_layout():
+    """A 1-D model's decoder (Conv1d, then ConvTranspose1d, imported as a 2-D transposed
+    convolution of height 1): with no 2-D convolution to join (``FOLLOWERS``) it is not
+    converted to channels-last, so no layout transform runs around it; onnxruntime's
+    values."""
+    from xrelay.testing.onnx_models import GraphBuilder, build_and_run
+
+    g = GraphBuilder(5)
+    w = g.init("enc_w", (RNG.standard_normal((8, 1, 4)) * 0.3).astype("float32"))
+    enc = g.node("Relu", [g.node("Conv", ["data", w], strides=[2])])
+    u = g.init("dec_w", (RNG.standard_normal((8, 1, 4)) * 0.3).astype("float32"))
+    out = g.node("ConvTranspose", [enc, u], strides=[2])
+    model = g.model({"data": ([2, 1, 64], np.float32)}, [out], "decoder_1d", opset=17)
+    feeds = {"data": RNG.standard_normal((2, 1, 64)).astype("float32")}
+    m, got, ref = build_and_run(model, feeds)
+    assert np.isfinite(got).all() and float(np.std(ref)) > 0.1
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+    ops = [o for _, o, _ in m.executor.steps]
+    assert "nn.conv2d_transpose" in ops and "layout_transform" not in ops, ops
