@@ -221,6 +221,95 @@ input ``input`` go to ``o0 + sum(k_j * o_j) + e`` of result ``result`` (flat ele
 offsets), for ``e < run length`` and each level ``(n_j, o_j, s_j)``, ``k_j < n_j``."""
 
 
+_VIEWS = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten", "transpose", "layout_transform",
+                    "strided_slice", "copy"})  # fmt: skip
+"""Movement ops whose result is a strided view of their operand (a reshape only when it is
+one), so that ``_view_patterns`` finds their patterns without addresses."""
+
+
+def _view_patterns(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int, ...]]) -> list[Pattern] | None:
+    """The patterns of a movement whose wanted values are each a strided view of one input,
+    or a concatenation (the last op) of such views, found on element strides alone: each
+    input is a strided array of one-byte elements over no memory (its strides are element
+    strides, its data offset the element offset), the ops are numpy's view operations on
+    it, and each view is one pattern. None when an op is another, or a reshape no view
+    gives: the address analysis then runs. Its per-element arrays of a large transform
+    (an NCHW -> NHWC transform of 2 x 256 x 999 elements, every element a run of its own)
+    were the peak of a loading process, 40 MB above what it held after."""
+    from xrelay.dialects.relay import shape_of
+    from xrelay.dialects.relay.ops import strided_slice_bounds
+
+    body = fn.body.block
+    base = np.zeros(1, np.uint8)
+    start = base.ctypes.data
+    env: dict[Any, tuple[int, np.ndarray]] = {}
+    for i, (arg, shape) in enumerate(zip(body.args, shapes)):
+        env[arg] = (i, as_strided(base, shape, [math.prod(shape[k + 1 :]) for k in range(len(shape))]))
+    parts: dict[Any, list[tuple[int, np.ndarray, int]]] = {}  # a concatenation's (input, view, offset)
+    for op in move:
+        name = op.RELAY_NAME
+        if name == "concatenate" and op is move[-1] and all(v in env for v in op.operands):
+            shape = tuple(shape_of(op.results[0].type))
+            axis = int(op.attrs.get("axis", 0)) % len(shape)
+            step = math.prod(shape[axis + 1 :])
+            at, pieces = 0, []
+            for v in op.operands:
+                i, view = env[v]
+                pieces.append((i, view, at * step))
+                at += view.shape[axis]
+            parts[op.results[0]] = pieces
+            continue
+        if name not in _VIEWS or len(op.operands) != 1 or op.operands[0] not in env:
+            return None
+        i, a = env[op.operands[0]]
+        shape = tuple(shape_of(op.results[0].type))
+        if name == "transpose":
+            axes = op.attrs.get("axes")
+            a = a.transpose(tuple(int(x) % a.ndim for x in axes) if axes else None)
+        elif name == "layout_transform":
+            src, dst = op.attrs["src_layout"], op.attrs["dst_layout"]
+            if sorted(src) != sorted(dst) or not src.isalpha() or not src.isupper():
+                return None  # (a blocked layout)
+            a = a.transpose([src.index(ch) for ch in dst])
+        elif name == "strided_slice":
+            at = op.attrs
+            bounds = strided_slice_bounds(a.shape, at["begin"], at["end"], at["strides"], at["axes"], at["slice_mode"])
+            if bounds is None:
+                return None
+            a = a[tuple(slice(b, None if e < 0 else e, k) for b, e, k in bounds)]
+        elif name != "copy":  # the reshapes
+            a = a.view()
+            try:
+                a.shape = shape
+            except AttributeError:
+                return None  # (no view: addresses)
+        if a.shape != shape:
+            return None
+        env[op.results[0]] = (i, a)
+    out: list[Pattern] = []
+    for r, v in enumerate(wanted):
+        shape = tuple(shape_of(v.type))
+        pieces = parts.get(v) or ([(*env[v], 0)] if v in env else None)
+        if pieces is None:
+            return None
+        for i, view, o0 in pieces:
+            if view.size == 0:
+                continue
+            dst = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
+            dims = [(n, d, st) for n, d, st in zip(view.shape, dst, view.strides) if n != 1]
+            merged: list[tuple[int, int, int]] = []
+            for n, d, st in dims:  # neighbours that step as one merge
+                if merged and merged[-1][1] == d * n and merged[-1][2] == st * n:
+                    merged[-1] = (merged[-1][0] * n, d, st)
+                else:
+                    merged.append((n, d, st))
+            length = 1
+            if merged and merged[-1][1:] == (1, 1):
+                length = merged.pop()[0]
+            out.append((r, i, length, o0, view.ctypes.data - start, tuple(merged)))
+    return out if len(out) <= MAX_PATTERNS else None
+
+
 def movement_patterns(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int, ...]]) -> list[Pattern] | None:
     """The strided patterns that move ``fn``'s inputs (of ``shapes``) into the values
     ``wanted`` through the ops ``move`` (``split_movement``): every element of each wanted value
@@ -232,6 +321,9 @@ def movement_patterns(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[
         return None
     if any(v in fn.body.block.args for v in wanted):
         return None
+    viewed = _view_patterns(fn, move, wanted, shapes)
+    if viewed is not None:
+        return viewed
     addresses = _addresses(fn, move, wanted, shapes)
     if addresses is None or any(a.shape != tuple(shape_of(v.type)) for a, v in zip(addresses, wanted)):
         return None

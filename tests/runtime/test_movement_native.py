@@ -203,3 +203,84 @@ def test_a_chain_that_starts_with_a_unary_op_of_another_input_is_one_loop():
     m.run()
     np.testing.assert_allclose(m.get_output(0).numpy(), xv.transpose(0, 2, 3, 1) / (1 + np.exp(-zv)), rtol=1e-6)
     assert [ops for _, ops, _ in m.executor.steps] == ["copy", "copy", "transpose, sigmoid, multiply as one loop"]
+
+
+def _view_case(case):
+    """(input shapes, body of the inputs, reference) of movements whose results are strided
+    views of their inputs."""
+    if case == "nchw_to_nhwc":  # every element a run of its own
+        return [(2, 256, 1, 99)], lambda x: relay.layout_transform(x, "NCHW", "NHWC"), lambda a: a.transpose(0, 2, 3, 1)
+    if case == "heads_concatenated":  # YOLO's heads: transposed, flattened, concatenated
+
+        def body(a, b):
+            return relay.concatenate([relay.reshape(relay.transpose(v, (0, 3, 1, 2)), (1, 12, n)) for v, n in ((a, 64), (b, 16))], axis=2)
+
+        def ref(p, q):
+            return np.concatenate([v.transpose(0, 3, 1, 2).reshape(1, 12, -1) for v in (p, q)], 2)
+
+        return [(1, 8, 8, 12), (1, 4, 4, 12)], body, ref
+    # reversed, strided, transposed
+    return ([(3, 10, 7)], lambda x: relay.transpose(relay.strided_slice(x, begin=[8, 1], end=[0, 7], strides=[-2, 2], axes=[1, 2]), (2, 0, 1)),
+            lambda a: a[:, 8:0:-2, 1:7:2].transpose(2, 0, 1))  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ["nchw_to_nhwc", "heads_concatenated", "reversed_slice"])
+def test_view_movements_find_their_patterns_without_addresses(case, monkeypatch):
+    """A movement whose result is a strided view of an input (transposes, layout transforms,
+    slices, reshapes that stay views), or a concatenation of such views, gets its patterns
+    from the views' strides (``_view_patterns``): no per-element address array (the address
+    analysis is not called), one pattern per input, and the patterns copy the reference's
+    values."""
+    from xdsl.dialects import func as xfunc
+
+    from xrelay.dialects.relay import RelayOp
+    from xrelay.runtime.native import movement
+
+    def no_addresses(*args, **kwargs):
+        raise AssertionError("the address analysis ran")
+
+    monkeypatch.setattr(movement, "_addresses", no_addresses)
+    shapes, body, ref = _view_case(case)
+    xs = [relay.var(f"x{i}", shape=sh) for i, sh in enumerate(shapes)]
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function(xs, body(*xs))))
+    main = [f for f in mod.module.ops if isinstance(f, xfunc.FuncOp)][0]
+    move = [o for o in main.body.block.ops if isinstance(o, RelayOp)]
+    result = main.body.block.last_op.operands[0]
+    patterns = movement.movement_patterns(main, move, [result], shapes)
+    assert patterns is not None and len(patterns) == len(shapes), patterns
+    inputs = [RNG.standard_normal(sh).astype("float32") for sh in shapes]
+    want = ref(*inputs)
+    out = np.full(want.shape, np.nan, np.float32)
+    for _, i, length, o0, s0, levels in patterns:
+        movement._strided(out, inputs, i, o0, s0, levels, length, out.itemsize, [])()
+    np.testing.assert_array_equal(out, want)
+
+
+def test_a_reshape_that_is_no_view_leaves_the_patterns_to_the_addresses():
+    """A pixel shuffle's last reshape is no view of the transposed input: ``_view_patterns``
+    declines, and the address analysis gives the patterns."""
+    from xdsl.dialects import func as xfunc
+
+    from xrelay.dialects.relay import RelayOp
+    from xrelay.runtime.native import movement
+
+    x = relay.var("x", shape=(1, 4, 3, 3))
+    y = relay.reshape(relay.transpose(relay.reshape(x, (1, 1, 2, 2, 3, 3)), (0, 1, 4, 2, 5, 3)), (1, 1, 6, 6))
+    mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], y)))
+    main = [f for f in mod.module.ops if isinstance(f, xfunc.FuncOp)][0]
+    move = [o for o in main.body.block.ops if isinstance(o, RelayOp)]
+    wanted = [main.body.block.last_op.operands[0]]
+    assert movement._view_patterns(main, move, wanted, [(1, 4, 3, 3)]) is None
+    seen = []
+    real = movement._addresses
+
+    def spy(*args, **kwargs):
+        seen.append(True)
+        return real(*args, **kwargs)
+
+    movement._addresses = spy
+    try:
+        patterns = movement.movement_patterns(main, move, wanted, [(1, 4, 3, 3)])
+    finally:
+        movement._addresses = real
+    assert seen and patterns
