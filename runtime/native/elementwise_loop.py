@@ -473,22 +473,20 @@ def compile_loop(
 
 
 def compile_elementwise_loop(
-    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray], pool: Any = None,
-    moves: bool = False,
+    fn: func.FuncOp, inputs: Sequence[np.ndarray], outs: Sequence[np.ndarray], pool: Any = None
 ) -> list[tuple[str, str, Any]] | None:
     """The thunks running the whole of ``fn`` as elementwise loops, or None (``compile_loop``;
     a function of one op keeps its kernel: one numpy call either way, and exp's bits stay
     numpy's; but ``nn.prelu``, the same bits in one pass). A function that moves data with a
     ``transpose`` or ``strided_slice`` (and may end in a chain of binary ops with its
-    arguments) is left to ``runtime.native.movement``'s strided copies unless ``moves``
-    (they declined it: a pixel shuffle's 49,152 runs of one element)."""
+    arguments) is left to ``runtime.native.movement``'s strided copies."""
     body = fn.body.block
     ops = [op for op in body.ops if op is not body.last_op]
     computed = [op for op in ops if not isinstance(op, ConstantOp)]
     if len(computed) == 1 and computed[0].RELAY_NAME not in (*_PLACEMENT, "nn.prelu"):
         return None  # (a prelu alone: numpy's where of a product, three calls; the loop's bits)
-    if not moves and any(op.RELAY_NAME in ("transpose", "strided_slice") for op in computed) and split_movement(fn):
-        return None  # (data movement, and a chain after it: movement's strided copies first)
+    if any(op.RELAY_NAME in ("transpose", "strided_slice") for op in computed) and split_movement(fn):
+        return None  # (data movement, and a chain after it: movement's strided copies)
     if not all(isinstance(t, TensorType) for t in fn.function_type.outputs.data):
         return None
     args = dict(zip(body.args, inputs))

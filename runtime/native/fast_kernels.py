@@ -1770,10 +1770,6 @@ def compile_function(
         from xrelay.runtime.native.movement import compile_movement
 
         moved = compile_movement(fn, inputs, outs)
-        if moved is None and use_c_kernels:  # (too many patterns: one loop of strided loads)
-            from xrelay.runtime.native.elementwise_loop import compile_elementwise_loop
-
-            moved = compile_elementwise_loop(fn, inputs, outs, pool, moves=True)
         if moved is not None:
             compiled.thunks.extend(moved)
             compiled.fast_ops = sum(1 for op in body.ops if op is not body.last_op)

@@ -228,74 +228,89 @@ one), so that ``_view_patterns`` finds their patterns without addresses."""
 
 
 def _view_patterns(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int, ...]]) -> list[Pattern] | None:
-    """The patterns of a movement whose wanted values are each a strided view of one input,
-    or a concatenation (the last op) of such views, found on element strides alone: each
-    input is a strided array of one-byte elements over no memory (its strides are element
-    strides, its data offset the element offset), the ops are numpy's view operations on
-    it, and each view is one pattern. None when an op is another, or a reshape no view
-    gives: the address analysis then runs. Its per-element arrays of a large transform
-    (an NCHW -> NHWC transform of 2 x 256 x 999 elements, every element a run of its own)
-    were the peak of a loading process, 40 MB above what it held after."""
+    """The patterns of a movement whose wanted values are made of strided views of its
+    inputs, found on element strides alone. Each value is a list of pieces (input, view,
+    where the piece starts in the value): each input a strided array of one-byte elements
+    over no memory (its strides are element strides, its data offset the element offset),
+    transposes, layout transforms, slices and reshapes that stay views are numpy's view
+    operations on a piece, a concatenation places its operands' pieces side by side, a
+    transpose after it permutes them too, and the last op may be a reshape that is no view
+    (the destination, contiguous, is then seen in the shape before it: a GroupNorm's
+    grouping of NHWC data moved back to NCHW). Each piece is one pattern. None when an op
+    is another or a reshape of several pieces or not last: the address analysis then runs.
+    Its per-element arrays of a large transform (an NCHW -> NHWC transform of 2 x 256 x 999
+    elements, every element a run of its own) were a loading process's peak, 40 MB above
+    what it held after."""
     from xrelay.dialects.relay import shape_of
     from xrelay.dialects.relay.ops import strided_slice_bounds
 
     body = fn.body.block
     base = np.zeros(1, np.uint8)
-    start = base.ctypes.data
-    env: dict[Any, tuple[int, np.ndarray]] = {}
+    origin = base.ctypes.data
+    env: dict[Any, list[tuple[int, np.ndarray, tuple[int, ...]]]] = {}
     for i, (arg, shape) in enumerate(zip(body.args, shapes)):
-        env[arg] = (i, as_strided(base, shape, [math.prod(shape[k + 1 :]) for k in range(len(shape))]))
-    parts: dict[Any, list[tuple[int, np.ndarray, int]]] = {}  # a concatenation's (input, view, offset)
+        view = as_strided(base, shape, [math.prod(shape[k + 1 :]) for k in range(len(shape))])
+        env[arg] = [(i, view, (0,) * len(shape))]
+    seen_as: dict[Any, tuple[int, ...]] = {}  # a result whose destination is seen in another shape
     for op in move:
         name = op.RELAY_NAME
-        if name == "concatenate" and op is move[-1] and all(v in env for v in op.operands):
-            shape = tuple(shape_of(op.results[0].type))
-            axis = int(op.attrs.get("axis", 0)) % len(shape)
-            step = math.prod(shape[axis + 1 :])
-            at, pieces = 0, []
-            for v in op.operands:
-                i, view = env[v]
-                pieces.append((i, view, at * step))
-                at += view.shape[axis]
-            parts[op.results[0]] = pieces
-            continue
-        if name not in _VIEWS or len(op.operands) != 1 or op.operands[0] not in env:
+        if name not in _VIEWS and name != "concatenate" or any(v not in env for v in op.operands):
             return None
-        i, a = env[op.operands[0]]
         shape = tuple(shape_of(op.results[0].type))
-        if name == "transpose":
-            axes = op.attrs.get("axes")
-            a = a.transpose(tuple(int(x) % a.ndim for x in axes) if axes else None)
-        elif name == "layout_transform":
-            src, dst = op.attrs["src_layout"], op.attrs["dst_layout"]
-            if sorted(src) != sorted(dst) or not src.isalpha() or not src.isupper():
-                return None  # (a blocked layout)
-            a = a.transpose([src.index(ch) for ch in dst])
+        if name == "concatenate":
+            axis = int(op.attrs.get("axis", 0)) % len(shape)
+            pieces, at = [], 0
+            for v in op.operands:
+                pieces += [(i, view, (*s[:axis], s[axis] + at, *s[axis + 1 :])) for i, view, s in env[v]]
+                at += tuple(shape_of(v.type))[axis]
+            env[op.results[0]] = pieces
+            continue
+        if len(op.operands) != 1:
+            return None
+        pieces = env[op.operands[0]]
+        if name in ("transpose", "layout_transform"):
+            if name == "transpose":
+                axes = op.attrs.get("axes")
+                perm = [int(x) % len(shape) for x in axes] if axes else list(range(len(shape)))[::-1]
+            else:
+                src, dst = op.attrs["src_layout"], op.attrs["dst_layout"]
+                if sorted(src) != sorted(dst) or not src.isalpha() or not src.isupper():
+                    return None  # (a blocked layout)
+                perm = [src.index(ch) for ch in dst]
+            pieces = [(i, view.transpose(perm), tuple(s[k] for k in perm)) for i, view, s in pieces]
+        elif name == "copy":
+            pass
+        elif len(pieces) != 1 or any(pieces[0][2]):
+            return None  # (a slice or reshape of a concatenation)
         elif name == "strided_slice":
+            i, a, _ = pieces[0]
             at = op.attrs
             bounds = strided_slice_bounds(a.shape, at["begin"], at["end"], at["strides"], at["axes"], at["slice_mode"])
             if bounds is None:
                 return None
-            a = a[tuple(slice(b, None if e < 0 else e, k) for b, e, k in bounds)]
-        elif name != "copy":  # the reshapes
+            pieces = [(i, a[tuple(slice(b, None if e < 0 else e, k) for b, e, k in bounds)], (0,) * len(shape))]
+        else:  # the reshapes
+            i, a, _ = pieces[0]
             a = a.view()
             try:
                 a.shape = shape
             except AttributeError:
-                return None  # (no view: addresses)
-        if a.shape != shape:
+                if op is not move[-1]:
+                    return None
+                seen_as[op.results[0]] = a.shape  # (no view: the destination in a's shape)
+            pieces = [(i, a, (0,) * a.ndim)]
+        if op.results[0] not in seen_as and any(view.shape != shape for _, view, _ in pieces if len(pieces) == 1):
             return None
-        env[op.results[0]] = (i, a)
+        env[op.results[0]] = pieces
     out: list[Pattern] = []
     for r, v in enumerate(wanted):
-        shape = tuple(shape_of(v.type))
-        pieces = parts.get(v) or ([(*env[v], 0)] if v in env else None)
-        if pieces is None:
+        if v not in env:
             return None
-        for i, view, o0 in pieces:
+        shape = seen_as.get(v, tuple(shape_of(v.type)))
+        dst = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
+        for i, view, first in env[v]:
             if view.size == 0:
                 continue
-            dst = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
             dims = [(n, d, st) for n, d, st in zip(view.shape, dst, view.strides) if n != 1]
             merged: list[tuple[int, int, int]] = []
             for n, d, st in dims:  # neighbours that step as one merge
@@ -306,7 +321,8 @@ def _view_patterns(fn: Any, move: list, wanted: list, shapes: Sequence[tuple[int
             length = 1
             if merged and merged[-1][1:] == (1, 1):
                 length = merged.pop()[0]
-            out.append((r, i, length, o0, view.ctypes.data - start, tuple(merged)))
+            o0 = sum(k * d for k, d in zip(first, dst))
+            out.append((r, i, length, o0, view.ctypes.data - origin, tuple(merged)))
     return out if len(out) <= MAX_PATTERNS else None
 
 

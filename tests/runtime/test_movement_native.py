@@ -219,12 +219,25 @@ def _view_case(case):
             return np.concatenate([v.transpose(0, 3, 1, 2).reshape(1, 12, -1) for v in (p, q)], 2)
 
         return [(1, 8, 8, 12), (1, 4, 4, 12)], body, ref
+    if case == "concatenated_then_transformed":  # a 3-D U-Net's skip concatenation, then NDHWC
+
+        def body(a, b):
+            return relay.layout_transform(relay.concatenate([a, b], axis=1), "NCDHW", "NDHWC")
+
+        return [(1, 3, 4, 5, 6), (1, 2, 4, 5, 6)], body, lambda p, q: np.concatenate([p, q], 1).transpose(0, 2, 3, 4, 1)
+    if case == "grouped_back_to_nchw":  # a GroupNorm's grouping of NHWC data, moved back to NCHW first
+
+        def body(a):
+            return relay.reshape(relay.layout_transform(a, "NHWC", "NCHW"), (1, 4, 2 * 6 * 6))
+
+        return [(1, 6, 6, 8)], body, lambda p: p.transpose(0, 3, 1, 2).reshape(1, 4, 72)
     # reversed, strided, transposed
     return ([(3, 10, 7)], lambda x: relay.transpose(relay.strided_slice(x, begin=[8, 1], end=[0, 7], strides=[-2, 2], axes=[1, 2]), (2, 0, 1)),
             lambda a: a[:, 8:0:-2, 1:7:2].transpose(2, 0, 1))  # fmt: skip
 
 
-@pytest.mark.parametrize("case", ["nchw_to_nhwc", "heads_concatenated", "reversed_slice"])
+@pytest.mark.parametrize("case", ["nchw_to_nhwc", "heads_concatenated", "reversed_slice", "concatenated_then_transformed",
+                                  "grouped_back_to_nchw"])
 def test_view_movements_find_their_patterns_without_addresses(case, monkeypatch):
     """A movement whose result is a strided view of an input (transposes, layout transforms,
     slices, reshapes that stay views), or a concatenation of such views, gets its patterns
@@ -256,9 +269,11 @@ def test_view_movements_find_their_patterns_without_addresses(case, monkeypatch)
     np.testing.assert_array_equal(out, want)
 
 
-def test_a_reshape_that_is_no_view_leaves_the_patterns_to_the_addresses():
-    """A pixel shuffle's last reshape is no view of the transposed input: ``_view_patterns``
-    declines, and the address analysis gives the patterns."""
+@pytest.mark.parametrize("last", [True, False])
+def test_a_reshape_that_is_no_view(last):
+    """A pixel shuffle's last reshape is no view of the transposed input: the destination,
+    contiguous, is seen in the shape before it (one pattern, the reference's values). The
+    same reshape with an op after it leaves the patterns to the address analysis."""
     from xdsl.dialects import func as xfunc
 
     from xrelay.dialects.relay import RelayOp
@@ -266,11 +281,12 @@ def test_a_reshape_that_is_no_view_leaves_the_patterns_to_the_addresses():
 
     x = relay.var("x", shape=(1, 4, 3, 3))
     y = relay.reshape(relay.transpose(relay.reshape(x, (1, 1, 2, 2, 3, 3)), (0, 1, 4, 2, 5, 3)), (1, 1, 6, 6))
+    y = y if last else relay.transpose(y, (0, 1, 3, 2))
     mod = relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function([x], y)))
     main = [f for f in mod.module.ops if isinstance(f, xfunc.FuncOp)][0]
     move = [o for o in main.body.block.ops if isinstance(o, RelayOp)]
     wanted = [main.body.block.last_op.operands[0]]
-    assert movement._view_patterns(main, move, wanted, [(1, 4, 3, 3)]) is None
+    viewed = movement._view_patterns(main, move, wanted, [(1, 4, 3, 3)])
     seen = []
     real = movement._addresses
 
@@ -283,4 +299,11 @@ def test_a_reshape_that_is_no_view_leaves_the_patterns_to_the_addresses():
         patterns = movement.movement_patterns(main, move, wanted, [(1, 4, 3, 3)])
     finally:
         movement._addresses = real
-    assert seen and patterns
+    assert (viewed is not None, len(seen)) == ((True, 0) if last else (False, 1))
+    a = RNG.standard_normal((1, 4, 3, 3)).astype("float32")
+    want = a.reshape(2, 2, 3, 3).transpose(2, 0, 3, 1).reshape(1, 1, 6, 6)
+    want = want if last else want.transpose(0, 1, 3, 2)
+    out = np.full(want.shape, np.nan, np.float32)
+    for _, i, length, o0, s0, levels in patterns:
+        movement._strided(out, [a], i, o0, s0, levels, length, out.itemsize, [])()
+    np.testing.assert_array_equal(out, want)
