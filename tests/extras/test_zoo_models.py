@@ -26,13 +26,16 @@ def _rel(out: np.ndarray, ref: np.ndarray) -> float:
 
 
 MORE = ["whisper_encoder", "poolformer_s12", "hrnet_w18_small", "llama_small", "tresnet_m", "roberta",
-        "botnet26t_256", "fastvit_t8", "gemma_small", "fnet", "funnel", "speech_bigru"]
+        "botnet26t_256", "fastvit_t8", "gemma_small", "fnet", "funnel", "speech_bigru", "spatial_transformer",
+        "style_transfer", "convtasnet", "unet3d"]
 """A few of ``zoo.EXTRA_MODELS`` (``benchmarks/zoo.py --more``), one per mechanism they needed:
 1-D convolutions, GroupNorm as instance norm, nearest upsampling, Llama's RMSNorm/rotary/GQA
 attention, reflect padding and leaky ReLU, a gather_nd of computed indices in the workspace
 (RoBERTa), no oneDNN reference primitive (BoTNet's transposed attention products), a GELU
 read twice (FastViT), a gated GELU (Gemma), DFTs in the workspace (FNet), a scatter_nd of
-constant indices (Funnel), recurrent layers unrolled into 400 time steps (a bidirectional GRU)."""
+constant indices (Funnel), recurrent layers unrolled into 400 time steps (a bidirectional GRU),
+grid_sample (a spatial transformer), instance norms after channels-last convolutions (style
+transfer), PReLU and GroupNorm(1) of 1-D data (Conv-TasNet), 3-D pools (a 3-D U-Net)."""
 
 
 @pytest.mark.parametrize("name", list(zoo.MODELS) + MORE)

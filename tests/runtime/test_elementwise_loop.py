@@ -284,6 +284,21 @@ def test_values_of_a_row_are_computed_once_per_row_with_the_reference_bits():
         np.testing.assert_array_equal(a, b)
 
 
+def _on_one_and_two_threads(mod, feeds):
+    """The outputs of ``mod`` (one function: one loop) built for the native engine with one
+    thread and with two, and whether its loop is a native job of parts each time."""
+    outs, jobs = [], []
+    for threads in (1, 2):
+        m = xrelay.build(mod, None, backends=("native",), threads=threads)
+        m.set_input(**feeds)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+        looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
+        assert len(looped) == 1 and len([n for n, _, _ in m.executor.steps if n != "memory.copy"]) == 1
+        jobs.append(hasattr(looped[0], "native_job"))
+    return outs, jobs
+
+
 def test_a_big_loop_runs_in_parts_on_the_threads_with_the_same_bits():
     """A loop over 64 rows of 1024 (65,536 elements, ``PART_ELEMENTS`` 16,384) with two
     threads is a native job of parts of its rows; one thread runs it whole; the bits are the
@@ -298,15 +313,7 @@ def test_a_big_loop_runs_in_parts_on_the_threads_with_the_same_bits():
     feeds = {"x0": rng.standard_normal((64, 1024)).astype(F32), "x1": rng.random((64, 1)).astype(F32) + 0.1,
              "x2": rng.standard_normal(1024).astype(F32)}  # fmt: skip
     mod = _function(body, [(64, 1024), (64, 1), (1024,)])
-    outs, jobs = [], []
-    for threads in (1, 2):
-        m = xrelay.build(mod, None, backends=("native",), threads=threads)
-        m.set_input(**feeds)
-        m.run()
-        outs.append(m.get_output(0).numpy())
-        looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
-        assert len(looped) == 1
-        jobs.append(hasattr(looped[0], "native_job"))
+    outs, jobs = _on_one_and_two_threads(mod, feeds)
     assert jobs == [False, True]
     ref = xrelay.build(mod, None, backends=("native",), use_c_kernels=False)
     ref.set_input(**feeds)
@@ -339,15 +346,7 @@ def test_a_gated_activation_of_slices_is_one_loop_in_parts():
     feeds = {"x0": rng.standard_normal((1, 128, 1000)).astype(F32),
              "x1": rng.standard_normal((1, 64, 1000)).astype(F32)}  # fmt: skip
     mod = _function(body, [(1, 128, 1000), (1, 64, 1000)])
-    outs, jobs = [], []
-    for threads in (1, 2):
-        m = xrelay.build(mod, None, backends=("native",), threads=threads)
-        m.set_input(**feeds)
-        m.run()
-        outs.append(m.get_output(0).numpy())
-        looped = [t for _, _, c in m.executor.steps for label, _, t in c.thunks if label.endswith(LOOP)]
-        assert len(looped) == 1 and len([n for n, _, _ in m.executor.steps if n != "memory.copy"]) == 1
-        jobs.append(hasattr(looped[0], "native_job"))
+    outs, jobs = _on_one_and_two_threads(mod, feeds)
     assert jobs == [False, True]
     x = feeds["x0"].astype(np.float64)
     want = feeds["x1"] + np.tanh(x[:, :64]) / (1.0 + np.exp(-x[:, 64:]))
