@@ -1285,7 +1285,18 @@ def offload_movement(module: ModuleOp) -> int:
     count = 0
     for caller in callers:
         block = caller.body.block
-        regions = [_with_tail(r) for r in _movement_regions(block)]
+        regions, claimed = [], set()
+        for r in _movement_regions(block):
+            # a tail op is one region's: two slices of one value added together (N-BEATS'
+            # forecast sum) both had the add as their tail, and the second region outlined
+            # an op the first had taken
+            tail = []
+            for o in _with_tail(r)[len(r) :]:
+                if o in claimed:
+                    break
+                tail.append(o)
+            claimed.update(tail)
+            regions.append(r + tail)
         regions = [r for r in regions if _region_function(module, r, names) is not None]
         # the edges: oneDNN steps, the caller's arguments and results, or other regions
         # that become oneDNN steps too (a split's half read by the next concatenation)

@@ -223,3 +223,33 @@ def test_regions_that_read_each_other_are_not_both_outlined():
     np.testing.assert_array_equal(second, np.concatenate([feeds["y"][:, :4], feeds["x"][:, :4]], axis=1))
     regions = [ops for ops, _ in _moves(m) if "concatenate" in ops]
     assert regions == ["strided_slice, concatenate"]  # one outlined, the other native
+
+
+def test_two_slices_added_together_give_their_add_to_one_region():
+    """N-BEATS' blocks: each block's output sliced into a backcast (subtracted from the
+    input) and a forecast, the forecasts of the blocks added together. Two slices whose one
+    use is the same add both had it as their region's elementwise tail, and outlining the
+    second took an op the first had taken (the build failed with a KeyError); now the add
+    is the first region's. The native engine's values."""
+    rng = np.random.default_rng(3)
+
+    def weight(*shape):
+        return relay.const((rng.standard_normal(shape) * 0.1).astype("float32"))
+
+    x = relay.var("x", shape=(8, 96))
+    h, forecast = x, None
+    for _ in range(3):
+        o = relay.nn.dense(relay.nn.relu(relay.nn.dense(h, weight(64, 96))), weight(120, 64))
+        h = relay.subtract(h, relay.strided_slice(o, begin=[0], end=[96], axes=[1]))
+        part = relay.strided_slice(o, begin=[96], end=[120], axes=[1])
+        forecast = part if forecast is None else relay.add(forecast, part)
+    mod = _mod(forecast, x)
+    feeds = {"x": rng.standard_normal((8, 96)).astype("float32")}
+    m, (out,) = _run(mod, feeds)
+    ref = xrelay.build(mod, None, backends=("native",))
+    ref.set_input(**feeds)
+    ref.run()
+    want = ref.get_output(0).numpy()
+    assert np.isfinite(out).all() and np.abs(want).max() > 0.01
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+    assert any(b == "dnnl" and "strided_slice" in ops for b, ops in _steps(m)), _steps(m)
