@@ -66,9 +66,13 @@ _UNARY = {
 _PRELU = 16  # x > 0 ? x : x * alpha, alpha broadcast along the op's axis
 _LOAD, _LOAD_BOOL, _STORE, _SELECT = 0, 1, 2, 30
 _RESHAPES = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"})
-_PLACEMENT = frozenset({"split", "strided_slice", "transpose", *_RESHAPES})
+_PLACEMENT = frozenset({"split", "strided_slice", "transpose", "image.resize2d", *_RESHAPES})
 LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", "nn.prelu", *_PLACEMENT})
 """The ops a function may be made of to run as one elementwise loop."""
+
+LOOP_DIMS = 5
+"""Dimensions of a loop's index space (``native_loop.h``): a nearest upsampling's result
+seen with its factor axes needs five (rows, factor, columns, factor, channels)."""
 
 REGISTERS = 32
 """Blocks the loop holds at once (``XR_LOOP_REGS``)."""
@@ -157,6 +161,40 @@ def _broadcast(v: Any, shape: tuple[int, ...], memo: dict) -> Any:
     return _placed(v, lambda a: np.broadcast_to(a, shape), memo)
 
 
+def _upsampled(op: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """A nearest ``image.resize2d`` by whole factors whose output pixel ``o`` reads input pixel
+    ``o // factor`` (``nn.Upsample(scale_factor=k)`` as torch exports it) as (the input's
+    shape with an axis of 1 after H and after W, the same with the factors there), else None:
+    the input seen so, broadcast along the factor axes and reshaped, is the result."""
+    from xrelay.dialects.relay.ops import parse_layout
+    from xrelay.kernels.spatial import nearest_source_indices
+
+    a = op.attrs
+    if a.get("method") != "nearest_neighbor" or a.get("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize":
+        return None
+    letters = [ch for ch, _ in parse_layout(a.get("layout", "NCHW"))]
+    ins = tuple(op.operands[0].type.get_shape())
+    if "H" not in letters or "W" not in letters or len(letters) != len(shape) or len(ins) != len(shape):
+        return None
+    roi = list(a.get("roi") or [0.0] * 4)
+    expanded, grown = [], []
+    for k, (n_in, n_out) in enumerate(zip(ins, shape)):
+        expanded.append(n_in)
+        grown.append(n_in)
+        if letters[k] in "HW":
+            f = n_out // n_in if n_out % n_in == 0 else 0
+            j = "HW".index(letters[k])
+            idx = nearest_source_indices(n_in, n_out, a.get("coordinate_transformation_mode", "half_pixel"),
+                                         roi[j], roi[j + 2], a.get("rounding_method", ""))  # fmt: skip
+            if not f or not np.array_equal(idx, np.arange(n_out) // f):
+                return None
+            expanded.append(1)
+            grown.append(f)
+        elif n_in != n_out:
+            return None
+    return tuple(expanded), tuple(grown)
+
+
 def _type_ok(t: Any, bool_ok: bool = False) -> bool:
     if not isinstance(t, TensorType) or not t.has_static_shape():
         return False
@@ -202,11 +240,18 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
             # in their shape and seen reshaped too (a pixel shuffle, then its sigmoid)
             inner = next(_shape(v.inner) for v in vals if isinstance(v, _Reshaped))
             if (name not in _BINARY and name not in _UNARY and name != "clip") or not all(
-                (v.shape, _shape(v.inner)) == (shape, inner) if isinstance(v, _Reshaped)
-                else isinstance(v, _Leaf) and v.array.size == 1 for v in vals
-            ):  # fmt: skip
-                raise _Refused  # (its other operands have no view of that shape)
-            vals = [v.inner if isinstance(v, _Reshaped) else _Leaf(v.array.reshape(())) for v in vals]
+                (v.shape, _shape(v.inner)) == (shape, inner) for v in vals if isinstance(v, _Reshaped)
+            ):
+                raise _Refused
+            # single elements broadcast; values of the result's shape are seen in that shape
+            # (a view when they are contiguous: a feature pyramid's other input, added to the
+            # upsampled one), else refused (their raise)
+            vals = [
+                v.inner if isinstance(v, _Reshaped)
+                else _Leaf(v.array.reshape(())) if isinstance(v, _Leaf) and v.array.size == 1
+                else _placed(_broadcast(v, shape, memo), lambda a, s=inner: _view(a, s), memo)
+                for v in vals
+            ]  # fmt: skip
             outer, shape = shape, inner
         if name in _BINARY:
             if not all(_type_ok(v.type) for v in op.operands):
@@ -252,6 +297,13 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
                 env[op.results[0]] = _placed(vals[0], lambda a, s=shape: _view(a, s), memo)
             except _Refused:
                 env[op.results[0]] = _Reshaped(vals[0], shape)
+        elif name == "image.resize2d":
+            up = _upsampled(op, shape)
+            if up is None:
+                raise _Refused
+            expanded, grown = up
+            seen = _placed(vals[0], lambda a, e=expanded, g=grown: np.broadcast_to(_view(a, e), g), memo)
+            env[op.results[0]] = _Reshaped(seen, shape)
         elif name == "transpose":
             axes = op.attrs.get("axes")
             order = tuple(range(len(shape)))[::-1] if not axes else tuple(int(a) % len(shape) for a in axes)
@@ -282,8 +334,8 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
 def _dims(
     shape: tuple[int, ...], arrays: list[np.ndarray]
 ) -> tuple[list[int], list[list[int]]] | None:
-    """The loop's index space (4 dims) and each array's strides in elements over it: size-1
-    dims dropped, neighbours merged where every array steps through them as one."""
+    """The loop's index space (``LOOP_DIMS`` dims) and each array's strides in elements over
+    it: size-1 dims dropped, neighbours merged where every array steps through them as one."""
     keep = [i for i, d in enumerate(shape) if d != 1]
     dims = [shape[i] for i in keep]
     strides = []
@@ -298,7 +350,7 @@ def _dims(
             for s in strides:
                 s[k - 1 : k + 1] = [s[k]]
         k -= 1
-    if len(dims) > 4:
+    if len(dims) > LOOP_DIMS:
         return None
     if len(dims) > 1 and dims[-1] < SHORT_ROW:
         # a short innermost dimension (a pixel shuffle's 3 sub-pixels) makes rows of a few
@@ -309,7 +361,7 @@ def _dims(
             dims.append(dims.pop(k))
             for s in strides:
                 s.append(s.pop(k))
-    if len(dims) < 4 and dims and dims[-1] >= 2 * PART_ELEMENTS:
+    if len(dims) < LOOP_DIMS and dims and dims[-1] >= 2 * PART_ELEMENTS:
         # one long row (a contiguous result: everything merged) cut into rows, so that the
         # pool's threads can take parts of it (compile_loop cuts rows)
         row = _row_length(dims[-1])
@@ -317,7 +369,7 @@ def _dims(
             dims[-1:] = [dims[-1] // row, row]
             for s in strides:
                 s[-1:] = [s[-1] * row, s[-1]]
-    pad = 4 - len(dims)
+    pad = LOOP_DIMS - len(dims)
     return [1] * pad + dims, [[0] * pad + s for s in strides]
 
 
@@ -360,7 +412,7 @@ def _program(shape: tuple[int, ...], results: list[tuple[Any, np.ndarray]]) -> n
     # row): computed once per row, not once per element (ROW_ONCE)
     once: set[int] = set()
     for v in order:
-        if isinstance(v, _Leaf) and strides[index[id(v)]][3] == 0 and dims[3] > 1:
+        if isinstance(v, _Leaf) and strides[index[id(v)]][-1] == 0 and dims[-1] > 1:
             once.add(id(v))
         elif isinstance(v, _Node) and all(id(o) in once for o in v.operands):
             once.add(id(v))
@@ -458,11 +510,11 @@ def compile_loop(
         table = _program(shape, group)
         if table is None:
             return None
-        rows = math.prod(int(d) for d in table[:3])
+        rows = math.prod(int(d) for d in table[: LOOP_DIMS - 1])
         keep = (table, [e for e, _ in group], [o for _, o in group])
         thunk = c_call(fn_c, table.ctypes.data, 0, rows, keep=keep)
         parts = 0 if pool is None or pool.threads < 2 else min(
-            rows, pool.threads * NATIVE_PARTS_PER_THREAD, rows * int(table[3]) // PART_ELEMENTS
+            rows, pool.threads * NATIVE_PARTS_PER_THREAD, rows * int(table[LOOP_DIMS - 1]) // PART_ELEMENTS
         )  # fmt: skip
         if parts >= 2:
             cut = [(rows * k // parts, rows * (k + 1) // parts) for k in range(parts)]

@@ -2,7 +2,7 @@
  * Elementwise loops: a fused function of float32 elementwise ops (and the slices, splits,
  * reshapes and broadcasts that only say where its operands' elements are) run as one pass
  * over its result (xrelay.runtime.native.elementwise_loop writes the program). The result's
- * index space is up to four dimensions; the innermost one is cut into blocks of XR_LOOP_BLOCK
+ * index space is up to five dimensions; the innermost one is cut into blocks of XR_LOOP_BLOCK
  * elements, and every instruction of the program runs on a block held in a small register
  * file on the stack, so each value is read once and written once, whatever the chain's length.
  *
@@ -95,33 +95,34 @@ static void xr_loop_op(i64 code, float *restrict o, const float *a, const float 
     }
 }
 
-/* The program t: t[0..3] the result's index space (outermost first), t[4] the number of
-   operands, t[5] the number of instructions; then per operand (address, 4 strides in
+/* The program t: t[0..4] the result's index space (outermost first), t[5] the number of
+   operands, t[6] the number of instructions; then per operand (address, 5 strides in
    elements: 0 broadcasts) and per instruction (code, destination, a, b, c): LOAD reg <-
    operand a, LOAD_BOOL the same of a bool operand (1 or 0), STORE operand <- reg a, the
    binary ops reg <- a op b, the unary ones reg <- op(a), SELECT reg <- a ? b : c. Rows
-   [u0, u1) of the collapsed outer space (t[0] * t[1] * t[2] rows) are computed. */
+   [u0, u1) of the collapsed outer space (t[0] * t[1] * t[2] * t[3] rows) are computed. */
 void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
-    const i64 d1 = t[1], d2 = t[2], d3 = t[3], nops = t[4], nins = t[5];
-    const i64 *ops = t + 6, *ins = t + 6 + 5 * nops;
+    const i64 d1 = t[1], d2 = t[2], d3 = t[3], d4 = t[4], nops = t[5], nins = t[6];
+    const i64 *ops = t + 7, *ins = t + 7 + 6 * nops;
     float reg[XR_LOOP_REGS][XR_LOOP_BLOCK];
     for (i64 u = u0; u < u1; u++) {
-        const i64 i0 = u / (d1 * d2), i1 = (u / d2) % d1, i2 = u % d2;
-        for (i64 j = 0; j < d3; j += XR_LOOP_BLOCK) {
-            const i64 m = d3 - j < XR_LOOP_BLOCK ? d3 - j : XR_LOOP_BLOCK;
+        const i64 i0 = u / (d1 * d2 * d3), i1 = (u / (d2 * d3)) % d1, i2 = (u / d3) % d2, i3 = u % d3;
+        for (i64 j = 0; j < d4; j += XR_LOOP_BLOCK) {
+            const i64 m = d4 - j < XR_LOOP_BLOCK ? d4 - j : XR_LOOP_BLOCK;
             for (i64 k = 0; k < nins; k++) {
                 const i64 *q = ins + 5 * k;
                 if (q[0] & XR_ROW_ONCE) {
                     /* computed once, in the row's first block, on one element and broadcast:
                        its operands are such values too, and its register is its own */
                     if (j > 0) continue;
-                    const i64 *op = ops + 5 * q[2];
+                    const i64 *op = ops + 6 * q[2];
                     float *restrict o = reg[q[1]];
                     const i64 code = q[0] & ~(i64)XR_ROW_ONCE;
+                    const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4];
                     if (code == XR_LOAD_BOOL)
-                        o[0] = *((const uint8_t *)(intptr_t)op[0] + i0 * op[1] + i1 * op[2] + i2 * op[3]) ? 1.0f : 0.0f;
+                        o[0] = *((const uint8_t *)(intptr_t)op[0] + at) ? 1.0f : 0.0f;
                     else if (code == XR_LOAD)
-                        o[0] = *((const float *)(intptr_t)op[0] + i0 * op[1] + i1 * op[2] + i2 * op[3]);
+                        o[0] = *((const float *)(intptr_t)op[0] + at);
                     else
                         xr_loop_op(code, o, reg[q[2]], reg[q[3]], reg[q[4]], 1);
                     for (i64 e = 1; e < XR_LOOP_BLOCK; e++) o[e] = o[0];
@@ -131,8 +132,8 @@ void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
                 case XR_LOAD:
                 case XR_LOAD_BOOL:
                 case XR_STORE: {
-                    const i64 *op = ops + 5 * (q[0] == XR_STORE ? q[1] : q[2]);
-                    const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + j * op[4], s = op[4];
+                    const i64 *op = ops + 6 * (q[0] == XR_STORE ? q[1] : q[2]);
+                    const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4] + j * op[5], s = op[5];
                     if (q[0] == XR_STORE) {
                         const float *a = reg[q[2]];
                         float *restrict p = (float *)(intptr_t)op[0] + at;
