@@ -4,7 +4,7 @@ an encoder-decoder with transposed convolutions, a diffusion decoder's GroupNorm
 sub-pixel super-resolution net, a spatial transformer, a WaveNet-style dilated gated stack, a
 style-transfer network with instance norms and reflection padding, a GAN generator, a
 Conformer speech encoder, a Conv-TasNet source separator, a YOLO-style detector, PointNet, a
-3-D U-Net and an encoder-decoder transformer. Each is the textbook form of its family at a
+3-D U-Net, an encoder-decoder transformer, EfficientDet's BiFPN and N-BEATS. Each is the textbook form of its family at a
 small size; torch is imported when one is built."""
 
 from __future__ import annotations
@@ -319,12 +319,62 @@ def _modules() -> dict[str, Callable[[], Any]]:
         def forward(self, x: Any) -> Any:
             return self.t(x, self.queries.expand(x.shape[0], -1, -1))
 
+    class BiFPN(nn.Module):
+        """EfficientDet's BiFPN at 64 channels over a 256 px image: a strided SiLU stem to three
+        levels, fast normalised fusion (ReLU weights over their sum) of a nearest-upsampled
+        coarse level and a max-pooled fine one, depthwise-separable convolutions."""
+
+        def __init__(self, c: int = 64) -> None:
+            super().__init__()
+
+            def separable() -> nn.Module:
+                return nn.Sequential(nn.Conv2d(c, c, 3, 1, 1, groups=c, bias=False), nn.Conv2d(c, c, 1),
+                                     nn.BatchNorm2d(c))  # fmt: skip
+
+            self.stem = nn.Sequential(nn.Conv2d(3, c, 3, 2, 1), nn.SiLU())
+            self.down1 = nn.Sequential(nn.Conv2d(c, c, 3, 2, 1), nn.SiLU())
+            self.down2 = nn.Sequential(nn.Conv2d(c, c, 3, 2, 1), nn.SiLU())
+            self.w_td, self.w_out = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(3))
+            self.td, self.out = separable(), separable()
+
+        def forward(self, x: Any) -> Any:
+            p3 = self.stem(x)
+            p4 = self.down1(p3)
+            p5 = self.down2(p4)
+            w = F.relu(self.w_td)
+            w = w / (w.sum() + 1e-4)
+            td = self.td(F.silu(w[0] * p4 + w[1] * F.interpolate(p5, scale_factor=2.0, mode="nearest")))
+            v = F.relu(self.w_out)
+            v = v / (v.sum() + 1e-4)
+            return self.out(F.silu(v[0] * p4 + v[1] * td + v[2] * F.max_pool2d(p3, 3, 2, 1)))
+
+    class NBeats(nn.Module):
+        """N-BEATS (generic) forecasting 24 steps from 96: six blocks of four fully connected
+        layers, each block's backcast subtracted from its input, the forecasts summed."""
+
+        def __init__(self, lookback: int = 96, horizon: int = 24, width: int = 256) -> None:
+            super().__init__()
+            self.lookback = lookback
+            self.blocks = nn.ModuleList(
+                nn.Sequential(nn.Linear(lookback, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
+                              nn.Linear(width, width), nn.ReLU(), nn.Linear(width, lookback + horizon))
+                for _ in range(6)
+            )  # fmt: skip
+
+        def forward(self, x: Any) -> Any:
+            forecast = 0
+            for block in self.blocks:
+                out = block(x)
+                x = x - out[:, : self.lookback]
+                forecast = forecast + out[:, self.lookback :]
+            return forecast
+
     return {
         "unet_small": UNet, "diffusion_decoder": DiffusionDecoder, "espcn": ESPCN,
         "spatial_transformer": SpatialTransformer, "wavenet_stack": WaveNetStack,
         "style_transfer": StyleTransfer, "dcgan_generator": DCGANGenerator, "conformer": Conformer,
         "convtasnet": ConvTasNet, "yolo_small": YoloSmall, "pointnet": PointNet, "unet3d": UNet3D,
-        "transformer_seq2seq": Seq2Seq,
+        "transformer_seq2seq": Seq2Seq, "bifpn": BiFPN, "nbeats": NBeats,
     }  # fmt: skip
 
 
@@ -349,6 +399,10 @@ NETS: dict[str, tuple[str, int, tuple[int, ...], str]] = {
     "unet3d": ("signal", 0, (1, 1, 32, 32, 32), "3-D U-Net levels: Conv3d, max_pool3d, ConvTranspose3d, 32^3"),
     "transformer_seq2seq": ("signal", 0, (1, 64, 256), "nn.Transformer 2+2 layers of 256, 32 learned queries "
                             "(cross-attention)"),
+    "bifpn": ("cnn", 256, (), "EfficientDet's BiFPN fusion at 64 channels (normalised weights, nearest "
+              "upsampling, max-pool, depthwise-separable convolutions), 256 px"),
+    "nbeats": ("signal", 0, (8, 96), "N-BEATS generic: six blocks of four Linear layers, backcasts subtracted, "
+               "forecasts summed, 96 -> 24 steps, batch 8"),
 }  # fmt: skip
 """Each network's zoo kind, image size (``"cnn"``), input shape (``"signal"``) and description."""
 
