@@ -113,10 +113,11 @@ class _Node:
 
 @dataclass(eq=False)
 class _Reshaped:
-    """A result seen with another ``shape`` that no view of its operands gives (a reshape of
-    a value with a broadcast operand: a PReLU's slope along the channels, then the flattening
-    of a GroupNorm); only a result of the loop may be one: its destination is viewed with
-    the inner value's shape instead."""
+    """A value seen with another ``shape`` that no view of its operands gives (a reshape of a
+    value with a broadcast operand: a PReLU's slope along the channels, then the flattening
+    of a GroupNorm; a whole-factor upsampling). Elementwise ops on it are computed in the
+    inner value's shape (their other operands seen so too), and a result's destination is
+    viewed with that shape."""
 
     inner: Any
     shape: tuple[int, ...]

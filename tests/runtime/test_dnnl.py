@@ -1085,3 +1085,24 @@ def test_a_1d_models_transposed_convolution_keeps_its_layout():
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
     ops = [o for _, o, _ in m.executor.steps]
     assert "nn.conv2d_transpose" in ops and "layout_transform" not in ops, ops
+
+
+def test_a_generator_of_transposed_convolutions_goes_channels_last():
+    """DCGAN's generator has transposed convolutions only: more than one of them is a region
+    of their own (``FOLLOWERS``), converted to channels-last with a layout transform at its
+    edges only (a 1-D model's single one keeps NCHW, above); onnxruntime's values."""
+    from xrelay.testing.onnx_models import GraphBuilder, build_and_run
+
+    g = GraphBuilder(6)
+    x = "data"
+    for k, (cin, cout) in enumerate(((16, 8), (8, 4), (4, 3))):
+        w = g.init(f"w{k}", (RNG.standard_normal((cin, cout, 4, 4)) * 0.2).astype("float32"))
+        x = g.node("ConvTranspose", [x, w], kernel_shape=[4, 4], strides=[2, 2], pads=[1, 1, 1, 1])
+        x = g.node("Relu", [x]) if k < 2 else g.node("Tanh", [x])
+    model = g.model({"data": ([1, 16, 4, 4], np.float32)}, [x], "generator", opset=17)
+    feeds = {"data": RNG.standard_normal((1, 16, 4, 4)).astype("float32")}
+    m, got, ref = build_and_run(model, feeds)
+    assert np.isfinite(got).all() and float(np.std(ref)) > 0.05
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+    ops = [o for _, o, _ in m.executor.steps]
+    assert ops.count("layout_transform") == 2 and sum("conv2d_transpose" in o for o in ops) == 3, ops
