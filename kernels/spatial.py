@@ -12,6 +12,7 @@ the image are clamped to the border as TOPI does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -401,6 +402,29 @@ def _axis_taps(in_size, out_size, mode, start, end, method, rounding, alpha, exc
     else:
         raise ValueError(f"image.resize2d: unknown method {method!r}")
     return np.clip(idx, 0, in_size - 1), w, inside
+
+
+def nearest_whole_factors(attrs: Any, in_shape: Sequence[int], out_shape: Sequence[int], axes: Sequence[int]) -> list[int] | None:
+    """The factor of each of ``axes`` (H and W) of a nearest-neighbour resize (``attrs`` an
+    ``image.resize2d``'s) whose output pixel ``o`` reads input pixel ``o // factor`` along them
+    and which keeps every other axis (``nn.Upsample(scale_factor=k)`` as torch exports it: a
+    broadcast of the input, for the fast kernels that copy or view instead of computing), else
+    None."""
+    mode = attrs.get("coordinate_transformation_mode", "half_pixel")
+    if attrs.get("method") != "nearest_neighbor" or mode == "tf_crop_and_resize" or len(in_shape) != len(out_shape):
+        return None
+    if any(n != m for i, (n, m) in enumerate(zip(in_shape, out_shape)) if i not in axes):
+        return None
+    roi = list(attrs.get("roi") or [0.0] * 4)
+    factors = []
+    for k, ax in enumerate(axes):
+        n_in, n_out = in_shape[ax], out_shape[ax]
+        f = n_out // n_in if n_out % n_in == 0 else 0
+        idx = nearest_source_indices(n_in, n_out, mode, roi[k], roi[k + 2], attrs.get("rounding_method", ""))
+        if not f or not np.array_equal(idx, np.arange(n_out) // f):
+            return None
+        factors.append(f)
+    return factors
 
 
 def nearest_source_indices(in_size: int, out_size: int, mode: str, start: float, end: float, rounding: str) -> np.ndarray:

@@ -163,36 +163,28 @@ def _broadcast(v: Any, shape: tuple[int, ...], memo: dict) -> Any:
 
 
 def _upsampled(op: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """A nearest ``image.resize2d`` by whole factors whose output pixel ``o`` reads input pixel
-    ``o // factor`` (``nn.Upsample(scale_factor=k)`` as torch exports it) as (the input's
-    shape with an axis of 1 after H and after W, the same with the factors there), else None:
-    the input seen so, broadcast along the factor axes and reshaped, is the result."""
+    """A nearest ``image.resize2d`` by whole factors (``kernels.spatial.nearest_whole_factors``)
+    as (the input's shape with an axis of 1 after H and after W, the same with the factors
+    there), else None: the input seen so, broadcast along the factor axes and reshaped, is
+    the result."""
     from xrelay.dialects.relay.ops import parse_layout
-    from xrelay.kernels.spatial import nearest_source_indices
+    from xrelay.kernels.spatial import nearest_whole_factors
 
-    a = op.attrs
-    if a.get("method") != "nearest_neighbor" or a.get("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize":
-        return None
-    letters = [ch for ch, _ in parse_layout(a.get("layout", "NCHW"))]
+    letters = [ch for ch, _ in parse_layout(op.attrs.get("layout", "NCHW"))]
     ins = tuple(op.operands[0].type.get_shape())
-    if "H" not in letters or "W" not in letters or len(letters) != len(shape) or len(ins) != len(shape):
+    if "H" not in letters or "W" not in letters or len(letters) != len(ins):
         return None
-    roi = list(a.get("roi") or [0.0] * 4)
+    axes = (letters.index("H"), letters.index("W"))
+    factors = nearest_whole_factors(op.attrs, ins, shape, axes)
+    if factors is None:
+        return None
     expanded, grown = [], []
-    for k, (n_in, n_out) in enumerate(zip(ins, shape)):
-        expanded.append(n_in)
-        grown.append(n_in)
-        if letters[k] in "HW":
-            f = n_out // n_in if n_out % n_in == 0 else 0
-            j = "HW".index(letters[k])
-            idx = nearest_source_indices(n_in, n_out, a.get("coordinate_transformation_mode", "half_pixel"),
-                                         roi[j], roi[j + 2], a.get("rounding_method", ""))  # fmt: skip
-            if not f or not np.array_equal(idx, np.arange(n_out) // f):
-                return None
+    for k, n in enumerate(ins):
+        expanded.append(n)
+        grown.append(n)
+        if k in axes:
             expanded.append(1)
-            grown.append(f)
-        elif n_in != n_out:
-            return None
+            grown.append(factors[axes.index(k)])
     return tuple(expanded), tuple(grown)
 
 

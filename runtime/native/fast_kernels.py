@@ -664,7 +664,7 @@ def _fast_resize(op, vals, out, ws, opts):
     every output pixel computed once. No temporary either way; the reference's values (a
     nearest resize copies)."""
     from xrelay.dialects.relay.ops import parse_layout
-    from xrelay.kernels.spatial import nearest_source_indices
+    from xrelay.kernels.spatial import nearest_source_indices, nearest_whole_factors
 
     (x,) = vals
     a = op.attrs
@@ -681,12 +681,8 @@ def _fast_resize(op, vals, out, ws, opts):
     axes = (letters.index("H"), letters.index("W"))
     if any(x.shape[i] != out.shape[i] for i in range(x.ndim) if i not in axes):
         return None
-    roi = list(a.get("roi") or [0.0] * 4)
-    rounding = a.get("rounding_method", "")
-    sources = [nearest_source_indices(x.shape[ax], out.shape[ax], mode, roi[k], roi[k + 2], rounding)
-               for k, ax in enumerate(axes)]  # fmt: skip
-    factors = [out.shape[ax] // x.shape[ax] if out.shape[ax] % x.shape[ax] == 0 else 0 for ax in axes]
-    if all(f and np.array_equal(idx, np.arange(len(idx)) // f) for f, idx in zip(factors, sources)):
+    factors = nearest_whole_factors(a, x.shape, out.shape, axes)
+    if factors is not None:
         out_shape: list[int] = []
         for i, d in enumerate(x.shape):
             out_shape += [d, factors[axes.index(i)]] if i in axes else [d]
@@ -697,6 +693,10 @@ def _fast_resize(op, vals, out, ws, opts):
     h, w = axes
     if w != h + 1 or not x.flags.c_contiguous:
         return None
+    roi = list(a.get("roi") or [0.0] * 4)
+    rounding = a.get("rounding_method", "")
+    sources = [nearest_source_indices(x.shape[ax], out.shape[ax], mode, roi[k], roi[k + 2], rounding)
+               for k, ax in enumerate(axes)]  # fmt: skip
     # H and W as one axis of both arrays (views); "clip": take's unbuffered mode (the indices
     # are in range: the reference's own choice)
     flat = (sources[0][:, None] * x.shape[w] + sources[1][None, :]).reshape(-1).astype(np.intp)
