@@ -199,6 +199,28 @@ def _hf_config(model: str, config: str, key: str = "last_hidden_state",
     return build
 
 
+def _optical_flow(fn: str) -> Callable[[], Any]:
+    """``torchvision.models.optical_flow.fn(weights=None)`` over one tensor of two frames
+    stacked on the channels (``[1, 6, H, W]``: the zoo's models take one input); returns
+    the last flow estimate."""
+
+    def build() -> Any:
+        import torch
+        import torchvision.models as tvm
+
+        class TwoFrames(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.inner = getattr(tvm.optical_flow, fn)(weights=None)
+
+            def forward(self, x: Any) -> Any:
+                return self.inner(x[:, :3], x[:, 3:])[-1]
+
+        return TwoFrames()
+
+    return build
+
+
 def _speech_rnn(kind: str) -> Callable[[], Any]:
     """A DeepSpeech2-style acoustic encoder (frames of 80 mel bins, batch first): two
     bidirectional ``torch.nn.GRU`` or ``LSTM`` layers of 256, a linear layer to 29 characters."""
@@ -449,6 +471,29 @@ EXTRA_MODELS: dict[str, ZooModel] = {
         ZooModel("nystromformer", "text", _hf_config("NystromformerModel", "NystromformerConfig"), input_names=_TEXT,
                  description="NystromformerModel (Nystrom attention: 64 landmarks, iterative pseudo-inverse, "
                              "depthwise convolution over values), NystromformerConfig(), seq 128"),
+        # an eighth round: super-resolution with windows, convolutional token embeddings, depth
+        # from a hierarchical encoder, a speech encoder's 1-D subsampling, optical flow (a
+        # correlation volume, lookups by grid_sample, a convolutional GRU iterated), separable
+        # 3-D convolutions
+        ZooModel("swin2sr", "cnn", _hf_config("Swin2SRForImageSuperResolution", "Swin2SRConfig", key="reconstruction",
+                                               names=_PIXELS, embed_dim=60, depths=[4, 4], num_heads=[6, 6],
+                                               image_size=64, window_size=8, upscale=2,
+                                               upsampler="pixelshuffledirect"),
+                 image=64, input_names=_PIXELS,
+                 description="Swin2SRForImageSuperResolution (lightweight: embed 60, 2 x 4 blocks), x2, 64 x 64"),
+        ZooModel("cvt_13", "cnn", _hf_config("CvtModel", "CvtConfig", names=_PIXELS), input_names=_PIXELS,
+                 description="CvtModel, CvtConfig() (cvt-13)"),
+        ZooModel("glpn", "cnn", _hf_config("GLPNForDepthEstimation", "GLPNConfig", key="predicted_depth",
+                                           names=_PIXELS),
+                 input_names=_PIXELS, description="GLPNForDepthEstimation, GLPNConfig() (its depth map)"),
+        ZooModel("speech2text_encoder", "signal", _hf_config("Speech2TextModel", "Speech2TextConfig",
+                                                              names=("input_features",), part="encoder"),
+                 shape=(1, 300, 80), input_names=("input_features",),
+                 description="Speech2TextModel's encoder, Speech2TextConfig() (s2t-small), 300 frames of 80 bins"),
+        ZooModel("raft_small", "signal", _optical_flow("raft_small"), shape=(1, 6, 128, 128),
+                 description="torchvision raft_small (12 flow updates), two 128 x 128 frames stacked"),
+        ZooModel("s3d", "signal", _tv("s3d", "video"), shape=(1, 3, 16, 224, 224),
+                 description="torchvision.models.video.s3d, 16 frames of 224 x 224"),
     ]
 }  # fmt: skip
 """Architectures beyond the benchmark's default list (``benchmarks/zoo.py --more``): more

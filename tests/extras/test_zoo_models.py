@@ -27,7 +27,7 @@ def _rel(out: np.ndarray, ref: np.ndarray) -> float:
 
 MORE = ["whisper_encoder", "poolformer_s12", "hrnet_w18_small", "llama_small", "tresnet_m", "roberta",
         "botnet26t_256", "fastvit_t8", "gemma_small", "fnet", "funnel", "speech_bigru", "spatial_transformer",
-        "style_transfer", "convtasnet", "unet3d"]
+        "style_transfer", "convtasnet", "unet3d", "raft_small"]
 """A few of ``zoo.EXTRA_MODELS`` (``benchmarks/zoo.py --more``), one per mechanism they needed:
 1-D convolutions, GroupNorm as instance norm, nearest upsampling, Llama's RMSNorm/rotary/GQA
 attention, reflect padding and leaky ReLU, a gather_nd of computed indices in the workspace
@@ -35,7 +35,8 @@ attention, reflect padding and leaky ReLU, a gather_nd of computed indices in th
 read twice (FastViT), a gated GELU (Gemma), DFTs in the workspace (FNet), a scatter_nd of
 constant indices (Funnel), recurrent layers unrolled into 400 time steps (a bidirectional GRU),
 grid_sample (a spatial transformer), instance norms after channels-last convolutions (style
-transfer), PReLU and GroupNorm(1) of 1-D data (Conv-TasNet), 3-D pools (a 3-D U-Net)."""
+transfer), PReLU and GroupNorm(1) of 1-D data (Conv-TasNet), 3-D pools (a 3-D U-Net), a correlation
+volume read by bilinear grid_sample and a convolutional GRU iterated 12 times (RAFT)."""
 
 
 @pytest.mark.parametrize("name", list(zoo.MODELS) + MORE)
