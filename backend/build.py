@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from xrelay.backend.c import annotate_scratch, emit_program
 from xrelay.backend.engines import ENGINES
@@ -55,6 +55,7 @@ from xrelay.dialects.relay.devices import (
     as_virtual_device,
     device_kind,
 )
+from xrelay.dialects.relay.dtypes import shape_of
 from xrelay.dialects.relay.loop import LoopOp
 from xrelay.dialects.relay.strings import STRING_OPS, is_string_tensor
 from xrelay.error import TVMError
@@ -121,6 +122,26 @@ def _refuse_interpreter_only(module: ModuleOp) -> None:
             )
 
 
+def _refuse_dynamic_inputs(module: ModuleOp) -> None:
+    """A ``BuildError`` naming the first input of ``@main`` (its weights bound) with a
+    dynamic dimension: an exported model's batch or sequence axis (ONNX ``dim_param``,
+    torch's ``dynamic_axes``) imports as ``?``, and the arena plans fixed sizes."""
+    for op in module.ops:
+        if not (isinstance(op, func.FuncOp) and op.sym_name.data == "main" and op.body.blocks):
+            continue
+        for arg in op.body.blocks[0].args:
+            if isinstance(arg.type, TensorType) and None in shape_of(arg.type):
+                name = arg.name_hint or f"#{arg.index}"
+                example = tuple(1 if d is None else d for d in shape_of(arg.type))
+                raise BuildError(
+                    f"build: input '{name}' of @main has the dynamic shape {arg.type} (each '?' is "
+                    "known only at run time) and the arena plans fixed sizes: give its shape at "
+                    f"import, e.g. from_onnx(model, shape={{'{name}': {example}}}) or relay-import "
+                    f"--shape {name}={','.join(map(str, example))} (each '?' the size you will run), "
+                    "or run the module with xrelay.run (the reference interpreter)"
+                )
+
+
 def build_program(
     mod: Any,
     params: Mapping[str, Any] | None = None,
@@ -168,6 +189,7 @@ def build_program(
             k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()
         }
         bind_params_by_name(module, arrays)
+    _refuse_dynamic_inputs(module)
     device, scope = _device_option(default_device)
     spec = pipeline_for(
         module, opt_level, backends, mixed_precision=mixed_precision, default_device=device,

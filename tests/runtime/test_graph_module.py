@@ -175,6 +175,30 @@ def test_build_errors():
         xrelay.runtime.create(mod)
 
 
+DYNAMIC_BATCH = """#[version = "0.0.5"]
+def @main(%x: Tensor[(?, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
+  nn.relu(nn.conv2d(%x, %w, padding=[1, 1, 1, 1]))
+}
+"""
+
+
+def test_dynamic_input_is_refused_with_the_shape_to_give():
+    # An exported model's dynamic batch (torch's dynamic_axes, ONNX dim_param) was a TypeError
+    # from the oneDNN partition's movement analysis; the C target named a fused function.
+    mod = xrelay.relay.fromtext(DYNAMIC_BATCH)
+    w = np.ones((4, 3, 3, 3), np.float32)
+    for target in (None, "c"):
+        with pytest.raises(BuildError) as e:
+            build(mod, {"w": w}, target=target)
+        assert "input 'x' of @main has the dynamic shape tensor<?x3x8x8xf32>" in str(e.value)
+        assert "shape={'x': (1, 3, 8, 8)}" in str(e.value) and "--shape x=1,3,8,8" in str(e.value)
+    # the same module with the batch given builds and runs
+    m = build(xrelay.relay.fromtext(DYNAMIC_BATCH.replace("(?, 3, 8, 8)", "(2, 3, 8, 8)")), {"w": w})
+    m.set_input("x", np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32))
+    m.run()
+    assert m.get_output(0).numpy().shape == (2, 4, 8, 8)
+
+
 def test_build_with_pools_and_no_arena_inputs():
     mod, params = _small_resnet()
     m = build(mod, params, pools="fast:65536,slow:0", inputs_in_arena=False)
