@@ -232,7 +232,7 @@ class Executor:
         # constants in an engine's own format (oneDNN's reordered weights), made once for the
         # whole program: the functions of an unrolled recurrent layer's time steps and of
         # weight-tied layers (ALBERT) read the same weight, and one copy of it stays in cache
-        self.shared_weights: dict[int, Any] = {}
+        self.shared_weights: dict[tuple[int, tuple], Any] = {}
         self.entry = entry
         self.fast = fast
         self.use_c_kernels = use_c_kernels

@@ -469,6 +469,11 @@ class _Step:
     derived: bool = False
     """Its weights were computed here (Winograd's transformed weights): ``bind`` drops them
     once reordered, so the process does not hold them twice."""
+    origins: dict[int, tuple[np.ndarray, tuple]] = field(default_factory=dict)
+    """A derived weight's source by argument kind: (the stored constant it was computed from,
+    how: ``("winograd", 4)``, ``("scaled", scale bytes)``). ``bind`` shares its reordered copy
+    by its source, since each function derives its own array (RAFT's 12 flow updates read
+    three 3x3 convolutions' weights 12 times each: 32 more reordered Winograd weights, 45 MB)."""
     macs: int = 0
     """Multiply-adds of a convolution or matmul (``FunctionPlan.work``)."""
     cut: dict[str, Any] | None = None
@@ -522,12 +527,13 @@ class FunctionPlan:
         outs: Sequence[np.ndarray],
         ws: np.ndarray | None,
         threads: int,
-        shared: dict[int, tuple[weakref.ref, list[tuple[_Md, np.ndarray]]]] | None = None,
+        shared: dict[tuple[int, tuple], tuple[weakref.ref, list[tuple[_Md, np.ndarray]]]] | None = None,
         slots: int = 0,
     ) -> Callable[[], None]:
         """Memory objects over ``ins``/``outs``/``ws`` and the reordered weights; the thunk
-        that runs every step. ``shared`` (keyed by the stored weight's id, with a weak
-        reference to it: a weight made for one bind is not kept alive) holds weights
+        that runs every step. ``shared`` (keyed by the stored weight's id, or a derived
+        weight's source's id and derivation, ``_Step.origins``, with a weak reference to
+        that array: a weight made for one bind is not kept alive) holds weights
         reordered by an earlier ``bind``: one of the same format is used again rather than
         reordered twice (the executor's plans of a function for all its threads and for
         one, and every function reading the weight). ``slots`` > 1 (a plan made for one
@@ -554,9 +560,11 @@ class FunctionPlan:
             for key, stored, src_md, dst_md in step.weights:
                 if stored is None:
                     raise DnnlUnsupported(f"@{self.name}: bound already (its derived weights are dropped)")
-                entry = shared.get(id(stored))
-                if entry is None or entry[0]() is not stored:  # (a dead weight's id reused)
-                    entry = shared[id(stored)] = (weakref.ref(stored), [])
+                source, how = step.origins.get(key, (stored, ()))
+                ident = (id(source), how)
+                entry = shared.get(ident)
+                if entry is None or entry[0]() is not source:  # (a dead weight's id reused)
+                    entry = shared[ident] = (weakref.ref(source), [])
                 done = entry[1]
                 same = [array for md, array in done if md == dst_md]
                 if same:
@@ -1731,8 +1739,9 @@ class _Reader:
             i += 1
         result = call.results[0]
         name = f"{name}({'+'.join(_relay(o) for o in ops)})"  # the profile shows the ops
+        origin = None
         if scale is not None:
-            const_of = self._scaled_weight(anchor, const_of, scale)
+            const_of, origin = self._scaled_weight(anchor, const_of, scale)
         silu = None
         if post and post[-1][0] == "eltwise" and post[-1][1][0] == _SWISH and silu_in_shim() and _type_of(result) == "float32":
             silu = post.pop()[1][1]  # (its alpha) the shim's pass after the primitive
@@ -1740,8 +1749,9 @@ class _Reader:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
-        if scale is not None:
+        if origin is not None:
             self.steps[-1].derived = True  # (the scaled weights: dropped once reordered)
+            self.steps[-1].origins[_ARG_WEIGHTS] = origin
         if silu is not None:
             self._silu(result, silu, name, self.steps[-1].family)
 
@@ -1798,7 +1808,8 @@ class _Reader:
 
     def _scaled_weight(self, anchor: Operation, const_of, scale: np.ndarray):
         """``const_of`` with the anchor's weight scaled along its output channels (computed
-        once for the plans of one function for several thread counts)."""
+        once for the plans of one function for several thread counts), and the scaled
+        weight's origin (``_Step.origins``)."""
         w_value = anchor.operands[1]
         weight = const_of(w_value)
         if weight is None:
@@ -1819,7 +1830,7 @@ class _Reader:
         def scaled_of(v: SSAValue) -> np.ndarray | None:
             return scaled if v is w_value else const_of(v)
 
-        return scaled_of
+        return scaled_of, (weight, ("scaled", scale.tobytes()))
 
     @staticmethod
     def _channel_axis(anchor: Operation) -> int:
@@ -2013,6 +2024,7 @@ class _Reader:
                     raise DnnlUnsupported(f"oneDNN has no matmul for {name} (status {lib.xr_dnnl_last_status()})")
                 u_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
                 step.weights.append((_ARG_WEIGHTS, u, u_user, u_chosen))
+                step.origins[_ARG_WEIGHTS] = (weight, ("winograd", 4))
                 step.args[:0] = [(_ARG_SRC, v), (_ARG_WEIGHTS, u_chosen), (_ARG_DST, m)]
                 step.keep += [v_md, m_md, u_user, u_any]
                 step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
@@ -2020,6 +2032,7 @@ class _Reader:
                 matmuls[tiles] = step
             else:  # the same primitive descriptor (freed once) with this band's temporaries
                 step.pd, step.impl, step.weights = made.pd, made.impl, list(made.weights)
+                step.origins = dict(made.origins)
                 step.args = [(_ARG_SRC, v), *made.args[1:2], (_ARG_DST, m), *made.args[3:]]
                 step.logical[_ARG_SRC], step.logical[_ARG_DST] = v_view, m_view
                 self.steps.append(step)
