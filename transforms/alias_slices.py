@@ -145,7 +145,8 @@ class _Aliaser(LiveBytes):
 
     def _own_storage(self, v: SSAValue) -> AllocStorageOp | None:
         """The storage of a step's result (at its start), intermediate, read by steps; its
-        other tensors are views of the result that earlier aliasing placed there."""
+        other tensors are views of the result that earlier aliasing placed there (each within
+        the result's bytes)."""
         t = v.owner
         if not isinstance(t, AllocTensorOp) or t.offset.value.data != 0:
             return None
@@ -154,6 +155,14 @@ class _Aliaser(LiveBytes):
             return None
         if any(not isinstance(u.operation, AllocTensorOp | KillOp) for u in s.result.uses):
             return None
+        # (a tensor beyond the result's bytes -- a concatenation place-concat-inputs put
+        # there, the result its first slice -- would move with it past the slice's bytes of
+        # the source: Swin's roll at opt level 0 wrote past the source's storage)
+        end = byte_size(v.type)
+        for u in s.result.uses:
+            o = u.operation
+            if isinstance(o, AllocTensorOp) and o.offset.value.data + byte_size(o.result.type) > end:
+                return None
         return s
 
     def _alias(self, inv: InvokeOp, offsets: list[int]) -> int:

@@ -185,3 +185,29 @@ def test_planned_module_is_refused():
     PlanMemoryPass().apply(CTX, m)
     with pytest.raises(Exception, match="before plan-memory"):
         alias_slices(m)
+
+
+@pytest.mark.parametrize("level", [0, 3])
+def test_roll_placed_as_concatenation_keeps_inside_its_source(level):
+    """A roll as slices and a concatenation (Swin's shifted windows): place-concat-inputs
+    puts both slices in the concatenation's storage, the first slice at its start. That
+    slice is also a contiguous range of the source, but the concatenation's storage holds
+    more than its bytes: moved into the source with it, the concatenation ran past the
+    source's storage (Swin2SR at opt level 0: the arena executor failed to load it, the C
+    target's step wrote into another tensor's bytes). The values are numpy's roll."""
+    from xrelay.backend.build import build_c
+
+    x = relay.var("x", shape=(1, 16, 8, 4))
+    a = relay.nn.relu(x)  # (the source: a step's result in a storage of its own)
+    rolled = relay.concatenate([relay.strided_slice(a, [4], [16], axes=[1]), relay.strided_slice(a, [0], [4], axes=[1])], 1)
+    mod = xrelay.relay.IRModule.from_expr(relay.Function([x], relay.sigmoid(rolled)))
+    data = _data((1, 16, 8, 4))
+    want = 1 / (1 + np.exp(-np.roll(np.maximum(data, 0), -4, axis=1)))
+    with xrelay.transform.PassContext(opt_level=level):
+        m = xrelay.build(mod, None, opt_level=level, backends=("native",))
+        lib = build_c(mod, {}, opt_level=level)
+    for built in (m, lib):
+        built.set_input(x=data)
+        built.run()
+        np.testing.assert_allclose(built.get_output(0).numpy(), want, rtol=1e-6, atol=1e-6)
+    verify_memory_plan(m.program)
