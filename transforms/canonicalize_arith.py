@@ -29,6 +29,9 @@ leaves:
   get the form ONNX's HardSigmoid and HardSwish have (``clip(x * 1/6 + 0.5, 0, 1)``);
 * ``SmallPower``: ``power(x, p)`` for a scalar ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1} becomes
   multiplies, ``sqrt``, ``rsqrt`` or a division;
+* ``L2Normalize``: ``x / max(sqrt(sum(x * x, axes)), eps)`` (torch's ``F.normalize``) becomes
+  Relay's ``nn.l2_normalize`` with ``eps * eps``, one step instead of a reduction and a
+  broadcast division;
 * ``FoldAdjacentConstants``, ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd`` where no
   other op reads the inner result: ``(x + c1) + c2`` is ``x + (c1 + c2)`` (a bias and the
   constant a hard-sigmoid adds after it are one bias), and so for products. A shared
@@ -318,6 +321,62 @@ class SmallPower(_Pattern):
         rewriter.replace(op, [], [out])
 
 
+class L2Normalize(_Pattern):
+    """``x / max(sqrt(sum(x * x, axes, keepdims)), eps)`` becomes ``nn.l2_normalize(x)`` with
+    ``eps * eps`` (Relay's op takes the maximum under the root: ``x / sqrt(max(sum, eps^2))``,
+    the same value but for the last bit of a norm below ``eps``). torch's
+    ``F.normalize`` (ONNX ``ReduceL2, Clip, Expand, Div``: Swin V2's cosine attention, CLIP-style
+    embeddings) was two native steps, a sum of squares and a broadcast division over the
+    tensor, each a pass with rows as short as the normalized axis; the bound is a ``clip`` to
+    ``[eps, inf]`` or a ``maximum`` with a scalar, an ``expand`` between it and the division
+    or none::
+
+        %m = relay.multiply %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+        %s = relay.sum %m {axis = [-1], keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+        %n = relay.sqrt %s : (tensor<2x1xf32>) -> tensor<2x1xf32>
+        %c = relay.clip %n {a_min = 1.0e-12, a_max = inf} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+        %y = relay.divide %x, %c : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+        // becomes
+        %y = relay.nn.l2_normalize %x {eps = 1.0e-24, axis = [-1]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    """
+
+    ROOT = "divide"
+
+    def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
+        x, d = op.operands
+        if x.type != op.results[0].type:
+            return
+        bound = _op(d, "broadcast_to")
+        d = bound.operands[0] if bound is not None else d
+        eps = None
+        clip = _op(d, "clip")
+        if clip is not None and float(clip.attrs["a_max"]) >= float(np.finfo(np.float32).max):
+            eps, n = float(clip.attrs["a_min"]), clip.operands[0]
+        elif (m := _op(d, "maximum")) is not None:
+            for a, b in (m.operands, m.operands[::-1]):
+                if _scalar(b) is not None:
+                    eps, n = _scalar(b), a
+                    break
+        if eps is None or not eps > 0:
+            return
+        root = _op(n, "sqrt")
+        total = _op(root.operands[0], "sum") if root is not None else None
+        square = _op(total.operands[0], "multiply") if total is not None else None
+        if square is None or list(square.operands) != [x, x]:
+            return
+        if not total.attrs.get("keepdims") or total.attrs.get("exclude"):
+            return
+        eps2 = eps * eps
+        if not (np.finfo(np.dtype(dtype_of(x.type))).tiny <= eps2 < np.inf):
+            return  # (a square that underflows would make a zero vector 0 / 0)
+        axis = total.attrs.get("axis")
+        new = OpBuilder(rewriter, op).op("nn.l2_normalize", [x], eps=eps2, axis=None if axis is None else list(axis))
+        if new.results[0].type != op.results[0].type:
+            rewriter.erase(new)
+            return
+        rewriter.replace(op, [], [new.results[0]])
+
+
 _VIEWS = ("reshape", "transpose", "expand_dims", "squeeze")
 """Ops that only move elements: a scalar factor commutes with them exactly."""
 
@@ -390,7 +449,7 @@ class FoldAdjacentConstants(SimplifyAdjacentMultiplyOrAdd):
 
 PATTERNS = (
     DivideByConstant, ConstantLast, MergeClips, ScaleIntoClip, ScalarFactorLast, ScalarOutOfMatmul,
-    SmallPower, FoldAdjacentConstants,
+    SmallPower, L2Normalize, FoldAdjacentConstants,
 )  # fmt: skip
 """The rewrites, in the order each walk tries them (the last is ``simplify-expr``'s, for an
 inner op no other op reads: a bias and a constant added after it are one bias)."""

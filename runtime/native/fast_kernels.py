@@ -388,6 +388,39 @@ def _fast_softmax(op, vals, out, ws, opts):
     return [("other", run)]
 
 
+def _fast_l2_normalize(op, vals, out, ws, opts):
+    """``x / sqrt(max(sum(x * x over the axes), eps))``: the sums of squares by ``einsum``
+    (no temporary of ``x``'s size, and a row as short as Swin V2's 10 head dims costs no
+    per-row reduction call: 0.13 ms where ``multiply`` then ``np.add.reduce`` took 0.56 for
+    245,760 values), the norms in place in the planned workspace, one broadcast division.
+    The sums' order is ``einsum``'s, not the reference's pairwise ``sum``: the last bits may
+    differ."""
+    (x,) = vals
+    need = elementwise_scratch_bytes(op)
+    if not float_same(x, out) or x.shape != out.shape or np.shares_memory(x, out):
+        return None
+    if not need or ws is None or ws.nbytes < need or x.ndim > 26 or x.size == 0:
+        return None
+    axes = op.attrs.get("axis")
+    reduced = sorted({a % x.ndim for a in axes}) if axes else list(range(x.ndim))
+    letters = "abcdefghijklmnopqrstuvwxyz"[: x.ndim]
+    kept_letters = "".join(c for i, c in enumerate(letters) if i not in reduced)
+    kept = tuple(1 if i in reduced else d for i, d in enumerate(x.shape))
+    m = ws[: int(np.prod(kept)) * x.dtype.itemsize].view(x.dtype).reshape(kept)
+    flat = m.reshape(tuple(d for i, d in enumerate(x.shape) if i not in reduced))
+    spec = f"{letters},{letters}->{kept_letters}"
+    eps = np.array(op.attrs["eps"], x.dtype)  # (made once: numpy boxes a scalar per call)
+
+    def run() -> None:
+        with np.errstate(all="ignore"):
+            np.einsum(spec, x, x, out=flat)
+            np.maximum(m, eps, out=m)
+            np.sqrt(m, out=m)
+            np.divide(x, m, out=out)
+
+    return [("other", run)]
+
+
 def _fast_where(op, vals, out, ws, opts):
     """``where(cond, x, y)`` with a bool condition: ``y``, then ``x`` where ``cond``
     (selection, so the same values as ``np.where``)."""
@@ -1591,6 +1624,7 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "erf": _fast_erf,
     "sigmoid": _fast_sigmoid,
     "nn.softmax": _fast_softmax,
+    "nn.l2_normalize": _fast_l2_normalize,
     "where": _fast_where,
     **{name: _fast_compare for name in _COMPARISONS},
     "divide": _fast_divide,

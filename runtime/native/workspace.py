@@ -84,15 +84,16 @@ ELEMENTWISE_CHUNK = 4096
 ``sigmoid`` keeps ``exp(-|x|)`` and the sign beside the result): their scratch is one chunk in
 the step's workspace (``elementwise_scratch_bytes``), never an array the size of the tensor."""
 
-CHUNKED_ELEMENTWISE = frozenset({"sigmoid", "nn.softmax", "where"})
+CHUNKED_ELEMENTWISE = frozenset({"sigmoid", "nn.softmax", "where", "nn.l2_normalize"})
 """The ops whose kernels take ``elementwise_scratch_bytes`` of workspace."""
 
 
 def elementwise_scratch_bytes(op: Operation) -> int:
     """Workspace bytes of a ``CHUNKED_ELEMENTWISE`` op on float32/float64 (0 for any other
     op): for ``sigmoid`` one chunk of the value and one of a mask; for ``nn.softmax`` the
-    reduced tensor (the maximum, then the sum, along the axis); for ``where`` with a bool
-    condition, the negated condition."""
+    reduced tensor (the maximum, then the sum, along the axis), for ``nn.l2_normalize`` the
+    reduced tensor (the sums of squares, then the norms, over its axes); for ``where`` with a
+    bool condition, the negated condition."""
     name = getattr(op, "RELAY_NAME", None)
     if name not in CHUNKED_ELEMENTWISE or not op.results:
         return 0
@@ -115,6 +116,13 @@ def elementwise_scratch_bytes(op: Operation) -> int:
             return 0
         n = math.prod(shape) // max(1, shape[axis])
         return -(-n * itemsize // 64) * 64
+    if name == "nn.l2_normalize":
+        axes = op.attrs.get("axis")
+        if not shape or any(not -len(shape) <= a < len(shape) for a in axes or ()):
+            return 0
+        reduced = {a % len(shape) for a in axes} if axes else set(range(len(shape)))
+        n = math.prod(d for i, d in enumerate(shape) if i not in reduced)
+        return -(-max(1, n) * itemsize // 64) * 64
     n = min(ELEMENTWISE_CHUNK, max(1, math.prod(shape)))
     return -(-n * (itemsize + 1) // 64) * 64
 

@@ -84,3 +84,29 @@ def test_every_written_gelu_ends_in_one_form(form):
     check_semantics(CanonicalizeArithPass(), mod)
     canonicalize_arith(mod.module if hasattr(mod, "module") else mod)
     assert _ops(mod.module if hasattr(mod, "module") else mod) == ["multiply", "erf", "add", "multiply", "multiply"]
+
+
+@pytest.mark.parametrize("axes", [[-1], [1, 2]])
+def test_f_normalize_is_one_native_step(axes):
+    """torch's F.normalize as ONNX writes it (ReduceL2, a Clip with only a minimum, an Expand,
+    a Div) builds to one ``nn.l2_normalize`` step of the native engine: onnxruntime's values,
+    a zero vector still 0 (its norm clipped to eps), nothing allocated outside the arena."""
+    from xrelay.testing.onnx_models import build_and_run
+
+    g = GraphBuilder(0)
+    shape = [4, 6, 10]
+    norm = g.node("ReduceL2", ["x", g.const(np.array(axes, np.int64))], keepdims=1)
+    clipped = g.node("Clip", [norm, g.const(np.float32(1e-12))])
+    expanded = g.node("Expand", [clipped, g.const(np.array(shape, np.int64))])
+    y = g.node("Div", ["x", expanded])
+    model = g.model({"x": (shape, np.float32)}, [y], "normalize", opset=20)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x[1, 2 if axes == [-1] else slice(None)] = 0.0  # a zero vector along the axes
+    m, got, want = build_and_run(model, {"x": x})
+    other = build_and_run(model, {"x": x[::-1].copy()})[1]
+    assert np.all(np.isfinite(got)) and not np.allclose(got, other)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    assert not got[1, 2 if axes == [-1] else slice(None)].any()
+    ops = [o for _, o, _ in m.executor.steps if o != "copy"]
+    assert ops == ["nn.l2_normalize"], ops
+    assert m.executor.outside_arena().run_bytes == 0

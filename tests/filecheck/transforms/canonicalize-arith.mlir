@@ -321,3 +321,60 @@ func.func @scaled_clip_kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   %z = relay.multiply %d, %m : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   func.return %y, %z : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// L2Normalize: torch's F.normalize as ONNX writes it (ReduceL2, a Clip to [eps, inf], an
+// Expand, a Div) becomes Relay's l2_normalize with eps squared.
+// CHECK-LABEL: func.func @l2_normalize_clip(
+// CHECK-NEXT{LITERAL}: %y = relay.nn.l2_normalize %x {eps = 1.0e-24, axis = [-1]} : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+// CHECK-NEXT{LITERAL}: func.return %y : tensor<2x3x8xf32>
+func.func @l2_normalize_clip(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %m = relay.multiply %x, %x : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %s = relay.sum %m {axis = [-1], keepdims = true} : (tensor<2x3x8xf32>) -> tensor<2x3x1xf32>
+  %n = relay.sqrt %s : (tensor<2x3x1xf32>) -> tensor<2x3x1xf32>
+  %c = relay.clip %n {a_min = 1.0e-12, a_max = inf} : (tensor<2x3x1xf32>) -> tensor<2x3x1xf32>
+  %e = relay.broadcast_to %c {shape = [2, 3, 8]} : (tensor<2x3x1xf32>) -> tensor<2x3x8xf32>
+  %y = relay.divide %x, %e : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  func.return %y : tensor<2x3x8xf32>
+}
+
+// -----
+
+// The bound as a maximum with a scalar (either side), over two axes.
+// CHECK-LABEL: func.func @l2_normalize_maximum(
+// CHECK-NEXT{LITERAL}: %y = relay.nn.l2_normalize %x {eps = 0.25, axis = [1, 2]} : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+func.func @l2_normalize_maximum(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %m = relay.multiply %x, %x : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %s = relay.sum %m {axis = [1, 2], keepdims = true} : (tensor<2x3x8xf32>) -> tensor<2x1x1xf32>
+  %n = relay.sqrt %s : (tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %eps = relay.constant dense<0.5> : tensor<f32>
+  %c = relay.maximum %eps, %n : (tensor<f32>, tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %y = relay.divide %x, %c : (tensor<2x3x8xf32>, tensor<2x1x1xf32>) -> tensor<2x3x8xf32>
+  func.return %y : tensor<2x3x8xf32>
+}
+
+// -----
+
+// Kept: a clip with a finite upper bound, no lower bound (eps 0: 0 / 0 stays NaN), a sum of
+// another tensor's squares, and a sum without its kept dimensions.
+// CHECK-LABEL: func.func @l2_normalize_kept(
+// CHECK-NOT: l2_normalize
+// CHECK: func.return
+func.func @l2_normalize_kept(%x: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %m = relay.multiply %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = relay.sum %m {axis = [-1], keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %n = relay.sqrt %s : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %c = relay.clip %n {a_min = 1.0e-12, a_max = 6.0} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %a = relay.divide %x, %c : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %c0 = relay.clip %n {a_min = 0.0, a_max = inf} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %b = relay.divide %x, %c0 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %cz = relay.clip %n {a_min = 1.0e-12, a_max = inf} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %c2 = relay.divide %z, %cz : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %s2 = relay.sum %m {axis = [-1]} : (tensor<2x8xf32>) -> tensor<2xf32>
+  %n2 = relay.sqrt %s2 : (tensor<2xf32>) -> tensor<2xf32>
+  %k2 = relay.clip %n2 {a_min = 1.0e-12, a_max = inf} : (tensor<2xf32>) -> tensor<2xf32>
+  %e2 = relay.expand_dims %k2 {axis = 1} : (tensor<2xf32>) -> tensor<2x1xf32>
+  %d = relay.divide %x, %e2 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  func.return %a, %b, %c2, %d : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
