@@ -778,6 +778,74 @@ def _resize_matrix(op, n_in: int, n_out: int, axis: str) -> np.ndarray:
     return reference["image.resize2d"](basis, **attrs).reshape(n_in, n_out).T
 
 
+TAPS = 8
+"""The most taps per output index a resize pass runs in C (``_resize_taps``): a linear
+resize has 2, a cubic one 4; a wider band (a downscale's matrix is not: the reference has no
+anti-aliasing) keeps the matmuls."""
+
+
+TAPS_ELEMENTS = 16384
+"""The fewest output elements a resize runs as ``resize_pass`` (below, the matmuls)."""
+
+
+def _resize_taps(a: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The band of each row of the interpolation matrix ``a`` (``n_out x n_in``): ``(first,
+    w)`` with ``w[j, t] = a[j, first[j] + t]`` for ``t < k``, ``k`` the widest band (a
+    narrower row's window reads the matrix's zeros beside it), or None when a band is wider
+    than ``TAPS``."""
+    n_out, n_in = a.shape
+    nz = a != 0
+    lo = np.where(nz.any(1), nz.argmax(1), 0)
+    hi = np.where(nz.any(1), n_in - 1 - nz[:, ::-1].argmax(1), 0)
+    k = int(max(1, (hi - lo + 1).max()))
+    if k > TAPS or k > n_in:
+        return None
+    first = np.minimum(lo, n_in - k).astype(np.int64)
+    w = a[np.arange(n_out)[:, None], first[:, None] + np.arange(k)[None, :]]
+    return first, w
+
+
+def _resize_taps_thunks(x, out, ws, layout, a_h, a_w, opts):
+    """A linear or cubic resize as passes of the C kernel ``resize_pass`` over the bands of
+    its interpolation matrices (2 or 4 taps where the matmuls multiplied whole rows of zeros:
+    GLPN's 56 -> 112 -> 224 upsampling of 64 channels took 10.7 ms as matmuls), along W into
+    the workspace then along H into ``out``, each pass's rows in parts on the pool (channels
+    first: the W pass stays the matmul); None without the C kernels or for a wider band."""
+    if not (opts.use_c_kernels and loop_kernels_available()) or x.dtype not in (np.float32, np.float64):
+        return None
+    if out.size < TAPS_ELEMENTS:
+        return None  # (the matmuls of a small image cost less than the pool's parts)
+    bands = [_resize_taps(a) for a in (a_h, a_w)]
+    if bands[0] is None or bands[1] is None:
+        return None
+    (first_h, w_h), (first_w, w_w) = bands
+    w_h, w_w = w_h.astype(x.dtype), w_w.astype(x.dtype)
+    n = x.shape[0]
+    steps = []
+    if layout == "NCHW":
+        # along W the taps would step one element at a time (no inner run to vectorize): the
+        # matmul by the W matrix there, the taps along H (whole rows of W_out)
+        _, c, h_in, w_in = x.shape
+        h_out, w_out = out.shape[2:]
+        tmp = ws[: n * c * h_in * w_out * x.itemsize].view(x.dtype)
+        a_wt = np.ascontiguousarray(a_w.T, dtype=x.dtype)
+        opts.derived += [first_h, w_h, a_wt]
+        steps.append(("other", functools.partial(np.matmul, x, a_wt, out=tmp.reshape(n, c, h_in, w_out))))
+        passes = [(tmp.reshape(n * c, h_in, w_out), out.reshape(n * c, h_out, w_out), w_h, first_h)]
+    else:
+        _, h_in, w_in, c = x.shape
+        h_out, w_out = out.shape[1:3]
+        tmp = ws[: n * h_in * w_out * c * x.itemsize].view(x.dtype)
+        opts.derived += [first_h, w_h, first_w, w_w]
+        passes = [(x.reshape(n * h_in, w_in, c), tmp.reshape(n * h_in, w_out, c), w_w, first_w),
+                  (tmp.reshape(n, h_in, w_out * c), out.reshape(n, h_out, w_out * c), w_h, first_h)]
+    for src, dst, w, first in passes:
+        rows = dst.shape[0] * dst.shape[1]
+        tasks = [bind_kernel("resize_pass", src, dst, w, first, lo, hi) for lo, hi in even_ranges(rows, chunk_count(opts))]
+        steps.append(("other", fixed_split(opts, tasks)))
+    return steps
+
+
 def _fast_resize_matmul(op, vals, out, ws, opts):
     """A linear or cubic ``image.resize2d`` (CrossViT's bicubic 240 -> 224) as the linear map
     it is: per image and channel ``out = A_h . x . A_w^T`` with the constant interpolation
@@ -800,6 +868,9 @@ def _fast_resize_matmul(op, vals, out, ws, opts):
         a_w = _resize_matrix(op, w_in, w_out, "W")
     except ValueError:
         return None  # the reference kernel reports it when the step runs
+    taps = _resize_taps_thunks(x, out, ws, layout, a_h, a_w, opts)
+    if taps is not None:
+        return taps
     # derived constants (like the Winograd weights): made here once, held by the function
     a_h = np.ascontiguousarray(a_h, dtype=x.dtype)
     a_w = np.ascontiguousarray(a_w.T if layout == "NCHW" else a_w, dtype=x.dtype)

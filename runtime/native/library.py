@@ -194,6 +194,23 @@ def _grid_sample(dt, x, grid, out, method, padding, align, u0, u1):
     )  # fmt: skip
 
 
+def _resize_pass(dt, x, out, w, first, u0, u1):
+    """``x`` (np, n_in, nq) and ``out`` (np, n_out, nq) C-contiguous; ``w`` (n_out, k) of the
+    float type, ``first`` (n_out,) int64 with ``first + k <= n_in``."""
+    if x.ndim != 3 or out.ndim != 3 or x.shape[::2] != out.shape[::2] or w.ndim != 2 or w.shape[0] != out.shape[1]:
+        raise NativeError("resize_pass: input, output and taps do not fit")
+    k = w.shape[1]
+    first = np.ascontiguousarray(first, np.int64)
+    if len(first) != out.shape[1] or k < 1 or first.min() < 0 or first.max() + k > x.shape[1]:
+        raise NativeError("resize_pass: a band outside the input")
+    w = np.ascontiguousarray(w, dt)
+    return (
+        [_PTR(_ptr(x, dt, "resize input")), _PTR(_ptr(out, dt, "resize output")), _PTR(w.ctypes.data),
+         _PTR(first.ctypes.data), *_ints(x.shape[1], out.shape[1], x.shape[2], k, u0, u1)],
+        (x, out, w, first),
+    )  # fmt: skip
+
+
 def _epilogue(dt, ob, p0, p1, p2, p3, codes, swapped, c0, c1, y0, y1):
     operands = (p0, p1, p2, p3)
     strides = np.zeros(12, np.int64)
@@ -342,6 +359,7 @@ _CONVERTERS = {
     "depthwise3x3_epi": _depthwise3x3_epi,
     "max_pool": _max_pool,
     "grid_sample": _grid_sample,
+    "resize_pass": _resize_pass,
     "epilogue": _epilogue,
     "wino_input": _wino_input,
     "wino_output": _wino_output,

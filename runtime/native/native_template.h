@@ -367,6 +367,25 @@ void SFX(grid_sample)(const REAL *restrict x, const REAL *restrict grid, REAL *r
     }
 }
 
+/* image.resize2d along one axis (a linear or cubic resize is two such passes): x (np, n_in, nq)
+   into o (np, n_out, nq), o[p][j][q] = sum over t < k of w[j * k + t] * x[p][first[j] + t][q],
+   the band of row j of the interpolation matrix (runtime.native.fast_kernels._resize_taps),
+   for the output rows u = p * n_out + j in [u0, u1). The inner loop runs along q: the channels
+   of a channels-last image, the output columns of a channels-first one's H pass. */
+void SFX(resize_pass)(const REAL *restrict x, REAL *restrict o, const REAL *restrict w,
+                      const i64 *restrict first, i64 n_in, i64 n_out, i64 nq, i64 k, i64 u0, i64 u1) {
+    for (i64 u = u0; u < u1; u++) {
+        const i64 p = u / n_out, j = u % n_out;
+        const REAL *src = x + (p * n_in + first[j]) * nq, *wj = w + j * k;
+        REAL *dst = o + u * nq;
+        for (i64 q = 0; q < nq; q++) dst[q] = wj[0] * src[q];
+        for (i64 t = 1; t < k; t++) {
+            const REAL wt = wj[t], *s = src + t * nq;
+            for (i64 q = 0; q < nq; q++) dst[q] += wt * s[q];
+        }
+    }
+}
+
 /* Winograd, channels first: x[c][h][w] into the (tile + 2)^2 matrices channels x tiles
    v[k * ks + ch * nt + t], and the products m[k * ks + oc * nt + t] into out[o][oh][ow]. A
    lane of winograd_core.h is a tile of a channel: blocks of up to WTB lanes consecutive in v

@@ -7,7 +7,8 @@ and W as one axis: the same.
 
 A linear or cubic resize (CrossViT's bicubic 240 -> 224) runs as two matrix products with the
 reference kernel's own interpolation matrices, through a planned workspace: the reference's
-values, nothing allocated per run."""
+values, nothing allocated per run. From ``TAPS_ELEMENTS`` outputs, the 2 or 4 taps of each
+output index (the bands of those matrices) run in C instead."""
 
 from __future__ import annotations
 
@@ -139,3 +140,35 @@ def test_linear_and_cubic_resize_match_onnxruntime(mode, alpha, ctm, sizes):
     assert sum(len(c.derived) for _, _, c in m.executor.steps) == 2
     report = m.executor.outside_arena()
     assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
+@pytest.mark.parametrize("method", ["linear", "cubic"])
+@pytest.mark.parametrize("mode", ["half_pixel", "align_corners", "asymmetric"])
+@pytest.mark.parametrize(
+    "layout,shape,size",
+    [("NHWC", (1, 28, 28, 32), (112, 112)),  # a decoder's x4 upsampling, channels-last
+     ("NHWC", (2, 40, 33, 8), (23, 70)),  # down in H, up in W
+     ("NCHW", (1, 16, 30, 30), (64, 45))],
+)  # fmt: skip
+def test_large_linear_and_cubic_resize_run_the_bands_in_c(method, mode, layout, shape, size):
+    """From ``TAPS_ELEMENTS`` outputs a linear or cubic resize runs the 2 or 4 taps of each
+    output index (the bands of the reference's interpolation matrices) in C, in parts on two
+    threads (channels first: the W pass stays a matmul): the reference's values, nothing
+    allocated outside the arena."""
+    program = _resize_program(shape, size, layout, method, mode)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    outs = []
+    for fast in (True, False):
+        ex = Executor(program, threads=2, fast=fast)
+        np.copyto(ex.input_buffers[0], x)
+        ex.run()
+        outs.append(ex.outputs[0].copy())
+        if fast:
+            firsts = [m for _, _, c in ex.steps for m in c.derived if m.dtype == np.int64]
+            report = ex.outside_arena()
+    got, ref = outs
+    assert np.all(np.isfinite(got)) and float(np.std(ref)) > 0.3
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    # the bands' first indices: of H and W channels-last, of H channels-first
+    assert [len(f) for f in firsts] == ([size[0], size[1]] if layout == "NHWC" else [size[0]])
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
