@@ -88,6 +88,26 @@ def _resize_program(shape, size, layout, method, mode):
     return program
 
 
+def _fast_against_reference(program, shape, threads):
+    """Run ``program`` on the fast kernels (``threads``) and the reference kernels on one
+    random input; require the same values (finite, not flat); return the fast steps' derived
+    constants and their outside-the-arena report."""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    outs = []
+    for fast in (True, False):
+        ex = Executor(program, threads=threads, fast=fast)
+        np.copyto(ex.input_buffers[0], x)
+        ex.run()
+        outs.append(ex.outputs[0].copy())
+        if fast:
+            derived = [m for _, _, c in ex.steps for m in c.derived]
+            report = ex.outside_arena()
+    got, ref = outs
+    assert np.all(np.isfinite(got)) and float(np.std(ref)) > 0.3
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    return derived, report
+
+
 @pytest.mark.parametrize("method", ["linear", "cubic"])
 @pytest.mark.parametrize("mode", ["half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"])
 @pytest.mark.parametrize(
@@ -97,20 +117,8 @@ def _resize_program(shape, size, layout, method, mode):
      ("NHWC", (2, 12, 17, 3), (25, 9))],
 )  # fmt: skip
 def test_linear_and_cubic_resize_are_two_products_in_the_arena(method, mode, layout, shape, size):
-    program = _resize_program(shape, size, layout, method, mode)
-    x = RNG.standard_normal(shape).astype(np.float32)
-    outs = []
-    for fast in (True, False):
-        ex = Executor(program, threads=1, fast=fast)
-        np.copyto(ex.input_buffers[0], x)
-        ex.run()
-        outs.append(ex.outputs[0].copy())
-        if fast:
-            matrices = [m.shape for _, _, c in ex.steps for m in c.derived]
-            report = ex.outside_arena()
-    got, ref = outs
-    assert np.all(np.isfinite(got)) and float(np.std(ref)) > 0.3
-    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    derived, report = _fast_against_reference(_resize_program(shape, size, layout, method, mode), shape, 1)
+    matrices = [m.shape for m in derived]
     h, w = layout.index("H"), layout.index("W")
     a_w = (shape[w], size[1]) if layout == "NCHW" else (size[1], shape[w])  # A_w^T for NCHW
     assert matrices == [(size[0], shape[h]), a_w]  # the fast kernel ran (its derived constants)
@@ -155,20 +163,8 @@ def test_large_linear_and_cubic_resize_run_the_bands_in_c(method, mode, layout, 
     output index (the bands of the reference's interpolation matrices) in C, in parts on two
     threads (channels first: the W pass stays a matmul): the reference's values, nothing
     allocated outside the arena."""
-    program = _resize_program(shape, size, layout, method, mode)
-    x = RNG.standard_normal(shape).astype(np.float32)
-    outs = []
-    for fast in (True, False):
-        ex = Executor(program, threads=2, fast=fast)
-        np.copyto(ex.input_buffers[0], x)
-        ex.run()
-        outs.append(ex.outputs[0].copy())
-        if fast:
-            firsts = [m for _, _, c in ex.steps for m in c.derived if m.dtype == np.int64]
-            report = ex.outside_arena()
-    got, ref = outs
-    assert np.all(np.isfinite(got)) and float(np.std(ref)) > 0.3
-    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    derived, report = _fast_against_reference(_resize_program(shape, size, layout, method, mode), shape, 2)
+    firsts = [m for m in derived if m.dtype == np.int64]
     # the bands' first indices: of H and W channels-last, of H channels-first
     assert [len(f) for f in firsts] == ([size[0], size[1]] if layout == "NHWC" else [size[0]])
     assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
