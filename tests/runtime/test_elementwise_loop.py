@@ -470,3 +470,34 @@ def test_an_upsampling_and_its_weighted_sum_are_one_loop(layout):
     (got, labels), (ref, _) = _both(other, feeds)
     assert not any(label.endswith(LOOP) and "resize" in label for _, label in labels), labels
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("tail", ["transpose", "reshape", "none"])
+def test_values_joined_then_transposed_are_stored_in_place_by_one_loop(tail):
+    """A sampling grid as RAFT's correlation lookup builds it: a centroid plus the window's
+    offsets, split into x and y, each scaled and shifted, joined on the last axis and
+    transposed to channels first. The loop stores x and y in their interleaved places of the
+    result (two strided views of it that share no element): one step, the reference's bits,
+    nothing outside the arena. A joined value read twice by the join is stored twice."""
+
+    def body(c, d):
+        x, y = relay.split(relay.add(c, d), [1], axis=3)
+        x = relay.subtract(relay.multiply(x, relay.const(0.25)), relay.const(1.0))
+        y = relay.subtract(relay.multiply(y, relay.const(0.5)), relay.const(1.0))
+        joined = relay.concatenate([x, y, x], -1)
+        if tail == "transpose":
+            return relay.transpose(joined, [0, 3, 1, 2])
+        return relay.reshape(joined, [64, 147]) if tail == "reshape" else joined
+
+    rng = np.random.default_rng(2)
+    mod = _function(body, [(64, 1, 1, 2), (1, 7, 7, 2)])
+    feeds = {"x0": rng.standard_normal((64, 1, 1, 2)).astype(F32), "x1": rng.standard_normal((1, 7, 7, 2)).astype(F32)}
+    (loop, labels), (ref, _) = _both(mod, feeds)
+    assert [label for _, label in labels if label != "memory.copy"] == ["add, split, multiply, subtract" + LOOP]
+    assert np.isfinite(loop[0]).all() and np.abs(loop[0]).max() > 0.1
+    np.testing.assert_array_equal(loop[0], ref[0])
+    m = xrelay.build(mod, None, backends=("native",))
+    m.set_input(**feeds)
+    m.run()
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes, report.steps) == (0, 0, [])
