@@ -351,16 +351,18 @@ def deformable_conv_layout(attrs, new, old, types):
 @register_infer_layout(
     "nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d",
     "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d",
+    "nn.max_pool3d", "nn.avg_pool3d", "nn.adaptive_avg_pool3d", "nn.adaptive_max_pool3d",
 )  # fmt: skip
 def pool_layout(attrs, new, old, types):
-    """Pools take the layout they are given unless ``out_layout`` pins one (PoolInferCorrectLayout)."""
+    """Pools take the layout they are given unless ``out_layout`` pins one (PoolInferCorrectLayout,
+    which Relay registers for the 2-D and 3-D pools alike)."""
     if attrs.get("out_layout"):
         if attrs["out_layout"] != attrs["layout"]:
             raise LayoutError("pool input and output layouts differ")
     elif new is not None:
         lay = new[0]
-        if lay.contains("h") or lay.contains("w"):
-            return None  # H and W cannot be split for pools
+        if lay.contains("d") or lay.contains("h") or lay.contains("w"):
+            return None  # D, H and W cannot be split for pools
         attrs["layout"] = lay.name
     return LayoutInference([Layout(attrs["layout"])], [Layout(attrs["layout"])], attrs)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from xdsl.parser import Parser
@@ -12,7 +13,7 @@ from xrelay.relay import transform
 from xrelay.relay.build_module import bind_params_by_name
 from xrelay.testing import mobilenet, resnet
 from xrelay.testing.random_graphs import random_dags
-from xrelay.testing.semantics import check_semantics
+from xrelay.testing.semantics import check_semantics, filecheck_cases
 from xrelay.transforms.canonicalize_ops import CanonicalizeOpsPass
 from xrelay.transforms.convert_layout import ConvertLayoutPass
 
@@ -241,3 +242,13 @@ def test_deformable_conv2d_meaning():
     assert (d.attrs["data_layout"], d.attrs["kernel_layout"]) == ("NHWC", "HWIO")
     assert Counter(op.name for op in after.walk())["relay.layout_transform"] == 4
     check_semantics(ConvertLayoutPass(desired), mod)
+
+
+@pytest.mark.parametrize("case", filecheck_cases(Path(__file__).parents[1] / "filecheck" / "transforms" / "convert-layout-conv3d.mlir"),
+                         ids=lambda c: c.split("@")[1].split("(")[0])  # fmt: skip
+def test_conv3d_cases_meaning(case):
+    """The 3-D FileCheck cases (a convolution, its bias and residual; the 3-D pools following
+    its channels-last layout) compute the same before and after."""
+    module = Parser(make_context(), case).parse_module()
+    entry = next(op.sym_name.data for op in module.ops)
+    check_semantics(ConvertLayoutPass({"nn.conv3d": ["NDHWC", "default"]}), module, entry=entry)
