@@ -29,8 +29,8 @@ leaves:
   get the form ONNX's HardSigmoid and HardSwish have (``clip(x * 1/6 + 0.5, 0, 1)``);
 * ``SmallPower``: ``power(x, p)`` for a scalar ``p`` in {1, 2, 3, 4, 0.5, -0.5, -1} becomes
   multiplies, ``sqrt``, ``rsqrt`` or a division;
-* ``L2Normalize``: ``x / max(sqrt(sum(x * x, axes)), eps)`` (torch's ``F.normalize``) becomes
-  Relay's ``nn.l2_normalize`` with ``eps * eps``, one step instead of a reduction and a
+* ``L2Normalize``: ``x / max(sqrt(sum(x * x, axes)), eps)`` (torch's ``F.normalize``) in float32
+  or float64 becomes Relay's ``nn.l2_normalize`` with ``eps * eps``, one step instead of a reduction and a
   broadcast division;
 * ``FoldAdjacentConstants``, ``simplify-expr``'s ``SimplifyAdjacentMultiplyOrAdd`` where no
   other op reads the inner result: ``(x + c1) + c2`` is ``x + (c1 + c2)`` (a bias and the
@@ -58,7 +58,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, shape_of
+from xrelay.dialects.relay import ConstantOp, RelayOp, dtype_of, numpy_dtype, shape_of
 from xrelay.transforms._relay_rewrite import (
     OpBuilder,
     RelayOpPattern,
@@ -344,8 +344,8 @@ class L2Normalize(_Pattern):
 
     def rewrite(self, op: RelayOp, rewriter: PatternRewriter) -> None:
         x, d = op.operands
-        if x.type != op.results[0].type:
-            return
+        if x.type != op.results[0].type or dtype_of(x.type) not in ("float32", "float64"):
+            return  # (in 16 bits each rounded step of the written form differs by an ulp)
         bound = _op(d, "broadcast_to")
         d = bound.operands[0] if bound is not None else d
         eps = None
@@ -367,7 +367,7 @@ class L2Normalize(_Pattern):
         if not total.attrs.get("keepdims") or total.attrs.get("exclude"):
             return
         eps2 = eps * eps
-        if not (np.finfo(np.dtype(dtype_of(x.type))).tiny <= eps2 < np.inf):
+        if not (np.finfo(numpy_dtype(dtype_of(x.type))).tiny <= eps2 < np.inf):
             return  # (a square that underflows would make a zero vector 0 / 0)
         axis = total.attrs.get("axis")
         new = OpBuilder(rewriter, op).op("nn.l2_normalize", [x], eps=eps2, axis=None if axis is None else list(axis))
