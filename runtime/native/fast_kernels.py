@@ -780,8 +780,8 @@ def _resize_matrix(op, n_in: int, n_out: int, axis: str) -> np.ndarray:
 
 TAPS = 8
 """The most taps per output index a resize pass runs in C (``_resize_taps``): a linear
-resize has 2, a cubic one 4; a wider band (a downscale's matrix is not: the reference has no
-anti-aliasing) keeps the matmuls."""
+resize has 2, a cubic one 4 (a downscale too: the reference has no anti-aliasing); a wider
+band keeps the matmuls."""
 
 
 TAPS_ELEMENTS = 16384
@@ -815,11 +815,11 @@ def _resize_taps_thunks(x, out, ws, layout, a_h, a_w, opts):
         return None
     if out.size < TAPS_ELEMENTS:
         return None  # (the matmuls of a small image cost less than the pool's parts)
-    bands = [_resize_taps(a) for a in (a_h, a_w)]
-    if bands[0] is None or bands[1] is None:
+    band_h = _resize_taps(a_h)
+    band_w = _resize_taps(a_w) if layout != "NCHW" else None  # (channels first: a matmul)
+    if band_h is None or (band_w is None and layout != "NCHW"):
         return None
-    (first_h, w_h), (first_w, w_w) = bands
-    w_h, w_w = w_h.astype(x.dtype), w_w.astype(x.dtype)
+    first_h, w_h = band_h[0], band_h[1].astype(x.dtype)
     n = x.shape[0]
     steps = []
     if layout == "NCHW":
@@ -836,6 +836,7 @@ def _resize_taps_thunks(x, out, ws, layout, a_h, a_w, opts):
         _, h_in, w_in, c = x.shape
         h_out, w_out = out.shape[1:3]
         tmp = ws[: n * h_in * w_out * c * x.itemsize].view(x.dtype)
+        first_w, w_w = band_w[0], band_w[1].astype(x.dtype)
         opts.derived += [first_h, w_h, first_w, w_w]
         passes = [(x.reshape(n * h_in, w_in, c), tmp.reshape(n * h_in, w_out, c), w_w, first_w),
                   (tmp.reshape(n, h_in, w_out * c), out.reshape(n, h_out, w_out * c), w_h, first_h)]
