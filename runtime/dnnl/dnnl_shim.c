@@ -9,10 +9,12 @@
  * Every function that can fail returns NULL or a nonzero status and leaves the library's
  * status in xr_dnnl_last_status().
  */
+#define _GNU_SOURCE /* sched_getcpu, CPU sets: the part workers keep off the caller's CPU */
 #include "dnnl_api.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -767,9 +769,25 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+static int caller_cpu = -1; /* the CPU the caller posted the latest step from */
+
+/* Keep the calling worker off cpu (when it is not already): woken by the caller, the
+   scheduler would often queue it on the caller's own CPU, where it preempts the caller
+   and the two share one core while the other core's share goes to the other process. */
+static void avoid_cpu(int cpu, int *avoided, const cpu_set_t *allowed) {
+    if (cpu < 0 || cpu == *avoided || !CPU_ISSET(cpu, allowed)) return;
+    cpu_set_t m = *allowed;
+    CPU_CLR(cpu, &m);
+    if (CPU_COUNT(&m) > 0 && sched_setaffinity(0, sizeof m, &m) == 0) *avoided = cpu;
+}
+
 static void *part_worker(void *arg) {
     const int slot = (int)(intptr_t)arg;
     dnnl_stream_t s = NULL;
+    cpu_set_t allowed; /* the process's CPUs when the worker started */
+    int avoided = -1;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) CPU_ZERO(&allowed);
     omp_set_num_threads(1); /* the parts' primitives are made for one thread */
     if (dnnl_stream_create(&s, engine, dnnl_stream_default_flags) != dnnl_success) return NULL;
     int64_t seen = 0;
@@ -789,6 +807,7 @@ static void *part_worker(void *arg) {
             pthread_mutex_unlock(&team.mu);
         }
         seen = __atomic_load_n(&team.posted, __ATOMIC_ACQUIRE);
+        avoid_cpu(__atomic_load_n(&caller_cpu, __ATOMIC_RELAXED), &avoided, &allowed);
         take_parts(slot, s);
     }
     return NULL;
@@ -862,8 +881,13 @@ static int parts_run(const xr_parts_t *k) {
     __atomic_store_n(&team.done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&team.job, k, __ATOMIC_RELEASE);
     team.gen++;
-    __atomic_store_n(&team.next, team.gen << 32, __ATOMIC_RELEASE);
+    /* the caller's part is the first (the largest: xrelay.runtime.dnnl.parts.row_cuts),
+       claimed before a worker can see the step */
+    __atomic_store_n(&team.next, (team.gen << 32) | 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
     if (team.workers > 0) post();
+    if (part_exec(k, 0, 0, stream) != dnnl_success) __atomic_store_n(&team.error, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&team.done, 1, __ATOMIC_RELEASE);
     take_parts(0, stream);
     while (__atomic_load_n(&team.done, __ATOMIC_ACQUIRE) < k->parts) {
 #if defined(__x86_64__) || defined(__i386__)

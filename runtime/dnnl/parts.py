@@ -2,14 +2,17 @@
 
 With another process on one of two cores, oneDNN's team of two collapses (static parts and
 a barrier per step: docs/guide/threads.md) and the executor runs its one-thread program. In
-that program a convolution big enough (``PART_WORK``) runs as ``parts_for`` parts of its
-output rows, each part a primitive made for one thread over a view of the same arena
-tensors (``conv_rows``: the input rows the part reads and its own top and bottom padding),
-bound once per slot (each slot its own scratchpad). The shim (``xr_dnnl_parts``) runs the
-parts on the caller and part workers that sleep between steps, each thread taking the next
-part from one counter: a worker woken on the busy core runs as soon as the scheduler gives
-it that core's share and takes the parts it can; the caller takes the rest and waits only
-for parts a worker started. Every part computes the same output rows whichever thread runs
+that program a 2-D convolution or a dense step big enough (``PART_WORK``) runs as
+``parts_for`` parts of its output rows (``row_cuts``), each part a primitive made for one
+thread over a view of the same arena tensors (``conv_rows``: the input rows a convolution's
+part reads and its own top and bottom padding; a dense step's part reads its own rows of
+the data), bound once per slot (each slot its own scratchpad). The shim (``xr_dnnl_parts``)
+runs the parts on the caller and part workers that sleep between steps: the caller claims
+the first part, then each thread takes the next part from one counter. A worker woken for
+a step keeps off the CPU the caller posted it from (else the scheduler often queues it
+there, where the two share one core), runs as soon as the scheduler gives it the busy
+core's share and takes the parts it can; the caller takes the rest and waits only for
+parts a worker started. Every part computes the same output rows whichever thread runs
 it, so a run's bits do not depend on which thread took which part.
 
 ``XRELAY_DNNL_PARTS=0`` binds the one-thread program without parts.
@@ -20,6 +23,8 @@ from __future__ import annotations
 import os
 
 __all__ = [
+    "LONG_SHARE",
+    "LONG_WORK",
     "MAX_PARTS",
     "PART_WORK",
     "SPIN_US",
@@ -42,6 +47,23 @@ program fastest with the other core free: MobileNetV3, ShuffleNetV2, MobileNetV2
 / 4.75-4.87 / 4.49-4.56 with 4 (two in-process blocks, 21 rounds, load 1.2-3; team 3.4-3.7 /
 2.4-2.8 / 3.8 / 3.8). More parts would leave less to wait for behind a preempted worker,
 but beside a busy core ``PartsChoice`` runs the steps uncut where the parts lose."""
+
+LONG_WORK = 40_000_000
+"""The work (multiply-adds) from which a step's first part, the one the caller runs, is
+the larger (``LONG_SHARE``). Beside a busy process a worker woken for a short step runs
+its part at once (it slept, so the scheduler owes it time), but over a step of about a
+millisecond or more (a scheduler slice) it gets the half of its core that is its fair
+share, and even halves leave the caller waiting for the worker's part. Measured on the
+2-core Xeon beside ``peers.BusyCore``, in one process (6 blocks of 5 alternated rounds,
+medians, load 1.7-2.2), even halves / two thirds for the caller / two thirds from this
+work: ResNet-50 47.8 / 44.1 / 44.1 ms, ConvNeXt-Tiny 67.5 / 55.8 / 56.1, BERT-base 163 /
+136 / -, Swin-T 64.3 / 60.8 / -, and for models of small steps MobileNetV2 5.03 / 5.29 /
+4.83, MnasNet 4.45 / 5.13 / -, EfficientNet-B0 10.2 / 10.3 / 9.9, DenseNet-121 31.7 /
+32.5 / 32.6."""
+
+LONG_SHARE = 2 / 3
+"""The caller's share of the rows of a step of at least ``LONG_WORK`` in two parts: the
+caller at full speed and a worker at half its core finish together."""
 
 MIN_ROWS = 1
 """The fewest output rows of one part: oneDNN's kernels run a matrix of the part's pixels,
@@ -75,8 +97,12 @@ def parts_for(work: int, rows: int) -> int:
     return min(MAX_PARTS, rows // MIN_ROWS, work // PART_WORK)
 
 
-def row_cuts(rows: int, parts: int) -> list[tuple[int, int]]:
-    """``parts`` even, contiguous ranges of ``rows``."""
+def row_cuts(rows: int, parts: int, work: int = 0) -> list[tuple[int, int]]:
+    """``parts`` contiguous ranges of ``rows``: even, but for two parts of a step of at
+    least ``LONG_WORK``, whose first (the caller's) takes ``LONG_SHARE`` of the rows."""
+    if parts == 2 and work >= LONG_WORK and rows >= 3:
+        cut = min(rows - 1, max(1, round(rows * LONG_SHARE)))
+        return [(0, cut), (cut, rows)]
     return [(rows * p // parts, rows * (p + 1) // parts) for p in range(parts)]
 
 

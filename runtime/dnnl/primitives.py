@@ -477,8 +477,9 @@ class _Step:
     macs: int = 0
     """Multiply-adds of a convolution or matmul (``FunctionPlan.work``)."""
     cut: dict[str, Any] | None = None
-    """A convolution's parameters, to make primitives over parts of its output rows
-    (``FunctionPlan.bind``'s ``slots``, ``dnnl.parts``)."""
+    """A 2-D convolution's or a dense step's parameters (``kind``: ``"conv"``, ``"dense"``),
+    to make primitives over parts of its output rows (``FunctionPlan.bind``'s ``slots``,
+    ``dnnl.parts``)."""
 
 
 @dataclass
@@ -650,8 +651,8 @@ class FunctionPlan:
     def _pieces(
         self, lib: Any, step: _Step, keep: list[Any], descriptors: list[Any]
     ) -> list[tuple[int, dict, _Md | None]] | None:
-        """``step`` (a convolution made for one thread) as primitive descriptors over parts
-        of its output rows (``dnnl.parts``): (pd, {argument: (dims, strides, element
+        """``step`` (a convolution or dense step made for one thread) as primitive
+        descriptors over parts of its output rows (``dnnl.parts``): (pd, {argument: (dims, strides, element
         offset)}, scratchpad md) per part, or None when it is not cut: too little work, a
         layout whose rows are not dense (NCHW), a part in the padding, or a part for which
         oneDNN picks another kernel than the step's (each part must compute its rows' bits
@@ -660,6 +661,8 @@ class FunctionPlan:
         c = step.cut
         if c is None or not parts_enabled():
             return None
+        if c["kind"] == "dense":
+            return self._dense_pieces(lib, step, keep, descriptors)
         dst_dims, dst_st = step.logical[_ARG_DST]
         src_dims, src_st = step.logical[_ARG_SRC]
         if not all(st[2] >= max(st[1], st[3]) for st in (src_st, dst_st)):
@@ -672,7 +675,7 @@ class FunctionPlan:
         pad = c["pad"]
         lib.xr_dnnl_set_threads(1)
         pieces = []
-        for b, (r0, r1) in ((b, r) for b in range(images) for r in row_cuts(dst_dims[2], n)):
+        for b, (r0, r1) in ((b, r) for b in range(images) for r in row_cuts(dst_dims[2], n, work)):
             rows = conv_rows(r0, r1, src_dims[2], c["kernel"], c["stride"], c["dilation"], pad[0])
             if rows is None:
                 return None
@@ -698,6 +701,47 @@ class FunctionPlan:
                 0, attr.handle, src_md.handle, c["weights"].handle, c["bias"].handle if c["bias"] else None, dst_md.handle,
                 2, _i64(c["strides"]), _i64(c["dilates"]), _i64([top, pad[1]]), _i64([bottom, pad[3]]),
             )  # fmt: skip
+            if not pd:
+                return None
+            descriptors += [_Owned(lib.xr_dnnl_pd_free, pd), attr]
+            keep += [src_md, dst_md, post]
+            if (lib.xr_dnnl_impl(pd) or b"").decode() != step.impl:
+                return None  # (the uncut step's kernel: the same sums in the same order)
+            handle = lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
+            scratch = _Md(lib, handle, "scratchpad") if handle else None
+            pieces.append((pd, views, scratch if scratch is not None and scratch.size else None))
+        return pieces
+
+    def _dense_pieces(
+        self, lib: Any, step: _Step, keep: list[Any], descriptors: list[Any]
+    ) -> list[tuple[int, dict, _Md | None]] | None:
+        """``_pieces`` for a dense step (``[m, k]`` rows by a constant ``[k, n]``): parts of
+        its ``m`` rows, each a matmul over those rows of the data, the output and any
+        residual, with the step's reordered weights and bias (so each part streams the whole
+        weight matrix: ``parts_for`` keeps parts big)."""
+        c = step.cut
+        (m, n), k = step.logical[_ARG_DST][0], c["k"]
+        parts = parts_for(step.macs, m)
+        if parts < 2:
+            return None
+        lib.xr_dnnl_set_threads(1)
+        pieces = []
+        for r0, r1 in row_cuts(m, parts, step.macs):
+            rows = r1 - r0
+            views = {_ARG_SRC: ([rows, k], [k, 1], r0 * k)}
+            for key in step.logical:
+                if key != _ARG_SRC and key != _ARG_BIAS:
+                    views[key] = ([rows, n], [n, 1], r0 * n)
+            post = []
+            for kind, alg, alpha, beta, md in c["post"]:
+                post.append((kind, alg, alpha, beta, None if md is None else _md(lib, [rows, n], [n, 1], "a residual", c["types"][1])))
+            attr = self._part_attr(lib, post)
+            if attr is None:
+                return None
+            src_md = _md(lib, [rows, k], [k, 1], "dense data", c["types"][0])
+            dst_md = _md(lib, [rows, n], [n, 1], "dense output", c["types"][1])
+            bias = c["bias"].handle if c["bias"] else None
+            pd = lib.xr_dnnl_matmul(attr.handle, src_md.handle, c["weights"].handle, bias, dst_md.handle)
             if not pd:
                 return None
             descriptors += [_Owned(lib.xr_dnnl_pd_free, pd), attr]
@@ -1924,7 +1968,7 @@ class _Reader:
         step.logical[_ARG_DST] = (dst_dims, dst_st)
         step.keep += [src_md, dst_md, w_user, w_any, b_md]
         step.cut = None if nsp != 2 or transposed else {  # (parts: rows of a 2-D convolution's output)
-            "kernel": w_dims[-2], "stride": int(a["strides"][0]), "dilation": int(a["dilation"][0]),
+            "kind": "conv", "kernel": w_dims[-2], "stride": int(a["strides"][0]), "dilation": int(a["dilation"][0]),
             "pad": [int(p) for p in pad], "strides": [int(v) for v in a["strides"]],
             "dilates": [int(d) - 1 for d in a["dilation"]], "post": step.post, "weights": w_chosen, "bias": b_md,
             "types": (_type_of(data_v), _type_of(result)),
@@ -2083,6 +2127,10 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = ([m, n], [n, 1])
         step.keep += [src_md, dst_md, w_user, w_any, b_md]
+        step.cut = {  # (parts: rows of the output)
+            "kind": "dense", "k": k, "post": step.post, "weights": w_chosen, "bias": b_md,  # type: ignore[attr-defined]
+            "types": (_type_of(data_v), _type_of(result)),
+        }  # fmt: skip
         self._finish(name, "matmul", pd, step)
 
     # -- single ops ------------------------------------------------------------------------

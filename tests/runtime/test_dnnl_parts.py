@@ -1,11 +1,13 @@
-"""The one-thread program's convolutions cut in parts of their output rows (``dnnl.parts``):
-which steps are cut, each part's input rows and padding, and that the parts, run by the
-caller and the shim's sleeping part workers, compute what the uncut one-thread program
-computes, with the same bits from run to run whichever thread took which part."""
+"""The one-thread program's convolutions and dense steps cut in parts of their output rows
+(``dnnl.parts``): which steps are cut, each part's input rows and padding, the caller's
+larger part of a long step, the part worker kept off the caller's CPU, and that the parts,
+run by the caller and the shim's sleeping part workers, compute what the uncut one-thread
+program computes, with the same bits from run to run whichever thread took which part."""
 
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import numpy as np
 import pytest
@@ -14,6 +16,8 @@ import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.parts import (
+    LONG_SHARE,
+    LONG_WORK,
     MAX_PARTS,
     PART_WORK,
     conv_rows,
@@ -46,6 +50,18 @@ def _model():
     y = g.node("GlobalAveragePool", [y])
     y = g.conv(y, 16, 4, 1, bias=True)
     return g.model({"data": ([1, 8, 57, 57], np.float32)}, [y], "parts")
+
+
+def _dense_model():
+    """Rows through three Linear layers (``[400, 64]`` data): 10M, 64M (at least
+    ``LONG_WORK``: the caller's part the larger) and 10M multiply-adds, the last with a
+    residual; a fourth of 205K multiply-adds stays whole."""
+    g = GraphBuilder(29)
+    y = g.relu(g.gemm("data", 64, 400))
+    y = g.relu(g.gemm(y, 400, 400))
+    y = g.node("Add", [g.gemm(y, 400, 64), "data"])
+    y = g.gemm(y, 64, 8)
+    return g.model({"data": ([400, 64], np.float32)}, [y], "dense_parts")
 
 
 def _program(ex, one: bool):
@@ -82,6 +98,17 @@ def test_conv_rows_cover_every_output_row_with_its_own_padding():
     assert [r for c in row_cuts(15, 4) for r in range(*c)] == list(range(15))
     assert parts_for(2 * PART_WORK - 1, 100) < 2 and parts_for(2 * PART_WORK, 100) == 2
     assert parts_for(100 * PART_WORK, 1) < 2 and parts_for(100 * PART_WORK, 100) == MAX_PARTS
+
+
+def test_long_steps_give_the_caller_the_larger_part():
+    assert row_cuts(300, 2, LONG_WORK) == [(0, round(300 * LONG_SHARE)), (round(300 * LONG_SHARE), 300)]
+    assert row_cuts(300, 2, LONG_WORK - 1) == [(0, 150), (150, 300)]
+    assert row_cuts(3, 2, LONG_WORK) == [(0, 2), (2, 3)]  # (never an empty part)
+    assert row_cuts(2, 2, LONG_WORK) == [(0, 1), (1, 2)]
+    for rows in range(2, 40):
+        cuts = row_cuts(rows, 2, LONG_WORK)
+        assert [r for c in cuts for r in range(*c)] == list(range(rows))
+        assert all(r1 > r0 for r0, r1 in cuts)
 
 
 def test_big_convolutions_are_cut_and_small_ones_not(monkeypatch):
@@ -146,6 +173,88 @@ def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
     assert not np.allclose(m.get_output(0).numpy(), expected)
 
 
+def _dense_build(monkeypatch, parts: str):
+    monkeypatch.setenv("XRELAY_DNNL_PARTS", parts)
+    mod, params = from_onnx(_dense_model())
+    return xrelay.build(mod, params, opt_level=3, threads=2)
+
+
+def test_dense_steps_are_cut_in_rows_with_the_whole_steps_bits(monkeypatch):
+    """Dense steps with two parts' work are cut in parts of their rows (the long one
+    unevenly), each part over its rows of the data, the output and the residual; the parts
+    give the uncut program's bits in every run, and another input another output."""
+    m = _dense_build(monkeypatch, "1")
+    plans = [c.dnnl_plan for _, _, c in m.executor.steps if getattr(c, "dnnl_plan", None) is not None]
+    dense = [s for p in plans for s in p.steps if s.cut is not None and s.cut["kind"] == "dense"]
+    assert sorted(s.macs for s in dense) == [400 * 64 * 8, 400 * 64 * 400, 400 * 400 * 64, 400 * 400 * 400]
+    cut = [c for _, _, c in m.executor.steps if getattr(c, "thunk_parts", None) is not None]
+    assert sum(c.thunk_parts.parts for c in cut) == 3  # (not the 205K one)
+    x = RNG.standard_normal((400, 64)).astype("float32")
+    whole = _dense_build(monkeypatch, "0")
+    whole.set_input(data=x)
+    _program(whole.executor, True)()
+    expected = whole.get_output(0).numpy().copy()
+    assert np.isfinite(expected).all() and np.abs(expected).max() > 0
+    ref = run_onnxruntime(_dense_model(), {"data": x})[0]
+    np.testing.assert_allclose(expected, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    lib = dnnl_library()
+    lib.xr_dnnl_parts_spin(0)
+    try:
+        taken = lib.xr_dnnl_parts_taken()
+        run = _program(m.executor, True)
+        for _ in range(20):
+            m.executor.input_buffers[0][...] = 0.0
+            _program(m.executor, False)()
+            m.set_input(data=x)
+            run()
+            assert np.array_equal(m.get_output(0).numpy(), expected)
+        assert lib.xr_dnnl_parts_taken() > taken
+    finally:
+        lib.xr_dnnl_parts_spin(spin_ns())
+    m.set_input(data=x[::-1].copy())
+    run()
+    assert not np.allclose(m.get_output(0).numpy(), expected)
+
+
+def test_the_part_worker_keeps_off_the_callers_cpu(monkeypatch):
+    """The caller held on one CPU, then on another: after steps in parts the worker may use
+    every CPU of the process but the caller's (woken on the caller's CPU it would share
+    that core with the caller). With one CPU it keeps that CPU."""
+    import os
+
+    allowed = os.sched_getaffinity(0)
+    m = _dense_build(monkeypatch, "1")  # (steps long enough for a woken worker to take part)
+    m.set_input(data=RNG.standard_normal((400, 64)).astype("float32"))
+    run = _program(m.executor, True)
+    lib = dnnl_library()
+    lib.xr_dnnl_parts_spin(0)  # (woken, and so placed, at every step)
+    me = threading.get_native_id()
+
+    def others() -> list[set[int]]:
+        out = []
+        for tid in os.listdir("/proc/self/task"):
+            if int(tid) != me:
+                with contextlib.suppress(OSError):
+                    out.append(os.sched_getaffinity(int(tid)))
+        return out
+
+    run()  # (the worker starts here: a thread started while the caller is held inherits that)
+    try:
+        for cpu in sorted(allowed)[:2]:
+            os.sched_setaffinity(0, {cpu})
+            taken = lib.xr_dnnl_parts_taken()
+            for _ in range(20):
+                run()
+            assert lib.xr_dnnl_parts_taken() > taken, (cpu, others())
+            if len(allowed) > 1:
+                assert allowed - {cpu} in others(), cpu
+            else:
+                assert all(a == allowed for a in others())
+    finally:
+        os.sched_setaffinity(0, allowed)
+        lib.xr_dnnl_parts_spin(spin_ns())
+
+
 @pytest.mark.parametrize("threads", [3])
 def test_parts_with_more_slots_than_cores(monkeypatch, threads):
     """Three threads: two workers, three scratchpad slots, still the uncut program's values."""
@@ -201,8 +310,6 @@ def test_two_threads_running_parts_at_once(monkeypatch):
     """Two modules run their parts programs from two threads at once: one holds the part
     workers, the other runs its cut steps uncut on its own thread (the shim's ``busy``
     flag); both keep their bits."""
-    import threading
-
     x = RNG.standard_normal((1, 8, 57, 57)).astype("float32")
     mods = [_build(monkeypatch, "1") for _ in range(2)]
     expected = []
