@@ -719,7 +719,9 @@ fail:
    the parts taken and sleeps again, and the caller, which took the parts it did not,
    waits only for parts a worker has started. A spinning team (OpenMP's, or workers that
    spin) instead spends its share of the busy core waiting and is preempted inside its
-   static part. next holds (generation << 32 | next part): a worker claims a part only by
+   static part. A worker keeps off the CPU the caller posted the step from (avoid_cpu),
+   and the caller claims the first part (the larger of a long step's) before it posts.
+   next holds (generation << 32 | next part): a worker claims a part only by
    a compare-and-swap on the generation it read, and the caller closes a step's counter
    (CLOSED) before it publishes the next step, so a late worker never takes a part of a
    step with another step's counter. */
