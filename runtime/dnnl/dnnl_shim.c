@@ -720,7 +720,9 @@ fail:
    waits only for parts a worker has started. A spinning team (OpenMP's, or workers that
    spin) instead spends its share of the busy core waiting and is preempted inside its
    static part. A worker keeps off the CPU the caller posted the step from (avoid_cpu),
-   and the caller claims the first part (the larger of a long step's) before it posts.
+   and the caller claims the first part (the larger of a long step's) before it posts; a
+   caller kept waiting for a worker's part moves that worker to its own CPU and sleeps
+   (wait_parts).
    next holds (generation << 32 | next part): a worker claims a part only by
    a compare-and-swap on the generation it read, and the caller closes a step's counter
    (CLOSED) before it publishes the next step, so a late worker never takes a part of a
@@ -735,7 +737,13 @@ static struct {
     int64_t next, done, gen;
     int workers, busy, error;
     int64_t taken; /* parts the workers ran, ever */
-} team = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, CLOSED, 0, 0, 0, 0, 0, 0};
+    pthread_cond_t done_cv; /* a worker finished a part while the caller sleeps (waiting) */
+    int waiting;
+    int holding[MAX_WORKERS + 1]; /* slot s runs a part */
+    int moved[MAX_WORKERS + 1];   /* slot s was moved to the caller's CPU */
+    int64_t rescued;              /* steps whose waiting caller moved a worker, ever */
+} team = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, CLOSED, 0, 0, 0, 0, 0, 0,
+          PTHREAD_COND_INITIALIZER, 0, {0}, {0}, 0};
 
 static int part_exec(const xr_parts_t *k, int p, int slot, dnnl_stream_t s) {
     dnnl_exec_arg_t args[MAX_ARGS];
@@ -747,6 +755,12 @@ static int part_exec(const xr_parts_t *k, int p, int slot, dnnl_stream_t s) {
     return dnnl_primitive_execute(k->prims[p], s, n, args);
 }
 
+static int64_t hold_ns; /* xr_dnnl_parts_hold: how long a worker waits in each part it takes */
+
+/* Tests: each worker part waits ns before it runs, as a worker preempted while it holds a
+   part would (0: none, the default). */
+void xr_dnnl_parts_hold(int64_t ns) { __atomic_store_n(&hold_ns, ns, __ATOMIC_RELAXED); }
+
 static void take_parts(int slot, dnnl_stream_t s) {
     for (;;) {
         int64_t v = __atomic_load_n(&team.next, __ATOMIC_ACQUIRE);
@@ -754,10 +768,28 @@ static void take_parts(int slot, dnnl_stream_t s) {
         if (k == NULL || (v & 0xffffffffLL) >= k->parts || slot >= k->slots) return;
         if (!__atomic_compare_exchange_n(&team.next, &v, v + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue;
+        if (slot > 0) {
+            __atomic_store_n(&team.holding[slot], 1, __ATOMIC_SEQ_CST);
+            const int64_t hold = __atomic_load_n(&hold_ns, __ATOMIC_RELAXED);
+            if (hold > 0) { /* (tests: a worker descheduled while it holds a part) */
+                struct timespec t = {hold / 1000000000, hold % 1000000000};
+                nanosleep(&t, NULL);
+            }
+        }
         if (part_exec(k, (int)(v & 0xffffffffLL), slot, s) != dnnl_success)
             __atomic_store_n(&team.error, 1, __ATOMIC_RELAXED);
-        if (slot > 0) __atomic_fetch_add(&team.taken, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&team.done, 1, __ATOMIC_RELEASE);
+        if (slot == 0) {
+            __atomic_fetch_add(&team.done, 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        __atomic_store_n(&team.holding[slot], 0, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&team.taken, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&team.done, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&team.waiting, __ATOMIC_SEQ_CST)) {
+            pthread_mutex_lock(&team.mu);
+            pthread_cond_signal(&team.done_cv);
+            pthread_mutex_unlock(&team.mu);
+        }
     }
 }
 
@@ -794,6 +826,10 @@ static void *part_worker(void *arg) {
     if (dnnl_stream_create(&s, engine, dnnl_stream_default_flags) != dnnl_success) return NULL;
     int64_t seen = 0;
     for (;;) {
+        if (__atomic_exchange_n(&team.moved[slot], 0, __ATOMIC_ACQ_REL)) {
+            avoided = -1; /* moved to the caller's CPU for the part it held: off it again */
+            avoid_cpu(__atomic_load_n(&caller_cpu, __ATOMIC_RELAXED), &avoided, &allowed);
+        }
         const int64_t spin = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
         if (spin > 0 && __atomic_load_n(&team.posted, __ATOMIC_ACQUIRE) == seen) {
             const int64_t end = now_ns() + spin;
@@ -809,6 +845,7 @@ static void *part_worker(void *arg) {
             pthread_mutex_unlock(&team.mu);
         }
         seen = __atomic_load_n(&team.posted, __ATOMIC_ACQUIRE);
+        if (__atomic_exchange_n(&team.moved[slot], 0, __ATOMIC_ACQ_REL)) avoided = -1;
         avoid_cpu(__atomic_load_n(&caller_cpu, __ATOMIC_RELAXED), &avoided, &allowed);
         take_parts(slot, s);
     }
@@ -858,6 +895,46 @@ static void post(void) {
     pthread_mutex_unlock(&team.mu);
 }
 
+static int64_t rescue_on; /* xr_dnnl_parts_rescue: 0 off, else the least wait (ns) before a rescue */
+void xr_dnnl_parts_rescue(int64_t on) { __atomic_store_n(&rescue_on, on, __ATOMIC_RELAXED); }
+int64_t xr_dnnl_parts_rescued(void) { return __atomic_load_n(&team.rescued, __ATOMIC_RELAXED); }
+
+/* The caller, its parts done, waits for the parts workers hold: spinning while that has
+   taken no longer than its own parts did (mine ns; a worker's part is no larger), then, the
+   worker most likely preempted on the other process's core, it moves each worker that
+   holds a part to its own CPU and sleeps until the parts are done: the worker finishes on
+   the core the caller leaves free, where it would otherwise wait for the scheduler's next
+   turn on a busy one (up to a slice, milliseconds). The worker keeps off the caller's CPU
+   again before its next step. */
+static void wait_parts(int parts, int64_t mine) {
+    const int64_t least = __atomic_load_n(&rescue_on, __ATOMIC_RELAXED);
+    const int64_t until = now_ns() + (mine > least ? mine : least);
+    while (__atomic_load_n(&team.done, __ATOMIC_ACQUIRE) < parts) {
+        if (__atomic_load_n(&rescue_on, __ATOMIC_RELAXED) && now_ns() > until) break;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    if (__atomic_load_n(&team.done, __ATOMIC_ACQUIRE) >= parts) return;
+    cpu_set_t here;
+    const int cpu = sched_getcpu();
+    CPU_ZERO(&here);
+    if (cpu >= 0) CPU_SET(cpu, &here);
+    const int n = __atomic_load_n(&team.workers, __ATOMIC_ACQUIRE);
+    int any = 0;
+    for (int w = 0; w < n && cpu >= 0; w++) {
+        if (!__atomic_load_n(&team.holding[w + 1], __ATOMIC_SEQ_CST)) continue;
+        if (pthread_setaffinity_np(worker_ids[w], sizeof here, &here) == 0)
+            __atomic_store_n(&team.moved[w + 1], 1, __ATOMIC_RELEASE), any = 1;
+    }
+    if (any) __atomic_fetch_add(&team.rescued, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&team.mu);
+    __atomic_store_n(&team.waiting, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&team.done, __ATOMIC_SEQ_CST) < parts) pthread_cond_wait(&team.done_cv, &team.mu);
+    __atomic_store_n(&team.waiting, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&team.mu);
+}
+
 static int parts_run(const xr_parts_t *k) {
     const int want = k->slots - 1 < MAX_WORKERS ? k->slots - 1 : MAX_WORKERS;
     int status = 0;
@@ -876,6 +953,7 @@ static int parts_run(const xr_parts_t *k) {
         int failed = pthread_create(&t, &a, part_worker, (void *)(intptr_t)(team.workers + 1));
         pthread_attr_destroy(&a);
         if (failed) break;
+        pthread_setname_np(t, "xrelay-parts"); /* (in top, ps -L and the tests) */
         worker_ids[team.workers] = t;
         __atomic_store_n(&team.workers, team.workers + 1, __ATOMIC_RELEASE);
     }
@@ -885,17 +963,14 @@ static int parts_run(const xr_parts_t *k) {
     team.gen++;
     /* the caller's part is the first (the largest: xrelay.runtime.dnnl.parts.row_cuts),
        claimed before a worker can see the step */
+    const int64_t start = now_ns();
     __atomic_store_n(&team.next, (team.gen << 32) | 1, __ATOMIC_RELEASE);
     __atomic_store_n(&caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
     if (team.workers > 0) post();
     if (part_exec(k, 0, 0, stream) != dnnl_success) __atomic_store_n(&team.error, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&team.done, 1, __ATOMIC_RELEASE);
     take_parts(0, stream);
-    while (__atomic_load_n(&team.done, __ATOMIC_ACQUIRE) < k->parts) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
+    wait_parts(k->parts, now_ns() - start);
     __atomic_store_n(&team.next, (team.gen << 32) | CLOSED, __ATOMIC_RELEASE);
     status = __atomic_load_n(&team.error, __ATOMIC_RELAXED) ? -3 : 0;
     __atomic_store_n(&team.busy, 0, __ATOMIC_RELEASE);

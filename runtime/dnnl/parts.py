@@ -27,10 +27,12 @@ __all__ = [
     "LONG_WORK",
     "MAX_PARTS",
     "PART_WORK",
+    "RESCUE_US",
     "SPIN_US",
     "conv_rows",
     "parts_enabled",
     "parts_for",
+    "rescue_ns",
     "row_cuts",
     "spin_ns",
 ]
@@ -77,6 +79,24 @@ SPIN_US = 40
 longer than most steps of a small model, so a worker that always slept came too late for
 the parts of the next step; one that spins longer than the gap between two cut steps takes
 its core's share even when nothing is cut."""
+
+
+RESCUE_US = 100
+"""How long at least the caller, its own parts done, waits spinning for the parts a worker
+holds (and no less than its own parts took) before it moves that worker to its own CPU and
+sleeps until they are done (``xr_dnnl_parts_rescue``): a worker that has not finished by
+then is most likely descheduled on the other process's core, where it would wait up to a
+scheduler slice (milliseconds) for its next turn, and the caller's core is about to be free.
+Moving it costs a migration and the caller's sleep and wake-up, tens of microseconds.
+Measured beside ``peers.BusyCore`` (10 blocks of 5 rounds alternated with onnxruntime in one
+process, medians / 90th percentiles in ms, load 1.8-1.9): MobileNetV2 4.22 / 6.31 without,
+3.79 / 5.17, 3.77 / 5.04 and 3.98 / 5.06 from 20, 100 and 300 us; MnasNet 4.39 / 7.48
+without, 3.81-4.02 / 5.18-5.28 with."""
+
+
+def rescue_ns() -> int:
+    """``RESCUE_US`` in nanoseconds."""
+    return RESCUE_US * 1000
 
 
 def spin_ns() -> int:

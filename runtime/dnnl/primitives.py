@@ -65,7 +65,14 @@ from xrelay.dialects.relay.constant import file_mapping_of
 from xrelay.dialects.relay.ops import strided_slice_bounds
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
-from xrelay.runtime.dnnl.parts import conv_rows, parts_enabled, parts_for, row_cuts, spin_ns
+from xrelay.runtime.dnnl.parts import (
+    conv_rows,
+    parts_enabled,
+    parts_for,
+    rescue_ns,
+    row_cuts,
+    spin_ns,
+)
 from xrelay.runtime.native.fast_kernels import winograd_enabled, winograd_weights
 from xrelay.runtime.native.movement import movement_patterns, split_movement
 from xrelay.runtime.native.workspace import WINOGRAD_F4_MAX_AREA
@@ -844,6 +851,7 @@ class FunctionPlan:
         ):
             return None
         lib.xr_dnnl_parts_spin(spin_ns())
+        lib.xr_dnnl_parts_rescue(rescue_ns())
         return handle
 
     @staticmethod

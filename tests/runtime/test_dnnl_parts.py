@@ -22,6 +22,7 @@ from xrelay.runtime.dnnl.parts import (
     PART_WORK,
     conv_rows,
     parts_for,
+    rescue_ns,
     row_cuts,
     spin_ns,
 )
@@ -228,6 +229,7 @@ def test_the_part_worker_keeps_off_the_callers_cpu(monkeypatch):
     run = _program(m.executor, True)
     lib = dnnl_library()
     lib.xr_dnnl_parts_spin(0)  # (woken, and so placed, at every step)
+    lib.xr_dnnl_parts_rescue(0)  # (a rescued worker is on the caller's CPU until its next part)
     me = threading.get_native_id()
 
     def others() -> list[set[int]]:
@@ -251,6 +253,52 @@ def test_the_part_worker_keeps_off_the_callers_cpu(monkeypatch):
             else:
                 assert all(a == allowed for a in others())
     finally:
+        os.sched_setaffinity(0, allowed)
+        lib.xr_dnnl_parts_spin(spin_ns())
+        lib.xr_dnnl_parts_rescue(rescue_ns())
+
+
+def test_a_waiting_caller_moves_a_held_up_worker_to_its_own_cpu(monkeypatch):
+    """A worker held up inside each part it takes (``xr_dnnl_parts_hold``, as one preempted
+    on a busy core is): the caller, its own parts done, moves it to the caller's CPU and
+    sleeps until the parts are done (``xr_dnnl_parts_rescued`` counts those steps); every
+    run keeps the uncut program's bits, and after the runs the worker keeps off the caller's
+    CPU again."""
+    import os
+
+    allowed = os.sched_getaffinity(0)
+    x = RNG.standard_normal((400, 64)).astype("float32")
+    whole = _dense_build(monkeypatch, "0")
+    whole.set_input(data=x)
+    _program(whole.executor, True)()
+    expected = whole.get_output(0).numpy().copy()
+    m = _dense_build(monkeypatch, "1")
+    m.set_input(data=x)
+    run = _program(m.executor, True)
+    run()  # (the worker starts with the process's CPUs)
+    lib = dnnl_library()
+    cpu = min(allowed)
+    lib.xr_dnnl_parts_spin(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        rescued, taken = lib.xr_dnnl_parts_rescued(), lib.xr_dnnl_parts_taken()
+        lib.xr_dnnl_parts_hold(3_000_000)
+        for _ in range(10):
+            run()
+            assert np.array_equal(m.get_output(0).numpy(), expected)
+        assert lib.xr_dnnl_parts_taken() > taken
+        assert lib.xr_dnnl_parts_rescued() > rescued
+        lib.xr_dnnl_parts_hold(0)
+        for _ in range(5):
+            run()
+        assert np.array_equal(m.get_output(0).numpy(), expected)
+        workers = [
+            int(t) for t in os.listdir("/proc/self/task")
+            if open(f"/proc/self/task/{t}/comm").read().strip() == "xrelay-parts"
+        ]  # fmt: skip
+        assert workers and all(os.sched_getaffinity(t) == (allowed - {cpu} or allowed) for t in workers)
+    finally:
+        lib.xr_dnnl_parts_hold(0)
         os.sched_setaffinity(0, allowed)
         lib.xr_dnnl_parts_spin(spin_ns())
 
