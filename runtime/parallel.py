@@ -188,6 +188,15 @@ class RunChooser:
     its one-thread time, 1.55x onnxruntime."""
     FREE_SHARE = 0.5
     FREE_MOST = 0.8
+    COLLAPSE = 2.0
+    """How many times the one-thread estimate a team run takes to confirm a load by itself
+    (where the idle signal exists: it brings the team back when the load leaves).
+    On a free machine the team takes 0.5-0.65x the one-thread time; beside a busy process
+    small models' teams took 5-9x (ShuffleNetV2 27.6 ms, one thread 3.0-3.6), while the
+    idle signal, which counts the part workers' CPU time as the other cores' idle time, read
+    that core as half free or more: a worker woken for a short step runs on it at once (it
+    slept; the scheduler owes it time), so the signal confirmed no load and the schedule
+    re-measured the collapsed team 2 and 4 runs later."""
 
     def __init__(self, spare: int = 1) -> None:
         self.samples: list[list[float]] = [[], []]
@@ -212,6 +221,7 @@ class RunChooser:
         self._one = [0.0, 0.0]  # one-thread seconds and other cores' idle seconds, this stretch
         self._last: bool | None = None  # the last judged stretch's verdict (``_verdict``)
         self._confirmed = False  # the last team run was slower under a load the signal saw
+        self._signal = False  # the one-thread runs since the team last won had idle times
         # (seconds, idle) of the latest one-thread runs whose idle is known, newest last: the
         # load's verdict before a team run (``_recent_busy``), across the team runs between
         self._recent: list[tuple[float, float]] = []
@@ -244,6 +254,7 @@ class RunChooser:
         if mean[0] <= mean[1]:
             self._gap, self._since, self.free_after = 2, 0, self.FREE_SECONDS
             self._recent.clear()  # the team won: a later load is judged on its own runs
+            self._signal = False
             return 0, "best"
         if self._free():
             self._since = 0
@@ -296,7 +307,9 @@ class RunChooser:
             # the other cores were busy in the one-thread runs before this team run
             loaded = self._verdict() is False or self._recent_busy()
             self._one, self._last = [0.0, 0.0], None
-        elif idle is not None:
+        else:
+            self._signal = idle is not None
+        if mode == 1 and idle is not None:
             self._one[0] += seconds
             self._one[1] += idle
             self._recent.append((seconds, idle))
@@ -313,10 +326,15 @@ class RunChooser:
             # The team slower than one thread while the idle signal said the other cores were
             # busy: the signal is right about this load, so the team needs no second first
             # estimate and no re-measurement before EXPLORE_EVERY runs (``free`` still
-            # brings it back as soon as the cores idle).
-            self._confirmed = loaded and other >= 0 and seconds > other
+            # brings it back as soon as the cores idle). A team COLLAPSE times slower than
+            # one thread is a load whatever the signal says, and its earlier times (a lucky
+            # run while the other process was off its core) no longer estimate it.
+            collapsed = self._signal and other >= 0 and seconds > self.COLLAPSE * other
+            self._confirmed = (loaded or collapsed) and other >= 0 and seconds > other
             if self._confirmed:
                 self._gap = self.EXPLORE_EVERY
+            if collapsed:  # (the window holds this run alone, as a full window)
+                self.samples[0][:] = [seconds] * (self.WINDOW - 1)
         if slow and (mode == 1 or self._why != "best" or self._slow >= self.SLOW_RUNS):
             self._explore = 1 - mode  # slower than the other mode's estimate: measure it at once
             if self._why == "free":  # the idle cores did not make the team faster: trust less
