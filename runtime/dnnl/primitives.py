@@ -696,28 +696,41 @@ class FunctionPlan:
             for key in step.logical:
                 if key != _ARG_SRC and key != _ARG_BIAS:
                     views[key] = (d_dims, d_st, b * dst_st[0] + r0 * dst_st[2])
-            post = []
-            for kind, alg, alpha, beta, md in c["post"]:
-                post.append((kind, alg, alpha, beta, None if md is None else _md(lib, d_dims, d_st, "a residual", c["types"][1])))
-            attr = self._part_attr(lib, post)
-            if attr is None:
-                return None
             src_md = _md(lib, s_dims, s_st, "conv2d data", c["types"][0])
             dst_md = _md(lib, d_dims, d_st, "conv2d output", c["types"][1])
-            pd = lib.xr_dnnl_conv(
-                0, attr.handle, src_md.handle, c["weights"].handle, c["bias"].handle if c["bias"] else None, dst_md.handle,
+            keep += [src_md, dst_md]
+            piece = self._piece(lib, step, views, d_dims, d_st, keep, descriptors, lib.xr_dnnl_conv, (0,), (
+                src_md.handle, c["weights"].handle, c["bias"].handle if c["bias"] else None, dst_md.handle,
                 2, _i64(c["strides"]), _i64(c["dilates"]), _i64([top, pad[1]]), _i64([bottom, pad[3]]),
-            )  # fmt: skip
-            if not pd:
+            ))  # fmt: skip
+            if piece is None:
                 return None
-            descriptors += [_Owned(lib.xr_dnnl_pd_free, pd), attr]
-            keep += [src_md, dst_md, post]
-            if (lib.xr_dnnl_impl(pd) or b"").decode() != step.impl:
-                return None  # (the uncut step's kernel: the same sums in the same order)
-            handle = lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
-            scratch = _Md(lib, handle, "scratchpad") if handle else None
-            pieces.append((pd, views, scratch if scratch is not None and scratch.size else None))
+            pieces.append(piece)
         return pieces
+
+    def _piece(self, lib, step, views, d_dims, d_st, keep, descriptors, make, before, after) -> tuple | None:
+        """One part of ``step``: its post-ops over the part's output rows (``d_dims``,
+        ``d_st``: a residual's rows too), the primitive descriptor ``make(*before, attr,
+        *after)`` gives, and its scratchpad md: (pd, views, scratchpad or None), or None
+        when oneDNN makes none or picks another kernel than the step's."""
+        c = step.cut
+        post = [
+            (kind, alg, alpha, beta, None if md is None else _md(lib, d_dims, d_st, "a residual", c["types"][1]))
+            for kind, alg, alpha, beta, md in c["post"]
+        ]
+        attr = self._part_attr(lib, post)
+        if attr is None:
+            return None
+        pd = make(*before, attr.handle, *after)
+        if not pd:
+            return None
+        descriptors += [_Owned(lib.xr_dnnl_pd_free, pd), attr]
+        keep.append(post)
+        if (lib.xr_dnnl_impl(pd) or b"").decode() != step.impl:
+            return None  # (the uncut step's kernel: the same sums in the same order)
+        handle = lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
+        scratch = _Md(lib, handle, "scratchpad") if handle else None
+        return pd, views, scratch if scratch is not None and scratch.size else None
 
     def _dense_pieces(
         self, lib: Any, step: _Step, keep: list[Any], descriptors: list[Any]
@@ -739,25 +752,16 @@ class FunctionPlan:
             for key in step.logical:
                 if key != _ARG_SRC and key != _ARG_BIAS:
                     views[key] = ([rows, n], [n, 1], r0 * n)
-            post = []
-            for kind, alg, alpha, beta, md in c["post"]:
-                post.append((kind, alg, alpha, beta, None if md is None else _md(lib, [rows, n], [n, 1], "a residual", c["types"][1])))
-            attr = self._part_attr(lib, post)
-            if attr is None:
-                return None
             src_md = _md(lib, [rows, k], [k, 1], "dense data", c["types"][0])
             dst_md = _md(lib, [rows, n], [n, 1], "dense output", c["types"][1])
+            keep += [src_md, dst_md]
             bias = c["bias"].handle if c["bias"] else None
-            pd = lib.xr_dnnl_matmul(attr.handle, src_md.handle, c["weights"].handle, bias, dst_md.handle)
-            if not pd:
+            piece = self._piece(lib, step, views, [rows, n], [n, 1], keep, descriptors, lib.xr_dnnl_matmul, (), (
+                src_md.handle, c["weights"].handle, bias, dst_md.handle
+            ))  # fmt: skip
+            if piece is None:
                 return None
-            descriptors += [_Owned(lib.xr_dnnl_pd_free, pd), attr]
-            keep += [src_md, dst_md, post]
-            if (lib.xr_dnnl_impl(pd) or b"").decode() != step.impl:
-                return None  # (the uncut step's kernel: the same sums in the same order)
-            handle = lib.xr_dnnl_pd_md(pd, _Q_SCRATCH, 0)
-            scratch = _Md(lib, handle, "scratchpad") if handle else None
-            pieces.append((pd, views, scratch if scratch is not None and scratch.size else None))
+            pieces.append(piece)
         return pieces
 
     def _slot_bases(self, pieces: list, slots: int) -> list[int]:

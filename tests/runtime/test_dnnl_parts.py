@@ -75,6 +75,18 @@ def _program(ex, one: bool):
     return run
 
 
+def _uncut_output(whole, model, x):
+    """The one-thread program's output without parts (``whole``: built with
+    ``XRELAY_DNNL_PARTS=0``) for ``x``: finite, not all zero, within 1e-4 of onnxruntime."""
+    whole.set_input(data=x)
+    _program(whole.executor, True)()
+    expected = whole.get_output(0).numpy().copy()
+    assert np.isfinite(expected).all() and np.abs(expected).max() > 0
+    ref = run_onnxruntime(model, {"data": x})[0]
+    np.testing.assert_allclose(expected, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    return expected
+
+
 def _build(monkeypatch, parts: str):
     monkeypatch.setenv("XRELAY_DNNL_PARTS", parts)
     mod, params = from_onnx(_model())
@@ -140,13 +152,7 @@ def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
     onnxruntime; 30 runs each way, the same bits each time, and the workers ran parts in
     parts mode only (a worker that never takes one would leave the caller every part)."""
     x = RNG.standard_normal((1, 8, 57, 57)).astype("float32")
-    whole = _build(monkeypatch, "0")
-    whole.set_input(data=x)
-    _program(whole.executor, True)()
-    expected = whole.get_output(0).numpy().copy()
-    assert np.isfinite(expected).all() and np.abs(expected).max() > 0
-    ref = run_onnxruntime(_model(), {"data": x})[0]
-    np.testing.assert_allclose(expected, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    expected = _uncut_output(_build(monkeypatch, "0"), _model(), x)
     m = _build(monkeypatch, "1")
     run = _program(m.executor, True)
     lib = dnnl_library()
@@ -191,13 +197,7 @@ def test_dense_steps_are_cut_in_rows_with_the_whole_steps_bits(monkeypatch):
     cut = [c for _, _, c in m.executor.steps if getattr(c, "thunk_parts", None) is not None]
     assert sum(c.thunk_parts.parts for c in cut) == 3  # (not the 205K one)
     x = RNG.standard_normal((400, 64)).astype("float32")
-    whole = _dense_build(monkeypatch, "0")
-    whole.set_input(data=x)
-    _program(whole.executor, True)()
-    expected = whole.get_output(0).numpy().copy()
-    assert np.isfinite(expected).all() and np.abs(expected).max() > 0
-    ref = run_onnxruntime(_dense_model(), {"data": x})[0]
-    np.testing.assert_allclose(expected, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    expected = _uncut_output(_dense_build(monkeypatch, "0"), _dense_model(), x)
     lib = dnnl_library()
     lib.xr_dnnl_parts_spin(0)
     try:
