@@ -189,8 +189,11 @@ class RunChooser:
     FREE_SHARE = 0.5
     FREE_MOST = 0.8
     COLLAPSE = 2.0
-    """How many times the one-thread estimate a team run takes to confirm a load by itself
-    (where the idle signal exists: it brings the team back when the load leaves).
+    """How many times the one-thread estimate two team runs in a row take to confirm a load
+    by themselves (where the idle signal exists: it brings the team back when the load
+    leaves). One such run is something passing: alternated in one process with OpenVINO,
+    whose threads spin on after its runs, U-Net's second team estimate took 35.5 ms against
+    2.3-2.8 (one thread 4.3), and taken alone as a load it kept the model on one thread.
     On a free machine the team takes 0.5-0.65x the one-thread time; beside a busy process
     small models' teams took 5-9x (ShuffleNetV2 27.6 ms, one thread 3.0-3.6), while the
     idle signal, which counts the part workers' CPU time as the other cores' idle time, read
@@ -222,6 +225,7 @@ class RunChooser:
         self._last: bool | None = None  # the last judged stretch's verdict (``_verdict``)
         self._confirmed = False  # the last team run was slower under a load the signal saw
         self._signal = False  # the one-thread runs since the team last won had idle times
+        self._collapses = 0  # team runs in a row over COLLAPSE times the one-thread estimate
         # (seconds, idle) of the latest one-thread runs whose idle is known, newest last: the
         # load's verdict before a team run (``_recent_busy``), across the team runs between
         self._recent: list[tuple[float, float]] = []
@@ -330,10 +334,12 @@ class RunChooser:
             # one thread is a load whatever the signal says, and its earlier times (a lucky
             # run while the other process was off its core) no longer estimate it.
             collapsed = self._signal and other >= 0 and seconds > self.COLLAPSE * other
+            self._collapses = self._collapses + 1 if collapsed else 0
+            collapsed = self._collapses >= 2  # (one such run is something passing)
             self._confirmed = (loaded or collapsed) and other >= 0 and seconds > other
             if self._confirmed:
                 self._gap = self.EXPLORE_EVERY
-            if collapsed:  # (the window holds this run alone, as a full window)
+            if collapsed:  # (the window holds these runs alone, as a full window)
                 self.samples[0][:] = [seconds] * (self.WINDOW - 1)
         if slow and (mode == 1 or self._why != "best" or self._slow >= self.SLOW_RUNS):
             self._explore = 1 - mode  # slower than the other mode's estimate: measure it at once
