@@ -164,7 +164,10 @@ class RunChooser:
     two ticks, so judged on those alone the signal confirmed a load on it only at the second
     re-measurement (6-10 ms a run) or the third (3.5 ms), and the schedule ran the
     collapsed team (SqueezeNet 27 ms beside another process, one thread 9.5 ms) at runs 8
-    and 13 of the zoo's 19; now the load is confirmed at run 8 (run 13 for 3.5 ms).
+    and 13 of the zoo's 19; now the load is confirmed at run 8 (run 13 for 3.5 ms). Two
+    team runs in a row more than ``COLLAPSE`` times the one-thread estimate confirm it by
+    themselves, since the part workers' CPU time makes a busy core look half free to the
+    signal.
 
     **What the one-thread episodes on a quiet machine were.** Several zoo runs on a machine
     thought idle ran small models on one thread for 7-14 of their 19 runs. Traced on a
@@ -359,8 +362,9 @@ class PartsChoice:
     Why both: with the other core free, a worker that takes parts makes the one-thread
     program about as fast as oneDNN's team; with another process on that core, the worker
     gets it only in the scheduler's time slices (4 ms at 250 Hz), and a worker preempted
-    while it holds a part makes the caller wait for it, so parts cost some models more than
-    they bring (docs/guide/threads.md has the figures). Both ways give the same bits."""
+    while it holds a part makes the caller wait for it (until the caller moves it to its
+    own CPU, ``wait_parts`` in the shim), so parts cost some models more than they bring
+    (docs/guide/threads.md has the figures). Both ways give the same bits."""
 
     WINDOW = 3
     EXPLORE_EVERY = 8
