@@ -316,13 +316,13 @@ class RunChooser:
             self._one, self._last = [0.0, 0.0], None
         else:
             self._signal = idle is not None
-        if mode == 1 and idle is not None:
-            self._one[0] += seconds
-            self._one[1] += idle
-            self._recent.append((seconds, idle))
-            # only the latest FREE_SECONDS are judged
-            while sum(s for s, _ in self._recent[1:]) >= self.FREE_SECONDS:
-                del self._recent[0]
+            if idle is not None:
+                self._one[0] += seconds
+                self._one[1] += idle
+                self._recent.append((seconds, idle))
+                # only the latest FREE_SECONDS are judged
+                while sum(s for s, _ in self._recent[1:]) >= self.FREE_SECONDS:
+                    del self._recent[0]
         if self.stats[mode] == 1 or not settled:
             return
         other = self.mean[1 - mode]

@@ -910,7 +910,7 @@ static void wait_parts(int parts, int64_t mine) {
     const int64_t least = __atomic_load_n(&rescue_on, __ATOMIC_RELAXED);
     const int64_t until = now_ns() + (mine > least ? mine : least);
     while (__atomic_load_n(&team.done, __ATOMIC_ACQUIRE) < parts) {
-        if (__atomic_load_n(&rescue_on, __ATOMIC_RELAXED) && now_ns() > until) break;
+        if (least > 0 && now_ns() > until) break;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
