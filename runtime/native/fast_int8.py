@@ -84,9 +84,10 @@ def _build_library():
     lib.xr_conv_direct_u8s8.restype = None
     lib.xr_depthwise_u8s8.argtypes = [ptr, ptr, ptr] + [i64] * 15 + [ptr]
     lib.xr_depthwise_u8s8.restype = None
-    lib.xr_depthwise_plane_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, ptr, ptr, i64, i64, i64, ptr]
-    lib.xr_depthwise_plane_u8s8.restype = None
     lib.xr_depthwise_plane_available.restype = ctypes.c_int
+    if lib.xr_depthwise_plane_available():  # built only for AVX-512 VBMI (absent on AVX2 CPUs)
+        lib.xr_depthwise_plane_u8s8.argtypes = [ptr, ptr, ptr, i64, i64, i64, ptr, ptr, i64, i64, i64, ptr]
+        lib.xr_depthwise_plane_u8s8.restype = None
     lib.xr_requant_tail.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64]
     lib.xr_requant_tail.restype = None
     lib.xr_requant_float.argtypes = [ptr, ptr, i64, i64, i64, i64, ptr, i64] + [ctypes.c_float] * 3 + [i64]

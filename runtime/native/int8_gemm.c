@@ -15,6 +15,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
 #include <immintrin.h>
 #define XR_VNNI 1
@@ -1286,8 +1289,8 @@ void xr_qlinear_add(const void *x, i64 xkind, const void *y, i64 ykind, void *ou
  * not MXCSR's), clipped to [lo, hi]. Every element, the last partial vector too, runs the same
  * masked AVX-512 code, so xr_qlinear_add_fma_exact, which runs it on all 256 x 256 pairs of
  * bytes, decides for every input whether it gives xr_qlinear_add's bits (the float64 form the
- * relay ops write: equal wherever no float64 sum is rounded twice). Returns 0 (nothing done)
- * without AVX-512. */
+ * relay ops write: equal wherever no float64 sum is rounded twice). With AVX2 and FMA3 instead, 8
+ * at a time, the same arithmetic. Returns 0 (nothing done) without either. */
 int xr_qlinear_add_fma(const void *x, i64 xkind, const void *y, i64 ykind, void *out, i64 count, float ra, float rb,
                        float fixed, i64 lo, i64 hi) {
 #if XR_VNNI
@@ -1301,6 +1304,32 @@ int xr_qlinear_add_fma(const void *x, i64 xkind, const void *y, i64 ykind, void 
         const __m512 s = _mm512_fmadd_ps(xf, rav, _mm512_fmadd_ps(yf, rbv, fv));
         const __m512i r = _mm512_cvt_roundps_epi32(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm_mask_storeu_epi8((uint8_t *)out + start, m, _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(r, lov), hiv)));
+    }
+    return 1;
+#elif defined(__AVX2__) && defined(__FMA__)
+    /* AVX2 with FMA3: the same two fused multiply-adds and rounding, 8 at a time; the last
+     * partial vector is copied into zeroed 8-byte buffers so it runs the same vector code */
+    const __m256 rav = _mm256_set1_ps(ra), rbv = _mm256_set1_ps(rb), fv = _mm256_set1_ps(fixed);
+    const __m256i lov = _mm256_set1_epi32((int32_t)lo), hiv = _mm256_set1_epi32((int32_t)hi);
+    for (i64 start = 0; start < count; start += 8) {
+        const i64 n = count - start < 8 ? count - start : 8;
+        uint8_t xb[8] = {0}, yb[8] = {0}, ob[16];
+        memcpy(xb, (const uint8_t *)x + start, (size_t)n);
+        memcpy(yb, (const uint8_t *)y + start, (size_t)n);
+        const __m128i xv = _mm_loadl_epi64((const __m128i *)xb), yv = _mm_loadl_epi64((const __m128i *)yb);
+        const __m256 xf = _mm256_cvtepi32_ps(xkind == 0 ? _mm256_cvtepi8_epi32(xv) : _mm256_cvtepu8_epi32(xv));
+        const __m256 yf = _mm256_cvtepi32_ps(ykind == 0 ? _mm256_cvtepi8_epi32(yv) : _mm256_cvtepu8_epi32(yv));
+        const __m256 s = _mm256_fmadd_ps(xf, rav, _mm256_fmadd_ps(yf, rbv, fv));
+        /* rounded half to even whatever MXCSR says, then an exact conversion */
+        const __m256i r = _mm256_cvttps_epi32(_mm256_round_ps(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        const __m256i c = _mm256_min_epi32(_mm256_max_epi32(r, lov), hiv);
+        /* the low byte of each int32 lane (two's complement: int8 or uint8 alike) */
+        const __m256i bytes = _mm256_shuffle_epi8(c, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                                      -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1,
+                                                                      -1, -1, -1, -1, -1, -1));
+        _mm_storeu_si128((__m128i *)ob, _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes),
+                                                           _mm256_extracti128_si256(bytes, 1)));
+        memcpy((uint8_t *)out + start, ob, (size_t)n);
     }
     return 1;
 #else
