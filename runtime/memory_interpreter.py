@@ -53,6 +53,7 @@ from xrelay.runtime.interpreter import (
     describe_op,
     entry_function,
 )
+from xrelay.runtime.parallel import blas_single_thread
 
 __all__ = ["MemoryFunctions", "MemoryRunner", "is_planned", "run_memory"]
 
@@ -304,5 +305,10 @@ def run_memory(
 
     ``use_plan`` None means: use the arenas if the module is planned. Inputs and params bind
     ``@entry``'s parameters as in ``xrelay.runtime.interpreter.run``. Errors are ``RunError``.
+
+    BLAS runs on one thread, as in the arena executor's steps (``blas_single_thread``): OpenBLAS's
+    float32 products on AVX2 CPUs change in their last bits with its thread count, and this
+    interpreter is the reference the executor's bits are compared with.
     """
-    return MemoryRunner(module, entry, use_plan, poison).run(inputs, params)
+    with blas_single_thread():
+        return MemoryRunner(module, entry, use_plan, poison).run(inputs, params)

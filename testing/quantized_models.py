@@ -5,6 +5,9 @@
 ``onnxruntime.quantization.quantize_static`` with random calibration data made here
 (``calibration_inputs``), in QDQ format (QuantizeLinear/DequantizeLinear pairs around float
 ops, onnxruntime's default) or QOperator format (QLinearConv, QLinearMatMul, ...).
+On a CPU where onnxruntime's uint8 x int8 products are not exact (``ort_u8s8_exact``) the
+weights are quantized to 7 bits (``reduce_range``), as onnxruntime's quantization guide advises
+for such CPUs, so that onnxruntime is still the spec's integer arithmetic to compare with.
 ``compare(model, inputs)`` runs it in onnxruntime and in xrelay (imported, built at -O3 and run
 in the arena) and returns both outputs; ``quantization_steps`` measures their difference in
 units of the output's quantization step.
@@ -18,6 +21,7 @@ onnxruntime's version, written atomically.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Mapping
@@ -49,11 +53,39 @@ def calibration_inputs(model: onnx.ModelProto, count: int, seed: int = 0) -> lis
     return feeds
 
 
+@functools.cache
+def ort_u8s8_exact() -> bool:
+    """Whether onnxruntime multiplies uint8 by int8 exactly on this CPU. Without VNNI its
+    kernels use VPMADDUBSW, which adds each pair of products in int16 with saturation
+    (onnxruntime's quantization guide: U8S8 "might suffer from saturation issues" on AVX2 and
+    AVX-512 without VNNI): two products 255 x -128 give -32768, not -65280, where the ONNX spec's
+    sums are exact int32. Probed once with one MatMulInteger of exactly that pair."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    a = np.full((1, 2), 255, np.uint8)
+    w = np.full((2, 1), -128, np.int8)
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "w"], ["y"])], "probe",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [1, 1])], [numpy_helper.from_array(w, "w")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    return int(run_onnxruntime(model, {"a": a})[0][0, 0]) == -65280
+
+
+def int8_weight_bounds() -> tuple[int, int]:
+    """[low, high) of random int8 weights a test compares with onnxruntime: the full range where
+    onnxruntime's products are exact, 7 bits (-64..63, where no pair of products 255 x w leaves
+    int16) where they saturate (``ort_u8s8_exact``)."""
+    return (-128, 128) if ort_u8s8_exact() else (-64, 64)
+
+
 def quantize(
     model: onnx.ModelProto, calibration: list[Mapping[str, np.ndarray]], per_channel: bool = False,
     quant_format: str = "QDQ",
 ) -> onnx.ModelProto:  # fmt: skip
-    """``quantize_static`` (uint8 activations, int8 weights) of ``model`` calibrated on the feeds."""
+    """``quantize_static`` (uint8 activations, int8 weights) of ``model`` calibrated on the feeds;
+    7-bit weights (``reduce_range``) where onnxruntime's uint8 x int8 products saturate."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
@@ -79,6 +111,7 @@ def quantize(
         quantize_static(
             str(src), str(dst), Reader(), quant_format=getattr(QuantFormat, quant_format),
             per_channel=per_channel, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+            reduce_range=not ort_u8s8_exact(),
         )  # fmt: skip
         return onnx.load(dst)
 
@@ -106,7 +139,8 @@ def zoo_path(name: str, per_channel: bool = False, seed: int = 0) -> str:
     if name not in ZOO_MODELS:
         raise zoo.ZooError(f"no quantized zoo model '{name}' (known: {', '.join(ZOO_MODELS)})")
     src = zoo.onnx_path(name, seed)
-    text = f"{os.path.basename(src)}|{per_channel}|{ZOO_CALIBRATION}|{ZOO_QUANT_VERSION}|{md.version('onnxruntime')}"
+    text = (f"{os.path.basename(src)}|{per_channel}|{ZOO_CALIBRATION}|{ZOO_QUANT_VERSION}|{md.version('onnxruntime')}"
+            f"|{'full' if ort_u8s8_exact() else 'reduced'}")
     key = hashlib.sha256(text.encode()).hexdigest()[:12]
     granularity = "pc" if per_channel else "pt"
     path = os.path.join(os.path.dirname(src), f"{name}-s{seed}-int8-{granularity}-{key}.onnx")

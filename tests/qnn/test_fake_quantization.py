@@ -9,6 +9,7 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.interpreter import run
 from xrelay.testing import onnx_models as om
 from xrelay.testing import quantized_models as qm
 from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
@@ -85,8 +86,15 @@ def test_quantized_resnet_runs_in_int8_a_quarter_of_the_arena_and_matches_onnxru
     step = qm.output_step(model)
     for feed in qm.calibration_inputs(f32, 2, seed=7):
         ref, out = qm.compare(model, feed, m)
-        assert (qm.quantization_steps(ref, out, step) <= 1).mean() >= 0.99
         assert ref.argmax() == out.argmax()
+        if qm.ort_u8s8_exact():
+            assert (qm.quantization_steps(ref, out, step) <= 1).mean() >= 0.99
+        else:
+            # without VNNI onnxruntime's int8 convolutions compute otherwise (saturating pairs;
+            # per channel a fifth of these outputs more than a step away): the arena's bits are
+            # then checked against the reference interpreter on the same module
+            want = run(mod, feed, params)[0]
+            assert np.array_equal(np.asarray(out.numpy()), np.asarray(want.numpy() if hasattr(want, "numpy") else want))
 
 
 def test_fake_quantize_concat():

@@ -18,6 +18,9 @@ from xrelay.testing import quantized_models as qm
 from xrelay.transforms.fake_quantization_to_integer import FakeQuantizationToIntegerPass
 
 RNG = np.random.default_rng(30)
+# random int8 weights onnxruntime multiplies exactly on this CPU (7 bits where its uint8 x int8
+# products saturate: quantized_models.ort_u8s8_exact)
+W8 = qm.int8_weight_bounds()
 F32 = np.float32
 
 
@@ -37,8 +40,8 @@ def _fire(dtype: str, same: bool) -> helper.ModelProto:
     inits = {
         "sx": F32(0.031), "zx": zp(131), "s1": s1, "z1": z1, "s2": F32(0.029), "z2": zp(0),
         "so": s1 if same else F32(0.051), "zo": z1 if same else zp(19), "sy": F32(0.09), "zy": zp(101),
-        "w1": RNG.integers(-127, 128, (6, 4, 1, 1)).astype(np.int8), "w2": RNG.integers(-127, 128, (5, 4, 3, 3)).astype(np.int8),
-        "w3": RNG.integers(-127, 128, (8, 15, 1, 1)).astype(np.int8), "sw": F32(0.012), "zw": np.int8(0),
+        "w1": RNG.integers(*W8, (6, 4, 1, 1)).astype(np.int8), "w2": RNG.integers(*W8, (5, 4, 3, 3)).astype(np.int8),
+        "w3": RNG.integers(*W8, (8, 15, 1, 1)).astype(np.int8), "sw": F32(0.012), "zw": np.int8(0),
     }  # fmt: skip
     n = helper.make_node
     nodes = [
@@ -82,7 +85,12 @@ def test_quantized_concat_gives_onnxruntime_bits(dtype, same):
         feed = {"x": np.random.default_rng(seed).normal(size=(1, 4, 9, 9)).astype(F32) * 3}
         ref, out = qm.compare(model, feed, m)
         assert ref.dtype == out.dtype and ref.max() > ref.min()
-        assert np.array_equal(ref, out), np.flatnonzero(ref != out)[:10]
+        if qm.ort_u8s8_exact() or dtype == "uint8":
+            assert np.array_equal(ref, out), np.flatnonzero(ref != out)[:10]
+        else:
+            # int8 activations: without VNNI onnxruntime shifts them to uint8 for its AVX2
+            # kernels and rounds a few outputs (3 of 729 here) a step the other way
+            assert np.abs(ref.astype(np.int64) - out.astype(np.int64)).max() <= 1
 
 
 @pytest.mark.parametrize("same", [False, True])
@@ -125,7 +133,7 @@ def test_chained_concatenations_give_onnxruntime_bits():
     inits = {
         "sx": F32(0.031), "zx": np.uint8(131), "sa": F32(0.043), "za": np.uint8(7), "s1": F32(0.047), "z1": np.uint8(3),
         "sb": F32(0.029), "zb": np.uint8(0), "s2": F32(0.052), "z2": np.uint8(11), "sw": F32(0.012), "zw": np.int8(0),
-        "wa": RNG.integers(-127, 128, (3, 4, 3, 3)).astype(np.int8), "wb": RNG.integers(-127, 128, (5, 7, 1, 1)).astype(np.int8),
+        "wa": RNG.integers(*W8, (3, 4, 3, 3)).astype(np.int8), "wb": RNG.integers(*W8, (5, 7, 1, 1)).astype(np.int8),
     }  # fmt: skip
     n = helper.make_node
     nodes = [

@@ -17,6 +17,7 @@ from xrelay import relay
 from xrelay.backend.build import BuildError
 from xrelay.dialects.relay.constant import ConstantOp, file_mapping_of
 from xrelay.runtime.npz import resident_bytes
+from xrelay.testing import platform
 
 RNG = np.random.default_rng(0)
 
@@ -533,7 +534,9 @@ def test_winograd_on_onednn_matches_the_native_kernels(n, c, o, hw, padding, epi
             continue
         bands = n * -(-th // int(label.split("=")[1])) if "=" in label else 1  # whole: every image at once
         assert len(impls) == 3 * bands, (label, impls)  # three steps per band
-        np.testing.assert_allclose(got, out, rtol=0, atol=1e-6 * float(np.max(np.abs(out))))
+        # (the same sums with AVX-512's brgemm; AVX2's jit GEMM orders them by the band's rows)
+        close = 1e-6 if platform.avx512() else 1e-5
+        np.testing.assert_allclose(got, out, rtol=0, atol=close * float(np.max(np.abs(out))))
 
 
 def _every_way(m, inputs):
@@ -659,7 +662,9 @@ def test_3d_convolutions_are_channels_last_onednn_steps():
     work = _work(m)
     assert [o for o, _ in work] == ["dnnl.conv3d_bias_relu(nn.conv3d+add+nn.relu)",
                                     "dnnl.conv3d_bias_sum_relu(nn.conv3d+add+add+nn.relu)"]  # fmt: skip
-    assert [c.dnnl_plan.impls for _, c in work] == [["brgconv:avx512_core"]] * 2
+    # oneDNN's brgconv kernels for this CPU's ISA (brgconv:avx512_core, brgconv:avx2, ...)
+    impls = [c.dnnl_plan.impls for _, c in work]
+    assert impls[0] == impls[1] and len(impls[0]) == 1 and impls[0][0].startswith("brgconv:"), impls
     report = m.executor.outside_arena()
     assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
 

@@ -13,6 +13,7 @@ import pytest
 import xrelay
 from xrelay import relay
 from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.testing import platform
 
 RNG = np.random.default_rng(1)
 
@@ -54,21 +55,27 @@ def test_bf16_build_runs_on_onednn_and_matches_float32():
     mbf = xrelay.build(mod, None, mixed_precision="bfloat16")
     plans = _dnnl_plans(mbf)
     names = [s.name for p in plans for s in p.steps]
-    assert [n for n in names if "conv2d" in n or "dense" in n] == [
-        "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)",
-        "dnnl.conv2d_bias_sum_relu(nn.conv2d+add+add+nn.relu)",
-        "nn.conv2d",
-        "dnnl.dense_bias(nn.dense+add)",
-    ]
-    # the weights were reordered once, from bfloat16 constants
-    for p in plans:
-        for step in p.steps:
-            for _, stored, _, _ in step.weights:
-                assert stored.dtype == ml_dtypes.bfloat16
-    # the casts and layout transforms at the edges are oneDNN reorders: only the input copy,
-    # the flatten (between a cast and dense) and the float32 softmax's neighbours stay native
     native = [o for (_, o, _), b in zip(mbf.executor.steps, mbf.executor.step_backends) if b == "native"]
-    assert not any("cast" in o or "layout_transform" in o for o in native), native
+    if not platform.avx512():
+        # oneDNN (3.2) makes no bfloat16 primitive without AVX-512: every step falls back to
+        # the native bf16 kernels (which the comparison below then checks)
+        assert not any("conv2d" in n or "dense" in n for n in names), names
+        assert any("conv2d" in o for o in native) and any("dense" in o for o in native), native
+    else:
+        assert [n for n in names if "conv2d" in n or "dense" in n] == [
+            "dnnl.conv2d_bias_relu(nn.conv2d+add+nn.relu)",
+            "dnnl.conv2d_bias_sum_relu(nn.conv2d+add+add+nn.relu)",
+            "nn.conv2d",
+            "dnnl.dense_bias(nn.dense+add)",
+        ]
+        # the weights were reordered once, from bfloat16 constants
+        for p in plans:
+            for step in p.steps:
+                for _, stored, _, _ in step.weights:
+                    assert stored.dtype == ml_dtypes.bfloat16
+        # the casts and layout transforms at the edges are oneDNN reorders: only the input copy,
+        # the flatten (between a cast and dense) and the float32 softmax's neighbours stay native
+        assert not any("cast" in o or "layout_transform" in o for o in native), native
     # softmax is NEVER: it computes and returns float32
     assert mbf.get_output(0).numpy().dtype == np.float32
     for _ in range(3):
@@ -109,7 +116,9 @@ def test_bf16_plan_sizes_are_two_bytes_per_element():
         assert storage.size.value.data == 2 * math.prod(shape_of(ty)), ty
         seen += 1
     assert seen >= 5
-    assert mbf.arena_bytes < m32.arena_bytes
+    # (smaller than float32's where oneDNN runs the bf16 steps; the native fallback without
+    # AVX-512 keeps float32 layout transforms and casts between its steps)
+    assert mbf.arena_bytes < m32.arena_bytes or not platform.avx512()
     pools = [op for op in mbf.program.ops if op.name == "memory.pool"]
     assert mbf.arena_bytes == sum(p.size.value.data for p in pools)
 

@@ -27,10 +27,21 @@ from xrelay.runtime.dnnl.parts import (
     spin_ns,
 )
 from xrelay.runtime.parallel import PartsChoice, serial_jobs
+from xrelay.testing import platform
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
 RNG = np.random.default_rng(28)
 
+
+
+def _assert_dense_parts_match(got, expected):
+    """A dense step cut in rows against the whole step: the same bits where oneDNN's float32
+    products are brgemm (AVX-512); on AVX2 its jit GEMM orders a product's sums by the rows of
+    the call, so there within float32 rounding (``xrelay.testing.platform``)."""
+    if platform.avx512():
+        assert np.array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6 * float(np.max(np.abs(expected))))
 
 def _model():
     """A stride-2 stem, a depthwise 3x3 with a hard-swish, a 1x1 with a residual, a
@@ -208,7 +219,7 @@ def test_dense_steps_are_cut_in_rows_with_the_whole_steps_bits(monkeypatch):
             _program(m.executor, False)()
             m.set_input(data=x)
             run()
-            assert np.array_equal(m.get_output(0).numpy(), expected)
+            _assert_dense_parts_match(m.get_output(0).numpy(), expected)
         assert lib.xr_dnnl_parts_taken() > taken
     finally:
         lib.xr_dnnl_parts_spin(spin_ns())
@@ -285,13 +296,13 @@ def test_a_waiting_caller_moves_a_held_up_worker_to_its_own_cpu(monkeypatch):
         lib.xr_dnnl_parts_hold(3_000_000)
         for _ in range(10):
             run()
-            assert np.array_equal(m.get_output(0).numpy(), expected)
+            _assert_dense_parts_match(m.get_output(0).numpy(), expected)
         assert lib.xr_dnnl_parts_taken() > taken
         assert lib.xr_dnnl_parts_rescued() > rescued
         lib.xr_dnnl_parts_hold(0)
         for _ in range(5):
             run()
-        assert np.array_equal(m.get_output(0).numpy(), expected)
+        _assert_dense_parts_match(m.get_output(0).numpy(), expected)
         workers = [
             int(t) for t in os.listdir("/proc/self/task")
             if open(f"/proc/self/task/{t}/comm").read().strip() == "xrelay-parts"

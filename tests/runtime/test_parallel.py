@@ -29,7 +29,7 @@ from xrelay.runtime.native.fast_kernels import (
     even_ranges,
 )
 from xrelay.runtime.parallel import Job, WorkerPool, default_threads
-from xrelay.testing import onnx_models
+from xrelay.testing import onnx_models, platform
 
 
 @functools.cache
@@ -71,6 +71,15 @@ def _jobs(ex: Executor) -> list[Job]:
     ]
 
 
+def _same(a, b) -> bool:
+    """Chunked against whole steps: the same bits where numpy's float32 product (OpenBLAS)
+    gives a row the same bits wherever a call's rows start (AVX-512); on AVX2 CPUs it does
+    not (``xrelay.testing.platform.blas_splits_exact``), so there within float32 rounding."""
+    if platform.blas_splits_exact():
+        return np.array_equal(a, b)
+    return np.allclose(a, b, rtol=1e-5, atol=1e-5 * float(np.max(np.abs(b))))
+
+
 @pytest.mark.parametrize(("use_c_kernels", "winograd"), [(True, True), (True, False), (False, False)])
 def test_resnet_chunks_bitwise_for_any_thread_count(use_c_kernels, winograd, monkeypatch):
     monkeypatch.setenv("XRELAY_WINOGRAD", "1" if winograd else "0")
@@ -94,21 +103,22 @@ def test_resnet_chunks_bitwise_for_any_thread_count(use_c_kernels, winograd, mon
         before, team = pool.stats["parallel"], ex.chooser.stats[0]
         for _ in range(3):  # the all-threads program, then the one-thread one twice (RunChooser)
             got = _outputs(ex, x)
-            assert all(np.array_equal(a, b) for a, b in zip(got, expect))
+            assert all(_same(a, b) for a, b in zip(got, expect))
         team = ex.chooser.stats[0] - team
         assert team >= 1 and pool.stats["parallel"] - before == team * len(jobs)
     # The fine cuts (several chunks per thread) too.
     fine_pool = _FinePool(2)
     ex = Executor(program, threads=fine_pool, use_c_kernels=use_c_kernels)
     assert max(len(j.cuts[-1]) for j in _jobs(ex)) > 2
-    assert all(np.array_equal(a, b) for a, b in zip(_outputs(ex, x), expect))
+    got = _outputs(ex, x)
+    assert all(_same(a, b) for a, b in zip(got, expect))
     assert fine_pool.stats["parallel"] >= len(_jobs(ex))
     # The memory interpreter (poisoned arenas) with the same chunked kernels.
     if use_c_kernels:
         ref = run_memory_compiled(program, {"data": x}, threads=WorkerPool(2, adaptive=False))
     else:
         ref = run_memory(program, {"data": x})  # the reference kernels themselves
-    assert all(np.array_equal(a, b) for a, b in zip(ref, expect))
+    assert all(_same(a, b) for a, b in zip(ref, expect))
 
 
 def test_mobilenet_depthwise_chunks_bitwise():
