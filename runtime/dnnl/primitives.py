@@ -86,6 +86,12 @@ __all__ = [
 ]  # fmt: skip
 
 
+def _post_ops_on_reference(impl: bytes) -> bool:
+    """Whether oneDNN chose its reference code (``impl``) for a convolution with post-ops:
+    then it runs the convolution alone and the post-ops apart (``_Reader._conv``)."""
+    return impl.startswith(b"ref")
+
+
 class DnnlUnsupported(Exception):
     """oneDNN cannot run this function (the native kernels run it)."""
 
@@ -1969,6 +1975,22 @@ class _Reader:
             pd = conv(self._attr(step.post))  # type: ignore[attr-defined]
             if not pd:
                 raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
+        separate: list = []
+        if post and not apart and _post_ops_on_reference(lib.xr_dnnl_impl(pd) or b""):
+            # oneDNN has only its reference code for some convolutions with post-ops where it
+            # has a kernel for the convolution alone (3.2 on AVX2: FastViT's depthwise 3x3 with
+            # a residual add): the convolution alone, then each post-op a primitive of its own
+            # in place over the output (else the whole function left oneDNN for numpy)
+            plain = conv(self._attr([]))
+            if plain and not (lib.xr_dnnl_impl(plain) or b"").startswith(b"ref"):
+                lib.xr_dnnl_pd_free(pd)
+                pd, separate, step.post = plain, list(post), []  # type: ignore[attr-defined]
+                residuals = {_post_multiple(k) for k in range(len(post))}
+                step.args = [(k, v) for k, v in step.args if k not in residuals]
+                for k in residuals:
+                    step.logical.pop(k, None)
+            elif plain:
+                lib.xr_dnnl_pd_free(plain)
         w_chosen = _Md(lib, lib.xr_dnnl_pd_md(pd, _Q_WEIGHTS, 0), "weights")
         step.weights.append((_ARG_WEIGHTS, weight, w_user, w_chosen))
         step.args[:0] = [(_ARG_SRC, self._src(data_v)), (_ARG_WEIGHTS, w_chosen)]
@@ -1988,6 +2010,11 @@ class _Reader:
         self._finish(name, step.family, pd, step)
         for _, alg, alpha, beta, _ in apart:
             self._eltwise_in_place(result, dst_dims, dst_st, alg, alpha, beta, name)
+        for kind, what in separate:
+            if kind == "eltwise":
+                self._eltwise_in_place(result, dst_dims, dst_st, *what, name)
+            else:
+                self._binary_in_place(result, dst_dims, dst_st, _BIN_ADD if kind == "sum" else _BIN_MUL, what, name)
 
     def _eltwise_in_place(self, result, dims, strides, alg, alpha, beta, name) -> None:
         """One eltwise primitive over ``result`` (seen as ``dims``, ``strides``), which the
@@ -1997,6 +2024,18 @@ class _Reader:
         where = self.values[result]
         step = _Step(name, "elementwise", 0, [(_ARG_SRC, where), (_ARG_DST, where)], keep=[md])
         step.logical[_ARG_SRC] = step.logical[_ARG_DST] = (list(dims), list(strides))
+        self._finish(name, "elementwise", pd, step)
+
+    def _binary_in_place(self, result, dims, strides, alg, other, name) -> None:
+        """One binary primitive ``result = result (alg) other`` (both seen as ``dims``,
+        ``strides``) over ``result``, which the step before wrote, in place."""
+        src = self._src(other)
+        md = _md(self.lib, dims, strides, "binary data", _type_of(result))
+        other_md = _md(self.lib, dims, strides, "a residual", src.dtype)
+        pd = self.lib.xr_dnnl_binary(self._attr([]), alg, md.handle, other_md.handle, md.handle)
+        where = self.values[result]
+        step = _Step(name, "elementwise", 0, [(_ARG_SRC, where), (_ARG_SRC_1, src), (_ARG_DST, where)], keep=[md, other_md])
+        step.logical[_ARG_SRC] = step.logical[_ARG_SRC_1] = step.logical[_ARG_DST] = (list(dims), list(strides))
         self._finish(name, "elementwise", pd, step)
 
     def _winograd(self, a, data_v, weight, bias, post, result, name, groups) -> bool:

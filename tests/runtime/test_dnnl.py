@@ -16,6 +16,7 @@ import xrelay
 from xrelay import relay
 from xrelay.backend.build import BuildError
 from xrelay.dialects.relay.constant import ConstantOp, file_mapping_of
+from xrelay.runtime.dnnl import primitives
 from xrelay.runtime.npz import resident_bytes
 from xrelay.testing import platform
 
@@ -1111,3 +1112,26 @@ def test_a_generator_of_transposed_convolutions_goes_channels_last():
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
     ops = [o for _, o, _ in m.executor.steps]
     assert ops.count("layout_transform") == 2 and sum("conv2d_transpose" in o for o in ops) == 3, ops
+
+
+@pytest.mark.parametrize("relu", [False, True])
+def test_post_ops_that_leave_onednn_on_its_reference_code_run_apart(monkeypatch, relu):
+    """A convolution whose post-ops oneDNN runs only with its reference code (3.2 on AVX2:
+    FastViT's depthwise convolution with a bias and a residual add) runs as the convolution
+    alone and each post-op a primitive of its own in place over the output; before, the
+    whole function left oneDNN and ran in numpy, allocating outside the arena. Forced here
+    (``_post_ops_on_reference``) so the split runs on any CPU."""
+    monkeypatch.setattr(primitives, "_post_ops_on_reference", lambda impl: True)
+    x = relay.var("x", shape=(1, 16, 12, 12))
+    y = relay.add(_conv(x, _const(16, 1, 3, 3), padding=(1, 1), groups=16, channels=16, kernel_size=(3, 3)),
+                  _const(16, 1, 1))  # fmt: skip
+    y = relay.add(y, x)
+    y = relay.nn.relu(y) if relu else y
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((1, 16, 12, 12)).astype("float32")}, 1)
+    ((_, c),) = _work(m)
+    impls = c.dnnl_plan.impls
+    # the convolution, the residual add, and the ReLU, each its own oneDNN kernel
+    assert len(impls) == 2 + relu and not any(i.startswith("ref") for i in impls), impls
+    assert [s.family for s in c.dnnl_plan.steps] == ["depthwise", "elementwise"] + ["elementwise"] * relu
+    report = m.executor.outside_arena()
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
