@@ -627,6 +627,41 @@ static void silu_span(float *y, i64 lo, i64 hi, float alpha) {
     }
     for (; i < hi; i++) y[i] = silu1(y[i], alpha);
 }
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+/* The same exp(t) with AVX2 (8 lanes; scalar expf took EfficientNet-B0's SiLUs to twice
+ * onnxruntime's time on an AVX2 CPU): 2^n, |n| <= 145 after the clamp, as two factors
+ * 2^(n/2) 2^(n - n/2), each built in the exponent field of a normal float (AVX2 has no
+ * scalef), then x / (1 + exp(t)) by a division (no rcp14) */
+static void silu_span(float *y, i64 lo, i64 hi, float alpha) {
+    const __m256 na = _mm256_set1_ps(-alpha), log2e = _mm256_set1_ps(1.44269504088896341f);
+    const __m256 ln2hi = _mm256_set1_ps(0.693145751953125f), ln2lo = _mm256_set1_ps(1.42860682030941723e-6f);
+    const __m256 lim = _mm256_set1_ps(100.0f), one = _mm256_set1_ps(1.0f);
+    const __m256 c2 = _mm256_set1_ps(1.0f / 2), c3 = _mm256_set1_ps(1.0f / 6), c4 = _mm256_set1_ps(1.0f / 24);
+    const __m256 c5 = _mm256_set1_ps(1.0f / 120), c6 = _mm256_set1_ps(1.0f / 720);
+    const __m256i bias = _mm256_set1_epi32(127);
+    i64 i = lo;
+    for (; i + 8 <= hi; i += 8) {
+        __m256 x = _mm256_loadu_ps(y + i);
+        __m256 t = _mm256_mul_ps(x, na); /* exp(t), t = -alpha x, clamped to +-100 (NaN: x's) */
+        t = _mm256_max_ps(_mm256_min_ps(t, lim), _mm256_sub_ps(_mm256_setzero_ps(), lim));
+        __m256 n = _mm256_round_ps(_mm256_mul_ps(t, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256 r = _mm256_fnmadd_ps(n, ln2hi, t);
+        r = _mm256_fnmadd_ps(n, ln2lo, r);
+        __m256 p = _mm256_fmadd_ps(c6, r, c5);
+        p = _mm256_fmadd_ps(p, r, c4);
+        p = _mm256_fmadd_ps(p, r, c3);
+        p = _mm256_fmadd_ps(p, r, c2);
+        p = _mm256_fmadd_ps(p, r, one);
+        p = _mm256_fmadd_ps(p, r, one);
+        const __m256i ni = _mm256_cvtps_epi32(n), half = _mm256_srai_epi32(ni, 1);
+        const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+        const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), bias), 23));
+        const __m256 d = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, s1), s2), one); /* inf for x << 0: x / d is 0 */
+        _mm256_storeu_ps(y + i, _mm256_div_ps(x, d));
+    }
+    for (; i < hi; i++) y[i] = silu1(y[i], alpha);
+}
 #else
 static void silu_span(float *y, i64 lo, i64 hi, float alpha) {
     for (i64 i = lo; i < hi; i++) y[i] = silu1(y[i], alpha);

@@ -320,6 +320,12 @@ static void xr_store_block(int32_t tile[8][16], i64 np_, i64 b, i64 o, void *c, 
     }
 }
 
+/* Pixels j < np_ of a GEMM: rows of a row-major matrix, kp bytes apart (the others repeat the
+ * first, never read). */
+static inline void xr_rows8(const uint8_t *r, i64 kp, i64 np_, const uint8_t *px[8]) {
+    for (i64 j = 0; j < 8; ++j) px[j] = r + (j < np_ ? j : 0) * kp;
+}
+
 #if XR_VNNI
 static inline __m512i xr_bcast4(const uint8_t *p) {
     int32_t x4;
@@ -397,11 +403,6 @@ static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i6
     _mm512_storeu_si512((void *)t0[4], a4); _mm512_storeu_si512((void *)t0[5], a5);
     _mm512_storeu_si512((void *)t0[6], a6); _mm512_storeu_si512((void *)t0[7], a7);
 }
-/* Pixels j < np_ of a GEMM: rows of a row-major matrix, kp bytes apart (the others repeat the
- * first, never read). */
-static inline void xr_rows8(const uint8_t *r, i64 kp, i64 np_, const uint8_t *px[8]) {
-    for (i64 j = 0; j < 8; ++j) px[j] = r + (j < np_ ? j : 0) * kp;
-}
 
 /* Up to 4 pixels (np_, a constant where inlined) by 4 channel blocks (w[0..3]): 4 * np_
  * accumulators, each step four weight loads and np_ broadcasts for 4 * np_ vpdpbusd, sums into
@@ -466,6 +467,60 @@ static void xr_few_group(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i6
             default: xr_few4(sub, 4, rs, kh, seg4, ws, t); break;
             }
             for (i64 u = 0; u < 4 && b + u < b1; ++u) xr_store_block(t[u], n, b + u, o, c, q0, p0 + j0, pt, e, pm);
+        }
+    }
+}
+#elif defined(__AVX2__)
+/* AVX2 without VNNI: the same exact sums with vpmaddwd on 16-bit values (not vpmaddubsw, whose
+ * 16-bit pair sums saturate: onnxruntime's AVX2 kernels). A step's 64 weight bytes (16 channels
+ * x 4 taps) widen to four registers of 4 channels x 4 taps; a pixel's 4 bytes widen and repeat
+ * in each 64-bit lane, so vpmaddwd gives every channel's two pair sums (taps 0 + 1, 2 + 3), each
+ * at most 2 x 255 x 128 in magnitude; they add up in int32 over the steps and pair up at the
+ * end (xr_pairs8). Two pixels at a time: 8 accumulators, 4 weight and 2 pixel registers. */
+static inline __m256i xr_bcast4_16(const uint8_t *p) {
+    int32_t x4;
+    memcpy(&x4, p, 4);
+    return _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x4)));
+}
+
+/* Channels 0-3 (a) and 4-7 (b) as pair sums (a channel's two in adjacent int32 lanes) to the 8
+ * channel sums in order: hadd gives c0 c1 c4 c5 | c2 c3 c6 c7, the 64-bit lanes reordered. */
+static inline __m256i xr_pairs8(__m256i a, __m256i b) {
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(a, b), 0xD8);
+}
+
+static void xr_direct8x1(const uint8_t *const px[8], i64 np_, i64 rs, i64 kh, i64 seg4, const int8_t *w0,
+                         int32_t t0[8][16]) {
+    for (i64 j = 0; j < np_; j += 2) {
+        const int two = j + 1 < np_;
+        const uint8_t *p = px[j], *q = px[two ? j + 1 : j];
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        const int8_t *w = w0;
+        for (i64 i = 0; i < kh; ++i) {
+            for (i64 k = 0; k < seg4; ++k) {
+                const int8_t *wk = w + k * 64;
+                const __m256i v0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wk));
+                const __m256i v1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wk + 16)));
+                const __m256i v2 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wk + 32)));
+                const __m256i v3 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wk + 48)));
+                const __m256i x = xr_bcast4_16(p + k * 4), y = xr_bcast4_16(q + k * 4);
+                a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(x, v0));
+                a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(x, v1));
+                a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(x, v2));
+                a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(x, v3));
+                b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(y, v0));
+                b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(y, v1));
+                b2 = _mm256_add_epi32(b2, _mm256_madd_epi16(y, v2));
+                b3 = _mm256_add_epi32(b3, _mm256_madd_epi16(y, v3));
+            }
+            w += seg4 * 64;
+            p += rs, q += rs;
+        }
+        _mm256_storeu_si256((__m256i *)t0[j], xr_pairs8(a0, a1));
+        _mm256_storeu_si256((__m256i *)(t0[j] + 8), xr_pairs8(a2, a3));
+        if (two) {
+            _mm256_storeu_si256((__m256i *)t0[j + 1], xr_pairs8(b0, b1));
+            _mm256_storeu_si256((__m256i *)(t0[j + 1] + 8), xr_pairs8(b2, b3));
         }
     }
 }
@@ -535,14 +590,9 @@ static void xr_gemm_tile(const uint8_t *a, const int8_t *w, void *c, i64 p, i64 
         const int8_t *wb = w + b * k4 * 64;
         for (i64 p0 = 0; p0 < p; p0 += 8) {
             const i64 np_ = (p - p0) < 8 ? (p - p0) : 8;
-            memset(tile, 0, sizeof(tile));
-            for (i64 j = 0; j < np_; ++j) {
-                const uint8_t *r = a + (p0 + j) * kp;
-                for (i64 k = 0; k < k4; ++k)
-                    for (int ch = 0; ch < 16; ++ch)
-                        for (int q = 0; q < 4; ++q)
-                            tile[j][ch] += (int32_t)r[k * 4 + q] * (int32_t)wb[k * 64 + ch * 4 + q];
-            }
+            const uint8_t *px[8];
+            xr_rows8(a + p0 * kp, kp, np_, px);
+            xr_direct8x1(px, np_, 0, 1, k4, wb, tile);
             xr_store_block(tile, np_, b, o, c, q0, p0, pt, e, pm);
         }
     }
