@@ -1135,3 +1135,21 @@ def test_post_ops_that_leave_onednn_on_its_reference_code_run_apart(monkeypatch,
     assert [s.family for s in c.dnnl_plan.steps] == ["depthwise", "elementwise"] + ["elementwise"] * relu
     report = m.executor.outside_arena()
     assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
+@pytest.mark.parametrize("rows", [False, True])
+def test_dense_weights_stay_in_their_rows_for_onednns_jit_gemm(monkeypatch, rows):
+    """Where oneDNN's float32 matmul is its jit GEMM (no brgemm kernel: oneDNN 3.2 on AVX2), a
+    dense step reads its weight in its own (N, K) rows, not in the format "any" picks (1.8x
+    slower for BERT's 768 -> 3072 on an AMD EPYC Zen 3). Forced both ways here
+    (``_dense_rows_faster``) so both run on any CPU."""
+    monkeypatch.setattr(primitives, "_dense_rows_faster", lambda impl: rows)
+    k, n = 96, 200
+    x = relay.var("x", shape=(8, k))
+    y = relay.nn.relu(relay.nn.bias_add(relay.nn.dense(x, _const(n, k)), _const(n)))
+    m = _check(_mod(y, x), {"x": RNG.standard_normal((8, k)).astype("float32")}, 1, rtol=1e-5, atol=1e-5)
+    ((_, c),) = _work(m)
+    ((_, _, _, chosen),) = [w for s in c.dnnl_plan.steps for w in s.weights]
+    own_rows = primitives._md(chosen.lib, [k, n], [1, k], "dense weight")
+    # "any": brgemm's blocked format with AVX-512, the K x N rows with AVX2's jit GEMM
+    assert (chosen == own_rows) == rows
