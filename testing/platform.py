@@ -1,11 +1,11 @@
 """What this CPU's kernels guarantee, for tests whose strongest claim depends on it.
 
 The runtime's bitwise claims (a step cut in parts gives the whole step's bits; a plan or a
-thread count does not change a model's bits) rest on the libraries' kernels: oneDNN's brgemm
-kernels and OpenBLAS's AVX-512 products keep each output's sum in one order whatever the rows
-a call computes, but on AVX2 CPUs oneDNN's float32 products are its jit GEMM and OpenBLAS's
-change their last bits with where a call's rows start (measured on an AMD EPYC, Zen 3). There
-the tests assert agreement to float32 rounding instead, and say so.
+thread count does not change a model's bits) rest on the libraries' kernels. They held on the
+AVX-512 machines the project was measured on (oneDNN's brgemm kernels, OpenBLAS's SkylakeX
+kernels); on an AVX2 CPU (an AMD EPYC, Zen 3) oneDNN's float32 products are its jit GEMM and
+OpenBLAS's change their last bits with where a call's rows start. There the tests assert
+agreement to float32 rounding instead, and say so (docs/guide/testing.md).
 """
 
 from __future__ import annotations
