@@ -87,6 +87,7 @@ from xrelay.dialects.relay.strings import (
 )
 from xrelay.error import TVMError
 from xrelay.kernels import KERNELS
+from xrelay.runtime.parallel import blas_single_thread
 
 __all__ = [
     "RelayFunctions",
@@ -933,5 +934,10 @@ def run(
 
     Raises ``RunError`` (a ``ValueError``) with a message naming the input or op at fault.
     The module is not verified first; an ill-typed op is reported when it runs.
+
+    BLAS runs on one thread, as in the memory interpreter and the arena executor's steps
+    (``blas_single_thread``): OpenBLAS's float32 products on AVX2 CPUs change in their last bits
+    with its thread count, and the interpreters' results are compared bit for bit.
     """
-    return Runner(mod, entry).run(inputs, params)
+    with blas_single_thread():
+        return Runner(mod, entry).run(inputs, params)

@@ -306,9 +306,10 @@ def run_memory(
     ``use_plan`` None means: use the arenas if the module is planned. Inputs and params bind
     ``@entry``'s parameters as in ``xrelay.runtime.interpreter.run``. Errors are ``RunError``.
 
-    BLAS runs on one thread, as in the arena executor's steps (``blas_single_thread``): OpenBLAS's
-    float32 products on AVX2 CPUs change in their last bits with its thread count, and this
-    interpreter is the reference the executor's bits are compared with.
+    BLAS runs on one thread, as in ``interpreter.run`` and the arena executor's steps
+    (``blas_single_thread``): OpenBLAS's float32 products on AVX2 CPUs change in their last bits
+    with its thread count, and this interpreter is the reference the executor's bits are
+    compared with.
     """
     with blas_single_thread():
         return MemoryRunner(module, entry, use_plan, poison).run(inputs, params)

@@ -616,7 +616,9 @@ def test_choose_scratch_takes_the_smaller_way_where_the_scratch_is_the_peak():
     out, want = m.get_output(0).numpy(), ref.get_output(0).numpy()
     assert np.isfinite(out).all() and np.std(out) > 0
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-4 * float(np.max(np.abs(want))))
-    np.testing.assert_allclose(out, fast.get_output(0).numpy(), rtol=0, atol=1e-6 * float(np.max(np.abs(want))))
+    # (1e-5 where oneDNN's matmul is its jit GEMM, AVX2: it orders a band's sums by its rows)
+    close = 1e-6 if platform.avx512() else 1e-5
+    np.testing.assert_allclose(out, fast.get_output(0).numpy(), rtol=0, atol=close * float(np.max(np.abs(want))))
     small, small_way = _built(mod, inputs, priority="memory")
     assert small_way == "direct" and small.arena_bytes == m.arena_bytes  # no lower than the pool's step
     assert _built(mod, inputs, budget=fast.arena_bytes)[1] == "winograd"
