@@ -30,12 +30,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SOURCES = (
     os.path.join(_HERE, "dnnl_shim.c"),
     os.path.join(_HERE, "dnnl_api.h"),
+    os.path.join(_HERE, "packed_gemm.h"),
     os.path.join(native.HERE, "native_nhwc.h"),
     os.path.join(native.HERE, "native_concat.h"),
     os.path.join(native.HERE, "winograd_core.h"),
     os.path.join(native.HERE, "winograd4.h"),
 )
-"""The shim's C: its source and the oneDNN declarations beside this module, and the native
+"""The shim's C: its source, the oneDNN declarations and the packed dense kernel beside this module, and the native
 engine's channels-last Winograd transforms and concatenation kernel it includes."""
 _FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-pthread"]
 """The native kernels' flags (the shim includes their Winograd transforms; it runs them on
@@ -83,6 +84,10 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_native_free": (None, [_P]),
     "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float]),
     "xr_dnnl_silu_free": (None, [_P]),
+    "xr_dnnl_gemm_built": (_I, []),
+    "xr_dnnl_gemm": (_P, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
+    "xr_dnnl_gemm_free": (None, [_P]),
+    "xr_dnnl_gemm_packed_bytes": (ctypes.c_int64, [_P]),
     "xr_dnnl_parts": (_P, [_I, _I, _P, _P, _P, _P]),
     "xr_dnnl_parts_free": (None, [_P]),
     "xr_dnnl_part_workers": (_I, []),

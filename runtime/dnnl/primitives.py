@@ -66,6 +66,7 @@ from xrelay.dialects.relay.ops import strided_slice_bounds
 from xrelay.kernels.nn import explicit_pool_padding
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.parts import (
+    PART_WORK,
     conv_rows,
     parts_enabled,
     parts_for,
@@ -93,6 +94,22 @@ def _dense_rows_faster(impl: bytes) -> bool:
     return impl.startswith(b"gemm")
 
 
+def _dense_on_packed(impl: bytes) -> bool:
+    """Whether a float32 dense step for which oneDNN made ``impl`` (its matmul without
+    post-ops) runs on the shim's packed-weight kernel instead (``_Reader._packed_dense``):
+    where oneDNN has only its jit GEMM (3.2 without AVX-512), which repacks the weight at
+    every call. On an AMD EPYC (Zen 3, 2 cores) 128 x 768 -> 3072 with its bias took 5.03 ms
+    there on two threads, 4.57 on the kernel; BERT-base 1.02 -> 0.91x onnxruntime, ViT-B/16
+    1.13 -> 0.93x (``benchmarks/zoo.py``)."""
+    return impl.startswith(b"gemm")
+
+
+def packed_dense_enabled() -> bool:
+    """Whether float32 dense steps may run on the shim's packed-weight kernel
+    (``XRELAY_DNNL_PACKED_DENSE``, default on; ``0`` keeps oneDNN's matmul)."""
+    return os.environ.get("XRELAY_DNNL_PACKED_DENSE", "1") != "0"
+
+
 def _post_ops_on_reference(impl: bytes) -> bool:
     """Whether oneDNN chose its reference code (``impl``) for a convolution with post-ops:
     then it runs the convolution alone and the post-ops apart (``_Reader._conv``)."""
@@ -113,8 +130,8 @@ _TYPES = {"float32": _F32, "bfloat16": _BF16}
 """The element types oneDNN runs here (``dnnl_data_type_t``): bfloat16 where
 ``to-mixed-precision`` made it so (the CPU's AVX512_BF16 kernels, float32 accumulation)."""
 _Q_SRC, _Q_WEIGHTS, _Q_DST, _Q_SCRATCH = 129, 131, 133, 136
-_ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 2, 17, 33, 41
-_ARG_SCALE, _ARG_SHIFT, _ARG_SCRATCHPAD = 51, 52, 80
+_ARG_SRC, _ARG_SRC_1, _ARG_DST, _ARG_WEIGHTS, _ARG_WEIGHTS_TAIL, _ARG_BIAS = 1, 2, 17, 33, 34, 41
+_ARG_SCALE, _ARG_SHIFT, _ARG_PACKED, _ARG_SCRATCHPAD = 51, 52, 64, 80
 _ARG_MULTIPLE_SRC, _ARG_MULTIPLE_DST = 1024, 2048
 _COPY_LEVELS = 8
 _COPY_WIDTH = 5 + 3 * _COPY_LEVELS
@@ -2170,6 +2187,15 @@ class _Reader:
         w_type = _array_dtype(weight)
         w_user = _md(lib, [k, n], [ws[1], ws[0]], "dense weight", w_type)  # (N, K) read as K x N
         w_any = _md(lib, [k, n], None, "dense weight", w_type)
+        types = {w_type, _type_of(data_v), _type_of(result), "float32" if bias is None else _array_dtype(bias)}
+        if types == {"float32"} and packed_dense_enabled() and lib.xr_dnnl_gemm_built():
+            probe = lib.xr_dnnl_matmul(self._attr([]), src_md.handle, w_any.handle, None, dst_md.handle)
+            impl = (lib.xr_dnnl_impl(probe) or b"") if probe else b""
+            if probe:
+                lib.xr_dnnl_pd_free(probe)
+            if _dense_on_packed(impl):
+                self._packed_dense(weight, data_v, bias, post, result, name, (m, n, k))
+                return
         b_md = _md(lib, [1, n], [n, 1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, [m, n], [n, 1], step)
         pd = lib.xr_dnnl_matmul(attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle)
@@ -2205,6 +2231,61 @@ class _Reader:
             "types": (_type_of(data_v), _type_of(result)),
         }  # fmt: skip
         self._finish(name, "matmul", pd, step)
+
+    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk) -> None:
+        """A float32 dense step on the shim's kernel for AVX2 (``xr_dnnl_gemm``,
+        ``packed_gemm.h``) where oneDNN has only its jit GEMM (``_dense_on_packed``): the
+        weight reordered once into panels of 16 output columns (``[n // 16, k, 16]``, and
+        the rows left padded with zero rows to a panel of their own), the bias
+        added in the kernel, the other post-ops (GELU, a residual) each a primitive in place
+        over the output after it. The data's rows packed by six (the kernel's first pass)
+        are a temporary of the plan's workspace."""
+        lib = self.lib
+        m, n, k = mnk
+        kernel = lib.xr_dnnl_gemm(m, n, k, 1 if m * n * k < PART_WORK else 0)
+        if not kernel:
+            raise DnnlUnsupported(f"{name}: no memory for the dense kernel")
+        self.keep_pd.append(_Owned(lib.xr_dnnl_gemm_free, kernel))
+        packed_bytes = lib.xr_dnnl_gemm_packed_bytes(kernel)
+        at, self.temp = self.temp, self.temp + _round(packed_bytes)  # A's rows packed by 6
+        args: list[tuple[int, Any]] = [
+            (_ARG_SRC, self._src(data_v)), (_ARG_PACKED, _Value("tmp", shape=(packed_bytes // 4,), offset=at)),
+        ]  # fmt: skip
+        step = _Step(name, "matmul", kernel, args, impl="packed_gemm:avx2", custom=True, macs=m * n * k)
+        full = n // 16 * 16
+        if full:  # the whole panels, straight from the stored rows (a mapped file's in parts)
+            rows = weight[:full]
+            ws = _elem_strides(rows)
+            w_user = _md(lib, [full // 16, k, 16], [16 * ws[0], ws[1], ws[0]], "dense weight", "float32")
+            w_packed = _md(lib, [full // 16, k, 16], contiguous_strides([full // 16, k, 16]), "packed dense weight", "float32")
+            step.weights.append((_ARG_WEIGHTS, rows, w_user, w_packed))
+            step.args.append((_ARG_WEIGHTS, w_packed))
+            step.origins[_ARG_WEIGHTS] = (weight, ("panels", 16))
+            step.keep += [w_user, w_packed]
+        if n > full:  # the last rows, padded with zero rows to a panel
+            tail = np.zeros((16, k), np.float32)
+            tail[: n - full] = weight[full:]
+            release_pages(weight[full:])  # (a mapped file's: copied here, not held resident)
+            t_user = _md(lib, [1, k, 16], [16 * k, 1, k], "dense weight", "float32")
+            t_packed = _md(lib, [1, k, 16], contiguous_strides([1, k, 16]), "packed dense weight", "float32")
+            step.weights.append((_ARG_WEIGHTS_TAIL, tail, t_user, t_packed))
+            step.args.append((_ARG_WEIGHTS_TAIL, t_packed))
+            step.origins[_ARG_WEIGHTS_TAIL] = (weight, ("tail panel", 16))
+            step.derived = True
+            step.keep += [t_user, t_packed]
+        step.logical[_ARG_SRC] = ([m, k], [k, 1])
+        step.logical[_ARG_PACKED] = ([packed_bytes // 4], [1])
+        if bias is not None:
+            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias).reshape(n), shape=(n,), dtype="float32")))
+            step.logical[_ARG_BIAS] = ([n], [1])
+        step.args.append((_ARG_DST, self._dest(result)))
+        step.logical[_ARG_DST] = ([m, n], [n, 1])
+        self.steps.append(step)
+        for kind, what in post:
+            if kind == "eltwise":
+                self._eltwise_in_place(result, [m, n], [n, 1], *what, name)
+            else:
+                self._binary_in_place(result, [m, n], [n, 1], _BIN_ADD if kind == "sum" else _BIN_MUL, what, name)
 
     # -- single ops ------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ native kernels, in the planned arena; without the library everything runs native
 from __future__ import annotations
 
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from xrelay import relay
 from xrelay.backend.build import BuildError
 from xrelay.dialects.relay.constant import ConstantOp, file_mapping_of
 from xrelay.runtime.dnnl import primitives
+from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.npz import resident_bytes
 from xrelay.testing import platform
 
@@ -781,7 +783,6 @@ def test_primitives_are_made_for_the_executors_threads(tmp_path):
     (its work split and scratchpad size): building after another module ran with one thread
     must still make the primitives for this module's threads, so an export loaded elsewhere
     finds the scratch the build stated and runs every step on oneDNN."""
-    from xrelay.runtime.dnnl.library import dnnl_library
 
     x = relay.var("x", shape=(128, 256))
     one = xrelay.build(_mod(relay.nn.dense(x, _const(64, 256)), x), None, threads=1)
@@ -1146,6 +1147,7 @@ def test_dense_weights_stay_in_their_rows_for_onednns_jit_gemm(monkeypatch, rows
     slower for BERT's 768 -> 3072 on an AMD EPYC Zen 3). Forced both ways here
     (``_dense_rows_faster``) so both run on any CPU."""
     monkeypatch.setattr(primitives, "_dense_rows_faster", lambda impl: rows)
+    monkeypatch.setenv("XRELAY_DNNL_PACKED_DENSE", "0")  # (oneDNN's matmul, not the shim's kernel)
     k, n = 96, 200
     x = relay.var("x", shape=(8, k))
     y = relay.nn.relu(relay.nn.bias_add(relay.nn.dense(x, _const(n, k)), _const(n)))
@@ -1155,3 +1157,103 @@ def test_dense_weights_stay_in_their_rows_for_onednns_jit_gemm(monkeypatch, rows
     own_rows = primitives._md(chosen.lib, [k, n], [1, k], "dense weight")
     # "any": brgemm's blocked format with AVX-512, the K x N rows with AVX2's jit GEMM
     assert (chosen == own_rows) == rows
+
+
+def _gelu(y):
+    return relay.multiply(relay.multiply(y, relay.const(0.5)), relay.add(relay.erf(relay.multiply(y, relay.const(0.70710677))), relay.const(1.0)))
+
+
+def _erf(v):
+    return np.vectorize(math.erf)(v)
+
+
+@pytest.mark.parametrize(
+    "m,k,n,bias,post",
+    [
+        (1, 768, 1000, True, None),  # a classifier: one row, a last panel of 8 columns
+        (7, 1, 17, True, None),  # one product per output
+        (13, 257, 33, False, None),  # a tile of one row, one product past the k block
+        (128, 300, 96, True, "gelu"),
+        (97, 512, 40, True, "residual"),  # the bias, then a residual, as BERT's projections
+        (250, 70, 16, True, "relu"),  # two blocks of rows (240 is the most of one)
+        (20, 64, 48, True, "gate"),  # SwiGLU: silu(x W_g + b) * (x W_u), two dense steps
+    ],
+)
+def test_packed_dense_kernel(monkeypatch, m, k, n, bias, post):
+    """A float32 dense step where oneDNN has only its jit GEMM (oneDNN 3.2 without AVX-512)
+    runs on the shim's packed-weight kernel (``packed_gemm.h``): 6 x 16 register tiles over
+    the weight packed in panels of 16 columns, the data's rows packed by six in the plan's
+    workspace, the bias in the kernel and the other post-ops in place after it. Forced here
+    (``_dense_on_packed``) so it runs on any CPU with AVX2; the outputs are checked against
+    float64 sums, the tails of rows, columns and products included."""
+    monkeypatch.setattr(primitives, "_dense_on_packed", lambda impl: True)
+    lib = dnnl_library()
+    assert lib.xr_dnnl_gemm_built() == int({"avx2", "fma"} <= platform.cpu_flags())
+    x = relay.var("x", shape=(m, k))
+    w = RNG.standard_normal((n, k)).astype("float32") * 0.3
+    b = RNG.standard_normal(n).astype("float32")
+    r = RNG.standard_normal((m, n)).astype("float32")
+    y = relay.nn.dense(x, relay.const(w))
+    if bias:
+        y = relay.nn.bias_add(y, relay.const(b))
+    if post == "gelu":
+        y = _gelu(y)
+    elif post == "residual":
+        res = relay.var("res", shape=(m, n))
+        y = relay.add(y, res)
+    elif post == "relu":
+        y = relay.nn.relu(y)
+    elif post == "gate":
+        wu = RNG.standard_normal((n, k)).astype("float32") * 0.3
+        y = relay.multiply(relay.multiply(y, relay.sigmoid(y)), relay.nn.dense(x, relay.const(wu)))
+    args = [x] + ([res] if post == "residual" else [])
+    mod = _mod(y, *args)
+    data = RNG.standard_normal((m, k)).astype("float32")
+    want = data.astype(np.float64) @ w.T.astype(np.float64) + (b if bias else 0.0)
+    if post == "gelu":
+        want = 0.5 * want * (1.0 + _erf(want / math.sqrt(2.0)))
+    elif post == "residual":
+        want = want + r
+    elif post == "relu":
+        want = np.maximum(want, 0.0)
+    elif post == "gate":
+        want = want / (1.0 + np.exp(-want)) * (data.astype(np.float64) @ wu.T.astype(np.float64))
+    mm = xrelay.build(mod, None, opt_level=3, backends=("dnnl", "native"))
+    mm.set_input(x=data, **({"res": r} if post == "residual" else {}))
+    mm.run()
+    out = mm.get_output(0).numpy()
+    assert np.all(np.isfinite(out)) and np.std(out) > 0.1
+    scale = np.sqrt(k) * 0.3 * 4 + 1
+    np.testing.assert_allclose(out, want, rtol=0, atol=3e-6 * scale)
+    impls = [s.impl for _, c in _work(mm) for s in c.dnnl_plan.steps]
+    assert impls[0].startswith("packed_gemm") == bool(lib.xr_dnnl_gemm_built()), impls
+    report = mm.executor.outside_arena()  # (the packed rows are in the plan's workspace)
+    assert (report.held_bytes, report.run_bytes) == (0, 0), report.steps
+
+
+def test_packed_dense_bits_do_not_depend_on_the_threads(monkeypatch):
+    """Each output of the packed kernel sums its products in one order (the bias, then each
+    block of 256 products in k order) whichever thread takes its panels: one, two and three
+    threads give the same bits, and the kernel's answer differs from oneDNN's GEMM only by
+    float32 rounding."""
+    monkeypatch.setattr(primitives, "_dense_on_packed", lambda impl: True)
+    x = relay.var("x", shape=(70, 600))
+    y = relay.nn.bias_add(relay.nn.dense(x, _const(300, 600)), _const(300))
+    data = {"x": RNG.standard_normal((70, 600)).astype("float32")}
+    outs = []
+    for threads in (1, 2, 3):
+        m = xrelay.build(_mod(y, x), None, threads=threads)
+        m.set_input(**data)
+        m.run()
+        outs.append(m.get_output(0).numpy())
+        ((_, c),) = _work(m)
+        if dnnl_library().xr_dnnl_gemm_built():
+            assert [s.impl for s in c.dnnl_plan.steps] == ["packed_gemm:avx2"]
+    assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
+    monkeypatch.setenv("XRELAY_DNNL_PACKED_DENSE", "0")
+    m = xrelay.build(_mod(y, x), None, threads=2)
+    m.set_input(**data)
+    m.run()
+    ((_, c),) = _work(m)
+    assert all(not s.impl.startswith("packed") for s in c.dnnl_plan.steps)
+    np.testing.assert_allclose(outs[0], m.get_output(0).numpy(), rtol=1e-5, atol=1e-5)

@@ -15,6 +15,7 @@ from xrelay.dialects import module_op
 from xrelay.frontends.onnx import from_onnx
 from xrelay.testing.onnx_models import GraphBuilder, build_and_run, run_onnxruntime
 
+pytestmark = pytest.mark.usefixtures("onednn_matmul")  # (the oneDNN steps these read)
 RNG = np.random.default_rng(0)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from xrelay.testing.onnx_models import GraphBuilder, engine_steps, run_like_onnxruntime
 
+pytestmark = pytest.mark.usefixtures("onednn_matmul")  # (the oneDNN steps these read)
 RNG = np.random.default_rng(0)
 
 

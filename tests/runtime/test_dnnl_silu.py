@@ -14,6 +14,7 @@ import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
+pytestmark = pytest.mark.usefixtures("onednn_matmul")  # (the oneDNN steps these read)
 RNG = np.random.default_rng(28)
 
 
