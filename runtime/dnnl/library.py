@@ -85,7 +85,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float]),
     "xr_dnnl_silu_free": (None, [_P]),
     "xr_dnnl_gemm_built": (_I, []),
-    "xr_dnnl_gemm": (_P, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
+    "xr_dnnl_gemm": (_P, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, _I, _P, _P, _P]),
     "xr_dnnl_gemm_free": (None, [_P]),
     "xr_dnnl_gemm_packed_bytes": (ctypes.c_int64, [_P]),
     "xr_dnnl_parts": (_P, [_I, _I, _P, _P, _P, _P]),

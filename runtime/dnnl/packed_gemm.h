@@ -26,30 +26,84 @@
 #define GEMM_KC 256 /* a panel's block: KC x 16 floats, 16 KB, stays in L1 */
 #define GEMM_MC 240 /* A's block: at most MC x KC floats, 240 KB, stays in L2 */
 #define GEMM_CHUNK 4 /* panels a thread takes at once (64 columns) */
+#define GEMM_OPS 4   /* the most epilogue ops */
+
+enum { GEMM_ADD = 1, GEMM_CLIP = 2 }; /* the epilogue ops: + a residual, clip (ReLU: 0, inf) */
 
 typedef struct {
     int kind; /* 8 */
     i64 m, n, k, panels, chunks, per_chunk, threads;
+    i64 mc, blocks; /* row blocks: mc rows (whole tiles) each */
+    int nops, ops[GEMM_OPS];
+    float lo[GEMM_OPS], hi[GEMM_OPS];
 } xr_gemm_t;
 
 int xr_dnnl_gemm_built(void) { return GEMM_BUILT; }
 
-/* The kernel of a dense step of m rows, n output columns and k inputs; threads: 1 for a step
-   too small to share (a parallel region costs more), 0 for the team's. */
-void *xr_dnnl_gemm(int64_t m, int64_t n, int64_t k, int64_t threads) {
-    if (!GEMM_BUILT || m < 1 || n < 1 || k < 1) return NULL;
+/* The kernel of a dense step of m rows, n output columns and k inputs; threads: 1 for a step too small to share (a parallel
+   region costs more), 0 for the team's; nops epilogue ops (ops: GEMM_ADD, GEMM_CLIP with
+   lo, hi) applied in order to each output after its last product. */
+void *xr_dnnl_gemm(int64_t m, int64_t n, int64_t k, int64_t threads, int nops, const int32_t *ops,
+                   const float *lo, const float *hi) {
+    if (!GEMM_BUILT || m < 1 || n < 1 || k < 1 || nops < 0 || nops > GEMM_OPS) return NULL;
     xr_gemm_t *g = calloc(1, sizeof *g);
     if (g == NULL) return NULL;
     g->kind = 8, g->m = m, g->n = n, g->k = k, g->threads = threads;
     g->panels = (n + GEMM_NR - 1) / GEMM_NR;
     g->per_chunk = GEMM_CHUNK;
     g->chunks = (g->panels + g->per_chunk - 1) / g->per_chunk;
+    /* blocks of whole tiles, as even as can be: each block streams every panel once more */
+    const i64 tiles = (m + GEMM_MR - 1) / GEMM_MR, per = GEMM_MC / GEMM_MR;
+    g->blocks = (tiles + per - 1) / per;
+    g->mc = (tiles + g->blocks - 1) / g->blocks * GEMM_MR;
+    g->nops = nops;
+    for (int i = 0; i < nops; i++) {
+        if (ops[i] != GEMM_ADD && ops[i] != GEMM_CLIP) {
+            free(g);
+            return NULL;
+        }
+        g->ops[i] = ops[i], g->lo[i] = lo[i], g->hi[i] = hi[i];
+    }
     return g;
 }
 
 void xr_dnnl_gemm_free(void *g) { free(g); }
 
 #if GEMM_BUILT
+/* The epilogue of a tile's last block: the ops and the tile's rows of the residual. */
+typedef struct {
+    const xr_gemm_t *g;
+    const float *res;
+    i64 ldr; /* the residual's row stride */
+} gemm_epi_t;
+
+/* The epilogue over a finished tile (rows [0, mr) x columns [0, nc) of C, still in L1): a
+   pass of its own, so that the tile's twelve accumulators stay in registers (with the ops
+   inside the tile GCC spilled them: 72 -> 44 GF). */
+static void gemm_epilogue(float *c, i64 ldc, int mr, int nc, const gemm_epi_t *e) {
+    const xr_gemm_t *g = e->g;
+    for (int r = 0; r < mr; r++) {
+        float *row = c + r * ldc;
+        const float *res = e->res ? e->res + r * e->ldr : NULL;
+        int j = 0;
+        for (; j + 8 <= nc; j += 8) {
+            __m256 v = _mm256_loadu_ps(row + j);
+            for (int o = 0; o < g->nops; o++)
+                if (g->ops[o] == GEMM_ADD)
+                    v = _mm256_add_ps(v, _mm256_loadu_ps(res + j));
+                else
+                    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(g->lo[o])), _mm256_set1_ps(g->hi[o]));
+            _mm256_storeu_ps(row + j, v);
+        }
+        for (; j < nc; j++) {
+            float v = row[j];
+            for (int o = 0; o < g->nops; o++)
+                v = g->ops[o] == GEMM_ADD ? v + res[j] : fminf(fmaxf(v, g->lo[o]), g->hi[o]);
+            row[j] = v;
+        }
+    }
+}
+
 /* One tile: rows [0, mr) of C (row stride ldc) += A's mr rows (packed: a[6 p + r]) over kc
    products with the panel's block b (kc x 16). first: the tile's first block, which starts
    from the bias (or 0) instead of C. nc < 16: the last panel's columns, through a local
@@ -105,7 +159,7 @@ static void gemm_rows(int mr, i64 kc, const float *a, const float *b, float *c, 
 
 typedef struct {
     const xr_gemm_t *g;
-    const float *a, *w, *tail, *bias;
+    const float *a, *w, *tail, *bias, *res;
     float *c, *ap; /* ap: A packed by tiles of 6 rows, [tiles][k][6] */
     i64 next, packed; /* the next chunk and tile to take (atomic) */
 } gemm_job_t;
@@ -128,47 +182,55 @@ static void gemm_pack(void *arg) {
     }
 }
 
-/* Panels [p0, p1) of C: every row block, every k block in order, every panel, every tile. */
-static void gemm_chunk(const gemm_job_t *job, i64 p0, i64 p1) {
+/* Rows [i0, i1) and panels [p0, p1) of C: every k block in order, every panel, every tile.
+   A residual that is C itself (the arena's in-place sum) must be read before C is written:
+   one block of all k products then, each tile's rows of it kept aside first. */
+static void gemm_chunk(const gemm_job_t *job, i64 i0, i64 i1, i64 p0, i64 p1) {
     const xr_gemm_t *g = job->g;
-    const i64 m = g->m, n = g->n, k = g->k;
-    /* blocks of whole tiles, as even as can be: each block streams every panel once more */
-    const i64 tiles = (m + GEMM_MR - 1) / GEMM_MR, per = GEMM_MC / GEMM_MR, blocks = (tiles + per - 1) / per;
-    const i64 mc = (tiles + blocks - 1) / blocks * GEMM_MR;
-    for (i64 i0 = 0; i0 < m; i0 += mc) {
-        const i64 i1 = i0 + mc < m ? i0 + mc : m;
-        for (i64 k0 = 0; k0 < k; k0 += GEMM_KC) {
-            const i64 kc = k0 + GEMM_KC < k ? GEMM_KC : k - k0;
-            for (i64 p = p0; p < p1; p++) {
-                const float *b = (p < n / GEMM_NR ? job->w + p * k * GEMM_NR : job->tail) + k0 * GEMM_NR;
-                const i64 j = p * GEMM_NR;
-                const int nc = n - j < GEMM_NR ? (int)(n - j) : GEMM_NR;
-                const float *bias = job->bias ? job->bias + j : NULL;
-                const float *nb = p + 1 < p1 && p + 1 < n / GEMM_NR ? b + k * GEMM_NR : NULL; /* the next panel's block */
-                const i64 tl = (i1 - i0 + GEMM_MR - 1) / GEMM_MR;
-                for (i64 i = i0; i < i1; i += GEMM_MR) {
-                    const int mr = i1 - i < GEMM_MR ? (int)(i1 - i) : GEMM_MR;
-                    if (nb) { /* its share of the next block's kc lines, into L2 */
-                        const i64 t = (i - i0) / GEMM_MR, l0 = kc * t / tl, l1 = kc * (t + 1) / tl;
-                        for (i64 l = l0; l < l1; l++) _mm_prefetch((const char *)(nb + GEMM_NR * l), _MM_HINT_T1);
-                    }
-                    gemm_rows(mr, kc, job->ap + (i * k + k0 * GEMM_MR), b, job->c + i * n + j, n, k0 == 0, bias, nc);
+    const i64 n = g->n, k = g->k, kb = job->res == job->c ? k : GEMM_KC;
+    const i64 tl = (i1 - i0 + GEMM_MR - 1) / GEMM_MR;
+    for (i64 k0 = 0; k0 < k; k0 += kb) {
+        const i64 kc = k0 + kb < k ? kb : k - k0;
+        const int last = k0 + kc >= k && g->nops > 0;
+        for (i64 p = p0; p < p1; p++) {
+            const float *b = (p < n / GEMM_NR ? job->w + p * k * GEMM_NR : job->tail) + k0 * GEMM_NR;
+            const i64 j = p * GEMM_NR;
+            const int nc = n - j < GEMM_NR ? (int)(n - j) : GEMM_NR;
+            const float *bias = job->bias ? job->bias + j : NULL;
+            const float *nb = p + 1 < p1 && p + 1 < n / GEMM_NR ? b + k * GEMM_NR : NULL; /* the next panel's block */
+            for (i64 i = i0; i < i1; i += GEMM_MR) {
+                const int mr = i1 - i < GEMM_MR ? (int)(i1 - i) : GEMM_MR;
+                if (nb) { /* its share of the next block's kc lines, into L2 */
+                    const i64 t = (i - i0) / GEMM_MR, l0 = kc * t / tl, l1 = kc * (t + 1) / tl;
+                    for (i64 l = l0; l < l1; l++) _mm_prefetch((const char *)(nb + GEMM_NR * l), _MM_HINT_T1);
                 }
+                float *c = job->c + i * n + j, kept[GEMM_MR * GEMM_NR];
+                gemm_epi_t e = {g, job->res ? job->res + i * n + j : NULL, n};
+                if (last && job->res == job->c) {
+                    for (int r = 0; r < mr; r++)
+                        for (int q = 0; q < nc; q++) kept[r * GEMM_NR + q] = c[r * n + q];
+                    e.res = kept, e.ldr = GEMM_NR;
+                }
+                gemm_rows(mr, kc, job->ap + (i * k + k0 * GEMM_MR), b, c, n, k0 == 0, bias, nc);
+                if (last) gemm_epilogue(c, n, mr, nc, &e);
             }
         }
     }
 }
 
-/* Each thread takes the next chunk of panels from one counter: a thread another process
-   holds back takes fewer, and the others do not wait at a static share. */
+/* Each thread takes the next item (a row block's chunk of panels) from one counter: a
+   thread another process holds back takes fewer, and the others do not wait at a static
+   share. The items of one row block come one after another: the threads read its rows of A
+   while they are in the shared cache. */
 static void gemm_part(void *arg) {
     gemm_job_t *job = arg;
     const xr_gemm_t *g = job->g;
     for (;;) {
         const i64 q = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (q >= g->chunks) return;
-        const i64 p0 = q * g->per_chunk, p1 = p0 + g->per_chunk < g->panels ? p0 + g->per_chunk : g->panels;
-        gemm_chunk(job, p0, p1);
+        if (q >= g->chunks * g->blocks) return;
+        const i64 i0 = q / g->chunks * g->mc, i1 = i0 + g->mc < g->m ? i0 + g->mc : g->m;
+        const i64 p0 = q % g->chunks * g->per_chunk, p1 = p0 + g->per_chunk < g->panels ? p0 + g->per_chunk : g->panels;
+        gemm_chunk(job, i0, i1, p0, p1);
     }
 }
 #endif
@@ -185,11 +247,14 @@ static int gemm_run(const xr_gemm_t *g, int nargs, const int32_t *keys, dnnl_mem
 #if GEMM_BUILT
     gemm_job_t job = {g, handle_of(nargs, keys, mems, ARG_SRC), handle_of(nargs, keys, mems, ARG_WEIGHTS),
                       handle_of(nargs, keys, mems, ARG_TAIL), handle_of(nargs, keys, mems, ARG_BIAS),
-                      handle_of(nargs, keys, mems, ARG_DST), handle_of(nargs, keys, mems, ARG_PACKED), 0, 0};
+                      handle_of(nargs, keys, mems, ARG_SRC_1), handle_of(nargs, keys, mems, ARG_DST),
+                      handle_of(nargs, keys, mems, ARG_PACKED), 0, 0};
     if (job.a == NULL || job.c == NULL || job.ap == NULL) return -1;
     if ((g->n >= GEMM_NR && job.w == NULL) || (g->n % GEMM_NR && job.tail == NULL)) return -1;
+    for (int o = 0; o < g->nops; o++)
+        if (g->ops[o] == GEMM_ADD && job.res == NULL) return -1;
     const int most = omp_get_max_threads(), team = g->threads > 0 && g->threads < most ? (int)g->threads : most;
-    if (team > 1 && g->chunks > 1) {
+    if (team > 1 && g->chunks * g->blocks > 1) {
         GOMP_parallel(gemm_pack, &job, (unsigned)(g->m > 4 * GEMM_MR ? team : 1), 0);
         GOMP_parallel(gemm_part, &job, (unsigned)team, 0);
     } else {

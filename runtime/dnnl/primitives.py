@@ -147,6 +147,8 @@ _CLIP, _GELU_ERF, _MISH = 46, 49, 51
 _HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
 _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
 _BIN_ADD, _BIN_MUL = 131056, 131057
+_GEMM_ADD, _GEMM_CLIP, _GEMM_OPS = 1, 2, 4
+"""The packed kernel's epilogue ops (a residual add, a clip) and their most (packed_gemm.h)."""
 _USE_SCALE, _USE_SHIFT = 2, 4
 _ALIGN = 64
 
@@ -1312,6 +1314,7 @@ class _Reader:
         self.scratch = 0
         self.produced: set[SSAValue] = set()
         self.keep_pd: list[Any] = []
+        self._packed: bool | None = None  # (packed_matmuls)
         self.descriptors: list[_Owned] = []
         """Primitive descriptors and attributes: read only to create the primitives."""
         self.winograd = True
@@ -2188,14 +2191,9 @@ class _Reader:
         w_user = _md(lib, [k, n], [ws[1], ws[0]], "dense weight", w_type)  # (N, K) read as K x N
         w_any = _md(lib, [k, n], None, "dense weight", w_type)
         types = {w_type, _type_of(data_v), _type_of(result), "float32" if bias is None else _array_dtype(bias)}
-        if types == {"float32"} and packed_dense_enabled() and lib.xr_dnnl_gemm_built():
-            probe = lib.xr_dnnl_matmul(self._attr([]), src_md.handle, w_any.handle, None, dst_md.handle)
-            impl = (lib.xr_dnnl_impl(probe) or b"") if probe else b""
-            if probe:
-                lib.xr_dnnl_pd_free(probe)
-            if _dense_on_packed(impl):
-                self._packed_dense(weight, data_v, bias, post, result, name, (m, n, k))
-                return
+        if types == {"float32"} and self.packed_matmuls():
+            self._packed_dense(weight, weight, data_v, bias, post, result, name, (m, n, k))
+            return
         b_md = _md(lib, [1, n], [n, 1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, [m, n], [n, 1], step)
         pd = lib.xr_dnnl_matmul(attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle)
@@ -2232,17 +2230,36 @@ class _Reader:
         }  # fmt: skip
         self._finish(name, "matmul", pd, step)
 
-    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk) -> None:
+    def _packed_dense(self, weight, source, data_v, bias, post, result, name, mnk) -> None:
         """A float32 dense step on the shim's kernel for AVX2 (``xr_dnnl_gemm``,
-        ``packed_gemm.h``) where oneDNN has only its jit GEMM (``_dense_on_packed``): the
-        weight reordered once into panels of 16 output columns (``[n // 16, k, 16]``, and
-        the rows left padded with zero rows to a panel of their own), the bias
-        added in the kernel, the other post-ops (GELU, a residual) each a primitive in place
-        over the output after it. The data's rows packed by six (the kernel's first pass)
-        are a temporary of the plan's workspace."""
+        ``packed_gemm.h``) where oneDNN has only its jit GEMM (``packed_matmuls``):
+        ``weight`` (N, K) reordered once into panels of 16 output columns (``[n // 16, k,
+        16]``, and the rows left padded with zero rows to a panel of their own; ``source``:
+        the stored constant it views), the bias and the leading residual adds, ReLUs and
+        clips of ``post`` in the kernel's epilogue, the other post-ops (GELU, a gate) each a
+        primitive in place over the output after it. The data's rows packed by six (the
+        kernel's first pass) are a temporary of the plan's workspace."""
         lib = self.lib
         m, n, k = mnk
-        kernel = lib.xr_dnnl_gemm(m, n, k, 1 if m * n * k < PART_WORK else 0)
+        ops: list[tuple[int, float, float]] = []
+        residual = None
+        for kind, what in post:
+            if kind == "sum" and residual is None:
+                ops.append((_GEMM_ADD, 0.0, 0.0))
+                residual = what
+            elif kind == "eltwise" and what[0] == _RELU and what[1] == 0.0:
+                ops.append((_GEMM_CLIP, 0.0, math.inf))
+            elif kind == "eltwise" and what[0] == _CLIP:
+                ops.append((_GEMM_CLIP, float(what[1]), float(what[2])))
+            else:
+                break
+            if len(ops) == _GEMM_OPS:
+                break
+        rest = post[len(ops) :]
+        kernel = lib.xr_dnnl_gemm(
+            m, n, k, 1 if m * n * k < PART_WORK else 0, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
+            (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
+        )  # fmt: skip
         if not kernel:
             raise DnnlUnsupported(f"{name}: no memory for the dense kernel")
         self.keep_pd.append(_Owned(lib.xr_dnnl_gemm_free, kernel))
@@ -2260,7 +2277,7 @@ class _Reader:
             w_packed = _md(lib, [full // 16, k, 16], contiguous_strides([full // 16, k, 16]), "packed dense weight", "float32")
             step.weights.append((_ARG_WEIGHTS, rows, w_user, w_packed))
             step.args.append((_ARG_WEIGHTS, w_packed))
-            step.origins[_ARG_WEIGHTS] = (weight, ("panels", 16))
+            step.origins[_ARG_WEIGHTS] = (source, ("panels", 16))
             step.keep += [w_user, w_packed]
         if n > full:  # the last rows, padded with zero rows to a panel
             tail = np.zeros((16, k), np.float32)
@@ -2270,7 +2287,7 @@ class _Reader:
             t_packed = _md(lib, [1, k, 16], contiguous_strides([1, k, 16]), "packed dense weight", "float32")
             step.weights.append((_ARG_WEIGHTS_TAIL, tail, t_user, t_packed))
             step.args.append((_ARG_WEIGHTS_TAIL, t_packed))
-            step.origins[_ARG_WEIGHTS_TAIL] = (weight, ("tail panel", 16))
+            step.origins[_ARG_WEIGHTS_TAIL] = (source, ("tail panel", 16))
             step.derived = True
             step.keep += [t_user, t_packed]
         step.logical[_ARG_SRC] = ([m, k], [k, 1])
@@ -2278,14 +2295,33 @@ class _Reader:
         if bias is not None:
             step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias).reshape(n), shape=(n,), dtype="float32")))
             step.logical[_ARG_BIAS] = ([n], [1])
+        if residual is not None:
+            step.args.append((_ARG_SRC_1, self._src(residual)))
+            step.logical[_ARG_SRC_1] = ([m, n], [n, 1])
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = ([m, n], [n, 1])
         self.steps.append(step)
-        for kind, what in post:
+        for kind, what in rest:
             if kind == "eltwise":
                 self._eltwise_in_place(result, [m, n], [n, 1], *what, name)
             else:
                 self._binary_in_place(result, [m, n], [n, 1], _BIN_ADD if kind == "sum" else _BIN_MUL, what, name)
+
+    def packed_matmuls(self) -> bool:
+        """Whether float32 dense steps run on the shim's packed kernel
+        (``_dense_on_packed``: oneDNN makes only its jit GEMM for a float32 matmul here),
+        probed once per reader."""
+        if self._packed is None:
+            lib = self.lib
+            self._packed = False
+            if packed_dense_enabled() and lib.xr_dnnl_gemm_built():
+                x = _md(lib, [64, 64], [64, 1], "a probe")
+                w = _md(lib, [64, 64], None, "a probe")
+                probe = lib.xr_dnnl_matmul(self._attr([]), x.handle, w.handle, None, x.handle)
+                if probe:
+                    self._packed = _dense_on_packed(lib.xr_dnnl_impl(probe) or b"")
+                    lib.xr_dnnl_pd_free(probe)
+        return self._packed
 
     # -- single ops ------------------------------------------------------------------------
 

@@ -1257,3 +1257,55 @@ def test_packed_dense_bits_do_not_depend_on_the_threads(monkeypatch):
     ((_, c),) = _work(m)
     assert all(not s.impl.startswith("packed") for s in c.dnnl_plan.steps)
     np.testing.assert_allclose(outs[0], m.get_output(0).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def _gemm_call(lib, x, packed, tail, bias, res, out, ops):
+    """The shim's packed kernel run once through ``xr_dnnl_run`` over numpy buffers."""
+    import ctypes
+
+    m, k = x.shape
+    n = out.shape[1]
+    codes = [1 if op == "add" else 2 for op, *_ in ops]
+    lo = [v[0] if v else 0.0 for _, *v in ops]
+    hi = [v[1] if v else 0.0 for _, *v in ops]
+    kernel = lib.xr_dnnl_gemm(m, n, k, 0, len(ops), (ctypes.c_int32 * 4)(*codes), (ctypes.c_float * 4)(*lo), (ctypes.c_float * 4)(*hi))
+    assert kernel
+    scratch = np.zeros(lib.xr_dnnl_gemm_packed_bytes(kernel) // 4, np.float32)
+    args = [(1, x), (64, scratch), (17, out)] + [(key, a) for key, a in ((33, packed), (34, tail), (41, bias), (2, res)) if a is not None]
+    mds = [primitives._md(lib, [a.size], [1], "an operand") for _, a in args]
+    mems = [lib.xr_dnnl_memory(md.handle, a.ctypes.data) for md, (_, a) in zip(mds, args)]
+    try:
+        status = lib.xr_dnnl_run(1, (ctypes.c_void_p * 1)(kernel), (ctypes.c_int32 * 1)(-len(args)),
+                                 (ctypes.c_int32 * len(args))(*[key for key, _ in args]),
+                                 (ctypes.c_void_p * len(mems))(*mems), None)  # fmt: skip
+    finally:
+        for mem in mems:
+            lib.xr_dnnl_memory_free(mem)
+        lib.xr_dnnl_gemm_free(kernel)
+    return status
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_packed_dense_epilogue_and_a_residual_in_the_output(in_place):
+    """The packed kernel's epilogue (a residual add then a clip, in order) after each output's
+    last product; a residual that is the output buffer itself (the arena's in-place sum) is
+    read before any block of products writes over it: k = 600 is three blocks of 256."""
+    lib = dnnl_library()
+    if not lib.xr_dnnl_gemm_built():
+        assert not lib.xr_dnnl_gemm(8, 8, 8, 0, 0, None, None, None)  # (none without AVX2)
+        return
+    m, k, n = 23, 600, 40
+    x = RNG.standard_normal((m, k)).astype("float32")
+    w = (RNG.standard_normal((n, k)) * 0.2).astype("float32")
+    b = RNG.standard_normal(n).astype("float32")
+    r = RNG.standard_normal((m, n)).astype("float32") * 4
+    packed = np.ascontiguousarray(w[:32].reshape(2, 16, k).transpose(0, 2, 1))
+    tail = np.zeros((k, 16), np.float32)
+    tail[:, :8] = w[32:].T
+    out = r.copy() if in_place else np.full((m, n), np.nan, np.float32)
+    res = out if in_place else r
+    status = _gemm_call(lib, x, packed, tail, b, res, out, [("add",), ("clip", -1.5, 2.0)])
+    assert status == 0
+    want = np.clip(x.astype(np.float64) @ w.T.astype(np.float64) + b + r, -1.5, 2.0)
+    assert np.all(np.isfinite(out)) and 0.1 < np.mean(np.abs(out) == 2.0) < 0.9
+    np.testing.assert_allclose(out, want, rtol=0, atol=2e-5)
