@@ -82,7 +82,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "xr_dnnl_copies_free": (None, [_P]),
     "xr_dnnl_native": (_P, [ctypes.c_int64, _P]),
     "xr_dnnl_native_free": (None, [_P]),
-    "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float]),
+    "xr_dnnl_silu": (_P, [ctypes.c_int64, ctypes.c_float, ctypes.c_float]),
     "xr_dnnl_silu_free": (None, [_P]),
     "xr_dnnl_gemm_built": (_I, []),
     "xr_dnnl_gemm": (_P, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, _I, _P, _P, _P]),

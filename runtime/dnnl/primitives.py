@@ -145,6 +145,8 @@ level of shorter rows, so that the threads share a pattern of few long rows."""
 _RELU, _TANH, _ABS, _SQRT, _LINEAR, _LOGISTIC, _EXP, _SWISH, _LOG = 32, 33, 36, 37, 38, 41, 42, 44, 45
 _CLIP, _GELU_ERF, _MISH = 46, 49, 51
 _HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
+_GELU_C = math.sqrt(2 / math.pi)
+"""GELU's tanh form: 0.5 x (1 + tanh(_GELU_C (x + 0.044715 x^3)))."""
 _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
 _BIN_ADD, _BIN_MUL = 131056, 131057
 _GEMM_ADD, _GEMM_CLIP, _GEMM_OPS = 1, 2, 4
@@ -164,12 +166,13 @@ multiplications saved)."""
 
 
 def silu_in_shim() -> bool:
-    """Whether a SiLU (``x * sigmoid(alpha x)``) that ends a float32 convolution's or
-    matmul's epilogue runs as the shim's in-place pass after the primitive
-    (``XRELAY_DNNL_SILU=shim``, the default) rather than as oneDNN's ``eltwise_swish``
-    post-op (``XRELAY_DNNL_SILU=postop``): oneDNN 3.2's swish post-op costs about 0.35 ms
-    more than its ReLU on a 1.2M-element output on this machine, the pass less (see the
-    runtime guide, "SiLU after a convolution")."""
+    """Whether a SiLU (``x * sigmoid(alpha x)``) or a GELU in its tanh form that ends a
+    float32 convolution's or matmul's epilogue runs as the shim's in-place pass after the
+    primitive (``XRELAY_DNNL_SILU=shim``, the default) rather than as oneDNN's
+    ``eltwise_swish`` / ``eltwise_gelu_tanh`` post-op (``XRELAY_DNNL_SILU=postop``): oneDNN
+    3.2's swish post-op costs about 0.35 ms more than its ReLU on a 1.2M-element output on
+    the Xeon, the pass less, and its gelu_tanh 1.3 ms over GPT-2's 128 x 3072 on a Zen 3
+    (see the runtime guide, "SiLU after a convolution")."""
     return os.environ.get("XRELAY_DNNL_SILU", "shim") != "postop"
 
 
@@ -1832,8 +1835,12 @@ class _Reader:
         if scale is not None:
             const_of, origin = self._scaled_weight(anchor, const_of, scale)
         silu = None
-        if post and post[-1][0] == "eltwise" and post[-1][1][0] == _SWISH and silu_in_shim() and _type_of(result) == "float32":
-            silu = post.pop()[1][1]  # (its alpha) the shim's pass after the primitive
+        if post and post[-1][0] == "eltwise" and silu_in_shim() and _type_of(result) == "float32":
+            if post[-1][1][0] == _SWISH:
+                silu = (post.pop()[1][1], 0.0)  # (its alpha) the shim's pass after the primitive
+            elif post[-1][1][0] == _GELU_TANH:
+                post.pop()  # x / (1 + exp(-2c (x + 0.044715 x^3))): the same pass
+                silu = (2 * _GELU_C, 2 * _GELU_C * 0.044715)
         if _relay(anchor) in _CONVS:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
@@ -1842,7 +1849,7 @@ class _Reader:
             self.steps[-1].derived = True  # (the scaled weights: dropped once reordered)
             self.steps[-1].origins[_ARG_WEIGHTS] = origin
         if silu is not None:
-            self._silu(result, silu, name, self.steps[-1].family)
+            self._silu(result, *silu, name, self.steps[-1].family)
 
     def _activation_alone(self, call: func.CallOp, callee: func.FuncOp, ops: list, const_of, name: str) -> None:
         """An activation by itself (``dnnl.gelu``: the GELU after a transpose or a GroupNorm,
@@ -1869,16 +1876,18 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(res)))
         self._finish(label, "elementwise", pd, step)
 
-    def _silu(self, result: SSAValue, alpha: float, name: str, family: str) -> None:
-        """SiLU ``x * sigmoid(alpha x)`` in place over ``result``, which the step before
+    def _silu(self, result: SSAValue, alpha: float, cubic: float, name: str, family: str) -> None:
+        """SiLU ``x * sigmoid(alpha x)`` (``cubic`` 0), or GELU's tanh form ``x / (1 +
+        exp(-(alpha x + cubic x^3)))``, in place over ``result``, which the step before
         wrote: the shim's kernel (``xr_dnnl_silu``, ``silu_in_shim``) on the same threads,
         in the same C call, while the tensor is still in cache."""
         n = math.prod(shape_of(result.type))
-        k = self.lib.xr_dnnl_silu(n, alpha)
+        k = self.lib.xr_dnnl_silu(n, alpha, cubic)
         if not k:
             raise DnnlUnsupported(f"{name}: no memory for the SiLU kernel")
         self.keep_pd.append(_Owned(self.lib.xr_dnnl_silu_free, k))
-        step = _Step(name, family, k, [(_ARG_DST, self.values[result])], impl="silu", custom=True)
+        impl = "gelu_tanh" if cubic else "silu"
+        step = _Step(name, family, k, [(_ARG_DST, self.values[result])], impl=impl, custom=True)
         step.logical[_ARG_DST] = ([n], [1])
         self.steps.append(step)
 
