@@ -707,20 +707,23 @@ static int silu_run(const xr_silu_t *k, int nargs, const int32_t *keys, dnnl_mem
 typedef struct {
     int kind; /* 6 */
     int parts, slots, total;
-    dnnl_primitive_t *prims;
-    int32_t *nargs, *first, *keys;
+    dnnl_primitive_t *prims; /* or, where custom[p], the packed dense kernel of part p */
+    int32_t *nargs, *first, *keys, *custom;
     dnnl_memory_t *mems;
     /* the uncut step (xr_dnnl_parts_whole): run instead while xr_dnnl_parts_mode is 0 */
     dnnl_primitive_t whole;
-    int whole_n;
+    int whole_n, whole_custom;
     int32_t whole_keys[MAX_ARGS];
     dnnl_memory_t whole_mems[MAX_ARGS];
 } xr_parts_t;
 
+/* nargs < 0: the whole step is a packed dense kernel (xr_dnnl_gemm) of -nargs arguments. */
 int xr_dnnl_parts_whole(void *p, void *prim, int nargs, const int32_t *keys, void *const *mems) {
     xr_parts_t *k = p;
+    const int custom = nargs < 0;
+    nargs = custom ? -nargs : nargs;
     if (k == NULL || nargs > MAX_ARGS) return -1;
-    k->whole = prim, k->whole_n = nargs;
+    k->whole = prim, k->whole_n = nargs, k->whole_custom = custom;
     for (int i = 0; i < nargs; i++) k->whole_keys[i] = keys[i], k->whole_mems[i] = mems[i];
     return 0;
 }
@@ -728,27 +731,32 @@ int xr_dnnl_parts_whole(void *p, void *prim, int nargs, const int32_t *keys, voi
 void xr_dnnl_parts_free(void *p) {
     xr_parts_t *k = p;
     if (k == NULL) return;
-    free(k->prims), free(k->nargs), free(k->first), free(k->keys), free(k->mems);
+    free(k->prims), free(k->nargs), free(k->first), free(k->keys), free(k->mems), free(k->custom);
     free(k);
 }
 
+/* nargs[p] < 0: part p is a packed dense kernel (xr_dnnl_gemm) of -nargs[p] arguments. */
 void *xr_dnnl_parts(int parts, int slots, void *const *prims, const int32_t *nargs,
                     const int32_t *keys, void *const *mems) {
     xr_parts_t *k = calloc(1, sizeof *k);
     if (k == NULL || parts < 1 || slots < 1) goto fail;
     k->kind = 6, k->parts = parts, k->slots = slots;
     for (int p = 0; p < parts; p++) {
-        if (nargs[p] > MAX_ARGS) goto fail;
-        k->total += nargs[p];
+        const int n = nargs[p] < 0 ? -nargs[p] : nargs[p];
+        if (n > MAX_ARGS) goto fail;
+        k->total += n;
     }
     k->prims = malloc(sizeof(void *) * (size_t)parts);
     k->nargs = malloc(sizeof(int32_t) * (size_t)parts);
     k->first = malloc(sizeof(int32_t) * (size_t)parts);
+    k->custom = malloc(sizeof(int32_t) * (size_t)parts);
     k->keys = malloc(sizeof(int32_t) * (size_t)(k->total + 1));
     k->mems = malloc(sizeof(void *) * (size_t)(k->total * slots + 1));
-    if (!k->prims || !k->nargs || !k->first || !k->keys || !k->mems) goto fail;
-    for (int p = 0, f = 0; p < parts; f += nargs[p], p++)
-        k->prims[p] = prims[p], k->nargs[p] = nargs[p], k->first[p] = f;
+    if (!k->prims || !k->nargs || !k->first || !k->custom || !k->keys || !k->mems) goto fail;
+    for (int p = 0, f = 0; p < parts; f += k->nargs[p], p++) {
+        k->custom[p] = nargs[p] < 0;
+        k->prims[p] = prims[p], k->nargs[p] = nargs[p] < 0 ? -nargs[p] : nargs[p], k->first[p] = f;
+    }
     for (int i = 0; i < k->total; i++) k->keys[i] = keys[i];
     for (int i = 0; i < k->total * slots; i++) k->mems[i] = mems[i];
     return k;
@@ -793,6 +801,8 @@ static struct {
 static int part_exec(const xr_parts_t *k, int p, int slot, dnnl_stream_t s) {
     dnnl_exec_arg_t args[MAX_ARGS];
     const int n = k->nargs[p], f = k->first[p];
+    if (k->custom[p]) /* (on this thread alone: part workers and the one-thread program run one OpenMP thread) */
+        return gemm_run((const xr_gemm_t *)k->prims[p], n, k->keys + f, k->mems + (size_t)slot * k->total + f);
     for (int i = 0; i < n; i++) {
         args[i].arg = k->keys[f + i];
         args[i].memory = k->mems[(size_t)slot * k->total + f + i];
@@ -929,6 +939,7 @@ void xr_dnnl_parts_mode(int mode) { __atomic_store_n(&in_parts, mode, __ATOMIC_R
 
 static int whole_exec(const xr_parts_t *k) {
     dnnl_exec_arg_t args[MAX_ARGS];
+    if (k->whole_custom) return gemm_run((const xr_gemm_t *)k->whole, k->whole_n, k->whole_keys, k->whole_mems);
     for (int i = 0; i < k->whole_n; i++) args[i].arg = k->whole_keys[i], args[i].memory = k->whole_mems[i];
     return dnnl_primitive_execute(k->whole, stream, k->whole_n, args);
 }

@@ -639,6 +639,10 @@ class FunctionPlan:
             if step.custom:
                 prims.append(step.pd)
                 nargs.append(-count)
+                if slots > 1 and step.cut is not None and parts_enabled():  # (the packed dense kernel)
+                    whole = (step.pd, keys[-count:], mems[-count:])
+                    handle = self._parts(lib, step, reordered, ins, outs, ws, keep, slots, whole)
+                    cut.append(None if handle is None else (handle, len(prims) - 1, len(keys) - count, count))
                 continue
             prim = lib.xr_dnnl_primitive(step.pd)
             if not prim:
@@ -705,6 +709,8 @@ class FunctionPlan:
             return None
         if c["kind"] == "dense":
             return self._dense_pieces(lib, step, keep, descriptors)
+        if c["kind"] == "packed":
+            return self._packed_pieces(lib, step, keep)
         dst_dims, dst_st = step.logical[_ARG_DST]
         src_dims, src_st = step.logical[_ARG_SRC]
         if not all(st[2] >= max(st[1], st[3]) for st in (src_st, dst_st)):
@@ -799,6 +805,37 @@ class FunctionPlan:
             pieces.append(piece)
         return pieces
 
+    def _packed_pieces(self, lib: Any, step: _Step, keep: list[Any]) -> list[tuple[int, dict, None]] | None:
+        """``_pieces`` for a step on the packed dense kernel: parts of whole tiles of six rows,
+        each the kernel for its rows over its rows of the data, their packed copy, the
+        output and any residual (every output sums its products in the same order in any
+        part: the uncut step's bits)."""
+        c = step.cut
+        (m, n), k, ops = step.logical[_ARG_DST][0], c["k"], c["ops"]
+        tiles = -(-m // 6)
+        parts = parts_for(step.macs, tiles)
+        if parts < 2:
+            return None
+        pieces = []
+        for t0, t1 in row_cuts(tiles, parts, step.macs):
+            r0, r1 = 6 * t0, min(6 * t1, m)
+            kernel = lib.xr_dnnl_gemm(
+                r1 - r0, n, k, 1, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
+                (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
+            )  # fmt: skip
+            if not kernel:
+                return None
+            keep.append(_Owned(lib.xr_dnnl_gemm_free, kernel))
+            rows = r1 - r0
+            views = {
+                _ARG_SRC: ([rows, k], [k, 1], r0 * k), _ARG_DST: ([rows, n], [n, 1], r0 * n),
+                _ARG_PACKED: ([-(-rows // 6) * 6 * k], [1], r0 * k),
+            }  # fmt: skip
+            if _ARG_SRC_1 in step.logical:
+                views[_ARG_SRC_1] = ([rows, n], [n, 1], r0 * n)
+            pieces.append((kernel, views, None))
+        return pieces
+
     def _slot_bases(self, pieces: list, slots: int) -> list[int]:
         """Where each slot's scratchpad starts in the workspace: slot 0 in the plan's own
         scratchpad when the parts' fits there, the others after the temporaries."""
@@ -843,10 +880,11 @@ class FunctionPlan:
         part_keys: list[int] = []
         per_slot: list[list[int]] = [[] for _ in range(slots)]
         for pd, views, scratch in pieces:
-            prim = lib.xr_dnnl_primitive(pd)
+            prim = pd if step.custom else lib.xr_dnnl_primitive(pd)  # (the packed kernel's own parts)
             if not prim:
                 return None
-            keep.append(_Owned(lib.xr_dnnl_primitive_free, prim))
+            if not step.custom:
+                keep.append(_Owned(lib.xr_dnnl_primitive_free, prim))
             bound: list[tuple[int, _Md, list[int]]] = []  # (argument, md, pointer per slot)
             for key, where in step.args:
                 if key == _ARG_SCRATCHPAD:
@@ -874,7 +912,7 @@ class FunctionPlan:
             count = len(bound)
             keep.append(scratch)
             part_prims.append(prim)
-            part_nargs.append(count)
+            part_nargs.append(-count if step.custom else count)
         flat = [m for slot in per_slot for m in slot]
         handle = lib.xr_dnnl_parts(
             len(part_prims), slots, (ctypes.c_void_p * len(part_prims))(*part_prims),
@@ -885,8 +923,9 @@ class FunctionPlan:
             return None
         keep.append(_Owned(lib.xr_dnnl_parts_free, handle))
         prim, w_keys, w_mems = whole
+        count = -len(w_keys) if step.custom else len(w_keys)
         if lib.xr_dnnl_parts_whole(
-            handle, prim, len(w_keys), (ctypes.c_int32 * len(w_keys))(*w_keys), (ctypes.c_void_p * len(w_mems))(*w_mems)
+            handle, prim, count, (ctypes.c_int32 * len(w_keys))(*w_keys), (ctypes.c_void_p * len(w_mems))(*w_mems)
         ):
             return None
         lib.xr_dnnl_parts_spin(spin_ns())
@@ -2309,6 +2348,7 @@ class _Reader:
             step.logical[_ARG_SRC_1] = ([m, n], [n, 1])
         step.args.append((_ARG_DST, self._dest(result)))
         step.logical[_ARG_DST] = ([m, n], [n, 1])
+        step.cut = {"kind": "packed", "n": n, "k": k, "ops": ops}  # (parts: whole tiles of rows)
         self.steps.append(step)
         for kind, what in rest:
             if kind == "eltwise":

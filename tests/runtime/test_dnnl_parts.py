@@ -15,6 +15,7 @@ import pytest
 
 import xrelay
 from xrelay.frontends.onnx import from_onnx
+from xrelay.runtime.dnnl import primitives
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.parts import (
     LONG_SHARE,
@@ -192,11 +193,13 @@ def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
     assert not np.allclose(m.get_output(0).numpy(), expected)
 
 
-def _dense_build(monkeypatch, parts: str):
+def _dense_build(monkeypatch, parts: str, packed: bool = False):
     monkeypatch.setenv("XRELAY_DNNL_PARTS", parts)
-    # oneDNN's matmul, which the parts cut (AVX-512 CPUs run dense steps on it; on AVX2 the
-    # shim's packed kernel runs them uncut: test_dnnl's packed-dense tests)
-    monkeypatch.setenv("XRELAY_DNNL_PACKED_DENSE", "0")
+    # oneDNN's matmul (AVX-512 CPUs run dense steps on it), or the shim's packed kernel that
+    # runs them where oneDNN has only its jit GEMM (forced here: ``_dense_on_packed``)
+    monkeypatch.setenv("XRELAY_DNNL_PACKED_DENSE", "1" if packed else "0")
+    if packed:
+        monkeypatch.setattr(primitives, "_dense_on_packed", lambda impl: True)
     mod, params = from_onnx(_dense_model())
     return xrelay.build(mod, params, opt_level=3, threads=2)
 
@@ -427,3 +430,39 @@ def test_one_thread_runs_count_the_part_workers_time_as_idle(monkeypatch):
     for _ in range(5):
         ex.run()
     assert seen == [0.5, 0.5, None, 0.5, 0.5]  # (uncut runs add the workers' few us too)
+
+
+def test_packed_dense_steps_are_cut_in_whole_tiles_with_the_whole_steps_bits(monkeypatch):
+    """On the packed dense kernel (AVX2) the one-thread program cuts the same three dense
+    steps in parts of whole six-row tiles, each the kernel for its rows (its own packed
+    rows, residual and ReLU in its epilogue): every run gives the uncut step's bits (an
+    output's sum has one order in any part), and the part workers take parts."""
+    lib = dnnl_library()
+    if not lib.xr_dnnl_gemm_built():
+        assert not lib.xr_dnnl_gemm(8, 8, 8, 0, 0, None, None, None)  # (none without AVX2)
+        return
+    m = _dense_build(monkeypatch, "1", packed=True)
+    plans = [c.dnnl_plan for _, _, c in m.executor.steps if getattr(c, "dnnl_plan", None) is not None]
+    packed = [s for p in plans for s in p.steps if s.cut is not None and s.cut["kind"] == "packed"]
+    assert sorted(s.macs for s in packed) == [400 * 64 * 8, 400 * 64 * 400, 400 * 400 * 64, 400 * 400 * 400]
+    assert all(s.impl == "packed_gemm:avx2" for s in packed)
+    cut = [c for _, _, c in m.executor.steps if getattr(c, "thunk_parts", None) is not None]
+    assert sum(c.thunk_parts.parts for c in cut) == 3  # (not the 205K one)
+    x = RNG.standard_normal((400, 64)).astype("float32")
+    expected = _uncut_output(_dense_build(monkeypatch, "0", packed=True), _dense_model(), x)
+    lib.xr_dnnl_parts_spin(0)
+    try:
+        taken = lib.xr_dnnl_parts_taken()
+        run = _program(m.executor, True)
+        for _ in range(20):
+            m.executor.input_buffers[0][...] = 0.0
+            _program(m.executor, False)()
+            m.set_input(data=x)
+            run()
+            assert np.array_equal(m.get_output(0).numpy(), expected)
+        assert lib.xr_dnnl_parts_taken() > taken
+    finally:
+        lib.xr_dnnl_parts_spin(spin_ns())
+    m.set_input(data=x[::-1].copy())
+    run()
+    assert not np.allclose(m.get_output(0).numpy(), expected)
