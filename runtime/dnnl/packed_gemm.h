@@ -40,9 +40,10 @@ typedef struct {
 
 int xr_dnnl_gemm_built(void) { return GEMM_BUILT; }
 
-/* The kernel of a dense step of m rows, n output columns and k inputs; threads: 1 for a step too small to share (a parallel
-   region costs more), 0 for the team's; nops epilogue ops (ops: GEMM_ADD, GEMM_CLIP with
-   lo, hi) applied in order to each output after its last product. */
+/* The kernel of a dense step of m rows, n output columns and k inputs; threads: 1 for a
+   step too small to share (a parallel region costs more), 0 for the team's; nops epilogue
+   ops (ops: GEMM_ADD, GEMM_CLIP with lo, hi) applied in order to each output after its last
+   product. */
 void *xr_dnnl_gemm(int64_t m, int64_t n, int64_t k, int64_t threads, int nops, const int32_t *ops,
                    const float *lo, const float *hi) {
     if (!GEMM_BUILT || m < 1 || n < 1 || k < 1 || nops < 0 || nops > GEMM_OPS) return NULL;

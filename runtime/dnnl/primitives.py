@@ -99,9 +99,38 @@ def _dense_on_packed(impl: bytes) -> bool:
     post-ops) runs on the shim's packed-weight kernel instead (``_Reader._packed_dense``):
     where oneDNN has only its jit GEMM (3.2 without AVX-512), which repacks the weight at
     every call. On an AMD EPYC (Zen 3, 2 cores) 128 x 768 -> 3072 with its bias took 5.03 ms
-    there on two threads, 4.57 on the kernel; BERT-base 1.02 -> 0.91x onnxruntime, ViT-B/16
-    1.13 -> 0.93x (``benchmarks/zoo.py``)."""
+    there on two threads, 4.57 on the kernel; in the zoo BERT-base went from 1.02x to 0.80x
+    onnxruntime, ViT-B/16 from 1.13x to 0.95x (``benchmarks/zoo.py``, with the GELU pass)."""
     return impl.startswith(b"gemm")
+
+
+def _gemm_epilogue(post: list) -> tuple[list[tuple[int, float, float]], Any]:
+    """The leading post-ops of ``post`` the packed kernel applies in its epilogue (one
+    residual add, ReLUs and clips, at most ``_GEMM_OPS``): their (op, lo, hi) and the
+    residual (or None); the rest run in place after the kernel."""
+    ops: list[tuple[int, float, float]] = []
+    residual = None
+    for kind, what in post[:_GEMM_OPS]:
+        if kind == "sum" and residual is None:
+            ops.append((_GEMM_ADD, 0.0, 0.0))
+            residual = what
+        elif kind == "eltwise" and what[0] == _RELU and what[1] == 0.0:
+            ops.append((_GEMM_CLIP, 0.0, math.inf))
+        elif kind == "eltwise" and what[0] == _CLIP:
+            ops.append((_GEMM_CLIP, float(what[1]), float(what[2])))
+        else:
+            break
+    return ops, residual
+
+
+def _gemm_kernel(lib: Any, m: int, n: int, k: int, threads: int, ops: list[tuple[int, float, float]]) -> _Owned | None:
+    """The shim's packed dense kernel (``xr_dnnl_gemm``) for ``m`` rows with the epilogue
+    ``ops``, owned (None when the shim refuses it)."""
+    handle = lib.xr_dnnl_gemm(
+        m, n, k, threads, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
+        (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
+    )  # fmt: skip
+    return _Owned(lib.xr_dnnl_gemm_free, handle) if handle else None
 
 
 def packed_dense_enabled() -> bool:
@@ -819,13 +848,10 @@ class FunctionPlan:
         pieces = []
         for t0, t1 in row_cuts(tiles, parts, step.macs):
             r0, r1 = 6 * t0, min(6 * t1, m)
-            kernel = lib.xr_dnnl_gemm(
-                r1 - r0, n, k, 1, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
-                (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
-            )  # fmt: skip
-            if not kernel:
+            owned = _gemm_kernel(lib, r1 - r0, n, k, 1, ops)
+            if owned is None:
                 return None
-            keep.append(_Owned(lib.xr_dnnl_gemm_free, kernel))
+            keep.append(owned)
             rows = r1 - r0
             views = {
                 _ARG_SRC: ([rows, k], [k, 1], r0 * k), _ARG_DST: ([rows, n], [n, 1], r0 * n),
@@ -833,7 +859,7 @@ class FunctionPlan:
             }  # fmt: skip
             if _ARG_SRC_1 in step.logical:
                 views[_ARG_SRC_1] = ([rows, n], [n, 1], r0 * n)
-            pieces.append((kernel, views, None))
+            pieces.append((owned.handle, views, None))
         return pieces
 
     def _slot_bases(self, pieces: list, slots: int) -> list[int]:
@@ -2085,11 +2111,16 @@ class _Reader:
         self._finish(name, step.family, pd, step)
         for _, alg, alpha, beta, _ in apart:
             self._eltwise_in_place(result, dst_dims, dst_st, alg, alpha, beta, name)
-        for kind, what in separate:
+        self._post_ops_in_place(result, dst_dims, dst_st, separate, name)
+
+    def _post_ops_in_place(self, result, dims, strides, post, name) -> None:
+        """``post`` (eltwise ops, residual sums, gate products) each a primitive in place over
+        ``result``, which the step before wrote."""
+        for kind, what in post:
             if kind == "eltwise":
-                self._eltwise_in_place(result, dst_dims, dst_st, *what, name)
+                self._eltwise_in_place(result, dims, strides, *what, name)
             else:
-                self._binary_in_place(result, dst_dims, dst_st, _BIN_ADD if kind == "sum" else _BIN_MUL, what, name)
+                self._binary_in_place(result, dims, strides, _BIN_ADD if kind == "sum" else _BIN_MUL, what, name)
 
     def _eltwise_in_place(self, result, dims, strides, alg, alpha, beta, name) -> None:
         """One eltwise primitive over ``result`` (seen as ``dims``, ``strides``), which the
@@ -2231,17 +2262,17 @@ class _Reader:
         m, k = math.prod(x_shape[:-1]), x_shape[-1]  # leading dims as rows (contiguous)
         n = weight.shape[0]
         lib = self.lib
+        w_type = _array_dtype(weight)
+        types = {w_type, _type_of(data_v), _type_of(result), "float32" if bias is None else _array_dtype(bias)}
+        if types == {"float32"} and self.packed_matmuls():
+            self._packed_dense(weight, data_v, bias, post, result, name, (m, n, k))
+            return
         step = _Step(name, "matmul", 0, [], macs=m * n * k)
         src_md = _md(lib, [m, k], [k, 1], "dense data", _type_of(data_v))
         dst_md = _md(lib, [m, n], [n, 1], "dense output", _type_of(result))
         ws = _elem_strides(weight)
-        w_type = _array_dtype(weight)
         w_user = _md(lib, [k, n], [ws[1], ws[0]], "dense weight", w_type)  # (N, K) read as K x N
         w_any = _md(lib, [k, n], None, "dense weight", w_type)
-        types = {w_type, _type_of(data_v), _type_of(result), "float32" if bias is None else _array_dtype(bias)}
-        if types == {"float32"} and self.packed_matmuls():
-            self._packed_dense(weight, weight, data_v, bias, post, result, name, (m, n, k))
-            return
         b_md = _md(lib, [1, n], [n, 1], "bias", _array_dtype(bias)) if bias is not None else None
         attr = self._post_ops(post, [m, n], [n, 1], step)
         pd = lib.xr_dnnl_matmul(attr, src_md.handle, w_any.handle, b_md.handle if b_md else None, dst_md.handle)
@@ -2278,39 +2309,22 @@ class _Reader:
         }  # fmt: skip
         self._finish(name, "matmul", pd, step)
 
-    def _packed_dense(self, weight, source, data_v, bias, post, result, name, mnk) -> None:
+    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk) -> None:
         """A float32 dense step on the shim's kernel for AVX2 (``xr_dnnl_gemm``,
         ``packed_gemm.h``) where oneDNN has only its jit GEMM (``packed_matmuls``):
         ``weight`` (N, K) reordered once into panels of 16 output columns (``[n // 16, k,
-        16]``, and the rows left padded with zero rows to a panel of their own; ``source``:
-        the stored constant it views), the bias and the leading residual adds, ReLUs and
+        16]``, and the rows left padded with zero rows to a panel of their own), the bias and the leading residual adds, ReLUs and
         clips of ``post`` in the kernel's epilogue, the other post-ops (GELU, a gate) each a
         primitive in place over the output after it. The data's rows packed by six (the
         kernel's first pass) are a temporary of the plan's workspace."""
         lib = self.lib
         m, n, k = mnk
-        ops: list[tuple[int, float, float]] = []
-        residual = None
-        for kind, what in post:
-            if kind == "sum" and residual is None:
-                ops.append((_GEMM_ADD, 0.0, 0.0))
-                residual = what
-            elif kind == "eltwise" and what[0] == _RELU and what[1] == 0.0:
-                ops.append((_GEMM_CLIP, 0.0, math.inf))
-            elif kind == "eltwise" and what[0] == _CLIP:
-                ops.append((_GEMM_CLIP, float(what[1]), float(what[2])))
-            else:
-                break
-            if len(ops) == _GEMM_OPS:
-                break
-        rest = post[len(ops) :]
-        kernel = lib.xr_dnnl_gemm(
-            m, n, k, 1 if m * n * k < PART_WORK else 0, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
-            (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
-        )  # fmt: skip
-        if not kernel:
+        ops, residual = _gemm_epilogue(post)
+        owned = _gemm_kernel(lib, m, n, k, 1 if m * n * k < PART_WORK else 0, ops)
+        if owned is None:
             raise DnnlUnsupported(f"{name}: no memory for the dense kernel")
-        self.keep_pd.append(_Owned(lib.xr_dnnl_gemm_free, kernel))
+        self.keep_pd.append(owned)
+        kernel = owned.handle
         packed_bytes = lib.xr_dnnl_gemm_packed_bytes(kernel)
         at, self.temp = self.temp, self.temp + _round(packed_bytes)  # A's rows packed by 6
         args: list[tuple[int, Any]] = [
@@ -2325,7 +2339,7 @@ class _Reader:
             w_packed = _md(lib, [full // 16, k, 16], contiguous_strides([full // 16, k, 16]), "packed dense weight", "float32")
             step.weights.append((_ARG_WEIGHTS, rows, w_user, w_packed))
             step.args.append((_ARG_WEIGHTS, w_packed))
-            step.origins[_ARG_WEIGHTS] = (source, ("panels", 16))
+            step.origins[_ARG_WEIGHTS] = (weight, ("panels", 16))
             step.keep += [w_user, w_packed]
         if n > full:  # the last rows, padded with zero rows to a panel
             tail = np.zeros((16, k), np.float32)
@@ -2335,7 +2349,7 @@ class _Reader:
             t_packed = _md(lib, [1, k, 16], contiguous_strides([1, k, 16]), "packed dense weight", "float32")
             step.weights.append((_ARG_WEIGHTS_TAIL, tail, t_user, t_packed))
             step.args.append((_ARG_WEIGHTS_TAIL, t_packed))
-            step.origins[_ARG_WEIGHTS_TAIL] = (source, ("tail panel", 16))
+            step.origins[_ARG_WEIGHTS_TAIL] = (weight, ("tail panel", 16))
             step.derived = True
             step.keep += [t_user, t_packed]
         step.logical[_ARG_SRC] = ([m, k], [k, 1])
@@ -2350,11 +2364,7 @@ class _Reader:
         step.logical[_ARG_DST] = ([m, n], [n, 1])
         step.cut = {"kind": "packed", "n": n, "k": k, "ops": ops}  # (parts: whole tiles of rows)
         self.steps.append(step)
-        for kind, what in rest:
-            if kind == "eltwise":
-                self._eltwise_in_place(result, [m, n], [n, 1], *what, name)
-            else:
-                self._binary_in_place(result, [m, n], [n, 1], _BIN_ADD if kind == "sum" else _BIN_MUL, what, name)
+        self._post_ops_in_place(result, [m, n], [n, 1], post[len(ops) :], name)
 
     def packed_matmuls(self) -> bool:
         """Whether float32 dense steps run on the shim's packed kernel
