@@ -78,7 +78,7 @@ def _tiny_int8_mobilenet(per_channel: bool):
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_an_int8_model_runs_as_a_few_c_calls_with_onnxruntimes_bits(per_channel):
     # A MobileNetV2 quantized by onnxruntime: every step's chunks are C calls, so run's
-    # program is a global pool's numpy ops and the rest (the input's copy included) in a few
+    # program is a global pool's numpy ops and the rest in a few
     # chains (no pool job of Python chunks, whose chunks each wait for the GIL); the outputs
     # are onnxruntime's and those of the steps' thunks called one by one
     f32, q, m = _tiny_int8_mobilenet(per_channel)
@@ -164,35 +164,45 @@ def test_an_input_copy_is_memmove_calls_in_parts_on_the_pool():
     assert not hasattr(_copy_thunk(strided, np.ones((4, 4), np.float32), pool), "c_call")  # numpy's
 
 
-def test_the_input_copy_runs_inside_the_onednn_run_with_the_same_bits():
-    # a native step whose thunks are all C calls (here the input copy) next to oneDNN steps
-    # joins their C call: its parts run on oneDNN's OpenMP team (xr_dnnl_native), no Python
-    # and no hand-over to the native pool's threads between them
-    from xrelay.frontends.onnx import from_onnx
+def test_a_native_c_step_runs_inside_the_onednn_run_with_the_same_bits():
+    # a native step whose thunks are all C calls (here an elementwise loop between two
+    # oneDNN convolutions) next to oneDNN steps joins their C call: its parts run on
+    # oneDNN's OpenMP team (xr_dnnl_native), no Python and no hand-over to the native pool's
+    # threads between them
+    from xrelay import relay
     from xrelay.runtime.dnnl.library import dnnl_library
+    from xrelay.runtime.interpreter import run
 
     assert dnnl_library() is not None, "oneDNN (onednn-cpu-gomp, pinned) did not load"
     assert library.call_part() is not None and library._calls_from_c(), "calls from C unavailable"
-    f32 = om.mobilenet_v2(image=64, num_classes=10, width=0.5)
-    mod, params = from_onnx(f32)
-    m = xrelay.build(mod, params, opt_level=3, threads=2)
+    rng = np.random.default_rng(0)
+
+    def conv(v):
+        w = relay.const(rng.standard_normal((8, 8, 3, 3)).astype(np.float32))
+        return relay.nn.relu(relay.nn.conv2d(v, w, padding=(1, 1), channels=8, kernel_size=(3, 3)))
+
+    x = relay.var("x", shape=(1, 8, 16, 16))
+    h = conv(x)
+    mod = xrelay.IRModule.from_expr(relay.Function([x], conv(relay.add(relay.tanh(h), relay.sigmoid(relay.negative(h))))))
+    m = xrelay.build(mod, None, opt_level=3, threads=2)
     ex = m.executor
-    copies = [c for name, _, c in ex.steps if name == "memory.copy" and c.thunks]
-    assert copies and ex.step_backends[0] == "native" and ex.step_backends[1] == "dnnl"
+    loops = [c for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "native" and c.thunks]
+    assert len(loops) == 1 and all(chain_link(t) is not None for _, _, t in loops[0].thunks)
+    assert "as one loop" in loops[0].thunks[0][0]
     prog = ex.run_program()
-    assert not any(t is c.thunks[0][2] for c in copies for t in ex._thunks)  # not a thunk of its own
-    assert hasattr(ex._thunks[0], "joined") and ex.program[0][0] == "dnnl"
-    assert prog.engine_switches == ex.run_program(one=True).engine_switches - 1, prog
-    rng = np.random.default_rng(1)
+    assert not any(t is loops[0].thunks[0][2] for t in ex._thunks)  # not a thunk of its own
+    assert len(ex._thunks) == 1 and hasattr(ex._thunks[0], "joined")
+    assert [b for b, _ in ex.program] == ["dnnl"] * len(ex.program)
+    assert prog.engine_switches == 0 and ex.run_program(one=True).engine_switches == 2, prog
     ex.chooser.choose = lambda: 0  # (every run on both threads)
     outs = []
     for _ in range(2):
-        x = rng.standard_normal((1, 3, 64, 64)).astype(np.float32)
-        m.set_input(data=x)
+        v = rng.standard_normal((1, 8, 16, 16)).astype(np.float32)
+        m.set_input(x=v)
         m.run()
         outs.append(m.get_output(0).numpy())
-        want = om.run_onnxruntime(f32, {"data": x})[0]
-        assert np.all(np.isfinite(outs[-1])) and np.abs(outs[-1] - want).max() <= 1e-4 * np.abs(want).max()
+        (want,) = run(mod, {"x": v})
+        assert np.all(np.isfinite(outs[-1])) and np.abs(outs[-1] - want).max() <= 1e-5 * np.abs(want).max()
     assert not np.array_equal(outs[0], outs[1])
     for _, _, c in ex.steps:  # the steps one by one: the same bits
         c()
