@@ -73,8 +73,11 @@ def bind_step(ex: Any, fn: func.FuncOp, op: Any, ins: list, outs: list, ws: Any)
             one = None  # (its workspace does not fit: the threads' primitives run alone)
         dnnl_library().xr_dnnl_set_threads(ex.pool.threads)  # as the caller had it
     compiled = CompiledFunction(fn.sym_name.data)
+    # the profile's family: the steps' one, else the family of the step doing the most
+    # products (a dense with its GELU pass is a matmul), else "other"
     families = {s.family for s in plan.steps}
-    family = families.pop() if len(families) == 1 else "other"
+    heaviest = max(plan.steps, key=lambda s: s.macs, default=None)
+    family = families.pop() if len(families) == 1 else heaviest.family if heaviest and heaviest.macs else "other"
     label = ", ".join(dict.fromkeys(s.name for s in plan.steps))
     # a small function runs its one-thread primitives in both programs (SMALL_WORK)
     small = one is not None and plan.work <= SMALL_WORK

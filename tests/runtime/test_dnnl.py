@@ -151,6 +151,10 @@ def test_dense_gelu_softmax_layer_norm_pools():
     ops = [o for o, _ in _work(m)]
     # (canonicalize-arith makes the division by sqrt(2) a product by its reciprocal first)
     assert ops == ["dnnl.dense_bias_gelu(nn.dense+add+multiply+erf+add+multiply+multiply)", "nn.softmax"]
+    # the profile counts the dense with its GELU pass as a matmul, the step of most products
+    (dense, softmax) = [c for _, c in _work(m)]
+    assert len({s.family for s in dense.dnnl_plan.steps}) == 2
+    assert [f for _, f, _ in dense.thunks] == ["matmul"] and [f for _, f, _ in softmax.thunks] == ["other"]
 
     p = relay.var("p", shape=(1, 8, 11, 11))
     a = relay.nn.avg_pool2d(relay.nn.max_pool2d(p, pool_size=(3, 3), strides=(2, 2), padding=(1, 1)), pool_size=(2, 2), strides=(1, 1), padding=(1, 1), count_include_pad=False)
