@@ -582,6 +582,8 @@ static void native_run(const xr_native_t *k, int threads) {
    of degree 6 (relative error ~1e-7), 2^n by scalef (overflow to inf, underflow to 0, so y
    goes to -0 and x at the ends), 1/d by rcp14 and one Newton step. The destination is
    contiguous (bind refuses other arena tensors); each thread takes a contiguous cut of whole vectors.
+   The pass reads ARG_SRC where the step has one (a GELU by itself, dnnl.gelu), else the
+   destination (in place, after the primitive that wrote it).
    The same pass computes GELU's tanh form, 0.5 x (1 + tanh(c (x + 0.044715 x^3))) = x / (1 +
    exp(-2c (x + 0.044715 x^3))): y = x / (1 + exp(-(alpha x + cubic x^3))), cubic = 0 for a SiLU
    (oneDNN 3.2's gelu_tanh ran 1.3 ms over GPT-2's 128 x 3072 on a Zen 3, its gelu_erf 0.25). */
@@ -606,7 +608,7 @@ static float silu1(float x, float alpha, float cubic) {
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
+static void silu_span(const float *x0, float *y, i64 lo, i64 hi, float alpha, float cubic) {
     const __m512 na = _mm512_set1_ps(-alpha), nc = _mm512_set1_ps(-cubic), log2e = _mm512_set1_ps(1.44269504088896341f);
     const __m512 ln2hi = _mm512_set1_ps(0.693145751953125f), ln2lo = _mm512_set1_ps(1.42860682030941723e-6f);
     const __m512 lim = _mm512_set1_ps(100.0f), one = _mm512_set1_ps(1.0f);
@@ -614,7 +616,7 @@ static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
     const __m512 c5 = _mm512_set1_ps(1.0f / 120), c6 = _mm512_set1_ps(1.0f / 720);
     i64 i = lo;
     for (; i + 16 <= hi; i += 16) {
-        __m512 x = _mm512_loadu_ps(y + i);
+        __m512 x = _mm512_loadu_ps(x0 + i);
         /* exp(t), t = -alpha x (- cubic x^3), clamped to +-100 (NaN: x's) */
         __m512 t = cubic != 0.0f ? _mm512_mul_ps(x, _mm512_fmadd_ps(nc, _mm512_mul_ps(x, x), na)) : _mm512_mul_ps(x, na);
         t = _mm512_max_ps(_mm512_min_ps(t, lim), _mm512_sub_ps(_mm512_setzero_ps(), lim));
@@ -634,7 +636,7 @@ static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
         q = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(3.0e38f), _CMP_GT_OQ), q, _mm512_setzero_ps());
         _mm512_storeu_ps(y + i, _mm512_mul_ps(x, q));
     }
-    for (; i < hi; i++) y[i] = silu1(y[i], alpha, cubic);
+    for (; i < hi; i++) y[i] = silu1(x0[i], alpha, cubic);
 }
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -642,7 +644,7 @@ static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
  * onnxruntime's time on an AVX2 CPU): 2^n, |n| <= 145 after the clamp, as two factors
  * 2^(n/2) 2^(n - n/2), each built in the exponent field of a normal float (AVX2 has no
  * scalef), then x / (1 + exp(t)) by a division (no rcp14) */
-static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
+static void silu_span(const float *x0, float *y, i64 lo, i64 hi, float alpha, float cubic) {
     const __m256 na = _mm256_set1_ps(-alpha), nc = _mm256_set1_ps(-cubic), log2e = _mm256_set1_ps(1.44269504088896341f);
     const __m256 ln2hi = _mm256_set1_ps(0.693145751953125f), ln2lo = _mm256_set1_ps(1.42860682030941723e-6f);
     const __m256 lim = _mm256_set1_ps(100.0f), one = _mm256_set1_ps(1.0f);
@@ -651,7 +653,7 @@ static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
     const __m256i bias = _mm256_set1_epi32(127);
     i64 i = lo;
     for (; i + 8 <= hi; i += 8) {
-        __m256 x = _mm256_loadu_ps(y + i);
+        __m256 x = _mm256_loadu_ps(x0 + i);
         /* exp(t), t = -alpha x (- cubic x^3), clamped to +-100 (NaN: x's) */
         __m256 t = cubic != 0.0f ? _mm256_mul_ps(x, _mm256_fmadd_ps(nc, _mm256_mul_ps(x, x), na)) : _mm256_mul_ps(x, na);
         t = _mm256_max_ps(_mm256_min_ps(t, lim), _mm256_sub_ps(_mm256_setzero_ps(), lim));
@@ -670,16 +672,17 @@ static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
         const __m256 d = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, s1), s2), one); /* inf for x << 0: x / d is 0 */
         _mm256_storeu_ps(y + i, _mm256_div_ps(x, d));
     }
-    for (; i < hi; i++) y[i] = silu1(y[i], alpha, cubic);
+    for (; i < hi; i++) y[i] = silu1(x0[i], alpha, cubic);
 }
 #else
-static void silu_span(float *y, i64 lo, i64 hi, float alpha, float cubic) {
-    for (i64 i = lo; i < hi; i++) y[i] = silu1(y[i], alpha, cubic);
+static void silu_span(const float *x0, float *y, i64 lo, i64 hi, float alpha, float cubic) {
+    for (i64 i = lo; i < hi; i++) y[i] = silu1(x0[i], alpha, cubic);
 }
 #endif
 
 typedef struct {
     const xr_silu_t *k;
+    const float *src; /* the destination itself for the pass after a primitive */
     float *dst;
 } silu_job_t;
 
@@ -688,12 +691,13 @@ static void silu_part(void *arg) {
     const i64 nt = omp_get_num_threads(), me = omp_get_thread_num(), vecs = (job->k->n + 15) / 16;
     i64 lo = vecs * me / nt * 16, hi = vecs * (me + 1) / nt * 16;
     if (hi > job->k->n) hi = job->k->n;
-    if (lo < hi) silu_span(job->dst, lo, hi, job->k->alpha, job->k->cubic);
+    if (lo < hi) silu_span(job->src, job->dst, lo, hi, job->k->alpha, job->k->cubic);
 }
 
 static int silu_run(const xr_silu_t *k, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
-    silu_job_t job = {k, handle_of(nargs, keys, mems, ARG_DST)};
+    silu_job_t job = {k, handle_of(nargs, keys, mems, ARG_SRC), handle_of(nargs, keys, mems, ARG_DST)};
     if (job.dst == NULL) return -1;
+    if (job.src == NULL) job.src = job.dst; /* in place, after the primitive that wrote it */
     /* small tensors on the calling thread: a parallel region costs more than the pass */
     GOMP_parallel(silu_part, &job, k->n < 16384 ? 1u : (unsigned)omp_get_max_threads(), 0);
     return 0;

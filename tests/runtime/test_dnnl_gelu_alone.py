@@ -1,8 +1,8 @@
 """A GELU that no convolution or matmul takes as a post-op (SegFormer's Mix-FFN: the
 depthwise convolution's result transposed back to tokens, then GELU; wav2vec2's first
 feature layer: GroupNorm, then GELU) is the ``dnnl.gelu`` composite, run as one oneDNN
-eltwise step (``gelu_erf``/``gelu_tanh``) instead of native steps of its own (wav2vec2:
-15.8 ms for 512 x 3199 values)."""
+eltwise step (``gelu_erf``; the tanh form the shim's GELU pass) instead of native steps of
+its own (wav2vec2: 15.8 ms for 512 x 3199 values)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,29 @@ def test_gelu_alone_is_one_onednn_eltwise_step(form, before):
              for s in c.dnnl_plan.steps]  # fmt: skip
     gelu = [(n, impl) for n, impl in steps if n.startswith("dnnl.gelu")]
     assert len(gelu) == 1 and not gelu[0][1].startswith("ref"), steps
+    # the tanh form is the shim's pass from the input to the output (oneDNN's gelu_tanh
+    # eltwise is slow on AVX2), the erf form oneDNN's eltwise
+    assert (gelu[0][1] == "gelu_tanh") == (form == "tanh"), gelu
+
+
+def test_gelu_tanh_alone_reads_its_input_and_keeps_it(monkeypatch):
+    """The shim's GELU pass over a GELU by itself reads the transpose's output and writes its
+    own: both stay right when the input is read again after it (a residual add), and with
+    ``XRELAY_DNNL_SILU=postop`` oneDNN's eltwise gives the same values."""
+    g = GraphBuilder(1)
+    y, shape = _transposed(g)
+    out = g.node("Add", [_gelu(g, y, "tanh"), y])
+    model = g.model({"x": (list(shape), np.float32)}, [out], "gelu_residual")
+    x = {"x": (RNG.standard_normal(shape) * 3).astype("float32")}
+    expect, got, ex = _built(model, x)
+    assert float(np.max(np.abs(got - expect))) <= 1e-5 * float(np.max(np.abs(expect)))
+    impls = [s.impl for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" for s in c.dnnl_plan.steps]
+    assert "gelu_tanh" in impls, impls
+    monkeypatch.setenv("XRELAY_DNNL_SILU", "postop")
+    _, onednn, ex = _built(model, x)
+    impls = [s.impl for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" for s in c.dnnl_plan.steps]
+    assert "gelu_tanh" not in impls, impls
+    np.testing.assert_allclose(got, onednn, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("form", ["erf", "tanh"])
