@@ -37,6 +37,7 @@ The module given is not modified. Errors of every stage keep their own exception
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -47,7 +48,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xrelay.backend.c import annotate_scratch, emit_program
 from xrelay.backend.engines import ENGINES
 from xrelay.backend.pipeline import pipeline_for, run_pipeline
-from xrelay.backend.target import TargetError, resolve_build_target
+from xrelay.backend.target import TargetError, native_float_types, resolve_build_target
 from xrelay.dialects import make_context, module_op
 from xrelay.dialects.relay.devices import (
     DeviceError,
@@ -79,7 +80,7 @@ from xrelay.transforms.plan_memory import (
 from xrelay.transforms.planners import ALGORITHMS, Pool
 from xrelay.transforms.to_mixed_precision import ToMixedPrecisionError
 
-__all__ = ["BuildError", "build", "build_c", "build_program"]
+__all__ = ["BuildError", "MixedPrecisionWarning", "build", "build_c", "build_program"]
 
 
 class BuildError(ValueError, TVMError):
@@ -330,6 +331,29 @@ def device_targets(target: Any) -> tuple[Any, list[Any]]:
     return (cpu or devices)[0], devices
 
 
+class MixedPrecisionWarning(UserWarning):
+    """``mixed_precision`` asks for a 16-bit type the host CPU has no arithmetic for."""
+
+
+def _warn_slow_mixed_precision(mixed_precision: str | None) -> None:
+    """Warn where ``mixed_precision`` will make the model slower, not faster: the host CPU
+    has no arithmetic in that type, so every kernel converts each value (bfloat16 ran 3.2-16x
+    float32's time on an AVX2 Zen 3: ``benchmarks/runtime.py``; float16 runs numpy's kernels)."""
+    if mixed_precision not in ("bfloat16", "float16"):
+        return
+    native = native_float_types()
+    if native is None or mixed_precision in native:
+        return
+    flags = "AVX512_BF16 or AMX-BF16" if mixed_precision == "bfloat16" else "AVX512_FP16 or AMX-FP16"
+    warnings.warn(
+        f"mixed_precision={mixed_precision!r}: this CPU has no {mixed_precision} arithmetic (no {flags}), "
+        "so its kernels convert every value and the model runs slower than in float32 (it still "
+        "halves the weights' and activations' bytes)",
+        MixedPrecisionWarning,
+        stacklevel=3,
+    )
+
+
 def build(
     mod: Any,
     params: Mapping[str, Any] | None = None,
@@ -378,7 +402,9 @@ def build(
     already has with ``relay.compiler = "dnnl"`` still run on oneDNN.
 
     ``mixed_precision="float16"`` (or ``"bfloat16"``) computes in that type where Relay's
-    ToMixedPrecision says it is safe (see ``build_program``).
+    ToMixedPrecision says it is safe (see ``build_program``); on a CPU without arithmetic in
+    that type (no AVX512_BF16 / AMX-BF16, no AVX512_FP16 / AMX-FP16) it warns
+    (``MixedPrecisionWarning``): the model then runs slower than in float32.
     """
     use_c_kernels = deprecated_use_numba(use_c_kernels, use_numba)
     backends = _backends(backends)
@@ -393,6 +419,7 @@ def build(
         return build_c(mod, params, opt_level, plan, pools, time_limit=time_limit, debug=debug)
     if default_device is None:
         default_device, _ = device_targets(target)
+    _warn_slow_mixed_precision(mixed_precision)
     program, info = build_program(
         mod,
         params,

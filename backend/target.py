@@ -19,6 +19,7 @@ generator for it here.
 
 from __future__ import annotations
 
+import functools
 import platform
 import shlex
 from collections.abc import Mapping
@@ -28,7 +29,35 @@ from typing import Any
 from xrelay.error import TVMError
 from xrelay.transforms.infra import current_target, enter_target, exit_target
 
-__all__ = ["BUILD_KINDS", "HOST_KINDS", "KINDS", "Target", "TargetError", "TargetKind", "resolve_build_target"]
+__all__ = [
+    "BUILD_KINDS", "HOST_KINDS", "KINDS", "Target", "TargetError", "TargetKind", "host_cpu_flags",
+    "native_float_types", "resolve_build_target",
+]  # fmt: skip
+
+
+@functools.cache
+def host_cpu_flags() -> frozenset[str]:
+    """The host CPU's feature flags from ``/proc/cpuinfo`` (empty where there is none)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+_NATIVE_FLAGS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "float16": ("avx512_fp16", "amx_fp16")}
+
+
+def native_float_types() -> tuple[str, ...] | None:
+    """The 16-bit float types the host CPU has arithmetic for (``mixed_precision`` that pays
+    off), or None where its flags cannot be read (not Linux)."""
+    flags = host_cpu_flags()
+    if not flags:
+        return None
+    return tuple(t for t, names in _NATIVE_FLAGS.items() if flags & set(names))
 
 
 class TargetError(TVMError, ValueError):

@@ -14,20 +14,14 @@ import functools
 
 import numpy as np
 
+from xrelay.backend.target import host_cpu_flags
+
 __all__ = ["avx512", "blas_splits_exact", "cpu_flags"]
 
 
-@functools.cache
 def cpu_flags() -> frozenset[str]:
     """The CPU's feature flags from ``/proc/cpuinfo`` (empty where there is none)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
+    return host_cpu_flags()
 
 
 def avx512() -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -137,3 +138,40 @@ def test_build_with_mixed_precision_runs_close_to_float32():
         xrelay.build(mod, params, mixed_precision="int8")
     with pytest.raises(BuildError, match="not supported by the C target"):
         xrelay.build(mod, params, target="c", mixed_precision="float16")
+
+
+@pytest.mark.parametrize("mp", ["bfloat16", "float16"])
+def test_build_warns_where_the_cpu_has_no_arithmetic_in_the_type(monkeypatch, mp):
+    """A 16-bit type the host CPU has no arithmetic for makes the model slower than float32
+    (every kernel converts each value): ``build`` says so; where the CPU has it, or where its
+    flags cannot be read, it builds without a word."""
+    from xrelay.backend import build as build_module
+    from xrelay.backend.build import MixedPrecisionWarning
+
+    x = relay.var("x", shape=(1, 8))
+    mod = xrelay.IRModule.from_expr(relay.Function([x], relay.nn.dense(x, relay.const(np.ones((4, 8), "float32")))))
+    monkeypatch.setattr(build_module, "native_float_types", lambda: ())
+    with pytest.warns(MixedPrecisionWarning, match=f"no {mp} arithmetic"):
+        xrelay.build(mod, None, mixed_precision=mp)
+    for native in ((mp,), None):
+        monkeypatch.setattr(build_module, "native_float_types", lambda native=native: native)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MixedPrecisionWarning)
+            xrelay.build(mod, None, mixed_precision=mp)
+    with warnings.catch_warnings():  # float32 asks for nothing the CPU lacks
+        warnings.simplefilter("error", MixedPrecisionWarning)
+        monkeypatch.setattr(build_module, "native_float_types", lambda: ())
+        xrelay.build(mod, None)
+
+
+def test_native_float_types_reads_the_cpu_flags(monkeypatch):
+    from xrelay.backend import target
+
+    monkeypatch.setattr(target, "host_cpu_flags", lambda: frozenset({"avx2", "avx512_bf16"}))
+    assert target.native_float_types() == ("bfloat16",)
+    monkeypatch.setattr(target, "host_cpu_flags", lambda: frozenset({"amx_fp16", "amx_bf16"}))
+    assert target.native_float_types() == ("bfloat16", "float16")
+    monkeypatch.setattr(target, "host_cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    assert target.native_float_types() == ()
+    monkeypatch.setattr(target, "host_cpu_flags", frozenset)
+    assert target.native_float_types() is None
