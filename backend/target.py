@@ -19,7 +19,6 @@ generator for it here.
 
 from __future__ import annotations
 
-import functools
 import platform
 import shlex
 from collections.abc import Mapping
@@ -27,25 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from xrelay.error import TVMError
+from xrelay.runtime.compile_cache import host_cpu_flags
 from xrelay.transforms.infra import current_target, enter_target, exit_target
 
 __all__ = [
-    "BUILD_KINDS", "HOST_KINDS", "KINDS", "Target", "TargetError", "TargetKind", "host_cpu_flags",
-    "native_float_types", "resolve_build_target",
+    "BUILD_KINDS", "HOST_KINDS", "KINDS", "Target", "TargetError", "TargetKind", "native_float_types",
+    "resolve_build_target",
 ]  # fmt: skip
-
-
-@functools.cache
-def host_cpu_flags() -> frozenset[str]:
-    """The host CPU's feature flags from ``/proc/cpuinfo`` (empty where there is none)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
 
 
 _NATIVE_FLAGS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "float16": ("avx512_fp16", "amx_fp16")}

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import os
 import platform
 import shutil
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from xrelay.runtime.digests import sha256
 
-__all__ = ["CACHE_ENV", "cache_dir", "cached_library", "host_processor", "untrusted_reason"]
+__all__ = ["CACHE_ENV", "cache_dir", "cached_library", "host_cpu_flags", "host_processor", "untrusted_reason"]
 
 CACHE_ENV = "XRELAY_CACHE_DIR"
 """An environment variable: the directory of xrelay's compiled libraries (see the module doc)."""
@@ -50,16 +51,23 @@ CACHE_ENV = "XRELAY_CACHE_DIR"
 _STATE: dict[str, Path] = {}
 
 
-def host_processor() -> str:
-    """What a ``-march=native`` build depends on: the architecture and the CPU's feature flags
-    (``/proc/cpuinfo``; the architecture alone where that cannot be read)."""
-    flags = ""
+@functools.cache
+def host_cpu_flags() -> frozenset[str]:
+    """The host CPU's feature flags from ``/proc/cpuinfo`` (empty where there is none)."""
     try:
         with open("/proc/cpuinfo") as f:
-            flags = next((line.strip() for line in f if line.startswith("flags")), "")
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return f"{platform.machine()} {flags}"
+    return frozenset()
+
+
+def host_processor() -> str:
+    """What a ``-march=native`` build depends on: the architecture and the CPU's feature flags
+    (the architecture alone where they cannot be read)."""
+    return f"{platform.machine()} flags : {' '.join(sorted(host_cpu_flags()))}"
 
 
 def untrusted_reason(path: Path, *, directory: bool) -> str | None:

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from xrelay.backend.target import host_cpu_flags
+from xrelay.runtime.compile_cache import host_cpu_flags
 
 __all__ = ["avx512", "blas_splits_exact", "cpu_flags"]
 
