@@ -176,6 +176,8 @@ _CLIP, _GELU_ERF, _MISH = 46, 49, 51
 _HARDSIGMOID, _GELU_TANH, _HARDSWISH = 40, 43, 52
 _GELU_C = math.sqrt(2 / math.pi)
 """GELU's tanh form: 0.5 x (1 + tanh(_GELU_C (x + 0.044715 x^3)))."""
+_GELU_TANH_PASS = (2 * _GELU_C, 2 * _GELU_C * 0.044715)
+"""The same as the shim's SiLU pass ``x / (1 + exp(-(alpha x + cubic x^3)))``: (alpha, cubic)."""
 _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
 _BIN_ADD, _BIN_MUL = 131056, 131057
 _GEMM_ADD, _GEMM_CLIP, _GEMM_OPS = 1, 2, 4
@@ -1904,8 +1906,8 @@ class _Reader:
             if post[-1][1][0] == _SWISH:
                 silu = (post.pop()[1][1], 0.0)  # (its alpha) the shim's pass after the primitive
             elif post[-1][1][0] == _GELU_TANH:
-                post.pop()  # x / (1 + exp(-2c (x + 0.044715 x^3))): the same pass
-                silu = (2 * _GELU_C, 2 * _GELU_C * 0.044715)
+                post.pop()  # the same pass
+                silu = _GELU_TANH_PASS
         if _relay(anchor) in _CONVS:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
@@ -1932,17 +1934,9 @@ class _Reader:
         st = contiguous_strides(out_shape)
         label = f"{name}({'+'.join(_relay(o) for o in ops)})"
         if alg == _GELU_TANH and not more and silu_in_shim():
-            # x / (1 + exp(-2c (x + 0.044715 x^3))): the shim's pass from the input to the
-            # output (oneDNN's gelu_tanh eltwise is 5x its gelu_erf on AVX2)
-            n = math.prod(out_shape)
-            k = self.lib.xr_dnnl_silu(n, 2 * _GELU_C, 2 * _GELU_C * 0.044715)
-            if not k:
-                raise DnnlUnsupported(f"{name}: no memory for the GELU kernel")
-            self.keep_pd.append(_Owned(self.lib.xr_dnnl_silu_free, k))
-            step = _Step(label, "elementwise", k, [(_ARG_SRC, self._src(x)), (_ARG_DST, self._dest(res))],
-                         impl="gelu_tanh", custom=True)  # fmt: skip
-            step.logical[_ARG_SRC] = step.logical[_ARG_DST] = ([n], [1])
-            self.steps.append(step)
+            # the shim's pass from the input to the output (oneDNN's gelu_tanh eltwise is 5x
+            # its gelu_erf on AVX2)
+            self._silu(res, *_GELU_TANH_PASS, label, "elementwise", source=x)
             return
         md = _md(self.lib, out_shape, st, "eltwise data", "float32")
         attr = self._attr([(0, a, al, be, None) for a, al, be in more])
@@ -1954,19 +1948,26 @@ class _Reader:
         step.args.append((_ARG_DST, self._dest(res)))
         self._finish(label, "elementwise", pd, step)
 
-    def _silu(self, result: SSAValue, alpha: float, cubic: float, name: str, family: str) -> None:
+    def _silu(self, result: SSAValue, alpha: float, cubic: float, name: str, family: str,
+              source: SSAValue | None = None) -> None:  # fmt: skip
         """SiLU ``x * sigmoid(alpha x)`` (``cubic`` 0), or GELU's tanh form ``x / (1 +
         exp(-(alpha x + cubic x^3)))``, in place over ``result``, which the step before
-        wrote: the shim's kernel (``xr_dnnl_silu``, ``silu_in_shim``) on the same threads,
-        in the same C call, while the tensor is still in cache."""
+        wrote, or from ``source`` into ``result`` (a GELU by itself): the shim's kernel
+        (``xr_dnnl_silu``, ``silu_in_shim``) on the same threads, in the same C call, while
+        the tensor is still in cache."""
         n = math.prod(shape_of(result.type))
         k = self.lib.xr_dnnl_silu(n, alpha, cubic)
         if not k:
             raise DnnlUnsupported(f"{name}: no memory for the SiLU kernel")
         self.keep_pd.append(_Owned(self.lib.xr_dnnl_silu_free, k))
         impl = "gelu_tanh" if cubic else "silu"
-        step = _Step(name, family, k, [(_ARG_DST, self.values[result])], impl=impl, custom=True)
-        step.logical[_ARG_DST] = ([n], [1])
+        if source is None:
+            args = [(_ARG_DST, self.values[result])]
+        else:
+            args = [(_ARG_SRC, self._src(source)), (_ARG_DST, self._dest(result))]
+        step = _Step(name, family, k, args, impl=impl, custom=True)
+        for key, _ in args:
+            step.logical[key] = ([n], [1])
         self.steps.append(step)
 
     def _channel_scale(self, mul: Operation, others: list, anchor: Operation, const_of) -> np.ndarray:
@@ -2326,9 +2327,9 @@ class _Reader:
         """A float32 dense step on the shim's kernel for AVX2 (``xr_dnnl_gemm``,
         ``packed_gemm.h``) where oneDNN has only its jit GEMM (``packed_matmuls``):
         ``weight`` (N, K) reordered once into panels of 16 output columns (``[n // 16, k,
-        16]``, and the rows left padded with zero rows to a panel of their own), the bias and the leading residual adds, ReLUs and
-        clips of ``post`` in the kernel's epilogue, the other post-ops (GELU, a gate) each a
-        primitive in place over the output after it. The data's rows packed by six (the
+        16]``, and the rows left padded with zero rows to a panel of their own), the bias and
+        the leading residual adds, ReLUs and clips of ``post`` in the kernel's epilogue, the
+        other post-ops (GELU, a gate) each a primitive in place over the output after it. The data's rows packed by six (the
         kernel's first pass) are a temporary of the plan's workspace."""
         lib = self.lib
         m, n, k = mnk
