@@ -14,6 +14,7 @@ import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl import primitives
 from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.parallel import serial_jobs
 from xrelay.testing import platform
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
@@ -66,11 +67,15 @@ def _model_1d(channels: int, groups: int, length: int):
     return g.model({"data": ([1, channels, length], np.float32)}, ["y"], "narrow_groups_1d")
 
 
+def _conv_steps_of(compiled):
+    """The convolution steps of a compiled oneDNN function."""
+    return [s for s in compiled.dnnl_plan.steps if s.family == "conv"]
+
+
 def _conv_steps(m):
     """The oneDNN convolution steps of a built module (the grouped one first)."""
     ex = m.executor
-    plans = [c.dnnl_plan for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl"]
-    return [s for p in plans for s in p.steps if s.family == "conv"]
+    return [s for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" for s in _conv_steps_of(c)]
 
 
 def _run(model, x, monkeypatch, widen):
@@ -136,3 +141,25 @@ def test_widening_on_any_cpu_gives_onnxruntimes_results(monkeypatch):
     out, steps = _run(model, x, monkeypatch, (2, 4))
     assert steps[0].origins[primitives._ARG_WEIGHTS][1] == ("groups widened", 2)
     _check_against_onnxruntime(model, x, out)
+
+
+def test_the_one_thread_program_cuts_a_widened_convolution_in_parts(monkeypatch):
+    """A busy machine's program (one thread, big convolutions cut in parts of output rows,
+    ``dnnl.parts``): the widened convolution's parts read the widened kernel."""
+    monkeypatch.setenv("XRELAY_DNNL_PARTS", "1")
+    model = _model(32, 8, 56, 1)
+    x = RNG.standard_normal((1, 32, 56, 56)).astype(np.float32)
+    mod, params = from_onnx(model)
+    m = xrelay.build(mod, params, opt_level=3, threads=2)
+    ex = m.executor
+    first = next(c for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" and _conv_steps_of(c))
+    (grouped,) = _conv_steps_of(first)
+    if not platform.avx512():
+        assert grouped.origins[primitives._ARG_WEIGHTS][1][0] == "groups widened"
+    assert getattr(first, "thunk_parts", None) is not None
+    m.set_input(data=x)
+    with serial_jobs():
+        for t in ex._thunks_one:
+            t()
+    ex.pool.park()
+    _check_against_onnxruntime(model, x, m.get_output(0).numpy())
