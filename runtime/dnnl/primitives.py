@@ -1362,6 +1362,14 @@ def _widened_kernel(w: np.ndarray, layout: str, groups: int, f: int) -> np.ndarr
     return np.ascontiguousarray(np.transpose(wide.reshape(o, f * i, *taps), np.argsort(order)))
 
 
+STREAMED_ROWS = 8
+"""``_Reader._packed_dense``: a dense step of fewer rows counts as this many when it decides
+whether the team shares the step (``PART_WORK``): each weight element then comes from L3 or
+memory for a few products (a recurrent layer's time step, one row: 1 x 256 x 768 took 42 us
+on one Zen 3 core, about 5 GMAC/s), so two threads' caches and bandwidth halve it where its
+multiply-adds alone say it is too small to share (a bidirectional GRU's run 0.81x the time)."""
+
+
 def _trailing_eltwise(post: list) -> list:
     """The eltwise post-ops (``_Reader._post_ops``' entries of kind 0) that end ``post``."""
     n = 0
@@ -2390,7 +2398,7 @@ class _Reader:
         lib = self.lib
         m, n, k = mnk
         ops, residual = _gemm_epilogue(post)
-        owned = _gemm_kernel(lib, m, n, k, 1 if m * n * k < PART_WORK else 0, ops)
+        owned = _gemm_kernel(lib, m, n, k, 1 if max(m, STREAMED_ROWS) * n * k < PART_WORK else 0, ops)
         if owned is None:
             raise DnnlUnsupported(f"{name}: no memory for the dense kernel")
         self.keep_pd.append(owned)

@@ -12,6 +12,7 @@ import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.dnnl.primitives import SMALL_WORK, run_together
+from xrelay.testing import platform
 from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
 
 RNG = np.random.default_rng(3)
@@ -117,3 +118,51 @@ def test_a_run_limits_blas_only_when_a_step_may_call_it(monkeypatch):
             got = m.get_output(0).numpy()
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
         assert len(entered) == (4 if uses else 0)
+
+
+
+def _dense_model(rows: int, k: int, n: int):
+    g = GraphBuilder(9)
+    w = g.init("w", RNG.standard_normal((k, n)).astype(np.float32) * 0.1)
+    y = g.node("Tanh", [g.node("MatMul", ["data", w])])
+    return g.model({"data": ([rows, k], np.float32)}, [y], "dense")
+
+
+def test_a_few_rows_dense_is_shared_by_its_weight_not_its_products(monkeypatch):
+    """``primitives.STREAMED_ROWS``: the packed dense kernel (AVX2 CPUs) counts a step of
+    fewer rows as that many when it decides whether the team shares it (a recurrent time
+    step's one row streams its whole weight for few products): 1 x 256 -> 768 (196,608
+    multiply-adds, under ``PART_WORK``) is the team's; 1 x 64 -> 96 and 8 x 64 -> 96 stay on
+    one thread. The same bits either way (the kernel sums each output in one order) and
+    onnxruntime's values."""
+    from xrelay.runtime.dnnl import primitives
+
+    made = []
+    real = primitives._gemm_kernel
+
+    def spy(lib, m, n, k, threads, ops):
+        made.append((m, n, k, threads))
+        return real(lib, m, n, k, threads, ops)
+
+    monkeypatch.setattr(primitives, "_gemm_kernel", spy)
+    for rows, k, n, team in ((1, 256, 768, True), (1, 64, 96, False), (8, 64, 96, False)):
+        assert rows * k * n < primitives.PART_WORK  # (all under it by their products)
+        model = _dense_model(rows, k, n)
+        x = {"data": RNG.standard_normal((rows, k)).astype("float32")}
+        made.clear()
+        m = _build(model, x, threads=2)
+        out = m.get_output(0).numpy()
+        ref = run_onnxruntime(model, x)[0]
+        assert np.all(np.isfinite(out)) and float(np.std(ref)) > 0.05
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+        if platform.avx512():  # oneDNN's brgemm matmul runs them
+            assert made == []
+            continue
+        assert set(made) == {(rows, n, k, 0 if team else 1)}, made  # (each of its plans)
+        monkeypatch.setattr(primitives, "STREAMED_ROWS", 1)  # by its products: one thread
+        made.clear()
+        alone = _build(model, x, threads=2)
+        assert set(made) == {(rows, n, k, 1)}
+        assert np.array_equal(alone.get_output(0).numpy(), out)
+        monkeypatch.undo()
+        monkeypatch.setattr(primitives, "_gemm_kernel", spy)
