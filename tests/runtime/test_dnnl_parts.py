@@ -322,11 +322,15 @@ def test_a_waiting_caller_moves_a_held_up_worker_to_its_own_cpu(monkeypatch):
             if open(f"/proc/self/task/{t}/comm").read().strip() == "xrelay-parts"
         ]  # fmt: skip
         # a worker re-pins when it wakes for a step; moved to the caller's CPU, it may not
-        # have run yet beside a caller that never waited: the caller sleeps (bounded) so it can
+        # have run yet beside a caller that never waited, and a caller that moved it just as
+        # it finished its part (it then sleeps moved, with no step posted after the last
+        # run) leaves it there until the next step: the caller posts steps and sleeps
+        # (bounded) so it can
         off_caller = allowed - {cpu} or allowed
         for _ in range(200):
             if all(os.sched_getaffinity(t) == off_caller for t in workers):
                 break
+            run()
             time.sleep(0.01)
         assert workers and all(os.sched_getaffinity(t) == off_caller for t in workers)
     finally:
