@@ -107,6 +107,17 @@ def engine_steps(m) -> tuple[list[str], list[str]]:
     return names, native
 
 
+def assert_like_onnxruntime(
+    model: onnx.ModelProto, inputs: Mapping[str, np.ndarray], got: np.ndarray, rtol: float = 1e-5
+) -> np.ndarray:
+    """``got`` (a first output of ``model`` on ``inputs``) finite and within ``rtol`` (of the
+    largest magnitude) of onnxruntime's, which is not all zeros; onnxruntime's output."""
+    want = run_onnxruntime(model, inputs)[0]
+    assert np.all(np.isfinite(got)) and float(np.max(np.abs(want))) > 0
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(np.max(np.abs(want))))
+    return want
+
+
 def run_like_onnxruntime(
     model: onnx.ModelProto, feeds: Sequence[Mapping[str, np.ndarray]], rtol: float = 1e-5
 ):
@@ -122,9 +133,8 @@ def run_like_onnxruntime(
     for feed in feeds:
         m.set_input(**feed)
         m.run()
-        got, want = m.get_output(0).numpy(), run_onnxruntime(model, feed)[0]
-        assert np.all(np.isfinite(got))
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(np.max(np.abs(want))))
+        got = m.get_output(0).numpy()
+        assert_like_onnxruntime(model, feed, got, rtol)
         outs.append(got)
     assert float(np.max(np.abs(outs[0] - outs[1]))) > 0.1 * float(np.max(np.abs(outs[0])))
     return m
@@ -576,6 +586,7 @@ __all__ = [
     "MODELS",
     "GraphBuilder",
     "TensorProto",
+    "assert_like_onnxruntime",
     "bert_inputs",
     "bert_layer",
     "make_model",

@@ -35,6 +35,7 @@ from __future__ import annotations
 import collections
 import logging
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects import func
@@ -48,12 +49,15 @@ from xrelay.dialects.memory import SCRATCH_ATTR, SCRATCH_OPTIONS_ATTR
 from xrelay.dialects.relay import FUNC_ATTRS, RELAY_OPS, ConstantOp, RelayOp, dtype_of, shape_of
 from xrelay.runtime.digests import blake2b
 from xrelay.runtime.dnnl.primitives import (
+    POINTWISE_MARGIN,
     DnnlUnsupported,
     band_rows_choices,
     contiguous_strides,
     is_view,
     matmul_view,
+    measure_plans,
     plan_function,
+    pointwise_mode,
     view_back,
     way_label,
 )
@@ -1781,6 +1785,42 @@ def dnnl_functions(module: ModuleOp) -> list[func.FuncOp]:
     return out
 
 
+_MEASURED: dict[tuple, bool] = {}
+"""Whether the way ``"pointwise"`` was faster, by the shape of the function's steps and the
+thread count: measured once a process (``_choose_pointwise``)."""
+
+
+def _choose_pointwise(fn: func.FuncOp, lookup: Callable, fixed: Sequence, threads: int, size: int, need: Callable) -> None:
+    """Offer the way ``"pointwise"`` (its 1x1 convolutions on the packed dense kernel) for
+    ``fn`` where it is faster (``pointwise_mode``: measured, both ways run over zeros with
+    ``threads`` threads, once per shape a process), first in its ``relay.scratch_options``
+    with oneDNN's way after it when that needs less scratch (``choose-scratch`` picks by the
+    plan's peak)."""
+    mode = pointwise_mode()
+    if mode == "dnnl":
+        return
+    try:
+        plan, packed_size = need(pointwise=True)
+    except DnnlUnsupported:
+        return
+    if mode == "measure":
+        key = (threads, tuple((s.name, s.impl, tuple(tuple(d) for d, _ in s.logical.values())) for s in plan.steps))
+        faster = _MEASURED.get(key)
+        if faster is None:
+            direct = plan_function(fn, lookup=lookup, fixed=fixed, threads=threads)
+            ours, theirs = measure_plans(fn, [plan, direct], fixed, threads)
+            faster = _MEASURED[key] = ours < POINTWISE_MARGIN * theirs
+        if not faster:
+            return
+    ways = [(way_label(pointwise=True), packed_size)]
+    if size < packed_size:
+        ways.append((way_label(), size))
+    fn.attributes[SCRATCH_ATTR] = IntegerAttr(packed_size, i64)
+    fn.attributes[SCRATCH_OPTIONS_ATTR] = ArrayAttr(
+        [ArrayAttr([StringAttr(label), IntegerAttr(nbytes, i64)]) for label, nbytes in ways]
+    )
+
+
 def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``),
     for primitives made for ``threads`` threads or the executor's default, whichever is more
@@ -1812,15 +1852,22 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
         args = fixed.get(fn.sym_name.data, ())
         memo: dict = {}  # (the Winograd weights, computed once for every way)
 
-        try:
-            plan = plan_function(fn, lookup=functions.get, fixed=args, threads=most, memo=memo)
+        def need(fn: func.FuncOp = fn, args: Sequence = args, memo: dict = memo, **way: Any) -> tuple[Any, int]:
+            """The plan of ``way`` and its scratch need (with the one-thread program's parts)."""
+            plan = plan_function(fn, lookup=functions.get, fixed=args, threads=most, memo=memo, **way)
             size = plan.workspace_bytes
             if most > 1 and not plan.winograd:
-                one = plan_function(fn, lookup=functions.get, fixed=args, threads=1, memo=memo)
+                one = plan_function(fn, lookup=functions.get, fixed=args, threads=1, memo=memo, **way)
                 size = max(size, one.parts_workspace(most))
+            return plan, size
+
+        try:
+            plan, size = need()
         except DnnlUnsupported:
             continue  # runs on the native kernels, which state their own need
         fn.attributes[SCRATCH_ATTR] = IntegerAttr(size, i64)
+        if plan.pointwise_convs and not plan.winograd:
+            _choose_pointwise(fn, functions.get, args, most, size, need)
         if not plan.winograd:
             continue
         ways = [(way_label(), plan.workspace_bytes)]

@@ -49,6 +49,7 @@ import ctypes
 import dataclasses
 import math
 import os
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -81,8 +82,8 @@ from xrelay.runtime.npz import private_copy, release_pages
 from xrelay.runtime.parallel import default_threads
 
 __all__ = [
-    "DnnlUnsupported", "FunctionPlan", "GEMM_CONV_ELTWISE_APART", "SMALL_WORK", "band_rows_choices", "batch_strides", "contiguous_strides", "is_view",
-    "matmul_view", "plan_function", "refine_batches", "reshape_strides", "silu_in_shim", "view_back", "view_strides",
+    "DnnlUnsupported", "FunctionPlan", "GEMM_CONV_ELTWISE_APART", "POINTWISE_MARGIN", "SMALL_WORK", "band_rows_choices", "batch_strides", "contiguous_strides", "is_view",
+    "matmul_view", "measure_plans", "plan_function", "pointwise_eligible", "pointwise_mode", "refine_batches", "reshape_strides", "silu_in_shim", "view_back", "view_strides",
     "way_label", "way_of", "winograd_in_dnnl",
 ]  # fmt: skip
 
@@ -218,6 +219,50 @@ def winograd_in_dnnl(c: int, o: int, oh: int, ow: int) -> bool:
     if os.environ.get("XRELAY_DNNL_WINOGRAD", "dnnl") != "dnnl" or not winograd_enabled():
         return False
     return min(c, o) >= 16 and min(oh, ow) >= WINOGRAD_MIN_OUT and oh * ow <= WINOGRAD_F4_MAX_AREA
+
+
+POINTWISE_MARGIN = 0.95
+"""``"measure"`` (``pointwise_mode``) takes the way ``"pointwise"`` for a function when its
+measured time is below this fraction of oneDNN's: a close call keeps oneDNN's convolution, so
+two builds on one machine seldom choose apart."""
+
+POINTWISE_ROUNDS = 9
+"""Alternated runs of each way that ``measure_plans`` takes the median of (after one)."""
+
+
+def pointwise_mode() -> str:
+    """How ``state_scratch`` runs the 1x1 convolutions the packed dense kernel can run
+    (``pointwise_eligible``), from ``XRELAY_DNNL_POINTWISE``: ``measure`` (the default: a
+    function's both ways are timed once per shape at build time, ``measure_plans``, and the
+    kernel taken where it is faster by ``POINTWISE_MARGIN``), ``packed`` (always the kernel),
+    ``dnnl`` (always oneDNN's convolution). oneDNN 3.2's ``brgconv_1x1`` on AVX2 runs some
+    shapes at a third of its best (on an AMD EPYC, Zen 3: 1024 -> 1024 channels over 19 x 19
+    pixels took 3.4x the kernel's time, 728 -> 728 1.3x) and others faster than the kernel
+    (256 channels over 56 x 56: 0.8x); no rule of a few shapes told them apart."""
+    mode = os.environ.get("XRELAY_DNNL_POINTWISE", "measure")
+    if mode not in ("measure", "packed", "dnnl"):
+        raise ValueError(f"XRELAY_DNNL_POINTWISE must be measure, packed or dnnl, not {mode!r}")
+    return mode
+
+
+def pointwise_eligible(attrs: Any, data_shape: Sequence[int], weight: np.ndarray, groups: int, types: set, bias: Any) -> bool:
+    """Whether a convolution (its attributes ``attrs``, data of ``data_shape``) is a 1x1 one
+    over channels-last data, stride 1, no padding, one group, all float32: the dense of its
+    pixels' rows (N x H x W rows of C) by its (O, C) kernel, which the packed dense kernel
+    runs (the way ``"pointwise"``)."""
+    layout = attrs.get("data_layout")
+    kernel_layout = attrs.get("kernel_layout") or ""
+    if layout not in ("NHWC",) or (attrs.get("out_layout") or layout) != layout or groups != 1:
+        return False
+    if weight.ndim != 4 or sorted(kernel_layout) != sorted("OIHW"):
+        return False
+    if weight.shape[kernel_layout.index("H")] != 1 or weight.shape[kernel_layout.index("W")] != 1:
+        return False
+    if weight.shape[kernel_layout.index("I")] != data_shape[-1]:
+        return False
+    if any(int(v) != 1 for v in attrs["strides"]) or any(int(v) != 0 for v in attrs["padding"]):
+        return False
+    return types == {"float32"} and weight.dtype == np.float32 and (bias is None or bias.dtype == np.float32)
 
 
 def _post_multiple(i: int) -> int:
@@ -570,6 +615,9 @@ class FunctionPlan:
     bound: bool = False
     tile_rows: int = 0
     """The most rows of 4x4 output tiles of a convolution run as Winograd (0: none)."""
+    pointwise_convs: int = 0
+    """Its 1x1 convolutions the packed dense kernel can run (``pointwise_eligible``): the
+    way ``"pointwise"`` runs them there."""
 
     @property
     def workspace_bytes(self) -> int:
@@ -1427,6 +1475,10 @@ class _Reader:
         """Primitive descriptors and attributes: read only to create the primitives."""
         self.winograd = True
         self.band_rows = 0
+        self.pointwise = False
+        """1x1 convolutions on the packed dense kernel (the way ``"pointwise"``)."""
+        self.pointwise_convs = 0
+        """The function's convolutions the way ``"pointwise"`` runs on the kernel."""
         self.tile_rows = 0
         self.memo: dict[Any, Any] = {}
         for i, a in enumerate(fn.body.block.args):
@@ -1946,16 +1998,20 @@ class _Reader:
             elif post[-1][1][0] == _GELU_TANH:
                 post.pop()  # the same pass
                 silu = _GELU_TANH_PASS
+        first = len(self.steps)
         if _relay(anchor) in _CONVS:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
-        if origin is not None:
-            step = self.steps[-1]
+        for step in self.steps[first:] if origin is not None else ():
+            if not step.weights:
+                continue  # (post-ops run as steps after the one reading the weights)
             step.derived = True  # (the scaled weights: dropped once reordered)
-            # (derived again from the scaled weights -- Winograd, widened groups: both derivations)
-            inner = step.origins.get(_ARG_WEIGHTS, (None, ()))[1]
-            step.origins[_ARG_WEIGHTS] = (origin[0], origin[1] + inner)
+            for key, *_ in step.weights:
+                # (derived again from the scaled weights -- Winograd, widened groups, panels:
+                # both derivations)
+                inner = step.origins.get(key, (None, ()))[1]
+                step.origins[key] = (origin[0], origin[1] + inner)
         if silu is not None:
             self._silu(result, *silu, name, self.steps[-1].family)
 
@@ -2089,6 +2145,8 @@ class _Reader:
         w_dims, w_st = _kernel_view(weight, a["kernel_layout"], groups, transposed)
         if not transposed and self._winograd(a, data_v, weight, bias, post, result, name, groups):
             return
+        if not transposed and self._pointwise(a, data_v, weight, bias, post, result, name, groups):
+            return
         lib = self.lib
         step = _Step(name, "depthwise" if groups > 1 and groups == src_dims[1] and not transposed else "conv", 0, [])
         # (a transposed convolution multiplies each input element by a kernel's O x taps)
@@ -2190,6 +2248,33 @@ class _Reader:
         for _, alg, alpha, beta, _ in apart:
             self._eltwise_in_place(result, dst_dims, dst_st, alg, alpha, beta, name)
         self._post_ops_in_place(result, dst_dims, dst_st, separate, name)
+
+    def _pointwise(self, a, data_v, weight, bias, post, result, name, groups) -> bool:
+        """A 1x1 convolution over channels-last data (stride 1, no padding, float32) on the
+        packed dense kernel, as the dense of its pixels' rows (``_packed_dense``), in the
+        way ``"pointwise"`` (``pointwise_eligible``); False where it is not such a one."""
+        if not pointwise_eligible(a, shape_of(data_v.type), weight, groups, {_type_of(data_v), _type_of(result)}, bias):
+            return False
+        if not self.packed_matmuls():
+            return False
+        self.pointwise_convs += 1
+        if not self.pointwise:
+            return False
+        layout = a["kernel_layout"]
+        o, i = layout.index("O"), layout.index("I")
+        order = [o, i, *(k for k in range(weight.ndim) if k not in (o, i))]
+        rows = weight.transpose(order).reshape(weight.shape[o], weight.shape[i])
+        derived = not rows.flags.c_contiguous
+        if derived:  # (HWIO, the build's: the (O, C) rows copied once for the plans of the
+            # function; a weight is reordered from contiguous memory, ``_reorder``)
+            copied = self.memo.get(("pointwise", id(weight)))
+            if copied is None:
+                copied = self.memo[("pointwise", id(weight))] = np.ascontiguousarray(rows)
+            rows = copied
+        shape = shape_of(data_v.type)
+        self._packed_dense(rows, data_v, bias, post, result, name, (math.prod(shape[:-1]), rows.shape[0], shape[-1]),
+                           family="conv", source=weight, derived=derived)  # fmt: skip
+        return True
 
     def _post_ops_in_place(self, result, dims, strides, post, name) -> None:
         """``post`` (eltwise ops, residual sums, gate products) each a primitive in place over
@@ -2387,14 +2472,17 @@ class _Reader:
         }  # fmt: skip
         self._finish(name, "matmul", pd, step)
 
-    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk) -> None:
+    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk, family="matmul", source=None, derived=False) -> None:
         """A float32 dense step on the shim's kernel for AVX2 (``xr_dnnl_gemm``,
         ``packed_gemm.h``) where oneDNN has only its jit GEMM (``packed_matmuls``):
         ``weight`` (N, K) reordered once into panels of 16 output columns (``[n // 16, k,
         16]``, and the rows left padded with zero rows to a panel of their own), the bias and
         the leading residual adds, ReLUs and clips of ``post`` in the kernel's epilogue, the
         other post-ops (GELU, a gate) each a primitive in place over the output after it. The data's rows packed by six (the
-        kernel's first pass) are a temporary of the plan's workspace."""
+        kernel's first pass) are a temporary of the plan's workspace. ``source``: the stored
+        constant ``weight`` was read from (a 1x1 convolution's kernel), which plans share its
+        panels by (``_Step.origins``); ``derived``: ``weight`` is a copy made here (dropped
+        once reordered)."""
         lib = self.lib
         m, n, k = mnk
         ops, residual = _gemm_epilogue(post)
@@ -2408,7 +2496,8 @@ class _Reader:
         args: list[tuple[int, Any]] = [
             (_ARG_SRC, self._src(data_v)), (_ARG_PACKED, _Value("tmp", shape=(packed_bytes // 4,), offset=at)),
         ]  # fmt: skip
-        step = _Step(name, "matmul", kernel, args, impl="packed_gemm:avx2", custom=True, macs=m * n * k)
+        step = _Step(name, family, kernel, args, impl="packed_gemm:avx2", custom=True, macs=m * n * k, derived=derived)
+        source = weight if source is None else source
         full = n // 16 * 16
         if full:  # the whole panels, straight from the stored rows (a mapped file's in parts)
             rows = weight[:full]
@@ -2417,7 +2506,7 @@ class _Reader:
             w_packed = _md(lib, [full // 16, k, 16], contiguous_strides([full // 16, k, 16]), "packed dense weight", "float32")
             step.weights.append((_ARG_WEIGHTS, rows, w_user, w_packed))
             step.args.append((_ARG_WEIGHTS, w_packed))
-            step.origins[_ARG_WEIGHTS] = (weight, ("panels", 16))
+            step.origins[_ARG_WEIGHTS] = (source, ("panels", 16))
             step.keep += [w_user, w_packed]
         if n > full:  # the last rows, padded with zero rows to a panel
             tail = np.zeros((16, k), np.float32)
@@ -2427,7 +2516,7 @@ class _Reader:
             t_packed = _md(lib, [1, k, 16], contiguous_strides([1, k, 16]), "packed dense weight", "float32")
             step.weights.append((_ARG_WEIGHTS_TAIL, tail, t_user, t_packed))
             step.args.append((_ARG_WEIGHTS_TAIL, t_packed))
-            step.origins[_ARG_WEIGHTS_TAIL] = (weight, ("tail panel", 16))
+            step.origins[_ARG_WEIGHTS_TAIL] = (source, ("tail panel", 16))
             step.derived = True
             step.keep += [t_user, t_packed]
         step.logical[_ARG_SRC] = ([m, k], [k, 1])
@@ -2793,6 +2882,7 @@ def plan_function(
     threads: int | None = None,
     winograd: bool = True,
     band_rows: int = 0,
+    pointwise: bool = False,
     memo: dict | None = None,
 ) -> FunctionPlan:
     """The primitives of ``fn`` (``DnnlUnsupported`` if oneDNN cannot run all of it, or the
@@ -2804,7 +2894,8 @@ def plan_function(
     current when its descriptor is created. ``winograd=False`` runs every convolution direct
     (for a workspace planned without Winograd's temporaries); ``band_rows`` (0: none) runs
     each Winograd convolution band by band of that many rows of 4x4 output tiles, so its
-    temporaries hold one band (the workspace ``state_scratch`` chose). ``memo`` shares what plans of
+    temporaries hold one band (the workspace ``state_scratch`` chose); ``pointwise`` runs its
+    1x1 convolutions on the packed dense kernel (``pointwise_eligible``). ``memo`` shares what plans of
     the same function compute from its weights (Winograd's transformed weights)."""
     lib = dnnl_library()
     if lib is None:
@@ -2821,6 +2912,7 @@ def plan_function(
     reader = _Reader(lib, fn, {}, constant or (lambda op: op.numpy()), fixed)
     reader.winograd = winograd
     reader.band_rows = band_rows
+    reader.pointwise = pointwise
     if memo is not None:  # derived weights shared between plans of the same function
         reader.memo = memo
     if lookup is not None:
@@ -2829,7 +2921,36 @@ def plan_function(
     plan.keep = reader.keep_pd
     plan.descriptors = reader.descriptors
     plan.tile_rows = reader.tile_rows
+    plan.pointwise_convs = reader.pointwise_convs
     return plan
+
+
+def measure_plans(fn: func.FuncOp, plans: Sequence[FunctionPlan], fixed: Sequence[np.ndarray | None], threads: int,
+                  rounds: int = POINTWISE_ROUNDS) -> list[float]:  # fmt: skip
+    """The median seconds of a run of each of ``plans`` (ways to run ``fn``, made for
+    ``threads`` threads and not bound), alternated run by run ``rounds`` times after one run
+    each, over zeros (its inputs but the ``fixed`` constants, outputs and workspace each
+    the plan's own arrays). Binds the plans (they are spent)."""
+    lib = dnnl_library()
+    assert lib is not None
+    args = fn.body.block.args
+    ins = [
+        fixed[i] if i < len(fixed) and fixed[i] is not None else np.zeros(shape_of(a.type), _np_type(_type_of(a)))
+        for i, a in enumerate(args)
+    ]  # fmt: skip
+    outs = [np.zeros(shape_of(t), _np_type(dtype_of(t))) for t in fn.function_type.outputs.data]
+    thunks = []
+    for plan in plans:
+        ws = np.zeros(plan.workspace_bytes + 64, np.uint8)
+        ws = ws[-ws.ctypes.data % 64 :][: plan.workspace_bytes]  # (64-byte aligned, as the arena)
+        thunks.append(plan.bind(ins, outs, ws if plan.workspace_bytes else None, threads))
+    times: list[list[float]] = [[] for _ in plans]
+    for _ in range(rounds + 1):
+        for thunk, seen in zip(thunks, times):
+            t0 = time.perf_counter()
+            thunk()
+            seen.append(time.perf_counter() - t0)
+    return [float(np.median(seen[1:])) for seen in times]
 
 
 def band_rows_choices(tile_rows: int) -> list[int]:
@@ -2848,10 +2969,13 @@ def band_rows_choices(tile_rows: int) -> list[int]:
     return out
 
 
-def way_label(winograd: bool = True, band_rows: int = 0) -> str:
+def way_label(winograd: bool = True, band_rows: int = 0, pointwise: bool = False) -> str:
     """The label of a way to run a dnnl function (``relay.scratch_options``):
     ``"winograd"`` (Winograd convolutions whole), ``"winograd-rows=R"`` (in bands of R tile
-    rows), ``"direct"`` (every convolution direct)."""
+    rows), ``"direct"`` (every convolution direct), ``"pointwise"`` (its 1x1 convolutions on
+    the packed dense kernel)."""
+    if pointwise:
+        return "pointwise"
     if not winograd:
         return "direct"
     return f"winograd-rows={band_rows}" if band_rows else "winograd"
@@ -2864,6 +2988,8 @@ def way_of(label: str | None) -> dict[str, Any]:
         return {}
     if label == "direct":
         return {"winograd": False}
+    if label == "pointwise":
+        return {"pointwise": True}
     prefix = "winograd-rows="
     if label.startswith(prefix) and label[len(prefix):].isdigit() and int(label[len(prefix):]) > 0:
         return {"band_rows": int(label[len(prefix):])}

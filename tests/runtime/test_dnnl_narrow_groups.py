@@ -16,7 +16,7 @@ from xrelay.runtime.dnnl import primitives
 from xrelay.runtime.dnnl.library import dnnl_library
 from xrelay.runtime.parallel import serial_jobs
 from xrelay.testing import platform
-from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, assert_like_onnxruntime
 
 RNG = np.random.default_rng(11)
 
@@ -87,11 +87,6 @@ def _run(model, x, monkeypatch, widen):
     return m.get_output(0).numpy(), _conv_steps(m)
 
 
-def _check_against_onnxruntime(model, x, out):
-    ref = run_onnxruntime(model, {"data": x})[0]
-    assert np.isfinite(out).all() and np.abs(ref).max() > 0
-    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * float(np.abs(ref).max()))
-
 
 @pytest.mark.parametrize(
     "make,shape,widened",
@@ -109,8 +104,8 @@ def test_narrow_groups_run_widened_where_onednn_would_run_im2col(make, shape, wi
     x = RNG.standard_normal(shape).astype(np.float32)
     plain, plain_steps = _run(model, x, monkeypatch, ())
     out, steps = _run(model, x, monkeypatch, (2, 4))
-    _check_against_onnxruntime(model, x, out)
-    _check_against_onnxruntime(model, x, plain)
+    assert_like_onnxruntime(model, {"data": x}, out)
+    assert_like_onnxruntime(model, {"data": x}, plain)
     # the output follows the input
     other, _ = _run(model, RNG.standard_normal(shape).astype(np.float32), monkeypatch, (2, 4))
     assert not np.allclose(other, out)
@@ -140,7 +135,7 @@ def test_widening_on_any_cpu_gives_onnxruntimes_results(monkeypatch):
     monkeypatch.setattr(primitives, "_im2col", first_is_im2col)
     out, steps = _run(model, x, monkeypatch, (2, 4))
     assert steps[0].origins[primitives._ARG_WEIGHTS][1] == ("groups widened", 2)
-    _check_against_onnxruntime(model, x, out)
+    assert_like_onnxruntime(model, {"data": x}, out)
 
 
 def test_the_one_thread_program_cuts_a_widened_convolution_in_parts(monkeypatch):
@@ -162,4 +157,4 @@ def test_the_one_thread_program_cuts_a_widened_convolution_in_parts(monkeypatch)
         for t in ex._thunks_one:
             t()
     ex.pool.park()
-    _check_against_onnxruntime(model, x, m.get_output(0).numpy())
+    assert_like_onnxruntime(model, {"data": x}, m.get_output(0).numpy())
