@@ -1119,8 +1119,11 @@ def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) 
     mapped params file goes in parts of about ``REORDER_PART_BYTES`` along its outermost
     dimension, each part's file pages handed back once reordered (``_parts``): its reordered
     copy and its file pages are not all resident together (the peak of loading a model whose
-    largest weight -- a classifier's -- comes last)."""
-    stored = np.ascontiguousarray(stored)
+    largest weight -- a classifier's -- comes last). ``src`` describes ``stored`` as the array
+    it is, with its strides (``_elem_strides``): a view is read in place, never copied into
+    another layout than ``src`` says."""
+    if any(st < 0 for st in stored.strides):
+        raise DnnlUnsupported("a weight of negative strides (oneDNN's memory has none)")
     parts = _parts(stored, src) if file_mapping_of(stored) is not None else None
     size = max(dst.size, 4)
     # (parts leave a blocked format's padding as it is: zeroed first, as a whole reorder writes it)
@@ -2262,18 +2265,12 @@ class _Reader:
             return False
         layout = a["kernel_layout"]
         o, i = layout.index("O"), layout.index("I")
-        order = [o, i, *(k for k in range(weight.ndim) if k not in (o, i))]
-        rows = weight.transpose(order).reshape(weight.shape[o], weight.shape[i])
-        derived = not rows.flags.c_contiguous
-        if derived:  # (HWIO, the build's: the (O, C) rows copied once for the plans of the
-            # function; a weight is reordered from contiguous memory, ``_reorder``)
-            copied = self.memo.get(("pointwise", id(weight)))
-            if copied is None:
-                copied = self.memo[("pointwise", id(weight))] = np.ascontiguousarray(rows)
-            rows = copied
+        # the (O, C) rows: a view of the kernel (HWIO, the build's layout: strided), reordered
+        # from where it is (``_reorder``)
+        rows = weight.transpose([o, i, *(k for k in range(weight.ndim) if k not in (o, i))])[:, :, 0, 0]
         shape = shape_of(data_v.type)
         self._packed_dense(rows, data_v, bias, post, result, name, (math.prod(shape[:-1]), rows.shape[0], shape[-1]),
-                           family="conv", source=weight, derived=derived)  # fmt: skip
+                           family="conv", source=weight)  # fmt: skip
         return True
 
     def _post_ops_in_place(self, result, dims, strides, post, name) -> None:
@@ -2472,7 +2469,7 @@ class _Reader:
         }  # fmt: skip
         self._finish(name, "matmul", pd, step)
 
-    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk, family="matmul", source=None, derived=False) -> None:
+    def _packed_dense(self, weight, data_v, bias, post, result, name, mnk, family="matmul", source=None) -> None:
         """A float32 dense step on the shim's kernel for AVX2 (``xr_dnnl_gemm``,
         ``packed_gemm.h``) where oneDNN has only its jit GEMM (``packed_matmuls``):
         ``weight`` (N, K) reordered once into panels of 16 output columns (``[n // 16, k,
@@ -2481,8 +2478,7 @@ class _Reader:
         other post-ops (GELU, a gate) each a primitive in place over the output after it. The data's rows packed by six (the
         kernel's first pass) are a temporary of the plan's workspace. ``source``: the stored
         constant ``weight`` was read from (a 1x1 convolution's kernel), which plans share its
-        panels by (``_Step.origins``); ``derived``: ``weight`` is a copy made here (dropped
-        once reordered)."""
+        panels by (``_Step.origins``)."""
         lib = self.lib
         m, n, k = mnk
         ops, residual = _gemm_epilogue(post)
@@ -2496,7 +2492,7 @@ class _Reader:
         args: list[tuple[int, Any]] = [
             (_ARG_SRC, self._src(data_v)), (_ARG_PACKED, _Value("tmp", shape=(packed_bytes // 4,), offset=at)),
         ]  # fmt: skip
-        step = _Step(name, family, kernel, args, impl="packed_gemm:avx2", custom=True, macs=m * n * k, derived=derived)
+        step = _Step(name, family, kernel, args, impl="packed_gemm:avx2", custom=True, macs=m * n * k)
         source = weight if source is None else source
         full = n // 16 * 16
         if full:  # the whole panels, straight from the stored rows (a mapped file's in parts)

@@ -236,3 +236,55 @@ def test_a_faster_kernel_needing_no_more_scratch_is_the_only_way_stated(monkeypa
     other = func.FuncOp("g", ((), ()))
     partition._choose_pointwise(other, lambda name: None, [], 2, 4096, need)
     assert scratch_options(other) == [] and len(ways) == 1
+
+
+def test_a_strided_weight_is_reordered_from_where_it_is():
+    """A 1x1 kernel stored HWIO gives its (O, C) rows as a strided view; the reorder reads
+    the view through its strides (a contiguous copy described by the view's strides would
+    read the wrong elements), and refuses negative strides."""
+    lib = dnnl_library()
+    assert lib is not None
+    stored = RNG.standard_normal((24, 40)).astype(np.float32)  # (C, O)
+    rows = stored.T  # (O, C), strides (1, 40)
+    src = primitives._md(lib, [40, 24], primitives._elem_strides(rows), "a view", "float32")
+    dst = primitives._md(lib, [40, 24], [24, 1], "rows", "float32")
+    out = primitives._reorder(lib, rows, src, dst, [])
+    np.testing.assert_array_equal(out.view(np.float32)[: 40 * 24].reshape(40, 24), rows)
+    with pytest.raises(primitives.DnnlUnsupported, match="negative strides"):
+        primitives._reorder(lib, stored[::-1], src, dst, [])
+
+
+def test_a_loaded_export_reorders_the_mapped_kernel_in_parts(tmp_path, monkeypatch):
+    """A loaded export's weights view its mapped params file and big ones are reordered in
+    parts (``primitives._parts``): the 1x1 kernel's strided (O, C) rows (4 MB, HWIO) too,
+    with the built module's bits."""
+    from xrelay import relay
+
+    monkeypatch.setenv("XRELAY_DNNL_POINTWISE", "packed")
+    w = (RNG.standard_normal((1, 1, 1024, 1024)) * 0.03).astype(np.float32)
+    x = relay.var("x", shape=(1, 4, 4, 1024))
+    y = relay.nn.relu(relay.nn.conv2d(x, relay.const(w), channels=1024, kernel_size=(1, 1), data_layout="NHWC",
+                                      kernel_layout="HWIO"))  # fmt: skip
+    with xrelay.transform.PassContext(config={"relay.ChooseScratch.priority": "speed"}):
+        m = xrelay.build(xrelay.IRModule.from_expr(relay.Function([x], y)), None)
+    xv = RNG.standard_normal((1, 4, 4, 1024)).astype(np.float32)
+    m.set_input("x", xv)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0).numpy().reshape(16, 1024), np.maximum(xv.reshape(16, 1024) @ w[0, 0], 0),
+                               rtol=1e-4, atol=1e-4)  # fmt: skip
+    paths = [str(tmp_path / n) for n in ("graph.json", "lib.mlir", "params.npz")]
+    m.export(*paths)
+    parted = []
+    in_parts = primitives._reorder_parts
+
+    def counted(lib, stored, src, dst, out, parts):
+        parted.append((stored.strides, len(parts[1])))
+        return in_parts(lib, stored, src, dst, out, parts)
+
+    monkeypatch.setattr(primitives, "_reorder_parts", counted)
+    loaded = xrelay.runtime.load(*paths)
+    loaded.set_input("x", xv)
+    loaded.run()
+    assert any(s.impl == "packed_gemm:avx2" for s in _steps(loaded))
+    assert parted and parted[0][0] == (4, 4096) and parted[0][1] >= 2  # (the strided rows, in parts)
+    np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
