@@ -1832,7 +1832,8 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     -- whole, then bands from the tallest (``band_rows_choices``; each band repeats the
     transforms' and the matmul's parallel regions), then direct (its convolutions 1.5-1.9x
     slower, by the ``benchmarks/runtime.py --winograd`` figures) -- and ``choose-scratch``
-    picks one by the plan's peak.
+    picks one by the plan's peak. A function with a 1x1 convolution the packed dense kernel can
+    run is offered the way ``"pointwise"`` where that measured faster (``_choose_pointwise``).
 
     With two or more threads, the need of a function without Winograd also covers the
     one-thread program's convolutions cut in parts (``FunctionPlan.parts_workspace``: a
