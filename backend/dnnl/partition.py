@@ -33,6 +33,7 @@ several steps), so the plan gives it a workspace.
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -1821,6 +1822,17 @@ def _choose_pointwise(fn: func.FuncOp, lookup: Callable, fixed: Sequence, thread
     )
 
 
+def _need(fn: func.FuncOp, lookup: Callable, fixed: Sequence, threads: int, memo: dict, **way: Any) -> tuple[Any, int]:
+    """The plan of ``fn`` run ``way`` for ``threads`` threads and its scratch need, which
+    covers the one-thread program's parts too (``state_scratch``)."""
+    plan = plan_function(fn, lookup=lookup, fixed=fixed, threads=threads, memo=memo, **way)
+    size = plan.workspace_bytes
+    if threads > 1 and not plan.winograd:
+        one = plan_function(fn, lookup=lookup, fixed=fixed, threads=1, memo=memo, **way)
+        size = max(size, one.parts_workspace(threads))
+    return plan, size
+
+
 def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
     """Give every dnnl function oneDNN can run its scratch need (``relay.scratch_bytes``),
     for primitives made for ``threads`` threads or the executor's default, whichever is more
@@ -1853,15 +1865,7 @@ def state_scratch(module: ModuleOp, threads: int | None = None) -> None:
         args = fixed.get(fn.sym_name.data, ())
         memo: dict = {}  # (the Winograd weights, computed once for every way)
 
-        def need(fn: func.FuncOp = fn, args: Sequence = args, memo: dict = memo, **way: Any) -> tuple[Any, int]:
-            """The plan of ``way`` and its scratch need (with the one-thread program's parts)."""
-            plan = plan_function(fn, lookup=functions.get, fixed=args, threads=most, memo=memo, **way)
-            size = plan.workspace_bytes
-            if most > 1 and not plan.winograd:
-                one = plan_function(fn, lookup=functions.get, fixed=args, threads=1, memo=memo, **way)
-                size = max(size, one.parts_workspace(most))
-            return plan, size
-
+        need = functools.partial(_need, fn, functions.get, args, most, memo)
         try:
             plan, size = need()
         except DnnlUnsupported:

@@ -1110,6 +1110,13 @@ def _round(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
 
 
+def _aligned(nbytes: int, zeroed: bool) -> np.ndarray:
+    """A new uint8 buffer of ``nbytes`` starting on ``_ALIGN`` bytes, as the arena's."""
+    raw = (np.zeros if zeroed else np.empty)(nbytes + _ALIGN, np.uint8)
+    start = (-raw.ctypes.data) % _ALIGN
+    return raw[start : start + nbytes]
+
+
 REORDER_PART_BYTES = 1 << 20
 """``_reorder``: the bytes of a weight read from a mapped params file reordered at a time."""
 
@@ -1127,9 +1134,7 @@ def _reorder(lib: Any, stored: np.ndarray, src: _Md, dst: _Md, keep: list[Any]) 
     parts = _parts(stored, src) if file_mapping_of(stored) is not None else None
     size = max(dst.size, 4)
     # (parts leave a blocked format's padding as it is: zeroed first, as a whole reorder writes it)
-    raw = (np.empty if parts is None else np.zeros)(size + _ALIGN, np.uint8)
-    start = (-raw.ctypes.data) % _ALIGN
-    out = raw[start : start + size]
+    out = _aligned(size, zeroed=parts is not None)
     if parts is None or not _reorder_parts(lib, stored, src, dst, out, parts):
         _reorder_run(lib, stored, src, dst, out)
     keep.append(out)
@@ -2001,20 +2006,16 @@ class _Reader:
             elif post[-1][1][0] == _GELU_TANH:
                 post.pop()  # the same pass
                 silu = _GELU_TANH_PASS
-        first = len(self.steps)
         if _relay(anchor) in _CONVS:
             self._conv(anchor, outer, const_of, bias, post, result, name)
         else:
             self._dense(anchor, outer, const_of, bias, post, result, name)
-        for step in self.steps[first:] if origin is not None else ():
-            if not step.weights:
-                continue  # (post-ops run as steps after the one reading the weights)
+        if origin is not None:
+            step = self.steps[-1]
             step.derived = True  # (the scaled weights: dropped once reordered)
-            for key, *_ in step.weights:
-                # (derived again from the scaled weights -- Winograd, widened groups, panels:
-                # both derivations)
-                inner = step.origins.get(key, (None, ()))[1]
-                step.origins[key] = (origin[0], origin[1] + inner)
+            # (derived again from the scaled weights -- Winograd, widened groups: both derivations)
+            inner = step.origins.get(_ARG_WEIGHTS, (None, ()))[1]
+            step.origins[_ARG_WEIGHTS] = (origin[0], origin[1] + inner)
         if silu is not None:
             self._silu(result, *silu, name, self.steps[-1].family)
 
@@ -2937,9 +2938,8 @@ def measure_plans(fn: func.FuncOp, plans: Sequence[FunctionPlan], fixed: Sequenc
     outs = [np.zeros(shape_of(t), _np_type(dtype_of(t))) for t in fn.function_type.outputs.data]
     thunks = []
     for plan in plans:
-        ws = np.zeros(plan.workspace_bytes + 64, np.uint8)
-        ws = ws[-ws.ctypes.data % 64 :][: plan.workspace_bytes]  # (64-byte aligned, as the arena)
-        thunks.append(plan.bind(ins, outs, ws if plan.workspace_bytes else None, threads))
+        ws = _aligned(plan.workspace_bytes, zeroed=True) if plan.workspace_bytes else None
+        thunks.append(plan.bind(ins, outs, ws, threads))
     times: list[list[float]] = [[] for _ in plans]
     for _ in range(rounds + 1):
         for thunk, seen in zip(thunks, times):
