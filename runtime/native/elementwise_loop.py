@@ -89,6 +89,13 @@ ROW_CUT = 4096
 """The longest row a long contiguous loop is cut into (``_dims``): rows are what the pool's
 threads take parts of, and a fused function over a whole contiguous tensor is one row."""
 
+STRIDED_ROW = 16
+"""The least step (elements) along a loop's innermost dimension for which a function that
+moves data (a ``transpose``) runs as the loop rather than as ``runtime.native.movement``'s
+strided copies: a float32 cache line's elements, so that each element of a row of the
+strided copy is a line of its own (SqueezeBERT's (768, 128) transposes around its layer
+norms: a numpy copy at about 1 GB/s)."""
+
 ROW_ONCE = 256
 """Flag of an instruction computing a value that is the same along the innermost dimension
 (its loads broadcast along it): ``native_loop.h`` runs it in the first block of each row,
@@ -447,6 +454,14 @@ def _program(shape: tuple[int, ...], results: list[tuple[Any, np.ndarray]]) -> n
     return np.array(table, np.int64)
 
 
+def _strided_row(table: np.ndarray, least: int) -> bool:
+    """Whether an operand of the program ``table`` steps by at least ``least`` elements along
+    the innermost dimension (``native_loop.h`` then runs tiles of rows: ``XR_LOOP_TILE``)."""
+    n = int(table[LOOP_DIMS])
+    inner = table[LOOP_DIMS + 2 : LOOP_DIMS + 2 + 6 * n].reshape(n, 6)[:, 5]
+    return bool(np.any(np.abs(inner) >= least))
+
+
 def _leaf_arrays(exprs: list[Any]) -> list[np.ndarray]:
     out: dict[int, np.ndarray] = {}
     stack = list(exprs)
@@ -471,7 +486,11 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def compile_loop(
-    ops: Sequence[Any], value_of: Any, results: Sequence[tuple[Any, np.ndarray]], pool: Any = None
+    ops: Sequence[Any],
+    value_of: Any,
+    results: Sequence[tuple[Any, np.ndarray]],
+    pool: Any = None,
+    strided: int = 0,
 ) -> list | None:
     """The thunks computing the values ``results`` names of ``ops`` (elementwise ops in an
     order that defines each before its uses) into their buffers, one C call per shape of
@@ -479,7 +498,9 @@ def compile_loop(
     buffer overlaps an operand, or the program needs more registers or dimensions. With a
     ``pool`` of several threads, a loop of at least two ``PART_ELEMENTS`` runs in parts of
     its rows on the pool's threads (a native job; the one-thread program runs it whole):
-    every element is computed as in the whole loop, so the bits do not depend on the cut."""
+    every element is computed as in the whole loop, so the bits do not depend on the cut.
+    With ``strided``, None too unless an operand steps by at least that many elements along
+    the loop's innermost dimension (``_strided_row``)."""
     fn_c = loop_kernel()
     if fn_c is None:
         return None
@@ -512,7 +533,7 @@ def compile_loop(
     thunks = []
     for shape, group in groups.items():
         table = _program(shape, group)
-        if table is None:
+        if table is None or (strided and not _strided_row(table, strided)):
             return None
         rows = math.prod(int(d) for d in table[: LOOP_DIMS - 1])
         keep = (table, [e for e, _ in group], [o for _, o in group])
@@ -537,21 +558,25 @@ def compile_elementwise_loop(
     ``concatenate`` and transposes or reshapes of it stores the joined values in place
     (``_joined_tail``). A function that moves data with a
     ``transpose`` or ``strided_slice`` (and may end in a chain of binary ops with its
-    arguments) is left to ``runtime.native.movement``'s strided copies."""
+    arguments) is left to ``runtime.native.movement``'s strided copies, unless an operand
+    steps by a cache line or more along the result's rows (``STRIDED_ROW``: a transpose)."""
     body = fn.body.block
     ops = [op for op in body.ops if op is not body.last_op]
     computed = [op for op in ops if not isinstance(op, ConstantOp)]
     if len(computed) == 1 and computed[0].RELAY_NAME not in (*_PLACEMENT, "nn.prelu"):
         return None  # (a prelu alone: numpy's where of a product, three calls; the loop's bits)
-    if any(op.RELAY_NAME in ("transpose", "strided_slice") for op in computed) and split_movement(fn):
-        return None  # (data movement, and a chain after it: movement's strided copies)
+    moving = any(op.RELAY_NAME in ("transpose", "strided_slice") for op in computed) and split_movement(fn)
     if not all(isinstance(t, TensorType) for t in fn.function_type.outputs.data):
         return None
     args = dict(zip(body.args, inputs))
     if any(op.RELAY_NAME == "concatenate" for op in computed):
-        tail = _joined_tail(body, ops, outs)
+        tail = None if moving else _joined_tail(body, ops, outs)
         return None if tail is None else compile_loop(tail[0], args.get, tail[1], pool)
-    return compile_loop(ops, args.get, list(zip(body.last_op.operands, outs)), pool)
+    # data movement (and a chain after it) is movement's strided copies, unless an element
+    # of a row is a cache line from the next (a transpose): the loop's tiles of rows then
+    # read each line once where a strided copy reads it once per element
+    strided = STRIDED_ROW if moving else 0
+    return compile_loop(ops, args.get, list(zip(body.last_op.operands, outs)), pool, strided=strided)
 
 
 def _joined_tail(body: Any, ops: list[Any], outs: Sequence[np.ndarray]) -> tuple[list[Any], list[Any]] | None:

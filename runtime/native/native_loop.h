@@ -101,60 +101,159 @@ static void xr_loop_op(i64 code, float *restrict o, const float *a, const float 
    operand a, LOAD_BOOL the same of a bool operand (1 or 0), STORE operand <- reg a, the
    binary ops reg <- a op b, the unary ones reg <- op(a), SELECT reg <- a ? b : c. Rows
    [u0, u1) of the collapsed outer space (t[0] * t[1] * t[2] * t[3] rows) are computed. */
-void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
-    const i64 d1 = t[1], d2 = t[2], d3 = t[3], d4 = t[4], nops = t[5], nins = t[6];
+
+/* Row u's index (i0, i1, i2, i3) in the outer space. */
+static inline void xr_loop_row(const i64 *t, i64 u, i64 *at_row) {
+    const i64 d1 = t[1], d2 = t[2], d3 = t[3];
+    at_row[0] = u / (d1 * d2 * d3);
+    at_row[1] = (u / (d2 * d3)) % d1;
+    at_row[2] = (u / d3) % d2;
+    at_row[3] = u % d3;
+}
+
+/* Block j of the row at at_row: every instruction of the program on its m elements. */
+static inline void xr_loop_block(const i64 *t, float reg[XR_LOOP_REGS][XR_LOOP_BLOCK], const i64 *at_row, i64 j) {
+    const i64 d4 = t[4], nops = t[5], nins = t[6];
     const i64 *ops = t + 7, *ins = t + 7 + 6 * nops;
-    float reg[XR_LOOP_REGS][XR_LOOP_BLOCK];
-    for (i64 u = u0; u < u1; u++) {
-        const i64 i0 = u / (d1 * d2 * d3), i1 = (u / (d2 * d3)) % d1, i2 = (u / d3) % d2, i3 = u % d3;
-        for (i64 j = 0; j < d4; j += XR_LOOP_BLOCK) {
-            const i64 m = d4 - j < XR_LOOP_BLOCK ? d4 - j : XR_LOOP_BLOCK;
-            for (i64 k = 0; k < nins; k++) {
-                const i64 *q = ins + 5 * k;
-                if (q[0] & XR_ROW_ONCE) {
-                    /* computed once, in the row's first block, on one element and broadcast:
-                       its operands are such values too, and its register is its own */
-                    if (j > 0) continue;
-                    const i64 *op = ops + 6 * q[2];
-                    float *restrict o = reg[q[1]];
-                    const i64 code = q[0] & ~(i64)XR_ROW_ONCE;
-                    const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4];
-                    if (code == XR_LOAD_BOOL)
-                        o[0] = *((const uint8_t *)(intptr_t)op[0] + at) ? 1.0f : 0.0f;
-                    else if (code == XR_LOAD)
-                        o[0] = *((const float *)(intptr_t)op[0] + at);
-                    else
-                        xr_loop_op(code, o, reg[q[2]], reg[q[3]], reg[q[4]], 1);
-                    for (i64 e = 1; e < XR_LOOP_BLOCK; e++) o[e] = o[0];
-                    continue;
-                }
-                switch (q[0]) {
-                case XR_LOAD:
-                case XR_LOAD_BOOL:
-                case XR_STORE: {
-                    const i64 *op = ops + 6 * (q[0] == XR_STORE ? q[1] : q[2]);
-                    const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4] + j * op[5], s = op[5];
-                    if (q[0] == XR_STORE) {
-                        const float *a = reg[q[2]];
-                        float *restrict p = (float *)(intptr_t)op[0] + at;
-                        if (s == 1) for (i64 e = 0; e < m; e++) p[e] = a[e];
-                        else for (i64 e = 0; e < m; e++) p[e * s] = a[e];
-                        break;
-                    }
-                    float *restrict o = reg[q[1]];
-                    if (q[0] == XR_LOAD_BOOL) {
-                        const uint8_t *p = (const uint8_t *)(intptr_t)op[0] + at;
-                        for (i64 e = 0; e < m; e++) o[e] = p[e * s] ? 1.0f : 0.0f;
-                    } else {
-                        const float *p = (const float *)(intptr_t)op[0] + at;
-                        if (s == 1) for (i64 e = 0; e < m; e++) o[e] = p[e];
-                        else for (i64 e = 0; e < m; e++) o[e] = p[e * s];
-                    }
-                    break;
-                }
-                default: xr_loop_op(q[0], reg[q[1]], reg[q[2]], reg[q[3]], reg[q[4]], m); break;
-                }
-            }
+    const i64 i0 = at_row[0], i1 = at_row[1], i2 = at_row[2], i3 = at_row[3];
+    const i64 m = d4 - j < XR_LOOP_BLOCK ? d4 - j : XR_LOOP_BLOCK;
+    for (i64 k = 0; k < nins; k++) {
+        const i64 *q = ins + 5 * k;
+        if (q[0] & XR_ROW_ONCE) {
+            /* computed once, in the row's first block, on one element and broadcast: its
+               operands are such values too, and its register is its own */
+            if (j > 0) continue;
+            const i64 *op = ops + 6 * q[2];
+            float *restrict o = reg[q[1]];
+            const i64 code = q[0] & ~(i64)XR_ROW_ONCE;
+            const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4];
+            if (code == XR_LOAD_BOOL)
+                o[0] = *((const uint8_t *)(intptr_t)op[0] + at) ? 1.0f : 0.0f;
+            else if (code == XR_LOAD)
+                o[0] = *((const float *)(intptr_t)op[0] + at);
+            else
+                xr_loop_op(code, o, reg[q[2]], reg[q[3]], reg[q[4]], 1);
+            for (i64 e = 1; e < XR_LOOP_BLOCK; e++) o[e] = o[0];
+            continue;
         }
+        switch (q[0]) {
+        case XR_LOAD:
+        case XR_LOAD_BOOL:
+        case XR_STORE: {
+            const i64 *op = ops + 6 * (q[0] == XR_STORE ? q[1] : q[2]);
+            const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4] + j * op[5], s = op[5];
+            if (q[0] == XR_STORE) {
+                const float *a = reg[q[2]];
+                float *restrict p = (float *)(intptr_t)op[0] + at;
+                if (s == 1) for (i64 e = 0; e < m; e++) p[e] = a[e];
+                else for (i64 e = 0; e < m; e++) p[e * s] = a[e];
+                break;
+            }
+            float *restrict o = reg[q[1]];
+            if (q[0] == XR_LOAD_BOOL) {
+                const uint8_t *p = (const uint8_t *)(intptr_t)op[0] + at;
+                for (i64 e = 0; e < m; e++) o[e] = p[e * s] ? 1.0f : 0.0f;
+            } else {
+                const float *p = (const float *)(intptr_t)op[0] + at;
+                if (s == 1) for (i64 e = 0; e < m; e++) o[e] = p[e];
+                else for (i64 e = 0; e < m; e++) o[e] = p[e * s];
+            }
+            break;
+        }
+        default: xr_loop_op(q[0], reg[q[1]], reg[q[2]], reg[q[3]], reg[q[4]], m); break;
+        }
+    }
+}
+
+/* Tiles: when an operand is read or written with a stride along the innermost dimension (a
+   transpose), each element of a row's block is in a cache line of its own, and a block of 64
+   touches 64 lines an operand (at a stride of a power of two, in 8 of L1's 64 sets: they
+   evict each other before the next row uses them; 2-4 ns an element). The loop then runs on
+   tiles of XR_LOOP_TILE rows by XR_LOOP_TILE elements instead, a register holding a tile:
+   each operand's tile is 16 lines, each used whole, read and written along whichever of the
+   two dimensions it is contiguous in. Every element is computed by the same operations. */
+#define XR_LOOP_TILE 16
+#define XR_TILE_ELEMENTS (XR_LOOP_TILE * XR_LOOP_TILE)
+
+/* Whether the loop runs in tiles: an operand strided along the innermost dimension, and no
+   value held for a whole row (XR_ROW_ONCE: computed on a row's first block only). */
+static int xr_loop_tiled(const i64 *t) {
+    const i64 nops = t[5], nins = t[6];
+    const i64 *ops = t + 7, *ins = t + 7 + 6 * nops;
+    int strided = 0;
+    for (i64 k = 0; k < nops; k++)
+        strided |= ops[6 * k + 5] > 1 || ops[6 * k + 5] < -1;
+    for (i64 k = 0; k < nins; k++)
+        if (ins[5 * k] & XR_ROW_ONCE) return 0;
+    return strided;
+}
+
+/* The tile of rows u .. u + nr - 1 (one run of the fourth dimension: at_row is the first's
+   index) by elements j .. j + nc - 1: a register's element (r, e) at r * XR_LOOP_TILE + e. */
+static void xr_loop_tile(const i64 *t, float (*reg)[XR_TILE_ELEMENTS], const i64 *at_row, i64 nr, i64 j, i64 nc) {
+    const i64 nops = t[5], nins = t[6];
+    const i64 *ops = t + 7, *ins = t + 7 + 6 * nops;
+    const i64 i0 = at_row[0], i1 = at_row[1], i2 = at_row[2], i3 = at_row[3];
+    for (i64 k = 0; k < nins; k++) {
+        const i64 *q = ins + 5 * k;
+        if (q[0] != XR_LOAD && q[0] != XR_LOAD_BOOL && q[0] != XR_STORE) {
+            xr_loop_op(q[0], reg[q[1]], reg[q[2]], reg[q[3]], reg[q[4]], XR_TILE_ELEMENTS);
+            continue;
+        }
+        const i64 *op = ops + 6 * (q[0] == XR_STORE ? q[1] : q[2]);
+        const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4] + j * op[5];
+        const i64 sr = op[4], se = op[5];
+        /* along the rows first where the operand is contiguous (or nearer so) along them */
+        const int by_rows = (sr < 0 ? -sr : sr) < (se < 0 ? -se : se);
+        if (q[0] == XR_STORE) {
+            const float *a = reg[q[2]];
+            float *p = (float *)(intptr_t)op[0] + at;
+            if (by_rows)
+                for (i64 e = 0; e < nc; e++) for (i64 r = 0; r < nr; r++) p[r * sr + e * se] = a[r * XR_LOOP_TILE + e];
+            else
+                for (i64 r = 0; r < nr; r++) for (i64 e = 0; e < nc; e++) p[r * sr + e * se] = a[r * XR_LOOP_TILE + e];
+        } else if (q[0] == XR_LOAD_BOOL) {
+            const uint8_t *p = (const uint8_t *)(intptr_t)op[0] + at;
+            float *o = reg[q[1]];
+            for (i64 r = 0; r < nr; r++) for (i64 e = 0; e < nc; e++) o[r * XR_LOOP_TILE + e] = p[r * sr + e * se] ? 1.0f : 0.0f;
+        } else {
+            const float *p = (const float *)(intptr_t)op[0] + at;
+            float *o = reg[q[1]];
+            if (by_rows)
+                for (i64 e = 0; e < nc; e++) for (i64 r = 0; r < nr; r++) o[r * XR_LOOP_TILE + e] = p[r * sr + e * se];
+            else
+                for (i64 r = 0; r < nr; r++) for (i64 e = 0; e < nc; e++) o[r * XR_LOOP_TILE + e] = p[r * sr + e * se];
+        }
+    }
+}
+
+/* Rows [u0, u1) in tiles: each run of the fourth dimension cut into XR_LOOP_TILE rows. */
+static void xr_loop_tiles(const i64 *t, i64 u0, i64 u1) {
+    const i64 d3 = t[3], d4 = t[4];
+    /* zeroed once: a partial tile's unused elements are computed on too (no garbage values,
+       which might be slow subnormals) and never stored */
+    float reg[XR_LOOP_REGS][XR_TILE_ELEMENTS] = {{0.0f}};
+    i64 at_row[4];
+    for (i64 u = u0; u < u1;) {
+        xr_loop_row(t, u, at_row);
+        i64 nr = d3 - at_row[3];
+        nr = nr < XR_LOOP_TILE ? nr : XR_LOOP_TILE;
+        nr = nr < u1 - u ? nr : u1 - u;
+        for (i64 j = 0; j < d4; j += XR_LOOP_TILE)
+            xr_loop_tile(t, reg, at_row, nr, j, d4 - j < XR_LOOP_TILE ? d4 - j : XR_LOOP_TILE);
+        u += nr;
+    }
+}
+
+void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
+    if (xr_loop_tiled(t)) {
+        xr_loop_tiles(t, u0, u1);
+        return;
+    }
+    float reg[XR_LOOP_REGS][XR_LOOP_BLOCK];
+    i64 at_row[4];
+    for (i64 u = u0; u < u1; u++) {
+        xr_loop_row(t, u, at_row);
+        for (i64 j = 0; j < t[4]; j += XR_LOOP_BLOCK) xr_loop_block(t, reg, at_row, j);
     }
 }

@@ -399,7 +399,8 @@ def test_a_pixel_shuffle_then_sigmoid_is_one_loop_with_the_long_dimension_innerm
     one loop, the sigmoid computed in the transposed shape and the destination seen with
     it; the innermost dimension (3 sub-pixels) gives its place to the 128 columns
     (``SHORT_ROW``); values within the sigmoid's error, the same bits on two threads. The
-    shuffle alone is ``runtime.native.movement``'s one strided copy."""
+    shuffle alone moves single elements (a row's are 128 apart in the input: ``STRIDED_ROW``)
+    and is the loop too, in tiles, with the reference kernels' bits."""
     from xrelay.runtime.native import elementwise_loop
 
     def shuffle(x):
@@ -434,7 +435,7 @@ def test_a_pixel_shuffle_then_sigmoid_is_one_loop_with_the_long_dimension_innerm
     np.testing.assert_array_equal(outs[0], outs[1])
     alone = _function(shuffle, [(1, 9, 128, 128)])
     (loop, labels), (ref, _) = _both(alone, feeds)
-    assert [label for _, label in labels if "transpose" in label] == ["reshape, transpose as strided copies"]
+    assert [label for _, label in labels if "transpose" in label] == ["reshape, transpose" + LOOP]
     np.testing.assert_array_equal(loop[0], ref[0])
 
 
@@ -533,3 +534,80 @@ def test_every_instruction_of_the_loop_is_vectorized_with_the_librarys_flags(tmp
     missed = re.compile(r"native_loop\.h:(\d+):\d+: (?:missed|remark): (?:couldn't vectorize|loop not vectorized)")
     unvectorized = sorted({int(m.group(1)) for m in missed.finditer(done.stderr)} & set(loops))
     assert not unvectorized, [text[n - 1].strip() for n in unvectorized]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_transposed_loop_runs_in_tiles_with_the_reference_bits(threads):
+    """A residual ``add`` ending in a ``transpose`` (SqueezeBERT's before each layer norm, NCW
+    to NWC) reads its inputs with a row's stride along the result's rows: the loop runs in
+    tiles (``native_loop.h``'s ``XR_LOOP_TILE``), here partial both ways (300 x 150, batch 2:
+    a tile never crosses into the next batch's rows), with a ``sigmoid`` and a ``where`` of a
+    bool input (``LOAD_BOOL``) among its instructions; on two threads parts of its rows cut
+    runs mid-tile. The exact ops give the reference kernels' bits, the sigmoid numpy's within
+    3 units in the last place, and both thread counts the same bits."""
+    from xrelay.runtime.native import elementwise_loop
+
+    def body(x, y, c):
+        s = relay.add(x, y)
+        g = relay.where(c, relay.sigmoid(s), relay.negative(s))
+        return relay.transpose(relay.multiply(g, y), (0, 2, 1))
+
+    rng = np.random.default_rng(11)
+    shape = (2, 300, 150)
+    feeds = {"x0": rng.standard_normal(shape).astype(F32), "x1": rng.standard_normal(shape).astype(F32),
+             "x2": rng.random(shape) > 0.5}  # fmt: skip
+    mod = _function(body, [shape, shape, shape], {2: "bool"})
+    tables = []
+    real = elementwise_loop._program
+
+    def spy(shape, results):
+        table = real(shape, results)
+        tables.append(table)
+        return table
+
+    elementwise_loop._program = spy
+    try:
+        m = xrelay.build(mod, None, backends=("native",), threads=threads)
+        m.set_input(**feeds)
+        m.run()
+        one = xrelay.build(mod, None, backends=("native",), threads=1)
+        one.set_input(**feeds)
+        one.run()
+    finally:
+        elementwise_loop._program = real
+    looped = [(label, t) for _, _, c in m.executor.steps for label, _, t in c.thunks]
+    assert [label for label, _ in looped] == ["add, sigmoid, negative, where, multiply, transpose" + LOOP]
+    assert hasattr(looped[0][1], "native_job") == (threads == 2)
+    assert tables and all(elementwise_loop._strided_row(t, 2) for t in tables)
+    codes = [int(c) for t in tables for c in t[7 + 6 * int(t[5]) :: 5]]
+    assert not any(c & elementwise_loop.ROW_ONCE for c in codes)  # (what tiles need)
+    out = m.get_output(0).numpy()
+    s = (feeds["x0"] + feeds["x1"]).astype(np.float64)
+    want = (np.where(feeds["x2"], 1.0 / (1.0 + np.exp(-s)), -s) * feeds["x1"]).transpose(0, 2, 1)
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
+    exact = ~feeds["x2"].transpose(0, 2, 1)  # (the negated branch: exact ops only)
+    np.testing.assert_array_equal(out[exact], want.astype(F32)[exact])
+    np.testing.assert_array_equal(out, one.get_output(0).numpy())
+    assert np.isfinite(out).all() and np.abs(out).max() > 0.5
+
+
+def test_a_transpose_that_moves_single_elements_is_a_loop_and_one_of_rows_strided_copies():
+    """A function that only transposes (1, 768, 128) to (1, 128, 768) moves single elements: a
+    row's elements are a cache line apart in the input (``STRIDED_ROW``), and it runs as the
+    tiled loop, same values; swapping two outer axes of (197, 12, 64) keeps rows of 64
+    contiguous elements and stays ``runtime.native.movement``'s strided copies."""
+    from xrelay.runtime.native import elementwise_loop
+
+    rng = np.random.default_rng(12)
+    cases = [((1, 768, 128), (0, 2, 1), LOOP), ((1, 197, 12, 64), (0, 2, 1, 3), None)]
+    for shape, axes, kind in cases:
+        mod = _function(lambda x, a=axes: relay.add(relay.transpose(x, a), relay.const(1.0)), [shape])
+        x = rng.standard_normal(shape).astype(F32)
+        m = xrelay.build(mod, None, backends=("native",))
+        m.set_input(x0=x)
+        m.run()
+        labels = [label for _, label in _labels(m)]
+        looped = [label for label in labels if label.endswith(LOOP)]
+        assert bool(looped) == (kind is not None), labels
+        np.testing.assert_array_equal(m.get_output(0).numpy(), x.transpose(axes) + F32(1.0))
+    assert elementwise_loop.STRIDED_ROW == 16
