@@ -6,6 +6,8 @@ thread count."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 from onnx import helper
@@ -150,6 +152,26 @@ def _function(body_fn, shapes, dtypes=None):
     return relay.transform.InferType()(xrelay.IRModule.from_expr(relay.Function(xs, body)))
 
 
+@contextlib.contextmanager
+def _programs(tables):
+    """Every loop program (``elementwise_loop._program``'s table, or None) built inside,
+    appended to ``tables``."""
+    from xrelay.runtime.native import elementwise_loop
+
+    real = elementwise_loop._program
+
+    def spy(shape, results):
+        table = real(shape, results)
+        tables.append(table)
+        return table
+
+    elementwise_loop._program = spy
+    try:
+        yield
+    finally:
+        elementwise_loop._program = real
+
+
 def _both(mod, feeds):
     """The module built for the native engine with the loop kernels and with the numpy
     reference kernels (``use_c_kernels=False``): outputs and step labels."""
@@ -264,18 +286,8 @@ def test_values_of_a_row_are_computed_once_per_row_with_the_reference_bits():
     feeds = {"x0": rng.standard_normal((2, 7, 150)).astype(F32), "x1": rng.random((2, 7, 1)).astype(F32) + 0.1,
              "x2": rng.standard_normal(150).astype(F32), "x3": rng.random((2, 7, 1)) > 0.5}  # fmt: skip
     tables = []
-    real = elementwise_loop._program
-
-    def spy(shape, results):
-        table = real(shape, results)
-        tables.append(table)
-        return table
-
-    elementwise_loop._program = spy
-    try:
+    with _programs(tables):
         (loop, labels), (ref, _) = _both(mod, feeds)
-    finally:
-        elementwise_loop._program = real
     assert any(label.endswith(LOOP) for _, label in labels)
     codes = [int(c) for t in tables if t is not None for c in t[7 + 6 * int(t[5]) :: 5]]
     assert any(c & elementwise_loop.ROW_ONCE for c in codes) and any(not c & elementwise_loop.ROW_ONCE for c in codes)
@@ -558,23 +570,13 @@ def test_a_transposed_loop_runs_in_tiles_with_the_reference_bits(threads):
              "x2": rng.random(shape) > 0.5}  # fmt: skip
     mod = _function(body, [shape, shape, shape], {2: "bool"})
     tables = []
-    real = elementwise_loop._program
-
-    def spy(shape, results):
-        table = real(shape, results)
-        tables.append(table)
-        return table
-
-    elementwise_loop._program = spy
-    try:
+    with _programs(tables):
         m = xrelay.build(mod, None, backends=("native",), threads=threads)
         m.set_input(**feeds)
         m.run()
         one = xrelay.build(mod, None, backends=("native",), threads=1)
         one.set_input(**feeds)
         one.run()
-    finally:
-        elementwise_loop._program = real
     looped = [(label, t) for _, _, c in m.executor.steps for label, _, t in c.thunks]
     assert [label for label, _ in looped] == ["add, sigmoid, negative, where, multiply, transpose" + LOOP]
     assert hasattr(looped[0][1], "native_job") == (threads == 2)
