@@ -175,17 +175,59 @@ static inline void xr_loop_block(const i64 *t, float reg[XR_LOOP_REGS][XR_LOOP_B
 #define XR_LOOP_TILE 16
 #define XR_TILE_ELEMENTS (XR_LOOP_TILE * XR_LOOP_TILE)
 
-/* Whether the loop runs in tiles: an operand strided along the innermost dimension, and no
-   value held for a whole row (XR_ROW_ONCE: computed on a row's first block only). */
+#if defined(__AVX__)
+#include <immintrin.h>
+/* d[i * ds + k] = s[k * ss + i] for i, k < 8: eight rows of eight floats transposed in
+   registers (unpack pairs of rows, shuffle pairs of pairs, swap the 128-bit halves). */
+static inline void xr_transpose8(const float *s, i64 ss, float *d, i64 ds) {
+    __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ss), r2 = _mm256_loadu_ps(s + 2 * ss),
+           r3 = _mm256_loadu_ps(s + 3 * ss), r4 = _mm256_loadu_ps(s + 4 * ss), r5 = _mm256_loadu_ps(s + 5 * ss),
+           r6 = _mm256_loadu_ps(s + 6 * ss), r7 = _mm256_loadu_ps(s + 7 * ss);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + ds, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * ds, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * ds, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * ds, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * ds, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * ds, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * ds, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+#define XR_TRANSPOSE8 1
+#else
+#define XR_TRANSPOSE8 0
+#endif
+
+/* A whole tile between a register and an operand contiguous along the tile's rows (its
+   elements along them one after another): to the register (load) or from it, as four 8 x 8
+   transposes; 0 where it is not such a tile or no vector transpose is built. */
+static inline int xr_tile_transposed(float *reg, float *p, i64 se, i64 nr, i64 nc, int load) {
+    if (!XR_TRANSPOSE8 || nr != XR_LOOP_TILE || nc != XR_LOOP_TILE) return 0;
+#if defined(__AVX__)
+    for (i64 r0 = 0; r0 < XR_LOOP_TILE; r0 += 8)
+        for (i64 e0 = 0; e0 < XR_LOOP_TILE; e0 += 8) {
+            if (load) /* reg[r][e] = p[r + e * se] */
+                xr_transpose8(p + r0 + e0 * se, se, reg + r0 * XR_LOOP_TILE + e0, XR_LOOP_TILE);
+            else /* p[r + e * se] = reg[r][e] */
+                xr_transpose8(reg + r0 * XR_LOOP_TILE + e0, XR_LOOP_TILE, p + r0 + e0 * se, se);
+        }
+#endif
+    return 1;
+}
+
+/* Whether the loop runs in tiles: an operand strided along the innermost dimension. */
 static int xr_loop_tiled(const i64 *t) {
-    const i64 nops = t[5], nins = t[6];
-    const i64 *ops = t + 7, *ins = t + 7 + 6 * nops;
-    int strided = 0;
-    for (i64 k = 0; k < nops; k++)
-        strided |= ops[6 * k + 5] > 1 || ops[6 * k + 5] < -1;
-    for (i64 k = 0; k < nins; k++)
-        if (ins[5 * k] & XR_ROW_ONCE) return 0;
-    return strided;
+    const i64 *ops = t + 7;
+    for (i64 k = 0; k < t[5]; k++)
+        if (ops[6 * k + 5] > 1 || ops[6 * k + 5] < -1) return 1;
+    return 0;
 }
 
 /* The tile of rows u .. u + nr - 1 (one run of the fourth dimension: at_row is the first's
@@ -196,29 +238,34 @@ static void xr_loop_tile(const i64 *t, float (*reg)[XR_TILE_ELEMENTS], const i64
     const i64 i0 = at_row[0], i1 = at_row[1], i2 = at_row[2], i3 = at_row[3];
     for (i64 k = 0; k < nins; k++) {
         const i64 *q = ins + 5 * k;
-        if (q[0] != XR_LOAD && q[0] != XR_LOAD_BOOL && q[0] != XR_STORE) {
-            xr_loop_op(q[0], reg[q[1]], reg[q[2]], reg[q[3]], reg[q[4]], XR_TILE_ELEMENTS);
+        /* a value the same along a row is computed on every element of the tile (its rows'
+           values differ): the same operations on the same values */
+        const i64 code = q[0] & ~(i64)XR_ROW_ONCE;
+        if (code != XR_LOAD && code != XR_LOAD_BOOL && code != XR_STORE) {
+            xr_loop_op(code, reg[q[1]], reg[q[2]], reg[q[3]], reg[q[4]], XR_TILE_ELEMENTS);
             continue;
         }
-        const i64 *op = ops + 6 * (q[0] == XR_STORE ? q[1] : q[2]);
+        const i64 *op = ops + 6 * (code == XR_STORE ? q[1] : q[2]);
         const i64 at = i0 * op[1] + i1 * op[2] + i2 * op[3] + i3 * op[4] + j * op[5];
         const i64 sr = op[4], se = op[5];
         /* along the rows first where the operand is contiguous (or nearer so) along them */
         const int by_rows = (sr < 0 ? -sr : sr) < (se < 0 ? -se : se);
-        if (q[0] == XR_STORE) {
+        if (code == XR_STORE) {
             const float *a = reg[q[2]];
             float *p = (float *)(intptr_t)op[0] + at;
+            if (sr == 1 && xr_tile_transposed(reg[q[2]], p, se, nr, nc, 0)) continue;
             if (by_rows)
                 for (i64 e = 0; e < nc; e++) for (i64 r = 0; r < nr; r++) p[r * sr + e * se] = a[r * XR_LOOP_TILE + e];
             else
                 for (i64 r = 0; r < nr; r++) for (i64 e = 0; e < nc; e++) p[r * sr + e * se] = a[r * XR_LOOP_TILE + e];
-        } else if (q[0] == XR_LOAD_BOOL) {
+        } else if (code == XR_LOAD_BOOL) {
             const uint8_t *p = (const uint8_t *)(intptr_t)op[0] + at;
             float *o = reg[q[1]];
             for (i64 r = 0; r < nr; r++) for (i64 e = 0; e < nc; e++) o[r * XR_LOOP_TILE + e] = p[r * sr + e * se] ? 1.0f : 0.0f;
         } else {
             const float *p = (const float *)(intptr_t)op[0] + at;
             float *o = reg[q[1]];
+            if (sr == 1 && xr_tile_transposed(o, (float *)p, se, nr, nc, 1)) continue;
             if (by_rows)
                 for (i64 e = 0; e < nc; e++) for (i64 r = 0; r < nr; r++) o[r * XR_LOOP_TILE + e] = p[r * sr + e * se];
             else

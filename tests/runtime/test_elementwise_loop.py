@@ -553,15 +553,15 @@ def test_a_transposed_loop_runs_in_tiles_with_the_reference_bits(threads):
     """A residual ``add`` ending in a ``transpose`` (SqueezeBERT's before each layer norm, NCW
     to NWC) reads its inputs with a row's stride along the result's rows: the loop runs in
     tiles (``native_loop.h``'s ``XR_LOOP_TILE``), here partial both ways (300 x 150, batch 2:
-    a tile never crosses into the next batch's rows), with a ``sigmoid`` and a ``where`` of a
-    bool input (``LOAD_BOOL``) among its instructions; on two threads parts of its rows cut
-    runs mid-tile. The exact ops give the reference kernels' bits, the sigmoid numpy's within
+    a tile never crosses into the next batch's rows), with a ``sigmoid``, a constant the same
+    along rows (``ROW_ONCE``) and a ``where`` of a bool input (``LOAD_BOOL``) among its
+    instructions; on two threads parts of its rows cut runs mid-tile. The exact ops give the reference kernels' bits, the sigmoid numpy's within
     3 units in the last place, and both thread counts the same bits."""
     from xrelay.runtime.native import elementwise_loop
 
     def body(x, y, c):
         s = relay.add(x, y)
-        g = relay.where(c, relay.sigmoid(s), relay.negative(s))
+        g = relay.where(c, relay.sigmoid(s), relay.multiply(s, relay.const(-0.5)))
         return relay.transpose(relay.multiply(g, y), (0, 2, 1))
 
     rng = np.random.default_rng(11)
@@ -578,19 +578,49 @@ def test_a_transposed_loop_runs_in_tiles_with_the_reference_bits(threads):
         one.set_input(**feeds)
         one.run()
     looped = [(label, t) for _, _, c in m.executor.steps for label, _, t in c.thunks]
-    assert [label for label, _ in looped] == ["add, sigmoid, negative, where, multiply, transpose" + LOOP]
+    assert [label for label, _ in looped] == ["add, sigmoid, multiply, where, transpose" + LOOP]
     assert hasattr(looped[0][1], "native_job") == (threads == 2)
     assert tables and all(elementwise_loop._strided_row(t, 2) for t in tables)
     codes = [int(c) for t in tables for c in t[7 + 6 * int(t[5]) :: 5]]
-    assert not any(c & elementwise_loop.ROW_ONCE for c in codes)  # (what tiles need)
+    # (the constant is the same along a row: computed once a row by rows, on every element
+    # of a tile by tiles)
+    assert any(c & elementwise_loop.ROW_ONCE for c in codes)
     out = m.get_output(0).numpy()
     s = (feeds["x0"] + feeds["x1"]).astype(np.float64)
-    want = (np.where(feeds["x2"], 1.0 / (1.0 + np.exp(-s)), -s) * feeds["x1"]).transpose(0, 2, 1)
+    want = (np.where(feeds["x2"], 1.0 / (1.0 + np.exp(-s)), -0.5 * s) * feeds["x1"]).transpose(0, 2, 1)
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
-    exact = ~feeds["x2"].transpose(0, 2, 1)  # (the negated branch: exact ops only)
+    exact = ~feeds["x2"].transpose(0, 2, 1)  # (the scaled branch: exact ops only)
     np.testing.assert_array_equal(out[exact], want.astype(F32)[exact])
     np.testing.assert_array_equal(out, one.get_output(0).numpy())
     assert np.isfinite(out).all() and np.abs(out).max() > 0.5
+
+
+def test_values_joined_then_transposed_are_stored_through_transposed_tiles():
+    """Two values of (72, 40) joined on the first axis, then transposed to (40, 144): each
+    lands in its slice of the result seen back through the transpose, a view contiguous along
+    the loop's rows and 144 apart along its columns. The tiled loop stores whole tiles as
+    8 x 8 register transposes (``xr_transpose8``) and partial ones (72 = 4 x 16 + 8, 40 =
+    2 x 16 + 8) element by element; the reference kernels' bits."""
+
+    def body(a, b):
+        x = relay.add(a, b)
+        y = relay.maximum(relay.subtract(a, b), relay.negative(a))
+        return relay.transpose(relay.concatenate([x, y], 0), [1, 0])
+
+    rng = np.random.default_rng(13)
+    mod = _function(body, [(72, 40), (72, 40)])
+    feeds = {"x0": rng.standard_normal((72, 40)).astype(F32), "x1": rng.standard_normal((72, 40)).astype(F32)}
+    tables = []
+    with _programs(tables):
+        (loop, labels), (ref, _) = _both(mod, feeds)
+    assert [label for _, label in labels if label.endswith(LOOP)] == ["add, subtract, negative, maximum" + LOOP]
+    tables = [t for t in tables if t is not None]
+    strides = [t[7 : 7 + 6 * int(t[5])].reshape(-1, 6)[:, 4:] for t in tables]
+    assert any(([1, 144] == s).all(axis=1).any() for s in strides)  # (a destination: rows 1 apart)
+    a, b = feeds["x0"], feeds["x1"]
+    np.testing.assert_array_equal(loop[0], np.concatenate([a + b, np.maximum(a - b, -a)], 0).T)
+    np.testing.assert_array_equal(loop[0], ref[0])
+    assert np.isfinite(loop[0]).all() and np.abs(loop[0]).max() > 0.5
 
 
 def test_a_transpose_that_moves_single_elements_is_a_loop_and_one_of_rows_strided_copies():
