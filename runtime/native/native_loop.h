@@ -95,13 +95,6 @@ static void xr_loop_op(i64 code, float *restrict o, const float *a, const float 
     }
 }
 
-/* The program t: t[0..4] the result's index space (outermost first), t[5] the number of
-   operands, t[6] the number of instructions; then per operand (address, 5 strides in
-   elements: 0 broadcasts) and per instruction (code, destination, a, b, c): LOAD reg <-
-   operand a, LOAD_BOOL the same of a bool operand (1 or 0), STORE operand <- reg a, the
-   binary ops reg <- a op b, the unary ones reg <- op(a), SELECT reg <- a ? b : c. Rows
-   [u0, u1) of the collapsed outer space (t[0] * t[1] * t[2] * t[3] rows) are computed. */
-
 /* Row u's index (i0, i1, i2, i3) in the outer space. */
 static inline void xr_loop_row(const i64 *t, i64 u, i64 *at_row) {
     const i64 d1 = t[1], d2 = t[2], d3 = t[3];
@@ -292,6 +285,12 @@ static void xr_loop_tiles(const i64 *t, i64 u0, i64 u1) {
     }
 }
 
+/* The program t: t[0..4] the result's index space (outermost first), t[5] the number of
+   operands, t[6] the number of instructions; then per operand (address, 5 strides in
+   elements: 0 broadcasts) and per instruction (code, destination, a, b, c): LOAD reg <-
+   operand a, LOAD_BOOL the same of a bool operand (1 or 0), STORE operand <- reg a, the
+   binary ops reg <- a op b, the unary ones reg <- op(a), SELECT reg <- a ? b : c. Rows
+   [u0, u1) of the collapsed outer space (t[0] * t[1] * t[2] * t[3] rows) are computed. */
 void xrelay_loop_f32(const i64 *t, i64 u0, i64 u1) {
     if (xr_loop_tiled(t)) {
         xr_loop_tiles(t, u0, u1);
