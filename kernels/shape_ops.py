@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._registry import emit, norm_axis, register, to_numpy_dtype
+from ._registry import check_out, emit, norm_axis, register, to_numpy_dtype
 from .elementwise import cast
 from .transform import infer_reshape
 
@@ -17,7 +17,15 @@ def repeat(x: np.ndarray, *, out: np.ndarray | None = None, repeats: int, axis: 
     """Relay ``repeat``: every element ``repeats`` times along ``axis``."""
     if repeats < 1:
         raise ValueError(f"repeat: repeats must be at least 1, got {repeats}")
-    return emit(np.repeat(x, repeats, axis=norm_axis(axis, x.ndim, "repeat")), out, "repeat")
+    a = norm_axis(axis, x.ndim, "repeat")
+    if out is not None and out.flags.c_contiguous and out.dtype == x.dtype:
+        # into the destination seen with the copies on an axis of their own: a broadcast
+        # copy, no temporary of the result's size
+        shape = (*x.shape[: a + 1], repeats, *x.shape[a + 1 :])
+        check_out(out, (*x.shape[:a], x.shape[a] * repeats, *x.shape[a + 1 :]), x.dtype, "repeat")
+        np.copyto(out.reshape(shape), np.expand_dims(x, a + 1))
+        return out
+    return emit(np.repeat(x, repeats, axis=a), out, "repeat")
 
 
 @register("gather_nd")

@@ -66,7 +66,7 @@ _UNARY = {
 _PRELU = 16  # x > 0 ? x : x * alpha, alpha broadcast along the op's axis
 _LOAD, _LOAD_BOOL, _STORE, _SELECT = 0, 1, 2, 30
 _RESHAPES = frozenset({"reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"})
-_PLACEMENT = frozenset({"split", "strided_slice", "transpose", "image.resize2d", *_RESHAPES})
+_PLACEMENT = frozenset({"split", "strided_slice", "transpose", "image.resize2d", "repeat", *_RESHAPES})
 LOOP_OPS = frozenset({*_BINARY, *_UNARY, "clip", "where", "nn.prelu", *_PLACEMENT})
 """The ops a function may be made of to run as one elementwise loop."""
 
@@ -302,6 +302,16 @@ def _expressions(ops: Sequence[Any], value_of: Any) -> dict[Any, Any]:
             if up is None:
                 raise _Refused
             expanded, grown = up
+            seen = _placed(vals[0], lambda a, e=expanded, g=grown: np.broadcast_to(_view(a, e), g), memo)
+            env[op.results[0]] = _Reshaped(seen, shape)
+        elif name == "repeat":
+            # every element k times along the axis: the input seen with an axis of 1 after
+            # it, broadcast to k there, and reshaped (a depthwise convolution's channels
+            # repeated for its multiplier: backend.dnnl.partition.depthwise_multiplier)
+            ins = _shape(vals[0])
+            axis = int(op.attrs["axis"]) % len(ins)
+            expanded = (*ins[: axis + 1], 1, *ins[axis + 1 :])
+            grown = (*ins[: axis + 1], int(op.attrs["repeats"]), *ins[axis + 1 :])
             seen = _placed(vals[0], lambda a, e=expanded, g=grown: np.broadcast_to(_view(a, e), g), memo)
             env[op.results[0]] = _Reshaped(seen, shape)
         elif name == "transpose":
