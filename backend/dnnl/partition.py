@@ -791,7 +791,7 @@ def depthwise_multiplier(module: ModuleOp) -> int:
     input channel ``o // k`` either way, with the same weight (one input channel a group, so
     its shape does not change). oneDNN 3.2 has depthwise kernels for a multiplier of 1 only
     and ran the other as im2col + GEMM (48 -> 96 channels, 7x7, stride 2 at 64 x 64: 3.9 ms,
-    2.5 GFLOP/s; repeated, then depthwise: 0.75 ms); the repeat is an elementwise loop over
+    2.5 GFLOP/s; repeated, then depthwise: 0.70 ms); the repeat is an elementwise loop over
     the repeated tensor, which the plan holds::
 
         %y = relay.nn.conv2d %x, %w {groups = 48, data_layout = "NHWC", kernel_layout = "HWIO", ...}

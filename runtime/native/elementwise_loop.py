@@ -4,7 +4,7 @@ A fused function made of float32 elementwise ops -- ``add``, ``subtract``, ``mul
 ``divide``, ``maximum``, ``minimum``, ``negative``, ``abs``, ``exp``, ``tanh``, ``sigmoid``,
 ``nn.relu``, ``nn.prelu``, ``sqrt``, ``clip``, ``where`` of a bool condition -- and of the ops that only say
 where elements are (``split``, ``strided_slice``, ``transpose``, ``reshape``, ``squeeze``,
-``expand_dims``, ``nn.batch_flatten``, broadcasting) ran op by op, each op a numpy call over the whole tensor
+``expand_dims``, ``nn.batch_flatten``, ``repeat``, broadcasting) ran op by op, each op a numpy call over the whole tensor
 and a temporary: an unrolled LSTM cell's gates (``split`` of the projected gates, three
 ``sigmoid``, two ``tanh``, three ``multiply``, an ``add``) were about ten calls, 50-70 us a
 time step for 1536 elements. Here each result is an expression over the function's inputs:
