@@ -94,7 +94,7 @@ STRIDED_ROW = 16
 moves data (a ``transpose``) runs as the loop rather than as ``runtime.native.movement``'s
 strided copies: a float32 cache line's elements, so that each element of a row of the
 strided copy is a line of its own (SqueezeBERT's (768, 128) transposes around its layer
-norms: a numpy copy at about 1 GB/s)."""
+norms: numpy's copy 155-170 us, the tiled loop 59)."""
 
 ROW_ONCE = 256
 """Flag of an instruction computing a value that is the same along the innermost dimension
