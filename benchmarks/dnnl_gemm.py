@@ -12,10 +12,15 @@ alternately, in one process, with a bias (y = x W + b, float32):
   stored) or N x K (a Linear's, read transposed);
 * ``ip_any``: oneDNN's inner product, weights in its chosen format;
 * ``mm_gelu``: ``mm_any`` with a GELU (tanh) eltwise post-op;
+* ``packed``: the shim's packed dense kernel (``packed_gemm.h``) that xrelay's dnnl backend
+  runs float32 dense steps on where oneDNN has only its jit GEMM (AVX2 without AVX-512),
+  with its own choice of products a block (all k for one tile of rows, m <= 6, else 256);
+  ``packed_kc256``: the same kernel told blocks of 256 (its choice for every m before);
 * ``ort``: onnxruntime (2 intra-op threads, spinning off, the zoo's settings) running a
   model of one MatMul and one Add of the same shape (2-thread rows only);
 
-and prints the median milliseconds and oneDNN's implementation name per variant. oneDNN is
+and prints the median milliseconds and oneDNN's implementation name per variant, and the
+medians of the packed kernel's per-round ratios to ``packed_kc256`` and onnxruntime. oneDNN is
 called through its C API (``libdnnl.so.3`` of the pinned wheel, the one the shim loads)
 with its own engine and scratchpad. Write the machine's load (``uptime``) beside the figures.
 """
@@ -118,6 +123,43 @@ class Gemm:
         d.dnnl_stream_wait(self.dnnl.stream)
 
 
+class Packed:
+    """The shim's packed dense kernel for x (M, K) times a weight (N, K) plus a bias, with
+    ``block`` products a block (0: the kernel's choice), run through ``xr_dnnl_run``."""
+
+    def __init__(self, m: int, k: int, n: int, block: int, threads: int):
+        lib = self.lib = dnnl_library()
+        lib.xr_dnnl_set_threads(threads)
+        self.kernel = lib.xr_dnnl_gemm(m, n, k, 0, block, 0, None, None, None)
+        if not self.kernel:
+            raise SystemExit("the packed kernel is not built for this CPU (AVX2 and FMA)")
+        rng = np.random.default_rng(0)
+        w = rng.standard_normal((-(-n // 16) * 16, k)).astype(np.float32)
+        w[n:] = 0.0
+        panels = np.ascontiguousarray(w.reshape(-1, 16, k).transpose(0, 2, 1))
+        full = n // 16
+        self.arrays = [rng.standard_normal((m, k)).astype(np.float32),
+                       np.zeros(lib.xr_dnnl_gemm_packed_bytes(self.kernel) // 4, np.float32),
+                       np.zeros((m, n), np.float32), panels[:full], panels[full:], rng.standard_normal(n).astype(np.float32)]  # fmt: skip
+        keys = [_ARG_SRC, 64, _ARG_DST, _ARG_WEIGHTS, 34, _ARG_BIAS]
+        used = [(key, a) for key, a in zip(keys, self.arrays) if a.size]
+        self.mds, self.mems = [], []
+        for _, a in used:
+            md = lib.xr_dnnl_md(1, _DIMS(a.size), _F32, _DIMS(1))
+            self.mds.append(md)
+            self.mems.append(lib.xr_dnnl_memory(md, a.ctypes.data))
+        self.count = len(used)
+        self.keys = (ctypes.c_int32 * self.count)(*[key for key, _ in used])
+        self.ptrs = (ctypes.c_void_p * self.count)(*self.mems)
+        self.prims = (ctypes.c_void_p * 1)(self.kernel)
+        self.nargs = (ctypes.c_int32 * 1)(-self.count)
+        self.impl = "packed_gemm:avx2"
+
+    def __call__(self) -> None:
+        if self.lib.xr_dnnl_run(1, self.prims, self.nargs, self.keys, self.ptrs, None):
+            raise RuntimeError("the packed kernel failed")
+
+
 def ort_matmul(m: int, k: int, n: int):
     """onnxruntime running MatMul + Add of this shape (the zoo's session settings)."""
     from onnx import TensorProto, helper, numpy_helper
@@ -137,6 +179,11 @@ def ort_matmul(m: int, k: int, n: int):
     sess = ort_session(model.SerializeToString())
     feeds = {"x": rng.standard_normal((m, k)).astype(np.float32)}
     return lambda: sess.run(None, feeds)
+
+
+def _ratio(ours: list[float], theirs: list[float]) -> float:
+    """The median of the per-round ratios (the rounds alternate the variants)."""
+    return statistics.median(a / b for a, b in zip(ours, theirs))
 
 
 def _shape(text: str) -> tuple[int, int, int]:
@@ -166,7 +213,10 @@ def main(argv: list[str] | None = None) -> int:
                 "ip_any": Gemm(dnnl, "inner", m, k, n, "any"),
                 "mm_gelu": Gemm(dnnl, "matmul", m, k, n, "any", _GELU_TANH),
             }
-            runs = dict(gemms)
+            runs: dict = dict(gemms)
+            if dnnl_library().xr_dnnl_gemm_built():
+                runs["packed"] = Packed(m, k, n, 0, threads)
+                runs["packed_kc256"] = Packed(m, k, n, 256, threads)
             if threads == 2 and not args.no_ort:
                 runs["ort"] = ort_matmul(m, k, n)
             for run in runs.values():
@@ -180,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
             med = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
             gflops = 2 * m * k * n / med["mm_any"] / 1e6
             cells = "  ".join(f"{name} {ms:.3f}" for name, ms in med.items())
+            ratios = [f"; packed / {peer} {_ratio(times['packed'], times[peer]):.3f}"
+                      for peer in ("packed_kc256", "ort") if "packed" in times and peer in times]  # fmt: skip
             impls = " ".join(sorted({g.impl for g in gemms.values()}))
-            print(f"{threads} thr {m}x{k}x{n}: {cells} ms  (mm_any {gflops:.0f} GFLOP/s; {impls})", flush=True)
+            print(f"{threads} thr {m}x{k}x{n}: {cells} ms  (mm_any {gflops:.0f} GFLOP/s; {impls}{''.join(ratios)})", flush=True)
     return 0
 
 

@@ -11,8 +11,16 @@
  * classic Haswell register tile.
  *
  * Every element's sum has the same order whatever the thread count and whichever thread
- * takes its chunk: over each block of KC products in k order, then bias + block 0 + block 1
- * + ...; so a run's bits do not depend on the threads.
+ * takes its chunk: over each block of its kernel's products (KC, or all k) in k order, then
+ * bias + block 0 + block 1 + ...; so a run's bits do not depend on the threads.
+ *
+ * A step of one tile of rows (m <= 6: a classifier's last layer, one token of a decoder)
+ * reads each weight once and does little with it: its kernel takes all k products as one
+ * block, so each panel is one sequential stream from memory (KC blocks interleaved the
+ * CHUNK panels' streams; whole, the next panel is not prefetched into L2, which it would
+ * not fit): AlexNet's 9216 -> 4096 in 0.82x the time of blocks of 256 on two Zen 3 cores,
+ * ResNet-50's 2048 -> 1000 0.96x, six rows by 4096 -> 4096 0.91x (benchmarks/dnnl_gemm.py:
+ * packed against packed_kc256).
  */
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -34,6 +42,7 @@ typedef struct {
     int kind; /* 8 */
     i64 m, n, k, panels, chunks, per_chunk, threads;
     i64 mc, blocks; /* row blocks: mc rows (whole tiles) each */
+    i64 kb;         /* products a block: KC, or all k for one tile of rows */
     int nops, ops[GEMM_OPS];
     float lo[GEMM_OPS], hi[GEMM_OPS];
 } xr_gemm_t;
@@ -41,15 +50,17 @@ typedef struct {
 int xr_dnnl_gemm_built(void) { return GEMM_BUILT; }
 
 /* The kernel of a dense step of m rows, n output columns and k inputs; threads: 1 for a
-   step too small to share (a parallel region costs more), 0 for the team's; nops epilogue
-   ops (ops: GEMM_ADD, GEMM_CLIP with lo, hi) applied in order to each output after its last
-   product. */
-void *xr_dnnl_gemm(int64_t m, int64_t n, int64_t k, int64_t threads, int nops, const int32_t *ops,
+   step too small to share (a parallel region costs more), 0 for the team's; kb: products a
+   block (0: the kernel's choice for m rows; a part of a step's rows takes the whole step's,
+   xr_dnnl_gemm_block, to sum in its order); nops epilogue ops (ops: GEMM_ADD, GEMM_CLIP
+   with lo, hi) applied in order to each output after its last product. */
+void *xr_dnnl_gemm(int64_t m, int64_t n, int64_t k, int64_t threads, int64_t kb, int nops, const int32_t *ops,
                    const float *lo, const float *hi) {
-    if (!GEMM_BUILT || m < 1 || n < 1 || k < 1 || nops < 0 || nops > GEMM_OPS) return NULL;
+    if (!GEMM_BUILT || m < 1 || n < 1 || k < 1 || kb < 0 || nops < 0 || nops > GEMM_OPS) return NULL;
     xr_gemm_t *g = calloc(1, sizeof *g);
     if (g == NULL) return NULL;
     g->kind = 8, g->m = m, g->n = n, g->k = k, g->threads = threads;
+    g->kb = kb > 0 ? kb : (m <= GEMM_MR ? k : GEMM_KC);
     g->panels = (n + GEMM_NR - 1) / GEMM_NR;
     g->per_chunk = GEMM_CHUNK;
     g->chunks = (g->panels + g->per_chunk - 1) / g->per_chunk;
@@ -69,6 +80,9 @@ void *xr_dnnl_gemm(int64_t m, int64_t n, int64_t k, int64_t threads, int nops, c
 }
 
 void xr_dnnl_gemm_free(void *g) { free(g); }
+
+/* Products a block of a kernel (xr_dnnl_gemm's kb). */
+int64_t xr_dnnl_gemm_block(const void *p) { return ((const xr_gemm_t *)p)->kb; }
 
 #if GEMM_BUILT
 /* The epilogue of a tile's last block: the ops and the tile's rows of the residual. */
@@ -188,7 +202,7 @@ static void gemm_pack(void *arg) {
    one block of all k products then, each tile's rows of it kept aside first. */
 static void gemm_chunk(const gemm_job_t *job, i64 i0, i64 i1, i64 p0, i64 p1) {
     const xr_gemm_t *g = job->g;
-    const i64 n = g->n, k = g->k, kb = job->res == job->c ? k : GEMM_KC;
+    const i64 n = g->n, k = g->k, kb = job->res == job->c ? k : g->kb;
     const i64 tl = (i1 - i0 + GEMM_MR - 1) / GEMM_MR;
     for (i64 k0 = 0; k0 < k; k0 += kb) {
         const i64 kc = k0 + kb < k ? kb : k - k0;
@@ -198,7 +212,8 @@ static void gemm_chunk(const gemm_job_t *job, i64 i0, i64 i1, i64 p0, i64 p1) {
             const i64 j = p * GEMM_NR;
             const int nc = n - j < GEMM_NR ? (int)(n - j) : GEMM_NR;
             const float *bias = job->bias ? job->bias + j : NULL;
-            const float *nb = p + 1 < p1 && p + 1 < n / GEMM_NR ? b + k * GEMM_NR : NULL; /* the next panel's block */
+            /* the next panel's block (a block of KC lines, or the tiles' shares of a longer one) */
+            const float *nb = p + 1 < p1 && p + 1 < n / GEMM_NR && (kc <= GEMM_KC || tl > 1) ? b + k * GEMM_NR : NULL;
             for (i64 i = i0; i < i1; i += GEMM_MR) {
                 const int mr = i1 - i < GEMM_MR ? (int)(i1 - i) : GEMM_MR;
                 if (nb) { /* its share of the next block's kc lines, into L2 */

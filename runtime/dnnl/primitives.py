@@ -124,11 +124,13 @@ def _gemm_epilogue(post: list) -> tuple[list[tuple[int, float, float]], Any]:
     return ops, residual
 
 
-def _gemm_kernel(lib: Any, m: int, n: int, k: int, threads: int, ops: list[tuple[int, float, float]]) -> _Owned | None:
+def _gemm_kernel(lib: Any, m: int, n: int, k: int, threads: int, ops: list[tuple[int, float, float]],
+                 block: int = 0) -> _Owned | None:  # fmt: skip
     """The shim's packed dense kernel (``xr_dnnl_gemm``) for ``m`` rows with the epilogue
-    ``ops``, owned (None when the shim refuses it)."""
+    ``ops`` and ``block`` products a block (0: the kernel's choice for ``m`` rows), owned
+    (None when the shim refuses it)."""
     handle = lib.xr_dnnl_gemm(
-        m, n, k, threads, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
+        m, n, k, threads, block, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
         (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
     )  # fmt: skip
     return _Owned(lib.xr_dnnl_gemm_free, handle) if handle else None
@@ -896,9 +898,10 @@ class FunctionPlan:
         if parts < 2:
             return None
         pieces = []
+        block = lib.xr_dnnl_gemm_block(step.pd)  # (the whole step's blocks: its sums' order)
         for t0, t1 in row_cuts(tiles, parts, step.macs):
             r0, r1 = 6 * t0, min(6 * t1, m)
-            owned = _gemm_kernel(lib, r1 - r0, n, k, 1, ops)
+            owned = _gemm_kernel(lib, r1 - r0, n, k, 1, ops, block)
             if owned is None:
                 return None
             keep.append(owned)

@@ -1263,8 +1263,9 @@ def test_packed_dense_bits_do_not_depend_on_the_threads(monkeypatch):
     np.testing.assert_allclose(outs[0], m.get_output(0).numpy(), rtol=1e-5, atol=1e-5)
 
 
-def _gemm_call(lib, x, packed, tail, bias, res, out, ops):
-    """The shim's packed kernel run once through ``xr_dnnl_run`` over numpy buffers."""
+def _gemm_call(lib, x, packed, tail, bias, res, out, ops, block=0):
+    """The shim's packed kernel (``block`` products a block, 0: its choice) run once through
+    ``xr_dnnl_run`` over numpy buffers."""
     import ctypes
 
     m, k = x.shape
@@ -1272,7 +1273,7 @@ def _gemm_call(lib, x, packed, tail, bias, res, out, ops):
     codes = [1 if op == "add" else 2 for op, *_ in ops]
     lo = [v[0] if v else 0.0 for _, *v in ops]
     hi = [v[1] if v else 0.0 for _, *v in ops]
-    kernel = lib.xr_dnnl_gemm(m, n, k, 0, len(ops), (ctypes.c_int32 * 4)(*codes), (ctypes.c_float * 4)(*lo), (ctypes.c_float * 4)(*hi))
+    kernel = lib.xr_dnnl_gemm(m, n, k, 0, block, len(ops), (ctypes.c_int32 * 4)(*codes), (ctypes.c_float * 4)(*lo), (ctypes.c_float * 4)(*hi))
     assert kernel
     scratch = np.zeros(lib.xr_dnnl_gemm_packed_bytes(kernel) // 4, np.float32)
     args = [(1, x), (64, scratch), (17, out)] + [(key, a) for key, a in ((33, packed), (34, tail), (41, bias), (2, res)) if a is not None]
@@ -1289,16 +1290,18 @@ def _gemm_call(lib, x, packed, tail, bias, res, out, ops):
     return status
 
 
+@pytest.mark.parametrize("m", [1, 6, 23])
 @pytest.mark.parametrize("in_place", [False, True])
-def test_packed_dense_epilogue_and_a_residual_in_the_output(in_place):
+def test_packed_dense_epilogue_and_a_residual_in_the_output(in_place, m):
     """The packed kernel's epilogue (a residual add then a clip, in order) after each output's
     last product; a residual that is the output buffer itself (the arena's in-place sum) is
-    read before any block of products writes over it: k = 600 is three blocks of 256."""
+    read before any block of products writes over it: k = 600 is three blocks of 256 (one
+    block of all 600 for one tile of rows, m <= 6)."""
     lib = dnnl_library()
     if not lib.xr_dnnl_gemm_built():
-        assert not lib.xr_dnnl_gemm(8, 8, 8, 0, 0, None, None, None)  # (none without AVX2)
+        assert not lib.xr_dnnl_gemm(8, 8, 8, 0, 0, 0, None, None, None)  # (none without AVX2)
         return
-    m, k, n = 23, 600, 40
+    k, n = 600, 40
     x = RNG.standard_normal((m, k)).astype("float32")
     w = (RNG.standard_normal((n, k)) * 0.2).astype("float32")
     b = RNG.standard_normal(n).astype("float32")
@@ -1313,3 +1316,35 @@ def test_packed_dense_epilogue_and_a_residual_in_the_output(in_place):
     want = np.clip(x.astype(np.float64) @ w.T.astype(np.float64) + b + r, -1.5, 2.0)
     assert np.all(np.isfinite(out)) and 0.1 < np.mean(np.abs(out) == 2.0) < 0.9
     np.testing.assert_allclose(out, want, rtol=0, atol=2e-5)
+
+
+def test_one_tile_of_rows_sums_all_products_as_one_block():
+    """A kernel of one tile of rows (m <= 6) takes all k products as one block (each panel
+    one stream from memory), one of more tiles blocks of 256, a kernel told its block that
+    block: six rows given the block of 256 give the bits of those rows in a step of twelve,
+    and differ from their own kernel's (one block of 600) only by float32 rounding."""
+    lib = dnnl_library()
+    if not lib.xr_dnnl_gemm_built():
+        return
+    blocks = {}
+    for m, block in ((1, 0), (6, 0), (7, 0), (6, 256), (7, 600)):
+        kernel = lib.xr_dnnl_gemm(m, 40, 600, 0, block, 0, None, None, None)
+        blocks[m, block] = lib.xr_dnnl_gemm_block(kernel)
+        lib.xr_dnnl_gemm_free(kernel)
+    assert blocks == {(1, 0): 600, (6, 0): 600, (7, 0): 256, (6, 256): 256, (7, 600): 600}
+    assert not lib.xr_dnnl_gemm(6, 40, 600, 0, -1, 0, None, None, None)
+    k, n = 600, 32
+    x = RNG.standard_normal((12, k)).astype("float32")
+    w = (RNG.standard_normal((n, k)) * 0.2).astype("float32")
+    packed = np.ascontiguousarray(w.reshape(2, 16, k).transpose(0, 2, 1))
+    outs = {}
+    for rows, block in (((0, 12), 0), ((0, 6), 256), ((6, 12), 256), ((0, 6), 0), ((6, 12), 0)):
+        out = np.full((rows[1] - rows[0], n), np.nan, np.float32)
+        assert _gemm_call(lib, np.ascontiguousarray(x[rows[0] : rows[1]]), packed, None, None, None, out, [], block) == 0
+        outs[rows, block] = out
+    whole = outs[(0, 12), 0]
+    np.testing.assert_allclose(whole, x.astype(np.float64) @ w.T.astype(np.float64), rtol=0, atol=2e-5)
+    np.testing.assert_array_equal(np.concatenate([outs[(0, 6), 256], outs[(6, 12), 256]]), whole)
+    alone = np.concatenate([outs[(0, 6), 0], outs[(6, 12), 0]])
+    np.testing.assert_allclose(alone, whole, rtol=0, atol=2e-5)
+    assert not np.array_equal(alone, whole)

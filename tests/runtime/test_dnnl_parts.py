@@ -193,14 +193,14 @@ def test_parts_compute_what_the_whole_steps_compute(monkeypatch):
     assert not np.allclose(m.get_output(0).numpy(), expected)
 
 
-def _dense_build(monkeypatch, parts: str, packed: bool = False):
+def _dense_build(monkeypatch, parts: str, packed: bool = False, model=None):
     monkeypatch.setenv("XRELAY_DNNL_PARTS", parts)
     # oneDNN's matmul (AVX-512 CPUs run dense steps on it), or the shim's packed kernel that
     # runs them where oneDNN has only its jit GEMM (forced here: ``_dense_on_packed``)
     monkeypatch.setenv("XRELAY_DNNL_PACKED_DENSE", "1" if packed else "0")
     if packed:
         monkeypatch.setattr(primitives, "_dense_on_packed", lambda impl: True)
-    mod, params = from_onnx(_dense_model())
+    mod, params = from_onnx(model or _dense_model())
     return xrelay.build(mod, params, opt_level=3, threads=2)
 
 
@@ -217,6 +217,26 @@ def test_dense_steps_are_cut_in_rows_with_the_whole_steps_bits(monkeypatch):
     x = RNG.standard_normal((400, 64)).astype("float32")
     expected = _uncut_output(_dense_build(monkeypatch, "0"), _dense_model(), x)
     _runs_in_parts_match(m, x, expected, _assert_dense_parts_match)
+
+
+def test_packed_parts_of_one_tile_sum_in_the_whole_steps_blocks(monkeypatch):
+    """A dense step of two tiles (12 rows, 600 inputs, 3.7M multiply-adds) is cut in two
+    parts of one tile each: each part's kernel takes the step's blocks of 256 products (a
+    kernel of one tile alone takes all 600 as one block), so the parts give the uncut
+    step's bits."""
+    lib = dnnl_library()
+    if not lib.xr_dnnl_gemm_built():
+        return
+    g = GraphBuilder(31)
+    model = g.model({"data": ([12, 600], np.float32)}, [g.relu(g.gemm("data", 600, 512))], "dense_two_tiles")
+    m = _dense_build(monkeypatch, "1", packed=True, model=model)
+    cut = [c for _, _, c in m.executor.steps if getattr(c, "thunk_parts", None) is not None]
+    assert [c.thunk_parts.parts for c in cut] == [1]  # (one step cut)
+    (step,) = [s for c in cut for s in c.dnnl_plan.steps if s.cut is not None]
+    assert step.impl == "packed_gemm:avx2" and lib.xr_dnnl_gemm_block(step.pd) == 256
+    x = RNG.standard_normal((12, 600)).astype("float32")
+    expected = _uncut_output(_dense_build(monkeypatch, "0", packed=True, model=model), model, x)
+    _runs_in_parts_match(m, x, expected, lambda got, want: np.testing.assert_array_equal(got, want))
 
 
 def _runs_in_parts_match(m, x, expected, match):
@@ -450,7 +470,7 @@ def test_packed_dense_steps_are_cut_in_whole_tiles_with_the_whole_steps_bits(mon
     output's sum has one order in any part), and the part workers take parts."""
     lib = dnnl_library()
     if not lib.xr_dnnl_gemm_built():
-        assert not lib.xr_dnnl_gemm(8, 8, 8, 0, 0, None, None, None)  # (none without AVX2)
+        assert not lib.xr_dnnl_gemm(8, 8, 8, 0, 0, 0, None, None, None)  # (none without AVX2)
         return
     m = _dense_build(monkeypatch, "1", packed=True)
     plans = [c.dnnl_plan for _, _, c in m.executor.steps if getattr(c, "dnnl_plan", None) is not None]
