@@ -18,9 +18,9 @@
  * reads each weight once and does little with it: its kernel takes all k products as one
  * block, so each panel is one sequential stream from memory (KC blocks interleaved the
  * CHUNK panels' streams; whole, the next panel is not prefetched into L2, which it would
- * not fit): AlexNet's 9216 -> 4096 in 0.82x the time of blocks of 256 on two Zen 3 cores,
- * ResNet-50's 2048 -> 1000 0.96x, six rows by 4096 -> 4096 0.91x (benchmarks/dnnl_gemm.py:
- * packed against packed_kc256).
+ * not fit): AlexNet's 9216 -> 4096 in 0.84-0.88x the time of blocks of 256 on two Zen 3
+ * cores, ResNet-50's 2048 -> 1000 0.85-0.88x, six rows by 4096 -> 4096 0.81-0.83x
+ * (benchmarks/dnnl_gemm.py: packed against packed_kc256).
  */
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
