@@ -35,6 +35,7 @@
 #define GEMM_MC 240 /* A's block: at most MC x KC floats, 240 KB, stays in L2 */
 #define GEMM_CHUNK 4 /* panels a thread takes at once (64 columns) */
 #define GEMM_OPS 4   /* the most epilogue ops */
+#define GEMM_HOMES 64 /* the largest team that takes home shares (a larger one: one counter) */
 
 enum { GEMM_ADD = 1, GEMM_CLIP = 2 }; /* the epilogue ops: + a residual, clip (ReLU: 0, inf) */
 
@@ -160,6 +161,59 @@ static inline __attribute__((always_inline)) void gemm_tile(const int mr, i64 kc
     }
 }
 
+/* A tile of one or two rows over np whole panels at once (ldb floats apart): a row's tile of
+   one panel is two chains of products, each waiting on the last one's FMA (4 cycles on Zen 3),
+   so one row ran at a quarter of the FMA rate (1 x 256 by 768: 21 us on two cores); np panels
+   are 2 np chains a row. Each output's sum is gemm_tile's, in the same order (the bits are
+   the same). */
+static inline __attribute__((always_inline)) void gemm_wide_tile(const int mr, const int np, i64 kc,
+                                                                 const float *a, const float *b, i64 ldb,
+                                                                 float *c, i64 ldc, int first, const float *bias) {
+    __m256 acc[2][8];
+#pragma GCC unroll 2
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 8
+        for (int q = 0; q < 2 * np; q++) acc[r][q] = _mm256_setzero_ps();
+    for (i64 p = 0; p < kc; p++) {
+#pragma GCC unroll 4
+        for (int q = 0; q < np; q++) {
+            const float *bq = b + q * ldb + GEMM_NR * p;
+            const __m256 b0 = _mm256_loadu_ps(bq), b1 = _mm256_loadu_ps(bq + 8);
+#pragma GCC unroll 2
+            for (int r = 0; r < mr; r++) {
+                const __m256 x = _mm256_broadcast_ss(a + GEMM_MR * p + r);
+                acc[r][2 * q] = _mm256_fmadd_ps(x, b0, acc[r][2 * q]);
+                acc[r][2 * q + 1] = _mm256_fmadd_ps(x, b1, acc[r][2 * q + 1]);
+            }
+        }
+    }
+#pragma GCC unroll 2
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < np; q++) {
+            float *row = c + r * ldc + q * GEMM_NR;
+            const float *bq = bias ? bias + q * GEMM_NR : NULL;
+            __m256 lo = first ? (bq ? _mm256_loadu_ps(bq) : _mm256_setzero_ps()) : _mm256_loadu_ps(row);
+            __m256 hi = first ? (bq ? _mm256_loadu_ps(bq + 8) : _mm256_setzero_ps()) : _mm256_loadu_ps(row + 8);
+            _mm256_storeu_ps(row, _mm256_add_ps(lo, acc[r][2 * q]));
+            _mm256_storeu_ps(row + 8, _mm256_add_ps(hi, acc[r][2 * q + 1]));
+        }
+}
+
+/* The panels a wide tile of mr rows takes at once: eight chains of products (two FMAs a
+   cycle in flight at a latency of 4); 1 for taller tiles, which have them already. */
+static inline int gemm_wide_panels(int mr) { return mr == 1 ? 4 : mr == 2 ? 2 : 1; }
+
+static void gemm_wide(int mr, int np, i64 kc, const float *a, const float *b, i64 ldb, float *c, i64 ldc,
+                      int first, const float *bias) {
+    switch (mr * 8 + np) { /* each shape its own fully unrolled tile */
+    case 8 + 4: gemm_wide_tile(1, 4, kc, a, b, ldb, c, ldc, first, bias); break;
+    case 8 + 3: gemm_wide_tile(1, 3, kc, a, b, ldb, c, ldc, first, bias); break;
+    case 8 + 2: gemm_wide_tile(1, 2, kc, a, b, ldb, c, ldc, first, bias); break;
+    default: gemm_wide_tile(2, 2, kc, a, b, ldb, c, ldc, first, bias); break;
+    }
+}
+
 static void gemm_rows(int mr, i64 kc, const float *a, const float *b, float *c, i64 ldc, int first,
                       const float *bias, int nc) {
     switch (mr) { /* each height its own fully unrolled tile */
@@ -177,6 +231,7 @@ typedef struct {
     const float *a, *w, *tail, *bias, *res;
     float *c, *ap; /* ap: A packed by tiles of 6 rows, [tiles][k][6] */
     i64 next, packed; /* the next chunk and tile to take (atomic) */
+    i64 home[GEMM_HOMES]; /* one row block: each thread's next chunk of its own share (atomic) */
 } gemm_job_t;
 
 /* A's rows as tiles of 6 rows, each [k][6]: the tile's 6 broadcasts of one product read
@@ -209,6 +264,28 @@ static void gemm_chunk(const gemm_job_t *job, i64 i0, i64 i1, i64 p0, i64 p1) {
         const int last = k0 + kc >= k && g->nops > 0;
         for (i64 p = p0; p < p1; p++) {
             const float *b = (p < n / GEMM_NR ? job->w + p * k * GEMM_NR : job->tail) + k0 * GEMM_NR;
+            if (tl == 1 && gemm_wide_panels((int)(i1 - i0)) > 1) { /* one short tile: panels at once */
+                const int mr = (int)(i1 - i0);
+                i64 np = gemm_wide_panels(mr);
+                np = p + np <= p1 ? np : p1 - p;
+                np = p + np <= n / GEMM_NR ? np : n / GEMM_NR - p; /* whole panels only */
+                if (np > 1) {
+                    float *c = job->c + i0 * n + p * GEMM_NR, kept[4][GEMM_MR * GEMM_NR];
+                    if (last && job->res == job->c)
+                        for (i64 q = 0; q < np; q++)
+                            for (int r = 0; r < mr; r++)
+                                for (int j = 0; j < GEMM_NR; j++) kept[q][r * GEMM_NR + j] = c[r * n + q * GEMM_NR + j];
+                    gemm_wide(mr, (int)np, kc, job->ap + (i0 * k + k0 * GEMM_MR), b, k * GEMM_NR, c, n, k0 == 0,
+                              job->bias ? job->bias + p * GEMM_NR : NULL);
+                    for (i64 q = 0; last && q < np; q++) {
+                        gemm_epi_t e = {g, job->res ? job->res + i0 * n + (p + q) * GEMM_NR : NULL, n};
+                        if (job->res == job->c) e.res = kept[q], e.ldr = GEMM_NR;
+                        gemm_epilogue(c + q * GEMM_NR, n, mr, GEMM_NR, &e);
+                    }
+                    p += np - 1;
+                    continue;
+                }
+            }
             const i64 j = p * GEMM_NR;
             const int nc = n - j < GEMM_NR ? (int)(n - j) : GEMM_NR;
             const float *bias = job->bias ? job->bias + j : NULL;
@@ -241,6 +318,26 @@ static void gemm_chunk(const gemm_job_t *job, i64 i0, i64 i1, i64 p0, i64 p1) {
 static void gemm_part(void *arg) {
     gemm_job_t *job = arg;
     const xr_gemm_t *g = job->g;
+    const i64 team = omp_get_num_threads();
+    if (g->blocks == 1 && team > 1 && team <= GEMM_HOMES) {
+        /* One row block (a few rows: a recurrent step, a decoder's token, a classifier): its
+           time is the weight's reading. Thread t's share is the same panels at every call,
+           so a weight that fits the cores' caches together stays in them across calls (a
+           recurrent layer's 768 KB, 384 KB a core's 512 KB L2); a share's chunks still come
+           from a counter of its own, and a thread done with its share takes the others'
+           next chunks, so a thread another process holds back takes fewer. */
+        const i64 me = omp_get_thread_num();
+        for (i64 u = 0; u < team; u++) {
+            const i64 t = (me + u) % team, end = g->chunks * (t + 1) / team;
+            for (;;) {
+                const i64 q = g->chunks * t / team + __atomic_fetch_add(&job->home[t], 1, __ATOMIC_RELAXED);
+                if (q >= end) break;
+                const i64 p0 = q * g->per_chunk, p1 = p0 + g->per_chunk < g->panels ? p0 + g->per_chunk : g->panels;
+                gemm_chunk(job, 0, g->m, p0, p1);
+            }
+        }
+        return;
+    }
     for (;;) {
         const i64 q = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (q >= g->chunks * g->blocks) return;
@@ -264,7 +361,7 @@ static int gemm_run(const xr_gemm_t *g, int nargs, const int32_t *keys, dnnl_mem
     gemm_job_t job = {g, handle_of(nargs, keys, mems, ARG_SRC), handle_of(nargs, keys, mems, ARG_WEIGHTS),
                       handle_of(nargs, keys, mems, ARG_TAIL), handle_of(nargs, keys, mems, ARG_BIAS),
                       handle_of(nargs, keys, mems, ARG_SRC_1), handle_of(nargs, keys, mems, ARG_DST),
-                      handle_of(nargs, keys, mems, ARG_PACKED), 0, 0};
+                      handle_of(nargs, keys, mems, ARG_PACKED), 0, 0, {0}};
     if (job.a == NULL || job.c == NULL || job.ap == NULL) return -1;
     if ((g->n >= GEMM_NR && job.w == NULL) || (g->n % GEMM_NR && job.tail == NULL)) return -1;
     for (int o = 0; o < g->nops; o++)

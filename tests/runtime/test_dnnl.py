@@ -1318,6 +1318,38 @@ def test_packed_dense_epilogue_and_a_residual_in_the_output(in_place, m):
     np.testing.assert_allclose(out, want, rtol=0, atol=2e-5)
 
 
+@pytest.mark.parametrize("m", [1, 2])
+def test_one_or_two_rows_take_several_panels_at_once_with_the_tiles_bits(m):
+    """A step of one or two rows runs several whole panels at a time (its products in more
+    chains, gemm_wide_tile), a step of one row block takes each thread's own share of the
+    panels first: each output is still the one-panel tile's sum, in its order. So one or two
+    rows give the bits of the same rows in a six-row step of one block (the one-panel tile),
+    on one thread and on two, for 9 whole panels and a tail of 5 columns (groups of 4, 2 and
+    1 panels, and the tail panel), with a bias."""
+    lib = dnnl_library()
+    if not lib.xr_dnnl_gemm_built():
+        return
+    k, n = 300, 16 * 9 + 5
+    x = RNG.standard_normal((6, k)).astype("float32")
+    w = (RNG.standard_normal((n, k)) * 0.2).astype("float32")
+    b = RNG.standard_normal(n).astype("float32")
+    packed = np.ascontiguousarray(w[:144].reshape(9, 16, k).transpose(0, 2, 1))
+    tail = np.zeros((k, 16), np.float32)
+    tail[:, :5] = w[144:].T
+    six = np.full((6, n), np.nan, np.float32)
+    assert _gemm_call(lib, x, packed, tail, b, None, six, [], k) == 0
+    np.testing.assert_allclose(six, x.astype(np.float64) @ w.T.astype(np.float64) + b, rtol=0, atol=2e-5)
+    before = lib.xr_dnnl_threads()
+    try:
+        for threads in (1, 2):
+            lib.xr_dnnl_set_threads(threads)
+            out = np.full((m, n), np.nan, np.float32)
+            assert _gemm_call(lib, np.ascontiguousarray(x[:m]), packed, tail, b, None, out, []) == 0
+            np.testing.assert_array_equal(out, six[:m])
+    finally:
+        lib.xr_dnnl_set_threads(before)
+
+
 def test_one_tile_of_rows_sums_all_products_as_one_block():
     """A kernel of one tile of rows (m <= 6) takes all k products as one block (each panel
     one stream from memory), one of more tiles blocks of 256, a kernel told its block that
