@@ -1,6 +1,6 @@
 """The transformers' GEMM shapes alone: oneDNN's primitives against onnxruntime, per shape.
 
-    python benchmarks/dnnl_gemm.py [--shapes 128x768x768 ...] [--threads 1 2] [--reps 40]
+    python benchmarks/dnnl_gemm.py [--shapes 128x768x768 ...] [--threads 1 2] [--reps 40] [--calls 1]
 
 For each (M, K, N) -- rows (tokens), reduction, outputs: the dense layers of BERT-base,
 DistilBERT and GPT-2 at 128 tokens, ViT-B/16 at 197 -- and each thread count, times
@@ -22,7 +22,10 @@ alternately, in one process, with a bias (y = x W + b, float32):
 and prints the median milliseconds and oneDNN's implementation name per variant, and the
 medians of the packed kernel's per-round ratios to ``packed_kc256`` and onnxruntime. oneDNN is
 called through its C API (``libdnnl.so.3`` of the pinned wheel, the one the shim loads)
-with its own engine and scratchpad. Write the machine's load (``uptime``) beside the figures.
+with its own engine and scratchpad. Each round times ``--calls`` calls of each variant back
+to back (1 by default: the variants between two calls of one evict its weight from the caches;
+more keep a weight the caches hold there, as a recurrent layer's from one time step to the
+next). Write the machine's load (``uptime``) beside the figures.
 """
 
 from __future__ import annotations
@@ -200,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2], choices=range(1, 65), metavar="T")
     ap.add_argument("--reps", type=int, default=40, help="timed rounds (default 40)")
     ap.add_argument("--no-ort", action="store_true", help="leave onnxruntime out")
+    ap.add_argument("--calls", type=int, default=1, choices=range(1, 10001), metavar="N",
+                    help="calls of a variant back to back per round, timed as their mean (default 1; "
+                         "with more, a weight the caches hold stays there, as a recurrent layer's "
+                         "from one time step to the next)")  # fmt: skip
     args = ap.parse_args(argv)
     dnnl = _Dnnl()
     gomp = ctypes.CDLL("libgomp.so.1")  # (the wheel's libdnnl.so.3 runs on GNU OpenMP)
@@ -225,8 +232,9 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.reps):
                 for name, run in runs.items():
                     t = time.perf_counter()
-                    run()
-                    times[name].append(time.perf_counter() - t)
+                    for _ in range(args.calls):
+                        run()
+                    times[name].append((time.perf_counter() - t) / args.calls)
             med = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
             gflops = 2 * m * k * n / med["mm_any"] / 1e6
             cells = "  ".join(f"{name} {ms:.3f}" for name, ms in med.items())
