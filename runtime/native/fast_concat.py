@@ -13,6 +13,9 @@ of outer indices are split between the threads. Otherwise the result is cut alon
 first axis before the joined one that has more than one element: each block gets one
 ``np.concatenate`` and the chain as numpy ufuncs. Elementwise ops give the same bits in any
 blocking, so either way the result equals the reference's bit for bit.
+
+``stack`` runs the same way: its inputs, each seen with an axis of 1 where they are stacked,
+are a concatenation's.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from xrelay.runtime.native.fast_kernels import (
     split_job,
 )
 
-__all__ = ["fast_concatenate"]
+__all__ = ["fast_concatenate", "fast_stack"]
 
 def fast_concatenate(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> list[tuple[str, Thunk]] | None:
     """Thunks of ``concatenate`` (and the epilogue in ``opts.epilogue``) into ``out``, or None
@@ -45,7 +48,27 @@ def fast_concatenate(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> 
         return None
     if any(not isinstance(v, np.ndarray) or v.dtype != out.dtype or np.shares_memory(v, out) for v in vals):
         return None
+    return _join(vals, out, int(op.attrs["axis"]) % out.ndim, opts)
+
+
+def fast_stack(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> list[tuple[str, Thunk]] | None:
+    """``stack``: the concatenation of its inputs, each seen with an axis of 1 at ``axis`` (a
+    view), so it runs as a concatenation does: ``concat_epi`` in C where the inputs are
+    contiguous (a call the run chains), else numpy's concatenation block by block (a
+    recurrent layer's stacked time steps were a ``np.stack`` call per layer between oneDNN
+    runs). The same copies: the reference's bits."""
+    if not vals or not isinstance(out, np.ndarray) or not out.flags.c_contiguous:
+        return None
+    if any(not isinstance(v, np.ndarray) or v.dtype != out.dtype or np.shares_memory(v, out) for v in vals):
+        return None
     axis = int(op.attrs["axis"]) % out.ndim
+    if any(v.ndim + 1 != out.ndim for v in vals):
+        return None
+    return _join([np.expand_dims(v, axis) for v in vals], out, axis, opts)
+
+
+def _join(vals: list[np.ndarray], out: np.ndarray, axis: int, opts: Any) -> list[tuple[str, Thunk]] | None:
+    """Thunks joining ``vals`` along ``axis`` into ``out`` (with ``opts.epilogue``)."""
     if sum(v.shape[axis] for v in vals) != out.shape[axis] or any(v.ndim != out.ndim for v in vals):
         return None
     epilogue = list(opts.epilogue)

@@ -979,13 +979,6 @@ def _fast_scan(op, vals, out, ws, opts):
     return [("other", run)]
 
 
-def _fast_stack(op, vals, out, ws, opts):
-    """``stack``: numpy's stack into ``out`` (copies: the reference's values)."""
-    if any(v.dtype != out.dtype or np.shares_memory(v, out) for v in vals):
-        return None
-    return [("other", functools.partial(np.stack, list(vals), axis=op.attrs["axis"], out=out))]
-
-
 def _fast_reduce(op, vals, out, ws, opts):
     """``sum``/``mean``/``max``/``min`` of floats: numpy's reduction into a keep-dims view of
     ``out`` (a mean divides by the count in float64 as ``np.mean`` does)."""
@@ -1711,7 +1704,6 @@ FLOAT_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "split": _fast_split,
     "cumsum": _fast_scan,
     "cumprod": _fast_scan,
-    "stack": _fast_stack,
     **{name: _fast_logical for name in ("logical_and", "logical_or", "logical_not")},
     **{name: _fast_reduce for name in ("sum", "mean", "max", "min")},
 })  # fmt: skip

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from xrelay.runtime.native import fast_int8 as i8
 from xrelay.runtime.native import fast_kernels as fk
 from xrelay.runtime.native import fast_nhwc as nhwc
-from xrelay.runtime.native.fast_concat import fast_concatenate
+from xrelay.runtime.native.fast_concat import fast_concatenate, fast_stack
 from xrelay.runtime.native.fast_kernels import FLOAT_MAKERS, Maker, by_layout, first
 
 __all__ = ["FAST", "LOOKUPS", "PAD_READERS"]
@@ -59,6 +59,7 @@ FAST: Mapping[str, Maker] = _merge(
     _COMBINED,
     {
         "concatenate": fast_concatenate,
+        "stack": fast_stack,
         "qnn.dequantize_sum": i8.dequantize_sum,
         "qnn.ort_layer_norm": i8.ort_layer_norm,
         "qnn.ort_gelu": i8.ort_gelu,

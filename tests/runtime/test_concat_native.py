@@ -121,3 +121,21 @@ def test_concatenate_epilogue_the_c_kernel_does_not_take_keeps_numpy(case, monke
         ref = np.maximum(ref, np.float32(0))
     assert "concat_epi" not in bound
     np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_stack_runs_as_a_concatenation(dtype, axis, threads, monkeypatch):
+    """``stack`` is the concatenation of its inputs each seen with an axis of 1 where they are
+    stacked: float inputs go through the C kernel ``concat_epi`` (one C call, no numpy),
+    integers through numpy's concatenation; either way ``np.stack``'s values (the float ones
+    in parts on two threads)."""
+    shapes = [(3, 4)] * 5
+    xs = [relay.var(f"x{i}", shape=s, dtype=dtype) for i, s in enumerate(shapes)]
+    feeds = {f"x{i}": (RNG.standard_normal(s) * 100).astype(dtype) for i, s in enumerate(shapes)}
+    out, bound = _build(relay.stack(xs, axis=axis), xs, feeds, threads, monkeypatch)
+    ref = np.stack([feeds[f"x{i}"] for i in range(5)], axis=axis)
+    assert out.shape == ref.shape and out.dtype == ref.dtype and np.std(out) > 10
+    np.testing.assert_array_equal(out, ref)
+    assert set(bound) == ({"concat_epi"} if dtype == "float32" else set()), bound
