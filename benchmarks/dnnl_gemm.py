@@ -197,13 +197,19 @@ def _shape(text: str) -> tuple[int, int, int]:
     return m, k, n
 
 
+def _calls(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) <= 10000:
+        raise argparse.ArgumentTypeError(f"calls a round is 1..10000, not {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", nargs="+", type=_shape, default=[_shape(s) for s in SHAPES], help="MxKxN ...")
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2], choices=range(1, 65), metavar="T")
     ap.add_argument("--reps", type=int, default=40, help="timed rounds (default 40)")
     ap.add_argument("--no-ort", action="store_true", help="leave onnxruntime out")
-    ap.add_argument("--calls", type=int, default=1, choices=range(1, 10001), metavar="N",
+    ap.add_argument("--calls", type=_calls, default=1, metavar="N",
                     help="calls of a variant back to back per round, timed as their mean (default 1; "
                          "with more, a weight the caches hold stays there, as a recurrent layer's "
                          "from one time step to the next)")  # fmt: skip

@@ -259,28 +259,28 @@ static void gemm_chunk(const gemm_job_t *job, i64 i0, i64 i1, i64 p0, i64 p1) {
     const xr_gemm_t *g = job->g;
     const i64 n = g->n, k = g->k, kb = job->res == job->c ? k : g->kb;
     const i64 tl = (i1 - i0 + GEMM_MR - 1) / GEMM_MR;
+    /* one short tile (one or two rows): several panels at once */
+    const int short_mr = tl == 1 ? (int)(i1 - i0) : GEMM_MR, wide = gemm_wide_panels(short_mr);
     for (i64 k0 = 0; k0 < k; k0 += kb) {
         const i64 kc = k0 + kb < k ? kb : k - k0;
         const int last = k0 + kc >= k && g->nops > 0;
         for (i64 p = p0; p < p1; p++) {
             const float *b = (p < n / GEMM_NR ? job->w + p * k * GEMM_NR : job->tail) + k0 * GEMM_NR;
-            if (tl == 1 && gemm_wide_panels((int)(i1 - i0)) > 1) { /* one short tile: panels at once */
-                const int mr = (int)(i1 - i0);
-                i64 np = gemm_wide_panels(mr);
-                np = p + np <= p1 ? np : p1 - p;
+            if (wide > 1) {
+                i64 np = p + wide <= p1 ? wide : p1 - p;
                 np = p + np <= n / GEMM_NR ? np : n / GEMM_NR - p; /* whole panels only */
                 if (np > 1) {
                     float *c = job->c + i0 * n + p * GEMM_NR, kept[4][GEMM_MR * GEMM_NR];
                     if (last && job->res == job->c)
                         for (i64 q = 0; q < np; q++)
-                            for (int r = 0; r < mr; r++)
+                            for (int r = 0; r < short_mr; r++)
                                 for (int j = 0; j < GEMM_NR; j++) kept[q][r * GEMM_NR + j] = c[r * n + q * GEMM_NR + j];
-                    gemm_wide(mr, (int)np, kc, job->ap + (i0 * k + k0 * GEMM_MR), b, k * GEMM_NR, c, n, k0 == 0,
+                    gemm_wide(short_mr, (int)np, kc, job->ap + (i0 * k + k0 * GEMM_MR), b, k * GEMM_NR, c, n, k0 == 0,
                               job->bias ? job->bias + p * GEMM_NR : NULL);
                     for (i64 q = 0; last && q < np; q++) {
                         gemm_epi_t e = {g, job->res ? job->res + i0 * n + (p + q) * GEMM_NR : NULL, n};
                         if (job->res == job->c) e.res = kept[q], e.ldr = GEMM_NR;
-                        gemm_epilogue(c + q * GEMM_NR, n, mr, GEMM_NR, &e);
+                        gemm_epilogue(c + q * GEMM_NR, n, short_mr, GEMM_NR, &e);
                     }
                     p += np - 1;
                     continue;

@@ -44,9 +44,7 @@ __all__ = ["fast_concatenate", "fast_stack"]
 def fast_concatenate(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> list[tuple[str, Thunk]] | None:
     """Thunks of ``concatenate`` (and the epilogue in ``opts.epilogue``) into ``out``, or None
     for what the reference kernel keeps (mixed dtypes, an input overlapping the output)."""
-    if not vals or not isinstance(out, np.ndarray) or not out.flags.c_contiguous:
-        return None
-    if any(not isinstance(v, np.ndarray) or v.dtype != out.dtype or np.shares_memory(v, out) for v in vals):
+    if not _joinable(vals, out):
         return None
     return _join(vals, out, int(op.attrs["axis"]) % out.ndim, opts)
 
@@ -57,14 +55,20 @@ def fast_stack(op: Any, vals: list[Any], out: Any, ws: Any, opts: Any) -> list[t
     contiguous (a call the run chains), else numpy's concatenation block by block (a
     recurrent layer's stacked time steps were a ``np.stack`` call per layer between oneDNN
     runs). The same copies: the reference's bits."""
-    if not vals or not isinstance(out, np.ndarray) or not out.flags.c_contiguous:
-        return None
-    if any(not isinstance(v, np.ndarray) or v.dtype != out.dtype or np.shares_memory(v, out) for v in vals):
+    if not _joinable(vals, out):
         return None
     axis = int(op.attrs["axis"]) % out.ndim
     if any(v.ndim + 1 != out.ndim for v in vals):
         return None
     return _join([np.expand_dims(v, axis) for v in vals], out, axis, opts)
+
+
+def _joinable(vals: list[Any], out: Any) -> bool:
+    """Whether these kernels take the inputs and result: arrays of one dtype, the result
+    contiguous and overlapping no input (else the reference kernel runs)."""
+    if not vals or not isinstance(out, np.ndarray) or not out.flags.c_contiguous:
+        return False
+    return not any(not isinstance(v, np.ndarray) or v.dtype != out.dtype or np.shares_memory(v, out) for v in vals)
 
 
 def _join(vals: list[np.ndarray], out: np.ndarray, axis: int, opts: Any) -> list[tuple[str, Thunk]] | None:

@@ -139,3 +139,22 @@ def test_stack_runs_as_a_concatenation(dtype, axis, threads, monkeypatch):
     assert out.shape == ref.shape and out.dtype == ref.dtype and np.std(out) > 10
     np.testing.assert_array_equal(out, ref)
     assert set(bound) == ({"concat_epi"} if dtype == "float32" else set()), bound
+
+
+def test_joins_refuse_an_input_that_overlaps_the_result_or_another_dtype():
+    """The concatenation's and the stack's kernels copy input by input into the result: an
+    input that is part of the result, or of another dtype, is left to the reference kernel
+    (None), which reads every input before it writes."""
+    from types import SimpleNamespace
+
+    from xrelay.runtime.native.fast_concat import fast_concatenate, fast_stack
+
+    op = SimpleNamespace(attrs={"axis": 0})
+    opts = SimpleNamespace(epilogue=[], use_c_kernels=True)
+    a = RNG.standard_normal((2, 3)).astype("float32")
+    out = np.zeros((4, 3), np.float32)
+    assert fast_concatenate(op, [a, out[2:]], out, None, opts) is None
+    assert fast_concatenate(op, [a, a.astype("float64")], out, None, opts) is None
+    stacked = np.zeros((2, 2, 3), np.float32)
+    assert fast_stack(op, [a, stacked[1]], stacked, None, opts) is None
+    assert fast_stack(op, [a, a.astype("int32")], stacked, None, opts) is None
