@@ -17,7 +17,12 @@ zoo) measure the same way with these:
   modules with their bytecode written first (``compiled``), as an installed package has it
   and as onnxruntime's and numpy's are: a source tree run with ``PYTHONDONTWRITEBYTECODE=1``
   (or edited since its last run) has the child compile them, 2 MB more peak for SqueezeNet;
-* ``load``: the load average printed beside every figure.
+* ``load``: the load average printed beside every figure;
+* ``core_speeds``: each core's speed of the moment relative to the fastest, printed beside
+  it: on a virtual machine a core can run at half speed for seconds while the host gives
+  its time (or its physical core's other hyperthread) to someone else, with a load average
+  of this machine's own work only, and a runtime that cuts its work statically between two
+  threads then runs at the slow core's pace.
 """
 
 from __future__ import annotations
@@ -257,6 +262,43 @@ def peak_rss(runtime: str, paths: list[str], inputs: Mapping[str, np.ndarray], t
 def load() -> str:
     """The 1-, 5- and 15-minute load averages, as ``uptime`` prints them."""
     return "load average " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def _core_work(cpu: int) -> None:
+    """A fixed amount of work for one core: elementwise products of a 16 KB array (in L1)
+    and the interpreter's own work between them."""
+    a = np.ones(4096, np.float32)
+    for _ in range(3000):
+        np.multiply(a, 1.0000001, out=a)
+
+
+def core_speeds(samples: int = 5, work: Callable[[int], None] = _core_work) -> dict[int, float]:
+    """Each CPU this process may run on, by its speed relative to the fastest: the calling
+    thread pinned to each in turn runs ``work(cpu)`` ``samples`` times (the median time
+    counts); its affinity is restored after. ``{}`` where affinity cannot be set."""
+    if not hasattr(os, "sched_setaffinity"):
+        return {}
+    allowed = os.sched_getaffinity(0)
+    seconds: dict[int, float] = {}
+    try:
+        for cpu in sorted(allowed):
+            os.sched_setaffinity(0, {cpu})
+            times = []
+            for _ in range(samples):
+                t = time.perf_counter()
+                work(cpu)
+                times.append(time.perf_counter() - t)
+            seconds[cpu] = statistics.median(times)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    fastest = min(seconds.values())
+    return {cpu: fastest / s for cpu, s in seconds.items()}
+
+
+def cores() -> str:
+    """``core_speeds`` as printed beside the load: ``cores 1.00/0.48`` (CPU 0, CPU 1, ...)."""
+    speeds = core_speeds()
+    return "cores " + ("/".join(f"{v:.2f}" for _, v in sorted(speeds.items())) if speeds else "-")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,9 @@ built with ``xrelay.build(..., opt_level=3)`` and the defaults, as a user would.
   latency against onnxruntime int8, int8 arena against float.
 
 The table ends with the geometric mean of each ratio column, and the load average is
-printed before and after (the machine is shared: give it beside every figure).
+printed before and after (the machine is shared: give it beside every figure), with each
+core's speed of the moment relative to the fastest (``peers.core_speeds``: ``cores
+1.00/0.51`` says the second core ran at half speed, given to someone else by the host).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ import numpy as np  # noqa: E402
 from peers import (  # noqa: E402  (benchmarks/peers.py)
     BusyCore,
     alternate,
+    cores,
     has_openvino,
     load,
     median_ratio,
@@ -348,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
             profile=profile if args.profile else None,
         )  # fmt: skip
         return 0
-    print(f"before: {load()}", flush=True)
+    print(f"before: {load()}, {cores()}", flush=True)
     results = []
     for name in args.models:
         r = measure(name, args)
@@ -359,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             f", / OpenVINO {_fmt(r['ratio_ov'], '.3f')}, arena {r['arena_bytes'] / MiB:.2f} MiB, "
             f"outside {outside} B, RSS MB xrelay/ort/OpenVINO "
             + "/".join(_fmt(r.get(k) and r[k] / MiB, ".0f") for k in ("xrelay_rss", "ort_rss", "ov_rss"))
-            + f"; {load()}",
+            + f"; {load()}, {cores()}",
             flush=True,
         )
         if r["chooser_runs"]:
@@ -385,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         f"xrelay threads {results[0]['threads']}, onnxruntime 2 intra-op threads (spinning off), "
         + ("OpenVINO f32 2 threads 1 stream" if has_openvino() and not args.no_openvino else "no OpenVINO")
         + ("; one competing busy process" if args.busy else "")
-        + f"; after: {load()}"
+        + f"; after: {load()}, {cores()}"
     )
     return 0
 

@@ -37,3 +37,26 @@ def test_two_peers_take_turns_going_first():
     runners = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
     peers.alternate(runners, pairs=4, warmup=0)
     assert calls == ["a", "b", "b", "a", "a", "b", "b", "a"]
+
+
+def test_core_speeds_pin_each_core_and_put_it_back():
+    """Each allowed CPU is measured pinned (``work`` sees only it), the speeds are relative
+    to the fastest, and the caller's affinity is what it was."""
+    import os
+    import time
+
+    peers = _peers()
+    allowed = os.sched_getaffinity(0)
+    seen = []
+
+    def work(cpu):  # the highest CPU "shared on the host": twice as slow
+        seen.append((cpu, os.sched_getaffinity(0)))
+        time.sleep(0.004 if cpu == max(allowed) and len(allowed) > 1 else 0.002)
+
+    speeds = peers.core_speeds(samples=3, work=work)
+    assert os.sched_getaffinity(0) == allowed
+    assert sorted(speeds) == sorted(allowed) and seen == [(c, {c}) for c in sorted(allowed) for _ in range(3)]
+    assert max(speeds.values()) == 1.0
+    if len(allowed) > 1:
+        assert 0.35 < speeds[max(allowed)] < 0.65
+    assert peers.cores().startswith("cores ") and peers.cores().count("/") == len(allowed) - 1
