@@ -916,12 +916,15 @@ class FunctionPlan:
         return pieces
 
     def _slot_bases(self, pieces: list, slots: int) -> list[int]:
-        """Where each slot's scratchpad starts in the workspace: slot 0 in the plan's own
-        scratchpad when the parts' fits there, the others after the temporaries."""
+        """Where each slot's scratchpad starts in the workspace: in the plan's own scratchpad
+        as many as fit there (no other step of the plan runs while the parts do), the others
+        after the temporaries."""
         most = max((_round(p[2].size) for p in pieces if p[2] is not None), default=0)
+        if most == 0:
+            return [0] * slots
         after = _round(self.scratch_bytes) + self.temp_bytes
-        first = 0 if most <= _round(self.scratch_bytes) else 1
-        return [0] * first + [after + k * most for k in range(slots - first)]
+        inside = min(slots, _round(self.scratch_bytes) // most)
+        return [k * most for k in range(inside)] + [after + k * most for k in range(slots - inside)]
 
     def parts_workspace(self, slots: int) -> int:
         """The workspace this plan (made for one thread) needs to run its big convolutions

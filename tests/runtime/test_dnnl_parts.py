@@ -137,6 +137,32 @@ def test_long_steps_give_the_caller_the_larger_part():
         assert all(r1 > r0 for r0, r1 in cuts)
 
 
+@pytest.mark.parametrize("scratch", [0, 4096, 8192, 12288, 40960])
+@pytest.mark.parametrize("part", [0, 4096, 6000, 16384])
+@pytest.mark.parametrize("slots", [2, 3])
+def test_slot_scratchpads_are_disjoint_and_clear_of_the_temporaries(scratch, part, slots):
+    """Each slot's scratchpad in the plan's own scratchpad while they fit there, the others
+    after the temporaries: no two slots share a byte, none touches the temporaries, and no
+    workspace is added where the plan's scratchpad holds them all."""
+    align = primitives._round(1)
+    temps = 3 * align
+    plan = primitives.FunctionPlan("f", [], scratch_bytes=scratch, temp_bytes=temps)
+    md = type("Md", (), {"size": part})()
+    bases = plan._slot_bases([(0, {}, md if part else None)], slots)
+    assert len(bases) == slots
+    size = primitives._round(part)
+    if size == 0:
+        return
+    spans = sorted((b, b + size) for b in bases)
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:]))  # disjoint
+    temp_span = (primitives._round(scratch), primitives._round(scratch) + temps)
+    assert all(end <= temp_span[0] or start >= temp_span[1] for start, end in spans)
+    fits = primitives._round(scratch) // size
+    assert sum(end <= primitives._round(scratch) for _, end in spans) == min(slots, fits)
+    if fits >= slots:
+        assert max(end for _, end in spans) <= plan.workspace_bytes
+
+
 def test_big_convolutions_are_cut_and_small_ones_not(monkeypatch):
     """Exactly the convolutions with at least two parts' work (``parts_for``) are cut: the
     stem, the dilated 3x3 and the 5x5 here; the depthwise 3x3, the 1x1 with the residual
