@@ -370,6 +370,9 @@ static void *handle_of(int nargs, const int32_t *keys, dnnl_memory_t const *mems
 /* The float32 dense kernel of AVX2 CPUs (xr_dnnl_gemm), on the same threads. */
 #include "packed_gemm.h"
 
+/* Convolutions of narrow groups on AVX2 CPUs (xr_dnnl_gconv), on the same threads. */
+#include "grouped_conv.h"
+
 typedef struct {
     const xr_wino_t *k;
     const float *src, *bias, *res;
@@ -1243,8 +1246,8 @@ static int copies_run(const xr_copies_t *k, int nargs, const int32_t *keys, dnnl
    negative nargs[i] marks a kernel of this file taking -nargs[i] arguments: a Winograd
    transform (xr_dnnl_wino), a concatenation (xr_dnnl_concat), native jobs (xr_dnnl_native,
    one unused argument), a SiLU (xr_dnnl_silu), a step cut in parts (xr_dnnl_parts, one
-   unused argument), strided copies (xr_dnnl_copies) or a dense step on packed weights
-   (xr_dnnl_gemm), told apart by kind. */
+   unused argument), strided copies (xr_dnnl_copies), a dense step on packed weights (xr_dnnl_gemm) or a
+   convolution of narrow groups (xr_dnnl_gconv), told apart by kind. */
 int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 const int32_t *keys, dnnl_memory_t const *mems, const int32_t *threads) {
     for (int i = 0; i < count; i++) {
@@ -1268,6 +1271,8 @@ int xr_dnnl_run(int count, const_dnnl_primitive_t *prims, const int32_t *nargs,
                 status = copies_run((const xr_copies_t *)prims[i], n, keys, mems);
             else if (*(const int *)prims[i] == 8)
                 status = gemm_run((const xr_gemm_t *)prims[i], n, keys, mems);
+            else if (*(const int *)prims[i] == 9)
+                status = gconv_run((const xr_gconv_t *)prims[i], n, keys, mems);
             else
                 status = wino_run((const xr_wino_t *)prims[i], n, keys, mems);
         } else {

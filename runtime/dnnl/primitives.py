@@ -185,6 +185,9 @@ _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 511, 767, 1023
 _BIN_ADD, _BIN_MUL = 131056, 131057
 _GEMM_ADD, _GEMM_CLIP, _GEMM_OPS = 1, 2, 4
 """The packed kernel's epilogue ops (a residual add, a clip) and their most (packed_gemm.h)."""
+GCONV_MAX_IN = 64
+"""The most input channels a group of a convolution the shim's grouped kernel runs
+(grouped_conv.h's ``GCONV_MAX_IN``)."""
 _USE_SCALE, _USE_SHIFT = 2, 4
 _ALIGN = 64
 
@@ -2186,6 +2189,11 @@ class _Reader:
         pd = conv(attr)
         if not pd:
             raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
+        if groups > 1 and step.family == "conv" and not transposed and nsp == 2:
+            impl = lib.xr_dnnl_impl(pd) or b""
+            if (impl == b"jit:avx2" or _im2col(impl)) and self._grouped(a, data_v, weight, bias, post, result, name, groups):
+                lib.xr_dnnl_pd_free(pd)
+                return
         if groups > 1 and step.family == "conv" and not transposed and _im2col(lib.xr_dnnl_impl(pd) or b""):
             stored = weight
             for f in WIDEN_GROUPS:
@@ -2278,6 +2286,69 @@ class _Reader:
         shape = shape_of(data_v.type)
         self._packed_dense(rows, data_v, bias, post, result, name, (math.prod(shape[:-1]), rows.shape[0], shape[-1]),
                            family="conv", source=weight)  # fmt: skip
+        return True
+
+    def _grouped(self, a, data_v, weight, bias, post, result, name, groups) -> bool:
+        """A 2-D convolution of narrow groups (at most ``GCONV_MAX_IN`` input channels and a
+        multiple of 8 output channels a group, not depthwise) over channels-last float32 data
+        on the shim's kernel for AVX2 (``xr_dnnl_gconv``, ``grouped_conv.h``), where oneDNN
+        would run its jit:avx2 direct kernel or im2col: the bias and the leading residual
+        add, ReLUs and clips of ``post`` in the kernel's epilogue, the other post-ops each a
+        primitive in place after it; False where it is not such a one
+        (``XRELAY_DNNL_GROUPED=0``: never)."""
+        if os.environ.get("XRELAY_DNNL_GROUPED", "1") == "0":
+            return False
+        lib = self.lib
+        layout, kernel_layout = a.get("data_layout"), a.get("kernel_layout") or ""
+        if layout != "NHWC" or (a.get("out_layout") or layout) != layout or sorted(kernel_layout) != sorted("OIHW"):
+            return False
+        shape, out = shape_of(data_v.type), shape_of(result.type)
+        if {_type_of(data_v), _type_of(result)} != {"float32"} or weight.dtype != np.float32:
+            return False
+        if bias is not None and (bias.dtype != np.float32 or bias.size != out[-1]):
+            return False
+        ci, co = shape[-1] // groups, out[-1] // groups
+        if ci < 2 or ci > GCONV_MAX_IN or co % 8 or any(int(d) != 1 for d in a["dilation"]):
+            return False
+        if not lib.xr_dnnl_gemm_built():
+            return False
+        kh, kw = weight.shape[kernel_layout.index("H")], weight.shape[kernel_layout.index("W")]
+        pad = [int(p) for p in a["padding"]]
+        sh, sw = (int(v) for v in a["strides"])
+        if kw != 3 or sw not in (1, 2):
+            return False
+        ops, residual = _gemm_epilogue(post)
+        macs = math.prod(out) * kh * kw * ci
+        table = [shape[0], shape[1], shape[2], shape[3], groups, ci, co, kh, kw, sh, sw, pad[0], pad[1], out[1], out[2]]
+        handle = lib.xr_dnnl_gconv(
+            _i64(table), 1 if macs < PART_WORK else 0, len(ops), (ctypes.c_int32 * _GEMM_OPS)(*[o[0] for o in ops]),
+            (ctypes.c_float * _GEMM_OPS)(*[o[1] for o in ops]), (ctypes.c_float * _GEMM_OPS)(*[o[2] for o in ops]),
+        )  # fmt: skip
+        if not handle:
+            return False
+        self.keep_pd.append(_Owned(lib.xr_dnnl_gconv_free, handle))
+        step = _Step(name, "conv", handle, [(_ARG_SRC, self._src(data_v))], impl="grouped_conv:avx2", custom=True, macs=macs)
+        # the kernel (G, O/G, I/G, H, W) read as [group][kh][kw][in][out]
+        g_dims, g_st = _kernel_view(weight, kernel_layout, groups)
+        dims = [g_dims[0], g_dims[3], g_dims[4], g_dims[2], g_dims[1]]
+        strides = [g_st[0], g_st[3], g_st[4], g_st[2], g_st[1]]
+        w_user = _md(lib, dims, strides, "grouped conv2d weight", "float32")
+        w_packed = _md(lib, dims, contiguous_strides(dims), "packed grouped conv2d weight", "float32")
+        step.weights.append((_ARG_WEIGHTS, weight, w_user, w_packed))
+        step.args.append((_ARG_WEIGHTS, w_packed))
+        step.keep += [w_user, w_packed]
+        step.logical[_ARG_SRC] = (list(shape), contiguous_strides(list(shape)))
+        if bias is not None:
+            step.args.append((_ARG_BIAS, _Value("const", array=np.ascontiguousarray(bias).reshape(-1), shape=(bias.size,), dtype="float32")))
+            step.logical[_ARG_BIAS] = ([bias.size], [1])
+        if residual is not None:
+            step.args.append((_ARG_SRC_1, self._src(residual)))
+            step.logical[_ARG_SRC_1] = (list(out), contiguous_strides(list(out)))
+        step.args.append((_ARG_DST, self._dest(result)))
+        step.logical[_ARG_DST] = (list(out), contiguous_strides(list(out)))
+        self.steps.append(step)
+        dst_dims, dst_st = _layout_view(out, layout)
+        self._post_ops_in_place(result, dst_dims, dst_st, post[len(ops) :], name)
         return True
 
     def _post_ops_in_place(self, result, dims, strides, post, name) -> None:
