@@ -2190,8 +2190,7 @@ class _Reader:
         if not pd:
             raise DnnlUnsupported(f"oneDNN has no convolution for {name} (status {lib.xr_dnnl_last_status()})")
         if groups > 1 and step.family == "conv" and not transposed and nsp == 2:
-            impl = lib.xr_dnnl_impl(pd) or b""
-            if (impl == b"jit:avx2" or _im2col(impl)) and self._grouped(a, data_v, weight, bias, post, result, name, groups):
+            if self._grouped(a, data_v, weight, bias, post, result, name, groups, lib.xr_dnnl_impl(pd) or b""):
                 lib.xr_dnnl_pd_free(pd)
                 return
         if groups > 1 and step.family == "conv" and not transposed and _im2col(lib.xr_dnnl_impl(pd) or b""):
@@ -2288,11 +2287,12 @@ class _Reader:
                            family="conv", source=weight)  # fmt: skip
         return True
 
-    def _grouped(self, a, data_v, weight, bias, post, result, name, groups) -> bool:
+    def _grouped(self, a, data_v, weight, bias, post, result, name, groups, impl: bytes) -> bool:
         """A 2-D convolution of narrow groups (at most ``GCONV_MAX_IN`` input channels and a
-        multiple of 8 output channels a group, not depthwise) over channels-last float32 data
-        on the shim's kernel for AVX2 (``xr_dnnl_gconv``, ``grouped_conv.h``), where oneDNN
-        would run its jit:avx2 direct kernel or im2col: the bias and the leading residual
+        multiple of 8 output channels a group, not depthwise, three taps a row, a column
+        stride of 1 or 2) over channels-last float32 data on the shim's kernel for AVX2
+        (``xr_dnnl_gconv``, ``grouped_conv.h``), where oneDNN would run it on ``impl``, its
+        jit:avx2 direct kernel or im2col: the bias and the leading residual
         add, ReLUs and clips of ``post`` in the kernel's epilogue, the other post-ops each a
         primitive in place after it; False where it is not such a one
         (``XRELAY_DNNL_GROUPED=0``: never)."""
@@ -2317,6 +2317,8 @@ class _Reader:
         sh, sw = (int(v) for v in a["strides"])
         if kw != 3 or sw not in (1, 2):
             return False
+        if impl != b"jit:avx2" and not _im2col(impl):
+            return False  # (oneDNN's brgconv for wider groups, AVX-512's kernels: as fast or faster)
         ops, residual = _gemm_epilogue(post)
         macs = math.prod(out) * kh * kw * ci
         table = [shape[0], shape[1], shape[2], shape[3], groups, ci, co, kh, kw, sh, sw, pad[0], pad[1], out[1], out[2]]
