@@ -125,7 +125,9 @@ class RunChooser:
     4, 8, then every ``EXPLORE_EVERY`` runs (a load that stays costs an all-threads run ever
     more rarely), or as soon as the other cores were seen idle while one thread ran (below).
     An all-threads run that stays under the one-thread estimate says the one-thread program
-    cannot win, so a quiet machine never runs it again: re-measuring it every 16th run
+    cannot win, so a quiet machine never runs it again (but once after the team's runs take
+    ``STALE`` times its least, ``SLOW_RUNS`` in a row: a load came since the one-thread
+    estimate was measured, which may be too high): re-measuring it every 16th run
     anyway put ResNet-50's one-thread program (1.7x slower) into 3 or 4 of a benchmark's
     15 timed rounds (the first choices' alternation and the exploration), which moved its
     median ratio to onnxruntime between 0.88 and 1.01 from run to run.
@@ -183,6 +185,14 @@ class RunChooser:
     FIRST = 2
     WINDOW = 3
     SLOW_RUNS = 2
+    STALE = 1.5
+    """How many times its least time the team's runs take, ``SLOW_RUNS`` in a row, to say a
+    load came since the one-thread program was last measured, which is then measured once
+    more (``stale``). The rule ``slow`` measures it only when the team runs slower than the
+    one-thread estimate, and an estimate measured while something passed stays too high: in
+    a zoo ``--busy`` run ViT-B/16's team ran 17 of 19 runs at 654 ms (295 ms idle; one thread
+    took 447-579 ms in the next run's trace) after its one-thread program's one measured run
+    came out slower than that."""
     FREE_SECONDS = 0.02
     """One-thread time over which the idle time of the other cores is judged: idle time is
     counted in 10 ms ticks, so two ticks' worth (a fully idle core shows 1-3 of them, a busy
@@ -217,7 +227,7 @@ class RunChooser:
         of every run (``benchmarks/zoo.py`` prints it)."""
         self.reasons: dict[str, int] = {}
         """How often each rule chose the mode (``first``, ``best``, ``slow``, ``again``,
-        ``free``)."""
+        ``free``, ``stale``)."""
         self._why = ""
         self._slow = 0  # runs in a row slower than the other mode's estimate
         self._explore: int | None = None
@@ -229,6 +239,9 @@ class RunChooser:
         self._confirmed = False  # the last team run was slower under a load the signal saw
         self._signal = False  # the one-thread runs since the team last won had idle times
         self._collapses = 0  # team runs in a row over COLLAPSE times the one-thread estimate
+        self._team_least = -1.0  # the team's least settled time
+        self._stale = 0  # team runs in a row over STALE times that
+        self._restaled = False  # the one-thread program was measured again for this load
         # (seconds, idle) of the latest one-thread runs whose idle is known, newest last: the
         # load's verdict before a team run (``_recent_busy``), across the team runs between
         self._recent: list[tuple[float, float]] = []
@@ -258,6 +271,10 @@ class RunChooser:
             self._since = self._since + 1 if mode else 0  # one-thread runs since the last team run
             return mode, "slow"
         mean = self.mean
+        if mean[0] <= mean[1] and self._stale >= self.SLOW_RUNS and not self._restaled:
+            # a load came since the one-thread estimate was measured: measure it once more
+            self._restaled, self._stale = True, 0
+            return 1, "stale"
         if mean[0] <= mean[1]:
             self._gap, self._since, self.free_after = 2, 0, self.FREE_SECONDS
             self._recent.clear()  # the team won: a later load is judged on its own runs
@@ -325,6 +342,12 @@ class RunChooser:
                     del self._recent[0]
         if self.stats[mode] == 1 or not settled:
             return
+        if mode == 0:
+            if self._team_least < 0 or seconds < self._team_least:
+                self._team_least = seconds
+            self._stale = self._stale + 1 if seconds > self.STALE * self._team_least else 0
+            if seconds <= self.STALE * self._team_least:
+                self._restaled = False  # (quiet again: a later load is measured again)
         other = self.mean[1 - mode]
         slow = other >= 0 and seconds > other and len(self.samples[0]) >= self.FIRST
         # a team run the chooser preferred: one slow run is noise, SLOW_RUNS in a row a load

@@ -689,6 +689,41 @@ def test_run_chooser_keeps_one_thread_under_a_load_that_stays():
     assert seen[100:].count(0) <= 300 * 0.1, seen[100:].count(0)
 
 
+def test_run_chooser_measures_one_thread_again_when_a_load_makes_its_estimate_stale():
+    """ViT-B/16 in a zoo ``--busy`` run: the one-thread program's one measured run came out
+    slow (3.0, something passing), so when the busy process slowed the team to 2.2 (its
+    least 1.0) the team stayed "faster" than that estimate and ran on, while one thread took
+    1.7. After SLOW_RUNS team runs over STALE times its least, the one-thread program is
+    measured once more and runs from then on; once only for that load (a team still faster
+    than the fresh estimate is not made to measure it at every run)."""
+    from xrelay.runtime.parallel import RunChooser
+
+    load = 8
+
+    def times(run, mode):
+        if mode == 1:
+            return 3.0 if run < 3 else 1.7
+        return 1.0 if run < load else 2.2
+
+    c = RunChooser(spare=1)
+    seen = _script(c, 30, times, lambda run, seconds: None)
+    assert seen[:5] == [0, 1, 1, 0, 0] and seen[5:load].count(1) == 0, seen
+    # the load's first two team runs are slow, then one thread is measured and kept
+    assert seen[load : load + 3] == [0, 0, 1], seen
+    # then one thread, the team re-measured now and then (its window forgets its quiet runs)
+    assert c.reasons.get("stale") == 1 and seen[-15:].count(1) >= 12, (c.reasons, seen)
+
+    # a team still faster than the fresh one-thread time: measured once for each load (runs
+    # 8-19 and from 26), not at every run
+    def team_wins(run, mode):
+        return (1.6 if load <= run < 20 or run >= 26 else 1.0) if mode == 0 else 3.0
+
+    c = RunChooser(spare=1)
+    seen = _script(c, 40, team_wins, lambda r, s: None)
+    assert seen[5:].count(1) == 2 and c.reasons.get("stale") == 2, (c.reasons, seen)
+    assert seen.index(1, 5) < 20 <= 26 < seen.index(1, 20), seen
+
+
 def test_run_chooser_on_a_quiet_machine_never_runs_one_thread_again():
     """ResNet-50 on a quiet machine (all threads 1.0, one thread 1.7, the other cores idle):
     after the first choices the one-thread program never runs, whatever the idle signal."""
