@@ -14,7 +14,8 @@ where the engine does not take it; it may define ``join_steps(steps, park, one)`
 thunks for a run of consecutive steps it bound), ``PARK_BEFORE`` (park the executor's
 spinning workers before such a run) and ``parts_switch(steps)`` (a function of one argument
 that turns the one-thread program's steps cut in parts on or off, ``dnnl.parts``, and one
-that gives the CPU seconds their helper threads have used; or None). The module is imported when an executor first asks for
+that gives the CPU seconds their helper threads have used; or None) and ``settle()`` (called
+once the executor bound every step: hands back what only binding needed). The module is imported when an executor first asks for
 the engine, so an engine with an optional library (oneDNN) costs nothing unless chosen.
 
 The C target is not an engine here: it is a program of its own (``relay-build --target c``),

@@ -371,6 +371,10 @@ class Executor:
             switch = getattr(side, "parts_switch", None)
             found = switch([c for (_, _, c), b in zip(self.steps, self.step_backends) if b == engine]) if switch else None
             self._parts_switch = self._parts_switch or found
+        for side in self._sides.values():
+            settle = getattr(side, "settle", None)
+            if settle is not None:
+                settle()  # (every step is bound: what only binding needed goes back)
         self.parts_choice = PartsChoice() if self._thunks_one is not None and self._parts_switch else None
         """Whether each one-thread run runs those steps in parts (``parallel.PartsChoice``)."""
         if self._thunks_one is not None:

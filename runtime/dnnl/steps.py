@@ -21,7 +21,7 @@ from xdsl.dialects import func
 from xrelay.dialects.memory import scratch_choice
 from xrelay.dialects.relay import ConstantOp
 from xrelay.runtime.compiled import CompiledFunction
-from xrelay.runtime.dnnl.library import dnnl_library
+from xrelay.runtime.dnnl.library import dnnl_library, release_code_pages
 from xrelay.runtime.dnnl.primitives import (
     SMALL_WORK,
     DnnlUnsupported,
@@ -31,7 +31,7 @@ from xrelay.runtime.dnnl.primitives import (
     way_of,
 )
 
-__all__ = ["PARK_BEFORE", "bind_step", "host_native", "join_steps", "parts_switch"]
+__all__ = ["PARK_BEFORE", "bind_step", "host_native", "join_steps", "parts_switch", "settle"]
 
 PARK_BEFORE = True
 
@@ -125,6 +125,12 @@ def parts_switch(steps: list[CompiledFunction]) -> Any:
         return None
     lib = dnnl_library()
     return None if lib is None else (lib.xr_dnnl_parts_mode, lib.xr_dnnl_parts_cpu)
+
+
+def settle() -> None:
+    """The executor bound every step: oneDNN's code pages that only creating the primitives
+    ran through go back (``library.release_code_pages``)."""
+    release_code_pages()
 
 
 def _with_threads(raw: Any, threads: int) -> Any:
