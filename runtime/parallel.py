@@ -185,14 +185,16 @@ class RunChooser:
     FIRST = 2
     WINDOW = 3
     SLOW_RUNS = 2
-    STALE = 1.5
+    STALE = 2.0
     """How many times its least time the team's runs take, ``SLOW_RUNS`` in a row, to say a
     load came since the one-thread program was last measured, which is then measured once
     more (``stale``). The rule ``slow`` measures it only when the team runs slower than the
     one-thread estimate, and an estimate measured while something passed stays too high: in
-    a zoo ``--busy`` run ViT-B/16's team ran 17 of 19 runs at 654 ms (295 ms idle; one thread
-    took 447-579 ms in the next run's trace) after its one-thread program's one measured run
-    came out slower than that."""
+    a zoo ``--busy`` run ViT-B/16's team ran 17 of 19 runs at 654 ms (its least 314; one
+    thread took 447-579 ms in the next run's trace) after its one-thread program's one
+    measured run came out slower than that. Not less: a core the host runs at half speed
+    makes the team as slow as one thread, 1.5-1.9x its least, and at 1.5 the zoo's quiet
+    runs measured one thread once more in 6 of 19 models (SqueezeNet 4 times)."""
     FREE_SECONDS = 0.02
     """One-thread time over which the idle time of the other cores is judged: idle time is
     counted in 10 ms ticks, so two ticks' worth (a fully idle core shows 1-3 of them, a busy

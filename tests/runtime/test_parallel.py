@@ -695,7 +695,8 @@ def test_run_chooser_measures_one_thread_again_when_a_load_makes_its_estimate_st
     least 1.0) the team stayed "faster" than that estimate and ran on, while one thread took
     1.7. After SLOW_RUNS team runs over STALE times its least, the one-thread program is
     measured once more and runs from then on; once only for that load (a team still faster
-    than the fresh estimate is not made to measure it at every run)."""
+    than the fresh estimate is not made to measure it at every run); a team under STALE
+    times its least (a core at half speed) makes no extra run."""
     from xrelay.runtime.parallel import RunChooser
 
     load = 8
@@ -716,12 +717,17 @@ def test_run_chooser_measures_one_thread_again_when_a_load_makes_its_estimate_st
     # a team still faster than the fresh one-thread time: measured once for each load (runs
     # 8-19 and from 26), not at every run
     def team_wins(run, mode):
-        return (1.6 if load <= run < 20 or run >= 26 else 1.0) if mode == 0 else 3.0
+        return (2.5 if load <= run < 20 or run >= 26 else 1.0) if mode == 0 else 3.0
 
     c = RunChooser(spare=1)
     seen = _script(c, 40, team_wins, lambda r, s: None)
     assert seen[5:].count(1) == 2 and c.reasons.get("stale") == 2, (c.reasons, seen)
     assert seen.index(1, 5) < 20 <= 26 < seen.index(1, 20), seen
+
+    # a core at half speed (the team 1.8x its least, as slow as one thread): no extra run
+    c = RunChooser(spare=1)
+    seen = _script(c, 40, lambda run, mode: (1.8 if run >= load else 1.0) if mode == 0 else 1.9, lambda r, s: None)
+    assert seen[5:].count(1) == 0 and "stale" not in c.reasons, (c.reasons, seen)
 
 
 def test_run_chooser_on_a_quiet_machine_never_runs_one_thread_again():
