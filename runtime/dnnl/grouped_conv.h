@@ -119,15 +119,9 @@ static inline __attribute__((always_inline)) void gconv_tile(const gconv_job_t *
         }
     }
     const i64 at = ((b * k->oh + oy) * k->ow + ox) * oc + g * co + o;
-    for (int t = 0; t < T; t++) {
-        __m256 v = acc[t];
-        for (int q = 0; q < k->nops; q++)
-            if (k->ops[q] == GEMM_ADD)
-                v = _mm256_add_ps(v, _mm256_loadu_ps(job->res + at + t * oc));
-            else
-                v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(k->lo[q])), _mm256_set1_ps(k->hi[q]));
-        _mm256_storeu_ps(job->y + at + t * oc, v);
-    }
+    for (int t = 0; t < T; t++) /* (a residual read in place: each value before its store) */
+        _mm256_storeu_ps(job->y + at + t * oc,
+                         gemm_ops8(k->nops, k->ops, k->lo, k->hi, acc[t], job->res ? job->res + at + t * oc : NULL));
 }
 
 /* Output row oy's channels [o, o + 8) of group g: tiles of GCONV_TILE pixels, then one of the
@@ -177,7 +171,7 @@ static int gconv_run(const xr_gconv_t *k, int nargs, const int32_t *keys, dnnl_m
     if (job.x == NULL || job.w == NULL || job.y == NULL) return -1;
     for (int q = 0; q < k->nops; q++)
         if (k->ops[q] == GEMM_ADD && job.res == NULL) return -1;
-    const int most = omp_get_max_threads(), team = k->threads > 0 && k->threads < most ? (int)k->threads : most;
+    const int team = gemm_team(k->threads);
     if (team > 1)
         GOMP_parallel(gconv_part, &job, (unsigned)team, 0);
     else

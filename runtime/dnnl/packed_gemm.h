@@ -93,6 +93,19 @@ typedef struct {
     i64 ldr; /* the residual's row stride */
 } gemm_epi_t;
 
+/* The epilogue ops (nops of ops with lo, hi: xr_dnnl_gemm's) on 8 outputs v; res: the
+   residual's 8 values at the same place (read by GEMM_ADD). Shared by the kernels that take
+   these ops (grouped_conv.h). */
+static inline __m256 gemm_ops8(int nops, const int *ops, const float *lo, const float *hi, __m256 v,
+                               const float *res) {
+    for (int o = 0; o < nops; o++)
+        if (ops[o] == GEMM_ADD)
+            v = _mm256_add_ps(v, _mm256_loadu_ps(res));
+        else
+            v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo[o])), _mm256_set1_ps(hi[o]));
+    return v;
+}
+
 /* The epilogue over a finished tile (rows [0, mr) x columns [0, nc) of C, still in L1): a
    pass of its own, so that the tile's twelve accumulators stay in registers (with the ops
    inside the tile GCC spilled them: 72 -> 44 GF). */
@@ -102,15 +115,8 @@ static void gemm_epilogue(float *c, i64 ldc, int mr, int nc, const gemm_epi_t *e
         float *row = c + r * ldc;
         const float *res = e->res ? e->res + r * e->ldr : NULL;
         int j = 0;
-        for (; j + 8 <= nc; j += 8) {
-            __m256 v = _mm256_loadu_ps(row + j);
-            for (int o = 0; o < g->nops; o++)
-                if (g->ops[o] == GEMM_ADD)
-                    v = _mm256_add_ps(v, _mm256_loadu_ps(res + j));
-                else
-                    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(g->lo[o])), _mm256_set1_ps(g->hi[o]));
-            _mm256_storeu_ps(row + j, v);
-        }
+        for (; j + 8 <= nc; j += 8)
+            _mm256_storeu_ps(row + j, gemm_ops8(g->nops, g->ops, g->lo, g->hi, _mm256_loadu_ps(row + j), res ? res + j : NULL));
         for (; j < nc; j++) {
             float v = row[j];
             for (int o = 0; o < g->nops; o++)
@@ -390,6 +396,13 @@ int64_t xr_dnnl_gemm_packed_bytes(const void *p) {
     return (int64_t)sizeof(float) * ((g->m + GEMM_MR - 1) / GEMM_MR) * GEMM_MR * g->k;
 }
 
+/* The threads a kernel of the shim runs on: its own count (1: the calling thread alone), or
+   0 for the run's whole team. */
+static inline int gemm_team(i64 threads) {
+    const int most = omp_get_max_threads();
+    return threads > 0 && threads < most ? (int)threads : most;
+}
+
 static int gemm_run(const xr_gemm_t *g, int nargs, const int32_t *keys, dnnl_memory_t const *mems) {
 #if GEMM_BUILT
     gemm_job_t job = {g, handle_of(nargs, keys, mems, ARG_SRC), handle_of(nargs, keys, mems, ARG_WEIGHTS),
@@ -400,7 +413,7 @@ static int gemm_run(const xr_gemm_t *g, int nargs, const int32_t *keys, dnnl_mem
     if ((g->n >= GEMM_NR && job.w == NULL) || (g->n % GEMM_NR && job.tail == NULL)) return -1;
     for (int o = 0; o < g->nops; o++)
         if (g->ops[o] == GEMM_ADD && job.res == NULL) return -1;
-    const int most = omp_get_max_threads(), team = g->threads > 0 && g->threads < most ? (int)g->threads : most;
+    const int team = gemm_team(g->threads);
     if (team > 1 && g->chunks * g->blocks > 1) {
         GOMP_parallel(gemm_pack, &job, (unsigned)(g->m > 4 * GEMM_MR ? team : 1), 0);
         GOMP_parallel(gemm_part, &job, (unsigned)team, 0);
