@@ -97,13 +97,26 @@ def build_and_run(model: onnx.ModelProto, inputs: Mapping[str, np.ndarray], **bu
     return m, m.get_output(0).numpy(), run_onnxruntime(model, inputs)[0]
 
 
+def dnnl_plan_steps(m) -> list:
+    """A built module's oneDNN plan steps (``primitives._Step``: ``impl``, ``macs``, ...), in
+    the order they run."""
+    ex = m.executor
+    return [s for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" for s in c.dnnl_plan.steps]
+
+
+def run_data(m, x: np.ndarray) -> np.ndarray:
+    """A built module's first output for its input ``data`` = ``x``."""
+    m.set_input(data=x)
+    m.run()
+    return m.get_output(0).numpy()
+
+
 def engine_steps(m) -> tuple[list[str], list[str]]:
     """A built module's oneDNN steps by name (``dnnl.dense_swish(nn.dense+sigmoid+multiply)``)
     and its native steps' ops (copies left out)."""
     ex = m.executor
-    steps = list(zip(ex.steps, ex.step_backends))
-    names = [s.name for (_, _, c), b in steps if b == "dnnl" for s in c.dnnl_plan.steps]
-    native = [ops for (_, ops, _), b in steps if b == "native" and ops != "copy"]
+    names = [s.name for s in dnnl_plan_steps(m)]
+    native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
     return names, native
 
 

@@ -15,7 +15,12 @@ import xrelay
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl import primitives
 from xrelay.runtime.dnnl.library import dnnl_library
-from xrelay.testing.onnx_models import GraphBuilder, assert_like_onnxruntime
+from xrelay.testing.onnx_models import (
+    GraphBuilder,
+    assert_like_onnxruntime,
+    dnnl_plan_steps,
+    run_data,
+)
 
 RNG = np.random.default_rng(9)
 OURS = "grouped_conv:avx2"
@@ -47,15 +52,7 @@ def _built(model, threads=None, grouped="1", monkeypatch=None):
 def _grouped_steps(m):
     """The step running the grouped convolution (ours or oneDNN's): the first of the
     module's oneDNN steps with products (the 1x1 convolution comes after it), in a list."""
-    ex = m.executor
-    steps = [s for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" for s in c.dnnl_plan.steps]
-    return [s for s in steps if s.macs][:1]
-
-
-def _run(m, x):
-    m.set_input(data=x)
-    m.run()
-    return m.get_output(0).numpy()
+    return [s for s in dnnl_plan_steps(m) if s.macs][:1]
 
 
 @pytest.mark.parametrize(
@@ -85,11 +82,11 @@ def test_narrow_groups_run_on_the_shims_kernel_with_onnxruntimes_results(
         assert now.impl == OURS
     else:  # (another CPU's kernel: oneDNN's, as it was)
         assert now.impl == was.impl
-    out = _run(ours, x)
+    out = run_data(ours, x)
     assert np.all(np.isfinite(out))
     assert_like_onnxruntime(model, {"data": x}, out)
-    assert_like_onnxruntime(model, {"data": x}, _run(theirs, x))
-    other = _run(ours, RNG.standard_normal(x.shape).astype(np.float32))
+    assert_like_onnxruntime(model, {"data": x}, run_data(theirs, x))
+    other = run_data(ours, RNG.standard_normal(x.shape).astype(np.float32))
     assert not np.allclose(other, out)  # (the output follows the input)
 
 
@@ -126,7 +123,7 @@ def test_residual_relu_and_relu6_run_in_the_kernels_epilogue(monkeypatch):
     assert any(_relay_ops(p) >= {"add", "nn.relu"} for p in ours), [_relay_ops(p) for p in ours]
     assert any("clip" in _relay_ops(p) for p in ours), [_relay_ops(p) for p in ours]
     x = RNG.standard_normal((1, 32, 13, 13)).astype(np.float32) * 3
-    out = _run(m, x)
+    out = run_data(m, x)
     assert 0 < np.count_nonzero(out == 6.0) < out.size and np.count_nonzero(out == 0.0) > 0  # (both clips bite)
     assert_like_onnxruntime(model, {"data": x}, out)
 
@@ -143,9 +140,9 @@ def test_the_bits_do_not_depend_on_the_threads(monkeypatch):
     one, two = _built(model, 1, monkeypatch=monkeypatch), _built(model, 2, monkeypatch=monkeypatch)
     if dnnl_library().xr_dnnl_gemm_built():
         assert [s.impl for s in _grouped_steps(one)] == [s.impl for s in _grouped_steps(two)] == [OURS]
-    a = _run(one, x)
+    a = run_data(one, x)
     for _ in range(3):
-        assert np.array_equal(_run(two, x), a)
+        assert np.array_equal(run_data(two, x), a)
 
 
 @pytest.mark.parametrize(
@@ -182,4 +179,4 @@ def test_other_grouped_convolutions_stay_on_onednn(channels, groups, out, kh, di
     m = _built(model, monkeypatch=monkeypatch)
     assert OURS not in [s.impl for s in _grouped_steps(m)]
     x = RNG.standard_normal((1, channels, 14, 14)).astype(np.float32)
-    assert_like_onnxruntime(model, {"data": x}, _run(m, x))
+    assert_like_onnxruntime(model, {"data": x}, run_data(m, x))

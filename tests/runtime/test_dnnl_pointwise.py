@@ -16,7 +16,12 @@ from xrelay.dialects.memory import SCRATCH_ATTR, scratch_choice, scratch_options
 from xrelay.frontends.onnx import from_onnx
 from xrelay.runtime.dnnl import primitives
 from xrelay.runtime.dnnl.library import dnnl_library
-from xrelay.testing.onnx_models import GraphBuilder, assert_like_onnxruntime
+from xrelay.testing.onnx_models import (
+    GraphBuilder,
+    assert_like_onnxruntime,
+    dnnl_plan_steps,
+    run_data,
+)
 
 RNG = np.random.default_rng(23)
 
@@ -46,15 +51,6 @@ def _build(model, monkeypatch, mode: str, priority: str = "speed"):
         return xrelay.build(mod, params, opt_level=3)
 
 
-def _steps(m):
-    ex = m.executor
-    return [s for (_, _, c), b in zip(ex.steps, ex.step_backends) if b == "dnnl" for s in c.dnnl_plan.steps]
-
-
-def _run(m, x):
-    m.set_input(data=x)
-    m.run()
-    return m.get_output(0).numpy()
 
 
 
@@ -73,14 +69,14 @@ def test_a_pointwise_convolution_on_the_kernel_computes_onnxruntimes_results(cin
     x = RNG.standard_normal((1, 8, spatial, spatial)).astype(np.float32)
     packed = _build(model, monkeypatch, "packed")
     onednn = _build(model, monkeypatch, "dnnl")
-    out = _run(packed, x)
+    out = run_data(packed, x)
     assert_like_onnxruntime(model, {"data": x}, out)
-    assert_like_onnxruntime(model, {"data": x}, _run(onednn, x))
-    assert not np.allclose(_run(packed, RNG.standard_normal(x.shape).astype(np.float32)), out)  # (follows the input)
-    on_kernel = [s for s in _steps(packed) if s.impl == "packed_gemm:avx2"]
+    assert_like_onnxruntime(model, {"data": x}, run_data(onednn, x))
+    assert not np.allclose(run_data(packed, RNG.standard_normal(x.shape).astype(np.float32)), out)  # (follows the input)
+    on_kernel = [s for s in dnnl_plan_steps(packed) if s.impl == "packed_gemm:avx2"]
     assert [s.family for s in on_kernel] == ["conv"]  # (the profile's family: a convolution)
     assert on_kernel[0].macs == spatial * spatial * cin * cout
-    assert not any(s.impl == "packed_gemm:avx2" for s in _steps(onednn))
+    assert not any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(onednn))
     packed.set_input(data=x)
     assert packed.executor.outside_arena().total_bytes == 0  # (the rows packed by six: the plan's workspace)
 
@@ -131,9 +127,9 @@ def test_measure_takes_the_kernel_where_it_is_faster_by_the_margin(times, chosen
     calls = _measured(monkeypatch, times)
     m = _build(model, monkeypatch, "measure")
     assert len(calls) == 1 and calls[0][0] == ["packed_gemm:avx2"] and calls[0][1] != ["packed_gemm:avx2"]
-    assert any(s.impl == "packed_gemm:avx2" for s in _steps(m)) is chosen
+    assert any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(m)) is chosen
     x = RNG.standard_normal((1, 8, 9, 9)).astype(np.float32)
-    assert_like_onnxruntime(model, {"data": x}, _run(m, x))
+    assert_like_onnxruntime(model, {"data": x}, run_data(m, x))
 
 
 def test_functions_of_the_same_shape_are_measured_once(monkeypatch):
@@ -145,14 +141,14 @@ def test_functions_of_the_same_shape_are_measured_once(monkeypatch):
     calls = _measured(monkeypatch, (1.0, 2.0))
     m = _build(model, monkeypatch, "measure")
     assert len(calls) == 1
-    assert sum(s.impl == "packed_gemm:avx2" for s in _steps(m)) == 3
+    assert sum(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(m)) == 3
 
 
 def test_the_modes_dnnl_and_packed_do_not_measure(monkeypatch):
     model = _pointwise_model(32, 48, 9, "relu")
     calls = _measured(monkeypatch, (1.0, 2.0))
-    assert not any(s.impl == "packed_gemm:avx2" for s in _steps(_build(model, monkeypatch, "dnnl")))
-    assert any(s.impl == "packed_gemm:avx2" for s in _steps(_build(model, monkeypatch, "packed")))
+    assert not any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(_build(model, monkeypatch, "dnnl")))
+    assert any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(_build(model, monkeypatch, "packed")))
     assert calls == []
 
 
@@ -201,9 +197,9 @@ def test_the_kernels_scratch_is_offered_beside_onednns_and_chosen_by_the_peak(mo
         assert options[0][1] > options[1][1] >= 0
         assert scratch_choice(fn) == way
         assert fn.attributes[SCRATCH_ATTR].value.data == dict(options)[way]
-        assert_like_onnxruntime(model, {"data": x}, _run(m, x))
-    assert any(s.impl == "packed_gemm:avx2" for s in _steps(fast))
-    assert not any(s.impl == "packed_gemm:avx2" for s in _steps(small))
+        assert_like_onnxruntime(model, {"data": x}, run_data(m, x))
+    assert any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(fast))
+    assert not any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(small))
     assert small.executor.arena_bytes < fast.executor.arena_bytes
 
 
@@ -285,6 +281,6 @@ def test_a_loaded_export_reorders_the_mapped_kernel_in_parts(tmp_path, monkeypat
     loaded = xrelay.runtime.load(*paths)
     loaded.set_input("x", xv)
     loaded.run()
-    assert any(s.impl == "packed_gemm:avx2" for s in _steps(loaded))
+    assert any(s.impl == "packed_gemm:avx2" for s in dnnl_plan_steps(loaded))
     assert parted and parted[0][0] == (4, 4096) and parted[0][1] >= 2  # (the strided rows, in parts)
     np.testing.assert_array_equal(loaded.get_output(0).numpy(), m.get_output(0).numpy())
