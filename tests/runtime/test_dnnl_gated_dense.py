@@ -13,7 +13,7 @@ import xrelay
 from xrelay.backend.dnnl.partition import GATED_PART_ELEMENTS, split_gated_dense
 from xrelay.dialects import module_op
 from xrelay.frontends.onnx import from_onnx
-from xrelay.testing.onnx_models import GraphBuilder, build_and_run, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, build_and_run, engine_steps, run_onnxruntime
 
 pytestmark = pytest.mark.usefixtures("onednn_matmul")  # (the oneDNN steps these read)
 RNG = np.random.default_rng(0)
@@ -47,10 +47,8 @@ def test_gated_halves_are_two_denses_with_their_activation(act):
     m, got, want = build_and_run(model, x)
     assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    ex = m.executor
-    native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
+    names, native = engine_steps(m)
     assert not any("split" in ops or "sigmoid" in ops or "relu" in ops for ops in native), native
-    names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
     # the activated half with its activation and the gate's product as post-ops
     # (test_dnnl_gated_linear), the gate half with its bias
     assert f"dnnl.dense_bias_{act}_mul" in {n.split("(")[0] for n in names}, names
@@ -79,8 +77,7 @@ def test_small_parts_stay_one_dense():
     m, got, want = build_and_run(model, x)
     assert np.all(np.isfinite(got)) and float(np.std(got)) > 0.1
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    ex = m.executor
-    names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
+    names, _ = engine_steps(m)
     assert sum(n.startswith("dnnl.dense") or n.startswith("nn.dense") for n in names) == 2, names
 
 
@@ -126,9 +123,7 @@ def test_gated_cnn_splits_its_first_linear_layer(channels, hidden, conv, size):
     other = run_onnxruntime(model, {"x": x["x"][:, ::-1].copy()})[0]
     assert np.all(np.isfinite(want)) and not np.allclose(want, other)  # depends on x
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(want))))
-    ex = m.executor
-    native = [ops for (_, ops, _), b in zip(ex.steps, ex.step_backends) if b == "native" and ops != "copy"]
+    names, native = engine_steps(m)
     assert not any("split" in ops or "erf" in ops for ops in native), native
-    names = [s.name for _, _, c in ex.steps if hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]
     assert sum(n.startswith("dnnl.dense_bias") for n in names) == 4, names  # 3 parts + fc2
     assert any(n.startswith("dnnl.dense_bias_gelu") for n in names), names

@@ -51,9 +51,6 @@ def _build(model, monkeypatch, mode: str, priority: str = "speed"):
         return xrelay.build(mod, params, opt_level=3)
 
 
-
-
-
 @pytest.mark.parametrize(
     "cin,cout,spatial,tail",
     [

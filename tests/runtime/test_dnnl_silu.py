@@ -12,7 +12,7 @@ import pytest
 
 import xrelay
 from xrelay.frontends.onnx import from_onnx
-from xrelay.testing.onnx_models import GraphBuilder, run_onnxruntime
+from xrelay.testing.onnx_models import GraphBuilder, dnnl_plan_steps, run_onnxruntime
 
 pytestmark = pytest.mark.usefixtures("onednn_matmul")  # (the oneDNN steps these read)
 RNG = np.random.default_rng(28)
@@ -49,13 +49,8 @@ def _build(model):
     return xrelay.build(mod, params, opt_level=3)
 
 
-def _steps(m):
-    return [s for (_, _, c), b in zip(m.executor.steps, m.executor.step_backends)
-            if b == "dnnl" and hasattr(c, "dnnl_plan") for s in c.dnnl_plan.steps]  # fmt: skip
-
-
 def _impls(m):
-    return [s.impl for s in _steps(m)]
+    return [s.impl for s in dnnl_plan_steps(m)]
 
 
 def _check(m, model, x):
@@ -74,7 +69,7 @@ def test_silu_after_a_primitive_is_the_shim_pass(anchor, form, monkeypatch):
     monkeypatch.delenv("XRELAY_DNNL_SILU", raising=False)
     model, shape = _model(anchor, form)
     m = _build(model)
-    steps = _steps(m)
+    steps = dnnl_plan_steps(m)
     impls = [s.impl for s in steps]
     assert impls.count("silu") == 1, impls
     at = impls.index("silu")
@@ -92,7 +87,7 @@ def test_postop_mode_keeps_onednns_swish(monkeypatch):
     monkeypatch.setenv("XRELAY_DNNL_SILU", "postop")
     m = _build(model)
     assert "silu" not in _impls(m), _impls(m)
-    assert [s.name.split("(")[0] for s in _steps(m) if s.name.startswith("dnnl.")] == ["dnnl.conv2d_bias_swish"]
+    assert [s.name.split("(")[0] for s in dnnl_plan_steps(m) if s.name.startswith("dnnl.")] == ["dnnl.conv2d_bias_swish"]
     a, _ = _check(m, model, x)
     monkeypatch.setenv("XRELAY_DNNL_SILU", "shim")
     b, _ = _check(_build(model), model, x)
@@ -150,7 +145,7 @@ def test_gelu_tanh_after_a_primitive_is_the_shim_pass(anchor, monkeypatch):
         shape = [13, 24]
     model = g.model({"data": (shape, np.float32)}, [_gelu_tanh(g, pre)], "gelu_tanh")
     m = _build(model)
-    steps = _steps(m)
+    steps = dnnl_plan_steps(m)
     impls = [s.impl for s in steps]
     assert impls.count("gelu_tanh") == 1 and "silu" not in impls, impls
     at = impls.index("gelu_tanh")
